@@ -1,0 +1,95 @@
+// Embind glue: the raw, pointer-level entry points that bindings/js/ builds the public API
+// on. JS validates and copies tensors into the wasm heap, calls these, and copies out.
+// Nothing here throws: problems come back as a status code.
+#include <emscripten/bind.h>
+#include <malloc.h>
+
+#include <cstdint>
+#include <string>
+
+#include "attention.h"
+#include "hwy/highway.h"
+#include "status.h"
+
+namespace {
+
+// The JS-facing form of attn::AttentionRequest: heap addresses instead of pointers.
+struct AttentionCall {
+  uintptr_t q = 0, k = 0, v = 0, mask = 0, entries = 0;
+  int mask_row_stride = 0, batch = 0, seq_q = 0, seq_k = 0, head_dim = 0, value_dim = 0;
+  float scale = 1.0f;
+  bool causal = false;
+  int causal_offset = 0;
+  uintptr_t out = 0, weights = 0, raw_scores = 0, scaled_scores = 0, masked_scores = 0;
+};
+
+template <typename T>
+T* Ptr(uintptr_t address) { return reinterpret_cast<T*>(address); }
+
+int RunAttentionCall(const AttentionCall& c) {
+  attn::AttentionRequest r;
+  r.q = Ptr<const float>(c.q);
+  r.k = Ptr<const float>(c.k);
+  r.v = Ptr<const float>(c.v);
+  r.mask = Ptr<const float>(c.mask);
+  r.mask_row_stride = c.mask_row_stride;
+  r.entries = Ptr<const int32_t>(c.entries);
+  r.batch = c.batch;
+  r.seq_q = c.seq_q;
+  r.seq_k = c.seq_k;
+  r.head_dim = c.head_dim;
+  r.value_dim = c.value_dim;
+  r.scale = c.scale;
+  r.causal = c.causal;
+  r.causal_offset = c.causal_offset;
+  r.out = Ptr<float>(c.out);
+  r.weights = Ptr<float>(c.weights);
+  r.raw_scores = Ptr<float>(c.raw_scores);
+  r.scaled_scores = Ptr<float>(c.scaled_scores);
+  r.masked_scores = Ptr<float>(c.masked_scores);
+  return static_cast<int>(attn::RunAttention(r));
+}
+
+std::string StatusMessage(int code) {
+  return attn::StatusMessage(static_cast<attn::Status>(code));
+}
+
+// Bytes of the wasm heap currently handed out by malloc (for leak checks and the bench).
+double HeapBytesInUse() { return static_cast<double>(mallinfo().uordblks); }
+
+std::string SimdTarget() {
+#if HWY_TARGET == HWY_WASM
+  return "wasm-simd128";
+#else
+  return "scalar";
+#endif
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention_wasm) {
+  emscripten::value_object<AttentionCall>("AttentionCall")
+      .field("q", &AttentionCall::q)
+      .field("k", &AttentionCall::k)
+      .field("v", &AttentionCall::v)
+      .field("mask", &AttentionCall::mask)
+      .field("entries", &AttentionCall::entries)
+      .field("maskRowStride", &AttentionCall::mask_row_stride)
+      .field("batch", &AttentionCall::batch)
+      .field("seqQ", &AttentionCall::seq_q)
+      .field("seqK", &AttentionCall::seq_k)
+      .field("headDim", &AttentionCall::head_dim)
+      .field("valueDim", &AttentionCall::value_dim)
+      .field("scale", &AttentionCall::scale)
+      .field("causal", &AttentionCall::causal)
+      .field("causalOffset", &AttentionCall::causal_offset)
+      .field("out", &AttentionCall::out)
+      .field("weights", &AttentionCall::weights)
+      .field("rawScores", &AttentionCall::raw_scores)
+      .field("scaledScores", &AttentionCall::scaled_scores)
+      .field("maskedScores", &AttentionCall::masked_scores);
+  emscripten::function("_attention", &RunAttentionCall);
+  emscripten::function("_statusMessage", &StatusMessage);
+  emscripten::function("_heapBytesInUse", &HeapBytesInUse);
+  emscripten::function("_simdTarget", &SimdTarget);
+}

@@ -1,0 +1,222 @@
+// attn.attention(q, k, v, options): scaled dot-product attention with the semantics of
+// PyTorch's scaled_dot_product_attention. Step 1 checks everything and builds a plan
+// (no wasm memory touched); step 2 copies in, runs the core, copies out.
+import { typeError, rangeError, describe } from './errors.js';
+import { toTensor, toMask, formatShape, sizeOf, broadcastShapes, broadcastStrides } from './tensor.js';
+import { HeapScope } from './heap.js';
+
+const FN = 'attention';
+const OPTIONS = new Set(['mask', 'causal', 'causalAlign', 'scale', 'keyLengths', 'returnWeights', 'trace']);
+const ENTRY_COLUMNS = 5;  // q, k, v, mask offsets and key limit (src/attention.h)
+
+function checkOptions(options) {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw typeError(FN, `options must be an object, got ${describe(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTIONS.has(key)) throw typeError(FN, `unknown option '${key}' (known: ${[...OPTIONS].join(', ')})`);
+  }
+  for (const key of ['causal', 'returnWeights', 'trace']) {
+    if (options[key] !== undefined && typeof options[key] !== 'boolean') {
+      throw typeError(FN, `options.${key} must be a boolean, got ${describe(options[key])}`);
+    }
+  }
+  const align = options.causalAlign;
+  if (align !== undefined && typeof align !== 'string') {
+    throw typeError(FN, `options.causalAlign must be 'top-left' or 'bottom-right', got ${describe(align)}`);
+  }
+  if (align !== undefined && align !== 'top-left' && align !== 'bottom-right') {
+    throw rangeError(FN, `options.causalAlign must be 'top-left' or 'bottom-right', got '${align}'`);
+  }
+  if (options.scale !== undefined) {
+    if (typeof options.scale !== 'number') throw typeError(FN, `options.scale must be a number, got ${describe(options.scale)}`);
+    if (!Number.isFinite(options.scale)) throw rangeError(FN, `options.scale must be finite, got ${options.scale}`);
+  }
+  return options;
+}
+
+// Splits [..., rows, cols] into its parts, naming the tensor in errors.
+function splitMatrix(name, t, rowsName, colsName) {
+  if (t.shape.length < 2) {
+    throw rangeError(FN, `${name} must have shape [..., ${rowsName}, ${colsName}], got ${formatShape(t.shape)}`);
+  }
+  const n = t.shape.length;
+  return { lead: t.shape.slice(0, n - 2), rows: t.shape[n - 2], cols: t.shape[n - 1] };
+}
+
+// Checks the mask against [...batch, seqQ, seqK] and says how to lay it out in the heap.
+function planMask(maskInput, batch, seqQ, seqK) {
+  if (maskInput === undefined || maskInput === null) return null;
+  const mask = toMask(FN, 'mask', maskInput);
+  const target = [...batch, seqQ, seqK];
+  if (mask.shape.length > target.length) {
+    throw rangeError(FN, `mask ${formatShape(mask.shape)} has more dims than the weights ${formatShape(target)}`);
+  }
+  const shape = [...new Array(target.length - mask.shape.length).fill(1), ...mask.shape];
+  shape.forEach((dim, axis) => {
+    if (dim !== target[axis] && dim !== 1) {
+      throw rangeError(FN, `mask ${formatShape(mask.shape)} does not broadcast to the weights ${formatShape(target)}`);
+    }
+  });
+  const maskQ = shape[shape.length - 2];
+  const maskK = shape[shape.length - 1];
+  const lead = shape.slice(0, -2);
+  // Heap layout: key dim always materialised (seqK floats a row); a query dim of 1 is
+  // shared by every query row (row stride 0).
+  const rowsPerBlock = maskQ;
+  return {
+    mask, lead, maskK,
+    rowStride: maskQ === 1 ? 0 : seqK,
+    blockFloats: rowsPerBlock * seqK,
+    blocks: sizeOf(lead),
+  };
+}
+
+function checkKeyLengths(keyLengths, batch, seqK) {
+  if (keyLengths === undefined || keyLengths === null) return null;
+  const values = typeof keyLengths === 'number' ? [keyLengths] : keyLengths;
+  if (!Array.isArray(values) && !ArrayBuffer.isView(values)) {
+    throw typeError(FN, `options.keyLengths must be an array of integers, got ${describe(keyLengths)}`);
+  }
+  const expected = batch.length > 0 ? batch[0] : 1;
+  if (values.length !== expected) {
+    throw rangeError(FN, `options.keyLengths has ${values.length} entries but the batch ${formatShape(batch)} needs ${expected} (one per sequence)`);
+  }
+  return Array.from(values, (n, i) => {
+    if (typeof n !== 'number') throw typeError(FN, `options.keyLengths[${i}] must be a number, got ${describe(n)}`);
+    if (!Number.isInteger(n) || n < 0 || n > seqK) {
+      throw rangeError(FN, `options.keyLengths[${i}] is ${n}; it must be an integer in [0, ${seqK}]`);
+    }
+    return n;
+  });
+}
+
+// Step 1: everything the call needs, checked; no wasm memory is touched here.
+function plan(qIn, kIn, vIn, optionsIn) {
+  const options = checkOptions(optionsIn);
+  const q = toTensor(FN, 'q', qIn);
+  const k = toTensor(FN, 'k', kIn);
+  const v = toTensor(FN, 'v', vIn);
+  const qm = splitMatrix('q', q, 'Lq', 'dk');
+  const km = splitMatrix('k', k, 'Lk', 'dk');
+  const vm = splitMatrix('v', v, 'Lk', 'dv');
+  if (km.cols !== qm.cols) throw rangeError(FN, `k has ${km.cols} columns but q has ${qm.cols} (dk must match)`);
+  if (vm.rows !== km.rows) throw rangeError(FN, `v has ${vm.rows} rows but k has ${km.rows} (one value per key)`);
+  if (qm.cols === 0) throw rangeError(FN, 'q has 0 columns; dk must be at least 1');
+  const batch = broadcastShapes(FN, [['q', qm.lead], ['k', km.lead], ['v', vm.lead]]);
+  const seqQ = qm.rows, seqK = km.rows, headDim = qm.cols, valueDim = vm.cols;
+  const maskPlan = planMask(options.mask, batch, seqQ, seqK);
+  const keyLengths = checkKeyLengths(options.keyLengths, batch, seqK);
+  const causal = options.causal === true;
+  const causalOffset = options.causalAlign === 'bottom-right' ? seqK - seqQ : 0;
+  return {
+    q, k, v, qm, km, vm, batch, seqQ, seqK, headDim, valueDim, maskPlan, keyLengths, causal, causalOffset,
+    scale: options.scale ?? 1 / Math.sqrt(headDim),
+    trace: options.trace === true,
+    weights: options.returnWeights === true || options.trace === true,
+  };
+}
+
+// Per batch entry: offsets of q, k, v and the mask block, and the key limit.
+function batchEntries(p) {
+  const count = sizeOf(p.batch);
+  const rank = p.batch.length;
+  const pad = (lead) => [...new Array(rank - lead.length).fill(1), ...lead];
+  const qs = broadcastStrides(pad(p.qm.lead), p.seqQ * p.headDim);
+  const ks = broadcastStrides(pad(p.km.lead), p.seqK * p.headDim);
+  const vs = broadcastStrides(pad(p.vm.lead), p.seqK * p.valueDim);
+  const ms = p.maskPlan ? broadcastStrides(p.maskPlan.lead, p.maskPlan.blockFloats) : null;
+  const entries = new Int32Array(count * ENTRY_COLUMNS);
+  const index = new Array(rank).fill(0);
+  for (let b = 0; b < count; b++) {
+    let qo = 0, ko = 0, vo = 0, mo = 0;
+    for (let a = 0; a < rank; a++) {
+      qo += index[a] * qs[a];
+      ko += index[a] * ks[a];
+      vo += index[a] * vs[a];
+      if (ms) mo += index[a] * ms[a];
+    }
+    const row = entries.subarray(b * ENTRY_COLUMNS, (b + 1) * ENTRY_COLUMNS);
+    row.set([qo, ko, vo, mo, p.keyLengths ? p.keyLengths[rank > 0 ? index[0] : 0] : p.seqK]);
+    for (let a = rank - 1; a >= 0; a--) {  // next multi-index, last axis fastest
+      if (++index[a] < p.batch[a]) break;
+      index[a] = 0;
+    }
+  }
+  return entries;
+}
+
+// Writes the mask into the heap as additive floats: booleans become 0 / -Infinity, and a
+// key dim of 1 is repeated seqK times.
+function writeMask(heap, maskPlan, seqK) {
+  const { mask, maskK, blockFloats, blocks } = maskPlan;
+  const total = blockFloats * blocks;
+  const address = heap.alloc(total);
+  const out = heap.module.HEAPF32.subarray(address >> 2, (address >> 2) + total);
+  const src = mask.data;
+  for (let i = 0; i < total; i++) {
+    const value = src[maskK === 1 ? Math.floor(i / seqK) : i];
+    out[i] = mask.boolean ? (value ? 0 : -Infinity) : value;
+  }
+  return address;
+}
+
+function emptyResult(p, outShape, weightShape) {
+  const result = { output: { data: new Float32Array(sizeOf(outShape)), shape: outShape } };
+  if (p.weights) result.weights = { data: new Float32Array(sizeOf(weightShape)), shape: weightShape };
+  if (p.trace) {
+    const stage = () => ({ data: new Float32Array(sizeOf(weightShape)), shape: weightShape.slice() });
+    result.trace = { scores: stage(), scaledScores: stage(), maskedScores: stage(), weights: result.weights, output: result.output };
+  }
+  return result;
+}
+
+/**
+ * Creates `attention` bound to one loaded module.
+ * @param {object} module the Emscripten module
+ */
+export function makeAttention(module) {
+  return function attention(q, k, v, options) {
+    const p = plan(q, k, v, options);
+    const outShape = [...p.batch, p.seqQ, p.valueDim];
+    const weightShape = [...p.batch, p.seqQ, p.seqK];
+    const batchCount = sizeOf(p.batch);
+    if (batchCount === 0 || p.seqQ === 0) return emptyResult(p, outShape, weightShape);
+    const heap = new HeapScope(module);
+    try {
+      const weightCount = p.weights ? sizeOf(weightShape) : 0;
+      const call = {
+        q: heap.floats(p.q.data), k: heap.floats(p.k.data), v: heap.floats(p.v.data),
+        mask: p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : 0,
+        maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
+        entries: heap.ints(batchEntries(p)),
+        batch: batchCount, seqQ: p.seqQ, seqK: p.seqK, headDim: p.headDim, valueDim: p.valueDim,
+        scale: p.scale, causal: p.causal, causalOffset: p.causalOffset,
+        out: heap.alloc(sizeOf(outShape)),
+        weights: p.weights ? heap.alloc(weightCount) : 0,
+        rawScores: p.trace ? heap.alloc(weightCount) : 0,
+        scaledScores: p.trace ? heap.alloc(weightCount) : 0,
+        maskedScores: p.trace ? heap.alloc(weightCount) : 0,
+      };
+      const status = module._attention(call);
+      if (status !== 0) throw rangeError(FN, `the core rejected the call: ${module._statusMessage(status)}`);
+      const output = { data: heap.read(call.out, sizeOf(outShape)), shape: outShape };
+      const result = { output };
+      if (p.weights) result.weights = { data: heap.read(call.weights, weightCount), shape: weightShape };
+      if (p.trace) {
+        const stage = (address) => ({ data: heap.read(address, weightCount), shape: weightShape.slice() });
+        result.trace = {
+          scores: stage(call.rawScores),
+          scaledScores: stage(call.scaledScores),
+          maskedScores: stage(call.maskedScores),
+          weights: result.weights,
+          output,
+        };
+      }
+      return result;
+    } finally {
+      heap.release();
+    }
+  };
+}

@@ -1,0 +1,45 @@
+// Copy-in / copy-out of the wasm heap. A HeapScope owns every block it allocates and
+// frees them all in release(), which callers put in `finally`, so nothing leaks even
+// when a call fails. Heap views are re-read after every call that can grow memory.
+
+export class HeapScope {
+  /** @param {object} module the Emscripten module */
+  constructor(module) {
+    this.module = module;
+    this.blocks = [];
+  }
+
+  /** Allocates `count` 4-byte elements and returns the byte address (never 0). */
+  alloc(count) {
+    const address = this.module._malloc(Math.max(1, count) * 4);
+    if (address === 0) throw new RangeError(`out of wasm memory allocating ${count * 4} bytes`);
+    this.blocks.push(address);
+    return address;
+  }
+
+  /** Allocates room for a Float32Array and copies it in. */
+  floats(data) {
+    const address = this.alloc(data.length);
+    this.module.HEAPF32.set(data, address >> 2);
+    return address;
+  }
+
+  /** Allocates room for an Int32Array and copies it in. */
+  ints(data) {
+    const address = this.alloc(data.length);
+    this.module.HEAP32.set(data, address >> 2);
+    return address;
+  }
+
+  /** Copies `count` floats at `address` out into a new Float32Array. */
+  read(address, count) {
+    const start = address >> 2;
+    return this.module.HEAPF32.slice(start, start + count);
+  }
+
+  /** Frees every block. */
+  release() {
+    for (const address of this.blocks) this.module._free(address);
+    this.blocks = [];
+  }
+}

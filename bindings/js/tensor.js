@@ -1,0 +1,170 @@
+// Tensors: { data: Float32Array, shape: number[] }, row-major. Every public function also
+// accepts nested arrays ([[1, 2], [3, 4]]); these helpers check and convert inputs before
+// anything touches wasm memory.
+import { typeError, rangeError, describe } from './errors.js';
+
+/** Product of the dims of `shape`. */
+export function sizeOf(shape) {
+  let n = 1;
+  for (const dim of shape) n *= dim;
+  return n;
+}
+
+/** Formats a shape as [2, 3, 4] for messages. */
+export function formatShape(shape) {
+  return `[${shape.join(', ')}]`;
+}
+
+/** Checks a shape: an array of non-negative integers. */
+export function checkShape(fn, name, shape) {
+  if (!Array.isArray(shape)) throw typeError(fn, `${name}.shape must be an array of dims, got ${describe(shape)}`);
+  shape.forEach((dim, axis) => {
+    if (typeof dim !== 'number') throw typeError(fn, `${name}.shape[${axis}] must be a number, got ${describe(dim)}`);
+    if (!Number.isInteger(dim) || dim < 0) {
+      throw rangeError(fn, `${name}.shape[${axis}] is ${dim}; dims must be non-negative integers`);
+    }
+  });
+}
+
+// Walks a nested array to find its shape; checks that it is rectangular and that its
+// leaves pass `isLeaf`.
+function nestedShape(fn, name, x, isLeaf, leafKind) {
+  const shape = [];
+  let level = x;
+  while (Array.isArray(level)) {
+    shape.push(level.length);
+    level = level[0];
+  }
+  const visit = (node, depth, path) => {
+    if (depth === shape.length) {
+      if (!isLeaf(node)) throw typeError(fn, `${name}${path} must be ${leafKind}, got ${describe(node)}`);
+      return;
+    }
+    if (!Array.isArray(node) || node.length !== shape[depth]) {
+      throw rangeError(fn, `${name} is ragged: ${name}${path} should have ${shape[depth]} entries like ${name}${'[0]'.repeat(depth)}`);
+    }
+    node.forEach((child, i) => visit(child, depth + 1, `${path}[${i}]`));
+  };
+  visit(x, 0, '');
+  return shape;
+}
+
+function flatten(x, out, offset) {
+  if (!Array.isArray(x)) {
+    out[offset] = Number(x);
+    return offset + 1;
+  }
+  for (const child of x) offset = flatten(child, out, offset);
+  return offset;
+}
+
+/**
+ * Checks a float tensor (or nested number array) and returns { data: Float32Array, shape }.
+ * `name` is the tensor's name in messages (q, k, v, ...).
+ */
+export function toTensor(fn, name, x) {
+  if (Array.isArray(x)) {
+    const shape = nestedShape(fn, name, x, (leaf) => typeof leaf === 'number', 'a number');
+    const data = new Float32Array(sizeOf(shape));
+    flatten(x, data, 0);
+    return { data, shape };
+  }
+  if (x === null || typeof x !== 'object') {
+    throw typeError(fn, `${name} must be a tensor { data: Float32Array, shape } or a nested array, got ${describe(x)}`);
+  }
+  if (!(x.data instanceof Float32Array)) {
+    throw typeError(fn, `${name}.data must be a Float32Array, got ${describe(x.data)}`);
+  }
+  checkShape(fn, name, x.shape);
+  const expected = sizeOf(x.shape);
+  if (x.data.length !== expected) {
+    throw rangeError(fn, `${name} has ${x.data.length} values but shape ${formatShape(x.shape)} needs ${expected}`);
+  }
+  return { data: x.data, shape: x.shape.slice() };
+}
+
+/**
+ * Checks a mask: boolean ({ data: Uint8Array } or nested booleans; true/1 = may attend) or
+ * additive float ({ data: Float32Array } or nested numbers). Returns
+ * { data, shape, boolean: true|false }.
+ */
+export function toMask(fn, name, x) {
+  if (Array.isArray(x)) {
+    let first = x;
+    while (Array.isArray(first)) first = first[0];
+    if (typeof first === 'boolean') {
+      const shape = nestedShape(fn, name, x, (leaf) => typeof leaf === 'boolean', 'a boolean');
+      const data = new Uint8Array(sizeOf(shape));
+      flatten(x, data, 0);
+      return { data, shape, boolean: true };
+    }
+    return { ...toTensor(fn, name, x), boolean: false };
+  }
+  if (x !== null && typeof x === 'object' && x.data instanceof Uint8Array) {
+    checkShape(fn, name, x.shape);
+    const expected = sizeOf(x.shape);
+    if (x.data.length !== expected) {
+      throw rangeError(fn, `${name} has ${x.data.length} values but shape ${formatShape(x.shape)} needs ${expected}`);
+    }
+    return { data: x.data, shape: x.shape.slice(), boolean: true };
+  }
+  if (x !== null && typeof x === 'object' && x.data !== undefined && !(x.data instanceof Float32Array)) {
+    throw typeError(fn, `${name}.data must be a Uint8Array (boolean mask) or a Float32Array (additive mask), got ${describe(x.data)}`);
+  }
+  return { ...toTensor(fn, name, x), boolean: false };
+}
+
+/** Makes a tensor from a flat array (or typed array) and a shape. */
+export function tensor(data, shape) {
+  const fn = 'tensor';
+  const values = data instanceof Float32Array ? data : Array.isArray(data) ? Float32Array.from(data) : null;
+  if (values === null) throw typeError(fn, `data must be a Float32Array or an array of numbers, got ${describe(data)}`);
+  const dims = shape ?? [values.length];
+  return toTensor(fn, 'tensor', { data: values, shape: dims });
+}
+
+/** Turns a tensor into nested arrays of numbers (a rank-0 tensor gives a number). */
+export function toNested(t) {
+  const { data, shape } = toTensor('toNested', 'tensor', t);
+  const build = (axis, offset) => {
+    if (axis === shape.length) return data[offset];
+    const stride = sizeOf(shape.slice(axis + 1));
+    return Array.from({ length: shape[axis] }, (_, i) => build(axis + 1, offset + i * stride));
+  };
+  return build(0, 0);
+}
+
+/**
+ * Broadcasts shapes NumPy-style (aligned on the right). `named` is a list of
+ * [name, shape]; the error names the two tensors that disagree.
+ */
+export function broadcastShapes(fn, named, what = 'leading dims') {
+  const rank = Math.max(0, ...named.map(([, s]) => s.length));
+  const out = new Array(rank).fill(1);
+  const owner = new Array(rank).fill(null);
+  for (const [name, shape] of named) {
+    for (let i = 0; i < shape.length; i++) {
+      const axis = rank - shape.length + i;
+      const dim = shape[i];
+      if (dim === out[axis] || dim === 1) continue;
+      if (out[axis] === 1) {
+        out[axis] = dim;
+        owner[axis] = name;
+        continue;
+      }
+      throw rangeError(fn, `${what} of ${name} ${formatShape(shape)} do not broadcast with ${owner[axis]} (size ${out[axis]} vs ${dim})`);
+    }
+  }
+  return out;
+}
+
+/** Row-major strides of `shape`, with 0 for axes of size 1 (so they broadcast). */
+export function broadcastStrides(shape, innerSize) {
+  const strides = new Array(shape.length);
+  let stride = innerSize;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    strides[i] = shape[i] === 1 ? 0 : stride;
+    stride *= shape[i];
+  }
+  return strides;
+}

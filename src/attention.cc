@@ -1,0 +1,82 @@
+#include "attention.h"
+
+#include "head_problem.h"
+#include "kernels/attention_steps.h"
+#include "kernels/fused_attention.h"
+
+namespace attn {
+namespace {
+
+Status CheckRequest(const AttentionRequest& r) {
+  if (r.batch < 0 || r.seq_q < 0 || r.seq_k < 0 || r.head_dim < 0 || r.value_dim < 0) {
+    return Status::kNegativeDimension;
+  }
+  if (r.batch == 0 || r.seq_q == 0) return Status::kOk;  // nothing to compute
+  if (r.q == nullptr || r.k == nullptr || r.v == nullptr || r.out == nullptr ||
+      r.entries == nullptr) {
+    return Status::kNullPointer;
+  }
+  if (r.mask != nullptr && r.mask_row_stride != 0 && r.mask_row_stride < r.seq_k) {
+    return Status::kBadStride;
+  }
+  if (r.weights == nullptr &&
+      (r.raw_scores != nullptr || r.scaled_scores != nullptr || r.masked_scores != nullptr)) {
+    return Status::kNullPointer;
+  }
+  for (int b = 0; b < r.batch; ++b) {
+    const int32_t key_limit = r.entries[b * kEntryColumns + kKeyLimit];
+    if (key_limit < 0 || key_limit > r.seq_k) return Status::kBadKeyLength;
+  }
+  return Status::kOk;
+}
+
+// The head problem of batch entry b.
+HeadProblem EntryProblem(const AttentionRequest& r, int b) {
+  const int32_t* e = r.entries + b * kEntryColumns;
+  HeadProblem p;
+  p.q = r.q + e[kQOffset];
+  p.k = r.k + e[kKOffset];
+  p.v = r.v + e[kVOffset];
+  p.mask = r.mask == nullptr ? nullptr : r.mask + e[kMaskOffset];
+  p.mask_row_stride = r.mask_row_stride;
+  p.seq_q = r.seq_q;
+  p.seq_k = r.seq_k;
+  p.head_dim = r.head_dim;
+  p.value_dim = r.value_dim;
+  p.scale = r.scale;
+  p.visible.key_limit = e[kKeyLimit];
+  p.visible.causal = r.causal;
+  p.visible.causal_offset = r.causal_offset;
+  p.out = r.out + static_cast<size_t>(b) * r.seq_q * r.value_dim;
+  return p;
+}
+
+// Offsets `base` by entry b's [seq_q, seq_k] block, or keeps null.
+float* StageOf(float* base, const AttentionRequest& r, int b) {
+  return base == nullptr ? nullptr : base + static_cast<size_t>(b) * r.seq_q * r.seq_k;
+}
+
+}  // namespace
+
+Status RunAttention(const AttentionRequest& r) {
+  const Status status = CheckRequest(r);
+  if (status != Status::kOk) return status;
+  if (r.batch == 0 || r.seq_q == 0) return Status::kOk;
+  FusedWorkspace workspace;
+  for (int b = 0; b < r.batch; ++b) {
+    const HeadProblem problem = EntryProblem(r, b);
+    if (r.weights == nullptr) {
+      if (r.value_dim > 0) FusedAttention(problem, workspace);
+      continue;
+    }
+    AttentionStages stages;
+    stages.raw_scores = StageOf(r.raw_scores, r, b);
+    stages.scaled_scores = StageOf(r.scaled_scores, r, b);
+    stages.masked_scores = StageOf(r.masked_scores, r, b);
+    stages.weights = StageOf(r.weights, r, b);
+    StepwiseAttention(problem, stages);
+  }
+  return Status::kOk;
+}
+
+}  // namespace attn

@@ -1,0 +1,45 @@
+// One attention head as the kernels see it: non-owning views of q, k, v, the mask and
+// the output, plus the rule that says which keys each query row may see.
+#ifndef ATTENTION_WASM_SRC_HEAD_PROBLEM_H_
+#define ATTENTION_WASM_SRC_HEAD_PROBLEM_H_
+
+#include <algorithm>
+
+namespace attn {
+
+// Causal masking and key padding both hide a suffix of the keys, so together they are one
+// number per query row: row i sees keys 0 .. VisibleKeys(i) - 1 (before the explicit mask).
+struct VisibleKeyRule {
+  int key_limit = 0;       // keys j >= key_limit are padding (per-sequence key length)
+  bool causal = false;     // hide keys after the query's own position
+  int causal_offset = 0;   // causal: row i sees j <= i + causal_offset
+                           // (0: top-left aligned, seq_k - seq_q: bottom-right aligned)
+
+  int VisibleKeys(int row) const {
+    if (!causal) return key_limit;
+    return std::max(0, std::min(key_limit, row + causal_offset + 1));
+  }
+};
+
+// q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k, value_dim]
+// mask: additive, [seq_q, seq_k] with row stride mask_row_stride (0: one row shared by all
+//       queries), or null. -Infinity blocks the key whatever the score.
+// out: [seq_q, value_dim]. All rows are contiguous (row stride = number of columns).
+struct HeadProblem {
+  const float* q = nullptr;
+  const float* k = nullptr;
+  const float* v = nullptr;
+  const float* mask = nullptr;
+  int mask_row_stride = 0;
+  int seq_q = 0;
+  int seq_k = 0;
+  int head_dim = 0;
+  int value_dim = 0;
+  float scale = 1.0f;
+  VisibleKeyRule visible;
+  float* out = nullptr;
+};
+
+}  // namespace attn
+
+#endif  // ATTENTION_WASM_SRC_HEAD_PROBLEM_H_

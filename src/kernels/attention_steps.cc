@@ -1,0 +1,176 @@
+// The step-by-step attention path (Highway, static dispatch). Each step is a separate pass
+// over the score matrix so that every intermediate can be shown to a learner; exactness,
+// not speed, is its first goal (hn::Exp is accurate to a few ulp).
+#include "kernels/attention_steps.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "hwy/highway.h"
+#include "hwy/contrib/math/math-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace attn {
+namespace HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+using D = hn::Full128<float>;
+using V = hn::Vec<D>;
+constexpr int kLanes = 4;
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// Σ a[c]·b[c] over n elements: vector body, scalar tail.
+HWY_INLINE float Dot(const float* a, const float* b, int n) {
+  const D d;
+  V sum = hn::Zero(d);
+  int c = 0;
+  for (; c + kLanes <= n; c += kLanes) sum = hn::MulAdd(hn::LoadU(d, a + c), hn::LoadU(d, b + c), sum);
+  float total = hn::GetLane(hn::SumOfLanes(d, sum));
+  for (; c < n; ++c) total += a[c] * b[c];
+  return total;
+}
+
+void QDotKImpl(const float* q, const float* k, int seq_q, int seq_k, int head_dim,
+               float* scores) {
+  for (int i = 0; i < seq_q; ++i) {
+    const float* q_row = q + static_cast<size_t>(i) * head_dim;
+    float* s_row = scores + static_cast<size_t>(i) * seq_k;
+    for (int j = 0; j < seq_k; ++j) s_row[j] = Dot(q_row, k + static_cast<size_t>(j) * head_dim, head_dim);
+  }
+}
+
+void ScaleScoresImpl(float* scores, int count, float scale) {
+  const D d;
+  const V f = hn::Set(d, scale);
+  int i = 0;
+  for (; i + kLanes <= count; i += kLanes) hn::StoreU(hn::Mul(hn::LoadU(d, scores + i), f), d, scores + i);
+  for (; i < count; ++i) scores[i] *= scale;
+}
+
+void ApplyMaskImpl(float* scores, int seq_q, int seq_k, const float* mask,
+                   int mask_row_stride, const VisibleKeyRule& visible) {
+  const D d;
+  const V neg_inf = hn::Set(d, kNegInf);
+  for (int i = 0; i < seq_q; ++i) {
+    float* row = scores + static_cast<size_t>(i) * seq_k;
+    // 1. The explicit mask: -Inf blocks (whatever the score, even NaN), else it adds.
+    if (mask != nullptr) {
+      const float* m = mask + static_cast<size_t>(i) * mask_row_stride;
+      int j = 0;
+      for (; j + kLanes <= seq_k; j += kLanes) {
+        const V mv = hn::LoadU(d, m + j);
+        const V sum = hn::Add(hn::LoadU(d, row + j), mv);
+        hn::StoreU(hn::IfThenElse(hn::Eq(mv, neg_inf), neg_inf, sum), d, row + j);
+      }
+      for (; j < seq_k; ++j) row[j] = m[j] == kNegInf ? kNegInf : row[j] + m[j];
+    }
+    // 2. Causal rule and key lengths hide a suffix of the keys.
+    const int first_hidden = visible.VisibleKeys(i);
+    std::fill(row + std::min(first_hidden, seq_k), row + seq_k, kNegInf);
+  }
+}
+
+// Softmax of one row in place (see SoftmaxRows for the special rows).
+void SoftmaxRow(float* row, int n) {
+  const D d;
+  // 1. Max, and whether any entry is NaN or +Inf (wasm's max would drop a NaN).
+  float max = kNegInf;
+  bool poisoned = false;
+  for (int j = 0; j < n; ++j) {
+    if (!(row[j] < kInf)) poisoned = true;
+    max = std::max(max, row[j]);
+  }
+  if (poisoned || max == kNegInf) {
+    std::fill(row, row + n, poisoned ? std::numeric_limits<float>::quiet_NaN() : 0.0f);
+    return;
+  }
+  // 2. e^(x - max) and its sum.
+  const V vmax = hn::Set(d, max);
+  V vsum = hn::Zero(d);
+  int j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    const V e = hn::Exp(d, hn::Sub(hn::LoadU(d, row + j), vmax));
+    hn::StoreU(e, d, row + j);
+    vsum = hn::Add(vsum, e);
+  }
+  float sum = hn::GetLane(hn::SumOfLanes(d, vsum));
+  for (; j < n; ++j) {
+    row[j] = std::exp(row[j] - max);
+    sum += row[j];
+  }
+  // 3. Normalise.
+  const float inv = 1.0f / sum;
+  for (j = 0; j < n; ++j) row[j] *= inv;
+}
+
+void SoftmaxRowsImpl(float* scores, int seq_q, int seq_k) {
+  for (int i = 0; i < seq_q; ++i) SoftmaxRow(scores + static_cast<size_t>(i) * seq_k, seq_k);
+}
+
+void WeightedSumVImpl(const float* weights, const float* v, int seq_q, int seq_k,
+                      int value_dim, float* out) {
+  const D d;
+  for (int i = 0; i < seq_q; ++i) {
+    float* o = out + static_cast<size_t>(i) * value_dim;
+    std::fill(o, o + value_dim, 0.0f);
+    const float* w = weights + static_cast<size_t>(i) * seq_k;
+    for (int j = 0; j < seq_k; ++j) {
+      if (w[j] == 0.0f) continue;  // blocked keys: never 0·NaN
+      const float* v_row = v + static_cast<size_t>(j) * value_dim;
+      const V wj = hn::Set(d, w[j]);
+      int c = 0;
+      for (; c + kLanes <= value_dim; c += kLanes) {
+        hn::StoreU(hn::MulAdd(wj, hn::LoadU(d, v_row + c), hn::LoadU(d, o + c)), d, o + c);
+      }
+      for (; c < value_dim; ++c) o[c] += w[j] * v_row[c];
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace attn
+HWY_AFTER_NAMESPACE();
+
+namespace attn {
+
+void QDotK(const float* q, const float* k, int seq_q, int seq_k, int head_dim, float* scores) {
+  HWY_STATIC_DISPATCH(QDotKImpl)(q, k, seq_q, seq_k, head_dim, scores);
+}
+
+void ScaleScores(float* scores, int count, float scale) {
+  HWY_STATIC_DISPATCH(ScaleScoresImpl)(scores, count, scale);
+}
+
+void ApplyMask(float* scores, int seq_q, int seq_k, const float* mask, int mask_row_stride,
+               const VisibleKeyRule& visible) {
+  HWY_STATIC_DISPATCH(ApplyMaskImpl)(scores, seq_q, seq_k, mask, mask_row_stride, visible);
+}
+
+void SoftmaxRows(float* scores, int seq_q, int seq_k) {
+  HWY_STATIC_DISPATCH(SoftmaxRowsImpl)(scores, seq_q, seq_k);
+}
+
+void WeightedSumV(const float* weights, const float* v, int seq_q, int seq_k, int value_dim,
+                  float* out) {
+  HWY_STATIC_DISPATCH(WeightedSumVImpl)(weights, v, seq_q, seq_k, value_dim, out);
+}
+
+void StepwiseAttention(const HeadProblem& pb, const AttentionStages& st) {
+  const size_t count = static_cast<size_t>(pb.seq_q) * pb.seq_k;
+  auto snapshot = [&](float* stage) {
+    if (stage != nullptr) std::memcpy(stage, st.weights, count * sizeof(float));
+  };
+  QDotK(pb.q, pb.k, pb.seq_q, pb.seq_k, pb.head_dim, st.weights);
+  snapshot(st.raw_scores);
+  ScaleScores(st.weights, static_cast<int>(count), pb.scale);
+  snapshot(st.scaled_scores);
+  ApplyMask(st.weights, pb.seq_q, pb.seq_k, pb.mask, pb.mask_row_stride, pb.visible);
+  snapshot(st.masked_scores);
+  SoftmaxRows(st.weights, pb.seq_q, pb.seq_k);
+  WeightedSumV(st.weights, pb.v, pb.seq_q, pb.seq_k, pb.value_dim, pb.out);
+}
+
+}  // namespace attn

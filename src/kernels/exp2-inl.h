@@ -1,0 +1,41 @@
+// Vector 2^x for the softmax, with the scale and log2(e) folded into x by the caller.
+// Include inside HWY_NAMESPACE after hwy/highway.h.
+//
+// Why not hn::Exp: the fused kernel already works in base 2 (scores are multiplied by
+// scale·log2(e) once), so a 2^x polynomial saves the range reduction by ln 2. Accuracy: a
+// degree-6 polynomial on [-0.5, 0.5] (Cephes exp2f coefficients), relative error below
+// 2e-7; tests compare against Math.exp.
+
+#if defined(ATTENTION_WASM_EXP2_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ATTENTION_WASM_EXP2_INL_H_
+#undef ATTENTION_WASM_EXP2_INL_H_
+#else
+#define ATTENTION_WASM_EXP2_INL_H_
+#endif
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Returns 2^x per lane. x <= -127 (including -Infinity) gives exactly 0, so blocked keys
+// get a weight of exactly zero. Meant for x <= 0 (scores minus their row maximum).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V FastExp2(D d, V x) {
+  const hn::RebindToSigned<D> di;
+  // 1. Range reduction: x = n + f with integer n and f in [-0.5, 0.5].
+  x = hn::Max(x, hn::Set(d, -127.0f));
+  const V n = hn::Round(x);
+  const V f = hn::Sub(x, n);
+  // 2. 2^f = 1 + f·P(f).
+  V p = hn::Set(d, 1.535336188319500e-4f);
+  p = hn::MulAdd(p, f, hn::Set(d, 1.339887440266574e-3f));
+  p = hn::MulAdd(p, f, hn::Set(d, 9.618437357674640e-3f));
+  p = hn::MulAdd(p, f, hn::Set(d, 5.550332471162809e-2f));
+  p = hn::MulAdd(p, f, hn::Set(d, 2.402264791363012e-1f));
+  p = hn::MulAdd(p, f, hn::Set(d, 6.931472028550421e-1f));
+  p = hn::MulAdd(p, f, hn::Set(d, 1.0f));
+  // 3. 2^n from the exponent bits; n = -127 gives the bit pattern of +0.
+  const auto biased = hn::Add(hn::ConvertTo(di, n), hn::Set(di, 127));
+  const V two_n = hn::BitCast(d, hn::ShiftLeft<23>(biased));
+  return hn::Mul(p, two_n);
+}
+
+#endif  // ATTENTION_WASM_EXP2_INL_H_

@@ -1,0 +1,338 @@
+// Fused attention kernel (Highway, static dispatch).
+//
+// The loop nest, per head:
+//   1. pack kᵀ into panels of 8 keys ([head_dim, 8] each) so the score tile loads two
+//      whole vectors per head_dim step;
+//   2. for every block of 4 query rows, walk the key tiles that any of its rows can see:
+//        a. scores   s[4×8] = q_block · panelᵀ           (8 accumulators, 11 live vectors)
+//        b. scale and mask, in base 2: s·scale·log2(e) + mask·log2(e), -Inf where blocked
+//        c. online softmax: new running max m, p = 2^(s - m), rescale factor 2^(m_old - m)
+//        d. acc[4×value_dim] = acc·rescale + p·v_tile
+//   3. divide each row by its running sum (0 for rows that saw nothing).
+// Register tiles are 4 rows × 8 keys (scores) and 4 rows × 8 values (output): V8 maps wasm
+// SIMD onto 16 xmm registers and spills past ~14 live vectors.
+#include "kernels/fused_attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "hwy/highway.h"
+
+// Keeps LLVM from unrolling a SIMD loop past V8's 16 xmm registers (it spills, -20%).
+#if defined(__clang__)
+#define ATTN_NO_UNROLL _Pragma("clang loop unroll(disable)")
+#else
+#define ATTN_NO_UNROLL
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace attn {
+namespace HWY_NAMESPACE {
+
+#include "kernels/exp2-inl.h"
+
+namespace hn = hwy::HWY_NAMESPACE;
+using D = hn::Full128<float>;  // 4 lanes on every target
+using V = hn::Vec<D>;
+
+constexpr int kLanes = 4;
+constexpr int kRowsPerTile = 4;
+constexpr int kKeysPerTile = 2 * kLanes;
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+int RoundUp(int x, int m) { return (x + m - 1) / m * m; }
+
+// Step 1. panels[t][c][j] = k[t·8 + j][c], zero past seq_k.
+//   k: [seq_k, head_dim]   panels: [ceil(seq_k / 8), head_dim, 8]
+void PackKeyPanels(const float* k, int seq_k, int head_dim, float* panels) {
+  const int num_tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
+  std::fill(panels, panels + static_cast<size_t>(num_tiles) * head_dim * kKeysPerTile, 0.0f);
+  for (int j = 0; j < seq_k; ++j) {
+    float* panel = panels + static_cast<size_t>(j / kKeysPerTile) * head_dim * kKeysPerTile;
+    const float* k_row = k + static_cast<size_t>(j) * head_dim;
+    for (int c = 0; c < head_dim; ++c) panel[c * kKeysPerTile + j % kKeysPerTile] = k_row[c];
+  }
+}
+
+// Marks the key tiles whose value rows hold NaN or Infinity; only those tiles need the
+// slower accumulation that skips zero weights (0·NaN would otherwise leak a NaN).
+//   v: [seq_k, value_dim]   flags: [ceil(seq_k / 8)]
+void FlagNonFiniteValues(const float* v, int seq_k, int value_dim, uint8_t* flags) {
+  const int num_tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
+  std::fill(flags, flags + num_tiles, 0);
+  for (int j = 0; j < seq_k; ++j) {
+    const float* row = v + static_cast<size_t>(j) * value_dim;
+    for (int c = 0; c < value_dim; ++c) {
+      if (!std::isfinite(row[c])) { flags[j / kKeysPerTile] = 1; break; }
+    }
+  }
+}
+
+// Step 2a. s[2r], s[2r+1] = scores of query row r against the 8 keys of one panel.
+//   q_rows: 4 × [head_dim]   panel: [head_dim, 8]
+HWY_INLINE void ScoreTile(const float* const q_rows[kRowsPerTile], const float* panel,
+                          int head_dim, V s[2 * kRowsPerTile]) {
+  const D d;
+  for (int i = 0; i < 2 * kRowsPerTile; ++i) s[i] = hn::Zero(d);
+  const float* q0 = q_rows[0];
+  const float* q1 = q_rows[1];
+  const float* q2 = q_rows[2];
+  const float* q3 = q_rows[3];
+ATTN_NO_UNROLL
+  for (int c = 0; c < head_dim; ++c, panel += kKeysPerTile) {
+    const V k_lo = hn::LoadU(d, panel);
+    const V k_hi = hn::LoadU(d, panel + kLanes);
+    V q = hn::Set(d, q0[c]);
+    s[0] = hn::MulAdd(q, k_lo, s[0]);
+    s[1] = hn::MulAdd(q, k_hi, s[1]);
+    q = hn::Set(d, q1[c]);
+    s[2] = hn::MulAdd(q, k_lo, s[2]);
+    s[3] = hn::MulAdd(q, k_hi, s[3]);
+    q = hn::Set(d, q2[c]);
+    s[4] = hn::MulAdd(q, k_lo, s[4]);
+    s[5] = hn::MulAdd(q, k_hi, s[5]);
+    q = hn::Set(d, q3[c]);
+    s[6] = hn::MulAdd(q, k_lo, s[6]);
+    s[7] = hn::MulAdd(q, k_hi, s[7]);
+  }
+}
+
+// Step 2b for one row: base-2 scaled scores with the additive mask applied.
+//   s: 2 vectors (8 keys)   mask_row: the mask values of these keys, or null
+//   keys_in_tile: how many of the 8 keys exist (the rest are never visible anyway)
+HWY_INLINE void ScaleAndMaskRow(V* s, float scale_log2, const float* mask_row,
+                                int keys_in_tile) {
+  const D d;
+  s[0] = hn::Mul(s[0], hn::Set(d, scale_log2));
+  s[1] = hn::Mul(s[1], hn::Set(d, scale_log2));
+  if (mask_row == nullptr) return;
+  alignas(16) float m[kKeysPerTile];
+  if (keys_in_tile == kKeysPerTile) {
+    std::memcpy(m, mask_row, sizeof(m));
+  } else {
+    std::fill(m, m + kKeysPerTile, kNegInf);
+    std::memcpy(m, mask_row, sizeof(float) * keys_in_tile);
+  }
+  const V neg_inf = hn::Set(d, kNegInf);
+  const V log2e = hn::Set(d, kLog2e);
+  for (int h = 0; h < 2; ++h) {
+    const V mv = hn::Load(d, m + h * kLanes);
+    s[h] = hn::IfThenElse(hn::Eq(mv, neg_inf), neg_inf, hn::MulAdd(mv, log2e, s[h]));
+  }
+}
+
+// Blocks keys j0 + lane >= visible in one row's two score vectors.
+HWY_INLINE void BlockKeysFrom(V* s, int j0, int visible) {
+  const D d;
+  const V neg_inf = hn::Set(d, kNegInf);
+  const V limit = hn::Set(d, static_cast<float>(visible));
+  const V key_lo = hn::Iota(d, static_cast<float>(j0));
+  const V key_hi = hn::Iota(d, static_cast<float>(j0 + kLanes));
+  s[0] = hn::IfThenElse(hn::Lt(key_lo, limit), s[0], neg_inf);
+  s[1] = hn::IfThenElse(hn::Lt(key_hi, limit), s[1], neg_inf);
+}
+
+// Running softmax state of one query row.
+struct RowState {
+  float max = kNegInf;   // running max of base-2 scores
+  float sum = 0.0f;      // running Σ 2^(s - max)
+  bool poisoned = false;  // a visible score was NaN or +Infinity
+};
+
+// Step 2c for one row: updates the running max and sum, writes p = 2^(s - max) to
+// p_row[0..7] and returns the factor that rescales what was accumulated before.
+HWY_INLINE float OnlineSoftmaxRow(const V* s, RowState& state, float* p_row) {
+  const D d;
+  // NaN and +Inf would be lost by the max below (wasm's pmax drops NaN): remember them.
+  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
+  const auto bad = hn::Or(hn::Not(hn::Lt(s[0], inf)), hn::Not(hn::Lt(s[1], inf)));
+  if (!hn::AllFalse(d, bad)) state.poisoned = true;
+  const float tile_max = hn::GetLane(hn::MaxOfLanes(d, hn::Max(s[0], s[1])));
+  const float new_max = std::max(state.max, tile_max);
+  // A row that has seen only blocked keys keeps max = -Inf; shift by 0 so 2^(-Inf) = 0.
+  const float shift = new_max == kNegInf ? 0.0f : new_max;
+  const V p0 = FastExp2(d, hn::Sub(s[0], hn::Set(d, shift)));
+  const V p1 = FastExp2(d, hn::Sub(s[1], hn::Set(d, shift)));
+  hn::Store(p0, d, p_row);
+  hn::Store(p1, d, p_row + kLanes);
+  const float rescale = state.max == kNegInf ? 0.0f : std::exp2(state.max - shift);
+  state.sum = state.sum * rescale + hn::GetLane(hn::SumOfLanes(d, hn::Add(p0, p1)));
+  state.max = new_max;
+  return rescale;
+}
+
+// Step 2d, fast form: acc[r] = acc[r]·rescale[r] + Σ_j p[r][j]·v[j] over 8 value columns
+// at a time (8 accumulators), then 4.
+//   p: [4, 8]   v_rows: [num_keys, v_stride]   acc: [4, padded_dim], padded_dim % 4 == 0
+void AccumulateValues(const float* p, const float* rescale, const float* v_rows,
+                      int num_keys, int v_stride, float* acc, int padded_dim) {
+  const D d;
+  int c = 0;
+  for (; c + 2 * kLanes <= padded_dim; c += 2 * kLanes) {
+    V a[2 * kRowsPerTile];
+    for (int r = 0; r < kRowsPerTile; ++r) {
+      const V f = hn::Set(d, rescale[r]);
+      a[2 * r] = hn::Mul(hn::LoadU(d, acc + r * padded_dim + c), f);
+      a[2 * r + 1] = hn::Mul(hn::LoadU(d, acc + r * padded_dim + c + kLanes), f);
+    }
+    const float* v_row = v_rows + c;
+ATTN_NO_UNROLL
+    for (int j = 0; j < num_keys; ++j, v_row += v_stride) {
+      const V v_lo = hn::LoadU(d, v_row);
+      const V v_hi = hn::LoadU(d, v_row + kLanes);
+      for (int r = 0; r < kRowsPerTile; ++r) {
+        const V w = hn::Set(d, p[r * kKeysPerTile + j]);
+        a[2 * r] = hn::MulAdd(w, v_lo, a[2 * r]);
+        a[2 * r + 1] = hn::MulAdd(w, v_hi, a[2 * r + 1]);
+      }
+    }
+    for (int r = 0; r < 2 * kRowsPerTile; ++r) {
+      hn::StoreU(a[r], d, acc + (r / 2) * padded_dim + c + (r % 2) * kLanes);
+    }
+  }
+  if (c < padded_dim) {  // one vector of 4 columns left
+    V a[kRowsPerTile];
+    for (int r = 0; r < kRowsPerTile; ++r) {
+      a[r] = hn::Mul(hn::LoadU(d, acc + r * padded_dim + c), hn::Set(d, rescale[r]));
+    }
+    const float* v_row = v_rows + c;
+    for (int j = 0; j < num_keys; ++j, v_row += v_stride) {
+      const V vv = hn::LoadU(d, v_row);
+      for (int r = 0; r < kRowsPerTile; ++r) {
+        a[r] = hn::MulAdd(hn::Set(d, p[r * kKeysPerTile + j]), vv, a[r]);
+      }
+    }
+    for (int r = 0; r < kRowsPerTile; ++r) hn::StoreU(a[r], d, acc + r * padded_dim + c);
+  }
+}
+
+// Step 2d, careful form for tiles whose values hold NaN/Inf: a zero weight contributes
+// nothing at all (not 0·NaN).
+void AccumulateValuesSkippingZeros(const float* p, const float* rescale,
+                                   const float* v_rows, int num_keys, int v_stride,
+                                   float* acc, int padded_dim) {
+  const D d;
+  for (int r = 0; r < kRowsPerTile; ++r) {
+    float* acc_row = acc + r * padded_dim;
+    for (int c = 0; c < padded_dim; c += kLanes) {
+      hn::StoreU(hn::Mul(hn::LoadU(d, acc_row + c), hn::Set(d, rescale[r])), d, acc_row + c);
+    }
+    for (int j = 0; j < num_keys; ++j) {
+      const float w = p[r * kKeysPerTile + j];
+      if (w == 0.0f) continue;
+      const float* v_row = v_rows + static_cast<size_t>(j) * v_stride;
+      for (int c = 0; c < padded_dim; c += kLanes) {
+        const V sum = hn::MulAdd(hn::Set(d, w), hn::LoadU(d, v_row + c), hn::LoadU(d, acc_row + c));
+        hn::StoreU(sum, d, acc_row + c);
+      }
+    }
+  }
+}
+
+// Step 3. out row = acc row / sum; zeros if the row saw no key, NaN if it was poisoned.
+void FinishRow(const float* acc_row, const RowState& state, int value_dim, float* out_row) {
+  if (state.poisoned) {
+    std::fill(out_row, out_row + value_dim, std::numeric_limits<float>::quiet_NaN());
+  } else if (state.sum > 0.0f) {
+    const float inv = 1.0f / state.sum;
+    for (int c = 0; c < value_dim; ++c) out_row[c] = acc_row[c] * inv;
+  } else {
+    std::fill(out_row, out_row + value_dim, 0.0f);
+  }
+}
+
+// Step 2 for the query rows row0 .. row0 + num_rows - 1 (num_rows <= 4).
+void QueryBlock(const HeadProblem& pb, FusedWorkspace& ws, const float* v_base,
+                int v_stride, int padded_dim, int row0, int num_rows) {
+  const float* q_rows[kRowsPerTile];
+  int visible[kRowsPerTile];
+  int most_visible = 0, least_visible = pb.seq_k;
+  for (int r = 0; r < kRowsPerTile; ++r) {
+    const bool real = r < num_rows;
+    q_rows[r] = real ? pb.q + static_cast<size_t>(row0 + r) * pb.head_dim : ws.zero_row.data();
+    visible[r] = real ? pb.visible.VisibleKeys(row0 + r) : 0;
+    most_visible = std::max(most_visible, visible[r]);
+    if (real) least_visible = std::min(least_visible, visible[r]);
+  }
+  float* acc = ws.acc.data();
+  std::fill(acc, acc + kRowsPerTile * padded_dim, 0.0f);
+  RowState state[kRowsPerTile];
+  const float scale_log2 = pb.scale * kLog2e;
+  alignas(16) float p[kRowsPerTile * kKeysPerTile];
+  float rescale[kRowsPerTile];
+  for (int j0 = 0; j0 < most_visible; j0 += kKeysPerTile) {
+    const int tile = j0 / kKeysPerTile;
+    const int keys_in_tile = std::min(kKeysPerTile, pb.seq_k - j0);
+    V s[2 * kRowsPerTile];
+    ScoreTile(q_rows, ws.k_panels.data() + static_cast<size_t>(tile) * pb.head_dim * kKeysPerTile,
+              pb.head_dim, s);
+    const bool needs_limit = j0 + kKeysPerTile > least_visible;
+    for (int r = 0; r < kRowsPerTile; ++r) {
+      const float* mask_row = nullptr;
+      if (pb.mask != nullptr && r < num_rows) {
+        mask_row = pb.mask + static_cast<size_t>(row0 + r) * pb.mask_row_stride + j0;
+      }
+      ScaleAndMaskRow(s + 2 * r, scale_log2, mask_row, keys_in_tile);
+      if (needs_limit) BlockKeysFrom(s + 2 * r, j0, visible[r]);
+      rescale[r] = OnlineSoftmaxRow(s + 2 * r, state[r], p + r * kKeysPerTile);
+    }
+    const float* v_rows = v_base + static_cast<size_t>(j0) * v_stride;
+    const int num_keys = std::min(keys_in_tile, most_visible - j0);
+    if (ws.v_nonfinite[tile]) {
+      AccumulateValuesSkippingZeros(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
+    } else {
+      AccumulateValues(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
+    }
+  }
+  for (int r = 0; r < num_rows; ++r) {
+    FinishRow(acc + r * padded_dim, state[r],  pb.value_dim,
+              pb.out + static_cast<size_t>(row0 + r) * pb.value_dim);
+  }
+}
+
+void FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
+  const int num_tiles = RoundUp(pb.seq_k, kKeysPerTile) / kKeysPerTile;
+  const int padded_dim = RoundUp(pb.value_dim, kLanes);
+  // Step 1 (skipped when consecutive heads share k, as broadcast k does).
+  if (ws.packed_k != pb.k) {
+    ws.k_panels.resize(static_cast<size_t>(num_tiles) * pb.head_dim * kKeysPerTile);
+    PackKeyPanels(pb.k, pb.seq_k, pb.head_dim, ws.k_panels.data());
+    ws.packed_k = pb.k;
+  }
+  const float* v_base = pb.v;
+  int v_stride = pb.value_dim;
+  if (padded_dim != pb.value_dim) {  // give every value row whole vectors
+    ws.v_padded.assign(static_cast<size_t>(pb.seq_k) * padded_dim, 0.0f);
+    for (int j = 0; j < pb.seq_k; ++j) {
+      std::memcpy(ws.v_padded.data() + static_cast<size_t>(j) * padded_dim,
+                  pb.v + static_cast<size_t>(j) * pb.value_dim, sizeof(float) * pb.value_dim);
+    }
+    v_base = ws.v_padded.data();
+    v_stride = padded_dim;
+  }
+  if (ws.packed_v != pb.v) {
+    ws.v_nonfinite.resize(num_tiles);
+    FlagNonFiniteValues(pb.v, pb.seq_k, pb.value_dim, ws.v_nonfinite.data());
+    ws.packed_v = pb.v;
+  }
+  ws.acc.resize(static_cast<size_t>(kRowsPerTile) * padded_dim);
+  ws.zero_row.assign(pb.head_dim, 0.0f);
+  for (int row0 = 0; row0 < pb.seq_q; row0 += kRowsPerTile) {
+    QueryBlock(pb, ws, v_base, v_stride, padded_dim, row0, std::min(kRowsPerTile, pb.seq_q - row0));
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace attn
+HWY_AFTER_NAMESPACE();
+
+namespace attn {
+
+void FusedAttention(const HeadProblem& problem, FusedWorkspace& workspace) {
+  HWY_STATIC_DISPATCH(FusedAttentionImpl)(problem, workspace);
+}
+
+}  // namespace attn
