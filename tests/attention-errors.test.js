@@ -1,0 +1,80 @@
+// Bad input: typed errors naming the function and the tensor, raised before any wasm
+// allocation; the heap does not grow and the module keeps working.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { init } from 'attention-wasm';
+import { referenceAttention } from './helpers/reference.js';
+import { assertClose, rng, randomTensor } from './helpers/assert.js';
+
+const attn = await init();
+const random = rng(30);
+const q = randomTensor(random, [2, 4, 8]);
+const k = randomTensor(random, [2, 6, 8]);
+const v = randomTensor(random, [2, 6, 3]);
+
+const BAD_CALLS = [
+  // [what, call, error class, message fragment]
+  ['q is a string', () => attn.attention('q', k, v), TypeError, /^attention: q must be a tensor/],
+  ['q.data is a Float64Array', () => attn.attention({ data: new Float64Array(64), shape: [2, 4, 8] }, k, v), TypeError, /q\.data must be a Float32Array/],
+  ['k is null', () => attn.attention(q, null, v), TypeError, /^attention: k must be a tensor/],
+  ['v nested with a string', () => attn.attention(q, k, [[1, 'x', 3]]), TypeError, /v\[0\]\[1\] must be a number/],
+  ['v ragged', () => attn.attention(q, k, [[1, 2], [3]]), RangeError, /v is ragged/],
+  ['q data length', () => attn.attention({ data: new Float32Array(63), shape: [2, 4, 8] }, k, v), RangeError, /q has 63 values but shape \[2, 4, 8\] needs 64/],
+  ['negative dim', () => attn.attention({ data: new Float32Array(0), shape: [-2, 4, 8] }, k, v), RangeError, /q\.shape\[0\] is -2/],
+  ['fractional dim', () => attn.attention({ data: new Float32Array(8), shape: [1.5, 8] }, k, v), RangeError, /q\.shape\[0\] is 1\.5/],
+  ['shape not an array', () => attn.attention({ data: new Float32Array(8), shape: '8' }, k, v), TypeError, /q\.shape must be an array/],
+  ['q rank 1', () => attn.attention({ data: new Float32Array(8), shape: [8] }, k, v), RangeError, /q must have shape \[\.\.\., Lq, dk\]/],
+  ['dk mismatch', () => attn.attention(q, randomTensor(random, [2, 6, 16]), v), RangeError, /attention: k has 16 columns but q has 8 \(dk must match\)/],
+  ['Lk mismatch', () => attn.attention(q, k, randomTensor(random, [2, 5, 3])), RangeError, /v has 5 rows but k has 6/],
+  ['batch mismatch', () => attn.attention(q, randomTensor(random, [3, 6, 8]), randomTensor(random, [3, 6, 3])), RangeError, /leading dims of k \[3\] do not broadcast with q/],
+  ['mask not broadcastable', () => attn.attention(q, k, v, { mask: { data: new Uint8Array(20), shape: [4, 5] } }), RangeError, /mask \[4, 5\] does not broadcast to the weights \[2, 4, 6\]/],
+  ['mask too many dims', () => attn.attention(q, k, v, { mask: { data: new Uint8Array(48), shape: [1, 2, 4, 6] } }), RangeError, /mask \[1, 2, 4, 6\] has more dims/],
+  ['mask Int32Array', () => attn.attention(q, k, v, { mask: { data: new Int32Array(24), shape: [4, 6] } }), TypeError, /mask\.data must be a Uint8Array .* or a Float32Array/],
+  ['NaN scale', () => attn.attention(q, k, v, { scale: NaN }), RangeError, /options\.scale must be finite, got NaN/],
+  ['string scale', () => attn.attention(q, k, v, { scale: '0.5' }), TypeError, /options\.scale must be a number/],
+  ['causal not boolean', () => attn.attention(q, k, v, { causal: 1 }), TypeError, /options\.causal must be a boolean/],
+  ['bad causalAlign', () => attn.attention(q, k, v, { causalAlign: 'top' }), RangeError, /causalAlign must be 'top-left' or 'bottom-right'/],
+  ['unknown option', () => attn.attention(q, k, v, { casual: true }), TypeError, /unknown option 'casual'/],
+  ['keyLengths count', () => attn.attention(q, k, v, { keyLengths: [6] }), RangeError, /keyLengths has 1 entries but the batch \[2\] needs 2/],
+  ['keyLengths too long', () => attn.attention(q, k, v, { keyLengths: [6, 7] }), RangeError, /keyLengths\[1\] is 7; it must be an integer in \[0, 6\]/],
+  ['dk = 0', () => attn.attention({ data: new Float32Array(0), shape: [4, 0] }, { data: new Float32Array(0), shape: [6, 0] }, v), RangeError, /dk must be at least 1/],
+  ['options not object', () => attn.attention(q, k, v, 'causal'), TypeError, /options must be an object/],
+];
+
+test('every bad input gets the right error class and a message naming function and tensor', () => {
+  for (const [what, call, ErrorClass, fragment] of BAD_CALLS) {
+    assert.throws(call, (e) => e instanceof ErrorClass && fragment.test(e.message), what);
+  }
+});
+
+test('1,000 bad calls leave the heap as it was and the next good call correct', () => {
+  const expected = referenceAttention(q, k, v, { causal: true });
+  attn.attention(q, k, v, { causal: true });  // warm up allocator state
+  const before = attn.memory();
+  for (let i = 0; i < 1000; i++) {
+    const [, call] = BAD_CALLS[i % BAD_CALLS.length];
+    try { call(); } catch { /* expected */ }
+  }
+  const after = attn.memory();
+  assert.equal(after.heapBytes, before.heapBytes, 'heap size');
+  assert.equal(after.inUseBytes, before.inUseBytes, 'bytes in use');
+  assertClose(attn.attention(q, k, v, { causal: true }).output, expected.output, { label: 'after bad calls' });
+});
+
+test('good calls free everything they allocate (fused, weights, trace)', () => {
+  const before = attn.memory().inUseBytes;
+  for (let i = 0; i < 50; i++) {
+    attn.attention(q, k, v);
+    attn.attention(q, k, v, { returnWeights: true, mask: { data: new Uint8Array(24).fill(1), shape: [4, 6] } });
+    attn.attention(q, k, v, { trace: true, keyLengths: [3, 6] });
+  }
+  assert.equal(attn.memory().inUseBytes, before);
+});
+
+test('empty shapes are legal and give empty or zero results', () => {
+  const empty = attn.attention({ data: new Float32Array(0), shape: [0, 8] }, randomTensor(random, [6, 8]), randomTensor(random, [6, 3]), { returnWeights: true });
+  assert.deepEqual(empty.output.shape, [0, 3]);
+  assert.deepEqual(empty.weights.shape, [0, 6]);
+  const noKeys = attn.attention(randomTensor(random, [2, 8]), { data: new Float32Array(0), shape: [0, 8] }, { data: new Float32Array(0), shape: [0, 3] });
+  assert.deepEqual(Array.from(noKeys.output.data), [0, 0, 0, 0, 0, 0]);
+});
