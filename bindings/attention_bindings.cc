@@ -9,6 +9,7 @@
 
 #include "attention.h"
 #include "hwy/highway.h"
+#include "kernels/matmul.h"
 #include "status.h"
 
 namespace {
@@ -50,6 +51,14 @@ int RunAttentionCall(const AttentionCall& c) {
   return static_cast<int>(attn::RunAttention(r));
 }
 
+// out = a·b   a: [rows, inner]  b: [inner, cols]  out: [rows, cols]
+int RunMatMul(uintptr_t a, uintptr_t b, int rows, int inner, int cols, uintptr_t out) {
+  if (rows < 0 || inner < 0 || cols < 0) return static_cast<int>(attn::Status::kNegativeDimension);
+  if (a == 0 || b == 0 || out == 0) return static_cast<int>(attn::Status::kNullPointer);
+  attn::MatMul(Ptr<const float>(a), Ptr<const float>(b), rows, inner, cols, Ptr<float>(out));
+  return 0;
+}
+
 std::string StatusMessage(int code) {
   return attn::StatusMessage(static_cast<attn::Status>(code));
 }
@@ -89,6 +98,7 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
       .field("scaledScores", &AttentionCall::scaled_scores)
       .field("maskedScores", &AttentionCall::masked_scores);
   emscripten::function("_attention", &RunAttentionCall);
+  emscripten::function("_matmul", &RunMatMul);
   emscripten::function("_statusMessage", &StatusMessage);
   emscripten::function("_heapBytesInUse", &HeapBytesInUse);
   emscripten::function("_simdTarget", &SimdTarget);

@@ -87,6 +87,13 @@ export interface AttentionWasm {
    * Lq × Lk buffer is allocated (fused online-softmax kernel).
    */
   attention(q: TensorLike, k: TensorLike, v: TensorLike, options?: AttentionOptions): AttentionResult;
+  /**
+   * Matrix product `a·b` (the projections `Q = X·W_Q` of the row-vector convention).
+   * @param a `[..., m, k]`
+   * @param b `[k, n]`
+   * @returns `[..., m, n]`
+   */
+  matmul(a: TensorLike, b: TensorLike): Tensor;
   /** Makes a tensor from flat data and a shape (default: 1-D). */
   tensor(data: Float32Array | number[], shape?: number[]): Tensor;
   /** Turns a tensor into nested arrays. */

@@ -1,0 +1,42 @@
+// A small static file server for the page: serves web/, dist/ and bindings/js/ from the
+// project root, with .wasm as application/wasm. Loopback only.
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SERVED = ['web', 'dist', 'bindings'];
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json',
+  '.svg': 'image/svg+xml', '.png': 'image/png', '.ts': 'text/plain; charset=utf-8',
+};
+
+/** Starts the server; resolves to { server, url } once it listens. Port 0 picks a free one. */
+export function startServer({ port = 8080, host = '127.0.0.1' } = {}) {
+  const server = createServer(async (req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (path === '/') {
+      res.writeHead(302, { location: '/web/' });
+      res.end();
+      return;
+    }
+    const relative = normalize(path.endsWith('/') ? `${path}index.html` : path).replace(/^[/\\]+/, '');
+    if (relative.startsWith('..') || !SERVED.includes(relative.split(sep)[0])) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    try {
+      const body = await readFile(join(ROOT, relative));
+      res.writeHead(200, { 'content-type': TYPES[extname(relative)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve({ server, url: `http://${host}:${server.address().port}/` }));
+  });
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what the build needs when it is missing: Debian packages (emscripten, Highway,
+# Eigen; Chromium too with --test) and, with --test, the npm devDependencies.
+# Safe to run again: it does nothing when everything is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_test=0
+[ "${1:-}" = "--test" ] && want_test=1
+
+missing=()
+command -v emcc >/dev/null 2>&1 || missing+=(emscripten)
+[ -f /usr/include/hwy/highway.h ] || missing+=(libhwy-dev)
+[ -d /usr/include/eigen3/Eigen ] || missing+=(libeigen3-dev)
+command -v cmake >/dev/null 2>&1 || missing+=(cmake)
+if [ "$want_test" = 1 ]; then
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "setup: missing Debian packages: ${missing[*]}" >&2
+    echo "setup: run:  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+if [ "$want_test" = 1 ] && [ ! -d node_modules/playwright-core ]; then
+  echo "setup: installing npm devDependencies (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
