@@ -1,0 +1,102 @@
+// The page in real headless Chromium (Debian's /usr/bin/chromium driven by playwright-core),
+// served over http: it loads, runs the four worked examples, and shows the right numbers.
+import test, { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import { startServer } from '../scripts/server.js';
+import { referenceAttention } from './helpers/reference.js';
+import { assertClose } from './helpers/assert.js';
+
+// Inputs typed from ../shared/worked-examples.md (independent of web/examples-data.js).
+const W_Q = [[-0.35, 0.51, 0.50], [0.36, -0.47, -0.29], [-0.51, -0.14, -0.56]];
+const W_K = [[-0.49, -0.68, 0.18], [-0.44, -0.46, 0.18], [0.07, -0.10, 0.44]];
+const W_V = [[-0.41, 0.39, -0.65], [-0.40, -0.07, -0.34], [-0.55, -0.13, -0.29]];
+const W_O = [[-0.36, -0.08, 0.32], [0.27, 0.05, 0.15], [-0.05, -0.28, 0.05]];
+const X1 = [[-0.1, 0.1, 0.3]];
+const X2 = [[-0.1, 0.1, 0.3], [0.4, -1.1, -0.3]];
+const C = [[-0.6, 0.3, -0.4], [0.5, 0.9, -0.5]];
+const f32 = (rows) => rows.map((r) => r.map(Math.fround));
+const matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, p) => s + x * b[p][j], 0)));
+const asTensor = (rows) => ({ data: Float64Array.from(rows.flat()), shape: [rows.length, rows[0].length] });
+const toRows = (t) => Array.from({ length: t.shape[0] }, (_, i) => Array.from(t.data.slice(i * t.shape[1], (i + 1) * t.shape[1])));
+
+// Float64 pipeline of one example: inputs rounded to float32 as the page passes them.
+function expectedExample(X, queriesFrom, mask) {
+  const Q = matmul(f32(queriesFrom), f32(W_Q)), K = matmul(f32(X), f32(W_K)), V = matmul(f32(X), f32(W_V));
+  const options = mask ? { mask: { data: Float64Array.from(mask.flat()), shape: [2, 2] } } : {};
+  const ref = referenceAttention(asTensor(Q), asTensor(K), asTensor(V), options);
+  return { Q, K, V, scaled: toRows(ref.scaledScores), weights: toRows(ref.weights), A: toRows(ref.output), Y: matmul(toRows(ref.output), f32(W_O)) };
+}
+
+const EXAMPLES = {
+  ex1: { expected: expectedExample(X1, X1), slides: { Q: [[-0.08, -0.14, -0.24]], K: [[0.02, -0.01, 0.13]], V: [[-0.16, -0.08, -0.05]], scaled: [[-0.0198]], weights: [[1]] } },
+  ex2: { expected: expectedExample(X2, X2), slides: { scaled: [[-0.019, 0.002], [0.043, -0.046]], weights: [[0.49, 0.51], [0.52, 0.48]], A: [[0.14, 0.09, 0.07], [0.12, 0.08, 0.06]], Y: [[-0.029, -0.028, 0.065], [-0.025, -0.025, 0.058]] } },
+  ex3: { expected: expectedExample(X2, X2, [[0, -Infinity], [0, 0]]), slides: { weights: [[1, 0], [0.52, 0.48]], A: [[-0.16, -0.08, -0.05], [0.12, 0.08, 0.06]], Y: [[0.03, 0.02, -0.06], [-0.02, -0.02, 0.05]] } },
+  ex4: { expected: expectedExample(X2, C), slides: { Q: [[0.52, -0.39, -0.16], [0.40, -0.09, 0.27]], weights: [[0.49, 0.51], [0.51, 0.49]], A: [[0.15, 0.10, 0.07], [0.13, 0.09, 0.07]], Y: [[-0.0305, -0.0296, 0.0677], [-0.0281, -0.0277, 0.0630]] } },
+};
+
+const ARTIFACTS = new URL('./artifacts/', import.meta.url);
+let server, url, browser, page;
+const consoleErrors = [];
+
+before(async () => {
+  ({ server, url } = await startServer({ port: 0 }));
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    // playwright gives every launch a fresh, empty user-data-dir of its own.
+  });
+  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  page.on('pageerror', (e) => consoleErrors.push(e.message));
+  await page.goto(`${url}web/`);
+  await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+// Reads a matrix the page shows: its shape and its cells' exact values.
+async function shown(name) {
+  return page.$eval(`figure.matrix[data-name="${name}"]`, (fig) => ({
+    shape: fig.dataset.shape.split(',').map(Number),
+    rows: Array.from(fig.querySelectorAll('tr'), (tr) => Array.from(tr.cells, (td) => Number(td.dataset.value))),
+  }));
+}
+
+test('the page loads the wasm module with no errors', async () => {
+  assert.equal(await page.getAttribute('body', 'data-ready'), 'true', await page.textContent('#status'));
+  assert.match(await page.textContent('#status'), /attention-wasm \d+\.\d+\.\d+ loaded \(wasm-simd128\)/);
+  assert.deepEqual(consoleErrors, []);
+});
+
+test('the four worked examples show exact values and agree with the slides to their rounding', async () => {
+  for (const [id, { expected, slides }] of Object.entries(EXAMPLES)) {
+    for (const [stage, rows] of Object.entries(expected)) {
+      const got = await shown(`${id}-${stage}`);
+      assert.deepEqual(got.shape, [rows.length, rows[0].length], `${id}-${stage} shape`);
+      assertClose(got.rows.flat(), rows.flat(), { atol: 2e-6, rtol: 1e-5, label: `${id} ${stage}` });
+    }
+    for (const [stage, rows] of Object.entries(slides)) {
+      // The slides cut each intermediate to 2 decimals (sometimes truncating: -0.247 is
+      // printed -0.24) and carry that forward, so they agree to within 0.01.
+      const got = await shown(`${id}-${stage}`);
+      assertClose(got.rows.flat(), rows.flat(), { atol: 0.01, rtol: 0, label: `${id} ${stage} vs slides` });
+    }
+  }
+  // Example 3's mask: token 1 gives token 2 a weight of exactly 0.
+  assert.equal((await shown('ex3-weights')).rows[0][1], 0);
+});
+
+test('the playground reacts: causal hides future keys, and a screenshot is kept', async () => {
+  await page.check('input[name="causal"]');
+  const w = await shown('demo-weights');
+  w.rows.forEach((row, i) => row.forEach((x, j) => { if (j > i) assert.equal(x, 0, `weight ${i},${j}`); }));
+  w.rows.forEach((row) => assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5));
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: new URL('page.png', ARTIFACTS).pathname, fullPage: true });
+});

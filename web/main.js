@@ -1,0 +1,22 @@
+// The page: loads the package exactly as a browser user would, then renders the worked
+// examples and the playground. body[data-ready] tells tests (and people) it is done.
+import { init } from '../bindings/js/browser.js';
+import { renderWorkedExamples } from './worked-examples.js';
+import { renderPlayground } from './demo-playground.js';
+import { SLIDE_NOTES } from './examples-data.js';
+
+const status = document.getElementById('status');
+try {
+  const attn = await init();
+  status.textContent = `attention-wasm ${attn.info.version} loaded (${attn.info.target}).`;
+  renderWorkedExamples(attn, document.getElementById('examples'));
+  const notes = document.getElementById('slide-notes');
+  for (const n of SLIDE_NOTES) notes.append(Object.assign(document.createElement('li'), { textContent: n }));
+  renderPlayground(attn, document.getElementById('playground'));
+  document.body.dataset.ready = 'true';
+} catch (error) {
+  status.textContent = `Could not load attention-wasm: ${error.message}`;
+  status.classList.add('error');
+  document.body.dataset.ready = 'error';
+  throw error;
+}
