@@ -8,6 +8,7 @@
 #include <string>
 
 #include "attention.h"
+#include "heap_address.h"
 #include "hwy/highway.h"
 #include "kernels/matmul.h"
 #include "status.h"
@@ -23,9 +24,6 @@ struct AttentionCall {
   int causal_offset = 0;
   uintptr_t out = 0, weights = 0, raw_scores = 0, scaled_scores = 0, masked_scores = 0;
 };
-
-template <typename T>
-T* Ptr(uintptr_t address) { return reinterpret_cast<T*>(address); }
 
 int RunAttentionCall(const AttentionCall& c) {
   attn::AttentionRequest r;
@@ -55,7 +53,8 @@ int RunAttentionCall(const AttentionCall& c) {
 int RunMatMul(uintptr_t a, uintptr_t b, int rows, int inner, int cols, uintptr_t out) {
   if (rows < 0 || inner < 0 || cols < 0) return static_cast<int>(attn::Status::kNegativeDimension);
   if (a == 0 || b == 0 || out == 0) return static_cast<int>(attn::Status::kNullPointer);
-  attn::MatMul(Ptr<const float>(a), Ptr<const float>(b), rows, inner, cols, Ptr<float>(out));
+  attn::MatMul(Ptr<const float>(a), Ptr<const float>(b), nullptr, rows, inner, cols,
+               Ptr<float>(out));
   return 0;
 }
 

@@ -19,6 +19,12 @@ Status CheckRequest(const AttentionRequest& r) {
   if (r.mask != nullptr && r.mask_row_stride != 0 && r.mask_row_stride < r.seq_k) {
     return Status::kBadStride;
   }
+  if (r.q_stride < 0 || r.k_stride < 0 || r.v_stride < 0 || r.out_stride < 0 ||
+      (r.q_stride > 0 && r.q_stride < r.head_dim) || (r.k_stride > 0 && r.k_stride < r.head_dim) ||
+      (r.v_stride > 0 && r.v_stride < r.value_dim) ||
+      (r.out_stride > 0 && r.out_stride < r.value_dim)) {
+    return Status::kBadStride;
+  }
   if (r.weights == nullptr &&
       (r.raw_scores != nullptr || r.scaled_scores != nullptr || r.masked_scores != nullptr)) {
     return Status::kNullPointer;
@@ -43,11 +49,16 @@ HeadProblem EntryProblem(const AttentionRequest& r, int b) {
   p.seq_k = r.seq_k;
   p.head_dim = r.head_dim;
   p.value_dim = r.value_dim;
+  p.q_stride = r.q_stride > 0 ? r.q_stride : r.head_dim;
+  p.k_stride = r.k_stride > 0 ? r.k_stride : r.head_dim;
+  p.v_stride = r.v_stride > 0 ? r.v_stride : r.value_dim;
+  p.out_stride = r.out_stride > 0 ? r.out_stride : r.value_dim;
   p.scale = r.scale;
   p.visible.key_limit = e[kKeyLimit];
   p.visible.causal = r.causal;
   p.visible.causal_offset = r.causal_offset;
-  p.out = r.out + static_cast<size_t>(b) * r.seq_q * r.value_dim;
+  p.out = r.out + (r.out_offsets != nullptr ? static_cast<size_t>(r.out_offsets[b])
+                                             : static_cast<size_t>(b) * r.seq_q * r.value_dim);
   return p;
 }
 

@@ -36,6 +36,14 @@ struct AttentionRequest {
   int seq_k = 0;
   int head_dim = 0;
   int value_dim = 0;
+  // Row strides in floats; 0 means contiguous rows (head_dim, head_dim, value_dim,
+  // value_dim). Heads of a multi-head projection use the projection's width.
+  int q_stride = 0;
+  int k_stride = 0;
+  int v_stride = 0;
+  int out_stride = 0;
+  // Where entry b's output starts, in floats from `out`; null means b·seq_q·value_dim.
+  const int32_t* out_offsets = nullptr;
   float scale = 1.0f;
   bool causal = false;
   int causal_offset = 0;  // row i sees j <= i + causal_offset (see VisibleKeyRule)

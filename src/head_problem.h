@@ -21,10 +21,11 @@ struct VisibleKeyRule {
   }
 };
 
-// q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k, value_dim]
+// q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k, value_dim]  out: [seq_q, value_dim]
+//   each with its own row stride (a head of a multi-head projection is a column block of a
+//   wider matrix); elements within a row are contiguous.
 // mask: additive, [seq_q, seq_k] with row stride mask_row_stride (0: one row shared by all
 //       queries), or null. -Infinity blocks the key whatever the score.
-// out: [seq_q, value_dim]. All rows are contiguous (row stride = number of columns).
 struct HeadProblem {
   const float* q = nullptr;
   const float* k = nullptr;
@@ -35,6 +36,10 @@ struct HeadProblem {
   int seq_k = 0;
   int head_dim = 0;
   int value_dim = 0;
+  int q_stride = 0;    // row strides, in floats
+  int k_stride = 0;
+  int v_stride = 0;
+  int out_stride = 0;
   float scale = 1.0f;
   VisibleKeyRule visible;
   float* out = nullptr;

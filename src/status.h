@@ -11,6 +11,8 @@ enum class Status : int {
   kNullPointer = 2,        // a required buffer is missing
   kBadStride = 3,          // a row stride smaller than the row
   kBadKeyLength = 4,       // a key length outside [0, seq_k]
+  kBadHeadCount = 5,       // d_model not divisible by num_heads, or heads by kv heads
+  kBadArgument = 6,        // another argument out of range (named in the JS layer)
 };
 
 // A short English description of `status`, for error messages.
@@ -21,6 +23,8 @@ inline const char* StatusMessage(Status status) {
     case Status::kNullPointer: return "a required buffer is missing";
     case Status::kBadStride: return "a row stride is smaller than its row";
     case Status::kBadKeyLength: return "a key length is outside [0, seq_k]";
+    case Status::kBadHeadCount: return "d_model must divide into heads, and heads into kv heads";
+    case Status::kBadArgument: return "an argument is out of range";
   }
   return "unknown status";
 }

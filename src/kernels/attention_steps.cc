@@ -33,12 +33,12 @@ HWY_INLINE float Dot(const float* a, const float* b, int n) {
   return total;
 }
 
-void QDotKImpl(const float* q, const float* k, int seq_q, int seq_k, int head_dim,
-               float* scores) {
+void QDotKImpl(const float* q, int q_stride, const float* k, int k_stride, int seq_q, int seq_k,
+               int head_dim, float* scores) {
   for (int i = 0; i < seq_q; ++i) {
-    const float* q_row = q + static_cast<size_t>(i) * head_dim;
+    const float* q_row = q + static_cast<size_t>(i) * q_stride;
     float* s_row = scores + static_cast<size_t>(i) * seq_k;
-    for (int j = 0; j < seq_k; ++j) s_row[j] = Dot(q_row, k + static_cast<size_t>(j) * head_dim, head_dim);
+    for (int j = 0; j < seq_k; ++j) s_row[j] = Dot(q_row, k + static_cast<size_t>(j) * k_stride, head_dim);
   }
 }
 
@@ -110,16 +110,16 @@ void SoftmaxRowsImpl(float* scores, int seq_q, int seq_k) {
   for (int i = 0; i < seq_q; ++i) SoftmaxRow(scores + static_cast<size_t>(i) * seq_k, seq_k);
 }
 
-void WeightedSumVImpl(const float* weights, const float* v, int seq_q, int seq_k,
-                      int value_dim, float* out) {
+void WeightedSumVImpl(const float* weights, const float* v, int v_stride, int seq_q, int seq_k,
+                      int value_dim, float* out, int out_stride) {
   const D d;
   for (int i = 0; i < seq_q; ++i) {
-    float* o = out + static_cast<size_t>(i) * value_dim;
+    float* o = out + static_cast<size_t>(i) * out_stride;
     std::fill(o, o + value_dim, 0.0f);
     const float* w = weights + static_cast<size_t>(i) * seq_k;
     for (int j = 0; j < seq_k; ++j) {
       if (w[j] == 0.0f) continue;  // blocked keys: never 0·NaN
-      const float* v_row = v + static_cast<size_t>(j) * value_dim;
+      const float* v_row = v + static_cast<size_t>(j) * v_stride;
       const V wj = hn::Set(d, w[j]);
       int c = 0;
       for (; c + kLanes <= value_dim; c += kLanes) {
@@ -136,8 +136,9 @@ HWY_AFTER_NAMESPACE();
 
 namespace attn {
 
-void QDotK(const float* q, const float* k, int seq_q, int seq_k, int head_dim, float* scores) {
-  HWY_STATIC_DISPATCH(QDotKImpl)(q, k, seq_q, seq_k, head_dim, scores);
+void QDotK(const float* q, int q_stride, const float* k, int k_stride, int seq_q, int seq_k,
+           int head_dim, float* scores) {
+  HWY_STATIC_DISPATCH(QDotKImpl)(q, q_stride, k, k_stride, seq_q, seq_k, head_dim, scores);
 }
 
 void ScaleScores(float* scores, int count, float scale) {
@@ -153,9 +154,10 @@ void SoftmaxRows(float* scores, int seq_q, int seq_k) {
   HWY_STATIC_DISPATCH(SoftmaxRowsImpl)(scores, seq_q, seq_k);
 }
 
-void WeightedSumV(const float* weights, const float* v, int seq_q, int seq_k, int value_dim,
-                  float* out) {
-  HWY_STATIC_DISPATCH(WeightedSumVImpl)(weights, v, seq_q, seq_k, value_dim, out);
+void WeightedSumV(const float* weights, const float* v, int v_stride, int seq_q, int seq_k,
+                  int value_dim, float* out, int out_stride) {
+  HWY_STATIC_DISPATCH(WeightedSumVImpl)(weights, v, v_stride, seq_q, seq_k, value_dim, out,
+                                        out_stride);
 }
 
 void StepwiseAttention(const HeadProblem& pb, const AttentionStages& st) {
@@ -163,14 +165,15 @@ void StepwiseAttention(const HeadProblem& pb, const AttentionStages& st) {
   auto snapshot = [&](float* stage) {
     if (stage != nullptr) std::memcpy(stage, st.weights, count * sizeof(float));
   };
-  QDotK(pb.q, pb.k, pb.seq_q, pb.seq_k, pb.head_dim, st.weights);
+  QDotK(pb.q, pb.q_stride, pb.k, pb.k_stride, pb.seq_q, pb.seq_k, pb.head_dim, st.weights);
   snapshot(st.raw_scores);
   ScaleScores(st.weights, static_cast<int>(count), pb.scale);
   snapshot(st.scaled_scores);
   ApplyMask(st.weights, pb.seq_q, pb.seq_k, pb.mask, pb.mask_row_stride, pb.visible);
   snapshot(st.masked_scores);
   SoftmaxRows(st.weights, pb.seq_q, pb.seq_k);
-  WeightedSumV(st.weights, pb.v, pb.seq_q, pb.seq_k, pb.value_dim, pb.out);
+  WeightedSumV(st.weights, pb.v, pb.v_stride, pb.seq_q, pb.seq_k, pb.value_dim, pb.out,
+               pb.out_stride);
 }
 
 }  // namespace attn

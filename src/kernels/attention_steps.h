@@ -9,8 +9,10 @@
 namespace attn {
 
 // scores = q·kᵀ
-//   q: [seq_q, head_dim]  k: [seq_k, head_dim]  scores: [seq_q, seq_k]
-void QDotK(const float* q, const float* k, int seq_q, int seq_k, int head_dim, float* scores);
+//   q: [seq_q, head_dim] (row stride q_stride)  k: [seq_k, head_dim] (row stride k_stride)
+//   scores: [seq_q, seq_k]
+void QDotK(const float* q, int q_stride, const float* k, int k_stride, int seq_q, int seq_k,
+           int head_dim, float* scores);
 
 // scores *= scale, in place.   scores: [count]
 void ScaleScores(float* scores, int count, float scale);
@@ -27,9 +29,10 @@ void SoftmaxRows(float* scores, int seq_q, int seq_k);
 
 // out = weights·v, where a zero weight contributes nothing (so blocked NaN/Inf values
 // never reach the output).
-//   weights: [seq_q, seq_k]  v: [seq_k, value_dim]  out: [seq_q, value_dim]
-void WeightedSumV(const float* weights, const float* v, int seq_q, int seq_k, int value_dim,
-                  float* out);
+//   weights: [seq_q, seq_k]  v: [seq_k, value_dim] (row stride v_stride)
+//   out: [seq_q, value_dim] (row stride out_stride)
+void WeightedSumV(const float* weights, const float* v, int v_stride, int seq_q, int seq_k,
+                  int value_dim, float* out, int out_stride);
 
 // Every stage of one head. `weights` is required; the others may be null.
 //   each buffer: [seq_q, seq_k]

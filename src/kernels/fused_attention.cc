@@ -46,25 +46,25 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 int RoundUp(int x, int m) { return (x + m - 1) / m * m; }
 
 // Step 1. panels[t][c][j] = k[t·8 + j][c], zero past seq_k.
-//   k: [seq_k, head_dim]   panels: [ceil(seq_k / 8), head_dim, 8]
-void PackKeyPanels(const float* k, int seq_k, int head_dim, float* panels) {
+//   k: [seq_k, head_dim] (row stride k_stride)   panels: [ceil(seq_k / 8), head_dim, 8]
+void PackKeyPanels(const float* k, int k_stride, int seq_k, int head_dim, float* panels) {
   const int num_tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
   std::fill(panels, panels + static_cast<size_t>(num_tiles) * head_dim * kKeysPerTile, 0.0f);
   for (int j = 0; j < seq_k; ++j) {
     float* panel = panels + static_cast<size_t>(j / kKeysPerTile) * head_dim * kKeysPerTile;
-    const float* k_row = k + static_cast<size_t>(j) * head_dim;
+    const float* k_row = k + static_cast<size_t>(j) * k_stride;
     for (int c = 0; c < head_dim; ++c) panel[c * kKeysPerTile + j % kKeysPerTile] = k_row[c];
   }
 }
 
 // Marks the key tiles whose value rows hold NaN or Infinity; only those tiles need the
 // slower accumulation that skips zero weights (0·NaN would otherwise leak a NaN).
-//   v: [seq_k, value_dim]   flags: [ceil(seq_k / 8)]
-void FlagNonFiniteValues(const float* v, int seq_k, int value_dim, uint8_t* flags) {
+//   v: [seq_k, value_dim] (row stride v_stride)   flags: [ceil(seq_k / 8)]
+void FlagNonFiniteValues(const float* v, int v_stride, int seq_k, int value_dim, uint8_t* flags) {
   const int num_tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
   std::fill(flags, flags + num_tiles, 0);
   for (int j = 0; j < seq_k; ++j) {
-    const float* row = v + static_cast<size_t>(j) * value_dim;
+    const float* row = v + static_cast<size_t>(j) * v_stride;
     for (int c = 0; c < value_dim; ++c) {
       if (!std::isfinite(row[c])) { flags[j / kKeysPerTile] = 1; break; }
     }
@@ -252,7 +252,7 @@ void QueryBlock(const HeadProblem& pb, FusedWorkspace& ws, const float* v_base,
   int most_visible = 0, least_visible = pb.seq_k;
   for (int r = 0; r < kRowsPerTile; ++r) {
     const bool real = r < num_rows;
-    q_rows[r] = real ? pb.q + static_cast<size_t>(row0 + r) * pb.head_dim : ws.zero_row.data();
+    q_rows[r] = real ? pb.q + static_cast<size_t>(row0 + r) * pb.q_stride : ws.zero_row.data();
     visible[r] = real ? pb.visible.VisibleKeys(row0 + r) : 0;
     most_visible = std::max(most_visible, visible[r]);
     if (real) least_visible = std::min(least_visible, visible[r]);
@@ -289,7 +289,7 @@ void QueryBlock(const HeadProblem& pb, FusedWorkspace& ws, const float* v_base,
   }
   for (int r = 0; r < num_rows; ++r) {
     FinishRow(acc + r * padded_dim, state[r],  pb.value_dim,
-              pb.out + static_cast<size_t>(row0 + r) * pb.value_dim);
+              pb.out + static_cast<size_t>(row0 + r) * pb.out_stride);
   }
 }
 
@@ -299,23 +299,23 @@ void FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   // Step 1 (skipped when consecutive heads share k, as broadcast k does).
   if (ws.packed_k != pb.k) {
     ws.k_panels.resize(static_cast<size_t>(num_tiles) * pb.head_dim * kKeysPerTile);
-    PackKeyPanels(pb.k, pb.seq_k, pb.head_dim, ws.k_panels.data());
+    PackKeyPanels(pb.k, pb.k_stride, pb.seq_k, pb.head_dim, ws.k_panels.data());
     ws.packed_k = pb.k;
   }
   const float* v_base = pb.v;
-  int v_stride = pb.value_dim;
+  int v_stride = pb.v_stride;
   if (padded_dim != pb.value_dim) {  // give every value row whole vectors
     ws.v_padded.assign(static_cast<size_t>(pb.seq_k) * padded_dim, 0.0f);
     for (int j = 0; j < pb.seq_k; ++j) {
       std::memcpy(ws.v_padded.data() + static_cast<size_t>(j) * padded_dim,
-                  pb.v + static_cast<size_t>(j) * pb.value_dim, sizeof(float) * pb.value_dim);
+                  pb.v + static_cast<size_t>(j) * pb.v_stride, sizeof(float) * pb.value_dim);
     }
     v_base = ws.v_padded.data();
     v_stride = padded_dim;
   }
   if (ws.packed_v != pb.v) {
     ws.v_nonfinite.resize(num_tiles);
-    FlagNonFiniteValues(pb.v, pb.seq_k, pb.value_dim, ws.v_nonfinite.data());
+    FlagNonFiniteValues(pb.v, pb.v_stride, pb.seq_k, pb.value_dim, ws.v_nonfinite.data());
     ws.packed_v = pb.v;
   }
   ws.acc.resize(static_cast<size_t>(kRowsPerTile) * padded_dim);

@@ -19,10 +19,12 @@ constexpr int kRows = 4;
 
 // out[r0 .. r0+n_rows) = a[r0 .. r0+n_rows)·b for the columns [c, c + 4).
 //   a_rows: n_rows × [inner]   b: [inner, cols]   out_rows: n_rows × [cols]
-HWY_INLINE void RowBlockColumns(const float* const a_rows[kRows], const float* b, int inner,
-                                int cols, int c, float* const out_rows[kRows]) {
+HWY_INLINE void RowBlockColumns(const float* const a_rows[kRows], const float* b,
+                                const float* bias, int inner, int cols, int c,
+                                float* const out_rows[kRows]) {
   const D d;
-  V acc0 = hn::Zero(d), acc1 = hn::Zero(d), acc2 = hn::Zero(d), acc3 = hn::Zero(d);
+  const V start = bias != nullptr ? hn::LoadU(d, bias + c) : hn::Zero(d);
+  V acc0 = start, acc1 = start, acc2 = start, acc3 = start;
   const float* b_col = b + c;
   for (int p = 0; p < inner; ++p, b_col += cols) {
     const V bv = hn::LoadU(d, b_col);
@@ -37,7 +39,8 @@ HWY_INLINE void RowBlockColumns(const float* const a_rows[kRows], const float* b
   hn::StoreU(acc3, d, out_rows[3] + c);
 }
 
-void MatMulImpl(const float* a, const float* b, int rows, int inner, int cols, float* out) {
+void MatMulImpl(const float* a, const float* b, const float* bias, int rows, int inner,
+                int cols, float* out) {
   for (int r0 = 0; r0 < rows; r0 += kRows) {
     const int n_rows = std::min(kRows, rows - r0);
     const float* a_rows[kRows];
@@ -50,11 +53,11 @@ void MatMulImpl(const float* a, const float* b, int rows, int inner, int cols, f
       out_rows[r] = out + static_cast<size_t>(row) * cols;
     }
     int c = 0;
-    for (; c + kLanes <= cols; c += kLanes) RowBlockColumns(a_rows, b, inner, cols, c, out_rows);
+    for (; c + kLanes <= cols; c += kLanes) RowBlockColumns(a_rows, b, bias, inner, cols, c, out_rows);
     // Scalar tail columns.
     for (; c < cols; ++c) {
       for (int r = 0; r < n_rows; ++r) {
-        float sum = 0.0f;
+        float sum = bias != nullptr ? bias[c] : 0.0f;
         for (int p = 0; p < inner; ++p) sum += a_rows[r][p] * b[static_cast<size_t>(p) * cols + c];
         out_rows[r][c] = sum;
       }
@@ -68,8 +71,9 @@ HWY_AFTER_NAMESPACE();
 
 namespace attn {
 
-void MatMul(const float* a, const float* b, int rows, int inner, int cols, float* out) {
-  HWY_STATIC_DISPATCH(MatMulImpl)(a, b, rows, inner, cols, out);
+void MatMul(const float* a, const float* b, const float* bias, int rows, int inner, int cols,
+            float* out) {
+  HWY_STATIC_DISPATCH(MatMulImpl)(a, b, bias, rows, inner, cols, out);
 }
 
 }  // namespace attn

@@ -4,9 +4,10 @@
 
 namespace attn {
 
-// out = a·b
-//   a: [rows, inner]  b: [inner, cols]  out: [rows, cols]   (all contiguous, row-major)
-void MatMul(const float* a, const float* b, int rows, int inner, int cols, float* out);
+// out = a·b + bias (bias added to every row; null for none)
+//   a: [rows, inner]  b: [inner, cols]  bias: [cols]  out: [rows, cols]   (row-major)
+void MatMul(const float* a, const float* b, const float* bias, int rows, int inner, int cols,
+            float* out);
 
 }  // namespace attn
 
