@@ -2,11 +2,12 @@
 // PyTorch's scaled_dot_product_attention. Step 1 checks everything and builds a plan
 // (no wasm memory touched); step 2 copies in, runs the core, copies out.
 import { typeError, rangeError, describe } from './errors.js';
-import { toTensor, toMask, formatShape, sizeOf, broadcastShapes, broadcastStrides } from './tensor.js';
+import { toTensor, formatShape, sizeOf, broadcastShapes, broadcastStrides } from './tensor.js';
+import { planMask, writeMask, checkKeyLengths, keepMaskToMask } from './masks.js';
 import { HeapScope } from './heap.js';
 
 const FN = 'attention';
-const OPTIONS = new Set(['mask', 'causal', 'causalAlign', 'scale', 'keyLengths', 'returnWeights', 'trace']);
+const OPTIONS = new Set(['mask', 'keepMask', 'causal', 'causalAlign', 'scale', 'keyLengths', 'returnWeights', 'trace']);
 const ENTRY_COLUMNS = 5;  // q, k, v, mask offsets and key limit (src/attention.h)
 
 function checkOptions(options) {
@@ -45,53 +46,6 @@ function splitMatrix(name, t, rowsName, colsName) {
   return { lead: t.shape.slice(0, n - 2), rows: t.shape[n - 2], cols: t.shape[n - 1] };
 }
 
-// Checks the mask against [...batch, seqQ, seqK] and says how to lay it out in the heap.
-function planMask(maskInput, batch, seqQ, seqK) {
-  if (maskInput === undefined || maskInput === null) return null;
-  const mask = toMask(FN, 'mask', maskInput);
-  const target = [...batch, seqQ, seqK];
-  if (mask.shape.length > target.length) {
-    throw rangeError(FN, `mask ${formatShape(mask.shape)} has more dims than the weights ${formatShape(target)}`);
-  }
-  const shape = [...new Array(target.length - mask.shape.length).fill(1), ...mask.shape];
-  shape.forEach((dim, axis) => {
-    if (dim !== target[axis] && dim !== 1) {
-      throw rangeError(FN, `mask ${formatShape(mask.shape)} does not broadcast to the weights ${formatShape(target)}`);
-    }
-  });
-  const maskQ = shape[shape.length - 2];
-  const maskK = shape[shape.length - 1];
-  const lead = shape.slice(0, -2);
-  // Heap layout: key dim always materialised (seqK floats a row); a query dim of 1 is
-  // shared by every query row (row stride 0).
-  const rowsPerBlock = maskQ;
-  return {
-    mask, lead, maskK,
-    rowStride: maskQ === 1 ? 0 : seqK,
-    blockFloats: rowsPerBlock * seqK,
-    blocks: sizeOf(lead),
-  };
-}
-
-function checkKeyLengths(keyLengths, batch, seqK) {
-  if (keyLengths === undefined || keyLengths === null) return null;
-  const values = typeof keyLengths === 'number' ? [keyLengths] : keyLengths;
-  if (!Array.isArray(values) && !ArrayBuffer.isView(values)) {
-    throw typeError(FN, `options.keyLengths must be an array of integers, got ${describe(keyLengths)}`);
-  }
-  const expected = batch.length > 0 ? batch[0] : 1;
-  if (values.length !== expected) {
-    throw rangeError(FN, `options.keyLengths has ${values.length} entries but the batch ${formatShape(batch)} needs ${expected} (one per sequence)`);
-  }
-  return Array.from(values, (n, i) => {
-    if (typeof n !== 'number') throw typeError(FN, `options.keyLengths[${i}] must be a number, got ${describe(n)}`);
-    if (!Number.isInteger(n) || n < 0 || n > seqK) {
-      throw rangeError(FN, `options.keyLengths[${i}] is ${n}; it must be an integer in [0, ${seqK}]`);
-    }
-    return n;
-  });
-}
-
 // Step 1: everything the call needs, checked; no wasm memory is touched here.
 function plan(qIn, kIn, vIn, optionsIn) {
   const options = checkOptions(optionsIn);
@@ -106,8 +60,10 @@ function plan(qIn, kIn, vIn, optionsIn) {
   if (qm.cols === 0) throw rangeError(FN, 'q has 0 columns; dk must be at least 1');
   const batch = broadcastShapes(FN, [['q', qm.lead], ['k', km.lead], ['v', vm.lead]]);
   const seqQ = qm.rows, seqK = km.rows, headDim = qm.cols, valueDim = vm.cols;
-  const maskPlan = planMask(options.mask, batch, seqQ, seqK);
-  const keyLengths = checkKeyLengths(options.keyLengths, batch, seqK);
+  const maskInput = options.keepMask === undefined || options.keepMask === null ? options.mask
+    : keepMaskToMask(FN, options.keepMask, options.mask, batch, seqQ, seqK);
+  const maskPlan = planMask(FN, maskInput, batch, seqQ, seqK);
+  const keyLengths = checkKeyLengths(FN, options.keyLengths, batch, seqK);
   const causal = options.causal === true;
   const causalOffset = options.causalAlign === 'bottom-right' ? seqK - seqQ : 0;
   return {
@@ -126,7 +82,7 @@ function batchEntries(p) {
   const qs = broadcastStrides(pad(p.qm.lead), p.seqQ * p.headDim);
   const ks = broadcastStrides(pad(p.km.lead), p.seqK * p.headDim);
   const vs = broadcastStrides(pad(p.vm.lead), p.seqK * p.valueDim);
-  const ms = p.maskPlan ? broadcastStrides(p.maskPlan.lead, p.maskPlan.blockFloats) : null;
+  const ms = p.maskPlan ? p.maskPlan.leadStrides : null;
   const entries = new Int32Array(count * ENTRY_COLUMNS);
   const index = new Array(rank).fill(0);
   for (let b = 0; b < count; b++) {
@@ -145,21 +101,6 @@ function batchEntries(p) {
     }
   }
   return entries;
-}
-
-// Writes the mask into the heap as additive floats: booleans become 0 / -Infinity, and a
-// key dim of 1 is repeated seqK times.
-function writeMask(heap, maskPlan, seqK) {
-  const { mask, maskK, blockFloats, blocks } = maskPlan;
-  const total = blockFloats * blocks;
-  const address = heap.alloc(total);
-  const out = heap.module.HEAPF32.subarray(address >> 2, (address >> 2) + total);
-  const src = mask.data;
-  for (let i = 0; i < total; i++) {
-    const value = src[maskK === 1 ? Math.floor(i / seqK) : i];
-    out[i] = mask.boolean ? (value ? 0 : -Infinity) : value;
-  }
-  return address;
 }
 
 function emptyResult(p, outShape, weightShape) {

@@ -1,0 +1,183 @@
+// The transformer block around attention: layerNorm, feedForward, setPool, and
+// TransformerEncoderLayer (attention + FFN, each with a residual and a layer norm).
+import { typeError, rangeError, describe } from './errors.js';
+import { toTensor, formatShape, sizeOf } from './tensor.js';
+import { HeapScope } from './heap.js';
+import { Parameters, seededRandom } from './parameters.js';
+import { checkKeys, checkHeadConfig, headWeightShapes, initHeadWeights, planHeads, headCall, positiveInteger } from './multi_head.js';
+
+const ACTIVATIONS = { relu: 0, gelu: 1 };
+const POOLS = { sum: 0, mean: 1, max: 2 };
+
+function checkActivation(fn, activation) {
+  if (typeof activation !== 'string') throw typeError(fn, `activation must be 'relu' or 'gelu', got ${describe(activation)}`);
+  if (!(activation in ACTIVATIONS)) throw rangeError(fn, `activation must be 'relu' or 'gelu', got '${activation}'`);
+  return ACTIVATIONS[activation];
+}
+
+function checkEps(fn, eps) {
+  if (typeof eps !== 'number') throw typeError(fn, `eps must be a number, got ${describe(eps)}`);
+  if (!(eps >= 0) || !Number.isFinite(eps)) throw rangeError(fn, `eps must be a finite number >= 0, got ${eps}`);
+  return eps;
+}
+
+// An optional vector parameter of length n, or null.
+function optionalVector(fn, name, value, n) {
+  if (value === undefined || value === null) return null;
+  const t = toTensor(fn, name, value);
+  if (t.shape.length !== 1 || t.shape[0] !== n) throw rangeError(fn, `${name} has shape ${formatShape(t.shape)} but must be [${n}]`);
+  return t.data;
+}
+
+function matrix(fn, name, value, rows, cols) {
+  if (value === undefined) throw typeError(fn, `${name} is required`);
+  const t = toTensor(fn, name, value);
+  if (t.shape.length !== 2 || (rows !== undefined && t.shape[0] !== rows) || (cols !== undefined && t.shape[1] !== cols)) {
+    throw rangeError(fn, `${name} has shape ${formatShape(t.shape)} but must be [${rows ?? 'any'}, ${cols ?? 'any'}]`);
+  }
+  return t;
+}
+
+/** Binds the block functions and the encoder layer class to one module. */
+export function makeBlock(module) {
+  const run = (body) => {
+    const heap = new HeapScope(module);
+    try { return body(heap); } finally { heap.release(); }
+  };
+
+  /** Layer normalisation over the last axis of x [..., d]: (x - μ)/sqrt(σ² + eps)·gamma + beta. */
+  function layerNorm(xIn, options = {}) {
+    const fn = 'layerNorm';
+    const x = toTensor(fn, 'x', xIn);
+    checkKeys(fn, 'option', options, ['gamma', 'beta', 'eps']);
+    if (x.shape.length < 1) throw rangeError(fn, `x must have at least one dim, got ${formatShape(x.shape)}`);
+    const d = x.shape.at(-1);
+    const gamma = optionalVector(fn, 'gamma', options.gamma, d);
+    const beta = optionalVector(fn, 'beta', options.beta, d);
+    const eps = checkEps(fn, options.eps ?? 1e-5);
+    const rows = d === 0 ? 0 : x.data.length / d;
+    if (rows === 0) return { data: new Float32Array(x.data.length), shape: x.shape };
+    return run((heap) => {
+      const xa = heap.floats(x.data);
+      module._layerNorm(xa, rows, d, gamma ? heap.floats(gamma) : 0, beta ? heap.floats(beta) : 0, eps, xa);
+      return { data: heap.read(xa, x.data.length), shape: x.shape };
+    });
+  }
+
+  /** Position-wise FFN: act(x·w1 + b1)·w2 + b2, x [..., dModel], w1 [dModel, dFF], w2 [dFF, dModel]. */
+  function feedForward(xIn, options) {
+    const fn = 'feedForward';
+    const x = toTensor(fn, 'x', xIn);
+    checkKeys(fn, 'option', options, ['w1', 'b1', 'w2', 'b2', 'activation']);
+    if (options === undefined) throw typeError(fn, 'options { w1, b1?, w2, b2?, activation? } are required');
+    if (x.shape.length < 1) throw rangeError(fn, `x must have shape [..., dModel], got ${formatShape(x.shape)}`);
+    const dModel = x.shape.at(-1);
+    const w1 = matrix(fn, 'w1', options.w1, dModel);
+    const dFF = w1.shape[1];
+    const w2 = matrix(fn, 'w2', options.w2, dFF, dModel);
+    const b1 = optionalVector(fn, 'b1', options.b1, dFF);
+    const b2 = optionalVector(fn, 'b2', options.b2, dModel);
+    const activation = checkActivation(fn, options.activation ?? 'relu');
+    const rows = dModel === 0 ? 0 : x.data.length / dModel;
+    if (rows === 0 || dFF === 0) return { data: new Float32Array(x.data.length).map((_, i) => (b2 ? b2[i % dModel] : 0)), shape: x.shape };
+    return run((heap) => {
+      const out = heap.alloc(x.data.length);
+      module._feedForward(heap.floats(x.data), rows, dModel, dFF, heap.floats(w1.data), b1 ? heap.floats(b1) : 0,
+        heap.floats(w2.data), b2 ? heap.floats(b2) : 0, activation, out);
+      return { data: heap.read(out, x.data.length), shape: x.shape };
+    });
+  }
+
+  /** Deep Sets pooling over the set axis: x [..., n, d] → [..., d] with sum, mean or max. */
+  function setPool(xIn, op = 'sum') {
+    const fn = 'setPool';
+    const x = toTensor(fn, 'x', xIn);
+    if (typeof op !== 'string') throw typeError(fn, `op must be 'sum', 'mean' or 'max', got ${describe(op)}`);
+    if (!(op in POOLS)) throw rangeError(fn, `op must be 'sum', 'mean' or 'max', got '${op}'`);
+    if (x.shape.length < 2) throw rangeError(fn, `x must have shape [..., n, d], got ${formatShape(x.shape)}`);
+    const [n, d] = x.shape.slice(-2);
+    const lead = x.shape.slice(0, -2);
+    if (n === 0 && op !== 'sum') throw rangeError(fn, `the ${op} of an empty set is undefined (x has n = 0)`);
+    const shape = [...lead, d];
+    const sets = sizeOf(lead);
+    if (sets === 0 || d === 0 || n === 0) return { data: new Float32Array(sizeOf(shape)), shape };
+    return run((heap) => {
+      const out = heap.alloc(sets * d);
+      module._setPool(heap.floats(x.data), sets, n, d, POOLS[op], out);
+      return { data: heap.read(out, sets * d), shape };
+    });
+  }
+
+  const LAYER_CONFIG = ['dModel', 'numHeads', 'dFF', 'norm', 'activation', 'seed', 'bias', 'eps', 'numKvHeads'];
+  const FORWARD_OPTIONS = ['mask', 'causal', 'causalAlign', 'keyLengths'];
+
+  class TransformerEncoderLayer {
+    /**
+     * @param {{ dModel: number, numHeads: number, dFF: number, norm?: 'pre' | 'post', activation?: 'relu' | 'gelu', seed?: number, bias?: boolean, eps?: number, numKvHeads?: number }} config
+     */
+    constructor(config) {
+      const fn = 'TransformerEncoderLayer';
+      checkKeys(fn, 'config', config ?? {}, LAYER_CONFIG);
+      const c = checkHeadConfig(fn, { ...config, kDim: undefined, vDim: undefined });
+      c.dFF = positiveInteger(fn, 'dFF', config.dFF);
+      const norm = config.norm ?? 'post';
+      if (norm !== 'pre' && norm !== 'post') throw rangeError(fn, `norm must be 'pre' or 'post', got ${describe(norm)}`);
+      c.preNorm = norm === 'pre';
+      c.activation = checkActivation(fn, config.activation ?? 'relu');
+      c.eps = checkEps(fn, config.eps ?? 1e-5);
+      this.config = c;
+      Object.assign(this, { dModel: c.dModel, numHeads: c.numHeads, dFF: c.dFF, norm });
+      const d = c.dModel;
+      this.params = new Parameters(module, fn, {
+        ...headWeightShapes(c),
+        ln1Gamma: [d], ln1Beta: [d], ln2Gamma: [d], ln2Beta: [d],
+        w1: [d, c.dFF], b1: [c.dFF], w2: [c.dFF, d], b2: [d],
+      });
+      const random = seededRandom(c.seed);
+      initHeadWeights(this.params, c, random);
+      this.params.xavier('w1', random);
+      this.params.xavier('w2', random);
+      for (const name of ['b1', 'b2', 'ln1Beta', 'ln2Beta']) this.params.fill(name, 0);
+      for (const name of ['ln1Gamma', 'ln2Gamma']) this.params.fill(name, 1);
+    }
+
+    /** Replaces any weights: wq, wk, wv, wo, bq, bk, bv, bo, ln1Gamma, ln1Beta, ln2Gamma, ln2Beta, w1, b1, w2, b2. */
+    setWeights(weights) {
+      checkKeys('TransformerEncoderLayer.setWeights', 'weights', weights, Object.keys(this.params.shapes));
+      this.params.set('setWeights', weights);
+    }
+
+    getWeights() {
+      return this.params.get('getWeights');
+    }
+
+    /** x: [B?, L, dModel] → [B?, L, dModel]. */
+    forward(x, options = {}) {
+      const fn = 'TransformerEncoderLayer.forward';
+      this.params.check('forward');
+      checkKeys(fn, 'option', options, FORWARD_OPTIONS, ['causal']);
+      const c = this.config;
+      const p = planHeads(fn, c, x, x, x, options);
+      const shape = p.query.shape;
+      if (p.B === 0 || p.seqQ === 0) return { data: new Float32Array(0), shape };
+      return run((heap) => {
+        const attention = headCall(heap, this.params, c, p);
+        const out = heap.alloc(p.query.data.length);
+        const a = (name) => this.params.address(name);
+        const status = module._encoderLayer({
+          attention, preNorm: c.preNorm, eps: c.eps,
+          ln1Gamma: a('ln1Gamma'), ln1Beta: a('ln1Beta'), ln2Gamma: a('ln2Gamma'), ln2Beta: a('ln2Beta'),
+          dFF: c.dFF, w1: a('w1'), b1: a('b1'), w2: a('w2'), b2: a('b2'), activation: c.activation, out,
+        });
+        if (status !== 0) throw rangeError(fn, `the core rejected the call: ${module._statusMessage(status)}`);
+        return { data: heap.read(out, p.query.data.length), shape };
+      });
+    }
+
+    dispose() {
+      this.params.dispose();
+    }
+  }
+
+  return { layerNorm, feedForward, setPool, TransformerEncoderLayer };
+}

@@ -1,0 +1,223 @@
+// MultiHeadAttention: Concat(head_1 .. head_h)·W_O, head_i = Attention(Q·W_i^Q, K·W_i^K, V·W_i^V),
+// with weights in wasm memory. Row-vector convention: W_Q is [dModel, dModel] and Q = X·W_Q.
+import { typeError, rangeError, describe } from './errors.js';
+import { toTensor, formatShape, sizeOf } from './tensor.js';
+import { HeapScope } from './heap.js';
+import { Parameters, seededRandom } from './parameters.js';
+import { planMask, maskOffsets, writeMask, checkKeyLengths } from './masks.js';
+
+/** Checks that `value` is a positive integer option of `fn`. */
+export function positiveInteger(fn, name, value) {
+  if (typeof value !== 'number') throw typeError(fn, `${name} must be a number, got ${describe(value)}`);
+  if (!Number.isInteger(value) || value < 1) throw rangeError(fn, `${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
+/** Checks an options object against the allowed keys; `booleans` must be booleans. */
+export function checkKeys(fn, what, object, allowed, booleans = []) {
+  if (object === undefined) return {};
+  if (object === null || typeof object !== 'object' || Array.isArray(object)) throw typeError(fn, `${what} must be an object, got ${describe(object)}`);
+  for (const key of Object.keys(object)) {
+    if (!allowed.includes(key)) throw typeError(fn, `unknown ${what} '${key}' (known: ${allowed.join(', ')})`);
+  }
+  for (const key of booleans) {
+    if (object[key] !== undefined && typeof object[key] !== 'boolean') {
+      throw typeError(fn, `${what} ${key} must be a boolean, got ${describe(object[key])}`);
+    }
+  }
+  return object;
+}
+
+/** Checks the multi-head configuration shared by MultiHeadAttention and the encoder layer. */
+export function checkHeadConfig(fn, config) {
+  const dModel = positiveInteger(fn, 'dModel', config.dModel);
+  const numHeads = positiveInteger(fn, 'numHeads', config.numHeads);
+  if (dModel % numHeads !== 0) throw rangeError(fn, `dModel (${dModel}) must be divisible by numHeads (${numHeads})`);
+  const numKvHeads = positiveInteger(fn, 'numKvHeads', config.numKvHeads ?? numHeads);
+  if (numHeads % numKvHeads !== 0) throw rangeError(fn, `numHeads (${numHeads}) must be divisible by numKvHeads (${numKvHeads})`);
+  const kDim = positiveInteger(fn, 'kDim', config.kDim ?? dModel);
+  const vDim = positiveInteger(fn, 'vDim', config.vDim ?? dModel);
+  if (config.bias !== undefined && typeof config.bias !== 'boolean') throw typeError(fn, `bias must be a boolean, got ${describe(config.bias)}`);
+  const seed = config.seed ?? 0;
+  if (typeof seed !== 'number' || !Number.isInteger(seed)) throw typeError(fn, `seed must be an integer, got ${describe(seed)}`);
+  const headDim = dModel / numHeads;
+  return { dModel, numHeads, numKvHeads, kDim, vDim, headDim, kvWidth: numKvHeads * headDim, bias: config.bias ?? true, seed };
+}
+
+/** Weight shapes of multi-head attention (biases only with `bias`). */
+export function headWeightShapes(c) {
+  const shapes = { wq: [c.dModel, c.dModel], wk: [c.kDim, c.kvWidth], wv: [c.vDim, c.kvWidth], wo: [c.dModel, c.dModel] };
+  if (c.bias) Object.assign(shapes, { bq: [c.dModel], bk: [c.kvWidth], bv: [c.kvWidth], bo: [c.dModel] });
+  return shapes;
+}
+
+/** Seeded Xavier-uniform weights and zero biases (PyTorch's MultiheadAttention default). */
+export function initHeadWeights(params, c, random) {
+  for (const name of ['wq', 'wk', 'wv', 'wo']) params.xavier(name, random);
+  if (c.bias) for (const name of ['bq', 'bk', 'bv', 'bo']) params.fill(name, 0);
+}
+
+/**
+ * Checks the inputs and options of a multi-head forward pass; touches no wasm memory.
+ * query: [B?, Lq, dModel]  key: [B?, Lk, kDim]  value: [B?, Lk, vDim]
+ */
+export function planHeads(fn, c, queryIn, keyIn, valueIn, options) {
+  const query = toTensor(fn, 'query', queryIn);
+  const key = keyIn === queryIn ? query : toTensor(fn, 'key', keyIn);
+  const value = valueIn === keyIn ? key : toTensor(fn, 'value', valueIn);
+  const rank = query.shape.length;
+  if (rank !== 2 && rank !== 3) throw rangeError(fn, `query must have shape [B?, Lq, ${c.dModel}], got ${formatShape(query.shape)}`);
+  const check = (name, t, width, len) => {
+    if (t.shape.length !== rank) throw rangeError(fn, `${name} ${formatShape(t.shape)} must have as many dims as query ${formatShape(query.shape)}`);
+    if (t.shape.at(-1) !== width) throw rangeError(fn, `${name} has ${t.shape.at(-1)} features but this layer expects ${width}`);
+    if (rank === 3 && t.shape[0] !== query.shape[0]) throw rangeError(fn, `${name} has batch ${t.shape[0]} but query has ${query.shape[0]}`);
+    if (len !== undefined && t.shape.at(-2) !== len) throw rangeError(fn, `${name} has ${t.shape.at(-2)} rows but key has ${len} (one value per key)`);
+  };
+  check('query', query, c.dModel);
+  check('key', key, c.kDim);
+  check('value', value, c.vDim, key.shape.at(-2));
+  const batched = rank === 3;
+  const B = batched ? query.shape[0] : 1;
+  const seqQ = query.shape.at(-2), seqK = key.shape.at(-2);
+  const weightBatch = batched ? [B, c.numHeads] : [c.numHeads];
+  const maskPlan = planMask(fn, options.mask, weightBatch, seqQ, seqK);
+  const keyLengths = checkKeyLengths(fn, options.keyLengths, batched ? [B] : [], seqK);
+  const align = options.causalAlign;
+  if (align !== undefined && align !== 'top-left' && align !== 'bottom-right') {
+    throw rangeError(fn, `options.causalAlign must be 'top-left' or 'bottom-right', got ${describe(align)}`);
+  }
+  return {
+    query, key, value, batched, B, seqQ, seqK, weightBatch, maskPlan, keyLengths,
+    causal: options.causal === true,
+    causalOffset: align === 'bottom-right' ? seqK - seqQ : 0,
+  };
+}
+
+/** Fills the heap side of a MultiHeadCall (inputs, mask, key lengths, weights). */
+export function headCall(heap, params, c, p) {
+  const same = (a, b) => a.data === b.data;
+  const query = heap.floats(p.query.data);
+  const key = same(p.key, p.query) ? query : heap.floats(p.key.data);
+  const value = same(p.value, p.key) ? key : heap.floats(p.value.data);
+  return {
+    query, key, value,
+    batch: p.B, seqQ: p.seqQ, seqK: p.seqK, dModel: c.dModel, kDim: c.kDim, vDim: c.vDim,
+    numHeads: c.numHeads, numKvHeads: c.numKvHeads,
+    wq: params.address('wq'), wk: params.address('wk'), wv: params.address('wv'), wo: params.address('wo'),
+    bq: params.address('bq'), bk: params.address('bk'), bv: params.address('bv'), bo: params.address('bo'),
+    mask: p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : 0,
+    maskOffsets: p.maskPlan ? heap.ints(maskOffsets(p.maskPlan, [p.B, c.numHeads])) : 0,
+    maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
+    keyLengths: p.keyLengths ? heap.ints(p.keyLengths) : 0,
+    causal: p.causal, causalOffset: p.causalOffset,
+    out: 0, qProj: 0, kProj: 0, vProj: 0, concat: 0, attentionWeights: 0,
+  };
+}
+
+// [B, L, heads·hd] → [B, heads, L, hd]
+function splitHeads(data, B, L, heads, hd) {
+  const out = new Float32Array(data.length);
+  for (let b = 0; b < B; b++) for (let h = 0; h < heads; h++) for (let i = 0; i < L; i++) {
+    const src = (b * L + i) * heads * hd + h * hd;
+    out.set(data.subarray(src, src + hd), ((b * heads + h) * L + i) * hd);
+  }
+  return out;
+}
+
+// [B, H, Lq, Lk] → mean over H → [B, Lq, Lk]
+function averageHeads(data, B, H, block) {
+  const out = new Float32Array(B * block);
+  for (let b = 0; b < B; b++) for (let h = 0; h < H; h++) {
+    const src = data.subarray((b * H + h) * block, (b * H + h + 1) * block);
+    for (let i = 0; i < block; i++) out[b * block + i] += src[i] / H;
+  }
+  return out;
+}
+
+const FORWARD_OPTIONS = ['mask', 'causal', 'causalAlign', 'keyLengths', 'returnWeights', 'averageWeights', 'trace'];
+const FORWARD_BOOLEANS = ['causal', 'returnWeights', 'averageWeights', 'trace'];
+
+export class MultiHeadAttention {
+  /**
+   * @param {object} module the Emscripten module (bound by init)
+   * @param {{ dModel: number, numHeads: number, kDim?: number, vDim?: number, bias?: boolean, seed?: number, numKvHeads?: number }} config
+   */
+  constructor(module, config) {
+    const fn = 'MultiHeadAttention';
+    checkKeys(fn, 'config', config ?? {}, ['dModel', 'numHeads', 'kDim', 'vDim', 'bias', 'seed', 'numKvHeads']);
+    const c = checkHeadConfig(fn, config ?? {});
+    this.module = module;
+    this.config = c;
+    Object.assign(this, { dModel: c.dModel, numHeads: c.numHeads, numKvHeads: c.numKvHeads, headDim: c.headDim, kDim: c.kDim, vDim: c.vDim });
+    this.params = new Parameters(module, fn, headWeightShapes(c));
+    initHeadWeights(this.params, c, seededRandom(c.seed));
+  }
+
+  /** Replaces any of { wq, wk, wv, wo, bq, bk, bv, bo }; shapes are checked first. */
+  setWeights(weights) {
+    checkKeys('MultiHeadAttention.setWeights', 'weights', weights, Object.keys(this.params.shapes));
+    this.params.set('setWeights', weights);
+  }
+
+  /** Copies the weights out: { wq, wk, wv, wo, bq?, bk?, bv?, bo? }. */
+  getWeights() {
+    return this.params.get('getWeights');
+  }
+
+  /**
+   * query: [B?, Lq, dModel], key: [B?, Lk, kDim], value: [B?, Lk, vDim] → output [B?, Lq, dModel].
+   */
+  forward(query, key = query, value = key, options = {}) {
+    const fn = 'MultiHeadAttention.forward';
+    this.params.check('forward');
+    checkKeys(fn, 'option', options, FORWARD_OPTIONS, FORWARD_BOOLEANS);
+    const c = this.config;
+    const p = planHeads(fn, c, query, key, value, options);
+    const trace = options.trace === true;
+    const wantWeights = trace || options.returnWeights === true || options.averageWeights === true;
+    const lead = p.batched ? [p.B] : [];
+    const outShape = [...lead, p.seqQ, c.dModel];
+    if (p.B === 0 || p.seqQ === 0) return { output: { data: new Float32Array(0), shape: outShape } };
+    const heap = new HeapScope(this.module);
+    try {
+      const call = headCall(heap, this.params, c, p);
+      const weightCount = p.B * c.numHeads * p.seqQ * p.seqK;
+      call.out = heap.alloc(sizeOf(outShape));
+      if (wantWeights) call.attentionWeights = heap.alloc(weightCount);
+      if (trace) {
+        call.qProj = heap.alloc(p.B * p.seqQ * c.dModel);
+        call.kProj = heap.alloc(p.B * p.seqK * c.kvWidth);
+        call.vProj = heap.alloc(p.B * p.seqK * c.kvWidth);
+        call.concat = heap.alloc(p.B * p.seqQ * c.dModel);
+      }
+      const status = this.module._multiHead(call);
+      if (status !== 0) throw rangeError(fn, `the core rejected the call: ${this.module._statusMessage(status)}`);
+      const result = { output: { data: heap.read(call.out, sizeOf(outShape)), shape: outShape } };
+      if (wantWeights) {
+        const all = heap.read(call.attentionWeights, weightCount);
+        result.weights = options.averageWeights
+          ? { data: averageHeads(all, p.B, c.numHeads, p.seqQ * p.seqK), shape: [...lead, p.seqQ, p.seqK] }
+          : { data: all, shape: [...lead, c.numHeads, p.seqQ, p.seqK] };
+        if (trace) {
+          const heads = (address, L, H) => ({ data: splitHeads(heap.read(address, p.B * L * H * c.headDim), p.B, L, H, c.headDim), shape: [...lead, H, L, c.headDim] });
+          result.trace = {
+            q: heads(call.qProj, p.seqQ, c.numHeads),
+            k: heads(call.kProj, p.seqK, c.numKvHeads),
+            v: heads(call.vProj, p.seqK, c.numKvHeads),
+            weights: { data: all, shape: [...lead, c.numHeads, p.seqQ, p.seqK] },
+            concat: { data: heap.read(call.concat, p.B * p.seqQ * c.dModel), shape: outShape.slice() },
+            output: result.output,
+          };
+        }
+      }
+      return result;
+    } finally {
+      heap.release();
+    }
+  }
+
+  /** Frees the weights' wasm memory; the object cannot be used afterwards. */
+  dispose() {
+    this.params.dispose();
+  }
+}

@@ -1,0 +1,148 @@
+// Positional encodings: sinusoidal, learned tables, RoPE, ALiBi, graph-Laplacian eigenvectors.
+import { typeError, rangeError, describe } from './errors.js';
+import { toTensor, formatShape, sizeOf } from './tensor.js';
+import { HeapScope } from './heap.js';
+import { positiveInteger, checkKeys } from './multi_head.js';
+
+function nonNegativeInteger(fn, name, value) {
+  if (typeof value !== 'number') throw typeError(fn, `${name} must be a number, got ${describe(value)}`);
+  if (!Number.isInteger(value) || value < 0) throw rangeError(fn, `${name} must be a non-negative integer, got ${value}`);
+  return value;
+}
+
+function checkBase(fn, base) {
+  if (typeof base !== 'number') throw typeError(fn, `options.base must be a number, got ${describe(base)}`);
+  if (!Number.isFinite(base) || base <= 1) throw rangeError(fn, `options.base must be a finite number above 1, got ${base}`);
+  return base;
+}
+
+/** Binds the positional-encoding functions to one module. */
+export function makePositional(module) {
+  const run = (fn, body) => {
+    const heap = new HeapScope(module);
+    try { return body(heap); } finally { heap.release(); }
+  };
+
+  /** PE[p, 2i] = sin(p / base^(2i/dModel)), PE[p, 2i+1] = cos(...): [seqLen, dModel]. */
+  function sinusoidalEncoding(seqLen, dModel, options = {}) {
+    const fn = 'sinusoidalEncoding';
+    nonNegativeInteger(fn, 'seqLen', seqLen);
+    positiveInteger(fn, 'dModel', dModel);
+    checkKeys(fn, 'option', options, ['base']);
+    const base = checkBase(fn, options.base ?? 10000);
+    const shape = [seqLen, dModel];
+    if (seqLen === 0) return { data: new Float32Array(0), shape };
+    return run(fn, (heap) => {
+      const out = heap.alloc(seqLen * dModel);
+      module._sinusoidal(seqLen, dModel, base, out);
+      return { data: heap.read(out, seqLen * dModel), shape };
+    });
+  }
+
+  /** Learned (or any) table: x [..., L, d] + table[offset .. offset + L) ([maxLen, d]). */
+  function addPositionalEncoding(xIn, tableIn, options = {}) {
+    const fn = 'addPositionalEncoding';
+    const x = toTensor(fn, 'x', xIn);
+    const table = toTensor(fn, 'table', tableIn);
+    checkKeys(fn, 'option', options, ['offset']);
+    const offset = nonNegativeInteger(fn, 'options.offset', options.offset ?? 0);
+    if (x.shape.length < 2) throw rangeError(fn, `x must have shape [..., L, d], got ${formatShape(x.shape)}`);
+    if (table.shape.length !== 2) throw rangeError(fn, `table must have shape [maxLen, d], got ${formatShape(table.shape)}`);
+    const [L, d] = x.shape.slice(-2);
+    if (table.shape[1] !== d) throw rangeError(fn, `table has ${table.shape[1]} columns but x has ${d}`);
+    if (table.shape[0] < offset + L) throw rangeError(fn, `table has ${table.shape[0]} positions but x needs ${offset + L} (offset ${offset} + L ${L})`);
+    const out = new Float32Array(x.data.length);
+    for (let i = 0; i < x.data.length; i++) out[i] = x.data[i] + table.data[offset * d + (i % (L * d))];
+    return { data: out, shape: x.shape };
+  }
+
+  /**
+   * Rotary embedding of x [..., L, dim] (dim even). positions: [L] (default 0 .. L-1).
+   * interleaved false: pairs (i, i + dim/2) ("rotate_half"); true: pairs (2i, 2i+1).
+   */
+  function applyRope(xIn, options = {}) {
+    const fn = 'applyRope';
+    const x = toTensor(fn, 'x', xIn);
+    checkKeys(fn, 'option', options, ['positions', 'base', 'interleaved'], ['interleaved']);
+    if (x.shape.length < 2) throw rangeError(fn, `x must have shape [..., L, dim], got ${formatShape(x.shape)}`);
+    const [L, dim] = x.shape.slice(-2);
+    if (dim % 2 !== 0) throw rangeError(fn, `x has ${dim} features; RoPE rotates pairs, so dim must be even`);
+    const base = checkBase(fn, options.base ?? 10000);
+    let positions = null;
+    if (options.positions !== undefined) {
+      const pos = options.positions;
+      if (!Array.isArray(pos) && !ArrayBuffer.isView(pos)) throw typeError(fn, `options.positions must be an array of numbers, got ${describe(pos)}`);
+      if (pos.length !== L) throw rangeError(fn, `options.positions has ${pos.length} entries but x has L = ${L}`);
+      positions = Float32Array.from(pos, (value, i) => {
+        if (typeof value !== 'number' || !Number.isFinite(value)) throw rangeError(fn, `options.positions[${i}] must be a finite number, got ${value}`);
+        return value;
+      });
+    }
+    const rows = sizeOf(x.shape.slice(0, -1));
+    if (rows === 0 || dim === 0) return { data: new Float32Array(x.data.length), shape: x.shape };
+    const perRow = new Float32Array(rows);
+    for (let r = 0; r < rows; r++) perRow[r] = positions ? positions[r % L] : r % L;
+    return run(fn, (heap) => {
+      const xAddress = heap.floats(x.data);
+      module._rope(xAddress, rows, dim, heap.floats(perRow), base, options.interleaved === true, xAddress);
+      return { data: heap.read(xAddress, x.data.length), shape: x.shape };
+    });
+  }
+
+  /** ALiBi head slopes, exactly the reference get_slopes(numHeads). */
+  function alibiSlopes(numHeads) {
+    positiveInteger('alibiSlopes', 'numHeads', numHeads);
+    return module._alibiSlopes(numHeads);
+  }
+
+  /** bias[h, i, j] = -slope_h · |(i + Lk - Lq) - j|, an additive mask: [numHeads, Lq, Lk]. */
+  function alibiBias(numHeads, seqQ, seqK = seqQ) {
+    const fn = 'alibiBias';
+    positiveInteger(fn, 'numHeads', numHeads);
+    nonNegativeInteger(fn, 'seqQ', seqQ);
+    nonNegativeInteger(fn, 'seqK', seqK);
+    const shape = [numHeads, seqQ, seqK];
+    const count = sizeOf(shape);
+    if (count === 0) return { data: new Float32Array(0), shape };
+    return run(fn, (heap) => {
+      const out = heap.alloc(count);
+      module._alibiBias(numHeads, seqQ, seqK, out);
+      return { data: heap.read(out, count), shape };
+    });
+  }
+
+  /**
+   * Eigenvectors of the symmetric normalised graph Laplacian after the trivial one:
+   * a tensor [numNodes, k] with `eigenvalues` (ascending). Sign: each column's entry of
+   * largest magnitude is positive.
+   */
+  function laplacianEncoding(graph, k) {
+    const fn = 'laplacianEncoding';
+    if (graph === null || typeof graph !== 'object') throw typeError(fn, `graph must be { numNodes, edges }, got ${describe(graph)}`);
+    checkKeys(fn, 'graph field', graph, ['numNodes', 'edges']);
+    const n = positiveInteger(fn, 'graph.numNodes', graph.numNodes);
+    nonNegativeInteger(fn, 'k', k);
+    if (k > n - 1) throw rangeError(fn, `k is ${k} but a graph of ${n} nodes has only ${n - 1} non-trivial eigenvectors`);
+    const edges = graph.edges ?? [];
+    if (!Array.isArray(edges)) throw typeError(fn, `graph.edges must be an array of [a, b] pairs, got ${describe(edges)}`);
+    const flat = new Int32Array(edges.length * 2);
+    edges.forEach((edge, e) => {
+      if (!Array.isArray(edge) || edge.length !== 2) throw typeError(fn, `graph.edges[${e}] must be a pair [a, b], got ${describe(edge)}`);
+      edge.forEach((node, s) => {
+        if (!Number.isInteger(node) || node < 0 || node >= n) throw rangeError(fn, `graph.edges[${e}][${s}] is ${node}; nodes are integers in [0, ${n - 1}]`);
+        flat[2 * e + s] = node;
+      });
+    });
+    const shape = [n, k];
+    if (k === 0) return { data: new Float32Array(0), shape, eigenvalues: new Float32Array(0) };
+    return run(fn, (heap) => {
+      const vectors = heap.alloc(n * k);
+      const values = heap.alloc(k);
+      const status = module._laplacian(n, heap.ints(flat), edges.length, k, vectors, values);
+      if (status !== 0) throw rangeError(fn, `the core rejected the call: ${module._statusMessage(status)}`);
+      return { data: heap.read(vectors, n * k), shape, eigenvalues: heap.read(values, k) };
+    });
+  }
+
+  return { sinusoidalEncoding, addPositionalEncoding, applyRope, alibiSlopes, alibiBias, laplacianEncoding };
+}
