@@ -40,8 +40,7 @@ namespace {
 // Slopes for a power-of-two head count n: start = 2^(-2^-(log2(n) - 3)), ratio = start.
 void PowerOfTwoSlopes(int n, double* slopes) {
   const double start = std::pow(2.0, -std::pow(2.0, -(std::log2(static_cast<double>(n)) - 3.0)));
-  double slope = start;
-  for (int i = 0; i < n; ++i, slope *= start) slopes[i] = slope;
+  for (int i = 0; i < n; ++i) slopes[i] = start * std::pow(start, i);  // as the reference
 }
 
 }  // namespace
