@@ -42,6 +42,12 @@ export interface AttentionOptions {
    * or past the length are hidden.
    */
   keyLengths?: number | number[] | Int32Array;
+  /**
+   * DynamicViT keep decisions for self-attention, `[..., L]` of 0/1: token j is attended
+   * only if kept, except that every token attends to itself (`G_ij = 1 if i = j else
+   * keep_j`). Combined with `mask` when both are given.
+   */
+  keepMask?: MaskLike | number[];
   /** Also return the attention weights `[..., Lq, Lk]` (uses the step-by-step path). */
   returnWeights?: boolean;
   /** Also return every stage a tutorial shows (implies returnWeights). */
@@ -71,6 +77,123 @@ export interface AttentionResult {
   trace?: AttentionTrace;
 }
 
+/** Weights of multi-head attention (row-vector convention: `Q = X·W_Q`). */
+export interface MultiHeadWeights {
+  /** `[dModel, dModel]` */ wq: Tensor;
+  /** `[kDim, numKvHeads·headDim]` */ wk: Tensor;
+  /** `[vDim, numKvHeads·headDim]` */ wv: Tensor;
+  /** `[dModel, dModel]` */ wo: Tensor;
+  /** `[dModel]` (with bias) */ bq?: Tensor;
+  /** `[numKvHeads·headDim]` */ bk?: Tensor;
+  /** `[numKvHeads·headDim]` */ bv?: Tensor;
+  /** `[dModel]` */ bo?: Tensor;
+}
+
+export interface MultiHeadConfig {
+  dModel: number;
+  /** Must divide dModel; headDim = dModel / numHeads. */
+  numHeads: number;
+  /** Features of the key input (default dModel). */
+  kDim?: number;
+  /** Features of the value input (default dModel). */
+  vDim?: number;
+  /** Grouped-query attention: key/value heads, dividing numHeads (default numHeads). */
+  numKvHeads?: number;
+  /** Projection biases (default true). */
+  bias?: boolean;
+  /** Seed of the deterministic Xavier-uniform initialisation (default 0). */
+  seed?: number;
+}
+
+export interface MultiHeadForwardOptions {
+  /** Boolean or additive mask broadcast to `[B?, numHeads, Lq, Lk]`. */
+  mask?: MaskLike;
+  causal?: boolean;
+  causalAlign?: 'top-left' | 'bottom-right';
+  /** `[B]` (or one number unbatched): keys past the length are padding. */
+  keyLengths?: number | number[] | Int32Array;
+  /** Return `weights: [B?, numHeads, Lq, Lk]`. */
+  returnWeights?: boolean;
+  /** Return `weights` averaged over heads: `[B?, Lq, Lk]` (implies returnWeights). */
+  averageWeights?: boolean;
+  /** Return per-head q, k, v, weights, the concatenation and the output. */
+  trace?: boolean;
+}
+
+export interface MultiHeadResult {
+  /** `[B?, Lq, dModel]` */
+  output: Tensor;
+  weights?: Tensor;
+  trace?: {
+    /** `[B?, numHeads, Lq, headDim]` */ q: Tensor;
+    /** `[B?, numKvHeads, Lk, headDim]` */ k: Tensor;
+    /** `[B?, numKvHeads, Lk, headDim]` */ v: Tensor;
+    /** `[B?, numHeads, Lq, Lk]` */ weights: Tensor;
+    /** `[B?, Lq, dModel]`: heads side by side */ concat: Tensor;
+    /** `[B?, Lq, dModel]` */ output: Tensor;
+  };
+}
+
+/** Multi-head attention with weights in wasm memory; call dispose() when done. */
+export declare class MultiHeadAttention {
+  constructor(config: MultiHeadConfig);
+  readonly dModel: number;
+  readonly numHeads: number;
+  readonly numKvHeads: number;
+  readonly headDim: number;
+  readonly kDim: number;
+  readonly vDim: number;
+  /** Replaces any subset of the weights; all shapes are checked before anything changes. */
+  setWeights(weights: Partial<Record<keyof MultiHeadWeights, TensorLike>>): void;
+  getWeights(): MultiHeadWeights;
+  /**
+   * @param query `[B?, Lq, dModel]`
+   * @param key `[B?, Lk, kDim]` (default: query)
+   * @param value `[B?, Lk, vDim]` (default: key)
+   */
+  forward(query: TensorLike, key?: TensorLike, value?: TensorLike, options?: MultiHeadForwardOptions): MultiHeadResult;
+  /** Frees the weights' wasm memory; any later call throws. */
+  dispose(): void;
+}
+
+export interface EncoderLayerConfig {
+  dModel: number;
+  numHeads: number;
+  /** Hidden width of the feed-forward network. */
+  dFF: number;
+  /** 'post' (default, original Transformer): LN(x + sublayer(x)); 'pre': x + sublayer(LN(x)). */
+  norm?: 'pre' | 'post';
+  activation?: 'relu' | 'gelu';
+  seed?: number;
+  bias?: boolean;
+  /** Layer-norm epsilon (default 1e-5). */
+  eps?: number;
+  numKvHeads?: number;
+}
+
+/** Weights of the encoder layer: MultiHeadWeights plus norms and FFN. */
+export interface EncoderLayerWeights extends MultiHeadWeights {
+  /** `[dModel]` */ ln1Gamma: Tensor; ln1Beta: Tensor; ln2Gamma: Tensor; ln2Beta: Tensor;
+  /** `[dModel, dFF]` */ w1: Tensor;
+  /** `[dFF]` */ b1: Tensor;
+  /** `[dFF, dModel]` */ w2: Tensor;
+  /** `[dModel]` */ b2: Tensor;
+}
+
+/** Self-attention and FFN, each with a residual connection and a layer norm. */
+export declare class TransformerEncoderLayer {
+  constructor(config: EncoderLayerConfig);
+  readonly dModel: number;
+  readonly numHeads: number;
+  readonly dFF: number;
+  readonly norm: 'pre' | 'post';
+  setWeights(weights: Partial<Record<keyof EncoderLayerWeights, TensorLike>>): void;
+  getWeights(): EncoderLayerWeights;
+  /** x: `[B?, L, dModel]` → `[B?, L, dModel]`. */
+  forward(x: TensorLike, options?: { mask?: MaskLike; causal?: boolean; causalAlign?: 'top-left' | 'bottom-right'; keyLengths?: number | number[] | Int32Array }): Tensor;
+  dispose(): void;
+}
+
 export interface AttentionWasm {
   /** What is loaded: package version and the SIMD target in use. */
   readonly info: { readonly version: string; readonly simd: boolean; readonly target: string };
@@ -94,6 +217,36 @@ export interface AttentionWasm {
    * @returns `[..., m, n]`
    */
   matmul(a: TensorLike, b: TensorLike): Tensor;
+  /** Multi-head attention layer class bound to this module. */
+  MultiHeadAttention: typeof MultiHeadAttention;
+  /** Transformer encoder layer class bound to this module. */
+  TransformerEncoderLayer: typeof TransformerEncoderLayer;
+  /** `PE[p, 2i] = sin(p / base^(2i/dModel))`, `PE[p, 2i+1] = cos(...)`: `[seqLen, dModel]`. */
+  sinusoidalEncoding(seqLen: number, dModel: number, options?: { base?: number }): Tensor;
+  /** Adds rows `offset .. offset+L-1` of a (learned) table `[maxLen, d]` to x `[..., L, d]`. */
+  addPositionalEncoding(x: TensorLike, table: TensorLike, options?: { offset?: number }): Tensor;
+  /**
+   * Rotary position embedding of x `[..., L, dim]` (dim even). `interleaved: false` (default)
+   * rotates pairs (i, i + dim/2) ("rotate_half", GPT-NeoX/LLaMA); `true` pairs (2i, 2i+1)
+   * (RoFormer/GPT-J). Angle of pair i at position p: `p · base^(-2i/dim)`.
+   */
+  applyRope(x: TensorLike, options?: { positions?: number[] | Float32Array; base?: number; interleaved?: boolean }): Tensor;
+  /** ALiBi slopes exactly as the reference `get_slopes(numHeads)`. */
+  alibiSlopes(numHeads: number): number[];
+  /** `bias[h, i, j] = -slope_h · |(i + Lk - Lq) - j|`, `[numHeads, Lq, Lk]`: an additive mask. */
+  alibiBias(numHeads: number, seqQ: number, seqK?: number): Tensor;
+  /**
+   * The k eigenvectors of the symmetric normalised Laplacian after the trivial one,
+   * `[numNodes, k]`, with their eigenvalues (ascending). Isolated nodes have a zero row in
+   * L. Sign: each vector's largest-magnitude entry is positive.
+   */
+  laplacianEncoding(graph: { numNodes: number; edges: Array<[number, number]> }, k: number): Tensor & { eigenvalues: Float32Array };
+  /** Layer norm over the last axis (biased variance, as PyTorch). */
+  layerNorm(x: TensorLike, options?: { gamma?: TensorLike; beta?: TensorLike; eps?: number }): Tensor;
+  /** `act(x·w1 + b1)·w2 + b2`; gelu is the exact erf form. */
+  feedForward(x: TensorLike, options: { w1: TensorLike; b1?: TensorLike; w2: TensorLike; b2?: TensorLike; activation?: 'relu' | 'gelu' }): Tensor;
+  /** Deep Sets pooling over the set axis: x `[..., n, d]` → `[..., d]`. */
+  setPool(x: TensorLike, op?: 'sum' | 'mean' | 'max'): Tensor;
   /** Makes a tensor from flat data and a shape (default: 1-D). */
   tensor(data: Float32Array | number[], shape?: number[]): Tensor;
   /** Turns a tensor into nested arrays. */
