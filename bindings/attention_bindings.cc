@@ -65,6 +65,10 @@ std::string StatusMessage(int code) {
 // Bytes of the wasm heap currently handed out by malloc (for leak checks and the bench).
 double HeapBytesInUse() { return static_cast<double>(mallinfo().uordblks); }
 
+// The most the heap has ever held from the system (dlmalloc's max footprint): a high-water
+// mark that includes scratch memory freed before a call returned.
+double HeapPeakBytes() { return static_cast<double>(mallinfo().usmblks); }
+
 std::string SimdTarget() {
 #if HWY_TARGET == HWY_WASM
   return "wasm-simd128";
@@ -100,5 +104,6 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
   emscripten::function("_matmul", &RunMatMul);
   emscripten::function("_statusMessage", &StatusMessage);
   emscripten::function("_heapBytesInUse", &HeapBytesInUse);
+  emscripten::function("_heapPeakBytes", &HeapPeakBytes);
   emscripten::function("_simdTarget", &SimdTarget);
 }

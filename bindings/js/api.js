@@ -28,9 +28,12 @@ export function createApi(module) {
     ...makeBlock(module),
     tensor,
     toNested,
-    /** Wasm memory now: the heap's size and the bytes malloc has handed out. */
+    /**
+     * Wasm memory: the heap's size, the bytes malloc has handed out now, and the most malloc
+     * has ever taken from the heap (a high-water mark, scratch memory included).
+     */
     memory() {
-      return { heapBytes: module.HEAP8.length, inUseBytes: module._heapBytesInUse() };
+      return { heapBytes: module.HEAP8.length, inUseBytes: module._heapBytesInUse(), peakBytes: module._heapPeakBytes() };
     },
   });
 }

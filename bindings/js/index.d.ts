@@ -251,8 +251,11 @@ export interface AttentionWasm {
   tensor(data: Float32Array | number[], shape?: number[]): Tensor;
   /** Turns a tensor into nested arrays. */
   toNested(t: TensorLike): NestedNumbers;
-  /** Wasm memory now: heap size and bytes handed out by malloc. */
-  memory(): { heapBytes: number; inUseBytes: number };
+  /**
+   * Wasm memory: heap size, bytes handed out by malloc now, and the high-water mark of what
+   * malloc ever took from the heap (scratch memory included).
+   */
+  memory(): { heapBytes: number; inUseBytes: number; peakBytes: number };
 }
 
 export interface InitOptions {

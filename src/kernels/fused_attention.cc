@@ -304,7 +304,10 @@ void FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   }
   const float* v_base = pb.v;
   int v_stride = pb.v_stride;
-  if (padded_dim != pb.value_dim) {  // give every value row whole vectors
+  // Copy v into contiguous rows of whole vectors when it is strided (a head of a wider
+  // projection: rows 2 KiB apart alias in L1 and cost MultiHeadAttention ~30%) or when
+  // value_dim is not a multiple of 4.
+  if (padded_dim != pb.value_dim || pb.v_stride != padded_dim) {
     ws.v_padded.assign(static_cast<size_t>(pb.seq_k) * padded_dim, 0.0f);
     for (int j = 0; j < pb.seq_k; ++j) {
       std::memcpy(ws.v_padded.data() + static_cast<size_t>(j) * padded_dim,

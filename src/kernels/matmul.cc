@@ -1,11 +1,25 @@
 // MatMul (Highway, static dispatch). Eigen runs scalar under emcc, so the SIMD is here.
-// Each output row is built as Σ_p a[i][p]·b[p][:]: a broadcast times a contiguous row of b,
-// so every load is unit-stride. Blocks of 4 rows share each load of b.
+//
+// The loop nest:
+//   1. pack b into panels of 8 columns ([inner, 8] each, zero-padded), so the micro-kernel
+//      loads two whole vectors per step from one contiguous, L1-resident stream;
+//   2. for each block of 64 rows of a, for each panel, for each 4 rows of the block:
+//        out[4 × 8] = bias + Σ_p a[r][p]·panel[p][:]     (8 accumulators, 11 live vectors)
+//      Rows of a are re-read from L2 per panel; each panel is reused by 16 row quads.
+// Register tile 4 × 8 as in the fused attention kernel: V8 has 16 xmm registers.
 #include "kernels/matmul.h"
 
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 #include "hwy/highway.h"
+
+#if defined(__clang__)
+#define ATTN_NO_UNROLL _Pragma("clang loop unroll(disable)")
+#else
+#define ATTN_NO_UNROLL
+#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace attn {
@@ -15,51 +29,96 @@ namespace hn = hwy::HWY_NAMESPACE;
 using D = hn::Full128<float>;
 using V = hn::Vec<D>;
 constexpr int kLanes = 4;
-constexpr int kRows = 4;
+constexpr int kRows = 4;               // rows of a per register tile
+constexpr int kCols = 2 * kLanes;      // columns of b per panel
+constexpr int kRowBlock = 16 * kRows;  // rows of a that share one pass over the panels
 
-// out[r0 .. r0+n_rows) = a[r0 .. r0+n_rows)·b for the columns [c, c + 4).
-//   a_rows: n_rows × [inner]   b: [inner, cols]   out_rows: n_rows × [cols]
-HWY_INLINE void RowBlockColumns(const float* const a_rows[kRows], const float* b,
-                                const float* bias, int inner, int cols, int c,
-                                float* const out_rows[kRows]) {
-  const D d;
-  const V start = bias != nullptr ? hn::LoadU(d, bias + c) : hn::Zero(d);
-  V acc0 = start, acc1 = start, acc2 = start, acc3 = start;
-  const float* b_col = b + c;
-  for (int p = 0; p < inner; ++p, b_col += cols) {
-    const V bv = hn::LoadU(d, b_col);
-    acc0 = hn::MulAdd(hn::Set(d, a_rows[0][p]), bv, acc0);
-    acc1 = hn::MulAdd(hn::Set(d, a_rows[1][p]), bv, acc1);
-    acc2 = hn::MulAdd(hn::Set(d, a_rows[2][p]), bv, acc2);
-    acc3 = hn::MulAdd(hn::Set(d, a_rows[3][p]), bv, acc3);
+// Step 1. panels[t][p][c] = b[p][t·8 + c], zero past cols; bias likewise in [tiles, 8].
+//   b: [inner, cols]   panels: [ceil(cols / 8), inner, 8]
+void PackPanels(const float* b, const float* bias, int inner, int cols, float* panels,
+                float* bias_panels) {
+  const int tiles = (cols + kCols - 1) / kCols;
+  for (int t = 0; t < tiles; ++t) {
+    const int c0 = t * kCols;
+    const int width = std::min(kCols, cols - c0);
+    float* panel = panels + static_cast<size_t>(t) * inner * kCols;
+    for (int p = 0; p < inner; ++p) {
+      float* dst = panel + static_cast<size_t>(p) * kCols;
+      std::memcpy(dst, b + static_cast<size_t>(p) * cols + c0, sizeof(float) * width);
+      std::fill(dst + width, dst + kCols, 0.0f);
+    }
+    for (int c = 0; c < kCols; ++c) bias_panels[t * kCols + c] = (bias != nullptr && c < width) ? bias[c0 + c] : 0.0f;
   }
-  hn::StoreU(acc0, d, out_rows[0] + c);
-  hn::StoreU(acc1, d, out_rows[1] + c);
-  hn::StoreU(acc2, d, out_rows[2] + c);
-  hn::StoreU(acc3, d, out_rows[3] + c);
+}
+
+// Step 2. acc[2r], acc[2r+1] = bias + a_rows[r] · panel over `inner`.
+//   a_rows: 4 × [inner]   panel: [inner, 8]   out: 4 × [8] (row stride out_stride)
+HWY_INLINE void MicroKernel(const float* const a_rows[kRows], const float* panel,
+                            const float* bias8, int inner, float* out, int out_stride) {
+  const D d;
+  const V bias_lo = hn::LoadU(d, bias8), bias_hi = hn::LoadU(d, bias8 + kLanes);
+  V c00 = bias_lo, c01 = bias_hi, c10 = bias_lo, c11 = bias_hi;
+  V c20 = bias_lo, c21 = bias_hi, c30 = bias_lo, c31 = bias_hi;
+  const float* a0 = a_rows[0];
+  const float* a1 = a_rows[1];
+  const float* a2 = a_rows[2];
+  const float* a3 = a_rows[3];
+  ATTN_NO_UNROLL
+  for (int p = 0; p < inner; ++p, panel += kCols) {
+    const V b_lo = hn::LoadU(d, panel);
+    const V b_hi = hn::LoadU(d, panel + kLanes);
+    V a = hn::Set(d, a0[p]);
+    c00 = hn::MulAdd(a, b_lo, c00);
+    c01 = hn::MulAdd(a, b_hi, c01);
+    a = hn::Set(d, a1[p]);
+    c10 = hn::MulAdd(a, b_lo, c10);
+    c11 = hn::MulAdd(a, b_hi, c11);
+    a = hn::Set(d, a2[p]);
+    c20 = hn::MulAdd(a, b_lo, c20);
+    c21 = hn::MulAdd(a, b_hi, c21);
+    a = hn::Set(d, a3[p]);
+    c30 = hn::MulAdd(a, b_lo, c30);
+    c31 = hn::MulAdd(a, b_hi, c31);
+  }
+  hn::StoreU(c00, d, out);
+  hn::StoreU(c01, d, out + kLanes);
+  hn::StoreU(c10, d, out + out_stride);
+  hn::StoreU(c11, d, out + out_stride + kLanes);
+  hn::StoreU(c20, d, out + 2 * out_stride);
+  hn::StoreU(c21, d, out + 2 * out_stride + kLanes);
+  hn::StoreU(c30, d, out + 3 * out_stride);
+  hn::StoreU(c31, d, out + 3 * out_stride + kLanes);
 }
 
 void MatMulImpl(const float* a, const float* b, const float* bias, int rows, int inner,
                 int cols, float* out) {
-  for (int r0 = 0; r0 < rows; r0 += kRows) {
-    const int n_rows = std::min(kRows, rows - r0);
-    const float* a_rows[kRows];
-    float* out_rows[kRows];
-    // A short last block repeats its last row, so the tile stays 4 high (it writes the same
-    // values twice rather than branching in the inner loop).
-    for (int r = 0; r < kRows; ++r) {
-      const int row = r0 + std::min(r, n_rows - 1);
-      a_rows[r] = a + static_cast<size_t>(row) * inner;
-      out_rows[r] = out + static_cast<size_t>(row) * cols;
-    }
-    int c = 0;
-    for (; c + kLanes <= cols; c += kLanes) RowBlockColumns(a_rows, b, bias, inner, cols, c, out_rows);
-    // Scalar tail columns.
-    for (; c < cols; ++c) {
-      for (int r = 0; r < n_rows; ++r) {
-        float sum = bias != nullptr ? bias[c] : 0.0f;
-        for (int p = 0; p < inner; ++p) sum += a_rows[r][p] * b[static_cast<size_t>(p) * cols + c];
-        out_rows[r][c] = sum;
+  const int tiles = (cols + kCols - 1) / kCols;
+  std::vector<float> panels(static_cast<size_t>(tiles) * inner * kCols);
+  std::vector<float> bias_panels(static_cast<size_t>(tiles) * kCols);
+  PackPanels(b, bias, inner, cols, panels.data(), bias_panels.data());
+  alignas(16) float edge[kRows * kCols];  // the last panel's tile when cols % 8 != 0
+  for (int r_block = 0; r_block < rows; r_block += kRowBlock) {
+    const int block_end = std::min(rows, r_block + kRowBlock);
+    for (int t = 0; t < tiles; ++t) {
+      const float* panel = panels.data() + static_cast<size_t>(t) * inner * kCols;
+      const int c0 = t * kCols;
+      const int width = std::min(kCols, cols - c0);
+      for (int r0 = r_block; r0 < block_end; r0 += kRows) {
+        const int n_rows = std::min(kRows, block_end - r0);
+        const float* a_rows[kRows];
+        for (int r = 0; r < kRows; ++r) {  // a short last quad repeats its last row
+          a_rows[r] = a + static_cast<size_t>(r0 + std::min(r, n_rows - 1)) * inner;
+        }
+        if (width == kCols && n_rows == kRows) {
+          MicroKernel(a_rows, panel, bias_panels.data() + t * kCols, inner,
+                      out + static_cast<size_t>(r0) * cols + c0, cols);
+          continue;
+        }
+        MicroKernel(a_rows, panel, bias_panels.data() + t * kCols, inner, edge, kCols);
+        for (int r = 0; r < n_rows; ++r) {
+          std::memcpy(out + static_cast<size_t>(r0 + r) * cols + c0, edge + r * kCols,
+                      sizeof(float) * width);
+        }
       }
     }
   }
