@@ -82,7 +82,7 @@ export function checkAttention(c, inputs, output, label, tolerance = 1e-4) {
  * `warmupMs` (V8 compiles wasm with a baseline compiler first and tiers hot functions up in
  * the background), then repeats until both `minReps` and `minMs` are reached.
  */
-export async function measure(fn, { warmup = 2, warmupMs = 300, minReps = 5, minMs = 500, maxReps = 2000 } = {}) {
+export async function measure(fn, { warmup = 2, warmupMs = 1500, minReps = 5, minMs = 1000, maxReps = 5000 } = {}) {
   const start = performance.now();
   for (let i = 0; i < warmup || performance.now() - start < warmupMs; i++) await fn();
   const times = [];

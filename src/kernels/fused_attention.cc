@@ -3,11 +3,12 @@
 // The loop nest, per head:
 //   1. pack kᵀ into panels of 8 keys ([head_dim, 8] each) so the score tile loads two
 //      whole vectors per head_dim step;
-//   2. for every block of 4 query rows, walk the key tiles that any of its rows can see:
-//        a. scores   s[4×8] = q_block · panelᵀ           (8 accumulators, 11 live vectors)
+//   2. for every block of 4 query rows, walk the keys any of its rows can see, 32 at a time:
+//        a. scores   s[4×8] = q_block · panelᵀ, four panels (8 accumulators, 11 live vectors)
 //        b. scale and mask, in base 2: s·scale·log2(e) + mask·log2(e), -Inf where blocked
-//        c. online softmax: new running max m, p = 2^(s - m), rescale factor 2^(m_old - m)
-//        d. acc[4×value_dim] = acc·rescale + p·v_tile
+//        c. online softmax over the 32: new running max m, p = 2^(s - m), and the factor
+//           2^(m_old - m) that rescales what was accumulated before
+//        d. acc[4×value_dim] = acc·rescale + p·v_block  (acc makes one round trip per 32 keys)
 //   3. divide each row by its running sum (0 for rows that saw nothing).
 // Register tiles are 4 rows × 8 keys (scores) and 4 rows × 8 values (output): V8 maps wasm
 // SIMD onto 16 xmm registers and spills past ~14 live vectors.
@@ -39,7 +40,9 @@ using V = hn::Vec<D>;
 
 constexpr int kLanes = 4;
 constexpr int kRowsPerTile = 4;
-constexpr int kKeysPerTile = 2 * kLanes;
+constexpr int kKeysPerTile = 2 * kLanes;            // keys per score register tile
+constexpr int kTilesPerBlock = 4;                   // score tiles per softmax update
+constexpr int kKeysPerBlock = kTilesPerBlock * kKeysPerTile;
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
@@ -142,31 +145,43 @@ struct RowState {
   bool poisoned = false;  // a visible score was NaN or +Infinity
 };
 
-// Step 2c for one row: updates the running max and sum, writes p = 2^(s - max) to
-// p_row[0..7] and returns the factor that rescales what was accumulated before.
-HWY_INLINE float OnlineSoftmaxRow(const V* s, RowState& state, float* p_row) {
+// Step 2c for one row: given the row's base-2 scores in scores[0 .. 4·num_vectors), updates
+// the running max and sum, overwrites the scores with p = 2^(s - max) and returns the
+// factor that rescales what was accumulated before.
+HWY_INLINE float OnlineSoftmaxRow(float* scores, int num_vectors, RowState& state) {
   const D d;
-  // NaN and +Inf would be lost by the max below (wasm's pmax drops NaN): remember them.
+  // 1. Block max, and whether a score is NaN or +Inf (wasm's pmax would drop a NaN).
   const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
-  const auto bad = hn::Or(hn::Not(hn::Lt(s[0], inf)), hn::Not(hn::Lt(s[1], inf)));
+  V vmax = hn::Set(d, kNegInf);
+  auto bad = hn::Not(hn::Lt(vmax, inf));  // all false
+  for (int i = 0; i < num_vectors; ++i) {
+    const V x = hn::Load(d, scores + i * kLanes);
+    bad = hn::Or(bad, hn::Not(hn::Lt(x, inf)));
+    vmax = hn::Max(vmax, x);
+  }
   if (!hn::AllFalse(d, bad)) state.poisoned = true;
-  const float tile_max = hn::GetLane(hn::MaxOfLanes(d, hn::Max(s[0], s[1])));
-  const float new_max = std::max(state.max, tile_max);
-  // A row that has seen only blocked keys keeps max = -Inf; shift by 0 so 2^(-Inf) = 0.
-  const float shift = new_max == kNegInf ? 0.0f : new_max;
-  const V p0 = FastExp2(d, hn::Sub(s[0], hn::Set(d, shift)));
-  const V p1 = FastExp2(d, hn::Sub(s[1], hn::Set(d, shift)));
-  hn::Store(p0, d, p_row);
-  hn::Store(p1, d, p_row + kLanes);
-  const float rescale = state.max == kNegInf ? 0.0f : std::exp2(state.max - shift);
-  state.sum = state.sum * rescale + hn::GetLane(hn::SumOfLanes(d, hn::Add(p0, p1)));
+  const float new_max = std::max(state.max, hn::GetLane(hn::MaxOfLanes(d, vmax)));
+  // 2. p = 2^(s - max). A row that has seen only blocked keys keeps max = -Inf: shift by 0
+  //    so that 2^(-Inf) = 0.
+  const V shift = hn::Set(d, new_max == kNegInf ? 0.0f : new_max);
+  V sum = hn::Zero(d);
+  for (int i = 0; i < num_vectors; ++i) {
+    const V p = FastExp2(d, hn::Sub(hn::Load(d, scores + i * kLanes), shift));
+    hn::Store(p, d, scores + i * kLanes);
+    sum = hn::Add(sum, p);
+  }
+  // 3. Rescale factor for the old accumulators and sum.
+  float rescale = 1.0f;
+  if (state.max == kNegInf) rescale = 0.0f;
+  else if (state.max != new_max) rescale = std::exp2(state.max - new_max);
+  state.sum = state.sum * rescale + hn::GetLane(hn::SumOfLanes(d, sum));
   state.max = new_max;
   return rescale;
 }
 
 // Step 2d, fast form: acc[r] = acc[r]·rescale[r] + Σ_j p[r][j]·v[j] over 8 value columns
 // at a time (8 accumulators), then 4.
-//   p: [4, 8]   v_rows: [num_keys, v_stride]   acc: [4, padded_dim], padded_dim % 4 == 0
+//   p: [4, kKeysPerBlock]   v_rows: [num_keys, v_stride]   acc: [4, padded_dim], padded_dim % 4 == 0
 void AccumulateValues(const float* p, const float* rescale, const float* v_rows,
                       int num_keys, int v_stride, float* acc, int padded_dim) {
   const D d;
@@ -184,7 +199,7 @@ ATTN_NO_UNROLL
       const V v_lo = hn::LoadU(d, v_row);
       const V v_hi = hn::LoadU(d, v_row + kLanes);
       for (int r = 0; r < kRowsPerTile; ++r) {
-        const V w = hn::Set(d, p[r * kKeysPerTile + j]);
+        const V w = hn::Set(d, p[r * kKeysPerBlock + j]);
         a[2 * r] = hn::MulAdd(w, v_lo, a[2 * r]);
         a[2 * r + 1] = hn::MulAdd(w, v_hi, a[2 * r + 1]);
       }
@@ -202,7 +217,7 @@ ATTN_NO_UNROLL
     for (int j = 0; j < num_keys; ++j, v_row += v_stride) {
       const V vv = hn::LoadU(d, v_row);
       for (int r = 0; r < kRowsPerTile; ++r) {
-        a[r] = hn::MulAdd(hn::Set(d, p[r * kKeysPerTile + j]), vv, a[r]);
+        a[r] = hn::MulAdd(hn::Set(d, p[r * kKeysPerBlock + j]), vv, a[r]);
       }
     }
     for (int r = 0; r < kRowsPerTile; ++r) hn::StoreU(a[r], d, acc + r * padded_dim + c);
@@ -221,7 +236,7 @@ void AccumulateValuesSkippingZeros(const float* p, const float* rescale,
       hn::StoreU(hn::Mul(hn::LoadU(d, acc_row + c), hn::Set(d, rescale[r])), d, acc_row + c);
     }
     for (int j = 0; j < num_keys; ++j) {
-      const float w = p[r * kKeysPerTile + j];
+      const float w = p[r * kKeysPerBlock + j];
       if (w == 0.0f) continue;
       const float* v_row = v_rows + static_cast<size_t>(j) * v_stride;
       for (int c = 0; c < padded_dim; c += kLanes) {
@@ -261,27 +276,40 @@ void QueryBlock(const HeadProblem& pb, FusedWorkspace& ws, const float* v_base,
   std::fill(acc, acc + kRowsPerTile * padded_dim, 0.0f);
   RowState state[kRowsPerTile];
   const float scale_log2 = pb.scale * kLog2e;
-  alignas(16) float p[kRowsPerTile * kKeysPerTile];
+  alignas(16) float p[kRowsPerTile * kKeysPerBlock];  // scores, then weights, of a block
   float rescale[kRowsPerTile];
-  for (int j0 = 0; j0 < most_visible; j0 += kKeysPerTile) {
-    const int tile = j0 / kKeysPerTile;
-    const int keys_in_tile = std::min(kKeysPerTile, pb.seq_k - j0);
-    V s[2 * kRowsPerTile];
-    ScoreTile(q_rows, ws.k_panels.data() + static_cast<size_t>(tile) * pb.head_dim * kKeysPerTile,
-              pb.head_dim, s);
-    const bool needs_limit = j0 + kKeysPerTile > least_visible;
-    for (int r = 0; r < kRowsPerTile; ++r) {
-      const float* mask_row = nullptr;
-      if (pb.mask != nullptr && r < num_rows) {
-        mask_row = pb.mask + static_cast<size_t>(row0 + r) * pb.mask_row_stride + j0;
+  for (int j0 = 0; j0 < most_visible; j0 += kKeysPerBlock) {
+    // a, b. Scores of up to four 8-key tiles, scaled and masked, into p.
+    int tiles = 0;
+    bool nonfinite_values = false;
+    for (int jt = j0; jt < most_visible && tiles < kTilesPerBlock; jt += kKeysPerTile, ++tiles) {
+      const int tile = jt / kKeysPerTile;
+      const int keys_in_tile = std::min(kKeysPerTile, pb.seq_k - jt);
+      nonfinite_values = nonfinite_values || ws.v_nonfinite[tile];
+      V s[2 * kRowsPerTile];
+      ScoreTile(q_rows, ws.k_panels.data() + static_cast<size_t>(tile) * pb.head_dim * kKeysPerTile,
+                pb.head_dim, s);
+      const bool needs_limit = jt + kKeysPerTile > least_visible;
+      for (int r = 0; r < kRowsPerTile; ++r) {
+        const float* mask_row = nullptr;
+        if (pb.mask != nullptr && r < num_rows) {
+          mask_row = pb.mask + static_cast<size_t>(row0 + r) * pb.mask_row_stride + jt;
+        }
+        ScaleAndMaskRow(s + 2 * r, scale_log2, mask_row, keys_in_tile);
+        if (needs_limit) BlockKeysFrom(s + 2 * r, jt, visible[r]);
+        float* dst = p + r * kKeysPerBlock + (jt - j0);
+        hn::Store(s[2 * r], D(), dst);
+        hn::Store(s[2 * r + 1], D(), dst + kLanes);
       }
-      ScaleAndMaskRow(s + 2 * r, scale_log2, mask_row, keys_in_tile);
-      if (needs_limit) BlockKeysFrom(s + 2 * r, j0, visible[r]);
-      rescale[r] = OnlineSoftmaxRow(s + 2 * r, state[r], p + r * kKeysPerTile);
     }
+    // c. Online softmax over the block, row by row.
+    for (int r = 0; r < kRowsPerTile; ++r) {
+      rescale[r] = OnlineSoftmaxRow(p + r * kKeysPerBlock, tiles * 2, state[r]);
+    }
+    // d. Weighted values.
     const float* v_rows = v_base + static_cast<size_t>(j0) * v_stride;
-    const int num_keys = std::min(keys_in_tile, most_visible - j0);
-    if (ws.v_nonfinite[tile]) {
+    const int num_keys = std::min({tiles * kKeysPerTile, pb.seq_k - j0, most_visible - j0});
+    if (nonfinite_values) {
       AccumulateValuesSkippingZeros(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
     } else {
       AccumulateValues(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
