@@ -97,3 +97,38 @@ export async function measure(fn, { warmup = 2, warmupMs = 1500, minReps = 5, mi
   times.sort((a, b) => a - b);
   return { ms: times[times.length >> 1], reps: times.length };
 }
+
+/**
+ * Times several runners of the same work fairly on a noisy machine (2 shared cores): after
+ * warming each up, runs rounds in which every runner gets ~roundMs in turn. Reports, per
+ * runner, the best of its per-round medians (`ms`: interference from other tenants, GC
+ * or the other runners' leftovers only ever slows a round down) and the median of all its
+ * samples (`medianMs`). `runners`: { label: fn } (sync or async).
+ */
+export async function measureInterleaved(runners, { warmupMs = 1500, rounds = 5, roundMs = 250, onProgress = () => {} } = {}) {
+  const rounds_ = Object.fromEntries(Object.keys(runners).map((label) => [label, []]));
+  for (const [label, fn] of Object.entries(runners)) {
+    onProgress(`warming up ${label}`);
+    const start = performance.now();
+    for (let i = 0; i < 2 || performance.now() - start < warmupMs; i++) await fn();
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (const [label, fn] of Object.entries(runners)) {
+      onProgress(`round ${round + 1}/${rounds}: ${label}`);
+      const times = [];
+      const start = performance.now();
+      do {
+        const t0 = performance.now();
+        await fn();
+        times.push(performance.now() - t0);
+      } while (performance.now() - start < roundMs || times.length < 3);
+      rounds_[label].push(times);
+    }
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  return Object.fromEntries(Object.entries(rounds_).map(([label, perRound]) => [label, {
+    ms: Math.min(...perRound.map(median)),
+    medianMs: median(perRound.flat()),
+    reps: perRound.flat().length,
+  }]));
+}

@@ -5,7 +5,7 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import { init } from 'attention-wasm';
-import { ATTENTION_CASES, MHA_CASE, attentionFlops, mhaFlops, attentionInputs, randomArray, checkAttention, measure } from './cases.js';
+import { ATTENTION_CASES, MHA_CASE, attentionFlops, mhaFlops, attentionInputs, randomArray, checkAttention, measure, measureInterleaved } from './cases.js';
 import { plainAttention, plainLinear } from './plain-js.js';
 import * as onnxruntime from './peers/onnxruntime.js';
 import * as tfjs from './peers/tfjs.js';
@@ -24,13 +24,18 @@ async function attentionRow(attn, c, index) {
   };
   for (const peer of PEERS) runners[peer.name] = await peer.attention(c, inputs);
   const row = { case: c.name, flops: attentionFlops(c), results: {} };
+  const errors = {};
   for (const [label, run] of Object.entries(runners)) {
     progress(`[${index}] ${c.name}: checking ${label}`);
-    const maxError = checkAttention(c, inputs, await run(), label);
-    progress(`[${index}] ${c.name}: timing ${label}`);
-    const slow = label === 'plain JS';
-    const { ms, reps } = await measure(run, slow ? { warmup: 1, warmupMs: 0, minReps: 3, minMs: 0 } : {});
-    row.results[label] = { ms, gflops: gflops(row.flops, ms), reps, maxError };
+    errors[label] = checkAttention(c, inputs, await run(), label);
+  }
+  // Plain JS is 20-40× slower: timed on its own, a few repeats.
+  const { 'plain JS': plain, ...fast } = runners;
+  progress(`[${index}] ${c.name}: timing plain JS`);
+  const timings = { 'plain JS': await measure(plain, { warmup: 1, warmupMs: 0, minReps: 3, minMs: 0 }) };
+  Object.assign(timings, await measureInterleaved(fast, { onProgress: (text) => progress(`[${index}] ${c.name}: ${text}`) }));
+  for (const [label, { ms, medianMs, reps }] of Object.entries(timings)) {
+    row.results[label] = { ms, medianMs, gflops: gflops(row.flops, ms), reps, maxError: errors[label] };
   }
   return row;
 }
@@ -48,6 +53,7 @@ async function multiHeadRow(attn, c, index) {
   const runners = { 'attention-wasm': () => layer.forward({ data: x, shape: [n, dModel] }).output.data };
   for (const peer of PEERS) runners[peer.name] = await peer.multiHead(c, x, w);
   const row = { case: c.name, flops: mhaFlops(c), results: {} };
+  const errors = {};
   for (const [label, run] of Object.entries(runners)) {
     progress(`[${index}] ${c.name}: checking ${label}`);
     const out = await run();
@@ -59,9 +65,11 @@ async function multiHeadRow(attn, c, index) {
         maxError = Math.max(maxError, diff);
       });
     }
-    progress(`[${index}] ${c.name}: timing ${label}`);
-    const { ms, reps } = await measure(run);
-    row.results[label] = { ms, gflops: gflops(row.flops, ms), reps, maxError };
+    errors[label] = maxError;
+  }
+  const timings = await measureInterleaved(runners, { onProgress: (text) => progress(`[${index}] ${c.name}: ${text}`) });
+  for (const [label, { ms, medianMs, reps }] of Object.entries(timings)) {
+    row.results[label] = { ms, medianMs, gflops: gflops(row.flops, ms), reps, maxError: errors[label] };
   }
   layer.dispose();
   return row;
@@ -143,7 +151,7 @@ process.stderr.write('\r\x1b[K');
 
 const labels = ['attention-wasm', 'plain JS', ...PEERS.map((p) => p.name)];
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, Node ${process.version}`;
-console.log(`Attention, float32, d = 64, one thread; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Median of repeats after warm-up, JS call included.`);
+console.log(`Attention, float32, d = 64, one thread; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 5 interleaved rounds after warm-up (plain JS: median of 3), JS call included (inputs from and outputs to JS arrays).`);
 console.log(`Machine: ${machine}. ${Object.values(versions).join('; ')}.\n`);
 console.log(table(rows, labels));
 console.log(`\nWasm heap, N = ${memory.n}, d = ${memory.d}, no weights requested: high-water mark rose ${MiB(memory.peakRiseBytes)} MiB for ${MiB(memory.ioBytes)} MiB of inputs and output (scratch ${MiB(memory.scratchBytes)} MiB; an N×N score matrix alone would be ${MiB(memory.scoreMatrixBytes)} MiB). Heap size ${MiB(memory.heapBytes)} MiB.`);
