@@ -1,4 +1,4 @@
-// A small static file server for the page: serves web/, dist/ and bindings/js/ from the
+// A small static file server for the page: serves web/, dist/, bindings/ and bench/ from the
 // project root, with .wasm as application/wasm. Loopback only.
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
@@ -6,7 +6,7 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SERVED = ['web', 'dist', 'bindings'];
+const SERVED = ['web', 'dist', 'bindings', 'bench'];
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json',

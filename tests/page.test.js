@@ -92,6 +92,17 @@ test('the four worked examples show exact values and agree with the slides to th
   assert.equal((await shown('ex3-weights')).rows[0][1], 0);
 });
 
+test('the in-page benchmark runs, checks and fills its table', async () => {
+  await page.selectOption('#bench select[name="sizes"]', 'quick');
+  await page.click('#bench button[name="run"]');
+  await page.waitForSelector('#bench[data-done]', { timeout: 120_000 });
+  assert.equal(await page.getAttribute('#bench', 'data-done'), 'true', await page.textContent('#bench [data-role="stage"]'));
+  const rows = await page.$$eval('#bench tbody tr', (trs) => trs.map((tr) => ({ name: tr.dataset.case, gflops: Number(tr.dataset.gflops) })));
+  assert.deepEqual(rows.map((r) => r.name), ['N=64', 'N=256']);
+  assert.ok(rows.every((r) => r.gflops > 0 && Number.isFinite(r.gflops)));
+  assert.equal(await page.$eval('#bench progress', (p) => p.value), 1);
+});
+
 test('the playground reacts: causal hides future keys, and a screenshot is kept', async () => {
   await page.check('input[name="causal"]');
   const w = await shown('demo-weights');
