@@ -7,8 +7,15 @@ import { plainAttention } from '../bench/plain-js.js';
 const nextFrame = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 // Browsers round performance.now() (to 0.1 ms in Chrome without cross-origin isolation),
-// so each sample times a batch of calls lasting at least minSampleMs.
-async function timePerCall(fn, { samples = 7, minSampleMs = 20 } = {}) {
+// so each sample times a batch of calls lasting at least minSampleMs. The warm-up lets the
+// engine tier the wasm up from its baseline compiler first.
+async function timePerCall(fn, { samples = 7, minSampleMs = 20, warmupMs = 1000 } = {}) {
+  const start = performance.now();
+  while (performance.now() - start < warmupMs) {
+    const slice = performance.now();
+    while (performance.now() - slice < 50) fn();
+    await nextFrame();
+  }
   let batch = 1;
   for (;;) {  // find a batch size (this also warms up)
     const t0 = performance.now();
@@ -59,7 +66,7 @@ export function renderBenchPanel(attn, container) {
         step('timing attention-wasm', 1);
         const msOurs = await timePerCall(ours);
         step('timing plain JS', 2);
-        const msPlain = await timePerCall(plain, { samples: 3, minSampleMs: 1 });
+        const msPlain = await timePerCall(plain, { samples: 3, minSampleMs: 1, warmupMs: 0 });
         const flops = attentionFlops(c);
         const row = body.insertRow();
         row.dataset.case = c.name;
