@@ -1,0 +1,19 @@
+// The TypeScript declarations: a usage file compiles under --strict, and misuse is caught.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+test('index.d.ts type-checks real usage (tsc --strict) and rejects misuse', () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
+  let output = '';
+  try {
+    output = execFileSync(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext',
+      '--target', 'es2022', '--lib', 'es2022,dom', 'tests/types/usage.ts'], { cwd: root, encoding: 'utf8' });
+  } catch (error) {
+    output = `${error.stdout}${error.stderr}`;
+    assert.fail(`tsc reported:\n${output}`);
+  }
+  assert.equal(output.trim(), '');
+});

@@ -1,0 +1,36 @@
+// Compiled (not run) by tests/types.test.js with `tsc --noEmit --strict`: the public API as
+// a TypeScript user writes it must type-check, and misuse must not.
+import { init, tensor, toNested, VERSION, type Tensor, type AttentionResult } from 'attention-wasm';
+
+async function main(): Promise<void> {
+  const attn = await init({ wasmUrl: new URL('https://example.invalid/attention.wasm') });
+  const q: Tensor = tensor(new Float32Array(8), [2, 4]);
+  const result: AttentionResult = attn.attention(q, [[1, 2, 3, 4]], [[1, 2]], {
+    mask: [[true], [false]], causal: true, causalAlign: 'bottom-right', scale: 0.5,
+    keyLengths: [1], returnWeights: true, trace: true,
+  });
+  const w: Tensor | undefined = result.weights;
+  const scores: Tensor | undefined = result.trace?.maskedScores;
+  const nested = toNested(result.output);
+  const layer = new attn.MultiHeadAttention({ dModel: 8, numHeads: 2, numKvHeads: 1, seed: 3 });
+  const out = layer.forward(q, undefined, undefined, { averageWeights: true }).output;
+  layer.setWeights({ wq: tensor(new Float32Array(64), [8, 8]) });
+  const pe: Tensor = attn.sinusoidalEncoding(4, 8, { base: 100 });
+  const rope: Tensor = attn.applyRope(pe, { interleaved: true, positions: [0, 1, 2, 3] });
+  const slopes: number[] = attn.alibiSlopes(8);
+  const lap = attn.laplacianEncoding({ numNodes: 3, edges: [[0, 1], [1, 2]] }, 2);
+  const eig: Float32Array = lap.eigenvalues;
+  const enc = new attn.TransformerEncoderLayer({ dModel: 8, numHeads: 2, dFF: 16, norm: 'pre', activation: 'gelu' });
+  const y: Tensor = enc.forward(out, { causal: true });
+  const pooled: Tensor = attn.setPool(y, 'mean');
+  const normed: Tensor = attn.layerNorm(pooled, { eps: 1e-6 });
+  const mem: number = attn.memory().peakBytes;
+  // @ts-expect-error causalAlign takes only the two alignments
+  attn.attention(q, q, q, { causalAlign: 'center' });
+  // @ts-expect-error setPool has no median
+  attn.setPool(y, 'median');
+  void [w, scores, nested, rope, slopes, eig, normed, mem, VERSION, attn.info.simd];
+  layer.dispose();
+  enc.dispose();
+}
+void main;
