@@ -12,8 +12,9 @@ Status CheckRequest(const AttentionRequest& r) {
     return Status::kNegativeDimension;
   }
   if (r.batch == 0 || r.seq_q == 0) return Status::kOk;  // nothing to compute
-  if (r.q == nullptr || r.k == nullptr || r.v == nullptr || r.out == nullptr ||
-      r.entries == nullptr) {
+  const bool has_keys = r.seq_k > 0;  // with no keys, k and v are never read
+  if (r.q == nullptr || r.out == nullptr || r.entries == nullptr ||
+      (has_keys && (r.k == nullptr || r.v == nullptr))) {
     return Status::kNullPointer;
   }
   if (r.mask != nullptr && r.mask_row_stride != 0 && r.mask_row_stride < r.seq_k) {

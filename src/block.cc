@@ -12,10 +12,7 @@ HWY_BEFORE_NAMESPACE();
 namespace attn {
 namespace HWY_NAMESPACE {
 
-namespace hn = hwy::HWY_NAMESPACE;
-using D = hn::Full128<float>;
-using V = hn::Vec<D>;
-constexpr int kLanes = 4;
+#include "kernels/simd-inl.h"
 
 // Two passes per row: the mean, then the variance of x - mean (stable for large offsets).
 void LayerNormImpl(const float* x, int rows, int dim, const float* gamma, const float* beta,

@@ -1,5 +1,6 @@
 #include "encoder_layer.h"
 
+#include <cstddef>
 #include <vector>
 
 namespace attn {

@@ -15,10 +15,8 @@ HWY_BEFORE_NAMESPACE();
 namespace attn {
 namespace HWY_NAMESPACE {
 
-namespace hn = hwy::HWY_NAMESPACE;
-using D = hn::Full128<float>;
-using V = hn::Vec<D>;
-constexpr int kLanes = 4;
+#include "kernels/simd-inl.h"
+
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 

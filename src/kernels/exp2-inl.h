@@ -1,5 +1,5 @@
 // Vector 2^x for the softmax, with the scale and log2(e) folded into x by the caller.
-// Include inside HWY_NAMESPACE after hwy/highway.h.
+// Include inside HWY_NAMESPACE after kernels/simd-inl.h.
 //
 // Why not hn::Exp: the fused kernel already works in base 2 (scores are multiplied by
 // scale·log2(e) once), so a 2^x polynomial saves the range reduction by ln 2. Accuracy: a
@@ -12,8 +12,6 @@
 #else
 #define ATTENTION_WASM_EXP2_INL_H_
 #endif
-
-namespace hn = hwy::HWY_NAMESPACE;
 
 // Returns 2^x per lane. x <= -127 (including -Infinity) gives exactly 0, so blocked keys
 // get a weight of exactly zero. Meant for x <= 0 (scores minus their row maximum).

@@ -21,24 +21,13 @@
 
 #include "hwy/highway.h"
 
-// Keeps LLVM from unrolling a SIMD loop past V8's 16 xmm registers (it spills, -20%).
-#if defined(__clang__)
-#define ATTN_NO_UNROLL _Pragma("clang loop unroll(disable)")
-#else
-#define ATTN_NO_UNROLL
-#endif
-
 HWY_BEFORE_NAMESPACE();
 namespace attn {
 namespace HWY_NAMESPACE {
 
+#include "kernels/simd-inl.h"
 #include "kernels/exp2-inl.h"
 
-namespace hn = hwy::HWY_NAMESPACE;
-using D = hn::Full128<float>;  // 4 lanes on every target
-using V = hn::Vec<D>;
-
-constexpr int kLanes = 4;
 constexpr int kRowsPerTile = 4;
 constexpr int kKeysPerTile = 2 * kLanes;            // keys per score register tile
 constexpr int kTilesPerBlock = 4;                   // score tiles per softmax update

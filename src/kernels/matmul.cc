@@ -15,20 +15,12 @@
 
 #include "hwy/highway.h"
 
-#if defined(__clang__)
-#define ATTN_NO_UNROLL _Pragma("clang loop unroll(disable)")
-#else
-#define ATTN_NO_UNROLL
-#endif
-
 HWY_BEFORE_NAMESPACE();
 namespace attn {
 namespace HWY_NAMESPACE {
 
-namespace hn = hwy::HWY_NAMESPACE;
-using D = hn::Full128<float>;
-using V = hn::Vec<D>;
-constexpr int kLanes = 4;
+#include "kernels/simd-inl.h"
+
 constexpr int kRows = 4;               // rows of a per register tile
 constexpr int kCols = 2 * kLanes;      // columns of b per panel
 constexpr int kRowBlock = 16 * kRows;  // rows of a that share one pass over the panels
