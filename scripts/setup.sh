@@ -15,6 +15,7 @@ command -v emcc >/dev/null 2>&1 || missing+=(emscripten)
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
 if [ "$want_test" = 1 ]; then
   [ -x /usr/bin/chromium ] || missing+=(chromium)
+  command -v g++ >/dev/null 2>&1 || missing+=(g++)   # the native sanitizer test
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -22,7 +23,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing Debian packages: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    apt-get install -y -qq "${missing[@]}" >/dev/null
   else
     echo "setup: missing Debian packages: ${missing[*]}" >&2
     echo "setup: run:  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
