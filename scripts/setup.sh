@@ -31,7 +31,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-if [ "$want_test" = 1 ] && [ ! -d node_modules/playwright-core ]; then
+devdeps_present() {
+  node -e 'const p = require("./package.json"); for (const d of Object.keys(p.devDependencies)) require("fs").accessSync(`node_modules/${d}/package.json`)' 2>/dev/null
+}
+if [ "$want_test" = 1 ] && ! devdeps_present; then
   echo "setup: installing npm devDependencies (npm ci)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
