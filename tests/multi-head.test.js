@@ -140,6 +140,9 @@ test('self-attention is permutation equivariant; causal masks and positional enc
   const pe = attn.sinusoidalEncoding(7, 16);
   const withPe = (t) => attn.addPositionalEncoding(t, pe);
   assert.ok(differs(layer.forward(withPe(px)).output, permuteRows(layer.forward(withPe(x)).output, perm)), 'positions break equivariance');
+  // ... and both break the invariance to re-ordering key-value pairs.
+  assert.ok(differs(layer.forward(x, px, px, { causal: true }).output, layer.forward(x, x, x, { causal: true }).output), 'causal breaks key-value invariance');
+  assert.ok(differs(layer.forward(x, withPe(px), withPe(px)).output, layer.forward(x, withPe(x), withPe(x)).output), 'positions break key-value invariance');
   layer.dispose();
 });
 

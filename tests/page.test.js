@@ -92,6 +92,16 @@ test('the four worked examples show exact values and agree with the slides to th
   assert.equal((await shown('ex3-weights')).rows[0][1], 0);
 });
 
+test('the positions demo: shuffling keeps outputs without positions and changes them with', async () => {
+  const same = () => page.$$eval('#positions [data-role="perm"] tbody tr', (trs) => trs.map((tr) => tr.dataset.same));
+  assert.deepEqual(await same(), ['true', 'true', 'true', 'true', 'true', 'true']);
+  await page.check('#positions input[name="withPe"]');
+  const withPe = await same();
+  assert.ok(withPe.filter((x) => x === 'false').length >= 4, `with positions: ${withPe}`);
+  const size = await page.$eval('#positions canvas', (c) => [c.width, c.height]);
+  assert.ok(size[0] > 0 && size[1] > 0);
+});
+
 test('the in-page benchmark runs, checks and fills its table', async () => {
   await page.selectOption('#bench select[name="sizes"]', 'quick');
   await page.click('#bench button[name="run"]');

@@ -4,6 +4,7 @@ import { init } from '../bindings/js/browser.js';
 import { renderWorkedExamples } from './worked-examples.js';
 import { renderPlayground } from './demo-playground.js';
 import { renderBenchPanel } from './bench-panel.js';
+import { renderPositions } from './demo-positions.js';
 import { SLIDE_NOTES } from './examples-data.js';
 
 const status = document.getElementById('status');
@@ -14,6 +15,7 @@ try {
   const notes = document.getElementById('slide-notes');
   for (const n of SLIDE_NOTES) notes.append(Object.assign(document.createElement('li'), { textContent: n }));
   renderPlayground(attn, document.getElementById('playground'));
+  renderPositions(attn, document.getElementById('positions'));
   renderBenchPanel(attn, document.getElementById('bench'));
   document.body.dataset.ready = 'true';
 } catch (error) {
