@@ -2,6 +2,7 @@
 #include "block.h"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <vector>
 

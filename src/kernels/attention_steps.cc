@@ -17,7 +17,6 @@ namespace HWY_NAMESPACE {
 
 #include "kernels/simd-inl.h"
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
 // Σ a[c]·b[c] over n elements: vector body, scalar tail.

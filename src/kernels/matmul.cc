@@ -10,6 +10,7 @@
 #include "kernels/matmul.h"
 
 #include <algorithm>
+#include <limits>
 #include <cstring>
 #include <vector>
 
