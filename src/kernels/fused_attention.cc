@@ -28,9 +28,10 @@ namespace HWY_NAMESPACE {
 #include "kernels/simd-inl.h"
 #include "kernels/exp2-inl.h"
 #include "kernels/online_softmax-inl.h"
+#include "kernels/tile_4x8-inl.h"
 
-constexpr int kRowsPerTile = 4;
-constexpr int kKeysPerTile = 2 * kLanes;            // keys per score register tile
+constexpr int kRowsPerTile = kTileRows;
+constexpr int kKeysPerTile = kTileCols;             // keys per score register tile
 constexpr int kTilesPerBlock = 4;                   // score tiles per softmax update
 constexpr int kKeysPerBlock = kTilesPerBlock * kKeysPerTile;
 constexpr float kLog2e = 1.4426950408889634f;
@@ -67,29 +68,8 @@ void FlagNonFiniteValues(const float* v, int v_stride, int seq_k, int value_dim,
 //   q_rows: 4 × [head_dim]   panel: [head_dim, 8]
 HWY_INLINE void ScoreTile(const float* const q_rows[kRowsPerTile], const float* panel,
                           int head_dim, V s[2 * kRowsPerTile]) {
-  const D d;
-  for (int i = 0; i < 2 * kRowsPerTile; ++i) s[i] = hn::Zero(d);
-  const float* q0 = q_rows[0];
-  const float* q1 = q_rows[1];
-  const float* q2 = q_rows[2];
-  const float* q3 = q_rows[3];
-ATTN_NO_UNROLL
-  for (int c = 0; c < head_dim; ++c, panel += kKeysPerTile) {
-    const V k_lo = hn::LoadU(d, panel);
-    const V k_hi = hn::LoadU(d, panel + kLanes);
-    V q = hn::Set(d, q0[c]);
-    s[0] = hn::MulAdd(q, k_lo, s[0]);
-    s[1] = hn::MulAdd(q, k_hi, s[1]);
-    q = hn::Set(d, q1[c]);
-    s[2] = hn::MulAdd(q, k_lo, s[2]);
-    s[3] = hn::MulAdd(q, k_hi, s[3]);
-    q = hn::Set(d, q2[c]);
-    s[4] = hn::MulAdd(q, k_lo, s[4]);
-    s[5] = hn::MulAdd(q, k_hi, s[5]);
-    q = hn::Set(d, q3[c]);
-    s[6] = hn::MulAdd(q, k_lo, s[6]);
-    s[7] = hn::MulAdd(q, k_hi, s[7]);
-  }
+  for (int i = 0; i < 2 * kRowsPerTile; ++i) s[i] = hn::Zero(D());
+  AccumulateTile4x8(q_rows, panel, head_dim, s);
 }
 
 // Step 2b for one row: base-2 scaled scores with the additive mask applied.

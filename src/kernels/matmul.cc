@@ -10,8 +10,8 @@
 #include "kernels/matmul.h"
 
 #include <algorithm>
-#include <limits>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "hwy/highway.h"
@@ -21,9 +21,10 @@ namespace attn {
 namespace HWY_NAMESPACE {
 
 #include "kernels/simd-inl.h"
+#include "kernels/tile_4x8-inl.h"
 
-constexpr int kRows = 4;               // rows of a per register tile
-constexpr int kCols = 2 * kLanes;      // columns of b per panel
+constexpr int kRows = kTileRows;       // rows of a per register tile
+constexpr int kCols = kTileCols;       // columns of b per panel
 constexpr int kRowBlock = 16 * kRows;  // rows of a that share one pass over the panels
 
 // Step 1. panels[t][p][c] = b[p][t·8 + c], zero past cols; bias likewise in [tiles, 8].
@@ -44,43 +45,21 @@ void PackPanels(const float* b, const float* bias, int inner, int cols, float* p
   }
 }
 
-// Step 2. acc[2r], acc[2r+1] = bias + a_rows[r] · panel over `inner`.
+// Step 2. out[r][0..7] = bias + a_rows[r] · panel over `inner`, for r = 0..3.
 //   a_rows: 4 × [inner]   panel: [inner, 8]   out: 4 × [8] (row stride out_stride)
 HWY_INLINE void MicroKernel(const float* const a_rows[kRows], const float* panel,
                             const float* bias8, int inner, float* out, int out_stride) {
   const D d;
-  const V bias_lo = hn::LoadU(d, bias8), bias_hi = hn::LoadU(d, bias8 + kLanes);
-  V c00 = bias_lo, c01 = bias_hi, c10 = bias_lo, c11 = bias_hi;
-  V c20 = bias_lo, c21 = bias_hi, c30 = bias_lo, c31 = bias_hi;
-  const float* a0 = a_rows[0];
-  const float* a1 = a_rows[1];
-  const float* a2 = a_rows[2];
-  const float* a3 = a_rows[3];
-  ATTN_NO_UNROLL
-  for (int p = 0; p < inner; ++p, panel += kCols) {
-    const V b_lo = hn::LoadU(d, panel);
-    const V b_hi = hn::LoadU(d, panel + kLanes);
-    V a = hn::Set(d, a0[p]);
-    c00 = hn::MulAdd(a, b_lo, c00);
-    c01 = hn::MulAdd(a, b_hi, c01);
-    a = hn::Set(d, a1[p]);
-    c10 = hn::MulAdd(a, b_lo, c10);
-    c11 = hn::MulAdd(a, b_hi, c11);
-    a = hn::Set(d, a2[p]);
-    c20 = hn::MulAdd(a, b_lo, c20);
-    c21 = hn::MulAdd(a, b_hi, c21);
-    a = hn::Set(d, a3[p]);
-    c30 = hn::MulAdd(a, b_lo, c30);
-    c31 = hn::MulAdd(a, b_hi, c31);
+  V acc[2 * kRows];
+  for (int r = 0; r < kRows; ++r) {
+    acc[2 * r] = hn::LoadU(d, bias8);
+    acc[2 * r + 1] = hn::LoadU(d, bias8 + kLanes);
   }
-  hn::StoreU(c00, d, out);
-  hn::StoreU(c01, d, out + kLanes);
-  hn::StoreU(c10, d, out + out_stride);
-  hn::StoreU(c11, d, out + out_stride + kLanes);
-  hn::StoreU(c20, d, out + 2 * out_stride);
-  hn::StoreU(c21, d, out + 2 * out_stride + kLanes);
-  hn::StoreU(c30, d, out + 3 * out_stride);
-  hn::StoreU(c31, d, out + 3 * out_stride + kLanes);
+  AccumulateTile4x8(a_rows, panel, inner, acc);
+  for (int r = 0; r < kRows; ++r) {
+    hn::StoreU(acc[2 * r], d, out + r * out_stride);
+    hn::StoreU(acc[2 * r + 1], d, out + r * out_stride + kLanes);
+  }
 }
 
 void MatMulImpl(const float* a, const float* b, const float* bias, int rows, int inner,
