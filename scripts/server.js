@@ -13,22 +13,26 @@ const TYPES = {
   '.svg': 'image/svg+xml', '.png': 'image/png', '.ts': 'text/plain; charset=utf-8',
 };
 
-/** Starts the server; resolves to { server, url } once it listens. Port 0 picks a free one. */
-export function startServer({ port = 8080, host = '127.0.0.1' } = {}) {
+/**
+ * Starts the server; resolves to { server, url } once it listens. Port 0 picks a free one.
+ * `root` and `served` (top-level folders allowed, or null for all) serve other trees
+ * (the bundler test serves a Vite build with them).
+ */
+export function startServer({ port = 8080, host = '127.0.0.1', root = ROOT, served = SERVED } = {}) {
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (path === '/') {
+    if (path === '/' && served !== null) {
       res.writeHead(302, { location: '/web/' });
       res.end();
       return;
     }
     const relative = normalize(path.endsWith('/') ? `${path}index.html` : path).replace(/^[/\\]+/, '');
-    if (relative.startsWith('..') || !SERVED.includes(relative.split(sep)[0])) {
+    if (relative.startsWith('..') || (served !== null && !served.includes(relative.split(sep)[0]))) {
       res.writeHead(404).end('not found');
       return;
     }
     try {
-      const body = await readFile(join(ROOT, relative));
+      const body = await readFile(join(root, relative));
       res.writeHead(200, { 'content-type': TYPES[extname(relative)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
       res.end(body);
     } catch {
