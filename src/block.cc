@@ -1,9 +1,10 @@
-// Layer norm, feed-forward, residual add (Highway, static dispatch) and set pooling.
+// Layer norm, feed-forward, residual add (Highway, static dispatch) and set
+// pooling.
 #include "block.h"
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "hwy/highway.h"
@@ -15,9 +16,10 @@ namespace HWY_NAMESPACE {
 
 #include "kernels/simd-inl.h"
 
-// Two passes per row: the mean, then the variance of x - mean (stable for large offsets).
-void LayerNormImpl(const float* x, int rows, int dim, const float* gamma, const float* beta,
-                   float eps, float* out) {
+// Two passes per row: the mean, then the variance of x - mean (stable for large
+// offsets).
+void LayerNormImpl(const float* x, int rows, int dim, const float* gamma,
+                   const float* beta, float eps, float* out) {
   const D d;
   for (int r = 0; r < rows; ++r) {
     const float* in = x + static_cast<size_t>(r) * dim;
@@ -25,7 +27,8 @@ void LayerNormImpl(const float* x, int rows, int dim, const float* gamma, const 
     // 1. Mean.
     V vsum = hn::Zero(d);
     int c = 0;
-    for (; c + kLanes <= dim; c += kLanes) vsum = hn::Add(vsum, hn::LoadU(d, in + c));
+    for (; c + kLanes <= dim; c += kLanes)
+      vsum = hn::Add(vsum, hn::LoadU(d, in + c));
     float sum = hn::GetLane(hn::SumOfLanes(d, vsum));
     for (; c < dim; ++c) sum += in[c];
     const float mean = sum / dim;
@@ -51,14 +54,16 @@ void LayerNormImpl(const float* x, int rows, int dim, const float* gamma, const 
 void ReluInPlace(float* x, size_t count) {
   const D d;
   size_t i = 0;
-  for (; i + kLanes <= count; i += kLanes) hn::StoreU(hn::Max(hn::LoadU(d, x + i), hn::Zero(d)), d, x + i);
+  for (; i + kLanes <= count; i += kLanes)
+    hn::StoreU(hn::Max(hn::LoadU(d, x + i), hn::Zero(d)), d, x + i);
   for (; i < count; ++i) x[i] = std::max(x[i], 0.0f);
 }
 
 void AddIntoImpl(const float* a, const float* b, int count, float* out) {
   const D d;
   int i = 0;
-  for (; i + kLanes <= count; i += kLanes) hn::StoreU(hn::Add(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
+  for (; i + kLanes <= count; i += kLanes)
+    hn::StoreU(hn::Add(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
   for (; i < count; ++i) out[i] = a[i] + b[i];
 }
 
@@ -68,14 +73,14 @@ HWY_AFTER_NAMESPACE();
 
 namespace attn {
 
-void LayerNorm(const float* x, int rows, int dim, const float* gamma, const float* beta,
-               float eps, float* out) {
+void LayerNorm(const float* x, int rows, int dim, const float* gamma,
+               const float* beta, float eps, float* out) {
   HWY_STATIC_DISPATCH(LayerNormImpl)(x, rows, dim, gamma, beta, eps, out);
 }
 
-void FeedForward(const float* x, int rows, int d_model, int d_ff, const float* w1,
-                 const float* b1, const float* w2, const float* b2, Activation activation,
-                 float* out) {
+void FeedForward(const float* x, int rows, int d_model, int d_ff,
+                 const float* w1, const float* b1, const float* w2,
+                 const float* b2, Activation activation, float* out) {
   // 1. Hidden layer h = x·w1 + b1.   h: [rows, d_ff]
   std::vector<float> hidden(static_cast<size_t>(rows) * d_ff);
   MatMul(x, w1, b1, rows, d_model, d_ff, hidden.data());
@@ -83,7 +88,8 @@ void FeedForward(const float* x, int rows, int d_model, int d_ff, const float* w
   if (activation == Activation::kRelu) {
     HWY_STATIC_DISPATCH(ReluInPlace)(hidden.data(), hidden.size());
   } else {
-    for (float& h : hidden) h = static_cast<float>(0.5 * h * (1.0 + std::erf(h / std::sqrt(2.0))));
+    for (float& h : hidden)
+      h = static_cast<float>(0.5 * h * (1.0 + std::erf(h / std::sqrt(2.0))));
   }
   // 3. Output layer.
   MatMul(hidden.data(), w2, b2, rows, d_ff, d_model, out);
@@ -93,7 +99,8 @@ void AddInto(const float* a, const float* b, int count, float* out) {
   HWY_STATIC_DISPATCH(AddIntoImpl)(a, b, count, out);
 }
 
-void SetPool(const float* x, int sets, int set_size, int dim, PoolOp op, float* out) {
+void SetPool(const float* x, int sets, int set_size, int dim, PoolOp op,
+             float* out) {
   for (int s = 0; s < sets; ++s) {
     const float* set = x + static_cast<size_t>(s) * set_size * dim;
     float* o = out + static_cast<size_t>(s) * dim;
@@ -101,7 +108,9 @@ void SetPool(const float* x, int sets, int set_size, int dim, PoolOp op, float* 
       float acc = op == PoolOp::kMax ? set[c] : 0.0f;
       for (int i = 0; i < set_size; ++i) {
         const float value = set[static_cast<size_t>(i) * dim + c];
-        acc = op == PoolOp::kMax ? (value > acc || std::isnan(value) ? value : acc) : acc + value;
+        acc = op == PoolOp::kMax
+                  ? (value > acc || std::isnan(value) ? value : acc)
+                  : acc + value;
       }
       o[c] = op == PoolOp::kMean ? acc / set_size : acc;
     }

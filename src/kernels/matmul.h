@@ -5,9 +5,10 @@
 namespace attn {
 
 // out = a·b + bias (bias added to every row; null for none)
-//   a: [rows, inner]  b: [inner, cols]  bias: [cols]  out: [rows, cols]   (row-major)
-void MatMul(const float* a, const float* b, const float* bias, int rows, int inner, int cols,
-            float* out);
+//   a: [rows, inner]  b: [inner, cols]  bias: [cols]  out: [rows, cols]
+//   (row-major)
+void MatMul(const float* a, const float* b, const float* bias, int rows,
+            int inner, int cols, float* out);
 
 }  // namespace attn
 

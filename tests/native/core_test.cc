@@ -1,7 +1,8 @@
-// Native check of the C++ core under AddressSanitizer and UndefinedBehaviorSanitizer:
-// the fused and step-by-step paths agree on random problems of awkward sizes, with masks,
-// causal rules, key lengths, strided heads and NaN in blocked rows, and no access strays
-// outside its buffer. Built by CMake when ATTN_NATIVE_TESTS=ON; run by tests/native.test.js.
+// Native check of the C++ core under AddressSanitizer and
+// UndefinedBehaviorSanitizer: the fused and step-by-step paths agree on random
+// problems of awkward sizes, with masks, causal rules, key lengths, strided
+// heads and NaN in blocked rows, and no access strays outside its buffer. Built
+// by CMake when ATTN_NATIVE_TESTS=ON; run by tests/native.test.js.
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -17,7 +18,8 @@ namespace {
 int failures = 0;
 
 void Expect(bool ok, const char* what, int a, int b, int c) {
-  if (!ok && failures++ < 10) std::printf("FAIL %s (%d, %d, %d)\n", what, a, b, c);
+  if (!ok && failures++ < 10)
+    std::printf("FAIL %s (%d, %d, %d)\n", what, a, b, c);
 }
 
 // Exact-size heap buffers, so ASan sees every overrun.
@@ -28,8 +30,8 @@ std::vector<float> Random(std::mt19937& rng, size_t n) {
   return v;
 }
 
-void CompareBothPaths(std::mt19937& rng, int seq_q, int seq_k, int head_dim, int value_dim,
-                      bool causal, bool with_mask) {
+void CompareBothPaths(std::mt19937& rng, int seq_q, int seq_k, int head_dim,
+                      int value_dim, bool causal, bool with_mask) {
   const float inf = std::numeric_limits<float>::infinity();
   std::vector<float> q = Random(rng, static_cast<size_t>(seq_q) * head_dim);
   std::vector<float> k = Random(rng, static_cast<size_t>(seq_k) * head_dim);
@@ -41,31 +43,44 @@ void CompareBothPaths(std::mt19937& rng, int seq_q, int seq_k, int head_dim, int
     v[0] = std::nanf("");
     k[0] = std::nanf("");
   }
-  const int32_t entries[attn::kEntryColumns] = {0, 0, 0, 0, seq_k > 1 ? seq_k - 1 : seq_k};
+  const int32_t entries[attn::kEntryColumns] = {0, 0, 0, 0,
+                                                seq_k > 1 ? seq_k - 1 : seq_k};
   std::vector<float> fused(static_cast<size_t>(seq_q) * value_dim, -7.0f);
   std::vector<float> stepwise(fused.size(), -7.0f);
   std::vector<float> weights(static_cast<size_t>(seq_q) * seq_k + 1);
   attn::AttentionRequest r;
-  r.q = q.data(); r.k = k.data(); r.v = v.data();
+  r.q = q.data();
+  r.k = k.data();
+  r.v = v.data();
   r.mask = with_mask ? mask.data() : nullptr;
   r.mask_row_stride = seq_k;
-  r.entries = entries; r.batch = 1;
-  r.seq_q = seq_q; r.seq_k = seq_k; r.head_dim = head_dim; r.value_dim = value_dim;
-  r.scale = 0.3f; r.causal = causal; r.causal_offset = seq_k - seq_q;
+  r.entries = entries;
+  r.batch = 1;
+  r.seq_q = seq_q;
+  r.seq_k = seq_k;
+  r.head_dim = head_dim;
+  r.value_dim = value_dim;
+  r.scale = 0.3f;
+  r.causal = causal;
+  r.causal_offset = seq_k - seq_q;
   r.out = fused.data();
-  Expect(attn::RunAttention(r) == attn::Status::kOk, "fused status", seq_q, seq_k, head_dim);
+  Expect(attn::RunAttention(r) == attn::Status::kOk, "fused status", seq_q,
+         seq_k, head_dim);
   r.out = stepwise.data();
   r.weights = weights.data();
-  Expect(attn::RunAttention(r) == attn::Status::kOk, "stepwise status", seq_q, seq_k, head_dim);
+  Expect(attn::RunAttention(r) == attn::Status::kOk, "stepwise status", seq_q,
+         seq_k, head_dim);
   for (size_t i = 0; i < fused.size(); ++i) {
-    Expect(std::isfinite(fused[i]) && std::fabs(fused[i] - stepwise[i]) < 2e-5f, "paths agree",
-           seq_q, seq_k, value_dim);
+    Expect(std::isfinite(fused[i]) && std::fabs(fused[i] - stepwise[i]) < 2e-5f,
+           "paths agree", seq_q, seq_k, value_dim);
   }
 }
 
-void StridedMultiHead(std::mt19937& rng, int batch, int seq, int d_model, int heads, int kv_heads) {
+void StridedMultiHead(std::mt19937& rng, int batch, int seq, int d_model,
+                      int heads, int kv_heads) {
   const int head_dim = d_model / heads, kv_width = kv_heads * head_dim;
-  std::vector<float> x = Random(rng, static_cast<size_t>(batch) * seq * d_model);
+  std::vector<float> x =
+      Random(rng, static_cast<size_t>(batch) * seq * d_model);
   std::vector<float> wq = Random(rng, static_cast<size_t>(d_model) * d_model);
   std::vector<float> wk = Random(rng, static_cast<size_t>(d_model) * kv_width);
   std::vector<float> wv = Random(rng, static_cast<size_t>(d_model) * kv_width);
@@ -74,16 +89,26 @@ void StridedMultiHead(std::mt19937& rng, int batch, int seq, int d_model, int he
   std::vector<float> w(static_cast<size_t>(batch) * heads * seq * seq);
   attn::MultiHeadRequest r;
   r.query = r.key = r.value = x.data();
-  r.batch = batch; r.seq_q = r.seq_k = seq; r.d_model = r.k_dim = r.v_dim = d_model;
-  r.num_heads = heads; r.num_kv_heads = kv_heads;
-  r.weights.wq = wq.data(); r.weights.wk = wk.data(); r.weights.wv = wv.data(); r.weights.wo = wo.data();
+  r.batch = batch;
+  r.seq_q = r.seq_k = seq;
+  r.d_model = r.k_dim = r.v_dim = d_model;
+  r.num_heads = heads;
+  r.num_kv_heads = kv_heads;
+  r.weights.wq = wq.data();
+  r.weights.wk = wk.data();
+  r.weights.wv = wv.data();
+  r.weights.wo = wo.data();
   r.causal = true;
   r.out = out.data();
-  Expect(attn::MultiHeadForward(r) == attn::Status::kOk, "mha fused", batch, seq, d_model);
+  Expect(attn::MultiHeadForward(r) == attn::Status::kOk, "mha fused", batch,
+         seq, d_model);
   r.out = out2.data();
   r.attention_weights = w.data();
-  Expect(attn::MultiHeadForward(r) == attn::Status::kOk, "mha stepwise", batch, seq, d_model);
-  for (size_t i = 0; i < out.size(); ++i) Expect(std::fabs(out[i] - out2[i]) < 1e-3f, "mha paths", batch, seq, d_model);
+  Expect(attn::MultiHeadForward(r) == attn::Status::kOk, "mha stepwise", batch,
+         seq, d_model);
+  for (size_t i = 0; i < out.size(); ++i)
+    Expect(std::fabs(out[i] - out2[i]) < 1e-3f, "mha paths", batch, seq,
+           d_model);
 }
 
 }  // namespace
@@ -96,7 +121,8 @@ int main() {
   for (int seq_q : lengths) {
     for (int seq_k : lengths) {
       for (int dim : dims) {
-        CompareBothPaths(rng, seq_q, seq_k, dim, dims[(seq_q + seq_k) % 7], (seq_q + dim) % 2 == 0, (seq_k + dim) % 3 != 0);
+        CompareBothPaths(rng, seq_q, seq_k, dim, dims[(seq_q + seq_k) % 7],
+                         (seq_q + dim) % 2 == 0, (seq_k + dim) % 3 != 0);
         ++cases;
       }
     }
@@ -105,16 +131,21 @@ int main() {
   StridedMultiHead(rng, 1, 33, 16, 4, 2);
   for (int rows : {1, 3, 4, 5, 64, 65}) {
     for (int cols : {1, 7, 8, 9, 17}) {
-      std::vector<float> a = Random(rng, static_cast<size_t>(rows) * 5), b = Random(rng, 5u * cols);
-      std::vector<float> bias = Random(rng, cols), out(static_cast<size_t>(rows) * cols);
+      std::vector<float> a = Random(rng, static_cast<size_t>(rows) * 5),
+                         b = Random(rng, 5u * cols);
+      std::vector<float> bias = Random(rng, cols),
+                         out(static_cast<size_t>(rows) * cols);
       attn::MatMul(a.data(), b.data(), bias.data(), rows, 5, cols, out.data());
-      for (int i = 0; i < rows; ++i) for (int j = 0; j < cols; ++j) {
-        float s = bias[j];
-        for (int p = 0; p < 5; ++p) s += a[i * 5 + p] * b[p * cols + j];
-        Expect(std::fabs(out[static_cast<size_t>(i) * cols + j] - s) < 1e-5f, "matmul", rows, cols, 5);
-      }
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < cols; ++j) {
+          float s = bias[j];
+          for (int p = 0; p < 5; ++p) s += a[i * 5 + p] * b[p * cols + j];
+          Expect(std::fabs(out[static_cast<size_t>(i) * cols + j] - s) < 1e-5f,
+                 "matmul", rows, cols, 5);
+        }
     }
   }
-  std::printf("core_test: %d attention cases compared, %d mismatches\n", cases, failures);
+  std::printf("core_test: %d attention cases compared, %d mismatches\n", cases,
+              failures);
   return failures == 0 ? 0 : 1;
 }
