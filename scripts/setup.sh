@@ -15,7 +15,8 @@ command -v emcc >/dev/null 2>&1 || missing+=(emscripten)
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
 if [ "$want_test" = 1 ]; then
   [ -x /usr/bin/chromium ] || missing+=(chromium)
-  command -v g++ >/dev/null 2>&1 || missing+=(g++)   # the native sanitizer test
+  command -v g++ >/dev/null 2>&1 || missing+=(g++)                    # native sanitizer test
+  command -v clang-format >/dev/null 2>&1 || missing+=(clang-format)  # style test
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

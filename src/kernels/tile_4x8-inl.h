@@ -1,6 +1,7 @@
 // The register tile shared by the fused attention scores and MatMul: 4 rows
 // times a panel of 8 columns, 8 accumulators and 11 live vectors (V8 maps wasm
-// SIMD onto 16 xmm registers and spills past ~14). Include inside HWY_NAMESPACE.
+// SIMD onto 16 xmm registers and spills past ~14). Include inside
+// HWY_NAMESPACE.
 
 #if defined(ATTENTION_WASM_TILE_4X8_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ATTENTION_WASM_TILE_4X8_INL_H_
