@@ -100,3 +100,27 @@ test('trace returns every stage, each consistent with the one before', () => {
     assert.equal(maskedScores.data[at], j > i ? -Infinity : scaledScores.data[at]);
   }
 });
+
+test('the softmax exponential is accurate against Math.exp over logit gaps of ±80 (both paths)', () => {
+  // Two keys with scores 0 and t, values e_0 and e_1: the output row is the weights.
+  const gaps = [];
+  for (let t = -80; t <= 80; t += 0.37) gaps.push(Math.fround(t));
+  const q = { data: Float32Array.from(gaps), shape: [gaps.length, 1] };
+  const k = { data: Float32Array.from([0, 1]), shape: [2, 1] };
+  const v = { data: Float32Array.from([1, 0, 0, 1]), shape: [2, 2] };
+  let worst = 0;
+  for (const returnWeights of [false, true]) {
+    const { output } = attn.attention(q, k, v, { scale: 1, returnWeights });
+    gaps.forEach((t, i) => {
+      const w1 = 1 / (1 + Math.exp(-t)), w0 = 1 / (1 + Math.exp(t));
+      for (const [got, want] of [[output.data[2 * i], w0], [output.data[2 * i + 1], w1]]) {
+        const rel = Math.abs(got - want) / want;
+        worst = Math.max(worst, rel);
+        // float32 rounding of t·log2(e) alone costs up to |t|·2^-24·ln 2 relative: allow
+        // 1e-6 + |t|·1e-7 (a 2e-5 bound would hide a poor polynomial; this one does not).
+        assert.ok(rel < 1e-6 + Math.abs(t) * 1e-7, `gap ${t}: weight ${got} vs ${want} (relative error ${rel.toExponential(2)})`);
+      }
+    });
+  }
+  assert.ok(worst > 0, 'compared something');
+});
