@@ -105,7 +105,7 @@ export async function measure(fn, { warmup = 2, warmupMs = 1500, minReps = 5, mi
  * or the other runners' leftovers only ever slows a round down) and the median of all its
  * samples (`medianMs`). `runners`: { label: fn } (sync or async).
  */
-export async function measureInterleaved(runners, { warmupMs = 1500, rounds = 5, roundMs = 250, onProgress = () => {} } = {}) {
+export async function measureInterleaved(runners, { warmupMs = 1500, rounds = 8, roundMs = 200, onProgress = () => {} } = {}) {
   const rounds_ = Object.fromEntries(Object.keys(runners).map((label) => [label, []]));
   for (const [label, fn] of Object.entries(runners)) {
     onProgress(`warming up ${label}`);

@@ -151,7 +151,7 @@ process.stderr.write('\r\x1b[K');
 
 const labels = ['attention-wasm', 'plain JS', ...PEERS.map((p) => p.name)];
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, Node ${process.version}`;
-console.log(`Attention, float32, d = 64, one thread; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 5 interleaved rounds after warm-up (plain JS: median of 3), JS call included (inputs from and outputs to JS arrays).`);
+console.log(`Attention, float32, d = 64, one thread; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 8 interleaved rounds after warm-up (plain JS: median of 3), JS call included (inputs from and outputs to JS arrays).`);
 console.log(`Machine: ${machine}. ${Object.values(versions).join('; ')}.\n`);
 console.log(table(rows, labels));
 console.log(`\nWasm heap, N = ${memory.n}, d = ${memory.d}, no weights requested: high-water mark rose ${MiB(memory.peakRiseBytes)} MiB for ${MiB(memory.ioBytes)} MiB of inputs and output (scratch ${MiB(memory.scratchBytes)} MiB; an N×N score matrix alone would be ${MiB(memory.scoreMatrixBytes)} MiB). Heap size ${MiB(memory.heapBytes)} MiB.`);
