@@ -1,7 +1,6 @@
-// Embind glue: the raw, pointer-level entry points that bindings/js/ builds the
-// public API on. JS validates and copies tensors into the wasm heap, calls
-// these, and copies out. Nothing here throws: problems come back as a status
-// code.
+// Embind glue: the raw, pointer-level entry points that bindings/js/ builds the public API
+// on. JS validates and copies tensors into the wasm heap, calls these, and copies out.
+// Nothing here throws: problems come back as a status code.
 #include <emscripten/bind.h>
 #include <malloc.h>
 
@@ -16,17 +15,14 @@
 
 namespace {
 
-// The JS-facing form of attn::AttentionRequest: heap addresses instead of
-// pointers.
+// The JS-facing form of attn::AttentionRequest: heap addresses instead of pointers.
 struct AttentionCall {
   uintptr_t q = 0, k = 0, v = 0, mask = 0, entries = 0;
-  int mask_row_stride = 0, batch = 0, seq_q = 0, seq_k = 0, head_dim = 0,
-      value_dim = 0;
+  int mask_row_stride = 0, batch = 0, seq_q = 0, seq_k = 0, head_dim = 0, value_dim = 0;
   float scale = 1.0f;
   bool causal = false;
   int causal_offset = 0;
-  uintptr_t out = 0, weights = 0, raw_scores = 0, scaled_scores = 0,
-            masked_scores = 0;
+  uintptr_t out = 0, weights = 0, raw_scores = 0, scaled_scores = 0, masked_scores = 0;
 };
 
 int RunAttentionCall(const AttentionCall& c) {
@@ -54,27 +50,21 @@ int RunAttentionCall(const AttentionCall& c) {
 }
 
 // out = a·b   a: [rows, inner]  b: [inner, cols]  out: [rows, cols]
-int RunMatMul(uintptr_t a, uintptr_t b, int rows, int inner, int cols,
-              uintptr_t out) {
-  if (rows < 0 || inner < 0 || cols < 0)
-    return static_cast<int>(attn::Status::kNegativeDimension);
-  if (a == 0 || b == 0 || out == 0)
-    return static_cast<int>(attn::Status::kNullPointer);
-  attn::MatMul(Ptr<const float>(a), Ptr<const float>(b), nullptr, rows, inner,
-               cols, Ptr<float>(out));
+int RunMatMul(uintptr_t a, uintptr_t b, int rows, int inner, int cols, uintptr_t out) {
+  if (rows < 0 || inner < 0 || cols < 0) return static_cast<int>(attn::Status::kNegativeDimension);
+  if (a == 0 || b == 0 || out == 0) return static_cast<int>(attn::Status::kNullPointer);
+  attn::MatMul(Ptr<const float>(a), Ptr<const float>(b), nullptr, rows, inner, cols,
+               Ptr<float>(out));
   return 0;
 }
 
-std::string StatusMessage(int code) {
-  return attn::StatusMessage(static_cast<attn::Status>(code));
-}
+std::string StatusMessage(int code) { return attn::StatusMessage(static_cast<attn::Status>(code)); }
 
-// Bytes of the wasm heap currently handed out by malloc (for leak checks and
-// the bench).
+// Bytes of the wasm heap currently handed out by malloc (for leak checks and the bench).
 double HeapBytesInUse() { return static_cast<double>(mallinfo().uordblks); }
 
-// The most the heap has ever held from the system (dlmalloc's max footprint): a
-// high-water mark that includes scratch memory freed before a call returned.
+// The most the heap has ever held from the system (dlmalloc's max footprint): a high-water
+// mark that includes scratch memory freed before a call returned.
 double HeapPeakBytes() { return static_cast<double>(mallinfo().usmblks); }
 
 std::string SimdTarget() {

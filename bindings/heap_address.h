@@ -1,5 +1,4 @@
-// JS passes wasm heap addresses as numbers; this turns one back into a pointer
-// (0 → null).
+// JS passes wasm heap addresses as numbers; this turns one back into a pointer (0 → null).
 #ifndef ATTENTION_WASM_BINDINGS_HEAP_ADDRESS_H_
 #define ATTENTION_WASM_BINDINGS_HEAP_ADDRESS_H_
 

@@ -1,6 +1,5 @@
-// Embind glue for positional encodings, layer norm, feed-forward and set
-// pooling. Every argument was checked in JS; the functions here only forward
-// heap addresses.
+// Embind glue for positional encodings, layer norm, feed-forward and set pooling. Every
+// argument was checked in JS; the functions here only forward heap addresses.
 #include <emscripten/bind.h>
 
 #include <cstdint>
@@ -16,10 +15,10 @@ void Sinusoidal(int seq_len, int d_model, double base, uintptr_t pe) {
   attn::SinusoidalEncoding(seq_len, d_model, base, Ptr<float>(pe));
 }
 
-void Rope(uintptr_t x, int rows, int dim, uintptr_t positions, double base,
-          bool interleaved, uintptr_t out) {
-  attn::ApplyRope(Ptr<const float>(x), rows, dim, Ptr<const float>(positions),
-                  base, interleaved, Ptr<float>(out));
+void Rope(uintptr_t x, int rows, int dim, uintptr_t positions, double base, bool interleaved,
+          uintptr_t out) {
+  attn::ApplyRope(Ptr<const float>(x), rows, dim, Ptr<const float>(positions), base, interleaved,
+                  Ptr<float>(out));
 }
 
 // Slopes as a JS array of doubles (exact values for tests and display).
@@ -35,31 +34,28 @@ void Alibi(int num_heads, int seq_q, int seq_k, uintptr_t bias) {
   attn::AlibiBias(num_heads, seq_q, seq_k, Ptr<float>(bias));
 }
 
-int Laplacian(int num_nodes, uintptr_t edges, int num_edges, int k,
-              uintptr_t vectors, uintptr_t values) {
-  return static_cast<int>(
-      attn::LaplacianEncoding(num_nodes, Ptr<const int32_t>(edges), num_edges,
-                              k, Ptr<float>(vectors), Ptr<float>(values)));
+int Laplacian(int num_nodes, uintptr_t edges, int num_edges, int k, uintptr_t vectors,
+              uintptr_t values) {
+  return static_cast<int>(attn::LaplacianEncoding(num_nodes, Ptr<const int32_t>(edges), num_edges,
+                                                  k, Ptr<float>(vectors), Ptr<float>(values)));
 }
 
-void Norm(uintptr_t x, int rows, int dim, uintptr_t gamma, uintptr_t beta,
-          float eps, uintptr_t out) {
-  attn::LayerNorm(Ptr<const float>(x), rows, dim, Ptr<const float>(gamma),
-                  Ptr<const float>(beta), eps, Ptr<float>(out));
+void Norm(uintptr_t x, int rows, int dim, uintptr_t gamma, uintptr_t beta, float eps,
+          uintptr_t out) {
+  attn::LayerNorm(Ptr<const float>(x), rows, dim, Ptr<const float>(gamma), Ptr<const float>(beta),
+                  eps, Ptr<float>(out));
 }
 
-void Ffn(uintptr_t x, int rows, int d_model, int d_ff, uintptr_t w1,
-         uintptr_t b1, uintptr_t w2, uintptr_t b2, int activation,
-         uintptr_t out) {
-  attn::FeedForward(Ptr<const float>(x), rows, d_model, d_ff,
-                    Ptr<const float>(w1), Ptr<const float>(b1),
-                    Ptr<const float>(w2), Ptr<const float>(b2),
+void Ffn(uintptr_t x, int rows, int d_model, int d_ff, uintptr_t w1, uintptr_t b1, uintptr_t w2,
+         uintptr_t b2, int activation, uintptr_t out) {
+  attn::FeedForward(Ptr<const float>(x), rows, d_model, d_ff, Ptr<const float>(w1),
+                    Ptr<const float>(b1), Ptr<const float>(w2), Ptr<const float>(b2),
                     static_cast<attn::Activation>(activation), Ptr<float>(out));
 }
 
 void Pool(uintptr_t x, int sets, int set_size, int dim, int op, uintptr_t out) {
-  attn::SetPool(Ptr<const float>(x), sets, set_size, dim,
-                static_cast<attn::PoolOp>(op), Ptr<float>(out));
+  attn::SetPool(Ptr<const float>(x), sets, set_size, dim, static_cast<attn::PoolOp>(op),
+                Ptr<float>(out));
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
-// Embind glue for multi-head attention and the encoder layer. Weights live in
-// wasm memory owned by the JS objects (allocated and freed there); inputs are
-// copied in per call.
+// Embind glue for multi-head attention and the encoder layer. Weights live in wasm memory
+// owned by the JS objects (allocated and freed there); inputs are copied in per call.
 #include <emscripten/bind.h>
 
 #include <cstdint>
@@ -11,19 +10,17 @@
 
 namespace {
 
-// The JS-facing form of attn::MultiHeadRequest: heap addresses instead of
-// pointers.
+// The JS-facing form of attn::MultiHeadRequest: heap addresses instead of pointers.
 struct MultiHeadCall {
   uintptr_t query = 0, key = 0, value = 0;
-  int batch = 0, seq_q = 0, seq_k = 0, d_model = 0, k_dim = 0, v_dim = 0,
-      num_heads = 0, num_kv_heads = 0;
+  int batch = 0, seq_q = 0, seq_k = 0, d_model = 0, k_dim = 0, v_dim = 0, num_heads = 0,
+      num_kv_heads = 0;
   uintptr_t wq = 0, wk = 0, wv = 0, wo = 0, bq = 0, bk = 0, bv = 0, bo = 0;
   uintptr_t mask = 0, mask_offsets = 0, key_lengths = 0;
   int mask_row_stride = 0;
   bool causal = false;
   int causal_offset = 0;
-  uintptr_t out = 0, q_proj = 0, k_proj = 0, v_proj = 0, concat = 0,
-            attention_weights = 0;
+  uintptr_t out = 0, q_proj = 0, k_proj = 0, v_proj = 0, concat = 0, attention_weights = 0;
 };
 
 attn::MultiHeadRequest ToRequest(const MultiHeadCall& c) {
@@ -39,9 +36,8 @@ attn::MultiHeadRequest ToRequest(const MultiHeadCall& c) {
   r.v_dim = c.v_dim;
   r.num_heads = c.num_heads;
   r.num_kv_heads = c.num_kv_heads;
-  r.weights = {Ptr<const float>(c.wq), Ptr<const float>(c.wk),
-               Ptr<const float>(c.wv), Ptr<const float>(c.wo),
-               Ptr<const float>(c.bq), Ptr<const float>(c.bk),
+  r.weights = {Ptr<const float>(c.wq), Ptr<const float>(c.wk), Ptr<const float>(c.wv),
+               Ptr<const float>(c.wo), Ptr<const float>(c.bq), Ptr<const float>(c.bk),
                Ptr<const float>(c.bv), Ptr<const float>(c.bo)};
   r.mask = Ptr<const float>(c.mask);
   r.mask_row_stride = c.mask_row_stride;

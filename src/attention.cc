@@ -8,30 +8,26 @@ namespace attn {
 namespace {
 
 Status CheckRequest(const AttentionRequest& r) {
-  if (r.batch < 0 || r.seq_q < 0 || r.seq_k < 0 || r.head_dim < 0 ||
-      r.value_dim < 0) {
+  if (r.batch < 0 || r.seq_q < 0 || r.seq_k < 0 || r.head_dim < 0 || r.value_dim < 0) {
     return Status::kNegativeDimension;
   }
   if (r.batch == 0 || r.seq_q == 0) return Status::kOk;  // nothing to compute
-  const bool has_keys = r.seq_k > 0;  // with no keys, k and v are never read
+  const bool has_keys = r.seq_k > 0;                     // with no keys, k and v are never read
   if (r.q == nullptr || r.out == nullptr || r.entries == nullptr ||
       (has_keys && (r.k == nullptr || r.v == nullptr))) {
     return Status::kNullPointer;
   }
-  if (r.mask != nullptr && r.mask_row_stride != 0 &&
-      r.mask_row_stride < r.seq_k) {
+  if (r.mask != nullptr && r.mask_row_stride != 0 && r.mask_row_stride < r.seq_k) {
     return Status::kBadStride;
   }
   if (r.q_stride < 0 || r.k_stride < 0 || r.v_stride < 0 || r.out_stride < 0 ||
-      (r.q_stride > 0 && r.q_stride < r.head_dim) ||
-      (r.k_stride > 0 && r.k_stride < r.head_dim) ||
+      (r.q_stride > 0 && r.q_stride < r.head_dim) || (r.k_stride > 0 && r.k_stride < r.head_dim) ||
       (r.v_stride > 0 && r.v_stride < r.value_dim) ||
       (r.out_stride > 0 && r.out_stride < r.value_dim)) {
     return Status::kBadStride;
   }
   if (r.weights == nullptr &&
-      (r.raw_scores != nullptr || r.scaled_scores != nullptr ||
-       r.masked_scores != nullptr)) {
+      (r.raw_scores != nullptr || r.scaled_scores != nullptr || r.masked_scores != nullptr)) {
     return Status::kNullPointer;
   }
   for (int b = 0; b < r.batch; ++b) {
@@ -62,16 +58,14 @@ HeadProblem EntryProblem(const AttentionRequest& r, int b) {
   p.visible.key_limit = e[kKeyLimit];
   p.visible.causal = r.causal;
   p.visible.causal_offset = r.causal_offset;
-  p.out = r.out + (r.out_offsets != nullptr
-                       ? static_cast<size_t>(r.out_offsets[b])
-                       : static_cast<size_t>(b) * r.seq_q * r.value_dim);
+  p.out = r.out + (r.out_offsets != nullptr ? static_cast<size_t>(r.out_offsets[b])
+                                            : static_cast<size_t>(b) * r.seq_q * r.value_dim);
   return p;
 }
 
 // Offsets `base` by entry b's [seq_q, seq_k] block, or keeps null.
 float* StageOf(float* base, const AttentionRequest& r, int b) {
-  return base == nullptr ? nullptr
-                         : base + static_cast<size_t>(b) * r.seq_q * r.seq_k;
+  return base == nullptr ? nullptr : base + static_cast<size_t>(b) * r.seq_q * r.seq_k;
 }
 
 }  // namespace

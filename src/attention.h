@@ -1,8 +1,7 @@
 // Scaled dot-product attention over a batch of heads:
 //   out[b] = softmax(q[b]·k[b]ᵀ·scale + mask[b])·v[b]
-// The batch is a list of entries, each naming where its q, k, v and mask start,
-// so broadcast leading dimensions cost nothing: two entries may share the same
-// k.
+// The batch is a list of entries, each naming where its q, k, v and mask start, so
+// broadcast leading dimensions cost nothing: two entries may share the same k.
 #ifndef ATTENTION_WASM_SRC_ATTENTION_H_
 #define ATTENTION_WASM_SRC_ATTENTION_H_
 
@@ -14,19 +13,18 @@ namespace attn {
 
 // Columns of one row of AttentionRequest::entries.
 enum EntryColumn : int {
-  kQOffset = 0,  // offset of this entry's q in floats from AttentionRequest::q
-  kKOffset = 1,  // likewise for k
-  kVOffset = 2,  // likewise for v
+  kQOffset = 0,     // offset of this entry's q in floats from AttentionRequest::q
+  kKOffset = 1,     // likewise for k
+  kVOffset = 2,     // likewise for v
   kMaskOffset = 3,  // likewise for mask (ignored without a mask)
-  kKeyLimit = 4,  // keys j >= this are padding; seq_k when there is no padding
+  kKeyLimit = 4,    // keys j >= this are padding; seq_k when there is no padding
   kEntryColumns = 5,
 };
 
 struct AttentionRequest {
-  // Per entry: q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k,
-  // value_dim]
-  //            mask: [seq_q, seq_k] additive with row stride mask_row_stride,
-  //            or null out: [seq_q, value_dim] at out + b·seq_q·value_dim
+  // Per entry: q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k, value_dim]
+  //            mask: [seq_q, seq_k] additive with row stride mask_row_stride, or null
+  //            out: [seq_q, value_dim] at out + b·seq_q·value_dim
   const float* q = nullptr;
   const float* k = nullptr;
   const float* v = nullptr;
@@ -38,32 +36,28 @@ struct AttentionRequest {
   int seq_k = 0;
   int head_dim = 0;
   int value_dim = 0;
-  // Row strides in floats; 0 means contiguous rows (head_dim, head_dim,
-  // value_dim, value_dim). Heads of a multi-head projection use the
-  // projection's width.
+  // Row strides in floats; 0 means contiguous rows (head_dim, head_dim, value_dim,
+  // value_dim). Heads of a multi-head projection use the projection's width.
   int q_stride = 0;
   int k_stride = 0;
   int v_stride = 0;
   int out_stride = 0;
-  // Where entry b's output starts, in floats from `out`; null means
-  // b·seq_q·value_dim.
+  // Where entry b's output starts, in floats from `out`; null means b·seq_q·value_dim.
   const int32_t* out_offsets = nullptr;
   float scale = 1.0f;
   bool causal = false;
-  int causal_offset =
-      0;  // row i sees j <= i + causal_offset (see VisibleKeyRule)
-  float* out = nullptr;  // [batch, seq_q, value_dim]
-  // Optional, each [batch, seq_q, seq_k]. With `weights` the step-by-step path
-  // runs and may also fill the three stages; without it the fused path runs and
-  // they must be null.
+  int causal_offset = 0;  // row i sees j <= i + causal_offset (see VisibleKeyRule)
+  float* out = nullptr;   // [batch, seq_q, value_dim]
+  // Optional, each [batch, seq_q, seq_k]. With `weights` the step-by-step path runs and
+  // may also fill the three stages; without it the fused path runs and they must be null.
   float* weights = nullptr;
   float* raw_scores = nullptr;
   float* scaled_scores = nullptr;
   float* masked_scores = nullptr;
 };
 
-// Checks the request (dimensions, buffers, key limits), then computes every
-// entry. Never throws; returns the first problem found, having written nothing.
+// Checks the request (dimensions, buffers, key limits), then computes every entry.
+// Never throws; returns the first problem found, having written nothing.
 Status RunAttention(const AttentionRequest& request);
 
 }  // namespace attn

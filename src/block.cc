@@ -1,5 +1,4 @@
-// Layer norm, feed-forward, residual add (Highway, static dispatch) and set
-// pooling.
+// Layer norm, feed-forward, residual add (Highway, static dispatch) and set pooling.
 #include "block.h"
 
 #include <algorithm>
@@ -16,10 +15,9 @@ namespace HWY_NAMESPACE {
 
 #include "kernels/simd-inl.h"
 
-// Two passes per row: the mean, then the variance of x - mean (stable for large
-// offsets).
-void LayerNormImpl(const float* x, int rows, int dim, const float* gamma,
-                   const float* beta, float eps, float* out) {
+// Two passes per row: the mean, then the variance of x - mean (stable for large offsets).
+void LayerNormImpl(const float* x, int rows, int dim, const float* gamma, const float* beta,
+                   float eps, float* out) {
   const D d;
   for (int r = 0; r < rows; ++r) {
     const float* in = x + static_cast<size_t>(r) * dim;
@@ -27,8 +25,7 @@ void LayerNormImpl(const float* x, int rows, int dim, const float* gamma,
     // 1. Mean.
     V vsum = hn::Zero(d);
     int c = 0;
-    for (; c + kLanes <= dim; c += kLanes)
-      vsum = hn::Add(vsum, hn::LoadU(d, in + c));
+    for (; c + kLanes <= dim; c += kLanes) vsum = hn::Add(vsum, hn::LoadU(d, in + c));
     float sum = hn::GetLane(hn::SumOfLanes(d, vsum));
     for (; c < dim; ++c) sum += in[c];
     const float mean = sum / dim;
@@ -73,14 +70,13 @@ HWY_AFTER_NAMESPACE();
 
 namespace attn {
 
-void LayerNorm(const float* x, int rows, int dim, const float* gamma,
-               const float* beta, float eps, float* out) {
+void LayerNorm(const float* x, int rows, int dim, const float* gamma, const float* beta, float eps,
+               float* out) {
   HWY_STATIC_DISPATCH(LayerNormImpl)(x, rows, dim, gamma, beta, eps, out);
 }
 
-void FeedForward(const float* x, int rows, int d_model, int d_ff,
-                 const float* w1, const float* b1, const float* w2,
-                 const float* b2, Activation activation, float* out) {
+void FeedForward(const float* x, int rows, int d_model, int d_ff, const float* w1, const float* b1,
+                 const float* w2, const float* b2, Activation activation, float* out) {
   // 1. Hidden layer h = x·w1 + b1.   h: [rows, d_ff]
   std::vector<float> hidden(static_cast<size_t>(rows) * d_ff);
   MatMul(x, w1, b1, rows, d_model, d_ff, hidden.data());
@@ -88,8 +84,7 @@ void FeedForward(const float* x, int rows, int d_model, int d_ff,
   if (activation == Activation::kRelu) {
     HWY_STATIC_DISPATCH(ReluInPlace)(hidden.data(), hidden.size());
   } else {
-    for (float& h : hidden)
-      h = static_cast<float>(0.5 * h * (1.0 + std::erf(h / std::sqrt(2.0))));
+    for (float& h : hidden) h = static_cast<float>(0.5 * h * (1.0 + std::erf(h / std::sqrt(2.0))));
   }
   // 3. Output layer.
   MatMul(hidden.data(), w2, b2, rows, d_ff, d_model, out);
@@ -99,8 +94,7 @@ void AddInto(const float* a, const float* b, int count, float* out) {
   HWY_STATIC_DISPATCH(AddIntoImpl)(a, b, count, out);
 }
 
-void SetPool(const float* x, int sets, int set_size, int dim, PoolOp op,
-             float* out) {
+void SetPool(const float* x, int sets, int set_size, int dim, PoolOp op, float* out) {
   for (int s = 0; s < sets; ++s) {
     const float* set = x + static_cast<size_t>(s) * set_size * dim;
     float* o = out + static_cast<size_t>(s) * dim;
@@ -108,9 +102,7 @@ void SetPool(const float* x, int sets, int set_size, int dim, PoolOp op,
       float acc = op == PoolOp::kMax ? set[c] : 0.0f;
       for (int i = 0; i < set_size; ++i) {
         const float value = set[static_cast<size_t>(i) * dim + c];
-        acc = op == PoolOp::kMax
-                  ? (value > acc || std::isnan(value) ? value : acc)
-                  : acc + value;
+        acc = op == PoolOp::kMax ? (value > acc || std::isnan(value) ? value : acc) : acc + value;
       }
       o[c] = op == PoolOp::kMean ? acc / set_size : acc;
     }

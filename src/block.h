@@ -1,5 +1,5 @@
-// The pieces of a transformer block around attention: layer normalisation and
-// the position-wise feed-forward network.
+// The pieces of a transformer block around attention: layer normalisation and the
+// position-wise feed-forward network.
 #ifndef ATTENTION_WASM_SRC_BLOCK_H_
 #define ATTENTION_WASM_SRC_BLOCK_H_
 
@@ -7,32 +7,26 @@ namespace attn {
 
 enum class Activation : int { kRelu = 0, kGelu = 1 };
 
-// out[r] = (x[r] - mean(x[r])) / sqrt(var(x[r]) + eps) · gamma + beta, over the
-// last axis (biased variance, as PyTorch's LayerNorm). gamma/beta null mean
-// 1/0. out may equal x.
+// out[r] = (x[r] - mean(x[r])) / sqrt(var(x[r]) + eps) · gamma + beta, over the last axis
+// (biased variance, as PyTorch's LayerNorm). gamma/beta null mean 1/0. out may equal x.
 //   x, out: [rows, dim]   gamma, beta: [dim]
-void LayerNorm(const float* x, int rows, int dim, const float* gamma,
-               const float* beta, float eps, float* out);
+void LayerNorm(const float* x, int rows, int dim, const float* gamma, const float* beta, float eps,
+               float* out);
 
-// out = act(x·w1 + b1)·w2 + b2, with GELU the exact erf form (PyTorch's
-// default).
-//   x: [rows, d_model]  w1: [d_model, d_ff]  b1: [d_ff]  w2: [d_ff, d_model]
-//   b2: [d_model] out: [rows, d_model]; biases may be null
-void FeedForward(const float* x, int rows, int d_model, int d_ff,
-                 const float* w1, const float* b1, const float* w2,
-                 const float* b2, Activation activation, float* out);
+// out = act(x·w1 + b1)·w2 + b2, with GELU the exact erf form (PyTorch's default).
+//   x: [rows, d_model]  w1: [d_model, d_ff]  b1: [d_ff]  w2: [d_ff, d_model]  b2: [d_model]
+//   out: [rows, d_model]; biases may be null
+void FeedForward(const float* x, int rows, int d_model, int d_ff, const float* w1, const float* b1,
+                 const float* w2, const float* b2, Activation activation, float* out);
 
 // out = a + b elementwise (the residual connection).   a, b, out: [count]
 void AddInto(const float* a, const float* b, int count, float* out);
 
 enum class PoolOp : int { kSum = 0, kMean = 1, kMax = 2 };
 
-// Deep Sets pooling over the set axis: out[s] = ⊕_i x[s][i] for ⊕ in {sum,
-// mean, max}.
-//   x: [sets, set_size, dim]   out: [sets, dim]   (set_size >= 1 for mean and
-//   max)
-void SetPool(const float* x, int sets, int set_size, int dim, PoolOp op,
-             float* out);
+// Deep Sets pooling over the set axis: out[s] = ⊕_i x[s][i] for ⊕ in {sum, mean, max}.
+//   x: [sets, set_size, dim]   out: [sets, dim]   (set_size >= 1 for mean and max)
+void SetPool(const float* x, int sets, int set_size, int dim, PoolOp op, float* out);
 
 }  // namespace attn
 

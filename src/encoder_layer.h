@@ -1,8 +1,7 @@
-// The transformer encoder layer: multi-head self-attention and a feed-forward
-// network, each wrapped in a residual connection and a layer norm.
-//   post-norm (original Transformer): x1 = LN1(x + MHA(x)),    y = LN2(x1 +
-//   FFN(x1)) pre-norm  (GPT-2 and later):      x1 = x + MHA(LN1(x)),    y = x1
-//   + FFN(LN2(x1))
+// The transformer encoder layer: multi-head self-attention and a feed-forward network,
+// each wrapped in a residual connection and a layer norm.
+//   post-norm (original Transformer): x1 = LN1(x + MHA(x)),    y = LN2(x1 + FFN(x1))
+//   pre-norm  (GPT-2 and later):      x1 = x + MHA(LN1(x)),    y = x1 + FFN(LN2(x1))
 #ifndef ATTENTION_WASM_SRC_ENCODER_LAYER_H_
 #define ATTENTION_WASM_SRC_ENCODER_LAYER_H_
 
@@ -13,9 +12,8 @@
 namespace attn {
 
 struct EncoderLayerRequest {
-  // Self-attention: attention.query is x [batch, seq, d_model]; key, value and
-  // out are set by EncoderLayerForward. Masks, key lengths and causal settings
-  // are read from it.
+  // Self-attention: attention.query is x [batch, seq, d_model]; key, value and out are set
+  // by EncoderLayerForward. Masks, key lengths and causal settings are read from it.
   MultiHeadRequest attention;
   bool pre_norm = false;
   float eps = 1e-5f;

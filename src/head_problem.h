@@ -1,6 +1,5 @@
-// One attention head as the kernels see it: non-owning views of q, k, v, the
-// mask and the output, plus the rule that says which keys each query row may
-// see.
+// One attention head as the kernels see it: non-owning views of q, k, v, the mask and
+// the output, plus the rule that says which keys each query row may see.
 #ifndef ATTENTION_WASM_SRC_HEAD_PROBLEM_H_
 #define ATTENTION_WASM_SRC_HEAD_PROBLEM_H_
 
@@ -8,16 +7,13 @@
 
 namespace attn {
 
-// Causal masking and key padding both hide a suffix of the keys, so together
-// they are one number per query row: row i sees keys 0 .. VisibleKeys(i) - 1
-// (before the explicit mask).
+// Causal masking and key padding both hide a suffix of the keys, so together they are one
+// number per query row: row i sees keys 0 .. VisibleKeys(i) - 1 (before the explicit mask).
 struct VisibleKeyRule {
-  int key_limit =
-      0;  // keys j >= key_limit are padding (per-sequence key length)
-  bool causal = false;  // hide keys after the query's own position
-  int causal_offset =
-      0;  // causal: row i sees j <= i + causal_offset
-          // (0: top-left aligned, seq_k - seq_q: bottom-right aligned)
+  int key_limit = 0;      // keys j >= key_limit are padding (per-sequence key length)
+  bool causal = false;    // hide keys after the query's own position
+  int causal_offset = 0;  // causal: row i sees j <= i + causal_offset
+                          // (0: top-left aligned, seq_k - seq_q: bottom-right aligned)
 
   int VisibleKeys(int row) const {
     if (!causal) return key_limit;
@@ -25,12 +21,10 @@ struct VisibleKeyRule {
   }
 };
 
-// q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k, value_dim]  out:
-// [seq_q, value_dim]
-//   each with its own row stride (a head of a multi-head projection is a column
-//   block of a wider matrix); elements within a row are contiguous.
-// mask: additive, [seq_q, seq_k] with row stride mask_row_stride (0: one row
-// shared by all
+// q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k, value_dim]  out: [seq_q, value_dim]
+//   each with its own row stride (a head of a multi-head projection is a column block of a
+//   wider matrix); elements within a row are contiguous.
+// mask: additive, [seq_q, seq_k] with row stride mask_row_stride (0: one row shared by all
 //       queries), or null. -Infinity blocks the key whatever the score.
 struct HeadProblem {
   const float* q = nullptr;

@@ -10,31 +10,28 @@ namespace attn {
 namespace {
 
 Status CheckRequest(const MultiHeadRequest& r) {
-  if (r.batch < 0 || r.seq_q < 0 || r.seq_k < 0 || r.d_model <= 0 ||
-      r.k_dim <= 0 || r.v_dim <= 0 || r.num_heads <= 0 || r.num_kv_heads <= 0) {
+  if (r.batch < 0 || r.seq_q < 0 || r.seq_k < 0 || r.d_model <= 0 || r.k_dim <= 0 || r.v_dim <= 0 ||
+      r.num_heads <= 0 || r.num_kv_heads <= 0) {
     return Status::kNegativeDimension;
   }
   if (r.d_model % r.num_heads != 0 || r.num_heads % r.num_kv_heads != 0) {
     return Status::kBadHeadCount;
   }
   const MultiHeadWeights& w = r.weights;
-  if (r.query == nullptr || r.key == nullptr || r.value == nullptr ||
-      r.out == nullptr || w.wq == nullptr || w.wk == nullptr ||
-      w.wv == nullptr || w.wo == nullptr ||
+  if (r.query == nullptr || r.key == nullptr || r.value == nullptr || r.out == nullptr ||
+      w.wq == nullptr || w.wk == nullptr || w.wv == nullptr || w.wo == nullptr ||
       (r.mask != nullptr && r.mask_offsets == nullptr)) {
     return Status::kNullPointer;
   }
   if (r.key_lengths != nullptr) {
     for (int b = 0; b < r.batch; ++b) {
-      if (r.key_lengths[b] < 0 || r.key_lengths[b] > r.seq_k)
-        return Status::kBadKeyLength;
+      if (r.key_lengths[b] < 0 || r.key_lengths[b] > r.seq_k) return Status::kBadKeyLength;
     }
   }
   return Status::kOk;
 }
 
-// Uses `given` if the caller wants this buffer back, else `scratch` sized to
-// `count`.
+// Uses `given` if the caller wants this buffer back, else `scratch` sized to `count`.
 float* BufferOr(float* given, std::vector<float>& scratch, size_t count) {
   if (given != nullptr) return given;
   scratch.resize(count);
@@ -54,28 +51,20 @@ Status MultiHeadForward(const MultiHeadRequest& r) {
   const int rows_k = r.batch * r.seq_k;
   const MultiHeadWeights& w = r.weights;
 
-  // 1. Projections: Q = query·W_Q + b_Q, K = key·W_K + b_K, V = value·W_V +
-  // b_V.
+  // 1. Projections: Q = query·W_Q + b_Q, K = key·W_K + b_K, V = value·W_V + b_V.
   std::vector<float> q_scratch, k_scratch, v_scratch, concat_scratch;
-  float* q =
-      BufferOr(r.q_proj, q_scratch, static_cast<size_t>(rows_q) * r.d_model);
-  float* k =
-      BufferOr(r.k_proj, k_scratch, static_cast<size_t>(rows_k) * kv_width);
-  float* v =
-      BufferOr(r.v_proj, v_scratch, static_cast<size_t>(rows_k) * kv_width);
-  float* concat = BufferOr(r.concat, concat_scratch,
-                           static_cast<size_t>(rows_q) * r.d_model);
+  float* q = BufferOr(r.q_proj, q_scratch, static_cast<size_t>(rows_q) * r.d_model);
+  float* k = BufferOr(r.k_proj, k_scratch, static_cast<size_t>(rows_k) * kv_width);
+  float* v = BufferOr(r.v_proj, v_scratch, static_cast<size_t>(rows_k) * kv_width);
+  float* concat = BufferOr(r.concat, concat_scratch, static_cast<size_t>(rows_q) * r.d_model);
   MatMul(r.query, w.wq, w.bq, rows_q, r.d_model, r.d_model, q);
   MatMul(r.key, w.wk, w.bk, rows_k, r.k_dim, kv_width, k);
   MatMul(r.value, w.wv, w.bv, rows_k, r.v_dim, kv_width, v);
 
-  // 2. One attention entry per (batch, head): head h reads columns h·head_dim
-  // .. of Q and
-  //    the columns of its key/value group, and writes the same columns of
-  //    `concat`.
+  // 2. One attention entry per (batch, head): head h reads columns h·head_dim .. of Q and
+  //    the columns of its key/value group, and writes the same columns of `concat`.
   const int entries_count = r.batch * r.num_heads;
-  std::vector<int32_t> entries(static_cast<size_t>(entries_count) *
-                               kEntryColumns);
+  std::vector<int32_t> entries(static_cast<size_t>(entries_count) * kEntryColumns);
   std::vector<int32_t> out_offsets(entries_count);
   for (int b = 0; b < r.batch; ++b) {
     for (int h = 0; h < r.num_heads; ++h) {

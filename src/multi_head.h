@@ -1,7 +1,6 @@
-// Multi-head attention, Concat(head_1 .. head_h)·W_O with head_i =
-// Attention(Q_i, K_i, V_i), in the row-vector convention of the course material
-// (Q = X·W_Q). Grouped-query attention: num_kv_heads key/value heads, each
-// shared by num_heads / num_kv_heads heads.
+// Multi-head attention, Concat(head_1 .. head_h)·W_O with head_i = Attention(Q_i, K_i, V_i),
+// in the row-vector convention of the course material (Q = X·W_Q). Grouped-query
+// attention: num_kv_heads key/value heads, each shared by num_heads / num_kv_heads heads.
 #ifndef ATTENTION_WASM_SRC_MULTI_HEAD_H_
 #define ATTENTION_WASM_SRC_MULTI_HEAD_H_
 
@@ -36,8 +35,8 @@ struct MultiHeadRequest {
   int num_heads = 0;
   int num_kv_heads = 0;
   MultiHeadWeights weights;
-  // Additive mask rows ([seq_q or 1, seq_k], row stride mask_row_stride); entry
-  // (b, h) starts at mask + mask_offsets[b·num_heads + h]. Null for none.
+  // Additive mask rows ([seq_q or 1, seq_k], row stride mask_row_stride); entry (b, h)
+  // starts at mask + mask_offsets[b·num_heads + h]. Null for none.
   const float* mask = nullptr;
   int mask_row_stride = 0;
   const int32_t* mask_offsets = nullptr;
@@ -45,18 +44,16 @@ struct MultiHeadRequest {
   bool causal = false;
   int causal_offset = 0;  // see VisibleKeyRule
   float* out = nullptr;   // [batch, seq_q, d_model]
-  // Optional outputs (null to skip). With `attention_weights` the step-by-step
-  // path runs.
-  float* q_proj = nullptr;  // [batch, seq_q, d_model]
-  float* k_proj = nullptr;  // [batch, seq_k, kv_width]
-  float* v_proj = nullptr;  // [batch, seq_k, kv_width]
-  float* concat = nullptr;  // [batch, seq_q, d_model]: heads side by side
+  // Optional outputs (null to skip). With `attention_weights` the step-by-step path runs.
+  float* q_proj = nullptr;             // [batch, seq_q, d_model]
+  float* k_proj = nullptr;             // [batch, seq_k, kv_width]
+  float* v_proj = nullptr;             // [batch, seq_k, kv_width]
+  float* concat = nullptr;             // [batch, seq_q, d_model]: heads side by side
   float* attention_weights = nullptr;  // [batch, num_heads, seq_q, seq_k]
 };
 
-// Projects, attends per head (heads are column blocks of the projections: no
-// copies), concatenates and projects out. Returns the first problem found,
-// having written nothing.
+// Projects, attends per head (heads are column blocks of the projections: no copies),
+// concatenates and projects out. Returns the first problem found, having written nothing.
 Status MultiHeadForward(const MultiHeadRequest& request);
 
 }  // namespace attn

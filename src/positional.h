@@ -1,6 +1,5 @@
-// Positional encodings: sinusoidal, rotary (RoPE), ALiBi biases, and
-// graph-Laplacian eigenvectors. Angles and slopes are computed in double,
-// stored as float.
+// Positional encodings: sinusoidal, rotary (RoPE), ALiBi biases, and graph-Laplacian
+// eigenvectors. Angles and slopes are computed in double, stored as float.
 #ifndef ATTENTION_WASM_SRC_POSITIONAL_H_
 #define ATTENTION_WASM_SRC_POSITIONAL_H_
 
@@ -10,8 +9,8 @@
 
 namespace attn {
 
-// pe[p][2i] = sin(p / base^(2i/d_model)), pe[p][2i+1] = cos(p /
-// base^(2i/d_model)). An odd d_model ends with a sin column.
+// pe[p][2i] = sin(p / base^(2i/d_model)), pe[p][2i+1] = cos(p / base^(2i/d_model)).
+// An odd d_model ends with a sin column.
 //   pe: [seq_len, d_model]
 void SinusoidalEncoding(int seq_len, int d_model, double base, float* pe);
 
@@ -19,30 +18,27 @@ void SinusoidalEncoding(int seq_len, int d_model, double base, float* pe);
 //   interleaved = false ("rotate_half", GPT-NeoX / LLaMA): pair (i, i + dim/2)
 //   interleaved = true  (RoFormer, GPT-J): pair (2i, 2i + 1)
 //   x, out: [rows, dim] (dim even; out may equal x)   positions: [rows]
-void ApplyRope(const float* x, int rows, int dim, const float* positions,
-               double base, bool interleaved, float* out);
+void ApplyRope(const float* x, int rows, int dim, const float* positions, double base,
+               bool interleaved, float* out);
 
-// ALiBi slopes exactly as the reference get_slopes(n) (Press et al.): a
-// geometric sequence starting at 2^(-8/n) for powers of two; otherwise the
-// closest power of two's slopes followed by every other slope of twice that
-// count.
+// ALiBi slopes exactly as the reference get_slopes(n) (Press et al.): a geometric sequence
+// starting at 2^(-8/n) for powers of two; otherwise the closest power of two's slopes
+// followed by every other slope of twice that count.
 //   slopes: [num_heads]
 void AlibiSlopes(int num_heads, double* slopes);
 
-// bias[h][i][j] = -slope_h · |(i + seq_k - seq_q) - j|: query i sits at
-// position i + seq_k - seq_q (the last query is aligned with the last key, as
-// in decoding).
+// bias[h][i][j] = -slope_h · |(i + seq_k - seq_q) - j|: query i sits at position
+// i + seq_k - seq_q (the last query is aligned with the last key, as in decoding).
 //   bias: [num_heads, seq_q, seq_k]
 void AlibiBias(int num_heads, int seq_q, int seq_k, float* bias);
 
-// The k eigenvectors of the symmetric normalised Laplacian L = I -
-// D^-1/2·A·D^-1/2 with the smallest eigenvalues after the first (trivial) one.
-// An isolated node has a zero row in L (Chung's definition). Edges are
-// undirected; repeats and self-loops are ignored. Sign: each vector's entry of
-// largest magnitude is positive (the first such entry on ties).
+// The k eigenvectors of the symmetric normalised Laplacian L = I - D^-1/2·A·D^-1/2 with the
+// smallest eigenvalues after the first (trivial) one. An isolated node has a zero row in L
+// (Chung's definition). Edges are undirected; repeats and self-loops are ignored. Sign:
+// each vector's entry of largest magnitude is positive (the first such entry on ties).
 //   edges: [num_edges, 2]   vectors: [num_nodes, k]   values: [k]
-Status LaplacianEncoding(int num_nodes, const int32_t* edges, int num_edges,
-                         int k, float* vectors, float* values);
+Status LaplacianEncoding(int num_nodes, const int32_t* edges, int num_edges, int k, float* vectors,
+                         float* values);
 
 }  // namespace attn
 

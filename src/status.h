@@ -1,6 +1,5 @@
-// Status codes returned by the core. The core never throws: every entry point
-// that can reject its arguments returns a Status, and the bindings turn it into
-// a JS error.
+// Status codes returned by the core. The core never throws: every entry point that can
+// reject its arguments returns a Status, and the bindings turn it into a JS error.
 #ifndef ATTENTION_WASM_SRC_STATUS_H_
 #define ATTENTION_WASM_SRC_STATUS_H_
 
@@ -12,9 +11,8 @@ enum class Status : int {
   kNullPointer = 2,        // a required buffer is missing
   kBadStride = 3,          // a row stride smaller than the row
   kBadKeyLength = 4,       // a key length outside [0, seq_k]
-  kBadHeadCount =
-      5,             // d_model not divisible by num_heads, or heads by kv heads
-  kBadArgument = 6,  // another argument out of range (named in the JS layer)
+  kBadHeadCount = 5,       // d_model not divisible by num_heads, or heads by kv heads
+  kBadArgument = 6,        // another argument out of range (named in the JS layer)
 };
 
 // A short English description of `status`, for error messages.

@@ -1,16 +1,17 @@
-// The step-by-step attention path (Highway, static dispatch). Each step is a
-// separate pass over the score matrix so that every intermediate can be shown
-// to a learner; exactness, not speed, is its first goal (hn::Exp is accurate to
-// a few ulp).
+// The step-by-step attention path (Highway, static dispatch). Each step is a separate pass
+// over the score matrix so that every intermediate can be shown to a learner; exactness
+// comes first (hn::Exp is accurate to a few ulp), and Q·Kᵀ shares MatMul's register tile.
 #include "kernels/attention_steps.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
+#include "kernels/matmul.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace attn {
@@ -19,28 +20,6 @@ namespace HWY_NAMESPACE {
 #include "kernels/simd-inl.h"
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-// Σ a[c]·b[c] over n elements: vector body, scalar tail.
-HWY_INLINE float Dot(const float* a, const float* b, int n) {
-  const D d;
-  V sum = hn::Zero(d);
-  int c = 0;
-  for (; c + kLanes <= n; c += kLanes)
-    sum = hn::MulAdd(hn::LoadU(d, a + c), hn::LoadU(d, b + c), sum);
-  float total = hn::GetLane(hn::SumOfLanes(d, sum));
-  for (; c < n; ++c) total += a[c] * b[c];
-  return total;
-}
-
-void QDotKImpl(const float* q, int q_stride, const float* k, int k_stride,
-               int seq_q, int seq_k, int head_dim, float* scores) {
-  for (int i = 0; i < seq_q; ++i) {
-    const float* q_row = q + static_cast<size_t>(i) * q_stride;
-    float* s_row = scores + static_cast<size_t>(i) * seq_k;
-    for (int j = 0; j < seq_k; ++j)
-      s_row[j] = Dot(q_row, k + static_cast<size_t>(j) * k_stride, head_dim);
-  }
-}
 
 void ScaleScoresImpl(float* scores, int count, float scale) {
   const D d;
@@ -51,22 +30,20 @@ void ScaleScoresImpl(float* scores, int count, float scale) {
   for (; i < count; ++i) scores[i] *= scale;
 }
 
-void ApplyMaskImpl(float* scores, int seq_q, int seq_k, const float* mask,
-                   int mask_row_stride, const VisibleKeyRule& visible) {
+void ApplyMaskImpl(float* scores, int seq_q, int seq_k, const float* mask, int mask_row_stride,
+                   const VisibleKeyRule& visible) {
   const D d;
   const V neg_inf = hn::Set(d, kNegInf);
   for (int i = 0; i < seq_q; ++i) {
     float* row = scores + static_cast<size_t>(i) * seq_k;
-    // 1. The explicit mask: -Inf blocks (whatever the score, even NaN), else it
-    // adds.
+    // 1. The explicit mask: -Inf blocks (whatever the score, even NaN), else it adds.
     if (mask != nullptr) {
       const float* m = mask + static_cast<size_t>(i) * mask_row_stride;
       int j = 0;
       for (; j + kLanes <= seq_k; j += kLanes) {
         const V mv = hn::LoadU(d, m + j);
         const V sum = hn::Add(hn::LoadU(d, row + j), mv);
-        hn::StoreU(hn::IfThenElse(hn::Eq(mv, neg_inf), neg_inf, sum), d,
-                   row + j);
+        hn::StoreU(hn::IfThenElse(hn::Eq(mv, neg_inf), neg_inf, sum), d, row + j);
       }
       for (; j < seq_k; ++j) row[j] = m[j] == kNegInf ? kNegInf : row[j] + m[j];
     }
@@ -87,8 +64,7 @@ void SoftmaxRow(float* row, int n) {
     max = std::max(max, row[j]);
   }
   if (poisoned || max == kNegInf) {
-    std::fill(row, row + n,
-              poisoned ? std::numeric_limits<float>::quiet_NaN() : 0.0f);
+    std::fill(row, row + n, poisoned ? std::numeric_limits<float>::quiet_NaN() : 0.0f);
     return;
   }
   // 2. e^(x - max) and its sum.
@@ -111,13 +87,11 @@ void SoftmaxRow(float* row, int n) {
 }
 
 void SoftmaxRowsImpl(float* scores, int seq_q, int seq_k) {
-  for (int i = 0; i < seq_q; ++i)
-    SoftmaxRow(scores + static_cast<size_t>(i) * seq_k, seq_k);
+  for (int i = 0; i < seq_q; ++i) SoftmaxRow(scores + static_cast<size_t>(i) * seq_k, seq_k);
 }
 
-void WeightedSumVImpl(const float* weights, const float* v, int v_stride,
-                      int seq_q, int seq_k, int value_dim, float* out,
-                      int out_stride) {
+void WeightedSumVImpl(const float* weights, const float* v, int v_stride, int seq_q, int seq_k,
+                      int value_dim, float* out, int out_stride) {
   const D d;
   for (int i = 0; i < seq_q; ++i) {
     float* o = out + static_cast<size_t>(i) * out_stride;
@@ -129,8 +103,7 @@ void WeightedSumVImpl(const float* weights, const float* v, int v_stride,
       const V wj = hn::Set(d, w[j]);
       int c = 0;
       for (; c + kLanes <= value_dim; c += kLanes) {
-        hn::StoreU(hn::MulAdd(wj, hn::LoadU(d, v_row + c), hn::LoadU(d, o + c)),
-                   d, o + c);
+        hn::StoreU(hn::MulAdd(wj, hn::LoadU(d, v_row + c), hn::LoadU(d, o + c)), d, o + c);
       }
       for (; c < value_dim; ++c) o[c] += w[j] * v_row[c];
     }
@@ -143,18 +116,20 @@ HWY_AFTER_NAMESPACE();
 
 namespace attn {
 
-void QDotK(const float* q, int q_stride, const float* k, int k_stride,
-           int seq_q, int seq_k, int head_dim, float* scores) {
-  HWY_STATIC_DISPATCH(QDotKImpl)
-  (q, q_stride, k, k_stride, seq_q, seq_k, head_dim, scores);
+// Q·Kᵀ is a matrix product with B = Kᵀ: pack K's rows as panels, then multiply.
+void QDotK(const float* q, int q_stride, const float* k, int k_stride, int seq_q, int seq_k,
+           int head_dim, float* scores) {
+  std::vector<float> panels(static_cast<size_t>(PanelCount(seq_k)) * head_dim * kPanelWidth);
+  PackTransposedPanels(k, k_stride, seq_k, head_dim, panels.data());
+  MultiplyPanels(q, q_stride, seq_q, head_dim, panels.data(), nullptr, seq_k, scores, seq_k);
 }
 
 void ScaleScores(float* scores, int count, float scale) {
   HWY_STATIC_DISPATCH(ScaleScoresImpl)(scores, count, scale);
 }
 
-void ApplyMask(float* scores, int seq_q, int seq_k, const float* mask,
-               int mask_row_stride, const VisibleKeyRule& visible) {
+void ApplyMask(float* scores, int seq_q, int seq_k, const float* mask, int mask_row_stride,
+               const VisibleKeyRule& visible) {
   HWY_STATIC_DISPATCH(ApplyMaskImpl)
   (scores, seq_q, seq_k, mask, mask_row_stride, visible);
 }
@@ -163,8 +138,8 @@ void SoftmaxRows(float* scores, int seq_q, int seq_k) {
   HWY_STATIC_DISPATCH(SoftmaxRowsImpl)(scores, seq_q, seq_k);
 }
 
-void WeightedSumV(const float* weights, const float* v, int v_stride, int seq_q,
-                  int seq_k, int value_dim, float* out, int out_stride) {
+void WeightedSumV(const float* weights, const float* v, int v_stride, int seq_q, int seq_k,
+                  int value_dim, float* out, int out_stride) {
   HWY_STATIC_DISPATCH(WeightedSumVImpl)
   (weights, v, v_stride, seq_q, seq_k, value_dim, out, out_stride);
 }
@@ -174,17 +149,15 @@ void StepwiseAttention(const HeadProblem& pb, const AttentionStages& st) {
   auto snapshot = [&](float* stage) {
     if (stage != nullptr) std::memcpy(stage, st.weights, count * sizeof(float));
   };
-  QDotK(pb.q, pb.q_stride, pb.k, pb.k_stride, pb.seq_q, pb.seq_k, pb.head_dim,
-        st.weights);
+  QDotK(pb.q, pb.q_stride, pb.k, pb.k_stride, pb.seq_q, pb.seq_k, pb.head_dim, st.weights);
   snapshot(st.raw_scores);
   ScaleScores(st.weights, static_cast<int>(count), pb.scale);
   snapshot(st.scaled_scores);
-  ApplyMask(st.weights, pb.seq_q, pb.seq_k, pb.mask, pb.mask_row_stride,
-            pb.visible);
+  ApplyMask(st.weights, pb.seq_q, pb.seq_k, pb.mask, pb.mask_row_stride, pb.visible);
   snapshot(st.masked_scores);
   SoftmaxRows(st.weights, pb.seq_q, pb.seq_k);
-  WeightedSumV(st.weights, pb.v, pb.v_stride, pb.seq_q, pb.seq_k, pb.value_dim,
-               pb.out, pb.out_stride);
+  WeightedSumV(st.weights, pb.v, pb.v_stride, pb.seq_q, pb.seq_k, pb.value_dim, pb.out,
+               pb.out_stride);
 }
 
 }  // namespace attn

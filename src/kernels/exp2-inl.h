@@ -1,11 +1,10 @@
-// Vector 2^x for the softmax, with the scale and log2(e) folded into x by the
-// caller. Include inside HWY_NAMESPACE.
+// Vector 2^x for the softmax, with the scale and log2(e) folded into x by the caller.
+// Include inside HWY_NAMESPACE.
 //
-// Why not hn::Exp: the fused kernel already works in base 2 (scores are
-// multiplied by scale·log2(e) once), so a 2^x polynomial saves the range
-// reduction by ln 2. Accuracy: a degree-6 polynomial on [-0.5, 0.5] (Cephes
-// exp2f coefficients), relative error below 2e-7; tests compare against
-// Math.exp.
+// Why not hn::Exp: the fused kernel already works in base 2 (scores are multiplied by
+// scale·log2(e) once), so a 2^x polynomial saves the range reduction by ln 2. Accuracy: a
+// degree-6 polynomial on [-0.5, 0.5] (Cephes exp2f coefficients), relative error below
+// 2e-7; tests compare against Math.exp.
 
 #if defined(ATTENTION_WASM_EXP2_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ATTENTION_WASM_EXP2_INL_H_
@@ -16,9 +15,8 @@
 
 #include "kernels/simd-inl.h"  // the vector types (D, V, kLanes)
 
-// Returns 2^x per lane. x <= -127 (including -Infinity) gives exactly 0, so
-// blocked keys get a weight of exactly zero. Meant for x <= 0 (scores minus
-// their row maximum).
+// Returns 2^x per lane. x <= -127 (including -Infinity) gives exactly 0, so blocked keys
+// get a weight of exactly zero. Meant for x <= 0 (scores minus their row maximum).
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V FastExp2(D d, V x) {
   const hn::RebindToSigned<D> di;

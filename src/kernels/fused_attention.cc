@@ -1,18 +1,18 @@
 // Fused attention kernel (Highway, static dispatch).
 //
 // The loop nest, per head:
-//   1. pack kᵀ into panels of 8 keys ([head_dim, 8] each) so the score tile
-//   loads two
-//      whole vectors per head_dim step;
+//   1. pack kᵀ into panels of 8 keys ([head_dim, 8] each) so that the score
+//      tile loads two whole vectors per head_dim step;
 //   2. for every block of 4 query rows, walk the keys any of its rows can see,
-//   32 at a time:
-//        a. scores   s[4×8] = q_block · panelᵀ, four panels (8 accumulators, 11
-//        live vectors) b. scale and mask, in base 2: s·scale·log2(e) +
-//        mask·log2(e), -Inf where blocked c. online softmax over the 32: new
-//        running max m, p = 2^(s - m), and the factor
-//           2^(m_old - m) that rescales what was accumulated before
-//        d. acc[4×value_dim] = acc·rescale + p·v_block  (acc makes one round
-//        trip per 32 keys)
+//      32 at a time:
+//      a. scores s[4×8] = q_block · panelᵀ, four panels
+//         (8 accumulators, 11 live vectors);
+//      b. scale and mask in base 2: s·scale·log2(e) + mask·log2(e), and -Inf
+//         where blocked;
+//      c. online softmax over the 32: new running max m, p = 2^(s - m), and
+//         the factor 2^(m_old - m) that rescales what came before;
+//      d. acc[4×value_dim] = acc·rescale + p·v_block (one round trip of acc
+//         per 32 keys);
 //   3. divide each row by its running sum (0 for rows that saw nothing).
 // Register tiles are 4 rows × 8 keys (scores) and 4 rows × 8 values (output):
 // V8 maps wasm SIMD onto 16 xmm registers and spills past ~14 live vectors.
@@ -24,6 +24,7 @@
 #include <limits>
 
 #include "hwy/highway.h"
+#include "kernels/matmul.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace attn {
@@ -38,34 +39,15 @@ constexpr int kRowsPerTile = kTileRows;
 constexpr int kKeysPerTile = kTileCols;  // keys per score register tile
 constexpr int kTilesPerBlock = 4;        // score tiles per softmax update
 constexpr int kKeysPerBlock = kTilesPerBlock * kKeysPerTile;
+static_assert(kKeysPerTile == kPanelWidth, "a score tile spans one key panel");
 constexpr float kLog2e = 1.4426950408889634f;
 
 int RoundUp(int x, int m) { return (x + m - 1) / m * m; }
 
-// Step 1. panels[t][c][j] = k[t·8 + j][c], zero past seq_k.
-//   k: [seq_k, head_dim] (row stride k_stride)   panels: [ceil(seq_k / 8),
-//   head_dim, 8]
-void PackKeyPanels(const float* k, int k_stride, int seq_k, int head_dim,
-                   float* panels) {
-  const int num_tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
-  std::fill(panels,
-            panels + static_cast<size_t>(num_tiles) * head_dim * kKeysPerTile,
-            0.0f);
-  for (int j = 0; j < seq_k; ++j) {
-    float* panel = panels + static_cast<size_t>(j / kKeysPerTile) * head_dim *
-                                kKeysPerTile;
-    const float* k_row = k + static_cast<size_t>(j) * k_stride;
-    for (int c = 0; c < head_dim; ++c)
-      panel[c * kKeysPerTile + j % kKeysPerTile] = k_row[c];
-  }
-}
-
-// Marks the key tiles whose value rows hold NaN or Infinity; only those tiles
-// need the slower accumulation that skips zero weights (0·NaN would otherwise
-// leak a NaN).
+// Marks the key tiles whose value rows hold NaN or Infinity; only those tiles need the
+// slower accumulation that skips zero weights (0·NaN would otherwise leak a NaN).
 //   v: [seq_k, value_dim] (row stride v_stride)   flags: [ceil(seq_k / 8)]
-void FlagNonFiniteValues(const float* v, int v_stride, int seq_k, int value_dim,
-                         uint8_t* flags) {
+void FlagNonFiniteValues(const float* v, int v_stride, int seq_k, int value_dim, uint8_t* flags) {
   const int num_tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
   std::fill(flags, flags + num_tiles, 0);
   for (int j = 0; j < seq_k; ++j) {
@@ -79,11 +61,9 @@ void FlagNonFiniteValues(const float* v, int v_stride, int seq_k, int value_dim,
   }
 }
 
-// Step 2a. s[2r], s[2r+1] = scores of query row r against the 8 keys of one
-// panel.
+// Step 2a. s[2r], s[2r+1] = scores of query row r against the 8 keys of one panel.
 //   q_rows: 4 × [head_dim]   panel: [head_dim, 8]
-HWY_INLINE void ScoreTile(const float* const q_rows[kRowsPerTile],
-                          const float* panel, int head_dim,
+HWY_INLINE void ScoreTile(const float* const q_rows[kRowsPerTile], const float* panel, int head_dim,
                           V s[2 * kRowsPerTile]) {
   for (int i = 0; i < 2 * kRowsPerTile; ++i) s[i] = hn::Zero(D());
   AccumulateTile4x8(q_rows, panel, head_dim, s);
@@ -91,10 +71,8 @@ HWY_INLINE void ScoreTile(const float* const q_rows[kRowsPerTile],
 
 // Step 2b for one row: base-2 scaled scores with the additive mask applied.
 //   s: 2 vectors (8 keys)   mask_row: the mask values of these keys, or null
-//   keys_in_tile: how many of the 8 keys exist (the rest are never visible
-//   anyway)
-HWY_INLINE void ScaleAndMaskRow(V* s, float scale_log2, const float* mask_row,
-                                int keys_in_tile) {
+//   keys_in_tile: how many of the 8 keys exist (the rest are never visible anyway)
+HWY_INLINE void ScaleAndMaskRow(V* s, float scale_log2, const float* mask_row, int keys_in_tile) {
   const D d;
   s[0] = hn::Mul(s[0], hn::Set(d, scale_log2));
   s[1] = hn::Mul(s[1], hn::Set(d, scale_log2));
@@ -110,8 +88,7 @@ HWY_INLINE void ScaleAndMaskRow(V* s, float scale_log2, const float* mask_row,
   const V log2e = hn::Set(d, kLog2e);
   for (int h = 0; h < 2; ++h) {
     const V mv = hn::Load(d, m + h * kLanes);
-    s[h] = hn::IfThenElse(hn::Eq(mv, neg_inf), neg_inf,
-                          hn::MulAdd(mv, log2e, s[h]));
+    s[h] = hn::IfThenElse(hn::Eq(mv, neg_inf), neg_inf, hn::MulAdd(mv, log2e, s[h]));
   }
 }
 
@@ -126,12 +103,11 @@ HWY_INLINE void BlockKeysFrom(V* s, int j0, int visible) {
   s[1] = hn::IfThenElse(hn::Lt(key_hi, limit), s[1], neg_inf);
 }
 
-// Step 2d, fast form: acc[r] = acc[r]·rescale[r] + Σ_j p[r][j]·v[j] over 8
-// value columns at a time (8 accumulators), then 4.
-//   p: [4, kKeysPerBlock]   v_rows: [num_keys, v_stride]   acc: [4,
-//   padded_dim], padded_dim % 4 == 0
-void AccumulateValues(const float* p, const float* rescale, const float* v_rows,
-                      int num_keys, int v_stride, float* acc, int padded_dim) {
+// Step 2d, fast form: acc[r] = acc[r]·rescale[r] + Σ_j p[r][j]·v[j] over 8 value columns
+// at a time (8 accumulators), then 4.
+//   p: [4, kKeysPerBlock]   v_rows: [num_keys, v_stride]   acc: [4, padded_dim], padded_dim % 4 == 0
+void AccumulateValues(const float* p, const float* rescale, const float* v_rows, int num_keys,
+                      int v_stride, float* acc, int padded_dim) {
   const D d;
   int c = 0;
   for (; c + 2 * kLanes <= padded_dim; c += 2 * kLanes) {
@@ -139,8 +115,7 @@ void AccumulateValues(const float* p, const float* rescale, const float* v_rows,
     for (int r = 0; r < kRowsPerTile; ++r) {
       const V f = hn::Set(d, rescale[r]);
       a[2 * r] = hn::Mul(hn::LoadU(d, acc + r * padded_dim + c), f);
-      a[2 * r + 1] =
-          hn::Mul(hn::LoadU(d, acc + r * padded_dim + c + kLanes), f);
+      a[2 * r + 1] = hn::Mul(hn::LoadU(d, acc + r * padded_dim + c + kLanes), f);
     }
     const float* v_row = v_rows + c;
     ATTN_NO_UNROLL
@@ -160,8 +135,7 @@ void AccumulateValues(const float* p, const float* rescale, const float* v_rows,
   if (c < padded_dim) {  // one vector of 4 columns left
     V a[kRowsPerTile];
     for (int r = 0; r < kRowsPerTile; ++r) {
-      a[r] = hn::Mul(hn::LoadU(d, acc + r * padded_dim + c),
-                     hn::Set(d, rescale[r]));
+      a[r] = hn::Mul(hn::LoadU(d, acc + r * padded_dim + c), hn::Set(d, rescale[r]));
     }
     const float* v_row = v_rows + c;
     for (int j = 0; j < num_keys; ++j, v_row += v_stride) {
@@ -170,30 +144,26 @@ void AccumulateValues(const float* p, const float* rescale, const float* v_rows,
         a[r] = hn::MulAdd(hn::Set(d, p[r * kKeysPerBlock + j]), vv, a[r]);
       }
     }
-    for (int r = 0; r < kRowsPerTile; ++r)
-      hn::StoreU(a[r], d, acc + r * padded_dim + c);
+    for (int r = 0; r < kRowsPerTile; ++r) hn::StoreU(a[r], d, acc + r * padded_dim + c);
   }
 }
 
-// Step 2d, careful form for tiles whose values hold NaN/Inf: a zero weight
-// contributes nothing at all (not 0·NaN).
-void AccumulateValuesSkippingZeros(const float* p, const float* rescale,
-                                   const float* v_rows, int num_keys,
-                                   int v_stride, float* acc, int padded_dim) {
+// Step 2d, careful form for tiles whose values hold NaN/Inf: a zero weight contributes
+// nothing at all (not 0·NaN).
+void AccumulateValuesSkippingZeros(const float* p, const float* rescale, const float* v_rows,
+                                   int num_keys, int v_stride, float* acc, int padded_dim) {
   const D d;
   for (int r = 0; r < kRowsPerTile; ++r) {
     float* acc_row = acc + r * padded_dim;
     for (int c = 0; c < padded_dim; c += kLanes) {
-      hn::StoreU(hn::Mul(hn::LoadU(d, acc_row + c), hn::Set(d, rescale[r])), d,
-                 acc_row + c);
+      hn::StoreU(hn::Mul(hn::LoadU(d, acc_row + c), hn::Set(d, rescale[r])), d, acc_row + c);
     }
     for (int j = 0; j < num_keys; ++j) {
       const float w = p[r * kKeysPerBlock + j];
       if (w == 0.0f) continue;
       const float* v_row = v_rows + static_cast<size_t>(j) * v_stride;
       for (int c = 0; c < padded_dim; c += kLanes) {
-        const V sum = hn::MulAdd(hn::Set(d, w), hn::LoadU(d, v_row + c),
-                                 hn::LoadU(d, acc_row + c));
+        const V sum = hn::MulAdd(hn::Set(d, w), hn::LoadU(d, v_row + c), hn::LoadU(d, acc_row + c));
         hn::StoreU(sum, d, acc_row + c);
       }
     }
@@ -201,15 +171,14 @@ void AccumulateValuesSkippingZeros(const float* p, const float* rescale,
 }
 
 // Step 2 for the query rows row0 .. row0 + num_rows - 1 (num_rows <= 4).
-void QueryBlock(const HeadProblem& pb, FusedWorkspace& ws, const float* v_base,
-                int v_stride, int padded_dim, int row0, int num_rows) {
+void QueryBlock(const HeadProblem& pb, FusedWorkspace& ws, const float* v_base, int v_stride,
+                int padded_dim, int row0, int num_rows) {
   const float* q_rows[kRowsPerTile];
   int visible[kRowsPerTile];
   int most_visible = 0, least_visible = pb.seq_k;
   for (int r = 0; r < kRowsPerTile; ++r) {
     const bool real = r < num_rows;
-    q_rows[r] = real ? pb.q + static_cast<size_t>(row0 + r) * pb.q_stride
-                     : ws.zero_row.data();
+    q_rows[r] = real ? pb.q + static_cast<size_t>(row0 + r) * pb.q_stride : ws.zero_row.data();
     visible[r] = real ? pb.visible.VisibleKeys(row0 + r) : 0;
     most_visible = std::max(most_visible, visible[r]);
     if (real) least_visible = std::min(least_visible, visible[r]);
@@ -218,29 +187,24 @@ void QueryBlock(const HeadProblem& pb, FusedWorkspace& ws, const float* v_base,
   std::fill(acc, acc + kRowsPerTile * padded_dim, 0.0f);
   RowState state[kRowsPerTile];
   const float scale_log2 = pb.scale * kLog2e;
-  alignas(16) float
-      p[kRowsPerTile * kKeysPerBlock];  // scores, then weights, of a block
+  alignas(16) float p[kRowsPerTile * kKeysPerBlock];  // scores, then weights, of a block
   float rescale[kRowsPerTile];
   for (int j0 = 0; j0 < most_visible; j0 += kKeysPerBlock) {
     // a, b. Scores of up to four 8-key tiles, scaled and masked, into p.
     int tiles = 0;
     bool nonfinite_values = false;
-    for (int jt = j0; jt < most_visible && tiles < kTilesPerBlock;
-         jt += kKeysPerTile, ++tiles) {
+    for (int jt = j0; jt < most_visible && tiles < kTilesPerBlock; jt += kKeysPerTile, ++tiles) {
       const int tile = jt / kKeysPerTile;
       const int keys_in_tile = std::min(kKeysPerTile, pb.seq_k - jt);
       nonfinite_values = nonfinite_values || ws.v_nonfinite[tile];
       V s[2 * kRowsPerTile];
-      ScoreTile(q_rows,
-                ws.k_panels.data() +
-                    static_cast<size_t>(tile) * pb.head_dim * kKeysPerTile,
+      ScoreTile(q_rows, ws.k_panels.data() + static_cast<size_t>(tile) * pb.head_dim * kKeysPerTile,
                 pb.head_dim, s);
       const bool needs_limit = jt + kKeysPerTile > least_visible;
       for (int r = 0; r < kRowsPerTile; ++r) {
         const float* mask_row = nullptr;
         if (pb.mask != nullptr && r < num_rows) {
-          mask_row =
-              pb.mask + static_cast<size_t>(row0 + r) * pb.mask_row_stride + jt;
+          mask_row = pb.mask + static_cast<size_t>(row0 + r) * pb.mask_row_stride + jt;
         }
         ScaleAndMaskRow(s + 2 * r, scale_log2, mask_row, keys_in_tile);
         if (needs_limit) BlockKeysFrom(s + 2 * r, jt, visible[r]);
@@ -255,11 +219,9 @@ void QueryBlock(const HeadProblem& pb, FusedWorkspace& ws, const float* v_base,
     }
     // d. Weighted values.
     const float* v_rows = v_base + static_cast<size_t>(j0) * v_stride;
-    const int num_keys =
-        std::min({tiles * kKeysPerTile, pb.seq_k - j0, most_visible - j0});
+    const int num_keys = std::min({tiles * kKeysPerTile, pb.seq_k - j0, most_visible - j0});
     if (nonfinite_values) {
-      AccumulateValuesSkippingZeros(p, rescale, v_rows, num_keys, v_stride, acc,
-                                    padded_dim);
+      AccumulateValuesSkippingZeros(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
     } else {
       AccumulateValues(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
     }
@@ -275,37 +237,33 @@ void FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   const int padded_dim = RoundUp(pb.value_dim, kLanes);
   // Step 1 (skipped when consecutive heads share k, as broadcast k does).
   if (ws.packed_k != pb.k) {
-    ws.k_panels.resize(static_cast<size_t>(num_tiles) * pb.head_dim *
-                       kKeysPerTile);
-    PackKeyPanels(pb.k, pb.k_stride, pb.seq_k, pb.head_dim, ws.k_panels.data());
+    ws.k_panels.resize(static_cast<size_t>(num_tiles) * pb.head_dim * kKeysPerTile);
+    PackTransposedPanels(pb.k, pb.k_stride, pb.seq_k, pb.head_dim, ws.k_panels.data());
     ws.packed_k = pb.k;
   }
   const float* v_base = pb.v;
   int v_stride = pb.v_stride;
-  // Copy v into contiguous rows of whole vectors when it is strided (a head of
-  // a wider projection: rows 2 KiB apart alias in L1 and cost
-  // MultiHeadAttention ~30%) or when value_dim is not a multiple of 4.
+  // Copy v into contiguous rows of whole vectors when it is strided (a head of a wider
+  // projection: rows 2 KiB apart alias in L1 and cost MultiHeadAttention ~30%) or when
+  // value_dim is not a multiple of 4.
   if (padded_dim != pb.value_dim || pb.v_stride != padded_dim) {
     ws.v_padded.assign(static_cast<size_t>(pb.seq_k) * padded_dim, 0.0f);
     for (int j = 0; j < pb.seq_k; ++j) {
       std::memcpy(ws.v_padded.data() + static_cast<size_t>(j) * padded_dim,
-                  pb.v + static_cast<size_t>(j) * pb.v_stride,
-                  sizeof(float) * pb.value_dim);
+                  pb.v + static_cast<size_t>(j) * pb.v_stride, sizeof(float) * pb.value_dim);
     }
     v_base = ws.v_padded.data();
     v_stride = padded_dim;
   }
   if (ws.packed_v != pb.v) {
     ws.v_nonfinite.resize(num_tiles);
-    FlagNonFiniteValues(pb.v, pb.v_stride, pb.seq_k, pb.value_dim,
-                        ws.v_nonfinite.data());
+    FlagNonFiniteValues(pb.v, pb.v_stride, pb.seq_k, pb.value_dim, ws.v_nonfinite.data());
     ws.packed_v = pb.v;
   }
   ws.acc.resize(static_cast<size_t>(kRowsPerTile) * padded_dim);
   ws.zero_row.assign(pb.head_dim, 0.0f);
   for (int row0 = 0; row0 < pb.seq_q; row0 += kRowsPerTile) {
-    QueryBlock(pb, ws, v_base, v_stride, padded_dim, row0,
-               std::min(kRowsPerTile, pb.seq_q - row0));
+    QueryBlock(pb, ws, v_base, v_stride, padded_dim, row0, std::min(kRowsPerTile, pb.seq_q - row0));
   }
 }
 

@@ -1,14 +1,38 @@
-// Dense matrix product for projections (X·W), row-vector convention.
+// Matrix products on panels: the right-hand matrix B [inner, cols] is stored as
+// ceil(cols / 8) panels of [inner, 8] (zero-padded), so the 4 × 8 register tile
+// streams two whole vectors per step. Used for the projections (X·W), the raw
+// scores of the step-by-step path (Q·Kᵀ) and, through the packing, the fused
+// kernel.
 #ifndef ATTENTION_WASM_SRC_KERNELS_MATMUL_H_
 #define ATTENTION_WASM_SRC_KERNELS_MATMUL_H_
 
 namespace attn {
 
+constexpr int kPanelWidth = 8;
+
+// Number of panels for `cols` columns.
+inline int PanelCount(int cols) { return (cols + kPanelWidth - 1) / kPanelWidth; }
+
+// Packs b into panels.   b: [inner, cols] (row stride b_stride)
+//   panels: [PanelCount(cols), inner, 8]
+void PackColumnPanels(const float* b, int b_stride, int inner, int cols, float* panels);
+
+// Packs kᵀ into panels (B = kᵀ, so panel t holds keys 8t .. 8t + 7).
+//   k: [seq_k, head_dim] (row stride k_stride)
+//   panels: [PanelCount(seq_k), head_dim, 8]
+void PackTransposedPanels(const float* k, int k_stride, int seq_k, int head_dim, float* panels);
+
+// out = a·B + bias, with B given as panels.
+//   a: [rows, inner] (row stride a_stride)   bias: [cols] or null
+//   out: [rows, cols] (row stride out_stride)
+void MultiplyPanels(const float* a, int a_stride, int rows, int inner, const float* panels,
+                    const float* bias, int cols, float* out, int out_stride);
+
 // out = a·b + bias (bias added to every row; null for none)
 //   a: [rows, inner]  b: [inner, cols]  bias: [cols]  out: [rows, cols]
 //   (row-major)
-void MatMul(const float* a, const float* b, const float* bias, int rows,
-            int inner, int cols, float* out);
+void MatMul(const float* a, const float* b, const float* bias, int rows, int inner, int cols,
+            float* out);
 
 }  // namespace attn
 

@@ -1,7 +1,6 @@
-// The register tile shared by the fused attention scores and MatMul: 4 rows
-// times a panel of 8 columns, 8 accumulators and 11 live vectors (V8 maps wasm
-// SIMD onto 16 xmm registers and spills past ~14). Include inside
-// HWY_NAMESPACE.
+// The register tile shared by the fused attention scores and MatMul: 4 rows times a panel
+// of 8 columns, 8 accumulators and 11 live vectors (V8 maps wasm SIMD onto 16 xmm
+// registers and spills past ~14). Include inside HWY_NAMESPACE.
 
 #if defined(ATTENTION_WASM_TILE_4X8_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ATTENTION_WASM_TILE_4X8_INL_H_
@@ -16,10 +15,8 @@ constexpr int kTileRows = 4;
 constexpr int kTileCols = 2 * kLanes;
 
 // acc[2r], acc[2r+1] += rows[r] · panel[:, 0..7] for r = 0..3.
-//   rows: 4 × [depth]   panel: [depth, 8] (contiguous)   acc: 8 vectors (row r:
-//   2r, 2r+1)
-HWY_INLINE void AccumulateTile4x8(const float* const rows[kTileRows],
-                                  const float* panel, int depth,
+//   rows: 4 × [depth]   panel: [depth, 8] (contiguous)   acc: 8 vectors (row r: 2r, 2r+1)
+HWY_INLINE void AccumulateTile4x8(const float* const rows[kTileRows], const float* panel, int depth,
                                   V acc[2 * kTileRows]) {
   const D d;
   const float* r0 = rows[0];

@@ -1,8 +1,7 @@
-// Native check of the C++ core under AddressSanitizer and
-// UndefinedBehaviorSanitizer: the fused and step-by-step paths agree on random
-// problems of awkward sizes, with masks, causal rules, key lengths, strided
-// heads and NaN in blocked rows, and no access strays outside its buffer. Built
-// by CMake when ATTN_NATIVE_TESTS=ON; run by tests/native.test.js.
+// Native check of the C++ core under AddressSanitizer and UndefinedBehaviorSanitizer:
+// the fused and step-by-step paths agree on random problems of awkward sizes, with masks,
+// causal rules, key lengths, strided heads and NaN in blocked rows, and no access strays
+// outside its buffer. Built by CMake when ATTN_NATIVE_TESTS=ON; run by tests/native.test.js.
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -18,8 +17,7 @@ namespace {
 int failures = 0;
 
 void Expect(bool ok, const char* what, int a, int b, int c) {
-  if (!ok && failures++ < 10)
-    std::printf("FAIL %s (%d, %d, %d)\n", what, a, b, c);
+  if (!ok && failures++ < 10) std::printf("FAIL %s (%d, %d, %d)\n", what, a, b, c);
 }
 
 // Exact-size heap buffers, so ASan sees every overrun.
@@ -30,8 +28,8 @@ std::vector<float> Random(std::mt19937& rng, size_t n) {
   return v;
 }
 
-void CompareBothPaths(std::mt19937& rng, int seq_q, int seq_k, int head_dim,
-                      int value_dim, bool causal, bool with_mask) {
+void CompareBothPaths(std::mt19937& rng, int seq_q, int seq_k, int head_dim, int value_dim,
+                      bool causal, bool with_mask) {
   const float inf = std::numeric_limits<float>::infinity();
   std::vector<float> q = Random(rng, static_cast<size_t>(seq_q) * head_dim);
   std::vector<float> k = Random(rng, static_cast<size_t>(seq_k) * head_dim);
@@ -43,8 +41,7 @@ void CompareBothPaths(std::mt19937& rng, int seq_q, int seq_k, int head_dim,
     v[0] = std::nanf("");
     k[0] = std::nanf("");
   }
-  const int32_t entries[attn::kEntryColumns] = {0, 0, 0, 0,
-                                                seq_k > 1 ? seq_k - 1 : seq_k};
+  const int32_t entries[attn::kEntryColumns] = {0, 0, 0, 0, seq_k > 1 ? seq_k - 1 : seq_k};
   std::vector<float> fused(static_cast<size_t>(seq_q) * value_dim, -7.0f);
   std::vector<float> stepwise(fused.size(), -7.0f);
   std::vector<float> weights(static_cast<size_t>(seq_q) * seq_k + 1);
@@ -64,23 +61,19 @@ void CompareBothPaths(std::mt19937& rng, int seq_q, int seq_k, int head_dim,
   r.causal = causal;
   r.causal_offset = seq_k - seq_q;
   r.out = fused.data();
-  Expect(attn::RunAttention(r) == attn::Status::kOk, "fused status", seq_q,
-         seq_k, head_dim);
+  Expect(attn::RunAttention(r) == attn::Status::kOk, "fused status", seq_q, seq_k, head_dim);
   r.out = stepwise.data();
   r.weights = weights.data();
-  Expect(attn::RunAttention(r) == attn::Status::kOk, "stepwise status", seq_q,
-         seq_k, head_dim);
+  Expect(attn::RunAttention(r) == attn::Status::kOk, "stepwise status", seq_q, seq_k, head_dim);
   for (size_t i = 0; i < fused.size(); ++i) {
-    Expect(std::isfinite(fused[i]) && std::fabs(fused[i] - stepwise[i]) < 2e-5f,
-           "paths agree", seq_q, seq_k, value_dim);
+    Expect(std::isfinite(fused[i]) && std::fabs(fused[i] - stepwise[i]) < 2e-5f, "paths agree",
+           seq_q, seq_k, value_dim);
   }
 }
 
-void StridedMultiHead(std::mt19937& rng, int batch, int seq, int d_model,
-                      int heads, int kv_heads) {
+void StridedMultiHead(std::mt19937& rng, int batch, int seq, int d_model, int heads, int kv_heads) {
   const int head_dim = d_model / heads, kv_width = kv_heads * head_dim;
-  std::vector<float> x =
-      Random(rng, static_cast<size_t>(batch) * seq * d_model);
+  std::vector<float> x = Random(rng, static_cast<size_t>(batch) * seq * d_model);
   std::vector<float> wq = Random(rng, static_cast<size_t>(d_model) * d_model);
   std::vector<float> wk = Random(rng, static_cast<size_t>(d_model) * kv_width);
   std::vector<float> wv = Random(rng, static_cast<size_t>(d_model) * kv_width);
@@ -100,15 +93,12 @@ void StridedMultiHead(std::mt19937& rng, int batch, int seq, int d_model,
   r.weights.wo = wo.data();
   r.causal = true;
   r.out = out.data();
-  Expect(attn::MultiHeadForward(r) == attn::Status::kOk, "mha fused", batch,
-         seq, d_model);
+  Expect(attn::MultiHeadForward(r) == attn::Status::kOk, "mha fused", batch, seq, d_model);
   r.out = out2.data();
   r.attention_weights = w.data();
-  Expect(attn::MultiHeadForward(r) == attn::Status::kOk, "mha stepwise", batch,
-         seq, d_model);
+  Expect(attn::MultiHeadForward(r) == attn::Status::kOk, "mha stepwise", batch, seq, d_model);
   for (size_t i = 0; i < out.size(); ++i)
-    Expect(std::fabs(out[i] - out2[i]) < 1e-3f, "mha paths", batch, seq,
-           d_model);
+    Expect(std::fabs(out[i] - out2[i]) < 1e-3f, "mha paths", batch, seq, d_model);
 }
 
 }  // namespace
@@ -121,8 +111,8 @@ int main() {
   for (int seq_q : lengths) {
     for (int seq_k : lengths) {
       for (int dim : dims) {
-        CompareBothPaths(rng, seq_q, seq_k, dim, dims[(seq_q + seq_k) % 7],
-                         (seq_q + dim) % 2 == 0, (seq_k + dim) % 3 != 0);
+        CompareBothPaths(rng, seq_q, seq_k, dim, dims[(seq_q + seq_k) % 7], (seq_q + dim) % 2 == 0,
+                         (seq_k + dim) % 3 != 0);
         ++cases;
       }
     }
@@ -131,21 +121,18 @@ int main() {
   StridedMultiHead(rng, 1, 33, 16, 4, 2);
   for (int rows : {1, 3, 4, 5, 64, 65}) {
     for (int cols : {1, 7, 8, 9, 17}) {
-      std::vector<float> a = Random(rng, static_cast<size_t>(rows) * 5),
-                         b = Random(rng, 5u * cols);
-      std::vector<float> bias = Random(rng, cols),
-                         out(static_cast<size_t>(rows) * cols);
+      std::vector<float> a = Random(rng, static_cast<size_t>(rows) * 5), b = Random(rng, 5u * cols);
+      std::vector<float> bias = Random(rng, cols), out(static_cast<size_t>(rows) * cols);
       attn::MatMul(a.data(), b.data(), bias.data(), rows, 5, cols, out.data());
       for (int i = 0; i < rows; ++i)
         for (int j = 0; j < cols; ++j) {
           float s = bias[j];
           for (int p = 0; p < 5; ++p) s += a[i * 5 + p] * b[p * cols + j];
-          Expect(std::fabs(out[static_cast<size_t>(i) * cols + j] - s) < 1e-5f,
-                 "matmul", rows, cols, 5);
+          Expect(std::fabs(out[static_cast<size_t>(i) * cols + j] - s) < 1e-5f, "matmul", rows,
+                 cols, 5);
         }
     }
   }
-  std::printf("core_test: %d attention cases compared, %d mismatches\n", cases,
-              failures);
+  std::printf("core_test: %d attention cases compared, %d mismatches\n", cases, failures);
   return failures == 0 ? 0 : 1;
 }
