@@ -127,8 +127,12 @@ export function makeAttention(module) {
     const heap = new HeapScope(module);
     try {
       const weightCount = p.weights ? sizeOf(weightShape) : 0;
+      // Self-attention often passes one array three times: copy it in once.
+      const qa = heap.floats(p.q.data);
+      const ka = p.k.data === p.q.data ? qa : heap.floats(p.k.data);
+      const va = p.v.data === p.k.data ? ka : p.v.data === p.q.data ? qa : heap.floats(p.v.data);
       const call = {
-        q: heap.floats(p.q.data), k: heap.floats(p.k.data), v: heap.floats(p.v.data),
+        q: qa, k: ka, v: va,
         mask: p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : 0,
         maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
         entries: heap.ints(batchEntries(p)),
