@@ -90,3 +90,16 @@ test('default scale is 1/sqrt(dk), and scale 0 gives uniform weights', () => {
   const zero = attn.attention(q, k, v, { scale: 0, returnWeights: true });
   assertClose(zero.weights, { data: new Float64Array(15).fill(0.2), shape: [3, 5] }, { atol: 1e-7, label: 'uniform' });
 });
+
+test('one array passed as q, k and v (copied in once) gives the same as three copies', () => {
+  const random = rng(6);
+  for (const [L, d] of [[1, 1], [7, 5], [65, 64]]) {
+    const x = randomTensor(random, [2, L, d]);
+    const copy = () => ({ data: x.data.slice(), shape: x.shape });
+    for (const options of [{}, { returnWeights: true, causal: true }]) {
+      assertClose(attn.attention(x, x, x, options).output, attn.attention(x, copy(), copy(), options).output, { atol: 0, rtol: 0, label: `L=${L} d=${d}` });
+    }
+    const ref = referenceAttention(x, x, x);
+    assertClose(attn.attention(x, x, x).output, ref.output, { label: `self L=${L}` });
+  }
+});
