@@ -17,7 +17,7 @@ namespace {
 
 // The JS-facing form of attn::AttentionRequest: heap addresses instead of pointers.
 struct AttentionCall {
-  uintptr_t q = 0, k = 0, v = 0, mask = 0, entries = 0;
+  uintptr_t q = 0, k = 0, v = 0, mask = 0, allowed = 0, entries = 0;
   int mask_row_stride = 0, batch = 0, seq_q = 0, seq_k = 0, head_dim = 0, value_dim = 0;
   float scale = 1.0f;
   bool causal = false;
@@ -31,6 +31,7 @@ int RunAttentionCall(const AttentionCall& c) {
   r.k = Ptr<const float>(c.k);
   r.v = Ptr<const float>(c.v);
   r.mask = Ptr<const float>(c.mask);
+  r.allowed = Ptr<const uint8_t>(c.allowed);
   r.mask_row_stride = c.mask_row_stride;
   r.entries = Ptr<const int32_t>(c.entries);
   r.batch = c.batch;
@@ -83,6 +84,7 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
       .field("k", &AttentionCall::k)
       .field("v", &AttentionCall::v)
       .field("mask", &AttentionCall::mask)
+      .field("allowed", &AttentionCall::allowed)
       .field("entries", &AttentionCall::entries)
       .field("maskRowStride", &AttentionCall::mask_row_stride)
       .field("batch", &AttentionCall::batch)

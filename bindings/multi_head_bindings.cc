@@ -16,7 +16,7 @@ struct MultiHeadCall {
   int batch = 0, seq_q = 0, seq_k = 0, d_model = 0, k_dim = 0, v_dim = 0, num_heads = 0,
       num_kv_heads = 0;
   uintptr_t wq = 0, wk = 0, wv = 0, wo = 0, bq = 0, bk = 0, bv = 0, bo = 0;
-  uintptr_t mask = 0, mask_offsets = 0, key_lengths = 0;
+  uintptr_t mask = 0, allowed = 0, mask_offsets = 0, key_lengths = 0;
   int mask_row_stride = 0;
   bool causal = false;
   int causal_offset = 0;
@@ -40,6 +40,7 @@ attn::MultiHeadRequest ToRequest(const MultiHeadCall& c) {
                Ptr<const float>(c.wo), Ptr<const float>(c.bq), Ptr<const float>(c.bk),
                Ptr<const float>(c.bv), Ptr<const float>(c.bo)};
   r.mask = Ptr<const float>(c.mask);
+  r.allowed = Ptr<const uint8_t>(c.allowed);
   r.mask_row_stride = c.mask_row_stride;
   r.mask_offsets = Ptr<const int32_t>(c.mask_offsets);
   r.key_lengths = Ptr<const int32_t>(c.key_lengths);
@@ -113,6 +114,7 @@ EMSCRIPTEN_BINDINGS(multi_head) {
       .field("bv", &MultiHeadCall::bv)
       .field("bo", &MultiHeadCall::bo)
       .field("mask", &MultiHeadCall::mask)
+      .field("allowed", &MultiHeadCall::allowed)
       .field("maskOffsets", &MultiHeadCall::mask_offsets)
       .field("keyLengths", &MultiHeadCall::key_lengths)
       .field("maskRowStride", &MultiHeadCall::mask_row_stride)

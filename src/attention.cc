@@ -17,7 +17,9 @@ Status CheckRequest(const AttentionRequest& r) {
       (has_keys && (r.k == nullptr || r.v == nullptr))) {
     return Status::kNullPointer;
   }
-  if (r.mask != nullptr && r.mask_row_stride != 0 && r.mask_row_stride < r.seq_k) {
+  const bool has_mask = r.mask != nullptr || r.allowed != nullptr;
+  if (r.mask != nullptr && r.allowed != nullptr) return Status::kBadArgument;
+  if (has_mask && r.mask_row_stride != 0 && r.mask_row_stride < r.seq_k) {
     return Status::kBadStride;
   }
   if (r.q_stride < 0 || r.k_stride < 0 || r.v_stride < 0 || r.out_stride < 0 ||
@@ -44,8 +46,9 @@ HeadProblem EntryProblem(const AttentionRequest& r, int b) {
   p.q = r.q + e[kQOffset];
   p.k = r.k + e[kKOffset];
   p.v = r.v + e[kVOffset];
-  p.mask = r.mask == nullptr ? nullptr : r.mask + e[kMaskOffset];
-  p.mask_row_stride = r.mask_row_stride;
+  p.mask.additive = r.mask == nullptr ? nullptr : r.mask + e[kMaskOffset];
+  p.mask.allowed = r.allowed == nullptr ? nullptr : r.allowed + e[kMaskOffset];
+  p.mask.row_stride = r.mask_row_stride;
   p.seq_q = r.seq_q;
   p.seq_k = r.seq_k;
   p.head_dim = r.head_dim;

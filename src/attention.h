@@ -28,7 +28,8 @@ struct AttentionRequest {
   const float* q = nullptr;
   const float* k = nullptr;
   const float* v = nullptr;
-  const float* mask = nullptr;
+  const float* mask = nullptr;       // additive mask, or
+  const uint8_t* allowed = nullptr;  // boolean mask (nonzero = may attend); at most one of the two
   int mask_row_stride = 0;           // 0 (one row for every query) or seq_k
   const int32_t* entries = nullptr;  // [batch, kEntryColumns]
   int batch = 0;

@@ -4,6 +4,9 @@
 #define ATTENTION_WASM_SRC_HEAD_PROBLEM_H_
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
 
 namespace attn {
 
@@ -21,17 +24,38 @@ struct VisibleKeyRule {
   }
 };
 
+// The explicit mask of one head: [seq_q, seq_k] with row stride row_stride (0: one row
+// shared by every query), either additive floats (-Infinity blocks the key whatever its
+// score) or booleans (nonzero = may attend), or neither.
+struct MaskView {
+  const float* additive = nullptr;
+  const uint8_t* allowed = nullptr;
+  int row_stride = 0;
+
+  bool empty() const { return additive == nullptr && allowed == nullptr; }
+
+  // Writes the additive value of keys j0 .. j0 + count - 1 of row i into out
+  // (0 or -Infinity for a boolean mask).
+  void Row(int i, int j0, int count, float* out) const {
+    const size_t start = static_cast<size_t>(i) * row_stride + j0;
+    if (additive != nullptr) {
+      for (int j = 0; j < count; ++j) out[j] = additive[start + j];
+    } else {
+      constexpr float kBlocked = -std::numeric_limits<float>::infinity();
+      for (int j = 0; j < count; ++j) out[j] = allowed[start + j] != 0 ? 0.0f : kBlocked;
+    }
+  }
+};
+
 // q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k, value_dim]  out: [seq_q, value_dim]
 //   each with its own row stride (a head of a multi-head projection is a column block of a
 //   wider matrix); elements within a row are contiguous.
-// mask: additive, [seq_q, seq_k] with row stride mask_row_stride (0: one row shared by all
-//       queries), or null. -Infinity blocks the key whatever the score.
+// mask: see MaskView.
 struct HeadProblem {
   const float* q = nullptr;
   const float* k = nullptr;
   const float* v = nullptr;
-  const float* mask = nullptr;
-  int mask_row_stride = 0;
+  MaskView mask;
   int seq_q = 0;
   int seq_k = 0;
   int head_dim = 0;

@@ -20,7 +20,7 @@ Status CheckRequest(const MultiHeadRequest& r) {
   const MultiHeadWeights& w = r.weights;
   if (r.query == nullptr || r.key == nullptr || r.value == nullptr || r.out == nullptr ||
       w.wq == nullptr || w.wk == nullptr || w.wv == nullptr || w.wo == nullptr ||
-      (r.mask != nullptr && r.mask_offsets == nullptr)) {
+      ((r.mask != nullptr || r.allowed != nullptr) && r.mask_offsets == nullptr)) {
     return Status::kNullPointer;
   }
   if (r.key_lengths != nullptr) {
@@ -73,7 +73,7 @@ Status MultiHeadForward(const MultiHeadRequest& r) {
       row[kQOffset] = b * r.seq_q * r.d_model + h * head_dim;
       row[kKOffset] = b * r.seq_k * kv_width + (h / group) * head_dim;
       row[kVOffset] = row[kKOffset];
-      row[kMaskOffset] = r.mask != nullptr ? r.mask_offsets[e] : 0;
+      row[kMaskOffset] = r.mask_offsets != nullptr ? r.mask_offsets[e] : 0;
       row[kKeyLimit] = r.key_lengths != nullptr ? r.key_lengths[b] : r.seq_k;
       out_offsets[e] = row[kQOffset];
     }
@@ -83,6 +83,7 @@ Status MultiHeadForward(const MultiHeadRequest& r) {
   a.k = k;
   a.v = v;
   a.mask = r.mask;
+  a.allowed = r.allowed;
   a.mask_row_stride = r.mask_row_stride;
   a.entries = entries.data();
   a.batch = entries_count;

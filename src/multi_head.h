@@ -37,7 +37,8 @@ struct MultiHeadRequest {
   MultiHeadWeights weights;
   // Additive mask rows ([seq_q or 1, seq_k], row stride mask_row_stride); entry (b, h)
   // starts at mask + mask_offsets[b·num_heads + h]. Null for none.
-  const float* mask = nullptr;
+  const float* mask = nullptr;       // additive, or
+  const uint8_t* allowed = nullptr;  // boolean (nonzero = may attend)
   int mask_row_stride = 0;
   const int32_t* mask_offsets = nullptr;
   const int32_t* key_lengths = nullptr;  // [batch], or null: every key is real

@@ -133,7 +133,7 @@ export function makeAttention(module) {
       const va = p.v.data === p.k.data ? ka : p.v.data === p.q.data ? qa : heap.floats(p.v.data);
       const call = {
         q: qa, k: ka, v: va,
-        mask: p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : 0,
+        ...(p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : { mask: 0, allowed: 0 }),
         maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
         entries: heap.ints(batchEntries(p)),
         batch: batchCount, seqQ: p.seqQ, seqK: p.seqK, headDim: p.headDim, valueDim: p.valueDim,

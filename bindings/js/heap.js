@@ -17,6 +17,14 @@ export class HeapScope {
     return address;
   }
 
+  /** Allocates `count` bytes and returns the address (never 0). */
+  allocBytes(count) {
+    const address = this.module._malloc(Math.max(1, count));
+    if (address === 0) throw new RangeError(`out of wasm memory allocating ${count} bytes`);
+    this.blocks.push(address);
+    return address;
+  }
+
   /** Allocates room for a Float32Array and copies it in. */
   floats(data) {
     const address = this.alloc(data.length);

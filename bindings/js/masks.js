@@ -54,20 +54,26 @@ export function maskOffsets(plan, batch) {
 }
 
 /**
- * Writes the mask into the heap as additive floats (booleans become 0 / -Infinity; a key
- * dim of 1 is repeated seqK times) and returns its address.
+ * Copies the mask into the heap, as bytes for a boolean mask (nonzero = may attend) or as
+ * additive floats, repeating a key dim of 1 seqK times. Returns the call fields
+ * { mask, allowed }: the address goes in one of them, 0 in the other.
  */
 export function writeMask(heap, plan, seqK) {
   const { mask, maskK, blockFloats, blocks } = plan;
   const total = blockFloats * blocks;
+  const src = mask.data;
+  if (mask.boolean) {
+    const address = heap.allocBytes(total);
+    const out = heap.module.HEAPU8.subarray(address, address + total);
+    if (maskK === 1) for (let i = 0; i < total; i++) out[i] = src[Math.floor(i / seqK)];
+    else out.set(src);
+    return { mask: 0, allowed: address };
+  }
   const address = heap.alloc(total);
   const out = heap.module.HEAPF32.subarray(address >> 2, (address >> 2) + total);
-  const src = mask.data;
-  for (let i = 0; i < total; i++) {
-    const value = src[maskK === 1 ? Math.floor(i / seqK) : i];
-    out[i] = mask.boolean ? (value ? 0 : -Infinity) : value;
-  }
-  return address;
+  if (maskK === 1) for (let i = 0; i < total; i++) out[i] = src[Math.floor(i / seqK)];
+  else out.set(src);
+  return { mask: address, allowed: 0 };
 }
 
 /** Checks per-sequence key lengths: one integer in [0, seqK] per entry of batch[0]. */

@@ -105,7 +105,7 @@ export function headCall(heap, params, c, p) {
     numHeads: c.numHeads, numKvHeads: c.numKvHeads,
     wq: params.address('wq'), wk: params.address('wk'), wv: params.address('wv'), wo: params.address('wo'),
     bq: params.address('bq'), bk: params.address('bk'), bv: params.address('bv'), bo: params.address('bo'),
-    mask: p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : 0,
+    ...(p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : { mask: 0, allowed: 0 }),
     maskOffsets: p.maskPlan ? heap.ints(maskOffsets(p.maskPlan, [p.B, c.numHeads])) : 0,
     maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
     keyLengths: p.keyLengths ? heap.ints(p.keyLengths) : 0,

@@ -30,18 +30,19 @@ void ScaleScoresImpl(float* scores, int count, float scale) {
   for (; i < count; ++i) scores[i] *= scale;
 }
 
-void ApplyMaskImpl(float* scores, int seq_q, int seq_k, const float* mask, int mask_row_stride,
+void ApplyMaskImpl(float* scores, int seq_q, int seq_k, const MaskView& mask,
                    const VisibleKeyRule& visible) {
   const D d;
   const V neg_inf = hn::Set(d, kNegInf);
+  std::vector<float> m(mask.empty() ? 0 : seq_k);
   for (int i = 0; i < seq_q; ++i) {
     float* row = scores + static_cast<size_t>(i) * seq_k;
     // 1. The explicit mask: -Inf blocks (whatever the score, even NaN), else it adds.
-    if (mask != nullptr) {
-      const float* m = mask + static_cast<size_t>(i) * mask_row_stride;
+    if (!mask.empty()) {
+      mask.Row(i, 0, seq_k, m.data());
       int j = 0;
       for (; j + kLanes <= seq_k; j += kLanes) {
-        const V mv = hn::LoadU(d, m + j);
+        const V mv = hn::LoadU(d, m.data() + j);
         const V sum = hn::Add(hn::LoadU(d, row + j), mv);
         hn::StoreU(hn::IfThenElse(hn::Eq(mv, neg_inf), neg_inf, sum), d, row + j);
       }
@@ -128,10 +129,10 @@ void ScaleScores(float* scores, int count, float scale) {
   HWY_STATIC_DISPATCH(ScaleScoresImpl)(scores, count, scale);
 }
 
-void ApplyMask(float* scores, int seq_q, int seq_k, const float* mask, int mask_row_stride,
+void ApplyMask(float* scores, int seq_q, int seq_k, const MaskView& mask,
                const VisibleKeyRule& visible) {
   HWY_STATIC_DISPATCH(ApplyMaskImpl)
-  (scores, seq_q, seq_k, mask, mask_row_stride, visible);
+  (scores, seq_q, seq_k, mask, visible);
 }
 
 void SoftmaxRows(float* scores, int seq_q, int seq_k) {
@@ -153,7 +154,7 @@ void StepwiseAttention(const HeadProblem& pb, const AttentionStages& st) {
   snapshot(st.raw_scores);
   ScaleScores(st.weights, static_cast<int>(count), pb.scale);
   snapshot(st.scaled_scores);
-  ApplyMask(st.weights, pb.seq_q, pb.seq_k, pb.mask, pb.mask_row_stride, pb.visible);
+  ApplyMask(st.weights, pb.seq_q, pb.seq_k, pb.mask, pb.visible);
   snapshot(st.masked_scores);
   SoftmaxRows(st.weights, pb.seq_q, pb.seq_k);
   WeightedSumV(st.weights, pb.v, pb.v_stride, pb.seq_q, pb.seq_k, pb.value_dim, pb.out,

@@ -19,8 +19,8 @@ void ScaleScores(float* scores, int count, float scale);
 
 // scores[i][j] = -Inf where key j is blocked (mask value -Inf, or j >= visible(i)),
 // else scores[i][j] + mask[i][j]. In place.
-//   scores: [seq_q, seq_k]   mask: [seq_q or 1, seq_k] (row stride mask_row_stride) or null
-void ApplyMask(float* scores, int seq_q, int seq_k, const float* mask, int mask_row_stride,
+//   scores: [seq_q, seq_k]   mask: see MaskView (may be empty)
+void ApplyMask(float* scores, int seq_q, int seq_k, const MaskView& mask,
                const VisibleKeyRule& visible);
 
 // Row-wise softmax in place. A row of only -Inf becomes zeros; a row holding NaN or

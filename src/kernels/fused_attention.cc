@@ -69,21 +69,18 @@ HWY_INLINE void ScoreTile(const float* const q_rows[kRowsPerTile], const float* 
   AccumulateTile4x8(q_rows, panel, head_dim, s);
 }
 
-// Step 2b for one row: base-2 scaled scores with the additive mask applied.
-//   s: 2 vectors (8 keys)   mask_row: the mask values of these keys, or null
-//   keys_in_tile: how many of the 8 keys exist (the rest are never visible anyway)
-HWY_INLINE void ScaleAndMaskRow(V* s, float scale_log2, const float* mask_row, int keys_in_tile) {
+// Step 2b for one row: base-2 scaled scores with the explicit mask applied.
+//   s: 2 vectors (keys j0 .. j0 + 7)   keys_in_tile: how many of them exist (the rest are
+//   never visible anyway)
+HWY_INLINE void ScaleAndMaskRow(V* s, float scale_log2, const MaskView& mask, int row, int j0,
+                                int keys_in_tile) {
   const D d;
   s[0] = hn::Mul(s[0], hn::Set(d, scale_log2));
   s[1] = hn::Mul(s[1], hn::Set(d, scale_log2));
-  if (mask_row == nullptr) return;
+  if (mask.empty()) return;
   alignas(16) float m[kKeysPerTile];
-  if (keys_in_tile == kKeysPerTile) {
-    std::memcpy(m, mask_row, sizeof(m));
-  } else {
-    std::fill(m, m + kKeysPerTile, kNegInf);
-    std::memcpy(m, mask_row, sizeof(float) * keys_in_tile);
-  }
+  std::fill(m, m + kKeysPerTile, kNegInf);
+  mask.Row(row, j0, keys_in_tile, m);
   const V neg_inf = hn::Set(d, kNegInf);
   const V log2e = hn::Set(d, kLog2e);
   for (int h = 0; h < 2; ++h) {
@@ -202,11 +199,9 @@ void QueryBlock(const HeadProblem& pb, FusedWorkspace& ws, const float* v_base, 
                 pb.head_dim, s);
       const bool needs_limit = jt + kKeysPerTile > least_visible;
       for (int r = 0; r < kRowsPerTile; ++r) {
-        const float* mask_row = nullptr;
-        if (pb.mask != nullptr && r < num_rows) {
-          mask_row = pb.mask + static_cast<size_t>(row0 + r) * pb.mask_row_stride + jt;
-        }
-        ScaleAndMaskRow(s + 2 * r, scale_log2, mask_row, keys_in_tile);
+        // Rows past num_rows are padding: they see no key, mask or not.
+        if (r < num_rows)
+          ScaleAndMaskRow(s + 2 * r, scale_log2, pb.mask, row0 + r, jt, keys_in_tile);
         if (needs_limit) BlockKeysFrom(s + 2 * r, jt, visible[r]);
         float* dst = p + r * kKeysPerBlock + (jt - j0);
         hn::Store(s[2 * r], D(), dst);

@@ -65,6 +65,19 @@ void CompareBothPaths(std::mt19937& rng, int seq_q, int seq_k, int head_dim, int
   r.out = stepwise.data();
   r.weights = weights.data();
   Expect(attn::RunAttention(r) == attn::Status::kOk, "stepwise status", seq_q, seq_k, head_dim);
+  if (with_mask) {  // the same mask as booleans (0 ↔ allowed) must give the same result
+    std::vector<uint8_t> allowed(mask.size());
+    for (size_t i = 0; i < mask.size(); ++i) allowed[i] = mask[i] == 0.0f ? 1 : 0;
+    std::vector<float> boolean_out(fused.size(), -7.0f);
+    r.mask = nullptr;
+    r.allowed = allowed.data();
+    r.weights = nullptr;
+    r.out = boolean_out.data();
+    Expect(attn::RunAttention(r) == attn::Status::kOk, "boolean status", seq_q, seq_k, head_dim);
+    for (size_t i = 0; i < fused.size(); ++i) {
+      Expect(boolean_out[i] == fused[i], "boolean = additive", seq_q, seq_k, value_dim);
+    }
+  }
   for (size_t i = 0; i < fused.size(); ++i) {
     Expect(std::isfinite(fused[i]) && std::fabs(fused[i] - stepwise[i]) < 2e-5f, "paths agree",
            seq_q, seq_k, value_dim);
