@@ -102,6 +102,22 @@ test('the positions demo: shuffling keeps outputs without positions and changes 
   assert.ok(size[0] > 0 && size[1] > 0);
 });
 
+test('the multi-head demo shows one weight matrix per head, rows summing to 1', async () => {
+  for (const heads of ['1', '4', '2']) {
+    await page.selectOption('#heads select[name="heads"]', heads);
+    const names = await page.$$eval('#heads figure.matrix', (figs) => figs.map((f) => f.dataset.name));
+    assert.equal(names.length, Number(heads));
+    for (const name of names) {
+      const w = await shown(name);
+      assert.deepEqual(w.shape, [6, 6]);
+      w.rows.forEach((row) => assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5));
+    }
+  }
+  await page.check('#heads input[name="causal"]');
+  const w = await shown('heads-0');
+  w.rows.forEach((row, i) => row.forEach((x, j) => { if (j > i) assert.equal(x, 0); }));
+});
+
 test('the in-page benchmark runs, checks and fills its table', async () => {
   await page.selectOption('#bench select[name="sizes"]', 'quick');
   await page.click('#bench button[name="run"]');

@@ -5,6 +5,7 @@ import { renderWorkedExamples } from './worked-examples.js';
 import { renderPlayground } from './demo-playground.js';
 import { renderBenchPanel } from './bench-panel.js';
 import { renderPositions } from './demo-positions.js';
+import { renderHeads } from './demo-heads.js';
 import { SLIDE_NOTES } from './examples-data.js';
 
 const status = document.getElementById('status');
@@ -16,6 +17,7 @@ try {
   for (const n of SLIDE_NOTES) notes.append(Object.assign(document.createElement('li'), { textContent: n }));
   renderPlayground(attn, document.getElementById('playground'));
   renderPositions(attn, document.getElementById('positions'));
+  renderHeads(attn, document.getElementById('heads'));
   renderBenchPanel(attn, document.getElementById('bench'));
   document.body.dataset.ready = 'true';
 } catch (error) {

@@ -1,0 +1,49 @@
+// Multi-head demo: the same sentence through MultiHeadAttention with 1, 2 or 4 heads; each
+// head's weight matrix is its own view of which token attends to which (trace: true).
+import { matrixView } from './matrix-view.js';
+
+const TOKENS = ['the', 'cat', 'sat', 'on', 'the', 'mat'];
+const D_MODEL = 8;
+
+function embed(attn) {
+  const words = [...new Set(TOKENS)];
+  const rows = TOKENS.map((w) => Array.from({ length: D_MODEL }, (_, c) => Math.sin(1.7 * (words.indexOf(w) + 1) * (c + 1) + w.length)));
+  const x = { data: Float32Array.from(rows.flat()), shape: [TOKENS.length, D_MODEL] };
+  return attn.addPositionalEncoding(x, attn.sinusoidalEncoding(TOKENS.length, D_MODEL));
+}
+
+/** Builds the demo inside `container`. */
+export function renderHeads(attn, container) {
+  container.innerHTML = `
+    <div class="controls">
+      <label>heads <select name="heads"><option>1</option><option selected>2</option><option>4</option></select></label>
+      <label>seed <input type="number" name="seed" value="3" min="0" max="999" style="width: 4em"></label>
+      <label><input type="checkbox" name="causal"> causal</label>
+    </div>
+    <p class="caption" data-role="caption"></p>
+    <div class="matrices" data-role="heads"></div>`;
+  const $ = (n) => container.querySelector(`[name="${n}"]`);
+  const x = embed(attn);
+  const update = () => {
+    const numHeads = Number($('heads').value);
+    const layer = new attn.MultiHeadAttention({ dModel: D_MODEL, numHeads, seed: Number($('seed').value) || 0 });
+    try {
+      const { trace } = layer.forward(x, x, x, { trace: true, causal: $('causal').checked });
+      const L = TOKENS.length;
+      const views = [];
+      for (let h = 0; h < numHeads; h++) {
+        const block = { data: trace.weights.data.slice(h * L * L, (h + 1) * L * L), shape: [L, L] };
+        views.push(matrixView(`heads-${h}`, `head ${h + 1} weights (rows attend to columns: ${TOKENS.join(' ')})`, block, { digits: 2, heat: true }));
+      }
+      container.querySelector('[data-role="heads"]').replaceChildren(...views);
+      container.querySelector('[data-role="caption"]').textContent =
+        `d_model = ${D_MODEL}, ${numHeads} head${numHeads > 1 ? 's' : ''} of head_dim ${D_MODEL / numHeads}: ` +
+        `Q, K, V are ${trace.q.shape.join('×')} per batch (heads × tokens × head_dim); the heads' outputs are concatenated ` +
+        `to ${trace.concat.shape.join('×')} and projected by W_O. Tokens carry sinusoidal positions.`;
+    } finally {
+      layer.dispose();
+    }
+  };
+  container.addEventListener('input', update);
+  update();
+}
