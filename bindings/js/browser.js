@@ -13,7 +13,11 @@ let defaultInstance = null;
 export async function init(options) {
   const { wasmUrl, wasmBinary } = checkInitOptions(options);
   if (wasmUrl === undefined && wasmBinary === undefined) {
-    defaultInstance ??= createAttentionModule({}).then(createApi);
+    // A failed load is not cached: the next init() tries again.
+    defaultInstance ??= createAttentionModule({}).then(createApi).catch((error) => {
+      defaultInstance = null;
+      throw error;
+    });
     return defaultInstance;
   }
   const args = wasmBinary !== undefined ? { wasmBinary } : { locateFile: () => String(wasmUrl) };

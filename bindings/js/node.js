@@ -29,7 +29,11 @@ export async function init(options) {
   const { wasmUrl, wasmBinary } = checkInitOptions(options);
   if (wasmBinary !== undefined) return instantiate(wasmBinary);
   if (wasmUrl !== undefined) return instantiate(await loadBinary(wasmUrl));
-  defaultInstance ??= readFile(new URL('../../dist/attention.wasm', import.meta.url)).then(instantiate);
+  // A failed load is not cached: the next init() tries again.
+  defaultInstance ??= readFile(new URL('../../dist/attention.wasm', import.meta.url)).then(instantiate).catch((error) => {
+    defaultInstance = null;
+    throw error;
+  });
   return defaultInstance;
 }
 
