@@ -56,6 +56,12 @@ test('TransformerEncoderLayer: post-norm and pre-norm match attention, residuals
     }
     layer.dispose();
   }
+  const layer = new attn.TransformerEncoderLayer({ dModel: 8, numHeads: 2, dFF: 8 });
+  assert.throws(() => layer.forward(randomTensor(random, [3, 7])), (e) => e instanceof RangeError && /^TransformerEncoderLayer\.forward: x has 7 features but this layer expects 8/.test(e.message));
+  assert.throws(() => layer.forward(randomTensor(random, [3, 8]), { keepMask: [1, 1, 1] }), (e) => e instanceof TypeError && /unknown option 'keepMask'/.test(e.message));
+  assert.throws(() => layer.setWeights({ w1: randomTensor(random, [8, 9]) }), (e) => e instanceof RangeError && /w1 has shape \[8, 9\] but this layer needs \[8, 8\]/.test(e.message));
+  layer.dispose();
+  assert.throws(() => layer.forward(randomTensor(random, [3, 8])), /TransformerEncoderLayer\.forward: this object was disposed/);
   assert.throws(() => new attn.TransformerEncoderLayer({ dModel: 16, numHeads: 4, dFF: 8, norm: 'middle' }), (e) => e instanceof RangeError && /norm must be 'pre' or 'post'/.test(e.message));
   assert.throws(() => new attn.TransformerEncoderLayer({ dModel: 16, numHeads: 4 }), (e) => e instanceof TypeError && /dFF must be a number/.test(e.message));
 });

@@ -106,6 +106,9 @@ test('ALiBi bias is -slope·distance and works as an additive attention mask', (
   for (let h = 0; h < 4; h++) for (let i = 0; i < 3; i++) for (let j = 0; j < 5; j++) {
     assert.equal(bias.data[(h * 3 + i) * 5 + j], Math.fround(-slopes[h] * Math.abs(i + 2 - j)));
   }
+  assert.throws(() => attn.alibiBias(4, -1), (e) => e instanceof RangeError && /^alibiBias: seqQ must be a non-negative integer/.test(e.message));
+  assert.throws(() => attn.alibiBias('4', 3), (e) => e instanceof TypeError && /^alibiBias: numHeads must be a number/.test(e.message));
+  assert.throws(() => attn.alibiBias(0, 3), (e) => e instanceof RangeError && /numHeads must be a positive integer/.test(e.message));
   const random = rng(62);
   const q = randomTensor(random, [4, 3, 8]), k = randomTensor(random, [4, 5, 8]), v = randomTensor(random, [4, 5, 2]);
   const out = attn.attention(q, k, v, { mask: bias, causal: true, causalAlign: 'bottom-right', returnWeights: true });

@@ -157,7 +157,7 @@ export function makeBlock(module) {
       this.params.check('forward');
       checkKeys(fn, 'option', options, FORWARD_OPTIONS, ['causal']);
       const c = this.config;
-      const p = planHeads(fn, c, x, x, x, options);
+      const p = planHeads(fn, c, x, x, x, options, { query: 'x', key: 'x', value: 'x' });
       const shape = p.query.shape;
       if (p.B === 0 || p.seqQ === 0) return { data: new Float32Array(0), shape };
       return run((heap) => {

@@ -61,21 +61,21 @@ export function initHeadWeights(params, c, random) {
  * Checks the inputs and options of a multi-head forward pass; touches no wasm memory.
  * query: [B?, Lq, dModel]  key: [B?, Lk, kDim]  value: [B?, Lk, vDim]
  */
-export function planHeads(fn, c, queryIn, keyIn, valueIn, options) {
-  const query = toTensor(fn, 'query', queryIn);
-  const key = keyIn === queryIn ? query : toTensor(fn, 'key', keyIn);
-  const value = valueIn === keyIn ? key : toTensor(fn, 'value', valueIn);
+export function planHeads(fn, c, queryIn, keyIn, valueIn, options, names = { query: 'query', key: 'key', value: 'value' }) {
+  const query = toTensor(fn, names.query, queryIn);
+  const key = keyIn === queryIn ? query : toTensor(fn, names.key, keyIn);
+  const value = valueIn === keyIn ? key : toTensor(fn, names.value, valueIn);
   const rank = query.shape.length;
-  if (rank !== 2 && rank !== 3) throw rangeError(fn, `query must have shape [B?, Lq, ${c.dModel}], got ${formatShape(query.shape)}`);
+  if (rank !== 2 && rank !== 3) throw rangeError(fn, `${names.query} must have shape [B?, L, ${c.dModel}], got ${formatShape(query.shape)}`);
   const check = (name, t, width, len) => {
-    if (t.shape.length !== rank) throw rangeError(fn, `${name} ${formatShape(t.shape)} must have as many dims as query ${formatShape(query.shape)}`);
+    if (t.shape.length !== rank) throw rangeError(fn, `${name} ${formatShape(t.shape)} must have as many dims as ${names.query} ${formatShape(query.shape)}`);
     if (t.shape.at(-1) !== width) throw rangeError(fn, `${name} has ${t.shape.at(-1)} features but this layer expects ${width}`);
-    if (rank === 3 && t.shape[0] !== query.shape[0]) throw rangeError(fn, `${name} has batch ${t.shape[0]} but query has ${query.shape[0]}`);
-    if (len !== undefined && t.shape.at(-2) !== len) throw rangeError(fn, `${name} has ${t.shape.at(-2)} rows but key has ${len} (one value per key)`);
+    if (rank === 3 && t.shape[0] !== query.shape[0]) throw rangeError(fn, `${name} has batch ${t.shape[0]} but ${names.query} has ${query.shape[0]}`);
+    if (len !== undefined && t.shape.at(-2) !== len) throw rangeError(fn, `${name} has ${t.shape.at(-2)} rows but ${names.key} has ${len} (one value per key)`);
   };
-  check('query', query, c.dModel);
-  check('key', key, c.kDim);
-  check('value', value, c.vDim, key.shape.at(-2));
+  check(names.query, query, c.dModel);
+  check(names.key, key, c.kDim);
+  check(names.value, value, c.vDim, key.shape.at(-2));
   const batched = rank === 3;
   const B = batched ? query.shape[0] : 1;
   const seqQ = query.shape.at(-2), seqK = key.shape.at(-2);
