@@ -187,3 +187,23 @@ test('bad configurations and inputs are clear errors; dispose frees memory and b
   assert.throws(() => layer.getWeights(), /disposed/);
   layer.dispose();  // a second dispose is harmless
 });
+
+test('padding past keyLengths may hold NaN or garbage: outputs equal the zero-padded ones', () => {
+  const random = rng(53);
+  const layer = new attn.MultiHeadAttention({ dModel: 16, numHeads: 4, seed: 2 });
+  const x = randomTensor(random, [2, 9, 16]);
+  const keyLengths = [9, 5];
+  const clean = { data: x.data.slice(), shape: x.shape };
+  const dirty = { data: x.data.slice(), shape: x.shape };
+  for (let i = 5; i < 9; i++) for (let c = 0; c < 16; c++) {
+    clean.data[(9 + i) * 16 + c] = 0;
+    dirty.data[(9 + i) * 16 + c] = c % 2 ? NaN : 1e30;
+  }
+  for (const returnWeights of [false, true]) {
+    const a = layer.forward(clean, clean, clean, { keyLengths, returnWeights }).output;
+    const b = layer.forward(clean, dirty, dirty, { keyLengths, returnWeights }).output;
+    assertClose(b, a, { atol: 0, rtol: 0, label: `keys/values padded with NaN, weights=${returnWeights}` });
+    assert.ok(b.data.every(Number.isFinite));
+  }
+  layer.dispose();
+});
