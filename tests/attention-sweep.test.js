@@ -1,6 +1,7 @@
 // The package against the float64 reference over sizes around the SIMD width, on both
 // paths: fused (no weights requested) and step-by-step (weights requested).
 import test from 'node:test';
+import assert from 'node:assert/strict';
 import { init } from 'attention-wasm';
 import { referenceAttention } from './helpers/reference.js';
 import { assertClose, rng, randomTensor } from './helpers/assert.js';
@@ -102,4 +103,28 @@ test('one array passed as q, k and v (copied in once) gives the same as three co
     const ref = referenceAttention(x, x, x);
     assertClose(attn.attention(x, x, x).output, ref.output, { label: `self L=${L}` });
   }
+});
+
+test('enableGqa: q heads share k/v heads in groups, as PyTorch SDPA enable_gqa', () => {
+  const random = rng(7);
+  const q = randomTensor(random, [2, 6, 5, 8]), k = randomTensor(random, [2, 2, 7, 8]), v = randomTensor(random, [2, 2, 7, 3]);
+  // Reference: repeat each k/v head 3 times (repeat_interleave on the head axis).
+  const repeat = (t) => {
+    const [B, H, L, d] = t.shape;
+    const out = new Float32Array(B * H * 3 * L * d);
+    for (let b = 0; b < B; b++) for (let h = 0; h < H * 3; h++) {
+      const src = (b * H + Math.floor(h / 3)) * L * d;
+      out.set(t.data.subarray(src, src + L * d), (b * H * 3 + h) * L * d);
+    }
+    return { data: out, shape: [B, H * 3, L, d] };
+  };
+  for (const options of [{}, { causal: true }, { returnWeights: true }]) {
+    const ref = referenceAttention(q, repeat(k), repeat(v), options);
+    assertClose(attn.attention(q, k, v, { ...options, enableGqa: true }).output, ref.output, { label: `gqa ${JSON.stringify(options)}` });
+  }
+  assert.throws(() => attn.attention(q, k, v), (e) => e instanceof RangeError && /do not broadcast/.test(e.message));
+  assert.throws(() => attn.attention(q, randomTensor(random, [2, 4, 7, 8]), randomTensor(random, [2, 4, 7, 3]), { enableGqa: true }),
+    (e) => e instanceof RangeError && /q's 6 heads must be a multiple of k's 4/.test(e.message));
+  assert.throws(() => attn.attention(randomTensor(random, [5, 8]), randomTensor(random, [7, 8]), randomTensor(random, [7, 3]), { enableGqa: true }),
+    (e) => e instanceof RangeError && /enableGqa needs a head axis/.test(e.message));
 });

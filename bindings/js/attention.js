@@ -7,7 +7,7 @@ import { planMask, writeMask, checkKeyLengths, keepMaskToMask } from './masks.js
 import { HeapScope } from './heap.js';
 
 const FN = 'attention';
-const OPTIONS = new Set(['mask', 'keepMask', 'causal', 'causalAlign', 'scale', 'keyLengths', 'returnWeights', 'trace']);
+const OPTIONS = new Set(['mask', 'keepMask', 'causal', 'causalAlign', 'scale', 'keyLengths', 'enableGqa', 'returnWeights', 'trace']);
 const ENTRY_COLUMNS = 5;  // q, k, v, mask offsets and key limit (src/attention.h)
 
 function checkOptions(options) {
@@ -18,7 +18,7 @@ function checkOptions(options) {
   for (const key of Object.keys(options)) {
     if (!OPTIONS.has(key)) throw typeError(FN, `unknown option '${key}' (known: ${[...OPTIONS].join(', ')})`);
   }
-  for (const key of ['causal', 'returnWeights', 'trace']) {
+  for (const key of ['causal', 'enableGqa', 'returnWeights', 'trace']) {
     if (options[key] !== undefined && typeof options[key] !== 'boolean') {
       throw typeError(FN, `options.${key} must be a boolean, got ${describe(options[key])}`);
     }
@@ -46,6 +46,18 @@ function splitMatrix(name, t, rowsName, colsName) {
   return { lead: t.shape.slice(0, n - 2), rows: t.shape[n - 2], cols: t.shape[n - 1] };
 }
 
+// Grouped-query attention (PyTorch's enable_gqa): the head axis (the one before [L, d]) of
+// k and v may be a divisor of q's; q head h then reads k/v head floor(h / group).
+function gqaGroup(qLead, kLead, vLead) {
+  if (qLead.length < 1 || kLead.length < 1 || vLead.length < 1) {
+    throw rangeError(FN, 'enableGqa needs a head axis: q, k, v of shape [..., heads, L, d]');
+  }
+  const hq = qLead.at(-1), hk = kLead.at(-1), hv = vLead.at(-1);
+  if (hk !== hv) throw rangeError(FN, `enableGqa: k has ${hk} heads but v has ${hv}`);
+  if (hk === 0 || hq % hk !== 0) throw rangeError(FN, `enableGqa: q's ${hq} heads must be a multiple of k's ${hk}`);
+  return hq / hk;
+}
+
 // Step 1: everything the call needs, checked; no wasm memory is touched here.
 function plan(qIn, kIn, vIn, optionsIn) {
   const options = checkOptions(optionsIn);
@@ -58,7 +70,10 @@ function plan(qIn, kIn, vIn, optionsIn) {
   if (km.cols !== qm.cols) throw rangeError(FN, `k has ${km.cols} columns but q has ${qm.cols} (dk must match)`);
   if (vm.rows !== km.rows) throw rangeError(FN, `v has ${vm.rows} rows but k has ${km.rows} (one value per key)`);
   if (qm.cols === 0) throw rangeError(FN, 'q has 0 columns; dk must be at least 1');
-  const batch = broadcastShapes(FN, [['q', qm.lead], ['k', km.lead], ['v', vm.lead]]);
+  const group = options.enableGqa ? gqaGroup(qm.lead, km.lead, vm.lead) : 1;
+  // With GQA, k and v broadcast as if they had q's head count; entries map head h to h / group.
+  const asQHeads = (lead) => (group === 1 ? lead : [...lead.slice(0, -1), qm.lead.at(-1)]);
+  const batch = broadcastShapes(FN, [['q', qm.lead], ['k', asQHeads(km.lead)], ['v', asQHeads(vm.lead)]]);
   const seqQ = qm.rows, seqK = km.rows, headDim = qm.cols, valueDim = vm.cols;
   const maskInput = options.keepMask === undefined || options.keepMask === null ? options.mask
     : keepMaskToMask(FN, options.keepMask, options.mask, batch, seqQ, seqK);
@@ -67,7 +82,7 @@ function plan(qIn, kIn, vIn, optionsIn) {
   const causal = options.causal === true;
   const causalOffset = options.causalAlign === 'bottom-right' ? seqK - seqQ : 0;
   return {
-    q, k, v, qm, km, vm, batch, seqQ, seqK, headDim, valueDim, maskPlan, keyLengths, causal, causalOffset,
+    q, k, v, qm, km, vm, batch, group, seqQ, seqK, headDim, valueDim, maskPlan, keyLengths, causal, causalOffset,
     scale: options.scale ?? 1 / Math.sqrt(headDim),
     trace: options.trace === true,
     weights: options.returnWeights === true || options.trace === true,
@@ -82,15 +97,18 @@ function batchEntries(p) {
   const qs = broadcastStrides(pad(p.qm.lead), p.seqQ * p.headDim);
   const ks = broadcastStrides(pad(p.km.lead), p.seqK * p.headDim);
   const vs = broadcastStrides(pad(p.vm.lead), p.seqK * p.valueDim);
+
   const ms = p.maskPlan ? p.maskPlan.leadStrides : null;
   const entries = new Int32Array(count * ENTRY_COLUMNS);
   const index = new Array(rank).fill(0);
   for (let b = 0; b < count; b++) {
     let qo = 0, ko = 0, vo = 0, mo = 0;
     for (let a = 0; a < rank; a++) {
+      // GQA: on the head axis (the last lead axis) k/v head = q head / group.
+      const kvIndex = p.group > 1 && a === rank - 1 ? Math.floor(index[a] / p.group) : index[a];
       qo += index[a] * qs[a];
-      ko += index[a] * ks[a];
-      vo += index[a] * vs[a];
+      ko += kvIndex * ks[a];
+      vo += kvIndex * vs[a];
       if (ms) mo += index[a] * ms[a];
     }
     const row = entries.subarray(b * ENTRY_COLUMNS, (b + 1) * ENTRY_COLUMNS);

@@ -48,6 +48,11 @@ export interface AttentionOptions {
    * keep_j`). Combined with `mask` when both are given.
    */
   keepMask?: MaskLike | number[];
+  /**
+   * Grouped-query attention (PyTorch's `enable_gqa`): k and v may have fewer heads than q on
+   * the head axis (`[..., heads, L, d]`); q head h uses k/v head `floor(h / (Hq / Hkv))`.
+   */
+  enableGqa?: boolean;
   /** Also return the attention weights `[..., Lq, Lk]` (uses the step-by-step path). */
   returnWeights?: boolean;
   /** Also return every stage a tutorial shows (implies returnWeights). */

@@ -7,7 +7,7 @@ async function main(): Promise<void> {
   const q: Tensor = tensor(new Float32Array(8), [2, 4]);
   const result: AttentionResult = attn.attention(q, [[1, 2, 3, 4]], [[1, 2]], {
     mask: [[true], [false]], causal: true, causalAlign: 'bottom-right', scale: 0.5,
-    keyLengths: [1], returnWeights: true, trace: true,
+    keyLengths: [1], returnWeights: true, trace: true, enableGqa: false,
   });
   const w: Tensor | undefined = result.weights;
   const scores: Tensor | undefined = result.trace?.maskedScores;
