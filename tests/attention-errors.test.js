@@ -78,3 +78,15 @@ test('empty shapes are legal and give empty or zero results', () => {
   const noKeys = attn.attention(randomTensor(random, [2, 8]), { data: new Float32Array(0), shape: [0, 8] }, { data: new Float32Array(0), shape: [0, 3] });
   assert.deepEqual(Array.from(noKeys.output.data), [0, 0, 0, 0, 0, 0]);
 });
+
+test('a result too big for the 2 GiB wasm heap is a RangeError, and nothing is left behind', () => {
+  const n = 30000;  // weights alone would be 30000² × 4 B = 3.6 GB
+  const x = { data: new Float32Array(n).fill(0.5), shape: [n, 1] };
+  const before = attn.memory().inUseBytes;
+  assert.throws(() => attn.attention(x, x, x, { returnWeights: true }),
+    (e) => e instanceof RangeError && /^attention: out of wasm memory allocating 3600000000 bytes/.test(e.message));
+  assert.equal(attn.memory().inUseBytes, before);
+  const ok = attn.attention([[1, 0]], [[1, 0], [0, 1]], [[1], [2]]).output.data[0];
+  const a = Math.exp(1 / Math.sqrt(2));  // scores [1, 0]/sqrt(2); values 1 and 2
+  assert.ok(Math.abs(ok - (a + 2) / (a + 1)) < 1e-6);
+});

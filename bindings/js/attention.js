@@ -142,7 +142,7 @@ export function makeAttention(module) {
     const weightShape = [...p.batch, p.seqQ, p.seqK];
     const batchCount = sizeOf(p.batch);
     if (batchCount === 0 || p.seqQ === 0) return emptyResult(p, outShape, weightShape);
-    const heap = new HeapScope(module);
+    const heap = new HeapScope(module, FN);
     try {
       const weightCount = p.weights ? sizeOf(weightShape) : 0;
       // Self-attention often passes one array three times: copy it in once.

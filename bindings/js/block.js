@@ -40,8 +40,8 @@ function matrix(fn, name, value, rows, cols) {
 
 /** Binds the block functions and the encoder layer class to one module. */
 export function makeBlock(module) {
-  const run = (body) => {
-    const heap = new HeapScope(module);
+  const run = (fn, body) => {
+    const heap = new HeapScope(module, fn);
     try { return body(heap); } finally { heap.release(); }
   };
 
@@ -57,7 +57,7 @@ export function makeBlock(module) {
     const eps = checkEps(fn, options.eps ?? 1e-5);
     const rows = d === 0 ? 0 : x.data.length / d;
     if (rows === 0) return { data: new Float32Array(x.data.length), shape: x.shape };
-    return run((heap) => {
+    return run(fn, (heap) => {
       const xa = heap.floats(x.data);
       module._layerNorm(xa, rows, d, gamma ? heap.floats(gamma) : 0, beta ? heap.floats(beta) : 0, eps, xa);
       return { data: heap.read(xa, x.data.length), shape: x.shape };
@@ -80,7 +80,7 @@ export function makeBlock(module) {
     const activation = checkActivation(fn, options.activation ?? 'relu');
     const rows = dModel === 0 ? 0 : x.data.length / dModel;
     if (rows === 0 || dFF === 0) return { data: new Float32Array(x.data.length).map((_, i) => (b2 ? b2[i % dModel] : 0)), shape: x.shape };
-    return run((heap) => {
+    return run(fn, (heap) => {
       const out = heap.alloc(x.data.length);
       module._feedForward(heap.floats(x.data), rows, dModel, dFF, heap.floats(w1.data), b1 ? heap.floats(b1) : 0,
         heap.floats(w2.data), b2 ? heap.floats(b2) : 0, activation, out);
@@ -101,7 +101,7 @@ export function makeBlock(module) {
     const shape = [...lead, d];
     const sets = sizeOf(lead);
     if (sets === 0 || d === 0 || n === 0) return { data: new Float32Array(sizeOf(shape)), shape };
-    return run((heap) => {
+    return run(fn, (heap) => {
       const out = heap.alloc(sets * d);
       module._setPool(heap.floats(x.data), sets, n, d, POOLS[op], out);
       return { data: heap.read(out, sets * d), shape };
@@ -160,7 +160,7 @@ export function makeBlock(module) {
       const p = planHeads(fn, c, x, x, x, options, { query: 'x', key: 'x', value: 'x' });
       const shape = p.query.shape;
       if (p.B === 0 || p.seqQ === 0) return { data: new Float32Array(0), shape };
-      return run((heap) => {
+      return run(fn, (heap) => {
         const attention = headCall(heap, this.params, c, p);
         const out = heap.alloc(p.query.data.length);
         const a = (name) => this.params.address(name);

@@ -3,16 +3,20 @@
 // when a call fails. Heap views are re-read after every call that can grow memory.
 
 export class HeapScope {
-  /** @param {object} module the Emscripten module */
-  constructor(module) {
+  /**
+   * @param {object} module the Emscripten module
+   * @param {string} fn the public function, for the out-of-memory message
+   */
+  constructor(module, fn) {
     this.module = module;
+    this.fn = fn;
     this.blocks = [];
   }
 
   /** Allocates `count` 4-byte elements and returns the byte address (never 0). */
   alloc(count) {
     const address = this.module._malloc(Math.max(1, count) * 4);
-    if (address === 0) throw new RangeError(`out of wasm memory allocating ${count * 4} bytes`);
+    if (address === 0) throw new RangeError(`${this.fn}: out of wasm memory allocating ${count * 4} bytes (the wasm heap stops at 2 GiB)`);
     this.blocks.push(address);
     return address;
   }
@@ -20,7 +24,7 @@ export class HeapScope {
   /** Allocates `count` bytes and returns the address (never 0). */
   allocBytes(count) {
     const address = this.module._malloc(Math.max(1, count));
-    if (address === 0) throw new RangeError(`out of wasm memory allocating ${count} bytes`);
+    if (address === 0) throw new RangeError(`${this.fn}: out of wasm memory allocating ${count} bytes (the wasm heap stops at 2 GiB)`);
     this.blocks.push(address);
     return address;
   }

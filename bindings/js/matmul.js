@@ -21,7 +21,7 @@ export function makeMatmul(module) {
     const outShape = [...a.shape.slice(0, -1), cols];
     const rows = inner === 0 ? sizeOf(a.shape.slice(0, -1)) : a.data.length / inner;
     if (rows === 0 || cols === 0 || inner === 0) return { data: new Float32Array(sizeOf(outShape)), shape: outShape };
-    const heap = new HeapScope(module);
+    const heap = new HeapScope(module, FN);
     try {
       const out = heap.alloc(rows * cols);
       const status = module._matmul(heap.floats(a.data), heap.floats(b.data), rows, inner, cols, out);

@@ -178,7 +178,7 @@ export class MultiHeadAttention {
     const lead = p.batched ? [p.B] : [];
     const outShape = [...lead, p.seqQ, c.dModel];
     if (p.B === 0 || p.seqQ === 0) return { output: { data: new Float32Array(0), shape: outShape } };
-    const heap = new HeapScope(this.module);
+    const heap = new HeapScope(this.module, fn);
     try {
       const call = headCall(heap, this.params, c, p);
       const weightCount = p.B * c.numHeads * p.seqQ * p.seqK;

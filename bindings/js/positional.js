@@ -19,7 +19,7 @@ function checkBase(fn, base) {
 /** Binds the positional-encoding functions to one module. */
 export function makePositional(module) {
   const run = (fn, body) => {
-    const heap = new HeapScope(module);
+    const heap = new HeapScope(module, fn);
     try { return body(heap); } finally { heap.release(); }
   };
 
