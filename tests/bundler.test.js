@@ -1,7 +1,7 @@
 // The package in a browser as users get it from node_modules: through a bundler (a tiny app
 // built with Vite, which picks the `default` export condition and emits the .wasm as an
 // asset via new URL(..., import.meta.url)), and without one (the README's HTML snippet),
-// each served over http and run in headless Chromium.
+// and inside a module Web Worker, each served over http and run in headless Chromium.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync, rmSync, symlinkSync, readdirSync, readFileSync } from 'node:fs';
@@ -77,4 +77,27 @@ test('the README browser snippet runs from node_modules without a bundler', { ti
   const match = text.match(/^output 8×64: ([0-9.]+)/);
   assert.ok(match, text);
   assert.ok(Math.abs(Number(match[1]) - 0.1) < 1e-6, text);
+});
+
+test('the package loads and computes inside a module Web Worker', { timeout: 120_000 }, async () => {
+  const dir = `${root}build/worker-app`;
+  appFolder(dir);
+  writeFileSync(`${dir}/worker.js`, `import { init } from './node_modules/attention-wasm/bindings/js/browser.js';
+const attn = await init();
+const r = attn.attention([[1, 0], [0, 1]], [[1, 0], [0, 1]], [[10, 0], [0, 10]], { causal: true });
+postMessage({ target: attn.info.target, output: Array.from(r.output.data) });
+`);
+  writeFileSync(`${dir}/index.html`, `<!doctype html><html><head><script type="module">
+const worker = new Worker('./worker.js', { type: 'module' });
+worker.onmessage = (e) => { document.getElementById('out').textContent = JSON.stringify(e.data); };
+worker.onerror = (e) => { document.getElementById('out').textContent = 'error: ' + e.message; };
+</script></head><body><pre id="out">loading</pre></body></html>`);
+  const { errors, text } = await runInChromium(dir, 'index.html', () => document.getElementById('out').textContent !== 'loading');
+  assert.deepEqual(errors, []);
+  const result = JSON.parse(text.trim());
+  assert.equal(result.target, 'wasm-simd128');
+  // Causal: row 0 sees only key 0 (→ [10, 0]); row 1 as softmax([0, 1]/sqrt 2).
+  const a = Math.exp(1 / Math.sqrt(2));
+  const expected = [10, 0, 10 / (a + 1), 10 * a / (a + 1)];
+  result.output.forEach((x, i) => assert.ok(Math.abs(x - expected[i]) < 1e-5, `${x} vs ${expected[i]}`));
 });
