@@ -118,6 +118,18 @@ test('the multi-head demo shows one weight matrix per head, rows summing to 1', 
   w.rows.forEach((row, i) => row.forEach((x, j) => { if (j > i) assert.equal(x, 0); }));
 });
 
+test('the DynamicViT demo: a dropped token gets no weight but its own', async () => {
+  await page.uncheck('#pruning input[name="keep2"]');
+  const w = await shown('prune-weights');
+  w.rows.forEach((row, i) => {
+    if (i !== 2) assert.equal(row[2], 0, `row ${i} ignores the dropped token`);
+    assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5);
+  });
+  assert.ok(w.rows[2][2] > 0, 'the dropped token attends to itself');
+  const g = await shown('prune-g');
+  assert.deepEqual(g.rows.map((row) => row[2]), [0, 0, 1, 0, 0, 0]);
+});
+
 test('the in-page benchmark runs, checks and fills its table', async () => {
   await page.selectOption('#bench select[name="sizes"]', 'quick');
   await page.click('#bench button[name="run"]');

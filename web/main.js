@@ -6,6 +6,7 @@ import { renderPlayground } from './demo-playground.js';
 import { renderBenchPanel } from './bench-panel.js';
 import { renderPositions } from './demo-positions.js';
 import { renderHeads } from './demo-heads.js';
+import { renderPruning } from './demo-pruning.js';
 import { SLIDE_NOTES } from './examples-data.js';
 
 const status = document.getElementById('status');
@@ -18,6 +19,7 @@ try {
   renderPlayground(attn, document.getElementById('playground'));
   renderPositions(attn, document.getElementById('positions'));
   renderHeads(attn, document.getElementById('heads'));
+  renderPruning(attn, document.getElementById('pruning'));
   renderBenchPanel(attn, document.getElementById('bench'));
   document.body.dataset.ready = 'true';
 } catch (error) {
