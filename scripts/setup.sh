@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs what the build needs when it is missing: Debian packages (emscripten, Highway,
-# Eigen; Chromium too with --test) and, with --test, the npm devDependencies.
+# Eigen; with --test also Chromium, g++ and clang-format) and, with --test or --bench, the
+# npm devDependencies (the test tools and the benchmark's peers).
 # Safe to run again: it does nothing when everything is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_test=0
-[ "${1:-}" = "--test" ] && want_test=1
+want_npm=0
+[ "${1:-}" = "--test" ] && want_test=1 && want_npm=1
+[ "${1:-}" = "--bench" ] && want_npm=1
 
 missing=()
 command -v emcc >/dev/null 2>&1 || missing+=(emscripten)
@@ -35,7 +38,7 @@ fi
 devdeps_present() {
   node -e 'const p = require("./package.json"); for (const d of Object.keys(p.devDependencies)) require("fs").accessSync(`node_modules/${d}/package.json`)' 2>/dev/null
 }
-if [ "$want_test" = 1 ] && ! devdeps_present; then
+if [ "$want_npm" = 1 ] && ! devdeps_present; then
   # `npm install` (which follows package-lock.json) rather than `npm ci`: the registry
   # reachable here lacks rollup's optional per-platform packages for other systems, so the
   # lock cannot list them and `npm ci` refuses it as out of sync.
