@@ -109,6 +109,8 @@ test('DynamicViT keep-mask: G_ij = 1 if i = j else keep_j, and kept queries equa
   const gAdd = { data: Float64Array.from(additive.data, (x, f) => (Math.floor(f / L) === f % L || keep[f % L] ? x : -Infinity)), shape: [L, L] };
   assertClose(mixed.weights, referenceAttention(q, k, v, { mask: gAdd }).weights, { atol: 1e-6, label: 'keep + additive' });
   assert.throws(() => attn.attention(q, randomTensor(random, [5, 8]), randomTensor(random, [5, 3]), { keepMask: [1, 1, 1, 1, 1] }), (e) => e instanceof RangeError && /keepMask needs self-attention/.test(e.message));
+  assert.throws(() => attn.attention(qb, qb, qb, { keepMask: { data: new Uint8Array(3 * L).fill(1), shape: [3, L] } }),
+    (e) => e instanceof RangeError && /keepMask \[3, 9\] does not broadcast to the batch \[2\]/.test(e.message));
   assert.throws(() => attn.attention(q, k, v, { keepMask: [1, 0, 2, 1, 0, 0, 1, 1, 0] }), (e) => e instanceof RangeError && /keepMask values must be 0 or 1/.test(e.message));
 });
 

@@ -96,7 +96,8 @@ export function checkKeyLengths(fn, keyLengths, batch, seqK) {
   });
 }
 
-// Value of a right-aligned, broadcasting tensor at the multi-index `index` of `target`.
+// Offset function of a right-aligned, broadcasting tensor of `shape` for a multi-index of
+// `target` (axes of size 1 broadcast).
 function broadcastReader(shape, target) {
   const padded = [...new Array(target.length - shape.length).fill(1), ...shape];
   const strides = broadcastStrides(padded, 1);
@@ -111,32 +112,40 @@ function broadcastReader(shape, target) {
 export function keepMaskToMask(fn, keepInput, maskInput, batch, seqQ, seqK) {
   const keep = toMask(fn, 'keepMask', keepInput);
   if (seqQ !== seqK) throw rangeError(fn, `keepMask needs self-attention (Lq = Lk), got Lq ${seqQ} and Lk ${seqK}`);
-  if (keep.shape.length < 1 || keep.shape.at(-1) !== seqK) {
-    throw rangeError(fn, `keepMask ${formatShape(keep.shape)} must have shape [..., ${seqK}] (one flag per token)`);
+  const L = seqK;
+  if (keep.shape.length < 1 || keep.shape.at(-1) !== L) {
+    throw rangeError(fn, `keepMask ${formatShape(keep.shape)} must have shape [..., ${L}] (one flag per token)`);
+  }
+  const keepLead = keep.shape.slice(0, -1);
+  if (keepLead.length > batch.length || keepLead.some((d, i) => d !== 1 && d !== batch[batch.length - keepLead.length + i])) {
+    throw rangeError(fn, `keepMask ${formatShape(keep.shape)} does not broadcast to the batch ${formatShape(batch)}`);
   }
   for (let i = 0; i < keep.data.length; i++) {
     if (keep.data[i] !== 0 && keep.data[i] !== 1) throw rangeError(fn, `keepMask values must be 0 or 1, got ${keep.data[i]} at ${i}`);
   }
-  const keepLead = keep.shape.slice(0, -1);
   const user = maskInput === undefined || maskInput === null ? null : toMask(fn, 'mask', maskInput);
-  // The combined mask has the full broadcast shape of whatever broadcasts among the two.
-  planMask(fn, { data: new Uint8Array(sizeOf(keepLead) * seqK * seqK), shape: [...keepLead, seqK, seqK], boolean: true, [CHECKED]: true }, batch, seqQ, seqK, 'keepMask');
-  if (user) planMask(fn, user, batch, seqQ, seqK);
-  const target = [...batch, seqQ, seqK];
-  const readKeep = broadcastReader([...keepLead, 1, seqK], target);
-  const readUser = user ? broadcastReader(user.shape, target) : null;
+  if (user) planMask(fn, user, batch, seqQ, seqK);  // shape check only
+  // The combined mask: [...batch, L, L], block by block.
+  const keepRow = broadcastReader(keepLead, batch);
+  const userAt = user ? broadcastReader(user.shape, [...batch, L, L]) : null;
   const additive = user !== null && !user.boolean;
-  const data = additive ? new Float32Array(sizeOf(target)) : new Uint8Array(sizeOf(target));
-  const index = new Array(target.length).fill(0);
-  for (let f = 0; f < data.length; f++) {
-    const i = index[target.length - 2], j = index[target.length - 1];
-    const allowed = i === j || keep.data[readKeep(index)] === 1;
-    if (additive) data[f] = allowed ? user.data[readUser(index)] : -Infinity;
-    else data[f] = allowed && (!user || user.data[readUser(index)]) ? 1 : 0;
-    for (let a = target.length - 1; a >= 0; a--) {
-      if (++index[a] < target[a]) break;
+  const blocks = sizeOf(batch);
+  const data = additive ? new Float32Array(blocks * L * L) : new Uint8Array(blocks * L * L);
+  const index = new Array(batch.length).fill(0);
+  for (let b = 0; b < blocks; b++) {
+    const kept = keep.data.subarray(keepRow(index) * L, keepRow(index) * L + L);
+    for (let i = 0; i < L; i++) {
+      for (let j = 0; j < L; j++) {
+        const allowed = i === j || kept[j] === 1;  // G_ij
+        const f = (b * L + i) * L + j;
+        if (additive) data[f] = allowed ? user.data[userAt([...index, i, j])] : -Infinity;
+        else data[f] = allowed && (!user || user.data[userAt([...index, i, j])]) ? 1 : 0;
+      }
+    }
+    for (let a = batch.length - 1; a >= 0; a--) {
+      if (++index[a] < batch[a]) break;
       index[a] = 0;
     }
   }
-  return { data, shape: target, boolean: !additive, [CHECKED]: true };
+  return { data, shape: [...batch, L, L], boolean: !additive, [CHECKED]: true };
 }
