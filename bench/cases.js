@@ -1,5 +1,6 @@
 // What the benchmark measures, shared by the Node runner (bench/run.js) and the page
-// (web/bench.js): sizes, FLOP counts, inputs, the correctness check, and the timer.
+// (web/bench-panel.js): sizes, FLOP counts, inputs, the correctness check, and the timer.
+import { seededRandom } from '../bindings/js/parameters.js';
 
 /** Attention cases: heads × N × d, FLOPs = 4·N²·d per head (two matrix products). */
 export const ATTENTION_CASES = [
@@ -16,18 +17,10 @@ export const MHA_CASE = { name: 'MHA forward dModel=512, 8 heads, N=512', n: 512
 export const attentionFlops = (c) => 4 * c.n * c.n * c.d * c.heads;
 export const mhaFlops = (c) => 4 * 2 * c.n * c.dModel * c.dModel + 4 * c.n * c.n * c.dModel;
 
-/** Uniform numbers in [-1, 1) from a seed (mulberry32). */
+/** Uniform numbers in [-scale, scale) from a seed. */
 export function randomArray(length, seed, scale = 1) {
-  let s = seed >>> 0;
-  const out = new Float32Array(length);
-  for (let i = 0; i < length; i++) {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    out[i] = ((((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1) * scale;
-  }
-  return out;
+  const random = seededRandom(seed);
+  return Float32Array.from({ length }, () => (random() * 2 - 1) * scale);
 }
 
 /** q, k, v as flat [heads, n, d] Float32Arrays. */

@@ -1,13 +1,12 @@
 // Multi-head demo: the same sentence through MultiHeadAttention with 1, 2 or 4 heads; each
 // head's weight matrix is its own view of which token attends to which (trace: true).
 import { matrixView } from './matrix-view.js';
+import { TOKENS, tokenEmbeddings } from './sentence.js';
 
-const TOKENS = ['the', 'cat', 'sat', 'on', 'the', 'mat'];
 const D_MODEL = 8;
 
 function embed(attn) {
-  const words = [...new Set(TOKENS)];
-  const rows = TOKENS.map((w) => Array.from({ length: D_MODEL }, (_, c) => Math.sin(1.7 * (words.indexOf(w) + 1) * (c + 1) + w.length)));
+  const rows = tokenEmbeddings(D_MODEL);
   const x = { data: Float32Array.from(rows.flat()), shape: [TOKENS.length, D_MODEL] };
   return attn.addPositionalEncoding(x, attn.sinusoidalEncoding(TOKENS.length, D_MODEL));
 }

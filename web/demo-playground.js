@@ -1,16 +1,12 @@
 // Interactive demo: random queries and keys, and the weight matrix as a heat map while you
 // change the length, the causal rule, the scale and the key length.
 import { matrixView } from './matrix-view.js';
+import { seededRandom } from '../bindings/js/parameters.js';
 
 function randomTensor(seed, shape) {
-  let s = seed >>> 0;
+  const random = seededRandom(seed);
   const n = shape.reduce((a, b) => a * b, 1);
-  const data = new Float32Array(n);
-  for (let i = 0; i < n; i++) {  // xorshift32, uniform in [-1, 1)
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    data[i] = (s / 2 ** 31) - 1;
-  }
-  return { data, shape };
+  return { data: Float32Array.from({ length: n }, () => random() * 2 - 1), shape };
 }
 
 /** Builds the playground inside `container`. */

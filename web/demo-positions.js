@@ -2,7 +2,7 @@
 // it: multi-head self-attention is permutation equivariant, so shuffling the tokens only
 // shuffles their outputs, unless positions are added.
 
-const TOKENS = ['the', 'cat', 'sat', 'on', 'the', 'mat'];
+import { TOKENS, tokenEmbeddings } from './sentence.js';
 
 // Diverging colour for values in [-1, 1]: blue (negative), white (0), red (positive).
 function colour(x) {
@@ -23,13 +23,6 @@ function drawHeatMap(canvas, t) {
     ctx.fillStyle = colour(t.data[i * cols + j]);
     ctx.fillRect(j * cell, i * cell, cell, cell);
   }
-}
-
-function tokenEmbeddings(attn, dModel) {
-  // Deterministic pseudo-random embedding per distinct word (the two "the" are equal).
-  const words = [...new Set(TOKENS)];
-  const table = words.map((w, k) => Array.from({ length: dModel }, (_, c) => Math.sin(1.7 * (k + 1) * (c + 1) + w.length)));
-  return TOKENS.map((w) => table[words.indexOf(w)]);
 }
 
 /** Builds both demos inside `container`. */
@@ -61,7 +54,7 @@ export function renderPositions(attn, container) {
       `sinusoidalEncoding(${L}, ${d}, { base: ${base} }): rows are positions, columns features; blue −1, white 0, red +1. Even columns are sin, odd are cos; frequency falls from left to right.`;
   };
   const layer = new attn.MultiHeadAttention({ dModel: 8, numHeads: 2, seed: 11 });
-  const embeddings = tokenEmbeddings(attn, 8);
+  const embeddings = tokenEmbeddings(8);
   let order = TOKENS.map((_, i) => i);
   const run = (permutation) => {
     const rows = permutation.map((i) => embeddings[i]);

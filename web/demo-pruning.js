@@ -2,8 +2,7 @@
 // G_ij = 1 if i = j else D_j, and Ã_ij = exp(P_ij)·G_ij / Σ_k exp(P_ik)·G_ik: a dropped
 // token still attends to itself, but no other token attends to it.
 import { matrixView } from './matrix-view.js';
-
-const TOKENS = ['the', 'cat', 'sat', 'on', 'the', 'mat'];
+import { TOKENS } from './sentence.js';
 
 /** Builds the demo inside `container`. */
 export function renderPruning(attn, container) {

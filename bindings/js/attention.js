@@ -5,31 +5,16 @@ import { typeError, rangeError, describe } from './errors.js';
 import { toTensor, formatShape, sizeOf, broadcastShapes, broadcastStrides } from './tensor.js';
 import { planMask, writeMask, checkKeyLengths, keepMaskToMask } from './masks.js';
 import { HeapScope } from './heap.js';
+import { checkKeys, causalOffset } from './checks.js';
 
 const FN = 'attention';
-const OPTIONS = new Set(['mask', 'keepMask', 'causal', 'causalAlign', 'scale', 'keyLengths', 'enableGqa', 'returnWeights', 'trace']);
+const OPTIONS = ['mask', 'keepMask', 'causal', 'causalAlign', 'scale', 'keyLengths', 'enableGqa', 'returnWeights', 'trace'];
+const BOOLEAN_OPTIONS = ['causal', 'enableGqa', 'returnWeights', 'trace'];
 const ENTRY_COLUMNS = 5;  // q, k, v, mask offsets and key limit (src/attention.h)
 
-function checkOptions(options) {
-  if (options === undefined) return {};
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw typeError(FN, `options must be an object, got ${describe(options)}`);
-  }
-  for (const key of Object.keys(options)) {
-    if (!OPTIONS.has(key)) throw typeError(FN, `unknown option '${key}' (known: ${[...OPTIONS].join(', ')})`);
-  }
-  for (const key of ['causal', 'enableGqa', 'returnWeights', 'trace']) {
-    if (options[key] !== undefined && typeof options[key] !== 'boolean') {
-      throw typeError(FN, `options.${key} must be a boolean, got ${describe(options[key])}`);
-    }
-  }
-  const align = options.causalAlign;
-  if (align !== undefined && typeof align !== 'string') {
-    throw typeError(FN, `options.causalAlign must be 'top-left' or 'bottom-right', got ${describe(align)}`);
-  }
-  if (align !== undefined && align !== 'top-left' && align !== 'bottom-right') {
-    throw rangeError(FN, `options.causalAlign must be 'top-left' or 'bottom-right', got '${align}'`);
-  }
+function checkOptions(optionsIn) {
+  const options = checkKeys(FN, 'option', optionsIn, OPTIONS, BOOLEAN_OPTIONS);
+  causalOffset(FN, options.causalAlign, 0, 0);  // type and value, before the tensors
   if (options.scale !== undefined) {
     if (typeof options.scale !== 'number') throw typeError(FN, `options.scale must be a number, got ${describe(options.scale)}`);
     if (!Number.isFinite(options.scale)) throw rangeError(FN, `options.scale must be finite, got ${options.scale}`);
@@ -79,10 +64,10 @@ function plan(qIn, kIn, vIn, optionsIn) {
     : keepMaskToMask(FN, options.keepMask, options.mask, batch, seqQ, seqK);
   const maskPlan = planMask(FN, maskInput, batch, seqQ, seqK);
   const keyLengths = checkKeyLengths(FN, options.keyLengths, batch, seqK);
-  const causal = options.causal === true;
-  const causalOffset = options.causalAlign === 'bottom-right' ? seqK - seqQ : 0;
   return {
-    q, k, v, qm, km, vm, batch, group, seqQ, seqK, headDim, valueDim, maskPlan, keyLengths, causal, causalOffset,
+    q, k, v, qm, km, vm, batch, group, seqQ, seqK, headDim, valueDim, maskPlan, keyLengths,
+    causal: options.causal === true,
+    causalOffset: causalOffset(FN, options.causalAlign, seqQ, seqK),
     scale: options.scale ?? 1 / Math.sqrt(headDim),
     trace: options.trace === true,
     weights: options.returnWeights === true || options.trace === true,
@@ -145,10 +130,7 @@ export function makeAttention(module) {
     const heap = new HeapScope(module, FN);
     try {
       const weightCount = p.weights ? sizeOf(weightShape) : 0;
-      // Self-attention often passes one array three times: copy it in once.
-      const qa = heap.floats(p.q.data);
-      const ka = p.k.data === p.q.data ? qa : heap.floats(p.k.data);
-      const va = p.v.data === p.k.data ? ka : p.v.data === p.q.data ? qa : heap.floats(p.v.data);
+      const [qa, ka, va] = heap.floatsOnce([p.q.data, p.k.data, p.v.data]);
       const call = {
         q: qa, k: ka, v: va,
         ...(p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : { mask: 0, allowed: 0 }),

@@ -4,7 +4,8 @@ import { typeError, rangeError, describe } from './errors.js';
 import { toTensor, formatShape, sizeOf } from './tensor.js';
 import { HeapScope } from './heap.js';
 import { Parameters, seededRandom } from './parameters.js';
-import { checkKeys, checkHeadConfig, headWeightShapes, initHeadWeights, planHeads, headCall, positiveInteger } from './multi_head.js';
+import { checkHeadConfig, headWeightShapes, initHeadWeights, planHeads, headCall } from './multi_head.js';
+import { checkKeys, positiveInteger } from './checks.js';
 
 const ACTIVATIONS = { relu: 0, gelu: 1 };
 const POOLS = { sum: 0, mean: 1, max: 2 };

@@ -13,20 +13,29 @@ export class HeapScope {
     this.blocks = [];
   }
 
-  /** Allocates `count` 4-byte elements and returns the byte address (never 0). */
-  alloc(count) {
-    const address = this.module._malloc(Math.max(1, count) * 4);
-    if (address === 0) throw new RangeError(`${this.fn}: out of wasm memory allocating ${count * 4} bytes (the wasm heap stops at 2 GiB)`);
-    this.blocks.push(address);
-    return address;
-  }
-
   /** Allocates `count` bytes and returns the address (never 0). */
   allocBytes(count) {
     const address = this.module._malloc(Math.max(1, count));
     if (address === 0) throw new RangeError(`${this.fn}: out of wasm memory allocating ${count} bytes (the wasm heap stops at 2 GiB)`);
     this.blocks.push(address);
     return address;
+  }
+
+  /** Allocates `count` 4-byte elements (floats or ints) and returns the byte address. */
+  alloc(count) {
+    return this.allocBytes(count * 4);
+  }
+
+  /**
+   * Copies several Float32Arrays in and returns their addresses, copying an array passed
+   * more than once (self-attention's q = k = v) only once.
+   */
+  floatsOnce(arrays) {
+    const seen = new Map();
+    return arrays.map((data) => {
+      if (!seen.has(data)) seen.set(data, this.floats(data));
+      return seen.get(data);
+    });
   }
 
   /** Allocates room for a Float32Array and copies it in. */

@@ -26,13 +26,13 @@ export function planMask(fn, maskInput, batch, seqQ, seqK, name = 'mask') {
   });
   const maskQ = shape[shape.length - 2];
   const lead = shape.slice(0, -2);
-  const blockFloats = maskQ * seqK;
+  const blockSize = maskQ * seqK;  // elements (bytes or floats) of one [Lq or 1, Lk] block
   return {
-    mask, lead, blockFloats,
+    mask, lead, blockSize,
     maskK: shape[shape.length - 1],
     rowStride: maskQ === 1 ? 0 : seqK,
     blocks: sizeOf(lead),
-    leadStrides: broadcastStrides(lead, blockFloats),
+    leadStrides: broadcastStrides(lead, blockSize),
   };
 }
 
@@ -59,21 +59,15 @@ export function maskOffsets(plan, batch) {
  * { mask, allowed }: the address goes in one of them, 0 in the other.
  */
 export function writeMask(heap, plan, seqK) {
-  const { mask, maskK, blockFloats, blocks } = plan;
-  const total = blockFloats * blocks;
-  const src = mask.data;
-  if (mask.boolean) {
-    const address = heap.allocBytes(total);
-    const out = heap.module.HEAPU8.subarray(address, address + total);
-    if (maskK === 1) for (let i = 0; i < total; i++) out[i] = src[Math.floor(i / seqK)];
-    else out.set(src);
-    return { mask: 0, allowed: address };
-  }
-  const address = heap.alloc(total);
-  const out = heap.module.HEAPF32.subarray(address >> 2, (address >> 2) + total);
-  if (maskK === 1) for (let i = 0; i < total; i++) out[i] = src[Math.floor(i / seqK)];
-  else out.set(src);
-  return { mask: address, allowed: 0 };
+  const { mask, maskK, blockSize, blocks } = plan;
+  const total = blockSize * blocks;
+  const address = mask.boolean ? heap.allocBytes(total) : heap.alloc(total);
+  const out = mask.boolean
+    ? heap.module.HEAPU8.subarray(address, address + total)
+    : heap.module.HEAPF32.subarray(address >> 2, (address >> 2) + total);
+  if (maskK === 1) for (let i = 0; i < total; i++) out[i] = mask.data[Math.floor(i / seqK)];
+  else out.set(mask.data);
+  return mask.boolean ? { mask: 0, allowed: address } : { mask: address, allowed: 0 };
 }
 
 /** Checks per-sequence key lengths: one integer in [0, seqK] per entry of batch[0]. */

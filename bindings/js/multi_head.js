@@ -5,28 +5,7 @@ import { toTensor, formatShape, sizeOf } from './tensor.js';
 import { HeapScope } from './heap.js';
 import { Parameters, seededRandom } from './parameters.js';
 import { planMask, maskOffsets, writeMask, checkKeyLengths } from './masks.js';
-
-/** Checks that `value` is a positive integer option of `fn`. */
-export function positiveInteger(fn, name, value) {
-  if (typeof value !== 'number') throw typeError(fn, `${name} must be a number, got ${describe(value)}`);
-  if (!Number.isInteger(value) || value < 1) throw rangeError(fn, `${name} must be a positive integer, got ${value}`);
-  return value;
-}
-
-/** Checks an options object against the allowed keys; `booleans` must be booleans. */
-export function checkKeys(fn, what, object, allowed, booleans = []) {
-  if (object === undefined) return {};
-  if (object === null || typeof object !== 'object' || Array.isArray(object)) throw typeError(fn, `${what} must be an object, got ${describe(object)}`);
-  for (const key of Object.keys(object)) {
-    if (!allowed.includes(key)) throw typeError(fn, `unknown ${what} '${key}' (known: ${allowed.join(', ')})`);
-  }
-  for (const key of booleans) {
-    if (object[key] !== undefined && typeof object[key] !== 'boolean') {
-      throw typeError(fn, `${what} ${key} must be a boolean, got ${describe(object[key])}`);
-    }
-  }
-  return object;
-}
+import { positiveInteger, checkKeys, causalOffset } from './checks.js';
 
 /** Checks the multi-head configuration shared by MultiHeadAttention and the encoder layer. */
 export function checkHeadConfig(fn, config) {
@@ -82,23 +61,16 @@ export function planHeads(fn, c, queryIn, keyIn, valueIn, options, names = { que
   const weightBatch = batched ? [B, c.numHeads] : [c.numHeads];
   const maskPlan = planMask(fn, options.mask, weightBatch, seqQ, seqK);
   const keyLengths = checkKeyLengths(fn, options.keyLengths, batched ? [B] : [], seqK);
-  const align = options.causalAlign;
-  if (align !== undefined && align !== 'top-left' && align !== 'bottom-right') {
-    throw rangeError(fn, `options.causalAlign must be 'top-left' or 'bottom-right', got ${describe(align)}`);
-  }
   return {
     query, key, value, batched, B, seqQ, seqK, weightBatch, maskPlan, keyLengths,
     causal: options.causal === true,
-    causalOffset: align === 'bottom-right' ? seqK - seqQ : 0,
+    causalOffset: causalOffset(fn, options.causalAlign, seqQ, seqK),
   };
 }
 
 /** Fills the heap side of a MultiHeadCall (inputs, mask, key lengths, weights). */
 export function headCall(heap, params, c, p) {
-  const same = (a, b) => a.data === b.data;
-  const query = heap.floats(p.query.data);
-  const key = same(p.key, p.query) ? query : heap.floats(p.key.data);
-  const value = same(p.value, p.key) ? key : heap.floats(p.value.data);
+  const [query, key, value] = heap.floatsOnce([p.query.data, p.key.data, p.value.data]);
   return {
     query, key, value,
     batch: p.B, seqQ: p.seqQ, seqK: p.seqK, dModel: c.dModel, kDim: c.kDim, vDim: c.vDim,

@@ -2,13 +2,7 @@
 import { typeError, rangeError, describe } from './errors.js';
 import { toTensor, formatShape, sizeOf } from './tensor.js';
 import { HeapScope } from './heap.js';
-import { positiveInteger, checkKeys } from './multi_head.js';
-
-function nonNegativeInteger(fn, name, value) {
-  if (typeof value !== 'number') throw typeError(fn, `${name} must be a number, got ${describe(value)}`);
-  if (!Number.isInteger(value) || value < 0) throw rangeError(fn, `${name} must be a non-negative integer, got ${value}`);
-  return value;
-}
+import { positiveInteger, nonNegativeInteger, checkKeys } from './checks.js';
 
 function checkBase(fn, base) {
   if (typeof base !== 'number') throw typeError(fn, `options.base must be a number, got ${describe(base)}`);

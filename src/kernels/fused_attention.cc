@@ -214,7 +214,7 @@ void QueryBlock(const HeadProblem& pb, FusedWorkspace& ws, const float* v_base, 
     }
     // d. Weighted values.
     const float* v_rows = v_base + static_cast<size_t>(j0) * v_stride;
-    const int num_keys = std::min({tiles * kKeysPerTile, pb.seq_k - j0, most_visible - j0});
+    const int num_keys = std::min(kKeysPerBlock, most_visible - j0);  // most_visible <= seq_k
     if (nonfinite_values) {
       AccumulateValuesSkippingZeros(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
     } else {
@@ -236,25 +236,25 @@ void FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
     PackTransposedPanels(pb.k, pb.k_stride, pb.seq_k, pb.head_dim, ws.k_panels.data());
     ws.packed_k = pb.k;
   }
-  const float* v_base = pb.v;
-  int v_stride = pb.v_stride;
-  // Copy v into contiguous rows of whole vectors when it is strided (a head of a wider
-  // projection: rows 2 KiB apart alias in L1 and cost MultiHeadAttention ~30%) or when
-  // value_dim is not a multiple of 4.
-  if (padded_dim != pb.value_dim || pb.v_stride != padded_dim) {
-    ws.v_padded.assign(static_cast<size_t>(pb.seq_k) * padded_dim, 0.0f);
-    for (int j = 0; j < pb.seq_k; ++j) {
-      std::memcpy(ws.v_padded.data() + static_cast<size_t>(j) * padded_dim,
-                  pb.v + static_cast<size_t>(j) * pb.v_stride, sizeof(float) * pb.value_dim);
-    }
-    v_base = ws.v_padded.data();
-    v_stride = padded_dim;
-  }
+  // Values (skipped, like the panels, when consecutive heads share v): flag the tiles that
+  // hold NaN/Inf, and copy v into contiguous rows of whole vectors when it is strided (a
+  // head of a wider projection: rows 2 KiB apart alias in L1 and cost MultiHeadAttention
+  // ~30%) or when value_dim is not a multiple of 4.
+  const bool copy_v = padded_dim != pb.value_dim || pb.v_stride != padded_dim;
   if (ws.packed_v != pb.v) {
     ws.v_nonfinite.resize(num_tiles);
     FlagNonFiniteValues(pb.v, pb.v_stride, pb.seq_k, pb.value_dim, ws.v_nonfinite.data());
+    if (copy_v) {
+      ws.v_padded.assign(static_cast<size_t>(pb.seq_k) * padded_dim, 0.0f);
+      for (int j = 0; j < pb.seq_k; ++j) {
+        std::memcpy(ws.v_padded.data() + static_cast<size_t>(j) * padded_dim,
+                    pb.v + static_cast<size_t>(j) * pb.v_stride, sizeof(float) * pb.value_dim);
+      }
+    }
     ws.packed_v = pb.v;
   }
+  const float* v_base = copy_v ? ws.v_padded.data() : pb.v;
+  const int v_stride = copy_v ? padded_dim : pb.v_stride;
   ws.acc.resize(static_cast<size_t>(kRowsPerTile) * padded_dim);
   ws.zero_row.assign(pb.head_dim, 0.0f);
   for (int row0 = 0; row0 < pb.seq_q; row0 += kRowsPerTile) {

@@ -1,8 +1,6 @@
 // Float64 references for the layers around attention, written from the formulas.
 import { referenceAttention } from './reference.js';
 
-const size = (shape) => shape.reduce((a, b) => a * b, 1);
-
 /** a [..., m, k] · b [k, n] (+ bias [n]) in float64. */
 export function refMatmul(a, b, bias) {
   const [k, n] = b.shape;
@@ -125,4 +123,3 @@ export function refAdd(a, b) {
   return { data: Float64Array.from(a.data, (v, i) => v + b.data[i]), shape: a.shape };
 }
 
-export { size };
