@@ -2,6 +2,7 @@
 // on. JS validates and copies tensors into the wasm heap, calls these, and copies out.
 // Nothing here throws: problems come back as a status code.
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <malloc.h>
 
 #include <cstdint>
@@ -54,10 +55,30 @@ int RunAttentionCall(const AttentionCall& c) {
 int RunMatMul(uintptr_t a, uintptr_t b, int rows, int inner, int cols, uintptr_t out) {
   if (rows < 0 || inner < 0 || cols < 0) return static_cast<int>(attn::Status::kNegativeDimension);
   if (a == 0 || b == 0 || out == 0) return static_cast<int>(attn::Status::kNullPointer);
-  attn::MatMul(Ptr<const float>(a), Ptr<const float>(b), nullptr, rows, inner, cols,
-               Ptr<float>(out));
-  return 0;
+  return static_cast<int>(attn::MatMul(Ptr<const float>(a), Ptr<const float>(b), nullptr, rows,
+                                       inner, cols, Ptr<float>(out)));
 }
+
+// Scratch bytes of an attention call (the core's own allocations), for attn.estimateMemory.
+double AttentionScratch(int batch, int seq_q, int seq_k, int head_dim, int value_dim,
+                        bool weights) {
+  attn::AttentionRequest r;
+  r.batch = batch;
+  r.seq_q = seq_q;
+  r.seq_k = seq_k;
+  r.head_dim = head_dim;
+  r.value_dim = value_dim;
+  float placeholder = 0;  // only its being non-null matters: the step-by-step path
+  r.weights = weights ? &placeholder : nullptr;
+  return static_cast<double>(attn::AttentionScratchBytes(r));
+}
+
+double MatMulScratch(int inner, int cols) {
+  return static_cast<double>(sizeof(float) * attn::PanelFloats(inner, cols));
+}
+
+// The most the wasm heap can grow to (MAXIMUM_MEMORY of the build): JS checks sizes against it.
+double HeapMaxBytes() { return static_cast<double>(emscripten_get_heap_max()); }
 
 std::string StatusMessage(int code) { return attn::StatusMessage(static_cast<attn::Status>(code)); }
 
@@ -102,6 +123,9 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
       .field("maskedScores", &AttentionCall::masked_scores);
   emscripten::function("_attention", &RunAttentionCall);
   emscripten::function("_matmul", &RunMatMul);
+  emscripten::function("_attentionScratch", &AttentionScratch);
+  emscripten::function("_matmulScratch", &MatMulScratch);
+  emscripten::function("_heapMaxBytes", &HeapMaxBytes);
   emscripten::function("_statusMessage", &StatusMessage);
   emscripten::function("_heapBytesInUse", &HeapBytesInUse);
   emscripten::function("_heapPeakBytes", &HeapPeakBytes);

@@ -3,7 +3,6 @@
 #include <emscripten/bind.h>
 
 #include <cstdint>
-#include <vector>
 
 #include "block.h"
 #include "heap_address.h"
@@ -23,10 +22,8 @@ void Rope(uintptr_t x, int rows, int dim, uintptr_t positions, double base, bool
 
 // Slopes as a JS array of doubles (exact values for tests and display).
 emscripten::val Slopes(int num_heads) {
-  std::vector<double> slopes(num_heads);
-  attn::AlibiSlopes(num_heads, slopes.data());
   emscripten::val out = emscripten::val::array();
-  for (int h = 0; h < num_heads; ++h) out.call<void>("push", slopes[h]);
+  for (int h = 0; h < num_heads; ++h) out.call<void>("push", attn::AlibiSlope(num_heads, h));
   return out;
 }
 
@@ -46,12 +43,19 @@ void Norm(uintptr_t x, int rows, int dim, uintptr_t gamma, uintptr_t beta, float
                   eps, Ptr<float>(out));
 }
 
-void Ffn(uintptr_t x, int rows, int d_model, int d_ff, uintptr_t w1, uintptr_t b1, uintptr_t w2,
-         uintptr_t b2, int activation, uintptr_t out) {
-  attn::FeedForward(Ptr<const float>(x), rows, d_model, d_ff, Ptr<const float>(w1),
-                    Ptr<const float>(b1), Ptr<const float>(w2), Ptr<const float>(b2),
-                    static_cast<attn::Activation>(activation), Ptr<float>(out));
+int Ffn(uintptr_t x, int rows, int d_model, int d_ff, uintptr_t w1, uintptr_t b1, uintptr_t w2,
+        uintptr_t b2, int activation, uintptr_t out) {
+  return static_cast<int>(
+      attn::FeedForward(Ptr<const float>(x), rows, d_model, d_ff, Ptr<const float>(w1),
+                        Ptr<const float>(b1), Ptr<const float>(w2), Ptr<const float>(b2),
+                        static_cast<attn::Activation>(activation), Ptr<float>(out)));
 }
+
+// Scratch bytes (the core's own allocations), for attn.estimateMemory.
+double FfnScratch(int rows, int d_model, int d_ff) {
+  return static_cast<double>(attn::FeedForwardScratchBytes(rows, d_model, d_ff));
+}
+double LaplacianScratch(int num_nodes) { return attn::LaplacianScratchBytes(num_nodes); }
 
 void Pool(uintptr_t x, int sets, int set_size, int dim, int op, uintptr_t out) {
   attn::SetPool(Ptr<const float>(x), sets, set_size, dim, static_cast<attn::PoolOp>(op),
@@ -69,4 +73,6 @@ EMSCRIPTEN_BINDINGS(layers) {
   emscripten::function("_layerNorm", &Norm);
   emscripten::function("_feedForward", &Ffn);
   emscripten::function("_setPool", &Pool);
+  emscripten::function("_feedForwardScratch", &FfnScratch);
+  emscripten::function("_laplacianScratch", &LaplacianScratch);
 }

@@ -90,6 +90,20 @@ int RunEncoderLayer(const EncoderCall& c) {
   return static_cast<int>(attn::EncoderLayerForward(r));
 }
 
+// Scratch bytes (the core's own allocations) of a forward pass, for attn.estimateMemory.
+// The call's buffer fields say which optional outputs the caller supplies (nonzero).
+double MultiHeadScratch(const MultiHeadCall& c) {
+  return static_cast<double>(attn::MultiHeadScratchBytes(ToRequest(c)));
+}
+
+double EncoderLayerScratch(const MultiHeadCall& attention, int d_ff, bool pre_norm) {
+  attn::EncoderLayerRequest r;
+  r.attention = ToRequest(attention);
+  r.d_ff = d_ff;
+  r.pre_norm = pre_norm;
+  return static_cast<double>(attn::EncoderLayerScratchBytes(r));
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(multi_head) {
@@ -143,4 +157,6 @@ EMSCRIPTEN_BINDINGS(multi_head) {
       .field("out", &EncoderCall::out);
   emscripten::function("_multiHead", &RunMultiHead);
   emscripten::function("_encoderLayer", &RunEncoderLayer);
+  emscripten::function("_multiHeadScratch", &MultiHeadScratch);
+  emscripten::function("_encoderLayerScratch", &EncoderLayerScratch);
 }

@@ -3,6 +3,8 @@
 #include "head_problem.h"
 #include "kernels/attention_steps.h"
 #include "kernels/fused_attention.h"
+#include "kernels/matmul.h"
+#include "sizes.h"
 
 namespace attn {
 namespace {
@@ -31,6 +33,11 @@ Status CheckRequest(const AttentionRequest& r) {
   if (r.weights == nullptr &&
       (r.raw_scores != nullptr || r.scaled_scores != nullptr || r.masked_scores != nullptr)) {
     return Status::kNullPointer;
+  }
+  // Sizes the core computes offsets in (64-bit, before any is used): out and the stages.
+  if ((r.out_offsets == nullptr && !FloatsFit({r.batch, r.seq_q, r.value_dim})) ||
+      (r.weights != nullptr && !FloatsFit({r.batch, r.seq_q, r.seq_k}))) {
+    return Status::kTooLarge;
   }
   for (int b = 0; b < r.batch; ++b) {
     const int32_t key_limit = r.entries[b * kEntryColumns + kKeyLimit];
@@ -73,6 +80,12 @@ float* StageOf(float* base, const AttentionRequest& r, int b) {
 
 }  // namespace
 
+uint64_t AttentionScratchBytes(const AttentionRequest& r) {
+  if (r.batch <= 0 || r.seq_q <= 0) return 0;
+  if (r.weights != nullptr) return sizeof(float) * PanelFloats(r.head_dim, r.seq_k);  // QDotK
+  return r.value_dim > 0 ? FusedWorkspaceBytes(r.seq_k, r.head_dim, r.value_dim) : 0;
+}
+
 Status RunAttention(const AttentionRequest& r) {
   const Status status = CheckRequest(r);
   if (status != Status::kOk) return status;
@@ -80,16 +93,18 @@ Status RunAttention(const AttentionRequest& r) {
   FusedWorkspace workspace;
   for (int b = 0; b < r.batch; ++b) {
     const HeadProblem problem = EntryProblem(r, b);
+    Status entry_status = Status::kOk;
     if (r.weights == nullptr) {
-      if (r.value_dim > 0) FusedAttention(problem, workspace);
-      continue;
+      if (r.value_dim > 0) entry_status = FusedAttention(problem, workspace);
+    } else {
+      AttentionStages stages;
+      stages.raw_scores = StageOf(r.raw_scores, r, b);
+      stages.scaled_scores = StageOf(r.scaled_scores, r, b);
+      stages.masked_scores = StageOf(r.masked_scores, r, b);
+      stages.weights = StageOf(r.weights, r, b);
+      entry_status = StepwiseAttention(problem, stages);
     }
-    AttentionStages stages;
-    stages.raw_scores = StageOf(r.raw_scores, r, b);
-    stages.scaled_scores = StageOf(r.scaled_scores, r, b);
-    stages.masked_scores = StageOf(r.masked_scores, r, b);
-    stages.weights = StageOf(r.weights, r, b);
-    StepwiseAttention(problem, stages);
+    if (entry_status != Status::kOk) return entry_status;
   }
   return Status::kOk;
 }

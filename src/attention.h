@@ -57,9 +57,13 @@ struct AttentionRequest {
   float* masked_scores = nullptr;
 };
 
-// Checks the request (dimensions, buffers, key limits), then computes every entry.
-// Never throws; returns the first problem found, having written nothing.
+// Checks the request (dimensions, buffers, key limits, sizes), then computes every entry.
+// Never throws; returns the first problem found. A check failure writes nothing; kOutOfMemory
+// (scratch could not be allocated) may leave out partly written.
 Status RunAttention(const AttentionRequest& request);
+
+// Bytes of scratch RunAttention allocates for `request` (beyond the caller's buffers), at most.
+uint64_t AttentionScratchBytes(const AttentionRequest& request);
 
 }  // namespace attn
 

@@ -4,10 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <vector>
 
+#include "buffer.h"
 #include "hwy/highway.h"
 #include "kernels/matmul.h"
+#include "sizes.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace attn {
@@ -75,19 +76,30 @@ void LayerNorm(const float* x, int rows, int dim, const float* gamma, const floa
   HWY_STATIC_DISPATCH(LayerNormImpl)(x, rows, dim, gamma, beta, eps, out);
 }
 
-void FeedForward(const float* x, int rows, int d_model, int d_ff, const float* w1, const float* b1,
-                 const float* w2, const float* b2, Activation activation, float* out) {
+Status FeedForward(const float* x, int rows, int d_model, int d_ff, const float* w1,
+                   const float* b1, const float* w2, const float* b2, Activation activation,
+                   float* out) {
   // 1. Hidden layer h = x·w1 + b1.   h: [rows, d_ff]
-  std::vector<float> hidden(static_cast<size_t>(rows) * d_ff);
-  MatMul(x, w1, b1, rows, d_model, d_ff, hidden.data());
+  if (!FloatsFit({rows, d_ff}) || !FloatsFit({d_model, d_ff})) return Status::kTooLarge;
+  Buffer<float> hidden;
+  if (!hidden.Resize(static_cast<uint64_t>(rows) * d_ff)) return Status::kOutOfMemory;
+  Status status = MatMul(x, w1, b1, rows, d_model, d_ff, hidden.data());
+  if (status != Status::kOk) return status;
   // 2. Activation.
+  float* h = hidden.data();
   if (activation == Activation::kRelu) {
-    HWY_STATIC_DISPATCH(ReluInPlace)(hidden.data(), hidden.size());
+    HWY_STATIC_DISPATCH(ReluInPlace)(h, hidden.size());
   } else {
-    for (float& h : hidden) h = static_cast<float>(0.5 * h * (1.0 + std::erf(h / std::sqrt(2.0))));
+    for (size_t i = 0; i < hidden.size(); ++i)
+      h[i] = static_cast<float>(0.5 * h[i] * (1.0 + std::erf(h[i] / std::sqrt(2.0))));
   }
   // 3. Output layer.
-  MatMul(hidden.data(), w2, b2, rows, d_ff, d_model, out);
+  return MatMul(h, w2, b2, rows, d_ff, d_model, out);
+}
+
+uint64_t FeedForwardScratchBytes(int rows, int d_model, int d_ff) {
+  const uint64_t panels = std::max(PanelFloats(d_model, d_ff), PanelFloats(d_ff, d_model));
+  return sizeof(float) * (static_cast<uint64_t>(rows) * d_ff + panels);
 }
 
 void AddInto(const float* a, const float* b, int count, float* out) {

@@ -3,6 +3,10 @@
 #ifndef ATTENTION_WASM_SRC_BLOCK_H_
 #define ATTENTION_WASM_SRC_BLOCK_H_
 
+#include <cstdint>
+
+#include "status.h"
+
 namespace attn {
 
 enum class Activation : int { kRelu = 0, kGelu = 1 };
@@ -16,8 +20,14 @@ void LayerNorm(const float* x, int rows, int dim, const float* gamma, const floa
 // out = act(x·w1 + b1)·w2 + b2, with GELU the exact erf form (PyTorch's default).
 //   x: [rows, d_model]  w1: [d_model, d_ff]  b1: [d_ff]  w2: [d_ff, d_model]  b2: [d_model]
 //   out: [rows, d_model]; biases may be null
-void FeedForward(const float* x, int rows, int d_model, int d_ff, const float* w1, const float* b1,
-                 const float* w2, const float* b2, Activation activation, float* out);
+// kTooLarge when the hidden layer [rows, d_ff] would pass kMaxBufferBytes; kOutOfMemory when
+// it cannot be allocated.
+Status FeedForward(const float* x, int rows, int d_model, int d_ff, const float* w1,
+                   const float* b1, const float* w2, const float* b2, Activation activation,
+                   float* out);
+
+// Bytes of scratch FeedForward allocates at its peak, at most.
+uint64_t FeedForwardScratchBytes(int rows, int d_model, int d_ff);
 
 // out = a + b elementwise (the residual connection).   a, b, out: [count]
 void AddInto(const float* a, const float* b, int count, float* out);

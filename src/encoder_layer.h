@@ -32,6 +32,9 @@ struct EncoderLayerRequest {
 
 Status EncoderLayerForward(const EncoderLayerRequest& request);
 
+// Bytes of scratch EncoderLayerForward allocates at its peak, at most.
+uint64_t EncoderLayerScratchBytes(const EncoderLayerRequest& request);
+
 }  // namespace attn
 
 #endif  // ATTENTION_WASM_SRC_ENCODER_LAYER_H_

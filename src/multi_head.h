@@ -57,6 +57,9 @@ struct MultiHeadRequest {
 // concatenates and projects out. Returns the first problem found, having written nothing.
 Status MultiHeadForward(const MultiHeadRequest& request);
 
+// Bytes of scratch MultiHeadForward allocates for `request` at its peak, at most.
+uint64_t MultiHeadScratchBytes(const MultiHeadRequest& request);
+
 }  // namespace attn
 
 #endif  // ATTENTION_WASM_SRC_MULTI_HEAD_H_

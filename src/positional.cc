@@ -2,7 +2,9 @@
 
 #include <Eigen/Dense>
 #include <cmath>
-#include <vector>
+
+#include "buffer.h"
+#include "sizes.h"
 
 namespace attn {
 
@@ -37,66 +39,101 @@ void ApplyRope(const float* x, int rows, int dim, const float* positions, double
 
 namespace {
 
-// Slopes for a power-of-two head count n: start = 2^(-2^-(log2(n) - 3)), ratio = start.
-void PowerOfTwoSlopes(int n, double* slopes) {
+// Slope i of a power-of-two head count n: start · start^i with start = 2^(-2^-(log2(n) - 3)),
+// computed as the reference does.
+double PowerOfTwoSlope(int64_t n, int64_t i) {
   const double start = std::pow(2.0, -std::pow(2.0, -(std::log2(static_cast<double>(n)) - 3.0)));
-  for (int i = 0; i < n; ++i) slopes[i] = start * std::pow(start, i);  // as the reference
+  return start * std::pow(start, static_cast<double>(i));
 }
 
 }  // namespace
 
-void AlibiSlopes(int num_heads, double* slopes) {
-  int closest = 1;
+// The closest power of two's slopes, then every other slope of twice that count (the
+// reference's get_slopes(2·closest)[0::2]).
+double AlibiSlope(int num_heads, int h) {
+  int64_t closest = 1;
   while (closest * 2 <= num_heads) closest *= 2;
-  PowerOfTwoSlopes(closest, slopes);
-  if (closest == num_heads) return;
-  std::vector<double> doubled(2 * closest);
-  AlibiSlopes(2 * closest, doubled.data());
-  for (int i = 0; i < num_heads - closest; ++i) slopes[closest + i] = doubled[2 * i];
+  if (h < closest) return PowerOfTwoSlope(closest, h);
+  return PowerOfTwoSlope(2 * closest, 2 * (h - closest));
+}
+
+void AlibiSlopes(int num_heads, double* slopes) {
+  for (int h = 0; h < num_heads; ++h) slopes[h] = AlibiSlope(num_heads, h);
 }
 
 void AlibiBias(int num_heads, int seq_q, int seq_k, float* bias) {
-  std::vector<double> slopes(num_heads);
-  AlibiSlopes(num_heads, slopes.data());
   for (int h = 0; h < num_heads; ++h) {
+    const double slope = AlibiSlope(num_heads, h);
     for (int i = 0; i < seq_q; ++i) {
       const int position = i + seq_k - seq_q;
       float* row = bias + (static_cast<size_t>(h) * seq_q + i) * seq_k;
-      for (int j = 0; j < seq_k; ++j)
-        row[j] = static_cast<float>(-slopes[h] * std::abs(position - j));
+      for (int j = 0; j < seq_k; ++j) row[j] = static_cast<float>(-slope * std::abs(position - j));
     }
   }
+}
+
+namespace {
+
+// Bytes Eigen's SelfAdjointEigenSolver allocates for an n × n problem, at most: the
+// eigenvectors (n²); its vectors (eigenvalues, sub-diagonal, Householder coefficients) and
+// the blocked Householder products' [48, n] temporaries (64·n doubles cover both); and 8 MiB
+// for the blocking buffers of Eigen's matrix products (sized from cache sizes, not from n).
+// (In double: exact below 2^53 bytes, and no overflow for any int n.)
+double EigenSolverBytes(double n) { return sizeof(double) * (n * n + 64 * n) + double{8 << 20}; }
+
+}  // namespace
+
+double LaplacianScratchBytes(int num_nodes) {
+  const double n = num_nodes;
+  return sizeof(double) * (n * n + n) + EigenSolverBytes(n);  // matrix, degrees, solver
 }
 
 Status LaplacianEncoding(int num_nodes, const int32_t* edges, int num_edges, int k, float* vectors,
                          float* values) {
   if (num_nodes < 0 || num_edges < 0 || k < 0 || k > num_nodes - 1) return Status::kBadArgument;
+  if (BufferBytes(sizeof(double), {num_nodes, num_nodes}) > kMaxBufferBytes) {
+    return Status::kTooLarge;
+  }
+  const int n = num_nodes;
+  // 0. Memory. Our own buffers come from Buffer; Eigen's solver allocates for itself with
+  //    malloc and would throw std::bad_alloc (uncatchable here) on failure, so first take
+  //    and give back a block as big as all it will ask for: right after that, with one
+  //    thread and dlmalloc's coalescing, the solver's allocations fit where the block was.
+  Buffer<double> matrix, degree;
+  if (!matrix.Assign(static_cast<uint64_t>(n) * n, 0.0) || !degree.Assign(n, 0.0)) {
+    return Status::kOutOfMemory;
+  }
+  {
+    Buffer<uint8_t> reserve;
+    if (!reserve.Resize(static_cast<uint64_t>(EigenSolverBytes(n)))) return Status::kOutOfMemory;
+  }
   // 1. Adjacency (undirected, 0/1, no self-loops) and degrees.
-  Eigen::MatrixXd adjacency = Eigen::MatrixXd::Zero(num_nodes, num_nodes);
+  Eigen::Map<Eigen::MatrixXd> laplacian(matrix.data(), n, n);
   for (int e = 0; e < num_edges; ++e) {
     const int a = edges[2 * e], b = edges[2 * e + 1];
-    if (a < 0 || b < 0 || a >= num_nodes || b >= num_nodes) return Status::kBadArgument;
-    if (a != b) adjacency(a, b) = adjacency(b, a) = 1.0;
+    if (a < 0 || b < 0 || a >= n || b >= n) return Status::kBadArgument;
+    if (a != b) laplacian(a, b) = laplacian(b, a) = 1.0;
   }
-  const Eigen::VectorXd degree = adjacency.rowwise().sum();
-  Eigen::VectorXd inv_sqrt(num_nodes);
-  for (int i = 0; i < num_nodes; ++i)
-    inv_sqrt(i) = degree(i) > 0 ? 1.0 / std::sqrt(degree(i)) : 0.0;
-  // 2. L = D^-1/2 (D - A) D^-1/2: 1 on the diagonal of connected nodes, 0 for isolated ones.
-  Eigen::MatrixXd laplacian = inv_sqrt.asDiagonal() * adjacency * inv_sqrt.asDiagonal();
-  laplacian = -laplacian;
-  for (int i = 0; i < num_nodes; ++i) laplacian(i, i) = degree(i) > 0 ? 1.0 : 0.0;
+  for (int j = 0; j < n; ++j) degree[j] = laplacian.col(j).sum();
+  // 2. L = D^-1/2 (D - A) D^-1/2 in place: -a_ij / sqrt(d_i·d_j) off the diagonal, 1 on the
+  //    diagonal of connected nodes, 0 for isolated ones.
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < n; ++i) {
+      if (laplacian(i, j) != 0.0) laplacian(i, j) = -1.0 / std::sqrt(degree[i] * degree[j]);
+    }
+    laplacian(j, j) = degree[j] > 0 ? 1.0 : 0.0;
+  }
   // 3. Eigen-decomposition (ascending eigenvalues); skip the first.
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(laplacian);
   for (int c = 0; c < k; ++c) {
-    Eigen::VectorXd vec = solver.eigenvectors().col(c + 1);
+    const auto vec = solver.eigenvectors().col(c + 1);
     int largest = 0;
-    for (int i = 1; i < num_nodes; ++i) {
+    for (int i = 1; i < n; ++i) {
       if (std::abs(vec(i)) > std::abs(vec(largest)) + 1e-12) largest = i;
     }
-    if (vec(largest) < 0) vec = -vec;
-    for (int i = 0; i < num_nodes; ++i)
-      vectors[static_cast<size_t>(i) * k + c] = static_cast<float>(vec(i));
+    const double sign = vec(largest) < 0 ? -1.0 : 1.0;
+    for (int i = 0; i < n; ++i)
+      vectors[static_cast<size_t>(i) * k + c] = static_cast<float>(sign * vec(i));
     values[c] = static_cast<float>(solver.eigenvalues()(c + 1));
   }
   return Status::kOk;

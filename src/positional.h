@@ -27,6 +27,9 @@ void ApplyRope(const float* x, int rows, int dim, const float* positions, double
 //   slopes: [num_heads]
 void AlibiSlopes(int num_heads, double* slopes);
 
+// The slope of head h of num_heads (AlibiSlopes without the array).
+double AlibiSlope(int num_heads, int h);
+
 // bias[h][i][j] = -slope_h · |(i + seq_k - seq_q) - j|: query i sits at position
 // i + seq_k - seq_q (the last query is aligned with the last key, as in decoding).
 //   bias: [num_heads, seq_q, seq_k]
@@ -37,8 +40,13 @@ void AlibiBias(int num_heads, int seq_q, int seq_k, float* bias);
 // (Chung's definition). Edges are undirected; repeats and self-loops are ignored. Sign:
 // each vector's entry of largest magnitude is positive (the first such entry on ties).
 //   edges: [num_edges, 2]   vectors: [num_nodes, k]   values: [k]
+// kTooLarge past kMaxBufferBytes, kOutOfMemory when the heap cannot hold the solver.
 Status LaplacianEncoding(int num_nodes, const int32_t* edges, int num_edges, int k, float* vectors,
                          float* values);
+
+// Bytes LaplacianEncoding allocates (its matrix, degrees and Eigen's solver), at most; a
+// double, so that it stays exact (below 2^53) for any num_nodes.
+double LaplacianScratchBytes(int num_nodes);
 
 }  // namespace attn
 

@@ -13,6 +13,8 @@ enum class Status : int {
   kBadKeyLength = 4,       // a key length outside [0, seq_k]
   kBadHeadCount = 5,       // d_model not divisible by num_heads, or heads by kv heads
   kBadArgument = 6,        // another argument out of range (named in the JS layer)
+  kTooLarge = 7,           // a buffer the request describes would pass kMaxBufferBytes
+  kOutOfMemory = 8,        // scratch memory could not be allocated (the heap is full)
 };
 
 // A short English description of `status`, for error messages.
@@ -32,6 +34,10 @@ inline const char* StatusMessage(Status status) {
       return "d_model must divide into heads, and heads into kv heads";
     case Status::kBadArgument:
       return "an argument is out of range";
+    case Status::kTooLarge:
+      return "a buffer would pass 2 GiB, the most the wasm heap holds";
+    case Status::kOutOfMemory:
+      return "out of wasm memory for scratch buffers";
   }
   return "unknown status";
 }

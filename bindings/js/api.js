@@ -1,10 +1,12 @@
 // The public API object that init() resolves to. Shared by the Node and browser entries.
 import { makeAttention } from './attention.js';
 import { makeMatmul } from './matmul.js';
-import { MultiHeadAttention } from './multi_head.js';
+import { MultiHeadAttention, planMultiHeadConfig, planForward } from './multi_head.js';
 import { makePositional } from './positional.js';
 import { makeBlock } from './block.js';
 import { tensor, toNested } from './tensor.js';
+import { describePlan, heapMaxBytes } from './memory.js';
+import { typeError, rangeError, describe } from './errors.js';
 import { VERSION } from './version.js';
 
 /**
@@ -19,21 +21,60 @@ export function createApi(module) {
     }
   }
   Object.defineProperty(BoundMultiHeadAttention, 'name', { value: 'MultiHeadAttention' });
+  const { attention, estimate: attentionEstimate } = makeAttention(module);
+  const { matmul, estimate: matmulEstimate } = makeMatmul(module);
+  const { estimates: positionalEstimates, ...positional } = makePositional(module);
+  const { estimates: blockEstimates, ...block } = makeBlock(module);
+
+  // fnName → (...the call's own arguments) → MemoryPlan. Each checks its arguments exactly as
+  // the call does (same errors) and touches no wasm memory.
+  const estimates = {
+    attention: attentionEstimate,
+    matmul: matmulEstimate,
+    ...positionalEstimates,
+    ...blockEstimates,
+    MultiHeadAttention: (config) => planMultiHeadConfig(config).memory,
+    'MultiHeadAttention.forward': (layerOrConfig, query, key = query, value = key, options = {}) => {
+      const c = layerOrConfig instanceof MultiHeadAttention ? layerOrConfig.config : planMultiHeadConfig(layerOrConfig).c;
+      return planForward(module, c, query, key, value, options).memory;
+    },
+  };
+
+  /**
+   * The wasm memory a call would take, without making it: estimateMemory('attention', q, k, v,
+   * options). Layers: ('MultiHeadAttention', config) for the weights, and
+   * ('MultiHeadAttention.forward', layerOrConfig, query, key?, value?, options?).
+   */
+  function estimateMemory(fnName, ...args) {
+    if (typeof fnName !== 'string') throw typeError('estimateMemory', `fnName must be a string, got ${describe(fnName)}`);
+    if (!Object.hasOwn(estimates, fnName)) {
+      throw rangeError('estimateMemory', `unknown function '${fnName}' (known: ${Object.keys(estimates).join(', ')})`);
+    }
+    return describePlan(module, estimates[fnName](...args));
+  }
+
   return Object.freeze({
     info: Object.freeze({ version: VERSION, simd: module._simdTarget() !== 'scalar', target: module._simdTarget() }),
-    attention: makeAttention(module),
-    matmul: makeMatmul(module),
+    attention,
+    matmul,
     MultiHeadAttention: BoundMultiHeadAttention,
-    ...makePositional(module),
-    ...makeBlock(module),
+    ...positional,
+    ...block,
     tensor,
     toNested,
+    estimateMemory,
     /**
-     * Wasm memory: the heap's size, the bytes malloc has handed out now, and the most malloc
-     * has ever taken from the heap (a high-water mark, scratch memory included).
+     * Wasm memory: the heap's size now and the most it can grow to, the bytes malloc has
+     * handed out now, and the most malloc has ever taken from the heap (a high-water mark,
+     * scratch memory included).
      */
     memory() {
-      return { heapBytes: module.HEAP8.length, inUseBytes: module._heapBytesInUse(), peakBytes: module._heapPeakBytes() };
+      return {
+        heapBytes: module.HEAP8.length,
+        heapMaxBytes: heapMaxBytes(module),
+        inUseBytes: module._heapBytesInUse(),
+        peakBytes: module._heapPeakBytes(),
+      };
     },
   });
 }

@@ -3,8 +3,9 @@
 // (no wasm memory touched); step 2 copies in, runs the core, copies out.
 import { typeError, rangeError, describe } from './errors.js';
 import { toTensor, formatShape, sizeOf, broadcastShapes, broadcastStrides } from './tensor.js';
-import { planMask, writeMask, checkKeyLengths, keepMaskToMask } from './masks.js';
+import { planMask, planMaskMemory, writeMask, checkKeyLengths, keepMaskToMask } from './masks.js';
 import { HeapScope } from './heap.js';
+import { MemoryPlan, checkBudget } from './memory.js';
 import { checkKeys, causalOffset } from './checks.js';
 
 const FN = 'attention';
@@ -116,17 +117,37 @@ function emptyResult(p, outShape, weightShape) {
   return result;
 }
 
+// The wasm memory of a planned call (empty when there is nothing to compute).
+function memoryPlan(module, p) {
+  const memory = new MemoryPlan(FN);
+  const batchCount = sizeOf(p.batch);
+  if (batchCount === 0 || p.seqQ === 0) return memory;
+  const seen = new Set();
+  for (const [name, t] of [['q', p.q], ['k', p.k], ['v', p.v]]) {
+    if (!seen.has(t.data)) memory.tensor(name, t.shape);  // an array passed twice is copied once
+    seen.add(t.data);
+  }
+  planMaskMemory(memory, p.maskPlan);
+  memory.tensor('batch table', [batchCount, ENTRY_COLUMNS]);
+  memory.tensor('output', [...p.batch, p.seqQ, p.valueDim]);
+  const weightShape = [...p.batch, p.seqQ, p.seqK];
+  if (p.weights) memory.tensor('weights', weightShape);
+  if (p.trace) for (const stage of ['scores', 'scaled scores', 'masked scores']) memory.tensor(stage, weightShape);
+  return memory.scratch('kernel workspace', () => module._attentionScratch(1, p.seqQ, p.seqK, p.headDim, p.valueDim, p.weights));
+}
+
 /**
- * Creates `attention` bound to one loaded module.
+ * Creates `attention` bound to one loaded module, and its memory estimate.
  * @param {object} module the Emscripten module
  */
 export function makeAttention(module) {
-  return function attention(q, k, v, options) {
+  function attention(q, k, v, options) {
     const p = plan(q, k, v, options);
     const outShape = [...p.batch, p.seqQ, p.valueDim];
     const weightShape = [...p.batch, p.seqQ, p.seqK];
     const batchCount = sizeOf(p.batch);
     if (batchCount === 0 || p.seqQ === 0) return emptyResult(p, outShape, weightShape);
+    checkBudget(module, memoryPlan(module, p));
     const heap = new HeapScope(module, FN);
     try {
       const weightCount = p.weights ? sizeOf(weightShape) : 0;
@@ -163,5 +184,7 @@ export function makeAttention(module) {
     } finally {
       heap.release();
     }
-  };
+  }
+  const estimate = (q, k, v, options) => memoryPlan(module, plan(q, k, v, options));
+  return { attention, estimate };
 }

@@ -1,10 +1,11 @@
 // The transformer block around attention: layerNorm, feedForward, setPool, and
 // TransformerEncoderLayer (attention + FFN, each with a residual and a layer norm).
 import { typeError, rangeError, describe } from './errors.js';
-import { toTensor, formatShape, sizeOf } from './tensor.js';
+import { toTensor, formatShape, sizeOf, zeros } from './tensor.js';
 import { HeapScope } from './heap.js';
+import { MemoryPlan, checkBudget } from './memory.js';
 import { Parameters, seededRandom } from './parameters.js';
-import { checkHeadConfig, headWeightShapes, initHeadWeights, planHeads, headCall } from './multi_head.js';
+import { checkHeadConfig, headWeightShapes, initHeadWeights, planHeads, headCall, headMemory, headScratchCall } from './multi_head.js';
 import { checkKeys, positiveInteger } from './checks.js';
 
 const ACTIVATIONS = { relu: 0, gelu: 1 };
@@ -46,8 +47,8 @@ export function makeBlock(module) {
     try { return body(heap); } finally { heap.release(); }
   };
 
-  /** Layer normalisation over the last axis of x [..., d]: (x - μ)/sqrt(σ² + eps)·gamma + beta. */
-  function layerNorm(xIn, options = {}) {
+  // layerNorm's checks; touches no wasm memory.
+  function planLayerNorm(xIn, options = {}) {
     const fn = 'layerNorm';
     const x = toTensor(fn, 'x', xIn);
     checkKeys(fn, 'option', options, ['gamma', 'beta', 'eps']);
@@ -57,7 +58,21 @@ export function makeBlock(module) {
     const beta = optionalVector(fn, 'beta', options.beta, d);
     const eps = checkEps(fn, options.eps ?? 1e-5);
     const rows = d === 0 ? 0 : x.data.length / d;
+    const memory = new MemoryPlan(fn);
+    if (rows > 0) {
+      memory.tensor('x', x.shape);  // normalised in place
+      if (gamma) memory.tensor('gamma', [d]);
+      if (beta) memory.tensor('beta', [d]);
+    }
+    return { x, d, gamma, beta, eps, rows, memory };
+  }
+
+  /** Layer normalisation over the last axis of x [..., d]: (x - μ)/sqrt(σ² + eps)·gamma + beta. */
+  function layerNorm(xIn, options = {}) {
+    const fn = 'layerNorm';
+    const { x, d, gamma, beta, eps, rows, memory } = planLayerNorm(xIn, options);
     if (rows === 0) return { data: new Float32Array(x.data.length), shape: x.shape };
+    checkBudget(module, memory);
     return run(fn, (heap) => {
       const xa = heap.floats(x.data);
       module._layerNorm(xa, rows, d, gamma ? heap.floats(gamma) : 0, beta ? heap.floats(beta) : 0, eps, xa);
@@ -65,8 +80,8 @@ export function makeBlock(module) {
     });
   }
 
-  /** Position-wise FFN: act(x·w1 + b1)·w2 + b2, x [..., dModel], w1 [dModel, dFF], w2 [dFF, dModel]. */
-  function feedForward(xIn, options) {
+  // feedForward's checks; touches no wasm memory.
+  function planFeedForward(xIn, options) {
     const fn = 'feedForward';
     const x = toTensor(fn, 'x', xIn);
     checkKeys(fn, 'option', options, ['w1', 'b1', 'w2', 'b2', 'activation']);
@@ -80,17 +95,34 @@ export function makeBlock(module) {
     const b2 = optionalVector(fn, 'b2', options.b2, dModel);
     const activation = checkActivation(fn, options.activation ?? 'relu');
     const rows = dModel === 0 ? 0 : x.data.length / dModel;
-    if (rows === 0 || dFF === 0) return { data: new Float32Array(x.data.length).map((_, i) => (b2 ? b2[i % dModel] : 0)), shape: x.shape };
+    const memory = new MemoryPlan(fn);
+    const empty = rows === 0 || dFF === 0;
+    if (!empty) {
+      memory.tensor('x', x.shape).tensor('w1', w1.shape).tensor('w2', w2.shape);
+      if (b1) memory.tensor('b1', [dFF]);
+      if (b2) memory.tensor('b2', [dModel]);
+      memory.tensor('output', x.shape).scratch('hidden layer and packed weights', () => module._feedForwardScratch(rows, dModel, dFF));
+    }
+    return { x, w1, w2, b1, b2, dModel, dFF, activation, rows, empty, memory };
+  }
+
+  /** Position-wise FFN: act(x·w1 + b1)·w2 + b2, x [..., dModel], w1 [dModel, dFF], w2 [dFF, dModel]. */
+  function feedForward(xIn, options) {
+    const fn = 'feedForward';
+    const { x, w1, w2, b1, b2, dModel, dFF, activation, rows, empty, memory } = planFeedForward(xIn, options);
+    if (empty) return { data: new Float32Array(x.data.length).map((_, i) => (b2 ? b2[i % dModel] : 0)), shape: x.shape };
+    checkBudget(module, memory);
     return run(fn, (heap) => {
       const out = heap.alloc(x.data.length);
-      module._feedForward(heap.floats(x.data), rows, dModel, dFF, heap.floats(w1.data), b1 ? heap.floats(b1) : 0,
+      const status = module._feedForward(heap.floats(x.data), rows, dModel, dFF, heap.floats(w1.data), b1 ? heap.floats(b1) : 0,
         heap.floats(w2.data), b2 ? heap.floats(b2) : 0, activation, out);
+      if (status !== 0) throw rangeError(fn, `the core rejected the call: ${module._statusMessage(status)}`);
       return { data: heap.read(out, x.data.length), shape: x.shape };
     });
   }
 
-  /** Deep Sets pooling over the set axis: x [..., n, d] → [..., d] with sum, mean or max. */
-  function setPool(xIn, op = 'sum') {
+  // setPool's checks; touches no wasm memory.
+  function planSetPool(xIn, op = 'sum') {
     const fn = 'setPool';
     const x = toTensor(fn, 'x', xIn);
     if (typeof op !== 'string') throw typeError(fn, `op must be 'sum', 'mean' or 'max', got ${describe(op)}`);
@@ -101,7 +133,18 @@ export function makeBlock(module) {
     if (n === 0 && op !== 'sum') throw rangeError(fn, `the ${op} of an empty set is undefined (x has n = 0)`);
     const shape = [...lead, d];
     const sets = sizeOf(lead);
-    if (sets === 0 || d === 0 || n === 0) return { data: new Float32Array(sizeOf(shape)), shape };
+    const empty = sets === 0 || d === 0 || n === 0;
+    const memory = new MemoryPlan(fn);
+    if (!empty) memory.tensor('x', x.shape).tensor('output', shape);
+    return { x, op, n, d, shape, sets, empty, memory };
+  }
+
+  /** Deep Sets pooling over the set axis: x [..., n, d] → [..., d] with sum, mean or max. */
+  function setPool(xIn, opIn = 'sum') {
+    const fn = 'setPool';
+    const { x, op, n, d, shape, sets, empty, memory } = planSetPool(xIn, opIn);
+    if (empty) return zeros(fn, 'output', shape);
+    checkBudget(module, memory);
     return run(fn, (heap) => {
       const out = heap.alloc(sets * d);
       module._setPool(heap.floats(x.data), sets, n, d, POOLS[op], out);
@@ -112,28 +155,48 @@ export function makeBlock(module) {
   const LAYER_CONFIG = ['dModel', 'numHeads', 'dFF', 'norm', 'activation', 'seed', 'bias', 'eps', 'numKvHeads'];
   const FORWARD_OPTIONS = ['mask', 'causal', 'causalAlign', 'keyLengths'];
 
+  // Checks an encoder layer's config; returns it with its weights' shapes and memory.
+  function planLayerConfig(config) {
+    const fn = 'TransformerEncoderLayer';
+    checkKeys(fn, 'config', config ?? {}, LAYER_CONFIG);
+    const c = checkHeadConfig(fn, { ...config, kDim: undefined, vDim: undefined });
+    c.dFF = positiveInteger(fn, 'dFF', config.dFF);
+    c.norm = config.norm ?? 'post';
+    if (c.norm !== 'pre' && c.norm !== 'post') throw rangeError(fn, `norm must be 'pre' or 'post', got ${describe(c.norm)}`);
+    c.preNorm = c.norm === 'pre';
+    c.activation = checkActivation(fn, config.activation ?? 'relu');
+    c.eps = checkEps(fn, config.eps ?? 1e-5);
+    const d = c.dModel;
+    const shapes = {
+      ...headWeightShapes(c),
+      ln1Gamma: [d], ln1Beta: [d], ln2Gamma: [d], ln2Beta: [d],
+      w1: [d, c.dFF], b1: [c.dFF], w2: [c.dFF, d], b2: [d],
+    };
+    return { c, shapes, memory: Parameters.plan(fn, shapes) };
+  }
+
+  // Checks a forward pass of a layer with config `c`; returns the plan and its memory.
+  function planLayerForward(c, x, options) {
+    const fn = 'TransformerEncoderLayer.forward';
+    checkKeys(fn, 'option', options, FORWARD_OPTIONS, ['causal']);
+    const p = planHeads(fn, c, x, x, x, options, { query: 'x', key: 'x', value: 'x' });
+    p.memory = new MemoryPlan(fn);
+    if (p.B === 0 || p.seqQ === 0) return p;
+    headMemory(p.memory, c, p).tensor('output', p.query.shape)
+      .scratch('sub-layer streams and kernel workspace', () => module._encoderLayerScratch(headScratchCall(c, p), c.dFF, c.preNorm));
+    return p;
+  }
+
   class TransformerEncoderLayer {
     /**
      * @param {{ dModel: number, numHeads: number, dFF: number, norm?: 'pre' | 'post', activation?: 'relu' | 'gelu', seed?: number, bias?: boolean, eps?: number, numKvHeads?: number }} config
      */
     constructor(config) {
       const fn = 'TransformerEncoderLayer';
-      checkKeys(fn, 'config', config ?? {}, LAYER_CONFIG);
-      const c = checkHeadConfig(fn, { ...config, kDim: undefined, vDim: undefined });
-      c.dFF = positiveInteger(fn, 'dFF', config.dFF);
-      const norm = config.norm ?? 'post';
-      if (norm !== 'pre' && norm !== 'post') throw rangeError(fn, `norm must be 'pre' or 'post', got ${describe(norm)}`);
-      c.preNorm = norm === 'pre';
-      c.activation = checkActivation(fn, config.activation ?? 'relu');
-      c.eps = checkEps(fn, config.eps ?? 1e-5);
+      const { c, shapes } = planLayerConfig(config);
       this.config = c;
-      Object.assign(this, { dModel: c.dModel, numHeads: c.numHeads, dFF: c.dFF, norm });
-      const d = c.dModel;
-      this.params = new Parameters(module, fn, {
-        ...headWeightShapes(c),
-        ln1Gamma: [d], ln1Beta: [d], ln2Gamma: [d], ln2Beta: [d],
-        w1: [d, c.dFF], b1: [c.dFF], w2: [c.dFF, d], b2: [d],
-      });
+      Object.assign(this, { dModel: c.dModel, numHeads: c.numHeads, dFF: c.dFF, norm: c.norm });
+      this.params = new Parameters(module, fn, shapes);
       const random = seededRandom(c.seed);
       initHeadWeights(this.params, c, random);
       this.params.xavier('w1', random);
@@ -156,11 +219,11 @@ export function makeBlock(module) {
     forward(x, options = {}) {
       const fn = 'TransformerEncoderLayer.forward';
       this.params.check('forward');
-      checkKeys(fn, 'option', options, FORWARD_OPTIONS, ['causal']);
       const c = this.config;
-      const p = planHeads(fn, c, x, x, x, options, { query: 'x', key: 'x', value: 'x' });
+      const p = planLayerForward(c, x, options);
       const shape = p.query.shape;
       if (p.B === 0 || p.seqQ === 0) return { data: new Float32Array(0), shape };
+      checkBudget(module, p.memory);
       return run(fn, (heap) => {
         const attention = headCall(heap, this.params, c, p);
         const out = heap.alloc(p.query.data.length);
@@ -180,5 +243,15 @@ export function makeBlock(module) {
     }
   }
 
-  return { layerNorm, feedForward, setPool, TransformerEncoderLayer };
+  const estimates = {
+    layerNorm: (...args) => planLayerNorm(...args).memory,
+    feedForward: (...args) => planFeedForward(...args).memory,
+    setPool: (...args) => planSetPool(...args).memory,
+    TransformerEncoderLayer: (config) => planLayerConfig(config).memory,
+    'TransformerEncoderLayer.forward': (layerOrConfig, x, options = {}) => {
+      const c = layerOrConfig instanceof TransformerEncoderLayer ? layerOrConfig.config : planLayerConfig(layerOrConfig).c;
+      return planLayerForward(c, x, options).memory;
+    },
+  };
+  return { layerNorm, feedForward, setPool, TransformerEncoderLayer, estimates };
 }

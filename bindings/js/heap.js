@@ -1,6 +1,8 @@
 // Copy-in / copy-out of the wasm heap. A HeapScope owns every block it allocates and
 // frees them all in release(), which callers put in `finally`, so nothing leaks even
 // when a call fails. Heap views are re-read after every call that can grow memory.
+// Callers check their MemoryPlan (memory.js) first; the checks here are the last guard.
+import { formatBytes, heapMaxBytes } from './memory.js';
 
 export class HeapScope {
   /**
@@ -15,8 +17,12 @@ export class HeapScope {
 
   /** Allocates `count` bytes and returns the address (never 0). */
   allocBytes(count) {
+    const max = heapMaxBytes(this.module);
+    if (!Number.isSafeInteger(count) || count < 0 || count > max) {
+      throw new RangeError(`${this.fn}: cannot allocate ${count} bytes; the wasm heap holds at most ${formatBytes(max, true)}`);
+    }
     const address = this.module._malloc(Math.max(1, count));
-    if (address === 0) throw new RangeError(`${this.fn}: out of wasm memory allocating ${count} bytes (the wasm heap stops at 2 GiB)`);
+    if (address === 0) throw new RangeError(`${this.fn}: out of wasm memory allocating ${formatBytes(count)} (the heap holds at most ${formatBytes(max, true)}, ${formatBytes(this.module._heapBytesInUse())} in use)`);
     this.blocks.push(address);
     return address;
   }

@@ -36,6 +36,11 @@ export function planMask(fn, maskInput, batch, seqQ, seqK, name = 'mask') {
   };
 }
 
+/** Adds the heap copy of a planned mask (bytes or floats, see writeMask) to a MemoryPlan. */
+export function planMaskMemory(memory, plan, name = 'mask') {
+  if (plan) memory.tensor(name, [plan.blocks, plan.blockSize], plan.mask.boolean ? 1 : 4);
+}
+
 /** Offset (in floats) of the mask block of every flat batch index of `batch`. */
 export function maskOffsets(plan, batch) {
   const count = sizeOf(batch);
@@ -102,6 +107,8 @@ function broadcastReader(shape, target) {
  * DynamicViT keep-mask as a boolean mask: G_ij = 1 if i = j, else keep_j, so a dropped
  * token still attends to itself while no other token attends to it. Combined with `mask`
  * (AND for boolean, -Infinity for additive) when both are given. keepMask: [..., L].
+ * Checks now; the combined [...batch, L, L] data is built on first use of `.data`, so a call
+ * whose memory plan is refused never builds it.
  */
 export function keepMaskToMask(fn, keepInput, maskInput, batch, seqQ, seqK) {
   const keep = toMask(fn, 'keepMask', keepInput);
@@ -124,22 +131,29 @@ export function keepMaskToMask(fn, keepInput, maskInput, batch, seqQ, seqK) {
   const userAt = user ? broadcastReader(user.shape, [...batch, L, L]) : null;
   const additive = user !== null && !user.boolean;
   const blocks = sizeOf(batch);
-  const data = additive ? new Float32Array(blocks * L * L) : new Uint8Array(blocks * L * L);
-  const index = new Array(batch.length).fill(0);
-  for (let b = 0; b < blocks; b++) {
-    const kept = keep.data.subarray(keepRow(index) * L, keepRow(index) * L + L);
-    for (let i = 0; i < L; i++) {
-      for (let j = 0; j < L; j++) {
-        const allowed = i === j || kept[j] === 1;  // G_ij
-        const f = (b * L + i) * L + j;
-        if (additive) data[f] = allowed ? user.data[userAt([...index, i, j])] : -Infinity;
-        else data[f] = allowed && (!user || user.data[userAt([...index, i, j])]) ? 1 : 0;
+  const build = () => {
+    const data = additive ? new Float32Array(blocks * L * L) : new Uint8Array(blocks * L * L);
+    const index = new Array(batch.length).fill(0);
+    for (let b = 0; b < blocks; b++) {
+      const kept = keep.data.subarray(keepRow(index) * L, keepRow(index) * L + L);
+      for (let i = 0; i < L; i++) {
+        for (let j = 0; j < L; j++) {
+          const allowed = i === j || kept[j] === 1;  // G_ij
+          const f = (b * L + i) * L + j;
+          if (additive) data[f] = allowed ? user.data[userAt([...index, i, j])] : -Infinity;
+          else data[f] = allowed && (!user || user.data[userAt([...index, i, j])]) ? 1 : 0;
+        }
+      }
+      for (let a = batch.length - 1; a >= 0; a--) {
+        if (++index[a] < batch[a]) break;
+        index[a] = 0;
       }
     }
-    for (let a = batch.length - 1; a >= 0; a--) {
-      if (++index[a] < batch[a]) break;
-      index[a] = 0;
-    }
-  }
-  return { data, shape: [...batch, L, L], boolean: !additive, [CHECKED]: true };
+    return data;
+  };
+  let data = null;
+  return {
+    get data() { return (data ??= build()); },
+    shape: [...batch, L, L], boolean: !additive, [CHECKED]: true,
+  };
 }

@@ -1,34 +1,50 @@
 // attn.matmul(a, b): the projection X·W of the course material (row-vector convention).
 import { rangeError } from './errors.js';
-import { toTensor, formatShape, sizeOf } from './tensor.js';
+import { toTensor, formatShape, sizeOf, zeros } from './tensor.js';
 import { HeapScope } from './heap.js';
+import { MemoryPlan, checkBudget } from './memory.js';
 
 const FN = 'matmul';
+
+// Checks a [..., m, k] and b [k, n]; touches no wasm memory.
+function plan(aIn, bIn) {
+  const a = toTensor(FN, 'a', aIn);
+  const b = toTensor(FN, 'b', bIn);
+  if (a.shape.length < 1) throw rangeError(FN, `a must have shape [..., m, k], got ${formatShape(a.shape)}`);
+  if (b.shape.length !== 2) throw rangeError(FN, `b must have shape [k, n], got ${formatShape(b.shape)}`);
+  const inner = a.shape.at(-1);
+  const [bRows, cols] = b.shape;
+  if (bRows !== inner) throw rangeError(FN, `b has ${bRows} rows but a has ${inner} columns (k must match)`);
+  const outShape = [...a.shape.slice(0, -1), cols];
+  const rows = sizeOf(a.shape.slice(0, -1));
+  return { a, b, rows, inner, cols, outShape, empty: rows === 0 || cols === 0 || inner === 0 };
+}
+
+function memoryPlan(module, p) {
+  const memory = new MemoryPlan(FN);
+  if (p.empty) return memory;
+  return memory.tensor('a', p.a.shape).tensor('b', p.b.shape).tensor('output', p.outShape)
+    .scratch('packed b', () => module._matmulScratch(p.inner, p.cols));
+}
 
 /**
  * Creates `matmul` bound to one loaded module: a [..., m, k] · b [k, n] → [..., m, n].
  * @param {object} module the Emscripten module
  */
 export function makeMatmul(module) {
-  return function matmul(aIn, bIn) {
-    const a = toTensor(FN, 'a', aIn);
-    const b = toTensor(FN, 'b', bIn);
-    if (a.shape.length < 1) throw rangeError(FN, `a must have shape [..., m, k], got ${formatShape(a.shape)}`);
-    if (b.shape.length !== 2) throw rangeError(FN, `b must have shape [k, n], got ${formatShape(b.shape)}`);
-    const inner = a.shape.at(-1);
-    const [bRows, cols] = b.shape;
-    if (bRows !== inner) throw rangeError(FN, `b has ${bRows} rows but a has ${inner} columns (k must match)`);
-    const outShape = [...a.shape.slice(0, -1), cols];
-    const rows = inner === 0 ? sizeOf(a.shape.slice(0, -1)) : a.data.length / inner;
-    if (rows === 0 || cols === 0 || inner === 0) return { data: new Float32Array(sizeOf(outShape)), shape: outShape };
+  function matmul(aIn, bIn) {
+    const p = plan(aIn, bIn);
+    if (p.empty) return zeros(FN, 'output', p.outShape);
+    checkBudget(module, memoryPlan(module, p));
     const heap = new HeapScope(module, FN);
     try {
-      const out = heap.alloc(rows * cols);
-      const status = module._matmul(heap.floats(a.data), heap.floats(b.data), rows, inner, cols, out);
+      const out = heap.alloc(p.rows * p.cols);
+      const status = module._matmul(heap.floats(p.a.data), heap.floats(p.b.data), p.rows, p.inner, p.cols, out);
       if (status !== 0) throw rangeError(FN, `the core rejected the call: ${module._statusMessage(status)}`);
-      return { data: heap.read(out, rows * cols), shape: outShape };
+      return { data: heap.read(out, p.rows * p.cols), shape: p.outShape };
     } finally {
       heap.release();
     }
-  };
+  }
+  return { matmul, estimate: (a, b) => memoryPlan(module, plan(a, b)) };
 }

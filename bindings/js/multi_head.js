@@ -3,8 +3,9 @@
 import { typeError, rangeError, describe } from './errors.js';
 import { toTensor, formatShape, sizeOf } from './tensor.js';
 import { HeapScope } from './heap.js';
+import { MemoryPlan, checkBudget } from './memory.js';
 import { Parameters, seededRandom } from './parameters.js';
-import { planMask, maskOffsets, writeMask, checkKeyLengths } from './masks.js';
+import { planMask, planMaskMemory, maskOffsets, writeMask, checkKeyLengths } from './masks.js';
 import { positiveInteger, checkKeys, causalOffset } from './checks.js';
 
 /** Checks the multi-head configuration shared by MultiHeadAttention and the encoder layer. */
@@ -68,6 +69,34 @@ export function planHeads(fn, c, queryIn, keyIn, valueIn, options, names = { que
   };
 }
 
+/** Adds what headCall copies in (inputs once each, mask, its offsets, key lengths) to `memory`. */
+export function headMemory(memory, c, p) {
+  const seen = new Set();
+  for (const [name, t] of [['query', p.query], ['key', p.key], ['value', p.value]]) {
+    if (!seen.has(t.data)) memory.tensor(name, t.shape);
+    seen.add(t.data);
+  }
+  planMaskMemory(memory, p.maskPlan);
+  if (p.maskPlan) memory.tensor('mask offsets', [p.B, c.numHeads]);
+  if (p.keyLengths) memory.tensor('key lengths', [p.B]);
+  return memory;
+}
+
+/**
+ * A MultiHeadCall with sizes only, for the core's scratch estimate: `given` names the
+ * optional outputs the caller supplies (qProj, kProj, vProj, concat, attentionWeights).
+ */
+export function headScratchCall(c, p, given = []) {
+  const call = {
+    query: 0, key: 0, value: 0, batch: p.B, seqQ: p.seqQ, seqK: p.seqK, dModel: c.dModel, kDim: c.kDim, vDim: c.vDim,
+    numHeads: c.numHeads, numKvHeads: c.numKvHeads, wq: 0, wk: 0, wv: 0, wo: 0, bq: 0, bk: 0, bv: 0, bo: 0,
+    mask: 0, allowed: 0, maskOffsets: 0, keyLengths: 0, maskRowStride: 0, causal: false, causalOffset: 0,
+    out: 0, qProj: 0, kProj: 0, vProj: 0, concat: 0, attentionWeights: 0,
+  };
+  for (const name of given) call[name] = 1;  // non-null: supplied by the caller
+  return call;
+}
+
 /** Fills the heap side of a MultiHeadCall (inputs, mask, key lengths, weights). */
 export function headCall(heap, params, c, p) {
   const [query, key, value] = heap.floatsOnce([p.query.data, p.key.data, p.value.data]);
@@ -108,6 +137,38 @@ function averageHeads(data, B, H, block) {
 
 const FORWARD_OPTIONS = ['mask', 'causal', 'causalAlign', 'keyLengths', 'returnWeights', 'averageWeights', 'trace'];
 const FORWARD_BOOLEANS = ['causal', 'returnWeights', 'averageWeights', 'trace'];
+const CONFIG_KEYS = ['dModel', 'numHeads', 'kDim', 'vDim', 'bias', 'seed', 'numKvHeads'];
+
+/** Checks a MultiHeadAttention config; returns it with its weights' memory plan. */
+export function planMultiHeadConfig(config) {
+  const fn = 'MultiHeadAttention';
+  checkKeys(fn, 'config', config ?? {}, CONFIG_KEYS);
+  const c = checkHeadConfig(fn, config ?? {});
+  return { c, shapes: headWeightShapes(c), memory: Parameters.plan(fn, headWeightShapes(c)) };
+}
+
+/** Checks a forward pass of a layer with config `c`; returns the plan and its memory. */
+export function planForward(module, c, query, key, value, options) {
+  const fn = 'MultiHeadAttention.forward';
+  checkKeys(fn, 'option', options, FORWARD_OPTIONS, FORWARD_BOOLEANS);
+  const p = planHeads(fn, c, query, key, value, options);
+  p.trace = options.trace === true;
+  p.wantWeights = p.trace || options.returnWeights === true || options.averageWeights === true;
+  const lead = p.batched ? [p.B] : [];
+  p.outShape = [...lead, p.seqQ, c.dModel];
+  p.memory = new MemoryPlan(fn);
+  if (p.B === 0 || p.seqQ === 0) return p;
+  headMemory(p.memory, c, p).tensor('output', p.outShape);
+  const given = [];
+  if (p.wantWeights) p.memory.tensor('weights', [p.B, c.numHeads, p.seqQ, p.seqK]), given.push('attentionWeights');
+  if (p.trace) {
+    p.memory.tensor('projected queries', [p.B, p.seqQ, c.dModel]).tensor('projected keys', [p.B, p.seqK, c.kvWidth])
+      .tensor('projected values', [p.B, p.seqK, c.kvWidth]).tensor('concatenated heads', [p.B, p.seqQ, c.dModel]);
+    given.push('qProj', 'kProj', 'vProj', 'concat');
+  }
+  p.memory.scratch('projections and kernel workspace', () => module._multiHeadScratch(headScratchCall(c, p, given)));
+  return p;
+}
 
 export class MultiHeadAttention {
   /**
@@ -116,12 +177,11 @@ export class MultiHeadAttention {
    */
   constructor(module, config) {
     const fn = 'MultiHeadAttention';
-    checkKeys(fn, 'config', config ?? {}, ['dModel', 'numHeads', 'kDim', 'vDim', 'bias', 'seed', 'numKvHeads']);
-    const c = checkHeadConfig(fn, config ?? {});
+    const { c, shapes } = planMultiHeadConfig(config);
     this.module = module;
     this.config = c;
     Object.assign(this, { dModel: c.dModel, numHeads: c.numHeads, numKvHeads: c.numKvHeads, headDim: c.headDim, kDim: c.kDim, vDim: c.vDim });
-    this.params = new Parameters(module, fn, headWeightShapes(c));
+    this.params = new Parameters(module, fn, shapes);
     initHeadWeights(this.params, c, seededRandom(c.seed));
   }
 
@@ -142,14 +202,12 @@ export class MultiHeadAttention {
   forward(query, key = query, value = key, options = {}) {
     const fn = 'MultiHeadAttention.forward';
     this.params.check('forward');
-    checkKeys(fn, 'option', options, FORWARD_OPTIONS, FORWARD_BOOLEANS);
     const c = this.config;
-    const p = planHeads(fn, c, query, key, value, options);
-    const trace = options.trace === true;
-    const wantWeights = trace || options.returnWeights === true || options.averageWeights === true;
+    const p = planForward(this.module, c, query, key, value, options);
+    const { trace, wantWeights, outShape } = p;
     const lead = p.batched ? [p.B] : [];
-    const outShape = [...lead, p.seqQ, c.dModel];
     if (p.B === 0 || p.seqQ === 0) return { output: { data: new Float32Array(0), shape: outShape } };
+    checkBudget(this.module, p.memory);
     const heap = new HeapScope(this.module, fn);
     try {
       const call = headCall(heap, this.params, c, p);

@@ -2,6 +2,7 @@
 // allocated once, overwritten by setWeights, read back by getWeights, freed by dispose.
 import { rangeError } from './errors.js';
 import { toTensor, formatShape, sizeOf } from './tensor.js';
+import { MemoryPlan, checkBudget, formatBytes } from './memory.js';
 
 // Frees a layer's wasm memory if its JS object is collected without dispose().
 const finalizer = new FinalizationRegistry(({ module, addresses }) => {
@@ -21,6 +22,13 @@ export function seededRandom(seed) {
 }
 
 export class Parameters {
+  /** The wasm memory of weights of these shapes (name → shape), one block each. */
+  static plan(owner, shapes) {
+    const memory = new MemoryPlan(owner);
+    for (const [name, shape] of Object.entries(shapes)) memory.tensor(`weight ${name}`, shape);
+    return memory;
+  }
+
   /**
    * @param {object} module the Emscripten module
    * @param {string} owner class name, for messages ('MultiHeadAttention')
@@ -32,12 +40,12 @@ export class Parameters {
     this.shapes = shapes;
     this.addresses = {};
     this.disposed = false;
-    const names = Object.keys(shapes);
-    const bytes = names.reduce((n, name) => n + 4 * sizeOf(shapes[name]), 0);
+    const memory = Parameters.plan(owner, shapes);
+    checkBudget(module, memory);
     try {
-      for (const name of names) {
+      for (const name of Object.keys(shapes)) {
         const address = module._malloc(Math.max(4, 4 * sizeOf(shapes[name])));
-        if (address === 0) throw new RangeError(`${owner}: out of wasm memory for ${bytes} bytes of weights`);
+        if (address === 0) throw new RangeError(`${owner}: out of wasm memory for ${formatBytes(memory.bytes)} of weights`);
         this.addresses[name] = address;
       }
     } catch (error) {

@@ -2,6 +2,7 @@
 import { typeError, rangeError, describe } from './errors.js';
 import { toTensor, formatShape, sizeOf } from './tensor.js';
 import { HeapScope } from './heap.js';
+import { MemoryPlan, checkBudget } from './memory.js';
 import { positiveInteger, nonNegativeInteger, checkKeys } from './checks.js';
 
 function checkBase(fn, base) {
@@ -17,15 +18,24 @@ export function makePositional(module) {
     try { return body(heap); } finally { heap.release(); }
   };
 
-  /** PE[p, 2i] = sin(p / base^(2i/dModel)), PE[p, 2i+1] = cos(...): [seqLen, dModel]. */
-  function sinusoidalEncoding(seqLen, dModel, options = {}) {
+  function planSinusoidal(seqLen, dModel, options = {}) {
     const fn = 'sinusoidalEncoding';
     nonNegativeInteger(fn, 'seqLen', seqLen);
     positiveInteger(fn, 'dModel', dModel);
     checkKeys(fn, 'option', options, ['base']);
     const base = checkBase(fn, options.base ?? 10000);
     const shape = [seqLen, dModel];
+    const memory = new MemoryPlan(fn);
+    if (seqLen > 0) memory.tensor('encoding', shape);
+    return { base, shape, memory };
+  }
+
+  /** PE[p, 2i] = sin(p / base^(2i/dModel)), PE[p, 2i+1] = cos(...): [seqLen, dModel]. */
+  function sinusoidalEncoding(seqLen, dModel, options = {}) {
+    const fn = 'sinusoidalEncoding';
+    const { base, shape, memory } = planSinusoidal(seqLen, dModel, options);
     if (seqLen === 0) return { data: new Float32Array(0), shape };
+    checkBudget(module, memory);
     return run(fn, (heap) => {
       const out = heap.alloc(seqLen * dModel);
       module._sinusoidal(seqLen, dModel, base, out);
@@ -54,7 +64,7 @@ export function makePositional(module) {
    * Rotary embedding of x [..., L, dim] (dim even). positions: [L] (default 0 .. L-1).
    * interleaved false: pairs (i, i + dim/2) ("rotate_half"); true: pairs (2i, 2i+1).
    */
-  function applyRope(xIn, options = {}) {
+  function planRope(xIn, options = {}) {
     const fn = 'applyRope';
     const x = toTensor(fn, 'x', xIn);
     checkKeys(fn, 'option', options, ['positions', 'base', 'interleaved'], ['interleaved']);
@@ -73,7 +83,16 @@ export function makePositional(module) {
       });
     }
     const rows = sizeOf(x.shape.slice(0, -1));
+    const memory = new MemoryPlan(fn);
+    if (rows > 0 && dim > 0) memory.tensor('x', x.shape).tensor('positions per row', [rows]);
+    return { x, L, dim, base, positions, rows, memory };
+  }
+
+  function applyRope(xIn, options = {}) {
+    const fn = 'applyRope';
+    const { x, L, dim, base, positions, rows, memory } = planRope(xIn, options);
     if (rows === 0 || dim === 0) return { data: new Float32Array(x.data.length), shape: x.shape };
+    checkBudget(module, memory);
     const perRow = new Float32Array(rows);
     for (let r = 0; r < rows; r++) perRow[r] = positions ? positions[r % L] : r % L;
     return run(fn, (heap) => {
@@ -84,20 +103,31 @@ export function makePositional(module) {
   }
 
   /** ALiBi head slopes, exactly the reference get_slopes(numHeads). */
-  function alibiSlopes(numHeads) {
+  function planSlopes(numHeads) {
     positiveInteger('alibiSlopes', 'numHeads', numHeads);
+    return { memory: new MemoryPlan('alibiSlopes').tensor('slopes (float64)', [numHeads], 8) };
+  }
+
+  function alibiSlopes(numHeads) {
+    checkBudget(module, planSlopes(numHeads).memory);
     return module._alibiSlopes(numHeads);
   }
 
   /** bias[h, i, j] = -slope_h · |(i + Lk - Lq) - j|, an additive mask: [numHeads, Lq, Lk]. */
-  function alibiBias(numHeads, seqQ, seqK = seqQ) {
+  function planAlibiBias(numHeads, seqQ, seqK = seqQ) {
     const fn = 'alibiBias';
     positiveInteger(fn, 'numHeads', numHeads);
     nonNegativeInteger(fn, 'seqQ', seqQ);
     nonNegativeInteger(fn, 'seqK', seqK);
     const shape = [numHeads, seqQ, seqK];
-    const count = sizeOf(shape);
+    return { shape, count: sizeOf(shape), memory: new MemoryPlan(fn).tensor('bias', shape) };
+  }
+
+  function alibiBias(numHeads, seqQ, seqK = seqQ) {
+    const fn = 'alibiBias';
+    const { shape, count, memory } = planAlibiBias(numHeads, seqQ, seqK);
     if (count === 0) return { data: new Float32Array(0), shape };
+    checkBudget(module, memory);
     return run(fn, (heap) => {
       const out = heap.alloc(count);
       module._alibiBias(numHeads, seqQ, seqK, out);
@@ -110,7 +140,7 @@ export function makePositional(module) {
    * a tensor [numNodes, k] with `eigenvalues` (ascending). Sign: each column's entry of
    * largest magnitude is positive.
    */
-  function laplacianEncoding(graph, k) {
+  function planLaplacian(graph, k) {
     const fn = 'laplacianEncoding';
     if (graph === null || typeof graph !== 'object') throw typeError(fn, `graph must be { numNodes, edges }, got ${describe(graph)}`);
     checkKeys(fn, 'graph field', graph, ['numNodes', 'edges']);
@@ -128,7 +158,19 @@ export function makePositional(module) {
       });
     });
     const shape = [n, k];
+    const memory = new MemoryPlan(fn);
+    if (k > 0) {
+      memory.tensor('edges', [edges.length, 2]).tensor('eigenvectors', shape).tensor('eigenvalues', [k])
+        .scratch(`Laplacian [${n}, ${n}] (float64) and eigensolver`, () => module._laplacianScratch(n));
+    }
+    return { n, k, flat, edges, shape, memory };
+  }
+
+  function laplacianEncoding(graph, kIn) {
+    const fn = 'laplacianEncoding';
+    const { n, k, flat, edges, shape, memory } = planLaplacian(graph, kIn);
     if (k === 0) return { data: new Float32Array(0), shape, eigenvalues: new Float32Array(0) };
+    checkBudget(module, memory);
     return run(fn, (heap) => {
       const vectors = heap.alloc(n * k);
       const values = heap.alloc(k);
@@ -138,5 +180,16 @@ export function makePositional(module) {
     });
   }
 
-  return { sinusoidalEncoding, addPositionalEncoding, applyRope, alibiSlopes, alibiBias, laplacianEncoding };
+  const estimates = {
+    sinusoidalEncoding: (...args) => planSinusoidal(...args).memory,
+    addPositionalEncoding: (...args) => {
+      addPositionalEncoding(...args);  // runs in JS (no wasm memory); checks the arguments
+      return new MemoryPlan('addPositionalEncoding');
+    },
+    applyRope: (...args) => planRope(...args).memory,
+    alibiSlopes: (...args) => planSlopes(...args).memory,
+    alibiBias: (...args) => planAlibiBias(...args).memory,
+    laplacianEncoding: (...args) => planLaplacian(...args).memory,
+  };
+  return { sinusoidalEncoding, addPositionalEncoding, applyRope, alibiSlopes, alibiBias, laplacianEncoding, estimates };
 }

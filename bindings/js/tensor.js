@@ -114,6 +114,20 @@ export function toMask(fn, name, x) {
   return { ...toTensor(fn, name, x), boolean: false };
 }
 
+/**
+ * A zero-filled result tensor built in JS (an empty computation still has a shape, and one
+ * axis of 0 does not make the others small): a RangeError naming the function, not a bare
+ * "Invalid typed array length", when JS cannot hold it.
+ */
+export function zeros(fn, name, shape) {
+  const count = sizeOf(shape);
+  try {
+    return { data: new Float32Array(count), shape };
+  } catch {
+    throw rangeError(fn, `the ${name} ${formatShape(shape)} has ${count} values, more than a Float32Array can hold`);
+  }
+}
+
 /** Makes a tensor from a flat array (or typed array) and a shape. */
 export function tensor(data, shape) {
   const fn = 'tensor';

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <vector>
 
+#include "buffer.h"
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
 #include "kernels/matmul.h"
@@ -34,19 +34,22 @@ void ApplyMaskImpl(float* scores, int seq_q, int seq_k, const MaskView& mask,
                    const VisibleKeyRule& visible) {
   const D d;
   const V neg_inf = hn::Set(d, kNegInf);
-  std::vector<float> m(mask.empty() ? 0 : seq_k);
+  constexpr int kChunk = 256;  // mask values read per step (a stack buffer, no allocation)
+  float m[kChunk];
   for (int i = 0; i < seq_q; ++i) {
     float* row = scores + static_cast<size_t>(i) * seq_k;
     // 1. The explicit mask: -Inf blocks (whatever the score, even NaN), else it adds.
-    if (!mask.empty()) {
-      mask.Row(i, 0, seq_k, m.data());
+    for (int j0 = 0; !mask.empty() && j0 < seq_k; j0 += kChunk) {
+      const int count = std::min(kChunk, seq_k - j0);
+      mask.Row(i, j0, count, m);
+      float* chunk = row + j0;
       int j = 0;
-      for (; j + kLanes <= seq_k; j += kLanes) {
-        const V mv = hn::LoadU(d, m.data() + j);
-        const V sum = hn::Add(hn::LoadU(d, row + j), mv);
-        hn::StoreU(hn::IfThenElse(hn::Eq(mv, neg_inf), neg_inf, sum), d, row + j);
+      for (; j + kLanes <= count; j += kLanes) {
+        const V mv = hn::LoadU(d, m + j);
+        const V sum = hn::Add(hn::LoadU(d, chunk + j), mv);
+        hn::StoreU(hn::IfThenElse(hn::Eq(mv, neg_inf), neg_inf, sum), d, chunk + j);
       }
-      for (; j < seq_k; ++j) row[j] = m[j] == kNegInf ? kNegInf : row[j] + m[j];
+      for (; j < count; ++j) chunk[j] = m[j] == kNegInf ? kNegInf : chunk[j] + m[j];
     }
     // 2. Causal rule and key lengths hide a suffix of the keys.
     const int first_hidden = visible.VisibleKeys(i);
@@ -118,11 +121,13 @@ HWY_AFTER_NAMESPACE();
 namespace attn {
 
 // Q·Kᵀ is a matrix product with B = Kᵀ: pack K's rows as panels, then multiply.
-void QDotK(const float* q, int q_stride, const float* k, int k_stride, int seq_q, int seq_k,
-           int head_dim, float* scores) {
-  std::vector<float> panels(static_cast<size_t>(PanelCount(seq_k)) * head_dim * kPanelWidth);
+Status QDotK(const float* q, int q_stride, const float* k, int k_stride, int seq_q, int seq_k,
+             int head_dim, float* scores) {
+  Buffer<float> panels;
+  if (!panels.Resize(PanelFloats(head_dim, seq_k))) return Status::kOutOfMemory;
   PackTransposedPanels(k, k_stride, seq_k, head_dim, panels.data());
   MultiplyPanels(q, q_stride, seq_q, head_dim, panels.data(), nullptr, seq_k, scores, seq_k);
+  return Status::kOk;
 }
 
 void ScaleScores(float* scores, int count, float scale) {
@@ -145,12 +150,14 @@ void WeightedSumV(const float* weights, const float* v, int v_stride, int seq_q,
   (weights, v, v_stride, seq_q, seq_k, value_dim, out, out_stride);
 }
 
-void StepwiseAttention(const HeadProblem& pb, const AttentionStages& st) {
+Status StepwiseAttention(const HeadProblem& pb, const AttentionStages& st) {
   const size_t count = static_cast<size_t>(pb.seq_q) * pb.seq_k;
   auto snapshot = [&](float* stage) {
     if (stage != nullptr) std::memcpy(stage, st.weights, count * sizeof(float));
   };
-  QDotK(pb.q, pb.q_stride, pb.k, pb.k_stride, pb.seq_q, pb.seq_k, pb.head_dim, st.weights);
+  const Status status =
+      QDotK(pb.q, pb.q_stride, pb.k, pb.k_stride, pb.seq_q, pb.seq_k, pb.head_dim, st.weights);
+  if (status != Status::kOk) return status;
   snapshot(st.raw_scores);
   ScaleScores(st.weights, static_cast<int>(count), pb.scale);
   snapshot(st.scaled_scores);
@@ -159,6 +166,7 @@ void StepwiseAttention(const HeadProblem& pb, const AttentionStages& st) {
   SoftmaxRows(st.weights, pb.seq_q, pb.seq_k);
   WeightedSumV(st.weights, pb.v, pb.v_stride, pb.seq_q, pb.seq_k, pb.value_dim, pb.out,
                pb.out_stride);
+  return Status::kOk;
 }
 
 }  // namespace attn

@@ -5,14 +5,15 @@
 #define ATTENTION_WASM_SRC_KERNELS_ATTENTION_STEPS_H_
 
 #include "head_problem.h"
+#include "status.h"
 
 namespace attn {
 
 // scores = q·kᵀ
 //   q: [seq_q, head_dim] (row stride q_stride)  k: [seq_k, head_dim] (row stride k_stride)
-//   scores: [seq_q, seq_k]
-void QDotK(const float* q, int q_stride, const float* k, int k_stride, int seq_q, int seq_k,
-           int head_dim, float* scores);
+//   scores: [seq_q, seq_k]. kOutOfMemory when kᵀ's panels cannot be allocated.
+Status QDotK(const float* q, int q_stride, const float* k, int k_stride, int seq_q, int seq_k,
+             int head_dim, float* scores);
 
 // scores *= scale, in place.   scores: [count]
 void ScaleScores(float* scores, int count, float scale);
@@ -44,7 +45,8 @@ struct AttentionStages {
 };
 
 // Runs the four steps above for one head, writing problem.out and the requested stages.
-void StepwiseAttention(const HeadProblem& problem, const AttentionStages& stages);
+// Its only scratch is QDotK's panels (kOutOfMemory when they cannot be allocated).
+Status StepwiseAttention(const HeadProblem& problem, const AttentionStages& stages);
 
 }  // namespace attn
 

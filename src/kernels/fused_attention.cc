@@ -227,12 +227,33 @@ void QueryBlock(const HeadProblem& pb, FusedWorkspace& ws, const float* v_base, 
   }
 }
 
-void FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
+// The sizes step 0 of FusedAttentionImpl asks for, at most.
+uint64_t FusedWorkspaceBytesImpl(int seq_k, int head_dim, int value_dim) {
+  const uint64_t tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
+  const uint64_t padded_dim = RoundUp(value_dim, kLanes);
+  const uint64_t floats =
+      tiles * head_dim * kKeysPerTile + seq_k * padded_dim + kRowsPerTile * padded_dim + head_dim;
+  return sizeof(float) * floats + tiles;
+}
+
+Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   const int num_tiles = RoundUp(pb.seq_k, kKeysPerTile) / kKeysPerTile;
   const int padded_dim = RoundUp(pb.value_dim, kLanes);
+  // 0. Scratch; a failure leaves the cache marked empty and nothing written.
+  const bool copy_v = padded_dim != pb.value_dim || pb.v_stride != padded_dim;
+  const bool repack_k = ws.packed_k != pb.k, redo_v = ws.packed_v != pb.v;
+  if ((repack_k &&
+       !ws.k_panels.Resize(static_cast<uint64_t>(num_tiles) * pb.head_dim * kKeysPerTile)) ||
+      (redo_v && !ws.v_nonfinite.Resize(num_tiles)) ||
+      (redo_v && copy_v &&
+       !ws.v_padded.Assign(static_cast<uint64_t>(pb.seq_k) * padded_dim, 0.0f)) ||
+      !ws.acc.Resize(static_cast<uint64_t>(kRowsPerTile) * padded_dim) ||
+      !ws.zero_row.Assign(pb.head_dim, 0.0f)) {
+    ws.packed_k = ws.packed_v = nullptr;
+    return Status::kOutOfMemory;
+  }
   // Step 1 (skipped when consecutive heads share k, as broadcast k does).
-  if (ws.packed_k != pb.k) {
-    ws.k_panels.resize(static_cast<size_t>(num_tiles) * pb.head_dim * kKeysPerTile);
+  if (repack_k) {
     PackTransposedPanels(pb.k, pb.k_stride, pb.seq_k, pb.head_dim, ws.k_panels.data());
     ws.packed_k = pb.k;
   }
@@ -240,12 +261,9 @@ void FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   // hold NaN/Inf, and copy v into contiguous rows of whole vectors when it is strided (a
   // head of a wider projection: rows 2 KiB apart alias in L1 and cost MultiHeadAttention
   // ~30%) or when value_dim is not a multiple of 4.
-  const bool copy_v = padded_dim != pb.value_dim || pb.v_stride != padded_dim;
-  if (ws.packed_v != pb.v) {
-    ws.v_nonfinite.resize(num_tiles);
+  if (redo_v) {
     FlagNonFiniteValues(pb.v, pb.v_stride, pb.seq_k, pb.value_dim, ws.v_nonfinite.data());
     if (copy_v) {
-      ws.v_padded.assign(static_cast<size_t>(pb.seq_k) * padded_dim, 0.0f);
       for (int j = 0; j < pb.seq_k; ++j) {
         std::memcpy(ws.v_padded.data() + static_cast<size_t>(j) * padded_dim,
                     pb.v + static_cast<size_t>(j) * pb.v_stride, sizeof(float) * pb.value_dim);
@@ -255,11 +273,10 @@ void FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   }
   const float* v_base = copy_v ? ws.v_padded.data() : pb.v;
   const int v_stride = copy_v ? padded_dim : pb.v_stride;
-  ws.acc.resize(static_cast<size_t>(kRowsPerTile) * padded_dim);
-  ws.zero_row.assign(pb.head_dim, 0.0f);
   for (int row0 = 0; row0 < pb.seq_q; row0 += kRowsPerTile) {
     QueryBlock(pb, ws, v_base, v_stride, padded_dim, row0, std::min(kRowsPerTile, pb.seq_q - row0));
   }
+  return Status::kOk;
 }
 
 }  // namespace HWY_NAMESPACE
@@ -268,8 +285,12 @@ HWY_AFTER_NAMESPACE();
 
 namespace attn {
 
-void FusedAttention(const HeadProblem& problem, FusedWorkspace& workspace) {
-  HWY_STATIC_DISPATCH(FusedAttentionImpl)(problem, workspace);
+Status FusedAttention(const HeadProblem& problem, FusedWorkspace& workspace) {
+  return HWY_STATIC_DISPATCH(FusedAttentionImpl)(problem, workspace);
+}
+
+uint64_t FusedWorkspaceBytes(int seq_k, int head_dim, int value_dim) {
+  return HWY_STATIC_DISPATCH(FusedWorkspaceBytesImpl)(seq_k, head_dim, value_dim);
 }
 
 }  // namespace attn

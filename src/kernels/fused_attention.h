@@ -4,31 +4,36 @@
 #define ATTENTION_WASM_SRC_KERNELS_FUSED_ATTENTION_H_
 
 #include <cstdint>
-#include <vector>
 
+#include "buffer.h"
 #include "head_problem.h"
+#include "status.h"
 
 namespace attn {
 
 // Scratch memory reused across heads, so a batch allocates once. Its size is O(seq_k ·
 // (head_dim + value_dim)), never O(seq_q · seq_k).
 struct FusedWorkspace {
-  std::vector<float> k_panels;       // [num_key_tiles, head_dim, kKeysPerTile]: kᵀ in panels
-  std::vector<uint8_t> v_nonfinite;  // [num_key_tiles]: tile holds a NaN/Inf value row
-  std::vector<float> v_padded;       // [seq_k, value_dim rounded up to 4] when needed
-  std::vector<float> acc;            // [kRowsPerTile, padded value_dim]: output accumulators
-  std::vector<float> zero_row;       // [head_dim]: stands in for query rows past seq_q
-  const float* packed_k = nullptr;   // the k the panels hold, to skip repacking it
-  const float* packed_v = nullptr;   // the v the flags (and padded copy) describe
+  Buffer<float> k_panels;           // [num_key_tiles, head_dim, kKeysPerTile]: kᵀ in panels
+  Buffer<uint8_t> v_nonfinite;      // [num_key_tiles]: tile holds a NaN/Inf value row
+  Buffer<float> v_padded;           // [seq_k, value_dim rounded up to 4] when needed
+  Buffer<float> acc;                // [kRowsPerTile, padded value_dim]: output accumulators
+  Buffer<float> zero_row;           // [head_dim]: stands in for query rows past seq_q
+  const float* packed_k = nullptr;  // the k the panels hold, to skip repacking it
+  const float* packed_v = nullptr;  // the v the flags (and padded copy) describe
 };
+
+// Bytes of the workspace for one head of these sizes (an upper bound; for estimates).
+uint64_t FusedWorkspaceBytes(int seq_k, int head_dim, int value_dim);
 
 // Computes problem.out = softmax(q·kᵀ·scale + mask)·v, honouring problem.visible.
 //   q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k, value_dim]
 //   out: [seq_q, value_dim]
 // Rows that see no key get zeros. A row whose visible scores hold NaN or +Infinity gets
 // NaN, as an exact softmax would. Keys that are blocked never touch the output, even if
-// their k or v rows hold NaN or Infinity.
-void FusedAttention(const HeadProblem& problem, FusedWorkspace& workspace);
+// their k or v rows hold NaN or Infinity. kOutOfMemory when the workspace cannot grow
+// (nothing is written to out then).
+Status FusedAttention(const HeadProblem& problem, FusedWorkspace& workspace);
 
 }  // namespace attn
 

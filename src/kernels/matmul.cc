@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <vector>
 
+#include "buffer.h"
 #include "hwy/highway.h"
 
 namespace attn {
@@ -119,11 +119,13 @@ void MultiplyPanels(const float* a, int a_stride, int rows, int inner, const flo
   (a, a_stride, rows, inner, panels, bias, cols, out, out_stride);
 }
 
-void MatMul(const float* a, const float* b, const float* bias, int rows, int inner, int cols,
-            float* out) {
-  std::vector<float> panels(static_cast<size_t>(PanelCount(cols)) * inner * kPanelWidth);
+Status MatMul(const float* a, const float* b, const float* bias, int rows, int inner, int cols,
+              float* out) {
+  Buffer<float> panels;
+  if (!panels.Resize(PanelFloats(inner, cols))) return Status::kOutOfMemory;
   PackColumnPanels(b, cols, inner, cols, panels.data());
   MultiplyPanels(a, inner, rows, inner, panels.data(), bias, cols, out, cols);
+  return Status::kOk;
 }
 
 }  // namespace attn

@@ -6,12 +6,21 @@
 #ifndef ATTENTION_WASM_SRC_KERNELS_MATMUL_H_
 #define ATTENTION_WASM_SRC_KERNELS_MATMUL_H_
 
+#include <cstdint>
+
+#include "status.h"
+
 namespace attn {
 
 constexpr int kPanelWidth = 8;
 
 // Number of panels for `cols` columns.
 inline int PanelCount(int cols) { return (cols + kPanelWidth - 1) / kPanelWidth; }
+
+// Floats of the panels of a [inner, cols] matrix (MatMul's scratch).
+inline uint64_t PanelFloats(int inner, int cols) {
+  return static_cast<uint64_t>(PanelCount(cols)) * inner * kPanelWidth;
+}
 
 // Packs b into panels.   b: [inner, cols] (row stride b_stride)
 //   panels: [PanelCount(cols), inner, 8]
@@ -30,9 +39,9 @@ void MultiplyPanels(const float* a, int a_stride, int rows, int inner, const flo
 
 // out = a·b + bias (bias added to every row; null for none)
 //   a: [rows, inner]  b: [inner, cols]  bias: [cols]  out: [rows, cols]
-//   (row-major)
-void MatMul(const float* a, const float* b, const float* bias, int rows, int inner, int cols,
-            float* out);
+//   (row-major). Returns kOutOfMemory when the panels' scratch cannot be allocated.
+Status MatMul(const float* a, const float* b, const float* bias, int rows, int inner, int cols,
+              float* out);
 
 }  // namespace attn
 
