@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "attention.h"
+#include "block.h"
 #include "kernels/matmul.h"
 #include "multi_head.h"
+#include "positional.h"
 
 namespace {
 
@@ -116,6 +118,83 @@ void StridedMultiHead(std::mt19937& rng, int batch, int seq, int d_model, int he
 
 }  // namespace
 
+// Scratch that cannot be allocated is a status, not a crash: run with ASan's
+// allocator_may_return_null=1 and max_allocation_size_mb=64 (tests/native.test.js), each call
+// below asks the core for one scratch block over 64 MiB while its own inputs stay small.
+void ScratchFailures() {
+  using attn::Status;
+  auto expect_status = [](Status got, Status want, const char* what) {
+    if (got != want) {
+      std::printf("%s: status %d, expected %d\n", what, static_cast<int>(got),
+                  static_cast<int>(want));
+      ++failures;
+    }
+  };
+  {  // FeedForward: hidden [8192, 4096] is 128 MiB.
+    const int rows = 8192, d_ff = 4096;
+    std::vector<float> x(rows, 1.0f), w1(d_ff, 0.5f), w2(d_ff, 0.25f), out(rows);
+    expect_status(attn::FeedForward(x.data(), rows, 1, d_ff, w1.data(), nullptr, w2.data(), nullptr,
+                                    attn::Activation::kRelu, out.data()),
+                  Status::kOutOfMemory, "FeedForward hidden layer");
+  }
+  {  // MultiHeadForward: key [2^19, 1] projects to k [2^19, 64], 128 MiB.
+    const int seq_k = 1 << 19, d_model = 64;
+    std::vector<float> query(d_model, 0.1f), key(seq_k, 0.2f), wq(d_model * d_model), wk(d_model),
+        wo(d_model * d_model), out(d_model);
+    attn::MultiHeadRequest r;
+    r.query = query.data();
+    r.key = r.value = key.data();
+    r.batch = 1;
+    r.seq_q = 1;
+    r.seq_k = seq_k;
+    r.d_model = d_model;
+    r.k_dim = r.v_dim = 1;
+    r.num_heads = r.num_kv_heads = 4;
+    r.weights.wq = wq.data();
+    r.weights.wk = r.weights.wv = wk.data();
+    r.weights.wo = wo.data();
+    r.out = out.data();
+    expect_status(attn::MultiHeadForward(r), Status::kOutOfMemory, "MultiHeadForward projections");
+    r.seq_q = 1 << 30;  // q would need 2^36 floats: refused before anything is read
+    expect_status(attn::MultiHeadForward(r), Status::kTooLarge, "MultiHeadForward sizes");
+  }
+  {  // RunAttention, fused: v [2^23, 1] padded to 4 columns is 128 MiB; then a small call works.
+    const int seq_k = 1 << 23;
+    std::vector<float> q(1, 1.0f), k(seq_k, 0.0f), v(seq_k, 2.0f), out(1);
+    std::vector<int32_t> entries = {0, 0, 0, 0, seq_k};
+    attn::AttentionRequest r;
+    r.q = q.data();
+    r.k = k.data();
+    r.v = v.data();
+    r.entries = entries.data();
+    r.batch = 1;
+    r.seq_q = 1;
+    r.seq_k = seq_k;
+    r.head_dim = r.value_dim = 1;
+    r.out = out.data();
+    expect_status(attn::RunAttention(r), Status::kOutOfMemory, "RunAttention workspace");
+    r.seq_k = entries[4] = 5;
+    expect_status(attn::RunAttention(r), Status::kOk, "RunAttention after a failure");
+    Expect(out[0] == 2.0f, "attention after a failure", 1, 5, 1);
+    std::vector<float> weights(1);
+    r.weights = weights.data();
+    r.seq_q = 1 << 16;
+    r.seq_k = entries[4] = 1 << 16;  // weights [2^16, 2^16]: 16 GiB
+    expect_status(attn::RunAttention(r), Status::kTooLarge, "RunAttention weights size");
+  }
+  {  // LaplacianEncoding: the matrix itself (n = 3000: 72 MB), then the solver's reserve
+     // (n = 2800: a 63 MB matrix, then 72 MB for the solver).
+    std::vector<int32_t> edges = {0, 1, 1, 2};
+    std::vector<float> vectors(3000), values(1);
+    for (int n : {3000, 2800}) {
+      expect_status(attn::LaplacianEncoding(n, edges.data(), 2, 1, vectors.data(), values.data()),
+                    Status::kOutOfMemory, "LaplacianEncoding");
+    }
+    expect_status(attn::LaplacianEncoding(20000, edges.data(), 2, 1, vectors.data(), values.data()),
+                  Status::kTooLarge, "LaplacianEncoding size");
+  }
+}
+
 int main() {
   std::mt19937 rng(42);
   const int lengths[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 31, 32, 33, 65};
@@ -146,6 +225,7 @@ int main() {
         }
     }
   }
+  ScratchFailures();
   std::printf("core_test: %d attention cases compared, %d mismatches\n", cases, failures);
   return failures == 0 ? 0 : 1;
 }
