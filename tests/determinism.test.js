@@ -1,0 +1,74 @@
+// Determinism: the same inputs give bit-identical outputs run to run, in a fresh instance or
+// after thousands of other calls (other sizes, failures, freed layers: a different heap
+// layout and different kernel workspaces), and in Chromium as in Node (the same wasm).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chromium } from 'playwright-core';
+import { init } from 'attention-wasm';
+import { startServer } from '../scripts/server.js';
+import { determinismSuite } from './helpers/determinism-suite.js';
+import { rng, randomTensor } from './helpers/assert.js';
+
+const attn = await init();
+const wasmBinary = readFileSync(new URL('../dist/attention.wasm', import.meta.url));
+
+// name → sha256 of the Float32Array's bytes.
+function digests(parts) {
+  return Object.fromEntries(parts.map(([name, data]) => [name, createHash('sha256').update(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)).digest('hex')]));
+}
+
+// Many calls of other sizes, some failing, layers created and dropped.
+function churn(api, calls, seed) {
+  const random = rng(seed);
+  for (let i = 0; i < calls; i++) {
+    const L = 1 + Math.floor(random(0, 1) * 90), d = 1 + Math.floor(random(0, 1) * 40);
+    const q = randomTensor(random, [L, d]);
+    try {
+      if (i % 3 === 0) api.attention(q, q, q, { returnWeights: i % 2 === 0, causal: i % 5 === 0 });
+      else if (i % 3 === 1) api.matmul(q, randomTensor(random, [d, 1 + (i % 17)]));
+      else api.attention(q, randomTensor(random, [L, d + 1]), q);  // a RangeError: dk differs
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+    }
+    if (i % 50 === 0) new api.MultiHeadAttention({ dModel: 8 * (1 + (i % 4)), numHeads: 2 }).dispose();
+  }
+}
+
+test('bit-identical run to run, in a fresh instance, and after 3,000 other calls', async () => {
+  const first = digests(determinismSuite(attn));
+  assert.deepEqual(digests(determinismSuite(attn)), first, 'second run in the same instance');
+  const fresh = await init({ wasmBinary });
+  assert.deepEqual(digests(determinismSuite(fresh)), first, 'a fresh instance');
+  churn(attn, 3000, 99);
+  assert.deepEqual(digests(determinismSuite(attn)), first, 'after 3,000 other calls');
+  assert.notDeepEqual(digests(determinismSuite(attn, 2)), first, 'another seed gives other numbers');
+});
+
+test('Chromium computes the same bits as Node', { timeout: 120_000 }, async () => {
+  const expected = digests(determinismSuite(attn));
+  const { server, url } = await startServer({ port: 0, served: ['bindings', 'dist', 'tests'] });
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${url}tests/helpers/determinism-suite.js`);  // any page of the origin
+    const inBrowser = await page.evaluate(async () => {
+      const { init } = await import('/bindings/js/browser.js');
+      const { determinismSuite } = await import('/tests/helpers/determinism-suite.js');
+      const api = await init();
+      const hex = async (data) => Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', data)), (b) => b.toString(16).padStart(2, '0')).join('');
+      const out = {};
+      for (const [name, data] of determinismSuite(api)) out[name] = await hex(data);
+      return out;
+    });
+    assert.deepEqual(inBrowser, expected);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
