@@ -257,10 +257,48 @@ export interface AttentionWasm {
   /** Turns a tensor into nested arrays. */
   toNested(t: TensorLike): NestedNumbers;
   /**
-   * Wasm memory: heap size, bytes handed out by malloc now, and the high-water mark of what
-   * malloc ever took from the heap (scratch memory included).
+   * Wasm memory: heap size now and the most it can grow to (2 GiB), bytes handed out by
+   * malloc now, and the high-water mark of what malloc ever took from the heap (scratch
+   * memory included).
    */
-  memory(): { heapBytes: number; inUseBytes: number; peakBytes: number };
+  memory(): { heapBytes: number; heapMaxBytes: number; inUseBytes: number; peakBytes: number };
+  /**
+   * The wasm memory a call would take, without making it: the same arguments as the call,
+   * checked the same way (same TypeError/RangeError), nothing allocated.
+   * ```js
+   * const { fits, bytes } = attn.estimateMemory('attention', q, k, v, { returnWeights: true });
+   * if (!fits) slider.setCustomValidity(`needs ${(bytes / 2 ** 30).toFixed(1)} GiB`);
+   * ```
+   * Layers: `('MultiHeadAttention', config)` or `('TransformerEncoderLayer', config)` for
+   * their weights, `('MultiHeadAttention.forward', layerOrConfig, query, key?, value?, options?)`
+   * and `('TransformerEncoderLayer.forward', layerOrConfig, x, options?)` for a forward pass.
+   * A call whose plan does not fit throws a RangeError naming the tensor and the bytes.
+   */
+  estimateMemory(fnName: EstimatedFunction, ...args: unknown[]): MemoryEstimate;
+}
+
+/** The functions estimateMemory knows. */
+export type EstimatedFunction =
+  | 'attention' | 'matmul' | 'layerNorm' | 'feedForward' | 'setPool'
+  | 'sinusoidalEncoding' | 'addPositionalEncoding' | 'applyRope' | 'alibiSlopes' | 'alibiBias' | 'laplacianEncoding'
+  | 'MultiHeadAttention' | 'MultiHeadAttention.forward' | 'TransformerEncoderLayer' | 'TransformerEncoderLayer.forward';
+
+export interface MemoryEstimate {
+  /** Bytes of wasm memory the call takes at its peak (its tensors, outputs and the core's scratch). */
+  bytes: number;
+  /**
+   * False when the tensors alone cannot fit the heap: the core's scratch was then not asked
+   * for (its blocks have `bytes: null`) and `bytes` is a lower bound.
+   */
+  complete: boolean;
+  /** Each block: a tensor (with its shape) or the core's scratch. */
+  blocks: Array<{ name: string; shape?: number[]; bytes: number | null }>;
+  /** The most the wasm heap can hold. */
+  heapMaxBytes: number;
+  /** What is free now (heapMaxBytes minus what live layers and other data hold). */
+  freeBytes: number;
+  /** Whether the call would fit now. */
+  fits: boolean;
 }
 
 export interface InitOptions {

@@ -1,6 +1,6 @@
 // Compiled (not run) by tests/types.test.js with `tsc --noEmit --strict`: the public API as
 // a TypeScript user writes it must type-check, and misuse must not.
-import { init, tensor, toNested, VERSION, type Tensor, type AttentionResult } from 'attention-wasm';
+import { init, tensor, toNested, VERSION, type Tensor, type AttentionResult, type MemoryEstimate } from 'attention-wasm';
 
 async function main(): Promise<void> {
   const attn = await init({ wasmUrl: new URL('https://example.invalid/attention.wasm') });
@@ -25,11 +25,15 @@ async function main(): Promise<void> {
   const pooled: Tensor = attn.setPool(y, 'mean');
   const normed: Tensor = attn.layerNorm(pooled, { eps: 1e-6 });
   const mem: number = attn.memory().peakBytes;
+  const estimate: MemoryEstimate = attn.estimateMemory('attention', q, q, q, { returnWeights: true });
+  const free: number = estimate.fits ? estimate.freeBytes - estimate.bytes : attn.memory().heapMaxBytes;
+  // @ts-expect-error estimateMemory knows only the package's functions
+  attn.estimateMemory('softmax', q);
   // @ts-expect-error causalAlign takes only the two alignments
   attn.attention(q, q, q, { causalAlign: 'center' });
   // @ts-expect-error setPool has no median
   attn.setPool(y, 'median');
-  void [w, scores, nested, rope, slopes, eig, normed, mem, VERSION, attn.info.simd];
+  void [w, scores, nested, rope, slopes, eig, normed, mem, free, VERSION, attn.info.simd];
   layer.dispose();
   enc.dispose();
 }
