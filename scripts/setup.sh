@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the build needs when it is missing: Debian packages (emscripten, Highway,
-# Eigen; with --test also Chromium, g++ and clang-format) and, with --test or --bench, the
-# npm devDependencies (the test tools and the benchmark's peers).
+# Eigen; with --test also Chromium, g++, clang-format, and clang with libFuzzer) and, with
+# --test or --bench, the npm devDependencies (the test tools and the benchmark's peers).
 # Safe to run again: it does nothing when everything is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,9 @@ if [ "$want_test" = 1 ]; then
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   command -v g++ >/dev/null 2>&1 || missing+=(g++)                    # native sanitizer test
   command -v clang-format >/dev/null 2>&1 || missing+=(clang-format)  # style test
+  command -v clang++ >/dev/null 2>&1 || missing+=(clang)              # native fuzzing (libFuzzer)
+  compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a' >/dev/null ||
+    missing+=(libclang-rt-dev)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then
