@@ -14,8 +14,20 @@ export function rangeError(fn, message) {
 /** Describes a value for an error message: its type, or its class for objects. */
 export function describe(value) {
   if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return 'an array';
-  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name}`;
-  if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'Object'})`;
-  return `a ${typeof value} (${String(value)})`;
+  if (ArrayBuffer.isView(value)) return `a ${Object.prototype.toString.call(value).slice(8, -1)}`;
+  if (typeof value === 'object') return `an object (${className(value)})`;
+  if (typeof value === 'function') return 'a function';
+  const text = String(value);
+  return `a ${typeof value} (${text.length > 40 ? `${text.slice(0, 40)}…` : text})`;
+}
+
+// The constructor's name, without running a caller's getters or proxy traps.
+function className(value) {
+  try {
+    return Object.prototype.toString.call(value).slice(8, -1);
+  } catch {
+    return 'Object';
+  }
 }

@@ -15,9 +15,13 @@ export function formatShape(shape) {
   return `[${shape.join(', ')}]`;
 }
 
-/** Checks a shape: an array of non-negative integers. */
+// The most dims a tensor may have (PyTorch allows 64 too).
+const MAX_RANK = 64;
+
+/** Checks a shape: an array of at most MAX_RANK non-negative integers. */
 export function checkShape(fn, name, shape) {
   if (!Array.isArray(shape)) throw typeError(fn, `${name}.shape must be an array of dims, got ${describe(shape)}`);
+  if (shape.length > MAX_RANK) throw rangeError(fn, `${name}.shape has ${shape.length} dims; at most ${MAX_RANK} are supported`);
   shape.forEach((dim, axis) => {
     if (typeof dim !== 'number') throw typeError(fn, `${name}.shape[${axis}] must be a number, got ${describe(dim)}`);
     if (!Number.isInteger(dim) || dim < 0) {
@@ -32,6 +36,8 @@ function nestedShape(fn, name, x, isLeaf, leafKind) {
   const shape = [];
   let level = x;
   while (Array.isArray(level)) {
+    // A deeper nesting is no tensor (and an array that contains itself would never end).
+    if (shape.length === MAX_RANK) throw rangeError(fn, `${name} is nested more than ${MAX_RANK} deep`);
     shape.push(level.length);
     level = level[0];
   }
@@ -43,7 +49,8 @@ function nestedShape(fn, name, x, isLeaf, leafKind) {
     if (!Array.isArray(node) || node.length !== shape[depth]) {
       throw rangeError(fn, `${name} is ragged: ${name}${path} should have ${shape[depth]} entries like ${name}${'[0]'.repeat(depth)}`);
     }
-    node.forEach((child, i) => visit(child, depth + 1, `${path}[${i}]`));
+    // Every index, holes included (a hole is undefined, not a number).
+    for (let i = 0; i < node.length; i++) visit(node[i], depth + 1, `${path}[${i}]`);
   };
   visit(x, 0, '');
   return shape;
