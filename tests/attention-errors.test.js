@@ -90,3 +90,15 @@ test('a result too big for the 2 GiB wasm heap is a RangeError, and nothing is l
   const a = Math.exp(1 / Math.sqrt(2));  // scores [1, 0]/sqrt(2); values 1 and 2
   assert.ok(Math.abs(ok - (a + 2) / (a + 1)) < 1e-6);
 });
+
+test('nested arrays with holes, an array that contains itself, and more than 64 dims are errors', () => {
+  const cycle = [];
+  cycle.push(cycle);
+  assert.throws(() => attn.attention(cycle, cycle, cycle), { name: 'RangeError', message: 'attention: q is nested more than 64 deep' });
+  assert.throws(() => attn.layerNorm([1, , 3]), { name: 'TypeError', message: 'layerNorm: x[1] must be a number, got undefined' });  // eslint-disable-line no-sparse-arrays
+  assert.throws(() => attn.matmul(new Array(2 ** 32 - 1), [[1]]), { name: 'TypeError', message: 'matmul: a[0] must be a number, got undefined' });
+  const deep = { data: new Float32Array(1), shape: new Array(65).fill(1) };
+  assert.throws(() => attn.layerNorm(deep), { name: 'RangeError', message: 'layerNorm: x.shape has 65 dims; at most 64 are supported' });
+  assert.throws(() => attn.layerNorm({ data: new Float32Array(1), shape: [1], get extra() { throw new Error('never read'); } }, { eps: () => 1 }),
+    { name: 'TypeError', message: 'layerNorm: eps must be a number, got a function' });
+});
