@@ -51,8 +51,8 @@ HeadProblem EntryProblem(const AttentionRequest& r, int b) {
   const int32_t* e = r.entries + b * kEntryColumns;
   HeadProblem p;
   p.q = r.q + e[kQOffset];
-  p.k = r.k + e[kKOffset];
-  p.v = r.v + e[kVOffset];
+  p.k = r.k == nullptr ? nullptr : r.k + e[kKOffset];  // null when seq_k = 0 (never read)
+  p.v = r.v == nullptr ? nullptr : r.v + e[kVOffset];
   p.mask.additive = r.mask == nullptr ? nullptr : r.mask + e[kMaskOffset];
   p.mask.allowed = r.allowed == nullptr ? nullptr : r.allowed + e[kMaskOffset];
   p.mask.row_stride = r.mask_row_stride;

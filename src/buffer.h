@@ -21,9 +21,10 @@ class Buffer {
   ~Buffer() { std::free(data_); }
 
   // Makes room for `count` elements, keeping the block when it is already big enough.
-  // Contents are unspecified afterwards. Returns false (and holds nothing) on failure.
+  // Contents are unspecified afterwards. data() is never null after a success, even for
+  // count 0. Returns false (and holds nothing) on failure.
   [[nodiscard]] bool Resize(uint64_t count) {
-    if (count <= capacity_) {
+    if (count <= capacity_ && data_ != nullptr) {
       size_ = static_cast<size_t>(count);
       return true;
     }
@@ -31,9 +32,11 @@ class Buffer {
     data_ = nullptr;
     size_ = capacity_ = 0;
     if (count > SIZE_MAX / sizeof(T)) return false;
-    data_ = static_cast<T*>(std::malloc(static_cast<size_t>(count) * sizeof(T)));
+    data_ =
+        static_cast<T*>(std::malloc(std::max<size_t>(1, static_cast<size_t>(count)) * sizeof(T)));
     if (data_ == nullptr) return false;
-    size_ = capacity_ = static_cast<size_t>(count);
+    size_ = static_cast<size_t>(count);
+    capacity_ = std::max<size_t>(1, size_);
     return true;
   }
 

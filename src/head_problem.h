@@ -20,7 +20,8 @@ struct VisibleKeyRule {
 
   int VisibleKeys(int row) const {
     if (!causal) return key_limit;
-    return std::max(0, std::min(key_limit, row + causal_offset + 1));
+    const int64_t last_visible = int64_t{row} + causal_offset;  // 64-bit: no overflow
+    return static_cast<int>(std::max<int64_t>(0, std::min<int64_t>(key_limit, last_visible + 1)));
   }
 };
 

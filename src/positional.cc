@@ -106,6 +106,9 @@ Status LaplacianEncoding(int num_nodes, const int32_t* edges, int num_edges, int
   {
     Buffer<uint8_t> reserve;
     if (!reserve.Resize(static_cast<uint64_t>(EigenSolverBytes(n)))) return Status::kOutOfMemory;
+    // A block nothing reads may be elided by the optimizer (malloc + free of an unused
+    // block are removable); this write keeps the reservation real.
+    *static_cast<volatile uint8_t*>(reserve.data()) = 0;
   }
   // 1. Adjacency (undirected, 0/1, no self-loops) and degrees.
   Eigen::Map<Eigen::MatrixXd> laplacian(matrix.data(), n, n);

@@ -95,6 +95,8 @@ test('nested arrays with holes, an array that contains itself, and more than 64 
   const cycle = [];
   cycle.push(cycle);
   assert.throws(() => attn.attention(cycle, cycle, cycle), { name: 'RangeError', message: 'attention: q is nested more than 64 deep' });
+  const q = [[1, 2]];
+  assert.throws(() => attn.attention(q, q, q, { mask: cycle }), { name: 'RangeError', message: 'attention: mask is nested more than 64 deep' });
   assert.throws(() => attn.layerNorm([1, , 3]), { name: 'TypeError', message: 'layerNorm: x[1] must be a number, got undefined' });  // eslint-disable-line no-sparse-arrays
   assert.throws(() => attn.matmul(new Array(2 ** 32 - 1), [[1]]), { name: 'TypeError', message: 'matmul: a[0] must be a number, got undefined' });
   const deep = { data: new Float32Array(1), shape: new Array(65).fill(1) };

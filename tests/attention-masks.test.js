@@ -153,3 +153,23 @@ test('an unmasked NaN key makes the rows that see it NaN, as an exact softmax wo
   assert.ok(causal.output.data.slice(0, 10).every(Number.isFinite), 'rows 0-4 never see key 5');
   assert.ok(causal.output.data.slice(10).every(Number.isNaN), 'rows 5-8 see key 5');
 });
+
+test('additive masks of ±FLT_MAX (torch.finfo(float32).min as "blocked") agree on both paths', () => {
+  const FLT_MAX = 3.4028234663852886e38;
+  const q = { data: Float32Array.from([1]), shape: [1, 1] };
+  const k = { data: Float32Array.from([1, 2, 3]), shape: [3, 1] };
+  const v = { data: Float32Array.from([10, 20, 40]), shape: [3, 1] };
+  // Every key carries -FLT_MAX: softmax of equal scores, uniform weights (as PyTorch gives).
+  const all = { data: Float32Array.from([-FLT_MAX, -FLT_MAX, -FLT_MAX]), shape: [3] };
+  for (const options of [{ mask: all }, { mask: all, returnWeights: true }]) {
+    assert.ok(Math.abs(attn.attention(q, k, v, options).output.data[0] - 70 / 3) < 1e-4);
+  }
+  // One key at -FLT_MAX among ordinary ones weighs 0; one at +FLT_MAX takes all the weight.
+  const one = { data: Float32Array.from([0, -FLT_MAX, 0]), shape: [3] };
+  const ref = referenceAttention(q, k, v, { mask: { ...one, boolean: false } });
+  assertClose(attn.attention(q, k, v, { mask: one }).output, ref.output, { label: 'fused, one -FLT_MAX' });
+  const top = { data: Float32Array.from([0, FLT_MAX, 0]), shape: [3] };
+  for (const options of [{ mask: top }, { mask: top, returnWeights: true }]) {
+    assert.equal(attn.attention(q, k, v, options).output.data[0], 20);
+  }
+});

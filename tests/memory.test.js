@@ -68,6 +68,7 @@ test('every public function and class refuses sizes past the heap, naming itself
     [() => attn.attention(x([4096, 1]), x([65536, 1]), x([65536, 1]), { trace: true }), /^attention: the weights \[4096, 65536\] need 1\.0 GiB; .*|^attention: this call needs 4\.0 GiB of wasm memory in all \(the largest part: the weights \[4096, 65536\], 1\.0 GiB\); the wasm heap holds at most 2 GiB$/],
     [() => attn.attention(x([1, 1]), x([1, 1]), x([1, 1]), { mask: { data: new Uint8Array(1), shape: [1] }, keepMask: undefined, causal: true, returnWeights: true }), null],
     [() => attn.matmul(x([1, 2 ** 15]), { data: new Float32Array(0), shape: [2 ** 15, 0] }), null],
+    [() => attn.matmul({ data: new Float32Array(0), shape: [3, 0] }, { data: new Float32Array(0), shape: [0, 2 ** 30] }), 'matmul: the output [3, 1073741824] would need 12.0 GiB; results are limited to what the wasm heap holds, 2 GiB'],
     [() => attn.matmul(row, { data: new Float32Array(2 ** 16), shape: [2 ** 16, 1] }), null],
     [() => attn.matmul(x([2 ** 13, 1]), x([1, 2 ** 17])), 'matmul: the output [8192, 131072] need 4.0 GiB; the wasm heap holds at most 2 GiB'],
     [() => new attn.MultiHeadAttention({ dModel: 2 ** 15, numHeads: 1 }), 'MultiHeadAttention: the weight wq [32768, 32768] need 4.0 GiB; the wasm heap holds at most 2 GiB'],
@@ -77,7 +78,7 @@ test('every public function and class refuses sizes past the heap, naming itself
     [() => attn.alibiSlopes(2 ** 30), 'alibiSlopes: the slopes (float64) [1073741824] need 8.0 GiB; the wasm heap holds at most 2 GiB'],
     [() => attn.laplacianEncoding({ numNodes: 20000, edges: [] }, 1), 'laplacianEncoding: the Laplacian [20000, 20000] (float64) and eigensolver need 6.0 GiB; the wasm heap holds at most 2 GiB'],
     [() => attn.feedForward(x([256, 64]), { w1: x([64, 2 ** 22]), w2: x([2 ** 22, 64]) }), 'feedForward: the hidden layer and packed weights need 5.0 GiB; the wasm heap holds at most 2 GiB'],
-    [() => attn.setPool({ data: new Float32Array(0), shape: [2 ** 21, 0, 2 ** 12] }), 'setPool: the output [2097152, 4096] has 8589934592 values, more than a Float32Array can hold'],
+    [() => attn.setPool({ data: new Float32Array(0), shape: [2 ** 21, 0, 2 ** 12] }), 'setPool: the output [2097152, 4096] would need 32.0 GiB; results are limited to what the wasm heap holds, 2 GiB'],
   ];
   for (const [fn, message] of cases) {
     if (message === null) { fn(); continue; }  // valid small calls between the refused ones

@@ -3,7 +3,7 @@
 import { typeError, rangeError, describe } from './errors.js';
 import { toTensor, formatShape, sizeOf, zeros } from './tensor.js';
 import { HeapScope } from './heap.js';
-import { MemoryPlan, checkBudget } from './memory.js';
+import { MemoryPlan, checkBudget, heapMaxBytes } from './memory.js';
 import { Parameters, seededRandom } from './parameters.js';
 import { checkHeadConfig, headWeightShapes, initHeadWeights, planHeads, headCall, headMemory, headScratchCall } from './multi_head.js';
 import { checkKeys, positiveInteger } from './checks.js';
@@ -143,7 +143,7 @@ export function makeBlock(module) {
   function setPool(xIn, opIn = 'sum') {
     const fn = 'setPool';
     const { x, op, n, d, shape, sets, empty, memory } = planSetPool(xIn, opIn);
-    if (empty) return zeros(fn, 'output', shape);
+    if (empty) return zeros(fn, 'output', shape, heapMaxBytes(module));
     checkBudget(module, memory);
     return run(fn, (heap) => {
       const out = heap.alloc(sets * d);

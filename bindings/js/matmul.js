@@ -2,7 +2,7 @@
 import { rangeError } from './errors.js';
 import { toTensor, formatShape, sizeOf, zeros } from './tensor.js';
 import { HeapScope } from './heap.js';
-import { MemoryPlan, checkBudget } from './memory.js';
+import { MemoryPlan, checkBudget, heapMaxBytes } from './memory.js';
 
 const FN = 'matmul';
 
@@ -34,7 +34,7 @@ function memoryPlan(module, p) {
 export function makeMatmul(module) {
   function matmul(aIn, bIn) {
     const p = plan(aIn, bIn);
-    if (p.empty) return zeros(FN, 'output', p.outShape);
+    if (p.empty) return zeros(FN, 'output', p.outShape, heapMaxBytes(module));
     checkBudget(module, memoryPlan(module, p));
     const heap = new HeapScope(module, FN);
     try {

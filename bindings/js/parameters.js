@@ -1,6 +1,6 @@
 // Named weight tensors that live in wasm memory for the lifetime of a layer object:
 // allocated once, overwritten by setWeights, read back by getWeights, freed by dispose.
-import { rangeError } from './errors.js';
+import { typeError, rangeError, describe } from './errors.js';
 import { toTensor, formatShape, sizeOf } from './tensor.js';
 import { MemoryPlan, checkBudget, formatBytes } from './memory.js';
 
@@ -81,6 +81,9 @@ export class Parameters {
   /** Checks every given tensor first, then copies them all in (all or nothing). */
   set(method, weights) {
     this.check(method);
+    if (weights === null || typeof weights !== 'object' || Array.isArray(weights)) {
+      throw typeError(`${this.owner}.${method}`, `weights must be an object { name: tensor }, got ${describe(weights)}`);
+    }
     const checked = [];
     for (const [name, value] of Object.entries(weights)) {
       if (value === undefined) continue;

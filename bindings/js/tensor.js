@@ -98,7 +98,7 @@ export function toTensor(fn, name, x) {
 export function toMask(fn, name, x) {
   if (Array.isArray(x)) {
     let first = x;
-    while (Array.isArray(first)) first = first[0];
+    for (let depth = 0; Array.isArray(first) && depth <= MAX_RANK; depth++) first = first[0];
     if (typeof first === 'boolean') {
       const shape = nestedShape(fn, name, x, (leaf) => typeof leaf === 'boolean', 'a boolean');
       const data = new Uint8Array(sizeOf(shape));
@@ -122,17 +122,16 @@ export function toMask(fn, name, x) {
 }
 
 /**
- * A zero-filled result tensor built in JS (an empty computation still has a shape, and one
- * axis of 0 does not make the others small): a RangeError naming the function, not a bare
- * "Invalid typed array length", when JS cannot hold it.
+ * A zero-filled result of an empty computation (a 0 in the inputs' inner dims does not make
+ * the result small), held to the rule every other result meets: at most `maxBytes` (the wasm
+ * heap's limit), else a RangeError naming the function and the tensor.
  */
-export function zeros(fn, name, shape) {
-  const count = sizeOf(shape);
-  try {
-    return { data: new Float32Array(count), shape };
-  } catch {
-    throw rangeError(fn, `the ${name} ${formatShape(shape)} has ${count} values, more than a Float32Array can hold`);
+export function zeros(fn, name, shape, maxBytes) {
+  const bytes = 4 * sizeOf(shape);
+  if (bytes > maxBytes) {
+    throw rangeError(fn, `the ${name} ${formatShape(shape)} would need ${(bytes / 2 ** 30).toFixed(1)} GiB; results are limited to what the wasm heap holds, ${maxBytes / 2 ** 30} GiB`);
   }
+  return { data: new Float32Array(bytes / 4), shape };
 }
 
 /** Makes a tensor from a flat array (or typed array) and a shape. */

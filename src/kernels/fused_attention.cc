@@ -41,6 +41,8 @@ constexpr int kTilesPerBlock = 4;        // score tiles per softmax update
 constexpr int kKeysPerBlock = kTilesPerBlock * kKeysPerTile;
 static_assert(kKeysPerTile == kPanelWidth, "a score tile spans one key panel");
 constexpr float kLog2e = 1.4426950408889634f;
+// The largest mask magnitude whose product with log2(e) stays finite (with a margin).
+constexpr float kMaxMask = 0.99f * std::numeric_limits<float>::max() / kLog2e;
 
 int RoundUp(int x, int m) { return (x + m - 1) / m * m; }
 
@@ -82,9 +84,17 @@ HWY_INLINE void ScaleAndMaskRow(V* s, float scale_log2, const MaskView& mask, in
   std::fill(m, m + kKeysPerTile, kNegInf);
   mask.Row(row, j0, keys_in_tile, m);
   const V neg_inf = hn::Set(d, kNegInf);
+  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
   const V log2e = hn::Set(d, kLog2e);
+  const V limit = hn::Set(d, kMaxMask);
   for (int h = 0; h < 2; ++h) {
-    const V mv = hn::Load(d, m + h * kLanes);
+    V mv = hn::Load(d, m + h * kLanes);
+    const V magnitude = hn::Abs(mv);
+    // A finite mask past ±kMaxMask (PyTorch's finfo(float32).min as "blocked", say) would
+    // overflow to ∓Infinity once scaled by log2(e); it becomes ±kMaxMask, still far below
+    // every ordinary score, as it is in the step-by-step path. NaN and ±Infinity stay.
+    const auto huge = hn::And(hn::Gt(magnitude, limit), hn::Lt(magnitude, inf));
+    mv = hn::IfThenElse(huge, hn::CopySign(limit, mv), mv);
     s[h] = hn::IfThenElse(hn::Eq(mv, neg_inf), neg_inf, hn::MulAdd(mv, log2e, s[h]));
   }
 }
