@@ -11,7 +11,10 @@ import * as onnxruntime from './peers/onnxruntime.js';
 import * as tfjs from './peers/tfjs.js';
 
 const PEERS = [tfjs, onnxruntime];
-const progress = (text) => process.stderr.write(`\r\x1b[K${text}`);
+// Progress on a terminal rewrites one line; elsewhere (a CI log, a file) each step is a line.
+const progress = process.stderr.isTTY
+  ? (text) => process.stderr.write(`\r\x1b[K${text}`)
+  : (text) => { if (text) process.stderr.write(`${text}\n`); };
 const gflops = (flops, ms) => flops / ms / 1e6;
 
 async function attentionRow(attn, c, index) {
@@ -146,8 +149,7 @@ for (const c of ATTENTION_CASES) rows.push(await attentionRow(attn, c, `${++inde
 rows.push(await multiHeadRow(attn, MHA_CASE, `${++index}/${total}`));
 progress(`[${++index}/${total}] memory at N=4096`);
 const memory = await memoryRow();
-progress('');
-process.stderr.write('\r\x1b[K');
+if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
 
 const labels = ['attention-wasm', 'plain JS', ...PEERS.map((p) => p.name)];
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, Node ${process.version}`;
