@@ -15,7 +15,7 @@ const v = randomTensor(random, [2, 6, 3]);
 const BAD_CALLS = [
   // [what, call, error class, message fragment]
   ['q is a string', () => attn.attention('q', k, v), TypeError, /^attention: q must be a tensor/],
-  ['q.data is a Float64Array', () => attn.attention({ data: new Float64Array(64), shape: [2, 4, 8] }, k, v), TypeError, /q\.data must be a Float32Array/],
+  ['q.data is a DataView', () => attn.attention({ data: new DataView(new ArrayBuffer(256)), shape: [2, 4, 8] }, k, v), TypeError, /q\.data must be a Float32Array \(or another numeric TypedArray or number array\), got a DataView/],
   ['k is null', () => attn.attention(q, null, v), TypeError, /^attention: k must be a tensor/],
   ['v nested with a string', () => attn.attention(q, k, [[1, 'x', 3]]), TypeError, /v\[0\]\[1\] must be a number/],
   ['v ragged', () => attn.attention(q, k, [[1, 2], [3]]), RangeError, /v is ragged/],

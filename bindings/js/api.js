@@ -4,7 +4,7 @@ import { makeMatmul } from './matmul.js';
 import { MultiHeadAttention, planMultiHeadConfig, planForward } from './multi_head.js';
 import { makePositional } from './positional.js';
 import { makeBlock } from './block.js';
-import { tensor, toNested } from './tensor.js';
+import { tensor, toNested, toTfjs, toOrt } from './tensor.js';
 import { describePlan, heapMaxBytes } from './memory.js';
 import { typeError, rangeError, describe } from './errors.js';
 import { VERSION } from './version.js';
@@ -62,6 +62,8 @@ export function createApi(module) {
     ...block,
     tensor,
     toNested,
+    toTfjs,
+    toOrt,
     estimateMemory,
     /**
      * Wasm memory: the heap's size now and the most it can grow to, the bytes malloc has

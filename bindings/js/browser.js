@@ -24,5 +24,5 @@ export async function init(options) {
   return createApi(await createAttentionModule(args));
 }
 
-export { tensor, toNested } from './tensor.js';
+export { tensor, toNested, toTfjs, toOrt } from './tensor.js';
 export { VERSION } from './version.js';

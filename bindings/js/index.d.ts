@@ -13,7 +13,18 @@ export type NestedNumbers = number | NestedNumbers[];
 export type NestedBooleans = boolean | NestedBooleans[];
 
 /** Anything a function accepts as a float tensor. */
-export type TensorLike = Tensor | NestedNumbers[];
+/** Numeric data accepted in a tensor: Float32Array is used as is, anything else converted once. */
+export type NumericData = Float32Array | Float64Array | Int8Array | Uint8Array | Uint8ClampedArray | Int16Array
+  | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array | number[];
+
+/**
+ * Anything a function takes as a tensor: `{ data, shape }` (any numeric data), nested number
+ * arrays, a TensorFlow.js `Tensor` (read with `dataSync()`) or an onnxruntime-web `Tensor`
+ * (`dims` and `data`). Non-Float32 data costs one conversion (a copy) per call.
+ */
+export type TensorLike = Tensor | { data: NumericData; shape: number[] } | NestedNumbers[]
+  | { shape: number[]; dtype: string; dataSync(): ArrayLike<number> }
+  | { dims: readonly number[]; type: string; data: unknown };
 
 /**
  * An attention mask, broadcast to the weights' shape `[..., Lq, Lk]` (PyTorch rules):
@@ -257,6 +268,16 @@ export interface AttentionWasm {
   /** Turns a tensor into nested arrays. */
   toNested(t: TensorLike): NestedNumbers;
   /**
+   * A TensorFlow.js tensor (float32) of `t`, made with your own `tf` module (this package
+   * does not depend on tfjs): `attn.toTfjs(result.output, tf)`.
+   */
+  toTfjs<T>(t: TensorLike, tf: { tensor(data: Float32Array, shape: number[], dtype: 'float32'): T }): T;
+  /**
+   * An onnxruntime-web tensor (float32) of `t`, made with your own `ort` module:
+   * `attn.toOrt(result.output, ort)`.
+   */
+  toOrt<T>(t: TensorLike, ort: { Tensor: new (type: 'float32', data: Float32Array, dims: number[]) => T }): T;
+  /**
    * Wasm memory: heap size now and the most it can grow to (2 GiB), bytes handed out by
    * malloc now, and the high-water mark of what malloc ever took from the heap (scratch
    * memory included).
@@ -317,5 +338,9 @@ export function init(options?: InitOptions): Promise<AttentionWasm>;
 export function tensor(data: Float32Array | number[], shape?: number[]): Tensor;
 /** Turns a tensor into nested arrays. */
 export function toNested(t: TensorLike): NestedNumbers;
+/** See {@link AttentionWasm.toTfjs}. */
+export function toTfjs<T>(t: TensorLike, tf: { tensor(data: Float32Array, shape: number[], dtype: 'float32'): T }): T;
+/** See {@link AttentionWasm.toOrt}. */
+export function toOrt<T>(t: TensorLike, ort: { Tensor: new (type: 'float32', data: Float32Array, dims: number[]) => T }): T;
 /** The package version. */
 export const VERSION: string;

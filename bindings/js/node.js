@@ -37,5 +37,5 @@ export async function init(options) {
   return defaultInstance;
 }
 
-export { tensor, toNested } from './tensor.js';
+export { tensor, toNested, toTfjs, toOrt } from './tensor.js';
 export { VERSION } from './version.js';

@@ -65,8 +65,37 @@ function flatten(x, out, offset) {
   return offset;
 }
 
+// Numeric data other than Float32Array that a tensor's `data` may be (converted once).
+function isNumericArray(data) {
+  return (ArrayBuffer.isView(data) && !(data instanceof DataView)) || (Array.isArray(data) && data.every((v) => typeof v === 'number'));
+}
+
+// Float32Array of numeric data (BigInt arrays through Number). Float32Arrays pass as they are.
+function asFloats(data) {
+  if (data instanceof Float32Array) return data;
+  return data instanceof BigInt64Array || data instanceof BigUint64Array ? Float32Array.from(data, Number) : Float32Array.from(data);
+}
+
 /**
- * Checks a float tensor (or nested number array) and returns { data: Float32Array, shape }.
+ * A tensor of another library as { data, shape }, or null: a TensorFlow.js Tensor (`shape`,
+ * `dtype`, `dataSync()`) or an onnxruntime-web Tensor (`dims`, `type`, `data`).
+ */
+function fromForeign(fn, name, x) {
+  if (typeof x.dataSync === 'function' && Array.isArray(x.shape) && typeof x.dtype === 'string') {
+    if (!['float32', 'int32', 'bool'].includes(x.dtype)) throw typeError(fn, `${name} is a tfjs tensor of dtype '${x.dtype}'; numbers are needed`);
+    return { data: asFloats(x.dataSync()), shape: x.shape.slice() };
+  }
+  if (Array.isArray(x.dims) && typeof x.type === 'string' && x.data !== undefined) {
+    if (x.type === 'string' || !ArrayBuffer.isView(x.data)) throw typeError(fn, `${name} is an onnxruntime tensor of type '${x.type}'; numbers are needed`);
+    return { data: asFloats(x.data), shape: x.dims.slice() };
+  }
+  return null;
+}
+
+/**
+ * Checks a float tensor and returns { data: Float32Array, shape }. Accepted: { data, shape }
+ * with Float32Array data (used as is) or any numeric TypedArray / number array (converted
+ * once), a nested number array, a TensorFlow.js or an onnxruntime-web Tensor.
  * `name` is the tensor's name in messages (q, k, v, ...).
  */
 export function toTensor(fn, name, x) {
@@ -79,15 +108,30 @@ export function toTensor(fn, name, x) {
   if (x === null || typeof x !== 'object') {
     throw typeError(fn, `${name} must be a tensor { data: Float32Array, shape } or a nested array, got ${describe(x)}`);
   }
-  if (!(x.data instanceof Float32Array)) {
-    throw typeError(fn, `${name}.data must be a Float32Array, got ${describe(x.data)}`);
+  const t = fromForeign(fn, name, x) ?? x;
+  if (!isNumericArray(t.data)) {
+    throw typeError(fn, `${name}.data must be a Float32Array (or another numeric TypedArray or number array), got ${describe(t.data)}`);
   }
-  checkShape(fn, name, x.shape);
-  const expected = sizeOf(x.shape);
-  if (x.data.length !== expected) {
-    throw rangeError(fn, `${name} has ${x.data.length} values but shape ${formatShape(x.shape)} needs ${expected}`);
+  checkShape(fn, name, t.shape);
+  const expected = sizeOf(t.shape);
+  if (t.data.length !== expected) {
+    throw rangeError(fn, `${name} has ${t.data.length} values but shape ${formatShape(t.shape)} needs ${expected}`);
   }
-  return { data: x.data, shape: x.shape.slice() };
+  return { data: asFloats(t.data), shape: t.shape.slice() };
+}
+
+/** A TensorFlow.js tensor of `t`, made with the caller's own `tf` module. */
+export function toTfjs(t, tf) {
+  const { data, shape } = toTensor('toTfjs', 'tensor', t);
+  if (tf === null || typeof tf?.tensor !== 'function') throw typeError('toTfjs', `tf must be the TensorFlow.js module (with tf.tensor), got ${describe(tf)}`);
+  return tf.tensor(data, shape, 'float32');
+}
+
+/** An onnxruntime-web tensor of `t`, made with the caller's own `ort` module. */
+export function toOrt(t, ort) {
+  const { data, shape } = toTensor('toOrt', 'tensor', t);
+  if (ort === null || typeof ort?.Tensor !== 'function') throw typeError('toOrt', `ort must be the onnxruntime-web module (with ort.Tensor), got ${describe(ort)}`);
+  return new ort.Tensor('float32', data, shape);
 }
 
 /**
