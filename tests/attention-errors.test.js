@@ -104,3 +104,14 @@ test('nested arrays with holes, an array that contains itself, and more than 64 
   assert.throws(() => attn.layerNorm({ data: new Float32Array(1), shape: [1], get extra() { throw new Error('never read'); } }, { eps: () => 1 }),
     { name: 'TypeError', message: 'layerNorm: eps must be a number, got a function' });
 });
+
+test('a length that lies and getters that change their answer cannot reach the heap', () => {
+  class Lying extends Float32Array { get length() { return 4; } }
+  const before = attn.memory().inUseBytes;
+  assert.throws(() => attn.layerNorm({ data: new Lying(4096), shape: [2, 2] }), { name: 'RangeError', message: 'layerNorm: x has 4096 values but shape [2, 2] needs 4' });
+  let reads = 0;
+  const shifty = { data: Float32Array.of(1, 2, 3, 4), get shape() { return ++reads >= 2 ? [2048, 2048] : [2, 2]; } };
+  assert.deepEqual(attn.applyRope(shifty).shape, [2, 2]);  // shape read once
+  assert.equal(reads, 1);
+  assert.equal(attn.memory().inUseBytes, before);
+});

@@ -207,3 +207,16 @@ test('padding past keyLengths may hold NaN or garbage: outputs equal the zero-pa
   }
   layer.dispose();
 });
+
+test('a per-head mask applies head by head without a batch axis, as with one', async () => {
+  const api = await init();
+  const mha = new api.MultiHeadAttention({ dModel: 4, numHeads: 2, seed: 1 });
+  const x = [[1, 2, 0, -1], [0.5, -1, 2, 1], [1, 1, 1, 1]];
+  const mask = [[[true, false, false], [true, true, false], [false, true, true]], [[true, true, true], [false, true, false], [true, false, true]]];
+  const unbatched = mha.forward(x, x, x, { mask }).output.data;
+  const batched = mha.forward([x], [x], [x], { mask: [mask] }).output.data;
+  assert.deepEqual(Array.from(unbatched), Array.from(batched));
+  const headZeroEverywhere = mha.forward(x, x, x, { mask: [mask[0], mask[0]] }).output.data;
+  assert.notDeepEqual(Array.from(unbatched), Array.from(headZeroEverywhere));
+  mha.dispose();
+});

@@ -107,7 +107,7 @@ export function headCall(heap, params, c, p) {
     wq: params.address('wq'), wk: params.address('wk'), wv: params.address('wv'), wo: params.address('wo'),
     bq: params.address('bq'), bk: params.address('bk'), bv: params.address('bv'), bo: params.address('bo'),
     ...(p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : { mask: 0, allowed: 0 }),
-    maskOffsets: p.maskPlan ? heap.ints(maskOffsets(p.maskPlan, [p.B, c.numHeads])) : 0,
+    maskOffsets: p.maskPlan ? heap.ints(maskOffsets(p.maskPlan, p.weightBatch)) : 0,  // the mask's own batch axes
     maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
     keyLengths: p.keyLengths ? heap.ints(p.keyLengths) : 0,
     causal: p.causal, causalOffset: p.causalOffset,

@@ -65,6 +65,9 @@ function flatten(x, out, offset) {
   return offset;
 }
 
+// %TypedArray%.prototype.length: the real length, whatever a subclass's `length` says.
+const typedArrayLength = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Int8Array.prototype), 'length').get;
+
 // Numeric data other than Float32Array that a tensor's `data` may be (converted once).
 function isNumericArray(data) {
   return (ArrayBuffer.isView(data) && !(data instanceof DataView)) || (Array.isArray(data) && data.every((v) => typeof v === 'number'));
@@ -108,16 +111,21 @@ export function toTensor(fn, name, x) {
   if (x === null || typeof x !== 'object') {
     throw typeError(fn, `${name} must be a tensor { data: Float32Array, shape } or a nested array, got ${describe(x)}`);
   }
-  const t = fromForeign(fn, name, x) ?? x;
+  // Each property is read once: a getter may not answer differently after the checks.
+  const t = fromForeign(fn, name, x) ?? { data: x.data, shape: x.shape };
   if (!isNumericArray(t.data)) {
     throw typeError(fn, `${name}.data must be a Float32Array (or another numeric TypedArray or number array), got ${describe(t.data)}`);
   }
   checkShape(fn, name, t.shape);
-  const expected = sizeOf(t.shape);
-  if (t.data.length !== expected) {
-    throw rangeError(fn, `${name} has ${t.data.length} values but shape ${formatShape(t.shape)} needs ${expected}`);
+  const shape = Array.from(t.shape);
+  const data = asFloats(t.data);
+  // The typed array's own length, not a subclass getter's: the heap copy uses the real one.
+  const length = typedArrayLength.call(data);
+  const expected = sizeOf(shape);
+  if (length !== expected) {
+    throw rangeError(fn, `${name} has ${length} values but shape ${formatShape(shape)} needs ${expected}`);
   }
-  return { data: asFloats(t.data), shape: t.shape.slice() };
+  return { data, shape };
 }
 
 /** A TensorFlow.js tensor of `t`, made with the caller's own `tf` module. */
