@@ -52,9 +52,11 @@ void LayerNormImpl(const float* x, int rows, int dim, const float* gamma, const 
 void ReluInPlace(float* x, size_t count) {
   const D d;
   size_t i = 0;
+  // NaN stays NaN on both paths (as PyTorch's relu): Max(0, NaN) keeps the NaN on x86 and
+  // wasm alike, and the tail tests for it (std::max(NaN, 0) would too, but not by contract).
   for (; i + kLanes <= count; i += kLanes)
-    hn::StoreU(hn::Max(hn::LoadU(d, x + i), hn::Zero(d)), d, x + i);
-  for (; i < count; ++i) x[i] = std::max(x[i], 0.0f);
+    hn::StoreU(hn::Max(hn::Zero(d), hn::LoadU(d, x + i)), d, x + i);
+  for (; i < count; ++i) x[i] = x[i] > 0.0f || std::isnan(x[i]) ? x[i] : 0.0f;
 }
 
 void AddIntoImpl(const float* a, const float* b, int count, float* out) {

@@ -134,3 +134,14 @@ test('Deep Sets pooling: sum, mean, max, and invariance to permuting the set', (
   assert.throws(() => attn.setPool(x, 'median'), (e) => e instanceof RangeError && /^setPool: op must be/.test(e.message));
   assert.throws(() => attn.setPool({ data: new Float32Array(0), shape: [0, 3] }, 'max'), (e) => e instanceof RangeError && /empty set/.test(e.message));
 });
+
+test('feedForward: ReLU keeps a NaN row NaN wherever it sits (SIMD body and scalar tail alike)', async () => {
+  const api = await init();
+  const o = { w1: [[0.44921875]], w2: [[0.26171875]] };
+  const x = [[NaN], [-3.25], [-1], [0], [-2.6875], [2]];  // NaN in the 4-lane body, the rest around it
+  const out = Array.from(api.feedForward(x, o).data);
+  assert.ok(Number.isNaN(out[0]), `row 0 is ${out[0]}`);
+  assert.deepEqual(out.slice(1, 5), [0, 0, 0, 0]);
+  assert.ok(Math.abs(out[5] - 2 * 0.44921875 * 0.26171875) < 1e-7);
+  assert.ok(Number.isNaN(api.feedForward([[1], [2], [3], [4], [NaN]], o).data[4]), 'NaN in the scalar tail');
+});
