@@ -50,10 +50,12 @@ test(`native core under libFuzzer + ASan/UBSan: ${seconds} s, reference checks, 
     `-max_total_time=${seconds}`, '-timeout=10', '-rss_limit_mb=2048', '-print_final_stats=1',
     `-artifact_prefix=${work}/`, join(work, 'corpus'),
   ];
+  const started = process.hrtime.bigint();
   const run = spawnSync(`${build}/fuzz_core`, args, {
     encoding: 'utf8', maxBuffer: 64 << 20, timeout: (seconds + 120) * 1000,
     env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1', UBSAN_OPTIONS: 'halt_on_error=1:print_stacktrace=1' },
   });
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
   const output = `${run.stdout}${run.stderr}`;
   const tail = output.split('\n').slice(-80).join('\n');
   assert.equal(run.error, undefined, `fuzz_core did not run: ${run.error}`);
@@ -68,6 +70,7 @@ test(`native core under libFuzzer + ASan/UBSan: ${seconds} s, reference checks, 
   assert.ok(done && units, `no final statistics in the output:\n${tail}`);
   const executions = Number(units[1]);
   assert.ok(executions >= seeds, `only ${executions} executions for ${seeds} seeds`);
-  console.log(`fuzz_core: ${executions} executions in ${seconds} s (${rate ? rate[1] : '?'} exec/s), ` +
+  console.log(`fuzz_core: ${executions} executions in ${elapsed.toFixed(1)} s (-max_total_time=${seconds}; ` +
+    `${rate ? rate[1] : '?'} exec/s), ` +
     `cov ${done[2]} edges, ft ${done[3]} features, corpus ${seeds} -> ${done[4]} inputs (${done[5]}), 0 crashes`);
 });

@@ -1,7 +1,7 @@
 // The public API object that init() resolves to. Shared by the Node and browser entries.
 import { makeAttention } from './attention.js';
 import { makeMatmul } from './matmul.js';
-import { MultiHeadAttention, planMultiHeadConfig, planForward } from './multi_head.js';
+import { MultiHeadAttention, planMultiHeadConfig, planForward, multiHeadConfigOf } from './multi_head.js';
 import { makePositional } from './positional.js';
 import { makeBlock } from './block.js';
 import { tensor, toNested, toTfjs, toOrt } from './tensor.js';
@@ -35,7 +35,7 @@ export function createApi(module) {
     ...blockEstimates,
     MultiHeadAttention: (config) => planMultiHeadConfig(config).memory,
     'MultiHeadAttention.forward': (layerOrConfig, query, key = query, value = key, options = {}) => {
-      const c = layerOrConfig instanceof MultiHeadAttention ? layerOrConfig.config : planMultiHeadConfig(layerOrConfig).c;
+      const c = multiHeadConfigOf(layerOrConfig) ?? planMultiHeadConfig(layerOrConfig).c;
       return planForward(module, c, query, key, value, options).memory;
     },
   };

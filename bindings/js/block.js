@@ -1,7 +1,7 @@
 // The transformer block around attention: layerNorm, feedForward, setPool, and
 // TransformerEncoderLayer (attention + FFN, each with a residual and a layer norm).
 import { typeError, rangeError, describe } from './errors.js';
-import { toTensor, formatShape, sizeOf, zeros } from './tensor.js';
+import { toTensor, formatShape, sizeOf, zeros, checkResultSize, intact } from './tensor.js';
 import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget, heapMaxBytes } from './memory.js';
 import { Parameters, seededRandom } from './parameters.js';
@@ -13,7 +13,7 @@ const POOLS = { sum: 0, mean: 1, max: 2 };
 
 function checkActivation(fn, activation) {
   if (typeof activation !== 'string') throw typeError(fn, `activation must be 'relu' or 'gelu', got ${describe(activation)}`);
-  if (!(activation in ACTIVATIONS)) throw rangeError(fn, `activation must be 'relu' or 'gelu', got '${activation}'`);
+  if (!Object.hasOwn(ACTIVATIONS, activation)) throw rangeError(fn, `activation must be 'relu' or 'gelu', got '${activation}'`);
   return ACTIVATIONS[activation];
 }
 
@@ -57,7 +57,7 @@ export function makeBlock(module) {
     const gamma = optionalVector(fn, 'gamma', options.gamma, d);
     const beta = optionalVector(fn, 'beta', options.beta, d);
     const eps = checkEps(fn, options.eps ?? 1e-5);
-    const rows = d === 0 ? 0 : x.data.length / d;
+    const rows = d === 0 ? 0 : sizeOf(x.shape) / d;
     const memory = new MemoryPlan(fn);
     if (rows > 0) {
       memory.tensor('x', x.shape);  // normalised in place
@@ -71,12 +71,12 @@ export function makeBlock(module) {
   function layerNorm(xIn, options = {}) {
     const fn = 'layerNorm';
     const { x, d, gamma, beta, eps, rows, memory } = planLayerNorm(xIn, options);
-    if (rows === 0) return { data: new Float32Array(x.data.length), shape: x.shape };
+    if (rows === 0) return { data: new Float32Array(sizeOf(x.shape)), shape: x.shape };
     checkBudget(module, memory);
     return run(fn, (heap) => {
       const xa = heap.floats(x.data);
       module._layerNorm(xa, rows, d, gamma ? heap.floats(gamma) : 0, beta ? heap.floats(beta) : 0, eps, xa);
-      return { data: heap.read(xa, x.data.length), shape: x.shape };
+      return { data: heap.read(xa, sizeOf(x.shape)), shape: x.shape };
     });
   }
 
@@ -94,7 +94,7 @@ export function makeBlock(module) {
     const b1 = optionalVector(fn, 'b1', options.b1, dFF);
     const b2 = optionalVector(fn, 'b2', options.b2, dModel);
     const activation = checkActivation(fn, options.activation ?? 'relu');
-    const rows = dModel === 0 ? 0 : x.data.length / dModel;
+    const rows = dModel === 0 ? 0 : sizeOf(x.shape) / dModel;
     const memory = new MemoryPlan(fn);
     const empty = rows === 0 || dFF === 0;
     if (!empty) {
@@ -110,14 +110,17 @@ export function makeBlock(module) {
   function feedForward(xIn, options) {
     const fn = 'feedForward';
     const { x, w1, w2, b1, b2, dModel, dFF, activation, rows, empty, memory } = planFeedForward(xIn, options);
-    if (empty) return { data: new Float32Array(x.data.length).map((_, i) => (b2 ? b2[i % dModel] : 0)), shape: x.shape };
+    if (empty) {
+      if (b2) intact(fn, b2);
+      return { data: new Float32Array(sizeOf(x.shape)).map((_, i) => (b2 ? b2[i % dModel] : 0)), shape: x.shape };
+    }
     checkBudget(module, memory);
     return run(fn, (heap) => {
-      const out = heap.alloc(x.data.length);
+      const out = heap.alloc(sizeOf(x.shape));
       const status = module._feedForward(heap.floats(x.data), rows, dModel, dFF, heap.floats(w1.data), b1 ? heap.floats(b1) : 0,
         heap.floats(w2.data), b2 ? heap.floats(b2) : 0, activation, out);
       if (status !== 0) throw rangeError(fn, `the core rejected the call: ${module._statusMessage(status)}`);
-      return { data: heap.read(out, x.data.length), shape: x.shape };
+      return { data: heap.read(out, sizeOf(x.shape)), shape: x.shape };
     });
   }
 
@@ -126,7 +129,7 @@ export function makeBlock(module) {
     const fn = 'setPool';
     const x = toTensor(fn, 'x', xIn);
     if (typeof op !== 'string') throw typeError(fn, `op must be 'sum', 'mean' or 'max', got ${describe(op)}`);
-    if (!(op in POOLS)) throw rangeError(fn, `op must be 'sum', 'mean' or 'max', got '${op}'`);
+    if (!Object.hasOwn(POOLS, op)) throw rangeError(fn, `op must be 'sum', 'mean' or 'max', got '${op}'`);
     if (x.shape.length < 2) throw rangeError(fn, `x must have shape [..., n, d], got ${formatShape(x.shape)}`);
     const [n, d] = x.shape.slice(-2);
     const lead = x.shape.slice(0, -2);
@@ -136,6 +139,7 @@ export function makeBlock(module) {
     const empty = sets === 0 || d === 0 || n === 0;
     const memory = new MemoryPlan(fn);
     if (!empty) memory.tensor('x', x.shape).tensor('output', shape);
+    else checkResultSize(fn, 'output', shape, heapMaxBytes(module));  // zeros, made in JS
     return { x, op, n, d, shape, sets, empty, memory };
   }
 
@@ -187,59 +191,80 @@ export function makeBlock(module) {
     return p;
   }
 
+  // The config of a TransformerEncoderLayer of this module, or null for anything else.
+  let configOf;
+
+  // A method called on something that is not a TransformerEncoderLayer (method.call(other)).
+  const receiver = (self, method) => {
+    if (configOf(self) === null) {
+      throw typeError(`TransformerEncoderLayer.${method}`, `called on ${describe(self)}, which is not a TransformerEncoderLayer`);
+    }
+  };
+
   class TransformerEncoderLayer {
+    #config;
+    #params;
+
+    static {
+      configOf = (x) => (x !== null && typeof x === 'object' && #config in x ? x.#config : null);
+    }
+
     /**
      * @param {{ dModel: number, numHeads: number, dFF: number, norm?: 'pre' | 'post', activation?: 'relu' | 'gelu', seed?: number, bias?: boolean, eps?: number, numKvHeads?: number }} config
      */
     constructor(config) {
       const fn = 'TransformerEncoderLayer';
       const { c, shapes } = planLayerConfig(config);
-      this.config = c;
+      this.#config = c;
       Object.assign(this, { dModel: c.dModel, numHeads: c.numHeads, dFF: c.dFF, norm: c.norm });
-      this.params = new Parameters(module, fn, shapes);
+      this.#params = new Parameters(module, fn, shapes);
       const random = seededRandom(c.seed);
-      initHeadWeights(this.params, c, random);
-      this.params.xavier('w1', random);
-      this.params.xavier('w2', random);
-      for (const name of ['b1', 'b2', 'ln1Beta', 'ln2Beta']) this.params.fill(name, 0);
-      for (const name of ['ln1Gamma', 'ln2Gamma']) this.params.fill(name, 1);
+      initHeadWeights(this.#params, c, random);
+      this.#params.xavier('w1', random);
+      this.#params.xavier('w2', random);
+      for (const name of ['b1', 'b2', 'ln1Beta', 'ln2Beta']) this.#params.fill(name, 0);
+      for (const name of ['ln1Gamma', 'ln2Gamma']) this.#params.fill(name, 1);
     }
 
     /** Replaces any weights: wq, wk, wv, wo, bq, bk, bv, bo, ln1Gamma, ln1Beta, ln2Gamma, ln2Beta, w1, b1, w2, b2. */
     setWeights(weights) {
-      checkKeys('TransformerEncoderLayer.setWeights', 'weights', weights, Object.keys(this.params.shapes));
-      this.params.set('setWeights', weights);
+      receiver(this, 'setWeights');
+      checkKeys('TransformerEncoderLayer.setWeights', 'weights', weights, Object.keys(this.#params.shapes));
+      this.#params.set('setWeights', weights);
     }
 
     getWeights() {
-      return this.params.get('getWeights');
+      receiver(this, 'getWeights');
+      return this.#params.get('getWeights');
     }
 
     /** x: [B?, L, dModel] → [B?, L, dModel]. */
     forward(x, options = {}) {
       const fn = 'TransformerEncoderLayer.forward';
-      this.params.check('forward');
-      const c = this.config;
+      receiver(this, 'forward');
+      this.#params.check('forward');
+      const c = this.#config;
       const p = planLayerForward(c, x, options);
       const shape = p.query.shape;
       if (p.B === 0 || p.seqQ === 0) return { data: new Float32Array(0), shape };
       checkBudget(module, p.memory);
       return run(fn, (heap) => {
-        const attention = headCall(heap, this.params, c, p);
-        const out = heap.alloc(p.query.data.length);
-        const a = (name) => this.params.address(name);
+        const attention = headCall(heap, this.#params, c, p);
+        const out = heap.alloc(sizeOf(p.query.shape));
+        const a = (name) => this.#params.address(name);
         const status = module._encoderLayer({
           attention, preNorm: c.preNorm, eps: c.eps,
           ln1Gamma: a('ln1Gamma'), ln1Beta: a('ln1Beta'), ln2Gamma: a('ln2Gamma'), ln2Beta: a('ln2Beta'),
           dFF: c.dFF, w1: a('w1'), b1: a('b1'), w2: a('w2'), b2: a('b2'), activation: c.activation, out,
         });
         if (status !== 0) throw rangeError(fn, `the core rejected the call: ${module._statusMessage(status)}`);
-        return { data: heap.read(out, p.query.data.length), shape };
+        return { data: heap.read(out, sizeOf(p.query.shape)), shape };
       });
     }
 
     dispose() {
-      this.params.dispose();
+      receiver(this, 'dispose');
+      this.#params.dispose();
     }
   }
 
@@ -249,7 +274,7 @@ export function makeBlock(module) {
     setPool: (...args) => planSetPool(...args).memory,
     TransformerEncoderLayer: (config) => planLayerConfig(config).memory,
     'TransformerEncoderLayer.forward': (layerOrConfig, x, options = {}) => {
-      const c = layerOrConfig instanceof TransformerEncoderLayer ? layerOrConfig.config : planLayerConfig(layerOrConfig).c;
+      const c = configOf(layerOrConfig) ?? planLayerConfig(layerOrConfig).c;
       return planLayerForward(c, x, options).memory;
     },
   };

@@ -5,14 +5,14 @@ import { typeError, rangeError, describe } from './errors.js';
 /** `value` must be an integer >= 1. */
 export function positiveInteger(fn, name, value) {
   if (typeof value !== 'number') throw typeError(fn, `${name} must be a number, got ${describe(value)}`);
-  if (!Number.isInteger(value) || value < 1) throw rangeError(fn, `${name} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 1) throw rangeError(fn, `${name} must be a positive integer (at most 2^53 - 1), got ${value}`);
   return value;
 }
 
 /** `value` must be an integer >= 0. */
 export function nonNegativeInteger(fn, name, value) {
   if (typeof value !== 'number') throw typeError(fn, `${name} must be a number, got ${describe(value)}`);
-  if (!Number.isInteger(value) || value < 0) throw rangeError(fn, `${name} must be a non-negative integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 0) throw rangeError(fn, `${name} must be a non-negative integer (at most 2^53 - 1), got ${value}`);
   return value;
 }
 

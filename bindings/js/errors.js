@@ -6,9 +6,9 @@ export function typeError(fn, message) {
   return new TypeError(`${fn}: ${message}`);
 }
 
-/** @param {string} fn @param {string} message */
-export function rangeError(fn, message) {
-  return new RangeError(`${fn}: ${message}`);
+/** @param {string} fn @param {string} message @param {ErrorOptions} [options] */
+export function rangeError(fn, message, options) {
+  return new RangeError(`${fn}: ${message}`, options);
 }
 
 /** Describes a value for an error message: its type, or its class for objects. */
@@ -30,4 +30,11 @@ function className(value) {
   } catch {
     return 'Object';
   }
+}
+
+/** A value as it reads in a message: numbers and strings as they are, anything else described. */
+export function show(value) {
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return `'${value.length > 40 ? `${value.slice(0, 40)}…` : value}'`;
+  return describe(value);
 }

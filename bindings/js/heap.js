@@ -3,6 +3,7 @@
 // when a call fails. Heap views are re-read after every call that can grow memory.
 // Callers check their MemoryPlan (memory.js) first; the checks here are the last guard.
 import { formatBytes, heapMaxBytes } from './memory.js';
+import { intact } from './tensor.js';
 
 export class HeapScope {
   /**
@@ -44,16 +45,16 @@ export class HeapScope {
     });
   }
 
-  /** Allocates room for a Float32Array and copies it in. */
+  /** Allocates room for a Float32Array and copies it in (its real length, checked intact). */
   floats(data) {
-    const address = this.alloc(data.length);
+    const address = this.alloc(intact(this.fn, data));
     this.module.HEAPF32.set(data, address >> 2);
     return address;
   }
 
   /** Allocates room for an Int32Array and copies it in. */
   ints(data) {
-    const address = this.alloc(data.length);
+    const address = this.alloc(intact(this.fn, data));
     this.module.HEAP32.set(data, address >> 2);
     return address;
   }

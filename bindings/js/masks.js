@@ -1,7 +1,7 @@
 // Masks shared by attention() and MultiHeadAttention.forward(): checking a mask against the
 // weights' shape, laying it out in the heap, key lengths, and DynamicViT keep-masks.
-import { typeError, rangeError, describe } from './errors.js';
-import { toMask, formatShape, sizeOf, broadcastStrides } from './tensor.js';
+import { typeError, rangeError, describe, show } from './errors.js';
+import { toMask, formatShape, sizeOf, broadcastStrides, intact, typedArrayKind, lengthOf } from './tensor.js';
 
 // Marks masks this module built itself (already checked and converted).
 const CHECKED = Symbol('checked mask');
@@ -66,6 +66,7 @@ export function maskOffsets(plan, batch) {
 export function writeMask(heap, plan, seqK) {
   const { mask, maskK, blockSize, blocks } = plan;
   const total = blockSize * blocks;
+  intact(heap.fn, mask.data);
   const address = mask.boolean ? heap.allocBytes(total) : heap.alloc(total);
   const out = mask.boolean
     ? heap.module.HEAPU8.subarray(address, address + total)
@@ -83,16 +84,21 @@ export function checkKeyLengths(fn, keyLengths, batch, seqK) {
     throw typeError(fn, `options.keyLengths must be an array of integers, got ${describe(keyLengths)}`);
   }
   const expected = batch.length > 0 ? batch[0] : 1;
-  if (values.length !== expected) {
-    throw rangeError(fn, `options.keyLengths has ${values.length} entries but the batch ${formatShape(batch)} needs ${expected} (one per sequence)`);
+  // The length and each entry are read once, by index (a typed array's real length).
+  const count = typedArrayKind(values) !== undefined ? lengthOf(values) : values.length;
+  if (count !== expected) {
+    throw rangeError(fn, `options.keyLengths has ${show(count)} entries but the batch ${formatShape(batch)} needs ${expected} (one per sequence)`);
   }
-  return Int32Array.from(values, (n, i) => {
+  const lengths = new Int32Array(expected);
+  for (let i = 0; i < expected; i++) {
+    const n = values[i];
     if (typeof n !== 'number') throw typeError(fn, `options.keyLengths[${i}] must be a number, got ${describe(n)}`);
     if (!Number.isInteger(n) || n < 0 || n > seqK) {
       throw rangeError(fn, `options.keyLengths[${i}] is ${n}; it must be an integer in [0, ${seqK}]`);
     }
-    return n;
-  });
+    lengths[i] = n;
+  }
+  return lengths;
 }
 
 // Offset function of a right-aligned, broadcasting tensor of `shape` for a multi-index of
@@ -121,7 +127,7 @@ export function keepMaskToMask(fn, keepInput, maskInput, batch, seqQ, seqK) {
   if (keepLead.length > batch.length || keepLead.some((d, i) => d !== 1 && d !== batch[batch.length - keepLead.length + i])) {
     throw rangeError(fn, `keepMask ${formatShape(keep.shape)} does not broadcast to the batch ${formatShape(batch)}`);
   }
-  for (let i = 0; i < keep.data.length; i++) {
+  for (let i = 0, n = sizeOf(keep.shape); i < n; i++) {
     if (keep.data[i] !== 0 && keep.data[i] !== 1) throw rangeError(fn, `keepMask values must be 0 or 1, got ${keep.data[i]} at ${i}`);
   }
   const user = maskInput === undefined || maskInput === null ? null : toMask(fn, 'mask', maskInput);
@@ -132,6 +138,8 @@ export function keepMaskToMask(fn, keepInput, maskInput, batch, seqQ, seqK) {
   const additive = user !== null && !user.boolean;
   const blocks = sizeOf(batch);
   const build = () => {
+    intact(fn, keep.data);
+    if (user) intact(fn, user.data);
     const data = additive ? new Float32Array(blocks * L * L) : new Uint8Array(blocks * L * L);
     const index = new Array(batch.length).fill(0);
     for (let b = 0; b < blocks; b++) {

@@ -1,13 +1,13 @@
 // attn.matmul(a, b): the projection X·W of the course material (row-vector convention).
 import { rangeError } from './errors.js';
-import { toTensor, formatShape, sizeOf, zeros } from './tensor.js';
+import { toTensor, formatShape, sizeOf, zeros, checkResultSize } from './tensor.js';
 import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget, heapMaxBytes } from './memory.js';
 
 const FN = 'matmul';
 
 // Checks a [..., m, k] and b [k, n]; touches no wasm memory.
-function plan(aIn, bIn) {
+function plan(module, aIn, bIn) {
   const a = toTensor(FN, 'a', aIn);
   const b = toTensor(FN, 'b', bIn);
   if (a.shape.length < 1) throw rangeError(FN, `a must have shape [..., m, k], got ${formatShape(a.shape)}`);
@@ -17,7 +17,9 @@ function plan(aIn, bIn) {
   if (bRows !== inner) throw rangeError(FN, `b has ${bRows} rows but a has ${inner} columns (k must match)`);
   const outShape = [...a.shape.slice(0, -1), cols];
   const rows = sizeOf(a.shape.slice(0, -1));
-  return { a, b, rows, inner, cols, outShape, empty: rows === 0 || cols === 0 || inner === 0 };
+  const empty = rows === 0 || cols === 0 || inner === 0;
+  if (empty) checkResultSize(FN, 'output', outShape, heapMaxBytes(module));  // zeros, made in JS
+  return { a, b, rows, inner, cols, outShape, empty };
 }
 
 function memoryPlan(module, p) {
@@ -33,7 +35,7 @@ function memoryPlan(module, p) {
  */
 export function makeMatmul(module) {
   function matmul(aIn, bIn) {
-    const p = plan(aIn, bIn);
+    const p = plan(module, aIn, bIn);
     if (p.empty) return zeros(FN, 'output', p.outShape, heapMaxBytes(module));
     checkBudget(module, memoryPlan(module, p));
     const heap = new HeapScope(module, FN);
@@ -46,5 +48,5 @@ export function makeMatmul(module) {
       heap.release();
     }
   }
-  return { matmul, estimate: (a, b) => memoryPlan(module, plan(a, b)) };
+  return { matmul, estimate: (a, b) => memoryPlan(module, plan(module, a, b)) };
 }

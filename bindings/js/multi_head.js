@@ -170,7 +170,19 @@ export function planForward(module, c, query, key, value, options) {
   return p;
 }
 
+// The config of a MultiHeadAttention, or null for anything else (a brand check that no
+// caller-made object passes, for estimateMemory).
+let configOf;
+
 export class MultiHeadAttention {
+  #module;
+  #config;
+  #params;
+
+  static {
+    configOf = (x) => (x !== null && typeof x === 'object' && #config in x ? x.#config : null);
+  }
+
   /**
    * @param {object} module the Emscripten module (bound by init)
    * @param {{ dModel: number, numHeads: number, kDim?: number, vDim?: number, bias?: boolean, seed?: number, numKvHeads?: number }} config
@@ -178,22 +190,24 @@ export class MultiHeadAttention {
   constructor(module, config) {
     const fn = 'MultiHeadAttention';
     const { c, shapes } = planMultiHeadConfig(config);
-    this.module = module;
-    this.config = c;
+    this.#module = module;
+    this.#config = c;
     Object.assign(this, { dModel: c.dModel, numHeads: c.numHeads, numKvHeads: c.numKvHeads, headDim: c.headDim, kDim: c.kDim, vDim: c.vDim });
-    this.params = new Parameters(module, fn, shapes);
-    initHeadWeights(this.params, c, seededRandom(c.seed));
+    this.#params = new Parameters(module, fn, shapes);
+    initHeadWeights(this.#params, c, seededRandom(c.seed));
   }
 
   /** Replaces any of { wq, wk, wv, wo, bq, bk, bv, bo }; shapes are checked first. */
   setWeights(weights) {
-    checkKeys('MultiHeadAttention.setWeights', 'weights', weights, Object.keys(this.params.shapes));
-    this.params.set('setWeights', weights);
+    receiver(this, 'setWeights');
+    checkKeys('MultiHeadAttention.setWeights', 'weights', weights, Object.keys(this.#params.shapes));
+    this.#params.set('setWeights', weights);
   }
 
   /** Copies the weights out: { wq, wk, wv, wo, bq?, bk?, bv?, bo? }. */
   getWeights() {
-    return this.params.get('getWeights');
+    receiver(this, 'getWeights');
+    return this.#params.get('getWeights');
   }
 
   /**
@@ -201,16 +215,18 @@ export class MultiHeadAttention {
    */
   forward(query, key = query, value = key, options = {}) {
     const fn = 'MultiHeadAttention.forward';
-    this.params.check('forward');
-    const c = this.config;
-    const p = planForward(this.module, c, query, key, value, options);
+    receiver(this, 'forward');
+    this.#params.check('forward');
+    const c = this.#config;
+    const module = this.#module;
+    const p = planForward(module, c, query, key, value, options);
     const { trace, wantWeights, outShape } = p;
     const lead = p.batched ? [p.B] : [];
     if (p.B === 0 || p.seqQ === 0) return { output: { data: new Float32Array(0), shape: outShape } };
-    checkBudget(this.module, p.memory);
-    const heap = new HeapScope(this.module, fn);
+    checkBudget(module, p.memory);
+    const heap = new HeapScope(module, fn);
     try {
-      const call = headCall(heap, this.params, c, p);
+      const call = headCall(heap, this.#params, c, p);
       const weightCount = p.B * c.numHeads * p.seqQ * p.seqK;
       call.out = heap.alloc(sizeOf(outShape));
       if (wantWeights) call.attentionWeights = heap.alloc(weightCount);
@@ -220,8 +236,8 @@ export class MultiHeadAttention {
         call.vProj = heap.alloc(p.B * p.seqK * c.kvWidth);
         call.concat = heap.alloc(p.B * p.seqQ * c.dModel);
       }
-      const status = this.module._multiHead(call);
-      if (status !== 0) throw rangeError(fn, `the core rejected the call: ${this.module._statusMessage(status)}`);
+      const status = module._multiHead(call);
+      if (status !== 0) throw rangeError(fn, `the core rejected the call: ${module._statusMessage(status)}`);
       const result = { output: { data: heap.read(call.out, sizeOf(outShape)), shape: outShape } };
       if (wantWeights) {
         const all = heap.read(call.attentionWeights, weightCount);
@@ -248,6 +264,16 @@ export class MultiHeadAttention {
 
   /** Frees the weights' wasm memory; the object cannot be used afterwards. */
   dispose() {
-    this.params.dispose();
+    receiver(this, 'dispose');
+    this.#params.dispose();
   }
 }
+
+// A method called on something that is not a MultiHeadAttention (method.call(other)).
+function receiver(self, method) {
+  if (configOf(self) === null) {
+    throw typeError(`MultiHeadAttention.${method}`, `called on ${describe(self)}, which is not a MultiHeadAttention`);
+  }
+}
+
+export { configOf as multiHeadConfigOf };

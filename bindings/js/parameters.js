@@ -1,7 +1,7 @@
 // Named weight tensors that live in wasm memory for the lifetime of a layer object:
 // allocated once, overwritten by setWeights, read back by getWeights, freed by dispose.
 import { typeError, rangeError, describe } from './errors.js';
-import { toTensor, formatShape, sizeOf } from './tensor.js';
+import { toTensor, formatShape, sizeOf, intact } from './tensor.js';
 import { MemoryPlan, checkBudget, formatBytes } from './memory.js';
 
 // Frees a layer's wasm memory if its JS object is collected without dispose().
@@ -87,7 +87,7 @@ export class Parameters {
     const checked = [];
     for (const [name, value] of Object.entries(weights)) {
       if (value === undefined) continue;
-      if (!(name in this.shapes)) {
+      if (!Object.hasOwn(this.shapes, name)) {
         throw rangeError(`${this.owner}.${method}`, `unknown weight '${name}' (this layer has: ${Object.keys(this.shapes).join(', ')})`);
       }
       const t = toTensor(`${this.owner}.${method}`, name, value);
@@ -97,6 +97,8 @@ export class Parameters {
       }
       checked.push([name, t.data]);
     }
+    // All or nothing: a later weight's getter may have detached an earlier one's buffer.
+    for (const [, data] of checked) intact(`${this.owner}.${method}`, data);
     for (const [name, data] of checked) this.view(name).set(data);
   }
 

@@ -1,6 +1,6 @@
 // Positional encodings: sinusoidal, learned tables, RoPE, ALiBi, graph-Laplacian eigenvectors.
-import { typeError, rangeError, describe } from './errors.js';
-import { toTensor, formatShape, sizeOf } from './tensor.js';
+import { typeError, rangeError, describe, show } from './errors.js';
+import { toTensor, formatShape, sizeOf, intact } from './tensor.js';
 import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget } from './memory.js';
 import { positiveInteger, nonNegativeInteger, checkKeys } from './checks.js';
@@ -55,8 +55,10 @@ export function makePositional(module) {
     const [L, d] = x.shape.slice(-2);
     if (table.shape[1] !== d) throw rangeError(fn, `table has ${table.shape[1]} columns but x has ${d}`);
     if (table.shape[0] < offset + L) throw rangeError(fn, `table has ${table.shape[0]} positions but x needs ${offset + L} (offset ${offset} + L ${L})`);
-    const out = new Float32Array(x.data.length);
-    for (let i = 0; i < x.data.length; i++) out[i] = x.data[i] + table.data[offset * d + (i % (L * d))];
+    const count = intact(fn, x.data);
+    intact(fn, table.data);
+    const out = new Float32Array(count);
+    for (let i = 0; i < count; i++) out[i] = x.data[i] + table.data[offset * d + (i % (L * d))];
     return { data: out, shape: x.shape };
   }
 
@@ -73,14 +75,17 @@ export function makePositional(module) {
     if (dim % 2 !== 0) throw rangeError(fn, `x has ${dim} features; RoPE rotates pairs, so dim must be even`);
     const base = checkBase(fn, options.base ?? 10000);
     let positions = null;
-    if (options.positions !== undefined) {
-      const pos = options.positions;
+    const pos = options.positions;
+    if (pos !== undefined) {
       if (!Array.isArray(pos) && !ArrayBuffer.isView(pos)) throw typeError(fn, `options.positions must be an array of numbers, got ${describe(pos)}`);
-      if (pos.length !== L) throw rangeError(fn, `options.positions has ${pos.length} entries but x has L = ${L}`);
-      positions = Float32Array.from(pos, (value, i) => {
-        if (typeof value !== 'number' || !Number.isFinite(value)) throw rangeError(fn, `options.positions[${i}] must be a finite number, got ${value}`);
-        return value;
-      });
+      const count = pos.length;  // read once; each entry too, by index
+      if (count !== L) throw rangeError(fn, `options.positions has ${show(count)} entries but x has L = ${L}`);
+      positions = new Float32Array(L);
+      for (let i = 0; i < L; i++) {
+        const value = pos[i];
+        if (typeof value !== 'number' || !Number.isFinite(value)) throw rangeError(fn, `options.positions[${i}] must be a finite number, got ${show(value)}`);
+        positions[i] = value;
+      }
     }
     const rows = sizeOf(x.shape.slice(0, -1));
     const memory = new MemoryPlan(fn);
@@ -91,14 +96,14 @@ export function makePositional(module) {
   function applyRope(xIn, options = {}) {
     const fn = 'applyRope';
     const { x, L, dim, base, positions, rows, memory } = planRope(xIn, options);
-    if (rows === 0 || dim === 0) return { data: new Float32Array(x.data.length), shape: x.shape };
+    if (rows === 0 || dim === 0) return { data: new Float32Array(sizeOf(x.shape)), shape: x.shape };
     checkBudget(module, memory);
     const perRow = new Float32Array(rows);
     for (let r = 0; r < rows; r++) perRow[r] = positions ? positions[r % L] : r % L;
     return run(fn, (heap) => {
       const xAddress = heap.floats(x.data);
       module._rope(xAddress, rows, dim, heap.floats(perRow), base, options.interleaved === true, xAddress);
-      return { data: heap.read(xAddress, x.data.length), shape: x.shape };
+      return { data: heap.read(xAddress, sizeOf(x.shape)), shape: x.shape };
     });
   }
 
@@ -149,32 +154,37 @@ export function makePositional(module) {
     if (k > n - 1) throw rangeError(fn, `k is ${k} but a graph of ${n} nodes has only ${n - 1} non-trivial eigenvectors`);
     const edges = graph.edges ?? [];
     if (!Array.isArray(edges)) throw typeError(fn, `graph.edges must be an array of [a, b] pairs, got ${describe(edges)}`);
-    const flat = new Int32Array(edges.length * 2);
-    edges.forEach((edge, e) => {
+    // By index, each entry read once (a hole is no edge; a Proxy may not change its answer).
+    const count = edges.length;
+    if (!Number.isInteger(count) || count < 0 || count > 2 ** 28) throw rangeError(fn, `graph.edges has length ${show(count)}; an array length is needed`);
+    const flat = new Int32Array(count * 2);
+    for (let e = 0; e < count; e++) {
+      const edge = edges[e];
       if (!Array.isArray(edge) || edge.length !== 2) throw typeError(fn, `graph.edges[${e}] must be a pair [a, b], got ${describe(edge)}`);
-      edge.forEach((node, s) => {
-        if (!Number.isInteger(node) || node < 0 || node >= n) throw rangeError(fn, `graph.edges[${e}][${s}] is ${node}; nodes are integers in [0, ${n - 1}]`);
+      for (let s = 0; s < 2; s++) {
+        const node = edge[s];
+        if (!Number.isInteger(node) || node < 0 || node >= n) throw rangeError(fn, `graph.edges[${e}][${s}] is ${show(node)}; nodes are integers in [0, ${n - 1}]`);
         flat[2 * e + s] = node;
-      });
-    });
+      }
+    }
     const shape = [n, k];
     const memory = new MemoryPlan(fn);
     if (k > 0) {
-      memory.tensor('edges', [edges.length, 2]).tensor('eigenvectors', shape).tensor('eigenvalues', [k])
+      memory.tensor('edges', [count, 2]).tensor('eigenvectors', shape).tensor('eigenvalues', [k])
         .scratch(`Laplacian [${n}, ${n}] (float64) and eigensolver`, () => module._laplacianScratch(n));
     }
-    return { n, k, flat, edges, shape, memory };
+    return { n, k, flat, count, shape, memory };
   }
 
   function laplacianEncoding(graph, kIn) {
     const fn = 'laplacianEncoding';
-    const { n, k, flat, edges, shape, memory } = planLaplacian(graph, kIn);
+    const { n, k, flat, count, shape, memory } = planLaplacian(graph, kIn);
     if (k === 0) return { data: new Float32Array(0), shape, eigenvalues: new Float32Array(0) };
     checkBudget(module, memory);
     return run(fn, (heap) => {
       const vectors = heap.alloc(n * k);
       const values = heap.alloc(k);
-      const status = module._laplacian(n, heap.ints(flat), edges.length, k, vectors, values);
+      const status = module._laplacian(n, heap.ints(flat), count, k, vectors, values);
       if (status !== 0) throw rangeError(fn, `the core rejected the call: ${module._statusMessage(status)}`);
       return { data: heap.read(vectors, n * k), shape, eigenvalues: heap.read(values, k) };
     });

@@ -1,13 +1,13 @@
 // Tensors: { data: Float32Array, shape: number[] }, row-major. Every public function also
 // accepts nested arrays ([[1, 2], [3, 4]]); these helpers check and convert inputs before
 // anything touches wasm memory.
-import { typeError, rangeError, describe } from './errors.js';
+import { typeError, rangeError, describe, show } from './errors.js';
 
-/** Product of the dims of `shape`. */
+/** Product of the dims of `shape` (0 if any dim is 0, even beside a dim of 1e308). */
 export function sizeOf(shape) {
   let n = 1;
   for (const dim of shape) n *= dim;
-  return n;
+  return shape.includes(0) ? 0 : n;
 }
 
 /** Formats a shape as [2, 3, 4] for messages. */
@@ -18,79 +18,168 @@ export function formatShape(shape) {
 // The most dims a tensor may have (PyTorch allows 64 too).
 const MAX_RANK = 64;
 
-/** Checks a shape: an array of at most MAX_RANK non-negative integers. */
-export function checkShape(fn, name, shape) {
+/**
+ * Checks a shape and returns a copy of it: an array of at most MAX_RANK non-negative integers.
+ * Its length and each dim are read once, by index (an Array subclass's iterator or a Proxy
+ * cannot answer differently later).
+ */
+export function readShape(fn, name, shape) {
   if (!Array.isArray(shape)) throw typeError(fn, `${name}.shape must be an array of dims, got ${describe(shape)}`);
-  if (shape.length > MAX_RANK) throw rangeError(fn, `${name}.shape has ${shape.length} dims; at most ${MAX_RANK} are supported`);
-  shape.forEach((dim, axis) => {
+  const rank = shape.length;
+  if (!Number.isInteger(rank) || rank < 0) throw rangeError(fn, `${name}.shape has length ${show(rank)}; an array length is needed`);
+  if (rank > MAX_RANK) throw rangeError(fn, `${name}.shape has ${rank} dims; at most ${MAX_RANK} are supported`);
+  const dims = new Array(rank);
+  for (let axis = 0; axis < rank; axis++) {
+    const dim = shape[axis];
     if (typeof dim !== 'number') throw typeError(fn, `${name}.shape[${axis}] must be a number, got ${describe(dim)}`);
-    if (!Number.isInteger(dim) || dim < 0) {
-      throw rangeError(fn, `${name}.shape[${axis}] is ${dim}; dims must be non-negative integers`);
+    if (!Number.isSafeInteger(dim) || dim < 0) {
+      throw rangeError(fn, `${name}.shape[${axis}] is ${dim}; dims must be non-negative integers (at most 2^53 - 1)`);
     }
-  });
+    dims[axis] = dim;
+  }
+  return dims;
 }
 
-// Walks a nested array to find its shape; checks that it is rectangular and that its
-// leaves pass `isLeaf`.
-function nestedShape(fn, name, x, isLeaf, leafKind) {
+// The most values a nested array may hold: 2^29 floats are 2 GiB, more than the wasm heap
+// takes, and a Proxy may claim any length without holding the values.
+const MAX_NESTED_VALUES = 2 ** 29;
+
+// An array's length, read once and checked (a Proxy's length trap may answer anything).
+function arrayLength(fn, name, path, node) {
+  const length = node.length;
+  if (!Number.isInteger(length) || length < 0) throw rangeError(fn, `${name}${path} has length ${show(length)}; an array length is needed`);
+  if (length > MAX_NESTED_VALUES) throw rangeError(fn, `${name}${path} has ${length} entries; nested arrays hold at most 2^29 values`);
+  return length;
+}
+
+// Reads a nested array into a new typed array of kind `Out` in one pass: the shape from the
+// first entries, then every entry exactly once by index (holes included: a hole is undefined,
+// not a number), checking that it is rectangular and that its leaves pass `isLeaf`. Nothing
+// is read twice, so a Proxy or getter cannot answer differently after it was checked.
+function readNested(fn, name, x, isLeaf, leafKind, Out) {
   const shape = [];
   let level = x;
   while (Array.isArray(level)) {
     // A deeper nesting is no tensor (and an array that contains itself would never end).
     if (shape.length === MAX_RANK) throw rangeError(fn, `${name} is nested more than ${MAX_RANK} deep`);
-    shape.push(level.length);
+    const length = arrayLength(fn, name, '[0]'.repeat(shape.length), level);
+    shape.push(length);
+    if (length === 0) break;
     level = level[0];
   }
+  const count = sizeOf(shape);
+  if (count > MAX_NESTED_VALUES) {
+    throw rangeError(fn, `${name} ${formatShape(shape)} has ${count} values; nested arrays hold at most 2^29 values`);
+  }
+  const out = new Out(count);
+  let offset = 0;
   const visit = (node, depth, path) => {
     if (depth === shape.length) {
       if (!isLeaf(node)) throw typeError(fn, `${name}${path} must be ${leafKind}, got ${describe(node)}`);
+      out[offset++] = Number(node);
       return;
     }
-    if (!Array.isArray(node) || node.length !== shape[depth]) {
+    if (!Array.isArray(node) || arrayLength(fn, name, path, node) !== shape[depth]) {
       throw rangeError(fn, `${name} is ragged: ${name}${path} should have ${shape[depth]} entries like ${name}${'[0]'.repeat(depth)}`);
     }
-    // Every index, holes included (a hole is undefined, not a number).
-    for (let i = 0; i < node.length; i++) visit(node[i], depth + 1, `${path}[${i}]`);
+    for (let i = 0; i < shape[depth]; i++) visit(node[i], depth + 1, `${path}[${i}]`);
   };
   visit(x, 0, '');
-  return shape;
+  return { data: out, shape };
 }
 
-function flatten(x, out, offset) {
-  if (!Array.isArray(x)) {
-    out[offset] = Number(x);
-    return offset + 1;
+// %TypedArray%.prototype's own getters: the real length and kind of a typed array, whatever a
+// subclass's `length` says; the kind is undefined for anything else (a Proxy, a DataView,
+// Object.create(Float32Array.prototype)), so it doubles as a brand check.
+const typedArrayProto = Object.getPrototypeOf(Int8Array.prototype);
+const typedArrayLength = Object.getOwnPropertyDescriptor(typedArrayProto, 'length').get;
+const typedArrayTag = Object.getOwnPropertyDescriptor(typedArrayProto, Symbol.toStringTag).get;
+
+// A caller's array used as it is, remembered with its length for intact().
+function caller(data, length) {
+  callerLengths.set(data, length);
+  return data;
+}
+
+/** 'Float32Array', 'Uint8Array', ... for a real typed array; undefined for anything else. */
+export function typedArrayKind(value) {
+  return typedArrayTag.call(value);
+}
+
+/** A real typed array's element count (0 once its buffer is detached). */
+export function lengthOf(typedArray) {
+  return typedArrayLength.call(typedArray);
+}
+
+// The caller's own arrays that a checked tensor uses as they are (no copy), with their
+// length when checked. Caller code that runs later in the same call (a getter, a Proxy trap)
+// could detach or resize their buffers; intact() finds that before the data is used.
+const callerLengths = new WeakMap();
+
+/**
+ * Throws a RangeError naming `fn` if a caller's array checked earlier in this call has since
+ * changed length (its buffer detached or resized by the caller's own code). Returns the
+ * array's real length.
+ */
+export function intact(fn, data) {
+  const length = lengthOf(data);
+  const expected = callerLengths.get(data);
+  if (expected !== undefined && expected !== length) {
+    throw rangeError(fn, `an input's buffer was detached or resized during the call (by the caller's getter or Proxy): it had ${expected} values, now ${length}; nothing was computed`);
   }
-  for (const child of x) offset = flatten(child, out, offset);
-  return offset;
-}
-
-// %TypedArray%.prototype.length: the real length, whatever a subclass's `length` says.
-const typedArrayLength = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Int8Array.prototype), 'length').get;
-
-// Numeric data other than Float32Array that a tensor's `data` may be (converted once).
-function isNumericArray(data) {
-  return (ArrayBuffer.isView(data) && !(data instanceof DataView)) || (Array.isArray(data) && data.every((v) => typeof v === 'number'));
-}
-
-// Float32Array of numeric data (BigInt arrays through Number). Float32Arrays pass as they are.
-function asFloats(data) {
-  if (data instanceof Float32Array) return data;
-  return data instanceof BigInt64Array || data instanceof BigUint64Array ? Float32Array.from(data, Number) : Float32Array.from(data);
+  return length;
 }
 
 /**
- * A tensor of another library as { data, shape }, or null: a TensorFlow.js Tensor (`shape`,
- * `dtype`, `dataSync()`) or an onnxruntime-web Tensor (`dims`, `type`, `data`).
+ * `data` as a Float32Array, or null if it is no numeric data: a Float32Array passes as it
+ * is (a subclass is copied into a plain one, so its overrides play no part later); another numeric typed array or a plain array of numbers is converted once (BigInt
+ * arrays through Number). An empty array (a detached buffer included) becomes a fresh one.
+ */
+function readData(fn, name, data) {
+  const kind = typedArrayKind(data);
+  if (kind !== undefined) {
+    const length = lengthOf(data);
+    if (length === 0) return new Float32Array(0);
+    if (kind === 'Float32Array') return Object.getPrototypeOf(data) === Float32Array.prototype ? caller(data, length) : new Float32Array(data);
+    if (kind !== 'BigInt64Array' && kind !== 'BigUint64Array') return new Float32Array(data);
+    const out = new Float32Array(length);
+    for (let i = 0; i < length; i++) out[i] = Number(data[i]);
+    return out;
+  }
+  if (!Array.isArray(data)) return null;
+  const length = arrayLength(fn, `${name}.data`, '', data);
+  const out = new Float32Array(length);
+  for (let i = 0; i < length; i++) {
+    const value = data[i];
+    if (typeof value !== 'number') throw typeError(fn, `${name}.data[${i}] must be a number, got ${describe(value)}`);
+    out[i] = value;
+  }
+  return out;
+}
+
+/**
+ * A tensor of another library as { data, shape } (unchecked), or null: a TensorFlow.js
+ * Tensor (`shape`, `dtype`, `dataSync()`) or an onnxruntime-web Tensor (`dims`, `type`,
+ * `data`). Each property is read once.
  */
 function fromForeign(fn, name, x) {
-  if (typeof x.dataSync === 'function' && Array.isArray(x.shape) && typeof x.dtype === 'string') {
-    if (!['float32', 'int32', 'bool'].includes(x.dtype)) throw typeError(fn, `${name} is a tfjs tensor of dtype '${x.dtype}'; numbers are needed`);
-    return { data: asFloats(x.dataSync()), shape: x.shape.slice() };
+  const dataSync = x.dataSync;
+  if (typeof dataSync === 'function') {
+    const dtype = x.dtype;
+    if (typeof dtype === 'string') {
+      if (!['float32', 'int32', 'bool'].includes(dtype)) throw typeError(fn, `${name} is a tfjs tensor of dtype '${dtype}'; numbers are needed`);
+      const shape = readShape(fn, name, x.shape);
+      const values = Reflect.apply(dataSync, x, []);
+      if (typedArrayKind(values) === undefined) throw typeError(fn, `${name} is a tfjs tensor whose dataSync() gave ${describe(values)}, not a typed array`);
+      return { data: values, shape };
+    }
   }
-  if (Array.isArray(x.dims) && typeof x.type === 'string' && x.data !== undefined) {
-    if (x.type === 'string' || !ArrayBuffer.isView(x.data)) throw typeError(fn, `${name} is an onnxruntime tensor of type '${x.type}'; numbers are needed`);
-    return { data: asFloats(x.data), shape: x.dims.slice() };
+  const dims = x.dims;
+  const type = x.type;
+  if (Array.isArray(dims) && typeof type === 'string') {
+    const data = x.data;
+    if (type === 'string' || typedArrayKind(data) === undefined) throw typeError(fn, `${name} is an onnxruntime tensor of type '${type}'; numbers are needed`);
+    return { data, shape: readShape(fn, `${name}.dims`, dims) };
   }
   return null;
 }
@@ -102,25 +191,24 @@ function fromForeign(fn, name, x) {
  * `name` is the tensor's name in messages (q, k, v, ...).
  */
 export function toTensor(fn, name, x) {
-  if (Array.isArray(x)) {
-    const shape = nestedShape(fn, name, x, (leaf) => typeof leaf === 'number', 'a number');
-    const data = new Float32Array(sizeOf(shape));
-    flatten(x, data, 0);
-    return { data, shape };
-  }
+  if (Array.isArray(x)) return readNested(fn, name, x, (leaf) => typeof leaf === 'number', 'a number', Float32Array);
   if (x === null || typeof x !== 'object') {
     throw typeError(fn, `${name} must be a tensor { data: Float32Array, shape } or a nested array, got ${describe(x)}`);
   }
   // Each property is read once: a getter may not answer differently after the checks.
-  const t = fromForeign(fn, name, x) ?? { data: x.data, shape: x.shape };
-  if (!isNumericArray(t.data)) {
-    throw typeError(fn, `${name}.data must be a Float32Array (or another numeric TypedArray or number array), got ${describe(t.data)}`);
+  const foreign = fromForeign(fn, name, x);
+  const rawData = foreign ? foreign.data : x.data;
+  const data = readData(fn, name, rawData);
+  if (data === null) {
+    throw typeError(fn, `${name}.data must be a Float32Array (or another numeric TypedArray or number array), got ${describe(rawData)}`);
   }
-  checkShape(fn, name, t.shape);
-  const shape = Array.from(t.shape);
-  const data = asFloats(t.data);
-  // The typed array's own length, not a subclass getter's: the heap copy uses the real one.
-  const length = typedArrayLength.call(data);
+  const shape = foreign ? foreign.shape : readShape(fn, name, x.shape);
+  return checkedLength(fn, name, data, shape);
+}
+
+// { data, shape } once data holds exactly the values the shape needs (its real length).
+function checkedLength(fn, name, data, shape) {
+  const length = lengthOf(data);
   const expected = sizeOf(shape);
   if (length !== expected) {
     throw rangeError(fn, `${name} has ${length} values but shape ${formatShape(shape)} needs ${expected}`);
@@ -128,18 +216,31 @@ export function toTensor(fn, name, x) {
   return { data, shape };
 }
 
+/** Is `f` a constructor (callable with `new`)? Calls nothing of `f`'s. */
+function isConstructor(f) {
+  if (typeof f !== 'function') return false;
+  try {
+    Reflect.construct(String, [], f);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A TensorFlow.js tensor of `t`, made with the caller's own `tf` module. */
 export function toTfjs(t, tf) {
   const { data, shape } = toTensor('toTfjs', 'tensor', t);
-  if (tf === null || typeof tf?.tensor !== 'function') throw typeError('toTfjs', `tf must be the TensorFlow.js module (with tf.tensor), got ${describe(tf)}`);
-  return tf.tensor(data, shape, 'float32');
+  const make = tf !== null && (typeof tf === 'object' || typeof tf === 'function') ? tf.tensor : undefined;
+  if (typeof make !== 'function') throw typeError('toTfjs', `tf must be the TensorFlow.js module (with tf.tensor), got ${describe(tf)}`);
+  return Reflect.apply(make, tf, [data, shape, 'float32']);
 }
 
 /** An onnxruntime-web tensor of `t`, made with the caller's own `ort` module. */
 export function toOrt(t, ort) {
   const { data, shape } = toTensor('toOrt', 'tensor', t);
-  if (ort === null || typeof ort?.Tensor !== 'function') throw typeError('toOrt', `ort must be the onnxruntime-web module (with ort.Tensor), got ${describe(ort)}`);
-  return new ort.Tensor('float32', data, shape);
+  const Tensor = ort !== null && (typeof ort === 'object' || typeof ort === 'function') ? ort.Tensor : undefined;
+  if (!isConstructor(Tensor)) throw typeError('toOrt', `ort must be the onnxruntime-web module (with the class ort.Tensor), got ${describe(ort)}`);
+  return new Tensor('float32', data, shape);
 }
 
 /**
@@ -152,52 +253,71 @@ export function toMask(fn, name, x) {
     let first = x;
     for (let depth = 0; Array.isArray(first) && depth <= MAX_RANK; depth++) first = first[0];
     if (typeof first === 'boolean') {
-      const shape = nestedShape(fn, name, x, (leaf) => typeof leaf === 'boolean', 'a boolean');
-      const data = new Uint8Array(sizeOf(shape));
-      flatten(x, data, 0);
-      return { data, shape, boolean: true };
+      return { ...readNested(fn, name, x, (leaf) => typeof leaf === 'boolean', 'a boolean', Uint8Array), boolean: true };
     }
     return { ...toTensor(fn, name, x), boolean: false };
   }
-  if (x !== null && typeof x === 'object' && x.data instanceof Uint8Array) {
-    checkShape(fn, name, x.shape);
-    const expected = sizeOf(x.shape);
-    if (x.data.length !== expected) {
-      throw rangeError(fn, `${name} has ${x.data.length} values but shape ${formatShape(x.shape)} needs ${expected}`);
-    }
-    return { data: x.data, shape: x.shape.slice(), boolean: true };
+  if (x === null || typeof x !== 'object') return { ...toTensor(fn, name, x), boolean: false };
+  // Each property is read once. A tfjs 'bool' tensor is a boolean mask, other foreign
+  // tensors additive ones.
+  const foreign = fromForeign(fn, name, x);
+  const data = foreign ? foreign.data : x.data;
+  const kind = typedArrayKind(data);
+  if (kind !== 'Uint8Array' && kind !== 'Float32Array' && !(foreign && kind !== undefined)) {
+    throw typeError(fn, `${name}.data must be a Uint8Array (boolean mask) or a Float32Array (additive mask), got ${describe(data)}`);
   }
-  if (x !== null && typeof x === 'object' && x.data !== undefined && !(x.data instanceof Float32Array)) {
-    throw typeError(fn, `${name}.data must be a Uint8Array (boolean mask) or a Float32Array (additive mask), got ${describe(x.data)}`);
+  const shape = foreign ? foreign.shape : readShape(fn, name, x.shape);
+  if (kind === 'Uint8Array') {
+    const length = lengthOf(data);
+    const own = length === 0 ? new Uint8Array(0) : Object.getPrototypeOf(data) === Uint8Array.prototype ? caller(data, length) : new Uint8Array(data);
+    return { ...checkedLength(fn, name, own, shape), boolean: true };
   }
-  return { ...toTensor(fn, name, x), boolean: false };
+  return { ...checkedLength(fn, name, readData(fn, name, data), shape), boolean: false };
 }
 
 /**
- * A zero-filled result of an empty computation (a 0 in the inputs' inner dims does not make
- * the result small), held to the rule every other result meets: at most `maxBytes` (the wasm
- * heap's limit), else a RangeError naming the function and the tensor.
+ * Results of empty computations (a 0 in the inputs' inner dims does not make the result
+ * small) are made in JS, held to the rule every other result meets: at most `maxBytes` (the
+ * wasm heap's limit), else a RangeError naming the function and the tensor.
  */
-export function zeros(fn, name, shape, maxBytes) {
+export function checkResultSize(fn, name, shape, maxBytes) {
   const bytes = 4 * sizeOf(shape);
   if (bytes > maxBytes) {
     throw rangeError(fn, `the ${name} ${formatShape(shape)} would need ${(bytes / 2 ** 30).toFixed(1)} GiB; results are limited to what the wasm heap holds, ${maxBytes / 2 ** 30} GiB`);
   }
-  return { data: new Float32Array(bytes / 4), shape };
 }
 
-/** Makes a tensor from a flat array (or typed array) and a shape. */
+/** A zero-filled result of an empty computation, checked by checkResultSize. */
+export function zeros(fn, name, shape, maxBytes) {
+  checkResultSize(fn, name, shape, maxBytes);
+  return { data: new Float32Array(sizeOf(shape)), shape };
+}
+
+/** Makes a tensor from flat data (a number array or numeric typed array) and a shape. */
 export function tensor(data, shape) {
   const fn = 'tensor';
-  const values = data instanceof Float32Array ? data : Array.isArray(data) ? Float32Array.from(data) : null;
+  const values = readData(fn, 'tensor', data);
   if (values === null) throw typeError(fn, `data must be a Float32Array or an array of numbers, got ${describe(data)}`);
-  const dims = shape ?? [values.length];
-  return toTensor(fn, 'tensor', { data: values, shape: dims });
+  const dims = shape === undefined ? [lengthOf(values)] : readShape(fn, 'tensor', shape);
+  return checkedLength(fn, 'tensor', values, dims);
 }
+
+// toNested builds one JS array per row of every axis and one number per value; past this many
+// the engine would run out of memory (and abort the process) instead of throwing.
+const MAX_NESTED_NODES = 2 ** 26;
 
 /** Turns a tensor into nested arrays of numbers (a rank-0 tensor gives a number). */
 export function toNested(t) {
   const { data, shape } = toTensor('toNested', 'tensor', t);
+  let nodes = 1;
+  let rows = 1;
+  for (const dim of shape) {
+    rows *= dim;
+    nodes += rows;
+  }
+  if (nodes > MAX_NESTED_NODES) {
+    throw rangeError('toNested', `tensor ${formatShape(shape)} would make ${nodes} nested arrays and numbers; at most 2^26 (use tensor.data instead)`);
+  }
   const build = (axis, offset) => {
     if (axis === shape.length) return data[offset];
     const stride = sizeOf(shape.slice(axis + 1));

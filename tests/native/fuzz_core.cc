@@ -3,10 +3,10 @@
 //
 // Each input is decoded into one small problem for one entry point (the first byte picks
 // which): RunAttention (fused and step-by-step paths), MultiHeadForward, the positional
-// encodings, LayerNorm, LaplacianEncoding. The problem runs through the core and is checked
-// against a double-precision reference written here from the definitions (none of the
-// core's code is reused). On a mismatch the harness prints the case and aborts, so libFuzzer
-// saves the input as a crash.
+// encodings, LayerNorm, FeedForward, AddInto, SetPool, LaplacianEncoding. The problem runs
+// through the core and is checked against a double-precision reference written here from the
+// definitions (none of the core's code is reused). On a mismatch the harness prints the case
+// and aborts, so libFuzzer saves the input as a crash.
 //
 // What is checked, besides ASan/UBSan on every access:
 //   - values within a tolerance scaled to magnitude: each bound is the worst-case float
@@ -33,6 +33,8 @@
 //   2. VisibleKeyRule::VisibleKeys overflowed int for causal_offset near INT_MAX;
 //   3. MultiHeadForward with seq_k == 0 returned kOutOfMemory (Buffer::Resize(0) gave null);
 //   4. RunAttention with seq_k == 0 and null k, v offset a null pointer.
+//   5. FeedForward's ReLU turned NaN into 0 in its SIMD lanes only (hn::Max(x, 0) is maxps /
+//      f32x4.pmax), so a NaN row's output depended on the batch; now hn::Max(hn::Zero(d), x).
 #include <algorithm>
 #include <cmath>
 #include <cstdarg>
@@ -1401,6 +1403,171 @@ void FuzzLayerNorm(Decoder& in) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// FeedForward, AddInto, SetPool.
+
+// act(h) and a bound on its float error given h's error eh: ReLU is 1-Lipschitz; GELU's
+// slope stays below 1.13, and the core evaluates it in double then rounds to float.
+double RefActivation(attn::Activation activation, double h, double eh, double* err) {
+  if (activation == attn::Activation::kRelu) {
+    *err = eh;
+    return std::max(h, 0.0);
+  }
+  const double a = 0.5 * h * (1 + std::erf(h / std::sqrt(2.0)));
+  *err = 1.13 * eh + kEps * std::fabs(a) + kTiny;
+  return a;
+}
+
+// x: [rows, d_model]  w1: [d_model, d_ff]  b1: [d_ff]  w2: [d_ff, d_model]  b2: [d_model]
+// out: [rows, d_model]; biases may be null. A row of NaN input gives a row of NaN (d_ff > 0).
+void FuzzFeedForward(Decoder& in) {
+  const int rows = in.Int(0, 6), d_model = in.OneIn(32) ? 0 : in.Int(1, 16);
+  const int d_ff = in.OneIn(16) ? 0 : in.Int(1, 24);
+  const attn::Activation activation = in.Bool() ? attn::Activation::kGelu : attn::Activation::kRelu;
+  const Values kind = in.OneIn(4) ? Values::kWide : Values::kGrid;
+  const bool with_b1 = in.Bool(), with_b2 = in.Bool();
+  const int nan_row = rows * d_model * d_ff > 0 && in.OneIn(8) ? in.Int(0, rows - 1) : -1;
+  std::vector<float> x = DecodeTensor(in, static_cast<size_t>(rows) * d_model, kind, 1);
+  const std::vector<float> w1 =
+      DecodeTensor(in, static_cast<size_t>(d_model) * d_ff, Values::kGrid, 0.125f);
+  const std::vector<float> w2 =
+      DecodeTensor(in, static_cast<size_t>(d_ff) * d_model, Values::kGrid, 0.125f);
+  const std::vector<float> b1 =
+      with_b1 ? DecodeTensor(in, d_ff, Values::kGrid, 1) : std::vector<float>();
+  const std::vector<float> b2 =
+      with_b2 ? DecodeTensor(in, d_model, Values::kGrid, 1) : std::vector<float>();
+  for (int c = 0; nan_row >= 0 && c < d_model; ++c) {
+    x[static_cast<size_t>(nan_row) * d_model + c] = kNaN;
+  }
+  print_case = [=] {
+    std::fprintf(stderr, "FeedForward(rows %d, d_model %d, d_ff %d, %s, b1 %d, b2 %d)\n", rows,
+                 d_model, d_ff, activation == attn::Activation::kRelu ? "relu" : "gelu", with_b1,
+                 with_b2);
+    PrintFloats("x", x.data(), static_cast<size_t>(rows) * d_model, d_model);
+    PrintFloats("w1", w1.data(), static_cast<size_t>(d_model) * d_ff, d_ff);
+    PrintFloats("w2", w2.data(), static_cast<size_t>(d_ff) * d_model, d_model);
+    if (with_b1) PrintFloats("b1", b1.data(), d_ff, 0);
+    if (with_b2) PrintFloats("b2", b2.data(), d_model, 0);
+  };
+  const size_t count = static_cast<size_t>(rows) * d_model;
+  std::vector<float> out(count + 1, Sentinel());
+  MustSucceed("FeedForward", [&] {
+    return attn::FeedForward(x.data(), rows, d_model, d_ff, w1.data(),
+                             with_b1 ? b1.data() : nullptr, w2.data(),
+                             with_b2 ? b2.data() : nullptr, activation, out.data());
+  });
+  std::vector<double> act(d_ff), act_err(d_ff);
+  for (int r = 0; r < rows; ++r) {
+    const float* xr = x.data() + static_cast<size_t>(r) * d_model;
+    // 1. Hidden layer and activation, with their float error.
+    for (int f = 0; f < d_ff; ++f) {
+      double h = with_b1 ? b1[f] : 0.0, abs_h = std::fabs(h);
+      for (int i = 0; i < d_model; ++i) {
+        const double p = static_cast<double>(xr[i]) * w1[static_cast<size_t>(i) * d_ff + f];
+        h += p;
+        abs_h += std::fabs(p);
+      }
+      act[f] = RefActivation(activation, h, Gamma(d_model + 2) * abs_h + kTiny, &act_err[f]);
+    }
+    // 2. Output layer: the activations' error carried through w2, plus the product's own.
+    for (int c = 0; c < d_model; ++c) {
+      double y = with_b2 ? b2[c] : 0.0, abs_y = std::fabs(y), err = 0;
+      for (int f = 0; f < d_ff; ++f) {
+        const double w = w2[static_cast<size_t>(f) * d_model + c];
+        y += act[f] * w;
+        abs_y += (std::fabs(act[f]) + act_err[f]) * std::fabs(w);
+        err += act_err[f] * std::fabs(w);
+      }
+      const size_t at = static_cast<size_t>(r) * d_model + c;
+      if (r == nan_row) {
+        if (!std::isnan(out[at])) {
+          Fail("FeedForward out[%zu] = %.9g for a NaN row", at, out[at]);
+        }
+        continue;
+      }
+      ExpectClose("FeedForward out", at, out[at], y, 2 * (err + Gamma(d_ff + 2) * abs_y) + kTiny);
+    }
+  }
+  if (!IsSentinel(out.back())) Fail("FeedForward wrote past [rows, d_model]");
+}
+
+// a, b, out: [count]; out may be a or b.
+void FuzzAddInto(Decoder& in) {
+  const int count = in.Int(0, 40), alias = in.Int(0, 2);
+  const Values kind = DecodeValues(in);
+  // One sentinel past each end: out may be a or b.
+  std::vector<float> a(count + 1, Sentinel()), b(count + 1, Sentinel());
+  for (int i = 0; i < count; ++i) a[i] = DecodeValue(in, kind);
+  for (int i = 0; i < count; ++i) b[i] = DecodeValue(in, kind);
+  const std::vector<float> a0 = a, b0 = b;
+  print_case = [=] {
+    std::fprintf(stderr, "AddInto(count %d, out %s)\n", count,
+                 alias == 0   ? "separate"
+                 : alias == 1 ? "= a"
+                              : "= b");
+    PrintFloats("a", a0.data(), count, 0);
+    PrintFloats("b", b0.data(), count, 0);
+  };
+  std::vector<float> out(count + 1, Sentinel());
+  float* dst = alias == 0 ? out.data() : alias == 1 ? a.data() : b.data();
+  MustSucceed("AddInto", [&] { return attn::AddInto(a.data(), b.data(), count, dst); });
+  for (int i = 0; i < count; ++i) {
+    const double want = static_cast<double>(a0[i]) + b0[i];
+    if (std::isfinite(want)) {
+      ExpectClose("AddInto out", i, dst[i], want, kEps * std::fabs(want) + 1e-45);
+    } else {
+      ExpectSameNonFinite("AddInto out", i, dst[i], want);
+    }
+  }
+  if (!IsSentinel(dst[count])) Fail("AddInto wrote past [count]");
+}
+
+// x: [sets, set_size, dim]   out: [sets, dim]; NaN propagates through every op.
+void FuzzSetPool(Decoder& in) {
+  const attn::PoolOp op = static_cast<attn::PoolOp>(in.Int(0, 2));
+  const int sets = in.Int(0, 4), dim = in.Int(0, 12);
+  const int set_size = in.Int(op == attn::PoolOp::kSum ? 0 : 1, 9);
+  const Values kind = DecodeValues(in);
+  const std::vector<float> x =
+      DecodeTensor(in, static_cast<size_t>(sets) * set_size * dim, kind, 1);
+  print_case = [=] {
+    std::fprintf(stderr, "SetPool(sets %d, set_size %d, dim %d, op %d)\n", sets, set_size, dim,
+                 static_cast<int>(op));
+    PrintFloats("x", x.data(), static_cast<size_t>(sets) * set_size * dim, dim);
+  };
+  std::vector<float> out(static_cast<size_t>(sets) * dim + 1, Sentinel());
+  MustSucceed("SetPool",
+              [&] { return attn::SetPool(x.data(), sets, set_size, dim, op, out.data()); });
+  for (int s = 0; s < sets; ++s) {
+    for (int c = 0; c < dim; ++c) {
+      double sum = 0, abs_sum = 0, max = -HUGE_VAL;
+      bool nan = false;
+      for (int i = 0; i < set_size; ++i) {
+        const double v = x[(static_cast<size_t>(s) * set_size + i) * dim + c];
+        nan = nan || std::isnan(v);
+        sum += v;
+        abs_sum += std::fabs(v);
+        max = std::max(max, v);
+      }
+      double want = op == attn::PoolOp::kSum    ? sum
+                    : op == attn::PoolOp::kMean ? sum / set_size
+                                                : max;
+      if (nan) want = std::numeric_limits<double>::quiet_NaN();
+      const size_t at = static_cast<size_t>(s) * dim + c;
+      if (!std::isfinite(want)) {
+        ExpectSameNonFinite("SetPool out", at, out[at], want);
+      } else if (op == attn::PoolOp::kMax) {
+        if (out[at] != want) Fail("SetPool out[%zu] = %.9g, max %.9g", at, out[at], want);
+      } else {
+        ExpectClose(
+            "SetPool out", at, out[at], want,
+            Gamma(set_size + 1) * abs_sum / (op == attn::PoolOp::kMean ? set_size : 1) + 1e-45);
+      }
+    }
+  }
+  if (!IsSentinel(out.back())) Fail("SetPool wrote past [sets, dim]");
+}
+
+// ---------------------------------------------------------------------------------------------
 // LaplacianEncoding.   edges: [num_edges, 2]   vectors: [num_nodes, k]   values: [k]
 
 // Eigenvalues (ascending) of a symmetric matrix by cyclic Jacobi rotations, in double.
@@ -1560,36 +1727,18 @@ void FuzzLaplacian(Decoder& in) {
   CheckLaplacian(n, k, lap, ref_values, ref_vectors, vectors, values);
 }
 
+// The first byte picks the entry point; attention and multi-head attention get the most draws.
+using FuzzFunction = void (*)(Decoder&);
+constexpr FuzzFunction kTargets[16] = {
+    FuzzAttention,   FuzzAttention,  FuzzAttention, FuzzAttention, FuzzMultiHead, FuzzMultiHead,
+    FuzzMultiHead,   FuzzSinusoidal, FuzzRope,      FuzzAlibi,     FuzzLayerNorm, FuzzFeedForward,
+    FuzzFeedForward, FuzzAddInto,    FuzzSetPool,   FuzzLaplacian};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Decoder in(data, size);
-  switch (in.Byte() % 10) {
-    case 0:
-    case 1:
-    case 2:
-      FuzzAttention(in);
-      break;
-    case 3:
-    case 4:
-      FuzzMultiHead(in);
-      break;
-    case 5:
-      FuzzSinusoidal(in);
-      break;
-    case 6:
-      FuzzRope(in);
-      break;
-    case 7:
-      FuzzAlibi(in);
-      break;
-    case 8:
-      FuzzLayerNorm(in);
-      break;
-    default:
-      FuzzLaplacian(in);
-      break;
-  }
+  kTargets[in.Byte() % 16](in);
   print_case = nullptr;
   return 0;
 }

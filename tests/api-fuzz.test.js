@@ -1,0 +1,1729 @@
+// API fuzzer: 100,000 seeded calls (plus 300 of init()) of every public function, constructor
+// and layer method of attention-wasm — attention, matmul, layerNorm, feedForward, setPool,
+// sinusoidalEncoding, addPositionalEncoding, applyRope, alibiSlopes, alibiBias,
+// laplacianEncoding, tensor, toNested, toTfjs, toOrt, estimateMemory, memory, init, the two
+// layer classes and their forward/setWeights/getWeights/dispose — with valid, near-valid and
+// garbage arguments. Layout: one generator per kind of argument (junk, numbers, tensors, masks,
+// options, graphs, layers' configs), a table of public name → generator of a valid call
+// (makeEntries, layerCalls), perturb() turning a valid call into a mistaken one, and one
+// checking loop (runChild).
+//
+// THE RULE. Every call must either
+//   (a) return a well-formed result ({ data: Float32Array, shape } with data.length equal to the
+//       product of shape, not sharing an input's data) and leave its honest inputs unchanged;
+//       when every argument was valid the call MUST return, and its result must equal an
+//       independent reference: the float64 helpers for attention, matmul, layerNorm,
+//       feedForward, MultiHeadAttention.forward and TransformerEncoderLayer.forward; closed forms
+//       for setPool, sinusoidalEncoding, addPositionalEncoding, applyRope, alibiSlopes,
+//       alibiBias, laplacianEncoding (L·v = λ·v), tensor, toNested, toTfjs, toOrt,
+//       setWeights/getWeights; or
+//   (b) throw a TypeError or RangeError whose message starts with the public name and ':'
+//       ('attention:', 'MultiHeadAttention.forward:', ...; estimateMemory may also use the name
+//       of the function it estimates, as documented, and must agree with that call).
+// Two documented exceptions are accepted:
+//   - an error thrown by the caller's own code (a getter, a Proxy trap, valueOf, a tf/ort module)
+//     may pass through unchanged: the fuzzer's own code throws only CallerError instances and
+//     exactly the instances it threw are accepted;
+//   - a method of a disposed layer throws an Error whose message starts with
+//     'Class.method: this object was disposed'; dispose() itself may be repeated.
+// Anything else fails the test: another error class (a wasm RuntimeError, a plain Error, a
+// thrown non-Error), a message that does not start with the name, a wrong result, a valid call
+// that throws, a call slower than SLOW_MS, a hang (no progress for HANG_MS), a crash of the
+// process, a call other than a constructor or dispose() changing the wasm heap's bytes in use,
+// a live layer's weights changed by a call other than its own setWeights, a canary that
+// changes, or heap bytes in use not back at their start once every layer is disposed.
+//
+// LYING INPUTS. "Shifty" tensors answer honestly the first reads of data/shape and lie
+// afterwards (another shape, null, a shorter array, a detached buffer); Array subclasses whose
+// slice/forEach/iterator lie; a Float32Array subclass whose length getter lies; options getters
+// that detach another argument's buffer. A correct library reads each property once and copies
+// before running caller code again, so for these the call must either throw as in (b) or return
+// the reference result of the honest values.
+//
+// HOW IT RUNS. The test spawns this file as a child process (a V8 out-of-memory abort or a
+// hang cannot be caught in-process). Before each call the child writes the call's index and a
+// description to a progress file, so the parent can name a call that crashed or hung. A crash,
+// a hang, a wasm trap, a changed heap or layer or canary ends the child (its module is no longer
+// trustworthy); the parent starts a new one at the next call. Each call's arguments come from
+// its own PRNG (mulberry32 seeded by the run seed and the call index), so a run replays exactly:
+//   ATTN_FUZZ_SEED=<seed> node --test tests/api-fuzz.test.js
+//   ATTN_FUZZ_CALLS=<n> (default 100,000) resizes it; ATTN_FUZZ_FROM=<i> starts at call i, so
+//   ATTN_FUZZ_FROM=i ATTN_FUZZ_CALLS=i+1 replays call i alone (a layer method then gets a fresh
+//   layer). Failures are grouped by kind, each with the first calls that showed it.
+// Every 1,000 calls a fixed canary (masked attention, a MultiHeadAttention forward, a
+// layerNorm) must give the same bits as the first canary of the run.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { inspect, types } from 'node:util';
+import vm from 'node:vm';
+import { init, tensor as packageTensor, toNested as packageToNested, toTfjs as packageToTfjs, toOrt as packageToOrt } from 'attention-wasm';
+import { referenceAttention } from './helpers/reference.js';
+import { refMatmul, refLayerNorm, refFeedForward, refMultiHead, refAdd } from './helpers/reference-layers.js';
+import { assertClose, rng } from './helpers/assert.js';
+
+const DEFAULT_SEED = 20261122;
+const SEED = parseSeed(process.env.ATTN_FUZZ_SEED);
+const CALLS = Number(process.env.ATTN_FUZZ_CALLS ?? 100_000);
+const FROM = Number(process.env.ATTN_FUZZ_FROM ?? 0);  // replay a range: ATTN_FUZZ_FROM=i ATTN_FUZZ_CALLS=j
+const INIT_CALLS = 300;          // init() is async and compiles wasm: fuzzed in a short first phase
+const CHECK_EVERY = 1000;        // canary
+const STATS_EVERY = 250;         // statistics to the parent
+const SLOW_MS = 5_000;           // one call
+const HANG_MS = 20_000;          // no progress at all
+const BUDGET_MS = 10 * 60_000;   // the whole run
+const MAX_FAILURES = 20_000;     // stop early after this many
+const EXAMPLES = 2;              // calls shown per kind of failure
+
+function parseSeed(text) {
+  if (text === undefined || text === '') return DEFAULT_SEED;
+  const seed = Number(text);
+  if (!Number.isSafeInteger(seed)) throw new Error(`ATTN_FUZZ_SEED must be an integer, got '${text}'`);
+  return seed;
+}
+
+// ============================================================================================
+// Random numbers: one mulberry32 stream per call.
+// ============================================================================================
+
+function fmix32(h) {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+function makeGen(seed, index) {
+  const random = rng(fmix32((seed >>> 0) ^ fmix32(index + 1) ^ fmix32(Math.floor(seed / 2 ** 32))));
+  return {
+    float: (lo = -2, hi = 2) => random(lo, hi),
+    int: (lo, hi) => lo + Math.floor(random(0, 1) * (hi - lo + 1)),  // inclusive
+    chance: (p) => random(0, 1) < p,
+    pick: (list) => list[Math.floor(random(0, 1) * list.length)],
+    inputs: [],     // honest tensors made for this call, [value, canonical]: must be left unchanged
+    canons: new WeakMap(),  // honest tensor value → its canonical { data, shape }
+    labels: new WeakMap(),  // tricky objects → what they are, for the call's description
+    evil: false,    // an argument runs caller code or lies
+  };
+}
+
+const isProxy = (value) => types.isProxy(value);
+const sizeOf = (shape) => shape.reduce((a, b) => a * b, 1);
+const TYPED = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
+  Float32Array, Float64Array, BigInt64Array, BigUint64Array, ...(globalThis.Float16Array ? [globalThis.Float16Array] : [])];
+const BAD_NUMBERS = [-1, -0.5, 0.5, 1.5, NaN, Infinity, -Infinity, 2 ** 31, 2 ** 32, 2 ** 53, 2 ** 53 + 2, -(2 ** 31),
+  Number.MAX_VALUE, Number.MIN_VALUE];
+const HUGE_DIMS = [2 ** 16, 2 ** 20, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 40, 2 ** 53];
+
+// ============================================================================================
+// Caller code that throws or lies.
+// ============================================================================================
+
+class CallerError extends Error {}
+const callerErrors = new WeakSet();  // exactly the errors the fuzzer's own getters/traps threw
+
+function callerThrow(what) {
+  const error = new CallerError(`the caller's own ${what} threw`);
+  callerErrors.add(error);
+  throw error;
+}
+
+const detach = (buffer) => structuredClone(buffer, { transfer: [buffer] });
+const otherRealm = vm.createContext();
+
+function throwingProxy(g, target) {
+  const traps = g.pick([['get'], ['ownKeys'], ['has', 'get'], ['getPrototypeOf'], ['get', 'ownKeys', 'has', 'getOwnPropertyDescriptor', 'getPrototypeOf']]);
+  const handler = Object.fromEntries(traps.map((trap) => [trap, () => callerThrow(`Proxy ${trap} trap`)]));
+  return label(g, new Proxy(target, handler), `Proxy whose ${traps.join('/')} trap throws`);
+}
+
+function label(g, object, text) {
+  g.labels.set(object, text);
+  g.evil = true;
+  return object;
+}
+
+// A Float32Array whose `length` getter lies (the buffer really holds `actual` values).
+class LyingFloat32Array extends Float32Array {
+  get length() { return this.claimed ?? super.length; }
+}
+
+function lyingFloats(g, claimed) {
+  const actual = g.chance(0.5) ? claimed + g.pick([1, 64, 4096]) : Math.max(0, claimed - g.int(1, 3));
+  const data = new LyingFloat32Array(actual).fill(0.25);
+  data.claimed = claimed;
+  return label(g, data, `Float32Array subclass holding ${actual} values whose length getter says ${claimed}`);
+}
+
+// ============================================================================================
+// Generators, one per argument kind. Valid ones return [value, canonical]; the canonical form
+// is what references use ({ data: Float32Array, shape } for tensors).
+// ============================================================================================
+
+// --- junk: a value of any kind a caller might pass by mistake ------------------------------
+function junk(g, depth = 0) {
+  const kinds = [
+    () => undefined, () => null, () => g.chance(0.5),
+    () => g.pick([0, -0, 1, 3, ...BAD_NUMBERS]),
+    () => g.pick(['', 'x', '3', '2,2', '[[1, 2]]', 'relu', 'sum', 'top-left', 'post', 'attention', 'constructor', '__proto__', 'x'.repeat(300)]),
+    () => Symbol('junk'),
+    () => g.pick([0n, 3n, -(2n ** 70n)]),
+    () => g.pick([() => 1, function named() {}, class Klass {}, Math.max, Object.assign(() => 0, { data: new Float32Array(4), shape: [2, 2] })]),
+    () => g.pick([{}, Object.create(null), { data: null, shape: null }, { length: 2, 0: 1, 1: 2 }, Object.freeze({ shape: [1] })]),
+    () => (depth < 2 ? [junk(g, depth + 1), junk(g, depth + 1)] : []),
+    () => g.pick([[1, , 3], new Array(4), [[1, 2], [3]], [[[]]], [NaN], [true, false], [1n], ['1', '2']]), // eslint-disable-line no-sparse-arrays
+    () => { const cyclic = [1]; cyclic[0] = cyclic; return cyclic; },
+    () => deepArray(g.pick([64, 65, 300])),
+    () => g.pick([new Number(3), new String('ab'), new Boolean(false), Object(2n), Object(Symbol('boxed'))]),
+    () => g.pick([new Map([[1, 2]]), new Set([1]), new Date(NaN), /re/g, Promise.resolve(1), new WeakMap(), new Error('not a tensor'), JSON, Math]),
+    () => typedArray(g, g.pick(TYPED), g.int(0, 6)),
+    () => g.pick([new ArrayBuffer(8), new SharedArrayBuffer(8), new DataView(new ArrayBuffer(16), 4)]),
+    () => evilObject(g),
+  ];
+  return g.pick(kinds)();
+}
+
+function deepArray(depth) {
+  let a = 1;
+  for (let i = 0; i < depth; i++) a = [a];
+  return a;
+}
+
+// Every TypedArray kind, possibly detached, SharedArrayBuffer-backed or a subarray at an offset.
+function typedArray(g, T, n) {
+  switch (g.int(0, 4)) {
+    case 0: { const a = new T(n); detach(a.buffer); return a; }
+    case 1: return new T(new SharedArrayBuffer(n * T.BYTES_PER_ELEMENT));
+    case 2: return new T(n + 3).subarray(3);
+    default: return new T(n);
+  }
+}
+
+// Objects whose own code throws (CallerError) or converts badly.
+function evilObject(g) {
+  return g.pick([
+    () => label(g, { get data() { return callerThrow('data getter'); }, get shape() { return callerThrow('shape getter'); } }, 'object whose data/shape getters throw'),
+    () => throwingProxy(g, g.chance(0.5) ? {} : []),
+    () => label(g, { [Symbol.toPrimitive]() { return callerThrow('Symbol.toPrimitive'); } }, 'object whose Symbol.toPrimitive throws'),
+    () => label(g, { [Symbol.toPrimitive]: () => Symbol('primitive') }, 'object whose Symbol.toPrimitive returns a symbol'),
+    () => label(g, { toString() { return callerThrow('toString'); }, valueOf() { return callerThrow('valueOf'); } }, 'object whose toString/valueOf throw'),
+  ])();
+}
+
+// --- numbers ---------------------------------------------------------------------------------
+function badNumber(g) {
+  return g.chance(0.7) ? g.pick(BAD_NUMBERS) : g.pick(['3', null, undefined, 3n, true, {}, [3], new Number(3), Symbol('n')]);
+}
+
+// --- tensors ---------------------------------------------------------------------------------
+function randomFloats(g, n, lo = -2, hi = 2) {
+  const data = new Float32Array(n);
+  for (let i = 0; i < n; i++) data[i] = g.float(lo, hi);
+  return data;
+}
+
+// Whether nested arrays can express `shape` (a 0 before the last dim hides the dims after it).
+const nestable = (shape) => shape.length > 0 && shape.slice(0, -1).every((d) => d > 0);
+
+// Nested arrays of a canonical tensor (built here, not by the library).
+function nest(data, shape, axis = 0, offset = 0) {
+  if (axis === shape.length) return data[offset];
+  const stride = sizeOf(shape.slice(axis + 1));
+  return Array.from({ length: shape[axis] }, (_, i) => nest(data, shape, axis + 1, offset + i * stride));
+}
+
+// Float32Array `data` in one of the honest forms a caller may have it.
+function honestData(g, data) {
+  switch (g.int(0, 5)) {
+    case 0: { const shared = new Float32Array(new SharedArrayBuffer(data.byteLength)); shared.set(data); return shared; }
+    case 1: { const off = g.int(1, 5); const big = new Float32Array(data.length + off + 2); big.set(data, off); return big.subarray(off, off + data.length); }
+    default: return data.slice();
+  }
+}
+
+// A valid tensor of `shape` in one of the honest forms (all valid): { data, shape } plain,
+// frozen, with extra keys, inherited, behind a transparent Proxy, with Float64Array or
+// number[] data, as a TensorFlow.js or onnxruntime-web tensor (duck-typed), or nested arrays.
+function tensorArg(g, shape, data = randomFloats(g, sizeOf(shape))) {
+  const canon = { data, shape };
+  const n = data.length;
+  let value;
+  const r = g.int(0, 14);
+  if (r <= 1 && nestable(shape) && n <= 256) value = nest(data, shape);
+  else if (r === 12) value = { data: g.chance(0.5) ? Float64Array.from(data) : Array.from(data), shape: shape.slice() };
+  else if (r === 13) value = fakeTfjs(data.slice(), shape.slice());
+  else if (r === 14) value = { dims: Object.freeze(shape.slice()), type: 'float32', data: data.slice(), location: 'cpu' };
+  else if (r === 2) value = Object.freeze({ data: honestData(g, data), shape: Object.freeze(shape.slice()) });
+  else if (r === 3) value = { data: honestData(g, data), shape: shape.slice(), name: 'x', dtype: 'float32' };
+  else if (r === 4) value = Object.create({ data: honestData(g, data), shape: shape.slice() });
+  else if (r === 5) value = new Proxy({ data: honestData(g, data), shape: shape.slice() }, {});
+  else value = { data: honestData(g, data), shape: shape.slice() };
+  g.inputs.push([value, canon]);
+  g.canons.set(value, canon);
+  return [value, canon];
+}
+
+// A duck-typed TensorFlow.js tensor.
+function fakeTfjs(data, shape, dtype = 'float32') {
+  return { shape, dtype, rank: shape?.length, dataSync: () => data, dispose() {} };
+}
+
+// A TensorFlow.js or onnxruntime-web tensor with one mistake.
+function foreignMistake(g, shape) {
+  const n = sizeOf(shape);
+  return g.pick([
+    () => fakeTfjs(new Float32Array(n), shape, g.pick(['string', 'complex64', 'float16', '', 'Float32'])),
+    () => fakeTfjs(g.pick([null, undefined, 'abc', 3, {}, [1, '2'], new Float32Array(n + 1), typedArray(g, g.pick(TYPED), n)]), shape),
+    () => label(g, { shape, dtype: 'float32', dataSync: () => callerThrow('dataSync') }, 'tfjs tensor whose dataSync() throws'),
+    () => fakeTfjs(new Float32Array(n), badShape(g, shape)),
+    () => ({ dims: shape, type: g.pick(['string', 'bool', 'int64', '']), data: g.pick([['a'], new Float32Array(n), [1, 2]]) }),
+    () => ({ dims: g.chance(0.5) ? badShape(g, shape) : shape, type: 'float32', data: g.pick([new Float32Array(n), null, typedArray(g, g.pick(TYPED), n), new DataView(new ArrayBuffer(4 * n))]) }),
+  ])();
+}
+
+// A shape with one mistake.
+function badShape(g, shape) {
+  const s = shape.slice();
+  switch (g.int(0, 7)) {
+    case 0: if (s.length) s[g.int(0, s.length - 1)] = badNumber(g); else s.push(badNumber(g)); return s;
+    case 1: return [...s, ...new Array(65 - s.length).fill(1)];                 // rank 65
+    case 2: { const holey = s.slice(); holey.length = s.length + 1; return holey; }  // a hole
+    case 3: return Int32Array.from(s);
+    case 4: return g.pick([s.join(','), sizeOf(s), { length: s.length, ...s }, null, new Set(s)]);
+    case 5: return s.slice(1);
+    case 6: return [...s, 1];                                                     // one more dim (may still be valid)
+    default: return [-0, ...s];                                                   // -0 is a dim of 0
+  }
+}
+
+// A tensor argument with one mistake (invalid, or at least not the canonical value).
+function nearTensor(g, shape) {
+  const n = sizeOf(shape);
+  const kinds = [
+    () => ({ data: randomFloats(g, Math.max(0, n + g.pick([-1, 1, 7]))), shape }),
+    () => ({ data: typedArray(g, g.pick(TYPED.filter((T) => T !== Float32Array)), n), shape }),
+    () => ({ data: g.pick([new DataView(new ArrayBuffer(4 * n)), Array.from(randomFloats(g, n)), new ArrayBuffer(4 * n), undefined, null, 'data']), shape }),
+    () => ({ data: randomFloats(g, n), shape: badShape(g, shape) }),
+    () => g.pick([{ data: randomFloats(g, n) }, { shape }, { data: randomFloats(g, n), shape: undefined }]),
+    () => { const data = randomFloats(g, n); detach(data.buffer); return { data, shape }; },
+    () => zeroSizeHuge(g, Math.max(1, shape.length)),
+    () => nestedMistake(g, shape),
+    () => ({ data: new Float32Array(new SharedArrayBuffer(4 * n + 4), 4), shape: g.chance(0.5) ? shape : badShape(g, shape) }),
+    () => foreignMistake(g, shape),
+    () => ({ data: g.pick([[1, '2'], [1, null], [1, undefined], new Array(n)]), shape }),
+    () => junk(g),
+  ];
+  return g.pick(kinds)();
+}
+
+// Shapes of size 0 whose other dims are huge (the product needs > 2 GiB without the 0).
+function zeroSizeHuge(g, rank) {
+  const shape = Array.from({ length: rank }, () => g.pick(HUGE_DIMS));
+  shape[g.int(0, rank - 1)] = 0;
+  return { data: new Float32Array(0), shape };
+}
+
+// Nested arrays that are ragged, have holes, junk leaves, are too deep or cyclic.
+function nestedMistake(g, shape) {
+  const s = shape.length ? shape.map((d) => Math.max(1, Math.min(d, 4))) : [2];
+  const nested = nest(randomFloats(g, sizeOf(s)), s);
+  const row = (a) => { let r = a; while (Array.isArray(r[0])) r = r[0]; return r; };
+  switch (g.int(0, 7)) {
+    case 0: row(nested).pop(); if (s.length === 1) nested.push(1); return [nested, [1]];         // ragged
+    case 1: delete row(nested)[0]; return nested;                                                   // hole
+    case 2: row(nested)[0] = g.pick(['1', null, 1n, true, {}, [], new Number(1), undefined, Symbol('leaf')]); return nested;
+    case 3: return deepArray(65);
+    case 4: { const c = [nested]; c.push(c); return c; }
+    case 5: return s.length > 1 ? [Float32Array.from(row(nested)), Float32Array.from(row(nested))] : [new Float32Array(2)];
+    case 6: return nest(Array.from({ length: sizeOf(s) }, () => g.chance(0.5)), s);               // booleans
+    default: return nest(Array.from({ length: sizeOf(s) }, () => g.pick([NaN, Infinity, -Infinity, -0])), s);  // odd but valid numbers
+  }
+}
+
+// A tensor argument whose own code throws or lies. Returns { value, keepsCanon }: for shifty
+// values the honest (first-read) values are `canon`, so the reference still applies.
+function evilTensor(g, canon) {
+  const { data, shape } = canon;
+  const n = data.length;
+  const kinds = [
+    () => ({ value: evilObject(g) }),
+    () => ({ value: throwingProxy(g, { data: data.slice(), shape: shape.slice() }) }),
+    () => ({ value: label(g, { data: data.slice(), get shape() { return callerThrow('shape getter'); } }, 'tensor whose shape getter throws') }),
+    () => ({ value: shifty(g, canon), keepsCanon: true }),
+    () => shiftyShapeArray(g, canon),
+    () => ({ value: { data: lyingFloats(g, n), shape: shape.slice() } }),
+    () => ({ value: { data: label(g, new Proxy(data.slice(), {}), 'transparent Proxy of a Float32Array'), shape: shape.slice() } }),
+    () => ({ value: { data: label(g, Object.create(Float32Array.prototype), 'Object.create(Float32Array.prototype)'), shape: shape.slice() } }),
+    () => ({ value: { data: label(g, vm.runInContext(`new Float32Array(${n})`, otherRealm), 'Float32Array from another realm'), shape: shape.slice() } }),
+    () => nestedLiar(g, canon),
+  ];
+  return g.pick(kinds)();
+}
+
+// { data, shape } answering honestly the first `honest` reads of each property, then lying.
+function shifty(g, canon) {
+  const honest = g.int(1, 3);
+  const lie = g.pick(['bigger shape', 'smaller shape', 'other rank', 'null data', 'short data', 'long data', 'Float64Array data', 'detach data']);
+  const data = canon.data.slice();
+  const lieShape = lie === 'bigger shape' ? canon.shape.map((d) => Math.min(64, d * 4 + 4))
+    : lie === 'smaller shape' ? canon.shape.map(() => 1) : [...canon.shape, 2];
+  let dataReads = 0, shapeReads = 0;
+  const object = {
+    get data() {
+      if (++dataReads <= honest || !lie.endsWith('data') || lie === 'detach data') return data;
+      if (lie === 'null data') return null;
+      if (lie === 'short data') return new Float32Array(Math.max(0, data.length - 1));
+      if (lie === 'long data') return new Float32Array(data.length + 4096).fill(1);
+      return Float64Array.from(data);
+    },
+    get shape() {
+      if (++shapeReads === honest + 1 && lie === 'detach data' && data.buffer.byteLength > 0) detach(data.buffer);
+      return shapeReads <= honest || !lie.endsWith('shape') && lie !== 'other rank' ? canon.shape.slice() : lieShape.slice();
+    },
+  };
+  return label(g, object, `shifty tensor ${inspect(canon.shape)}: honest for ${honest} read(s) of data/shape, then ${lie}`);
+}
+
+// { data, shape } whose shape is an Array subclass with lying slice/forEach/iterator, or a Proxy
+// whose length changes after the first read.
+function shiftyShapeArray(g, canon) {
+  const lieShape = canon.shape.map((d) => d * 3 + 5);
+  const kind = g.pick(['slice', 'forEach', 'iterator', 'length']);
+  let shape;
+  if (kind === 'length') {
+    let reads = 0;
+    shape = new Proxy(canon.shape.slice(), { get: (t, k, r) => (k === 'length' ? (reads++ < 1 ? t.length : t.length + 1) : Reflect.get(t, k, r)) });
+  } else {
+    class LyingShape extends Array {}
+    if (kind === 'slice') LyingShape.prototype.slice = () => lieShape.slice();
+    if (kind === 'forEach') LyingShape.prototype.forEach = () => {};
+    if (kind === 'iterator') LyingShape.prototype[Symbol.iterator] = function* () { yield* lieShape; };
+    shape = LyingShape.from(canon.shape);
+    if (kind === 'forEach') shape[0] = g.pick([-3, 1.5, 'x']) ?? 0;  // only forEach would see it
+  }
+  const value = label(g, { data: canon.data.slice(), shape }, `tensor ${inspect(canon.shape)} whose shape is an Array subclass/Proxy lying through ${kind}`);
+  // Read by index, the forEach variant has a bad dim: the call must throw. The others are honest.
+  return kind === 'forEach' ? { value, mustThrow: true } : { value, keepsCanon: true };
+}
+
+// Nested arrays with a lying iterator, a throwing index getter, or a Proxy lying about length.
+function nestedLiar(g, canon) {
+  const { data, shape } = canon;
+  if (!nestable(shape)) return { value: evilObject(g) };
+  const nested = nest(data, shape);
+  switch (g.int(0, 2)) {
+    case 0: {  // index reads are honest: the reference applies
+      const lie = g.pick([[1, 2, 3], 'x', { valueOf: () => callerThrow('valueOf') }, 1e9, []]);
+      class LyingRows extends Array {}
+      LyingRows.prototype[Symbol.iterator] = function* () { yield lie; };
+      const rows = LyingRows.from(nested);
+      return { value: label(g, rows, `nested ${inspect(shape)} (Array subclass whose iterator yields ${inspect(lie)})`), keepsCanon: true };
+    }
+    case 1: {
+      Object.defineProperty(nested, 0, { get: () => callerThrow('index getter'), enumerable: true });
+      return { value: label(g, nested, `nested ${inspect(shape)} whose [0] getter throws`) };
+    }
+    default: {
+      const length = g.pick([-1, 1.5, NaN, 2 ** 32 - 1, nested.length + 1, '2']);
+      return { value: label(g, new Proxy(nested, { get: (t, k, r) => (k === 'length' ? length : Reflect.get(t, k, r)) }), `nested ${inspect(shape)} behind a Proxy whose length is ${String(length)}`) };
+    }
+  }
+}
+
+// A tensor argument with one mistake of any kind.
+function tensorMistake(g, value, canon, smallOnly) {
+  const r = g.float(0, 1);
+  if (r < 0.45) {
+    const near = nearTensor(g, canon?.shape ?? [2, 2]);
+    const shape = near !== null && typeof near === 'object' && !isProxy(near) ? Object.getOwnPropertyDescriptor(near, 'shape')?.value : undefined;
+    const hugeEmpty = Array.isArray(shape) && shape.some((d) => typeof d === 'number' && d > 2 ** 12);
+    return { value: smallOnly && hugeEmpty ? junk(g) : near };
+  }
+  if (r < 0.6) return { value: junk(g) };
+  if (r < 0.9 && canon) return evilTensor(g, canon);
+  return { value: smallOnly ? junk(g) : zeroSizeHuge(g, g.int(1, 4)) };
+}
+
+// --- masks -----------------------------------------------------------------------------------
+// A valid mask broadcasting to `target` ([..., Lq, Lk]): boolean (Uint8Array, nested booleans)
+// or additive (Float32Array with -Infinity, nested numbers).
+function maskArg(g, target) {
+  const rank = g.int(Math.max(0, target.length - 3), target.length);
+  const shape = target.slice(target.length - rank).map((d) => (g.chance(0.3) ? 1 : d));
+  const n = sizeOf(shape);
+  if (g.chance(0.5)) {
+    const data = Uint8Array.from({ length: n }, () => (g.chance(0.7) ? g.pick([1, 1, 2, 255]) : 0));
+    const canon = { data, shape, boolean: true };
+    if (g.chance(0.3) && nestable(shape)) return [nest(Array.from(data, (b) => b !== 0), shape), { ...canon, data: Uint8Array.from(data, (b) => (b ? 1 : 0)) }];
+    return [g.chance(0.2) ? Object.freeze({ data: data.slice(), shape: shape.slice() }) : { data: data.slice(), shape: shape.slice() }, canon];
+  }
+  const data = Float32Array.from({ length: n }, () => (g.chance(0.2) ? -Infinity : g.float(-3, 3)));
+  const canon = { data, shape, boolean: false };
+  if (g.chance(0.3) && nestable(shape)) return [nest(data, shape), canon];
+  return [{ data: honestData(g, data), shape: shape.slice() }, canon];
+}
+
+// A mask with one mistake: a proxied or lying Uint8Array, another element type, ragged or
+// mixed nested booleans, a bad shape.
+class LyingUint8Array extends Uint8Array {
+  get length() { return 1; }
+}
+
+function maskMistake(g) {
+  return g.pick([
+    () => ({ data: label(g, new Proxy(Uint8Array.of(1), {}), 'transparent Proxy of a Uint8Array'), shape: [1] }),
+    () => ({ data: label(g, Object.create(Uint8Array.prototype), 'Object.create(Uint8Array.prototype)'), shape: [1] }),
+    () => ({ data: label(g, new LyingUint8Array(64), 'Uint8Array subclass of 64 bytes whose length getter says 1'), shape: [1] }),
+    () => ({ data: typedArray(g, g.pick(TYPED), 4), shape: [4] }),
+    () => g.pick([[[true, false], [true]], [[true, 1]], [[[true]], [[false, true]]], [true, , false]]),  // eslint-disable-line no-sparse-arrays
+    () => ({ data: new Uint8Array(4), shape: badShape(g, [2, 2]) }),
+    () => junk(g),
+  ])();
+}
+
+// --- options and configs -------------------------------------------------------------------------
+// Some of the keys of `spec` (key → () => [value, canonical]) in an honest form: plain,
+// frozen, null-prototype, or behind a transparent Proxy. Omitted (undefined) sometimes.
+function optionsArg(g, spec, p = 0.35) {
+  const value = {}, canon = {};
+  for (const [key, make] of Object.entries(spec)) {
+    if (!g.chance(p)) continue;
+    [value[key], canon[key]] = make();
+  }
+  if (Object.keys(value).length === 0 && g.chance(0.3)) return [undefined, {}];
+  const r = g.int(0, 9);
+  if (r === 0) return [Object.freeze(value), canon];
+  if (r === 1) return [Object.assign(Object.create(null), value), canon];
+  if (r === 2) return [new Proxy(value, {}), canon];
+  return [value, canon];
+}
+
+// An options (or config, graph, weights) object with one mistake.
+function optionsMistake(g, value, canon, keys) {
+  const base = value && typeof value === 'object' ? { ...value } : {};
+  const someKey = () => g.pick(keys);
+  switch (g.int(0, 9)) {
+    case 0: return { value: junk(g) };
+    case 1: return { value: { ...base, [g.pick(['casual', 'Mask', 'returnweights', 'constructor', 'toString', 'hasOwnProperty', '0', 'extra'])]: g.pick([true, 1, undefined]) } };
+    case 2: return { value: JSON.parse(`{"__proto__": {"${someKey()}": true}}`) };   // an own key named __proto__
+    case 3: return { value: Object.create({ ...base, [someKey()]: junk(g) }) };        // inherited keys
+    case 4: { const key = someKey(); return { value: label(g, Object.defineProperty({ ...base }, key, { get: () => callerThrow(`getter of ${key}`), enumerable: true }), `options whose ${key} getter throws`) }; }
+    case 5: return { value: throwingProxy(g, { ...base }) };
+    case 6: return detachingOptions(g, base, canon, someKey());
+    case 7: if (keys.includes('mask')) return { value: { ...base, [g.pick(keys.filter((k) => k === 'mask' || k === 'keepMask'))]: maskMistake(g) } };
+    // falls through
+    default: return { value: { ...base, [someKey()]: g.chance(0.5) ? junk(g) : badNumber(g) } };
+  }
+}
+
+// Options whose getter detaches the buffer of one of the call's honest tensors: the library
+// must have copied (or must re-check) what it validated before.
+function detachingOptions(g, base, canon, key) {
+  const victims = g.inputs.filter(([v]) => v && !Array.isArray(v) && v.data instanceof Float32Array && !(v.data.buffer instanceof SharedArrayBuffer) && v.data.length > 0);
+  if (victims.length === 0) return { value: { ...base, [key]: junk(g) } };
+  const [victim] = g.pick(victims);
+  const options = { ...base };
+  const original = options[key];
+  Object.defineProperty(options, key, {
+    enumerable: true,
+    get() { if (victim.data.buffer.byteLength > 0) detach(victim.data.buffer); return original; },
+  });
+  return { value: label(g, options, `options whose ${key} getter detaches the buffer of the tensor ${inspect(victim.shape)} passed in the same call`), keepsCanon: true };
+}
+
+// ============================================================================================
+// References and checks.
+// ============================================================================================
+
+function near(actual, expected, what, atol = 1e-5, rtol = 1e-4) {
+  if (!actual || !(actual.data instanceof Float32Array)) throw new Error(`${what}: not a tensor`);
+  assertClose(actual, expected, { atol, rtol, label: what });
+}
+
+// The problem with a value that should be a tensor { data: Float32Array, shape }, or null.
+function tensorProblem(t, label = 'result') {
+  if (t === null || typeof t !== 'object') return `${label} is ${inspect(t)}, not a tensor`;
+  if (!(t.data instanceof Float32Array)) return `${label}.data is not a Float32Array`;
+  if (!Array.isArray(t.shape) || t.shape.some((d) => !Number.isInteger(d) || d < 0)) return `${label}.shape ${inspect(t.shape)} is not a list of dims`;
+  if (t.data.length !== sizeOf(t.shape)) return `${label} has ${t.data.length} values but shape ${inspect(t.shape)}`;
+  return null;
+}
+
+function sameBytes(a, b) {
+  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}
+
+// Value of t ({ data, shape }) at a multi-index aligned on the right (size-1 axes broadcast).
+function at(t, index) {
+  let offset = 0, stride = 1;
+  for (let a = t.shape.length - 1, i = index.length - 1; a >= 0; a--, i--) {
+    offset += (t.shape[a] === 1 ? 0 : index[i]) * stride;
+    stride *= t.shape[a];
+  }
+  return t.data[offset];
+}
+
+function* indices(shape) {
+  const index = new Array(shape.length).fill(0);
+  for (let f = 0, n = sizeOf(shape); f < n; f++) {
+    yield index.slice();
+    for (let a = shape.length - 1; a >= 0; a--) {
+      if (++index[a] < shape[a]) break;
+      index[a] = 0;
+    }
+  }
+}
+
+function broadcastShape(...shapes) {
+  const rank = Math.max(0, ...shapes.map((s) => s.length));
+  const out = new Array(rank).fill(1);
+  for (const s of shapes) s.forEach((d, i) => { if (d !== 1) out[rank - s.length + i] = d; });
+  return out;
+}
+
+// Grouped-query attention by repetition: k [..., Hk, L, d] → [..., Hq, L, d].
+function repeatHeads(t, hq) {
+  const [hk, L, d] = t.shape.slice(-3);
+  const outer = sizeOf(t.shape.slice(0, -3));
+  const data = new Float32Array(outer * hq * L * d);
+  for (let o = 0; o < outer; o++) for (let h = 0; h < hq; h++) {
+    const src = (o * hk + Math.floor(h / (hq / hk))) * L * d;
+    data.set(t.data.subarray(src, src + L * d), (o * hq + h) * L * d);
+  }
+  return { data, shape: [...t.shape.slice(0, -3), hq, L, d] };
+}
+
+// DynamicViT keep-mask as a full mask [...batch, L, L], combined with the user's mask.
+function keepAsMask(keep, user, batch, L) {
+  const shape = [...batch, L, L];
+  const additive = user && !user.boolean;
+  const data = additive ? new Float32Array(sizeOf(shape)) : new Uint8Array(sizeOf(shape));
+  let f = 0;
+  for (const index of indices(shape)) {
+    const [i, j] = index.slice(-2);
+    const allowed = i === j || at(keep, [...index.slice(0, -2), j]) === 1;
+    if (additive) data[f++] = allowed ? at(user, index) : -Infinity;
+    else data[f++] = allowed && (!user || at(user, index)) ? 1 : 0;
+  }
+  return { data, shape, boolean: !additive };
+}
+
+// ALiBi slopes exactly as the reference get_slopes(n) of the paper's code.
+function refSlopes(n) {
+  const powerOf2 = (m) => { const start = 2 ** (-(2 ** -(Math.log2(m) - 3))); return Array.from({ length: m }, (_, i) => start * start ** i); };
+  if (Number.isInteger(Math.log2(n))) return powerOf2(n);
+  const closest = 2 ** Math.floor(Math.log2(n));
+  return [...powerOf2(closest), ...refSlopes(2 * closest).filter((_, i) => i % 2 === 0).slice(0, n - closest)];
+}
+
+function refRope(x, positions, base, interleaved) {
+  const [L, dim] = x.shape.slice(-2);
+  const out = new Float64Array(x.data.length);
+  for (let r = 0; r < x.data.length / dim; r++) {
+    const pos = positions ? positions[r % L] : r % L;
+    for (let i = 0; i < dim / 2; i++) {
+      const angle = pos * base ** (-2 * i / dim);
+      const [a, b] = interleaved ? [2 * i, 2 * i + 1] : [i, i + dim / 2];
+      const xa = x.data[r * dim + a], xb = x.data[r * dim + b];
+      out[r * dim + a] = xa * Math.cos(angle) - xb * Math.sin(angle);
+      out[r * dim + b] = xb * Math.cos(angle) + xa * Math.sin(angle);
+    }
+  }
+  return { data: out, shape: x.shape };
+}
+
+// Multi-head attention for batched or unbatched inputs (the helper takes batched only).
+function refHeads(query, key, value, w, c, options) {
+  const batch = (t) => (t.shape.length === 2 ? { data: t.data, shape: [1, ...t.shape] } : t);
+  const keyLengths = options.keyLengths === undefined ? undefined : [].concat(Array.from(options.keyLengths));
+  const r = refMultiHead(batch(query), batch(key), batch(value), w, c.numHeads, c.numKvHeads ?? c.numHeads, { ...options, keyLengths });
+  return r;
+}
+
+function refEncoder(x, w, c, options) {
+  const mha = (input) => { const r = refHeads(input, input, input, w, c, options).output; return { data: r.data, shape: input.shape }; };
+  const ffn = (input) => refFeedForward(input, { w1: w.w1, b1: w.b1, w2: w.w2, b2: w.b2, activation: c.activation ?? 'relu' });
+  const eps = c.eps ?? 1e-5;
+  if ((c.norm ?? 'post') === 'post') {
+    const x1 = refLayerNorm(refAdd(x, mha(x)), w.ln1Gamma, w.ln1Beta, eps);
+    return refLayerNorm(refAdd(x1, ffn(x1)), w.ln2Gamma, w.ln2Beta, eps);
+  }
+  const x1 = refAdd(x, mha(refLayerNorm(x, w.ln1Gamma, w.ln1Beta, eps)));
+  return refAdd(x1, ffn(refLayerNorm(x1, w.ln2Gamma, w.ln2Beta, eps)));
+}
+
+// ============================================================================================
+// The table: public name → generator of a valid call { args, kinds, check } (and of a call
+// with huge sizes). `kinds` names each argument's kind, for the mistakes in perturb().
+// ============================================================================================
+
+const SMALL_DIMS = [1, 1, 2, 3, 4, 5, 8, 16, 17];
+
+function makeEntries(attn) {
+  const bool = (g) => () => { const b = g.chance(0.5); return [b, b]; };
+  const align = (g) => () => { const a = g.pick(['top-left', 'bottom-right']); return [a, a]; };
+  const keyLengthsArg = (g, count, Lk, asNumber) => () => {
+    const values = Array.from({ length: count }, () => g.int(0, Lk));
+    if (asNumber && g.chance(0.5)) return [values[0], values];
+    return [g.chance(0.3) ? Int32Array.from(values) : values, values];
+  };
+
+  const entries = {
+    attention: {
+      make(g) {
+        const gqa = g.chance(0.12);
+        const dk = g.pick(SMALL_DIMS), dv = g.int(0, 5), Lq = g.int(0, 6), Lk = g.chance(0.3) ? Lq : g.int(0, 6);
+        let qLead, kLead, vLead;
+        if (gqa) {
+          const b = g.pick([[], [1], [2]]), hk = g.int(1, 2), hq = hk * g.int(1, 3);
+          qLead = [...b, hq]; kLead = [...b, hk]; vLead = [...b, hk];
+        } else {
+          qLead = g.pick([[], [], [2], [3], [1, 2], [2, 2], [0], [2, 1]]);
+          const variant = () => (g.chance(0.6) ? qLead : qLead.slice(g.int(0, qLead.length)).map((d) => (g.chance(0.3) ? 1 : d)));
+          kLead = variant(); vLead = g.chance(0.7) ? kLead : variant();
+        }
+        const batch = gqa ? qLead : broadcastShape(qLead, kLead, vLead);
+        const [q, qc] = tensorArg(g, [...qLead, Lq, dk]);
+        const self = !gqa && Lq === Lk && dk === dv && g.chance(0.15);
+        const [k, kc] = self ? [q, qc] : tensorArg(g, [...kLead, Lk, dk]);
+        const [v, vc] = self ? [q, qc] : tensorArg(g, [...vLead, Lk, dv]);
+        const spec = {
+          mask: () => maskArg(g, [...batch, Lq, Lk]),
+          causal: bool(g), causalAlign: align(g),
+          scale: () => { const s = g.pick([0, 0.125, 1, -0.5, 2]); return [s, s]; },
+          keyLengths: keyLengthsArg(g, batch.length ? batch[0] : 1, Lk, batch.length === 0),
+          returnWeights: bool(g), trace: () => { const t = g.chance(0.3); return [t, t]; },
+          enableGqa: () => [false, false],
+        };
+        if (Lq === Lk && !gqa) {
+          spec.keepMask = () => {
+            const lead = batch.slice(g.int(0, batch.length)).map((d) => (g.chance(0.3) ? 1 : d));
+            const shape = [...lead, Lk];
+            const values = Array.from({ length: sizeOf(shape) }, () => (g.chance(0.7) ? 1 : 0));
+            const canon = { data: values, shape };
+            const form = g.int(0, 3);
+            if (form === 0) return [{ data: Uint8Array.from(values), shape }, canon];
+            if (form === 1) return [{ data: Float32Array.from(values), shape }, canon];
+            if (form === 2 && nestable(shape)) return [nest(values.map((b) => b === 1), shape), canon];
+            if (nestable(shape)) return [nest(values, shape), canon];
+            return [{ data: Uint8Array.from(values), shape }, canon];
+          };
+        }
+        if (gqa) delete spec.enableGqa;
+        let [options, o] = optionsArg(g, spec);
+        if (gqa) { options = { ...options, enableGqa: true }; o.enableGqa = true; }  // required with fewer k/v heads
+        return {
+          args: [q, k, v, options], kinds: ['tensor', 'tensor', 'tensor', 'options'], keys: [, , , Object.keys(spec)],
+          check(r) {
+            const kx = gqa ? repeatHeads(kc, qLead.at(-1)) : kc, vx = gqa ? repeatHeads(vc, qLead.at(-1)) : vc;
+            let mask = o.mask;
+            if (o.keepMask) mask = keepAsMask(o.keepMask, o.mask, batch, Lq);
+            const ref = referenceAttention(qc, kx, vx, { ...o, mask });
+            near(r.output, ref.output, 'output');
+            if (o.returnWeights || o.trace) near(r.weights, ref.weights, 'weights');
+            else if (r.weights !== undefined) throw new Error('weights returned without returnWeights');
+            if (o.trace) for (const stage of ['scores', 'scaledScores', 'maskedScores']) near(r.trace[stage], ref[stage], `trace.${stage}`, 1e-4);
+          },
+        };
+      },
+      huge(g) {
+        const tall = { data: new Float32Array(65536), shape: [65536, 1] };
+        const one = { data: new Float32Array(2), shape: [2, 1] };
+        return g.pick([
+          () => ({ args: [tall, tall, tall, { returnWeights: true }] }),
+          () => ({ args: [tall, tall, tall, { trace: true, causal: true }] }),
+          () => ({ args: [one, { data: new Float32Array(0), shape: [0, 1] }, { data: new Float32Array(0), shape: [0, 2 ** 31] }] }),
+          () => ({ args: [zeroSizeHuge(g, 4), zeroSizeHuge(g, 3), zeroSizeHuge(g, 3), { returnWeights: true }] }),
+          () => ({ args: [{ data: new Float32Array(0), shape: [2 ** 31, 2 ** 31, 0, 1] }, { data: new Float32Array(0), shape: [0, 1] }, { data: new Float32Array(0), shape: [0, 2 ** 31] }, { returnWeights: true }] }),
+          () => ({ args: [one, one, one, { mask: { data: new Uint8Array(0), shape: [0, 2 ** 31] } }] }),
+          () => ({ args: [one, one, one, { keyLengths: new Array(2 ** 20).fill(1) }] }),
+        ])();
+      },
+    },
+
+    matmul: {
+      make(g) {
+        const lead = g.pick([[], [], [2], [0], [2, 3]]), m = g.int(0, 5), k = g.pick([0, ...SMALL_DIMS]), n = g.int(0, 6);
+        const aShape = g.chance(0.15) ? [k] : [...lead, m, k];
+        const [a, ac] = tensorArg(g, aShape);
+        const [b, bc] = tensorArg(g, [k, n]);
+        return {
+          args: [a, b], kinds: ['tensor', 'tensor'],
+          check(r) {
+            const shape = [...aShape.slice(0, -1), n];
+            near(r, k === 0 ? { data: new Float64Array(sizeOf(shape)), shape } : refMatmul(ac, bc), 'matmul');
+          },
+        };
+      },
+      huge(g) {
+        const tall = { data: new Float32Array(65536), shape: [65536, 1] }, wide = { data: new Float32Array(65536), shape: [1, 65536] };
+        return g.pick([
+          () => ({ args: [tall, wide] }),
+          () => ({ args: [{ data: new Float32Array(0), shape: [2 ** 20, 0] }, { data: new Float32Array(0), shape: [0, 2 ** 20] }] }),
+          () => ({ args: [zeroSizeHuge(g, 3), { data: new Float32Array(0), shape: [0, 2 ** 31] }] }),
+        ])();
+      },
+    },
+
+    layerNorm: {
+      make(g) {
+        const d = g.pick([0, ...SMALL_DIMS]);
+        const shape = [...g.pick([[], [3], [2, 2], [0]]), d];
+        const [x, xc] = tensorArg(g, shape);
+        const [options, o] = optionsArg(g, {
+          gamma: () => tensorArg(g, [d]), beta: () => tensorArg(g, [d]),
+          eps: () => { const e = g.pick([1e-5, 1e-3, 0.1, 1, d > 1 ? 0 : 1e-5]); return [e, e]; },
+        });
+        return {
+          args: [x, options], kinds: ['tensor', 'options'], keys: [, ['gamma', 'beta', 'eps']],
+          check: (r) => near(r, refLayerNorm(xc, o.gamma, o.beta, o.eps ?? 1e-5), 'layerNorm', 2e-4, 1e-3),
+        };
+      },
+      huge: (g) => ({ args: [zeroSizeHuge(g, g.int(1, 3)), { gamma: g.chance(0.5) ? zeroSizeHuge(g, 1) : undefined }] }),
+    },
+
+    feedForward: {
+      make(g) {
+        const dModel = g.pick(SMALL_DIMS), dFF = g.int(0, 9);
+        const [x, xc] = tensorArg(g, [...g.pick([[], [2]]), g.int(0, 4), dModel]);
+        const [w1, w1c] = tensorArg(g, [dModel, dFF], randomFloats(g, dModel * dFF, -1, 1));
+        const [w2, w2c] = tensorArg(g, [dFF, dModel], randomFloats(g, dFF * dModel, -1, 1));
+        const spec = { b1: () => tensorArg(g, [dFF]), b2: () => tensorArg(g, [dModel]), activation: () => { const a = g.pick(['relu', 'gelu']); return [a, a]; } };
+        const [extra, o] = optionsArg(g, spec, 0.5);
+        const options = { w1, w2, ...(extra ? { ...extra } : {}) };
+        return {
+          args: [x, g.chance(0.2) ? Object.freeze(options) : options], kinds: ['tensor', 'options'], keys: [, ['w1', 'w2', 'b1', 'b2', 'activation']],
+          check(r) {
+            // With dFF = 0 the output is b2 (or 0) in every row (the helper needs dFF ≥ 1).
+            const expected = dFF > 0 ? refFeedForward(xc, { w1: w1c, w2: w2c, ...o })
+              : { data: Float64Array.from(xc.data, (_, i) => (o.b2 ? o.b2.data[i % dModel] : 0)), shape: xc.shape };
+            near(r, expected, 'feedForward', 1e-4, 1e-4);
+          },
+        };
+      },
+      huge(g) {
+        const tall = { data: new Float32Array(65536), shape: [65536, 1] };
+        return { args: [tall, { w1: { data: new Float32Array(65536), shape: [1, 65536] }, w2: { data: new Float32Array(65536), shape: [65536, 1] } }] };
+      },
+    },
+
+    setPool: {
+      make(g) {
+        const op = g.pick([undefined, 'sum', 'mean', 'max']);
+        const n = op === undefined || op === 'sum' ? g.int(0, 5) : g.int(1, 5);
+        const shape = [...g.pick([[], [2], [0], [2, 3]]), n, g.int(0, 6)];
+        const [x, xc] = tensorArg(g, shape);
+        const args = op === undefined && g.chance(0.5) ? [x] : [x, op];
+        return {
+          args, kinds: ['tensor', 'op'], ops: ['sum', 'mean', 'max'],
+          check(r) {
+            const d = shape.at(-1), sets = sizeOf(shape.slice(0, -2));
+            const out = new Float64Array(sets * d);
+            for (let s = 0; s < sets; s++) for (let c = 0; c < d; c++) {
+              const column = Array.from({ length: n }, (_, i) => xc.data[(s * n + i) * d + c]);
+              out[s * d + c] = op === 'max' ? Math.max(...column) : column.reduce((a, b) => a + b, 0) / (op === 'mean' ? n : 1);
+            }
+            near(r, { data: out, shape: [...shape.slice(0, -2), d] }, 'setPool', 1e-5, 1e-5);
+          },
+        };
+      },
+      huge: (g) => ({ args: [{ data: new Float32Array(0), shape: [g.pick(HUGE_DIMS), 0, g.pick(HUGE_DIMS)] }, g.pick(['sum', 'mean', 'max'])] }),
+    },
+
+    sinusoidalEncoding: {
+      make(g) {
+        const L = g.int(0, 10), d = g.int(1, 9);
+        const [options, o] = optionsArg(g, { base: () => { const b = g.pick([10000, 100, 2, 1.5]); return [b, b]; } }, 0.5);
+        return {
+          args: [L, d, options], kinds: ['count', 'int', 'options'], keys: [, , ['base']],
+          check(r) {
+            const base = o.base ?? 10000, expected = new Float64Array(L * d);
+            for (let p = 0; p < L; p++) for (let c = 0; c < d; c++) {
+              const angle = p / base ** ((c - (c % 2)) / d);
+              expected[p * d + c] = c % 2 === 0 ? Math.sin(angle) : Math.cos(angle);
+            }
+            near(r, { data: expected, shape: [L, d] }, 'sinusoidalEncoding', 1e-6, 1e-6);
+          },
+        };
+      },
+      huge: (g) => ({ args: g.pick([[2 ** 31, 8], [65536, 65536], [2 ** 53, 1], [0, 2 ** 53], [1, 2 ** 31]]) }),
+    },
+
+    addPositionalEncoding: {
+      make(g) {
+        const L = g.int(0, 5), d = g.int(0, 5), offset = g.int(0, 3);
+        const [x, xc] = tensorArg(g, [...g.pick([[], [2], [0]]), L, d]);
+        const [table, tc] = tensorArg(g, [offset + L + g.int(0, 2), d]);
+        const [options] = optionsArg(g, { offset: () => [offset, offset] }, 1);
+        const off = options?.offset ?? 0;
+        return {
+          args: [x, table, options], kinds: ['tensor', 'tensor', 'options'], keys: [, , ['offset']],
+          check(r) {
+            const expected = Float64Array.from(xc.data, (value, i) => Math.fround(value + tc.data[off * d + (i % (L * d))]));
+            near(r, { data: expected, shape: xc.shape }, 'addPositionalEncoding', 0, 0);
+          },
+        };
+      },
+      huge: (g) => ({ args: [zeroSizeHuge(g, 3), { data: new Float32Array(0), shape: [g.pick(HUGE_DIMS), 0] }, { offset: g.pick([0, 2 ** 53, 2 ** 31]) }] }),
+    },
+
+    applyRope: {
+      make(g) {
+        const L = g.int(0, 5), dim = 2 * g.int(0, 4);
+        const [x, xc] = tensorArg(g, [...g.pick([[], [2], [2, 2]]), L, dim]);
+        const [options, o] = optionsArg(g, {
+          positions: () => { const p = Array.from({ length: L }, () => g.int(0, 50) / g.pick([1, 2])); return [g.chance(0.5) ? Float32Array.from(p) : p, p]; },
+          base: () => { const b = g.pick([10000, 500, 2]); return [b, b]; },
+          interleaved: bool(g),
+        });
+        return {
+          args: [x, options], kinds: ['tensor', 'options'], keys: [, ['positions', 'base', 'interleaved']],
+          check: (r) => near(r, refRope(xc, o.positions, o.base ?? 10000, o.interleaved === true), 'applyRope', 5e-5, 1e-4),
+        };
+      },
+      huge: (g) => ({ args: [{ data: new Float32Array(0), shape: [g.pick(HUGE_DIMS), 0, 2] }, { positions: [] }] }),
+    },
+
+    alibiSlopes: {
+      make(g) {
+        const n = g.int(1, 40);
+        return {
+          args: [n], kinds: ['int'],
+          check(r) {
+            if (!Array.isArray(r) || r.length !== n) throw new Error(`expected ${n} slopes, got ${inspect(r)}`);
+            refSlopes(n).forEach((s, i) => { if (Math.abs(r[i] - s) > 1e-12 * s) throw new Error(`slope ${i}: ${r[i]} vs ${s}`); });
+          },
+        };
+      },
+      huge: (g) => ({ args: [g.pick([2 ** 28, 2 ** 31, 2 ** 53])] }),
+    },
+
+    alibiBias: {
+      make(g) {
+        const h = g.int(1, 6), Lq = g.int(0, 6), Lk = g.int(0, 6);
+        const args = g.chance(0.3) ? [h, Lq] : [h, Lq, Lk];
+        const K = args.length === 2 ? Lq : Lk;
+        return {
+          args, kinds: ['int', 'count', 'count'],
+          check(r) {
+            const slopes = refSlopes(h), expected = new Float64Array(h * Lq * K);
+            for (let a = 0; a < h; a++) for (let i = 0; i < Lq; i++) for (let j = 0; j < K; j++) {
+              expected[(a * Lq + i) * K + j] = -slopes[a] * Math.abs(i + K - Lq - j);
+            }
+            near(r, { data: expected, shape: [h, Lq, K] }, 'alibiBias', 1e-6, 1e-6);
+          },
+        };
+      },
+      huge: (g) => ({ args: g.pick([[64, 65536, 65536], [2 ** 31, 0, 5], [2 ** 31, 2 ** 31, 0], [1, 2 ** 53], [2 ** 20, 64]]) }),
+    },
+
+    laplacianEncoding: {
+      make(g) {
+        const n = g.int(1, 8), k = g.int(0, n - 1);
+        const pairs = [];
+        for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) if (g.chance(0.4)) pairs.push(g.chance(0.5) ? [a, b] : [b, a]);
+        const graph = g.chance(0.1) && pairs.length === 0 ? { numNodes: n } : { numNodes: n, edges: pairs };
+        return {
+          args: [graph, k], kinds: ['graph', 'count'], keys: [['numNodes', 'edges']],
+          check(r) {
+            // L·v = λ·v for L = I - D^-1/2 A D^-1/2 (isolated nodes: a zero row), unit vectors.
+            const A = Array.from({ length: n }, () => new Float64Array(n));
+            for (const [a, b] of pairs) A[a][b] = A[b][a] = 1;
+            const deg = A.map((row) => row.reduce((s, x) => s + x, 0));
+            const L = A.map((row, i) => Float64Array.from(row, (x, j) => (deg[i] === 0 || deg[j] === 0 ? 0 : (i === j ? 1 : 0) - x / Math.sqrt(deg[i] * deg[j]))));
+            for (let i = 0; i < n; i++) if (deg[i] > 0) L[i][i] = 1;
+            if (!(r.eigenvalues instanceof Float32Array) || r.eigenvalues.length !== k) throw new Error('eigenvalues: wrong length');
+            for (let c = 0; c < k; c++) {
+              const lambda = r.eigenvalues[c];
+              if (c > 0 && lambda < r.eigenvalues[c - 1] - 1e-5) throw new Error('eigenvalues not ascending');
+              const v = Array.from({ length: n }, (_, i) => r.data[i * k + c]);
+              const norm = Math.hypot(...v);
+              if (Math.abs(norm - 1) > 1e-4) throw new Error(`eigenvector ${c} has norm ${norm}`);
+              for (let i = 0; i < n; i++) {
+                const lv = L[i].reduce((s, x, j) => s + x * v[j], 0);
+                if (Math.abs(lv - lambda * v[i]) > 2e-4) throw new Error(`eigenpair ${c}: (L·v)[${i}] = ${lv} but λ·v = ${lambda * v[i]}`);
+              }
+            }
+          },
+        };
+      },
+      huge: (g) => ({ args: g.pick([[{ numNodes: 100000, edges: [[0, 1]] }, 2], [{ numNodes: 2 ** 31, edges: [] }, 1], [{ numNodes: 2 ** 31, edges: [] }, 0], [{ numNodes: 2 ** 53, edges: [[0, 2 ** 53 - 1]] }, 2]]) }),
+    },
+
+    tensor: {
+      make(g) {
+        const n = g.int(0, 12);
+        const values = randomFloats(g, n);
+        const shape = g.pick([undefined, [n], n % 2 === 0 ? [2, n / 2] : [n, 1], n === 1 ? [] : [1, n]]);
+        const data = g.chance(0.5) ? Array.from(values) : honestData(g, values);
+        const fn = g.chance(0.5) ? attn.tensor : packageTensor;
+        return {
+          fn, args: shape === undefined && g.chance(0.5) ? [data] : [data, shape], kinds: ['data', 'shape'], alias: true,
+          check: (r) => near(r, { data: values, shape: shape ?? [n] }, 'tensor', 0, 0),
+        };
+      },
+      huge: () => ({ args: [new Float32Array(0), [2 ** 31, 0, 2 ** 31]] }),
+    },
+
+    toNested: {
+      make(g) {
+        const shape = g.pick([[], [0], [3], [2, 3], [2, 0], [2, 1, 3]]);
+        const [t, tc] = tensorArg(g, shape);
+        return {
+          fn: g.chance(0.5) ? attn.toNested : packageToNested, args: [t], kinds: ['tensor'], smallOnly: true,
+          check: (r) => assert.deepEqual(r, nest(Array.from(tc.data), shape)),
+        };
+      },
+      // [2 ** 31, 0] needs 2 ** 31 empty arrays; rare, as it may take the process down.
+      huge: (g) => ({ args: [{ data: new Float32Array(0), shape: g.chance(0.02) ? [2 ** 31, 0] : g.pick([[0, 2 ** 31], [0, 2 ** 53, 2 ** 53], [2 ** 12, 0], [3, 0, 2 ** 40]]) }] }),
+    },
+
+    toTfjs: {
+      make(g) {
+        const shape = g.pick([[], [0], [3], [2, 3], [2, 1, 2]]);
+        const [t, tc] = tensorArg(g, shape);
+        const tf = { tensor: (data, dims, dtype) => ({ made: 'tf', data, shape: dims, dtype }) };
+        return {
+          fn: g.chance(0.5) ? attn.toTfjs : packageToTfjs, args: [t, tf], kinds: ['tensor', 'module'], alias: true,
+          check: (r) => { near(r, tc, 'toTfjs', 0, 0); assert.equal(r.dtype, 'float32'); assert.equal(r.made, 'tf'); },
+        };
+      },
+    },
+
+    toOrt: {
+      make(g) {
+        const shape = g.pick([[], [0], [3], [2, 3], [2, 1, 2]]);
+        const [t, tc] = tensorArg(g, shape);
+        const ort = { Tensor: class { constructor(type, data, dims) { Object.assign(this, { made: 'ort', type, data, shape: dims }); } } };
+        return {
+          fn: g.chance(0.5) ? attn.toOrt : packageToOrt, args: [t, ort], kinds: ['tensor', 'module'], alias: true,
+          check: (r) => { near(r, tc, 'toOrt', 0, 0); assert.equal(r.type, 'float32'); assert.equal(r.made, 'ort'); },
+        };
+      },
+    },
+
+    memory: {
+      make: (g) => ({ args: g.chance(0.5) ? [] : [junk(g)], kinds: ['junk'], check: () => {} }),
+    },
+  };
+  // How a result must look, also for the calls with huge sizes.
+  entries.attention.result = (r) => tensorProblem(r?.output, 'output') ?? (r.weights ? tensorProblem(r.weights, 'weights') : null);
+  entries.alibiSlopes.result = (r) => (Array.isArray(r) && r.every((s) => typeof s === 'number') ? null : `not an array of numbers: ${inspect(r)}`);
+  entries.laplacianEncoding.result = (r) => tensorProblem(r) ?? (r.eigenvalues instanceof Float32Array ? null : 'no eigenvalues');
+  entries.toNested.result = () => null;
+  entries.memory.result = memoryProblem;
+  return entries;
+}
+
+function memoryProblem(r) {
+  const fields = ['heapBytes', 'heapMaxBytes', 'inUseBytes', 'peakBytes'];
+  return fields.every((f) => Number.isSafeInteger(r?.[f]) && r[f] >= 0) ? null : `memory() gave ${inspect(r)}`;
+}
+
+// ============================================================================================
+// Layers: a pool of live (and some disposed) layers, with a shadow copy of their weights.
+// ============================================================================================
+
+const LAYER_CLASSES = ['MultiHeadAttention', 'TransformerEncoderLayer'];
+const MAX_LIVE = 6;
+const layerNames = new WeakMap();  // layer → 'layer#id', so descriptions do not print the module
+
+function layerConfig(g, cls) {
+  const numKvHeads = g.pick([1, 1, 2]), numHeads = numKvHeads * g.pick([1, 2]);
+  const c = { dModel: numHeads * g.int(1, 3), numHeads };
+  if (g.chance(0.3) || numKvHeads !== numHeads) c.numKvHeads = numKvHeads;
+  if (g.chance(0.3)) c.bias = g.chance(0.5);
+  if (g.chance(0.4)) c.seed = g.pick([0, 1, -7, 2 ** 40, 123456789]);
+  if (cls === 'MultiHeadAttention') {
+    if (g.chance(0.3)) c.kDim = g.int(1, 6);
+    if (g.chance(0.3)) c.vDim = g.int(1, 6);
+  } else {
+    c.dFF = g.int(1, 12);
+    if (g.chance(0.4)) c.norm = g.pick(['pre', 'post']);
+    if (g.chance(0.4)) c.activation = g.pick(['relu', 'gelu']);
+    if (g.chance(0.3)) c.eps = g.pick([1e-5, 1e-3, 0.5]);
+  }
+  return c;
+}
+
+function hugeConfig(g, cls) {
+  const c = g.pick([
+    { dModel: 2 ** 15, numHeads: 1 }, { dModel: 2 ** 31, numHeads: 1 }, { dModel: 2 ** 53, numHeads: 2 },
+    { dModel: 4, numHeads: 2, kDim: 2 ** 31 }, { dModel: 2 ** 16, numHeads: 2 ** 16 },
+  ]);
+  if (cls === 'TransformerEncoderLayer') { delete c.kDim; c.dFF = g.pick([8, 2 ** 31, 2 ** 40]); }
+  return c;
+}
+
+class LayerPool {
+  constructor(attn) {
+    this.attn = attn;
+    this.slots = [];
+    this.nextId = 1;
+  }
+
+  add(cls, layer, config) {
+    const slot = { id: this.nextId++, cls, layer, config, disposed: false, shadow: layer.getWeights() };
+    layerNames.set(layer, `layer#${slot.id}`);
+    this.slots.push(slot);
+    const live = this.slots.filter((s) => !s.disposed);
+    if (live.length > MAX_LIVE) this.dispose(live[0]);
+    this.slots = this.slots.filter((s) => !s.disposed || s === slot || this.slots.indexOf(s) >= this.slots.length - 4);
+    return slot;
+  }
+
+  dispose(slot) {
+    slot.layer.dispose();
+    slot.disposed = true;
+  }
+
+  // A slot of class `cls`: usually live, sometimes disposed; creates one if none is live.
+  pick(g, cls) {
+    const mine = this.slots.filter((s) => s.cls === cls);
+    const disposed = mine.filter((s) => s.disposed);
+    if (disposed.length && g.chance(0.06)) return g.pick(disposed);
+    const live = mine.filter((s) => !s.disposed);
+    if (live.length && g.chance(0.95)) return g.pick(live);
+    const config = layerConfig(g, cls);
+    return this.add(cls, new this.attn[cls](config), config);
+  }
+
+  // The first live layer whose weights differ from its shadow, as a message, or null.
+  changed() {
+    for (const slot of this.slots) {
+      if (slot.disposed) continue;
+      const now = slot.layer.getWeights();
+      for (const [name, t] of Object.entries(slot.shadow)) {
+        if (!sameBytes(now[name].data, t.data)) return `weight ${name} of layer#${slot.id} (${slot.cls} ${JSON.stringify(slot.config)}) changed`;
+      }
+    }
+    return null;
+  }
+
+  disposeAll() {
+    for (const slot of this.slots) if (!slot.disposed) this.dispose(slot);
+  }
+}
+
+// Valid calls of the layer methods on `slot`.
+function layerCalls(attn) {
+  const bool = (g) => () => { const b = g.chance(0.5); return [b, b]; };
+  const align = (g) => () => { const a = g.pick(['top-left', 'bottom-right']); return [a, a]; };
+
+  function forwardInputs(g, slot) {
+    const layer = slot.layer, c = slot.config;
+    const H = c.numHeads, dModel = c.dModel, kDim = c.kDim ?? dModel, vDim = c.vDim ?? dModel;
+    const batched = g.chance(0.6), B = batched ? g.int(0, 2) : 1, lead = batched ? [B] : [];
+    const encoder = slot.cls === 'TransformerEncoderLayer';
+    const Lq = g.int(0, 5), Lk = encoder ? Lq : g.int(0, 5);
+    const spec = {
+      mask: () => maskArg(g, [...lead, H, Lq, Lk]),
+      causal: bool(g), causalAlign: align(g),
+      keyLengths: () => { const v = Array.from({ length: B }, () => g.int(0, Lk)); return [!batched && g.chance(0.5) ? v[0] : v, v]; },
+    };
+    if (!encoder) Object.assign(spec, { returnWeights: bool(g), averageWeights: bool(g), trace: bool(g) });
+    return { layer, c, H, dModel, kDim, vDim, lead, Lq, Lk, spec };
+  }
+
+  return {
+    forward(g, slot) {
+      const { c, H, dModel, kDim, vDim, lead, Lq, Lk, spec } = forwardInputs(g, slot);
+      const w = slot.shadow;
+      if (slot.cls === 'TransformerEncoderLayer') {
+        const [x, xc] = tensorArg(g, [...lead, Lq, dModel]);
+        const [options, o] = optionsArg(g, spec);
+        return {
+          args: g.chance(0.2) && options === undefined ? [x] : [x, options], kinds: ['tensor', 'options'], keys: [, Object.keys(spec)],
+          check: (r) => near(r, Lq === 0 || lead[0] === 0 ? { data: new Float64Array(0), shape: xc.shape } : { ...refEncoder(xc, w, c, o), shape: xc.shape }, 'encoder output', 2e-4, 2e-3),
+        };
+      }
+      const [query, qc] = tensorArg(g, [...lead, Lq, dModel]);
+      const self = Lq === Lk && kDim === dModel && vDim === dModel && g.chance(0.3);
+      const [key, kc] = self ? [query, qc] : tensorArg(g, [...lead, Lk, kDim]);
+      const [value, vc] = self || (vDim === kDim && g.chance(0.2)) ? [key, kc] : tensorArg(g, [...lead, Lk, vDim]);
+      const [options, o] = optionsArg(g, spec);
+      let args = [query, key, value, options];
+      if (self && options === undefined && g.chance(0.5)) args = [query];
+      else if (value === key && options === undefined && g.chance(0.5)) args = [query, key];
+      return {
+        args, kinds: ['tensor', 'tensor', 'tensor', 'options'], keys: [, , , Object.keys(spec)],
+        check(r) {
+          const outShape = [...lead, Lq, dModel];
+          if (Lq === 0 || lead[0] === 0) return near(r.output, { data: new Float64Array(0), shape: outShape }, 'output');
+          const ref = refHeads(qc, kc, vc, w, c, o);
+          near(r.output, { data: ref.output.data, shape: outShape }, 'output', 1e-4, 1e-3);
+          if (o.averageWeights) {
+            const block = Lq * Lk, avg = new Float64Array(sizeOf(lead.length ? lead : [1]) * block);
+            ref.weights.data.forEach((x, i) => { avg[Math.floor(i / (H * block)) * block + (i % block)] += x / H; });
+            near(r.weights, { data: avg, shape: [...lead, Lq, Lk] }, 'averaged weights', 1e-5, 1e-4);
+          } else if (o.returnWeights || o.trace) near(r.weights, { data: ref.weights.data, shape: [...lead, H, Lq, Lk] }, 'weights', 1e-5, 1e-4);
+          if (o.trace) near(r.trace.concat, { data: ref.concat.data, shape: outShape }, 'trace.concat', 1e-4, 1e-3);
+        },
+        result: (r) => tensorProblem(r?.output, 'output') ?? (r.weights && tensorProblem(r.weights, 'weights')),
+      };
+    },
+
+    setWeights(g, slot) {
+      const names = Object.keys(slot.shadow);
+      const chosen = names.filter(() => g.chance(0.3));
+      const weights = {}, canon = {};
+      for (const name of chosen) [weights[name], canon[name]] = tensorArg(g, slot.shadow[name].shape, randomFloats(g, sizeOf(slot.shadow[name].shape), -1, 1));
+      const form = g.int(0, 5);
+      const arg = form === 0 ? Object.freeze(weights) : form === 1 ? Object.assign(Object.create(null), weights) : weights;
+      return {
+        args: [arg], kinds: ['weights'], keys: [names],
+        check() {
+          const now = slot.layer.getWeights();
+          for (const name of names) {
+            const expected = canon[name] ?? slot.shadow[name];
+            if (!sameBytes(now[name].data, expected.data)) throw new Error(`after setWeights, ${name} is not what was set`);
+          }
+          for (const name of chosen) slot.shadow[name] = { data: canon[name].data.slice(), shape: canon[name].shape.slice() };
+        },
+        result: () => null,
+      };
+    },
+
+    getWeights(g, slot) {
+      return {
+        args: g.chance(0.7) ? [] : [junk(g)], kinds: ['junk'],
+        check(r) {
+          for (const [name, t] of Object.entries(slot.shadow)) {
+            if (!r[name] || tensorProblem(r[name]) || !sameBytes(r[name].data, t.data) || String(r[name].shape) !== String(t.shape)) throw new Error(`getWeights().${name} differs from what the layer holds`);
+          }
+          if (Object.keys(r).length !== Object.keys(slot.shadow).length) throw new Error('getWeights() has other keys');
+        },
+        result: () => null,
+      };
+    },
+
+    dispose(g, slot) {
+      return { args: g.chance(0.8) ? [] : [junk(g)], kinds: ['junk'], check: () => {}, result: (r) => (r === undefined ? null : 'dispose() returned a value'), disposes: true };
+    },
+  };
+}
+
+// ============================================================================================
+// Turning a valid call into a mistaken one: one argument replaced by a mistake of its kind,
+// an extra argument (ignored: still valid) or a missing one.
+// ============================================================================================
+
+function perturb(g, call, canons = call.canons) {
+  const i = g.int(0, call.args.length);
+  if (i === call.args.length) {
+    if (g.chance(0.5)) {  // an extra argument past the parameters is ignored: still valid
+      while (call.args.length < (call.kinds?.length ?? 0)) call.args.push(undefined);
+      call.args.push(junk(g));
+    }
+    else { call.args.pop(); call.check = null; }
+    return;
+  }
+  const kind = call.kinds?.[i] ?? 'junk';
+  const value = call.args[i];
+  let out;
+  switch (kind) {
+    case 'tensor': out = tensorMistake(g, value, (value !== null && typeof value === 'object' && canons?.get(value)) || undefined, call.smallOnly); break;
+    case 'graph': out = g.chance(0.5) ? graphMistake(g, value) : optionsMistake(g, value, undefined, call.keys?.[i] ?? ['x']); break;
+    case 'options': case 'weights': case 'config': out = optionsMistake(g, value, undefined, call.keys?.[i] ?? ['x']); break;
+    case 'int': case 'count': out = { value: g.chance(0.7) ? badNumber(g) : junk(g) }; break;
+    case 'op': out = { value: g.chance(0.5) ? g.pick(['Sum', 'min', 'avg', '', 'max ']) : junk(g) }; break;
+    case 'this': out = { value: g.chance(0.5) ? junk(g) : g.pick([{}, Object.create(null), { params: null }]) }; break;
+    case 'data': out = { value: g.chance(0.5) ? junk(g) : g.pick([[1, '2', 3], [1n], [Symbol('x')], [1, , 3], [{}], [evilObject(g)], Float64Array.of(1, 2), new DataView(new ArrayBuffer(8))]) }; break; // eslint-disable-line no-sparse-arrays
+    case 'shape': out = { value: g.chance(0.5) ? junk(g) : badShape(g, [2, 2]) }; break;
+    case 'module': out = { value: g.chance(0.5) ? junk(g) : g.pick([
+      {}, { tensor: 'x', Tensor: 'x' }, { tensor: () => callerThrow('tf.tensor'), Tensor: class { constructor() { callerThrow('new ort.Tensor'); } } },
+      throwingProxy(g, {}), { Tensor: () => 1, tensor: 1 },
+    ]) }; break;
+    default: out = { value: junk(g) };
+  }
+  call.args[i] = out.value;
+  if (!out.keepsCanon) call.check = null;
+  if (out.mustThrow) call.mustThrow = true;
+}
+
+// A graph whose edges hold one bad node or a malformed edge.
+function graphMistake(g, graph) {
+  const n = graph?.numNodes ?? 3;
+  const edges = [...(graph?.edges ?? []).map((e) => e.slice())];
+  const bad = g.pick([Symbol('node'), 1n, 1.5, -1, n, '1', null, NaN, {}, [0], undefined]);
+  if (g.chance(0.7)) edges.push(g.chance(0.5) ? [0, bad] : [bad, 0]);
+  else edges.push(g.pick([[1], [0, 1, 2], 'ab', {}, new Int32Array([0, 1]), null]));
+  return { value: { numNodes: n, edges } };
+}
+
+// ============================================================================================
+// The child: generates, calls and judges.
+// ============================================================================================
+
+// What a call is allowed to throw (null) or the problem.
+function judgeThrow(call, error) {
+  if (callerErrors.has(error)) return null;
+  if ((error instanceof TypeError || error instanceof RangeError) && call.names.some((n) => error.message.startsWith(`${n}:`))) {
+    return call.mustReturn ? `a valid call threw ${error.constructor.name}: ${error.message}` : null;
+  }
+  if (call.slot?.disposed && error?.constructor === Error && error.message.startsWith(`${call.name}: this object was disposed`)) return null;
+  return `threw ${describeError(error)}`;
+}
+
+function describeError(error) {
+  try {
+    if (error instanceof Error) return `${error.constructor.name}: ${error.message}`;
+    return `a non-Error: ${inspect(error)}`;
+  } catch {
+    return 'something that cannot be described';
+  }
+}
+
+function judgeReturn(call, result) {
+  if (call.slot?.disposed && !call.disposes && call.self === call.slot.layer) return 'returned although the layer was disposed';
+  if (call.mustThrow) return 'returned although an argument was invalid (read by index)';
+  const problem = (call.result ?? tensorProblem)(result);
+  if (problem) return problem;
+  if (!call.alias) {
+    const inputData = new Set(call.inputs.map(([v]) => v?.data).filter(Boolean));
+    for (const t of [result, result?.output, result?.weights]) {
+      if (t && inputData.has(t.data)) return 'the result shares its data with an input';
+    }
+  }
+  if (call.check) {
+    try {
+      call.check(result);
+    } catch (e) {
+      return `wrong result: ${e.message}`;
+    }
+  }
+  return null;
+}
+
+// The honest inputs must be unchanged (callers own their memory).
+function inputsProblem(call) {
+  for (const [value, canon] of call.inputs) {
+    const data = value && !Array.isArray(value) && !call.labels.has(value) ? Object.getOwnPropertyDescriptor(value, 'data')?.value : undefined;
+    if (!(data instanceof Float32Array) || data.buffer.byteLength === 0) continue;  // detached by the fuzzer itself
+    if (!sameBytes(data, canon.data)) return `the call changed its input tensor ${inspect(canon.shape)}`;
+  }
+  return null;
+}
+
+function show(value, labels) {
+  try {
+    if (layerNames.has(value)) return layerNames.get(value);
+    if (value && typeof value === 'object' && typeof value.forward === 'function' && !isProxy(value)) return `a ${value.constructor?.name} (not from the pool)`;
+    const text = labels.get(value);
+    const shown = inspect(value, { depth: 3, maxArrayLength: 8, maxStringLength: 40, breakLength: Infinity, showProxy: true, getters: false });
+    return text ? `/* ${text} */ ${shown}` : shown;
+  } catch {
+    return '<cannot show>';
+  }
+}
+
+function describeCall(call) {
+  const args = call.args.map((a) => show(a, call.labels)).join(', ');
+  if (call.construct) return `new attn.${call.name}(${args})`;
+  if (call.name === 'init') return `init(${args})`;
+  if (call.slot) {
+    const where = `layer#${call.slot.id} = new attn.${call.slot.cls}(${JSON.stringify(call.slot.config)})${call.slot.disposed ? ' (disposed)' : ''}`;
+    const method = call.name.split('.')[1];
+    if (call.self !== call.slot.layer) return `${call.slot.cls}.prototype.${method}.call(${show(call.self, call.labels)}, ${args})   // ${where}`;
+    return `layer#${call.slot.id}.${method}(${args})   // ${where}`;
+  }
+  return `attn.${call.name}(${args})`;
+}
+
+// Builds call number `index`: { name, fn, self, construct, args, names, check, mustReturn, ... }.
+function planCall(g, attn, entries, layers, pool, name) {
+  let call;
+  const huge = g.chance(0.03);
+  if (name in entries) {
+    const entry = entries[name];
+    // Huge calls are not perturbed: without its returnWeights, [65536, 1] attention is valid and slow.
+    call = huge && entry.huge ? { ...entry.huge(g), check: null, noPerturb: true } : entry.make(g);
+    call.fn ??= attn[name];
+    call.result ??= entry.result;
+  } else if (name === 'estimateMemory') {
+    call = planEstimate(g, attn, entries, layers, pool);
+  } else if (LAYER_CLASSES.includes(name)) {
+    const config = huge ? hugeConfig(g, name) : layerConfig(g, name);
+    call = { fn: attn[name], construct: true, args: [config], kinds: ['config'], keys: [Object.keys(config)], config, check: huge ? null : () => {}, result: (r) => (r instanceof attn[name] ? null : 'not a layer') };
+  } else {
+    const [cls, method] = name.split('.');
+    const slot = pool.pick(g, cls);
+    call = layers[method](g, slot);
+    Object.assign(call, { slot, fn: attn[cls].prototype[method], self: slot.layer });
+    if (g.chance(0.03)) {  // a wrong receiver: junk, or a live layer of either class
+      const other = pool.slots.filter((s) => !s.disposed && s !== slot);
+      call.self = g.chance(0.5) || !other.length ? junk(g) : g.pick(other).layer;
+      call.check = null;
+    }
+  }
+  call.name = name;
+  call.names ??= [name];
+  call.inputs = g.inputs;
+  call.labels = g.labels;
+  if (g.chance(0.5) && call.args.length && !call.noPerturb) perturb(g, call, g.canons);
+  call.mustReturn = call.check != null && !g.evil && call.self === call.slot?.layer && !call.slot?.disposed;
+  if (call.slot?.disposed) call.check = null;
+  return call;
+}
+
+const SKIP = Symbol('skip');
+
+// estimateMemory(fnName, ...the arguments of that call).
+function planEstimate(g, attn, entries, layers, pool) {
+  const known = ['attention', 'matmul', 'layerNorm', 'feedForward', 'setPool', 'sinusoidalEncoding', 'addPositionalEncoding',
+    'applyRope', 'alibiSlopes', 'alibiBias', 'laplacianEncoding', 'MultiHeadAttention', 'TransformerEncoderLayer',
+    'MultiHeadAttention.forward', 'TransformerEncoderLayer.forward'];
+  const fnName = g.chance(0.95) ? g.pick(known) : g.chance(0.5) ? g.pick(['tensor', 'toNested', 'Attention', 'forward', '']) : junk(g);
+  let inner = { args: [], kinds: [] };
+  let real = null;  // the estimated call itself, for the consistency check
+  if (known.includes(fnName) && fnName in entries) {
+    inner = g.chance(0.05) && entries[fnName].huge ? entries[fnName].huge(g) : entries[fnName].make(g);
+    real = () => attn[fnName](...inner.args);
+  } else if (LAYER_CLASSES.includes(fnName)) {
+    const config = g.chance(0.1) ? hugeConfig(g, fnName) : layerConfig(g, fnName);
+    inner = { args: [config], kinds: ['config'], keys: [Object.keys(config)] };
+    real = () => new attn[fnName](inner.args[0]).dispose();
+  } else if (typeof fnName === 'string' && fnName.endsWith('.forward')) {
+    const cls = fnName.split('.')[0];
+    const slot = pool.pick(g, cls);
+    const forward = layers.forward(g, slot);
+    const layerOrConfig = g.chance(0.7) ? slot.layer : slot.config;
+    inner = { args: [layerOrConfig, ...forward.args], kinds: ['junk', ...forward.kinds], keys: [, ...(forward.keys ?? [])] };
+    if (layerOrConfig === slot.layer && !slot.disposed) real = () => (inner.args[0] === slot.layer ? slot.layer.forward(...inner.args.slice(1)) : SKIP);
+  }
+  if (g.chance(0.3) && inner.args.length) perturb(g, inner, g.canons);
+  const names = ['estimateMemory', ...(typeof fnName === 'string' && fnName ? [fnName, fnName.split('.')[0]] : [])];
+  return {
+    fn: attn.estimateMemory, args: [fnName, ...inner.args], kinds: ['junk'], names, noPerturb: true,
+    result: (r) => estimateProblem(r),
+    // The estimate and the call agree: same error, or the call runs when the estimate fits.
+    after: g.evil || !real ? null : (estimateError, estimate) => {
+      let error = null, threw = false;
+      try { if (real() === SKIP) return null; } catch (e) { error = e; threw = true; }
+      if (estimateError) {
+        if (!threw) return `estimateMemory threw ${describeError(estimateError)} but the call returned`;
+        if (error?.constructor !== estimateError.constructor || error.message !== estimateError.message) return `estimateMemory threw ${describeError(estimateError)} but the call threw ${describeError(error)}`;
+        return null;
+      }
+      if (estimate.fits && threw) return `estimateMemory said it fits (${estimate.bytes} bytes) but the call threw ${describeError(error)}`;
+      if (!estimate.fits && !(threw && error instanceof RangeError)) return `estimateMemory said it does not fit (${estimate.bytes} bytes) but the call ${threw ? `threw ${describeError(error)}` : 'returned'}`;
+      return null;
+    },
+  };
+}
+
+function estimateProblem(r) {
+  if (!r || typeof r !== 'object') return `not an estimate: ${inspect(r)}`;
+  if (typeof r.bytes !== 'number' || !(r.bytes >= 0)) return `bytes is ${r.bytes}`;
+  if (typeof r.complete !== 'boolean' || typeof r.fits !== 'boolean' || !Array.isArray(r.blocks)) return `malformed estimate ${inspect(r)}`;
+  if (r.fits && r.bytes > r.freeBytes) return `fits with ${r.bytes} bytes but only ${r.freeBytes} free`;
+  return null;
+}
+
+// Relative frequency of each public name.
+const WEIGHTS = {
+  attention: 8, matmul: 4, layerNorm: 4, feedForward: 3, setPool: 2, sinusoidalEncoding: 2, addPositionalEncoding: 2,
+  applyRope: 2, alibiSlopes: 1, alibiBias: 2, laplacianEncoding: 2, tensor: 2, toNested: 2, toTfjs: 1, toOrt: 1, memory: 0.5, estimateMemory: 4,
+  MultiHeadAttention: 1.5, 'MultiHeadAttention.forward': 5, 'MultiHeadAttention.setWeights': 1.5, 'MultiHeadAttention.getWeights': 0.7, 'MultiHeadAttention.dispose': 0.3,
+  TransformerEncoderLayer: 1.5, 'TransformerEncoderLayer.forward': 4, 'TransformerEncoderLayer.setWeights': 1.5, 'TransformerEncoderLayer.getWeights': 0.7, 'TransformerEncoderLayer.dispose': 0.3,
+};
+const WEIGHT_TOTAL = Object.values(WEIGHTS).reduce((a, b) => a + b, 0);
+
+function pickName(g) {
+  let r = g.float(0, WEIGHT_TOTAL);
+  for (const [name, w] of Object.entries(WEIGHTS)) if ((r -= w) < 0) return name;
+  return 'attention';
+}
+
+// A fixed computation: masked attention on 8×8 inputs, a layer forward, a layerNorm. Its bytes.
+function canary(attn) {
+  const q = { data: Float32Array.from({ length: 64 }, (_, i) => Math.sin(i * 0.37)), shape: [8, 8] };
+  const k = { data: Float32Array.from({ length: 64 }, (_, i) => Math.cos(i * 0.11)), shape: [8, 8] };
+  const mask = { data: Uint8Array.from({ length: 64 }, (_, i) => ((i * 7) % 5 !== 0 ? 1 : 0)), shape: [8, 8] };
+  const layer = new attn.MultiHeadAttention({ dModel: 8, numHeads: 2, seed: 11 });
+  try {
+    const parts = [attn.attention(q, k, q, { mask }).output.data, layer.forward(q, k, k).output.data, attn.layerNorm(k).data];
+    return Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
+  } finally {
+    layer.dispose();
+  }
+}
+
+// init() with junk options (async; each valid call compiles a module, so they are few).
+async function fuzzInit(g, attn, wasmBytes) {
+  const options = g.pick([
+    () => junk(g),
+    () => ({ [g.pick(['wasm', 'url', 'binary', 'wasmURL'])]: 1 }),
+    () => ({ wasmBinary: junk(g) }),
+    () => ({ wasmUrl: junk(g) }),
+    () => optionsMistake(g, { wasmBinary: wasmBytes }, undefined, ['wasmBinary', 'wasmUrl']).value,
+    () => ({ wasmBinary: g.pick([new Uint8Array(8), new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]), wasmBytes.subarray(0, 100), new DataView(wasmBytes.buffer, wasmBytes.byteOffset, wasmBytes.byteLength)]) }),
+    () => ({ wasmUrl: g.pick(['/nonexistent/attention.wasm', 'ftp://example.invalid/a.wasm', 'data:application/wasm;base64,AGFzbQ==', new URL('file:///dev/null')]) }),
+    () => (g.chance(0.3) ? { wasmBinary: wasmBytes } : undefined),
+  ])();
+  const call = { name: 'init', args: options === undefined ? [] : [options], names: ['init'], labels: g.labels, inputs: [] };
+  return { call, run: () => init(...call.args), check: (api) => (options === undefined && api !== attn ? 'init() did not return the shared instance' : typeof api?.attention === 'function' ? null : 'not an API object') };
+}
+
+async function runChild({ from, progressPath, canaryHex, withInit }) {
+  const attn = await init();
+  const entries = makeEntries(attn);
+  const layers = layerCalls(attn);
+  const pool = new LayerPool(attn);
+  const progress = fs.openSync(progressPath, 'w');
+  const send = (message) => process.send(message);
+  const stats = {};
+  const count = (name, outcome) => { (stats[name] ??= { returned: 0, threw: 0 })[outcome]++; };
+  const mark = (index, name, text) => { const b = Buffer.from(`${index}\t${name}\t${text.slice(0, 4000)}\u0000`); fs.writeSync(progress, b, 0, b.length, 0); };
+  let failures = 0;
+  const seen = new Map();  // kind of failure → count; the first EXAMPLES of each kind are sent in full
+  const fail = (index, call, text, problem, fatal = false) => {
+    failures++;
+    const kind = failureKind(call.name, problem);
+    seen.set(kind, (seen.get(kind) ?? 0) + 1);
+    send(seen.get(kind) <= EXAMPLES ? { type: 'failure', kind, index, name: call.name, call: text, problem, fatal } : { type: 'failure', kind });
+  };
+
+  // init() first, in the first segment only.
+  const wasmBytes = new Uint8Array(fs.readFileSync(new URL('../dist/attention.wasm', import.meta.url)));
+  if (withInit) {
+    const quiet = { error: console.error, warn: console.warn, log: console.log };
+    for (let i = 0; i < INIT_CALLS; i++) {
+      const g = makeGen(SEED, -1 - i);
+      const { call, run, check } = await fuzzInit(g, attn, wasmBytes);
+      const text = describeCall(call);
+      mark(-1 - i, 'init', text);
+      Object.assign(console, { error: () => {}, warn: () => {}, log: () => {} });  // the Emscripten glue prints aborts
+      let api, error, threw = false;
+      try { api = await run(); } catch (e) { error = e; threw = true; } finally { Object.assign(console, quiet); }
+      count('init', threw ? 'threw' : 'returned');
+      const problem = threw ? judgeThrow(call, error) : check(api);
+      if (problem) fail(-1 - i, call, text, problem);
+    }
+  }
+
+  const reference = canary(attn);
+  const canaryBytes = canaryHex ? Buffer.from(canaryHex, 'hex') : reference;
+  if (!reference.equals(canaryBytes)) fail(from, { name: 'canary' }, 'canary at the start of a restarted segment', 'the canary differs from the first run\'s', true);
+  const heapStart = attn.memory().inUseBytes;
+  send({ type: 'start', from, canaryHex: reference.toString('hex'), heapStart });
+  const t0 = performance.now();
+  let index = from, stopped = false;
+  for (; index < CALLS && !stopped; index++) {
+    const g = makeGen(SEED, index);
+    const name = pickName(g);
+    let call, text;
+    try {
+      call = planCall(g, attn, entries, layers, pool, name);
+      text = describeCall(call);
+    } catch (e) {
+      fail(index, { name }, `(preparing a call of ${name})`, `setting up the call failed: ${describeError(e)}\n${e?.stack}`, true);
+      stopped = true;
+      break;
+    }
+    mark(index, name, text);
+    let heapBefore;
+    try {
+      heapBefore = attn.memory().inUseBytes;
+    } catch (e) {
+      fail(index, call, text, `the wasm heap was already broken before this call (memory() threw ${describeError(e)}): an earlier call corrupted it unnoticed`, true);
+      stopped = true;
+      break;
+    }
+    const started = performance.now();
+    let result, error, threw = false;
+    try {
+      result = call.construct ? Reflect.construct(call.fn, call.args) : Reflect.apply(call.fn, call.self, call.args);
+    } catch (e) {
+      error = e;
+      threw = true;
+    }
+    const ms = performance.now() - started;
+    let heapAfter;
+    try { heapAfter = attn.memory().inUseBytes; } catch (e) { heapAfter = `unreadable (${describeError(e)})`; }
+    count(name, threw ? 'threw' : 'returned');
+    let problem = threw ? judgeThrow(call, error) : judgeReturn(call, result);
+    // Only constructors and dispose() may change what the wasm heap holds.
+    if (!problem && !call.construct && !name.endsWith('.dispose') && heapAfter !== heapBefore) {
+      problem = typeof heapAfter === 'number' ? `the wasm heap holds ${heapAfter - heapBefore} more bytes after the call (${heapBefore} → ${heapAfter})`
+        : `the wasm heap holds bytes that cannot be counted after the call: memory() is ${heapAfter}`;
+    }
+    problem ??= inputsProblem(call);
+    if (!problem && call.after) problem = call.after(threw ? error : null, result);
+    if (!problem && ms > SLOW_MS) problem = `took ${(ms / 1000).toFixed(1)} s`;
+    // Bookkeeping of the layer pool: new layers (a mistaken config that still constructs is
+    // disposed at once), disposals and weights set through any receiver.
+    const target = call.self && pool.slots.find((s) => s.layer === call.self);
+    try {
+      if (!threw && call.construct) {
+        if (call.check) pool.add(name, result, call.config);
+        else if (result && typeof result.dispose === 'function') result.dispose();
+      }
+      if (!threw && target && name.endsWith('.dispose')) target.disposed = true;
+      if (!threw && target && !target.disposed && name.endsWith('.setWeights') && !(call.check && target === call.slot)) target.shadow = target.layer.getWeights();
+    } catch (e) {
+      problem ??= `bookkeeping after the call failed: ${describeError(e)}`;
+    }
+    const fatal = threw && !(error instanceof TypeError || error instanceof RangeError || error instanceof CallerError || error?.constructor === Error);
+    const heapChanged = problem?.startsWith('the wasm heap holds') ?? false;
+    if (problem) fail(index, call, text, problem, fatal || heapChanged);
+    let changed;
+    try { changed = pool.changed(); } catch (e) { changed = `reading the live layers' weights threw ${describeError(e)}`; }
+    if (changed) fail(index, call, text, `after this call, ${changed}`, true);
+    if (fatal || changed || heapChanged || failures >= MAX_FAILURES) { stopped = true; break; }
+    if (index % STATS_EVERY === STATS_EVERY - 1) send({ type: 'stats', stats, index });
+    if (index % CHECK_EVERY === CHECK_EVERY - 1) {
+      let bytes = null;
+      try { bytes = canary(attn); } catch (e) { bytes = Buffer.from(describeError(e)); }
+      if (!bytes.equals(canaryBytes)) { fail(index, call, text, `the canary differs after call ${index}`, true); stopped = true; break; }
+      await new Promise(setImmediate);  // let the messages out
+    }
+  }
+  if (stopped) index++;  // resume after the call that stopped this segment
+  let heapEnd = null;
+  try {
+    pool.disposeAll();
+    heapEnd = attn.memory().inUseBytes;
+  } catch (e) {
+    if (!stopped) fail(index - 1, { name: 'dispose' }, '(disposing every layer at the end)', `threw ${describeError(e)}`, true);
+  }
+  send({ type: 'done', stats, next: index, stopped, heapStart, heapEnd, ms: performance.now() - t0 });
+  fs.closeSync(progress);
+  process.disconnect();
+}
+
+// Failures of one kind: same function, same problem up to numbers and quoted names.
+function failureKind(name, problem) {
+  const text = problem.split('\n')[0]
+    .replace(/\([^)]*\)|\[[^\]]*\]|\{[^}]*\}|'[^']*'/g, '…')
+    .replace(/layer\\?#\d+/g, 'layer').replace(/-?\d+(\.\d+)?(e[+-]?\d+)?/g, '#')
+    .replace(/(the call threw [A-Za-z]+Error|stderr):.*/, '$1').replace(/ first mismatch.*/, ' values differ').replace(/weight \w+ of/, 'the weights of');
+  return `${name}: ${text.slice(0, 100)}`;
+}
+
+// ============================================================================================
+// The parent: runs the child segments with a watchdog, prints figures, asserts.
+// ============================================================================================
+
+function runSegment(from, canaryHex, progressPath, withInit) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--max-old-space-size=128', fileURLToPath(import.meta.url)], {
+      env: childEnv({ from, progressPath, canaryHex, withInit }),
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    const segment = { from, failures: [], stats: {}, done: null, start: null, stderr: '' };
+    child.stdout.on('data', (d) => process.stdout.write(d));
+    child.stderr.on('data', (d) => { segment.stderr = (segment.stderr + d).slice(-4000); });
+    child.on('message', (m) => {
+      if (m.type === 'failure') segment.failures.push(m);
+      else if (m.type === 'stats') segment.stats = m.stats;
+      else if (m.type === 'start') segment.start = m;
+      else if (m.type === 'done') { segment.done = m; segment.stats = m.stats; }
+    });
+    let last = null, lastChange = Date.now();
+    const watchdog = setInterval(() => {
+      const now = readProgress(progressPath);
+      if (now?.index !== last?.index) { last = now; lastChange = Date.now(); return; }
+      if (Date.now() - lastChange > HANG_MS) {
+        segment.hang = now;
+        child.kill('SIGKILL');
+      }
+    }, 500);
+    child.on('exit', (code, signal) => {
+      clearInterval(watchdog);
+      segment.exit = { code, signal };
+      if (!segment.done) segment.crashAt = readProgress(progressPath);
+      resolve(segment);
+    });
+  });
+}
+
+function childEnv(options) {
+  const env = { ...process.env, ATTN_FUZZ_CHILD: JSON.stringify(options) };
+  delete env.NODE_TEST_CONTEXT;  // the child is not a test-runner child
+  return env;
+}
+
+function readProgress(progressPath) {
+  try {
+    const text = fs.readFileSync(progressPath, 'utf8');
+    const end = text.indexOf('\u0000');
+    const [index, name, ...call] = text.slice(0, end).split('\t');
+    return { index: Number(index), name, call: call.join('\t') };
+  } catch {
+    return null;
+  }
+}
+
+async function runParent() {
+  const { default: test } = await import('node:test');
+  test(`API fuzz: ${CALLS.toLocaleString('en')} seeded calls of every public function (seed ${SEED})`, { timeout: BUDGET_MS + 60_000 }, async () => {
+    console.log(`api-fuzz: seed ${SEED} (replay: ATTN_FUZZ_SEED=${SEED} node --test tests/api-fuzz.test.js), ${CALLS} calls + ${INIT_CALLS} init() calls`);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-fuzz-'));
+    const progressPath = path.join(dir, 'progress');
+    const t0 = performance.now();
+    const kinds = new Map(), stats = {}, heaps = [];
+    let failures = 0;
+    const record = (f) => {
+      failures++;
+      if (!kinds.has(f.kind)) kinds.set(f.kind, { count: 0, examples: [] });
+      const k = kinds.get(f.kind);
+      k.count++;
+      if (f.call !== undefined && k.examples.length < EXAMPLES) k.examples.push(f);
+    };
+    let from = FROM, canaryHex = null, segments = 0, made = 0;
+    try {
+      while (from < CALLS && performance.now() - t0 < BUDGET_MS && failures < MAX_FAILURES) {
+        segments++;
+        const s = await runSegment(from, canaryHex, progressPath, segments === 1 && FROM === 0);
+        canaryHex ??= s.start?.canaryHex ?? null;
+        s.failures.forEach(record);
+        for (const [name, c] of Object.entries(s.stats)) {
+          const total = (stats[name] ??= { returned: 0, threw: 0 });
+          total.returned += c.returned;
+          total.threw += c.threw;
+        }
+        if (s.done) {
+          heaps.push({ from, to: s.done.next, ...s.done });
+          made += s.done.next - from;
+          from = s.done.next;
+        } else {
+          const at = s.crashAt ?? { index: from, call: '(unknown)' };
+          const how = s.hang ? `hung (no progress for ${HANG_MS / 1000} s)` : `crashed the process (exit code ${s.exit.code}, signal ${s.exit.signal})`;
+          const problem = `${how}; stderr: ${s.stderr.split('\n').filter(Boolean).slice(0, 3).join(' | ')}`;
+          record({ kind: failureKind(at.name ?? '?', how), index: at.index, name: at.name ?? '?', call: at.call, problem, fatal: true });
+          made += Math.max(0, at.index + 1 - from);
+          from = Math.max(from, at.index + 1);
+        }
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const counted = Object.values(stats).reduce((a, s) => a + s.returned + s.threw, 0);
+    const initCalls = stats.init ? stats.init.returned + stats.init.threw : 0;
+    const calls = made + initCalls;
+    console.log(`api-fuzz: ${calls} calls (${made} + ${initCalls} init) in ${seconds.toFixed(1)} s, ${segments} child process(es); ` +
+      `returned / threw per function${counted < calls ? ` (${calls - counted} calls of crashed children not broken down)` : ''}:`);
+    for (const [name, s] of Object.entries(stats).sort()) console.log(`  ${name.padEnd(34)} ${String(s.returned).padStart(7)} returned ${String(s.threw).padStart(7)} threw`);
+    for (const h of heaps) {
+      console.log(`api-fuzz: calls ${h.from}..${h.to - 1}: heap in use ${h.heapStart} bytes at the start, ${h.heapEnd ?? 'unreadable'} bytes after disposing every layer${h.stopped ? ' (child stopped early by a failure)' : ''}`);
+    }
+    // Failures, by kind, with the first calls of each kind.
+    const report = [...kinds.values()].map(({ count, examples }) => {
+      const [f, ...more] = examples;
+      return `- ${f.name}: ${f.problem}\n    ${count} time(s); first at call ${f.index} (seed ${SEED}): ${f.call}` +
+        more.map((m) => `\n    also at call ${m.index}: ${m.call}`).join('');
+    }).join('\n');
+    if (failures) console.log(`api-fuzz: ${failures} failure(s) of ${kinds.size} kind(s), seed ${SEED}:\n${report}`);
+    assert.ok(made >= CALLS - FROM, `only ${made} of ${CALLS - FROM} calls ran (time budget ${BUDGET_MS / 1000} s)`);
+    assert.equal(failures, 0, `the API broke its rules in ${failures} call(s) (seed ${SEED}):\n${report}`);
+    // A segment stopped by a failure (a wasm trap mid-call) may leak; that failure is reported above.
+    for (const h of heaps) if (!h.stopped) assert.equal(h.heapEnd, h.heapStart, `heap in use after calls ${h.from}..${h.to - 1}`);
+  });
+}
+
+if (process.env.ATTN_FUZZ_CHILD) await runChild(JSON.parse(process.env.ATTN_FUZZ_CHILD));
+else await runParent();
