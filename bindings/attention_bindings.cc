@@ -12,6 +12,7 @@
 #include "heap_address.h"
 #include "hwy/highway.h"
 #include "kernels/matmul.h"
+#include "kernels/target.h"
 #include "status.h"
 
 namespace {
@@ -89,13 +90,8 @@ double HeapBytesInUse() { return static_cast<double>(mallinfo().uordblks); }
 // mark that includes scratch memory freed before a call returned.
 double HeapPeakBytes() { return static_cast<double>(mallinfo().usmblks); }
 
-std::string SimdTarget() {
-#if HWY_TARGET == HWY_WASM
-  return "wasm-simd128";
-#else
-  return "scalar";
-#endif
-}
+// The kernels' own answer: the relaxed-SIMD build compiles only them with relaxed FMA.
+std::string SimdTarget() { return attn::KernelTarget(); }
 
 }  // namespace
 

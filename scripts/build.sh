@@ -6,4 +6,6 @@ if [ ! -f build/wasm/CMakeCache.txt ]; then
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build build/wasm --parallel 2 | grep -vE "^\[ *[0-9]+%\] (Built target|Building CXX|Linking)" || true
-test -f dist/attention.wasm -a -f dist/attention.js || { echo "build: dist/ was not produced" >&2; exit 1; }
+for f in attention.js attention.wasm attention-relaxed.js attention-relaxed.wasm; do
+  test -f "dist/$f" || { echo "build: dist/$f was not produced" >&2; exit 1; }
+done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the build needs when it is missing: Debian packages (emscripten, Highway,
-# Eigen; with --test also Chromium, g++, clang-format, and clang with libFuzzer) and, with
+# Eigen, clang-19 for the relaxed-SIMD build; with --test also Chromium, g++, clang-format,
+# and clang with libFuzzer) and, with
 # --test or --bench, the npm devDependencies (the test tools and the benchmark's peers).
 # Safe to run again: it does nothing when everything is there.
 set -euo pipefail
@@ -16,6 +17,7 @@ command -v emcc >/dev/null 2>&1 || missing+=(emscripten)
 [ -f /usr/include/hwy/highway.h ] || missing+=(libhwy-dev)
 [ -d /usr/include/eigen3/Eigen ] || missing+=(libeigen3-dev)
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
+[ -x /usr/lib/llvm-19/bin/clang ] || missing+=(clang-19)  # the relaxed-SIMD kernels
 if [ "$want_test" = 1 ]; then
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   command -v g++ >/dev/null 2>&1 || missing+=(g++)                    # native sanitizer test

@@ -1,22 +1,29 @@
 // Determinism: the same inputs give bit-identical outputs run to run, in a fresh instance or
 // after thousands of other calls (other sizes, failures, freed layers: a different heap
-// layout and different kernel workspaces), and in Chromium as in Node (the same wasm).
+// layout and different kernel workspaces), and in Chromium as in Node, for each build (the
+// same wasm; the relaxed build runs in Node with --experimental-wasm-relaxed-simd).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { init } from 'attention-wasm';
 import { startServer } from '../scripts/server.js';
 import { determinismSuite } from './helpers/determinism-suite.js';
+import { digests } from './helpers/digests.js';
 import { rng, randomTensor } from './helpers/assert.js';
 
-const attn = await init();
+const attn = await init({ simd: 'baseline' });
 const wasmBinary = readFileSync(new URL('../dist/attention.wasm', import.meta.url));
 
-// name → sha256 of the Float32Array's bytes.
-function digests(parts) {
-  return Object.fromEntries(parts.map(([name, data]) => [name, createHash('sha256').update(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)).digest('hex')]));
+// The suite's digests for one build, computed in a child Node process.
+function nodeDigests(build) {
+  const script = fileURLToPath(new URL('./helpers/print-digests.js', import.meta.url));
+  const flags = build === 'relaxed' ? ['--experimental-wasm-relaxed-simd'] : [];
+  const out = JSON.parse(execFileSync(process.execPath, [...flags, script, build], { encoding: 'utf8' }));
+  assert.equal(out.build, build);
+  return out.digests;
 }
 
 // Many calls of other sizes, some failing, layers created and dropped.
@@ -46,8 +53,16 @@ test('bit-identical run to run, in a fresh instance, and after 3,000 other calls
   assert.notDeepEqual(digests(determinismSuite(attn, 2)), first, 'another seed gives other numbers');
 });
 
-test('Chromium computes the same bits as Node', { timeout: 120_000 }, async () => {
-  const expected = digests(determinismSuite(attn));
+test('the relaxed build is bit-identical run to run and across processes, and really another build', () => {
+  const relaxed = nodeDigests('relaxed');
+  assert.deepEqual(nodeDigests('relaxed'), relaxed, 'a second process');
+  // Fused multiply-adds round once: the attention results differ from the baseline's bits.
+  assert.notDeepEqual(relaxed, digests(determinismSuite(attn)), 'the relaxed build gives the baseline bits');
+  assert.deepEqual(nodeDigests('baseline'), digests(determinismSuite(attn)), 'the baseline in a child process');
+});
+
+test('Chromium computes the same bits as Node, for each build', { timeout: 120_000 }, async () => {
+  const expected = { baseline: digests(determinismSuite(attn)), relaxed: nodeDigests('relaxed') };
   const { server, url } = await startServer({ port: 0, served: ['bindings', 'dist', 'tests'] });
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -60,13 +75,19 @@ test('Chromium computes the same bits as Node', { timeout: 120_000 }, async () =
     const inBrowser = await page.evaluate(async () => {
       const { init } = await import('/bindings/js/browser.js');
       const { determinismSuite } = await import('/tests/helpers/determinism-suite.js');
-      const api = await init();
       const hex = async (data) => Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', data)), (b) => b.toString(16).padStart(2, '0')).join('');
       const out = {};
-      for (const [name, data] of determinismSuite(api)) out[name] = await hex(data);
+      for (const simd of ['baseline', 'relaxed']) {
+        const api = await init({ simd });
+        out[api.info.build] = {};
+        for (const [name, data] of determinismSuite(api)) out[api.info.build][name] = await hex(data);
+      }
+      out.defaultBuild = (await init()).info.build;  // Chromium validates relaxed SIMD
       return out;
     });
-    assert.deepEqual(inBrowser, expected);
+    assert.equal(inBrowser.defaultBuild, 'relaxed');
+    assert.deepEqual(inBrowser.baseline, expected.baseline);
+    assert.deepEqual(inBrowser.relaxed, expected.relaxed);
   } finally {
     await browser.close();
     server.close();

@@ -14,11 +14,11 @@ test('the README Node example runs and its commented output is right', () => {
   writeFileSync(file, code);
   try {
     const out = execFileSync(process.execPath, [file], { encoding: 'utf8' });
-    // The README says: [[1, 2], [2.34…, 3.34…]] and [2, 3] { version, simd: true, target: 'wasm-simd128' }
+    // The README says: [[1, 2], [2.34…, 3.34…]] and [2, 3] baseline
     const rows = JSON.parse(out.split('\n')[0].replace(/\s+/g, ''));
     assert.deepEqual(rows[0], [1, 2]);
     assert.ok(Math.abs(rows[1][0] - 2.3395) < 1e-4 && Math.abs(rows[1][1] - 3.3395) < 1e-4, out);
-    assert.match(out, /\[ 2, 3 \] \{ version: '\d+\.\d+\.\d+', simd: true, target: 'wasm-simd128' \}/);
+    assert.match(out, /\n\[ 2, 3 \] baseline\n/);
   } finally {
     rmSync(file, { force: true });
   }

@@ -11,9 +11,10 @@ import { VERSION } from './version.js';
 
 /**
  * Wraps a loaded Emscripten module in the public API.
- * @param {object} module the instantiated module (dist/attention.js)
+ * @param {object} module the instantiated module (dist/attention.js or attention-relaxed.js)
+ * @param {{ variant: 'baseline' | 'relaxed' }} build which build it is
  */
-export function createApi(module) {
+export function createApi(module, { variant }) {
   // The layer class bound to this module: `new attn.MultiHeadAttention(config)`.
   class BoundMultiHeadAttention extends MultiHeadAttention {
     constructor(config) {
@@ -54,7 +55,8 @@ export function createApi(module) {
   }
 
   return Object.freeze({
-    info: Object.freeze({ version: VERSION, simd: module._simdTarget() !== 'scalar', target: module._simdTarget() }),
+    // target: what the kernels were compiled for ('wasm-simd128' or 'wasm-relaxed-simd').
+    info: Object.freeze({ version: VERSION, build: variant, target: module._simdTarget(), simd: true, relaxedSimd: variant === 'relaxed' }),
     attention,
     matmul,
     MultiHeadAttention: BoundMultiHeadAttention,

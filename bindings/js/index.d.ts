@@ -211,8 +211,8 @@ export declare class TransformerEncoderLayer {
 }
 
 export interface AttentionWasm {
-  /** What is loaded: package version and the SIMD target in use. */
-  readonly info: { readonly version: string; readonly simd: boolean; readonly target: string };
+  /** What is loaded: the package version and which build of the module. */
+  readonly info: BuildInfo;
   /**
    * Scaled dot-product attention `softmax(q·kᵀ·scale + mask)·v`.
    * @param q `[..., Lq, dk]`
@@ -322,16 +322,41 @@ export interface MemoryEstimate {
   fits: boolean;
 }
 
+/** Which build of the module `init` loaded. */
+export interface BuildInfo {
+  /** The package version. */
+  readonly version: string;
+  /** `'relaxed'` (`dist/attention-relaxed.wasm`) or `'baseline'` (`dist/attention.wasm`). */
+  readonly build: 'baseline' | 'relaxed';
+  /** What the kernels were compiled for: `'wasm-relaxed-simd'` or `'wasm-simd128'`. */
+  readonly target: string;
+  /** Always true: both builds use WebAssembly SIMD128. */
+  readonly simd: boolean;
+  /** Whether the kernels use relaxed-SIMD FMA (`f32x4.relaxed_madd`). */
+  readonly relaxedSimd: boolean;
+}
+
 export interface InitOptions {
-  /** Where to load `attention.wasm` from (default: next to the glue in `dist/`). */
+  /**
+   * Where to load the wasm from (default: the package's own `dist/` file for the chosen
+   * build). Which build the bytes are is read from the bytes.
+   */
   wasmUrl?: string | URL;
-  /** The wasm bytes themselves (skips loading). */
+  /** The wasm bytes themselves (skips loading); the build is read from the bytes. */
   wasmBinary?: ArrayBuffer | Uint8Array;
+  /**
+   * Which build: `'auto'` (default) takes the relaxed-SIMD build where the engine validates
+   * relaxed SIMD (Chromium 114+; Node 20 only with `--experimental-wasm-relaxed-simd`), else
+   * the SIMD128 build; `'baseline'` forces the SIMD128 build (bit-identical everywhere);
+   * `'relaxed'` requires the relaxed build (RangeError where the engine lacks it).
+   * The two builds agree to about 1e-6 relative; each is deterministic.
+   */
+  simd?: 'auto' | 'relaxed' | 'baseline';
 }
 
 /**
- * Loads the wasm module and returns the API. Without options the module is loaded once and
- * shared; with options each call gives a new instance.
+ * Loads the wasm module and returns the API. Without `wasmUrl`/`wasmBinary` each build is
+ * loaded once and shared; with them each call gives a new instance.
  */
 export function init(options?: InitOptions): Promise<AttentionWasm>;
 /** Makes a tensor from flat data and a shape (default: 1-D). */

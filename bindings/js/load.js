@@ -5,6 +5,19 @@
 import { createApi } from './api.js';
 import { rangeError } from './errors.js';
 import { typedArrayKind } from './tensor.js';
+import { variantOfBytes, relaxedSimdSupported } from './variants.js';
+
+// The Emscripten factory of each build, imported on first use so a page loads one glue only
+// (bundlers make each a chunk of its own, with its wasm beside it).
+const GLUES = {
+  baseline: () => import('../../dist/attention.js'),
+  relaxed: () => import('../../dist/attention-relaxed.js'),
+};
+
+/** The factory (createAttentionModule) of one build. */
+export async function glueOf(variant) {
+  return (await GLUES[variant]()).default;
+}
 
 /** A fresh copy of wasm bytes given as an ArrayBuffer or any ArrayBuffer view (none if detached). */
 export function copyBytes(bytes) {
@@ -18,6 +31,9 @@ export function copyBytes(bytes) {
 
 /** `bytes` (a Uint8Array) must be valid WebAssembly; `what` names where they came from. */
 export function checkWasmBytes(bytes, what) {
+  if (typedArrayKind(bytes) === 'Uint8Array' && variantOfBytes(bytes) === 'relaxed' && !relaxedSimdSupported()) {
+    throw rangeError('init', `${what} is the relaxed-SIMD build, which this engine does not run (use the baseline dist/attention.wasm, or Node's --experimental-wasm-relaxed-simd)`);
+  }
   if (typedArrayKind(bytes) !== 'Uint8Array' || !WebAssembly.validate(bytes)) {
     throw rangeError('init', `${what} is not WebAssembly (WebAssembly.validate rejected its ${bytes.length} bytes)`);
   }
@@ -25,15 +41,16 @@ export function checkWasmBytes(bytes, what) {
 }
 
 /**
- * The API over a module made by `createModule(args)` (the Emscripten factory); `what`
+ * The API over a module of build `variant` made with Emscripten module `args`; `what`
  * describes the wasm for messages ('options.wasmBinary', 'the wasm at <url>').
  */
-export async function instantiate(createModule, args, what) {
+export async function instantiate(variant, args, what) {
+  const createModule = await glueOf(variant);
   const startup = [];
   let started = false;
   const printErr = (text) => (started ? console.warn(text) : startup.push(text));
   try {
-    const api = createApi(await createModule({ ...args, printErr }));
+    const api = createApi(await createModule({ ...args, printErr }), { variant });
     started = true;
     return api;
   } catch (error) {

@@ -1,12 +1,13 @@
 // Node entry: the glue is built for the web (Emscripten 3.1.6's Node ESM glue is broken),
 // so read the .wasm here and hand it over as wasmBinary.
 import { readFile } from 'node:fs/promises';
-import createAttentionModule from '../../dist/attention.js';
 import { checkInitOptions } from './options.js';
 import { copyBytes, checkWasmBytes, instantiate } from './load.js';
+import { chooseVariant, variantForBytes } from './variants.js';
 import { typeError, rangeError } from './errors.js';
 
-let defaultInstance = null;
+const FILES = { baseline: 'attention.wasm', relaxed: 'attention-relaxed.wasm' };
+const defaultInstances = new Map();  // variant → Promise of the API
 
 // The URL of options.wasmUrl, or null for a plain file path.
 function parseUrl(wasmUrl) {
@@ -38,25 +39,31 @@ async function loadBinary(wasmUrl) {
   }
 }
 
-async function load(bytes, what) {
-  return instantiate(createAttentionModule, { wasmBinary: checkWasmBytes(bytes, what) }, what);
+// The API over caller-given bytes: the build they are is read from the bytes.
+function load(simd, bytes, what) {
+  checkWasmBytes(bytes, what);
+  return instantiate(variantForBytes(simd, bytes, what), { wasmBinary: bytes }, what);
 }
 
 /**
- * Loads the wasm module once and returns the API.
- * @param {{ wasmUrl?: string | URL, wasmBinary?: ArrayBuffer | Uint8Array }} [options]
+ * Loads the wasm module (once per build) and returns the API.
+ * @param {{ wasmUrl?: string | URL, wasmBinary?: ArrayBuffer | Uint8Array, simd?: 'auto' | 'relaxed' | 'baseline' }} [options]
  */
 export async function init(options) {
-  const { wasmUrl, wasmBinary } = checkInitOptions(options);
-  if (wasmBinary !== undefined) return load(copyBytes(wasmBinary), 'options.wasmBinary');
-  if (wasmUrl !== undefined) return load(await loadBinary(wasmUrl), `the wasm at ${wasmUrl}`);
+  const { wasmUrl, wasmBinary, simd } = checkInitOptions(options);
+  if (wasmBinary !== undefined) return load(simd, copyBytes(wasmBinary), 'options.wasmBinary');
+  if (wasmUrl !== undefined) return load(simd, await loadBinary(wasmUrl), `the wasm at ${wasmUrl}`);
+  const variant = chooseVariant(simd);
   // A failed load is not cached: the next init() tries again.
-  const file = new URL('../../dist/attention.wasm', import.meta.url);
-  defaultInstance ??= readFile(file).then((bytes) => load(new Uint8Array(bytes), `the package's wasm (${file.pathname})`)).catch((error) => {
-    defaultInstance = null;
-    throw error;
-  });
-  return defaultInstance;
+  if (!defaultInstances.has(variant)) {
+    const file = new URL(`../../dist/${FILES[variant]}`, import.meta.url);
+    const what = `the package's wasm (${file.pathname})`;
+    defaultInstances.set(variant, readFile(file).then((bytes) => instantiate(variant, { wasmBinary: new Uint8Array(bytes) }, what)).catch((error) => {
+      defaultInstances.delete(variant);
+      throw error;
+    }));
+  }
+  return defaultInstances.get(variant);
 }
 
 export { tensor, toNested, toTfjs, toOrt } from './tensor.js';

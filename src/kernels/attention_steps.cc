@@ -107,7 +107,7 @@ void WeightedSumVImpl(const float* weights, const float* v, int v_stride, int se
       const V wj = hn::Set(d, w[j]);
       int c = 0;
       for (; c + kLanes <= value_dim; c += kLanes) {
-        hn::StoreU(hn::MulAdd(wj, hn::LoadU(d, v_row + c), hn::LoadU(d, o + c)), d, o + c);
+        hn::StoreU(Fma(wj, hn::LoadU(d, v_row + c), hn::LoadU(d, o + c)), d, o + c);
       }
       for (; c < value_dim; ++c) o[c] += w[j] * v_row[c];
     }

@@ -95,7 +95,7 @@ HWY_INLINE void ScaleAndMaskRow(V* s, float scale_log2, const MaskView& mask, in
     // every ordinary score, as it is in the step-by-step path. NaN and ±Infinity stay.
     const auto huge = hn::And(hn::Gt(magnitude, limit), hn::Lt(magnitude, inf));
     mv = hn::IfThenElse(huge, hn::CopySign(limit, mv), mv);
-    s[h] = hn::IfThenElse(hn::Eq(mv, neg_inf), neg_inf, hn::MulAdd(mv, log2e, s[h]));
+    s[h] = hn::IfThenElse(hn::Eq(mv, neg_inf), neg_inf, Fma(mv, log2e, s[h]));
   }
 }
 
@@ -131,8 +131,8 @@ void AccumulateValues(const float* p, const float* rescale, const float* v_rows,
       const V v_hi = hn::LoadU(d, v_row + kLanes);
       for (int r = 0; r < kRowsPerTile; ++r) {
         const V w = hn::Set(d, p[r * kKeysPerBlock + j]);
-        a[2 * r] = hn::MulAdd(w, v_lo, a[2 * r]);
-        a[2 * r + 1] = hn::MulAdd(w, v_hi, a[2 * r + 1]);
+        a[2 * r] = Fma(w, v_lo, a[2 * r]);
+        a[2 * r + 1] = Fma(w, v_hi, a[2 * r + 1]);
       }
     }
     for (int r = 0; r < 2 * kRowsPerTile; ++r) {
@@ -148,7 +148,7 @@ void AccumulateValues(const float* p, const float* rescale, const float* v_rows,
     for (int j = 0; j < num_keys; ++j, v_row += v_stride) {
       const V vv = hn::LoadU(d, v_row);
       for (int r = 0; r < kRowsPerTile; ++r) {
-        a[r] = hn::MulAdd(hn::Set(d, p[r * kKeysPerBlock + j]), vv, a[r]);
+        a[r] = Fma(hn::Set(d, p[r * kKeysPerBlock + j]), vv, a[r]);
       }
     }
     for (int r = 0; r < kRowsPerTile; ++r) hn::StoreU(a[r], d, acc + r * padded_dim + c);
@@ -170,7 +170,7 @@ void AccumulateValuesSkippingZeros(const float* p, const float* rescale, const f
       if (w == 0.0f) continue;
       const float* v_row = v_rows + static_cast<size_t>(j) * v_stride;
       for (int c = 0; c < padded_dim; c += kLanes) {
-        const V sum = hn::MulAdd(hn::Set(d, w), hn::LoadU(d, v_row + c), hn::LoadU(d, acc_row + c));
+        const V sum = Fma(hn::Set(d, w), hn::LoadU(d, v_row + c), hn::LoadU(d, acc_row + c));
         hn::StoreU(sum, d, acc_row + c);
       }
     }

@@ -15,6 +15,18 @@ using V = hn::Vec<D>;
 constexpr int kLanes = 4;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();  // a blocked score
 
+// mul · x + add. In the relaxed-SIMD build (-mrelaxed-simd, clang 19) one fused
+// f32x4.relaxed_madd, which Highway 1.0.3 does not emit: a single rounding where the engine
+// has FMA (so the last bits may differ from the SIMD128 build's mul + add). Elsewhere
+// Highway's MulAdd (mul + add on SIMD128, a real FMA on native x86 with -march=native).
+HWY_INLINE V Fma(V mul, V x, V add) {
+#if defined(__wasm_relaxed_simd__)
+  return V{wasm_f32x4_relaxed_madd(mul.raw, x.raw, add.raw)};
+#else
+  return hn::MulAdd(mul, x, add);
+#endif
+}
+
 #endif  // ATTENTION_WASM_SIMD_INL_H_
 
 // Keeps LLVM from unrolling a SIMD loop past V8's 16 xmm registers (it spills, -20%).

@@ -28,17 +28,17 @@ HWY_INLINE void AccumulateTile4x8(const float* const rows[kTileRows], const floa
     const V lo = hn::LoadU(d, panel);
     const V hi = hn::LoadU(d, panel + kLanes);
     V x = hn::Set(d, r0[c]);
-    acc[0] = hn::MulAdd(x, lo, acc[0]);
-    acc[1] = hn::MulAdd(x, hi, acc[1]);
+    acc[0] = Fma(x, lo, acc[0]);
+    acc[1] = Fma(x, hi, acc[1]);
     x = hn::Set(d, r1[c]);
-    acc[2] = hn::MulAdd(x, lo, acc[2]);
-    acc[3] = hn::MulAdd(x, hi, acc[3]);
+    acc[2] = Fma(x, lo, acc[2]);
+    acc[3] = Fma(x, hi, acc[3]);
     x = hn::Set(d, r2[c]);
-    acc[4] = hn::MulAdd(x, lo, acc[4]);
-    acc[5] = hn::MulAdd(x, hi, acc[5]);
+    acc[4] = Fma(x, lo, acc[4]);
+    acc[5] = Fma(x, hi, acc[5]);
     x = hn::Set(d, r3[c]);
-    acc[6] = hn::MulAdd(x, lo, acc[6]);
-    acc[7] = hn::MulAdd(x, hi, acc[7]);
+    acc[6] = Fma(x, lo, acc[6]);
+    acc[7] = Fma(x, hi, acc[7]);
   }
 }
 
