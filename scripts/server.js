@@ -1,5 +1,5 @@
 // A small static file server for the page: serves web/, dist/, bindings/ and bench/ from the
-// project root, with .wasm as application/wasm. Loopback only.
+// project root, with .wasm as application/wasm, cross-origin isolated. Loopback only.
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
@@ -13,12 +13,23 @@ const TYPES = {
   '.svg': 'image/svg+xml', '.png': 'image/png', '.ts': 'text/plain; charset=utf-8',
 };
 
+// Cross-origin isolation: with these on every response the page gets `crossOriginIsolated`
+// (SharedArrayBuffer, so wasm threads, and precise timers). CORP marks our own files as
+// loadable by our own pages under COEP.
+const ISOLATION = {
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-embedder-policy': 'require-corp',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
 /**
  * Starts the server; resolves to { server, url } once it listens. Port 0 picks a free one.
  * `root` and `served` (top-level folders allowed, or null for all) serve other trees
- * (the bundler test serves a Vite build with them).
+ * (the bundler test serves a Vite build with them). `isolated: false` leaves out the
+ * cross-origin isolation headers (to test what a site without them gets).
  */
-export function startServer({ port = 8080, host = '127.0.0.1', root = ROOT, served = SERVED } = {}) {
+export function startServer({ port = 8080, host = '127.0.0.1', root = ROOT, served = SERVED, isolated = true } = {}) {
+  const isolation = isolated ? ISOLATION : {};
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (path === '/' && served !== null) {
@@ -33,7 +44,7 @@ export function startServer({ port = 8080, host = '127.0.0.1', root = ROOT, serv
     }
     try {
       const body = await readFile(join(root, relative));
-      res.writeHead(200, { 'content-type': TYPES[extname(relative)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
+      res.writeHead(200, { 'content-type': TYPES[extname(relative)] ?? 'application/octet-stream', 'cache-control': 'no-cache', ...isolation });
       res.end(body);
     } catch {
       res.writeHead(404).end('not found');

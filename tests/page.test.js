@@ -72,6 +72,8 @@ test('the page loads the wasm module with no errors', async () => {
   assert.equal(await page.getAttribute('body', 'data-ready'), 'true', await page.textContent('#status'));
   assert.match(await page.textContent('#status'), /attention-wasm \d+\.\d+\.\d+ loaded \(wasm-relaxed-simd\)/, "Chromium validates relaxed SIMD: the page loads that build");
   assert.deepEqual(consoleErrors, []);
+  // npm start serves COOP/COEP/CORP: the page may use SharedArrayBuffer (wasm threads).
+  assert.equal(await page.evaluate(() => globalThis.crossOriginIsolated), true);
 });
 
 test('the four worked examples show exact values and agree with the slides to their rounding', async () => {
