@@ -13,6 +13,7 @@
 #include "hwy/highway.h"
 #include "kernels/matmul.h"
 #include "kernels/target.h"
+#include "parallel.h"
 #include "status.h"
 
 namespace {
@@ -93,6 +94,12 @@ double HeapPeakBytes() { return static_cast<double>(mallinfo().usmblks); }
 // The kernels' own answer: the relaxed-SIMD build compiles only them with relaxed FMA.
 std::string SimdTarget() { return attn::KernelTarget(); }
 
+// Starts the kernels' thread pool (threaded builds; JS calls it once, at init): the number of
+// threads in effect, the caller included (1 in the single-threaded builds).
+int SetThreads(int count) { return attn::SetThreadCount(count); }
+
+int Threads() { return attn::ThreadCount(); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_wasm) {
@@ -126,4 +133,6 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
   emscripten::function("_heapBytesInUse", &HeapBytesInUse);
   emscripten::function("_heapPeakBytes", &HeapPeakBytes);
   emscripten::function("_simdTarget", &SimdTarget);
+  emscripten::function("_setThreads", &SetThreads);
+  emscripten::function("_threads", &Threads);
 }

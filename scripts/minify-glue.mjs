@@ -13,10 +13,14 @@ const [emscriptenRoot, glue] = process.argv.slice(2);
 const PLACEHOLDER = '__ATTN_IMPORT_META_URL__';
 const EXPORT = /\nexport default (\w+);\s*$/;
 
-const source = readFileSync(glue, 'utf8');
-const exported = source.match(EXPORT);
-if (!exported || source.includes(PLACEHOLDER)) throw new Error(`${glue}: not an ES6 Emscripten glue`);
-const script = source.replace(EXPORT, '\n').replaceAll('import.meta.url', PLACEHOLDER);
+const whole = readFileSync(glue, 'utf8');
+// What --extern-pre-js put before the factory (the threaded builds' Node shim, with a
+// top-level await) stays as it is.
+const start = whole.indexOf('var createAttentionModule = (');
+const exported = whole.match(EXPORT);
+if (start < 0 || !exported || whole.includes(PLACEHOLDER)) throw new Error(`${glue}: not an ES6 Emscripten glue`);
+const prefix = whole.slice(0, start);
+const script = whole.slice(start).replace(EXPORT, '\n').replaceAll('import.meta.url', PLACEHOLDER);
 const temporary = `${glue}.script.js`;
 writeFileSync(temporary, script);
 try {
@@ -25,7 +29,7 @@ try {
     maxBuffer: 64 << 20,
     env: { ...process.env, NODE_PATH: '/usr/share/nodejs' },  // Debian's acorn
   });
-  writeFileSync(glue, `${minified.replaceAll(PLACEHOLDER, 'import.meta.url')}\nexport default ${exported[1]};\n`);
+  writeFileSync(glue, `${prefix}${minified.replaceAll(PLACEHOLDER, 'import.meta.url')}\nexport default ${exported[1]};\n`);
 } finally {
   rmSync(temporary, { force: true });
 }

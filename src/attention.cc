@@ -1,9 +1,14 @@
 #include "attention.h"
 
+#include <atomic>
+#include <memory>
+#include <new>
+
 #include "head_problem.h"
 #include "kernels/attention_steps.h"
 #include "kernels/fused_attention.h"
 #include "kernels/matmul.h"
+#include "parallel.h"
 #include "sizes.h"
 
 namespace attn {
@@ -78,35 +83,83 @@ float* StageOf(float* base, const AttentionRequest& r, int b) {
   return base == nullptr ? nullptr : base + static_cast<size_t>(b) * r.seq_q * r.seq_k;
 }
 
+// Whether the fused path spreads whole batch entries (heads) over the threads rather than
+// the query rows of one entry at a time: when the entries divide evenly, or are many.
+bool SpreadEntries(const AttentionRequest& r, int threads) {
+  return threads > 1 && r.batch > 1 && (r.batch % threads == 0 || r.batch >= 4 * threads);
+}
+
+// Floating-point operations of the fused path (for ParallelFor's small-call threshold).
+uint64_t FusedWork(const AttentionRequest& r) {
+  return 2ull * r.batch * r.seq_q * r.seq_k * (r.head_dim + r.value_dim);
+}
+
+// The fused path, one entry after another (query rows spread over the threads).
+Status FusedEntries(const AttentionRequest& r) {
+  FusedWorkspace workspace;
+  for (int b = 0; b < r.batch; ++b) {
+    const Status status = FusedAttention(EntryProblem(r, b), workspace);
+    if (status != Status::kOk) return status;
+  }
+  return Status::kOk;
+}
+
+// The fused path with whole entries spread over the threads, each thread its own workspace,
+// all sized here on the calling thread (pool threads must not allocate).
+Status FusedEntriesInParallel(const AttentionRequest& r, int threads) {
+  std::unique_ptr<FusedWorkspace[]> workspaces(new (std::nothrow) FusedWorkspace[threads]);
+  if (workspaces == nullptr) return Status::kOutOfMemory;
+  for (int t = 0; t < threads; ++t) {
+    if (!ReserveFusedWorkspace(workspaces[t], r.seq_k, r.head_dim, r.value_dim, threads)) {
+      return Status::kOutOfMemory;
+    }
+  }
+  std::atomic<int> first_error{static_cast<int>(Status::kOk)};
+  auto entry = [&](int b, int slot) {
+    const Status status = FusedAttention(EntryProblem(r, b), workspaces[slot]);
+    int ok = static_cast<int>(Status::kOk);
+    if (status != Status::kOk) first_error.compare_exchange_strong(ok, static_cast<int>(status));
+  };
+  ParallelForEach(r.batch, FusedWork(r), entry);
+  return static_cast<Status>(first_error.load());
+}
+
+// The step-by-step path (weights and the stages asked for): one entry after another.
+Status StepwiseEntries(const AttentionRequest& r) {
+  for (int b = 0; b < r.batch; ++b) {
+    AttentionStages stages;
+    stages.raw_scores = StageOf(r.raw_scores, r, b);
+    stages.scaled_scores = StageOf(r.scaled_scores, r, b);
+    stages.masked_scores = StageOf(r.masked_scores, r, b);
+    stages.weights = StageOf(r.weights, r, b);
+    const Status status = StepwiseAttention(EntryProblem(r, b), stages);
+    if (status != Status::kOk) return status;
+  }
+  return Status::kOk;
+}
+
 }  // namespace
 
 uint64_t AttentionScratchBytes(const AttentionRequest& r) {
   if (r.batch <= 0 || r.seq_q <= 0) return 0;
   if (r.weights != nullptr) return sizeof(float) * PanelFloats(r.head_dim, r.seq_k);  // QDotK
-  return r.value_dim > 0 ? FusedWorkspaceBytes(r.seq_k, r.head_dim, r.value_dim) : 0;
+  if (r.value_dim <= 0) return 0;
+  const int threads = ThreadCount();
+  const uint64_t one = FusedWorkspaceBytes(r.seq_k, r.head_dim, r.value_dim, threads);
+  return SpreadEntries(r, threads) ? one * threads : one;
 }
 
 Status RunAttention(const AttentionRequest& r) {
   const Status status = CheckRequest(r);
   if (status != Status::kOk) return status;
   if (r.batch == 0 || r.seq_q == 0) return Status::kOk;
-  FusedWorkspace workspace;
-  for (int b = 0; b < r.batch; ++b) {
-    const HeadProblem problem = EntryProblem(r, b);
-    Status entry_status = Status::kOk;
-    if (r.weights == nullptr) {
-      if (r.value_dim > 0) entry_status = FusedAttention(problem, workspace);
-    } else {
-      AttentionStages stages;
-      stages.raw_scores = StageOf(r.raw_scores, r, b);
-      stages.scaled_scores = StageOf(r.scaled_scores, r, b);
-      stages.masked_scores = StageOf(r.masked_scores, r, b);
-      stages.weights = StageOf(r.weights, r, b);
-      entry_status = StepwiseAttention(problem, stages);
-    }
-    if (entry_status != Status::kOk) return entry_status;
+  if (r.weights != nullptr) return StepwiseEntries(r);
+  if (r.value_dim == 0) return Status::kOk;
+  const int threads = ThreadCount();
+  if (SpreadEntries(r, threads) && FusedWork(r) >= kParallelMinWork) {
+    return FusedEntriesInParallel(r, threads);
   }
-  return Status::kOk;
+  return FusedEntries(r);
 }
 
 }  // namespace attn

@@ -65,7 +65,7 @@ test('package.json exports types, node and browser conditions', () => {
 test('npm pack --dry-run lists the wasm, the glue and the types', () => {
   const out = execFileSync('npm', ['pack', '--dry-run', '--json'], { encoding: 'utf8', cwd: new URL('..', import.meta.url) });
   const files = JSON.parse(out)[0].files.map((f) => f.path);
-  for (const f of ['dist/attention.wasm', 'dist/attention.js', 'dist/attention-relaxed.wasm', 'dist/attention-relaxed.js', 'bindings/js/index.d.ts', 'bindings/js/node.js', 'bindings/js/browser.js', 'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
+  for (const f of ['dist/attention.wasm', 'dist/attention.js', 'dist/attention-relaxed.wasm', 'dist/attention-relaxed.js', 'dist/attention-threads.wasm', 'dist/attention-threads.worker.cjs', 'dist/attention-relaxed-threads.worker.js', 'bindings/js/index.d.ts', 'bindings/js/node.js', 'bindings/js/browser.js', 'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
     assert.ok(files.includes(f), `${f} is packed (got ${files.join(', ')})`);
   }
   assert.ok(!files.some((f) => f.startsWith('src/') || f.startsWith('tests/')), 'sources and tests stay out');

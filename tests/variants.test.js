@@ -39,7 +39,7 @@ test('the relaxed probe validates only where the engine has relaxed SIMD', () =>
 
 test('init chooses the build: auto, baseline and relaxed', async () => {
   const auto = await init();
-  assert.deepEqual({ ...auto.info, version: undefined }, { version: undefined, build: 'baseline', target: 'wasm-simd128', simd: true, relaxedSimd: false });
+  assert.deepEqual({ ...auto.info, version: undefined }, { version: undefined, build: 'baseline', target: 'wasm-simd128', simd: true, relaxedSimd: false, threads: 1, threadsReason: null });
   assert.equal(await init({ simd: 'baseline' }), auto, 'the default instance of the baseline build is shared');
   await assert.rejects(init({ simd: 'relaxed' }), (e) => e instanceof RangeError && /^init: options\.simd is 'relaxed' but this engine does not validate relaxed SIMD/.test(e.message));
   // With the flag, auto picks the relaxed build.

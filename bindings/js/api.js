@@ -8,13 +8,15 @@ import { tensor, toNested, toTfjs, toOrt } from './tensor.js';
 import { describePlan, heapMaxBytes } from './memory.js';
 import { typeError, rangeError, describe } from './errors.js';
 import { VERSION } from './version.js';
+import { views } from './heap.js';
 
 /**
  * Wraps a loaded Emscripten module in the public API.
  * @param {object} module the instantiated module (dist/attention.js or attention-relaxed.js)
- * @param {{ variant: 'baseline' | 'relaxed' }} build which build it is
+ * @param {{ variant: 'baseline' | 'relaxed', threads: number, threadsReason: string | null }} build
+ *   which build it is, how many threads its kernels use, and why fewer than asked (or null)
  */
-export function createApi(module, { variant }) {
+export function createApi(module, { variant, threads = 1, threadsReason = null }) {
   // The layer class bound to this module: `new attn.MultiHeadAttention(config)`.
   class BoundMultiHeadAttention extends MultiHeadAttention {
     constructor(config) {
@@ -56,7 +58,7 @@ export function createApi(module, { variant }) {
 
   return Object.freeze({
     // target: what the kernels were compiled for ('wasm-simd128' or 'wasm-relaxed-simd').
-    info: Object.freeze({ version: VERSION, build: variant, target: module._simdTarget(), simd: true, relaxedSimd: variant === 'relaxed' }),
+    info: Object.freeze({ version: VERSION, build: variant, target: module._simdTarget(), simd: true, relaxedSimd: variant === 'relaxed', threads, threadsReason }),
     attention,
     matmul,
     MultiHeadAttention: BoundMultiHeadAttention,
@@ -74,7 +76,7 @@ export function createApi(module, { variant }) {
      */
     memory() {
       return {
-        heapBytes: module.HEAP8.length,
+        heapBytes: views(module).HEAP8.length,
         heapMaxBytes: heapMaxBytes(module),
         inUseBytes: module._heapBytesInUse(),
         peakBytes: module._heapPeakBytes(),

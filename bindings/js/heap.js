@@ -5,6 +5,24 @@
 import { formatBytes, heapMaxBytes } from './memory.js';
 import { intact } from './tensor.js';
 
+/**
+ * The module with its heap views current. In the threaded builds the memory is shared and
+ * a grow on any thread gives `wasmMemory.buffer` a new, longer SharedArrayBuffer while the
+ * module's HEAP* views keep the old length; the kernels never grow memory off the calling
+ * thread, and this makes sure of the rest.
+ */
+export function views(module) {
+  const memory = module.wasmMemory;
+  if (memory !== undefined && module.HEAP8.buffer !== memory.buffer) {
+    const buffer = memory.buffer;
+    module.HEAP8 = new Int8Array(buffer);
+    module.HEAPU8 = new Uint8Array(buffer);
+    module.HEAP32 = new Int32Array(buffer);
+    module.HEAPF32 = new Float32Array(buffer);
+  }
+  return module;
+}
+
 export class HeapScope {
   /**
    * @param {object} module the Emscripten module
@@ -48,21 +66,21 @@ export class HeapScope {
   /** Allocates room for a Float32Array and copies it in (its real length, checked intact). */
   floats(data) {
     const address = this.alloc(intact(this.fn, data));
-    this.module.HEAPF32.set(data, address >> 2);
+    views(this.module).HEAPF32.set(data, address >> 2);
     return address;
   }
 
   /** Allocates room for an Int32Array and copies it in. */
   ints(data) {
     const address = this.alloc(intact(this.fn, data));
-    this.module.HEAP32.set(data, address >> 2);
+    views(this.module).HEAP32.set(data, address >> 2);
     return address;
   }
 
   /** Copies `count` floats at `address` out into a new Float32Array. */
   read(address, count) {
     const start = address >> 2;
-    return this.module.HEAPF32.slice(start, start + count);
+    return views(this.module).HEAPF32.slice(start, start + count);
   }
 
   /** Frees every block. */

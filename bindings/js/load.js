@@ -8,15 +8,23 @@ import { typedArrayKind } from './tensor.js';
 import { variantOfBytes, relaxedSimdSupported } from './variants.js';
 
 // The Emscripten factory of each build, imported on first use so a page loads one glue only
-// (bundlers make each a chunk of its own, with its wasm beside it).
+// (bundlers make each a chunk of its own, with its wasm beside it). A build is its SIMD
+// variant, plus '-threads' for the pthread builds.
 const GLUES = {
   baseline: () => import('../../dist/attention.js'),
   relaxed: () => import('../../dist/attention-relaxed.js'),
+  'baseline-threads': () => import('../../dist/attention-threads.js'),
+  'relaxed-threads': () => import('../../dist/attention-relaxed-threads.js'),
 };
 
+/** The build name of a SIMD variant with or without threads. */
+export function buildName(variant, threaded) {
+  return threaded ? `${variant}-threads` : variant;
+}
+
 /** The factory (createAttentionModule) of one build. */
-export async function glueOf(variant) {
-  return (await GLUES[variant]()).default;
+export async function glueOf(build) {
+  return (await GLUES[build]()).default;
 }
 
 /** A fresh copy of wasm bytes given as an ArrayBuffer or any ArrayBuffer view (none if detached). */
@@ -41,22 +49,29 @@ export function checkWasmBytes(bytes, what) {
 }
 
 /**
- * The API over a module of build `variant` made with Emscripten module `args`; `what`
+ * The API over a module of SIMD `variant` made with Emscripten module `args`; `what`
  * describes the wasm for messages ('options.wasmBinary', 'the wasm at <url>').
+ * `threads`: { threads, reason } from planThreads; more than one thread loads the threaded
+ * build with that many threads (`args.attnWorkers` Web Workers besides the caller).
+ * `started(module)` runs once the module is up (the Node entry unrefs the workers there).
  */
-export async function instantiate(variant, args, what) {
-  const createModule = await glueOf(variant);
+export async function instantiate(variant, args, what, { threads = 1, reason = null } = {}, started = () => {}) {
+  const threaded = threads > 1;
+  const createModule = await glueOf(buildName(variant, threaded));
   const startup = [];
-  let started = false;
-  const printErr = (text) => (started ? console.warn(text) : startup.push(text));
+  let running = false;
+  const printErr = (text) => (running ? console.warn(text) : startup.push(text));
   try {
-    const api = createApi(await createModule({ ...args, printErr }), { variant });
-    started = true;
-    return api;
+    const module = await createModule({ ...args, printErr, ...(threaded ? { attnWorkers: threads - 1 } : {}) });
+    const inEffect = threaded ? module._setThreads(threads) : 1;
+    started(module);
+    running = true;
+    const threadsReason = inEffect < threads ? `only ${inEffect} of ${threads} threads could be started` : reason;
+    return createApi(module, { variant, threads: inEffect, threadsReason });
   } catch (error) {
-    started = true;
-    const reason = String(error?.message ?? error).split('\n')[0];
+    running = true;
+    const reasonText = String(error?.message ?? error).split('\n')[0];
     const log = startup.length ? ` (the glue said: ${startup.join('; ')})` : '';
-    throw new RangeError(`init: ${what} is not a working attention-wasm module: ${reason}${log}`, { cause: error });
+    throw new RangeError(`init: ${what} is not a working attention-wasm module: ${reasonText}${log}`, { cause: error });
   }
 }

@@ -1,6 +1,7 @@
 // Masks shared by attention() and MultiHeadAttention.forward(): checking a mask against the
 // weights' shape, laying it out in the heap, key lengths, and DynamicViT keep-masks.
 import { typeError, rangeError, describe, show } from './errors.js';
+import { views } from './heap.js';
 import { toMask, formatShape, sizeOf, broadcastStrides, intact, typedArrayKind, lengthOf } from './tensor.js';
 
 // Marks masks this module built itself (already checked and converted).
@@ -69,8 +70,8 @@ export function writeMask(heap, plan, seqK) {
   intact(heap.fn, mask.data);
   const address = mask.boolean ? heap.allocBytes(total) : heap.alloc(total);
   const out = mask.boolean
-    ? heap.module.HEAPU8.subarray(address, address + total)
-    : heap.module.HEAPF32.subarray(address >> 2, (address >> 2) + total);
+    ? views(heap.module).HEAPU8.subarray(address, address + total)
+    : views(heap.module).HEAPF32.subarray(address >> 2, (address >> 2) + total);
   if (maskK === 1) for (let i = 0; i < total; i++) out[i] = mask.data[Math.floor(i / seqK)];
   else out.set(mask.data);
   return mask.boolean ? { mask: 0, allowed: address } : { mask: address, allowed: 0 };

@@ -1,13 +1,42 @@
 // Node entry: the glue is built for the web (Emscripten 3.1.6's Node ESM glue is broken),
 // so read the .wasm here and hand it over as wasmBinary.
 import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { checkInitOptions } from './options.js';
-import { copyBytes, checkWasmBytes, instantiate } from './load.js';
-import { chooseVariant, variantForBytes } from './variants.js';
+import { copyBytes, checkWasmBytes, instantiate, buildName } from './load.js';
+import { chooseVariant, variantForBytes, isThreadedBytes } from './variants.js';
+import { planThreads } from './threads.js';
 import { typeError, rangeError } from './errors.js';
 
-const FILES = { baseline: 'attention.wasm', relaxed: 'attention-relaxed.wasm' };
-const defaultInstances = new Map();  // variant → Promise of the API
+const FILES = {
+  baseline: 'attention.wasm',
+  relaxed: 'attention-relaxed.wasm',
+  'baseline-threads': 'attention-threads.wasm',
+  'relaxed-threads': 'attention-relaxed-threads.wasm',
+};
+const defaultInstances = new Map();  // build and thread count → Promise of the API
+
+// Node has SharedArrayBuffer and worker_threads: threads are there if the cores are.
+const NODE_THREADS = {
+  cores: availableParallelism(),
+  shared: typeof SharedArrayBuffer === 'function',
+  sharedReason: 'this Node has no SharedArrayBuffer',
+};
+
+// Emscripten module arguments of the threaded builds in Node: the pthread worker as .cjs
+// (this package is "type": "module", so Node would load the emitted .js as an ES module).
+const THREADED_ARGS = {
+  locateFile(path, prefix) {
+    if (path.endsWith('.worker.js')) return fileURLToPath(new URL(`../../dist/${path.replace(/\.js$/, '.cjs')}`, import.meta.url));
+    return prefix + path;
+  },
+};
+
+// Pool workers must not keep the process alive once the caller is done.
+function unrefWorkers(module) {
+  for (const worker of [...(module.PThread?.unusedWorkers ?? []), ...(module.PThread?.runningWorkers ?? [])]) worker.unref?.();
+}
 
 // The URL of options.wasmUrl, or null for a plain file path.
 function parseUrl(wasmUrl) {
@@ -40,30 +69,42 @@ async function loadBinary(wasmUrl) {
 }
 
 // The API over caller-given bytes: the build they are is read from the bytes.
-function load(simd, bytes, what) {
+function load(simd, threads, bytes, what) {
   checkWasmBytes(bytes, what);
-  return instantiate(variantForBytes(simd, bytes, what), { wasmBinary: bytes }, what);
+  const variant = variantForBytes(simd, bytes, what);
+  let plan = planThreads(threads, NODE_THREADS);
+  if (isThreadedBytes(bytes)) {
+    if (plan.threads === 1) throw rangeError('init', `${what} is a threaded build: pass options.threads (2 or more, or 'auto'), or use a single-threaded wasm`);
+    return instantiate(variant, { wasmBinary: bytes, ...THREADED_ARGS }, what, plan, unrefWorkers);
+  }
+  if (plan.threads > 1) plan = { threads: 1, reason: `${what} is a single-threaded build` };
+  return instantiate(variant, { wasmBinary: bytes }, what, plan);
 }
 
 /**
- * Loads the wasm module (once per build) and returns the API.
- * @param {{ wasmUrl?: string | URL, wasmBinary?: ArrayBuffer | Uint8Array, simd?: 'auto' | 'relaxed' | 'baseline' }} [options]
+ * Loads the wasm module (once per build and thread count) and returns the API.
+ * @param {{ wasmUrl?: string | URL, wasmBinary?: ArrayBuffer | Uint8Array, simd?: 'auto' | 'relaxed' | 'baseline', threads?: number | 'auto' }} [options]
  */
 export async function init(options) {
-  const { wasmUrl, wasmBinary, simd } = checkInitOptions(options);
-  if (wasmBinary !== undefined) return load(simd, copyBytes(wasmBinary), 'options.wasmBinary');
-  if (wasmUrl !== undefined) return load(simd, await loadBinary(wasmUrl), `the wasm at ${wasmUrl}`);
+  const { wasmUrl, wasmBinary, simd, threads } = checkInitOptions(options);
+  if (wasmBinary !== undefined) return load(simd, threads, copyBytes(wasmBinary), 'options.wasmBinary');
+  if (wasmUrl !== undefined) return load(simd, threads, await loadBinary(wasmUrl), `the wasm at ${wasmUrl}`);
   const variant = chooseVariant(simd);
+  const plan = planThreads(threads, NODE_THREADS);
+  const build = buildName(variant, plan.threads > 1);
+  const key = `${build}/${plan.threads}/${plan.reason}`;  // the reason is part of attn.info
   // A failed load is not cached: the next init() tries again.
-  if (!defaultInstances.has(variant)) {
-    const file = new URL(`../../dist/${FILES[variant]}`, import.meta.url);
+  if (!defaultInstances.has(key)) {
+    const file = new URL(`../../dist/${FILES[build]}`, import.meta.url);
     const what = `the package's wasm (${file.pathname})`;
-    defaultInstances.set(variant, readFile(file).then((bytes) => instantiate(variant, { wasmBinary: new Uint8Array(bytes) }, what)).catch((error) => {
-      defaultInstances.delete(variant);
+    const args = plan.threads > 1 ? THREADED_ARGS : {};
+    const started = plan.threads > 1 ? unrefWorkers : undefined;
+    defaultInstances.set(key, readFile(file).then((bytes) => instantiate(variant, { wasmBinary: new Uint8Array(bytes), ...args }, what, plan, started)).catch((error) => {
+      defaultInstances.delete(key);
       throw error;
     }));
   }
-  return defaultInstances.get(variant);
+  return defaultInstances.get(key);
 }
 
 export { tensor, toNested, toTfjs, toOrt } from './tensor.js';

@@ -1,6 +1,7 @@
 // Named weight tensors that live in wasm memory for the lifetime of a layer object:
 // allocated once, overwritten by setWeights, read back by getWeights, freed by dispose.
 import { typeError, rangeError, describe } from './errors.js';
+import { views } from './heap.js';
 import { toTensor, formatShape, sizeOf, intact } from './tensor.js';
 import { MemoryPlan, checkBudget, formatBytes } from './memory.js';
 
@@ -63,7 +64,7 @@ export class Parameters {
 
   view(name) {
     const start = this.addresses[name] >> 2;
-    return this.module.HEAPF32.subarray(start, start + sizeOf(this.shapes[name]));
+    return views(this.module).HEAPF32.subarray(start, start + sizeOf(this.shapes[name]));
   }
 
   /** Fills `name` with Xavier-uniform values: U(±sqrt(6 / (fanIn + fanOut))). */

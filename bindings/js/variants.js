@@ -90,3 +90,41 @@ export function variantForBytes(simd, bytes, what) {
   }
   return variant;
 }
+
+/**
+ * Whether wasm bytes are a threaded build: it imports a shared memory (the import section's
+ * memory limits have the shared flag, 0x02).
+ */
+export function isThreadedBytes(bytes) {
+  let at = 8;
+  while (at < bytes.length) {
+    const id = bytes[at];
+    const [size, start] = leb(bytes, at + 1);
+    if (!Number.isFinite(size)) return false;
+    if (id === 2) return importsSharedMemory(bytes, start);
+    at = start + size;
+  }
+  return false;
+}
+
+// Walks an import section from `at` (its entry count) to a memory import.
+function importsSharedMemory(bytes, at) {
+  let [count, next] = leb(bytes, at);
+  for (let i = 0; i < count && Number.isFinite(next); i++) {
+    for (let name = 0; name < 2; name++) {  // module name, field name
+      const [length, from] = leb(bytes, next);
+      next = from + length;
+    }
+    const kind = bytes[next++];
+    if (kind === 0) [, next] = leb(bytes, next);  // function: type index
+    else if (kind === 1 || kind === 2) {          // table (reference type first) or memory: limits
+      if (kind === 1) next++;
+      const flags = bytes[next++];
+      if (kind === 2) return (flags & 2) !== 0;
+      [, next] = leb(bytes, next);
+      if (flags & 1) [, next] = leb(bytes, next);
+    } else if (kind === 3) next += 2;  // global: value type, mutability
+    else return false;
+  }
+  return false;
+}

@@ -14,6 +14,8 @@
 //      d. acc[4×value_dim] = acc·rescale + p·v_block (one round trip of acc
 //         per 32 keys);
 //   3. divide each row by its running sum (0 for rows that saw nothing).
+// Step 1 runs on the calling thread; steps 2 and 3 are spread over the threads by blocks
+// of 16 query rows (each thread its own accumulators).
 // Register tiles are 4 rows × 8 keys (scores) and 4 rows × 8 values (output):
 // V8 maps wasm SIMD onto 16 xmm registers and spills past ~14 live vectors.
 #include "kernels/fused_attention.h"
@@ -25,6 +27,7 @@
 
 #include "hwy/highway.h"
 #include "kernels/matmul.h"
+#include "parallel.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace attn {
@@ -178,8 +181,9 @@ void AccumulateValuesSkippingZeros(const float* p, const float* rescale, const f
 }
 
 // Step 2 for the query rows row0 .. row0 + num_rows - 1 (num_rows <= 4).
-void QueryBlock(const HeadProblem& pb, FusedWorkspace& ws, const float* v_base, int v_stride,
-                int padded_dim, int row0, int num_rows) {
+//   acc: [4, padded_dim], this thread's accumulators
+void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, const float* v_base,
+                int v_stride, int padded_dim, int row0, int num_rows) {
   const float* q_rows[kRowsPerTile];
   int visible[kRowsPerTile];
   int most_visible = 0, least_visible = pb.seq_k;
@@ -190,7 +194,6 @@ void QueryBlock(const HeadProblem& pb, FusedWorkspace& ws, const float* v_base, 
     most_visible = std::max(most_visible, visible[r]);
     if (real) least_visible = std::min(least_visible, visible[r]);
   }
-  float* acc = ws.acc.data();
   std::fill(acc, acc + kRowsPerTile * padded_dim, 0.0f);
   RowState state[kRowsPerTile];
   const float scale_log2 = pb.scale * kLog2e;
@@ -237,16 +240,18 @@ void QueryBlock(const HeadProblem& pb, FusedWorkspace& ws, const float* v_base, 
   }
 }
 
-// The sizes step 0 of FusedAttentionImpl asks for, at most.
-uint64_t FusedWorkspaceBytesImpl(int seq_k, int head_dim, int value_dim) {
+// The sizes step 0 of PrepareHead asks for, at most, with `slots` output accumulators.
+uint64_t FusedWorkspaceBytesImpl(int seq_k, int head_dim, int value_dim, int slots) {
   const uint64_t tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
   const uint64_t padded_dim = RoundUp(value_dim, kLanes);
-  const uint64_t floats =
-      tiles * head_dim * kKeysPerTile + seq_k * padded_dim + kRowsPerTile * padded_dim + head_dim;
+  const uint64_t floats = tiles * head_dim * kKeysPerTile + seq_k * padded_dim +
+                          uint64_t{kRowsPerTile} * padded_dim * slots + head_dim;
   return sizeof(float) * floats + tiles;
 }
 
-Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
+// Steps 0 and 1, on the calling thread: scratch, k packed into panels, v flagged (and
+// copied). Returns false (with the cache marked empty) when the scratch cannot grow.
+bool PrepareHead(const HeadProblem& pb, FusedWorkspace& ws, int slots) {
   const int num_tiles = RoundUp(pb.seq_k, kKeysPerTile) / kKeysPerTile;
   const int padded_dim = RoundUp(pb.value_dim, kLanes);
   // 0. Scratch; a failure leaves the cache marked empty and nothing written.
@@ -257,10 +262,10 @@ Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
       (redo_v && !ws.v_nonfinite.Resize(num_tiles)) ||
       (redo_v && copy_v &&
        !ws.v_padded.Assign(static_cast<uint64_t>(pb.seq_k) * padded_dim, 0.0f)) ||
-      !ws.acc.Resize(static_cast<uint64_t>(kRowsPerTile) * padded_dim) ||
+      !ws.acc.Resize(static_cast<uint64_t>(kRowsPerTile) * padded_dim * slots) ||
       !ws.zero_row.Assign(pb.head_dim, 0.0f)) {
     ws.packed_k = ws.packed_v = nullptr;
-    return Status::kOutOfMemory;
+    return false;
   }
   // Step 1 (skipped when consecutive heads share k, as broadcast k does).
   if (repack_k) {
@@ -281,12 +286,43 @@ Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
     }
     ws.packed_v = pb.v;
   }
+  return true;
+}
+
+// Query rows per parallel task: a multiple of the register tile, so every row is computed in
+// the same 4-row tile whatever the thread count (the same bits).
+constexpr int kRowsPerTask = 4 * kRowsPerTile;
+
+Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
+  const int slots = ThreadCount();
+  if (!PrepareHead(pb, ws, slots)) return Status::kOutOfMemory;
+  const int padded_dim = RoundUp(pb.value_dim, kLanes);
+  const bool copy_v = padded_dim != pb.value_dim || pb.v_stride != padded_dim;
   const float* v_base = copy_v ? ws.v_padded.data() : pb.v;
   const int v_stride = copy_v ? padded_dim : pb.v_stride;
-  for (int row0 = 0; row0 < pb.seq_q; row0 += kRowsPerTile) {
-    QueryBlock(pb, ws, v_base, v_stride, padded_dim, row0, std::min(kRowsPerTile, pb.seq_q - row0));
-  }
+  // 2, 3. Blocks of query rows, spread over the threads; each slot has its accumulators.
+  auto rows = [&](int task, int slot) {
+    float* acc = ws.acc.data() + static_cast<size_t>(slot) * kRowsPerTile * padded_dim;
+    const int end = std::min(pb.seq_q, (task + 1) * kRowsPerTask);
+    for (int row0 = task * kRowsPerTask; row0 < end; row0 += kRowsPerTile) {
+      QueryBlock(pb, ws, acc, v_base, v_stride, padded_dim, row0,
+                 std::min(kRowsPerTile, pb.seq_q - row0));
+    }
+  };
+  const uint64_t work = 2ull * pb.seq_q * pb.seq_k * (pb.head_dim + pb.value_dim);
+  ParallelForEach(RoundUp(pb.seq_q, kRowsPerTask) / kRowsPerTask, work, rows);
   return Status::kOk;
+}
+
+bool ReserveFusedWorkspaceImpl(FusedWorkspace& ws, int seq_k, int head_dim, int value_dim,
+                               int slots) {
+  const uint64_t num_tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
+  const uint64_t padded_dim = RoundUp(value_dim, kLanes);
+  const bool ok = ws.k_panels.Resize(num_tiles * head_dim * kKeysPerTile) &&
+                  ws.v_nonfinite.Resize(num_tiles) && ws.v_padded.Resize(seq_k * padded_dim) &&
+                  ws.acc.Resize(kRowsPerTile * padded_dim * slots) && ws.zero_row.Resize(head_dim);
+  ws.packed_k = ws.packed_v = nullptr;
+  return ok;
 }
 
 }  // namespace HWY_NAMESPACE
@@ -299,8 +335,14 @@ Status FusedAttention(const HeadProblem& problem, FusedWorkspace& workspace) {
   return HWY_STATIC_DISPATCH(FusedAttentionImpl)(problem, workspace);
 }
 
-uint64_t FusedWorkspaceBytes(int seq_k, int head_dim, int value_dim) {
-  return HWY_STATIC_DISPATCH(FusedWorkspaceBytesImpl)(seq_k, head_dim, value_dim);
+uint64_t FusedWorkspaceBytes(int seq_k, int head_dim, int value_dim, int slots) {
+  return HWY_STATIC_DISPATCH(FusedWorkspaceBytesImpl)(seq_k, head_dim, value_dim, slots);
+}
+
+bool ReserveFusedWorkspace(FusedWorkspace& workspace, int seq_k, int head_dim, int value_dim,
+                           int slots) {
+  return HWY_STATIC_DISPATCH(ReserveFusedWorkspaceImpl)(workspace, seq_k, head_dim, value_dim,
+                                                        slots);
 }
 
 }  // namespace attn

@@ -17,14 +17,21 @@ struct FusedWorkspace {
   Buffer<float> k_panels;           // [num_key_tiles, head_dim, kKeysPerTile]: kᵀ in panels
   Buffer<uint8_t> v_nonfinite;      // [num_key_tiles]: tile holds a NaN/Inf value row
   Buffer<float> v_padded;           // [seq_k, value_dim rounded up to 4] when needed
-  Buffer<float> acc;                // [kRowsPerTile, padded value_dim]: output accumulators
+  Buffer<float> acc;                // [slots, kRowsPerTile, padded value_dim]: accumulators
   Buffer<float> zero_row;           // [head_dim]: stands in for query rows past seq_q
   const float* packed_k = nullptr;  // the k the panels hold, to skip repacking it
   const float* packed_v = nullptr;  // the v the flags (and padded copy) describe
 };
 
-// Bytes of the workspace for one head of these sizes (an upper bound; for estimates).
-uint64_t FusedWorkspaceBytes(int seq_k, int head_dim, int value_dim);
+// Bytes of the workspace for one head of these sizes with `slots` threads (an upper bound;
+// for estimates).
+uint64_t FusedWorkspaceBytes(int seq_k, int head_dim, int value_dim, int slots);
+
+// Sizes every buffer of the workspace for heads of these sizes with `slots` threads, so that
+// FusedAttention on it allocates nothing (it may then run on a pool thread). False when the
+// memory cannot be had.
+bool ReserveFusedWorkspace(FusedWorkspace& workspace, int seq_k, int head_dim, int value_dim,
+                           int slots);
 
 // Computes problem.out = softmax(q·kᵀ·scale + mask)·v, honouring problem.visible.
 //   q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k, value_dim]
@@ -32,7 +39,7 @@ uint64_t FusedWorkspaceBytes(int seq_k, int head_dim, int value_dim);
 // Rows that see no key get zeros. A row whose visible scores hold NaN or +Infinity gets
 // NaN, as an exact softmax would. Keys that are blocked never touch the output, even if
 // their k or v rows hold NaN or Infinity. kOutOfMemory when the workspace cannot grow
-// (nothing is written to out then).
+// (nothing is written to out then). Query rows are spread over ThreadCount() threads.
 Status FusedAttention(const HeadProblem& problem, FusedWorkspace& workspace);
 
 }  // namespace attn

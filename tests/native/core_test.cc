@@ -4,6 +4,7 @@
 // outside its buffer. Built by CMake when ATTN_NATIVE_TESTS=ON; run by tests/native.test.js.
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "block.h"
 #include "kernels/matmul.h"
 #include "multi_head.h"
+#include "parallel.h"
 #include "positional.h"
 
 namespace {
@@ -195,6 +197,64 @@ void ScratchFailures() {
   }
 }
 
+// The thread pool: 2, 3 and 4 threads give the bits of one thread for fused attention split
+// by query rows (one head, causal, Lq not a multiple of the 16-row task), by whole heads
+// (6 heads), and for matmul row blocks; under the sanitizers, the pool itself is checked too.
+void ThreadedMatchesSerial(std::mt19937& rng) {
+  struct Case {
+    int batch, seq_q, seq_k, dim;
+    bool causal;
+  };
+  const Case cases[] = {{1, 301, 277, 40, true}, {6, 70, 90, 32, false}, {3, 130, 250, 64, true}};
+  for (const Case& c : cases) {
+    const size_t q_size = static_cast<size_t>(c.batch) * c.seq_q * c.dim;
+    const size_t kv_size = static_cast<size_t>(c.batch) * c.seq_k * c.dim;
+    std::vector<float> q = Random(rng, q_size), k = Random(rng, kv_size), v = Random(rng, kv_size);
+    std::vector<int32_t> entries;
+    for (int b = 0; b < c.batch; ++b) {
+      entries.insert(entries.end(), {static_cast<int32_t>(b * c.seq_q * c.dim),
+                                     static_cast<int32_t>(b * c.seq_k * c.dim),
+                                     static_cast<int32_t>(b * c.seq_k * c.dim), 0, c.seq_k});
+    }
+    auto run = [&](int threads) {
+      attn::SetThreadCount(threads);
+      std::vector<float> out(q_size);
+      attn::AttentionRequest r;
+      r.q = q.data();
+      r.k = k.data();
+      r.v = v.data();
+      r.entries = entries.data();
+      r.batch = c.batch;
+      r.seq_q = c.seq_q;
+      r.seq_k = c.seq_k;
+      r.head_dim = r.value_dim = c.dim;
+      r.scale = 0.125f;
+      r.causal = c.causal;
+      r.out = out.data();
+      Expect(attn::RunAttention(r) == attn::Status::kOk, "threaded attention status", threads,
+             c.batch, c.seq_q);
+      return out;
+    };
+    const std::vector<float> serial = run(1);
+    for (int threads : {2, 3, 4}) {
+      const std::vector<float> threaded = run(threads);
+      Expect(attn::ThreadCount() == threads, "thread count", threads, 0, 0);
+      Expect(std::memcmp(serial.data(), threaded.data(), sizeof(float) * q_size) == 0,
+             "threaded attention bits", threads, c.batch, c.seq_q);
+    }
+  }
+  const int rows = 301, inner = 200, cols = 150;
+  std::vector<float> a = Random(rng, rows * inner), b = Random(rng, inner * cols);
+  std::vector<float> serial(rows * cols), threaded(rows * cols);
+  attn::SetThreadCount(1);
+  attn::MatMul(a.data(), b.data(), nullptr, rows, inner, cols, serial.data());
+  attn::SetThreadCount(3);
+  attn::MatMul(a.data(), b.data(), nullptr, rows, inner, cols, threaded.data());
+  Expect(std::memcmp(serial.data(), threaded.data(), sizeof(float) * serial.size()) == 0,
+         "threaded matmul bits", rows, inner, cols);
+  attn::SetThreadCount(1);
+}
+
 int main() {
   std::mt19937 rng(42);
   const int lengths[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 31, 32, 33, 65};
@@ -225,6 +285,7 @@ int main() {
         }
     }
   }
+  ThreadedMatchesSerial(rng);
   ScratchFailures();
   std::printf("core_test: %d attention cases compared, %d mismatches\n", cases, failures);
   return failures == 0 ? 0 : 1;

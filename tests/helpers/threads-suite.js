@@ -1,0 +1,50 @@
+// Calls big enough to be split over threads (past the small-call threshold), shaped so that
+// every split the kernels make is exercised: one head split by query rows (a row count that
+// is no multiple of the 16-row task, causal both ways, a mask, key lengths), heads that do not
+// divide by the thread count (rows again) and heads that do (whole heads per thread), matmul
+// row blocks with a short last block, and the layers end to end. Returns [name, Float32Array]
+// pairs; the suite needs nothing but the API object (it runs in Node and in Chromium).
+import { determinismSuite } from './determinism-suite.js';
+
+function generator(seed) {  // mulberry32, values in [-1, 1)
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return 2 * (((t ^ (t >>> 14)) >>> 0) / 4294967296) - 1;
+  };
+}
+
+/** @param {object} attn the API from init() */
+export function threadsSuite(attn, seed = 3) {
+  const random = generator(seed);
+  const t = (shape) => {
+    const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
+    for (let i = 0; i < data.length; i++) data[i] = random();
+    return { data, shape };
+  };
+  const q1 = t([301, 40]), k1 = t([333, 40]), v1 = t([333, 36]);
+  const mask1 = { data: Uint8Array.from({ length: 301 * 333 }, (_, i) => (i * 5) % 13 !== 0), shape: [301, 333] };
+  const q3 = t([3, 130, 64]), k3 = t([3, 250, 64]), v3 = t([3, 250, 64]);
+  const q8 = t([2, 4, 150, 32]), k8 = t([2, 4, 150, 32]), v8 = t([2, 4, 150, 32]);
+  const x = t([2, 97, 64]);
+  const mha = new attn.MultiHeadAttention({ dModel: 64, numHeads: 4, seed: 11 });
+  const layer = new attn.TransformerEncoderLayer({ dModel: 64, numHeads: 4, dFF: 256, norm: 'pre', activation: 'gelu', seed: 12 });
+  try {
+    return [
+      ['one head split by rows, causal top-left, mask', attn.attention(q1, k1, v1, { causal: true, mask: mask1 }).output.data],
+      ['one head split by rows, causal bottom-right', attn.attention(q1, k1, v1, { causal: true, causalAlign: 'bottom-right' }).output.data],
+      ['three heads (rows), key lengths', attn.attention(q3, k3, v3, { keyLengths: [250, 17, 130] }).output.data],
+      ['eight heads (whole heads per thread)', attn.attention(q8, k8, v8).output.data],
+      ['matmul 301x200x150', attn.matmul(t([301, 200]), t([200, 150])).data],
+      ['MultiHeadAttention forward', mha.forward(x, x, x, { causal: true }).output.data],
+      ['encoder layer forward', layer.forward(x).data],
+      ...determinismSuite(attn),
+    ];
+  } finally {
+    mha.dispose();
+    layer.dispose();
+  }
+}
