@@ -1,109 +1,34 @@
-// npm run bench: attention-wasm vs plain JS vs tfjs-backend-wasm vs onnxruntime-web, one
-// thread each, in one run. Every result is checked against a float64 reference before it
-// is timed. Prints a markdown table (stdout), progress (stderr), and writes
-// bench/results/latest.json.
-import { writeFileSync, mkdirSync } from 'node:fs';
+// npm run bench: attention-wasm vs plain JS vs tfjs-backend-wasm vs onnxruntime-web in Node,
+// at one thread and at two (attention-wasm's threaded build and onnxruntime-web's
+// numThreads = 2; plain JS and tfjs-backend-wasm run one thread). Each thread count is a
+// child process (bench/node-session.js); every result is checked against a float64
+// reference before it is timed. Prints markdown tables (stdout), progress (stderr), and
+// records the run in bench/results/latest.json (its "node" part; bench/browser.js writes
+// the "browser" part).
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { init } from 'attention-wasm';
-import { ATTENTION_CASES, MHA_CASE, attentionFlops, mhaFlops, attentionInputs, randomArray, checkAttention, measure, measureInterleaved } from './cases.js';
-import { plainAttention, plainLinear } from './plain-js.js';
-import * as onnxruntime from './peers/onnxruntime.js';
-import * as tfjs from './peers/tfjs.js';
+import { attentionInputs, checkAttention } from './cases.js';
+import { comparisonTable } from './table.js';
+import { recordResults, progressWriter } from './results.js';
 
-const PEERS = [tfjs, onnxruntime];
-// Progress on a terminal rewrites one line; elsewhere (a CI log, a file) each step is a line.
-const progress = process.stderr.isTTY
-  ? (text) => process.stderr.write(`\r\x1b[K${text}`)
-  : (text) => { if (text) process.stderr.write(`${text}\n`); };
-const gflops = (flops, ms) => flops / ms / 1e6;
+const progress = progressWriter(process.stderr);
 
-async function attentionRow(attn, c, index) {
-  const inputs = attentionInputs(c);
-  const shape = [c.heads, c.n, c.d];
-  const tensors = Object.fromEntries(Object.entries(inputs).map(([key, data]) => [key, { data, shape }]));
-  const runners = {
-    'attention-wasm': () => attn.attention(tensors.q, tensors.k, tensors.v).output.data,
-    'plain JS': () => plainAttention(inputs.q, inputs.k, inputs.v, c.heads, c.n, c.d),
-  };
-  for (const peer of PEERS) runners[peer.name] = await peer.attention(c, inputs);
-  const row = { case: c.name, flops: attentionFlops(c), results: {} };
-  const errors = {};
-  for (const [label, run] of Object.entries(runners)) {
-    progress(`[${index}] ${c.name}: checking ${label}`);
-    errors[label] = checkAttention(c, inputs, await run(), label);
-  }
-  // Plain JS is 20-40× slower: timed on its own, a few repeats.
-  const { 'plain JS': plain, ...fast } = runners;
-  progress(`[${index}] ${c.name}: timing plain JS`);
-  const timings = { 'plain JS': await measure(plain, { warmup: 1, warmupMs: 0, minReps: 3, minMs: 0 }) };
-  Object.assign(timings, await measureInterleaved(fast, { onProgress: (text) => progress(`[${index}] ${c.name}: ${text}`) }));
-  for (const [label, { ms, medianMs, reps }] of Object.entries(timings)) {
-    row.results[label] = { ms, medianMs, gflops: gflops(row.flops, ms), reps, maxError: errors[label] };
-  }
-  return row;
-}
-
-// Multi-head forward: our layer, the peers' graphs, checked on sampled rows against a
-// float64 evaluation of the same weights.
-async function multiHeadRow(attn, c, index) {
-  const { n, dModel, heads } = c;
-  const layer = new attn.MultiHeadAttention({ dModel, numHeads: heads, seed: 1 });
-  const w = Object.fromEntries(Object.entries(layer.getWeights()).map(([key, t]) => [key, t.data]));
-  for (const key of ['bq', 'bk', 'bv', 'bo']) w[key] = randomArray(dModel, key.charCodeAt(1), 0.1);
-  layer.setWeights(Object.fromEntries(Object.entries(w).map(([key, data]) => [key, { data, shape: key.startsWith('w') ? [dModel, dModel] : [dModel] }])));
-  const x = randomArray(n * dModel, 7);
-  const expected = referenceMultiHeadRows(c, x, w, [0, n >> 1, n - 1]);
-  const runners = { 'attention-wasm': () => layer.forward({ data: x, shape: [n, dModel] }).output.data };
-  for (const peer of PEERS) runners[peer.name] = await peer.multiHead(c, x, w);
-  const row = { case: c.name, flops: mhaFlops(c), results: {} };
-  const errors = {};
-  for (const [label, run] of Object.entries(runners)) {
-    progress(`[${index}] ${c.name}: checking ${label}`);
-    const out = await run();
-    let maxError = 0;
-    for (const [i, values] of expected) {
-      values.forEach((e, col) => {
-        const diff = Math.abs(out[i * dModel + col] - e);
-        if (!(diff <= 1e-3)) throw new Error(`${label}: MHA row ${i} col ${col} off by ${diff}`);
-        maxError = Math.max(maxError, diff);
-      });
-    }
-    errors[label] = maxError;
-  }
-  const timings = await measureInterleaved(runners, { onProgress: (text) => progress(`[${index}] ${c.name}: ${text}`) });
-  for (const [label, { ms, medianMs, reps }] of Object.entries(timings)) {
-    row.results[label] = { ms, medianMs, gflops: gflops(row.flops, ms), reps, maxError: errors[label] };
-  }
-  layer.dispose();
-  return row;
-}
-
-// Output rows of multi-head self-attention, projections in float32 JS, the rest float64.
-function referenceMultiHeadRows(c, x, w, rows) {
-  const { n, dModel, heads } = c;
-  const hd = dModel / heads;
-  const [Q, K, V] = ['q', 'k', 'v'].map((p) => plainLinear(x, w[`w${p}`], w[`b${p}`], n, dModel, dModel));
-  return rows.map((i) => {
-    const concat = new Float64Array(dModel);
-    for (let h = 0; h < heads; h++) {
-      const scores = new Float64Array(n);
-      let max = -Infinity;
-      for (let j = 0; j < n; j++) {
-        let s = 0;
-        for (let t = 0; t < hd; t++) s += Q[i * dModel + h * hd + t] * K[j * dModel + h * hd + t];
-        scores[j] = s / Math.sqrt(hd);
-        max = Math.max(max, scores[j]);
-      }
-      let sum = 0;
-      for (let j = 0; j < n; j++) { scores[j] = Math.exp(scores[j] - max); sum += scores[j]; }
-      for (let j = 0; j < n; j++) for (let t = 0; t < hd; t++) concat[h * hd + t] += (scores[j] / sum) * V[j * dModel + h * hd + t];
-    }
-    const out = Array.from({ length: dModel }, (_, col) => {
-      let s = w.bo[col];
-      for (let p = 0; p < dModel; p++) s += concat[p] * w.wo[p * dModel + col];
-      return s;
+// Runs one session in a child process; its progress lines come through ours.
+function session(threads) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./node-session.js', import.meta.url)), String(threads)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => { out += chunk; });
+    child.stderr.on('data', (chunk) => {
+      err += chunk;
+      const lines = err.split('\n');
+      err = lines.pop();
+      for (const line of lines) progress(line);
     });
-    return [i, out];
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`bench session (${threads} threads) failed: ${err}`))));
   });
 }
 
@@ -125,39 +50,18 @@ async function memoryRow() {
 
 const MiB = (b) => (b / 2 ** 20).toFixed(2);
 
-function table(rows, labels) {
-  const peers = PEERS.map((p) => p.name);
-  const lines = [
-    `| case | ${labels.map((l) => `${l} GFLOP/s (ms)`).join(' | ')} | vs best peer |`,
-    `|---|${labels.map(() => '---:').join('|')}|---:|`,
-  ];
-  for (const row of rows) {
-    const cells = labels.map((l) => (row.results[l] ? `${row.results[l].gflops.toFixed(1)} (${row.results[l].ms.toFixed(3)})` : '–'));
-    const best = Math.max(...peers.filter((p) => row.results[p]).map((p) => row.results[p].gflops));
-    lines.push(`| ${row.case} | ${cells.join(' | ')} | ${(row.results['attention-wasm'].gflops / best).toFixed(2)}× |`);
-  }
-  return lines.join('\n');
-}
-
-const attn = await init();
-const versions = { 'attention-wasm': `attention-wasm ${attn.info.version} (${attn.info.target})` };
-for (const peer of PEERS) versions[peer.name] = await peer.setup();
-const rows = [];
-let index = 0;
-const total = ATTENTION_CASES.length + 2;
-for (const c of ATTENTION_CASES) rows.push(await attentionRow(attn, c, `${++index}/${total}`));
-rows.push(await multiHeadRow(attn, MHA_CASE, `${++index}/${total}`));
-progress(`[${++index}/${total}] memory at N=4096`);
+const sessions = [];
+for (const threads of [1, 2]) sessions.push(await session(threads));
+progress('memory at N=4096');
 const memory = await memoryRow();
-if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+progress('');
 
-const labels = ['attention-wasm', 'plain JS', ...PEERS.map((p) => p.name)];
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, Node ${process.version}`;
-console.log(`Attention, float32, d = 64, one thread; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 8 interleaved rounds after warm-up (plain JS: median of 3), JS call included (inputs from and outputs to JS arrays).`);
+const versions = Object.assign({}, ...sessions.map((s) => s.versions));
+console.log(`Node: attention, float32, d = 64; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 8 interleaved rounds after warm-up (plain JS: median of 3), JS call included (inputs from and outputs to JS arrays). attention-wasm: the ${sessions[0].build} build (what init() loads in Node), ${sessions.map((s) => `${s.threads} thread${s.threads > 1 ? 's' : ''}`).join(' and ')}; onnxruntime-web with numThreads to match; plain JS and tfjs-backend-wasm one thread.`);
 console.log(`Machine: ${machine}. ${Object.values(versions).join('; ')}.\n`);
-console.log(table(rows, labels));
+console.log(comparisonTable(sessions));
 console.log(`\nWasm heap, N = ${memory.n}, d = ${memory.d}, no weights requested: high-water mark rose ${MiB(memory.peakRiseBytes)} MiB for ${MiB(memory.ioBytes)} MiB of inputs and output (scratch ${MiB(memory.scratchBytes)} MiB; an N×N score matrix alone would be ${MiB(memory.scoreMatrixBytes)} MiB). Heap size ${MiB(memory.heapBytes)} MiB.`);
 
-mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./results/latest.json', import.meta.url), `${JSON.stringify({ date: new Date().toISOString(), machine, versions, rows, memory }, null, 2)}\n`);
-console.log('\nWrote bench/results/latest.json');
+recordResults('node', { date: new Date().toISOString(), machine, runtime: `Node ${process.version}`, versions, sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })), memory });
+console.log('\nWrote bench/results/latest.json (node)');

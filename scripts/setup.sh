@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build needs when it is missing: Debian packages (emscripten, Highway,
 # Eigen, clang-19 for the relaxed-SIMD build; with --test also Chromium, g++, clang-format,
-# and clang with libFuzzer) and, with
-# --test or --bench, the npm devDependencies (the test tools and the benchmark's peers).
+# and clang with libFuzzer; with --bench-browser Chromium) and, with --test, --bench or
+# --bench-browser, the npm devDependencies (the test tools and the benchmark's peers).
 # Safe to run again: it does nothing when everything is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +11,8 @@ want_test=0
 want_npm=0
 [ "${1:-}" = "--test" ] && want_test=1 && want_npm=1
 [ "${1:-}" = "--bench" ] && want_npm=1
+want_chromium=$want_test
+[ "${1:-}" = "--bench-browser" ] && want_npm=1 && want_chromium=1
 
 missing=()
 command -v emcc >/dev/null 2>&1 || missing+=(emscripten)
@@ -18,8 +20,8 @@ command -v emcc >/dev/null 2>&1 || missing+=(emscripten)
 [ -d /usr/include/eigen3/Eigen ] || missing+=(libeigen3-dev)
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
 [ -x /usr/lib/llvm-19/bin/clang ] || missing+=(clang-19)  # the relaxed-SIMD kernels
+[ "$want_chromium" = 1 ] && { [ -x /usr/bin/chromium ] || missing+=(chromium); }
 if [ "$want_test" = 1 ]; then
-  [ -x /usr/bin/chromium ] || missing+=(chromium)
   command -v g++ >/dev/null 2>&1 || missing+=(g++)                    # native sanitizer test
   command -v clang-format >/dev/null 2>&1 || missing+=(clang-format)  # style test
   command -v clang++ >/dev/null 2>&1 || missing+=(clang)              # native fuzzing (libFuzzer)

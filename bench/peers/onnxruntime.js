@@ -1,11 +1,13 @@
-// onnxruntime-web (wasm backend, one thread) running the same computations as ONNX graphs.
+// onnxruntime-web (wasm backend) running the same computations as ONNX graphs, with the
+// thread count of the session (numThreads is fixed once its wasm has started: one count per
+// process or page).
 import * as ort from 'onnxruntime-web';
 import { attentionModel, multiHeadModel } from './onnx-graphs.js';
 
 export const name = 'onnxruntime-web';
 
-export async function setup() {
-  ort.env.wasm.numThreads = 1;
+export async function setup(threads = 1) {
+  ort.env.wasm.numThreads = threads;
   ort.env.logLevel = 'error';
   return `onnxruntime-web ${ort.env.versions?.web ?? ''}`.trim();
 }

@@ -1,0 +1,62 @@
+// npm run bench:browser: the benchmark where the package runs, in headless Chromium (Debian's
+// chromium through playwright-core), the page served cross-origin isolated so both this
+// library and onnxruntime-web can use threads. The same cases and checks as `npm run bench`
+// (bench/session.js), ours against onnxruntime-web in the same page, one page per thread
+// count (1, 2). Prints the table and records the run in bench/results/latest.json
+// ("browser" part).
+import os from 'node:os';
+import { build } from 'esbuild';
+import { chromium } from 'playwright-core';
+import { startServer } from '../scripts/server.js';
+import { comparisonTable } from './table.js';
+import { recordResults, progressWriter } from './results.js';
+
+const progress = progressWriter(process.stderr);
+const root = new URL('..', import.meta.url);
+
+// onnx-proto (protobufjs, CommonJS) as one ES module the page can import.
+await build({
+  stdin: { contents: "export { default } from 'onnx-proto';", resolveDir: root.pathname, loader: 'js' },
+  bundle: true,
+  format: 'esm',
+  outfile: new URL('build/bench/onnx-proto.js', root).pathname,
+  logLevel: 'error',
+});
+
+const { server, url } = await startServer({ port: 0, served: ['bench', 'bindings', 'dist', 'node_modules', 'build'] });
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const sessions = [];
+const chromiumVersion = browser.version();
+try {
+  for (const threads of [1, 2]) {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (message) => {
+      const text = message.text();
+      if (text.startsWith('progress: ')) progress(text.slice(10));
+      else if (message.type() === 'error') errors.push(text);
+    });
+    await page.goto(`${url}bench/browser.html`);
+    await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
+    const session = await page.evaluate((n) => window.runBenchmark(n), threads);
+    if (errors.length) throw new Error(`the benchmark page reported errors: ${errors.join('; ')}`);
+    sessions.push(session);
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
+progress('');
+
+const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores`;
+const versions = Object.assign({}, ...sessions.map((s) => s.versions));
+console.log(`Chromium ${chromiumVersion} (headless), page cross-origin isolated: attention, float32, d = 64; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 8 interleaved rounds after warm-up, JS call included. attention-wasm: the ${sessions[0].build} build (what init() loads in Chromium), ${sessions.map((s) => `${s.threads} thread${s.threads > 1 ? 's' : ''}`).join(' and ')}; onnxruntime-web (wasm) with numThreads to match, in the same page.`);
+console.log(`Machine: ${machine}. ${Object.values(versions).join('; ')}.\n`);
+console.log(comparisonTable(sessions));
+recordResults('browser', { date: new Date().toISOString(), machine, runtime: `Chromium ${chromiumVersion}`, userAgent: sessions[0].userAgent, versions, sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })) });
+console.log('\nWrote bench/results/latest.json (browser)');
