@@ -23,6 +23,8 @@ void ParallelFor(int count, uint64_t, ParallelTask task) {
 namespace {
 
 constexpr int kMaxThreads = 64;
+// Checks of the generation a worker makes before it sleeps (a few hundred microseconds).
+constexpr int kSpinChecks = 200000;
 
 // Workers sleep on a condition variable between calls; a call publishes its task under the
 // mutex, bumps the generation and wakes them; everyone (the caller too) takes task indices
@@ -45,6 +47,7 @@ class Pool {
   std::condition_variable wake_;
   std::atomic<uint64_t> generation_{0};  // bumped (under mutex_) for each call
   bool stop_ = false;                    // guarded by mutex_
+  std::atomic<bool> stopping_{false};    // stop_, for spinning workers
   pthread_t threads_[kMaxThreads];
   int num_workers_ = 0;
   // The call in flight: written by the caller before the generation bump.
@@ -72,12 +75,21 @@ void* Pool::WorkerMain(void* arg) {
 void Pool::WorkerLoop(int slot) {
   uint64_t seen = 0;
   for (;;) {
-    {
+    // Spin a while before sleeping: calls that come back to back (a benchmark, a training
+    // loop, the layers of one forward) then find the worker awake, without the futex wake-up
+    // (tens of microseconds in wasm).
+    uint64_t now = generation_.load(std::memory_order_acquire);
+    for (int spin = 0; spin < kSpinChecks && now == seen && !stopping_.load(); ++spin) {
+      now = generation_.load(std::memory_order_acquire);
+    }
+    if (now == seen) {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] { return stop_ || generation_.load() != seen; });
       if (stop_) return;
-      seen = generation_.load();
+      now = generation_.load();
     }
+    if (stopping_.load()) return;
+    seen = now;
     Drain(slot);
     busy_.fetch_sub(1, std::memory_order_acq_rel);
   }
@@ -93,11 +105,13 @@ void Pool::Stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
+    stopping_.store(true);
   }
   wake_.notify_all();
   for (int w = 0; w < num_workers_; ++w) pthread_join(threads_[w], nullptr);
   num_workers_ = 0;
   stop_ = false;
+  stopping_.store(false);
 }
 
 int Pool::Resize(int count) {
