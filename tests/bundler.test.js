@@ -1,12 +1,19 @@
-// The package in a browser as users get it from node_modules: through a bundler (a tiny app
-// built with Vite, which picks the `default` export condition and emits the .wasm as an
-// asset via new URL(..., import.meta.url)), and without one (the README's HTML snippet),
-// and inside a module Web Worker, each served over http and run in headless Chromium.
+// The package in a browser as users get it from node_modules: through each bundler (small
+// apps built with Vite, webpack 5, esbuild and Rollup, which pick the `default` export
+// condition, split the glue the page chooses into a chunk of its own, and find the wasm
+// through new URL(..., import.meta.url) or next to the chunks), without one (the README's
+// HTML snippet), and inside a module Web Worker; each served over http (cross-origin
+// isolated, as scripts/server.js does) and run in headless Chromium.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync, rmSync, symlinkSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync, rmSync, symlinkSync, readdirSync, readFileSync, copyFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { build } from 'vite';
+import { gzipSync } from 'node:zlib';
+import { build as viteBuild } from 'vite';
+import webpack from 'webpack';
+import { build as esbuild } from 'esbuild';
+import { rollup } from 'rollup';
+import { nodeResolve } from '@rollup/plugin-node-resolve';
 import { chromium } from 'playwright-core';
 import { startServer } from '../scripts/server.js';
 
@@ -21,46 +28,150 @@ function appFolder(dir) {
   symlinkSync(root, `${dir}/node_modules/attention-wasm`, 'dir');
 }
 
-// Loads `path` from a server over `dir` in Chromium; returns the page's errors and its
-// body text once `ready` holds.
+// Loads `path` from a server over `dir` in Chromium; returns the page's errors, its body
+// text once `ready` holds, and the .wasm files it fetched.
 async function runInChromium(dir, path, ready) {
   const { server, url } = await startServer({ port: 0, root: dir, served: null });
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
   try {
     const page = await browser.newPage();
     const errors = [];
+    const wasm = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(r.url().slice(url.length)); });
     // Failed requests count, except the favicon the browser asks for by itself.
     page.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) errors.push(`${r.status()} ${r.url()}`); });
     await page.goto(`${url}${path}`);
     await page.waitForFunction(ready, null, { timeout: 30_000 });
-    return { errors, text: await page.textContent('body') };
+    return { errors, wasm, text: await page.textContent('body') };
   } finally {
     await browser.close();
     server.close();
   }
 }
 
-test('a Vite-built app loads the package and computes attention in Chromium', { timeout: 120_000 }, async () => {
-  const app = `${root}build/vite-app`;
-  appFolder(app);
-  writeFileSync(`${app}/index.html`, '<!doctype html><html><body><pre id="out">loading</pre><script type="module" src="./main.js"></script></body></html>');
-  writeFileSync(`${app}/main.js`, `import { init } from 'attention-wasm';
+// The app every bundler builds: the default build, then (where asked) the threaded one.
+const APP_HTML = '<!doctype html><html><body><pre id="out">loading</pre><script type="module" src="./main.js"></script></body></html>';
+const appSource = ({ threads }) => `import { init } from 'attention-wasm';
 const attn = await init();
 const r = attn.attention([[1, 0], [0, 1]], [[1, 0], [0, 1]], [[10, 0], [0, 10]]);
-document.getElementById('out').textContent = JSON.stringify({ target: attn.info.target, output: Array.from(r.output.data) });
-`);
-  await build({ root: app, logLevel: 'silent', build: { outDir: `${app}/dist`, target: 'es2022' } });
-  const assets = readdirSync(`${app}/dist/assets`);
-  assert.ok(assets.some((f) => f.endsWith('.wasm')), `the wasm is emitted as an asset: ${assets}`);
-  const { errors, text } = await runInChromium(`${app}/dist`, 'index.html', () => document.getElementById('out').textContent !== 'loading');
-  assert.deepEqual(errors, []);
-  const result = JSON.parse(text.trim());
-  assert.equal(result.target, 'wasm-relaxed-simd', 'Chromium runs relaxed SIMD, so init() loads that build');
-  // By hand: softmax([1, 0]/sqrt(2)) = [a, 1]/(a + 1), a = e^(1/sqrt 2); times 10.
+const result = { build: attn.info.build, target: attn.info.target, output: Array.from(r.output.data) };
+${threads ? `const threaded = await init({ threads: 2 });
+const x = threaded.tensor(Float32Array.from({ length: 300 * 64 }, (_, i) => Math.sin(i)), [300, 64]);
+const big = threaded.attention(x, x, x, { causal: true }).output.data;
+const same = attn.attention(x, x, x, { causal: true }).output.data;
+result.threads = { threads: threaded.info.threads, reason: threaded.info.threadsReason, identical: big.every((v, i) => Object.is(v, same[i])) };` : ''}
+document.getElementById('out').textContent = JSON.stringify(result);
+`;
+
+// By hand: softmax([1, 0]/sqrt(2)) = [a, 1]/(a + 1), a = e^(1/sqrt 2); times 10.
+function assertKnownResult(result) {
+  assert.equal(result.build, 'relaxed', 'Chromium runs relaxed SIMD, so init() loads that build');
+  assert.equal(result.target, 'wasm-relaxed-simd');
   const a = Math.exp(1 / Math.sqrt(2));
   const expected = [10 * a / (a + 1), 10 / (a + 1), 10 / (a + 1), 10 * a / (a + 1)];
   result.output.forEach((x, i) => assert.ok(Math.abs(x - expected[i]) < 1e-5, `${x} vs ${expected[i]}`));
+}
+
+// Bytes and gzipped bytes of the files of a built app, JS and wasm apart.
+function sizes(dir) {
+  const out = { js: 0, jsGzip: 0, wasm: 0, wasmGzip: 0 };
+  const walk = (d) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const path = `${d}/${entry.name}`;
+      if (entry.isDirectory()) { if (entry.name !== 'node_modules') walk(path); continue; }
+      const kind = /\.(m?js)$/.test(entry.name) ? 'js' : entry.name.endsWith('.wasm') ? 'wasm' : null;
+      if (!kind) continue;
+      const bytes = readFileSync(path);
+      out[kind] += bytes.length;
+      out[`${kind}Gzip`] += gzipSync(bytes, { level: 9 }).length;
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+// Copies the package's wasm files (and the threaded builds' workers) next to a bundle: what
+// a bundler that leaves new URL(..., import.meta.url) alone (esbuild, Rollup) needs.
+function copyWasm(outDir) {
+  for (const file of readdirSync(`${root}dist`).filter((f) => f.endsWith('.wasm'))) copyFileSync(`${root}dist/${file}`, `${outDir}/${file}`);
+}
+
+async function checkApp(t, name, outDir, { threads = false } = {}) {
+  const { errors, wasm, text } = await runInChromium(outDir, 'index.html', () => document.getElementById('out').textContent !== 'loading');
+  assert.deepEqual(errors, []);
+  const result = JSON.parse(text.trim());
+  assertKnownResult(result);
+  if (threads) {
+    assert.deepEqual(result.threads, { threads: 2, reason: null, identical: true });
+  } else {
+    assert.equal(wasm.length, 1, `one wasm fetched, the chosen build's: ${wasm.join(', ')}`);
+  }
+  const s = sizes(outDir);
+  t.diagnostic(`${name}: JS ${(s.js / 1024).toFixed(1)} KB (${(s.jsGzip / 1024).toFixed(1)} KB gzip), wasm ${(s.wasm / 1024).toFixed(1)} KB (${(s.wasmGzip / 1024).toFixed(1)} KB gzip) emitted; fetched: ${wasm.join(', ')}`);
+}
+
+test('Vite: an app loads the package (the wasm an asset), and with worker.format es also threads', { timeout: 180_000 }, async (t) => {
+  const app = `${root}build/vite-app`;
+  appFolder(app);
+  writeFileSync(`${app}/index.html`, APP_HTML);
+  writeFileSync(`${app}/main.js`, appSource({ threads: true }));
+  // worker.format 'es': the threaded glue's pthread worker imports the glue (code splitting).
+  await viteBuild({ root: app, logLevel: 'silent', build: { outDir: `${app}/dist`, target: 'es2022' }, worker: { format: 'es' } });
+  const assets = readdirSync(`${app}/dist/assets`);
+  assert.ok(assets.some((f) => f.endsWith('.wasm')), `the wasm is emitted as an asset: ${assets}`);
+  await checkApp(t, 'Vite', `${app}/dist`, { threads: true });
+});
+
+test('webpack 5: an app loads the package, the wasm emitted as an asset through new URL', { timeout: 180_000 }, async (t) => {
+  const app = `${root}build/webpack-app`;
+  appFolder(app);
+  writeFileSync(`${app}/main.js`, appSource({ threads: false }));
+  const stats = await new Promise((resolve, reject) => webpack({
+    mode: 'production',
+    context: app,
+    entry: './main.js',
+    output: { path: `${app}/dist`, filename: 'main.js', publicPath: 'auto', clean: true },
+    experiments: { topLevelAwait: true },
+    performance: { hints: false },
+  }, (error, result) => (error ? reject(error) : resolve(result))));
+  assert.deepEqual(stats.compilation.errors.map(String), []);
+  writeFileSync(`${app}/dist/index.html`, APP_HTML);
+  assert.ok(readdirSync(`${app}/dist`).some((f) => f.endsWith('.wasm')), 'the wasm is emitted');
+  await checkApp(t, 'webpack', `${app}/dist`);
+});
+
+test('esbuild: an app loads the package (code splitting; the wasm files copied beside the chunks)', { timeout: 180_000 }, async (t) => {
+  const app = `${root}build/esbuild-app`;
+  appFolder(app);
+  writeFileSync(`${app}/main.js`, appSource({ threads: false }));
+  await esbuild({ absWorkingDir: app, entryPoints: ['main.js'], bundle: true, splitting: true, format: 'esm', outdir: `${app}/dist`, minify: true, logLevel: 'error' });
+  copyWasm(`${app}/dist`);
+  writeFileSync(`${app}/dist/index.html`, APP_HTML);
+  await checkApp(t, 'esbuild', `${app}/dist`);
+});
+
+test('Rollup: an app loads the package (node-resolve, output.dir; the wasm files copied beside the chunks)', { timeout: 180_000 }, async (t) => {
+  const app = `${root}build/rollup-app`;
+  appFolder(app);
+  writeFileSync(`${app}/main.js`, appSource({ threads: false }));
+  const bundle = await rollup({ input: `${app}/main.js`, plugins: [nodeResolve({ browser: true })], onwarn: () => {} });
+  await bundle.write({ dir: `${app}/dist`, format: 'es' });
+  await bundle.close();
+  copyWasm(`${app}/dist`);
+  writeFileSync(`${app}/dist/index.html`, APP_HTML);
+  await checkApp(t, 'Rollup', `${app}/dist`);
+});
+
+test('tree shaking ("sideEffects": false): a bundle that uses only tensor() is small and never loads a glue', async () => {
+  const app = `${root}build/treeshake-app`;
+  appFolder(app);
+  writeFileSync(`${app}/main.js`, "import { tensor } from 'attention-wasm';\nconsole.log(tensor([1, 2, 3]).shape);\n");
+  const out = await esbuild({ absWorkingDir: app, entryPoints: ['main.js'], bundle: true, splitting: true, format: 'esm', outdir: `${app}/dist`, write: false, minify: true, logLevel: 'error' });
+  const entry = out.outputFiles.find((f) => f.path.endsWith('/main.js')).text;
+  // esbuild still writes a chunk per dynamic import it saw; the entry never imports one.
+  assert.ok(!/createAttentionModule|import\(|\.wasm/.test(entry), `no glue reached from the entry: ${entry.slice(0, 300)}`);
+  assert.ok(entry.length < 5_000, `the entry is ${entry.length} bytes`);
 });
 
 test('the README browser snippet runs from node_modules without a bundler', { timeout: 120_000 }, async () => {
