@@ -1,6 +1,20 @@
-// npm start: serves the page on http://127.0.0.1:8080 (PORT overrides).
+// npm start: serves the page on http://127.0.0.1:8080 (PORT overrides), cross-origin
+// isolated, with the API reference at /docs/ (built here by TypeDoc when the
+// devDependencies are installed; `npm run docs` builds it alone).
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { startServer } from './server.js';
+
+const root = new URL('..', import.meta.url);
+const typedoc = new URL('node_modules/.bin/typedoc', root);
+let docs = 'not built: run `npm install` (devDependencies) and `npm run docs`';
+if (existsSync(typedoc)) {
+  const result = spawnSync(typedoc.pathname, [], { cwd: root.pathname, encoding: 'utf8' });
+  docs = result.status === 0 ? 'built' : `failed to build (${(result.stdout + result.stderr).trim().split('\n').pop()})`;
+} else if (existsSync(new URL('build/docs/index.html', root))) {
+  docs = 'as last built';
+}
 
 const port = Number(process.env.PORT ?? 8080);
 const { url } = await startServer({ port });
-console.log(`attention-wasm: serving the worked examples at ${url}web/  (Ctrl+C stops)`);
+console.log(`attention-wasm: serving the worked examples at ${url}web/ and the API reference at ${url}docs/ (${docs})  (Ctrl+C stops)`);

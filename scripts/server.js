@@ -26,19 +26,27 @@ const ISOLATION = {
  * Starts the server; resolves to { server, url } once it listens. Port 0 picks a free one.
  * `root` and `served` (top-level folders allowed, or null for all) serve other trees
  * (the bundler test serves a Vite build with them). `isolated: false` leaves out the
- * cross-origin isolation headers (to test what a site without them gets).
+ * cross-origin isolation headers (to test what a site without them gets). `/docs/` serves
+ * build/docs, the API reference (`docs: false` turns that off).
  */
-export function startServer({ port = 8080, host = '127.0.0.1', root = ROOT, served = SERVED, isolated = true } = {}) {
+export function startServer({ port = 8080, host = '127.0.0.1', root = ROOT, served = SERVED, isolated = true, docs = true } = {}) {
   const isolation = isolated ? ISOLATION : {};
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (path === '/docs' && docs && served !== null) {
+      res.writeHead(302, { location: '/docs/' });
+      res.end();
+      return;
+    }
     if (path === '/' && served !== null) {
       res.writeHead(302, { location: '/web/' });
       res.end();
       return;
     }
-    const relative = normalize(path.endsWith('/') ? `${path}index.html` : path).replace(/^[/\\]+/, '');
-    if (relative.startsWith('..') || (served !== null && !served.includes(relative.split(sep)[0]))) {
+    let relative = normalize(path.endsWith('/') ? `${path}index.html` : path).replace(/^[/\\]+/, '');
+    // /docs/ is the API reference TypeDoc writes into build/docs (npm run docs).
+    if (docs && served !== null && (relative === 'docs' || relative.startsWith(`docs${sep}`))) relative = join('build', relative);
+    if (relative.startsWith('..') || (served !== null && !served.includes(relative.split(sep)[0]) && !(docs && relative.startsWith(`build${sep}docs${sep}`)))) {
       res.writeHead(404).end('not found');
       return;
     }

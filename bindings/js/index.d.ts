@@ -1,9 +1,17 @@
-// Types for attention-wasm. Glossary: Lq = query length (seqQ), Lk = key length (seqK),
-// dk = head dim (headDim), dv = value dim (valueDim). Shapes are row-major.
+// Types for attention-wasm, and the source of its API reference (TypeDoc: `npm run docs`).
+// Glossary: Lq = query length (seqQ), Lk = key length (seqK), dk = head dim (headDim),
+// dv = value dim (valueDim). Shapes are row-major.
 
-/** A dense float tensor, row-major: `data.length === shape.reduce((a, b) => a * b, 1)`. */
+/**
+ * A dense float tensor, row-major: `data.length === shape.reduce((a, b) => a * b, 1)`.
+ * Every function returns tensors of this form.
+ * @example
+ * const t = attn.tensor([1, 2, 3, 4, 5, 6], [2, 3]);   // { data: Float32Array(6), shape: [2, 3] }
+ */
 export interface Tensor {
+  /** The values, row-major (last axis fastest). */
   data: Float32Array;
+  /** The size of each axis; `[]` is a scalar (one value). */
   shape: number[];
 }
 
@@ -12,7 +20,6 @@ export type NestedNumbers = number | NestedNumbers[];
 /** Nested arrays of booleans, e.g. `[[true, false], [true, true]]`. */
 export type NestedBooleans = boolean | NestedBooleans[];
 
-/** Anything a function accepts as a float tensor. */
 /** Numeric data accepted in a tensor: Float32Array is used as is, anything else converted once. */
 export type NumericData = Float32Array | Float64Array | Int8Array | Uint8Array | Uint8ClampedArray | Int16Array
   | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array | number[];
@@ -21,19 +28,60 @@ export type NumericData = Float32Array | Float64Array | Int8Array | Uint8Array |
  * Anything a function takes as a tensor: `{ data, shape }` (any numeric data), nested number
  * arrays, a TensorFlow.js `Tensor` (read with `dataSync()`) or an onnxruntime-web `Tensor`
  * (`dims` and `data`). Non-Float32 data costs one conversion (a copy) per call.
+ * @example
+ * attn.attention([[1, 0], [0, 1]], k, v);            // nested arrays
+ * attn.attention(tf.randomNormal([8, 64]), k, v);    // a tfjs tensor
+ * attn.attention({ data: new Float64Array(512), shape: [8, 64] }, k, v);
  */
-export type TensorLike = Tensor | { data: NumericData; shape: number[] } | NestedNumbers[]
-  | { shape: number[]; dtype: string; dataSync(): ArrayLike<number> }
-  | { dims: readonly number[]; type: string; data: unknown };
+export type TensorLike = Tensor | NumericTensor | NestedNumbers[] | TfjsTensorLike | OrtTensorLike;
+
+/** A tensor with any numeric data (converted to float32 once per call unless Float32Array). */
+export interface NumericTensor {
+  /** The values, row-major. */
+  data: NumericData;
+  /** The size of each axis. */
+  shape: number[];
+}
+
+/** What is read of a TensorFlow.js `Tensor` (float32, int32 or bool). */
+export interface TfjsTensorLike {
+  /** The tensor's shape. */
+  shape: number[];
+  /** `'float32'`, `'int32'` or `'bool'` (a boolean mask). */
+  dtype: string;
+  /** Its values, read once per call. */
+  dataSync(): ArrayLike<number>;
+}
+
+/** What is read of an onnxruntime-web `Tensor` (a numeric or bool type). */
+export interface OrtTensorLike {
+  /** The tensor's shape. */
+  dims: readonly number[];
+  /** Its element type, e.g. `'float32'` or `'bool'`. */
+  type: string;
+  /** Its values (a typed array matching `type`). */
+  data: unknown;
+}
 
 /**
  * An attention mask, broadcast to the weights' shape `[..., Lq, Lk]` (PyTorch rules):
  * - boolean: `{ data: Uint8Array, shape }` or nested booleans; **true / 1 = may attend**;
  * - additive: `{ data: Float32Array, shape }` or nested numbers, added to the scaled
  *   scores; `-Infinity` blocks the key whatever its score.
+ * @example
+ * const mask = [[true, false, false], [true, true, false]];   // [Lq=2, Lk=3]
  */
-export type MaskLike = Tensor | { data: Uint8Array; shape: number[] } | NestedBooleans[] | NestedNumbers[];
+export type MaskLike = Tensor | BooleanMask | NestedBooleans[] | NestedNumbers[];
 
+/** A boolean mask tensor: nonzero = may attend. */
+export interface BooleanMask {
+  /** 0/1 per (query, key), row-major. */
+  data: Uint8Array;
+  /** Broadcast to `[..., Lq, Lk]`. */
+  shape: number[];
+}
+
+/** Options of {@link AttentionWasm.attention}. */
 export interface AttentionOptions {
   /** Boolean or additive mask, broadcast to `[..., Lq, Lk]`. */
   mask?: MaskLike;
@@ -84,12 +132,13 @@ export interface AttentionTrace {
   output: Tensor;
 }
 
+/** What {@link AttentionWasm.attention} returns. */
 export interface AttentionResult {
   /** `[..., Lq, dv]`, where `...` is the broadcast of the leading dims of q, k, v. */
   output: Tensor;
   /** `[..., Lq, Lk]`, with `returnWeights` or `trace`. */
   weights?: Tensor;
-  /** With `trace`. */
+  /** With `trace`: every stage. */
   trace?: AttentionTrace;
 }
 
@@ -100,12 +149,14 @@ export interface MultiHeadWeights {
   /** `[vDim, numKvHeads·headDim]` */ wv: Tensor;
   /** `[dModel, dModel]` */ wo: Tensor;
   /** `[dModel]` (with bias) */ bq?: Tensor;
-  /** `[numKvHeads·headDim]` */ bk?: Tensor;
-  /** `[numKvHeads·headDim]` */ bv?: Tensor;
-  /** `[dModel]` */ bo?: Tensor;
+  /** `[numKvHeads·headDim]` (with bias) */ bk?: Tensor;
+  /** `[numKvHeads·headDim]` (with bias) */ bv?: Tensor;
+  /** `[dModel]` (with bias) */ bo?: Tensor;
 }
 
+/** Configuration of a {@link MultiHeadAttention} layer. */
 export interface MultiHeadConfig {
+  /** Width of the query input and of the output. */
   dModel: number;
   /** Must divide dModel; headDim = dModel / numHeads. */
   numHeads: number;
@@ -121,10 +172,13 @@ export interface MultiHeadConfig {
   seed?: number;
 }
 
+/** Options of {@link MultiHeadAttention.forward}. */
 export interface MultiHeadForwardOptions {
   /** Boolean or additive mask broadcast to `[B?, numHeads, Lq, Lk]`. */
   mask?: MaskLike;
+  /** Hide keys after each query's position (default false). */
   causal?: boolean;
+  /** Causal alignment when Lq ≠ Lk, as in {@link AttentionOptions.causalAlign}. */
   causalAlign?: 'top-left' | 'bottom-right';
   /** `[B]` (or one number unbatched): keys past the length are padding. */
   keyLengths?: number | number[] | Int32Array;
@@ -136,82 +190,179 @@ export interface MultiHeadForwardOptions {
   trace?: boolean;
 }
 
+/** The per-head stages of one multi-head forward pass (`trace: true`). */
+export interface MultiHeadTrace {
+  /** `[B?, numHeads, Lq, headDim]`: the projected queries, split into heads. */
+  q: Tensor;
+  /** `[B?, numKvHeads, Lk, headDim]` */
+  k: Tensor;
+  /** `[B?, numKvHeads, Lk, headDim]` */
+  v: Tensor;
+  /** `[B?, numHeads, Lq, Lk]` */
+  weights: Tensor;
+  /** `[B?, Lq, dModel]`: the heads' outputs side by side, before `W_O`. */
+  concat: Tensor;
+  /** `[B?, Lq, dModel]` */
+  output: Tensor;
+}
+
+/** What {@link MultiHeadAttention.forward} returns. */
 export interface MultiHeadResult {
   /** `[B?, Lq, dModel]` */
   output: Tensor;
+  /** With `returnWeights`: `[B?, numHeads, Lq, Lk]`; with `averageWeights`: `[B?, Lq, Lk]`. */
   weights?: Tensor;
-  trace?: {
-    /** `[B?, numHeads, Lq, headDim]` */ q: Tensor;
-    /** `[B?, numKvHeads, Lk, headDim]` */ k: Tensor;
-    /** `[B?, numKvHeads, Lk, headDim]` */ v: Tensor;
-    /** `[B?, numHeads, Lq, Lk]` */ weights: Tensor;
-    /** `[B?, Lq, dModel]`: heads side by side */ concat: Tensor;
-    /** `[B?, Lq, dModel]` */ output: Tensor;
-  };
+  /** With `trace`. */
+  trace?: MultiHeadTrace;
 }
 
-/** Multi-head attention with weights in wasm memory; call dispose() when done. */
+/**
+ * Multi-head attention `Concat(head_1..head_h)·W_O` with its weights in wasm memory; call
+ * `dispose()` when done. Create it through the API object: `new attn.MultiHeadAttention(config)`.
+ * @throws TypeError / RangeError naming `MultiHeadAttention` for a bad config.
+ * @example
+ * const mha = new attn.MultiHeadAttention({ dModel: 64, numHeads: 4, seed: 1 });
+ * const { output, weights } = mha.forward(x, x, x, { causal: true, returnWeights: true });
+ * mha.dispose();
+ */
 export declare class MultiHeadAttention {
+  /** Allocates and initialises the weights (Xavier-uniform from `seed`, zero biases). */
   constructor(config: MultiHeadConfig);
+  /** Width of the query input and of the output. */
   readonly dModel: number;
+  /** Query heads. */
   readonly numHeads: number;
+  /** Key/value heads (fewer than numHeads for grouped-query attention). */
   readonly numKvHeads: number;
+  /** dModel / numHeads. */
   readonly headDim: number;
+  /** Features of the key input. */
   readonly kDim: number;
+  /** Features of the value input. */
   readonly vDim: number;
   /** Replaces any subset of the weights; all shapes are checked before anything changes. */
   setWeights(weights: Partial<Record<keyof MultiHeadWeights, TensorLike>>): void;
+  /** Copies of the current weights. */
   getWeights(): MultiHeadWeights;
   /**
+   * One forward pass: projections, attention per head, concatenation, `W_O`, in one wasm call.
    * @param query `[B?, Lq, dModel]`
    * @param key `[B?, Lk, kDim]` (default: query)
    * @param value `[B?, Lk, vDim]` (default: key)
+   * @throws TypeError / RangeError naming `MultiHeadAttention.forward` and the tensor.
    */
   forward(query: TensorLike, key?: TensorLike, value?: TensorLike, options?: MultiHeadForwardOptions): MultiHeadResult;
   /** Frees the weights' wasm memory; any later call throws. */
   dispose(): void;
 }
 
+/** Configuration of a {@link TransformerEncoderLayer}. */
 export interface EncoderLayerConfig {
+  /** Width of the token vectors. */
   dModel: number;
+  /** Attention heads, dividing dModel. */
   numHeads: number;
   /** Hidden width of the feed-forward network. */
   dFF: number;
   /** 'post' (default, original Transformer): LN(x + sublayer(x)); 'pre': x + sublayer(LN(x)). */
   norm?: 'pre' | 'post';
+  /** The feed-forward activation (default 'relu'; 'gelu' is the exact erf form). */
   activation?: 'relu' | 'gelu';
+  /** Seed of the deterministic initialisation (default 0). */
   seed?: number;
+  /** Biases in the projections and the feed-forward network (default true). */
   bias?: boolean;
   /** Layer-norm epsilon (default 1e-5). */
   eps?: number;
+  /** Key/value heads for grouped-query attention (default numHeads). */
   numKvHeads?: number;
 }
 
 /** Weights of the encoder layer: MultiHeadWeights plus norms and FFN. */
 export interface EncoderLayerWeights extends MultiHeadWeights {
-  /** `[dModel]` */ ln1Gamma: Tensor; ln1Beta: Tensor; ln2Gamma: Tensor; ln2Beta: Tensor;
+  /** `[dModel]`: the first layer norm's scale. */
+  ln1Gamma: Tensor;
+  /** `[dModel]`: the first layer norm's shift. */
+  ln1Beta: Tensor;
+  /** `[dModel]`: the second layer norm's scale. */
+  ln2Gamma: Tensor;
+  /** `[dModel]`: the second layer norm's shift. */
+  ln2Beta: Tensor;
   /** `[dModel, dFF]` */ w1: Tensor;
   /** `[dFF]` */ b1: Tensor;
   /** `[dFF, dModel]` */ w2: Tensor;
   /** `[dModel]` */ b2: Tensor;
 }
 
-/** Self-attention and FFN, each with a residual connection and a layer norm. */
+/** Options of {@link TransformerEncoderLayer.forward}. */
+export interface EncoderForwardOptions {
+  /** Boolean or additive mask broadcast to `[B?, numHeads, L, L]`. */
+  mask?: MaskLike;
+  /** Hide later tokens (default false). */
+  causal?: boolean;
+  /** Causal alignment, as in {@link AttentionOptions.causalAlign}. */
+  causalAlign?: 'top-left' | 'bottom-right';
+  /** `[B]` (or one number unbatched): tokens past the length are padding. */
+  keyLengths?: number | number[] | Int32Array;
+}
+
+/**
+ * Self-attention and a feed-forward network, each with a residual connection and a layer
+ * norm; the whole layer runs in one wasm call. Create it through the API object and
+ * `dispose()` it when done.
+ * @example
+ * const layer = new attn.TransformerEncoderLayer({ dModel: 64, numHeads: 4, dFF: 256, norm: 'pre' });
+ * const y = layer.forward(x, { keyLengths: [10, 7] });   // x: [2, 10, 64]
+ * layer.dispose();
+ */
 export declare class TransformerEncoderLayer {
+  /** Allocates and initialises the weights (deterministic from `seed`). */
   constructor(config: EncoderLayerConfig);
+  /** Width of the token vectors. */
   readonly dModel: number;
+  /** Attention heads. */
   readonly numHeads: number;
+  /** Hidden width of the feed-forward network. */
   readonly dFF: number;
+  /** Where the layer norms sit. */
   readonly norm: 'pre' | 'post';
+  /** Replaces any subset of the weights; all shapes are checked before anything changes. */
   setWeights(weights: Partial<Record<keyof EncoderLayerWeights, TensorLike>>): void;
+  /** Copies of the current weights. */
   getWeights(): EncoderLayerWeights;
   /** x: `[B?, L, dModel]` → `[B?, L, dModel]`. */
-  forward(x: TensorLike, options?: { mask?: MaskLike; causal?: boolean; causalAlign?: 'top-left' | 'bottom-right'; keyLengths?: number | number[] | Int32Array }): Tensor;
+  forward(x: TensorLike, options?: EncoderForwardOptions): Tensor;
+  /** Frees the weights' wasm memory; any later call throws. */
   dispose(): void;
 }
 
+/** Wasm memory now, from {@link AttentionWasm.memory}. */
+export interface MemoryInfo {
+  /** Size of the wasm heap now. */
+  heapBytes: number;
+  /** The most the heap can grow to (2 GiB). */
+  heapMaxBytes: number;
+  /** Bytes handed out by malloc now (live layers and nothing else between calls). */
+  inUseBytes: number;
+  /** High-water mark of what malloc ever took from the heap, scratch memory included. */
+  peakBytes: number;
+}
+
+/** Laplacian eigenvector encodings with their eigenvalues. */
+export interface LaplacianEncoding extends Tensor {
+  /** The k eigenvalues, ascending. */
+  eigenvalues: Float32Array;
+}
+
+/**
+ * The API object `init` resolves to. Everything hangs off it.
+ * @example
+ * import { init } from 'attention-wasm';
+ * const attn = await init();
+ * const { output } = attn.attention(q, k, v, { causal: true });
+ */
 export interface AttentionWasm {
-  /** What is loaded: the package version and which build of the module. */
+  /** What is loaded: the package version, which build, and how many threads. */
   readonly info: BuildInfo;
   /**
    * Scaled dot-product attention `softmax(q·kᵀ·scale + mask)·v`.
@@ -224,6 +375,10 @@ export interface AttentionWasm {
    * Rows that see no key give zeros (never NaN). Blocked keys never reach the output, even
    * if their k or v rows hold NaN or Infinity. Without `returnWeights`/`trace` no
    * Lq × Lk buffer is allocated (fused online-softmax kernel).
+   * @example
+   * const q = [[1, 0], [0, 1]], k = [[1, 0], [0, 1], [1, 1]], v = [[1, 2], [3, 4], [5, 6]];
+   * const { output, weights } = attn.attention(q, k, v, { causal: true, returnWeights: true });
+   * attn.toNested(output);   // [[1, 2], [2.34…, 3.34…]]
    */
   attention(q: TensorLike, k: TensorLike, v: TensorLike, options?: AttentionOptions): AttentionResult;
   /**
@@ -231,79 +386,137 @@ export interface AttentionWasm {
    * @param a `[..., m, k]`
    * @param b `[k, n]`
    * @returns `[..., m, n]`
+   * @example
+   * attn.matmul([[1, 2]], [[3], [4]]);   // { data: [11], shape: [1, 1] }
    */
   matmul(a: TensorLike, b: TensorLike): Tensor;
   /** Multi-head attention layer class bound to this module. */
   MultiHeadAttention: typeof MultiHeadAttention;
   /** Transformer encoder layer class bound to this module. */
   TransformerEncoderLayer: typeof TransformerEncoderLayer;
-  /** `PE[p, 2i] = sin(p / base^(2i/dModel))`, `PE[p, 2i+1] = cos(...)`: `[seqLen, dModel]`. */
+  /**
+   * `PE[p, 2i] = sin(p / base^(2i/dModel))`, `PE[p, 2i+1] = cos(...)`: `[seqLen, dModel]`.
+   * @example
+   * const pe = attn.sinusoidalEncoding(50, 16);   // [50, 16], base 10000
+   */
   sinusoidalEncoding(seqLen: number, dModel: number, options?: { base?: number }): Tensor;
-  /** Adds rows `offset .. offset+L-1` of a (learned) table `[maxLen, d]` to x `[..., L, d]`. */
+  /**
+   * Adds rows `offset .. offset+L-1` of a (learned) table `[maxLen, d]` to x `[..., L, d]`.
+   * @example
+   * const y = attn.addPositionalEncoding(x, table, { offset: 3 });
+   */
   addPositionalEncoding(x: TensorLike, table: TensorLike, options?: { offset?: number }): Tensor;
   /**
    * Rotary position embedding of x `[..., L, dim]` (dim even). `interleaved: false` (default)
    * rotates pairs (i, i + dim/2) ("rotate_half", GPT-NeoX/LLaMA); `true` pairs (2i, 2i+1)
    * (RoFormer/GPT-J). Angle of pair i at position p: `p · base^(-2i/dim)`.
+   * @example
+   * const qRotated = attn.applyRope(q, { positions: [0, 1, 2, 3] });
    */
   applyRope(x: TensorLike, options?: { positions?: number[] | Float32Array; base?: number; interleaved?: boolean }): Tensor;
-  /** ALiBi slopes exactly as the reference `get_slopes(numHeads)`. */
+  /**
+   * ALiBi slopes exactly as the reference `get_slopes(numHeads)`.
+   * @example
+   * attn.alibiSlopes(8);   // [0.5, 0.25, …, 0.00390625]
+   */
   alibiSlopes(numHeads: number): number[];
-  /** `bias[h, i, j] = -slope_h · |(i + Lk - Lq) - j|`, `[numHeads, Lq, Lk]`: an additive mask. */
+  /**
+   * `bias[h, i, j] = -slope_h · |(i + Lk - Lq) - j|`, `[numHeads, Lq, Lk]`: an additive mask.
+   * @example
+   * attn.attention(q, k, v, { mask: attn.alibiBias(4, 10) });   // q, k, v: [4, 10, d]
+   */
   alibiBias(numHeads: number, seqQ: number, seqK?: number): Tensor;
   /**
    * The k eigenvectors of the symmetric normalised Laplacian after the trivial one,
    * `[numNodes, k]`, with their eigenvalues (ascending). Isolated nodes have a zero row in
    * L. Sign: each vector's largest-magnitude entry is positive.
+   * @example
+   * const pe = attn.laplacianEncoding({ numNodes: 4, edges: [[0, 1], [1, 2], [2, 3]] }, 2);
    */
-  laplacianEncoding(graph: { numNodes: number; edges: Array<[number, number]> }, k: number): Tensor & { eigenvalues: Float32Array };
-  /** Layer norm over the last axis (biased variance, as PyTorch). */
+  laplacianEncoding(graph: { numNodes: number; edges: Array<[number, number]> }, k: number): LaplacianEncoding;
+  /**
+   * Layer norm over the last axis (biased variance, as PyTorch).
+   * @example
+   * attn.layerNorm([[1, 2, 3]]);   // [[-1.22…, 0, 1.22…]]
+   */
   layerNorm(x: TensorLike, options?: { gamma?: TensorLike; beta?: TensorLike; eps?: number }): Tensor;
-  /** `act(x·w1 + b1)·w2 + b2`; gelu is the exact erf form. */
+  /**
+   * `act(x·w1 + b1)·w2 + b2`; gelu is the exact erf form.
+   * @example
+   * const y = attn.feedForward(x, { w1, b1, w2, b2, activation: 'gelu' });
+   */
   feedForward(x: TensorLike, options: { w1: TensorLike; b1?: TensorLike; w2: TensorLike; b2?: TensorLike; activation?: 'relu' | 'gelu' }): Tensor;
-  /** Deep Sets pooling over the set axis: x `[..., n, d]` → `[..., d]`. */
+  /**
+   * Deep Sets pooling over the set axis: x `[..., n, d]` → `[..., d]`.
+   * @example
+   * attn.setPool([[1, 2], [3, 4]], 'mean');   // [2, 3]
+   */
   setPool(x: TensorLike, op?: 'sum' | 'mean' | 'max'): Tensor;
-  /** Makes a tensor from flat data and a shape (default: 1-D). */
-  tensor(data: Float32Array | number[], shape?: number[]): Tensor;
-  /** Turns a tensor into nested arrays. */
+  /**
+   * Makes a tensor from flat data and a shape (default: 1-D).
+   * @example
+   * attn.tensor(new Float32Array(6), [2, 3]);
+   */
+  tensor(data: NumericData, shape?: number[]): Tensor;
+  /**
+   * Turns a tensor into nested arrays.
+   * @example
+   * attn.toNested({ data: new Float32Array([1, 2, 3, 4]), shape: [2, 2] });   // [[1, 2], [3, 4]]
+   */
   toNested(t: TensorLike): NestedNumbers;
   /**
    * A TensorFlow.js tensor (float32) of `t`, made with your own `tf` module (this package
-   * does not depend on tfjs): `attn.toTfjs(result.output, tf)`.
+   * does not depend on tfjs).
+   * @example
+   * const y = attn.toTfjs(result.output, tf);
    */
   toTfjs<T>(t: TensorLike, tf: { tensor(data: Float32Array, shape: number[], dtype: 'float32'): T }): T;
   /**
-   * An onnxruntime-web tensor (float32) of `t`, made with your own `ort` module:
-   * `attn.toOrt(result.output, ort)`.
+   * An onnxruntime-web tensor (float32) of `t`, made with your own `ort` module.
+   * @example
+   * const feeds = { x: attn.toOrt(result.output, ort) };
    */
   toOrt<T>(t: TensorLike, ort: { Tensor: new (type: 'float32', data: Float32Array, dims: number[]) => T }): T;
   /**
    * Wasm memory: heap size now and the most it can grow to (2 GiB), bytes handed out by
    * malloc now, and the high-water mark of what malloc ever took from the heap (scratch
    * memory included).
+   * @example
+   * const { inUseBytes } = attn.memory();
    */
-  memory(): { heapBytes: number; heapMaxBytes: number; inUseBytes: number; peakBytes: number };
+  memory(): MemoryInfo;
   /**
    * The wasm memory a call would take, without making it: the same arguments as the call,
    * checked the same way (same TypeError/RangeError), nothing allocated.
-   * ```js
-   * const { fits, bytes } = attn.estimateMemory('attention', q, k, v, { returnWeights: true });
-   * if (!fits) slider.setCustomValidity(`needs ${(bytes / 2 ** 30).toFixed(1)} GiB`);
-   * ```
+   *
    * Layers: `('MultiHeadAttention', config)` or `('TransformerEncoderLayer', config)` for
    * their weights, `('MultiHeadAttention.forward', layerOrConfig, query, key?, value?, options?)`
    * and `('TransformerEncoderLayer.forward', layerOrConfig, x, options?)` for a forward pass.
    * A call whose plan does not fit throws a RangeError naming the tensor and the bytes.
+   * @example
+   * const { fits, bytes } = attn.estimateMemory('attention', q, k, v, { returnWeights: true });
+   * if (!fits) slider.setCustomValidity(`needs ${(bytes / 2 ** 30).toFixed(1)} GiB`);
    */
   estimateMemory(fnName: EstimatedFunction, ...args: unknown[]): MemoryEstimate;
 }
 
-/** The functions estimateMemory knows. */
+/** The functions {@link AttentionWasm.estimateMemory} knows. */
 export type EstimatedFunction =
   | 'attention' | 'matmul' | 'layerNorm' | 'feedForward' | 'setPool'
   | 'sinusoidalEncoding' | 'addPositionalEncoding' | 'applyRope' | 'alibiSlopes' | 'alibiBias' | 'laplacianEncoding'
   | 'MultiHeadAttention' | 'MultiHeadAttention.forward' | 'TransformerEncoderLayer' | 'TransformerEncoderLayer.forward';
 
+/** One block of wasm memory a call would take. */
+export interface MemoryBlock {
+  /** The tensor's name (`q`, `output`, …) or the core's scratch (`kernel workspace`). */
+  name: string;
+  /** The tensor's shape (scratch blocks have none). */
+  shape?: number[];
+  /** Its bytes; null for scratch not asked for (see {@link MemoryEstimate.complete}). */
+  bytes: number | null;
+}
+
+/** What {@link AttentionWasm.estimateMemory} returns. */
 export interface MemoryEstimate {
   /** Bytes of wasm memory the call takes at its peak (its tensors, outputs and the core's scratch). */
   bytes: number;
@@ -313,7 +526,7 @@ export interface MemoryEstimate {
    */
   complete: boolean;
   /** Each block: a tensor (with its shape) or the core's scratch. */
-  blocks: Array<{ name: string; shape?: number[]; bytes: number | null }>;
+  blocks: MemoryBlock[];
   /** The most the wasm heap can hold. */
   heapMaxBytes: number;
   /** What is free now (heapMaxBytes minus what live layers and other data hold). */
@@ -322,20 +535,28 @@ export interface MemoryEstimate {
   fits: boolean;
 }
 
-/** Which build of the module `init` loaded. */
+/** Which build of the module `init` loaded, and with how many threads. */
 export interface BuildInfo {
   /** The package version. */
   readonly version: string;
-  /** `'relaxed'` (`dist/attention-relaxed.wasm`) or `'baseline'` (`dist/attention.wasm`). */
+  /** `'relaxed'` (the relaxed-SIMD kernels) or `'baseline'` (SIMD128 only). */
   readonly build: 'baseline' | 'relaxed';
   /** What the kernels were compiled for: `'wasm-relaxed-simd'` or `'wasm-simd128'`. */
   readonly target: string;
-  /** Always true: both builds use WebAssembly SIMD128. */
+  /** Always true: every build uses WebAssembly SIMD128. */
   readonly simd: boolean;
   /** Whether the kernels use relaxed-SIMD FMA (`f32x4.relaxed_madd`). */
   readonly relaxedSimd: boolean;
+  /** Threads the kernels use, the caller included (1: the single-threaded build). */
+  readonly threads: number;
+  /**
+   * Why fewer threads run than `init` was asked for (e.g. a page that is not cross-origin
+   * isolated), or null.
+   */
+  readonly threadsReason: string | null;
 }
 
+/** Options of {@link init}. */
 export interface InitOptions {
   /**
    * Where to load the wasm from (default: the package's own `dist/` file for the chosen
@@ -352,20 +573,51 @@ export interface InitOptions {
    * The two builds agree to about 1e-6 relative; each is deterministic.
    */
   simd?: 'auto' | 'relaxed' | 'baseline';
+  /**
+   * Threads for the kernels (default 1): an integer 1–64 or `'auto'` (one per core). More
+   * than one loads the threaded build with a pool of Web Workers (Node: worker_threads),
+   * where threads are available: Node, and cross-origin isolated pages and their Workers.
+   * Elsewhere one thread runs and {@link BuildInfo.threadsReason} says why. Every thread
+   * count gives the same bits.
+   */
+  threads?: number | 'auto';
 }
 
 /**
- * Loads the wasm module and returns the API. Without `wasmUrl`/`wasmBinary` each build is
- * loaded once and shared; with them each call gives a new instance.
+ * Loads the wasm module and returns the API. Without `wasmUrl`/`wasmBinary` each build (and
+ * thread count) is loaded once and shared; with them each call gives a new instance.
+ * @throws TypeError / RangeError naming `init` for bad options; a RangeError (with the
+ *   original error as `cause`) when the wasm cannot be loaded.
+ * @example
+ * import { init } from 'attention-wasm';
+ * const attn = await init();                         // the best build this engine runs
+ * const threaded = await init({ threads: 'auto' });  // where threads are available
  */
 export function init(options?: InitOptions): Promise<AttentionWasm>;
-/** Makes a tensor from flat data and a shape (default: 1-D). */
-export function tensor(data: Float32Array | number[], shape?: number[]): Tensor;
-/** Turns a tensor into nested arrays. */
+/**
+ * Makes a tensor from flat data and a shape (default: 1-D); no wasm needed.
+ * @example
+ * import { tensor } from 'attention-wasm';
+ * const x = tensor([1, 2, 3, 4], [2, 2]);
+ */
+export function tensor(data: NumericData, shape?: number[]): Tensor;
+/**
+ * Turns a tensor into nested arrays; no wasm needed.
+ * @example
+ * toNested(tensor([1, 2, 3, 4], [2, 2]));   // [[1, 2], [3, 4]]
+ */
 export function toNested(t: TensorLike): NestedNumbers;
-/** See {@link AttentionWasm.toTfjs}. */
+/**
+ * See {@link AttentionWasm.toTfjs}.
+ * @example
+ * const y = toTfjs(result.output, tf);
+ */
 export function toTfjs<T>(t: TensorLike, tf: { tensor(data: Float32Array, shape: number[], dtype: 'float32'): T }): T;
-/** See {@link AttentionWasm.toOrt}. */
+/**
+ * See {@link AttentionWasm.toOrt}.
+ * @example
+ * const y = toOrt(result.output, ort);
+ */
 export function toOrt<T>(t: TensorLike, ort: { Tensor: new (type: 'float32', data: Float32Array, dims: number[]) => T }): T;
-/** The package version. */
+/** The package version, e.g. `'0.1.0'`. */
 export const VERSION: string;
