@@ -5,6 +5,13 @@ import { init, tensor, toNested, VERSION, type Tensor, type AttentionResult, typ
 async function main(): Promise<void> {
   const attn = await init({ wasmUrl: new URL('https://example.invalid/attention.wasm') });
   const q: Tensor = tensor(new Float32Array(8), [2, 4]);
+  const threaded = await init({ threads: 'auto', simd: 'baseline' });
+  const why: string | null = threaded.info.threadsReason;
+  const count: number = threaded.info.threads + (threaded.info.build === 'relaxed' ? 1 : 0);
+  // @ts-expect-error threads is a count or 'auto'
+  await init({ threads: 'many' });
+  // @ts-expect-error simd has three values
+  await init({ simd: 'fast' });
   const result: AttentionResult = attn.attention(q, [[1, 2, 3, 4]], [[1, 2]], {
     mask: [[true], [false]], causal: true, causalAlign: 'bottom-right', scale: 0.5,
     keyLengths: [1], returnWeights: true, trace: true, enableGqa: false,
@@ -33,7 +40,7 @@ async function main(): Promise<void> {
   attn.attention(q, q, q, { causalAlign: 'center' });
   // @ts-expect-error setPool has no median
   attn.setPool(y, 'median');
-  void [w, scores, nested, rope, slopes, eig, normed, mem, free, VERSION, attn.info.simd];
+  void [w, scores, nested, rope, slopes, eig, normed, mem, free, VERSION, attn.info.simd, why, count];
   layer.dispose();
   enc.dispose();
 }
