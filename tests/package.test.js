@@ -60,6 +60,8 @@ test('package.json exports types, node and browser conditions', () => {
   assert.equal(pkg.name, 'attention-wasm');
   assert.equal(pkg.type, 'module');
   assert.deepEqual(Object.keys(pkg.exports['.']), ['types', 'node', 'default']);
+  assert.equal(pkg.sideEffects, false, 'tree shaking (tests/bundler.test.js checks it works)');
+  assert.equal(pkg.exports['./dist/*'], './dist/*', 'the wasm files are importable, e.g. for a bundler ?url import');
 });
 
 test('npm pack --dry-run lists the wasm, the glue and the types', () => {
@@ -68,5 +70,6 @@ test('npm pack --dry-run lists the wasm, the glue and the types', () => {
   for (const f of ['dist/attention.wasm', 'dist/attention.js', 'dist/attention-relaxed.wasm', 'dist/attention-relaxed.js', 'dist/attention-threads.wasm', 'dist/attention-threads.worker.cjs', 'dist/attention-relaxed-threads.worker.js', 'bindings/js/index.d.ts', 'bindings/js/node.js', 'bindings/js/browser.js', 'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
     assert.ok(files.includes(f), `${f} is packed (got ${files.join(', ')})`);
   }
-  assert.ok(!files.some((f) => f.startsWith('src/') || f.startsWith('tests/')), 'sources and tests stay out');
+  const outside = files.filter((f) => /^(src|tests|build|bench|web|scripts|node_modules)\//.test(f) || f.endsWith('.tgz'));
+  assert.deepEqual(outside, [], 'sources, tests, build folders, bench results and the page stay out');
 });
