@@ -2,15 +2,19 @@
 // isolated, with the API reference at /docs/ (built here by TypeDoc when the
 // devDependencies are installed; `npm run docs` builds it alone).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { startServer } from './server.js';
 
 const root = new URL('..', import.meta.url);
 const typedoc = new URL('node_modules/.bin/typedoc', root);
+const built = new URL('build/docs/index.html', root);
+const changed = (file) => !existsSync(built) || statSync(new URL(file, root)).mtimeMs > statSync(built).mtimeMs;
 let docs = 'not built: run `npm install` (devDependencies) and `npm run docs`';
-if (existsSync(typedoc)) {
+if (existsSync(typedoc) && !['bindings/js/index.d.ts', 'typedoc.json'].some(changed)) {
+  docs = 'up to date';
+} else if (existsSync(typedoc)) {
   const result = spawnSync(typedoc.pathname, [], { cwd: root.pathname, encoding: 'utf8' });
-  docs = result.status === 0 ? 'built' : `failed to build (${(result.stdout + result.stderr).trim().split('\n').pop()})`;
+  docs = result.status === 0 ? 'built' : `failed to build, see \`npm run docs\`: ${(result.stdout + result.stderr).trim().split('\n')[0]}`;
 } else if (existsSync(new URL('build/docs/index.html', root))) {
   docs = 'as last built';
 }

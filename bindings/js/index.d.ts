@@ -1,6 +1,10 @@
 // Types for attention-wasm, and the source of its API reference (TypeDoc: `npm run docs`).
 // Glossary: Lq = query length (seqQ), Lk = key length (seqK), dk = head dim (headDim),
 // dv = value dim (valueDim). Shapes are row-major.
+// Errors: every function checks its arguments in JS before any wasm memory is taken and
+// throws a TypeError (wrong type) or RangeError (wrong shape or value) whose message starts
+// with the public function's name and names the argument, e.g.
+// `attention: k has 8 columns but q has 16 (dk must match)`.
 
 /**
  * A dense float tensor, row-major: `data.length === shape.reduce((a, b) => a * b, 1)`.
@@ -218,14 +222,21 @@ export interface MultiHeadResult {
 
 /**
  * Multi-head attention `Concat(head_1..head_h)·W_O` with its weights in wasm memory; call
- * `dispose()` when done. Create it through the API object: `new attn.MultiHeadAttention(config)`.
- * @throws TypeError / RangeError naming `MultiHeadAttention` for a bad config.
+ * `dispose()` when done.
+ *
+ * Constructed through the API object, `new attn.MultiHeadAttention(config)` with a
+ * {@link MultiHeadConfig} (see {@link AttentionWasm.MultiHeadAttention}): the class is bound
+ * to the loaded module, so the package exports it as a type only. The constructor allocates
+ * the weights and initialises them (Xavier-uniform from `config.seed`, zero biases).
+ * @throws TypeError / RangeError from the constructor for a bad config (message starts
+ *   with `MultiHeadAttention:`, e.g. `MultiHeadAttention: dModel (10) must be divisible by
+ *   numHeads (4)`); a RangeError when the weights do not fit in the wasm heap.
  * @example
  * const mha = new attn.MultiHeadAttention({ dModel: 64, numHeads: 4, seed: 1 });
  * const { output, weights } = mha.forward(x, x, x, { causal: true, returnWeights: true });
  * mha.dispose();
  */
-export declare class MultiHeadAttention {
+declare class MultiHeadAttention {
   /** Allocates and initialises the weights (Xavier-uniform from `seed`, zero biases). */
   constructor(config: MultiHeadConfig);
   /** Width of the query input and of the output. */
@@ -240,19 +251,41 @@ export declare class MultiHeadAttention {
   readonly kDim: number;
   /** Features of the value input. */
   readonly vDim: number;
-  /** Replaces any subset of the weights; all shapes are checked before anything changes. */
+  /**
+   * Replaces any subset of the weights; all shapes are checked before anything changes.
+   * @param weights name → tensor, each of the shape {@link MultiHeadWeights} gives (the biases
+   *   exist only with `bias: true`).
+   * @throws TypeError for an unknown weight name or a non-tensor, RangeError for a wrong shape
+   *   (message starts with `MultiHeadAttention.setWeights:`); Error after `dispose()`.
+   * @example
+   * mha.setWeights({ wq: attn.tensor(new Float32Array(64 * 64), [64, 64]) });
+   */
   setWeights(weights: Partial<Record<keyof MultiHeadWeights, TensorLike>>): void;
-  /** Copies of the current weights. */
+  /**
+   * Copies of the current weights.
+   * @throws Error after `dispose()` (`MultiHeadAttention.getWeights: this object was disposed; …`).
+   * @example
+   * const { wq, wo } = mha.getWeights();   // wq.shape: [dModel, dModel]
+   */
   getWeights(): MultiHeadWeights;
   /**
    * One forward pass: projections, attention per head, concatenation, `W_O`, in one wasm call.
    * @param query `[B?, Lq, dModel]`
    * @param key `[B?, Lk, kDim]` (default: query)
    * @param value `[B?, Lk, vDim]` (default: key)
-   * @throws TypeError / RangeError naming `MultiHeadAttention.forward` and the tensor.
+   * @param options Masks, causality, key lengths and what to return besides the output.
+   * @throws TypeError / RangeError naming `MultiHeadAttention.forward` and the tensor
+   *   (`MultiHeadAttention.forward: key has 32 features but this layer expects 64`);
+   *   Error after `dispose()`.
+   * @example
+   * const { output } = mha.forward(x);                                      // self-attention, x: [B, L, 64]
+   * const { weights } = mha.forward(x, memory, memory, { averageWeights: true });   // [B, Lq, Lk]
    */
   forward(query: TensorLike, key?: TensorLike, value?: TensorLike, options?: MultiHeadForwardOptions): MultiHeadResult;
-  /** Frees the weights' wasm memory; any later call throws. */
+  /**
+   * Frees the weights' wasm memory; any later call but `dispose()` throws an Error. Layers
+   * collected without it are freed by a finalizer, eventually.
+   */
   dispose(): void;
 }
 
@@ -308,14 +341,20 @@ export interface EncoderForwardOptions {
 
 /**
  * Self-attention and a feed-forward network, each with a residual connection and a layer
- * norm; the whole layer runs in one wasm call. Create it through the API object and
- * `dispose()` it when done.
+ * norm; the whole layer runs in one wasm call. `dispose()` it when done.
+ *
+ * Constructed through the API object, `new attn.TransformerEncoderLayer(config)` with an
+ * {@link EncoderLayerConfig} (see {@link AttentionWasm.TransformerEncoderLayer}); the package
+ * exports the class as a type only. The constructor allocates the weights: attention and
+ * feed-forward weights Xavier-uniform from `config.seed`, biases 0, layer-norm scales 1.
+ * @throws TypeError / RangeError from the constructor for a bad config (message starts with
+ *   `TransformerEncoderLayer:`); a RangeError when the weights do not fit in the wasm heap.
  * @example
  * const layer = new attn.TransformerEncoderLayer({ dModel: 64, numHeads: 4, dFF: 256, norm: 'pre' });
  * const y = layer.forward(x, { keyLengths: [10, 7] });   // x: [2, 10, 64]
  * layer.dispose();
  */
-export declare class TransformerEncoderLayer {
+declare class TransformerEncoderLayer {
   /** Allocates and initialises the weights (deterministic from `seed`). */
   constructor(config: EncoderLayerConfig);
   /** Width of the token vectors. */
@@ -326,15 +365,40 @@ export declare class TransformerEncoderLayer {
   readonly dFF: number;
   /** Where the layer norms sit. */
   readonly norm: 'pre' | 'post';
-  /** Replaces any subset of the weights; all shapes are checked before anything changes. */
+  /**
+   * Replaces any subset of the weights; all shapes are checked before anything changes.
+   * @param weights name → tensor, each of the shape {@link EncoderLayerWeights} gives.
+   * @throws TypeError for an unknown weight name or a non-tensor, RangeError for a wrong shape
+   *   (message starts with `TransformerEncoderLayer.setWeights:`); Error after `dispose()`.
+   * @example
+   * layer.setWeights({ ln1Gamma: attn.tensor(new Float32Array(64).fill(1), [64]) });
+   */
   setWeights(weights: Partial<Record<keyof EncoderLayerWeights, TensorLike>>): void;
-  /** Copies of the current weights. */
+  /**
+   * Copies of the current weights.
+   * @throws Error after `dispose()`.
+   * @example
+   * const { w1, w2 } = layer.getWeights();   // [dModel, dFF], [dFF, dModel]
+   */
   getWeights(): EncoderLayerWeights;
-  /** x: `[B?, L, dModel]` → `[B?, L, dModel]`. */
+  /**
+   * One pass of the layer: x `[B?, L, dModel]` → `[B?, L, dModel]`.
+   * @param x the token vectors, `[B?, L, dModel]`.
+   * @param options Mask, causality and key lengths of the self-attention.
+   * @throws TypeError / RangeError naming `TransformerEncoderLayer.forward` and the tensor;
+   *   Error after `dispose()`.
+   * @example
+   * const y = layer.forward(x, { causal: true });   // x: [L, 64] or [B, L, 64]
+   */
   forward(x: TensorLike, options?: EncoderForwardOptions): Tensor;
-  /** Frees the weights' wasm memory; any later call throws. */
+  /**
+   * Frees the weights' wasm memory; any later call but `dispose()` throws an Error. Layers
+   * collected without it are freed by a finalizer, eventually.
+   */
   dispose(): void;
 }
+
+export type { MultiHeadAttention, TransformerEncoderLayer };
 
 /** Wasm memory now, from {@link AttentionWasm.memory}. */
 export interface MemoryInfo {
@@ -366,15 +430,18 @@ export interface AttentionWasm {
   readonly info: BuildInfo;
   /**
    * Scaled dot-product attention `softmax(q·kᵀ·scale + mask)·v`.
-   * @param q `[..., Lq, dk]`
-   * @param k `[..., Lk, dk]`
-   * @param v `[..., Lk, dv]` (leading dims of q, k, v broadcast)
-   * @throws TypeError for wrong types, RangeError for wrong shapes or values; the
-   *   message starts with `attention:` and names the tensor. Nothing is allocated first.
    *
    * Rows that see no key give zeros (never NaN). Blocked keys never reach the output, even
    * if their k or v rows hold NaN or Infinity. Without `returnWeights`/`trace` no
    * Lq × Lk buffer is allocated (fused online-softmax kernel).
+   * @param q `[..., Lq, dk]`
+   * @param k `[..., Lk, dk]`
+   * @param v `[..., Lk, dv]` (leading dims of q, k, v broadcast)
+   * @param options Mask, causality, scale, key lengths, and what to return besides the output.
+   * @throws TypeError for wrong types, RangeError for wrong shapes or values; the message
+   *   starts with `attention:` and names the tensor (`attention: k has 8 columns but q has
+   *   16 (dk must match)`). Nothing is allocated first. A RangeError too when the call does
+   *   not fit in the wasm heap (see {@link AttentionWasm.estimateMemory}).
    * @example
    * const q = [[1, 0], [0, 1]], k = [[1, 0], [0, 1], [1, 1]], v = [[1, 2], [3, 4], [5, 6]];
    * const { output, weights } = attn.attention(q, k, v, { causal: true, returnWeights: true });
@@ -386,22 +453,44 @@ export interface AttentionWasm {
    * @param a `[..., m, k]`
    * @param b `[k, n]`
    * @returns `[..., m, n]`
+   * @throws TypeError / RangeError starting `matmul:` (`matmul: b has 3 rows but a has 2
+   *   columns (k must match)`); a RangeError when the call does not fit in the wasm heap.
    * @example
-   * attn.matmul([[1, 2]], [[3], [4]]);   // { data: [11], shape: [1, 1] }
+   * attn.matmul([[1, 2]], [[3], [4]]);   // { data: Float32Array [11], shape: [1, 1] }
    */
   matmul(a: TensorLike, b: TensorLike): Tensor;
-  /** Multi-head attention layer class bound to this module. */
+  /**
+   * The {@link MultiHeadAttention} layer class bound to this module:
+   * `new attn.MultiHeadAttention(config: MultiHeadConfig)`.
+   * @example
+   * const mha = new attn.MultiHeadAttention({ dModel: 64, numHeads: 8, numKvHeads: 2 });
+   */
   MultiHeadAttention: typeof MultiHeadAttention;
-  /** Transformer encoder layer class bound to this module. */
+  /**
+   * The {@link TransformerEncoderLayer} class bound to this module:
+   * `new attn.TransformerEncoderLayer(config: EncoderLayerConfig)`.
+   * @example
+   * const layer = new attn.TransformerEncoderLayer({ dModel: 64, numHeads: 4, dFF: 256 });
+   */
   TransformerEncoderLayer: typeof TransformerEncoderLayer;
   /**
    * `PE[p, 2i] = sin(p / base^(2i/dModel))`, `PE[p, 2i+1] = cos(...)`: `[seqLen, dModel]`.
+   * @param seqLen positions, an integer ≥ 0.
+   * @param dModel features, an integer ≥ 1.
+   * @param options.base the wavelength base, a finite number above 1 (default 10000).
+   * @throws TypeError / RangeError starting `sinusoidalEncoding:` for a bad length, width,
+   *   base or unknown option.
    * @example
    * const pe = attn.sinusoidalEncoding(50, 16);   // [50, 16], base 10000
    */
   sinusoidalEncoding(seqLen: number, dModel: number, options?: { base?: number }): Tensor;
   /**
    * Adds rows `offset .. offset+L-1` of a (learned) table `[maxLen, d]` to x `[..., L, d]`.
+   * @param x `[..., L, d]`
+   * @param table `[maxLen, d]`, with maxLen ≥ offset + L.
+   * @param options.offset the table row of position 0, an integer ≥ 0 (default 0).
+   * @throws TypeError / RangeError starting `addPositionalEncoding:` (`addPositionalEncoding:
+   *   table has 8 positions but x needs 13 (offset 3 + L 10)`).
    * @example
    * const y = attn.addPositionalEncoding(x, table, { offset: 3 });
    */
@@ -410,18 +499,34 @@ export interface AttentionWasm {
    * Rotary position embedding of x `[..., L, dim]` (dim even). `interleaved: false` (default)
    * rotates pairs (i, i + dim/2) ("rotate_half", GPT-NeoX/LLaMA); `true` pairs (2i, 2i+1)
    * (RoFormer/GPT-J). Angle of pair i at position p: `p · base^(-2i/dim)`.
+   * @param x `[..., L, dim]`, dim even.
+   * @param options.positions the position of each of the L rows, finite numbers (default
+   *   0 .. L-1).
+   * @param options.base a finite number above 1 (default 10000).
+   * @param options.interleaved which pairs rotate (default false).
+   * @throws TypeError / RangeError starting `applyRope:` (odd dim, positions not of length L,
+   *   bad base); a RangeError when the call does not fit in the wasm heap.
    * @example
    * const qRotated = attn.applyRope(q, { positions: [0, 1, 2, 3] });
    */
   applyRope(x: TensorLike, options?: { positions?: number[] | Float32Array; base?: number; interleaved?: boolean }): Tensor;
   /**
    * ALiBi slopes exactly as the reference `get_slopes(numHeads)`.
+   * @param numHeads an integer ≥ 1.
+   * @returns one slope per head.
+   * @throws TypeError / RangeError starting `alibiSlopes:` (`alibiSlopes: numHeads must be a
+   *   positive integer (at most 2^53 - 1), got 0`).
    * @example
    * attn.alibiSlopes(8);   // [0.5, 0.25, …, 0.00390625]
    */
   alibiSlopes(numHeads: number): number[];
   /**
    * `bias[h, i, j] = -slope_h · |(i + Lk - Lq) - j|`, `[numHeads, Lq, Lk]`: an additive mask.
+   * @param numHeads an integer ≥ 1.
+   * @param seqQ Lq, an integer ≥ 0.
+   * @param seqK Lk, an integer ≥ 0 (default seqQ).
+   * @throws TypeError / RangeError starting `alibiBias:`; a RangeError when the bias does not
+   *   fit in the wasm heap.
    * @example
    * attn.attention(q, k, v, { mask: attn.alibiBias(4, 10) });   // q, k, v: [4, 10, d]
    */
@@ -430,36 +535,63 @@ export interface AttentionWasm {
    * The k eigenvectors of the symmetric normalised Laplacian after the trivial one,
    * `[numNodes, k]`, with their eigenvalues (ascending). Isolated nodes have a zero row in
    * L. Sign: each vector's largest-magnitude entry is positive.
+   * @param graph.numNodes nodes, an integer ≥ 1.
+   * @param graph.edges undirected edges `[a, b]` between nodes 0 .. numNodes-1 (default none).
+   * @param k eigenvectors wanted, an integer in [0, numNodes − 1].
+   * @throws TypeError / RangeError starting `laplacianEncoding:` (`laplacianEncoding:
+   *   graph.edges[2][1] is 7; nodes are integers in [0, 3]`, k too large).
    * @example
    * const pe = attn.laplacianEncoding({ numNodes: 4, edges: [[0, 1], [1, 2], [2, 3]] }, 2);
    */
   laplacianEncoding(graph: { numNodes: number; edges: Array<[number, number]> }, k: number): LaplacianEncoding;
   /**
-   * Layer norm over the last axis (biased variance, as PyTorch).
+   * Layer norm over the last axis (biased variance, as PyTorch):
+   * `(x − mean) / sqrt(var + eps) · gamma + beta`.
+   * @param x `[..., d]`
+   * @param options.gamma `[d]` scale (default 1).
+   * @param options.beta `[d]` shift (default 0).
+   * @param options.eps a finite number ≥ 0 (default 1e-5).
+   * @throws TypeError / RangeError starting `layerNorm:` (gamma or beta not `[d]`, bad eps).
    * @example
-   * attn.layerNorm([[1, 2, 3]]);   // [[-1.22…, 0, 1.22…]]
+   * attn.layerNorm([[1, 2, 3]]);   // data [-1.22…, 0, 1.22…], shape [1, 3]
    */
   layerNorm(x: TensorLike, options?: { gamma?: TensorLike; beta?: TensorLike; eps?: number }): Tensor;
   /**
    * `act(x·w1 + b1)·w2 + b2`; gelu is the exact erf form.
+   * @param x `[..., dModel]`
+   * @param options.w1 `[dModel, dFF]` (required).
+   * @param options.b1 `[dFF]` (default none).
+   * @param options.w2 `[dFF, dModel]` (required).
+   * @param options.b2 `[dModel]` (default none).
+   * @param options.activation `'relu'` (default) or `'gelu'`.
+   * @throws TypeError / RangeError starting `feedForward:` (`feedForward: w1 is required`,
+   *   a weight of the wrong shape); a RangeError when the call does not fit in the wasm heap.
    * @example
    * const y = attn.feedForward(x, { w1, b1, w2, b2, activation: 'gelu' });
    */
   feedForward(x: TensorLike, options: { w1: TensorLike; b1?: TensorLike; w2: TensorLike; b2?: TensorLike; activation?: 'relu' | 'gelu' }): Tensor;
   /**
    * Deep Sets pooling over the set axis: x `[..., n, d]` → `[..., d]`.
+   * @param x `[..., n, d]`
+   * @param op `'sum'` (default), `'mean'` or `'max'`.
+   * @throws TypeError / RangeError starting `setPool:` (an unknown op; the mean or max of an
+   *   empty set, n = 0).
    * @example
-   * attn.setPool([[1, 2], [3, 4]], 'mean');   // [2, 3]
+   * attn.setPool([[1, 2], [3, 4]], 'mean');   // data [2, 3], shape [2]
    */
   setPool(x: TensorLike, op?: 'sum' | 'mean' | 'max'): Tensor;
   /**
-   * Makes a tensor from flat data and a shape (default: 1-D).
+   * Makes a tensor from flat data and a shape (default: 1-D); the same as {@link tensor}.
+   * @throws TypeError / RangeError starting `tensor:` (`tensor: tensor has 5 values but
+   *   shape [2, 3] needs 6`).
    * @example
    * attn.tensor(new Float32Array(6), [2, 3]);
    */
   tensor(data: NumericData, shape?: number[]): Tensor;
   /**
-   * Turns a tensor into nested arrays.
+   * Turns a tensor into nested arrays (a shape `[]` tensor gives a number); the same as
+   * {@link toNested}.
+   * @throws TypeError / RangeError starting `toNested:` for something that is not a tensor.
    * @example
    * attn.toNested({ data: new Float32Array([1, 2, 3, 4]), shape: [2, 2] });   // [[1, 2], [3, 4]]
    */
@@ -467,12 +599,15 @@ export interface AttentionWasm {
   /**
    * A TensorFlow.js tensor (float32) of `t`, made with your own `tf` module (this package
    * does not depend on tfjs).
+   * @throws TypeError / RangeError starting `toTfjs:` (not a tensor, or `tf` without `tensor`).
    * @example
    * const y = attn.toTfjs(result.output, tf);
    */
   toTfjs<T>(t: TensorLike, tf: { tensor(data: Float32Array, shape: number[], dtype: 'float32'): T }): T;
   /**
    * An onnxruntime-web tensor (float32) of `t`, made with your own `ort` module.
+   * @throws TypeError / RangeError starting `toOrt:` (not a tensor, or `ort` without the
+   *   class `Tensor`).
    * @example
    * const feeds = { x: attn.toOrt(result.output, ort) };
    */
@@ -480,7 +615,7 @@ export interface AttentionWasm {
   /**
    * Wasm memory: heap size now and the most it can grow to (2 GiB), bytes handed out by
    * malloc now, and the high-water mark of what malloc ever took from the heap (scratch
-   * memory included).
+   * memory included). Never throws.
    * @example
    * const { inUseBytes } = attn.memory();
    */
@@ -492,7 +627,12 @@ export interface AttentionWasm {
    * Layers: `('MultiHeadAttention', config)` or `('TransformerEncoderLayer', config)` for
    * their weights, `('MultiHeadAttention.forward', layerOrConfig, query, key?, value?, options?)`
    * and `('TransformerEncoderLayer.forward', layerOrConfig, x, options?)` for a forward pass.
-   * A call whose plan does not fit throws a RangeError naming the tensor and the bytes.
+   * Whether it fits is in the result (`fits`), not an error.
+   * @param fnName which function (or layer) would be called.
+   * @param args that call's own arguments.
+   * @throws TypeError when fnName is not a string, RangeError (`estimateMemory: unknown
+   *   function '…'`) when it is not one of {@link EstimatedFunction}; for bad arguments the
+   *   same TypeError / RangeError the call would throw, naming that function.
    * @example
    * const { fits, bytes } = attn.estimateMemory('attention', q, k, v, { returnWeights: true });
    * if (!fits) slider.setCustomValidity(`needs ${(bytes / 2 ** 30).toFixed(1)} GiB`);
@@ -586,8 +726,11 @@ export interface InitOptions {
 /**
  * Loads the wasm module and returns the API. Without `wasmUrl`/`wasmBinary` each build (and
  * thread count) is loaded once and shared; with them each call gives a new instance.
- * @throws TypeError / RangeError naming `init` for bad options; a RangeError (with the
- *   original error as `cause`) when the wasm cannot be loaded.
+ * @param options which build, how many threads, and where the wasm comes from.
+ * @throws TypeError / RangeError starting `init:` for bad options (`init: unknown option
+ *   'thread' (known: wasmUrl, wasmBinary, simd, threads)`, `simd: 'relaxed'` where the
+ *   engine lacks relaxed SIMD); a RangeError (with the original error as `cause`) when the
+ *   wasm cannot be loaded (the promise rejects; a later `init` tries again).
  * @example
  * import { init } from 'attention-wasm';
  * const attn = await init();                         // the best build this engine runs
@@ -596,28 +739,47 @@ export interface InitOptions {
 export function init(options?: InitOptions): Promise<AttentionWasm>;
 /**
  * Makes a tensor from flat data and a shape (default: 1-D); no wasm needed.
+ * @param data numbers, converted to a Float32Array unless one already.
+ * @param shape the dims (default `[data.length]`); their product must be data's length.
+ * @throws TypeError / RangeError starting `tensor:` (`tensor: tensor has 5 values but shape
+ *   [2, 3] needs 6`).
  * @example
  * import { tensor } from 'attention-wasm';
  * const x = tensor([1, 2, 3, 4], [2, 2]);
  */
 export function tensor(data: NumericData, shape?: number[]): Tensor;
 /**
- * Turns a tensor into nested arrays; no wasm needed.
+ * Turns a tensor into nested arrays (a shape `[]` tensor gives a number); no wasm needed.
+ * @param t any {@link TensorLike}.
+ * @throws TypeError / RangeError starting `toNested:` for something that is not a tensor.
  * @example
  * toNested(tensor([1, 2, 3, 4], [2, 2]));   // [[1, 2], [3, 4]]
  */
 export function toNested(t: TensorLike): NestedNumbers;
 /**
- * See {@link AttentionWasm.toTfjs}.
+ * A TensorFlow.js tensor (float32) of `t`, made with your own `tf` module; no wasm needed
+ * (as {@link AttentionWasm.toTfjs}).
+ * @param t any {@link TensorLike}.
+ * @param tf the TensorFlow.js module (`import * as tf from '@tensorflow/tfjs'`).
+ * @throws TypeError / RangeError starting `toTfjs:` (not a tensor, or `tf` without `tensor`).
  * @example
  * const y = toTfjs(result.output, tf);
  */
 export function toTfjs<T>(t: TensorLike, tf: { tensor(data: Float32Array, shape: number[], dtype: 'float32'): T }): T;
 /**
- * See {@link AttentionWasm.toOrt}.
+ * An onnxruntime-web tensor (float32) of `t`, made with your own `ort` module; no wasm
+ * needed (as {@link AttentionWasm.toOrt}).
+ * @param t any {@link TensorLike}.
+ * @param ort the onnxruntime-web module (`import * as ort from 'onnxruntime-web'`).
+ * @throws TypeError / RangeError starting `toOrt:` (not a tensor, or `ort` without the class
+ *   `Tensor`).
  * @example
  * const y = toOrt(result.output, ort);
  */
 export function toOrt<T>(t: TensorLike, ort: { Tensor: new (type: 'float32', data: Float32Array, dims: number[]) => T }): T;
-/** The package version, e.g. `'0.1.0'`. */
+/**
+ * The package version, e.g. `'0.1.0'` (also in {@link BuildInfo.version}); no wasm needed.
+ * @example
+ * import { VERSION } from 'attention-wasm';
+ */
 export const VERSION: string;

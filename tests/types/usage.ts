@@ -1,6 +1,8 @@
 // Compiled (not run) by tests/types.test.js with `tsc --noEmit --strict`: the public API as
 // a TypeScript user writes it must type-check, and misuse must not.
 import { init, tensor, toNested, VERSION, type Tensor, type AttentionResult, type MemoryEstimate } from 'attention-wasm';
+// The layer classes are types only: at run time they are reached through the API object.
+import { MultiHeadAttention, type TransformerEncoderLayer } from 'attention-wasm';
 
 async function main(): Promise<void> {
   const attn = await init({ wasmUrl: new URL('https://example.invalid/attention.wasm') });
@@ -19,7 +21,9 @@ async function main(): Promise<void> {
   const w: Tensor | undefined = result.weights;
   const scores: Tensor | undefined = result.trace?.maskedScores;
   const nested = toNested(result.output);
-  const layer = new attn.MultiHeadAttention({ dModel: 8, numHeads: 2, numKvHeads: 1, seed: 3 });
+  const layer: MultiHeadAttention = new attn.MultiHeadAttention({ dModel: 8, numHeads: 2, numKvHeads: 1, seed: 3 });
+  // @ts-expect-error the package exports no MultiHeadAttention value (use attn.MultiHeadAttention)
+  void new MultiHeadAttention({ dModel: 8, numHeads: 2 });
   const out = layer.forward(q, undefined, undefined, { averageWeights: true }).output;
   layer.setWeights({ wq: tensor(new Float32Array(64), [8, 8]) });
   const pe: Tensor = attn.sinusoidalEncoding(4, 8, { base: 100 });
@@ -27,7 +31,7 @@ async function main(): Promise<void> {
   const slopes: number[] = attn.alibiSlopes(8);
   const lap = attn.laplacianEncoding({ numNodes: 3, edges: [[0, 1], [1, 2]] }, 2);
   const eig: Float32Array = lap.eigenvalues;
-  const enc = new attn.TransformerEncoderLayer({ dModel: 8, numHeads: 2, dFF: 16, norm: 'pre', activation: 'gelu' });
+  const enc: TransformerEncoderLayer = new attn.TransformerEncoderLayer({ dModel: 8, numHeads: 2, dFF: 16, norm: 'pre', activation: 'gelu' });
   const y: Tensor = enc.forward(out, { causal: true });
   const pooled: Tensor = attn.setPool(y, 'mean');
   const normed: Tensor = attn.layerNorm(pooled, { eps: 1e-6 });

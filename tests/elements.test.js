@@ -1,0 +1,161 @@
+// The embeddable elements (attention-wasm/elements) in headless Chromium: <attention-steps>
+// shows exactly what the public API computes, stage by stage, and stays so when a reader
+// edits an input or clicks the mask; <attention-matrix> is an ARIA grid a keyboard can edit.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+import { startServer } from '../scripts/server.js';
+
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'];
+let server, url, browser, page;
+const errors = [];
+
+test.before(async () => {
+  ({ server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'tests'] }));
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  page = await browser.newPage();
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(`${url}tests/helpers/elements.html`);
+  await page.waitForFunction(() => ['s2', 's4', 'own'].every((id) => document.getElementById(id).stages));
+});
+
+test.after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+// In the page: every stage an element shows, against the API run on the element's inputs.
+async function compareWithApi(id) {
+  return page.evaluate(async (id) => {
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init();
+    const el = document.getElementById(id);
+    const d = el.data;
+    const Q = attn.matmul(d.c ?? d.x, d.wq), K = attn.matmul(d.x, d.wk), V = attn.matmul(d.x, d.wv);
+    const { trace } = attn.attention(Q, K, V, { mask: attn.tensor(d.mask.flat(), [d.mask.length, d.mask[0].length]), trace: true });
+    const expected = { Q, K, V, scores: trace.scores, scaled: trace.scaledScores, masked: trace.maskedScores, weights: trace.weights, A: trace.output };
+    if (d.wo) expected.Y = attn.matmul(trace.output, d.wo);
+    const shown = (name) => Array.from(el.shadowRoot.querySelector(`attention-matrix[data-name="${name}"]`).shadowRoot.querySelectorAll('td'), (td) => Number(td.dataset.value));
+    const mismatches = [];
+    for (const [name, t] of Object.entries(expected)) {
+      const cells = shown(name);
+      if (cells.length !== t.data.length) mismatches.push(`${name}: ${cells.length} cells for ${t.data.length} values`);
+      t.data.forEach((x, i) => { if (!Object.is(cells[i], x)) mismatches.push(`${name}[${i}]: shows ${cells[i]}, API ${x}`); });
+    }
+    return { mismatches, stages: Object.keys(expected) };
+  }, id);
+}
+
+test('<attention-steps> shows every stage exactly as the public API computes it (self, cross, own data)', async () => {
+  for (const id of ['s2', 's4', 'own']) {
+    const { mismatches, stages } = await compareWithApi(id);
+    assert.deepEqual(mismatches, [], id);
+    assert.ok(stages.length >= 8, `${id}: ${stages}`);
+  }
+  assert.deepEqual(errors, []);
+});
+
+test('editing X with the keyboard recomputes every downstream stage', async () => {
+  const cell = page.locator('#s2').locator('attention-matrix[data-name="X"]').locator('td[data-row="1"][data-col="2"]');
+  await cell.focus();
+  await page.keyboard.type('0.75');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.getElementById('s2').data.x[1][2] === 0.75);
+  await page.waitForFunction(() => Number(document.getElementById('s2').shadowRoot.querySelector('attention-matrix[data-name="X"]').shadowRoot.querySelector('td[data-row="1"][data-col="2"]').dataset.value) === 0.75);
+  const { mismatches } = await compareWithApi('s2');
+  assert.deepEqual(mismatches, []);
+  // The edited cell keeps the focus, so a reader can go on typing.
+  assert.equal(await page.evaluate(() => document.getElementById('s2').shadowRoot.activeElement?.dataset.name), 'X');
+});
+
+test('clicking a mask cell blocks that entry; a row with no visible key shows zeros and says why', async () => {
+  const mask = page.locator('#s2').locator('attention-matrix[data-name="M"]');
+  await mask.locator('td[data-row="0"][data-col="1"]').click();
+  await page.waitForFunction(() => document.getElementById('s2').data.mask[0][1] === -Infinity);
+  let { mismatches } = await compareWithApi('s2');
+  assert.deepEqual(mismatches, []);
+  const weights = () => page.evaluate(() => Array.from(document.getElementById('s2').shadowRoot.querySelector('attention-matrix[data-name="weights"]').shadowRoot.querySelectorAll('td'), (td) => Number(td.dataset.value)));
+  assert.deepEqual((await weights()).slice(0, 2), [1, 0], 'token 1 sees only itself');
+  await mask.locator('td[data-row="0"][data-col="0"]').click();
+  await page.waitForFunction(() => document.getElementById('s2').data.mask[0][0] === -Infinity);
+  ({ mismatches } = await compareWithApi('s2'));
+  assert.deepEqual(mismatches, []);
+  assert.deepEqual((await weights()).slice(0, 2), [0, 0]);
+  const A = await page.evaluate(() => document.getElementById('s2').stages.A.data.slice(0, 3));
+  assert.deepEqual(Object.values(A), [0, 0, 0]);
+  assert.match(await page.evaluate(() => document.getElementById('s2').shadowRoot.querySelector('[data-role="no-key"]')?.textContent ?? ''), /Row 1 sees no key: its weights and output are zeros/);
+  // Space on a focused mask cell unblocks it again.
+  await mask.locator('td[data-row="0"][data-col="0"]').focus();
+  await page.keyboard.press(' ');
+  await page.waitForFunction(() => document.getElementById('s2').data.mask[0][0] === 0);
+});
+
+test('<attention-matrix>: an ARIA grid with labels; arrows, typing and Enter edit a value, Escape cancels', async () => {
+  const grid = await page.evaluate(() => {
+    const table = document.getElementById('m').shadowRoot.querySelector('table');
+    return { role: table.getAttribute('role'), label: table.getAttribute('aria-label'), cell: table.querySelector('td').getAttribute('aria-label') };
+  });
+  assert.deepEqual(grid, { role: 'grid', label: 'a matrix, 2 by 2', cell: 'a, x: 1.0000' });
+  await page.evaluate(() => {
+    window.events = [];
+    const m = document.getElementById('m');
+    m.addEventListener('change', (e) => window.events.push(['change', e.detail]));
+    m.addEventListener('input', (e) => window.events.push(['input', e.detail?.value]));
+  });
+  await page.locator('#m').locator('td[data-row="0"][data-col="0"]').focus();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.type('7.5');
+  await page.keyboard.press('Enter');
+  const value = await page.evaluate(() => Array.from(document.getElementById('m').value.data));
+  assert.deepEqual(value, [1, 2, 3, 7.5]);
+  const events = await page.evaluate(() => window.events);
+  assert.deepEqual(events.at(-1), ['change', { row: 1, col: 1, value: 7.5 }]);
+  assert.ok(events.some(([type, v]) => type === 'input' && v === 7.5), JSON.stringify(events));
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.type('9');
+  await page.keyboard.press('Escape');
+  assert.deepEqual(await page.evaluate(() => Array.from(document.getElementById('m').value.data)), [1, 2, 3, 7.5], 'Escape keeps the old value');
+  assert.equal(await page.evaluate(() => document.getElementById('m').shadowRoot.activeElement?.dataset.col), '0');
+});
+
+test('examples/embed.html renders every element from an installed npm pack tarball, offline', { timeout: 180_000 }, async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdtempSync, mkdirSync, copyFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const root = new URL('..', import.meta.url).pathname;
+  const dir = mkdtempSync(`${tmpdir()}/attention-embed-`);
+  try {
+    const tarball = execFileSync('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop();
+    mkdirSync(`${dir}/node_modules/attention-wasm`, { recursive: true });
+    execFileSync('tar', ['-xzf', `${dir}/${tarball}`, '-C', `${dir}/node_modules/attention-wasm`, '--strip-components=1']);
+    copyFileSync(`${root}examples/embed.html`, `${dir}/embed.html`);
+    const local = await startServer({ port: 0, root: dir, served: null });
+    const embed = await browser.newPage();
+    const problems = [];
+    embed.on('pageerror', (e) => problems.push(e.message));
+    // Failed loads are caught by status below (the favicon the browser asks for by itself aside).
+    embed.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text()); });
+    embed.on('request', (r) => { if (!r.url().startsWith(local.url) && !r.url().startsWith('data:')) problems.push(`request outside: ${r.url()}`); });
+    embed.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) problems.push(`${r.status()} ${r.url()}`); });
+    try {
+      await embed.goto(`${local.url}embed.html`);
+      await embed.waitForFunction(() => [...document.querySelectorAll('attention-steps')].every((s) => s.stages));
+      const rendered = await embed.evaluate(() => ({
+        steps: [...document.querySelectorAll('attention-steps')].map((s) => s.shadowRoot.querySelectorAll('attention-matrix').length),
+        matrix: document.querySelector('attention-matrix').shadowRoot.querySelectorAll('td').length,
+        slides: document.querySelector('attention-steps').shadowRoot.querySelectorAll('.slides').length,
+      }));
+      assert.ok(rendered.steps.every((n) => n >= 12), JSON.stringify(rendered));
+      assert.equal(rendered.matrix, 4);
+      assert.ok(rendered.slides >= 3, 'the slides\' rounded values are shown');
+      assert.deepEqual(problems, []);
+    } finally {
+      await embed.close();
+      local.server.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

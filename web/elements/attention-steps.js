@@ -1,0 +1,304 @@
+// <attention-steps>: the whole pipeline of one attention head, each stage a matrix with its
+// formula and shape, computed live by the library:
+//   X (or C and X) → Q, K, V → Q·Kᵀ → ÷√d → + M → softmax → ·V → ·W_O
+//
+//   <attention-steps example="2"></attention-steps>                 the course's example 2
+//   <attention-steps x="[[1,0],[0,1],[1,1]]" wq="…" wk="…" wv="…" wo="…" mask="causal"></attention-steps>
+//   <attention-steps><script type="application/json">{ "x": …, "wq": … }</script></attention-steps>
+//   element.data = { x, c?, wq, wk, wv, wo?, mask?, tokens? }
+//
+// X, C and the weights are editable (a cell, then Enter); every stage downstream recomputes
+// at once through the public API. The mask M is edited by clicking cells (0 ↔ −∞) or with
+// the presets (none, causal top-left / bottom-right, key length); a row that sees no key
+// shows zeros and says why. `show-slides` shows the slides' rounded values of an example.
+// Events: `compute` (detail: every stage as tensors) after each recomputation.
+import { getApi } from './api.js';
+import { AttentionMatrix } from './attention-matrix.js';
+import { WEIGHTS, EXAMPLES } from './course-examples.js';
+
+const STYLE = `
+:host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
+.stages { display: flex; flex-direction: column; gap: 0.9rem; }
+section { border-left: 3px solid var(--attn-accent, #2563eb); padding-left: 0.7rem; min-width: 0; }
+h4 { margin: 0 0 0.15rem; font-size: 0.95em; }
+code { font-size: 0.85em; }
+.row { display: flex; flex-wrap: wrap; gap: 0.8rem; align-items: flex-start; margin-top: 0.3rem; max-width: 100%; }
+.controls { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; font-size: 0.85em; margin-top: 0.3rem; }
+button, select, input { font: inherit; }
+.note { font-size: 0.85em; margin: 0.3rem 0 0; }
+.slides { font-size: 0.75em; opacity: 0.85; font-family: ui-monospace, monospace; max-width: 100%; overflow-x: auto; }
+.error { color: var(--attn-error, #b91c1c); }
+`;
+let sheet = null;
+function styleSheet() {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(STYLE);
+  }
+  return sheet;
+}
+
+const ROWS = (t) => t.shape[0];
+
+/** Nested rows, or a { data, shape } matrix, as nested rows of numbers. */
+function rowsOf(value) {
+  if (value == null) return null;
+  if (Array.isArray(value)) return value.map((r) => (Array.isArray(r) ? r.map(Number) : [Number(r)]));
+  const [rows, cols] = value.shape;
+  return Array.from({ length: rows }, (_, i) => Array.from(value.data.subarray(i * cols, (i + 1) * cols)));
+}
+
+/** The course example `n` (1-4) as element data. */
+export function exampleData(n) {
+  const ex = EXAMPLES[n - 1];
+  if (!ex) throw new RangeError(`attention-steps: example must be 1 to ${EXAMPLES.length}, got ${n}`);
+  return { x: ex.X, c: ex.C, wq: WEIGHTS.W_Q, wk: WEIGHTS.W_K, wv: WEIGHTS.W_V, wo: WEIGHTS.W_O, mask: ex.mask, slides: ex.slides, title: ex.title, text: ex.text };
+}
+
+// The additive mask [Lq, Lk] of a preset.
+function presetMask(preset, lq, lk, keyLength = lk) {
+  return Array.from({ length: lq }, (_, i) => Array.from({ length: lk }, (_, j) => {
+    if (preset === 'causal' || preset === 'causal-top-left') return j <= i ? 0 : -Infinity;
+    if (preset === 'causal-bottom-right') return j <= i + lk - lq ? 0 : -Infinity;
+    if (preset === 'key-length') return j < keyLength ? 0 : -Infinity;
+    return 0;
+  }));
+}
+
+export class AttentionSteps extends HTMLElement {
+  static observedAttributes = ['example', 'x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask', 'show-slides', 'precision'];
+
+  #data = null;
+  #stages = null;
+  #generation = 0;
+
+  constructor() {
+    super();
+    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet()];
+  }
+
+  connectedCallback() {
+    if (!this.#data) this.#readAttributes();
+    this.#update();
+  }
+
+  attributeChangedCallback() {
+    if (!this.isConnected) return;
+    this.#readAttributes();
+    this.#update();
+  }
+
+  /** The inputs: { x, c?, wq, wk, wv, wo?, mask? } as nested arrays (copies). */
+  get data() {
+    return this.#data && structuredClone(this.#data);
+  }
+
+  set data(value) {
+    this.#data = this.#normalise(value);
+    if (this.isConnected) this.#update();
+  }
+
+  /** Every stage of the last computation, as tensors (null before the first). */
+  get stages() {
+    return this.#stages;
+  }
+
+  #readAttributes() {
+    try {
+      const example = this.getAttribute('example');
+      const json = this.querySelector('script[type="application/json"]');
+      let data;
+      if (example != null) data = exampleData(Number(example));
+      else if (json) data = JSON.parse(json.textContent);
+      else data = {};
+      for (const key of ['x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask']) {
+        const attr = this.getAttribute(key);
+        if (attr == null) continue;
+        data[key] = key === 'mask' && /^[a-z-]+$/.test(attr) ? attr : JSON.parse(attr, (k, v) => (v === '-Infinity' ? -Infinity : v));
+      }
+      this.#data = data.x ? this.#normalise(data) : null;
+    } catch (error) {
+      this.#data = null;
+      this.#showError(error);
+    }
+  }
+
+  // Checks the shapes here, so a reader's mistake is a message, not a broken page.
+  #normalise(value) {
+    const d = { ...value };
+    for (const key of ['x', 'c', 'wq', 'wk', 'wv', 'wo']) d[key] = rowsOf(d[key]);
+    if (!d.x) throw new TypeError('attention-steps: data.x is required');
+    const dModel = d.x[0].length;
+    const identity = (n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
+    d.wq ??= identity(dModel);
+    d.wk ??= identity(dModel);
+    d.wv ??= identity(dModel);
+    const lq = (d.c ?? d.x).length, lk = d.x.length;
+    if (typeof d.mask === 'string') d.mask = presetMask(d.mask, lq, lk);
+    else d.mask = rowsOf(d.mask) ?? presetMask('none', lq, lk);
+    if (d.mask.length !== lq || d.mask[0].length !== lk) throw new RangeError(`attention-steps: mask must be [${lq}, ${lk}], got [${d.mask.length}, ${d.mask[0].length}]`);
+    return d;
+  }
+
+  #showError(error) {
+    const p = document.createElement('p');
+    p.className = 'error';
+    p.setAttribute('role', 'alert');
+    p.textContent = String(error.message ?? error);
+    this.shadowRoot.replaceChildren(p);
+  }
+
+  async #update() {
+    const generation = ++this.#generation;
+    if (!this.#data) return;
+    let attn;
+    try {
+      attn = await getApi();
+    } catch (error) {
+      this.#showError(error);
+      return;
+    }
+    if (generation !== this.#generation) return;
+    try {
+      this.#stages = this.#compute(attn);
+      this.#render();
+      this.dispatchEvent(new CustomEvent('compute', { detail: this.#stages }));
+    } catch (error) {
+      this.#showError(error);
+    }
+  }
+
+  // Every stage through the public API: three projections, attention with its trace, W_O.
+  #compute(attn) {
+    const d = this.#data;
+    const queriesFrom = d.c ?? d.x;
+    const Q = attn.matmul(queriesFrom, d.wq);
+    const K = attn.matmul(d.x, d.wk);
+    const V = attn.matmul(d.x, d.wv);
+    const M = attn.tensor(d.mask.flat(), [d.mask.length, d.mask[0].length]);
+    const { trace } = attn.attention(Q, K, V, { mask: M, trace: true });
+    const Y = d.wo ? attn.matmul(trace.output, d.wo) : null;
+    return { Q, K, V, M, scores: trace.scores, scaled: trace.scaledScores, masked: trace.maskedScores, weights: trace.weights, A: trace.output, Y };
+  }
+
+  #matrix(name, label, value, { editable = false, heat = null, toggle = false, key = null, slides = null } = {}) {
+    const m = new AttentionMatrix();
+    m.dataset.name = name;
+    m.setAttribute('label', label);
+    m.setAttribute('precision', this.getAttribute('precision') ?? '4');
+    if (heat) m.setAttribute('heat', heat);
+    if (editable) m.setAttribute('editable', '');
+    if (toggle) m.setAttribute('toggle', '');
+    m.value = value;
+    if (key) m.addEventListener('change', (e) => this.#edited(key, e.detail));
+    if (!slides) return m;
+    const wrap = document.createElement('div');
+    const note = document.createElement('div');
+    note.className = 'slides';
+    note.textContent = `slides: ${JSON.stringify(slides).replaceAll(',', ', ')}`;
+    wrap.append(m, note);
+    return wrap;
+  }
+
+  #edited(key, { row, col, value }) {
+    this.#data[key][row][col] = value;
+    this.#update();
+  }
+
+  #stage(title, formula, ...children) {
+    const section = document.createElement('section');
+    const h = document.createElement('h4');
+    h.textContent = title;
+    const f = document.createElement('code');
+    f.textContent = formula;
+    const row = document.createElement('div');
+    row.className = 'row';
+    row.append(...children.filter(Boolean));
+    section.append(h, f, row);
+    return section;
+  }
+
+  #maskControls() {
+    const d = this.#data;
+    const lq = d.mask.length, lk = d.mask[0].length;
+    const controls = document.createElement('div');
+    controls.className = 'controls';
+    const label = document.createElement('label');
+    label.textContent = 'Mask preset ';
+    const select = document.createElement('select');
+    for (const [value, text] of [['', 'choose…'], ['none', 'none (all keys)'], ['causal-top-left', 'causal, top-left'], ['causal-bottom-right', 'causal, bottom-right'], ['key-length', 'key length…']]) {
+      const option = document.createElement('option');
+      option.value = value;
+      option.textContent = text;
+      select.append(option);
+    }
+    label.append(select);
+    const length = document.createElement('input');
+    length.type = 'number';
+    length.min = '0';
+    length.max = String(lk);
+    length.value = String(lk);
+    length.setAttribute('aria-label', 'key length');
+    length.style.width = '4em';
+    select.addEventListener('change', () => {
+      if (!select.value) return;
+      d.mask = presetMask(select.value, lq, lk, Number(length.value));
+      this.#update();
+    });
+    length.addEventListener('change', () => {
+      d.mask = presetMask('key-length', lq, lk, Math.max(0, Math.min(lk, Number(length.value) || 0)));
+      this.#update();
+    });
+    controls.append(label, length);
+    return controls;
+  }
+
+  #render() {
+    const d = this.#data;
+    const s = this.#stages;
+    const slides = this.hasAttribute('show-slides') ? (d.slides ?? {}) : {};
+    const dk = s.K.shape[1];
+    const sqrt = Math.sqrt(dk);
+    const cross = Boolean(d.c);
+    const stages = document.createElement('div');
+    stages.className = 'stages';
+    stages.append(
+      this.#stage('Inputs', cross ? `C: [${ROWS(s.Q)}, ${d.c[0].length}] queries; X: [${d.x.length}, ${d.x[0].length}] keys and values` : `X: [${d.x.length} tokens, d_model = ${d.x[0].length}]`,
+        cross ? this.#matrix('C', 'C (queries)', d.c, { editable: true, key: 'c' }) : null,
+        this.#matrix('X', cross ? 'X (keys, values)' : 'X (tokens as rows)', d.x, { editable: true, key: 'x' })),
+      this.#stage('Weights', 'learned matrices (editable)',
+        this.#matrix('W_Q', 'W_Q', d.wq, { editable: true, key: 'wq' }),
+        this.#matrix('W_K', 'W_K', d.wk, { editable: true, key: 'wk' }),
+        this.#matrix('W_V', 'W_V', d.wv, { editable: true, key: 'wv' }),
+        d.wo ? this.#matrix('W_O', 'W_O', d.wo, { editable: true, key: 'wo' }) : null),
+      this.#stage('Projections', `Q = ${cross ? 'C' : 'X'}·W_Q,  K = X·W_K,  V = X·W_V`,
+        this.#matrix('Q', 'Q', s.Q, { slides: slides.Q }), this.#matrix('K', 'K', s.K, { slides: slides.K }), this.#matrix('V', 'V', s.V, { slides: slides.V })),
+      this.#stage('Scores', `Q·Kᵀ: [${s.scores.shape.join(' × ')}]`, this.#matrix('scores', 'Q·Kᵀ', s.scores, { heat: 'diverging' })),
+      this.#stage('Scaled', `÷ √d_k = √${dk} = ${sqrt.toFixed(4)}`, this.#matrix('scaled', `Q·Kᵀ/√${dk}`, s.scaled, { heat: 'diverging', slides: slides.scaledScores })),
+      this.#stage('Mask', '+ M (click a cell: 0 may attend, −∞ blocked)',
+        this.#matrix('M', 'M', s.M, { toggle: true, key: 'mask' }), this.#matrix('masked', 'masked scores', s.masked, { heat: 'diverging' })),
+    );
+    stages.lastChild.append(this.#maskControls());
+    const weights = this.#stage('Softmax', 'softmax over each row (each row sums to 1)', this.#matrix('weights', 'weights', s.weights, { heat: 'sequential', slides: slides.weights }));
+    const blind = [];
+    for (let i = 0; i < d.mask.length; i++) if (d.mask[i].every((m) => m === -Infinity)) blind.push(i + 1);
+    if (blind.length) {
+      const note = document.createElement('p');
+      note.className = 'note';
+      note.dataset.role = 'no-key';
+      note.textContent = `Row${blind.length > 1 ? 's' : ''} ${blind.join(', ')} ${blind.length > 1 ? 'see' : 'sees'} no key: its weights and output are zeros (PyTorch's and FlashAttention's convention), not NaN.`;
+      weights.append(note);
+    }
+    stages.append(weights,
+      this.#stage('Output', `A = weights·V: [${s.A.shape.join(' × ')}]`, this.#matrix('A', 'A', s.A, { slides: slides.A })));
+    if (s.Y) stages.append(this.#stage('Projection out', `Y = A·W_O: [${s.Y.shape.join(' × ')}]`, this.#matrix('Y', 'Y', s.Y, { slides: slides.Y })));
+    // Keep the focused cell focused across the re-render.
+    const active = this.shadowRoot.activeElement;
+    const focus = active instanceof AttentionMatrix ? [active.dataset.name, active.shadowRoot.activeElement] : null;
+    this.shadowRoot.replaceChildren(stages);
+    if (focus?.[1]?.dataset?.row != null) {
+      const again = this.shadowRoot.querySelector(`attention-matrix[data-name="${focus[0]}"]`);
+      again?.cellAt(Number(focus[1].dataset.row), Number(focus[1].dataset.col))?.focus();
+    }
+  }
+}

@@ -1,0 +1,49 @@
+// Numbers and colours shared by the elements.
+
+/** A number as a reader sees it: `digits` decimals, −∞ / ∞ / NaN spelled out, no "-0". */
+export function formatNumber(x, digits = 4) {
+  if (x === -Infinity) return '−∞';
+  if (x === Infinity) return '∞';
+  if (Number.isNaN(x)) return 'NaN';
+  return x.toFixed(digits).replace(/^-(0\.?0*)$/, '$1').replace(/^-/, '−');
+}
+
+/** The exact float32 value, for hover and focus. */
+export function exactNumber(x) {
+  return Object.is(x, -0) ? '-0' : String(x);
+}
+
+// Colour-blind-safe palettes: viridis (sequential, for weights in [0, 1]) and a blue–orange
+// diverging map (for signed values), as RGB stops.
+const VIRIDIS = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+const DIVERGING = [[33, 102, 172], [146, 197, 222], [247, 247, 247], [244, 165, 130], [178, 24, 43]];
+
+function interpolate(stops, t) {
+  const x = Math.min(1, Math.max(0, t)) * (stops.length - 1);
+  const i = Math.min(stops.length - 2, Math.floor(x));
+  const f = x - i;
+  return stops[i].map((c, k) => Math.round(c + (stops[i + 1][k] - c) * f));
+}
+
+/**
+ * Background and text colour of a cell: `kind` 'sequential' maps [min, max] on viridis,
+ * 'diverging' maps [-m, m] (m = max |value|) with white at 0. Non-finite values get none.
+ */
+export function heatColour(x, kind, { min = 0, max = 1 } = {}) {
+  if (!Number.isFinite(x)) return null;
+  let rgb;
+  if (kind === 'diverging') {
+    const m = Math.max(Math.abs(min), Math.abs(max)) || 1;
+    rgb = interpolate(DIVERGING, (x / m + 1) / 2);
+  } else {
+    rgb = interpolate(VIRIDIS, max > min ? (x - min) / (max - min) : 0);
+  }
+  const luminance = (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) / 255;
+  return { background: `rgb(${rgb.join(' ')})`, color: luminance > 0.5 ? '#111' : '#fff' };
+}
+
+/** CSS gradient of a palette, for legends. */
+export function paletteGradient(kind) {
+  const stops = kind === 'diverging' ? DIVERGING : VIRIDIS;
+  return `linear-gradient(to right, ${stops.map((c) => `rgb(${c.join(' ')})`).join(', ')})`;
+}

@@ -1,0 +1,55 @@
+// Types of attention-wasm/elements: the custom elements and their loader.
+import type { AttentionWasm, Tensor } from '../../bindings/js/index.js';
+
+/** One stage of an `<attention-steps>` computation. */
+export interface AttentionStages {
+  Q: Tensor; K: Tensor; V: Tensor; M: Tensor;
+  scores: Tensor; scaled: Tensor; masked: Tensor; weights: Tensor; A: Tensor;
+  Y: Tensor | null;
+}
+
+/** Inputs of `<attention-steps>` (nested rows of numbers). */
+export interface AttentionStepsData {
+  x: number[][];
+  c?: number[][];
+  wq?: number[][];
+  wk?: number[][];
+  wv?: number[][];
+  wo?: number[][];
+  /** An additive mask [Lq, Lk] of 0 / -Infinity, or a preset: 'causal', 'causal-bottom-right'. */
+  mask?: number[][] | 'none' | 'causal' | 'causal-top-left' | 'causal-bottom-right';
+}
+
+/** `<attention-matrix>`: one labelled, optionally editable matrix (an ARIA grid). */
+export declare class AttentionMatrix extends HTMLElement {
+  value: Tensor | null;
+  label: string;
+  precision: number;
+  heat: 'sequential' | 'diverging' | null;
+  editable: boolean;
+  toggle: boolean;
+  rowLabels: string[] | null;
+  colLabels: string[] | null;
+  highlight(cell: [number, number] | null): void;
+  cellAt(row: number, col: number): HTMLTableCellElement | null;
+}
+
+/** `<attention-steps>`: one attention head, stage by stage, live. */
+export declare class AttentionSteps extends HTMLElement {
+  data: AttentionStepsData | null;
+  readonly stages: AttentionStages | null;
+}
+
+/** The course's worked example n (1-4) as `<attention-steps>` data. */
+export declare function exampleData(n: number): AttentionStepsData;
+/** The API instance the elements share (loaded on first use). */
+export declare function getApi(): Promise<AttentionWasm>;
+/** Makes the elements use this instance (e.g. one with threads). */
+export declare function useApi(instance: AttentionWasm | Promise<AttentionWasm>): void;
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'attention-matrix': AttentionMatrix;
+    'attention-steps': AttentionSteps;
+  }
+}

@@ -1,0 +1,15 @@
+// attention-wasm/elements: custom elements for tutorial authors. One module script registers
+// them all; every element on the page shares one wasm instance (loaded on first use).
+//
+//   <script type="module" src="node_modules/attention-wasm/web/elements/index.js"></script>
+//   <attention-steps example="2"></attention-steps>
+import { AttentionMatrix } from './attention-matrix.js';
+import { AttentionSteps, exampleData } from './attention-steps.js';
+import { getApi, useApi } from './api.js';
+
+const ELEMENTS = { 'attention-matrix': AttentionMatrix, 'attention-steps': AttentionSteps };
+for (const [name, element] of Object.entries(ELEMENTS)) {
+  if (!customElements.get(name)) customElements.define(name, element);
+}
+
+export { AttentionMatrix, AttentionSteps, exampleData, getApi, useApi };
