@@ -21,19 +21,22 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-// A folder whose node_modules/attention-wasm is this package (as if npm-installed).
+// A folder whose node_modules/attention-wasm is this package (as if npm-installed). Its own
+// package.json keeps bundlers from resolving 'attention-wasm' as the enclosing package's
+// self-reference (build/ is inside this package), so they go through node_modules.
 function appFolder(dir) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(`${dir}/node_modules`, { recursive: true });
+  writeFileSync(`${dir}/package.json`, '{ "name": "app", "private": true, "type": "module" }\n');
   symlinkSync(root, `${dir}/node_modules/attention-wasm`, 'dir');
 }
 
-// Loads `path` from a server over `dir` in Chromium; returns the page's errors, its body
-// text once `ready` holds, and the .wasm files it fetched.
-async function runInChromium(dir, path, ready) {
+// Serves `dir` and starts Chromium; `visit(path, ready)` loads `path` in a fresh page and
+// returns the page's errors, its body text once `ready` holds, and the .wasm files it fetched.
+async function withChromium(dir, use) {
   const { server, url } = await startServer({ port: 0, root: dir, served: null });
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
-  try {
+  const visit = async (path, ready) => {
     const page = await browser.newPage();
     const errors = [];
     const wasm = [];
@@ -41,22 +44,32 @@ async function runInChromium(dir, path, ready) {
     page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(r.url().slice(url.length)); });
     // Failed requests count, except the favicon the browser asks for by itself.
     page.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) errors.push(`${r.status()} ${r.url()}`); });
+    page.on('requestfailed', (r) => errors.push(`failed ${r.url()}: ${r.failure()?.errorText}`));
     await page.goto(`${url}${path}`);
     await page.waitForFunction(ready, null, { timeout: 30_000 });
-    return { errors, wasm, text: await page.textContent('body') };
+    const text = await page.textContent('body');
+    await page.close();
+    return { errors, wasm, text };
+  };
+  try {
+    return await use(visit);
   } finally {
     await browser.close();
     server.close();
   }
 }
 
-// The app every bundler builds: the default build, then (where asked) the threaded one.
+const runInChromium = (dir, path, ready) => withChromium(dir, (visit) => visit(path, ready));
+
+// The app every bundler builds: the default build (or, with ?simd=baseline, the baseline
+// one), then (where asked) the threaded one.
 const APP_HTML = '<!doctype html><html><body><pre id="out">loading</pre><script type="module" src="./main.js"></script></body></html>';
 const appSource = ({ threads }) => `import { init } from 'attention-wasm';
-const attn = await init();
+const simd = new URLSearchParams(location.search).get('simd') ?? undefined;
+const attn = await init({ simd });
 const r = attn.attention([[1, 0], [0, 1]], [[1, 0], [0, 1]], [[10, 0], [0, 10]]);
 const result = { build: attn.info.build, target: attn.info.target, output: Array.from(r.output.data) };
-${threads ? `const threaded = await init({ threads: 2 });
+${threads ? `const threaded = await init({ simd, threads: 2 });
 const x = threaded.tensor(Float32Array.from({ length: 300 * 64 }, (_, i) => Math.sin(i)), [300, 64]);
 const big = threaded.attention(x, x, x, { causal: true }).output.data;
 const same = attn.attention(x, x, x, { causal: true }).output.data;
@@ -65,9 +78,9 @@ document.getElementById('out').textContent = JSON.stringify(result);
 `;
 
 // By hand: softmax([1, 0]/sqrt(2)) = [a, 1]/(a + 1), a = e^(1/sqrt 2); times 10.
-function assertKnownResult(result) {
-  assert.equal(result.build, 'relaxed', 'Chromium runs relaxed SIMD, so init() loads that build');
-  assert.equal(result.target, 'wasm-relaxed-simd');
+function assertKnownResult(result, build = 'relaxed') {
+  assert.equal(result.build, build, build === 'relaxed' ? 'Chromium runs relaxed SIMD, so init() loads that build' : 'init({ simd }) picks the build');
+  assert.equal(result.target, build === 'relaxed' ? 'wasm-relaxed-simd' : 'wasm-simd128');
   const a = Math.exp(1 / Math.sqrt(2));
   const expected = [10 * a / (a + 1), 10 / (a + 1), 10 / (a + 1), 10 * a / (a + 1)];
   result.output.forEach((x, i) => assert.ok(Math.abs(x - expected[i]) < 1e-5, `${x} vs ${expected[i]}`));
@@ -97,18 +110,33 @@ function copyWasm(outDir) {
   for (const file of readdirSync(`${root}dist`).filter((f) => f.endsWith('.wasm'))) copyFileSync(`${root}dist/${file}`, `${outDir}/${file}`);
 }
 
+// Which of the package's builds a fetched wasm is (bundlers rename it), by its bytes.
+const DIST_WASM = readdirSync(`${root}dist`).filter((f) => f.endsWith('.wasm')).map((f) => [f, readFileSync(`${root}dist/${f}`)]);
+function buildOfFile(path) {
+  const bytes = readFileSync(path);
+  return DIST_WASM.find(([, b]) => b.equals(bytes))?.[0] ?? `unknown (${path})`;
+}
+
+// Runs the app twice in one Chromium: init() (relaxed there) and init({ simd: 'baseline' });
+// each must compute the known result and fetch only its own build's wasm.
 async function checkApp(t, name, outDir, { threads = false } = {}) {
-  const { errors, wasm, text } = await runInChromium(outDir, 'index.html', () => document.getElementById('out').textContent !== 'loading');
-  assert.deepEqual(errors, []);
-  const result = JSON.parse(text.trim());
-  assertKnownResult(result);
-  if (threads) {
-    assert.deepEqual(result.threads, { threads: 2, reason: null, identical: true });
-  } else {
-    assert.equal(wasm.length, 1, `one wasm fetched, the chosen build's: ${wasm.join(', ')}`);
+  const ready = () => document.getElementById('out').textContent !== 'loading';
+  const runs = await withChromium(outDir, async (visit) => [await visit('index.html', ready), await visit('index.html?simd=baseline', ready)]);
+  for (const [{ errors, wasm, text }, build] of [[runs[0], 'relaxed'], [runs[1], 'baseline']]) {
+    assert.deepEqual(errors, [], build);
+    const result = JSON.parse(text.trim());
+    assertKnownResult(result, build);
+    const fetched = wasm.map((path) => buildOfFile(`${outDir}/${path.split('?')[0]}`));
+    const own = build === 'relaxed' ? 'attention-relaxed' : 'attention';
+    if (threads) {
+      assert.deepEqual(result.threads, { threads: 2, reason: null, identical: true }, build);
+      assert.deepEqual(fetched, [`${own}.wasm`, `${own}-threads.wasm`], 'the chosen single- and multi-threaded builds only');
+    } else {
+      assert.deepEqual(fetched, [`${own}.wasm`], `one wasm fetched, the chosen build's: ${wasm.join(', ')}`);
+    }
   }
   const s = sizes(outDir);
-  t.diagnostic(`${name}: JS ${(s.js / 1024).toFixed(1)} KB (${(s.jsGzip / 1024).toFixed(1)} KB gzip), wasm ${(s.wasm / 1024).toFixed(1)} KB (${(s.wasmGzip / 1024).toFixed(1)} KB gzip) emitted; fetched: ${wasm.join(', ')}`);
+  t.diagnostic(`${name}: JS ${(s.js / 1024).toFixed(1)} KB (${(s.jsGzip / 1024).toFixed(1)} KB gzip), wasm ${(s.wasm / 1024).toFixed(1)} KB (${(s.wasmGzip / 1024).toFixed(1)} KB gzip) emitted; fetched: ${runs[0].wasm.join(', ')}; with simd baseline: ${runs[1].wasm.join(', ')}`);
 }
 
 test('Vite: an app loads the package (the wasm an asset), and with worker.format es also threads', { timeout: 180_000 }, async (t) => {
@@ -163,7 +191,7 @@ test('Rollup: an app loads the package (node-resolve, output.dir; the wasm files
   await checkApp(t, 'Rollup', `${app}/dist`);
 });
 
-test('tree shaking ("sideEffects": false): a bundle that uses only tensor() is small and never loads a glue', async () => {
+test('tree shaking ("sideEffects" lists only the elements entry): a bundle that uses only tensor() is small and never loads a glue; the elements import is kept', async () => {
   const app = `${root}build/treeshake-app`;
   appFolder(app);
   writeFileSync(`${app}/main.js`, "import { tensor } from 'attention-wasm';\nconsole.log(tensor([1, 2, 3]).shape);\n");
@@ -172,6 +200,12 @@ test('tree shaking ("sideEffects": false): a bundle that uses only tensor() is s
   // esbuild still writes a chunk per dynamic import it saw; the entry never imports one.
   assert.ok(!/createAttentionModule|import\(|\.wasm/.test(entry), `no glue reached from the entry: ${entry.slice(0, 300)}`);
   assert.ok(entry.length < 5_000, `the entry is ${entry.length} bytes`);
+  // The one module with a side effect, listed in "sideEffects": importing it for the
+  // registration alone must keep customElements.define (with false, bundlers drop the import).
+  writeFileSync(`${app}/elements.js`, "import 'attention-wasm/elements';\n");
+  const elements = await esbuild({ absWorkingDir: app, entryPoints: ['elements.js'], bundle: true, splitting: true, format: 'esm', outdir: `${app}/dist`, write: false, minify: true, logLevel: 'error' });
+  const registered = elements.outputFiles.find((f) => f.path.endsWith('/elements.js')).text;
+  assert.match(registered, /customElements\.define/, "import 'attention-wasm/elements' registers the elements");
 });
 
 test('the README browser snippet runs from node_modules without a bundler', { timeout: 120_000 }, async () => {

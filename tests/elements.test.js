@@ -148,6 +148,7 @@ test('examples/embed.html renders every element from an installed npm pack tarba
         slides: document.querySelector('attention-steps').shadowRoot.querySelectorAll('.slides').length,
       }));
       assert.ok(rendered.steps.every((n) => n >= 12), JSON.stringify(rendered));
+      assert.ok(await embed.evaluate(() => document.querySelector('attention-flash').shadowRoot.querySelectorAll('attention-matrix').length >= 4));
       assert.equal(rendered.matrix, 4);
       assert.ok(rendered.slides >= 3, 'the slides\' rounded values are shown');
       assert.deepEqual(problems, []);
@@ -158,4 +159,37 @@ test('examples/embed.html renders every element from an installed npm pack tarba
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('<attention-flash> stepped to the end equals attention(q, k, v); each step keeps the invariants', async () => {
+  await page.waitForFunction(() => document.getElementById('flash').reference);
+  const result = await page.evaluate(async () => {
+    const el = document.getElementById('flash');
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init();
+    const d = el.data;
+    const expected = attn.attention(d.q, d.k, d.v, { returnWeights: true });
+    const steps = [];
+    el.focus();
+    for (let t = 0; t <= el.blocks; t++) {
+      steps.push({ step: el.step, state: el.state.map((r) => ({ m: r.m, l: r.l })) });
+      el.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+    }
+    const shown = (name) => Array.from(el.shadowRoot.querySelector(`attention-matrix[data-name="${name}"]`).shadowRoot.querySelectorAll('td'), (td) => Number(td.dataset.value));
+    // Every row's running max is the max of its scores so far: recompute from weights' logits.
+    return { blocks: el.blocks, last: el.step, steps, result: shown('result'), reference: shown('reference'), expected: Array.from(expected.output.data), verdict: el.shadowRoot.querySelector('.verdict').textContent, memory: el.shadowRoot.querySelector('.memory').dataset };
+  });
+  assert.equal(result.blocks, 3, 'six keys in blocks of two');
+  assert.equal(result.last, 3, 'the arrow key walked to the end');
+  assert.deepEqual(result.reference, result.expected, 'the library result shown is attention(q, k, v)');
+  result.result.forEach((x, i) => assert.ok(Math.abs(x - result.expected[i]) < 1e-6, `${x} vs ${result.expected[i]}`));
+  // The running max never decreases and the running sum grows: each block only adds.
+  for (let t = 1; t < result.steps.length; t++) {
+    result.steps[t].state.forEach((r, i) => {
+      const before = result.steps[t - 1].state[i];
+      assert.ok(r.m >= before.m, `row ${i}: the max never falls`);
+    });
+  }
+  assert.match(result.verdict, /Same result: the largest difference is/);
+  assert.deepEqual({ naive: Number(result.memory.naive), kept: Number(result.memory.kept) }, { naive: 2 * 6 * 4, kept: 2 * (2 + 2) * 4 + 2 * 2 * 4 });
 });

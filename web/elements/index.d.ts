@@ -40,6 +40,15 @@ export declare class AttentionSteps extends HTMLElement {
   readonly stages: AttentionStages | null;
 }
 
+/** `<attention-flash>`: the fused kernel's online softmax, stepped block by block. */
+export declare class AttentionFlash extends HTMLElement {
+  data: { q: number[][]; k: number[][]; v: number[][] } | null;
+  block: number;
+  step: number;
+  readonly blocks: number;
+  readonly reference: Float32Array | null;
+}
+
 /** The course's worked example n (1-4) as `<attention-steps>` data. */
 export declare function exampleData(n: number): AttentionStepsData;
 /** The API instance the elements share (loaded on first use). */
@@ -51,5 +60,6 @@ declare global {
   interface HTMLElementTagNameMap {
     'attention-matrix': AttentionMatrix;
     'attention-steps': AttentionSteps;
+    'attention-flash': AttentionFlash;
   }
 }

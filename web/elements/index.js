@@ -5,11 +5,12 @@
 //   <attention-steps example="2"></attention-steps>
 import { AttentionMatrix } from './attention-matrix.js';
 import { AttentionSteps, exampleData } from './attention-steps.js';
+import { AttentionFlash, onlineSoftmaxSteps } from './attention-flash.js';
 import { getApi, useApi } from './api.js';
 
-const ELEMENTS = { 'attention-matrix': AttentionMatrix, 'attention-steps': AttentionSteps };
+const ELEMENTS = { 'attention-matrix': AttentionMatrix, 'attention-steps': AttentionSteps, 'attention-flash': AttentionFlash };
 for (const [name, element] of Object.entries(ELEMENTS)) {
   if (!customElements.get(name)) customElements.define(name, element);
 }
 
-export { AttentionMatrix, AttentionSteps, exampleData, getApi, useApi };
+export { AttentionMatrix, AttentionSteps, AttentionFlash, exampleData, onlineSoftmaxSteps, getApi, useApi };
