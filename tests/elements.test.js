@@ -149,6 +149,7 @@ test('examples/embed.html renders every element from an installed npm pack tarba
       }));
       assert.ok(rendered.steps.every((n) => n >= 12), JSON.stringify(rendered));
       assert.ok(await embed.evaluate(() => document.querySelector('attention-flash').shadowRoot.querySelectorAll('attention-matrix').length >= 4));
+      await embed.waitForFunction(() => document.querySelector('attention-heatmap').shadowRoot.querySelector('attention-matrix'));
       assert.equal(rendered.matrix, 4);
       assert.ok(rendered.slides >= 3, 'the slides\' rounded values are shown');
       assert.deepEqual(problems, []);
@@ -192,4 +193,36 @@ test('<attention-flash> stepped to the end equals attention(q, k, v); each step 
   }
   assert.match(result.verdict, /Same result: the largest difference is/);
   assert.deepEqual({ naive: Number(result.memory.naive), kept: Number(result.memory.kept) }, { naive: 2 * 6 * 4, kept: 2 * (2 + 2) * 4 + 2 * 2 * 4 });
+});
+
+test('<attention-heatmap>: a grid per head and their average, linked hover both ways, and a lines view', async () => {
+  const result = await page.evaluate(async () => {
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init();
+    const mha = new attn.MultiHeadAttention({ dModel: 8, numHeads: 2, seed: 4 });
+    const x = attn.tensor(Float32Array.from({ length: 24 }, (_, i) => Math.sin(i)), [3, 8]);
+    const { weights } = mha.forward(x, x, x, { returnWeights: true });
+    mha.dispose();
+    const multi = document.getElementById('multi');
+    multi.weights = weights;
+    const values = (name) => Array.from(multi.shadowRoot.querySelector(`attention-matrix[data-name="${name}"]`).value.data);
+    return { names: [...multi.shadowRoot.querySelectorAll('attention-matrix')].map((m) => m.dataset.name), w: Array.from(weights.data), h1: values('head-1'), h2: values('head-2'), avg: values('average') };
+  });
+  assert.deepEqual(result.names, ['head-1', 'head-2', 'average']);
+  assert.deepEqual(result.h1.concat(result.h2), result.w.map(Math.fround));
+  result.avg.forEach((a, i) => assert.ok(Math.abs(a - (result.w[i] + result.w[9 + i]) / 2) < 1e-6));
+  // Hovering a weight in the heatmap highlights the pair in the linked steps element...
+  await page.waitForFunction(() => document.getElementById('heat').shadowRoot.querySelector('attention-matrix'));
+  await page.locator('#heat').locator('td[data-row="1"][data-col="0"]').hover();
+  const linked = () => page.evaluate(() => ['weights', 'scores'].map((name) => [...document.getElementById('s2').shadowRoot.querySelector(`attention-matrix[data-name="${name}"]`).shadowRoot.querySelectorAll('td.linked')].map((td) => `${td.dataset.row},${td.dataset.col}`)));
+  assert.deepEqual(await linked(), [['1,0'], ['1,0']]);
+  // ...and a weight in the steps element highlights it in the heatmap.
+  await page.locator('#s2').locator('attention-matrix[data-name="weights"]').locator('td[data-row="0"][data-col="1"]').hover();
+  assert.deepEqual(await page.evaluate(() => [...document.getElementById('heat').shadowRoot.querySelector('attention-matrix').shadowRoot.querySelectorAll('td.linked')].map((td) => `${td.dataset.row},${td.dataset.col}`)), ['0,1']);
+  // The lines view: one line per pair, opacity = weight.
+  await page.locator('#heat').locator('button').click();
+  const lines = await page.evaluate(() => [...document.getElementById('heat').shadowRoot.querySelectorAll('svg line')].map((l) => [Number(l.style.opacity), Number(l.dataset.weight)]));
+  assert.equal(lines.length, 4);
+  for (const [opacity, weight] of lines) assert.ok(Math.abs(opacity - weight) < 1e-6);
+  assert.equal(await page.evaluate(() => document.getElementById('heat').view), 'lines');
 });

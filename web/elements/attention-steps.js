@@ -11,7 +11,8 @@
 // at once through the public API. The mask M is edited by clicking cells (0 ↔ −∞) or with
 // the presets (none, causal top-left / bottom-right, key length); a row that sees no key
 // shows zeros and says why. `show-slides` shows the slides' rounded values of an example.
-// Events: `compute` (detail: every stage as tensors) after each recomputation.
+// Events: `compute` (detail: every stage as tensors) after each recomputation. `for="id …"`:
+// hovering a score, mask or weight cell highlights the pair in those elements too.
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { WEIGHTS, EXAMPLES } from './course-examples.js';
@@ -96,6 +97,16 @@ export class AttentionSteps extends HTMLElement {
   set data(value) {
     this.#data = this.#normalise(value);
     if (this.isConnected) this.#update();
+  }
+
+  /**
+   * Highlights the query/key pair in every [Lq, Lk] stage (scores, mask, weights), or clears
+   * with null: what a linked <attention-heatmap> calls on hover.
+   */
+  highlightPair(query, key) {
+    for (const name of ['scores', 'scaled', 'M', 'masked', 'weights']) {
+      this.shadowRoot.querySelector(`attention-matrix[data-name="${name}"]`)?.highlight(query == null ? null : [query, key]);
+    }
   }
 
   /** Every stage of the last computation, as tensors (null before the first). */
@@ -191,6 +202,9 @@ export class AttentionSteps extends HTMLElement {
     if (toggle) m.setAttribute('toggle', '');
     m.value = value;
     if (key) m.addEventListener('change', (e) => this.#edited(key, e.detail));
+    if (['scores', 'scaled', 'M', 'masked', 'weights'].includes(name)) {
+      m.addEventListener('cellfocus', (e) => this.#announce(e.detail.row, e.detail.col));
+    }
     if (!slides) return m;
     const wrap = document.createElement('div');
     const note = document.createElement('div');
@@ -198,6 +212,15 @@ export class AttentionSteps extends HTMLElement {
     note.textContent = `slides: ${JSON.stringify(slides).replaceAll(',', ', ')}`;
     wrap.append(m, note);
     return wrap;
+  }
+
+  // Hover/focus on an [Lq, Lk] stage: the same pair in the other stages and in the elements
+  // named in `for`.
+  #announce(query, key) {
+    this.highlightPair(query, key);
+    for (const id of (this.getAttribute('for') ?? '').split(/\s+/).filter(Boolean)) {
+      (this.getRootNode().getElementById?.(id) ?? document.getElementById(id))?.highlightPair?.(query, key);
+    }
   }
 
   #edited(key, { row, col, value }) {

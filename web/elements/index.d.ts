@@ -38,6 +38,7 @@ export declare class AttentionMatrix extends HTMLElement {
 export declare class AttentionSteps extends HTMLElement {
   data: AttentionStepsData | null;
   readonly stages: AttentionStages | null;
+  highlightPair(query: number | null, key?: number): void;
 }
 
 /** `<attention-flash>`: the fused kernel's online softmax, stepped block by block. */
@@ -47,6 +48,14 @@ export declare class AttentionFlash extends HTMLElement {
   step: number;
   readonly blocks: number;
   readonly reference: Float32Array | null;
+}
+
+/** `<attention-heatmap>`: weights per head and their average, as grids or bertviz-style lines. */
+export declare class AttentionHeatmap extends HTMLElement {
+  /** [heads][Lq][Lk]; set a tensor [Lq, Lk] or [heads, Lq, Lk] (or [B, heads, Lq, Lk]). */
+  weights: number[][][] | Tensor;
+  view: 'grid' | 'lines';
+  highlightPair(query: number | null, key?: number): void;
 }
 
 /** The course's worked example n (1-4) as `<attention-steps>` data. */
@@ -61,5 +70,6 @@ declare global {
     'attention-matrix': AttentionMatrix;
     'attention-steps': AttentionSteps;
     'attention-flash': AttentionFlash;
+    'attention-heatmap': AttentionHeatmap;
   }
 }

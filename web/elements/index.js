@@ -6,11 +6,12 @@
 import { AttentionMatrix } from './attention-matrix.js';
 import { AttentionSteps, exampleData } from './attention-steps.js';
 import { AttentionFlash, onlineSoftmaxSteps } from './attention-flash.js';
+import { AttentionHeatmap } from './attention-heatmap.js';
 import { getApi, useApi } from './api.js';
 
-const ELEMENTS = { 'attention-matrix': AttentionMatrix, 'attention-steps': AttentionSteps, 'attention-flash': AttentionFlash };
+const ELEMENTS = { 'attention-matrix': AttentionMatrix, 'attention-steps': AttentionSteps, 'attention-flash': AttentionFlash, 'attention-heatmap': AttentionHeatmap };
 for (const [name, element] of Object.entries(ELEMENTS)) {
   if (!customElements.get(name)) customElements.define(name, element);
 }
 
-export { AttentionMatrix, AttentionSteps, AttentionFlash, exampleData, onlineSoftmaxSteps, getApi, useApi };
+export { AttentionMatrix, AttentionSteps, AttentionFlash, AttentionHeatmap, exampleData, onlineSoftmaxSteps, getApi, useApi };

@@ -1,0 +1,252 @@
+// <attention-heatmap>: attention weights with token labels: one small multiple per head plus
+// the head average, or a lines view (bertviz's head view: the tokens in two columns, a line
+// from query to key whose opacity is the weight). Hovering or focusing a cell (or a token in
+// the lines view) highlights the same query/key pair in every element named in `for`.
+//
+//   <attention-heatmap id="h" tokens="The,cat,sat" for="steps1"></attention-heatmap>
+//   h.weights = result.weights;          // [Lq, Lk] or [heads, Lq, Lk] (a MultiHeadAttention
+//                                        // forward with returnWeights: [B?, heads, Lq, Lk])
+//   <attention-heatmap example="2" view="lines"></attention-heatmap>   the course's example
+//
+// Attributes: weights (JSON), tokens / query-tokens / key-tokens (comma list or JSON), view
+// ("grid" or "lines"; a button switches), head (the head the lines view shows: a number or
+// "average"), for (ids of linked elements), example (1-4). Events: `pair` (detail
+// { query, key, weight }) on hover/focus.
+import { getApi } from './api.js';
+import { AttentionMatrix } from './attention-matrix.js';
+import { exampleData } from './attention-steps.js';
+
+const STYLE = `
+:host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
+.controls { display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap; font-size: 0.85em; margin-bottom: 0.3rem; }
+button, select { font: inherit; }
+.grid { display: flex; flex-wrap: wrap; gap: 0.8rem; max-width: 100%; }
+svg { max-width: 100%; height: auto; overflow: visible; }
+svg text { font: 13px system-ui, sans-serif; fill: currentColor; }
+svg line { stroke: var(--attn-line, #2563eb); }
+svg g.token:focus { outline: none; }
+svg g.token:focus text, svg g.token.active text { font-weight: 700; }
+svg line.dim { opacity: 0.05 !important; }
+`;
+let sheet = null;
+function styleSheet() {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(STYLE);
+  }
+  return sheet;
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+function parseList(text) {
+  if (text == null || text === '') return null;
+  try {
+    const v = JSON.parse(text);
+    if (Array.isArray(v)) return v.map(String);
+  } catch { /* comma list */ }
+  return text.split(',').map((s) => s.trim());
+}
+
+/** Weights as heads: [heads][Lq][Lk] nested arrays, from a tensor or nested arrays. */
+export function headsOf(weights) {
+  if (weights == null) return [];
+  if (Array.isArray(weights)) return Array.isArray(weights[0]?.[0]) ? weights : [weights];
+  const shape = weights.shape;
+  const [lq, lk] = shape.slice(-2);
+  const heads = shape.length >= 3 ? shape[shape.length - 3] : 1;
+  const per = lq * lk;
+  // A batched [B, H, Lq, Lk] shows its first batch entry.
+  return Array.from({ length: heads }, (_, h) => Array.from({ length: lq }, (_, i) => Array.from(weights.data.subarray(h * per + i * lk, h * per + (i + 1) * lk))));
+}
+
+/** The mean over heads, [Lq][Lk]. */
+export function headAverage(heads) {
+  return heads[0].map((row, i) => row.map((_, j) => heads.reduce((s, h) => s + h[i][j], 0) / heads.length));
+}
+
+export class AttentionHeatmap extends HTMLElement {
+  static observedAttributes = ['weights', 'tokens', 'query-tokens', 'key-tokens', 'view', 'head', 'example'];
+
+  #heads = [];
+  #generation = 0;
+
+  constructor() {
+    super();
+    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet()];
+  }
+
+  connectedCallback() {
+    this.#load();
+  }
+
+  attributeChangedCallback(name) {
+    if (!this.isConnected) return;
+    if (name === 'weights' || name === 'example') this.#load();
+    else this.#render();
+  }
+
+  /** The weights shown, [heads][Lq][Lk]. */
+  get weights() { return structuredClone(this.#heads); }
+  set weights(value) {
+    this.#heads = headsOf(value);
+    if (this.isConnected) this.#render();
+  }
+
+  get view() { return this.getAttribute('view') === 'lines' ? 'lines' : 'grid'; }
+  set view(v) { this.setAttribute('view', v); }
+
+  async #load() {
+    const generation = ++this.#generation;
+    if (this.hasAttribute('weights')) {
+      this.#heads = headsOf(JSON.parse(this.getAttribute('weights')));
+    } else if (this.hasAttribute('example')) {
+      const d = exampleData(Number(this.getAttribute('example')));
+      const attn = await getApi();
+      if (generation !== this.#generation) return;
+      const Q = attn.matmul(d.c ?? d.x, d.wq), K = attn.matmul(d.x, d.wk), V = attn.matmul(d.x, d.wv);
+      const mask = d.mask ? attn.tensor(d.mask.flat(), [d.mask.length, d.mask[0].length]) : undefined;
+      this.#heads = headsOf(attn.attention(Q, K, V, { mask, returnWeights: true }).weights);
+    }
+    this.#render();
+  }
+
+  #tokens() {
+    const lq = this.#heads[0]?.length ?? 0, lk = this.#heads[0]?.[0]?.length ?? 0;
+    const both = parseList(this.getAttribute('tokens'));
+    const q = parseList(this.getAttribute('query-tokens')) ?? both ?? Array.from({ length: lq }, (_, i) => `q${i + 1}`);
+    const k = parseList(this.getAttribute('key-tokens')) ?? both ?? Array.from({ length: lk }, (_, j) => `k${j + 1}`);
+    return { q, k };
+  }
+
+  /** Highlights the pair (query, key) here, or clears with null (for linked elements). */
+  highlightPair(query, key) {
+    for (const m of this.shadowRoot.querySelectorAll('attention-matrix')) m.highlight(query == null ? null : [query, key]);
+    const svg = this.shadowRoot.querySelector('svg');
+    if (svg) {
+      for (const line of svg.querySelectorAll('line')) {
+        line.classList.toggle('dim', query != null && !(Number(line.dataset.query) === query && Number(line.dataset.key) === key));
+      }
+    }
+  }
+
+  // Tells the linked elements (ids in `for`) and listeners which pair is under the pointer.
+  #announce(query, key, weight) {
+    this.dispatchEvent(new CustomEvent('pair', { bubbles: true, composed: true, detail: { query, key, weight } }));
+    for (const id of (this.getAttribute('for') ?? '').split(/\s+/).filter(Boolean)) {
+      const target = this.getRootNode().getElementById?.(id) ?? document.getElementById(id);
+      target?.highlightPair?.(query, key);
+    }
+  }
+
+  #render() {
+    const heads = this.#heads;
+    if (!heads.length) {
+      this.shadowRoot.replaceChildren();
+      return;
+    }
+    const tokens = this.#tokens();
+    const controls = document.createElement('div');
+    controls.className = 'controls';
+    const toggle = document.createElement('button');
+    toggle.type = 'button';
+    toggle.textContent = this.view === 'lines' ? 'Show grids' : 'Show lines';
+    toggle.setAttribute('aria-pressed', String(this.view === 'lines'));
+    toggle.addEventListener('click', () => { this.view = this.view === 'lines' ? 'grid' : 'lines'; });
+    controls.append(toggle);
+    const body = this.view === 'lines' ? this.#lines(heads, tokens, controls) : this.#grids(heads, tokens);
+    this.shadowRoot.replaceChildren(controls, body);
+  }
+
+  #grids(heads, tokens) {
+    const grid = document.createElement('div');
+    grid.className = 'grid';
+    const views = heads.length > 1 ? [...heads.map((h, i) => [`head ${i + 1}`, h, `head-${i + 1}`]), ['average of heads', headAverage(heads), 'average']] : [['weights', heads[0], 'head-1']];
+    for (const [label, w, name] of views) {
+      const m = new AttentionMatrix();
+      m.dataset.name = name;
+      m.setAttribute('label', label);
+      m.setAttribute('heat', 'sequential');
+      m.setAttribute('precision', '2');
+      m.rowLabels = tokens.q;
+      m.colLabels = tokens.k;
+      m.value = w;
+      m.addEventListener('cellfocus', (e) => {
+        const { row, col } = e.detail;
+        for (const other of grid.querySelectorAll('attention-matrix')) other.highlight(other === m ? null : [row, col]);
+        this.#announce(row, col, w[row][col]);
+      });
+      grid.append(m);
+    }
+    return grid;
+  }
+
+  #lines(heads, tokens, controls) {
+    const choice = this.getAttribute('head') ?? (heads.length > 1 ? 'average' : '1');
+    if (heads.length > 1) {
+      const select = document.createElement('select');
+      select.setAttribute('aria-label', 'head');
+      for (const value of [...heads.map((_, i) => String(i + 1)), 'average']) {
+        const option = document.createElement('option');
+        option.value = value;
+        option.textContent = value === 'average' ? 'average of heads' : `head ${value}`;
+        option.selected = value === choice;
+        select.append(option);
+      }
+      select.addEventListener('change', () => this.setAttribute('head', select.value));
+      controls.append(select);
+    }
+    const w = choice === 'average' ? headAverage(heads) : heads[Math.max(0, Math.min(heads.length - 1, Number(choice) - 1))] ?? heads[0];
+    const lq = w.length, lk = w[0].length;
+    const rowH = 24, width = 360, left = 110, right = 250;
+    const height = Math.max(lq, lk) * rowH + 10;
+    const svg = document.createElementNS(SVG, 'svg');
+    svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+    svg.setAttribute('width', String(width));
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', `attention lines, ${choice === 'average' ? 'average of heads' : `head ${choice}`}: ${lq} queries to ${lk} keys`);
+    const y = (i) => 17 + i * rowH;
+    for (let i = 0; i < lq; i++) {
+      for (let j = 0; j < lk; j++) {
+        const line = document.createElementNS(SVG, 'line');
+        line.setAttribute('x1', String(left));
+        line.setAttribute('y1', String(y(i) - 4));
+        line.setAttribute('x2', String(right));
+        line.setAttribute('y2', String(y(j) - 4));
+        line.setAttribute('stroke-width', '2');
+        line.style.opacity = String(Math.max(0, Math.min(1, w[i][j])));
+        line.dataset.query = String(i);
+        line.dataset.key = String(j);
+        line.dataset.weight = String(w[i][j]);
+        svg.append(line);
+      }
+    }
+    const token = (text, x, yy, anchor, side, index) => {
+      const g = document.createElementNS(SVG, 'g');
+      g.setAttribute('class', 'token');
+      g.setAttribute('tabindex', '0');
+      g.setAttribute('role', 'button');
+      g.setAttribute('aria-label', `${side} ${text}`);
+      const t = document.createElementNS(SVG, 'text');
+      t.setAttribute('x', String(x));
+      t.setAttribute('y', String(yy));
+      t.setAttribute('text-anchor', anchor);
+      t.textContent = text;
+      g.append(t);
+      const show = () => {
+        for (const line of svg.querySelectorAll('line')) line.classList.toggle('dim', Number(line.dataset[side]) !== index);
+        if (side === 'query') {
+          const best = w[index].indexOf(Math.max(...w[index]));
+          this.#announce(index, best, w[index][best]);
+        }
+      };
+      g.addEventListener('mouseenter', show);
+      g.addEventListener('focus', show);
+      g.addEventListener('mouseleave', () => { for (const line of svg.querySelectorAll('line')) line.classList.remove('dim'); });
+      svg.append(g);
+    };
+    tokens.q.slice(0, lq).forEach((text, i) => token(text, left - 8, y(i), 'end', 'query', i));
+    tokens.k.slice(0, lk).forEach((text, j) => token(text, right + 8, y(j), 'start', 'key', j));
+    return svg;
+  }
+}
