@@ -220,9 +220,47 @@ test('<attention-heatmap>: a grid per head and their average, linked hover both 
   await page.locator('#s2').locator('attention-matrix[data-name="weights"]').locator('td[data-row="0"][data-col="1"]').hover();
   assert.deepEqual(await page.evaluate(() => [...document.getElementById('heat').shadowRoot.querySelector('attention-matrix').shadowRoot.querySelectorAll('td.linked')].map((td) => `${td.dataset.row},${td.dataset.col}`)), ['0,1']);
   // The lines view: one line per pair, opacity = weight.
-  await page.locator('#heat').locator('button').click();
+  await page.locator('#heat').locator('button[aria-pressed]').click();
   const lines = await page.evaluate(() => [...document.getElementById('heat').shadowRoot.querySelectorAll('svg line')].map((l) => [Number(l.style.opacity), Number(l.dataset.weight)]));
   assert.equal(lines.length, 4);
   for (const [opacity, weight] of lines) assert.ok(Math.abs(opacity - weight) < 1e-6);
   assert.equal(await page.evaluate(() => document.getElementById('heat').view), 'lines');
+});
+
+test('export: JSON round-trips every tensor shown, PNG decodes at the element\'s size, the copied code reproduces the view', async () => {
+  const out = await page.evaluate(async () => {
+    const results = {};
+    for (const id of ['s4', 'flash', 'heat', 'm']) {
+      const el = document.getElementById(id);
+      const json = JSON.parse(JSON.stringify(el.toJSON()));
+      const blob = await el.toPNG();
+      const bitmap = await createImageBitmap(blob);
+      const box = el.getBoundingClientRect();
+      results[id] = { type: blob.type, size: [bitmap.width, bitmap.height], box: [Math.round(box.width * devicePixelRatio), Math.round(box.height * devicePixelRatio)], json, code: el.toCode() };
+    }
+    // The steps element's JSON against its stages, number by number.
+    const steps = document.getElementById('s4');
+    results.stagesMatch = Object.entries(steps.stages).filter(([, t]) => t).every(([name, t]) => {
+      const j = results.s4.json.stages[name];
+      return JSON.stringify(j.shape) === JSON.stringify(t.shape) && j.data.every((x, i) => Object.is(Math.fround(Number(x)), t.data[i]));
+    });
+    // Run the copied code (its import rewritten to this page's module) and compare.
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init();
+    const body = results.s4.code.replace("import { init } from 'attention-wasm';", '').replace('const attn = await init();', '').replace(/console\.log\(.*\);\n$/, 'return { weights: trace.weights, Y };');
+    const run = new Function('attn', `return (async () => {${body}})();`);
+    const { weights, Y } = await run(attn);
+    results.codeMatches = Array.from(Y.data).every((x, i) => Object.is(x, steps.stages.Y.data[i])) && Array.from(weights.data).every((x, i) => Object.is(x, steps.stages.weights.data[i]));
+    return results;
+  });
+  for (const id of ['s4', 'flash', 'heat', 'm']) {
+    assert.equal(out[id].type, 'image/png', id);
+    assert.deepEqual(out[id].size, out[id].box, `${id}: the PNG has the element's size`);
+    assert.equal(out[id].json.element, { s4: 'attention-steps', flash: 'attention-flash', heat: 'attention-heatmap', m: 'attention-matrix' }[id]);
+    assert.match(out[id].code, /attention-wasm/);
+  }
+  assert.ok(out.stagesMatch, 'JSON holds every stage exactly');
+  assert.ok(out.codeMatches, 'the copied code computes the same weights and Y');
+  assert.equal(out.flash.json.steps.length, 4);
+  assert.equal(out.heat.json.heads.length, 1);
 });

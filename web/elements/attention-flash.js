@@ -13,6 +13,7 @@
 // Events: `step` (detail: { block, blocks, state }).
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
+import { exportToolbar, elementToPng, jsLiteral, EXPORT_STYLE } from './export.js';
 
 const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -23,7 +24,7 @@ button { font: inherit; }
 .memory, .verdict { font-size: 0.9em; }
 code { font-size: 0.85em; }
 .error { color: var(--attn-error, #b91c1c); }
-`;
+${EXPORT_STYLE}`;
 let sheet = null;
 function styleSheet() {
   if (!sheet) {
@@ -117,6 +118,44 @@ export class AttentionFlash extends HTMLElement {
   /** The library's output for the same q, k, v (Float32Array), once computed. */
   get reference() { return this.#reference; }
 
+  /** q, k, v, the block size, every step's per-row state, and the result beside the library's. */
+  toJSON() {
+    const clean = (x) => (Number.isFinite(x) ? x : String(x));
+    return {
+      element: 'attention-flash', ...this.data, block: this.block,
+      steps: this.#states.map((state) => state.map((r) => ({ m: clean(r.m), l: r.l, rescale: r.rescale, o: r.o, scores: r.scores, p: r.p }))),
+      reference: this.#reference && Array.from(this.#reference),
+    };
+  }
+
+  /** A PNG of the element as drawn (a Promise of a Blob). */
+  toPNG() {
+    return elementToPng(this);
+  }
+
+  /** JavaScript that runs the same online softmax and compares it with the library. */
+  toCode() {
+    const d = this.#data;
+    return `import { init } from 'attention-wasm';
+
+const attn = await init();
+const q = ${jsLiteral(d.q)}, k = ${jsLiteral(d.k)}, v = ${jsLiteral(d.v)};
+const block = ${this.block}, scale = 1 / Math.sqrt(q[0].length);
+const out = q.map((qi) => {
+  let m = -Infinity, l = 0, o = v[0].map(() => 0);
+  for (let j0 = 0; j0 < k.length; j0 += block) {  // one block of keys at a time
+    const s = k.slice(j0, j0 + block).map((kj) => qi.reduce((a, x, t) => a + x * kj[t], 0) * scale);
+    const mNew = Math.max(m, ...s), rescale = Math.exp(m - mNew), p = s.map((x) => Math.exp(x - mNew));
+    l = l * rescale + p.reduce((a, b) => a + b, 0);
+    o = o.map((x, c) => x * rescale + p.reduce((a, pj, j) => a + pj * v[j0 + j][c], 0));
+    m = mNew;
+  }
+  return o.map((x) => x / l);
+});
+console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).output));
+`;
+  }
+
   #readAttributes() {
     const parse = (name) => (this.hasAttribute(name) ? JSON.parse(this.getAttribute(name)) : null);
     const q = parse('q'), k = parse('k'), v = parse('v');
@@ -191,7 +230,7 @@ export class AttentionFlash extends HTMLElement {
     status.className = 'status';
     status.setAttribute('aria-live', 'polite');
     status.textContent = t === 0 ? `Start: no key seen (block size ${block})` : `Block ${t} of ${this.blocks}: keys ${state[0].keys[0] + 1}–${state[0].keys[1]}`;
-    controls.append(this.#button('⏮ Start', 0, 'start'), this.#button('◀ Back', t - 1, 'previous block'), this.#button('Next block ▶', t + 1, 'next block'), this.#button('End ⏭', this.blocks, 'last block'), status);
+    controls.append(this.#button('« Start', 0, 'start'), this.#button('◀ Back', t - 1, 'previous block'), this.#button('Next block ▶', t + 1, 'next block'), this.#button('End »', this.blocks, 'last block'), status);
 
     const inputs = document.createElement('div');
     inputs.className = 'row';
@@ -235,6 +274,6 @@ export class AttentionFlash extends HTMLElement {
     }
     const formula = document.createElement('p');
     formula.innerHTML = '<code>m ← max(m, max s)</code>, <code>ℓ ← ℓ·e^(m_old−m) + Σ e^(s−m)</code>, <code>O ← O·e^(m_old−m) + Σ e^(s−m)·v</code>; at the end <code>output = O / ℓ</code>.';
-    this.shadowRoot.replaceChildren(controls, formula, inputs, running, end, memory);
+    this.shadowRoot.replaceChildren(exportToolbar(this, 'attention-flash'), controls, formula, inputs, running, end, memory);
   }
 }

@@ -15,6 +15,7 @@
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exampleData } from './attention-steps.js';
+import { exportToolbar, elementToPng, jsLiteral, EXPORT_STYLE } from './export.js';
 
 const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -27,7 +28,7 @@ svg line { stroke: var(--attn-line, #2563eb); }
 svg g.token:focus { outline: none; }
 svg g.token:focus text, svg g.token.active text { font-weight: 700; }
 svg line.dim { opacity: 0.05 !important; }
-`;
+${EXPORT_STYLE}`;
 let sheet = null;
 function styleSheet() {
   if (!sheet) {
@@ -93,6 +94,32 @@ export class AttentionHeatmap extends HTMLElement {
     if (this.isConnected) this.#render();
   }
 
+  /** The tokens and the weights of every head, as JSON. */
+  toJSON() {
+    return { element: 'attention-heatmap', tokens: this.#tokens(), heads: this.weights, average: this.#heads.length ? headAverage(this.#heads) : null };
+  }
+
+  /** A PNG of the element as drawn (a Promise of a Blob). */
+  toPNG() {
+    return elementToPng(this);
+  }
+
+  /** JavaScript that shows these weights in an <attention-heatmap>. */
+  toCode() {
+    const heads = this.#heads;
+    const lq = heads[0]?.length ?? 0, lk = heads[0]?.[0]?.length ?? 0;
+    return `import 'attention-wasm/elements';
+import { tensor } from 'attention-wasm';
+
+// weights [heads, Lq, Lk], e.g. from attention(q, k, v, { returnWeights: true }).weights
+const weights = tensor(${jsLiteral(heads.flat(2))}, [${heads.length}, ${lq}, ${lk}]);
+const heatmap = document.createElement('attention-heatmap');
+heatmap.setAttribute('tokens', ${JSON.stringify(this.#tokens().k.join(','))});
+heatmap.weights = weights;
+document.body.append(heatmap);
+`;
+  }
+
   get view() { return this.getAttribute('view') === 'lines' ? 'lines' : 'grid'; }
   set view(v) { this.setAttribute('view', v); }
 
@@ -155,6 +182,7 @@ export class AttentionHeatmap extends HTMLElement {
     toggle.addEventListener('click', () => { this.view = this.view === 'lines' ? 'grid' : 'lines'; });
     controls.append(toggle);
     const body = this.view === 'lines' ? this.#lines(heads, tokens, controls) : this.#grids(heads, tokens);
+    controls.append(exportToolbar(this, 'attention-heatmap'));
     this.shadowRoot.replaceChildren(controls, body);
   }
 

@@ -13,6 +13,7 @@
 // between 0 (may attend) and −∞ (blocked), with a `change` event. Styling: ::part(figure|caption|table|cell|legend) and the custom
 // properties --attn-font, --attn-cell-width, --attn-border, --attn-focus.
 import { formatNumber, exactNumber, heatColour, paletteGradient } from './format.js';
+import { elementToPng, tensorJson, jsLiteral } from './export.js';
 
 const STYLE = `
 :host { display: inline-block; font: var(--attn-font, 0.85rem/1.3 ui-monospace, SFMono-Regular, Menlo, monospace); max-width: 100%; color: inherit; }
@@ -102,6 +103,29 @@ export class AttentionMatrix extends HTMLElement {
   set value(v) {
     this.#value = toMatrix(v);
     if (this.isConnected) this.#render();
+  }
+
+  /** The label and the matrix, as JSON. */
+  toJSON() {
+    return { element: 'attention-matrix', label: this.label, value: this.#value && tensorJson(this.#value) };
+  }
+
+  /** A PNG of the matrix as drawn (a Promise of a Blob). */
+  toPNG() {
+    return elementToPng(this);
+  }
+
+  /** JavaScript that shows this matrix. */
+  toCode() {
+    const v = this.#value;
+    const rows = v ? Array.from({ length: v.shape[0] }, (_, i) => Array.from(v.data.subarray(i * v.shape[1], (i + 1) * v.shape[1]))) : [];
+    return `import 'attention-wasm/elements';
+
+const m = document.createElement('attention-matrix');
+m.label = ${JSON.stringify(this.label)};
+${this.heat ? `m.heat = '${this.heat}';\n` : ''}m.value = ${jsLiteral(rows)};
+document.body.append(m);
+`;
   }
 
   get label() { return this.getAttribute('label') ?? ''; }

@@ -16,6 +16,7 @@
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { WEIGHTS, EXAMPLES } from './course-examples.js';
+import { exportToolbar, elementToPng, tensorJson, jsLiteral, EXPORT_STYLE } from './export.js';
 
 const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -29,7 +30,7 @@ button, select, input { font: inherit; }
 .note { font-size: 0.85em; margin: 0.3rem 0 0; }
 .slides { font-size: 0.75em; opacity: 0.85; font-family: ui-monospace, monospace; max-width: 100%; overflow-x: auto; }
 .error { color: var(--attn-error, #b91c1c); }
-`;
+${EXPORT_STYLE}`;
 let sheet = null;
 function styleSheet() {
   if (!sheet) {
@@ -107,6 +108,34 @@ export class AttentionSteps extends HTMLElement {
     for (const name of ['scores', 'scaled', 'M', 'masked', 'weights']) {
       this.shadowRoot.querySelector(`attention-matrix[data-name="${name}"]`)?.highlight(query == null ? null : [query, key]);
     }
+  }
+
+  /** Every input and every stage shown, as JSON (−∞ as the string "-Infinity"). */
+  toJSON() {
+    const d = this.#data;
+    const inputs = Object.fromEntries(['x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask'].filter((k) => d[k]).map((k) => [k, d[k].map((r) => r.map((x) => (Number.isFinite(x) ? x : String(x))))]));
+    const stages = this.#stages && Object.fromEntries(Object.entries(this.#stages).filter(([, t]) => t).map(([k, t]) => [k, tensorJson(t)]));
+    return { element: 'attention-steps', inputs, stages };
+  }
+
+  /** A PNG of the element as drawn (a Promise of a Blob). */
+  toPNG() {
+    return elementToPng(this);
+  }
+
+  /** JavaScript that computes every stage shown here with the public API. */
+  toCode() {
+    const d = this.#data;
+    const lines = ["import { init } from 'attention-wasm';", '', 'const attn = await init();'];
+    if (d.c) lines.push(`const C = ${jsLiteral(d.c)};  // queries`);
+    lines.push(`const X = ${jsLiteral(d.x)};`, `const W_Q = ${jsLiteral(d.wq)};`, `const W_K = ${jsLiteral(d.wk)};`, `const W_V = ${jsLiteral(d.wv)};`);
+    if (d.wo) lines.push(`const W_O = ${jsLiteral(d.wo)};`);
+    lines.push(`const M = ${jsLiteral(d.mask)};  // added to the scaled scores: -Infinity blocks`,
+      `const Q = attn.matmul(${d.c ? 'C' : 'X'}, W_Q), K = attn.matmul(X, W_K), V = attn.matmul(X, W_V);`,
+      'const { trace } = attn.attention(Q, K, V, { mask: M, trace: true });  // scores, scaledScores, maskedScores, weights, output');
+    if (d.wo) lines.push('const Y = attn.matmul(trace.output, W_O);', 'console.log(attn.toNested(trace.weights), attn.toNested(Y));');
+    else lines.push('console.log(attn.toNested(trace.weights), attn.toNested(trace.output));');
+    return `${lines.join('\n')}\n`;
   }
 
   /** Every stage of the last computation, as tensors (null before the first). */
@@ -318,7 +347,7 @@ export class AttentionSteps extends HTMLElement {
     // Keep the focused cell focused across the re-render.
     const active = this.shadowRoot.activeElement;
     const focus = active instanceof AttentionMatrix ? [active.dataset.name, active.shadowRoot.activeElement] : null;
-    this.shadowRoot.replaceChildren(stages);
+    this.shadowRoot.replaceChildren(exportToolbar(this, 'attention-steps'), stages);
     if (focus?.[1]?.dataset?.row != null) {
       const again = this.shadowRoot.querySelector(`attention-matrix[data-name="${focus[0]}"]`);
       again?.cellAt(Number(focus[1].dataset.row), Number(focus[1].dataset.col))?.focus();
