@@ -264,3 +264,68 @@ test('export: JSON round-trips every tensor shown, PNG decodes at the element\'s
   assert.equal(out.flash.json.steps.length, 4);
   assert.equal(out.heat.json.heads.length, 1);
 });
+
+test('<token-pruning>: a dropped token gets no weight but its own; weights equal attention() with keepMask', async () => {
+  await page.waitForFunction(() => document.getElementById('prune').result);
+  const check = () => page.evaluate(async () => {
+    const el = document.getElementById('prune');
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init();
+    const { weights } = attn.attention(el.result.x, el.result.x, el.result.x, { keepMask: el.keep, returnWeights: true });
+    const shown = Array.from(el.shadowRoot.querySelector('attention-matrix[data-name="weights"]').shadowRoot.querySelectorAll('td'), (td) => Number(td.dataset.value));
+    return { keep: el.keep, same: shown.every((x, i) => Object.is(x, weights.data[i])), weights: shown, L: el.tokens.length };
+  });
+  let r = await check();
+  assert.deepEqual(r.keep, [1, 0, 1, 1, 1, 1], 'drop="2" drops the second token');
+  assert.ok(r.same);
+  for (let i = 0; i < r.L; i++) assert.equal(r.weights[i * r.L + 1] === 0, i !== 1, `row ${i}, column 2`);
+  await page.locator('#prune').locator('input').nth(4).uncheck();
+  await page.waitForFunction(() => document.getElementById('prune').result.weights && document.getElementById('prune').keep[4] === 0);
+  r = await check();
+  assert.ok(r.same);
+  assert.equal(r.weights[0 * r.L + 4], 0);
+});
+
+test('<positional-encoding>: sinusoidal, RoPE (scores depend on m − n only), ALiBi, and a Laplacian graph edited by clicks', async () => {
+  await page.waitForFunction(() => ['pe-sin', 'pe-rope', 'pe-alibi', 'pe-lap'].every((id) => Object.keys(document.getElementById(id).tensors).length));
+  const r = await page.evaluate(async () => {
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init();
+    const same = (a, b) => a.length === b.length && Array.from(a).every((x, i) => Object.is(x, b[i]));
+    const sin = document.getElementById('pe-sin').tensors;
+    const rope = document.getElementById('pe-rope').tensors.scores;
+    let worst = 0;
+    for (let m = 0; m < 8; m++) for (let n = 0; n < 8; n++) if (m > 0 && n > 0) worst = Math.max(worst, Math.abs(rope.data[m * 8 + n] - rope.data[(m - 1) * 8 + n - 1]));
+    const alibi = document.getElementById('pe-alibi').tensors.bias;
+    return {
+      sin: same(sin.pe.data, attn.sinusoidalEncoding(32, 32).data),
+      canvases: document.getElementById('pe-sin').shadowRoot.querySelectorAll('canvas').length,
+      ropeDiagonal: worst,
+      ropeVaries: rope.data[0] !== rope.data[1],
+      alibi: same(alibi.data, attn.alibiBias(4, 6).data),
+      alibiGrids: document.getElementById('pe-alibi').shadowRoot.querySelectorAll('attention-matrix').length,
+    };
+  });
+  assert.deepEqual({ ...r, ropeDiagonal: r.ropeDiagonal < 1e-5 }, { sin: true, canvases: 2, ropeDiagonal: true, ropeVaries: true, alibi: true, alibiGrids: 4 });
+  // Laplacian: click node 1, then node 4: the edge 1–4 appears and the encoding follows.
+  const lap = page.locator('#pe-lap');
+  await lap.locator('circle[data-node="0"]').click();
+  await lap.locator('circle[data-node="3"]').click();
+  const graph = await page.evaluate(() => document.getElementById('pe-lap').graph);
+  assert.ok(graph.edges.some(([a, b]) => a === 0 && b === 3), JSON.stringify(graph));
+  const matches = await page.evaluate(async () => {
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init();
+    const el = document.getElementById('pe-lap');
+    const expected = attn.laplacianEncoding(el.graph, 2);
+    return Array.from(el.tensors.encoding.data).every((x, i) => Object.is(x, expected.data[i])) && el.shadowRoot.querySelectorAll('line').length === el.graph.edges.length;
+  });
+  assert.ok(matches);
+  // Keyboard: Enter on two nodes removes the edge again.
+  await lap.locator('circle[data-node="0"]').focus();
+  await page.keyboard.press('Enter');
+  await lap.locator('circle[data-node="3"]').focus();
+  await page.keyboard.press('Enter');
+  assert.ok(!(await page.evaluate(() => document.getElementById('pe-lap').graph.edges.some(([a, b]) => a === 0 && b === 3))));
+  assert.deepEqual(errors, []);
+});

@@ -58,6 +58,21 @@ export declare class AttentionHeatmap extends HTMLElement {
   highlightPair(query: number | null, key?: number): void;
 }
 
+/** `<positional-encoding>`: sinusoidal, RoPE, ALiBi or Laplacian encodings, live. */
+export declare class PositionalEncoding extends HTMLElement {
+  kind: 'sinusoidal' | 'rope' | 'alibi' | 'laplacian';
+  graph: { numNodes: number; edges: Array<[number, number]> };
+  readonly tensors: Record<string, Tensor>;
+  toggleEdge(a: number, b: number): void;
+}
+
+/** `<token-pruning>`: DynamicViT keep-masks, G and the renormalised weights. */
+export declare class TokenPruning extends HTMLElement {
+  keep: number[];
+  readonly tokens: string[];
+  readonly result: { x: Tensor; G: Tensor; weights: Tensor } | null;
+}
+
 /** The course's worked example n (1-4) as `<attention-steps>` data. */
 export declare function exampleData(n: number): AttentionStepsData;
 /** The API instance the elements share (loaded on first use). */
@@ -71,5 +86,7 @@ declare global {
     'attention-steps': AttentionSteps;
     'attention-flash': AttentionFlash;
     'attention-heatmap': AttentionHeatmap;
+    'positional-encoding': PositionalEncoding;
+    'token-pruning': TokenPruning;
   }
 }

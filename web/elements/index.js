@@ -7,11 +7,14 @@ import { AttentionMatrix } from './attention-matrix.js';
 import { AttentionSteps, exampleData } from './attention-steps.js';
 import { AttentionFlash, onlineSoftmaxSteps } from './attention-flash.js';
 import { AttentionHeatmap } from './attention-heatmap.js';
+import { PositionalEncoding } from './positional-encoding.js';
+import { TokenPruning } from './token-pruning.js';
 import { getApi, useApi } from './api.js';
 
-const ELEMENTS = { 'attention-matrix': AttentionMatrix, 'attention-steps': AttentionSteps, 'attention-flash': AttentionFlash, 'attention-heatmap': AttentionHeatmap };
+const ELEMENTS = { 'attention-matrix': AttentionMatrix, 'attention-steps': AttentionSteps, 'attention-flash': AttentionFlash, 'attention-heatmap': AttentionHeatmap,
+  'positional-encoding': PositionalEncoding, 'token-pruning': TokenPruning };
 for (const [name, element] of Object.entries(ELEMENTS)) {
   if (!customElements.get(name)) customElements.define(name, element);
 }
 
-export { AttentionMatrix, AttentionSteps, AttentionFlash, AttentionHeatmap, exampleData, onlineSoftmaxSteps, getApi, useApi };
+export { AttentionMatrix, AttentionSteps, AttentionFlash, AttentionHeatmap, PositionalEncoding, TokenPruning, exampleData, onlineSoftmaxSteps, getApi, useApi };

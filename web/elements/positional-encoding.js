@@ -1,0 +1,318 @@
+// <positional-encoding>: the position encodings of the course, computed by the library.
+//   kind="sinusoidal" (default): the encoding PE [positions, dModel] as a heatmap and the
+//     position similarity PE·PEᵀ beside it (sliders: positions, dModel, base);
+//   kind="rope": one 2-D pair of a vector rotating as the position advances, and the
+//     relative-position property: q_m·k_n depends only on m − n (a table of scores);
+//   kind="alibi": the per-head bias matrices −slope_h·|i − j| (heads, length);
+//   kind="laplacian": a small graph the reader edits (click a node, then another, to add or
+//     remove their edge) and its Laplacian eigenvector encoding with the eigenvalues.
+import { getApi } from './api.js';
+import { AttentionMatrix } from './attention-matrix.js';
+import { heatColour } from './format.js';
+import { exportToolbar, elementToPng, tensorJson, EXPORT_STYLE } from './export.js';
+
+const STYLE = `
+:host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
+.controls { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; font-size: 0.9em; }
+.row { display: flex; flex-wrap: wrap; gap: 0.8rem; margin-top: 0.5rem; align-items: flex-start; max-width: 100%; }
+figure { margin: 0; max-width: 100%; }
+figcaption { font-size: 0.85em; }
+canvas { max-width: 100%; image-rendering: pixelated; border: 1px solid var(--attn-border, #8886); }
+svg { max-width: 100%; height: auto; }
+svg circle { fill: var(--attn-node, #2563eb); cursor: pointer; }
+svg circle.selected { fill: var(--attn-node-selected, #f59e0b); }
+svg circle:focus { outline: none; stroke: currentColor; stroke-width: 3; }
+svg line { stroke: currentColor; stroke-width: 2; }
+svg text { font: 12px system-ui, sans-serif; fill: #fff; pointer-events: none; }
+.note { font-size: 0.85em; }
+${EXPORT_STYLE}`;
+let sheet = null;
+function styleSheet() {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(STYLE);
+  }
+  return sheet;
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+// A big matrix as a canvas heatmap (diverging), one cell per value, with a readable label.
+function heatCanvas(t, label) {
+  const [rows, cols] = t.shape;
+  const cell = Math.max(2, Math.floor(Math.min(320 / cols, 240 / rows)));
+  const canvas = document.createElement('canvas');
+  canvas.width = cols * cell;
+  canvas.height = rows * cell;
+  canvas.setAttribute('role', 'img');
+  canvas.setAttribute('aria-label', `${label}: a ${rows} by ${cols} heatmap`);
+  const ctx = canvas.getContext('2d');
+  let m = 0;
+  for (const x of t.data) if (Number.isFinite(x)) m = Math.max(m, Math.abs(x));
+  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) {
+    ctx.fillStyle = heatColour(t.data[i * cols + j], 'diverging', { min: -m, max: m })?.background ?? '#000';
+    ctx.fillRect(j * cell, i * cell, cell, cell);
+  }
+  const figure = document.createElement('figure');
+  const caption = document.createElement('figcaption');
+  caption.textContent = `${label} [${rows} × ${cols}]`;
+  figure.append(caption, canvas);
+  return figure;
+}
+
+function transpose(t) {
+  const [rows, cols] = t.shape;
+  const data = new Float32Array(rows * cols);
+  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) data[j * rows + i] = t.data[i * cols + j];
+  return { data, shape: [cols, rows] };
+}
+
+function slider(name, label, min, max, step, value, onInput) {
+  const l = document.createElement('label');
+  const input = document.createElement('input');
+  Object.assign(input, { type: 'range', name, min: String(min), max: String(max), step: String(step), value: String(value) });
+  const out = document.createElement('output');
+  out.textContent = String(value);
+  input.addEventListener('input', () => { out.textContent = input.value; onInput(Number(input.value)); });
+  l.append(`${label} `, input, out);
+  return l;
+}
+
+export class PositionalEncoding extends HTMLElement {
+  static observedAttributes = ['kind'];
+
+  #state = { positions: 32, dModel: 32, base: 10000, heads: 4, length: 6, nodes: 6, edges: [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 0]], k: 2, selected: null };
+  #tensors = {};
+
+  constructor() {
+    super();
+    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet()];
+  }
+
+  connectedCallback() { this.#update(); }
+  attributeChangedCallback() { if (this.isConnected) this.#update(); }
+
+  get kind() {
+    const k = this.getAttribute('kind');
+    return ['rope', 'alibi', 'laplacian'].includes(k) ? k : 'sinusoidal';
+  }
+  set kind(v) { this.setAttribute('kind', v); }
+  /** The graph of the Laplacian view: { numNodes, edges }. */
+  get graph() { return { numNodes: this.#state.nodes, edges: this.#state.edges.map((e) => e.slice()) }; }
+  set graph(g) {
+    this.#state.nodes = g.numNodes;
+    this.#state.edges = g.edges.map((e) => e.slice());
+    this.#update();
+  }
+  /** The tensors shown, by name. */
+  get tensors() { return this.#tensors; }
+
+  /** Adds or removes the edge between nodes a and b (the Laplacian view's click). */
+  toggleEdge(a, b) {
+    if (a === b) return;
+    const edges = this.#state.edges;
+    const at = edges.findIndex(([x, y]) => (x === a && y === b) || (x === b && y === a));
+    if (at >= 0) edges.splice(at, 1);
+    else edges.push([Math.min(a, b), Math.max(a, b)]);
+    this.#update();
+  }
+
+  async #update() {
+    const attn = await getApi();
+    const views = { sinusoidal: () => this.#sinusoidal(attn), rope: () => this.#rope(attn), alibi: () => this.#alibi(attn), laplacian: () => this.#laplacian(attn) };
+    const content = views[this.kind]();
+    const active = this.shadowRoot.activeElement;
+    const focusName = active?.getAttribute?.('name') ?? active?.dataset?.node;
+    this.shadowRoot.replaceChildren(exportToolbar(this, `positional-${this.kind}`), ...content);
+    if (focusName != null) this.shadowRoot.querySelector(`[name="${focusName}"], [data-node="${focusName}"]`)?.focus();
+  }
+
+  #sinusoidal(attn) {
+    const s = this.#state;
+    const pe = attn.sinusoidalEncoding(s.positions, s.dModel, { base: s.base });
+    const similarity = attn.matmul(pe, transpose(pe));
+    this.#tensors = { pe, similarity };
+    const controls = document.createElement('div');
+    controls.className = 'controls';
+    const base = document.createElement('label');
+    const select = document.createElement('select');
+    select.name = 'base';
+    for (const b of [10000, 100, 10]) {
+      const o = document.createElement('option');
+      o.textContent = String(b);
+      o.selected = b === s.base;
+      select.append(o);
+    }
+    select.addEventListener('change', () => { s.base = Number(select.value); this.#update(); });
+    base.append('base ', select);
+    controls.append(slider('positions', 'positions', 4, 64, 1, s.positions, (v) => { s.positions = v; this.#update(); }),
+      slider('dModel', 'd_model', 4, 64, 2, s.dModel, (v) => { s.dModel = v; this.#update(); }), base);
+    const row = document.createElement('div');
+    row.className = 'row';
+    row.append(heatCanvas(pe, 'PE (positions × features)'), heatCanvas(similarity, 'PE·PEᵀ (position similarity)'));
+    const note = document.createElement('p');
+    note.className = 'note';
+    note.textContent = 'PE[p, 2i] = sin(p / base^(2i/d)), PE[p, 2i+1] = cos(…). Nearby positions have similar encodings: the similarity is largest on the diagonal and falls off with |p − p′|.';
+    return [controls, row, note];
+  }
+
+  #rope(attn) {
+    const dim = 2;
+    const positions = Array.from({ length: 8 }, (_, p) => p);
+    const base = 10;  // a fast rotation, so the pair visibly turns
+    const ones = attn.tensor(Float32Array.from({ length: positions.length * dim }, (_, i) => (i % 2 === 0 ? 1 : 0)), [positions.length, dim]);
+    const rotated = attn.applyRope(ones, { positions, base });
+    // Scores q_m·k_n for q = (1, 0.5), k = (0.3, 1) at every m, n: constant along diagonals.
+    const q = attn.applyRope(attn.tensor(Float32Array.from(positions.flatMap(() => [1, 0.5])), [8, 2]), { positions, base });
+    const k = attn.applyRope(attn.tensor(Float32Array.from(positions.flatMap(() => [0.3, 1])), [8, 2]), { positions, base });
+    const scores = attn.matmul(q, transpose(k));
+    this.#tensors = { rotated, scores };
+    const svg = document.createElementNS(SVG, 'svg');
+    svg.setAttribute('viewBox', '-110 -110 220 220');
+    svg.setAttribute('width', '220');
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', 'the pair (1, 0) rotated by RoPE at positions 0 to 7');
+    positions.forEach((p) => {
+      const [x, y] = [rotated.data[2 * p], rotated.data[2 * p + 1]];
+      const line = document.createElementNS(SVG, 'line');
+      Object.entries({ x1: 0, y1: 0, x2: 90 * x, y2: -90 * y }).forEach(([a, v]) => line.setAttribute(a, String(v)));
+      line.style.opacity = String(0.3 + 0.7 * (p + 1) / positions.length);
+      const label = document.createElementNS(SVG, 'text');
+      label.setAttribute('x', String(100 * x - 4));
+      label.setAttribute('y', String(-100 * y + 4));
+      label.style.fill = 'currentColor';
+      label.textContent = String(p);
+      svg.append(line, label);
+    });
+    const m = new AttentionMatrix();
+    m.dataset.name = 'scores';
+    m.setAttribute('label', 'q_m · k_n after RoPE (rows m, columns n)');
+    m.setAttribute('precision', '3');
+    m.setAttribute('heat', 'diverging');
+    m.value = scores;
+    const row = document.createElement('div');
+    row.className = 'row';
+    row.append(svg, m);
+    const note = document.createElement('p');
+    note.className = 'note';
+    note.textContent = `RoPE rotates each pair of features by an angle proportional to the position (here θ = base^(−0) = 1 rad per position, base ${base}). A score between positions m and n then depends only on m − n: every diagonal of the table holds one value.`;
+    return [row, note];
+  }
+
+  #alibi(attn) {
+    const s = this.#state;
+    const bias = attn.alibiBias(s.heads, s.length);
+    const slopes = attn.alibiSlopes(s.heads);
+    this.#tensors = { bias };
+    const controls = document.createElement('div');
+    controls.className = 'controls';
+    controls.append(slider('heads', 'heads', 1, 8, 1, s.heads, (v) => { s.heads = v; this.#update(); }),
+      slider('length', 'length', 2, 10, 1, s.length, (v) => { s.length = v; this.#update(); }));
+    const row = document.createElement('div');
+    row.className = 'row';
+    const per = s.length * s.length;
+    for (let h = 0; h < s.heads; h++) {
+      const m = new AttentionMatrix();
+      m.dataset.name = `head-${h + 1}`;
+      m.setAttribute('label', `head ${h + 1}, slope ${slopes[h]}`);
+      m.setAttribute('precision', '2');
+      m.setAttribute('heat', 'diverging');
+      m.value = { data: bias.data.slice(h * per, (h + 1) * per), shape: [s.length, s.length] };
+      row.append(m);
+    }
+    const note = document.createElement('p');
+    note.className = 'note';
+    note.textContent = 'ALiBi adds −slope·|i − j| to the scores instead of adding positions to the tokens: far keys are penalised, more so in heads with steeper slopes.';
+    return [controls, row, note];
+  }
+
+  #laplacian(attn) {
+    const s = this.#state;
+    const k = Math.min(s.k, Math.max(1, s.nodes - 1));
+    const encoding = attn.laplacianEncoding({ numNodes: s.nodes, edges: s.edges }, k);
+    this.#tensors = { encoding: { data: encoding.data, shape: encoding.shape }, eigenvalues: { data: encoding.eigenvalues, shape: [k] } };
+    const svg = document.createElementNS(SVG, 'svg');
+    svg.setAttribute('viewBox', '-120 -120 240 240');
+    svg.setAttribute('width', '240');
+    svg.setAttribute('aria-label', `graph of ${s.nodes} nodes and ${s.edges.length} edges: select a node, then another, to add or remove their edge`);
+    const at = (i) => [90 * Math.cos((2 * Math.PI * i) / s.nodes - Math.PI / 2), 90 * Math.sin((2 * Math.PI * i) / s.nodes - Math.PI / 2)];
+    for (const [a, b] of s.edges) {
+      const line = document.createElementNS(SVG, 'line');
+      const [x1, y1] = at(a), [x2, y2] = at(b);
+      Object.entries({ x1, y1, x2, y2 }).forEach(([n, v]) => line.setAttribute(n, String(v)));
+      line.dataset.edge = `${a}-${b}`;
+      svg.append(line);
+    }
+    for (let i = 0; i < s.nodes; i++) {
+      const [x, y] = at(i);
+      const c = document.createElementNS(SVG, 'circle');
+      Object.entries({ cx: x, cy: y, r: 13 }).forEach(([n, v]) => c.setAttribute(n, String(v)));
+      c.setAttribute('tabindex', '0');
+      c.setAttribute('role', 'button');
+      c.setAttribute('aria-label', `node ${i + 1}${s.selected === i ? ', selected' : ''}`);
+      c.dataset.node = String(i);
+      if (s.selected === i) c.classList.add('selected');
+      const choose = () => {
+        if (s.selected === null) { s.selected = i; this.#update(); return; }
+        const a = s.selected;
+        s.selected = null;
+        if (a === i) this.#update();
+        else this.toggleEdge(a, i);
+      };
+      c.addEventListener('click', choose);
+      c.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); choose(); } });
+      const t = document.createElementNS(SVG, 'text');
+      t.setAttribute('x', String(x - 4));
+      t.setAttribute('y', String(y + 4));
+      t.textContent = String(i + 1);
+      svg.append(c, t);
+    }
+    const controls = document.createElement('div');
+    controls.className = 'controls';
+    controls.append(slider('nodes', 'nodes', 3, 12, 1, s.nodes, (v) => {
+      s.nodes = v;
+      s.edges = s.edges.filter(([a, b]) => a < v && b < v);
+      s.selected = null;
+      this.#update();
+    }), slider('k', 'eigenvectors k', 1, 4, 1, s.k, (v) => { s.k = v; this.#update(); }));
+    const m = new AttentionMatrix();
+    m.dataset.name = 'encoding';
+    m.setAttribute('label', 'encoding (nodes × k)');
+    m.setAttribute('precision', '3');
+    m.setAttribute('heat', 'diverging');
+    m.rowLabels = Array.from({ length: s.nodes }, (_, i) => `node ${i + 1}`);
+    m.value = encoding;
+    const values = new AttentionMatrix();
+    values.dataset.name = 'eigenvalues';
+    values.setAttribute('label', 'eigenvalues');
+    values.setAttribute('precision', '4');
+    values.value = { data: encoding.eigenvalues, shape: [1, k] };
+    const row = document.createElement('div');
+    row.className = 'row';
+    row.append(svg, m, values);
+    const note = document.createElement('p');
+    note.className = 'note';
+    note.textContent = 'Each node\'s position is its row of the k eigenvectors of the normalised Laplacian after the trivial one: nodes close in the graph get similar rows. Click a node, then another, to add or remove the edge between them.';
+    return [controls, row, note];
+  }
+
+  /** The tensors shown and the settings, as JSON. */
+  toJSON() {
+    return { element: 'positional-encoding', kind: this.kind, graph: this.kind === 'laplacian' ? this.graph : undefined, tensors: Object.fromEntries(Object.entries(this.#tensors).map(([k, t]) => [k, tensorJson(t)])) };
+  }
+
+  /** A PNG of the element as drawn (a Promise of a Blob). */
+  toPNG() { return elementToPng(this); }
+
+  /** JavaScript that computes what this view shows. */
+  toCode() {
+    const s = this.#state;
+    const call = {
+      sinusoidal: `const pe = attn.sinusoidalEncoding(${s.positions}, ${s.dModel}, { base: ${s.base} });`,
+      rope: 'const rotated = attn.applyRope(attn.tensor([1, 0, 1, 0, 1, 0, 1, 0], [4, 2]), { positions: [0, 1, 2, 3], base: 10 });',
+      alibi: `const bias = attn.alibiBias(${s.heads}, ${s.length});  // add as a mask: attention(q, k, v, { mask: bias })`,
+      laplacian: `const encoding = attn.laplacianEncoding(${JSON.stringify(this.graph)}, ${s.k});`,
+    }[this.kind];
+    return `import { init } from 'attention-wasm';\n\nconst attn = await init();\n${call}\n`;
+  }
+}

@@ -1,0 +1,129 @@
+// <token-pruning>: DynamicViT keep-masks (course seed 003). Tick tokens off and see the
+// matrix G (G_ij = 1 if i = j, else keep_j) and the renormalised weights
+// Ã_ij = exp(P_ij)·G_ij / Σ_k exp(P_ik)·G_ik, computed by attention(x, x, x, { keepMask }):
+// a dropped token still attends to itself, and no other token attends to it.
+//
+//   <token-pruning tokens="The,cat,sat,on,the,mat" drop="2,5"></token-pruning>
+//
+// Attributes: tokens (comma list), drop (1-based token numbers dropped at first), dim
+// (features of the made-up token vectors, default 4). Property: keep (0/1 per token).
+// Events: `change` (detail: { keep }).
+import { getApi } from './api.js';
+import { AttentionMatrix } from './attention-matrix.js';
+import { exportToolbar, elementToPng, tensorJson, EXPORT_STYLE } from './export.js';
+
+const STYLE = `
+:host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
+fieldset { border: 1px solid var(--attn-border, #8886); display: flex; flex-wrap: wrap; gap: 0.2rem 0.8rem; padding: 0.3rem 0.6rem; }
+legend { font-size: 0.85em; }
+.row { display: flex; flex-wrap: wrap; gap: 0.8rem; margin-top: 0.5rem; max-width: 100%; }
+label { font-size: 0.9em; }
+${EXPORT_STYLE}`;
+let sheet = null;
+function styleSheet() {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(STYLE);
+  }
+  return sheet;
+}
+
+export class TokenPruning extends HTMLElement {
+  static observedAttributes = ['tokens', 'drop', 'dim'];
+
+  #keep = null;
+  #result = null;
+
+  constructor() {
+    super();
+    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet()];
+  }
+
+  connectedCallback() { this.#reset(); }
+  attributeChangedCallback() { if (this.isConnected) this.#reset(); }
+
+  get tokens() { return (this.getAttribute('tokens') ?? 'The,cat,sat,on,the,mat').split(',').map((t) => t.trim()); }
+  /** Keep decisions, 0/1 per token. */
+  get keep() { return this.#keep.slice(); }
+  set keep(value) {
+    this.#keep = Array.from(value, (x) => (x ? 1 : 0));
+    this.#update();
+  }
+  /** { x, G, weights } of the last update, as tensors. */
+  get result() { return this.#result; }
+
+  #reset() {
+    const drop = new Set((this.getAttribute('drop') ?? '').split(',').filter(Boolean).map((s) => Number(s) - 1));
+    this.#keep = this.tokens.map((_, i) => (drop.has(i) ? 0 : 1));
+    this.#update();
+  }
+
+  async #update() {
+    const attn = await getApi();
+    const tokens = this.tokens;
+    const L = tokens.length;
+    const d = Math.max(1, Number(this.getAttribute('dim')) || 4);
+    // Made-up token vectors (no learned weights, seed 002's basic self-attention: Q = K = V = X).
+    const x = attn.tensor(Float32Array.from({ length: L * d }, (_, i) => Math.cos(1.3 * i + 0.4 * (i % d))), [L, d]);
+    const keep = this.#keep;
+    const G = attn.tensor(Float32Array.from({ length: L * L }, (_, f) => (Math.floor(f / L) === f % L || keep[f % L] ? 1 : 0)), [L, L]);
+    const { weights } = attn.attention(x, x, x, { keepMask: keep, returnWeights: true });
+    this.#result = { x, G, weights };
+    this.#render(tokens);
+  }
+
+  #render(tokens) {
+    const fieldset = document.createElement('fieldset');
+    const legend = document.createElement('legend');
+    legend.textContent = 'Keep (untick to drop a token)';
+    fieldset.append(legend);
+    tokens.forEach((t, i) => {
+      const label = document.createElement('label');
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.checked = this.#keep[i] === 1;
+      box.addEventListener('change', () => {
+        this.#keep[i] = box.checked ? 1 : 0;
+        this.dispatchEvent(new CustomEvent('change', { detail: { keep: this.keep } }));
+        this.#update().then(() => this.shadowRoot.querySelectorAll('input')[i]?.focus());
+      });
+      label.append(box, ` ${t}`);
+      fieldset.append(label);
+    });
+    const row = document.createElement('div');
+    row.className = 'row';
+    const matrix = (name, label, value, precision, heat) => {
+      const m = new AttentionMatrix();
+      m.dataset.name = name;
+      m.setAttribute('label', label);
+      m.setAttribute('precision', String(precision));
+      if (heat) m.setAttribute('heat', heat);
+      m.rowLabels = tokens;
+      m.colLabels = tokens;
+      m.value = value;
+      return m;
+    };
+    row.append(matrix('G', 'G (1 if i = j, else keep_j)', this.#result.G, 0), matrix('weights', 'Ã: softmax over the kept keys', this.#result.weights, 2, 'sequential'));
+    this.shadowRoot.replaceChildren(exportToolbar(this, 'token-pruning'), fieldset, row);
+  }
+
+  /** Tokens, keep decisions, G and the weights as JSON. */
+  toJSON() {
+    return { element: 'token-pruning', tokens: this.tokens, keep: this.keep, G: tensorJson(this.#result.G), weights: tensorJson(this.#result.weights) };
+  }
+
+  /** A PNG of the element as drawn (a Promise of a Blob). */
+  toPNG() { return elementToPng(this); }
+
+  /** JavaScript that computes these weights with the public API. */
+  toCode() {
+    const [L, d] = this.#result.x.shape;
+    return `import { init } from 'attention-wasm';
+
+const attn = await init();
+const x = attn.tensor(Float32Array.from({ length: ${L * d} }, (_, i) => Math.cos(1.3 * i + 0.4 * (i % ${d}))), [${L}, ${d}]);
+const { weights } = attn.attention(x, x, x, { keepMask: ${JSON.stringify(this.keep)}, returnWeights: true });
+console.log(attn.toNested(weights));
+`;
+  }
+}
