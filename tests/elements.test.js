@@ -120,7 +120,7 @@ test('<attention-matrix>: an ARIA grid with labels; arrows, typing and Enter edi
   assert.equal(await page.evaluate(() => document.getElementById('m').shadowRoot.activeElement?.dataset.col), '0');
 });
 
-test('examples/embed.html renders every element from an installed npm pack tarball, offline', { timeout: 180_000 }, async () => {
+test('examples/embed.html renders every element from an installed npm pack tarball, offline, accessible (axe-core) and 390 px wide', { timeout: 180_000 }, async () => {
   const { execFileSync } = await import('node:child_process');
   const { mkdtempSync, mkdirSync, copyFileSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
@@ -153,6 +153,17 @@ test('examples/embed.html renders every element from an installed npm pack tarba
       assert.equal(rendered.matrix, 4);
       assert.ok(rendered.slides >= 3, 'the slides\' rounded values are shown');
       assert.deepEqual(problems, []);
+      // Accessibility: axe-core finds no serious or critical violation (shadow roots included).
+      await embed.addScriptTag({ path: `${root}node_modules/axe-core/axe.min.js` });
+      const violations = await embed.evaluate(async () => (await window.axe.run(document)).violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`));
+      assert.deepEqual(violations, []);
+      // At a phone's width nothing scrolls the page sideways (wide matrices scroll in their box).
+      await embed.setViewportSize({ width: 390, height: 844 });
+      await embed.waitForTimeout(100);
+      const width = await embed.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+      assert.ok(width[0] <= width[1], `page ${width[0]} px wide in a ${width[1]} px viewport`);
     } finally {
       await embed.close();
       local.server.close();

@@ -3,6 +3,7 @@
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startServer } from '../scripts/server.js';
 import { referenceAttention } from './helpers/reference.js';
@@ -150,4 +151,23 @@ test('the playground reacts: causal hides future keys, and a screenshot is kept'
   w.rows.forEach((row) => assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5));
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: new URL('page.png', ARTIFACTS).pathname, fullPage: true });
+});
+
+test('the page is accessible (axe-core: no serious or critical violation) and does not scroll sideways at 390 px', async () => {
+  // bypassCSP: the page's CSP (rightly) refuses the injected axe script.
+  const context = await browser.newContext({ bypassCSP: true, viewport: { width: 390, height: 844 } });
+  try {
+    const phone = await context.newPage();
+    await phone.goto(`${url}web/`);
+    await phone.waitForSelector('body[data-ready]', { timeout: 30_000 });
+    await phone.addScriptTag({ path: fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url)) });
+    const violations = await phone.evaluate(async () => (await window.axe.run(document)).violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`));
+    assert.deepEqual(violations, []);
+    const [scroll, client] = await phone.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    assert.ok(scroll <= client, `the page is ${scroll} px wide in a ${client} px viewport`);
+  } finally {
+    await context.close();
+  }
 });

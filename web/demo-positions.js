@@ -43,7 +43,7 @@ export function renderPositions(attn, container) {
       <label><input type="checkbox" name="withPe"> add positional encoding</label>
       <button type="button" name="shuffle">shuffle tokens</button>
     </div>
-    <table class="bench" data-role="perm"><thead><tr><th>token</th><th>output (first 3 features)</th><th>after shuffle</th><th>same?</th></tr></thead><tbody></tbody></table>`;
+    <table class="bench" data-role="perm" tabindex="0" aria-label="outputs before and after the shuffle"><thead><tr><th>token</th><th>output (first 3 features)</th><th>after shuffle</th><th>same?</th></tr></thead><tbody></tbody></table>`;
   const $ = (n) => container.querySelector(`[name="${n}"]`);
   const drawPe = () => {
     const L = Number($('peLen').value), d = Number($('peDim').value), base = Number($('peBase').value);

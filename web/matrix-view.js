@@ -1,5 +1,7 @@
 // One shared renderer: a labelled matrix with its shape, optional heat colouring (for
-// weights in [0, 1]) and the exact float32 value of every cell in data-value / title.
+// weights in [0, 1]: viridis, text black or white by contrast) and the exact float32 value
+// of every cell in data-value / title.
+import { heatColour } from './elements/format.js';
 
 const fmt = (x, digits) => (x === -Infinity ? '−∞' : x === Infinity ? '∞' : Number.isNaN(x) ? 'NaN' : x.toFixed(digits).replace(/^-(0\.0*)$/, '$1'));
 
@@ -30,8 +32,11 @@ export function matrixView(name, label, t, { digits = 4, heat = false, compare }
       td.textContent = fmt(x, digits);
       td.dataset.value = String(x);
       td.title = String(x);
-      if (heat && Number.isFinite(x)) td.style.background = `rgba(37, 99, 235, ${Math.min(1, Math.max(0, x)) * 0.75})`;
-      if (heat && x > 0.55) td.style.color = '#fff';
+      const colour = heat ? heatColour(x, 'sequential', { min: 0, max: 1 }) : null;
+      if (colour) {
+        td.style.background = colour.background;
+        td.style.color = colour.color;
+      }
     }
   }
   figure.append(table);

@@ -212,7 +212,7 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     const b = document.createElement('button');
     b.type = 'button';
     b.textContent = text;
-    b.setAttribute('aria-label', label);
+    b.title = label;
     b.disabled = to < 0 || to > this.blocks || to === this.#step;
     b.addEventListener('click', () => this.#go(to));
     return b;

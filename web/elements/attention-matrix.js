@@ -224,7 +224,7 @@ document.body.append(m);
         const where = `${rowLabels?.[i] ?? `row ${i + 1}`}, ${colLabels?.[j] ?? `column ${j + 1}`}`;
         td.setAttribute('aria-label', `${where}: ${formatNumber(x, this.precision)}`);
         td.setAttribute('aria-readonly', this.editable || this.toggle ? 'false' : 'true');
-        if (this.toggle) td.setAttribute('aria-pressed', x === -Infinity ? 'true' : 'false');
+        if (this.toggle) td.setAttribute('aria-label', `${where}: ${formatNumber(x, this.precision)}, ${x === -Infinity ? 'blocked' : 'may attend'}; Space switches`);
         td.tabIndex = i === Math.min(fi, rows - 1) && j === Math.min(fj, cols - 1) ? 0 : -1;
         const colour = heat ? heatColour(x, heat, range) : null;
         if (colour) {

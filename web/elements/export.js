@@ -138,9 +138,9 @@ export function exportToolbar(element, name) {
     b.addEventListener('click', action);
     bar.append(b);
   };
-  button('PNG', 'export as PNG image', async () => download(`${name}.png`, await element.toPNG()));
-  button('JSON', 'export every tensor as JSON', () => download(`${name}.json`, new Blob([JSON.stringify(element.toJSON(), null, 1)], { type: 'application/json' })));
-  button('Copy code', 'copy JavaScript that reproduces this view', async () => {
+  button('PNG', 'PNG image of this element', async () => download(`${name}.png`, await element.toPNG()));
+  button('JSON', 'JSON of every tensor shown', () => download(`${name}.json`, new Blob([JSON.stringify(element.toJSON(), null, 1)], { type: 'application/json' })));
+  button('Copy code', 'Copy code: JavaScript that reproduces this view', async () => {
     try {
       await navigator.clipboard.writeText(element.toCode());
       status.textContent = 'copied';

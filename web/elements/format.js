@@ -38,8 +38,11 @@ export function heatColour(x, kind, { min = 0, max = 1 } = {}) {
   } else {
     rgb = interpolate(VIRIDIS, max > min ? (x - min) / (max - min) : 0);
   }
-  const luminance = (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) / 255;
-  return { background: `rgb(${rgb.join(' ')})`, color: luminance > 0.5 ? '#111' : '#fff' };
+  // Black or white text, whichever contrasts more (WCAG relative luminance).
+  const linear = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+  const luminance = 0.2126 * linear(rgb[0]) + 0.7152 * linear(rgb[1]) + 0.0722 * linear(rgb[2]);
+  const onBlack = (luminance + 0.05) / 0.05, onWhite = 1.05 / (luminance + 0.05);
+  return { background: `rgb(${rgb.join(' ')})`, color: onBlack >= onWhite ? '#000' : '#fff' };
 }
 
 /** CSS gradient of a palette, for legends. */
