@@ -155,10 +155,13 @@ test('examples/embed.html renders every element from an installed npm pack tarba
       assert.deepEqual(problems, []);
       // Accessibility: axe-core finds no serious or critical violation (shadow roots included).
       await embed.addScriptTag({ path: `${root}node_modules/axe-core/axe.min.js` });
-      const violations = await embed.evaluate(async () => (await window.axe.run(document)).violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`));
-      assert.deepEqual(violations, []);
+      for (const colorScheme of ['light', 'dark']) {  // the elements follow prefers-color-scheme
+        await embed.emulateMedia({ colorScheme });
+        const violations = await embed.evaluate(async () => (await window.axe.run(document)).violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`));
+        assert.deepEqual(violations, [], colorScheme);
+      }
       // At a phone's width nothing scrolls the page sideways (wide matrices scroll in their box).
       await embed.setViewportSize({ width: 390, height: 844 });
       await embed.waitForTimeout(100);

@@ -161,10 +161,13 @@ test('the page is accessible (axe-core: no serious or critical violation) and do
     await phone.goto(`${url}web/`);
     await phone.waitForSelector('body[data-ready]', { timeout: 30_000 });
     await phone.addScriptTag({ path: fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url)) });
-    const violations = await phone.evaluate(async () => (await window.axe.run(document)).violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`));
-    assert.deepEqual(violations, []);
+    for (const colorScheme of ['light', 'dark']) {
+      await phone.emulateMedia({ colorScheme });
+      const violations = await phone.evaluate(async () => (await window.axe.run(document)).violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`));
+      assert.deepEqual(violations, [], colorScheme);
+    }
     const [scroll, client] = await phone.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
     assert.ok(scroll <= client, `the page is ${scroll} px wide in a ${client} px viewport`);
   } finally {

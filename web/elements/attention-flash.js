@@ -14,8 +14,9 @@
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exportToolbar, elementToPng, jsLiteral, EXPORT_STYLE } from './export.js';
+import { THEME_STYLE } from './theme.js';
 
-const STYLE = `
+const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .row { display: flex; flex-wrap: wrap; gap: 0.8rem; align-items: flex-start; margin: 0.4rem 0; max-width: 100%; }
 .controls { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; }
@@ -23,7 +24,7 @@ button { font: inherit; }
 .status { font-weight: 600; }
 .memory, .verdict { font-size: 0.9em; }
 code { font-size: 0.85em; }
-.error { color: var(--attn-error, #b91c1c); }
+.error { color: var(--_error); }
 ${EXPORT_STYLE}`;
 let sheet = null;
 function styleSheet() {

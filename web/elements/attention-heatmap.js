@@ -16,15 +16,16 @@ import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exampleData } from './attention-steps.js';
 import { exportToolbar, elementToPng, jsLiteral, EXPORT_STYLE } from './export.js';
+import { THEME_STYLE } from './theme.js';
 
-const STYLE = `
+const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .controls { display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap; font-size: 0.85em; margin-bottom: 0.3rem; }
 button, select { font: inherit; }
 .grid { display: flex; flex-wrap: wrap; gap: 0.8rem; max-width: 100%; }
 svg { max-width: 100%; height: auto; overflow: visible; }
 svg text { font: 13px system-ui, sans-serif; fill: currentColor; }
-svg line { stroke: var(--attn-line, #2563eb); }
+svg line { stroke: var(--_line); }
 svg g.token:focus { outline: none; }
 svg g.token:focus text, svg g.token.active text { font-weight: 700; }
 svg line.dim { opacity: 0.05 !important; }

@@ -14,8 +14,9 @@
 // properties --attn-font, --attn-cell-width, --attn-border, --attn-focus.
 import { formatNumber, exactNumber, heatColour, paletteGradient } from './format.js';
 import { elementToPng, tensorJson, jsLiteral } from './export.js';
+import { THEME_STYLE } from './theme.js';
 
-const STYLE = `
+const STYLE = `${THEME_STYLE}
 :host { display: inline-block; font: var(--attn-font, 0.85rem/1.3 ui-monospace, SFMono-Regular, Menlo, monospace); max-width: 100%; color: inherit; }
 figure { margin: 0; display: inline-flex; flex-direction: column; gap: 0.25rem; max-width: 100%; }
 figcaption { font-family: system-ui, sans-serif; font-size: 0.85em; }
@@ -24,10 +25,10 @@ figcaption { font-family: system-ui, sans-serif; font-size: 0.85em; }
 table { border-collapse: collapse; }
 th { font-weight: normal; font-family: system-ui, sans-serif; font-size: 0.8em; padding: 0 0.35rem; opacity: 0.85; }
 td { border: 1px solid var(--attn-border, #8886); padding: 0.15rem 0.35rem; text-align: right; min-width: var(--attn-cell-width, 4.5ch); font-variant-numeric: tabular-nums; }
-td:focus { outline: 2px solid var(--attn-focus, #2563eb); outline-offset: -2px; }
+td:focus { outline: 2px solid var(--_focus); outline-offset: -2px; }
 td[aria-readonly="false"] { cursor: text; }
 :host([toggle]) td { cursor: pointer; }
-td.linked { outline: 2px dashed var(--attn-focus, #2563eb); outline-offset: -3px; }
+td.linked { outline: 2px dashed var(--_focus); outline-offset: -3px; }
 input { width: 7ch; font: inherit; text-align: right; padding: 0; border: 0; background: transparent; color: inherit; }
 .legend { display: flex; align-items: center; gap: 0.3rem; font-family: system-ui, sans-serif; font-size: 0.75em; }
 .legend .bar { width: 6rem; height: 0.6rem; border-radius: 2px; }

@@ -17,11 +17,12 @@ import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { WEIGHTS, EXAMPLES } from './course-examples.js';
 import { exportToolbar, elementToPng, tensorJson, jsLiteral, EXPORT_STYLE } from './export.js';
+import { THEME_STYLE } from './theme.js';
 
-const STYLE = `
+const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .stages { display: flex; flex-direction: column; gap: 0.9rem; }
-section { border-left: 3px solid var(--attn-accent, #2563eb); padding-left: 0.7rem; min-width: 0; }
+section { border-left: 3px solid var(--_accent); padding-left: 0.7rem; min-width: 0; }
 h4 { margin: 0 0 0.15rem; font-size: 0.95em; }
 code { font-size: 0.85em; }
 .row { display: flex; flex-wrap: wrap; gap: 0.8rem; align-items: flex-start; margin-top: 0.3rem; max-width: 100%; }
@@ -29,7 +30,7 @@ code { font-size: 0.85em; }
 button, select, input { font: inherit; }
 .note { font-size: 0.85em; margin: 0.3rem 0 0; }
 .slides { font-size: 0.75em; opacity: 0.85; font-family: ui-monospace, monospace; max-width: 100%; overflow-x: auto; }
-.error { color: var(--attn-error, #b91c1c); }
+.error { color: var(--_error); }
 ${EXPORT_STYLE}`;
 let sheet = null;
 function styleSheet() {

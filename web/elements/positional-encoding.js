@@ -10,8 +10,9 @@ import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { heatColour } from './format.js';
 import { exportToolbar, elementToPng, tensorJson, EXPORT_STYLE } from './export.js';
+import { THEME_STYLE } from './theme.js';
 
-const STYLE = `
+const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .controls { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; font-size: 0.9em; }
 .row { display: flex; flex-wrap: wrap; gap: 0.8rem; margin-top: 0.5rem; align-items: flex-start; max-width: 100%; }
@@ -19,8 +20,8 @@ figure { margin: 0; max-width: 100%; }
 figcaption { font-size: 0.85em; }
 canvas { max-width: 100%; image-rendering: pixelated; border: 1px solid var(--attn-border, #8886); }
 svg { max-width: 100%; height: auto; }
-svg circle { fill: var(--attn-node, #2563eb); cursor: pointer; }
-svg circle.selected { fill: var(--attn-node-selected, #f59e0b); }
+svg circle { fill: var(--_node); cursor: pointer; }
+svg circle.selected { fill: var(--_selected); }
 svg circle:focus { outline: none; stroke: currentColor; stroke-width: 3; }
 svg line { stroke: currentColor; stroke-width: 2; }
 svg text { font: 12px system-ui, sans-serif; fill: #fff; pointer-events: none; }

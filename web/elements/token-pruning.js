@@ -11,8 +11,9 @@
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exportToolbar, elementToPng, tensorJson, EXPORT_STYLE } from './export.js';
+import { THEME_STYLE } from './theme.js';
 
-const STYLE = `
+const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 fieldset { border: 1px solid var(--attn-border, #8886); display: flex; flex-wrap: wrap; gap: 0.2rem 0.8rem; padding: 0.3rem 0.6rem; }
 legend { font-size: 0.85em; }
