@@ -131,6 +131,7 @@ test('examples/embed.html renders every element from an installed npm pack tarba
     mkdirSync(`${dir}/node_modules/attention-wasm`, { recursive: true });
     execFileSync('tar', ['-xzf', `${dir}/${tarball}`, '-C', `${dir}/node_modules/attention-wasm`, '--strip-components=1']);
     copyFileSync(`${root}examples/embed.html`, `${dir}/embed.html`);
+    copyFileSync(`${root}examples/article.html`, `${dir}/article.html`);
     const local = await startServer({ port: 0, root: dir, served: null });
     const embed = await browser.newPage();
     const problems = [];
@@ -162,6 +163,13 @@ test('examples/embed.html renders every element from an installed npm pack tarba
           .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`));
         assert.deepEqual(violations, [], colorScheme);
       }
+      // The article page: two elements in running text.
+      const article = await browser.newPage();
+      article.on('pageerror', (e) => problems.push(e.message));
+      await article.goto(`${local.url}article.html`);
+      await article.waitForFunction(() => document.querySelector('attention-steps').stages && document.querySelector('attention-heatmap').shadowRoot.querySelector('svg'));
+      await article.close();
+      assert.deepEqual(problems, []);
       // At a phone's width nothing scrolls the page sideways (wide matrices scroll in their box).
       await embed.setViewportSize({ width: 390, height: 844 });
       await embed.waitForTimeout(100);
