@@ -54,6 +54,7 @@ before(async () => {
   page.on('pageerror', (e) => consoleErrors.push(e.message));
   await page.goto(`${url}web/`);
   await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
+  await page.waitForFunction(() => ['ex1', 'ex2', 'ex3', 'ex4'].every((id) => document.getElementById(id)?.stages));
 });
 
 after(async () => {
@@ -62,11 +63,22 @@ after(async () => {
 });
 
 // Reads a matrix the page shows: its shape and its cells' exact values.
+// A matrix of the demos (figure.matrix[data-name]) or, for '<example id>-<stage>' such as
+// 'ex2-weights', a stage of that example's <attention-steps>.
 async function shown(name) {
-  return page.$eval(`figure.matrix[data-name="${name}"]`, (fig) => ({
-    shape: fig.dataset.shape.split(',').map(Number),
-    rows: Array.from(fig.querySelectorAll('tr'), (tr) => Array.from(tr.cells, (td) => Number(td.dataset.value))),
-  }));
+  if (await page.$(`figure.matrix[data-name="${name}"]`)) {
+    return page.$eval(`figure.matrix[data-name="${name}"]`, (fig) => ({
+      shape: fig.dataset.shape.split(',').map(Number),
+      rows: Array.from(fig.querySelectorAll('tr'), (tr) => Array.from(tr.cells, (td) => Number(td.dataset.value))),
+    }));
+  }
+  const [id, stage] = name.split('-');
+  return page.evaluate(([id, stage]) => {
+    const m = document.getElementById(id).shadowRoot.querySelector(`attention-matrix[data-name="${stage}"]`);
+    const cells = Array.from(m.shadowRoot.querySelectorAll('td'), (td) => Number(td.dataset.value));
+    const [rows, cols] = m.value.shape;
+    return { shape: [rows, cols], rows: Array.from({ length: rows }, (_, i) => cells.slice(i * cols, (i + 1) * cols)) };
+  }, [id, stage]);
 }
 
 test('the page loads the wasm module with no errors', async () => {
@@ -172,5 +184,91 @@ test('the page is accessible (axe-core: no serious or critical violation) and do
     assert.ok(scroll <= client, `the page is ${scroll} px wide in a ${client} px viewport`);
   } finally {
     await context.close();
+  }
+});
+
+test('the page state is in its URL: an edit, a flash step and a lines view survive a reload from the link', async () => {
+  const cell = page.locator('#ex2').locator('attention-matrix[data-name="X"]').locator('td[data-row="0"][data-col="0"]');
+  await cell.focus();
+  await page.keyboard.type('0.5');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => location.hash.includes('state='));
+  await page.locator('#flash').locator('button', { hasText: 'Next block' }).click();
+  await page.waitForFunction(() => decodeURIComponent(location.hash).includes('"flash":1'));
+  const link = await page.evaluate(() => location.href);
+  const other = await browser.newPage();
+  try {
+    await other.goto(link);
+    await other.waitForSelector('body[data-ready]');
+    await other.waitForFunction(() => document.getElementById('ex2').stages && document.getElementById('flash').step === 1);
+    const x = await other.evaluate(() => document.getElementById('ex2').data.x[0][0]);
+    assert.equal(x, 0.5);
+    const weights = await other.evaluate(() => Array.from(document.getElementById('ex2').stages.weights.data));
+    const here = await page.evaluate(() => Array.from(document.getElementById('ex2').stages.weights.data));
+    assert.deepEqual(weights, here, 'the shared link shows the same weights');
+  } finally {
+    await other.close();
+  }
+});
+
+test('quality bars (printed, not asserted on time): paint, interactivity, transfer size, recompute time', async (t) => {
+  const { gzipSync } = await import('node:zlib');
+  const { readFileSync, readdirSync } = await import('node:fs');
+  const fresh = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  const bodies = [];
+  fresh.on('response', async (r) => { try { bodies.push([r.url(), await r.body()]); } catch { /* redirects */ } });
+  try {
+    await fresh.goto(`${url}web/`);
+    await fresh.waitForFunction(() => [...document.querySelectorAll('attention-steps, attention-flash, positional-encoding')].every((e) => e.stages || e.reference || (e.tensors && Object.keys(e.tensors).length)));
+    const timing = await fresh.evaluate(() => ({
+      paint: performance.getEntriesByName('first-contentful-paint')[0]?.startTime,
+      interactive: performance.now(),
+    }));
+    // Editing a cell of example 2: commit to the recomputed, repainted pipeline.
+    const recompute = await fresh.evaluate(async () => {
+      const el = document.getElementById('ex2');
+      const times = [];
+      for (let i = 0; i < 20; i++) {
+        const data = el.data;
+        data.x[1][1] = -1.1 + i * 0.01;
+        const start = performance.now();
+        await new Promise((resolve) => { el.addEventListener('compute', resolve, { once: true }); el.data = data; });
+        el.shadowRoot.querySelector('attention-matrix[data-name="Y"]').getBoundingClientRect();  // style and layout done
+        times.push(performance.now() - start);
+      }
+      times.sort((a, b) => a - b);
+      return { median: times[10], max: times[19] };
+    });
+    const gz = (buffer) => gzipSync(buffer, { level: 9 }).length;
+    const transfer = bodies.reduce((sum, [, body]) => sum + gz(body), 0);
+    const root = new URL('..', import.meta.url);
+    const files = [...readdirSync(new URL('web/elements/', root)).filter((f) => f.endsWith('.js')).map((f) => `web/elements/${f}`),
+      ...readdirSync(new URL('bindings/js/', root)).filter((f) => f.endsWith('.js') && f !== 'node.js').map((f) => `bindings/js/${f}`),
+      'dist/attention-relaxed.js', 'dist/attention-relaxed.wasm'];
+    const elementsBytes = files.reduce((sum, f) => sum + gz(readFileSync(new URL(f, root))), 0);
+    t.diagnostic(`first contentful paint ${timing.paint?.toFixed(0)} ms, every element interactive ${timing.interactive.toFixed(0)} ms after navigation; page transfer ${(transfer / 1024).toFixed(0)} KB gzipped (${bodies.length} responses); elements module + API + relaxed wasm ${(elementsBytes / 1024).toFixed(0)} KB gzipped; editing a cell of example 2 recomputes, re-renders and lays out the pipeline in ${recompute.median.toFixed(1)} ms median (max ${recompute.max.toFixed(1)} ms of 20)`);
+    assert.ok(transfer > 0 && elementsBytes > 0 && timing.interactive > 0);
+  } finally {
+    await fresh.close();
+  }
+});
+
+test('screenshots of every section and element at desktop and phone widths (git-ignored, for people)', async () => {
+  const dir = new URL('./artifacts/screenshots/', import.meta.url);
+  mkdirSync(dir, { recursive: true });
+  for (const [width, height, label] of [[1200, 900, 'desktop'], [390, 844, 'phone']]) {
+    const shot = await browser.newPage({ viewport: { width, height } });
+    try {
+      await shot.goto(`${url}web/`);
+      await shot.waitForSelector('body[data-ready]');
+      await shot.waitForFunction(() => document.getElementById('ex4')?.stages && document.getElementById('flash')?.reference);
+      const targets = await shot.evaluate(() => [...document.querySelectorAll('section.example, attention-flash, positional-encoding, #playground, #positions, #heads, #pruning')].map((e, i) => { e.dataset.shot = String(i); return `${e.id || e.tagName.toLowerCase()}`; }));
+      for (let i = 0; i < targets.length; i++) {
+        await shot.locator(`[data-shot="${i}"]`).screenshot({ path: fileURLToPath(new URL(`${label}-${String(i).padStart(2, '0')}-${targets[i]}.png`, dir)) });
+      }
+      assert.ok(targets.length >= 10, targets.join(', '));
+    } finally {
+      await shot.close();
+    }
   }
 });

@@ -1,7 +1,9 @@
 // The page: loads the package exactly as a browser user would, then renders the worked
-// examples and the playground. body[data-ready] tells tests (and people) it is done.
+// examples (the custom elements of web/elements/, its first user) and the demos. body[data-ready] tells tests (and people) it is done.
 import { init } from '../bindings/js/browser.js';
+import { useApi } from './elements/index.js';
 import { renderWorkedExamples } from './worked-examples.js';
+import { bindUrlState } from './url-state.js';
 import { renderPlayground } from './demo-playground.js';
 import { renderBenchPanel } from './bench-panel.js';
 import { renderPositions } from './demo-positions.js';
@@ -13,7 +15,9 @@ const status = document.getElementById('status');
 try {
   const attn = await init();
   status.textContent = `attention-wasm ${attn.info.version} loaded (${attn.info.target}).`;
-  renderWorkedExamples(attn, document.getElementById('examples'));
+  useApi(attn);  // the elements share the page's instance
+  const steps = renderWorkedExamples(document.getElementById('examples'));
+  bindUrlState({ steps, flash: [...document.querySelectorAll('attention-flash[id]')], heatmaps: [...document.querySelectorAll('attention-heatmap[id]')] });
   const notes = document.getElementById('slide-notes');
   for (const n of SLIDE_NOTES) notes.append(Object.assign(document.createElement('li'), { textContent: n }));
   renderPlayground(attn, document.getElementById('playground'));
