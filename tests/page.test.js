@@ -117,31 +117,41 @@ test('the positions demo: shuffling keeps outputs without positions and changes 
   assert.ok(size[0] > 0 && size[1] > 0);
 });
 
-test('the multi-head demo shows one weight matrix per head, rows summing to 1', async () => {
+// The matrices an element shows: name → { shape, rows }.
+async function elementMatrices(selector) {
+  return page.evaluate((selector) => Object.fromEntries([...document.querySelector(selector).shadowRoot.querySelectorAll('attention-matrix')].map((m) => {
+    const [rows, cols] = m.value.shape;
+    const cells = Array.from(m.shadowRoot.querySelectorAll('td'), (td) => Number(td.dataset.value));
+    return [m.dataset.name, { shape: [rows, cols], rows: Array.from({ length: rows }, (_, i) => cells.slice(i * cols, (i + 1) * cols)) }];
+  })), selector);
+}
+
+test('the multi-head demo shows one weight matrix per head and their average, rows summing to 1', async () => {
   for (const heads of ['1', '4', '2']) {
     await page.selectOption('#heads select[name="heads"]', heads);
-    const names = await page.$$eval('#heads figure.matrix', (figs) => figs.map((f) => f.dataset.name));
-    assert.equal(names.length, Number(heads));
-    for (const name of names) {
-      const w = await shown(name);
+    const matrices = await elementMatrices('#heads-heatmap');
+    const names = Object.keys(matrices);
+    assert.deepEqual(names, heads === '1' ? ['head-1'] : [...Array.from({ length: Number(heads) }, (_, h) => `head-${h + 1}`), 'average']);
+    for (const w of Object.values(matrices)) {
       assert.deepEqual(w.shape, [6, 6]);
       w.rows.forEach((row) => assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5));
     }
   }
   await page.check('#heads input[name="causal"]');
-  const w = await shown('heads-0');
+  const w = (await elementMatrices('#heads-heatmap'))['head-1'];
   w.rows.forEach((row, i) => row.forEach((x, j) => { if (j > i) assert.equal(x, 0); }));
 });
 
 test('the DynamicViT demo: a dropped token gets no weight but its own', async () => {
-  await page.uncheck('#pruning input[name="keep2"]');
-  const w = await shown('prune-weights');
+  await page.locator('#pruning').locator('input').nth(2).uncheck();
+  await page.waitForFunction(() => document.getElementById('pruning').keep[2] === 0 && document.getElementById('pruning').result);
+  await page.waitForFunction(() => document.getElementById('pruning').shadowRoot.querySelector('input:nth-of-type(1)') !== null);
+  const { weights: w, G: g } = await elementMatrices('#pruning');
   w.rows.forEach((row, i) => {
     if (i !== 2) assert.equal(row[2], 0, `row ${i} ignores the dropped token`);
     assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5);
   });
   assert.ok(w.rows[2][2] > 0, 'the dropped token attends to itself');
-  const g = await shown('prune-g');
   assert.deepEqual(g.rows.map((row) => row[2]), [0, 0, 1, 0, 0, 0]);
 });
 
@@ -262,7 +272,7 @@ test('screenshots of every section and element at desktop and phone widths (git-
       await shot.goto(`${url}web/`);
       await shot.waitForSelector('body[data-ready]');
       await shot.waitForFunction(() => document.getElementById('ex4')?.stages && document.getElementById('flash')?.reference);
-      const targets = await shot.evaluate(() => [...document.querySelectorAll('section.example, attention-flash, positional-encoding, #playground, #positions, #heads, #pruning')].map((e, i) => { e.dataset.shot = String(i); return `${e.id || e.tagName.toLowerCase()}`; }));
+      const targets = await shot.evaluate(() => [...document.querySelectorAll('section.example, attention-flash, positional-encoding, token-pruning, #playground, #positions, #heads')].map((e, i) => { e.dataset.shot = String(i); return `${e.id || e.tagName.toLowerCase()}`; }));
       for (let i = 0; i < targets.length; i++) {
         await shot.locator(`[data-shot="${i}"]`).screenshot({ path: fileURLToPath(new URL(`${label}-${String(i).padStart(2, '0')}-${targets[i]}.png`, dir)) });
       }

@@ -1,6 +1,6 @@
 // Multi-head demo: the same sentence through MultiHeadAttention with 1, 2 or 4 heads; each
-// head's weight matrix is its own view of which token attends to which (trace: true).
-import { matrixView } from './matrix-view.js';
+// head's weight matrix is its own view of which token attends to which (trace: true), shown
+// by an <attention-heatmap> (one grid per head plus their average, or bertviz-style lines).
 import { TOKENS, tokenEmbeddings } from './sentence.js';
 
 const D_MODEL = 8;
@@ -20,7 +20,7 @@ export function renderHeads(attn, container) {
       <label><input type="checkbox" name="causal"> causal</label>
     </div>
     <p class="caption" data-role="caption"></p>
-    <div class="matrices" data-role="heads"></div>`;
+    <attention-heatmap id="heads-heatmap" tokens="${TOKENS.join(',')}"></attention-heatmap>`;
   const $ = (n) => container.querySelector(`[name="${n}"]`);
   const x = embed(attn);
   const update = () => {
@@ -28,13 +28,7 @@ export function renderHeads(attn, container) {
     const layer = new attn.MultiHeadAttention({ dModel: D_MODEL, numHeads, seed: Number($('seed').value) || 0 });
     try {
       const { trace } = layer.forward(x, x, x, { trace: true, causal: $('causal').checked });
-      const L = TOKENS.length;
-      const views = [];
-      for (let h = 0; h < numHeads; h++) {
-        const block = { data: trace.weights.data.slice(h * L * L, (h + 1) * L * L), shape: [L, L] };
-        views.push(matrixView(`heads-${h}`, `head ${h + 1} weights (rows attend to columns: ${TOKENS.join(' ')})`, block, { digits: 2, heat: true }));
-      }
-      container.querySelector('[data-role="heads"]').replaceChildren(...views);
+      container.querySelector('attention-heatmap').weights = trace.weights;  // [heads, L, L]
       container.querySelector('[data-role="caption"]').textContent =
         `d_model = ${D_MODEL}, ${numHeads} head${numHeads > 1 ? 's' : ''} of head_dim ${D_MODEL / numHeads}: ` +
         `Q, K, V are ${trace.q.shape.join('×')} per batch (heads × tokens × head_dim); the heads' outputs are concatenated ` +

@@ -8,7 +8,6 @@ import { renderPlayground } from './demo-playground.js';
 import { renderBenchPanel } from './bench-panel.js';
 import { renderPositions } from './demo-positions.js';
 import { renderHeads } from './demo-heads.js';
-import { renderPruning } from './demo-pruning.js';
 import { SLIDE_NOTES } from './examples-data.js';
 
 const status = document.getElementById('status');
@@ -17,14 +16,14 @@ try {
   status.textContent = `attention-wasm ${attn.info.version} loaded (${attn.info.target}).`;
   useApi(attn);  // the elements share the page's instance
   const steps = renderWorkedExamples(document.getElementById('examples'));
-  bindUrlState({ steps, flash: [...document.querySelectorAll('attention-flash[id]')], heatmaps: [...document.querySelectorAll('attention-heatmap[id]')] });
+  
   const notes = document.getElementById('slide-notes');
   for (const n of SLIDE_NOTES) notes.append(Object.assign(document.createElement('li'), { textContent: n }));
   renderPlayground(attn, document.getElementById('playground'));
   renderPositions(attn, document.getElementById('positions'));
   renderHeads(attn, document.getElementById('heads'));
-  renderPruning(attn, document.getElementById('pruning'));
   renderBenchPanel(attn, document.getElementById('bench'));
+  bindUrlState({ steps, flash: [...document.querySelectorAll('attention-flash[id]')], heatmaps: [...document.querySelectorAll('attention-heatmap[id]')] });
   document.body.dataset.ready = 'true';
 } catch (error) {
   status.textContent = `Could not load attention-wasm: ${error.message}`;
