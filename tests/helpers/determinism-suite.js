@@ -3,7 +3,8 @@
 // the same way in Node and in Chromium. Inputs come from a seeded generator in plain JS, so
 // the suite needs nothing but the API object. Returns [name, Float32Array] pairs.
 
-function generator(seed) {  // mulberry32, values in [-1, 1)
+/** mulberry32: a seeded generator of values in [-1, 1). */
+export function generator(seed) {
   let s = seed >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;

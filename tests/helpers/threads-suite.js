@@ -4,18 +4,7 @@
 // divide by the thread count (rows again) and heads that do (whole heads per thread), matmul
 // row blocks with a short last block, and the layers end to end. Returns [name, Float32Array]
 // pairs; the suite needs nothing but the API object (it runs in Node and in Chromium).
-import { determinismSuite } from './determinism-suite.js';
-
-function generator(seed) {  // mulberry32, values in [-1, 1)
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return 2 * (((t ^ (t >>> 14)) >>> 0) / 4294967296) - 1;
-  };
-}
+import { determinismSuite, generator } from './determinism-suite.js';
 
 /** @param {object} attn the API from init() */
 export function threadsSuite(attn, seed = 3) {

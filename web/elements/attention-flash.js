@@ -14,7 +14,7 @@
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exportToolbar, elementToPng, jsLiteral, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE } from './theme.js';
+import { THEME_STYLE, styleSheet, errorMessage } from './theme.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -26,14 +26,6 @@ button { font: inherit; }
 code { font-size: 0.85em; }
 .error { color: var(--_error); }
 ${EXPORT_STYLE}`;
-let sheet = null;
-function styleSheet() {
-  if (!sheet) {
-    sheet = new CSSStyleSheet();
-    sheet.replaceSync(STYLE);
-  }
-  return sheet;
-}
 
 const EXAMPLE = {  // 2 queries, 6 keys, d = 3: three blocks of 2, the max moves twice
   q: [[0.9, -0.2, 0.4], [-0.5, 0.8, 0.1]],
@@ -82,7 +74,7 @@ export class AttentionFlash extends HTMLElement {
 
   constructor() {
     super();
-    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet()];
+    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet(STYLE)];
     this.addEventListener('keydown', (e) => this.#onKey(e));
   }
 
@@ -176,11 +168,7 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
       this.#reference = attn.attention(d.q, d.k, d.v, { returnWeights: true }).output.data;  // the ordinary softmax path
       this.#render();
     } catch (error) {
-      const p = document.createElement('p');
-      p.className = 'error';
-      p.setAttribute('role', 'alert');
-      p.textContent = String(error.message ?? error);
-      this.shadowRoot.replaceChildren(p);
+      this.shadowRoot.replaceChildren(errorMessage(error));
     }
   }
 

@@ -5,7 +5,8 @@
 //
 //   <attention-heatmap id="h" tokens="The,cat,sat" for="steps1"></attention-heatmap>
 //   h.weights = result.weights;          // [Lq, Lk] or [heads, Lq, Lk] (a MultiHeadAttention
-//                                        // forward with returnWeights: [B?, heads, Lq, Lk])
+//                                        // forward with returnWeights: [B?, heads, Lq, Lk]);
+//   h.weights = result;                  // or the attention / forward result itself
 //   <attention-heatmap example="2" view="lines"></attention-heatmap>   the course's example
 //
 // Attributes: weights (JSON), tokens / query-tokens / key-tokens (comma list or JSON), view
@@ -16,7 +17,7 @@ import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exampleData } from './attention-steps.js';
 import { exportToolbar, elementToPng, jsLiteral, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE } from './theme.js';
+import { THEME_STYLE, styleSheet } from './theme.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -30,14 +31,6 @@ svg g.token:focus { outline: none; }
 svg g.token:focus text, svg g.token.active text { font-weight: 700; }
 svg line.dim { opacity: 0.05 !important; }
 ${EXPORT_STYLE}`;
-let sheet = null;
-function styleSheet() {
-  if (!sheet) {
-    sheet = new CSSStyleSheet();
-    sheet.replaceSync(STYLE);
-  }
-  return sheet;
-}
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -53,6 +46,7 @@ function parseList(text) {
 /** Weights as heads: [heads][Lq][Lk] nested arrays, from a tensor or nested arrays. */
 export function headsOf(weights) {
   if (weights == null) return [];
+  if (!Array.isArray(weights) && weights.weights && !weights.data) weights = weights.weights;  // a forward's result
   if (Array.isArray(weights)) return Array.isArray(weights[0]?.[0]) ? weights : [weights];
   const shape = weights.shape;
   const [lq, lk] = shape.slice(-2);
@@ -75,7 +69,7 @@ export class AttentionHeatmap extends HTMLElement {
 
   constructor() {
     super();
-    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet()];
+    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet(STYLE)];
   }
 
   connectedCallback() {

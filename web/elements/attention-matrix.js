@@ -14,7 +14,7 @@
 // properties --attn-font, --attn-cell-width, --attn-border, --attn-focus.
 import { formatNumber, exactNumber, heatColour, paletteGradient } from './format.js';
 import { elementToPng, tensorJson, jsLiteral } from './export.js';
-import { THEME_STYLE } from './theme.js';
+import { THEME_STYLE, styleSheet } from './theme.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: inline-block; font: var(--attn-font, 0.85rem/1.3 ui-monospace, SFMono-Regular, Menlo, monospace); max-width: 100%; color: inherit; }
@@ -35,14 +35,6 @@ input { width: 7ch; font: inherit; text-align: right; padding: 0; border: 0; bac
 .exact { font-size: 0.75em; min-height: 1.2em; opacity: 0.85; }
 `;
 
-let sheet = null;
-function styleSheet() {  // one constructed sheet for every instance (no inline <style>: strict CSP)
-  if (!sheet) {
-    sheet = new CSSStyleSheet();
-    sheet.replaceSync(STYLE);
-  }
-  return sheet;
-}
 
 /** A tensor { data, shape } from nested arrays (rows of numbers) or a tensor; 1-D is one row. */
 export function toMatrix(value) {
@@ -83,7 +75,7 @@ export class AttentionMatrix extends HTMLElement {
 
   constructor() {
     super();
-    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet()];
+    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet(STYLE)];
   }
 
   connectedCallback() {

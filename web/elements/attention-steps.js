@@ -17,7 +17,7 @@ import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { WEIGHTS, EXAMPLES } from './course-examples.js';
 import { exportToolbar, elementToPng, tensorJson, jsLiteral, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE } from './theme.js';
+import { THEME_STYLE, styleSheet, errorMessage } from './theme.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -32,14 +32,6 @@ button, select, input { font: inherit; }
 .slides { font-size: 0.75em; opacity: 0.85; font-family: ui-monospace, monospace; max-width: 100%; overflow-x: auto; }
 .error { color: var(--_error); }
 ${EXPORT_STYLE}`;
-let sheet = null;
-function styleSheet() {
-  if (!sheet) {
-    sheet = new CSSStyleSheet();
-    sheet.replaceSync(STYLE);
-  }
-  return sheet;
-}
 
 const ROWS = (t) => t.shape[0];
 
@@ -82,7 +74,7 @@ export class AttentionSteps extends HTMLElement {
 
   constructor() {
     super();
-    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet()];
+    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet(STYLE)];
   }
 
   connectedCallback() {
@@ -187,11 +179,7 @@ export class AttentionSteps extends HTMLElement {
   }
 
   #showError(error) {
-    const p = document.createElement('p');
-    p.className = 'error';
-    p.setAttribute('role', 'alert');
-    p.textContent = String(error.message ?? error);
-    this.shadowRoot.replaceChildren(p);
+    this.shadowRoot.replaceChildren(errorMessage(error));
   }
 
   async #update() {

@@ -10,7 +10,7 @@ import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { heatColour } from './format.js';
 import { exportToolbar, elementToPng, tensorJson, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE } from './theme.js';
+import { THEME_STYLE, styleSheet } from './theme.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -27,14 +27,6 @@ svg line { stroke: currentColor; stroke-width: 2; }
 svg text { font: 12px system-ui, sans-serif; fill: #fff; pointer-events: none; }
 .note { font-size: 0.85em; }
 ${EXPORT_STYLE}`;
-let sheet = null;
-function styleSheet() {
-  if (!sheet) {
-    sheet = new CSSStyleSheet();
-    sheet.replaceSync(STYLE);
-  }
-  return sheet;
-}
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -87,7 +79,7 @@ export class PositionalEncoding extends HTMLElement {
 
   constructor() {
     super();
-    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet()];
+    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet(STYLE)];
   }
 
   connectedCallback() { this.#update(); }

@@ -16,3 +16,27 @@ export const THEME_STYLE = `
   }
 }
 `;
+
+const sheets = new Map();
+
+/**
+ * One constructed stylesheet per distinct CSS text, shared by every instance of an element
+ * (adopted by the shadow roots: no inline <style>, so a strict style-src CSP is fine).
+ */
+export function styleSheet(css) {
+  if (!sheets.has(css)) {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(css);
+    sheets.set(css, sheet);
+  }
+  return sheets.get(css);
+}
+
+/** A readable error in place of an element's content (role=alert). */
+export function errorMessage(error) {
+  const p = document.createElement('p');
+  p.className = 'error';
+  p.setAttribute('role', 'alert');
+  p.textContent = String(error?.message ?? error);
+  return p;
+}

@@ -11,7 +11,7 @@
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exportToolbar, elementToPng, tensorJson, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE } from './theme.js';
+import { THEME_STYLE, styleSheet } from './theme.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -20,14 +20,6 @@ legend { font-size: 0.85em; }
 .row { display: flex; flex-wrap: wrap; gap: 0.8rem; margin-top: 0.5rem; max-width: 100%; }
 label { font-size: 0.9em; }
 ${EXPORT_STYLE}`;
-let sheet = null;
-function styleSheet() {
-  if (!sheet) {
-    sheet = new CSSStyleSheet();
-    sheet.replaceSync(STYLE);
-  }
-  return sheet;
-}
 
 export class TokenPruning extends HTMLElement {
   static observedAttributes = ['tokens', 'drop', 'dim'];
@@ -37,7 +29,7 @@ export class TokenPruning extends HTMLElement {
 
   constructor() {
     super();
-    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet()];
+    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet(STYLE)];
   }
 
   connectedCallback() { this.#reset(); }
