@@ -110,7 +110,10 @@ test('the four worked examples show exact values and agree with the slides to th
 test('the positions demo: shuffling keeps outputs without positions and changes them with', async () => {
   const same = () => page.$$eval('#positions [data-role="perm"] tbody tr', (trs) => trs.map((tr) => tr.dataset.same));
   assert.deepEqual(await same(), ['true', 'true', 'true', 'true', 'true', 'true']);
+  const deviation = Number(await page.getAttribute('#positions [data-role="deviation"]', 'data-value'));
+  assert.ok(deviation < 1e-5, `the measured max deviation without positions is ${deviation}`);
   await page.check('#positions input[name="withPe"]');
+  assert.ok(Number(await page.getAttribute('#positions [data-role="deviation"]', 'data-value')) > 1e-3, 'with positions the outputs move');
   const withPe = await same();
   assert.ok(withPe.filter((x) => x === 'false').length >= 4, `with positions: ${withPe}`);
   const size = await page.$eval('#positions canvas', (c) => [c.width, c.height]);

@@ -43,6 +43,7 @@ export function renderPositions(attn, container) {
       <label><input type="checkbox" name="withPe"> add positional encoding</label>
       <button type="button" name="shuffle">shuffle tokens</button>
     </div>
+    <p class="caption" data-role="deviation"></p>
     <table class="bench" data-role="perm" tabindex="0" aria-label="outputs before and after the shuffle"><thead><tr><th>token</th><th>output (first 3 features)</th><th>after shuffle</th><th>same?</th></tr></thead><tbody></tbody></table>`;
   const $ = (n) => container.querySelector(`[name="${n}"]`);
   const drawPe = () => {
@@ -69,13 +70,18 @@ export function renderPositions(attn, container) {
     const after = run(order);
     const body = container.querySelector('[data-role="perm"] tbody');
     body.replaceChildren();
+    let deviation = 0;
     identity.forEach((token) => {
       const at = order.indexOf(token);
+      for (let c = 0; c < 8; c++) deviation = Math.max(deviation, Math.abs(before.data[token * 8 + c] - after.data[at * 8 + c]));
       const same = Array.from({ length: 8 }, (_, c) => Math.abs(before.data[token * 8 + c] - after.data[at * 8 + c])).every((d) => d < 1e-5);
       const tr = body.insertRow();
       tr.dataset.same = String(same);
       for (const text of [`${TOKENS[token]} (#${token + 1} → #${at + 1})`, fmt(before, token), fmt(after, at), same ? '✓ same' : '✗ changed']) tr.insertCell().textContent = text;
     });
+    const note = container.querySelector('[data-role="deviation"]');
+    note.dataset.value = String(deviation);
+    note.textContent = `Largest difference between a token's output before and after the shuffle, over all ${TOKENS.length} tokens and 8 features: ${deviation.toExponential(2)}${$('withPe').checked ? ' (positions make the order matter)' : deviation === 0 ? ' (exactly equal: the same sums in the same order)' : ' (float32 rounding only)'}.`;
   };
   container.addEventListener('input', (e) => (e.target.name?.startsWith('pe') ? drawPe() : drawPerm()));
   $('shuffle').addEventListener('click', () => {
