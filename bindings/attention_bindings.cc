@@ -9,6 +9,7 @@
 #include <string>
 
 #include "attention.h"
+#include "attention_backward.h"
 #include "heap_address.h"
 #include "hwy/highway.h"
 #include "kernels/matmul.h"
@@ -51,6 +52,34 @@ int RunAttentionCall(const AttentionCall& c) {
   r.scaled_scores = Ptr<float>(c.scaled_scores);
   r.masked_scores = Ptr<float>(c.masked_scores);
   return static_cast<int>(attn::RunAttention(r));
+}
+
+// Gradients of attention (see src/attention_backward.h): the forward's call plus dOut in and
+// dq, dk, dv out (no broadcasting; offsets from the same batch table).
+int RunAttentionBackwardCall(const AttentionCall& c, uintptr_t d_out, uintptr_t dq, uintptr_t dk,
+                             uintptr_t dv) {
+  attn::AttentionBackwardRequest r;
+  attn::AttentionRequest& f = r.forward;
+  f.q = Ptr<const float>(c.q);
+  f.k = Ptr<const float>(c.k);
+  f.v = Ptr<const float>(c.v);
+  f.mask = Ptr<const float>(c.mask);
+  f.allowed = Ptr<const uint8_t>(c.allowed);
+  f.mask_row_stride = c.mask_row_stride;
+  f.entries = Ptr<const int32_t>(c.entries);
+  f.batch = c.batch;
+  f.seq_q = c.seq_q;
+  f.seq_k = c.seq_k;
+  f.head_dim = c.head_dim;
+  f.value_dim = c.value_dim;
+  f.scale = c.scale;
+  f.causal = c.causal;
+  f.causal_offset = c.causal_offset;
+  r.d_out = Ptr<const float>(d_out);
+  r.dq = Ptr<float>(dq);
+  r.dk = Ptr<float>(dk);
+  r.dv = Ptr<float>(dv);
+  return static_cast<int>(attn::RunAttentionBackward(r));
 }
 
 // out = a·b   a: [rows, inner]  b: [inner, cols]  out: [rows, cols]
@@ -126,6 +155,7 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
       .field("maskedScores", &AttentionCall::masked_scores);
   emscripten::function("_attention", &RunAttentionCall);
   emscripten::function("_matmul", &RunMatMul);
+  emscripten::function("_attentionBackward", &RunAttentionBackwardCall);
   emscripten::function("_attentionScratch", &AttentionScratch);
   emscripten::function("_matmulScratch", &MatMulScratch);
   emscripten::function("_heapMaxBytes", &HeapMaxBytes);

@@ -1,6 +1,7 @@
 // The public API object that init() resolves to. Shared by the Node and browser entries.
 import { makeAttention } from './attention.js';
 import { makeMatmul } from './matmul.js';
+import { makeAttentionBackward } from './attention_backward.js';
 import { MultiHeadAttention, planMultiHeadConfig, planForward, multiHeadConfigOf } from './multi_head.js';
 import { makePositional } from './positional.js';
 import { makeBlock } from './block.js';
@@ -26,6 +27,7 @@ export function createApi(module, { variant, threads = 1, threadsReason = null }
   Object.defineProperty(BoundMultiHeadAttention, 'name', { value: 'MultiHeadAttention' });
   const { attention, estimate: attentionEstimate } = makeAttention(module);
   const { matmul, estimate: matmulEstimate } = makeMatmul(module);
+  const { attentionBackward, estimate: backwardEstimate } = makeAttentionBackward(module);
   const { estimates: positionalEstimates, ...positional } = makePositional(module);
   const { estimates: blockEstimates, ...block } = makeBlock(module);
 
@@ -34,6 +36,7 @@ export function createApi(module, { variant, threads = 1, threadsReason = null }
   const estimates = {
     attention: attentionEstimate,
     matmul: matmulEstimate,
+    attentionBackward: backwardEstimate,
     ...positionalEstimates,
     ...blockEstimates,
     MultiHeadAttention: (config) => planMultiHeadConfig(config).memory,
@@ -60,6 +63,7 @@ export function createApi(module, { variant, threads = 1, threadsReason = null }
     // target: what the kernels were compiled for ('wasm-simd128' or 'wasm-relaxed-simd').
     info: Object.freeze({ version: VERSION, build: variant, target: module._simdTarget(), simd: true, relaxedSimd: variant === 'relaxed', threads, threadsReason }),
     attention,
+    attentionBackward,
     matmul,
     MultiHeadAttention: BoundMultiHeadAttention,
     ...positional,

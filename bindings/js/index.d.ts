@@ -136,6 +136,30 @@ export interface AttentionTrace {
   output: Tensor;
 }
 
+/** Options of {@link AttentionWasm.attentionBackward}: those of the forward call. */
+export interface AttentionBackwardOptions {
+  /** Boolean or additive mask, broadcast to `[..., Lq, Lk]` (it gets no gradient). */
+  mask?: MaskLike;
+  /** Hide keys after each query's position. Default false. */
+  causal?: boolean;
+  /** Causal alignment when Lq ≠ Lk, as in {@link AttentionOptions.causalAlign}. */
+  causalAlign?: 'top-left' | 'bottom-right';
+  /** Multiplies q·kᵀ. Default `1 / sqrt(dk)`. */
+  scale?: number;
+  /** Per-sequence key lengths, as in {@link AttentionOptions.keyLengths}. */
+  keyLengths?: number | number[] | Int32Array;
+}
+
+/** What {@link AttentionWasm.attentionBackward} returns: the gradients of q, k and v. */
+export interface AttentionGradients {
+  /** `[..., Lq, dk]` */
+  dq: Tensor;
+  /** `[..., Lk, dk]` */
+  dk: Tensor;
+  /** `[..., Lk, dv]` */
+  dv: Tensor;
+}
+
 /** What {@link AttentionWasm.attention} returns. */
 export interface AttentionResult {
   /** `[..., Lq, dv]`, where `...` is the broadcast of the leading dims of q, k, v. */
@@ -449,6 +473,22 @@ export interface AttentionWasm {
    */
   attention(q: TensorLike, k: TensorLike, v: TensorLike, options?: AttentionOptions): AttentionResult;
   /**
+   * The gradients of {@link AttentionWasm.attention}: given `dOut = ∂loss/∂output`, returns
+   * `dq`, `dk`, `dv` (FlashAttention-2's recipe: scores recomputed row by row, never an
+   * Lq × Lk matrix; memory O(Lk + dv) beyond the tensors). Same masks, causal rule, scale and
+   * key lengths as the forward; q, k, v and dOut share their leading dims (no broadcasting).
+   * @param q `[..., Lq, dk]`
+   * @param k `[..., Lk, dk]`
+   * @param v `[..., Lk, dv]`
+   * @param dOut `[..., Lq, dv]`, the gradient of the loss with respect to the output
+   * @throws TypeError / RangeError (message starting `attentionBackward:`) for wrong types,
+   *   shapes, leading dims that differ, or options as in `attention`.
+   * @example
+   * const { output } = attn.attention(q, k, v, { causal: true });
+   * const { dq, dk, dv } = attn.attentionBackward(q, k, v, dOut, { causal: true });
+   */
+  attentionBackward(q: TensorLike, k: TensorLike, v: TensorLike, dOut: TensorLike, options?: AttentionBackwardOptions): AttentionGradients;
+  /**
    * Matrix product `a·b` (the projections `Q = X·W_Q` of the row-vector convention).
    * @param a `[..., m, k]`
    * @param b `[k, n]`
@@ -642,7 +682,7 @@ export interface AttentionWasm {
 
 /** The functions {@link AttentionWasm.estimateMemory} knows. */
 export type EstimatedFunction =
-  | 'attention' | 'matmul' | 'layerNorm' | 'feedForward' | 'setPool'
+  | 'attention' | 'attentionBackward' | 'matmul' | 'layerNorm' | 'feedForward' | 'setPool'
   | 'sinusoidalEncoding' | 'addPositionalEncoding' | 'applyRope' | 'alibiSlopes' | 'alibiBias' | 'laplacianEncoding'
   | 'MultiHeadAttention' | 'MultiHeadAttention.forward' | 'TransformerEncoderLayer' | 'TransformerEncoderLayer.forward';
 

@@ -1,0 +1,150 @@
+#include "attention_backward.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "buffer.h"
+#include "head_problem.h"
+#include "sizes.h"
+
+namespace attn {
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+float Dot(const float* a, const float* b, int n) {
+  float s = 0.0f;
+  for (int c = 0; c < n; ++c) s += a[c] * b[c];
+  return s;
+}
+
+// a += x·b over n.
+void AddScaled(float* a, float x, const float* b, int n) {
+  for (int c = 0; c < n; ++c) a[c] += x * b[c];
+}
+
+// The head problem of entry b (contiguous rows; see AttentionBackwardRequest).
+HeadProblem EntryProblem(const AttentionRequest& r, int b) {
+  const int32_t* e = r.entries + b * kEntryColumns;
+  HeadProblem p;
+  p.q = r.q + e[kQOffset];
+  p.k = r.k == nullptr ? nullptr : r.k + e[kKOffset];
+  p.v = r.v == nullptr ? nullptr : r.v + e[kVOffset];
+  p.mask.additive = r.mask == nullptr ? nullptr : r.mask + e[kMaskOffset];
+  p.mask.allowed = r.allowed == nullptr ? nullptr : r.allowed + e[kMaskOffset];
+  p.mask.row_stride = r.mask_row_stride;
+  p.seq_q = r.seq_q;
+  p.seq_k = r.seq_k;
+  p.head_dim = r.head_dim;
+  p.value_dim = r.value_dim;
+  p.q_stride = p.k_stride = r.head_dim;
+  p.v_stride = p.out_stride = r.value_dim;
+  p.scale = r.scale;
+  p.visible.key_limit = e[kKeyLimit];
+  p.visible.causal = r.causal;
+  p.visible.causal_offset = r.causal_offset;
+  return p;
+}
+
+// One head, row by row.
+//   q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k, value_dim]  d_out: [seq_q, value_dim]
+//   dq: [seq_q, head_dim] (written)  dk, dv: [seq_k, ...] (accumulated; zero on entry)
+//   p: [seq_k] and o: [value_dim] scratch
+void HeadBackward(const HeadProblem& pb, const float* d_out, float* dq, float* dk, float* dv,
+                  float* p, float* o) {
+  const int dk_dim = pb.head_dim, dv_dim = pb.value_dim;
+  for (int i = 0; i < pb.seq_q; ++i) {
+    const float* q_row = pb.q + static_cast<size_t>(i) * dk_dim;
+    const float* do_row = d_out + static_cast<size_t>(i) * dv_dim;
+    float* dq_row = dq + static_cast<size_t>(i) * dk_dim;
+    std::fill(dq_row, dq_row + dk_dim, 0.0f);
+    const int visible = pb.visible.VisibleKeys(i);
+    // 1. Scores of the visible keys (the explicit mask added; -Inf where blocked), max.
+    std::fill(p, p + pb.seq_k, kNegInf);
+    if (!pb.mask.empty() && visible > 0) pb.mask.Row(i, 0, visible, p);
+    float max = kNegInf;
+    for (int j = 0; j < visible; ++j) {
+      const float m = pb.mask.empty() ? 0.0f : p[j];
+      p[j] = m == kNegInf
+                 ? kNegInf
+                 : Dot(q_row, pb.k + static_cast<size_t>(j) * dk_dim, dk_dim) * pb.scale + m;
+      max = std::max(max, p[j]);
+    }
+    if (max == kNegInf) continue;  // sees no key: no gradient
+    // 2. P = softmax (through the log-sum-exp), and the row's output o = P·v.
+    double sum = 0.0;
+    for (int j = 0; j < visible; ++j)
+      sum += p[j] == kNegInf ? 0.0 : std::exp(static_cast<double>(p[j]) - max);
+    const float lse = max + static_cast<float>(std::log(sum));
+    std::fill(o, o + dv_dim, 0.0f);
+    for (int j = 0; j < visible; ++j) {
+      p[j] = p[j] == kNegInf ? 0.0f : std::exp(p[j] - lse);
+      if (p[j] != 0.0f) AddScaled(o, p[j], pb.v + static_cast<size_t>(j) * dv_dim, dv_dim);
+    }
+    // 3. D = dOut·o; per key dS = P·(dOut·v − D); dq, dk, dv.
+    const float d = Dot(do_row, o, dv_dim);
+    for (int j = 0; j < visible; ++j) {
+      if (p[j] == 0.0f) continue;  // blocked or underflowed: contributes nothing
+      const float* v_row = pb.v + static_cast<size_t>(j) * dv_dim;
+      const float ds = p[j] * (Dot(do_row, v_row, dv_dim) - d) * pb.scale;
+      AddScaled(dq_row, ds, pb.k + static_cast<size_t>(j) * dk_dim, dk_dim);
+      AddScaled(dk + static_cast<size_t>(j) * dk_dim, ds, q_row, dk_dim);
+      AddScaled(dv + static_cast<size_t>(j) * dv_dim, p[j], do_row, dv_dim);
+    }
+  }
+}
+
+Status Check(const AttentionBackwardRequest& r) {
+  const AttentionRequest& f = r.forward;
+  if (f.batch < 0 || f.seq_q < 0 || f.seq_k < 0 || f.head_dim < 0 || f.value_dim < 0) {
+    return Status::kNegativeDimension;
+  }
+  if (f.batch == 0 || f.seq_q == 0) return Status::kOk;
+  if (f.q == nullptr || f.entries == nullptr || r.d_out == nullptr || r.dq == nullptr ||
+      (f.seq_k > 0 && (f.k == nullptr || f.v == nullptr || r.dk == nullptr || r.dv == nullptr))) {
+    return Status::kNullPointer;
+  }
+  if (f.mask != nullptr && f.allowed != nullptr) return Status::kBadArgument;
+  if ((f.mask != nullptr || f.allowed != nullptr) && f.mask_row_stride != 0 &&
+      f.mask_row_stride < f.seq_k) {
+    return Status::kBadStride;
+  }
+  if (!FloatsFit({f.batch, f.seq_q, f.value_dim}) || !FloatsFit({f.batch, f.seq_q, f.head_dim}) ||
+      !FloatsFit({f.batch, f.seq_k, f.head_dim}) || !FloatsFit({f.batch, f.seq_k, f.value_dim})) {
+    return Status::kTooLarge;
+  }
+  for (int b = 0; b < f.batch; ++b) {
+    const int32_t limit = f.entries[b * kEntryColumns + kKeyLimit];
+    if (limit < 0 || limit > f.seq_k) return Status::kBadKeyLength;
+  }
+  return Status::kOk;
+}
+
+}  // namespace
+
+Status RunAttentionBackward(const AttentionBackwardRequest& r) {
+  const Status status = Check(r);
+  if (status != Status::kOk) return status;
+  const AttentionRequest& f = r.forward;
+  if (f.batch == 0 || f.seq_q == 0) return Status::kOk;
+  Buffer<float> p, o;
+  if (!p.Resize(std::max(1, f.seq_k)) || !o.Resize(std::max(1, f.value_dim))) {
+    return Status::kOutOfMemory;
+  }
+  if (f.seq_k > 0) {
+    std::memset(r.dk, 0, sizeof(float) * static_cast<size_t>(f.batch) * f.seq_k * f.head_dim);
+    std::memset(r.dv, 0, sizeof(float) * static_cast<size_t>(f.batch) * f.seq_k * f.value_dim);
+  }
+  for (int b = 0; b < f.batch; ++b) {
+    const int32_t* e = f.entries + b * kEntryColumns;
+    const HeadProblem pb = EntryProblem(f, b);
+    HeadBackward(pb, r.d_out + static_cast<size_t>(b) * f.seq_q * f.value_dim, r.dq + e[kQOffset],
+                 f.seq_k > 0 ? r.dk + e[kKOffset] : nullptr,
+                 f.seq_k > 0 ? r.dv + e[kVOffset] : nullptr, p.data(), o.data());
+  }
+  return Status::kOk;
+}
+
+}  // namespace attn
