@@ -2,6 +2,7 @@
 // the fused and step-by-step paths agree on random problems of awkward sizes, with masks,
 // causal rules, key lengths, strided heads and NaN in blocked rows, and no access strays
 // outside its buffer. Built by CMake when ATTN_NATIVE_TESTS=ON; run by tests/native.test.js.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include "block.h"
 #include "kernels/matmul.h"
 #include "multi_head.h"
+#include "optimizer.h"
 #include "parallel.h"
 #include "positional.h"
 
@@ -200,6 +202,45 @@ void ScratchFailures() {
 // The thread pool: 2, 3 and 4 threads give the bits of one thread for fused attention split
 // by query rows (one head, causal, Lq not a multiple of the 16-row task), by whole heads
 // (6 heads), and for matmul row blocks; under the sanitizers, the pool itself is checked too.
+// AdamW and SGD against a double-precision transcription of their definitions, five steps;
+// the global norm against a direct sum.
+void OptimizersMatchReference(std::mt19937& rng) {
+  const int n = 37;
+  std::vector<float> params = Random(rng, n), m(n, 0.0f), v(n, 0.0f);
+  std::vector<double> p64(params.begin(), params.end()), m64(n, 0.0), v64(n, 0.0);
+  attn::AdamWConfig c;
+  c.lr = 0.01f;
+  c.weight_decay = 0.1f;
+  for (int step = 1; step <= 5; ++step) {
+    std::vector<float> grads = Random(rng, n);
+    const float* arrays[] = {grads.data()};
+    const uint64_t counts[] = {static_cast<uint64_t>(n)};
+    const double norm = attn::GlobalGradNorm(arrays, counts, 1);
+    double direct = 0.0;
+    for (float g : grads) direct += static_cast<double>(g) * g;
+    Expect(std::fabs(norm - std::sqrt(direct)) < 1e-9, "global norm", step, n, 0);
+    const float scale = static_cast<float>(std::min(1.0, 1.0 / norm));  // clip to norm 1
+    attn::AdamWStep(params.data(), grads.data(), m.data(), v.data(), n, c, step, scale);
+    for (int i = 0; i < n; ++i) {
+      const double g = static_cast<double>(grads[i]) * scale;
+      m64[i] = 0.9 * m64[i] + 0.1 * g;
+      v64[i] = 0.999 * v64[i] + 0.001 * g * g;
+      const double mh = m64[i] / (1 - std::pow(0.9, step)),
+                   vh = v64[i] / (1 - std::pow(0.999, step));
+      p64[i] -= 0.01 * (mh / (std::sqrt(vh) + 1e-8) + 0.1 * p64[i]);
+      Expect(std::fabs(params[i] - p64[i]) < 1e-5, "adamw", step, i, 0);
+    }
+  }
+  std::vector<float> sgd = Random(rng, n), velocity(n, 0.0f), grads = Random(rng, n);
+  std::vector<float> start = sgd;
+  attn::SgdStep(sgd.data(), grads.data(), velocity.data(), n, 0.1f, 0.9f, 1.0f);
+  attn::SgdStep(sgd.data(), grads.data(), velocity.data(), n, 0.1f, 0.9f, 1.0f);
+  for (int i = 0; i < n; ++i) {  // two steps with the same gradient: v1 = g, v2 = 1.9·g
+    Expect(std::fabs(sgd[i] - (start[i] - 0.1f * grads[i] - 0.1f * 1.9f * grads[i])) < 1e-6, "sgd",
+           i, 0, 0);
+  }
+}
+
 void ThreadedMatchesSerial(std::mt19937& rng) {
   struct Case {
     int batch, seq_q, seq_k, dim;
@@ -286,6 +327,7 @@ int main() {
     }
   }
   ThreadedMatchesSerial(rng);
+  OptimizersMatchReference(rng);
   ScratchFailures();
   std::printf("core_test: %d attention cases compared, %d mismatches\n", cases, failures);
   return failures == 0 ? 0 : 1;
