@@ -1,5 +1,5 @@
 // API fuzzer: 100,000 seeded calls (plus 300 of init()) of every public function, constructor
-// and layer method of attention-wasm — attention, matmul, layerNorm, feedForward, setPool,
+// and layer method of attention-wasm — attention, attentionBackward, matmul, layerNorm, feedForward, setPool,
 // sinusoidalEncoding, addPositionalEncoding, applyRope, alibiSlopes, alibiBias,
 // laplacianEncoding, tensor, toNested, toTfjs, toOrt, estimateMemory, memory, init, the two
 // layer classes and their forward/setWeights/getWeights/dispose — with valid, near-valid and
@@ -537,6 +537,36 @@ function detachingOptions(g, base, canon, key) {
 // References and checks.
 // ============================================================================================
 
+// Float64 gradients of attention from the reference forward's weights and output:
+// dV = Pᵀ·dO, dS = P ∘ (dO·Vᵀ − rowsum(dO ∘ O))·scale, dQ = dS·K, dK = dSᵀ·Q, per entry.
+function refAttentionBackward(qc, kc, vc, dc, o) {
+  const ref = referenceAttention(qc, kc, vc, { ...o, returnWeights: true });
+  const [Lq, dk] = qc.shape.slice(-2), [Lk, dv] = vc.shape.slice(-2);
+  const count = sizeOf(qc.shape.slice(0, -2));
+  const scale = o.scale ?? 1 / Math.sqrt(dk);
+  const dq = new Float64Array(count * Lq * dk), dK = new Float64Array(count * Lk * dk), dV = new Float64Array(count * Lk * dv);
+  for (let b = 0; b < count; b++) {
+    for (let i = 0; i < Lq; i++) {
+      const row = (b * Lq + i);
+      let D = 0;
+      for (let c = 0; c < dv; c++) D += dc.data[row * dv + c] * ref.output.data[row * dv + c];
+      for (let j = 0; j < Lk; j++) {
+        const p = ref.weights.data[row * Lk + j];
+        if (p === 0) continue;
+        let dP = 0;
+        for (let c = 0; c < dv; c++) dP += dc.data[row * dv + c] * vc.data[(b * Lk + j) * dv + c];
+        const dS = p * (dP - D) * scale;
+        for (let t = 0; t < dk; t++) {
+          dq[row * dk + t] += dS * kc.data[(b * Lk + j) * dk + t];
+          dK[(b * Lk + j) * dk + t] += dS * qc.data[row * dk + t];
+        }
+        for (let c = 0; c < dv; c++) dV[(b * Lk + j) * dv + c] += p * dc.data[row * dv + c];
+      }
+    }
+  }
+  return { dq: { data: dq, shape: qc.shape }, dk: { data: dK, shape: kc.shape }, dv: { data: dV, shape: vc.shape } };
+}
+
 function near(actual, expected, what, atol = 1e-5, rtol = 1e-4) {
   if (!actual || !(actual.data instanceof Float32Array)) throw new Error(`${what}: not a tensor`);
   assertClose(actual, expected, { atol, rtol, label: what });
@@ -740,6 +770,33 @@ function makeEntries(attn) {
           () => ({ args: [one, one, one, { mask: { data: new Uint8Array(0), shape: [0, 2 ** 31] } }] }),
           () => ({ args: [one, one, one, { keyLengths: new Array(2 ** 20).fill(1) }] }),
         ])();
+      },
+    },
+
+    attentionBackward: {
+      make(g) {
+        const dk = g.pick(SMALL_DIMS), dv = g.int(1, 5), Lq = g.int(0, 5), Lk = g.int(0, 5);
+        const lead = g.pick([[], [], [2], [1, 2], [0]]);
+        const [q, qc] = tensorArg(g, [...lead, Lq, dk]);
+        const [k, kc] = tensorArg(g, [...lead, Lk, dk]);
+        const [v, vc] = tensorArg(g, [...lead, Lk, dv]);
+        const [dOut, dc] = tensorArg(g, [...lead, Lq, dv]);
+        const spec = {
+          mask: () => maskArg(g, [...lead, Lq, Lk]),
+          causal: bool(g), causalAlign: align(g),
+          scale: () => { const s = g.pick([0, 0.125, 1, -0.5, 2]); return [s, s]; },
+          keyLengths: keyLengthsArg(g, lead.length ? lead[0] : 1, Lk, lead.length === 0),
+        };
+        const [options, o] = optionsArg(g, spec);
+        return {
+          args: [q, k, v, dOut, options], kinds: ['tensor', 'tensor', 'tensor', 'tensor', 'options'], keys: [, , , , Object.keys(spec)],
+          check(r) {
+            const ref = refAttentionBackward(qc, kc, vc, dc, o);
+            near(r.dq, ref.dq, 'dq', 1e-4, 1e-3);
+            near(r.dk, ref.dk, 'dk', 1e-4, 1e-3);
+            near(r.dv, ref.dv, 'dv', 1e-4, 1e-3);
+          },
+        };
       },
     },
 
@@ -1010,6 +1067,7 @@ function makeEntries(attn) {
   };
   // How a result must look, also for the calls with huge sizes.
   entries.attention.result = (r) => tensorProblem(r?.output, 'output') ?? (r.weights ? tensorProblem(r.weights, 'weights') : null);
+  entries.attentionBackward.result = (r) => tensorProblem(r?.dq, 'dq') ?? tensorProblem(r.dk, 'dk') ?? tensorProblem(r.dv, 'dv');
   entries.alibiSlopes.result = (r) => (Array.isArray(r) && r.every((s) => typeof s === 'number') ? null : `not an array of numbers: ${inspect(r)}`);
   entries.laplacianEncoding.result = (r) => tensorProblem(r) ?? (r.eigenvalues instanceof Float32Array ? null : 'no eigenvalues');
   entries.toNested.result = () => null;
@@ -1372,7 +1430,7 @@ const SKIP = Symbol('skip');
 
 // estimateMemory(fnName, ...the arguments of that call).
 function planEstimate(g, attn, entries, layers, pool) {
-  const known = ['attention', 'matmul', 'layerNorm', 'feedForward', 'setPool', 'sinusoidalEncoding', 'addPositionalEncoding',
+  const known = ['attention', 'attentionBackward', 'matmul', 'layerNorm', 'feedForward', 'setPool', 'sinusoidalEncoding', 'addPositionalEncoding',
     'applyRope', 'alibiSlopes', 'alibiBias', 'laplacianEncoding', 'MultiHeadAttention', 'TransformerEncoderLayer',
     'MultiHeadAttention.forward', 'TransformerEncoderLayer.forward'];
   const fnName = g.chance(0.95) ? g.pick(known) : g.chance(0.5) ? g.pick(['tensor', 'toNested', 'Attention', 'forward', '']) : junk(g);
@@ -1424,7 +1482,7 @@ function estimateProblem(r) {
 
 // Relative frequency of each public name.
 const WEIGHTS = {
-  attention: 8, matmul: 4, layerNorm: 4, feedForward: 3, setPool: 2, sinusoidalEncoding: 2, addPositionalEncoding: 2,
+  attention: 8, attentionBackward: 3, matmul: 4, layerNorm: 4, feedForward: 3, setPool: 2, sinusoidalEncoding: 2, addPositionalEncoding: 2,
   applyRope: 2, alibiSlopes: 1, alibiBias: 2, laplacianEncoding: 2, tensor: 2, toNested: 2, toTfjs: 1, toOrt: 1, memory: 0.5, estimateMemory: 4,
   MultiHeadAttention: 1.5, 'MultiHeadAttention.forward': 5, 'MultiHeadAttention.setWeights': 1.5, 'MultiHeadAttention.getWeights': 0.7, 'MultiHeadAttention.dispose': 0.3,
   TransformerEncoderLayer: 1.5, 'TransformerEncoderLayer.forward': 4, 'TransformerEncoderLayer.setWeights': 1.5, 'TransformerEncoderLayer.getWeights': 0.7, 'TransformerEncoderLayer.dispose': 0.3,
