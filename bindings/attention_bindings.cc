@@ -29,7 +29,8 @@ struct AttentionCall {
   uintptr_t out = 0, weights = 0, raw_scores = 0, scaled_scores = 0, masked_scores = 0;
 };
 
-int RunAttentionCall(const AttentionCall& c) {
+// The core's request for a call (heap addresses as pointers).
+attn::AttentionRequest ToRequest(const AttentionCall& c) {
   attn::AttentionRequest r;
   r.q = Ptr<const float>(c.q);
   r.k = Ptr<const float>(c.k);
@@ -51,7 +52,11 @@ int RunAttentionCall(const AttentionCall& c) {
   r.raw_scores = Ptr<float>(c.raw_scores);
   r.scaled_scores = Ptr<float>(c.scaled_scores);
   r.masked_scores = Ptr<float>(c.masked_scores);
-  return static_cast<int>(attn::RunAttention(r));
+  return r;
+}
+
+int RunAttentionCall(const AttentionCall& c) {
+  return static_cast<int>(attn::RunAttention(ToRequest(c)));
 }
 
 // Gradients of attention (see src/attention_backward.h): the forward's call plus dOut in and
@@ -59,22 +64,7 @@ int RunAttentionCall(const AttentionCall& c) {
 int RunAttentionBackwardCall(const AttentionCall& c, uintptr_t d_out, uintptr_t dq, uintptr_t dk,
                              uintptr_t dv) {
   attn::AttentionBackwardRequest r;
-  attn::AttentionRequest& f = r.forward;
-  f.q = Ptr<const float>(c.q);
-  f.k = Ptr<const float>(c.k);
-  f.v = Ptr<const float>(c.v);
-  f.mask = Ptr<const float>(c.mask);
-  f.allowed = Ptr<const uint8_t>(c.allowed);
-  f.mask_row_stride = c.mask_row_stride;
-  f.entries = Ptr<const int32_t>(c.entries);
-  f.batch = c.batch;
-  f.seq_q = c.seq_q;
-  f.seq_k = c.seq_k;
-  f.head_dim = c.head_dim;
-  f.value_dim = c.value_dim;
-  f.scale = c.scale;
-  f.causal = c.causal;
-  f.causal_offset = c.causal_offset;
+  r.forward = ToRequest(c);
   r.d_out = Ptr<const float>(d_out);
   r.dq = Ptr<float>(dq);
   r.dk = Ptr<float>(dk);

@@ -51,33 +51,6 @@ Status CheckRequest(const AttentionRequest& r) {
   return Status::kOk;
 }
 
-// The head problem of batch entry b.
-HeadProblem EntryProblem(const AttentionRequest& r, int b) {
-  const int32_t* e = r.entries + b * kEntryColumns;
-  HeadProblem p;
-  p.q = r.q + e[kQOffset];
-  p.k = r.k == nullptr ? nullptr : r.k + e[kKOffset];  // null when seq_k = 0 (never read)
-  p.v = r.v == nullptr ? nullptr : r.v + e[kVOffset];
-  p.mask.additive = r.mask == nullptr ? nullptr : r.mask + e[kMaskOffset];
-  p.mask.allowed = r.allowed == nullptr ? nullptr : r.allowed + e[kMaskOffset];
-  p.mask.row_stride = r.mask_row_stride;
-  p.seq_q = r.seq_q;
-  p.seq_k = r.seq_k;
-  p.head_dim = r.head_dim;
-  p.value_dim = r.value_dim;
-  p.q_stride = r.q_stride > 0 ? r.q_stride : r.head_dim;
-  p.k_stride = r.k_stride > 0 ? r.k_stride : r.head_dim;
-  p.v_stride = r.v_stride > 0 ? r.v_stride : r.value_dim;
-  p.out_stride = r.out_stride > 0 ? r.out_stride : r.value_dim;
-  p.scale = r.scale;
-  p.visible.key_limit = e[kKeyLimit];
-  p.visible.causal = r.causal;
-  p.visible.causal_offset = r.causal_offset;
-  p.out = r.out + (r.out_offsets != nullptr ? static_cast<size_t>(r.out_offsets[b])
-                                            : static_cast<size_t>(b) * r.seq_q * r.value_dim);
-  return p;
-}
-
 // Offsets `base` by entry b's [seq_q, seq_k] block, or keeps null.
 float* StageOf(float* base, const AttentionRequest& r, int b) {
   return base == nullptr ? nullptr : base + static_cast<size_t>(b) * r.seq_q * r.seq_k;
@@ -139,6 +112,34 @@ Status StepwiseEntries(const AttentionRequest& r) {
 }
 
 }  // namespace
+
+HeadProblem EntryProblem(const AttentionRequest& r, int b) {
+  const int32_t* e = r.entries + b * kEntryColumns;
+  HeadProblem p;
+  p.q = r.q + e[kQOffset];
+  p.k = r.k == nullptr ? nullptr : r.k + e[kKOffset];  // null when seq_k = 0 (never read)
+  p.v = r.v == nullptr ? nullptr : r.v + e[kVOffset];
+  p.mask.additive = r.mask == nullptr ? nullptr : r.mask + e[kMaskOffset];
+  p.mask.allowed = r.allowed == nullptr ? nullptr : r.allowed + e[kMaskOffset];
+  p.mask.row_stride = r.mask_row_stride;
+  p.seq_q = r.seq_q;
+  p.seq_k = r.seq_k;
+  p.head_dim = r.head_dim;
+  p.value_dim = r.value_dim;
+  p.q_stride = r.q_stride > 0 ? r.q_stride : r.head_dim;
+  p.k_stride = r.k_stride > 0 ? r.k_stride : r.head_dim;
+  p.v_stride = r.v_stride > 0 ? r.v_stride : r.value_dim;
+  p.out_stride = r.out_stride > 0 ? r.out_stride : r.value_dim;
+  p.scale = r.scale;
+  p.visible.key_limit = e[kKeyLimit];
+  p.visible.causal = r.causal;
+  p.visible.causal_offset = r.causal_offset;
+  if (r.out != nullptr) {  // the backward has no output
+    p.out = r.out + (r.out_offsets != nullptr ? static_cast<size_t>(r.out_offsets[b])
+                                              : static_cast<size_t>(b) * r.seq_q * r.value_dim);
+  }
+  return p;
+}
 
 uint64_t AttentionScratchBytes(const AttentionRequest& r) {
   if (r.batch <= 0 || r.seq_q <= 0) return 0;

@@ -62,6 +62,11 @@ struct AttentionRequest {
 // (scratch could not be allocated) may leave out partly written.
 Status RunAttention(const AttentionRequest& request);
 
+// The head problem of batch entry b of a checked request (q, k, v, mask, strides, the
+// visible-key rule; out when the request has one).
+struct HeadProblem;
+HeadProblem EntryProblem(const AttentionRequest& request, int b);
+
 // Bytes of scratch RunAttention allocates for `request` (beyond the caller's buffers), at most.
 uint64_t AttentionScratchBytes(const AttentionRequest& request);
 

@@ -25,29 +25,6 @@ void AddScaled(float* a, float x, const float* b, int n) {
   for (int c = 0; c < n; ++c) a[c] += x * b[c];
 }
 
-// The head problem of entry b (contiguous rows; see AttentionBackwardRequest).
-HeadProblem EntryProblem(const AttentionRequest& r, int b) {
-  const int32_t* e = r.entries + b * kEntryColumns;
-  HeadProblem p;
-  p.q = r.q + e[kQOffset];
-  p.k = r.k == nullptr ? nullptr : r.k + e[kKOffset];
-  p.v = r.v == nullptr ? nullptr : r.v + e[kVOffset];
-  p.mask.additive = r.mask == nullptr ? nullptr : r.mask + e[kMaskOffset];
-  p.mask.allowed = r.allowed == nullptr ? nullptr : r.allowed + e[kMaskOffset];
-  p.mask.row_stride = r.mask_row_stride;
-  p.seq_q = r.seq_q;
-  p.seq_k = r.seq_k;
-  p.head_dim = r.head_dim;
-  p.value_dim = r.value_dim;
-  p.q_stride = p.k_stride = r.head_dim;
-  p.v_stride = p.out_stride = r.value_dim;
-  p.scale = r.scale;
-  p.visible.key_limit = e[kKeyLimit];
-  p.visible.causal = r.causal;
-  p.visible.causal_offset = r.causal_offset;
-  return p;
-}
-
 // One head, row by row.
 //   q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k, value_dim]  d_out: [seq_q, value_dim]
 //   dq: [seq_q, head_dim] (written)  dk, dv: [seq_k, ...] (accumulated; zero on entry)

@@ -6,19 +6,10 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { init } from 'attention-wasm';
+import { generator as random } from './helpers/determinism-suite.js';
 
 const attn = await init({ simd: 'baseline' });
 
-function random(seed) {  // mulberry32 in [-1, 1)
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return 2 * (((t ^ (t >>> 14)) >>> 0) / 4294967296) - 1;
-  };
-}
 const tensor = (rnd, shape) => ({ data: Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, rnd), shape });
 
 // Which keys row i of entry b sees, and its additive mask (float64), as the forward defines.
