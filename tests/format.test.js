@@ -9,7 +9,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 test('C++ sources are clang-formatted', () => {
   const files = [];
-  for (const dir of ['src', 'src/kernels', 'bindings', 'tests/native']) {
+  for (const dir of ['src', 'src/kernels', 'src/train', 'bindings', 'tests/native']) {
     for (const f of readdirSync(`${root}${dir}`)) if (/\.(h|cc)$/.test(f)) files.push(`${dir}/${f}`);
   }
   assert.ok(files.length > 20, `found ${files.length} files`);

@@ -5,6 +5,7 @@ import { makeAttentionBackward } from './attention_backward.js';
 import { MultiHeadAttention, planMultiHeadConfig, planForward, multiHeadConfigOf } from './multi_head.js';
 import { makePositional } from './positional.js';
 import { makeBlock } from './block.js';
+import { TinyTransformer } from './tiny_transformer.js';
 import { tensor, toNested, toTfjs, toOrt } from './tensor.js';
 import { describePlan, heapMaxBytes } from './memory.js';
 import { typeError, rangeError, describe } from './errors.js';
@@ -25,6 +26,13 @@ export function createApi(module, { variant, threads = 1, threadsReason = null }
     }
   }
   Object.defineProperty(BoundMultiHeadAttention, 'name', { value: 'MultiHeadAttention' });
+  // The training model bound to this module: `new attn.TinyTransformer(config)`.
+  class BoundTinyTransformer extends TinyTransformer {
+    constructor(config) {
+      super(module, config);
+    }
+  }
+  Object.defineProperty(BoundTinyTransformer, 'name', { value: 'TinyTransformer' });
   const { attention, estimate: attentionEstimate } = makeAttention(module);
   const { matmul, estimate: matmulEstimate } = makeMatmul(module);
   const { attentionBackward, estimate: backwardEstimate } = makeAttentionBackward(module);
@@ -66,6 +74,7 @@ export function createApi(module, { variant, threads = 1, threadsReason = null }
     attentionBackward,
     matmul,
     MultiHeadAttention: BoundMultiHeadAttention,
+    TinyTransformer: BoundTinyTransformer,
     ...positional,
     ...block,
     tensor,

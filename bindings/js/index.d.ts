@@ -422,7 +422,234 @@ declare class TransformerEncoderLayer {
   dispose(): void;
 }
 
-export type { MultiHeadAttention, TransformerEncoderLayer };
+/** Configuration of a {@link TinyTransformer}; every field but `vocabSize` and `maxLen` has a default. */
+export interface TinyTransformerConfig {
+  /** Token ids are integers in `[0, vocabSize)`; at least 2. */
+  vocabSize: number;
+  /** The longest token sequence `L` the model takes (its position table's length). */
+  maxLen: number;
+  /** Width of the residual stream (default 64); divisible by `numHeads`. */
+  dModel?: number;
+  /** Attention heads per layer (default 4). */
+  numHeads?: number;
+  /** Transformer blocks (default 2, at most 64). */
+  numLayers?: number;
+  /** Hidden width of each feed-forward network (default `4 · dModel`). */
+  dFF?: number;
+  /**
+   * `'pre'` (default): `h = x + MHA(LN1(x))`, `x' = h + FFN(LN2(h))`, and a final layer norm;
+   * `'post'` (the original transformer): `h = LN1(x + MHA(x))`, `x' = LN2(h + FFN(h))`.
+   */
+  norm?: 'pre' | 'post';
+  /** Query `t` attends only to keys `j ≤ t` (default false). */
+  causal?: boolean;
+  /**
+   * `'token'` (default): logits for every position (`[B, L, numClasses]`);
+   * `'classify'`: a learned `[CLS]` row is put before the tokens (position 0) and its final
+   * state is classified (`[B, numClasses]`); what it attends to is the "pooled query".
+   */
+  head?: 'token' | 'classify';
+  /** Output classes: required with `head: 'classify'`; for a token head default `vocabSize`. */
+  numClasses?: number;
+  /** The feed-forward activation: `'gelu'` (default, the exact erf form) or `'relu'`. */
+  activation?: 'gelu' | 'relu';
+  /** `'learned'` (default): a trained position table; `'sinusoidal'`: the fixed sin/cos table. */
+  positional?: 'learned' | 'sinusoidal';
+  /** Seed of the initial weights, an integer in `[0, 2^32)` (default 0). Same seed, same bits. */
+  seed?: number;
+}
+
+/** Integer tensors of a batch: nested arrays, or `{ data, shape }` with any numeric data. */
+export type IntegerTensorLike = number[][] | number[] | IntegerTensor;
+
+/** An integer tensor as `{ data, shape }`. */
+export interface IntegerTensor {
+  /** The values, row-major (integers). */
+  data: ArrayLike<number>;
+  /** `[B, L]` or `[B]`. */
+  shape: number[];
+}
+
+/** One saved parameter in {@link TinyTransformerWeights}. */
+export interface SavedTensor {
+  /** Its shape. */
+  shape: number[];
+  /** Its values, row-major, as plain numbers. */
+  data: number[];
+}
+
+/** One batch for {@link TinyTransformer.trainStep}, {@link TinyTransformer.gradients} and {@link TinyTransformer.evaluate}. */
+export interface TrainingBatch {
+  /** `[B, L]` token ids, `1 ≤ L ≤ maxLen`. */
+  tokens: IntegerTensorLike;
+  /**
+   * Token head: `[B, L]` target ids (a negative value: this position is not in the loss).
+   * Classifier: `[B]` classes.
+   */
+  targets: IntegerTensorLike;
+  /**
+   * `[B]` real lengths in `[1, L]` (default: all `L`). Positions at or past a length are
+   * padding: never attended to as keys and never in the loss.
+   */
+  lengths?: IntegerTensorLike;
+}
+
+/** Options of {@link TinyTransformer.trainStep}. */
+export interface TrainStepOptions {
+  /** `'adamw'` (default: bias-corrected, decoupled weight decay) or `'sgd'` (with momentum). */
+  optimizer?: 'adamw' | 'sgd';
+  /** Learning rate (default 1e-3). */
+  lr?: number;
+  /** AdamW's first-moment decay (default 0.9). */
+  beta1?: number;
+  /** AdamW's second-moment decay (default 0.999). */
+  beta2?: number;
+  /** AdamW's denominator term (default 1e-8). */
+  eps?: number;
+  /**
+   * AdamW's decoupled weight decay (default 0.01): `p -= lr · weightDecay · p`, applied to the
+   * matrices of the linear layers and the head only (not embeddings, biases or norms).
+   */
+  weightDecay?: number;
+  /** SGD's momentum in `[0, 1)` (default 0). */
+  momentum?: number;
+  /** Clip by global norm: gradients scaled by `min(1, clipNorm / ‖g‖)`; 0 (default) is off. */
+  clipNorm?: number;
+}
+
+/** What {@link TinyTransformer.evaluate} returns. */
+export interface EvaluateResult {
+  /** Mean softmax cross-entropy (natural log) over the counted positions; 0 when none is. */
+  loss: number;
+  /** Share of the counted positions whose first argmax is the target. */
+  accuracy: number;
+  /** Positions (token head) or sequences (classifier) in the loss. */
+  count: number;
+}
+
+/** What {@link TinyTransformer.trainStep} returns: the batch's loss before the update. */
+export interface TrainStepResult extends EvaluateResult {
+  /** The gradients' global L2 norm, before clipping. */
+  gradNorm: number;
+  /** Optimizer steps taken so far, this one included. */
+  step: number;
+}
+
+/** What {@link TinyTransformer.gradients} returns. */
+export interface GradientsResult extends EvaluateResult {
+  /** The gradients' global L2 norm. */
+  gradNorm: number;
+  /** d loss / d parameter, by parameter name (see {@link TinyTransformer.parameterShapes}). */
+  gradients: Record<string, Float32Array>;
+}
+
+/** What {@link TinyTransformer.forward} returns. */
+export interface TinyTransformerOutput {
+  /** `[B, L, numClasses]` (token head) or `[B, numClasses]` (classifier). */
+  logits: Tensor;
+  /** One per layer: `[B, numHeads, T, T]` weights, `T = L` (+1 for the `[CLS]` row). */
+  attention: Tensor[];
+}
+
+/** A trained model as JSON ({@link TinyTransformer.getWeights}); `JSON.stringify` it to save. */
+export interface TinyTransformerWeights {
+  /** Always `'attention-wasm/tiny-transformer'`. */
+  format: 'attention-wasm/tiny-transformer';
+  /** The format version, 1. */
+  version: 1;
+  /** The resolved configuration. */
+  config: Required<TinyTransformerConfig>;
+  /** Optimizer steps taken when saved. */
+  step: number;
+  /** Every parameter by name: its shape and its values. */
+  tensors: Record<string, SavedTensor>;
+}
+
+/**
+ * A small transformer trained in wasm memory: token and position embeddings, `numLayers`
+ * blocks of multi-head self-attention and a feed-forward network with residuals and layer
+ * norms, and a per-token or a `[CLS]` classification head. One wasm call runs the forward
+ * pass, the backward pass (every step's gradient written beside its forward) and AdamW.
+ * Deterministic: the same seed and batches give the same losses bit for bit, on every run
+ * and for any thread count. Call `dispose()` when done.
+ *
+ * Parameter names (in order): `tokenEmbedding` `[vocabSize, dModel]`, `positionEmbedding`
+ * `[maxLen (+1 for a classifier), dModel]` (learned positions), `cls` `[dModel]`
+ * (classifier), then per layer `layers.{l}.ln1.gamma|beta`, `layers.{l}.attn.wq|bq|wk|bk|wv|bv|wo|bo`,
+ * `layers.{l}.ln2.gamma|beta`, `layers.{l}.ffn.w1|b1|w2|b2`, then `finalNorm.gamma|beta`
+ * (pre-norm) and `head.w` `[dModel, numClasses]`, `head.b`. Weights are `[in, out]`
+ * (`y = x·W + b`).
+ * @throws TypeError / RangeError from the constructor for a bad config (message starts with
+ *   `TinyTransformer:`, e.g. `TinyTransformer: dModel (10) must be divisible by numHeads (4)`).
+ * @example
+ * const model = new attn.TinyTransformer({ vocabSize: 10, maxLen: 8, dModel: 32, numHeads: 2, seed: 1 });
+ * const tokens = [[3, 1, 4, 1, 5, 9, 2, 6]];
+ * const targets = [[6, 2, 9, 5, 1, 4, 1, 3]];          // learn to reverse
+ * for (let i = 0; i < 300; i++) model.trainStep({ tokens, targets }, { lr: 3e-3 });
+ * const { logits, attention } = model.forward(tokens);   // attention[0].shape: [1, 2, 8, 8]
+ * model.dispose();
+ */
+declare class TinyTransformer {
+  /** Allocates and initialises the parameters (seeded). */
+  constructor(config: TinyTransformerConfig);
+  /** The configuration with every default filled in. */
+  readonly config: Readonly<Required<TinyTransformerConfig>>;
+  /** Number of trainable floats. */
+  readonly parameterCount: number;
+  /** Every parameter's shape, by name, in layout order. */
+  readonly parameterShapes: Readonly<Record<string, readonly number[]>>;
+  /** Optimizer steps taken since creation or the last {@link TinyTransformer.setWeights}. */
+  readonly step: number;
+  /**
+   * The forward pass.
+   * @param tokens `[B, L]` token ids.
+   * @param options.lengths `[B]` real lengths (padding is never attended to).
+   * @throws TypeError / RangeError naming `TinyTransformer.forward` and the input
+   *   (`TinyTransformer.forward: tokens[0][2] must be an integer in [0, 9], got 12`).
+   * @example
+   * const { logits } = model.forward([[1, 2, 3]]);   // logits.shape: [1, 3, vocabSize]
+   */
+  forward(tokens: IntegerTensorLike, options?: { lengths?: IntegerTensorLike }): TinyTransformerOutput;
+  /**
+   * Forward, backward and one optimizer step, in one wasm call.
+   * @returns the loss and accuracy of the batch before the update, the gradient norm, the step.
+   * @throws TypeError / RangeError naming `TinyTransformer.trainStep`.
+   * @example
+   * const { loss, accuracy } = model.trainStep({ tokens, targets }, { lr: 3e-3, clipNorm: 1 });
+   */
+  trainStep(batch: TrainingBatch, options?: TrainStepOptions): TrainStepResult;
+  /**
+   * Loss, accuracy and the gradient of every parameter on a batch; the model is unchanged.
+   * @example
+   * const { gradients } = model.gradients({ tokens, targets });   // gradients['head.w']: Float32Array
+   */
+  gradients(batch: TrainingBatch): GradientsResult;
+  /**
+   * Loss and accuracy on a batch; the model is unchanged.
+   * @example
+   * const { accuracy } = model.evaluate(heldOut);
+   */
+  evaluate(batch: TrainingBatch): EvaluateResult;
+  /**
+   * Every parameter as plain numbers (JSON-serialisable), with the config.
+   * @example
+   * localStorage.model = JSON.stringify(model.getWeights());
+   */
+  getWeights(): TinyTransformerWeights;
+  /**
+   * Replaces every parameter with a saved model's; its config must equal this model's. Resets
+   * the optimizer (moments and step count). All or nothing.
+   * @throws TypeError / RangeError naming `TinyTransformer.setWeights` and the tensor
+   *   (`TinyTransformer.setWeights: weights.tensors is missing 'head.w' [64, 2]`).
+   * @example
+   * model.setWeights(JSON.parse(localStorage.model));
+   */
+  setWeights(weights: TinyTransformerWeights): void;
+  /** Frees the model's wasm memory; every later call but `dispose()` throws an Error. */
+  dispose(): void;
+}
+
+export type { MultiHeadAttention, TransformerEncoderLayer, TinyTransformer };
 
 /** Wasm memory now, from {@link AttentionWasm.memory}. */
 export interface MemoryInfo {
@@ -513,6 +740,13 @@ export interface AttentionWasm {
    * const layer = new attn.TransformerEncoderLayer({ dModel: 64, numHeads: 4, dFF: 256 });
    */
   TransformerEncoderLayer: typeof TransformerEncoderLayer;
+  /**
+   * The {@link TinyTransformer} class bound to this module: a small transformer trained in
+   * wasm memory, `new attn.TinyTransformer(config: TinyTransformerConfig)`.
+   * @example
+   * const model = new attn.TinyTransformer({ vocabSize: 10, maxLen: 8, seed: 1 });
+   */
+  TinyTransformer: typeof TinyTransformer;
   /**
    * `PE[p, 2i] = sin(p / base^(2i/dModel))`, `PE[p, 2i+1] = cos(...)`: `[seqLen, dModel]`.
    * @param seqLen positions, an integer ≥ 0.

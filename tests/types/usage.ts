@@ -49,3 +49,18 @@ async function main(): Promise<void> {
   enc.dispose();
 }
 void main;
+
+// TinyTransformer: config, batch, train step, weights round trip.
+async function training(): Promise<void> {
+  const attn = await init();
+  const model = new attn.TinyTransformer({ vocabSize: 10, maxLen: 8, dModel: 16, numHeads: 2, head: 'token' });
+  const r: import('attention-wasm').TrainStepResult = model.trainStep({ tokens: [[1, 2]], targets: [[2, -1]] }, { lr: 1e-3, clipNorm: 1 });
+  const loss: number = r.loss + r.gradNorm + r.step;
+  const w: import('attention-wasm').TinyTransformerWeights = model.getWeights();
+  model.setWeights(JSON.parse(JSON.stringify(w)));
+  const heads: number = model.forward({ data: new Int32Array([1, 2]), shape: [1, 2] }).attention[0].shape[1];
+  const g: Float32Array = model.gradients({ tokens: [[1]], targets: [[1]] }).gradients['head.w'];
+  void loss; void heads; void g;
+  model.dispose();
+}
+void training;

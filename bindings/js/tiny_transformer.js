@@ -1,0 +1,188 @@
+// TinyTransformer: a small transformer trained in wasm memory ("learning the matrices").
+// One wasm call per forward, evaluation, gradient or train step (forward + backward +
+// optimizer); parameters, gradients, AdamW's moments and the activations live in the heap.
+// Shapes: B sequences of L tokens; T = L, or L + 1 with the [CLS] row of a classifier.
+import { typeError, rangeError, describe } from './errors.js';
+import { views, HeapScope } from './heap.js';
+import { checkModelConfig, readBatch, readStepOptions } from './model_inputs.js';
+
+const FORMAT = 'attention-wasm/tiny-transformer';
+const STATUS = { 0: 'ok', 1: 'a dimension is negative', 2: 'a required buffer is missing', 4: 'a length is outside [1, L]', 5: 'dModel must divide into heads', 6: 'an argument is out of range', 7: 'the batch is too large for the 2 GiB wasm heap', 8: 'out of wasm memory for the activations' };
+
+// Frees a model's wasm memory if its JS object is collected without dispose().
+const finalizer = new FinalizationRegistry(({ module, handle }) => module._modelDestroy(handle));
+
+function fail(fn, status) {
+  return rangeError(fn, `the core refused the call: ${STATUS[status] ?? `status ${status}`}`);
+}
+
+export class TinyTransformer {
+  #module;
+  #handle;
+  #table; // [{ name, shape, offset, count, decays }]
+  #token = {};
+
+  /**
+   * @param {object} module the Emscripten module
+   * @param {object} config see checkModelConfig
+   */
+  constructor(module, config) {
+    const c = checkModelConfig('TinyTransformer', config);
+    const { status, handle } = module._modelCreate({ ...c, outputs: c.numClasses });
+    if (status !== 0) throw status === 8 ? rangeError('TinyTransformer', 'out of wasm memory for the parameters') : fail('TinyTransformer', status);
+    this.#module = module;
+    this.#handle = handle;
+    this.#table = module._modelTable(handle).map(([name, rows, cols, offset, decays]) => ({ name, shape: cols > 0 ? [rows, cols] : [rows], offset, count: rows * Math.max(1, cols), decays }));
+    this.config = c;
+    this.parameterCount = module._modelParameterCount(handle);
+    this.parameterShapes = Object.freeze(Object.fromEntries(this.#table.map((p) => [p.name, Object.freeze(p.shape.slice())])));
+    finalizer.register(this, { module, handle }, this.#token);
+    Object.freeze(this);
+  }
+
+  #check(method) {
+    if (this.#handle === 0) throw new Error(`TinyTransformer.${method}: this model was disposed; create a new one`);
+  }
+
+  /** The optimizer steps taken since creation or the last setWeights. */
+  get step() {
+    this.#check('step');
+    return this.#module._modelStep(this.#handle);
+  }
+
+  // Copies a checked batch in, runs `call(addresses)` and frees the copies.
+  #withBatch(fn, b, call) {
+    const scope = new HeapScope(this.#module, fn);
+    try {
+      const tokens = scope.ints(b.tokens);
+      const targets = b.targets ? scope.ints(b.targets) : 0;
+      const lengths = b.lengths ? scope.ints(b.lengths) : 0;
+      return call({ tokens, targets, lengths });
+    } finally {
+      scope.release();
+    }
+  }
+
+  /**
+   * The forward pass: logits [B, L, outputs] (token head) or [B, numClasses] (classify), and
+   * each layer's attention weights [B, numHeads, T, T].
+   */
+  forward(tokens, options = {}) {
+    const fn = 'TinyTransformer.forward';
+    this.#check('forward');
+    if (options === null || typeof options !== 'object') throw typeError(fn, `options must be an object, got ${describe(options)}`);
+    const b = readBatch(fn, this.config, { tokens, ...(options.lengths !== undefined ? { lengths: options.lengths } : {}) }, false);
+    for (const key of Object.keys(options)) if (key !== 'lengths') throw typeError(fn, `unknown option '${key}' (known: lengths)`);
+    const c = this.config;
+    const T = b.L + (c.head === 'classify' ? 1 : 0);
+    return this.#withBatch(fn, b, (a) => {
+      const status = this.#module._modelForward(this.#handle, a.tokens, a.lengths, b.B, b.L);
+      if (status !== 0) throw fail(fn, status);
+      const heap = views(this.#module).HEAPF32;
+      const read = (address, count) => heap.slice(address >> 2, (address >> 2) + count);
+      const logitShape = c.head === 'classify' ? [b.B, c.numClasses] : [b.B, b.L, c.numClasses];
+      const logits = { data: read(this.#module._modelLogits(this.#handle), logitShape.reduce((x, y) => x * y)), shape: logitShape };
+      const attention = [];
+      for (let l = 0; l < c.numLayers; l++) {
+        const shape = [b.B, c.numHeads, T, T];
+        attention.push({ data: read(this.#module._modelAttention(this.#handle, l), b.B * c.numHeads * T * T), shape });
+      }
+      return { logits, attention };
+    });
+  }
+
+  #run(fn, mode, batch, options) {
+    this.#check(fn.split('.')[1]);
+    const b = readBatch(fn, this.config, batch, true);
+    const o = mode === 2 ? readStepOptions(fn, options) : undefined;
+    return this.#withBatch(fn, b, (a) => {
+      const r = this.#module._modelRun(this.#handle, mode, a.tokens, a.targets, a.lengths, b.B, b.L, o);
+      if (r.status !== 0) throw fail(fn, r.status);
+      return { loss: r.loss, accuracy: r.count > 0 ? r.correct / r.count : 0, count: r.count, gradNorm: r.gradNorm, step: r.step };
+    });
+  }
+
+  /** Loss and accuracy on a batch; nothing changes. */
+  evaluate(batch) {
+    const { loss, accuracy, count } = this.#run('TinyTransformer.evaluate', 0, batch);
+    return { loss, accuracy, count };
+  }
+
+  /** Loss, accuracy and every parameter's gradient (by name) on a batch; nothing changes. */
+  gradients(batch) {
+    const { loss, accuracy, count, gradNorm } = this.#run('TinyTransformer.gradients', 1, batch);
+    const heap = views(this.#module).HEAPF32;
+    const base = this.#module._modelGrads(this.#handle) >> 2;
+    const gradients = {};
+    for (const p of this.#table) gradients[p.name] = heap.slice(base + p.offset, base + p.offset + p.count);
+    return { loss, accuracy, count, gradNorm, gradients };
+  }
+
+  /** Forward, backward and one optimizer step in one wasm call. */
+  trainStep(batch, options) {
+    return this.#run('TinyTransformer.trainStep', 2, batch, options);
+  }
+
+  /** Every parameter as JSON-serialisable numbers, with the config and the step count. */
+  getWeights() {
+    this.#check('getWeights');
+    const heap = views(this.#module).HEAPF32;
+    const base = this.#module._modelParams(this.#handle) >> 2;
+    const tensors = {};
+    for (const p of this.#table) tensors[p.name] = { shape: p.shape.slice(), data: Array.from(heap.subarray(base + p.offset, base + p.offset + p.count)) };
+    return { format: FORMAT, version: 1, config: { ...this.config }, step: this.step, tensors };
+  }
+
+  /**
+   * Replaces every parameter with those of getWeights() output (a parsed JSON object); the
+   * config must match. Resets the optimizer (moments and step count). All or nothing.
+   */
+  setWeights(weights) {
+    const fn = 'TinyTransformer.setWeights';
+    this.#check('setWeights');
+    if (weights === null || typeof weights !== 'object') throw typeError(fn, `weights must be an object from getWeights(), got ${describe(weights)}`);
+    if (weights.format !== FORMAT) throw typeError(fn, `weights.format must be '${FORMAT}', got ${describe(weights.format)}`);
+    if (weights.version !== 1) throw rangeError(fn, `weights.version ${describe(weights.version)} is not supported (this package reads version 1)`);
+    const config = weights.config;
+    if (config === null || typeof config !== 'object') throw typeError(fn, `weights.config must be an object, got ${describe(config)}`);
+    for (const [key, value] of Object.entries(this.config)) {
+      if (config[key] !== value) throw rangeError(fn, `weights.config.${key} is ${describe(config[key])} but this model's is ${describe(value)}`);
+    }
+    const tensors = weights.tensors;
+    if (tensors === null || typeof tensors !== 'object') throw typeError(fn, `weights.tensors must be an object, got ${describe(tensors)}`);
+    for (const name of Object.keys(tensors)) if (!Object.hasOwn(this.parameterShapes, name)) throw rangeError(fn, `unknown tensor '${name}'`);
+    const checked = this.#table.map((p) => [p, checkTensor(fn, p, tensors[p.name])]);
+    const heap = views(this.#module).HEAPF32;
+    const base = this.#module._modelParams(this.#handle) >> 2;
+    for (const [p, data] of checked) heap.set(data, base + p.offset);
+    this.#module._modelResetOptimizer(this.#handle);
+  }
+
+  /** Frees the model's wasm memory; every method throws afterwards. Safe to call twice. */
+  dispose() {
+    if (this.#handle === 0) return;
+    this.#module._modelDestroy(this.#handle);
+    finalizer.unregister(this.#token);
+    this.#handle = 0;
+  }
+}
+
+// One tensor of setWeights: { shape, data } with this parameter's shape and finite numbers.
+function checkTensor(fn, p, t) {
+  if (t === undefined) throw rangeError(fn, `weights.tensors is missing '${p.name}' [${p.shape.join(', ')}]`);
+  if (t === null || typeof t !== 'object') throw typeError(fn, `weights.tensors['${p.name}'] must be { shape, data }, got ${describe(t)}`);
+  if (!Array.isArray(t.shape) || t.shape.length !== p.shape.length || t.shape.some((n, i) => n !== p.shape[i])) {
+    throw rangeError(fn, `weights.tensors['${p.name}'] has shape ${describe(t.shape)}${Array.isArray(t.shape) ? ` [${t.shape.join(', ')}]` : ''} but this model needs [${p.shape.join(', ')}]`);
+  }
+  const data = t.data;
+  if (!Array.isArray(data) && !ArrayBuffer.isView(data)) throw typeError(fn, `weights.tensors['${p.name}'].data must be an array of numbers, got ${describe(data)}`);
+  if (data.length !== p.count) throw rangeError(fn, `weights.tensors['${p.name}'].data has ${data.length} values but [${p.shape.join(', ')}] needs ${p.count}`);
+  const out = new Float32Array(p.count);
+  for (let i = 0; i < p.count; i++) {
+    const v = data[i];
+    if (typeof v !== 'number') throw typeError(fn, `weights.tensors['${p.name}'].data[${i}] must be a number, got ${describe(v)}`);
+    if (!Number.isFinite(v)) throw rangeError(fn, `weights.tensors['${p.name}'].data[${i}] must be finite, got ${v}`);
+    out[i] = v;
+  }
+  return out;
+}
