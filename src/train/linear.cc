@@ -4,14 +4,13 @@
 #include <cstring>
 
 #include "kernels/matmul.h"
+#include "kernels/matmul_at.h"
 
 namespace attn {
-
 uint64_t LinearScratchFloats(int rows, int in, int out) {
   const uint64_t forward = PanelFloats(in, out);
-  const uint64_t input_grad = PanelFloats(out, in);                               // wᵀ
-  const uint64_t weight_grad = uint64_t{1} * in * rows + PanelFloats(rows, out);  // xᵀ, dy
-  return std::max({forward, input_grad, weight_grad});
+  const uint64_t input_grad = PanelFloats(out, in);  // wᵀ
+  return std::max(forward, input_grad);
 }
 
 Status LinearForward(const float* x, int rows, int in, const float* w, const float* b, int out,
@@ -24,7 +23,6 @@ Status LinearForward(const float* x, int rows, int in, const float* w, const flo
   return Status::kOk;
 }
 
-// Sizes the scratch for the backward in one step (three products share it in turn).
 Status LinearBackward(const float* x, const float* w, const float* dy, int rows, int in, int out,
                       float* dx, float* dw, float* db, Buffer<float>& scratch) {
   const uint64_t need = LinearScratchFloats(rows, in, out);
@@ -36,15 +34,8 @@ Status LinearBackward(const float* x, const float* w, const float* dy, int rows,
     PackTransposedPanels(w, out, in, out, panels);
     MultiplyPanels(dy, out, rows, out, panels, nullptr, in, dx, in);
   }
-  // 2. dw = xᵀ·dy: xᵀ written out once ([in, rows]) so the kernel streams its rows.
-  float* xt = scratch.data();
-  for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < in; ++c)
-      xt[static_cast<size_t>(c) * rows + r] = x[static_cast<size_t>(r) * in + c];
-  }
-  float* dy_panels = xt + static_cast<size_t>(in) * rows;
-  PackColumnPanels(dy, out, rows, out, dy_panels);
-  MultiplyPanels(xt, rows, in, rows, dy_panels, nullptr, out, dw, out);
+  // 2. dw = xᵀ·dy, summed over the rows as x and dy lie (no transpose, no packing).
+  MultiplyTransposedA(x, rows, in, dy, out, dw);
   // 3. db = column sums of dy, in row order (the same bits on every thread count).
   if (db != nullptr) {
     std::fill(db, db + out, 0.0f);

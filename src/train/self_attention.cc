@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <limits>
 
+#include "hwy/highway.h"
 #include "parallel.h"
 
 namespace attn {
@@ -36,13 +37,37 @@ Head HeadAt(const SelfAttentionShape& s, int task, float* p) {
   return head;
 }
 
-float Dot(const float* a, const float* b, int n) {
-  float sum = 0.0f;
-  for (int c = 0; c < n; ++c) sum += a[c] * b[c];
+}  // namespace
+}  // namespace attn
+
+HWY_BEFORE_NAMESPACE();
+namespace attn {
+namespace HWY_NAMESPACE {
+
+#include "kernels/simd-inl.h"
+
+// a·b over n: four lanes at a time, then a scalar tail (a fixed order).
+HWY_INLINE float Dot(const float* a, const float* b, int n) {
+  const D d;
+  V acc = hn::Zero(d);
+  int c = 0;
+  for (; c + kLanes <= n; c += kLanes) acc = Fma(hn::LoadU(d, a + c), hn::LoadU(d, b + c), acc);
+  float sum = hn::GetLane(hn::SumOfLanes(d, acc));
+  for (; c < n; ++c) sum += a[c] * b[c];
   return sum;
 }
 
-void HeadForward(const Head& hd, const float* q, const float* k, const float* v, float* o) {
+// y += alpha·x over n.
+HWY_INLINE void Axpy(float alpha, const float* x, float* y, int n) {
+  const D d;
+  const V a = hn::Set(d, alpha);
+  int c = 0;
+  for (; c + kLanes <= n; c += kLanes)
+    hn::StoreU(Fma(a, hn::LoadU(d, x + c), hn::LoadU(d, y + c)), d, y + c);
+  for (; c < n; ++c) y[c] += alpha * x[c];
+}
+
+void HeadForwardImpl(const Head& hd, const float* q, const float* k, const float* v, float* o) {
   for (int i = 0; i < hd.seq; ++i) {
     float* p_row = hd.p + static_cast<size_t>(i) * hd.seq;
     float* o_row = o + hd.Row(i);
@@ -61,15 +86,14 @@ void HeadForward(const Head& hd, const float* q, const float* k, const float* v,
     for (int j = 0; j < visible; ++j) sum += p_row[j] = std::exp(p_row[j] - max);
     for (int j = 0; j < visible; ++j) {
       p_row[j] /= sum;
-      const float* v_row = v + hd.Row(j);
-      for (int c = 0; c < hd.head_dim; ++c) o_row[c] += p_row[j] * v_row[c];
+      Axpy(p_row[j], v + hd.Row(j), o_row, hd.head_dim);
     }
   }
 }
 
 // dq rows are written; dk and dv rows of this head are accumulated (zeroed first).
-void HeadBackward(const Head& hd, const float* q, const float* k, const float* v, const float* d_o,
-                  float* dq, float* dk, float* dv) {
+void HeadBackwardImpl(const Head& hd, const float* q, const float* k, const float* v,
+                      const float* d_o, float* dq, float* dk, float* dv) {
   for (int j = 0; j < hd.seq; ++j) {
     std::fill(dk + hd.Row(j), dk + hd.Row(j) + hd.head_dim, 0.0f);
     std::fill(dv + hd.Row(j), dv + hd.Row(j) + hd.head_dim, 0.0f);
@@ -87,18 +111,19 @@ void HeadBackward(const Head& hd, const float* q, const float* k, const float* v
     for (int j = 0; j < visible; ++j) {
       if (p_row[j] == 0.0f) continue;
       const float ds = p_row[j] * (Dot(do_row, v + hd.Row(j), hd.head_dim) - d) * hd.scale;
-      const float* q_row = q + hd.Row(i);
-      const float* k_row = k + hd.Row(j);
-      float* dk_row = dk + hd.Row(j);
-      float* dv_row = dv + hd.Row(j);
-      for (int c = 0; c < hd.head_dim; ++c) {
-        dq_row[c] += ds * k_row[c];
-        dk_row[c] += ds * q_row[c];
-        dv_row[c] += p_row[j] * do_row[c];
-      }
+      Axpy(ds, k + hd.Row(j), dq_row, hd.head_dim);
+      Axpy(ds, q + hd.Row(i), dk + hd.Row(j), hd.head_dim);
+      Axpy(p_row[j], do_row, dv + hd.Row(j), hd.head_dim);
     }
   }
 }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace attn
+HWY_AFTER_NAMESPACE();
+
+namespace attn {
+namespace {
 
 uint64_t Work(const SelfAttentionShape& s) { return 4ull * s.batch * s.seq * s.seq * s.d_model; }
 
@@ -107,7 +132,9 @@ uint64_t Work(const SelfAttentionShape& s) { return 4ull * s.batch * s.seq * s.s
 void SelfAttentionForward(const SelfAttentionShape& s, const float* q, const float* k,
                           const float* v, float* p, float* o) {
   // (sequence, head) pairs are independent: spread over the threads, same bits on any count.
-  auto task = [&](int index, int) { HeadForward(HeadAt(s, index, p), q, k, v, o); };
+  auto task = [&](int index, int) {
+    HWY_STATIC_DISPATCH(HeadForwardImpl)(HeadAt(s, index, p), q, k, v, o);
+  };
   ParallelForEach(s.batch * s.heads, Work(s), task);
 }
 
@@ -115,7 +142,8 @@ void SelfAttentionBackward(const SelfAttentionShape& s, const float* q, const fl
                            const float* v, const float* p, const float* d_o, float* dq, float* dk,
                            float* dv) {
   auto task = [&](int index, int) {
-    HeadBackward(HeadAt(s, index, const_cast<float*>(p)), q, k, v, d_o, dq, dk, dv);
+    HWY_STATIC_DISPATCH(HeadBackwardImpl)
+    (HeadAt(s, index, const_cast<float*>(p)), q, k, v, d_o, dq, dk, dv);
   };
   ParallelForEach(s.batch * s.heads, 2 * Work(s), task);
 }

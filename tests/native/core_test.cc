@@ -12,7 +12,9 @@
 
 #include "attention.h"
 #include "block.h"
+#include "kernels/gelu.h"
 #include "kernels/matmul.h"
+#include "kernels/matmul_at.h"
 #include "multi_head.h"
 #include "optimizer.h"
 #include "parallel.h"
@@ -354,6 +356,45 @@ void ModelTrainsUnderSanitizers(std::mt19937& rng) {
   attn::SetThreadCount(1);
 }
 
+// The training kernels: aᵀ·b at every tile edge against a double sum, and GELU and its
+// derivative against std::erf on a dense grid (A&S 7.1.26 keeps Φ within 7.5e-8).
+void TrainingKernels(std::mt19937& rng) {
+  for (int inner : {1, 5, 64}) {
+    for (int m : {1, 3, 4, 5, 17}) {
+      for (int n : {1, 7, 8, 9, 17}) {
+        std::vector<float> a = Random(rng, static_cast<size_t>(inner) * m);
+        std::vector<float> b = Random(rng, static_cast<size_t>(inner) * n);
+        std::vector<float> out(static_cast<size_t>(m) * n);
+        attn::MultiplyTransposedA(a.data(), inner, m, b.data(), n, out.data());
+        for (int i = 0; i < m; ++i)
+          for (int j = 0; j < n; ++j) {
+            double sum = 0;
+            for (int p = 0; p < inner; ++p) sum += double{a[p * m + i]} * b[p * n + j];
+            Expect(std::fabs(out[i * n + j] - sum) < 1e-4, "aT.b", inner, m, n);
+          }
+      }
+    }
+  }
+  std::vector<float> x, ones;
+  for (int i = -8000; i <= 8000; ++i) x.push_back(i / 1000.0f), ones.push_back(1.0f);
+  x.push_back(std::numeric_limits<float>::infinity());
+  ones.push_back(1.0f);
+  std::vector<float> y(x.size()), dy(x.size());
+  attn::GeluForward(x.data(), x.size() - 1, y.data());  // an odd count: the tail path too
+  attn::GeluBackward(x.data(), ones.data(), x.size() - 1, dy.data());
+  double worst_y = 0, worst_dy = 0;
+  for (size_t i = 0; i + 1 < x.size(); ++i) {
+    const double v = x[i], cdf = 0.5 * (1 + std::erf(v / std::sqrt(2.0)));
+    const double pdf = std::exp(-0.5 * v * v) / std::sqrt(2 * 3.14159265358979323846);
+    worst_y = std::max(worst_y, std::fabs(y[i] - v * cdf));
+    worst_dy = std::max(worst_dy, std::fabs(dy[i] - (cdf + v * pdf)));
+  }
+  Expect(worst_y < 1e-6 && worst_dy < 1e-6, "gelu vs erf (1e-6 absolute)",
+         static_cast<int>(worst_y * 1e9), static_cast<int>(worst_dy * 1e9), 0);
+  std::printf("training kernels: gelu max error %.2e, gelu' max error %.2e on [-8, 8]\n", worst_y,
+              worst_dy);
+}
+
 int main() {
   std::mt19937 rng(42);
   const int lengths[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 31, 32, 33, 65};
@@ -386,6 +427,7 @@ int main() {
   }
   ThreadedMatchesSerial(rng);
   OptimizersMatchReference(rng);
+  TrainingKernels(rng);
   ModelTrainsUnderSanitizers(rng);
   ScratchFailures();
   std::printf("core_test: %d attention cases compared, %d mismatches\n", cases, failures);
