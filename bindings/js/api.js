@@ -6,6 +6,7 @@ import { MultiHeadAttention, planMultiHeadConfig, planForward, multiHeadConfigOf
 import { makePositional } from './positional.js';
 import { makeBlock } from './block.js';
 import { TinyTransformer } from './tiny_transformer.js';
+import { makeBackward } from './backward.js';
 import { tensor, toNested, toTfjs, toOrt } from './tensor.js';
 import { describePlan, heapMaxBytes } from './memory.js';
 import { typeError, rangeError, describe } from './errors.js';
@@ -38,6 +39,7 @@ export function createApi(module, { variant, threads = 1, threadsReason = null }
   const { attentionBackward, estimate: backwardEstimate } = makeAttentionBackward(module);
   const { estimates: positionalEstimates, ...positional } = makePositional(module);
   const { estimates: blockEstimates, ...block } = makeBlock(module);
+  const backward = makeBackward(module);
 
   // fnName → (...the call's own arguments) → MemoryPlan. Each checks its arguments exactly as
   // the call does (same errors) and touches no wasm memory.
@@ -77,6 +79,7 @@ export function createApi(module, { variant, threads = 1, threadsReason = null }
     TinyTransformer: BoundTinyTransformer,
     ...positional,
     ...block,
+    ...backward,
     tensor,
     toNested,
     toTfjs,

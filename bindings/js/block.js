@@ -11,27 +11,27 @@ import { checkKeys, positiveInteger } from './checks.js';
 const ACTIVATIONS = { relu: 0, gelu: 1 };
 const POOLS = { sum: 0, mean: 1, max: 2 };
 
-function checkActivation(fn, activation) {
+export function checkActivation(fn, activation) {
   if (typeof activation !== 'string') throw typeError(fn, `activation must be 'relu' or 'gelu', got ${describe(activation)}`);
   if (!Object.hasOwn(ACTIVATIONS, activation)) throw rangeError(fn, `activation must be 'relu' or 'gelu', got '${activation}'`);
   return ACTIVATIONS[activation];
 }
 
-function checkEps(fn, eps) {
+export function checkEps(fn, eps) {
   if (typeof eps !== 'number') throw typeError(fn, `eps must be a number, got ${describe(eps)}`);
   if (!(eps >= 0) || !Number.isFinite(eps)) throw rangeError(fn, `eps must be a finite number >= 0, got ${eps}`);
   return eps;
 }
 
 // An optional vector parameter of length n, or null.
-function optionalVector(fn, name, value, n) {
+export function optionalVector(fn, name, value, n) {
   if (value === undefined || value === null) return null;
   const t = toTensor(fn, name, value);
   if (t.shape.length !== 1 || t.shape[0] !== n) throw rangeError(fn, `${name} has shape ${formatShape(t.shape)} but must be [${n}]`);
   return t.data;
 }
 
-function matrix(fn, name, value, rows, cols) {
+export function matrix(fn, name, value, rows, cols) {
   if (value === undefined) throw typeError(fn, `${name} is required`);
   const t = toTensor(fn, name, value);
   if (t.shape.length !== 2 || (rows !== undefined && t.shape[0] !== rows) || (cols !== undefined && t.shape[1] !== cols)) {

@@ -160,6 +160,52 @@ export interface AttentionGradients {
   dv: Tensor;
 }
 
+/** What {@link AttentionWasm.linearBackward} returns. */
+export interface LinearGradients {
+  /** `[..., in]`: `dy·wᵀ` */
+  dx: Tensor;
+  /** `[in, out]`: `xᵀ·dy`, summed over every leading row */
+  dw: Tensor;
+  /** `[out]`: `Σ dy` over the rows */
+  db: Tensor;
+}
+
+/** What {@link AttentionWasm.layerNormBackward} returns. */
+export interface LayerNormGradients {
+  /** `[..., d]` */
+  dx: Tensor;
+  /** `[d]`: `Σ dy·x̂` over the rows */
+  dgamma: Tensor;
+  /** `[d]`: `Σ dy` over the rows */
+  dbeta: Tensor;
+}
+
+/** What {@link AttentionWasm.feedForwardBackward} returns. */
+export interface FeedForwardGradients {
+  /** `[..., dModel]` */
+  dx: Tensor;
+  /** `[dModel, dFF]` */
+  dw1: Tensor;
+  /** `[dFF]` */
+  db1: Tensor;
+  /** `[dFF, dModel]` */
+  dw2: Tensor;
+  /** `[dModel]` */
+  db2: Tensor;
+}
+
+/** What {@link AttentionWasm.softmaxCrossEntropy} returns. */
+export interface CrossEntropyResult {
+  /** Mean of `−log softmax(logits)[target]` over the counted rows (natural log); 0 when none is. */
+  loss: number;
+  /** Rows counted (target ≥ 0). */
+  count: number;
+  /** Share of counted rows whose first argmax is the target. */
+  accuracy: number;
+  /** `[..., C]`: `(softmax − onehot) / count` on counted rows, 0 on ignored ones. */
+  dLogits: Tensor;
+}
+
 /** What {@link AttentionWasm.attention} returns. */
 export interface AttentionResult {
   /** `[..., Lq, dv]`, where `...` is the broadcast of the leading dims of q, k, v. */
@@ -715,6 +761,51 @@ export interface AttentionWasm {
    * const { dq, dk, dv } = attn.attentionBackward(q, k, v, dOut, { causal: true });
    */
   attentionBackward(q: TensorLike, k: TensorLike, v: TensorLike, dOut: TensorLike, options?: AttentionBackwardOptions): AttentionGradients;
+  /**
+   * The backward of a linear layer `y = x·w + b`: given `dy = ∂loss/∂y`, the gradients of x, w
+   * and b (the bias's value takes no part).
+   * @param x `[..., in]`
+   * @param w `[in, out]`
+   * @param dy `[..., out]`
+   * @throws TypeError / RangeError starting `linearBackward:` (`linearBackward: dy must have
+   *   shape [2, 3] (the output's), got [2, 4]`).
+   * @example
+   * const { dx, dw, db } = attn.linearBackward(x, w, dy);
+   */
+  linearBackward(x: TensorLike, w: TensorLike, dy: TensorLike): LinearGradients;
+  /**
+   * The backward of {@link AttentionWasm.layerNorm} over the last axis, from its input (the
+   * row statistics are recomputed): with `x̂ = (x − μ)/σ` and `g = dy·γ`,
+   * `dx = (g − mean(g) − x̂·mean(g·x̂)) / σ`.
+   * @param x `[..., d]`, the forward's input
+   * @param dy `[..., d]`
+   * @param options the forward's `gamma` (default ones), `beta` (checked, takes no part) and `eps`.
+   * @throws TypeError / RangeError starting `layerNormBackward:`.
+   * @example
+   * const { dx, dgamma, dbeta } = attn.layerNormBackward(x, dy, { gamma, eps: 1e-5 });
+   */
+  layerNormBackward(x: TensorLike, dy: TensorLike, options?: { gamma?: TensorLike; beta?: TensorLike; eps?: number }): LayerNormGradients;
+  /**
+   * The backward of {@link AttentionWasm.feedForward}, `act(x·w1 + b1)·w2 + b2` (the hidden
+   * layer is recomputed). GELU's derivative is `Φ(x) + x·φ(x)`; ReLU's is 0 at 0.
+   * @param x `[..., dModel]`, the forward's input
+   * @param dy `[..., dModel]`
+   * @param options the forward's weights and activation (default `'relu'`, as the forward).
+   * @throws TypeError / RangeError starting `feedForwardBackward:`.
+   * @example
+   * const { dx, dw1, dw2 } = attn.feedForwardBackward(x, dy, { w1, b1, w2, b2, activation: 'gelu' });
+   */
+  feedForwardBackward(x: TensorLike, dy: TensorLike, options: { w1: TensorLike; b1?: TensorLike; w2: TensorLike; b2?: TensorLike; activation?: 'relu' | 'gelu' }): FeedForwardGradients;
+  /**
+   * Softmax cross-entropy over the last axis and its gradient: the loss every classifier
+   * trains on. A negative target marks a row to ignore (padding).
+   * @param logits `[..., C]`
+   * @param targets one integer in `[0, C)` (or negative) per row: `[...]` as nested arrays or `{ data, shape }`.
+   * @throws TypeError / RangeError starting `softmaxCrossEntropy:`.
+   * @example
+   * attn.softmaxCrossEntropy([[1, 2, 3]], [2]).loss;   // 0.4076 = −log(e³ / (e + e² + e³))
+   */
+  softmaxCrossEntropy(logits: TensorLike, targets: IntegerTensorLike | number[][]): CrossEntropyResult;
   /**
    * Matrix product `a·b` (the projections `Q = X·W_Q` of the row-vector convention).
    * @param a `[..., m, k]`

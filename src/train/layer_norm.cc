@@ -7,7 +7,7 @@
 namespace attn {
 
 void LayerNormTrainForward(const float* x, int rows, int dim, const float* gamma, const float* beta,
-                           float* out, float* mean, float* rstd) {
+                           float eps, float* out, float* mean, float* rstd) {
   for (int r = 0; r < rows; ++r) {
     const float* in = x + static_cast<size_t>(r) * dim;
     float* o = out + static_cast<size_t>(r) * dim;
@@ -17,7 +17,7 @@ void LayerNormTrainForward(const float* x, int rows, int dim, const float* gamma
     const float mu = sum / dim;
     float sq = 0.0f;
     for (int c = 0; c < dim; ++c) sq += (in[c] - mu) * (in[c] - mu);
-    const float inv = 1.0f / std::sqrt(sq / dim + kLayerNormEps);
+    const float inv = 1.0f / std::sqrt(sq / dim + eps);
     mean[r] = mu;
     rstd[r] = inv;
     // 2. Normalise, scale, shift.

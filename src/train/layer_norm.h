@@ -9,10 +9,10 @@ namespace attn {
 
 constexpr float kLayerNormEps = 1e-5f;
 
-// out = (x − mean)·rstd·gamma + beta per row (biased variance), as attn::LayerNorm.
-//   x, out: [rows, dim]  gamma, beta: [dim]  mean, rstd: [rows] (written)
+// out = (x − mean)·rstd·gamma + beta per row, rstd = 1/√(biased variance + eps), as
+// attn::LayerNorm.   x, out: [rows, dim]  gamma, beta: [dim]  mean, rstd: [rows] (written)
 void LayerNormTrainForward(const float* x, int rows, int dim, const float* gamma, const float* beta,
-                           float* out, float* mean, float* rstd);
+                           float eps, float* out, float* mean, float* rstd);
 
 // x, dy: [rows, dim]  mean, rstd: [rows] (from the forward)  gamma: [dim]
 // dx: [rows, dim] (written)  dgamma, dbeta: [dim] (written)

@@ -84,7 +84,8 @@ Status TinyTransformer::LayerForward(int l) {
   const size_t rd = static_cast<size_t>(rows) * d;
   // 1. Attention sublayer.
   if (config_.pre_norm) {
-    LayerNormTrainForward(a.x, rows, d, p + w.ln1_gamma, p + w.ln1_beta, a.a_in, a.mean1, a.rstd1);
+    LayerNormTrainForward(a.x, rows, d, p + w.ln1_gamma, p + w.ln1_beta, kLayerNormEps, a.a_in,
+                          a.mean1, a.rstd1);
   } else {
     std::memcpy(a.a_in, a.x, sizeof(float) * rd);
   }
@@ -101,9 +102,11 @@ Status TinyTransformer::LayerForward(int l) {
   AddInto(a.r1, a.x, static_cast<int>(rd), a.r1);
   if (config_.pre_norm) {
     std::memcpy(a.h, a.r1, sizeof(float) * rd);
-    LayerNormTrainForward(a.h, rows, d, p + w.ln2_gamma, p + w.ln2_beta, a.f_in, a.mean2, a.rstd2);
+    LayerNormTrainForward(a.h, rows, d, p + w.ln2_gamma, p + w.ln2_beta, kLayerNormEps, a.f_in,
+                          a.mean2, a.rstd2);
   } else {
-    LayerNormTrainForward(a.r1, rows, d, p + w.ln1_gamma, p + w.ln1_beta, a.h, a.mean1, a.rstd1);
+    LayerNormTrainForward(a.r1, rows, d, p + w.ln1_gamma, p + w.ln1_beta, kLayerNormEps, a.h,
+                          a.mean1, a.rstd1);
     std::memcpy(a.f_in, a.h, sizeof(float) * rd);
   }
   // 2. Feed-forward sublayer.
@@ -119,7 +122,8 @@ Status TinyTransformer::LayerForward(int l) {
   if (config_.pre_norm) {
     std::memcpy(a.out, a.r2, sizeof(float) * rd);
   } else {
-    LayerNormTrainForward(a.r2, rows, d, p + w.ln2_gamma, p + w.ln2_beta, a.out, a.mean2, a.rstd2);
+    LayerNormTrainForward(a.r2, rows, d, p + w.ln2_gamma, p + w.ln2_beta, kLayerNormEps, a.out,
+                          a.mean2, a.rstd2);
   }
   return Status::kOk;
 }
@@ -149,7 +153,7 @@ Status TinyTransformer::Forward(const ModelBatch& b) {
   const float* p = params_.data();
   if (config_.pre_norm) {
     LayerNormTrainForward(acts_.final_in, rows, d, p + layout_.final_gamma, p + layout_.final_beta,
-                          acts_.final_out, acts_.final_mean, acts_.final_rstd);
+                          kLayerNormEps, acts_.final_out, acts_.final_mean, acts_.final_rstd);
   } else {
     std::memcpy(acts_.final_out, acts_.final_in, sizeof(float) * rows * d);
   }
