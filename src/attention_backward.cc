@@ -110,9 +110,12 @@ Status RunAttentionBackward(const AttentionBackwardRequest& r) {
   if (!p.Resize(std::max(1, f.seq_k)) || !o.Resize(std::max(1, f.value_dim))) {
     return Status::kOutOfMemory;
   }
-  if (f.seq_k > 0) {
-    std::memset(r.dk, 0, sizeof(float) * static_cast<size_t>(f.batch) * f.seq_k * f.head_dim);
-    std::memset(r.dv, 0, sizeof(float) * static_cast<size_t>(f.batch) * f.seq_k * f.value_dim);
+  // Zero every entry's dk and dv first: entries may share them (grouped-query heads), and
+  // their gradients add up over the group, in entry order.
+  for (int b = 0; b < f.batch && f.seq_k > 0; ++b) {
+    const int32_t* e = f.entries + b * kEntryColumns;
+    std::memset(r.dk + e[kKOffset], 0, sizeof(float) * static_cast<size_t>(f.seq_k) * f.head_dim);
+    std::memset(r.dv + e[kVOffset], 0, sizeof(float) * static_cast<size_t>(f.seq_k) * f.value_dim);
   }
   for (int b = 0; b < f.batch; ++b) {
     const int32_t* e = f.entries + b * kEntryColumns;

@@ -15,8 +15,9 @@ namespace attn {
 
 struct AttentionBackwardRequest {
   // q, k, v, mask, entries, sizes, scale and causal rule as for RunAttention (out, weights
-  // and the stages unused). No broadcasting: entry b's dq, dk, dv start at its q, k, v
-  // offsets in the gradient buffers, and its d_out at b·seq_q·value_dim.
+  // and the stages unused). Entry b's dq, dk, dv start at its q, k, v offsets in the gradient
+  // buffers, and its d_out at b·seq_q·value_dim. Entries that share k and v (grouped-query
+  // heads) add their dk and dv up, in entry order.
   AttentionRequest forward;
   const float* d_out = nullptr;  // [batch, seq_q, value_dim]
   float* dq = nullptr;           // [batch, seq_q, head_dim], written

@@ -175,3 +175,38 @@ test('N = 4096: no Lq × Lk buffer (the heap high-water mark rises by the tensor
   assert.ok(rise < tensors + 64 * 1024, `rose ${rise} bytes`);
   assert.ok(r.dq.data.every(Number.isFinite));
 });
+
+test('attentionBackward with enableGqa: dk, dv are the sums over each group of query heads (= repeating k, v per head), with masks and causal', () => {
+  const rnd = random(77);
+  for (const [B, hq, hk, Lq, Lk, d] of [[2, 4, 2, 5, 7, 3], [1, 6, 3, 4, 4, 8], [1, 3, 1, 9, 6, 5], [2, 2, 2, 3, 3, 4]]) {
+    const group = hq / hk;
+    const q = tensor(rnd, [B, hq, Lq, d]), k = tensor(rnd, [B, hk, Lk, d]), v = tensor(rnd, [B, hk, Lk, d]);
+    const dOut = tensor(rnd, [B, hq, Lq, d]);
+    const options = { causal: Lq <= Lk, causalAlign: 'bottom-right', keyLengths: Array.from({ length: B }, (_, b) => Lk - b) };
+    const got = attn.attentionBackward(q, k, v, dOut, { ...options, enableGqa: true });
+    // The reference: k and v repeated to q's heads, the plain backward, then summed per group.
+    const repeat = (t) => {
+      const out = new Float32Array(B * hq * Lk * d);
+      for (let b = 0; b < B; b++) for (let h = 0; h < hq; h++) {
+        const from = (b * hk + Math.floor(h / group)) * Lk * d;
+        out.set(t.data.subarray(from, from + Lk * d), (b * hq + h) * Lk * d);
+      }
+      return { data: out, shape: [B, hq, Lk, d] };
+    };
+    const full = attn.attentionBackward(q, repeat(k), repeat(v), dOut, options);
+    assert.deepEqual(Array.from(got.dq.data), Array.from(full.dq.data), 'dq is the plain backward\'s');
+    for (const name of ['dk', 'dv']) {
+      const want = new Float64Array(B * hk * Lk * d);
+      for (let b = 0; b < B; b++) for (let h = 0; h < hq; h++) {
+        const to = (b * hk + Math.floor(h / group)) * Lk * d, from = (b * hq + h) * Lk * d;
+        for (let i = 0; i < Lk * d; i++) want[to + i] += full[name].data[from + i];
+      }
+      assert.deepEqual(got[name].shape, [B, hk, Lk, d]);
+      got[name].data.forEach((x, i) => assert.ok(Math.abs(x - want[i]) <= 1e-6 * (1 + Math.abs(want[i])), `${name}[${i}] ${x} vs ${want[i]} (B ${B}, heads ${hq}/${hk})`));
+    }
+  }
+  assert.throws(() => attn.attentionBackward(tensor(rnd, [3, 2, 2]), tensor(rnd, [2, 2, 2]), tensor(rnd, [2, 2, 2]), tensor(rnd, [3, 2, 2]), { enableGqa: true }),
+    (e) => e instanceof RangeError && /^attentionBackward: enableGqa: k's leading dims \[2\] must be q's \[3\]/.test(e.message));
+  assert.throws(() => attn.attentionBackward(tensor(rnd, [4, 2, 2]), tensor(rnd, [2, 2, 2]), tensor(rnd, [2, 2, 2]), tensor(rnd, [4, 2, 2])),
+    (e) => e instanceof RangeError && /grouped heads need enableGqa/.test(e.message));
+});

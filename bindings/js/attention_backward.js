@@ -1,7 +1,8 @@
 // attn.attentionBackward(q, k, v, dOut, options): the gradients of attention, the first step
 // of training in the browser (issue 10). Same masks, causal rule, scale and key lengths as
 // attention(); q, k, v and dOut share their leading dims (no broadcasting: a broadcast input's
-// gradient would be a sum over the entries that share it). Checks first, then one wasm call.
+// gradient would be a sum over the entries that share it), except grouped-query heads with
+// enableGqa, whose dk and dv sum over each group. Checks first, then one wasm call.
 import { typeError, rangeError, describe } from './errors.js';
 import { toTensor, formatShape, sizeOf } from './tensor.js';
 import { planMask, planMaskMemory, writeMask, checkKeyLengths } from './masks.js';
@@ -10,7 +11,7 @@ import { MemoryPlan, checkBudget } from './memory.js';
 import { checkKeys, causalOffset } from './checks.js';
 
 const FN = 'attentionBackward';
-const OPTIONS = ['mask', 'causal', 'causalAlign', 'scale', 'keyLengths'];
+const OPTIONS = ['mask', 'causal', 'causalAlign', 'scale', 'keyLengths', 'enableGqa'];
 const ENTRY_COLUMNS = 5;  // q, k, v, mask offsets and key limit (src/attention.h)
 
 // [..., rows, cols] of a named tensor.
@@ -22,7 +23,7 @@ function split(name, t, rowsName, colsName) {
 const sameDims = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 function plan(qIn, kIn, vIn, dOutIn, optionsIn) {
-  const options = checkKeys(FN, 'option', optionsIn, OPTIONS, ['causal']);
+  const options = checkKeys(FN, 'option', optionsIn, OPTIONS, ['causal', 'enableGqa']);
   causalOffset(FN, options.causalAlign, 0, 0);
   if (options.scale !== undefined && typeof options.scale !== 'number') throw typeError(FN, `options.scale must be a number, got ${describe(options.scale)}`);
   if (options.scale !== undefined && !Number.isFinite(options.scale)) throw rangeError(FN, `options.scale must be finite, got ${options.scale}`);
@@ -31,9 +32,21 @@ function plan(qIn, kIn, vIn, dOutIn, optionsIn) {
   if (km.cols !== qm.cols) throw rangeError(FN, `k has ${km.cols} columns but q has ${qm.cols} (dk must match)`);
   if (vm.rows !== km.rows) throw rangeError(FN, `v has ${vm.rows} rows but k has ${km.rows} (one value per key)`);
   if (qm.cols === 0) throw rangeError(FN, 'q has 0 columns; dk must be at least 1');
-  for (const [name, m] of [['k', km], ['v', vm], ['dOut', om]]) {
+  // Grouped-query attention: k and v have fewer heads (the last leading axis), each shared by
+  // `group` query heads; their gradients sum over the group. Otherwise no broadcasting.
+  let group = 1;
+  if (options.enableGqa) {
+    if (qm.lead.length === 0) throw rangeError(FN, 'enableGqa needs a head axis: q, k, v of shape [..., heads, L, d]');
+    const hq = qm.lead.at(-1), hk = km.lead.at(-1);
+    if (!sameDims(km.lead, vm.lead)) throw rangeError(FN, `enableGqa: v has leading dims ${formatShape(vm.lead)} but k has ${formatShape(km.lead)}`);
+    if (!sameDims(km.lead.slice(0, -1), qm.lead.slice(0, -1)) || hk === 0 || hq % hk !== 0) {
+      throw rangeError(FN, `enableGqa: k's leading dims ${formatShape(km.lead)} must be q's ${formatShape(qm.lead)} with a head count that divides ${hq}`);
+    }
+    group = hq / hk;
+  }
+  for (const [name, m] of group > 1 ? [['dOut', om]] : [['k', km], ['v', vm], ['dOut', om]]) {
     if (!sameDims(m.lead, qm.lead)) {
-      throw rangeError(FN, `${name} has leading dims ${formatShape(m.lead)} but q has ${formatShape(qm.lead)} (the backward does not broadcast)`);
+      throw rangeError(FN, `${name} has leading dims ${formatShape(m.lead)} but q has ${formatShape(qm.lead)} (the backward does not broadcast${group > 1 ? '' : '; grouped heads need enableGqa'})`);
     }
   }
   if (om.rows !== qm.rows || om.cols !== vm.cols) {
@@ -42,7 +55,7 @@ function plan(qIn, kIn, vIn, dOutIn, optionsIn) {
   const batch = qm.lead;
   const seqQ = qm.rows, seqK = km.rows, headDim = qm.cols, valueDim = vm.cols;
   return {
-    q, k, v, dOut, batch, seqQ, seqK, headDim, valueDim,
+    q, k, v, dOut, batch, seqQ, seqK, headDim, valueDim, group,
     maskPlan: planMask(FN, options.mask, batch, seqQ, seqK),
     keyLengths: checkKeyLengths(FN, options.keyLengths, batch, seqK),
     causal: options.causal === true,
@@ -75,9 +88,11 @@ function batchEntries(p) {
     let mo = 0;
     if (ms) for (let a = 0; a < rank; a++) mo += index[a] * ms[a];
     const row = b * ENTRY_COLUMNS;
+    // GQA: query head h reads k/v head h / group (entries b share them; dk, dv accumulate).
+    const kv = p.group > 1 ? Math.floor(b / p.batch.at(-1)) * (p.batch.at(-1) / p.group) + Math.floor((b % p.batch.at(-1)) / p.group) : b;
     entries[row] = b * p.seqQ * p.headDim;
-    entries[row + 1] = b * p.seqK * p.headDim;
-    entries[row + 2] = b * p.seqK * p.valueDim;
+    entries[row + 1] = kv * p.seqK * p.headDim;
+    entries[row + 2] = kv * p.seqK * p.valueDim;
     entries[row + 3] = mo;
     entries[row + 4] = p.keyLengths ? p.keyLengths[rank > 0 ? index[0] : 0] : p.seqK;
     for (let a = rank - 1; a >= 0; a--) {

@@ -148,6 +148,12 @@ export interface AttentionBackwardOptions {
   scale?: number;
   /** Per-sequence key lengths, as in {@link AttentionOptions.keyLengths}. */
   keyLengths?: number | number[] | Int32Array;
+  /**
+   * Grouped-query attention, as in {@link AttentionOptions.enableGqa}: k and v have fewer heads
+   * (the axis before `[L, d]`) than q, each shared by `Hq / Hkv` query heads; dk and dv are the
+   * sums over each group. Default false (then q, k, v, dOut share their leading dims).
+   */
+  enableGqa?: boolean;
 }
 
 /** What {@link AttentionWasm.attentionBackward} returns: the gradients of q, k and v. */
