@@ -7,30 +7,21 @@
 
 #include "buffer.h"
 #include "head_problem.h"
+#include "hwy/highway.h"
 #include "sizes.h"
 
+HWY_BEFORE_NAMESPACE();
 namespace attn {
-namespace {
+namespace HWY_NAMESPACE {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
-float Dot(const float* a, const float* b, int n) {
-  float s = 0.0f;
-  for (int c = 0; c < n; ++c) s += a[c] * b[c];
-  return s;
-}
-
-// a += x·b over n.
-void AddScaled(float* a, float x, const float* b, int n) {
-  for (int c = 0; c < n; ++c) a[c] += x * b[c];
-}
+#include "kernels/vector_ops-inl.h"
 
 // One head, row by row.
 //   q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k, value_dim]  d_out: [seq_q, value_dim]
 //   dq: [seq_q, head_dim] (written)  dk, dv: [seq_k, ...] (accumulated; zero on entry)
 //   p: [seq_k] and o: [value_dim] scratch
-void HeadBackward(const HeadProblem& pb, const float* d_out, float* dq, float* dk, float* dv,
-                  float* p, float* o) {
+void HeadBackwardImpl(const HeadProblem& pb, const float* d_out, float* dq, float* dk, float* dv,
+                      float* p, float* o) {
   const int dk_dim = pb.head_dim, dv_dim = pb.value_dim;
   for (int i = 0; i < pb.seq_q; ++i) {
     const float* q_row = pb.q + static_cast<size_t>(i) * dk_dim;
@@ -50,15 +41,17 @@ void HeadBackward(const HeadProblem& pb, const float* d_out, float* dq, float* d
       max = std::max(max, p[j]);
     }
     if (max == kNegInf) continue;  // sees no key: no gradient
-    // 2. P = softmax (through the log-sum-exp), and the row's output o = P·v.
+    // 2. P = softmax (one exp per key, the sum in double), and the row's output o = P·v.
     double sum = 0.0;
-    for (int j = 0; j < visible; ++j)
-      sum += p[j] == kNegInf ? 0.0 : std::exp(static_cast<double>(p[j]) - max);
-    const float lse = max + static_cast<float>(std::log(sum));
+    for (int j = 0; j < visible; ++j) {
+      p[j] = p[j] == kNegInf ? 0.0f : std::exp(p[j] - max);
+      sum += p[j];
+    }
+    const float inv_sum = static_cast<float>(1.0 / sum);
     std::fill(o, o + dv_dim, 0.0f);
     for (int j = 0; j < visible; ++j) {
-      p[j] = p[j] == kNegInf ? 0.0f : std::exp(p[j] - lse);
-      if (p[j] != 0.0f) AddScaled(o, p[j], pb.v + static_cast<size_t>(j) * dv_dim, dv_dim);
+      p[j] *= inv_sum;
+      if (p[j] != 0.0f) Axpy(p[j], pb.v + static_cast<size_t>(j) * dv_dim, o, dv_dim);
     }
     // 3. D = dOut·o; per key dS = P·(dOut·v − D); dq, dk, dv.
     const float d = Dot(do_row, o, dv_dim);
@@ -66,12 +59,19 @@ void HeadBackward(const HeadProblem& pb, const float* d_out, float* dq, float* d
       if (p[j] == 0.0f) continue;  // blocked or underflowed: contributes nothing
       const float* v_row = pb.v + static_cast<size_t>(j) * dv_dim;
       const float ds = p[j] * (Dot(do_row, v_row, dv_dim) - d) * pb.scale;
-      AddScaled(dq_row, ds, pb.k + static_cast<size_t>(j) * dk_dim, dk_dim);
-      AddScaled(dk + static_cast<size_t>(j) * dk_dim, ds, q_row, dk_dim);
-      AddScaled(dv + static_cast<size_t>(j) * dv_dim, p[j], do_row, dv_dim);
+      Axpy(ds, pb.k + static_cast<size_t>(j) * dk_dim, dq_row, dk_dim);
+      Axpy(ds, q_row, dk + static_cast<size_t>(j) * dk_dim, dk_dim);
+      Axpy(p[j], do_row, dv + static_cast<size_t>(j) * dv_dim, dv_dim);
     }
   }
 }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace attn
+HWY_AFTER_NAMESPACE();
+
+namespace attn {
+namespace {
 
 Status Check(const AttentionBackwardRequest& r) {
   const AttentionRequest& f = r.forward;
@@ -120,9 +120,10 @@ Status RunAttentionBackward(const AttentionBackwardRequest& r) {
   for (int b = 0; b < f.batch; ++b) {
     const int32_t* e = f.entries + b * kEntryColumns;
     const HeadProblem pb = EntryProblem(f, b);
-    HeadBackward(pb, r.d_out + static_cast<size_t>(b) * f.seq_q * f.value_dim, r.dq + e[kQOffset],
-                 f.seq_k > 0 ? r.dk + e[kKOffset] : nullptr,
-                 f.seq_k > 0 ? r.dv + e[kVOffset] : nullptr, p.data(), o.data());
+    HWY_STATIC_DISPATCH(HeadBackwardImpl)
+    (pb, r.d_out + static_cast<size_t>(b) * f.seq_q * f.value_dim, r.dq + e[kQOffset],
+     f.seq_k > 0 ? r.dk + e[kKOffset] : nullptr, f.seq_k > 0 ? r.dv + e[kVOffset] : nullptr,
+     p.data(), o.data());
   }
   return Status::kOk;
 }

@@ -44,28 +44,7 @@ HWY_BEFORE_NAMESPACE();
 namespace attn {
 namespace HWY_NAMESPACE {
 
-#include "kernels/simd-inl.h"
-
-// a·b over n: four lanes at a time, then a scalar tail (a fixed order).
-HWY_INLINE float Dot(const float* a, const float* b, int n) {
-  const D d;
-  V acc = hn::Zero(d);
-  int c = 0;
-  for (; c + kLanes <= n; c += kLanes) acc = Fma(hn::LoadU(d, a + c), hn::LoadU(d, b + c), acc);
-  float sum = hn::GetLane(hn::SumOfLanes(d, acc));
-  for (; c < n; ++c) sum += a[c] * b[c];
-  return sum;
-}
-
-// y += alpha·x over n.
-HWY_INLINE void Axpy(float alpha, const float* x, float* y, int n) {
-  const D d;
-  const V a = hn::Set(d, alpha);
-  int c = 0;
-  for (; c + kLanes <= n; c += kLanes)
-    hn::StoreU(Fma(a, hn::LoadU(d, x + c), hn::LoadU(d, y + c)), d, y + c);
-  for (; c < n; ++c) y[c] += alpha * x[c];
-}
+#include "kernels/vector_ops-inl.h"
 
 void HeadForwardImpl(const Head& hd, const float* q, const float* k, const float* v, float* o) {
   for (int i = 0; i < hd.seq; ++i) {
