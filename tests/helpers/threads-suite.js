@@ -2,7 +2,7 @@
 // every split the kernels make is exercised: one head split by query rows (a row count that
 // is no multiple of the 16-row task, causal both ways, a mask, key lengths), heads that do not
 // divide by the thread count (rows again) and heads that do (whole heads per thread), matmul
-// row blocks with a short last block, and the layers end to end. Returns [name, Float32Array]
+// row blocks with a short last block, the layers end to end, and five training steps. Returns [name, Float32Array]
 // pairs; the suite needs nothing but the API object (it runs in Node and in Chromium).
 import { determinismSuite, generator } from './determinism-suite.js';
 
@@ -21,7 +21,13 @@ export function threadsSuite(attn, seed = 3) {
   const x = t([2, 97, 64]);
   const mha = new attn.MultiHeadAttention({ dModel: 64, numHeads: 4, seed: 11 });
   const layer = new attn.TransformerEncoderLayer({ dModel: 64, numHeads: 4, dFF: 256, norm: 'pre', activation: 'gelu', seed: 12 });
+  const model = new attn.TinyTransformer({ vocabSize: 16, maxLen: 16, dModel: 64, numHeads: 4, numLayers: 2, seed: 13 });
   try {
+    // Five training steps (batch 32 x 16: every linear layer's GEMM is past the threshold).
+    const tokens = Array.from({ length: 32 }, () => Array.from({ length: 16 }, () => Math.floor(16 * (random() + 1) / 2) % 16));
+    const batch = { tokens, targets: tokens.map((row) => row.slice().reverse()), lengths: tokens.map((_, b) => 16 - (b % 5)) };
+    const losses = Float32Array.from({ length: 5 }, () => model.trainStep(batch, { lr: 1e-2 }).loss);
+    const trained = Float32Array.from(Object.values(model.getWeights().tensors).flatMap((t) => t.data));
     return [
       ['one head split by rows, causal top-left, mask', attn.attention(q1, k1, v1, { causal: true, mask: mask1 }).output.data],
       ['one head split by rows, causal bottom-right', attn.attention(q1, k1, v1, { causal: true, causalAlign: 'bottom-right' }).output.data],
@@ -30,10 +36,13 @@ export function threadsSuite(attn, seed = 3) {
       ['matmul 301x200x150', attn.matmul(t([301, 200]), t([200, 150])).data],
       ['MultiHeadAttention forward', mha.forward(x, x, x, { causal: true }).output.data],
       ['encoder layer forward', layer.forward(x).data],
+      ['TinyTransformer: five train steps, losses', losses],
+      ['TinyTransformer: five train steps, weights', trained],
       ...determinismSuite(attn),
     ];
   } finally {
     mha.dispose();
     layer.dispose();
+    model.dispose();
   }
 }
