@@ -1,5 +1,6 @@
 // API fuzzer: 100,000 seeded calls (plus 300 of init()) of every public function, constructor
-// and layer method of attention-wasm — attention, attentionBackward, matmul, layerNorm, feedForward, setPool,
+// and layer method of attention-wasm — attention, attentionBackward, the backward steps
+// (linearBackward, layerNormBackward, feedForwardBackward, softmaxCrossEntropy), matmul, layerNorm, feedForward, setPool,
 // sinusoidalEncoding, addPositionalEncoding, applyRope, alibiSlopes, alibiBias,
 // laplacianEncoding, tensor, toNested, toTfjs, toOrt, estimateMemory, memory, init, the two
 // layer classes and their forward/setWeights/getWeights/dispose — with valid, near-valid and
@@ -64,6 +65,7 @@ import { init, tensor as packageTensor, toNested as packageToNested, toTfjs as p
 import { referenceAttention } from './helpers/reference.js';
 import { refMatmul, refLayerNorm, refFeedForward, refMultiHead, refAdd } from './helpers/reference-layers.js';
 import { assertClose, rng } from './helpers/assert.js';
+import { refLinearBackward, refLayerNormBackward, refFeedForwardBackward, refSoftmaxCrossEntropy } from './helpers/reference-backward.js';
 
 const DEFAULT_SEED = 20261122;
 const SEED = parseSeed(process.env.ATTN_FUZZ_SEED);
@@ -1061,6 +1063,86 @@ function makeEntries(attn) {
       },
     },
 
+    linearBackward: {
+      make(g) {
+        const inDim = g.pick([0, ...SMALL_DIMS]), out = g.pick([0, ...SMALL_DIMS]);
+        const lead = g.pick([[], [3], [2, 2], [0]]);
+        const [x, xc] = tensorArg(g, [...lead, inDim]);
+        const [w, wc] = tensorArg(g, [inDim, out]);
+        const [dy, dyc] = tensorArg(g, [...lead, out]);
+        return {
+          args: [x, w, dy], kinds: ['tensor', 'tensor', 'tensor'],
+          check(r) {
+            const ref = refLinearBackward(xc, wc, dyc);
+            near(r.dx, ref.dx, 'dx', 1e-4, 1e-4);
+            near(r.dw, ref.dw, 'dw', 1e-4, 1e-4);
+            near(r.db, ref.db, 'db', 1e-4, 1e-4);
+          },
+        };
+      },
+    },
+
+    layerNormBackward: {
+      make(g) {
+        const d = g.pick([0, ...SMALL_DIMS]);
+        const shape = [...g.pick([[], [3], [2, 2], [0]]), d];
+        const [x, xc] = tensorArg(g, shape);
+        const [dy, dyc] = tensorArg(g, shape);
+        const [options, o] = optionsArg(g, {
+          gamma: () => tensorArg(g, [d]), beta: () => tensorArg(g, [d]),
+          eps: () => { const e = g.pick([1e-5, 1e-3, 0.1, 1]); return [e, e]; },
+        });
+        return {
+          args: [x, dy, options], kinds: ['tensor', 'tensor', 'options'], keys: [, , ['gamma', 'beta', 'eps']],
+          check(r) {
+            const ref = refLayerNormBackward(xc, dyc, o.gamma, o.eps ?? 1e-5);
+            near(r.dx, ref.dx, 'dx', 2e-3, 2e-3);
+            near(r.dgamma, ref.dgamma, 'dgamma', 2e-4, 1e-3);
+            near(r.dbeta, ref.dbeta, 'dbeta', 1e-4, 1e-4);
+          },
+        };
+      },
+    },
+
+    feedForwardBackward: {
+      make(g) {
+        const dModel = g.pick(SMALL_DIMS), dFF = g.int(0, 9);
+        const shape = [...g.pick([[], [2]]), g.int(0, 4), dModel];
+        const [x, xc] = tensorArg(g, shape);
+        const [dy, dyc] = tensorArg(g, shape);
+        const [w1, w1c] = tensorArg(g, [dModel, dFF], randomFloats(g, dModel * dFF, -1, 1));
+        const [w2, w2c] = tensorArg(g, [dFF, dModel], randomFloats(g, dFF * dModel, -1, 1));
+        const spec = { b1: () => tensorArg(g, [dFF]), b2: () => tensorArg(g, [dModel]), activation: () => { const a = g.pick(['relu', 'gelu']); return [a, a]; } };
+        const [extra, o] = optionsArg(g, spec, 0.5);
+        const options = { w1, w2, ...(extra ? { ...extra } : {}) };
+        return {
+          args: [x, dy, options], kinds: ['tensor', 'tensor', 'options'], keys: [, , ['w1', 'w2', 'b1', 'b2', 'activation']],
+          check(r) {
+            const ref = refFeedForwardBackward(xc, dyc, { w1: w1c, w2: w2c, ...o });
+            for (const name of ['dx', 'dw1', 'db1', 'dw2', 'db2']) near(r[name], ref[name], name, 2e-4, 1e-3);
+          },
+        };
+      },
+    },
+
+    softmaxCrossEntropy: {
+      make(g) {
+        const C = g.pick([1, 2, 3, 5, 9, 17]), rows = g.int(0, 6);
+        const [logits, lc] = tensorArg(g, [rows, C], randomFloats(g, rows * C, -4, 4));
+        const targets = Array.from({ length: rows }, () => (g.chance(0.2) ? -1 : g.int(0, C - 1)));
+        return {
+          args: [logits, g.chance(0.5) ? targets : { data: Int32Array.from(targets), shape: [rows] }], kinds: ['tensor', 'junk'],
+          check(r) {
+            const ref = refSoftmaxCrossEntropy(lc, targets);
+            if (Math.abs(r.loss - ref.loss) > 1e-5 * (1 + ref.loss) || r.count !== ref.count || r.accuracy !== ref.accuracy) {
+              throw new Error(`softmaxCrossEntropy: got ${inspect({ loss: r.loss, count: r.count, accuracy: r.accuracy })}, expected ${inspect({ loss: ref.loss, count: ref.count, accuracy: ref.accuracy })}`);
+            }
+            near(r.dLogits, ref.dLogits, 'dLogits', 1e-6, 1e-4);
+          },
+        };
+      },
+    },
+
     memory: {
       make: (g) => ({ args: g.chance(0.5) ? [] : [junk(g)], kinds: ['junk'], check: () => {} }),
     },
@@ -1068,6 +1150,10 @@ function makeEntries(attn) {
   // How a result must look, also for the calls with huge sizes.
   entries.attention.result = (r) => tensorProblem(r?.output, 'output') ?? (r.weights ? tensorProblem(r.weights, 'weights') : null);
   entries.attentionBackward.result = (r) => tensorProblem(r?.dq, 'dq') ?? tensorProblem(r.dk, 'dk') ?? tensorProblem(r.dv, 'dv');
+  entries.linearBackward.result = (r) => tensorProblem(r?.dx, 'dx') ?? tensorProblem(r.dw, 'dw') ?? tensorProblem(r.db, 'db');
+  entries.layerNormBackward.result = (r) => tensorProblem(r?.dx, 'dx') ?? tensorProblem(r.dgamma, 'dgamma') ?? tensorProblem(r.dbeta, 'dbeta');
+  entries.feedForwardBackward.result = (r) => ['dx', 'dw1', 'db1', 'dw2', 'db2'].reduce((p, k) => p ?? tensorProblem(r?.[k], k), null);
+  entries.softmaxCrossEntropy.result = (r) => (typeof r?.loss === 'number' && Number.isInteger(r.count) ? tensorProblem(r.dLogits, 'dLogits') : `not a loss: ${inspect(r)}`);
   entries.alibiSlopes.result = (r) => (Array.isArray(r) && r.every((s) => typeof s === 'number') ? null : `not an array of numbers: ${inspect(r)}`);
   entries.laplacianEncoding.result = (r) => tensorProblem(r) ?? (r.eigenvalues instanceof Float32Array ? null : 'no eigenvalues');
   entries.toNested.result = () => null;
@@ -1482,7 +1568,7 @@ function estimateProblem(r) {
 
 // Relative frequency of each public name.
 const WEIGHTS = {
-  attention: 8, attentionBackward: 3, matmul: 4, layerNorm: 4, feedForward: 3, setPool: 2, sinusoidalEncoding: 2, addPositionalEncoding: 2,
+  attention: 8, attentionBackward: 3, linearBackward: 2, layerNormBackward: 2, feedForwardBackward: 2, softmaxCrossEntropy: 2, matmul: 4, layerNorm: 4, feedForward: 3, setPool: 2, sinusoidalEncoding: 2, addPositionalEncoding: 2,
   applyRope: 2, alibiSlopes: 1, alibiBias: 2, laplacianEncoding: 2, tensor: 2, toNested: 2, toTfjs: 1, toOrt: 1, memory: 0.5, estimateMemory: 4,
   MultiHeadAttention: 1.5, 'MultiHeadAttention.forward': 5, 'MultiHeadAttention.setWeights': 1.5, 'MultiHeadAttention.getWeights': 0.7, 'MultiHeadAttention.dispose': 0.3,
   TransformerEncoderLayer: 1.5, 'TransformerEncoderLayer.forward': 4, 'TransformerEncoderLayer.setWeights': 1.5, 'TransformerEncoderLayer.getWeights': 0.7, 'TransformerEncoderLayer.dispose': 0.3,

@@ -5,7 +5,7 @@
 //   layerNormBackward(x, dy, { gamma, beta, eps })  (beta takes no part: dβ = Σ dy)
 //   feedForwardBackward(x, dy, { w1, b1, w2, b2, activation })
 //   softmaxCrossEntropy(logits, targets)           loss and dLogits (ignore: target < 0)
-import { typeError, rangeError } from './errors.js';
+import { typeError, rangeError, describe } from './errors.js';
 import { toTensor, formatShape, sizeOf } from './tensor.js';
 import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget } from './memory.js';
@@ -106,7 +106,10 @@ export function makeBackward(module) {
     return run(fn, memory, (heap) => {
       const shapes = { dx: x.shape, dw1: [dModel, dFF], db1: [dFF], dw2: [dFF, dModel], db2: [dModel] };
       if (rows === 0 || dFF === 0) {
-        return Object.fromEntries(Object.entries(shapes).map(([k, s]) => [k, { data: new Float32Array(sizeOf(s)), shape: s }]));
+        // Nothing flows through the hidden layer; b2 still gets Σ dy.
+        const out = Object.fromEntries(Object.entries(shapes).map(([k, s]) => [k, { data: new Float32Array(sizeOf(s)), shape: s }]));
+        out.db2.data = dyColumnSums(dy.data, dModel);
+        return out;
       }
       const a = Object.fromEntries(Object.entries(shapes).map(([k, s]) => [k, heap.alloc(sizeOf(s))]));
       const status = module._feedForwardBackward(heap.floats(x.data), rows, dModel, dFF, heap.floats(w1.data), b1 ? heap.floats(b1) : 0,
@@ -126,9 +129,8 @@ export function makeBackward(module) {
     const classes = lastAxis(fn, 'logits', logits, 'C');
     if (classes < 1) throw rangeError(fn, `logits must have at least one class, got ${formatShape(logits.shape)}`);
     const rows = sizeOf(logits.shape) / classes;
-    const flat = Array.isArray(targetsIn) && targetsIn.some((t) => Array.isArray(t)) ? { data: targetsIn.flat(Infinity), shape: [rows] } : targetsIn;
-    const targets = readIntegers(fn, 'targets', flat, 1, -(2 ** 31), classes - 1);
-    if (targets.shape[0] !== rows) throw rangeError(fn, `targets has ${targets.shape[0]} values but logits ${formatShape(logits.shape)} has ${rows} rows (one target per row)`);
+    const targets = readTargets(fn, targetsIn, classes);
+    if (targets.data.length !== rows) throw rangeError(fn, `targets has ${targets.data.length} values but logits ${formatShape(logits.shape)} has ${rows} rows (one target per row)`);
     const memory = new MemoryPlan(fn).tensor('logits', logits.shape).tensor('dLogits', logits.shape).tensor('targets', [rows]);
     return run(fn, memory, (heap) => {
       const d = heap.alloc(sizeOf(logits.shape));
@@ -138,6 +140,19 @@ export function makeBackward(module) {
   }
 
   return { linearBackward, layerNormBackward, feedForwardBackward, softmaxCrossEntropy };
+}
+
+// Targets of softmaxCrossEntropy: [rows] or [B][L] nested arrays, or { data, shape } of any
+// rank; integers below C (negative: ignored). Returned as { data: Int32Array }.
+function readTargets(fn, value, classes) {
+  const min = -(2 ** 31), max = classes - 1;
+  if (Array.isArray(value) && value.length > 0 && Array.isArray(value[0])) return readIntegers(fn, 'targets', value, 2, min, max);
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && 'shape' in value) {
+    const shape = value.shape;
+    if (!Array.isArray(shape) || shape.some((n) => !Number.isSafeInteger(n) || n < 0)) throw rangeError(fn, `targets.shape must be a list of dims, got ${describe(shape)}`);
+    return readIntegers(fn, 'targets', { data: value.data, shape: [shape.reduce((a, b) => a * b, 1)] }, 1, min, max);
+  }
+  return readIntegers(fn, 'targets', value, 1, min, max);
 }
 
 // Σ over rows of dy [rows, out] (the bias gradient when nothing else is computed).

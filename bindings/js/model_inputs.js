@@ -48,8 +48,9 @@ export function checkModelConfig(fn, config) {
   return Object.freeze({ vocabSize, maxLen, dModel, numHeads, numLayers, dFF, norm, causal: config.causal ?? false, head, numClasses, activation, positional, seed });
 }
 
-/** Reads a value by index, once; an Array's holes and non-numbers are refused. */
-function integerAt(fn, name, value, where, min, max) {
+/** Checks one value (read once by the caller); BigInts count as numbers, anything else not. */
+function integerAt(fn, name, raw, where, min, max) {
+  const value = typeof raw === 'bigint' ? Number(raw) : raw;
   if (typeof value !== 'number') throw typeError(fn, `${name}${where} must be an integer, got ${describe(value)}`);
   if (!Number.isInteger(value) || value < min || value > max) throw rangeError(fn, `${name}${where} must be an integer in [${min}, ${max}], got ${value}`);
   return value;
@@ -69,7 +70,7 @@ export function readIntegers(fn, name, value, rank, min, max) {
     const count = shape.reduce((a, b) => a * b, 1);
     if (data.length !== count) throw rangeError(fn, `${name}.data has ${data.length} values but its shape [${shape.join(', ')}] needs ${count}`);
     const out = new Int32Array(count);
-    for (let i = 0; i < count; i++) out[i] = integerAt(fn, name, Number(data[i]), `.data[${i}]`, min, max);
+    for (let i = 0; i < count; i++) out[i] = integerAt(fn, name, data[i], `.data[${i}]`, min, max);
     return { data: out, shape: shape.slice() };
   }
   if (!Array.isArray(value)) throw typeError(fn, `${name} must be ${rank === 2 ? 'an array of arrays [B][L]' : 'an array [B]'} or { data, shape }, got ${describe(value)}`);
@@ -88,7 +89,7 @@ export function readIntegers(fn, name, value, rank, min, max) {
     const row = value[b];
     if (!Array.isArray(row) && !ArrayBuffer.isView(row)) throw typeError(fn, `${name}[${b}] must be an array of integers, got ${describe(row)}`);
     if (row.length !== L) throw rangeError(fn, `${name} must be rectangular: ${name}[${b}] has ${row.length} values but ${name}[0] has ${L}`);
-    for (let t = 0; t < L; t++) out[b * L + t] = integerAt(fn, name, Number(row[t]), `[${b}][${t}]`, min, max);
+    for (let t = 0; t < L; t++) out[b * L + t] = integerAt(fn, name, row[t], `[${b}][${t}]`, min, max);
   }
   return { data: out, shape: [B, L] };
 }
