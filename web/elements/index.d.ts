@@ -73,6 +73,25 @@ export declare class TokenPruning extends HTMLElement {
   readonly result: { x: Tensor; G: Tensor; weights: Tensor } | null;
 }
 
+/** A prediction of `<attention-sentiment>`. */
+export interface SentimentPrediction {
+  text: string;
+  label: 'negative' | 'positive';
+  /** The probability of `label`. */
+  probability: number;
+  /** The words read (at most the model's maxLen). */
+  words: string[];
+  /** Words not in the vocabulary (read as `<unk>`). */
+  unknown: string[];
+  /** [layer][head][T]: the [CLS] query's weights over [CLS] and the words. */
+  attention: number[][][];
+}
+
+/** `<attention-sentiment>`: a review classifier trained on the synthetic corpus, and what its [CLS] query attends to. */
+export declare class AttentionSentiment extends HTMLElement {
+  readonly prediction: SentimentPrediction | null;
+}
+
 /** The course's worked example n (1-4) as `<attention-steps>` data. */
 export declare function exampleData(n: number): AttentionStepsData;
 /** The API instance the elements share (loaded on first use). */
@@ -88,5 +107,6 @@ declare global {
     'attention-heatmap': AttentionHeatmap;
     'positional-encoding': PositionalEncoding;
     'token-pruning': TokenPruning;
+    'attention-sentiment': AttentionSentiment;
   }
 }

@@ -9,12 +9,13 @@ import { AttentionFlash, onlineSoftmaxSteps } from './attention-flash.js';
 import { AttentionHeatmap } from './attention-heatmap.js';
 import { PositionalEncoding } from './positional-encoding.js';
 import { TokenPruning } from './token-pruning.js';
+import { AttentionSentiment } from './attention-sentiment.js';
 import { getApi, useApi } from './api.js';
 
 const ELEMENTS = { 'attention-matrix': AttentionMatrix, 'attention-steps': AttentionSteps, 'attention-flash': AttentionFlash, 'attention-heatmap': AttentionHeatmap,
-  'positional-encoding': PositionalEncoding, 'token-pruning': TokenPruning };
+  'positional-encoding': PositionalEncoding, 'token-pruning': TokenPruning, 'attention-sentiment': AttentionSentiment };
 for (const [name, element] of Object.entries(ELEMENTS)) {
   if (!customElements.get(name)) customElements.define(name, element);
 }
 
-export { AttentionMatrix, AttentionSteps, AttentionFlash, AttentionHeatmap, PositionalEncoding, TokenPruning, exampleData, onlineSoftmaxSteps, getApi, useApi };
+export { AttentionMatrix, AttentionSteps, AttentionFlash, AttentionHeatmap, PositionalEncoding, TokenPruning, AttentionSentiment, exampleData, onlineSoftmaxSteps, getApi, useApi };
