@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <new>
-#include <string>
 
 #include "heap_address.h"
 #include "train/tiny_transformer.h"
@@ -16,62 +15,49 @@ using attn::TinyTransformer;
 
 TinyTransformer* Model(uintptr_t handle) { return Ptr<TinyTransformer>(handle); }
 
-attn::ModelConfig ConfigOf(emscripten::val c) {
-  attn::ModelConfig config;
-  config.vocab_size = c["vocabSize"].as<int>();
-  config.max_len = c["maxLen"].as<int>();
-  config.d_model = c["dModel"].as<int>();
-  config.num_heads = c["numHeads"].as<int>();
-  config.num_layers = c["numLayers"].as<int>();
-  config.d_ff = c["dFF"].as<int>();
-  config.pre_norm = c["norm"].as<std::string>() == "pre";
-  config.causal = c["causal"].as<bool>();
-  config.classify = c["head"].as<std::string>() == "classify";
-  config.outputs = c["outputs"].as<int>();
-  config.activation = c["activation"].as<std::string>() == "relu" ? attn::Activation::kRelu
-                                                                  : attn::Activation::kGelu;
-  config.learned_positions = c["positional"].as<std::string>() == "learned";
-  config.seed = c["seed"].as<uint32_t>();
-  return config;
-}
+// Flags of Create, one bit each (bindings/js/tiny_transformer.js sets them).
+enum ConfigFlag : int { kPreNorm = 1, kCausal = 2, kClassify = 4, kRelu = 8, kLearned = 16 };
 
-// {status, handle}: handle 0 unless status is 0.
-emscripten::val Create(emscripten::val js_config) {
-  const attn::ModelConfig config = ConfigOf(js_config);
-  emscripten::val out = emscripten::val::object();
-  attn::Status status = attn::CheckModelConfig(config);
-  TinyTransformer* model = nullptr;
-  if (status == attn::Status::kOk) {
-    model = new (std::nothrow) TinyTransformer(config);
-    if (model == nullptr || !model->Allocate()) {
-      delete model;
-      model = nullptr;
-      status = attn::Status::kOutOfMemory;
-    }
+// A new model: its address, or minus a Status (the config's problem, or out of memory).
+double Create(int vocab_size, int max_len, int d_model, int num_heads, int num_layers, int d_ff,
+              int flags, int outputs, double seed) {
+  attn::ModelConfig c;
+  c.vocab_size = vocab_size, c.max_len = max_len, c.d_model = d_model, c.num_heads = num_heads;
+  c.num_layers = num_layers, c.d_ff = d_ff, c.outputs = outputs;
+  c.pre_norm = (flags & kPreNorm) != 0, c.causal = (flags & kCausal) != 0;
+  c.classify = (flags & kClassify) != 0, c.learned_positions = (flags & kLearned) != 0;
+  c.activation = (flags & kRelu) != 0 ? attn::Activation::kRelu : attn::Activation::kGelu;
+  c.seed = static_cast<uint32_t>(seed);
+  const attn::Status status = attn::CheckModelConfig(c);
+  if (status != attn::Status::kOk) return -static_cast<double>(status);
+  TinyTransformer* model = new (std::nothrow) TinyTransformer(c);
+  if (model == nullptr || !model->Allocate()) {
+    delete model;
+    return -static_cast<double>(attn::Status::kOutOfMemory);
   }
-  out.set("status", static_cast<int>(status));
-  out.set("handle", static_cast<double>(reinterpret_cast<uintptr_t>(model)));
-  return out;
+  return static_cast<double>(reinterpret_cast<uintptr_t>(model));
 }
 
 void Destroy(uintptr_t handle) { delete Model(handle); }
 
-// [[name, rows, cols, offset, decays], ...] in layout order (cols 0: a vector).
-emscripten::val Table(uintptr_t handle) {
-  TinyTransformer* model = Model(handle);
-  emscripten::val out = emscripten::val::array();
-  attn::ForEachParameter(
-      model->config(), model->layout(),
-      [&](const std::string& name, int rows, int cols, uint64_t offset, bool decays) {
-        emscripten::val row = emscripten::val::array();
-        row.call<void>("push", name);
-        row.call<void>("push", rows);
-        row.call<void>("push", cols);
-        row.call<void>("push", static_cast<double>(offset));
-        row.call<void>("push", decays);
-        out.call<void>("push", row);
-      });
-  return out;
+int ParameterTensors(uintptr_t handle) {
+  int count = 0;
+  attn::ForEachParameter(Model(handle)->config(), Model(handle)->layout(),
+                         [&](attn::ParamKind, int, int, int, uint64_t) { ++count; });
+  return count;
+}
+
+// Writes [kind, layer, rows, cols, offset] per parameter tensor, in layout order, at `table`.
+void Table(uintptr_t handle, uintptr_t table) {
+  int32_t* out = Ptr<int32_t>(table);
+  attn::ForEachParameter(Model(handle)->config(), Model(handle)->layout(),
+                         [&](attn::ParamKind kind, int layer, int rows, int cols, uint64_t offset) {
+                           *out++ = static_cast<int32_t>(kind);
+                           *out++ = layer;
+                           *out++ = rows;
+                           *out++ = cols;
+                           *out++ = static_cast<int32_t>(offset);
+                         });
 }
 
 double Params(uintptr_t handle) {
@@ -107,10 +93,11 @@ double Attention(uintptr_t handle, int layer) {
   return static_cast<double>(reinterpret_cast<uintptr_t>(Model(handle)->attention(layer)));
 }
 
-// mode 0: evaluate, 1: gradients, 2: train step. o: { optimizer: 'adamw'|'sgd', lr, beta1,
-// beta2, eps, weightDecay, momentum, clipNorm } (train only).
-emscripten::val Run(uintptr_t handle, int mode, uintptr_t tokens, uintptr_t targets,
-                    uintptr_t lengths, int batch, int len, emscripten::val o) {
+// mode 0: evaluate, 1: gradients, 2: train step (with the optimizer's settings). Writes
+// [loss, count, correct, gradNorm, step] as doubles at `result`; returns the Status.
+int Run(uintptr_t handle, int mode, uintptr_t tokens, uintptr_t targets, uintptr_t lengths,
+        int batch, int len, bool sgd, float lr, float beta1, float beta2, float eps,
+        float weight_decay, float momentum, float clip_norm, uintptr_t result) {
   TinyTransformer* model = Model(handle);
   const attn::ModelBatch b = BatchOf(tokens, targets, lengths, batch, len);
   attn::StepResult r;
@@ -121,24 +108,16 @@ emscripten::val Run(uintptr_t handle, int mode, uintptr_t tokens, uintptr_t targ
     status = model->Gradients(b, &r);
   } else {
     attn::OptimizerConfig c;
-    c.sgd = o["optimizer"].as<std::string>() == "sgd";
-    c.adamw.lr = o["lr"].as<float>();
-    c.adamw.beta1 = o["beta1"].as<float>();
-    c.adamw.beta2 = o["beta2"].as<float>();
-    c.adamw.eps = o["eps"].as<float>();
-    c.adamw.weight_decay = o["weightDecay"].as<float>();
-    c.momentum = o["momentum"].as<float>();
-    c.clip_norm = o["clipNorm"].as<float>();
+    c.sgd = sgd;
+    c.adamw.lr = lr, c.adamw.beta1 = beta1, c.adamw.beta2 = beta2, c.adamw.eps = eps;
+    c.adamw.weight_decay = weight_decay;
+    c.momentum = momentum, c.clip_norm = clip_norm;
     status = model->TrainStep(b, c, &r);
   }
-  emscripten::val out = emscripten::val::object();
-  out.set("status", static_cast<int>(status));
-  out.set("loss", r.loss);
-  out.set("count", r.count);
-  out.set("correct", r.correct);
-  out.set("gradNorm", r.grad_norm);
-  out.set("step", model->step());
-  return out;
+  double* out = Ptr<double>(result);
+  out[0] = r.loss, out[1] = r.count, out[2] = r.correct, out[3] = r.grad_norm;
+  out[4] = model->step();
+  return static_cast<int>(status);
 }
 
 }  // namespace
@@ -146,6 +125,7 @@ emscripten::val Run(uintptr_t handle, int mode, uintptr_t tokens, uintptr_t targ
 EMSCRIPTEN_BINDINGS(model) {
   emscripten::function("_modelCreate", &Create);
   emscripten::function("_modelDestroy", &Destroy);
+  emscripten::function("_modelParameterTensors", &ParameterTensors);
   emscripten::function("_modelTable", &Table);
   emscripten::function("_modelParams", &Params);
   emscripten::function("_modelGrads", &Grads);

@@ -9,6 +9,13 @@ import { checkModelConfig, readBatch, readStepOptions } from './model_inputs.js'
 const FORMAT = 'attention-wasm/tiny-transformer';
 const STATUS = { 0: 'ok', 1: 'a dimension is negative', 2: 'a required buffer is missing', 4: 'a length is outside [1, L]', 5: 'dModel must divide into heads', 6: 'an argument is out of range', 7: 'the batch is too large for the 2 GiB wasm heap', 8: 'out of wasm memory for the activations' };
 
+// Parameter names by kind (src/train/model_config.h ParamKind, in its order); block
+// parameters get the prefix `layers.${l}.`.
+const KIND_NAMES = ['tokenEmbedding', 'positionEmbedding', 'cls', 'ln1.gamma', 'ln1.beta', 'attn.wq', 'attn.bq', 'attn.wk', 'attn.bk',
+  'attn.wv', 'attn.bv', 'attn.wo', 'attn.bo', 'ln2.gamma', 'ln2.beta', 'ffn.w1', 'ffn.b1', 'ffn.w2', 'ffn.b2', 'finalNorm.gamma',
+  'finalNorm.beta', 'head.w', 'head.b'];
+const FLAGS = { pre: 1, causal: 2, classify: 4, relu: 8, learned: 16 };
+
 // Frees a model's wasm memory if its JS object is collected without dispose().
 const finalizer = new FinalizationRegistry(({ module, handle }) => module._modelDestroy(handle));
 
@@ -28,11 +35,13 @@ export class TinyTransformer {
    */
   constructor(module, config) {
     const c = checkModelConfig('TinyTransformer', config);
-    const { status, handle } = module._modelCreate({ ...c, outputs: c.numClasses });
-    if (status !== 0) throw status === 8 ? rangeError('TinyTransformer', 'out of wasm memory for the parameters') : fail('TinyTransformer', status);
+    const flags = (c.norm === 'pre' ? FLAGS.pre : 0) | (c.causal ? FLAGS.causal : 0) | (c.head === 'classify' ? FLAGS.classify : 0)
+      | (c.activation === 'relu' ? FLAGS.relu : 0) | (c.positional === 'learned' ? FLAGS.learned : 0);
+    const handle = module._modelCreate(c.vocabSize, c.maxLen, c.dModel, c.numHeads, c.numLayers, c.dFF, flags, c.numClasses, c.seed);
+    if (handle <= 0) throw handle === -8 ? rangeError('TinyTransformer', 'out of wasm memory for the parameters') : fail('TinyTransformer', -handle);
     this.#module = module;
     this.#handle = handle;
-    this.#table = module._modelTable(handle).map(([name, rows, cols, offset, decays]) => ({ name, shape: cols > 0 ? [rows, cols] : [rows], offset, count: rows * Math.max(1, cols), decays }));
+    this.#table = readTable(module, handle);
     this.config = c;
     this.parameterCount = module._modelParameterCount(handle);
     this.parameterShapes = Object.freeze(Object.fromEntries(this.#table.map((p) => [p.name, Object.freeze(p.shape.slice())])));
@@ -94,12 +103,19 @@ export class TinyTransformer {
   #run(fn, mode, batch, options) {
     this.#check(fn.split('.')[1]);
     const b = readBatch(fn, this.config, batch, true);
-    const o = mode === 2 ? readStepOptions(fn, options) : undefined;
-    return this.#withBatch(fn, b, (a) => {
-      const r = this.#module._modelRun(this.#handle, mode, a.tokens, a.targets, a.lengths, b.B, b.L, o);
-      if (r.status !== 0) throw fail(fn, r.status);
-      return { loss: r.loss, accuracy: r.count > 0 ? r.correct / r.count : 0, count: r.count, gradNorm: r.gradNorm, step: r.step };
-    });
+    const o = readStepOptions(fn, mode === 2 ? options : undefined);
+    const scope = new HeapScope(this.#module, fn);
+    try {
+      const tokens = scope.ints(b.tokens), targets = scope.ints(b.targets), lengths = b.lengths ? scope.ints(b.lengths) : 0;
+      const result = scope.allocBytes(5 * 8);
+      const status = this.#module._modelRun(this.#handle, mode, tokens, targets, lengths, b.B, b.L, o.optimizer === 'sgd',
+        o.lr, o.beta1, o.beta2, o.eps, o.weightDecay, o.momentum, o.clipNorm, result);
+      if (status !== 0) throw fail(fn, status);
+      const [loss, count, correct, gradNorm, step] = new Float64Array(views(this.#module).HEAP8.buffer, result, 5);
+      return { loss, accuracy: count > 0 ? correct / count : 0, count, gradNorm, step };
+    } finally {
+      scope.release();
+    }
   }
 
   /** Loss and accuracy on a batch; nothing changes. */
@@ -164,6 +180,24 @@ export class TinyTransformer {
     this.#module._modelDestroy(this.#handle);
     finalizer.unregister(this.#token);
     this.#handle = 0;
+  }
+}
+
+// The parameter table: [{ name, shape, offset, count }] in layout order.
+function readTable(module, handle) {
+  const count = module._modelParameterTensors(handle);
+  const scope = new HeapScope(module, 'TinyTransformer');
+  try {
+    const address = scope.alloc(5 * count);
+    module._modelTable(handle, address);
+    const t = views(module).HEAP32.slice(address >> 2, (address >> 2) + 5 * count);
+    return Array.from({ length: count }, (_, i) => {
+      const [kind, layer, rows, cols, offset] = t.subarray(5 * i, 5 * i + 5);
+      const name = layer >= 0 ? `layers.${layer}.${KIND_NAMES[kind]}` : KIND_NAMES[kind];
+      return { name, shape: cols > 0 ? [rows, cols] : [rows], offset, count: rows * Math.max(1, cols) };
+    });
+  } finally {
+    scope.release();
   }
 }
 

@@ -2,43 +2,40 @@
 #ifndef ATTENTION_WASM_SRC_TRAIN_MODEL_CONFIG_INL_H_
 #define ATTENTION_WASM_SRC_TRAIN_MODEL_CONFIG_INL_H_
 
-#include <string>
-
 namespace attn {
 
 template <typename Visit>
 void ForEachParameter(const ModelConfig& c, const ModelLayout& l, Visit visit) {
+  using K = ParamKind;
   const int d = c.d_model;
-  visit(std::string("tokenEmbedding"), c.vocab_size, d, l.token_embedding, false);
-  if (c.learned_positions)
-    visit(std::string("positionEmbedding"), c.positions(), d, l.position_embedding, false);
-  if (c.classify) visit(std::string("cls"), d, 0, l.cls, false);
+  visit(K::kTokenEmbedding, -1, c.vocab_size, d, l.token_embedding);
+  if (c.learned_positions) visit(K::kPositionEmbedding, -1, c.positions(), d, l.position_embedding);
+  if (c.classify) visit(K::kCls, -1, d, 0, l.cls);
   for (int i = 0; i < c.num_layers; ++i) {
     const LayerOffsets& o = l.layers[i];
-    const std::string p = "layers." + std::to_string(i) + ".";
-    visit(p + "ln1.gamma", d, 0, o.ln1_gamma, false);
-    visit(p + "ln1.beta", d, 0, o.ln1_beta, false);
-    visit(p + "attn.wq", d, d, o.wq, true);
-    visit(p + "attn.bq", d, 0, o.bq, false);
-    visit(p + "attn.wk", d, d, o.wk, true);
-    visit(p + "attn.bk", d, 0, o.bk, false);
-    visit(p + "attn.wv", d, d, o.wv, true);
-    visit(p + "attn.bv", d, 0, o.bv, false);
-    visit(p + "attn.wo", d, d, o.wo, true);
-    visit(p + "attn.bo", d, 0, o.bo, false);
-    visit(p + "ln2.gamma", d, 0, o.ln2_gamma, false);
-    visit(p + "ln2.beta", d, 0, o.ln2_beta, false);
-    visit(p + "ffn.w1", d, c.d_ff, o.w1, true);
-    visit(p + "ffn.b1", c.d_ff, 0, o.b1, false);
-    visit(p + "ffn.w2", c.d_ff, d, o.w2, true);
-    visit(p + "ffn.b2", d, 0, o.b2, false);
+    visit(K::kLn1Gamma, i, d, 0, o.ln1_gamma);
+    visit(K::kLn1Beta, i, d, 0, o.ln1_beta);
+    visit(K::kWq, i, d, d, o.wq);
+    visit(K::kBq, i, d, 0, o.bq);
+    visit(K::kWk, i, d, d, o.wk);
+    visit(K::kBk, i, d, 0, o.bk);
+    visit(K::kWv, i, d, d, o.wv);
+    visit(K::kBv, i, d, 0, o.bv);
+    visit(K::kWo, i, d, d, o.wo);
+    visit(K::kBo, i, d, 0, o.bo);
+    visit(K::kLn2Gamma, i, d, 0, o.ln2_gamma);
+    visit(K::kLn2Beta, i, d, 0, o.ln2_beta);
+    visit(K::kW1, i, d, c.d_ff, o.w1);
+    visit(K::kB1, i, c.d_ff, 0, o.b1);
+    visit(K::kW2, i, c.d_ff, d, o.w2);
+    visit(K::kB2, i, d, 0, o.b2);
   }
   if (c.pre_norm) {
-    visit(std::string("finalNorm.gamma"), d, 0, l.final_gamma, false);
-    visit(std::string("finalNorm.beta"), d, 0, l.final_beta, false);
+    visit(K::kFinalGamma, -1, d, 0, l.final_gamma);
+    visit(K::kFinalBeta, -1, d, 0, l.final_beta);
   }
-  visit(std::string("head.w"), d, c.outputs, l.head_w, true);
-  visit(std::string("head.b"), c.outputs, 0, l.head_b, false);
+  visit(K::kHeadW, -1, d, c.outputs, l.head_w);
+  visit(K::kHeadB, -1, c.outputs, 0, l.head_b);
 }
 
 }  // namespace attn

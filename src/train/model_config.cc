@@ -66,20 +66,21 @@ ModelLayout LayoutOf(const ModelConfig& c) {
 
 void InitParameters(const ModelConfig& c, const ModelLayout& layout, float* params) {
   Random random(c.seed);
-  ForEachParameter(
-      c, layout, [&](const std::string& name, int rows, int cols, uint64_t offset, bool decays) {
-        float* p = params + offset;
-        const uint64_t count = static_cast<uint64_t>(rows) * (cols > 0 ? cols : 1);
-        const bool gain = name.size() > 6 && name.compare(name.size() - 6, 6, ".gamma") == 0;
-        const bool embedding =
-            name == "tokenEmbedding" || name == "positionEmbedding" || name == "cls";
-        // Uniform on [-a, a]: Xavier a = √(6 / (fan_in + fan_out)); embeddings a = √3/√d (std 1/√d).
-        const float a = decays      ? std::sqrt(6.0f / (rows + cols))
-                        : embedding ? std::sqrt(3.0f / c.d_model)
-                                    : 0.0f;
-        for (uint64_t i = 0; i < count; ++i)
-          p[i] = gain ? 1.0f : a > 0.0f ? a * random.Symmetric() : 0.0f;
-      });
+  using K = ParamKind;
+  ForEachParameter(c, layout, [&](K kind, int, int rows, int cols, uint64_t offset) {
+    float* p = params + offset;
+    const uint64_t count = static_cast<uint64_t>(rows) * (cols > 0 ? cols : 1);
+    const bool gain = kind == K::kLn1Gamma || kind == K::kLn2Gamma || kind == K::kFinalGamma;
+    const bool embedding =
+        kind == K::kTokenEmbedding || kind == K::kPositionEmbedding || kind == K::kCls;
+    // Uniform on [-a, a]: Xavier a = √(6 / (fan_in + fan_out)); embeddings a = √3/√d (std 1/√d).
+    const float a = Decays(kind) ? std::sqrt(6.0f / (rows + cols))
+                    : embedding  ? std::sqrt(3.0f / c.d_model)
+                                 : 0.0f;
+    for (uint64_t i = 0; i < count; ++i) {
+      p[i] = gain ? 1.0f : a > 0.0f ? a * random.Symmetric() : 0.0f;
+    }
+  });
 }
 
 }  // namespace attn

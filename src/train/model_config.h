@@ -50,9 +50,43 @@ constexpr int kMaxModelLayers = 64;
 
 ModelLayout LayoutOf(const ModelConfig& config);
 
-// Calls visit(name, rows, cols, offset, decays) for every parameter in layout order: `cols` is 0
-// for a vector; `decays` says whether AdamW's weight decay applies (the matrices of the linear
-// layers and the head, not embeddings, biases or norms). `name` is e.g. "layers.0.attn.wq".
+// What a parameter is (JS names them: kWq of layer 0 is "layers.0.attn.wq"; see
+// bindings/js/tiny_transformer.js). The order is the layout's.
+enum class ParamKind : int {
+  kTokenEmbedding,
+  kPositionEmbedding,
+  kCls,
+  kLn1Gamma,
+  kLn1Beta,
+  kWq,
+  kBq,
+  kWk,
+  kBk,
+  kWv,
+  kBv,
+  kWo,
+  kBo,
+  kLn2Gamma,
+  kLn2Beta,
+  kW1,
+  kB1,
+  kW2,
+  kB2,
+  kFinalGamma,
+  kFinalBeta,
+  kHeadW,
+  kHeadB,
+};
+
+// Whether AdamW's weight decay applies: the matrices of the linear layers and the head, not
+// embeddings, biases or norms.
+inline bool Decays(ParamKind k) {
+  return k == ParamKind::kWq || k == ParamKind::kWk || k == ParamKind::kWv || k == ParamKind::kWo ||
+         k == ParamKind::kW1 || k == ParamKind::kW2 || k == ParamKind::kHeadW;
+}
+
+// Calls visit(kind, layer, rows, cols, offset) for every parameter in layout order: `layer` is
+// -1 outside the blocks, `cols` 0 for a vector.
 template <typename Visit>
 void ForEachParameter(const ModelConfig& c, const ModelLayout& l, Visit visit);
 

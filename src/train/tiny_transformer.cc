@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <string>
 
 #include "block.h"
 #include "positional.h"
@@ -214,21 +213,20 @@ Status TinyTransformer::TrainStep(const ModelBatch& b, const OptimizerConfig& op
 
 void TinyTransformer::ApplyOptimizer(const OptimizerConfig& optimizer, float grad_scale) {
   ++step_;
-  ForEachParameter(config_, layout_,
-                   [&](const std::string&, int rows, int cols, uint64_t offset, bool decays) {
-                     const uint64_t count = static_cast<uint64_t>(rows) * (cols > 0 ? cols : 1);
-                     float* p = params_.data() + offset;
-                     const float* g = grads_.data() + offset;
-                     if (optimizer.sgd) {
-                       SgdStep(p, g, moment1_.data() + offset, count, optimizer.adamw.lr,
-                               optimizer.momentum, grad_scale);
-                       return;
-                     }
-                     AdamWConfig c = optimizer.adamw;
-                     if (!decays) c.weight_decay = 0.0f;
-                     AdamWStep(p, g, moment1_.data() + offset, moment2_.data() + offset, count, c,
-                               step_, grad_scale);
-                   });
+  ForEachParameter(config_, layout_, [&](ParamKind kind, int, int rows, int cols, uint64_t offset) {
+    const uint64_t count = static_cast<uint64_t>(rows) * (cols > 0 ? cols : 1);
+    float* p = params_.data() + offset;
+    const float* g = grads_.data() + offset;
+    if (optimizer.sgd) {
+      SgdStep(p, g, moment1_.data() + offset, count, optimizer.adamw.lr, optimizer.momentum,
+              grad_scale);
+      return;
+    }
+    AdamWConfig c = optimizer.adamw;
+    if (!Decays(kind)) c.weight_decay = 0.0f;
+    AdamWStep(p, g, moment1_.data() + offset, moment2_.data() + offset, count, c, step_,
+              grad_scale);
+  });
 }
 
 }  // namespace attn
