@@ -92,6 +92,26 @@ export declare class AttentionSentiment extends HTMLElement {
   readonly prediction: SentimentPrediction | null;
 }
 
+/** One progress report of `<attention-training>`. */
+export interface TrainingProgress {
+  step: number;
+  /** Mean training loss over the last report's steps, in nats. */
+  loss: number;
+  /** Token accuracy on the task's fixed held-out set. */
+  accuracy: number;
+  stepsPerSecond: number;
+}
+
+/** `<attention-training>`: a TinyTransformer trained on a toy task in a Worker; loss, accuracy and attention maps live. */
+export declare class AttentionTraining extends HTMLElement {
+  readonly history: TrainingProgress[];
+  readonly state: 'idle' | 'running' | 'paused' | 'done';
+  train(): void;
+  pause(): void;
+  resume(): void;
+  reset(): void;
+}
+
 /** The course's worked example n (1-4) as `<attention-steps>` data. */
 export declare function exampleData(n: number): AttentionStepsData;
 /** The API instance the elements share (loaded on first use). */
@@ -108,5 +128,6 @@ declare global {
     'positional-encoding': PositionalEncoding;
     'token-pruning': TokenPruning;
     'attention-sentiment': AttentionSentiment;
+    'attention-training': AttentionTraining;
   }
 }

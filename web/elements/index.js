@@ -10,12 +10,14 @@ import { AttentionHeatmap } from './attention-heatmap.js';
 import { PositionalEncoding } from './positional-encoding.js';
 import { TokenPruning } from './token-pruning.js';
 import { AttentionSentiment } from './attention-sentiment.js';
+import { AttentionTraining } from './attention-training.js';
 import { getApi, useApi } from './api.js';
 
 const ELEMENTS = { 'attention-matrix': AttentionMatrix, 'attention-steps': AttentionSteps, 'attention-flash': AttentionFlash, 'attention-heatmap': AttentionHeatmap,
-  'positional-encoding': PositionalEncoding, 'token-pruning': TokenPruning, 'attention-sentiment': AttentionSentiment };
+  'positional-encoding': PositionalEncoding, 'token-pruning': TokenPruning, 'attention-sentiment': AttentionSentiment,
+  'attention-training': AttentionTraining };
 for (const [name, element] of Object.entries(ELEMENTS)) {
   if (!customElements.get(name)) customElements.define(name, element);
 }
 
-export { AttentionMatrix, AttentionSteps, AttentionFlash, AttentionHeatmap, PositionalEncoding, TokenPruning, AttentionSentiment, exampleData, onlineSoftmaxSteps, getApi, useApi };
+export { AttentionMatrix, AttentionSteps, AttentionFlash, AttentionHeatmap, PositionalEncoding, TokenPruning, AttentionSentiment, AttentionTraining, exampleData, onlineSoftmaxSteps, getApi, useApi };

@@ -1,0 +1,319 @@
+// <attention-training>: watch attention being learned. Pick a toy task (copy, reverse, sort,
+// induction), press Train: a TinyTransformer trains in a module Worker (the page stays
+// responsive) while the element draws the loss curve, the held-out token accuracy and the
+// attention maps of every layer and head on one example sequence, redrawn as training goes.
+//
+//   <attention-training task="reverse" seed="1" lr="0.003" steps="2000"></attention-training>
+//
+// Attributes: task (copy | reverse | sort | induction), preset (small | medium), seed, lr,
+// steps (stop after), every (steps per progress report), autostart. Events (bubbling,
+// composed): `training-progress` (detail { step, loss, accuracy, stepsPerSecond }),
+// `training-done` (detail { step, accuracy }) when `steps` are done.
+import { THEME_STYLE, styleSheet } from './theme.js';
+import { formatNumber, heatColour } from './format.js';
+import { TASKS } from './training/tasks.js';
+import { PRESETS } from './training/toy-training.js';
+
+const STYLE = `${THEME_STYLE}
+:host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
+.controls { display: flex; flex-wrap: wrap; gap: 0.5rem 0.9rem; align-items: center; margin-bottom: 0.4rem; }
+label { font-size: 0.9em; }
+select, input, button { font: inherit; }
+input[type=number] { width: 5em; }
+button:focus-visible, select:focus-visible, input:focus-visible, canvas:focus-visible { outline: 2px solid var(--_focus); outline-offset: 2px; }
+.stats { font-variant-numeric: tabular-nums; margin: 0.3rem 0; }
+.description { font-size: 0.9em; margin: 0.2rem 0 0.5rem; }
+canvas { display: block; max-width: 100%; height: auto; border: 1px solid var(--attn-border, #8884); }
+.maps { display: flex; flex-wrap: wrap; gap: 1rem; margin-top: 0.5rem; }
+.maps figure { margin: 0; }
+.maps figcaption { font-size: 0.85em; font-weight: 600; }
+.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }`;
+
+const MILESTONES = [0.5, 0.9, 0.99];
+const W = 480, H = 170, PAD = { left: 44, right: 10, top: 10, bottom: 28 };
+
+export class AttentionTraining extends HTMLElement {
+  static observedAttributes = ['task'];
+
+  #parts = null;
+  #worker = null;
+  #history = [];         // [{ step, loss, accuracy }]
+  #state = 'idle';       // idle | running | paused | done
+  #announced = new Set();
+  #lastMaps = 0;
+  #pendingMaps = null;
+  #maps = [];
+
+  constructor() {
+    super();
+    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet(STYLE)];
+  }
+
+  /** Progress so far: [{ step, loss, accuracy, stepsPerSecond }]. */
+  get history() { return this.#history.slice(); }
+  /** 'idle', 'running', 'paused' or 'done'. */
+  get state() { return this.#state; }
+
+  connectedCallback() {
+    if (!this.#parts) this.#build();
+    if (this.hasAttribute('autostart') && this.#state === 'idle') this.train();
+  }
+
+  disconnectedCallback() {
+    this.#worker?.terminate();
+    this.#worker = null;
+    if (this.#state === 'running') this.#state = 'paused';
+  }
+
+  attributeChangedCallback() {
+    if (this.#parts) this.#parts.task.value = this.#taskName();
+    if (this.#parts) this.#describe();
+  }
+
+  #taskName() {
+    const name = this.getAttribute('task') ?? 'reverse';
+    return Object.hasOwn(TASKS, name) ? name : 'reverse';
+  }
+
+  #number(name, fallback) {
+    const v = Number(this.getAttribute(name));
+    return this.hasAttribute(name) && Number.isFinite(v) ? v : fallback;
+  }
+
+  #build() {
+    const root = this.shadowRoot;
+    const controls = document.createElement('div');
+    controls.className = 'controls';
+    const field = (text, control) => {
+      const label = document.createElement('label');
+      label.append(`${text} `, control);
+      controls.append(label);
+      return control;
+    };
+    const task = field('Task', document.createElement('select'));
+    for (const t of Object.values(TASKS)) task.append(new Option(t.title, t.name));
+    task.value = this.#taskName();
+    task.addEventListener('change', () => { this.setAttribute('task', task.value); this.reset(); });
+    const preset = field('Model', document.createElement('select'));
+    for (const [name, p] of Object.entries(PRESETS)) preset.append(new Option(`${name}: ${p.numLayers} layers, ${p.numHeads} heads, d ${p.dModel}`, name));
+    preset.value = Object.hasOwn(PRESETS, this.getAttribute('preset')) ? this.getAttribute('preset') : 'small';
+    const lr = field('Learning rate', document.createElement('select'));
+    for (const v of ['0.0003', '0.001', '0.003', '0.01']) lr.append(new Option(v, v));
+    lr.value = String(this.#number('lr', 0.003));
+    if (!lr.value) lr.value = '0.003';
+    const seed = field('Seed', Object.assign(document.createElement('input'), { type: 'number', min: 0, max: 4294967295, step: 1, value: String(this.#number('seed', 1)) }));
+    const button = (text, action) => {
+      const b = Object.assign(document.createElement('button'), { type: 'button', textContent: text });
+      b.addEventListener('click', action);
+      controls.append(b);
+      return b;
+    };
+    const train = button('Train', () => (this.#state === 'running' ? this.pause() : this.#state === 'paused' ? this.resume() : this.train()));
+    const reset = button('Reset', () => this.reset());
+    const description = Object.assign(document.createElement('p'), { className: 'description' });
+    const stats = Object.assign(document.createElement('p'), { className: 'stats', textContent: 'Not trained yet.' });
+    const live = Object.assign(document.createElement('p'), { className: 'sr' });
+    live.setAttribute('role', 'status');
+    const canvas = Object.assign(document.createElement('canvas'), { width: W, height: H });
+    canvas.setAttribute('role', 'img');
+    canvas.setAttribute('aria-label', 'Loss curve: no training yet');
+    const maps = Object.assign(document.createElement('div'), { className: 'maps' });
+    root.append(controls, description, stats, live, canvas, maps);
+    this.#parts = { task, preset, lr, seed, train, reset, description, stats, live, canvas, maps };
+    this.#describe();
+    this.#drawCurve();
+  }
+
+  #describe() {
+    const t = TASKS[this.#taskName()];
+    this.#parts.description.textContent = `${t.description} Example: ${t.example.map(t.tokenLabel).join(' ')}.`;
+  }
+
+  /** Starts training from scratch with the chosen task, model, seed and learning rate. */
+  train() {
+    if (!this.#parts) this.#build();
+    this.reset();
+    const p = this.#parts;
+    this.#worker = new Worker(new URL('./training/worker.js', import.meta.url), { type: 'module' });
+    this.#worker.onmessage = ({ data }) => this.#message(data);
+    this.#worker.postMessage({ type: 'start', task: p.task.value, preset: p.preset.value, seed: Math.max(0, Math.floor(Number(p.seed.value) || 0)) >>> 0,
+      lr: Number(p.lr.value), every: this.#number('every', 10), maxSteps: this.#number('steps', 3000) });
+    this.#setState('running');
+    p.stats.textContent = 'Starting the Worker…';
+  }
+
+  /** Pauses training (the model stays in the Worker). */
+  pause() {
+    if (this.#state !== 'running') return;
+    this.#worker.postMessage({ type: 'pause' });
+    this.#setState('paused');
+  }
+
+  /** Resumes a paused run. */
+  resume() {
+    if (this.#state !== 'paused' || !this.#worker) return;
+    this.#worker.postMessage({ type: 'resume' });
+    this.#setState('running');
+  }
+
+  /** Stops training and clears the curve and the maps. */
+  reset() {
+    this.#worker?.terminate();
+    this.#worker = null;
+    this.#history = [];
+    this.#announced.clear();
+    this.#setState('idle');
+    if (!this.#parts) return;
+    this.#parts.stats.textContent = 'Not trained yet.';
+    this.#parts.maps.replaceChildren();
+    this.#maps = [];
+    this.#drawCurve();
+  }
+
+  #setState(state) {
+    this.#state = state;
+    this.#parts.train.textContent = state === 'running' ? 'Pause' : state === 'paused' ? 'Resume' : 'Train';
+  }
+
+  #message(data) {
+    const p = this.#parts;
+    if (data.type === 'progress') {
+      const entry = { step: data.step, loss: data.loss, accuracy: data.accuracy, stepsPerSecond: data.stepsPerSecond };
+      this.#history.push(entry);
+      p.stats.textContent = `step ${data.step} · loss ${formatNumber(data.loss, 4)} nats · held-out token accuracy ${formatNumber(100 * data.accuracy, 1)}% · ${Math.round(data.stepsPerSecond)} steps/s`;
+      for (const m of MILESTONES) {
+        if (data.accuracy >= m && !this.#announced.has(m)) {
+          this.#announced.add(m);
+          p.live.textContent = `Held-out accuracy passed ${100 * m}% at step ${data.step}.`;
+        }
+      }
+      this.#drawCurve();
+      this.#queueMaps(data.attention);
+      this.dispatchEvent(new CustomEvent('training-progress', { bubbles: true, composed: true, detail: entry }));
+    } else if (data.type === 'done') {
+      this.#setState('done');
+      this.dispatchEvent(new CustomEvent('training-done', { bubbles: true, composed: true, detail: { step: data.step, accuracy: this.#history.at(-1)?.accuracy ?? 0 } }));
+    } else if (data.type === 'error') {
+      p.stats.textContent = data.message;
+      this.#setState('idle');
+    }
+  }
+
+  // Redraws the maps at most every 200 ms (progress may come faster than a reader can see).
+  #queueMaps(attention) {
+    const due = this.#pendingMaps === null;
+    this.#pendingMaps = attention;
+    if (!due) return;
+    const wait = Math.max(0, 200 - (performance.now() - this.#lastMaps));
+    setTimeout(() => requestAnimationFrame(() => {
+      const maps = this.#pendingMaps;
+      this.#pendingMaps = null;
+      this.#lastMaps = performance.now();
+      if (maps && this.#state !== 'idle') this.#drawMaps(maps);
+    }), wait);
+  }
+
+  // One canvas per layer, its heads side by side (canvas, not DOM grids: a redraw costs well
+  // under a millisecond, so the main thread stays free while training), with a text summary.
+  #drawMaps(attention) {
+    const task = TASKS[this.#parts.task.value];
+    const labels = task.example.map(task.tokenLabel);
+    const figures = this.#parts.maps.children;
+    this.#maps = attention.map((t) => {
+      const [, heads, T] = t.shape;
+      return Array.from({ length: heads }, (_, h) => Array.from({ length: T }, (_, i) => Array.from(t.data.subarray((h * T + i) * T, (h * T + i + 1) * T))));
+    });
+    this.#maps.forEach((layer, l) => {
+      let figure = figures[l];
+      if (!figure) {
+        figure = document.createElement('figure');
+        const caption = Object.assign(document.createElement('figcaption'), { textContent: `Layer ${l + 1}: each head's weights, query rows × key columns` });
+        const canvas = document.createElement('canvas');
+        canvas.setAttribute('role', 'img');
+        figure.append(caption, canvas);
+        this.#parts.maps.append(figure);
+      }
+      drawHeads(figure.querySelector('canvas'), layer, labels, getComputedStyle(this).color || '#000');
+    });
+  }
+
+  /** The attention maps last drawn: [layer][head][query][key] (an example sequence's). */
+  get maps() { return structuredClone(this.#maps); }
+
+  #drawCurve() {
+    const { canvas } = this.#parts;
+    const ctx = canvas.getContext('2d');
+    const colour = getComputedStyle(this).color || '#000';
+    const accent = getComputedStyle(this).getPropertyValue('--_accent').trim() || '#2563eb';
+    ctx.clearRect(0, 0, W, H);
+    ctx.strokeStyle = colour;
+    ctx.fillStyle = colour;
+    ctx.font = '11px system-ui, sans-serif';
+    const x0 = PAD.left, x1 = W - PAD.right, y0 = H - PAD.bottom, y1 = PAD.top;
+    ctx.beginPath();
+    ctx.moveTo(x0, y1);
+    ctx.lineTo(x0, y0);
+    ctx.lineTo(x1, y0);
+    ctx.stroke();
+    const h = this.#history;
+    const maxStep = Math.max(10, h.at(-1)?.step ?? 10);
+    const maxLoss = Math.max(0.1, ...h.map((e) => e.loss));
+    ctx.textAlign = 'center';
+    ctx.fillText('step', (x0 + x1) / 2, H - 4);
+    ctx.fillText(String(maxStep), x1 - 12, y0 + 13);
+    ctx.fillText('0', x0, y0 + 13);
+    ctx.textAlign = 'right';
+    ctx.fillText(`${formatNumber(maxLoss, 2)}`, x0 - 4, y1 + 8);
+    ctx.fillText('0', x0 - 4, y0);
+    ctx.save();
+    ctx.translate(11, (y0 + y1) / 2);
+    ctx.rotate(-Math.PI / 2);
+    ctx.textAlign = 'center';
+    ctx.fillText('loss (nats)', 0, 0);
+    ctx.restore();
+    if (h.length > 0) {
+      ctx.strokeStyle = accent;
+      ctx.lineWidth = 2;
+      ctx.beginPath();
+      h.forEach((e, i) => {
+        const x = x0 + (x1 - x0) * (e.step / maxStep), y = y0 - (y0 - y1) * (e.loss / maxLoss);
+        if (i === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
+      });
+      ctx.stroke();
+      ctx.lineWidth = 1;
+    }
+    canvas.setAttribute('aria-label', h.length === 0 ? 'Loss curve: no training yet'
+      : `Loss curve: ${formatNumber(h[0].loss, 3)} nats at step ${h[0].step}, ${formatNumber(h.at(-1).loss, 4)} nats at step ${h.at(-1).step}; held-out token accuracy ${formatNumber(100 * h.at(-1).accuracy, 1)}%`);
+  }
+}
+
+const CELL = 18, GAP = 14, LABEL = 14;
+
+// Heads of one layer side by side on `canvas`: T × T cells on viridis, token labels on both
+// axes; the aria-label names, per head, the key each query attends to most.
+function drawHeads(canvas, heads, labels, colour) {
+  const T = labels.length;
+  const size = LABEL + T * CELL;
+  canvas.width = heads.length * (size + GAP) - GAP;
+  canvas.height = size + 16;
+  const ctx = canvas.getContext('2d');
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  heads.forEach((rows, h) => {
+    const x0 = h * (size + GAP) + LABEL, y0 = LABEL;
+    ctx.fillStyle = colour;
+    ctx.fillText(`head ${h + 1}`, x0 + (T * CELL) / 2, size + 9);
+    labels.forEach((label, i) => {
+      ctx.fillText(label, x0 + i * CELL + CELL / 2, LABEL / 2);
+      ctx.fillText(label, x0 - LABEL / 2, y0 + i * CELL + CELL / 2);
+    });
+    rows.forEach((row, i) => row.forEach((w, j) => {
+      ctx.fillStyle = heatColour(w, 'sequential').background;
+      ctx.fillRect(x0 + j * CELL, y0 + i * CELL, CELL - 1, CELL - 1);
+    }));
+  });
+  const strongest = heads.map((rows, h) => `head ${h + 1}: ${rows.map((row, i) => `${labels[i]}→${labels[row.indexOf(Math.max(...row))]}`).join(' ')}`);
+  canvas.setAttribute('aria-label', `Attention maps, the key each query attends to most. ${strongest.join('; ')}`);
+}
