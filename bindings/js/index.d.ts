@@ -689,7 +689,8 @@ declare class TinyTransformer {
    */
   getWeights(): TinyTransformerWeights;
   /**
-   * Replaces every parameter with a saved model's; its config must equal this model's. Resets
+   * Replaces every parameter with a saved model's; its config must equal this model's (the
+   * seed aside). Resets
    * the optimizer (moments and step count). All or nothing.
    * @throws TypeError / RangeError naming `TinyTransformer.setWeights` and the tensor
    *   (`TinyTransformer.setWeights: weights.tensors is missing 'head.w' [64, 2]`).

@@ -2,7 +2,7 @@
 // One wasm call per forward, evaluation, gradient or train step (forward + backward +
 // optimizer); parameters, gradients, AdamW's moments and the activations live in the heap.
 // Shapes: B sequences of L tokens; T = L, or L + 1 with the [CLS] row of a classifier.
-import { typeError, rangeError, describe } from './errors.js';
+import { typeError, rangeError, describe, show } from './errors.js';
 import { views, HeapScope } from './heap.js';
 import { checkModelConfig, readBatch, readStepOptions } from './model_inputs.js';
 
@@ -151,7 +151,7 @@ export class TinyTransformer {
 
   /**
    * Replaces every parameter with those of getWeights() output (a parsed JSON object); the
-   * config must match. Resets the optimizer (moments and step count). All or nothing.
+   * config must match (all but the seed). Resets the optimizer (moments and step count). All or nothing.
    */
   setWeights(weights) {
     const fn = 'TinyTransformer.setWeights';
@@ -162,7 +162,8 @@ export class TinyTransformer {
     const config = weights.config;
     if (config === null || typeof config !== 'object') throw typeError(fn, `weights.config must be an object, got ${describe(config)}`);
     for (const [key, value] of Object.entries(this.config)) {
-      if (config[key] !== value) throw rangeError(fn, `weights.config.${key} is ${describe(config[key])} but this model's is ${describe(value)}`);
+      if (key === 'seed') continue;  // only the initial weights depend on it
+      if (config[key] !== value) throw rangeError(fn, `weights.config.${key} is ${show(config[key])} but this model's is ${show(value)} (create the model with the saved config)`);
     }
     const tensors = weights.tensors;
     if (tensors === null || typeof tensors !== 'object') throw typeError(fn, `weights.tensors must be an object, got ${describe(tensors)}`);
