@@ -12,6 +12,7 @@ import { init } from 'attention-wasm';
 import { attentionInputs, checkAttention } from './cases.js';
 import { comparisonTable } from './table.js';
 import { recordResults, progressWriter } from './results.js';
+import { trainingBench, trainingTable } from './training.js';
 
 const progress = progressWriter(process.stderr);
 
@@ -48,20 +49,43 @@ async function memoryRow() {
   return { n: c.n, d: c.d, ioBytes, peakRiseBytes: after.peakBytes - before.peakBytes, scratchBytes: after.peakBytes - before.peakBytes - ioBytes, heapBytes: after.heapBytes, scoreMatrixBytes: c.n * c.n * 4 };
 }
 
+// The same for the attention backward at N = 4096: dq, dk, dv from q, k, v, dOut with no
+// N × N buffer (FlashAttention-2's recipe, scores recomputed row by row).
+async function backwardMemoryRow() {
+  const { readFile } = await import('node:fs/promises');
+  const attn = await init({ wasmBinary: await readFile(new URL('../dist/attention.wasm', import.meta.url)) });
+  const c = { heads: 1, n: 4096, d: 64 };
+  const inputs = attentionInputs(c);
+  const t = (data) => ({ data, shape: [c.n, c.d] });
+  const before = attn.memory();
+  const started = performance.now();
+  attn.attentionBackward(t(inputs.q), t(inputs.k), t(inputs.v), t(inputs.q));
+  const ms = performance.now() - started;
+  const after = attn.memory();
+  const ioBytes = 7 * c.n * c.d * 4;  // q, k, v, dOut in; dq, dk, dv out
+  return { n: c.n, d: c.d, ms, ioBytes, peakRiseBytes: after.peakBytes - before.peakBytes, scratchBytes: after.peakBytes - before.peakBytes - ioBytes, scoreMatrixBytes: c.n * c.n * 4 };
+}
+
 const MiB = (b) => (b / 2 ** 20).toFixed(2);
 
 const sessions = [];
 for (const threads of [1, 2]) sessions.push(await session(threads));
 progress('memory at N=4096');
 const memory = await memoryRow();
+progress('memory of the attention backward at N=4096');
+const backwardMemory = await backwardMemoryRow();
+const training = await trainingBench(progress);
 progress('');
 
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, Node ${process.version}`;
-const versions = Object.assign({}, ...sessions.map((s) => s.versions));
+const versions = Object.assign({}, ...sessions.map((s) => s.versions), training.versions);
 console.log(`Node: attention, float32, d = 64; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 8 interleaved rounds after warm-up (plain JS: median of 3), JS call included (inputs from and outputs to JS arrays). attention-wasm: the ${sessions[0].build} build (what init() loads in Node), ${sessions.map((s) => `${s.threads} thread${s.threads > 1 ? 's' : ''}`).join(' and ')}; onnxruntime-web with numThreads to match; plain JS and tfjs-backend-wasm one thread.`);
 console.log(`Machine: ${machine}. ${Object.values(versions).join('; ')}.\n`);
 console.log(comparisonTable(sessions));
 console.log(`\nWasm heap, N = ${memory.n}, d = ${memory.d}, no weights requested: high-water mark rose ${MiB(memory.peakRiseBytes)} MiB for ${MiB(memory.ioBytes)} MiB of inputs and output (scratch ${MiB(memory.scratchBytes)} MiB; an N×N score matrix alone would be ${MiB(memory.scoreMatrixBytes)} MiB). Heap size ${MiB(memory.heapBytes)} MiB.`);
+console.log(`Attention backward, N = ${backwardMemory.n}, d = ${backwardMemory.d}: high-water mark rose ${MiB(backwardMemory.peakRiseBytes)} MiB for ${MiB(backwardMemory.ioBytes)} MiB of q, k, v, dOut, dq, dk, dv (scratch ${MiB(backwardMemory.scratchBytes)} MiB; an N×N matrix would be ${MiB(backwardMemory.scoreMatrixBytes)} MiB); ${backwardMemory.ms.toFixed(0)} ms.`);
+console.log('\nTraining, Node, one thread: forward + backward + optimizer per step on the reverse task (attention-wasm: TinyTransformer.trainStep with AdamW, one wasm call; tfjs: the same model in tfjs-core ops, autodiff and Adam). Median tokens/s of 5 timed windows after both are seen learning.\n');
+console.log(trainingTable(training));
 
-recordResults('node', { date: new Date().toISOString(), machine, runtime: `Node ${process.version}`, versions, sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })), memory });
+recordResults('node', { date: new Date().toISOString(), machine, runtime: `Node ${process.version}`, versions, sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })), memory, backwardMemory, training: training.rows });
 console.log('\nWrote bench/results/latest.json (node)');
