@@ -59,7 +59,7 @@ async function backwardMemoryRow() {
   const t = (data) => ({ data, shape: [c.n, c.d] });
   const before = attn.memory();
   const started = performance.now();
-  attn.attentionBackward(t(inputs.q), t(inputs.k), t(inputs.v), t(inputs.q));
+  attn.attentionBackward(t(inputs.q), t(inputs.k), t(inputs.v), t(new Float32Array(inputs.v)));
   const ms = performance.now() - started;
   const after = attn.memory();
   const ioBytes = 7 * c.n * c.d * 4;  // q, k, v, dOut in; dq, dk, dv out
