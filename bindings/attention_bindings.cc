@@ -2,10 +2,12 @@
 // on. JS validates and copies tensors into the wasm heap, calls these, and copies out.
 // Nothing here throws: problems come back as a status code.
 #include <emscripten/bind.h>
+#include <emscripten/em_macros.h>
 #include <emscripten/heap.h>
 #include <malloc.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "attention.h"
@@ -58,6 +60,69 @@ attn::AttentionRequest ToRequest(const AttentionCall& c) {
 int RunAttentionCall(const AttentionCall& c) {
   return static_cast<int>(attn::RunAttention(ToRequest(c)));
 }
+
+// The same call laid out by JS in the heap as 4-byte slots (bindings/js/attention.js,
+// CALL_SLOTS, in this order): addresses and sizes as 32-bit integers, the scale as a float.
+// Read by a plain wasm export, not through Embind: converting the 20-field value_object
+// was ~15% of a small call's time in Chromium.
+enum CallSlot {
+  kQ,
+  kK,
+  kV,
+  kMask,
+  kAllowed,
+  kEntries,
+  kMaskRowStride,
+  kBatch,
+  kSeqQ,
+  kSeqK,
+  kHeadDim,
+  kValueDim,
+  kScale,
+  kCausal,
+  kCausalOffset,
+  kOut,
+  kWeights,
+  kRawScores,
+  kScaledScores,
+  kMaskedScores,
+  kCallSlots
+};
+
+AttentionCall FromSlots(const uint32_t* s) {
+  AttentionCall c;
+  c.q = s[kQ];
+  c.k = s[kK];
+  c.v = s[kV];
+  c.mask = s[kMask];
+  c.allowed = s[kAllowed];
+  c.entries = s[kEntries];
+  c.mask_row_stride = static_cast<int32_t>(s[kMaskRowStride]);
+  c.batch = static_cast<int32_t>(s[kBatch]);
+  c.seq_q = static_cast<int32_t>(s[kSeqQ]);
+  c.seq_k = static_cast<int32_t>(s[kSeqK]);
+  c.head_dim = static_cast<int32_t>(s[kHeadDim]);
+  c.value_dim = static_cast<int32_t>(s[kValueDim]);
+  std::memcpy(&c.scale, &s[kScale], sizeof(float));
+  c.causal = s[kCausal] != 0;
+  c.causal_offset = static_cast<int32_t>(s[kCausalOffset]);
+  c.out = s[kOut];
+  c.weights = s[kWeights];
+  c.raw_scores = s[kRawScores];
+  c.scaled_scores = s[kScaledScores];
+  c.masked_scores = s[kMaskedScores];
+  return c;
+}
+
+}  // namespace
+
+// slots: [kCallSlots] (see CallSlot). Returns a status code.
+extern "C" EMSCRIPTEN_KEEPALIVE int attention_run(uintptr_t slots) {
+  if (slots == 0) return static_cast<int>(attn::Status::kNullPointer);
+  return RunAttentionCall(FromSlots(Ptr<const uint32_t>(slots)));
+}
+
+namespace {
 
 // Gradients of attention (see src/attention_backward.h): the forward's call plus dOut in and
 // dq, dk, dv out (no broadcasting; offsets from the same batch table).
@@ -143,7 +208,6 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
       .field("rawScores", &AttentionCall::raw_scores)
       .field("scaledScores", &AttentionCall::scaled_scores)
       .field("maskedScores", &AttentionCall::masked_scores);
-  emscripten::function("_attention", &RunAttentionCall);
   emscripten::function("_matmul", &RunMatMul);
   emscripten::function("_attentionBackward", &RunAttentionBackwardCall);
   emscripten::function("_attentionScratch", &AttentionScratch);

@@ -11,7 +11,8 @@
 //
 // THE RULE. Every call must either
 //   (a) return a well-formed result ({ data: Float32Array, shape } with data.length equal to the
-//       product of shape, not sharing an input's data) and leave its honest inputs unchanged;
+//       product of shape, not sharing an input's data; with options.out, its output's data is
+//       exactly that array) and leave its honest inputs unchanged;
 //       when every argument was valid the call MUST return, and its result must equal an
 //       independent reference: the float64 helpers for attention, matmul, layerNorm,
 //       feedForward, MultiHeadAttention.forward and TransformerEncoderLayer.forward; closed forms
@@ -488,6 +489,18 @@ function maskMistake(g) {
 // --- options and configs -------------------------------------------------------------------------
 // Some of the keys of `spec` (key → () => [value, canonical]) in an honest form: plain,
 // frozen, null-prototype, or behind a transparent Proxy. Omitted (undefined) sometimes.
+// options.out: a fresh Float32Array of the output's size, filled with NaN so that a value the
+// call failed to write shows in the comparison with the reference.
+function outArg(shape) {
+  return () => { const out = new Float32Array(sizeOf(shape)).fill(NaN); return [out, out]; };
+}
+
+// A result that was asked to use options.out must be exactly that array.
+function sameOut(t, o) {
+  if (o.out && t?.data !== o.out) throw new Error('options.out given but the output is another array');
+  return undefined;
+}
+
 function optionsArg(g, spec, p = 0.35) {
   const value = {}, canon = {};
   for (const [key, make] of Object.entries(spec)) {
@@ -728,6 +741,7 @@ function makeEntries(attn) {
           keyLengths: keyLengthsArg(g, batch.length ? batch[0] : 1, Lk, batch.length === 0),
           returnWeights: bool(g), trace: () => { const t = g.chance(0.3); return [t, t]; },
           enableGqa: () => [false, false],
+          out: outArg([...batch, Lq, dv]),
         };
         if (Lq === Lk && !gqa) {
           spec.keepMask = () => {
@@ -753,6 +767,7 @@ function makeEntries(attn) {
             let mask = o.mask;
             if (o.keepMask) mask = keepAsMask(o.keepMask, o.mask, batch, Lq);
             const ref = referenceAttention(qc, kx, vx, { ...o, mask });
+            if (o.out && r.output.data !== o.out) throw new Error('options.out given but the output is another array');
             near(r.output, ref.output, 'output');
             if (o.returnWeights || o.trace) near(r.weights, ref.weights, 'weights');
             else if (r.weights !== undefined) throw new Error('weights returned without returnWeights');
@@ -1268,6 +1283,7 @@ function layerCalls(attn) {
       keyLengths: () => { const v = Array.from({ length: B }, () => g.int(0, Lk)); return [!batched && g.chance(0.5) ? v[0] : v, v]; },
     };
     if (!encoder) Object.assign(spec, { returnWeights: bool(g), averageWeights: bool(g), trace: bool(g) });
+    spec.out = outArg([...lead, Lq, dModel]);
     return { layer, c, H, dModel, kDim, vDim, lead, Lq, Lk, spec };
   }
 
@@ -1280,7 +1296,7 @@ function layerCalls(attn) {
         const [options, o] = optionsArg(g, spec);
         return {
           args: g.chance(0.2) && options === undefined ? [x] : [x, options], kinds: ['tensor', 'options'], keys: [, Object.keys(spec)],
-          check: (r) => near(r, Lq === 0 || lead[0] === 0 ? { data: new Float64Array(0), shape: xc.shape } : { ...refEncoder(xc, w, c, o), shape: xc.shape }, 'encoder output', 2e-4, 2e-3),
+          check: (r) => sameOut(r, o) ?? near(r, Lq === 0 || lead[0] === 0 ? { data: new Float64Array(0), shape: xc.shape } : { ...refEncoder(xc, w, c, o), shape: xc.shape }, 'encoder output', 2e-4, 2e-3),
         };
       }
       const [query, qc] = tensorArg(g, [...lead, Lq, dModel]);
@@ -1295,6 +1311,7 @@ function layerCalls(attn) {
         args, kinds: ['tensor', 'tensor', 'tensor', 'options'], keys: [, , , Object.keys(spec)],
         check(r) {
           const outShape = [...lead, Lq, dModel];
+          sameOut(r.output, o);
           if (Lq === 0 || lead[0] === 0) return near(r.output, { data: new Float64Array(0), shape: outShape }, 'output');
           const ref = refHeads(qc, kc, vc, w, c, o);
           near(r.output, { data: ref.output.data, shape: outShape }, 'output', 1e-4, 1e-3);

@@ -2,6 +2,7 @@
 // TransformerEncoderLayer (attention + FFN, each with a residual and a layer norm).
 import { typeError, rangeError, describe } from './errors.js';
 import { toTensor, formatShape, sizeOf, zeros, checkResultSize, intact } from './tensor.js';
+import { checkOut, readOutput } from './out.js';
 import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget, heapMaxBytes } from './memory.js';
 import { Parameters, seededRandom } from './parameters.js';
@@ -157,7 +158,7 @@ export function makeBlock(module) {
   }
 
   const LAYER_CONFIG = ['dModel', 'numHeads', 'dFF', 'norm', 'activation', 'seed', 'bias', 'eps', 'numKvHeads'];
-  const FORWARD_OPTIONS = ['mask', 'causal', 'causalAlign', 'keyLengths'];
+  const FORWARD_OPTIONS = ['mask', 'causal', 'causalAlign', 'keyLengths', 'out'];
 
   // Checks an encoder layer's config; returns it with its weights' shapes and memory.
   function planLayerConfig(config) {
@@ -184,6 +185,7 @@ export function makeBlock(module) {
     const fn = 'TransformerEncoderLayer.forward';
     checkKeys(fn, 'option', options, FORWARD_OPTIONS, ['causal']);
     const p = planHeads(fn, c, x, x, x, options, { query: 'x', key: 'x', value: 'x' });
+    p.out = checkOut(fn, options.out, p.query.shape);
     p.memory = new MemoryPlan(fn);
     if (p.B === 0 || p.seqQ === 0) return p;
     headMemory(p.memory, c, p).tensor('output', p.query.shape)
@@ -246,7 +248,7 @@ export function makeBlock(module) {
       const c = this.#config;
       const p = planLayerForward(c, x, options);
       const shape = p.query.shape;
-      if (p.B === 0 || p.seqQ === 0) return { data: new Float32Array(0), shape };
+      if (p.B === 0 || p.seqQ === 0) return { data: p.out ?? new Float32Array(0), shape };
       checkBudget(module, p.memory);
       return run(fn, (heap) => {
         const attention = headCall(heap, this.#params, c, p);
@@ -258,7 +260,7 @@ export function makeBlock(module) {
           dFF: c.dFF, w1: a('w1'), b1: a('b1'), w2: a('w2'), b2: a('b2'), activation: c.activation, out,
         });
         if (status !== 0) throw rangeError(fn, `the core rejected the call: ${module._statusMessage(status)}`);
-        return { data: heap.read(out, sizeOf(p.query.shape)), shape };
+        return { data: readOutput(heap, out, sizeOf(p.query.shape), p.out), shape };
       });
     }
 

@@ -16,7 +16,10 @@ export function describe(value) {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return 'an array';
-  if (ArrayBuffer.isView(value)) return `a ${Object.prototype.toString.call(value).slice(8, -1)}`;
+  if (ArrayBuffer.isView(value)) {
+    const kind = Object.prototype.toString.call(value).slice(8, -1);
+    return `${/^[AEIO]/.test(kind) ? 'an' : 'a'} ${kind}`;  // an Int32Array, a Uint8Array
+  }
   if (typeof value === 'object') return `an object (${className(value)})`;
   if (typeof value === 'function') return 'a function';
   const text = String(value);

@@ -83,6 +83,12 @@ export class HeapScope {
     return views(this.module).HEAPF32.slice(start, start + count);
   }
 
+  /** A view of `count` floats at `address` (valid until the next call that can grow memory). */
+  view(address, count) {
+    const start = address >> 2;
+    return views(this.module).HEAPF32.subarray(start, start + count);
+  }
+
   /** Frees every block. */
   release() {
     for (const address of this.blocks) this.module._free(address);

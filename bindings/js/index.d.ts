@@ -120,6 +120,19 @@ export interface AttentionOptions {
   returnWeights?: boolean;
   /** Also return every stage a tutorial shows (implies returnWeights). */
   trace?: boolean;
+  /**
+   * Write the output into this array instead of a new one: a `Float32Array` of exactly as
+   * many values as the output `[..., Lq, dv]` (any buffer, shared or not). The result's
+   * `output.data` is then this very array. A loop that calls attention again and again
+   * reuses it and allocates nothing per call; in Chromium a new result array costs more than
+   * the kernel for small inputs (see the README's benchmark). It may be `q`'s, `k`'s or
+   * `v`'s own data: the inputs are copied into the wasm heap before anything is written.
+   * Only the output: `weights` and `trace` are new arrays.
+   * @example
+   * const out = new Float32Array(64 * 64);
+   * for (const q of queries) attn.attention(q, k, v, { out });   // out holds the latest output
+   */
+  out?: Float32Array;
 }
 
 /** The stages of one attention call, each `[..., Lq, Lk]` except `output`. */
@@ -268,6 +281,11 @@ export interface MultiHeadForwardOptions {
   averageWeights?: boolean;
   /** Return per-head q, k, v, weights, the concatenation and the output. */
   trace?: boolean;
+  /**
+   * Write the output into this `Float32Array` of exactly `[B?, Lq, dModel]` values instead of
+   * a new one (`output.data` is then this array), as {@link AttentionOptions.out}.
+   */
+  out?: Float32Array;
 }
 
 /** The per-head stages of one multi-head forward pass (`trace: true`). */
@@ -413,6 +431,12 @@ export interface EncoderForwardOptions {
   causalAlign?: 'top-left' | 'bottom-right';
   /** `[B]` (or one number unbatched): tokens past the length are padding. */
   keyLengths?: number | number[] | Int32Array;
+  /**
+   * Write the output into this `Float32Array` of exactly `[B?, L, dModel]` values instead of
+   * a new one (the result's `data` is then this array; it may be `x`'s own data, for an
+   * in-place layer), as {@link AttentionOptions.out}.
+   */
+  out?: Float32Array;
 }
 
 /**

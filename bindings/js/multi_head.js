@@ -2,6 +2,7 @@
 // with weights in wasm memory. Row-vector convention: W_Q is [dModel, dModel] and Q = X·W_Q.
 import { typeError, rangeError, describe } from './errors.js';
 import { toTensor, formatShape, sizeOf } from './tensor.js';
+import { checkOut, readOutput } from './out.js';
 import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget } from './memory.js';
 import { Parameters, seededRandom } from './parameters.js';
@@ -135,7 +136,7 @@ function averageHeads(data, B, H, block) {
   return out;
 }
 
-const FORWARD_OPTIONS = ['mask', 'causal', 'causalAlign', 'keyLengths', 'returnWeights', 'averageWeights', 'trace'];
+const FORWARD_OPTIONS = ['mask', 'causal', 'causalAlign', 'keyLengths', 'returnWeights', 'averageWeights', 'trace', 'out'];
 const FORWARD_BOOLEANS = ['causal', 'returnWeights', 'averageWeights', 'trace'];
 const CONFIG_KEYS = ['dModel', 'numHeads', 'kDim', 'vDim', 'bias', 'seed', 'numKvHeads'];
 
@@ -156,6 +157,7 @@ export function planForward(module, c, query, key, value, options) {
   p.wantWeights = p.trace || options.returnWeights === true || options.averageWeights === true;
   const lead = p.batched ? [p.B] : [];
   p.outShape = [...lead, p.seqQ, c.dModel];
+  p.out = checkOut(fn, options.out, p.outShape);
   p.memory = new MemoryPlan(fn);
   if (p.B === 0 || p.seqQ === 0) return p;
   headMemory(p.memory, c, p).tensor('output', p.outShape);
@@ -222,7 +224,7 @@ export class MultiHeadAttention {
     const p = planForward(module, c, query, key, value, options);
     const { trace, wantWeights, outShape } = p;
     const lead = p.batched ? [p.B] : [];
-    if (p.B === 0 || p.seqQ === 0) return { output: { data: new Float32Array(0), shape: outShape } };
+    if (p.B === 0 || p.seqQ === 0) return { output: { data: p.out ?? new Float32Array(0), shape: outShape } };
     checkBudget(module, p.memory);
     const heap = new HeapScope(module, fn);
     try {
@@ -238,7 +240,7 @@ export class MultiHeadAttention {
       }
       const status = module._multiHead(call);
       if (status !== 0) throw rangeError(fn, `the core rejected the call: ${module._statusMessage(status)}`);
-      const result = { output: { data: heap.read(call.out, sizeOf(outShape)), shape: outShape } };
+      const result = { output: { data: readOutput(heap, call.out, sizeOf(outShape), p.out), shape: outShape } };
       if (wantWeights) {
         const all = heap.read(call.attentionWeights, weightCount);
         result.weights = options.averageWeights

@@ -18,6 +18,11 @@ async function main(): Promise<void> {
     mask: [[true], [false]], causal: true, causalAlign: 'bottom-right', scale: 0.5,
     keyLengths: [1], returnWeights: true, trace: true, enableGqa: false,
   });
+  const reused = new Float32Array(4);
+  const into: Float32Array = attn.attention(q, [[1, 2, 3, 4]], [[1, 2]], { out: reused }).output.data;
+  void into;
+  // @ts-expect-error out is a Float32Array
+  attn.attention(q, q, q, { out: [0, 0] });
   const w: Tensor | undefined = result.weights;
   const scores: Tensor | undefined = result.trace?.maskedScores;
   const nested = toNested(result.output);
