@@ -8,6 +8,15 @@ import { plainAttention, plainLinear } from './plain-js.js';
 const gflops = (flops, ms) => flops / ms / 1e6;
 
 /**
+ * Our two runners: a new output array per call (what the peers do too), and the output
+ * written into one array reused for every call (options.out; onnxruntime-web 1.30's wasm
+ * backend has no working equivalent: a preallocated output passed to run() comes back
+ * unwritten).
+ */
+export const OURS = 'attention-wasm';
+export const OURS_OUT = 'attention-wasm, out reused';
+
+/**
  * Runs every case. `attn`: the API (init with the thread count wanted); `peers`: modules
  * with { name, attention(c, inputs), multiHead(c, x, w) }; `plain`: also time plain JS
  * loops; `progress(text)`: status lines. Returns the rows ({ case, flops, results }).
@@ -25,7 +34,11 @@ async function attentionRow(attn, peers, c, index, { plain, progress }) {
   const inputs = attentionInputs(c);
   const shape = [c.heads, c.n, c.d];
   const tensors = Object.fromEntries(Object.entries(inputs).map(([key, data]) => [key, { data, shape }]));
-  const runners = { 'attention-wasm': () => attn.attention(tensors.q, tensors.k, tensors.v).output.data };
+  const out = { out: new Float32Array(c.heads * c.n * c.d) };
+  const runners = {
+    [OURS]: () => attn.attention(tensors.q, tensors.k, tensors.v).output.data,
+    [OURS_OUT]: () => attn.attention(tensors.q, tensors.k, tensors.v, out).output.data,
+  };
   if (plain) runners['plain JS'] = () => plainAttention(inputs.q, inputs.k, inputs.v, c.heads, c.n, c.d);
   for (const peer of peers) runners[peer.name] = await peer.attention(c, inputs);
   const row = { case: c.name, flops: attentionFlops(c), results: {} };
@@ -58,7 +71,11 @@ async function multiHeadRow(attn, peers, c, index, { progress }) {
   layer.setWeights(Object.fromEntries(Object.entries(w).map(([key, data]) => [key, { data, shape: key.startsWith('w') ? [dModel, dModel] : [dModel] }])));
   const x = randomArray(n * dModel, 7);
   const expected = referenceMultiHeadRows(c, x, w, [0, n >> 1, n - 1]);
-  const runners = { 'attention-wasm': () => layer.forward({ data: x, shape: [n, dModel] }).output.data };
+  const out = { out: new Float32Array(n * dModel) };
+  const runners = {
+    [OURS]: () => layer.forward({ data: x, shape: [n, dModel] }).output.data,
+    [OURS_OUT]: () => layer.forward({ data: x, shape: [n, dModel] }, undefined, undefined, out).output.data,
+  };
   for (const peer of peers) runners[peer.name] = await peer.multiHead(c, x, w);
   const row = { case: c.name, flops: mhaFlops(c), results: {} };
   const errors = {};

@@ -5,31 +5,36 @@ const cell = (result) => (result ? `${result.gflops.toFixed(1)} (${result.ms.toF
 const ratio = (a, b) => (a && b ? `${(a.gflops / b.gflops).toFixed(2)}×` : '–');
 
 /**
- * One row per case: for each session (thread count) this library and each peer in GFLOP/s
- * (ms), our ratio to the best peer of that thread count, and our speed-up over one thread.
+ * One row per case: for each session (thread count) this library (both runners: a new output
+ * per call, and the output reused) and each peer in GFLOP/s (ms), each runner's ratio to the
+ * best peer of that thread count, and each runner's speed-up over one thread.
  */
 export function comparisonTable(sessions) {
   const columns = [];
+  const ours = (label) => label.startsWith('attention-wasm');
   for (const s of sessions) {
     const labels = Object.keys(s.rows[0].results);
-    const peers = labels.filter((l) => l !== 'attention-wasm' && l !== 'plain JS');
+    const peers = labels.filter((l) => !ours(l) && l !== 'plain JS');
     const t = `${s.threads} thread${s.threads > 1 ? 's' : ''}`;
-    columns.push({ title: `attention-wasm ${t} GFLOP/s (ms)`, value: (row) => cell(row(s).results['attention-wasm']) });
-    for (const label of labels.filter((l) => l !== 'attention-wasm')) {
+    for (const label of [...labels.filter(ours), ...labels.filter((l) => !ours(l))]) {
       columns.push({ title: `${label} ${t} GFLOP/s (ms)`, value: (row) => cell(row(s).results[label]) });
     }
-    columns.push({
-      title: `vs best peer, ${t}`,
-      value: (row) => {
-        const r = row(s).results;
-        const best = peers.map((p) => r[p]).filter(Boolean).sort((a, b) => b.gflops - a.gflops)[0];
-        return ratio(r['attention-wasm'], best);
-      },
-    });
+    for (const label of labels.filter(ours)) {
+      columns.push({
+        title: `${label} vs best peer, ${t}`,
+        value: (row) => {
+          const r = row(s).results;
+          const best = peers.map((p) => r[p]).filter(Boolean).sort((a, b) => b.gflops - a.gflops)[0];
+          return ratio(r[label], best);
+        },
+      });
+    }
   }
   const single = sessions.find((s) => s.threads === 1);
   for (const s of sessions.filter((x) => x.threads > 1 && single)) {
-    columns.push({ title: `our ${s.threads}-thread speed-up`, value: (row) => ratio(row(s).results['attention-wasm'], row(single).results['attention-wasm']) });
+    for (const label of Object.keys(s.rows[0].results).filter(ours)) {
+      columns.push({ title: `${label}: ${s.threads}-thread speed-up`, value: (row) => ratio(row(s).results[label], row(single).results[label]) });
+    }
   }
   const lines = [`| case | ${columns.map((c) => c.title).join(' | ')} |`, `|---|${columns.map(() => '---:').join('|')}|`];
   sessions[0].rows.forEach((first, i) => {
