@@ -163,9 +163,9 @@ test('the in-page benchmark runs, checks and fills its table', async () => {
   await page.click('#bench button[name="run"]');
   await page.waitForSelector('#bench[data-done]', { timeout: 120_000 });
   assert.equal(await page.getAttribute('#bench', 'data-done'), 'true', await page.textContent('#bench [data-role="stage"]'));
-  const rows = await page.$$eval('#bench tbody tr', (trs) => trs.map((tr) => ({ name: tr.dataset.case, gflops: Number(tr.dataset.gflops) })));
+  const rows = await page.$$eval('#bench tbody tr', (trs) => trs.map((tr) => ({ name: tr.dataset.case, gflops: Number(tr.dataset.gflops), reused: Number(tr.dataset.gflopsReused), cells: tr.cells.length })));
   assert.deepEqual(rows.map((r) => r.name), ['N=64', 'N=256']);
-  assert.ok(rows.every((r) => r.gflops > 0 && Number.isFinite(r.gflops)));
+  assert.ok(rows.every((r) => r.gflops > 0 && Number.isFinite(r.gflops) && r.reused > 0 && Number.isFinite(r.reused) && r.cells === 6));
   assert.equal(await page.$eval('#bench progress', (p) => p.value), 1);
 });
 
