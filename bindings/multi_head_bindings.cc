@@ -16,6 +16,7 @@ struct MultiHeadCall {
   int batch = 0, seq_q = 0, seq_k = 0, d_model = 0, k_dim = 0, v_dim = 0, num_heads = 0,
       num_kv_heads = 0;
   uintptr_t wq = 0, wk = 0, wv = 0, wo = 0, bq = 0, bk = 0, bv = 0, bo = 0;
+  uintptr_t wq_panels = 0, wk_panels = 0, wv_panels = 0, wo_panels = 0;
   uintptr_t mask = 0, allowed = 0, mask_offsets = 0, key_lengths = 0;
   int mask_row_stride = 0;
   bool causal = false;
@@ -36,9 +37,11 @@ attn::MultiHeadRequest ToRequest(const MultiHeadCall& c) {
   r.v_dim = c.v_dim;
   r.num_heads = c.num_heads;
   r.num_kv_heads = c.num_kv_heads;
-  r.weights = {Ptr<const float>(c.wq), Ptr<const float>(c.wk), Ptr<const float>(c.wv),
-               Ptr<const float>(c.wo), Ptr<const float>(c.bq), Ptr<const float>(c.bk),
-               Ptr<const float>(c.bv), Ptr<const float>(c.bo)};
+  r.weights = {
+      Ptr<const float>(c.wq),        Ptr<const float>(c.wk),        Ptr<const float>(c.wv),
+      Ptr<const float>(c.wo),        Ptr<const float>(c.bq),        Ptr<const float>(c.bk),
+      Ptr<const float>(c.bv),        Ptr<const float>(c.bo),        Ptr<const float>(c.wq_panels),
+      Ptr<const float>(c.wk_panels), Ptr<const float>(c.wv_panels), Ptr<const float>(c.wo_panels)};
   r.mask = Ptr<const float>(c.mask);
   r.allowed = Ptr<const uint8_t>(c.allowed);
   r.mask_row_stride = c.mask_row_stride;
@@ -120,6 +123,10 @@ EMSCRIPTEN_BINDINGS(multi_head) {
       .field("numHeads", &MultiHeadCall::num_heads)
       .field("numKvHeads", &MultiHeadCall::num_kv_heads)
       .field("wq", &MultiHeadCall::wq)
+      .field("wqPanels", &MultiHeadCall::wq_panels)
+      .field("wkPanels", &MultiHeadCall::wk_panels)
+      .field("wvPanels", &MultiHeadCall::wv_panels)
+      .field("woPanels", &MultiHeadCall::wo_panels)
       .field("wk", &MultiHeadCall::wk)
       .field("wv", &MultiHeadCall::wv)
       .field("wo", &MultiHeadCall::wo)

@@ -21,7 +21,8 @@ Status CheckRequest(const MultiHeadRequest& r) {
   }
   const MultiHeadWeights& w = r.weights;
   if (r.query == nullptr || r.key == nullptr || r.value == nullptr || r.out == nullptr ||
-      w.wq == nullptr || w.wk == nullptr || w.wv == nullptr || w.wo == nullptr ||
+      (w.wq == nullptr && w.wq_panels == nullptr) || (w.wk == nullptr && w.wk_panels == nullptr) ||
+      (w.wv == nullptr && w.wv_panels == nullptr) || (w.wo == nullptr && w.wo_panels == nullptr) ||
       ((r.mask != nullptr || r.allowed != nullptr) && r.mask_offsets == nullptr)) {
     return Status::kNullPointer;
   }
@@ -81,9 +82,9 @@ Status MultiHeadForward(const MultiHeadRequest& r) {
   }
 
   // 1. Projections: Q = query·W_Q + b_Q, K = key·W_K + b_K, V = value·W_V + b_V.
-  for (const Status s : {MatMul(r.query, w.wq, w.bq, rows_q, r.d_model, r.d_model, q),
-                         MatMul(r.key, w.wk, w.bk, rows_k, r.k_dim, kv_width, k),
-                         MatMul(r.value, w.wv, w.bv, rows_k, r.v_dim, kv_width, v)}) {
+  for (const Status s : {MatMul(r.query, w.wq, w.bq, rows_q, r.d_model, r.d_model, q, w.wq_panels),
+                         MatMul(r.key, w.wk, w.bk, rows_k, r.k_dim, kv_width, k, w.wk_panels),
+                         MatMul(r.value, w.wv, w.bv, rows_k, r.v_dim, kv_width, v, w.wv_panels)}) {
     if (s != Status::kOk) return s;
   }
 
@@ -128,7 +129,7 @@ Status MultiHeadForward(const MultiHeadRequest& r) {
   if (attention_status != Status::kOk) return attention_status;
 
   // 3. Output projection: Y = Concat(heads)·W_O + b_O.
-  return MatMul(concat, w.wo, w.bo, rows_q, r.d_model, r.d_model, r.out);
+  return MatMul(concat, w.wo, w.bo, rows_q, r.d_model, r.d_model, r.out, w.wo_panels);
 }
 
 uint64_t MultiHeadScratchBytes(const MultiHeadRequest& r) {
@@ -142,10 +143,14 @@ uint64_t MultiHeadScratchBytes(const MultiHeadRequest& r) {
       unless(r.q_proj, rows_q * r.d_model) + unless(r.k_proj, rows_k * kv_width) +
       unless(r.v_proj, rows_k * kv_width) + unless(r.concat, rows_q * r.d_model);
   const uint64_t table = static_cast<uint64_t>(EntryCount(r)) * (kEntryColumns + 1);
-  // The MatMuls run one at a time, then attention: the largest of their scratch counts.
-  const uint64_t panels =
-      std::max({PanelFloats(r.d_model, r.d_model), PanelFloats(r.k_dim, kv_width),
-                PanelFloats(r.v_dim, kv_width)});
+  // The MatMuls run one at a time, then attention: the largest of their scratch counts
+  // (none for a matrix whose panels the layer keeps).
+  const MultiHeadWeights& w = r.weights;
+  const auto packing = [](const float* panels, uint64_t floats) { return panels ? 0 : floats; };
+  const uint64_t panels = std::max({packing(w.wq_panels, PanelFloats(r.d_model, r.d_model)),
+                                    packing(w.wo_panels, PanelFloats(r.d_model, r.d_model)),
+                                    packing(w.wk_panels, PanelFloats(r.k_dim, kv_width)),
+                                    packing(w.wv_panels, PanelFloats(r.v_dim, kv_width))});
   AttentionRequest a;
   a.batch = 1;
   a.seq_q = r.seq_q;

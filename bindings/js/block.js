@@ -6,7 +6,7 @@ import { checkOut, readOutput } from './out.js';
 import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget, heapMaxBytes } from './memory.js';
 import { Parameters, seededRandom } from './parameters.js';
-import { checkHeadConfig, headWeightShapes, initHeadWeights, planHeads, headCall, headMemory, headScratchCall } from './multi_head.js';
+import { checkHeadConfig, headWeightShapes, initHeadWeights, planHeads, headCall, headMemory, headScratchCall, PACKED_HEAD_WEIGHTS } from './multi_head.js';
 import { checkKeys, positiveInteger } from './checks.js';
 
 const ACTIVATIONS = { relu: 0, gelu: 1 };
@@ -177,7 +177,7 @@ export function makeBlock(module) {
       ln1Gamma: [d], ln1Beta: [d], ln2Gamma: [d], ln2Beta: [d],
       w1: [d, c.dFF], b1: [c.dFF], w2: [c.dFF, d], b2: [d],
     };
-    return { c, shapes, memory: Parameters.plan(fn, shapes) };
+    return { c, shapes, memory: Parameters.plan(fn, shapes, PACKED_HEAD_WEIGHTS) };
   }
 
   // Checks a forward pass of a layer with config `c`; returns the plan and its memory.
@@ -219,7 +219,7 @@ export function makeBlock(module) {
       const { c, shapes } = planLayerConfig(config);
       this.#config = c;
       Object.assign(this, { dModel: c.dModel, numHeads: c.numHeads, dFF: c.dFF, norm: c.norm });
-      this.#params = new Parameters(module, fn, shapes);
+      this.#params = new Parameters(module, fn, shapes, PACKED_HEAD_WEIGHTS);
       const random = seededRandom(c.seed);
       initHeadWeights(this.#params, c, random);
       this.#params.xavier('w1', random);

@@ -91,6 +91,7 @@ export function headScratchCall(c, p, given = []) {
   const call = {
     query: 0, key: 0, value: 0, batch: p.B, seqQ: p.seqQ, seqK: p.seqK, dModel: c.dModel, kDim: c.kDim, vDim: c.vDim,
     numHeads: c.numHeads, numKvHeads: c.numKvHeads, wq: 0, wk: 0, wv: 0, wo: 0, bq: 0, bk: 0, bv: 0, bo: 0,
+    wqPanels: 1, wkPanels: 1, wvPanels: 1, woPanels: 1,  // the layers keep their matrices as panels
     mask: 0, allowed: 0, maskOffsets: 0, keyLengths: 0, maskRowStride: 0, causal: false, causalOffset: 0,
     out: 0, qProj: 0, kProj: 0, vProj: 0, concat: 0, attentionWeights: 0,
   };
@@ -106,6 +107,8 @@ export function headCall(heap, params, c, p) {
     batch: p.B, seqQ: p.seqQ, seqK: p.seqK, dModel: c.dModel, kDim: c.kDim, vDim: c.vDim,
     numHeads: c.numHeads, numKvHeads: c.numKvHeads,
     wq: params.address('wq'), wk: params.address('wk'), wv: params.address('wv'), wo: params.address('wo'),
+    wqPanels: params.panelsAddress('wq'), wkPanels: params.panelsAddress('wk'),
+    wvPanels: params.panelsAddress('wv'), woPanels: params.panelsAddress('wo'),
     bq: params.address('bq'), bk: params.address('bk'), bv: params.address('bv'), bo: params.address('bo'),
     ...(p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : { mask: 0, allowed: 0 }),
     maskOffsets: p.maskPlan ? heap.ints(maskOffsets(p.maskPlan, p.weightBatch)) : 0,  // the mask's own batch axes
@@ -140,12 +143,15 @@ const FORWARD_OPTIONS = ['mask', 'causal', 'causalAlign', 'keyLengths', 'returnW
 const FORWARD_BOOLEANS = ['causal', 'returnWeights', 'averageWeights', 'trace'];
 const CONFIG_KEYS = ['dModel', 'numHeads', 'kDim', 'vDim', 'bias', 'seed', 'numKvHeads'];
 
+/** The projection matrices a layer stores as MatMul's panels (see parameters.js). */
+export const PACKED_HEAD_WEIGHTS = ['wq', 'wk', 'wv', 'wo'];
+
 /** Checks a MultiHeadAttention config; returns it with its weights' memory plan. */
 export function planMultiHeadConfig(config) {
   const fn = 'MultiHeadAttention';
   checkKeys(fn, 'config', config ?? {}, CONFIG_KEYS);
   const c = checkHeadConfig(fn, config ?? {});
-  return { c, shapes: headWeightShapes(c), memory: Parameters.plan(fn, headWeightShapes(c)) };
+  return { c, shapes: headWeightShapes(c), memory: Parameters.plan(fn, headWeightShapes(c), PACKED_HEAD_WEIGHTS) };
 }
 
 /** Checks a forward pass of a layer with config `c`; returns the plan and its memory. */
@@ -195,7 +201,7 @@ export class MultiHeadAttention {
     this.#module = module;
     this.#config = c;
     Object.assign(this, { dModel: c.dModel, numHeads: c.numHeads, numKvHeads: c.numKvHeads, headDim: c.headDim, kDim: c.kDim, vDim: c.vDim });
-    this.#params = new Parameters(module, fn, shapes);
+    this.#params = new Parameters(module, fn, shapes, PACKED_HEAD_WEIGHTS);
     initHeadWeights(this.#params, c, seededRandom(c.seed));
   }
 

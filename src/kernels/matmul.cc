@@ -131,7 +131,11 @@ void MultiplyPanels(const float* a, int a_stride, int rows, int inner, const flo
 }
 
 Status MatMul(const float* a, const float* b, const float* bias, int rows, int inner, int cols,
-              float* out) {
+              float* out, const float* b_panels) {
+  if (b_panels != nullptr) {
+    MultiplyPanels(a, inner, rows, inner, b_panels, bias, cols, out, cols);
+    return Status::kOk;
+  }
   Buffer<float> panels;
   if (!panels.Resize(PanelFloats(inner, cols))) return Status::kOutOfMemory;
   PackColumnPanels(b, cols, inner, cols, panels.data());

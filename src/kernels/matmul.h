@@ -39,9 +39,11 @@ void MultiplyPanels(const float* a, int a_stride, int rows, int inner, const flo
 
 // out = a·b + bias (bias added to every row; null for none)
 //   a: [rows, inner]  b: [inner, cols]  bias: [cols]  out: [rows, cols]
-//   (row-major). Returns kOutOfMemory when the panels' scratch cannot be allocated.
+//   (row-major)   b_panels: b already packed by PackColumnPanels (a layer keeps its weights
+//   packed), or null to pack b here. Returns kOutOfMemory when the panels' scratch cannot
+//   be allocated.
 Status MatMul(const float* a, const float* b, const float* bias, int rows, int inner, int cols,
-              float* out);
+              float* out, const float* b_panels = nullptr);
 
 }  // namespace attn
 
