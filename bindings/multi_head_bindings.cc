@@ -69,7 +69,7 @@ struct EncoderCall {
   float eps = 1e-5f;
   uintptr_t ln1_gamma = 0, ln1_beta = 0, ln2_gamma = 0, ln2_beta = 0;
   int d_ff = 0;
-  uintptr_t w1 = 0, b1 = 0, w2 = 0, b2 = 0;
+  uintptr_t w1 = 0, b1 = 0, w2 = 0, b2 = 0, w1_panels = 0, w2_panels = 0;
   int activation = 0;
   uintptr_t out = 0;
 };
@@ -88,6 +88,8 @@ int RunEncoderLayer(const EncoderCall& c) {
   r.b1 = Ptr<const float>(c.b1);
   r.w2 = Ptr<const float>(c.w2);
   r.b2 = Ptr<const float>(c.b2);
+  r.w1_panels = Ptr<const float>(c.w1_panels);
+  r.w2_panels = Ptr<const float>(c.w2_panels);
   r.activation = static_cast<attn::Activation>(c.activation);
   r.out = Ptr<float>(c.out);
   return static_cast<int>(attn::EncoderLayerForward(r));
@@ -99,11 +101,15 @@ double MultiHeadScratch(const MultiHeadCall& c) {
   return static_cast<double>(attn::MultiHeadScratchBytes(ToRequest(c)));
 }
 
-double EncoderLayerScratch(const MultiHeadCall& attention, int d_ff, bool pre_norm) {
+// packed_ffn: w1 and w2 are given as panels.
+double EncoderLayerScratch(const MultiHeadCall& attention, int d_ff, bool pre_norm,
+                           bool packed_ffn) {
   attn::EncoderLayerRequest r;
   r.attention = ToRequest(attention);
   r.d_ff = d_ff;
   r.pre_norm = pre_norm;
+  float placeholder = 0;  // only its being non-null matters
+  if (packed_ffn) r.w1_panels = r.w2_panels = &placeholder;
   return static_cast<double>(attn::EncoderLayerScratchBytes(r));
 }
 
@@ -159,6 +165,8 @@ EMSCRIPTEN_BINDINGS(multi_head) {
       .field("w1", &EncoderCall::w1)
       .field("b1", &EncoderCall::b1)
       .field("w2", &EncoderCall::w2)
+      .field("w1Panels", &EncoderCall::w1_panels)
+      .field("w2Panels", &EncoderCall::w2_panels)
       .field("b2", &EncoderCall::b2)
       .field("activation", &EncoderCall::activation)
       .field("out", &EncoderCall::out);

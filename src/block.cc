@@ -80,12 +80,12 @@ void LayerNorm(const float* x, int rows, int dim, const float* gamma, const floa
 
 Status FeedForward(const float* x, int rows, int d_model, int d_ff, const float* w1,
                    const float* b1, const float* w2, const float* b2, Activation activation,
-                   float* out) {
+                   float* out, const float* w1_panels, const float* w2_panels) {
   // 1. Hidden layer h = x·w1 + b1.   h: [rows, d_ff]
   if (!FloatsFit({rows, d_ff}) || !FloatsFit({d_model, d_ff})) return Status::kTooLarge;
   Buffer<float> hidden;
   if (!hidden.Resize(static_cast<uint64_t>(rows) * d_ff)) return Status::kOutOfMemory;
-  Status status = MatMul(x, w1, b1, rows, d_model, d_ff, hidden.data());
+  Status status = MatMul(x, w1, b1, rows, d_model, d_ff, hidden.data(), w1_panels);
   if (status != Status::kOk) return status;
   // 2. Activation.
   float* h = hidden.data();
@@ -96,11 +96,12 @@ Status FeedForward(const float* x, int rows, int d_model, int d_ff, const float*
       h[i] = static_cast<float>(0.5 * h[i] * (1.0 + std::erf(h[i] / std::sqrt(2.0))));
   }
   // 3. Output layer.
-  return MatMul(h, w2, b2, rows, d_ff, d_model, out);
+  return MatMul(h, w2, b2, rows, d_ff, d_model, out, w2_panels);
 }
 
-uint64_t FeedForwardScratchBytes(int rows, int d_model, int d_ff) {
-  const uint64_t panels = std::max(PanelFloats(d_model, d_ff), PanelFloats(d_ff, d_model));
+uint64_t FeedForwardScratchBytes(int rows, int d_model, int d_ff, bool packed) {
+  const uint64_t panels =
+      packed ? 0 : std::max(PanelFloats(d_model, d_ff), PanelFloats(d_ff, d_model));
   return sizeof(float) * (static_cast<uint64_t>(rows) * d_ff + panels);
 }
 

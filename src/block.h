@@ -20,14 +20,17 @@ void LayerNorm(const float* x, int rows, int dim, const float* gamma, const floa
 // out = act(x·w1 + b1)·w2 + b2, with GELU the exact erf form (PyTorch's default).
 //   x: [rows, d_model]  w1: [d_model, d_ff]  b1: [d_ff]  w2: [d_ff, d_model]  b2: [d_model]
 //   out: [rows, d_model]; biases may be null
+//   w1_panels, w2_panels: w1 and w2 as MatMul's panels (a layer stores them so), used instead
+//   of w1, w2 when given
 // kTooLarge when the hidden layer [rows, d_ff] would pass kMaxBufferBytes; kOutOfMemory when
 // it cannot be allocated.
 Status FeedForward(const float* x, int rows, int d_model, int d_ff, const float* w1,
                    const float* b1, const float* w2, const float* b2, Activation activation,
-                   float* out);
+                   float* out, const float* w1_panels = nullptr, const float* w2_panels = nullptr);
 
-// Bytes of scratch FeedForward allocates at its peak, at most.
-uint64_t FeedForwardScratchBytes(int rows, int d_model, int d_ff);
+// Bytes of scratch FeedForward allocates at its peak, at most (`packed`: both matrices are
+// given as panels, so none are packed).
+uint64_t FeedForwardScratchBytes(int rows, int d_model, int d_ff, bool packed = false);
 
 // out = a + b elementwise (the residual connection).   a, b, out: [count]
 void AddInto(const float* a, const float* b, int count, float* out);

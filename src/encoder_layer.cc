@@ -9,7 +9,9 @@ namespace attn {
 
 Status EncoderLayerForward(const EncoderLayerRequest& r) {
   const MultiHeadRequest& a = r.attention;
-  if (r.d_ff <= 0 || r.w1 == nullptr || r.w2 == nullptr || r.out == nullptr || a.query == nullptr) {
+  const bool have_w1 = r.w1 != nullptr || r.w1_panels != nullptr;
+  const bool have_w2 = r.w2 != nullptr || r.w2_panels != nullptr;
+  if (r.d_ff <= 0 || !have_w1 || !have_w2 || r.out == nullptr || a.query == nullptr) {
     return r.d_ff <= 0 ? Status::kNegativeDimension : Status::kNullPointer;
   }
   if (!FloatsFit({a.batch, a.seq_q, a.d_model})) return Status::kTooLarge;
@@ -37,7 +39,7 @@ Status EncoderLayerForward(const EncoderLayerRequest& r) {
   if (r.pre_norm)
     LayerNorm(x1.data(), rows, a.d_model, r.ln2_gamma, r.ln2_beta, r.eps, normed.data());
   status = FeedForward(r.pre_norm ? normed.data() : x1.data(), rows, a.d_model, r.d_ff, r.w1, r.b1,
-                       r.w2, r.b2, r.activation, sub.data());
+                       r.w2, r.b2, r.activation, sub.data(), r.w1_panels, r.w2_panels);
   if (status != Status::kOk) return status;
   AddInto(x1.data(), sub.data(), count, r.out);
   if (!r.pre_norm) LayerNorm(r.out, rows, a.d_model, r.ln2_gamma, r.ln2_beta, r.eps, r.out);
@@ -53,7 +55,8 @@ uint64_t EncoderLayerScratchBytes(const EncoderLayerRequest& r) {
   self.seq_k = a.seq_q;
   return sizeof(float) * streams +
          std::max(MultiHeadScratchBytes(self),
-                  FeedForwardScratchBytes(static_cast<int>(rows), a.d_model, r.d_ff));
+                  FeedForwardScratchBytes(static_cast<int>(rows), a.d_model, r.d_ff,
+                                          r.w1_panels != nullptr && r.w2_panels != nullptr));
 }
 
 }  // namespace attn

@@ -22,10 +22,12 @@ struct EncoderLayerRequest {
   const float* ln2_gamma = nullptr;
   const float* ln2_beta = nullptr;
   int d_ff = 0;
-  const float* w1 = nullptr;  // [d_model, d_ff]
-  const float* b1 = nullptr;  // [d_ff]
-  const float* w2 = nullptr;  // [d_ff, d_model]
-  const float* b2 = nullptr;  // [d_model]
+  const float* w1 = nullptr;         // [d_model, d_ff]
+  const float* b1 = nullptr;         // [d_ff]
+  const float* w2 = nullptr;         // [d_ff, d_model]
+  const float* b2 = nullptr;         // [d_model]
+  const float* w1_panels = nullptr;  // w1 and w2 as MatMul's panels (used instead when given)
+  const float* w2_panels = nullptr;
   Activation activation = Activation::kRelu;
   float* out = nullptr;  // [batch, seq, d_model]
 };

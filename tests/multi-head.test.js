@@ -220,3 +220,26 @@ test('a per-head mask applies head by head without a batch axis, as with one', a
   assert.notDeepEqual(Array.from(unbatched), Array.from(headZeroEverywhere));
   mha.dispose();
 });
+
+test('weights stored as MatMul panels: getWeights returns exactly what setWeights wrote, whatever the width; one matrix changed alone is used', () => {
+  const random = rng(57);
+  // kv widths of 3 and 6 and kDim/vDim of 5 and 7: panels padded past the last column.
+  const config = { dModel: 6, numHeads: 2, numKvHeads: 1, kDim: 5, vDim: 7, seed: 2 };
+  const { layer, weights } = layerWithRandomWeights(random, config);
+  try {
+    const back = layer.getWeights();
+    for (const [name, t] of Object.entries(weights)) {
+      assert.deepEqual(back[name].shape, t.shape, name);
+      assert.deepEqual(Array.from(back[name].data), Array.from(t.data), `${name} round trip`);
+    }
+    const q = randomTensor(random, [2, 4, 6]), k = randomTensor(random, [2, 3, 5]), v = randomTensor(random, [2, 3, 7]);
+    const w = Object.fromEntries(Object.entries(weights).map(([n, t]) => [n, t]));
+    for (const name of ['wq', 'wk', 'wv', 'wo']) {
+      w[name] = randomTensor(random, weights[name].shape, -0.5, 0.5);
+      layer.setWeights({ [name]: w[name] });
+      assertClose(layer.forward(q, k, v).output, refMultiHead(q, k, v, w, 2, 1).output, { label: `after setting ${name}`, atol: 1e-5, rtol: 1e-4 });
+    }
+  } finally {
+    layer.dispose();
+  }
+});

@@ -159,6 +159,8 @@ export function makeBlock(module) {
 
   const LAYER_CONFIG = ['dModel', 'numHeads', 'dFF', 'norm', 'activation', 'seed', 'bias', 'eps', 'numKvHeads'];
   const FORWARD_OPTIONS = ['mask', 'causal', 'causalAlign', 'keyLengths', 'out'];
+  // The matrices the layer stores as MatMul's panels (see parameters.js).
+  const PACKED_LAYER_WEIGHTS = [...PACKED_HEAD_WEIGHTS, 'w1', 'w2'];
 
   // Checks an encoder layer's config; returns it with its weights' shapes and memory.
   function planLayerConfig(config) {
@@ -177,7 +179,7 @@ export function makeBlock(module) {
       ln1Gamma: [d], ln1Beta: [d], ln2Gamma: [d], ln2Beta: [d],
       w1: [d, c.dFF], b1: [c.dFF], w2: [c.dFF, d], b2: [d],
     };
-    return { c, shapes, memory: Parameters.plan(fn, shapes, PACKED_HEAD_WEIGHTS) };
+    return { c, shapes, memory: Parameters.plan(fn, shapes, PACKED_LAYER_WEIGHTS) };
   }
 
   // Checks a forward pass of a layer with config `c`; returns the plan and its memory.
@@ -189,7 +191,7 @@ export function makeBlock(module) {
     p.memory = new MemoryPlan(fn);
     if (p.B === 0 || p.seqQ === 0) return p;
     headMemory(p.memory, c, p).tensor('output', p.query.shape)
-      .scratch('sub-layer streams and kernel workspace', () => module._encoderLayerScratch(headScratchCall(c, p), c.dFF, c.preNorm));
+      .scratch('sub-layer streams and kernel workspace', () => module._encoderLayerScratch(headScratchCall(c, p), c.dFF, c.preNorm, true));
     return p;
   }
 
@@ -219,7 +221,7 @@ export function makeBlock(module) {
       const { c, shapes } = planLayerConfig(config);
       this.#config = c;
       Object.assign(this, { dModel: c.dModel, numHeads: c.numHeads, dFF: c.dFF, norm: c.norm });
-      this.#params = new Parameters(module, fn, shapes, PACKED_HEAD_WEIGHTS);
+      this.#params = new Parameters(module, fn, shapes, PACKED_LAYER_WEIGHTS);
       const random = seededRandom(c.seed);
       initHeadWeights(this.#params, c, random);
       this.#params.xavier('w1', random);
@@ -258,6 +260,7 @@ export function makeBlock(module) {
           attention, preNorm: c.preNorm, eps: c.eps,
           ln1Gamma: a('ln1Gamma'), ln1Beta: a('ln1Beta'), ln2Gamma: a('ln2Gamma'), ln2Beta: a('ln2Beta'),
           dFF: c.dFF, w1: a('w1'), b1: a('b1'), w2: a('w2'), b2: a('b2'), activation: c.activation, out,
+          w1Panels: this.#params.panelsAddress('w1'), w2Panels: this.#params.panelsAddress('w2'),
         });
         if (status !== 0) throw rangeError(fn, `the core rejected the call: ${module._statusMessage(status)}`);
         return { data: readOutput(heap, out, sizeOf(p.query.shape), p.out), shape };
