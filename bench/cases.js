@@ -93,7 +93,10 @@ export async function measure(fn, { warmup = 2, warmupMs = 1500, minReps = 5, mi
 
 /**
  * Times several runners of the same work fairly on a noisy machine (2 shared cores): after
- * warming each up, runs rounds in which every runner gets ~roundMs in turn. Reports, per
+ * warming each up, runs rounds in which every runner gets ~roundMs in turn. Each turn starts
+ * with a full garbage collection where the engine exposes one (`--expose-gc`, which the
+ * runners pass), so a runner pays for its own garbage only, not for the arrays the runner
+ * before it left behind (in Chromium a major GC of those took several ms). Reports, per
  * runner, the best of its per-round medians (`ms`: interference from other tenants, GC
  * or the other runners' leftovers only ever slows a round down) and the median of all its
  * samples (`medianMs`). `runners`: { label: fn } (sync or async).
@@ -105,9 +108,11 @@ export async function measureInterleaved(runners, { warmupMs = 1500, rounds = 8,
     const start = performance.now();
     for (let i = 0; i < 2 || performance.now() - start < warmupMs; i++) await fn();
   }
+  const collect = typeof globalThis.gc === 'function' ? globalThis.gc : () => {};
   for (let round = 0; round < rounds; round++) {
     for (const [label, fn] of Object.entries(runners)) {
       onProgress(`round ${round + 1}/${rounds}: ${label}`);
+      collect();
       const times = [];
       const start = performance.now();
       do {

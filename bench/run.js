@@ -19,7 +19,8 @@ const progress = progressWriter(process.stderr);
 // Runs one session in a child process; its progress lines come through ours.
 function session(threads) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fileURLToPath(new URL('./node-session.js', import.meta.url)), String(threads)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // --expose-gc: measureInterleaved starts each runner's turn with a collected heap.
+    const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(new URL('./node-session.js', import.meta.url)), String(threads)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk) => { out += chunk; });
@@ -79,7 +80,7 @@ progress('');
 
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, Node ${process.version}`;
 const versions = Object.assign({}, ...sessions.map((s) => s.versions), training.versions);
-console.log(`Node: attention, float32, d = 64; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 8 interleaved rounds after warm-up (plain JS: median of 3), JS call included (inputs from and outputs to JS arrays). attention-wasm: the ${sessions[0].build} build (what init() loads in Node), ${sessions.map((s) => `${s.threads} thread${s.threads > 1 ? 's' : ''}`).join(' and ')}; onnxruntime-web with numThreads to match; plain JS and tfjs-backend-wasm one thread.`);
+console.log(`Node: attention, float32, d = 64; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 8 interleaved rounds after warm-up, a full GC before each runner's turn (plain JS: median of 3), JS call included (inputs from and outputs to JS arrays). attention-wasm: the ${sessions[0].build} build (what init() loads in Node), ${sessions.map((s) => `${s.threads} thread${s.threads > 1 ? 's' : ''}`).join(' and ')}; onnxruntime-web with numThreads to match; plain JS and tfjs-backend-wasm one thread.`);
 console.log(`Machine: ${machine}. ${Object.values(versions).join('; ')}.\n`);
 console.log(comparisonTable(sessions));
 console.log(`\nWasm heap, N = ${memory.n}, d = ${memory.d}, no weights requested: high-water mark rose ${MiB(memory.peakRiseBytes)} MiB for ${MiB(memory.ioBytes)} MiB of inputs and output (scratch ${MiB(memory.scratchBytes)} MiB; an N×N score matrix alone would be ${MiB(memory.scoreMatrixBytes)} MiB). Heap size ${MiB(memory.heapBytes)} MiB.`);
