@@ -59,19 +59,27 @@ uint64_t AccSlotFloats(int padded_dim) {
 }
 
 // Marks the key tiles whose value rows hold NaN or Infinity; only those tiles need the
-// slower accumulation that skips zero weights (0·NaN would otherwise leak a NaN).
+// slower accumulation that skips zero weights (0·NaN would otherwise leak a NaN). Vector
+// compares (|x| < Infinity is false for NaN and ±Infinity): the scalar loop was ~4% of a
+// call at N = 256.
 //   v: [seq_k, value_dim] (row stride v_stride)   flags: [ceil(seq_k / 8)]
 void FlagNonFiniteValues(const float* v, int v_stride, int seq_k, int value_dim, uint8_t* flags) {
+  const D d;
+  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
   const int num_tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
-  std::fill(flags, flags + num_tiles, 0);
-  for (int j = 0; j < seq_k; ++j) {
-    const float* row = v + static_cast<size_t>(j) * v_stride;
-    for (int c = 0; c < value_dim; ++c) {
-      if (!std::isfinite(row[c])) {
-        flags[j / kKeysPerTile] = 1;
-        break;
+  for (int t = 0; t < num_tiles; ++t) {
+    auto bad = hn::FirstN(d, 0);
+    bool bad_tail = false;
+    const int j_end = std::min(seq_k, (t + 1) * kKeysPerTile);
+    for (int j = t * kKeysPerTile; j < j_end; ++j) {
+      const float* row = v + static_cast<size_t>(j) * v_stride;
+      int c = 0;
+      for (; c + kLanes <= value_dim; c += kLanes) {
+        bad = hn::Or(bad, hn::Not(hn::Lt(hn::Abs(hn::LoadU(d, row + c)), inf)));
       }
+      for (; c < value_dim; ++c) bad_tail = bad_tail || !std::isfinite(row[c]);
     }
+    flags[t] = (bad_tail || !hn::AllFalse(d, bad)) ? 1 : 0;
   }
 }
 
