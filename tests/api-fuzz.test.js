@@ -823,10 +823,13 @@ function makeEntries(attn) {
         const aShape = g.chance(0.15) ? [k] : [...lead, m, k];
         const [a, ac] = tensorArg(g, aShape);
         const [b, bc] = tensorArg(g, [k, n]);
+        const shape = [...aShape.slice(0, -1), n];
+        const spec = { out: outArg(shape) };
+        const [options, o] = optionsArg(g, spec);
         return {
-          args: [a, b], kinds: ['tensor', 'tensor'],
+          args: options === undefined && g.chance(0.5) ? [a, b] : [a, b, options], kinds: ['tensor', 'tensor', 'options'], keys: [, , Object.keys(spec)],
           check(r) {
-            const shape = [...aShape.slice(0, -1), n];
+            sameOut(r, o);
             near(r, k === 0 ? { data: new Float64Array(sizeOf(shape)), shape } : refMatmul(ac, bc), 'matmul');
           },
         };

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { init } from 'attention-wasm';
 import { assertClose, rng, randomTensor } from './helpers/assert.js';
 import { referenceAttention } from './helpers/reference.js';
-import { refMultiHead } from './helpers/reference-layers.js';
+import { refMultiHead, refMatmul } from './helpers/reference-layers.js';
 
 const attn = await init();
 const nanFilled = (count) => new Float32Array(count).fill(NaN);
@@ -150,4 +150,21 @@ test('MultiHeadAttention.forward and TransformerEncoderLayer.forward write into 
     mha.dispose();
     layer.dispose();
   }
+});
+
+test('matmul writes into options.out: the float64 product, zeros when k = 0, typed errors', () => {
+  const random = rng(94);
+  const a = randomTensor(random, [2, 3, 5]), b = randomTensor(random, [5, 7]);
+  const out = nanFilled(2 * 3 * 7);
+  const r = attn.matmul(a, b, { out });
+  assert.equal(r.data, out);
+  assert.deepEqual(r.shape, [2, 3, 7]);
+  sameBits(out, attn.matmul(a, b).data, 'matmul');
+  assertClose(r, refMatmul(a, b), { label: 'matmul vs float64' });
+  const zero = attn.matmul({ data: new Float32Array(0), shape: [2, 0] }, { data: new Float32Array(0), shape: [0, 3] }, { out: nanFilled(6) });
+  assert.deepEqual(Array.from(zero.data), [0, 0, 0, 0, 0, 0]);
+  assert.throws(() => attn.matmul(a, b, { out: new Float32Array(41) }), { name: 'RangeError', message: 'matmul: options.out has 41 values but the output [2, 3, 7] has 42' });
+  assert.throws(() => attn.matmul(a, b, { outt: out }), { name: 'TypeError', message: /^matmul: unknown option 'outt'/ });
+  assert.throws(() => attn.matmul(a, b, 42), { name: 'TypeError', message: 'matmul: options must be an object, got a number (42)' });
+  assert.equal(attn.estimateMemory('matmul', a, b, { out }).fits, true);
 });

@@ -841,13 +841,16 @@ export interface AttentionWasm {
    * Matrix product `a·b` (the projections `Q = X·W_Q` of the row-vector convention).
    * @param a `[..., m, k]`
    * @param b `[k, n]`
+   * @param options `out`: write the product into this `Float32Array` of exactly `[..., m, n]`
+   *   values instead of a new one (the result's `data` is then this array), as
+   *   {@link AttentionOptions.out}.
    * @returns `[..., m, n]`
    * @throws TypeError / RangeError starting `matmul:` (`matmul: b has 3 rows but a has 2
    *   columns (k must match)`); a RangeError when the call does not fit in the wasm heap.
    * @example
    * attn.matmul([[1, 2]], [[3], [4]]);   // { data: Float32Array [11], shape: [1, 1] }
    */
-  matmul(a: TensorLike, b: TensorLike): Tensor;
+  matmul(a: TensorLike, b: TensorLike, options?: { out?: Float32Array }): Tensor;
   /**
    * The {@link MultiHeadAttention} layer class bound to this module:
    * `new attn.MultiHeadAttention(config: MultiHeadConfig)`.

@@ -7,8 +7,9 @@
 import { typeError, rangeError, describe } from './errors.js';
 import { typedArrayKind, lengthOf, sizeOf, formatShape } from './tensor.js';
 
-// The intrinsic, so that a subclass's own `set` plays no part.
+// The intrinsics, so that a subclass's own `set` or `fill` plays no part.
 const setFloats = Float32Array.prototype.set;
+const fillFloats = Float32Array.prototype.fill;
 
 /**
  * Checks `out` (undefined/null: none) against the output's shape; returns it, or null.
@@ -36,5 +37,11 @@ export function checkOut(fn, out, shape) {
 export function readOutput(heap, address, count, out) {
   if (out === null) return heap.read(address, count);
   setFloats.call(out, heap.view(address, count));
+  return out;
+}
+
+/** `out` filled with zeros (an output with nothing to sum: k = 0). */
+export function zeroOutput(out) {
+  fillFloats.call(out, 0);
   return out;
 }
