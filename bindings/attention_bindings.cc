@@ -21,50 +21,10 @@
 
 namespace {
 
-// The JS-facing form of attn::AttentionRequest: heap addresses instead of pointers.
-struct AttentionCall {
-  uintptr_t q = 0, k = 0, v = 0, mask = 0, allowed = 0, entries = 0;
-  int mask_row_stride = 0, batch = 0, seq_q = 0, seq_k = 0, head_dim = 0, value_dim = 0;
-  float scale = 1.0f;
-  bool causal = false;
-  int causal_offset = 0;
-  uintptr_t out = 0, weights = 0, raw_scores = 0, scaled_scores = 0, masked_scores = 0;
-};
-
-// The core's request for a call (heap addresses as pointers).
-attn::AttentionRequest ToRequest(const AttentionCall& c) {
-  attn::AttentionRequest r;
-  r.q = Ptr<const float>(c.q);
-  r.k = Ptr<const float>(c.k);
-  r.v = Ptr<const float>(c.v);
-  r.mask = Ptr<const float>(c.mask);
-  r.allowed = Ptr<const uint8_t>(c.allowed);
-  r.mask_row_stride = c.mask_row_stride;
-  r.entries = Ptr<const int32_t>(c.entries);
-  r.batch = c.batch;
-  r.seq_q = c.seq_q;
-  r.seq_k = c.seq_k;
-  r.head_dim = c.head_dim;
-  r.value_dim = c.value_dim;
-  r.scale = c.scale;
-  r.causal = c.causal;
-  r.causal_offset = c.causal_offset;
-  r.out = Ptr<float>(c.out);
-  r.weights = Ptr<float>(c.weights);
-  r.raw_scores = Ptr<float>(c.raw_scores);
-  r.scaled_scores = Ptr<float>(c.scaled_scores);
-  r.masked_scores = Ptr<float>(c.masked_scores);
-  return r;
-}
-
-int RunAttentionCall(const AttentionCall& c) {
-  return static_cast<int>(attn::RunAttention(ToRequest(c)));
-}
-
-// The same call laid out by JS in the heap as 4-byte slots (bindings/js/attention.js,
-// CALL_SLOTS, in this order): addresses and sizes as 32-bit integers, the scale as a float.
-// Read by a plain wasm export, not through Embind: converting the 20-field value_object
-// was ~15% of a small call's time in Chromium.
+// An attention call as JS lays it out in the heap (bindings/js/attention_call.js, CALL_SLOTS,
+// in this order): 4-byte slots, heap addresses and sizes as 32-bit integers, the scale as a
+// float. Read by plain wasm exports, not through Embind: converting a 20-field
+// value_object was ~15% of a small call's time in Chromium.
 enum CallSlot {
   kQ,
   kK,
@@ -86,56 +46,61 @@ enum CallSlot {
   kRawScores,
   kScaledScores,
   kMaskedScores,
-  kCallSlots
 };
 
-AttentionCall FromSlots(const uint32_t* s) {
-  AttentionCall c;
-  c.q = s[kQ];
-  c.k = s[kK];
-  c.v = s[kV];
-  c.mask = s[kMask];
-  c.allowed = s[kAllowed];
-  c.entries = s[kEntries];
-  c.mask_row_stride = static_cast<int32_t>(s[kMaskRowStride]);
-  c.batch = static_cast<int32_t>(s[kBatch]);
-  c.seq_q = static_cast<int32_t>(s[kSeqQ]);
-  c.seq_k = static_cast<int32_t>(s[kSeqK]);
-  c.head_dim = static_cast<int32_t>(s[kHeadDim]);
-  c.value_dim = static_cast<int32_t>(s[kValueDim]);
-  std::memcpy(&c.scale, &s[kScale], sizeof(float));
-  c.causal = s[kCausal] != 0;
-  c.causal_offset = static_cast<int32_t>(s[kCausalOffset]);
-  c.out = s[kOut];
-  c.weights = s[kWeights];
-  c.raw_scores = s[kRawScores];
-  c.scaled_scores = s[kScaledScores];
-  c.masked_scores = s[kMaskedScores];
-  return c;
+// The core's request for the call at `slots` (heap addresses as pointers).
+attn::AttentionRequest RequestFromSlots(uintptr_t slots) {
+  const uint32_t* s = Ptr<const uint32_t>(slots);
+  const auto address = [&](CallSlot slot) { return static_cast<uintptr_t>(s[slot]); };
+  const auto integer = [&](CallSlot slot) { return static_cast<int32_t>(s[slot]); };
+  attn::AttentionRequest r;
+  r.q = Ptr<const float>(address(kQ));
+  r.k = Ptr<const float>(address(kK));
+  r.v = Ptr<const float>(address(kV));
+  r.mask = Ptr<const float>(address(kMask));
+  r.allowed = Ptr<const uint8_t>(address(kAllowed));
+  r.entries = Ptr<const int32_t>(address(kEntries));
+  r.mask_row_stride = integer(kMaskRowStride);
+  r.batch = integer(kBatch);
+  r.seq_q = integer(kSeqQ);
+  r.seq_k = integer(kSeqK);
+  r.head_dim = integer(kHeadDim);
+  r.value_dim = integer(kValueDim);
+  std::memcpy(&r.scale, &s[kScale], sizeof(float));
+  r.causal = s[kCausal] != 0;
+  r.causal_offset = integer(kCausalOffset);
+  r.out = Ptr<float>(address(kOut));
+  r.weights = Ptr<float>(address(kWeights));
+  r.raw_scores = Ptr<float>(address(kRawScores));
+  r.scaled_scores = Ptr<float>(address(kScaledScores));
+  r.masked_scores = Ptr<float>(address(kMaskedScores));
+  return r;
 }
 
 }  // namespace
 
-// slots: [kCallSlots] (see CallSlot). Returns a status code.
+// The forward: `slots` as above. Returns a status code.
 extern "C" EMSCRIPTEN_KEEPALIVE int attention_run(uintptr_t slots) {
   if (slots == 0) return static_cast<int>(attn::Status::kNullPointer);
-  return RunAttentionCall(FromSlots(Ptr<const uint32_t>(slots)));
+  return static_cast<int>(attn::RunAttention(RequestFromSlots(slots)));
 }
-
-namespace {
 
 // Gradients of attention (see src/attention_backward.h): the forward's call plus dOut in and
 // dq, dk, dv out (no broadcasting; offsets from the same batch table).
-int RunAttentionBackwardCall(const AttentionCall& c, uintptr_t d_out, uintptr_t dq, uintptr_t dk,
-                             uintptr_t dv) {
+extern "C" EMSCRIPTEN_KEEPALIVE int attention_backward_run(uintptr_t slots, uintptr_t d_out,
+                                                           uintptr_t dq, uintptr_t dk,
+                                                           uintptr_t dv) {
+  if (slots == 0) return static_cast<int>(attn::Status::kNullPointer);
   attn::AttentionBackwardRequest r;
-  r.forward = ToRequest(c);
+  r.forward = RequestFromSlots(slots);
   r.d_out = Ptr<const float>(d_out);
   r.dq = Ptr<float>(dq);
   r.dk = Ptr<float>(dk);
   r.dv = Ptr<float>(dv);
   return static_cast<int>(attn::RunAttentionBackward(r));
 }
+
+namespace {
 
 // out = a·b   a: [rows, inner]  b: [inner, cols]  out: [rows, cols]
 int RunMatMul(uintptr_t a, uintptr_t b, int rows, int inner, int cols, uintptr_t out) {
@@ -187,29 +152,7 @@ int Threads() { return attn::ThreadCount(); }
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_wasm) {
-  emscripten::value_object<AttentionCall>("AttentionCall")
-      .field("q", &AttentionCall::q)
-      .field("k", &AttentionCall::k)
-      .field("v", &AttentionCall::v)
-      .field("mask", &AttentionCall::mask)
-      .field("allowed", &AttentionCall::allowed)
-      .field("entries", &AttentionCall::entries)
-      .field("maskRowStride", &AttentionCall::mask_row_stride)
-      .field("batch", &AttentionCall::batch)
-      .field("seqQ", &AttentionCall::seq_q)
-      .field("seqK", &AttentionCall::seq_k)
-      .field("headDim", &AttentionCall::head_dim)
-      .field("valueDim", &AttentionCall::value_dim)
-      .field("scale", &AttentionCall::scale)
-      .field("causal", &AttentionCall::causal)
-      .field("causalOffset", &AttentionCall::causal_offset)
-      .field("out", &AttentionCall::out)
-      .field("weights", &AttentionCall::weights)
-      .field("rawScores", &AttentionCall::raw_scores)
-      .field("scaledScores", &AttentionCall::scaled_scores)
-      .field("maskedScores", &AttentionCall::masked_scores);
   emscripten::function("_matmul", &RunMatMul);
-  emscripten::function("_attentionBackward", &RunAttentionBackwardCall);
   emscripten::function("_attentionScratch", &AttentionScratch);
   emscripten::function("_matmulScratch", &MatMulScratch);
   emscripten::function("_heapMaxBytes", &HeapMaxBytes);

@@ -21,8 +21,8 @@ struct MultiHeadWeights {
   const float* bv = nullptr;  // [kv_width] or null
   const float* bo = nullptr;  // [d_model] or null
   // The same four matrices as PackColumnPanels packs them: a layer stores its matrices only
-  // in this form, so that a forward pass never packs them (~1.5 ms of a 38 ms dModel-512
-  // forward). Each matrix is given one way or the other; the panels win when both are.
+  // in this form, so that a forward pass never packs them (dModel 512, N = 512: 38.2 →
+  // 36.1 ms in Node). Each matrix is given one way or the other; the panels win when both are.
   const float* wq_panels = nullptr;
   const float* wk_panels = nullptr;
   const float* wv_panels = nullptr;

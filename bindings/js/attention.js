@@ -4,20 +4,15 @@
 import { typeError, rangeError, describe } from './errors.js';
 import { toTensor, formatShape, sizeOf, broadcastShapes, broadcastStrides } from './tensor.js';
 import { planMask, planMaskMemory, writeMask, checkKeyLengths, keepMaskToMask } from './masks.js';
-import { HeapScope, views } from './heap.js';
+import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget } from './memory.js';
 import { checkKeys, causalOffset } from './checks.js';
 import { checkOut, readOutput } from './out.js';
+import { ENTRY_COLUMNS, callBlockShape, writeCall } from './attention_call.js';
 
 const FN = 'attention';
 const OPTIONS = ['mask', 'keepMask', 'causal', 'causalAlign', 'scale', 'keyLengths', 'enableGqa', 'returnWeights', 'trace', 'out'];
 const BOOLEAN_OPTIONS = ['causal', 'enableGqa', 'returnWeights', 'trace'];
-const ENTRY_COLUMNS = 5;  // q, k, v, mask offsets and key limit (src/attention.h)
-// The call's 4-byte slots in the heap, in the order of CallSlot in
-// bindings/attention_bindings.cc (read there by the plain export attention_run).
-const CALL_SLOTS = ['q', 'k', 'v', 'mask', 'allowed', 'entries', 'maskRowStride', 'batch', 'seqQ', 'seqK', 'headDim',
-  'valueDim', 'scale', 'causal', 'causalOffset', 'out', 'weights', 'rawScores', 'scaledScores', 'maskedScores'];
-const SCALE_SLOT = CALL_SLOTS.indexOf('scale');
 
 function checkOptions(optionsIn) {
   const options = checkKeys(FN, 'option', optionsIn, OPTIONS, BOOLEAN_OPTIONS);
@@ -120,19 +115,6 @@ function batchEntries(p) {
   return entries;
 }
 
-// Copies the call's slots and the batch table into one heap block; returns its address.
-//   call: { [slot]: address or integer }   entries: [batch, ENTRY_COLUMNS] Int32Array
-function writeCall(heap, call, scale, entries) {
-  const block = new Int32Array(CALL_SLOTS.length + entries.length);
-  const address = heap.alloc(block.length);
-  call.entries = address + 4 * CALL_SLOTS.length;
-  for (let i = 0; i < CALL_SLOTS.length; i++) block[i] = call[CALL_SLOTS[i]];
-  new Float32Array(block.buffer, 4 * SCALE_SLOT, 1)[0] = scale;
-  block.set(entries, CALL_SLOTS.length);
-  views(heap.module).HEAP32.set(block, address >> 2);
-  return address;
-}
-
 function emptyResult(p, outShape, weightShape) {
   const result = { output: { data: p.out ?? new Float32Array(sizeOf(outShape)), shape: outShape } };
   if (p.weights) result.weights = { data: new Float32Array(sizeOf(weightShape)), shape: weightShape };
@@ -154,7 +136,7 @@ function memoryPlan(module, p) {
     seen.add(t.data);
   }
   planMaskMemory(memory, p.maskPlan);
-  memory.tensor('batch table', [CALL_SLOTS.length + batchCount * ENTRY_COLUMNS]);  // the call's slots lead it
+  memory.tensor('batch table', callBlockShape(batchCount));  // the call's slots lead it
   memory.tensor('output', [...p.batch, p.seqQ, p.valueDim]);
   const weightShape = [...p.batch, p.seqQ, p.seqK];
   if (p.weights) memory.tensor('weights', weightShape);
@@ -182,16 +164,15 @@ export function makeAttention(module) {
         q: qa, k: ka, v: va,
         ...(p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : { mask: 0, allowed: 0 }),
         maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
-        entries: 0,  // set below: the batch table follows the call's slots in one block
         batch: batchCount, seqQ: p.seqQ, seqK: p.seqK, headDim: p.headDim, valueDim: p.valueDim,
-        scale: 0, causal: p.causal ? 1 : 0, causalOffset: p.causalOffset,
+        scale: p.scale, causal: p.causal, causalOffset: p.causalOffset,
         out: heap.alloc(sizeOf(outShape)),
         weights: p.weights ? heap.alloc(weightCount) : 0,
         rawScores: p.trace ? heap.alloc(weightCount) : 0,
         scaledScores: p.trace ? heap.alloc(weightCount) : 0,
         maskedScores: p.trace ? heap.alloc(weightCount) : 0,
       };
-      const status = module._attention_run(writeCall(heap, call, p.scale, batchEntries(p)));
+      const status = module._attention_run(writeCall(heap, call, batchEntries(p)));
       if (status !== 0) throw rangeError(FN, `the core rejected the call: ${module._statusMessage(status)}`);
       const output = { data: readOutput(heap, call.out, sizeOf(outShape), p.out), shape: outShape };
       const result = { output };

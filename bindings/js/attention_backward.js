@@ -9,10 +9,10 @@ import { planMask, planMaskMemory, writeMask, checkKeyLengths } from './masks.js
 import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget } from './memory.js';
 import { checkKeys, causalOffset } from './checks.js';
+import { ENTRY_COLUMNS, callBlockShape, writeCall } from './attention_call.js';
 
 const FN = 'attentionBackward';
 const OPTIONS = ['mask', 'causal', 'causalAlign', 'scale', 'keyLengths', 'enableGqa'];
-const ENTRY_COLUMNS = 5;  // q, k, v, mask offsets and key limit (src/attention.h)
 
 // [..., rows, cols] of a named tensor.
 function split(name, t, rowsName, colsName) {
@@ -70,7 +70,7 @@ function memoryPlan(p) {
   if (count === 0 || p.seqQ === 0) return memory;
   for (const name of ['q', 'k', 'v', 'dOut']) memory.tensor(name, p[name].shape);
   planMaskMemory(memory, p.maskPlan);
-  memory.tensor('batch table', [count, ENTRY_COLUMNS]);
+  memory.tensor('batch table', callBlockShape(count));  // the call's slots lead it
   memory.tensor('dq', p.q.shape);
   memory.tensor('dk', p.k.shape);
   memory.tensor('dv', p.v.shape);
@@ -117,13 +117,11 @@ export function makeAttentionBackward(module) {
         q: qa, k: ka, v: va,
         ...(p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : { mask: 0, allowed: 0 }),
         maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
-        entries: heap.ints(batchEntries(p)),
         batch: sizeOf(p.batch), seqQ: p.seqQ, seqK: p.seqK, headDim: p.headDim, valueDim: p.valueDim,
         scale: p.scale, causal: p.causal, causalOffset: p.causalOffset,
-        out: 0, weights: 0, rawScores: 0, scaledScores: 0, maskedScores: 0,
       };
       const dq = heap.alloc(sizeOf(p.q.shape)), dk = heap.alloc(sizeOf(p.k.shape)), dv = heap.alloc(sizeOf(p.v.shape));
-      const status = module._attentionBackward(call, oa, dq, dk, dv);
+      const status = module._attention_backward_run(writeCall(heap, call, batchEntries(p)), oa, dq, dk, dv);
       if (status !== 0) throw rangeError(FN, `the core rejected the call: ${module._statusMessage(status)}`);
       return {
         dq: { data: heap.read(dq, sizeOf(p.q.shape)), shape: p.q.shape.slice() },
