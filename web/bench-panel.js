@@ -42,7 +42,7 @@ export function renderBenchPanel(attn, container) {
       <button type="button" name="run">Run benchmark</button>
       <progress max="1" value="0"></progress> <span data-role="stage"></span>
     </div>
-    <table class="bench" tabindex="0" aria-label="benchmark results"><thead><tr><th>case</th><th>attention-wasm, new output</th><th>attention-wasm, <code>out</code> reused</th><th>plain JS</th><th>speed-up</th><th>checked</th></tr></thead><tbody></tbody></table>`;
+    <table class="bench" tabindex="0" aria-label="benchmark results"><thead><tr><th>case</th><th>attention-wasm, new output</th><th>attention-wasm, <code>out</code> reused</th><th>plain JS</th><th>new output vs plain JS</th><th>checked</th></tr></thead><tbody></tbody></table>`;
   const button = container.querySelector('[name="run"]');
   const bar = container.querySelector('progress');
   const stage = container.querySelector('[data-role="stage"]');
