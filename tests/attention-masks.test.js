@@ -154,6 +154,23 @@ test('an unmasked NaN key makes the rows that see it NaN, as an exact softmax wo
   assert.ok(causal.output.data.slice(10).every(Number.isNaN), 'rows 5-8 see key 5');
 });
 
+test('an unmasked infinite score: +Infinity makes its row NaN, -Infinity weighs 0, as an exact softmax would', () => {
+  // Key 37 (in the fused kernel's second block of 32 keys, after a finite running max) has
+  // k = +Infinity in coordinate 0, so row i scores sign(q[i][0])·Infinity against it.
+  const random = rng(18);
+  const q = randomTensor(random, [6, 4]), k = randomTensor(random, [40, 4]), v = randomTensor(random, [40, 3]);
+  k.data[37 * 4] = Infinity;
+  for (let i = 0; i < 6; i++) q.data[i * 4] = i % 2 ? 0.5 : -0.5;
+  const result = check(q, k, v, {}, {}, 'infinite score');
+  for (let i = 0; i < 6; i++) {
+    const row = result.output.data.slice(i * 3, i * 3 + 3);
+    if (i % 2) assert.ok(row.every(Number.isNaN), `row ${i} scores +Infinity: NaN`);
+    else assert.ok(row.every(Number.isFinite), `row ${i} scores -Infinity: finite`);
+  }
+  const fused = attn.attention(q, k, v).output.data;
+  for (let i = 0; i < 6; i++) assert.equal(Number.isNaN(fused[i * 3]), i % 2 === 1, `fused row ${i}`);
+});
+
 test('additive masks of ±FLT_MAX (torch.finfo(float32).min as "blocked") agree on both paths', () => {
   const FLT_MAX = 3.4028234663852886e38;
   const q = { data: Float32Array.from([1]), shape: [1, 1] };

@@ -16,7 +16,7 @@
 #include "kernels/simd-inl.h"  // the vector types (D, V, kLanes)
 
 // Returns 2^x per lane. x <= -127 (including -Infinity) gives exactly 0, so blocked keys
-// get a weight of exactly zero. Meant for x <= 0 (scores minus their row maximum).
+// get a weight of exactly zero; NaN gives NaN. Meant for x <= 0 (scores minus their row maximum).
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V FastExp2(D d, V x) {
   const hn::RebindToSigned<D> di;
@@ -26,7 +26,10 @@ HWY_INLINE V FastExp2(D d, V x) {
   //    saturating i32x4.trunc_sat_f32x4_s to ~7 x64 instructions, and this exp runs once
   //    per score. Exact for |x| < 2^22; x is clamped to [-127, 0] here.
   constexpr float kRoundMagic = 12582912.0f;  // 1.5 · 2^23
-  x = hn::Max(x, hn::Set(d, -127.0f));
+  //    The clamp keeps NaN (the fused kernel's poisoned rows rely on it): Highway's Max(a, b)
+  //    is wasm's pmax(b, a) = b < a ? a : b, and x86's maxps(a, b) returns b when either is
+  //    NaN, so with x second a NaN x comes through.
+  x = hn::Max(hn::Set(d, -127.0f), x);
   const V shifted = hn::Add(x, hn::Set(d, kRoundMagic));
   const V n = hn::Sub(shifted, hn::Set(d, kRoundMagic));
   const V f = hn::Sub(x, n);

@@ -3,21 +3,22 @@
 // The loop nest, per head:
 //   1. pack kᵀ into panels of 8 keys ([head_dim, 8] each) so that the score
 //      tile loads two whole vectors per head_dim step;
-//   2. for every block of 4 query rows, walk the keys any of its rows can see,
+//   2. for every block of 6 query rows, walk the keys any of its rows can see,
 //      32 at a time:
-//      a. scores s[4×8] = q_block · panelᵀ, four panels
-//         (8 accumulators, 11 live vectors);
+//      a. scores s[6×8] = q_block · panelᵀ, four panels
+//         (12 accumulators, 15 live vectors);
 //      b. scale and mask in base 2: s·scale·log2(e) + mask·log2(e), and -Inf
 //         where blocked;
-//      c. online softmax over the 32: new running max m, p = 2^(s - m), and
-//         the factor 2^(m_old - m) that rescales what came before;
-//      d. acc[4×value_dim] = acc·rescale + p·v_block (one round trip of acc
+//      c. online softmax over the 32, the 6 rows side by side: new running max m,
+//         p = 2^(s - m), and the factor 2^(m_old - m) that rescales what came before;
+//      d. acc[6×value_dim] = acc·rescale + p·v_block (one round trip of acc
 //         per 32 keys);
 //   3. divide each row by its running sum (0 for rows that saw nothing).
 // Step 1 runs on the calling thread; steps 2 and 3 are spread over the threads by blocks
-// of 16 query rows (each thread its own accumulators).
-// Register tiles are 4 rows × 8 keys (scores) and 4 rows × 8 values (output):
-// V8 maps wasm SIMD onto 16 xmm registers and spills past ~14 live vectors.
+// of 24 query rows (each thread its own accumulators).
+// Register tiles are 6 rows × 8 keys (scores) and 6 rows × 8 values (output), 15 live
+// vectors: see tile-inl.h. 4-row tiles took 6.12 ms for one head at N = 1024 in Chromium
+// against 5.72-5.86 ms.
 #include "kernels/fused_attention.h"
 
 #include <algorithm>
@@ -36,9 +37,9 @@ namespace HWY_NAMESPACE {
 #include "kernels/exp2-inl.h"
 #include "kernels/online_softmax-inl.h"
 #include "kernels/simd-inl.h"
-#include "kernels/tile_4x8-inl.h"
+#include "kernels/tile-inl.h"
 
-constexpr int kRowsPerTile = kTileRows;
+constexpr int kRowsPerTile = 6;
 constexpr int kKeysPerTile = kTileCols;  // keys per score register tile
 constexpr int kTilesPerBlock = 4;        // score tiles per softmax update
 constexpr int kKeysPerBlock = kTilesPerBlock * kKeysPerTile;
@@ -83,22 +84,29 @@ void FlagNonFiniteValues(const float* v, int v_stride, int seq_k, int value_dim,
   }
 }
 
-// Step 2a. s[2r], s[2r+1] = scores of query row r against the 8 keys of one panel.
-//   q_rows: 4 × [head_dim]   panel: [head_dim, 8]
+// Step 2a. Scores of the tile's query rows against the 8 keys of one panel, stored to
+// scores[r·stride .. r·stride + 7] for row r (the accumulators stay in registers only if
+// every index into them is a constant, so they go to memory before any per-row work).
+//   q_rows: kRowsPerTile × [head_dim]   panel: [head_dim, 8]
 HWY_INLINE void ScoreTile(const float* const q_rows[kRowsPerTile], const float* panel, int head_dim,
-                          V s[2 * kRowsPerTile]) {
+                          float* scores, int stride) {
+  V s[2 * kRowsPerTile];
   for (int i = 0; i < 2 * kRowsPerTile; ++i) s[i] = hn::Zero(D());
-  AccumulateTile4x8(q_rows, panel, head_dim, s);
+  AccumulateTile<kRowsPerTile>(q_rows, panel, head_dim, s);
+  for (int r = 0; r < kRowsPerTile; ++r) {
+    hn::Store(s[2 * r], D(), scores + r * stride);
+    hn::Store(s[2 * r + 1], D(), scores + r * stride + kLanes);
+  }
 }
 
-// Step 2b for one row: base-2 scaled scores with the explicit mask applied.
-//   s: 2 vectors (keys j0 .. j0 + 7)   keys_in_tile: how many of them exist (the rest are
+// Step 2b for one row: base-2 scaled scores with the explicit mask applied, in place.
+//   s: 8 scores (keys j0 .. j0 + 7)   keys_in_tile: how many of them exist (the rest are
 //   never visible anyway)
-HWY_INLINE void ScaleAndMaskRow(V* s, float scale_log2, const MaskView& mask, int row, int j0,
+HWY_INLINE void ScaleAndMaskRow(float* s, float scale_log2, const MaskView& mask, int row, int j0,
                                 int keys_in_tile) {
   const D d;
-  s[0] = hn::Mul(s[0], hn::Set(d, scale_log2));
-  s[1] = hn::Mul(s[1], hn::Set(d, scale_log2));
+  hn::Store(hn::Mul(hn::Load(d, s), hn::Set(d, scale_log2)), d, s);
+  hn::Store(hn::Mul(hn::Load(d, s + kLanes), hn::Set(d, scale_log2)), d, s + kLanes);
   if (mask.empty()) return;
   alignas(16) float m[kKeysPerTile];
   std::fill(m, m + kKeysPerTile, kNegInf);
@@ -115,32 +123,34 @@ HWY_INLINE void ScaleAndMaskRow(V* s, float scale_log2, const MaskView& mask, in
     // every ordinary score, as it is in the step-by-step path. NaN and ±Infinity stay.
     const auto huge = hn::And(hn::Gt(magnitude, limit), hn::Lt(magnitude, inf));
     mv = hn::IfThenElse(huge, hn::CopySign(limit, mv), mv);
-    s[h] = hn::IfThenElse(hn::Eq(mv, neg_inf), neg_inf, Fma(mv, log2e, s[h]));
+    const V x = hn::Load(d, s + h * kLanes);
+    hn::Store(hn::IfThenElse(hn::Eq(mv, neg_inf), neg_inf, Fma(mv, log2e, x)), d, s + h * kLanes);
   }
 }
 
-// Blocks keys j0 + lane >= visible in one row's two score vectors.
-HWY_INLINE void BlockKeysFrom(V* s, int j0, int visible) {
+// Blocks keys j0 + lane >= visible in one row's 8 scores, in place.
+HWY_INLINE void BlockKeysFrom(float* s, int j0, int visible) {
   const D d;
   const V neg_inf = hn::Set(d, kNegInf);
   const V limit = hn::Set(d, static_cast<float>(visible));
   const V key_lo = hn::Iota(d, static_cast<float>(j0));
   const V key_hi = hn::Iota(d, static_cast<float>(j0 + kLanes));
-  s[0] = hn::IfThenElse(hn::Lt(key_lo, limit), s[0], neg_inf);
-  s[1] = hn::IfThenElse(hn::Lt(key_hi, limit), s[1], neg_inf);
+  hn::Store(hn::IfThenElse(hn::Lt(key_lo, limit), hn::Load(d, s), neg_inf), d, s);
+  hn::Store(hn::IfThenElse(hn::Lt(key_hi, limit), hn::Load(d, s + kLanes), neg_inf), d, s + kLanes);
 }
 
 // Step 2d, fast form: acc[r] = acc[r]·rescale[r] + Σ_j p[r][j]·v[j] over 8 value columns
-// at a time (8 accumulators), then 4.
-//   p: [4, kKeysPerBlock]   v_rows: [num_keys, v_stride]   acc: [4, padded_dim], padded_dim % 4 == 0
+// at a time (12 accumulators), then 4.
+//   p: [kRowsPerTile, kKeysPerBlock]   v_rows: [num_keys, v_stride]
+//   acc: [kRowsPerTile, padded_dim], padded_dim % 4 == 0
 void AccumulateValues(const float* p, const float* rescale, const float* v_rows, int num_keys,
                       int v_stride, float* acc, int padded_dim) {
   const D d;
   // Once a row's running max has settled, most blocks rescale by exactly 1 (x·1 = x in IEEE
   // arithmetic, NaN and -0 included): those skip the multiplications, ~3% of the FMA pipes'
   // work at head_dim 64.
-  const bool rescaled =
-      rescale[0] != 1.0f || rescale[1] != 1.0f || rescale[2] != 1.0f || rescale[3] != 1.0f;
+  bool rescaled = false;
+  for (int r = 0; r < kRowsPerTile; ++r) rescaled = rescaled || rescale[r] != 1.0f;
   int c = 0;
   for (; c + 2 * kLanes <= padded_dim; c += 2 * kLanes) {
     V a[2 * kRowsPerTile];
@@ -206,8 +216,8 @@ void AccumulateValuesSkippingZeros(const float* p, const float* rescale, const f
   }
 }
 
-// Step 2 for the query rows row0 .. row0 + num_rows - 1 (num_rows <= 4).
-//   acc: [4, padded_dim], this thread's accumulators
+// Step 2 for the query rows row0 .. row0 + num_rows - 1 (num_rows <= kRowsPerTile).
+//   acc: [kRowsPerTile, padded_dim], this thread's accumulators
 void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, const float* v_base,
                 int v_stride, int padded_dim, int row0, int num_rows) {
   const float* q_rows[kRowsPerTile];
@@ -233,24 +243,20 @@ void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, con
       const int tile = jt / kKeysPerTile;
       const int keys_in_tile = std::min(kKeysPerTile, pb.seq_k - jt);
       nonfinite_values = nonfinite_values || ws.v_nonfinite[tile];
-      V s[2 * kRowsPerTile];
+      float* scores = p + (jt - j0);
       ScoreTile(q_rows, ws.k_panels.data() + static_cast<size_t>(tile) * pb.head_dim * kKeysPerTile,
-                pb.head_dim, s);
+                pb.head_dim, scores, kKeysPerBlock);
       const bool needs_limit = jt + kKeysPerTile > least_visible;
       for (int r = 0; r < kRowsPerTile; ++r) {
+        float* row_scores = scores + r * kKeysPerBlock;
         // Rows past num_rows are padding: they see no key, mask or not.
         if (r < num_rows)
-          ScaleAndMaskRow(s + 2 * r, scale_log2, pb.mask, row0 + r, jt, keys_in_tile);
-        if (needs_limit) BlockKeysFrom(s + 2 * r, jt, visible[r]);
-        float* dst = p + r * kKeysPerBlock + (jt - j0);
-        hn::Store(s[2 * r], D(), dst);
-        hn::Store(s[2 * r + 1], D(), dst + kLanes);
+          ScaleAndMaskRow(row_scores, scale_log2, pb.mask, row0 + r, jt, keys_in_tile);
+        if (needs_limit) BlockKeysFrom(row_scores, jt, visible[r]);
       }
     }
-    // c. Online softmax over the block, row by row.
-    for (int r = 0; r < kRowsPerTile; ++r) {
-      rescale[r] = OnlineSoftmaxRow(p + r * kKeysPerBlock, tiles * 2, state[r]);
-    }
+    // c. Online softmax over the block, the rows side by side.
+    OnlineSoftmaxTile<kRowsPerTile>(p, kKeysPerBlock, tiles * 2, state, rescale);
     // d. Weighted values.
     const float* v_rows = v_base + static_cast<size_t>(j0) * v_stride;
     const int num_keys = std::min(kKeysPerBlock, most_visible - j0);  // most_visible <= seq_k

@@ -50,9 +50,9 @@ namespace attn {
 namespace HWY_NAMESPACE {
 
 #include "kernels/simd-inl.h"
-#include "kernels/tile_4x8-inl.h"
+#include "kernels/tile-inl.h"
 
-constexpr int kRows = kTileRows;       // rows of a per register tile
+constexpr int kRows = 4;               // rows of a per register tile
 constexpr int kRowBlock = 16 * kRows;  // rows of a that share one pass over the panels
 static_assert(kTileCols == kPanelWidth, "the register tile spans one panel");
 
@@ -67,7 +67,7 @@ HWY_INLINE void MicroKernel(const float* const a_rows[kRows], const float* panel
     acc[2 * r] = hn::LoadU(d, bias8);
     acc[2 * r + 1] = hn::LoadU(d, bias8 + kLanes);
   }
-  AccumulateTile4x8(a_rows, panel, inner, acc);
+  AccumulateTile<kRows>(a_rows, panel, inner, acc);
   for (int r = 0; r < kRows; ++r) {
     hn::StoreU(acc[2 * r], d, out + r * out_stride);
     hn::StoreU(acc[2 * r + 1], d, out + r * out_stride + kLanes);

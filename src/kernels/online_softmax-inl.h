@@ -16,52 +16,65 @@
 #include "kernels/exp2-inl.h"
 #include "kernels/simd-inl.h"  // the vector types (D, V, kLanes)
 
-// Running softmax state of one query row.
+// Running softmax state of one query row. A visible score that is NaN or +Infinity makes
+// the sum NaN (see OnlineSoftmaxTile), and the sum stays NaN: that is how the row is marked
+// poisoned, at no cost per score.
 struct RowState {
-  float max = kNegInf;    // running max of base-2 scores
-  float sum = 0.0f;       // running Σ 2^(s - max)
-  bool poisoned = false;  // a visible score was NaN or +Infinity
+  float max = kNegInf;  // running max of base-2 scores
+  float sum = 0.0f;     // running Σ 2^(s - max); NaN once poisoned
 };
 
-// Step 2c for one row: given the row's base-2 scores in scores[0 .. 4·num_vectors), updates
-// the running max and sum, overwrites the scores with p = 2^(s - max) and returns the
-// factor that rescales what was accumulated before.
-HWY_INLINE float OnlineSoftmaxRow(float* scores, int num_vectors, RowState& state) {
+// Step 2c for the rows of one query tile: given row r's base-2 scores in
+// scores[r·stride .. r·stride + 4·num_vectors), updates each row's running max and sum,
+// overwrites the scores with p = 2^(s - max) and sets rescale[r], the factor that rescales
+// what row r accumulated before.
+// The rows go through each step side by side. One row alone is a chain of dependent steps
+// (max, reduce, exp, sum) that kept the core waiting (~12 cycles per vector of scores);
+// four rows' chains overlap. Each row's arithmetic, and so its bits, is what it was alone.
+//   scores: [kRows, stride], stride >= 4·num_vectors   state, rescale: [kRows]
+template <int kRows>
+HWY_INLINE void OnlineSoftmaxTile(float* scores, int stride, int num_vectors, RowState* state,
+                                  float* rescale) {
   const D d;
-  // 1. Block max, and whether a score is NaN or +Inf (wasm's pmax would drop a NaN).
-  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
-  V vmax = hn::Set(d, kNegInf);
-  auto bad = hn::Not(hn::Lt(vmax, inf));  // all false
+  // 1. Block max per row. NaN needs no check here: it turns p and the sum into NaN below
+  //    (FastExp2 keeps NaN), and so does +Infinity (max = +Inf, then Inf - Inf).
+  V vmax[kRows];
+  for (int r = 0; r < kRows; ++r) vmax[r] = hn::Set(d, kNegInf);
   for (int i = 0; i < num_vectors; ++i) {
-    const V x = hn::Load(d, scores + i * kLanes);
-    bad = hn::Or(bad, hn::Not(hn::Lt(x, inf)));
-    vmax = hn::Max(vmax, x);
+    for (int r = 0; r < kRows; ++r) {
+      vmax[r] = hn::Max(vmax[r], hn::Load(d, scores + r * stride + i * kLanes));
+    }
   }
-  if (!hn::AllFalse(d, bad)) state.poisoned = true;
-  const float new_max = std::max(state.max, hn::GetLane(hn::MaxOfLanes(d, vmax)));
-  // 2. p = 2^(s - max). A row that has seen only blocked keys keeps max = -Inf: shift by 0
-  //    so that 2^(-Inf) = 0.
-  const V shift = hn::Set(d, new_max == kNegInf ? 0.0f : new_max);
-  V sum = hn::Zero(d);
+  // 2. New running max; a row that has seen only blocked keys keeps max = -Inf and shifts
+  //    by 0, so that 2^(-Inf) = 0.
+  V shift[kRows], sum[kRows];
+  for (int r = 0; r < kRows; ++r) {
+    const float new_max = std::max(state[r].max, hn::GetLane(hn::MaxOfLanes(d, vmax[r])));
+    rescale[r] = state[r].max == kNegInf   ? 0.0f
+                 : state[r].max == new_max ? 1.0f
+                                           : std::exp2(state[r].max - new_max);
+    state[r].max = new_max;
+    shift[r] = hn::Set(d, new_max == kNegInf ? 0.0f : new_max);
+    sum[r] = hn::Zero(d);
+  }
+  // 3. p = 2^(s - max), and the block sums.
   for (int i = 0; i < num_vectors; ++i) {
-    const V p = FastExp2(d, hn::Sub(hn::Load(d, scores + i * kLanes), shift));
-    hn::Store(p, d, scores + i * kLanes);
-    sum = hn::Add(sum, p);
+    for (int r = 0; r < kRows; ++r) {
+      float* x = scores + r * stride + i * kLanes;
+      const V p = FastExp2(d, hn::Sub(hn::Load(d, x), shift[r]));
+      hn::Store(p, d, x);
+      sum[r] = hn::Add(sum[r], p);
+    }
   }
-  // 3. Rescale factor for the old accumulators and sum.
-  float rescale = 1.0f;
-  if (state.max == kNegInf)
-    rescale = 0.0f;
-  else if (state.max != new_max)
-    rescale = std::exp2(state.max - new_max);
-  state.sum = state.sum * rescale + hn::GetLane(hn::SumOfLanes(d, sum));
-  state.max = new_max;
-  return rescale;
+  // 4. Running sums, rescaled.
+  for (int r = 0; r < kRows; ++r) {
+    state[r].sum = state[r].sum * rescale[r] + hn::GetLane(hn::SumOfLanes(d, sum[r]));
+  }
 }
 
 // Step 3. out row = acc row / sum; zeros if the row saw no key, NaN if it was poisoned.
 void FinishRow(const float* acc_row, const RowState& state, int value_dim, float* out_row) {
-  if (state.poisoned) {
+  if (std::isnan(state.sum)) {
     std::fill(out_row, out_row + value_dim, std::numeric_limits<float>::quiet_NaN());
   } else if (state.sum > 0.0f) {
     const float inv = 1.0f / state.sum;

@@ -37,3 +37,13 @@ HWY_INLINE V Fma(V mul, V x, V add) {
 #define ATTN_NO_UNROLL
 #endif
 #endif
+
+// Unrolls a loop over a register tile's rows completely, so that every index into the
+// tile's array of vectors is a constant and the array lives in registers.
+#ifndef ATTN_UNROLL_FULLY
+#if defined(__clang__)
+#define ATTN_UNROLL_FULLY _Pragma("clang loop unroll(full)")
+#else
+#define ATTN_UNROLL_FULLY
+#endif
+#endif
