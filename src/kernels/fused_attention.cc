@@ -3,22 +3,18 @@
 // The loop nest, per head:
 //   1. pack kᵀ into panels of 8 keys ([head_dim, 8] each) so that the score
 //      tile loads two whole vectors per head_dim step;
-//   2. for every block of 6 query rows, walk the keys any of its rows can see,
-//      32 at a time:
-//      a. scores s[6×8] = q_block · panelᵀ, four panels
-//         (12 accumulators, 15 live vectors);
+//   2. for every block of R query rows (R = kRowsPerTile: 6 with relaxed FMA, 4 with
+//      SIMD128), walk the keys any of its rows can see, 32 at a time:
+//      a. scores s[R×8] = q_block · panelᵀ, four panels (2R accumulators);
 //      b. scale and mask in base 2: s·scale·log2(e) + mask·log2(e), and -Inf
 //         where blocked;
-//      c. online softmax over the 32, the 6 rows side by side: new running max m,
+//      c. online softmax over the 32, the R rows side by side: new running max m,
 //         p = 2^(s - m), and the factor 2^(m_old - m) that rescales what came before;
-//      d. acc[6×value_dim] = acc·rescale + p·v_block (one round trip of acc
+//      d. acc[R×value_dim] = acc·rescale + p·v_block (one round trip of acc
 //         per 32 keys);
 //   3. divide each row by its running sum (0 for rows that saw nothing).
 // Step 1 runs on the calling thread; steps 2 and 3 are spread over the threads by blocks
-// of 24 query rows (each thread its own accumulators).
-// Register tiles are 6 rows × 8 keys (scores) and 6 rows × 8 values (output), 15 live
-// vectors: see tile-inl.h. 4-row tiles took 6.12 ms for one head at N = 1024 in Chromium
-// against 5.72-5.86 ms.
+// of 4R query rows (each thread its own accumulators).
 #include "kernels/fused_attention.h"
 
 #include <algorithm>
@@ -39,7 +35,16 @@ namespace HWY_NAMESPACE {
 #include "kernels/simd-inl.h"
 #include "kernels/tile-inl.h"
 
+// Query rows per register tile, for the scores (R × 8 keys) and the output (R × 8 value
+// columns). With relaxed FMA, 6 rows: 12 accumulators and 15 live vectors (see
+// tile-inl.h); one head at N = 1024 in Chromium took 5.72-5.86 ms against 6.12 with 4
+// rows. SIMD128's mul + add needs a temporary more, and 6 rows spill in Node 20's V8 (N =
+// 256: 0.67 ms against 0.45 with 4 rows), so that build keeps 4.
+#if defined(__wasm_relaxed_simd__)
 constexpr int kRowsPerTile = 6;
+#else
+constexpr int kRowsPerTile = 4;
+#endif
 constexpr int kKeysPerTile = kTileCols;  // keys per score register tile
 constexpr int kTilesPerBlock = 4;        // score tiles per softmax update
 constexpr int kKeysPerBlock = kTilesPerBlock * kKeysPerTile;

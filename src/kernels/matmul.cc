@@ -2,12 +2,13 @@
 // emcc, so the SIMD is here.
 //
 // MultiplyPanels, the loop nest:
-//   for each block of 64 rows of a, for each panel, for each 4 rows of the
-//   block:
-//     out[4 × 8] = bias + Σ_p a[r][p]·panel[p][:]   (AccumulateTile4x8)
+//   for each block of 16 tiles' rows of a, for each panel, for each R rows of the
+//   block (R = 6 with relaxed FMA, 4 with SIMD128's mul + add):
+//     out[R × 8] = bias + Σ_p a[r][p]·panel[p][:]   (AccumulateTile)
 // Rows of a are re-read from L2 per panel; each panel (L1-resident) is reused
-// by 16 row quads. 48 GFLOP/s at 512³ on the project's machine. Blocks of 64 rows are
-// spread over the threads.
+// by 16 row tiles. 512³ in Chromium on the project's machine: 52 GFLOP/s in the relaxed
+// build, 48 with 4-row tiles. Blocks of 48 (relaxed) or 64 rows are spread over the
+// threads.
 #include "kernels/matmul.h"
 
 #include <algorithm>
@@ -52,7 +53,13 @@ namespace HWY_NAMESPACE {
 #include "kernels/simd-inl.h"
 #include "kernels/tile-inl.h"
 
-constexpr int kRows = 4;               // rows of a per register tile
+// Rows of a per register tile: 6 where relaxed FMA needs no temporary (see tile-inl.h),
+// 4 with SIMD128's mul + add.
+#if defined(__wasm_relaxed_simd__)
+constexpr int kRows = 6;
+#else
+constexpr int kRows = 4;
+#endif
 constexpr int kRowBlock = 16 * kRows;  // rows of a that share one pass over the panels
 static_assert(kTileCols == kPanelWidth, "the register tile spans one panel");
 
@@ -119,7 +126,15 @@ void MultiplyPanels(const float* a, int a_stride, int rows, int inner, const flo
                     const float* bias, int cols, float* out, int out_stride) {
   // Row blocks spread over the threads: each output row is the same sum in the same order
   // whichever block or thread computes it.
+  // A multiple of the register tile's rows (6 with relaxed FMA, else 4; see
+  // MultiplyPanelsImpl), so that no task ends in a short tile. In the relaxed build, 48
+  // measured 5.15-5.19 ms single-threaded for 512³ in Chromium against 5.18-5.25 at 96 and
+  // 5.26-5.29 at 64; with 2 threads 3.32-3.35 ms against 3.39 at 96.
+#if defined(__wasm_relaxed_simd__)
+  constexpr int kRowsPerTask = 48;
+#else
   constexpr int kRowsPerTask = 64;
+#endif
   auto block = [&](int task, int) {
     const int r0 = task * kRowsPerTask;
     HWY_STATIC_DISPATCH(MultiplyPanelsImpl)

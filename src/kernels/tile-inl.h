@@ -1,11 +1,13 @@
 // The register tile shared by the fused attention scores and MatMul: R rows times a panel
 // of 8 columns, 2·R accumulators. Include inside HWY_NAMESPACE.
 //
-// Why 6 rows: an FMA has ~4 cycles of latency and two pipes, so at least 8 independent
-// accumulators keep them busy; 12 give the scheduler slack (a microbenchmark of this loop in
-// Node 20 and Chromium 156 on the project's machine: 4 rows 52 GFLOP/s, 6 rows 56). 6 rows
-// need 15 live vectors (12 accumulators, 2 panel halves, 1 splat), exactly what V8 has:
-// it maps wasm SIMD onto 16 xmm registers and keeps one as scratch; 7 rows spill (35).
+// How many rows: an FMA has ~4 cycles of latency and two pipes, so at least 8 independent
+// accumulators keep them busy, and more give the scheduler slack (a microbenchmark of this
+// loop in Node 20 and Chromium 156 on the project's machine: 4 rows 52 GFLOP/s, 6 rows 56).
+// 6 rows need 15 live vectors (12 accumulators, 2 panel halves, 1 splat), exactly what V8
+// has: it maps wasm SIMD onto 16 xmm registers and keeps one as scratch; 7 rows spill (35
+// GFLOP/s). Callers pick 6 with relaxed FMA and 4 with SIMD128's mul + add (which needs a
+// temporary).
 
 #if defined(ATTENTION_WASM_TILE_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ATTENTION_WASM_TILE_INL_H_
