@@ -56,7 +56,7 @@ progress('');
 
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores`;
 const versions = Object.assign({}, ...sessions.map((s) => s.versions));
-console.log(`Chromium ${chromiumVersion} (headless), page cross-origin isolated: attention, float32, d = 64; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 8 interleaved rounds after warm-up (a full GC before each runner's turn), JS call included. attention-wasm: the ${sessions[0].build} build (what init() loads in Chromium), ${sessions.map((s) => `${s.threads} thread${s.threads > 1 ? 's' : ''}`).join(' and ')}; onnxruntime-web (wasm) with numThreads to match, in the same page.`);
+console.log(`Chromium ${chromiumVersion} (headless), page cross-origin isolated: attention, float32, d = 64; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 8 interleaved rounds after warm-up (a full GC and 30 ms idle before each runner's turn), JS call included. attention-wasm: the ${sessions[0].build} build (what init() loads in Chromium), ${sessions.map((s) => `${s.threads} thread${s.threads > 1 ? 's' : ''}`).join(' and ')}; onnxruntime-web (wasm) with numThreads to match, in the same page.`);
 console.log(`Machine: ${machine}. ${Object.values(versions).join('; ')}.\n`);
 console.log(comparisonTable(sessions));
 recordResults('browser', { date: new Date().toISOString(), machine, runtime: `Chromium ${chromiumVersion}`, userAgent: sessions[0].userAgent, versions, sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })) });

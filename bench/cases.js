@@ -96,7 +96,8 @@ export async function measure(fn, { warmup = 2, warmupMs = 1500, minReps = 5, mi
  * warming each up, runs rounds in which every runner gets ~roundMs in turn. Each turn starts
  * with a full garbage collection where the engine exposes one (`--expose-gc`, which the
  * runners pass), so a runner pays for its own garbage only, not for the arrays the runner
- * before it left behind (in Chromium a major GC of those took several ms). Reports, per
+ * before it left behind (in Chromium a major GC of those took several ms), and 30 ms idle,
+ * so that the threads of the runner before are asleep again. Reports, per
  * runner, the best of its per-round medians (`ms`: interference from other tenants, GC
  * or the other runners' leftovers only ever slows a round down) and the median of all its
  * samples (`medianMs`). `runners`: { label: fn } (sync or async).
@@ -113,6 +114,11 @@ export async function measureInterleaved(runners, { warmupMs = 1500, rounds = 8,
     for (const [label, fn] of Object.entries(runners)) {
       onProgress(`round ${round + 1}/${rounds}: ${label}`);
       collect();
+      // 30 ms idle: the previous runner's threads go back to sleep first. Without it, in the
+      // 2-thread Chromium page, onnxruntime-web's and our pool's threads still spinning from
+      // the turn before took a core from the next runner: ours at N = 1024 3.5-4.2 ms
+      // against 2.96, onnxruntime-web's 6.1-6.4 against 5.7.
+      await new Promise((resolve) => setTimeout(resolve, 30));
       const times = [];
       const start = performance.now();
       do {
