@@ -39,9 +39,12 @@ int ThreadCount();
 // kParallelMinWork: waking the workers costs more than small calls gain.
 void ParallelFor(int count, uint64_t work, ParallelTask task);
 
-// Below this many flops a call stays on the calling thread (measured: waking the workers
-// and waiting for them costs a few microseconds; see README "Threads").
-constexpr uint64_t kParallelMinWork = uint64_t{1} << 20;
+// Below this many flops a call stays on the calling thread: waking the workers and waiting
+// for them costs microseconds. One head (d = 64), one thread against two, Chromium / Node:
+// N = 64 (1 MFLOP) 30 / 36-44 µs against 35-40 / 44-45; N = 96 55-60 / 70-97 against 60-70 /
+// 72-76; N = 128 (4.2 MFLOP) 100 / 119-127 against 95-100 / 107-114; N = 192 210 / 256
+// against 185-190 / 212-244. See README "Threads".
+constexpr uint64_t kParallelMinWork = uint64_t{1} << 22;
 
 // Convenience: ParallelFor over a lambda or other callable, without allocating.
 template <typename F>

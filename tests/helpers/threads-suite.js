@@ -1,6 +1,6 @@
 // Calls big enough to be split over threads (past the small-call threshold), shaped so that
 // every split the kernels make is exercised: one head split by query rows (a row count that
-// is no multiple of the 16-row task, causal both ways, a mask, key lengths), heads that do not
+// is no multiple of the 16- or 24-row task, causal both ways, a mask, key lengths), heads that do not
 // divide by the thread count (rows again) and heads that do (whole heads per thread), matmul
 // row blocks with a short last block, the layers end to end, and five training steps. Returns [name, Float32Array]
 // pairs; the suite needs nothing but the API object (it runs in Node and in Chromium).
@@ -18,12 +18,14 @@ export function threadsSuite(attn, seed = 3) {
   const mask1 = { data: Uint8Array.from({ length: 301 * 333 }, (_, i) => (i * 5) % 13 !== 0), shape: [301, 333] };
   const q3 = t([3, 130, 64]), k3 = t([3, 250, 64]), v3 = t([3, 250, 64]);
   const q8 = t([2, 4, 150, 32]), k8 = t([2, 4, 150, 32]), v8 = t([2, 4, 150, 32]);
-  const x = t([2, 97, 64]);
-  const mha = new attn.MultiHeadAttention({ dModel: 64, numHeads: 4, seed: 11 });
-  const layer = new attn.TransformerEncoderLayer({ dModel: 64, numHeads: 4, dFF: 256, norm: 'pre', activation: 'gelu', seed: 12 });
-  const model = new attn.TinyTransformer({ vocabSize: 16, maxLen: 16, dModel: 64, numHeads: 4, numLayers: 2, seed: 13 });
+  // dModel 128: each projection (194 x 128 x 128, 6.4 MFLOP) is past the 4.2-MFLOP threshold.
+  const x = t([2, 97, 128]);
+  const mha = new attn.MultiHeadAttention({ dModel: 128, numHeads: 4, seed: 11 });
+  const layer = new attn.TransformerEncoderLayer({ dModel: 128, numHeads: 4, dFF: 256, norm: 'pre', activation: 'gelu', seed: 12 });
+  const model = new attn.TinyTransformer({ vocabSize: 64, maxLen: 16, dModel: 64, numHeads: 4, numLayers: 2, seed: 13 });
   try {
-    // Five training steps (batch 32 x 16: every linear layer's GEMM is past the threshold).
+    // Five training steps (batch 32 x 16, dModel and vocabulary 64: every linear layer's GEMM,
+    // 512 x 64 x 64, is at the threshold and split).
     const tokens = Array.from({ length: 32 }, () => Array.from({ length: 16 }, () => Math.floor(16 * (random() + 1) / 2) % 16));
     const batch = { tokens, targets: tokens.map((row) => row.slice().reverse()), lengths: tokens.map((_, b) => 16 - (b % 5)) };
     const losses = Float32Array.from({ length: 5 }, () => model.trainStep(batch, { lr: 1e-2 }).loss);
