@@ -149,6 +149,10 @@ int SetThreads(int count) { return attn::SetThreadCount(count); }
 
 int Threads() { return attn::ThreadCount(); }
 
+// The kernels' register-tile height (JS calls it once, at init; see kernels/target.h): the
+// height in effect, 4 where the build has no other.
+int SetTileRows(int rows) { return attn::SetTileRows(rows); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_wasm) {
@@ -162,4 +166,5 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
   emscripten::function("_simdTarget", &SimdTarget);
   emscripten::function("_setThreads", &SetThreads);
   emscripten::function("_threads", &Threads);
+  emscripten::function("_setTileRows", &SetTileRows);
 }

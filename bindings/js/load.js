@@ -53,9 +53,11 @@ export function checkWasmBytes(bytes, what) {
  * describes the wasm for messages ('options.wasmBinary', 'the wasm at <url>').
  * `threads`: { threads, reason } from planThreads; more than one thread loads the threaded
  * build with that many threads (`args.attnWorkers` Web Workers besides the caller).
+ * `tileRows`: the kernels' register-tile height where the build has a choice (the relaxed
+ * build: 6, or 4 where the engine spills six; see src/kernels/target.h).
  * `started(module)` runs once the module is up (the Node entry unrefs the workers there).
  */
-export async function instantiate(variant, args, what, { threads = 1, reason = null } = {}, started = () => {}) {
+export async function instantiate(variant, args, what, { threads = 1, reason = null, tileRows = 6 } = {}, started = () => {}) {
   const threaded = threads > 1;
   const createModule = await glueOf(buildName(variant, threaded));
   const startup = [];
@@ -63,6 +65,7 @@ export async function instantiate(variant, args, what, { threads = 1, reason = n
   const printErr = (text) => (running ? console.warn(text) : startup.push(text));
   try {
     const module = await createModule({ ...args, printErr, ...(threaded ? { attnWorkers: threads - 1 } : {}) });
+    module._setTileRows(tileRows);
     const inEffect = threaded ? module._setThreads(threads) : 1;
     started(module);
     running = true;

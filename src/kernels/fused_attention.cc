@@ -3,7 +3,7 @@
 // The loop nest, per head:
 //   1. pack kᵀ into panels of 8 keys ([head_dim, 8] each) so that the score
 //      tile loads two whole vectors per head_dim step;
-//   2. for every block of R query rows (R = kRowsPerTile: 6 with relaxed FMA, 4 with
+//   2. for every block of R query rows (R = TileRows(): 6 or 4 with relaxed FMA, 4 with
 //      SIMD128), walk the keys any of its rows can see, 32 at a time:
 //      a. scores s[R×8] = q_block · panelᵀ, four panels (2R accumulators);
 //      b. scale and mask in base 2: s·scale·log2(e) + mask·log2(e), and -Inf
@@ -24,6 +24,7 @@
 
 #include "hwy/highway.h"
 #include "kernels/matmul.h"
+#include "kernels/target.h"
 #include "parallel.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -35,15 +36,13 @@ namespace HWY_NAMESPACE {
 #include "kernels/simd-inl.h"
 #include "kernels/tile-inl.h"
 
-// Query rows per register tile, for the scores (R × 8 keys) and the output (R × 8 value
-// columns). With relaxed FMA, 6 rows: 12 accumulators and 15 live vectors (see
-// tile-inl.h); one head at N = 1024 in Chromium took 5.72-5.86 ms against 6.12 with 4
-// rows. SIMD128's mul + add needs a temporary more, and 6 rows spill in Node 20's V8 (N =
-// 256: 0.67 ms against 0.45 with 4 rows), so that build keeps 4.
+// Query rows per register tile (R), for the scores (R × 8 keys) and the output (R × 8 value
+// columns): TileRows(), 6 or 4 in the relaxed build and 4 in the SIMD128 one (see
+// kernels/target.h). The functions below take it as a template argument.
 #if defined(__wasm_relaxed_simd__)
-constexpr int kRowsPerTile = 6;
+constexpr int kMaxRowsPerTile = 6;
 #else
-constexpr int kRowsPerTile = 4;
+constexpr int kMaxRowsPerTile = 4;
 #endif
 constexpr int kKeysPerTile = kTileCols;  // keys per score register tile
 constexpr int kTilesPerBlock = 4;        // score tiles per softmax update
@@ -59,8 +58,9 @@ int RoundUp(int x, int m) { return (x + m - 1) / m * m; }
 // lines, plus one line, so that no line holds two threads' accumulators whatever the
 // buffer's alignment (a shared line cost one head split over 2 threads in Chromium ~20%).
 constexpr int kCacheLineFloats = 16;
+// Sized for the tallest tile the build has.
 uint64_t AccSlotFloats(int padded_dim) {
-  return static_cast<uint64_t>(RoundUp(kRowsPerTile * padded_dim, kCacheLineFloats)) +
+  return static_cast<uint64_t>(RoundUp(kMaxRowsPerTile * padded_dim, kCacheLineFloats)) +
          kCacheLineFloats;
 }
 
@@ -93,6 +93,7 @@ void FlagNonFiniteValues(const float* v, int v_stride, int seq_k, int value_dim,
 // scores[r·stride .. r·stride + 7] for row r (the accumulators stay in registers only if
 // every index into them is a constant, so they go to memory before any per-row work).
 //   q_rows: kRowsPerTile × [head_dim]   panel: [head_dim, 8]
+template <int kRowsPerTile>
 HWY_INLINE void ScoreTile(const float* const q_rows[kRowsPerTile], const float* panel, int head_dim,
                           float* scores, int stride) {
   V s[2 * kRowsPerTile];
@@ -148,6 +149,7 @@ HWY_INLINE void BlockKeysFrom(float* s, int j0, int visible) {
 // at a time (12 accumulators), then 4.
 //   p: [kRowsPerTile, kKeysPerBlock]   v_rows: [num_keys, v_stride]
 //   acc: [kRowsPerTile, padded_dim], padded_dim % 4 == 0
+template <int kRowsPerTile>
 void AccumulateValues(const float* p, const float* rescale, const float* v_rows, int num_keys,
                       int v_stride, float* acc, int padded_dim) {
   const D d;
@@ -201,6 +203,7 @@ void AccumulateValues(const float* p, const float* rescale, const float* v_rows,
 
 // Step 2d, careful form for tiles whose values hold NaN/Inf: a zero weight contributes
 // nothing at all (not 0·NaN).
+template <int kRowsPerTile>
 void AccumulateValuesSkippingZeros(const float* p, const float* rescale, const float* v_rows,
                                    int num_keys, int v_stride, float* acc, int padded_dim) {
   const D d;
@@ -223,6 +226,7 @@ void AccumulateValuesSkippingZeros(const float* p, const float* rescale, const f
 
 // Step 2 for the query rows row0 .. row0 + num_rows - 1 (num_rows <= kRowsPerTile).
 //   acc: [kRowsPerTile, padded_dim], this thread's accumulators
+template <int kRowsPerTile>
 void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, const float* v_base,
                 int v_stride, int padded_dim, int row0, int num_rows) {
   const float* q_rows[kRowsPerTile];
@@ -249,8 +253,9 @@ void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, con
       const int keys_in_tile = std::min(kKeysPerTile, pb.seq_k - jt);
       nonfinite_values = nonfinite_values || ws.v_nonfinite[tile];
       float* scores = p + (jt - j0);
-      ScoreTile(q_rows, ws.k_panels.data() + static_cast<size_t>(tile) * pb.head_dim * kKeysPerTile,
-                pb.head_dim, scores, kKeysPerBlock);
+      ScoreTile<kRowsPerTile>(
+          q_rows, ws.k_panels.data() + static_cast<size_t>(tile) * pb.head_dim * kKeysPerTile,
+          pb.head_dim, scores, kKeysPerBlock);
       const bool needs_limit = jt + kKeysPerTile > least_visible;
       for (int r = 0; r < kRowsPerTile; ++r) {
         float* row_scores = scores + r * kKeysPerBlock;
@@ -266,9 +271,10 @@ void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, con
     const float* v_rows = v_base + static_cast<size_t>(j0) * v_stride;
     const int num_keys = std::min(kKeysPerBlock, most_visible - j0);  // most_visible <= seq_k
     if (nonfinite_values) {
-      AccumulateValuesSkippingZeros(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
+      AccumulateValuesSkippingZeros<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc,
+                                                  padded_dim);
     } else {
-      AccumulateValues(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
+      AccumulateValues<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
     }
   }
   for (int r = 0; r < num_rows; ++r) {
@@ -325,9 +331,24 @@ bool PrepareHead(const HeadProblem& pb, FusedWorkspace& ws, int slots) {
   return true;
 }
 
-// Query rows per parallel task: a multiple of the register tile, so every row is computed in
-// the same 4-row tile whatever the thread count (the same bits).
-constexpr int kRowsPerTask = 4 * kRowsPerTile;
+// Steps 2 and 3 with R-row tiles, spread over the threads by tasks of 4R query rows (a
+// multiple of the tile, so every row is computed in the same tile whatever the thread count:
+// the same bits); each slot has its accumulators.
+template <int kRowsPerTile>
+void RunQueryBlocks(const HeadProblem& pb, FusedWorkspace& ws, const float* v_base, int v_stride,
+                    int padded_dim) {
+  constexpr int kRowsPerTask = 4 * kRowsPerTile;
+  auto rows = [&](int task, int slot) {
+    float* acc = ws.acc.data() + static_cast<size_t>(slot) * AccSlotFloats(padded_dim);
+    const int end = std::min(pb.seq_q, (task + 1) * kRowsPerTask);
+    for (int row0 = task * kRowsPerTask; row0 < end; row0 += kRowsPerTile) {
+      QueryBlock<kRowsPerTile>(pb, ws, acc, v_base, v_stride, padded_dim, row0,
+                               std::min(kRowsPerTile, pb.seq_q - row0));
+    }
+  };
+  const uint64_t work = 2ull * pb.seq_q * pb.seq_k * (pb.head_dim + pb.value_dim);
+  ParallelForEach(RoundUp(pb.seq_q, kRowsPerTask) / kRowsPerTask, work, rows);
+}
 
 Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   const int slots = ThreadCount();
@@ -336,17 +357,13 @@ Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   const bool copy_v = padded_dim != pb.value_dim || pb.v_stride != padded_dim;
   const float* v_base = copy_v ? ws.v_padded.data() : pb.v;
   const int v_stride = copy_v ? padded_dim : pb.v_stride;
-  // 2, 3. Blocks of query rows, spread over the threads; each slot has its accumulators.
-  auto rows = [&](int task, int slot) {
-    float* acc = ws.acc.data() + static_cast<size_t>(slot) * AccSlotFloats(padded_dim);
-    const int end = std::min(pb.seq_q, (task + 1) * kRowsPerTask);
-    for (int row0 = task * kRowsPerTask; row0 < end; row0 += kRowsPerTile) {
-      QueryBlock(pb, ws, acc, v_base, v_stride, padded_dim, row0,
-                 std::min(kRowsPerTile, pb.seq_q - row0));
-    }
-  };
-  const uint64_t work = 2ull * pb.seq_q * pb.seq_k * (pb.head_dim + pb.value_dim);
-  ParallelForEach(RoundUp(pb.seq_q, kRowsPerTask) / kRowsPerTask, work, rows);
+#if defined(__wasm_relaxed_simd__)
+  if (TileRows() == 6) {
+    RunQueryBlocks<6>(pb, ws, v_base, v_stride, padded_dim);
+    return Status::kOk;
+  }
+#endif
+  RunQueryBlocks<4>(pb, ws, v_base, v_stride, padded_dim);
   return Status::kOk;
 }
 

@@ -3,12 +3,12 @@
 //
 // MultiplyPanels, the loop nest:
 //   for each block of 16 tiles' rows of a, for each panel, for each R rows of the
-//   block (R = 6 with relaxed FMA, 4 with SIMD128's mul + add):
+//   block (R = TileRows(): 6 or 4 with relaxed FMA, 4 with SIMD128's mul + add):
 //     out[R × 8] = bias + Σ_p a[r][p]·panel[p][:]   (AccumulateTile)
 // Rows of a are re-read from L2 per panel; each panel (L1-resident) is reused
 // by 16 row tiles. 512³ in Chromium on the project's machine: 52 GFLOP/s in the relaxed
-// build, 48 with 4-row tiles. Blocks of 48 (relaxed) or 64 rows are spread over the
-// threads.
+// build with 6-row tiles, 48 with 4-row ones. Blocks of 48 (6-row tiles) or 64 rows are
+// spread over the threads.
 #include "kernels/matmul.h"
 
 #include <algorithm>
@@ -17,6 +17,7 @@
 
 #include "buffer.h"
 #include "hwy/highway.h"
+#include "kernels/target.h"
 #include "parallel.h"
 
 namespace attn {
@@ -53,19 +54,14 @@ namespace HWY_NAMESPACE {
 #include "kernels/simd-inl.h"
 #include "kernels/tile-inl.h"
 
-// Rows of a per register tile: 6 where relaxed FMA needs no temporary (see tile-inl.h),
-// 4 with SIMD128's mul + add.
-#if defined(__wasm_relaxed_simd__)
-constexpr int kRows = 6;
-#else
-constexpr int kRows = 4;
-#endif
-constexpr int kRowBlock = 16 * kRows;  // rows of a that share one pass over the panels
+// Rows of a per register tile (kRows): TileRows(), 6 or 4 in the relaxed build and 4 in the
+// SIMD128 one (see kernels/target.h), a template argument below.
 static_assert(kTileCols == kPanelWidth, "the register tile spans one panel");
 
-// out[r][0..7] = bias8 + a_rows[r] · panel over `inner`, for r = 0..3.
-//   a_rows: 4 × [inner]   panel: [inner, 8]   out: 4 × [8] (row stride
+// out[r][0..7] = bias8 + a_rows[r] · panel over `inner`, for r < kRows.
+//   a_rows: kRows × [inner]   panel: [inner, 8]   out: kRows × [8] (row stride
 //   out_stride)
+template <int kRows>
 HWY_INLINE void MicroKernel(const float* const a_rows[kRows], const float* panel,
                             const float* bias8, int inner, float* out, int out_stride) {
   const D d;
@@ -81,8 +77,10 @@ HWY_INLINE void MicroKernel(const float* const a_rows[kRows], const float* panel
   }
 }
 
-void MultiplyPanelsImpl(const float* a, int a_stride, int rows, int inner, const float* panels,
+template <int kRows>
+void MultiplyPanelsRows(const float* a, int a_stride, int rows, int inner, const float* panels,
                         const float* bias, int cols, float* out, int out_stride) {
+  constexpr int kRowBlock = 16 * kRows;  // rows of a that share one pass over the panels
   alignas(16) float bias8[kPanelWidth];
   alignas(16) float edge[kRows * kPanelWidth];  // a tile that overhangs cols or rows
   for (int r_block = 0; r_block < rows; r_block += kRowBlock) {
@@ -96,17 +94,17 @@ void MultiplyPanelsImpl(const float* a, int a_stride, int rows, int inner, const
       }
       for (int r0 = r_block; r0 < block_end; r0 += kRows) {
         const int n_rows = std::min(kRows, block_end - r0);
-        // A short last quad repeats its last row.
+        // A short last tile repeats its last row.
         const float* a_rows[kRows];
         for (int r = 0; r < kRows; ++r) {
           a_rows[r] = a + static_cast<size_t>(r0 + std::min(r, n_rows - 1)) * a_stride;
         }
         float* dst = out + static_cast<size_t>(r0) * out_stride + c0;
         if (width == kPanelWidth && n_rows == kRows) {
-          MicroKernel(a_rows, panel, bias8, inner, dst, out_stride);
+          MicroKernel<kRows>(a_rows, panel, bias8, inner, dst, out_stride);
           continue;
         }
-        MicroKernel(a_rows, panel, bias8, inner, edge, kPanelWidth);
+        MicroKernel<kRows>(a_rows, panel, bias8, inner, edge, kPanelWidth);
         for (int r = 0; r < n_rows; ++r) {
           std::memcpy(dst + static_cast<size_t>(r) * out_stride, edge + r * kPanelWidth,
                       sizeof(float) * width);
@@ -114,6 +112,37 @@ void MultiplyPanelsImpl(const float* a, int a_stride, int rows, int inner, const
       }
     }
   }
+}
+
+// Row blocks spread over the threads: each output row is the same sum in the same order
+// whichever block, tile or thread computes it. A task is a multiple of the tile's rows, so
+// no task ends in a short tile: 48 rows for 6-row tiles (512³ in Chromium took 5.15-5.19 ms
+// on one thread against 5.18-5.25 at 96 rows and 5.26-5.29 at 64; 3.32-3.35 ms on two
+// against 3.39 at 96), 64 for 4-row tiles.
+template <int kRows>
+void MultiplyPanelsSpread(const float* a, int a_stride, int rows, int inner, const float* panels,
+                          const float* bias, int cols, float* out, int out_stride) {
+  constexpr int kRowsPerTask = kRows == 6 ? 48 : 64;
+  static_assert(kRowsPerTask % kRows == 0, "tasks of whole tiles");
+  auto block = [&](int task, int) {
+    const int r0 = task * kRowsPerTask;
+    MultiplyPanelsRows<kRows>(a + static_cast<size_t>(r0) * a_stride, a_stride,
+                              std::min(kRowsPerTask, rows - r0), inner, panels, bias, cols,
+                              out + static_cast<size_t>(r0) * out_stride, out_stride);
+  };
+  const uint64_t work = 2ull * rows * inner * cols;
+  ParallelForEach((rows + kRowsPerTask - 1) / kRowsPerTask, work, block);
+}
+
+void MultiplyPanelsImpl(const float* a, int a_stride, int rows, int inner, const float* panels,
+                        const float* bias, int cols, float* out, int out_stride) {
+#if defined(__wasm_relaxed_simd__)
+  if (TileRows() == 6) {
+    MultiplyPanelsSpread<6>(a, a_stride, rows, inner, panels, bias, cols, out, out_stride);
+    return;
+  }
+#endif
+  MultiplyPanelsSpread<4>(a, a_stride, rows, inner, panels, bias, cols, out, out_stride);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -124,25 +153,8 @@ namespace attn {
 
 void MultiplyPanels(const float* a, int a_stride, int rows, int inner, const float* panels,
                     const float* bias, int cols, float* out, int out_stride) {
-  // Row blocks spread over the threads: each output row is the same sum in the same order
-  // whichever block or thread computes it.
-  // A multiple of the register tile's rows (6 with relaxed FMA, else 4; see
-  // MultiplyPanelsImpl), so that no task ends in a short tile. In the relaxed build, 48
-  // measured 5.15-5.19 ms single-threaded for 512³ in Chromium against 5.18-5.25 at 96 and
-  // 5.26-5.29 at 64; with 2 threads 3.32-3.35 ms against 3.39 at 96.
-#if defined(__wasm_relaxed_simd__)
-  constexpr int kRowsPerTask = 48;
-#else
-  constexpr int kRowsPerTask = 64;
-#endif
-  auto block = [&](int task, int) {
-    const int r0 = task * kRowsPerTask;
-    HWY_STATIC_DISPATCH(MultiplyPanelsImpl)
-    (a + static_cast<size_t>(r0) * a_stride, a_stride, std::min(kRowsPerTask, rows - r0), inner,
-     panels, bias, cols, out + static_cast<size_t>(r0) * out_stride, out_stride);
-  };
-  const uint64_t work = 2ull * rows * inner * cols;
-  ParallelForEach((rows + kRowsPerTask - 1) / kRowsPerTask, work, block);
+  HWY_STATIC_DISPATCH(MultiplyPanelsImpl)
+  (a, a_stride, rows, inner, panels, bias, cols, out, out_stride);
 }
 
 Status MatMul(const float* a, const float* b, const float* bias, int rows, int inner, int cols,

@@ -2,6 +2,18 @@
 
 namespace attn {
 
+namespace {
+
+#if defined(__wasm_relaxed_simd__)
+constexpr bool kHasSixRowTiles = true;
+#else
+constexpr bool kHasSixRowTiles = false;
+#endif
+
+int tile_rows = kHasSixRowTiles ? 6 : 4;
+
+}  // namespace
+
 const char* KernelTarget() {
 #if defined(__wasm_relaxed_simd__)
   return "wasm-relaxed-simd";
@@ -10,6 +22,13 @@ const char* KernelTarget() {
 #else
   return "native";
 #endif
+}
+
+int TileRows() { return tile_rows; }
+
+int SetTileRows(int rows) {
+  tile_rows = (rows == 6 && kHasSixRowTiles) ? 6 : 4;
+  return tile_rows;
 }
 
 }  // namespace attn
