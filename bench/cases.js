@@ -97,12 +97,12 @@ export async function measure(fn, { warmup = 2, warmupMs = 1500, minReps = 5, mi
  * with a full garbage collection where the engine exposes one (`--expose-gc`, which the
  * runners pass), so a runner pays for its own garbage only, not for the arrays the runner
  * before it left behind (in Chromium a major GC of those took several ms), and 30 ms idle,
- * so that the threads of the runner before are asleep again. Reports, per
+ * (`idleMs`), so that the threads of the runner before are asleep again. Reports, per
  * runner, the best of its per-round medians (`ms`: interference from other tenants, GC
  * or the other runners' leftovers only ever slows a round down) and the median of all its
  * samples (`medianMs`). `runners`: { label: fn } (sync or async).
  */
-export async function measureInterleaved(runners, { warmupMs = 1500, rounds = 8, roundMs = 200, onProgress = () => {} } = {}) {
+export async function measureInterleaved(runners, { warmupMs = 1500, rounds = 8, roundMs = 200, idleMs = 30, onProgress = () => {} } = {}) {
   const rounds_ = Object.fromEntries(Object.keys(runners).map((label) => [label, []]));
   for (const [label, fn] of Object.entries(runners)) {
     onProgress(`warming up ${label}`);
@@ -118,7 +118,7 @@ export async function measureInterleaved(runners, { warmupMs = 1500, rounds = 8,
       // 2-thread Chromium page, onnxruntime-web's and our pool's threads still spinning from
       // the turn before took a core from the next runner: ours at N = 1024 3.5-4.2 ms
       // against 2.96, onnxruntime-web's 6.1-6.4 against 5.7.
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      if (idleMs > 0) await new Promise((resolve) => setTimeout(resolve, idleMs));
       const times = [];
       const start = performance.now();
       do {
