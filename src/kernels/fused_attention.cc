@@ -146,7 +146,7 @@ HWY_INLINE void BlockKeysFrom(float* s, int j0, int visible) {
 }
 
 // Step 2d, fast form: acc[r] = acc[r]·rescale[r] + Σ_j p[r][j]·v[j] over 8 value columns
-// at a time (12 accumulators), then 4.
+// at a time (2·kRowsPerTile accumulators), then 4.
 //   p: [kRowsPerTile, kKeysPerBlock]   v_rows: [num_keys, v_stride]
 //   acc: [kRowsPerTile, padded_dim], padded_dim % 4 == 0
 template <int kRowsPerTile>

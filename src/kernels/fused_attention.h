@@ -17,7 +17,7 @@ struct FusedWorkspace {
   Buffer<float> k_panels;           // [num_key_tiles, head_dim, kKeysPerTile]: kᵀ in panels
   Buffer<uint8_t> v_nonfinite;      // [num_key_tiles]: tile holds a NaN/Inf value row
   Buffer<float> v_padded;           // [seq_k, value_dim rounded up to 4] when needed
-  Buffer<float> acc;                // per slot: [kRowsPerTile, padded value_dim] accumulators,
+  Buffer<float> acc;                // per slot: [tile rows, padded value_dim] accumulators,
                                     // slots a cache line apart
   Buffer<float> zero_row;           // [head_dim]: stands in for query rows past seq_q
   const float* packed_k = nullptr;  // the k the panels hold, to skip repacking it
