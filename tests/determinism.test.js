@@ -78,9 +78,10 @@ test('Chromium computes the same bits as Node, for each build (relaxed: 6-row ti
       const { init } = await import('/bindings/js/browser.js');
       const { determinismSuite } = await import('/tests/helpers/determinism-suite.js');
       const hex = async (data) => Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', data)), (b) => b.toString(16).padStart(2, '0')).join('');
-      const out = {};
+      const out = { tileRows: {} };
       for (const simd of ['baseline', 'relaxed']) {
         const api = await init({ simd });
+        out.tileRows[api.info.build] = api.info.tileRows;
         out[api.info.build] = {};
         for (const [name, data] of determinismSuite(api)) out[api.info.build][name] = await hex(data);
       }
@@ -88,6 +89,7 @@ test('Chromium computes the same bits as Node, for each build (relaxed: 6-row ti
       return out;
     });
     assert.equal(inBrowser.defaultBuild, 'relaxed');
+    assert.deepEqual(inBrowser.tileRows, { baseline: 4, relaxed: 6 });
     assert.deepEqual(inBrowser.baseline, expected.baseline);
     assert.deepEqual(inBrowser.relaxed, expected.relaxed);
   } finally {

@@ -19,7 +19,7 @@ import { views } from './heap.js';
  * @param {{ variant: 'baseline' | 'relaxed', threads: number, threadsReason: string | null }} build
  *   which build it is, how many threads its kernels use, and why fewer than asked (or null)
  */
-export function createApi(module, { variant, threads = 1, threadsReason = null }) {
+export function createApi(module, { variant, threads = 1, threadsReason = null, tileRows = 4 }) {
   // The layer class bound to this module: `new attn.MultiHeadAttention(config)`.
   class BoundMultiHeadAttention extends MultiHeadAttention {
     constructor(config) {
@@ -71,7 +71,8 @@ export function createApi(module, { variant, threads = 1, threadsReason = null }
 
   return Object.freeze({
     // target: what the kernels were compiled for ('wasm-simd128' or 'wasm-relaxed-simd').
-    info: Object.freeze({ version: VERSION, build: variant, target: module._simdTarget(), simd: true, relaxedSimd: variant === 'relaxed', threads, threadsReason }),
+    // tileRows: query rows per register tile of the kernels (6 or 4; the same bits either way).
+    info: Object.freeze({ version: VERSION, build: variant, target: module._simdTarget(), simd: true, relaxedSimd: variant === 'relaxed', threads, threadsReason, tileRows }),
     attention,
     attentionBackward,
     matmul,

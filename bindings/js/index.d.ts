@@ -1093,6 +1093,12 @@ export interface BuildInfo {
    * isolated), or null.
    */
   readonly threadsReason: string | null;
+  /**
+   * Rows per register tile of the attention and matmul kernels: 6 for the relaxed build in
+   * browsers, 4 in Node (whose V8 spills six) and in the SIMD128 build. For performance
+   * reports only: the results are the same bits either way.
+   */
+  readonly tileRows: 4 | 6;
 }
 
 /** Options of {@link init}. */

@@ -65,12 +65,12 @@ export async function instantiate(variant, args, what, { threads = 1, reason = n
   const printErr = (text) => (running ? console.warn(text) : startup.push(text));
   try {
     const module = await createModule({ ...args, printErr, ...(threaded ? { attnWorkers: threads - 1 } : {}) });
-    module._setTileRows(tileRows);
+    const tileRowsInEffect = module._setTileRows(tileRows);
     const inEffect = threaded ? module._setThreads(threads) : 1;
     started(module);
     running = true;
     const threadsReason = inEffect < threads ? `only ${inEffect} of ${threads} threads could be started` : reason;
-    return createApi(module, { variant, threads: inEffect, threadsReason });
+    return createApi(module, { variant, threads: inEffect, threadsReason, tileRows: tileRowsInEffect });
   } catch (error) {
     running = true;
     const reasonText = String(error?.message ?? error).split('\n')[0];
