@@ -101,15 +101,14 @@ double MultiHeadScratch(const MultiHeadCall& c) {
   return static_cast<double>(attn::MultiHeadScratchBytes(ToRequest(c)));
 }
 
-// packed_ffn: w1 and w2 are given as panels.
-double EncoderLayerScratch(const MultiHeadCall& attention, int d_ff, bool pre_norm,
-                           bool packed_ffn) {
+// For a TransformerEncoderLayer, which keeps w1 and w2 as panels (bindings/js/block.js).
+double EncoderLayerScratch(const MultiHeadCall& attention, int d_ff, bool pre_norm) {
   attn::EncoderLayerRequest r;
   r.attention = ToRequest(attention);
   r.d_ff = d_ff;
   r.pre_norm = pre_norm;
-  float placeholder = 0;  // only its being non-null matters
-  if (packed_ffn) r.w1_panels = r.w2_panels = &placeholder;
+  float placeholder = 0;  // only its being non-null matters: no packing scratch
+  r.w1_panels = r.w2_panels = &placeholder;
   return static_cast<double>(attn::EncoderLayerScratchBytes(r));
 }
 

@@ -191,7 +191,7 @@ export function makeBlock(module) {
     p.memory = new MemoryPlan(fn);
     if (p.B === 0 || p.seqQ === 0) return p;
     headMemory(p.memory, c, p).tensor('output', p.query.shape)
-      .scratch('sub-layer streams and kernel workspace', () => module._encoderLayerScratch(headScratchCall(c, p), c.dFF, c.preNorm, true));
+      .scratch('sub-layer streams and kernel workspace', () => module._encoderLayerScratch(headScratchCall(c, p), c.dFF, c.preNorm));
     return p;
   }
 

@@ -39,11 +39,6 @@ namespace HWY_NAMESPACE {
 // Query rows per register tile (R), for the scores (R × 8 keys) and the output (R × 8 value
 // columns): TileRows(), 6 or 4 in the relaxed build and 4 in the SIMD128 one (see
 // kernels/target.h). The functions below take it as a template argument.
-#if defined(__wasm_relaxed_simd__)
-constexpr int kMaxRowsPerTile = 6;
-#else
-constexpr int kMaxRowsPerTile = 4;
-#endif
 constexpr int kKeysPerTile = kTileCols;  // keys per score register tile
 constexpr int kTilesPerBlock = 4;        // score tiles per softmax update
 constexpr int kKeysPerBlock = kTilesPerBlock * kKeysPerTile;
@@ -60,7 +55,7 @@ int RoundUp(int x, int m) { return (x + m - 1) / m * m; }
 constexpr int kCacheLineFloats = 16;
 // Sized for the tallest tile the build has.
 uint64_t AccSlotFloats(int padded_dim) {
-  return static_cast<uint64_t>(RoundUp(kMaxRowsPerTile * padded_dim, kCacheLineFloats)) +
+  return static_cast<uint64_t>(RoundUp(kMaxTileRows * padded_dim, kCacheLineFloats)) +
          kCacheLineFloats;
 }
 
@@ -357,13 +352,7 @@ Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   const bool copy_v = padded_dim != pb.value_dim || pb.v_stride != padded_dim;
   const float* v_base = copy_v ? ws.v_padded.data() : pb.v;
   const int v_stride = copy_v ? padded_dim : pb.v_stride;
-#if defined(__wasm_relaxed_simd__)
-  if (TileRows() == 6) {
-    RunQueryBlocks<6>(pb, ws, v_base, v_stride, padded_dim);
-    return Status::kOk;
-  }
-#endif
-  RunQueryBlocks<4>(pb, ws, v_base, v_stride, padded_dim);
+  WithTileRows([&](auto rows) { RunQueryBlocks<rows()>(pb, ws, v_base, v_stride, padded_dim); });
   return Status::kOk;
 }
 

@@ -136,13 +136,10 @@ void MultiplyPanelsSpread(const float* a, int a_stride, int rows, int inner, con
 
 void MultiplyPanelsImpl(const float* a, int a_stride, int rows, int inner, const float* panels,
                         const float* bias, int cols, float* out, int out_stride) {
-#if defined(__wasm_relaxed_simd__)
-  if (TileRows() == 6) {
-    MultiplyPanelsSpread<6>(a, a_stride, rows, inner, panels, bias, cols, out, out_stride);
-    return;
-  }
-#endif
-  MultiplyPanelsSpread<4>(a, a_stride, rows, inner, panels, bias, cols, out, out_stride);
+  WithTileRows([&](auto tile_rows) {
+    MultiplyPanelsSpread<tile_rows()>(a, a_stride, rows, inner, panels, bias, cols, out,
+                                      out_stride);
+  });
 }
 
 }  // namespace HWY_NAMESPACE

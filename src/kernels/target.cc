@@ -4,13 +4,7 @@ namespace attn {
 
 namespace {
 
-#if defined(__wasm_relaxed_simd__)
-constexpr bool kHasSixRowTiles = true;
-#else
-constexpr bool kHasSixRowTiles = false;
-#endif
-
-int tile_rows = kHasSixRowTiles ? 6 : 4;
+int tile_rows = kMaxTileRows;
 
 }  // namespace
 
@@ -27,7 +21,7 @@ const char* KernelTarget() {
 int TileRows() { return tile_rows; }
 
 int SetTileRows(int rows) {
-  tile_rows = (rows == 6 && kHasSixRowTiles) ? 6 : 4;
+  tile_rows = (rows == 6 && kMaxTileRows == 6) ? 6 : 4;
   return tile_rows;
 }
 

@@ -2,6 +2,8 @@
 // their register tiles.
 #pragma once
 
+#include <type_traits>
+
 namespace attn {
 
 // "wasm-relaxed-simd" (SIMD128 + relaxed FMA), "wasm-simd128", or "native".
@@ -18,5 +20,25 @@ int TileRows();
 // Sets the tile height to `rows` where the build has it (6 only in the relaxed build; 4
 // everywhere). Call before any work, as init does. Returns the height in effect.
 int SetTileRows(int rows);
+
+// The tallest tile this build has: only the relaxed kernels are compiled for 6 rows.
+#if defined(__wasm_relaxed_simd__)
+constexpr int kMaxTileRows = 6;
+#else
+constexpr int kMaxTileRows = 4;
+#endif
+
+// Calls f(std::integral_constant<int, R>()) with R = TileRows(), so that a kernel can take
+// the height as a template argument: `WithTileRows([&](auto rows) { Run<rows()>(...); })`.
+template <typename F>
+void WithTileRows(F&& f) {
+  if constexpr (kMaxTileRows == 6) {
+    if (TileRows() == 6) {
+      f(std::integral_constant<int, 6>());
+      return;
+    }
+  }
+  f(std::integral_constant<int, 4>());
+}
 
 }  // namespace attn
