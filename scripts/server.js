@@ -22,15 +22,23 @@ const ISOLATION = {
   'cross-origin-resource-policy': 'same-origin',
 };
 
+// What public npm CDNs send: any origin may fetch (CORS) and embed (CORP) the files.
+const CDN = {
+  'access-control-allow-origin': '*',
+  'cross-origin-resource-policy': 'cross-origin',
+};
+
 /**
  * Starts the server; resolves to { server, url } once it listens. Port 0 picks a free one.
  * `root` and `served` (top-level folders allowed, or null for all) serve other trees
  * (the bundler test serves a Vite build with them). `isolated: false` leaves out the
  * cross-origin isolation headers (to test what a site without them gets). `/docs/` serves
- * build/docs, the API reference (`docs: false` turns that off).
+ * build/docs, the API reference (`docs: false` turns that off). `cdn: true` answers as an npm
+ * CDN does (CORS for every origin, resources loadable cross-origin), to test pages on
+ * another origin that import the package from here.
  */
-export function startServer({ port = 8080, host = '127.0.0.1', root = ROOT, served = SERVED, isolated = true, docs = true } = {}) {
-  const isolation = isolated ? ISOLATION : {};
+export function startServer({ port = 8080, host = '127.0.0.1', root = ROOT, served = SERVED, isolated = true, docs = true, cdn = false } = {}) {
+  const isolation = cdn ? CDN : isolated ? ISOLATION : {};
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (path === '/docs' && docs && served !== null) {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync, rmSync, symlinkSync, readdirSync, readFileSync, copyFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build as viteBuild } from 'vite';
+import { execFileSync } from 'node:child_process';
 import webpack from 'webpack';
 import { build as esbuild } from 'esbuild';
 import { rollup } from 'rollup';
@@ -139,17 +139,51 @@ async function checkApp(t, name, outDir, { threads = false } = {}) {
   t.diagnostic(`${name}: JS ${(s.js / 1024).toFixed(1)} KB (${(s.jsGzip / 1024).toFixed(1)} KB gzip), wasm ${(s.wasm / 1024).toFixed(1)} KB (${(s.wasmGzip / 1024).toFixed(1)} KB gzip) emitted; fetched: ${runs[0].wasm.join(', ')}; with simd baseline: ${runs[1].wasm.join(', ')}`);
 }
 
-test('Vite: an app loads the package (the wasm an asset), and with worker.format es also threads', { timeout: 180_000 }, async (t) => {
-  const app = `${root}build/vite-app`;
-  appFolder(app);
-  writeFileSync(`${app}/index.html`, APP_HTML);
-  writeFileSync(`${app}/main.js`, appSource({ threads: true }));
-  // worker.format 'es': the threaded glue's pthread worker imports the glue (code splitting).
-  await viteBuild({ root: app, logLevel: 'silent', build: { outDir: `${app}/dist`, target: 'es2022' }, worker: { format: 'es' } });
-  const assets = readdirSync(`${app}/dist/assets`);
-  assert.ok(assets.some((f) => f.endsWith('.wasm')), `the wasm is emitted as an asset: ${assets}`);
-  await checkApp(t, 'Vite', `${app}/dist`, { threads: true });
-});
+// The elements in a built app (index.html?elements): a matrix given its JSON as a property
+// (as React and Vue set it), and <attention-training> whose Worker the bundler built.
+const ELEMENTS_SOURCE = `if (new URLSearchParams(location.search).has('elements')) {
+  await import('attention-wasm/elements');
+  const m = document.createElement('attention-matrix');
+  m.value = '[[1, 2], [3, 4]]';
+  const t = document.createElement('attention-training');
+  t.setAttribute('task', 'copy');
+  t.setAttribute('steps', '20');
+  t.setAttribute('every', '10');
+  document.body.append(m, t);
+  t.train();
+  const done = await new Promise((resolve) => t.addEventListener('training-done', (e) => resolve(e.detail), { once: true }));
+  document.getElementById('out').textContent = JSON.stringify({ value: Array.from(m.value.data), step: done.step, losses: t.history.map((h) => h.loss) });
+}`;
+
+// The app of appSource with the elements' part in front: one or the other runs.
+function withElements(source) {
+  const [importLine, ...rest] = source.split('\n');
+  return `${importLine}\n${ELEMENTS_SOURCE} else {\n${rest.join('\n')}\n}\n`;
+}
+
+async function checkElements(outDir) {
+  const { errors, text } = await runInChromium(outDir, 'index.html?elements', () => document.getElementById('out').textContent !== 'loading');
+  assert.deepEqual(errors, []);
+  const result = JSON.parse(text.trim());
+  assert.deepEqual(result.value, [1, 2, 3, 4]);
+  assert.equal(result.step, 20);
+  assert.ok(result.losses.length >= 2 && result.losses.every((l) => Number.isFinite(l) && l > 0), JSON.stringify(result));
+}
+
+// `vite build` from the CLI in an app with no config file, as a user runs it.
+for (const [name, bin] of [['Vite 8', 'vite/bin/vite.js'], ['Vite 7', 'vite7/bin/vite.js']]) {
+  test(`${name}, no config file: an app with the package and its elements builds; the wasm an asset, threads and the training Worker run`, { timeout: 240_000 }, async (t) => {
+    const app = `${root}build/${name.replace(' ', '').toLowerCase()}-app`;
+    appFolder(app);
+    writeFileSync(`${app}/index.html`, APP_HTML);
+    writeFileSync(`${app}/main.js`, withElements(appSource({ threads: true })));
+    execFileSync(process.execPath, [`${root}node_modules/${bin}`, 'build'], { cwd: app, stdio: 'pipe' });
+    const assets = readdirSync(`${app}/dist/assets`);
+    assert.ok(assets.some((f) => f.endsWith('.wasm')), `the wasm is emitted as an asset: ${assets}`);
+    await checkApp(t, name, `${app}/dist`, { threads: true });
+    await checkElements(`${app}/dist`);
+  });
+}
 
 test('webpack 5: an app loads the package, the wasm emitted as an asset through new URL', { timeout: 180_000 }, async (t) => {
   const app = `${root}build/webpack-app`;

@@ -7,24 +7,9 @@ import { rangeError } from './errors.js';
 import { typedArrayKind } from './tensor.js';
 import { variantOfBytes, relaxedSimdSupported } from './variants.js';
 
-// The Emscripten factory of each build, imported on first use so a page loads one glue only
-// (bundlers make each a chunk of its own, with its wasm beside it). A build is its SIMD
-// variant, plus '-threads' for the pthread builds.
-const GLUES = {
-  baseline: () => import('../../dist/attention.js'),
-  relaxed: () => import('../../dist/attention-relaxed.js'),
-  'baseline-threads': () => import('../../dist/attention-threads.js'),
-  'relaxed-threads': () => import('../../dist/attention-relaxed-threads.js'),
-};
-
 /** The build name of a SIMD variant with or without threads. */
 export function buildName(variant, threaded) {
   return threaded ? `${variant}-threads` : variant;
-}
-
-/** The factory (createAttentionModule) of one build. */
-export async function glueOf(build) {
-  return (await GLUES[build]()).default;
 }
 
 /** A fresh copy of wasm bytes given as an ArrayBuffer or any ArrayBuffer view (none if detached). */
@@ -49,7 +34,8 @@ export function checkWasmBytes(bytes, what) {
 }
 
 /**
- * The API over a module of SIMD `variant` made with Emscripten module `args`; `what`
+ * The API over a module of SIMD `variant` made with Emscripten module `args`. `glues` maps a
+ * build name to a function giving its Emscripten factory (see glues.js); `what`
  * describes the wasm for messages ('options.wasmBinary', 'the wasm at <url>').
  * `threads`: { threads, reason } from planThreads; more than one thread loads the threaded
  * build with that many threads (`args.attnWorkers` Web Workers besides the caller).
@@ -57,9 +43,9 @@ export function checkWasmBytes(bytes, what) {
  * build: 6, or 4 where the engine spills six; see src/kernels/target.h).
  * `started(module)` runs once the module is up (the Node entry unrefs the workers there).
  */
-export async function instantiate(variant, args, what, { threads = 1, reason = null, tileRows = 6 } = {}, started = () => {}) {
+export async function instantiate(glues, variant, args, what, { threads = 1, reason = null, tileRows = 6 } = {}, started = () => {}) {
   const threaded = threads > 1;
-  const createModule = await glueOf(buildName(variant, threaded));
+  const createModule = await glues[buildName(variant, threaded)]();
   const startup = [];
   let running = false;
   const printErr = (text) => (running ? console.warn(text) : startup.push(text));

@@ -8,6 +8,7 @@ import { copyBytes, checkWasmBytes, instantiate, buildName } from './load.js';
 import { chooseVariant, variantForBytes, isThreadedBytes } from './variants.js';
 import { planThreads } from './threads.js';
 import { typeError, rangeError } from './errors.js';
+import { GLUES } from './glues.js';
 
 const FILES = {
   baseline: 'attention.wasm',
@@ -18,10 +19,14 @@ const FILES = {
 const defaultInstances = new Map();  // build and thread count → Promise of the API
 
 // Node has SharedArrayBuffer and worker_threads: threads are there if the cores are.
+// The threaded glue reaches Node's `require` through process.getBuiltinModule (Node 20.16+;
+// see bindings/node-shim.js): older Node runs one thread and says why.
 const NODE_THREADS = {
   cores: availableParallelism(),
-  shared: typeof SharedArrayBuffer === 'function',
-  sharedReason: 'this Node has no SharedArrayBuffer',
+  shared: typeof SharedArrayBuffer === 'function' && typeof process.getBuiltinModule === 'function',
+  sharedReason: typeof SharedArrayBuffer === 'function'
+    ? `threads need Node 20.16 or later (process.getBuiltinModule); this is Node ${process.versions.node}`
+    : 'this Node has no SharedArrayBuffer',
 };
 
 // The relaxed build's register tiles in Node: 4 rows. Node 20's V8 schedules all six splat
@@ -81,10 +86,10 @@ function load(simd, threads, bytes, what) {
   let plan = { ...planThreads(threads, NODE_THREADS), tileRows: NODE_TILE_ROWS };
   if (isThreadedBytes(bytes)) {
     if (plan.threads === 1) throw rangeError('init', `${what} is a threaded build: pass options.threads (2 or more, or 'auto'), or use a single-threaded wasm`);
-    return instantiate(variant, { wasmBinary: bytes, ...THREADED_ARGS }, what, plan, unrefWorkers);
+    return instantiate(GLUES, variant, { wasmBinary: bytes, ...THREADED_ARGS }, what, plan, unrefWorkers);
   }
   if (plan.threads > 1) plan = { threads: 1, reason: `${what} is a single-threaded build`, tileRows: NODE_TILE_ROWS };
-  return instantiate(variant, { wasmBinary: bytes }, what, plan);
+  return instantiate(GLUES, variant, { wasmBinary: bytes }, what, plan);
 }
 
 /**
@@ -105,7 +110,7 @@ export async function init(options) {
     const what = `the package's wasm (${file.pathname})`;
     const args = plan.threads > 1 ? THREADED_ARGS : {};
     const started = plan.threads > 1 ? unrefWorkers : undefined;
-    defaultInstances.set(key, readFile(file).then((bytes) => instantiate(variant, { wasmBinary: new Uint8Array(bytes), ...args }, what, plan, started)).catch((error) => {
+    defaultInstances.set(key, readFile(file).then((bytes) => instantiate(GLUES, variant, { wasmBinary: new Uint8Array(bytes), ...args }, what, plan, started)).catch((error) => {
       defaultInstances.delete(key);
       throw error;
     }));

@@ -15,6 +15,7 @@ import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exportToolbar, elementToPng, jsLiteral, EXPORT_STYLE } from './export.js';
 import { THEME_STYLE, styleSheet, errorMessage } from './theme.js';
+import { containKeys, consume } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -74,7 +75,7 @@ export class AttentionFlash extends HTMLElement {
 
   constructor() {
     super();
-    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet(STYLE)];
+    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
     this.addEventListener('keydown', (e) => this.#onKey(e));
   }
 
@@ -175,7 +176,7 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
   #onKey(e) {
     const to = { ArrowRight: this.#step + 1, ' ': this.#step + 1, ArrowLeft: this.#step - 1, Home: 0, End: this.blocks }[e.key];
     if (to === undefined || e.target !== this) return;
-    e.preventDefault();
+    consume(e);  // the host itself has focus: its shadow root never sees this key
     this.#go(to);
   }
 

@@ -18,6 +18,7 @@ import { AttentionMatrix } from './attention-matrix.js';
 import { exampleData } from './attention-steps.js';
 import { exportToolbar, elementToPng, jsLiteral, EXPORT_STYLE } from './export.js';
 import { THEME_STYLE, styleSheet } from './theme.js';
+import { containKeys } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -46,8 +47,11 @@ function parseList(text) {
 /** Weights as heads: [heads][Lq][Lk] nested arrays, from a tensor or nested arrays. */
 export function headsOf(weights) {
   if (weights == null) return [];
+  if (typeof weights === 'string') weights = parseWeights(weights);  // the attribute's JSON (React and Vue set it as the property)
   if (!Array.isArray(weights) && weights.weights && !weights.data) weights = weights.weights;  // a forward's result
-  if (Array.isArray(weights)) return Array.isArray(weights[0]?.[0]) ? weights : [weights];
+  // Nested arrays are copied into plain arrays of numbers (a Vue reactive array, strings
+  // such as "-Infinity"): the element keeps no caller object and no non-number.
+  if (Array.isArray(weights)) return (Array.isArray(weights[0]?.[0]) ? Array.from(weights) : [weights]).map(numberRows);
   const shape = weights.shape;
   const [lq, lk] = shape.slice(-2);
   const heads = shape.length >= 3 ? shape[shape.length - 3] : 1;
@@ -55,6 +59,17 @@ export function headsOf(weights) {
   // A batched [B, H, Lq, Lk] shows its first batch entry.
   return Array.from({ length: heads }, (_, h) => Array.from({ length: lq }, (_, i) => Array.from(weights.data.subarray(h * per + i * lk, h * per + (i + 1) * lk))));
 }
+
+function parseWeights(text) {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new TypeError(`attention-heatmap: weights is not JSON (${error.message})`);
+  }
+}
+
+// One head's [Lq][Lk] as fresh arrays of numbers.
+const numberRows = (head) => Array.from(head, (row) => Array.from(row, Number));
 
 /** The mean over heads, [Lq][Lk]. */
 export function headAverage(heads) {
@@ -69,7 +84,7 @@ export class AttentionHeatmap extends HTMLElement {
 
   constructor() {
     super();
-    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet(STYLE)];
+    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
   }
 
   connectedCallback() {

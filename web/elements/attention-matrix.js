@@ -15,6 +15,7 @@
 import { formatNumber, exactNumber, heatColour, paletteGradient } from './format.js';
 import { elementToPng, tensorJson, jsLiteral } from './export.js';
 import { THEME_STYLE, styleSheet } from './theme.js';
+import { containKeys, consume } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: inline-block; font: var(--attn-font, 0.85rem/1.3 ui-monospace, SFMono-Regular, Menlo, monospace); max-width: 100%; color: inherit; }
@@ -39,6 +40,7 @@ input { width: 7ch; font: inherit; text-align: right; padding: 0; border: 0; bac
 /** A tensor { data, shape } from nested arrays (rows of numbers) or a tensor; 1-D is one row. */
 export function toMatrix(value) {
   if (value == null) return null;
+  if (typeof value === 'string') value = parseJson(value, 'value');  // what the attribute holds (React and Vue set it as the property)
   if (ArrayBuffer.isView(value.data) && Array.isArray(value.shape)) return { data: Float32Array.from(value.data), shape: value.shape.slice() };
   if (!Array.isArray(value)) throw new TypeError('attention-matrix: value must be nested arrays or { data, shape }');
   const rows = Array.isArray(value[0]) ? value : [value];
@@ -47,6 +49,21 @@ export function toMatrix(value) {
   const parse = (x) => (typeof x === 'string' ? Number(x.replace('−', '-').replace(/^(-?)∞$/, '$1Infinity')) : Number(x));
   return { data: Float32Array.from(rows.flat(), parse), shape: [rows.length, cols] };
 }
+
+// JSON text of attribute `name`, or a TypeError naming the element and the attribute.
+function parseJson(text, name) {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new TypeError(`attention-matrix: ${name} is not JSON (${error.message})`);
+  }
+}
+
+// A boolean property with an attribute's meaning: present (any string, '' included) is on.
+const isOn = (v) => typeof v === 'string' || Boolean(v);
+
+// A labels property: a comma list or JSON text as the attribute takes it, or an array.
+const labelsText = (v) => (typeof v === 'string' ? v : JSON.stringify(Array.from(v, String)));
 
 function parseLabels(text) {
   if (text == null || text === '') return null;
@@ -75,16 +92,16 @@ export class AttentionMatrix extends HTMLElement {
 
   constructor() {
     super();
-    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet(STYLE)];
+    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
   }
 
   connectedCallback() {
-    if (this.#value == null && this.hasAttribute('value')) this.#value = toMatrix(JSON.parse(this.getAttribute('value')));
+    if (this.#value == null && this.hasAttribute('value')) this.#value = toMatrix(this.getAttribute('value'));
     this.#render();
   }
 
   attributeChangedCallback(name, old, now) {
-    if (name === 'value' && now != null) this.#value = toMatrix(JSON.parse(now));
+    if (name === 'value' && now != null) this.#value = toMatrix(now);
     if (this.isConnected) this.#render();
   }
 
@@ -122,19 +139,19 @@ document.body.append(m);
   }
 
   get label() { return this.getAttribute('label') ?? ''; }
-  set label(v) { this.setAttribute('label', v); }
+  set label(v) { this.setAttribute('label', v ?? ''); }
   get precision() { const a = this.getAttribute('precision'); const p = Number(a); return a !== null && a !== '' && Number.isInteger(p) && p >= 0 && p <= 8 ? p : 4; }
   set precision(v) { this.setAttribute('precision', String(v)); }
   get heat() { const h = this.getAttribute('heat'); return h === 'sequential' || h === 'diverging' ? h : null; }
   set heat(v) { if (v) this.setAttribute('heat', v); else this.removeAttribute('heat'); }
   get toggle() { return this.hasAttribute('toggle'); }
-  set toggle(v) { this.toggleAttribute('toggle', Boolean(v)); }
+  set toggle(v) { this.toggleAttribute('toggle', isOn(v)); }
   get editable() { return this.hasAttribute('editable'); }
-  set editable(v) { this.toggleAttribute('editable', Boolean(v)); }
+  set editable(v) { this.toggleAttribute('editable', isOn(v)); }
   get rowLabels() { return parseLabels(this.getAttribute('row-labels')); }
-  set rowLabels(v) { this.setAttribute('row-labels', JSON.stringify(v)); }
+  set rowLabels(v) { if (v == null) this.removeAttribute('row-labels'); else this.setAttribute('row-labels', labelsText(v)); }
   get colLabels() { return parseLabels(this.getAttribute('col-labels')); }
-  set colLabels(v) { this.setAttribute('col-labels', JSON.stringify(v)); }
+  set colLabels(v) { if (v == null) this.removeAttribute('col-labels'); else this.setAttribute('col-labels', labelsText(v)); }
 
   /** Highlights cell (row, col) as linked from elsewhere (null clears). */
   highlight(cell) {
@@ -291,19 +308,19 @@ document.body.append(m);
     } else if (e.key === 'Home') j = 0;
     else if (e.key === 'End') j = cols - 1;
     else if (this.toggle && (e.key === ' ' || e.key === 'Enter')) {
-      e.preventDefault();
+      consume(e);
       this.#flip(td);
       return;
     } else if (this.editable && (e.key === 'Enter' || e.key === 'F2')) {
-      e.preventDefault();
+      consume(e);
       this.#edit(td);
       return;
     } else if (this.editable && e.key.length === 1 && /[-0-9.−∞i]/.test(e.key)) {
-      e.preventDefault();
+      consume(e);
       this.#edit(td, e.key);
       return;
     } else return;
-    e.preventDefault();
+    consume(e);
     td.tabIndex = -1;
     const next = this.#cell(i, j);
     next.tabIndex = 0;
@@ -327,12 +344,10 @@ document.body.append(m);
     });
     input.addEventListener('keydown', (e) => {
       if (e.key === 'Enter') {
-        e.preventDefault();
-        e.stopPropagation();
+        consume(e);
         this.#commit(i, j, input.value);
       } else if (e.key === 'Escape') {
-        e.preventDefault();
-        e.stopPropagation();
+        consume(e);
         this.#editing = null;  // before the input goes: its blur must not commit
         this.#render();
         this.#cell(i, j)?.focus();

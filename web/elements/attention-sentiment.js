@@ -9,8 +9,10 @@
 // layer (1-based; default the last), eager (load the model at once rather than when the
 // element nears the viewport). Events: `prediction` (detail { text, label, probability,
 // words, attention }), `trained` (detail { seconds, accuracy }).
+import { crossOriginWorker } from './workers.js';
 import { getApi } from './api.js';
 import { THEME_STYLE, styleSheet, errorMessage } from './theme.js';
+import { containKeys } from './keys.js';
 import { heatColour, formatNumber } from './format.js';
 import { tokenize, TEMPLATES_DESCRIPTION } from './training/sentiment-corpus.js';
 import { LABELS, classify } from './training/sentiment-training.js';
@@ -34,6 +36,17 @@ button, select { font: inherit; }
 
 const SHIPPED = new URL('./models/sentiment.json', import.meta.url);
 
+// The Worker, written out literally so bundlers bundle it; from another origin (a CDN) the
+// literal form throws a SecurityError and a blob: bootstrap starts it (workers.js).
+function sentimentWorker() {
+  try {
+    return new Worker(new URL('./training/sentiment-worker.js', import.meta.url), { type: 'module' });
+  } catch (error) {
+    if (error?.name !== 'SecurityError') throw error;
+    return crossOriginWorker('./training/sentiment-worker.js');
+  }
+}
+
 export class AttentionSentiment extends HTMLElement {
   static observedAttributes = ['text', 'model', 'layer'];
 
@@ -47,7 +60,7 @@ export class AttentionSentiment extends HTMLElement {
 
   constructor() {
     super();
-    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet(STYLE)];
+    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
   }
 
   connectedCallback() {
@@ -206,7 +219,7 @@ export class AttentionSentiment extends HTMLElement {
     if (this.#worker) return;
     train.disabled = true;
     status.textContent = 'Training in a Worker…';
-    this.#worker = new Worker(new URL('./training/sentiment-worker.js', import.meta.url), { type: 'module' });
+    this.#worker = sentimentWorker();
     this.#worker.onmessage = async ({ data }) => {
       if (data.type === 'progress') {
         status.textContent = `step ${data.step}: loss ${formatNumber(data.loss, 3)} nats, held-out accuracy ${formatNumber(100 * data.accuracy, 1)}%`;

@@ -9,7 +9,9 @@
 // steps (stop after), every (steps per progress report), autostart. Events (bubbling,
 // composed): `training-progress` (detail { step, loss, accuracy, stepsPerSecond }),
 // `training-done` (detail { step, accuracy }) when `steps` are done.
+import { crossOriginWorker } from './workers.js';
 import { THEME_STYLE, styleSheet } from './theme.js';
+import { containKeys } from './keys.js';
 import { formatNumber, heatColour } from './format.js';
 import { TASKS } from './training/tasks.js';
 import { PRESETS } from './training/toy-training.js';
@@ -32,6 +34,17 @@ canvas { display: block; max-width: 100%; height: auto; border: 1px solid var(--
 const MILESTONES = [0.5, 0.9, 0.99];
 const W = 480, H = 170, PAD = { left: 44, right: 10, top: 10, bottom: 28 };
 
+// The Worker, written out literally so bundlers bundle it; from another origin (a CDN) the
+// literal form throws a SecurityError and a blob: bootstrap starts it (workers.js).
+function trainingWorker() {
+  try {
+    return new Worker(new URL('./training/worker.js', import.meta.url), { type: 'module' });
+  } catch (error) {
+    if (error?.name !== 'SecurityError') throw error;
+    return crossOriginWorker('./training/worker.js');
+  }
+}
+
 export class AttentionTraining extends HTMLElement {
   static observedAttributes = ['task'];
 
@@ -46,7 +59,7 @@ export class AttentionTraining extends HTMLElement {
 
   constructor() {
     super();
-    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet(STYLE)];
+    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
   }
 
   /** Progress so far: [{ step, loss, accuracy, stepsPerSecond }]. */
@@ -134,7 +147,7 @@ export class AttentionTraining extends HTMLElement {
     if (!this.#parts) this.#build();
     this.reset();
     const p = this.#parts;
-    this.#worker = new Worker(new URL('./training/worker.js', import.meta.url), { type: 'module' });
+    this.#worker = trainingWorker();
     this.#worker.onmessage = ({ data }) => this.#message(data);
     this.#worker.postMessage({ type: 'start', task: p.task.value, preset: p.preset.value, seed: Math.max(0, Math.floor(Number(p.seed.value) || 0)) >>> 0,
       lr: Number(p.lr.value), every: this.#number('every', 10), maxSteps: this.#number('steps', 3000) });

@@ -11,6 +11,7 @@ import { AttentionMatrix } from './attention-matrix.js';
 import { heatColour } from './format.js';
 import { exportToolbar, elementToPng, tensorJson, EXPORT_STYLE } from './export.js';
 import { THEME_STYLE, styleSheet } from './theme.js';
+import { containKeys, consume } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -79,7 +80,7 @@ export class PositionalEncoding extends HTMLElement {
 
   constructor() {
     super();
-    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet(STYLE)];
+    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
   }
 
   connectedCallback() { this.#update(); }
@@ -253,7 +254,7 @@ export class PositionalEncoding extends HTMLElement {
         else this.toggleEdge(a, i);
       };
       c.addEventListener('click', choose);
-      c.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); choose(); } });
+      c.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { consume(e); choose(); } });
       const t = document.createElementNS(SVG, 'text');
       t.setAttribute('x', String(x - 4));
       t.setAttribute('y', String(y + 4));

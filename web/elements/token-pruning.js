@@ -12,6 +12,7 @@ import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exportToolbar, elementToPng, tensorJson, EXPORT_STYLE } from './export.js';
 import { THEME_STYLE, styleSheet } from './theme.js';
+import { containKeys } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -29,13 +30,15 @@ export class TokenPruning extends HTMLElement {
 
   constructor() {
     super();
-    this.attachShadow({ mode: 'open' }).adoptedStyleSheets = [styleSheet(STYLE)];
+    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
   }
 
   connectedCallback() { this.#reset(); }
   attributeChangedCallback() { if (this.isConnected) this.#reset(); }
 
   get tokens() { return (this.getAttribute('tokens') ?? 'The,cat,sat,on,the,mat').split(',').map((t) => t.trim()); }
+  /** The tokens: a comma list (as the attribute takes it) or an array of strings. */
+  set tokens(v) { this.setAttribute('tokens', typeof v === 'string' ? v : Array.from(v, String).join(',')); }
   /** Keep decisions, 0/1 per token. */
   get keep() { return this.#keep.slice(); }
   set keep(value) {

@@ -1,7 +1,7 @@
 // A module Worker that trains the sentiment classifier from scratch, off the page's main
 // thread: { type: 'train', steps, seed } in; { type: 'progress', step, loss, accuracy } every
 // chunk and { type: 'done', weights, seconds, accuracy } out. Its own wasm instance.
-import { init } from '../../../bindings/js/browser.js';
+import { init } from './api.js';
 import { SENTIMENT_CONFIG, sentimentData, trainSentiment } from './sentiment-training.js';
 
 let attn = null;

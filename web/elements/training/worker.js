@@ -5,7 +5,7 @@
 //        { type: 'resume' } | { type: 'stop' }
 //   out: { type: 'ready', build } | { type: 'progress', step, loss, accuracy, stepsPerSecond,
 //        attention: [{ data, shape }] } | { type: 'done', step } | { type: 'error', message }
-import { init } from '../../../bindings/js/browser.js';
+import { init } from './api.js';
 import { TASKS } from './tasks.js';
 import { toyConfig, trainToy } from './toy-training.js';
 

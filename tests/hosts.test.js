@@ -1,0 +1,165 @@
+// The package inside hosts nobody here wrote, used as their users use them, in headless
+// Chromium: a reveal.js deck (keys typed into an element stay in it; keys it does not take
+// still drive the deck) and a page on another origin that imports the package from a
+// CDN-like origin (threads and the training Worker start there too).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../scripts/server.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+// build/hosts: the host pages, the package as node_modules/attention-wasm, and reveal.js.
+function hostFolder() {
+  const dir = `${root}build/hosts`;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(`${dir}/node_modules`, { recursive: true });
+  symlinkSync(root, `${dir}/node_modules/attention-wasm`, 'dir');
+  symlinkSync(`${root}node_modules/reveal.js`, `${dir}/reveal`, 'dir');
+  for (const page of ['deck.html', 'cdn.html']) copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
+  return dir;
+}
+
+let browser;
+const servers = [];
+let hostUrl;
+test.before(async () => {
+  const { server, url } = await startServer({ port: 0, root: hostFolder(), served: null });
+  servers.push(server);
+  hostUrl = url;
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+});
+test.after(async () => {
+  await browser?.close();
+  for (const server of servers) server.close();
+});
+
+async function openPage(path, ready) {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text()); });
+  // Failed requests count, except the favicon the browser asks for by itself.
+  page.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) errors.push(`${r.status()} ${r.url()}`); });
+  await page.goto(`${hostUrl}${path}`);
+  await page.waitForFunction(ready, null, { timeout: 30_000 });
+  return { page, errors };
+}
+
+test('reveal.js deck: keys an element consumes stay in it, others still drive the deck', { timeout: 60_000 }, async () => {
+  const { page, errors } = await openPage('deck.html', () => window.deckReady && document.getElementById('matrix').cellAt?.(0, 0));
+  const slide = () => page.evaluate(() => [deck.getIndices().h, deck.isPaused()]);
+  try {
+    // Editable matrix: an arrow moves between cells, typing "0.5" + Enter edits; the deck stays.
+    await page.evaluate(() => document.getElementById('matrix').cellAt(0, 0).focus());
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await page.evaluate(() => document.getElementById('matrix').shadowRoot.activeElement?.dataset.col), '1', 'ArrowRight moved to the next cell');
+    await page.keyboard.type('0.5');
+    await page.keyboard.press('Enter');
+    assert.deepEqual(await slide(), [0, false], 'ArrowRight and "." did not reach the deck');
+    assert.equal(await page.evaluate(() => document.getElementById('matrix').value.data[1]), 0.5, 'the cell became 0.5');
+    // A key the element does not take reaches the deck: with nothing focused, ArrowRight
+    // moves on, as it would without the element.
+    await page.evaluate(() => document.activeElement?.blur());
+    await page.keyboard.press('ArrowRight');
+    assert.deepEqual(await slide(), [1, false]);
+
+    // <attention-sentiment>: a review typed with spaces and arrows stays in its text field.
+    await page.waitForFunction(() => document.getElementById('sentiment').shadowRoot.querySelector('input'));
+    await page.evaluate(() => { const input = document.getElementById('sentiment').shadowRoot.querySelector('input'); input.value = ''; input.focus(); });
+    await page.keyboard.type('a good film. n p');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Space');
+    assert.deepEqual(await slide(), [1, false], 'keys typed into the review did not move or pause the deck');
+    assert.equal(await page.evaluate(() => document.getElementById('sentiment').shadowRoot.querySelector('input').value), 'a good film. n p ');
+
+    // <attention-flash>: ArrowRight steps the kernel, not the deck; 'n' (not the element's) is the deck's.
+    await page.evaluate(() => { document.activeElement?.blur(); deck.slide(2); });
+    await page.waitForFunction(() => document.getElementById('flash').blocks > 0);
+    await page.evaluate(() => document.getElementById('flash').focus());
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await page.evaluate(() => document.getElementById('flash').step), 1, 'the kernel stepped');
+    assert.deepEqual(await slide(), [2, false], 'the deck did not');
+    await page.keyboard.press('n');
+    assert.deepEqual(await slide(), [3, false], "'n', which the element ignores, reached the deck");
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('another origin: the package from a CDN-like origin runs, with threads and the training Worker', { timeout: 90_000 }, async () => {
+  const { server, url: cdn } = await startServer({ port: 0, served: ['bindings', 'dist', 'web'], cdn: true, docs: false });
+  servers.push(server);
+  assert.notEqual(new URL(cdn).origin, new URL(hostUrl).origin);
+  const { page, errors } = await openPage(`cdn.html?cdn=${encodeURIComponent(cdn)}`, () => window.result);
+  try {
+    const result = await page.evaluate(() => window.result);
+    assert.deepEqual(result, { ...result, isolated: true, threads: 2, reason: null, identical: true }, JSON.stringify(result));
+    // The training element starts its Worker (a blob: bootstrap) and reports progress.
+    await page.evaluate(() => document.getElementById('training').train());
+    await page.waitForFunction(() => document.getElementById('training').history.length >= 2, null, { timeout: 60_000 });
+    const history = await page.evaluate(() => document.getElementById('training').history);
+    assert.ok(history.every((h) => Number.isFinite(h.loss) && h.loss > 0), JSON.stringify(history));
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
+// A React or Vue app built by `vite build` (Vite 8, no config file) from
+// tests/helpers/hosts/<name>-main.js, served and run.
+async function frameworkApp(name, packages) {
+  const app = `${root}build/${name}-app`;
+  rmSync(app, { recursive: true, force: true });
+  mkdirSync(`${app}/node_modules`, { recursive: true });
+  symlinkSync(root, `${app}/node_modules/attention-wasm`, 'dir');
+  for (const p of packages) symlinkSync(`${root}node_modules/${p}`, `${app}/node_modules/${p}`, 'dir');
+  writeFileSync(`${app}/package.json`, '{ "name": "app", "private": true, "type": "module" }\n');
+  copyFileSync(`${root}tests/helpers/hosts/${name}-main.js`, `${app}/main.js`);
+  copyFileSync(`${root}tests/helpers/hosts/frameworks.js`, `${app}/frameworks.js`);
+  writeFileSync(`${app}/index.html`, '<!doctype html><html><body><div id="root"></div><div id="twins"></div><pre id="out">loading</pre><script type="module" src="./main.js"></script></body></html>');
+  execFileSync(process.execPath, [`${root}node_modules/vite/bin/vite.js`, 'build'], { cwd: app, stdio: 'pipe' });
+  const { server, url } = await startServer({ port: 0, root: `${app}/dist`, served: null });
+  servers.push(server);
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text()); });
+  page.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) errors.push(`${r.status()} ${r.url()}`); });
+  await page.goto(`${url}index.html`);
+  await page.waitForFunction(() => document.getElementById('out').textContent !== 'loading', null, { timeout: 30_000 });
+  const out = JSON.parse(await page.textContent('#out'));
+  await page.close();
+  return { out, errors };
+}
+
+function assertSameAsTwins(result) {
+  assert.equal(result.length, 9);
+  for (const { tag, framework, twin } of result) {
+    assert.ok(twin && !/error|not JSON|must be/i.test(twin), `${tag} rendered by setAttribute: ${twin?.slice(0, 200)}`);
+    assert.equal(framework, twin, tag);
+  }
+  // The README's own markup shows the matrix it says.
+  assert.match(result[0].framework, /weights \[2 × 2\].*0\.490.*0\.510.*0\.520.*0\.480/);
+}
+
+test('React 19: every element given its attributes as strings (set as properties) shows what setAttribute shows', { timeout: 120_000 }, async () => {
+  const { out, errors } = await frameworkApp('react', ['react', 'react-dom', 'scheduler']);
+  assert.deepEqual(errors, []);
+  assertSameAsTwins(out);
+});
+
+test('Vue 3: the same, and a reactive array given to .weights reads back and exports as JSON', { timeout: 120_000 }, async () => {
+  const { out, errors } = await frameworkApp('vue', ['vue']);
+  assert.deepEqual(errors, []);
+  assertSameAsTwins(out.result);
+  assert.deepEqual(out.readBack.weights, [[[0.5, 0.5], [0.25, 0.75]]]);
+  assert.deepEqual(JSON.parse(out.readBack.json).heads, [[[0.5, 0.5], [0.25, 0.75]]]);
+});
