@@ -15,6 +15,10 @@ const v = randomTensor(random, [2, 6, 3]);
 const BAD_CALLS = [
   // [what, call, error class, message fragment]
   ['q is a string', () => attn.attention('q', k, v), TypeError, /^attention: q must be a tensor/],
+  // What newcomers write first: a bare typed array, mask: 'causal'.
+  ['q a bare Float32Array', () => attn.attention(new Float32Array(64), k, v), TypeError, /^attention: q is a bare Float32Array of 64 values, which has no shape: pass \{ data: q, shape: \[rows, cols\] \} or tensor\(q, \[rows, cols\]\)$/],
+  ["mask: 'causal'", () => attn.attention(q, k, v, { mask: 'causal' }), TypeError, /^attention: mask must be a tensor or a nested array, got the string "causal": for a causal mask pass the option \{ causal: true \}/],
+  ['mask a bare Uint8Array', () => attn.attention(q, k, v, { mask: new Uint8Array(48) }), TypeError, /^attention: mask is a bare Uint8Array of 48 values/],
   ['q.data is a DataView', () => attn.attention({ data: new DataView(new ArrayBuffer(256)), shape: [2, 4, 8] }, k, v), TypeError, /q\.data must be a Float32Array \(or another numeric TypedArray or number array\), got a DataView/],
   ['k is null', () => attn.attention(q, null, v), TypeError, /^attention: k must be a tensor/],
   ['v nested with a string', () => attn.attention(q, k, [[1, 'x', 3]]), TypeError, /v\[0\]\[1\] must be a number/],
@@ -114,4 +118,16 @@ test('a length that lies and getters that change their answer cannot reach the h
   assert.deepEqual(attn.applyRope(shifty).shape, [2, 2]);  // shape read once
   assert.equal(reads, 1);
   assert.equal(attn.memory().inUseBytes, before);
+});
+
+test('a class called without new, and the API used before init() resolved, say what to do', async () => {
+  for (const name of ['MultiHeadAttention', 'TinyTransformer']) {
+    assert.throws(() => attn[name]({ dModel: 8, numHeads: 2 }), (e) => e instanceof TypeError && e.message === `${name}: called without new; create one with new attn.${name}(config)`);
+  }
+  const layer = new attn.MultiHeadAttention({ dModel: 8, numHeads: 2, seed: 1 });
+  assert.ok(layer instanceof attn.MultiHeadAttention, 'instanceof still holds');
+  layer.dispose();
+  const pending = init();
+  assert.throws(() => pending.attention(q, k, v), (e) => e instanceof TypeError && /^init: init\(\) returns a Promise; await it first: const attn = await init\(\); attn\.attention$/.test(e.message));
+  assert.equal(await pending, attn, 'the Promise still resolves to the API');
 });

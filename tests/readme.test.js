@@ -5,9 +5,9 @@ import { readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-test('the README Node example runs and its commented output is right', () => {
+test('the README first example (Start here) runs and its commented output is right', () => {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('## In Node'));
+  const section = readme.slice(readme.indexOf('## Start here'));
   const code = section.slice(section.indexOf('```js') + 5, section.indexOf('```', section.indexOf('```js') + 5));
   // Inside the package folder, so `import 'attention-wasm'` resolves to this package.
   const file = fileURLToPath(new URL('./readme-example.tmp.mjs', import.meta.url));

@@ -69,7 +69,7 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
     return describePlan(module, estimates[fnName](...args));
   }
 
-  return Object.freeze({
+  return Object.freeze(requireNew({
     // target: what the kernels were compiled for ('wasm-simd128' or 'wasm-relaxed-simd').
     // tileRows: query rows per register tile of the kernels (6 or 4; the same bits either way).
     info: Object.freeze({ version: VERSION, build: variant, target: module._simdTarget(), simd: true, relaxedSimd: variant === 'relaxed', threads, threadsReason, tileRows }),
@@ -99,5 +99,19 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
         peakBytes: module._heapPeakBytes(),
       };
     },
-  });
+  }));
+}
+
+// The API's classes, each behind a Proxy that answers a call without `new` with a TypeError
+// naming the class (the engine's own message named an internal class, and nothing else).
+function requireNew(api) {
+  for (const [name, value] of Object.entries(api)) {
+    if (typeof value !== 'function' || !/^class\b/.test(Function.prototype.toString.call(value))) continue;
+    api[name] = new Proxy(value, {
+      apply() {
+        throw typeError(name, `called without new; create one with new attn.${name}(config)`);
+      },
+    });
+  }
+  return api;
 }

@@ -6,6 +6,7 @@ import { copyBytes, checkWasmBytes, instantiate, buildName } from './load.js';
 import { chooseVariant, variantForBytes, isThreadedBytes } from './variants.js';
 import { planThreads, browserThreadSupport } from './threads.js';
 import { rangeError } from './errors.js';
+import { withAwaitHint } from './pending.js';
 
 async function fetchBytes(wasmUrl) {
   try {
@@ -66,7 +67,11 @@ export function browserInit(glues) {
    * Loads the wasm module (once per build and thread count) and returns the API.
    * @param {{ wasmUrl?: string | URL, wasmBinary?: ArrayBuffer | Uint8Array, simd?: 'auto' | 'relaxed' | 'baseline', threads?: number | 'auto' }} [options]
    */
-  return async function init(options) {
+  return function init(options) {
+    return withAwaitHint(loadApi(options));
+  };
+
+  async function loadApi(options) {
     const { wasmUrl, wasmBinary, simd, threads } = checkInitOptions(options);
     if (wasmBinary !== undefined) return load(simd, threads, copyBytes(wasmBinary), 'options.wasmBinary');
     if (wasmUrl !== undefined) return load(simd, threads, await fetchBytes(wasmUrl), `the wasm at ${wasmUrl}`);
@@ -81,5 +86,5 @@ export function browserInit(glues) {
       }));
     }
     return defaultInstances.get(key);
-  };
+  }
 }

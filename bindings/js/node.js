@@ -9,6 +9,7 @@ import { chooseVariant, variantForBytes, isThreadedBytes } from './variants.js';
 import { planThreads } from './threads.js';
 import { typeError, rangeError } from './errors.js';
 import { GLUES } from './glues.js';
+import { withAwaitHint } from './pending.js';
 
 const FILES = {
   baseline: 'attention.wasm',
@@ -96,7 +97,11 @@ function load(simd, threads, bytes, what) {
  * Loads the wasm module (once per build and thread count) and returns the API.
  * @param {{ wasmUrl?: string | URL, wasmBinary?: ArrayBuffer | Uint8Array, simd?: 'auto' | 'relaxed' | 'baseline', threads?: number | 'auto' }} [options]
  */
-export async function init(options) {
+export function init(options) {
+  return withAwaitHint(loadInit(options));
+}
+
+async function loadInit(options) {
   const { wasmUrl, wasmBinary, simd, threads } = checkInitOptions(options);
   if (wasmBinary !== undefined) return load(simd, threads, copyBytes(wasmBinary), 'options.wasmBinary');
   if (wasmUrl !== undefined) return load(simd, threads, await loadBinary(wasmUrl), `the wasm at ${wasmUrl}`);

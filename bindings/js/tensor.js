@@ -184,6 +184,12 @@ function fromForeign(fn, name, x) {
   return null;
 }
 
+// A typed array where a tensor belongs: its shape cannot be guessed, so say how to give one.
+function bareTypedArray(fn, name, x) {
+  const kind = typedArrayKind(x);
+  return typeError(fn, `${name} is a bare ${kind} of ${lengthOf(x)} values, which has no shape: pass { data: ${name}, shape: [rows, cols] } or tensor(${name}, [rows, cols])`);
+}
+
 /**
  * Checks a float tensor and returns { data: Float32Array, shape }. Accepted: { data, shape }
  * with Float32Array data (used as is) or any numeric TypedArray / number array (converted
@@ -195,6 +201,7 @@ export function toTensor(fn, name, x) {
   if (x === null || typeof x !== 'object') {
     throw typeError(fn, `${name} must be a tensor { data: Float32Array, shape } or a nested array, got ${describe(x)}`);
   }
+  if (typedArrayKind(x) !== undefined) throw bareTypedArray(fn, name, x);
   // Each property is read once: a getter may not answer differently after the checks.
   const foreign = fromForeign(fn, name, x);
   const rawData = foreign ? foreign.data : x.data;
@@ -249,6 +256,10 @@ export function toOrt(t, ort) {
  * { data, shape, boolean: true|false }.
  */
 export function toMask(fn, name, x) {
+  if (typeof x === 'string') {
+    const hint = /causal/i.test(x) ? ": for a causal mask pass the option { causal: true } (with causalAlign: 'bottom-right' when the queries are the last of the keys)" : '';
+    throw typeError(fn, `${name} must be a tensor or a nested array, got the string ${JSON.stringify(x.slice(0, 40))}${hint}`);
+  }
   if (Array.isArray(x)) {
     let first = x;
     for (let depth = 0; Array.isArray(first) && depth <= MAX_RANK; depth++) first = first[0];
@@ -258,6 +269,7 @@ export function toMask(fn, name, x) {
     return { ...toTensor(fn, name, x), boolean: false };
   }
   if (x === null || typeof x !== 'object') return { ...toTensor(fn, name, x), boolean: false };
+  if (typedArrayKind(x) !== undefined) throw bareTypedArray(fn, name, x);
   // Each property is read once. A tfjs 'bool' tensor is a boolean mask, other foreign
   // tensors additive ones.
   const foreign = fromForeign(fn, name, x);
