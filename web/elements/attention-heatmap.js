@@ -16,7 +16,7 @@
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exampleData } from './attention-steps.js';
-import { exportToolbar, elementToPng, jsLiteral, EXPORT_STYLE } from './export.js';
+import { exportToolbar, elementToPng, jsLiteral, jsString, EXPORT_STYLE } from './export.js';
 import { THEME_STYLE, styleSheet } from './theme.js';
 import { containKeys } from './keys.js';
 
@@ -124,7 +124,7 @@ import { tensor } from 'attention-wasm';
 // weights [heads, Lq, Lk], e.g. from attention(q, k, v, { returnWeights: true }).weights
 const weights = tensor(${jsLiteral(heads.flat(2))}, [${heads.length}, ${lq}, ${lk}]);
 const heatmap = document.createElement('attention-heatmap');
-heatmap.setAttribute('tokens', ${JSON.stringify(this.#tokens().k.join(','))});
+heatmap.setAttribute('tokens', ${jsString(this.#tokens().k.join(','))});
 heatmap.weights = weights;
 document.body.append(heatmap);
 `;

@@ -13,7 +13,7 @@
 // between 0 (may attend) and −∞ (blocked), with a `change` event. Styling: ::part(figure|caption|table|cell|legend) and the custom
 // properties --attn-font, --attn-cell-width, --attn-border, --attn-focus.
 import { formatNumber, exactNumber, heatColour, paletteGradient } from './format.js';
-import { elementToPng, tensorJson, jsLiteral } from './export.js';
+import { elementToPng, tensorJson, jsLiteral, jsString } from './export.js';
 import { THEME_STYLE, styleSheet } from './theme.js';
 import { containKeys, consume } from './keys.js';
 
@@ -132,7 +132,7 @@ export class AttentionMatrix extends HTMLElement {
     return `import 'attention-wasm/elements';
 
 const m = document.createElement('attention-matrix');
-m.label = ${JSON.stringify(this.label)};
+m.label = ${jsString(this.label)};
 ${this.heat ? `m.heat = '${this.heat}';\n` : ''}m.value = ${jsLiteral(rows)};
 document.body.append(m);
 `;

@@ -94,9 +94,28 @@ export async function elementToPng(element) {
   return new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
 }
 
-// A JS literal of nested numbers (−∞ as -Infinity, which JSON cannot say).
+/**
+ * JavaScript source for a value of nested arrays and plain objects of numbers and strings
+ * (what toCode() pastes into a snippet), written while walking it: non-finite numbers as
+ * Infinity, -Infinity and NaN, -0 as -0, and every string as a literal in which no `<`,
+ * `>`, `&` or line separator appears raw, so the snippet is also safe inside an inline
+ * <script> (`</script>` or `<!--` in a label cannot end or hide it). Anything else (a
+ * function, a symbol, a class instance) is refused.
+ */
 export function jsLiteral(value) {
-  return JSON.stringify(value, (k, v) => (typeof v === 'number' && !Number.isFinite(v) ? `@@${v}@@` : v)).replace(/"@@(-?Infinity|NaN)@@"/g, '$1');
+  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : Number.isFinite(value) ? JSON.stringify(value) : String(value);
+  if (typeof value === 'string') return jsString(value);
+  if (typeof value === 'boolean' || value === null) return String(value);
+  if (Array.isArray(value) || ArrayBuffer.isView(value)) return `[${Array.from(value, jsLiteral).join(',')}]`;
+  if (Object.getPrototypeOf(value) === Object.prototype) {
+    return `{${Object.entries(value).map(([k, v]) => `${jsString(k)}:${jsLiteral(v)}`).join(',')}}`;
+  }
+  throw new TypeError(`jsLiteral: cannot write ${Object.prototype.toString.call(value)} as code`);
+}
+
+/** A JS string literal of `text`, safe inside an inline <script> (see jsLiteral). */
+export function jsString(text) {
+  return JSON.stringify(String(text)).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A tensor as plain JSON: { shape, data } with −∞ written as the string "-Infinity". */

@@ -9,7 +9,7 @@
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { heatColour } from './format.js';
-import { exportToolbar, elementToPng, tensorJson, EXPORT_STYLE } from './export.js';
+import { exportToolbar, elementToPng, tensorJson, jsLiteral, EXPORT_STYLE } from './export.js';
 import { THEME_STYLE, styleSheet } from './theme.js';
 import { containKeys, consume } from './keys.js';
 
@@ -94,8 +94,8 @@ export class PositionalEncoding extends HTMLElement {
   /** The graph of the Laplacian view: { numNodes, edges }. */
   get graph() { return { numNodes: this.#state.nodes, edges: this.#state.edges.map((e) => e.slice()) }; }
   set graph(g) {
-    this.#state.nodes = g.numNodes;
-    this.#state.edges = g.edges.map((e) => e.slice());
+    this.#state.nodes = Number(g.numNodes);
+    this.#state.edges = Array.from(g.edges, (e) => [Number(e[0]), Number(e[1])]);
     this.#update();
   }
   /** The tensors shown, by name. */
@@ -305,7 +305,7 @@ export class PositionalEncoding extends HTMLElement {
       sinusoidal: `const pe = attn.sinusoidalEncoding(${s.positions}, ${s.dModel}, { base: ${s.base} });`,
       rope: 'const rotated = attn.applyRope(attn.tensor([1, 0, 1, 0, 1, 0, 1, 0], [4, 2]), { positions: [0, 1, 2, 3], base: 10 });',
       alibi: `const bias = attn.alibiBias(${s.heads}, ${s.length});  // add as a mask: attention(q, k, v, { mask: bias })`,
-      laplacian: `const encoding = attn.laplacianEncoding(${JSON.stringify(this.graph)}, ${s.k});`,
+      laplacian: `const encoding = attn.laplacianEncoding(${jsLiteral(this.graph)}, ${jsLiteral(s.k)});`,
     }[this.kind];
     return `import { init } from 'attention-wasm';\n\nconst attn = await init();\n${call}\n`;
   }

@@ -10,7 +10,7 @@
 // Events: `change` (detail: { keep }).
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
-import { exportToolbar, elementToPng, tensorJson, EXPORT_STYLE } from './export.js';
+import { exportToolbar, elementToPng, tensorJson, jsLiteral, EXPORT_STYLE } from './export.js';
 import { THEME_STYLE, styleSheet } from './theme.js';
 import { containKeys } from './keys.js';
 
@@ -118,7 +118,7 @@ export class TokenPruning extends HTMLElement {
 
 const attn = await init();
 const x = attn.tensor(Float32Array.from({ length: ${L * d} }, (_, i) => Math.cos(1.3 * i + 0.4 * (i % ${d}))), [${L}, ${d}]);
-const { weights } = attn.attention(x, x, x, { keepMask: ${JSON.stringify(this.keep)}, returnWeights: true });
+const { weights } = attn.attention(x, x, x, { keepMask: ${jsLiteral(this.keep)}, returnWeights: true });
 console.log(attn.toNested(weights));
 `;
   }
