@@ -23,3 +23,30 @@ test('the README first example (Start here) runs and its commented output is rig
     rmSync(file, { force: true });
   }
 });
+
+// Every ```js snippet in the README, run as written (as its own .mjs file inside the
+// package, so `import 'attention-wasm'` resolves to it), and what it prints, checked against
+// the output its comments promise.
+const PROMISES = [
+  [/^\[ \[ 1, 2 \], \[ 2\.339522\d*, 3\.339523\d* \] \]\n\[ 2, 3 \] baseline\n$/, 'Start here'],
+  [/^2 null\n$/, 'Threads'],
+  [/^0\.5\n$/, 'out'],
+  [/^\[ 1, 8, 10 \] 2\n$/, 'TinyTransformer'],
+  [/^false \{ name: 'weights', shape: \[ 65536, 65536 \], bytes: 17179869184 \}\n$/, 'estimateMemory'],
+];
+
+test('every JavaScript snippet in the README runs as written and prints what its comments say', { timeout: 120_000 }, () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const snippets = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.equal(snippets.length, PROMISES.length, 'a new snippet needs its promised output here');
+  snippets.forEach((code, i) => {
+    const file = fileURLToPath(new URL(`./readme-snippet-${i}.tmp.mjs`, import.meta.url));
+    writeFileSync(file, code);
+    try {
+      const out = execFileSync(process.execPath, [file], { encoding: 'utf8' });
+      assert.match(out, PROMISES[i][0], `${PROMISES[i][1]} snippet printed:\n${out}`);
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+});
