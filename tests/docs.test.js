@@ -44,18 +44,27 @@ test('TypeDoc builds the reference with warnings as errors; the main exports hav
   t.diagnostic(`${pages.length} pages in ${result.seconds.toFixed(1)} s`);
   // The layer classes are exported as types only (they are reached through attn), which
   // TypeDoc documents as interfaces.
-  for (const page of ['index.html', 'functions/init.html', 'functions/tensor.html', 'variables/VERSION.html', 'interfaces/AttentionWasm.html',
+  // Two modules: attention-wasm (the API) and attention-wasm/elements (pages prefixed
+  // attention-wasm_elements.).
+  const api = (page) => page.replace('/', '/attention-wasm.');
+  for (const page of ['functions/init.html', 'functions/tensor.html', 'variables/VERSION.html', 'interfaces/AttentionWasm.html',
     'interfaces/MultiHeadAttention.html', 'interfaces/TransformerEncoderLayer.html', 'interfaces/InitOptions.html', 'interfaces/BuildInfo.html',
     'interfaces/AttentionOptions.html', 'types/TensorLike.html']) {
-    assert.ok(existsSync(`${out}/${page}`), `${page} is generated`);
+    assert.ok(existsSync(`${out}/${api(page)}`), `${api(page)} is generated`);
+  }
+  assert.ok(existsSync(`${out}/index.html`));
+  // The elements' classes, with the export methods the README documents.
+  for (const element of ['AttentionMatrix', 'AttentionSteps', 'AttentionFlash', 'AttentionHeatmap', 'PositionalEncoding', 'TokenPruning']) {
+    const page = readFileSync(`${out}/classes/attention-wasm_elements.${element}.html`, 'utf8');
+    for (const method of ['toPNG', 'toJSON', 'toCode']) assert.ok(page.includes(`id="${method.toLowerCase()}"`), `${element}.${method} is documented`);
   }
   const text = (page) => readFileSync(`${out}/${page}`, 'utf8').replace(/<[^>]+>/g, '').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&gt;/g, '>');
-  const initPage = text('functions/init.html');
+  const initPage = text(api('functions/init.html'));
   assert.ok(initPage.includes('the best build this engine runs'), 'the init example is on its page');
   assert.match(initPage, /Throws.*init: unknown option/s, 'init documents its errors');
-  assert.match(text('interfaces/MultiHeadAttention.html'), /new attn\.MultiHeadAttention\(\{ dModel: 64, numHeads: 4, seed: 1 \}\)/, 'the layer example is on its page');
-  const api = readFileSync(`${out}/interfaces/AttentionWasm.html`, 'utf8');
-  for (const member of ['attention', 'matmul', 'estimateMemory', 'laplacianEncoding', 'toOrt']) assert.ok(api.includes(`id="${member.toLowerCase()}"`) || api.includes(`>${member}<`), `AttentionWasm.${member} is documented`);
+  assert.match(text(api('interfaces/MultiHeadAttention.html')), /new attn\.MultiHeadAttention\(\{ dModel: 64, numHeads: 4, seed: 1 \}\)/, 'the layer example is on its page');
+  const apiPage = readFileSync(`${out}/${api('interfaces/AttentionWasm.html')}`, 'utf8');
+  for (const member of ['attention', 'matmul', 'estimateMemory', 'laplacianEncoding', 'toOrt']) assert.ok(apiPage.includes(`id="${member.toLowerCase()}"`) || apiPage.includes(`>${member}<`), `AttentionWasm.${member} is documented`);
 });
 
 test('an undocumented export fails the docs build, naming it', { timeout: 120_000 }, async () => {

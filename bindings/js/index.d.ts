@@ -1,3 +1,8 @@
+/**
+ * The API: `init()` and what it resolves to, tensors and the layers.
+ * @packageDocumentation
+ * @module attention-wasm
+ */
 // Types for attention-wasm, and the source of its API reference (TypeDoc: `npm run docs`).
 // Glossary: Lq = query length (seqQ), Lk = key length (seqK), dk = head dim (headDim),
 // dv = value dim (valueDim). Shapes are row-major.

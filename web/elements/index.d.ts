@@ -1,81 +1,218 @@
+/**
+ * The custom elements for tutorial pages (`import 'attention-wasm/elements'`), their attributes, and their export methods.
+ * @packageDocumentation
+ * @module attention-wasm/elements
+ */
 // Types of attention-wasm/elements: the custom elements and their loader.
 import type { AttentionWasm, Tensor } from '../../bindings/js/index.js';
 
-/** One stage of an `<attention-steps>` computation. */
+/** Every stage of an `<attention-steps>` computation, as tensors. */
 export interface AttentionStages {
-  Q: Tensor; K: Tensor; V: Tensor; M: Tensor;
-  scores: Tensor; scaled: Tensor; masked: Tensor; weights: Tensor; A: Tensor;
+  /** Queries Q = X·W_Q (or C·W_Q). */
+  Q: Tensor;
+  /** Keys K = X·W_K. */
+  K: Tensor;
+  /** Values V = X·W_V. */
+  V: Tensor;
+  /** The additive mask M (0 or −∞). */
+  M: Tensor;
+  /** Raw scores Q·Kᵀ. */
+  scores: Tensor;
+  /** Scaled scores Q·Kᵀ/√d. */
+  scaled: Tensor;
+  /** Masked scores Q·Kᵀ/√d + M. */
+  masked: Tensor;
+  /** Softmax weights. */
+  weights: Tensor;
+  /** Attention output A = weights·V. */
+  A: Tensor;
+  /** Y = A·W_O, when W_O is given. */
   Y: Tensor | null;
 }
 
 /** Inputs of `<attention-steps>` (nested rows of numbers). */
 export interface AttentionStepsData {
+  /** Inputs X [L, dModel] (keys and values; queries too unless C is given). */
   x: number[][];
+  /** Queries' inputs C (cross-attention). */
   c?: number[][];
+  /** W_Q [dModel, dk] (identity when left out). */
   wq?: number[][];
+  /** W_K [dModel, dk] (identity when left out). */
   wk?: number[][];
+  /** W_V [dModel, dv] (identity when left out). */
   wv?: number[][];
+  /** W_O [dv, dOut], optional. */
   wo?: number[][];
   /** An additive mask [Lq, Lk] of 0 / -Infinity, or a preset: 'causal', 'causal-bottom-right'. */
   mask?: number[][] | 'none' | 'causal' | 'causal-top-left' | 'causal-bottom-right';
 }
 
+/** The export methods of the elements with an export toolbar. */
+export interface Exportable {
+  /** A PNG of the element as drawn (what the reader sees, at its on-screen size × devicePixelRatio). */
+  toPNG(): Promise<Blob>;
+  /** Every input and tensor the element shows, as plain JSON (non-finite numbers as strings such as "-Infinity"). */
+  toJSON(): Record<string, unknown>;
+  /** A short JavaScript module that reproduces the view with the public API, safe to paste into an inline script. */
+  toCode(): string;
+}
+
 /** `<attention-matrix>`: one labelled, optionally editable matrix (an ARIA grid). */
-export declare class AttentionMatrix extends HTMLElement {
-  value: Tensor | null;
+export declare class AttentionMatrix extends HTMLElement implements Exportable {
+  /** The matrix shown (a copy); set a tensor, nested rows, or the attribute's JSON text. */
+  get value(): Tensor | null;
+  /** Sets the matrix: a tensor, nested rows, or JSON text (as the `value` attribute). */
+  set value(value: Tensor | number[][] | number[] | string | null);
+  /** The caption. */
   label: string;
+  /** Decimals shown (0-8, default 4). */
   precision: number;
+  /** Cell colours: 'sequential' for weights, 'diverging' for signed values, null for none. */
   heat: 'sequential' | 'diverging' | null;
+  /** Cells can be edited from the keyboard (set a boolean, or '' as the attribute). */
   editable: boolean;
+  /** Cells switch between 0 and −∞ (a mask). */
   toggle: boolean;
+  /** Row labels; set an array, a comma list or JSON text. */
   rowLabels: string[] | null;
+  /** Column labels; set an array, a comma list or JSON text. */
   colLabels: string[] | null;
+  /** Outlines cell [row, col] as linked from elsewhere (null clears). */
   highlight(cell: [number, number] | null): void;
+  /** The table cell at (row, col). */
   cellAt(row: number, col: number): HTMLTableCellElement | null;
+  /** A PNG of the element as drawn. */
+  toPNG(): Promise<Blob>;
+  /** The label and the matrix, as JSON. */
+  toJSON(): Record<string, unknown>;
+  /** JavaScript that shows this matrix. */
+  toCode(): string;
 }
 
 /** `<attention-steps>`: one attention head, stage by stage, live. */
-export declare class AttentionSteps extends HTMLElement {
+export declare class AttentionSteps extends HTMLElement implements Exportable {
+  /** The inputs (copies); setting them recomputes every stage. */
   data: AttentionStepsData | null;
+  /** Every stage of the last computation (null before the first). */
   readonly stages: AttentionStages | null;
+  /** Highlights a query/key pair in every [Lq, Lk] stage (null clears). */
   highlightPair(query: number | null, key?: number): void;
+  /** A PNG of the element as drawn. */
+  toPNG(): Promise<Blob>;
+  /** Every input and stage, as JSON. */
+  toJSON(): Record<string, unknown>;
+  /** JavaScript that computes every stage with the public API. */
+  toCode(): string;
+}
+
+/** Inputs of `<attention-flash>`. */
+export interface AttentionFlashData {
+  /** Queries [Lq, d]. */
+  q: number[][];
+  /** Keys [Lk, d]. */
+  k: number[][];
+  /** Values [Lk, dv]. */
+  v: number[][];
 }
 
 /** `<attention-flash>`: the fused kernel's online softmax, stepped block by block. */
-export declare class AttentionFlash extends HTMLElement {
-  data: { q: number[][]; k: number[][]; v: number[][] } | null;
+export declare class AttentionFlash extends HTMLElement implements Exportable {
+  /** The inputs (copies). */
+  data: AttentionFlashData | null;
+  /** Keys per block (default 2). */
   block: number;
+  /** Blocks done (0 … blocks). */
   step: number;
+  /** How many blocks the keys make. */
   readonly blocks: number;
+  /** The library's output for the same q, k, v, once computed. */
   readonly reference: Float32Array | null;
+  /** A PNG of the element as drawn. */
+  toPNG(): Promise<Blob>;
+  /** The inputs, every step's per-row state and the result, as JSON. */
+  toJSON(): Record<string, unknown>;
+  /** JavaScript that runs the same online softmax and compares it with the library. */
+  toCode(): string;
 }
 
 /** `<attention-heatmap>`: weights per head and their average, as grids or bertviz-style lines. */
-export declare class AttentionHeatmap extends HTMLElement {
-  /** [heads][Lq][Lk]; set a tensor [Lq, Lk] or [heads, Lq, Lk] (or [B, heads, Lq, Lk]). */
-  weights: number[][][] | Tensor;
+export declare class AttentionHeatmap extends HTMLElement implements Exportable {
+  /** The weights shown, [heads][Lq][Lk] (a copy). */
+  get weights(): number[][][];
+  /** Set a tensor [Lq, Lk] or [heads, Lq, Lk] (or [B, heads, Lq, Lk]), an attention result, nested arrays, or the attribute's JSON text. */
+  set weights(value: number[][][] | number[][] | Tensor | { weights: Tensor } | string);
+  /** 'grid' or 'lines'. */
   view: 'grid' | 'lines';
+  /** Highlights a query/key pair (null clears). */
   highlightPair(query: number | null, key?: number): void;
+  /** A PNG of the element as drawn. */
+  toPNG(): Promise<Blob>;
+  /** The tokens, every head's weights and their average, as JSON. */
+  toJSON(): Record<string, unknown>;
+  /** JavaScript that shows these weights in an `<attention-heatmap>`. */
+  toCode(): string;
+}
+
+/** The graph of the Laplacian view of `<positional-encoding>`. */
+export interface EncodingGraph {
+  /** Nodes 0 … numNodes − 1. */
+  numNodes: number;
+  /** Undirected edges as node pairs. */
+  edges: Array<[number, number]>;
 }
 
 /** `<positional-encoding>`: sinusoidal, RoPE, ALiBi or Laplacian encodings, live. */
-export declare class PositionalEncoding extends HTMLElement {
+export declare class PositionalEncoding extends HTMLElement implements Exportable {
+  /** Which encoding is shown. */
   kind: 'sinusoidal' | 'rope' | 'alibi' | 'laplacian';
-  graph: { numNodes: number; edges: Array<[number, number]> };
+  /** The graph of the Laplacian view (a copy). */
+  graph: EncodingGraph;
+  /** The tensors shown, by name. */
   readonly tensors: Record<string, Tensor>;
+  /** Adds or removes the edge between nodes a and b. */
   toggleEdge(a: number, b: number): void;
+  /** A PNG of the element as drawn. */
+  toPNG(): Promise<Blob>;
+  /** The tensors shown, as JSON. */
+  toJSON(): Record<string, unknown>;
+  /** JavaScript that computes the encoding shown. */
+  toCode(): string;
+}
+
+/** What `<token-pruning>` computed last. */
+export interface TokenPruningResult {
+  /** The token vectors [L, dim]. */
+  x: Tensor;
+  /** G [L, L]: 1 on the diagonal, else keep_j. */
+  G: Tensor;
+  /** The renormalised weights [L, L]. */
+  weights: Tensor;
 }
 
 /** `<token-pruning>`: DynamicViT keep-masks, G and the renormalised weights. */
-export declare class TokenPruning extends HTMLElement {
+export declare class TokenPruning extends HTMLElement implements Exportable {
+  /** Keep decisions, 0/1 per token. */
   keep: number[];
-  readonly tokens: string[];
-  readonly result: { x: Tensor; G: Tensor; weights: Tensor } | null;
+  /** The tokens; set a comma list (as the attribute) or an array. */
+  get tokens(): string[];
+  /** Sets the tokens: a comma list or an array. */
+  set tokens(value: string | string[]);
+  /** x, G and the weights of the last update. */
+  readonly result: TokenPruningResult | null;
+  /** A PNG of the element as drawn. */
+  toPNG(): Promise<Blob>;
+  /** The keep mask and the tensors shown, as JSON. */
+  toJSON(): Record<string, unknown>;
+  /** JavaScript that computes the same weights. */
+  toCode(): string;
 }
 
 /** A prediction of `<attention-sentiment>`. */
 export interface SentimentPrediction {
+  /** The sentence classified. */
   text: string;
+  /** The predicted label. */
   label: 'negative' | 'positive';
   /** The probability of `label`. */
   probability: number;
@@ -89,26 +226,35 @@ export interface SentimentPrediction {
 
 /** `<attention-sentiment>`: a review classifier trained on the synthetic corpus, and what its [CLS] query attends to. */
 export declare class AttentionSentiment extends HTMLElement {
+  /** The last prediction (null before the first). */
   readonly prediction: SentimentPrediction | null;
 }
 
 /** One progress report of `<attention-training>`. */
 export interface TrainingProgress {
+  /** Training steps done. */
   step: number;
   /** Mean training loss over the last report's steps, in nats. */
   loss: number;
   /** Token accuracy on the task's fixed held-out set. */
   accuracy: number;
+  /** Training speed over the last report's steps. */
   stepsPerSecond: number;
 }
 
 /** `<attention-training>`: a TinyTransformer trained on a toy task in a Worker; loss, accuracy and attention maps live. */
 export declare class AttentionTraining extends HTMLElement {
+  /** Every progress report of the current run. */
   readonly history: TrainingProgress[];
+  /** Where the run is. */
   readonly state: 'idle' | 'running' | 'paused' | 'done';
+  /** Starts training from scratch with the chosen task, model, seed and learning rate. */
   train(): void;
+  /** Pauses training (the model stays in the Worker). */
   pause(): void;
+  /** Resumes a paused run. */
   resume(): void;
+  /** Stops training and clears the curve and the maps. */
   reset(): void;
 }
 
@@ -118,6 +264,153 @@ export declare function exampleData(n: number): AttentionStepsData;
 export declare function getApi(): Promise<AttentionWasm>;
 /** Makes the elements use this instance (e.g. one with threads). */
 export declare function useApi(instance: AttentionWasm | Promise<AttentionWasm>): void;
+
+/** A boolean attribute: present (any string, '' included) or true is on. */
+export type BooleanAttribute = boolean | '' | string;
+
+/** Attributes of `<attention-matrix>` (also accepted as properties of the same name). */
+export interface AttentionMatrixAttributes {
+  /** The caption. */
+  label?: string;
+  /** JSON rows of numbers ("-Infinity" strings allowed); as a property also a tensor or nested rows. */
+  value?: string | number[][] | Tensor;
+  /** Decimals shown (0-8, default 4). */
+  precision?: number | string;
+  /** Cell colours: 'sequential' for weights, 'diverging' for signed values. */
+  heat?: 'sequential' | 'diverging';
+  /** Cells can be edited (arrow keys, typing, Enter). */
+  editable?: BooleanAttribute;
+  /** Cells switch between 0 and −∞ on click, Space or Enter (a mask). */
+  toggle?: BooleanAttribute;
+  /** Row labels: a comma list or JSON array. */
+  'row-labels'?: string;
+  /** Column labels: a comma list or JSON array. */
+  'col-labels'?: string;
+}
+
+/** Attributes of `<attention-steps>`. */
+export interface AttentionStepsAttributes {
+  /** The course's worked example (1-4). */
+  example?: number | string;
+  /** Inputs X as JSON rows. */
+  x?: string;
+  /** Queries' inputs C (cross-attention) as JSON rows. */
+  c?: string;
+  /** W_Q as JSON rows. */
+  wq?: string;
+  /** W_K as JSON rows. */
+  wk?: string;
+  /** W_V as JSON rows. */
+  wv?: string;
+  /** W_O as JSON rows. */
+  wo?: string;
+  /** An additive mask as JSON rows, or a preset: none, causal, causal-bottom-right. */
+  mask?: string;
+  /** Show the slides' rounded values of an example beside the exact ones. */
+  'show-slides'?: BooleanAttribute;
+  /** Decimals shown. */
+  precision?: number | string;
+  /** Ids of elements whose pairs highlight with this one's (space-separated). */
+  for?: string;
+}
+
+/** Attributes of `<attention-flash>`. */
+export interface AttentionFlashAttributes {
+  /** Queries as JSON rows. */
+  q?: string;
+  /** Keys as JSON rows. */
+  k?: string;
+  /** Values as JSON rows. */
+  v?: string;
+  /** Keys per block (default 2). */
+  block?: number | string;
+}
+
+/** Attributes of `<attention-heatmap>`. */
+export interface AttentionHeatmapAttributes {
+  /** Weights as JSON: [Lq][Lk] or [heads][Lq][Lk]; as a property also a tensor or an attention result. */
+  weights?: string | number[][] | number[][][] | Tensor;
+  /** Token labels for queries and keys: a comma list or JSON array. */
+  tokens?: string;
+  /** Query token labels (cross-attention). */
+  'query-tokens'?: string;
+  /** Key token labels (cross-attention). */
+  'key-tokens'?: string;
+  /** 'grid' (default) or 'lines' (bertviz's head view). */
+  view?: 'grid' | 'lines';
+  /** The head shown in the lines view (1-based) or 'average'. */
+  head?: number | string;
+  /** The course's worked example (1-4). */
+  example?: number | string;
+  /** Ids of linked elements (space-separated). */
+  for?: string;
+}
+
+/** Attributes of `<positional-encoding>`. */
+export interface PositionalEncodingAttributes {
+  /** Which encoding: sinusoidal (default), rope, alibi or laplacian. */
+  kind?: 'sinusoidal' | 'rope' | 'alibi' | 'laplacian';
+}
+
+/** Attributes of `<token-pruning>`. */
+export interface TokenPruningAttributes {
+  /** The tokens: a comma list; as a property also an array. */
+  tokens?: string | string[];
+  /** 1-based numbers of the tokens dropped at first, comma-separated. */
+  drop?: string;
+  /** Features of the made-up token vectors (default 4). */
+  dim?: number | string;
+}
+
+/** Attributes of `<attention-sentiment>`. */
+export interface AttentionSentimentAttributes {
+  /** The sentence classified. */
+  text?: string;
+  /** URL of a weights JSON (default: the shipped model). */
+  model?: string;
+  /** The layer shown (1-based; default the last). */
+  layer?: number | string;
+  /** Load the model at once rather than when the element nears the viewport. */
+  eager?: BooleanAttribute;
+}
+
+/** Attributes of `<attention-training>`. */
+export interface AttentionTrainingAttributes {
+  /** The toy task. */
+  task?: 'copy' | 'reverse' | 'sort' | 'induction';
+  /** Model size. */
+  preset?: 'small' | 'medium';
+  /** Random seed. */
+  seed?: number | string;
+  /** Learning rate. */
+  lr?: number | string;
+  /** Stop after this many steps. */
+  steps?: number | string;
+  /** Steps per progress report. */
+  every?: number | string;
+  /** Start training when connected. */
+  autostart?: BooleanAttribute;
+}
+
+/** Every element's attributes by tag name: what framework typings (`attention-wasm/elements/react`, `/vue`) are made of. */
+export interface AttentionElementAttributes {
+  /** `<attention-matrix>` */
+  'attention-matrix': AttentionMatrixAttributes;
+  /** `<attention-steps>` */
+  'attention-steps': AttentionStepsAttributes;
+  /** `<attention-flash>` */
+  'attention-flash': AttentionFlashAttributes;
+  /** `<attention-heatmap>` */
+  'attention-heatmap': AttentionHeatmapAttributes;
+  /** `<positional-encoding>` */
+  'positional-encoding': PositionalEncodingAttributes;
+  /** `<token-pruning>` */
+  'token-pruning': TokenPruningAttributes;
+  /** `<attention-sentiment>` */
+  'attention-sentiment': AttentionSentimentAttributes;
+  /** `<attention-training>` */
+  'attention-training': AttentionTrainingAttributes;
+}
 
 declare global {
   interface HTMLElementTagNameMap {
