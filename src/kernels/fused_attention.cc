@@ -6,10 +6,14 @@
 //   2. for every block of R query rows (R = TileRows(): 6 or 4 with relaxed FMA, 4 with
 //      SIMD128), walk the keys any of its rows can see, 32 at a time:
 //      a. scores s[R×8] = q_block · panelᵀ, four panels (2R accumulators);
-//      b. scale and mask in base 2: s·scale·log2(e) + mask·log2(e), and -Inf
-//         where blocked;
+//      b. with a mask (or a scale <= 0): s·scale + mask, and -Inf where blocked (the
+//         masked scores of the step-by-step path, bit for bit); without one the scale is
+//         folded into step c instead (one multiply per score less);
 //      c. online softmax over the 32, the R rows side by side: new running max m,
-//         p = 2^(s - m), and the factor 2^(m_old - m) that rescales what came before;
+//         p = e^(k·(s - m)) (k = scale if folded, else 1), and the factor e^(k·(m_old - m))
+//         that rescales what came before. The exponent is formed so that only the small
+//         s - m is rounded (online_softmax-inl.h): rounding k·log2(e)·s first moved large
+//         scores (1e4 and up) by more than the differences that decide their weights;
 //      d. acc[R×value_dim] = acc·rescale + p·v_block (one round trip of acc
 //         per 32 keys);
 //   3. divide each row by its running sum (0 for rows that saw nothing).
@@ -43,9 +47,6 @@ constexpr int kKeysPerTile = kTileCols;  // keys per score register tile
 constexpr int kTilesPerBlock = 4;        // score tiles per softmax update
 constexpr int kKeysPerBlock = kTilesPerBlock * kKeysPerTile;
 static_assert(kKeysPerTile == kPanelWidth, "a score tile spans one key panel");
-constexpr float kLog2e = 1.4426950408889634f;
-// The largest mask magnitude whose product with log2(e) stays finite (with a margin).
-constexpr float kMaxMask = 0.99f * std::numeric_limits<float>::max() / kLog2e;
 
 int RoundUp(int x, int m) { return (x + m - 1) / m * m; }
 
@@ -100,32 +101,26 @@ HWY_INLINE void ScoreTile(const float* const q_rows[kRowsPerTile], const float* 
   }
 }
 
-// Step 2b for one row: base-2 scaled scores with the explicit mask applied, in place.
+// Step 2b for one row: scaled scores with the explicit mask added, in place: s·scale + mask,
+// as the step-by-step path computes them. A blocked key (mask -Inf) is -Inf even where its
+// score is NaN or +Inf, so it never reaches the output. A finite mask such as PyTorch's
+// finfo(float32).min stays finite (s + mask), as it does there.
 //   s: 8 scores (keys j0 .. j0 + 7)   keys_in_tile: how many of them exist (the rest are
 //   never visible anyway)
-HWY_INLINE void ScaleAndMaskRow(float* s, float scale_log2, const MaskView& mask, int row, int j0,
+HWY_INLINE void ScaleAndMaskRow(float* s, float scale, const MaskView& mask, int row, int j0,
                                 int keys_in_tile) {
   const D d;
-  hn::Store(hn::Mul(hn::Load(d, s), hn::Set(d, scale_log2)), d, s);
-  hn::Store(hn::Mul(hn::Load(d, s + kLanes), hn::Set(d, scale_log2)), d, s + kLanes);
+  hn::Store(hn::Mul(hn::Load(d, s), hn::Set(d, scale)), d, s);
+  hn::Store(hn::Mul(hn::Load(d, s + kLanes), hn::Set(d, scale)), d, s + kLanes);
   if (mask.empty()) return;
   alignas(16) float m[kKeysPerTile];
   std::fill(m, m + kKeysPerTile, kNegInf);
   mask.Row(row, j0, keys_in_tile, m);
   const V neg_inf = hn::Set(d, kNegInf);
-  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
-  const V log2e = hn::Set(d, kLog2e);
-  const V limit = hn::Set(d, kMaxMask);
   for (int h = 0; h < 2; ++h) {
-    V mv = hn::Load(d, m + h * kLanes);
-    const V magnitude = hn::Abs(mv);
-    // A finite mask past ±kMaxMask (PyTorch's finfo(float32).min as "blocked", say) would
-    // overflow to ∓Infinity once scaled by log2(e); it becomes ±kMaxMask, still far below
-    // every ordinary score, as it is in the step-by-step path. NaN and ±Infinity stay.
-    const auto huge = hn::And(hn::Gt(magnitude, limit), hn::Lt(magnitude, inf));
-    mv = hn::IfThenElse(huge, hn::CopySign(limit, mv), mv);
+    const V mv = hn::Load(d, m + h * kLanes);
     const V x = hn::Load(d, s + h * kLanes);
-    hn::Store(hn::IfThenElse(hn::Eq(mv, neg_inf), neg_inf, Fma(mv, log2e, x)), d, s + h * kLanes);
+    hn::Store(hn::IfThenElse(hn::Eq(mv, neg_inf), neg_inf, hn::Add(x, mv)), d, s + h * kLanes);
   }
 }
 
@@ -236,7 +231,10 @@ void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, con
   }
   std::fill(acc, acc + kRowsPerTile * padded_dim, 0.0f);
   RowState state[kRowsPerTile];
-  const float scale_log2 = pb.scale * kLog2e;
+  // Without a mask the scale goes into the exponent (k·(s - max) with k = scale > 0);
+  // with one, the scores are scaled first, since the mask adds to scaled scores.
+  const bool fold_scale = pb.mask.empty() && pb.scale > 0.0f;
+  const float factor = fold_scale ? pb.scale * kLog2e : kLog2e;
   alignas(16) float p[kRowsPerTile * kKeysPerBlock];  // scores, then weights, of a block
   float rescale[kRowsPerTile];
   for (int j0 = 0; j0 < most_visible; j0 += kKeysPerBlock) {
@@ -255,13 +253,13 @@ void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, con
       for (int r = 0; r < kRowsPerTile; ++r) {
         float* row_scores = scores + r * kKeysPerBlock;
         // Rows past num_rows are padding: they see no key, mask or not.
-        if (r < num_rows)
-          ScaleAndMaskRow(row_scores, scale_log2, pb.mask, row0 + r, jt, keys_in_tile);
+        if (r < num_rows && !fold_scale)
+          ScaleAndMaskRow(row_scores, pb.scale, pb.mask, row0 + r, jt, keys_in_tile);
         if (needs_limit) BlockKeysFrom(row_scores, jt, visible[r]);
       }
     }
     // c. Online softmax over the block, the rows side by side.
-    OnlineSoftmaxTile<kRowsPerTile>(p, kKeysPerBlock, tiles * 2, state, rescale);
+    OnlineSoftmaxTile<kRowsPerTile>(p, kKeysPerBlock, tiles * 2, state, rescale, factor);
     // d. Weighted values.
     const float* v_rows = v_base + static_cast<size_t>(j0) * v_stride;
     const int num_keys = std::min(kKeysPerBlock, most_visible - j0);  // most_visible <= seq_k
