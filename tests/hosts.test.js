@@ -21,7 +21,7 @@ function hostFolder() {
   mkdirSync(`${dir}/node_modules`, { recursive: true });
   symlinkSync(root, `${dir}/node_modules/attention-wasm`, 'dir');
   symlinkSync(`${root}node_modules/reveal.js`, `${dir}/reveal`, 'dir');
-  for (const page of ['deck.html', 'cdn.html']) copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
+  for (const page of ['deck.html', 'cdn.html', 'moves.html']) copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
   return dir;
 }
 
@@ -162,4 +162,54 @@ test('Vue 3: the same, and a reactive array given to .weights reads back and exp
   assertSameAsTwins(out.result);
   assert.deepEqual(out.readBack.weights, [[[0.5, 0.5], [0.25, 0.75]]]);
   assert.deepEqual(JSON.parse(out.readBack.json).heads, [[[0.5, 0.5], [0.25, 0.75]]]);
+});
+
+test('a running <attention-training> survives a move, pauses while off the page and resumes when back', { timeout: 90_000 }, async () => {
+  const { page, errors } = await openPage('moves.html', () => window.elementsReady);
+  const state = () => page.evaluate(() => { const t = document.getElementById('training'); return { state: t.state, steps: t.history.at(-1)?.step ?? 0 }; });
+  const moreSteps = async (than) => page.waitForFunction((n) => (document.getElementById('training').history.at(-1)?.step ?? 0) > n, than, { timeout: 30_000 });
+  try {
+    await page.evaluate(() => document.getElementById('training').train());
+    await moreSteps(10);
+    // A move (what reveal's scroll view or a keyed reorder does): training goes on.
+    await page.evaluate(() => document.getElementById('b').append(document.getElementById('training')));
+    const moved = await state();
+    await moreSteps(moved.steps + 10);
+    assert.equal((await state()).state, 'running');
+    // Off the page: it pauses (and says so) ...
+    await page.evaluate(() => { window.parked = document.getElementById('training'); window.parked.remove(); });
+    await page.waitForFunction(() => window.parked.state === 'paused', null, { timeout: 5_000 });
+    const text = await page.evaluate(() => window.parked.shadowRoot.textContent);
+    assert.match(text, /Paused: the element left the page/);
+    assert.match(text, /Resume/, 'the button offers Resume');
+    // ... and resumes when it is back.
+    const parked = await page.evaluate(() => window.parked.history.at(-1).step);
+    await page.evaluate(() => document.getElementById('a').append(window.parked));
+    assert.equal((await state()).state, 'running');
+    await moreSteps(parked + 10);
+    await page.evaluate(() => document.getElementById('training').reset());
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('print: a lazily loaded <attention-sentiment> far down the page answers under print media and in a reveal.js print view', { timeout: 60_000 }, async () => {
+  const { page, errors } = await openPage('moves.html', () => window.elementsReady);
+  try {
+    await page.waitForTimeout(500);
+    assert.equal(await page.evaluate(() => document.getElementById('far').prediction), null, 'not loaded while off screen');
+    await page.emulateMedia({ media: 'print' });
+    await page.waitForFunction(() => document.getElementById('far').prediction, null, { timeout: 20_000 });
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+  }
+  const deck = await openPage('deck.html?print-pdf', () => window.deckReady);
+  try {
+    await deck.page.waitForFunction(() => document.getElementById('late').prediction, null, { timeout: 20_000 });
+    assert.deepEqual(deck.errors, []);
+  } finally {
+    await deck.page.close();
+  }
 });

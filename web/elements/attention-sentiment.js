@@ -10,6 +10,7 @@
 // element nears the viewport). Events: `prediction` (detail { text, label, probability,
 // words, attention }), `trained` (detail { seconds, accuracy }).
 import { crossOriginWorker } from './workers.js';
+import { loadForPrint } from './print.js';
 import { getApi } from './api.js';
 import { THEME_STYLE, styleSheet, errorMessage } from './theme.js';
 import { containKeys } from './keys.js';
@@ -57,6 +58,7 @@ export class AttentionSentiment extends HTMLElement {
   #parts = null;
   #timer = 0;
   #observer = null;
+  #stopPrintWatch = () => {};
 
   constructor() {
     super();
@@ -66,7 +68,10 @@ export class AttentionSentiment extends HTMLElement {
   connectedCallback() {
     if (!this.#parts) this.#build();
     // The model (about 80 KB gzipped) loads when the element nears the viewport, so a page
-    // that shows it further down does not pay for it at load (attribute `eager`: at once).
+    // that shows it further down does not pay for it at load (attribute `eager`: at once),
+    // and when the page prints (a printed page or a deck's print view never scrolls to it).
+    this.#stopPrintWatch();
+    this.#stopPrintWatch = loadForPrint(() => this.#load());
     if (this.hasAttribute('eager') || typeof IntersectionObserver === 'undefined') {
       this.#load();
       return;
@@ -81,6 +86,7 @@ export class AttentionSentiment extends HTMLElement {
 
   disconnectedCallback() {
     this.#observer?.disconnect();
+    this.#stopPrintWatch();
     this.#worker?.terminate();
     this.#worker = null;
   }

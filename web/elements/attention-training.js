@@ -45,6 +45,10 @@ function trainingWorker() {
   }
 }
 
+// How long an element that left the page keeps its paused Worker (and model) alive.
+const LEAVE_STOP_MS = 60_000;
+const AWAY = 'Paused: the element left the page; it resumes when it is back.';
+
 export class AttentionTraining extends HTMLElement {
   static observedAttributes = ['task'];
 
@@ -56,6 +60,9 @@ export class AttentionTraining extends HTMLElement {
   #lastMaps = 0;
   #pendingMaps = null;
   #maps = [];
+
+  #leaving = 0;
+  #resumeOnReturn = false;
 
   constructor() {
     super();
@@ -69,13 +76,35 @@ export class AttentionTraining extends HTMLElement {
 
   connectedCallback() {
     if (!this.#parts) this.#build();
+    clearTimeout(this.#leaving);
+    if (this.#resumeOnReturn) {  // it left the page while training and is back
+      this.#resumeOnReturn = false;
+      this.resume();
+    }
     if (this.hasAttribute('autostart') && this.#state === 'idle') this.train();
   }
 
+  // A move (reveal's scroll or print view, a keyed reorder in React or Vue) disconnects and
+  // reconnects the element within one task: training goes on. An element that stays away
+  // pauses (it resumes when it comes back), and after a minute away its Worker stops.
   disconnectedCallback() {
-    this.#worker?.terminate();
-    this.#worker = null;
-    if (this.#state === 'running') this.#state = 'paused';
+    clearTimeout(this.#leaving);
+    this.#leaving = setTimeout(() => {
+      if (this.isConnected) return;
+      if (this.#state === 'running') {
+        this.pause();
+        this.#resumeOnReturn = true;
+        this.#parts.stats.textContent = AWAY;
+      }
+      this.#leaving = setTimeout(() => this.#stopAway(), LEAVE_STOP_MS);
+    }, 0);
+  }
+
+  #stopAway() {
+    if (this.isConnected || !this.#worker) return;
+    this.reset();
+    this.#resumeOnReturn = false;
+    this.#parts.stats.textContent = `Stopped: the element was off the page for ${LEAVE_STOP_MS / 1000} s.`;
   }
 
   attributeChangedCallback() {
@@ -193,7 +222,7 @@ export class AttentionTraining extends HTMLElement {
     if (data.type === 'progress') {
       const entry = { step: data.step, loss: data.loss, accuracy: data.accuracy, stepsPerSecond: data.stepsPerSecond };
       this.#history.push(entry);
-      p.stats.textContent = `step ${data.step} · loss ${formatNumber(data.loss, 4)} nats · held-out token accuracy ${formatNumber(100 * data.accuracy, 1)}% · ${Math.round(data.stepsPerSecond)} steps/s`;
+      p.stats.textContent = `step ${data.step} · loss ${formatNumber(data.loss, 4)} nats · held-out token accuracy ${formatNumber(100 * data.accuracy, 1)}% · ${Math.round(data.stepsPerSecond)} steps/s${this.#resumeOnReturn ? ` · ${AWAY}` : ''}`;
       for (const m of MILESTONES) {
         if (data.accuracy >= m && !this.#announced.has(m)) {
           this.#announced.add(m);
