@@ -21,7 +21,7 @@ function hostFolder() {
   mkdirSync(`${dir}/node_modules`, { recursive: true });
   symlinkSync(root, `${dir}/node_modules/attention-wasm`, 'dir');
   symlinkSync(`${root}node_modules/reveal.js`, `${dir}/reveal`, 'dir');
-  for (const page of ['deck.html', 'cdn.html', 'moves.html']) copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
+  for (const page of ['deck.html', 'cdn.html', 'moves.html', 'scheme.html']) copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
   return dir;
 }
 
@@ -211,5 +211,19 @@ test('print: a lazily loaded <attention-sentiment> far down the page answers und
     assert.deepEqual(deck.errors, []);
   } finally {
     await deck.page.close();
+  }
+});
+
+test('colours follow the page, not the OS: a dark page with or without color-scheme gets the dark palette, theme="light" forces light', { timeout: 60_000 }, async () => {
+  for (const os of ['light', 'dark']) {
+    const { page, errors } = await openPage('scheme.html', () => window.elementsReady && [...document.querySelectorAll('attention-heatmap')].every((h) => h.shadowRoot.querySelector('svg line')));
+    try {
+      await page.emulateMedia({ colorScheme: os });
+      const strokes = await page.evaluate(() => [...document.querySelectorAll('attention-heatmap')].map((h) => `${h.parentElement.id}${h.getAttribute('theme') ? `/${h.getAttribute('theme')}` : ''}: ${getComputedStyle(h.shadowRoot.querySelector('svg line')).stroke}`));
+      assert.deepEqual(strokes, ['light: rgb(37, 99, 235)', 'dark: rgb(147, 197, 253)', 'dark/light: rgb(37, 99, 235)', 'declared: rgb(147, 197, 253)'], `OS ${os}`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
   }
 });

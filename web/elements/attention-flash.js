@@ -14,7 +14,7 @@
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exportToolbar, elementToPng, jsLiteral, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE, styleSheet, errorMessage } from './theme.js';
+import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
 import { containKeys, consume } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
@@ -65,6 +65,7 @@ export function onlineSoftmaxSteps({ q, k, v }, block) {
 }
 
 export class AttentionFlash extends HTMLElement {
+  #internals = this.attachInternals();
   static observedAttributes = ['q', 'k', 'v', 'block'];
 
   #data = null;
@@ -80,6 +81,7 @@ export class AttentionFlash extends HTMLElement {
   }
 
   connectedCallback() {
+    followPageScheme(this, this.#internals);
     if (!this.hasAttribute('tabindex')) this.tabIndex = 0;
     if (!this.hasAttribute('role')) this.setAttribute('role', 'group');
     if (!this.hasAttribute('aria-label')) this.setAttribute('aria-label', 'online softmax, block by block');

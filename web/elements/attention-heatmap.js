@@ -17,7 +17,7 @@ import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exampleData } from './attention-steps.js';
 import { exportToolbar, elementToPng, jsLiteral, jsString, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE, styleSheet } from './theme.js';
+import { THEME_STYLE, styleSheet, followPageScheme } from './theme.js';
 import { containKeys } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
@@ -77,6 +77,7 @@ export function headAverage(heads) {
 }
 
 export class AttentionHeatmap extends HTMLElement {
+  #internals = this.attachInternals();
   static observedAttributes = ['weights', 'tokens', 'query-tokens', 'key-tokens', 'view', 'head', 'example'];
 
   #heads = [];
@@ -88,6 +89,7 @@ export class AttentionHeatmap extends HTMLElement {
   }
 
   connectedCallback() {
+    followPageScheme(this, this.#internals);
     this.#load();
   }
 

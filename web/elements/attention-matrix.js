@@ -14,7 +14,7 @@
 // properties --attn-font, --attn-cell-width, --attn-border, --attn-focus.
 import { formatNumber, exactNumber, heatColour, paletteGradient } from './format.js';
 import { elementToPng, tensorJson, jsLiteral, jsString } from './export.js';
-import { THEME_STYLE, styleSheet } from './theme.js';
+import { THEME_STYLE, styleSheet, followPageScheme } from './theme.js';
 import { containKeys, consume } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
@@ -84,6 +84,7 @@ function parseCell(text) {
 }
 
 export class AttentionMatrix extends HTMLElement {
+  #internals = this.attachInternals();
   static observedAttributes = ['label', 'value', 'precision', 'heat', 'editable', 'toggle', 'row-labels', 'col-labels'];
 
   #value = null;
@@ -96,6 +97,7 @@ export class AttentionMatrix extends HTMLElement {
   }
 
   connectedCallback() {
+    followPageScheme(this, this.#internals);
     if (this.#value == null && this.hasAttribute('value')) this.#value = toMatrix(this.getAttribute('value'));
     this.#render();
   }

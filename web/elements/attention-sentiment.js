@@ -12,7 +12,7 @@
 import { crossOriginWorker } from './workers.js';
 import { loadForPrint } from './print.js';
 import { getApi } from './api.js';
-import { THEME_STYLE, styleSheet, errorMessage } from './theme.js';
+import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
 import { containKeys } from './keys.js';
 import { heatColour, formatNumber } from './format.js';
 import { tokenize, TEMPLATES_DESCRIPTION } from './training/sentiment-corpus.js';
@@ -49,6 +49,7 @@ function sentimentWorker() {
 }
 
 export class AttentionSentiment extends HTMLElement {
+  #internals = this.attachInternals();
   static observedAttributes = ['text', 'model', 'layer'];
 
   #model = null;      // the TinyTransformer in use
@@ -66,6 +67,7 @@ export class AttentionSentiment extends HTMLElement {
   }
 
   connectedCallback() {
+    followPageScheme(this, this.#internals);
     if (!this.#parts) this.#build();
     // The model (about 80 KB gzipped) loads when the element nears the viewport, so a page
     // that shows it further down does not pay for it at load (attribute `eager`: at once),

@@ -17,7 +17,7 @@ import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { WEIGHTS, EXAMPLES } from './course-examples.js';
 import { exportToolbar, elementToPng, tensorJson, jsLiteral, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE, styleSheet, errorMessage } from './theme.js';
+import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
 import { containKeys } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
@@ -67,6 +67,7 @@ function presetMask(preset, lq, lk, keyLength = lk) {
 }
 
 export class AttentionSteps extends HTMLElement {
+  #internals = this.attachInternals();
   static observedAttributes = ['example', 'x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask', 'show-slides', 'precision'];
 
   #data = null;
@@ -79,6 +80,7 @@ export class AttentionSteps extends HTMLElement {
   }
 
   connectedCallback() {
+    followPageScheme(this, this.#internals);
     if (!this.#data) this.#readAttributes();
     this.#update();
   }

@@ -10,7 +10,7 @@
 // composed): `training-progress` (detail { step, loss, accuracy, stepsPerSecond }),
 // `training-done` (detail { step, accuracy }) when `steps` are done.
 import { crossOriginWorker } from './workers.js';
-import { THEME_STYLE, styleSheet } from './theme.js';
+import { THEME_STYLE, styleSheet, followPageScheme } from './theme.js';
 import { containKeys } from './keys.js';
 import { formatNumber, heatColour } from './format.js';
 import { TASKS } from './training/tasks.js';
@@ -25,7 +25,7 @@ input[type=number] { width: 5em; }
 button:focus-visible, select:focus-visible, input:focus-visible, canvas:focus-visible { outline: 2px solid var(--_focus); outline-offset: 2px; }
 .stats { font-variant-numeric: tabular-nums; margin: 0.3rem 0; }
 .description { font-size: 0.9em; margin: 0.2rem 0 0.5rem; }
-canvas { display: block; max-width: 100%; height: auto; border: 1px solid var(--attn-border, #8884); }
+canvas { display: block; max-width: 100%; height: auto; border: 1px solid var(--attn-border, #8884); color: var(--_accent); }
 .maps { display: flex; flex-wrap: wrap; gap: 1rem; margin-top: 0.5rem; }
 .maps figure { margin: 0; }
 .maps figcaption { font-size: 0.85em; font-weight: 600; }
@@ -50,6 +50,7 @@ const LEAVE_STOP_MS = 60_000;
 const AWAY = 'Paused: the element left the page; it resumes when it is back.';
 
 export class AttentionTraining extends HTMLElement {
+  #internals = this.attachInternals();
   static observedAttributes = ['task'];
 
   #parts = null;
@@ -75,6 +76,7 @@ export class AttentionTraining extends HTMLElement {
   get state() { return this.#state; }
 
   connectedCallback() {
+    followPageScheme(this, this.#internals);
     if (!this.#parts) this.#build();
     clearTimeout(this.#leaving);
     if (this.#resumeOnReturn) {  // it left the page while training and is back
@@ -286,7 +288,7 @@ export class AttentionTraining extends HTMLElement {
     const { canvas } = this.#parts;
     const ctx = canvas.getContext('2d');
     const colour = getComputedStyle(this).color || '#000';
-    const accent = getComputedStyle(this).getPropertyValue('--_accent').trim() || '#2563eb';
+    const accent = getComputedStyle(canvas).color || '#2563eb';  // --_accent, resolved (light-dark)
     ctx.clearRect(0, 0, W, H);
     ctx.strokeStyle = colour;
     ctx.fillStyle = colour;

@@ -268,8 +268,14 @@ export declare function useApi(instance: AttentionWasm | Promise<AttentionWasm>)
 /** A boolean attribute: present (any string, '' included) or true is on. */
 export type BooleanAttribute = boolean | '' | string;
 
+/** Attributes every element takes. */
+export interface CommonAttributes {
+  /** Force the light or dark palette; by default the element follows the page's color-scheme, or its text colour when the page declares none. */
+  theme?: 'light' | 'dark';
+}
+
 /** Attributes of `<attention-matrix>` (also accepted as properties of the same name). */
-export interface AttentionMatrixAttributes {
+export interface AttentionMatrixAttributes extends CommonAttributes {
   /** The caption. */
   label?: string;
   /** JSON rows of numbers ("-Infinity" strings allowed); as a property also a tensor or nested rows. */
@@ -289,7 +295,7 @@ export interface AttentionMatrixAttributes {
 }
 
 /** Attributes of `<attention-steps>`. */
-export interface AttentionStepsAttributes {
+export interface AttentionStepsAttributes extends CommonAttributes {
   /** The course's worked example (1-4). */
   example?: number | string;
   /** Inputs X as JSON rows. */
@@ -315,7 +321,7 @@ export interface AttentionStepsAttributes {
 }
 
 /** Attributes of `<attention-flash>`. */
-export interface AttentionFlashAttributes {
+export interface AttentionFlashAttributes extends CommonAttributes {
   /** Queries as JSON rows. */
   q?: string;
   /** Keys as JSON rows. */
@@ -327,7 +333,7 @@ export interface AttentionFlashAttributes {
 }
 
 /** Attributes of `<attention-heatmap>`. */
-export interface AttentionHeatmapAttributes {
+export interface AttentionHeatmapAttributes extends CommonAttributes {
   /** Weights as JSON: [Lq][Lk] or [heads][Lq][Lk]; as a property also a tensor or an attention result. */
   weights?: string | number[][] | number[][][] | Tensor;
   /** Token labels for queries and keys: a comma list or JSON array. */
@@ -347,13 +353,13 @@ export interface AttentionHeatmapAttributes {
 }
 
 /** Attributes of `<positional-encoding>`. */
-export interface PositionalEncodingAttributes {
+export interface PositionalEncodingAttributes extends CommonAttributes {
   /** Which encoding: sinusoidal (default), rope, alibi or laplacian. */
   kind?: 'sinusoidal' | 'rope' | 'alibi' | 'laplacian';
 }
 
 /** Attributes of `<token-pruning>`. */
-export interface TokenPruningAttributes {
+export interface TokenPruningAttributes extends CommonAttributes {
   /** The tokens: a comma list; as a property also an array. */
   tokens?: string | string[];
   /** 1-based numbers of the tokens dropped at first, comma-separated. */
@@ -363,7 +369,7 @@ export interface TokenPruningAttributes {
 }
 
 /** Attributes of `<attention-sentiment>`. */
-export interface AttentionSentimentAttributes {
+export interface AttentionSentimentAttributes extends CommonAttributes {
   /** The sentence classified. */
   text?: string;
   /** URL of a weights JSON (default: the shipped model). */
@@ -375,7 +381,7 @@ export interface AttentionSentimentAttributes {
 }
 
 /** Attributes of `<attention-training>`. */
-export interface AttentionTrainingAttributes {
+export interface AttentionTrainingAttributes extends CommonAttributes {
   /** The toy task. */
   task?: 'copy' | 'reverse' | 'sort' | 'induction';
   /** Model size. */

@@ -10,7 +10,7 @@ import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { heatColour } from './format.js';
 import { exportToolbar, elementToPng, tensorJson, jsLiteral, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE, styleSheet } from './theme.js';
+import { THEME_STYLE, styleSheet, followPageScheme } from './theme.js';
 import { containKeys, consume } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
@@ -73,6 +73,7 @@ function slider(name, label, min, max, step, value, onInput) {
 }
 
 export class PositionalEncoding extends HTMLElement {
+  #internals = this.attachInternals();
   static observedAttributes = ['kind'];
 
   #state = { positions: 32, dModel: 32, base: 10000, heads: 4, length: 6, nodes: 6, edges: [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 0]], k: 2, selected: null };
@@ -83,7 +84,10 @@ export class PositionalEncoding extends HTMLElement {
     containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
   }
 
-  connectedCallback() { this.#update(); }
+  connectedCallback() {
+    followPageScheme(this, this.#internals);
+    this.#update();
+  }
   attributeChangedCallback() { if (this.isConnected) this.#update(); }
 
   get kind() {

@@ -1,21 +1,48 @@
 // The elements' colours: a page sets --attn-accent, --attn-focus, --attn-error, --attn-line,
 // --attn-node, --attn-border (and --attn-font, --attn-text-font, --attn-cell-width); without
-// them the defaults follow the reader's light or dark preference. Text takes the page's
-// own colour, backgrounds stay the page's.
+// them the defaults follow the page's colour scheme, not the reader's OS: light-dark() takes
+// the scheme the element inherits (a page's `color-scheme: dark`), `theme="dark"` or
+// `theme="light"` on an element forces one, and a dark page that declares no scheme (light
+// text on a dark background, as most slide themes) is recognised by its text colour
+// (followPageScheme). Text takes the page's own colour, backgrounds stay the page's.
 export const THEME_STYLE = `
 :host {
-  --_accent: var(--attn-accent, #2563eb); --_focus: var(--attn-focus, #2563eb);
-  --_error: var(--attn-error, #b91c1c); --_line: var(--attn-line, #2563eb);
-  --_node: var(--attn-node, #2563eb); --_selected: var(--attn-node-selected, #b45309);
+  --_accent: var(--attn-accent, light-dark(#2563eb, #60a5fa));
+  --_focus: var(--attn-focus, light-dark(#2563eb, #93c5fd));
+  --_error: var(--attn-error, light-dark(#b91c1c, #fca5a5));
+  --_line: var(--attn-line, light-dark(#2563eb, #93c5fd));
+  --_node: var(--attn-node, light-dark(#2563eb, #3b82f6));
+  --_selected: var(--attn-node-selected, light-dark(#b45309, #f59e0b));
 }
-@media (prefers-color-scheme: dark) {
-  :host {
-    --_accent: var(--attn-accent, #60a5fa); --_focus: var(--attn-focus, #93c5fd);
-    --_error: var(--attn-error, #fca5a5); --_line: var(--attn-line, #93c5fd);
-    --_node: var(--attn-node, #3b82f6); --_selected: var(--attn-node-selected, #f59e0b);
-  }
-}
+:host([theme="dark"]), :host(:state(page-dark)) { color-scheme: dark; }
+:host([theme="light"]) { color-scheme: light; }
 `;
+
+// Relative luminance (WCAG) of a computed 'rgb(r, g, b)' colour, or null.
+function luminance(colour) {
+  const m = /rgba?\((\d+(?:\.\d+)?),\s*(\d+(?:\.\d+)?),\s*(\d+(?:\.\d+)?)/.exec(colour);
+  if (!m) return null;
+  const [r, g, b] = m.slice(1, 4).map((c) => {
+    const x = Number(c) / 255;
+    return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/**
+ * Marks `element` as on a dark page (the :state(page-dark) above) when the page declares no
+ * colour scheme but its text, which the element inherits, is light. Call when connected.
+ * @param {HTMLElement} element  @param {ElementInternals} internals
+ */
+export function followPageScheme(element, internals) {
+  const style = getComputedStyle(element);
+  const declared = style.colorScheme && style.colorScheme !== 'normal';
+  const dark = !declared && (luminance(style.color) ?? 0) > 0.5;
+  try {
+    if (dark) internals.states.add('page-dark');
+    else internals.states.delete('page-dark');
+  } catch { /* an engine without custom states keeps the light defaults */ }
+}
 
 const sheets = new Map();
 

@@ -11,7 +11,7 @@
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exportToolbar, elementToPng, tensorJson, jsLiteral, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE, styleSheet } from './theme.js';
+import { THEME_STYLE, styleSheet, followPageScheme } from './theme.js';
 import { containKeys } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
@@ -23,6 +23,7 @@ label { font-size: 0.9em; }
 ${EXPORT_STYLE}`;
 
 export class TokenPruning extends HTMLElement {
+  #internals = this.attachInternals();
   static observedAttributes = ['tokens', 'drop', 'dim'];
 
   #keep = null;
@@ -33,7 +34,10 @@ export class TokenPruning extends HTMLElement {
     containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
   }
 
-  connectedCallback() { this.#reset(); }
+  connectedCallback() {
+    followPageScheme(this, this.#internals);
+    this.#reset();
+  }
   attributeChangedCallback() { if (this.isConnected) this.#reset(); }
 
   get tokens() { return (this.getAttribute('tokens') ?? 'The,cat,sat,on,the,mat').split(',').map((t) => t.trim()); }
