@@ -21,7 +21,7 @@ function hostFolder() {
   mkdirSync(`${dir}/node_modules`, { recursive: true });
   symlinkSync(root, `${dir}/node_modules/attention-wasm`, 'dir');
   symlinkSync(`${root}node_modules/reveal.js`, `${dir}/reveal`, 'dir');
-  for (const page of ['deck.html', 'cdn.html', 'moves.html', 'scheme.html']) copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
+  for (const page of ['deck.html', 'cdn.html', 'moves.html', 'scheme.html', 'png.html']) copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
   return dir;
 }
 
@@ -225,5 +225,22 @@ test('colours follow the page, not the OS: a dark page with or without color-sch
     } finally {
       await page.close();
     }
+  }
+});
+
+test('PNG export on a dark page under a CSS transform: the page\'s background, and text scaled with the boxes', { timeout: 60_000 }, async () => {
+  const { page, errors } = await openPage('png.html', () => window.elementsReady && document.getElementById('scaled').cellAt(0, 0));
+  try {
+    const plain = await page.evaluate(() => window.pngStats('plain'));
+    const scaled = await page.evaluate(() => window.pngStats('scaled'));
+    assert.deepEqual(plain.corner, [0x11, 0x22, 0x33], 'the page background, not white');
+    assert.deepEqual(scaled.corner, [0x11, 0x22, 0x33]);
+    assert.ok(Math.abs(scaled.width - plain.width / 2) <= 1, `half as wide on the half-scale slide: ${scaled.width} vs ${plain.width}`);
+    // The same drawing at half the size covers the same share of its pixels with ink;
+    // text drawn at the unscaled size covered about twice that.
+    assert.ok(Math.abs(scaled.ink / plain.ink - 1) < 0.35, `ink share ${scaled.ink.toFixed(3)} vs ${plain.ink.toFixed(3)}`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
   }
 });

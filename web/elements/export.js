@@ -30,6 +30,22 @@ function* words(textNode) {
   }
 }
 
+const transparent = (c) => !c || c === 'rgba(0, 0, 0, 0)' || c === 'transparent';
+
+/**
+ * What the reader sees behind the element: the first background colour on the way up
+ * (through shadow hosts), else the canvas colour of its scheme (white, or black for light
+ * text), so that light text on a dark page is not exported onto white.
+ */
+function backdrop(element) {
+  for (let node = element; node; node = node.parentElement ?? node.getRootNode?.().host ?? null) {
+    const colour = getComputedStyle(node).backgroundColor;
+    if (!transparent(colour)) return colour;
+  }
+  const text = getComputedStyle(element).color.match(/\d+(\.\d+)?/g)?.slice(0, 3).map(Number) ?? [0, 0, 0];
+  return (text[0] * 0.299 + text[1] * 0.587 + text[2] * 0.114) > 128 ? '#000' : '#fff';
+}
+
 /**
  * The element as drawn, as a PNG Blob of its on-screen size (times devicePixelRatio): cell
  * and button boxes with their colours, the lines of a lines view, and every word of text,
@@ -38,16 +54,17 @@ function* words(textNode) {
 export async function elementToPng(element) {
   const box = element.getBoundingClientRect();
   const scale = window.devicePixelRatio || 1;
+  // A CSS transform (a scaled slide) scales the boxes on screen but not the computed font
+  // sizes: text is drawn at its size times the element's on-screen scale.
+  const zoom = element.offsetHeight > 0 ? box.height / element.offsetHeight : 1;
   const canvas = document.createElement('canvas');
   canvas.width = Math.max(1, Math.round(box.width * scale));
   canvas.height = Math.max(1, Math.round(box.height * scale));
   const ctx = canvas.getContext('2d');
   ctx.scale(scale, scale);
-  const hostStyle = getComputedStyle(element);
-  ctx.fillStyle = hostStyle.backgroundColor && hostStyle.backgroundColor !== 'rgba(0, 0, 0, 0)' ? hostStyle.backgroundColor : '#fff';
+  ctx.fillStyle = backdrop(element);
   ctx.fillRect(0, 0, box.width, box.height);
   const { boxes, lines, texts } = drawables(element.shadowRoot ?? element);
-  const transparent = (c) => !c || c === 'rgba(0, 0, 0, 0)' || c === 'transparent';
   for (const node of boxes) {
     const r = node.getBoundingClientRect();
     const style = getComputedStyle(node);
@@ -64,8 +81,8 @@ export async function elementToPng(element) {
     }
     if (node.tagName !== 'TH' && parseFloat(style.borderTopWidth) > 0) {
       ctx.strokeStyle = style.borderTopColor;
-      ctx.lineWidth = 1;
-      ctx.strokeRect(x + 0.5, y + 0.5, r.width - 1, r.height - 1);
+      ctx.lineWidth = zoom;
+      ctx.strokeRect(x + zoom / 2, y + zoom / 2, r.width - zoom, r.height - zoom);
     }
   }
   for (const node of lines) {
@@ -88,7 +105,7 @@ export async function elementToPng(element) {
     const style = getComputedStyle(node.parentElement);
     if (style.visibility === 'hidden' || style.display === 'none') continue;
     ctx.fillStyle = node.parentElement instanceof SVGElement ? style.fill : style.color;
-    ctx.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    ctx.font = `${style.fontStyle} ${style.fontWeight} ${parseFloat(style.fontSize) * zoom}px ${style.fontFamily}`;
     for (const [word, r] of words(node)) ctx.fillText(word, r.left - box.left, r.top - box.top + r.height / 2);
   }
   return new Promise((resolve) => canvas.toBlob(resolve, 'image/png'));
