@@ -21,7 +21,7 @@ function hostFolder() {
   mkdirSync(`${dir}/node_modules`, { recursive: true });
   symlinkSync(root, `${dir}/node_modules/attention-wasm`, 'dir');
   symlinkSync(`${root}node_modules/reveal.js`, `${dir}/reveal`, 'dir');
-  for (const page of ['deck.html', 'cdn.html', 'moves.html', 'scheme.html', 'png.html']) copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
+  for (const page of ['deck.html', 'cdn.html', 'moves.html', 'scheme.html', 'png.html', 'slide.html']) copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
   return dir;
 }
 
@@ -239,6 +239,26 @@ test('PNG export on a dark page under a CSS transform: the page\'s background, a
     // The same drawing at half the size covers the same share of its pixels with ink;
     // text drawn at the unscaled size covered about twice that.
     assert.ok(Math.abs(scaled.ink / plain.ink - 1) < 0.35, `ink share ${scaled.ink.toFixed(3)} vs ${plain.ink.toFixed(3)}`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('<attention-steps> on a 960 × 700 slide: layout="compact" fits, stages="…" shows a chosen subset in order, json="id" reads inputs from the page', { timeout: 60_000 }, async () => {
+  const { page, errors } = await openPage('slide.html', () => window.elementsReady && ['full', 'compact', 'subset', 'by-id'].every((id) => document.getElementById(id).stages));
+  try {
+    const heights = await page.evaluate(() => Object.fromEntries(['full', 'compact', 'subset'].map((id) => [id, document.getElementById(id).getBoundingClientRect().height])));
+    assert.ok(heights.full > 700, `the full layout is taller than a slide (${heights.full} px)`);
+    assert.ok(heights.compact <= 676, `compact fits the slide's 676 px inside its padding: ${heights.compact} px`);
+    const shown = await page.evaluate(() => [...document.getElementById('subset').shadowRoot.querySelectorAll('section')].filter((s) => !s.hidden).map((s) => s.dataset.stage));
+    assert.deepEqual(shown, ['scaled', 'softmax', 'output']);
+    // Changing the subset keeps the inputs and recomputes nothing.
+    await page.evaluate(() => document.getElementById('subset').setAttribute('stages', 'inputs'));
+    assert.deepEqual(await page.evaluate(() => [...document.getElementById('subset').shadowRoot.querySelectorAll('section')].filter((s) => !s.hidden).map((s) => s.dataset.stage)), ['inputs']);
+    // json="ex-json": X = [[1,0],[0,1],[1,1]], causal: row 0 sees only key 0.
+    const weights = await page.evaluate(() => Array.from(document.getElementById('by-id').stages.weights.data));
+    assert.deepEqual(weights.slice(0, 3), [1, 0, 0]);
     assert.deepEqual(errors, []);
   } finally {
     await page.close();

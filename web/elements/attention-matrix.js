@@ -11,7 +11,7 @@
 // edits, Enter commits (a `change` event, detail { row, col, value }), Escape cancels; each
 // keystroke fires `input`. With `toggle` (a mask) a click, Space or Enter switches a cell
 // between 0 (may attend) and −∞ (blocked), with a `change` event. Styling: ::part(figure|caption|table|cell|legend) and the custom
-// properties --attn-font, --attn-cell-width, --attn-border, --attn-focus.
+// properties --attn-font, --attn-cell-width, --attn-cell-padding, --attn-border, --attn-focus.
 import { formatNumber, exactNumber, heatColour, paletteGradient } from './format.js';
 import { elementToPng, tensorJson, jsLiteral, jsString } from './export.js';
 import { THEME_STYLE, styleSheet, followPageScheme } from './theme.js';
@@ -25,7 +25,7 @@ figcaption { font-family: system-ui, sans-serif; font-size: 0.85em; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; }
 th { font-weight: normal; font-family: system-ui, sans-serif; font-size: 0.8em; padding: 0 0.35rem; opacity: 0.85; }
-td { border: 1px solid var(--attn-border, #8886); padding: 0.15rem 0.35rem; text-align: right; min-width: var(--attn-cell-width, 4.5ch); font-variant-numeric: tabular-nums; }
+td { border: 1px solid var(--attn-border, #8886); padding: var(--attn-cell-padding, 0.15rem 0.35rem); text-align: right; min-width: var(--attn-cell-width, 4.5ch); font-variant-numeric: tabular-nums; }
 td:focus { outline: 2px solid var(--_focus); outline-offset: -2px; }
 td[aria-readonly="false"] { cursor: text; }
 :host([toggle]) td { cursor: pointer; }

@@ -11,6 +11,10 @@
 // at once through the public API. The mask M is edited by clicking cells (0 ↔ −∞) or with
 // the presets (none, causal top-left / bottom-right, key length); a row that sees no key
 // shows zeros and says why. `show-slides` shows the slides' rounded values of an example.
+// `layout="compact"` sets the stages side by side in smaller type (a slide); `stages="…"`
+// shows only the named ones, in that order (inputs, weights, projections, scores, scaled,
+// mask, softmax, output, projection-out). `json="id"` reads the inputs from a
+// <script type="application/json" id="id"> elsewhere on the page.
 // Events: `compute` (detail: every stage as tensors) after each recomputation. `for="id …"`:
 // hovering a score, mask or weight cell highlights the pair in those elements too.
 import { getApi } from './api.js';
@@ -32,7 +36,18 @@ button, select, input { font: inherit; }
 .note { font-size: 0.85em; margin: 0.3rem 0 0; }
 .slides { font-size: 0.75em; opacity: 0.85; font-family: ui-monospace, monospace; max-width: 100%; overflow-x: auto; }
 .error { color: var(--_error); }
+/* layout="compact": the stages side by side, wrapping, in smaller type (a 960 × 700 slide) */
+:host([layout="compact"]) { font-size: 0.78em; --attn-font: var(--attn-compact-font, 0.68rem/1.15 ui-monospace, SFMono-Regular, Menlo, monospace);
+  --attn-cell-padding: 0.05rem 0.25rem; --attn-cell-width: 3.5ch; }
+:host([layout="compact"]) attention-matrix::part(legend) { display: none; }
+:host([layout="compact"]) h4 { display: inline; margin-right: 0.4rem; }
+:host([layout="compact"]) .stages { flex-direction: row; flex-wrap: wrap; gap: 0.5rem 0.9rem; }
+:host([layout="compact"]) section { padding-left: 0.4rem; border-left-width: 2px; }
+:host([layout="compact"]) .controls, :host([layout="compact"]) .note { font-size: 0.8em; }
 ${EXPORT_STYLE}`;
+
+// The stages by name, for the `stages` attribute (which ones to show, in this order).
+export const STAGE_NAMES = ['inputs', 'weights', 'projections', 'scores', 'scaled', 'mask', 'softmax', 'output', 'projection-out'];
 
 const ROWS = (t) => t.shape[0];
 
@@ -68,7 +83,7 @@ function presetMask(preset, lq, lk, keyLength = lk) {
 
 export class AttentionSteps extends HTMLElement {
   #internals = this.attachInternals();
-  static observedAttributes = ['example', 'x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask', 'show-slides', 'precision'];
+  static observedAttributes = ['example', 'x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask', 'show-slides', 'precision', 'stages', 'json'];
 
   #data = null;
   #stages = null;
@@ -85,8 +100,12 @@ export class AttentionSteps extends HTMLElement {
     this.#update();
   }
 
-  attributeChangedCallback() {
+  attributeChangedCallback(name) {
     if (!this.isConnected) return;
+    if (name === 'stages') {  // which stages show: no recomputation, edits kept
+      this.#showStages();
+      return;
+    }
     this.#readAttributes();
     this.#update();
   }
@@ -147,7 +166,12 @@ export class AttentionSteps extends HTMLElement {
   #readAttributes() {
     try {
       const example = this.getAttribute('example');
-      const json = this.querySelector('script[type="application/json"]');
+      // Inline JSON: a child <script type="application/json">, or one elsewhere on the page
+      // named by json="id" (Markdown ends an HTML block at a blank line, and sanitizers
+      // drop scripts inside elements: see the README's Markdown notes).
+      const ref = this.getAttribute('json');
+      const json = ref ? this.getRootNode().getElementById?.(ref.replace(/^#/, '')) ?? document.getElementById(ref.replace(/^#/, '')) : this.querySelector('script[type="application/json"]');
+      if (ref && !json) throw new RangeError(`attention-steps: json="${ref}" names no element on the page`);
       let data;
       if (example != null) data = exampleData(Number(example));
       else if (json) data = JSON.parse(json.textContent);
@@ -284,8 +308,9 @@ export class AttentionSteps extends HTMLElement {
     this.#update();
   }
 
-  #stage(title, formula, ...children) {
+  #stage(name, title, formula, ...children) {
     const section = document.createElement('section');
+    section.dataset.stage = name;
     const h = document.createElement('h4');
     h.textContent = title;
     const f = document.createElement('code');
@@ -295,6 +320,16 @@ export class AttentionSteps extends HTMLElement {
     row.append(...children.filter(Boolean));
     section.append(h, f, row);
     return section;
+  }
+
+  // The `stages` attribute: only the named stages, in the order named (all when absent or
+  // when it names none that exist).
+  #showStages(stages = this.shadowRoot.querySelector('.stages')) {
+    if (!stages) return;
+    const wanted = (this.getAttribute('stages') ?? '').split(',').map((x) => x.trim().toLowerCase()).filter((x) => STAGE_NAMES.includes(x));
+    const sections = [...stages.children];
+    for (const section of sections) section.hidden = wanted.length > 0 && !wanted.includes(section.dataset.stage);
+    if (wanted.length) for (const name of wanted) { const section = sections.find((x) => x.dataset.stage === name); if (section) stages.append(section); }
   }
 
   #maskControls() {
@@ -342,28 +377,29 @@ export class AttentionSteps extends HTMLElement {
     const stages = document.createElement('div');
     stages.className = 'stages';
     stages.append(
-      this.#stage('Inputs', cross ? `C: [${ROWS(s.Q)}, ${d.c[0].length}] queries; X: [${d.x.length}, ${d.x[0].length}] keys and values` : `X: [${d.x.length} tokens, d_model = ${d.x[0].length}]`,
+      this.#stage('inputs', 'Inputs', cross ? `C: [${ROWS(s.Q)}, ${d.c[0].length}] queries; X: [${d.x.length}, ${d.x[0].length}] keys and values` : `X: [${d.x.length} tokens, d_model = ${d.x[0].length}]`,
         cross ? this.#matrix('C', 'C (queries)', d.c, { editable: true, key: 'c' }) : null,
         this.#matrix('X', cross ? 'X (keys, values)' : 'X (tokens as rows)', d.x, { editable: true, key: 'x' })),
-      this.#stage('Weights', 'learned matrices (editable)',
+      this.#stage('weights', 'Weights', 'learned matrices (editable)',
         this.#matrix('W_Q', 'W_Q', d.wq, { editable: true, key: 'wq' }),
         this.#matrix('W_K', 'W_K', d.wk, { editable: true, key: 'wk' }),
         this.#matrix('W_V', 'W_V', d.wv, { editable: true, key: 'wv' }),
         d.wo ? this.#matrix('W_O', 'W_O', d.wo, { editable: true, key: 'wo' }) : null),
-      this.#stage('Projections', `Q = ${cross ? 'C' : 'X'}·W_Q,  K = X·W_K,  V = X·W_V`,
+      this.#stage('projections', 'Projections', `Q = ${cross ? 'C' : 'X'}·W_Q,  K = X·W_K,  V = X·W_V`,
         this.#matrix('Q', 'Q', s.Q, { slides: slides.Q }), this.#matrix('K', 'K', s.K, { slides: slides.K }), this.#matrix('V', 'V', s.V, { slides: slides.V })),
-      this.#stage('Scores', `Q·Kᵀ: [${s.scores.shape.join(' × ')}]`, this.#matrix('scores', 'Q·Kᵀ', s.scores, { heat: 'diverging' })),
-      this.#stage('Scaled', `÷ √d_k = √${dk} = ${sqrt.toFixed(4)}`, this.#matrix('scaled', `Q·Kᵀ/√${dk}`, s.scaled, { heat: 'diverging', slides: slides.scaledScores })),
-      this.#stage('Mask', '+ M (click a cell: 0 may attend, −∞ blocked)',
+      this.#stage('scores', 'Scores', `Q·Kᵀ: [${s.scores.shape.join(' × ')}]`, this.#matrix('scores', 'Q·Kᵀ', s.scores, { heat: 'diverging' })),
+      this.#stage('scaled', 'Scaled', `÷ √d_k = √${dk} = ${sqrt.toFixed(4)}`, this.#matrix('scaled', `Q·Kᵀ/√${dk}`, s.scaled, { heat: 'diverging', slides: slides.scaledScores })),
+      this.#stage('mask', 'Mask', '+ M (click a cell: 0 may attend, −∞ blocked)',
         this.#matrix('M', 'M', s.M, { toggle: true, key: 'mask' }), this.#matrix('masked', 'masked scores', s.masked, { heat: 'diverging' })),
     );
     stages.lastChild.append(this.#maskControls());
-    const weights = this.#stage('Softmax', 'softmax over each row (each row sums to 1)', this.#matrix('weights', 'weights', s.weights, { heat: 'sequential', slides: slides.weights }));
+    const weights = this.#stage('softmax', 'Softmax', 'softmax over each row (each row sums to 1)', this.#matrix('weights', 'weights', s.weights, { heat: 'sequential', slides: slides.weights }));
     const note = this.#blindNote();
     if (note) weights.append(note);
     stages.append(weights,
-      this.#stage('Output', `A = weights·V: [${s.A.shape.join(' × ')}]`, this.#matrix('A', 'A', s.A, { slides: slides.A })));
-    if (s.Y) stages.append(this.#stage('Projection out', `Y = A·W_O: [${s.Y.shape.join(' × ')}]`, this.#matrix('Y', 'Y', s.Y, { slides: slides.Y })));
+      this.#stage('output', 'Output', `A = weights·V: [${s.A.shape.join(' × ')}]`, this.#matrix('A', 'A', s.A, { slides: slides.A })));
+    if (s.Y) stages.append(this.#stage('projection-out', 'Projection out', `Y = A·W_O: [${s.Y.shape.join(' × ')}]`, this.#matrix('Y', 'Y', s.Y, { slides: slides.Y })));
+    this.#showStages(stages);
     // Keep the focused cell focused across the re-render.
     const active = this.shadowRoot.activeElement;
     const focus = active instanceof AttentionMatrix ? [active.dataset.name, active.shadowRoot.activeElement] : null;

@@ -318,6 +318,12 @@ export interface AttentionStepsAttributes extends CommonAttributes {
   precision?: number | string;
   /** Ids of elements whose pairs highlight with this one's (space-separated). */
   for?: string;
+  /** 'compact': the stages side by side in smaller type (fits a 960 × 700 slide). */
+  layout?: 'compact';
+  /** Only these stages, in this order (comma-separated): inputs, weights, projections, scores, scaled, mask, softmax, output, projection-out. */
+  stages?: string;
+  /** The id of a `<script type="application/json">` on the page holding the inputs. */
+  json?: string;
 }
 
 /** Attributes of `<attention-flash>`. */
