@@ -21,7 +21,8 @@ function hostFolder() {
   mkdirSync(`${dir}/node_modules`, { recursive: true });
   symlinkSync(root, `${dir}/node_modules/attention-wasm`, 'dir');
   symlinkSync(`${root}node_modules/reveal.js`, `${dir}/reveal`, 'dir');
-  for (const page of ['deck.html', 'cdn.html', 'moves.html', 'scheme.html', 'png.html', 'slide.html']) copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
+  for (const p of ['marked', 'dompurify']) symlinkSync(`${root}node_modules/${p}`, `${dir}/${p}`, 'dir');
+  for (const page of ['deck.html', 'cdn.html', 'moves.html', 'scheme.html', 'png.html', 'slide.html', 'markdown.html']) copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
   return dir;
 }
 
@@ -259,6 +260,33 @@ test('<attention-steps> on a 960 Ã— 700 slide: layout="compact" fits, stages="â€
     // json="ex-json": X = [[1,0],[0,1],[1,1]], causal: row 0 sees only key 0.
     const weights = await page.evaluate(() => Array.from(document.getElementById('by-id').stages.weights.data));
     assert.deepEqual(weights.slice(0, 3), [1, 0, 0]);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('Markdown (marked) through DOMPurify: the default config drops the elements; domPurifyConfig keeps them, their attributes and nothing hostile', { timeout: 60_000 }, async () => {
+  const { page, errors } = await openPage('markdown.html', () => window.markdownReady && document.getElementById('s')?.stages);
+  try {
+    const result = await page.evaluate(() => ({
+      defaults: document.querySelectorAll('#defaults attention-matrix, #defaults attention-heatmap, #defaults attention-steps').length,
+      matrix: Array.from(document.getElementById('m').value.data),
+      editable: document.getElementById('m').editable,
+      onclick: document.getElementById('m').hasAttribute('onclick'),
+      heads: document.getElementById('h').weights,
+      linked: [document.getElementById('h').getAttribute('for'), document.getElementById('h').getAttribute('link')],
+      steps: Array.from(document.getElementById('s').stages.weights.data).slice(0, 3),
+      script: window.__script ?? null,
+    }));
+    assert.equal(result.defaults, 0, 'DOMPurify\'s defaults drop custom elements');
+    assert.deepEqual(result.matrix, [0.49, 0.51, 0.52, 0.48].map(Math.fround));
+    assert.equal(result.editable, true);
+    assert.equal(result.onclick, false, 'event handlers are still removed');
+    assert.deepEqual(result.heads, [[[0.5, 0.5], [0.2, 0.8]]]);
+    assert.deepEqual(result.linked, [null, 'm'], 'DOMPurify drops for= on custom elements whatever the options; link= stays');
+    assert.deepEqual(result.steps, [1, 0, 0], 'causal: row 0 sees key 0 only');
+    assert.equal(result.script, null, 'scripts inside an element are removed');
     assert.deepEqual(errors, []);
   } finally {
     await page.close();

@@ -29,6 +29,7 @@ test('the README first example (Start here) runs and its commented output is rig
 // the output its comments promise.
 const PROMISES = [
   [/^\[ \[ 1, 2 \], \[ 2\.339522\d*, 3\.339523\d* \] \]\n\[ 2, 3 \] baseline\n$/, 'Start here'],
+  [/^<attention-matrix label="weights" value="\[\[0\.49,0\.51\],\[0\.52,0\.48\]\]"><\/attention-matrix>\n$/, 'sanitize-html'],
   [/^2 null\n$/, 'Threads'],
   [/^0\.5\n$/, 'out'],
   [/^\[ 1, 8, 10 \] 2\n$/, 'TinyTransformer'],

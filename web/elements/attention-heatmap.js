@@ -172,7 +172,7 @@ document.body.append(heatmap);
   // Tells the linked elements (ids in `for`) and listeners which pair is under the pointer.
   #announce(query, key, weight) {
     this.dispatchEvent(new CustomEvent('pair', { bubbles: true, composed: true, detail: { query, key, weight } }));
-    for (const id of (this.getAttribute('for') ?? '').split(/\s+/).filter(Boolean)) {
+    for (const id of (this.getAttribute('for') ?? this.getAttribute('link') ?? '').split(/\s+/).filter(Boolean)) {
       const target = this.getRootNode().getElementById?.(id) ?? document.getElementById(id);
       target?.highlightPair?.(query, key);
     }

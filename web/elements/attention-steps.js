@@ -272,7 +272,7 @@ export class AttentionSteps extends HTMLElement {
   // named in `for`.
   #announce(query, key) {
     this.highlightPair(query, key);
-    for (const id of (this.getAttribute('for') ?? '').split(/\s+/).filter(Boolean)) {
+    for (const id of (this.getAttribute('for') ?? this.getAttribute('link') ?? '').split(/\s+/).filter(Boolean)) {
       (this.getRootNode().getElementById?.(id) ?? document.getElementById(id))?.highlightPair?.(query, key);
     }
   }

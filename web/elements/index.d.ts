@@ -318,6 +318,8 @@ export interface AttentionStepsAttributes extends CommonAttributes {
   precision?: number | string;
   /** Ids of elements whose pairs highlight with this one's (space-separated). */
   for?: string;
+  /** The same as `for`, for sanitized pages (DOMPurify keeps `for` on labels only). */
+  link?: string;
   /** 'compact': the stages side by side in smaller type (fits a 960 × 700 slide). */
   layout?: 'compact';
   /** Only these stages, in this order (comma-separated): inputs, weights, projections, scores, scaled, mask, softmax, output, projection-out. */
@@ -356,6 +358,8 @@ export interface AttentionHeatmapAttributes extends CommonAttributes {
   example?: number | string;
   /** Ids of linked elements (space-separated). */
   for?: string;
+  /** The same as `for`, for sanitized pages (DOMPurify keeps `for` on labels only). */
+  link?: string;
 }
 
 /** Attributes of `<positional-encoding>`. */
