@@ -29,7 +29,7 @@ test.after(async () => {
 async function compareWithApi(id) {
   return page.evaluate(async (id) => {
     const { init } = await import('/bindings/js/browser.js');
-    const attn = await init();
+    const attn = await init({ simd: 'baseline' });  // the elements' build
     const el = document.getElementById(id);
     const d = el.data;
     const Q = attn.matmul(d.c ?? d.x, d.wq), K = attn.matmul(d.x, d.wk), V = attn.matmul(d.x, d.wv);
@@ -189,7 +189,7 @@ test('<attention-flash> stepped to the end equals attention(q, k, v); each step 
   const result = await page.evaluate(async () => {
     const el = document.getElementById('flash');
     const { init } = await import('/bindings/js/browser.js');
-    const attn = await init();
+    const attn = await init({ simd: 'baseline' });  // the elements' build
     const d = el.data;
     const expected = attn.attention(d.q, d.k, d.v, { returnWeights: true });
     const steps = [];
@@ -220,7 +220,7 @@ test('<attention-flash> stepped to the end equals attention(q, k, v); each step 
 test('<attention-heatmap>: a grid per head and their average, linked hover both ways, and a lines view', async () => {
   const result = await page.evaluate(async () => {
     const { init } = await import('/bindings/js/browser.js');
-    const attn = await init();
+    const attn = await init({ simd: 'baseline' });  // the elements' build
     const mha = new attn.MultiHeadAttention({ dModel: 8, numHeads: 2, seed: 4 });
     const x = attn.tensor(Float32Array.from({ length: 24 }, (_, i) => Math.sin(i)), [3, 8]);
     const { weights } = mha.forward(x, x, x, { returnWeights: true });
@@ -268,8 +268,8 @@ test('export: JSON round-trips every tensor shown, PNG decodes at the element\'s
     });
     // Run the copied code (its import rewritten to this page's module) and compare.
     const { init } = await import('/bindings/js/browser.js');
-    const attn = await init();
-    const body = results.s4.code.replace("import { init } from 'attention-wasm';", '').replace('const attn = await init();', '').replace(/console\.log\(.*\);\n$/, 'return { weights: trace.weights, Y };');
+    const attn = await init({ simd: 'baseline' });  // the elements' build
+    const body = results.s4.code.replace("import { init } from 'attention-wasm';", '').replace(/const attn = await init\(.*\n/, '').replace(/console\.log\(.*\);\n$/, 'return { weights: trace.weights, Y };');
     const run = new Function('attn', `return (async () => {${body}})();`);
     const { weights, Y } = await run(attn);
     results.codeMatches = Array.from(Y.data).every((x, i) => Object.is(x, steps.stages.Y.data[i])) && Array.from(weights.data).every((x, i) => Object.is(x, steps.stages.weights.data[i]));
@@ -292,7 +292,7 @@ test('<token-pruning>: a dropped token gets no weight but its own; weights equal
   const check = () => page.evaluate(async () => {
     const el = document.getElementById('prune');
     const { init } = await import('/bindings/js/browser.js');
-    const attn = await init();
+    const attn = await init({ simd: 'baseline' });  // the elements' build
     const { weights } = attn.attention(el.result.x, el.result.x, el.result.x, { keepMask: el.keep, returnWeights: true });
     const shown = Array.from(el.shadowRoot.querySelector('attention-matrix[data-name="weights"]').shadowRoot.querySelectorAll('td'), (td) => Number(td.dataset.value));
     return { keep: el.keep, same: shown.every((x, i) => Object.is(x, weights.data[i])), weights: shown, L: el.tokens.length };
@@ -312,7 +312,7 @@ test('<positional-encoding>: sinusoidal, RoPE (scores depend on m − n only), A
   await page.waitForFunction(() => ['pe-sin', 'pe-rope', 'pe-alibi', 'pe-lap'].every((id) => Object.keys(document.getElementById(id).tensors).length));
   const r = await page.evaluate(async () => {
     const { init } = await import('/bindings/js/browser.js');
-    const attn = await init();
+    const attn = await init({ simd: 'baseline' });  // the elements' build
     const same = (a, b) => a.length === b.length && Array.from(a).every((x, i) => Object.is(x, b[i]));
     const sin = document.getElementById('pe-sin').tensors;
     const rope = document.getElementById('pe-rope').tensors.scores;
@@ -337,7 +337,7 @@ test('<positional-encoding>: sinusoidal, RoPE (scores depend on m − n only), A
   assert.ok(graph.edges.some(([a, b]) => a === 0 && b === 3), JSON.stringify(graph));
   const matches = await page.evaluate(async () => {
     const { init } = await import('/bindings/js/browser.js');
-    const attn = await init();
+    const attn = await init({ simd: 'baseline' });  // the elements' build
     const el = document.getElementById('pe-lap');
     const expected = attn.laplacianEncoding(el.graph, 2);
     return Array.from(el.tensors.encoding.data).every((x, i) => Object.is(x, expected.data[i])) && el.shadowRoot.querySelectorAll('line').length === el.graph.edges.length;

@@ -5,7 +5,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startServer } from '../scripts/server.js';
@@ -290,5 +290,32 @@ test('Markdown (marked) through DOMPurify: the default config drops the elements
     assert.deepEqual(errors, []);
   } finally {
     await page.close();
+  }
+});
+
+test('"Copy code" reproduces the element\'s bits in Node: <attention-steps> example 2 in Chromium, its snippet run by node', { timeout: 60_000 }, async () => {
+  const { page, errors } = await openPage('slide.html', () => window.elementsReady && document.getElementById('full').stages);
+  let shown, code;
+  try {
+    ({ shown, code } = await page.evaluate(() => {
+      const el = document.getElementById('full');
+      return { shown: { w: Array.from(el.stages.weights.data), y: Array.from(el.stages.Y.data) }, code: el.toCode() };
+    }));
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+  }
+  assert.match(code, /init\(\{ simd: 'baseline' \}\)/, 'the snippet asks for the build the element used');
+  // As a reader runs it (inside this package, so 'attention-wasm' resolves), plus one line
+  // that prints its results exactly.
+  const file = `${root}tests/copy-code.tmp.mjs`;
+  writeFileSync(file, `${code}\nconsole.error(JSON.stringify({ w: Array.from(trace.weights.data), y: Array.from(Y.data) }));\n`);
+  try {
+    const run = spawnSync(process.execPath, [file], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const ran = JSON.parse(run.stderr.trim().split('\n').at(-1));
+    assert.deepEqual(ran, shown, 'bit for bit');
+  } finally {
+    rmSync(file, { force: true });
   }
 });

@@ -11,7 +11,7 @@
 //
 // Buttons and keys (on the element): → / Space next block, ← previous, Home start, End last.
 // Events: `step` (detail: { block, blocks, state }).
-import { getApi } from './api.js';
+import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exportToolbar, elementToPng, jsLiteral, EXPORT_STYLE } from './export.js';
 import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
@@ -134,7 +134,7 @@ export class AttentionFlash extends HTMLElement {
     const d = this.#data;
     return `import { init } from 'attention-wasm';
 
-const attn = await init();
+${initCode()}
 const q = ${jsLiteral(d.q)}, k = ${jsLiteral(d.k)}, v = ${jsLiteral(d.v)};
 const block = ${this.block}, scale = 1 / Math.sqrt(q[0].length);
 const out = q.map((qi) => {

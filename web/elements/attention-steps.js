@@ -17,7 +17,7 @@
 // <script type="application/json" id="id"> elsewhere on the page.
 // Events: `compute` (detail: every stage as tensors) after each recomputation. `for="id …"`:
 // hovering a score, mask or weight cell highlights the pair in those elements too.
-import { getApi } from './api.js';
+import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { WEIGHTS, EXAMPLES } from './course-examples.js';
 import { exportToolbar, elementToPng, tensorJson, jsLiteral, EXPORT_STYLE } from './export.js';
@@ -146,7 +146,7 @@ export class AttentionSteps extends HTMLElement {
   /** JavaScript that computes every stage shown here with the public API. */
   toCode() {
     const d = this.#data;
-    const lines = ["import { init } from 'attention-wasm';", '', 'const attn = await init();'];
+    const lines = ["import { init } from 'attention-wasm';", '', initCode()];
     if (d.c) lines.push(`const C = ${jsLiteral(d.c)};  // queries`);
     lines.push(`const X = ${jsLiteral(d.x)};`, `const W_Q = ${jsLiteral(d.wq)};`, `const W_K = ${jsLiteral(d.wk)};`, `const W_V = ${jsLiteral(d.wv)};`);
     if (d.wo) lines.push(`const W_O = ${jsLiteral(d.wo)};`);

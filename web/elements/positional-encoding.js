@@ -6,7 +6,7 @@
 //   kind="alibi": the per-head bias matrices −slope_h·|i − j| (heads, length);
 //   kind="laplacian": a small graph the reader edits (click a node, then another, to add or
 //     remove their edge) and its Laplacian eigenvector encoding with the eigenvalues.
-import { getApi } from './api.js';
+import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { heatColour } from './format.js';
 import { exportToolbar, elementToPng, tensorJson, jsLiteral, EXPORT_STYLE } from './export.js';
@@ -311,6 +311,6 @@ export class PositionalEncoding extends HTMLElement {
       alibi: `const bias = attn.alibiBias(${s.heads}, ${s.length});  // add as a mask: attention(q, k, v, { mask: bias })`,
       laplacian: `const encoding = attn.laplacianEncoding(${jsLiteral(this.graph)}, ${jsLiteral(s.k)});`,
     }[this.kind];
-    return `import { init } from 'attention-wasm';\n\nconst attn = await init();\n${call}\n`;
+    return `import { init } from 'attention-wasm';\n\n${initCode()}\n${call}\n`;
   }
 }

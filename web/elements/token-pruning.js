@@ -8,7 +8,7 @@
 // Attributes: tokens (comma list), drop (1-based token numbers dropped at first), dim
 // (features of the made-up token vectors, default 4). Property: keep (0/1 per token).
 // Events: `change` (detail: { keep }).
-import { getApi } from './api.js';
+import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exportToolbar, elementToPng, tensorJson, jsLiteral, EXPORT_STYLE } from './export.js';
 import { THEME_STYLE, styleSheet, followPageScheme } from './theme.js';
@@ -120,7 +120,7 @@ export class TokenPruning extends HTMLElement {
     const [L, d] = this.#result.x.shape;
     return `import { init } from 'attention-wasm';
 
-const attn = await init();
+${initCode()}
 const x = attn.tensor(Float32Array.from({ length: ${L * d} }, (_, i) => Math.cos(1.3 * i + 0.4 * (i % ${d}))), [${L}, ${d}]);
 const { weights } = attn.attention(x, x, x, { keepMask: ${jsLiteral(this.keep)}, returnWeights: true });
 console.log(attn.toNested(weights));
