@@ -10,7 +10,7 @@ const typedoc = new URL('node_modules/.bin/typedoc', root);
 const built = new URL('build/docs/index.html', root);
 const changed = (file) => !existsSync(built) || statSync(new URL(file, root)).mtimeMs > statSync(built).mtimeMs;
 let docs = 'not built: run `npm install` (devDependencies) and `npm run docs`';
-if (existsSync(typedoc) && !['bindings/js/index.d.ts', 'typedoc.json'].some(changed)) {
+if (existsSync(typedoc) && !['bindings/js/index.d.ts', 'web/elements/index.d.ts', 'web/elements/sanitize.d.ts', 'typedoc.json'].some(changed)) {
   docs = 'up to date';
 } else if (existsSync(typedoc)) {
   const result = spawnSync(typedoc.pathname, [], { cwd: root.pathname, encoding: 'utf8' });

@@ -1,2 +1,2 @@
 // Kept equal to package.json's version (a test checks).
-export const VERSION = '0.1.0';
+export const VERSION = '0.2.0';
