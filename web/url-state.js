@@ -3,14 +3,21 @@
 // the view of each <attention-heatmap>. Kept in the fragment (#state=…, JSON), replaced (not
 // pushed) on every change; elements not in it keep their defaults.
 
+import { LIMITS } from './elements/limits.js';
+
 const KEY = 'state';
 
-/** The state in the page's URL, or {} (a malformed one is ignored). */
+/** The state in the page's URL, or {} (a malformed or oversized one is ignored, with a warning). */
 export function readState() {
   const match = location.hash.match(new RegExp(`[#&]${KEY}=([^&]*)`));
   if (!match) return {};
+  if (match[1].length > LIMITS.urlStateChars) {
+    console.warn(`attention-wasm page: the #state in this link is ${match[1].length} characters, more than the ${LIMITS.urlStateChars} the page reads; ignored`);
+    return {};
+  }
   try {
-    return JSON.parse(decodeURIComponent(match[1]), (k, v) => (v === '-Infinity' ? -Infinity : v)) ?? {};
+    const state = JSON.parse(decodeURIComponent(match[1]), (k, v) => (v === '-Infinity' ? -Infinity : v));
+    return state && typeof state === 'object' && !Array.isArray(state) ? state : {};
   } catch {
     return {};
   }
@@ -27,7 +34,9 @@ function writeState(state) {
  */
 export function bindUrlState({ steps = [], flash = [], heatmaps = [] }) {
   const state = readState();
-  for (const el of steps) if (state[el.id]) el.data = { ...el.data, ...state[el.id] };
+  // A bad entry (an element rejects it) shows that element's message; the rest still load.
+  const entry = (id) => (state[id] && typeof state[id] === 'object' && !Array.isArray(state[id]) ? state[id] : null);
+  for (const el of steps) if (entry(el.id)) el.data = { ...el.data, ...entry(el.id) };
   let pending = 0;
   const save = () => {  // at most once per 300 ms: history.replaceState is not free
     clearTimeout(pending);
@@ -54,7 +63,7 @@ export function bindUrlState({ steps = [], flash = [], heatmaps = [] }) {
     new MutationObserver(save).observe(el, { attributes: true, attributeFilter: ['view'] });
   }
   // Restored edits count as edits (so the next save keeps them).
-  for (const el of steps) if (state[el.id]) el.dataset.edited = 'true';
+  for (const el of steps) if (entry(el.id)) el.dataset.edited = 'true';
 }
 
 function waitFor(condition) {

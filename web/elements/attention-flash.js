@@ -13,8 +13,11 @@
 // Events: `step` (detail: { block, blocks, state }).
 import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
-import { exportToolbar, elementToPng, jsLiteral, EXPORT_STYLE } from './export.js';
+import { exportToolbar, elementToPng, jsLiteral, noInputCode, EXPORT_STYLE } from './export.js';
 import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
+import { LIMITS, tooBig, parseAttributeJson } from './limits.js';
+
+const TAG = 'attention-flash';
 import { containKeys, consume } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
@@ -34,7 +37,28 @@ const EXAMPLE = {  // 2 queries, 6 keys, d = 3: three blocks of 2, the max moves
   v: [[1, 0], [0, 1], [1, 1], [2, 0], [0, 2], [-1, 1]],
 };
 
-const rows = (m) => m.map((r) => r.map(Number));
+// Nested rows of numbers from input `name` (an array, or JSON text of one), checked:
+// 1 … maxRows rows of the same 1 … maxCols numbers. Errors name the element and the input.
+function rows(name, m, maxRows, maxCols) {
+  if (typeof m === 'string') m = parseAttributeJson(TAG, name, m);
+  if (!Array.isArray(m) || m.length === 0 || !Array.isArray(m[0]) || m[0].length === 0) {
+    throw new TypeError(`${TAG}: ${name} must be rows of numbers such as [[1, 0], [0, 1]], got ${JSON.stringify(m)?.slice(0, 40) ?? String(m)}`);
+  }
+  if (m.length > maxRows) throw tooBig(TAG, `${name}'s row count`, m.length, maxRows);
+  const cols = m[0].length;
+  if (cols > maxCols) throw tooBig(TAG, `${name}'s column count`, cols, maxCols);
+  if (m.some((r) => !Array.isArray(r) || r.length !== cols)) throw new RangeError(`${TAG}: ${name} must be rectangular (every row ${cols} numbers)`);
+  return m.map((r) => Array.from(r, Number));
+}
+
+// q, k, v checked against each other and LIMITS.flash.
+function inputs({ q, k, v }) {
+  const { queries, keys, features } = LIMITS.flash;
+  const d = { q: rows('q', q, queries, features), k: rows('k', k, keys, features), v: rows('v', v, keys, features) };
+  if (d.q[0].length !== d.k[0].length) throw new RangeError(`${TAG}: q has ${d.q[0].length} columns but k has ${d.k[0].length}`);
+  if (d.k.length !== d.v.length) throw new RangeError(`${TAG}: k has ${d.k.length} rows but v has ${d.v.length}`);
+  return d;
+}
 
 /**
  * The online softmax, block by block, in float64: states[t] after t blocks, per query row
@@ -69,6 +93,7 @@ export class AttentionFlash extends HTMLElement {
   static observedAttributes = ['q', 'k', 'v', 'block'];
 
   #data = null;
+  #error = null;
   #states = [];
   #step = 0;
   #reference = null;
@@ -98,8 +123,22 @@ export class AttentionFlash extends HTMLElement {
   /** The inputs { q, k, v } (nested rows). */
   get data() { return this.#data && structuredClone(this.#data); }
   set data(value) {
-    this.#data = { q: rows(value.q), k: rows(value.k), v: rows(value.v) };
+    this.#take(() => inputs(value ?? {}));
     if (this.isConnected) this.#update();
+  }
+
+  /** Why the last input could not be shown (null when it was). */
+  get error() { return this.#error; }
+
+  // New inputs, or the message saying why not (the element recovers on the next good ones).
+  #take(make) {
+    try {
+      this.#data = make();
+      this.#error = null;
+    } catch (error) {
+      this.#data = null;
+      this.#error = error;
+    }
   }
 
   /** Keys per block (default 2; the library's kernel uses 32). */
@@ -116,6 +155,7 @@ export class AttentionFlash extends HTMLElement {
 
   /** q, k, v, the block size, every step's per-row state, and the result beside the library's. */
   toJSON() {
+    if (!this.#data) return { element: TAG, error: String(this.#error?.message ?? 'no input') };
     const clean = (x) => (Number.isFinite(x) ? x : String(x));
     return {
       element: 'attention-flash', ...this.data, block: this.block,
@@ -132,6 +172,7 @@ export class AttentionFlash extends HTMLElement {
   /** JavaScript that runs the same online softmax and compares it with the library. */
   toCode() {
     const d = this.#data;
+    if (!d) return noInputCode(TAG, this.#error);
     return `import { init } from 'attention-wasm';
 
 ${initCode()}
@@ -153,17 +194,20 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
   }
 
   #readAttributes() {
-    const parse = (name) => (this.hasAttribute(name) ? JSON.parse(this.getAttribute(name)) : null);
-    const q = parse('q'), k = parse('k'), v = parse('v');
-    this.#data = q && k && v ? { q: rows(q), k: rows(k), v: rows(v) } : structuredClone(EXAMPLE);
+    const given = ['q', 'k', 'v'].filter((name) => this.hasAttribute(name));
+    if (given.length === 0) return this.#take(() => structuredClone(EXAMPLE));
+    if (given.length < 3) {
+      const missing = ['q', 'k', 'v'].filter((name) => !given.includes(name));
+      return this.#take(() => { throw new TypeError(`${TAG}: ${given.join(' and ')} given without ${missing.join(' and ')}: set all three, or none for the built-in example`); });
+    }
+    this.#take(() => inputs({ q: this.getAttribute('q'), k: this.getAttribute('k'), v: this.getAttribute('v') }));
   }
 
   async #update() {
     const generation = ++this.#generation;
     const d = this.#data;
     try {
-      if (d.q[0].length !== d.k[0].length) throw new RangeError(`attention-flash: q has ${d.q[0].length} columns but k has ${d.k[0].length}`);
-      if (d.k.length !== d.v.length) throw new RangeError(`attention-flash: k has ${d.k.length} rows but v has ${d.v.length}`);
+      if (this.#error) throw this.#error;
       this.#states = onlineSoftmaxSteps(d, this.block);
       this.#step = Math.min(this.#step, this.blocks);
       const attn = await getApi();

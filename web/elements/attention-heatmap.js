@@ -17,7 +17,10 @@ import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exampleData } from './attention-steps.js';
 import { exportToolbar, elementToPng, jsLiteral, jsString, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE, styleSheet, followPageScheme } from './theme.js';
+import { THEME_STYLE, styleSheet, followPageScheme, errorMessage } from './theme.js';
+import { LIMITS, tooBig, parseAttributeJson, dimension } from './limits.js';
+
+const TAG = 'attention-heatmap';
 import { containKeys } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
@@ -44,32 +47,49 @@ function parseList(text) {
   return text.split(',').map((s) => s.trim());
 }
 
-/** Weights as heads: [heads][Lq][Lk] nested arrays, from a tensor or nested arrays. */
+/**
+ * Weights as heads: [heads][Lq][Lk] nested arrays of numbers, from a tensor ([Lq, Lk],
+ * [heads, Lq, Lk] or [B, heads, Lq, Lk]: the first batch entry), an attention result, nested
+ * arrays, or JSON text of those. Sizes are checked against LIMITS.heatmap before anything is
+ * built; errors name the element and the attribute.
+ */
 export function headsOf(weights) {
   if (weights == null) return [];
-  if (typeof weights === 'string') weights = parseWeights(weights);  // the attribute's JSON (React and Vue set it as the property)
+  if (typeof weights === 'string') weights = parseAttributeJson(TAG, 'weights', weights);  // the attribute's JSON (React and Vue set it as the property)
+  if (typeof weights !== 'object') throw new TypeError(`${TAG}: weights must be [Lq][Lk] or [heads][Lq][Lk] numbers, a tensor, or their JSON`);
   if (!Array.isArray(weights) && weights.weights && !weights.data) weights = weights.weights;  // a forward's result
   // Nested arrays are copied into plain arrays of numbers (a Vue reactive array, strings
   // such as "-Infinity"): the element keeps no caller object and no non-number.
-  if (Array.isArray(weights)) return (Array.isArray(weights[0]?.[0]) ? Array.from(weights) : [weights]).map(numberRows);
+  if (Array.isArray(weights)) {
+    const heads = Array.isArray(weights[0]?.[0]) ? weights : [weights];
+    const lq = heads[0]?.length ?? 0, lk = heads[0]?.[0]?.length ?? 0;
+    checkSizes(heads.length, lq, lk);
+    if (heads.some((h) => !Array.isArray(h) || h.length !== lq || h.some((row) => !Array.isArray(row) || row.length !== lk))) {
+      throw new RangeError(`${TAG}: weights must be rectangular: every head ${lq} rows of ${lk}`);
+    }
+    return heads.map(numberRows);
+  }
   const shape = weights.shape;
+  if (!Array.isArray(shape) || shape.length < 2 || shape.length > 4) throw new TypeError(`${TAG}: weights.shape must be [Lq, Lk], [heads, Lq, Lk] or [B, heads, Lq, Lk]`);
+  shape.forEach((d, i) => dimension(TAG, `weights.shape[${i}]`, d));
   const [lq, lk] = shape.slice(-2);
   const heads = shape.length >= 3 ? shape[shape.length - 3] : 1;
+  checkSizes(heads, lq, lk);
   const per = lq * lk;
-  // A batched [B, H, Lq, Lk] shows its first batch entry.
-  return Array.from({ length: heads }, (_, h) => Array.from({ length: lq }, (_, i) => Array.from(weights.data.subarray(h * per + i * lk, h * per + (i + 1) * lk))));
+  if (!ArrayBuffer.isView(weights.data) && !Array.isArray(weights.data)) throw new TypeError(`${TAG}: weights.data must be an array of numbers`);
+  if (weights.data.length < heads * per) throw new RangeError(`${TAG}: weights.data has ${weights.data.length} numbers, the shape needs ${heads * per}`);
+  const data = Float32Array.from(weights.data.slice(0, heads * per), Number);
+  return Array.from({ length: heads }, (_, h) => Array.from({ length: lq }, (_, i) => Array.from(data.subarray(h * per + i * lk, h * per + (i + 1) * lk))));
 }
 
-function parseWeights(text) {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new TypeError(`attention-heatmap: weights is not JSON (${error.message})`);
-  }
+function checkSizes(heads, lq, lk) {
+  const { heads: maxHeads, tokens } = LIMITS.heatmap;
+  if (heads > maxHeads) throw tooBig(TAG, 'the number of heads in weights', heads, maxHeads);
+  if (lq > tokens || lk > tokens) throw tooBig(TAG, 'weights', `[${lq}, ${lk}] (queries × keys)`, `${tokens} tokens a side`);
 }
 
 // One head's [Lq][Lk] as fresh arrays of numbers.
-const numberRows = (head) => Array.from(head, (row) => Array.from(row, Number));
+const numberRows = (head) => Array.from(head, (row) => Array.from(row, (x) => (typeof x === 'string' ? Number(x.replace('−', '-').replace(/^(-?)∞$/, '$1Infinity')) : Number(x))));
 
 /** The mean over heads, [Lq][Lk]. */
 export function headAverage(heads) {
@@ -81,6 +101,7 @@ export class AttentionHeatmap extends HTMLElement {
   static observedAttributes = ['weights', 'tokens', 'query-tokens', 'key-tokens', 'view', 'head', 'example'];
 
   #heads = [];
+  #error = null;
   #generation = 0;
 
   constructor() {
@@ -102,8 +123,23 @@ export class AttentionHeatmap extends HTMLElement {
   /** The weights shown, [heads][Lq][Lk]. */
   get weights() { return structuredClone(this.#heads); }
   set weights(value) {
-    this.#heads = headsOf(value);
+    this.#generation++;  // a pending example computation must not overwrite these
+    this.#take(() => headsOf(value));
     if (this.isConnected) this.#render();
+  }
+
+  /** Why the last input could not be shown (null when it was). */
+  get error() { return this.#error; }
+
+  // New heads, or the message saying why not (the element recovers on the next good input).
+  #take(make) {
+    try {
+      this.#heads = make();
+      this.#error = null;
+    } catch (error) {
+      this.#heads = [];
+      this.#error = error;
+    }
   }
 
   /** The tokens and the weights of every head, as JSON. */
@@ -138,14 +174,17 @@ document.body.append(heatmap);
   async #load() {
     const generation = ++this.#generation;
     if (this.hasAttribute('weights')) {
-      this.#heads = headsOf(JSON.parse(this.getAttribute('weights')));
+      this.#take(() => headsOf(this.getAttribute('weights')));
     } else if (this.hasAttribute('example')) {
-      const d = exampleData(Number(this.getAttribute('example')));
-      const attn = await getApi();
-      if (generation !== this.#generation) return;
-      const Q = attn.matmul(d.c ?? d.x, d.wq), K = attn.matmul(d.x, d.wk), V = attn.matmul(d.x, d.wv);
-      const mask = d.mask ? attn.tensor(d.mask.flat(), [d.mask.length, d.mask[0].length]) : undefined;
-      this.#heads = headsOf(attn.attention(Q, K, V, { mask, returnWeights: true }).weights);
+      let d;
+      this.#take(() => { d = exampleData(Number(this.getAttribute('example')), TAG); return []; });
+      if (d) {
+        const attn = await getApi();
+        if (generation !== this.#generation) return;
+        const Q = attn.matmul(d.c ?? d.x, d.wq), K = attn.matmul(d.x, d.wk), V = attn.matmul(d.x, d.wv);
+        const mask = d.mask ? attn.tensor(d.mask.flat(), [d.mask.length, d.mask[0].length]) : undefined;
+        this.#take(() => headsOf(attn.attention(Q, K, V, { mask, returnWeights: true }).weights));
+      }
     }
     this.#render();
   }
@@ -180,6 +219,11 @@ document.body.append(heatmap);
 
   #render() {
     const heads = this.#heads;
+    const lines = this.view === 'lines' && heads.length && Math.max(heads[0].length, heads[0][0]?.length ?? 0) > LIMITS.heatmap.lineTokens;
+    if (this.#error || lines) {
+      this.shadowRoot.replaceChildren(errorMessage(this.#error ?? tooBig(TAG, 'the lines view', `${heads[0].length} × ${heads[0][0].length} tokens`, `${LIMITS.heatmap.lineTokens} a side (use view="grid")`)));
+      return;
+    }
     if (!heads.length) {
       this.shadowRoot.replaceChildren();
       return;

@@ -12,9 +12,12 @@
 // keystroke fires `input`. With `toggle` (a mask) a click, Space or Enter switches a cell
 // between 0 (may attend) and −∞ (blocked), with a `change` event. Styling: ::part(figure|caption|table|cell|legend) and the custom
 // properties --attn-font, --attn-cell-width, --attn-cell-padding, --attn-border, --attn-focus.
-import { formatNumber, exactNumber, heatColour, paletteGradient } from './format.js';
+import { formatNumber, exactNumber, heatColour, heatRgb, paletteGradient } from './format.js';
 import { elementToPng, tensorJson, jsLiteral, jsString } from './export.js';
-import { THEME_STYLE, styleSheet, followPageScheme } from './theme.js';
+import { THEME_STYLE, styleSheet, followPageScheme, errorMessage } from './theme.js';
+import { LIMITS, tooBig, parseAttributeJson, dimension } from './limits.js';
+
+const TAG = 'attention-matrix';
 import { containKeys, consume } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
@@ -37,26 +40,41 @@ input { width: 7ch; font: inherit; text-align: right; padding: 0; border: 0; bac
 `;
 
 
-/** A tensor { data, shape } from nested arrays (rows of numbers) or a tensor; 1-D is one row. */
+/**
+ * A tensor { data, shape } from nested rows, a 1-D row, a { data, shape } tensor or JSON text
+ * of one (what the `value` attribute holds; React and Vue set it as the property), checked
+ * before anything is allocated: rectangular, numbers ("-Infinity" and "−∞" strings allowed),
+ * at most LIMITS.canvasCells cells. Errors name the element and the attribute.
+ */
 export function toMatrix(value) {
   if (value == null) return null;
-  if (typeof value === 'string') value = parseJson(value, 'value');  // what the attribute holds (React and Vue set it as the property)
-  if (ArrayBuffer.isView(value.data) && Array.isArray(value.shape)) return { data: Float32Array.from(value.data), shape: value.shape.slice() };
-  if (!Array.isArray(value)) throw new TypeError('attention-matrix: value must be nested arrays or { data, shape }');
+  if (typeof value === 'string') value = parseAttributeJson(TAG, 'value', value);
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'shape' in value) {
+    const shape = Array.isArray(value.shape) ? value.shape : null;
+    if (!shape || shape.length < 1 || shape.length > 2) throw new TypeError(`${TAG}: value.shape must be [rows, cols] or [cols]`);
+    const [rows, cols] = shape.length === 1 ? [1, dimension(TAG, 'value.shape[0]', shape[0])] : [dimension(TAG, 'value.shape[0]', shape[0]), dimension(TAG, 'value.shape[1]', shape[1])];
+    checkCells(rows, cols);
+    const data = value.data;
+    if (!(ArrayBuffer.isView(data) || Array.isArray(data)) || data.length !== rows * cols) {
+      throw new RangeError(`${TAG}: value.data must hold rows × cols = ${rows * cols} numbers, got ${ArrayBuffer.isView(data) || Array.isArray(data) ? data.length : typeof data}`);
+    }
+    return { data: data instanceof Float32Array ? data.slice() : Float32Array.from(data, parseValue), shape: [rows, cols] };
+  }
+  if (!Array.isArray(value)) throw new TypeError(`${TAG}: value must be nested rows of numbers, a { data, shape } tensor, or their JSON`);
   const rows = Array.isArray(value[0]) ? value : [value];
   const cols = rows[0]?.length ?? 0;
-  if (rows.some((r) => !Array.isArray(r) || r.length !== cols)) throw new RangeError('attention-matrix: value must be rectangular');
-  const parse = (x) => (typeof x === 'string' ? Number(x.replace('−', '-').replace(/^(-?)∞$/, '$1Infinity')) : Number(x));
-  return { data: Float32Array.from(rows.flat(), parse), shape: [rows.length, cols] };
+  checkCells(rows.length, cols);
+  if (rows.some((r) => !Array.isArray(r) || r.length !== cols)) throw new RangeError(`${TAG}: value must be rectangular (every row ${cols} numbers)`);
+  return { data: Float32Array.from(rows.flat(), parseValue), shape: [rows.length, cols] };
 }
 
-// JSON text of attribute `name`, or a TypeError naming the element and the attribute.
-function parseJson(text, name) {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new TypeError(`attention-matrix: ${name} is not JSON (${error.message})`);
-  }
+function checkCells(rows, cols) {
+  if (rows * cols > LIMITS.canvasCells) throw tooBig(TAG, 'value', `${rows} × ${cols} = ${rows * cols} cells`, `${LIMITS.canvasCells}`);
+}
+
+// A cell's value: numbers, and the strings JSON needs for −∞ (NaN for anything else).
+function parseValue(x) {
+  return typeof x === 'string' ? Number(x.replace('−', '-').replace(/^(-?)∞$/, '$1Infinity')) : Number(x);
 }
 
 // A boolean property with an attribute's meaning: present (any string, '' included) is on.
@@ -88,6 +106,7 @@ export class AttentionMatrix extends HTMLElement {
   static observedAttributes = ['label', 'value', 'precision', 'heat', 'editable', 'toggle', 'row-labels', 'col-labels'];
 
   #value = null;
+  #error = null;
   #focus = [0, 0];
   #editing = null;
 
@@ -98,13 +117,25 @@ export class AttentionMatrix extends HTMLElement {
 
   connectedCallback() {
     followPageScheme(this, this.#internals);
-    if (this.#value == null && this.hasAttribute('value')) this.#value = toMatrix(this.getAttribute('value'));
+    if (this.#value == null && this.#error == null && this.hasAttribute('value')) this.#take(this.getAttribute('value'));
     this.#render();
   }
 
   attributeChangedCallback(name, old, now) {
-    if (name === 'value' && now != null) this.#value = toMatrix(now);
+    if (name === 'value' && now != null) this.#take(now);
     if (this.isConnected) this.#render();
+  }
+
+  // A new value, or the message saying why it cannot be shown (the element recovers on the
+  // next good one).
+  #take(value) {
+    try {
+      this.#value = toMatrix(value);
+      this.#error = null;
+    } catch (error) {
+      this.#value = null;
+      this.#error = error;
+    }
   }
 
   /** The matrix shown: { data: Float32Array, shape: [rows, cols] } (a copy). */
@@ -113,9 +144,12 @@ export class AttentionMatrix extends HTMLElement {
   }
 
   set value(v) {
-    this.#value = toMatrix(v);
+    this.#take(v);
     if (this.isConnected) this.#render();
   }
+
+  /** Why the last value could not be shown (null when it was). */
+  get error() { return this.#error; }
 
   /** The label and the matrix, as JSON. */
   toJSON() {
@@ -172,7 +206,15 @@ document.body.append(m);
 
   #render() {
     const root = this.shadowRoot;
+    if (this.#error) {
+      root.replaceChildren(errorMessage(this.#error));
+      return;
+    }
     const v = this.#value;
+    if (v && v.shape[0] * v.shape[1] > LIMITS.tableCells) {
+      root.replaceChildren(this.#canvasFigure(v));
+      return;
+    }
     const [rows, cols] = v ? v.shape : [0, 0];
     const label = this.label;
     const figure = document.createElement('figure');
@@ -275,6 +317,54 @@ document.body.append(m);
     root.replaceChildren(figure);
     this.#editing = null;
     if (hadFocus) this.#cell(...this.#focus)?.focus();
+  }
+
+  // A matrix too big for a table: one pixel per cell on a canvas (scaled up, pixelated), in
+  // the heat colours (diverging when none is set), with a summary for screen readers.
+  #canvasFigure(v) {
+    const [rows, cols] = v.shape;
+    const heat = this.heat ?? 'diverging';
+    let min = Infinity, max = -Infinity, nonFinite = 0;
+    for (const x of v.data) if (Number.isFinite(x)) { min = Math.min(min, x); max = Math.max(max, x); } else nonFinite++;
+    const range = heat === 'sequential' ? { min: Math.min(0, min), max: Math.max(1, max) } : { min, max };
+    const canvas = document.createElement('canvas');
+    canvas.width = cols;
+    canvas.height = rows;
+    canvas.setAttribute('part', 'canvas');
+    const scale = Math.max(1, Math.floor(512 / Math.max(rows, cols)));
+    canvas.style.cssText = `width: ${cols * scale}px; max-width: 100%; image-rendering: pixelated;`;
+    const summary = `${this.label || 'matrix'}, ${rows} by ${cols}, drawn as colours: min ${formatNumber(min, 4)}, max ${formatNumber(max, 4)}${nonFinite ? `, ${nonFinite} not finite (drawn black)` : ''}`;
+    canvas.setAttribute('role', 'img');
+    canvas.setAttribute('aria-label', summary);
+    const ctx = canvas.getContext('2d');
+    const image = ctx.createImageData(cols, rows);
+    // 256 palette entries, looked up per cell (a palette call per cell took ~0.6 s at 1000²).
+    const m = Math.max(Math.abs(range.min), Math.abs(range.max)) || 1;
+    const [lo, hi] = heat === 'diverging' ? [-m, m] : [range.min, range.max > range.min ? range.max : range.min + 1];
+    const lut = new Uint8Array(256 * 3);
+    for (let k = 0; k < 256; k++) lut.set(heatRgb(lo + (hi - lo) * (k / 255), heat, range), 3 * k);
+    const pixels = image.data;
+    for (let i = 0; i < v.data.length; i++) {
+      const x = v.data[i];
+      const p = 4 * i;
+      pixels[p + 3] = 255;
+      if (!Number.isFinite(x)) continue;  // black
+      const k = 3 * Math.min(255, Math.max(0, Math.round(((x - lo) / (hi - lo)) * 255)));
+      pixels[p] = lut[k];
+      pixels[p + 1] = lut[k + 1];
+      pixels[p + 2] = lut[k + 2];
+    }
+    ctx.putImageData(image, 0, 0);
+    const figure = document.createElement('figure');
+    figure.setAttribute('part', 'figure');
+    const caption = document.createElement('figcaption');
+    caption.setAttribute('part', 'caption');
+    caption.textContent = `${this.label ? `${this.label} ` : ''}[${rows} × ${cols}]`;
+    const note = document.createElement('div');
+    note.className = 'exact';
+    note.textContent = `${summary}. Too many cells for a table (more than ${LIMITS.tableCells}).`;
+    figure.append(caption, canvas, note);
+    return figure;
   }
 
   #describe(td) {

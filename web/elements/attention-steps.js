@@ -20,8 +20,12 @@
 import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { WEIGHTS, EXAMPLES } from './course-examples.js';
-import { exportToolbar, elementToPng, tensorJson, jsLiteral, EXPORT_STYLE } from './export.js';
+import { exportToolbar, elementToPng, tensorJson, jsLiteral, noInputCode, EXPORT_STYLE } from './export.js';
 import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
+import { LIMITS, tooBig, parseAttributeJson, dimension } from './limits.js';
+
+const TAG = 'attention-steps';
+const MASK_PRESETS = ['none', 'causal', 'causal-top-left', 'causal-bottom-right'];
 import { containKeys } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
@@ -57,17 +61,38 @@ function sameShapes(a, b) {
 }
 
 /** Nested rows, or a { data, shape } matrix, as nested rows of numbers. */
-function rowsOf(value) {
+// Checked against LIMITS.steps before anything is built (a 2 × 3000 x once froze the tab):
+// 1 … tokens rows (X, C, the mask) or 1 … features rows (the weights), each of the same
+// 1 … max(tokens, features) numbers. Errors name the element and the input.
+function rowsOf(value, name = 'input') {
   if (value == null) return null;
-  if (Array.isArray(value)) return value.map((r) => (Array.isArray(r) ? r.map(Number) : [Number(r)]));
-  const [rows, cols] = value.shape;
-  return Array.from({ length: rows }, (_, i) => Array.from(value.data.subarray(i * cols, (i + 1) * cols)));
+  const { tokens, features } = LIMITS.steps;
+  const maxRows = ['x', 'c', 'mask'].includes(name) ? tokens : features;
+  const maxCols = name === 'mask' ? tokens : features;
+  let rows, cols, at;
+  if (Array.isArray(value)) {
+    rows = value.length;
+    cols = Array.isArray(value[0]) ? value[0].length : 1;
+    at = (i) => (Array.isArray(value[i]) ? value[i] : [value[i]]);
+  } else if (value && typeof value === 'object' && Array.isArray(value.shape) && value.shape.length === 2) {
+    [rows, cols] = value.shape.map((d, i) => dimension(TAG, `${name}.shape[${i}]`, d));
+    if (!(ArrayBuffer.isView(value.data) || Array.isArray(value.data)) || value.data.length !== rows * cols) throw new RangeError(`${TAG}: ${name}.data must hold ${rows} × ${cols} numbers`);
+    at = (i) => Array.prototype.slice.call(value.data, i * cols, (i + 1) * cols);
+  } else {
+    throw new TypeError(`${TAG}: ${name} must be rows of numbers such as [[1, 0], [0, 1]] or a { data, shape } matrix`);
+  }
+  if (rows === 0 || cols === 0) throw new RangeError(`${TAG}: ${name} is empty`);
+  if (rows > maxRows) throw tooBig(TAG, `${name}'s row count`, rows, maxRows);
+  if (cols > maxCols) throw tooBig(TAG, `${name}'s column count`, cols, maxCols);
+  const out = Array.from({ length: rows }, (_, i) => Array.from(at(i), Number));
+  if (out.some((r) => r.length !== cols)) throw new RangeError(`${TAG}: ${name} must be rectangular (every row ${cols} numbers)`);
+  return out;
 }
 
 /** The course example `n` (1-4) as element data. */
-export function exampleData(n) {
-  const ex = EXAMPLES[n - 1];
-  if (!ex) throw new RangeError(`attention-steps: example must be 1 to ${EXAMPLES.length}, got ${n}`);
+export function exampleData(n, element = 'attention-steps') {
+  const ex = Number.isInteger(n) ? EXAMPLES[n - 1] : undefined;
+  if (!ex) throw new RangeError(`${element}: example must be 1 to ${EXAMPLES.length}, got ${String(n).slice(0, 40)}`);
   return { x: ex.X, c: ex.C, wq: WEIGHTS.W_Q, wk: WEIGHTS.W_K, wv: WEIGHTS.W_V, wo: WEIGHTS.W_O, mask: ex.mask, slides: ex.slides, title: ex.title, text: ex.text };
 }
 
@@ -86,6 +111,7 @@ export class AttentionSteps extends HTMLElement {
   static observedAttributes = ['example', 'x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask', 'show-slides', 'precision', 'stages', 'json'];
 
   #data = null;
+  #error = null;
   #stages = null;
   #generation = 0;
 
@@ -116,9 +142,18 @@ export class AttentionSteps extends HTMLElement {
   }
 
   set data(value) {
-    this.#data = this.#normalise(value);
-    if (this.isConnected) this.#update();
+    try {
+      this.#data = this.#normalise(value ?? {});
+      this.#error = null;
+      if (this.isConnected) this.#update();
+    } catch (error) {
+      this.#data = null;
+      this.#showError(error);
+    }
   }
+
+  /** Why the last input could not be shown (null when it was). */
+  get error() { return this.#error; }
 
   /**
    * Highlights the query/key pair in every [Lq, Lk] stage (scores, mask, weights), or clears
@@ -133,6 +168,7 @@ export class AttentionSteps extends HTMLElement {
   /** Every input and every stage shown, as JSON (−∞ as the string "-Infinity"). */
   toJSON() {
     const d = this.#data;
+    if (!d) return { element: TAG, error: String(this.#error?.message ?? 'no input') };
     const inputs = Object.fromEntries(['x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask'].filter((k) => d[k]).map((k) => [k, d[k].map((r) => r.map((x) => (Number.isFinite(x) ? x : String(x))))]));
     const stages = this.#stages && Object.fromEntries(Object.entries(this.#stages).filter(([, t]) => t).map(([k, t]) => [k, tensorJson(t)]));
     return { element: 'attention-steps', inputs, stages };
@@ -146,6 +182,7 @@ export class AttentionSteps extends HTMLElement {
   /** JavaScript that computes every stage shown here with the public API. */
   toCode() {
     const d = this.#data;
+    if (!d) return noInputCode(TAG, this.#error);
     const lines = ["import { init } from 'attention-wasm';", '', initCode()];
     if (d.c) lines.push(`const C = ${jsLiteral(d.c)};  // queries`);
     lines.push(`const X = ${jsLiteral(d.x)};`, `const W_Q = ${jsLiteral(d.wq)};`, `const W_K = ${jsLiteral(d.wk)};`, `const W_V = ${jsLiteral(d.wv)};`);
@@ -173,15 +210,16 @@ export class AttentionSteps extends HTMLElement {
       const json = ref ? this.getRootNode().getElementById?.(ref.replace(/^#/, '')) ?? document.getElementById(ref.replace(/^#/, '')) : this.querySelector('script[type="application/json"]');
       if (ref && !json) throw new RangeError(`attention-steps: json="${ref}" names no element on the page`);
       let data;
-      if (example != null) data = exampleData(Number(example));
-      else if (json) data = JSON.parse(json.textContent);
+      if (example != null) data = exampleData(Number(example), TAG);
+      else if (json) data = parseAttributeJson(TAG, 'the inline JSON', json.textContent);
       else data = {};
       for (const key of ['x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask']) {
         const attr = this.getAttribute(key);
         if (attr == null) continue;
-        data[key] = key === 'mask' && /^[a-z-]+$/.test(attr) ? attr : JSON.parse(attr, (k, v) => (v === '-Infinity' ? -Infinity : v));
+        data[key] = key === 'mask' && /^[a-z-]+$/.test(attr) ? attr : parseAttributeJson(TAG, key, attr, (k, v) => (v === '-Infinity' ? -Infinity : v));
       }
       this.#data = data.x ? this.#normalise(data) : null;
+      this.#error = null;
     } catch (error) {
       this.#data = null;
       this.#showError(error);
@@ -191,21 +229,28 @@ export class AttentionSteps extends HTMLElement {
   // Checks the shapes here, so a reader's mistake is a message, not a broken page.
   #normalise(value) {
     const d = { ...value };
-    for (const key of ['x', 'c', 'wq', 'wk', 'wv', 'wo']) d[key] = rowsOf(d[key]);
-    if (!d.x) throw new TypeError('attention-steps: data.x is required');
+    for (const key of ['x', 'c', 'wq', 'wk', 'wv', 'wo']) d[key] = rowsOf(d[key], key);
+    if (!d.x) throw new TypeError(`${TAG}: x is required (or example="1" … "4")`);
+    if (d.c && d.c[0].length !== d.x[0].length) throw new RangeError(`${TAG}: c has ${d.c[0].length} columns but x has ${d.x[0].length}`);
+    for (const name of ['wq', 'wk', 'wv']) if (d[name] && d[name].length !== d.x[0].length) throw new RangeError(`${TAG}: ${name} has ${d[name].length} rows but x has ${d.x[0].length} columns`);
+    if (d.wq && d.wk && d.wq[0].length !== d.wk[0].length) throw new RangeError(`${TAG}: wq has ${d.wq[0].length} columns but wk has ${d.wk[0].length} (d_k must match)`);
+    if (d.wo && d.wv && d.wo.length !== d.wv[0].length) throw new RangeError(`${TAG}: wo has ${d.wo.length} rows but wv has ${d.wv[0].length} columns`);
     const dModel = d.x[0].length;
     const identity = (n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
     d.wq ??= identity(dModel);
     d.wk ??= identity(dModel);
     d.wv ??= identity(dModel);
     const lq = (d.c ?? d.x).length, lk = d.x.length;
+    if (typeof d.mask === 'string' && !MASK_PRESETS.includes(d.mask)) throw new RangeError(`${TAG}: mask must be JSON rows or one of ${MASK_PRESETS.join(', ')}, got "${d.mask.slice(0, 40)}"`);
     if (typeof d.mask === 'string') d.mask = presetMask(d.mask, lq, lk);
-    else d.mask = rowsOf(d.mask) ?? presetMask('none', lq, lk);
+    else d.mask = rowsOf(d.mask, 'mask') ?? presetMask('none', lq, lk);
     if (d.mask.length !== lq || d.mask[0].length !== lk) throw new RangeError(`attention-steps: mask must be [${lq}, ${lk}], got [${d.mask.length}, ${d.mask[0].length}]`);
     return d;
   }
 
   #showError(error) {
+    this.#error = error;
+    this.#stages = null;
     this.shadowRoot.replaceChildren(errorMessage(error));
   }
 

@@ -130,6 +130,12 @@ export function jsLiteral(value) {
   throw new TypeError(`jsLiteral: cannot write ${Object.prototype.toString.call(value)} as code`);
 }
 
+/** What toCode() gives while an element has no valid input: a comment saying why. */
+export function noInputCode(element, error) {
+  const why = String(error?.message ?? 'no input').replace(/[\r\n\u2028\u2029]+/g, ' ').replace(/</g, '\\u003c');
+  return `// ${element} has no valid input to reproduce: ${why}\n`;
+}
+
 /** A JS string literal of `text`, safe inside an inline <script> (see jsLiteral). */
 export function jsString(text) {
   return JSON.stringify(String(text)).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

@@ -25,19 +25,23 @@ function interpolate(stops, t) {
   return stops[i].map((c, k) => Math.round(c + (stops[i + 1][k] - c) * f));
 }
 
+/** [r, g, b] of a finite value on a palette (see heatColour), or null for a non-finite one. */
+export function heatRgb(x, kind, { min = 0, max = 1 } = {}) {
+  if (!Number.isFinite(x)) return null;
+  if (kind === 'diverging') {
+    const m = Math.max(Math.abs(min), Math.abs(max)) || 1;
+    return interpolate(DIVERGING, (x / m + 1) / 2);
+  }
+  return interpolate(VIRIDIS, max > min ? (x - min) / (max - min) : 0);
+}
+
 /**
  * Background and text colour of a cell: `kind` 'sequential' maps [min, max] on viridis,
  * 'diverging' maps [-m, m] (m = max |value|) with white at 0. Non-finite values get none.
  */
 export function heatColour(x, kind, { min = 0, max = 1 } = {}) {
-  if (!Number.isFinite(x)) return null;
-  let rgb;
-  if (kind === 'diverging') {
-    const m = Math.max(Math.abs(min), Math.abs(max)) || 1;
-    rgb = interpolate(DIVERGING, (x / m + 1) / 2);
-  } else {
-    rgb = interpolate(VIRIDIS, max > min ? (x - min) / (max - min) : 0);
-  }
+  const rgb = heatRgb(x, kind, { min, max });
+  if (!rgb) return null;
   // Black or white text, whichever contrasts more (WCAG relative luminance).
   const linear = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
   const luminance = 0.2126 * linear(rgb[0]) + 0.7152 * linear(rgb[1]) + 0.0722 * linear(rgb[2]);

@@ -10,8 +10,11 @@
 // Events: `change` (detail: { keep }).
 import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
-import { exportToolbar, elementToPng, tensorJson, jsLiteral, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE, styleSheet, followPageScheme } from './theme.js';
+import { exportToolbar, elementToPng, tensorJson, jsLiteral, noInputCode, EXPORT_STYLE } from './export.js';
+import { THEME_STYLE, styleSheet, followPageScheme, errorMessage } from './theme.js';
+import { LIMITS, tooBig } from './limits.js';
+
+const TAG = 'token-pruning';
 import { containKeys } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
@@ -27,6 +30,8 @@ export class TokenPruning extends HTMLElement {
   static observedAttributes = ['tokens', 'drop', 'dim'];
 
   #keep = null;
+  #error = null;
+  #generation = 0;
   #result = null;
 
   constructor() {
@@ -58,14 +63,39 @@ export class TokenPruning extends HTMLElement {
     this.#update();
   }
 
-  async #update() {
-    const attn = await getApi();
+  // The checked sizes: tokens (1 … LIMITS.pruning.tokens) and dim (an integer 1 … dim
+  // limit; 4 when absent). Errors name the element and the attribute.
+  #sizes() {
     const tokens = this.tokens;
+    if (tokens.length > LIMITS.pruning.tokens) throw tooBig(TAG, 'tokens', `${tokens.length} tokens`, LIMITS.pruning.tokens);
+    const text = this.getAttribute('dim');
+    const d = text === null || text.trim() === '' ? 4 : Number(text);
+    if (!Number.isInteger(d) || d < 1 || d > LIMITS.pruning.dim) throw new RangeError(`${TAG}: dim must be a whole number from 1 to ${LIMITS.pruning.dim}, got "${String(text).slice(0, 40)}"`);
+    return { tokens, d };
+  }
+
+  /** Why the last input could not be shown (null when it was). */
+  get error() { return this.#error; }
+
+  async #update() {
+    const generation = ++this.#generation;
+    let tokens, d;
+    try {
+      ({ tokens, d } = this.#sizes());
+      this.#error = null;
+    } catch (error) {
+      this.#error = error;
+      this.#result = null;
+      this.shadowRoot.replaceChildren(errorMessage(error));
+      return;
+    }
+    const keep = this.#keep.slice(0, tokens.length);
+    while (keep.length < tokens.length) keep.push(1);
+    const attn = await getApi();
+    if (generation !== this.#generation) return;  // a newer update (attributes changed meanwhile) wins
     const L = tokens.length;
-    const d = Math.max(1, Number(this.getAttribute('dim')) || 4);
     // Made-up token vectors (no learned weights, seed 002's basic self-attention: Q = K = V = X).
     const x = attn.tensor(Float32Array.from({ length: L * d }, (_, i) => Math.cos(1.3 * i + 0.4 * (i % d))), [L, d]);
-    const keep = this.#keep;
     const G = attn.tensor(Float32Array.from({ length: L * L }, (_, f) => (Math.floor(f / L) === f % L || keep[f % L] ? 1 : 0)), [L, L]);
     const { weights } = attn.attention(x, x, x, { keepMask: keep, returnWeights: true });
     this.#result = { x, G, weights };
@@ -109,6 +139,7 @@ export class TokenPruning extends HTMLElement {
 
   /** Tokens, keep decisions, G and the weights as JSON. */
   toJSON() {
+    if (!this.#result) return { element: TAG, error: String(this.#error?.message ?? 'not computed yet') };
     return { element: 'token-pruning', tokens: this.tokens, keep: this.keep, G: tensorJson(this.#result.G), weights: tensorJson(this.#result.weights) };
   }
 
@@ -117,6 +148,7 @@ export class TokenPruning extends HTMLElement {
 
   /** JavaScript that computes these weights with the public API. */
   toCode() {
+    if (!this.#result) return noInputCode(TAG, this.#error);
     const [L, d] = this.#result.x.shape;
     return `import { init } from 'attention-wasm';
 

@@ -1,0 +1,46 @@
+// The sizes past which an element shows a message instead of trying: a few bytes of
+// attribute (a shape of [10000000, 0, 0], a 1000 × 1000 matrix as table cells) once froze a
+// tab for minutes. Each limit is checked on the parsed sizes, before anything is built, and
+// is documented in the README ("Size limits").
+export const LIMITS = Object.freeze({
+  /** Attribute and inline JSON text, characters. */
+  jsonChars: 4 << 20,
+  /** <attention-matrix>: cells drawn as a table (64 × 64); larger matrices are drawn on a canvas ... */
+  tableCells: 4096,
+  /** ... up to this many cells (1024 × 1024); past it, a message. */
+  canvasCells: 1 << 20,
+  /** <attention-steps>: tokens (rows of X or C) and features (columns of X, C and the weights). */
+  steps: Object.freeze({ tokens: 32, features: 32 }),
+  /** <attention-flash>: query rows, keys and features. */
+  flash: Object.freeze({ queries: 32, keys: 64, features: 32 }),
+  /** <attention-heatmap>: heads, and query or key tokens (64 in the lines view). */
+  heatmap: Object.freeze({ heads: 64, tokens: 256, lineTokens: 64 }),
+  /** <token-pruning>: tokens and the features of their made-up vectors. */
+  pruning: Object.freeze({ tokens: 64, dim: 64 }),
+  /** The page's URL state (#state=…), characters. */
+  urlStateChars: 16384,
+});
+
+/** A RangeError naming the element, what is too big, its size and the limit. */
+export function tooBig(element, what, size, limit) {
+  return new RangeError(`${element}: ${what} is ${size}, more than the ${limit} this element shows (its size limits are in the README)`);
+}
+
+/**
+ * JSON text of attribute `name` of `element`, parsed ("-Infinity" strings stay strings:
+ * callers convert), or a named TypeError/RangeError.
+ */
+export function parseAttributeJson(element, name, text, reviver) {
+  if (text.length > LIMITS.jsonChars) throw tooBig(element, `${name} (JSON text)`, `${text.length} characters`, LIMITS.jsonChars);
+  try {
+    return JSON.parse(text, reviver);
+  } catch (error) {
+    throw new TypeError(`${element}: ${name} is not JSON (${error.message})`);
+  }
+}
+
+/** A dimension read from a shape: an integer from 0 to 2^31 − 1, else a RangeError. */
+export function dimension(element, what, x) {
+  if (!Number.isInteger(x) || x < 0 || x > 2 ** 31 - 1) throw new RangeError(`${element}: ${what} must be a whole number ≥ 0, got ${String(x)}`);
+  return x;
+}
