@@ -43,7 +43,7 @@ test('bad batches and options: errors name the method and the input; the model k
   throws(() => model.trainStep({ tokens: [[1, 2]] }), TypeError, /^TinyTransformer.trainStep: batch.targets is needed/);
   throws(() => model.trainStep({ tokens: [[1, 2]], targets: [[1, 6]] }), RangeError, /^TinyTransformer.trainStep: targets\[0\]\[1\] must be an integer in \[-2147483648, 5\], got 6/);
   throws(() => model.trainStep({ tokens: [[1, 2]], targets: [[1]] }), RangeError, /^TinyTransformer.trainStep: targets has shape \[1, 1\] but a token head needs one target per token: \[1, 2\]/);
-  throws(() => model.trainStep(good, { lr: -1 }), RangeError, /^TinyTransformer.trainStep: options.lr must be >= 0, got -1/);
+  throws(() => model.trainStep(good, { lr: -1 }), RangeError, /^TinyTransformer.trainStep: options.lr must be >= 0 and finite in float32 \(at most 3.4e38\), got -1$/);
   throws(() => model.trainStep(good, { beta1: 1 }), RangeError, /^TinyTransformer.trainStep: options.beta1 must be in \[0, 1\)/);
   throws(() => model.trainStep(good, { optimizer: 'adam' }), RangeError, /^TinyTransformer.trainStep: options.optimizer must be one of 'adamw', 'sgd'/);
   throws(() => model.trainStep(good, { learningRate: 1 }), TypeError, /^TinyTransformer.trainStep: unknown option 'learningRate'/);
@@ -95,4 +95,30 @@ test('dispose: every method throws after it; dispose twice is fine; the heap is 
   }
   assert.equal(attn.memory().inUseBytes, before);
   assert.deepEqual(Object.keys(new attn.TinyTransformer(config).parameterShapes).slice(0, 4), ['tokenEmbedding', 'positionEmbedding', 'layers.0.ln1.gamma', 'layers.0.ln1.beta']);
+});
+
+test('trainStep refuses optimizer settings that are valid in JS but not in float32 (they turned the model into NaN)', async () => {
+  const { init } = await import('attention-wasm');
+  const attn = await init();
+  const model = new attn.TinyTransformer({ vocabSize: 6, maxLen: 4, dModel: 8, numHeads: 2, seed: 1 });
+  const batch = { tokens: [[1, 2, 3]], targets: [[3, 2, 1]] };
+  const before = model.getWeights();
+  for (const [options, message] of [
+    [{ eps: 1e-50 }, /options\.eps must be > 0 as a normal float32 .* got 1e-50 \(0 in float32\)/],
+    [{ beta1: 1 - 1e-10 }, /options\.beta1 must be in \[0, 1\), and below 1 in float32 .* \(1 in float32\)/],
+    [{ beta2: 1 - 1e-9 }, /options\.beta2 .* \(1 in float32\)/],
+    [{ momentum: 1 - 1e-9, optimizer: 'sgd' }, /options\.momentum .* below 1 in float32/],
+    [{ lr: 1e39 }, /options\.lr must be >= 0 and finite in float32 .* \(Infinity in float32\)/],
+    [{ weightDecay: 1e39 }, /options\.weightDecay must be >= 0 and finite in float32/],
+    [{ clipNorm: 1e-50 }, /options\.clipNorm must be 0 \(no clipping\) or > 0 as a normal float32/],
+    [{ lr: 1e20, weightDecay: 1e20 }, /options\.lr × options\.weightDecay must be finite in float32/],
+  ]) {
+    assert.throws(() => model.trainStep(batch, options), (e) => e instanceof RangeError && e.message.startsWith('TinyTransformer.trainStep: ') && message.test(e.message), JSON.stringify(options));
+  }
+  assert.deepEqual(model.getWeights().tensors, before.tensors, 'nothing changed');
+  // The edges that are still fine in float32 train to a finite loss.
+  for (const options of [{ eps: 2 ** -126 }, { beta1: 1 - 2 ** -24 }, { clipNorm: 0 }, { clipNorm: 2 ** -126 }]) {
+    assert.ok(Number.isFinite(model.trainStep(batch, options).loss), JSON.stringify(options));
+  }
+  model.dispose();
 });

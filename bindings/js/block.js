@@ -249,6 +249,7 @@ export function makeBlock(module) {
       this.#params.check('forward');
       const c = this.#config;
       const p = planLayerForward(c, x, options);
+      this.#params.check('forward', true);  // the caller's getters have run
       const shape = p.query.shape;
       if (p.B === 0 || p.seqQ === 0) return { data: p.out ?? new Float32Array(0), shape };
       checkBudget(module, p.memory);

@@ -132,19 +132,29 @@ export function readStepOptions(fn, options) {
   const o = { ...STEP_DEFAULTS };
   if (options === undefined) return o;
   o.optimizer = oneOf(fn, 'options.optimizer', options.optimizer, ['adamw', 'sgd']);
+  // The core computes in float32: a value is checked as it arrives there (Math.fround), so
+  // settings valid in JS but not in float32 (beta1 = 1 - 1e-10 is 1, eps = 1e-50 is 0,
+  // lr = 1e39 is Infinity) are refused instead of turning the model into NaN.
   const number = (key, ok, rule) => {
     const value = options[key];
     if (value === undefined) return;
     if (typeof value !== 'number') throw typeError(fn, `options.${key} must be a number, got ${describe(value)}`);
-    if (!Number.isFinite(value) || !ok(value)) throw rangeError(fn, `options.${key} must be ${rule}, got ${value}`);
+    const single = Math.fround(value);
+    if (!Number.isFinite(value) || !Number.isFinite(single) || !ok(value, single)) {
+      throw rangeError(fn, `options.${key} must be ${rule}, got ${value}${Number.isFinite(value) && single !== value ? ` (${single} in float32)` : ''}`);
+    }
     o[key] = value;
   };
-  number('lr', (v) => v >= 0, '>= 0');
-  number('beta1', (v) => v >= 0 && v < 1, 'in [0, 1)');
-  number('beta2', (v) => v >= 0 && v < 1, 'in [0, 1)');
-  number('eps', (v) => v > 0, '> 0');
-  number('weightDecay', (v) => v >= 0, '>= 0');
-  number('momentum', (v) => v >= 0 && v < 1, 'in [0, 1)');
-  number('clipNorm', (v) => v >= 0, '>= 0 (0: no clipping)');
+  const FLOAT32_MIN_NORMAL = 2 ** -126;  // 1.18e-38
+  number('lr', (v) => v >= 0, '>= 0 and finite in float32 (at most 3.4e38)');
+  number('beta1', (v, f) => v >= 0 && f < 1, 'in [0, 1), and below 1 in float32 (at most 1 - 6e-8)');
+  number('beta2', (v, f) => v >= 0 && f < 1, 'in [0, 1), and below 1 in float32 (at most 1 - 6e-8)');
+  number('eps', (v, f) => f >= FLOAT32_MIN_NORMAL, '> 0 as a normal float32 (at least 1.18e-38)');
+  number('weightDecay', (v) => v >= 0, '>= 0 and finite in float32 (at most 3.4e38)');
+  number('momentum', (v, f) => v >= 0 && f < 1, 'in [0, 1), and below 1 in float32');
+  number('clipNorm', (v, f) => v === 0 || f >= FLOAT32_MIN_NORMAL, '0 (no clipping) or > 0 as a normal float32 (at least 1.18e-38)');
+  if (!Number.isFinite(Math.fround(Math.fround(o.lr) * Math.fround(o.weightDecay)))) {
+    throw rangeError(fn, `options.lr × options.weightDecay must be finite in float32 (the decoupled decay lr·weightDecay), got ${o.lr} × ${o.weightDecay}`);
+  }
   return o;
 }

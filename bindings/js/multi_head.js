@@ -228,6 +228,7 @@ export class MultiHeadAttention {
     const c = this.#config;
     const module = this.#module;
     const p = planForward(module, c, query, key, value, options);
+    this.#params.check('forward', true);  // the caller's getters have run
     const { trace, wantWeights, outShape } = p;
     const lead = p.batched ? [p.B] : [];
     if (p.B === 0 || p.seqQ === 0) return { output: { data: p.out ?? new Float32Array(0), shape: outShape } };

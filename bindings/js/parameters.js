@@ -97,9 +97,13 @@ export class Parameters {
     finalizer.register(this, { module, addresses: Object.values(this.addresses) }, this.token);
   }
 
-  /** Throws if dispose() was called. */
-  check(method) {
-    if (this.disposed) throw new Error(`${this.owner}.${method}: this object was disposed; create a new one`);
+  /**
+   * Throws if dispose() was called. Methods call it on entry and again once all of the
+   * caller's code (getters, iterators, valueOf) has run, just before wasm memory is touched:
+   * a getter may dispose the object in between (`during`).
+   */
+  check(method, during = false) {
+    if (this.disposed) throw new Error(`${this.owner}.${method}: this object was disposed${during ? ' during the call (by the caller\'s own code, e.g. a getter)' : ''}; create a new one`);
   }
 
   // The heap floats of `name`: its values, or its panels when packed.
@@ -154,6 +158,7 @@ export class Parameters {
     }
     // All or nothing: a later weight's getter may have detached an earlier one's buffer.
     for (const [, data] of checked) intact(`${this.owner}.${method}`, data);
+    this.check(method, true);
     for (const [name, data] of checked) this.write(name, data);
   }
 

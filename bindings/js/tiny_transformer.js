@@ -49,8 +49,10 @@ export class TinyTransformer {
     Object.freeze(this);
   }
 
-  #check(method) {
-    if (this.#handle === 0) throw new Error(`TinyTransformer.${method}: this model was disposed; create a new one`);
+  // Throws if dispose() was called: on entry, and again once the caller's code (getters,
+  // iterators) has run, just before wasm memory is touched (`during`).
+  #check(method, during = false) {
+    if (this.#handle === 0) throw new Error(`TinyTransformer.${method}: this model was disposed${during ? ' during the call (by the caller\'s own code, e.g. a getter)' : ''}; create a new one`);
   }
 
   /** The optimizer steps taken since creation or the last setWeights. */
@@ -82,6 +84,7 @@ export class TinyTransformer {
     if (options === null || typeof options !== 'object') throw typeError(fn, `options must be an object, got ${describe(options)}`);
     const b = readBatch(fn, this.config, { tokens, ...(options.lengths !== undefined ? { lengths: options.lengths } : {}) }, false);
     for (const key of Object.keys(options)) if (key !== 'lengths') throw typeError(fn, `unknown option '${key}' (known: lengths)`);
+    this.#check('forward', true);
     const c = this.config;
     const T = b.L + (c.head === 'classify' ? 1 : 0);
     return this.#withBatch(fn, b, (a) => {
@@ -104,6 +107,7 @@ export class TinyTransformer {
     this.#check(fn.split('.')[1]);
     const b = readBatch(fn, this.config, batch, true);
     const o = readStepOptions(fn, mode === 2 ? options : undefined);
+    this.#check(fn.split('.')[1], true);
     const scope = new HeapScope(this.#module, fn);
     try {
       const tokens = scope.ints(b.tokens), targets = scope.ints(b.targets), lengths = b.lengths ? scope.ints(b.lengths) : 0;
@@ -169,6 +173,7 @@ export class TinyTransformer {
     if (tensors === null || typeof tensors !== 'object') throw typeError(fn, `weights.tensors must be an object, got ${describe(tensors)}`);
     for (const name of Object.keys(tensors)) if (!Object.hasOwn(this.parameterShapes, name)) throw rangeError(fn, `unknown tensor '${name}'`);
     const checked = this.#table.map((p) => [p, checkTensor(fn, p, tensors[p.name])]);
+    this.#check('setWeights', true);
     const heap = views(this.#module).HEAPF32;
     const base = this.#module._modelParams(this.#handle) >> 2;
     for (const [p, data] of checked) heap.set(data, base + p.offset);
