@@ -121,3 +121,57 @@ test('the page with a bad or oversized #state: the status line and the URL sync 
     await p.close();
   }
 });
+
+test('<attention-sentiment> with weights that do not fit: a message, no model kept (no random-weight answers), every byte freed', async () => {
+  const result = await page.evaluate(async () => {
+    const attn = await (await import('/web/elements/api.js')).getApi();
+    const saved = await (await fetch('/web/elements/models/sentiment.json')).json();
+    const name = Object.keys(saved.tensors)[0];
+    saved.tensors[name] = { ...saved.tensors[name], shape: [1, 1], data: [0] };  // a tensor of the wrong shape
+    const url = URL.createObjectURL(new Blob([JSON.stringify(saved)], { type: 'application/json' }));
+    const before = attn.memory().inUseBytes;
+    const el = document.createElement('attention-sentiment');
+    el.setAttribute('eager', '');
+    el.setAttribute('model', url);
+    document.body.append(el);
+    const t0 = performance.now();
+    while (!el.shadowRoot.querySelector('[role="alert"]') && performance.now() - t0 < 10_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    const out = { message: el.shadowRoot.querySelector('[role="alert"]')?.textContent ?? null, prediction: el.prediction, leaked: attn.memory().inUseBytes - before };
+    el.remove();
+    return out;
+  });
+  assert.match(result.message ?? '', /^attention-sentiment: the model could not be loaded: TinyTransformer\.setWeights: /);
+  assert.equal(result.prediction, null);
+  assert.equal(result.leaked, 0);
+  assert.deepEqual(errors, []);
+});
+
+test('<attention-training> every="0", every="1e9", steps="-1": a message naming the attribute, no Worker; a good value trains', async () => {
+  const result = await page.evaluate(async () => {
+    const out = {};
+    for (const [name, value] of [['every', '0'], ['every', '1e9'], ['steps', '-1'], ['every', '2.5']]) {
+      const el = document.createElement('attention-training');
+      el.setAttribute(name, value);
+      document.body.append(el);
+      el.train();
+      out[`${name}=${value}`] = { state: el.state, message: el.shadowRoot.querySelector('[role="alert"]')?.textContent ?? null };
+      el.remove();
+    }
+    const good = document.createElement('attention-training');
+    good.setAttribute('task', 'copy');
+    good.setAttribute('every', '5');
+    good.setAttribute('steps', '10');
+    document.body.append(good);
+    good.train();
+    out.good = await new Promise((resolve) => good.addEventListener('training-done', (e) => resolve(e.detail.step), { once: true }));
+    good.remove();
+    return out;
+  });
+  assert.match(result['every=0'].message, /^attention-training: every must be a whole number from 1 to 500, got "0"$/);
+  assert.match(result['every=1e9'].message, /every must be a whole number from 1 to 500, got "1e9"/);
+  assert.match(result['steps=-1'].message, /steps must be a whole number from 1 to 1000000, got "-1"/);
+  assert.match(result['every=2.5'].message, /every must be a whole number/);
+  for (const key of ['every=0', 'every=1e9', 'steps=-1']) assert.equal(result[key].state, 'idle');
+  assert.equal(result.good, 10);
+  assert.deepEqual(errors, []);
+});

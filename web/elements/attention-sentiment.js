@@ -163,10 +163,20 @@ export class AttentionSentiment extends HTMLElement {
     return this.#loading;
   }
 
+  // Swaps in a model built from `saved` weights, only once they are in: a model whose
+  // setWeights failed is disposed at once (it held its heap and answered from random
+  // weights), the message says why, and the previous model stays (or none is shown).
   #use(attn, saved, info) {
+    let model = null;
+    try {
+      model = new attn.TinyTransformer(saved?.config);
+      model.setWeights(saved);
+    } catch (error) {
+      model?.dispose();
+      throw new Error(`attention-sentiment: the model could not be loaded: ${error.message}`, { cause: error });
+    }
     this.#model?.dispose();
-    this.#model = new attn.TinyTransformer(saved.config);
-    this.#model.setWeights(saved);
+    this.#model = model;
     this.#info = info;
     const { layer } = this.#parts;
     layer.replaceChildren(...Array.from({ length: saved.config.numLayers }, (_, l) => new Option(String(l + 1), String(l))));
@@ -232,9 +242,13 @@ export class AttentionSentiment extends HTMLElement {
       if (data.type === 'progress') {
         status.textContent = `step ${data.step}: loss ${formatNumber(data.loss, 3)} nats, held-out accuracy ${formatNumber(100 * data.accuracy, 1)}%`;
       } else if (data.type === 'done') {
-        this.#use(await getApi(), data.weights, `trained here in ${formatNumber(data.seconds, 1)} s, ${formatNumber(100 * data.accuracy, 1)}% right on held-out sentences`);
-        status.textContent = `Done: trained in ${formatNumber(data.seconds, 1)} s.`;
-        this.dispatchEvent(new CustomEvent('trained', { bubbles: true, composed: true, detail: { seconds: data.seconds, accuracy: data.accuracy } }));
+        try {
+          this.#use(await getApi(), data.weights, `trained here in ${formatNumber(data.seconds, 1)} s, ${formatNumber(100 * data.accuracy, 1)}% right on held-out sentences`);
+          status.textContent = `Done: trained in ${formatNumber(data.seconds, 1)} s.`;
+          this.dispatchEvent(new CustomEvent('trained', { bubbles: true, composed: true, detail: { seconds: data.seconds, accuracy: data.accuracy } }));
+        } catch (error) {
+          status.textContent = error.message;  // the previous model stays
+        }
         this.#finish();
       } else if (data.type === 'error') {
         status.textContent = data.message;

@@ -47,6 +47,10 @@ function trainingWorker() {
 
 // How long an element that left the page keeps its paused Worker (and model) alive.
 const LEAVE_STOP_MS = 60_000;
+// Steps per progress report (one Worker task each: more would not answer pause for seconds)
+// and steps in a run.
+const MAX_EVERY = 500;
+const MAX_STEPS = 1_000_000;
 const AWAY = 'Paused: the element left the page; it resumes when it is back.';
 
 export class AttentionTraining extends HTMLElement {
@@ -124,6 +128,17 @@ export class AttentionTraining extends HTMLElement {
     return this.hasAttribute(name) && Number.isFinite(v) ? v : fallback;
   }
 
+  // A whole-number attribute in [min, max] (fallback when absent), or a RangeError naming
+  // the element and the attribute: every="0" looped at step 0 with a NaN loss, and
+  // every="1e9" never reported.
+  #whole(name, fallback, min, max) {
+    const text = this.getAttribute(name);
+    if (text === null || text.trim() === '') return fallback;
+    const v = Number(text);
+    if (!Number.isInteger(v) || v < min || v > max) throw new RangeError(`attention-training: ${name} must be a whole number from ${min} to ${max}, got "${text.slice(0, 40)}"`);
+    return v;
+  }
+
   #build() {
     const root = this.shadowRoot;
     const controls = document.createElement('div');
@@ -178,10 +193,20 @@ export class AttentionTraining extends HTMLElement {
     if (!this.#parts) this.#build();
     this.reset();
     const p = this.#parts;
+    let every, maxSteps;
+    try {
+      every = this.#whole('every', 10, 1, MAX_EVERY);
+      maxSteps = this.#whole('steps', 3000, 1, MAX_STEPS);
+    } catch (error) {
+      p.stats.textContent = error.message;
+      p.stats.setAttribute('role', 'alert');
+      return;
+    }
+    p.stats.removeAttribute('role');
     this.#worker = trainingWorker();
     this.#worker.onmessage = ({ data }) => this.#message(data);
     this.#worker.postMessage({ type: 'start', task: p.task.value, preset: p.preset.value, seed: Math.max(0, Math.floor(Number(p.seed.value) || 0)) >>> 0,
-      lr: Number(p.lr.value), every: this.#number('every', 10), maxSteps: this.#number('steps', 3000) });
+      lr: Number(p.lr.value), every, maxSteps });
     this.#setState('running');
     p.stats.textContent = 'Starting the Worker…';
   }
