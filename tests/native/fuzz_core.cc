@@ -27,9 +27,10 @@
 //
 // Problems this harness found, now fixed in the core, each still generated here:
 //   1. fused path: an additive mask beyond ±2.36e38 (e.g. -FLT_MAX, torch.finfo.min) overflowed
-//      in the base-2 conversion (a row of them gave zeros, not uniform weights); the kernel
-//      now clamps finite masks to ±kMaxMask. Huge masks are generated as ±FLT_MAX: two
-//      different huge values in one row have no float ordering left in base 2 (documented);
+//      in the base-2 conversion (a row of them gave zeros, not uniform weights). The kernel
+//      first clamped such masks; it now adds masks to the scaled scores exactly, as the
+//      step-by-step path does (no base-2 conversion before the row max is subtracted), so
+//      every huge value, -3e38 and -FLT_MAX alike, is generated as it is;
 //   2. VisibleKeyRule::VisibleKeys overflowed int for causal_offset near INT_MAX;
 //   3. MultiHeadForward with seq_k == 0 returned kOutOfMemory (Buffer::Resize(0) gave null);
 //   4. RunAttention with seq_k == 0 and null k, v offset a null pointer.
@@ -220,10 +221,6 @@ MaskValues DecodeMaskValues(Decoder& in) {
   return b == 0 ? MaskValues::kZeroOrBlocked : b == 1 ? MaskValues::kGrid : MaskValues::kWide;
 }
 
-// Mask values past kFloatMax / log2(e) (about 2.36e38) in magnitude: the fused kernel's
-// base-2 conversion overflows them (known problem 1).
-bool HugeMask(float m) { return std::isfinite(m) && std::fabs(m) > 2.3e38f; }
-
 float DecodeMaskValue(Decoder& in, MaskValues kind, bool allow_nonfinite) {
   static const float kWide[] = {0.0f,  -1e4f, -1e9f, -1e30f, -1e38f, -kFloatMax, -3e38f, 1e4f,
                                 1e30f, 3e38f, kNaN,  kInf,   -0.0f,  -1e-40f,    100.0f, -100.0f};
@@ -233,7 +230,6 @@ float DecodeMaskValue(Decoder& in, MaskValues kind, bool allow_nonfinite) {
   if (kind == MaskValues::kGrid || b < 208) return (b - 128) / 8.0f;
   float m = kWide[(b - 208) % 16];
   if (!allow_nonfinite && !std::isfinite(m)) m = -1e9f;
-  if (HugeMask(m)) m = std::copysign(kFloatMax, m);  // see problem 1 above
   return m;
 }
 
