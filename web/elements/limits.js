@@ -5,8 +5,9 @@
 export const LIMITS = Object.freeze({
   /** Attribute and inline JSON text, characters. */
   jsonChars: 4 << 20,
-  /** <attention-matrix>: cells drawn as a table (64 × 64); larger matrices are drawn on a canvas ... */
-  tableCells: 4096,
+  /** <attention-matrix>: cells drawn as a table (32 × 32: about 140 ms to build and lay out in
+   *  Chromium here; 64 × 64 took 250-350 ms); larger matrices are drawn on a canvas ... */
+  tableCells: 1024,
   /** ... up to this many cells (1024 × 1024); past it, a message. */
   canvasCells: 1 << 20,
   /** <attention-steps>: tokens (rows of X or C) and features (columns of X, C and the weights). */
