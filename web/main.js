@@ -1,7 +1,7 @@
 // The page: loads the package exactly as a browser user would, then renders the worked
 // examples (the custom elements of web/elements/, its first user) and the demos. body[data-ready] tells tests (and people) it is done.
 import { init } from '../bindings/js/browser.js';
-import { useApi } from './elements/index.js';
+import { useApi } from './elements/api.js';
 import { renderWorkedExamples } from './worked-examples.js';
 import { bindUrlState } from './url-state.js';
 import { renderPlayground } from './demo-playground.js';
@@ -12,9 +12,14 @@ import { SLIDE_NOTES } from './examples-data.js';
 
 const status = document.getElementById('status');
 try {
-  const attn = await init();
+  // The elements share the page's instance. It is handed over before they are registered:
+  // an element that connected first would load a build of its own (the baseline), a second
+  // wasm download for the page.
+  const loading = init();
+  useApi(loading);
+  await import('./elements/index.js');
+  const attn = await loading;
   status.textContent = `attention-wasm ${attn.info.version} loaded (${attn.info.target}).`;
-  useApi(attn);  // the elements share the page's instance
   const steps = renderWorkedExamples(document.getElementById('examples'));
   
   const notes = document.getElementById('slide-notes');

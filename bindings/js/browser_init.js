@@ -2,7 +2,7 @@
 // of its own, imported on first use); a bundle that must not split into chunks passes the
 // single-threaded two, imported statically (web/elements/training/api.js).
 import { checkInitOptions } from './options.js';
-import { copyBytes, checkWasmBytes, instantiate, buildName } from './load.js';
+import { copyBytes, checkWasmBytes, instantiate, buildName, loadOnce } from './load.js';
 import { chooseVariant, variantForBytes, isThreadedBytes } from './variants.js';
 import { planThreads, browserThreadSupport } from './threads.js';
 import { rangeError } from './errors.js';
@@ -78,13 +78,6 @@ export function browserInit(glues) {
     const variant = chooseVariant(simd);
     const planned = plan(threads, variant);
     const key = `${buildName(variant, planned.threads > 1)}/${planned.threads}/${planned.reason}`;  // the reason is part of attn.info
-    // A failed load is not cached: the next init() tries again.
-    if (!defaultInstances.has(key)) {
-      defaultInstances.set(key, loadDefault(variant, planned).catch((error) => {
-        defaultInstances.delete(key);
-        throw error;
-      }));
-    }
-    return defaultInstances.get(key);
+    return loadOnce(defaultInstances, key, () => loadDefault(variant, planned));
   }
 }

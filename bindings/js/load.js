@@ -12,6 +12,20 @@ export function buildName(variant, threaded) {
   return threaded ? `${variant}-threads` : variant;
 }
 
+/**
+ * The Promise cached under `key` in `cache`, made by `make()` on first use. A rejected load is
+ * dropped from the cache, so the next init() tries again.
+ */
+export function loadOnce(cache, key, make) {
+  if (!cache.has(key)) {
+    cache.set(key, make().catch((error) => {
+      cache.delete(key);
+      throw error;
+    }));
+  }
+  return cache.get(key);
+}
+
 /** A fresh copy of wasm bytes given as an ArrayBuffer or any ArrayBuffer view (none if detached). */
 export function copyBytes(bytes) {
   try {

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { checkInitOptions } from './options.js';
-import { copyBytes, checkWasmBytes, instantiate, buildName } from './load.js';
+import { copyBytes, checkWasmBytes, instantiate, buildName, loadOnce } from './load.js';
 import { chooseVariant, variantForBytes, isThreadedBytes } from './variants.js';
 import { planThreads } from './threads.js';
 import { typeError, rangeError } from './errors.js';
@@ -110,17 +110,13 @@ async function loadInit(options) {
   const build = buildName(variant, plan.threads > 1);
   const key = `${build}/${plan.threads}/${plan.reason}`;  // the reason is part of attn.info
   // A failed load is not cached: the next init() tries again.
-  if (!defaultInstances.has(key)) {
+  return loadOnce(defaultInstances, key, async () => {
     const file = new URL(`../../dist/${FILES[build]}`, import.meta.url);
     const what = `the package's wasm (${file.pathname})`;
     const args = plan.threads > 1 ? THREADED_ARGS : {};
     const started = plan.threads > 1 ? unrefWorkers : undefined;
-    defaultInstances.set(key, readFile(file).then((bytes) => instantiate(GLUES, variant, { wasmBinary: new Uint8Array(bytes), ...args }, what, plan, started)).catch((error) => {
-      defaultInstances.delete(key);
-      throw error;
-    }));
-  }
-  return defaultInstances.get(key);
+    return instantiate(GLUES, variant, { wasmBinary: new Uint8Array(await readFile(file)), ...args }, what, plan, started);
+  });
 }
 
 export { tensor, toNested, toTfjs, toOrt } from './tensor.js';

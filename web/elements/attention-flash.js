@@ -15,10 +15,10 @@ import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exportToolbar, elementToPng, jsLiteral, noInputCode, EXPORT_STYLE } from './export.js';
 import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
-import { LIMITS, tooBig, parseAttributeJson } from './limits.js';
+import { LIMITS, tooBig, parseAttributeJson, attempt } from './limits.js';
+import { containKeys, consume } from './keys.js';
 
 const TAG = 'attention-flash';
-import { containKeys, consume } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -132,13 +132,7 @@ export class AttentionFlash extends HTMLElement {
 
   // New inputs, or the message saying why not (the element recovers on the next good ones).
   #take(make) {
-    try {
-      this.#data = make();
-      this.#error = null;
-    } catch (error) {
-      this.#data = null;
-      this.#error = error;
-    }
+    ({ value: this.#data, error: this.#error } = attempt(make));
   }
 
   /** Keys per block (default 2; the library's kernel uses 32). */

@@ -16,12 +16,13 @@
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exampleData } from './attention-steps.js';
+import { toNumber } from './format.js';
 import { exportToolbar, elementToPng, jsLiteral, jsString, EXPORT_STYLE } from './export.js';
 import { THEME_STYLE, styleSheet, followPageScheme, errorMessage } from './theme.js';
-import { LIMITS, tooBig, parseAttributeJson, dimension } from './limits.js';
+import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
+import { containKeys } from './keys.js';
 
 const TAG = 'attention-heatmap';
-import { containKeys } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -89,7 +90,7 @@ function checkSizes(heads, lq, lk) {
 }
 
 // One head's [Lq][Lk] as fresh arrays of numbers.
-const numberRows = (head) => Array.from(head, (row) => Array.from(row, (x) => (typeof x === 'string' ? Number(x.replace('−', '-').replace(/^(-?)∞$/, '$1Infinity')) : Number(x))));
+const numberRows = (head) => Array.from(head, (row) => Array.from(row, toNumber));
 
 /** The mean over heads, [Lq][Lk]. */
 export function headAverage(heads) {
@@ -133,13 +134,7 @@ export class AttentionHeatmap extends HTMLElement {
 
   // New heads, or the message saying why not (the element recovers on the next good input).
   #take(make) {
-    try {
-      this.#heads = make();
-      this.#error = null;
-    } catch (error) {
-      this.#heads = [];
-      this.#error = error;
-    }
+    ({ value: this.#heads, error: this.#error } = attempt(make, []));
   }
 
   /** The tokens and the weights of every head, as JSON. */

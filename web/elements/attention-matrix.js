@@ -12,13 +12,13 @@
 // keystroke fires `input`. With `toggle` (a mask) a click, Space or Enter switches a cell
 // between 0 (may attend) and −∞ (blocked), with a `change` event. Styling: ::part(figure|caption|table|cell|legend) and the custom
 // properties --attn-font, --attn-cell-width, --attn-cell-padding, --attn-border, --attn-focus.
-import { formatNumber, exactNumber, heatColour, heatRgb, paletteGradient } from './format.js';
+import { formatNumber, exactNumber, heatColour, heatRgb, paletteGradient, toNumber } from './format.js';
 import { elementToPng, tensorJson, jsLiteral, jsString } from './export.js';
 import { THEME_STYLE, styleSheet, followPageScheme, errorMessage } from './theme.js';
-import { LIMITS, tooBig, parseAttributeJson, dimension } from './limits.js';
+import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
+import { containKeys, consume } from './keys.js';
 
 const TAG = 'attention-matrix';
-import { containKeys, consume } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: inline-block; font: var(--attn-font, 0.85rem/1.3 ui-monospace, SFMono-Regular, Menlo, monospace); max-width: 100%; color: inherit; }
@@ -39,7 +39,6 @@ input { width: 7ch; font: inherit; text-align: right; padding: 0; border: 0; bac
 .exact { font-size: 0.75em; min-height: 1.2em; opacity: 0.85; }
 `;
 
-
 /**
  * A tensor { data, shape } from nested rows, a 1-D row, a { data, shape } tensor or JSON text
  * of one (what the `value` attribute holds; React and Vue set it as the property), checked
@@ -58,23 +57,27 @@ export function toMatrix(value) {
     if (!(ArrayBuffer.isView(data) || Array.isArray(data)) || data.length !== rows * cols) {
       throw new RangeError(`${TAG}: value.data must hold rows × cols = ${rows * cols} numbers, got ${ArrayBuffer.isView(data) || Array.isArray(data) ? data.length : typeof data}`);
     }
-    return { data: data instanceof Float32Array ? data.slice() : Float32Array.from(data, parseValue), shape: [rows, cols] };
+    return { data: data instanceof Float32Array ? data.slice() : Float32Array.from(data, toNumber), shape: [rows, cols] };
   }
   if (!Array.isArray(value)) throw new TypeError(`${TAG}: value must be nested rows of numbers, a { data, shape } tensor, or their JSON`);
   const rows = Array.isArray(value[0]) ? value : [value];
   const cols = rows[0]?.length ?? 0;
   checkCells(rows.length, cols);
   if (rows.some((r) => !Array.isArray(r) || r.length !== cols)) throw new RangeError(`${TAG}: value must be rectangular (every row ${cols} numbers)`);
-  return { data: Float32Array.from(rows.flat(), parseValue), shape: [rows.length, cols] };
+  return { data: Float32Array.from(rows.flat(), toNumber), shape: [rows.length, cols] };
+}
+
+// The finite min and max of `data`, how many values are not finite, and the range the heat
+// colours span: [min(0, min), max(1, max)] for weights ('sequential'), else [min, max].
+function valueRange(data, heat) {
+  let min = Infinity, max = -Infinity, nonFinite = 0;
+  for (const x of data) if (Number.isFinite(x)) { min = Math.min(min, x); max = Math.max(max, x); } else nonFinite++;
+  const range = heat === 'sequential' ? { min: Math.min(0, min), max: Math.max(1, max) } : { min, max };
+  return { min, max, nonFinite, range };
 }
 
 function checkCells(rows, cols) {
   if (rows * cols > LIMITS.canvasCells) throw tooBig(TAG, 'value', `${rows} × ${cols} = ${rows * cols} cells`, `${LIMITS.canvasCells}`);
-}
-
-// A cell's value: numbers, and the strings JSON needs for −∞ (NaN for anything else).
-function parseValue(x) {
-  return typeof x === 'string' ? Number(x.replace('−', '-').replace(/^(-?)∞$/, '$1Infinity')) : Number(x);
 }
 
 // A boolean property with an attribute's meaning: present (any string, '' included) is on.
@@ -129,13 +132,7 @@ export class AttentionMatrix extends HTMLElement {
   // A new value, or the message saying why it cannot be shown (the element recovers on the
   // next good one).
   #take(value) {
-    try {
-      this.#value = toMatrix(value);
-      this.#error = null;
-    } catch (error) {
-      this.#value = null;
-      this.#error = error;
-    }
+    ({ value: this.#value, error: this.#error } = attempt(() => toMatrix(value)));
   }
 
   /** The matrix shown: { data: Float32Array, shape: [rows, cols] } (a copy). */
@@ -251,10 +248,8 @@ document.body.append(m);
         tr.append(th);
       }
     }
-    let min = Infinity, max = -Infinity;
-    if (v) for (const x of v.data) if (Number.isFinite(x)) { min = Math.min(min, x); max = Math.max(max, x); }
     const heat = this.heat;
-    const range = heat === 'sequential' ? { min: Math.min(0, min), max: Math.max(1, max) } : { min, max };
+    const { min, range } = valueRange(v?.data ?? [], heat);
     const [fi, fj] = this.#focus;
     for (let i = 0; i < rows; i++) {
       const tr = table.insertRow();
@@ -324,9 +319,7 @@ document.body.append(m);
   #canvasFigure(v) {
     const [rows, cols] = v.shape;
     const heat = this.heat ?? 'diverging';
-    let min = Infinity, max = -Infinity, nonFinite = 0;
-    for (const x of v.data) if (Number.isFinite(x)) { min = Math.min(min, x); max = Math.max(max, x); } else nonFinite++;
-    const range = heat === 'sequential' ? { min: Math.min(0, min), max: Math.max(1, max) } : { min, max };
+    const { min, max, nonFinite, range } = valueRange(v.data, heat);
     const canvas = document.createElement('canvas');
     canvas.width = cols;
     canvas.height = rows;

@@ -9,7 +9,7 @@
 // layer (1-based; default the last), eager (load the model at once rather than when the
 // element nears the viewport). Events: `prediction` (detail { text, label, probability,
 // words, attention }), `trained` (detail { seconds, accuracy }).
-import { crossOriginWorker } from './workers.js';
+import { moduleWorker } from './workers.js';
 import { loadForPrint } from './print.js';
 import { getApi } from './api.js';
 import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
@@ -37,16 +37,8 @@ button, select { font: inherit; }
 
 const SHIPPED = new URL('./models/sentiment.json', import.meta.url);
 
-// The Worker, written out literally so bundlers bundle it; from another origin (a CDN) the
-// literal form throws a SecurityError and a blob: bootstrap starts it (workers.js).
-function sentimentWorker() {
-  try {
-    return new Worker(new URL('./training/sentiment-worker.js', import.meta.url), { type: 'module' });
-  } catch (error) {
-    if (error?.name !== 'SecurityError') throw error;
-    return crossOriginWorker('./training/sentiment-worker.js');
-  }
-}
+// The Worker, written out literally so bundlers bundle it (workers.js: from another origin).
+const sentimentWorker = () => moduleWorker(() => new Worker(new URL('./training/sentiment-worker.js', import.meta.url), { type: 'module' }), './training/sentiment-worker.js');
 
 export class AttentionSentiment extends HTMLElement {
   #internals = this.attachInternals();

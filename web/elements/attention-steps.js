@@ -23,10 +23,10 @@ import { WEIGHTS, EXAMPLES } from './course-examples.js';
 import { exportToolbar, elementToPng, tensorJson, jsLiteral, noInputCode, EXPORT_STYLE } from './export.js';
 import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension } from './limits.js';
+import { containKeys } from './keys.js';
 
 const TAG = 'attention-steps';
 const MASK_PRESETS = ['none', 'causal', 'causal-top-left', 'causal-bottom-right'];
-import { containKeys } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -208,7 +208,7 @@ export class AttentionSteps extends HTMLElement {
       // drop scripts inside elements: see the README's Markdown notes).
       const ref = this.getAttribute('json');
       const json = ref ? this.getRootNode().getElementById?.(ref.replace(/^#/, '')) ?? document.getElementById(ref.replace(/^#/, '')) : this.querySelector('script[type="application/json"]');
-      if (ref && !json) throw new RangeError(`attention-steps: json="${ref}" names no element on the page`);
+      if (ref && !json) throw new RangeError(`${TAG}: json="${ref}" names no element on the page`);
       let data;
       if (example != null) data = exampleData(Number(example), TAG);
       else if (json) data = parseAttributeJson(TAG, 'the inline JSON', json.textContent);

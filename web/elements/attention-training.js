@@ -9,7 +9,7 @@
 // steps (stop after), every (steps per progress report), autostart. Events (bubbling,
 // composed): `training-progress` (detail { step, loss, accuracy, stepsPerSecond }),
 // `training-done` (detail { step, accuracy }) when `steps` are done.
-import { crossOriginWorker } from './workers.js';
+import { moduleWorker } from './workers.js';
 import { THEME_STYLE, styleSheet, followPageScheme } from './theme.js';
 import { containKeys } from './keys.js';
 import { formatNumber, heatColour } from './format.js';
@@ -34,16 +34,8 @@ canvas { display: block; max-width: 100%; height: auto; border: 1px solid var(--
 const MILESTONES = [0.5, 0.9, 0.99];
 const W = 480, H = 170, PAD = { left: 44, right: 10, top: 10, bottom: 28 };
 
-// The Worker, written out literally so bundlers bundle it; from another origin (a CDN) the
-// literal form throws a SecurityError and a blob: bootstrap starts it (workers.js).
-function trainingWorker() {
-  try {
-    return new Worker(new URL('./training/worker.js', import.meta.url), { type: 'module' });
-  } catch (error) {
-    if (error?.name !== 'SecurityError') throw error;
-    return crossOriginWorker('./training/worker.js');
-  }
-}
+// The Worker, written out literally so bundlers bundle it (workers.js: from another origin).
+const trainingWorker = () => moduleWorker(() => new Worker(new URL('./training/worker.js', import.meta.url), { type: 'module' }), './training/worker.js');
 
 // How long an element that left the page keeps its paused Worker (and model) alive.
 const LEAVE_STOP_MS = 60_000;

@@ -1,6 +1,7 @@
 // Export for every element: PNG (the element as drawn), JSON (every tensor it shows) and
 // "copy as code" (a short snippet that reproduces the view with the public API), and the
 // small toolbar that offers them.
+import { isLight } from './theme.js';
 
 /** The cells, lines and text nodes of an element, through nested shadow roots. */
 function drawables(root, out = { boxes: [], lines: [], texts: [] }) {
@@ -35,15 +36,14 @@ const transparent = (c) => !c || c === 'rgba(0, 0, 0, 0)' || c === 'transparent'
 /**
  * What the reader sees behind the element: the first background colour on the way up
  * (through shadow hosts), else the canvas colour of its scheme (white, or black for light
- * text), so that light text on a dark page is not exported onto white.
+ * text, as followPageScheme decides), so that light text on a dark page is not exported onto white.
  */
 function backdrop(element) {
   for (let node = element; node; node = node.parentElement ?? node.getRootNode?.().host ?? null) {
     const colour = getComputedStyle(node).backgroundColor;
     if (!transparent(colour)) return colour;
   }
-  const text = getComputedStyle(element).color.match(/\d+(\.\d+)?/g)?.slice(0, 3).map(Number) ?? [0, 0, 0];
-  return (text[0] * 0.299 + text[1] * 0.587 + text[2] * 0.114) > 128 ? '#000' : '#fff';
+  return isLight(getComputedStyle(element).color) ? '#000' : '#fff';
 }
 
 /**

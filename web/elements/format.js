@@ -42,11 +42,21 @@ export function heatRgb(x, kind, { min = 0, max = 1 } = {}) {
 export function heatColour(x, kind, { min = 0, max = 1 } = {}) {
   const rgb = heatRgb(x, kind, { min, max });
   if (!rgb) return null;
-  // Black or white text, whichever contrasts more (WCAG relative luminance).
-  const linear = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
-  const luminance = 0.2126 * linear(rgb[0]) + 0.7152 * linear(rgb[1]) + 0.0722 * linear(rgb[2]);
+  // Black or white text, whichever contrasts more.
+  const luminance = relativeLuminance(rgb);
   const onBlack = (luminance + 0.05) / 0.05, onWhite = 1.05 / (luminance + 0.05);
   return { background: `rgb(${rgb.join(' ')})`, color: onBlack >= onWhite ? '#000' : '#fff' };
+}
+
+/** WCAG relative luminance (0 black … 1 white) of [r, g, b] in 0-255. */
+export function relativeLuminance([r, g, b]) {
+  const linear = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+  return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+}
+
+/** A value given as data: numbers, and the strings JSON needs for ±∞ ("-Infinity", "−∞"); NaN for anything else. */
+export function toNumber(x) {
+  return typeof x === 'string' ? Number(x.replace('−', '-').replace(/^(-?)∞$/, '$1Infinity')) : Number(x);
 }
 
 /** CSS gradient of a palette, for legends. */

@@ -45,3 +45,16 @@ export function dimension(element, what, x) {
   if (!Number.isInteger(x) || x < 0 || x > 2 ** 31 - 1) throw new RangeError(`${element}: ${what} must be a whole number ≥ 0, got ${String(x)}`);
   return x;
 }
+
+/**
+ * An element's new input, or why there is none: { value: make(), error: null }, or
+ * { value: fallback, error } when make() throws. The element shows the error in its place and
+ * recovers on the next good input.
+ */
+export function attempt(make, fallback = null) {
+  try {
+    return { value: make(), error: null };
+  } catch (error) {
+    return { value: fallback, error };
+  }
+}

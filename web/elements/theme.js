@@ -5,6 +5,8 @@
 // `theme="light"` on an element forces one, and a dark page that declares no scheme (light
 // text on a dark background, as most slide themes) is recognised by its text colour
 // (followPageScheme). Text takes the page's own colour, backgrounds stay the page's.
+import { relativeLuminance } from './format.js';
+
 export const THEME_STYLE = `
 :host {
   --_accent: var(--attn-accent, light-dark(#2563eb, #60a5fa));
@@ -18,15 +20,10 @@ export const THEME_STYLE = `
 :host([theme="light"]) { color-scheme: light; }
 `;
 
-// Relative luminance (WCAG) of a computed 'rgb(r, g, b)' colour, or null.
-function luminance(colour) {
-  const m = /rgba?\((\d+(?:\.\d+)?),\s*(\d+(?:\.\d+)?),\s*(\d+(?:\.\d+)?)/.exec(colour);
-  if (!m) return null;
-  const [r, g, b] = m.slice(1, 4).map((c) => {
-    const x = Number(c) / 255;
-    return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
-  });
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+/** Whether a computed colour ('rgb(r, g, b)') is light: WCAG relative luminance above 0.5. */
+export function isLight(colour) {
+  const rgb = /rgba?\((\d+(?:\.\d+)?),\s*(\d+(?:\.\d+)?),\s*(\d+(?:\.\d+)?)/.exec(colour)?.slice(1, 4).map(Number);
+  return rgb ? relativeLuminance(rgb) > 0.5 : false;
 }
 
 /**
@@ -37,7 +34,7 @@ function luminance(colour) {
 export function followPageScheme(element, internals) {
   const style = getComputedStyle(element);
   const declared = style.colorScheme && style.colorScheme !== 'normal';
-  const dark = !declared && (luminance(style.color) ?? 0) > 0.5;
+  const dark = !declared && isLight(style.color);
   try {
     if (dark) internals.states.add('page-dark');
     else internals.states.delete('page-dark');

@@ -13,9 +13,9 @@ import { AttentionMatrix } from './attention-matrix.js';
 import { exportToolbar, elementToPng, tensorJson, jsLiteral, noInputCode, EXPORT_STYLE } from './export.js';
 import { THEME_STYLE, styleSheet, followPageScheme, errorMessage } from './theme.js';
 import { LIMITS, tooBig } from './limits.js';
+import { containKeys } from './keys.js';
 
 const TAG = 'token-pruning';
-import { containKeys } from './keys.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
