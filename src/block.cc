@@ -78,6 +78,21 @@ void LayerNorm(const float* x, int rows, int dim, const float* gamma, const floa
   HWY_STATIC_DISPATCH(LayerNormImpl)(x, rows, dim, gamma, beta, eps, out);
 }
 
+void ApplyActivation(Activation activation, float* x, size_t count) {
+  if (activation == Activation::kRelu) {
+    HWY_STATIC_DISPATCH(ReluInPlace)(x, count);
+  } else if (activation == Activation::kGeluTanh) {
+    const double k = std::sqrt(2.0 / 3.14159265358979323846);
+    for (size_t i = 0; i < count; ++i) {
+      const double v = x[i];
+      x[i] = static_cast<float>(0.5 * v * (1.0 + std::tanh(k * (v + 0.044715 * v * v * v))));
+    }
+  } else {
+    for (size_t i = 0; i < count; ++i)
+      x[i] = static_cast<float>(0.5 * x[i] * (1.0 + std::erf(x[i] / std::sqrt(2.0))));
+  }
+}
+
 Status FeedForward(const float* x, int rows, int d_model, int d_ff, const float* w1,
                    const float* b1, const float* w2, const float* b2, Activation activation,
                    float* out, const float* w1_panels, const float* w2_panels) {
@@ -89,12 +104,7 @@ Status FeedForward(const float* x, int rows, int d_model, int d_ff, const float*
   if (status != Status::kOk) return status;
   // 2. Activation.
   float* h = hidden.data();
-  if (activation == Activation::kRelu) {
-    HWY_STATIC_DISPATCH(ReluInPlace)(h, hidden.size());
-  } else {
-    for (size_t i = 0; i < hidden.size(); ++i)
-      h[i] = static_cast<float>(0.5 * h[i] * (1.0 + std::erf(h[i] / std::sqrt(2.0))));
-  }
+  ApplyActivation(activation, h, hidden.size());
   // 3. Output layer.
   return MatMul(h, w2, b2, rows, d_ff, d_model, out, w2_panels);
 }

@@ -5,11 +5,18 @@
 
 #include <cstdint>
 
+#include <cstddef>
+
 #include "status.h"
 
 namespace attn {
 
-enum class Activation : int { kRelu = 0, kGelu = 1 };
+// kGelu is the exact erf form (PyTorch's default, BERT); kGeluTanh the tanh approximation
+// GPT-2 uses ("gelu_new"): 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+enum class Activation : int { kRelu = 0, kGelu = 1, kGeluTanh = 2 };
+
+// x = act(x), elementwise.   x: [count]
+void ApplyActivation(Activation activation, float* x, size_t count);
 
 // out[r] = (x[r] - mean(x[r])) / sqrt(var(x[r]) + eps) · gamma + beta, over the last axis
 // (biased variance, as PyTorch's LayerNorm). gamma/beta null mean 1/0. out may equal x.

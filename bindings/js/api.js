@@ -12,6 +12,7 @@ import { describePlan, heapMaxBytes } from './memory.js';
 import { typeError, rangeError, describe } from './errors.js';
 import { VERSION } from './version.js';
 import { views } from './heap.js';
+import { loadModel } from './models/load_model.js';
 
 /**
  * Wraps a loaded Emscripten module in the public API.
@@ -78,6 +79,11 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
     matmul,
     MultiHeadAttention: BoundMultiHeadAttention,
     TinyTransformer: BoundTinyTransformer,
+    /**
+     * Loads a Hugging Face checkpoint (config.json, tokenizer.json, model.safetensors) from a
+     * folder path (Node), a URL prefix, Files or a map of file names to bytes.
+     */
+    loadModel: (source, options) => loadModel(module, source, options),
     ...positional,
     ...block,
     ...backward,

@@ -1,0 +1,217 @@
+// config.json → the runner's descriptor, and each architecture's weight names: BERT,
+// DistilBERT and GPT-2 are three descriptors and three name maps over one runner
+// (src/model/). Names and semantics follow the Hugging Face modeling code
+// (modeling_bert.py, modeling_distilbert.py, modeling_gpt2.py).
+import { rangeError } from '../errors.js';
+
+/** The runner's weight kinds (src/model/weights.h WeightKind, same numbers). */
+export const KIND = Object.freeze({
+  wordEmbeddings: 0, positionEmbeddings: 1, tokenTypeEmbeddings: 2, embeddingNormWeight: 3, embeddingNormBias: 4,
+  query: 5, queryBias: 6, key: 7, keyBias: 8, value: 9, valueBias: 10, attentionOut: 11, attentionOutBias: 12,
+  norm1Weight: 13, norm1Bias: 14, up: 15, upBias: 16, down: 17, downBias: 18, norm2Weight: 19, norm2Bias: 20,
+  finalNormWeight: 21, finalNormBias: 22, lmTransform: 23, lmTransformBias: 24, lmNormWeight: 25, lmNormBias: 26,
+  lmDecoder: 27, lmBias: 28,
+});
+
+// The FFN activations the runner has (src/block.h Activation).
+const ACTIVATIONS = { relu: 0, gelu: 1, gelu_new: 2, gelu_pytorch_tanh: 2 };
+
+/** The heads a checkpoint can have, from its class name in config.architectures. */
+export const HEADS = ['base', 'masked-lm', 'causal-lm', 'sequence-classification'];
+
+function headOf(config) {
+  const cls = Array.isArray(config.architectures) ? String(config.architectures[0] ?? '') : '';
+  if (/ForMaskedLM$|ForPreTraining$/.test(cls)) return 'masked-lm';
+  if (/LMHeadModel$|ForCausalLM$/.test(cls)) return 'causal-lm';
+  if (/ForSequenceClassification$/.test(cls)) return 'sequence-classification';
+  return 'base';
+}
+
+function int(fn, config, key, fallback) {
+  const value = config[key] ?? fallback;
+  if (!Number.isSafeInteger(value) || value < 0 || value > 0x7fffffff) throw rangeError(fn, `config.json: ${key} must be an integer in [0, 2^31), got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function activation(fn, config, key, fallback) {
+  const name = config[key] ?? fallback;
+  if (!Object.hasOwn(ACTIVATIONS, name)) {
+    throw rangeError(fn, `config.json: ${key} '${name}' is not supported (supported: ${Object.keys(ACTIVATIONS).join(', ')})`);
+  }
+  return name;
+}
+
+// Tensor sources. linear: nn.Linear's [out, in] (read transposed); conv1d: GPT-2's Conv1D
+// [in, out]; part: [index, parts] of a fused matrix's columns (or a bias's entries).
+const linear = (name) => ({ name, layout: 'linear' });
+const conv1d = (name, part) => ({ name, layout: 'conv1d', part });
+const plain = (name, alternatives = [], part) => ({ name, layout: 'plain', alternatives, part });
+const normOf = (base, which) => plain(`${base}.${which}`, [`${base}.${which === 'weight' ? 'gamma' : 'beta'}`]);
+
+/** The labels of a classifier: id2label as an array, or null. */
+function labelsOf(config) {
+  const map = config.id2label;
+  if (!map || typeof map !== 'object') return null;
+  const n = Object.keys(map).length;
+  return Array.from({ length: n }, (_, i) => String(map[i] ?? map[String(i)] ?? `LABEL_${i}`));
+}
+
+const ARCHITECTURES = {
+  bert(fn, c, head) {
+    if ((c.position_embedding_type ?? 'absolute') !== 'absolute') {
+      throw rangeError(fn, `config.json: position_embedding_type '${c.position_embedding_type}' is not supported (only 'absolute')`);
+    }
+    const d = int(fn, c, 'hidden_size');
+    const descriptor = {
+      vocabSize: int(fn, c, 'vocab_size'), maxPositions: int(fn, c, 'max_position_embeddings'), typeVocabSize: int(fn, c, 'type_vocab_size', 2),
+      dModel: d, numHeads: int(fn, c, 'num_attention_heads'), numKvHeads: int(fn, c, 'num_attention_heads'),
+      numLayers: int(fn, c, 'num_hidden_layers'), dFF: int(fn, c, 'intermediate_size'), activation: activation(fn, c, 'hidden_act', 'gelu'),
+      normEps: c.layer_norm_eps ?? 1e-12, preNorm: false, embeddingNorm: true, finalNorm: false, causal: false,
+      attentionBias: true, mlpBias: true, lmHead: head === 'masked-lm', lmTransform: true, lmBias: true,
+      lmActivation: activation(fn, c, 'hidden_act', 'gelu'),
+    };
+    const layer = (l, rest) => `encoder.layer.${l}.${rest}`;
+    const names = {
+      prefixes: ['bert.', ''],
+      [KIND.wordEmbeddings]: () => plain('embeddings.word_embeddings.weight'),
+      [KIND.positionEmbeddings]: () => plain('embeddings.position_embeddings.weight'),
+      [KIND.tokenTypeEmbeddings]: () => plain('embeddings.token_type_embeddings.weight'),
+      [KIND.embeddingNormWeight]: () => normOf('embeddings.LayerNorm', 'weight'),
+      [KIND.embeddingNormBias]: () => normOf('embeddings.LayerNorm', 'bias'),
+      [KIND.query]: (l) => linear(layer(l, 'attention.self.query.weight')),
+      [KIND.queryBias]: (l) => plain(layer(l, 'attention.self.query.bias')),
+      [KIND.key]: (l) => linear(layer(l, 'attention.self.key.weight')),
+      [KIND.keyBias]: (l) => plain(layer(l, 'attention.self.key.bias')),
+      [KIND.value]: (l) => linear(layer(l, 'attention.self.value.weight')),
+      [KIND.valueBias]: (l) => plain(layer(l, 'attention.self.value.bias')),
+      [KIND.attentionOut]: (l) => linear(layer(l, 'attention.output.dense.weight')),
+      [KIND.attentionOutBias]: (l) => plain(layer(l, 'attention.output.dense.bias')),
+      [KIND.norm1Weight]: (l) => normOf(layer(l, 'attention.output.LayerNorm'), 'weight'),
+      [KIND.norm1Bias]: (l) => normOf(layer(l, 'attention.output.LayerNorm'), 'bias'),
+      [KIND.up]: (l) => linear(layer(l, 'intermediate.dense.weight')),
+      [KIND.upBias]: (l) => plain(layer(l, 'intermediate.dense.bias')),
+      [KIND.down]: (l) => linear(layer(l, 'output.dense.weight')),
+      [KIND.downBias]: (l) => plain(layer(l, 'output.dense.bias')),
+      [KIND.norm2Weight]: (l) => normOf(layer(l, 'output.LayerNorm'), 'weight'),
+      [KIND.norm2Bias]: (l) => normOf(layer(l, 'output.LayerNorm'), 'bias'),
+      // The MLM head is not under the model's prefix; its decoder is tied to the embeddings.
+      [KIND.lmTransform]: () => ({ ...linear('cls.predictions.transform.dense.weight'), unprefixed: true }),
+      [KIND.lmTransformBias]: () => ({ ...plain('cls.predictions.transform.dense.bias'), unprefixed: true }),
+      [KIND.lmNormWeight]: () => ({ ...normOf('cls.predictions.transform.LayerNorm', 'weight'), unprefixed: true }),
+      [KIND.lmNormBias]: () => ({ ...normOf('cls.predictions.transform.LayerNorm', 'bias'), unprefixed: true }),
+      [KIND.lmDecoder]: () => ({ ...linear('embeddings.word_embeddings.weight'), tied: 'cls.predictions.decoder.weight' }),
+      [KIND.lmBias]: () => ({ ...plain('cls.predictions.bias', ['cls.predictions.decoder.bias']), unprefixed: true }),
+    };
+    const classifier = { pool: 'first', layers: [{ name: 'pooler.dense', activation: 'tanh' }, { name: 'classifier', unprefixed: true }] };
+    return { descriptor, names, classifier };
+  },
+
+  distilbert(fn, c, head) {
+    const d = int(fn, c, 'dim');
+    const descriptor = {
+      vocabSize: int(fn, c, 'vocab_size'), maxPositions: int(fn, c, 'max_position_embeddings'), typeVocabSize: 0,
+      dModel: d, numHeads: int(fn, c, 'n_heads'), numKvHeads: int(fn, c, 'n_heads'), numLayers: int(fn, c, 'n_layers'),
+      dFF: int(fn, c, 'hidden_dim'), activation: activation(fn, c, 'activation', 'gelu'), normEps: 1e-12,
+      preNorm: false, embeddingNorm: true, finalNorm: false, causal: false, attentionBias: true, mlpBias: true,
+      lmHead: head === 'masked-lm', lmTransform: true, lmBias: true, lmActivation: activation(fn, c, 'activation', 'gelu'),
+    };
+    const layer = (l, rest) => `transformer.layer.${l}.${rest}`;
+    const lin = (l, n) => ({ w: () => linear(layer(l, `${n}.weight`)), b: () => plain(layer(l, `${n}.bias`)) });
+    const names = {
+      prefixes: ['distilbert.', ''],
+      [KIND.wordEmbeddings]: () => plain('embeddings.word_embeddings.weight'),
+      [KIND.positionEmbeddings]: () => plain('embeddings.position_embeddings.weight'),
+      [KIND.embeddingNormWeight]: () => plain('embeddings.LayerNorm.weight'),
+      [KIND.embeddingNormBias]: () => plain('embeddings.LayerNorm.bias'),
+      [KIND.query]: (l) => lin(l, 'attention.q_lin').w(),
+      [KIND.queryBias]: (l) => lin(l, 'attention.q_lin').b(),
+      [KIND.key]: (l) => lin(l, 'attention.k_lin').w(),
+      [KIND.keyBias]: (l) => lin(l, 'attention.k_lin').b(),
+      [KIND.value]: (l) => lin(l, 'attention.v_lin').w(),
+      [KIND.valueBias]: (l) => lin(l, 'attention.v_lin').b(),
+      [KIND.attentionOut]: (l) => lin(l, 'attention.out_lin').w(),
+      [KIND.attentionOutBias]: (l) => lin(l, 'attention.out_lin').b(),
+      [KIND.norm1Weight]: (l) => plain(layer(l, 'sa_layer_norm.weight')),
+      [KIND.norm1Bias]: (l) => plain(layer(l, 'sa_layer_norm.bias')),
+      [KIND.up]: (l) => lin(l, 'ffn.lin1').w(),
+      [KIND.upBias]: (l) => lin(l, 'ffn.lin1').b(),
+      [KIND.down]: (l) => lin(l, 'ffn.lin2').w(),
+      [KIND.downBias]: (l) => lin(l, 'ffn.lin2').b(),
+      [KIND.norm2Weight]: (l) => plain(layer(l, 'output_layer_norm.weight')),
+      [KIND.norm2Bias]: (l) => plain(layer(l, 'output_layer_norm.bias')),
+      [KIND.lmTransform]: () => ({ ...linear('vocab_transform.weight'), unprefixed: true }),
+      [KIND.lmTransformBias]: () => ({ ...plain('vocab_transform.bias'), unprefixed: true }),
+      [KIND.lmNormWeight]: () => ({ ...plain('vocab_layer_norm.weight'), unprefixed: true }),
+      [KIND.lmNormBias]: () => ({ ...plain('vocab_layer_norm.bias'), unprefixed: true }),
+      [KIND.lmDecoder]: () => ({ ...linear('embeddings.word_embeddings.weight'), tied: 'vocab_projector.weight' }),
+      [KIND.lmBias]: () => ({ ...plain('vocab_projector.bias'), unprefixed: true }),
+    };
+    const classifier = { pool: 'first', layers: [{ name: 'pre_classifier', activation: 'relu', unprefixed: true }, { name: 'classifier', unprefixed: true }] };
+    return { descriptor, names, classifier };
+  },
+
+  gpt2(fn, c, head) {
+    for (const flag of ['scale_attn_by_inverse_layer_idx', 'reorder_and_upcast_attn', 'add_cross_attention']) {
+      if (c[flag]) throw rangeError(fn, `config.json: ${flag} is not supported`);
+    }
+    if (c.scale_attn_weights === false) throw rangeError(fn, 'config.json: scale_attn_weights false is not supported');
+    const d = int(fn, c, 'n_embd');
+    const descriptor = {
+      vocabSize: int(fn, c, 'vocab_size'), maxPositions: int(fn, c, 'n_positions'), typeVocabSize: 0, dModel: d,
+      numHeads: int(fn, c, 'n_head'), numKvHeads: int(fn, c, 'n_head'), numLayers: int(fn, c, 'n_layer'),
+      dFF: int(fn, c, 'n_inner', 4 * d), activation: activation(fn, c, 'activation_function', 'gelu_new'),
+      normEps: c.layer_norm_epsilon ?? 1e-5, preNorm: true, embeddingNorm: false, finalNorm: true, causal: true,
+      attentionBias: true, mlpBias: true, lmHead: head === 'causal-lm', lmTransform: false, lmBias: false, lmActivation: 'gelu',
+    };
+    const h = (l, rest) => `h.${l}.${rest}`;
+    const names = {
+      prefixes: ['transformer.', ''],
+      [KIND.wordEmbeddings]: () => plain('wte.weight'),
+      [KIND.positionEmbeddings]: () => plain('wpe.weight'),
+      [KIND.query]: (l) => conv1d(h(l, 'attn.c_attn.weight'), [0, 3]),
+      [KIND.queryBias]: (l) => plain(h(l, 'attn.c_attn.bias'), [], [0, 3]),
+      [KIND.key]: (l) => conv1d(h(l, 'attn.c_attn.weight'), [1, 3]),
+      [KIND.keyBias]: (l) => plain(h(l, 'attn.c_attn.bias'), [], [1, 3]),
+      [KIND.value]: (l) => conv1d(h(l, 'attn.c_attn.weight'), [2, 3]),
+      [KIND.valueBias]: (l) => plain(h(l, 'attn.c_attn.bias'), [], [2, 3]),
+      [KIND.attentionOut]: (l) => conv1d(h(l, 'attn.c_proj.weight')),
+      [KIND.attentionOutBias]: (l) => plain(h(l, 'attn.c_proj.bias')),
+      [KIND.norm1Weight]: (l) => plain(h(l, 'ln_1.weight')),
+      [KIND.norm1Bias]: (l) => plain(h(l, 'ln_1.bias')),
+      [KIND.up]: (l) => conv1d(h(l, 'mlp.c_fc.weight')),
+      [KIND.upBias]: (l) => plain(h(l, 'mlp.c_fc.bias')),
+      [KIND.down]: (l) => conv1d(h(l, 'mlp.c_proj.weight')),
+      [KIND.downBias]: (l) => plain(h(l, 'mlp.c_proj.bias')),
+      [KIND.norm2Weight]: (l) => plain(h(l, 'ln_2.weight')),
+      [KIND.norm2Bias]: (l) => plain(h(l, 'ln_2.bias')),
+      [KIND.finalNormWeight]: () => plain('ln_f.weight'),
+      [KIND.finalNormBias]: () => plain('ln_f.bias'),
+      // lm_head.weight when the checkpoint has its own, else the tied embeddings.
+      [KIND.lmDecoder]: () => ({ ...linear('wte.weight'), tied: 'lm_head.weight' }),
+    };
+    const classifier = { pool: 'last', layers: [{ name: 'score', unprefixed: true, noBias: true }] };
+    return { descriptor, names, classifier };
+  },
+};
+
+/** The model types this version loads. */
+export const MODEL_TYPES = Object.freeze(Object.keys(ARCHITECTURES));
+
+/**
+ * Reads a config.json object.
+ * @returns {{ modelType: string, head: string, descriptor: object, names: object, classifier: object, labels: string[] | null }}
+ */
+export function architectureOf(fn, config, headOption) {
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) throw rangeError(fn, 'config.json must hold a JSON object');
+  const modelType = config.model_type;
+  if (!Object.hasOwn(ARCHITECTURES, modelType)) {
+    throw rangeError(fn, `config.json: model_type ${JSON.stringify(modelType)} is not supported (supported: ${MODEL_TYPES.join(', ')})`);
+  }
+  const head = headOption ?? headOf(config);
+  if (!HEADS.includes(head)) throw rangeError(fn, `options.head must be one of ${HEADS.join(', ')}, got ${JSON.stringify(head)}`);
+  if (head === 'causal-lm' && modelType !== 'gpt2') throw rangeError(fn, `a ${modelType} checkpoint has no causal-LM head`);
+  if (head === 'masked-lm' && modelType === 'gpt2') throw rangeError(fn, 'a gpt2 checkpoint has no masked-LM head');
+  const { descriptor, names, classifier } = ARCHITECTURES[modelType](fn, config, head);
+  if (!(descriptor.normEps > 0)) throw rangeError(fn, `config.json: the layer norm eps must be positive, got ${descriptor.normEps}`);
+  return { modelType, head, descriptor: Object.freeze(descriptor), names, classifier, labels: head === 'sequence-classification' ? labelsOf(config) : null };
+}

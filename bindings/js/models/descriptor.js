@@ -1,0 +1,23 @@
+// The runner's descriptor in the form the wasm takes (bindings/pretrained_bindings.cc):
+// 11 int32 and the norm's eps.
+const ACTIVATION_CODES = { relu: 0, gelu: 1, gelu_new: 2, gelu_pytorch_tanh: 2 };
+const FLAGS = { preNorm: 1, embeddingNorm: 2, finalNorm: 4, causal: 8, attentionBias: 16, mlpBias: 32, lmHead: 64, lmTransform: 128, lmBias: 256 };
+
+/** @param {object} d the descriptor of architectures.js @returns {{ ints: Int32Array, eps: number }} */
+export function packDescriptor(d) {
+  let flags = 0;
+  for (const [key, bit] of Object.entries(FLAGS)) if (d[key]) flags |= bit;
+  const ints = Int32Array.of(d.vocabSize, d.maxPositions, d.typeVocabSize, d.dModel, d.numHeads, d.numKvHeads, d.numLayers, d.dFF,
+    flags, ACTIVATION_CODES[d.activation], ACTIVATION_CODES[d.lmActivation]);
+  return { ints, eps: d.normEps };
+}
+
+/** Weight table entries: [{ index, kind, layer, rows, cols }], without allocating the model. */
+export function weightTable(module, scope, packed) {
+  const ints = scope.ints(packed.ints);
+  const count = module._pretrainedTableOf(ints, packed.eps, 0);
+  const table = scope.alloc(4 * Math.max(1, count));
+  module._pretrainedTableOf(ints, packed.eps, table);
+  const raw = module.HEAP32.slice(table >> 2, (table >> 2) + 4 * count);
+  return Array.from({ length: count }, (_, index) => ({ index, kind: raw[4 * index], layer: raw[4 * index + 1], rows: raw[4 * index + 2], cols: raw[4 * index + 3] }));
+}

@@ -1,0 +1,196 @@
+// loadModel: a Hugging Face checkpoint folder (config.json, tokenizer.json,
+// model.safetensors or sharded model-0000x-of-0000y.safetensors with their index) → a
+// PretrainedModel whose weights live in wasm memory once, packed for the kernels.
+//   1. config.json → architecture (descriptor + weight names + head)
+//   2. the safetensors headers (every shard), checked whole
+//   3. every weight the descriptor needs found and its shape checked, and the bytes needed
+//      checked against the heap — all before the model is allocated
+//   4. the weights read one tensor at a time, converted to float32 and packed in wasm
+import { typeError, rangeError, describe } from '../errors.js';
+import { HeapScope, views } from '../heap.js';
+import { formatBytes, heapMaxBytes } from '../memory.js';
+import { architectureOf, KIND } from './architectures.js';
+import { packDescriptor, weightTable } from './descriptor.js';
+import { headerLength, parseHeader, toFloat32, DTYPE_BYTES } from './safetensors.js';
+import { sourceOf } from './sources.js';
+import { loadTokenizer } from './tokenizer.js';
+import { PretrainedModel } from './pretrained_model.js';
+
+const FN = 'loadModel';
+const KIND_NAMES = Object.fromEntries(Object.entries(KIND).map(([name, kind]) => [kind, name]));
+
+function checkOptions(options) {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object') throw typeError(FN, `options must be an object, got ${describe(options)}`);
+  const { head, onProgress, fetchOptions } = options;
+  if (onProgress !== undefined && typeof onProgress !== 'function') throw typeError(FN, `options.onProgress must be a function, got ${describe(onProgress)}`);
+  if (head !== undefined && typeof head !== 'string') throw typeError(FN, `options.head must be a string, got ${describe(head)}`);
+  return { head, onProgress, fetchOptions };
+}
+
+async function readJson(src, name, required) {
+  if (!(await src.has(name))) {
+    if (required) throw rangeError(FN, `${src.description} has no ${name}`);
+    return null;
+  }
+  const text = await src.text(name);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw rangeError(FN, `${name} is not valid JSON (${error.message})`);
+  }
+}
+
+// name → { file, dtype, shape, begin, end } over every shard.
+async function tensorIndex(src) {
+  let files = ['model.safetensors'];
+  if (!(await src.has('model.safetensors'))) {
+    const index = await readJson(src, 'model.safetensors.index.json', false);
+    if (index === null) throw rangeError(FN, `${src.description} has neither model.safetensors nor model.safetensors.index.json (only safetensors weights are read)`);
+    if (!index.weight_map || typeof index.weight_map !== 'object') throw rangeError(FN, 'model.safetensors.index.json has no weight_map');
+    files = [...new Set(Object.values(index.weight_map).map(String))];
+  }
+  const tensors = new Map();
+  for (const file of files) {
+    const size = await src.size(file);
+    const n = headerLength(await src.read(file, 0, Math.min(8, size)), FN, file, size);
+    const header = parseHeader(await src.read(file, 8, 8 + n), FN, file, size);
+    for (const [name, entry] of header.tensors) tensors.set(name, { file, ...entry });
+  }
+  return tensors;
+}
+
+// The checkpoint's tensor for a table entry, its shape checked: { tensor, name, transposed, stride, column }.
+function resolve(arch, tensors, prefix, entry) {
+  const spec = arch.names[entry.kind](entry.layer);
+  const candidates = [];
+  if (spec.tied) candidates.push(spec.tied, prefix + spec.tied);
+  for (const name of [spec.name, ...(spec.alternatives ?? [])]) candidates.push(spec.unprefixed ? name : prefix + name);
+  const name = candidates.find((n) => tensors.has(n));
+  const what = `${KIND_NAMES[entry.kind]}${entry.layer >= 0 ? ` of layer ${entry.layer}` : ''}`;
+  if (name === undefined) throw rangeError(FN, `the checkpoint has no tensor '${spec.unprefixed ? spec.name : prefix + spec.name}' (the ${what})`);
+  const tensor = tensors.get(name);
+  if (DTYPE_BYTES[tensor.dtype] === undefined) throw rangeError(FN, `tensor '${name}' is ${tensor.dtype}; weights must be F32, F16 or BF16`);
+  const [index, parts] = spec.part ?? [0, 1];
+  const { rows, cols } = entry;
+  let expected;
+  let transposed = false;
+  let stride = cols * parts;
+  if (spec.layout === 'linear') {
+    expected = [cols, rows];  // nn.Linear: [out, in]
+    transposed = true;
+    stride = rows;
+  } else if (spec.layout === 'conv1d') {
+    expected = [rows, cols * parts];
+  } else {
+    expected = rows === 1 ? [cols * parts] : [rows, cols];
+  }
+  if (tensor.shape.length !== expected.length || tensor.shape.some((d, i) => d !== expected[i])) {
+    throw rangeError(FN, `tensor '${name}' has shape [${tensor.shape.join(', ')}] but the ${what} needs [${expected.join(', ')}] (from config.json)`);
+  }
+  return { name, tensor, transposed, stride, column: index * cols };
+}
+
+/**
+ * @param {object} module the Emscripten module
+ * @param {unknown} source see sources.js
+ * @param {object} [options] { head, onProgress, fetchOptions }
+ */
+export async function loadModel(module, source, options) {
+  const { head, onProgress, fetchOptions } = checkOptions(options);
+  const src = await sourceOf(FN, source, { onProgress, fetchOptions });
+  // 1. The architecture and the tokenizer.
+  const config = await readJson(src, 'config.json', true);
+  const arch = architectureOf(FN, config, head);
+  const tokenizerJson = await readJson(src, 'tokenizer.json', false);
+  const tokenizer = tokenizerJson === null ? null : await loadTokenizer(FN, tokenizerJson, (await readJson(src, 'tokenizer_config.json', false)) ?? {});
+  // 2. Every tensor's header entry.
+  const tensors = await tensorIndex(src);
+  const prefix = arch.names.prefixes.find((p) => tensors.has(p + arch.names[KIND.wordEmbeddings]().name));
+  if (prefix === undefined) {
+    throw rangeError(FN, `the checkpoint has no tensor '${arch.names.prefixes[0]}${arch.names[KIND.wordEmbeddings]().name}' (the word embeddings of a ${arch.modelType} model)`);
+  }
+  // 3. The plan, checked before anything is allocated.
+  const packed = packDescriptor(arch.descriptor);
+  const scope = new HeapScope(module, FN);
+  let plan, parameterBytes;
+  try {
+    const status = module._pretrainedCheck(scope.ints(packed.ints), packed.eps);
+    if (status !== 0) throw rangeError(FN, `config.json describes a model the runner cannot hold (status ${status}: ${status === 7 ? 'a weight passes 2 GiB' : status === 5 ? 'the hidden size must divide into heads' : 'a size is out of range'})`);
+    plan = weightTable(module, scope, packed).map((entry) => ({ entry, ...resolve(arch, tensors, prefix, entry) }));
+    parameterBytes = 4 * module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps);
+  } finally {
+    scope.release();
+  }
+  const classifier = arch.head === 'sequence-classification' ? resolveClassifier(arch, tensors, prefix, config) : null;
+  const largest = Math.max(...plan.map((p) => (p.tensor.end - p.tensor.begin) / DTYPE_BYTES[p.tensor.dtype]));
+  const needed = parameterBytes + 4 * largest;
+  const free = heapMaxBytes(module) - module._heapBytesInUse();
+  if (needed > free) {
+    throw rangeError(FN, `the ${arch.modelType} weights need ${formatBytes(needed)} of wasm memory (${formatBytes(parameterBytes)} packed + ${formatBytes(4 * largest)} to convert the largest tensor); ${formatBytes(free)} are free of the heap's ${formatBytes(heapMaxBytes(module), true)}`);
+  }
+  // 4. Allocate, then fill every weight.
+  const createScope = new HeapScope(module, FN);
+  let handle;
+  try {
+    handle = module._pretrainedCreate(createScope.ints(packed.ints), packed.eps);
+  } finally {
+    createScope.release();
+  }
+  if (handle <= 0) throw rangeError(FN, `out of wasm memory for the ${formatBytes(parameterBytes)} of weights`);
+  const model = new PretrainedModel(module, handle, { arch, config, tokenizer, classifier: null, parameterBytes });
+  try {
+    await fillWeights(module, handle, src, plan, largest, onProgress);
+    if (classifier) model._setClassifier(await readClassifier(src, classifier));
+  } catch (error) {
+    model.dispose();
+    throw error;
+  }
+  return model;
+}
+
+async function fillWeights(module, handle, src, plan, largest, onProgress) {
+  const scope = new HeapScope(module, FN);
+  try {
+    const scratch = scope.alloc(largest);
+    let last = null;  // a fused tensor (GPT-2's c_attn) feeds three entries: convert it once
+    let done = 0;
+    for (const p of plan) {
+      const { tensor } = p;
+      const count = (tensor.end - tensor.begin) / DTYPE_BYTES[tensor.dtype];
+      if (last !== p.name) {
+        const bytes = await src.read(tensor.file, tensor.begin, tensor.end);
+        toFloat32(bytes, tensor.dtype, views(module).HEAPF32.subarray(scratch >> 2, (scratch >> 2) + count));
+        last = p.name;
+      }
+      module._pretrainedSetWeight(handle, p.entry.index, scratch + 4 * p.column, p.stride, p.transposed);
+      done++;
+      onProgress?.({ file: tensor.file, stage: 'weights', loaded: done, total: plan.length });
+    }
+  } finally {
+    scope.release();
+  }
+}
+
+// Sequence classification: the head's dense layers (run in JS, float64; they are small).
+function resolveClassifier(arch, tensors, prefix, config) {
+  const d = arch.descriptor.dModel;
+  const labels = arch.labels ?? ['LABEL_0', 'LABEL_1'];
+  return arch.classifier.layers.map((layer, i, all) => {
+    const base = layer.unprefixed ? layer.name : prefix + layer.name;
+    const weight = tensors.get(`${base}.weight`);
+    if (!weight) throw rangeError(FN, `the checkpoint has no tensor '${base}.weight' (the classification head)`);
+    const out = i === all.length - 1 ? labels.length : d;
+    if (weight.shape.length !== 2 || weight.shape[0] !== out || weight.shape[1] !== d) {
+      throw rangeError(FN, `tensor '${base}.weight' has shape [${weight.shape.join(', ')}] but the classification head needs [${out}, ${d}] (id2label has ${labels.length} labels)`);
+    }
+    const bias = layer.noBias ? null : tensors.get(`${base}.bias`);
+    if (!layer.noBias && !bias) throw rangeError(FN, `the checkpoint has no tensor '${base}.bias' (the classification head)`);
+    return { weight, bias, out, activation: layer.activation ?? null, pool: arch.classifier.pool, labels, padId: config.pad_token_id ?? null };
+  });
+}
+
+async function readClassifier(src, layers) {
+  const read = async (t) => toFloat32(await src.read(t.file, t.begin, t.end), t.dtype, new Float32Array((t.end - t.begin) / DTYPE_BYTES[t.dtype]));
+  return Promise.all(layers.map(async (l) => ({ ...l, weight: await read(l.weight), bias: l.bias ? await read(l.bias) : null })));
+}

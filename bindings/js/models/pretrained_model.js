@@ -1,0 +1,201 @@
+// A pretrained model loaded by loadModel: its forward pass runs in wasm (src/model/runner),
+// on text (through its tokenizer) or token ids, and returns what the views need: logits,
+// every layer's attention maps and hidden states, and the tokens with their character spans.
+import { typeError, rangeError, describe } from '../errors.js';
+import { HeapScope } from '../heap.js';
+import { tensor as makeTensor } from '../tensor.js';
+
+const STATUS = { 1: 'a dimension is negative', 2: 'a required buffer is missing', 4: 'a length is outside [1, T]', 6: 'a token id, position or type is out of range', 7: 'the batch is too large for the 2 GiB wasm heap', 8: 'out of wasm memory for the activations' };
+const finalizer = new FinalizationRegistry(({ module, handle }) => module._pretrainedDestroy(handle));
+
+export class PretrainedModel {
+  #module;
+  #handle;
+  #classifier = null;
+  #token = {};
+
+  /** Use attn.loadModel(). */
+  constructor(module, handle, { arch, config, tokenizer, parameterBytes }) {
+    this.#module = module;
+    this.#handle = handle;
+    /** config.json as loaded. */
+    this.config = config;
+    /** 'bert', 'distilbert' or 'gpt2'. */
+    this.modelType = arch.modelType;
+    /** 'base', 'masked-lm', 'causal-lm' or 'sequence-classification'. */
+    this.head = arch.head;
+    /** The runner's view of the architecture (sizes, norm placement, activation, …). */
+    this.descriptor = arch.descriptor;
+    /** The classifier's labels (id2label), or null. */
+    this.labels = arch.labels;
+    /** The tokenizer from tokenizer.json, or null (then forward takes token ids only). */
+    this.tokenizer = tokenizer;
+    /** Bytes of wasm memory the weights take. */
+    this.parameterBytes = parameterBytes;
+    finalizer.register(this, { module, handle }, this.#token);
+  }
+
+  /** @internal the classification head's layers (loadModel). */
+  _setClassifier(layers) {
+    this.#classifier = layers;
+  }
+
+  #check(method) {
+    if (this.#handle === 0) throw new Error(`PretrainedModel.${method}: this model was disposed; load it again`);
+  }
+
+  /** Frees the model's wasm memory. Idempotent. */
+  dispose() {
+    if (this.#handle === 0) return;
+    finalizer.unregister(this.#token);
+    this.#module._pretrainedDestroy(this.#handle);
+    this.#handle = 0;
+  }
+
+  /**
+   * Text → tokens with their spans, as forward sees them.
+   * @param {string} text
+   */
+  tokenize(text) {
+    this.#check('tokenize');
+    if (this.tokenizer === null) throw rangeError('PretrainedModel.tokenize', 'this checkpoint has no tokenizer.json');
+    const e = this.tokenizer.encode(text);
+    return e.ids.map((id, i) => ({ id, text: e.tokens[i], start: e.offsets[i][0], end: e.offsets[i][1], special: e.special[i] }));
+  }
+
+  /**
+   * The forward pass.
+   * @param {string | string[] | number[] | number[][] | { inputIds: number[][], attentionMask?: number[][], tokenTypeIds?: number[][] }} input
+   * @param {{ attentions?: boolean, hiddenStates?: boolean, logits?: boolean }} [options]
+   */
+  forward(input, options = {}) {
+    const fn = 'PretrainedModel.forward';
+    this.#check('forward');
+    if (options === null || typeof options !== 'object') throw typeError(fn, `options must be an object, got ${describe(options)}`);
+    const batch = this.#batchOf(fn, input);
+    const { B, T } = batch;
+    const d = this.descriptor;
+    const wantLogits = options.logits ?? true;
+    const flags = (options.hiddenStates ? 1 : 0) | (options.attentions ? 2 : 0) | (wantLogits && d.lmHead ? 4 : 0);
+    const module = this.#module;
+    const scope = new HeapScope(module, fn);
+    try {
+      const status = module._pretrainedForward(this.#handle, scope.ints(batch.ids), scope.ints(batch.positions),
+        batch.types ? scope.ints(batch.types) : 0, scope.ints(batch.lengths), B, T, flags);
+      if (status !== 0) throw rangeError(fn, `the runner refused the call: ${STATUS[status] ?? `status ${status}`}`);
+      const rows = B * T;
+      const result = { ids: batch.idRows, lengths: Array.from(batch.lengths) };
+      if (batch.tokens) result.tokens = batch.tokens;
+      const last = scope.read(module._pretrainedOutput(this.#handle), rows * d.dModel);
+      result.lastHiddenState = makeTensor(last, [B, T, d.dModel]);
+      if (flags & 4) result.logits = makeTensor(scope.read(module._pretrainedLogits(this.#handle), rows * d.vocabSize), [B, T, d.vocabSize]);
+      if (this.#classifier && wantLogits) Object.assign(result, this.#classify(last, batch));
+      if (options.hiddenStates) {
+        const at = module._pretrainedHiddenStates(this.#handle);
+        result.hiddenStates = Array.from({ length: d.numLayers + 1 }, (_, l) => makeTensor(scope.read(at + 4 * l * rows * d.dModel, rows * d.dModel), [B, T, d.dModel]));
+      }
+      if (options.attentions) {
+        const at = module._pretrainedAttentions(this.#handle);
+        const size = B * d.numHeads * T * T;
+        result.attentions = Array.from({ length: d.numLayers }, (_, l) => makeTensor(scope.read(at + 4 * l * size, size), [B, d.numHeads, T, T]));
+      }
+      return result;
+    } finally {
+      scope.release();
+    }
+  }
+
+  // The classification head on the pooled rows, in float64: logits [B, labels], probabilities.
+  #classify(last, batch) {
+    const d = this.descriptor.dModel;
+    const layers = this.#classifier;
+    const labels = layers.at(-1).labels;
+    const logits = new Float32Array(batch.B * labels.length);
+    const probabilities = new Float32Array(batch.B * labels.length);
+    for (let b = 0; b < batch.B; b++) {
+      const row = layers[0].pool === 'first' ? b * batch.T : b * batch.T + batch.lengths[b] - 1;
+      let x = Array.from(last.subarray(row * d, row * d + d));
+      for (const layer of layers) {
+        const y = new Array(layer.out);
+        for (let o = 0; o < layer.out; o++) {
+          let sum = layer.bias ? layer.bias[o] : 0;
+          for (let i = 0; i < d; i++) sum += layer.weight[o * d + i] * x[i];
+          y[o] = layer.activation === 'tanh' ? Math.tanh(sum) : layer.activation === 'relu' ? Math.max(0, sum) : sum;
+        }
+        x = y;
+      }
+      const max = Math.max(...x);
+      const exps = x.map((v) => Math.exp(v - max));
+      const total = exps.reduce((a, v) => a + v, 0);
+      x.forEach((v, i) => {
+        logits[b * labels.length + i] = v;
+        probabilities[b * labels.length + i] = exps[i] / total;
+      });
+    }
+    const label = Array.from({ length: batch.B }, (_, b) => {
+      const p = probabilities.subarray(b * labels.length, (b + 1) * labels.length);
+      return labels[p.indexOf(Math.max(...p))];
+    });
+    return { logits: makeTensor(logits, [batch.B, labels.length]), probabilities: makeTensor(probabilities, [batch.B, labels.length]), labels: label };
+  }
+
+  // Any input form → right-padded ids [B, T], positions, types, lengths.
+  #batchOf(fn, input) {
+    let sequences;
+    let tokens = null;
+    let masks = null;
+    let typeRows = null;
+    if (typeof input === 'string' || (Array.isArray(input) && input.length > 0 && input.every((x) => typeof x === 'string'))) {
+      if (this.tokenizer === null) throw rangeError(fn, 'this checkpoint has no tokenizer.json; pass token ids');
+      const texts = typeof input === 'string' ? [input] : input;
+      tokens = texts.map((text) => this.tokenize(text));
+      sequences = tokens.map((t) => t.map((x) => x.id));
+    } else if (Array.isArray(input) && input.length > 0 && input.every((x) => typeof x === 'number')) {
+      sequences = [input];
+    } else if (Array.isArray(input) && input.length > 0 && input.every((x) => Array.isArray(x) || ArrayBuffer.isView(x))) {
+      sequences = input.map((x) => Array.from(x));
+    } else if (input !== null && typeof input === 'object' && !Array.isArray(input) && 'inputIds' in input) {
+      sequences = Array.from(input.inputIds ?? [], (x) => Array.from(x));
+      masks = input.attentionMask ? Array.from(input.attentionMask, (x) => Array.from(x)) : null;
+      typeRows = input.tokenTypeIds ? Array.from(input.tokenTypeIds, (x) => Array.from(x)) : null;
+    } else {
+      throw typeError(fn, `input must be a string, strings, token ids (number[] or number[][]) or { inputIds, attentionMask? }, got ${describe(input)}`);
+    }
+    if (sequences.length === 0) throw rangeError(fn, 'input holds no sequence');
+    const d = this.descriptor;
+    const B = sequences.length;
+    const lengths = new Int32Array(B);
+    sequences.forEach((s, b) => {
+      let n = s.length;
+      if (masks) {
+        const m = masks[b] ?? [];
+        if (m.length !== s.length) throw rangeError(fn, `attentionMask[${b}] has ${m.length} entries but inputIds[${b}] has ${s.length}`);
+        n = m.indexOf(0) < 0 ? m.length : m.indexOf(0);
+        if (m.slice(n).some((v) => v !== 0)) throw rangeError(fn, `attentionMask[${b}] must be 1s then 0s (right padding); left padding is not supported`);
+      }
+      if (n < 1) throw rangeError(fn, `sequence ${b} is empty`);
+      lengths[b] = n;
+    });
+    const T = Math.max(...sequences.map((s) => s.length));
+    if (d.maxPositions > 0 && T > d.maxPositions) throw rangeError(fn, `a sequence has ${T} tokens but this model takes at most ${d.maxPositions} (max positions)`);
+    const pad = this.config.pad_token_id ?? this.config.eos_token_id ?? 0;
+    const ids = new Int32Array(B * T);
+    const positions = new Int32Array(B * T);
+    const types = typeRows ? new Int32Array(B * T) : null;
+    for (let b = 0; b < B; b++) {
+      for (let t = 0; t < T; t++) {
+        const id = t < sequences[b].length ? sequences[b][t] : pad;
+        if (!Number.isInteger(id) || id < 0 || id >= d.vocabSize) throw rangeError(fn, `token id ${id} at [${b}, ${t}] is outside [0, ${d.vocabSize})`);
+        ids[b * T + t] = id;
+        positions[b * T + t] = t;
+        if (types) {
+          const type = typeRows[b]?.[t] ?? 0;
+          if (!Number.isInteger(type) || type < 0 || type >= Math.max(1, d.typeVocabSize)) throw rangeError(fn, `token type ${type} at [${b}, ${t}] is outside [0, ${Math.max(1, d.typeVocabSize)})`);
+          types[b * T + t] = type;
+        }
+      }
+    }
+    const idRows = sequences.map((s, b) => s.slice(0, lengths[b]));
+    return { B, T, ids, positions, types, lengths, tokens, idRows };
+  }
+}

@@ -1,0 +1,178 @@
+// Where a checkpoint's files come from: a folder path (Node), a URL prefix of a Hub-style
+// folder, Files from a drop or an <input type=file>, or a map of names to bytes. Each gives
+// the same small interface: has(name), size(name), read(name, begin, end) and text(name).
+import { typeError, rangeError, describe } from '../errors.js';
+
+const isUrlLike = (s) => /^[a-z][a-z0-9+.-]*:/i.test(s) && !/^[a-z]:[\\/]/i.test(s);
+
+// Node's fs, reached without an import statement so that bundlers leave it alone.
+async function nodeFs() {
+  const process = globalThis.process;
+  if (typeof process?.getBuiltinModule === 'function') return process.getBuiltinModule('node:fs/promises');
+  const specifier = 'node:fs/promises';
+  return import(/* @vite-ignore */ /* webpackIgnore: true */ specifier);
+}
+
+function join(folder, name) {
+  return folder.endsWith('/') || folder.endsWith('\\') ? folder + name : `${folder}/${name}`;
+}
+
+/** A folder on disk (Node). Files are read by range: a checkpoint never sits whole in JS memory. */
+async function folderSource(fn, folder) {
+  const fs = await nodeFs();
+  const sizes = new Map();
+  return {
+    description: folder,
+    async has(name) {
+      try {
+        sizes.set(name, (await fs.stat(join(folder, name))).size);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async size(name) {
+      if (!sizes.has(name) && !(await this.has(name))) throw rangeError(fn, `${join(folder, name)} does not exist`);
+      return sizes.get(name);
+    },
+    async read(name, begin, end) {
+      const handle = await fs.open(join(folder, name), 'r');
+      try {
+        const out = new Uint8Array(end - begin);
+        let done = 0;
+        while (done < out.length) {
+          const { bytesRead } = await handle.read(out, done, out.length - done, begin + done);
+          if (bytesRead === 0) throw rangeError(fn, `${join(folder, name)} ended at byte ${begin + done}, before ${end} (truncated?)`);
+          done += bytesRead;
+        }
+        return out;
+      } finally {
+        await handle.close();
+      }
+    },
+    async text(name) {
+      return new TextDecoder().decode(await fs.readFile(join(folder, name)));
+    },
+  };
+}
+
+/** A URL prefix: each file fetched once, whole, with progress events. */
+function urlSource(fn, prefix, onProgress, fetchOptions) {
+  const base = new URL(String(prefix).endsWith('/') ? String(prefix) : `${prefix}/`, globalThis.location?.href);
+  const files = new Map();  // name → Promise<Uint8Array | null>
+  const load = (name) => {
+    if (!files.has(name)) files.set(name, download(fn, new URL(name, base), name, onProgress, fetchOptions));
+    return files.get(name);
+  };
+  return {
+    description: base.href,
+    async has(name) {
+      return (await load(name)) !== null;
+    },
+    async size(name) {
+      const bytes = await load(name);
+      if (bytes === null) throw rangeError(fn, `${new URL(name, base)} was not found`);
+      return bytes.length;
+    },
+    async read(name, begin, end) {
+      return (await load(name)).subarray(begin, end);
+    },
+    async text(name) {
+      return new TextDecoder().decode(await load(name));
+    },
+  };
+}
+
+async function download(fn, url, name, onProgress, fetchOptions) {
+  let response;
+  try {
+    response = await fetch(url, fetchOptions);
+  } catch (error) {
+    throw rangeError(fn, `could not fetch ${url}: ${error.message}`, { cause: error });
+  }
+  if (response.status === 404) return null;
+  if (!response.ok) throw rangeError(fn, `could not fetch ${url}: HTTP ${response.status}`);
+  const total = Number(response.headers.get('content-length')) || null;
+  if (!response.body || !onProgress) return new Uint8Array(await response.arrayBuffer());
+  const chunks = [];
+  let loaded = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.length;
+    onProgress({ file: name, loaded, total });
+  }
+  const out = new Uint8Array(loaded);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+/** Names → ArrayBuffer, typed array, Blob/File, string (JSON text) or a parsed JSON object. */
+function mapSource(fn, entries) {
+  const bytesOf = async (name) => {
+    const value = entries.get(name);
+    if (value instanceof ArrayBuffer) return new Uint8Array(value);
+    if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+    if (typeof Blob === 'function' && value instanceof Blob) return value;
+    if (typeof value === 'string') return new TextEncoder().encode(value);
+    if (value !== null && typeof value === 'object' && name.endsWith('.json')) return new TextEncoder().encode(JSON.stringify(value));
+    throw typeError(fn, `the file '${name}' must be an ArrayBuffer, a typed array, a Blob or File, or (for .json) a string or object, got ${describe(value)}`);
+  };
+  return {
+    description: 'the files given',
+    async has(name) {
+      return entries.has(name);
+    },
+    async size(name) {
+      if (!entries.has(name)) throw rangeError(fn, `the files given have no '${name}'`);
+      const bytes = await bytesOf(name);
+      return bytes instanceof Uint8Array ? bytes.length : bytes.size;
+    },
+    async read(name, begin, end) {
+      const bytes = await bytesOf(name);
+      if (bytes instanceof Uint8Array) return bytes.subarray(begin, end);
+      return new Uint8Array(await bytes.slice(begin, end).arrayBuffer());
+    },
+    async text(name) {
+      const bytes = await bytesOf(name);
+      return bytes instanceof Uint8Array ? new TextDecoder().decode(bytes) : bytes.text();
+    },
+  };
+}
+
+/**
+ * The source for loadModel's first argument.
+ * @param {string} fn @param {unknown} source @param {{ onProgress?: Function, fetchOptions?: object }} options
+ */
+export async function sourceOf(fn, source, { onProgress, fetchOptions } = {}) {
+  if (typeof source === 'string' || source instanceof URL) {
+    if (source === '') throw typeError(fn, 'source is an empty string; give a folder path, a URL, Files or a map of file names to bytes');
+    const text = String(source);
+    const node = typeof globalThis.process?.versions?.node === 'string' && typeof globalThis.window === 'undefined';
+    if (node && !isUrlLike(text)) return folderSource(fn, text);
+    if (node && text.startsWith('file:')) return folderSource(fn, decodeURIComponent(new URL(text).pathname));
+    return urlSource(fn, text, onProgress, fetchOptions);
+  }
+  const isFileList = typeof FileList === 'function' && source instanceof FileList;
+  if (Array.isArray(source) || isFileList) {
+    const entries = new Map();
+    for (const file of source) {
+      if (typeof Blob !== 'function' || !(file instanceof Blob) || typeof file.name !== 'string') {
+        throw typeError(fn, `source: a list must hold Files (from a drop or <input type=file>), got ${describe(file)}`);
+      }
+      entries.set(file.name.split(/[\\/]/).pop(), file);
+    }
+    return mapSource(fn, entries);
+  }
+  if (source instanceof Map) return mapSource(fn, new Map([...source].map(([k, v]) => [String(k), v])));
+  if (source !== null && typeof source === 'object' && Object.getPrototypeOf(source) === Object.prototype) {
+    return mapSource(fn, new Map(Object.entries(source)));
+  }
+  throw typeError(fn, `source must be a folder path or URL (string or URL), Files, a Map or a plain object of file names to bytes, got ${describe(source)}`);
+}

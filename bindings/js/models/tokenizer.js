@@ -1,0 +1,178 @@
+// Text → token ids through a Hugging Face tokenizer.json, read by @huggingface/tokenizers
+// (WordPiece, byte-level BPE, SentencePiece-style BPE and Unigram, as the Hub's files
+// describe them). That library gives ids and token strings; this adapter adds what the
+// views need: each token's character span in the caller's text ([start, end) in UTF-16
+// code units, as String.prototype.slice takes them), and which tokens are special.
+import { typeError, rangeError, describe } from '../errors.js';
+
+let library = null;  // Promise of the @huggingface/tokenizers module, loaded on first use
+
+function loadLibrary() {
+  library ??= import('@huggingface/tokenizers');
+  return library;
+}
+
+// GPT-2's byte ↔ printable character map (byte-level BPE stores bytes as these characters).
+function byteDecoder() {
+  const bytes = [];
+  for (let b = 33; b <= 126; b++) bytes.push(b);
+  for (let b = 161; b <= 172; b++) bytes.push(b);
+  for (let b = 174; b <= 255; b++) bytes.push(b);
+  const chars = bytes.slice();
+  let n = 0;
+  for (let b = 0; b < 256; b++) {
+    if (!bytes.includes(b)) {
+      bytes.push(b);
+      chars.push(256 + n++);
+    }
+  }
+  return new Map(chars.map((c, i) => [String.fromCodePoint(c), bytes[i]]));
+}
+let BYTE_DECODER = null;
+
+// Case and accent folding, one original character at a time, so that a folded index maps
+// back to the original text (BERT's uncased normalizer lowercases and strips accents).
+function fold(text) {
+  let folded = '';
+  const origin = [];  // folded index → original index
+  for (let i = 0; i < text.length; i++) {
+    const piece = text[i].normalize('NFD').replace(/\p{Mn}/gu, '').toLowerCase();
+    for (let k = 0; k < piece.length; k++) origin.push(i);
+    folded += piece;
+  }
+  origin.push(text.length);
+  return { folded, origin };
+}
+const foldPiece = (piece) => piece.normalize('NFD').replace(/\p{Mn}/gu, '').toLowerCase();
+
+export class TextTokenizer {
+  #tokenizer;
+  #special;
+  #kind;  // 'bytes' (byte-level BPE), or 'text'
+  #prefix;  // WordPiece's continuing-subword prefix
+  #unk;
+
+  /** Use loadTokenizer(). */
+  constructor(tokenizer, json) {
+    this.#tokenizer = tokenizer;
+    this.#special = new Set((json.added_tokens ?? []).filter((t) => t.special).map((t) => t.id));
+    const types = JSON.stringify([json.pre_tokenizer, json.decoder]);
+    this.#kind = /"ByteLevel"/.test(types) ? 'bytes' : 'text';
+    this.#prefix = json.model?.continuing_subword_prefix ?? '';
+    this.#unk = json.model?.unk_token ?? null;
+    /** The model's kind in tokenizer.json: WordPiece, BPE, Unigram. */
+    this.type = String(json.model?.type ?? 'unknown');
+    /** Vocabulary size, added tokens included. */
+    this.vocabSize = tokenizer.get_vocab ? Object.keys(tokenizer.get_vocab()).length : undefined;
+    Object.freeze(this);
+  }
+
+  /**
+   * Encodes text: ids, token strings, each token's [start, end) span in `text` (specials
+   * and tokens with no place in the text get start = end = -1... see `special`).
+   * @param {string} text @param {{ addSpecialTokens?: boolean }} [options]
+   */
+  encode(text, { addSpecialTokens = true } = {}) {
+    if (typeof text !== 'string') throw typeError('tokenizer.encode', `text must be a string, got ${describe(text)}`);
+    const e = this.#tokenizer.encode(text, { add_special_tokens: addSpecialTokens });
+    const special = e.ids.map((id) => this.#special.has(id));
+    const offsets = this.#kind === 'bytes' ? this.#byteOffsets(text, e.tokens, special) : this.#textOffsets(text, e.tokens, special);
+    return { ids: e.ids.slice(), tokens: e.tokens.slice(), offsets, special };
+  }
+
+  /** Token ids → text. */
+  decode(ids, { skipSpecialTokens = false } = {}) {
+    return this.#tokenizer.decode(Array.from(ids), { skip_special_tokens: skipSpecialTokens });
+  }
+
+  /** The id of a token string, or undefined. */
+  tokenToId(token) {
+    return this.#tokenizer.token_to_id(token);
+  }
+
+  // Byte-level BPE covers every byte of the text in order: walk the UTF-8 bytes.
+  #byteOffsets(text, tokens, special) {
+    BYTE_DECODER ??= byteDecoder();
+    const utf8 = new TextEncoder().encode(text);
+    // UTF-8 byte index → UTF-16 index.
+    const unit = new Int32Array(utf8.length + 1);
+    for (let i = 0, b = 0; i < text.length; i++) {
+      const code = text.codePointAt(i);
+      const bytes = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+      for (let k = 0; k < bytes; k++) unit[b + k] = i;
+      b += bytes;
+      if (code > 0xffff) i++;
+    }
+    unit[utf8.length] = text.length;
+    let cursor = 0;
+    return tokens.map((token, t) => {
+      if (special[t]) return [-1, -1];
+      const bytes = [...token].map((c) => BYTE_DECODER.get(c));
+      if (bytes.some((b) => b === undefined)) return [-1, -1];
+      const at = findBytes(utf8, bytes, cursor);
+      if (at < 0) return [-1, -1];
+      cursor = at + bytes.length;
+      let start = at;
+      while (start < cursor && utf8[start] === 0x20) start++;  // trim the leading space, as HF's trim_offsets
+      return [unit[start], unit[cursor]];
+    });
+  }
+
+  // Other tokenizers: find each piece (without "##", "▁" as a space) in the folded text.
+  #textOffsets(text, tokens, special) {
+    const { folded, origin } = fold(text);
+    let cursor = 0;
+    return tokens.map((token, t) => {
+      if (special[t] && token !== this.#unk) return [-1, -1];
+      if (token === this.#unk) {
+        // An unknown token stands for the next word.
+        const match = /\S+?(?=[\s\p{P}]|$)|\p{P}/u.exec(folded.slice(cursor));
+        if (!match) return [-1, -1];
+        const start = cursor + match.index;
+        cursor = start + match[0].length;
+        return [origin[start], origin[cursor]];
+      }
+      let piece = token.startsWith(this.#prefix) && this.#prefix && t > 0 ? token.slice(this.#prefix.length) : token;
+      piece = foldPiece(piece.replace(/▁/g, ' ')).trim();
+      if (piece === '') return [-1, -1];
+      const at = folded.indexOf(piece, cursor);
+      if (at < 0) return [-1, -1];
+      cursor = at + piece.length;
+      return [origin[at], origin[cursor - 1] + 1];
+    });
+  }
+}
+
+function findBytes(haystack, needle, from) {
+  outer: for (let i = from; i + needle.length <= haystack.length; i++) {
+    for (let k = 0; k < needle.length; k++) if (haystack[i + k] !== needle[k]) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+/**
+ * Reads a tokenizer.json (text or parsed) and, optionally, tokenizer_config.json.
+ * @returns {Promise<TextTokenizer>}
+ */
+export async function loadTokenizer(fn, json, config = {}) {
+  let parsed = json;
+  if (typeof json === 'string') {
+    try {
+      parsed = JSON.parse(json);
+    } catch (error) {
+      throw rangeError(fn, `tokenizer.json is not valid JSON (${error.message})`);
+    }
+  }
+  if (parsed === null || typeof parsed !== 'object' || typeof parsed.model !== 'object' || parsed.model === null) {
+    throw rangeError(fn, 'tokenizer.json must be an object with a "model" (a Hugging Face tokenizers file)');
+  }
+  const { Tokenizer } = await loadLibrary();
+  let tokenizer;
+  try {
+    tokenizer = new Tokenizer(parsed, config ?? {});
+  } catch (error) {
+    throw rangeError(fn, `tokenizer.json could not be read: ${error.message}`, { cause: error });
+  }
+  return new TextTokenizer(tokenizer, parsed);
+}

@@ -1,0 +1,457 @@
+#!/usr/bin/env python3
+"""Makes the tiny pretrained-model fixtures of tests/fixtures/hf/ (issue 21).
+
+Each fixture is a folder in the exact Hugging Face layout (config.json, tokenizer.json,
+model.safetensors with the Hub's weight names and shapes) holding small random weights, and
+reference.json: outputs of an independent float64 PyTorch forward written here from the
+Hugging Face modeling code (modeling_gpt2.py, modeling_bert.py, modeling_distilbert.py), for
+a single input and a right-padded batch, plus the token ids of a few texts as the reference
+tokenizers below compute them.
+
+Run with Debian's python3-torch (apt-get install python3-torch); CI only reads the output:
+    /usr/bin/python3 scripts/make-hf-fixtures.py
+"""
+import json
+import math
+import os
+import re
+import struct
+
+import torch
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "hf")
+F64 = torch.float64
+
+
+# ---- safetensors, written by hand (the format: u64 header length, JSON header, raw data) ----
+def save_safetensors(path, tensors, dtype="F32", metadata=None):
+    header, blobs, offset = {}, [], 0
+    if metadata:
+        header["__metadata__"] = metadata
+    for name, t in tensors.items():
+        t = t.contiguous()
+        if dtype == "F16":
+            data = t.to(torch.float16).numpy().tobytes()
+        elif dtype == "BF16":
+            data = t.to(torch.bfloat16).view(torch.int16).numpy().tobytes()
+        else:
+            data = t.to(torch.float32).numpy().tobytes()
+        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for b in blobs:
+            f.write(b)
+
+
+def stored(t, dtype):
+    """The float64 value of t as the checkpoint stores it (rounded to its dtype)."""
+    if dtype == "F16":
+        return t.to(torch.float16).to(F64)
+    if dtype == "BF16":
+        return t.to(torch.bfloat16).to(F64)
+    return t.to(torch.float32).to(F64)
+
+
+def rand(gen, *shape, std=0.2):
+    return torch.randn(*shape, generator=gen, dtype=torch.float32) * std
+
+
+def layer_norm(x, w, b, eps):
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + eps) * w + b
+
+
+def gelu(x):  # ACT2FN["gelu"]: the exact erf form
+    return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
+
+
+def gelu_new(x):  # ACT2FN["gelu_new"], GPT-2
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+def attention(q, k, v, heads, causal, lengths):
+    """q, k, v: [B, T, d] → (out [B, T, d], probs [B, H, T, T]); HF's masked_fill/finfo.min
+    masking: blocked scores become the dtype's minimum, so exp gives exactly 0."""
+    B, T, d = q.shape
+    hd = d // heads
+    split = lambda x: x.view(B, T, heads, hd).transpose(1, 2)
+    q, k, v = split(q), split(k), split(v)
+    scores = q @ k.transpose(-1, -2) / math.sqrt(hd)
+    allowed = torch.ones(B, 1, T, T, dtype=torch.bool)
+    for b in range(B):
+        allowed[b, :, :, lengths[b]:] = False
+    if causal:
+        allowed = allowed & torch.tril(torch.ones(T, T, dtype=torch.bool))
+    scores = scores.masked_fill(~allowed, torch.finfo(scores.dtype).min)
+    probs = torch.softmax(scores, dim=-1)
+    out = (probs @ v).transpose(1, 2).reshape(B, T, d)
+    return out, probs
+
+
+# ---- reference tokenizers (for the expected ids of the fixtures' tokenizer.json) ----
+def bytes_to_unicode():
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return dict(zip(bs, map(chr, cs))), bs
+
+
+GPT2_SPLIT = re.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^\sA-Za-z0-9]+|\s+(?!\S)|\s+""")
+
+
+def bpe_words(text):
+    byte_map, _ = bytes_to_unicode()
+    return ["".join(byte_map[b] for b in piece.encode()) for piece in GPT2_SPLIT.findall(text)]
+
+
+def bpe_encode_word(word, ranks):
+    parts = list(word)
+    while len(parts) > 1:
+        pairs = [(ranks.get((a, b), 1 << 30), i) for i, (a, b) in enumerate(zip(parts, parts[1:]))]
+        rank, i = min(pairs)
+        if rank == 1 << 30:
+            break
+        parts = parts[:i] + [parts[i] + parts[i + 1]] + parts[i + 2:]
+    return parts
+
+
+def train_bpe(corpus, merges_wanted):
+    words = {}
+    for line in corpus:
+        for w in bpe_words(line):
+            words[tuple(w)] = words.get(tuple(w), 0) + 1
+    merges = []
+    for _ in range(merges_wanted):
+        counts = {}
+        for w, n in words.items():
+            for pair in zip(w, w[1:]):
+                counts[pair] = counts.get(pair, 0) + n
+        if not counts:
+            break
+        best = max(sorted(counts), key=lambda p: counts[p])
+        merges.append(best)
+        new_words = {}
+        for w, n in words.items():
+            out, i = [], 0
+            while i < len(w):
+                if i + 1 < len(w) and (w[i], w[i + 1]) == best:
+                    out.append(w[i] + w[i + 1])
+                    i += 2
+                else:
+                    out.append(w[i])
+                    i += 1
+            new_words[tuple(out)] = new_words.get(tuple(out), 0) + n
+        words = new_words
+    return merges
+
+
+def gpt2_tokenizer(corpus, merges_wanted):
+    byte_map, order = bytes_to_unicode()
+    vocab = {byte_map[b]: i for i, b in enumerate(order)}
+    merges = train_bpe(corpus, merges_wanted)
+    for a, b in merges:
+        vocab.setdefault(a + b, len(vocab))
+    eos = len(vocab)
+    tokenizer = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [{"id": eos, "content": "<|endoftext|>", "single_word": False, "lstrip": False,
+                          "rstrip": False, "normalized": True, "special": True}],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+        "post_processor": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True},
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
+                  "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+                  "vocab": vocab, "merges": [a + " " + b for a, b in merges]},
+    }
+    ranks = {m: i for i, m in enumerate(merges)}
+
+    def encode(text):
+        return [vocab[p] for w in bpe_words(text) for p in bpe_encode_word(w, ranks)]
+
+    return tokenizer, encode, eos
+
+
+BERT_SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def bert_basic_split(text):
+    return re.findall(r"[a-z0-9]+|[^\sa-z0-9]", text.lower())
+
+
+def bert_tokenizer(words, pieces):
+    vocab = {t: i for i, t in enumerate(BERT_SPECIALS)}
+    for t in words + ["##" + p for p in pieces]:
+        vocab.setdefault(t, len(vocab))
+    special = lambda t: {"id": vocab[t], "content": t, "single_word": False, "lstrip": False, "rstrip": False,
+                         "normalized": False, "special": True}
+    tokenizer = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [special(t) for t in BERT_SPECIALS],
+        "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                       "strip_accents": None, "lowercase": True},
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                       {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
+            "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                     {"SpecialToken": {"id": "[SEP]", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}},
+                     {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
+            "special_tokens": {t: {"id": t, "ids": [vocab[t]], "tokens": [t]} for t in ["[CLS]", "[SEP]"]},
+        },
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+        "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                  "max_input_chars_per_word": 100, "vocab": vocab},
+    }
+
+    def encode(text):
+        ids = [vocab["[CLS]"]]
+        for word in bert_basic_split(text):
+            start, out = 0, []
+            while start < len(word):
+                end, found = len(word), None
+                while start < end:
+                    piece = word[start:end] if start == 0 else "##" + word[start:end]
+                    if piece in vocab:
+                        found = piece
+                        break
+                    end -= 1
+                if found is None:
+                    out = ["[UNK]"]
+                    break
+                out.append(found)
+                start = end
+            ids += [vocab[p] for p in out]
+        return ids + [vocab["[SEP]"]]
+
+    return tokenizer, encode, vocab
+
+
+CORPUS = [
+    "The cat sat on the mat.", "The dog sat on the log.", "A film about attention and transformers.",
+    "Attention is all you need.", "The movie was not bad at all!", "I would watch it again, twice.",
+    "Queries, keys and values: the heads attend to the tokens.",
+]
+WORDS = ["the", "a", "cat", "dog", "sat", "on", "mat", "log", "film", "movie", "was", "not", "bad", "at",
+         "all", "good", "great", "i", "would", "watch", "it", "again", "attention", "is", "you", "need",
+         "head", "heads", "token", "query", "key", "value", ".", ",", "!", "?", ":", "'", "un", "trans"]
+PIECES = ["s", "ed", "ing", "er", "form", "ly", "able", "e", "t", "n"]
+TEXTS = ["The cat sat on the mat.", "Attention is all you need!", "Transformers attend, unbelievably."]
+
+
+def write_json(path, value):
+    with open(path, "w") as f:
+        json.dump(value, f, indent=1 if path.endswith("config.json") else None, separators=None if path.endswith("config.json") else (",", ":"))
+        f.write("\n")
+
+
+def flat(t):
+    return [float("%.9g" % v) for v in t.reshape(-1).tolist()]
+
+
+def pad_batch(seqs, pad_id):
+    T = max(map(len, seqs))
+    return [s + [pad_id] * (T - len(s)) for s in seqs], [len(s) for s in seqs]
+
+
+# ---- GPT-2 (modeling_gpt2.py: GPT2LMHeadModel) ----
+def make_gpt2(name="tiny-gpt2"):
+    gen = torch.Generator().manual_seed(21)
+    tokenizer, encode, eos = gpt2_tokenizer(CORPUS, 48)
+    V = len(tokenizer["model"]["vocab"]) + 1
+    cfg = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "vocab_size": V, "n_positions": 32,
+           "n_embd": 32, "n_layer": 2, "n_head": 4, "n_inner": None, "activation_function": "gelu_new",
+           "layer_norm_epsilon": 1e-5, "bos_token_id": eos, "eos_token_id": eos, "tie_word_embeddings": True,
+           "scale_attn_weights": True, "torch_dtype": "float32"}
+    d, L, H, P = 32, 2, 4, 32
+    f = 4 * d
+    w = {"wte.weight": rand(gen, V, d), "wpe.weight": rand(gen, P, d, std=0.05)}
+    for l in range(L):
+        p = "h.%d." % l
+        w[p + "ln_1.weight"] = 1 + rand(gen, d, std=0.1)
+        w[p + "ln_1.bias"] = rand(gen, d, std=0.1)
+        w[p + "attn.c_attn.weight"] = rand(gen, d, 3 * d)  # Conv1D: [in, out]
+        w[p + "attn.c_attn.bias"] = rand(gen, 3 * d, std=0.05)
+        w[p + "attn.c_proj.weight"] = rand(gen, d, d)
+        w[p + "attn.c_proj.bias"] = rand(gen, d, std=0.05)
+        w[p + "ln_2.weight"] = 1 + rand(gen, d, std=0.1)
+        w[p + "ln_2.bias"] = rand(gen, d, std=0.1)
+        w[p + "mlp.c_fc.weight"] = rand(gen, d, f)
+        w[p + "mlp.c_fc.bias"] = rand(gen, f, std=0.05)
+        w[p + "mlp.c_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.c_proj.bias"] = rand(gen, d, std=0.05)
+    w["ln_f.weight"] = 1 + rand(gen, d, std=0.1)
+    w["ln_f.bias"] = rand(gen, d, std=0.1)
+    saved = {"transformer." + k: v for k, v in w.items()}  # as GPT2LMHeadModel saves (lm_head tied: absent)
+    W = {k: stored(v, "F32") for k, v in w.items()}
+
+    def forward(ids, lengths):
+        ids = torch.tensor(ids)
+        B, T = ids.shape
+        x = W["wte.weight"][ids] + W["wpe.weight"][torch.arange(T)][None]
+        hidden, attns = [x], []
+        for l in range(L):
+            p = "h.%d." % l
+            a = layer_norm(x, W[p + "ln_1.weight"], W[p + "ln_1.bias"], 1e-5)
+            qkv = a @ W[p + "attn.c_attn.weight"] + W[p + "attn.c_attn.bias"]
+            q, k, v = qkv.split(d, dim=2)
+            o, probs = attention(q, k, v, H, True, lengths)
+            x = x + o @ W[p + "attn.c_proj.weight"] + W[p + "attn.c_proj.bias"]
+            m = layer_norm(x, W[p + "ln_2.weight"], W[p + "ln_2.bias"], 1e-5)
+            m = gelu_new(m @ W[p + "mlp.c_fc.weight"] + W[p + "mlp.c_fc.bias"])
+            x = x + m @ W[p + "mlp.c_proj.weight"] + W[p + "mlp.c_proj.bias"]
+            attns.append(probs)
+            hidden.append(x)
+        x = layer_norm(x, W["ln_f.weight"], W["ln_f.bias"], 1e-5)
+        hidden[-1] = x  # HF reports the last hidden state after ln_f
+        return {"logits": x @ W["wte.weight"].T, "hidden": hidden, "attn": attns}
+
+    write_fixture(name, cfg, tokenizer, saved, "F32", encode, forward, pad_id=eos)
+
+
+# ---- BERT (modeling_bert.py: BertForMaskedLM) ----
+def make_bert(name="tiny-bert"):
+    gen = torch.Generator().manual_seed(22)
+    tokenizer, encode, vocab = bert_tokenizer(WORDS, PIECES)
+    V, d, L, H, P, f, eps = len(vocab), 32, 2, 4, 40, 64, 1e-12
+    cfg = {"architectures": ["BertForMaskedLM"], "model_type": "bert", "vocab_size": V, "hidden_size": d,
+           "num_hidden_layers": L, "num_attention_heads": H, "intermediate_size": f, "hidden_act": "gelu",
+           "max_position_embeddings": P, "type_vocab_size": 2, "layer_norm_eps": eps, "pad_token_id": 0,
+           "position_embedding_type": "absolute", "torch_dtype": "float32"}
+    w = {"embeddings.word_embeddings.weight": rand(gen, V, d), "embeddings.position_embeddings.weight": rand(gen, P, d, std=0.05),
+         "embeddings.token_type_embeddings.weight": rand(gen, 2, d, std=0.05),
+         "embeddings.LayerNorm.weight": 1 + rand(gen, d, std=0.1), "embeddings.LayerNorm.bias": rand(gen, d, std=0.1)}
+    lin = lambda p, i, o: w.update({p + ".weight": rand(gen, o, i), p + ".bias": rand(gen, o, std=0.05)})  # nn.Linear [out, in]
+    ln = lambda p: w.update({p + ".weight": 1 + rand(gen, d, std=0.1), p + ".bias": rand(gen, d, std=0.1)})
+    for l in range(L):
+        p = "encoder.layer.%d." % l
+        for n in ["query", "key", "value"]:
+            lin(p + "attention.self." + n, d, d)
+        lin(p + "attention.output.dense", d, d)
+        ln(p + "attention.output.LayerNorm")
+        lin(p + "intermediate.dense", d, f)
+        lin(p + "output.dense", f, d)
+        ln(p + "output.LayerNorm")
+    lin("pooler.dense", d, d)
+    saved = {"bert." + k: v for k, v in w.items()}
+    head = {}
+    lin2 = lambda p, i, o: head.update({p + ".weight": rand(gen, o, i), p + ".bias": rand(gen, o, std=0.05)})
+    lin2("cls.predictions.transform.dense", d, d)
+    head["cls.predictions.transform.LayerNorm.weight"] = 1 + rand(gen, d, std=0.1)
+    head["cls.predictions.transform.LayerNorm.bias"] = rand(gen, d, std=0.1)
+    head["cls.predictions.bias"] = rand(gen, V, std=0.05)
+    saved.update(head)
+    W = {k: stored(v, "F32") for k, v in saved.items()}
+    Lin = lambda x, p: x @ W[p + ".weight"].T + W[p + ".bias"]
+    LN = lambda x, p: layer_norm(x, W[p + ".weight"], W[p + ".bias"], eps)
+
+    def forward(ids, lengths):
+        ids = torch.tensor(ids)
+        B, T = ids.shape
+        e = "bert.embeddings."
+        x = W[e + "word_embeddings.weight"][ids] + W[e + "position_embeddings.weight"][torch.arange(T)][None] + \
+            W[e + "token_type_embeddings.weight"][0]
+        x = LN(x, e + "LayerNorm")
+        hidden, attns = [x], []
+        for l in range(L):
+            p = "bert.encoder.layer.%d." % l
+            q, k, v = (Lin(x, p + "attention.self." + n) for n in ["query", "key", "value"])
+            o, probs = attention(q, k, v, H, False, lengths)
+            x = LN(Lin(o, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
+            m = Lin(gelu(Lin(x, p + "intermediate.dense")), p + "output.dense")
+            x = LN(m + x, p + "output.LayerNorm")
+            attns.append(probs)
+            hidden.append(x)
+        t = LN(gelu(Lin(x, "cls.predictions.transform.dense")), "cls.predictions.transform.LayerNorm")
+        logits = t @ W[e + "word_embeddings.weight"].T + W["cls.predictions.bias"]
+        return {"logits": logits, "hidden": hidden, "attn": attns}
+
+    write_fixture(name, cfg, tokenizer, saved, "F32", encode, forward, pad_id=0)
+
+
+# ---- DistilBERT (modeling_distilbert.py: DistilBertForSequenceClassification), float16 ----
+def make_distilbert(name="tiny-distilbert-f16"):
+    gen = torch.Generator().manual_seed(23)
+    tokenizer, encode, vocab = bert_tokenizer(WORDS, PIECES)
+    V, d, L, H, P, f, eps = len(vocab), 32, 2, 4, 40, 64, 1e-12
+    cfg = {"architectures": ["DistilBertForSequenceClassification"], "model_type": "distilbert", "vocab_size": V,
+           "dim": d, "n_layers": L, "n_heads": H, "hidden_dim": f, "activation": "gelu", "max_position_embeddings": P,
+           "sinusoidal_pos_embds": False, "pad_token_id": 0, "id2label": {"0": "NEGATIVE", "1": "POSITIVE"},
+           "label2id": {"NEGATIVE": 0, "POSITIVE": 1}, "torch_dtype": "float16"}
+    w = {"embeddings.word_embeddings.weight": rand(gen, V, d), "embeddings.position_embeddings.weight": rand(gen, P, d, std=0.05),
+         "embeddings.LayerNorm.weight": 1 + rand(gen, d, std=0.1), "embeddings.LayerNorm.bias": rand(gen, d, std=0.1)}
+    lin = lambda p, i, o: w.update({p + ".weight": rand(gen, o, i), p + ".bias": rand(gen, o, std=0.05)})
+    ln = lambda p: w.update({p + ".weight": 1 + rand(gen, d, std=0.1), p + ".bias": rand(gen, d, std=0.1)})
+    for l in range(L):
+        p = "transformer.layer.%d." % l
+        for n in ["q_lin", "k_lin", "v_lin", "out_lin"]:
+            lin(p + "attention." + n, d, d)
+        ln(p + "sa_layer_norm")
+        lin(p + "ffn.lin1", d, f)
+        lin(p + "ffn.lin2", f, d)
+        ln(p + "output_layer_norm")
+    saved = {"distilbert." + k: v for k, v in w.items()}
+    saved["pre_classifier.weight"], saved["pre_classifier.bias"] = rand(gen, d, d), rand(gen, d, std=0.05)
+    saved["classifier.weight"], saved["classifier.bias"] = rand(gen, 2, d), rand(gen, 2, std=0.05)
+    W = {k: stored(v, "F16") for k, v in saved.items()}
+    Lin = lambda x, p: x @ W[p + ".weight"].T + W[p + ".bias"]
+    LN = lambda x, p: layer_norm(x, W[p + ".weight"], W[p + ".bias"], eps)
+
+    def forward(ids, lengths):
+        ids = torch.tensor(ids)
+        B, T = ids.shape
+        e = "distilbert.embeddings."
+        x = LN(W[e + "word_embeddings.weight"][ids] + W[e + "position_embeddings.weight"][torch.arange(T)][None], e + "LayerNorm")
+        hidden, attns = [x], []
+        for l in range(L):
+            p = "distilbert.transformer.layer.%d." % l
+            q, k, v = (Lin(x, p + "attention." + n) for n in ["q_lin", "k_lin", "v_lin"])
+            o, probs = attention(q, k, v, H, False, lengths)
+            x = LN(Lin(o, p + "attention.out_lin") + x, p + "sa_layer_norm")
+            m = Lin(gelu(Lin(x, p + "ffn.lin1")), p + "ffn.lin2")
+            x = LN(m + x, p + "output_layer_norm")
+            attns.append(probs)
+            hidden.append(x)
+        pooled = torch.relu(Lin(x[:, 0], "pre_classifier"))
+        return {"logits": Lin(pooled, "classifier"), "hidden": hidden, "attn": attns}
+
+    write_fixture(name, cfg, tokenizer, saved, "F16", encode, forward, pad_id=0)
+
+
+def write_fixture(name, cfg, tokenizer, saved, dtype, encode, forward, pad_id):
+    folder = os.path.join(OUT, name)
+    os.makedirs(folder, exist_ok=True)
+    write_json(os.path.join(folder, "config.json"), cfg)
+    write_json(os.path.join(folder, "tokenizer.json"), tokenizer)
+    save_safetensors(os.path.join(folder, "model.safetensors"), saved, dtype, {"format": "pt"})
+    encoded = {t: encode(t) for t in TEXTS}
+    cases = []
+    for texts in [TEXTS[:1], TEXTS[1:3]]:
+        ids, lengths = pad_batch([encoded[t] for t in texts], pad_id)
+        with torch.no_grad():
+            r = forward(ids, lengths)
+        cases.append({"texts": texts, "ids": ids, "lengths": lengths,
+                      "logits": {"shape": list(r["logits"].shape), "data": flat(r["logits"])},
+                      "hidden_states": [{"shape": list(h.shape), "data": flat(h)} for h in r["hidden"]],
+                      "attentions": [{"shape": list(a.shape), "data": flat(a)} for a in r["attn"]]})
+    write_json(os.path.join(folder, "reference.json"), {"tokens": encoded, "cases": cases})
+    print(name, os.path.getsize(os.path.join(folder, "model.safetensors")), "bytes of weights")
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    make_gpt2()
+    make_bert()
+    make_distilbert()

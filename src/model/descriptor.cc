@@ -1,0 +1,27 @@
+#include "model/descriptor.h"
+
+#include <algorithm>
+
+#include "model/weights.h"
+#include "sizes.h"
+
+namespace attn {
+
+Status CheckDescriptor(const ModelDescriptor& m) {
+  if (m.vocab_size < 1 || m.d_model < 1 || m.num_heads < 1 || m.num_kv_heads < 1 ||
+      m.num_layers < 0 || m.d_ff < 1 || m.max_positions < 0 || m.type_vocab_size < 0) {
+    return Status::kNegativeDimension;
+  }
+  if (m.d_model % m.num_heads != 0 || m.num_heads % m.num_kv_heads != 0) {
+    return Status::kBadHeadCount;
+  }
+  if (!(m.norm_eps > 0.0f) || m.num_layers > kMaxLayers) return Status::kBadArgument;
+  const int64_t widest = std::max({m.vocab_size, m.max_positions, m.d_ff, m.d_model});
+  if (!FloatsFit({widest, m.d_model})) return Status::kTooLarge;
+  // Every entry fits (checked above); their sum must too.
+  const uint64_t floats = ForEachWeight(m, [](const WeightEntry&) {});
+  if (floats > kMaxBufferBytes / sizeof(float)) return Status::kTooLarge;
+  return Status::kOk;
+}
+
+}  // namespace attn

@@ -1,0 +1,66 @@
+// ForEachWeight (declared in weights.h).
+#ifndef ATTENTION_WASM_SRC_MODEL_WEIGHTS_INL_H_
+#define ATTENTION_WASM_SRC_MODEL_WEIGHTS_INL_H_
+
+#include "kernels/matmul.h"
+
+namespace attn {
+
+template <typename Fn>
+uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
+  uint64_t offset = 0;
+  auto add = [&](WeightKind kind, int layer, int rows, int cols, bool matrix) {
+    const uint64_t floats =
+        matrix ? PanelFloats(rows, cols) : static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols);
+    fn(WeightEntry{kind, layer, rows, cols, matrix, offset, floats});
+    offset += (floats + 3) / 4 * 4;  // keep every entry 16-byte aligned
+  };
+  const int d = m.d_model, kv = KvWidth(m), f = m.d_ff;
+  // 1. Embeddings.
+  add(WeightKind::kWordEmbeddings, -1, m.vocab_size, d, false);
+  if (m.max_positions > 0) add(WeightKind::kPositionEmbeddings, -1, m.max_positions, d, false);
+  if (m.type_vocab_size > 0) add(WeightKind::kTokenTypeEmbeddings, -1, m.type_vocab_size, d, false);
+  if (m.embedding_norm) {
+    add(WeightKind::kEmbeddingNormWeight, -1, 1, d, false);
+    add(WeightKind::kEmbeddingNormBias, -1, 1, d, false);
+  }
+  // 2. Blocks.
+  for (int l = 0; l < m.num_layers; ++l) {
+    add(WeightKind::kQuery, l, d, d, true);
+    if (m.attention_bias) add(WeightKind::kQueryBias, l, 1, d, false);
+    add(WeightKind::kKey, l, d, kv, true);
+    if (m.attention_bias) add(WeightKind::kKeyBias, l, 1, kv, false);
+    add(WeightKind::kValue, l, d, kv, true);
+    if (m.attention_bias) add(WeightKind::kValueBias, l, 1, kv, false);
+    add(WeightKind::kAttentionOut, l, d, d, true);
+    if (m.attention_bias) add(WeightKind::kAttentionOutBias, l, 1, d, false);
+    add(WeightKind::kNorm1Weight, l, 1, d, false);
+    add(WeightKind::kNorm1Bias, l, 1, d, false);
+    add(WeightKind::kUp, l, d, f, true);
+    if (m.mlp_bias) add(WeightKind::kUpBias, l, 1, f, false);
+    add(WeightKind::kDown, l, f, d, true);
+    if (m.mlp_bias) add(WeightKind::kDownBias, l, 1, d, false);
+    add(WeightKind::kNorm2Weight, l, 1, d, false);
+    add(WeightKind::kNorm2Bias, l, 1, d, false);
+  }
+  // 3. Final norm and the LM head.
+  if (m.final_norm) {
+    add(WeightKind::kFinalNormWeight, -1, 1, d, false);
+    add(WeightKind::kFinalNormBias, -1, 1, d, false);
+  }
+  if (m.lm_head) {
+    if (m.lm_transform) {
+      add(WeightKind::kLmTransform, -1, d, d, true);
+      add(WeightKind::kLmTransformBias, -1, 1, d, false);
+      add(WeightKind::kLmNormWeight, -1, 1, d, false);
+      add(WeightKind::kLmNormBias, -1, 1, d, false);
+    }
+    add(WeightKind::kLmDecoder, -1, d, m.vocab_size, true);
+    if (m.lm_bias) add(WeightKind::kLmBias, -1, 1, m.vocab_size, false);
+  }
+  return offset;
+}
+
+}  // namespace attn
+
+#endif  // ATTENTION_WASM_SRC_MODEL_WEIGHTS_INL_H_
