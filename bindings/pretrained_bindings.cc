@@ -111,6 +111,7 @@ double HiddenStates(uintptr_t handle) { return Address(Model(handle)->hidden_sta
 double Output(uintptr_t handle) { return Address(Model(handle)->output()); }
 double Attentions(uintptr_t handle) { return Address(Model(handle)->attentions()); }
 double Logits(uintptr_t handle) { return Address(Model(handle)->logits()); }
+void ReleaseOutputs(uintptr_t handle) { Model(handle)->ReleaseOutputs(); }
 double ForwardBytes(uintptr_t handle, int batch, int len, int flags) {
   return static_cast<double>(
       Model(handle)->ForwardBytes(batch, len, flags & 1, flags & 2, flags & 4));
@@ -131,4 +132,5 @@ EMSCRIPTEN_BINDINGS(pretrained) {
   emscripten::function("_pretrainedAttentions", &Attentions);
   emscripten::function("_pretrainedLogits", &Logits);
   emscripten::function("_pretrainedForwardBytes", &ForwardBytes);
+  emscripten::function("_pretrainedReleaseOutputs", &ReleaseOutputs);
 }

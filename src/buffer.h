@@ -47,6 +47,13 @@ class Buffer {
     return true;
   }
 
+  // Frees the block (data() is null until the next Resize).
+  void Clear() {
+    std::free(data_);
+    data_ = nullptr;
+    size_ = capacity_ = 0;
+  }
+
   T* data() { return data_; }
   const T* data() const { return data_; }
   size_t size() const { return size_; }

@@ -13,6 +13,7 @@ import { typeError, rangeError, describe } from './errors.js';
 import { VERSION } from './version.js';
 import { views } from './heap.js';
 import { loadModel } from './models/load_model.js';
+import { PretrainedModel } from './models/pretrained_model.js';
 
 /**
  * Wraps a loaded Emscripten module in the public API.
@@ -51,6 +52,7 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
     ...positionalEstimates,
     ...blockEstimates,
     MultiHeadAttention: (config) => planMultiHeadConfig(config).memory,
+    'PretrainedModel.forward': (model, input, options) => PretrainedModel._estimate(model, input, options),
     'MultiHeadAttention.forward': (layerOrConfig, query, key = query, value = key, options = {}) => {
       const c = multiHeadConfigOf(layerOrConfig) ?? planMultiHeadConfig(layerOrConfig).c;
       return planForward(module, c, query, key, value, options).memory;

@@ -1042,13 +1042,247 @@ export interface AttentionWasm {
    * if (!fits) slider.setCustomValidity(`needs ${(bytes / 2 ** 30).toFixed(1)} GiB`);
    */
   estimateMemory(fnName: EstimatedFunction, ...args: unknown[]): MemoryEstimate;
+  /**
+   * Loads a pretrained checkpoint in the Hugging Face layout: `config.json`, `tokenizer.json`
+   * (optional) and `model.safetensors` (or shards with `model.safetensors.index.json`), with
+   * float32, float16 or bfloat16 weights. Model types: `bert`, `distilbert`, `gpt2`. The
+   * weights are converted to float32 and packed for the kernels once, in wasm memory.
+   *
+   * Everything is checked before the model is allocated: the safetensors headers (a header
+   * that lies about its offsets, sizes or dtypes is a RangeError naming the file and tensor),
+   * every tensor the architecture needs (a missing one is named; a wrong shape names both
+   * shapes), and the bytes needed against the free heap.
+   * @param source a folder path (Node), a URL prefix of a folder (`https://…/resolve/main/`),
+   *   Files (a drop or `<input type=file multiple>`), or a Map or object of file names to
+   *   bytes (ArrayBuffer, typed array, Blob) or, for `.json`, strings or objects.
+   * @param options which head to run, and progress events.
+   * @throws TypeError for a source or option of the wrong type; RangeError naming the file,
+   *   the tensor or the config key for everything a checkpoint can get wrong, and when the
+   *   weights do not fit the wasm heap (saying the bytes needed). The module keeps working.
+   * @example
+   * const model = await attn.loadModel('https://huggingface.co/distilgpt2/resolve/main/', {
+   *   onProgress: ({ file, loaded, total }) => console.log(file, loaded, total),
+   * });
+   * const { attentions, tokens } = model.forward('The cat sat on the mat', { attentions: true });
+   * // attentions[layer]: [1, heads, T, T]; tokens[0][i]: { text, start, end, … }
+   */
+  loadModel(source: ModelSource, options?: LoadModelOptions): Promise<PretrainedModel>;
+}
+
+/** Where {@link AttentionWasm.loadModel} finds a checkpoint's files. */
+export type ModelSource = string | URL | File[] | FileList | Map<string, ModelFile> | Record<string, ModelFile>;
+
+/** One file of a checkpoint given as data. */
+export type ModelFile = ArrayBuffer | ArrayBufferView | Blob | string | object;
+
+/** Options of {@link AttentionWasm.loadModel}. */
+export interface LoadModelOptions {
+  /**
+   * Which head to run: from `config.architectures` by default (`…ForMaskedLM` →
+   * `'masked-lm'`, `…LMHeadModel` → `'causal-lm'`, `…ForSequenceClassification` →
+   * `'sequence-classification'`, else `'base'`).
+   */
+  head?: ModelHead;
+  /** Called as files download (URL sources) and as weights are packed. */
+  onProgress?: (progress: LoadProgress) => void;
+  /** Passed to `fetch` for URL sources (headers, credentials, an AbortSignal). */
+  fetchOptions?: RequestInit;
+}
+
+/** The heads a checkpoint can run. */
+export type ModelHead = 'base' | 'masked-lm' | 'causal-lm' | 'sequence-classification';
+
+/** One progress event of {@link AttentionWasm.loadModel}. */
+export interface LoadProgress {
+  /** The file being downloaded or read. */
+  file: string;
+  /** `'weights'` while packing weights (loaded/total count tensors); absent for downloads (bytes). */
+  stage?: 'weights';
+  /** Bytes (or tensors) done. */
+  loaded: number;
+  /** Bytes (or tensors) in all; null when the server does not say. */
+  total: number | null;
+}
+
+/** The runner's view of an architecture, read from `config.json`. */
+export interface ModelDescriptor {
+  /** Rows of the word embeddings. */
+  vocabSize: number;
+  /** Rows of the learned position table: the longest sequence. */
+  maxPositions: number;
+  /** Rows of the token-type table (0: none). */
+  typeVocabSize: number;
+  /** Hidden size. */
+  dModel: number;
+  /** Attention heads. */
+  numHeads: number;
+  /** Key/value heads (= numHeads unless grouped-query attention). */
+  numKvHeads: number;
+  /** Transformer blocks. */
+  numLayers: number;
+  /** The feed-forward network's hidden width. */
+  dFF: number;
+  /** The feed-forward activation (`gelu` is the erf form; `gelu_new` the tanh form). */
+  activation: 'relu' | 'gelu' | 'gelu_new' | 'gelu_pytorch_tanh';
+  /** The layer norms' epsilon. */
+  normEps: number;
+  /** Norm before each sub-layer (GPT-2) rather than after its residual (BERT). */
+  preNorm: boolean;
+  /** A layer norm after the embedding sum (BERT, DistilBERT). */
+  embeddingNorm: boolean;
+  /** A layer norm after the last block (GPT-2's `ln_f`). */
+  finalNorm: boolean;
+  /** Decoder: each token sees only itself and earlier tokens. */
+  causal: boolean;
+  /** The attention projections have biases. */
+  attentionBias: boolean;
+  /** The feed-forward layers have biases. */
+  mlpBias: boolean;
+  /** The model runs a masked- or causal-LM head (vocabulary logits). */
+  lmHead: boolean;
+  /** The LM head transforms first (dense, activation, layer norm), as BERT's does. */
+  lmTransform: boolean;
+  /** The LM logits have a bias. */
+  lmBias: boolean;
+  /** The LM head transform's activation. */
+  lmActivation: 'relu' | 'gelu' | 'gelu_new' | 'gelu_pytorch_tanh';
+}
+
+/** What {@link PretrainedModel.forward} takes: text, texts (a padded batch) or token ids. */
+export type ModelInput = string | string[] | number[] | number[][] | ModelIds;
+
+/** Token ids with an optional attention mask (1s then 0s: right padding) and token types. */
+export interface ModelIds {
+  /** `[B][T]` token ids. */
+  inputIds: ArrayLike<number>[];
+  /** `[B][T]`: 1 for a real token, 0 for padding (at the end). */
+  attentionMask?: ArrayLike<number>[];
+  /** `[B][T]` segment ids (BERT); 0 when absent. */
+  tokenTypeIds?: ArrayLike<number>[];
+}
+
+/** Options of {@link PretrainedModel.forward}. */
+export interface ModelForwardOptions {
+  /** Return every layer's attention weights (the step-by-step kernels run). Default false. */
+  attentions?: boolean;
+  /** Return every layer's hidden states. Default false. */
+  hiddenStates?: boolean;
+  /** Run the head (LM or classifier). Default true. */
+  logits?: boolean;
+}
+
+/** One token of a text as the model saw it. */
+export interface ModelToken {
+  /** Its id. */
+  id: number;
+  /** Its string in the vocabulary (`##ing`, `Ġthe`). */
+  text: string;
+  /** Its span in the text, `text.slice(start, end)`, in UTF-16 units; -1 for special tokens. */
+  start: number;
+  /** End of the span (exclusive); -1 for special tokens. */
+  end: number;
+  /** `[CLS]`, `[SEP]`, `<|endoftext|>` and the like. */
+  special: boolean;
+}
+
+/** What {@link PretrainedModel.forward} returns. B sequences of T tokens (right-padded). */
+export interface ModelOutput {
+  /** Each sequence's ids, without padding. */
+  ids: number[][];
+  /** Each sequence's real length. */
+  lengths: number[];
+  /** For text input: each sequence's tokens with their spans. */
+  tokens?: ModelToken[][];
+  /** `[B, T, dModel]`: the last hidden state (after the final norm, if any). */
+  lastHiddenState: Tensor;
+  /** LM heads: `[B, T, vocabSize]`; classifiers: `[B, labels]`. Absent for the base model. */
+  logits?: Tensor;
+  /** Classifiers: `[B, labels]` softmax of the logits. */
+  probabilities?: Tensor;
+  /** Classifiers: each sequence's most probable label (from `id2label`). */
+  labels?: string[];
+  /** With `attentions`: one `[B, numHeads, T, T]` tensor per layer; rows sum to 1 over real keys. */
+  attentions?: Tensor[];
+  /** With `hiddenStates`: `numLayers + 1` tensors `[B, T, dModel]` (embeddings first), as Hugging Face reports them. */
+  hiddenStates?: Tensor[];
+}
+
+/** What {@link TextTokenizer.encode} returns, one entry per token. */
+export interface EncodedText {
+  /** Token ids. */
+  ids: number[];
+  /** Token strings as in the vocabulary. */
+  tokens: string[];
+  /** `[start, end)` spans in the text (UTF-16 units); `[-1, -1]` for special tokens. */
+  offsets: [number, number][];
+  /** Which tokens are special (`[CLS]`, `<|endoftext|>`, …). */
+  special: boolean[];
+}
+
+/** A checkpoint's tokenizer (from `tokenizer.json`, read by `@huggingface/tokenizers`). */
+export interface TextTokenizer {
+  /** The tokenizer model's type in tokenizer.json: `WordPiece`, `BPE`, `Unigram`. */
+  readonly type: string;
+  /** Vocabulary size, added tokens included. */
+  readonly vocabSize: number | undefined;
+  /**
+   * Text → ids, token strings, each token's `[start, end)` span in the text (UTF-16 units;
+   * `[-1, -1]` for special tokens) and which tokens are special.
+   */
+  encode(text: string, options?: { addSpecialTokens?: boolean }): EncodedText;
+  /** Ids → text. */
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
+  /** A token string's id, or undefined. */
+  tokenToId(token: string): number | undefined;
+}
+
+/**
+ * A pretrained model from {@link AttentionWasm.loadModel}: its weights live in wasm memory
+ * (call `dispose()` when done); its forward pass runs on this package's kernels.
+ */
+export interface PretrainedModel {
+  /** `config.json` as loaded. */
+  readonly config: Record<string, unknown>;
+  /** `'bert'`, `'distilbert'` or `'gpt2'`. */
+  readonly modelType: string;
+  /** The head this model runs. */
+  readonly head: ModelHead;
+  /** The architecture as the runner sees it. */
+  readonly descriptor: Readonly<ModelDescriptor>;
+  /** A classifier's labels (from `id2label`), else null. */
+  readonly labels: string[] | null;
+  /** The tokenizer, or null when the checkpoint has no `tokenizer.json`. */
+  readonly tokenizer: TextTokenizer | null;
+  /** Bytes of wasm memory the packed weights take. */
+  readonly parameterBytes: number;
+  /**
+   * Text → the tokens `forward` would see, with their spans in the text.
+   * @throws RangeError when the checkpoint has no tokenizer.
+   */
+  tokenize(text: string): ModelToken[];
+  /**
+   * The forward pass: logits, and on request every layer's attention maps and hidden
+   * states. Strings are tokenized; several inputs are right-padded into one batch and the
+   * padding is masked (keys past a sequence's length get weight 0).
+   * @throws TypeError for inputs of the wrong type; RangeError for ids outside the
+   *   vocabulary, sequences longer than the model's positions, left padding, or a batch
+   *   that does not fit the wasm heap (see {@link AttentionWasm.estimateMemory},
+   *   `'PretrainedModel.forward'`).
+   * @example
+   * const out = model.forward(['I loved it.', 'Not my thing.'], { attentions: true });
+   * out.attentions[0].shape; // [2, heads, T, T]
+   */
+  forward(input: ModelInput, options?: ModelForwardOptions): ModelOutput;
+  /** Frees the weights' wasm memory. Idempotent; the model cannot be used afterwards. */
+  dispose(): void;
 }
 
 /** The functions {@link AttentionWasm.estimateMemory} knows. */
 export type EstimatedFunction =
   | 'attention' | 'attentionBackward' | 'matmul' | 'layerNorm' | 'feedForward' | 'setPool'
   | 'sinusoidalEncoding' | 'addPositionalEncoding' | 'applyRope' | 'alibiSlopes' | 'alibiBias' | 'laplacianEncoding'
-  | 'MultiHeadAttention' | 'MultiHeadAttention.forward' | 'TransformerEncoderLayer' | 'TransformerEncoderLayer.forward';
+  | 'MultiHeadAttention' | 'MultiHeadAttention.forward' | 'TransformerEncoderLayer' | 'TransformerEncoderLayer.forward'
+  | 'PretrainedModel.forward';
 
 /** One block of wasm memory a call would take. */
 export interface MemoryBlock {

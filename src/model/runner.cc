@@ -210,6 +210,11 @@ Status PretrainedModel::Forward(const ModelInput& in) {
   return Status::kOk;
 }
 
+void PretrainedModel::ReleaseOutputs() {
+  for (Buffer<float>* b : {&hidden_, &attn_, &logits_, &x_, &normed_, &sub_}) b->Clear();
+  output_ = nullptr;
+}
+
 uint64_t PretrainedModel::ForwardBytes(int batch, int len, bool hidden_states, bool attentions,
                                        bool logits) const {
   const uint64_t rows = static_cast<uint64_t>(batch) * len;

@@ -59,6 +59,10 @@ class PretrainedModel {
   const float* attentions() const { return attn_.data(); }
   const float* logits() const { return logits_.data(); }  // [rows, V]
 
+  // Frees the outputs and the activations (the caller has read what it wanted): a model
+  // between calls holds only its weights.
+  void ReleaseOutputs();
+
   // Bytes Forward allocates for these sizes at its peak, at most.
   uint64_t ForwardBytes(int batch, int len, bool hidden_states, bool attentions,
                         bool logits) const;

@@ -21,3 +21,12 @@ export function weightTable(module, scope, packed) {
   const raw = module.HEAP32.slice(table >> 2, (table >> 2) + 4 * count);
   return Array.from({ length: count }, (_, index) => ({ index, kind: raw[4 * index], layer: raw[4 * index + 1], rows: raw[4 * index + 2], cols: raw[4 * index + 3] }));
 }
+
+/** Parameters of a descriptor (before panel padding), in float64: for messages about sizes. */
+export function parameterCount(d) {
+  const kv = (d.dModel / d.numHeads) * d.numKvHeads;
+  const layer = d.dModel * (2 * d.dModel + 2 * kv) + 2 * d.dModel * d.dFF + (d.attentionBias ? 2 * d.dModel + 2 * kv : 0)
+    + (d.mlpBias ? d.dFF + d.dModel : 0) + 4 * d.dModel;
+  const lm = d.lmHead ? d.dModel * d.vocabSize + (d.lmTransform ? d.dModel * d.dModel + 3 * d.dModel : 0) + (d.lmBias ? d.vocabSize : 0) : 0;
+  return (d.vocabSize + d.maxPositions + d.typeVocabSize) * d.dModel + d.numLayers * layer + lm + 4 * d.dModel;
+}

@@ -10,7 +10,7 @@ import { typeError, rangeError, describe } from '../errors.js';
 import { HeapScope, views } from '../heap.js';
 import { formatBytes, heapMaxBytes } from '../memory.js';
 import { architectureOf, KIND } from './architectures.js';
-import { packDescriptor, weightTable } from './descriptor.js';
+import { packDescriptor, weightTable, parameterCount } from './descriptor.js';
 import { headerLength, parseHeader, toFloat32, DTYPE_BYTES } from './safetensors.js';
 import { sourceOf } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
@@ -116,7 +116,10 @@ export async function loadModel(module, source, options) {
   let plan, parameterBytes;
   try {
     const status = module._pretrainedCheck(scope.ints(packed.ints), packed.eps);
-    if (status !== 0) throw rangeError(FN, `config.json describes a model the runner cannot hold (status ${status}: ${status === 7 ? 'a weight passes 2 GiB' : status === 5 ? 'the hidden size must divide into heads' : 'a size is out of range'})`);
+    if (status === 7) {
+      throw rangeError(FN, `the ${arch.modelType} weights need ${formatBytes(4 * parameterCount(arch.descriptor))} of wasm memory as float32; the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`);
+    }
+    if (status !== 0) throw rangeError(FN, `config.json describes a model the runner cannot hold: ${status === 5 ? 'the hidden size must divide into the heads' : 'a size is out of range (zero where it must be positive, or more than 1024 layers)'}`);
     plan = weightTable(module, scope, packed).map((entry) => ({ entry, ...resolve(arch, tensors, prefix, entry) }));
     parameterBytes = 4 * module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps);
   } finally {

@@ -4,6 +4,7 @@
 import { typeError, rangeError, describe } from '../errors.js';
 import { HeapScope } from '../heap.js';
 import { tensor as makeTensor } from '../tensor.js';
+import { MemoryPlan, checkBudget } from '../memory.js';
 
 const STATUS = { 1: 'a dimension is negative', 2: 'a required buffer is missing', 4: 'a length is outside [1, T]', 6: 'a token id, position or type is out of range', 7: 'the batch is too large for the 2 GiB wasm heap', 8: 'out of wasm memory for the activations' };
 const finalizer = new FinalizationRegistry(({ module, handle }) => module._pretrainedDestroy(handle));
@@ -71,12 +72,10 @@ export class PretrainedModel {
   forward(input, options = {}) {
     const fn = 'PretrainedModel.forward';
     this.#check('forward');
-    if (options === null || typeof options !== 'object') throw typeError(fn, `options must be an object, got ${describe(options)}`);
-    const batch = this.#batchOf(fn, input);
+    const { batch, flags, wantLogits, memory } = this.#plan(fn, input, options);
+    checkBudget(this.#module, memory);
     const { B, T } = batch;
     const d = this.descriptor;
-    const wantLogits = options.logits ?? true;
-    const flags = (options.hiddenStates ? 1 : 0) | (options.attentions ? 2 : 0) | (wantLogits && d.lmHead ? 4 : 0);
     const module = this.#module;
     const scope = new HeapScope(module, fn);
     try {
@@ -101,8 +100,33 @@ export class PretrainedModel {
       }
       return result;
     } finally {
+      module._pretrainedReleaseOutputs(this.#handle);
       scope.release();
     }
+  }
+
+  // The checked batch, the runner's flags and the call's memory plan.
+  #plan(fn, input, options) {
+    if (options === null || typeof options !== 'object') throw typeError(fn, `options must be an object, got ${describe(options)}`);
+    for (const key of ['attentions', 'hiddenStates', 'logits']) {
+      if (options[key] !== undefined && typeof options[key] !== 'boolean') throw typeError(fn, `options.${key} must be a boolean, got ${describe(options[key])}`);
+    }
+    const batch = this.#batchOf(fn, input);
+    const wantLogits = options.logits ?? true;
+    const flags = (options.hiddenStates ? 1 : 0) | (options.attentions ? 2 : 0) | (wantLogits && this.descriptor.lmHead ? 4 : 0);
+    const { B, T } = batch;
+    const memory = new MemoryPlan(fn).tensor('token ids', [B, T]).tensor('positions', [B, T]).tensor('lengths', [B]);
+    if (batch.types) memory.tensor('token types', [B, T]);
+    memory.scratch('activations and outputs', () => this.#module._pretrainedForwardBytes(this.#handle, B, T, flags));
+    return { batch, flags, wantLogits, memory };
+  }
+
+  /** @internal estimateMemory('PretrainedModel.forward', model, input, options). */
+  static _estimate(model, input, options = {}) {
+    const fn = 'PretrainedModel.forward';
+    if (!(model instanceof PretrainedModel)) throw typeError(fn, `the model must be one attn.loadModel returned, got ${describe(model)}`);
+    model.#check('forward');
+    return model.#plan(fn, input, options).memory;
   }
 
   // The classification head on the pooled rows, in float64: logits [B, labels], probabilities.
