@@ -15,8 +15,8 @@ using attn::PretrainedModel;
 
 PretrainedModel* Model(uintptr_t handle) { return Ptr<PretrainedModel>(handle); }
 
-// The descriptor as bindings/js/models/descriptor.js packs it: 11 int32 at `ints`
-// (see DescriptorOf) and norm_eps.
+// The descriptor as bindings/js/models/descriptor.js packs it: 12 int32 at `ints`
+// (see DescriptorOf), norm_eps and the rotary base.
 enum Flag : int {
   kPreNorm = 1,
   kEmbeddingNorm = 2,
@@ -27,9 +27,12 @@ enum Flag : int {
   kLmHead = 64,
   kLmTransform = 128,
   kLmBias = 256,
+  kGatedFfn = 512,
+  kRmsNorm = 1024,
+  kRotaryInterleaved = 2048,
 };
 
-attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps) {
+attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rotary_base) {
   attn::ModelDescriptor m;
   m.vocab_size = v[0], m.max_positions = v[1], m.type_vocab_size = v[2], m.d_model = v[3];
   m.num_heads = v[4], m.num_kv_heads = v[5], m.num_layers = v[6], m.d_ff = v[7];
@@ -40,26 +43,29 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps) {
   m.lm_head = flags & kLmHead, m.lm_transform = flags & kLmTransform, m.lm_bias = flags & kLmBias;
   m.activation = static_cast<attn::Activation>(v[9]);
   m.lm_activation = static_cast<attn::Activation>(v[10]);
-  m.norm_eps = norm_eps;
+  m.gated_ffn = flags & kGatedFfn, m.rotary_interleaved = flags & kRotaryInterleaved;
+  m.norm = (flags & kRmsNorm) ? attn::NormKind::kRmsNorm : attn::NormKind::kLayerNorm;
+  m.rotary_dim = v[11];
+  m.norm_eps = norm_eps, m.rotary_base = rotary_base;
   return m;
 }
 
 // Checks the descriptor: 0, or its Status.
-int Check(uintptr_t ints, float norm_eps) {
-  return static_cast<int>(attn::CheckDescriptor(DescriptorOf(Ptr<int32_t>(ints), norm_eps)));
+int Check(uintptr_t ints, float norm_eps, double rotary_base) {
+  return static_cast<int>(attn::CheckDescriptor(DescriptorOf(Ptr<int32_t>(ints), norm_eps, rotary_base)));
 }
 
 // Parameter floats of a checked descriptor (for the loader's memory estimate).
-double ParameterFloats(uintptr_t ints, float norm_eps) {
-  const attn::ModelDescriptor m = DescriptorOf(Ptr<int32_t>(ints), norm_eps);
+double ParameterFloats(uintptr_t ints, float norm_eps, double rotary_base) {
+  const attn::ModelDescriptor m = DescriptorOf(Ptr<int32_t>(ints), norm_eps, rotary_base);
   if (attn::CheckDescriptor(m) != attn::Status::kOk) return -1;
   return static_cast<double>(attn::ForEachWeight(m, [](const attn::WeightEntry&) {}));
 }
 
 // The weight table of a checked descriptor without allocating its parameters: returns the
 // entry count, and writes [kind, layer, rows, cols] per entry at `table` unless it is 0.
-int TableOf(uintptr_t ints, float norm_eps, uintptr_t table) {
-  const attn::ModelDescriptor m = DescriptorOf(Ptr<int32_t>(ints), norm_eps);
+int TableOf(uintptr_t ints, float norm_eps, double rotary_base, uintptr_t table) {
+  const attn::ModelDescriptor m = DescriptorOf(Ptr<int32_t>(ints), norm_eps, rotary_base);
   if (attn::CheckDescriptor(m) != attn::Status::kOk) return -1;
   int32_t* out = Ptr<int32_t>(table);
   int count = 0;
@@ -75,8 +81,8 @@ int TableOf(uintptr_t ints, float norm_eps, uintptr_t table) {
 }
 
 // A new model: its address, or minus a Status (the descriptor's problem, or out of memory).
-double Create(uintptr_t ints, float norm_eps) {
-  const attn::ModelDescriptor m = DescriptorOf(Ptr<int32_t>(ints), norm_eps);
+double Create(uintptr_t ints, float norm_eps, double rotary_base) {
+  const attn::ModelDescriptor m = DescriptorOf(Ptr<int32_t>(ints), norm_eps, rotary_base);
   const attn::Status status = attn::CheckDescriptor(m);
   if (status != attn::Status::kOk) return -static_cast<double>(status);
   PretrainedModel* model = new (std::nothrow) PretrainedModel(m);
@@ -93,9 +99,9 @@ void SetWeight(uintptr_t handle, int index, uintptr_t src, int src_stride, bool 
   Model(handle)->SetWeight(index, Ptr<const float>(src), src_stride, transposed);
 }
 
-// flags: 1 hidden states, 2 attentions, 4 logits.
-int Forward(uintptr_t handle, uintptr_t ids, uintptr_t positions, uintptr_t token_types,
-            uintptr_t lengths, int batch, int len, int flags) {
+// flags: 1 hidden states, 2 attentions, 4 logits, 8 last logits only, 16 use the cache.
+attn::ModelInput InputOf(uintptr_t ids, uintptr_t positions, uintptr_t token_types,
+                        uintptr_t lengths, int batch, int len, int flags) {
   attn::ModelInput in;
   in.ids = Ptr<const int32_t>(ids);
   in.positions = Ptr<const int32_t>(positions);
@@ -103,8 +109,28 @@ int Forward(uintptr_t handle, uintptr_t ids, uintptr_t positions, uintptr_t toke
   in.lengths = Ptr<const int32_t>(lengths);
   in.batch = batch, in.len = len;
   in.hidden_states = flags & 1, in.attentions = flags & 2, in.logits = flags & 4;
-  return static_cast<int>(Model(handle)->Forward(in));
+  in.last_logits_only = flags & 8, in.use_cache = flags & 16;
+  return in;
 }
+
+int Forward(uintptr_t handle, uintptr_t ids, uintptr_t positions, uintptr_t token_types,
+            uintptr_t lengths, int batch, int len, int flags) {
+  return static_cast<int>(
+      Model(handle)->Forward(InputOf(ids, positions, token_types, lengths, batch, len, flags)));
+}
+
+// Bytes Forward would allocate for this call.
+double ForwardBytes(uintptr_t handle, int batch, int len, int flags) {
+  return static_cast<double>(Model(handle)->ForwardBytes(InputOf(0, 0, 0, 0, batch, len, flags)));
+}
+
+// A cache for `batch` sequences of `capacity` tokens: 1, or 0 when out of memory.
+int ReserveCache(uintptr_t handle, int batch, int capacity) {
+  return Model(handle)->ReserveCache(batch, capacity) ? 1 : 0;
+}
+void DropCache(uintptr_t handle) { Model(handle)->DropCache(); }
+int CacheLength(uintptr_t handle) { return Model(handle)->cache_length(); }
+void TruncateCache(uintptr_t handle, int length) { Model(handle)->TruncateCache(length); }
 
 double Address(const float* p) { return static_cast<double>(reinterpret_cast<uintptr_t>(p)); }
 double HiddenStates(uintptr_t handle) { return Address(Model(handle)->hidden_states()); }
@@ -112,10 +138,6 @@ double Output(uintptr_t handle) { return Address(Model(handle)->output()); }
 double Attentions(uintptr_t handle) { return Address(Model(handle)->attentions()); }
 double Logits(uintptr_t handle) { return Address(Model(handle)->logits()); }
 void ReleaseOutputs(uintptr_t handle) { Model(handle)->ReleaseOutputs(); }
-double ForwardBytes(uintptr_t handle, int batch, int len, int flags) {
-  return static_cast<double>(
-      Model(handle)->ForwardBytes(batch, len, flags & 1, flags & 2, flags & 4));
-}
 
 }  // namespace
 
@@ -133,4 +155,8 @@ EMSCRIPTEN_BINDINGS(pretrained) {
   emscripten::function("_pretrainedLogits", &Logits);
   emscripten::function("_pretrainedForwardBytes", &ForwardBytes);
   emscripten::function("_pretrainedReleaseOutputs", &ReleaseOutputs);
+  emscripten::function("_pretrainedReserveCache", &ReserveCache);
+  emscripten::function("_pretrainedDropCache", &DropCache);
+  emscripten::function("_pretrainedCacheLength", &CacheLength);
+  emscripten::function("_pretrainedTruncateCache", &TruncateCache);
 }

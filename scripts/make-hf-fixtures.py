@@ -251,6 +251,171 @@ PIECES = ["s", "ed", "ing", "er", "form", "ly", "able", "e", "t", "n"]
 TEXTS = ["The cat sat on the mat.", "Attention is all you need!", "Transformers attend, unbelievably."]
 
 
+SP_SPECIALS = ["<unk>", "<s>", "</s>"]
+
+
+def sentencepiece_bpe_tokenizer(corpus, merges_wanted):
+    """A SentencePiece-style BPE (Llama/TinyLlama's tokenizer.json): spaces become '▁', a '▁'
+    is prepended, BPE over the whole text, characters outside the vocabulary fall back to
+    their UTF-8 bytes as <0xNN> tokens."""
+    vocab = {t: i for i, t in enumerate(SP_SPECIALS)}
+    for b in range(256):
+        vocab["<0x%02X>" % b] = len(vocab)
+    norm = lambda text: "\u2581" + text.replace(" ", "\u2581")
+    words = {}
+    for line in corpus:
+        w = tuple(norm(line))
+        words[w] = words.get(w, 0) + 1
+    chars = sorted({c for w in words for c in w})
+    for c in chars:
+        vocab.setdefault(c, len(vocab))
+    merges = []
+    for _ in range(merges_wanted):
+        counts = {}
+        for w, n in words.items():
+            for pair in zip(w, w[1:]):
+                counts[pair] = counts.get(pair, 0) + n
+        best = max(sorted(counts), key=lambda p: counts[p])
+        merges.append(best)
+        vocab.setdefault(best[0] + best[1], len(vocab))
+        new_words = {}
+        for w, n in words.items():
+            out, i = [], 0
+            while i < len(w):
+                if i + 1 < len(w) and (w[i], w[i + 1]) == best:
+                    out.append(w[i] + w[i + 1])
+                    i += 2
+                else:
+                    out.append(w[i])
+                    i += 1
+            new_words[tuple(out)] = new_words.get(tuple(out), 0) + n
+        words = new_words
+    special = lambda t: {"id": vocab[t], "content": t, "single_word": False, "lstrip": False, "rstrip": False,
+                         "normalized": False, "special": True}
+    tokenizer = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [special(t) for t in SP_SPECIALS],
+        "normalizer": {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"},
+                                                           {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]},
+        "pre_tokenizer": None,
+        "post_processor": {"type": "TemplateProcessing",
+                           "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+                           "pair": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                                    {"SpecialToken": {"id": "<s>", "type_id": 1}}, {"Sequence": {"id": "B", "type_id": 1}}],
+                           "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}}},
+        "decoder": {"type": "Sequence", "decoders": [{"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+                                                     {"type": "ByteFallback"}, {"type": "Fuse"},
+                                                     {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
+        "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>", "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
+                  "vocab": vocab, "merges": [a + " " + b for a, b in merges]},
+    }
+    ranks = {m: i for i, m in enumerate(merges)}
+
+    def encode(text):
+        parts = list(norm(text))
+        while len(parts) > 1:
+            pairs = [(ranks.get((a, b), 1 << 30), i) for i, (a, b) in enumerate(zip(parts, parts[1:]))]
+            rank, i = min(pairs)
+            if rank == 1 << 30:
+                break
+            parts = parts[:i] + [parts[i] + parts[i + 1]] + parts[i + 2:]
+        ids = [vocab["<s>"]]
+        for p in parts:
+            if p in vocab:
+                ids.append(vocab[p])
+            else:
+                ids += [vocab["<0x%02X>" % b] for b in p.encode()]
+        return ids
+
+    return tokenizer, encode, vocab
+
+
+def rms_norm(x, w, eps):
+    return x / torch.sqrt((x * x).mean(-1, keepdim=True) + eps) * w
+
+
+def rotate_half(x):
+    h = x.shape[-1] // 2
+    return torch.cat((-x[..., h:], x[..., :h]), dim=-1)
+
+
+# ---- Llama (modeling_llama.py: LlamaForCausalLM): RMSNorm, SwiGLU, RoPE, grouped-query heads ----
+def make_llama(name="tiny-llama"):
+    gen = torch.Generator().manual_seed(24)
+    tokenizer, encode, vocab = sentencepiece_bpe_tokenizer(CORPUS, 60)
+    V, d, L, H, KV, f, eps, theta = len(vocab), 32, 2, 4, 2, 48, 1e-6, 10000.0
+    hd = d // H
+    cfg = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": V, "hidden_size": d,
+           "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "num_key_value_heads": KV,
+           "hidden_act": "silu", "max_position_embeddings": 64, "rms_norm_eps": eps, "rope_theta": theta,
+           "rope_scaling": None, "attention_bias": False, "mlp_bias": False, "tie_word_embeddings": False,
+           "bos_token_id": 1, "eos_token_id": 2, "torch_dtype": "float32"}
+    w = {"model.embed_tokens.weight": rand(gen, V, d)}
+    for l in range(L):
+        p = "model.layers.%d." % l
+        w[p + "self_attn.q_proj.weight"] = rand(gen, d, d)
+        w[p + "self_attn.k_proj.weight"] = rand(gen, KV * hd, d)
+        w[p + "self_attn.v_proj.weight"] = rand(gen, KV * hd, d)
+        w[p + "self_attn.o_proj.weight"] = rand(gen, d, d)
+        w[p + "mlp.gate_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.up_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.down_proj.weight"] = rand(gen, d, f)
+        w[p + "input_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+        w[p + "post_attention_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["model.norm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["lm_head.weight"] = rand(gen, V, d)
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    inv_freq = 1.0 / (theta ** (torch.arange(0, hd, 2, dtype=F64) / hd))
+
+    def forward(ids, lengths):
+        ids = torch.tensor(ids)
+        B, T = ids.shape
+        x = W["model.embed_tokens.weight"][ids]
+        angles = torch.arange(T, dtype=F64)[:, None] * inv_freq[None]
+        emb = torch.cat((angles, angles), dim=-1)
+        cos, sin = emb.cos(), emb.sin()
+        hidden, attns = [x], []
+        for l in range(L):
+            p = "model.layers.%d." % l
+            a = rms_norm(x, W[p + "input_layernorm.weight"], eps)
+            q = (a @ W[p + "self_attn.q_proj.weight"].T).view(B, T, H, hd).transpose(1, 2)
+            k = (a @ W[p + "self_attn.k_proj.weight"].T).view(B, T, KV, hd).transpose(1, 2)
+            v = (a @ W[p + "self_attn.v_proj.weight"].T).view(B, T, KV, hd).transpose(1, 2)
+            q = q * cos + rotate_half(q) * sin
+            k = k * cos + rotate_half(k) * sin
+            k = k.repeat_interleave(H // KV, dim=1)  # repeat_kv
+            v = v.repeat_interleave(H // KV, dim=1)
+            scores = q @ k.transpose(-1, -2) / math.sqrt(hd)
+            allowed = torch.tril(torch.ones(T, T, dtype=torch.bool))[None, None].repeat(B, 1, 1, 1)
+            for b in range(B):
+                allowed[b, :, :, lengths[b]:] = False
+            scores = scores.masked_fill(~allowed, torch.finfo(scores.dtype).min)
+            probs = torch.softmax(scores, dim=-1)
+            o = (probs @ v).transpose(1, 2).reshape(B, T, d)
+            x = x + o @ W[p + "self_attn.o_proj.weight"].T
+            m = rms_norm(x, W[p + "post_attention_layernorm.weight"], eps)
+            g = m @ W[p + "mlp.gate_proj.weight"].T
+            m = (g * torch.sigmoid(g) * (m @ W[p + "mlp.up_proj.weight"].T)) @ W[p + "mlp.down_proj.weight"].T
+            x = x + m
+            attns.append(probs)
+            hidden.append(x)
+        x = rms_norm(x, W["model.norm.weight"], eps)
+        hidden[-1] = x
+        return {"logits": x @ W["lm_head.weight"].T, "hidden": hidden, "attn": attns}
+
+    def greedy(ids, steps):
+        ids = list(ids)
+        for _ in range(steps):
+            logits = forward([ids], [len(ids)])["logits"][0, -1]
+            ids.append(int(torch.argmax(logits)))
+        return ids
+
+    extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy(encode(TEXTS[0]), 12)},
+             "byte_fallback": {text: encode(text) for text in ["Café ☕ naïve", "The cat sat on the mat."]}}
+    write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=cfg["eos_token_id"], extra=extra)
+
+
 def write_json(path, value):
     with open(path, "w") as f:
         json.dump(value, f, indent=1 if path.endswith("config.json") else None, separators=None if path.endswith("config.json") else (",", ":"))
@@ -318,7 +483,11 @@ def make_gpt2(name="tiny-gpt2"):
         hidden[-1] = x  # HF reports the last hidden state after ln_f
         return {"logits": x @ W["wte.weight"].T, "hidden": hidden, "attn": attns}
 
-    write_fixture(name, cfg, tokenizer, saved, "F32", encode, forward, pad_id=eos)
+    ids = encode(TEXTS[0])
+    for _ in range(12):
+        ids.append(int(torch.argmax(forward([ids], [len(ids)])["logits"][0, -1])))
+    extra = {"greedy": {"prompt": TEXTS[0], "ids": ids}}
+    write_fixture(name, cfg, tokenizer, saved, "F32", encode, forward, pad_id=eos, extra=extra)
 
 
 # ---- BERT (modeling_bert.py: BertForMaskedLM) ----
@@ -430,7 +599,7 @@ def make_distilbert(name="tiny-distilbert-f16"):
     write_fixture(name, cfg, tokenizer, saved, "F16", encode, forward, pad_id=0)
 
 
-def write_fixture(name, cfg, tokenizer, saved, dtype, encode, forward, pad_id):
+def write_fixture(name, cfg, tokenizer, saved, dtype, encode, forward, pad_id, extra=None):
     folder = os.path.join(OUT, name)
     os.makedirs(folder, exist_ok=True)
     write_json(os.path.join(folder, "config.json"), cfg)
@@ -446,7 +615,7 @@ def write_fixture(name, cfg, tokenizer, saved, dtype, encode, forward, pad_id):
                       "logits": {"shape": list(r["logits"].shape), "data": flat(r["logits"])},
                       "hidden_states": [{"shape": list(h.shape), "data": flat(h)} for h in r["hidden"]],
                       "attentions": [{"shape": list(a.shape), "data": flat(a)} for a in r["attn"]]})
-    write_json(os.path.join(folder, "reference.json"), {"tokens": encoded, "cases": cases})
+    write_json(os.path.join(folder, "reference.json"), {"tokens": encoded, "cases": cases, **(extra or {})})
     print(name, os.path.getsize(os.path.join(folder, "model.safetensors")), "bytes of weights")
 
 
@@ -455,3 +624,4 @@ if __name__ == "__main__":
     make_gpt2()
     make_bert()
     make_distilbert()
+    make_llama()

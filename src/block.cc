@@ -81,6 +81,11 @@ void LayerNorm(const float* x, int rows, int dim, const float* gamma, const floa
 void ApplyActivation(Activation activation, float* x, size_t count) {
   if (activation == Activation::kRelu) {
     HWY_STATIC_DISPATCH(ReluInPlace)(x, count);
+  } else if (activation == Activation::kSilu) {
+    for (size_t i = 0; i < count; ++i) {
+      const double v = x[i];
+      x[i] = static_cast<float>(v / (1.0 + std::exp(-v)));
+    }
   } else if (activation == Activation::kGeluTanh) {
     const double k = std::sqrt(2.0 / 3.14159265358979323846);
     for (size_t i = 0; i < count; ++i) {
@@ -90,6 +95,17 @@ void ApplyActivation(Activation activation, float* x, size_t count) {
   } else {
     for (size_t i = 0; i < count; ++i)
       x[i] = static_cast<float>(0.5 * x[i] * (1.0 + std::erf(x[i] / std::sqrt(2.0))));
+  }
+}
+
+void RmsNorm(const float* x, int rows, int dim, const float* gamma, float eps, float* out) {
+  for (int r = 0; r < rows; ++r) {
+    const float* in = x + static_cast<size_t>(r) * dim;
+    float* o = out + static_cast<size_t>(r) * dim;
+    double squares = 0.0;
+    for (int c = 0; c < dim; ++c) squares += static_cast<double>(in[c]) * in[c];
+    const double inverse = 1.0 / std::sqrt(squares / dim + eps);
+    for (int c = 0; c < dim; ++c) o[c] = static_cast<float>(in[c] * inverse * gamma[c]);
   }
 }
 

@@ -13,7 +13,8 @@ namespace attn {
 
 // kGelu is the exact erf form (PyTorch's default, BERT); kGeluTanh the tanh approximation
 // GPT-2 uses ("gelu_new"): 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
-enum class Activation : int { kRelu = 0, kGelu = 1, kGeluTanh = 2 };
+// kSilu: x·σ(x) (Llama's gate).
+enum class Activation : int { kRelu = 0, kGelu = 1, kGeluTanh = 2, kSilu = 3 };
 
 // x = act(x), elementwise.   x: [count]
 void ApplyActivation(Activation activation, float* x, size_t count);
@@ -23,6 +24,10 @@ void ApplyActivation(Activation activation, float* x, size_t count);
 //   x, out: [rows, dim]   gamma, beta: [dim]
 void LayerNorm(const float* x, int rows, int dim, const float* gamma, const float* beta, float eps,
                float* out);
+
+// out[r] = x[r] / sqrt(mean(x[r]²) + eps) · gamma (Llama's RMSNorm; sums in double). out may
+// equal x.   x, out: [rows, dim]   gamma: [dim]
+void RmsNorm(const float* x, int rows, int dim, const float* gamma, float eps, float* out);
 
 // out = act(x·w1 + b1)·w2 + b2, with GELU the exact erf form (PyTorch's default).
 //   x: [rows, d_model]  w1: [d_model, d_ff]  b1: [d_ff]  w2: [d_ff, d_model]  b2: [d_model]

@@ -15,7 +15,11 @@ Status CheckDescriptor(const ModelDescriptor& m) {
   if (m.d_model % m.num_heads != 0 || m.num_heads % m.num_kv_heads != 0) {
     return Status::kBadHeadCount;
   }
-  if (!(m.norm_eps > 0.0f) || m.num_layers > kMaxLayers) return Status::kBadArgument;
+  const int head_dim = m.d_model / m.num_heads;
+  if (!(m.norm_eps > 0.0f) || m.num_layers > kMaxLayers || m.rotary_dim < 0 ||
+      m.rotary_dim > head_dim || m.rotary_dim % 2 != 0 || !(m.rotary_base > 0.0)) {
+    return Status::kBadArgument;
+  }
   const int64_t widest = std::max({m.vocab_size, m.max_positions, m.d_ff, m.d_model});
   if (!FloatsFit({widest, m.d_model})) return Status::kTooLarge;
   // Every entry fits (checked above); their sum must too.

@@ -1,5 +1,5 @@
 // The architecture descriptor of a pretrained transformer: the few choices in which BERT,
-// DistilBERT, RoBERTa and GPT-2 differ (issue 21). One runner (runner.h) executes any
+// DistilBERT, GPT-2 and Llama differ (issue 21). One runner (runner.h) executes any
 // descriptor; the JS loader turns a Hugging Face config.json into one.
 //
 // Shapes: B sequences of T tokens, rows = B·T, d = d_model, V = vocab_size.
@@ -16,7 +16,8 @@ namespace attn {
 // More blocks than any published model has; bounds the weight table.
 constexpr int kMaxLayers = 1024;
 
-enum class NormKind : int { kLayerNorm = 0 };
+// kLayerNorm: (x − mean)/√(var + eps)·γ + β; kRmsNorm: x/√(mean(x²) + eps)·γ (Llama).
+enum class NormKind : int { kLayerNorm = 0, kRmsNorm = 1 };
 
 struct ModelDescriptor {
   int vocab_size = 0;       // V: rows of the word embeddings (and columns of the LM logits)
@@ -34,6 +35,11 @@ struct ModelDescriptor {
   bool attention_bias = true;        // q, k, v and output projections have biases
   bool mlp_bias = true;              // the feed-forward layers have biases
   Activation activation = Activation::kGelu;  // the feed-forward network's
+  bool gated_ffn = false;  // down(act(x·W_gate) ⊙ (x·W_up)) (Llama's SwiGLU with kSilu)
+  int rotary_dim = 0;      // > 0: rotary embedding of the first rotary_dim columns of each
+                           // query and key head (Llama); 0: none
+  double rotary_base = 10000.0;
+  bool rotary_interleaved = false;
   NormKind norm = NormKind::kLayerNorm;
   float norm_eps = 1e-5f;
   // Masked- or causal-LM head: logits = transform(x)·D + bias, D: [d, V].
@@ -45,7 +51,8 @@ struct ModelDescriptor {
 
 // kOk, or the first problem: kNegativeDimension for a size below 1 (0 where allowed),
 // kBadHeadCount when d_model does not divide into heads or heads into kv heads,
-// kBadArgument for a non-positive eps or more than kMaxLayers blocks, kTooLarge when a weight or the whole set passes 2 GiB.
+// kBadArgument for a non-positive eps or rotary base, more than kMaxLayers blocks, or a
+// rotary_dim that is odd or wider than a head, kTooLarge when a weight or the whole set passes 2 GiB.
 Status CheckDescriptor(const ModelDescriptor& descriptor);
 
 }  // namespace attn

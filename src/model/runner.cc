@@ -6,7 +6,6 @@
 
 #include "block.h"
 #include "kernels/matmul.h"
-#include "multi_head.h"
 #include "sizes.h"
 
 namespace attn {
@@ -44,14 +43,38 @@ const float* PretrainedModel::Weight(WeightKind kind, int layer) const {
   return nullptr;  // the descriptor has no such weight (a bias it lacks)
 }
 
+bool PretrainedModel::ReserveCache(int batch, int capacity) {
+  const uint64_t floats =
+      static_cast<uint64_t>(m_.num_layers) * batch * capacity * static_cast<uint64_t>(KvWidth(m_));
+  cache_batch_ = cache_capacity_ = cache_length_ = 0;
+  if (batch < 1 || capacity < 1 || floats * sizeof(float) > kMaxBufferBytes ||
+      !cache_k_.Resize(std::max<uint64_t>(1, floats)) || !cache_v_.Resize(std::max<uint64_t>(1, floats))) {
+    DropCache();
+    return false;
+  }
+  cache_batch_ = batch, cache_capacity_ = capacity;
+  return true;
+}
+
+void PretrainedModel::DropCache() {
+  cache_k_.Clear();
+  cache_v_.Clear();
+  cache_batch_ = cache_capacity_ = cache_length_ = 0;
+}
+
 Status PretrainedModel::CheckInput(const ModelInput& in) const {
   if (in.batch < 0 || in.len < 0) return Status::kNegativeDimension;
-  if (in.ids == nullptr || (m_.max_positions > 0 && in.positions == nullptr)) {
+  if (in.ids == nullptr || ((m_.max_positions > 0 || m_.rotary_dim > 0) && in.positions == nullptr)) {
     return Status::kNullPointer;
   }
+  if (in.use_cache && (in.batch != cache_batch_ || in.lengths != nullptr ||
+                       int64_t{cache_length_} + in.len > cache_capacity_)) {
+    return Status::kBadArgument;
+  }
   const int64_t rows = int64_t{in.batch} * in.len;
-  if (!FloatsFit({in.batch, m_.num_heads, in.len, in.len}) ||
-      !FloatsFit({rows, std::max({m_.d_model, m_.d_ff, m_.vocab_size})}) ||
+  const int64_t seq_k = int64_t{in.use_cache ? cache_length_ : 0} + in.len;
+  if (!FloatsFit({m_.num_layers, in.batch, m_.num_heads, in.len, seq_k}) ||
+      !FloatsFit({rows, std::max({m_.d_model, 2 * m_.d_ff, m_.vocab_size})}) ||
       !FloatsFit({m_.num_layers + 1, rows, m_.d_model})) {
     return Status::kTooLarge;
   }
@@ -93,12 +116,44 @@ void PretrainedModel::Embed(const ModelInput& in, float* x) const {
     }
   }
   if (m_.embedding_norm) {
-    LayerNorm(x, rows, d, Weight(WeightKind::kEmbeddingNormWeight),
-              Weight(WeightKind::kEmbeddingNormBias), m_.norm_eps, x);
+    Norm(WeightKind::kEmbeddingNormWeight, WeightKind::kEmbeddingNormBias, -1, x, rows, x);
   }
 }
 
-// One block, in place.   x: [rows, d]   attention_weights: [B, H, T, T] or null
+// The descriptor's norm (layer norm or RMS norm) with the weights of `layer`.
+void PretrainedModel::Norm(WeightKind weight, WeightKind bias, int layer, const float* x, int rows,
+                           float* out) const {
+  if (m_.norm == NormKind::kRmsNorm) {
+    RmsNorm(x, rows, m_.d_model, Weight(weight, layer), m_.norm_eps, out);
+  } else {
+    LayerNorm(x, rows, m_.d_model, Weight(weight, layer), Weight(bias, layer), m_.norm_eps, out);
+  }
+}
+
+// out = act(x·W_up + b)·W_down + b, or down(act(x·W_gate) ⊙ (x·W_up)) when gated.
+//   x, out: [rows, d]
+Status PretrainedModel::FeedForwardOf(int l, const float* x, int rows, float* out) const {
+  const int d = m_.d_model, f = m_.d_ff;
+  if (!m_.gated_ffn) {
+    return FeedForward(x, rows, d, f, nullptr, Weight(WeightKind::kUpBias, l), nullptr,
+                       Weight(WeightKind::kDownBias, l), m_.activation, out,
+                       Weight(WeightKind::kUp, l), Weight(WeightKind::kDown, l));
+  }
+  Buffer<float> gate, up;
+  if (!gate.Resize(static_cast<uint64_t>(rows) * f) || !up.Resize(static_cast<uint64_t>(rows) * f)) {
+    return Status::kOutOfMemory;
+  }
+  MultiplyPanels(x, d, rows, d, Weight(WeightKind::kGate, l), nullptr, f, gate.data(), f);
+  MultiplyPanels(x, d, rows, d, Weight(WeightKind::kUp, l), Weight(WeightKind::kUpBias, l), f,
+                 up.data(), f);
+  ApplyActivation(m_.activation, gate.data(), gate.size());
+  for (size_t i = 0; i < gate.size(); ++i) gate[i] *= up[i];
+  MultiplyPanels(gate.data(), f, rows, f, Weight(WeightKind::kDown, l),
+                 Weight(WeightKind::kDownBias, l), d, out, d);
+  return Status::kOk;
+}
+
+// One block, in place.   x: [rows, d]   attention_weights: [B, H, T, S] or null
 //   pre-norm:  x += Attn(Norm1(x));  x += FFN(Norm2(x))
 //   post-norm: x = Norm1(x + Attn(x));  x = Norm2(x + FFN(x))
 Status PretrainedModel::Block(int l, const ModelInput& in, float* x, float* attention_weights) {
@@ -106,70 +161,71 @@ Status PretrainedModel::Block(int l, const ModelInput& in, float* x, float* atte
   const int rows = in.batch * in.len;
   float* normed = normed_.data();
   float* sub = sub_.data();
-  auto norm = [&](WeightKind weight, WeightKind bias, const float* from, float* to) {
-    LayerNorm(from, rows, d, Weight(weight, l), Weight(bias, l), m_.norm_eps, to);
-  };
   // 1. Attention with its residual.
   const float* attention_in = x;
   if (m_.pre_norm) {
-    norm(WeightKind::kNorm1Weight, WeightKind::kNorm1Bias, x, normed);
+    Norm(WeightKind::kNorm1Weight, WeightKind::kNorm1Bias, l, x, rows, normed);
     attention_in = normed;
   }
-  MultiHeadRequest r;
-  r.query = r.key = r.value = attention_in;
-  r.batch = in.batch;
-  r.seq_q = r.seq_k = in.len;
-  r.d_model = r.k_dim = r.v_dim = d;
-  r.num_heads = m_.num_heads;
-  r.num_kv_heads = m_.num_kv_heads;
-  r.weights.wq_panels = Weight(WeightKind::kQuery, l);
-  r.weights.wk_panels = Weight(WeightKind::kKey, l);
-  r.weights.wv_panels = Weight(WeightKind::kValue, l);
-  r.weights.wo_panels = Weight(WeightKind::kAttentionOut, l);
-  r.weights.bq = Weight(WeightKind::kQueryBias, l);
-  r.weights.bk = Weight(WeightKind::kKeyBias, l);
-  r.weights.bv = Weight(WeightKind::kValueBias, l);
-  r.weights.bo = Weight(WeightKind::kAttentionOutBias, l);
-  r.key_lengths = in.lengths;
-  r.causal = m_.causal;
-  r.out = sub;
-  r.attention_weights = attention_weights;
-  Status status = MultiHeadForward(r);
+  AttentionWeights w;
+  w.wq = Weight(WeightKind::kQuery, l), w.wk = Weight(WeightKind::kKey, l);
+  w.wv = Weight(WeightKind::kValue, l), w.wo = Weight(WeightKind::kAttentionOut, l);
+  w.bq = Weight(WeightKind::kQueryBias, l), w.bk = Weight(WeightKind::kKeyBias, l);
+  w.bv = Weight(WeightKind::kValueBias, l), w.bo = Weight(WeightKind::kAttentionOutBias, l);
+  const uint64_t layer_cache = static_cast<uint64_t>(cache_batch_) * cache_capacity_ * KvWidth(m_);
+  LayerCache cache{cache_k_.data() + l * layer_cache, cache_v_.data() + l * layer_cache};
+  SelfAttentionCall c;
+  c.x = attention_in, c.positions = in.positions, c.lengths = in.lengths;
+  c.batch = in.batch, c.len = in.len, c.d_model = d;
+  c.num_heads = m_.num_heads, c.num_kv_heads = m_.num_kv_heads, c.causal = m_.causal;
+  c.rotary.dim = m_.rotary_dim, c.rotary.base = m_.rotary_base;
+  c.rotary.interleaved = m_.rotary_interleaved;
+  c.cache = in.use_cache ? &cache : nullptr;
+  c.past = cache_length_, c.capacity = cache_capacity_;
+  c.out = sub, c.attention_weights = attention_weights;
+  Status status = SelfAttentionForward(c, w);
   if (status != Status::kOk) return status;
   AddInto(x, sub, rows * d, x);
-  if (!m_.pre_norm) norm(WeightKind::kNorm1Weight, WeightKind::kNorm1Bias, x, x);
+  if (!m_.pre_norm) Norm(WeightKind::kNorm1Weight, WeightKind::kNorm1Bias, l, x, rows, x);
   // 2. Feed-forward network with its residual.
   const float* ffn_in = x;
   if (m_.pre_norm) {
-    norm(WeightKind::kNorm2Weight, WeightKind::kNorm2Bias, x, normed);
+    Norm(WeightKind::kNorm2Weight, WeightKind::kNorm2Bias, l, x, rows, normed);
     ffn_in = normed;
   }
-  status = FeedForward(ffn_in, rows, d, m_.d_ff, nullptr, Weight(WeightKind::kUpBias, l), nullptr,
-                       Weight(WeightKind::kDownBias, l), m_.activation, sub,
-                       Weight(WeightKind::kUp, l), Weight(WeightKind::kDown, l));
+  status = FeedForwardOf(l, ffn_in, rows, sub);
   if (status != Status::kOk) return status;
   AddInto(x, sub, rows * d, x);
-  if (!m_.pre_norm) norm(WeightKind::kNorm2Weight, WeightKind::kNorm2Bias, x, x);
+  if (!m_.pre_norm) Norm(WeightKind::kNorm2Weight, WeightKind::kNorm2Bias, l, x, rows, x);
   return Status::kOk;
 }
 
-// logits = transform(x)·D + bias.   x: [rows, d]   logits_: [rows, V]
-Status PretrainedModel::LmHead(const float* x, int rows) {
+// logits = transform(x)·D + bias, on every row or each sequence's last real row.
+//   x: [rows, d]   logits_: [rows or B, V]
+Status PretrainedModel::LmHead(const ModelInput& in, const float* x) {
   const int d = m_.d_model;
+  int rows = in.batch * in.len;
+  if (in.last_logits_only) {
+    float* picked = sub_.data();  // free after the last block
+    for (int b = 0; b < in.batch; ++b) {
+      const int last = b * in.len + (in.lengths != nullptr ? in.lengths[b] : in.len) - 1;
+      std::memcpy(picked + static_cast<size_t>(b) * d, x + static_cast<size_t>(last) * d, sizeof(float) * d);
+    }
+    x = picked;
+    rows = in.batch;
+  }
   if (!logits_.Resize(static_cast<uint64_t>(rows) * m_.vocab_size)) return Status::kOutOfMemory;
   const float* t = x;
   if (m_.lm_transform) {
     float* h = normed_.data();
-    const Status status = MatMul(x, nullptr, Weight(WeightKind::kLmTransformBias), rows, d, d, h,
-                                 Weight(WeightKind::kLmTransform));
-    if (status != Status::kOk) return status;
+    MultiplyPanels(x, d, rows, d, Weight(WeightKind::kLmTransform), Weight(WeightKind::kLmTransformBias), d, h, d);
     ApplyActivation(m_.lm_activation, h, static_cast<size_t>(rows) * d);
-    LayerNorm(h, rows, d, Weight(WeightKind::kLmNormWeight), Weight(WeightKind::kLmNormBias),
-              m_.norm_eps, h);
+    Norm(WeightKind::kLmNormWeight, WeightKind::kLmNormBias, -1, h, rows, h);
     t = h;
   }
-  return MatMul(t, nullptr, Weight(WeightKind::kLmBias), rows, d, m_.vocab_size, logits_.data(),
-                Weight(WeightKind::kLmDecoder));
+  MultiplyPanels(t, d, rows, d, Weight(WeightKind::kLmDecoder), Weight(WeightKind::kLmBias),
+                 m_.vocab_size, logits_.data(), m_.vocab_size);
+  return Status::kOk;
 }
 
 Status PretrainedModel::Forward(const ModelInput& in) {
@@ -178,7 +234,7 @@ Status PretrainedModel::Forward(const ModelInput& in) {
   const int d = m_.d_model;
   const uint64_t rows = static_cast<uint64_t>(in.batch) * in.len;
   const uint64_t layer_floats = rows * d;
-  const uint64_t map_floats = static_cast<uint64_t>(in.batch) * m_.num_heads * in.len * in.len;
+  const uint64_t map_floats = static_cast<uint64_t>(in.batch) * m_.num_heads * in.len * SeqK(in);
   // 1. Buffers: the running state, the block's scratch, and the outputs asked for.
   if (!x_.Resize(layer_floats) || !normed_.Resize(layer_floats) || !sub_.Resize(layer_floats) ||
       !hidden_.Resize(in.hidden_states ? layer_floats * (m_.num_layers + 1) : 0) ||
@@ -200,13 +256,13 @@ Status PretrainedModel::Forward(const ModelInput& in) {
     if (status != Status::kOk) return status;
     if (l + 1 < m_.num_layers || !m_.final_norm) keep(l + 1);
   }
+  if (in.use_cache) cache_length_ += in.len;
   // 3. The final norm (its output is the last hidden state), then the LM head.
   if (m_.final_norm) {
-    LayerNorm(x, static_cast<int>(rows), d, Weight(WeightKind::kFinalNormWeight),
-              Weight(WeightKind::kFinalNormBias), m_.norm_eps, x);
+    Norm(WeightKind::kFinalNormWeight, WeightKind::kFinalNormBias, -1, x, static_cast<int>(rows), x);
     keep(m_.num_layers);
   }
-  if (m_.lm_head && in.logits) return LmHead(x, static_cast<int>(rows));
+  if (m_.lm_head && in.logits) return LmHead(in, x);
   return Status::kOk;
 }
 
@@ -215,25 +271,24 @@ void PretrainedModel::ReleaseOutputs() {
   output_ = nullptr;
 }
 
-uint64_t PretrainedModel::ForwardBytes(int batch, int len, bool hidden_states, bool attentions,
-                                       bool logits) const {
-  const uint64_t rows = static_cast<uint64_t>(batch) * len;
+uint64_t PretrainedModel::ForwardBytes(const ModelInput& in) const {
+  const uint64_t rows = static_cast<uint64_t>(in.batch) * in.len;
   const uint64_t layer_floats = rows * m_.d_model;
-  const uint64_t map_floats = static_cast<uint64_t>(batch) * m_.num_heads * len * len;
+  const uint64_t map_floats = static_cast<uint64_t>(in.batch) * m_.num_heads * in.len * SeqK(in);
   uint64_t floats = 3 * layer_floats;
-  if (hidden_states) floats += layer_floats * (m_.num_layers + 1);
-  if (attentions) floats += map_floats * m_.num_layers;
-  if (logits && m_.lm_head) floats += rows * m_.vocab_size;
-  // A block's own scratch at its peak: the attention's projections or the FFN's hidden layer.
-  MultiHeadRequest r;
-  r.batch = batch, r.seq_q = r.seq_k = len, r.d_model = r.k_dim = r.v_dim = m_.d_model;
-  r.num_heads = m_.num_heads, r.num_kv_heads = m_.num_kv_heads;
-  r.weights.wq_panels = r.weights.wk_panels = r.weights.wv_panels = r.weights.wo_panels =
-      params_.data();
-  r.attention_weights = attentions ? const_cast<float*>(params_.data()) : nullptr;  // only tested for null
-  const uint64_t block = std::max(MultiHeadScratchBytes(r),
-                                  FeedForwardScratchBytes(static_cast<int>(rows), m_.d_model, m_.d_ff, true));
-  return sizeof(float) * floats + block;
+  if (in.hidden_states) floats += layer_floats * (m_.num_layers + 1);
+  if (in.attentions) floats += map_floats * m_.num_layers;
+  if (in.logits && m_.lm_head) floats += (in.last_logits_only ? in.batch : rows) * m_.vocab_size;
+  // A block's own scratch at its peak: the attention's or the feed-forward network's.
+  SelfAttentionCall c;
+  c.batch = in.batch, c.len = in.len, c.d_model = m_.d_model;
+  c.num_heads = m_.num_heads, c.num_kv_heads = m_.num_kv_heads;
+  c.cache = in.use_cache ? reinterpret_cast<const LayerCache*>(this) : nullptr;  // only tested for null
+  c.past = cache_length_, c.capacity = cache_capacity_;
+  c.attention_weights = in.attentions ? const_cast<float*>(params_.data()) : nullptr;  // likewise
+  const uint64_t ffn = m_.gated_ffn ? sizeof(float) * 2 * rows * m_.d_ff
+                                    : FeedForwardScratchBytes(static_cast<int>(rows), m_.d_model, m_.d_ff, true);
+  return sizeof(float) * floats + std::max(SelfAttentionScratchBytes(c), ffn);
 }
 
 }  // namespace attn

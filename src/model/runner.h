@@ -2,7 +2,8 @@
 // embeddings → num_layers blocks (multi-head attention and a feed-forward network, each with
 // its residual and norm, before or after) → final norm → LM head. The weights live in one
 // buffer, the matrices packed as panels once, when loaded (SetWeight); a forward pass packs
-// nothing.
+// nothing. For generation a key/value cache holds every layer's keys and values: a call with
+// `use_cache` appends its tokens' and attends over all of them.
 //
 // Shapes: B sequences of T tokens (right-padded; lengths give the real ones), rows = B·T,
 // d = d_model, H = num_heads, V = vocab_size.
@@ -13,6 +14,7 @@
 
 #include "buffer.h"
 #include "model/descriptor.h"
+#include "model/self_attention.h"
 #include "model/weights.h"
 #include "status.h"
 
@@ -28,6 +30,8 @@ struct ModelInput {
   bool hidden_states = false;  // keep every layer's output
   bool attentions = false;     // keep every layer's attention weights (the step-by-step path)
   bool logits = true;          // run the LM head (when the descriptor has one)
+  bool last_logits_only = false;  // the LM head on each sequence's last real token only
+  bool use_cache = false;      // append to the cache (ReserveCache first); lengths must be null
 };
 
 class PretrainedModel {
@@ -49,30 +53,42 @@ class PretrainedModel {
   // (transposed: src is [cols, rows], as PyTorch's nn.Linear stores a weight [out, in]).
   void SetWeight(int index, const float* src, int src_stride, bool transposed);
 
+  // A key/value cache for `batch` sequences of up to `capacity` tokens, emptied. False when
+  // out of memory (the model keeps no cache then).
+  [[nodiscard]] bool ReserveCache(int batch, int capacity);
+  void DropCache();  // frees it
+  int cache_length() const { return cache_length_; }
+  int cache_capacity() const { return cache_capacity_; }
+  // Forgets the last `count` cached positions (count <= cache_length()).
+  void TruncateCache(int length) { cache_length_ = length; }
+
   // Runs the model; the outputs below are then valid until the next call.
   Status Forward(const ModelInput& input);
   // [num_layers + 1, rows, d]: the embeddings, then each block's output; the last is after
   // the final norm when there is one (as Hugging Face reports them).
   const float* hidden_states() const { return hidden_.data(); }
   const float* output() const { return output_; }  // [rows, d] the last hidden state
-  // [num_layers, B, H, T, T]
+  // [num_layers, B, H, T, S] with S = T, or past + T with the cache
   const float* attentions() const { return attn_.data(); }
-  const float* logits() const { return logits_.data(); }  // [rows, V]
+  // [rows, V], or [B, V] with last_logits_only
+  const float* logits() const { return logits_.data(); }
 
   // Frees the outputs and the activations (the caller has read what it wanted): a model
   // between calls holds only its weights.
   void ReleaseOutputs();
 
   // Bytes Forward allocates for these sizes at its peak, at most.
-  uint64_t ForwardBytes(int batch, int len, bool hidden_states, bool attentions,
-                        bool logits) const;
+  uint64_t ForwardBytes(const ModelInput& input) const;
 
  private:
   Status CheckInput(const ModelInput& input) const;
   const float* Weight(WeightKind kind, int layer = -1) const;
   void Embed(const ModelInput& input, float* x) const;
+  void Norm(WeightKind weight, WeightKind bias, int layer, const float* x, int rows, float* out) const;
   Status Block(int layer, const ModelInput& input, float* x, float* attention_weights);
-  Status LmHead(const float* x, int rows);
+  Status FeedForwardOf(int layer, const float* x, int rows, float* out) const;
+  Status LmHead(const ModelInput& input, const float* x);
+  int SeqK(const ModelInput& input) const { return input.use_cache ? cache_length_ + input.len : input.len; }
 
   ModelDescriptor m_;
   Buffer<WeightEntry> table_;
@@ -80,6 +96,8 @@ class PretrainedModel {
   Buffer<float> hidden_, attn_, logits_;
   Buffer<float> x_, normed_, sub_;  // the running state and a block's scratch
   const float* output_ = nullptr;
+  Buffer<float> cache_k_, cache_v_;  // [num_layers, batch, capacity, kv]
+  int cache_batch_ = 0, cache_capacity_ = 0, cache_length_ = 0;
 };
 
 }  // namespace attn

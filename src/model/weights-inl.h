@@ -16,14 +16,16 @@ uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
     offset += (floats + 3) / 4 * 4;  // keep every entry 16-byte aligned
   };
   const int d = m.d_model, kv = KvWidth(m), f = m.d_ff;
+  const bool norm_bias = m.norm == NormKind::kLayerNorm;
+  auto norm = [&](WeightKind weight, WeightKind bias, int layer) {
+    add(weight, layer, 1, d, false);
+    if (norm_bias) add(bias, layer, 1, d, false);
+  };
   // 1. Embeddings.
   add(WeightKind::kWordEmbeddings, -1, m.vocab_size, d, false);
   if (m.max_positions > 0) add(WeightKind::kPositionEmbeddings, -1, m.max_positions, d, false);
   if (m.type_vocab_size > 0) add(WeightKind::kTokenTypeEmbeddings, -1, m.type_vocab_size, d, false);
-  if (m.embedding_norm) {
-    add(WeightKind::kEmbeddingNormWeight, -1, 1, d, false);
-    add(WeightKind::kEmbeddingNormBias, -1, 1, d, false);
-  }
+  if (m.embedding_norm) norm(WeightKind::kEmbeddingNormWeight, WeightKind::kEmbeddingNormBias, -1);
   // 2. Blocks.
   for (int l = 0; l < m.num_layers; ++l) {
     add(WeightKind::kQuery, l, d, d, true);
@@ -34,26 +36,21 @@ uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
     if (m.attention_bias) add(WeightKind::kValueBias, l, 1, kv, false);
     add(WeightKind::kAttentionOut, l, d, d, true);
     if (m.attention_bias) add(WeightKind::kAttentionOutBias, l, 1, d, false);
-    add(WeightKind::kNorm1Weight, l, 1, d, false);
-    add(WeightKind::kNorm1Bias, l, 1, d, false);
+    norm(WeightKind::kNorm1Weight, WeightKind::kNorm1Bias, l);
+    if (m.gated_ffn) add(WeightKind::kGate, l, d, f, true);
     add(WeightKind::kUp, l, d, f, true);
     if (m.mlp_bias) add(WeightKind::kUpBias, l, 1, f, false);
     add(WeightKind::kDown, l, f, d, true);
     if (m.mlp_bias) add(WeightKind::kDownBias, l, 1, d, false);
-    add(WeightKind::kNorm2Weight, l, 1, d, false);
-    add(WeightKind::kNorm2Bias, l, 1, d, false);
+    norm(WeightKind::kNorm2Weight, WeightKind::kNorm2Bias, l);
   }
   // 3. Final norm and the LM head.
-  if (m.final_norm) {
-    add(WeightKind::kFinalNormWeight, -1, 1, d, false);
-    add(WeightKind::kFinalNormBias, -1, 1, d, false);
-  }
+  if (m.final_norm) norm(WeightKind::kFinalNormWeight, WeightKind::kFinalNormBias, -1);
   if (m.lm_head) {
     if (m.lm_transform) {
       add(WeightKind::kLmTransform, -1, d, d, true);
       add(WeightKind::kLmTransformBias, -1, 1, d, false);
-      add(WeightKind::kLmNormWeight, -1, 1, d, false);
-      add(WeightKind::kLmNormBias, -1, 1, d, false);
+      norm(WeightKind::kLmNormWeight, WeightKind::kLmNormBias, -1);
     }
     add(WeightKind::kLmDecoder, -1, d, m.vocab_size, true);
     if (m.lm_bias) add(WeightKind::kLmBias, -1, 1, m.vocab_size, false);

@@ -11,7 +11,7 @@
 
 namespace attn {
 
-// Global weights have layer -1; the order here is the order of the table.
+// Global weights have layer -1. Norm biases exist only for layer norms (not RMS norms).
 enum class WeightKind : int {
   kWordEmbeddings = 0,       // [V, d]
   kPositionEmbeddings = 1,   // [max_positions, d]
@@ -42,6 +42,7 @@ enum class WeightKind : int {
   kLmNormBias = 26,          // [d]
   kLmDecoder = 27,           // [d, V]        matrix (tied models fill it from the embeddings)
   kLmBias = 28,              // [V]
+  kGate = 29,                // [d, d_ff]     matrix (gated FFN)
 };
 
 struct WeightEntry {

@@ -1,7 +1,7 @@
 // config.json → the runner's descriptor, and each architecture's weight names: BERT,
-// DistilBERT and GPT-2 are three descriptors and three name maps over one runner
+// DistilBERT, GPT-2 and Llama are four descriptors and four name maps over one runner
 // (src/model/). Names and semantics follow the Hugging Face modeling code
-// (modeling_bert.py, modeling_distilbert.py, modeling_gpt2.py).
+// (modeling_bert.py, modeling_distilbert.py, modeling_gpt2.py, modeling_llama.py).
 import { rangeError } from '../errors.js';
 
 /** The runner's weight kinds (src/model/weights.h WeightKind, same numbers). */
@@ -10,11 +10,11 @@ export const KIND = Object.freeze({
   query: 5, queryBias: 6, key: 7, keyBias: 8, value: 9, valueBias: 10, attentionOut: 11, attentionOutBias: 12,
   norm1Weight: 13, norm1Bias: 14, up: 15, upBias: 16, down: 17, downBias: 18, norm2Weight: 19, norm2Bias: 20,
   finalNormWeight: 21, finalNormBias: 22, lmTransform: 23, lmTransformBias: 24, lmNormWeight: 25, lmNormBias: 26,
-  lmDecoder: 27, lmBias: 28,
+  lmDecoder: 27, lmBias: 28, gate: 29,
 });
 
 // The FFN activations the runner has (src/block.h Activation).
-const ACTIVATIONS = { relu: 0, gelu: 1, gelu_new: 2, gelu_pytorch_tanh: 2 };
+const ACTIVATIONS = { relu: 0, gelu: 1, gelu_new: 2, gelu_pytorch_tanh: 2, silu: 3 };
 
 /** The heads a checkpoint can have, from its class name in config.architectures. */
 export const HEADS = ['base', 'masked-lm', 'causal-lm', 'sequence-classification'];
@@ -66,7 +66,7 @@ const ARCHITECTURES = {
       vocabSize: int(fn, c, 'vocab_size'), maxPositions: int(fn, c, 'max_position_embeddings'), typeVocabSize: int(fn, c, 'type_vocab_size', 2),
       dModel: d, numHeads: int(fn, c, 'num_attention_heads'), numKvHeads: int(fn, c, 'num_attention_heads'),
       numLayers: int(fn, c, 'num_hidden_layers'), dFF: int(fn, c, 'intermediate_size'), activation: activation(fn, c, 'hidden_act', 'gelu'),
-      normEps: c.layer_norm_eps ?? 1e-12, preNorm: false, embeddingNorm: true, finalNorm: false, causal: false,
+      contextLength: int(fn, c, 'max_position_embeddings'), normEps: c.layer_norm_eps ?? 1e-12, preNorm: false, embeddingNorm: true, finalNorm: false, causal: false,
       attentionBias: true, mlpBias: true, lmHead: head === 'masked-lm', lmTransform: true, lmBias: true,
       lmActivation: activation(fn, c, 'hidden_act', 'gelu'),
     };
@@ -111,7 +111,7 @@ const ARCHITECTURES = {
     const descriptor = {
       vocabSize: int(fn, c, 'vocab_size'), maxPositions: int(fn, c, 'max_position_embeddings'), typeVocabSize: 0,
       dModel: d, numHeads: int(fn, c, 'n_heads'), numKvHeads: int(fn, c, 'n_heads'), numLayers: int(fn, c, 'n_layers'),
-      dFF: int(fn, c, 'hidden_dim'), activation: activation(fn, c, 'activation', 'gelu'), normEps: 1e-12,
+      dFF: int(fn, c, 'hidden_dim'), activation: activation(fn, c, 'activation', 'gelu'), normEps: 1e-12, contextLength: int(fn, c, 'max_position_embeddings'),
       preNorm: false, embeddingNorm: true, finalNorm: false, causal: false, attentionBias: true, mlpBias: true,
       lmHead: head === 'masked-lm', lmTransform: true, lmBias: true, lmActivation: activation(fn, c, 'activation', 'gelu'),
     };
@@ -160,7 +160,7 @@ const ARCHITECTURES = {
       vocabSize: int(fn, c, 'vocab_size'), maxPositions: int(fn, c, 'n_positions'), typeVocabSize: 0, dModel: d,
       numHeads: int(fn, c, 'n_head'), numKvHeads: int(fn, c, 'n_head'), numLayers: int(fn, c, 'n_layer'),
       dFF: int(fn, c, 'n_inner', 4 * d), activation: activation(fn, c, 'activation_function', 'gelu_new'),
-      normEps: c.layer_norm_epsilon ?? 1e-5, preNorm: true, embeddingNorm: false, finalNorm: true, causal: true,
+      normEps: c.layer_norm_epsilon ?? 1e-5, contextLength: int(fn, c, 'n_positions'), preNorm: true, embeddingNorm: false, finalNorm: true, causal: true,
       attentionBias: true, mlpBias: true, lmHead: head === 'causal-lm', lmTransform: false, lmBias: false, lmActivation: 'gelu',
     };
     const h = (l, rest) => `h.${l}.${rest}`;
@@ -194,6 +194,52 @@ const ARCHITECTURES = {
   },
 };
 
+ARCHITECTURES.llama = function llama(fn, c, head) {
+  const d = int(fn, c, 'hidden_size');
+  const heads = int(fn, c, 'num_attention_heads');
+  if (c.head_dim != null && c.head_dim * heads !== d) throw rangeError(fn, `config.json: head_dim ${c.head_dim} × ${heads} heads ≠ hidden_size ${d} is not supported`);
+  if (c.rope_scaling != null) throw rangeError(fn, `config.json: rope_scaling ${JSON.stringify(c.rope_scaling)} is not supported (only null)`);
+  if (c.pretraining_tp != null && c.pretraining_tp !== 1) throw rangeError(fn, 'config.json: pretraining_tp other than 1 is not supported');
+  const ffnAct = activation(fn, c, 'hidden_act', 'silu');
+  const descriptor = {
+    vocabSize: int(fn, c, 'vocab_size'), maxPositions: 0, typeVocabSize: 0, dModel: d, numHeads: heads,
+    numKvHeads: int(fn, c, 'num_key_value_heads', heads), numLayers: int(fn, c, 'num_hidden_layers'), dFF: int(fn, c, 'intermediate_size'),
+    activation: ffnAct, gatedFfn: true, norm: 'rms', normEps: c.rms_norm_eps ?? 1e-6, contextLength: int(fn, c, 'max_position_embeddings', 2048),
+    rotaryDim: d / heads, rotaryBase: c.rope_theta ?? 10000, rotaryInterleaved: false,
+    preNorm: true, embeddingNorm: false, finalNorm: true, causal: true, attentionBias: c.attention_bias === true, mlpBias: c.mlp_bias === true,
+    lmHead: head === 'causal-lm', lmTransform: false, lmBias: false, lmActivation: 'gelu',
+  };
+  if (descriptor.numKvHeads === 0 || heads % descriptor.numKvHeads !== 0) {
+    throw rangeError(fn, `config.json: num_attention_heads ${heads} must be a multiple of num_key_value_heads ${descriptor.numKvHeads}`);
+  }
+  const layer = (l, rest) => `layers.${l}.${rest}`;
+  const proj = (l, part, n) => ({ w: () => linear(layer(l, `${part}.${n}.weight`)), b: () => plain(layer(l, `${part}.${n}.bias`)) });
+  const names = {
+    prefixes: ['model.', ''],
+    [KIND.wordEmbeddings]: () => plain('embed_tokens.weight'),
+    [KIND.query]: (l) => proj(l, 'self_attn', 'q_proj').w(),
+    [KIND.queryBias]: (l) => proj(l, 'self_attn', 'q_proj').b(),
+    [KIND.key]: (l) => proj(l, 'self_attn', 'k_proj').w(),
+    [KIND.keyBias]: (l) => proj(l, 'self_attn', 'k_proj').b(),
+    [KIND.value]: (l) => proj(l, 'self_attn', 'v_proj').w(),
+    [KIND.valueBias]: (l) => proj(l, 'self_attn', 'v_proj').b(),
+    [KIND.attentionOut]: (l) => proj(l, 'self_attn', 'o_proj').w(),
+    [KIND.attentionOutBias]: (l) => proj(l, 'self_attn', 'o_proj').b(),
+    [KIND.norm1Weight]: (l) => plain(layer(l, 'input_layernorm.weight')),
+    [KIND.gate]: (l) => proj(l, 'mlp', 'gate_proj').w(),
+    [KIND.up]: (l) => proj(l, 'mlp', 'up_proj').w(),
+    [KIND.upBias]: (l) => proj(l, 'mlp', 'up_proj').b(),
+    [KIND.down]: (l) => proj(l, 'mlp', 'down_proj').w(),
+    [KIND.downBias]: (l) => proj(l, 'mlp', 'down_proj').b(),
+    [KIND.norm2Weight]: (l) => plain(layer(l, 'post_attention_layernorm.weight')),
+    [KIND.finalNormWeight]: () => plain('norm.weight'),
+    // lm_head.weight, or the embeddings when tie_word_embeddings (SmolLM) leaves it out.
+    [KIND.lmDecoder]: () => ({ ...linear('embed_tokens.weight'), tied: 'lm_head.weight' }),
+  };
+  const classifier = { pool: 'last', layers: [{ name: 'score', unprefixed: true, noBias: true }] };
+  return { descriptor, names, classifier };
+};
+
 /** The model types this version loads. */
 export const MODEL_TYPES = Object.freeze(Object.keys(ARCHITECTURES));
 
@@ -209,9 +255,10 @@ export function architectureOf(fn, config, headOption) {
   }
   const head = headOption ?? headOf(config);
   if (!HEADS.includes(head)) throw rangeError(fn, `options.head must be one of ${HEADS.join(', ')}, got ${JSON.stringify(head)}`);
-  if (head === 'causal-lm' && modelType !== 'gpt2') throw rangeError(fn, `a ${modelType} checkpoint has no causal-LM head`);
-  if (head === 'masked-lm' && modelType === 'gpt2') throw rangeError(fn, 'a gpt2 checkpoint has no masked-LM head');
+  const decoder = modelType === 'gpt2' || modelType === 'llama';
+  if (head === 'causal-lm' && !decoder) throw rangeError(fn, `a ${modelType} checkpoint has no causal-LM head`);
+  if (head === 'masked-lm' && decoder) throw rangeError(fn, `a ${modelType} checkpoint has no masked-LM head`);
   const { descriptor, names, classifier } = ARCHITECTURES[modelType](fn, config, head);
   if (!(descriptor.normEps > 0)) throw rangeError(fn, `config.json: the layer norm eps must be positive, got ${descriptor.normEps}`);
-  return { modelType, head, descriptor: Object.freeze(descriptor), names, classifier, labels: head === 'sequence-classification' ? labelsOf(config) : null };
+  return { modelType, head, descriptor: Object.freeze(descriptor), names, classifier, untied: config.tie_word_embeddings === false, labels: head === 'sequence-classification' ? labelsOf(config) : null };
 }

@@ -1,23 +1,24 @@
 // The runner's descriptor in the form the wasm takes (bindings/pretrained_bindings.cc):
-// 11 int32 and the norm's eps.
-const ACTIVATION_CODES = { relu: 0, gelu: 1, gelu_new: 2, gelu_pytorch_tanh: 2 };
-const FLAGS = { preNorm: 1, embeddingNorm: 2, finalNorm: 4, causal: 8, attentionBias: 16, mlpBias: 32, lmHead: 64, lmTransform: 128, lmBias: 256 };
+// 12 int32, the norm's eps and the rotary base.
+const ACTIVATION_CODES = { relu: 0, gelu: 1, gelu_new: 2, gelu_pytorch_tanh: 2, silu: 3 };
+const FLAGS = { preNorm: 1, embeddingNorm: 2, finalNorm: 4, causal: 8, attentionBias: 16, mlpBias: 32, lmHead: 64, lmTransform: 128, lmBias: 256,
+  gatedFfn: 512, rmsNorm: 1024, rotaryInterleaved: 2048 };
 
-/** @param {object} d the descriptor of architectures.js @returns {{ ints: Int32Array, eps: number }} */
+/** @param {object} d the descriptor of architectures.js @returns {{ ints: Int32Array, eps: number, base: number }} */
 export function packDescriptor(d) {
-  let flags = 0;
-  for (const [key, bit] of Object.entries(FLAGS)) if (d[key]) flags |= bit;
+  let flags = d.norm === 'rms' ? FLAGS.rmsNorm : 0;
+  for (const [key, bit] of Object.entries(FLAGS)) if (d[key] === true) flags |= bit;
   const ints = Int32Array.of(d.vocabSize, d.maxPositions, d.typeVocabSize, d.dModel, d.numHeads, d.numKvHeads, d.numLayers, d.dFF,
-    flags, ACTIVATION_CODES[d.activation], ACTIVATION_CODES[d.lmActivation]);
-  return { ints, eps: d.normEps };
+    flags, ACTIVATION_CODES[d.activation], ACTIVATION_CODES[d.lmActivation], d.rotaryDim ?? 0);
+  return { ints, eps: d.normEps, base: d.rotaryBase ?? 10000 };
 }
 
 /** Weight table entries: [{ index, kind, layer, rows, cols }], without allocating the model. */
 export function weightTable(module, scope, packed) {
   const ints = scope.ints(packed.ints);
-  const count = module._pretrainedTableOf(ints, packed.eps, 0);
+  const count = module._pretrainedTableOf(ints, packed.eps, packed.base, 0);
   const table = scope.alloc(4 * Math.max(1, count));
-  module._pretrainedTableOf(ints, packed.eps, table);
+  module._pretrainedTableOf(ints, packed.eps, packed.base, table);
   const raw = module.HEAP32.slice(table >> 2, (table >> 2) + 4 * count);
   return Array.from({ length: count }, (_, index) => ({ index, kind: raw[4 * index], layer: raw[4 * index + 1], rows: raw[4 * index + 2], cols: raw[4 * index + 3] }));
 }
@@ -25,7 +26,7 @@ export function weightTable(module, scope, packed) {
 /** Parameters of a descriptor (before panel padding), in float64: for messages about sizes. */
 export function parameterCount(d) {
   const kv = (d.dModel / d.numHeads) * d.numKvHeads;
-  const layer = d.dModel * (2 * d.dModel + 2 * kv) + 2 * d.dModel * d.dFF + (d.attentionBias ? 2 * d.dModel + 2 * kv : 0)
+  const layer = d.dModel * (2 * d.dModel + 2 * kv) + (d.gatedFfn ? 3 : 2) * d.dModel * d.dFF + (d.attentionBias ? 2 * d.dModel + 2 * kv : 0)
     + (d.mlpBias ? d.dFF + d.dModel : 0) + 4 * d.dModel;
   const lm = d.lmHead ? d.dModel * d.vocabSize + (d.lmTransform ? d.dModel * d.dModel + 3 * d.dModel : 0) + (d.lmBias ? d.vocabSize : 0) : 0;
   return (d.vocabSize + d.maxPositions + d.typeVocabSize) * d.dModel + d.numLayers * layer + lm + 4 * d.dModel;

@@ -65,10 +65,15 @@ function resolve(arch, tensors, prefix, entry) {
   const spec = arch.names[entry.kind](entry.layer);
   const candidates = [];
   if (spec.tied) candidates.push(spec.tied, prefix + spec.tied);
-  for (const name of [spec.name, ...(spec.alternatives ?? [])]) candidates.push(spec.unprefixed ? name : prefix + name);
+  // An untied checkpoint (tie_word_embeddings: false) must have its own LM matrix.
+  const own = spec.tied && arch.untied ? [] : [spec.name, ...(spec.alternatives ?? [])];
+  for (const name of own) candidates.push(spec.unprefixed ? name : prefix + name);
   const name = candidates.find((n) => tensors.has(n));
   const what = `${KIND_NAMES[entry.kind]}${entry.layer >= 0 ? ` of layer ${entry.layer}` : ''}`;
-  if (name === undefined) throw rangeError(FN, `the checkpoint has no tensor '${spec.unprefixed ? spec.name : prefix + spec.name}' (the ${what})`);
+  if (name === undefined) {
+    const wanted = spec.tied && arch.untied ? spec.tied : spec.unprefixed ? spec.name : prefix + spec.name;
+    throw rangeError(FN, `the checkpoint has no tensor '${wanted}' (the ${what})`);
+  }
   const tensor = tensors.get(name);
   if (DTYPE_BYTES[tensor.dtype] === undefined) throw rangeError(FN, `tensor '${name}' is ${tensor.dtype}; weights must be F32, F16 or BF16`);
   const [index, parts] = spec.part ?? [0, 1];
@@ -115,13 +120,13 @@ export async function loadModel(module, source, options) {
   const scope = new HeapScope(module, FN);
   let plan, parameterBytes;
   try {
-    const status = module._pretrainedCheck(scope.ints(packed.ints), packed.eps);
+    const status = module._pretrainedCheck(scope.ints(packed.ints), packed.eps, packed.base);
     if (status === 7) {
       throw rangeError(FN, `the ${arch.modelType} weights need ${formatBytes(4 * parameterCount(arch.descriptor))} of wasm memory as float32; the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`);
     }
-    if (status !== 0) throw rangeError(FN, `config.json describes a model the runner cannot hold: ${status === 5 ? 'the hidden size must divide into the heads' : 'a size is out of range (zero where it must be positive, or more than 1024 layers)'}`);
+    if (status !== 0) throw rangeError(FN, `config.json describes a model the runner cannot hold: ${status === 5 ? 'the hidden size must divide into the heads' : 'a size is out of range (zero where it must be positive, more than 1024 layers, or a rotary dimension that is odd or wider than a head)'}`);
     plan = weightTable(module, scope, packed).map((entry) => ({ entry, ...resolve(arch, tensors, prefix, entry) }));
-    parameterBytes = 4 * module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps);
+    parameterBytes = 4 * module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps, packed.base);
   } finally {
     scope.release();
   }
@@ -136,7 +141,7 @@ export async function loadModel(module, source, options) {
   const createScope = new HeapScope(module, FN);
   let handle;
   try {
-    handle = module._pretrainedCreate(createScope.ints(packed.ints), packed.eps);
+    handle = module._pretrainedCreate(createScope.ints(packed.ints), packed.eps, packed.base);
   } finally {
     createScope.release();
   }

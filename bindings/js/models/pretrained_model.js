@@ -201,7 +201,7 @@ export class PretrainedModel {
       lengths[b] = n;
     });
     const T = Math.max(...sequences.map((s) => s.length));
-    if (d.maxPositions > 0 && T > d.maxPositions) throw rangeError(fn, `a sequence has ${T} tokens but this model takes at most ${d.maxPositions} (max positions)`);
+    if (T > d.contextLength) throw rangeError(fn, `a sequence has ${T} tokens but this model takes at most ${d.contextLength} (max positions)`);
     const pad = this.config.pad_token_id ?? this.config.eos_token_id ?? 0;
     const ids = new Int32Array(B * T);
     const positions = new Int32Array(B * T);

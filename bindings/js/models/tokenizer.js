@@ -118,28 +118,47 @@ export class TextTokenizer {
     });
   }
 
-  // Other tokenizers: find each piece (without "##", "▁" as a space) in the folded text.
+  // Other tokenizers: find each piece (without "##", "▁" as a space) in the folded text;
+  // byte-fallback tokens (<0xE2><0x98><0x95>) together take the span of the character
+  // their bytes spell.
   #textOffsets(text, tokens, special) {
     const { folded, origin } = fold(text);
+    const offsets = tokens.map(() => [-1, -1]);
     let cursor = 0;
-    return tokens.map((token, t) => {
-      if (special[t] && token !== this.#unk) return [-1, -1];
+    let bytes = [];  // [token index, byte] of the byte tokens not yet a whole character
+    tokens.forEach((token, t) => {
+      const byte = /^<0x([0-9A-Fa-f]{2})>$/.exec(token);
+      if (byte) {
+        bytes.push([t, parseInt(byte[1], 16)]);
+        const char = new TextDecoder('utf-8', { fatal: false }).decode(Uint8Array.from(bytes, (b) => b[1]));
+        if (char.includes('\ufffd') && bytes.length < 4) return;  // the character is not complete yet
+        const at = folded.indexOf(foldPiece(char), cursor);
+        if (at >= 0 && !char.includes('\ufffd')) {
+          cursor = at + foldPiece(char).length;
+          for (const [i] of bytes) offsets[i] = [origin[at], origin[cursor - 1] + 1];
+        }
+        bytes = [];
+        return;
+      }
+      if (special[t] && token !== this.#unk) return;
       if (token === this.#unk) {
         // An unknown token stands for the next word.
         const match = /\S+?(?=[\s\p{P}]|$)|\p{P}/u.exec(folded.slice(cursor));
-        if (!match) return [-1, -1];
+        if (!match) return;
         const start = cursor + match.index;
         cursor = start + match[0].length;
-        return [origin[start], origin[cursor]];
+        offsets[t] = [origin[start], origin[cursor]];
+        return;
       }
       let piece = token.startsWith(this.#prefix) && this.#prefix && t > 0 ? token.slice(this.#prefix.length) : token;
       piece = foldPiece(piece.replace(/▁/g, ' ')).trim();
-      if (piece === '') return [-1, -1];
+      if (piece === '') return;
       const at = folded.indexOf(piece, cursor);
-      if (at < 0) return [-1, -1];
+      if (at < 0) return;
       cursor = at + piece.length;
-      return [origin[at], origin[cursor - 1] + 1];
+      offsets[t] = [origin[at], origin[cursor - 1] + 1];
     });
+    return offsets;
   }
 }
 

@@ -1,0 +1,142 @@
+#include "model/self_attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "attention.h"
+#include "kernels/matmul.h"
+
+namespace attn {
+
+void ApplyRotary(float* x, int rows, int heads, int head_dim, const int32_t* positions,
+                 const RotarySpec& spec) {
+  const int half = spec.dim / 2;
+  if (half == 0) return;
+  // The frequencies once per call: base^(-2i/dim), in double.
+  Buffer<double> inverse;
+  if (!inverse.Resize(half)) return;  // never: half <= head_dim / 2 doubles
+  for (int i = 0; i < half; ++i) inverse[i] = std::pow(spec.base, -2.0 * i / spec.dim);
+  const int width = heads * head_dim;
+  for (int r = 0; r < rows; ++r) {
+    float* row = x + static_cast<size_t>(r) * width;
+    for (int i = 0; i < half; ++i) {
+      const double angle = positions[r] * inverse[i];
+      const double c = std::cos(angle), s = std::sin(angle);
+      const int a = spec.interleaved ? 2 * i : i;             // first of the pair
+      const int b = spec.interleaved ? 2 * i + 1 : i + half;  // second of the pair
+      for (int h = 0; h < heads; ++h) {
+        float* head = row + h * head_dim;
+        const double xa = head[a], xb = head[b];
+        head[a] = static_cast<float>(xa * c - xb * s);
+        head[b] = static_cast<float>(xb * c + xa * s);
+      }
+    }
+  }
+}
+
+namespace {
+
+struct Sizes {
+  int rows, head_dim, kv, group, seq_k, key_rows;
+};
+
+Sizes SizesOf(const SelfAttentionCall& c) {
+  Sizes s;
+  s.rows = c.batch * c.len;
+  s.head_dim = c.d_model / c.num_heads;
+  s.kv = c.num_kv_heads * s.head_dim;
+  s.group = c.num_heads / c.num_kv_heads;
+  s.seq_k = c.cache != nullptr ? c.past + c.len : c.len;
+  s.key_rows = c.cache != nullptr ? c.capacity : c.len;  // rows per sequence in k/v
+  return s;
+}
+
+// Appends the new keys and values of each sequence at position `past` of the cache.
+void AppendToCache(const SelfAttentionCall& c, const Sizes& s, const float* k_new,
+                   const float* v_new) {
+  for (int b = 0; b < c.batch; ++b) {
+    const size_t to = (static_cast<size_t>(b) * c.capacity + c.past) * s.kv;
+    const size_t from = static_cast<size_t>(b) * c.len * s.kv;
+    const size_t count = static_cast<size_t>(c.len) * s.kv;
+    std::memcpy(c.cache->k + to, k_new + from, sizeof(float) * count);
+    std::memcpy(c.cache->v + to, v_new + from, sizeof(float) * count);
+  }
+}
+
+}  // namespace
+
+Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& w) {
+  const Sizes s = SizesOf(c);
+  // 0. Scratch: the projections and the heads' concatenated outputs.
+  Buffer<float> q, k_new, v_new, concat;
+  Buffer<int32_t> entries;
+  const int entry_count = c.batch * c.num_heads;
+  if (!q.Resize(static_cast<uint64_t>(s.rows) * c.d_model) ||
+      !k_new.Resize(static_cast<uint64_t>(s.rows) * s.kv) ||
+      !v_new.Resize(static_cast<uint64_t>(s.rows) * s.kv) ||
+      !concat.Resize(static_cast<uint64_t>(s.rows) * c.d_model) ||
+      !entries.Resize(static_cast<uint64_t>(entry_count) * kEntryColumns)) {
+    return Status::kOutOfMemory;
+  }
+  // 1. Projections, then the rotary embedding of queries and keys.
+  MultiplyPanels(c.x, c.d_model, s.rows, c.d_model, w.wq, w.bq, c.d_model, q.data(), c.d_model);
+  MultiplyPanels(c.x, c.d_model, s.rows, c.d_model, w.wk, w.bk, s.kv, k_new.data(), s.kv);
+  MultiplyPanels(c.x, c.d_model, s.rows, c.d_model, w.wv, w.bv, s.kv, v_new.data(), s.kv);
+  if (c.rotary.dim > 0) {
+    ApplyRotary(q.data(), s.rows, c.num_heads, s.head_dim, c.positions, c.rotary);
+    ApplyRotary(k_new.data(), s.rows, c.num_kv_heads, s.head_dim, c.positions, c.rotary);
+  }
+  // 2. The keys and values attended to: the new ones, or the cache they join.
+  const float* k = k_new.data();
+  const float* v = v_new.data();
+  if (c.cache != nullptr) {
+    AppendToCache(c, s, k_new.data(), v_new.data());
+    k = c.cache->k;
+    v = c.cache->v;
+  }
+  // 3. One entry per (sequence, head); head h reads kv head h / group.
+  for (int b = 0; b < c.batch; ++b) {
+    for (int h = 0; h < c.num_heads; ++h) {
+      int32_t* e = entries.data() + static_cast<size_t>(b * c.num_heads + h) * kEntryColumns;
+      e[kQOffset] = b * c.len * c.d_model + h * s.head_dim;
+      e[kKOffset] = b * s.key_rows * s.kv + (h / s.group) * s.head_dim;
+      e[kVOffset] = e[kKOffset];
+      e[kMaskOffset] = 0;
+      e[kKeyLimit] = c.lengths != nullptr ? c.lengths[b] : s.seq_k;
+    }
+  }
+  Buffer<int32_t> out_offsets;
+  if (!out_offsets.Resize(entry_count)) return Status::kOutOfMemory;
+  for (int i = 0; i < entry_count; ++i) out_offsets[i] = entries[static_cast<size_t>(i) * kEntryColumns];
+  AttentionRequest a;
+  a.q = q.data(), a.k = k, a.v = v;
+  a.entries = entries.data();
+  a.batch = entry_count;
+  a.seq_q = c.len, a.seq_k = s.seq_k;
+  a.head_dim = a.value_dim = s.head_dim;
+  a.q_stride = c.d_model, a.k_stride = a.v_stride = s.kv, a.out_stride = c.d_model;
+  a.out_offsets = out_offsets.data();
+  a.scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
+  a.causal = c.causal;
+  a.causal_offset = c.cache != nullptr ? c.past : 0;  // bottom-right: query t is position past + t
+  a.out = concat.data();
+  a.weights = c.attention_weights;
+  const Status status = RunAttention(a);
+  if (status != Status::kOk) return status;
+  // 4. Output projection.
+  MultiplyPanels(concat.data(), c.d_model, s.rows, c.d_model, w.wo, w.bo, c.d_model, c.out, c.d_model);
+  return Status::kOk;
+}
+
+uint64_t SelfAttentionScratchBytes(const SelfAttentionCall& c) {
+  const Sizes s = SizesOf(c);
+  const uint64_t rows = static_cast<uint64_t>(c.batch) * c.len;
+  const uint64_t entries = static_cast<uint64_t>(c.batch) * c.num_heads * (kEntryColumns + 1);
+  AttentionRequest a;
+  a.batch = 1, a.seq_q = c.len, a.seq_k = s.seq_k, a.head_dim = a.value_dim = s.head_dim;
+  a.weights = c.attention_weights;
+  return sizeof(float) * (rows * (2 * c.d_model + 2 * s.kv) + entries) + AttentionScratchBytes(a);
+}
+
+}  // namespace attn

@@ -1,0 +1,75 @@
+// The attention sub-layer of a pretrained model's block: projections (weights as panels),
+// rotary position embedding on the queries and keys (Llama), an optional key/value cache
+// the new keys and values are appended to in place (generation), grouped-query heads, and
+// the output projection.
+//
+// Shapes: B sequences of T new tokens, rows = B·T, d = d_model, kv = num_kv_heads·head_dim;
+// with a cache of `past` tokens the new queries see past + T keys, bottom-right causal
+// (query t sits at position past + t).
+#ifndef ATTENTION_WASM_SRC_MODEL_SELF_ATTENTION_H_
+#define ATTENTION_WASM_SRC_MODEL_SELF_ATTENTION_H_
+
+#include <cstdint>
+
+#include "buffer.h"
+#include "status.h"
+
+namespace attn {
+
+struct AttentionWeights {
+  const float* wq = nullptr;  // panels of [d, d]
+  const float* wk = nullptr;  // panels of [d, kv]
+  const float* wv = nullptr;  // panels of [d, kv]
+  const float* wo = nullptr;  // panels of [d, d]
+  const float* bq = nullptr;  // [d] or null
+  const float* bk = nullptr;  // [kv] or null
+  const float* bv = nullptr;  // [kv] or null
+  const float* bo = nullptr;  // [d] or null
+};
+
+struct RotarySpec {
+  int dim = 0;             // rotated columns of each head (0: no rotary embedding)
+  double base = 10000.0;   // θ: pair i turns by position · base^(-2i/dim)
+  bool interleaved = false;  // pairs (2i, 2i+1); else halves (i, i + dim/2) as Llama's rotate_half
+};
+
+// One layer's cache (a view; the runner owns the memory): keys and values of every position
+// so far.   k, v: [batch, capacity, kv]
+struct LayerCache {
+  float* k = nullptr;
+  float* v = nullptr;
+};
+
+struct SelfAttentionCall {
+  const float* x = nullptr;          // [rows, d] the sub-layer's input
+  const int32_t* positions = nullptr;  // [rows] rotary positions (with RotarySpec::dim > 0)
+  const int32_t* lengths = nullptr;  // [B] real tokens per sequence (no cache), or null
+  int batch = 0;
+  int len = 0;                       // T new tokens per sequence
+  int d_model = 0;
+  int num_heads = 0;
+  int num_kv_heads = 0;
+  bool causal = false;
+  RotarySpec rotary;
+  const LayerCache* cache = nullptr;  // null: no cache; else append at `past`
+  int past = 0;
+  int capacity = 0;
+  float* out = nullptr;                // [rows, d]
+  float* attention_weights = nullptr;  // [B, H, T, past + T] or null (then the fused kernel)
+};
+
+// Runs the sub-layer. kOutOfMemory when scratch cannot be had (nothing else is checked:
+// the runner checked the call).
+Status SelfAttentionForward(const SelfAttentionCall& call, const AttentionWeights& weights);
+
+// Bytes of scratch SelfAttentionForward allocates, at most.
+uint64_t SelfAttentionScratchBytes(const SelfAttentionCall& call);
+
+// Rotates each head's first spec.dim columns of x in place by its row's position.
+//   x: [rows, heads · head_dim]   positions: [rows]
+void ApplyRotary(float* x, int rows, int heads, int head_dim, const int32_t* positions,
+                 const RotarySpec& spec);
+
+}  // namespace attn
+
+#endif  // ATTENTION_WASM_SRC_MODEL_SELF_ATTENTION_H_
