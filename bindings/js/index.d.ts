@@ -1045,7 +1045,9 @@ export interface AttentionWasm {
   /**
    * Loads a pretrained checkpoint in the Hugging Face layout: `config.json`, `tokenizer.json`
    * (optional) and `model.safetensors` (or shards with `model.safetensors.index.json`), with
-   * float32, float16 or bfloat16 weights. Model types: `bert`, `distilbert`, `gpt2`. The
+   * float32, float16 or bfloat16 weights. Model types: `bert`, `distilbert`, `gpt2`, `llama`
+   * (Llama-family decoders such as SmolLM and TinyLlama: RMSNorm, SwiGLU, rotary
+   * embeddings, grouped-query attention; `rope_scaling` must be null). The
    * weights are converted to float32 and packed for the kernels once, in wasm memory.
    *
    * Everything is checked before the model is allocated: the safetensors headers (a header
@@ -1123,7 +1125,19 @@ export interface ModelDescriptor {
   /** The feed-forward network's hidden width. */
   dFF: number;
   /** The feed-forward activation (`gelu` is the erf form; `gelu_new` the tanh form). */
-  activation: 'relu' | 'gelu' | 'gelu_new' | 'gelu_pytorch_tanh';
+  activation: 'relu' | 'gelu' | 'gelu_new' | 'gelu_pytorch_tanh' | 'silu';
+  /** The longest sequence the model takes (`max_position_embeddings`, `n_positions`). */
+  contextLength: number;
+  /** `'rms'` for RMSNorm (Llama); layer norm otherwise. */
+  norm?: 'rms';
+  /** A gated feed-forward network, down(act(x·W_gate) ⊙ x·W_up) (Llama's SwiGLU). */
+  gatedFfn?: boolean;
+  /** Columns of each head the rotary embedding turns (Llama: the whole head); absent: none. */
+  rotaryDim?: number;
+  /** The rotary base θ (`rope_theta`). */
+  rotaryBase?: number;
+  /** Rotary pairs are adjacent columns rather than the two halves of a head. */
+  rotaryInterleaved?: boolean;
   /** The layer norms' epsilon. */
   normEps: number;
   /** Norm before each sub-layer (GPT-2) rather than after its residual (BERT). */
@@ -1145,7 +1159,7 @@ export interface ModelDescriptor {
   /** The LM logits have a bias. */
   lmBias: boolean;
   /** The LM head transform's activation. */
-  lmActivation: 'relu' | 'gelu' | 'gelu_new' | 'gelu_pytorch_tanh';
+  lmActivation: 'relu' | 'gelu' | 'gelu_new' | 'gelu_pytorch_tanh' | 'silu';
 }
 
 /** What {@link PretrainedModel.forward} takes: text, texts (a padded batch) or token ids. */
@@ -1219,6 +1233,54 @@ export interface EncodedText {
   special: boolean[];
 }
 
+/** Options of {@link PretrainedModel.generate}. */
+export interface GenerateOptions {
+  /** New tokens at most (default 20; fewer when the model's context ends first). */
+  maxNewTokens?: number;
+  /** 0 (default): greedy; above 0: sample from softmax(logits / temperature). */
+  temperature?: number;
+  /** Sample among the k most likely tokens only (0, default: all). */
+  topK?: number;
+  /** Sample among the most likely tokens whose probabilities reach p (default 1: all). */
+  topP?: number;
+  /** The sampler's seed (default 0): the same seed gives the same text. */
+  seed?: number;
+  /** Called with each new token; return false to stop after it. */
+  onToken?: (token: GeneratedToken) => boolean | void;
+  /** Stops the generation (resolves with `stopped: 'aborted'`). */
+  signal?: AbortSignal;
+  /** Use the key/value cache (default true); false recomputes the whole sequence each step. */
+  useCache?: boolean;
+  /** Stop at the end-of-sequence token (`eos_token_id`; default true). */
+  stopAtEos?: boolean;
+  /** Return each step's logits in `scores` (default false). */
+  returnScores?: boolean;
+}
+
+/** One token reported by {@link GenerateOptions.onToken}. */
+export interface GeneratedToken {
+  /** Its id. */
+  id: number;
+  /** The text it adds (a character split over byte tokens appears when complete). */
+  text: string;
+  /** 0 for the first new token. */
+  index: number;
+}
+
+/** What {@link PretrainedModel.generate} resolves to. */
+export interface GenerateResult {
+  /** The prompt's ids and the new ones. */
+  ids: number[];
+  /** The new ids. */
+  newIds: number[];
+  /** The new text (special tokens skipped); null without a tokenizer. */
+  text: string | null;
+  /** Why it stopped. */
+  stopped: 'length' | 'eos' | 'callback' | 'aborted';
+  /** With `returnScores`: each step's logits `[vocabSize]`. */
+  scores?: Float32Array[];
+}
+
 /** A checkpoint's tokenizer (from `tokenizer.json`, read by `@huggingface/tokenizers`). */
 export interface TextTokenizer {
   /** The tokenizer model's type in tokenizer.json: `WordPiece`, `BPE`, `Unigram`. */
@@ -1243,7 +1305,7 @@ export interface TextTokenizer {
 export interface PretrainedModel {
   /** `config.json` as loaded. */
   readonly config: Record<string, unknown>;
-  /** `'bert'`, `'distilbert'` or `'gpt2'`. */
+  /** `'bert'`, `'distilbert'`, `'gpt2'` or `'llama'`. */
   readonly modelType: string;
   /** The head this model runs. */
   readonly head: ModelHead;
@@ -1273,6 +1335,22 @@ export interface PretrainedModel {
    * out.attentions[0].shape; // [2, heads, T, T]
    */
   forward(input: ModelInput, options?: ModelForwardOptions): ModelOutput;
+  /**
+   * Generates text after a prompt with a key/value cache: the prompt runs once, then each
+   * new token's query attends over the cached keys and values (bottom-right causal), one
+   * token per step. Greedy by default; sampling with a temperature, top-k and top-p, seeded.
+   * Yields to the event loop between tokens; stoppable by `onToken` returning false or an
+   * AbortSignal. Causal-LM heads only (GPT-2, Llama).
+   * @throws TypeError / RangeError (rejected) for bad prompts and options, a prompt as long as
+   *   the model's context, a model without a causal-LM head; Error when the model is already
+   *   generating or is disposed during the call.
+   * @example
+   * const { text } = await model.generate('Once upon a time', {
+   *   maxNewTokens: 40, temperature: 0.8, topK: 50, topP: 0.95, seed: 1,
+   *   onToken: ({ text }) => { out.textContent += text; },
+   * });
+   */
+  generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): Promise<GenerateResult>;
   /** Frees the weights' wasm memory. Idempotent; the model cannot be used afterwards. */
   dispose(): void;
 }

@@ -5,6 +5,7 @@ import { typeError, rangeError, describe } from '../errors.js';
 import { HeapScope } from '../heap.js';
 import { tensor as makeTensor } from '../tensor.js';
 import { MemoryPlan, checkBudget } from '../memory.js';
+import { pickToken, seededRandom, nextTask } from './sampling.js';
 
 const STATUS = { 1: 'a dimension is negative', 2: 'a required buffer is missing', 4: 'a length is outside [1, T]', 6: 'a token id, position or type is out of range', 7: 'the batch is too large for the 2 GiB wasm heap', 8: 'out of wasm memory for the activations' };
 const finalizer = new FinalizationRegistry(({ module, handle }) => module._pretrainedDestroy(handle));
@@ -14,6 +15,7 @@ export class PretrainedModel {
   #handle;
   #classifier = null;
   #token = {};
+  #generating = false;
 
   /** Use attn.loadModel(). */
   constructor(module, handle, { arch, config, tokenizer, parameterBytes }) {
@@ -45,9 +47,134 @@ export class PretrainedModel {
     if (this.#handle === 0) throw new Error(`PretrainedModel.${method}: this model was disposed; load it again`);
   }
 
+  // One runner call on checked ids: returns the [rows or B, V] logits (copied out).
+  #logitsOf(fn, ids, positions, T, flags) {
+    const module = this.#module;
+    const scope = new HeapScope(module, fn);
+    try {
+      const status = module._pretrainedForward(this.#handle, scope.ints(ids), scope.ints(positions), 0, 0, 1, T, flags);
+      if (status !== 0) throw rangeError(fn, `the runner refused the call: ${STATUS[status] ?? `status ${status}`}`);
+      return scope.read(module._pretrainedLogits(this.#handle), this.descriptor.vocabSize);
+    } finally {
+      module._pretrainedReleaseOutputs(this.#handle);
+      scope.release();
+    }
+  }
+
+  /**
+   * Generates text after a prompt, one token at a time, with a key/value cache: the prompt
+   * runs once, then each new token's query attends over the cached keys and values
+   * (bottom-right causal). Yields to the event loop between tokens.
+   * @param {string | number[]} prompt text (tokenized with the model's special tokens) or token ids
+   * @param {object} [options] maxNewTokens (20), temperature (0: greedy), topK (0: all),
+   *   topP (1), seed (0), onToken({ id, text, index }) (return false to stop), signal
+   *   (an AbortSignal), useCache (true), stopAtEos (true), returnScores (false)
+   */
+  async generate(prompt, options = {}) {
+    const fn = 'PretrainedModel.generate';
+    this.#check('generate');
+    const o = this.#generateOptions(fn, options);
+    if (!this.descriptor.lmHead || !this.descriptor.causal) throw rangeError(fn, `this model's head is '${this.head}'; generate needs a causal-LM head (GPT-2, Llama)`);
+    if (this.#generating) throw new Error(`${fn}: this model is already generating; await the first call (or stop it) before the next`);
+    const prompted = this.#promptIds(fn, prompt);
+    const limit = this.descriptor.contextLength;
+    if (prompted.length >= limit) throw rangeError(fn, `the prompt has ${prompted.length} tokens; this model sees at most ${limit}, leaving no room for a new one`);
+    const ids = prompted.slice();
+    const capacity = Math.min(limit, ids.length + o.maxNewTokens);
+    const eos = [this.config.eos_token_id].flat().filter((x) => Number.isInteger(x));
+    const random = seededRandom(o.seed);
+    const scores = [];
+    let stopped = 'length';
+    this.#generating = true;
+    try {
+      if (o.useCache && this.#module._pretrainedReserveCache(this.#handle, 1, capacity) !== 1) {
+        throw rangeError(fn, `out of wasm memory for the key/value cache of ${capacity} tokens`);
+      }
+      let logits = null;
+      let fed = 0;  // tokens already in the cache
+      while (ids.length < capacity) {
+        if (o.signal?.aborted) {
+          stopped = 'aborted';
+          break;
+        }
+        // 1. Logits of the last token: feed what the cache lacks (the prompt, then one token).
+        const from = o.useCache ? fed : 0;
+        const chunk = Int32Array.from(ids.slice(from));
+        const positions = Int32Array.from(chunk, (_, t) => from + t);
+        logits = this.#logitsOf(fn, chunk, positions, chunk.length, 4 | 8 | (o.useCache ? 16 : 0));
+        fed = ids.length;
+        if (o.returnScores) scores.push(logits);
+        // 2. The next token, reported.
+        const id = pickToken(logits, o, random);
+        ids.push(id);
+        const index = ids.length - prompted.length - 1;
+        const text = this.tokenizer ? this.#pieceText(prompted.length, ids) : '';
+        const keepGoing = o.onToken?.({ id, text, index });
+        if (o.stopAtEos && eos.includes(id)) {
+          stopped = 'eos';
+          break;
+        }
+        if (keepGoing === false) {
+          stopped = 'callback';
+          break;
+        }
+        await nextTask();
+        this.#check('generate');
+      }
+    } finally {
+      if (this.#handle !== 0) this.#module._pretrainedDropCache(this.#handle);
+      this.#generating = false;
+    }
+    const newIds = ids.slice(prompted.length);
+    const result = { ids, newIds, stopped, text: this.tokenizer ? this.tokenizer.decode(newIds, { skipSpecialTokens: true }) : null };
+    if (o.returnScores) result.scores = scores;
+    return result;
+  }
+
+  // The text the last token adds (decoding the new ids so far, so that multi-byte characters
+  // split over tokens come out whole once complete).
+  #pieceText(start, ids) {
+    const before = this.tokenizer.decode(ids.slice(start, -1), { skipSpecialTokens: true });
+    const after = this.tokenizer.decode(ids.slice(start), { skipSpecialTokens: true });
+    return after.startsWith(before) ? after.slice(before.length) : after;
+  }
+
+  #promptIds(fn, prompt) {
+    if (typeof prompt === 'string') {
+      if (this.tokenizer === null) throw rangeError(fn, 'this checkpoint has no tokenizer.json; pass the prompt as token ids');
+      const ids = this.tokenizer.encode(prompt).ids;
+      if (ids.length === 0) throw rangeError(fn, 'the prompt is empty');
+      return ids;
+    }
+    if (!Array.isArray(prompt) && !ArrayBuffer.isView(prompt)) throw typeError(fn, `prompt must be a string or token ids, got ${describe(prompt)}`);
+    const ids = Array.from(prompt);
+    if (ids.length === 0) throw rangeError(fn, 'the prompt is empty');
+    ids.forEach((id, t) => {
+      if (!Number.isInteger(id) || id < 0 || id >= this.descriptor.vocabSize) throw rangeError(fn, `prompt[${t}] is ${id}, not a token id in [0, ${this.descriptor.vocabSize})`);
+    });
+    return ids;
+  }
+
+  #generateOptions(fn, options) {
+    if (options === null || typeof options !== 'object') throw typeError(fn, `options must be an object, got ${describe(options)}`);
+    const { maxNewTokens = 20, temperature = 0, topK = 0, topP = 1, seed = 0, onToken, signal, useCache = true, stopAtEos = true, returnScores = false } = options;
+    if (!Number.isInteger(maxNewTokens) || maxNewTokens < 1) throw rangeError(fn, `options.maxNewTokens must be a positive integer, got ${describe(maxNewTokens)}`);
+    if (typeof temperature !== 'number' || !(temperature >= 0) || !Number.isFinite(temperature)) throw rangeError(fn, `options.temperature must be a finite number >= 0, got ${describe(temperature)}`);
+    if (!Number.isInteger(topK) || topK < 0) throw rangeError(fn, `options.topK must be an integer >= 0 (0: no limit), got ${describe(topK)}`);
+    if (typeof topP !== 'number' || !(topP > 0 && topP <= 1)) throw rangeError(fn, `options.topP must be in (0, 1], got ${describe(topP)}`);
+    if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw rangeError(fn, `options.seed must be an integer in [0, 2^32 - 1], got ${describe(seed)}`);
+    if (onToken !== undefined && typeof onToken !== 'function') throw typeError(fn, `options.onToken must be a function, got ${describe(onToken)}`);
+    if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean')) throw typeError(fn, `options.signal must be an AbortSignal, got ${describe(signal)}`);
+    for (const [key, value] of Object.entries({ useCache, stopAtEos, returnScores })) {
+      if (typeof value !== 'boolean') throw typeError(fn, `options.${key} must be a boolean, got ${describe(value)}`);
+    }
+    return { maxNewTokens, temperature, topK, topP, seed, onToken, signal, useCache, stopAtEos, returnScores };
+  }
+
   /** Frees the model's wasm memory. Idempotent. */
   dispose() {
     if (this.#handle === 0) return;
+    this.#generating = false;
     finalizer.unregister(this.#token);
     this.#module._pretrainedDestroy(this.#handle);
     this.#handle = 0;

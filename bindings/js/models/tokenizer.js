@@ -82,7 +82,9 @@ export class TextTokenizer {
 
   /** Token ids → text. */
   decode(ids, { skipSpecialTokens = false } = {}) {
-    return this.#tokenizer.decode(Array.from(ids), { skip_special_tokens: skipSpecialTokens });
+    const list = Array.from(ids);
+    if (list.length === 0) return '';  // the library refuses an empty list
+    return this.#tokenizer.decode(list, { skip_special_tokens: skipSpecialTokens });
   }
 
   /** The id of a token string, or undefined. */
