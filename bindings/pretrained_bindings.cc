@@ -99,7 +99,8 @@ void SetWeight(uintptr_t handle, int index, uintptr_t src, int src_stride, bool 
   Model(handle)->SetWeight(index, Ptr<const float>(src), src_stride, transposed);
 }
 
-// flags: 1 hidden states, 2 attentions, 4 logits, 8 last logits only, 16 use the cache.
+// flags: 1 hidden states, 2 attentions, 4 logits, 8 last logits only, 16 use the cache;
+// bits 8 and up: 1 + the layer whose queries and keys to keep (0: none).
 attn::ModelInput InputOf(uintptr_t ids, uintptr_t positions, uintptr_t token_types,
                         uintptr_t lengths, int batch, int len, int flags) {
   attn::ModelInput in;
@@ -110,6 +111,7 @@ attn::ModelInput InputOf(uintptr_t ids, uintptr_t positions, uintptr_t token_typ
   in.batch = batch, in.len = len;
   in.hidden_states = flags & 1, in.attentions = flags & 2, in.logits = flags & 4;
   in.last_logits_only = flags & 8, in.use_cache = flags & 16;
+  in.keep_qk_layer = (flags >> 8) - 1;
   return in;
 }
 
@@ -136,6 +138,8 @@ double Address(const float* p) { return static_cast<double>(reinterpret_cast<uin
 double HiddenStates(uintptr_t handle) { return Address(Model(handle)->hidden_states()); }
 double Output(uintptr_t handle) { return Address(Model(handle)->output()); }
 double Attentions(uintptr_t handle) { return Address(Model(handle)->attentions()); }
+double Queries(uintptr_t handle) { return Address(Model(handle)->queries()); }
+double Keys(uintptr_t handle) { return Address(Model(handle)->keys()); }
 double Logits(uintptr_t handle) { return Address(Model(handle)->logits()); }
 void ReleaseOutputs(uintptr_t handle) { Model(handle)->ReleaseOutputs(); }
 
@@ -153,6 +157,8 @@ EMSCRIPTEN_BINDINGS(pretrained) {
   emscripten::function("_pretrainedOutput", &Output);
   emscripten::function("_pretrainedAttentions", &Attentions);
   emscripten::function("_pretrainedLogits", &Logits);
+  emscripten::function("_pretrainedQueries", &Queries);
+  emscripten::function("_pretrainedKeys", &Keys);
   emscripten::function("_pretrainedForwardBytes", &ForwardBytes);
   emscripten::function("_pretrainedReleaseOutputs", &ReleaseOutputs);
   emscripten::function("_pretrainedReserveCache", &ReserveCache);

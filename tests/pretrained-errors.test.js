@@ -43,7 +43,7 @@ test('config.json problems: missing, not JSON, unsupported model_type or option,
   const { 'config.json': _, ...noConfig } = files;
   await rejects(noConfig, RangeError, /^loadModel: the files given has no config.json|^loadModel: the files given have no config.json|has no config.json/);
   await rejects({ ...files, 'config.json': '{ "model_type": ' }, RangeError, /^loadModel: config.json is not valid JSON/);
-  await rejects(withConfig({ model_type: 't5' }), RangeError, /^loadModel: config.json: model_type "t5" is not supported \(supported: bert, distilbert, gpt2\)/);
+  await rejects(withConfig({ model_type: 't5' }), RangeError, /^loadModel: config.json: model_type "t5" is not supported \(supported: bert, distilbert, gpt2, llama\)/);
   await rejects(withConfig({ hidden_act: 'swish' }), RangeError, /^loadModel: config.json: hidden_act 'swish' is not supported/);
   await rejects(withConfig({ position_embedding_type: 'relative_key' }), RangeError, /position_embedding_type 'relative_key' is not supported/);
   await rejects(withConfig({ hidden_size: 30 }), RangeError, /hidden size must divide into the heads/);
@@ -54,6 +54,16 @@ test('config.json problems: missing, not JSON, unsupported model_type or option,
   await rejects(files, TypeError, /^loadModel: options.onProgress must be a function/, { onProgress: 1 });
   await rejects(42, TypeError, /^loadModel: source must be a folder path or URL/);
   await rejects(`${root}no-such-model`, RangeError, /has no config.json/);
+  // Llama: options this version does not run are named.
+  const llama = fixtureFiles(`${root}tiny-llama`);
+  const llamaConfig = JSON.parse(new TextDecoder().decode(llama['config.json']));
+  await rejects({ ...llama, 'config.json': { ...llamaConfig, rope_scaling: { rope_type: 'llama3', factor: 8 } } }, RangeError,
+    /^loadModel: config.json: rope_scaling \{"rope_type":"llama3","factor":8\} is not supported \(only null\)/);
+  await rejects({ ...llama, 'config.json': { ...llamaConfig, num_key_value_heads: 3 } }, RangeError, /num_attention_heads 4 must be a multiple of num_key_value_heads 3/);
+  // An untied checkpoint without its own LM matrix.
+  const untied = readSafetensors(llama['model.safetensors']);
+  delete untied['lm_head.weight'];
+  await rejects({ ...llama, 'model.safetensors': writeSafetensors(untied) }, RangeError, /the checkpoint has no tensor 'lm_head.weight' \(the lmDecoder\)/);
 });
 
 test('a missing tensor is named; a wrong shape names both shapes', async () => {

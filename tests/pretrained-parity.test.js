@@ -57,6 +57,34 @@ for (const name of FIXTURES) {
   });
 }
 
+test('queriesAndKeys: softmax(q·kᵀ/√d) of the returned queries and keys rebuilds every attention map (GQA included)', async () => {
+  for (const name of ['tiny-bert', 'tiny-llama']) {
+    const model = await attn.loadModel(`${root}${name}`);
+    const d = model.descriptor;
+    const text = 'The cat sat on the mat.';
+    for (let layer = 0; layer < d.numLayers; layer++) {
+      const out = model.forward(text, { attentions: true, queriesAndKeys: layer });
+      const [, H, T, hd] = out.queries.shape;
+      assert.deepEqual(out.keys.shape, [1, d.numKvHeads, T, hd]);
+      const group = H / d.numKvHeads;
+      const maps = out.attentions[layer].data;
+      for (let h = 0; h < H; h++) for (let i = 0; i < T; i++) {
+        const scores = [];
+        for (let j = 0; j < T; j++) {
+          if (d.causal && j > i) continue;
+          let dot = 0;
+          for (let c = 0; c < hd; c++) dot += out.queries.data[(h * T + i) * hd + c] * out.keys.data[(Math.floor(h / group) * T + j) * hd + c];
+          scores.push(dot / Math.sqrt(hd));
+        }
+        const max = Math.max(...scores);
+        const total = scores.reduce((a, s) => a + Math.exp(s - max), 0);
+        scores.forEach((s, j) => assert.ok(Math.abs(Math.exp(s - max) / total - maps[(h * T + i) * T + j]) < 1e-5, `${name} layer ${layer} head ${h} [${i}, ${j}]`));
+      }
+    }
+    model.dispose();
+  }
+});
+
 test('token ids with an attention mask give the same result as text; token types default to 0', async () => {
   const ref = reference('tiny-bert');
   const model = await attn.loadModel(`${root}tiny-bert`);

@@ -1183,6 +1183,11 @@ export interface ModelForwardOptions {
   hiddenStates?: boolean;
   /** Run the head (LM or classifier). Default true. */
   logits?: boolean;
+  /**
+   * A layer index: return that layer's queries and keys as the scores use them (after the
+   * rotary embedding, before scaling), to show how q·k builds each score.
+   */
+  queriesAndKeys?: number;
 }
 
 /** One token of a text as the model saw it. */
@@ -1217,6 +1222,10 @@ export interface ModelOutput {
   labels?: string[];
   /** With `attentions`: one `[B, numHeads, T, T]` tensor per layer; rows sum to 1 over real keys. */
   attentions?: Tensor[];
+  /** With `queriesAndKeys`: that layer's queries `[B, numHeads, T, headDim]`. */
+  queries?: Tensor;
+  /** With `queriesAndKeys`: that layer's keys `[B, numKvHeads, T, headDim]`. */
+  keys?: Tensor;
   /** With `hiddenStates`: `numLayers + 1` tensors `[B, T, dModel]` (embeddings first), as Hugging Face reports them. */
   hiddenStates?: Tensor[];
 }

@@ -67,6 +67,7 @@ Status PretrainedModel::CheckInput(const ModelInput& in) const {
   if (in.ids == nullptr || ((m_.max_positions > 0 || m_.rotary_dim > 0) && in.positions == nullptr)) {
     return Status::kNullPointer;
   }
+  if (in.keep_qk_layer >= m_.num_layers) return Status::kBadArgument;
   if (in.use_cache && (in.batch != cache_batch_ || in.lengths != nullptr ||
                        int64_t{cache_length_} + in.len > cache_capacity_)) {
     return Status::kBadArgument;
@@ -183,6 +184,7 @@ Status PretrainedModel::Block(int l, const ModelInput& in, float* x, float* atte
   c.cache = in.use_cache ? &cache : nullptr;
   c.past = cache_length_, c.capacity = cache_capacity_;
   c.out = sub, c.attention_weights = attention_weights;
+  if (l == in.keep_qk_layer) c.keep_q = q_keep_.data(), c.keep_k = k_keep_.data();
   Status status = SelfAttentionForward(c, w);
   if (status != Status::kOk) return status;
   AddInto(x, sub, rows * d, x);
@@ -238,7 +240,9 @@ Status PretrainedModel::Forward(const ModelInput& in) {
   // 1. Buffers: the running state, the block's scratch, and the outputs asked for.
   if (!x_.Resize(layer_floats) || !normed_.Resize(layer_floats) || !sub_.Resize(layer_floats) ||
       !hidden_.Resize(in.hidden_states ? layer_floats * (m_.num_layers + 1) : 0) ||
-      !attn_.Resize(in.attentions ? map_floats * m_.num_layers : 0)) {
+      !attn_.Resize(in.attentions ? map_floats * m_.num_layers : 0) ||
+      !q_keep_.Resize(in.keep_qk_layer >= 0 ? layer_floats : 0) ||
+      !k_keep_.Resize(in.keep_qk_layer >= 0 ? rows * KvWidth(m_) : 0)) {
     return Status::kOutOfMemory;
   }
   output_ = x_.data();
@@ -267,7 +271,7 @@ Status PretrainedModel::Forward(const ModelInput& in) {
 }
 
 void PretrainedModel::ReleaseOutputs() {
-  for (Buffer<float>* b : {&hidden_, &attn_, &logits_, &x_, &normed_, &sub_}) b->Clear();
+  for (Buffer<float>* b : {&hidden_, &attn_, &logits_, &x_, &normed_, &sub_, &q_keep_, &k_keep_}) b->Clear();
   output_ = nullptr;
 }
 
@@ -279,6 +283,7 @@ uint64_t PretrainedModel::ForwardBytes(const ModelInput& in) const {
   if (in.hidden_states) floats += layer_floats * (m_.num_layers + 1);
   if (in.attentions) floats += map_floats * m_.num_layers;
   if (in.logits && m_.lm_head) floats += (in.last_logits_only ? in.batch : rows) * m_.vocab_size;
+  if (in.keep_qk_layer >= 0) floats += layer_floats + rows * KvWidth(m_);
   // A block's own scratch at its peak: the attention's or the feed-forward network's.
   SelfAttentionCall c;
   c.batch = in.batch, c.len = in.len, c.d_model = m_.d_model;

@@ -32,6 +32,7 @@ struct ModelInput {
   bool logits = true;          // run the LM head (when the descriptor has one)
   bool last_logits_only = false;  // the LM head on each sequence's last real token only
   bool use_cache = false;      // append to the cache (ReserveCache first); lengths must be null
+  int keep_qk_layer = -1;      // >= 0: keep that layer's queries and keys (queries(), keys())
 };
 
 class PretrainedModel {
@@ -72,6 +73,9 @@ class PretrainedModel {
   const float* attentions() const { return attn_.data(); }
   // [rows, V], or [B, V] with last_logits_only
   const float* logits() const { return logits_.data(); }
+  // With keep_qk_layer: that layer's queries [rows, d] and keys [rows, kv], rotary applied.
+  const float* queries() const { return q_keep_.data(); }
+  const float* keys() const { return k_keep_.data(); }
 
   // Frees the outputs and the activations (the caller has read what it wanted): a model
   // between calls holds only its weights.
@@ -93,7 +97,7 @@ class PretrainedModel {
   ModelDescriptor m_;
   Buffer<WeightEntry> table_;
   Buffer<float> params_;
-  Buffer<float> hidden_, attn_, logits_;
+  Buffer<float> hidden_, attn_, logits_, q_keep_, k_keep_;
   Buffer<float> x_, normed_, sub_;  // the running state and a block's scratch
   const float* output_ = nullptr;
   Buffer<float> cache_k_, cache_v_;  // [num_layers, batch, capacity, kv]

@@ -87,6 +87,8 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
     ApplyRotary(q.data(), s.rows, c.num_heads, s.head_dim, c.positions, c.rotary);
     ApplyRotary(k_new.data(), s.rows, c.num_kv_heads, s.head_dim, c.positions, c.rotary);
   }
+  if (c.keep_q != nullptr) std::memcpy(c.keep_q, q.data(), sizeof(float) * q.size());
+  if (c.keep_k != nullptr) std::memcpy(c.keep_k, k_new.data(), sizeof(float) * k_new.size());
   // 2. The keys and values attended to: the new ones, or the cache they join.
   const float* k = k_new.data();
   const float* v = v_new.data();

@@ -56,6 +56,10 @@ struct SelfAttentionCall {
   int capacity = 0;
   float* out = nullptr;                // [rows, d]
   float* attention_weights = nullptr;  // [B, H, T, past + T] or null (then the fused kernel)
+  // Copies of this call's queries [rows, d] and new keys [rows, kv] after the rotary
+  // embedding (the neuron view shows how q·k builds each score), or null.
+  float* keep_q = nullptr;
+  float* keep_k = nullptr;
 };
 
 // Runs the sub-layer. kOutOfMemory when scratch cannot be had (nothing else is checked:

@@ -10,6 +10,15 @@ import { pickToken, seededRandom, nextTask } from './sampling.js';
 const STATUS = { 1: 'a dimension is negative', 2: 'a required buffer is missing', 4: 'a length is outside [1, T]', 6: 'a token id, position or type is out of range', 7: 'the batch is too large for the 2 GiB wasm heap', 8: 'out of wasm memory for the activations' };
 const finalizer = new FinalizationRegistry(({ module, handle }) => module._pretrainedDestroy(handle));
 
+// [B, T, heads, hd] → a tensor [B, heads, T, hd].
+function headsFirst(data, B, T, heads, hd) {
+  const out = new Float32Array(data.length);
+  for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) for (let h = 0; h < heads; h++) {
+    out.set(data.subarray(((b * T + t) * heads + h) * hd, ((b * T + t) * heads + h + 1) * hd), ((b * heads + h) * T + t) * hd);
+  }
+  return makeTensor(out, [B, heads, T, hd]);
+}
+
 export class PretrainedModel {
   #module;
   #handle;
@@ -220,6 +229,11 @@ export class PretrainedModel {
         const at = module._pretrainedHiddenStates(this.#handle);
         result.hiddenStates = Array.from({ length: d.numLayers + 1 }, (_, l) => makeTensor(scope.read(at + 4 * l * rows * d.dModel, rows * d.dModel), [B, T, d.dModel]));
       }
+      if (options.queriesAndKeys !== undefined) {
+        const hd = d.dModel / d.numHeads;
+        result.queries = headsFirst(scope.read(module._pretrainedQueries(this.#handle), rows * d.dModel), B, T, d.numHeads, hd);
+        result.keys = headsFirst(scope.read(module._pretrainedKeys(this.#handle), rows * d.numKvHeads * hd), B, T, d.numKvHeads, hd);
+      }
       if (options.attentions) {
         const at = module._pretrainedAttentions(this.#handle);
         const size = B * d.numHeads * T * T;
@@ -238,9 +252,14 @@ export class PretrainedModel {
     for (const key of ['attentions', 'hiddenStates', 'logits']) {
       if (options[key] !== undefined && typeof options[key] !== 'boolean') throw typeError(fn, `options.${key} must be a boolean, got ${describe(options[key])}`);
     }
+    const qk = options.queriesAndKeys;
+    if (qk !== undefined && (!Number.isInteger(qk) || qk < 0 || qk >= this.descriptor.numLayers)) {
+      throw rangeError(fn, `options.queriesAndKeys must be a layer index in [0, ${this.descriptor.numLayers}), got ${describe(qk)}`);
+    }
     const batch = this.#batchOf(fn, input);
     const wantLogits = options.logits ?? true;
-    const flags = (options.hiddenStates ? 1 : 0) | (options.attentions ? 2 : 0) | (wantLogits && this.descriptor.lmHead ? 4 : 0);
+    const flags = (options.hiddenStates ? 1 : 0) | (options.attentions ? 2 : 0) | (wantLogits && this.descriptor.lmHead ? 4 : 0)
+      | (qk !== undefined ? (qk + 1) << 8 : 0);
     const { B, T } = batch;
     const memory = new MemoryPlan(fn).tensor('token ids', [B, T]).tensor('positions', [B, T]).tensor('lengths', [B]);
     if (batch.types) memory.tensor('token types', [B, T]);
