@@ -604,6 +604,8 @@ def write_fixture(name, cfg, tokenizer, saved, dtype, encode, forward, pad_id, e
     os.makedirs(folder, exist_ok=True)
     write_json(os.path.join(folder, "config.json"), cfg)
     write_json(os.path.join(folder, "tokenizer.json"), tokenizer)
+    write_json(os.path.join(folder, "tokenizer_config.json"), {"model_max_length": cfg.get("max_position_embeddings", cfg.get("n_positions")),
+                                                               "clean_up_tokenization_spaces": False})
     save_safetensors(os.path.join(folder, "model.safetensors"), saved, dtype, {"format": "pt"})
     encoded = {t: encode(t) for t in TEXTS}
     cases = []

@@ -282,7 +282,7 @@ document.body.append(heatmap);
     const svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
     svg.setAttribute('width', String(width));
-    svg.setAttribute('role', 'img');
+    svg.setAttribute('role', 'group');  // it holds focusable tokens: an img may not
     svg.setAttribute('aria-label', `attention lines, ${choice === 'average' ? 'average of heads' : `head ${choice}`}: ${lq} queries to ${lk} keys`);
     const y = (i) => 17 + i * rowH;
     for (let i = 0; i < lq; i++) {

@@ -4,7 +4,7 @@
  * @module attention-wasm/elements
  */
 // Types of attention-wasm/elements: the custom elements and their loader.
-import type { AttentionWasm, Tensor } from '../../bindings/js/index.js';
+import type { AttentionWasm, Tensor, PretrainedModel, ModelSource } from '../../bindings/js/index.js';
 
 /** Every stage of an `<attention-steps>` computation, as tensors. */
 export interface AttentionStages {
@@ -258,6 +258,31 @@ export declare class AttentionTraining extends HTMLElement {
   reset(): void;
 }
 
+/**
+ * `<attention-model>`: a pretrained checkpoint (a Hugging Face folder) run in the tab on the
+ * reader's text, with bertviz's head, model and neuron views, the next token's (decoders),
+ * the labels' (classifiers) or a [MASK]'s (masked LMs) probabilities, and export.
+ */
+export declare class AttentionModel extends HTMLElement {
+  /**
+   * The model shown: set a loaded {@link PretrainedModel}, or a source `attn.loadModel` takes
+   * (Files, a Map or object of file names to bytes, a URL) for the element to load.
+   */
+  model: PretrainedModel | ModelSource | null;
+  /** The text the model reads. */
+  text: string;
+  /** Which view is shown. */
+  view: 'head' | 'model' | 'neuron';
+  /** Why the last load or forward failed, or null. */
+  readonly error: Error | null;
+  /** The tokens and the selected layer's attention maps. */
+  toJSON(): object;
+  /** A PNG of the element as drawn. */
+  toPNG(): Promise<Blob>;
+  /** JavaScript that loads the model and computes what the element shows. */
+  toCode(): string;
+}
+
 /** The course's worked example n (1-4) as `<attention-steps>` data. */
 export declare function exampleData(n: number): AttentionStepsData;
 /** The API instance the elements share (loaded on first use). */
@@ -408,6 +433,22 @@ export interface AttentionTrainingAttributes extends CommonAttributes {
   autostart?: BooleanAttribute;
 }
 
+/** Attributes of `<attention-model>`. */
+export interface AttentionModelAttributes extends CommonAttributes {
+  /** URL prefix of a Hugging Face checkpoint folder (config.json, tokenizer.json, model.safetensors). */
+  src?: string;
+  /** The text the model reads. */
+  text?: string;
+  /** The view: bertviz's head view (default), model view (layers × heads) or neuron view. */
+  view?: 'head' | 'model' | 'neuron';
+  /** The layer shown (1-based; default 1). */
+  layer?: number | string;
+  /** The head shown (1-based); the head view shows the average of heads without it. */
+  head?: number | string;
+  /** The neuron view's query token (1-based; default 1). */
+  query?: number | string;
+}
+
 /** Every element's attributes by tag name: what framework typings (`attention-wasm/elements/react`, `/vue`) are made of. */
 export interface AttentionElementAttributes {
   /** `<attention-matrix>` */
@@ -426,6 +467,8 @@ export interface AttentionElementAttributes {
   'attention-sentiment': AttentionSentimentAttributes;
   /** `<attention-training>` */
   'attention-training': AttentionTrainingAttributes;
+  /** `<attention-model>` */
+  'attention-model': AttentionModelAttributes;
 }
 
 declare global {
@@ -438,5 +481,6 @@ declare global {
     'token-pruning': TokenPruning;
     'attention-sentiment': AttentionSentiment;
     'attention-training': AttentionTraining;
+    'attention-model': AttentionModel;
   }
 }

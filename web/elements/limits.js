@@ -18,6 +18,9 @@ export const LIMITS = Object.freeze({
   heatmap: Object.freeze({ heads: 64, tokens: 256, lineTokens: 64 }),
   /** <token-pruning>: tokens and the features of their made-up vectors. */
   pruning: Object.freeze({ tokens: 64, dim: 64 }),
+  /** <attention-model>: tokens of the reader's text (the model view draws layers × heads
+   *  maps of tokens²; the lines view takes heatmap.lineTokens). */
+  model: Object.freeze({ tokens: 128 }),
   /** The page's URL state (#state=…), characters. */
   urlStateChars: 16384,
 });

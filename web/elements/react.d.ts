@@ -5,7 +5,7 @@
 import type { DetailedHTMLProps, HTMLAttributes } from 'react';
 import type {
   AttentionElementAttributes, AttentionMatrix, AttentionSteps, AttentionFlash, AttentionHeatmap,
-  PositionalEncoding, TokenPruning, AttentionSentiment, AttentionTraining,
+  PositionalEncoding, TokenPruning, AttentionSentiment, AttentionTraining, AttentionModel,
 } from './index.js';
 
 /** React props of one element: its attributes, React's HTML props, and a ref to the element. */
@@ -23,6 +23,7 @@ declare module 'react' {
       'token-pruning': Props<'token-pruning', TokenPruning>;
       'attention-sentiment': Props<'attention-sentiment', AttentionSentiment>;
       'attention-training': Props<'attention-training', AttentionTraining>;
+      'attention-model': Props<'attention-model', AttentionModel>;
     }
   }
 }

@@ -21,5 +21,6 @@ declare module 'vue' {
     'token-pruning': Element<'token-pruning'>;
     'attention-sentiment': Element<'attention-sentiment'>;
     'attention-training': Element<'attention-training'>;
+    'attention-model': Element<'attention-model'>;
   }
 }

@@ -1,0 +1,129 @@
+// <attention-model> in headless Chromium on the tiny Hugging Face fixtures (GPT-2, BERT with
+// a [MASK], Llama in the neuron view, a DistilBERT classifier): the views are drawn, every
+// map equals what the public API computes for the same text, attention rows sum to 1, the
+// next-token and label probabilities are the softmax of the API's logits, the keyboard
+// reaches every control, axe finds nothing serious, and nothing overflows at 390 px.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../scripts/server.js';
+
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'];
+let server, url, browser, page;
+const errors = [];
+
+test.before(async () => {
+  ({ server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'tests'] }));
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  page = await browser.newPage();
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(`${url}tests/helpers/model-element.html`);
+  await page.waitForFunction(() => ['gpt2', 'bert', 'llama', 'cls'].every((id) => document.getElementById(id).toJSON().attentions), null, { timeout: 30_000 });
+});
+
+test.after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+test('the three views are drawn; each map equals the API, rows sum to 1; the heads\' extras are the API\'s softmax', async () => {
+  const report = await page.evaluate(async () => {
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init({ simd: 'baseline' });
+    const out = {};
+    for (const id of ['gpt2', 'bert', 'llama', 'cls']) {
+      const el = document.getElementById(id);
+      const json = el.toJSON();
+      const model = await attn.loadModel(el.getAttribute('src'));
+      const api = model.forward(el.text, { attentions: true });
+      const expected = api.attentions[json.layer - 1].data;
+      const [H, T] = json.attentions.shape;
+      let maxRowError = 0;
+      for (let r = 0; r < H * T; r++) {
+        const sum = json.attentions.data.slice(r * T, (r + 1) * T).reduce((a, b) => a + b, 0);
+        maxRowError = Math.max(maxRowError, Math.abs(sum - 1));
+      }
+      const root = el.shadowRoot;
+      out[id] = {
+        equal: json.attentions.data.every((x, i) => x === expected[i]),
+        tokens: json.tokens.map((t) => t.label),
+        maxRowError,
+        lines: root.querySelector('attention-heatmap')?.shadowRoot.querySelectorAll('line').length ?? 0,
+        thumbs: root.querySelectorAll('button.thumb').length,
+        neuronRows: root.querySelectorAll('table.neuron tbody tr').length,
+        extra: Array.from(root.querySelectorAll('table.probabilities tbody tr'), (tr) => [tr.querySelector('th').textContent, Number(tr.querySelector('.value').textContent)]),
+        logits: api.logits ? Array.from(api.logits.data) : null,
+        probabilities: api.probabilities ? Array.from(api.probabilities.data) : null,
+        vocab: model.descriptor.vocabSize,
+        heads: model.descriptor.numHeads,
+        layers: model.descriptor.numLayers,
+      };
+      model.dispose();
+    }
+    return out;
+  });
+  for (const [id, r] of Object.entries(report)) {
+    assert.ok(r.equal, `${id}: the element's maps equal the API's`);
+    assert.ok(r.maxRowError < 1e-5, `${id}: rows sum to 1 (max error ${r.maxRowError})`);
+  }
+  const T = report.gpt2.tokens.length;
+  assert.equal(report.gpt2.lines, T * T, 'gpt2: the head view draws T² lines');
+  assert.deepEqual(report.gpt2.tokens.slice(0, 3), ['The', '␣', 'c'], 'tokens are labelled with the text they cover');
+  assert.equal(report.bert.thumbs, report.bert.layers * report.bert.heads, 'bert: the model view has layers × heads maps');
+  assert.equal(report.llama.neuronRows, report.llama.tokens.length, 'llama: the neuron view has a row per key');
+  // GPT-2's next token: the 8 bars are the 8 largest of softmax(last logits), 3 decimals.
+  const V = report.gpt2.vocab;
+  const last = report.gpt2.logits.slice((T - 1) * V);
+  const max = Math.max(...last);
+  const p = last.map((x) => Math.exp(x - max));
+  const total = p.reduce((a, b) => a + b, 0);
+  const top = p.map((x) => x / total).sort((a, b) => b - a).slice(0, 8);
+  assert.deepEqual(report.gpt2.extra.map(([, v]) => v), top.map((x) => Number(x.toFixed(3))));
+  // The classifier's labels.
+  assert.deepEqual(report.cls.extra.map(([label]) => label), ['NEGATIVE', 'POSITIVE']);
+  assert.deepEqual(report.cls.extra.map(([, v]) => v), report.cls.probabilities.map((x) => Number(x.toFixed(3))));
+  // BERT's [MASK] predictions are listed.
+  assert.equal(report.bert.extra.length, 8);
+  assert.deepEqual(errors, []);
+});
+
+test('keyboard: views, a model-view map and the text; the element recomputes', async () => {
+  const el = page.locator('#bert');
+  await el.locator('button.thumb[aria-label="layer 2 head 3"]').focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await el.getAttribute('view'), 'head');
+  assert.equal(await el.getAttribute('layer'), '2');
+  assert.equal(await el.getAttribute('head'), '3');
+  await el.locator('button', { hasText: 'Neuron view' }).focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.getElementById('bert').shadowRoot.querySelector('table.neuron'));
+  const input = el.locator('input[type=text]');
+  await input.fill('the dog sat');
+  await input.press('Enter');
+  await page.waitForFunction(() => document.getElementById('bert').toJSON().text === 'the dog sat');
+  const tokens = await page.evaluate(() => document.getElementById('bert').toJSON().tokens.map((t) => t.text));
+  assert.deepEqual(tokens, ['[CLS]', 'the', 'dog', 'sat', '[SEP]']);
+  assert.deepEqual(errors, []);
+});
+
+test('axe finds nothing serious; nothing overflows at 390 px; a bad source is an error message, then recovery', async () => {
+  await page.addScriptTag({ path: fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url)) });
+  const violations = await page.evaluate(async () => (await window.axe.run(document)).violations.filter((v) => ['serious', 'critical'].includes(v.impact)).map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' > ')).join('; ')}`));
+  assert.deepEqual(violations, []);
+  await page.setViewportSize({ width: 390, height: 800 });
+  for (const view of ['head', 'model', 'neuron']) {
+    await page.evaluate((view) => { for (const el of document.querySelectorAll('attention-model')) el.setAttribute('view', view); }, view);
+    await page.waitForTimeout(100);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `${view} view: ${overflow} px of sideways scroll at 390 px`);
+  }
+  await page.evaluate(() => document.getElementById('gpt2').setAttribute('src', '/tests/fixtures/hf/no-such-model/'));
+  await page.waitForFunction(() => document.getElementById('gpt2').error);
+  const message = await page.evaluate(() => document.getElementById('gpt2').error.message);
+  assert.match(message, /^loadModel: .*no-such-model.* has no config.json/);
+  await page.evaluate(() => document.getElementById('gpt2').setAttribute('src', '/tests/fixtures/hf/tiny-gpt2/'));
+  await page.waitForFunction(() => document.getElementById('gpt2').toJSON().attentions && !document.getElementById('gpt2').error);
+  assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
+});

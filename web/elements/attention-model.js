@@ -1,0 +1,376 @@
+// <attention-model>: a pretrained checkpoint (a Hugging Face folder: config.json,
+// tokenizer.json, model.safetensors) run in the tab on the reader's own text, with bertviz's
+// three views: the head view (lines from each token to the tokens it attends to, one layer,
+// any head), the model view (every layer × head as a small map) and the neuron view (how one
+// query's q·k builds each score). Decoders show the next token's probabilities, classifiers
+// their labels', masked-LM models the predictions at each [MASK].
+//
+//   <attention-model src="https://huggingface.co/distilgpt2/resolve/main/" text="The cat sat on the mat"></attention-model>
+//   el.model = await attn.loadModel(files);   // or a model loaded elsewhere, or Files / a Map of file names to bytes
+//
+// Attributes: src (a URL prefix of the folder), text, view ("head", "model" or "neuron"),
+// layer and head (1-based), query (the neuron view's token, 1-based). Events: `modelload`
+// (detail { model }), `forward` (detail { tokens, attentions }), `loadprogress` (detail
+// { file, loaded, total, stage }).
+import { getApi } from './api.js';
+import { AttentionHeatmap } from './attention-heatmap.js';
+import { modelGrid, neuronTable, probabilityList, tokenLabel, topK, softmax } from './model-views.js';
+import { exportToolbar, elementToPng, jsString, EXPORT_STYLE } from './export.js';
+import { THEME_STYLE, styleSheet, followPageScheme, errorMessage } from './theme.js';
+import { LIMITS, tooBig } from './limits.js';
+import { containKeys } from './keys.js';
+
+const TAG = 'attention-model';
+if (!customElements.get('attention-heatmap')) customElements.define('attention-heatmap', AttentionHeatmap);
+
+const STYLE = `${THEME_STYLE}
+:host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
+.row { display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap; margin: 0.3rem 0; font-size: 0.9em; }
+input[type=text] { font: inherit; flex: 1 1 12rem; min-width: 0; padding: 0.2rem 0.4rem; }
+button, select { font: inherit; }
+button[aria-pressed=true] { font-weight: 700; }
+progress { width: min(24rem, 100%); }
+.status { font-size: 0.85em; opacity: 0.85; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.4rem 0; }
+caption { text-align: start; font-size: 0.9em; padding-bottom: 0.2rem; }
+th, td { padding: 0.1rem 0.35rem; text-align: start; }
+.scroll { overflow-x: auto; max-width: 100%; }
+button.thumb { padding: 0; border: 2px solid transparent; background: none; line-height: 0; cursor: pointer; }
+button.thumb[aria-current=true] { border-color: var(--_focus, #2563eb); }
+button.thumb canvas { width: 48px; height: 48px; image-rendering: pixelated; }
+.bar { position: relative; display: inline-block; width: 9rem; height: 1.1em; background: color-mix(in srgb, currentColor 10%, transparent); vertical-align: middle; }
+.bar .fill { position: absolute; inset: 0 auto 0 0; background: var(--_bar, #2563eb); opacity: 0.55; }
+.bar .value { position: relative; padding-inline-start: 0.25rem; font-variant-numeric: tabular-nums; }
+${EXPORT_STYLE}`;
+
+// One load per source on a page: elements showing the same model share it.
+const loads = new Map();
+
+function loadShared(src, onProgress) {
+  if (!loads.has(src)) {
+    const listeners = new Set();
+    const promise = getApi().then((attn) => attn.loadModel(src, { onProgress: (p) => listeners.forEach((f) => f(p)) }));
+    promise.catch(() => loads.delete(src));  // a failed load may be retried
+    loads.set(src, { promise, listeners });
+  }
+  const entry = loads.get(src);
+  entry.listeners.add(onProgress);
+  return entry.promise.finally(() => entry.listeners.delete(onProgress));
+}
+
+export class AttentionModel extends HTMLElement {
+  #internals = this.attachInternals();
+  static observedAttributes = ['src', 'text', 'view', 'layer', 'head', 'query'];
+
+  #model = null;
+  #result = null;  // { tokens, labels, maps: per layer [H, T, T], extra: probabilities }
+  #error = null;
+  #progress = null;  // the last progress event while loading
+  #generation = 0;
+  #pending = 0;  // requestAnimationFrame of a scheduled forward
+
+  constructor() {
+    super();
+    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
+  }
+
+  connectedCallback() {
+    followPageScheme(this, this.#internals);
+    if (this.#model) this.#schedule();
+    else if (this.hasAttribute('src')) this.#loadFrom(this.getAttribute('src'));
+    else this.#render();
+  }
+
+  attributeChangedCallback(name, old, value) {
+    if (!this.isConnected || old === value) return;
+    if (name === 'src') this.#loadFrom(value);
+    else if (name === 'text') this.#schedule();
+    else this.#render();
+  }
+
+  /** The model shown (a PretrainedModel), or null while none is loaded. */
+  get model() { return this.#model; }
+  /**
+   * A model from attn.loadModel, or a source loadModel takes (Files, a Map or object of file
+   * names to bytes, a URL): the element loads it.
+   */
+  set model(value) {
+    if (value && typeof value.forward === 'function' && typeof value.tokenize === 'function') {
+      this.#generation++;
+      this.#take(value);
+    } else {
+      this.#loadFrom(value);
+    }
+  }
+
+  /** The text the model reads. */
+  get text() { return this.getAttribute('text') ?? ''; }
+  set text(value) { this.setAttribute('text', String(value)); }
+
+  /** Why the last load or forward failed (null when it did not). */
+  get error() { return this.#error; }
+
+  get view() {
+    const v = this.getAttribute('view');
+    return v === 'model' || v === 'neuron' ? v : 'head';
+  }
+  set view(v) { this.setAttribute('view', v); }
+
+  async #loadFrom(source) {
+    const generation = ++this.#generation;
+    this.#model = null;
+    this.#result = null;
+    this.#error = null;
+    if (source == null || source === '') {
+      this.#render();
+      return;
+    }
+    this.#progress = { file: 'config.json', loaded: 0, total: null };
+    this.#render();
+    const onProgress = (p) => {
+      if (generation !== this.#generation) return;
+      this.#progress = p;
+      this.dispatchEvent(new CustomEvent('loadprogress', { bubbles: true, composed: true, detail: p }));
+      this.#renderProgress();
+    };
+    try {
+      const model = typeof source === 'string' ? await loadShared(source, onProgress) : await getApi().then((attn) => attn.loadModel(source, { onProgress }));
+      if (generation !== this.#generation) return;
+      this.#take(model);
+    } catch (error) {
+      if (generation !== this.#generation) return;
+      this.#progress = null;
+      this.#error = error;
+      this.#render();
+    }
+  }
+
+  #take(model) {
+    this.#model = model;
+    this.#progress = null;
+    this.#error = null;
+    this.dispatchEvent(new CustomEvent('modelload', { bubbles: true, composed: true, detail: { model } }));
+    this.#schedule();
+  }
+
+  // One forward per frame, however fast the text changes.
+  #schedule() {
+    if (this.#pending) return;
+    this.#pending = requestAnimationFrame(() => {
+      this.#pending = 0;
+      this.#forward();
+    });
+  }
+
+  #forward() {
+    const model = this.#model;
+    if (!model) return this.#render();
+    this.#error = null;
+    this.#result = null;
+    try {
+      const text = this.text;
+      if (text.trim() === '') return this.#render();
+      const tokens = model.tokenize(text);
+      if (tokens.length > LIMITS.model.tokens) throw tooBig(TAG, 'the text', `${tokens.length} tokens`, `${LIMITS.model.tokens} tokens`);
+      const layer = this.#index('layer', model.descriptor.numLayers);
+      const out = model.forward(text, { attentions: true, queriesAndKeys: layer });
+      const T = tokens.length;
+      const labels = tokens.map((t) => tokenLabel(t, text));
+      this.#result = { text, tokens, labels, T, layer, maps: out.attentions.map((a) => a.data), queries: out.queries, keys: out.keys, extra: this.#extra(model, out, tokens, labels) };
+      this.dispatchEvent(new CustomEvent('forward', { bubbles: true, composed: true, detail: { tokens, attentions: out.attentions } }));
+    } catch (error) {
+      this.#error = error;
+    }
+    this.#render();
+  }
+
+  // What the head adds: next-token probabilities, label probabilities, masked-token guesses.
+  #extra(model, out, tokens, labels) {
+    const decode = (id) => {
+      const s = model.tokenizer?.decode([id]) ?? String(id);
+      return JSON.stringify(s).slice(1, -1);
+    };
+    if (model.head === 'causal-lm') {
+      const V = model.descriptor.vocabSize, T = tokens.length;
+      const p = softmax(out.logits.data.subarray((T - 1) * V, T * V));
+      return probabilityList(`Next token after “${labels.at(-1)}” (the 8 most likely of ${V})`, topK(p, 8).map(([id, q]) => [decode(id), q]));
+    }
+    if (model.head === 'sequence-classification') {
+      return probabilityList('Label probabilities', model.labels.map((label, i) => [label, out.probabilities.data[i]]));
+    }
+    if (model.head === 'masked-lm') {
+      const V = model.descriptor.vocabSize;
+      const masks = tokens.map((t, i) => (t.special && /mask/i.test(t.text) ? i : -1)).filter((i) => i >= 0);
+      if (!masks.length) return null;
+      const i = masks[0];
+      const p = softmax(out.logits.data.subarray(i * V, (i + 1) * V));
+      return probabilityList(`Predictions for ${tokens[i].text} (token ${i + 1})`, topK(p, 8).map(([id, q]) => [decode(id), q]));
+    }
+    return null;
+  }
+
+  // A 1-based attribute as a 0-based index in [0, count).
+  #index(name, count) {
+    const n = Number.parseInt(this.getAttribute(name) ?? '1', 10);
+    return Math.max(0, Math.min(count - 1, Number.isFinite(n) ? n - 1 : 0));
+  }
+
+  #renderProgress() {
+    const progress = this.shadowRoot.querySelector('progress');
+    const status = this.shadowRoot.querySelector('.status');
+    if (!progress || !this.#progress) return this.#render();
+    const { file, loaded, total, stage } = this.#progress;
+    if (total) {
+      progress.max = total;
+      progress.value = loaded;
+    } else {
+      progress.removeAttribute('value');
+    }
+    const mb = (x) => (x / 2 ** 20).toFixed(1);
+    status.textContent = stage === 'weights' ? `Packing weights: ${loaded} of ${total} tensors` : `Downloading ${file}: ${mb(loaded)}${total ? ` of ${mb(total)}` : ''} MiB`;
+  }
+
+  #render() {
+    const root = this.shadowRoot;
+    if (this.#progress) {
+      const progress = document.createElement('progress');
+      progress.setAttribute('aria-label', 'loading the model');
+      const status = document.createElement('div');
+      status.className = 'status';
+      status.setAttribute('aria-live', 'polite');
+      root.replaceChildren(progress, status);
+      return this.#renderProgress();
+    }
+    const parts = [];
+    if (this.#model) parts.push(this.#inputRow(), this.#viewRow());
+    if (this.#error) parts.push(errorMessage(this.#error));
+    else if (this.#result) parts.push(this.#body(), ...(this.#result.extra ? [this.#result.extra] : []));
+    if (this.#model) parts.push(exportToolbar(this, TAG));
+    root.replaceChildren(...parts);
+  }
+
+  #inputRow() {
+    const row = document.createElement('div');
+    row.className = 'row';
+    const input = document.createElement('input');
+    input.type = 'text';
+    input.value = this.text;
+    input.setAttribute('aria-label', 'text the model reads');
+    input.addEventListener('change', () => { this.text = input.value; });
+    const m = this.#model;
+    const name = document.createElement('span');
+    name.className = 'status';
+    name.textContent = `${m.config._name_or_path ?? m.modelType} · ${m.descriptor.numLayers} layers × ${m.descriptor.numHeads} heads · ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB`;
+    row.append(input, name);
+    return row;
+  }
+
+  #viewRow() {
+    const row = document.createElement('div');
+    row.className = 'row';
+    row.setAttribute('role', 'group');
+    row.setAttribute('aria-label', 'view');
+    for (const [value, label] of [['head', 'Head view'], ['model', 'Model view'], ['neuron', 'Neuron view']]) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = label;
+      b.setAttribute('aria-pressed', String(this.view === value));
+      b.addEventListener('click', () => { this.view = value; });
+      row.append(b);
+    }
+    if (this.view !== 'model') row.append(this.#select('layer', this.#model.descriptor.numLayers, 'layer'));
+    if (this.view === 'neuron') {
+      row.append(this.#select('head', this.#model.descriptor.numHeads, 'head'));
+      row.append(this.#select('query', this.#result?.T ?? 1, 'query', this.#result?.labels));
+    }
+    return row;
+  }
+
+  #select(attribute, count, label, names) {
+    const select = document.createElement('select');
+    select.setAttribute('aria-label', label);
+    const current = this.#index(attribute, count);
+    for (let i = 0; i < count; i++) {
+      const option = document.createElement('option');
+      option.value = String(i + 1);
+      option.textContent = names ? `${i + 1}: ${names[i]}` : `${label} ${i + 1}`;
+      option.selected = i === current;
+      select.append(option);
+    }
+    select.addEventListener('change', () => {
+      this.setAttribute(attribute, select.value);
+      if (attribute === 'layer') this.#schedule();  // the neuron view needs that layer's q and k
+    });
+    return select;
+  }
+
+  #body() {
+    const r = this.#result;
+    const d = this.#model.descriptor;
+    const layer = this.#index('layer', d.numLayers);
+    if (this.view === 'model') {
+      const wrap = document.createElement('div');
+      wrap.className = 'scroll';
+      wrap.append(modelGrid(r.maps, d.numHeads, r.T, (l, h) => {
+        this.setAttribute('layer', String(l + 1));
+        this.setAttribute('head', String(h + 1));
+        this.view = 'head';
+      }, [layer, this.#index('head', d.numHeads)]));
+      return wrap;
+    }
+    if (this.view === 'neuron') {
+      if (r.layer !== layer) {
+        this.#schedule();
+        return document.createElement('div');
+      }
+      const h = this.#index('head', d.numHeads), i = this.#index('query', r.T);
+      const hd = d.dModel / d.numHeads, group = d.numHeads / d.numKvHeads;
+      const q = r.queries.data.subarray((h * r.T + i) * hd, (h * r.T + i + 1) * hd);
+      const kh = Math.floor(h / group);
+      const keys = Array.from({ length: r.T }, (_, j) => r.keys.data.subarray((kh * r.T + j) * hd, (kh * r.T + j + 1) * hd));
+      const weights = r.maps[layer].subarray((h * r.T + i) * r.T, (h * r.T + i + 1) * r.T);
+      const wrap = document.createElement('div');
+      wrap.className = 'scroll';
+      wrap.append(neuronTable(q, keys, weights, r.labels, r.labels[i], (j) => !d.causal || j <= i));
+      return wrap;
+    }
+    const heatmap = document.createElement('attention-heatmap');
+    heatmap.setAttribute('view', r.T > LIMITS.heatmap.lineTokens ? 'grid' : 'lines');
+    heatmap.setAttribute('tokens', JSON.stringify(r.labels));
+    if (this.hasAttribute('head')) heatmap.setAttribute('head', String(this.#index('head', d.numHeads) + 1));
+    heatmap.weights = { data: r.maps[layer], shape: [d.numHeads, r.T, r.T] };
+    return heatmap;
+  }
+
+  /** The tokens and the selected layer's attention maps, as JSON. */
+  toJSON() {
+    const r = this.#result;
+    const d = this.#model?.descriptor;
+    if (!r || !d) return { element: TAG, src: this.getAttribute('src'), text: this.text, tokens: [], attentions: null };
+    const layer = this.#index('layer', d.numLayers);
+    const maps = r.maps[layer];
+    return {
+      element: TAG, src: this.getAttribute('src'), modelType: this.#model.modelType, text: r.text,
+      tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i] })), layer: layer + 1,
+      attentions: { shape: [d.numHeads, r.T, r.T], data: Array.from(maps) },
+    };
+  }
+
+  /** A PNG of the element as drawn (a Promise of a Blob). */
+  toPNG() {
+    return elementToPng(this);
+  }
+
+  /** JavaScript that loads this model and computes what the element shows. */
+  toCode() {
+    const src = this.getAttribute('src');
+    return `import { init } from 'attention-wasm';
+
+const attn = await init();
+const model = await attn.loadModel(${src ? jsString(src) : "files  /* the checkpoint's files: config.json, tokenizer.json, model.safetensors */"});
+const out = model.forward(${jsString(this.text)}, { attentions: true });
+// out.tokens[0]: the tokens with their spans; out.attentions[layer]: [1, heads, T, T]
+console.log(out.tokens[0].map((t) => t.text), out.attentions[${this.#index('layer', this.#model?.descriptor.numLayers ?? 1)}].shape);
+`;
+  }
+}
