@@ -10,6 +10,22 @@ import { renderPositions } from './demo-positions.js';
 import { renderHeads } from './demo-heads.js';
 import { SLIDE_NOTES } from './examples-data.js';
 
+// The real-models section: a URL field and a file picker feed <attention-model>.
+function bindModelForm(form, element) {
+  const url = form.querySelector('#model-url');
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (url.value.trim()) element.setAttribute('src', url.value.trim());
+  });
+  form.querySelector('#model-files').addEventListener('change', (event) => {
+    const files = [...event.target.files];
+    if (files.length) {
+      element.removeAttribute('src');
+      element.model = files;
+    }
+  });
+}
+
 const status = document.getElementById('status');
 try {
   // The elements share the page's instance. It is handed over before they are registered:
@@ -28,6 +44,7 @@ try {
   renderPositions(attn, document.getElementById('positions'));
   renderHeads(attn, document.getElementById('heads'));
   renderBenchPanel(attn, document.getElementById('bench'));
+  bindModelForm(document.getElementById('model-form'), document.getElementById('model'));
   bindUrlState({ steps, flash: [...document.querySelectorAll('attention-flash[id]')], heatmaps: [...document.querySelectorAll('attention-heatmap[id]')] });
   document.body.dataset.ready = 'true';
 } catch (error) {

@@ -12,8 +12,6 @@ import { describePlan, heapMaxBytes } from './memory.js';
 import { typeError, rangeError, describe } from './errors.js';
 import { VERSION } from './version.js';
 import { views } from './heap.js';
-import { loadModel } from './models/load_model.js';
-import { PretrainedModel } from './models/pretrained_model.js';
 
 /**
  * Wraps a loaded Emscripten module in the public API.
@@ -52,7 +50,14 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
     ...positionalEstimates,
     ...blockEstimates,
     MultiHeadAttention: (config) => planMultiHeadConfig(config).memory,
-    'PretrainedModel.forward': (model, input, options) => PretrainedModel._estimate(model, input, options),
+    'PretrainedModel.forward': (model, input, options) => {
+      // The model's own class (loaded with it: the model code is a chunk of its own).
+      const cls = model?.constructor;
+      if (typeof cls?._estimate !== 'function' || cls.name !== 'PretrainedModel') {
+        throw typeError('PretrainedModel.forward', `the model must be one attn.loadModel returned, got ${describe(model)}`);
+      }
+      return cls._estimate(model, input, options);
+    },
     'MultiHeadAttention.forward': (layerOrConfig, query, key = query, value = key, options = {}) => {
       const c = multiHeadConfigOf(layerOrConfig) ?? planMultiHeadConfig(layerOrConfig).c;
       return planForward(module, c, query, key, value, options).memory;
@@ -85,7 +90,7 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
      * Loads a Hugging Face checkpoint (config.json, tokenizer.json, model.safetensors) from a
      * folder path (Node), a URL prefix, Files or a map of file names to bytes.
      */
-    loadModel: (source, options) => loadModel(module, source, options),
+    loadModel: async (source, options) => (await import('./models/load_model.js')).loadModel(module, source, options),
     ...positional,
     ...block,
     ...backward,

@@ -9,7 +9,8 @@
 //   el.model = await attn.loadModel(files);   // or a model loaded elsewhere, or Files / a Map of file names to bytes
 //
 // Attributes: src (a URL prefix of the folder), text, view ("head", "model" or "neuron"),
-// layer and head (1-based), query (the neuron view's token, 1-based). Events: `modelload`
+// layer and head (1-based), query (the neuron view's token, 1-based), eager (download at
+// once rather than when the element nears the viewport). Events: `modelload`
 // (detail { model }), `forward` (detail { tokens, attentions }), `loadprogress` (detail
 // { file, loaded, total, stage }).
 import { getApi } from './api.js';
@@ -19,6 +20,7 @@ import { exportToolbar, elementToPng, jsString, EXPORT_STYLE } from './export.js
 import { THEME_STYLE, styleSheet, followPageScheme, errorMessage } from './theme.js';
 import { LIMITS, tooBig } from './limits.js';
 import { containKeys } from './keys.js';
+import { loadForPrint } from './print.js';
 
 const TAG = 'attention-model';
 if (!customElements.get('attention-heatmap')) customElements.define('attention-heatmap', AttentionHeatmap);
@@ -68,6 +70,8 @@ export class AttentionModel extends HTMLElement {
   #progress = null;  // the last progress event while loading
   #generation = 0;
   #pending = 0;  // requestAnimationFrame of a scheduled forward
+  #observer = null;
+  #stopPrintWatch = () => {};
 
   constructor() {
     super();
@@ -76,14 +80,29 @@ export class AttentionModel extends HTMLElement {
 
   connectedCallback() {
     followPageScheme(this, this.#internals);
-    if (this.#model) this.#schedule();
-    else if (this.hasAttribute('src')) this.#loadFrom(this.getAttribute('src'));
-    else this.#render();
+    if (this.#model) return this.#schedule();
+    if (!this.hasAttribute('src')) return this.#render();
+    // A checkpoint is downloaded when the element nears the viewport (or prints), unless
+    // `eager`: a page of many models does not fetch them all up front.
+    const load = () => {
+      this.#observer?.disconnect();
+      this.#stopPrintWatch();
+      if (!this.#model && this.#generation === 0) this.#loadFrom(this.getAttribute('src'));
+    };
+    this.#stopPrintWatch = loadForPrint(load);
+    if (this.hasAttribute('eager') || typeof IntersectionObserver === 'undefined') return load();
+    this.#observer = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) load(); }, { rootMargin: '400px' });
+    this.#observer.observe(this);
+  }
+
+  disconnectedCallback() {
+    this.#observer?.disconnect();
+    this.#stopPrintWatch();
   }
 
   attributeChangedCallback(name, old, value) {
     if (!this.isConnected || old === value) return;
-    if (name === 'src') this.#loadFrom(value);
+    if (name === 'src' && (this.#generation > 0 || this.hasAttribute('eager'))) this.#loadFrom(value);
     else if (name === 'text') this.#schedule();
     else this.#render();
   }

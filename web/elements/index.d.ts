@@ -447,6 +447,8 @@ export interface AttentionModelAttributes extends CommonAttributes {
   head?: number | string;
   /** The neuron view's query token (1-based; default 1). */
   query?: number | string;
+  /** Download the checkpoint at once rather than when the element nears the viewport. */
+  eager?: BooleanAttribute;
 }
 
 /** Every element's attributes by tag name: what framework typings (`attention-wasm/elements/react`, `/vue`) are made of. */
