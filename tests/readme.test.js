@@ -33,6 +33,7 @@ const PROMISES = [
   [/^2 null\n$/, 'Threads'],
   [/^0\.5\n$/, 'out'],
   [/^\[ 1, 8, 10 \] 2\n$/, 'TinyTransformer'],
+  [/^\[ 'The', 'Ġ', 'c', 'at', 'Ġsat' \] \[ 1, 4, 5, 5 \]\n3 length\n$/, 'loadModel'],
   [/^false \{ name: 'weights', shape: \[ 65536, 65536 \], bytes: 17179869184 \}\n$/, 'estimateMemory'],
 ];
 
