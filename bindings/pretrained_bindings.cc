@@ -52,7 +52,8 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
 
 // Checks the descriptor: 0, or its Status.
 int Check(uintptr_t ints, float norm_eps, double rotary_base) {
-  return static_cast<int>(attn::CheckDescriptor(DescriptorOf(Ptr<int32_t>(ints), norm_eps, rotary_base)));
+  return static_cast<int>(
+      attn::CheckDescriptor(DescriptorOf(Ptr<int32_t>(ints), norm_eps, rotary_base)));
 }
 
 // Parameter floats of a checked descriptor (for the loader's memory estimate).
@@ -102,7 +103,7 @@ void SetWeight(uintptr_t handle, int index, uintptr_t src, int src_stride, bool 
 // flags: 1 hidden states, 2 attentions, 4 logits, 8 last logits only, 16 use the cache;
 // bits 8 and up: 1 + the layer whose queries and keys to keep (0: none).
 attn::ModelInput InputOf(uintptr_t ids, uintptr_t positions, uintptr_t token_types,
-                        uintptr_t lengths, int batch, int len, int flags) {
+                         uintptr_t lengths, int batch, int len, int flags) {
   attn::ModelInput in;
   in.ids = Ptr<const int32_t>(ids);
   in.positions = Ptr<const int32_t>(positions);

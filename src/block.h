@@ -3,9 +3,8 @@
 #ifndef ATTENTION_WASM_SRC_BLOCK_H_
 #define ATTENTION_WASM_SRC_BLOCK_H_
 
-#include <cstdint>
-
 #include <cstddef>
+#include <cstdint>
 
 #include "status.h"
 

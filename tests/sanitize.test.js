@@ -17,7 +17,7 @@ test('sanitize-html: defaults drop the elements; sanitizeHtmlOptions keeps them 
 });
 
 test('the allow-lists name every element and every attribute the elements observe', async () => {
-  assert.equal(ELEMENT_TAGS.length, 8);
+  assert.equal(ELEMENT_TAGS.length, 9);
   for (const name of ['value', 'weights', 'x', 'mask', 'stages', 'layout', 'json', 'theme', 'for', 'task', 'text']) assert.ok(ELEMENT_ATTRIBUTES.includes(name), name);
   assert.ok(domPurifyConfig.CUSTOM_ELEMENT_HANDLING.tagNameCheck.test('attention-matrix'));
   assert.ok(!domPurifyConfig.CUSTOM_ELEMENT_HANDLING.tagNameCheck.test('attention-matrix-x'));

@@ -18,8 +18,10 @@ import { views } from './heap.js';
  * @param {object} module the instantiated module (dist/attention.js or attention-relaxed.js)
  * @param {{ variant: 'baseline' | 'relaxed', threads: number, threadsReason: string | null }} build
  *   which build it is, how many threads its kernels use, and why fewer than asked (or null)
+ * @param {(() => Promise<object>) | null} models imports the pretrained-model code
+ *   (bindings/js/models/load_model.js) for loadModel; null where an entry leaves it out
  */
-export function createApi(module, { variant, threads = 1, threadsReason = null, tileRows = 4 }) {
+export function createApi(module, { variant, threads = 1, threadsReason = null, tileRows = 4 }, models = null) {
   // The layer class bound to this module: `new attn.MultiHeadAttention(config)`.
   class BoundMultiHeadAttention extends MultiHeadAttention {
     constructor(config) {
@@ -90,7 +92,10 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
      * Loads a Hugging Face checkpoint (config.json, tokenizer.json, model.safetensors) from a
      * folder path (Node), a URL prefix, Files or a map of file names to bytes.
      */
-    loadModel: async (source, options) => (await import('./models/load_model.js')).loadModel(module, source, options),
+    loadModel: async (source, options) => {
+      if (!models) throw new TypeError('loadModel: this entry leaves the model code out (the elements\' training Workers); import attention-wasm itself');
+      return (await models()).loadModel(module, source, options);
+    },
     ...positional,
     ...block,
     ...backward,

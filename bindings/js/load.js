@@ -70,7 +70,7 @@ export async function instantiate(glues, variant, args, what, { threads = 1, rea
     started(module);
     running = true;
     const threadsReason = inEffect < threads ? `only ${inEffect} of ${threads} threads could be started` : reason;
-    return createApi(module, { variant, threads: inEffect, threadsReason, tileRows: tileRowsInEffect });
+    return createApi(module, { variant, threads: inEffect, threadsReason, tileRows: tileRowsInEffect }, glues.models);
   } catch (error) {
     running = true;
     const reasonText = String(error?.message ?? error).split('\n')[0];

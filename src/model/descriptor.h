@@ -27,13 +27,13 @@ struct ModelDescriptor {
   int num_heads = 0;
   int num_kv_heads = 0;  // = num_heads, or fewer for grouped-query attention
   int num_layers = 0;
-  int d_ff = 0;                      // the feed-forward network's hidden width
-  bool pre_norm = false;             // x + f(norm(x)) (GPT-2); else norm(x + f(x)) (BERT)
-  bool embedding_norm = false;       // a norm after the embedding sum (BERT, DistilBERT)
-  bool final_norm = false;           // a norm after the last block (GPT-2's ln_f)
-  bool causal = false;               // decoder: query i sees keys j <= i
-  bool attention_bias = true;        // q, k, v and output projections have biases
-  bool mlp_bias = true;              // the feed-forward layers have biases
+  int d_ff = 0;                               // the feed-forward network's hidden width
+  bool pre_norm = false;                      // x + f(norm(x)) (GPT-2); else norm(x + f(x)) (BERT)
+  bool embedding_norm = false;                // a norm after the embedding sum (BERT, DistilBERT)
+  bool final_norm = false;                    // a norm after the last block (GPT-2's ln_f)
+  bool causal = false;                        // decoder: query i sees keys j <= i
+  bool attention_bias = true;                 // q, k, v and output projections have biases
+  bool mlp_bias = true;                       // the feed-forward layers have biases
   Activation activation = Activation::kGelu;  // the feed-forward network's
   bool gated_ffn = false;  // down(act(x·W_gate) ⊙ (x·W_up)) (Llama's SwiGLU with kSilu)
   int rotary_dim = 0;      // > 0: rotary embedding of the first rotary_dim columns of each

@@ -38,7 +38,8 @@ void PretrainedModel::SetWeight(int index, const float* src, int src_stride, boo
 
 const float* PretrainedModel::Weight(WeightKind kind, int layer) const {
   for (size_t i = 0; i < table_.size(); ++i) {
-    if (table_[i].kind == kind && table_[i].layer == layer) return params_.data() + table_[i].offset;
+    if (table_[i].kind == kind && table_[i].layer == layer)
+      return params_.data() + table_[i].offset;
   }
   return nullptr;  // the descriptor has no such weight (a bias it lacks)
 }
@@ -48,7 +49,8 @@ bool PretrainedModel::ReserveCache(int batch, int capacity) {
       static_cast<uint64_t>(m_.num_layers) * batch * capacity * static_cast<uint64_t>(KvWidth(m_));
   cache_batch_ = cache_capacity_ = cache_length_ = 0;
   if (batch < 1 || capacity < 1 || floats * sizeof(float) > kMaxBufferBytes ||
-      !cache_k_.Resize(std::max<uint64_t>(1, floats)) || !cache_v_.Resize(std::max<uint64_t>(1, floats))) {
+      !cache_k_.Resize(std::max<uint64_t>(1, floats)) ||
+      !cache_v_.Resize(std::max<uint64_t>(1, floats))) {
     DropCache();
     return false;
   }
@@ -64,7 +66,8 @@ void PretrainedModel::DropCache() {
 
 Status PretrainedModel::CheckInput(const ModelInput& in) const {
   if (in.batch < 0 || in.len < 0) return Status::kNegativeDimension;
-  if (in.ids == nullptr || ((m_.max_positions > 0 || m_.rotary_dim > 0) && in.positions == nullptr)) {
+  if (in.ids == nullptr ||
+      ((m_.max_positions > 0 || m_.rotary_dim > 0) && in.positions == nullptr)) {
     return Status::kNullPointer;
   }
   if (in.keep_qk_layer >= m_.num_layers) return Status::kBadArgument;
@@ -141,7 +144,8 @@ Status PretrainedModel::FeedForwardOf(int l, const float* x, int rows, float* ou
                        Weight(WeightKind::kUp, l), Weight(WeightKind::kDown, l));
   }
   Buffer<float> gate, up;
-  if (!gate.Resize(static_cast<uint64_t>(rows) * f) || !up.Resize(static_cast<uint64_t>(rows) * f)) {
+  if (!gate.Resize(static_cast<uint64_t>(rows) * f) ||
+      !up.Resize(static_cast<uint64_t>(rows) * f)) {
     return Status::kOutOfMemory;
   }
   MultiplyPanels(x, d, rows, d, Weight(WeightKind::kGate, l), nullptr, f, gate.data(), f);
@@ -211,7 +215,8 @@ Status PretrainedModel::LmHead(const ModelInput& in, const float* x) {
     float* picked = sub_.data();  // free after the last block
     for (int b = 0; b < in.batch; ++b) {
       const int last = b * in.len + (in.lengths != nullptr ? in.lengths[b] : in.len) - 1;
-      std::memcpy(picked + static_cast<size_t>(b) * d, x + static_cast<size_t>(last) * d, sizeof(float) * d);
+      std::memcpy(picked + static_cast<size_t>(b) * d, x + static_cast<size_t>(last) * d,
+                  sizeof(float) * d);
     }
     x = picked;
     rows = in.batch;
@@ -220,7 +225,8 @@ Status PretrainedModel::LmHead(const ModelInput& in, const float* x) {
   const float* t = x;
   if (m_.lm_transform) {
     float* h = normed_.data();
-    MultiplyPanels(x, d, rows, d, Weight(WeightKind::kLmTransform), Weight(WeightKind::kLmTransformBias), d, h, d);
+    MultiplyPanels(x, d, rows, d, Weight(WeightKind::kLmTransform),
+                   Weight(WeightKind::kLmTransformBias), d, h, d);
     ApplyActivation(m_.lm_activation, h, static_cast<size_t>(rows) * d);
     Norm(WeightKind::kLmNormWeight, WeightKind::kLmNormBias, -1, h, rows, h);
     t = h;
@@ -251,7 +257,8 @@ Status PretrainedModel::Forward(const ModelInput& in) {
   float* x = x_.data();
   Embed(in, x);
   auto keep = [&](int slot) {
-    if (in.hidden_states) std::memcpy(hidden_.data() + slot * layer_floats, x, sizeof(float) * layer_floats);
+    if (in.hidden_states)
+      std::memcpy(hidden_.data() + slot * layer_floats, x, sizeof(float) * layer_floats);
   };
   keep(0);
   for (int l = 0; l < m_.num_layers; ++l) {
@@ -263,7 +270,8 @@ Status PretrainedModel::Forward(const ModelInput& in) {
   if (in.use_cache) cache_length_ += in.len;
   // 3. The final norm (its output is the last hidden state), then the LM head.
   if (m_.final_norm) {
-    Norm(WeightKind::kFinalNormWeight, WeightKind::kFinalNormBias, -1, x, static_cast<int>(rows), x);
+    Norm(WeightKind::kFinalNormWeight, WeightKind::kFinalNormBias, -1, x, static_cast<int>(rows),
+         x);
     keep(m_.num_layers);
   }
   if (m_.lm_head && in.logits) return LmHead(in, x);
@@ -271,7 +279,8 @@ Status PretrainedModel::Forward(const ModelInput& in) {
 }
 
 void PretrainedModel::ReleaseOutputs() {
-  for (Buffer<float>* b : {&hidden_, &attn_, &logits_, &x_, &normed_, &sub_, &q_keep_, &k_keep_}) b->Clear();
+  for (Buffer<float>* b : {&hidden_, &attn_, &logits_, &x_, &normed_, &sub_, &q_keep_, &k_keep_})
+    b->Clear();
   output_ = nullptr;
 }
 
@@ -288,11 +297,13 @@ uint64_t PretrainedModel::ForwardBytes(const ModelInput& in) const {
   SelfAttentionCall c;
   c.batch = in.batch, c.len = in.len, c.d_model = m_.d_model;
   c.num_heads = m_.num_heads, c.num_kv_heads = m_.num_kv_heads;
-  c.cache = in.use_cache ? reinterpret_cast<const LayerCache*>(this) : nullptr;  // only tested for null
+  c.cache =
+      in.use_cache ? reinterpret_cast<const LayerCache*>(this) : nullptr;  // only tested for null
   c.past = cache_length_, c.capacity = cache_capacity_;
   c.attention_weights = in.attentions ? const_cast<float*>(params_.data()) : nullptr;  // likewise
-  const uint64_t ffn = m_.gated_ffn ? sizeof(float) * 2 * rows * m_.d_ff
-                                    : FeedForwardScratchBytes(static_cast<int>(rows), m_.d_model, m_.d_ff, true);
+  const uint64_t ffn =
+      m_.gated_ffn ? sizeof(float) * 2 * rows * m_.d_ff
+                   : FeedForwardScratchBytes(static_cast<int>(rows), m_.d_model, m_.d_ff, true);
   return sizeof(float) * floats + std::max(SelfAttentionScratchBytes(c), ffn);
 }
 

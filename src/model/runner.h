@@ -27,12 +27,12 @@ struct ModelInput {
   const int32_t* lengths = nullptr;      // [B] in [1, T], or null: every token is real
   int batch = 0;
   int len = 0;
-  bool hidden_states = false;  // keep every layer's output
-  bool attentions = false;     // keep every layer's attention weights (the step-by-step path)
-  bool logits = true;          // run the LM head (when the descriptor has one)
+  bool hidden_states = false;     // keep every layer's output
+  bool attentions = false;        // keep every layer's attention weights (the step-by-step path)
+  bool logits = true;             // run the LM head (when the descriptor has one)
   bool last_logits_only = false;  // the LM head on each sequence's last real token only
-  bool use_cache = false;      // append to the cache (ReserveCache first); lengths must be null
-  int keep_qk_layer = -1;      // >= 0: keep that layer's queries and keys (queries(), keys())
+  bool use_cache = false;         // append to the cache (ReserveCache first); lengths must be null
+  int keep_qk_layer = -1;         // >= 0: keep that layer's queries and keys (queries(), keys())
 };
 
 class PretrainedModel {
@@ -88,11 +88,14 @@ class PretrainedModel {
   Status CheckInput(const ModelInput& input) const;
   const float* Weight(WeightKind kind, int layer = -1) const;
   void Embed(const ModelInput& input, float* x) const;
-  void Norm(WeightKind weight, WeightKind bias, int layer, const float* x, int rows, float* out) const;
+  void Norm(WeightKind weight, WeightKind bias, int layer, const float* x, int rows,
+            float* out) const;
   Status Block(int layer, const ModelInput& input, float* x, float* attention_weights);
   Status FeedForwardOf(int layer, const float* x, int rows, float* out) const;
   Status LmHead(const ModelInput& input, const float* x);
-  int SeqK(const ModelInput& input) const { return input.use_cache ? cache_length_ + input.len : input.len; }
+  int SeqK(const ModelInput& input) const {
+    return input.use_cache ? cache_length_ + input.len : input.len;
+  }
 
   ModelDescriptor m_;
   Buffer<WeightEntry> table_;

@@ -110,7 +110,8 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   }
   Buffer<int32_t> out_offsets;
   if (!out_offsets.Resize(entry_count)) return Status::kOutOfMemory;
-  for (int i = 0; i < entry_count; ++i) out_offsets[i] = entries[static_cast<size_t>(i) * kEntryColumns];
+  for (int i = 0; i < entry_count; ++i)
+    out_offsets[i] = entries[static_cast<size_t>(i) * kEntryColumns];
   AttentionRequest a;
   a.q = q.data(), a.k = k, a.v = v;
   a.entries = entries.data();
@@ -127,7 +128,8 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   const Status status = RunAttention(a);
   if (status != Status::kOk) return status;
   // 4. Output projection.
-  MultiplyPanels(concat.data(), c.d_model, s.rows, c.d_model, w.wo, w.bo, c.d_model, c.out, c.d_model);
+  MultiplyPanels(concat.data(), c.d_model, s.rows, c.d_model, w.wo, w.bo, c.d_model, c.out,
+                 c.d_model);
   return Status::kOk;
 }
 

@@ -28,8 +28,8 @@ struct AttentionWeights {
 };
 
 struct RotarySpec {
-  int dim = 0;             // rotated columns of each head (0: no rotary embedding)
-  double base = 10000.0;   // θ: pair i turns by position · base^(-2i/dim)
+  int dim = 0;               // rotated columns of each head (0: no rotary embedding)
+  double base = 10000.0;     // θ: pair i turns by position · base^(-2i/dim)
   bool interleaved = false;  // pairs (2i, 2i+1); else halves (i, i + dim/2) as Llama's rotate_half
 };
 
@@ -41,11 +41,11 @@ struct LayerCache {
 };
 
 struct SelfAttentionCall {
-  const float* x = nullptr;          // [rows, d] the sub-layer's input
+  const float* x = nullptr;            // [rows, d] the sub-layer's input
   const int32_t* positions = nullptr;  // [rows] rotary positions (with RotarySpec::dim > 0)
-  const int32_t* lengths = nullptr;  // [B] real tokens per sequence (no cache), or null
+  const int32_t* lengths = nullptr;    // [B] real tokens per sequence (no cache), or null
   int batch = 0;
-  int len = 0;                       // T new tokens per sequence
+  int len = 0;  // T new tokens per sequence
   int d_model = 0;
   int num_heads = 0;
   int num_kv_heads = 0;

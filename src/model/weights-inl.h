@@ -10,8 +10,8 @@ template <typename Fn>
 uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
   uint64_t offset = 0;
   auto add = [&](WeightKind kind, int layer, int rows, int cols, bool matrix) {
-    const uint64_t floats =
-        matrix ? PanelFloats(rows, cols) : static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols);
+    const uint64_t floats = matrix ? PanelFloats(rows, cols)
+                                   : static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols);
     fn(WeightEntry{kind, layer, rows, cols, matrix, offset, floats});
     offset += (floats + 3) / 4 * 4;  // keep every entry 16-byte aligned
   };

@@ -17,9 +17,9 @@
 
 /** The elements' tag names. */
 export const ELEMENT_TAGS = Object.freeze(['attention-matrix', 'attention-steps', 'attention-flash', 'attention-heatmap',
-  'positional-encoding', 'token-pruning', 'attention-sentiment', 'attention-training']);
+  'positional-encoding', 'token-pruning', 'attention-sentiment', 'attention-training', 'attention-model']);
 
-/** Every attribute an element reads (all plain data; none is a URL but `model`). */
+/** Every attribute an element reads (all plain data; none is a URL but `model` and `src`, which are fetched as data, never run). */
 export const ELEMENT_ATTRIBUTES = Object.freeze([
   'label', 'value', 'precision', 'heat', 'editable', 'toggle', 'row-labels', 'col-labels',            // attention-matrix
   'example', 'x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask', 'show-slides', 'stages', 'layout', 'json',     // attention-steps
@@ -28,6 +28,7 @@ export const ELEMENT_ATTRIBUTES = Object.freeze([
   'kind', 'drop', 'dim',                                                                           // positional-encoding, token-pruning
   'text', 'model', 'layer', 'eager',                                                               // attention-sentiment
   'task', 'preset', 'seed', 'lr', 'steps', 'every', 'autostart',                                   // attention-training
+  'src', 'query',                                                                                  // attention-model
   'theme', 'for', 'link',                                                                          // every element
 ]);
 
