@@ -134,8 +134,70 @@ void MultiplyPanelsSpread(const float* a, int a_stride, int rows, int inner, con
   ParallelForEach((rows + kRowsPerTask - 1) / kRowsPerTask, work, block);
 }
 
+// One row of a against every panel (a matrix-vector product: decoding one token). A register
+// tile would repeat the row to fill its rows and chain each accumulator's FMAs; here four
+// panels share each splat of a[c], so eight independent accumulators keep the FMA pipes busy
+// and each weight is read once. Each output is bias + Σ_c a[c]·w[c] in the order of c, as in
+// MicroKernel: the same bits as a tile would give.
+//   a: [inner]   panels: [PanelCount(cols), inner, 8]   out: [cols]
+constexpr int kGemvPanels = 4;
+
+void GemvPanels(const float* a, int inner, const float* panels, const float* bias, int cols,
+                int t_begin, int t_end, float* out) {
+  const D d;
+  for (int t0 = t_begin; t0 < t_end; t0 += kGemvPanels) {
+    const int n = std::min(kGemvPanels, t_end - t0);
+    alignas(16) float bias32[kGemvPanels * kPanelWidth] = {};
+    for (int i = 0; i < n * kPanelWidth; ++i) {
+      const int col = t0 * kPanelWidth + i;
+      bias32[i] = (bias != nullptr && col < cols) ? bias[col] : 0.0f;
+    }
+    V acc[2 * kGemvPanels];
+    for (int i = 0; i < 2 * kGemvPanels; ++i) acc[i] = hn::LoadU(d, bias32 + i * kLanes);
+    const float* p[kGemvPanels];
+    for (int k = 0; k < kGemvPanels; ++k) {
+      p[k] = panels + static_cast<size_t>(t0 + std::min(k, n - 1)) * inner * kPanelWidth;
+    }
+    ATTN_NO_UNROLL
+    for (int c = 0; c < inner; ++c) {
+      const V x = hn::Set(d, a[c]);
+      ATTN_UNROLL_FULLY
+      for (int k = 0; k < kGemvPanels; ++k) {
+        acc[2 * k] = Fma(x, hn::LoadU(d, p[k] + c * kPanelWidth), acc[2 * k]);
+        acc[2 * k + 1] = Fma(x, hn::LoadU(d, p[k] + c * kPanelWidth + kLanes), acc[2 * k + 1]);
+      }
+    }
+    alignas(16) float result[kGemvPanels * kPanelWidth];
+    for (int i = 0; i < 2 * kGemvPanels; ++i) hn::StoreU(acc[i], d, result + i * kLanes);
+    const int c0 = t0 * kPanelWidth;
+    std::memcpy(out + c0, result, sizeof(float) * std::min(n * kPanelWidth, cols - c0));
+  }
+}
+
+// Fewer rows than a tile: each row a matrix-vector product, the panels spread over the
+// threads (64 panels, 512 columns, a task).
+void MultiplyPanelsFewRows(const float* a, int a_stride, int rows, int inner, const float* panels,
+                           const float* bias, int cols, float* out, int out_stride) {
+  constexpr int kPanelsPerTask = 64;
+  const int tasks = (PanelCount(cols) + kPanelsPerTask - 1) / kPanelsPerTask;
+  for (int r = 0; r < rows; ++r) {
+    const float* a_row = a + static_cast<size_t>(r) * a_stride;
+    float* out_row = out + static_cast<size_t>(r) * out_stride;
+    auto block = [&](int task, int) {
+      const int t_begin = task * kPanelsPerTask;
+      GemvPanels(a_row, inner, panels, bias, cols, t_begin,
+                 std::min(PanelCount(cols), t_begin + kPanelsPerTask), out_row);
+    };
+    ParallelForEach(tasks, 2ull * inner * cols, block);
+  }
+}
+
 void MultiplyPanelsImpl(const float* a, int a_stride, int rows, int inner, const float* panels,
                         const float* bias, int cols, float* out, int out_stride) {
+  if (rows < TileRows()) {
+    MultiplyPanelsFewRows(a, a_stride, rows, inner, panels, bias, cols, out, out_stride);
+    return;
+  }
   WithTileRows([&](auto tile_rows) {
     MultiplyPanelsSpread<tile_rows()>(a, a_stride, rows, inner, panels, bias, cols, out,
                                       out_stride);

@@ -1,0 +1,53 @@
+// GELU (tanh form) and SiLU (Highway, static dispatch).
+#include "kernels/activations.h"
+
+#include "hwy/contrib/math/math-inl.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace attn {
+namespace HWY_NAMESPACE {
+
+#include "kernels/simd-inl.h"
+
+HWY_INLINE V GeluTanh(D d, V x) {
+  const V inner = hn::Mul(hn::Set(d, 0.7978845608028654f),  // √(2/π)
+                          Fma(hn::Mul(hn::Set(d, 0.044715f), hn::Mul(x, x)), x, x));
+  return hn::Mul(hn::Mul(hn::Set(d, 0.5f), x), hn::Add(hn::Set(d, 1.0f), hn::Tanh(d, inner)));
+}
+
+HWY_INLINE V Silu(D d, V x) {
+  return hn::Div(x, hn::Add(hn::Set(d, 1.0f), hn::Exp(d, hn::Neg(x))));
+}
+
+// f over x in place; the tail through a padded vector (the same formula, the same bits).
+template <class F>
+HWY_INLINE void Apply(float* x, size_t count, F f) {
+  const D d;
+  size_t i = 0;
+  for (; i + kLanes <= count; i += kLanes) hn::StoreU(f(d, hn::LoadU(d, x + i)), d, x + i);
+  if (i < count) {
+    alignas(16) float tail[kLanes] = {0, 0, 0, 0};
+    for (size_t j = i; j < count; ++j) tail[j - i] = x[j];
+    hn::Store(f(d, hn::Load(d, tail)), d, tail);
+    for (size_t j = i; j < count; ++j) x[j] = tail[j - i];
+  }
+}
+
+void GeluTanhImpl(float* x, size_t count) {
+  Apply(x, count, [](D d, V v) { return GeluTanh(d, v); });
+}
+void SiluImpl(float* x, size_t count) {
+  Apply(x, count, [](D d, V v) { return Silu(d, v); });
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace attn
+HWY_AFTER_NAMESPACE();
+
+namespace attn {
+
+void GeluTanhInPlace(float* x, size_t count) { HWY_STATIC_DISPATCH(GeluTanhImpl)(x, count); }
+void SiluInPlace(float* x, size_t count) { HWY_STATIC_DISPATCH(SiluImpl)(x, count); }
+
+}  // namespace attn
