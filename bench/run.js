@@ -10,17 +10,18 @@ import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { init } from 'attention-wasm';
 import { attentionInputs, checkAttention } from './cases.js';
-import { comparisonTable } from './table.js';
+import { comparisonTable, modelTable } from './table.js';
 import { recordResults, progressWriter } from './results.js';
 import { trainingBench, trainingTable } from './training.js';
 
 const progress = progressWriter(process.stderr);
 
-// Runs one session in a child process; its progress lines come through ours.
-function session(threads) {
+// Runs one session in a child process (node-session.js, or models.js for whole models); its
+// progress lines come through ours.
+function session(threads, script = './node-session.js') {
   return new Promise((resolve, reject) => {
     // --expose-gc: measureInterleaved starts each runner's turn with a collected heap.
-    const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(new URL('./node-session.js', import.meta.url)), String(threads)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(new URL(script, import.meta.url)), String(threads)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk) => { out += chunk; });
@@ -76,6 +77,8 @@ const memory = await memoryRow();
 progress('memory of the attention backward at N=4096');
 const backwardMemory = await backwardMemoryRow();
 const training = await trainingBench(progress);
+const models = [];
+for (const threads of [1, 2]) models.push(await session(threads, './models.js'));
 progress('');
 
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, Node ${process.version}`;
@@ -88,5 +91,8 @@ console.log(`Attention backward, N = ${backwardMemory.n}, d = ${backwardMemory.d
 console.log('\nTraining, Node, one thread: forward + backward + optimizer per step on the reverse task (attention-wasm: TinyTransformer.trainStep with AdamW, one wasm call; tfjs: the same model in tfjs-core ops, autodiff and Adam). Median tokens/s of 5 timed windows after both are seen learning.\n');
 console.log(trainingTable(training));
 
-recordResults('node', { date: new Date().toISOString(), machine, runtime: `Node ${process.version}`, versions, sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })), memory, backwardMemory, training: training.rows });
+console.log(`\nWhole models, Node: attention-wasm (${models[0].versions['attention-wasm']}) loading a Hugging Face-layout checkpoint (config.json + model.safetensors) against ${models[0].versions['onnxruntime-web']} running ONNX graphs built from the same random weights (bench/peers/onnx-models.js; graph optimisation 'all'); outputs compared first (max |difference| / max |value| below 1e-3; the same greedy tokens). Prefill: best of 5 interleaved rounds' medians; decode: best of 5 runs of 32 greedy tokens after a 128-token prompt, each new token attending over the cache. Memory bound of decoding: the ${(models[0].rows[2].weightBytes / 2 ** 20).toFixed(0)} MiB of weights read per token ÷ the copy bandwidth measured in the same process (a 256 MiB Float32Array.set, which reads and writes each byte).\n`);
+console.log(modelTable(models));
+
+recordResults('node', { date: new Date().toISOString(), machine, runtime: `Node ${process.version}`, versions, sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })), memory, backwardMemory, training: training.rows, models });
 console.log('\nWrote bench/results/latest.json (node)');

@@ -43,3 +43,17 @@ export function comparisonTable(sessions) {
   });
   return lines.join('\n');
 }
+
+/** The whole-model rows (bench/models.js sessions): ms or ms/token per engine and the ratio. */
+export function modelTable(sessions) {
+  const lines = ['| case | threads | attention-wasm | onnxruntime-web | attention-wasm speed-up | memory bound (decode) |', '|---|---|---|---|---|---|'];
+  for (const s of sessions) {
+    for (const row of s.rows) {
+      const ours = row.results['attention-wasm'].ms, theirs = row.results['onnxruntime-web'].ms;
+      const bound = row.weightBytes ? `${(row.weightBytes / s.bandwidth * 1000).toFixed(1)} ms at ${(s.bandwidth / 1e9).toFixed(1)} GB/s copy: ours ${(ours / (row.weightBytes / s.bandwidth * 1000)).toFixed(2)}× of it` : '';
+      const unit = row.unit === 'ms/token' ? ' ms/token' : ' ms';
+      lines.push(`| ${row.case} | ${s.threads} | ${ours.toFixed(1)}${unit}${row.unit === 'ms/token' ? ` (${(1000 / ours).toFixed(1)} tokens/s)` : ''} | ${theirs.toFixed(1)}${unit}${row.unit === 'ms/token' ? ` (${(1000 / theirs).toFixed(1)} tokens/s)` : ''} | ${(theirs / ours).toFixed(2)}× | ${bound} |`);
+    }
+  }
+  return lines.join('\n');
+}
