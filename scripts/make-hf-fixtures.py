@@ -94,6 +94,16 @@ def attention(q, k, v, heads, causal, lengths):
     return out, probs
 
 
+def post_norm_block(x, Lin, LN, H, lengths, names):
+    """BERT's and DistilBERT's block: x = LN(x + Attn(x)); x = LN(x + FFN(x)), GELU (erf).
+    names: the q, k, v, output projections, the first norm, the FFN's two layers, the second norm."""
+    q_name, k_name, v_name, o_name, norm1, up, down, norm2 = names
+    o, probs = attention(Lin(x, q_name), Lin(x, k_name), Lin(x, v_name), H, False, lengths)
+    x = LN(Lin(o, o_name) + x, norm1)
+    x = LN(Lin(gelu(Lin(x, up)), down) + x, norm2)
+    return x, probs
+
+
 # ---- reference tokenizers (for the expected ids of the fixtures' tokenizer.json) ----
 def bytes_to_unicode():
     bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
@@ -126,6 +136,22 @@ def bpe_encode_word(word, ranks):
     return parts
 
 
+def merge_pair(words, best):
+    """Every word (a tuple of symbols → its count) with the pair `best` merged."""
+    merged = {}
+    for w, n in words.items():
+        out, i = [], 0
+        while i < len(w):
+            if i + 1 < len(w) and (w[i], w[i + 1]) == best:
+                out.append(w[i] + w[i + 1])
+                i += 2
+            else:
+                out.append(w[i])
+                i += 1
+        merged[tuple(out)] = merged.get(tuple(out), 0) + n
+    return merged
+
+
 def train_bpe(corpus, merges_wanted):
     words = {}
     for line in corpus:
@@ -141,18 +167,7 @@ def train_bpe(corpus, merges_wanted):
             break
         best = max(sorted(counts), key=lambda p: counts[p])
         merges.append(best)
-        new_words = {}
-        for w, n in words.items():
-            out, i = [], 0
-            while i < len(w):
-                if i + 1 < len(w) and (w[i], w[i + 1]) == best:
-                    out.append(w[i] + w[i + 1])
-                    i += 2
-                else:
-                    out.append(w[i])
-                    i += 1
-            new_words[tuple(out)] = new_words.get(tuple(out), 0) + n
-        words = new_words
+        words = merge_pair(words, best)
     return merges
 
 
@@ -278,18 +293,7 @@ def sentencepiece_bpe_tokenizer(corpus, merges_wanted):
         best = max(sorted(counts), key=lambda p: counts[p])
         merges.append(best)
         vocab.setdefault(best[0] + best[1], len(vocab))
-        new_words = {}
-        for w, n in words.items():
-            out, i = [], 0
-            while i < len(w):
-                if i + 1 < len(w) and (w[i], w[i + 1]) == best:
-                    out.append(w[i] + w[i + 1])
-                    i += 2
-                else:
-                    out.append(w[i])
-                    i += 1
-            new_words[tuple(out)] = new_words.get(tuple(out), 0) + n
-        words = new_words
+        words = merge_pair(words, best)
     special = lambda t: {"id": vocab[t], "content": t, "single_word": False, "lstrip": False, "rstrip": False,
                          "normalized": False, "special": True}
     tokenizer = {
@@ -536,11 +540,9 @@ def make_bert(name="tiny-bert"):
         hidden, attns = [x], []
         for l in range(L):
             p = "bert.encoder.layer.%d." % l
-            q, k, v = (Lin(x, p + "attention.self." + n) for n in ["query", "key", "value"])
-            o, probs = attention(q, k, v, H, False, lengths)
-            x = LN(Lin(o, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
-            m = Lin(gelu(Lin(x, p + "intermediate.dense")), p + "output.dense")
-            x = LN(m + x, p + "output.LayerNorm")
+            names = [p + n for n in ["attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
+                                     "attention.output.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm"]]
+            x, probs = post_norm_block(x, Lin, LN, H, lengths, names)
             attns.append(probs)
             hidden.append(x)
         t = LN(gelu(Lin(x, "cls.predictions.transform.dense")), "cls.predictions.transform.LayerNorm")
@@ -586,11 +588,9 @@ def make_distilbert(name="tiny-distilbert-f16"):
         hidden, attns = [x], []
         for l in range(L):
             p = "distilbert.transformer.layer.%d." % l
-            q, k, v = (Lin(x, p + "attention." + n) for n in ["q_lin", "k_lin", "v_lin"])
-            o, probs = attention(q, k, v, H, False, lengths)
-            x = LN(Lin(o, p + "attention.out_lin") + x, p + "sa_layer_norm")
-            m = Lin(gelu(Lin(x, p + "ffn.lin1")), p + "ffn.lin2")
-            x = LN(m + x, p + "output_layer_norm")
+            names = [p + n for n in ["attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin",
+                                     "sa_layer_norm", "ffn.lin1", "ffn.lin2", "output_layer_norm"]]
+            x, probs = post_norm_block(x, Lin, LN, H, lengths, names)
             attns.append(probs)
             hidden.append(x)
         pooled = torch.relu(Lin(x[:, 0], "pre_classifier"))

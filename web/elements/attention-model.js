@@ -20,7 +20,7 @@ import { exportToolbar, elementToPng, jsString, EXPORT_STYLE } from './export.js
 import { THEME_STYLE, styleSheet, followPageScheme, errorMessage } from './theme.js';
 import { LIMITS, tooBig } from './limits.js';
 import { containKeys } from './keys.js';
-import { loadForPrint } from './print.js';
+import { loadWhenNear } from './print.js';
 
 const TAG = 'attention-model';
 if (!customElements.get('attention-heatmap')) customElements.define('attention-heatmap', AttentionHeatmap);
@@ -70,8 +70,7 @@ export class AttentionModel extends HTMLElement {
   #progress = null;  // the last progress event while loading
   #generation = 0;
   #pending = 0;  // requestAnimationFrame of a scheduled forward
-  #observer = null;
-  #stopPrintWatch = () => {};
+  #stopLoadWatch = () => {};
 
   constructor() {
     super();
@@ -84,20 +83,14 @@ export class AttentionModel extends HTMLElement {
     if (!this.hasAttribute('src')) return this.#render();
     // A checkpoint is downloaded when the element nears the viewport (or prints), unless
     // `eager`: a page of many models does not fetch them all up front.
-    const load = () => {
-      this.#observer?.disconnect();
-      this.#stopPrintWatch();
+    this.#stopLoadWatch();
+    this.#stopLoadWatch = loadWhenNear(this, () => {
       if (!this.#model && this.#generation === 0) this.#loadFrom(this.getAttribute('src'));
-    };
-    this.#stopPrintWatch = loadForPrint(load);
-    if (this.hasAttribute('eager') || typeof IntersectionObserver === 'undefined') return load();
-    this.#observer = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) load(); }, { rootMargin: '400px' });
-    this.#observer.observe(this);
+    });
   }
 
   disconnectedCallback() {
-    this.#observer?.disconnect();
-    this.#stopPrintWatch();
+    this.#stopLoadWatch();
   }
 
   attributeChangedCallback(name, old, value) {

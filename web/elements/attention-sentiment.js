@@ -10,7 +10,7 @@
 // element nears the viewport). Events: `prediction` (detail { text, label, probability,
 // words, attention }), `trained` (detail { seconds, accuracy }).
 import { moduleWorker } from './workers.js';
-import { loadForPrint } from './print.js';
+import { loadWhenNear } from './print.js';
 import { getApi } from './api.js';
 import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
 import { containKeys } from './keys.js';
@@ -50,8 +50,7 @@ export class AttentionSentiment extends HTMLElement {
   #worker = null;
   #parts = null;
   #timer = 0;
-  #observer = null;
-  #stopPrintWatch = () => {};
+  #stopLoadWatch = () => {};
 
   constructor() {
     super();
@@ -64,23 +63,12 @@ export class AttentionSentiment extends HTMLElement {
     // The model (about 80 KB gzipped) loads when the element nears the viewport, so a page
     // that shows it further down does not pay for it at load (attribute `eager`: at once),
     // and when the page prints (a printed page or a deck's print view never scrolls to it).
-    this.#stopPrintWatch();
-    this.#stopPrintWatch = loadForPrint(() => this.#load());
-    if (this.hasAttribute('eager') || typeof IntersectionObserver === 'undefined') {
-      this.#load();
-      return;
-    }
-    this.#observer = new IntersectionObserver((entries) => {
-      if (!entries.some((e) => e.isIntersecting)) return;
-      this.#observer.disconnect();
-      this.#load();
-    }, { rootMargin: '400px' });
-    this.#observer.observe(this);
+    this.#stopLoadWatch();
+    this.#stopLoadWatch = loadWhenNear(this, () => this.#load());
   }
 
   disconnectedCallback() {
-    this.#observer?.disconnect();
-    this.#stopPrintWatch();
+    this.#stopLoadWatch();
     this.#worker?.terminate();
     this.#worker = null;
   }

@@ -27,3 +27,30 @@ export function loadForPrint(load) {
     globalThis.removeEventListener('beforeprint', load);
   };
 }
+
+/**
+ * Calls `load` once, when `element` nears the viewport (400 px ahead), when the page prints,
+ * or at once if the element has the `eager` attribute (or the browser has no
+ * IntersectionObserver). Returns a function that stops waiting (disconnectedCallback).
+ * @param {Element} element @param {() => void} load
+ */
+export function loadWhenNear(element, load) {
+  let observer = null;
+  let stopPrint = () => {};
+  const stop = () => {
+    observer?.disconnect();
+    stopPrint();
+  };
+  const once = () => {
+    stop();
+    load();
+  };
+  stopPrint = loadForPrint(once);
+  if (element.hasAttribute('eager') || typeof IntersectionObserver === 'undefined') {
+    once();
+    return stop;
+  }
+  observer = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) once(); }, { rootMargin: '400px' });
+  observer.observe(element);
+  return stop;
+}

@@ -1,18 +1,7 @@
 // Choosing the next token from a decoder's logits: greedy (temperature 0), or sampling with
 // temperature, then top-k, then top-p (nucleus), in that order as Hugging Face's generate
 // applies them; all in float64, with a seeded generator so a seed repeats its text.
-
-/** A seeded uniform generator in [0, 1) (mulberry32). */
-export function seededRandom(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../parameters.js';
 
 /** The index of the largest logit (the first on ties). */
 export function argmax(logits) {
