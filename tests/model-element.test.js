@@ -108,6 +108,26 @@ test('keyboard: views, a model-view map and the text; the element recomputes', a
   assert.deepEqual(errors, []);
 });
 
+test('a URL checkpoint is kept in the Cache API: loading it again fetches nothing', async () => {
+  const fetched = [];
+  const listen = (r) => { if (r.url().includes('/tests/fixtures/hf/tiny-llama/')) fetched.push(r.url()); };
+  page.on('request', listen);
+  const events = await page.evaluate(async () => {
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init({ simd: 'baseline' });
+    await caches.delete('attention-wasm-models');
+    const first = [], second = [];
+    (await attn.loadModel('/tests/fixtures/hf/tiny-llama/', { onProgress: (p) => first.push(p) })).dispose();
+    (await attn.loadModel('/tests/fixtures/hf/tiny-llama/', { onProgress: (p) => second.push(p) })).dispose();
+    return { first: first.filter((p) => !p.stage).map((p) => p.cached ?? false), second: second.filter((p) => !p.stage).map((p) => `${p.file}:${p.cached}`) };
+  });
+  page.off('request', listen);
+  const files = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'model.safetensors'];
+  assert.deepEqual(fetched.map((u) => u.split('/').pop()).sort(), files.sort(), 'the first load fetched each file once');
+  assert.ok(events.first.every((c) => c === false));
+  assert.deepEqual(events.second.sort(), files.map((f) => `${f}:true`).sort(), 'the second load read every file from the cache');
+});
+
 test('axe finds nothing serious; nothing overflows at 390 px; a bad source is an error message, then recovery', async () => {
   await page.addScriptTag({ path: fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url)) });
   const violations = await page.evaluate(async () => (await window.axe.run(document)).violations.filter((v) => ['serious', 'critical'].includes(v.impact)).map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' > ')).join('; ')}`));

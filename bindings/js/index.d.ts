@@ -1089,6 +1089,11 @@ export interface LoadModelOptions {
   onProgress?: (progress: LoadProgress) => void;
   /** Passed to `fetch` for URL sources (headers, credentials, an AbortSignal). */
   fetchOptions?: RequestInit;
+  /**
+   * Keep URL sources' files in the browser's Cache API (store `attention-wasm-models`), so a
+   * second visit reads them from disk (default true; no effect in Node).
+   */
+  cache?: boolean;
 }
 
 /** The heads a checkpoint can run. */
@@ -1104,6 +1109,8 @@ export interface LoadProgress {
   loaded: number;
   /** Bytes (or tensors) in all; null when the server does not say. */
   total: number | null;
+  /** The file came from the Cache API, not the network. */
+  cached?: boolean;
 }
 
 /** The runner's view of an architecture, read from `config.json`. */

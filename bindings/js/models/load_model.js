@@ -22,10 +22,11 @@ const KIND_NAMES = Object.fromEntries(Object.entries(KIND).map(([name, kind]) =>
 function checkOptions(options) {
   if (options === undefined) return {};
   if (options === null || typeof options !== 'object') throw typeError(FN, `options must be an object, got ${describe(options)}`);
-  const { head, onProgress, fetchOptions } = options;
+  const { head, onProgress, fetchOptions, cache = true } = options;
+  if (typeof cache !== 'boolean') throw typeError(FN, `options.cache must be a boolean, got ${describe(cache)}`);
   if (onProgress !== undefined && typeof onProgress !== 'function') throw typeError(FN, `options.onProgress must be a function, got ${describe(onProgress)}`);
   if (head !== undefined && typeof head !== 'string') throw typeError(FN, `options.head must be a string, got ${describe(head)}`);
-  return { head, onProgress, fetchOptions };
+  return { head, onProgress, fetchOptions, cache };
 }
 
 async function readJson(src, name, required) {
@@ -102,8 +103,8 @@ function resolve(arch, tensors, prefix, entry) {
  * @param {object} [options] { head, onProgress, fetchOptions }
  */
 export async function loadModel(module, source, options) {
-  const { head, onProgress, fetchOptions } = checkOptions(options);
-  const src = await sourceOf(FN, source, { onProgress, fetchOptions });
+  const { head, onProgress, fetchOptions, cache } = checkOptions(options);
+  const src = await sourceOf(FN, source, { onProgress, fetchOptions, cache });
   // 1. The architecture and the tokenizer.
   const config = await readJson(src, 'config.json', true);
   const arch = architectureOf(FN, config, head);

@@ -56,12 +56,25 @@ async function folderSource(fn, folder) {
   };
 }
 
-/** A URL prefix: each file fetched once, whole, with progress events. */
-function urlSource(fn, prefix, onProgress, fetchOptions) {
+// The browser's Cache API store for checkpoint files: a second visit reads them from disk.
+const CACHE_NAME = 'attention-wasm-models';
+
+async function openCache(enabled) {
+  if (!enabled || typeof caches === 'undefined') return null;
+  try {
+    return await caches.open(CACHE_NAME);
+  } catch {
+    return null;  // an opaque origin, a private window that refuses storage: no cache
+  }
+}
+
+/** A URL prefix: each file fetched once, whole, with progress events (and kept in the Cache API). */
+function urlSource(fn, prefix, onProgress, fetchOptions, useCache) {
   const base = new URL(String(prefix).endsWith('/') ? String(prefix) : `${prefix}/`, globalThis.location?.href);
   const files = new Map();  // name → Promise<Uint8Array | null>
+  const cache = openCache(useCache);
   const load = (name) => {
-    if (!files.has(name)) files.set(name, download(fn, new URL(name, base), name, onProgress, fetchOptions));
+    if (!files.has(name)) files.set(name, cached(fn, cache, new URL(name, base), name, onProgress, fetchOptions));
     return files.get(name);
   };
   return {
@@ -81,6 +94,21 @@ function urlSource(fn, prefix, onProgress, fetchOptions) {
       return new TextDecoder().decode(await load(name));
     },
   };
+}
+
+// A file from the cache, or downloaded and then stored there (a failed store is no error:
+// quota, say).
+async function cached(fn, cachePromise, url, name, onProgress, fetchOptions) {
+  const cache = await cachePromise;
+  const hit = await cache?.match(url).catch(() => undefined);
+  if (hit) {
+    const bytes = new Uint8Array(await hit.arrayBuffer());
+    onProgress?.({ file: name, loaded: bytes.length, total: bytes.length, cached: true });
+    return bytes;
+  }
+  const bytes = await download(fn, url, name, onProgress, fetchOptions);
+  if (bytes !== null && cache) await cache.put(url, new Response(bytes)).catch(() => {});
+  return bytes;
 }
 
 async function download(fn, url, name, onProgress, fetchOptions) {
@@ -148,16 +176,16 @@ function mapSource(fn, entries) {
 
 /**
  * The source for loadModel's first argument.
- * @param {string} fn @param {unknown} source @param {{ onProgress?: Function, fetchOptions?: object }} options
+ * @param {string} fn @param {unknown} source @param {{ onProgress?: Function, fetchOptions?: object, cache?: boolean }} options
  */
-export async function sourceOf(fn, source, { onProgress, fetchOptions } = {}) {
+export async function sourceOf(fn, source, { onProgress, fetchOptions, cache = true } = {}) {
   if (typeof source === 'string' || source instanceof URL) {
     if (source === '') throw typeError(fn, 'source is an empty string; give a folder path, a URL, Files or a map of file names to bytes');
     const text = String(source);
     const node = typeof globalThis.process?.versions?.node === 'string' && typeof globalThis.window === 'undefined';
     if (node && !isUrlLike(text)) return folderSource(fn, text);
     if (node && text.startsWith('file:')) return folderSource(fn, decodeURIComponent(new URL(text).pathname));
-    return urlSource(fn, text, onProgress, fetchOptions);
+    return urlSource(fn, text, onProgress, fetchOptions, cache);
   }
   const isFileList = typeof FileList === 'function' && source instanceof FileList;
   if (Array.isArray(source) || isFileList) {
