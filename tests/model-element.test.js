@@ -128,6 +128,27 @@ test('a URL checkpoint is kept in the Cache API: loading it again fetches nothin
   assert.deepEqual(events.second.sort(), files.map((f) => `${f}:true`).sort(), 'the second load read every file from the cache');
 });
 
+test('in a module Worker without an import map: the tokenizer library found beside the package; the same maps as the page', async () => {
+  const result = await page.evaluate(async () => {
+    const worker = new Worker('/tests/helpers/model-worker.js', { type: 'module' });
+    const text = 'The cat sat on the mat.';
+    const answer = await new Promise((resolve) => {
+      worker.onmessage = ({ data }) => resolve(data);
+      worker.postMessage({ src: '/tests/fixtures/hf/tiny-gpt2/', text });
+    });
+    worker.terminate();
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init({ simd: 'baseline' });
+    const model = await attn.loadModel('/tests/fixtures/hf/tiny-gpt2/');
+    const here = Array.from(model.forward(text, { attentions: true }).attentions[0].data);
+    model.dispose();
+    return { ...answer, here };
+  });
+  assert.equal(result.error, undefined, result.error);
+  assert.deepEqual(result.tokens.slice(0, 4), ['The', 'Ġ', 'c', 'at']);
+  assert.deepEqual(result.attention, result.here);
+});
+
 test('axe finds nothing serious; nothing overflows at 390 px; a bad source is an error message, then recovery', async () => {
   await page.addScriptTag({ path: fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url)) });
   const violations = await page.evaluate(async () => (await window.axe.run(document)).violations.filter((v) => ['serious', 'critical'].includes(v.impact)).map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' > ')).join('; ')}`));
