@@ -8,7 +8,8 @@ import os from 'node:os';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { startServer } from '../scripts/server.js';
-import { comparisonTable } from './table.js';
+import { comparisonTable, modelTable } from './table.js';
+import { browserModelSessions } from './browser-models.js';
 import { recordResults, progressWriter } from './results.js';
 
 const progress = progressWriter(process.stderr);
@@ -30,6 +31,7 @@ const browser = await chromium.launch({
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--js-flags=--expose-gc'],
 });
 const sessions = [];
+let models = [];
 const chromiumVersion = browser.version();
 try {
   for (const threads of [1, 2]) {
@@ -48,6 +50,7 @@ try {
     sessions.push(session);
     await page.close();
   }
+  models = await browserModelSessions({ browser, url, progress });
 } finally {
   await browser.close();
   server.close();
@@ -59,5 +62,10 @@ const versions = Object.assign({}, ...sessions.map((s) => s.versions));
 console.log(`Chromium ${chromiumVersion} (headless), page cross-origin isolated: attention, float32, d = 64; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 8 interleaved rounds after warm-up (a full GC and 30 ms idle before each runner's turn), JS call included. attention-wasm: the ${sessions[0].build} build (what init() loads in Chromium), ${sessions.map((s) => `${s.threads} thread${s.threads > 1 ? 's' : ''}`).join(' and ')}; onnxruntime-web (wasm) with numThreads to match, in the same page.`);
 console.log(`Machine: ${machine}. ${Object.values(versions).join('; ')}.\n`);
 console.log(comparisonTable(sessions));
-recordResults('browser', { date: new Date().toISOString(), machine, runtime: `Chromium ${chromiumVersion}`, userAgent: sessions[0].userAgent, versions, sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })) });
+const load = models[0].load;
+const MB = (b) => (b / 2 ** 20).toFixed(0);
+console.log(`\nWhole models in Chromium (bench/browser-models.js, the same cases as npm run bench, both engines loading their files from the local server): ${models[0].versions['attention-wasm']} against ${models[0].versions['onnxruntime-web']}.`);
+console.log(`GPT-2-small shape from the local server into a tab (attn.loadModel(url), download included, 1 thread): ${(load.ms / 1000).toFixed(2)} s; wasm heap ${MB(load.wasmHeapBytes)} MiB for ${MB(load.parameterBytes)} MiB of packed weights (${MB(load.wasmHeapAfterForwardBytes)} MiB after a 128-token forward with logits, ${load.firstForwardMs.toFixed(0)} ms), JS heap +${MB(load.jsHeapBytes)} MiB.\n`);
+console.log(modelTable(models));
+recordResults('browser', { date: new Date().toISOString(), machine, runtime: `Chromium ${chromiumVersion}`, userAgent: sessions[0].userAgent, versions, sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })), models });
 console.log('\nWrote bench/results/latest.json (browser)');

@@ -1,0 +1,53 @@
+// The whole-model rows of npm run bench:browser (called by bench/browser.js): writes the
+// cases' files once into build/bench/models/ (a Hugging Face checkpoint and ONNX graphs per
+// model), then one Chromium page per thread count loads them from the local server
+// (bench/models.html) and runs bench/model-cases.js there.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { makeBert, makeGpt2 } from './model-cases.js';
+
+const root = new URL('..', import.meta.url);
+
+function writeModels(progress) {
+  const dir = new URL('build/bench/models/', root);
+  const bert = new URL('bert/', dir), gpt2 = new URL('gpt2/', dir);
+  if (!existsSync(new URL('model.onnx', bert))) {
+    progress('writing the BERT-base-shaped checkpoint and graph');
+    mkdirSync(bert, { recursive: true });
+    const files = makeBert();
+    writeFileSync(new URL('config.json', bert), JSON.stringify(files.config));
+    writeFileSync(new URL('model.safetensors', bert), files.safetensors);
+    writeFileSync(new URL('model.onnx', bert), files.onnx);
+  }
+  if (!existsSync(new URL('decode.onnx', gpt2))) {
+    progress('writing the GPT-2-small-shaped checkpoint and graphs');
+    mkdirSync(gpt2, { recursive: true });
+    const files = makeGpt2();
+    writeFileSync(new URL('config.json', gpt2), JSON.stringify(files.config));
+    writeFileSync(new URL('model.safetensors', gpt2), files.safetensors);
+    writeFileSync(new URL('prefill.onnx', gpt2), files.prefill);
+    writeFileSync(new URL('decode.onnx', gpt2), files.decode);
+  }
+}
+
+/** Runs the pages; resolves to one session per thread count. */
+export async function browserModelSessions({ browser, url, progress }) {
+  writeModels(progress);
+  const sessions = [];
+  for (const threads of [1, 2]) {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (message) => {
+      const text = message.text();
+      if (text.startsWith('progress: ')) progress(text.slice(10));
+      else if (message.type() === 'error') errors.push(text);
+    });
+    await page.goto(`${url}bench/models.html`);
+    await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
+    const session = await page.evaluate((n) => window.runModels(n), threads);
+    if (errors.length) throw new Error(`the model benchmark page reported errors: ${errors.join('; ')}`);
+    sessions.push(session);
+    await page.close();
+  }
+  return sessions;
+}
