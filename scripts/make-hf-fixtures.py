@@ -171,17 +171,22 @@ def train_bpe(corpus, merges_wanted):
     return merges
 
 
-def gpt2_tokenizer(corpus, merges_wanted):
+def gpt2_tokenizer(corpus, merges_wanted, specials=None):
+    """GPT-2's byte-level BPE; with `specials` (RoBERTa: <s> <pad> </s> <unk> first), those
+    lead the vocabulary and the post-processor wraps a text in <s> … </s>."""
     byte_map, order = bytes_to_unicode()
-    vocab = {byte_map[b]: i for i, b in enumerate(order)}
+    vocab = {t: i for i, t in enumerate(specials or [])}
+    for b in order:
+        vocab[byte_map[b]] = len(vocab)
     merges = train_bpe(corpus, merges_wanted)
     for a, b in merges:
         vocab.setdefault(a + b, len(vocab))
     eos = len(vocab)
+    added = [(eos, "<|endoftext|>")] if not specials else [(vocab[t], t) for t in specials]
     tokenizer = {
         "version": "1.0", "truncation": None, "padding": None,
-        "added_tokens": [{"id": eos, "content": "<|endoftext|>", "single_word": False, "lstrip": False,
-                          "rstrip": False, "normalized": True, "special": True}],
+        "added_tokens": [{"id": i, "content": t, "single_word": False, "lstrip": False,
+                          "rstrip": False, "normalized": not specials, "special": True} for i, t in added],
         "normalizer": None,
         "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
         "post_processor": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True},
@@ -190,10 +195,14 @@ def gpt2_tokenizer(corpus, merges_wanted):
                   "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
                   "vocab": vocab, "merges": [a + " " + b for a, b in merges]},
     }
+    if specials:
+        tokenizer["post_processor"] = {"type": "RobertaProcessing", "sep": ["</s>", vocab["</s>"]], "cls": ["<s>", vocab["<s>"]],
+                                       "trim_offsets": True, "add_prefix_space": False}
     ranks = {m: i for i, m in enumerate(merges)}
 
     def encode(text):
-        return [vocab[p] for w in bpe_words(text) for p in bpe_encode_word(w, ranks)]
+        ids = [vocab[p] for w in bpe_words(text) for p in bpe_encode_word(w, ranks)]
+        return [vocab["<s>"]] + ids + [vocab["</s>"]] if specials else ids
 
     return tokenizer, encode, eos
 
@@ -553,6 +562,60 @@ def make_bert(name="tiny-bert"):
 
 
 # ---- DistilBERT (modeling_distilbert.py: DistilBertForSequenceClassification), float16 ----
+# ---- RoBERTa (modeling_roberta.py: RobertaForSequenceClassification) ----
+def make_roberta(name="tiny-roberta"):
+    gen = torch.Generator().manual_seed(25)
+    specials = ["<s>", "<pad>", "</s>", "<unk>"]
+    tokenizer, encode, _ = gpt2_tokenizer(CORPUS, 48, specials)
+    V, d, L, H, P, f, eps, pad = len(tokenizer["model"]["vocab"]), 32, 2, 4, 42, 64, 1e-5, 1
+    cfg = {"architectures": ["RobertaForSequenceClassification"], "model_type": "roberta", "vocab_size": V, "hidden_size": d,
+           "num_hidden_layers": L, "num_attention_heads": H, "intermediate_size": f, "hidden_act": "gelu",
+           "max_position_embeddings": P, "type_vocab_size": 1, "layer_norm_eps": eps, "pad_token_id": pad,
+           "bos_token_id": 0, "eos_token_id": 2, "position_embedding_type": "absolute",
+           "id2label": {"0": "negative", "1": "neutral", "2": "positive"}, "torch_dtype": "float32"}
+    w = {"embeddings.word_embeddings.weight": rand(gen, V, d), "embeddings.position_embeddings.weight": rand(gen, P, d, std=0.05),
+         "embeddings.token_type_embeddings.weight": rand(gen, 1, d, std=0.05),
+         "embeddings.LayerNorm.weight": 1 + rand(gen, d, std=0.1), "embeddings.LayerNorm.bias": rand(gen, d, std=0.1)}
+    lin = lambda p, i, o: w.update({p + ".weight": rand(gen, o, i), p + ".bias": rand(gen, o, std=0.05)})
+    ln = lambda p: w.update({p + ".weight": 1 + rand(gen, d, std=0.1), p + ".bias": rand(gen, d, std=0.1)})
+    for l in range(L):
+        p = "encoder.layer.%d." % l
+        for n in ["query", "key", "value"]:
+            lin(p + "attention.self." + n, d, d)
+        lin(p + "attention.output.dense", d, d)
+        ln(p + "attention.output.LayerNorm")
+        lin(p + "intermediate.dense", d, f)
+        lin(p + "output.dense", f, d)
+        ln(p + "output.LayerNorm")
+    saved = {"roberta." + k: v for k, v in w.items()}
+    saved["classifier.dense.weight"], saved["classifier.dense.bias"] = rand(gen, d, d), rand(gen, d, std=0.05)
+    saved["classifier.out_proj.weight"], saved["classifier.out_proj.bias"] = rand(gen, 3, d), rand(gen, 3, std=0.05)
+    W = {k: stored(v, "F32") for k, v in saved.items()}
+    Lin = lambda x, p: x @ W[p + ".weight"].T + W[p + ".bias"]
+    LN = lambda x, p: layer_norm(x, W[p + ".weight"], W[p + ".bias"], eps)
+
+    def forward(ids, lengths):
+        ids = torch.tensor(ids)
+        # create_position_ids_from_input_ids: real tokens count from padding_idx + 1, padding sits at padding_idx.
+        mask = (ids != pad).long()
+        positions = torch.cumsum(mask, dim=1) * mask + pad
+        e = "roberta.embeddings."
+        x = W[e + "word_embeddings.weight"][ids] + W[e + "position_embeddings.weight"][positions] + W[e + "token_type_embeddings.weight"][0]
+        x = LN(x, e + "LayerNorm")
+        hidden, attns = [x], []
+        for l in range(L):
+            p = "roberta.encoder.layer.%d." % l
+            names = [p + n for n in ["attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
+                                     "attention.output.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm"]]
+            x, probs = post_norm_block(x, Lin, LN, H, lengths, names)
+            attns.append(probs)
+            hidden.append(x)
+        pooled = torch.tanh(Lin(x[:, 0], "classifier.dense"))
+        return {"logits": Lin(pooled, "classifier.out_proj"), "hidden": hidden, "attn": attns}
+
+    write_fixture(name, cfg, tokenizer, saved, "F32", encode, forward, pad_id=pad)
+
+
 def make_distilbert(name="tiny-distilbert-f16"):
     gen = torch.Generator().manual_seed(23)
     tokenizer, encode, vocab = bert_tokenizer(WORDS, PIECES)
@@ -627,3 +690,4 @@ if __name__ == "__main__":
     make_bert()
     make_distilbert()
     make_llama()
+    make_roberta()

@@ -3,7 +3,8 @@
 // exact Hub layout for GPT-2 (Conv1D [in, out], fused c_attn, tied LM head), BERT (masked-LM
 // head tied to the embeddings), DistilBERT (a float16 sequence classifier) and Llama (RMSNorm,
 // SwiGLU, rotary embeddings, grouped-query heads: 4 query heads on 2 key/value heads, an
-// untied LM head, a SentencePiece-style BPE tokenizer with byte fallback). Logits, every
+// untied LM head, a SentencePiece-style BPE tokenizer with byte fallback) and RoBERTa
+// (positions counted from padding_idx + 1, a three-label classifier, <s> … </s>). Logits, every
 // hidden state and every attention map match at rtol 1e-4, atol 1e-5, for one text and a
 // right-padded batch, through both kernels (step-by-step when attention maps are asked for,
 // fused otherwise); the tokenizers match reference tokenizers written in Python; the loader
@@ -18,7 +19,7 @@ import { writeSafetensors, readSafetensors, fixtureFiles, toBf16Bits } from './h
 
 const attn = await init({ simd: 'baseline' });
 const root = fileURLToPath(new URL('./fixtures/hf/', import.meta.url));
-const FIXTURES = ['tiny-gpt2', 'tiny-bert', 'tiny-distilbert-f16', 'tiny-llama'];
+const FIXTURES = ['tiny-gpt2', 'tiny-bert', 'tiny-distilbert-f16', 'tiny-llama', 'tiny-roberta'];
 const reference = (name) => JSON.parse(readFileSync(`${root}${name}/reference.json`, 'utf8'));
 const tol = { rtol: 1e-4, atol: 1e-5 };
 
@@ -113,8 +114,51 @@ test('the classifier head: probabilities are the softmax of the reference logits
   model.dispose();
 });
 
+test('classification heads of BERT (pooler, tanh), GPT-2 and Llama (score on the last real token): float64 heads on the reference hidden states', async () => {
+  const heads = {
+    'tiny-bert': { cls: 'BertForSequenceClassification', add: (d, g) => ({ 'classifier.weight': [[3, d], g(3 * d)], 'classifier.bias': [[3], g(3)] }),
+      head: (h, W) => dense(W['classifier.weight'], W['classifier.bias'], dense(W['bert.pooler.dense.weight'], W['bert.pooler.dense.bias'], h, Math.tanh)), pool: 'first' },
+    'tiny-gpt2': { cls: 'GPT2ForSequenceClassification', add: (d, g) => ({ 'score.weight': [[3, d], g(3 * d)] }), head: (h, W) => dense(W['score.weight'], null, h), pool: 'last' },
+    'tiny-llama': { cls: 'LlamaForSequenceClassification', add: (d, g) => ({ 'score.weight': [[3, d], g(3 * d)] }), head: (h, W) => dense(W['score.weight'], null, h), pool: 'last' },
+  };
+  for (const [name, spec] of Object.entries(heads)) {
+    const ref = reference(name);
+    const files = fixtureFiles(`${root}${name}`);
+    const config = { ...JSON.parse(new TextDecoder().decode(files['config.json'])), architectures: [spec.cls], id2label: { 0: 'a', 1: 'b', 2: 'c' } };
+    const tensors = readSafetensors(files['model.safetensors']);
+    const d = config.hidden_size ?? config.n_embd;
+    let seed = 7;
+    const g = (n) => Float32Array.from({ length: n }, () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5));
+    const extra = Object.fromEntries(Object.entries(spec.add(d, g)).map(([k, [shape, data]]) => [k, { shape, data }]));
+    const all = { ...Object.fromEntries(Object.entries(tensors).map(([k, t]) => [k, { shape: t.shape, data: new Float32Array(t.bytes.slice().buffer) }])), ...extra };
+    const W = Object.fromEntries(Object.entries(all).map(([k, t]) => [k, { data: t.data, rows: t.shape[0], cols: t.shape[1] ?? 1 }]));
+    const model = await attn.loadModel({ ...files, 'config.json': config, 'model.safetensors': writeSafetensors(all) });
+    assert.equal(model.head, 'sequence-classification');
+    const c = ref.cases[1];
+    const out = model.forward(c.texts);
+    const last = c.hidden_states.at(-1);
+    const [, T, dd] = last.shape;
+    for (let b = 0; b < 2; b++) {
+      const row = spec.pool === 'first' ? 0 : c.lengths[b] - 1;
+      const h = Array.from(last.data.slice((b * T + row) * dd, (b * T + row + 1) * dd));
+      const expected = spec.head(h, W);
+      expected.forEach((x, i) => assert.ok(Math.abs(out.logits.data[b * 3 + i] - x) <= 1e-5 + 1e-4 * Math.abs(x), `${name} text ${b} logit ${i}: ${out.logits.data[b * 3 + i]} vs ${x}`));
+    }
+    model.dispose();
+  }
+});
+
+// y = act(W·x + b) in float64; W: { data [out, in] row-major, rows: out, cols: in }.
+function dense(W, bias, x, act = (v) => v) {
+  return Array.from({ length: W.rows }, (_, o) => {
+    let s = bias ? bias.data[o] : 0;
+    for (let i = 0; i < W.cols; i++) s += W.data[o * W.cols + i] * x[i];
+    return act(s);
+  });
+}
+
 test('tokenizers: ids match the reference tokenizers; every span holds its token', async () => {
-  for (const name of ['tiny-gpt2', 'tiny-bert', 'tiny-llama']) {
+  for (const name of ['tiny-gpt2', 'tiny-bert', 'tiny-llama', 'tiny-roberta']) {
     const ref = reference(name);
     const model = await attn.loadModel(`${root}${name}`);
     for (const [text, ids] of Object.entries({ ...ref.tokens, ...ref.byte_fallback })) {

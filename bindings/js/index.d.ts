@@ -1045,7 +1045,7 @@ export interface AttentionWasm {
   /**
    * Loads a pretrained checkpoint in the Hugging Face layout: `config.json`, `tokenizer.json`
    * (optional) and `model.safetensors` (or shards with `model.safetensors.index.json`), with
-   * float32, float16 or bfloat16 weights. Model types: `bert`, `distilbert`, `gpt2`, `llama`
+   * float32, float16 or bfloat16 weights. Model types: `bert`, `roberta`, `distilbert`, `gpt2`, `llama`
    * (Llama-family decoders such as SmolLM and TinyLlama: RMSNorm, SwiGLU, rotary
    * embeddings, grouped-query attention; `rope_scaling` must be null). The
    * weights are converted to float32 and packed for the kernels once, in wasm memory.
@@ -1135,6 +1135,8 @@ export interface ModelDescriptor {
   activation: 'relu' | 'gelu' | 'gelu_new' | 'gelu_pytorch_tanh' | 'silu';
   /** The longest sequence the model takes (`max_position_embeddings`, `n_positions`). */
   contextLength: number;
+  /** RoBERTa: real tokens' positions start here (padding_idx + 1); padding sits one below. */
+  positionOffset?: number;
   /** `'rms'` for RMSNorm (Llama); layer norm otherwise. */
   norm?: 'rms';
   /** A gated feed-forward network, down(act(x·W_gate) ⊙ x·W_up) (Llama's SwiGLU). */
@@ -1321,7 +1323,7 @@ export interface TextTokenizer {
 export interface PretrainedModel {
   /** `config.json` as loaded. */
   readonly config: Record<string, unknown>;
-  /** `'bert'`, `'distilbert'`, `'gpt2'` or `'llama'`. */
+  /** `'bert'`, `'roberta'`, `'distilbert'`, `'gpt2'` or `'llama'`. */
   readonly modelType: string;
   /** The head this model runs. */
   readonly head: ModelHead;

@@ -1,7 +1,7 @@
-// config.json → the runner's descriptor, and each architecture's weight names: BERT,
-// DistilBERT, GPT-2 and Llama are four descriptors and four name maps over one runner
+// config.json → the runner's descriptor, and each architecture's weight names: BERT (and
+// RoBERTa), DistilBERT, GPT-2 and Llama are descriptors and name maps over one runner
 // (src/model/). Names and semantics follow the Hugging Face modeling code
-// (modeling_bert.py, modeling_distilbert.py, modeling_gpt2.py, modeling_llama.py).
+// (modeling_bert.py, modeling_roberta.py, modeling_distilbert.py, modeling_gpt2.py, modeling_llama.py).
 import { rangeError } from '../errors.js';
 
 /** The runner's weight kinds (src/model/weights.h WeightKind, same numbers). */
@@ -192,6 +192,27 @@ const ARCHITECTURES = {
     const classifier = { pool: 'last', layers: [{ name: 'score', unprefixed: true, noBias: true }] };
     return { descriptor, names, classifier };
   },
+};
+
+// RoBERTa: BERT's encoder with positions counted from padding_idx + 1 (pad tokens sit at
+// padding_idx), one token type, and its own head names (modeling_roberta.py).
+ARCHITECTURES.roberta = function roberta(fn, c, head) {
+  const base = ARCHITECTURES.bert(fn, { type_vocab_size: 1, ...c }, head);
+  const pad = c.pad_token_id ?? 1;
+  if (!Number.isInteger(pad) || pad < 0) throw rangeError(fn, `config.json: pad_token_id must be a non-negative integer, got ${JSON.stringify(c.pad_token_id)}`);
+  const descriptor = { ...base.descriptor, positionOffset: pad + 1, contextLength: Math.max(0, base.descriptor.maxPositions - pad - 1) };
+  const names = {
+    ...base.names,
+    prefixes: ['roberta.', ''],
+    [KIND.lmTransform]: () => ({ ...linear('lm_head.dense.weight'), unprefixed: true }),
+    [KIND.lmTransformBias]: () => ({ ...plain('lm_head.dense.bias'), unprefixed: true }),
+    [KIND.lmNormWeight]: () => ({ ...plain('lm_head.layer_norm.weight'), unprefixed: true }),
+    [KIND.lmNormBias]: () => ({ ...plain('lm_head.layer_norm.bias'), unprefixed: true }),
+    [KIND.lmDecoder]: () => ({ ...linear('embeddings.word_embeddings.weight'), tied: 'lm_head.decoder.weight' }),
+    [KIND.lmBias]: () => ({ ...plain('lm_head.bias', ['lm_head.decoder.bias']), unprefixed: true }),
+  };
+  const classifier = { pool: 'first', layers: [{ name: 'classifier.dense', activation: 'tanh', unprefixed: true }, { name: 'classifier.out_proj', unprefixed: true }] };
+  return { descriptor, names, classifier };
 };
 
 ARCHITECTURES.llama = function llama(fn, c, head) {

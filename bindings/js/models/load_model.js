@@ -89,7 +89,9 @@ function resolve(arch, tensors, prefix, entry) {
   } else if (spec.layout === 'conv1d') {
     expected = [rows, cols * parts];
   } else {
-    expected = rows === 1 ? [cols * parts] : [rows, cols];
+    // Embedding tables keep their two axes even with one row (RoBERTa's one token type).
+    const table = [KIND.wordEmbeddings, KIND.positionEmbeddings, KIND.tokenTypeEmbeddings].includes(entry.kind);
+    expected = rows === 1 && !table ? [cols * parts] : [rows, cols];
   }
   if (tensor.shape.length !== expected.length || tensor.shape.some((d, i) => d !== expected[i])) {
     throw rangeError(FN, `tensor '${name}' has shape [${tensor.shape.join(', ')}] but the ${what} needs [${expected.join(', ')}] (from config.json)`);

@@ -357,7 +357,8 @@ export class PretrainedModel {
         const id = t < sequences[b].length ? sequences[b][t] : pad;
         if (!Number.isInteger(id) || id < 0 || id >= d.vocabSize) throw rangeError(fn, `token id ${id} at [${b}, ${t}] is outside [0, ${d.vocabSize})`);
         ids[b * T + t] = id;
-        positions[b * T + t] = t;
+        // RoBERTa counts positions from padding_idx + 1 and puts padding at padding_idx.
+        positions[b * T + t] = d.positionOffset ? (t < lengths[b] ? d.positionOffset + t : d.positionOffset - 1) : t;
         if (types) {
           const type = typeRows[b]?.[t] ?? 0;
           if (!Number.isInteger(type) || type < 0 || type >= Math.max(1, d.typeVocabSize)) throw rangeError(fn, `token type ${type} at [${b}, ${t}] is outside [0, ${Math.max(1, d.typeVocabSize)})`);
