@@ -11,7 +11,8 @@ import { HeapScope, views } from '../heap.js';
 import { formatBytes, heapMaxBytes } from '../memory.js';
 import { architectureOf, KIND } from './architectures.js';
 import { packDescriptor, weightTable, parameterCount } from './descriptor.js';
-import { headerLength, parseHeader, toFloat32, DTYPE_BYTES } from './safetensors.js';
+import { toFloat32, DTYPE_BYTES } from './safetensors.js';
+import { openWeights } from './weight_files.js';
 import { sourceOf } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
 import { PretrainedModel } from './pretrained_model.js';
@@ -40,25 +41,6 @@ async function readJson(src, name, required) {
   } catch (error) {
     throw rangeError(FN, `${name} is not valid JSON (${error.message})`);
   }
-}
-
-// name → { file, dtype, shape, begin, end } over every shard.
-async function tensorIndex(src) {
-  let files = ['model.safetensors'];
-  if (!(await src.has('model.safetensors'))) {
-    const index = await readJson(src, 'model.safetensors.index.json', false);
-    if (index === null) throw rangeError(FN, `${src.description} has neither model.safetensors nor model.safetensors.index.json (only safetensors weights are read)`);
-    if (!index.weight_map || typeof index.weight_map !== 'object') throw rangeError(FN, 'model.safetensors.index.json has no weight_map');
-    files = [...new Set(Object.values(index.weight_map).map(String))];
-  }
-  const tensors = new Map();
-  for (const file of files) {
-    const size = await src.size(file);
-    const n = headerLength(await src.read(file, 0, Math.min(8, size)), FN, file, size);
-    const header = parseHeader(await src.read(file, 8, 8 + n), FN, file, size);
-    for (const [name, entry] of header.tensors) tensors.set(name, { file, ...entry });
-  }
-  return tensors;
 }
 
 // The checkpoint's tensor for a table entry, its shape checked: { tensor, name, transposed, stride, column }.
@@ -113,7 +95,8 @@ export async function loadModel(module, source, options) {
   const tokenizerJson = await readJson(src, 'tokenizer.json', false);
   const tokenizer = tokenizerJson === null ? null : await loadTokenizer(FN, tokenizerJson, (await readJson(src, 'tokenizer_config.json', false)) ?? {});
   // 2. Every tensor's header entry.
-  const tensors = await tensorIndex(src);
+  const weights = await openWeights(FN, src, readJson);
+  const { tensors } = weights;
   const prefix = arch.names.prefixes.find((p) => tensors.has(p + arch.names[KIND.wordEmbeddings]().name));
   if (prefix === undefined) {
     throw rangeError(FN, `the checkpoint has no tensor '${arch.names.prefixes[0]}${arch.names[KIND.wordEmbeddings]().name}' (the word embeddings of a ${arch.modelType} model)`);
@@ -151,8 +134,8 @@ export async function loadModel(module, source, options) {
   if (handle <= 0) throw rangeError(FN, `out of wasm memory for the ${formatBytes(parameterBytes)} of weights`);
   const model = new PretrainedModel(module, handle, { arch, config, tokenizer, classifier: null, parameterBytes });
   try {
-    await fillWeights(module, handle, src, plan, largest, onProgress);
-    if (classifier) model._setClassifier(await readClassifier(src, classifier));
+    const head = await fillWeights(module, handle, weights, plan, classifier, largest, onProgress);
+    if (classifier) model._setClassifier(head);
   } catch (error) {
     model.dispose();
     throw error;
@@ -160,27 +143,33 @@ export async function loadModel(module, source, options) {
   return model;
 }
 
-async function fillWeights(module, handle, src, plan, largest, onProgress) {
+// Packs every weight into the model as its tensor's bytes come (a fused tensor such as
+// GPT-2's c_attn feeds several entries from one conversion), and reads the classifier's
+// layers into JS. Returns the classifier's layers with their weights.
+async function fillWeights(module, handle, weights, plan, classifier, largest, onProgress) {
+  const entries = new Map();  // tensor name → plan entries it fills
+  for (const p of plan) entries.set(p.name, [...(entries.get(p.name) ?? []), p]);
+  const heads = new Map();  // tensor name → the classifier's float32 copy
+  for (const layer of classifier ?? []) for (const t of [layer.weightName, layer.biasName]) if (t) heads.set(t, null);
   const scope = new HeapScope(module, FN);
+  let done = 0;
   try {
     const scratch = scope.alloc(largest);
-    let last = null;  // a fused tensor (GPT-2's c_attn) feeds three entries: convert it once
-    let done = 0;
-    for (const p of plan) {
-      const { tensor } = p;
-      const count = (tensor.end - tensor.begin) / DTYPE_BYTES[tensor.dtype];
-      if (last !== p.name) {
-        const bytes = await src.read(tensor.file, tensor.begin, tensor.end);
-        toFloat32(bytes, tensor.dtype, views(module).HEAPF32.subarray(scratch >> 2, (scratch >> 2) + count));
-        last = p.name;
+    await weights.forEach(new Set([...entries.keys(), ...heads.keys()]), (name, bytes) => {
+      const t = weights.tensors.get(name);
+      const count = (t.end - t.begin) / DTYPE_BYTES[t.dtype];
+      if (heads.has(name)) heads.set(name, toFloat32(bytes, t.dtype, new Float32Array(count)));
+      if (!entries.has(name)) return;
+      toFloat32(bytes, t.dtype, views(module).HEAPF32.subarray(scratch >> 2, (scratch >> 2) + count));
+      for (const p of entries.get(name)) {
+        module._pretrainedSetWeight(handle, p.entry.index, scratch + 4 * p.column, p.stride, p.transposed);
+        onProgress?.({ file: t.file, stage: 'weights', loaded: ++done, total: plan.length });
       }
-      module._pretrainedSetWeight(handle, p.entry.index, scratch + 4 * p.column, p.stride, p.transposed);
-      done++;
-      onProgress?.({ file: tensor.file, stage: 'weights', loaded: done, total: plan.length });
-    }
+    });
   } finally {
     scope.release();
   }
+  return classifier?.map((l) => ({ ...l, weight: heads.get(l.weightName), bias: l.biasName ? heads.get(l.biasName) : null }));
 }
 
 // Sequence classification: the head's dense layers (run in JS, float64; they are small).
@@ -197,11 +186,12 @@ function resolveClassifier(arch, tensors, prefix, config) {
     }
     const bias = layer.noBias ? null : tensors.get(`${base}.bias`);
     if (!layer.noBias && !bias) throw rangeError(FN, `the checkpoint has no tensor '${base}.bias' (the classification head)`);
-    return { weight, bias, out, activation: layer.activation ?? null, pool: arch.classifier.pool, labels, padId: config.pad_token_id ?? null };
+    if (bias && (bias.shape.length !== 1 || bias.shape[0] !== out)) {
+      throw rangeError(FN, `tensor '${base}.bias' has shape [${bias.shape.join(', ')}] but the classification head needs [${out}]`);
+    }
+    for (const [t, name] of [[weight, `${base}.weight`], [bias, `${base}.bias`]]) {
+      if (t && DTYPE_BYTES[t.dtype] === undefined) throw rangeError(FN, `tensor '${name}' is ${t.dtype}; weights must be F32, F16 or BF16`);
+    }
+    return { weightName: `${base}.weight`, biasName: layer.noBias ? null : `${base}.bias`, out, activation: layer.activation ?? null, pool: arch.classifier.pool, labels, padId: config.pad_token_id ?? null };
   });
-}
-
-async function readClassifier(src, layers) {
-  const read = async (t) => toFloat32(await src.read(t.file, t.begin, t.end), t.dtype, new Float32Array((t.end - t.begin) / DTYPE_BYTES[t.dtype]));
-  return Promise.all(layers.map(async (l) => ({ ...l, weight: await read(l.weight), bias: l.bias ? await read(l.bias) : null })));
 }

@@ -68,50 +68,74 @@ async function openCache(enabled) {
   }
 }
 
-/** A URL prefix: each file fetched once, whole, with progress events (and kept in the Cache API). */
+/**
+ * A URL prefix. Small files are read whole (text); the weights are streamed (stream(name)),
+ * so a checkpoint never sits whole in JS memory: the loader packs each tensor as its bytes
+ * arrive. Files are kept in the Cache API as they stream.
+ */
 function urlSource(fn, prefix, onProgress, fetchOptions, useCache) {
   const base = new URL(String(prefix).endsWith('/') ? String(prefix) : `${prefix}/`, globalThis.location?.href);
-  const files = new Map();  // name → Promise<Uint8Array | null>
+  const opened = new Map();  // name → Promise<{ response, cached, cache } | null>
+  const texts = new Map();
   const cache = openCache(useCache);
-  const load = (name) => {
-    if (!files.has(name)) files.set(name, cached(fn, cache, new URL(name, base), name, onProgress, fetchOptions));
-    return files.get(name);
+  const open = (name) => {
+    if (!opened.has(name)) opened.set(name, respond(fn, cache, new URL(name, base), fetchOptions));
+    return opened.get(name);
+  };
+  const must = async (name) => {
+    const r = await open(name);
+    if (r === null) throw rangeError(fn, `${new URL(name, base)} was not found`);
+    return r;
+  };
+  // The response's body, once: a copy goes to the cache first when it came from the network.
+  const body = (name, r) => {
+    if (r.used) throw rangeError(fn, `${new URL(name, base)} was read twice`);
+    r.used = true;
+    if (!r.cached && r.cache) r.cache.put(new URL(name, base), r.response.clone()).catch(() => {});
+    return r.response;
   };
   return {
     description: base.href,
     async has(name) {
-      return (await load(name)) !== null;
+      return (await open(name)) !== null;
     },
+    /** The file's size from Content-Length, or null when the server does not say. */
     async size(name) {
-      const bytes = await load(name);
-      if (bytes === null) throw rangeError(fn, `${new URL(name, base)} was not found`);
-      return bytes.length;
-    },
-    async read(name, begin, end) {
-      return (await load(name)).subarray(begin, end);
+      return Number((await must(name)).response.headers.get('content-length')) || null;
     },
     async text(name) {
-      return new TextDecoder().decode(await load(name));
+      if (!texts.has(name)) {
+        texts.set(name, must(name).then(async (r) => {
+          const text = await body(name, r).text();
+          const bytes = new TextEncoder().encode(text).length;
+          onProgress?.({ file: name, loaded: bytes, total: bytes, ...(r.cached ? { cached: true } : {}) });
+          return text;
+        }));
+      }
+      return texts.get(name);
+    },
+    /** The file's bytes as they arrive (progress events on the way). */
+    async *stream(name) {
+      const r = await must(name);
+      const total = Number(r.response.headers.get('content-length')) || null;
+      const reader = body(name, r).body.getReader();
+      let loaded = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        loaded += value.length;
+        onProgress?.({ file: name, loaded, total, ...(r.cached ? { cached: true } : {}) });
+        yield value;
+      }
     },
   };
 }
 
-// A file from the cache, or downloaded and then stored there (a failed store is no error:
-// quota, say).
-async function cached(fn, cachePromise, url, name, onProgress, fetchOptions) {
+// A file's response: from the cache, else the network (null for a 404).
+async function respond(fn, cachePromise, url, fetchOptions) {
   const cache = await cachePromise;
   const hit = await cache?.match(url).catch(() => undefined);
-  if (hit) {
-    const bytes = new Uint8Array(await hit.arrayBuffer());
-    onProgress?.({ file: name, loaded: bytes.length, total: bytes.length, cached: true });
-    return bytes;
-  }
-  const bytes = await download(fn, url, name, onProgress, fetchOptions);
-  if (bytes !== null && cache) await cache.put(url, new Response(bytes)).catch(() => {});
-  return bytes;
-}
-
-async function download(fn, url, name, onProgress, fetchOptions) {
+  if (hit) return { response: hit, cached: true, cache: null };
   let response;
   try {
     response = await fetch(url, fetchOptions);
@@ -120,25 +144,7 @@ async function download(fn, url, name, onProgress, fetchOptions) {
   }
   if (response.status === 404) return null;
   if (!response.ok) throw rangeError(fn, `could not fetch ${url}: HTTP ${response.status}`);
-  const total = Number(response.headers.get('content-length')) || null;
-  if (!response.body || !onProgress) return new Uint8Array(await response.arrayBuffer());
-  const chunks = [];
-  let loaded = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    loaded += value.length;
-    onProgress({ file: name, loaded, total });
-  }
-  const out = new Uint8Array(loaded);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
+  return { response, cached: false, cache };
 }
 
 /** Names → ArrayBuffer, typed array, Blob/File, string (JSON text) or a parsed JSON object. */
