@@ -64,7 +64,7 @@ export function startServer({ port = 8080, host = '127.0.0.1', root = ROOT, serv
     }
     try {
       const body = await readFile(join(root, relative));
-      res.writeHead(200, { 'content-type': TYPES[extname(relative)] ?? 'application/octet-stream', 'cache-control': 'no-cache', ...isolation });
+      res.writeHead(200, { 'content-type': TYPES[extname(relative)] ?? 'application/octet-stream', 'content-length': body.length, 'cache-control': 'no-cache', ...isolation });
       res.end(body);
     } catch {
       res.writeHead(404).end('not found');
