@@ -15,6 +15,7 @@
 #include "kernels/gelu.h"
 #include "kernels/matmul.h"
 #include "kernels/matmul_at.h"
+#include "model/runner.h"
 #include "multi_head.h"
 #include "optimizer.h"
 #include "parallel.h"
@@ -395,6 +396,66 @@ void TrainingKernels(std::mt19937& rng) {
               worst_dy);
 }
 
+// A pretrained-model runner of each kind (GPT-2-like: layer norms, biases, learned positions,
+// tanh GELU; Llama-like: RMS norms, SwiGLU, rotary embeddings, 4 heads on 2 kv heads) with
+// random weights, under the sanitizers: a padded batch with every output asked for, then
+// decoding with the cache, whose last logits must equal a full forward's last row.
+void PretrainedRunnerUnderSanitizers(std::mt19937& rng) {
+  for (bool llama : {false, true}) {
+    attn::ModelDescriptor m;
+    m.vocab_size = 11, m.d_model = 16, m.num_heads = 4, m.num_kv_heads = llama ? 2 : 4;
+    m.num_layers = 2, m.d_ff = 24, m.pre_norm = true, m.final_norm = true, m.causal = true;
+    m.lm_head = true, m.max_positions = llama ? 0 : 12;
+    m.attention_bias = m.mlp_bias = !llama;
+    m.norm = llama ? attn::NormKind::kRmsNorm : attn::NormKind::kLayerNorm;
+    m.activation = llama ? attn::Activation::kSilu : attn::Activation::kGeluTanh;
+    m.gated_ffn = llama, m.rotary_dim = llama ? 4 : 0;
+    Expect(attn::CheckDescriptor(m) == attn::Status::kOk, "descriptor", llama, 0, 0);
+    attn::PretrainedModel model(m);
+    Expect(model.Allocate(), "allocate", llama, 0, 0);
+    for (int i = 0; i < model.weight_count(); ++i) {
+      const attn::WeightEntry& e = model.weight(i);
+      const std::vector<float> w = Random(rng, static_cast<size_t>(e.rows) * e.cols);
+      const bool transposed = e.matrix && i % 2 == 0;
+      model.SetWeight(i, w.data(), transposed ? e.rows : e.cols, transposed);
+    }
+    // 1. A padded batch of two, every output asked for.
+    const int T = 7;
+    std::vector<int32_t> ids(2 * T), positions(2 * T), lengths = {T, 5};
+    for (int r = 0; r < 2 * T; ++r) ids[r] = static_cast<int32_t>(rng() % 11), positions[r] = r % T;
+    attn::ModelInput in;
+    in.ids = ids.data(), in.positions = positions.data(), in.lengths = lengths.data();
+    in.batch = 2, in.len = T, in.hidden_states = in.attentions = true, in.keep_qk_layer = 1;
+    Expect(model.Forward(in) == attn::Status::kOk, "runner forward", llama, T, 0);
+    std::vector<float> full(model.logits() + (T - 1) * 11,
+                            model.logits() + T * 11);  // sequence 0's last row
+    model.ReleaseOutputs();
+    // 2. The same first sequence through the cache: 4 tokens, then one at a time.
+    Expect(model.ReserveCache(1, T), "reserve cache", llama, T, 0);
+    for (int start = 0; start < T;) {
+      const int len = start == 0 ? 4 : 1;
+      attn::ModelInput step;
+      step.ids = ids.data() + start, step.positions = positions.data() + start;
+      step.batch = 1, step.len = len, step.use_cache = true, step.last_logits_only = true;
+      step.attentions = start > 0;
+      Expect(model.Forward(step) == attn::Status::kOk, "cached forward", llama, start, len);
+      start += len;
+      if (start == T) {
+        for (int v = 0; v < 11; ++v) {
+          Expect(std::fabs(model.logits()[v] - full[v]) <= 1e-4f * (1 + std::fabs(full[v])),
+                 "cached = full", llama, v, 0);
+        }
+      }
+    }
+    attn::ModelInput over;
+    over.ids = ids.data(), over.positions = positions.data(), over.batch = 1, over.len = 1,
+    over.use_cache = true;
+    Expect(model.Forward(over) == attn::Status::kBadArgument, "cache full", llama, 0, 0);
+    model.DropCache();
+    model.ReleaseOutputs();
+  }
+}
+
 int main() {
   std::mt19937 rng(42);
   const int lengths[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 31, 32, 33, 65};
@@ -429,6 +490,7 @@ int main() {
   OptimizersMatchReference(rng);
   TrainingKernels(rng);
   ModelTrainsUnderSanitizers(rng);
+  PretrainedRunnerUnderSanitizers(rng);
   ScratchFailures();
   std::printf("core_test: %d attention cases compared, %d mismatches\n", cases, failures);
   return failures == 0 ? 0 : 1;
