@@ -118,20 +118,35 @@ void MultiplyPanelsRows(const float* a, int a_stride, int rows, int inner, const
 // whichever block, tile or thread computes it. A task is a multiple of the tile's rows, so
 // no task ends in a short tile: 48 rows for 6-row tiles (512³ in Chromium took 5.15-5.19 ms
 // on one thread against 5.18-5.25 at 96 rows and 5.26-5.29 at 64; 3.32-3.35 ms on two
-// against 3.39 at 96), 64 for 4-row tiles.
+// against 3.39 at 96), 64 for 4-row tiles. With few row blocks the panels are split too, so
+// that the threads get even shares: 128 rows in 6-row tiles are 3 blocks of 48, 48 and 32
+// rows, which two threads split 96 : 32 alone (a model's prefill of 128 tokens in Chromium
+// sped up only 1.53× on two threads); with the columns in halves or quarters they even out.
 template <int kRows>
 void MultiplyPanelsSpread(const float* a, int a_stride, int rows, int inner, const float* panels,
                           const float* bias, int cols, float* out, int out_stride) {
   constexpr int kRowsPerTask = kRows == 6 ? 48 : 64;
   static_assert(kRowsPerTask % kRows == 0, "tasks of whole tiles");
+  const int row_tasks = (rows + kRowsPerTask - 1) / kRowsPerTask;
+  const int threads = ThreadCount();
+  const int col_splits = threads > 1 && row_tasks < 4 * threads
+                             ? std::min(PanelCount(cols), (4 * threads + row_tasks - 1) / row_tasks)
+                             : 1;
+  const int panels_per_split = (PanelCount(cols) + col_splits - 1) / col_splits;
   auto block = [&](int task, int) {
-    const int r0 = task * kRowsPerTask;
+    const int r0 = (task / col_splits) * kRowsPerTask;
+    const int t0 = (task % col_splits) * panels_per_split;
+    const int c0 = t0 * kPanelWidth;
+    if (c0 >= cols) return;
+    const int width = std::min(cols - c0, panels_per_split * kPanelWidth);
     MultiplyPanelsRows<kRows>(a + static_cast<size_t>(r0) * a_stride, a_stride,
-                              std::min(kRowsPerTask, rows - r0), inner, panels, bias, cols,
-                              out + static_cast<size_t>(r0) * out_stride, out_stride);
+                              std::min(kRowsPerTask, rows - r0), inner,
+                              panels + static_cast<size_t>(t0) * inner * kPanelWidth,
+                              bias != nullptr ? bias + c0 : nullptr, width,
+                              out + static_cast<size_t>(r0) * out_stride + c0, out_stride);
   };
   const uint64_t work = 2ull * rows * inner * cols;
-  ParallelForEach((rows + kRowsPerTask - 1) / kRowsPerTask, work, block);
+  ParallelForEach(row_tasks * col_splits, work, block);
 }
 
 // One row of a against every panel (a matrix-vector product: decoding one token). A register
