@@ -150,6 +150,38 @@ test('in a module Worker without an import map: the tokenizer library found besi
   assert.deepEqual(result.attention, result.here);
 });
 
+test('seeded random text, views, layers, heads and queries: no exception or console error, exports never throw, recovery', async () => {
+  const problems = await page.evaluate(async () => {
+    let s = 20261124;
+    const random = () => { s = (s + 0x6d2b79f5) >>> 0; let t = s; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32; };
+    const pick = (xs) => xs[Math.floor(random() * xs.length)];
+    const odd = ['0', '-1', '1', '2', '3', '99', '1.5', 'NaN', 'Infinity', '', 'x', '1e9', ' 2 '];
+    const text = () => Array.from({ length: pick([0, 1, 5, 40, 200]) }, () => String.fromCodePoint(pick([32, 65 + Math.floor(random() * 26), 0x301, 0x4e00, 0x1f600, 0xd800, 0]))).join('');
+    const settle = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0))));
+    const problems = [];
+    const el = document.getElementById('llama');
+    for (let round = 0; round < 60; round++) {
+      try {
+        for (const name of ['view', 'layer', 'head', 'query']) if (random() < 0.5) el.setAttribute(name, name === 'view' ? pick(['head', 'model', 'neuron', 'lines', '']) : pick(odd));
+        if (random() < 0.6) el.setAttribute('text', text());
+        await settle();
+        el.toJSON();
+        el.toCode();
+      } catch (error) {
+        problems.push(`round ${round}: ${error.message}`);
+      }
+    }
+    for (const name of ['view', 'layer', 'head', 'query']) el.removeAttribute(name);
+    el.setAttribute('text', 'Attention is all you need!');
+    await settle();
+    const json = el.toJSON();
+    if (!json.attentions || el.error) problems.push(`no recovery: ${el.error?.message}`);
+    return problems;
+  });
+  assert.deepEqual(problems, []);
+  assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
+});
+
 test('axe finds nothing serious; nothing overflows at 390 px; a bad source is an error message, then recovery', async () => {
   await page.addScriptTag({ path: fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url)) });
   const violations = await page.evaluate(async () => (await window.axe.run(document)).violations.filter((v) => ['serious', 'critical'].includes(v.impact)).map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' > ')).join('; ')}`));
