@@ -29,26 +29,32 @@ function writeModels(progress) {
   }
 }
 
+/**
+ * Opens a benchmark page, waits for it, runs `window[run](threads)` there and resolves to its
+ * session; the page's progress lines go to `progress`, its errors (but `ignore`) fail the run.
+ */
+export async function runPage({ browser, url, path, run, threads, progress, ignore = null }) {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (message) => {
+    const text = message.text();
+    if (text.startsWith('progress: ')) progress(text.slice(10));
+    else if (message.type() === 'error' && !(ignore && ignore.test(text))) errors.push(text);
+  });
+  await page.goto(`${url}${path}`);
+  await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
+  const session = await page.evaluate(([name, n]) => window[name](n), [run, threads]);
+  if (errors.length) throw new Error(`the benchmark page ${path} reported errors: ${errors.join('; ')}`);
+  await page.close();
+  return session;
+}
+
 /** Runs the pages; resolves to one session per thread count. */
 export async function browserModelSessions({ browser, url, progress }) {
   writeModels(progress);
   const sessions = [];
-  for (const threads of [1, 2]) {
-    const page = await browser.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (message) => {
-      const text = message.text();
-      if (text.startsWith('progress: ')) progress(text.slice(10));
-      // The loader asks for the optional files (tokenizer.json, …) these checkpoints lack.
-      else if (message.type() === 'error' && !/status of 404/.test(text)) errors.push(text);
-    });
-    await page.goto(`${url}bench/models.html`);
-    await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
-    const session = await page.evaluate((n) => window.runModels(n), threads);
-    if (errors.length) throw new Error(`the model benchmark page reported errors: ${errors.join('; ')}`);
-    sessions.push(session);
-    await page.close();
-  }
+  // The loader asks for the optional files (tokenizer.json, …) these checkpoints lack: 404s.
+  for (const threads of [1, 2]) sessions.push(await runPage({ browser, url, path: 'bench/models.html', run: 'runModels', threads, progress, ignore: /status of 404/ }));
   return sessions;
 }

@@ -9,7 +9,7 @@ import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { startServer } from '../scripts/server.js';
 import { comparisonTable, modelTable } from './table.js';
-import { browserModelSessions } from './browser-models.js';
+import { browserModelSessions, runPage } from './browser-models.js';
 import { recordResults, progressWriter } from './results.js';
 
 const progress = progressWriter(process.stderr);
@@ -36,22 +36,7 @@ const sessions = [];
 let models = [];
 const chromiumVersion = browser.version();
 try {
-  for (const threads of modelsOnly ? [] : [1, 2]) {
-    const page = await browser.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (message) => {
-      const text = message.text();
-      if (text.startsWith('progress: ')) progress(text.slice(10));
-      else if (message.type() === 'error') errors.push(text);
-    });
-    await page.goto(`${url}bench/browser.html`);
-    await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
-    const session = await page.evaluate((n) => window.runBenchmark(n), threads);
-    if (errors.length) throw new Error(`the benchmark page reported errors: ${errors.join('; ')}`);
-    sessions.push(session);
-    await page.close();
-  }
+  for (const threads of modelsOnly ? [] : [1, 2]) sessions.push(await runPage({ browser, url, path: 'bench/browser.html', run: 'runBenchmark', threads, progress }));
   models = await browserModelSessions({ browser, url, progress });
 } finally {
   await browser.close();

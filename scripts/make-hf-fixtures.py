@@ -94,6 +94,19 @@ def attention(q, k, v, heads, causal, lengths):
     return out, probs
 
 
+def bert_encoder_weights(lin, ln, L, d, f):
+    """BERT's (and RoBERTa's) encoder layers, in modeling_bert.py's names and order."""
+    for l in range(L):
+        p = "encoder.layer.%d." % l
+        for n in ["query", "key", "value"]:
+            lin(p + "attention.self." + n, d, d)
+        lin(p + "attention.output.dense", d, d)
+        ln(p + "attention.output.LayerNorm")
+        lin(p + "intermediate.dense", d, f)
+        lin(p + "output.dense", f, d)
+        ln(p + "output.LayerNorm")
+
+
 def post_norm_block(x, Lin, LN, H, lengths, names):
     """BERT's and DistilBERT's block: x = LN(x + Attn(x)); x = LN(x + FFN(x)), GELU (erf).
     names: the q, k, v, output projections, the first norm, the FFN's two layers, the second norm."""
@@ -517,15 +530,7 @@ def make_bert(name="tiny-bert"):
          "embeddings.LayerNorm.weight": 1 + rand(gen, d, std=0.1), "embeddings.LayerNorm.bias": rand(gen, d, std=0.1)}
     lin = lambda p, i, o: w.update({p + ".weight": rand(gen, o, i), p + ".bias": rand(gen, o, std=0.05)})  # nn.Linear [out, in]
     ln = lambda p: w.update({p + ".weight": 1 + rand(gen, d, std=0.1), p + ".bias": rand(gen, d, std=0.1)})
-    for l in range(L):
-        p = "encoder.layer.%d." % l
-        for n in ["query", "key", "value"]:
-            lin(p + "attention.self." + n, d, d)
-        lin(p + "attention.output.dense", d, d)
-        ln(p + "attention.output.LayerNorm")
-        lin(p + "intermediate.dense", d, f)
-        lin(p + "output.dense", f, d)
-        ln(p + "output.LayerNorm")
+    bert_encoder_weights(lin, ln, L, d, f)
     lin("pooler.dense", d, d)
     saved = {"bert." + k: v for k, v in w.items()}
     head = {}
@@ -578,15 +583,7 @@ def make_roberta(name="tiny-roberta"):
          "embeddings.LayerNorm.weight": 1 + rand(gen, d, std=0.1), "embeddings.LayerNorm.bias": rand(gen, d, std=0.1)}
     lin = lambda p, i, o: w.update({p + ".weight": rand(gen, o, i), p + ".bias": rand(gen, o, std=0.05)})
     ln = lambda p: w.update({p + ".weight": 1 + rand(gen, d, std=0.1), p + ".bias": rand(gen, d, std=0.1)})
-    for l in range(L):
-        p = "encoder.layer.%d." % l
-        for n in ["query", "key", "value"]:
-            lin(p + "attention.self." + n, d, d)
-        lin(p + "attention.output.dense", d, d)
-        ln(p + "attention.output.LayerNorm")
-        lin(p + "intermediate.dense", d, f)
-        lin(p + "output.dense", f, d)
-        ln(p + "output.LayerNorm")
+    bert_encoder_weights(lin, ln, L, d, f)
     saved = {"roberta." + k: v for k, v in w.items()}
     saved["classifier.dense.weight"], saved["classifier.dense.bias"] = rand(gen, d, d), rand(gen, d, std=0.05)
     saved["classifier.out_proj.weight"], saved["classifier.out_proj.bias"] = rand(gen, 3, d), rand(gen, 3, std=0.05)
