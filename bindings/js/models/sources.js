@@ -101,7 +101,7 @@ function urlSource(fn, prefix, onProgress, fetchOptions, useCache) {
     },
     /** The file's size from Content-Length, or null when the server does not say. */
     async size(name) {
-      return Number((await must(name)).response.headers.get('content-length')) || null;
+      return byteLength((await must(name)).response);
     },
     async text(name) {
       if (!texts.has(name)) {
@@ -117,7 +117,7 @@ function urlSource(fn, prefix, onProgress, fetchOptions, useCache) {
     /** The file's bytes as they arrive (progress events on the way). */
     async *stream(name) {
       const r = await must(name);
-      const total = Number(r.response.headers.get('content-length')) || null;
+      const total = byteLength(r.response);
       const reader = body(name, r).body.getReader();
       let loaded = 0;
       for (;;) {
@@ -129,6 +129,15 @@ function urlSource(fn, prefix, onProgress, fetchOptions, useCache) {
       }
     },
   };
+}
+
+// The bytes a response's body will give: Content-Length, unless the body was compressed on
+// the way (Content-Encoding: gzip, br, …: the length is the compressed one, and fetch hands
+// over the decompressed bytes); null when unknown.
+function byteLength(response) {
+  const encoding = response.headers.get('content-encoding');
+  if (encoding && encoding !== 'identity') return null;
+  return Number(response.headers.get('content-length')) || null;
 }
 
 // A file's response: from the cache, else the network (null for a 404).
