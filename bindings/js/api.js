@@ -6,6 +6,7 @@ import { MultiHeadAttention, planMultiHeadConfig, planForward, multiHeadConfigOf
 import { makePositional } from './positional.js';
 import { makeBlock } from './block.js';
 import { TinyTransformer } from './tiny_transformer.js';
+import { trainWeights, classifierFiles } from './text/train_classifier.js';
 import { makeBackward } from './backward.js';
 import { tensor, toNested, toTfjs, toOrt } from './tensor.js';
 import { describePlan, heapMaxBytes } from './memory.js';
@@ -96,6 +97,31 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
       if (!models) throw new TypeError('loadModel: this entry leaves the model code out (the elements\' training Workers); import attention-wasm itself');
       return (await models()).loadModel(module, source, options);
     },
+    /**
+     * Text classification (seed 001's application): load(source) reads a classifier folder
+     * (config.json, tokenizer.json, model.safetensors); train(corpus, options) learns one
+     * from TSV, CSV or JSONL text; trainFiles(corpus, options) trains and returns the files
+     * only (it needs no tokenizer library: for Workers; TextClassifier.load reads them).
+     */
+    TextClassifier: Object.freeze({
+      load: async (source, options) => {
+        if (!models) throw new TypeError('TextClassifier.load: this entry leaves the model code out (the elements\' training Workers); import attention-wasm itself, or use TextClassifier.trainFiles');
+        return (await models()).loadClassifier(module, source, options);
+      },
+      train: async (corpus, options) => {
+        if (!models) throw new TypeError('TextClassifier.train: this entry leaves the model code out (the elements\' training Workers); use TextClassifier.trainFiles');
+        return (await models()).trainClassifier(module, corpus, options);
+      },
+      trainFiles: async (corpus, options = {}) => {
+        const { dtype, metrics, ...rest } = options ?? {};
+        const trained = await trainWeights(module, corpus, rest);
+        try {
+          return classifierFiles(trained, { dtype, metrics });
+        } finally {
+          trained.model.dispose();
+        }
+      },
+    }),
     ...positional,
     ...block,
     ...backward,

@@ -17,6 +17,9 @@ import { sourceOf } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
 import { PretrainedModel } from './pretrained_model.js';
 
+// The text classifier rides in this chunk too: it needs the tokenizer library as models do.
+export { loadClassifier, trainClassifier } from '../text/text_classifier.js';
+
 const FN = 'loadModel';
 const KIND_NAMES = Object.fromEntries(Object.entries(KIND).map(([name, kind]) => [kind, name]));
 

@@ -1,0 +1,80 @@
+// The review classifier's recipe: the data it learns from, its held-out splits, and the
+// options of TextClassifier.train. One module for scripts/train-review-classifier.mjs (the
+// shipped model), the page's "Train from scratch" Worker, the benchmark and the tests, so
+// all of them train the same model. No DOM, no Node APIs.
+//
+// Data (models/review-sentiment/training/, see its DATA.md for sources and licences):
+//   imdb_labelled.txt, amazon_cells_labelled.txt, yelp_labelled.txt  UCI "Sentiment Labelled
+//       Sentences" (Kotzias et al., KDD 2015; CC BY 4.0): 1,000 real review sentences each
+//   vader-lexicon.tsv     VADER's sentiment lexicon (Hutto & Gilbert 2014; MIT), words only
+//   word-vectors.safetensors  GloVe 6B 100-d vectors (Pennington et al. 2014; PDDL) of the
+//       vocabulary's words, projected on their 64 principal axes
+
+/** The three sources, with their file names. */
+export const SOURCES = Object.freeze({ imdb: 'imdb_labelled.txt', amazon: 'amazon_cells_labelled.txt', yelp: 'yelp_labelled.txt' });
+export const LABELS = Object.freeze(['negative', 'positive']);
+/** The held-out share of every source, and the seed of the split. */
+export const HELD_OUT = 0.2;
+export const SPLIT_SEED = 2026;
+
+/** Options of TextClassifier.train beside the corpus, lexicon and vectors (the defaults of train_classifier.js and training.js otherwise). */
+export const REVIEW_OPTIONS = Object.freeze({ seed: 7, steps: 1500 });
+
+/** One UCI file (sentence<TAB>0|1 per line) → [{ text, label: 'negative' | 'positive' }]. */
+export function readUciFile(text) {
+  return text.split('\n').filter((line) => line.trim() !== '').map((line) => {
+    const tab = line.lastIndexOf('\t');
+    return { text: line.slice(0, tab).trim(), label: LABELS[Number(line.slice(tab + 1).trim())] };
+  });
+}
+
+// mulberry32: the same split everywhere.
+function random(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A source's rows → { train, heldOut }: a seeded shuffle, the first HELD_OUT share held out. */
+export function splitRows(rows, seed = SPLIT_SEED) {
+  const next = random(seed);
+  const shuffled = rows.slice();
+  for (let i = shuffled.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+  }
+  const n = Math.round(rows.length * HELD_OUT);
+  return { heldOut: shuffled.slice(0, n), train: shuffled.slice(n) };
+}
+
+/**
+ * The training rows and held-out rows by source. `exclude` names a source left out of
+ * training entirely (cross-source evaluation: all of its 1,000 sentences are then held out).
+ * @param {Record<string, string>} files the UCI files' texts by source
+ */
+export function reviewSplits(files, { exclude = null } = {}) {
+  const train = [];
+  const heldOut = {};
+  for (const source of Object.keys(SOURCES)) {
+    const rows = readUciFile(files[source]);
+    if (source === exclude) {
+      heldOut[source] = rows;
+      continue;
+    }
+    const split = splitRows(rows);
+    train.push(...split.train);
+    heldOut[source] = split.heldOut;
+  }
+  return { train, heldOut };
+}
+
+/** The lexicon file (word<TAB>valence) → TextClassifier.train's lexicon option. */
+export function lexiconOption(text) {
+  const entries = text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t')).map(([w, v]) => [w, Number(v)]);
+  return { entries, labels: LABELS.slice() };
+}
