@@ -13,6 +13,7 @@ import { attentionInputs, checkAttention } from './cases.js';
 import { comparisonTable, modelTable } from './table.js';
 import { recordResults, progressWriter } from './results.js';
 import { trainingBench, trainingTable } from './training.js';
+import { reviewBench, reviewTables } from './reviews.js';
 
 const progress = progressWriter(process.stderr);
 
@@ -79,6 +80,7 @@ const backwardMemory = await backwardMemoryRow();
 const training = await trainingBench(progress);
 const models = [];
 for (const threads of [1, 2]) models.push(await session(threads, './models.js'));
+const reviews = await reviewBench(progress);
 progress('');
 
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, Node ${process.version}`;
@@ -93,6 +95,8 @@ console.log(trainingTable(training));
 
 console.log(`\nWhole models, Node: attention-wasm (${models[0].versions['attention-wasm']}) loading a Hugging Face-layout checkpoint (config.json + model.safetensors) against ${models[0].versions['onnxruntime-web']} running ONNX graphs built from the same random weights (bench/peers/onnx-models.js; graph optimisation 'all'); outputs compared first (max |difference| / max |value| below 1e-3; the same greedy tokens). Prefill: best of 5 interleaved rounds' medians; decode: best of 5 runs of 32 greedy tokens after a 128-token prompt, each new token attending over the cache. Memory bound of decoding: the ${(models[0].rows[2].weightBytes / 2 ** 20).toFixed(0)} MiB of weights read per token ÷ the copy bandwidth measured in the same process (a 256 MiB Float32Array.set, which reads and writes each byte).\n`);
 console.log(modelTable(models));
+console.log('\nReview classifier (issue 20): accuracy on real review sentences it never trained on (UCI Sentiment Labelled Sentences, held-out 20% per source, seed 2026; "never trained on": trained on the other two sources), beside a word list and a bag-of-words logistic regression on the same splits; then training and inference time.\n');
+console.log(reviewTables(reviews));
 
-recordResults('node', { date: new Date().toISOString(), machine, runtime: `Node ${process.version}`, versions, sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })), memory, backwardMemory, training: training.rows, models });
+recordResults('node', { date: new Date().toISOString(), machine, runtime: `Node ${process.version}`, versions, sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })), memory, backwardMemory, training: training.rows, models, reviews });
 console.log('\nWrote bench/results/latest.json (node)');

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SOURCES, REVIEW_OPTIONS, reviewSplits, lexiconOption } from '../web/elements/training/review-recipe.js';
-import { readWordVectors } from '../bindings/js/text/text_classifier.js';
+import { readWordVectors } from '../bindings/js/text/word_vectors.js';
 
 const DIR = fileURLToPath(new URL('../web/elements/models/review-sentiment/', import.meta.url));
 const SUITE = fileURLToPath(new URL('../tests/fixtures/sentiment/negation-contrast.tsv', import.meta.url));

@@ -7,6 +7,8 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { startServer } from '../scripts/server.js';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'];
 
@@ -122,25 +124,30 @@ test('the page with a bad or oversized #state: the status line and the URL sync 
   }
 });
 
-test('<attention-sentiment> with weights that do not fit: a message, no model kept (no random-weight answers), every byte freed', async () => {
+test('<attention-sentiment> with weights that do not fit: a message, no classifier kept (no random-weight answers), every byte freed', async () => {
+  // A classifier folder whose config.json disagrees with its weights (dModel 32, weights of 64).
+  const shipped = fileURLToPath(new URL('../web/elements/models/review-sentiment/', import.meta.url));
+  await page.route('**/bad-classifier/*', async (route) => {
+    const name = new URL(route.request().url()).pathname.split('/').pop();
+    if (name !== 'config.json') return route.fulfill({ path: `${shipped}${name}` });
+    const config = JSON.parse(readFileSync(`${shipped}config.json`, 'utf8'));
+    return route.fulfill({ contentType: 'application/json', body: JSON.stringify({ ...config, model: { ...config.model, dModel: 32 } }) });
+  });
   const result = await page.evaluate(async () => {
     const attn = await (await import('/web/elements/api.js')).getApi();
-    const saved = await (await fetch('/web/elements/models/sentiment.json')).json();
-    const name = Object.keys(saved.tensors)[0];
-    saved.tensors[name] = { ...saved.tensors[name], shape: [1, 1], data: [0] };  // a tensor of the wrong shape
-    const url = URL.createObjectURL(new Blob([JSON.stringify(saved)], { type: 'application/json' }));
     const before = attn.memory().inUseBytes;
     const el = document.createElement('attention-sentiment');
     el.setAttribute('eager', '');
-    el.setAttribute('model', url);
+    el.setAttribute('model', '/bad-classifier/');
     document.body.append(el);
     const t0 = performance.now();
-    while (!el.shadowRoot.querySelector('[role="alert"]') && performance.now() - t0 < 10_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!el.shadowRoot.querySelector('[role="alert"]') && performance.now() - t0 < 20_000) await new Promise((resolve) => setTimeout(resolve, 20));
     const out = { message: el.shadowRoot.querySelector('[role="alert"]')?.textContent ?? null, prediction: el.prediction, leaked: attn.memory().inUseBytes - before };
     el.remove();
     return out;
   });
-  assert.match(result.message ?? '', /^attention-sentiment: the model could not be loaded: TinyTransformer\.setWeights: /);
+  await page.unroute('**/bad-classifier/*');
+  assert.match(result.message ?? '', /^attention-sentiment: the classifier could not be loaded: TextClassifier\.load: model\.safetensors\['tokenEmbedding'\] has shape/);
   assert.equal(result.prediction, null);
   assert.equal(result.leaked, 0);
   assert.deepEqual(errors, []);

@@ -34,6 +34,7 @@ const PROMISES = [
   [/^0\.5\n$/, 'out'],
   [/^\[ 1, 8, 10 \] 2\n$/, 'TinyTransformer'],
   [/^\[ 'The', 'Ġ', 'c', 'at', 'Ġsat' \] \[ 1, 4, 5, 5 \]\n3 length\n$/, 'loadModel'],
+  [/^negative \[CLS\] the food was cold and the waiter ignored us \.\n2 4 11\n$/, 'TextClassifier'],
   [/^false \{ name: 'weights', shape: \[ 65536, 65536 \], bytes: 17179869184 \}\n$/, 'estimateMemory'],
 ];
 

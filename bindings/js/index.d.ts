@@ -1069,6 +1069,135 @@ export interface AttentionWasm {
    * // attentions[layer]: [1, heads, T, T]; tokens[0][i]: { text, start, end, … }
    */
   loadModel(source: ModelSource, options?: LoadModelOptions): Promise<PretrainedModel>;
+  /**
+   * Text classification, the course's application (seed 001): a small transformer over
+   * WordPiece tokens. A classifier is a folder in Hugging Face's layout (`config.json`,
+   * `tokenizer.json`, `model.safetensors`); the package ships one trained on real review
+   * sentences (`attention-wasm/web/elements/models/review-sentiment/`).
+   * @example
+   * const classifier = await attn.TextClassifier.load('https://cdn.example/review-sentiment/');
+   * const { label, probabilities, tokens, attention } = classifier.predict('not bad at all');
+   * // attention[layer][head][i][j]: row i over token j; tokens[0] is [CLS]
+   * const mine = await attn.TextClassifier.train(tsvText, { onProgress: (p) => console.log(p.step, p.loss) });
+   */
+  readonly TextClassifier: TextClassifierStatic;
+}
+
+/** {@link AttentionWasm.TextClassifier}: loading and training text classifiers. */
+export interface TextClassifierStatic {
+  /**
+   * Reads a classifier folder: a folder path (Node), a URL prefix, Files, or an object of
+   * file names to contents ({@link TextClassifier.toFiles} output).
+   * @throws RangeError naming the file and the problem (missing file, a config.json that
+   *   disagrees with tokenizer.json or the weights, a tensor of the wrong shape).
+   */
+  load(source: ModelSource, options?: { onProgress?: (progress: LoadProgress) => void; fetchOptions?: RequestInit; cache?: boolean }): Promise<TextClassifier>;
+  /**
+   * Trains a classifier on a corpus: learns a WordPiece tokenizer from its texts, then the
+   * transformer. Deterministic for a seed (the same bits from the same build).
+   * @param corpus the text of a TSV (`text<TAB>label`), CSV (a header naming `text`/`review`/
+   *   `sentence` and `label`/`sentiment`, or text first and label last) or JSONL
+   *   (`{"text": …, "label": …}` per line) file, or `{ text, label }` rows.
+   * @throws TypeError/RangeError naming the line of the corpus, or the option.
+   */
+  train(corpus: Corpus, options?: TrainClassifierOptions): Promise<TextClassifier>;
+  /**
+   * As {@link train}, but resolves to the classifier's files without reading them back: it
+   * needs no tokenizer library, so it runs in a Worker built as one classic script.
+   */
+  trainFiles(corpus: Corpus, options?: TrainClassifierOptions & { dtype?: 'F16' | 'F32'; metrics?: object }): Promise<ClassifierFiles>;
+}
+
+/** A labelled corpus: file text (TSV, CSV, JSONL) or rows. */
+export type Corpus = string | Array<{ text: string; label: string | number }>;
+
+/** A classifier's files, as {@link TextClassifier.toFiles} and {@link TextClassifierStatic.trainFiles} give them. */
+export interface ClassifierFiles {
+  'config.json': string;
+  'tokenizer.json': string;
+  'model.safetensors': Uint8Array;
+}
+
+/** Options of {@link TextClassifierStatic.train}. */
+export interface TrainClassifierOptions {
+  /** The corpus's format when it is text (default: from its first line). */
+  format?: 'tsv' | 'csv' | 'jsonl';
+  /** Label names in class-id order (default: the labels found, numbers ascending, else sorted). */
+  labels?: string[];
+  /** A held-out corpus: its accuracy is reported with each progress event. */
+  validation?: Corpus;
+  /** Tokens in the learned vocabulary before pruning (default 10000). */
+  vocabSize?: number;
+  /** A piece that is not a word stays only if this many words use it (default 20; 0 keeps all). */
+  minPieceWords?: number;
+  /** A sentiment lexicon: `[word, valence]` entries (negative valence = the first label of `labels`). */
+  lexicon?: { entries: Array<[string, number]>; labels: [string, string] };
+  /** Initial token vectors by word (dModel numbers each), e.g. `readWordVectors` of the shipped GloVe file. */
+  wordVectors?: { words: string[]; vectors: Float32Array };
+  /** The transformer's shape (defaults: 64, 4, 2, 128, 128 tokens). */
+  dModel?: number;
+  numHeads?: number;
+  numLayers?: number;
+  dFF?: number;
+  maxLen?: number;
+  /** Training steps (default 1500), batch size (32), AdamW's learning rate (2e-3, warm-up 100 steps, cosine decay) and weight decay (0.1). */
+  steps?: number;
+  batchSize?: number;
+  lr?: number;
+  warmup?: number;
+  weightDecay?: number;
+  clipNorm?: number;
+  /** Augmentation: token dropout (0.2), tokens replaced by [UNK] (0.05), and the shares of generated examples: "A, but B" contrasts (0.1), lexicon words (0.25), unknown and made-up words (0.08), several sentences of one label in a row (0.1). */
+  wordDropout?: number;
+  unkRate?: number;
+  contrastRate?: number;
+  lexiconRate?: number;
+  junkRate?: number;
+  concatRate?: number;
+  /** The seed of the initial weights and of the batches (default 7). */
+  seed?: number;
+  /** Steps between progress events (default 50). */
+  every?: number;
+  onProgress?: (progress: { step: number; steps: number; loss: number; seconds: number; accuracy?: number; done: boolean }) => void;
+  /** Stops training between progress events (the promise rejects with the signal's reason). */
+  signal?: AbortSignal;
+}
+
+/** One prediction of {@link TextClassifier.predict}. */
+export interface TextPrediction {
+  label: string;
+  labelId: number;
+  /** Probabilities by label id (softmax of the logits). */
+  probabilities: number[];
+  logits: number[];
+  /** `[CLS]` first (start = end = -1), then the subword tokens with their `[start, end)` spans in the text. */
+  tokens: Array<{ text: string; id: number; start: number; end: number; special: boolean }>;
+  /** True when the text had more tokens than the model reads (`maxLength`). */
+  truncated: boolean;
+  /** `[layer][head][i][j]`: how much row i attends to row j (rows sum to 1). */
+  attention: number[][][][];
+}
+
+/** A text classifier from {@link AttentionWasm.TextClassifier} (call `dispose()` when done). */
+export interface TextClassifier {
+  readonly labels: readonly string[];
+  readonly modelConfig: Readonly<TinyTransformerConfig>;
+  readonly maxLength: number;
+  readonly vocabSize: number;
+  /** How it was trained (config.json's `training`), or null. */
+  readonly training: Record<string, unknown> | null;
+  /** What it measured (config.json's `metrics`), or null. */
+  readonly metrics: Record<string, any> | null;
+  readonly tokenizer: TextTokenizer;
+  /** @throws RangeError for an empty text, TypeError for a non-string. */
+  predict(text: string): TextPrediction;
+  /** The learned [CLS] vector and the embedding rows of token ids. */
+  vectors(ids: number[]): { cls: Float32Array; tokens: Float32Array[] };
+  /** Accuracy and the confusion matrix [true][predicted] on a labelled corpus. */
+  evaluate(corpus: Corpus, options?: { format?: 'tsv' | 'csv' | 'jsonl' }): { accuracy: number; correct: number; count: number; confusion: number[][] };
+  /** The classifier's files (float16 weights by default). */
+  toFiles(options?: { dtype?: 'F16' | 'F32'; metrics?: object }): ClassifierFiles;
+  dispose(): void;
 }
 
 /** Where {@link AttentionWasm.loadModel} finds a checkpoint's files. */

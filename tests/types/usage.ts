@@ -69,3 +69,19 @@ async function training(): Promise<void> {
   model.dispose();
 }
 void training;
+
+// TextClassifier: load, predict, train with progress, files round trip.
+async function classifying(): Promise<void> {
+  const attn = await init();
+  const classifier: import('attention-wasm').TextClassifier = await attn.TextClassifier.load('https://example.org/review-sentiment/');
+  const p: import('attention-wasm').TextPrediction = classifier.predict('not bad at all');
+  const weight: number = p.attention[0][0][0][0] + p.probabilities[p.labelId] + p.tokens[1].start;
+  const trained = await attn.TextClassifier.train('good\tpositive\nbad\tnegative', { steps: 10, validation: [{ text: 'fine', label: 'positive' }], onProgress: ({ step, loss, accuracy }) => void [step, loss, accuracy] });
+  const files: import('attention-wasm').ClassifierFiles = trained.toFiles({ dtype: 'F32' });
+  const bytes: Uint8Array = files['model.safetensors'];
+  const { accuracy }: { accuracy: number } = trained.evaluate([{ text: 'good', label: 'positive' }]);
+  void [weight, bytes, accuracy, classifier.labels[0]];
+  classifier.dispose();
+  trained.dispose();
+}
+void classifying;

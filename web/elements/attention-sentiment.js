@@ -1,51 +1,63 @@
-// <attention-sentiment>: the course's application (seed 001: a review classifier) running
-// live. Type a sentence: the model labels it, and a table shows, per layer and head, how much
-// the [CLS] query (the pooled query the classifier reads) attends to each word. A shipped
-// model answers at once; "Train from scratch" trains a new one in a Worker and swaps it in.
+// <attention-sentiment>: the course's application (seed 001: a review classifier) on the
+// reader's own sentence, stage by stage: text → subword tokens → indices → vectors →
+// attention layers → [CLS] → linear & softmax. The shipped classifier was trained on real
+// review sentences (models/review-sentiment/, its README says what and how well);
+// "Train from scratch" trains a new one in a Worker with the same recipe and swaps it in.
 //
-//   <attention-sentiment text="the plot was dull but the acting was great"></attention-sentiment>
+//   <attention-sentiment text="not bad at all"></attention-sentiment>
 //
-// Attributes: text, model (URL of a weights JSON; default the shipped models/sentiment.json),
-// layer (1-based; default the last), eager (load the model at once rather than when the
-// element nears the viewport). Events: `prediction` (detail { text, label, probability,
-// words, attention }), `trained` (detail { seconds, accuracy }).
+// Attributes: text; model (URL of a classifier folder with config.json, tokenizer.json and
+// model.safetensors; default the shipped one); layer and head (1-based; default the last
+// layer, head 1); eager (load at once rather than when the element nears the viewport).
+// Events: `prediction` (detail: { text, label, probability, probabilities, tokens, attention }),
+// `trained` (detail: { seconds, accuracy }).
 import { moduleWorker } from './workers.js';
 import { loadWhenNear } from './print.js';
 import { getApi } from './api.js';
 import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
 import { containKeys } from './keys.js';
 import { heatColour, formatNumber } from './format.js';
-import { tokenize, TEMPLATES_DESCRIPTION } from './training/sentiment-corpus.js';
-import { LABELS, classify } from './training/sentiment-training.js';
+import { EXAMPLES } from './training/review-recipe.js';
 
 const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
-label { display: block; font-weight: 600; }
-input { font: inherit; width: min(100%, 36rem); box-sizing: border-box; padding: 0.3rem 0.4rem; }
-input:focus-visible, button:focus-visible, select:focus-visible { outline: 2px solid var(--_focus); outline-offset: 2px; }
+label.sentence { display: block; font-weight: 600; }
+input { font: inherit; width: min(100%, 40rem); box-sizing: border-box; padding: 0.3rem 0.4rem; }
+input:focus-visible, button:focus-visible, select:focus-visible, .scroll:focus-visible { outline: 2px solid var(--_focus); outline-offset: 2px; }
 .verdict { font-size: 1.15em; margin: 0.5rem 0; }
-.verdict strong { font-weight: 700; }
 .note { font-size: 0.85em; opacity: 0.85; }
-.table { overflow-x: auto; max-width: 100%; }
+.scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; font-size: 0.85em; }
 th, td { border: 1px solid var(--attn-border, #8884); padding: 0.2rem 0.35rem; text-align: center; }
 th[scope=row] { text-align: left; font-weight: 600; }
-td.unknown, th.unknown { text-decoration: underline dotted; }
+.unknown { text-decoration: underline dotted; }
 .controls { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; margin: 0.4rem 0; font-size: 0.9em; }
-button, select { font: inherit; }
+button, select { font: inherit; max-width: 100%; }
+ol.pipeline { padding-left: 1.4rem; }
+ol.pipeline > li { margin: 0.6rem 0; }
+ol.pipeline h3 { font-size: 1em; margin: 0 0 0.2rem; }
+.chips { display: flex; flex-wrap: wrap; gap: 0.25rem; }
+.chip { border: 1px solid var(--attn-border, #8884); border-radius: 0.3rem; padding: 0 0.3rem; font-family: ui-monospace, monospace; }
 .error { color: var(--_error); }`;
 
-const SHIPPED = new URL('./models/sentiment.json', import.meta.url);
+const SHIPPED = new URL('./models/review-sentiment/', import.meta.url);
 
 // The Worker, written out literally so bundlers bundle it (workers.js: from another origin).
-const sentimentWorker = () => moduleWorker(() => new Worker(new URL('./training/sentiment-worker.js', import.meta.url), { type: 'module' }), './training/sentiment-worker.js');
+const reviewWorker = () => moduleWorker(() => new Worker(new URL('./training/review-worker.js', import.meta.url), { type: 'module' }), './training/review-worker.js');
+
+const percent = (x) => `${formatNumber(100 * x, 1)}%`;
+const make = (tag, props = {}, ...children) => {
+  const el = Object.assign(document.createElement(tag), props);
+  el.append(...children);
+  return el;
+};
 
 export class AttentionSentiment extends HTMLElement {
   #internals = this.attachInternals();
-  static observedAttributes = ['text', 'model', 'layer'];
+  static observedAttributes = ['text', 'model', 'layer', 'head'];
 
-  #model = null;      // the TinyTransformer in use
-  #info = '';         // where its weights came from
+  #classifier = null;
+  #info = '';
   #loading = null;
   #worker = null;
   #parts = null;
@@ -60,9 +72,8 @@ export class AttentionSentiment extends HTMLElement {
   connectedCallback() {
     followPageScheme(this, this.#internals);
     if (!this.#parts) this.#build();
-    // The model (about 80 KB gzipped) loads when the element nears the viewport, so a page
-    // that shows it further down does not pay for it at load (attribute `eager`: at once),
-    // and when the page prints (a printed page or a deck's print view never scrolls to it).
+    // The classifier (about 1 MB gzipped) loads when the element nears the viewport, or
+    // when the page prints; attribute `eager`: at once.
     this.#stopLoadWatch();
     this.#stopLoadWatch = loadWhenNear(this, () => this.#load());
   }
@@ -76,54 +87,54 @@ export class AttentionSentiment extends HTMLElement {
   attributeChangedCallback(name, old, value) {
     if (!this.#parts || old === value) return;
     if (name === 'model') this.#load(true);
-    else if (name === 'text') { this.#parts.input.value = value ?? ''; this.#predict(); }
-    else this.#predict();
+    else if (name === 'text') {
+      this.#parts.input.value = value ?? '';
+      this.#predict();
+    } else {
+      this.#syncSelects();
+      this.#predict();
+    }
   }
 
-  /** The last prediction ({ label, probability, words, attention }), or null. */
+  /** The last prediction, or null. */
   prediction = null;
+
+  /** The classifier in use (attn.TextClassifier), or null before it loads. */
+  get classifier() {
+    return this.#classifier;
+  }
 
   #build() {
     const root = this.shadowRoot;
-    const label = document.createElement('label');
-    label.textContent = 'Review sentence';
-    const input = document.createElement('input');
-    input.type = 'text';
+    const input = make('input', { type: 'text', value: this.getAttribute('text') ?? 'not bad at all' });
     input.setAttribute('part', 'input');
-    input.value = this.getAttribute('text') ?? 'the movie was not good';
     input.addEventListener('input', () => {
       clearTimeout(this.#timer);
-      this.#timer = setTimeout(() => this.#predict(), 60);
+      this.#timer = setTimeout(() => this.#predict(), 80);
     });
-    label.append(input);
-    const verdict = document.createElement('p');
-    verdict.className = 'verdict';
+    const label = make('label', { className: 'sentence' }, 'Review sentence ', input);
+    const examples = make('select');
+    examples.append(new Option('Examples…', ''), ...EXAMPLES.map(([gold, text], i) => new Option(`${i < 4 ? `Seed 001 review ${i + 1} (${gold})` : `“${text}”`}`, String(i))));
+    examples.addEventListener('change', () => {
+      if (examples.value === '') return;
+      input.value = EXAMPLES[Number(examples.value)][1];
+      examples.value = '';
+      this.#predict();
+    });
+    const verdict = make('p', { className: 'verdict' });
     verdict.setAttribute('aria-live', 'polite');
-    const controls = document.createElement('div');
-    controls.className = 'controls';
-    const layerLabel = document.createElement('label');
-    layerLabel.textContent = 'Layer ';
-    const layer = document.createElement('select');
-    layer.addEventListener('change', () => this.#predict());
-    layerLabel.append(layer);
-    const train = document.createElement('button');
-    train.type = 'button';
-    train.textContent = 'Train from scratch';
+    const layer = make('select');
+    const head = make('select');
+    for (const select of [layer, head]) select.addEventListener('change', () => this.#predict());
+    const train = make('button', { type: 'button', textContent: 'Train from scratch' });
     train.addEventListener('click', () => this.#train());
-    const status = document.createElement('span');
+    const status = make('span');
     status.setAttribute('role', 'status');
-    controls.append(layerLabel, train, status);
-    const table = document.createElement('div');
-    table.className = 'table';
-    // A region that may scroll sideways on narrow screens: focusable, so keyboards can scroll it.
-    table.tabIndex = 0;
-    table.setAttribute('role', 'region');
-    table.setAttribute('aria-label', 'Attention of the [CLS] query per head');
-    const note = document.createElement('p');
-    note.className = 'note';
-    note.textContent = TEMPLATES_DESCRIPTION;
-    root.append(label, verdict, controls, table, note);
-    this.#parts = { input, verdict, layer, train, status, table, note };
+    const controls = make('div', { className: 'controls' }, make('label', {}, 'Examples ', examples), make('label', {}, 'Layer ', layer), make('label', {}, 'Head ', head), train, status);
+    const pipeline = make('ol', { className: 'pipeline' });
+    const note = make('p', { className: 'note' });
+    root.append(label, controls, verdict, pipeline, note);
+    this.#parts = { input, verdict, layer, head, train, status, pipeline, note };
   }
 
   async #load(reload = false) {
@@ -132,84 +143,166 @@ export class AttentionSentiment extends HTMLElement {
       try {
         const attn = await getApi();
         const url = this.getAttribute('model') ?? SHIPPED.href;
-        const response = await fetch(url);
-        if (!response.ok) throw new Error(`attention-sentiment: cannot load the model ${url} (HTTP ${response.status})`);
-        const saved = await response.json();
-        this.#use(attn, saved, saved.trained ? `shipped model, ${(100 * saved.trained.heldOutAccuracy).toFixed(1)}% right on ${saved.trained.heldOutSentences} held-out sentences` : 'loaded model');
+        const classifier = await attn.TextClassifier.load(url);
+        this.#use(classifier, this.getAttribute('model') ? 'loaded classifier' : 'shipped classifier');
       } catch (error) {
-        this.#parts.table.replaceChildren(errorMessage(error));
+        this.#parts.pipeline.replaceChildren(errorMessage(new Error(`attention-sentiment: the classifier could not be loaded: ${error.message}`, { cause: error })));
       }
     })();
     return this.#loading;
   }
 
-  // Swaps in a model built from `saved` weights, only once they are in: a model whose
-  // setWeights failed is disposed at once (it held its heap and answered from random
-  // weights), the message says why, and the previous model stays (or none is shown).
-  #use(attn, saved, info) {
-    let model = null;
-    try {
-      model = new attn.TinyTransformer(saved?.config);
-      model.setWeights(saved);
-    } catch (error) {
-      model?.dispose();
-      throw new Error(`attention-sentiment: the model could not be loaded: ${error.message}`, { cause: error });
-    }
-    this.#model?.dispose();
-    this.#model = model;
+  #use(classifier, info) {
+    this.#classifier?.dispose();
+    this.#classifier = classifier;
     this.#info = info;
-    const { layer } = this.#parts;
-    layer.replaceChildren(...Array.from({ length: saved.config.numLayers }, (_, l) => new Option(String(l + 1), String(l))));
-    layer.value = String(Math.min(saved.config.numLayers, Number(this.getAttribute('layer') ?? saved.config.numLayers)) - 1);
+    const { layer, head, note } = this.#parts;
+    const c = classifier.modelConfig;
+    layer.replaceChildren(...Array.from({ length: c.numLayers }, (_, l) => new Option(String(l + 1), String(l))));
+    head.replaceChildren(...Array.from({ length: c.numHeads }, (_, h) => new Option(String(h + 1), String(h))));
+    this.#syncSelects();
+    note.replaceChildren(this.#describe(classifier));
     this.#predict();
   }
 
+  #syncSelects() {
+    const { layer, head } = this.#parts;
+    const c = this.#classifier?.modelConfig;
+    if (!c) return;
+    const pick = (name, count, fallback) => {
+      const n = Number(this.getAttribute(name));
+      return String(Number.isInteger(n) && n >= 1 && n <= count ? n - 1 : fallback);
+    };
+    layer.value = pick('layer', c.numLayers, c.numLayers - 1);
+    head.value = pick('head', c.numHeads, 0);
+  }
+
+  // The data set, its licence and the accuracy as measured (config.json's metrics).
+  #describe(classifier) {
+    const m = classifier.metrics;
+    const parts = [];
+    if (m?.heldOut) {
+      parts.push(`Trained on ${classifier.training?.examples ?? 'the'} real review sentences from the UCI “Sentiment Labelled Sentences” set (Kotzias et al., KDD 2015; CC BY 4.0: IMDB, Amazon and Yelp). `);
+      parts.push(`Right on held-out sentences it never trained on: ${Object.entries(m.heldOut).map(([s, r]) => `${s} ${percent(r.accuracy)} of ${r.count}`).join(', ')}. `);
+      if (m.crossSource) parts.push(`Trained without one source, on all of that source: ${Object.entries(m.crossSource).map(([s, r]) => `${s} ${percent(r.accuracy)}`).join(', ')}. `);
+      if (m.negationSuite) parts.push(`On ${m.negationSuite.count} hand-written negation and contrast sentences: ${percent(m.negationSuite.accuracy)}. `);
+      const all = Object.values(m.heldOut);
+      const wrong = all.reduce((s, r) => s + (1 - r.accuracy) * r.count, 0) / all.reduce((s, r) => s + r.count, 0);
+      parts.push(`Word vectors start from GloVe (PDDL); a VADER lexicon (MIT) adds sentiment words. A small model: it is wrong about ${percent(wrong)} of held-out sentences.`);
+    } else {
+      parts.push(`A classifier with ${classifier.vocabSize} tokens and labels ${classifier.labels.join(', ')}.`);
+    }
+    return parts.join('');
+  }
+
   #predict() {
-    if (!this.#model) return;
-    const { input, verdict, layer, table } = this.#parts;
+    if (!this.#classifier) return;
+    const { input, verdict, layer, head, pipeline } = this.#parts;
     const text = input.value;
-    const p = classify(this.#model, tokenize, text);
-    if (p.label === null) {
-      verdict.textContent = 'Type a sentence made of words from the corpus.';
-      table.replaceChildren();
+    if (text.trim() === '') {
+      verdict.textContent = 'Type a review sentence.';
+      pipeline.replaceChildren();
       this.prediction = null;
       return;
     }
-    const probability = p.probabilities[p.label];
-    verdict.replaceChildren('Prediction: ', Object.assign(document.createElement('strong'), { textContent: LABELS[p.label] }),
-      ` (${formatNumber(100 * probability, 1)}% ; ${this.#info})`);
-    const l = Number(layer.value || p.attention.length - 1);
-    table.replaceChildren(this.#table(p, l));
-    this.prediction = { text, label: LABELS[p.label], probability, words: p.words, unknown: p.unknown, attention: p.attention };
+    const p = this.#classifier.predict(text);
+    const probability = p.probabilities[p.labelId];
+    verdict.replaceChildren('Prediction: ', make('strong', { textContent: p.label }), ` (p = ${formatNumber(probability, 3)}; ${this.#info})`);
+    const l = Number(layer.value || 0), h = Number(head.value || 0);
+    pipeline.replaceChildren(...this.#stages(text, p, l, h));
+    this.prediction = { text, label: p.label, probability, probabilities: p.probabilities, tokens: p.tokens, attention: p.attention, truncated: p.truncated };
     this.dispatchEvent(new CustomEvent('prediction', { bubbles: true, composed: true, detail: this.prediction }));
   }
 
-  // Rows: heads of layer l; columns: [CLS] and the words; cells: the [CLS] row's weights.
-  #table(p, l) {
-    const table = document.createElement('table');
-    const caption = table.createCaption();
-    caption.textContent = `What the [CLS] query attends to in layer ${l + 1} (weights of its softmax row, per head)`;
+  #stages(text, p, l, h) {
+    const c = this.#classifier.modelConfig;
+    const tokens = p.tokens.slice(1);
+    const stage = (title, ...content) => make('li', {}, make('h3', { textContent: title }), ...content);
+    const scroll = (label, child) => {
+      const div = make('div', { className: 'scroll', tabIndex: 0 }, child);
+      div.setAttribute('role', 'region');
+      div.setAttribute('aria-label', label);
+      return div;
+    };
+    const chips = (items) => make('div', { className: 'chips' }, ...items.map(([t, title, unknown]) => {
+      const span = make('span', { className: `chip${unknown ? ' unknown' : ''}`, textContent: t, title });
+      return span;
+    }));
+    const unk = (t) => t.text === '[UNK]';
+    const { cls, tokens: vectors } = this.#classifier.vectors(tokens.map((t) => t.id));
+    const shown = 4;
+    const vectorTable = make('table');
+    vectorTable.createCaption().textContent = `Each index picks a row of the ${this.#classifier.vocabSize} × ${c.dModel} embedding table (first ${shown} of ${c.dModel} numbers; a learned position vector is added next)`;
+    const vh = vectorTable.createTHead().insertRow();
+    vh.append(make('th', { scope: 'col', textContent: 'token' }), ...Array.from({ length: shown }, (_, k) => make('th', { scope: 'col', textContent: `v${k}` })));
+    const vb = vectorTable.createTBody();
+    [['[CLS]', cls], ...tokens.map((t, i) => [t.text, vectors[i]])].forEach(([t, v]) => {
+      const tr = vb.insertRow();
+      tr.append(make('th', { scope: 'row', textContent: t }));
+      for (let k = 0; k < shown; k++) tr.insertCell().textContent = formatNumber(v[k], 3);
+    });
+    const names = p.tokens.map((t) => t.text);
+    const softmax = make('table');
+    softmax.createCaption().textContent = 'The [CLS] row of the last layer, through a linear layer (logits) and softmax (probabilities)';
+    const sh = softmax.createTHead().insertRow();
+    sh.append(make('th', { scope: 'col', textContent: 'label' }), make('th', { scope: 'col', textContent: 'logit' }), make('th', { scope: 'col', textContent: 'probability' }));
+    const sb = softmax.createTBody();
+    this.#classifier.labels.forEach((name, k) => {
+      const tr = sb.insertRow();
+      tr.append(make('th', { scope: 'row', textContent: name }));
+      tr.insertCell().textContent = formatNumber(p.logits[k], 3);
+      tr.insertCell().textContent = formatNumber(p.probabilities[k], 4);
+    });
+    return [
+      stage('1. Text', make('p', { textContent: text })),
+      stage(`2. Subword tokens (${tokens.length}${p.truncated ? `, cut at ${this.#classifier.maxLength}` : ''})`,
+        chips(tokens.map((t) => [t.text, unk(t) ? 'not in the vocabulary: read as [UNK], which carries no sentiment' : t.start >= 0 ? `“${text.slice(t.start, t.end)}”, characters ${t.start}–${t.end}` : '', unk(t)]))),
+      stage('3. Indices', chips(tokens.map((t) => [String(t.id), t.text]))),
+      stage('4. Vectors', scroll('Token vectors', vectorTable)),
+      stage(`5. Attention, layer ${l + 1} of ${c.numLayers}`,
+        scroll(`What the [CLS] query attends to in layer ${l + 1}`, this.#clsTable(p, names, l)),
+        scroll(`Attention matrix of head ${h + 1} in layer ${l + 1}`, this.#matrix(p, names, l, h))),
+      stage('6. [CLS] → linear & softmax', scroll('Logits and probabilities', softmax)),
+    ];
+  }
+
+  // Rows: the heads of layer l; columns: [CLS] and the tokens; cells: the [CLS] row's weights.
+  #clsTable(p, names, l) {
+    const table = make('table');
+    table.createCaption().textContent = `What the [CLS] query (the row the classifier reads) attends to in layer ${l + 1}, per head`;
     const head = table.createTHead().insertRow();
-    head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: 'head' }));
-    for (const [j, word] of ['[CLS]', ...p.words].entries()) {
-      const th = Object.assign(document.createElement('th'), { scope: 'col', textContent: word });
-      if (j > 0 && p.unknown.includes(word)) { th.classList.add('unknown'); th.title = 'not in the vocabulary: read as <unk>'; }
-      head.append(th);
-    }
+    head.append(make('th', { scope: 'col', textContent: 'head' }), ...names.map((n) => make('th', { scope: 'col', textContent: n })));
     const body = table.createTBody();
-    for (const [h, row] of p.attention[l].entries()) {
+    p.attention[l].forEach((rows, h) => {
       const tr = body.insertRow();
-      tr.append(Object.assign(document.createElement('th'), { scope: 'row', textContent: String(h + 1) }));
-      for (const w of row) {
-        const td = tr.insertCell();
-        td.textContent = formatNumber(w, 2);
-        td.title = String(w);
-        const colour = heatColour(w, 'sequential');
-        td.style.background = colour.background;
-        td.style.color = colour.color;
-      }
-    }
+      tr.append(make('th', { scope: 'row', textContent: String(h + 1) }));
+      rows[0].forEach((w) => this.#cell(tr, w));
+    });
     return table;
+  }
+
+  // Every row of one head: row i is token i's softmax over all tokens.
+  #matrix(p, names, l, h) {
+    const table = make('table');
+    table.createCaption().textContent = `Head ${h + 1} of layer ${l + 1}: every token's attention over all tokens (each row sums to 1)`;
+    const head = table.createTHead().insertRow();
+    head.append(make('th', { scope: 'col', textContent: 'query ↓ key →' }), ...names.map((n) => make('th', { scope: 'col', textContent: n })));
+    const body = table.createTBody();
+    p.attention[l][h].forEach((row, i) => {
+      const tr = body.insertRow();
+      tr.append(make('th', { scope: 'row', textContent: names[i] }));
+      row.forEach((w) => this.#cell(tr, w));
+    });
+    return table;
+  }
+
+  #cell(tr, w) {
+    const td = tr.insertCell();
+    td.textContent = formatNumber(w, 2);
+    td.title = String(w);
+    const colour = heatColour(w, 'sequential');
+    td.style.background = colour.background;
+    td.style.color = colour.color;
   }
 
   #train() {
@@ -217,17 +310,19 @@ export class AttentionSentiment extends HTMLElement {
     if (this.#worker) return;
     train.disabled = true;
     status.textContent = 'Training in a Worker…';
-    this.#worker = sentimentWorker();
+    this.#worker = reviewWorker();
     this.#worker.onmessage = async ({ data }) => {
       if (data.type === 'progress') {
-        status.textContent = `step ${data.step}: loss ${formatNumber(data.loss, 3)} nats, held-out accuracy ${formatNumber(100 * data.accuracy, 1)}%`;
+        status.textContent = `step ${data.step} of ${data.steps}: loss ${formatNumber(data.loss, 3)} nats, held-out accuracy ${percent(data.accuracy)} (${formatNumber(data.seconds, 0)} s)`;
       } else if (data.type === 'done') {
         try {
-          this.#use(await getApi(), data.weights, `trained here in ${formatNumber(data.seconds, 1)} s, ${formatNumber(100 * data.accuracy, 1)}% right on held-out sentences`);
+          const attn = await getApi();
+          const classifier = await attn.TextClassifier.load(data.files);
+          this.#use(classifier, `trained here in ${formatNumber(data.seconds, 1)} s, ${percent(data.accuracy)} right on held-out sentences`);
           status.textContent = `Done: trained in ${formatNumber(data.seconds, 1)} s.`;
           this.dispatchEvent(new CustomEvent('trained', { bubbles: true, composed: true, detail: { seconds: data.seconds, accuracy: data.accuracy } }));
         } catch (error) {
-          status.textContent = error.message;  // the previous model stays
+          status.textContent = error.message;  // the previous classifier stays
         }
         this.#finish();
       } else if (data.type === 'error') {
@@ -235,7 +330,7 @@ export class AttentionSentiment extends HTMLElement {
         this.#finish();
       }
     };
-    this.#worker.postMessage({ type: 'train', steps: 600 });
+    this.#worker.postMessage({ type: 'train' });
   }
 
   #finish() {

@@ -210,24 +210,31 @@ export declare class TokenPruning extends HTMLElement implements Exportable {
 
 /** A prediction of `<attention-sentiment>`. */
 export interface SentimentPrediction {
-  /** The sentence classified. */
+  /** The text classified. */
   text: string;
-  /** The predicted label. */
-  label: 'negative' | 'positive';
+  /** The predicted label (the shipped classifier: `'negative'` or `'positive'`). */
+  label: string;
   /** The probability of `label`. */
   probability: number;
-  /** The words read (at most the model's maxLen). */
-  words: string[];
-  /** Words not in the vocabulary (read as `<unk>`). */
-  unknown: string[];
-  /** [layer][head][T]: the [CLS] query's weights over [CLS] and the words. */
-  attention: number[][][];
+  /** Probabilities by label id. */
+  probabilities: number[];
+  /** `[CLS]`, then the subword tokens with their `[start, end)` spans in the text. */
+  tokens: Array<{ text: string; id: number; start: number; end: number; special: boolean }>;
+  /** `[layer][head][i][j]`: row i's attention over token j (rows sum to 1). */
+  attention: number[][][][];
+  /** True when the text had more tokens than the classifier reads. */
+  truncated: boolean;
 }
 
-/** `<attention-sentiment>`: a review classifier trained on the synthetic corpus, and what its [CLS] query attends to. */
+/**
+ * `<attention-sentiment>`: the course's review classifier (trained on real review sentences)
+ * on the reader's sentence, stage by stage, with its attention per layer and head.
+ */
 export declare class AttentionSentiment extends HTMLElement {
   /** The last prediction (null before the first). */
   readonly prediction: SentimentPrediction | null;
+  /** The classifier in use, or null before it loads. */
+  readonly classifier: import('attention-wasm').TextClassifier | null;
 }
 
 /** One progress report of `<attention-training>`. */
@@ -407,10 +414,12 @@ export interface TokenPruningAttributes extends CommonAttributes {
 export interface AttentionSentimentAttributes extends CommonAttributes {
   /** The sentence classified. */
   text?: string;
-  /** URL of a weights JSON (default: the shipped model). */
+  /** URL of a classifier folder (config.json, tokenizer.json, model.safetensors; default: the shipped one). */
   model?: string;
   /** The layer shown (1-based; default the last). */
   layer?: number | string;
+  /** The head whose full attention matrix is shown (1-based; default 1). */
+  head?: number | string;
   /** Load the model at once rather than when the element nears the viewport. */
   eager?: BooleanAttribute;
 }

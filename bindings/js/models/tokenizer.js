@@ -78,7 +78,7 @@ export class TextTokenizer {
     /** The model's kind in tokenizer.json: WordPiece, BPE, Unigram. */
     this.type = String(json.model?.type ?? 'unknown');
     /** Vocabulary size, added tokens included. */
-    this.vocabSize = tokenizer.get_vocab ? Object.keys(tokenizer.get_vocab()).length : undefined;
+    this.vocabSize = vocabularySize(tokenizer);
     Object.freeze(this);
   }
 
@@ -211,4 +211,11 @@ export async function loadTokenizer(fn, json, config = {}) {
     throw rangeError(fn, `tokenizer.json could not be read: ${error.message}`, { cause: error });
   }
   return new TextTokenizer(tokenizer, parsed);
+}
+
+// The library's get_vocab() gives a Map in some versions, an object in others.
+function vocabularySize(tokenizer) {
+  if (typeof tokenizer.get_vocab !== 'function') return undefined;
+  const vocab = tokenizer.get_vocab();
+  return vocab instanceof Map ? vocab.size : Object.keys(vocab).length;
 }

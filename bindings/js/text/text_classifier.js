@@ -30,6 +30,7 @@ export class TextClassifier {
   #tokenizer;
   #encoder;
   #config;
+  #embedding = null;  // getWeights().tensors, read on the first vectors() call
 
   /** Use TextClassifier.load or TextClassifier.train. */
   constructor(model, tokenizer, vocab, config) {
@@ -89,7 +90,25 @@ export class TextClassifier {
     else tokens.push({ text: '[UNK]', id: unk, start: -1, end: -1, special: true });
     const maps = attention.map((layer) => Array.from({ length: layer.shape[1] }, (_, h) =>
       Array.from({ length: T }, (_, i) => Array.from(layer.data.subarray((h * T + i) * T, (h * T + i + 1) * T), Number))));
-    return { label: this.labels[labelId], labelId, probabilities, tokens, truncated: e.ids.length > n, attention: maps };
+    return { label: this.labels[labelId], labelId, probabilities, logits: Array.from(logits.data, Number), tokens, truncated: e.ids.length > n, attention: maps };
+  }
+
+  /**
+   * The vectors the model starts from: the learned [CLS] vector and each token id's
+   * embedding row (before the position embedding is added), dModel numbers each.
+   * @param {number[]} ids @returns {{ cls: number[], tokens: number[][] }}
+   */
+  vectors(ids) {
+    const fn = 'TextClassifier.vectors';
+    this.#check('vectors');
+    if (!Array.isArray(ids)) throw typeError(fn, `ids must be an array of token ids, got ${describe(ids)}`);
+    for (const [i, id] of ids.entries()) {
+      if (!Number.isInteger(id) || id < 0 || id >= this.vocabSize) throw rangeError(fn, `ids[${i}] must be an integer in [0, ${this.vocabSize - 1}], got ${describe(id)}`);
+    }
+    this.#embedding ??= this.#model.getWeights().tensors;
+    const d = this.modelConfig.dModel;
+    const table = this.#embedding.tokenEmbedding.data;
+    return { cls: this.#embedding.cls.data.slice(0, d), tokens: ids.map((id) => table.slice(id * d, (id + 1) * d)) };
   }
 
   /**
@@ -160,6 +179,25 @@ function modelConfigOf(fn, config, vocabSize) {
   return { ...m, head: 'classify', numClasses };
 }
 
+// A whole file's bytes: read at once where the source has random access (a folder, Files,
+// bytes), else gathered from its stream (a URL).
+async function wholeFile(src, name) {
+  if (typeof src.read === 'function') return src.read(name, 0, await src.size(name));
+  const chunks = [];
+  let length = 0;
+  for await (const chunk of src.stream(name)) {
+    chunks.push(chunk);
+    length += chunk.length;
+  }
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return bytes;
+}
+
 /**
  * Loads a classifier: a folder path (Node), a URL prefix ('https://…/review-sentiment/'),
  * Files, or an object of file names to contents (toFiles() output).
@@ -168,7 +206,7 @@ export async function loadClassifier(module, source, options = {}) {
   if (options === null || typeof options !== 'object') throw typeError(FN_LOAD, `options must be an object, got ${describe(options)}`);
   const src = await sourceOf(FN_LOAD, source, { onProgress: options.onProgress, fetchOptions: options.fetchOptions, cache: options.cache ?? true });
   for (const name of ['config.json', 'tokenizer.json', 'model.safetensors']) {
-    if (!(await src.has(name))) throw rangeError(FN_LOAD, `${src.description} has no ${name}`);
+    if (!(await src.has(name))) throw rangeError(FN_LOAD, `no ${name} in ${src.description}`);
   }
   const config = parseJson(FN_LOAD, 'config.json', await src.text('config.json'));
   const tokenizerJson = parseJson(FN_LOAD, 'tokenizer.json', await src.text('tokenizer.json'));
@@ -178,8 +216,7 @@ export async function loadClassifier(module, source, options = {}) {
   }
   const vocab = Object.keys(vocabMap).sort((a, b) => vocabMap[a] - vocabMap[b]);
   const modelConfig = modelConfigOf(FN_LOAD, config, vocab.length);
-  const size = await src.size('model.safetensors');
-  const { tensors } = readSafetensors(FN_LOAD, 'model.safetensors', await src.read('model.safetensors', 0, size));
+  const { tensors } = readSafetensors(FN_LOAD, 'model.safetensors', await wholeFile(src, 'model.safetensors'));
   const tokenizer = await loadTokenizer(FN_LOAD, tokenizerJson);
   const model = new TinyTransformer(module, { ...modelConfig, seed: 0 });
   try {
@@ -213,24 +250,4 @@ export async function trainClassifier(module, corpus, options = {}) {
   }
 }
 
-/** Word vectors from a safetensors file: tensor "vectors" [n, dim] and metadata "words" (a JSON list). */
-export function readWordVectors(bytes) {
-  const fn = 'readWordVectors';
-  const { tensors, metadata } = readSafetensors(fn, 'word vectors', bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes));
-  const t = tensors.get('vectors');
-  if (!t || t.shape.length !== 2) throw rangeError(fn, 'the file has no 2-D tensor "vectors"');
-  let words;
-  try {
-    words = JSON.parse(metadata?.words ?? 'null');
-  } catch {
-    words = null;
-  }
-  if (!Array.isArray(words) || words.length !== t.shape[0]) throw rangeError(fn, `metadata "words" must list the ${t.shape[0]} words of the rows`);
-  return { words, vectors: t.data, dim: t.shape[1] };
-}
-
-/** A VADER-style lexicon text (word<TAB>valence<TAB>…) → [word, valence] entries. */
-export function readLexicon(text) {
-  if (typeof text !== 'string') throw typeError('readLexicon', `text must be a string, got ${describe(text)}`);
-  return text.split(/\r?\n/).filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t')).map(([w, v]) => [w, Number(v)]).filter(([w, v]) => w && Number.isFinite(v));
-}
+export { readWordVectors, readLexicon } from './word_vectors.js';

@@ -15,7 +15,7 @@ export const FORMAT = 'attention-wasm/text-classifier';
 const FN_TRAIN = 'TextClassifier.train';
 
 /** The model's shape unless train's options say otherwise (~0.5 M parameters with a 6.8k vocabulary). */
-export const DEFAULT_SHAPE = Object.freeze({ dModel: 64, numHeads: 4, numLayers: 2, dFF: 128, maxLen: 64 });
+export const DEFAULT_SHAPE = Object.freeze({ dModel: 64, numHeads: 4, numLayers: 2, dFF: 128, maxLen: 128 });
 /** The tokenizer's learning unless train's options say otherwise. */
 export const DEFAULT_VOCABULARY = Object.freeze({ vocabSize: 10000, minPieceWords: 20, singleContinuations: false });
 
@@ -32,13 +32,13 @@ function checkTrainOptions(options) {
     const v = options[key];
     if (typeof v !== 'number' || !Number.isFinite(v)) throw typeError(FN_TRAIN, `options.${key} must be a finite number, got ${describe(v)}`);
     const integer = ['steps', 'batchSize', 'warmup', 'seed'].includes(key);
-    const probability = ['wordDropout', 'unkRate', 'contrastRate', 'lexiconRate', 'junkRate'].includes(key);
+    const probability = ['wordDropout', 'unkRate', 'contrastRate', 'lexiconRate', 'junkRate', 'concatRate'].includes(key);
     if ((integer && (!Number.isInteger(v) || v < (key === 'warmup' || key === 'seed' ? 0 : 1))) || (probability && (v < 0 || v >= 1)) || (!integer && !probability && v < 0)) {
       throw rangeError(FN_TRAIN, `options.${key} is out of range: ${v}`);
     }
     recipe[key] = v;
   }
-  if (recipe.junkRate + recipe.lexiconRate + recipe.contrastRate >= 1) throw rangeError(FN_TRAIN, 'options.junkRate + lexiconRate + contrastRate must leave room for real examples (sum < 1)');
+  if (recipe.junkRate + recipe.lexiconRate + recipe.contrastRate + recipe.concatRate >= 1) throw rangeError(FN_TRAIN, 'options.junkRate + lexiconRate + contrastRate + concatRate must leave room for real examples (sum < 1)');
   return recipe;
 }
 
@@ -46,14 +46,16 @@ function checkTrainOptions(options) {
  * A sentiment lexicon for training: [word, valence] pairs (VADER's format: negative
  * valence = negative). Used with two labels only, named in `lexicon.labels` ([negative, positive]).
  */
-function lexiconExamples(lexicon, encode, labelNames) {
+function lexiconExamples(lexicon, encode, labelNames, unk) {
   if (!lexicon) return [];
   if (typeof lexicon !== 'object' || !Array.isArray(lexicon.entries) || !Array.isArray(lexicon.labels) || lexicon.labels.length !== 2) {
     throw typeError(FN_TRAIN, 'options.lexicon must be { entries: [word, valence][], labels: [negativeLabel, positiveLabel] }');
   }
   const [negative, positive] = lexicon.labels.map((name) => labelNames.indexOf(String(name)));
   if (negative < 0 || positive < 0) throw rangeError(FN_TRAIN, `options.lexicon.labels ${JSON.stringify(lexicon.labels)} must both be labels of the corpus (${labelNames.join(', ')})`);
-  return lexicon.entries.filter(([w, v]) => typeof w === 'string' && Number.isFinite(v) && v !== 0).map(([w, v]) => ({ ids: encode(w), label: v > 0 ? positive : negative })).filter((e) => e.ids.length > 0);
+  return lexicon.entries.filter(([w, v]) => typeof w === 'string' && Number.isFinite(v) && v !== 0).map(([w, v]) => ({ ids: encode(w), label: v > 0 ? positive : negative }))
+    // A word the vocabulary cannot spell would teach [UNK] a sentiment: left out.
+    .filter((e) => e.ids.length > 0 && !e.ids.includes(unk));
 }
 
 /** Initial token vectors: the rows of `wordVectors` ({ words, vectors [n × dim] }) for whole-word tokens. */
@@ -80,14 +82,14 @@ function initialVectors(model, vocab, wordVectors) {
   return count;
 }
 
-// Pieces that are not words (made-up words are spelled from these): ids of word-start
-// pieces that no text and no lexicon entry holds as a word, and of continuation pieces.
+// Pieces that made-up words are spelled from: word-start pieces that no text and no lexicon
+// entry holds as a word, or of one or two letters ("x" of "xing"), and continuation pieces.
 function fragmentsOf(vocab, words) {
   const fragments = { starts: [], continuations: [] };
   vocab.forEach((t, id) => {
     if (id < SPECIAL_TOKENS.length) return;
     if (t.startsWith('##')) fragments.continuations.push(id);
-    else if (!words.has(t) && /^\p{L}+$/u.test(t)) fragments.starts.push(id);
+    else if ((!words.has(t) || [...t].length <= 2) && /^\p{L}+$/u.test(t)) fragments.starts.push(id);
   });
   return fragments.starts.length > 0 && fragments.continuations.length > 0 ? fragments : null;
 }
@@ -123,7 +125,7 @@ export async function trainWeights(module, corpus, options = {}) {
     const train = c.texts.map((t, i) => ({ ids: encode(t).slice(0, shape.maxLen), label: c.labels[i] }));
     const words = new Set([...c.texts, ...lexiconWords].flatMap((t) => t.toLowerCase().split(/[^\p{L}']+/u)));
     const next = exampleStream(train, recipe, {
-      encode, unk: encoder.unk, lexicon: lexiconExamples(options.lexicon, encode, c.labelNames), maxLen: shape.maxLen, numClasses: c.labelNames.length, fragments: fragmentsOf(vocab, words),
+      encode, unk: encoder.unk, lexicon: lexiconExamples(options.lexicon, encode, c.labelNames, encoder.unk), maxLen: shape.maxLen, numClasses: c.labelNames.length, fragments: fragmentsOf(vocab, words),
     });
     const held = validation ? validation.texts.map((t, i) => ({ ids: encode(t).slice(0, shape.maxLen), label: validation.labels[i] })) : null;
     for (const progress of trainSteps(model, next, recipe, options.every ?? 50)) {
@@ -142,7 +144,7 @@ export async function trainWeights(module, corpus, options = {}) {
       id2label,
       label2id: Object.fromEntries(c.labelNames.map((name, i) => [name, i])),
       model: { vocabSize: vocab.length, ...shape, norm: 'pre', activation: 'gelu', positional: 'learned' },
-      training: { examples: c.texts.length, recipe, vocabulary: { ...DEFAULT_VOCABULARY, vocabSize: vocab.length }, initializedVectors: initialized, lexiconEntries: lexiconWords.length, seconds: (performance.now() - started) / 1000 },
+      training: { examples: c.texts.length, recipe, vocabulary: { ...DEFAULT_VOCABULARY, vocabSize: vocab.length }, initializedVectors: initialized, lexiconEntries: lexiconWords.length },
     };
     return { model, vocab, config, tokenizerJson: wordPieceTokenizerJson(vocab) };
   } catch (error) {

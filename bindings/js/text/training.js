@@ -8,15 +8,18 @@
 //                word) carries no sentiment of its own;
 //   contrastRate "A, but B" (and "although A, B") from two real examples of different
 //                labels, labelled as B: the clause after "but" decides;
+//   concatRate   2-4 real examples of one label in a row, so that long, many-sentence
+//                reviews look like something the model has seen;
 //   lexiconRate  one word of a sentiment lexicon, or "not"/"never" + the word (label flipped);
-//   junkRate     made-up words: alone, in pairs labelled both ways (so the model learns 0.5
-//                for them), or inserted into a real example (which keeps its label).
+//   junkRate     unknown and made-up words: [UNK]s or made-up words alone, in pairs labelled
+//                both ways (so the model learns 0.5 for them), or made-up words inserted
+//                into a real example (which keeps its label).
 import { seededRandom } from '../parameters.js';
 
 /** The default recipe (the shipped review classifier's; see scripts/train-review-classifier.mjs). */
 export const DEFAULT_RECIPE = Object.freeze({
   steps: 1500, batchSize: 32, lr: 2e-3, warmup: 100, weightDecay: 0.1, clipNorm: 1,
-  wordDropout: 0.2, unkRate: 0.05, contrastRate: 0.1, lexiconRate: 0.25, junkRate: 0.06, seed: 7,
+  wordDropout: 0.2, unkRate: 0.05, contrastRate: 0.1, lexiconRate: 0.25, junkRate: 0.08, concatRate: 0.1, seed: 7,
 });
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
@@ -57,8 +60,11 @@ export function exampleStream(train, r, { encode, unk, lexicon, maxLen, numClass
     let t = r.junkRate;
     if (u < t) {
       const kind = random();
-      if (kind < 0.5) {
-        const ids = fit(Array.from({ length: 1 + Math.floor(random() * 8) }, junkWord).flat());
+      if (kind < 0.7) {
+        // A pair, labelled two ways: unknown words only ([UNK] × n), or made-up words.
+        // Short texts most often: a lone [UNK] must not read like a lone lexicon word.
+        const n = 1 + Math.floor(random() ** 2 * 8);
+        const ids = fit(kind < 0.4 ? Array.from({ length: n }, () => unk) : Array.from({ length: n }, junkWord).flat());
         const label = Math.floor(random() * numClasses);
         pending = { ids, label: (label + 1 + Math.floor(random() * (numClasses - 1))) % numClasses };
         return { ids, label };
@@ -74,6 +80,16 @@ export function exampleStream(train, r, { encode, unk, lexicon, maxLen, numClass
       const w = pick(lexicon);
       if (numClasses === 2 && random() < 0.5) return { ids: fit([...pick(negations), ...w.ids]), label: 1 - w.label };
       return { ids: w.ids, label: w.label };
+    }
+    t += r.concatRate;
+    if (u < t) {
+      // A longer text: 2-4 real examples with the same label, one after the other.
+      const first = pick(train);
+      const same = byLabel[first.label];
+      const ids = [...first.ids];
+      const n = 1 + Math.floor(random() * 3);
+      for (let i = 0; i < n; i++) ids.push(...pick(same).ids);
+      return { ids: fit(corrupt(ids)), label: first.label };
     }
     t += r.contrastRate;
     if (u < t && twoLabels) {

@@ -40,10 +40,21 @@ function random(seed) {
   };
 }
 
-/** A source's rows → { train, heldOut }: a seeded shuffle, the first HELD_OUT share held out. */
+/** Rows with each text once: repeats dropped, and texts labelled both ways dropped entirely. */
+export function uniqueRows(rows) {
+  const labels = new Map();
+  for (const r of rows) labels.set(r.text, labels.has(r.text) && labels.get(r.text) !== r.label ? null : r.label);
+  const seen = new Set();
+  return rows.filter((r) => labels.get(r.text) !== null && !seen.has(r.text) && seen.add(r.text));
+}
+
+/**
+ * A source's rows → { train, heldOut }: repeated sentences once (the UCI files repeat a few,
+ * and a repeat must not sit on both sides), a seeded shuffle, the first HELD_OUT share held out.
+ */
 export function splitRows(rows, seed = SPLIT_SEED) {
   const next = random(seed);
-  const shuffled = rows.slice();
+  const shuffled = uniqueRows(rows);
   for (let i = shuffled.length - 1; i > 0; i--) {
     const j = Math.floor(next() * (i + 1));
     [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
@@ -54,7 +65,7 @@ export function splitRows(rows, seed = SPLIT_SEED) {
 
 /**
  * The training rows and held-out rows by source. `exclude` names a source left out of
- * training entirely (cross-source evaluation: all of its 1,000 sentences are then held out).
+ * training entirely (cross-source evaluation: all of its sentences are then held out).
  * @param {Record<string, string>} files the UCI files' texts by source
  */
 export function reviewSplits(files, { exclude = null } = {}) {
@@ -63,13 +74,16 @@ export function reviewSplits(files, { exclude = null } = {}) {
   for (const source of Object.keys(SOURCES)) {
     const rows = readUciFile(files[source]);
     if (source === exclude) {
-      heldOut[source] = rows;
+      heldOut[source] = uniqueRows(rows);
       continue;
     }
     const split = splitRows(rows);
     train.push(...split.train);
     heldOut[source] = split.heldOut;
   }
+  // No held-out sentence is a training sentence (sources share a few short ones).
+  const trained = new Set(train.map((r) => r.text));
+  for (const source of Object.keys(heldOut)) heldOut[source] = heldOut[source].filter((r) => !trained.has(r.text));
   return { train, heldOut };
 }
 
@@ -78,3 +92,14 @@ export function lexiconOption(text) {
   const entries = text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t')).map(([w, v]) => [w, Number(v)]);
   return { entries, labels: LABELS.slice() };
 }
+
+/** The example reviews: the four of seed 001 (IMDB, shortened as the slides show them), then a few of our own. */
+export const EXAMPLES = Object.freeze([
+  ['positive', 'A wonderful little production. The filming technique is very unassuming- very old-time-BBC fashion and gives a comforting, and sometimes discomforting, sense of realism to the entire piece.'],
+  ['negative', "This show was an amazing, fresh & innovative idea in the 70's when it first aired. The first 7 or 8 years were brilliant, but things dropped off after that. By 1990, the show was not really funny anymore, and it's continued its decline further to the complete waste of time it is today."],
+  ['positive', 'I thought this was a wonderful way to spend time on a too hot summer weekend, sitting in the air conditioned theater and watching a light-hearted comedy. The plot is simplistic, but the dialogue is witty and the characters are likable (even the well bread suspected serial killer).'],
+  ['negative', "BTW Carver gets a very annoying sidekick who makes you wanna shoot him the first three minutes he's on screen."],
+  [null, 'not bad at all'],
+  [null, 'I would not recommend this film to anyone'],
+  [null, 'The food was cold and the waiter ignored us.'],
+]);
