@@ -1109,13 +1109,56 @@ export interface TextClassifierStatic {
 }
 
 /** A labelled corpus: file text (TSV, CSV, JSONL) or rows. */
-export type Corpus = string | Array<{ text: string; label: string | number }>;
+export type Corpus = string | CorpusRow[];
+
+/** One example of a {@link Corpus}. */
+export interface CorpusRow {
+  /** The text. */
+  text: string;
+  /** Its label (a name, or a number read as its decimal string). */
+  label: string | number;
+}
 
 /** A classifier's files, as {@link TextClassifier.toFiles} and {@link TextClassifierStatic.trainFiles} give them. */
 export interface ClassifierFiles {
+  /** Labels, the model's shape, how it was trained and what it measured. */
   'config.json': string;
+  /** The WordPiece tokenizer, in Hugging Face's format. */
   'tokenizer.json': string;
+  /** The weights (float16 or float32), named as TinyTransformer names them. */
   'model.safetensors': Uint8Array;
+}
+
+/** A sentiment lexicon for {@link TrainClassifierOptions.lexicon}. */
+export interface ClassifierLexicon {
+  /** `[word, valence]` pairs (VADER's scale: below 0 negative, above 0 positive). */
+  entries: Array<[string, number]>;
+  /** The corpus's labels for negative and positive valence, in that order. */
+  labels: [string, string];
+}
+
+/** Initial token vectors for {@link TrainClassifierOptions.wordVectors}. */
+export interface WordVectors {
+  /** The words, one per row. */
+  words: string[];
+  /** Row-major [words.length, dModel] numbers. */
+  vectors: Float32Array;
+}
+
+/** One progress event of {@link TextClassifierStatic.train}. */
+export interface ClassifierProgress {
+  /** Steps done. */
+  step: number;
+  /** Steps in all. */
+  steps: number;
+  /** Mean training loss since the last event, in nats. */
+  loss: number;
+  /** Seconds since training started (vocabulary learning included). */
+  seconds: number;
+  /** Accuracy on `options.validation`, when given. */
+  accuracy?: number;
+  /** True at the last step. */
+  done: boolean;
 }
 
 /** Options of {@link TextClassifierStatic.train}. */
@@ -1130,48 +1173,100 @@ export interface TrainClassifierOptions {
   vocabSize?: number;
   /** A piece that is not a word stays only if this many words use it (default 20; 0 keeps all). */
   minPieceWords?: number;
-  /** A sentiment lexicon: `[word, valence]` entries (negative valence = the first label of `labels`). */
-  lexicon?: { entries: Array<[string, number]>; labels: [string, string] };
+  /** A sentiment lexicon whose words become extra training examples (two labels only). */
+  lexicon?: ClassifierLexicon;
   /** Initial token vectors by word (dModel numbers each), e.g. `readWordVectors` of the shipped GloVe file. */
-  wordVectors?: { words: string[]; vectors: Float32Array };
-  /** The transformer's shape (defaults: 64, 4, 2, 128, 128 tokens). */
+  wordVectors?: WordVectors;
+  /** Model width (default 64). */
   dModel?: number;
+  /** Attention heads per layer (default 4). */
   numHeads?: number;
+  /** Layers (default 2). */
   numLayers?: number;
+  /** Feed-forward width (default 128). */
   dFF?: number;
+  /** Tokens read per text (default 128). */
   maxLen?: number;
-  /** Training steps (default 1500), batch size (32), AdamW's learning rate (2e-3, warm-up 100 steps, cosine decay) and weight decay (0.1). */
+  /** Training steps (default 1500). */
   steps?: number;
+  /** Examples per step (default 32). */
   batchSize?: number;
+  /** AdamW's peak learning rate (default 2e-3), after a linear warm-up, with cosine decay. */
   lr?: number;
+  /** Warm-up steps (default 100). */
   warmup?: number;
+  /** AdamW's decoupled weight decay (default 0.1). */
   weightDecay?: number;
+  /** Gradient norm clip (default 1). */
   clipNorm?: number;
-  /** Augmentation: token dropout (0.2), tokens replaced by [UNK] (0.05), and the shares of generated examples: "A, but B" contrasts (0.1), lexicon words (0.25), unknown and made-up words (0.08), several sentences of one label in a row (0.1). */
+  /** Probability of dropping each token of a real example (default 0.2). */
   wordDropout?: number;
+  /** Probability of replacing each kept token by [UNK] (default 0.05). */
   unkRate?: number;
+  /** Share of generated "A, but B" / "although A, B" examples labelled as B (default 0.1). */
   contrastRate?: number;
+  /** Share of lexicon examples (one word, or "not" + word flipped; default 0.25). */
   lexiconRate?: number;
+  /** Share of [UNK]-only and made-up-word examples, in pairs labelled both ways (default 0.08). */
   junkRate?: number;
+  /** Share of 2-4 same-label examples in a row (default 0.1). */
   concatRate?: number;
   /** The seed of the initial weights and of the batches (default 7). */
   seed?: number;
   /** Steps between progress events (default 50). */
   every?: number;
-  onProgress?: (progress: { step: number; steps: number; loss: number; seconds: number; accuracy?: number; done: boolean }) => void;
+  /** Called every `every` steps. */
+  onProgress?: (progress: ClassifierProgress) => void;
   /** Stops training between progress events (the promise rejects with the signal's reason). */
   signal?: AbortSignal;
 }
 
+/** A token of a {@link TextPrediction}. */
+export interface ClassifiedToken {
+  /** The token (`[CLS]`, a word, a `##` piece or `[UNK]`). */
+  text: string;
+  /** Its vocabulary id. */
+  id: number;
+  /** Its `[start, end)` span in the text (UTF-16 units), -1 for `[CLS]`. */
+  start: number;
+  /** See start. */
+  end: number;
+  /** True for `[CLS]` (and the `[UNK]` that stands for a text with no tokens). */
+  special: boolean;
+}
+
+/** {@link TextClassifier.vectors}: what the first layer starts from. */
+export interface TokenVectors {
+  /** The learned [CLS] vector (dModel numbers). */
+  cls: Float32Array;
+  /** Each id's embedding row (before the position vector is added). */
+  tokens: Float32Array[];
+}
+
+/** {@link TextClassifier.evaluate}'s result. */
+export interface ClassifierEvaluation {
+  /** correct / count. */
+  accuracy: number;
+  /** Texts labelled right. */
+  correct: number;
+  /** Texts in the corpus. */
+  count: number;
+  /** [true label][predicted label] counts. */
+  confusion: number[][];
+}
+
 /** One prediction of {@link TextClassifier.predict}. */
 export interface TextPrediction {
+  /** The most probable label. */
   label: string;
+  /** Its class id. */
   labelId: number;
   /** Probabilities by label id (softmax of the logits). */
   probabilities: number[];
+  /** The linear layer's outputs by label id. */
   logits: number[];
-  /** `[CLS]` first (start = end = -1), then the subword tokens with their `[start, end)` spans in the text. */
-  tokens: Array<{ text: string; id: number; start: number; end: number; special: boolean }>;
+  /** `[CLS]` first, then the subword tokens. */
+  tokens: ClassifiedToken[];
   /** True when the text had more tokens than the model reads (`maxLength`). */
   truncated: boolean;
   /** `[layer][head][i][j]`: how much row i attends to row j (rows sum to 1). */
@@ -1180,23 +1275,32 @@ export interface TextPrediction {
 
 /** A text classifier from {@link AttentionWasm.TextClassifier} (call `dispose()` when done). */
 export interface TextClassifier {
+  /** Label names by class id. */
   readonly labels: readonly string[];
+  /** The transformer's configuration. */
   readonly modelConfig: Readonly<TinyTransformerConfig>;
+  /** Tokens read per text; longer texts are cut (`truncated` says so). */
   readonly maxLength: number;
+  /** The vocabulary's size. */
   readonly vocabSize: number;
   /** How it was trained (config.json's `training`), or null. */
   readonly training: Record<string, unknown> | null;
   /** What it measured (config.json's `metrics`), or null. */
   readonly metrics: Record<string, any> | null;
+  /** Its tokenizer (tokenizer.json through `@huggingface/tokenizers`). */
   readonly tokenizer: TextTokenizer;
-  /** @throws RangeError for an empty text, TypeError for a non-string. */
+  /**
+   * Classifies one text.
+   * @throws RangeError for an empty text, TypeError for a non-string.
+   */
   predict(text: string): TextPrediction;
   /** The learned [CLS] vector and the embedding rows of token ids. */
-  vectors(ids: number[]): { cls: Float32Array; tokens: Float32Array[] };
-  /** Accuracy and the confusion matrix [true][predicted] on a labelled corpus. */
-  evaluate(corpus: Corpus, options?: { format?: 'tsv' | 'csv' | 'jsonl' }): { accuracy: number; correct: number; count: number; confusion: number[][] };
+  vectors(ids: number[]): TokenVectors;
+  /** Accuracy and the confusion matrix on a labelled corpus. */
+  evaluate(corpus: Corpus, options?: { format?: 'tsv' | 'csv' | 'jsonl' }): ClassifierEvaluation;
   /** The classifier's files (float16 weights by default). */
   toFiles(options?: { dtype?: 'F16' | 'F32'; metrics?: object }): ClassifierFiles;
+  /** Frees its wasm memory; every method throws afterwards. */
   dispose(): void;
 }
 

@@ -219,7 +219,7 @@ export interface SentimentPrediction {
   /** Probabilities by label id. */
   probabilities: number[];
   /** `[CLS]`, then the subword tokens with their `[start, end)` spans in the text. */
-  tokens: Array<{ text: string; id: number; start: number; end: number; special: boolean }>;
+  tokens: import('attention-wasm').ClassifiedToken[];
   /** `[layer][head][i][j]`: row i's attention over token j (rows sum to 1). */
   attention: number[][][][];
   /** True when the text had more tokens than the classifier reads. */

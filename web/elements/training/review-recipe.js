@@ -10,6 +10,8 @@
 //   word-vectors.safetensors  GloVe 6B 100-d vectors (Pennington et al. 2014; PDDL) of the
 //       vocabulary's words, projected on their 64 principal axes
 
+import { seededRandom } from '../../../bindings/js/parameters.js';
+
 /** The three sources, with their file names. */
 export const SOURCES = Object.freeze({ imdb: 'imdb_labelled.txt', amazon: 'amazon_cells_labelled.txt', yelp: 'yelp_labelled.txt' });
 export const LABELS = Object.freeze(['negative', 'positive']);
@@ -28,18 +30,6 @@ export function readUciFile(text) {
   });
 }
 
-// mulberry32: the same split everywhere.
-function random(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Rows with each text once: repeats dropped, and texts labelled both ways dropped entirely. */
 export function uniqueRows(rows) {
   const labels = new Map();
@@ -53,7 +43,7 @@ export function uniqueRows(rows) {
  * and a repeat must not sit on both sides), a seeded shuffle, the first HELD_OUT share held out.
  */
 export function splitRows(rows, seed = SPLIT_SEED) {
-  const next = random(seed);
+  const next = seededRandom(seed);  // mulberry32: the same split everywhere
   const shuffled = uniqueRows(rows);
   for (let i = shuffled.length - 1; i > 0; i--) {
     const j = Math.floor(next() * (i + 1));
