@@ -5,7 +5,7 @@
 //   tokenizer.json    a WordPiece tokenizer, read by @huggingface/tokenizers (loadTokenizer)
 //   model.safetensors the weights (float16 or float32), named as TinyTransformer names them
 // TextClassifier.train learns all three from a corpus the caller brings (TSV, CSV, JSONL).
-import { typeError, rangeError, describe } from '../errors.js';
+import { typeError, rangeError, describe, show } from '../errors.js';
 import { TinyTransformer } from '../tiny_transformer.js';
 import { loadTokenizer } from '../models/tokenizer.js';
 import { sourceOf } from '../models/sources.js';
@@ -175,7 +175,7 @@ function modelConfigOf(fn, config, vocabSize) {
   if (m === null || typeof m !== 'object') throw rangeError(fn, 'config.json has no "model" entry');
   if (!config.id2label || typeof config.id2label !== 'object') throw rangeError(fn, 'config.json has no id2label');
   const numClasses = Object.keys(config.id2label).length;
-  if (m.vocabSize !== vocabSize) throw rangeError(fn, `config.json says vocabSize ${describe(m.vocabSize)} but tokenizer.json has ${vocabSize} tokens`);
+  if (m.vocabSize !== vocabSize) throw rangeError(fn, `config.json says vocabSize ${show(m.vocabSize)} but tokenizer.json has ${vocabSize} tokens`);
   return { ...m, head: 'classify', numClasses };
 }
 
