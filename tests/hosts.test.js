@@ -20,6 +20,8 @@ function hostFolder() {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(`${dir}/node_modules`, { recursive: true });
   symlinkSync(root, `${dir}/node_modules/attention-wasm`, 'dir');
+  // Its runtime dependency beside it, as npm installs it (the text classifier's tokenizer).
+  symlinkSync(`${root}node_modules/@huggingface`, `${dir}/node_modules/@huggingface`, 'dir');
   symlinkSync(`${root}node_modules/reveal.js`, `${dir}/reveal`, 'dir');
   for (const p of ['marked', 'dompurify']) symlinkSync(`${root}node_modules/${p}`, `${dir}/${p}`, 'dir');
   for (const page of ['deck.html', 'cdn.html', 'moves.html', 'scheme.html', 'png.html', 'slide.html', 'markdown.html']) copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
