@@ -33,7 +33,7 @@ th[scope=row] { text-align: left; font-weight: 600; }
 .unknown { text-decoration: underline dotted; }
 .controls { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; margin: 0.4rem 0; font-size: 0.9em; }
 button, select { font: inherit; max-width: 100%; }
-ol.pipeline { padding-left: 1.4rem; }
+ol.pipeline { list-style: none; padding-left: 0; }
 ol.pipeline > li { margin: 0.6rem 0; }
 ol.pipeline h3 { font-size: 1em; margin: 0 0 0.2rem; }
 .chips { display: flex; flex-wrap: wrap; gap: 0.25rem; }
@@ -182,7 +182,7 @@ export class AttentionSentiment extends HTMLElement {
     const m = classifier.metrics;
     const parts = [];
     if (m?.heldOut) {
-      parts.push(`Trained on ${classifier.training?.examples ?? 'the'} real review sentences from the UCI “Sentiment Labelled Sentences” set (Kotzias et al., KDD 2015; CC BY 4.0: IMDB, Amazon and Yelp). `);
+      parts.push(`Trained on ${classifier.training?.examples?.toLocaleString('en-US') ?? 'the'} real review sentences from the UCI “Sentiment Labelled Sentences” set (Kotzias et al., KDD 2015; CC BY 4.0: IMDB, Amazon and Yelp). `);
       parts.push(`Right on held-out sentences it never trained on: ${Object.entries(m.heldOut).map(([s, r]) => `${s} ${percent(r.accuracy)} of ${r.count}`).join(', ')}. `);
       if (m.crossSource) parts.push(`Trained without one source, on all of that source: ${Object.entries(m.crossSource).map(([s, r]) => `${s} ${percent(r.accuracy)}`).join(', ')}. `);
       if (m.negationSuite) parts.push(`On ${m.negationSuite.count} hand-written negation and contrast sentences: ${percent(m.negationSuite.accuracy)}. `);
@@ -232,7 +232,7 @@ export class AttentionSentiment extends HTMLElement {
     const { cls, tokens: vectors } = this.#classifier.vectors(tokens.map((t) => t.id));
     const shown = 4;
     const vectorTable = make('table');
-    vectorTable.createCaption().textContent = `Each index picks a row of the ${this.#classifier.vocabSize} × ${c.dModel} embedding table (first ${shown} of ${c.dModel} numbers; a learned position vector is added next)`;
+    vectorTable.createCaption().textContent = `Each index picks a row of the ${this.#classifier.vocabSize.toLocaleString('en-US')} × ${c.dModel} embedding table (first ${shown} of ${c.dModel} numbers; a learned position vector is added next)`;
     const vh = vectorTable.createTHead().insertRow();
     vh.append(make('th', { scope: 'col', textContent: 'token' }), ...Array.from({ length: shown }, (_, k) => make('th', { scope: 'col', textContent: `v${k}` })));
     const vb = vectorTable.createTBody();
