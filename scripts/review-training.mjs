@@ -25,12 +25,8 @@ export function readSuite() {
   });
 }
 
-/**
- * Trains the recipe's classifier: { files } (config.json, tokenizer.json, model.safetensors, float16).
- * `reuse` with `metrics` rewrites a trained model's files with the metrics in config.json.
- */
-export async function trainReview(attn, files, { exclude = null, onProgress, metrics, reuse, ...overrides } = {}) {
-  if (reuse) return { files: { ...reuse.files, 'config.json': withMetrics(reuse.files['config.json'], metrics) } };
+/** Trains the recipe's classifier: { files } (config.json, tokenizer.json, model.safetensors, float16). */
+export async function trainReview(attn, files, { exclude = null, onProgress, ...overrides } = {}) {
   const { train } = reviewSplits(files.uci, { exclude });
   const out = await attn.TextClassifier.trainFiles(train, {
     ...REVIEW_OPTIONS, ...overrides, labels: ['negative', 'positive'], lexicon: lexiconOption(files.lexicon), wordVectors: readWordVectors(files.vectors), onProgress,
@@ -38,7 +34,8 @@ export async function trainReview(attn, files, { exclude = null, onProgress, met
   return { files: out };
 }
 
-function withMetrics(configText, metrics) {
+/** config.json's text with `metrics` set. */
+export function withMetrics(configText, metrics) {
   return `${JSON.stringify({ ...JSON.parse(configText), metrics }, null, 2)}\n`;
 }
 

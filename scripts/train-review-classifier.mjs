@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { init } from 'attention-wasm';
-import { trainReview, measureReview, readReviewFiles } from './review-training.mjs';
+import { trainReview, measureReview, readReviewFiles, withMetrics } from './review-training.mjs';
 
 const args = process.argv.slice(2);
 const cross = args.includes('--cross');
@@ -34,7 +34,7 @@ if (cross) {
     metrics.crossSource = JSON.parse(readFileSync(`${out}/config.json`, 'utf8')).metrics?.crossSource;
   } catch { /* none yet */ }
 }
-const final = await trainReview(attn, files, { metrics, reuse: shipped });
+const final = { ...shipped.files, 'config.json': withMetrics(shipped.files['config.json'], metrics) };
 mkdirSync(out, { recursive: true });
-for (const [name, content] of Object.entries(final.files)) writeFileSync(`${out}/${name}`, content);
+for (const [name, content] of Object.entries(final)) writeFileSync(`${out}/${name}`, content);
 console.log(JSON.stringify(metrics, null, 2));

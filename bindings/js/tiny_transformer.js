@@ -6,7 +6,9 @@ import { typeError, rangeError, describe, show } from './errors.js';
 import { views, HeapScope } from './heap.js';
 import { checkModelConfig, readBatch, readStepOptions } from './model_inputs.js';
 
-const FORMAT = 'attention-wasm/tiny-transformer';
+/** getWeights()'s format tag, which setWeights checks. */
+export const WEIGHTS_FORMAT = 'attention-wasm/tiny-transformer';
+const FORMAT = WEIGHTS_FORMAT;
 const STATUS = { 0: 'ok', 1: 'a dimension is negative', 2: 'a required buffer is missing', 4: 'a length is outside [1, L]', 5: 'dModel must divide into heads', 6: 'an argument is out of range', 7: 'the batch is too large for the 2 GiB wasm heap', 8: 'out of wasm memory for the activations' };
 
 // Parameter names by kind (src/train/model_config.h ParamKind, in its order); block

@@ -224,10 +224,7 @@ export class AttentionSentiment extends HTMLElement {
       div.setAttribute('aria-label', label);
       return div;
     };
-    const chips = (items) => make('div', { className: 'chips' }, ...items.map(([t, title, unknown]) => {
-      const span = make('span', { className: `chip${unknown ? ' unknown' : ''}`, textContent: t, title });
-      return span;
-    }));
+    const chips = (items) => make('div', { className: 'chips' }, ...items.map(([t, title, unknown]) => make('span', { className: `chip${unknown ? ' unknown' : ''}`, textContent: t, title })));
     const unk = (t) => t.text === '[UNK]';
     const { cls, tokens: vectors } = this.#classifier.vectors(tokens.map((t) => t.id));
     const shown = 4;

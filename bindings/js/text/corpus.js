@@ -87,14 +87,14 @@ function columns(fn, format, records) {
  * @param {string | Array<{ text: string, label: string | number }>} source
  * @param {{ format?: 'tsv' | 'csv' | 'jsonl', labels?: string[] }} [options] labels: the class
  *   names in id order (default: the labels found, numbers ascending, then names sorted)
- * @returns {{ texts: string[], labels: Int32Array, labelNames: string[], lines: number[] }}
+ * @returns {{ texts: string[], labels: Int32Array, labelNames: string[] }}
  */
 export function parseCorpus(fn, source, { format, labels } = {}) {
-  let rows;  // [{ text, label (string), line }]
+  let rows;  // [{ text, label (string), where (for errors) }]
   if (Array.isArray(source)) {
     rows = source.map((row, i) => {
       if (row === null || typeof row !== 'object') throw typeError(fn, `corpus[${i}] must be { text, label }, got ${describe(row)}`);
-      return { text: row.text, label: row.label, line: i, where: `corpus[${i}]` };
+      return { text: row.text, label: row.label, where: `corpus[${i}]` };
     });
   } else if (typeof source === 'string') {
     const kind = format ?? sniff(source);
@@ -123,7 +123,7 @@ export function parseCorpus(fn, source, { format, labels } = {}) {
     if (k === undefined) throw rangeError(fn, `${row.where}: label '${row.label}' is not one of ${names.map((n) => `'${n}'`).join(', ')}`);
     out[i] = k;
   });
-  return { texts: rows.map((r) => r.text), labels: out, labelNames: names.slice(), lines: rows.map((r) => r.line) };
+  return { texts: rows.map((r) => r.text), labels: out, labelNames: names.slice() };
 }
 
 function jsonlRows(fn, source) {
@@ -140,7 +140,7 @@ function jsonlRows(fn, source) {
     const textKey = TEXT_NAMES.find((k) => k in value), labelKey = LABEL_NAMES.find((k) => k in value);
     if (!textKey) throw rangeError(fn, `JSONL line ${i + 1}: no text field (one of ${TEXT_NAMES.join(', ')})`);
     if (!labelKey) throw rangeError(fn, `JSONL line ${i + 1}: no label field (one of ${LABEL_NAMES.join(', ')})`);
-    rows.push({ text: value[textKey], label: value[labelKey], line: i + 1, where: `JSONL line ${i + 1}` });
+    rows.push({ text: value[textKey], label: value[labelKey], where: `JSONL line ${i + 1}` });
   });
   return rows;
 }
@@ -155,6 +155,6 @@ function tableRows(fn, kind, source) {
     const l = label >= 0 ? label : fields.length - 1;
     // Without a header, a TSV's text is everything before the label (texts may hold tabs).
     const t = label < 0 && kind === 'tsv' ? fields.slice(0, -1).join('\t') : fields[text];
-    return { text: t, label: fields[l], line, where: `${name} line ${line}` };
+    return { text: t, label: fields[l], where: `${name} line ${line}` };
   });
 }

@@ -6,7 +6,7 @@
 //   model.safetensors the weights (float16 or float32), named as TinyTransformer names them
 // TextClassifier.train learns all three from a corpus the caller brings (TSV, CSV, JSONL).
 import { typeError, rangeError, describe, show } from '../errors.js';
-import { TinyTransformer } from '../tiny_transformer.js';
+import { TinyTransformer, WEIGHTS_FORMAT } from '../tiny_transformer.js';
 import { loadTokenizer } from '../models/tokenizer.js';
 import { sourceOf } from '../models/sources.js';
 import { parseCorpus } from './corpus.js';
@@ -30,12 +30,19 @@ export class TextClassifier {
   #tokenizer;
   #encoder;
   #config;
+  #tokenizerJson;
   #embedding = null;  // getWeights().tensors, read on the first vectors() call
 
-  /** Use TextClassifier.load or TextClassifier.train. */
-  constructor(model, tokenizer, vocab, config) {
+  /**
+   * Use TextClassifier.load or TextClassifier.train.
+   * @param {TinyTransformer} model @param {TextTokenizer} tokenizer @param {object} tokenizerJson
+   *   the tokenizer's file (a WordPiece vocabulary) @param {object} config config.json
+   */
+  constructor(model, tokenizer, tokenizerJson, config) {
+    const vocab = vocabularyOf(tokenizerJson);
     this.#model = model;
     this.#tokenizer = tokenizer;
+    this.#tokenizerJson = tokenizerJson;
     this.#encoder = new WordPieceEncoder(vocab);
     this.#config = config;
     /** Label names by class id. */
@@ -81,8 +88,9 @@ export class TextClassifier {
     const n = Math.min(e.ids.length, this.maxLength);
     const unk = this.#tokenizer.tokenToId('[UNK]');
     const ids = n > 0 ? e.ids.slice(0, n) : [unk];
-    const { logits, attention } = this.#model.forward([ids]);
-    const probabilities = softmax(Array.from(logits.data, Number));
+    const { logits: out, attention } = this.#model.forward([ids]);
+    const logits = Array.from(out.data, Number);
+    const probabilities = softmax(logits);
     const labelId = probabilities.indexOf(Math.max(...probabilities));
     const T = ids.length + 1;
     const tokens = [{ text: '[CLS]', id: this.#tokenizer.tokenToId('[CLS]') ?? -1, start: -1, end: -1, special: true }];
@@ -90,13 +98,13 @@ export class TextClassifier {
     else tokens.push({ text: '[UNK]', id: unk, start: -1, end: -1, special: true });
     const maps = attention.map((layer) => Array.from({ length: layer.shape[1] }, (_, h) =>
       Array.from({ length: T }, (_, i) => Array.from(layer.data.subarray((h * T + i) * T, (h * T + i + 1) * T), Number))));
-    return { label: this.labels[labelId], labelId, probabilities, logits: Array.from(logits.data, Number), tokens, truncated: e.ids.length > n, attention: maps };
+    return { label: this.labels[labelId], labelId, probabilities, logits, tokens, truncated: e.ids.length > n, attention: maps };
   }
 
   /**
    * The vectors the model starts from: the learned [CLS] vector and each token id's
    * embedding row (before the position embedding is added), dModel numbers each.
-   * @param {number[]} ids @returns {{ cls: number[], tokens: number[][] }}
+   * @param {number[]} ids @returns {{ cls: Float32Array, tokens: Float32Array[] }}
    */
   vectors(ids) {
     const fn = 'TextClassifier.vectors';
@@ -108,7 +116,7 @@ export class TextClassifier {
     this.#embedding ??= this.#model.getWeights().tensors;
     const d = this.modelConfig.dModel;
     const table = this.#embedding.tokenEmbedding.data;
-    return { cls: this.#embedding.cls.data.slice(0, d), tokens: ids.map((id) => table.slice(id * d, (id + 1) * d)) };
+    return { cls: Float32Array.from(this.#embedding.cls.data), tokens: ids.map((id) => Float32Array.from(table.slice(id * d, (id + 1) * d))) };
   }
 
   /**
@@ -145,7 +153,7 @@ export class TextClassifier {
    */
   toFiles(options = {}) {
     this.#check('toFiles');
-    return classifierFiles({ model: this.#model, config: this.#config, tokenizerJson: this.#config.__tokenizer }, options);
+    return classifierFiles({ model: this.#model, config: this.#config, tokenizerJson: this.#tokenizerJson }, options);
   }
 
   /** Frees the model's wasm memory; every method throws afterwards. Safe to call twice. */
@@ -154,9 +162,10 @@ export class TextClassifier {
   }
 }
 
-// Hidden from config.json (toFiles writes tokenizer.json separately).
-function withTokenizer(config, tokenizerJson) {
-  return Object.defineProperty({ ...config }, '__tokenizer', { value: tokenizerJson, enumerable: false });
+// A WordPiece tokenizer.json's tokens, by id.
+function vocabularyOf(tokenizerJson) {
+  const ids = tokenizerJson.model.vocab;
+  return Object.keys(ids).sort((a, b) => ids[a] - ids[b]);
 }
 
 function parseJson(fn, name, text) {
@@ -214,25 +223,24 @@ export async function loadClassifier(module, source, options = {}) {
   if (tokenizerJson?.model?.type !== 'WordPiece' || vocabMap === null || typeof vocabMap !== 'object') {
     throw rangeError(FN_LOAD, 'tokenizer.json must hold a WordPiece model (the tokenizers TextClassifier.train writes)');
   }
-  const vocab = Object.keys(vocabMap).sort((a, b) => vocabMap[a] - vocabMap[b]);
-  const modelConfig = modelConfigOf(FN_LOAD, config, vocab.length);
+  const modelConfig = modelConfigOf(FN_LOAD, config, Object.keys(vocabMap).length);
   const { tensors } = readSafetensors(FN_LOAD, 'model.safetensors', await wholeFile(src, 'model.safetensors'));
   const tokenizer = await loadTokenizer(FN_LOAD, tokenizerJson);
   const model = new TinyTransformer(module, { ...modelConfig, seed: 0 });
   try {
-    const weights = model.getWeights();
-    for (const name of Object.keys(weights.tensors)) {
+    const weights = { format: WEIGHTS_FORMAT, version: 1, config: model.config, tensors: {} };
+    for (const name of Object.keys(model.parameterShapes)) {
       const t = tensors.get(name);
       if (!t) throw rangeError(FN_LOAD, `model.safetensors has no tensor '${name}'`);
       weights.tensors[name] = { shape: t.shape, data: t.data };
     }
-    for (const name of tensors.keys()) if (!(name in weights.tensors)) throw rangeError(FN_LOAD, `model.safetensors has a tensor '${name}' this model does not use`);
+    for (const name of tensors.keys()) if (!Object.hasOwn(model.parameterShapes, name)) throw rangeError(FN_LOAD, `model.safetensors has a tensor '${name}' this model does not use`);
     model.setWeights(weights);
   } catch (error) {
     model.dispose();
     throw error.message?.startsWith('TinyTransformer.setWeights') ? rangeError(FN_LOAD, error.message.replace(/^TinyTransformer\.setWeights: weights\.tensors/, 'model.safetensors'), { cause: error }) : error;
   }
-  return new TextClassifier(model, tokenizer, vocab, withTokenizer(config, tokenizerJson));
+  return new TextClassifier(model, tokenizer, tokenizerJson, config);
 }
 
 /**
@@ -243,11 +251,10 @@ export async function trainClassifier(module, corpus, options = {}) {
   const trained = await trainWeights(module, corpus, options);
   try {
     const tokenizer = await loadTokenizer(FN_TRAIN, trained.tokenizerJson);
-    return new TextClassifier(trained.model, tokenizer, trained.vocab, withTokenizer(trained.config, trained.tokenizerJson));
+    return new TextClassifier(trained.model, tokenizer, trained.tokenizerJson, trained.config);
   } catch (error) {
     trained.model.dispose();
     throw error;
   }
 }
 
-export { readWordVectors, readLexicon } from './word_vectors.js';

@@ -1,6 +1,6 @@
 // Reading the training aids of a text classifier: word vectors (safetensors) and a
 // sentiment lexicon (text). No tokenizer library: Workers import this.
-import { typeError, rangeError } from '../errors.js';
+import { typeError, rangeError, describe } from '../errors.js';
 import { readSafetensors } from './safetensors_io.js';
 
 /** Word vectors from a safetensors file: tensor "vectors" [n, dim] and metadata "words" (a JSON list). */

@@ -11,6 +11,7 @@
 //       vocabulary's words, projected on their 64 principal axes
 
 import { seededRandom } from '../../../bindings/js/parameters.js';
+import { readLexicon } from '../../../bindings/js/text/word_vectors.js';
 
 /** The three sources, with their file names. */
 export const SOURCES = Object.freeze({ imdb: 'imdb_labelled.txt', amazon: 'amazon_cells_labelled.txt', yelp: 'yelp_labelled.txt' });
@@ -79,8 +80,7 @@ export function reviewSplits(files, { exclude = null } = {}) {
 
 /** The lexicon file (word<TAB>valence) → TextClassifier.train's lexicon option. */
 export function lexiconOption(text) {
-  const entries = text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t')).map(([w, v]) => [w, Number(v)]);
-  return { entries, labels: LABELS.slice() };
+  return { entries: readLexicon(text), labels: LABELS.slice() };
 }
 
 /** The example reviews: the four of seed 001 (IMDB, shortened as the slides show them), then a few of our own. */
