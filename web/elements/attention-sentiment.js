@@ -115,12 +115,14 @@ export class AttentionSentiment extends HTMLElement {
     const label = make('label', { className: 'sentence' }, 'Review sentence ', input);
     const examples = make('select');
     examples.append(new Option('Examples…', ''), ...EXAMPLES.map(([gold, text], i) => new Option(`${i < 4 ? `Seed 001 review ${i + 1} (${gold})` : `“${text}”`}`, String(i))));
+    // The chosen example stays selected (arrow keys step through the list, each one shown)
+    // until the reader types.
     examples.addEventListener('change', () => {
       if (examples.value === '') return;
       input.value = EXAMPLES[Number(examples.value)][1];
-      examples.value = '';
       this.#predict();
     });
+    input.addEventListener('input', () => { examples.value = ''; });
     const verdict = make('p', { className: 'verdict' });
     verdict.setAttribute('aria-live', 'polite');
     const layer = make('select');
