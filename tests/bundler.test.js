@@ -149,10 +149,15 @@ const ELEMENTS_SOURCE = `if (new URLSearchParams(location.search).has('elements'
   t.setAttribute('task', 'copy');
   t.setAttribute('steps', '20');
   t.setAttribute('every', '10');
-  document.body.append(m, t);
+  const s = document.createElement('attention-sentiment');
+  s.setAttribute('eager', '');
+  s.setAttribute('text', 'a waste of two hours');
+  const predicted = new Promise((resolve) => s.addEventListener('prediction', (e) => resolve(e.detail), { once: true }));
+  document.body.append(m, t, s);
   t.train();
   const done = await new Promise((resolve) => t.addEventListener('training-done', (e) => resolve(e.detail), { once: true }));
-  document.getElementById('out').textContent = JSON.stringify({ value: Array.from(m.value.data), step: done.step, losses: t.history.map((h) => h.loss) });
+  const review = await predicted;
+  document.getElementById('out').textContent = JSON.stringify({ value: Array.from(m.value.data), step: done.step, losses: t.history.map((h) => h.loss), review: review.label });
 }`;
 
 // The app of appSource with the elements' part in front: one or the other runs.
@@ -168,6 +173,7 @@ async function checkElements(outDir) {
   assert.deepEqual(result.value, [1, 2, 3, 4]);
   assert.equal(result.step, 20);
   assert.ok(result.losses.length >= 2 && result.losses.every((l) => Number.isFinite(l) && l > 0), JSON.stringify(result));
+  assert.equal(result.review, 'negative', '<attention-sentiment> found its shipped classifier in the bundle');
 }
 
 // `vite build` from the CLI in an app with no config file, as a user runs it.

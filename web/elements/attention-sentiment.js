@@ -40,7 +40,23 @@ ol.pipeline h3 { font-size: 1em; margin: 0 0 0.2rem; }
 .chip { border: 1px solid var(--attn-border, #8884); border-radius: 0.3rem; padding: 0 0.3rem; font-family: ui-monospace, monospace; }
 .error { color: var(--_error); }`;
 
-const SHIPPED = new URL('./models/review-sentiment/', import.meta.url);
+// The shipped classifier's files, each written out literally so that bundlers copy them (a
+// folder URL is not an asset: Vite 8 with no config left it behind, and the element read
+// the app's index.html as config.json).
+const SHIPPED = {
+  'config.json': new URL('./models/review-sentiment/config.json', import.meta.url),
+  'tokenizer.json': new URL('./models/review-sentiment/tokenizer.json', import.meta.url),
+  'model.safetensors': new URL('./models/review-sentiment/model.safetensors', import.meta.url),
+};
+
+async function shippedFiles() {
+  const entries = await Promise.all(Object.entries(SHIPPED).map(async ([name, url]) => {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`cannot fetch ${url} (HTTP ${response.status})`);
+    return [name, name.endsWith('.json') ? await response.text() : await response.arrayBuffer()];
+  }));
+  return Object.fromEntries(entries);
+}
 
 // The Worker, written out literally so bundlers bundle it (workers.js: from another origin).
 const reviewWorker = () => moduleWorker(() => new Worker(new URL('./training/review-worker.js', import.meta.url), { type: 'module' }), './training/review-worker.js');
@@ -144,8 +160,8 @@ export class AttentionSentiment extends HTMLElement {
     this.#loading = (async () => {
       try {
         const attn = await getApi();
-        const url = this.getAttribute('model') ?? SHIPPED.href;
-        const classifier = await attn.TextClassifier.load(url);
+        const url = this.getAttribute('model');
+        const classifier = await attn.TextClassifier.load(url ?? await shippedFiles());
         this.#use(classifier, this.getAttribute('model') ? 'loaded classifier' : 'shipped classifier');
       } catch (error) {
         this.#parts.pipeline.replaceChildren(errorMessage(new Error(`attention-sentiment: the classifier could not be loaded: ${error.message}`, { cause: error })));
