@@ -22,8 +22,8 @@
 namespace {
 
 // An attention call as JS lays it out in the heap (bindings/js/attention_call.js, CALL_SLOTS,
-// in this order): 4-byte slots, heap addresses and sizes as 32-bit integers, the scale as a
-// float. Read by plain wasm exports, not through Embind: converting a 20-field
+// in this order): 4-byte slots, heap addresses and sizes as 32-bit integers, the scale and
+// the softcap as floats. Read by plain wasm exports, not through Embind: converting a 20-field
 // value_object was ~15% of a small call's time in Chromium.
 enum CallSlot {
   kQ,
@@ -40,12 +40,18 @@ enum CallSlot {
   kValueDim,
   kScale,
   kCausal,
-  kCausalOffset,
   kOut,
   kWeights,
   kRawScores,
   kScaledScores,
   kMaskedScores,
+  kQStride,
+  kKStride,
+  kVStride,
+  kOutStride,
+  kOutOffsets,
+  kSoftcap,
+  kCappedScores,
 };
 
 // The core's request for the call at `slots` (heap addresses as pointers).
@@ -67,12 +73,18 @@ attn::AttentionRequest RequestFromSlots(uintptr_t slots) {
   r.head_dim = integer(kHeadDim);
   r.value_dim = integer(kValueDim);
   std::memcpy(&r.scale, &s[kScale], sizeof(float));
+  std::memcpy(&r.softcap, &s[kSoftcap], sizeof(float));
   r.causal = s[kCausal] != 0;
-  r.causal_offset = integer(kCausalOffset);
+  r.q_stride = integer(kQStride);
+  r.k_stride = integer(kKStride);
+  r.v_stride = integer(kVStride);
+  r.out_stride = integer(kOutStride);
+  r.out_offsets = Ptr<const int32_t>(address(kOutOffsets));
   r.out = Ptr<float>(address(kOut));
   r.weights = Ptr<float>(address(kWeights));
   r.raw_scores = Ptr<float>(address(kRawScores));
   r.scaled_scores = Ptr<float>(address(kScaledScores));
+  r.capped_scores = Ptr<float>(address(kCappedScores));
   r.masked_scores = Ptr<float>(address(kMaskedScores));
   return r;
 }

@@ -1,6 +1,7 @@
 #include "attention.h"
 
 #include <atomic>
+#include <cmath>
 #include <memory>
 #include <new>
 
@@ -35,10 +36,11 @@ Status CheckRequest(const AttentionRequest& r) {
       (r.out_stride > 0 && r.out_stride < r.value_dim)) {
     return Status::kBadStride;
   }
-  if (r.weights == nullptr &&
-      (r.raw_scores != nullptr || r.scaled_scores != nullptr || r.masked_scores != nullptr)) {
+  if (r.weights == nullptr && (r.raw_scores != nullptr || r.scaled_scores != nullptr ||
+                               r.capped_scores != nullptr || r.masked_scores != nullptr)) {
     return Status::kNullPointer;
   }
+  if (!(r.softcap >= 0.0f) || std::isinf(r.softcap)) return Status::kBadArgument;
   // Sizes the core computes offsets in (64-bit, before any is used): out and the stages.
   if ((r.out_offsets == nullptr && !FloatsFit({r.batch, r.seq_q, r.value_dim})) ||
       (r.weights != nullptr && !FloatsFit({r.batch, r.seq_q, r.seq_k}))) {
@@ -103,6 +105,7 @@ Status StepwiseEntries(const AttentionRequest& r) {
     AttentionStages stages;
     stages.raw_scores = StageOf(r.raw_scores, r, b);
     stages.scaled_scores = StageOf(r.scaled_scores, r, b);
+    stages.capped_scores = StageOf(r.capped_scores, r, b);
     stages.masked_scores = StageOf(r.masked_scores, r, b);
     stages.weights = StageOf(r.weights, r, b);
     const Status status = StepwiseAttention(EntryProblem(r, b), stages);
@@ -131,9 +134,10 @@ HeadProblem EntryProblem(const AttentionRequest& r, int b) {
   p.v_stride = r.v_stride > 0 ? r.v_stride : r.value_dim;
   p.out_stride = r.out_stride > 0 ? r.out_stride : r.value_dim;
   p.scale = r.scale;
+  p.softcap = r.softcap;
   p.visible.key_limit = e[kKeyLimit];
   p.visible.causal = r.causal;
-  p.visible.causal_offset = r.causal_offset;
+  p.visible.causal_offset = e[kCausalOffset];
   if (r.out != nullptr) {  // the backward has no output
     p.out = r.out + (r.out_offsets != nullptr ? static_cast<size_t>(r.out_offsets[b])
                                               : static_cast<size_t>(b) * r.seq_q * r.value_dim);

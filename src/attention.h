@@ -18,7 +18,8 @@ enum EntryColumn : int {
   kVOffset = 2,     // likewise for v
   kMaskOffset = 3,  // likewise for mask (ignored without a mask)
   kKeyLimit = 4,    // keys j >= this are padding; seq_k when there is no padding
-  kEntryColumns = 5,
+  kCausalOffset = 5,  // with causal: row i sees keys j <= i + this (see VisibleKeyRule)
+  kEntryColumns = 6,
 };
 
 struct AttentionRequest {
@@ -46,14 +47,15 @@ struct AttentionRequest {
   // Where entry b's output starts, in floats from `out`; null means b·seq_q·value_dim.
   const int32_t* out_offsets = nullptr;
   float scale = 1.0f;
-  bool causal = false;
-  int causal_offset = 0;  // row i sees j <= i + causal_offset (see VisibleKeyRule)
-  float* out = nullptr;   // [batch, seq_q, value_dim]
+  float softcap = 0.0f;  // > 0: scores become softcap·tanh(s / softcap) before the mask
+  bool causal = false;   // each entry's causal offset is its kCausalOffset column
+  float* out = nullptr;  // [batch, seq_q, value_dim]
   // Optional, each [batch, seq_q, seq_k]. With `weights` the step-by-step path runs and
-  // may also fill the three stages; without it the fused path runs and they must be null.
+  // may also fill the stages; without it the fused path runs and they must be null.
   float* weights = nullptr;
   float* raw_scores = nullptr;
   float* scaled_scores = nullptr;
+  float* capped_scores = nullptr;  // after the softcap (the scaled scores without one)
   float* masked_scores = nullptr;
 };
 

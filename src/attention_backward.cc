@@ -19,9 +19,12 @@ namespace HWY_NAMESPACE {
 // One head, row by row.
 //   q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k, value_dim]  d_out: [seq_q, value_dim]
 //   dq: [seq_q, head_dim] (written)  dk, dv: [seq_k, ...] (accumulated; zero on entry)
-//   p: [seq_k] and o: [value_dim] scratch
+//   p, cap_slope: [seq_k] and o: [value_dim] scratch
+// With a softcap the score is c·tanh(s / c) of the scaled score s, whose slope 1 - tanh²
+// multiplies dS (cap_slope holds it per key).
 void HeadBackwardImpl(const HeadProblem& pb, const float* d_out, float* dq, float* dk, float* dv,
-                      float* p, float* o) {
+                      float* p, float* cap_slope, float* o) {
+  const bool capped = pb.softcap > 0.0f;
   const int dk_dim = pb.head_dim, dv_dim = pb.value_dim;
   for (int i = 0; i < pb.seq_q; ++i) {
     const float* q_row = pb.q + static_cast<size_t>(i) * dk_dim;
@@ -35,9 +38,17 @@ void HeadBackwardImpl(const HeadProblem& pb, const float* d_out, float* dq, floa
     float max = kNegInf;
     for (int j = 0; j < visible; ++j) {
       const float m = pb.mask.empty() ? 0.0f : p[j];
-      p[j] = m == kNegInf
-                 ? kNegInf
-                 : Dot(q_row, pb.k + static_cast<size_t>(j) * dk_dim, dk_dim) * pb.scale + m;
+      if (m == kNegInf) {
+        p[j] = kNegInf;
+      } else {
+        float s = Dot(q_row, pb.k + static_cast<size_t>(j) * dk_dim, dk_dim) * pb.scale;
+        if (capped) {
+          const float t = std::tanh(s / pb.softcap);
+          s = pb.softcap * t;
+          cap_slope[j] = 1.0f - t * t;
+        }
+        p[j] = s + m;
+      }
       max = std::max(max, p[j]);
     }
     if (max == kNegInf) continue;  // sees no key: no gradient
@@ -58,7 +69,8 @@ void HeadBackwardImpl(const HeadProblem& pb, const float* d_out, float* dq, floa
     for (int j = 0; j < visible; ++j) {
       if (p[j] == 0.0f) continue;  // blocked or underflowed: contributes nothing
       const float* v_row = pb.v + static_cast<size_t>(j) * dv_dim;
-      const float ds = p[j] * (Dot(do_row, v_row, dv_dim) - d) * pb.scale;
+      const float slope = capped ? cap_slope[j] : 1.0f;
+      const float ds = p[j] * (Dot(do_row, v_row, dv_dim) - d) * slope * pb.scale;
       Axpy(ds, pb.k + static_cast<size_t>(j) * dk_dim, dq_row, dk_dim);
       Axpy(ds, q_row, dk + static_cast<size_t>(j) * dk_dim, dk_dim);
       Axpy(p[j], do_row, dv + static_cast<size_t>(j) * dv_dim, dv_dim);
@@ -84,6 +96,7 @@ Status Check(const AttentionBackwardRequest& r) {
     return Status::kNullPointer;
   }
   if (f.mask != nullptr && f.allowed != nullptr) return Status::kBadArgument;
+  if (!(f.softcap >= 0.0f) || std::isinf(f.softcap)) return Status::kBadArgument;
   if ((f.mask != nullptr || f.allowed != nullptr) && f.mask_row_stride != 0 &&
       f.mask_row_stride < f.seq_k) {
     return Status::kBadStride;
@@ -106,8 +119,9 @@ Status RunAttentionBackward(const AttentionBackwardRequest& r) {
   if (status != Status::kOk) return status;
   const AttentionRequest& f = r.forward;
   if (f.batch == 0 || f.seq_q == 0) return Status::kOk;
-  Buffer<float> p, o;
-  if (!p.Resize(std::max(1, f.seq_k)) || !o.Resize(std::max(1, f.value_dim))) {
+  Buffer<float> p, cap_slope, o;
+  if (!p.Resize(std::max(1, f.seq_k)) || !cap_slope.Resize(std::max(1, f.seq_k)) ||
+      !o.Resize(std::max(1, f.value_dim))) {
     return Status::kOutOfMemory;
   }
   // Zero every entry's dk and dv first: entries may share them (grouped-query heads), and
@@ -123,7 +137,7 @@ Status RunAttentionBackward(const AttentionBackwardRequest& r) {
     HWY_STATIC_DISPATCH(HeadBackwardImpl)
     (pb, r.d_out + static_cast<size_t>(b) * f.seq_q * f.value_dim, r.dq + e[kQOffset],
      f.seq_k > 0 ? r.dk + e[kKOffset] : nullptr, f.seq_k > 0 ? r.dv + e[kVOffset] : nullptr,
-     p.data(), o.data());
+     p.data(), cap_slope.data(), o.data());
   }
   return Status::kOk;
 }

@@ -66,6 +66,9 @@ struct HeadProblem {
   int v_stride = 0;
   int out_stride = 0;
   float scale = 1.0f;
+  // Score capping (Gemma 2, ONNX Attention's softcap): s = softcap·tanh(s·scale / softcap)
+  // before the mask. 0: none.
+  float softcap = 0.0f;
   VisibleKeyRule visible;
   float* out = nullptr;
 };

@@ -99,6 +99,7 @@ Status MultiHeadForward(const MultiHeadRequest& r) {
       row[kVOffset] = row[kKOffset];
       row[kMaskOffset] = r.mask_offsets != nullptr ? r.mask_offsets[e] : 0;
       row[kKeyLimit] = r.key_lengths != nullptr ? r.key_lengths[b] : r.seq_k;
+      row[kCausalOffset] = r.causal_offset;
       out_offsets[e] = row[kQOffset];
     }
   }
@@ -122,7 +123,6 @@ Status MultiHeadForward(const MultiHeadRequest& r) {
   a.out_offsets = out_offsets.data();
   a.scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
   a.causal = r.causal;
-  a.causal_offset = r.causal_offset;
   a.out = concat;
   a.weights = r.attention_weights;
   const Status attention_status = RunAttention(a);

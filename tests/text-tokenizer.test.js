@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { loadTokenizer } from '../bindings/js/models/tokenizer.js';
 import { learnVocabulary, wordPieceTokenizerJson, WordPieceEncoder, normalize, preTokenize, segment, SPECIAL_TOKENS } from '../bindings/js/text/wordpiece.js';
 import { floatToHalf } from '../bindings/js/text/safetensors_io.js';
-import { halfToFloat } from '../bindings/js/models/safetensors.js';
+import { halfToFloat } from '../bindings/js/tensor.js';
 import { SOURCES, readUciFile } from '../web/elements/training/review-recipe.js';
 
 const DIR = new URL('../web/elements/models/review-sentiment/', import.meta.url);

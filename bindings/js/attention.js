@@ -2,35 +2,70 @@
 // PyTorch's scaled_dot_product_attention. Step 1 checks everything and builds a plan
 // (no wasm memory touched); step 2 copies in, runs the core, copies out.
 import { typeError, rangeError, describe } from './errors.js';
-import { toTensor, formatShape, sizeOf, broadcastShapes, broadcastStrides } from './tensor.js';
+import { toTensor, formatShape, sizeOf, broadcastShapes, intact } from './tensor.js';
 import { planMask, planMaskMemory, writeMask, checkKeyLengths, keepMaskToMask } from './masks.js';
 import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget } from './memory.js';
-import { checkKeys, causalOffset } from './checks.js';
+import { checkKeys, causalRule, checkSoftcap } from './checks.js';
 import { checkOut, readOutput } from './out.js';
 import { ENTRY_COLUMNS, callBlockShape, writeCall } from './attention_call.js';
 
 const FN = 'attention';
-const OPTIONS = ['mask', 'keepMask', 'causal', 'causalAlign', 'scale', 'keyLengths', 'enableGqa', 'returnWeights', 'trace', 'out'];
+const OPTIONS = ['mask', 'keepMask', 'causal', 'causalAlign', 'scale', 'softcap', 'keyLengths', 'enableGqa', 'layout',
+  'pastKey', 'pastValue', 'returnWeights', 'trace', 'out'];
 const BOOLEAN_OPTIONS = ['causal', 'enableGqa', 'returnWeights', 'trace'];
+const LAYOUTS = ['bhsd', 'bshd'];
 
 function checkOptions(optionsIn) {
   const options = checkKeys(FN, 'option', optionsIn, OPTIONS, BOOLEAN_OPTIONS);
-  causalOffset(FN, options.causalAlign, 0, 0);  // type and value, before the tensors
+  const causal = causalRule(FN, options.causalAlign);  // type and value, before the tensors
   if (options.scale !== undefined) {
     if (typeof options.scale !== 'number') throw typeError(FN, `options.scale must be a number, got ${describe(options.scale)}`);
     if (!Number.isFinite(options.scale)) throw rangeError(FN, `options.scale must be finite, got ${options.scale}`);
   }
-  return options;
+  const softcap = checkSoftcap(FN, options.softcap);
+  const layout = options.layout ?? 'bhsd';
+  if (!LAYOUTS.includes(layout)) {
+    const message = `options.layout must be 'bhsd' ([..., L, d]) or 'bshd' ([..., L, heads, d]), got`;
+    if (typeof layout !== 'string') throw typeError(FN, `${message} ${describe(layout)}`);
+    throw rangeError(FN, `${message} '${layout}'`);
+  }
+  if ((options.pastKey === undefined || options.pastKey === null) !== (options.pastValue === undefined || options.pastValue === null)) {
+    throw typeError(FN, 'options.pastKey and options.pastValue go together: pass both or neither');
+  }
+  return { options, causal, softcap, layout };
 }
 
-// Splits [..., rows, cols] into its parts, naming the tensor in errors.
-function splitMatrix(name, t, rowsName, colsName) {
-  if (t.shape.length < 2) {
-    throw rangeError(FN, `${name} must have shape [..., ${rowsName}, ${colsName}], got ${formatShape(t.shape)}`);
-  }
+// Product of dims[from ..].
+const product = (dims, from = 0) => dims.slice(from).reduce((n, d) => n * d, 1);
+
+/**
+ * Splits a tensor into the matrices of its heads, naming it in errors:
+ *   'bhsd': [..., rows, cols], each leading index one matrix of contiguous rows;
+ *   'bshd': [..., rows, heads, cols], the head axis after the rows (a projection's output
+ *           [.., L, heads·d] reshaped): leading dims [..., heads], rows heads·cols apart.
+ * Returns { lead, rows, cols, rowStride, strides } with strides[a] the elements between
+ * consecutive indices of lead axis a.
+ */
+function splitMatrix(name, t, rowsName, colsName, layout) {
   const n = t.shape.length;
-  return { lead: t.shape.slice(0, n - 2), rows: t.shape[n - 2], cols: t.shape[n - 1] };
+  if (layout === 'bshd') {
+    if (n < 3) throw rangeError(FN, `${name} must have shape [..., ${rowsName}, heads, ${colsName}] with layout 'bshd', got ${formatShape(t.shape)}`);
+    const outer = t.shape.slice(0, n - 3);
+    const [rows, heads, cols] = t.shape.slice(n - 3);
+    const strides = outer.map((_, a) => product(outer, a + 1) * rows * heads * cols);
+    return { lead: [...outer, heads], rows, cols, rowStride: heads * cols, strides: [...strides, cols] };
+  }
+  if (n < 2) throw rangeError(FN, `${name} must have shape [..., ${rowsName}, ${colsName}], got ${formatShape(t.shape)}`);
+  const lead = t.shape.slice(0, n - 2);
+  const [rows, cols] = t.shape.slice(n - 2);
+  return { lead, rows, cols, rowStride: cols, strides: lead.map((_, a) => product(lead, a + 1) * rows * cols) };
+}
+
+// A matrix's strides for the broadcast batch of rank `rank` (axes of size 1 read index 0).
+function batchStrides(m, rank) {
+  const pad = rank - m.lead.length;
+  return Array.from({ length: rank }, (_, a) => (a < pad || m.lead[a - pad] === 1 ? 0 : m.strides[a - pad]));
 }
 
 // Grouped-query attention (PyTorch's enable_gqa): the head axis (the one before [L, d]) of
@@ -45,47 +80,79 @@ function gqaGroup(qLead, kLead, vLead) {
   return hq / hk;
 }
 
+const sameDims = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+// The cache of an incremental call (ONNX Attention's past_key / past_value): [...lead, past,
+// d] with k's (and v's) own leading dims in the 'bhsd' layout whatever options.layout is.
+function planPast(options, km, vm) {
+  if (options.pastKey === undefined || options.pastKey === null) return null;
+  const key = toTensor(FN, 'options.pastKey', options.pastKey);
+  const value = toTensor(FN, 'options.pastValue', options.pastValue);
+  const expect = (t, name, m) => {
+    const want = `[${[...m.lead, 'past', m.cols].join(', ')}]`;
+    if (t.shape.length !== m.lead.length + 2 || !sameDims(t.shape.slice(0, -2), m.lead) || t.shape.at(-1) !== m.cols) {
+      throw rangeError(FN, `options.${name} must have shape ${want} (the cache of ${name === 'pastKey' ? 'k' : 'v'}, heads before positions), got ${formatShape(t.shape)}`);
+    }
+  };
+  expect(key, 'pastKey', km);
+  expect(value, 'pastValue', vm);
+  const length = key.shape.at(-2);
+  if (value.shape.at(-2) !== length) throw rangeError(FN, `options.pastKey holds ${length} positions but options.pastValue ${value.shape.at(-2)}`);
+  return { key, value, length };
+}
+
 // Step 1: everything the call needs, checked; no wasm memory is touched here.
 function plan(qIn, kIn, vIn, optionsIn) {
-  const options = checkOptions(optionsIn);
+  const { options, causal, softcap, layout } = checkOptions(optionsIn);
   const q = toTensor(FN, 'q', qIn);
   const k = toTensor(FN, 'k', kIn);
   const v = toTensor(FN, 'v', vIn);
-  const qm = splitMatrix('q', q, 'Lq', 'dk');
-  const km = splitMatrix('k', k, 'Lk', 'dk');
-  const vm = splitMatrix('v', v, 'Lk', 'dv');
+  const qm = splitMatrix('q', q, 'Lq', 'dk', layout);
+  const km = splitMatrix('k', k, 'Lk', 'dk', layout);
+  const vm = splitMatrix('v', v, 'Lk', 'dv', layout);
   if (km.cols !== qm.cols) throw rangeError(FN, `k has ${km.cols} columns but q has ${qm.cols} (dk must match)`);
   if (vm.rows !== km.rows) throw rangeError(FN, `v has ${vm.rows} rows but k has ${km.rows} (one value per key)`);
   if (qm.cols === 0) throw rangeError(FN, 'q has 0 columns; dk must be at least 1');
   const group = options.enableGqa ? gqaGroup(qm.lead, km.lead, vm.lead) : 1;
+  const past = planPast(options, km, vm);
   // With GQA, k and v broadcast as if they had q's head count; entries map head h to h / group.
   const asQHeads = (lead) => (group === 1 ? lead : [...lead.slice(0, -1), qm.lead.at(-1)]);
   const batch = broadcastShapes(FN, [['q', qm.lead], ['k', asQHeads(km.lead)], ['v', asQHeads(vm.lead)]]);
-  const seqQ = qm.rows, seqK = km.rows, headDim = qm.cols, valueDim = vm.cols;
+  const seqQ = qm.rows, headDim = qm.cols, valueDim = vm.cols;
+  const pastLength = past ? past.length : 0;
+  const seqK = pastLength + km.rows;  // every key: the cache's, then the new ones
   const maskInput = options.keepMask === undefined || options.keepMask === null ? options.mask
     : keepMaskToMask(FN, options.keepMask, options.mask, batch, seqQ, seqK);
-  const maskPlan = planMask(FN, maskInput, batch, seqQ, seqK);
   const keyLengths = checkKeyLengths(FN, options.keyLengths, batch, seqK);
-  const out = checkOut(FN, options.out, [...batch, seqQ, valueDim]);  // last: no caller code runs after
+  const validKeys = keyLengths ? Math.max(0, ...keyLengths) : seqK;
+  const maskPlan = planMask(FN, maskInput, batch, seqQ, seqK, 'mask', { validKeys });
+  const outShape = layout === 'bshd' ? [...batch.slice(0, -1), seqQ, batch.at(-1), valueDim] : [...batch, seqQ, valueDim];
+  const out = checkOut(FN, options.out, outShape);  // last: no caller code runs after
   return {
-    q, k, v, qm, km, vm, batch, group, seqQ, seqK, headDim, valueDim, maskPlan, keyLengths, out,
+    q, k, v, qm, km, vm, batch, group, seqQ, seqK, headDim, valueDim, maskPlan, keyLengths, out, outShape,
+    layout, past, pastLength, softcap,
     causal: options.causal === true,
-    causalOffset: causalOffset(FN, options.causalAlign, seqQ, seqK),
+    causalOffsetOf: (keyLength) => causal(seqQ, seqK, pastLength, keyLength),
     scale: options.scale ?? 1 / Math.sqrt(headDim),
     trace: options.trace === true,
     weights: options.returnWeights === true || options.trace === true,
   };
 }
 
-// Per batch entry: offsets of q, k, v and the mask block, and the key limit.
+// The keys and values as the core reads them: with a cache, present = [past, new] per head,
+// contiguous ([...lead, seqK, d]); without one, the caller's tensors as they are.
+function keyMatrices(p) {
+  if (!p.past) return { km: p.km, vm: p.vm };
+  const contiguous = (m) => ({ ...m, rows: p.seqK, rowStride: m.cols, strides: m.lead.map((_, a) => product(m.lead, a + 1) * p.seqK * m.cols) });
+  return { km: contiguous(p.km), vm: contiguous(p.vm) };
+}
+
+// Per batch entry: offsets of q, k, v and the mask block, the key limit and the causal offset.
 function batchEntries(p) {
   const count = sizeOf(p.batch);
   const rank = p.batch.length;
-  const pad = (lead) => [...new Array(rank - lead.length).fill(1), ...lead];
-  const qs = broadcastStrides(pad(p.qm.lead), p.seqQ * p.headDim);
-  const ks = broadcastStrides(pad(p.km.lead), p.seqK * p.headDim);
-  const vs = broadcastStrides(pad(p.vm.lead), p.seqK * p.valueDim);
-
+  const { km, vm } = keyMatrices(p);
+  const qs = batchStrides(p.qm, rank), ks = batchStrides(km, rank), vs = batchStrides(vm, rank);
   const ms = p.maskPlan ? p.maskPlan.leadStrides : null;
   const entries = new Int32Array(count * ENTRY_COLUMNS);
   const index = new Array(rank).fill(0);
@@ -102,11 +169,13 @@ function batchEntries(p) {
     // Written by index: a subarray of a small typed array would move its data off the V8
     // heap, which costs tens of microseconds per call in Chromium.
     const row = b * ENTRY_COLUMNS;
+    const keyLimit = p.keyLengths ? p.keyLengths[rank > 0 ? index[0] : 0] : p.seqK;
     entries[row] = qo;
     entries[row + 1] = ko;
     entries[row + 2] = vo;
     entries[row + 3] = mo;
-    entries[row + 4] = p.keyLengths ? p.keyLengths[rank > 0 ? index[0] : 0] : p.seqK;
+    entries[row + 4] = keyLimit;
+    entries[row + 5] = Math.max(-(2 ** 31 - 1), Math.min(2 ** 31 - 1, p.causalOffsetOf(keyLimit)));
     for (let a = rank - 1; a >= 0; a--) {  // next multi-index, last axis fastest
       if (++index[a] < p.batch[a]) break;
       index[a] = 0;
@@ -115,14 +184,60 @@ function batchEntries(p) {
   return entries;
 }
 
-function emptyResult(p, outShape, weightShape) {
-  const result = { output: { data: p.out ?? new Float32Array(sizeOf(outShape)), shape: outShape } };
+// Where each entry's output starts in the 'bshd' output [..., Lq, heads, dv].
+function bshdOutOffsets(p) {
+  const heads = p.batch.at(-1);
+  const count = sizeOf(p.batch);
+  const offsets = new Int32Array(count);
+  for (let b = 0; b < count; b++) {
+    offsets[b] = Math.floor(b / heads) * p.seqQ * heads * p.valueDim + (b % heads) * p.valueDim;
+  }
+  return offsets;
+}
+
+// Copies [past, new] of every head into `address` ([...lead, seqK, d]): the present cache.
+//   past: [...lead, P, d]  m: the new rows' split (any layout)  data: their values
+function writePresent(heap, address, past, m, data) {
+  const heads = sizeOf(m.lead), d = m.cols, P = past.shape.at(-2), T = P + m.rows;
+  const heap32 = heap.view(address, heads * T * d);
+  const leadIndex = new Array(m.lead.length).fill(0);
+  for (let h = 0; h < heads; h++) {
+    heap32.set(past.data.subarray(h * P * d, (h + 1) * P * d), h * T * d);
+    let start = 0;
+    for (let a = 0; a < m.lead.length; a++) start += leadIndex[a] * m.strides[a];
+    if (m.rowStride === d) {
+      heap32.set(data.subarray(start, start + m.rows * d), h * T * d + P * d);
+    } else {
+      for (let r = 0; r < m.rows; r++) heap32.set(data.subarray(start + r * m.rowStride, start + r * m.rowStride + d), h * T * d + (P + r) * d);
+    }
+    for (let a = m.lead.length - 1; a >= 0; a--) {
+      if (++leadIndex[a] < m.lead[a]) break;
+      leadIndex[a] = 0;
+    }
+  }
+}
+
+function emptyResult(p, weightShape) {
+  const result = { output: { data: p.out ?? new Float32Array(sizeOf(p.outShape)), shape: p.outShape } };
   if (p.weights) result.weights = { data: new Float32Array(sizeOf(weightShape)), shape: weightShape };
   if (p.trace) {
     const stage = () => ({ data: new Float32Array(sizeOf(weightShape)), shape: weightShape.slice() });
-    result.trace = { scores: stage(), scaledScores: stage(), maskedScores: stage(), weights: result.weights, output: result.output };
+    result.trace = { scores: stage(), scaledScores: stage(), ...(p.softcap > 0 ? { cappedScores: stage() } : {}), maskedScores: stage(), weights: result.weights, output: result.output };
   }
+  if (p.past) Object.assign(result, presentWithoutCall(p));
   return result;
+}
+
+// presentKey / presentValue when nothing is computed (no queries): the cache and the new rows.
+function presentWithoutCall(p) {
+  const present = (past, m, data) => {
+    const shape = [...m.lead, p.seqK, m.cols];
+    const out = new Float32Array(sizeOf(shape));
+    const heap = { view: (address, count) => out.subarray(0, count) };
+    if (sizeOf(shape) > 0) writePresent(heap, 0, past, m, data);
+    return { data: out, shape };
+  };
+  return { presentKey: present(p.past.key, p.km, p.k.data), presentValue: present(p.past.value, p.vm, p.v.data) };
 }
 
 // The wasm memory of a planned call (empty when there is nothing to compute).
@@ -131,17 +246,39 @@ function memoryPlan(module, p) {
   const batchCount = sizeOf(p.batch);
   if (batchCount === 0 || p.seqQ === 0) return memory;
   const seen = new Set();
-  for (const [name, t] of [['q', p.q], ['k', p.k], ['v', p.v]]) {
+  for (const [name, t] of p.past ? [['q', p.q]] : [['q', p.q], ['k', p.k], ['v', p.v]]) {
     if (!seen.has(t.data)) memory.tensor(name, t.shape);  // an array passed twice is copied once
     seen.add(t.data);
   }
+  if (p.past) {  // the new keys and values go straight into the present cache
+    memory.tensor('present keys', [...p.km.lead, p.seqK, p.headDim]);
+    memory.tensor('present values', [...p.vm.lead, p.seqK, p.valueDim]);
+  }
   planMaskMemory(memory, p.maskPlan);
   memory.tensor('batch table', callBlockShape(batchCount));  // the call's slots lead it
-  memory.tensor('output', [...p.batch, p.seqQ, p.valueDim]);
+  if (p.layout === 'bshd') memory.tensor('output offsets', [batchCount]);
+  memory.tensor('output', p.outShape);
   const weightShape = [...p.batch, p.seqQ, p.seqK];
   if (p.weights) memory.tensor('weights', weightShape);
-  if (p.trace) for (const stage of ['scores', 'scaled scores', 'masked scores']) memory.tensor(stage, weightShape);
+  if (p.trace) {
+    for (const stage of ['scores', 'scaled scores', ...(p.softcap > 0 ? ['capped scores'] : []), 'masked scores']) memory.tensor(stage, weightShape);
+  }
   return memory.scratch('kernel workspace', () => module._attentionScratch(1, p.seqQ, p.seqK, p.headDim, p.valueDim, p.weights));
+}
+
+// Copies q, k and v in: { q, k, v } addresses (k and v: the present cache with one).
+function writeInputs(heap, p) {
+  if (!p.past) {
+    const [q, k, v] = heap.floatsOnce([p.q.data, p.k.data, p.v.data]);
+    return { q, k, v };
+  }
+  const q = heap.floats(p.q.data);
+  const k = heap.alloc(sizeOf(p.km.lead) * p.seqK * p.headDim);
+  const v = heap.alloc(sizeOf(p.vm.lead) * p.seqK * p.valueDim);
+  for (const data of [p.k.data, p.v.data, p.past.key.data, p.past.value.data]) intact(FN, data);
+  writePresent(heap, k, p.past.key, p.km, p.k.data);
+  writePresent(heap, v, p.past.value, p.vm, p.v.data);
+  return { q, k, v };
 }
 
 /**
@@ -151,30 +288,35 @@ function memoryPlan(module, p) {
 export function makeAttention(module) {
   function attention(q, k, v, options) {
     const p = plan(q, k, v, options);
-    const outShape = [...p.batch, p.seqQ, p.valueDim];
     const weightShape = [...p.batch, p.seqQ, p.seqK];
     const batchCount = sizeOf(p.batch);
-    if (batchCount === 0 || p.seqQ === 0) return emptyResult(p, outShape, weightShape);
+    if (batchCount === 0 || p.seqQ === 0) return emptyResult(p, weightShape);
     checkBudget(module, memoryPlan(module, p));
     const heap = new HeapScope(module, FN);
     try {
       const weightCount = p.weights ? sizeOf(weightShape) : 0;
-      const [qa, ka, va] = heap.floatsOnce([p.q.data, p.k.data, p.v.data]);
+      const inputs = writeInputs(heap, p);
+      const { km, vm } = keyMatrices(p);
+      const bshd = p.layout === 'bshd';
       const call = {
-        q: qa, k: ka, v: va,
+        ...inputs,
         ...(p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : { mask: 0, allowed: 0 }),
         maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
         batch: batchCount, seqQ: p.seqQ, seqK: p.seqK, headDim: p.headDim, valueDim: p.valueDim,
-        scale: p.scale, causal: p.causal, causalOffset: p.causalOffset,
-        out: heap.alloc(sizeOf(outShape)),
+        scale: p.scale, softcap: p.softcap, causal: p.causal,
+        qStride: p.qm.rowStride, kStride: km.rowStride, vStride: vm.rowStride,
+        outStride: bshd ? p.batch.at(-1) * p.valueDim : 0,
+        outOffsets: bshd ? heap.ints(bshdOutOffsets(p)) : 0,
+        out: heap.alloc(sizeOf(p.outShape)),
         weights: p.weights ? heap.alloc(weightCount) : 0,
         rawScores: p.trace ? heap.alloc(weightCount) : 0,
         scaledScores: p.trace ? heap.alloc(weightCount) : 0,
+        cappedScores: p.trace && p.softcap > 0 ? heap.alloc(weightCount) : 0,
         maskedScores: p.trace ? heap.alloc(weightCount) : 0,
       };
       const status = module._attention_run(writeCall(heap, call, batchEntries(p)));
       if (status !== 0) throw rangeError(FN, `the core rejected the call: ${module._statusMessage(status)}`);
-      const output = { data: readOutput(heap, call.out, sizeOf(outShape), p.out), shape: outShape };
+      const output = { data: readOutput(heap, call.out, sizeOf(p.outShape), p.out), shape: p.outShape };
       const result = { output };
       if (p.weights) result.weights = { data: heap.read(call.weights, weightCount), shape: weightShape };
       if (p.trace) {
@@ -182,10 +324,19 @@ export function makeAttention(module) {
         result.trace = {
           scores: stage(call.rawScores),
           scaledScores: stage(call.scaledScores),
+          ...(p.softcap > 0 ? { cappedScores: stage(call.cappedScores) } : {}),
           maskedScores: stage(call.maskedScores),
           weights: result.weights,
           output,
         };
+      }
+      if (p.past) {
+        const present = (address, m) => {
+          const shape = [...m.lead, p.seqK, m.cols];
+          return { data: heap.read(address, sizeOf(shape)), shape };
+        };
+        result.presentKey = present(call.k, p.km);
+        result.presentValue = present(call.v, p.vm);
       }
       return result;
     } finally {

@@ -8,11 +8,11 @@ import { toTensor, formatShape, sizeOf } from './tensor.js';
 import { planMask, planMaskMemory, writeMask, checkKeyLengths } from './masks.js';
 import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget } from './memory.js';
-import { checkKeys, causalOffset } from './checks.js';
+import { checkKeys, causalRule, checkSoftcap } from './checks.js';
 import { ENTRY_COLUMNS, callBlockShape, writeCall } from './attention_call.js';
 
 const FN = 'attentionBackward';
-const OPTIONS = ['mask', 'causal', 'causalAlign', 'scale', 'keyLengths', 'enableGqa'];
+const OPTIONS = ['mask', 'causal', 'causalAlign', 'scale', 'softcap', 'keyLengths', 'enableGqa'];
 
 // [..., rows, cols] of a named tensor.
 function split(name, t, rowsName, colsName) {
@@ -24,7 +24,8 @@ const sameDims = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]
 
 function plan(qIn, kIn, vIn, dOutIn, optionsIn) {
   const options = checkKeys(FN, 'option', optionsIn, OPTIONS, ['causal', 'enableGqa']);
-  causalOffset(FN, options.causalAlign, 0, 0);
+  const causal = causalRule(FN, options.causalAlign);
+  const softcap = checkSoftcap(FN, options.softcap);
   if (options.scale !== undefined && typeof options.scale !== 'number') throw typeError(FN, `options.scale must be a number, got ${describe(options.scale)}`);
   if (options.scale !== undefined && !Number.isFinite(options.scale)) throw rangeError(FN, `options.scale must be finite, got ${options.scale}`);
   const q = toTensor(FN, 'q', qIn), k = toTensor(FN, 'k', kIn), v = toTensor(FN, 'v', vIn), dOut = toTensor(FN, 'dOut', dOutIn);
@@ -59,8 +60,9 @@ function plan(qIn, kIn, vIn, dOutIn, optionsIn) {
     maskPlan: planMask(FN, options.mask, batch, seqQ, seqK),
     keyLengths: checkKeyLengths(FN, options.keyLengths, batch, seqK),
     causal: options.causal === true,
-    causalOffset: causalOffset(FN, options.causalAlign, seqQ, seqK),
+    causalOffsetOf: (keyLength) => causal(seqQ, seqK, 0, keyLength),
     scale: options.scale ?? 1 / Math.sqrt(headDim),
+    softcap,
   };
 }
 
@@ -74,7 +76,7 @@ function memoryPlan(p) {
   memory.tensor('dq', p.q.shape);
   memory.tensor('dk', p.k.shape);
   memory.tensor('dv', p.v.shape);
-  return memory.scratch('kernel workspace', () => 4 * (Math.max(1, p.seqK) + Math.max(1, p.valueDim)));
+  return memory.scratch('kernel workspace', () => 4 * (2 * Math.max(1, p.seqK) + Math.max(1, p.valueDim)));
 }
 
 // Entry b: q, k, v at b·(their block), the mask block from the mask plan, the key limit.
@@ -95,6 +97,7 @@ function batchEntries(p) {
     entries[row + 2] = kv * p.seqK * p.valueDim;
     entries[row + 3] = mo;
     entries[row + 4] = p.keyLengths ? p.keyLengths[rank > 0 ? index[0] : 0] : p.seqK;
+    entries[row + 5] = Math.max(-(2 ** 31 - 1), Math.min(2 ** 31 - 1, p.causalOffsetOf(entries[row + 4])));
     for (let a = rank - 1; a >= 0; a--) {
       if (++index[a] < p.batch[a]) break;
       index[a] = 0;
@@ -118,7 +121,7 @@ export function makeAttentionBackward(module) {
         ...(p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : { mask: 0, allowed: 0 }),
         maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
         batch: sizeOf(p.batch), seqQ: p.seqQ, seqK: p.seqK, headDim: p.headDim, valueDim: p.valueDim,
-        scale: p.scale, causal: p.causal, causalOffset: p.causalOffset,
+        scale: p.scale, softcap: p.softcap, causal: p.causal,
       };
       const dq = heap.alloc(sizeOf(p.q.shape)), dk = heap.alloc(sizeOf(p.k.shape)), dv = heap.alloc(sizeOf(p.v.shape));
       const status = module._attention_backward_run(writeCall(heap, call, batchEntries(p)), oa, dq, dk, dv);

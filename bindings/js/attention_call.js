@@ -3,13 +3,18 @@
 // attentionBackward, which call the plain wasm exports attention_run / attention_backward_run.
 import { views } from './heap.js';
 
-/** Columns of one batch-table row: q, k, v and mask offsets, and the key limit (src/attention.h). */
-export const ENTRY_COLUMNS = 5;
+/**
+ * Columns of one batch-table row: q, k, v and mask offsets, the key limit and the causal
+ * offset (src/attention.h).
+ */
+export const ENTRY_COLUMNS = 6;
 
-// The slots, in the order of CallSlot. Addresses and sizes are 32-bit integers, `scale` a float.
+// The slots, in the order of CallSlot. Addresses and sizes are 32-bit integers, `scale` and
+// `softcap` floats. Strides of 0 mean contiguous rows; outOffsets 0 means b·seqQ·valueDim.
 const CALL_SLOTS = ['q', 'k', 'v', 'mask', 'allowed', 'entries', 'maskRowStride', 'batch', 'seqQ', 'seqK', 'headDim',
-  'valueDim', 'scale', 'causal', 'causalOffset', 'out', 'weights', 'rawScores', 'scaledScores', 'maskedScores'];
-const SCALE_SLOT = CALL_SLOTS.indexOf('scale');
+  'valueDim', 'scale', 'causal', 'out', 'weights', 'rawScores', 'scaledScores', 'maskedScores',
+  'qStride', 'kStride', 'vStride', 'outStride', 'outOffsets', 'softcap', 'cappedScores'];
+const FLOAT_SLOTS = ['scale', 'softcap'].map((name) => CALL_SLOTS.indexOf(name));
 
 /** The elements of a call block with `batch` table rows (for memory plans). */
 export function callBlockShape(batch) {
@@ -26,7 +31,8 @@ export function writeCall(heap, call, entries) {
   const address = heap.alloc(block.length);
   const slots = { ...call, entries: address + 4 * CALL_SLOTS.length, causal: call.causal ? 1 : 0 };
   for (let i = 0; i < CALL_SLOTS.length; i++) block[i] = slots[CALL_SLOTS[i]] ?? 0;
-  new Float32Array(block.buffer, 4 * SCALE_SLOT, 1)[0] = call.scale;
+  const floats = new Float32Array(block.buffer, 0, CALL_SLOTS.length);
+  for (const slot of FLOAT_SLOTS) floats[slot] = call[CALL_SLOTS[slot]] ?? 0;
   block.set(entries, CALL_SLOTS.length);
   views(heap.module).HEAP32.set(block, address >> 2);
   return address;

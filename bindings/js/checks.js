@@ -37,14 +37,50 @@ export function checkKeys(fn, what, object, allowed, booleans = []) {
   return object;
 }
 
+const ALIGNS = ['top-left', 'bottom-right', 'bottom-right-per-sequence'];
+
 /**
- * Checks options.causalAlign and returns the causal offset: row i sees keys j <= i + offset
- * (0 for 'top-left', the default; seqK - seqQ for 'bottom-right').
+ * Checks options.causalAlign and returns the rule of the causal offset (row i sees keys
+ * j <= i + offset) as (seqQ, seqK, past, keyLength) → offset:
+ *   'top-left' (the default): `past`, so query i sits at key past + i (0 without a cache);
+ *   'bottom-right': seqK - seqQ, the last query beside the last key;
+ *   'bottom-right-per-sequence': keyLength - seqQ, the last query beside the last key of its
+ *     own sequence (ONNX Attention's nonpad_kv_seqlen);
+ *   an integer n: n (the offset itself).
  */
-export function causalOffset(fn, align, seqQ, seqK) {
-  if (align === undefined || align === 'top-left') return 0;
-  if (align === 'bottom-right') return seqK - seqQ;
-  const message = `options.causalAlign must be 'top-left' or 'bottom-right', got`;
+export function causalRule(fn, align) {
+  if (align === undefined || align === 'top-left') return (seqQ, seqK, past) => past;
+  if (align === 'bottom-right') return (seqQ, seqK) => seqK - seqQ;
+  if (align === 'bottom-right-per-sequence') return (seqQ, seqK, past, keyLength) => keyLength - seqQ;
+  if (typeof align === 'number') {
+    if (!Number.isInteger(align) || Math.abs(align) > 2 ** 31 - 1) {
+      throw rangeError(fn, `options.causalAlign as an offset must be an integer in [-(2^31 - 1), 2^31 - 1], got ${align}`);
+    }
+    return () => align;
+  }
+  const message = `options.causalAlign must be ${ALIGNS.map((a) => `'${a}'`).join(', ')} or an integer offset, got`;
   if (typeof align !== 'string') throw typeError(fn, `${message} ${describe(align)}`);
   throw rangeError(fn, `${message} '${align}'`);
+}
+
+/**
+ * The causal offset of options.causalAlign for a call with one offset for every sequence
+ * (no cache): 'top-left' 0, 'bottom-right' seqK - seqQ, or an integer.
+ */
+export function causalOffset(fn, align, seqQ, seqK) {
+  const rule = causalRule(fn, align);
+  if (align === 'bottom-right-per-sequence') {
+    throw rangeError(fn, `options.causalAlign 'bottom-right-per-sequence' is an option of attention(); here use 'top-left', 'bottom-right' or an integer offset`);
+  }
+  return rule(seqQ, seqK, 0, seqK);
+}
+
+/** Checks options.softcap: undefined or 0 (none) or a positive finite number. */
+export function checkSoftcap(fn, softcap) {
+  if (softcap === undefined) return 0;
+  if (typeof softcap !== 'number') throw typeError(fn, `options.softcap must be a number, got ${describe(softcap)}`);
+  if (!(softcap >= 0) || !Number.isFinite(softcap)) {
+    throw rangeError(fn, `options.softcap must be a positive finite number (0: none), got ${softcap}`);
+  }
+  return softcap;
 }

@@ -10,9 +10,12 @@ const CHECKED = Symbol('checked mask');
 /**
  * Checks `maskInput` against the weights' shape [...batch, seqQ, seqK] and says how to lay
  * it out: the key dim is always materialised (seqK floats a row); a query dim of 1 is
- * shared by every row (row stride 0); leading dims of 1 broadcast (offset stride 0).
+ * shared by every row (row stride 0); leading dims of 1 broadcast (offset stride 0). When
+ * only the first `validKeys` keys of any sequence are real (key lengths), a key dim between
+ * validKeys (at least 2) and seqK covers them and blocks the rest (ONNX Attention's masks
+ * for padded caches).
  */
-export function planMask(fn, maskInput, batch, seqQ, seqK, name = 'mask') {
+export function planMask(fn, maskInput, batch, seqQ, seqK, name = 'mask', { validKeys = seqK } = {}) {
   if (maskInput === undefined || maskInput === null) return null;
   const mask = maskInput[CHECKED] ? maskInput : toMask(fn, name, maskInput);
   const target = [...batch, seqQ, seqK];
@@ -21,7 +24,10 @@ export function planMask(fn, maskInput, batch, seqQ, seqK, name = 'mask') {
   }
   const shape = [...new Array(target.length - mask.shape.length).fill(1), ...mask.shape];
   shape.forEach((dim, axis) => {
-    if (dim !== target[axis] && dim !== 1) {
+    // A key axis shorter than seqK that covers every valid key (ONNX Attention's padded
+    // caches): the keys past its end are padding anyway, and blocked.
+    const short = axis === target.length - 1 && dim > 1 && dim < seqK && dim >= validKeys;
+    if (dim !== target[axis] && dim !== 1 && !short) {
       throw rangeError(fn, `${name} ${formatShape(mask.shape)} does not broadcast to the weights ${formatShape(target)}`);
     }
   });
@@ -72,8 +78,14 @@ export function writeMask(heap, plan, seqK) {
   const out = mask.boolean
     ? views(heap.module).HEAPU8.subarray(address, address + total)
     : views(heap.module).HEAPF32.subarray(address >> 2, (address >> 2) + total);
-  if (maskK === 1) for (let i = 0; i < total; i++) out[i] = mask.data[Math.floor(i / seqK)];
-  else out.set(mask.data);
+  if (maskK === 1) {
+    for (let i = 0; i < total; i++) out[i] = mask.data[Math.floor(i / seqK)];
+  } else if (maskK < seqK) {  // a short key axis: the keys past it are blocked
+    out.fill(mask.boolean ? 0 : -Infinity);
+    for (let row = 0; row < total / seqK; row++) out.set(mask.data.subarray(row * maskK, (row + 1) * maskK), row * seqK);
+  } else {
+    out.set(mask.data);
+  }
   return mask.boolean ? { mask: 0, allowed: address } : { mask: address, allowed: 0 };
 }
 

@@ -157,6 +157,47 @@ function readData(fn, name, data) {
   return out;
 }
 
+/** IEEE 754 binary16 → number (exact). */
+export function halfToFloat(h) {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exponent = (h >> 10) & 0x1f;
+  const fraction = h & 0x3ff;
+  if (exponent === 0) return sign * fraction * 2 ** -24;
+  if (exponent === 31) return fraction ? NaN : sign * Infinity;
+  return sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
+}
+
+// The 16-bit float formats a tensor's `dtype` may name, for Uint16Array data holding their
+// bits (as onnxruntime-web and safetensors store them).
+const HALF_DTYPES = ['float16', 'bfloat16'];
+
+// Uint16Array bits of float16 or bfloat16 values as a new Float32Array (exact: every such
+// value is a float32).
+function decodeHalves(halves, dtype) {
+  const n = lengthOf(halves);
+  const out = new Float32Array(n);
+  if (dtype === 'bfloat16') {
+    const bits = new Uint32Array(out.buffer);
+    for (let i = 0; i < n; i++) bits[i] = halves[i] << 16;
+  } else {
+    for (let i = 0; i < n; i++) out[i] = halfToFloat(halves[i]);
+  }
+  return out;
+}
+
+// The dtype of { data, shape, dtype }: undefined or 'float32' (numbers as they are), or
+// 'float16' / 'bfloat16' with Uint16Array data holding the bits.
+function checkDtype(fn, name, dtype, data) {
+  if (dtype === undefined || dtype === 'float32') return undefined;
+  if (!HALF_DTYPES.includes(dtype)) {
+    throw typeError(fn, `${name}.dtype must be 'float32', 'float16' or 'bfloat16', got ${describe(dtype)}`);
+  }
+  if (typedArrayKind(data) !== 'Uint16Array') {
+    throw typeError(fn, `${name}.dtype is '${dtype}', so ${name}.data must be a Uint16Array of its bits, got ${describe(data)}`);
+  }
+  return dtype;
+}
+
 /**
  * A tensor of another library as { data, shape } (unchecked), or null: a TensorFlow.js
  * Tensor (`shape`, `dtype`, `dataSync()`) or an onnxruntime-web Tensor (`dims`, `type`,
@@ -179,7 +220,8 @@ function fromForeign(fn, name, x) {
   if (Array.isArray(dims) && typeof type === 'string') {
     const data = x.data;
     if (type === 'string' || typedArrayKind(data) === undefined) throw typeError(fn, `${name} is an onnxruntime tensor of type '${type}'; numbers are needed`);
-    return { data, shape: readShape(fn, `${name}.dims`, dims) };
+    const dtype = HALF_DTYPES.includes(type) && typedArrayKind(data) === 'Uint16Array' ? type : undefined;
+    return { data, dtype, shape: readShape(fn, `${name}.dims`, dims) };
   }
   return null;
 }
@@ -193,7 +235,9 @@ function bareTypedArray(fn, name, x) {
 /**
  * Checks a float tensor and returns { data: Float32Array, shape }. Accepted: { data, shape }
  * with Float32Array data (used as is) or any numeric TypedArray / number array (converted
- * once), a nested number array, a TensorFlow.js or an onnxruntime-web Tensor.
+ * once), { data: Uint16Array, shape, dtype: 'float16' | 'bfloat16' } (the bits, decoded
+ * exactly), a nested number array, a TensorFlow.js or an onnxruntime-web Tensor (float16
+ * ones included).
  * `name` is the tensor's name in messages (q, k, v, ...).
  */
 export function toTensor(fn, name, x) {
@@ -205,7 +249,8 @@ export function toTensor(fn, name, x) {
   // Each property is read once: a getter may not answer differently after the checks.
   const foreign = fromForeign(fn, name, x);
   const rawData = foreign ? foreign.data : x.data;
-  const data = readData(fn, name, rawData);
+  const dtype = foreign ? foreign.dtype : checkDtype(fn, name, x.dtype, rawData);
+  const data = dtype ? decodeHalves(rawData, dtype) : readData(fn, name, rawData);
   if (data === null) {
     throw typeError(fn, `${name}.data must be a Float32Array (or another numeric TypedArray or number array), got ${describe(rawData)}`);
   }

@@ -30,6 +30,19 @@ void ScaleScoresImpl(float* scores, int count, float scale) {
   for (; i < count; ++i) scores[i] *= scale;
 }
 
+// scores = softcap·tanh(scores / softcap), in place (softcap > 0).
+void SoftcapScoresImpl(float* scores, int count, float softcap) {
+  const D d;
+  const V cap = hn::Set(d, softcap);
+  const V inv = hn::Set(d, 1.0f / softcap);
+  int i = 0;
+  for (; i + kLanes <= count; i += kLanes) {
+    const V x = hn::LoadU(d, scores + i);
+    hn::StoreU(hn::Mul(cap, hn::Tanh(d, hn::Mul(x, inv))), d, scores + i);
+  }
+  for (; i < count; ++i) scores[i] = softcap * std::tanh(scores[i] / softcap);
+}
+
 void ApplyMaskImpl(float* scores, int seq_q, int seq_k, const MaskView& mask,
                    const VisibleKeyRule& visible) {
   const D d;
@@ -134,6 +147,10 @@ void ScaleScores(float* scores, int count, float scale) {
   HWY_STATIC_DISPATCH(ScaleScoresImpl)(scores, count, scale);
 }
 
+void SoftcapScores(float* scores, int count, float softcap) {
+  HWY_STATIC_DISPATCH(SoftcapScoresImpl)(scores, count, softcap);
+}
+
 void ApplyMask(float* scores, int seq_q, int seq_k, const MaskView& mask,
                const VisibleKeyRule& visible) {
   HWY_STATIC_DISPATCH(ApplyMaskImpl)
@@ -161,6 +178,8 @@ Status StepwiseAttention(const HeadProblem& pb, const AttentionStages& st) {
   snapshot(st.raw_scores);
   ScaleScores(st.weights, static_cast<int>(count), pb.scale);
   snapshot(st.scaled_scores);
+  if (pb.softcap > 0.0f) SoftcapScores(st.weights, static_cast<int>(count), pb.softcap);
+  snapshot(st.capped_scores);
   ApplyMask(st.weights, pb.seq_q, pb.seq_k, pb.mask, pb.visible);
   snapshot(st.masked_scores);
   SoftmaxRows(st.weights, pb.seq_q, pb.seq_k);

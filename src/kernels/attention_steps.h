@@ -18,6 +18,9 @@ Status QDotK(const float* q, int q_stride, const float* k, int k_stride, int seq
 // scores *= scale, in place.   scores: [count]
 void ScaleScores(float* scores, int count, float scale);
 
+// scores = softcap·tanh(scores / softcap), in place (softcap > 0).   scores: [count]
+void SoftcapScores(float* scores, int count, float softcap);
+
 // scores[i][j] = -Inf where key j is blocked (mask value -Inf, or j >= visible(i)),
 // else scores[i][j] + mask[i][j]. In place.
 //   scores: [seq_q, seq_k]   mask: see MaskView (may be empty)
@@ -40,11 +43,12 @@ void WeightedSumV(const float* weights, const float* v, int v_stride, int seq_q,
 struct AttentionStages {
   float* raw_scores = nullptr;     // q·kᵀ
   float* scaled_scores = nullptr;  // q·kᵀ·scale
+  float* capped_scores = nullptr;  // softcap·tanh(scaled / softcap) (= scaled without one)
   float* masked_scores = nullptr;  // after the mask, causal rule and key lengths
   float* weights = nullptr;        // softmax of the masked scores
 };
 
-// Runs the four steps above for one head, writing problem.out and the requested stages.
+// Runs the steps above for one head, writing problem.out and the requested stages.
 // Its only scratch is QDotK's panels (kOutOfMemory when they cannot be allocated).
 Status StepwiseAttention(const HeadProblem& problem, const AttentionStages& stages);
 

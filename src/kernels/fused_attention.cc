@@ -6,7 +6,8 @@
 //   2. for every block of R query rows (R = TileRows(): 6 or 4 with relaxed FMA, 4 with
 //      SIMD128), walk the keys any of its rows can see, 32 at a time:
 //      a. scores s[R×8] = q_block · panelᵀ, four panels (2R accumulators);
-//      b. with a mask (or a scale <= 0): s·scale + mask, and -Inf where blocked (the
+//      b. with a mask, a softcap (or a scale <= 0): s·scale, capped (softcap·tanh(s·scale /
+//         softcap)), + mask, and -Inf where blocked (the
 //         masked scores of the step-by-step path, bit for bit); without one the scale is
 //         folded into step c instead (one multiply per score less);
 //      c. online softmax over the 32, the R rows side by side: new running max m,
@@ -26,6 +27,7 @@
 #include <cstring>
 #include <limits>
 
+#include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
 #include "kernels/matmul.h"
 #include "kernels/target.h"
@@ -101,17 +103,23 @@ HWY_INLINE void ScoreTile(const float* const q_rows[kRowsPerTile], const float* 
   }
 }
 
-// Step 2b for one row: scaled scores with the explicit mask added, in place: s·scale + mask,
-// as the step-by-step path computes them. A blocked key (mask -Inf) is -Inf even where its
+// Step 2b for one row: scaled (and capped) scores with the explicit mask added, in place:
+// s·scale (softcap·tanh(s·scale / softcap) with a cap) + mask, as the step-by-step path
+// computes them. A blocked key (mask -Inf) is -Inf even where its
 // score is NaN or +Inf, so it never reaches the output. A finite mask such as PyTorch's
 // finfo(float32).min stays finite (s + mask), as it does there.
 //   s: 8 scores (keys j0 .. j0 + 7)   keys_in_tile: how many of them exist (the rest are
 //   never visible anyway)
-HWY_INLINE void ScaleAndMaskRow(float* s, float scale, const MaskView& mask, int row, int j0,
-                                int keys_in_tile) {
+HWY_INLINE void ScaleAndMaskRow(float* s, float scale, float softcap, const MaskView& mask,
+                                int row, int j0, int keys_in_tile) {
   const D d;
-  hn::Store(hn::Mul(hn::Load(d, s), hn::Set(d, scale)), d, s);
-  hn::Store(hn::Mul(hn::Load(d, s + kLanes), hn::Set(d, scale)), d, s + kLanes);
+  for (int h = 0; h < 2; ++h) {
+    V x = hn::Mul(hn::Load(d, s + h * kLanes), hn::Set(d, scale));
+    if (softcap > 0.0f) {  // softcap·tanh(x / softcap), as the step-by-step path
+      x = hn::Mul(hn::Set(d, softcap), hn::Tanh(d, hn::Mul(x, hn::Set(d, 1.0f / softcap))));
+    }
+    hn::Store(x, d, s + h * kLanes);
+  }
   if (mask.empty()) return;
   alignas(16) float m[kKeysPerTile];
   std::fill(m, m + kKeysPerTile, kNegInf);
@@ -233,7 +241,7 @@ void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, con
   RowState state[kRowsPerTile];
   // Without a mask the scale goes into the exponent (k·(s - max) with k = scale > 0);
   // with one, the scores are scaled first, since the mask adds to scaled scores.
-  const bool fold_scale = pb.mask.empty() && pb.scale > 0.0f;
+  const bool fold_scale = pb.mask.empty() && pb.scale > 0.0f && pb.softcap == 0.0f;
   const float factor = fold_scale ? pb.scale * kLog2e : kLog2e;
   alignas(16) float p[kRowsPerTile * kKeysPerBlock];  // scores, then weights, of a block
   float rescale[kRowsPerTile];
@@ -254,7 +262,7 @@ void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, con
         float* row_scores = scores + r * kKeysPerBlock;
         // Rows past num_rows are padding: they see no key, mask or not.
         if (r < num_rows && !fold_scale)
-          ScaleAndMaskRow(row_scores, pb.scale, pb.mask, row0 + r, jt, keys_in_tile);
+          ScaleAndMaskRow(row_scores, pb.scale, pb.softcap, pb.mask, row0 + r, jt, keys_in_tile);
         if (needs_limit) BlockKeysFrom(row_scores, jt, visible[r]);
       }
     }

@@ -106,6 +106,7 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
       e[kVOffset] = e[kKOffset];
       e[kMaskOffset] = 0;
       e[kKeyLimit] = c.lengths != nullptr ? c.lengths[b] : s.seq_k;
+      e[kCausalOffset] = c.cache != nullptr ? c.past : 0;  // bottom-right: query t is at past + t
     }
   }
   Buffer<int32_t> out_offsets;
@@ -122,7 +123,6 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   a.out_offsets = out_offsets.data();
   a.scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
   a.causal = c.causal;
-  a.causal_offset = c.cache != nullptr ? c.past : 0;  // bottom-right: query t is position past + t
   a.out = concat.data();
   a.weights = c.attention_weights;
   const Status status = RunAttention(a);

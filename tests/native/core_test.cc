@@ -51,7 +51,8 @@ void CompareBothPaths(std::mt19937& rng, int seq_q, int seq_k, int head_dim, int
     v[0] = std::nanf("");
     k[0] = std::nanf("");
   }
-  const int32_t entries[attn::kEntryColumns] = {0, 0, 0, 0, seq_k > 1 ? seq_k - 1 : seq_k};
+  const int32_t entries[attn::kEntryColumns] = {0, 0, 0, 0, seq_k > 1 ? seq_k - 1 : seq_k,
+                                               seq_k - seq_q};
   std::vector<float> fused(static_cast<size_t>(seq_q) * value_dim, -7.0f);
   std::vector<float> stepwise(fused.size(), -7.0f);
   std::vector<float> weights(static_cast<size_t>(seq_q) * seq_k + 1);
@@ -69,7 +70,6 @@ void CompareBothPaths(std::mt19937& rng, int seq_q, int seq_k, int head_dim, int
   r.value_dim = value_dim;
   r.scale = 0.3f;
   r.causal = causal;
-  r.causal_offset = seq_k - seq_q;
   r.out = fused.data();
   Expect(attn::RunAttention(r) == attn::Status::kOk, "fused status", seq_q, seq_k, head_dim);
   r.out = stepwise.data();
@@ -169,7 +169,7 @@ void ScratchFailures() {
   {  // RunAttention, fused: v [2^23, 1] padded to 4 columns is 128 MiB; then a small call works.
     const int seq_k = 1 << 23;
     std::vector<float> q(1, 1.0f), k(seq_k, 0.0f), v(seq_k, 2.0f), out(1);
-    std::vector<int32_t> entries = {0, 0, 0, 0, seq_k};
+    std::vector<int32_t> entries = {0, 0, 0, 0, seq_k, 0};
     attn::AttentionRequest r;
     r.q = q.data();
     r.k = k.data();
@@ -259,7 +259,7 @@ void ThreadedMatchesSerial(std::mt19937& rng) {
     for (int b = 0; b < c.batch; ++b) {
       entries.insert(entries.end(), {static_cast<int32_t>(b * c.seq_q * c.dim),
                                      static_cast<int32_t>(b * c.seq_k * c.dim),
-                                     static_cast<int32_t>(b * c.seq_k * c.dim), 0, c.seq_k});
+                                     static_cast<int32_t>(b * c.seq_k * c.dim), 0, c.seq_k, 0});
     }
     auto run = [&](int threads) {
       attn::SetThreadCount(threads);

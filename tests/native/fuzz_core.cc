@@ -573,6 +573,9 @@ AttentionCase DecodeAttention(Decoder& in) {
     e[attn::kVOffset] = v_off[b];
     e[attn::kMaskOffset] = m_off[b];
     e[attn::kKeyLimit] = in.Bool() ? c.seq_k : in.Int(0, c.seq_k);
+    // Mostly the call's offset; sometimes one of the entry's own (a per-sequence alignment).
+    e[attn::kCausalOffset] =
+        in.Bool() ? c.causal_offset : DecodeCausalOffset(in, c.seq_q, c.seq_k);
   }
   if (in.Bool()) {  // out_offsets: disjoint blocks, maybe in reverse order, with gaps
     c.out_stride = in.Bool() ? 0 : c.value_dim + in.Int(0, 4);
@@ -691,7 +694,8 @@ RefHead AttentionReference(const AttentionCase& c, int b) {
       const size_t m = e[attn::kMaskOffset] + static_cast<size_t>(i) * c.mask_row_stride + j;
       if (c.mask_type == AttentionCase::kAdditive) h.mask.push_back(c.mask[m]);
       if (c.mask_type == AttentionCase::kBoolean) h.mask.push_back(c.allowed[m] ? 0.0 : -HUGE_VAL);
-      h.visible.push_back(KeyVisible(i, j, e[attn::kKeyLimit], c.causal, c.causal_offset));
+      h.visible.push_back(
+          KeyVisible(i, j, e[attn::kKeyLimit], c.causal, e[attn::kCausalOffset]));
     }
   }
   Solve(h);
@@ -719,7 +723,6 @@ attn::AttentionRequest MakeRequest(const AttentionCase& c, float* out) {
   r.out_offsets = c.out_offsets.empty() ? nullptr : c.out_offsets.data();
   r.scale = c.scale;
   r.causal = c.causal;
-  r.causal_offset = c.causal_offset;
   r.out = out;
   return r;
 }

@@ -5,6 +5,7 @@
 // a header that lies (offsets past the file, sizes that disagree with the shape, overlaps)
 // is a RangeError naming the file and the tensor, never a wrong read.
 import { rangeError } from '../errors.js';
+import { halfToFloat } from '../tensor.js';
 
 /** Bytes per element of the dtypes the loader converts to float32. */
 export const DTYPE_BYTES = Object.freeze({ F32: 4, F16: 2, BF16: 2 });
@@ -118,12 +119,3 @@ export function toFloat32(bytes, dtype, out) {
   return out;
 }
 
-/** IEEE 754 binary16 → number (exact). */
-export function halfToFloat(h) {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exponent = (h >> 10) & 0x1f;
-  const fraction = h & 0x3ff;
-  if (exponent === 0) return sign * fraction * 2 ** -24;
-  if (exponent === 31) return fraction ? NaN : sign * Infinity;
-  return sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
-}
