@@ -320,6 +320,8 @@ export function toMask(fn, name, x) {
   const foreign = fromForeign(fn, name, x);
   const data = foreign ? foreign.data : x.data;
   const kind = typedArrayKind(data);
+  const dtype = foreign ? foreign.dtype : checkDtype(fn, name, x.dtype, data);
+  if (dtype) return { ...checkedLength(fn, name, decodeHalves(data, dtype), foreign ? foreign.shape : readShape(fn, name, x.shape)), boolean: false };
   if (kind !== 'Uint8Array' && kind !== 'Float32Array' && !(foreign && kind !== undefined)) {
     throw typeError(fn, `${name}.data must be a Uint8Array (boolean mask) or a Float32Array (additive mask), got ${describe(data)}`);
   }
