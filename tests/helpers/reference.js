@@ -47,21 +47,28 @@ function* indices(shape) {
 
 /**
  * @param q { data, shape: [..., Lq, dk] }  k { ..., Lk, dk }  v { ..., Lk, dv }
- * @param options { mask?: { data, shape, boolean }, causal?, causalAlign?, scale?, keyLengths? }
- * @returns { output, weights, scores, scaledScores, maskedScores } as { data: Float64Array, shape }
+ * @param options { mask?: { data, shape, boolean }, causal?, causalAlign?, scale?, softcap?,
+ *   keyLengths? }; causalAlign: 'top-left', 'bottom-right', 'bottom-right-per-sequence' (the
+ *   diagonal ends at each sequence's last key) or an integer offset (query i sees j <= i + n);
+ *   softcap c > 0: scaled scores become c·tanh(s / c) before the mask.
+ * @returns { output, weights, scores, scaledScores, cappedScores, maskedScores } as
+ *   { data: Float64Array, shape }
  */
 export function referenceAttention(q, k, v, options = {}) {
   const Lq = q.shape.at(-2), dk = q.shape.at(-1), Lk = k.shape.at(-2), dv = v.shape.at(-1);
   const batch = broadcast(q.shape.slice(0, -2), k.shape.slice(0, -2), v.shape.slice(0, -2));
   const scale = options.scale ?? 1 / Math.sqrt(dk);
-  const offset = options.causalAlign === 'bottom-right' ? Lk - Lq : 0;
+  const align = options.causalAlign;
+  const offsetOf = (keyLength) => (typeof align === 'number' ? align : align === 'bottom-right' ? Lk - Lq : align === 'bottom-right-per-sequence' ? keyLength - Lq : 0);
+  const cap = (s) => (options.softcap > 0 ? options.softcap * Math.tanh(s / options.softcap) : s);
   const wShape = [...batch, Lq, Lk];
   const oShape = [...batch, Lq, dv];
   const make = (shape) => ({ data: new Float64Array(size(shape)), shape });
-  const res = { scores: make(wShape), scaledScores: make(wShape), maskedScores: make(wShape), weights: make(wShape), output: make(oShape) };
+  const res = { scores: make(wShape), scaledScores: make(wShape), cappedScores: make(wShape), maskedScores: make(wShape), weights: make(wShape), output: make(oShape) };
   let b = 0;
   for (const bi of indices(batch)) {
     const keyLength = options.keyLengths ? options.keyLengths[batch.length ? bi[0] : 0] : Lk;
+    const offset = offsetOf(keyLength);
     for (let i = 0; i < Lq; i++) {
       const row = b * Lq * Lk + i * Lk;
       const visible = [];
@@ -70,6 +77,8 @@ export function referenceAttention(q, k, v, options = {}) {
         for (let c = 0; c < dk; c++) s += at(q, [...bi, i, c]) * at(k, [...bi, j, c]);
         res.scores.data[row + j] = s;
         res.scaledScores.data[row + j] = s * scale;
+        const capped = cap(s * scale);
+        res.cappedScores.data[row + j] = capped;
         let blocked = j >= keyLength || (options.causal && j > i + offset);
         let m = 0;
         if (options.mask) {
@@ -79,7 +88,7 @@ export function referenceAttention(q, k, v, options = {}) {
           else m = mv;
         }
         visible.push(!blocked);
-        res.maskedScores.data[row + j] = blocked ? -Infinity : s * scale + m;
+        res.maskedScores.data[row + j] = blocked ? -Infinity : capped + m;
       }
       const x = Array.from({ length: Lk }, (_, j) => res.maskedScores.data[row + j]);
       const vis = x.filter((_, j) => visible[j]);
