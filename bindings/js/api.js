@@ -1,5 +1,6 @@
 // The public API object that init() resolves to. Shared by the Node and browser entries.
 import { makeAttention } from './attention.js';
+import { makeKVCache, kvCacheMemory } from './kv_cache.js';
 import { makeMatmul } from './matmul.js';
 import { makeAttentionBackward } from './attention_backward.js';
 import { MultiHeadAttention, planMultiHeadConfig, planForward, multiHeadConfigOf } from './multi_head.js';
@@ -38,6 +39,7 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
   }
   Object.defineProperty(BoundTinyTransformer, 'name', { value: 'TinyTransformer' });
   const { attention, estimate: attentionEstimate } = makeAttention(module);
+  const KVCache = makeKVCache(module);
   const { matmul, estimate: matmulEstimate } = makeMatmul(module);
   const { attentionBackward, estimate: backwardEstimate } = makeAttentionBackward(module);
   const { estimates: positionalEstimates, ...positional } = makePositional(module);
@@ -53,6 +55,7 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
     ...positionalEstimates,
     ...blockEstimates,
     MultiHeadAttention: (config) => planMultiHeadConfig(config).memory,
+    KVCache: (config) => kvCacheMemory(config),
     'PretrainedModel.forward': (model, input, options) => {
       // The model's own class (loaded with it: the model code is a chunk of its own).
       const cls = model?.constructor;
@@ -88,6 +91,7 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
     attentionBackward,
     matmul,
     MultiHeadAttention: BoundMultiHeadAttention,
+    KVCache,
     TinyTransformer: BoundTinyTransformer,
     /**
      * Loads a Hugging Face checkpoint (config.json, tokenizer.json, model.safetensors) from a
