@@ -42,7 +42,7 @@ export type NumericData = Float32Array | Float64Array | Int8Array | Uint8Array |
  * attn.attention(tf.randomNormal([8, 64]), k, v);    // a tfjs tensor
  * attn.attention({ data: new Float64Array(512), shape: [8, 64] }, k, v);
  */
-export type TensorLike = Tensor | NumericTensor | NestedNumbers[] | TfjsTensorLike | OrtTensorLike;
+export type TensorLike = Tensor | NumericTensor | HalfTensor | NestedNumbers[] | TfjsTensorLike | OrtTensorLike;
 
 /** A tensor with any numeric data (converted to float32 once per call unless Float32Array). */
 export interface NumericTensor {
@@ -50,6 +50,19 @@ export interface NumericTensor {
   data: NumericData;
   /** The size of each axis. */
   shape: number[];
+}
+
+/**
+ * 16-bit floats as their bits (as onnxruntime-web and safetensors hold them), decoded
+ * exactly to float32 once per call. Masks may be given this way too.
+ */
+export interface HalfTensor {
+  /** The bits, row-major. */
+  data: Uint16Array;
+  /** The size of each axis. */
+  shape: number[];
+  /** IEEE binary16 or bfloat16. */
+  dtype: 'float16' | 'bfloat16';
 }
 
 /** What is read of a TensorFlow.js `Tensor` (float32, int32 or bool). */
@@ -80,7 +93,7 @@ export interface OrtTensorLike {
  * @example
  * const mask = [[true, false, false], [true, true, false]];   // [Lq=2, Lk=3]
  */
-export type MaskLike = Tensor | BooleanMask | NestedBooleans[] | NestedNumbers[];
+export type MaskLike = Tensor | BooleanMask | HalfTensor | NestedBooleans[] | NestedNumbers[];
 
 /** A boolean mask tensor: nonzero = may attend. */
 export interface BooleanMask {
@@ -98,12 +111,38 @@ export interface AttentionOptions {
   causal?: boolean;
   /**
    * Where the causal diagonal starts when Lq ≠ Lk. `'top-left'` (default, PyTorch): row i
-   * sees keys j ≤ i. `'bottom-right'` (FlashAttention, KV-cache decoding): row i sees
-   * keys j ≤ i + Lk − Lq.
+   * sees keys j ≤ i (with `pastKey`: j ≤ past + i, the queries beside the new keys).
+   * `'bottom-right'` (FlashAttention, KV-cache decoding): row i sees keys j ≤ i + Lk − Lq.
+   * `'bottom-right-per-sequence'` (ONNX's `nonpad_kv_seqlen`): row i sees j ≤ i + len − Lq,
+   * len that sequence's entry of `keyLengths`. An integer n: row i sees j ≤ i + n.
    */
-  causalAlign?: 'top-left' | 'bottom-right';
+  causalAlign?: 'top-left' | 'bottom-right' | 'bottom-right-per-sequence' | number;
   /** Multiplies q·kᵀ. Default `1 / sqrt(dk)`; 0 is legal (uniform weights); must be finite. */
   scale?: number;
+  /**
+   * Score capping (Gemma 2, ONNX Attention's `softcap`): the scaled scores s become
+   * `softcap·tanh(s / softcap)` before the mask, so no score exceeds ±softcap. 0 or
+   * undefined: none. Backward too.
+   */
+  softcap?: number;
+  /**
+   * Where the head axis is. `'bhsd'` (default, PyTorch): q `[..., heads, Lq, dk]` (any
+   * leading dims). `'bshd'` (FlashAttention, Hugging Face projections, ONNX's 3-D inputs
+   * reshaped): q `[..., Lq, heads, dk]`, k and v `[..., Lk, heads, d]`, output
+   * `[..., Lq, heads, dv]`; no transpose is made. Masks, weights and `trace` stay
+   * `[..., heads, Lq, Lk]`.
+   */
+  layout?: 'bhsd' | 'bshd';
+  /**
+   * The keys of past positions (ONNX Attention's `past_key`): `[..., kvHeads, past, dk]`,
+   * k's own leading dims in the `'bhsd'` layout whatever `layout` is. The call attends over
+   * `[past, k]` and returns it as `presentKey`. With `causal` the queries sit beside the new
+   * keys (`causalAlign` 'top-left' counts from the first new key). Copies the cache each call:
+   * for decoding token by token, {@link KVCache} appends in place instead.
+   */
+  pastKey?: TensorLike;
+  /** The values of past positions, `[..., kvHeads, past, dv]`; with `pastKey`. */
+  pastValue?: TensorLike;
   /**
    * Per-sequence key lengths for padded batches: one integer in [0, Lk] per entry of the
    * first leading dim (or a single number when q, k, v have no leading dims). Keys at
@@ -146,6 +185,8 @@ export interface AttentionTrace {
   scores: Tensor;
   /** q·kᵀ·scale. */
   scaledScores: Tensor;
+  /** With `softcap`: softcap·tanh(scaledScores / softcap). */
+  cappedScores?: Tensor;
   /** After the mask, the causal rule and key lengths (-Infinity where blocked). */
   maskedScores: Tensor;
   /** softmax of the masked scores; rows with no visible key are zeros. */
@@ -161,11 +202,13 @@ export interface AttentionBackwardOptions {
   /** Hide keys after each query's position. Default false. */
   causal?: boolean;
   /** Causal alignment when Lq ≠ Lk, as in {@link AttentionOptions.causalAlign}. */
-  causalAlign?: 'top-left' | 'bottom-right';
+  causalAlign?: 'top-left' | 'bottom-right' | 'bottom-right-per-sequence' | number;
   /** Multiplies q·kᵀ. Default `1 / sqrt(dk)`. */
   scale?: number;
   /** Per-sequence key lengths, as in {@link AttentionOptions.keyLengths}. */
   keyLengths?: number | number[] | Int32Array;
+  /** Score capping, as in {@link AttentionOptions.softcap}; its slope `1 − tanh²` enters dq and dk. */
+  softcap?: number;
   /**
    * Grouped-query attention, as in {@link AttentionOptions.enableGqa}: k and v have fewer heads
    * (the axis before `[L, d]`) than q, each shared by `Hq / Hkv` query heads; dk and dv are the
@@ -238,6 +281,76 @@ export interface AttentionResult {
   weights?: Tensor;
   /** With `trace`: every stage. */
   trace?: AttentionTrace;
+  /** With `pastKey`: `[past, k]`, `[..., kvHeads, past + Lk, dk]`. */
+  presentKey?: Tensor;
+  /** With `pastValue`: `[past, v]`, `[..., kvHeads, past + Lk, dv]`. */
+  presentValue?: Tensor;
+}
+
+/** The sizes of a {@link KVCache}. */
+export interface KVCacheConfig {
+  /** Sequences. */ batch: number;
+  /** Key/value heads (q's heads must be a multiple). */ kvHeads: number;
+  /** Positions each sequence can hold. */ capacity: number;
+  /** Key width. */ headDim: number;
+  /** Value width (default headDim). */ valueDim?: number;
+}
+
+/** Options of {@link KVCache.attend}. */
+export interface KVCacheAttendOptions {
+  /** Query i of sequence n sits at position `length[n] + i` and sees keys up to it. */
+  causal?: boolean;
+  /** Multiplies q·kᵀ. Default `1 / sqrt(headDim)`. */
+  scale?: number;
+  /** As in {@link AttentionOptions.softcap}. */
+  softcap?: number;
+  /** Boolean or additive mask, broadcast to `[batch, heads, Lq, T]`, T = the longest sequence after the append. */
+  mask?: MaskLike;
+  /** How many of the Lnew new positions are real, per sequence (right-padded prompts); default all. */
+  newLengths?: number[] | Int32Array;
+  /** `'bhsd'` (default): q `[batch, heads, Lq, d]`; `'bshd'`: `[batch, Lq, heads, d]` (output likewise). */
+  layout?: 'bhsd' | 'bshd';
+  /** Also return the weights `[batch, heads, Lq, T]`. */
+  returnWeights?: boolean;
+}
+
+/**
+ * Keys and values of past positions in wasm memory, for decoding token by token: `attend`
+ * writes the new keys and values in place after each sequence's length and runs the fused
+ * kernel over the cache where it lies (no concatenation, no copy of the cache per token).
+ * Grouped-query heads included. Free it with `dispose()`.
+ */
+declare class KVCache {
+  /**
+   * @param config `{ batch, kvHeads, capacity, headDim, valueDim? }`
+   * @throws TypeError / RangeError starting `KVCache:`; RangeError when it does not fit the heap.
+   * @example
+   * const cache = new attn.KVCache({ batch: 1, kvHeads: 2, capacity: 256, headDim: 64 });
+   * cache.attend(qPrompt, kPrompt, vPrompt, { causal: true });        // prefill
+   * const { output } = cache.attend(qNext, kNext, vNext, { causal: true }); // one token
+   */
+  constructor(config: KVCacheConfig);
+  /** Positions each sequence holds. */
+  readonly lengths: number[];
+  /** The sizes it was made with. */
+  readonly config: Required<KVCacheConfig>;
+  /**
+   * Appends k, v and returns attention of q over everything held.
+   * @param q `[batch, heads, Lq, headDim]`
+   * @param k `[batch, kvHeads, Lnew, headDim]`
+   * @param v `[batch, kvHeads, Lnew, valueDim]`
+   * @throws RangeError starting `KVCache.attend:` (e.g. when the new positions do not fit the
+   *   capacity); nothing is appended then.
+   */
+  attend(q: TensorLike, k: TensorLike, v: TensorLike, options?: KVCacheAttendOptions): { output: Tensor; weights?: Tensor };
+  /** A copy of the keys, `[batch, kvHeads, longest length, headDim]`. */
+  keys(): Tensor;
+  /** A copy of the values, `[batch, kvHeads, longest length, valueDim]`. */
+  values(): Tensor;
+  /** Forgets every position (the memory is kept). */
+  reset(): void;
+  /** Frees its wasm memory. */
+  dispose(): void;
 }
 
 /** Weights of multi-head attention (row-vector convention: `Q = X·W_Q`). */
@@ -731,7 +844,7 @@ declare class TinyTransformer {
   dispose(): void;
 }
 
-export type { MultiHeadAttention, TransformerEncoderLayer, TinyTransformer };
+export type { MultiHeadAttention, TransformerEncoderLayer, TinyTransformer, KVCache };
 
 /** Wasm memory now, from {@link AttentionWasm.memory}. */
 export interface MemoryInfo {
@@ -863,6 +976,8 @@ export interface AttentionWasm {
    * const mha = new attn.MultiHeadAttention({ dModel: 64, numHeads: 8, numKvHeads: 2 });
    */
   MultiHeadAttention: typeof MultiHeadAttention;
+  /** Keys and values kept in wasm memory for token-by-token decoding (see {@link KVCache}). */
+  KVCache: typeof KVCache;
   /**
    * The {@link TransformerEncoderLayer} class bound to this module:
    * `new attn.TransformerEncoderLayer(config: EncoderLayerConfig)`.
@@ -1610,7 +1725,7 @@ export interface PretrainedModel {
 export type EstimatedFunction =
   | 'attention' | 'attentionBackward' | 'matmul' | 'layerNorm' | 'feedForward' | 'setPool'
   | 'sinusoidalEncoding' | 'addPositionalEncoding' | 'applyRope' | 'alibiSlopes' | 'alibiBias' | 'laplacianEncoding'
-  | 'MultiHeadAttention' | 'MultiHeadAttention.forward' | 'TransformerEncoderLayer' | 'TransformerEncoderLayer.forward'
+  | 'MultiHeadAttention' | 'MultiHeadAttention.forward' | 'TransformerEncoderLayer' | 'TransformerEncoderLayer.forward' | 'KVCache'
   | 'PretrainedModel.forward';
 
 /** One block of wasm memory a call would take. */

@@ -18,6 +18,20 @@ async function main(): Promise<void> {
     mask: [[true], [false]], causal: true, causalAlign: 'bottom-right', scale: 0.5,
     keyLengths: [1], returnWeights: true, trace: true, enableGqa: false,
   });
+  const cached: AttentionResult = attn.attention(q, q, q, {
+    softcap: 30, layout: 'bshd', causal: true, causalAlign: 'bottom-right-per-sequence',
+    pastKey: { data: new Uint16Array(4), shape: [1, 1, 4], dtype: 'float16' }, pastValue: q,
+  });
+  const present: Tensor | undefined = cached.presentKey;
+  void present;
+  attn.attention(q, q, q, { causalAlign: -2 });
+  // @ts-expect-error layout is 'bhsd' or 'bshd'
+  attn.attention(q, q, q, { layout: 'nchw' });
+  const cache = new attn.KVCache({ batch: 1, kvHeads: 1, capacity: 16, headDim: 4 });
+  const step: Tensor = cache.attend(q, q, q, { causal: true, newLengths: [1], layout: 'bhsd' }).output;
+  const held: number[] = cache.lengths;
+  void step; void held;
+  cache.dispose();
   const reused = new Float32Array(4);
   const into: Float32Array = attn.attention(q, [[1, 2, 3, 4]], [[1, 2]], { out: reused }).output.data;
   void into;
