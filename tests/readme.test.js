@@ -32,6 +32,7 @@ const PROMISES = [
   [/^<attention-matrix label="weights" value="\[\[0\.49,0\.51\],\[0\.52,0\.48\]\]"><\/attention-matrix>\n$/, 'sanitize-html'],
   [/^2 null\n$/, 'Threads'],
   [/^0\.5\n$/, 'out'],
+  [/^\[ 6 \] \[ 1, 2, 1, 4 \]\n$/, 'KVCache'],
   [/^\[ 1, 8, 10 \] 2\n$/, 'TinyTransformer'],
   [/^\[ 'The', 'Ġ', 'c', 'at', 'Ġsat' \] \[ 1, 4, 5, 5 \]\n3 length\n$/, 'loadModel'],
   [/^negative \[CLS\] the food was cold and the waiter ignored us \.\n2 4 11\n$/, 'TextClassifier'],

@@ -314,6 +314,14 @@ export interface KVCacheAttendOptions {
   returnWeights?: boolean;
 }
 
+/** What {@link KVCache.attend} returns. */
+export interface KVCacheAttendResult {
+  /** `[batch, heads, Lq, valueDim]` (`'bshd'`: `[batch, Lq, heads, valueDim]`). */
+  output: Tensor;
+  /** With `returnWeights`: `[batch, heads, Lq, T]`. */
+  weights?: Tensor;
+}
+
 /**
  * Keys and values of past positions in wasm memory, for decoding token by token: `attend`
  * writes the new keys and values in place after each sequence's length and runs the fused
@@ -342,7 +350,7 @@ declare class KVCache {
    * @throws RangeError starting `KVCache.attend:` (e.g. when the new positions do not fit the
    *   capacity); nothing is appended then.
    */
-  attend(q: TensorLike, k: TensorLike, v: TensorLike, options?: KVCacheAttendOptions): { output: Tensor; weights?: Tensor };
+  attend(q: TensorLike, k: TensorLike, v: TensorLike, options?: KVCacheAttendOptions): KVCacheAttendResult;
   /** A copy of the keys, `[batch, kvHeads, longest length, headDim]`. */
   keys(): Tensor;
   /** A copy of the values, `[batch, kvHeads, longest length, valueDim]`. */
