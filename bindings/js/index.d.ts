@@ -228,6 +228,14 @@ export interface LayerNormOptions {
   returnStats?: boolean;
 }
 
+/** An int64 tensor as `{ data, shape }` (ONNX position ids). */
+export interface BigIntTensor {
+  /** The values, row-major. */
+  data: BigInt64Array | BigUint64Array;
+  /** The dims, e.g. `[batch, L]`. */
+  shape: number[];
+}
+
 /** Options of {@link AttentionWasm.applyRope} with the caller's cos/sin tables (ONNX RotaryEmbedding, opset 23). */
 export interface RopeTableOptions {
   /** `[maxPosition, rotaryDim/2]` with `positions`, or `[batch, L, rotaryDim/2]` (already gathered per token) without. */
@@ -235,7 +243,7 @@ export interface RopeTableOptions {
   /** The sines, shaped as `cos`. */
   sin: TensorLike;
   /** Position ids `[batch, L]`, integers in `[0, maxPosition)` (nested arrays, or `{ data, shape }` with any integer data, BigInt64Array included). */
-  positions?: IntegerTensorLike | { data: BigInt64Array | BigUint64Array; shape: number[] };
+  positions?: IntegerTensorLike | BigIntTensor;
   /** Pairs `(2i, 2i+1)` when true, halves `(i, i + rotaryDim/2)` when false (default). */
   interleaved?: boolean;
   /** Features of each head that rotate (ONNX rotary_embedding_dim): even, ≤ headDim; 0 or omitted means headDim. The rest pass through. */
