@@ -1,4 +1,4 @@
-// Embind glue for positional encodings, layer norm, feed-forward and set pooling. Every
+// Embind glue for positional encodings, normalisation, softmax, feed-forward and set pooling. Every
 // argument was checked in JS; the functions here only forward heap addresses.
 #include <emscripten/bind.h>
 
@@ -6,7 +6,9 @@
 
 #include "block.h"
 #include "heap_address.h"
+#include "normalization.h"
 #include "positional.h"
+#include "softmax.h"
 
 namespace {
 
@@ -18,6 +20,32 @@ void Rope(uintptr_t x, int rows, int dim, uintptr_t positions, double base, bool
           uintptr_t out) {
   attn::ApplyRope(Ptr<const float>(x), rows, dim, Ptr<const float>(positions), base, interleaved,
                   Ptr<float>(out));
+}
+
+int RopeTables(uintptr_t x, int batch, int num_heads, int seq_len, int head_dim, bool heads_first,
+               uintptr_t cos, uintptr_t sin, int table_rows, uintptr_t positions, int rotary_dim,
+               bool interleaved, uintptr_t out) {
+  return static_cast<int>(attn::ApplyRopeTables(
+      Ptr<const float>(x), batch, num_heads, seq_len, head_dim, heads_first, Ptr<const float>(cos),
+      Ptr<const float>(sin), table_rows, Ptr<const int32_t>(positions), rotary_dim, interleaved,
+      Ptr<float>(out)));
+}
+
+int SoftmaxAxis(uintptr_t x, int outer, int axis_len, int inner, bool log, uintptr_t out) {
+  return static_cast<int>(
+      attn::Softmax(Ptr<const float>(x), outer, axis_len, inner, log, Ptr<float>(out)));
+}
+
+void NormStats(uintptr_t x, int rows, int dim, uintptr_t gamma, uintptr_t beta, double eps,
+               uintptr_t out, uintptr_t mean, uintptr_t inv_std_dev) {
+  attn::LayerNormWithStats(Ptr<const float>(x), rows, dim, Ptr<const float>(gamma),
+                           Ptr<const float>(beta), eps, Ptr<float>(out), Ptr<float>(mean),
+                           Ptr<float>(inv_std_dev));
+}
+
+void Rms(uintptr_t x, int rows, int dim, uintptr_t gamma, double eps, uintptr_t out) {
+  attn::RmsNormalization(Ptr<const float>(x), rows, dim, Ptr<const float>(gamma), eps,
+                         Ptr<float>(out));
 }
 
 // Slopes as a JS array of doubles (exact values for tests and display).
@@ -71,6 +99,10 @@ EMSCRIPTEN_BINDINGS(layers) {
   emscripten::function("_alibiBias", &Alibi);
   emscripten::function("_laplacian", &Laplacian);
   emscripten::function("_layerNorm", &Norm);
+  emscripten::function("_ropeTables", &RopeTables);
+  emscripten::function("_softmax", &SoftmaxAxis);
+  emscripten::function("_layerNormStats", &NormStats);
+  emscripten::function("_rmsNorm", &Rms);
   emscripten::function("_feedForward", &Ffn);
   emscripten::function("_setPool", &Pool);
   emscripten::function("_feedForwardScratch", &FfnScratch);

@@ -2,6 +2,7 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <cstddef>
 
 #include "buffer.h"
 #include "sizes.h"
@@ -35,6 +36,56 @@ void ApplyRope(const float* x, int rows, int dim, const float* positions, double
       out_row[b] = static_cast<float>(xb * c + xa * s);
     }
   }
+}
+
+namespace {
+
+// One head row of RopeTables: rotates its first rotary_dim features by the table row.
+//   in, out: [head_dim]   cos, sin: [rotary_dim/2]
+void RotateRow(const float* in, int head_dim, const float* cos, const float* sin, int rotary_dim,
+               bool interleaved, float* out) {
+  const int half = rotary_dim / 2;
+  for (int i = 0; i < half; ++i) {
+    const int a = interleaved ? 2 * i : i;             // first of the pair
+    const int b = interleaved ? 2 * i + 1 : i + half;  // second of the pair
+    const double xa = in[a], xb = in[b], c = cos[i], s = sin[i];
+    out[a] = static_cast<float>(xa * c - xb * s);
+    out[b] = static_cast<float>(xa * s + xb * c);
+  }
+  for (int f = rotary_dim; f < head_dim; ++f) out[f] = in[f];
+}
+
+}  // namespace
+
+Status ApplyRopeTables(const float* x, int batch, int num_heads, int seq_len, int head_dim,
+                       bool heads_first, const float* cos, const float* sin, int table_rows,
+                       const int32_t* positions, int rotary_dim, bool interleaved, float* out) {
+  if (batch < 0 || num_heads < 0 || seq_len < 0 || head_dim < 0 || table_rows < 0) {
+    return Status::kBadArgument;
+  }
+  if (rotary_dim < 0 || rotary_dim % 2 != 0 || rotary_dim > head_dim) return Status::kBadArgument;
+  // 1. Every table row exists (before anything is written).
+  const size_t tokens = static_cast<size_t>(batch) * seq_len;
+  for (size_t t = 0; t < tokens; ++t) {
+    const int64_t row = positions != nullptr ? positions[t] : static_cast<int64_t>(t);
+    if (row < 0 || row >= table_rows) return Status::kBadArgument;
+  }
+  // 2. Rotate each head row of each token.
+  const int half = rotary_dim / 2;
+  for (int b = 0; b < batch; ++b) {
+    for (int l = 0; l < seq_len; ++l) {
+      const size_t token = static_cast<size_t>(b) * seq_len + l;
+      const size_t row = positions != nullptr ? static_cast<size_t>(positions[token]) : token;
+      for (int h = 0; h < num_heads; ++h) {
+        const size_t head_row = heads_first ? (static_cast<size_t>(b) * num_heads + h) * seq_len + l
+                                            : token * num_heads + h;
+        const size_t offset = head_row * head_dim;
+        RotateRow(x + offset, head_dim, cos + row * half, sin + row * half, rotary_dim, interleaved,
+                  out + offset);
+      }
+    }
+  }
+  return Status::kOk;
 }
 
 namespace {

@@ -21,6 +21,20 @@ void SinusoidalEncoding(int seq_len, int d_model, double base, float* pe);
 void ApplyRope(const float* x, int rows, int dim, const float* positions, double base,
                bool interleaved, float* out);
 
+// Rotary embedding from caller tables, as ONNX RotaryEmbedding (opset 23): the first
+// rotary_dim features of each head rotate, the rest pass through. Row (b, l) of the tables is
+// positions[b·seq_len + l] when positions is not null, else b·seq_len + l (tables already
+// gathered per token). Pair i is (2i, 2i+1) when interleaved, else (i, i + rotary_dim/2):
+//   out_a = x_a·cos_i - x_b·sin_i,   out_b = x_a·sin_i + x_b·cos_i.
+//   x, out: [batch, num_heads, seq_len, head_dim] (heads_first) or
+//           [batch, seq_len, num_heads, head_dim]; out may equal x
+//   cos, sin: [table_rows, rotary_dim/2]   positions: [batch, seq_len] or null
+// kBadArgument for an odd rotary_dim or one above head_dim, a negative size, or a position
+// outside [0, table_rows) (nothing is written then).
+Status ApplyRopeTables(const float* x, int batch, int num_heads, int seq_len, int head_dim,
+                       bool heads_first, const float* cos, const float* sin, int table_rows,
+                       const int32_t* positions, int rotary_dim, bool interleaved, float* out);
+
 // ALiBi slopes exactly as the reference get_slopes(n) (Press et al.): a geometric sequence
 // starting at 2^(-8/n) for powers of two; otherwise the closest power of two's slopes
 // followed by every other slope of twice that count.

@@ -1,6 +1,7 @@
 // API fuzzer: 100,000 seeded calls (plus 300 of init()) of every public function, constructor
 // and layer method of attention-wasm — attention, attentionBackward, the backward steps
-// (linearBackward, layerNormBackward, feedForwardBackward, softmaxCrossEntropy), matmul, layerNorm, feedForward, setPool,
+// (linearBackward, layerNormBackward, feedForwardBackward, softmaxCrossEntropy), matmul, layerNorm, rmsNorm,
+// softmax, logSoftmax, feedForward, setPool,
 // sinusoidalEncoding, addPositionalEncoding, applyRope, alibiSlopes, alibiBias,
 // laplacianEncoding, tensor, toNested, toTfjs, toOrt, estimateMemory, memory, init, the two
 // layer classes and their forward/setWeights/getWeights/dispose — with valid, near-valid and
@@ -14,7 +15,8 @@
 //       product of shape, not sharing an input's data; with options.out, its output's data is
 //       exactly that array) and leave its honest inputs unchanged;
 //       when every argument was valid the call MUST return, and its result must equal an
-//       independent reference: the float64 helpers for attention, matmul, layerNorm,
+//       independent reference: the float64 helpers for attention, matmul, layerNorm, rmsNorm,
+//       softmax, logSoftmax,
 //       feedForward, MultiHeadAttention.forward and TransformerEncoderLayer.forward; closed forms
 //       for setPool, sinusoidalEncoding, addPositionalEncoding, applyRope, alibiSlopes,
 //       alibiBias, laplacianEncoding (L·v = λ·v), tensor, toNested, toTfjs, toOrt,
@@ -706,6 +708,49 @@ function refEncoder(x, w, c, options) {
 
 const SMALL_DIMS = [1, 1, 2, 3, 4, 5, 8, 16, 17];
 
+// softmax / logSoftmax over a random valid axis, against the float64 reference.
+function softmaxEntry(name, log) {
+  return {
+    make(g) {
+      const shape = [...g.pick([[], [3], [2, 2], [0], [2, 3, 2]]), g.pick([0, ...SMALL_DIMS])];
+      const axis = g.int(-shape.length, shape.length - 1);
+      const [x, xc] = tensorArg(g, shape);
+      const [options, o] = optionsArg(g, { axis: () => [axis, axis] }, 0.7);
+      return {
+        args: [x, options], kinds: ['tensor', 'options'], keys: [, ['axis']],
+        check: (r) => near(r, refSoftmax(xc, o.axis ?? -1, log), name, 2e-6, 1e-5),
+      };
+    },
+    huge: (g) => ({ args: [zeroSizeHuge(g, g.int(1, 3)), { axis: 0 }] }),
+  };
+}
+
+function refSoftmax(x, axisIn, log) {
+  const axis = axisIn < 0 ? axisIn + x.shape.length : axisIn;
+  const outer = sizeOf(x.shape.slice(0, axis)), n = x.shape[axis], inner = sizeOf(x.shape.slice(axis + 1));
+  const out = new Float64Array(x.data.length);
+  for (let o = 0; o < outer; o++) for (let i = 0; i < inner; i++) {
+    const at = (a) => (o * n + a) * inner + i;
+    let m = -Infinity, s = 0;
+    for (let a = 0; a < n; a++) m = Math.max(m, x.data[at(a)]);
+    for (let a = 0; a < n; a++) s += Math.exp(x.data[at(a)] - m);
+    for (let a = 0; a < n; a++) out[at(a)] = log ? x.data[at(a)] - m - Math.log(s) : Math.exp(x.data[at(a)] - m) / s;
+  }
+  return { data: out, shape: x.shape };
+}
+
+function refRmsNorm(x, axis, weight, eps) {
+  const rows = sizeOf(x.shape.slice(0, axis)), dim = sizeOf(x.shape.slice(axis));
+  const out = new Float64Array(x.data.length);
+  for (let r = 0; r < rows && dim > 0; r++) {
+    let squares = 0;
+    for (let c = 0; c < dim; c++) squares += x.data[r * dim + c] ** 2;
+    const inv = 1 / Math.sqrt(squares / dim + eps);
+    for (let c = 0; c < dim; c++) out[r * dim + c] = x.data[r * dim + c] * inv * (weight ? weight.data[c] : 1);
+  }
+  return { data: out, shape: x.shape };
+}
+
 function makeEntries(attn) {
   const bool = (g) => () => { const b = g.chance(0.5); return [b, b]; };
   const align = (g) => () => { const a = g.pick(['top-left', 'bottom-right']); return [a, a]; };
@@ -961,6 +1006,29 @@ function makeEntries(attn) {
         };
       },
       huge: (g) => ({ args: [{ data: new Float32Array(0), shape: [g.pick(HUGE_DIMS), 0, 2] }, { positions: [] }] }),
+    },
+
+    softmax: softmaxEntry('softmax', false),
+    logSoftmax: softmaxEntry('logSoftmax', true),
+
+    rmsNorm: {
+      make(g) {
+        const shape = [...g.pick([[], [3], [2, 2], [0]]), g.pick([0, ...SMALL_DIMS])];
+        const axis = g.int(-shape.length, shape.length - 1);
+        const positive = axis < 0 ? axis + shape.length : axis;
+        const [x, xc] = tensorArg(g, shape);
+        let effective = shape.length - 1;  // axis is made first (if at all): weight follows it
+        const [options, o] = optionsArg(g, {
+          axis: () => { effective = positive; return [axis, axis]; },
+          weight: () => tensorArg(g, shape.slice(effective)),
+          eps: () => { const e = g.pick([1e-5, 1e-3, 0.1, 1]); return [e, e]; },
+        });
+        return {
+          args: [x, options], kinds: ['tensor', 'options'], keys: [, ['weight', 'eps', 'axis']],
+          check: (r) => near(r, refRmsNorm(xc, effective, o.weight, o.eps ?? 1e-5), 'rmsNorm', 2e-5, 1e-4),
+        };
+      },
+      huge: (g) => ({ args: [zeroSizeHuge(g, g.int(1, 3)), { axis: 0 }] }),
     },
 
     alibiSlopes: {
@@ -1536,7 +1604,7 @@ const SKIP = Symbol('skip');
 
 // estimateMemory(fnName, ...the arguments of that call).
 function planEstimate(g, attn, entries, layers, pool) {
-  const known = ['attention', 'attentionBackward', 'matmul', 'layerNorm', 'feedForward', 'setPool', 'sinusoidalEncoding', 'addPositionalEncoding',
+  const known = ['attention', 'attentionBackward', 'matmul', 'layerNorm', 'rmsNorm', 'softmax', 'logSoftmax', 'feedForward', 'setPool', 'sinusoidalEncoding', 'addPositionalEncoding',
     'applyRope', 'alibiSlopes', 'alibiBias', 'laplacianEncoding', 'MultiHeadAttention', 'TransformerEncoderLayer',
     'MultiHeadAttention.forward', 'TransformerEncoderLayer.forward'];
   const fnName = g.chance(0.95) ? g.pick(known) : g.chance(0.5) ? g.pick(['tensor', 'toNested', 'Attention', 'forward', '']) : junk(g);
@@ -1588,7 +1656,7 @@ function estimateProblem(r) {
 
 // Relative frequency of each public name.
 const WEIGHTS = {
-  attention: 8, attentionBackward: 3, linearBackward: 2, layerNormBackward: 2, feedForwardBackward: 2, softmaxCrossEntropy: 2, matmul: 4, layerNorm: 4, feedForward: 3, setPool: 2, sinusoidalEncoding: 2, addPositionalEncoding: 2,
+  attention: 8, attentionBackward: 3, linearBackward: 2, layerNormBackward: 2, feedForwardBackward: 2, softmaxCrossEntropy: 2, matmul: 4, layerNorm: 4, rmsNorm: 2, softmax: 2, logSoftmax: 2, feedForward: 3, setPool: 2, sinusoidalEncoding: 2, addPositionalEncoding: 2,
   applyRope: 2, alibiSlopes: 1, alibiBias: 2, laplacianEncoding: 2, tensor: 2, toNested: 2, toTfjs: 1, toOrt: 1, memory: 0.5, estimateMemory: 4,
   MultiHeadAttention: 1.5, 'MultiHeadAttention.forward': 5, 'MultiHeadAttention.setWeights': 1.5, 'MultiHeadAttention.getWeights': 0.7, 'MultiHeadAttention.dispose': 0.3,
   TransformerEncoderLayer: 1.5, 'TransformerEncoderLayer.forward': 4, 'TransformerEncoderLayer.setWeights': 1.5, 'TransformerEncoderLayer.getWeights': 0.7, 'TransformerEncoderLayer.dispose': 0.3,

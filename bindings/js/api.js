@@ -6,6 +6,8 @@ import { makeAttentionBackward } from './attention_backward.js';
 import { MultiHeadAttention, planMultiHeadConfig, planForward, multiHeadConfigOf } from './multi_head.js';
 import { makePositional } from './positional.js';
 import { makeBlock } from './block.js';
+import { makeNormalization } from './normalization.js';
+import { makeSoftmax } from './softmax.js';
 import { TinyTransformer } from './tiny_transformer.js';
 import { trainWeights, classifierFiles } from './text/train_classifier.js';
 import { makeBackward } from './backward.js';
@@ -44,6 +46,8 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
   const { attentionBackward, estimate: backwardEstimate } = makeAttentionBackward(module);
   const { estimates: positionalEstimates, ...positional } = makePositional(module);
   const { estimates: blockEstimates, ...block } = makeBlock(module);
+  const { estimates: normalizationEstimates, ...normalization } = makeNormalization(module);
+  const { estimates: softmaxEstimates, ...softmaxes } = makeSoftmax(module);
   const backward = makeBackward(module);
 
   // fnName → (...the call's own arguments) → MemoryPlan. Each checks its arguments exactly as
@@ -54,6 +58,8 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
     attentionBackward: backwardEstimate,
     ...positionalEstimates,
     ...blockEstimates,
+    ...normalizationEstimates,
+    ...softmaxEstimates,
     MultiHeadAttention: (config) => planMultiHeadConfig(config).memory,
     KVCache: (config) => kvCacheMemory(config),
     'PretrainedModel.forward': (model, input, options) => {
@@ -128,6 +134,8 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
     }),
     ...positional,
     ...block,
+    ...normalization,
+    ...softmaxes,
     ...backward,
     tensor,
     toNested,

@@ -1,5 +1,5 @@
-// The transformer block around attention: layerNorm, feedForward, setPool, and
-// TransformerEncoderLayer (attention + FFN, each with a residual and a layer norm).
+// The transformer block around attention: feedForward, setPool, and TransformerEncoderLayer
+// (attention + FFN, each with a residual and a layer norm). layerNorm is in normalization.js.
 import { typeError, rangeError, describe } from './errors.js';
 import { toTensor, formatShape, sizeOf, zeros, checkResultSize, intact } from './tensor.js';
 import { checkOut, readOutput } from './out.js';
@@ -47,39 +47,6 @@ export function makeBlock(module) {
     const heap = new HeapScope(module, fn);
     try { return body(heap); } finally { heap.release(); }
   };
-
-  // layerNorm's checks; touches no wasm memory.
-  function planLayerNorm(xIn, options = {}) {
-    const fn = 'layerNorm';
-    const x = toTensor(fn, 'x', xIn);
-    checkKeys(fn, 'option', options, ['gamma', 'beta', 'eps']);
-    if (x.shape.length < 1) throw rangeError(fn, `x must have at least one dim, got ${formatShape(x.shape)}`);
-    const d = x.shape.at(-1);
-    const gamma = optionalVector(fn, 'gamma', options.gamma, d);
-    const beta = optionalVector(fn, 'beta', options.beta, d);
-    const eps = checkEps(fn, options.eps ?? 1e-5);
-    const rows = d === 0 ? 0 : sizeOf(x.shape) / d;
-    const memory = new MemoryPlan(fn);
-    if (rows > 0) {
-      memory.tensor('x', x.shape);  // normalised in place
-      if (gamma) memory.tensor('gamma', [d]);
-      if (beta) memory.tensor('beta', [d]);
-    }
-    return { x, d, gamma, beta, eps, rows, memory };
-  }
-
-  /** Layer normalisation over the last axis of x [..., d]: (x - μ)/sqrt(σ² + eps)·gamma + beta. */
-  function layerNorm(xIn, options = {}) {
-    const fn = 'layerNorm';
-    const { x, d, gamma, beta, eps, rows, memory } = planLayerNorm(xIn, options);
-    if (rows === 0) return { data: new Float32Array(sizeOf(x.shape)), shape: x.shape };
-    checkBudget(module, memory);
-    return run(fn, (heap) => {
-      const xa = heap.floats(x.data);
-      module._layerNorm(xa, rows, d, gamma ? heap.floats(gamma) : 0, beta ? heap.floats(beta) : 0, eps, xa);
-      return { data: heap.read(xa, sizeOf(x.shape)), shape: x.shape };
-    });
-  }
 
   // feedForward's checks; touches no wasm memory.
   function planFeedForward(xIn, options) {
@@ -275,7 +242,6 @@ export function makeBlock(module) {
   }
 
   const estimates = {
-    layerNorm: (...args) => planLayerNorm(...args).memory,
     feedForward: (...args) => planFeedForward(...args).memory,
     setPool: (...args) => planSetPool(...args).memory,
     TransformerEncoderLayer: (config) => planLayerConfig(config).memory,
@@ -284,5 +250,5 @@ export function makeBlock(module) {
       return planLayerForward(c, x, options).memory;
     },
   };
-  return { layerNorm, feedForward, setPool, TransformerEncoderLayer, estimates };
+  return { feedForward, setPool, TransformerEncoderLayer, estimates };
 }

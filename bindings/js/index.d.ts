@@ -247,6 +247,54 @@ export interface LayerNormGradients {
   dbeta: Tensor;
 }
 
+/** What {@link AttentionWasm.layerNorm} returns with `returnStats: true` (ONNX LayerNormalization's three outputs). */
+export interface LayerNormStats {
+  /** The normalised tensor, x's shape. */
+  output: Tensor;
+  /** The mean of each normalised group: `x.shape.slice(0, axis)` followed by ones. */
+  mean: Tensor;
+  /** `1 / sqrt(var + eps)` of each group (biased variance), shaped as `mean`. */
+  invStdDev: Tensor;
+}
+
+/** Options of {@link AttentionWasm.layerNorm}. */
+export interface LayerNormOptions {
+  /** Scale, shaped `x.shape.slice(axis)` (default 1). */
+  gamma?: TensorLike;
+  /** Shift, shaped `x.shape.slice(axis)` (default 0). */
+  beta?: TensorLike;
+  /** A finite number ≥ 0 added to the variance (default 1e-5). */
+  eps?: number;
+  /** The first normalised axis, an integer in `[-rank, rank)`: every axis from it to the last is normalised together (default -1). */
+  axis?: number;
+  /** Also return the mean and `invStdDev` of each group (default false). */
+  returnStats?: boolean;
+}
+
+/** An int64 tensor as `{ data, shape }` (ONNX position ids). */
+export interface BigIntTensor {
+  /** The values, row-major. */
+  data: BigInt64Array | BigUint64Array;
+  /** The dims, e.g. `[batch, L]`. */
+  shape: number[];
+}
+
+/** Options of {@link AttentionWasm.applyRope} with the caller's cos/sin tables (ONNX RotaryEmbedding, opset 23). */
+export interface RopeTableOptions {
+  /** `[maxPosition, rotaryDim/2]` with `positions`, or `[batch, L, rotaryDim/2]` (already gathered per token) without. */
+  cos: TensorLike;
+  /** The sines, shaped as `cos`. */
+  sin: TensorLike;
+  /** Position ids `[batch, L]`, integers in `[0, maxPosition)` (nested arrays, or `{ data, shape }` with any integer data, BigInt64Array included). */
+  positions?: IntegerTensorLike | BigIntTensor;
+  /** Pairs `(2i, 2i+1)` when true, halves `(i, i + rotaryDim/2)` when false (default). */
+  interleaved?: boolean;
+  /** Features of each head that rotate (ONNX rotary_embedding_dim): even, ≤ headDim; 0 or omitted means headDim. The rest pass through. */
+  rotaryDim?: number;
+  /** Heads of a 3-D x `[batch, L, numHeads·headDim]` (required there); for a 4-D x it must equal `x.shape[1]`. */
+  numHeads?: number;
+}
+
 /** What {@link AttentionWasm.feedForwardBackward} returns. */
 export interface FeedForwardGradients {
   /** `[..., dModel]` */
@@ -1038,6 +1086,21 @@ export interface AttentionWasm {
    */
   applyRope(x: TensorLike, options?: { positions?: number[] | Float32Array; base?: number; interleaved?: boolean }): Tensor;
   /**
+   * Rotary embedding from the caller's cos/sin tables, exactly ONNX RotaryEmbedding (opset
+   * 23): for each token (b, l) the table row `positions[b][l]` (or row (b, l) of gathered
+   * tables) rotates the first `rotaryDim` features of every head:
+   * `out_a = x_a·cos − x_b·sin`, `out_b = x_a·sin + x_b·cos`; the other features pass through.
+   * @param x `[batch, heads, L, headDim]`, or `[batch, L, heads·headDim]` with `numHeads`; the output has x's shape.
+   * @throws TypeError / RangeError starting `applyRope:` (`applyRope: options.positions[0][2]
+   *   is 50; positions are integers in [0, 50) (the rows of options.cos)`, tables of the wrong
+   *   shape, an odd or too large rotaryDim, `base` beside tables); a RangeError when the call
+   *   does not fit in the wasm heap.
+   * @example
+   * // q: [1, 8, 16, 64]; cos, sin: [2048, 32] (a Llama cache)
+   * const qRotated = attn.applyRope(q, { cos, sin, positions: [[...Array(16).keys()]] });
+   */
+  applyRope(x: TensorLike, options: RopeTableOptions): Tensor;
+  /**
    * ALiBi slopes exactly as the reference `get_slopes(numHeads)`.
    * @param numHeads an integer ≥ 1.
    * @returns one slope per head.
@@ -1072,17 +1135,66 @@ export interface AttentionWasm {
    */
   laplacianEncoding(graph: { numNodes: number; edges: Array<[number, number]> }, k: number): LaplacianEncoding;
   /**
-   * Layer norm over the last axis (biased variance, as PyTorch):
-   * `(x − mean) / sqrt(var + eps) · gamma + beta`.
+   * Layer norm (biased variance, as PyTorch and ONNX LayerNormalization):
+   * `(x − mean) / sqrt(var + eps) · gamma + beta`, over the last axis, or over every axis
+   * from `options.axis` to the last (sums in double).
    * @param x `[..., d]`
-   * @param options.gamma `[d]` scale (default 1).
-   * @param options.beta `[d]` shift (default 0).
+   * @param options.gamma scale shaped `x.shape.slice(axis)`: `[d]` for the last axis (default 1).
+   * @param options.beta shift shaped as gamma (default 0).
    * @param options.eps a finite number ≥ 0 (default 1e-5).
-   * @throws TypeError / RangeError starting `layerNorm:` (gamma or beta not `[d]`, bad eps).
+   * @param options.axis the first normalised axis, an integer in `[-rank, rank)` (default -1).
+   * @throws TypeError / RangeError starting `layerNorm:` (gamma or beta not `x.shape.slice(axis)`, bad eps or axis).
    * @example
    * attn.layerNorm([[1, 2, 3]]);   // data [-1.22…, 0, 1.22…], shape [1, 3]
    */
-  layerNorm(x: TensorLike, options?: { gamma?: TensorLike; beta?: TensorLike; eps?: number }): Tensor;
+  layerNorm(x: TensorLike, options?: LayerNormOptions & { returnStats?: false }): Tensor;
+  /**
+   * Layer norm with its statistics, as ONNX LayerNormalization's outputs Y, Mean and InvStdDev.
+   * @param x any shape with at least one dim.
+   * @param options `returnStats: true`, and as for the plain call: `axis`, `gamma`, `beta`, `eps`.
+   * @throws TypeError / RangeError starting `layerNorm:`.
+   * @example
+   * const { output, mean, invStdDev } = attn.layerNorm(x, { axis: 1, returnStats: true });   // x: [2, 3, 4]; mean: [2, 1, 1]
+   */
+  layerNorm(x: TensorLike, options: LayerNormOptions & { returnStats: true }): LayerNormStats;
+  /**
+   * RMS normalisation (ONNX RMSNormalization, Llama's RMSNorm) over every axis from
+   * `axis` to the last: `x / sqrt(mean(x²) + eps) · weight` (sums in double).
+   * @param x any shape with at least one dim.
+   * @param options.weight scale, shaped `x.shape.slice(axis)` (default 1).
+   * @param options.eps a finite number ≥ 0 (default 1e-5).
+   * @param options.axis the first normalised axis, an integer in `[-rank, rank)` (default -1).
+   * @throws TypeError / RangeError starting `rmsNorm:` (`rmsNorm: weight has shape [3] but must
+   *   be [4] (x.shape from options.axis on)`, bad eps or axis); a RangeError when the call
+   *   does not fit in the wasm heap.
+   * @example
+   * attn.rmsNorm([[3, 3, 3]], { eps: 0 });   // data [1, 1, 1]
+   */
+  rmsNorm(x: TensorLike, options?: { weight?: TensorLike; eps?: number; axis?: number }): Tensor;
+  /**
+   * Softmax over one axis, numerically stable (`exp(x − max) / Σ exp(x − max)`, sums in
+   * double), any axis without a transpose. A line whose values are all −Infinity, or that
+   * holds a NaN or a +Infinity, is NaN throughout (as PyTorch and ONNX); −Infinity entries
+   * beside finite ones get 0.
+   * @param x any shape with at least one dim.
+   * @param options.axis an integer in `[-rank, rank)`, negative counting from the end (default -1).
+   * @throws TypeError / RangeError starting `softmax:` (`softmax: options.axis is 3 but x has 2
+   *   dims (axes are integers in [-2, 1])`); a RangeError when the call does not fit in the wasm heap.
+   * @example
+   * attn.softmax([1, 2, 3]);   // data [0.0900…, 0.2447…, 0.6652…]
+   */
+  softmax(x: TensorLike, options?: { axis?: number }): Tensor;
+  /**
+   * Log-softmax over one axis: `x − max − log Σ exp(x − max)` (never `log(softmax)`, so it
+   * stays exact for huge magnitudes: `[1e30, 0]` gives `[0, −1e30]`). Non-finite lines as
+   * {@link AttentionWasm.softmax}: NaN throughout.
+   * @param x any shape with at least one dim.
+   * @param options.axis an integer in `[-rank, rank)` (default -1).
+   * @throws TypeError / RangeError starting `logSoftmax:`.
+   * @example
+   * attn.logSoftmax([[1, 2], [3, 5]], { axis: 0 });
+   */
+  logSoftmax(x: TensorLike, options?: { axis?: number }): Tensor;
   /**
    * `act(x·w1 + b1)·w2 + b2`; gelu is the exact erf form.
    * @param x `[..., dModel]`
@@ -1731,7 +1843,7 @@ export interface PretrainedModel {
 
 /** The functions {@link AttentionWasm.estimateMemory} knows. */
 export type EstimatedFunction =
-  | 'attention' | 'attentionBackward' | 'matmul' | 'layerNorm' | 'feedForward' | 'setPool'
+  | 'attention' | 'attentionBackward' | 'matmul' | 'layerNorm' | 'rmsNorm' | 'softmax' | 'logSoftmax' | 'feedForward' | 'setPool'
   | 'sinusoidalEncoding' | 'addPositionalEncoding' | 'applyRope' | 'alibiSlopes' | 'alibiBias' | 'laplacianEncoding'
   | 'MultiHeadAttention' | 'MultiHeadAttention.forward' | 'TransformerEncoderLayer' | 'TransformerEncoderLayer.forward' | 'KVCache'
   | 'PretrainedModel.forward';

@@ -1,6 +1,6 @@
 // Positional encodings: sinusoidal, learned tables, RoPE, ALiBi, graph-Laplacian eigenvectors.
 import { typeError, rangeError, describe, show } from './errors.js';
-import { toTensor, formatShape, sizeOf, intact } from './tensor.js';
+import { toTensor, toIndexTensor, formatShape, sizeOf, intact } from './tensor.js';
 import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget } from './memory.js';
 import { positiveInteger, nonNegativeInteger, checkKeys } from './checks.js';
@@ -65,17 +65,25 @@ export function makePositional(module) {
   /**
    * Rotary embedding of x [..., L, dim] (dim even). positions: [L] (default 0 .. L-1).
    * interleaved false: pairs (i, i + dim/2) ("rotate_half"); true: pairs (2i, 2i+1).
+   * With options.cos and options.sin: ONNX RotaryEmbedding from the caller's tables
+   * (planRopeTables).
    */
   function planRope(xIn, options = {}) {
     const fn = 'applyRope';
     const x = toTensor(fn, 'x', xIn);
-    checkKeys(fn, 'option', options, ['positions', 'base', 'interleaved'], ['interleaved']);
+    checkKeys(fn, 'option', options, ['positions', 'base', 'interleaved', 'cos', 'sin', 'rotaryDim', 'numHeads'], ['interleaved']);
+    // Each option read once.
+    const o = { ...options };
+    if (o.cos !== undefined || o.sin !== undefined) return planRopeTables(x, o);
+    for (const key of ['rotaryDim', 'numHeads']) {
+      if (o[key] !== undefined) throw typeError(fn, `options.${key} needs options.cos and options.sin (the computed tables rotate every feature of x [..., L, dim])`);
+    }
     if (x.shape.length < 2) throw rangeError(fn, `x must have shape [..., L, dim], got ${formatShape(x.shape)}`);
     const [L, dim] = x.shape.slice(-2);
     if (dim % 2 !== 0) throw rangeError(fn, `x has ${dim} features; RoPE rotates pairs, so dim must be even`);
-    const base = checkBase(fn, options.base ?? 10000);
+    const base = checkBase(fn, o.base ?? 10000);
     let positions = null;
-    const pos = options.positions;
+    const pos = o.positions;
     if (pos !== undefined) {
       if (!Array.isArray(pos) && !ArrayBuffer.isView(pos)) throw typeError(fn, `options.positions must be an array of numbers, got ${describe(pos)}`);
       const count = pos.length;  // read once; each entry too, by index
@@ -90,20 +98,96 @@ export function makePositional(module) {
     const rows = sizeOf(x.shape.slice(0, -1));
     const memory = new MemoryPlan(fn);
     if (rows > 0 && dim > 0) memory.tensor('x', x.shape).tensor('positions per row', [rows]);
-    return { x, L, dim, base, positions, rows, memory };
+    return { x, L, dim, base, positions, rows, memory, interleaved: o.interleaved === true };
+  }
+
+  /**
+   * ONNX RotaryEmbedding (opset 23): x [batch, heads, L, headDim], or [batch, L, hidden] with
+   * numHeads; cos/sin [maxPosition, rotaryDim/2] with positions [batch, L], or
+   * [batch, L, rotaryDim/2] without; the first rotaryDim features of each head rotate.
+   */
+  function planRopeTables(x, o) {
+    const fn = 'applyRope';
+    if (o.cos === undefined || o.sin === undefined) throw typeError(fn, `options.${o.cos === undefined ? 'cos' : 'sin'} is required with options.${o.cos === undefined ? 'sin' : 'cos'}`);
+    if (o.base !== undefined) throw typeError(fn, 'options.base computes the tables; it cannot be used with options.cos and options.sin');
+    const rank = x.shape.length;
+    if (rank !== 3 && rank !== 4) throw rangeError(fn, `x must have shape [batch, heads, L, headDim] or [batch, L, hidden] (with options.numHeads), got ${formatShape(x.shape)}`);
+    let batch, numHeads, L, headDim;
+    if (rank === 4) {
+      [batch, numHeads, L, headDim] = x.shape;
+      if (o.numHeads !== undefined && positiveInteger(fn, 'options.numHeads', o.numHeads) !== numHeads) {
+        throw rangeError(fn, `options.numHeads is ${o.numHeads} but x ${formatShape(x.shape)} has ${numHeads} heads`);
+      }
+    } else {
+      if (o.numHeads === undefined) throw typeError(fn, `options.numHeads is required for a 3-D x [batch, L, hidden] (got ${formatShape(x.shape)})`);
+      numHeads = positiveInteger(fn, 'options.numHeads', o.numHeads);
+      const hidden = x.shape[2];
+      [batch, L] = x.shape;
+      if (hidden % numHeads !== 0) throw rangeError(fn, `x has hidden size ${hidden}, which does not divide into options.numHeads = ${numHeads} heads`);
+      headDim = hidden / numHeads;
+    }
+    // ONNX's rotary_embedding_dim: 0 (its default) means the whole head.
+    let rotaryDim = o.rotaryDim === undefined ? 0 : nonNegativeInteger(fn, 'options.rotaryDim', o.rotaryDim);
+    if (rotaryDim === 0) rotaryDim = headDim;
+    if (rotaryDim > headDim) throw rangeError(fn, `options.rotaryDim is ${rotaryDim} but the heads have ${headDim} features`);
+    if (rotaryDim % 2 !== 0) throw rangeError(fn, `${o.rotaryDim === undefined ? 'the heads have' : 'options.rotaryDim is'} ${rotaryDim}${o.rotaryDim === undefined ? ' features' : ''}; RoPE rotates pairs, so the rotary dim must be even`);
+    const half = rotaryDim / 2;
+    const cos = toTensor(fn, 'options.cos', o.cos);
+    const sin = toTensor(fn, 'options.sin', o.sin);
+    if (formatShape(cos.shape) !== formatShape(sin.shape)) throw rangeError(fn, `options.cos has shape ${formatShape(cos.shape)} but options.sin ${formatShape(sin.shape)}; they must match`);
+    let positions = null, tableRows;
+    if (o.positions !== undefined) {
+      if (cos.shape.length !== 2) throw rangeError(fn, `options.cos must have shape [maxPosition, rotaryDim/2] with options.positions, got ${formatShape(cos.shape)}`);
+      tableRows = cos.shape[0];
+      const ids = toIndexTensor(fn, 'options.positions', o.positions);
+      if (formatShape(ids.shape) !== formatShape([batch, L])) throw rangeError(fn, `options.positions has shape ${formatShape(ids.shape)} but must be [batch, L] = ${formatShape([batch, L])}`);
+      positions = new Int32Array(ids.data.length);
+      ids.data.forEach((p, i) => {
+        if (!Number.isInteger(p) || p < 0 || p >= tableRows) throw rangeError(fn, `options.positions[${Math.floor(i / L)}][${i % L}] is ${p}; positions are integers in [0, ${tableRows}) (the rows of options.cos)`);
+        positions[i] = p;
+      });
+    } else {
+      if (cos.shape.length !== 3 || cos.shape[0] !== batch || cos.shape[1] !== L) {
+        throw rangeError(fn, `options.cos must have shape [batch, L, rotaryDim/2] = [${batch}, ${L}, ${half}] without options.positions (or [maxPosition, ${half}] with them), got ${formatShape(cos.shape)}`);
+      }
+      tableRows = batch * L;
+    }
+    if (cos.shape.at(-1) !== half) throw rangeError(fn, `options.cos has ${cos.shape.at(-1)} columns but rotaryDim/2 is ${half} (rotaryDim ${rotaryDim})`);
+    const count = sizeOf(x.shape);
+    const memory = new MemoryPlan(fn);
+    if (count > 0) {
+      memory.tensor('x', x.shape).tensor('options.cos', cos.shape).tensor('options.sin', sin.shape);
+      if (positions) memory.tensor('options.positions', [batch, L]);
+    }
+    return { tables: true, x, batch, numHeads, L, headDim, rotaryDim, cos, sin, positions, tableRows, count, memory, interleaved: o.interleaved === true };
   }
 
   function applyRope(xIn, options = {}) {
     const fn = 'applyRope';
-    const { x, L, dim, base, positions, rows, memory } = planRope(xIn, options);
+    const plan = planRope(xIn, options);
+    if (plan.tables) return applyRopeTables(plan);
+    const { x, L, dim, base, positions, rows, memory, interleaved } = plan;
     if (rows === 0 || dim === 0) return { data: new Float32Array(sizeOf(x.shape)), shape: x.shape };
     checkBudget(module, memory);
     const perRow = new Float32Array(rows);
     for (let r = 0; r < rows; r++) perRow[r] = positions ? positions[r % L] : r % L;
     return run(fn, (heap) => {
       const xAddress = heap.floats(x.data);
-      module._rope(xAddress, rows, dim, heap.floats(perRow), base, options.interleaved === true, xAddress);
+      module._rope(xAddress, rows, dim, heap.floats(perRow), base, interleaved, xAddress);
       return { data: heap.read(xAddress, sizeOf(x.shape)), shape: x.shape };
+    });
+  }
+
+  function applyRopeTables({ x, batch, numHeads, L, headDim, rotaryDim, cos, sin, positions, tableRows, count, memory, interleaved }) {
+    const fn = 'applyRope';
+    if (count === 0) return { data: new Float32Array(0), shape: x.shape };
+    checkBudget(module, memory);
+    return run(fn, (heap) => {
+      const xAddress = heap.floats(x.data);
+      const status = module._ropeTables(xAddress, batch, numHeads, L, headDim, x.shape.length === 4, heap.floats(cos.data), heap.floats(sin.data),
+        tableRows, positions ? heap.ints(positions) : 0, rotaryDim, interleaved, xAddress);
+      if (status !== 0) throw rangeError(fn, `the core rejected the call: ${module._statusMessage(status)}`);
+      return { data: heap.read(xAddress, count), shape: x.shape };
     });
   }
 

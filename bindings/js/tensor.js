@@ -258,6 +258,40 @@ export function toTensor(fn, name, x) {
   return checkedLength(fn, name, data, shape);
 }
 
+/**
+ * Checks a tensor of integer indices (position ids): a nested number array, or { data, shape }
+ * with any numeric TypedArray (BigInt64Array included) or number array, or a tfjs / ort
+ * tensor. Returns { data: Float64Array, shape }, exact for every integer up to 2^53; the
+ * caller checks that each value is an integer in its range.
+ */
+export function toIndexTensor(fn, name, x) {
+  if (Array.isArray(x)) return readNested(fn, name, x, (leaf) => typeof leaf === 'number', 'a number', Float64Array);
+  if (x === null || typeof x !== 'object') {
+    throw typeError(fn, `${name} must be a tensor { data, shape } or a nested array of integers, got ${describe(x)}`);
+  }
+  if (typedArrayKind(x) !== undefined) throw bareTypedArray(fn, name, x);
+  const foreign = fromForeign(fn, name, x);
+  const raw = foreign ? foreign.data : x.data;
+  let data;
+  if (typedArrayKind(raw) !== undefined) {
+    const length = lengthOf(raw);
+    data = new Float64Array(length);
+    for (let i = 0; i < length; i++) data[i] = Number(raw[i]);
+  } else if (Array.isArray(raw)) {
+    const length = arrayLength(fn, `${name}.data`, '', raw);
+    data = new Float64Array(length);
+    for (let i = 0; i < length; i++) {
+      const value = raw[i];
+      if (typeof value !== 'number') throw typeError(fn, `${name}.data[${i}] must be a number, got ${describe(value)}`);
+      data[i] = value;
+    }
+  } else {
+    throw typeError(fn, `${name}.data must be a numeric TypedArray or a number array, got ${describe(raw)}`);
+  }
+  const shape = foreign ? foreign.shape : readShape(fn, name, x.shape);
+  return checkedLength(fn, name, data, shape);
+}
+
 // { data, shape } once data holds exactly the values the shape needs (its real length).
 function checkedLength(fn, name, data, shape) {
   const length = lengthOf(data);

@@ -1,6 +1,6 @@
 // Compiled (not run) by tests/types.test.js with `tsc --noEmit --strict`: the public API as
 // a TypeScript user writes it must type-check, and misuse must not.
-import { init, tensor, toNested, VERSION, type Tensor, type AttentionResult, type MemoryEstimate } from 'attention-wasm';
+import { init, tensor, toNested, VERSION, type Tensor, type AttentionResult, type MemoryEstimate, type LayerNormStats } from 'attention-wasm';
 // The layer classes are types only: at run time they are reached through the API object.
 import { MultiHeadAttention, type TransformerEncoderLayer } from 'attention-wasm';
 
@@ -54,11 +54,20 @@ async function main(): Promise<void> {
   const y: Tensor = enc.forward(out, { causal: true });
   const pooled: Tensor = attn.setPool(y, 'mean');
   const normed: Tensor = attn.layerNorm(pooled, { eps: 1e-6 });
+  const stats: LayerNormStats = attn.layerNorm(y, { axis: -2, returnStats: true, gamma: y });
+  const invStd: Tensor = stats.invStdDev;
+  // @ts-expect-error without returnStats layerNorm returns a tensor
+  void attn.layerNorm(y, { axis: 0 }).mean;
+  const rms: Tensor = attn.rmsNorm(y, { weight: [1, 2], eps: 1e-6, axis: -1 });
+  const probs: Tensor = attn.softmax(y, { axis: 0 });
+  const logProbs: Tensor = attn.logSoftmax(y);
+  const ropeTables: Tensor = attn.applyRope(q, { cos: [[1]], sin: [[0]], positions: { data: new BigInt64Array(2), shape: [1, 2] }, rotaryDim: 2, numHeads: 1, interleaved: true });
+  const softmaxEstimate: MemoryEstimate = attn.estimateMemory('softmax', q, { axis: 0 });
   const mem: number = attn.memory().peakBytes;
   const estimate: MemoryEstimate = attn.estimateMemory('attention', q, q, q, { returnWeights: true });
   const free: number = estimate.fits ? estimate.freeBytes - estimate.bytes : attn.memory().heapMaxBytes;
   // @ts-expect-error estimateMemory knows only the package's functions
-  attn.estimateMemory('softmax', q);
+  attn.estimateMemory('transpose', q);
   // @ts-expect-error causalAlign takes only the two alignments
   attn.attention(q, q, q, { causalAlign: 'center' });
   // @ts-expect-error setPool has no median
