@@ -51,26 +51,20 @@ def read_case(folder):
     (node,) = model.graph.node
     opset = max(o.version for o in model.opset_import if o.domain in ('', 'ai.onnx'))
     data = os.path.join(folder, 'test_data_set_0')
-    graph_inputs = [i.name for i in model.graph.input]
-    inputs = []
-    for name in node.input:
-        if name == '':
-            inputs.append(None)
-            continue
-        tensor = onnx.TensorProto()
-        with open(os.path.join(data, f'input_{graph_inputs.index(name)}.pb'), 'rb') as f:
-            tensor.ParseFromString(f.read())
-        inputs.append(tensor_json(name, numpy_helper.to_array(tensor)))
-    graph_outputs = [o.name for o in model.graph.output]
-    outputs = []
-    for name in node.output:
-        if name == '' or name not in graph_outputs:
-            outputs.append(None)
-            continue
-        tensor = onnx.TensorProto()
-        with open(os.path.join(data, f'output_{graph_outputs.index(name)}.pb'), 'rb') as f:
-            tensor.ParseFromString(f.read())
-        outputs.append(tensor_json(name, numpy_helper.to_array(tensor)))
+    def tensors(names, graph_names, kind):
+        # The node's inputs (or outputs) in order: None for one it leaves out or the test omits.
+        out = []
+        for name in names:
+            if name == '' or name not in graph_names:
+                out.append(None)
+                continue
+            tensor = onnx.TensorProto()
+            with open(os.path.join(data, f'{kind}_{graph_names.index(name)}.pb'), 'rb') as f:
+                tensor.ParseFromString(f.read())
+            out.append(tensor_json(name, numpy_helper.to_array(tensor)))
+        return out
+    inputs = tensors(node.input, [i.name for i in model.graph.input], 'input')
+    outputs = tensors(node.output, [o.name for o in model.graph.output], 'output')
     return {
         'name': os.path.basename(folder),
         'op': node.op_type,
