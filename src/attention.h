@@ -13,11 +13,11 @@ namespace attn {
 
 // Columns of one row of AttentionRequest::entries.
 enum EntryColumn : int {
-  kQOffset = 0,     // offset of this entry's q in floats from AttentionRequest::q
-  kKOffset = 1,     // likewise for k
-  kVOffset = 2,     // likewise for v
-  kMaskOffset = 3,  // likewise for mask (ignored without a mask)
-  kKeyLimit = 4,    // keys j >= this are padding; seq_k when there is no padding
+  kQOffset = 0,       // offset of this entry's q in floats from AttentionRequest::q
+  kKOffset = 1,       // likewise for k
+  kVOffset = 2,       // likewise for v
+  kMaskOffset = 3,    // likewise for mask (ignored without a mask)
+  kKeyLimit = 4,      // keys j >= this are padding; seq_k when there is no padding
   kCausalOffset = 5,  // with causal: row i sees keys j <= i + this (see VisibleKeyRule)
   kEntryColumns = 6,
 };

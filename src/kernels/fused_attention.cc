@@ -110,8 +110,8 @@ HWY_INLINE void ScoreTile(const float* const q_rows[kRowsPerTile], const float* 
 // finfo(float32).min stays finite (s + mask), as it does there.
 //   s: 8 scores (keys j0 .. j0 + 7)   keys_in_tile: how many of them exist (the rest are
 //   never visible anyway)
-HWY_INLINE void ScaleAndMaskRow(float* s, float scale, float softcap, const MaskView& mask,
-                                int row, int j0, int keys_in_tile) {
+HWY_INLINE void ScaleAndMaskRow(float* s, float scale, float softcap, const MaskView& mask, int row,
+                                int j0, int keys_in_tile) {
   const D d;
   for (int h = 0; h < 2; ++h) {
     V x = hn::Mul(hn::Load(d, s + h * kLanes), hn::Set(d, scale));

@@ -51,8 +51,8 @@ void CompareBothPaths(std::mt19937& rng, int seq_q, int seq_k, int head_dim, int
     v[0] = std::nanf("");
     k[0] = std::nanf("");
   }
-  const int32_t entries[attn::kEntryColumns] = {0, 0, 0, 0, seq_k > 1 ? seq_k - 1 : seq_k,
-                                               seq_k - seq_q};
+  const int32_t entries[attn::kEntryColumns] = {
+      0, 0, 0, 0, seq_k > 1 ? seq_k - 1 : seq_k, seq_k - seq_q};
   std::vector<float> fused(static_cast<size_t>(seq_q) * value_dim, -7.0f);
   std::vector<float> stepwise(fused.size(), -7.0f);
   std::vector<float> weights(static_cast<size_t>(seq_q) * seq_k + 1);

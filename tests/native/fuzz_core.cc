@@ -574,8 +574,7 @@ AttentionCase DecodeAttention(Decoder& in) {
     e[attn::kMaskOffset] = m_off[b];
     e[attn::kKeyLimit] = in.Bool() ? c.seq_k : in.Int(0, c.seq_k);
     // Mostly the call's offset; sometimes one of the entry's own (a per-sequence alignment).
-    e[attn::kCausalOffset] =
-        in.Bool() ? c.causal_offset : DecodeCausalOffset(in, c.seq_q, c.seq_k);
+    e[attn::kCausalOffset] = in.Bool() ? c.causal_offset : DecodeCausalOffset(in, c.seq_q, c.seq_k);
   }
   if (in.Bool()) {  // out_offsets: disjoint blocks, maybe in reverse order, with gaps
     c.out_stride = in.Bool() ? 0 : c.value_dim + in.Int(0, 4);
@@ -694,8 +693,7 @@ RefHead AttentionReference(const AttentionCase& c, int b) {
       const size_t m = e[attn::kMaskOffset] + static_cast<size_t>(i) * c.mask_row_stride + j;
       if (c.mask_type == AttentionCase::kAdditive) h.mask.push_back(c.mask[m]);
       if (c.mask_type == AttentionCase::kBoolean) h.mask.push_back(c.allowed[m] ? 0.0 : -HUGE_VAL);
-      h.visible.push_back(
-          KeyVisible(i, j, e[attn::kKeyLimit], c.causal, e[attn::kCausalOffset]));
+      h.visible.push_back(KeyVisible(i, j, e[attn::kKeyLimit], c.causal, e[attn::kCausalOffset]));
     }
   }
   Solve(h);
