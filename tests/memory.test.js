@@ -186,7 +186,7 @@ test('estimateMemory checks arguments as the call does, and names unknown functi
   const q = { data: new Float32Array(6), shape: [2, 3] };
   assert.throws(() => attn.estimateMemory('attention', q, { data: new Float32Array(4), shape: [2, 2] }, q),
     { name: 'RangeError', message: 'attention: k has 2 columns but q has 3 (dk must match)' });
-  assert.throws(() => attn.estimateMemory('softmax', q), { name: 'RangeError', message: /^estimateMemory: unknown function 'softmax' \(known: attention, matmul, / });
+  assert.throws(() => attn.estimateMemory('dropout', q), { name: 'RangeError', message: /^estimateMemory: unknown function 'dropout' \(known: attention, matmul, / });
   assert.throws(() => attn.estimateMemory(42), { name: 'TypeError', message: 'estimateMemory: fnName must be a string, got a number (42)' });
   const small = attn.estimateMemory('attention', q, q, q);
   assert.deepEqual(small.blocks.map((b) => b.name), ['q', 'batch table', 'output', 'kernel workspace']);  // q = k = v copied once
