@@ -44,8 +44,7 @@ void NormStats(uintptr_t x, int rows, int dim, uintptr_t gamma, uintptr_t beta, 
 }
 
 void Rms(uintptr_t x, int rows, int dim, uintptr_t gamma, double eps, uintptr_t out) {
-  attn::RmsNormalization(Ptr<const float>(x), rows, dim, Ptr<const float>(gamma), eps,
-                         Ptr<float>(out));
+  attn::RmsNorm(Ptr<const float>(x), rows, dim, Ptr<const float>(gamma), eps, Ptr<float>(out));
 }
 
 // Slopes as a JS array of doubles (exact values for tests and display).
@@ -63,12 +62,6 @@ int Laplacian(int num_nodes, uintptr_t edges, int num_edges, int k, uintptr_t ve
               uintptr_t values) {
   return static_cast<int>(attn::LaplacianEncoding(num_nodes, Ptr<const int32_t>(edges), num_edges,
                                                   k, Ptr<float>(vectors), Ptr<float>(values)));
-}
-
-void Norm(uintptr_t x, int rows, int dim, uintptr_t gamma, uintptr_t beta, float eps,
-          uintptr_t out) {
-  attn::LayerNorm(Ptr<const float>(x), rows, dim, Ptr<const float>(gamma), Ptr<const float>(beta),
-                  eps, Ptr<float>(out));
 }
 
 int Ffn(uintptr_t x, int rows, int d_model, int d_ff, uintptr_t w1, uintptr_t b1, uintptr_t w2,
@@ -98,7 +91,6 @@ EMSCRIPTEN_BINDINGS(layers) {
   emscripten::function("_alibiSlopes", &Slopes);
   emscripten::function("_alibiBias", &Alibi);
   emscripten::function("_laplacian", &Laplacian);
-  emscripten::function("_layerNorm", &Norm);
   emscripten::function("_ropeTables", &RopeTables);
   emscripten::function("_softmax", &SoftmaxAxis);
   emscripten::function("_layerNormStats", &NormStats);

@@ -98,14 +98,16 @@ void ApplyActivation(Activation activation, float* x, size_t count) {
   }
 }
 
-void RmsNorm(const float* x, int rows, int dim, const float* gamma, float eps, float* out) {
+void RmsNorm(const float* x, int rows, int dim, const float* gamma, double eps, float* out) {
   for (int r = 0; r < rows; ++r) {
     const float* in = x + static_cast<size_t>(r) * dim;
     float* o = out + static_cast<size_t>(r) * dim;
     double squares = 0.0;
     for (int c = 0; c < dim; ++c) squares += static_cast<double>(in[c]) * in[c];
     const double inverse = 1.0 / std::sqrt(squares / dim + eps);
-    for (int c = 0; c < dim; ++c) o[c] = static_cast<float>(in[c] * inverse * gamma[c]);
+    for (int c = 0; c < dim; ++c) {
+      o[c] = static_cast<float>(in[c] * inverse * (gamma != nullptr ? gamma[c] : 1.0));
+    }
   }
 }
 

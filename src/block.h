@@ -24,9 +24,9 @@ void ApplyActivation(Activation activation, float* x, size_t count);
 void LayerNorm(const float* x, int rows, int dim, const float* gamma, const float* beta, float eps,
                float* out);
 
-// out[r] = x[r] / sqrt(mean(x[r]²) + eps) · gamma (Llama's RMSNorm; sums in double). out may
-// equal x.   x, out: [rows, dim]   gamma: [dim]
-void RmsNorm(const float* x, int rows, int dim, const float* gamma, float eps, float* out);
+// out[r] = x[r] / sqrt(mean(x[r]²) + eps) · gamma (Llama's RMSNorm, ONNX RMSNormalization;
+// sums in double). gamma null means 1. out may equal x.   x, out: [rows, dim]   gamma: [dim]
+void RmsNorm(const float* x, int rows, int dim, const float* gamma, double eps, float* out);
 
 // out = act(x·w1 + b1)·w2 + b2, with GELU the exact erf form (PyTorch's default).
 //   x: [rows, d_model]  w1: [d_model, d_ff]  b1: [d_ff]  w2: [d_ff, d_model]  b2: [d_model]

@@ -1,4 +1,4 @@
-// Layer and RMS normalisation over flattened trailing axes, in double.
+// Layer normalisation over flattened trailing axes, in double, with its statistics.
 #include "normalization.h"
 
 #include <cmath>
@@ -27,22 +27,6 @@ void LayerNormWithStats(const float* x, int rows, int dim, const float* gamma, c
     }
     if (mean != nullptr) mean[r] = static_cast<float>(mu);
     if (inv_std_dev != nullptr) inv_std_dev[r] = static_cast<float>(inv);
-  }
-}
-
-void RmsNormalization(const float* x, int rows, int dim, const float* gamma, double eps,
-                      float* out) {
-  for (int r = 0; r < rows; ++r) {
-    const float* in = x + static_cast<size_t>(r) * dim;
-    float* o = out + static_cast<size_t>(r) * dim;
-    // 1. Mean of squares.
-    double squares = 0.0;
-    for (int c = 0; c < dim; ++c) squares += static_cast<double>(in[c]) * in[c];
-    const double inv = 1.0 / std::sqrt(squares / dim + eps);
-    // 2. Scale.
-    for (int c = 0; c < dim; ++c) {
-      o[c] = static_cast<float>(in[c] * inv * (gamma != nullptr ? gamma[c] : 1.0));
-    }
   }
 }
 

@@ -14,11 +14,7 @@ namespace attn {
 void LayerNormWithStats(const float* x, int rows, int dim, const float* gamma, const float* beta,
                         double eps, float* out, float* mean, float* inv_std_dev);
 
-// out[r] = x[r] / sqrt(mean(x[r]²) + eps) · gamma (ONNX RMSNormalization; sums in double).
-// gamma null means 1. out may equal x.
-//   x, out: [rows, dim]   gamma: [dim]
-void RmsNormalization(const float* x, int rows, int dim, const float* gamma, double eps,
-                      float* out);
+// RMS normalisation is block.h's RmsNorm (the same formula, in double).
 
 }  // namespace attn
 

@@ -151,7 +151,7 @@ test("causalAlign: an integer offset, and 'bottom-right-per-sequence' aligned to
   assert.equal(w(2, 0, 1, 0), 0);
   assert.equal(w(2, 0, 2, 0), 1);
   assert.ok(w(2, 0, 3, 0) > 0 && w(2, 0, 3, 1) > 0 && w(2, 0, 3, 2) === 0);
-  assert.throws(() => attn.MultiHeadAttention && new attn.MultiHeadAttention({ dModel: 8, numHeads: 2 }).forward(randomTensor(random, [1, 3, 8]), undefined, undefined, { causal: true, causalAlign: 'bottom-right-per-sequence' }), /'bottom-right-per-sequence' is an option of attention\(\)/);
+  assert.throws(() => new attn.MultiHeadAttention({ dModel: 8, numHeads: 2 }).forward(randomTensor(random, [1, 3, 8]), undefined, undefined, { causal: true, causalAlign: 'bottom-right-per-sequence' }), /'bottom-right-per-sequence' is an option of attention\(\)/);
 });
 
 test('a mask that covers only the valid keys of padded sequences blocks the rest (ONNX padded caches)', () => {

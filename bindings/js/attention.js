@@ -2,7 +2,7 @@
 // PyTorch's scaled_dot_product_attention. Step 1 checks everything and builds a plan
 // (no wasm memory touched); step 2 copies in, runs the core, copies out.
 import { typeError, rangeError, describe } from './errors.js';
-import { toTensor, formatShape, sizeOf, broadcastShapes, intact } from './tensor.js';
+import { toTensor, formatShape, sizeOf, broadcastShapes, intact, copyRows } from './tensor.js';
 import { planMask, planMaskMemory, writeMask, checkKeyLengths, keepMaskToMask } from './masks.js';
 import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget } from './memory.js';
@@ -130,7 +130,7 @@ function plan(qIn, kIn, vIn, optionsIn) {
   const out = checkOut(FN, options.out, outShape);  // last: no caller code runs after
   return {
     q, k, v, qm, km, vm, batch, group, seqQ, seqK, headDim, valueDim, maskPlan, keyLengths, out, outShape,
-    layout, past, pastLength, softcap,
+    layout, past, pastLength, softcap, keys: keyMatrices(past, km, vm, seqK),
     causal: options.causal === true,
     causalOffsetOf: (keyLength) => causal(seqQ, seqK, pastLength, keyLength),
     scale: options.scale ?? 1 / Math.sqrt(headDim),
@@ -141,18 +141,17 @@ function plan(qIn, kIn, vIn, optionsIn) {
 
 // The keys and values as the core reads them: with a cache, present = [past, new] per head,
 // contiguous ([...lead, seqK, d]); without one, the caller's tensors as they are.
-function keyMatrices(p) {
-  if (!p.past) return { km: p.km, vm: p.vm };
-  const contiguous = (m) => ({ ...m, rows: p.seqK, rowStride: m.cols, strides: m.lead.map((_, a) => product(m.lead, a + 1) * p.seqK * m.cols) });
-  return { km: contiguous(p.km), vm: contiguous(p.vm) };
+function keyMatrices(past, km, vm, seqK) {
+  if (!past) return { km, vm };
+  const contiguous = (m) => ({ ...m, rows: seqK, rowStride: m.cols, strides: m.lead.map((_, a) => product(m.lead, a + 1) * seqK * m.cols) });
+  return { km: contiguous(km), vm: contiguous(vm) };
 }
 
 // Per batch entry: offsets of q, k, v and the mask block, the key limit and the causal offset.
 function batchEntries(p) {
   const count = sizeOf(p.batch);
   const rank = p.batch.length;
-  const { km, vm } = keyMatrices(p);
-  const qs = batchStrides(p.qm, rank), ks = batchStrides(km, rank), vs = batchStrides(vm, rank);
+  const qs = batchStrides(p.qm, rank), ks = batchStrides(p.keys.km, rank), vs = batchStrides(p.keys.vm, rank);
   const ms = p.maskPlan ? p.maskPlan.leadStrides : null;
   const entries = new Int32Array(count * ENTRY_COLUMNS);
   const index = new Array(rank).fill(0);
@@ -175,7 +174,7 @@ function batchEntries(p) {
     entries[row + 2] = vo;
     entries[row + 3] = mo;
     entries[row + 4] = keyLimit;
-    entries[row + 5] = Math.max(-(2 ** 31 - 1), Math.min(2 ** 31 - 1, p.causalOffsetOf(keyLimit)));
+    entries[row + 5] = p.causalOffsetOf(keyLimit);
     for (let a = rank - 1; a >= 0; a--) {  // next multi-index, last axis fastest
       if (++index[a] < p.batch[a]) break;
       index[a] = 0;
@@ -195,21 +194,16 @@ function bshdOutOffsets(p) {
   return offsets;
 }
 
-// Copies [past, new] of every head into `address` ([...lead, seqK, d]): the present cache.
+// Copies [past, new] of every head into `target` ([...lead, seqK, d]): the present cache.
 //   past: [...lead, P, d]  m: the new rows' split (any layout)  data: their values
-function writePresent(heap, address, past, m, data) {
+function writePresent(target, past, m, data) {
   const heads = sizeOf(m.lead), d = m.cols, P = past.shape.at(-2), T = P + m.rows;
-  const heap32 = heap.view(address, heads * T * d);
   const leadIndex = new Array(m.lead.length).fill(0);
   for (let h = 0; h < heads; h++) {
-    heap32.set(past.data.subarray(h * P * d, (h + 1) * P * d), h * T * d);
+    target.set(past.data.subarray(h * P * d, (h + 1) * P * d), h * T * d);
     let start = 0;
     for (let a = 0; a < m.lead.length; a++) start += leadIndex[a] * m.strides[a];
-    if (m.rowStride === d) {
-      heap32.set(data.subarray(start, start + m.rows * d), h * T * d + P * d);
-    } else {
-      for (let r = 0; r < m.rows; r++) heap32.set(data.subarray(start + r * m.rowStride, start + r * m.rowStride + d), h * T * d + (P + r) * d);
-    }
+    copyRows(target, h * T * d + P * d, data, start, m.rows, m.rowStride, d);
     for (let a = m.lead.length - 1; a >= 0; a--) {
       if (++leadIndex[a] < m.lead[a]) break;
       leadIndex[a] = 0;
@@ -233,8 +227,7 @@ function presentWithoutCall(p) {
   const present = (past, m, data) => {
     const shape = [...m.lead, p.seqK, m.cols];
     const out = new Float32Array(sizeOf(shape));
-    const heap = { view: (address, count) => out.subarray(0, count) };
-    if (sizeOf(shape) > 0) writePresent(heap, 0, past, m, data);
+    writePresent(out, past, m, data);
     return { data: out, shape };
   };
   return { presentKey: present(p.past.key, p.km, p.k.data), presentValue: present(p.past.value, p.vm, p.v.data) };
@@ -276,8 +269,8 @@ function writeInputs(heap, p) {
   const k = heap.alloc(sizeOf(p.km.lead) * p.seqK * p.headDim);
   const v = heap.alloc(sizeOf(p.vm.lead) * p.seqK * p.valueDim);
   for (const data of [p.k.data, p.v.data, p.past.key.data, p.past.value.data]) intact(FN, data);
-  writePresent(heap, k, p.past.key, p.km, p.k.data);
-  writePresent(heap, v, p.past.value, p.vm, p.v.data);
+  writePresent(heap.view(k, sizeOf(p.km.lead) * p.seqK * p.headDim), p.past.key, p.km, p.k.data);
+  writePresent(heap.view(v, sizeOf(p.vm.lead) * p.seqK * p.valueDim), p.past.value, p.vm, p.v.data);
   return { q, k, v };
 }
 
@@ -296,7 +289,7 @@ export function makeAttention(module) {
     try {
       const weightCount = p.weights ? sizeOf(weightShape) : 0;
       const inputs = writeInputs(heap, p);
-      const { km, vm } = keyMatrices(p);
+      const { km, vm } = p.keys;
       const bshd = p.layout === 'bshd';
       const call = {
         ...inputs,

@@ -97,7 +97,7 @@ function batchEntries(p) {
     entries[row + 2] = kv * p.seqK * p.valueDim;
     entries[row + 3] = mo;
     entries[row + 4] = p.keyLengths ? p.keyLengths[rank > 0 ? index[0] : 0] : p.seqK;
-    entries[row + 5] = Math.max(-(2 ** 31 - 1), Math.min(2 ** 31 - 1, p.causalOffsetOf(entries[row + 4])));
+    entries[row + 5] = p.causalOffsetOf(entries[row + 4]);
     for (let a = rank - 1; a >= 0; a--) {
       if (++index[a] < p.batch[a]) break;
       index[a] = 0;

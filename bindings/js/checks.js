@@ -41,7 +41,7 @@ const ALIGNS = ['top-left', 'bottom-right', 'bottom-right-per-sequence'];
 
 /**
  * Checks options.causalAlign and returns the rule of the causal offset (row i sees keys
- * j <= i + offset) as (seqQ, seqK, past, keyLength) → offset:
+ * j <= i + offset) as (seqQ, seqK, past, keyLength) → offset, clamped to the core's int32:
  *   'top-left' (the default): `past`, so query i sits at key past + i (0 without a cache);
  *   'bottom-right': seqK - seqQ, the last query beside the last key;
  *   'bottom-right-per-sequence': keyLength - seqQ, the last query beside the last key of its
@@ -49,9 +49,10 @@ const ALIGNS = ['top-left', 'bottom-right', 'bottom-right-per-sequence'];
  *   an integer n: n (the offset itself).
  */
 export function causalRule(fn, align) {
+  const int32 = (offset) => Math.max(-(2 ** 31 - 1), Math.min(2 ** 31 - 1, offset));
   if (align === undefined || align === 'top-left') return (seqQ, seqK, past) => past;
-  if (align === 'bottom-right') return (seqQ, seqK) => seqK - seqQ;
-  if (align === 'bottom-right-per-sequence') return (seqQ, seqK, past, keyLength) => keyLength - seqQ;
+  if (align === 'bottom-right') return (seqQ, seqK) => int32(seqK - seqQ);
+  if (align === 'bottom-right-per-sequence') return (seqQ, seqK, past, keyLength) => int32(keyLength - seqQ);
   if (typeof align === 'number') {
     if (!Number.isInteger(align) || Math.abs(align) > 2 ** 31 - 1) {
       throw rangeError(fn, `options.causalAlign as an offset must be an integer in [-(2^31 - 1), 2^31 - 1], got ${align}`);

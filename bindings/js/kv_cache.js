@@ -5,7 +5,7 @@
 // (pastKey/pastValue on attention() copy it, as ONNX's functional form does).
 //   cache: keys [batch, kvHeads, capacity, headDim], values [batch, kvHeads, capacity, valueDim]
 import { typeError, rangeError, describe } from './errors.js';
-import { toTensor, formatShape, sizeOf } from './tensor.js';
+import { toTensor, formatShape, sizeOf, copyRows } from './tensor.js';
 import { planMask, planMaskMemory, writeMask } from './masks.js';
 import { HeapScope, views } from './heap.js';
 import { MemoryPlan, checkBudget } from './memory.js';
@@ -235,9 +235,7 @@ export function makeKVCache(module) {
         for (let n = 0; n < batch; n++) {
           for (let h = 0; h < kvHeads; h++) {
             const at = base + ((n * kvHeads + h) * capacity + this.#lengths[n]) * d;
-            const from = m.offset(n, h);
-            if (m.rowStride === d) heap.set(data.subarray(from, from + p.added * d), at);
-            else for (let r = 0; r < p.added; r++) heap.set(data.subarray(from + r * m.rowStride, from + r * m.rowStride + d), at + r * d);
+            copyRows(heap, at, data, m.offset(n, h), p.added, m.rowStride, d);
           }
         }
       }

@@ -157,6 +157,18 @@ function readData(fn, name, data) {
   return out;
 }
 
+/**
+ * Copies `rows` rows of `width` values, `rowStride` apart in `data` from index `from`, into
+ * `target` from index `at`, one after another (one set() when the rows are contiguous).
+ */
+export function copyRows(target, at, data, from, rows, rowStride, width) {
+  if (rowStride === width) {
+    target.set(data.subarray(from, from + rows * width), at);
+    return;
+  }
+  for (let r = 0; r < rows; r++) target.set(data.subarray(from + r * rowStride, from + r * rowStride + width), at + r * width);
+}
+
 /** IEEE 754 binary16 → number (exact). */
 export function halfToFloat(h) {
   const sign = h & 0x8000 ? -1 : 1;
