@@ -754,6 +754,8 @@ function refRmsNorm(x, axis, weight, eps) {
 function makeEntries(attn) {
   const bool = (g) => () => { const b = g.chance(0.5); return [b, b]; };
   const align = (g) => () => { const a = g.pick(['top-left', 'bottom-right']); return [a, a]; };
+  // attention() also takes per-sequence alignment and integer offsets.
+  const attentionAlign = (g) => () => { const a = g.pick(['top-left', 'bottom-right', 'bottom-right-per-sequence', -2, 0, 3]); return [a, a]; };
   const keyLengthsArg = (g, count, Lk, asNumber) => () => {
     const values = Array.from({ length: count }, () => g.int(0, Lk));
     if (asNumber && g.chance(0.5)) return [values[0], values];
@@ -781,8 +783,9 @@ function makeEntries(attn) {
         const [v, vc] = self ? [q, qc] : tensorArg(g, [...vLead, Lk, dv]);
         const spec = {
           mask: () => maskArg(g, [...batch, Lq, Lk]),
-          causal: bool(g), causalAlign: align(g),
+          causal: bool(g), causalAlign: attentionAlign(g),
           scale: () => { const s = g.pick([0, 0.125, 1, -0.5, 2]); return [s, s]; },
+          softcap: () => { const s = g.pick([0, 0.5, 3, 1e3]); return [s, s]; },
           keyLengths: keyLengthsArg(g, batch.length ? batch[0] : 1, Lk, batch.length === 0),
           returnWeights: bool(g), trace: () => { const t = g.chance(0.3); return [t, t]; },
           enableGqa: () => [false, false],
@@ -817,6 +820,7 @@ function makeEntries(attn) {
             if (o.returnWeights || o.trace) near(r.weights, ref.weights, 'weights');
             else if (r.weights !== undefined) throw new Error('weights returned without returnWeights');
             if (o.trace) for (const stage of ['scores', 'scaledScores', 'maskedScores']) near(r.trace[stage], ref[stage], `trace.${stage}`, 1e-4);
+            if (o.trace && o.softcap > 0) near(r.trace.cappedScores, ref.cappedScores, 'trace.cappedScores', 1e-4);
           },
         };
       },
