@@ -373,7 +373,8 @@ export interface KVCacheAttendResult {
 /**
  * Keys and values of past positions in wasm memory, for decoding token by token: `attend`
  * writes the new keys and values in place after each sequence's length and runs the fused
- * kernel over the cache where it lies (no concatenation, no copy of the cache per token).
+ * kernel over the cache in the wasm heap (no concatenation, no copy between JS and wasm per
+ * token).
  * Grouped-query heads included. Free it with `dispose()`.
  */
 declare class KVCache {

@@ -1,8 +1,8 @@
 // attn.KVCache: keys and values of past positions kept in wasm memory with a fixed capacity,
 // for decoding token by token (issue 22, item 5). attend(q, k, v) writes the new keys and
 // values in place after each sequence's own length and attends over everything the cache
-// holds, in one call: no concatenation by the caller and no copy of the cache per token
-// (pastKey/pastValue on attention() copy it, as ONNX's functional form does).
+// holds, in one call: no concatenation by the caller and no copy of the cache between JS and
+// wasm per token (pastKey/pastValue on attention() copy it, as ONNX's functional form does).
 //   cache: keys [batch, kvHeads, capacity, headDim], values [batch, kvHeads, capacity, valueDim]
 import { typeError, rangeError, describe } from './errors.js';
 import { toTensor, formatShape, sizeOf, copyRows } from './tensor.js';
@@ -149,9 +149,9 @@ export function makeKVCache(module) {
             outOffsets[e] = p.layout === 'bshd' ? (n * p.seqQ * p.heads + h) * valueDim : e * p.seqQ * valueDim;
           }
         }
-        const call = {
-          q: heap.floats(p.qData), k: this.#store.addresses.keys, v: this.#store.addresses.values,
-          ...(p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : { mask: 0, allowed: 0 }),
+        const { mask, allowed } = p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : { mask: 0, allowed: 0 };
+        const call = {  // plain properties (see attention.js)
+          q: heap.floats(p.qData), k: this.#store.addresses.keys, v: this.#store.addresses.values, mask, allowed,
           maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
           batch: p.count, seqQ: p.seqQ, seqK: p.seqK, headDim, valueDim,
           scale: p.scale, softcap: p.softcap, causal: p.causal,
