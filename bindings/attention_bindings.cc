@@ -22,8 +22,8 @@
 namespace {
 
 // An attention call as JS lays it out in the heap (bindings/js/attention_call.js, CALL_SLOTS,
-// in this order): 4-byte slots, heap addresses and sizes as 32-bit integers, the scale and
-// the softcap as floats. Read by plain wasm exports, not through Embind: converting a 20-field
+// in this order): 4-byte slots, heap addresses and sizes as 32-bit integers, the scale,
+// the softcap and the dropout as floats, the dropout seed as 32 unsigned bits. Read by plain wasm exports, not through Embind: converting a 20-field
 // value_object was ~15% of a small call's time in Chromium.
 enum CallSlot {
   kQ,
@@ -52,6 +52,11 @@ enum CallSlot {
   kOutOffsets,
   kSoftcap,
   kCappedScores,
+  kWindowLeft,
+  kWindowRight,
+  kDropout,
+  kDropoutSeed,
+  kDroppedWeights,
 };
 
 // The core's request for the call at `slots` (heap addresses as pointers).
@@ -74,6 +79,10 @@ attn::AttentionRequest RequestFromSlots(uintptr_t slots) {
   r.value_dim = integer(kValueDim);
   std::memcpy(&r.scale, &s[kScale], sizeof(float));
   std::memcpy(&r.softcap, &s[kSoftcap], sizeof(float));
+  std::memcpy(&r.dropout, &s[kDropout], sizeof(float));
+  r.dropout_seed = s[kDropoutSeed];
+  r.window_left = integer(kWindowLeft);
+  r.window_right = integer(kWindowRight);
   r.causal = s[kCausal] != 0;
   r.q_stride = integer(kQStride);
   r.k_stride = integer(kKStride);
@@ -86,6 +95,7 @@ attn::AttentionRequest RequestFromSlots(uintptr_t slots) {
   r.scaled_scores = Ptr<float>(address(kScaledScores));
   r.capped_scores = Ptr<float>(address(kCappedScores));
   r.masked_scores = Ptr<float>(address(kMaskedScores));
+  r.dropped_weights = Ptr<float>(address(kDroppedWeights));
   return r;
 }
 

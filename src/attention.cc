@@ -36,11 +36,16 @@ Status CheckRequest(const AttentionRequest& r) {
       (r.out_stride > 0 && r.out_stride < r.value_dim)) {
     return Status::kBadStride;
   }
-  if (r.weights == nullptr && (r.raw_scores != nullptr || r.scaled_scores != nullptr ||
-                               r.capped_scores != nullptr || r.masked_scores != nullptr)) {
+  if (r.weights == nullptr &&
+      (r.raw_scores != nullptr || r.scaled_scores != nullptr || r.capped_scores != nullptr ||
+       r.masked_scores != nullptr || r.dropped_weights != nullptr)) {
     return Status::kNullPointer;
   }
   if (!(r.softcap >= 0.0f) || std::isinf(r.softcap)) return Status::kBadArgument;
+  if (!(r.dropout >= 0.0f && r.dropout < 1.0f)) return Status::kBadArgument;
+  if (r.weights != nullptr && r.dropout > 0.0f && r.dropped_weights == nullptr) {
+    return Status::kNullPointer;
+  }
   // Sizes the core computes offsets in (64-bit, before any is used): out and the stages.
   if ((r.out_offsets == nullptr && !FloatsFit({r.batch, r.seq_q, r.value_dim})) ||
       (r.weights != nullptr && !FloatsFit({r.batch, r.seq_q, r.seq_k}))) {
@@ -108,6 +113,7 @@ Status StepwiseEntries(const AttentionRequest& r) {
     stages.capped_scores = StageOf(r.capped_scores, r, b);
     stages.masked_scores = StageOf(r.masked_scores, r, b);
     stages.weights = StageOf(r.weights, r, b);
+    stages.dropped_weights = StageOf(r.dropped_weights, r, b);
     const Status status = StepwiseAttention(EntryProblem(r, b), stages);
     if (status != Status::kOk) return status;
   }
@@ -138,6 +144,11 @@ HeadProblem EntryProblem(const AttentionRequest& r, int b) {
   p.visible.key_limit = e[kKeyLimit];
   p.visible.causal = r.causal;
   p.visible.causal_offset = e[kCausalOffset];
+  p.visible.window_left = r.window_left;
+  p.visible.window_right = r.window_right;
+  p.dropout.p = r.dropout;
+  p.dropout.seed = r.dropout_seed;
+  p.dropout.stream = static_cast<uint32_t>(b);
   if (r.out != nullptr) {  // the backward has no output
     p.out = r.out + (r.out_offsets != nullptr ? static_cast<size_t>(r.out_offsets[b])
                                               : static_cast<size_t>(b) * r.seq_q * r.value_dim);

@@ -18,7 +18,8 @@ enum EntryColumn : int {
   kVOffset = 2,       // likewise for v
   kMaskOffset = 3,    // likewise for mask (ignored without a mask)
   kKeyLimit = 4,      // keys j >= this are padding; seq_k when there is no padding
-  kCausalOffset = 5,  // with causal: row i sees keys j <= i + this (see VisibleKeyRule)
+  kCausalOffset = 5,  // row i sits at key i + this: the causal rule and the window's centre
+                      // (see VisibleKeyRule)
   kEntryColumns = 6,
 };
 
@@ -49,6 +50,14 @@ struct AttentionRequest {
   float scale = 1.0f;
   float softcap = 0.0f;  // > 0: scores become softcap·tanh(s / softcap) before the mask
   bool causal = false;   // each entry's causal offset is its kCausalOffset column
+  // Sliding window (see VisibleKeyRule): row i sees keys i + offset - window_left ..
+  // i + offset + window_right; negative: no limit on that side.
+  int window_left = -1;
+  int window_right = -1;
+  // Dropout of the weights (see dropout.h): probability in [0, 1), and the seed; entry b
+  // uses stream b.
+  float dropout = 0.0f;
+  uint32_t dropout_seed = 0;
   float* out = nullptr;  // [batch, seq_q, value_dim]
   // Optional, each [batch, seq_q, seq_k]. With `weights` the step-by-step path runs and
   // may also fill the stages; without it the fused path runs and they must be null.
@@ -57,6 +66,7 @@ struct AttentionRequest {
   float* scaled_scores = nullptr;
   float* capped_scores = nullptr;  // after the softcap (the scaled scores without one)
   float* masked_scores = nullptr;
+  float* dropped_weights = nullptr;  // required with weights and dropout: after the dropout
 };
 
 // Checks the request (dimensions, buffers, key limits, sizes), then computes every entry.

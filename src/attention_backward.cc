@@ -21,22 +21,27 @@ namespace HWY_NAMESPACE {
 //   dq: [seq_q, head_dim] (written)  dk, dv: [seq_k, ...] (accumulated; zero on entry)
 //   p, cap_slope: [seq_k] and o: [value_dim] scratch
 // With a softcap the score is c·tanh(s / c) of the scaled score s, whose slope 1 - tanh²
-// multiplies dS (cap_slope holds it per key).
+// multiplies dS (cap_slope holds it per key). With dropout, weight j reaches the output as
+// P·keep (keep = 1 / (1 − p) or 0, the forward's own decision), so dV gets P·keep·dOut and
+// dS = P·(keep·dOut·v − D) with D = dOut·o of the dropped output o.
 void HeadBackwardImpl(const HeadProblem& pb, const float* d_out, float* dq, float* dk, float* dv,
                       float* p, float* cap_slope, float* o) {
   const bool capped = pb.softcap > 0.0f;
+  const bool dropout = pb.dropout.active();
+  const float keep_scale = dropout ? pb.dropout.keep_scale() : 1.0f;
   const int dk_dim = pb.head_dim, dv_dim = pb.value_dim;
   for (int i = 0; i < pb.seq_q; ++i) {
     const float* q_row = pb.q + static_cast<size_t>(i) * dk_dim;
     const float* do_row = d_out + static_cast<size_t>(i) * dv_dim;
     float* dq_row = dq + static_cast<size_t>(i) * dk_dim;
     std::fill(dq_row, dq_row + dk_dim, 0.0f);
-    const int visible = pb.visible.VisibleKeys(i);
+    // Row i sees keys begin .. end - 1.
+    const int end = std::min(pb.visible.KeyEnd(i), pb.seq_k);
+    const int begin = std::min(pb.visible.KeyBegin(i), end);
     // 1. Scores of the visible keys (the explicit mask added; -Inf where blocked), max.
-    std::fill(p, p + pb.seq_k, kNegInf);
-    if (!pb.mask.empty() && visible > 0) pb.mask.Row(i, 0, visible, p);
+    if (!pb.mask.empty() && begin < end) pb.mask.Row(i, begin, end - begin, p + begin);
     float max = kNegInf;
-    for (int j = 0; j < visible; ++j) {
+    for (int j = begin; j < end; ++j) {
       const float m = pb.mask.empty() ? 0.0f : p[j];
       if (m == kNegInf) {
         p[j] = kNegInf;
@@ -52,28 +57,37 @@ void HeadBackwardImpl(const HeadProblem& pb, const float* d_out, float* dq, floa
       max = std::max(max, p[j]);
     }
     if (max == kNegInf) continue;  // sees no key: no gradient
-    // 2. P = softmax (one exp per key, the sum in double), and the row's output o = P·v.
+    // 2. P = softmax (one exp per key, the sum in double), and the row's output
+    //    o = Σ P·keep·v, where keep is 1 / (1 − dropout) for a kept weight and 0 for a
+    //    dropped one (1 without dropout).
     double sum = 0.0;
-    for (int j = 0; j < visible; ++j) {
+    for (int j = begin; j < end; ++j) {
       p[j] = p[j] == kNegInf ? 0.0f : std::exp(p[j] - max);
       sum += p[j];
     }
     const float inv_sum = static_cast<float>(1.0 / sum);
+    const uint32_t row_key = dropout ? pb.dropout.RowKey(i) : 0;
+    auto keep = [&](int j) {
+      return !dropout ? 1.0f : pb.dropout.Kept(row_key, j) ? keep_scale : 0.0f;
+    };
     std::fill(o, o + dv_dim, 0.0f);
-    for (int j = 0; j < visible; ++j) {
+    for (int j = begin; j < end; ++j) {
       p[j] *= inv_sum;
-      if (p[j] != 0.0f) Axpy(p[j], pb.v + static_cast<size_t>(j) * dv_dim, o, dv_dim);
+      const float w = p[j] * keep(j);
+      if (w != 0.0f) Axpy(w, pb.v + static_cast<size_t>(j) * dv_dim, o, dv_dim);
     }
-    // 3. D = dOut·o; per key dS = P·(dOut·v − D); dq, dk, dv.
+    // 3. D = dOut·o; per key dS = P·(keep·dOut·v − D); dq, dk, dv.
     const float d = Dot(do_row, o, dv_dim);
-    for (int j = 0; j < visible; ++j) {
+    for (int j = begin; j < end; ++j) {
       if (p[j] == 0.0f) continue;  // blocked or underflowed: contributes nothing
       const float* v_row = pb.v + static_cast<size_t>(j) * dv_dim;
       const float slope = capped ? cap_slope[j] : 1.0f;
-      const float ds = p[j] * (Dot(do_row, v_row, dv_dim) - d) * slope * pb.scale;
+      const float kept = keep(j);
+      const float dp = kept == 0.0f ? 0.0f : kept * Dot(do_row, v_row, dv_dim);
+      const float ds = p[j] * (dp - d) * slope * pb.scale;
       Axpy(ds, pb.k + static_cast<size_t>(j) * dk_dim, dq_row, dk_dim);
       Axpy(ds, q_row, dk + static_cast<size_t>(j) * dk_dim, dk_dim);
-      Axpy(p[j], do_row, dv + static_cast<size_t>(j) * dv_dim, dv_dim);
+      if (kept != 0.0f) Axpy(p[j] * kept, do_row, dv + static_cast<size_t>(j) * dv_dim, dv_dim);
     }
   }
 }
@@ -97,6 +111,7 @@ Status Check(const AttentionBackwardRequest& r) {
   }
   if (f.mask != nullptr && f.allowed != nullptr) return Status::kBadArgument;
   if (!(f.softcap >= 0.0f) || std::isinf(f.softcap)) return Status::kBadArgument;
+  if (!(f.dropout >= 0.0f && f.dropout < 1.0f)) return Status::kBadArgument;
   if ((f.mask != nullptr || f.allowed != nullptr) && f.mask_row_stride != 0 &&
       f.mask_row_stride < f.seq_k) {
     return Status::kBadStride;

@@ -8,20 +8,36 @@
 #include <cstdint>
 #include <limits>
 
+#include "dropout.h"
+
 namespace attn {
 
-// Causal masking and key padding both hide a suffix of the keys, so together they are one
-// number per query row: row i sees keys 0 .. VisibleKeys(i) - 1 (before the explicit mask).
+// Which keys query row i may see before the explicit mask: one contiguous range
+// KeyBegin(i) .. KeyEnd(i) - 1. Row i sits at key position i + causal_offset (the
+// diagonal); key padding hides the keys from key_limit on, the causal rule those after the
+// diagonal, and a sliding window those more than window_left before it or window_right after.
 struct VisibleKeyRule {
   int key_limit = 0;      // keys j >= key_limit are padding (per-sequence key length)
   bool causal = false;    // hide keys after the query's own position
-  int causal_offset = 0;  // causal: row i sees j <= i + causal_offset
+  int causal_offset = 0;  // row i sits at key i + causal_offset (causal rule and window)
                           // (0: top-left aligned, seq_k - seq_q: bottom-right aligned)
+  int window_left = -1;   // >= 0: hide keys j < i + causal_offset - window_left; < 0: none
+  int window_right = -1;  // >= 0: hide keys j > i + causal_offset + window_right; < 0: none
 
-  int VisibleKeys(int row) const {
-    if (!causal) return key_limit;
-    const int64_t last_visible = int64_t{row} + causal_offset;  // 64-bit: no overflow
-    return static_cast<int>(std::max<int64_t>(0, std::min<int64_t>(key_limit, last_visible + 1)));
+  // The first visible key of row `row` (may be >= KeyEnd(row): none visible).
+  int KeyBegin(int row) const {
+    if (window_left < 0) return 0;
+    const int64_t first = int64_t{row} + causal_offset - window_left;  // 64-bit: no overflow
+    return static_cast<int>(std::max<int64_t>(0, std::min<int64_t>(key_limit, first)));
+  }
+
+  // One past the last visible key of row `row`.
+  int KeyEnd(int row) const {
+    int64_t end = key_limit;
+    const int64_t diagonal = int64_t{row} + causal_offset;  // 64-bit: no overflow
+    if (causal) end = std::min(end, diagonal + 1);
+    if (window_right >= 0) end = std::min(end, diagonal + window_right + 1);
+    return static_cast<int>(std::max<int64_t>(0, end));
   }
 };
 
@@ -70,6 +86,7 @@ struct HeadProblem {
   // before the mask. 0: none.
   float softcap = 0.0f;
   VisibleKeyRule visible;
+  DropoutRule dropout;  // of the weights, after the softmax (none by default)
   float* out = nullptr;
 };
 

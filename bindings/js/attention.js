@@ -6,13 +6,13 @@ import { toTensor, formatShape, sizeOf, broadcastShapes, intact, copyRows } from
 import { planMask, planMaskMemory, writeMask, checkKeyLengths, keepMaskToMask } from './masks.js';
 import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget } from './memory.js';
-import { checkKeys, causalRule, checkSoftcap } from './checks.js';
+import { checkKeys, causalRule, checkSoftcap, checkWindow, checkDropout } from './checks.js';
 import { checkOut, readOutput } from './out.js';
 import { ENTRY_COLUMNS, callBlockShape, writeCall } from './attention_call.js';
 
 const FN = 'attention';
-const OPTIONS = ['mask', 'keepMask', 'causal', 'causalAlign', 'scale', 'softcap', 'keyLengths', 'enableGqa', 'layout',
-  'pastKey', 'pastValue', 'returnWeights', 'trace', 'out'];
+const OPTIONS = ['mask', 'keepMask', 'causal', 'causalAlign', 'window', 'scale', 'softcap', 'dropout', 'keyLengths',
+  'enableGqa', 'layout', 'pastKey', 'pastValue', 'returnWeights', 'trace', 'out'];
 const BOOLEAN_OPTIONS = ['causal', 'enableGqa', 'returnWeights', 'trace'];
 const LAYOUTS = ['bhsd', 'bshd'];
 
@@ -24,6 +24,8 @@ function checkOptions(optionsIn) {
     if (!Number.isFinite(options.scale)) throw rangeError(FN, `options.scale must be finite, got ${options.scale}`);
   }
   const softcap = checkSoftcap(FN, options.softcap);
+  const window = checkWindow(FN, options.window);
+  const dropout = checkDropout(FN, options.dropout);
   const layout = options.layout ?? 'bhsd';
   if (!LAYOUTS.includes(layout)) {
     const message = `options.layout must be 'bhsd' ([..., L, d]) or 'bshd' ([..., L, heads, d]), got`;
@@ -33,7 +35,7 @@ function checkOptions(optionsIn) {
   if ((options.pastKey === undefined || options.pastKey === null) !== (options.pastValue === undefined || options.pastValue === null)) {
     throw typeError(FN, 'options.pastKey and options.pastValue go together: pass both or neither');
   }
-  return { options, causal, softcap, layout };
+  return { options, causal, softcap, window, dropout, layout };
 }
 
 // Product of dims[from ..].
@@ -103,7 +105,7 @@ function planPast(options, km, vm) {
 
 // Step 1: everything the call needs, checked; no wasm memory is touched here.
 function plan(qIn, kIn, vIn, optionsIn) {
-  const { options, causal, softcap, layout } = checkOptions(optionsIn);
+  const { options, causal, softcap, window, dropout, layout } = checkOptions(optionsIn);
   const q = toTensor(FN, 'q', qIn);
   const k = toTensor(FN, 'k', kIn);
   const v = toTensor(FN, 'v', vIn);
@@ -130,7 +132,7 @@ function plan(qIn, kIn, vIn, optionsIn) {
   const out = checkOut(FN, options.out, outShape);  // last: no caller code runs after
   return {
     q, k, v, qm, km, vm, batch, group, seqQ, seqK, headDim, valueDim, maskPlan, keyLengths, out, outShape,
-    layout, past, pastLength, softcap, keys: keyMatrices(past, km, vm, seqK),
+    layout, past, pastLength, softcap, window, dropout, keys: keyMatrices(past, km, vm, seqK),
     causal: options.causal === true,
     causalOffsetOf: (keyLength) => causal(seqQ, seqK, pastLength, keyLength),
     scale: options.scale ?? 1 / Math.sqrt(headDim),
@@ -218,6 +220,11 @@ function emptyResult(p, weightShape) {
     const stage = () => ({ data: new Float32Array(sizeOf(weightShape)), shape: weightShape.slice() });
     result.trace = { scores: stage(), scaledScores: stage(), ...(p.softcap > 0 ? { cappedScores: stage() } : {}), maskedScores: stage(), weights: result.weights, output: result.output };
   }
+  if (p.dropout.p > 0) {
+    result.dropoutSeed = p.dropout.seed;
+    if (p.weights) result.droppedWeights = { data: new Float32Array(sizeOf(weightShape)), shape: weightShape };
+    if (p.trace) result.trace.droppedWeights = result.droppedWeights;
+  }
   if (p.past) Object.assign(result, presentWithoutCall(p));
   return result;
 }
@@ -253,6 +260,7 @@ function memoryPlan(module, p) {
   memory.tensor('output', p.outShape);
   const weightShape = [...p.batch, p.seqQ, p.seqK];
   if (p.weights) memory.tensor('weights', weightShape);
+  if (p.weights && p.dropout.p > 0) memory.tensor('dropped weights', weightShape);
   if (p.trace) {
     for (const stage of ['scores', 'scaled scores', ...(p.softcap > 0 ? ['capped scores'] : []), 'masked scores']) memory.tensor(stage, weightShape);
   }
@@ -298,6 +306,8 @@ export function makeAttention(module) {
         maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
         batch: batchCount, seqQ: p.seqQ, seqK: p.seqK, headDim: p.headDim, valueDim: p.valueDim,
         scale: p.scale, softcap: p.softcap, causal: p.causal,
+        windowLeft: p.window.left, windowRight: p.window.right,
+        dropout: p.dropout.p, dropoutSeed: p.dropout.seed,
         qStride: p.qm.rowStride, kStride: km.rowStride, vStride: vm.rowStride,
         outStride: bshd ? p.batch.at(-1) * p.valueDim : 0,
         outOffsets: bshd ? heap.ints(bshdOutOffsets(p)) : 0,
@@ -307,6 +317,7 @@ export function makeAttention(module) {
         scaledScores: p.trace ? heap.alloc(weightCount) : 0,
         cappedScores: p.trace && p.softcap > 0 ? heap.alloc(weightCount) : 0,
         maskedScores: p.trace ? heap.alloc(weightCount) : 0,
+        droppedWeights: p.weights && p.dropout.p > 0 ? heap.alloc(weightCount) : 0,
       };
       const status = module._attention_run(writeCall(heap, call, batchEntries(p)));
       if (status !== 0) throw rangeError(FN, `the core rejected the call: ${module._statusMessage(status)}`);
@@ -323,6 +334,11 @@ export function makeAttention(module) {
           weights: result.weights,
           output,
         };
+      }
+      if (p.dropout.p > 0) {
+        result.dropoutSeed = p.dropout.seed;
+        if (p.weights) result.droppedWeights = { data: heap.read(call.droppedWeights, weightCount), shape: weightShape };
+        if (p.trace) result.trace.droppedWeights = result.droppedWeights;
       }
       if (p.past) {
         const present = (address, m) => {

@@ -8,11 +8,11 @@ import { toTensor, formatShape, sizeOf } from './tensor.js';
 import { planMask, planMaskMemory, writeMask, checkKeyLengths } from './masks.js';
 import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget } from './memory.js';
-import { checkKeys, causalRule, checkSoftcap } from './checks.js';
+import { checkKeys, causalRule, checkSoftcap, checkWindow, checkDropout } from './checks.js';
 import { ENTRY_COLUMNS, callBlockShape, writeCall } from './attention_call.js';
 
 const FN = 'attentionBackward';
-const OPTIONS = ['mask', 'causal', 'causalAlign', 'scale', 'softcap', 'keyLengths', 'enableGqa'];
+const OPTIONS = ['mask', 'causal', 'causalAlign', 'window', 'scale', 'softcap', 'dropout', 'keyLengths', 'enableGqa'];
 
 // [..., rows, cols] of a named tensor.
 function split(name, t, rowsName, colsName) {
@@ -26,6 +26,8 @@ function plan(qIn, kIn, vIn, dOutIn, optionsIn) {
   const options = checkKeys(FN, 'option', optionsIn, OPTIONS, ['causal', 'enableGqa']);
   const causal = causalRule(FN, options.causalAlign);
   const softcap = checkSoftcap(FN, options.softcap);
+  const window = checkWindow(FN, options.window);
+  const dropout = checkDropout(FN, options.dropout, true);  // the forward's seed, given back
   if (options.scale !== undefined && typeof options.scale !== 'number') throw typeError(FN, `options.scale must be a number, got ${describe(options.scale)}`);
   if (options.scale !== undefined && !Number.isFinite(options.scale)) throw rangeError(FN, `options.scale must be finite, got ${options.scale}`);
   const q = toTensor(FN, 'q', qIn), k = toTensor(FN, 'k', kIn), v = toTensor(FN, 'v', vIn), dOut = toTensor(FN, 'dOut', dOutIn);
@@ -62,7 +64,7 @@ function plan(qIn, kIn, vIn, dOutIn, optionsIn) {
     causal: options.causal === true,
     causalOffsetOf: (keyLength) => causal(seqQ, seqK, 0, keyLength),
     scale: options.scale ?? 1 / Math.sqrt(headDim),
-    softcap,
+    softcap, window, dropout,
   };
 }
 
@@ -122,6 +124,8 @@ export function makeAttentionBackward(module) {
         maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
         batch: sizeOf(p.batch), seqQ: p.seqQ, seqK: p.seqK, headDim: p.headDim, valueDim: p.valueDim,
         scale: p.scale, softcap: p.softcap, causal: p.causal,
+        windowLeft: p.window.left, windowRight: p.window.right,
+        dropout: p.dropout.p, dropoutSeed: p.dropout.seed,
       };
       const dq = heap.alloc(sizeOf(p.q.shape)), dk = heap.alloc(sizeOf(p.k.shape)), dv = heap.alloc(sizeOf(p.v.shape));
       const status = module._attention_backward_run(writeCall(heap, call, batchEntries(p)), oa, dq, dk, dv);

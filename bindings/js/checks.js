@@ -85,3 +85,55 @@ export function checkSoftcap(fn, softcap) {
   }
   return softcap;
 }
+
+const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * Checks options.window (a sliding window of keys around each query's diagonal position):
+ * undefined or null (none), or { left?, right? }, each a non-negative integer or Infinity
+ * (no limit on that side; the default). Returns { left, right } as the core takes them
+ * (-1: no limit; larger than int32 is clamped, which hides nothing more).
+ */
+export function checkWindow(fn, window) {
+  if (window === undefined || window === null) return { left: -1, right: -1 };
+  if (typeof window !== 'object' || Array.isArray(window)) {
+    throw typeError(fn, `options.window must be an object { left, right }, got ${describe(window)}`);
+  }
+  checkKeys(fn, 'options.window key', window, ['left', 'right'], []);
+  const side = (name) => {
+    const n = window[name];
+    if (n === undefined || n === Infinity) return -1;
+    if (typeof n !== 'number') throw typeError(fn, `options.window.${name} must be a number, got ${describe(n)}`);
+    if (!Number.isInteger(n) || n < 0) {
+      throw rangeError(fn, `options.window.${name} must be a non-negative integer or Infinity (keys on that side of the query), got ${n}`);
+    }
+    return Math.min(n, INT32_MAX);
+  };
+  return { left: side('left'), right: side('right') };
+}
+
+/**
+ * Checks options.dropout: undefined, null or { p: 0 } (none), or { p, seed? } with p in
+ * [0, 1) and seed an integer in [0, 2^32). Without a seed one is drawn (and returned, so a
+ * backward can use the same). Returns { p, seed } (p = 0: none).
+ *   seedRequired: the backward must be given the forward's seed
+ */
+export function checkDropout(fn, dropout, seedRequired = false) {
+  if (dropout === undefined || dropout === null) return { p: 0, seed: 0 };
+  if (typeof dropout !== 'object' || Array.isArray(dropout)) {
+    throw typeError(fn, `options.dropout must be an object { p, seed }, got ${describe(dropout)}`);
+  }
+  checkKeys(fn, 'options.dropout key', dropout, ['p', 'seed'], []);
+  const { p, seed } = dropout;
+  if (typeof p !== 'number') throw typeError(fn, `options.dropout.p must be a number, got ${describe(p)}`);
+  if (!(p >= 0 && p < 1)) throw rangeError(fn, `options.dropout.p must be in [0, 1), got ${p}`);
+  if (seed === undefined) {
+    if (seedRequired && p > 0) throw typeError(fn, 'options.dropout.seed is required here: pass the seed the forward used (its result.dropoutSeed)');
+    return { p, seed: (Math.random() * 2 ** 32) >>> 0 };
+  }
+  if (typeof seed !== 'number') throw typeError(fn, `options.dropout.seed must be a number, got ${describe(seed)}`);
+  if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) {
+    throw rangeError(fn, `options.dropout.seed must be an integer in [0, 2^32), got ${seed}`);
+  }
+  return { p, seed };
+}

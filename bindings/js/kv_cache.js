@@ -9,12 +9,12 @@ import { toTensor, formatShape, sizeOf, copyRows } from './tensor.js';
 import { planMask, planMaskMemory, writeMask } from './masks.js';
 import { HeapScope, views } from './heap.js';
 import { MemoryPlan, checkBudget } from './memory.js';
-import { checkKeys, positiveInteger, checkSoftcap } from './checks.js';
+import { checkKeys, positiveInteger, checkSoftcap, checkWindow } from './checks.js';
 import { Parameters } from './parameters.js';
 import { ENTRY_COLUMNS, callBlockShape, writeCall } from './attention_call.js';
 
 const CONFIG = ['batch', 'kvHeads', 'capacity', 'headDim', 'valueDim'];
-const OPTIONS = ['causal', 'scale', 'softcap', 'mask', 'newLengths', 'layout', 'returnWeights'];
+const OPTIONS = ['causal', 'window', 'scale', 'softcap', 'mask', 'newLengths', 'layout', 'returnWeights'];
 
 // The config's sizes, checked: { batch, kvHeads, capacity, headDim, valueDim }.
 function checkConfig(config) {
@@ -119,7 +119,8 @@ export function makeKVCache(module) {
      * Appends k, v after each sequence's length and returns attention of q over all it holds.
      *   q: [batch, heads, Lq, headDim]  k: [batch, kvHeads, Lnew, headDim]  v: [batch, kvHeads, Lnew, valueDim]
      *   ([batch, L, heads, d] each with layout 'bshd'); heads a multiple of kvHeads.
-     * Options: causal (query i sits at position length + i), scale, softcap, mask ([..., Lq, T],
+     * Options: causal (query i sits at position length + i), window ({ left, right } keys around
+     * that position: a sliding window), scale, softcap, mask ([..., Lq, T],
      * T = max length + Lnew after the append), newLengths (how many of the Lnew are real per
      * sequence; the rest are written but not counted), returnWeights.
      * Returns { output: [batch, heads, Lq, valueDim] (bshd: [batch, Lq, heads, valueDim]), weights? }.
@@ -155,6 +156,7 @@ export function makeKVCache(module) {
           maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
           batch: p.count, seqQ: p.seqQ, seqK: p.seqK, headDim, valueDim,
           scale: p.scale, softcap: p.softcap, causal: p.causal,
+          windowLeft: p.window.left, windowRight: p.window.right,
           qStride: p.q.rowStride, outStride: p.layout === 'bshd' ? p.heads * valueDim : 0,
           outOffsets: heap.ints(outOffsets),
           out: heap.alloc(sizeOf(p.outShape)),
@@ -180,6 +182,7 @@ export function makeKVCache(module) {
         throw (typeof options.scale !== 'number' ? typeError : rangeError)(fn, `options.scale must be a finite number, got ${describe(options.scale)}`);
       }
       const softcap = checkSoftcap(fn, options.softcap);
+      const window = checkWindow(fn, options.window);
       const { batch, kvHeads, capacity, headDim, valueDim } = this.#c;
       const q = toTensor(fn, 'q', qIn), k = toTensor(fn, 'k', kIn), v = toTensor(fn, 'v', vIn);
       const qv = view(fn, 'q', q, layout, batch, headDim, 'headDim');
@@ -220,7 +223,7 @@ export function makeKVCache(module) {
       if (weights) memory.tensor('weights', [batch, heads, seqQ, seqK]);
       memory.scratch('kernel workspace', () => module._attentionScratch(1, seqQ, Math.max(1, seqK), headDim, valueDim, weights));
       return {
-        layout, softcap, heads, seqQ, seqK, count, group: heads / kvHeads, newLengths, maskPlan, maskOffsets, outShape, weights, memory,
+        layout, softcap, window, heads, seqQ, seqK, count, group: heads / kvHeads, newLengths, maskPlan, maskOffsets, outShape, weights, memory,
         q: qv, qData: q.data, k: kv, kData: k.data, v: vv, vData: v.data, added,
         causal: options.causal === true, scale: options.scale ?? 1 / Math.sqrt(headDim),
       };

@@ -64,9 +64,11 @@ void ApplyMaskImpl(float* scores, int seq_q, int seq_k, const MaskView& mask,
       }
       for (; j < count; ++j) chunk[j] = m[j] == kNegInf ? kNegInf : chunk[j] + m[j];
     }
-    // 2. Causal rule and key lengths hide a suffix of the keys.
-    const int first_hidden = visible.VisibleKeys(i);
-    std::fill(row + std::min(first_hidden, seq_k), row + seq_k, kNegInf);
+    // 2. A window hides a prefix of the keys; causal rule, window and key lengths a suffix.
+    const int end = std::min(visible.KeyEnd(i), seq_k);
+    const int begin = std::min(visible.KeyBegin(i), end);
+    std::fill(row, row + begin, kNegInf);
+    std::fill(row + end, row + seq_k, kNegInf);
   }
 }
 
@@ -167,6 +169,17 @@ void WeightedSumV(const float* weights, const float* v, int v_stride, int seq_q,
   (weights, v, v_stride, seq_q, seq_k, value_dim, out, out_stride);
 }
 
+void DropoutRows(float* weights, int seq_q, int seq_k, const DropoutRule& dropout) {
+  const float keep_scale = dropout.keep_scale();
+  for (int i = 0; i < seq_q; ++i) {
+    float* row = weights + static_cast<size_t>(i) * seq_k;
+    const uint32_t row_key = dropout.RowKey(i);
+    // A dropped weight becomes row[j]·0: 0, or NaN in a row poisoned by NaN (it stays NaN,
+    // as in the fused path).
+    for (int j = 0; j < seq_k; ++j) row[j] *= dropout.Kept(row_key, j) ? keep_scale : 0.0f;
+  }
+}
+
 Status StepwiseAttention(const HeadProblem& pb, const AttentionStages& st) {
   const size_t count = static_cast<size_t>(pb.seq_q) * pb.seq_k;
   auto snapshot = [&](float* stage) {
@@ -183,8 +196,13 @@ Status StepwiseAttention(const HeadProblem& pb, const AttentionStages& st) {
   ApplyMask(st.weights, pb.seq_q, pb.seq_k, pb.mask, pb.visible);
   snapshot(st.masked_scores);
   SoftmaxRows(st.weights, pb.seq_q, pb.seq_k);
-  WeightedSumV(st.weights, pb.v, pb.v_stride, pb.seq_q, pb.seq_k, pb.value_dim, pb.out,
-               pb.out_stride);
+  const float* weights = st.weights;
+  if (pb.dropout.active()) {
+    std::memcpy(st.dropped_weights, st.weights, count * sizeof(float));
+    DropoutRows(st.dropped_weights, pb.seq_q, pb.seq_k, pb.dropout);
+    weights = st.dropped_weights;
+  }
+  WeightedSumV(weights, pb.v, pb.v_stride, pb.seq_q, pb.seq_k, pb.value_dim, pb.out, pb.out_stride);
   return Status::kOk;
 }
 

@@ -21,7 +21,8 @@ void ScaleScores(float* scores, int count, float scale);
 // scores = softcap·tanh(scores / softcap), in place (softcap > 0).   scores: [count]
 void SoftcapScores(float* scores, int count, float softcap);
 
-// scores[i][j] = -Inf where key j is blocked (mask value -Inf, or j >= visible(i)),
+// scores[i][j] = -Inf where key j is blocked (mask value -Inf, or j outside the visible
+// rule's KeyBegin(i) .. KeyEnd(i) - 1),
 // else scores[i][j] + mask[i][j]. In place.
 //   scores: [seq_q, seq_k]   mask: see MaskView (may be empty)
 void ApplyMask(float* scores, int seq_q, int seq_k, const MaskView& mask,
@@ -30,6 +31,10 @@ void ApplyMask(float* scores, int seq_q, int seq_k, const MaskView& mask,
 // Row-wise softmax in place. A row of only -Inf becomes zeros; a row holding NaN or
 // +Infinity becomes NaN.   scores: [seq_q, seq_k]
 void SoftmaxRows(float* scores, int seq_q, int seq_k);
+
+// Dropout of the weights in place: each weight dropout.Kept keeps is divided by 1 − p, the
+// others become 0.   weights: [seq_q, seq_k]
+void DropoutRows(float* weights, int seq_q, int seq_k, const DropoutRule& dropout);
 
 // out = weights·v, where a zero weight contributes nothing (so blocked NaN/Inf values
 // never reach the output).
@@ -41,11 +46,13 @@ void WeightedSumV(const float* weights, const float* v, int v_stride, int seq_q,
 // Every stage of one head. `weights` is required; the others may be null.
 //   each buffer: [seq_q, seq_k]
 struct AttentionStages {
-  float* raw_scores = nullptr;     // q·kᵀ
-  float* scaled_scores = nullptr;  // q·kᵀ·scale
-  float* capped_scores = nullptr;  // softcap·tanh(scaled / softcap) (= scaled without one)
-  float* masked_scores = nullptr;  // after the mask, causal rule and key lengths
-  float* weights = nullptr;        // softmax of the masked scores
+  float* raw_scores = nullptr;       // q·kᵀ
+  float* scaled_scores = nullptr;    // q·kᵀ·scale
+  float* capped_scores = nullptr;    // softcap·tanh(scaled / softcap) (= scaled without one)
+  float* masked_scores = nullptr;    // after the mask, causal rule and key lengths
+  float* weights = nullptr;          // softmax of the masked scores
+  float* dropped_weights = nullptr;  // with dropout (then required): the weights after it,
+                                     // which multiply v
 };
 
 // Runs the steps above for one head, writing problem.out and the requested stages.

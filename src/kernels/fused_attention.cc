@@ -4,7 +4,9 @@
 //   1. pack kᵀ into panels of 8 keys ([head_dim, 8] each) so that the score
 //      tile loads two whole vectors per head_dim step;
 //   2. for every block of R query rows (R = TileRows(): 6 or 4 with relaxed FMA, 4 with
-//      SIMD128), walk the keys any of its rows can see, 32 at a time:
+//      SIMD128), walk the keys any of its rows can see, 32 at a time (from the first key a
+//      row's window starts at to the last any row sees: a sliding window of w keys costs
+//      O(w) per row, not O(seq_k)):
 //      a. scores s[R×8] = q_block · panelᵀ, four panels (2R accumulators);
 //      b. with a mask, a softcap (or a scale <= 0): s·scale, capped (softcap·tanh(s·scale /
 //         softcap)), + mask, and -Inf where blocked (the
@@ -15,7 +17,9 @@
 //         that rescales what came before. The exponent is formed so that only the small
 //         s - m is rounded (online_softmax-inl.h): rounding k·log2(e)·s first moved large
 //         scores (1e4 and up) by more than the differences that decide their weights;
-//      d. acc[R×value_dim] = acc·rescale + p·v_block (one round trip of acc
+//      d. with dropout, p = 0 for the dropped weights and p / (1 − dropout) for the kept
+//         (after c: the sum that normalises stays the full softmax's, as in PyTorch);
+//      e. acc[R×value_dim] = acc·rescale + p·v_block (one round trip of acc
 //         per 32 keys);
 //   3. divide each row by its running sum (0 for rows that saw nothing).
 // Step 1 runs on the calling thread; steps 2 and 3 are spread over the threads by blocks
@@ -132,15 +136,25 @@ HWY_INLINE void ScaleAndMaskRow(float* s, float scale, float softcap, const Mask
   }
 }
 
-// Blocks keys j0 + lane >= visible in one row's 8 scores, in place.
-HWY_INLINE void BlockKeysFrom(float* s, int j0, int visible) {
+// Blocks keys j0 + lane outside begin .. end - 1 in one row's 8 scores, in place.
+HWY_INLINE void BlockKeysOutside(float* s, int j0, int begin, int end) {
   const D d;
   const V neg_inf = hn::Set(d, kNegInf);
-  const V limit = hn::Set(d, static_cast<float>(visible));
-  const V key_lo = hn::Iota(d, static_cast<float>(j0));
-  const V key_hi = hn::Iota(d, static_cast<float>(j0 + kLanes));
-  hn::Store(hn::IfThenElse(hn::Lt(key_lo, limit), hn::Load(d, s), neg_inf), d, s);
-  hn::Store(hn::IfThenElse(hn::Lt(key_hi, limit), hn::Load(d, s + kLanes), neg_inf), d, s + kLanes);
+  const V lo = hn::Set(d, static_cast<float>(begin));
+  const V hi = hn::Set(d, static_cast<float>(end));
+  for (int h = 0; h < 2; ++h) {
+    const V key = hn::Iota(d, static_cast<float>(j0 + h * kLanes));
+    const auto inside = hn::And(hn::Ge(key, lo), hn::Lt(key, hi));
+    hn::Store(hn::IfThenElse(inside, hn::Load(d, s + h * kLanes), neg_inf), d, s + h * kLanes);
+  }
+}
+
+// Step 2d for one row: dropout of its weights p of keys j0 .. j0 + count - 1, in place.
+HWY_INLINE void DropWeights(float* p, int count, const DropoutRule& dropout, uint32_t row_key,
+                            int j0, float keep_scale) {
+  for (int j = 0; j < count; ++j) {
+    p[j] *= dropout.Kept(row_key, j0 + j) ? keep_scale : 0.0f;
+  }
 }
 
 // Step 2d, fast form: acc[r] = acc[r]·rescale[r] + Σ_j p[r][j]·v[j] over 8 value columns
@@ -228,15 +242,21 @@ template <int kRowsPerTile>
 void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, const float* v_base,
                 int v_stride, int padded_dim, int row0, int num_rows) {
   const float* q_rows[kRowsPerTile];
-  int visible[kRowsPerTile];
-  int most_visible = 0, least_visible = pb.seq_k;
+  int begin[kRowsPerTile], end[kRowsPerTile];  // row r sees keys begin[r] .. end[r] - 1
+  // The keys any row sees (first_key .. most_visible - 1), and where limits start to apply.
+  int first_key = pb.seq_k, most_visible = 0, least_visible = pb.seq_k, latest_begin = 0;
   for (int r = 0; r < kRowsPerTile; ++r) {
     const bool real = r < num_rows;
     q_rows[r] = real ? pb.q + static_cast<size_t>(row0 + r) * pb.q_stride : ws.zero_row.data();
-    visible[r] = real ? pb.visible.VisibleKeys(row0 + r) : 0;
-    most_visible = std::max(most_visible, visible[r]);
-    if (real) least_visible = std::min(least_visible, visible[r]);
+    end[r] = real ? pb.visible.KeyEnd(row0 + r) : 0;
+    begin[r] = real ? std::min(pb.visible.KeyBegin(row0 + r), end[r]) : 0;
+    if (!real) continue;
+    if (begin[r] < end[r]) first_key = std::min(first_key, begin[r]);
+    most_visible = std::max(most_visible, end[r]);
+    least_visible = std::min(least_visible, end[r]);
+    latest_begin = std::max(latest_begin, begin[r]);
   }
+  if (first_key == pb.seq_k) most_visible = 0;  // no row sees a key: nothing to walk
   std::fill(acc, acc + kRowsPerTile * padded_dim, 0.0f);
   RowState state[kRowsPerTile];
   // Without a mask the scale goes into the exponent (k·(s - max) with k = scale > 0);
@@ -245,7 +265,12 @@ void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, con
   const float factor = fold_scale ? pb.scale * kLog2e : kLog2e;
   alignas(16) float p[kRowsPerTile * kKeysPerBlock];  // scores, then weights, of a block
   float rescale[kRowsPerTile];
-  for (int j0 = 0; j0 < most_visible; j0 += kKeysPerBlock) {
+  uint32_t row_key[kRowsPerTile];
+  const bool dropout = pb.dropout.active();
+  const float keep_scale = dropout ? pb.dropout.keep_scale() : 1.0f;
+  for (int r = 0; r < kRowsPerTile && dropout; ++r) row_key[r] = pb.dropout.RowKey(row0 + r);
+  const int start = first_key / kKeysPerTile * kKeysPerTile;  // whole tiles (panels)
+  for (int j0 = start; j0 < most_visible; j0 += kKeysPerBlock) {
     // a, b. Scores of up to four 8-key tiles, scaled and masked, into p.
     int tiles = 0;
     bool nonfinite_values = false;
@@ -257,18 +282,23 @@ void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, con
       ScoreTile<kRowsPerTile>(
           q_rows, ws.k_panels.data() + static_cast<size_t>(tile) * pb.head_dim * kKeysPerTile,
           pb.head_dim, scores, kKeysPerBlock);
-      const bool needs_limit = jt + kKeysPerTile > least_visible;
+      const bool needs_limit = jt + kKeysPerTile > least_visible || jt < latest_begin;
       for (int r = 0; r < kRowsPerTile; ++r) {
         float* row_scores = scores + r * kKeysPerBlock;
         // Rows past num_rows are padding: they see no key, mask or not.
         if (r < num_rows && !fold_scale)
           ScaleAndMaskRow(row_scores, pb.scale, pb.softcap, pb.mask, row0 + r, jt, keys_in_tile);
-        if (needs_limit) BlockKeysFrom(row_scores, jt, visible[r]);
+        if (needs_limit) BlockKeysOutside(row_scores, jt, begin[r], end[r]);
       }
     }
     // c. Online softmax over the block, the rows side by side.
     OnlineSoftmaxTile<kRowsPerTile>(p, kKeysPerBlock, tiles * 2, state, rescale, factor);
-    // d. Weighted values.
+    // d. Dropout (the sums above keep every weight).
+    for (int r = 0; r < num_rows && dropout; ++r) {
+      DropWeights(p + r * kKeysPerBlock, tiles * kKeysPerTile, pb.dropout, row_key[r], j0,
+                  keep_scale);
+    }
+    // e. Weighted values.
     const float* v_rows = v_base + static_cast<size_t>(j0) * v_stride;
     const int num_keys = std::min(kKeysPerBlock, most_visible - j0);  // most_visible <= seq_k
     if (nonfinite_values) {
@@ -293,14 +323,32 @@ uint64_t FusedWorkspaceBytesImpl(int seq_k, int head_dim, int value_dim, int slo
   return sizeof(float) * floats + tiles;
 }
 
+// The keys some query row sees, in whole tiles: tiles first .. last - 1. The rule's range
+// only moves forward with the row, so the first row's start and the last row's end bound it.
+struct KeyTiles {
+  int first = 0, last = 0;
+};
+KeyTiles VisibleKeyTiles(const HeadProblem& pb) {
+  const int end = pb.visible.KeyEnd(pb.seq_q - 1);
+  const int begin = std::min(pb.visible.KeyBegin(0), end);
+  return {begin / kKeysPerTile, RoundUp(end, kKeysPerTile) / kKeysPerTile};
+}
+
 // Steps 0 and 1, on the calling thread: scratch, k packed into panels, v flagged (and
-// copied). Returns false (with the cache marked empty) when the scratch cannot grow.
+// copied), for the keys some row sees. Returns false (with the cache marked empty) when the
+// scratch cannot grow.
 bool PrepareHead(const HeadProblem& pb, FusedWorkspace& ws, int slots) {
   const int num_tiles = RoundUp(pb.seq_k, kKeysPerTile) / kKeysPerTile;
   const int padded_dim = RoundUp(pb.value_dim, kLanes);
+  const KeyTiles range = VisibleKeyTiles(pb);
+  const int key0 = range.first * kKeysPerTile;
+  const int keys = std::max(0, std::min(pb.seq_k, range.last * kKeysPerTile) - key0);
   // 0. Scratch; a failure leaves the cache marked empty and nothing written.
   const bool copy_v = padded_dim != pb.value_dim || pb.v_stride != padded_dim;
-  const bool repack_k = ws.packed_k != pb.k, redo_v = ws.packed_v != pb.v;
+  const bool same_range =
+      ws.packed_tiles_first == range.first && ws.packed_tiles_last == range.last;
+  const bool repack_k = ws.packed_k != pb.k || !same_range;
+  const bool redo_v = ws.packed_v != pb.v || !same_range;
   if ((repack_k &&
        !ws.k_panels.Resize(static_cast<uint64_t>(num_tiles) * pb.head_dim * kKeysPerTile)) ||
       (redo_v && !ws.v_nonfinite.Resize(num_tiles)) ||
@@ -312,7 +360,8 @@ bool PrepareHead(const HeadProblem& pb, FusedWorkspace& ws, int slots) {
   }
   // Step 1 (skipped when consecutive heads share k, as broadcast k does).
   if (repack_k) {
-    PackTransposedPanels(pb.k, pb.k_stride, pb.seq_k, pb.head_dim, ws.k_panels.data());
+    PackTransposedPanels(pb.k + static_cast<size_t>(key0) * pb.k_stride, pb.k_stride, keys,
+                         pb.head_dim, ws.k_panels.data() + static_cast<size_t>(key0) * pb.head_dim);
     ws.packed_k = pb.k;
   }
   // Values (skipped, like the panels, when consecutive heads share v): flag the tiles that
@@ -320,15 +369,18 @@ bool PrepareHead(const HeadProblem& pb, FusedWorkspace& ws, int slots) {
   // head of a wider projection: rows 2 KiB apart alias in L1 and cost MultiHeadAttention
   // ~30%) or when value_dim is not a multiple of 4.
   if (redo_v) {
-    FlagNonFiniteValues(pb.v, pb.v_stride, pb.seq_k, pb.value_dim, ws.v_nonfinite.data());
+    FlagNonFiniteValues(pb.v + static_cast<size_t>(key0) * pb.v_stride, pb.v_stride, keys,
+                        pb.value_dim, ws.v_nonfinite.data() + range.first);
     if (copy_v) {
-      for (int j = 0; j < pb.seq_k; ++j) {
+      for (int j = key0; j < key0 + keys; ++j) {
         std::memcpy(ws.v_padded.data() + static_cast<size_t>(j) * padded_dim,
                     pb.v + static_cast<size_t>(j) * pb.v_stride, sizeof(float) * pb.value_dim);
       }
     }
     ws.packed_v = pb.v;
   }
+  ws.packed_tiles_first = range.first;
+  ws.packed_tiles_last = range.last;
   return true;
 }
 

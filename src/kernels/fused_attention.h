@@ -22,6 +22,8 @@ struct FusedWorkspace {
   Buffer<float> zero_row;           // [head_dim]: stands in for query rows past seq_q
   const float* packed_k = nullptr;  // the k the panels hold, to skip repacking it
   const float* packed_v = nullptr;  // the v the flags (and padded copy) describe
+  int packed_tiles_first = 0;       // the key tiles packed and flagged: first .. last - 1
+  int packed_tiles_last = 0;        // (a window or causal limit needs only those)
 };
 
 // Bytes of the workspace for one head of these sizes with `slots` threads (an upper bound;
@@ -34,7 +36,8 @@ uint64_t FusedWorkspaceBytes(int seq_k, int head_dim, int value_dim, int slots);
 bool ReserveFusedWorkspace(FusedWorkspace& workspace, int seq_k, int head_dim, int value_dim,
                            int slots);
 
-// Computes problem.out = softmax(q·kᵀ·scale + mask)·v, honouring problem.visible.
+// Computes problem.out = softmax(q·kᵀ·scale + mask)·v, honouring problem.visible (only the
+// keys some row sees are read) and problem.dropout.
 //   q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k, value_dim]
 //   out: [seq_q, value_dim]
 // Rows that see no key get zeros. A row whose visible scores hold NaN or +Infinity gets
