@@ -14,6 +14,7 @@ import { comparisonTable, modelTable } from './table.js';
 import { recordResults, progressWriter } from './results.js';
 import { trainingBench, trainingTable } from './training.js';
 import { reviewBench, reviewTables } from './reviews.js';
+import { windowBench, windowTable } from './window.js';
 
 const progress = progressWriter(process.stderr);
 
@@ -77,6 +78,7 @@ progress('memory at N=4096');
 const memory = await memoryRow();
 progress('memory of the attention backward at N=4096');
 const backwardMemory = await backwardMemoryRow();
+const slidingWindow = await windowBench(progress);
 const training = await trainingBench(progress);
 const models = [];
 for (const threads of [1, 2]) models.push(await session(threads, './models.js'));
@@ -90,6 +92,8 @@ console.log(`Machine: ${machine}. ${Object.values(versions).join('; ')}.\n`);
 console.log(comparisonTable(sessions));
 console.log(`\nWasm heap, N = ${memory.n}, d = ${memory.d}, no weights requested: high-water mark rose ${MiB(memory.peakRiseBytes)} MiB for ${MiB(memory.ioBytes)} MiB of inputs and output (scratch ${MiB(memory.scratchBytes)} MiB; an N×N score matrix alone would be ${MiB(memory.scoreMatrixBytes)} MiB). Heap size ${MiB(memory.heapBytes)} MiB.`);
 console.log(`Attention backward, N = ${backwardMemory.n}, d = ${backwardMemory.d}: high-water mark rose ${MiB(backwardMemory.peakRiseBytes)} MiB for ${MiB(backwardMemory.ioBytes)} MiB of q, k, v, dOut, dq, dk, dv (scratch ${MiB(backwardMemory.scratchBytes)} MiB; an N×N matrix would be ${MiB(backwardMemory.scoreMatrixBytes)} MiB); ${backwardMemory.ms.toFixed(0)} ms.`);
+console.log('\nSliding-window attention (issue 22): causal, one head, N = 4096, d = 64, full against a window of w keys before each query (window: { left: w }); out reused; median of at least 5 calls and 1.5 s. The time should follow the visible (query, key) pairs.\n');
+console.log(windowTable(slidingWindow));
 console.log('\nTraining, Node, one thread: forward + backward + optimizer per step on the reverse task (attention-wasm: TinyTransformer.trainStep with AdamW, one wasm call; tfjs: the same model in tfjs-core ops, autodiff and Adam). Median tokens/s of 5 timed windows after both are seen learning.\n');
 console.log(trainingTable(training));
 
@@ -98,5 +102,5 @@ console.log(modelTable(models));
 console.log('\nReview classifier (issue 20): accuracy on real review sentences it never trained on (UCI Sentiment Labelled Sentences, held-out 20% per source, seed 2026; "never trained on": trained on the other two sources), beside a word list and a bag-of-words logistic regression on the same splits; then training and inference time.\n');
 console.log(reviewTables(reviews));
 
-recordResults('node', { date: new Date().toISOString(), machine, runtime: `Node ${process.version}`, versions, sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })), memory, backwardMemory, training: training.rows, models, reviews });
+recordResults('node', { date: new Date().toISOString(), machine, runtime: `Node ${process.version}`, versions, sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })), memory, backwardMemory, slidingWindow, training: training.rows, models, reviews });
 console.log('\nWrote bench/results/latest.json (node)');

@@ -154,7 +154,8 @@ test('bad input: typed errors naming attentionBackward and the tensor; the heap 
   assert.throws(() => attn.attentionBackward([[[1, 2]]], k, v, [[[1]]]), (e) => e instanceof RangeError && /^attentionBackward: k has leading dims \[\] but q has \[1\]/.test(e.message));
   assert.throws(() => attn.attentionBackward(q, [[1]], v, [[1]]), (e) => e instanceof RangeError && /k has 1 columns but q has 2/.test(e.message));
   assert.throws(() => attn.attentionBackward(q, k, v, 'x'), (e) => e instanceof TypeError && /^attentionBackward: dOut/.test(e.message));
-  assert.throws(() => attn.attentionBackward(q, k, v, [[1]], { dropout: 0.1 }), (e) => e instanceof TypeError && /unknown option 'dropout'/.test(e.message));
+  assert.throws(() => attn.attentionBackward(q, k, v, [[1]], { dropout: 0.1 }), (e) => e instanceof TypeError && /^attentionBackward: options\.dropout must be an object/.test(e.message));
+  assert.throws(() => attn.attentionBackward(q, k, v, [[1]], { dropoutP: 0.1 }), (e) => e instanceof TypeError && /unknown option 'dropoutP'/.test(e.message));
   assert.throws(() => attn.attentionBackward(q, k, v, [[1]], { scale: Number.NaN }), (e) => e instanceof RangeError && /options\.scale must be finite/.test(e.message));
   for (let i = 0; i < 200; i++) attn.attentionBackward(q, k, v, [[1]], { causal: i % 2 === 0 });
   assert.equal(attn.memory().inUseBytes, before);

@@ -103,6 +103,22 @@ export interface BooleanMask {
   shape: number[];
 }
 
+/** A sliding window of keys around each query's position (see {@link AttentionOptions.window}). */
+export interface AttentionWindow {
+  /** Keys before the query's position it may see (0: none before). Default: no limit. */
+  left?: number;
+  /** Keys after the query's position it may see (0: none after). Default: no limit. */
+  right?: number;
+}
+
+/** Dropout of the attention weights (see {@link AttentionOptions.dropout}). */
+export interface AttentionDropout {
+  /** Probability of dropping a weight, in [0, 1); 0: none. */
+  p: number;
+  /** An integer in [0, 2³²). Optional in the forward (then drawn and returned), required in the backward. */
+  seed?: number;
+}
+
 /** Options of {@link AttentionWasm.attention}. */
 export interface AttentionOptions {
   /** Boolean or additive mask, broadcast to `[..., Lq, Lk]`. */
@@ -125,6 +141,24 @@ export interface AttentionOptions {
    * undefined: none. Backward too.
    */
   softcap?: number;
+  /**
+   * Sliding-window (local) attention (Mistral, Gemma, Longformer's local part): query i, at
+   * key position p = i + the offset of `causalAlign` (with or without `causal`), sees keys
+   * p − left … p + right. A side left out (or `Infinity`) has no limit; with `causal` the right
+   * side is 0 anyway. Hugging Face's `sliding_window: w` is `{ left: w − 1 }` with `causal`.
+   * Combines with masks, key lengths, softcap and GQA. The fused kernel walks only the key
+   * tiles a window reaches: cost O(Lq·w), not O(Lq·Lk). Backward too.
+   */
+  window?: AttentionWindow;
+  /**
+   * Dropout of the attention weights (PyTorch SDPA's `dropout_p`): each weight is dropped
+   * with probability `p` and the kept ones are divided by 1 − p, after the softmax (its sums
+   * keep every weight). Deterministic: which weights drop is a hash of
+   * (seed, batch entry, row, key), so the same seed gives the same bits on every build and
+   * thread count, and {@link AttentionWasm.attentionBackward} given the same seed agrees.
+   * Without `seed` one is drawn and returned as `dropoutSeed`. `p` in [0, 1).
+   */
+  dropout?: AttentionDropout;
   /**
    * Where the head axis is. `'bhsd'` (default, PyTorch): q `[..., heads, Lq, dk]` (any
    * leading dims). `'bshd'` (FlashAttention, Hugging Face projections, ONNX's 3-D inputs
@@ -191,7 +225,9 @@ export interface AttentionTrace {
   maskedScores: Tensor;
   /** softmax of the masked scores; rows with no visible key are zeros. */
   weights: Tensor;
-  /** weights·v, `[..., Lq, dv]`. */
+  /** With `dropout`: the weights after it (0 or weight / (1 − p)), what multiplies v. */
+  droppedWeights?: Tensor;
+  /** weights·v (droppedWeights·v with dropout), `[..., Lq, dv]`. */
   output: Tensor;
 }
 
@@ -209,6 +245,10 @@ export interface AttentionBackwardOptions {
   keyLengths?: number | number[] | Int32Array;
   /** Score capping, as in {@link AttentionOptions.softcap}; its slope `1 − tanh²` enters dq and dk. */
   softcap?: number;
+  /** The forward's sliding window, as in {@link AttentionOptions.window}. */
+  window?: AttentionWindow;
+  /** The forward's dropout, with its seed (required: the forward's `dropoutSeed`). */
+  dropout?: AttentionDropout;
   /**
    * Grouped-query attention, as in {@link AttentionOptions.enableGqa}: k and v have fewer heads
    * (the axis before `[L, d]`) than q, each shared by `Hq / Hkv` query heads; dk and dv are the
@@ -327,6 +367,10 @@ export interface AttentionResult {
   output: Tensor;
   /** `[..., Lq, Lk]`, with `returnWeights` or `trace`. */
   weights?: Tensor;
+  /** With `dropout` and `returnWeights` or `trace`: the weights after the dropout. */
+  droppedWeights?: Tensor;
+  /** With `dropout`: the seed used (the one given, or the one drawn); pass it to the backward. */
+  dropoutSeed?: number;
   /** With `trace`: every stage. */
   trace?: AttentionTrace;
   /** With `pastKey`: `[past, k]`, `[..., kvHeads, past + Lk, dk]`. */
@@ -352,6 +396,8 @@ export interface KVCacheAttendOptions {
   scale?: number;
   /** As in {@link AttentionOptions.softcap}. */
   softcap?: number;
+  /** A sliding window around position `length[n] + i`, as in {@link AttentionOptions.window}. */
+  window?: AttentionWindow;
   /** Boolean or additive mask, broadcast to `[batch, heads, Lq, T]`, T = the longest sequence after the append. */
   mask?: MaskLike;
   /** How many of the Lnew new positions are real, per sequence (right-padded prompts); default all. */

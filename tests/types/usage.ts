@@ -25,10 +25,19 @@ async function main(): Promise<void> {
   const present: Tensor | undefined = cached.presentKey;
   void present;
   attn.attention(q, q, q, { causalAlign: -2 });
+  const local = attn.attention(q, q, q, { causal: true, window: { left: 3 }, dropout: { p: 0.1, seed: 7 }, returnWeights: true });
+  const seed: number | undefined = local.dropoutSeed;
+  const dropped: Tensor | undefined = local.droppedWeights;
+  void seed; void dropped;
+  attn.attentionBackward(q, q, q, q, { window: { left: 3, right: 0 }, dropout: { p: 0.1, seed: 7 } });
+  // @ts-expect-error dropout is { p, seed }
+  attn.attention(q, q, q, { dropout: 0.1 });
+  // @ts-expect-error a window side is a number
+  attn.attention(q, q, q, { window: { left: '3' } });
   // @ts-expect-error layout is 'bhsd' or 'bshd'
   attn.attention(q, q, q, { layout: 'nchw' });
   const cache = new attn.KVCache({ batch: 1, kvHeads: 1, capacity: 16, headDim: 4 });
-  const step: Tensor = cache.attend(q, q, q, { causal: true, newLengths: [1], layout: 'bhsd' }).output;
+  const step: Tensor = cache.attend(q, q, q, { causal: true, newLengths: [1], layout: 'bhsd', window: { left: 8 } }).output;
   const held: number[] = cache.lengths;
   void step; void held;
   cache.dispose();
