@@ -3,7 +3,7 @@
 // Keep the old build first: `cp -r dist /tmp/dist-before`, change, build, run this. When the
 // old dist sits in a checkout of its own (`git worktree add /tmp/before <commit>`, built), its
 // own JS drives it: the call layout between JS and wasm may differ between versions. Prints
-// a table: one head, d = 64, `out` reused, without and with an additive mask, best of 15
+// a table: one head, d = 64, `out` reused, without a mask, with an additive one and causal, best of 15
 // rounds per side; the relaxed build runs when Node has relaxed SIMD
 // (`node --experimental-wasm-relaxed-simd bench/ab.js …`).
 import { readFileSync, existsSync } from 'node:fs';
@@ -28,7 +28,8 @@ const rows = ['| build | case | N | before (ms) | after (ms) | change |', '|---|
 for (const file of ['attention.wasm', ...(relaxed ? ['attention-relaxed.wasm'] : [])]) {
   const A = await initBefore({ wasmBinary: readFileSync(`${before}/${file}`) });
   const B = await initAfter({ wasmBinary: readFileSync(`${after}/${file}`) });
-  for (const masked of [false, true]) {
+  for (const kind of ['no mask', 'additive mask', 'causal']) {
+    const masked = kind === 'additive mask', causal = kind === 'causal';
     for (const n of [256, 1024]) {
       const x = A.tensor(Float32Array.from({ length: n * 64 }, (_, i) => Math.sin(i * 0.37)), [n, 64]);
       const mask = masked ? A.tensor(Float32Array.from({ length: n * n }, (_, i) => (i % 7 === 0 ? -1 : 0)), [n, n]) : undefined;
@@ -38,11 +39,11 @@ for (const file of ['attention.wasm', ...(relaxed ? ['attention-relaxed.wasm'] :
       for (let round = 0; round < 15; round++) {
         [A, B].forEach((api, side) => {
           const t0 = performance.now();
-          for (let i = 0; i < reps; i++) api.attention(x, x, x, { out, mask });
+          for (let i = 0; i < reps; i++) api.attention(x, x, x, { out, mask, causal });
           best[side] = Math.min(best[side], (performance.now() - t0) / reps);
         });
       }
-      rows.push(`| ${A.info.build} | ${masked ? 'additive mask' : 'no mask'} | ${n} | ${best[0].toFixed(4)} | ${best[1].toFixed(4)} | ${((best[1] / best[0] - 1) * 100).toFixed(1)}% |`);
+      rows.push(`| ${A.info.build} | ${kind} | ${n} | ${best[0].toFixed(4)} | ${best[1].toFixed(4)} | ${((best[1] / best[0] - 1) * 100).toFixed(1)}% |`);
     }
   }
 }

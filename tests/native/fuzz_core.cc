@@ -22,6 +22,9 @@
 //     poisons the result); exact-size heap buffers, so ASan sees any overrun;
 //   - statuses: kOk for valid inputs; one corrupted field gives its documented status and
 //     writes nothing.
+//   - sliding windows (one side, both, INT_MAX keys) against the visible-key rule written
+//     here, and dropout against the hash written here from its definition: outputs, and the
+//     dropped weights of the step-by-step path (0, or the weight's interval times 1/(1 - p)).
 // Dimensions stay small (one execution takes microseconds), but seq_k goes to 40 so that the
 // fused kernel's online softmax crosses its 32-key blocks, and seq_q to 12 (4-row tiles).
 //
@@ -275,6 +278,9 @@ struct RefHead {
   double scale = 1;
   std::vector<double> q, k, v, eq, ek, ev, mask;
   std::vector<uint8_t> visible;
+  //   keep: [seq_q, seq_k] what dropout multiplies each weight by (0 or 1 / (1 - p)), or
+  //   empty (no dropout)
+  std::vector<double> keep;
 
   // Results.   row_kind: [seq_q]
   //   raw, scaled, masked (+ *_tol), weights (+ the interval [lo, hi] of a right float
@@ -284,7 +290,7 @@ struct RefHead {
   std::vector<RowKind> row_kind;
   std::vector<double> raw, raw_tol, scaled, scaled_tol, masked, masked_tol;
   std::vector<double> weights, weights_lo, weights_hi;
-  std::vector<double> out, out_tol, lo, hi;
+  std::vector<double> out, out_tol, lo, hi;  // lo/hi: ±inf with dropout (no convex hull)
   std::vector<uint8_t> out_defined;
   std::vector<uint8_t> blocked;  // [seq_q, seq_k]
 };
@@ -375,10 +381,13 @@ void SolveRow(RefHead& h, int i) {
         defined = false;
         continue;
       }
-      const double w = h.weights[row + j], w_hi = h.weights_hi[row + j];
+      // With dropout the weight reaches the output times keep (0 or 1 / (1 - p), itself a
+      // rounded float: 2ε more).
+      const double kj = h.keep.empty() ? 1.0 : h.keep[row + j];
+      const double w = h.weights[row + j] * kj, w_hi = h.weights_hi[row + j] * kj * (1 + 2 * kEps);
       acc += w * vj;
-      err += std::max(w_hi - w, w - h.weights_lo[row + j]) * std::fabs(vj) + w_hi * ej +
-             Gamma(n + 8) * w_hi * std::fabs(vj);
+      err += std::max(w_hi - w, w - h.weights_lo[row + j] * kj * (1 - 2 * kEps)) * std::fabs(vj) +
+             w_hi * ej + Gamma(n + 8) * w_hi * std::fabs(vj);
       v_max = std::max(v_max, std::fabs(vj));
       v_err_max = std::max(v_err_max, ej);
       lo = std::min(lo, vj);
@@ -387,8 +396,8 @@ void SolveRow(RefHead& h, int i) {
     h.out[o] = acc;
     h.out_tol[o] = 2 * err + 1e-30 * (1 + v_max);
     const double slack = Gamma(n + 8) * v_max + v_err_max + kTiny;
-    h.lo[o] = lo - slack;
-    h.hi[o] = hi + slack;
+    h.lo[o] = h.keep.empty() ? lo - slack : -HUGE_VAL;  // dropped weights do not sum to 1
+    h.hi[o] = h.keep.empty() ? hi + slack : HUGE_VAL;
     h.out_defined[o] = defined;
   }
 }
@@ -407,10 +416,28 @@ void Solve(RefHead& h) {
   for (int i = 0; i < h.seq_q; ++i) SolveRow(h, i);
 }
 
-// Key j is visible to query row i under the causal rule and the key limit (64-bit: no
-// overflow for any offset).
-bool KeyVisible(int i, int j, int key_limit, bool causal, int causal_offset) {
-  return j < key_limit && (!causal || int64_t{j} <= int64_t{i} + causal_offset);
+// Key j is visible to query row i under the causal rule, the sliding window (negative sides:
+// no limit) and the key limit (64-bit: no overflow for any offset).
+bool KeyVisible(int i, int j, int key_limit, bool causal, int causal_offset, int window_left,
+                int window_right) {
+  const int64_t diagonal = int64_t{i} + causal_offset;
+  return j < key_limit && (!causal || j <= diagonal) &&
+         (window_left < 0 || j >= diagonal - window_left) &&
+         (window_right < 0 || j <= diagonal + window_right);
+}
+
+// The dropout decision, written here from its definition (src/dropout.h's comment):
+// bits = H(RowKey + j·0x9E3779B9) with RowKey = H(H(H(seed) ^ entry) ^ i), H the
+// "lowbias32" hash; the weight is kept when (bits >> 8)·2^-24 >= p.
+uint32_t LowBias32(uint32_t x) {
+  x = (x ^ (x >> 16)) * 0x7feb352du;
+  x = (x ^ (x >> 15)) * 0x846ca68bu;
+  return x ^ (x >> 16);
+}
+bool DropoutKeeps(float p, uint32_t seed, uint32_t entry, uint32_t i, uint32_t j) {
+  const uint32_t row_key = LowBias32(LowBias32(LowBias32(seed) ^ entry) ^ i);
+  const uint32_t bits = LowBias32(row_key + j * 0x9E3779B9u);
+  return std::ldexp(static_cast<double>(bits >> 8), -24) >= p;
 }
 
 // Checks one head's output row i (value_dim floats at `got`, consecutive) against the reference.
@@ -455,6 +482,29 @@ void CheckWeights(const char* what, const RefHead& h, const float* got, size_t b
         }
       } else if (w != 0.0f) {  // a visible -Inf score
         Fail("%s[%zu] = %.9g: a -Inf score must weigh 0", what, base + at, w);
+      }
+    }
+  }
+}
+
+// Checks dropout's weights ([seq_q, seq_k]): 0 where dropped or blocked, the weight's
+// interval times keep where kept, NaN in poisoned rows.
+void CheckDroppedWeights(const char* what, const RefHead& h, const float* got, size_t base) {
+  for (int i = 0; i < h.seq_q; ++i) {
+    for (int j = 0; j < h.seq_k; ++j) {
+      const size_t at = static_cast<size_t>(i) * h.seq_k + j;
+      const float w = got[at];
+      const double kj = h.keep[at];
+      if (h.row_kind[i] == RowKind::kPoisoned) {
+        if (!std::isnan(w)) Fail("%s[%zu] = %.9g: a poisoned row must be NaN", what, base + at, w);
+      } else if (h.blocked[at] || h.row_kind[i] == RowKind::kZeros || kj == 0 ||
+                 !std::isfinite(h.masked[at])) {
+        if (w != 0.0f)
+          Fail("%s[%zu] = %.9g: a blocked or dropped weight must be 0", what, base + at, w);
+      } else if (!(w >= h.weights_lo[at] * kj * (1 - 2 * kEps) &&
+                   w <= h.weights_hi[at] * kj * (1 + 2 * kEps))) {
+        Fail("%s[%zu] = %.9g, reference %.17g·%.9g, outside its interval", what, base + at, w,
+             h.weights[at], kj);
       }
     }
   }
@@ -512,6 +562,9 @@ struct AttentionCase {
   int mask_row_stride = 0;
   bool causal = false;
   int causal_offset = 0;
+  int window_left = -1, window_right = -1;  // sliding window (-1: no limit on that side)
+  float dropout = 0;                        // dropout probability, and its seed
+  uint32_t dropout_seed = 0;
   float scale = 1;
   bool null_kv = false;          // seq_k == 0: k and v passed as null
   bool stages = false;           // step-by-step path also asks for raw, scaled and masked scores
@@ -638,6 +691,17 @@ AttentionCase DecodeAttention(Decoder& in) {
       }
     }
   }
+  // Last (so that older corpus inputs decode as before, with neither): a sliding window on
+  // one side, both or none (sometimes INT_MAX keys), and dropout.
+  auto side = [&] { return in.OneIn(8) ? std::numeric_limits<int>::max() : in.Int(0, 12); };
+  const int window = in.Byte() % 4;
+  if (window == 1 || window == 2) c.window_left = side();
+  if (window == 2 || window == 3) c.window_right = side();
+  if (in.Byte() % 4 == 3) {
+    const float rates[] = {0.1f, 0.5f, 0.9f, 1e-7f, 0.999f};
+    c.dropout = rates[in.Byte() % 5];
+    for (int i = 0; i < 4; ++i) c.dropout_seed = c.dropout_seed << 8 | in.Byte();
+  }
   return c;
 }
 
@@ -645,14 +709,16 @@ void PrintAttentionCase(const AttentionCase& c) {
   std::fprintf(stderr,
                "RunAttention case: batch %d seq_q %d seq_k %d head_dim %d value_dim %d\n"
                "  strides q %d k %d v %d out %d, mask %s row stride %d, causal %d offset %d,\n"
+               "  window %d/%d, dropout %.9g seed %u,\n"
                "  scale %.9g, null k/v %d, out_offsets %s, out size %zu\n",
                c.batch, c.seq_q, c.seq_k, c.head_dim, c.value_dim, c.q_stride, c.k_stride,
                c.v_stride, c.out_stride,
                c.mask_type == AttentionCase::kNoMask     ? "none"
                : c.mask_type == AttentionCase::kAdditive ? "additive"
                                                          : "boolean",
-               c.mask_row_stride, c.causal, c.causal_offset, c.scale, c.null_kv,
-               c.out_offsets.empty() ? "no" : "yes", c.out_size);
+               c.mask_row_stride, c.causal, c.causal_offset, c.window_left, c.window_right,
+               c.dropout, c.dropout_seed, c.scale, c.null_kv, c.out_offsets.empty() ? "no" : "yes",
+               c.out_size);
   PrintInts("entries (q, k, v, mask offsets, key limit)", c.entries.data(), c.entries.size());
   if (!c.out_offsets.empty()) PrintInts("out_offsets", c.out_offsets.data(), c.batch);
   PrintFloats("q buffer", c.q.data(), c.q.size(), c.qs);
@@ -693,7 +759,12 @@ RefHead AttentionReference(const AttentionCase& c, int b) {
       const size_t m = e[attn::kMaskOffset] + static_cast<size_t>(i) * c.mask_row_stride + j;
       if (c.mask_type == AttentionCase::kAdditive) h.mask.push_back(c.mask[m]);
       if (c.mask_type == AttentionCase::kBoolean) h.mask.push_back(c.allowed[m] ? 0.0 : -HUGE_VAL);
-      h.visible.push_back(KeyVisible(i, j, e[attn::kKeyLimit], c.causal, e[attn::kCausalOffset]));
+      h.visible.push_back(KeyVisible(i, j, e[attn::kKeyLimit], c.causal, e[attn::kCausalOffset],
+                                     c.window_left, c.window_right));
+      if (c.dropout > 0) {
+        const double keep_scale = static_cast<double>(1.0f / (1.0f - c.dropout));
+        h.keep.push_back(DropoutKeeps(c.dropout, c.dropout_seed, b, i, j) ? keep_scale : 0.0);
+      }
     }
   }
   Solve(h);
@@ -721,6 +792,10 @@ attn::AttentionRequest MakeRequest(const AttentionCase& c, float* out) {
   r.out_offsets = c.out_offsets.empty() ? nullptr : c.out_offsets.data();
   r.scale = c.scale;
   r.causal = c.causal;
+  r.window_left = c.window_left;
+  r.window_right = c.window_right;
+  r.dropout = c.dropout;
+  r.dropout_seed = c.dropout_seed;
   r.out = out;
   return r;
 }
@@ -733,7 +808,13 @@ void CheckInvalidAttention(Decoder& in, const AttentionCase& c) {
   attn::AttentionRequest r = MakeRequest(c, out.data());
   std::vector<int32_t> entries = c.entries;
   attn::Status want;
-  switch (in.Byte() % 6) {
+  switch (in.Byte() % 7) {
+    case 5: {  // a dropout probability outside [0, 1)
+      const float bad[] = {1.0f, -0.25f, kNaN, kInf};
+      r.dropout = bad[in.Byte() % 4];
+      want = attn::Status::kBadArgument;
+      break;
+    }
     case 0:  // a key limit outside [0, seq_k]
       entries[static_cast<size_t>(in.Int(0, c.batch - 1)) * attn::kEntryColumns + attn::kKeyLimit] =
           in.Bool() ? -1 : c.seq_k + 1;
@@ -790,10 +871,11 @@ void FuzzAttention(Decoder& in) {
     // out: as laid out by the case; weights and stages: [batch, seq_q, seq_k], exact size.
     std::vector<float> out(c.out_size, Sentinel());
     std::vector<float> weights(std::max<size_t>(scores, 1), Sentinel());
-    std::vector<float> raw(weights.size(), Sentinel()), scaled(raw), masked(raw);
+    std::vector<float> raw(weights.size(), Sentinel()), scaled(raw), masked(raw), dropped(raw);
     attn::AttentionRequest r = MakeRequest(c, out.data());
     if (stepwise) {
       r.weights = weights.data();
+      if (c.dropout > 0) r.dropped_weights = dropped.data();
       if (c.stages) {
         r.raw_scores = raw.data();
         r.scaled_scores = scaled.data();
@@ -815,6 +897,9 @@ void FuzzAttention(Decoder& in) {
     for (int b = 0; b < c.batch; ++b) {
       const size_t at = static_cast<size_t>(b) * c.seq_q * c.seq_k;
       CheckWeights("RunAttention weights", ref[b], weights.data() + at, at);
+      if (c.dropout > 0) {
+        CheckDroppedWeights("RunAttention dropped_weights", ref[b], dropped.data() + at, at);
+      }
       if (!c.stages) continue;
       CheckStage("RunAttention raw_scores", ref[b].raw, ref[b].raw_tol, raw.data() + at, at);
       CheckStage("RunAttention scaled_scores", ref[b].scaled, ref[b].scaled_tol, scaled.data() + at,
@@ -1039,7 +1124,7 @@ RefHead HeadReference(const MultiHeadCase& c, const MultiHeadReference& ref, int
       const size_t m = mask_offset + static_cast<size_t>(i) * c.mask_row_stride + j;
       if (c.mask_type == MultiHeadCase::kAdditive) head.mask.push_back(c.mask[m]);
       if (c.mask_type == MultiHeadCase::kBoolean) head.mask.push_back(c.allowed[m] ? 0 : -HUGE_VAL);
-      head.visible.push_back(KeyVisible(i, j, key_limit, c.causal, c.causal_offset));
+      head.visible.push_back(KeyVisible(i, j, key_limit, c.causal, c.causal_offset, -1, -1));
     }
   }
   Solve(head);
