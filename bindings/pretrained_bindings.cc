@@ -15,7 +15,7 @@ using attn::PretrainedModel;
 
 PretrainedModel* Model(uintptr_t handle) { return Ptr<PretrainedModel>(handle); }
 
-// The descriptor as bindings/js/models/descriptor.js packs it: 12 int32 at `ints`
+// The descriptor as bindings/js/models/descriptor.js packs it: 13 int32 at `ints`
 // (see DescriptorOf), norm_eps and the rotary base.
 enum Flag : int {
   kPreNorm = 1,
@@ -46,6 +46,7 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   m.gated_ffn = flags & kGatedFfn, m.rotary_interleaved = flags & kRotaryInterleaved;
   m.norm = (flags & kRmsNorm) ? attn::NormKind::kRmsNorm : attn::NormKind::kLayerNorm;
   m.rotary_dim = v[11];
+  m.sliding_window = v[12];
   m.norm_eps = norm_eps, m.rotary_base = rotary_base;
   return m;
 }

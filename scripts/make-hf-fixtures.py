@@ -367,8 +367,10 @@ def rotate_half(x):
 
 
 # ---- Llama (modeling_llama.py: LlamaForCausalLM): RMSNorm, SwiGLU, RoPE, grouped-query heads ----
-def make_llama(name="tiny-llama"):
-    gen = torch.Generator().manual_seed(24)
+# Mistral (modeling_mistral.py: MistralForCausalLM) is the same model with a sliding window:
+# masking_utils' sliding_window_overlay lets query i see key j only when j > i - sliding_window.
+def make_llama(name="tiny-llama", sliding_window=None, seed=24):
+    gen = torch.Generator().manual_seed(seed)
     tokenizer, encode, vocab = sentencepiece_bpe_tokenizer(CORPUS, 60)
     V, d, L, H, KV, f, eps, theta = len(vocab), 32, 2, 4, 2, 48, 1e-6, 10000.0
     hd = d // H
@@ -377,6 +379,12 @@ def make_llama(name="tiny-llama"):
            "hidden_act": "silu", "max_position_embeddings": 64, "rms_norm_eps": eps, "rope_theta": theta,
            "rope_scaling": None, "attention_bias": False, "mlp_bias": False, "tie_word_embeddings": False,
            "bos_token_id": 1, "eos_token_id": 2, "torch_dtype": "float32"}
+    if sliding_window is not None:  # MistralConfig's keys (no attention_bias / mlp_bias)
+        cfg = {"architectures": ["MistralForCausalLM"], "model_type": "mistral", "vocab_size": V, "hidden_size": d,
+               "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "num_key_value_heads": KV,
+               "head_dim": hd, "hidden_act": "silu", "max_position_embeddings": 64, "rms_norm_eps": eps,
+               "rope_theta": theta, "sliding_window": sliding_window, "tie_word_embeddings": False,
+               "bos_token_id": 1, "eos_token_id": 2, "torch_dtype": "float32"}
     w = {"model.embed_tokens.weight": rand(gen, V, d)}
     for l in range(L):
         p = "model.layers.%d." % l
@@ -414,6 +422,9 @@ def make_llama(name="tiny-llama"):
             v = v.repeat_interleave(H // KV, dim=1)
             scores = q @ k.transpose(-1, -2) / math.sqrt(hd)
             allowed = torch.tril(torch.ones(T, T, dtype=torch.bool))[None, None].repeat(B, 1, 1, 1)
+            if sliding_window is not None:
+                i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+                allowed = allowed & (j > i - sliding_window)[None, None]
             for b in range(B):
                 allowed[b, :, :, lengths[b]:] = False
             scores = scores.masked_fill(~allowed, torch.finfo(scores.dtype).min)
@@ -682,9 +693,14 @@ def write_fixture(name, cfg, tokenizer, saved, dtype, encode, forward, pad_id, e
 
 
 if __name__ == "__main__":
+    import sys
+    if sys.argv[1:] == ["tiny-mistral"]:  # only the Mistral fixture (added later than the others)
+        make_llama("tiny-mistral", sliding_window=3, seed=31)
+        sys.exit(0)
     torch.manual_seed(0)
     make_gpt2()
     make_bert()
     make_distilbert()
     make_llama()
     make_roberta()
+    make_llama("tiny-mistral", sliding_window=3, seed=31)

@@ -4,7 +4,8 @@
 // head tied to the embeddings), DistilBERT (a float16 sequence classifier) and Llama (RMSNorm,
 // SwiGLU, rotary embeddings, grouped-query heads: 4 query heads on 2 key/value heads, an
 // untied LM head, a SentencePiece-style BPE tokenizer with byte fallback) and RoBERTa
-// (positions counted from padding_idx + 1, a three-label classifier, <s> … </s>). Logits, every
+// (positions counted from padding_idx + 1, a three-label classifier, <s> … </s>) and Mistral
+// (Llama's layers with sliding_window 3: each query sees itself and the 2 keys before). Logits, every
 // hidden state and every attention map match at rtol 1e-4, atol 1e-5, for one text and a
 // right-padded batch, through both kernels (step-by-step when attention maps are asked for,
 // fused otherwise); the tokenizers match reference tokenizers written in Python; the loader
@@ -19,29 +20,48 @@ import { writeSafetensors, readSafetensors, fixtureFiles, toBf16Bits } from './h
 
 const attn = await init({ simd: 'baseline' });
 const root = fileURLToPath(new URL('./fixtures/hf/', import.meta.url));
-const FIXTURES = ['tiny-gpt2', 'tiny-bert', 'tiny-distilbert-f16', 'tiny-llama', 'tiny-roberta'];
+const FIXTURES = ['tiny-gpt2', 'tiny-bert', 'tiny-distilbert-f16', 'tiny-llama', 'tiny-roberta', 'tiny-mistral'];
 const reference = (name) => JSON.parse(readFileSync(`${root}${name}/reference.json`, 'utf8'));
 const tol = { rtol: 1e-4, atol: 1e-5 };
+
+// The rows of real tokens only: t < lengths[b] on the sequence axis `axis` of a [B, ...]
+// tensor (logits and hidden states: axis 1; attention maps [B, H, T, T]: the query axis 2).
+// With a sliding window a padded query may see no key at all; PyTorch's finfo.min masking then
+// spreads its weight evenly over every key, where the kernels give zeros: those rows are
+// padding either way, so they are left out of the comparison for windowed models.
+function realRows(t, lengths, axis) {
+  const shape = t.shape, inner = shape.slice(axis + 1).reduce((a, b) => a * b, 1), T = shape[axis];
+  const outer = shape.slice(1, axis).reduce((a, b) => a * b, 1);
+  const data = [];
+  for (let b = 0; b < shape[0]; b++) for (let o = 0; o < outer; o++) for (let i = 0; i < lengths[b]; i++) {
+    const start = ((b * outer + o) * T + i) * inner;
+    for (let x = 0; x < inner; x++) data.push(t.data[start + x]);
+  }
+  return { data: Float64Array.from(data), shape: [data.length] };
+}
 
 for (const name of FIXTURES) {
   test(`${name}: logits, hidden states and attention maps match the PyTorch reference`, async () => {
     const ref = reference(name);
     const model = await attn.loadModel(`${root}${name}`);
+    const windowed = JSON.parse(readFileSync(`${root}${name}/config.json`, 'utf8')).sliding_window > 0;
     try {
       for (const c of ref.cases) {
         const input = c.texts.length === 1 ? c.texts[0] : c.texts;
         const out = model.forward(input, { attentions: true, hiddenStates: true });
         assert.deepEqual(out.ids, c.ids.map((row, b) => row.slice(0, c.lengths[b])), 'token ids');
         assert.deepEqual(out.lengths, c.lengths);
-        assertClose(out.logits, c.logits, { ...tol, label: `${name} logits (${c.texts.length} texts)` });
+        const rows = (t, axis) => (windowed ? realRows(t, c.lengths, axis) : t);
+        assertClose(rows(out.logits, 1), rows(c.logits, 1), { ...tol, label: `${name} logits (${c.texts.length} texts)` });
         assert.equal(out.hiddenStates.length, c.hidden_states.length);
-        out.hiddenStates.forEach((h, l) => assertClose(h, c.hidden_states[l], { ...tol, label: `${name} hidden state ${l}` }));
-        out.attentions.forEach((a, l) => assertClose(a, c.attentions[l], { ...tol, label: `${name} attention ${l}` }));
-        assertClose(out.lastHiddenState, c.hidden_states.at(-1), { ...tol, label: `${name} last hidden state` });
-        // Rows sum to 1 over the real keys; padded keys get exactly 0.
+        out.hiddenStates.forEach((h, l) => assertClose(rows(h, 1), rows(c.hidden_states[l], 1), { ...tol, label: `${name} hidden state ${l}` }));
+        out.attentions.forEach((a, l) => assertClose(rows(a, 2), rows(c.attentions[l], 2), { ...tol, label: `${name} attention ${l}` }));
+        assertClose(rows(out.lastHiddenState, 1), rows(c.hidden_states.at(-1), 1), { ...tol, label: `${name} last hidden state` });
+        // Rows sum to 1 over the real keys (rows of real queries, with a window); padded keys
+        // get exactly 0.
         const [B, H, T] = out.attentions[0].shape;
         for (const a of out.attentions) {
-          for (let b = 0; b < B; b++) for (let h = 0; h < H; h++) for (let i = 0; i < T; i++) {
+          for (let b = 0; b < B; b++) for (let h = 0; h < H; h++) for (let i = 0; i < (windowed ? c.lengths[b] : T); i++) {
             const row = a.data.subarray(((b * H + h) * T + i) * T, ((b * H + h) * T + i + 1) * T);
             assert.ok(Math.abs(row.reduce((s, v) => s + v, 0) - 1) < 1e-5, 'row sums to 1');
             for (let j = c.lengths[b]; j < T; j++) assert.equal(row[j], 0, 'padded key gets 0');
@@ -49,7 +69,7 @@ for (const name of FIXTURES) {
         }
         // The fused kernel (no maps asked for) gives the same logits.
         const fused = model.forward(input);
-        assertClose(fused.logits, c.logits, { ...tol, label: `${name} logits, fused kernel` });
+        assertClose(rows(fused.logits, 1), rows(c.logits, 1), { ...tol, label: `${name} logits, fused kernel` });
         assert.equal(fused.attentions, undefined);
       }
     } finally {
@@ -235,4 +255,23 @@ test('bfloat16 weights load exactly: a BF16 checkpoint gives the outputs of floa
   assert.deepEqual(bf16.forward(text).logits.data, f32.forward(text).logits.data);
   bf16.dispose();
   f32.dispose();
+});
+
+test('tiny-mistral: the sliding window is what makes it match (without it the logits leave the reference); a bad sliding_window is a RangeError', async () => {
+  const files = fixtureFiles(`${root}tiny-mistral`);
+  const config = JSON.parse(new TextDecoder().decode(files['config.json']));
+  const c = reference('tiny-mistral').cases[0];
+  const run = async (cfg) => {
+    const model = await attn.loadModel({ ...files, 'config.json': cfg });
+    try { return model.forward(c.texts[0]).logits; } finally { model.dispose(); }
+  };
+  const windowed = await run(config);
+  assertClose(windowed, c.logits, { ...tol, label: 'with the window' });
+  const full = await run({ ...config, sliding_window: null });
+  let worst = 0;
+  for (let i = 0; i < full.data.length; i++) worst = Math.max(worst, Math.abs(full.data[i] - c.logits.data[i]));
+  assert.ok(worst > 1e-2, `without the window the logits differ (max |diff| ${worst})`);
+  for (const bad of [0, -1, 2.5, '3']) {
+    await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, sliding_window: bad } }), { name: 'RangeError', message: /sliding_window must be a positive integer or null/ });
+  }
 });

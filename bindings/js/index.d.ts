@@ -1838,7 +1838,7 @@ export interface TextTokenizer {
 export interface PretrainedModel {
   /** `config.json` as loaded. */
   readonly config: Record<string, unknown>;
-  /** `'bert'`, `'roberta'`, `'distilbert'`, `'gpt2'` or `'llama'`. */
+  /** `'bert'`, `'roberta'`, `'distilbert'`, `'gpt2'`, `'llama'` or `'mistral'`. */
   readonly modelType: string;
   /** The head this model runs. */
   readonly head: ModelHead;

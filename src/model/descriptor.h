@@ -40,6 +40,8 @@ struct ModelDescriptor {
                            // query and key head (Llama); 0: none
   double rotary_base = 10000.0;
   bool rotary_interleaved = false;
+  int sliding_window = 0;  // > 0: query i sees keys j > i - sliding_window only (Mistral's
+                           // sliding_window, with the causal rule); 0: every earlier key
   NormKind norm = NormKind::kLayerNorm;
   float norm_eps = 1e-5f;
   // Masked- or causal-LM head: logits = transform(x)·D + bias, D: [d, V].

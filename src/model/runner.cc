@@ -207,6 +207,7 @@ Status PretrainedModel::Block(int l, const ModelInput& in, float* x, float* atte
   c.num_heads = m_.num_heads, c.num_kv_heads = m_.num_kv_heads, c.causal = m_.causal;
   c.rotary.dim = m_.rotary_dim, c.rotary.base = m_.rotary_base;
   c.rotary.interleaved = m_.rotary_interleaved;
+  c.window_left = m_.sliding_window > 0 ? m_.sliding_window - 1 : -1;
   c.cache = in.use_cache ? &cache : nullptr;
   c.past = cache_length_, c.capacity = cache_capacity_;
   c.out = sub, c.attention_weights = attention_weights;

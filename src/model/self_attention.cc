@@ -123,6 +123,7 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   a.out_offsets = out_offsets.data();
   a.scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
   a.causal = c.causal;
+  a.window_left = c.window_left;  // around the same diagonal (past + t with a cache)
   a.out = concat.data();
   a.weights = c.attention_weights;
   const Status status = RunAttention(a);

@@ -50,6 +50,7 @@ struct SelfAttentionCall {
   int num_heads = 0;
   int num_kv_heads = 0;
   bool causal = false;
+  int window_left = -1;  // >= 0: a query sees at most this many keys before its own; -1: all
   RotarySpec rotary;
   const LayerCache* cache = nullptr;  // null: no cache; else append at `past`
   int past = 0;

@@ -261,6 +261,17 @@ ARCHITECTURES.llama = function llama(fn, c, head) {
   return { descriptor, names, classifier };
 };
 
+// Mistral (modeling_mistral.py): Llama's layers with a sliding window, query i attending to
+// keys j with i - sliding_window < j <= i (masking_utils' sliding_window_overlay); null: none.
+ARCHITECTURES.mistral = function mistral(fn, c, head) {
+  const base = ARCHITECTURES.llama(fn, { ...c, attention_bias: false, mlp_bias: false }, head);
+  const w = c.sliding_window;
+  if (w != null && (!Number.isInteger(w) || w < 1 || w > 2 ** 31 - 1)) {
+    throw rangeError(fn, `config.json: sliding_window must be a positive integer or null, got ${JSON.stringify(w)}`);
+  }
+  return { ...base, descriptor: { ...base.descriptor, slidingWindow: w ?? 0 } };
+};
+
 /** The model types this version loads. */
 export const MODEL_TYPES = Object.freeze(Object.keys(ARCHITECTURES));
 
@@ -276,7 +287,7 @@ export function architectureOf(fn, config, headOption) {
   }
   const head = headOption ?? headOf(config);
   if (!HEADS.includes(head)) throw rangeError(fn, `options.head must be one of ${HEADS.join(', ')}, got ${JSON.stringify(head)}`);
-  const decoder = modelType === 'gpt2' || modelType === 'llama';
+  const decoder = modelType === 'gpt2' || modelType === 'llama' || modelType === 'mistral';
   if (head === 'causal-lm' && !decoder) throw rangeError(fn, `a ${modelType} checkpoint has no causal-LM head`);
   if (head === 'masked-lm' && decoder) throw rangeError(fn, `a ${modelType} checkpoint has no masked-LM head`);
   const { descriptor, names, classifier } = ARCHITECTURES[modelType](fn, config, head);

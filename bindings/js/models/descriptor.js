@@ -1,5 +1,5 @@
 // The runner's descriptor in the form the wasm takes (bindings/pretrained_bindings.cc):
-// 12 int32, the norm's eps and the rotary base.
+// 13 int32, the norm's eps and the rotary base.
 const ACTIVATION_CODES = { relu: 0, gelu: 1, gelu_new: 2, gelu_pytorch_tanh: 2, silu: 3 };
 const FLAGS = { preNorm: 1, embeddingNorm: 2, finalNorm: 4, causal: 8, attentionBias: 16, mlpBias: 32, lmHead: 64, lmTransform: 128, lmBias: 256,
   gatedFfn: 512, rmsNorm: 1024, rotaryInterleaved: 2048 };
@@ -9,7 +9,7 @@ export function packDescriptor(d) {
   let flags = d.norm === 'rms' ? FLAGS.rmsNorm : 0;
   for (const [key, bit] of Object.entries(FLAGS)) if (d[key] === true) flags |= bit;
   const ints = Int32Array.of(d.vocabSize, d.maxPositions, d.typeVocabSize, d.dModel, d.numHeads, d.numKvHeads, d.numLayers, d.dFF,
-    flags, ACTIVATION_CODES[d.activation], ACTIVATION_CODES[d.lmActivation], d.rotaryDim ?? 0);
+    flags, ACTIVATION_CODES[d.activation], ACTIVATION_CODES[d.lmActivation], d.rotaryDim ?? 0, d.slidingWindow ?? 0);
   return { ints, eps: d.normEps, base: d.rotaryBase ?? 10000 };
 }
 
