@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { init } from 'attention-wasm';
 import { referenceAttention, dropoutKeeps } from './helpers/reference.js';
 import { assertClose, rng, randomTensor } from './helpers/assert.js';
+import { checkAttentionGradients } from './helpers/gradients.js';
 
 const attn = await init();
 const random = rng(2203);
@@ -72,22 +73,7 @@ test('window: equals the same window written as a boolean mask, and keys outside
   for (let i = L - 40; i < L; i++) for (let c = 0; c < 16; c++) assert.equal(poisoned.data[i * 16 + c], byWindow.data[i * 16 + c], `row ${i} column ${c}`);
 });
 
-// Central differences of the float64 forward's loss Σ out·dOut.
-function checkGradients(q, k, v, dOut, options, label) {
-  const loss = (qq, kk, vv) => referenceAttention(qq, kk, vv, options).output.data.reduce((s, x, i) => s + x * dOut.data[i], 0);
-  const { dq, dk, dv } = attn.attentionBackward(q, k, v, dOut, options);
-  for (const [name, t, grad] of [['q', q, dq], ['k', k, dk], ['v', v, dv]]) {
-    for (let i = 0; i < t.data.length; i++) {
-      const h = 1e-3;
-      const plus = { data: Float64Array.from(t.data), shape: t.shape }, minus = { data: Float64Array.from(t.data), shape: t.shape };
-      plus.data[i] += h;
-      minus.data[i] -= h;
-      const args = (x) => (name === 'q' ? [x, k, v] : name === 'k' ? [q, x, v] : [q, k, x]);
-      const numeric = (loss(...args(plus)) - loss(...args(minus))) / (2 * h);
-      assert.ok(Math.abs(grad.data[i] - numeric) <= 1e-3 + 1e-2 * Math.abs(numeric), `${label}: d${name}[${i}] ${grad.data[i]} vs ${numeric}`);
-    }
-  }
-}
+const checkGradients = (q, k, v, dOut, options, label) => checkAttentionGradients(attn, q, k, v, dOut, options, { label, atol: 1e-3 });
 
 test('window and dropout: the gradients match central differences of the float64 forward', () => {
   const q = randomTensor(random, [2, 6, 4]), k = randomTensor(random, [2, 7, 4]), v = randomTensor(random, [2, 7, 3]);
