@@ -4,19 +4,23 @@
 // softmax, logSoftmax, feedForward, setPool,
 // sinusoidalEncoding, addPositionalEncoding, applyRope, alibiSlopes, alibiBias,
 // laplacianEncoding, tensor, toNested, toTfjs, toOrt, estimateMemory, memory, init, the two
-// layer classes and their forward/setWeights/getWeights/dispose — with valid, near-valid and
-// garbage arguments. Layout: one generator per kind of argument (junk, numbers, tensors, masks,
-// options, graphs, layers' configs), a table of public name → generator of a valid call
-// (makeEntries, layerCalls), perturb() turning a valid call into a mistaken one, and one
-// checking loop (runChild).
+// layer classes and their forward/setWeights/getWeights/dispose, KVCache (a whole life of a
+// cache per call: new, attend, dispose) — with valid, near-valid and garbage arguments; the
+// later options have entries of their own: attention's layout 'bshd' and pastKey/pastValue,
+// layerNorm's axis and returnStats, applyRope's cos/sin tables. Layout: one generator per kind
+// of argument (junk, numbers, tensors, masks, options, graphs, layers' configs), a table of
+// public name → generator of a valid call (makeEntries, laterEntries, layerCalls), perturb()
+// turning a valid call into a mistaken one, and one checking loop (runChild).
 //
 // THE RULE. Every call must either
 //   (a) return a well-formed result ({ data: Float32Array, shape } with data.length equal to the
 //       product of shape, not sharing an input's data; with options.out, its output's data is
 //       exactly that array) and leave its honest inputs unchanged;
 //       when every argument was valid the call MUST return, and its result must equal an
-//       independent reference: the float64 helpers for attention, matmul, layerNorm, rmsNorm,
-//       softmax, logSoftmax,
+//       independent reference: the float64 helpers for attention (every layout, over
+//       [pastKey, k] with a cache; presentKey/presentValue exactly [past, new]), KVCache.attend
+//       (over what the cache must hold, kept here), matmul, layerNorm (its stats too), rmsNorm,
+//       softmax, logSoftmax, applyRope with tables (ONNX RotaryEmbedding, transcribed here),
 //       feedForward, MultiHeadAttention.forward and TransformerEncoderLayer.forward; closed forms
 //       for setPool, sinusoidalEncoding, addPositionalEncoding, applyRope, alibiSlopes,
 //       alibiBias, laplacianEncoding (L·v = λ·v), tensor, toNested, toTfjs, toOrt,
@@ -503,10 +507,12 @@ function sameOut(t, o) {
   return undefined;
 }
 
+// A spec entry may be [probability, make] to give its key a probability of its own.
 function optionsArg(g, spec, p = 0.35) {
   const value = {}, canon = {};
-  for (const [key, make] of Object.entries(spec)) {
-    if (!g.chance(p)) continue;
+  for (const [key, entry] of Object.entries(spec)) {
+    const [chance, make] = Array.isArray(entry) ? entry : [p, entry];
+    if (!g.chance(chance)) continue;
     [value[key], canon[key]] = make();
   }
   if (Object.keys(value).length === 0 && g.chance(0.3)) return [undefined, {}];
@@ -531,12 +537,19 @@ function optionsMistake(g, value, canon, keys) {
     case 6: return detachingOptions(g, base, canon, someKey());
     case 7: if (keys.includes('mask')) return { value: { ...base, [g.pick(keys.filter((k) => k === 'mask' || k === 'keepMask'))]: maskMistake(g) } };
     // falls through
-    default: return { value: { ...base, [someKey()]: g.chance(0.5) ? junk(g) : badNumber(g) } };
+    default: {
+      const key = someKey();
+      const bad = key === 'softcap' && g.chance(0.5) ? g.pick(OUT_OF_RANGE_SOFTCAPS) : g.chance(0.5) ? junk(g) : badNumber(g);
+      return { value: { ...base, [key]: bad } };
+    }
   }
 }
 
 // Options whose getter detaches the buffer of one of the call's honest tensors: the library
-// must have copied (or must re-check) what it validated before.
+// must have copied (or must re-check) what it validated before. (This found KVCache.attend's
+// k and v, and attention()'s k, v, pastKey and pastValue with nothing to compute, copied
+// without a re-check: the engine's bare "Cannot perform Construct on a detached
+// ArrayBuffer" instead of an error naming the function. Fixed.)
 function detachingOptions(g, base, canon, key) {
   const victims = g.inputs.filter(([v]) => v && !Array.isArray(v) && v.data instanceof Float32Array && !(v.data.buffer instanceof SharedArrayBuffer) && v.data.length > 0);
   if (victims.length === 0) return { value: { ...base, [key]: junk(g) } };
@@ -554,8 +567,16 @@ function detachingOptions(g, base, canon, key) {
 // References and checks.
 // ============================================================================================
 
-// Float64 gradients of attention from the reference forward's weights and output:
-// dV = Pᵀ·dO, dS = P ∘ (dO·Vᵀ − rowsum(dO ∘ O))·scale, dQ = dS·K, dK = dSᵀ·Q, per entry.
+// A sliding window for attention(), attentionBackward and KVCache.attend: one side, both, or
+// none, sometimes wider than any sequence here.
+const windowArg = (g) => () => { const w = g.pick([{}, { left: 0 }, { left: 2 }, { right: 1 }, { left: 1, right: 0 }, { left: 3, right: 2 }, { left: Infinity, right: 0 }, { left: 2 ** 40 }]); return [w, w]; };
+// Dropout with its seed (so that the reference can replay it): p 0 (none) to 0.9.
+const dropoutArg = (g) => () => { const d = { p: g.pick([0, 0.1, 0.5, 0.9]), seed: g.pick([0, 7, 2 ** 32 - 1, g.int(0, 1e6)]) }; return [d, d]; };
+
+// Float64 gradients of attention from the reference forward's weights and output, per entry:
+// with dropout weight j reaches the output as P̃ = P·keep (keep 0 or 1/(1 − p)), with a softcap c
+// the capped score's slope is 1 − (capped / c)²:
+// dV = P̃ᵀ·dO, dS = (P̃ ∘ (dO·Vᵀ) − P ∘ rowsum(dO ∘ O)) ∘ slope·scale, dQ = dS·K, dK = dSᵀ·Q.
 function refAttentionBackward(qc, kc, vc, dc, o) {
   const ref = referenceAttention(qc, kc, vc, { ...o, returnWeights: true });
   const [Lq, dk] = qc.shape.slice(-2), [Lk, dv] = vc.shape.slice(-2);
@@ -568,16 +589,17 @@ function refAttentionBackward(qc, kc, vc, dc, o) {
       let D = 0;
       for (let c = 0; c < dv; c++) D += dc.data[row * dv + c] * ref.output.data[row * dv + c];
       for (let j = 0; j < Lk; j++) {
-        const p = ref.weights.data[row * Lk + j];
+        const p = ref.weights.data[row * Lk + j], pd = ref.droppedWeights.data[row * Lk + j];
         if (p === 0) continue;
         let dP = 0;
         for (let c = 0; c < dv; c++) dP += dc.data[row * dv + c] * vc.data[(b * Lk + j) * dv + c];
-        const dS = p * (dP - D) * scale;
+        const slope = o.softcap > 0 ? 1 - (ref.cappedScores.data[row * Lk + j] / o.softcap) ** 2 : 1;
+        const dS = (pd * dP - p * D) * slope * scale;
         for (let t = 0; t < dk; t++) {
           dq[row * dk + t] += dS * kc.data[(b * Lk + j) * dk + t];
           dK[(b * Lk + j) * dk + t] += dS * qc.data[row * dk + t];
         }
-        for (let c = 0; c < dv; c++) dV[(b * Lk + j) * dv + c] += p * dc.data[row * dv + c];
+        for (let c = 0; c < dv; c++) dV[(b * Lk + j) * dv + c] += pd * dc.data[row * dv + c];
       }
     }
   }
@@ -703,7 +725,8 @@ function refEncoder(x, w, c, options) {
 
 // ============================================================================================
 // The table: public name → generator of a valid call { args, kinds, check } (and of a call
-// with huge sizes). `kinds` names each argument's kind, for the mistakes in perturb().
+// with huge sizes). `kinds` names each argument's kind, for the mistakes in perturb(). A
+// name 'fn (what)' is a second entry of the public function `fnName` (its own options).
 // ============================================================================================
 
 const SMALL_DIMS = [1, 1, 2, 3, 4, 5, 8, 16, 17];
@@ -786,6 +809,7 @@ function makeEntries(attn) {
           causal: bool(g), causalAlign: attentionAlign(g),
           scale: () => { const s = g.pick([0, 0.125, 1, -0.5, 2]); return [s, s]; },
           softcap: () => { const s = g.pick([0, 0.5, 3, 1e3]); return [s, s]; },
+          window: windowArg(g), dropout: dropoutArg(g),
           keyLengths: keyLengthsArg(g, batch.length ? batch[0] : 1, Lk, batch.length === 0),
           returnWeights: bool(g), trace: () => { const t = g.chance(0.3); return [t, t]; },
           enableGqa: () => [false, false],
@@ -821,6 +845,8 @@ function makeEntries(attn) {
             else if (r.weights !== undefined) throw new Error('weights returned without returnWeights');
             if (o.trace) for (const stage of ['scores', 'scaledScores', 'maskedScores']) near(r.trace[stage], ref[stage], `trace.${stage}`, 1e-4);
             if (o.trace && o.softcap > 0) near(r.trace.cappedScores, ref.cappedScores, 'trace.cappedScores', 1e-4);
+            if (o.dropout?.p > 0 && (o.returnWeights || o.trace)) near(r.droppedWeights, ref.droppedWeights, 'droppedWeights');
+            if (o.dropout?.p > 0 && r.dropoutSeed !== o.dropout.seed) throw new Error(`dropoutSeed ${r.dropoutSeed}, not the seed given`);
           },
         };
       },
@@ -851,6 +877,8 @@ function makeEntries(attn) {
           mask: () => maskArg(g, [...lead, Lq, Lk]),
           causal: bool(g), causalAlign: align(g),
           scale: () => { const s = g.pick([0, 0.125, 1, -0.5, 2]); return [s, s]; },
+          softcap: () => { const s = g.pick([0, 0.5, 3]); return [s, s]; },
+          window: windowArg(g), dropout: dropoutArg(g),
           keyLengths: keyLengthsArg(g, lead.length ? lead[0] : 1, Lk, lead.length === 0),
         };
         const [options, o] = optionsArg(g, spec);
@@ -1248,12 +1276,497 @@ function makeEntries(attn) {
   entries.laplacianEncoding.result = (r) => tensorProblem(r) ?? (r.eigenvalues instanceof Float32Array ? null : 'no eigenvalues');
   entries.toNested.result = () => null;
   entries.memory.result = memoryProblem;
-  return entries;
+  return Object.assign(entries, laterEntries(attn));
 }
 
 function memoryProblem(r) {
   const fields = ['heapBytes', 'heapMaxBytes', 'inUseBytes', 'peakBytes'];
   return fields.every((f) => Number.isSafeInteger(r?.[f]) && r[f] >= 0) ? null : `memory() gave ${inspect(r)}`;
+}
+
+// ============================================================================================
+// Options that came later, each a table entry of its own ('fn (what)' calls attn[fnName]),
+// so that their calls count apart: attention's 'bshd' layout and pastKey/pastValue, the
+// KVCache class, layerNorm's axis and returnStats, applyRope's cos/sin tables (ONNX
+// RotaryEmbedding). Each against a float64 reference written here or in helpers/reference.js.
+// ============================================================================================
+
+// Softcaps across float32's positive range, its ends included. (This found that below 2^-128
+// the kernels' 1/softcap was +Infinity, so a score of 0 became NaN: they divide now; and that
+// caps that round to 0 or to Infinity in float32 were silently ignored or rejected by the
+// core: they are a RangeError naming options.softcap now, generated by OUT_OF_RANGE_SOFTCAPS.)
+const SOFTCAPS = [0, 0.5, 3, 30, 1e3, 1e-30, 1e30, 2 ** -149, 1e-40, 3e-39, 3.4028234663852886e38];
+const OUT_OF_RANGE_SOFTCAPS = [1e-46, 2 ** -151, 3.5e38, 1e300];
+
+// [...outer, H, L, d] (the 'bhsd' layout) → [...outer, L, H, d] ('bshd'), a copy.
+function toBshd(t) {
+  const [H, L, d] = t.shape.slice(-3);
+  const outer = sizeOf(t.shape.slice(0, -3));
+  const data = new t.data.constructor(t.data.length);
+  for (let o = 0; o < outer; o++) for (let h = 0; h < H; h++) for (let l = 0; l < L; l++) for (let c = 0; c < d; c++) {
+    data[((o * L + l) * H + h) * d + c] = t.data[((o * H + h) * L + l) * d + c];
+  }
+  return { data, shape: [...t.shape.slice(0, -3), L, H, d] };
+}
+
+// [past, new] along the positions of every head: [..., P, d] and [..., L, d] → [..., P + L, d].
+function concatRows(past, now) {
+  const [P, d] = past.shape.slice(-2), L = now.shape.at(-2);
+  const heads = sizeOf(past.shape.slice(0, -2));
+  const data = new Float32Array(heads * (P + L) * d);
+  for (let h = 0; h < heads; h++) {
+    data.set(past.data.subarray(h * P * d, (h + 1) * P * d), h * (P + L) * d);
+    data.set(now.data.subarray(h * L * d, (h + 1) * L * d), (h * (P + L) + P) * d);
+  }
+  return { data, shape: [...past.shape.slice(0, -2), P + L, d] };
+}
+
+// A tensor equal, bit for bit, to `want` (a copy of the cache must be exact).
+function sameTensor(t, want, what) {
+  const problem = tensorProblem(t, what);
+  if (problem) throw new Error(problem);
+  if (String(t.shape) !== String(want.shape)) throw new Error(`${what} has shape ${inspect(t.shape)}, expected ${inspect(want.shape)}`);
+  if (!sameBytes(t.data, want.data)) {
+    const i = t.data.findIndex((x, j) => !Object.is(x, want.data[j]));
+    throw new Error(`${what} differs from [past, new] at flat index ${i}: ${t.data[i]} vs ${want.data[i]}`);
+  }
+}
+
+const attentionResultProblem = (r) => tensorProblem(r?.output, 'output') ?? (r.weights ? tensorProblem(r.weights, 'weights') : null);
+
+// attention() with layout 'bshd' and/or pastKey/pastValue, and the other options. Tensors are
+// made in the 'bhsd' layout ([..., heads, L, d], the reference's) and passed transposed to
+// [..., L, heads, d] with 'bshd'. The cache is [..., kvHeads, past, d] in either layout;
+// presentKey/presentValue must be exactly [past, new] along the positions, and the output the
+// reference's over them. With a cache, causal 'top-left' puts query i at key past + i.
+function attentionLayoutEntry() {
+  return {
+    fnName: 'attention',
+    make(g) {
+      const gqa = g.chance(0.25);
+      const dk = g.pick(SMALL_DIMS), dv = g.int(0, 5), Lq = g.int(0, 5), Lk = g.int(0, 4);
+      // Leading dims [...outer, heads]: k and v share theirs, which broadcast against q's
+      // (fewer dims, dims of 1, one head) or, with GQA, have hq / hk times fewer heads.
+      const outer = g.pick([[], [], [1], [2], [2, 1], [0]]);
+      const kOuter = g.chance(0.6) ? outer : outer.slice(g.int(0, outer.length)).map((d) => (g.chance(0.3) ? 1 : d));
+      const hk = g.int(1, 2), hq = gqa ? hk * g.int(1, 3) : g.int(1, 3);
+      const qLead = [...outer, hq], kLead = [...kOuter, gqa ? hk : g.chance(0.7) ? hq : 1];
+      const batch = broadcastShape(qLead, gqa ? [...kOuter, hq] : kLead);
+      const layout = g.pick(['bshd', 'bshd', 'bhsd', undefined]);
+      const P = g.chance(0.65) ? g.int(0, 4) : -1;  // past positions, or no cache
+      const seqK = Math.max(P, 0) + Lk;
+      const qc = { data: randomFloats(g, sizeOf(qLead) * Lq * dk), shape: [...qLead, Lq, dk] };
+      const kc = { data: randomFloats(g, sizeOf(kLead) * Lk * dk), shape: [...kLead, Lk, dk] };
+      const vc = { data: randomFloats(g, sizeOf(kLead) * Lk * dv), shape: [...kLead, Lk, dv] };
+      const pass = (t) => (layout === 'bshd' ? tensorArg(g, toBshd(t).shape, toBshd(t).data)[0] : tensorArg(g, t.shape, t.data)[0]);
+      const [q, k, v] = [pass(qc), pass(kc), pass(vc)];
+      const outShape = layout === 'bshd' ? [...batch.slice(0, -1), Lq, batch.at(-1), dv] : [...batch, Lq, dv];
+      const spec = {
+        layout: [layout === undefined ? 0 : 1, () => [layout, layout]],
+        pastKey: [P >= 0 ? 1 : 0, () => tensorArg(g, [...kLead, P, dk])],
+        pastValue: [P >= 0 ? 1 : 0, () => tensorArg(g, [...kLead, P, dv])],
+        enableGqa: [gqa ? 1 : 0.1, () => [gqa, gqa]],
+        mask: () => maskArg(g, [...batch, Lq, seqK]),
+        causal: [0.5, () => { const b = g.chance(0.7); return [b, b]; }],
+        causalAlign: () => { const a = g.pick(['top-left', 'bottom-right', 'bottom-right-per-sequence', -2, 0, 3]); return [a, a]; },
+        scale: () => { const s = g.pick([0, 0.125, 1, -0.5, 2]); return [s, s]; },
+        softcap: () => { const s = g.pick(SOFTCAPS); return [s, s]; },
+        window: windowArg(g),
+        keyLengths: () => { const l = Array.from({ length: batch[0] }, () => g.int(0, seqK)); return [g.chance(0.3) ? Int32Array.from(l) : l, l]; },
+        returnWeights: () => { const b = g.chance(0.5); return [b, b]; },
+        trace: () => { const t = g.chance(0.3); return [t, t]; },
+        out: outArg(outShape),
+      };
+      const [options, o] = optionsArg(g, spec);
+      return {
+        args: [q, k, v, options], kinds: ['tensor', 'tensor', 'tensor', 'options'], keys: [, , , Object.keys(spec)],
+        check(r) {
+          const past = o.pastKey !== undefined;
+          const kx = past ? concatRows(o.pastKey, kc) : kc, vx = past ? concatRows(o.pastValue, vc) : vc;
+          // With a cache, 'top-left' (the default) counts from the first new key: offset P.
+          const causalAlign = past && (o.causalAlign ?? 'top-left') === 'top-left' ? P : o.causalAlign;
+          const ref = referenceAttention(qc, gqa ? repeatHeads(kx, hq) : kx, gqa ? repeatHeads(vx, hq) : vx, { ...o, causalAlign });
+          if (o.out && r.output.data !== o.out) throw new Error('options.out given but the output is another array');
+          near(r.output, o.layout === 'bshd' ? toBshd(ref.output) : ref.output, 'output');
+          if (o.returnWeights || o.trace) near(r.weights, ref.weights, 'weights');
+          else if (r.weights !== undefined) throw new Error('weights returned without returnWeights');
+          if (o.trace) for (const stage of ['scores', 'scaledScores', 'maskedScores']) near(r.trace[stage], ref[stage], `trace.${stage}`, 1e-4);
+          if (o.trace && o.softcap > 0) near(r.trace.cappedScores, ref.cappedScores, 'trace.cappedScores', 1e-4);
+          if (!past) {
+            if (r.presentKey !== undefined || r.presentValue !== undefined) throw new Error('presentKey/presentValue returned without pastKey');
+            return;
+          }
+          sameTensor(r.presentKey, kx, 'presentKey');
+          sameTensor(r.presentValue, vx, 'presentValue');
+          const inputData = new Set(g.inputs.map(([value]) => (value && !Array.isArray(value) ? value.data : undefined)));
+          if (r.presentKey.data === r.presentValue.data || inputData.has(r.presentKey.data) || inputData.has(r.presentValue.data)) {
+            throw new Error('presentKey or presentValue shares its data with an input or with the other');
+          }
+        },
+      };
+    },
+    result: (r) => attentionResultProblem(r) ?? (r.presentKey ? tensorProblem(r.presentKey, 'presentKey') ?? tensorProblem(r.presentValue, 'presentValue') : null),
+  };
+}
+
+// What a KVCache must hold: { c: its config, keys, values ([batch, kvHeads, capacity, d],
+// positions past a sequence's length as last written), lengths }, kept here by the same rule
+// as the cache (attend writes every new position after each sequence's length and counts
+// newLengths[n] of them).
+function kvShadow(c) {
+  const slots = c.batch * c.kvHeads * c.capacity;
+  return { c, keys: new Float32Array(slots * c.headDim), values: new Float32Array(slots * c.valueDim), lengths: new Array(c.batch).fill(0) };
+}
+
+const cloneShadow = (sh) => ({ c: sh.c, keys: sh.keys.slice(), values: sh.values.slice(), lengths: sh.lengths.slice() });
+
+// mask broadcast to `shape` as a full tensor (the reference takes one sequence's block).
+function fullMask(mask, shape) {
+  const data = new (mask.boolean ? Uint8Array : Float32Array)(sizeOf(shape));
+  let f = 0;
+  for (const index of indices(shape)) data[f++] = at(mask, index);
+  return { data, shape, boolean: mask.boolean };
+}
+
+// One attend() of Lnew new positions on the shadow: its arguments and, with `commit`, the
+// reference result over what the cache then holds (the shadow is updated). Sequence n sees
+// its first lengths[n] + newLengths[n] positions; with causal, query i sits at position
+// lengths[n] + i (the old length), so the reference takes that as an integer offset.
+function kvStep(g, sh, heads, Lnew, commit) {
+  const { batch: B, kvHeads: Hk, capacity: C, headDim: hd, valueDim: dv } = sh.c;
+  const Lq = g.int(0, 3);
+  const layout = g.pick([undefined, 'bhsd', 'bshd', 'bshd']);
+  const qc = { data: randomFloats(g, B * heads * Lq * hd), shape: [B, heads, Lq, hd] };
+  const kc = { data: randomFloats(g, B * Hk * Lnew * hd), shape: [B, Hk, Lnew, hd] };
+  const vc = { data: randomFloats(g, B * Hk * Lnew * dv), shape: [B, Hk, Lnew, dv] };
+  const pass = (t) => (layout === 'bshd' ? tensorArg(g, toBshd(t).shape, toBshd(t).data)[0] : tensorArg(g, t.shape, t.data)[0]);
+  const [q, k, v] = [pass(qc), pass(kc), pass(vc)];
+  const partial = g.chance(0.3) ? Array.from({ length: B }, () => g.int(0, Lnew)) : null;
+  const added = partial ?? new Array(B).fill(Lnew);
+  const T = Math.max(0, ...sh.lengths.map((l, n) => l + added[n]));
+  const spec = {
+    layout: [layout === undefined ? 0 : 1, () => [layout, layout]],
+    newLengths: [partial ? 1 : 0, () => [g.chance(0.3) ? Int32Array.from(partial) : partial.slice(), partial]],
+    causal: [0.6, () => { const b = g.chance(0.8); return [b, b]; }],
+    scale: () => { const s = g.pick([0, 0.125, 1, -0.5, 2]); return [s, s]; },
+    softcap: () => { const s = g.pick(SOFTCAPS); return [s, s]; },
+    window: windowArg(g),
+    mask: () => maskArg(g, [B, heads, Lq, T]),
+    returnWeights: () => { const b = g.chance(0.6); return [b, b]; },
+  };
+  const [options, o] = optionsArg(g, spec);
+  const step = { args: [q, k, v, options], keys: Object.keys(spec), Lnew, before: sh.lengths.slice() };
+  if (!commit) return step;
+  for (let n = 0; n < B; n++) for (let h = 0; h < Hk; h++) for (let l = 0; l < Lnew; l++) {
+    const slot = (n * Hk + h) * C + sh.lengths[n] + l, from = (n * Hk + h) * Lnew + l;
+    sh.keys.set(kc.data.subarray(from * hd, (from + 1) * hd), slot * hd);
+    sh.values.set(vc.data.subarray(from * dv, (from + 1) * dv), slot * dv);
+  }
+  sh.lengths = sh.lengths.map((l, n) => l + added[n]);
+  const held = cloneShadow(sh);
+  let expected = null;  // computed when first needed (a perturbed call needs none)
+  const reference = () => (expected ??= kvReference(held, step.before, added, qc, o, heads, T));
+  return { ...step, o, reference, held };
+}
+
+// The reference result of an attend on what the cache then holds (`held`), one sequence at a
+// time (each has its own causal offset and key length): { output, weights }.
+function kvReference(held, before, added, qc, o, heads, T) {
+  const { batch: B, kvHeads: Hk, capacity: C, headDim: hd, valueDim: dv } = held.c;
+  const Lq = qc.shape[2], block = heads * Lq;
+  const output = new Float64Array(B * block * dv), weights = new Float64Array(B * block * T);
+  const mask = o.mask ? fullMask(o.mask, [B, heads, Lq, T]) : null;
+  for (let n = 0; n < B; n++) {
+    const rows = (store, d) => {
+      const data = new Float32Array(Hk * T * d);
+      for (let h = 0; h < Hk; h++) data.set(store.subarray((n * Hk + h) * C * d, ((n * Hk + h) * C + T) * d), h * T * d);
+      return repeatHeads({ data, shape: [1, Hk, T, d] }, heads);
+    };
+    const r = referenceAttention({ data: qc.data.subarray(n * block * hd, (n + 1) * block * hd), shape: [1, heads, Lq, hd] }, rows(held.keys, hd), rows(held.values, dv), {
+      scale: o.scale, softcap: o.softcap, causal: o.causal, causalAlign: before[n], keyLengths: [before[n] + added[n]], window: o.window,
+      mask: mask ? { data: mask.data.subarray(n * block * T, (n + 1) * block * T), shape: [1, heads, Lq, T], boolean: mask.boolean } : undefined,
+    });
+    output.set(r.output.data, n * block * dv);
+    weights.set(r.weights.data, n * block * T);
+  }
+  const out = { data: output, shape: [B, heads, Lq, dv] };
+  return { output: o.layout === 'bshd' ? toBshd(out) : out, weights: { data: weights, shape: [B, heads, Lq, T] } };
+}
+
+// How an attend result differs from its step's reference (or null).
+function kvResultProblem(r, step) {
+  try {
+    const ref = step.reference();
+    near(r.output, ref.output, 'output');
+    if (step.o.returnWeights) near(r.weights, ref.weights, 'weights');
+    else if (r.weights !== undefined) throw new Error('weights returned without returnWeights');
+  } catch (e) {
+    return e.message;
+  }
+  return null;
+}
+
+// How the cache differs from `held` (its lengths, the positions each sequence holds), or null.
+function kvHeldProblem(cache, held) {
+  const { batch: B, kvHeads: Hk, capacity: C, headDim: hd, valueDim: dv } = held.c;
+  if (String(cache.lengths) !== String(held.lengths)) return `cache.lengths is ${inspect(cache.lengths)}, expected ${inspect(held.lengths)}`;
+  const T = Math.max(0, ...held.lengths);
+  for (const [name, store, d] of [['keys', held.keys, hd], ['values', held.values, dv]]) {
+    const t = cache[name]();
+    const problem = tensorProblem(t, `cache.${name}()`);
+    if (problem) return problem;
+    if (String(t.shape) !== String([B, Hk, T, d])) return `cache.${name}() has shape ${inspect(t.shape)}, expected ${inspect([B, Hk, T, d])}`;
+    for (let n = 0; n < B; n++) for (let h = 0; h < Hk; h++) for (let l = 0; l < held.lengths[n]; l++) for (let c = 0; c < d; c++) {
+      const got = t.data[((n * Hk + h) * T + l) * d + c], want = store[((n * Hk + h) * C + l) * d + c];
+      if (!Object.is(got, want)) return `cache.${name}()[${n}][${h}][${l}][${c}] is ${got}, expected ${want} (what was appended there)`;
+    }
+  }
+  return null;
+}
+
+const KV_CONFIG_KEYS = ['batch', 'kvHeads', 'capacity', 'headDim', 'valueDim'];
+
+// attn.KVCache: one fuzz call is a whole life of a cache. new attn.KVCache(config); up to two
+// valid attend() calls (made here and never perturbed), each against the float64 reference
+// over what the cache must then hold, with cache.lengths and the held positions of keys() and
+// values() exact; then the fuzzed cache.attend(q, k, v, options): valid, past the capacity
+// (must be a RangeError naming KVCache.attend), or perturbed. After any throw the cache must
+// hold exactly what it held (nothing appended) and still work: one more valid attend,
+// against the reference. Then dispose(), after which attend throws 'KVCache.attend: this
+// object was disposed'; the loop checks that the heap holds what it held before the call.
+function kvCacheEntry(attn) {
+  return {
+    fnName: 'KVCache',
+    make(g) {
+      const batch = g.int(1, 3), kvHeads = g.int(1, 2), capacity = g.int(1, 10), headDim = g.pick([1, 2, 3, 4, 5, 8]);
+      const valueDim = g.chance(0.5) ? undefined : g.int(1, 5);
+      const heads = kvHeads * g.int(1, 3);
+      const config = { batch, kvHeads, capacity, headDim, ...(valueDim === undefined ? {} : { valueDim }) };
+      const sh = kvShadow({ batch, kvHeads, capacity, headDim, valueDim: valueDim ?? headDim });
+      const room = () => capacity - Math.max(...sh.lengths);
+      // The valid calls before and (after a throw) after the fuzzed one: their tensors are not
+      // the fuzzed call's, so they are not perturbed; they must come back unchanged all the same.
+      const mark = g.inputs.length;
+      const steps = Array.from({ length: g.int(0, 2) }, () => kvStep(g, sh, heads, g.int(0, Math.min(room(), 4)), true));
+      const again = kvStep(g, cloneShadow(sh), heads, g.int(0, Math.min(room(), 2)), true);
+      const ownInputs = g.inputs.splice(mark);
+      const held = cloneShadow(sh);
+      const overflow = g.chance(0.25);
+      const last = kvStep(g, sh, heads, overflow ? room() + g.int(1, 2) : g.int(0, Math.min(room(), 4)), !overflow);
+      const state = { problem: null };
+      const stepProblem = (cache, step, r, what) => {
+        const p = kvResultProblem(r, step) ?? kvHeldProblem(cache, step.held) ?? inputsProblem({ inputs: ownInputs, labels: g.labels });
+        return p && `${what}: ${p}`;
+      };
+      const call = {
+        args: [config, ...last.args], kinds: ['config', 'tensor', 'tensor', 'tensor', 'options'], keys: [KV_CONFIG_KEYS, , , , last.keys],
+        names: ['KVCache', 'KVCache.attend'],
+        check: overflow ? null : (r) => { const p = kvResultProblem(r, last); if (p) throw new Error(p); },
+        result: (r) => state.problem ?? (r && typeof r === 'object' ? attentionResultProblem(r) : `not an attend result: ${inspect(r)}`),
+        after: () => state.problem,
+        describe: () => {
+          const [c, ...rest] = call.args.map((a) => show(a, g.labels));
+          return `cache = new attn.KVCache(${c}); ${steps.length} valid cache.attend() call(s) of ${inspect(steps.map((s) => s.Lnew))} new positions ` +
+            `(lengths then ${inspect(held.lengths)}, capacity ${capacity}); cache.attend(${rest.join(', ')})` +
+            `${overflow ? ` (${last.Lnew} new positions: past the capacity)` : ''}; cache.dispose()`;
+        },
+      };
+      const original = call.args.slice();
+      call.fn = (...args) => {
+        const pristine = args.length === original.length && args.every((a, i) => a === original[i]);
+        const cache = new attn.KVCache(args[0]);
+        if (KV_CONFIG_KEYS.some((key) => cache.config[key] !== sh.c[key])) {
+          call.check = null;  // a mistaken config that made another cache: nothing to compare with
+          try { return cache.attend(...args.slice(1)); } finally { cache.dispose(); }
+        }
+        let result, error, threw = false;
+        try {
+          for (const [i, step] of steps.entries()) {
+            state.problem = stepProblem(cache, step, cache.attend(...step.args), `valid attend #${i + 1}`);
+            if (state.problem) return undefined;
+          }
+          try { result = cache.attend(...args.slice(1)); } catch (e) { error = e; threw = true; }
+          if (threw) {
+            if (overflow && pristine && !(error instanceof RangeError && error.message.startsWith('KVCache.attend:'))) {
+              state.problem = `an attend past the capacity threw ${describeError(error)}, not a RangeError naming KVCache.attend`;
+            }
+            const changed = kvHeldProblem(cache, held);
+            if (changed) state.problem ??= `after the fuzzed attend threw, ${changed} (nothing may be appended)`;
+            try {
+              state.problem ??= stepProblem(cache, again, cache.attend(...again.args), 'the valid attend after the throw');
+            } catch (e) {
+              state.problem ??= `the valid attend after the throw threw ${describeError(e)}`;
+            }
+          } else if (overflow && pristine) {
+            state.problem = `an attend of ${last.Lnew} new positions to a cache holding ${inspect(held.lengths)} of ${capacity} returned`;
+          } else if (call.check) {
+            state.problem = kvHeldProblem(cache, last.held);
+          }
+        } finally {
+          cache.dispose();
+        }
+        try {
+          cache.attend();
+          state.problem ??= 'attend() after dispose() returned';
+        } catch (e) {
+          if (!(e?.constructor === Error && e.message.startsWith('KVCache.attend: this object was disposed'))) state.problem ??= `attend() after dispose() threw ${describeError(e)}`;
+        }
+        if (threw) throw error;
+        return result;
+      };
+      return call;
+    },
+    huge: (g) => ({
+      fn: (config) => new attn.KVCache(config).dispose(),
+      args: [g.pick([{ batch: 2 ** 15, kvHeads: 2 ** 15, capacity: 1, headDim: 1 }, { batch: 1, kvHeads: 1, capacity: 2 ** 28, headDim: 2 },
+        { batch: 1, kvHeads: 1, capacity: 2 ** 53, headDim: 1 }, { batch: 2, kvHeads: 2 ** 31, capacity: 2, headDim: 2 ** 20 }])],
+      result: () => null,
+      describe: (args) => `new attn.KVCache(${args}).dispose()`,
+    }),
+  };
+}
+
+// Layer norm over every axis from `axis` on (ONNX LayerNormalization), in float64, with its
+// statistics: mean and 1/sqrt(biased variance + eps) of each group, shaped
+// [...x.shape.slice(0, axis), 1, ...]; NaN for groups of no values (as NumPy's mean).
+function refLayerNormStats(x, axis, gamma, beta, eps) {
+  const rows = sizeOf(x.shape.slice(0, axis)), dim = sizeOf(x.shape.slice(axis));
+  const output = new Float64Array(x.data.length), mean = new Float64Array(rows), inv = new Float64Array(rows);
+  for (let r = 0; r < rows; r++) {
+    const group = Array.from(x.data.subarray(r * dim, (r + 1) * dim));
+    const m = group.reduce((a, b) => a + b, 0) / dim;
+    const variance = group.reduce((a, b) => a + (b - m) ** 2, 0) / dim;
+    mean[r] = m;
+    inv[r] = 1 / Math.sqrt(variance + eps);
+    group.forEach((value, c) => { output[r * dim + c] = (value - m) * inv[r] * (gamma ? gamma.data[c] : 1) + (beta ? beta.data[c] : 0); });
+  }
+  const statsShape = [...x.shape.slice(0, axis), ...x.shape.slice(axis).map(() => 1)];
+  return { output: { data: output, shape: x.shape }, mean: { data: mean, shape: statsShape }, invStdDev: { data: inv, shape: statsShape } };
+}
+
+// layerNorm with options.axis (any axis, negative too: every axis from it to the last is one
+// group; gamma and beta shaped x.shape.slice(axis)) and returnStats ({ output, mean,
+// invStdDev }), against refLayerNormStats.
+function layerNormStatsEntry() {
+  return {
+    fnName: 'layerNorm',
+    make(g) {
+      const shape = Array.from({ length: g.int(1, 4) }, () => g.pick([0, 1, 2, 2, 3, 3, 4, 5]));
+      const rank = shape.length;
+      const axis = g.int(-rank, rank - 1), withAxis = g.chance(0.85);
+      const first = withAxis ? (axis + rank) % rank : rank - 1;
+      const inner = shape.slice(first), dim = sizeOf(inner);
+      const stats = g.chance(0.75);
+      const [x, xc] = tensorArg(g, shape);
+      const [options, o] = optionsArg(g, {
+        axis: [withAxis ? 1 : 0, () => [axis, axis]],
+        returnStats: [0.9, () => [stats, stats]],
+        gamma: () => tensorArg(g, inner), beta: () => tensorArg(g, inner),
+        eps: () => { const e = g.pick([1e-5, 1e-3, 0.1, 1, dim > 1 ? 0 : 1e-5]); return [e, e]; },
+      });
+      return {
+        args: [x, options], kinds: ['tensor', 'options'], keys: [, ['gamma', 'beta', 'eps', 'axis', 'returnStats']],
+        check(r) {
+          const ref = refLayerNormStats(xc, first, o.gamma, o.beta, o.eps ?? 1e-5);
+          if (!o.returnStats) return near(r, ref.output, 'layerNorm', 2e-4, 1e-3);
+          near(r.output, ref.output, 'output', 2e-4, 1e-3);
+          near(r.mean, ref.mean, 'mean', 1e-6, 1e-5);
+          near(r.invStdDev, ref.invStdDev, 'invStdDev', 1e-6, 1e-5);
+        },
+      };
+    },
+    // A result is a tensor, or { output, mean, invStdDev } with returnStats.
+    result: (r) => (r !== null && typeof r === 'object' && 'invStdDev' in r
+      ? tensorProblem(r.output, 'output') ?? tensorProblem(r.mean, 'mean') ?? tensorProblem(r.invStdDev, 'invStdDev')
+      : tensorProblem(r)),
+  };
+}
+
+// ONNX RotaryEmbedding (opset 23), transcribed from its definition: x is seen as
+// [batch, L, heads, headDim] (a 4-D [batch, heads, L, headDim] transposed, a 3-D
+// [batch, L, heads·headDim] reshaped); each token (b, l) takes row positions[b][l] of the
+// tables (or, without positions, row (b, l) of tables already gathered [batch, L, R/2]); the
+// first R = rotaryDim (0: headDim) features split into x1 and x2 (halves, or even and odd
+// features with interleaved); real = cos·x1 − sin·x2 and imag = sin·x1 + cos·x2 go back where
+// x1 and x2 were; the features past R are x's; the result has x's layout.
+function refRopeTables(x, { cos, sin, positions, interleaved, rotaryDim, numHeads }) {
+  const fourD = x.shape.length === 4;
+  const [B, H, L, D] = fourD ? x.shape : [x.shape[0], numHeads, x.shape[1], x.shape[2] / numHeads];
+  const where = (b, l, h, c) => (fourD ? ((b * H + h) * L + l) * D + c : ((b * L + l) * H + h) * D + c);
+  const R = rotaryDim || D, half = R / 2;
+  const out = Float64Array.from(x.data);
+  for (let b = 0; b < B; b++) for (let l = 0; l < L; l++) {
+    const row = positions ? positions[b * L + l] : b * L + l;
+    const c = cos.data.subarray(row * half, (row + 1) * half), s = sin.data.subarray(row * half, (row + 1) * half);
+    for (let h = 0; h < H; h++) {
+      const pair = (i) => (interleaved ? [where(b, l, h, 2 * i), where(b, l, h, 2 * i + 1)] : [where(b, l, h, i), where(b, l, h, half + i)]);
+      for (let i = 0; i < half; i++) {
+        const [a, z] = pair(i);
+        const x1 = x.data[a], x2 = x.data[z];
+        out[a] = c[i] * x1 - s[i] * x2;
+        out[z] = s[i] * x1 + c[i] * x2;
+      }
+    }
+  }
+  return { data: out, shape: x.shape };
+}
+
+// Position ids [B, L] as a caller may hold them: nested arrays, or { data, shape } with
+// number[], Int32Array, BigInt64Array, Float32Array or Uint8Array data.
+function positionIds(g, ids, B, L) {
+  const form = g.int(0, 5);
+  if (form === 0 && B > 0) return nest(ids, [B, L]);
+  const T = [Array, Int32Array, BigInt64Array, Float32Array, Uint8Array][Math.min(form, 4)];
+  const data = T === Array ? ids.slice() : T === BigInt64Array ? BigInt64Array.from(ids, BigInt) : T.from(ids);
+  return { data, shape: [B, L] };
+}
+
+// applyRope with the caller's cos/sin tables (ONNX RotaryEmbedding): 4-D or 3-D x (numHeads),
+// tables with position ids or gathered per token, partial rotary dims, both pairings; against
+// refRopeTables, and the features past rotaryDim must come back bit for bit.
+function ropeTablesEntry() {
+  return {
+    fnName: 'applyRope',
+    make(g) {
+      const fourD = g.chance(0.6);
+      const B = g.int(0, 2), H = g.int(1, 3), L = g.int(0, 4), D = g.int(2, 9);
+      const R = 2 * g.int(1, Math.floor(D / 2)), half = R / 2;
+      const xShape = fourD ? [B, H, L, D] : [B, L, H * D];
+      const [x, xc] = tensorArg(g, xShape);
+      const withIds = g.chance(0.6), maxPosition = g.int(1, 8);
+      const tableShape = withIds ? [maxPosition, half] : [B, L, half];
+      const ids = Array.from({ length: B * L }, () => g.int(0, maxPosition - 1));
+      const rotary = R === D ? g.pick([undefined, 0, R]) : R;
+      const [options, o] = optionsArg(g, {
+        cos: [1, () => tensorArg(g, tableShape, randomFloats(g, sizeOf(tableShape), -1.5, 1.5))],
+        sin: [1, () => tensorArg(g, tableShape, randomFloats(g, sizeOf(tableShape), -1.5, 1.5))],
+        positions: [withIds ? 1 : 0, () => [positionIds(g, ids, B, L), ids]],
+        rotaryDim: [rotary === undefined ? 0 : 1, () => [rotary, rotary]],
+        numHeads: [fourD ? 0.3 : 1, () => [H, H]],
+        interleaved: () => { const b = g.chance(0.5); return [b, b]; },
+      }, 0.5);
+      return {
+        args: [x, options], kinds: ['tensor', 'options'], keys: [, ['cos', 'sin', 'positions', 'interleaved', 'rotaryDim', 'numHeads', 'base']],
+        check(r) {
+          near(r, refRopeTables(xc, { ...o, numHeads: H }), 'applyRope (tables)', 1e-5, 1e-5);
+          for (let t = 0; t < B * H * L; t++) for (let f = R; f < D; f++) {
+            const i = t * D + f;  // both layouts hold rows of one head's D features
+            if (!Object.is(r.data[i], xc.data[i])) throw new Error(`feature ${f} (past rotaryDim ${R}) of row ${t} changed: ${r.data[i]} vs ${xc.data[i]}`);
+          }
+        },
+      };
+    },
+  };
+}
+
+// The entries above, by their table names.
+function laterEntries(attn) {
+  return {
+    'attention (layout, past)': attentionLayoutEntry(),
+    KVCache: kvCacheEntry(attn),
+    'layerNorm (axis, stats)': layerNormStatsEntry(),
+    'applyRope (tables)': ropeTablesEntry(),
+  };
 }
 
 // ============================================================================================
@@ -1557,6 +2070,7 @@ function show(value, labels) {
 
 function describeCall(call) {
   const args = call.args.map((a) => show(a, call.labels)).join(', ');
+  if (call.describe) return call.describe(args);
   if (call.construct) return `new attn.${call.name}(${args})`;
   if (call.name === 'init') return `init(${args})`;
   if (call.slot) {
@@ -1565,7 +2079,7 @@ function describeCall(call) {
     if (call.self !== call.slot.layer) return `${call.slot.cls}.prototype.${method}.call(${show(call.self, call.labels)}, ${args})   // ${where}`;
     return `layer#${call.slot.id}.${method}(${args})   // ${where}`;
   }
-  return `attn.${call.name}(${args})`;
+  return `attn.${call.fnName ?? call.name}(${args})`;
 }
 
 // Builds call number `index`: { name, fn, self, construct, args, names, check, mustReturn, ... }.
@@ -1576,7 +2090,8 @@ function planCall(g, attn, entries, layers, pool, name) {
     const entry = entries[name];
     // Huge calls are not perturbed: without its returnWeights, [65536, 1] attention is valid and slow.
     call = huge && entry.huge ? { ...entry.huge(g), check: null, noPerturb: true } : entry.make(g);
-    call.fn ??= attn[name];
+    call.fn ??= attn[entry.fnName ?? name];
+    call.fnName ??= entry.fnName;
     call.result ??= entry.result;
   } else if (name === 'estimateMemory') {
     call = planEstimate(g, attn, entries, layers, pool);
@@ -1595,7 +2110,7 @@ function planCall(g, attn, entries, layers, pool, name) {
     }
   }
   call.name = name;
-  call.names ??= [name];
+  call.names ??= [call.fnName ?? name];
   call.inputs = g.inputs;
   call.labels = g.labels;
   if (g.chance(0.5) && call.args.length && !call.noPerturb) perturb(g, call, g.canons);
@@ -1660,8 +2175,9 @@ function estimateProblem(r) {
 
 // Relative frequency of each public name.
 const WEIGHTS = {
-  attention: 8, attentionBackward: 3, linearBackward: 2, layerNormBackward: 2, feedForwardBackward: 2, softmaxCrossEntropy: 2, matmul: 4, layerNorm: 4, rmsNorm: 2, softmax: 2, logSoftmax: 2, feedForward: 3, setPool: 2, sinusoidalEncoding: 2, addPositionalEncoding: 2,
-  applyRope: 2, alibiSlopes: 1, alibiBias: 2, laplacianEncoding: 2, tensor: 2, toNested: 2, toTfjs: 1, toOrt: 1, memory: 0.5, estimateMemory: 4,
+  attention: 5.5, 'attention (layout, past)': 2.5, KVCache: 1.5, attentionBackward: 3, linearBackward: 2, layerNormBackward: 2, feedForwardBackward: 2, softmaxCrossEntropy: 2, matmul: 4,
+  layerNorm: 3, 'layerNorm (axis, stats)': 1.5, rmsNorm: 2, softmax: 2, logSoftmax: 2, feedForward: 3, setPool: 2, sinusoidalEncoding: 2, addPositionalEncoding: 2,
+  applyRope: 1.5, 'applyRope (tables)': 1.5, alibiSlopes: 1, alibiBias: 2, laplacianEncoding: 2, tensor: 2, toNested: 2, toTfjs: 1, toOrt: 1, memory: 0.5, estimateMemory: 4,
   MultiHeadAttention: 1.5, 'MultiHeadAttention.forward': 5, 'MultiHeadAttention.setWeights': 1.5, 'MultiHeadAttention.getWeights': 0.7, 'MultiHeadAttention.dispose': 0.3,
   TransformerEncoderLayer: 1.5, 'TransformerEncoderLayer.forward': 4, 'TransformerEncoderLayer.setWeights': 1.5, 'TransformerEncoderLayer.getWeights': 0.7, 'TransformerEncoderLayer.dispose': 0.3,
 };

@@ -175,3 +175,23 @@ test('estimateMemory covers the present cache and the capped stage', () => {
   const traced = attn.estimateMemory('attention', q, k, k, { softcap: 5, trace: true });
   assert.ok(traced.blocks.some((t) => t.name === 'capped scores'));
 });
+
+test('softcap at the ends of float32: subnormal caps cap (a zero score stays 0, not NaN); caps float32 cannot hold are RangeErrors', () => {
+  // Found by the API fuzzer: below 2^-128 the kernels' 1/softcap was +Infinity, so 0·Infinity
+  // made a row NaN; below 2^-149 the cap rounded to 0 (no cap); above FLOAT32_MAX the core refused.
+  const q = [[1, 1], [2, 2]], k = [[1, 2], [0, 1]], v = [[1, 2], [3, 4]];
+  const zeroScores = { data: Float32Array.of(1, 2, 0, 0), shape: [2, 2] };  // row 1: scores 0, 0
+  for (const softcap of [1e-40, 2 ** -149, 3e-39]) {
+    for (const extra of [{}, { returnWeights: true }]) {
+      const out = attn.attention(zeroScores, k, v, { softcap, ...extra }).output.data;
+      // Capped scores are ±softcap or 0: every weight is 1/2 to within 1e-38.
+      assert.deepEqual(Array.from(out), [2, 3, 2, 3], `softcap ${softcap} ${JSON.stringify(extra)}`);
+    }
+  }
+  for (const softcap of [1e-46, 2 ** -151, 3.5e38, 1e300]) {
+    assert.throws(() => attn.attention(q, k, v, { softcap }), { name: 'RangeError', message: /^attention: options\.softcap must be 0 \(none\) or in \[2\^-149, 3\.4028234663852886e38\]/ });
+    assert.throws(() => attn.attentionBackward(q, k, v, q, { softcap }), { name: 'RangeError', message: /^attentionBackward: options\.softcap/ });
+  }
+  const capped = attn.attention(q, k, v, { softcap: 3.4028234663852886e38 }).output;  // FLOAT32_MAX caps nothing here
+  assertClose(capped, referenceAttention({ data: Float32Array.of(1, 1, 2, 2), shape: [2, 2] }, { data: Float32Array.of(1, 2, 0, 1), shape: [2, 2] }, { data: Float32Array.of(1, 2, 3, 4), shape: [2, 2] }).output, { label: 'softcap FLOAT32_MAX' });
+});

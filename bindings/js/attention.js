@@ -231,6 +231,7 @@ function emptyResult(p, weightShape) {
 
 // presentKey / presentValue when nothing is computed (no queries): the cache and the new rows.
 function presentWithoutCall(p) {
+  for (const data of [p.k.data, p.v.data, p.past.key.data, p.past.value.data]) intact(FN, data);  // as writeInputs
   const present = (past, m, data) => {
     const shape = [...m.lead, p.seqK, m.cols];
     const out = new Float32Array(sizeOf(shape));

@@ -76,12 +76,21 @@ export function causalOffset(fn, align, seqQ, seqK) {
   return rule(seqQ, seqK, 0, seqK);
 }
 
-/** Checks options.softcap: undefined or 0 (none) or a positive finite number. */
+const FLOAT32_MAX = 3.4028234663852886e38;
+
+/**
+ * Checks options.softcap: undefined or 0 (none), or a positive number the core's float32
+ * holds: at least 2^-149 (a smaller one would round to 0, silently no cap) and at most
+ * FLOAT32_MAX (a larger one would round to Infinity).
+ */
 export function checkSoftcap(fn, softcap) {
   if (softcap === undefined) return 0;
   if (typeof softcap !== 'number') throw typeError(fn, `options.softcap must be a number, got ${describe(softcap)}`);
   if (!(softcap >= 0) || !Number.isFinite(softcap)) {
     throw rangeError(fn, `options.softcap must be a positive finite number (0: none), got ${softcap}`);
+  }
+  if (softcap !== 0 && (Math.fround(softcap) === 0 || softcap > FLOAT32_MAX)) {
+    throw rangeError(fn, `options.softcap must be 0 (none) or in [2^-149, 3.4028234663852886e38] (float32's positive range), got ${softcap}`);
   }
   return softcap;
 }

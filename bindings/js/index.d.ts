@@ -138,7 +138,8 @@ export interface AttentionOptions {
   /**
    * Score capping (Gemma 2, ONNX Attention's `softcap`): the scaled scores s become
    * `softcap·tanh(s / softcap)` before the mask, so no score exceeds ±softcap. 0 or
-   * undefined: none. Backward too.
+   * undefined: none; else in [2⁻¹⁴⁹, 3.4028234663852886e38] (float32's positive range,
+   * subnormals included). Backward too.
    */
   softcap?: number;
   /**

@@ -5,7 +5,7 @@
 // wasm per token (pastKey/pastValue on attention() copy it, as ONNX's functional form does).
 //   cache: keys [batch, kvHeads, capacity, headDim], values [batch, kvHeads, capacity, valueDim]
 import { typeError, rangeError, describe } from './errors.js';
-import { toTensor, formatShape, sizeOf, copyRows } from './tensor.js';
+import { toTensor, formatShape, sizeOf, copyRows, intact } from './tensor.js';
 import { planMask, planMaskMemory, writeMask } from './masks.js';
 import { HeapScope, views } from './heap.js';
 import { MemoryPlan, checkBudget } from './memory.js';
@@ -231,6 +231,10 @@ export function makeKVCache(module) {
 
     // Writes the new keys and values in place, after each sequence's length.
     #append(p) {
+      // A getter read after the checks (options.mask, options.newLengths) may have detached
+      // k's or v's buffer: both are checked before anything is written.
+      intact('KVCache.attend', p.kData);
+      intact('KVCache.attend', p.vData);
       const heap = views(module).HEAPF32;
       const { batch, kvHeads, capacity, headDim, valueDim } = this.#c;
       for (const [name, m, data, d] of [['keys', p.k, p.kData, headDim], ['values', p.v, p.vData, valueDim]]) {

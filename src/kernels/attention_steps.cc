@@ -30,15 +30,17 @@ void ScaleScoresImpl(float* scores, int count, float scale) {
   for (; i < count; ++i) scores[i] *= scale;
 }
 
-// scores = softcap·tanh(scores / softcap), in place (softcap > 0).
+// scores = softcap·tanh(scores / softcap), in place (softcap > 0). A division, not a
+// multiplication by 1 / softcap: below 2^-128 that reciprocal is +Infinity, and 0·Infinity
+// made a zero score NaN (found by the API fuzzer); the fused kernel divides alike, so the
+// two paths agree bit for bit.
 void SoftcapScoresImpl(float* scores, int count, float softcap) {
   const D d;
   const V cap = hn::Set(d, softcap);
-  const V inv = hn::Set(d, 1.0f / softcap);
   int i = 0;
   for (; i + kLanes <= count; i += kLanes) {
     const V x = hn::LoadU(d, scores + i);
-    hn::StoreU(hn::Mul(cap, hn::Tanh(d, hn::Mul(x, inv))), d, scores + i);
+    hn::StoreU(hn::Mul(cap, hn::Tanh(d, hn::Div(x, cap))), d, scores + i);
   }
   for (; i < count; ++i) scores[i] = softcap * std::tanh(scores[i] / softcap);
 }

@@ -119,8 +119,9 @@ HWY_INLINE void ScaleAndMaskRow(float* s, float scale, float softcap, const Mask
   const D d;
   for (int h = 0; h < 2; ++h) {
     V x = hn::Mul(hn::Load(d, s + h * kLanes), hn::Set(d, scale));
-    if (softcap > 0.0f) {  // softcap·tanh(x / softcap), as the step-by-step path
-      x = hn::Mul(hn::Set(d, softcap), hn::Tanh(d, hn::Mul(x, hn::Set(d, 1.0f / softcap))));
+    if (softcap > 0.0f) {  // softcap·tanh(x / softcap), divided as the step-by-step path does
+      const V cap = hn::Set(d, softcap);
+      x = hn::Mul(cap, hn::Tanh(d, hn::Div(x, cap)));
     }
     hn::Store(x, d, s + h * kLanes);
   }

@@ -2,11 +2,12 @@
 // Built by CMake when ATTN_FUZZ=ON (see CMakeLists.txt); run by tests/native-fuzz.test.js.
 //
 // Each input is decoded into one small problem for one entry point (the first byte picks
-// which): RunAttention (fused and step-by-step paths), MultiHeadForward, the positional
-// encodings, LayerNorm, FeedForward, AddInto, SetPool, LaplacianEncoding. The problem runs
-// through the core and is checked against a double-precision reference written here from the
-// definitions (none of the core's code is reused). On a mismatch the harness prints the case
-// and aborts, so libFuzzer saves the input as a crash.
+// which): RunAttention (fused and step-by-step paths, with or without a softcap),
+// MultiHeadForward, the positional encodings, LayerNorm, FeedForward, AddInto, SetPool,
+// LaplacianEncoding. The problem runs through the core and is checked against a
+// double-precision reference written here from the definitions (none of the core's code is
+// reused). On a mismatch the harness prints the case and aborts, so libFuzzer saves the input
+// as a crash.
 //
 // What is checked, besides ASan/UBSan on every access:
 //   - values within a tolerance scaled to magnitude: each bound is the worst-case float
@@ -21,10 +22,13 @@
 //     around and between the outputs; gaps between input rows hold NaN, so a read of a gap
 //     poisons the result); exact-size heap buffers, so ASan sees any overrun;
 //   - statuses: kOk for valid inputs; one corrupted field gives its documented status and
-//     writes nothing.
+//     writes nothing;
 //   - sliding windows (one side, both, INT_MAX keys) against the visible-key rule written
 //     here, and dropout against the hash written here from its definition: outputs, and the
-//     dropped weights of the step-by-step path (0, or the weight's interval times 1/(1 - p)).
+//     dropped weights of the step-by-step path (0, or the weight's interval times 1/(1 - p));
+//   - the softcap (Gemma 2, ONNX Attention): the capped scores softcap·tanh(s / softcap),
+//     checked as a stage and through the weights and outputs of both paths, with a bound
+//     derived for the core's float computation of them (Softcap).
 // Dimensions stay small (one execution takes microseconds), but seq_k goes to 40 so that the
 // fused kernel's online softmax crosses its 32-key blocks, and seq_q to 12 (4-row tiles).
 //
@@ -63,7 +67,11 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kFloatMax = std::numeric_limits<float>::max();
 constexpr double kEps = std::numeric_limits<float>::epsilon();  // 2^-23, float's ε
-constexpr double kTiny = 1e-37;  // absolute floor of every tolerance (underflow)
+constexpr double kTiny = 1e-37;          // absolute floor of every tolerance (underflow)
+constexpr double kSubnormal = 0x1p-149;  // float's smallest subnormal: the spacing below 2^-126
+// A sum whose magnitude reaches this rounds to ±Infinity in float (round to nearest):
+// FLT_MAX plus half its ulp.
+constexpr double kFloatOverflow = 0x1p128 - 0x1p103;
 
 // γ(n): relative error bound of a float sum or dot product of n terms, in any order.
 double Gamma(int n) { return n * kEps; }
@@ -260,8 +268,10 @@ int DecodeCausalOffset(Decoder& in, int seq_q, int seq_k) {
 
 // ---------------------------------------------------------------------------------------------
 // Reference attention for one head, in double, from the definition:
+//   capped[i][j] = softcap·tanh(scale·(q[i]·k[j]) / softcap) with a softcap > 0, else
+//                  scale·(q[i]·k[j])
 //   masked[i][j] = -Inf if key j is hidden (causal rule, key limit) or masked (-Inf or
-//                  boolean 0), else scale·(q[i]·k[j]) + mask[i][j]
+//                  boolean 0), else capped[i][j] + mask[i][j] (±Inf where float overflows)
 //   weights[i] = softmax(masked[i]) (zeros if every entry is -Inf; NaN if one is NaN/+Inf)
 //   out[i] = Σ_j weights[i][j]·v[j] (a zero weight contributes nothing)
 // With error bounds eq, ek, ev on the inputs (the projections of MultiHeadForward), the
@@ -276,6 +286,7 @@ struct RefHead {
   //   visible: [seq_q, seq_k] 1 where the causal rule and the key limit let key j through
   int seq_q = 0, seq_k = 0, head_dim = 0, value_dim = 0;
   double scale = 1;
+  double softcap = 0;  // > 0: scores capped (Softcap below) before the mask
   std::vector<double> q, k, v, eq, ek, ev, mask;
   std::vector<uint8_t> visible;
   //   keep: [seq_q, seq_k] what dropout multiplies each weight by (0 or 1 / (1 - p)), or
@@ -283,17 +294,44 @@ struct RefHead {
   std::vector<double> keep;
 
   // Results.   row_kind: [seq_q]
-  //   raw, scaled, masked (+ *_tol), weights (+ the interval [lo, hi] of a right float
-  //   weight): [seq_q, seq_k]
+  //   raw, scaled, capped, masked (+ *_tol), weights (+ the interval [lo, hi] of a right
+  //   float weight): [seq_q, seq_k]
   //   out, out_tol, lo, hi: [seq_q, value_dim]; out_defined: where the reference is defined;
   //   lo/hi: the convex hull of the value rows of the finite visible keys, widened by rounding
   std::vector<RowKind> row_kind;
-  std::vector<double> raw, raw_tol, scaled, scaled_tol, masked, masked_tol;
+  std::vector<double> raw, raw_tol, scaled, scaled_tol, capped, capped_tol, masked, masked_tol;
   std::vector<double> weights, weights_lo, weights_hi;
   std::vector<double> out, out_tol, lo, hi;  // lo/hi: ±inf with dropout (no convex hull)
   std::vector<uint8_t> out_defined;
   std::vector<uint8_t> blocked;  // [seq_q, seq_k]
 };
+
+// A capped score c·tanh(s / c) (c = softcap > 0) of the scaled score s, and a bound on the
+// error of the float value the core computes, fl(c·Tanh(fl(ŝ·fl(1/c)))), where ŝ is the float
+// scaled score, |ŝ - s| <= e:
+//   1. the argument: tanh is 1-Lipschitz, so c·tanh(x / c) moves by at most c·|Δx| for an
+//      error Δx in x = ŝ / c. Scaled back by c, that is e, plus the two roundings of fl(1/c)
+//      and of the product (relative ε/2 each: ε·(|s| + e), taken twice), plus, when 1/c or
+//      the product is subnormal, their absolute error (at most 2^-150 each: c·2^-149·(|s| + e)
+//      and c·2^-149 with margin). Both values lie in [-c, c], so this part is at most 2c;
+//   2. tanh itself: Highway's Tanh is within 4 ulp (std::tanh, in the scalar tail of the
+//      step-by-step path, is closer), that is 4ε·|tanh| for a normal result and 4·2^-149 for
+//      a subnormal one; with c·|tanh| <= |c·tanh(s / c)| + part 1, and the product by c (one
+//      more rounding, ε/2 relative), at most 5ε·(|capped| + part 1) + 8·2^-149·c.
+// A non-finite ŝ (an Infinity or a NaN in q or k; no finite score overflows here) is exact:
+// ±Infinity gives tanh = ±1 in float too, so exactly ±c; NaN stays NaN.
+struct Capped {
+  double value;
+  double tol;
+};
+
+Capped Softcap(double s, double e, double c) {
+  if (!std::isfinite(s)) return {std::isnan(s) ? s : std::copysign(c, s), 0.0};
+  const double value = c * std::tanh(s / c);
+  const double moved =
+      std::min(e + 2 * kEps * (std::fabs(s) + e) + kSubnormal * c * (std::fabs(s) + e + 1), 2 * c);
+  return {value, moved + 5 * kEps * (std::fabs(value) + moved) + 8 * kSubnormal * c + kTiny};
+}
 
 // Row i of the reference: scores, weights and output, with their error bounds.
 void SolveRow(RefHead& h, int i) {
@@ -324,11 +362,27 @@ void SolveRow(RefHead& h, int i) {
     h.scaled[at] = h.scale * dot;
     h.scaled_tol[at] = std::fabs(h.scale) * Gamma(h.head_dim + 3) * abs_dot + kTiny;
     h.blocked[at] = !h.visible[at] || m == -HUGE_VAL;
-    h.masked[at] = h.blocked[at] ? -HUGE_VAL : h.scale * dot + m;
-    h.masked_tol[at] =
-        Gamma(h.head_dim + 4) * (std::fabs(h.scale) * abs_dot + std::fabs(m)) + kTiny;
-    delta[j] = Gamma(h.head_dim + 8) * (std::fabs(h.scale) * abs_dot + std::fabs(m)) +
-               std::fabs(h.scale) * err;
+    if (h.softcap > 0) {
+      // The capped score from the scaled one (its error: the dot product's rounding and the
+      // inputs' own errors), then the mask: one more rounding of the sum.
+      const Capped c =
+          Softcap(h.scale * dot, h.scaled_tol[at] + std::fabs(h.scale) * err, h.softcap);
+      h.capped[at] = c.value;
+      h.capped_tol[at] = c.tol;
+      double z = c.value + m;
+      if (std::fabs(z) >= kFloatOverflow) z = std::copysign(HUGE_VAL, z);  // ±c + a huge mask
+      h.masked[at] = h.blocked[at] ? -HUGE_VAL : z;
+      h.masked_tol[at] = c.tol + Gamma(2) * (std::fabs(c.value) + std::fabs(m)) + kTiny;
+      delta[j] = c.tol + Gamma(4) * (std::fabs(c.value) + std::fabs(m));
+    } else {
+      h.capped[at] = h.scaled[at];
+      h.capped_tol[at] = h.scaled_tol[at];
+      h.masked[at] = h.blocked[at] ? -HUGE_VAL : h.scale * dot + m;
+      h.masked_tol[at] =
+          Gamma(h.head_dim + 4) * (std::fabs(h.scale) * abs_dot + std::fabs(m)) + kTiny;
+      delta[j] = Gamma(h.head_dim + 8) * (std::fabs(h.scale) * abs_dot + std::fabs(m)) +
+                 std::fabs(h.scale) * err;
+    }
     if (h.blocked[at]) continue;
     const double z = h.masked[at];
     if (std::isnan(z) || z == HUGE_VAL) poisoned = true;
@@ -405,8 +459,8 @@ void SolveRow(RefHead& h, int i) {
 void Solve(RefHead& h) {
   const size_t scores = static_cast<size_t>(h.seq_q) * h.seq_k;
   const size_t outs = static_cast<size_t>(h.seq_q) * h.value_dim;
-  for (auto* s : {&h.raw, &h.raw_tol, &h.scaled, &h.scaled_tol, &h.masked, &h.masked_tol,
-                  &h.weights, &h.weights_lo, &h.weights_hi}) {
+  for (auto* s : {&h.raw, &h.raw_tol, &h.scaled, &h.scaled_tol, &h.capped, &h.capped_tol, &h.masked,
+                  &h.masked_tol, &h.weights, &h.weights_lo, &h.weights_hi}) {
     s->assign(scores, 0.0);
   }
   for (auto* s : {&h.out, &h.out_tol, &h.lo, &h.hi}) s->assign(outs, 0.0);
@@ -566,9 +620,10 @@ struct AttentionCase {
   float dropout = 0;                        // dropout probability, and its seed
   uint32_t dropout_seed = 0;
   float scale = 1;
-  bool null_kv = false;          // seq_k == 0: k and v passed as null
-  bool stages = false;           // step-by-step path also asks for raw, scaled and masked scores
-  std::vector<int32_t> entries;  // [batch, kEntryColumns]
+  float softcap = 0;     // > 0: scores capped before the mask (0: none)
+  bool null_kv = false;  // seq_k == 0: k and v passed as null
+  bool stages = false;   // step-by-step path also asks for raw, scaled, capped, masked scores
+  std::vector<int32_t> entries;      // [batch, kEntryColumns]
   std::vector<int32_t> out_offsets;  // [batch], or empty (contiguous outputs)
   std::vector<float> q, k, v, mask;  // buffers holding every entry's view
   std::vector<uint8_t> allowed;
@@ -583,6 +638,19 @@ float DecodeScale(Decoder& in, int head_dim) {
   const int b = in.Byte() % 16;
   if (b < 13) return table[b];
   return (in.Byte() - 128) / 16.0f;
+}
+
+// A softcap: none half of the time, else one from Gemma's 30 and 50 to the ends of float's
+// range, subnormals included (below 2^-128 the core once multiplied by 1/softcap = +Infinity,
+// turning a score of exactly 0 into NaN: found by the API fuzzer, it divides now).
+float DecodeSoftcap(Decoder& in) {
+  static const float kCaps[] = {1e-3f, 0.5f, 1,     3,         30,     50,
+                                1e3f,  1e6f, 1e30f, kFloatMax, 3e-39f, 1.17549435e-38f,
+                                0.1f,  2,    7,     20,        1e-40f, 1.4e-45f};
+  if (in.Bool()) return 0.0f;
+  const int b = in.Byte();
+  if (b < 240) return kCaps[b % 18];
+  return (b - 239) / 4.0f;  // 0.25 .. 4
 }
 
 AttentionCase DecodeAttention(Decoder& in) {
@@ -691,8 +759,10 @@ AttentionCase DecodeAttention(Decoder& in) {
       }
     }
   }
-  // Last (so that older corpus inputs decode as before, with neither): a sliding window on
-  // one side, both or none (sometimes INT_MAX keys), and dropout.
+  // Last, so that the committed seed inputs decode to the problems they were made for: the
+  // softcap, then a sliding window on one side, both or none (sometimes INT_MAX keys), and
+  // dropout.
+  c.softcap = DecodeSoftcap(in);
   auto side = [&] { return in.OneIn(8) ? std::numeric_limits<int>::max() : in.Int(0, 12); };
   const int window = in.Byte() % 4;
   if (window == 1 || window == 2) c.window_left = side();
@@ -710,15 +780,15 @@ void PrintAttentionCase(const AttentionCase& c) {
                "RunAttention case: batch %d seq_q %d seq_k %d head_dim %d value_dim %d\n"
                "  strides q %d k %d v %d out %d, mask %s row stride %d, causal %d offset %d,\n"
                "  window %d/%d, dropout %.9g seed %u,\n"
-               "  scale %.9g, null k/v %d, out_offsets %s, out size %zu\n",
+               "  scale %.9g, softcap %.9g, null k/v %d, out_offsets %s, out size %zu\n",
                c.batch, c.seq_q, c.seq_k, c.head_dim, c.value_dim, c.q_stride, c.k_stride,
                c.v_stride, c.out_stride,
                c.mask_type == AttentionCase::kNoMask     ? "none"
                : c.mask_type == AttentionCase::kAdditive ? "additive"
                                                          : "boolean",
                c.mask_row_stride, c.causal, c.causal_offset, c.window_left, c.window_right,
-               c.dropout, c.dropout_seed, c.scale, c.null_kv, c.out_offsets.empty() ? "no" : "yes",
-               c.out_size);
+               c.dropout, c.dropout_seed, c.scale, c.softcap, c.null_kv,
+               c.out_offsets.empty() ? "no" : "yes", c.out_size);
   PrintInts("entries (q, k, v, mask offsets, key limit)", c.entries.data(), c.entries.size());
   if (!c.out_offsets.empty()) PrintInts("out_offsets", c.out_offsets.data(), c.batch);
   PrintFloats("q buffer", c.q.data(), c.q.size(), c.qs);
@@ -741,6 +811,7 @@ RefHead AttentionReference(const AttentionCase& c, int b) {
   h.head_dim = c.head_dim;
   h.value_dim = c.value_dim;
   h.scale = c.scale;
+  h.softcap = c.softcap;
   for (int i = 0; i < c.seq_q; ++i) {
     for (int d = 0; d < c.head_dim; ++d) {
       h.q.push_back(c.q[e[attn::kQOffset] + static_cast<size_t>(i) * c.qs + d]);
@@ -791,6 +862,7 @@ attn::AttentionRequest MakeRequest(const AttentionCase& c, float* out) {
   r.out_stride = c.out_stride;
   r.out_offsets = c.out_offsets.empty() ? nullptr : c.out_offsets.data();
   r.scale = c.scale;
+  r.softcap = c.softcap;
   r.causal = c.causal;
   r.window_left = c.window_left;
   r.window_right = c.window_right;
@@ -808,8 +880,8 @@ void CheckInvalidAttention(Decoder& in, const AttentionCase& c) {
   attn::AttentionRequest r = MakeRequest(c, out.data());
   std::vector<int32_t> entries = c.entries;
   attn::Status want;
-  switch (in.Byte() % 7) {
-    case 5: {  // a dropout probability outside [0, 1)
+  switch (in.Byte() % 8) {
+    case 6: {  // a dropout probability outside [0, 1)
       const float bad[] = {1.0f, -0.25f, kNaN, kInf};
       r.dropout = bad[in.Byte() % 4];
       want = attn::Status::kBadArgument;
@@ -840,6 +912,12 @@ void CheckInvalidAttention(Decoder& in, const AttentionCase& c) {
           c.allowed.empty() ? reinterpret_cast<const uint8_t*>(c.q.data()) : c.allowed.data();
       want = attn::Status::kBadArgument;
       break;
+    case 5: {  // a softcap that is negative, NaN or infinite
+      static const float kBad[] = {-1.0f, -1e-3f, -kFloatMax, kNaN, kInf};
+      r.softcap = kBad[in.Byte() % 5];
+      want = attn::Status::kBadArgument;
+      break;
+    }
     default:  // a row stride below its row
       if (c.head_dim < 2) return;
       r.q_stride = c.head_dim - 1;
@@ -859,7 +937,8 @@ void CheckInvalidAttention(Decoder& in, const AttentionCase& c) {
 //   q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k, value_dim]  (strided rows)
 //   mask: [seq_q or 1, seq_k] additive or boolean   out: [seq_q, value_dim] (strided rows)
 //   weights and stages: [batch, seq_q, seq_k]
-// Both paths: fused (no weights), then step-by-step (weights, and the stages or not).
+// Both paths: fused (no weights), then step-by-step (weights, and the stages or not), each
+// with the case's softcap.
 void FuzzAttention(Decoder& in) {
   const AttentionCase c = DecodeAttention(in);
   print_case = [&c] { PrintAttentionCase(c); };
@@ -871,7 +950,8 @@ void FuzzAttention(Decoder& in) {
     // out: as laid out by the case; weights and stages: [batch, seq_q, seq_k], exact size.
     std::vector<float> out(c.out_size, Sentinel());
     std::vector<float> weights(std::max<size_t>(scores, 1), Sentinel());
-    std::vector<float> raw(weights.size(), Sentinel()), scaled(raw), masked(raw), dropped(raw);
+    std::vector<float> raw(weights.size(), Sentinel()), scaled(raw), capped(raw), masked(raw),
+        dropped(raw);
     attn::AttentionRequest r = MakeRequest(c, out.data());
     if (stepwise) {
       r.weights = weights.data();
@@ -879,6 +959,7 @@ void FuzzAttention(Decoder& in) {
       if (c.stages) {
         r.raw_scores = raw.data();
         r.scaled_scores = scaled.data();
+        r.capped_scores = capped.data();
         r.masked_scores = masked.data();
       }
     }
@@ -903,6 +984,8 @@ void FuzzAttention(Decoder& in) {
       if (!c.stages) continue;
       CheckStage("RunAttention raw_scores", ref[b].raw, ref[b].raw_tol, raw.data() + at, at);
       CheckStage("RunAttention scaled_scores", ref[b].scaled, ref[b].scaled_tol, scaled.data() + at,
+                 at);
+      CheckStage("RunAttention capped_scores", ref[b].capped, ref[b].capped_tol, capped.data() + at,
                  at);
       CheckStage("RunAttention masked_scores", ref[b].masked, ref[b].masked_tol, masked.data() + at,
                  at);
