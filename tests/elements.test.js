@@ -91,6 +91,34 @@ test('clicking a mask cell blocks that entry; a row with no visible key shows ze
   await page.waitForFunction(() => document.getElementById('s2').data.mask[0][0] === 0);
 });
 
+test('the sliding-window mask preset: the band the window keeps, and the weights attention() gives with window: { left }', async () => {
+  const steps = page.locator('#own');
+  await steps.locator('select').selectOption('causal-window');
+  const windowInput = steps.locator('input[aria-label="sliding window: keys before each query"]');
+  await windowInput.fill('1');
+  await windowInput.press('Enter');
+  await windowInput.dispatchEvent('change');
+  await page.waitForFunction(() => { const m = document.getElementById('own').data.mask; return m.length > 2 && m[2][0] === -Infinity && m[2][1] === 0 && m[2][2] === 0; });
+  const { mismatches } = await compareWithApi('own');
+  assert.deepEqual(mismatches, []);
+  const check = await page.evaluate(async () => {
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init({ simd: 'baseline' });
+    const el = document.getElementById('own');
+    const d = el.data;
+    const band = d.mask.every((row, i) => row.every((x, j) => x === (j <= i && j >= i - 1 ? 0 : -Infinity)));
+    const Q = attn.matmul(d.c ?? d.x, d.wq), K = attn.matmul(d.x, d.wk), V = attn.matmul(d.x, d.wv);
+    const byWindow = attn.attention(Q, K, V, { causal: true, window: { left: 1 }, returnWeights: true }).weights.data;
+    const shown = el.stages.weights.data;
+    return { band, worst: Math.max(...Array.from(byWindow, (x, i) => Math.abs(x - shown[i]))) };
+  });
+  assert.ok(check.band, 'query i keeps keys i − 1 and i');
+  assert.ok(check.worst <= 1e-6, `weights vs attention(window): ${check.worst}`);
+  await steps.locator('select').selectOption('causal-top-left');  // as the page had it
+  await page.waitForFunction(() => document.getElementById('own').data.mask[2][0] === 0);
+  assert.deepEqual(errors, []);
+});
+
 test('<attention-matrix>: an ARIA grid with labels; arrows, typing and Enter edit a value, Escape cancels', async () => {
   const grid = await page.evaluate(() => {
     const table = document.getElementById('m').shadowRoot.querySelector('table');

@@ -9,7 +9,7 @@
 //
 // X, C and the weights are editable (a cell, then Enter); every stage downstream recomputes
 // at once through the public API. The mask M is edited by clicking cells (0 ↔ −∞) or with
-// the presets (none, causal top-left / bottom-right, key length); a row that sees no key
+// the presets (none, causal top-left / bottom-right, causal sliding window, key length); a row that sees no key
 // shows zeros and says why. `show-slides` shows the slides' rounded values of an example.
 // `layout="compact"` sets the stages side by side in smaller type (a slide); `stages="…"`
 // shows only the named ones, in that order (inputs, weights, projections, scores, scaled,
@@ -96,10 +96,12 @@ export function exampleData(n, element = 'attention-steps') {
   return { x: ex.X, c: ex.C, wq: WEIGHTS.W_Q, wk: WEIGHTS.W_K, wv: WEIGHTS.W_V, wo: WEIGHTS.W_O, mask: ex.mask, slides: ex.slides, title: ex.title, text: ex.text };
 }
 
-// The additive mask [Lq, Lk] of a preset.
-function presetMask(preset, lq, lk, keyLength = lk) {
+// The additive mask [Lq, Lk] of a preset. 'causal-window': query i sees keys i − left … i
+// (attention's `window: { left }` with `causal`, as Mistral's sliding_window − 1).
+function presetMask(preset, lq, lk, keyLength = lk, left = 1) {
   return Array.from({ length: lq }, (_, i) => Array.from({ length: lk }, (_, j) => {
     if (preset === 'causal' || preset === 'causal-top-left') return j <= i ? 0 : -Infinity;
+    if (preset === 'causal-window') return j <= i && j >= i - left ? 0 : -Infinity;
     if (preset === 'causal-bottom-right') return j <= i + lk - lq ? 0 : -Infinity;
     if (preset === 'key-length') return j < keyLength ? 0 : -Infinity;
     return 0;
@@ -385,7 +387,7 @@ export class AttentionSteps extends HTMLElement {
     const label = document.createElement('label');
     label.textContent = 'Mask preset ';
     const select = document.createElement('select');
-    for (const [value, text] of [['', 'choose…'], ['none', 'none (all keys)'], ['causal-top-left', 'causal, top-left'], ['causal-bottom-right', 'causal, bottom-right'], ['key-length', 'key length…']]) {
+    for (const [value, text] of [['', 'choose…'], ['none', 'none (all keys)'], ['causal-top-left', 'causal, top-left'], ['causal-bottom-right', 'causal, bottom-right'], ['causal-window', 'causal, sliding window…'], ['key-length', 'key length…']]) {
       const option = document.createElement('option');
       option.value = value;
       option.textContent = text;
@@ -399,16 +401,31 @@ export class AttentionSteps extends HTMLElement {
     length.value = String(lk);
     length.setAttribute('aria-label', 'key length');
     length.style.width = '4em';
+    // Keys before each query a sliding window keeps (the 'causal-window' preset).
+    const windowInput = document.createElement('input');
+    windowInput.type = 'number';
+    windowInput.min = '0';
+    windowInput.max = String(Math.max(0, lk - 1));
+    windowInput.value = '1';
+    windowInput.setAttribute('aria-label', 'sliding window: keys before each query');
+    windowInput.title = 'sliding window: keys before each query';
+    windowInput.style.width = '4em';
+    const windowSize = () => Math.max(0, Math.min(lk, Math.floor(Number(windowInput.value)) || 0));
     select.addEventListener('change', () => {
       if (!select.value) return;
-      d.mask = presetMask(select.value, lq, lk, Number(length.value));
+      d.mask = presetMask(select.value, lq, lk, Number(length.value), windowSize());
+      this.#update();
+    });
+    windowInput.addEventListener('change', () => {
+      select.value = 'causal-window';
+      d.mask = presetMask('causal-window', lq, lk, lk, windowSize());
       this.#update();
     });
     length.addEventListener('change', () => {
       d.mask = presetMask('key-length', lq, lk, Math.max(0, Math.min(lk, Number(length.value) || 0)));
       this.#update();
     });
-    controls.append(label, length);
+    controls.append(label, length, windowInput);
     return controls;
   }
 
