@@ -425,7 +425,13 @@ export class AttentionSteps extends HTMLElement {
       d.mask = presetMask('key-length', lq, lk, Math.max(0, Math.min(lk, Number(length.value) || 0)));
       this.#update();
     });
-    controls.append(label, length, windowInput);
+    // Visible names for the two numbers (their aria-labels say the same at more length).
+    const named = (text, input) => {
+      const l = document.createElement('label');
+      l.append(text, input);
+      return l;
+    };
+    controls.append(label, named('key length ', length), named('window ', windowInput));
     return controls;
   }
 
