@@ -21,6 +21,8 @@ struct MultiHeadCall {
   int mask_row_stride = 0;
   bool causal = false;
   int causal_offset = 0;
+  int window_left = -1;
+  int window_right = -1;
   uintptr_t out = 0, q_proj = 0, k_proj = 0, v_proj = 0, concat = 0, attention_weights = 0;
 };
 
@@ -49,6 +51,8 @@ attn::MultiHeadRequest ToRequest(const MultiHeadCall& c) {
   r.key_lengths = Ptr<const int32_t>(c.key_lengths);
   r.causal = c.causal;
   r.causal_offset = c.causal_offset;
+  r.window_left = c.window_left;
+  r.window_right = c.window_right;
   r.out = Ptr<float>(c.out);
   r.q_proj = Ptr<float>(c.q_proj);
   r.k_proj = Ptr<float>(c.k_proj);
@@ -146,6 +150,8 @@ EMSCRIPTEN_BINDINGS(multi_head) {
       .field("maskRowStride", &MultiHeadCall::mask_row_stride)
       .field("causal", &MultiHeadCall::causal)
       .field("causalOffset", &MultiHeadCall::causal_offset)
+      .field("windowLeft", &MultiHeadCall::window_left)
+      .field("windowRight", &MultiHeadCall::window_right)
       .field("out", &MultiHeadCall::out)
       .field("qProj", &MultiHeadCall::q_proj)
       .field("kProj", &MultiHeadCall::k_proj)

@@ -123,6 +123,8 @@ Status MultiHeadForward(const MultiHeadRequest& r) {
   a.out_offsets = out_offsets.data();
   a.scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
   a.causal = r.causal;
+  a.window_left = r.window_left;
+  a.window_right = r.window_right;
   a.out = concat;
   a.weights = r.attention_weights;
   const Status attention_status = RunAttention(a);

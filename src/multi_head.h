@@ -51,6 +51,8 @@ struct MultiHeadRequest {
   const int32_t* key_lengths = nullptr;  // [batch], or null: every key is real
   bool causal = false;
   int causal_offset = 0;  // see VisibleKeyRule
+  int window_left = -1;   // sliding window around i + causal_offset (see VisibleKeyRule);
+  int window_right = -1;  // negative: no limit on that side
   float* out = nullptr;   // [batch, seq_q, d_model]
   // Optional outputs (null to skip). With `attention_weights` the step-by-step path runs.
   float* q_proj = nullptr;             // [batch, seq_q, d_model]

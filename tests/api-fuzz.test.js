@@ -1867,7 +1867,7 @@ function layerCalls(attn) {
     const Lq = g.int(0, 5), Lk = encoder ? Lq : g.int(0, 5);
     const spec = {
       mask: () => maskArg(g, [...lead, H, Lq, Lk]),
-      causal: bool(g), causalAlign: align(g),
+      causal: bool(g), causalAlign: align(g), window: windowArg(g),
       keyLengths: () => { const v = Array.from({ length: B }, () => g.int(0, Lk)); return [!batched && g.chance(0.5) ? v[0] : v, v]; },
     };
     if (!encoder) Object.assign(spec, { returnWeights: bool(g), averageWeights: bool(g), trace: bool(g) });

@@ -243,3 +243,29 @@ test('weights stored as MatMul panels: getWeights returns exactly what setWeight
     layer.dispose();
   }
 });
+
+test('window: MultiHeadAttention and TransformerEncoderLayer give what the same band as an explicit mask gives; errors name the option', () => {
+  const random = rng(77);
+  const L = 37, left = 5, right = 2;
+  const x = randomTensor(random, [2, L, 16]);
+  const band = (causal) => ({ data: Uint8Array.from({ length: L * L }, (_, e) => { const i = Math.floor(e / L), j = e % L; return j >= i - left && j <= (causal ? i : i + right) ? 1 : 0; }), shape: [L, L] });
+  const layer = new attn.MultiHeadAttention({ dModel: 16, numHeads: 4, numKvHeads: 2, seed: 5 });
+  const encoder = new attn.TransformerEncoderLayer({ dModel: 16, numHeads: 4, dFF: 32, seed: 6 });
+  try {
+    for (const [options, mask] of [[{ causal: true, window: { left } }, band(true)], [{ window: { left, right } }, band(false)]]) {
+      const label = JSON.stringify(options);
+      const byWindow = layer.forward(x, x, x, { ...options, returnWeights: true });
+      const byMask = layer.forward(x, x, x, { mask, returnWeights: true });
+      assertClose(byWindow.output, { data: Float64Array.from(byMask.output.data), shape: byMask.output.shape }, { atol: 1e-6, rtol: 1e-5, label: `MHA ${label}` });
+      assertClose(byWindow.weights, { data: Float64Array.from(byMask.weights.data), shape: byMask.weights.shape }, { atol: 1e-6, rtol: 1e-5, label: `MHA weights ${label}` });
+      assertClose(layer.forward(x, x, x, options).output, { data: Float64Array.from(byMask.output.data), shape: byMask.output.shape }, { atol: 1e-6, rtol: 1e-5, label: `MHA fused ${label}` });
+      const e1 = encoder.forward(x, options), e2 = encoder.forward(x, { mask });
+      assertClose(e1, { data: Float64Array.from(e2.data), shape: e2.shape }, { atol: 1e-5, rtol: 1e-5, label: `encoder ${label}` });
+    }
+    assert.throws(() => layer.forward(x, x, x, { window: { left: -1 } }), { name: 'RangeError', message: /^MultiHeadAttention\.forward: options\.window\.left/ });
+    assert.throws(() => encoder.forward(x, { window: 3 }), { name: 'TypeError', message: /options\.window must be an object/ });
+  } finally {
+    layer.dispose();
+    encoder.dispose();
+  }
+});

@@ -125,7 +125,7 @@ export function makeBlock(module) {
   }
 
   const LAYER_CONFIG = ['dModel', 'numHeads', 'dFF', 'norm', 'activation', 'seed', 'bias', 'eps', 'numKvHeads'];
-  const FORWARD_OPTIONS = ['mask', 'causal', 'causalAlign', 'keyLengths', 'out'];
+  const FORWARD_OPTIONS = ['mask', 'causal', 'causalAlign', 'window', 'keyLengths', 'out'];
   // The matrices the layer stores as MatMul's panels (see parameters.js).
   const PACKED_LAYER_WEIGHTS = [...PACKED_HEAD_WEIGHTS, 'w1', 'w2'];
 

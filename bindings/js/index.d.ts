@@ -495,6 +495,8 @@ export interface MultiHeadForwardOptions {
   causal?: boolean;
   /** Causal alignment when Lq ≠ Lk, as in {@link AttentionOptions.causalAlign}. */
   causalAlign?: 'top-left' | 'bottom-right';
+  /** A sliding window of keys around each query, as in {@link AttentionOptions.window}. */
+  window?: AttentionWindow;
   /** `[B]` (or one number unbatched): keys past the length are padding. */
   keyLengths?: number | number[] | Int32Array;
   /** Return `weights: [B?, numHeads, Lq, Lk]`. */
@@ -651,6 +653,8 @@ export interface EncoderForwardOptions {
   causal?: boolean;
   /** Causal alignment, as in {@link AttentionOptions.causalAlign}. */
   causalAlign?: 'top-left' | 'bottom-right';
+  /** A sliding window of keys around each query, as in {@link AttentionOptions.window}. */
+  window?: AttentionWindow;
   /** `[B]` (or one number unbatched): tokens past the length are padding. */
   keyLengths?: number | number[] | Int32Array;
   /**

@@ -7,7 +7,7 @@ import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget } from './memory.js';
 import { Parameters, seededRandom } from './parameters.js';
 import { planMask, planMaskMemory, maskOffsets, writeMask, checkKeyLengths } from './masks.js';
-import { positiveInteger, checkKeys, causalOffset } from './checks.js';
+import { positiveInteger, checkKeys, causalOffset, checkWindow } from './checks.js';
 
 /** Checks the multi-head configuration shared by MultiHeadAttention and the encoder layer. */
 export function checkHeadConfig(fn, config) {
@@ -67,6 +67,7 @@ export function planHeads(fn, c, queryIn, keyIn, valueIn, options, names = { que
     query, key, value, batched, B, seqQ, seqK, weightBatch, maskPlan, keyLengths,
     causal: options.causal === true,
     causalOffset: causalOffset(fn, options.causalAlign, seqQ, seqK),
+    window: checkWindow(fn, options.window),
   };
 }
 
@@ -93,6 +94,7 @@ export function headScratchCall(c, p, given = []) {
     numHeads: c.numHeads, numKvHeads: c.numKvHeads, wq: 0, wk: 0, wv: 0, wo: 0, bq: 0, bk: 0, bv: 0, bo: 0,
     wqPanels: 1, wkPanels: 1, wvPanels: 1, woPanels: 1,  // the layers keep their matrices as panels
     mask: 0, allowed: 0, maskOffsets: 0, keyLengths: 0, maskRowStride: 0, causal: false, causalOffset: 0,
+    windowLeft: -1, windowRight: -1,
     out: 0, qProj: 0, kProj: 0, vProj: 0, concat: 0, attentionWeights: 0,
   };
   for (const name of given) call[name] = 1;  // non-null: supplied by the caller
@@ -115,6 +117,7 @@ export function headCall(heap, params, c, p) {
     maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
     keyLengths: p.keyLengths ? heap.ints(p.keyLengths) : 0,
     causal: p.causal, causalOffset: p.causalOffset,
+    windowLeft: p.window.left, windowRight: p.window.right,
     out: 0, qProj: 0, kProj: 0, vProj: 0, concat: 0, attentionWeights: 0,
   };
 }
@@ -139,7 +142,7 @@ function averageHeads(data, B, H, block) {
   return out;
 }
 
-const FORWARD_OPTIONS = ['mask', 'causal', 'causalAlign', 'keyLengths', 'returnWeights', 'averageWeights', 'trace', 'out'];
+const FORWARD_OPTIONS = ['mask', 'causal', 'causalAlign', 'window', 'keyLengths', 'returnWeights', 'averageWeights', 'trace', 'out'];
 const FORWARD_BOOLEANS = ['causal', 'returnWeights', 'averageWeights', 'trace'];
 const CONFIG_KEYS = ['dModel', 'numHeads', 'kDim', 'vDim', 'bias', 'seed', 'numKvHeads'];
 

@@ -47,7 +47,7 @@ export function refMultiHead(query, key, value, w, numHeads, numKvHeads, options
         { data: columns(Qb, h * hd, hd), shape: [Lq, hd] },
         { data: columns(Kb, g * hd, hd), shape: [Lk, hd] },
         { data: columns(Vb, g * hd, hd), shape: [Lk, hd] },
-        { mask, causal: options.causal, causalAlign: options.causalAlign, keyLengths: options.keyLengths ? [options.keyLengths[b]] : undefined });
+        { mask, causal: options.causal, causalAlign: options.causalAlign, window: options.window, keyLengths: options.keyLengths ? [options.keyLengths[b]] : undefined });
       for (let i = 0; i < Lq; i++) for (let c = 0; c < hd; c++) concat[(b * Lq + i) * dModel + h * hd + c] = r.output.data[i * hd + c];
       weights.set(r.weights.data, (b * numHeads + h) * Lq * Lk);
     }
