@@ -4,6 +4,7 @@
 #include <emscripten/bind.h>
 
 #include <cstdint>
+#include <cstring>
 #include <new>
 
 #include "heap_address.h"
@@ -15,7 +16,7 @@ using attn::PretrainedModel;
 
 PretrainedModel* Model(uintptr_t handle) { return Ptr<PretrainedModel>(handle); }
 
-// The descriptor as bindings/js/models/descriptor.js packs it: 13 int32 at `ints`
+// The descriptor as bindings/js/models/descriptor.js packs it: 18 int32 at `ints`
 // (see DescriptorOf), norm_eps and the rotary base.
 enum Flag : int {
   kPreNorm = 1,
@@ -47,6 +48,12 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   m.norm = (flags & kRmsNorm) ? attn::NormKind::kRmsNorm : attn::NormKind::kLayerNorm;
   m.rotary_dim = v[11];
   m.sliding_window = v[12];
+  // rope_scaling: its type and original_max_position_embeddings, then factor, low_freq_factor
+  // and high_freq_factor as float32 bits (v[15..17]).
+  m.rope_scaling = v[13], m.rope_original_max = v[14];
+  float f[3];
+  std::memcpy(f, v + 15, sizeof(f));
+  m.rope_factor = f[0], m.rope_low_freq_factor = f[1], m.rope_high_freq_factor = f[2];
   m.norm_eps = norm_eps, m.rotary_base = rotary_base;
   return m;
 }

@@ -369,7 +369,26 @@ def rotate_half(x):
 # ---- Llama (modeling_llama.py: LlamaForCausalLM): RMSNorm, SwiGLU, RoPE, grouped-query heads ----
 # Mistral (modeling_mistral.py: MistralForCausalLM) is the same model with a sliding window:
 # masking_utils' sliding_window_overlay lets query i see key j only when j > i - sliding_window.
-def make_llama(name="tiny-llama", sliding_window=None, seed=24):
+def llama_inv_freq(theta, hd, scaling):
+    """modeling_rope_utils.py: the default frequencies, 'linear' (÷ factor) or 'llama3'
+    (_compute_llama3_parameters: low frequencies ÷ factor, high kept, a blend between)."""
+    inv_freq = 1.0 / (theta ** (torch.arange(0, hd, 2, dtype=F64) / hd))
+    if scaling is None:
+        return inv_freq
+    if scaling["rope_type"] == "linear":
+        return inv_freq / scaling["factor"]
+    factor, low, high = scaling["factor"], scaling["low_freq_factor"], scaling["high_freq_factor"]
+    old = scaling["original_max_position_embeddings"]
+    low_wavelen, high_wavelen = old / low, old / high
+    wavelen = 2 * math.pi / inv_freq
+    scaled = torch.where(wavelen > low_wavelen, inv_freq / factor, inv_freq)
+    smooth = (old / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+    return torch.where(medium, smoothed, scaled)
+
+
+def make_llama(name="tiny-llama", sliding_window=None, seed=24, rope_scaling=None):
     gen = torch.Generator().manual_seed(seed)
     tokenizer, encode, vocab = sentencepiece_bpe_tokenizer(CORPUS, 60)
     V, d, L, H, KV, f, eps, theta = len(vocab), 32, 2, 4, 2, 48, 1e-6, 10000.0
@@ -377,7 +396,7 @@ def make_llama(name="tiny-llama", sliding_window=None, seed=24):
     cfg = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": V, "hidden_size": d,
            "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "num_key_value_heads": KV,
            "hidden_act": "silu", "max_position_embeddings": 64, "rms_norm_eps": eps, "rope_theta": theta,
-           "rope_scaling": None, "attention_bias": False, "mlp_bias": False, "tie_word_embeddings": False,
+           "rope_scaling": rope_scaling, "attention_bias": False, "mlp_bias": False, "tie_word_embeddings": False,
            "bos_token_id": 1, "eos_token_id": 2, "torch_dtype": "float32"}
     if sliding_window is not None:  # MistralConfig's keys (no attention_bias / mlp_bias)
         cfg = {"architectures": ["MistralForCausalLM"], "model_type": "mistral", "vocab_size": V, "hidden_size": d,
@@ -400,9 +419,9 @@ def make_llama(name="tiny-llama", sliding_window=None, seed=24):
     w["model.norm.weight"] = 1 + rand(gen, d, std=0.1)
     w["lm_head.weight"] = rand(gen, V, d)
     W = {k: stored(v, "F32") for k, v in w.items()}
-    inv_freq = 1.0 / (theta ** (torch.arange(0, hd, 2, dtype=F64) / hd))
+    inv_freq = llama_inv_freq(theta, hd, rope_scaling)
 
-    def forward(ids, lengths):
+    def forward(ids, lengths, inv_freq=inv_freq):
         ids = torch.tensor(ids)
         B, T = ids.shape
         x = W["model.embed_tokens.weight"][ids]
@@ -450,6 +469,12 @@ def make_llama(name="tiny-llama", sliding_window=None, seed=24):
 
     extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy(encode(TEXTS[0]), 12)},
              "byte_fallback": {text: encode(text) for text in ["Café ☕ naïve", "The cat sat on the mat."]}}
+    if rope_scaling is not None:  # the same weights with 'linear' scaling too: its logits for TEXTS[0]
+        linear = {"rope_type": "linear", "factor": 2.0}
+        ids = [encode(TEXTS[0])]
+        with torch.no_grad():
+            logits = forward(ids, [len(ids[0])], llama_inv_freq(theta, hd, linear))["logits"]
+        extra["linear"] = {"rope_scaling": linear, "text": TEXTS[0], "logits": {"shape": list(logits.shape), "data": flat(logits)}}
     write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=cfg["eos_token_id"], extra=extra)
 
 
@@ -692,10 +717,19 @@ def write_fixture(name, cfg, tokenizer, saved, dtype, encode, forward, pad_id, e
     print(name, os.path.getsize(os.path.join(folder, "model.safetensors")), "bytes of weights")
 
 
+# Llama 3.1's rope_scaling shape, sized so that this model's 4 frequencies (wavelengths 6.3, 63,
+# 628, 6283 tokens) fall in all three regimes: kept (< 16), blended (16 .. 64), divided (> 64).
+LLAMA3_SCALING = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                  "original_max_position_embeddings": 64}
+
+
 if __name__ == "__main__":
     import sys
     if sys.argv[1:] == ["tiny-mistral"]:  # only the Mistral fixture (added later than the others)
         make_llama("tiny-mistral", sliding_window=3, seed=31)
+        sys.exit(0)
+    if sys.argv[1:] == ["tiny-llama-rope-scaling"]:  # only the rope_scaling fixture (later still)
+        make_llama("tiny-llama-rope-scaling", seed=37, rope_scaling=LLAMA3_SCALING)
         sys.exit(0)
     torch.manual_seed(0)
     make_gpt2()
@@ -704,3 +738,4 @@ if __name__ == "__main__":
     make_llama()
     make_roberta()
     make_llama("tiny-mistral", sliding_window=3, seed=31)
+    make_llama("tiny-llama-rope-scaling", seed=37, rope_scaling=LLAMA3_SCALING)

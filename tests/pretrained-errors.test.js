@@ -58,7 +58,9 @@ test('config.json problems: missing, not JSON, unsupported model_type or option,
   const llama = fixtureFiles(`${root}tiny-llama`);
   const llamaConfig = JSON.parse(new TextDecoder().decode(llama['config.json']));
   await rejects({ ...llama, 'config.json': { ...llamaConfig, rope_scaling: { rope_type: 'llama3', factor: 8 } } }, RangeError,
-    /^loadModel: config.json: rope_scaling \{"rope_type":"llama3","factor":8\} is not supported \(only null\)/);
+    /^loadModel: config.json: rope_scaling \{"rope_type":"llama3","factor":8\}: low_freq_factor must be a positive number, got undefined/);
+  await rejects({ ...llama, 'config.json': { ...llamaConfig, rope_scaling: { rope_type: 'longrope', factor: 8 } } }, RangeError,
+    /^loadModel: config.json: rope_scaling .*type "longrope" is not supported \(supported: default, linear, llama3\)/);
   await rejects({ ...llama, 'config.json': { ...llamaConfig, num_key_value_heads: 3 } }, RangeError, /num_attention_heads 4 must be a multiple of num_key_value_heads 3/);
   // An untied checkpoint without its own LM matrix.
   const untied = readSafetensors(llama['model.safetensors']);

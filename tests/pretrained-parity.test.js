@@ -5,7 +5,8 @@
 // SwiGLU, rotary embeddings, grouped-query heads: 4 query heads on 2 key/value heads, an
 // untied LM head, a SentencePiece-style BPE tokenizer with byte fallback) and RoBERTa
 // (positions counted from padding_idx + 1, a three-label classifier, <s> … </s>) and Mistral
-// (Llama's layers with sliding_window 3: each query sees itself and the 2 keys before). Logits, every
+// (Llama's layers with sliding_window 3: each query sees itself and the 2 keys before) and
+// Llama with Llama 3.1's rope_scaling ('llama3'; 'linear' on the same weights). Logits, every
 // hidden state and every attention map match at rtol 1e-4, atol 1e-5, for one text and a
 // right-padded batch, through both kernels (step-by-step when attention maps are asked for,
 // fused otherwise); the tokenizers match reference tokenizers written in Python; the loader
@@ -20,7 +21,7 @@ import { writeSafetensors, readSafetensors, fixtureFiles, toBf16Bits } from './h
 
 const attn = await init({ simd: 'baseline' });
 const root = fileURLToPath(new URL('./fixtures/hf/', import.meta.url));
-const FIXTURES = ['tiny-gpt2', 'tiny-bert', 'tiny-distilbert-f16', 'tiny-llama', 'tiny-roberta', 'tiny-mistral'];
+const FIXTURES = ['tiny-gpt2', 'tiny-bert', 'tiny-distilbert-f16', 'tiny-llama', 'tiny-roberta', 'tiny-mistral', 'tiny-llama-rope-scaling'];
 const reference = (name) => JSON.parse(readFileSync(`${root}${name}/reference.json`, 'utf8'));
 const tol = { rtol: 1e-4, atol: 1e-5 };
 
@@ -273,5 +274,33 @@ test('tiny-mistral: the sliding window is what makes it match (without it the lo
   assert.ok(worst > 1e-2, `without the window the logits differ (max |diff| ${worst})`);
   for (const bad of [0, -1, 2.5, '3']) {
     await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, sliding_window: bad } }), { name: 'RangeError', message: /sliding_window must be a positive integer or null/ });
+  }
+});
+
+test("rope_scaling: 'llama3' is what makes the fixture match (none misses); 'linear' on the same weights matches PyTorch's; unsupported types are RangeErrors", async () => {
+  const files = fixtureFiles(`${root}tiny-llama-rope-scaling`);
+  const config = JSON.parse(new TextDecoder().decode(files['config.json']));
+  const ref = reference('tiny-llama-rope-scaling');
+  const logitsWith = async (rope_scaling, text) => {
+    const model = await attn.loadModel({ ...files, 'config.json': { ...config, rope_scaling } });
+    try { return model.forward(text).logits; } finally { model.dispose(); }
+  };
+  const text = ref.cases[0].texts[0];
+  assertClose(await logitsWith(config.rope_scaling, text), ref.cases[0].logits, { ...tol, label: 'llama3' });
+  const none = await logitsWith(null, text);
+  const worst = Math.max(...Array.from(none.data, (x, i) => Math.abs(x - ref.cases[0].logits.data[i])));
+  assert.ok(worst > 1e-3, `without rope_scaling the logits differ (max |diff| ${worst})`);
+  assert.equal(ref.linear.text, text);
+  assertClose(await logitsWith(ref.linear.rope_scaling, text), ref.linear.logits, { ...tol, label: 'linear, factor 2' });
+  assertClose(await logitsWith({ rope_type: 'default' }, text), none, { rtol: 0, atol: 0, label: "'default' is none" });
+  for (const [bad, message] of [
+    [{ rope_type: 'yarn', factor: 4 }, /type "yarn" is not supported \(supported: default, linear, llama3\)/],
+    [{ rope_type: 'dynamic', factor: 2 }, /type "dynamic" is not supported/],
+    [{ rope_type: 'linear', factor: 0 }, /factor must be a positive number/],
+    [{ ...config.rope_scaling, high_freq_factor: 0.5 }, /high_freq_factor must exceed low_freq_factor/],
+    [{ ...config.rope_scaling, original_max_position_embeddings: 10.5 }, /original_max_position_embeddings must be an integer/],
+    ['llama3', /must be an object or null/],
+  ]) {
+    await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, rope_scaling: bad } }), { name: 'RangeError', message });
   }
 });

@@ -18,7 +18,10 @@ Status CheckDescriptor(const ModelDescriptor& m) {
   const int head_dim = m.d_model / m.num_heads;
   if (!(m.norm_eps > 0.0f) || m.num_layers > kMaxLayers || m.rotary_dim < 0 ||
       m.sliding_window < 0 || m.rotary_dim > head_dim || m.rotary_dim % 2 != 0 ||
-      !(m.rotary_base > 0.0)) {
+      !(m.rotary_base > 0.0) || m.rope_scaling < 0 || m.rope_scaling > 2 ||
+      (m.rope_scaling != 0 && !(m.rope_factor > 0.0)) ||
+      (m.rope_scaling == 2 && (!(m.rope_high_freq_factor > m.rope_low_freq_factor) ||
+                               !(m.rope_low_freq_factor > 0.0) || m.rope_original_max < 1))) {
     return Status::kBadArgument;
   }
   const int64_t widest = std::max({m.vocab_size, m.max_positions, m.d_ff, m.d_model});

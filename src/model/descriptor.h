@@ -40,6 +40,10 @@ struct ModelDescriptor {
                            // query and key head (Llama); 0: none
   double rotary_base = 10000.0;
   bool rotary_interleaved = false;
+  // rope_scaling (see RotarySpec): 0 none, 1 linear, 2 llama3, with its parameters.
+  int rope_scaling = 0;
+  double rope_factor = 1.0, rope_low_freq_factor = 1.0, rope_high_freq_factor = 4.0;
+  int rope_original_max = 8192;
   int sliding_window = 0;  // > 0: query i sees keys j > i - sliding_window only (Mistral's
                            // sliding_window, with the causal rule); 0: every earlier key
   NormKind norm = NormKind::kLayerNorm;

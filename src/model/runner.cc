@@ -207,6 +207,10 @@ Status PretrainedModel::Block(int l, const ModelInput& in, float* x, float* atte
   c.num_heads = m_.num_heads, c.num_kv_heads = m_.num_kv_heads, c.causal = m_.causal;
   c.rotary.dim = m_.rotary_dim, c.rotary.base = m_.rotary_base;
   c.rotary.interleaved = m_.rotary_interleaved;
+  c.rotary.scaling = static_cast<RopeScaling>(m_.rope_scaling);
+  c.rotary.factor = m_.rope_factor, c.rotary.original_max = m_.rope_original_max;
+  c.rotary.low_freq_factor = m_.rope_low_freq_factor;
+  c.rotary.high_freq_factor = m_.rope_high_freq_factor;
   c.window_left = m_.sliding_window > 0 ? m_.sliding_window - 1 : -1;
   c.cache = in.use_cache ? &cache : nullptr;
   c.past = cache_length_, c.capacity = cache_capacity_;

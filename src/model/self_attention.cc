@@ -9,6 +9,27 @@
 
 namespace attn {
 
+double RotaryFrequency(const RotarySpec& spec, int i) {
+  const double f = std::pow(spec.base, -2.0 * i / spec.dim);
+  switch (spec.scaling) {
+    case RopeScaling::kLinear:
+      return f / spec.factor;
+    case RopeScaling::kLlama3: {  // _compute_llama3_parameters
+      constexpr double kPi = 3.141592653589793;
+      const double wavelength = 2.0 * kPi / f;
+      const double low_wavelength = spec.original_max / spec.low_freq_factor;
+      const double high_wavelength = spec.original_max / spec.high_freq_factor;
+      if (wavelength > low_wavelength) return f / spec.factor;  // low frequencies: scaled
+      if (wavelength < high_wavelength) return f;               // high frequencies: kept
+      const double smooth = (spec.original_max / wavelength - spec.low_freq_factor) /
+                            (spec.high_freq_factor - spec.low_freq_factor);
+      return (1.0 - smooth) * f / spec.factor + smooth * f;
+    }
+    default:
+      return f;
+  }
+}
+
 void ApplyRotary(float* x, int rows, int heads, int head_dim, const int32_t* positions,
                  const RotarySpec& spec) {
   const int half = spec.dim / 2;
@@ -16,7 +37,7 @@ void ApplyRotary(float* x, int rows, int heads, int head_dim, const int32_t* pos
   // The frequencies once per call: base^(-2i/dim), in double.
   Buffer<double> inverse;
   if (!inverse.Resize(half)) return;  // never: half <= head_dim / 2 doubles
-  for (int i = 0; i < half; ++i) inverse[i] = std::pow(spec.base, -2.0 * i / spec.dim);
+  for (int i = 0; i < half; ++i) inverse[i] = RotaryFrequency(spec, i);
   const int width = heads * head_dim;
   for (int r = 0; r < rows; ++r) {
     float* row = x + static_cast<size_t>(r) * width;

@@ -27,11 +27,23 @@ struct AttentionWeights {
   const float* bo = nullptr;  // [d] or null
 };
 
+// Hugging Face's rope_scaling of the frequencies (modeling_rope_utils.py): none, 'linear'
+// (every frequency divided by factor) or 'llama3' (low frequencies divided by factor, high
+// ones kept, a smooth blend between, by wavelength against original_max / low_freq_factor and
+// original_max / high_freq_factor).
+enum class RopeScaling : int { kNone = 0, kLinear = 1, kLlama3 = 2 };
+
 struct RotarySpec {
   int dim = 0;               // rotated columns of each head (0: no rotary embedding)
   double base = 10000.0;     // θ: pair i turns by position · base^(-2i/dim)
   bool interleaved = false;  // pairs (2i, 2i+1); else halves (i, i + dim/2) as Llama's rotate_half
+  RopeScaling scaling = RopeScaling::kNone;
+  double factor = 1.0, low_freq_factor = 1.0, high_freq_factor = 4.0;  // rope_scaling's
+  int original_max = 8192;  // rope_scaling's original_max_position_embeddings (llama3)
 };
+
+// The frequency of pair i of `spec` (base^(-2i/dim), then rope_scaling), in double.
+double RotaryFrequency(const RotarySpec& spec, int i);
 
 // One layer's cache (a view; the runner owns the memory): keys and values of every position
 // so far.   k, v: [batch, capacity, kv]

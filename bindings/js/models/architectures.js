@@ -215,18 +215,42 @@ ARCHITECTURES.roberta = function roberta(fn, c, head) {
   return { descriptor, names, classifier };
 };
 
+// rope_scaling (modeling_rope_utils.py): null or 'default' (none), 'linear' (frequencies ÷
+// factor) or 'llama3' (Llama 3.1+: factor, low_freq_factor, high_freq_factor,
+// original_max_position_embeddings). Its numbers travel to the core as float32 (exact for the
+// values configs use: 8, 1, 4, 32, 0.5, ...). Others (dynamic, yarn, longrope) are refused.
+function ropeScalingOf(fn, rs) {
+  if (rs == null) return null;
+  const bad = (what) => rangeError(fn, `config.json: rope_scaling ${JSON.stringify(rs)}: ${what}`);
+  if (typeof rs !== 'object' || Array.isArray(rs)) throw bad('must be an object or null');
+  const type = rs.rope_type ?? rs.type;
+  if (type === 'default') return null;
+  const positive = (key, fallback) => {
+    const x = rs[key] ?? fallback;
+    if (typeof x !== 'number' || !(x > 0) || !Number.isFinite(x) || x > 3.4e38) throw bad(`${key} must be a positive number, got ${JSON.stringify(rs[key])}`);
+    return x;
+  };
+  if (type === 'linear') return { type, factor: positive('factor') };
+  if (type === 'llama3') {
+    const s = { type, factor: positive('factor'), lowFreqFactor: positive('low_freq_factor'), highFreqFactor: positive('high_freq_factor'), originalMax: positive('original_max_position_embeddings') };
+    if (!Number.isInteger(s.originalMax) || s.originalMax > 2 ** 31 - 1) throw bad('original_max_position_embeddings must be an integer');
+    if (!(s.highFreqFactor > s.lowFreqFactor)) throw bad('high_freq_factor must exceed low_freq_factor');
+    return s;
+  }
+  throw bad(`type ${JSON.stringify(type)} is not supported (supported: default, linear, llama3)`);
+}
+
 ARCHITECTURES.llama = function llama(fn, c, head) {
   const d = int(fn, c, 'hidden_size');
   const heads = int(fn, c, 'num_attention_heads');
   if (c.head_dim != null && c.head_dim * heads !== d) throw rangeError(fn, `config.json: head_dim ${c.head_dim} × ${heads} heads ≠ hidden_size ${d} is not supported`);
-  if (c.rope_scaling != null) throw rangeError(fn, `config.json: rope_scaling ${JSON.stringify(c.rope_scaling)} is not supported (only null)`);
   if (c.pretraining_tp != null && c.pretraining_tp !== 1) throw rangeError(fn, 'config.json: pretraining_tp other than 1 is not supported');
   const ffnAct = activation(fn, c, 'hidden_act', 'silu');
   const descriptor = {
     vocabSize: int(fn, c, 'vocab_size'), maxPositions: 0, typeVocabSize: 0, dModel: d, numHeads: heads,
     numKvHeads: int(fn, c, 'num_key_value_heads', heads), numLayers: int(fn, c, 'num_hidden_layers'), dFF: int(fn, c, 'intermediate_size'),
     activation: ffnAct, gatedFfn: true, norm: 'rms', normEps: c.rms_norm_eps ?? 1e-6, contextLength: int(fn, c, 'max_position_embeddings', 2048),
-    rotaryDim: d / heads, rotaryBase: c.rope_theta ?? 10000, rotaryInterleaved: false,
+    rotaryDim: d / heads, rotaryBase: c.rope_theta ?? 10000, rotaryInterleaved: false, ropeScaling: ropeScalingOf(fn, c.rope_scaling),
     preNorm: true, embeddingNorm: false, finalNorm: true, causal: true, attentionBias: c.attention_bias === true, mlpBias: c.mlp_bias === true,
     lmHead: head === 'causal-lm', lmTransform: false, lmBias: false, lmActivation: 'gelu',
   };

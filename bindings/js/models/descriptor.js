@@ -1,6 +1,8 @@
 // The runner's descriptor in the form the wasm takes (bindings/pretrained_bindings.cc):
-// 13 int32, the norm's eps and the rotary base.
+// 18 int32 (the last three float32 bits: rope_scaling's factors), the norm's eps and the
+// rotary base.
 const ACTIVATION_CODES = { relu: 0, gelu: 1, gelu_new: 2, gelu_pytorch_tanh: 2, silu: 3 };
+const ROPE_TYPES = { none: 0, linear: 1, llama3: 2 };
 const FLAGS = { preNorm: 1, embeddingNorm: 2, finalNorm: 4, causal: 8, attentionBias: 16, mlpBias: 32, lmHead: 64, lmTransform: 128, lmBias: 256,
   gatedFfn: 512, rmsNorm: 1024, rotaryInterleaved: 2048 };
 
@@ -9,7 +11,10 @@ export function packDescriptor(d) {
   let flags = d.norm === 'rms' ? FLAGS.rmsNorm : 0;
   for (const [key, bit] of Object.entries(FLAGS)) if (d[key] === true) flags |= bit;
   const ints = Int32Array.of(d.vocabSize, d.maxPositions, d.typeVocabSize, d.dModel, d.numHeads, d.numKvHeads, d.numLayers, d.dFF,
-    flags, ACTIVATION_CODES[d.activation], ACTIVATION_CODES[d.lmActivation], d.rotaryDim ?? 0, d.slidingWindow ?? 0);
+    flags, ACTIVATION_CODES[d.activation], ACTIVATION_CODES[d.lmActivation], d.rotaryDim ?? 0, d.slidingWindow ?? 0,
+    ROPE_TYPES[d.ropeScaling?.type ?? 'none'], d.ropeScaling?.originalMax ?? 8192, 0, 0, 0);
+  const factors = new Float32Array(ints.buffer, 15 * 4, 3);
+  factors.set([d.ropeScaling?.factor ?? 1, d.ropeScaling?.lowFreqFactor ?? 1, d.ropeScaling?.highFreqFactor ?? 4]);
   return { ints, eps: d.normEps, base: d.rotaryBase ?? 10000 };
 }
 
