@@ -215,18 +215,29 @@ function writePresent(target, past, m, data) {
 
 function emptyResult(p, weightShape) {
   const result = { output: { data: p.out ?? new Float32Array(sizeOf(p.outShape)), shape: p.outShape } };
-  if (p.weights) result.weights = { data: new Float32Array(sizeOf(weightShape)), shape: weightShape };
-  if (p.trace) {
-    const stage = () => ({ data: new Float32Array(sizeOf(weightShape)), shape: weightShape.slice() });
-    result.trace = { scores: stage(), scaledScores: stage(), ...(p.softcap > 0 ? { cappedScores: stage() } : {}), maskedScores: stage(), weights: result.weights, output: result.output };
-  }
-  if (p.dropout.p > 0) {
-    result.dropoutSeed = p.dropout.seed;
-    if (p.weights) result.droppedWeights = { data: new Float32Array(sizeOf(weightShape)), shape: weightShape };
-    if (p.trace) result.trace.droppedWeights = result.droppedWeights;
-  }
+  addStages(result, p, weightShape, () => new Float32Array(sizeOf(weightShape)));
   if (p.past) Object.assign(result, presentWithoutCall(p));
   return result;
+}
+
+// The weights, the trace's stages and the dropout's fields of a result (each only when the
+// call asked for it); read(slot) gives the values of the call slot `slot`: from the heap after
+// a call, zeros when nothing was computed.
+function addStages(result, p, weightShape, read) {
+  const tensor = (slot) => ({ data: read(slot), shape: weightShape.slice() });
+  const dropped = p.dropout.p > 0;
+  if (dropped) result.dropoutSeed = p.dropout.seed;
+  if (!p.weights) return;
+  result.weights = tensor('weights');
+  if (dropped) result.droppedWeights = tensor('droppedWeights');
+  if (!p.trace) return;
+  const trace = { scores: tensor('rawScores'), scaledScores: tensor('scaledScores') };
+  if (p.softcap > 0) trace.cappedScores = tensor('cappedScores');
+  trace.maskedScores = tensor('maskedScores');
+  trace.weights = result.weights;
+  if (dropped) trace.droppedWeights = result.droppedWeights;
+  trace.output = result.output;
+  result.trace = trace;
 }
 
 // presentKey / presentValue when nothing is computed (no queries): the cache and the new rows.
@@ -324,23 +335,7 @@ export function makeAttention(module) {
       if (status !== 0) throw rangeError(FN, `the core rejected the call: ${module._statusMessage(status)}`);
       const output = { data: readOutput(heap, call.out, sizeOf(p.outShape), p.out), shape: p.outShape };
       const result = { output };
-      if (p.weights) result.weights = { data: heap.read(call.weights, weightCount), shape: weightShape };
-      if (p.trace) {
-        const stage = (address) => ({ data: heap.read(address, weightCount), shape: weightShape.slice() });
-        result.trace = {
-          scores: stage(call.rawScores),
-          scaledScores: stage(call.scaledScores),
-          ...(p.softcap > 0 ? { cappedScores: stage(call.cappedScores) } : {}),
-          maskedScores: stage(call.maskedScores),
-          weights: result.weights,
-          output,
-        };
-      }
-      if (p.dropout.p > 0) {
-        result.dropoutSeed = p.dropout.seed;
-        if (p.weights) result.droppedWeights = { data: heap.read(call.droppedWeights, weightCount), shape: weightShape };
-        if (p.trace) result.trace.droppedWeights = result.droppedWeights;
-      }
+      addStages(result, p, weightShape, (slot) => heap.read(call[slot], weightCount));
       if (p.past) {
         const present = (address, m) => {
           const shape = [...m.lead, p.seqK, m.cols];

@@ -118,9 +118,10 @@ export function makeAttentionBackward(module) {
     const heap = new HeapScope(module, FN);
     try {
       const [qa, ka, va, oa] = heap.floatsOnce([p.q.data, p.k.data, p.v.data, p.dOut.data]);
+      // Plain properties, as attention() (a spread inside the literal takes V8's slow path).
+      const { mask, allowed } = p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : { mask: 0, allowed: 0 };
       const call = {
-        q: qa, k: ka, v: va,
-        ...(p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : { mask: 0, allowed: 0 }),
+        q: qa, k: ka, v: va, mask, allowed,
         maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
         batch: sizeOf(p.batch), seqQ: p.seqQ, seqK: p.seqK, headDim: p.headDim, valueDim: p.valueDim,
         scale: p.scale, softcap: p.softcap, causal: p.causal,
