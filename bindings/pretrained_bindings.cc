@@ -31,6 +31,7 @@ enum Flag : int {
   kGatedFfn = 512,
   kRmsNorm = 1024,
   kRotaryInterleaved = 2048,
+  kBf16Matrices = 4096,
 };
 
 attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rotary_base) {
@@ -45,6 +46,7 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   m.activation = static_cast<attn::Activation>(v[9]);
   m.lm_activation = static_cast<attn::Activation>(v[10]);
   m.gated_ffn = flags & kGatedFfn, m.rotary_interleaved = flags & kRotaryInterleaved;
+  m.bf16_matrices = flags & kBf16Matrices;
   m.norm = (flags & kRmsNorm) ? attn::NormKind::kRmsNorm : attn::NormKind::kLayerNorm;
   m.rotary_dim = v[11];
   m.sliding_window = v[12];
@@ -104,8 +106,11 @@ double Create(uintptr_t ints, float norm_eps, double rotary_base) {
 
 void Destroy(uintptr_t handle) { delete Model(handle); }
 
-void SetWeight(uintptr_t handle, int index, uintptr_t src, int src_stride, bool transposed) {
-  Model(handle)->SetWeight(index, Ptr<const float>(src), src_stride, transposed);
+// src: float32 elements, or bfloat16 ones (src_bf16). 0, or the Status.
+int SetWeight(uintptr_t handle, int index, uintptr_t src, bool src_bf16, int src_stride,
+              bool transposed) {
+  return static_cast<int>(
+      Model(handle)->SetWeight(index, Ptr<const void>(src), src_bf16, src_stride, transposed));
 }
 
 // flags: 1 hidden states, 2 attentions, 4 logits, 8 last logits only, 16 use the cache;

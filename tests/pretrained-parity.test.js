@@ -240,22 +240,64 @@ test('the same checkpoint from bytes, Blobs, a Map, shards with an index: identi
   }
 });
 
-test('bfloat16 weights load exactly: a BF16 checkpoint gives the outputs of float32 weights holding the same values', async () => {
-  const files = fixtureFiles(`${root}tiny-bert`);
+// The checkpoint `name` with every tensor rounded to bfloat16: as BF16 tensors, and as F32
+// tensors holding the same values.
+function bf16Checkpoints(name) {
+  const files = fixtureFiles(`${root}${name}`);
   const tensors = readSafetensors(files['model.safetensors']);
   const asBf16 = {}, asRounded = {};
-  for (const [name, t] of Object.entries(tensors)) {
+  for (const [tensor, t] of Object.entries(tensors)) {
     const data = new Float32Array(t.bytes.slice().buffer);
-    asBf16[name] = { dtype: 'BF16', shape: t.shape, data };
-    const rounded = Float32Array.from(data, (x) => new Float32Array(new Uint32Array([toBf16Bits(x) << 16]).buffer)[0]);
-    asRounded[name] = { shape: t.shape, data: rounded };
+    asBf16[tensor] = { dtype: 'BF16', shape: t.shape, data };
+    asRounded[tensor] = { shape: t.shape, data: Float32Array.from(data, (x) => new Float32Array(new Uint32Array([toBf16Bits(x) << 16]).buffer)[0]) };
   }
-  const bf16 = await attn.loadModel({ ...files, 'model.safetensors': writeSafetensors(asBf16) });
+  return { files, asBf16, asRounded };
+}
+
+test('bfloat16 checkpoints keep their matrices in bfloat16: the same bits as float32 weights holding the same values, in fewer bytes', async () => {
+  const texts = ['Attention is all you need!', 'Tiny models'];
+  for (const name of ['tiny-bert', 'tiny-gpt2', 'tiny-llama', 'tiny-mistral']) {
+    const { files, asBf16, asRounded } = bf16Checkpoints(name);
+    const bf16 = await attn.loadModel({ ...files, 'model.safetensors': writeSafetensors(asBf16) });
+    const widened = await attn.loadModel({ ...files, 'model.safetensors': writeSafetensors(asBf16) }, { dtype: 'float32' });
+    const f32 = await attn.loadModel({ ...files, 'model.safetensors': writeSafetensors(asRounded) });
+    try {
+      assert.equal(bf16.matrixDtype, 'bfloat16', name);
+      assert.equal(widened.matrixDtype, 'float32', name);
+      assert.equal(f32.matrixDtype, 'float32', name);
+      assert.equal(widened.parameterBytes, f32.parameterBytes);
+      assert.ok(bf16.parameterBytes < f32.parameterBytes, `${name}: ${bf16.parameterBytes} < ${f32.parameterBytes} bytes`);
+      const expected = f32.forward(texts, { attentions: true, hiddenStates: true });
+      for (const [what, m] of [['bfloat16 matrices', bf16], ["dtype: 'float32'", widened]]) {
+        const out = m.forward(texts, { attentions: true, hiddenStates: true });
+        assert.deepEqual(out.logits.data, expected.logits.data, `${name}, ${what}: logits`);
+        out.attentions.forEach((a, l) => assert.deepEqual(a.data, expected.attentions[l].data, `${name}, ${what}: attention ${l}`));
+        out.hiddenStates.forEach((h, l) => assert.deepEqual(h.data, expected.hiddenStates[l].data, `${name}, ${what}: hidden state ${l}`));
+        // The fused kernel (no maps asked for) too.
+        assert.deepEqual(m.forward(texts[0]).logits.data, f32.forward(texts[0]).logits.data, `${name}, ${what}: fused`);
+      }
+      if (bf16.head === 'causal-lm') {
+        const greedy = await f32.generate(texts[0], { maxNewTokens: 6, stopAtEos: false, returnScores: true });
+        const got = await bf16.generate(texts[0], { maxNewTokens: 6, stopAtEos: false, returnScores: true });
+        assert.deepEqual(got.ids, greedy.ids, `${name}: greedy tokens with the cache`);
+        got.scores.forEach((s, i) => assert.deepEqual(s, greedy.scores[i], `${name}: step ${i}'s scores`));
+      }
+    } finally {
+      for (const m of [bf16, widened, f32]) m.dispose();
+    }
+  }
+  // One matrix in F32 among BF16 ones: every matrix is widened (and the outputs are the same).
+  const { files, asBf16, asRounded } = bf16Checkpoints('tiny-llama');
+  const mixed = { ...asBf16, 'model.layers.0.mlp.down_proj.weight': asRounded['model.layers.0.mlp.down_proj.weight'] };
+  const m = await attn.loadModel({ ...files, 'model.safetensors': writeSafetensors(mixed) });
   const f32 = await attn.loadModel({ ...files, 'model.safetensors': writeSafetensors(asRounded) });
-  const text = 'Attention is all you need!';
-  assert.deepEqual(bf16.forward(text).logits.data, f32.forward(text).logits.data);
-  bf16.dispose();
+  assert.equal(m.matrixDtype, 'float32');
+  assert.deepEqual(m.forward(texts[0]).logits.data, f32.forward(texts[0]).logits.data, 'mixed');
+  m.dispose();
   f32.dispose();
+  for (const bad of ['bfloat16', 'fp32', 16, null]) {
+    await assert.rejects(attn.loadModel({ ...files, 'model.safetensors': writeSafetensors(asBf16) }, { dtype: bad }), { name: 'TypeError', message: /loadModel: options\.dtype must be 'auto' or 'float32'/ });
+  }
 });
 
 test('tiny-mistral: the sliding window is what makes it match (without it the logits leave the reference); a bad sliding_window is a RangeError', async () => {

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "buffer.h"
 #include "hwy/highway.h"
@@ -22,27 +23,46 @@
 
 namespace attn {
 
-void PackColumnPanels(const float* b, int b_stride, int inner, int cols, float* panels) {
+namespace {
+
+template <typename T>
+void PackColumnPanelsOf(const T* b, int b_stride, int inner, int cols, T* panels) {
   for (int t = 0; t < PanelCount(cols); ++t) {
     const int c0 = t * kPanelWidth;
     const int width = std::min(kPanelWidth, cols - c0);
-    float* panel = panels + static_cast<size_t>(t) * inner * kPanelWidth;
+    T* panel = panels + static_cast<size_t>(t) * inner * kPanelWidth;
     for (int p = 0; p < inner; ++p) {
-      float* dst = panel + static_cast<size_t>(p) * kPanelWidth;
-      std::memcpy(dst, b + static_cast<size_t>(p) * b_stride + c0, sizeof(float) * width);
-      std::fill(dst + width, dst + kPanelWidth, 0.0f);
+      T* dst = panel + static_cast<size_t>(p) * kPanelWidth;
+      std::memcpy(dst, b + static_cast<size_t>(p) * b_stride + c0, sizeof(T) * width);
+      std::fill(dst + width, dst + kPanelWidth, T{0});
     }
   }
 }
 
-void PackTransposedPanels(const float* k, int k_stride, int seq_k, int head_dim, float* panels) {
+template <typename T>
+void PackTransposedPanelsOf(const T* k, int k_stride, int seq_k, int head_dim, T* panels) {
   const size_t total = static_cast<size_t>(PanelCount(seq_k)) * head_dim * kPanelWidth;
-  std::fill(panels, panels + total, 0.0f);
+  std::fill(panels, panels + total, T{0});
   for (int j = 0; j < seq_k; ++j) {
-    float* panel = panels + static_cast<size_t>(j / kPanelWidth) * head_dim * kPanelWidth;
-    const float* k_row = k + static_cast<size_t>(j) * k_stride;
+    T* panel = panels + static_cast<size_t>(j / kPanelWidth) * head_dim * kPanelWidth;
+    const T* k_row = k + static_cast<size_t>(j) * k_stride;
     for (int c = 0; c < head_dim; ++c) panel[c * kPanelWidth + j % kPanelWidth] = k_row[c];
   }
+}
+
+}  // namespace
+
+void PackColumnPanels(const float* b, int b_stride, int inner, int cols, float* panels) {
+  PackColumnPanelsOf(b, b_stride, inner, cols, panels);
+}
+void PackColumnPanels(const Bf16* b, int b_stride, int inner, int cols, Bf16* panels) {
+  PackColumnPanelsOf(b, b_stride, inner, cols, panels);
+}
+void PackTransposedPanels(const float* k, int k_stride, int seq_k, int head_dim, float* panels) {
+  PackTransposedPanelsOf(k, k_stride, seq_k, head_dim, panels);
+}
+void PackTransposedPanels(const Bf16* k, int k_stride, int seq_k, int head_dim, Bf16* panels) {
+  PackTransposedPanelsOf(k, k_stride, seq_k, head_dim, panels);
 }
 
 }  // namespace attn
@@ -57,6 +77,22 @@ namespace HWY_NAMESPACE {
 // Rows of a per register tile (kRows): TileRows(), 6 or 4 in the relaxed build and 4 in the
 // SIMD128 one (see kernels/target.h), a template argument below.
 static_assert(kTileCols == kPanelWidth, "the register tile spans one panel");
+
+// Row c of a panel as two float32 vectors (its columns 0-3 and 4-7). bfloat16: one 16-byte
+// load of the 8 weights, each interleaved below 16 zero bits (its float32 bits).
+HWY_INLINE void LoadPanelRow(const float* row, V& lo, V& hi) {
+  const D d;
+  lo = hn::LoadU(d, row);
+  hi = hn::LoadU(d, row + kLanes);
+}
+HWY_INLINE void LoadPanelRow(const Bf16* row, V& lo, V& hi) {
+  const D d;
+  const hn::Full128<uint16_t> d16;
+  const hn::Full128<uint32_t> d32;
+  const auto raw = hn::LoadU(d16, row);
+  lo = hn::BitCast(d, hn::ZipLower(d32, hn::Zero(d16), raw));
+  hi = hn::BitCast(d, hn::ZipUpper(d32, hn::Zero(d16), raw));
+}
 
 // out[r][0..7] = bias8 + a_rows[r] · panel over `inner`, for r < kRows.
 //   a_rows: kRows × [inner]   panel: [inner, 8]   out: kRows × [8] (row stride
@@ -114,6 +150,61 @@ void MultiplyPanelsRows(const float* a, int a_stride, int rows, int inner, const
   }
 }
 
+// MultiplyPanelsRows on bfloat16 panels: each panel is widened to float32 a chunk of
+// kWidenDepth of its rows at a time (on the stack, 8 KB, L1-resident) and every tile of the
+// row block runs on the chunk; the tiles' sums wait in `partial` between chunks. Widening
+// is exact and a float's store and reload are too, so each output is the same sum in the same
+// order as on float32 panels: the same bits. The widening is paid once per panel and row
+// block, not once per tile.
+template <int kRows>
+void MultiplyWidenedRows(const float* a, int a_stride, int rows, int inner, const Bf16* panels,
+                         const float* bias, int cols, float* out, int out_stride) {
+  constexpr int kRowBlock = 16 * kRows;
+  constexpr int kWidenDepth = 256;
+  const D d;
+  alignas(16) float wide[kWidenDepth * kPanelWidth];
+  alignas(16) float partial[kRowBlock * kPanelWidth];  // the block's rows × the panel's 8
+  for (int r_block = 0; r_block < rows; r_block += kRowBlock) {
+    const int block_rows = std::min(kRowBlock, rows - r_block);
+    for (int t = 0; t < PanelCount(cols); ++t) {
+      const Bf16* panel = panels + static_cast<size_t>(t) * inner * kPanelWidth;
+      const int c0 = t * kPanelWidth;
+      const int width = std::min(kPanelWidth, cols - c0);
+      for (int r = 0; r < kRowBlock; ++r) {
+        for (int c = 0; c < kPanelWidth; ++c) {
+          partial[r * kPanelWidth + c] = (bias != nullptr && c < width) ? bias[c0 + c] : 0.0f;
+        }
+      }
+      for (int p0 = 0; p0 < inner; p0 += kWidenDepth) {
+        const int depth = std::min(kWidenDepth, inner - p0);
+        for (int p = 0; p < depth; ++p) {
+          V lo, hi;
+          LoadPanelRow(panel + static_cast<size_t>(p0 + p) * kPanelWidth, lo, hi);
+          hn::Store(lo, d, wide + p * kPanelWidth);
+          hn::Store(hi, d, wide + p * kPanelWidth + kLanes);
+        }
+        // A short last tile repeats its last row (its extra sums land in unused rows).
+        for (int r0 = 0; r0 < block_rows; r0 += kRows) {
+          const int n_rows = std::min(kRows, block_rows - r0);
+          const float* a_rows[kRows];
+          for (int r = 0; r < kRows; ++r) {
+            a_rows[r] = a + static_cast<size_t>(r_block + r0 + std::min(r, n_rows - 1)) * a_stride + p0;
+          }
+          float* sums = partial + r0 * kPanelWidth;
+          V acc[2 * kRows];
+          for (int i = 0; i < 2 * kRows; ++i) acc[i] = hn::Load(d, sums + i * kLanes);
+          AccumulateTile<kRows>(a_rows, wide, depth, acc);
+          for (int i = 0; i < 2 * kRows; ++i) hn::Store(acc[i], d, sums + i * kLanes);
+        }
+      }
+      for (int r = 0; r < block_rows; ++r) {
+        std::memcpy(out + static_cast<size_t>(r_block + r) * out_stride + c0,
+                    partial + r * kPanelWidth, sizeof(float) * width);
+      }
+    }
+  }
+}
+
 // Row blocks spread over the threads: each output row is the same sum in the same order
 // whichever block, tile or thread computes it. A task is a multiple of the tile's rows, so
 // no task ends in a short tile: 48 rows for 6-row tiles (512³ in Chromium took 5.15-5.19 ms
@@ -122,8 +213,8 @@ void MultiplyPanelsRows(const float* a, int a_stride, int rows, int inner, const
 // that the threads get even shares: 128 rows in 6-row tiles are 3 blocks of 48, 48 and 32
 // rows, which two threads split 96 : 32 alone (a model's prefill of 128 tokens in Chromium
 // sped up only 1.53× on two threads); with the columns in halves or quarters they even out.
-template <int kRows>
-void MultiplyPanelsSpread(const float* a, int a_stride, int rows, int inner, const float* panels,
+template <int kRows, typename T>
+void MultiplyPanelsSpread(const float* a, int a_stride, int rows, int inner, const T* panels,
                           const float* bias, int cols, float* out, int out_stride) {
   constexpr int kRowsPerTask = kRows == 6 ? 48 : 64;
   static_assert(kRowsPerTask % kRows == 0, "tasks of whole tiles");
@@ -139,11 +230,18 @@ void MultiplyPanelsSpread(const float* a, int a_stride, int rows, int inner, con
     const int c0 = t0 * kPanelWidth;
     if (c0 >= cols) return;
     const int width = std::min(cols - c0, panels_per_split * kPanelWidth);
-    MultiplyPanelsRows<kRows>(a + static_cast<size_t>(r0) * a_stride, a_stride,
-                              std::min(kRowsPerTask, rows - r0), inner,
-                              panels + static_cast<size_t>(t0) * inner * kPanelWidth,
-                              bias != nullptr ? bias + c0 : nullptr, width,
-                              out + static_cast<size_t>(r0) * out_stride + c0, out_stride);
+    const float* a_task = a + static_cast<size_t>(r0) * a_stride;
+    const T* panels_task = panels + static_cast<size_t>(t0) * inner * kPanelWidth;
+    const float* bias_task = bias != nullptr ? bias + c0 : nullptr;
+    float* out_task = out + static_cast<size_t>(r0) * out_stride + c0;
+    const int task_rows = std::min(kRowsPerTask, rows - r0);
+    if constexpr (std::is_same_v<T, float>) {
+      MultiplyPanelsRows<kRows>(a_task, a_stride, task_rows, inner, panels_task, bias_task, width,
+                                out_task, out_stride);
+    } else {
+      MultiplyWidenedRows<kRows>(a_task, a_stride, task_rows, inner, panels_task, bias_task,
+                                 width, out_task, out_stride);
+    }
   };
   const uint64_t work = 2ull * rows * inner * cols;
   ParallelForEach(row_tasks * col_splits, work, block);
@@ -157,7 +255,8 @@ void MultiplyPanelsSpread(const float* a, int a_stride, int rows, int inner, con
 //   a: [inner]   panels: [PanelCount(cols), inner, 8]   out: [cols]
 constexpr int kGemvPanels = 4;
 
-void GemvPanels(const float* a, int inner, const float* panels, const float* bias, int cols,
+template <typename T>
+void GemvPanels(const float* a, int inner, const T* panels, const float* bias, int cols,
                 int t_begin, int t_end, float* out) {
   const D d;
   for (int t0 = t_begin; t0 < t_end; t0 += kGemvPanels) {
@@ -169,7 +268,7 @@ void GemvPanels(const float* a, int inner, const float* panels, const float* bia
     }
     V acc[2 * kGemvPanels];
     for (int i = 0; i < 2 * kGemvPanels; ++i) acc[i] = hn::LoadU(d, bias32 + i * kLanes);
-    const float* p[kGemvPanels];
+    const T* p[kGemvPanels];
     for (int k = 0; k < kGemvPanels; ++k) {
       p[k] = panels + static_cast<size_t>(t0 + std::min(k, n - 1)) * inner * kPanelWidth;
     }
@@ -178,8 +277,10 @@ void GemvPanels(const float* a, int inner, const float* panels, const float* bia
       const V x = hn::Set(d, a[c]);
       ATTN_UNROLL_FULLY
       for (int k = 0; k < kGemvPanels; ++k) {
-        acc[2 * k] = Fma(x, hn::LoadU(d, p[k] + c * kPanelWidth), acc[2 * k]);
-        acc[2 * k + 1] = Fma(x, hn::LoadU(d, p[k] + c * kPanelWidth + kLanes), acc[2 * k + 1]);
+        V lo, hi;
+        LoadPanelRow(p[k] + c * kPanelWidth, lo, hi);
+        acc[2 * k] = Fma(x, lo, acc[2 * k]);
+        acc[2 * k + 1] = Fma(x, hi, acc[2 * k + 1]);
       }
     }
     alignas(16) float result[kGemvPanels * kPanelWidth];
@@ -191,7 +292,8 @@ void GemvPanels(const float* a, int inner, const float* panels, const float* bia
 
 // Fewer rows than a tile: each row a matrix-vector product, the panels spread over the
 // threads (64 panels, 512 columns, a task).
-void MultiplyPanelsFewRows(const float* a, int a_stride, int rows, int inner, const float* panels,
+template <typename T>
+void MultiplyPanelsFewRows(const float* a, int a_stride, int rows, int inner, const T* panels,
                            const float* bias, int cols, float* out, int out_stride) {
   constexpr int kPanelsPerTask = 64;
   const int tasks = (PanelCount(cols) + kPanelsPerTask - 1) / kPanelsPerTask;
@@ -207,8 +309,9 @@ void MultiplyPanelsFewRows(const float* a, int a_stride, int rows, int inner, co
   }
 }
 
-void MultiplyPanelsImpl(const float* a, int a_stride, int rows, int inner, const float* panels,
-                        const float* bias, int cols, float* out, int out_stride) {
+template <typename T>
+void MultiplyPanelsOf(const float* a, int a_stride, int rows, int inner, const T* panels,
+                      const float* bias, int cols, float* out, int out_stride) {
   if (rows < TileRows()) {
     MultiplyPanelsFewRows(a, a_stride, rows, inner, panels, bias, cols, out, out_stride);
     return;
@@ -217,6 +320,17 @@ void MultiplyPanelsImpl(const float* a, int a_stride, int rows, int inner, const
     MultiplyPanelsSpread<tile_rows()>(a, a_stride, rows, inner, panels, bias, cols, out,
                                       out_stride);
   });
+}
+
+void MultiplyPanelsImpl(const float* a, int a_stride, int rows, int inner, const float* panels,
+                        const float* bias, int cols, float* out, int out_stride) {
+  MultiplyPanelsOf(a, a_stride, rows, inner, panels, bias, cols, out, out_stride);
+}
+
+void MultiplyBf16PanelsImpl(const float* a, int a_stride, int rows, int inner,
+                            const Bf16* panels, const float* bias, int cols, float* out,
+                            int out_stride) {
+  MultiplyPanelsOf(a, a_stride, rows, inner, panels, bias, cols, out, out_stride);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -229,6 +343,16 @@ void MultiplyPanels(const float* a, int a_stride, int rows, int inner, const flo
                     const float* bias, int cols, float* out, int out_stride) {
   HWY_STATIC_DISPATCH(MultiplyPanelsImpl)
   (a, a_stride, rows, inner, panels, bias, cols, out, out_stride);
+}
+
+void MultiplyPanels(const float* a, int a_stride, int rows, int inner, Panels panels,
+                    const float* bias, int cols, float* out, int out_stride) {
+  if (panels.bf16 != nullptr) {
+    HWY_STATIC_DISPATCH(MultiplyBf16PanelsImpl)
+    (a, a_stride, rows, inner, panels.bf16, bias, cols, out, out_stride);
+  } else {
+    MultiplyPanels(a, a_stride, rows, inner, panels.f32, bias, cols, out, out_stride);
+  }
 }
 
 Status MatMul(const float* a, const float* b, const float* bias, int rows, int inner, int cols,

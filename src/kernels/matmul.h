@@ -14,6 +14,19 @@ namespace attn {
 
 constexpr int kPanelWidth = 8;
 
+// bfloat16 as a checkpoint stores it: the upper 16 bits of a float32, so widening one is
+// exact (its bits shifted up by 16).
+using Bf16 = uint16_t;
+
+// A matrix packed as panels, in float32 or in bfloat16 (set one pointer). bfloat16 panels
+// hold a bfloat16 checkpoint's own values in half the bytes; the kernels widen each weight
+// to float32 as they read it and then do exactly what they do on float32 panels, so a
+// product on bfloat16 panels has the same bits as one on the same values widened.
+struct Panels {
+  const float* f32 = nullptr;
+  const Bf16* bf16 = nullptr;
+};
+
 // Number of panels for `cols` columns.
 inline int PanelCount(int cols) { return (cols + kPanelWidth - 1) / kPanelWidth; }
 
@@ -26,6 +39,9 @@ inline uint64_t PanelFloats(int inner, int cols) {
 //   panels: [PanelCount(cols), inner, 8]
 void PackColumnPanels(const float* b, int b_stride, int inner, int cols, float* panels);
 
+// The same for bfloat16 weights (packed as they are, not widened).
+void PackColumnPanels(const Bf16* b, int b_stride, int inner, int cols, Bf16* panels);
+
 // Packs kᵀ into panels (B = kᵀ, so panel t holds keys 8t .. 8t + 7).
 //   k: [seq_k, head_dim] (row stride k_stride)
 //   panels: [PanelCount(seq_k), head_dim, 8]
@@ -35,6 +51,13 @@ void PackTransposedPanels(const float* k, int k_stride, int seq_k, int head_dim,
 //   a: [rows, inner] (row stride a_stride)   bias: [cols] or null
 //   out: [rows, cols] (row stride out_stride)
 void MultiplyPanels(const float* a, int a_stride, int rows, int inner, const float* panels,
+                    const float* bias, int cols, float* out, int out_stride);
+
+// The same for bfloat16 weights (packed as they are).
+void PackTransposedPanels(const Bf16* k, int k_stride, int seq_k, int head_dim, Bf16* panels);
+
+// out = a·B + bias with B's panels in either precision (see Panels).
+void MultiplyPanels(const float* a, int a_stride, int rows, int inner, Panels panels,
                     const float* bias, int cols, float* out, int out_stride);
 
 // out = a·b + bias (bias added to every row; null for none)

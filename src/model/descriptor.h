@@ -46,6 +46,9 @@ struct ModelDescriptor {
   int rope_original_max = 8192;
   int sliding_window = 0;  // > 0: query i sees keys j > i - sliding_window only (Mistral's
                            // sliding_window, with the causal rule); 0: every earlier key
+  // The matrices as bfloat16 panels (a bfloat16 checkpoint's values kept in half the bytes;
+  // the products widen them exactly, see kernels/matmul.h Panels); else float32.
+  bool bf16_matrices = false;
   NormKind norm = NormKind::kLayerNorm;
   float norm_eps = 1e-5f;
   // Masked- or causal-LM head: logits = transform(x)·D + bias, D: [d, V].

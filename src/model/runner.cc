@@ -23,9 +23,32 @@ bool PretrainedModel::Allocate() {
   return true;
 }
 
-void PretrainedModel::SetWeight(int index, const float* src, int src_stride, bool transposed) {
+Status PretrainedModel::SetWeight(int index, const void* source, bool src_bf16, int src_stride,
+                                  bool transposed) {
+  if (index < 0 || index >= weight_count()) return Status::kBadArgument;
   const WeightEntry& e = table_[index];
   float* dst = params_.data() + e.offset;
+  if (e.matrix && e.bf16 != src_bf16) return Status::kBadArgument;
+  if (src_bf16) {
+    const Bf16* src = static_cast<const Bf16*>(source);
+    Bf16* panels = reinterpret_cast<Bf16*>(dst);
+    if (e.matrix && transposed) {
+      PackTransposedPanels(src, src_stride, e.cols, e.rows, panels);  // src: [cols, rows]
+    } else if (e.matrix) {
+      PackColumnPanels(src, src_stride, e.rows, e.cols, panels);
+    } else {
+      for (int r = 0; r < e.rows; ++r) {
+        const Bf16* row = src + static_cast<size_t>(r) * src_stride;
+        float* out = dst + static_cast<size_t>(r) * e.cols;
+        for (int c = 0; c < e.cols; ++c) {
+          const uint32_t bits = static_cast<uint32_t>(row[c]) << 16;
+          std::memcpy(out + c, &bits, sizeof(float));
+        }
+      }
+    }
+    return Status::kOk;
+  }
+  const float* src = static_cast<const float*>(source);
   if (e.matrix && transposed) {
     PackTransposedPanels(src, src_stride, e.cols, e.rows, dst);  // src: [cols, rows]
   } else if (e.matrix) {
@@ -36,6 +59,7 @@ void PretrainedModel::SetWeight(int index, const float* src, int src_stride, boo
                   sizeof(float) * e.cols);
     }
   }
+  return Status::kOk;
 }
 
 const float* PretrainedModel::Weight(WeightKind kind, int layer) const {
@@ -44,6 +68,21 @@ const float* PretrainedModel::Weight(WeightKind kind, int layer) const {
       return params_.data() + table_[i].offset;
   }
   return nullptr;  // the descriptor has no such weight (a bias it lacks)
+}
+
+Panels PretrainedModel::Matrix(WeightKind kind, int layer) const {
+  for (size_t i = 0; i < table_.size(); ++i) {
+    const WeightEntry& e = table_[i];
+    if (e.kind != kind || e.layer != layer) continue;
+    Panels panels;
+    if (e.bf16) {
+      panels.bf16 = reinterpret_cast<const Bf16*>(params_.data() + e.offset);
+    } else {
+      panels.f32 = params_.data() + e.offset;
+    }
+    return panels;
+  }
+  return Panels{};
 }
 
 bool PretrainedModel::ReserveCache(int batch, int capacity) {
@@ -166,16 +205,16 @@ Status PretrainedModel::FeedForwardOf(int l, const float* x, int rows, float* ou
       (m_.gated_ffn && !gate.Resize(static_cast<uint64_t>(rows) * f))) {
     return Status::kOutOfMemory;
   }
-  MultiplyPanels(x, d, rows, d, Weight(WeightKind::kUp, l), Weight(WeightKind::kUpBias, l), f,
+  MultiplyPanels(x, d, rows, d, Matrix(WeightKind::kUp, l), Weight(WeightKind::kUpBias, l), f,
                  up.data(), f);
   if (m_.gated_ffn) {
-    MultiplyPanels(x, d, rows, d, Weight(WeightKind::kGate, l), nullptr, f, gate.data(), f);
+    MultiplyPanels(x, d, rows, d, Matrix(WeightKind::kGate, l), nullptr, f, gate.data(), f);
     ModelActivation(m_.activation, gate.data(), gate.size());
     for (size_t i = 0; i < up.size(); ++i) up[i] *= gate[i];
   } else {
     ModelActivation(m_.activation, up.data(), up.size());
   }
-  MultiplyPanels(up.data(), f, rows, f, Weight(WeightKind::kDown, l),
+  MultiplyPanels(up.data(), f, rows, f, Matrix(WeightKind::kDown, l),
                  Weight(WeightKind::kDownBias, l), d, out, d);
   return Status::kOk;
 }
@@ -195,8 +234,8 @@ Status PretrainedModel::Block(int l, const ModelInput& in, float* x, float* atte
     attention_in = normed;
   }
   AttentionWeights w;
-  w.wq = Weight(WeightKind::kQuery, l), w.wk = Weight(WeightKind::kKey, l);
-  w.wv = Weight(WeightKind::kValue, l), w.wo = Weight(WeightKind::kAttentionOut, l);
+  w.wq = Matrix(WeightKind::kQuery, l), w.wk = Matrix(WeightKind::kKey, l);
+  w.wv = Matrix(WeightKind::kValue, l), w.wo = Matrix(WeightKind::kAttentionOut, l);
   w.bq = Weight(WeightKind::kQueryBias, l), w.bk = Weight(WeightKind::kKeyBias, l);
   w.bv = Weight(WeightKind::kValueBias, l), w.bo = Weight(WeightKind::kAttentionOutBias, l);
   const uint64_t layer_cache = static_cast<uint64_t>(cache_batch_) * cache_capacity_ * KvWidth(m_);
@@ -252,13 +291,13 @@ Status PretrainedModel::LmHead(const ModelInput& in, const float* x) {
   const float* t = x;
   if (m_.lm_transform) {
     float* h = normed_.data();
-    MultiplyPanels(x, d, rows, d, Weight(WeightKind::kLmTransform),
+    MultiplyPanels(x, d, rows, d, Matrix(WeightKind::kLmTransform),
                    Weight(WeightKind::kLmTransformBias), d, h, d);
     ModelActivation(m_.lm_activation, h, static_cast<size_t>(rows) * d);
     Norm(WeightKind::kLmNormWeight, WeightKind::kLmNormBias, -1, h, rows, h);
     t = h;
   }
-  MultiplyPanels(t, d, rows, d, Weight(WeightKind::kLmDecoder), Weight(WeightKind::kLmBias),
+  MultiplyPanels(t, d, rows, d, Matrix(WeightKind::kLmDecoder), Weight(WeightKind::kLmBias),
                  m_.vocab_size, logits_.data(), m_.vocab_size);
   return Status::kOk;
 }

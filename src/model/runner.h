@@ -51,8 +51,11 @@ class PretrainedModel {
   uint64_t parameter_floats() const { return params_.size(); }
 
   // Fills table entry `index` from src, a [rows, cols] tensor with row stride src_stride
-  // (transposed: src is [cols, rows], as PyTorch's nn.Linear stores a weight [out, in]).
-  void SetWeight(int index, const float* src, int src_stride, bool transposed);
+  // (transposed: src is [cols, rows], as PyTorch's nn.Linear stores a weight [out, in]),
+  // of float32 or (src_bf16) bfloat16 elements. A bfloat16 matrix entry takes bfloat16 only
+  // (packed as it is); a float32 matrix takes float32; vectors and tables take either
+  // (bfloat16 widened). kBadArgument for a bad index or a matrix of the other precision.
+  Status SetWeight(int index, const void* src, bool src_bf16, int src_stride, bool transposed);
 
   // A key/value cache for `batch` sequences of up to `capacity` tokens, emptied. False when
   // out of memory (the model keeps no cache then).
@@ -87,6 +90,7 @@ class PretrainedModel {
  private:
   Status CheckInput(const ModelInput& input) const;
   const float* Weight(WeightKind kind, int layer = -1) const;
+  Panels Matrix(WeightKind kind, int layer = -1) const;
   void Embed(const ModelInput& input, float* x) const;
   void Norm(WeightKind weight, WeightKind bias, int layer, const float* x, int rows,
             float* out) const;

@@ -12,15 +12,16 @@
 #include <cstdint>
 
 #include "buffer.h"
+#include "kernels/matmul.h"
 #include "status.h"
 
 namespace attn {
 
 struct AttentionWeights {
-  const float* wq = nullptr;  // panels of [d, d]
-  const float* wk = nullptr;  // panels of [d, kv]
-  const float* wv = nullptr;  // panels of [d, kv]
-  const float* wo = nullptr;  // panels of [d, d]
+  Panels wq;  // panels of [d, d]
+  Panels wk;  // panels of [d, kv]
+  Panels wv;  // panels of [d, kv]
+  Panels wo;  // panels of [d, d]
   const float* bq = nullptr;  // [d] or null
   const float* bk = nullptr;  // [kv] or null
   const float* bv = nullptr;  // [kv] or null

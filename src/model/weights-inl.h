@@ -10,9 +10,11 @@ template <typename Fn>
 uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
   uint64_t offset = 0;
   auto add = [&](WeightKind kind, int layer, int rows, int cols, bool matrix) {
-    const uint64_t floats = matrix ? PanelFloats(rows, cols)
-                                   : static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols);
-    fn(WeightEntry{kind, layer, rows, cols, matrix, offset, floats});
+    const bool bf16 = matrix && m.bf16_matrices;
+    const uint64_t elements = matrix ? PanelFloats(rows, cols)
+                                     : static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols);
+    const uint64_t floats = bf16 ? (elements + 1) / 2 : elements;
+    fn(WeightEntry{kind, layer, rows, cols, matrix, bf16, offset, floats});
     offset += (floats + 3) / 4 * 4;  // keep every entry 16-byte aligned
   };
   const int d = m.d_model, kv = KvWidth(m), f = m.d_ff;

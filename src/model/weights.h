@@ -50,8 +50,9 @@ struct WeightEntry {
   int layer;        // -1 for global weights
   int rows, cols;   // the logical shape, row-vector convention ([in, out] for a matrix)
   bool matrix;      // stored as panels
+  bool bf16;        // a matrix stored as bfloat16 panels (two to a float of the buffer)
   uint64_t offset;  // in floats, into the parameter buffer
-  uint64_t floats;  // stored size
+  uint64_t floats;  // stored size, in floats
 };
 
 // Calls fn(entry) for every weight the descriptor has, in table order; returns the total

@@ -417,7 +417,9 @@ void PretrainedRunnerUnderSanitizers(std::mt19937& rng) {
       const attn::WeightEntry& e = model.weight(i);
       const std::vector<float> w = Random(rng, static_cast<size_t>(e.rows) * e.cols);
       const bool transposed = e.matrix && i % 2 == 0;
-      model.SetWeight(i, w.data(), transposed ? e.rows : e.cols, transposed);
+      Expect(model.SetWeight(i, w.data(), false, transposed ? e.rows : e.cols, transposed) ==
+                 attn::Status::kOk,
+             "set weight", llama, i, 0);
     }
     // 1. A padded batch of two, every output asked for.
     const int T = 7;
@@ -456,6 +458,110 @@ void PretrainedRunnerUnderSanitizers(std::mt19937& rng) {
   }
 }
 
+// bfloat16 bits of a float (round to nearest even; the test's values are finite).
+uint16_t ToBf16(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof(u));
+  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+float FromBf16(uint16_t h) {
+  const uint32_t u = static_cast<uint32_t>(h) << 16;
+  float x;
+  std::memcpy(&x, &u, sizeof(x));
+  return x;
+}
+
+// MultiplyPanels on bfloat16 panels gives the bits of float32 panels holding the same values,
+// for the matrix-vector path (rows below a tile), the tiles, short tiles, edge panels and a
+// depth across the widening chunks (256); and matches a double-precision sum.
+void Bf16PanelsMatchFloat32(std::mt19937& rng) {
+  for (int rows : {1, 3, 4, 5, 6, 7, 13, 64, 97}) {
+    for (int inner : {1, 5, 255, 256, 257, 600}) {
+      for (int cols : {1, 7, 8, 9, 40}) {
+        const std::vector<float> a = Random(rng, static_cast<size_t>(rows) * inner);
+        const std::vector<float> bias = Random(rng, cols);
+        const std::vector<float> raw = Random(rng, static_cast<size_t>(inner) * cols);
+        std::vector<uint16_t> b16(raw.size());
+        std::vector<float> b32(raw.size());
+        for (size_t i = 0; i < raw.size(); ++i) b16[i] = ToBf16(raw[i]), b32[i] = FromBf16(b16[i]);
+        const bool transposed = (rows + cols) % 2 == 1;  // pack from [cols, inner] too
+        std::vector<uint16_t> t16(raw.size());
+        if (transposed) {
+          for (int p = 0; p < inner; ++p)
+            for (int c = 0; c < cols; ++c) t16[static_cast<size_t>(c) * inner + p] = b16[static_cast<size_t>(p) * cols + c];
+        }
+        std::vector<uint16_t> p16(attn::PanelFloats(inner, cols));
+        std::vector<float> p32(attn::PanelFloats(inner, cols));
+        if (transposed) {
+          attn::PackTransposedPanels(t16.data(), inner, cols, inner, p16.data());
+        } else {
+          attn::PackColumnPanels(b16.data(), cols, inner, cols, p16.data());
+        }
+        attn::PackColumnPanels(b32.data(), cols, inner, cols, p32.data());
+        std::vector<float> out16(static_cast<size_t>(rows) * cols), out32(out16.size());
+        attn::Panels half;
+        half.bf16 = p16.data();
+        attn::MultiplyPanels(a.data(), inner, rows, inner, half, bias.data(), cols, out16.data(), cols);
+        attn::MultiplyPanels(a.data(), inner, rows, inner, p32.data(), bias.data(), cols, out32.data(), cols);
+        Expect(std::memcmp(out16.data(), out32.data(), sizeof(float) * out16.size()) == 0,
+               "bf16 panels = float32 panels (bits)", rows, inner, cols);
+        for (int i = 0; i < rows; ++i) {
+          for (int j = 0; j < cols; ++j) {
+            double s = bias[j], mag = std::fabs(bias[j]);
+            for (int p = 0; p < inner; ++p) {
+              const double term = double(a[static_cast<size_t>(i) * inner + p]) * b32[static_cast<size_t>(p) * cols + j];
+              s += term, mag += std::fabs(term);
+            }
+            Expect(std::fabs(out16[static_cast<size_t>(i) * cols + j] - s) <= 1e-6 * mag + 1e-7,
+                   "bf16 panels vs double", rows, inner, cols);
+          }
+        }
+      }
+    }
+  }
+}
+
+// A model with bfloat16 matrices gives the bits of one holding the same values as float32,
+// and refuses a matrix of the other precision.
+void PretrainedBf16MatchesFloat32(std::mt19937& rng) {
+  attn::ModelDescriptor m;
+  m.vocab_size = 11, m.d_model = 16, m.num_heads = 4, m.num_kv_heads = 2;
+  m.num_layers = 2, m.d_ff = 24, m.pre_norm = true, m.final_norm = true, m.causal = true;
+  m.lm_head = true, m.attention_bias = m.mlp_bias = false, m.norm = attn::NormKind::kRmsNorm;
+  m.activation = attn::Activation::kSilu, m.gated_ffn = true, m.rotary_dim = 4;
+  attn::ModelDescriptor m16 = m;
+  m16.bf16_matrices = true;
+  attn::PretrainedModel f32(m), bf16(m16);
+  Expect(f32.Allocate() && bf16.Allocate(), "allocate bf16", 0, 0, 0);
+  Expect(bf16.parameter_floats() < f32.parameter_floats(), "bf16 is smaller", 0, 0, 0);
+  for (int i = 0; i < f32.weight_count(); ++i) {
+    const attn::WeightEntry& e = f32.weight(i);
+    const std::vector<float> w = Random(rng, static_cast<size_t>(e.rows) * e.cols);
+    std::vector<uint16_t> w16(w.size());
+    std::vector<float> widened(w.size());
+    for (size_t k = 0; k < w.size(); ++k) w16[k] = ToBf16(w[k]), widened[k] = FromBf16(w16[k]);
+    const bool transposed = e.matrix && i % 2 == 0;
+    const int stride = transposed ? e.rows : e.cols;
+    Expect(f32.SetWeight(i, widened.data(), false, stride, transposed) == attn::Status::kOk &&
+               bf16.SetWeight(i, w16.data(), true, stride, transposed) == attn::Status::kOk,
+           "set bf16 weight", i, 0, 0);
+    if (e.matrix) {
+      Expect(bf16.SetWeight(i, widened.data(), false, stride, transposed) ==
+                 attn::Status::kBadArgument,
+             "a float32 matrix into bf16 panels is refused", i, 0, 0);
+    }
+  }
+  const int T = 9;
+  std::vector<int32_t> ids(T), positions(T);
+  for (int r = 0; r < T; ++r) ids[r] = static_cast<int32_t>(rng() % 11), positions[r] = r;
+  attn::ModelInput in;
+  in.ids = ids.data(), in.positions = positions.data(), in.batch = 1, in.len = T;
+  Expect(f32.Forward(in) == attn::Status::kOk && bf16.Forward(in) == attn::Status::kOk,
+         "bf16 forward", 0, 0, 0);
+  Expect(std::memcmp(f32.logits(), bf16.logits(), sizeof(float) * T * 11) == 0,
+         "bf16 model = float32 model (bits)", 0, 0, 0);
+}
+
 int main() {
   std::mt19937 rng(42);
   const int lengths[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 31, 32, 33, 65};
@@ -491,6 +597,8 @@ int main() {
   TrainingKernels(rng);
   ModelTrainsUnderSanitizers(rng);
   PretrainedRunnerUnderSanitizers(rng);
+  Bf16PanelsMatchFloat32(rng);
+  PretrainedBf16MatchesFloat32(rng);
   ScratchFailures();
   std::printf("core_test: %d attention cases compared, %d mismatches\n", cases, failures);
   return failures == 0 ? 0 : 1;

@@ -4,7 +4,7 @@
 const ACTIVATION_CODES = { relu: 0, gelu: 1, gelu_new: 2, gelu_pytorch_tanh: 2, silu: 3 };
 const ROPE_TYPES = { none: 0, linear: 1, llama3: 2 };
 const FLAGS = { preNorm: 1, embeddingNorm: 2, finalNorm: 4, causal: 8, attentionBias: 16, mlpBias: 32, lmHead: 64, lmTransform: 128, lmBias: 256,
-  gatedFfn: 512, rmsNorm: 1024, rotaryInterleaved: 2048 };
+  gatedFfn: 512, rmsNorm: 1024, rotaryInterleaved: 2048, bf16Matrices: 4096 };
 
 /** @param {object} d the descriptor of architectures.js @returns {{ ints: Int32Array, eps: number, base: number }} */
 export function packDescriptor(d) {
@@ -26,6 +26,18 @@ export function weightTable(module, scope, packed) {
   module._pretrainedTableOf(ints, packed.eps, packed.base, table);
   const raw = module.HEAP32.slice(table >> 2, (table >> 2) + 4 * count);
   return Array.from({ length: count }, (_, index) => ({ index, kind: raw[4 * index], layer: raw[4 * index + 1], rows: raw[4 * index + 2], cols: raw[4 * index + 3] }));
+}
+
+/** Parameters of a descriptor's matrices (before panel padding), in float64. */
+function matrixParameterCount(d) {
+  const kv = (d.dModel / d.numHeads) * d.numKvHeads;
+  const layer = d.dModel * (2 * d.dModel + 2 * kv) + (d.gatedFfn ? 3 : 2) * d.dModel * d.dFF;
+  return d.numLayers * layer + (d.lmHead ? d.dModel * d.vocabSize + (d.lmTransform ? d.dModel * d.dModel : 0) : 0);
+}
+
+/** Bytes of a descriptor's weights (before panel padding), the matrices in bfloat16 when `bf16`: for messages about sizes. */
+export function parameterBytes(d, bf16) {
+  return 4 * parameterCount(d) - (bf16 ? 2 * matrixParameterCount(d) : 0);
 }
 
 /** Parameters of a descriptor (before panel padding), in float64: for messages about sizes. */

@@ -5,12 +5,14 @@
 //   2. the safetensors headers (every shard), checked whole
 //   3. every weight the descriptor needs found and its shape checked, and the bytes needed
 //      checked against the heap — all before the model is allocated
-//   4. the weights read one tensor at a time, converted to float32 and packed in wasm
+//   4. the weights read one tensor at a time and packed in wasm: the matrices of a bfloat16
+//      checkpoint as they are (bfloat16 panels, half the bytes; the kernels widen them
+//      exactly), everything else converted to float32
 import { typeError, rangeError, describe } from '../errors.js';
 import { HeapScope, views } from '../heap.js';
 import { formatBytes, heapMaxBytes } from '../memory.js';
 import { architectureOf, KIND } from './architectures.js';
-import { packDescriptor, weightTable, parameterCount } from './descriptor.js';
+import { packDescriptor, weightTable, parameterBytes as descriptorBytes } from './descriptor.js';
 import { toFloat32, DTYPE_BYTES } from './safetensors.js';
 import { openWeights } from './weight_files.js';
 import { sourceOf } from './sources.js';
@@ -22,15 +24,21 @@ export { loadClassifier, trainClassifier } from '../text/text_classifier.js';
 
 const FN = 'loadModel';
 const KIND_NAMES = Object.fromEntries(Object.entries(KIND).map(([name, kind]) => [kind, name]));
+// The entries stored as panels (src/model/weights-inl.h): bfloat16 panels when every one of
+// them comes from a BF16 tensor.
+const MATRIX_KINDS = new Set([KIND.query, KIND.key, KIND.value, KIND.attentionOut, KIND.up, KIND.down, KIND.gate, KIND.lmTransform, KIND.lmDecoder]);
+const BF16_MATRICES = 4096;  // the descriptor flag (descriptor.js)
+const DTYPES = ['auto', 'float32'];
 
 function checkOptions(options) {
-  if (options === undefined) return {};
+  if (options === undefined) return { cache: true, dtype: 'auto' };
   if (options === null || typeof options !== 'object') throw typeError(FN, `options must be an object, got ${describe(options)}`);
-  const { head, onProgress, fetchOptions, cache = true } = options;
+  const { head, onProgress, fetchOptions, cache = true, dtype = 'auto' } = options;
+  if (!DTYPES.includes(dtype)) throw typeError(FN, `options.dtype must be 'auto' or 'float32', got ${describe(dtype)}`);
   if (typeof cache !== 'boolean') throw typeError(FN, `options.cache must be a boolean, got ${describe(cache)}`);
   if (onProgress !== undefined && typeof onProgress !== 'function') throw typeError(FN, `options.onProgress must be a function, got ${describe(onProgress)}`);
   if (head !== undefined && typeof head !== 'string') throw typeError(FN, `options.head must be a string, got ${describe(head)}`);
-  return { head, onProgress, fetchOptions, cache };
+  return { head, onProgress, fetchOptions, cache, dtype };
 }
 
 async function readJson(src, name, required) {
@@ -90,7 +98,7 @@ function resolve(arch, tensors, prefix, entry) {
  * @param {object} [options] { head, onProgress, fetchOptions }
  */
 export async function loadModel(module, source, options) {
-  const { head, onProgress, fetchOptions, cache } = checkOptions(options);
+  const { head, onProgress, fetchOptions, cache, dtype } = checkOptions(options);
   const src = await sourceOf(FN, source, { onProgress, fetchOptions, cache });
   // 1. The architecture and the tokenizer.
   const config = await readJson(src, 'config.json', true);
@@ -104,17 +112,28 @@ export async function loadModel(module, source, options) {
   if (prefix === undefined) {
     throw rangeError(FN, `the checkpoint has no tensor '${arch.names.prefixes[0]}${arch.names[KIND.wordEmbeddings]().name}' (the word embeddings of a ${arch.modelType} model)`);
   }
-  // 3. The plan, checked before anything is allocated.
+  // 3. The plan, checked before anything is allocated. The matrices stay bfloat16 when every
+  //    one of them is BF16 in the checkpoint (tried first when any tensor is; the table's
+  //    entries are the same either way).
   const packed = packDescriptor(arch.descriptor);
+  let bf16 = dtype === 'auto' && [...tensors.values()].some((t) => t.dtype === 'BF16');
   const scope = new HeapScope(module, FN);
   let plan, parameterBytes;
   try {
-    const status = module._pretrainedCheck(scope.ints(packed.ints), packed.eps, packed.base);
-    if (status === 7) {
-      throw rangeError(FN, `the ${arch.modelType} weights need ${formatBytes(4 * parameterCount(arch.descriptor))} of wasm memory as float32; the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`);
-    }
-    if (status !== 0) throw rangeError(FN, `config.json describes a model the runner cannot hold: ${status === 5 ? 'the hidden size must divide into the heads' : 'a size is out of range (zero where it must be positive, more than 1024 layers, or a rotary dimension that is odd or wider than a head)'}`);
+    const check = () => {
+      packed.ints[8] = bf16 ? packed.ints[8] | BF16_MATRICES : packed.ints[8] & ~BF16_MATRICES;
+      const status = module._pretrainedCheck(scope.ints(packed.ints), packed.eps, packed.base);
+      if (status === 7) {
+        throw rangeError(FN, `the ${arch.modelType} weights need ${formatBytes(descriptorBytes(arch.descriptor, bf16))} of wasm memory ${bf16 ? 'with bfloat16 matrices' : 'as float32'}; the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`);
+      }
+      if (status !== 0) throw rangeError(FN, `config.json describes a model the runner cannot hold: ${status === 5 ? 'the hidden size must divide into the heads' : 'a size is out of range (zero where it must be positive, more than 1024 layers, or a rotary dimension that is odd or wider than a head)'}`);
+    };
+    check();
     plan = weightTable(module, scope, packed).map((entry) => ({ entry, ...resolve(arch, tensors, prefix, entry) }));
+    if (bf16 && plan.some((p) => MATRIX_KINDS.has(p.entry.kind) && p.tensor.dtype !== 'BF16')) {
+      bf16 = false;
+      check();
+    }
     parameterBytes = 4 * module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps, packed.base);
   } finally {
     scope.release();
@@ -135,9 +154,9 @@ export async function loadModel(module, source, options) {
     createScope.release();
   }
   if (handle <= 0) throw rangeError(FN, `out of wasm memory for the ${formatBytes(parameterBytes)} of weights`);
-  const model = new PretrainedModel(module, handle, { arch, config, tokenizer, classifier: null, parameterBytes });
+  const model = new PretrainedModel(module, handle, { arch, config, tokenizer, classifier: null, parameterBytes, matrixDtype: bf16 ? 'bfloat16' : 'float32' });
   try {
-    const head = await fillWeights(module, handle, weights, plan, classifier, largest, onProgress);
+    const head = await fillWeights(module, handle, weights, plan, classifier, largest, onProgress, bf16);
     if (classifier) model._setClassifier(head);
   } catch (error) {
     model.dispose();
@@ -148,8 +167,10 @@ export async function loadModel(module, source, options) {
 
 // Packs every weight into the model as its tensor's bytes come (a fused tensor such as
 // GPT-2's c_attn feeds several entries from one conversion), and reads the classifier's
-// layers into JS. Returns the classifier's layers with their weights.
-async function fillWeights(module, handle, weights, plan, classifier, largest, onProgress) {
+// layers into JS. With bfloat16 matrices a BF16 tensor goes to wasm as it is (the runner
+// packs its matrices and widens its vectors); any other is converted to float32 here.
+// Returns the classifier's layers with their weights.
+async function fillWeights(module, handle, weights, plan, classifier, largest, onProgress, bf16) {
   const entries = new Map();  // tensor name → plan entries it fills
   for (const p of plan) entries.set(p.name, [...(entries.get(p.name) ?? []), p]);
   const heads = new Map();  // tensor name → the classifier's float32 copy
@@ -163,9 +184,12 @@ async function fillWeights(module, handle, weights, plan, classifier, largest, o
       const count = (t.end - t.begin) / DTYPE_BYTES[t.dtype];
       if (heads.has(name)) heads.set(name, toFloat32(bytes, t.dtype, new Float32Array(count)));
       if (!entries.has(name)) return;
-      toFloat32(bytes, t.dtype, views(module).HEAPF32.subarray(scratch >> 2, (scratch >> 2) + count));
+      const raw = bf16 && t.dtype === 'BF16';
+      if (raw) views(module).HEAPU8.set(bytes, scratch);
+      else toFloat32(bytes, t.dtype, views(module).HEAPF32.subarray(scratch >> 2, (scratch >> 2) + count));
       for (const p of entries.get(name)) {
-        module._pretrainedSetWeight(handle, p.entry.index, scratch + 4 * p.column, p.stride, p.transposed);
+        const status = module._pretrainedSetWeight(handle, p.entry.index, scratch + (raw ? 2 : 4) * p.column, raw, p.stride, p.transposed);
+        if (status !== 0) throw new Error(`${FN}: internal error: the runner refused the weights of '${name}' (status ${status})`);
         onProgress?.({ file: t.file, stage: 'weights', loaded: ++done, total: plan.length });
       }
     });

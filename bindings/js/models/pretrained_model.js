@@ -27,12 +27,12 @@ export class PretrainedModel {
   #generating = false;
 
   /** Use attn.loadModel(). */
-  constructor(module, handle, { arch, config, tokenizer, parameterBytes }) {
+  constructor(module, handle, { arch, config, tokenizer, parameterBytes, matrixDtype = 'float32' }) {
     this.#module = module;
     this.#handle = handle;
     /** config.json as loaded. */
     this.config = config;
-    /** 'bert', 'distilbert' or 'gpt2'. */
+    /** config.json's model_type: 'bert', 'roberta', 'distilbert', 'gpt2', 'llama' or 'mistral'. */
     this.modelType = arch.modelType;
     /** 'base', 'masked-lm', 'causal-lm' or 'sequence-classification'. */
     this.head = arch.head;
@@ -44,6 +44,12 @@ export class PretrainedModel {
     this.tokenizer = tokenizer;
     /** Bytes of wasm memory the weights take. */
     this.parameterBytes = parameterBytes;
+    /**
+     * How the matrices are held: 'bfloat16' (a BF16 checkpoint's values as they are, half the
+     * bytes, widened exactly as the kernels read them) or 'float32'. Every sum is float32
+     * either way, with the same bits.
+     */
+    this.matrixDtype = matrixDtype;
     finalizer.register(this, { module, handle }, this.#token);
   }
 
