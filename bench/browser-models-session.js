@@ -48,6 +48,11 @@ window.runModels = async (threads) => {
     prefill: await ort.InferenceSession.create(`${MODELS}/gpt2/prefill.onnx`, options),
     decode: await ort.InferenceSession.create(`${MODELS}/gpt2/decode.onnx`, options),
   }) }));
+  rows.push(...await gpt2Rows({ ort, progress, bf16: true, load: async () => ({
+    model: await attn.loadModel(`${MODELS}/gpt2-bf16/`, { cache: false }),
+    prefill: await ort.InferenceSession.create(`${MODELS}/gpt2-bf16/prefill.onnx`, options),
+    decode: await ort.InferenceSession.create(`${MODELS}/gpt2-bf16/decode.onnx`, options),
+  }) }));
   const versions = { 'attention-wasm': `attention-wasm ${attn.info.version} (${attn.info.build} build, ${attn.info.target})`, 'onnxruntime-web': `onnxruntime-web ${ort.env.versions?.web ?? ''}`.trim() };
   return { threads, versions, rows, bandwidth, load };
 };

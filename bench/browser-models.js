@@ -9,7 +9,7 @@ const root = new URL('..', import.meta.url);
 
 function writeModels(progress) {
   const dir = new URL('build/bench/models/', root);
-  const bert = new URL('bert/', dir), gpt2 = new URL('gpt2/', dir);
+  const bert = new URL('bert/', dir), gpt2 = new URL('gpt2/', dir), gpt2Bf16 = new URL('gpt2-bf16/', dir);
   if (!existsSync(new URL('model.onnx', bert))) {
     progress('writing the BERT-base-shaped checkpoint and graph');
     mkdirSync(bert, { recursive: true });
@@ -26,6 +26,15 @@ function writeModels(progress) {
     writeFileSync(new URL('model.safetensors', gpt2), files.safetensors);
     writeFileSync(new URL('prefill.onnx', gpt2), files.prefill);
     writeFileSync(new URL('decode.onnx', gpt2), files.decode);
+  }
+  if (!existsSync(new URL('decode.onnx', gpt2Bf16))) {
+    progress('writing the GPT-2-small-shaped bfloat16 checkpoint and graphs');
+    mkdirSync(gpt2Bf16, { recursive: true });
+    const files = makeGpt2({ bf16: true });
+    writeFileSync(new URL('config.json', gpt2Bf16), JSON.stringify(files.config));
+    writeFileSync(new URL('model.safetensors', gpt2Bf16), files.safetensors);
+    writeFileSync(new URL('prefill.onnx', gpt2Bf16), files.prefill);
+    writeFileSync(new URL('decode.onnx', gpt2Bf16), files.decode);
   }
 }
 

@@ -4,7 +4,10 @@
 // included) and its decoding with a key/value cache. Random weights, written as a Hugging
 // Face checkpoint (config.json + model.safetensors) for attention-wasm and as ONNX graphs
 // built from the same arrays (bench/peers/onnx-models.js) for onnxruntime-web. Outputs are
-// compared before anything is timed.
+// compared before anything is timed. The GPT-2 case also comes as a bfloat16 checkpoint (the
+// same weights rounded to bfloat16, as modern checkpoints are stored): attention-wasm keeps its
+// matrices in bfloat16, onnxruntime-web (which has no bfloat16 MatMul in wasm) runs the same
+// values as float32.
 import { measureInterleaved } from './cases.js';
 import { bertModel, gpt2Model } from './peers/onnx-models.js';
 
@@ -31,12 +34,21 @@ function transpose(a, rows, cols) {
   return t;
 }
 
-export function safetensors(tensors) {
+// Rounds float32 values to the nearest bfloat16 (ties to even), in place.
+function roundToBf16(a) {
+  const u = new Uint32Array(a.buffer, a.byteOffset, a.length);
+  for (let i = 0; i < u.length; i++) u[i] = ((u[i] + 0x7fff + ((u[i] >>> 16) & 1)) & 0xffff0000) >>> 0;
+  return a;
+}
+
+// A safetensors file of float32 arrays, written as F32 or (values already bfloat16) BF16.
+export function safetensors(tensors, dtype = 'F32') {
   const header = {};
+  const bytesOf = ({ data }) => (dtype === 'BF16' ? data.byteLength / 2 : data.byteLength);
   let offset = 0;
-  for (const [name, { shape, data }] of Object.entries(tensors)) {
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + data.byteLength] };
-    offset += data.byteLength;
+  for (const [name, t] of Object.entries(tensors)) {
+    header[name] = { dtype, shape: t.shape, data_offsets: [offset, offset + bytesOf(t)] };
+    offset += bytesOf(t);
   }
   const text = new TextEncoder().encode(JSON.stringify(header));
   const out = new Uint8Array(8 + text.length + offset);
@@ -44,8 +56,16 @@ export function safetensors(tensors) {
   out.set(text, 8);
   let at = 8 + text.length;
   for (const { data } of Object.values(tensors)) {
-    out.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), at);
-    at += data.byteLength;
+    if (dtype === 'BF16') {
+      const u = new Uint32Array(data.buffer, data.byteOffset, data.length);
+      const half = new Uint16Array(u.length);
+      for (let i = 0; i < u.length; i++) half[i] = u[i] >>> 16;
+      out.set(new Uint8Array(half.buffer), at);
+      at += half.byteLength;
+    } else {
+      out.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), at);
+      at += data.byteLength;
+    }
   }
   return out;
 }
@@ -121,10 +141,15 @@ export async function bertRow({ ort, load, progress }) {
 }
 
 // ---- GPT-2-small-shaped decoder ----
-/** The GPT-2 case's files: { config, safetensors (bytes), prefill and decode (ONNX bytes) }. */
-export function makeGpt2() {
+/**
+ * The GPT-2 case's files: { config, safetensors (bytes), prefill and decode (ONNX bytes) }.
+ * bf16: every weight rounded to bfloat16 and the checkpoint written as BF16 (the ONNX graphs
+ * hold the same values as float32).
+ */
+export function makeGpt2({ bf16 = false } = {}) {
   const c = GPT2;
-  const rand = filler(12);
+  const filled = filler(12);
+  const rand = bf16 ? (...args) => roundToBf16(filled(...args)) : filled;
   const w = { wte: rand(c.V * c.d), wpe: rand(c.P * c.d, 0.01), lnfG: rand(c.d, 0.02, 1), lnfB: rand(c.d), layers: [] };
   w.wteT = transpose(w.wte, c.V, c.d);
   const st = { 'wte.weight': { shape: [c.V, c.d], data: w.wte }, 'wpe.weight': { shape: [c.P, c.d], data: w.wpe },
@@ -147,14 +172,19 @@ export function makeGpt2() {
   }
   const config = { model_type: 'gpt2', architectures: ['GPT2LMHeadModel'], vocab_size: c.V, n_positions: c.P, n_embd: c.d, n_layer: c.L, n_head: c.H,
     activation_function: 'gelu_new', layer_norm_epsilon: 1e-5, eos_token_id: 50256 };
-  return { config, safetensors: safetensors(st), prefill: gpt2Model(c, w, { decode: false }), decode: gpt2Model(c, w, { decode: true }) };
+  return { config, safetensors: safetensors(st, bf16 ? 'BF16' : 'F32'), prefill: gpt2Model(c, w, { decode: false }), decode: gpt2Model(c, w, { decode: true }) };
 }
 
-/** Times the GPT-2 cases: `load()` gives { model, prefill, decode } (the last two ONNX sessions). */
-export async function gpt2Rows({ ort, load, progress }) {
+/**
+ * Times the GPT-2 cases: `load()` gives { model, prefill, decode } (the last two ONNX sessions);
+ * bf16: the checkpoint is the bfloat16 one (the rows say so, and the weight bytes are halved).
+ */
+export async function gpt2Rows({ ort, load, progress, bf16 = false }) {
   const c = GPT2;
+  const shape = bf16 ? 'GPT-2-small shape, bfloat16 checkpoint' : 'GPT-2-small shape';
   progress('GPT-2: loading both');
   const { model, prefill, decode } = await load();
+  if (model.matrixDtype !== (bf16 ? 'bfloat16' : 'float32')) throw new Error(`GPT-2: the model holds its matrices as ${model.matrixDtype}`);
   const prompt = ids(c.T, c.V, 9);
   const feeds = { input_ids: new ort.Tensor('int64', BigInt64Array.from(prompt, BigInt), [1, c.T]) };
   const ours = model.forward(prompt).logits.data;
@@ -197,13 +227,13 @@ export async function gpt2Rows({ ort, load, progress }) {
   }
   const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
   // Bytes read per decoded token: every weight matrix (the tied LM head included) once.
-  const weightBytes = 4 * (c.L * (4 * c.d * c.d + 2 * c.d * c.f) + c.V * c.d);
+  const weightBytes = (bf16 ? 2 : 4) * (c.L * (4 * c.d * c.d + 2 * c.d * c.f) + c.V * c.d);
   model.dispose();
   await prefill.release();
   await decode.release();
   return [
-    { case: `GPT-2-small shape, prefill T = ${c.T} (logits included)`, unit: 'ms', error, results: prefillTimes },
-    { case: `GPT-2-small shape, decode with the cache after ${c.T} tokens`, unit: 'ms/token', sameTokens: same, steps: c.steps, weightBytes,
+    { case: `${shape}, prefill T = ${c.T} (logits included)`, unit: 'ms', error, results: prefillTimes },
+    { case: `${shape}, decode with the cache after ${c.T} tokens`, unit: 'ms/token', sameTokens: same, steps: c.steps, weightBytes,
       results: Object.fromEntries(Object.entries(decodeRuns).map(([k, v]) => [k, { ms: Math.min(...v), medianMs: median(v) }])) },
   ];
 }

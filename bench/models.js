@@ -29,6 +29,15 @@ rows.push(...await gpt2Rows({ ort, progress, load: async () => {
     decode: await ort.InferenceSession.create(files.decode, options),
   };
 } }));
+progress('GPT-2, bfloat16 checkpoint: making weights');
+rows.push(...await gpt2Rows({ ort, progress, bf16: true, load: async () => {
+  const files = makeGpt2({ bf16: true });
+  return {
+    model: await attn.loadModel({ 'config.json': files.config, 'model.safetensors': files.safetensors }),
+    prefill: await ort.InferenceSession.create(files.prefill, options),
+    decode: await ort.InferenceSession.create(files.decode, options),
+  };
+} }));
 const versions = { 'attention-wasm': `attention-wasm ${attn.info.version} (${attn.info.build} build)`, 'onnxruntime-web': `onnxruntime-web ${ort.env.versions?.web ?? ''}`.trim() };
 process.stdout.write(JSON.stringify({ threads, versions, rows, bandwidth }));
 process.exit(0);

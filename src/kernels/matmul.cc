@@ -151,7 +151,7 @@ void MultiplyPanelsRows(const float* a, int a_stride, int rows, int inner, const
 }
 
 // MultiplyPanelsRows on bfloat16 panels: each panel is widened to float32 a chunk of
-// kWidenDepth of its rows at a time (on the stack, 8 KB, L1-resident) and every tile of the
+// kWidenDepth of its rows at a time (on the stack, 32 KB) and every tile of the
 // row block runs on the chunk; the tiles' sums wait in `partial` between chunks. Widening
 // is exact and a float's store and reload are too, so each output is the same sum in the same
 // order as on float32 panels: the same bits. The widening is paid once per panel and row
@@ -160,20 +160,24 @@ template <int kRows>
 void MultiplyWidenedRows(const float* a, int a_stride, int rows, int inner, const Bf16* panels,
                          const float* bias, int cols, float* out, int out_stride) {
   constexpr int kRowBlock = 16 * kRows;
-  constexpr int kWidenDepth = 256;
+  constexpr int kWidenDepth = 1024;
   const D d;
-  alignas(16) float wide[kWidenDepth * kPanelWidth];
+  alignas(16) float wide[kWidenDepth * kPanelWidth];   // 32 KB
   alignas(16) float partial[kRowBlock * kPanelWidth];  // the block's rows × the panel's 8
+  alignas(16) float bias8[kPanelWidth];
   for (int r_block = 0; r_block < rows; r_block += kRowBlock) {
     const int block_rows = std::min(kRowBlock, rows - r_block);
     for (int t = 0; t < PanelCount(cols); ++t) {
       const Bf16* panel = panels + static_cast<size_t>(t) * inner * kPanelWidth;
       const int c0 = t * kPanelWidth;
       const int width = std::min(kPanelWidth, cols - c0);
+      for (int c = 0; c < kPanelWidth; ++c) {
+        bias8[c] = (bias != nullptr && c < width) ? bias[c0 + c] : 0.0f;
+      }
+      const V bias_lo = hn::Load(d, bias8), bias_hi = hn::Load(d, bias8 + kLanes);
       for (int r = 0; r < kRowBlock; ++r) {
-        for (int c = 0; c < kPanelWidth; ++c) {
-          partial[r * kPanelWidth + c] = (bias != nullptr && c < width) ? bias[c0 + c] : 0.0f;
-        }
+        hn::Store(bias_lo, d, partial + r * kPanelWidth);
+        hn::Store(bias_hi, d, partial + r * kPanelWidth + kLanes);
       }
       for (int p0 = 0; p0 < inner; p0 += kWidenDepth) {
         const int depth = std::min(kWidenDepth, inner - p0);
@@ -188,7 +192,8 @@ void MultiplyWidenedRows(const float* a, int a_stride, int rows, int inner, cons
           const int n_rows = std::min(kRows, block_rows - r0);
           const float* a_rows[kRows];
           for (int r = 0; r < kRows; ++r) {
-            a_rows[r] = a + static_cast<size_t>(r_block + r0 + std::min(r, n_rows - 1)) * a_stride + p0;
+            a_rows[r] =
+                a + static_cast<size_t>(r_block + r0 + std::min(r, n_rows - 1)) * a_stride + p0;
           }
           float* sums = partial + r0 * kPanelWidth;
           V acc[2 * kRows];
@@ -197,9 +202,16 @@ void MultiplyWidenedRows(const float* a, int a_stride, int rows, int inner, cons
           for (int i = 0; i < 2 * kRows; ++i) hn::Store(acc[i], d, sums + i * kLanes);
         }
       }
-      for (int r = 0; r < block_rows; ++r) {
-        std::memcpy(out + static_cast<size_t>(r_block + r) * out_stride + c0,
-                    partial + r * kPanelWidth, sizeof(float) * width);
+      float* dst = out + static_cast<size_t>(r_block) * out_stride + c0;
+      if (width == kPanelWidth) {
+        for (int r = 0; r < block_rows; ++r, dst += out_stride) {
+          hn::StoreU(hn::Load(d, partial + r * kPanelWidth), d, dst);
+          hn::StoreU(hn::Load(d, partial + r * kPanelWidth + kLanes), d, dst + kLanes);
+        }
+      } else {
+        for (int r = 0; r < block_rows; ++r, dst += out_stride) {
+          std::memcpy(dst, partial + r * kPanelWidth, sizeof(float) * width);
+        }
       }
     }
   }
