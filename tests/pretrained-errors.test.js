@@ -116,7 +116,8 @@ test('forward: bad input and options are typed errors naming the call; the model
   throws(() => model.forward([2, 9999]), RangeError, /^PretrainedModel.forward: token id 9999 at \[0, 1\] is outside \[0, 55\)/);
   throws(() => model.forward([[2, 1.5]]), RangeError, /token id 1.5 at \[0, 1\] is outside/);
   throws(() => model.forward(new Array(41).fill(5)), RangeError, /a sequence has 41 tokens but this model takes at most 40 \(max positions\)/);
-  throws(() => model.forward({ inputIds: [[2, 5, 3]], attentionMask: [[0, 1, 1]] }), RangeError, /attentionMask\[0\] must be 1s then 0s \(right padding\); left padding is not supported/);
+  throws(() => model.forward({ inputIds: [[2, 5, 3]], attentionMask: [[1, 0, 1]] }), RangeError, /attentionMask\[0\] must be 1s then 0s \(right padding\) or 0s then 1s \(left padding\), got \[1, 0, 1\]/);
+  throws(() => model.forward({ inputIds: [[2, 5, 3]], attentionMask: [[1, 0.5, 1]] }), RangeError, /attentionMask\[0\] must hold only 0s and 1s/);
   throws(() => model.forward({ inputIds: [[2, 5, 3]], attentionMask: [[1, 1]] }), RangeError, /attentionMask\[0\] has 2 entries but inputIds\[0\] has 3/);
   throws(() => model.forward({ inputIds: [[2, 5]], tokenTypeIds: [[0, 2]] }), RangeError, /token type 2 at \[0, 1\] is outside \[0, 2\)/);
   throws(() => model.forward('x', { attentions: 'yes' }), TypeError, /options.attentions must be a boolean/);

@@ -346,3 +346,70 @@ test("rope_scaling: 'llama3' is what makes the fixture match (none misses); 'lin
     await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, rope_scaling: bad } }), { name: 'RangeError', message });
   }
 });
+
+test('left-padded batches: each sequence gives its outputs alone (logits, hidden states, attention maps, queries and keys), in the caller\'s layout', async () => {
+  for (const name of ['tiny-gpt2', 'tiny-bert', 'tiny-llama', 'tiny-roberta', 'tiny-mistral']) {
+    const model = await attn.loadModel(`${root}${name}`);
+    try {
+      const texts = ['Attention is all you need!', 'Tiny', 'The cat sat on the mat, and then it slept all afternoon.'];
+      const alone = texts.map((t) => model.forward(t, { attentions: true, hiddenStates: true, queriesAndKeys: 1 }));
+      const seqs = alone.map((o) => o.ids[0]);
+      const T = Math.max(...seqs.map((s) => s.length));
+      const pad = model.config.pad_token_id ?? 0;
+      // Sequence 0 left-padded, 1 right-padded, 2 whatever its length gives (the longest: none).
+      const padded = seqs.map((s, b) => (b === 1 ? [...s, ...Array(T - s.length).fill(pad)] : [...Array(T - s.length).fill(pad), ...s]));
+      const mask = seqs.map((s, b) => (b === 1 ? [...Array(s.length).fill(1), ...Array(T - s.length).fill(0)] : [...Array(T - s.length).fill(0), ...Array(s.length).fill(1)]));
+      const out = model.forward({ inputIds: padded, attentionMask: mask }, { attentions: true, hiddenStates: true, queriesAndKeys: 1 });
+      assert.equal(out.padding, 'left');
+      assert.deepEqual(out.ids, seqs);
+      assert.deepEqual(out.lengths, seqs.map((s) => s.length));
+      const tol1 = { rtol: 1e-5, atol: 1e-6 };
+      seqs.forEach((s, b) => {
+        const n = s.length, start = b === 1 ? 0 : T - n;
+        // rows [start, start + n) of batch entry b of a [B, ..., T, inner] tensor, along `axis`
+        const rowsOf = (t, axis, keyAxis = false) => {
+          const shape = t.shape, inner = shape.slice(axis + 1).reduce((x, y) => x * y, 1), outer = shape.slice(1, axis).reduce((x, y) => x * y, 1);
+          const data = [];
+          for (let o = 0; o < outer; o++) for (let i = 0; i < n; i++) {
+            const at = ((b * outer + o) * shape[axis] + start + i) * inner;
+            if (keyAxis) for (let j = 0; j < n; j++) data.push(t.data[at + start + j]);
+            else for (let x = 0; x < inner; x++) data.push(t.data[at + x]);
+          }
+          return Float64Array.from(data);
+        };
+        const one = alone[b];
+        const same = (a, e, label) => assertClose(a, e, { ...tol1, label: `${name}, sequence ${b}: ${label}` });
+        same(rowsOf(out.lastHiddenState, 1), flat(one.lastHiddenState), 'last hidden state');
+        if (one.logits.shape.length === 3) same(rowsOf(out.logits, 1), flat(one.logits), 'logits');
+        else same(out.logits.data.slice(b * one.logits.shape[1], (b + 1) * one.logits.shape[1]), one.logits.data, 'classifier logits');
+        out.hiddenStates.forEach((h, l) => same(rowsOf(h, 1), flat(one.hiddenStates[l]), `hidden state ${l}`));
+        out.attentions.forEach((a, l) => same(rowsOf(a, 2, true), flat(one.attentions[l]), `attention ${l}`));
+        same(rowsOf(out.queries, 2), flat(one.queries), 'queries');
+        same(rowsOf(out.keys, 2), flat(one.keys), 'keys');
+        // Rows of real queries give their pad keys weight 0.
+        for (const a of out.attentions) {
+          const H = a.shape[1];
+          for (let h = 0; h < H; h++) for (let i = start; i < start + n; i++) {
+            let padWeight = 0;
+            for (let j = 0; j < T; j++) if (j < start || j >= start + n) padWeight += a.data[((b * H + h) * T + i) * T + j];
+            assert.equal(padWeight, 0, `${name}: sequence ${b}, head ${h}, query ${i} gives its pad keys weight`);
+          }
+        }
+      });
+    } finally {
+      model.dispose();
+    }
+  }
+  // A mask with a hole, or values other than 0 and 1: RangeErrors.
+  const model = await attn.loadModel(`${root}tiny-gpt2`);
+  for (const bad of [[1, 0, 1], [0, 1, 0], [1, 2, 1]]) {
+    assert.throws(() => model.forward({ inputIds: [[1, 2, 3]], attentionMask: [bad] }), { name: 'RangeError', message: /PretrainedModel\.forward: attentionMask\[0\] must/ });
+  }
+  assert.throws(() => model.forward({ inputIds: [[1, 2, 3]], attentionMask: [[0, 0, 0]] }), { name: 'RangeError', message: /sequence 0 is empty/ });
+  model.dispose();
+});
+
+// A [1, ..., n, inner] tensor's data as float64 (the sequence alone: every row real).
+function flat(t) {
+  return Float64Array.from(t.data);
+}

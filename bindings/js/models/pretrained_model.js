@@ -19,6 +19,26 @@ function headsFirst(data, B, T, heads, hd) {
   return makeTensor(out, [B, heads, T, hd]);
 }
 
+// Left padding: the runner takes right-padded batches, so a left-padded sequence b is run
+// shifted left by pads[b] and each output's sequence axis is rotated back (row t of the
+// caller's layout is the runner's row t − pads[b], mod T; its pad rows are the runner's pad
+// rows). data: [B, outer, T, inner] in place.
+function unpadLeft(data, B, outer, T, inner, pads) {
+  const block = T * inner;
+  const copy = new Float32Array(block);
+  for (let b = 0; b < B; b++) {
+    const shift = pads[b] * inner;
+    if (shift === 0) continue;
+    for (let o = 0; o < outer; o++) {
+      const at = (b * outer + o) * block;
+      copy.set(data.subarray(at, at + block));
+      data.set(copy.subarray(block - shift), at);
+      data.set(copy.subarray(0, block - shift), at + shift);
+    }
+  }
+  return data;
+}
+
 export class PretrainedModel {
   #module;
   #handle;
@@ -226,24 +246,34 @@ export class PretrainedModel {
       if (status !== 0) throw rangeError(fn, `the runner refused the call: ${STATUS[status] ?? `status ${status}`}`);
       const rows = B * T;
       const result = { ids: batch.idRows, lengths: Array.from(batch.lengths) };
+      if (batch.pads) result.padding = 'left';
       if (batch.tokens) result.tokens = batch.tokens;
-      const last = scope.read(module._pretrainedOutput(this.#handle), rows * d.dModel);
-      result.lastHiddenState = makeTensor(last, [B, T, d.dModel]);
-      if (flags & 4) result.logits = makeTensor(scope.read(module._pretrainedLogits(this.#handle), rows * d.vocabSize), [B, T, d.vocabSize]);
-      if (this.#classifier && wantLogits) Object.assign(result, this.#classify(last, batch));
+      // [B, outer, T, inner] read out, in the caller's layout (left padding rotated back).
+      const read = (at, count, outer, inner) => {
+        const data = scope.read(at, count);
+        return batch.pads ? unpadLeft(data, B, outer, T, inner, batch.pads) : data;
+      };
+      const runnerLast = scope.read(module._pretrainedOutput(this.#handle), rows * d.dModel);
+      if (this.#classifier && wantLogits) Object.assign(result, this.#classify(runnerLast, batch));
+      result.lastHiddenState = makeTensor(batch.pads ? unpadLeft(runnerLast.slice(), B, 1, T, d.dModel, batch.pads) : runnerLast, [B, T, d.dModel]);
+      if (flags & 4) result.logits = makeTensor(read(module._pretrainedLogits(this.#handle), rows * d.vocabSize, 1, d.vocabSize), [B, T, d.vocabSize]);
       if (options.hiddenStates) {
         const at = module._pretrainedHiddenStates(this.#handle);
-        result.hiddenStates = Array.from({ length: d.numLayers + 1 }, (_, l) => makeTensor(scope.read(at + 4 * l * rows * d.dModel, rows * d.dModel), [B, T, d.dModel]));
+        result.hiddenStates = Array.from({ length: d.numLayers + 1 }, (_, l) => makeTensor(read(at + 4 * l * rows * d.dModel, rows * d.dModel, 1, d.dModel), [B, T, d.dModel]));
       }
       if (options.queriesAndKeys !== undefined) {
         const hd = d.dModel / d.numHeads;
-        result.queries = headsFirst(scope.read(module._pretrainedQueries(this.#handle), rows * d.dModel), B, T, d.numHeads, hd);
-        result.keys = headsFirst(scope.read(module._pretrainedKeys(this.#handle), rows * d.numKvHeads * hd), B, T, d.numKvHeads, hd);
+        result.queries = headsFirst(read(module._pretrainedQueries(this.#handle), rows * d.dModel, 1, d.dModel), B, T, d.numHeads, hd);
+        result.keys = headsFirst(read(module._pretrainedKeys(this.#handle), rows * d.numKvHeads * hd, 1, d.numKvHeads * hd), B, T, d.numKvHeads, hd);
       }
       if (options.attentions) {
         const at = module._pretrainedAttentions(this.#handle);
         const size = B * d.numHeads * T * T;
-        result.attentions = Array.from({ length: d.numLayers }, (_, l) => makeTensor(scope.read(at + 4 * l * size, size), [B, d.numHeads, T, T]));
+        result.attentions = Array.from({ length: d.numLayers }, (_, l) => {
+          // [B, H, T(query), T(key)]: the query axis, then the key axis.
+          const data = read(at + 4 * l * size, size, d.numHeads, T);
+          return makeTensor(batch.pads ? unpadLeft(data, B, d.numHeads * T, T, 1, batch.pads) : data, [B, d.numHeads, T, T]);
+        });
       }
       return result;
     } finally {
@@ -341,13 +371,27 @@ export class PretrainedModel {
     const d = this.descriptor;
     const B = sequences.length;
     const lengths = new Int32Array(B);
+    // Left padding (0s then 1s): the sequence is moved to the front (forward rotates the
+    // outputs back), so its tokens get the positions they would have alone.
+    let pads = null;
     sequences.forEach((s, b) => {
       let n = s.length;
       if (masks) {
         const m = masks[b] ?? [];
         if (m.length !== s.length) throw rangeError(fn, `attentionMask[${b}] has ${m.length} entries but inputIds[${b}] has ${s.length}`);
-        n = m.indexOf(0) < 0 ? m.length : m.indexOf(0);
-        if (m.slice(n).some((v) => v !== 0)) throw rangeError(fn, `attentionMask[${b}] must be 1s then 0s (right padding); left padding is not supported`);
+        if (m.some((v) => v !== 0 && v !== 1)) throw rangeError(fn, `attentionMask[${b}] must hold only 0s and 1s`);
+        const lead = m.indexOf(1);
+        n = m.indexOf(0, Math.max(lead, 0));
+        if (n < 0) n = m.length;
+        if (lead > 0 && n === m.length) {
+          pads ??= new Int32Array(B);
+          pads[b] = lead;
+          sequences[b] = s.slice(lead).concat(s.slice(0, lead));
+          if (typeRows?.[b]) typeRows[b] = typeRows[b].slice(lead).concat(typeRows[b].slice(0, lead));
+          n = m.length - lead;
+        } else if (lead > 0 || m.slice(n).some((v) => v !== 0)) {
+          throw rangeError(fn, `attentionMask[${b}] must be 1s then 0s (right padding) or 0s then 1s (left padding), got [${m.join(', ')}]`);
+        }
       }
       if (n < 1) throw rangeError(fn, `sequence ${b} is empty`);
       lengths[b] = n;
@@ -373,6 +417,6 @@ export class PretrainedModel {
       }
     }
     const idRows = sequences.map((s, b) => s.slice(0, lengths[b]));
-    return { B, T, ids, positions, types, lengths, tokens, idRows };
+    return { B, T, ids, positions, types, lengths, tokens, idRows, pads };
   }
 }
