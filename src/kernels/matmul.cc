@@ -251,8 +251,8 @@ void MultiplyPanelsSpread(const float* a, int a_stride, int rows, int inner, con
       MultiplyPanelsRows<kRows>(a_task, a_stride, task_rows, inner, panels_task, bias_task, width,
                                 out_task, out_stride);
     } else {
-      MultiplyWidenedRows<kRows>(a_task, a_stride, task_rows, inner, panels_task, bias_task,
-                                 width, out_task, out_stride);
+      MultiplyWidenedRows<kRows>(a_task, a_stride, task_rows, inner, panels_task, bias_task, width,
+                                 out_task, out_stride);
     }
   };
   const uint64_t work = 2ull * rows * inner * cols;
@@ -345,9 +345,8 @@ void MultiplyPanelsImpl(const float* a, int a_stride, int rows, int inner, const
   MultiplyPanelsOf(a, a_stride, rows, inner, panels, bias, cols, out, out_stride);
 }
 
-void MultiplyBf16PanelsImpl(const float* a, int a_stride, int rows, int inner,
-                            const Bf16* panels, const float* bias, int cols, float* out,
-                            int out_stride) {
+void MultiplyBf16PanelsImpl(const float* a, int a_stride, int rows, int inner, const Bf16* panels,
+                            const float* bias, int cols, float* out, int out_stride) {
   MultiplyPanelsOf(a, a_stride, rows, inner, panels, bias, cols, out, out_stride);
 }
 

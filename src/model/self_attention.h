@@ -18,10 +18,10 @@
 namespace attn {
 
 struct AttentionWeights {
-  Panels wq;  // panels of [d, d]
-  Panels wk;  // panels of [d, kv]
-  Panels wv;  // panels of [d, kv]
-  Panels wo;  // panels of [d, d]
+  Panels wq;                  // panels of [d, d]
+  Panels wk;                  // panels of [d, kv]
+  Panels wv;                  // panels of [d, kv]
+  Panels wo;                  // panels of [d, d]
   const float* bq = nullptr;  // [d] or null
   const float* bk = nullptr;  // [kv] or null
   const float* bv = nullptr;  // [kv] or null

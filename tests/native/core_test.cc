@@ -488,7 +488,8 @@ void Bf16PanelsMatchFloat32(std::mt19937& rng) {
         std::vector<uint16_t> t16(raw.size());
         if (transposed) {
           for (int p = 0; p < inner; ++p)
-            for (int c = 0; c < cols; ++c) t16[static_cast<size_t>(c) * inner + p] = b16[static_cast<size_t>(p) * cols + c];
+            for (int c = 0; c < cols; ++c)
+              t16[static_cast<size_t>(c) * inner + p] = b16[static_cast<size_t>(p) * cols + c];
         }
         std::vector<uint16_t> p16(attn::PanelFloats(inner, cols));
         std::vector<float> p32(attn::PanelFloats(inner, cols));
@@ -501,15 +502,18 @@ void Bf16PanelsMatchFloat32(std::mt19937& rng) {
         std::vector<float> out16(static_cast<size_t>(rows) * cols), out32(out16.size());
         attn::Panels half;
         half.bf16 = p16.data();
-        attn::MultiplyPanels(a.data(), inner, rows, inner, half, bias.data(), cols, out16.data(), cols);
-        attn::MultiplyPanels(a.data(), inner, rows, inner, p32.data(), bias.data(), cols, out32.data(), cols);
+        attn::MultiplyPanels(a.data(), inner, rows, inner, half, bias.data(), cols, out16.data(),
+                             cols);
+        attn::MultiplyPanels(a.data(), inner, rows, inner, p32.data(), bias.data(), cols,
+                             out32.data(), cols);
         Expect(std::memcmp(out16.data(), out32.data(), sizeof(float) * out16.size()) == 0,
                "bf16 panels = float32 panels (bits)", rows, inner, cols);
         for (int i = 0; i < rows; ++i) {
           for (int j = 0; j < cols; ++j) {
             double s = bias[j], mag = std::fabs(bias[j]);
             for (int p = 0; p < inner; ++p) {
-              const double term = double(a[static_cast<size_t>(i) * inner + p]) * b32[static_cast<size_t>(p) * cols + j];
+              const double term = double(a[static_cast<size_t>(i) * inner + p]) *
+                                  b32[static_cast<size_t>(p) * cols + j];
               s += term, mag += std::fabs(term);
             }
             Expect(std::fabs(out16[static_cast<size_t>(i) * cols + j] - s) <= 1e-6 * mag + 1e-7,
