@@ -23,41 +23,54 @@ bool PretrainedModel::Allocate() {
   return true;
 }
 
+namespace {
+
+// A [rows, cols] matrix entry packed as panels from src (row stride src_stride; transposed:
+// src is [cols, rows]), float32 or bfloat16 alike.
+template <typename T>
+void PackMatrix(const WeightEntry& e, const T* src, int src_stride, bool transposed, T* panels) {
+  if (transposed) {
+    PackTransposedPanels(src, src_stride, e.cols, e.rows, panels);
+  } else {
+    PackColumnPanels(src, src_stride, e.rows, e.cols, panels);
+  }
+}
+
+// One row of a vector or table entry, widened to float32.
+void CopyRow(const float* src, int cols, float* out) {
+  std::memcpy(out, src, sizeof(float) * cols);
+}
+void CopyRow(const Bf16* src, int cols, float* out) {
+  for (int c = 0; c < cols; ++c) {
+    const uint32_t bits = static_cast<uint32_t>(src[c]) << 16;
+    std::memcpy(out + c, &bits, sizeof(float));
+  }
+}
+
+template <typename T>
+void FillEntry(const WeightEntry& e, const T* src, int src_stride, bool transposed, float* dst) {
+  if (e.matrix) {
+    PackMatrix(e, src, src_stride, transposed, reinterpret_cast<T*>(dst));
+    return;
+  }
+  for (int r = 0; r < e.rows; ++r) {
+    CopyRow(src + static_cast<size_t>(r) * src_stride, e.cols,
+            dst + static_cast<size_t>(r) * e.cols);
+  }
+}
+
+}  // namespace
+
 Status PretrainedModel::SetWeight(int index, const void* source, bool src_bf16, int src_stride,
                                   bool transposed) {
   if (index < 0 || index >= weight_count()) return Status::kBadArgument;
   const WeightEntry& e = table_[index];
-  float* dst = params_.data() + e.offset;
   if (e.matrix && e.bf16 != src_bf16) return Status::kBadArgument;
+  float* dst = params_.data() + e.offset;
   if (src_bf16) {
-    const Bf16* src = static_cast<const Bf16*>(source);
-    Bf16* panels = reinterpret_cast<Bf16*>(dst);
-    if (e.matrix && transposed) {
-      PackTransposedPanels(src, src_stride, e.cols, e.rows, panels);  // src: [cols, rows]
-    } else if (e.matrix) {
-      PackColumnPanels(src, src_stride, e.rows, e.cols, panels);
-    } else {
-      for (int r = 0; r < e.rows; ++r) {
-        const Bf16* row = src + static_cast<size_t>(r) * src_stride;
-        float* out = dst + static_cast<size_t>(r) * e.cols;
-        for (int c = 0; c < e.cols; ++c) {
-          const uint32_t bits = static_cast<uint32_t>(row[c]) << 16;
-          std::memcpy(out + c, &bits, sizeof(float));
-        }
-      }
-    }
-    return Status::kOk;
-  }
-  const float* src = static_cast<const float*>(source);
-  if (e.matrix && transposed) {
-    PackTransposedPanels(src, src_stride, e.cols, e.rows, dst);  // src: [cols, rows]
-  } else if (e.matrix) {
-    PackColumnPanels(src, src_stride, e.rows, e.cols, dst);
+    FillEntry(e, static_cast<const Bf16*>(source), src_stride, transposed, dst);
   } else {
-    for (int r = 0; r < e.rows; ++r) {
-      std::memcpy(dst + static_cast<size_t>(r) * e.cols, src + static_cast<size_t>(r) * src_stride,
-                  sizeof(float) * e.cols);
-    }
+    FillEntry(e, static_cast<const float*>(source), src_stride, transposed, dst);
   }
   return Status::kOk;
 }
