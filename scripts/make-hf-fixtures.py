@@ -388,7 +388,7 @@ def llama_inv_freq(theta, hd, scaling):
     return torch.where(medium, smoothed, scaled)
 
 
-def make_llama(name="tiny-llama", sliding_window=None, seed=24, rope_scaling=None):
+def make_llama(name="tiny-llama", sliding_window=None, seed=24, rope_scaling=None, dtype="F32"):
     gen = torch.Generator().manual_seed(seed)
     tokenizer, encode, vocab = sentencepiece_bpe_tokenizer(CORPUS, 60)
     V, d, L, H, KV, f, eps, theta = len(vocab), 32, 2, 4, 2, 48, 1e-6, 10000.0
@@ -418,7 +418,9 @@ def make_llama(name="tiny-llama", sliding_window=None, seed=24, rope_scaling=Non
         w[p + "post_attention_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
     w["model.norm.weight"] = 1 + rand(gen, d, std=0.1)
     w["lm_head.weight"] = rand(gen, V, d)
-    W = {k: stored(v, "F32") for k, v in w.items()}
+    if dtype == "BF16":  # as bfloat16 checkpoints are saved (torch's own rounding)
+        cfg["torch_dtype"] = "bfloat16"
+    W = {k: stored(v, dtype) for k, v in w.items()}
     inv_freq = llama_inv_freq(theta, hd, rope_scaling)
 
     def forward(ids, lengths, inv_freq=inv_freq):
@@ -475,7 +477,7 @@ def make_llama(name="tiny-llama", sliding_window=None, seed=24, rope_scaling=Non
         with torch.no_grad():
             logits = forward(ids, [len(ids[0])], llama_inv_freq(theta, hd, linear))["logits"]
         extra["linear"] = {"rope_scaling": linear, "text": TEXTS[0], "logits": {"shape": list(logits.shape), "data": flat(logits)}}
-    write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=cfg["eos_token_id"], extra=extra)
+    write_fixture(name, cfg, tokenizer, w, dtype, encode, forward, pad_id=cfg["eos_token_id"], extra=extra)
 
 
 def write_json(path, value):
@@ -731,6 +733,9 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["tiny-llama-rope-scaling"]:  # only the rope_scaling fixture (later still)
         make_llama("tiny-llama-rope-scaling", seed=37, rope_scaling=LLAMA3_SCALING)
         sys.exit(0)
+    if sys.argv[1:] == ["tiny-llama-bf16"]:  # only the bfloat16 Llama (added later still)
+        make_llama("tiny-llama-bf16", seed=41, dtype="BF16")
+        sys.exit(0)
     torch.manual_seed(0)
     make_gpt2()
     make_bert()
@@ -739,3 +744,4 @@ if __name__ == "__main__":
     make_roberta()
     make_llama("tiny-mistral", sliding_window=3, seed=31)
     make_llama("tiny-llama-rope-scaling", seed=37, rope_scaling=LLAMA3_SCALING)
+    make_llama("tiny-llama-bf16", seed=41, dtype="BF16")

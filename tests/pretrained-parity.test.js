@@ -6,7 +6,8 @@
 // untied LM head, a SentencePiece-style BPE tokenizer with byte fallback) and RoBERTa
 // (positions counted from padding_idx + 1, a three-label classifier, <s> … </s>) and Mistral
 // (Llama's layers with sliding_window 3: each query sees itself and the 2 keys before) and
-// Llama with Llama 3.1's rope_scaling ('llama3'; 'linear' on the same weights). Logits, every
+// Llama with Llama 3.1's rope_scaling ('llama3'; 'linear' on the same weights) and a bfloat16
+// Llama (its matrices kept as bfloat16 panels). Logits, every
 // hidden state and every attention map match at rtol 1e-4, atol 1e-5, for one text and a
 // right-padded batch, through both kernels (step-by-step when attention maps are asked for,
 // fused otherwise); the tokenizers match reference tokenizers written in Python; the loader
@@ -21,7 +22,7 @@ import { writeSafetensors, readSafetensors, fixtureFiles, toBf16Bits } from './h
 
 const attn = await init({ simd: 'baseline' });
 const root = fileURLToPath(new URL('./fixtures/hf/', import.meta.url));
-const FIXTURES = ['tiny-gpt2', 'tiny-bert', 'tiny-distilbert-f16', 'tiny-llama', 'tiny-roberta', 'tiny-mistral', 'tiny-llama-rope-scaling'];
+const FIXTURES = ['tiny-gpt2', 'tiny-bert', 'tiny-distilbert-f16', 'tiny-llama', 'tiny-roberta', 'tiny-mistral', 'tiny-llama-rope-scaling', 'tiny-llama-bf16'];
 const reference = (name) => JSON.parse(readFileSync(`${root}${name}/reference.json`, 'utf8'));
 const tol = { rtol: 1e-4, atol: 1e-5 };
 
@@ -46,6 +47,8 @@ for (const name of FIXTURES) {
     const ref = reference(name);
     const model = await attn.loadModel(`${root}${name}`);
     const windowed = JSON.parse(readFileSync(`${root}${name}/config.json`, 'utf8')).sliding_window > 0;
+    // tiny-llama-bf16 is a BF16 checkpoint written with torch's rounding: its matrices stay bfloat16.
+    assert.equal(model.matrixDtype, name.endsWith('-bf16') ? 'bfloat16' : 'float32');
     try {
       for (const c of ref.cases) {
         const input = c.texts.length === 1 ? c.texts[0] : c.texts;
