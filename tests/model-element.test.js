@@ -1,5 +1,5 @@
 // <attention-model> in headless Chromium on the tiny Hugging Face fixtures (GPT-2, BERT with
-// a [MASK], Llama in the neuron view, a DistilBERT classifier): the views are drawn, every
+// a [MASK], a bfloat16 Llama in the neuron view, a DistilBERT classifier): the views are drawn, every
 // map equals what the public API computes for the same text, attention rows sum to 1, the
 // next-token and label probabilities are the softmax of the API's logits, the keyboard
 // reaches every control, axe finds nothing serious, and nothing overflows at 390 px.
@@ -59,6 +59,8 @@ test('the three views are drawn; each map equals the API, rows sum to 1; the hea
         vocab: model.descriptor.vocabSize,
         heads: model.descriptor.numHeads,
         layers: model.descriptor.numLayers,
+        status: root.querySelector('.status')?.textContent ?? '',
+        matrixDtype: model.matrixDtype,
       };
       model.dispose();
     }
@@ -73,6 +75,11 @@ test('the three views are drawn; each map equals the API, rows sum to 1; the hea
   assert.deepEqual(report.gpt2.tokens.slice(0, 3), ['The', '␣', 'c'], 'tokens are labelled with the text they cover');
   assert.equal(report.bert.thumbs, report.bert.layers * report.bert.heads, 'bert: the model view has layers × heads maps');
   assert.equal(report.llama.neuronRows, report.llama.tokens.length, 'llama: the neuron view has a row per key');
+  // The Llama on this page is the BF16 fixture: its matrices stay bfloat16 (the relaxed build's
+  // widening kernels drew the maps above) and the element says so.
+  assert.equal(report.llama.matrixDtype, 'bfloat16');
+  assert.match(report.llama.status, /MiB \(bfloat16 matrices\)$/);
+  assert.doesNotMatch(report.gpt2.status, /bfloat16/);
   // GPT-2's next token: the 8 bars are the 8 largest of softmax(last logits), 3 decimals.
   const V = report.gpt2.vocab;
   const last = report.gpt2.logits.slice((T - 1) * V);

@@ -20,7 +20,9 @@ import { init } from 'attention-wasm';
 import { assertClose } from './helpers/assert.js';
 import { writeSafetensors, readSafetensors, fixtureFiles, toBf16Bits } from './helpers/safetensors.js';
 
-const attn = await init({ simd: 'baseline' });
+// init() picks the build: baseline in plain Node, relaxed under --experimental-wasm-relaxed-simd
+// (tests/variants.test.js runs this file that way too).
+const attn = await init();
 const root = fileURLToPath(new URL('./fixtures/hf/', import.meta.url));
 const FIXTURES = ['tiny-gpt2', 'tiny-bert', 'tiny-distilbert-f16', 'tiny-llama', 'tiny-roberta', 'tiny-mistral', 'tiny-llama-rope-scaling', 'tiny-llama-bf16'];
 const reference = (name) => JSON.parse(readFileSync(`${root}${name}/reference.json`, 'utf8'));

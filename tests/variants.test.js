@@ -100,7 +100,7 @@ test('the relaxed build agrees with the baseline to float32 rounding, not bit fo
 });
 
 test('the numeric suites pass on the relaxed build (float64 references, closed forms, properties)', { timeout: 300_000 }, () => {
-  const files = ['attention-closed-forms', 'attention-masks', 'attention-sweep', 'attention-properties', 'block', 'matmul', 'multi-head', 'positional']
+  const files = ['attention-closed-forms', 'attention-masks', 'attention-sweep', 'attention-properties', 'block', 'matmul', 'multi-head', 'positional', 'pretrained-parity']
     .map((name) => `tests/${name}.test.js`);
   // Throws (and shows the failures) if any test fails.
   const build = nodeEval("import { init } from 'attention-wasm'; process.stdout.write((await init()).info.build);", { relaxed: true });

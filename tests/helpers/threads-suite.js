@@ -36,6 +36,9 @@ export function threadsSuite(attn, seed = 3) {
       ['three heads (rows), key lengths', attn.attention(q3, k3, v3, { keyLengths: [250, 17, 130] }).output.data],
       ['eight heads (whole heads per thread)', attn.attention(q8, k8, v8).output.data],
       ['matmul 301x200x150', attn.matmul(t([301, 200]), t([200, 150])).data],
+      // Fewer rows than a tile: matrix-vector products, their panels shared among the threads.
+      ['matmul 1x768x3000', attn.matmul(t([1, 768]), t([768, 3000])).data],
+      ['matmul 3x700x1001', attn.matmul(t([3, 700]), t([700, 1001])).data],
       ['MultiHeadAttention forward', mha.forward(x, x, x, { causal: true }).output.data],
       ['encoder layer forward', layer.forward(x).data],
       ['TinyTransformer: five train steps, losses', losses],

@@ -272,7 +272,7 @@ export class AttentionModel extends HTMLElement {
     const m = this.#model;
     const name = document.createElement('span');
     name.className = 'status';
-    name.textContent = `${m.config._name_or_path ?? m.modelType} · ${m.descriptor.numLayers} layers × ${m.descriptor.numHeads} heads · ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB`;
+    name.textContent = `${m.config._name_or_path ?? m.modelType} · ${m.descriptor.numLayers} layers × ${m.descriptor.numHeads} heads · ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
     row.append(input, name);
     return row;
   }
