@@ -74,7 +74,7 @@ double ParameterFloats(uintptr_t ints, float norm_eps, double rotary_base) {
 }
 
 // The weight table of a checked descriptor without allocating its parameters: returns the
-// entry count, and writes [kind, layer, rows, cols] per entry at `table` unless it is 0.
+// entry count, and writes [kind, layer, rows, cols, matrix] per entry at `table` unless it is 0.
 int TableOf(uintptr_t ints, float norm_eps, double rotary_base, uintptr_t table) {
   const attn::ModelDescriptor m = DescriptorOf(Ptr<int32_t>(ints), norm_eps, rotary_base);
   if (attn::CheckDescriptor(m) != attn::Status::kOk) return -1;
@@ -87,6 +87,7 @@ int TableOf(uintptr_t ints, float norm_eps, double rotary_base, uintptr_t table)
     *out++ = e.layer;
     *out++ = e.rows;
     *out++ = e.cols;
+    *out++ = e.matrix ? 1 : 0;
   });
   return count;
 }

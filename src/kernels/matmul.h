@@ -47,14 +47,14 @@ void PackColumnPanels(const Bf16* b, int b_stride, int inner, int cols, Bf16* pa
 //   panels: [PanelCount(seq_k), head_dim, 8]
 void PackTransposedPanels(const float* k, int k_stride, int seq_k, int head_dim, float* panels);
 
+// The same for bfloat16 weights (packed as they are).
+void PackTransposedPanels(const Bf16* k, int k_stride, int seq_k, int head_dim, Bf16* panels);
+
 // out = a·B + bias, with B given as panels.
 //   a: [rows, inner] (row stride a_stride)   bias: [cols] or null
 //   out: [rows, cols] (row stride out_stride)
 void MultiplyPanels(const float* a, int a_stride, int rows, int inner, const float* panels,
                     const float* bias, int cols, float* out, int out_stride);
-
-// The same for bfloat16 weights (packed as they are).
-void PackTransposedPanels(const Bf16* k, int k_stride, int seq_k, int head_dim, Bf16* panels);
 
 // out = a·B + bias with B's panels in either precision (see Panels).
 void MultiplyPanels(const float* a, int a_stride, int rows, int inner, Panels panels,

@@ -18,14 +18,17 @@ export function packDescriptor(d) {
   return { ints, eps: d.normEps, base: d.rotaryBase ?? 10000 };
 }
 
-/** Weight table entries: [{ index, kind, layer, rows, cols }], without allocating the model. */
+/** Weight table entries: [{ index, kind, layer, rows, cols, matrix }] (matrix: stored as panels), without allocating the model. */
 export function weightTable(module, scope, packed) {
   const ints = scope.ints(packed.ints);
   const count = module._pretrainedTableOf(ints, packed.eps, packed.base, 0);
-  const table = scope.alloc(4 * Math.max(1, count));
+  const table = scope.alloc(4 * 5 * Math.max(1, count));
   module._pretrainedTableOf(ints, packed.eps, packed.base, table);
-  const raw = module.HEAP32.slice(table >> 2, (table >> 2) + 4 * count);
-  return Array.from({ length: count }, (_, index) => ({ index, kind: raw[4 * index], layer: raw[4 * index + 1], rows: raw[4 * index + 2], cols: raw[4 * index + 3] }));
+  const raw = module.HEAP32.slice(table >> 2, (table >> 2) + 5 * count);
+  return Array.from({ length: count }, (_, index) => {
+    const [kind, layer, rows, cols, matrix] = raw.subarray(5 * index, 5 * index + 5);
+    return { index, kind, layer, rows, cols, matrix: matrix === 1 };
+  });
 }
 
 /** Parameters of a descriptor's matrices (before panel padding), in float64. */
@@ -43,8 +46,7 @@ export function parameterBytes(d, bf16) {
 /** Parameters of a descriptor (before panel padding), in float64: for messages about sizes. */
 export function parameterCount(d) {
   const kv = (d.dModel / d.numHeads) * d.numKvHeads;
-  const layer = d.dModel * (2 * d.dModel + 2 * kv) + (d.gatedFfn ? 3 : 2) * d.dModel * d.dFF + (d.attentionBias ? 2 * d.dModel + 2 * kv : 0)
-    + (d.mlpBias ? d.dFF + d.dModel : 0) + 4 * d.dModel;
-  const lm = d.lmHead ? d.dModel * d.vocabSize + (d.lmTransform ? d.dModel * d.dModel + 3 * d.dModel : 0) + (d.lmBias ? d.vocabSize : 0) : 0;
-  return (d.vocabSize + d.maxPositions + d.typeVocabSize) * d.dModel + d.numLayers * layer + lm + 4 * d.dModel;
+  const layerVectors = (d.attentionBias ? 2 * d.dModel + 2 * kv : 0) + (d.mlpBias ? d.dFF + d.dModel : 0) + 4 * d.dModel;
+  const lmVectors = d.lmHead ? (d.lmTransform ? 3 * d.dModel : 0) + (d.lmBias ? d.vocabSize : 0) : 0;
+  return matrixParameterCount(d) + (d.vocabSize + d.maxPositions + d.typeVocabSize) * d.dModel + d.numLayers * layerVectors + lmVectors + 4 * d.dModel;
 }

@@ -24,10 +24,6 @@ export { loadClassifier, trainClassifier } from '../text/text_classifier.js';
 
 const FN = 'loadModel';
 const KIND_NAMES = Object.fromEntries(Object.entries(KIND).map(([name, kind]) => [kind, name]));
-// The entries stored as panels (src/model/weights-inl.h): bfloat16 panels when every one of
-// them comes from a BF16 tensor.
-const MATRIX_KINDS = new Set([KIND.query, KIND.key, KIND.value, KIND.attentionOut, KIND.up, KIND.down, KIND.gate, KIND.lmTransform, KIND.lmDecoder]);
-const BF16_MATRICES = 4096;  // the descriptor flag (descriptor.js)
 const DTYPES = ['auto', 'float32'];
 
 function checkOptions(options) {
@@ -115,13 +111,13 @@ export async function loadModel(module, source, options) {
   // 3. The plan, checked before anything is allocated. The matrices stay bfloat16 when every
   //    one of them is BF16 in the checkpoint (tried first when any tensor is; the table's
   //    entries are the same either way).
-  const packed = packDescriptor(arch.descriptor);
   let bf16 = dtype === 'auto' && [...tensors.values()].some((t) => t.dtype === 'BF16');
+  let packed;
   const scope = new HeapScope(module, FN);
   let plan, parameterBytes;
   try {
     const check = () => {
-      packed.ints[8] = bf16 ? packed.ints[8] | BF16_MATRICES : packed.ints[8] & ~BF16_MATRICES;
+      packed = packDescriptor({ ...arch.descriptor, bf16Matrices: bf16 });
       const status = module._pretrainedCheck(scope.ints(packed.ints), packed.eps, packed.base);
       if (status === 7) {
         throw rangeError(FN, `the ${arch.modelType} weights need ${formatBytes(descriptorBytes(arch.descriptor, bf16))} of wasm memory ${bf16 ? 'with bfloat16 matrices' : 'as float32'}; the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`);
@@ -130,7 +126,7 @@ export async function loadModel(module, source, options) {
     };
     check();
     plan = weightTable(module, scope, packed).map((entry) => ({ entry, ...resolve(arch, tensors, prefix, entry) }));
-    if (bf16 && plan.some((p) => MATRIX_KINDS.has(p.entry.kind) && p.tensor.dtype !== 'BF16')) {
+    if (bf16 && plan.some((p) => p.entry.matrix && p.tensor.dtype !== 'BF16')) {
       bf16 = false;
       check();
     }
