@@ -343,6 +343,10 @@ export class AttentionModel extends HTMLElement {
       const weights = r.maps[layer].subarray((h * r.T + i) * r.T, (h * r.T + i + 1) * r.T);
       const wrap = document.createElement('div');
       wrap.className = 'scroll';
+      // A narrow page scrolls the table sideways: the region takes focus so keys can scroll it.
+      wrap.tabIndex = 0;
+      wrap.setAttribute('role', 'region');
+      wrap.setAttribute('aria-label', 'how the query builds each score');
       wrap.append(neuronTable(q, keys, weights, r.labels, r.labels[i], (j) => !d.causal || j <= i));
       return wrap;
     }
