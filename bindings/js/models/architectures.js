@@ -27,9 +27,20 @@ function headOf(config) {
   return 'base';
 }
 
-function int(fn, config, key, fallback) {
+// A size from config.json: an integer in [min, 2^31) (min 1 unless a zero means something).
+function int(fn, config, key, fallback, min = 1) {
   const value = config[key] ?? fallback;
-  if (!Number.isSafeInteger(value) || value < 0 || value > 0x7fffffff) throw rangeError(fn, `config.json: ${key} must be an integer in [0, 2^31), got ${JSON.stringify(value)}`);
+  if (!Number.isSafeInteger(value) || value < min || value > 0x7fffffff) throw rangeError(fn, `config.json: ${key} must be an integer in [${min}, 2^31), got ${JSON.stringify(value)}`);
+  return value;
+}
+
+// A positive float from config.json that float32 holds as a normal number (the core computes
+// in float32: 1e-300 would become 0, 1e39 infinity): in [2^-126, 3.4e38].
+function positiveFloat(fn, config, key, fallback) {
+  const value = config[key] ?? fallback;
+  if (typeof value !== 'number' || !(value >= 2 ** -126 && value <= 3.4e38)) {
+    throw rangeError(fn, `config.json: ${key} must be a positive number float32 holds (in [1.2e-38, 3.4e38]), got ${JSON.stringify(value)}`);
+  }
   return value;
 }
 
@@ -66,7 +77,7 @@ const ARCHITECTURES = {
       vocabSize: int(fn, c, 'vocab_size'), maxPositions: int(fn, c, 'max_position_embeddings'), typeVocabSize: int(fn, c, 'type_vocab_size', 2),
       dModel: d, numHeads: int(fn, c, 'num_attention_heads'), numKvHeads: int(fn, c, 'num_attention_heads'),
       numLayers: int(fn, c, 'num_hidden_layers'), dFF: int(fn, c, 'intermediate_size'), activation: activation(fn, c, 'hidden_act', 'gelu'),
-      contextLength: int(fn, c, 'max_position_embeddings'), normEps: c.layer_norm_eps ?? 1e-12, preNorm: false, embeddingNorm: true, finalNorm: false, causal: false,
+      contextLength: int(fn, c, 'max_position_embeddings'), normEps: positiveFloat(fn, c, 'layer_norm_eps', 1e-12), preNorm: false, embeddingNorm: true, finalNorm: false, causal: false,
       attentionBias: true, mlpBias: true, lmHead: head === 'masked-lm', lmTransform: true, lmBias: true,
       lmActivation: activation(fn, c, 'hidden_act', 'gelu'),
     };
@@ -160,7 +171,7 @@ const ARCHITECTURES = {
       vocabSize: int(fn, c, 'vocab_size'), maxPositions: int(fn, c, 'n_positions'), typeVocabSize: 0, dModel: d,
       numHeads: int(fn, c, 'n_head'), numKvHeads: int(fn, c, 'n_head'), numLayers: int(fn, c, 'n_layer'),
       dFF: int(fn, c, 'n_inner', 4 * d), activation: activation(fn, c, 'activation_function', 'gelu_new'),
-      normEps: c.layer_norm_epsilon ?? 1e-5, contextLength: int(fn, c, 'n_positions'), preNorm: true, embeddingNorm: false, finalNorm: true, causal: true,
+      normEps: positiveFloat(fn, c, 'layer_norm_epsilon', 1e-5), contextLength: int(fn, c, 'n_positions'), preNorm: true, embeddingNorm: false, finalNorm: true, causal: true,
       attentionBias: true, mlpBias: true, lmHead: head === 'causal-lm', lmTransform: false, lmBias: false, lmActivation: 'gelu',
     };
     const h = (l, rest) => `h.${l}.${rest}`;
@@ -249,8 +260,8 @@ ARCHITECTURES.llama = function llama(fn, c, head) {
   const descriptor = {
     vocabSize: int(fn, c, 'vocab_size'), maxPositions: 0, typeVocabSize: 0, dModel: d, numHeads: heads,
     numKvHeads: int(fn, c, 'num_key_value_heads', heads), numLayers: int(fn, c, 'num_hidden_layers'), dFF: int(fn, c, 'intermediate_size'),
-    activation: ffnAct, gatedFfn: true, norm: 'rms', normEps: c.rms_norm_eps ?? 1e-6, contextLength: int(fn, c, 'max_position_embeddings', 2048),
-    rotaryDim: d / heads, rotaryBase: c.rope_theta ?? 10000, rotaryInterleaved: false, ropeScaling: ropeScalingOf(fn, c.rope_scaling),
+    activation: ffnAct, gatedFfn: true, norm: 'rms', normEps: positiveFloat(fn, c, 'rms_norm_eps', 1e-6), contextLength: int(fn, c, 'max_position_embeddings', 2048),
+    rotaryDim: d / heads, rotaryBase: positiveFloat(fn, c, 'rope_theta', 10000), rotaryInterleaved: false, ropeScaling: ropeScalingOf(fn, c.rope_scaling),
     preNorm: true, embeddingNorm: false, finalNorm: true, causal: true, attentionBias: c.attention_bias === true, mlpBias: c.mlp_bias === true,
     lmHead: head === 'causal-lm', lmTransform: false, lmBias: false, lmActivation: 'gelu',
   };
@@ -315,6 +326,7 @@ export function architectureOf(fn, config, headOption) {
   if (head === 'causal-lm' && !decoder) throw rangeError(fn, `a ${modelType} checkpoint has no causal-LM head`);
   if (head === 'masked-lm' && decoder) throw rangeError(fn, `a ${modelType} checkpoint has no masked-LM head`);
   const { descriptor, names, classifier } = ARCHITECTURES[modelType](fn, config, head);
+  if (descriptor.contextLength < 1) throw rangeError(fn, `config.json: max_position_embeddings ${config.max_position_embeddings} leaves no position for a token (pad_token_id ${config.pad_token_id} takes the first ${config.pad_token_id + 1})`);
   if (!(descriptor.normEps > 0)) throw rangeError(fn, `config.json: the layer norm eps must be positive, got ${descriptor.normEps}`);
   return { modelType, head, descriptor: Object.freeze(descriptor), names, classifier, untied: config.tie_word_embeddings === false, labels: head === 'sequence-classification' ? labelsOf(config) : null };
 }

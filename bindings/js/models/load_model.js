@@ -9,6 +9,7 @@
 //      checkpoint as they are (bfloat16 panels, half the bytes; the kernels widen them
 //      exactly), everything else converted to float32
 import { typeError, rangeError, describe } from '../errors.js';
+import { checkKeys } from '../checks.js';
 import { HeapScope, views } from '../heap.js';
 import { formatBytes, heapMaxBytes } from '../memory.js';
 import { architectureOf, KIND } from './architectures.js';
@@ -26,16 +27,23 @@ const FN = 'loadModel';
 const KIND_NAMES = Object.fromEntries(Object.entries(KIND).map(([name, kind]) => [kind, name]));
 const DTYPES = ['auto', 'float32'];
 
+const OPTIONS = ['head', 'onProgress', 'fetchOptions', 'cache', 'dtype', 'signal'];
+
+// Each option read once (a getter runs once), checked, unknown keys refused.
 function checkOptions(options) {
   if (options === undefined) return { cache: true, dtype: 'auto' };
-  if (options === null || typeof options !== 'object') throw typeError(FN, `options must be an object, got ${describe(options)}`);
-  const { head, onProgress, fetchOptions, cache = true, dtype = 'auto' } = options;
+  checkKeys(FN, 'option', options, OPTIONS);
+  const { head, onProgress, fetchOptions, cache = true, dtype = 'auto', signal } = options;
   if (!DTYPES.includes(dtype)) throw typeError(FN, `options.dtype must be 'auto' or 'float32', got ${describe(dtype)}`);
   if (typeof cache !== 'boolean') throw typeError(FN, `options.cache must be a boolean, got ${describe(cache)}`);
   if (onProgress !== undefined && typeof onProgress !== 'function') throw typeError(FN, `options.onProgress must be a function, got ${describe(onProgress)}`);
   if (head !== undefined && typeof head !== 'string') throw typeError(FN, `options.head must be a string, got ${describe(head)}`);
-  return { head, onProgress, fetchOptions, cache, dtype };
+  if (fetchOptions !== undefined && (fetchOptions === null || typeof fetchOptions !== 'object')) throw typeError(FN, `options.fetchOptions must be an object (fetch's RequestInit), got ${describe(fetchOptions)}`);
+  if (signal !== undefined && !isAbortSignal(signal)) throw typeError(FN, `options.signal must be an AbortSignal, got ${describe(signal)}`);
+  return { head, onProgress, fetchOptions, cache, dtype, signal };
 }
+
+const isAbortSignal = (signal) => typeof AbortSignal === 'function' && signal instanceof AbortSignal;
 
 async function readJson(src, name, required) {
   if (!(await src.has(name))) {
@@ -94,13 +102,25 @@ function resolve(arch, tensors, prefix, entry) {
  * @param {object} [options] { head, onProgress, fetchOptions }
  */
 export async function loadModel(module, source, options) {
-  const { head, onProgress, fetchOptions, cache, dtype } = checkOptions(options);
-  const src = await sourceOf(FN, source, { onProgress, fetchOptions, cache });
+  const checked = checkOptions(options);
+  const src = await sourceOf(FN, source, checked);
+  try {
+    checked.signal?.throwIfAborted();
+    return await loadFrom(module, src, checked);
+  } finally {
+    // A refused or aborted load stops every download and keeps no partial cache copy; a
+    // complete one has nothing left to stop (a response only asked for its existence).
+    src.close();
+  }
+}
+
+async function loadFrom(module, src, { head, onProgress, dtype, signal }) {
   // 1. The architecture and the tokenizer.
   const config = await readJson(src, 'config.json', true);
   const arch = architectureOf(FN, config, head);
   const tokenizerJson = await readJson(src, 'tokenizer.json', false);
   const tokenizer = tokenizerJson === null ? null : await loadTokenizer(FN, tokenizerJson, (await readJson(src, 'tokenizer_config.json', false)) ?? {});
+  signal?.throwIfAborted();
   // 2. Every tensor's header entry.
   const weights = await openWeights(FN, src, readJson);
   const { tensors } = weights;
@@ -152,7 +172,7 @@ export async function loadModel(module, source, options) {
   if (handle <= 0) throw rangeError(FN, `out of wasm memory for the ${formatBytes(parameterBytes)} of weights`);
   const model = new PretrainedModel(module, handle, { arch, config, tokenizer, classifier: null, parameterBytes, matrixDtype: bf16 ? 'bfloat16' : 'float32' });
   try {
-    const head = await fillWeights(module, handle, weights, plan, classifier, largest, onProgress, bf16);
+    const head = await fillWeights(module, handle, weights, plan, classifier, largest, onProgress, bf16, signal);
     if (classifier) model._setClassifier(head);
   } catch (error) {
     model.dispose();
@@ -166,7 +186,7 @@ export async function loadModel(module, source, options) {
 // layers into JS. With bfloat16 matrices a BF16 tensor goes to wasm as it is (the runner
 // packs its matrices and widens its vectors); any other is converted to float32 here.
 // Returns the classifier's layers with their weights.
-async function fillWeights(module, handle, weights, plan, classifier, largest, onProgress, bf16) {
+async function fillWeights(module, handle, weights, plan, classifier, largest, onProgress, bf16, signal) {
   const entries = new Map();  // tensor name → plan entries it fills
   for (const p of plan) entries.set(p.name, [...(entries.get(p.name) ?? []), p]);
   const heads = new Map();  // tensor name → the classifier's float32 copy
@@ -176,6 +196,7 @@ async function fillWeights(module, handle, weights, plan, classifier, largest, o
   try {
     const scratch = scope.alloc(largest);
     await weights.forEach(new Set([...entries.keys(), ...heads.keys()]), (name, bytes) => {
+      signal?.throwIfAborted();
       const t = weights.tensors.get(name);
       const count = (t.end - t.begin) / DTYPE_BYTES[t.dtype];
       if (heads.has(name)) heads.set(name, toFloat32(bytes, t.dtype, new Float32Array(count)));

@@ -2,11 +2,14 @@
 // on text (through its tokenizer) or token ids, and returns what the views need: logits,
 // every layer's attention maps and hidden states, and the tokens with their character spans.
 import { typeError, rangeError, describe } from '../errors.js';
+import { checkKeys } from '../checks.js';
 import { HeapScope } from '../heap.js';
 import { tensor as makeTensor } from '../tensor.js';
 import { MemoryPlan, checkBudget } from '../memory.js';
 import { pickToken, seededRandom, nextTask } from './sampling.js';
 
+const FORWARD_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'queriesAndKeys'];
+const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'onToken', 'signal', 'useCache', 'stopAtEos', 'returnScores'];
 const STATUS = { 1: 'a dimension is negative', 2: 'a required buffer is missing', 4: 'a length is outside [1, T]', 6: 'a token id, position or type is out of range', 7: 'the batch is too large for the 2 GiB wasm heap', 8: 'out of wasm memory for the activations' };
 const finalizer = new FinalizationRegistry(({ module, handle }) => module._pretrainedDestroy(handle));
 
@@ -112,6 +115,7 @@ export class PretrainedModel {
     if (!this.descriptor.lmHead || !this.descriptor.causal) throw rangeError(fn, `this model's head is '${this.head}'; generate needs a causal-LM head (GPT-2, Llama)`);
     if (this.#generating) throw new Error(`${fn}: this model is already generating; await the first call (or stop it) before the next`);
     const prompted = this.#promptIds(fn, prompt);
+    this.#check('generate');  // the prompt's iterator is caller code
     const limit = this.descriptor.contextLength;
     if (prompted.length >= limit) throw rangeError(fn, `the prompt has ${prompted.length} tokens; this model sees at most ${limit}, leaving no room for a new one`);
     const ids = prompted.slice();
@@ -132,6 +136,7 @@ export class PretrainedModel {
           stopped = 'aborted';
           break;
         }
+        this.#check('generate');  // caller code ran (the signal, the last onToken)
         // 1. Logits of the last token: feed what the cache lacks (the prompt, then one token).
         const from = o.useCache ? fed : 0;
         const chunk = Int32Array.from(ids.slice(from));
@@ -192,6 +197,7 @@ export class PretrainedModel {
 
   #generateOptions(fn, options) {
     if (options === null || typeof options !== 'object') throw typeError(fn, `options must be an object, got ${describe(options)}`);
+    checkKeys(fn, 'option', options, GENERATE_OPTIONS);
     const { maxNewTokens = 20, temperature = 0, topK = 0, topP = 1, seed = 0, onToken, signal, useCache = true, stopAtEos = true, returnScores = false } = options;
     if (!Number.isInteger(maxNewTokens) || maxNewTokens < 1) throw rangeError(fn, `options.maxNewTokens must be a positive integer, got ${describe(maxNewTokens)}`);
     if (typeof temperature !== 'number' || !(temperature >= 0) || !Number.isFinite(temperature)) throw rangeError(fn, `options.temperature must be a finite number >= 0, got ${describe(temperature)}`);
@@ -234,7 +240,7 @@ export class PretrainedModel {
   forward(input, options = {}) {
     const fn = 'PretrainedModel.forward';
     this.#check('forward');
-    const { batch, flags, wantLogits, memory } = this.#plan(fn, input, options);
+    const { batch, flags, wantLogits, memory, options: o } = this.#plan(fn, input, options);
     checkBudget(this.#module, memory);
     const { B, T } = batch;
     const d = this.descriptor;
@@ -257,16 +263,16 @@ export class PretrainedModel {
       if (this.#classifier && wantLogits) Object.assign(result, this.#classify(runnerLast, batch));
       result.lastHiddenState = makeTensor(batch.pads ? unpadLeft(runnerLast.slice(), B, 1, T, d.dModel, batch.pads) : runnerLast, [B, T, d.dModel]);
       if (flags & 4) result.logits = makeTensor(read(module._pretrainedLogits(this.#handle), rows * d.vocabSize, 1, d.vocabSize), [B, T, d.vocabSize]);
-      if (options.hiddenStates) {
+      if (o.hiddenStates) {
         const at = module._pretrainedHiddenStates(this.#handle);
         result.hiddenStates = Array.from({ length: d.numLayers + 1 }, (_, l) => makeTensor(read(at + 4 * l * rows * d.dModel, rows * d.dModel, 1, d.dModel), [B, T, d.dModel]));
       }
-      if (options.queriesAndKeys !== undefined) {
+      if (o.queriesAndKeys !== undefined) {
         const hd = d.dModel / d.numHeads;
         result.queries = headsFirst(read(module._pretrainedQueries(this.#handle), rows * d.dModel, 1, d.dModel), B, T, d.numHeads, hd);
         result.keys = headsFirst(read(module._pretrainedKeys(this.#handle), rows * d.numKvHeads * hd, 1, d.numKvHeads * hd), B, T, d.numKvHeads, hd);
       }
-      if (options.attentions) {
+      if (o.attentions) {
         const at = module._pretrainedAttentions(this.#handle);
         const size = B * d.numHeads * T * T;
         result.attentions = Array.from({ length: d.numLayers }, (_, l) => {
@@ -282,17 +288,21 @@ export class PretrainedModel {
     }
   }
 
-  // The checked batch, the runner's flags and the call's memory plan.
-  #plan(fn, input, options) {
-    if (options === null || typeof options !== 'object') throw typeError(fn, `options must be an object, got ${describe(options)}`);
+  // The checked batch, the options (each read once: a getter runs once), the runner's flags
+  // and the call's memory plan.
+  #plan(fn, input, optionsIn) {
+    if (optionsIn === null || typeof optionsIn !== 'object') throw typeError(fn, `options must be an object, got ${describe(optionsIn)}`);
+    checkKeys(fn, 'option', optionsIn, FORWARD_OPTIONS);
+    const { attentions, hiddenStates, logits, queriesAndKeys: qk } = optionsIn;
+    const options = { attentions, hiddenStates, logits, queriesAndKeys: qk };
     for (const key of ['attentions', 'hiddenStates', 'logits']) {
       if (options[key] !== undefined && typeof options[key] !== 'boolean') throw typeError(fn, `options.${key} must be a boolean, got ${describe(options[key])}`);
     }
-    const qk = options.queriesAndKeys;
     if (qk !== undefined && (!Number.isInteger(qk) || qk < 0 || qk >= this.descriptor.numLayers)) {
       throw rangeError(fn, `options.queriesAndKeys must be a layer index in [0, ${this.descriptor.numLayers}), got ${describe(qk)}`);
     }
     const batch = this.#batchOf(fn, input);
+    this.#check(fn.slice(fn.indexOf('.') + 1));  // the input's getters and iterators are caller code
     const wantLogits = options.logits ?? true;
     const flags = (options.hiddenStates ? 1 : 0) | (options.attentions ? 2 : 0) | (wantLogits && this.descriptor.lmHead ? 4 : 0)
       | (qk !== undefined ? (qk + 1) << 8 : 0);
@@ -300,7 +310,7 @@ export class PretrainedModel {
     const memory = new MemoryPlan(fn).tensor('token ids', [B, T]).tensor('positions', [B, T]).tensor('lengths', [B]);
     if (batch.types) memory.tensor('token types', [B, T]);
     memory.scratch('activations and outputs', () => this.#module._pretrainedForwardBytes(this.#handle, B, T, flags));
-    return { batch, flags, wantLogits, memory };
+    return { batch, flags, wantLogits, memory, options };
   }
 
   /** @internal estimateMemory('PretrainedModel.forward', model, input, options). */
@@ -396,7 +406,8 @@ export class PretrainedModel {
       if (n < 1) throw rangeError(fn, `sequence ${b} is empty`);
       lengths[b] = n;
     });
-    const T = Math.max(...sequences.map((s) => s.length));
+    let T = 0;  // a loop, not Math.max(...): a batch may hold more sequences than a call has arguments
+    for (const s of sequences) T = Math.max(T, s.length);
     if (T > d.contextLength) throw rangeError(fn, `a sequence has ${T} tokens but this model takes at most ${d.contextLength} (max positions)`);
     const pad = this.config.pad_token_id ?? this.config.eos_token_id ?? 0;
     const ids = new Int32Array(B * T);

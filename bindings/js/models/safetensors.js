@@ -85,14 +85,18 @@ function checkEntry(fn, file, name, entry, dataStart, fileBytes) {
   return { dtype, shape, begin, end };
 }
 
+// Tensors whose bytes overlap would read the same bytes as two weights. Zero-length tensors
+// hold no bytes and cannot overlap anything; every other tensor must begin at or after the
+// end of every tensor before it (the furthest end so far, not only the previous one, which
+// may be a zero-length tensor placed inside another).
 function checkNoOverlap(fn, file, tensors) {
-  const sorted = [...tensors].sort((a, b) => a[1].begin - b[1].begin || a[1].end - b[1].end);
-  for (let i = 1; i < sorted.length; i++) {
-    const [prevName, prev] = sorted[i - 1];
-    const [name, t] = sorted[i];
-    if (t.begin < prev.end && t.end > t.begin && prev.end > prev.begin) {
-      throw rangeError(fn, `${file}: tensors '${prevName}' and '${name}' overlap (bytes ${t.begin}..${prev.end})`);
+  const sorted = [...tensors].filter(([, t]) => t.end > t.begin).sort((a, b) => a[1].begin - b[1].begin || a[1].end - b[1].end);
+  let furthest = null;  // [name, entry] of the tensor that ends furthest so far
+  for (const [name, t] of sorted) {
+    if (furthest !== null && t.begin < furthest[1].end) {
+      throw rangeError(fn, `${file}: tensors '${furthest[0]}' and '${name}' overlap (bytes ${t.begin}..${Math.min(t.end, furthest[1].end)})`);
     }
+    if (furthest === null || t.end > furthest[1].end) furthest = [name, t];
   }
 }
 

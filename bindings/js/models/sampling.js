@@ -21,9 +21,12 @@ export function pickToken(logits, { temperature, topK, topP }, random) {
   // 1. Candidates by logit, best first; top-k keeps the first k.
   let order = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a] || a - b);
   if (topK > 0) order = order.slice(0, topK);
-  // 2. Softmax of logits / temperature over the candidates.
-  const max = logits[order[0]] / temperature;
-  const weights = order.map((i) => Math.exp(logits[i] / temperature - max));
+  // 2. Softmax of logits / temperature over the candidates, as exp((logit - max) / T): the
+  //    differences are <= 0, so no temperature overflows (logits / 1e-310 would be ±Infinity
+  //    and every weight NaN); a tiny temperature gives the best token weight 1 and the rest
+  //    0, which is greedy decoding (ties shared), the limit as T → 0.
+  const max = logits[order[0]];
+  const weights = order.map((i) => Math.exp((logits[i] - max) / temperature));
   const total = weights.reduce((a, w) => a + w, 0);
   // 3. Top-p: the smallest prefix whose probability reaches p (at least one token).
   let keep = order.length;

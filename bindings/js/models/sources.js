@@ -2,6 +2,7 @@
 // folder, Files from a drop or an <input type=file>, or a map of names to bytes. Each gives
 // the same small interface: has(name), size(name), read(name, begin, end) and text(name).
 import { typeError, rangeError, describe } from '../errors.js';
+import { checkFileName } from './file_names.js';
 
 const isUrlLike = (s) => /^[a-z][a-z0-9+.-]*:/i.test(s) && !/^[a-z]:[\\/]/i.test(s);
 
@@ -17,42 +18,99 @@ function join(folder, name) {
   return folder.endsWith('/') || folder.endsWith('\\') ? folder + name : `${folder}/${name}`;
 }
 
-/** A folder on disk (Node). Files are read by range: a checkpoint never sits whole in JS memory. */
-async function folderSource(fn, folder) {
+// The largest JSON file a checkpoint may hold (config.json, tokenizer.json, the index): the
+// largest real tokenizer.json we know is about 33 MB (Gemma 3's 262k pieces), and the
+// safetensors library refuses headers over 100 MB; the same cap for every text file.
+export const MAX_TEXT_BYTES = 100_000_000;
+
+function textTooLarge(fn, where, bytes) {
+  return rangeError(fn, `${where} is ${bytes} bytes; a checkpoint's JSON files are read whole and may be at most ${MAX_TEXT_BYTES} bytes`);
+}
+
+// The real folders a file may resolve to: the folder itself and, when the folder is a
+// snapshot of the Hugging Face cache (…/models--org--name/snapshots/<revision>, whose files
+// are symlinks to ../../blobs/<hash>), that model's cache folder.
+function allowedRoots(path, realFolder) {
+  const parts = realFolder.split(/[\\/]/);
+  const roots = [realFolder];
+  if (parts.length >= 3 && parts.at(-2) === 'snapshots' && /^(models|datasets)--/.test(parts.at(-3))) {
+    roots.push(parts.slice(0, -2).join(path.sep));
+  }
+  return roots;
+}
+
+/**
+ * A folder on disk (Node). Files are read by range: a checkpoint never sits whole in JS memory.
+ * A name is one plain file name (file_names.js); a file must be a regular file whose real
+ * path (symlinks followed) stays inside the folder (or the model's Hugging Face cache folder).
+ */
+async function folderSource(fn, folder, signal) {
   const fs = await nodeFs();
-  const sizes = new Map();
+  const path = globalThis.process.getBuiltinModule?.('node:path') ?? await import(/* @vite-ignore */ /* webpackIgnore: true */ 'node:path');
+  let roots = null;  // the folder's real path (and the cache folder), on first use
+  const files = new Map();  // name → Promise<{ real, size } | null>
+  const locate = (name) => {
+    checkFileName(fn, 'a file name', name);
+    if (!files.has(name)) {
+      files.set(name, (async () => {
+        signal?.throwIfAborted();
+        roots ??= fs.realpath(folder).then((real) => allowedRoots(path, real), () => null);
+        const allowed = await roots;
+        if (allowed === null) return null;  // no such folder: every file is missing
+        let real;
+        try {
+          real = await fs.realpath(join(folder, name));
+        } catch {
+          return null;
+        }
+        if (!allowed.some((root) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep))) {
+          throw rangeError(fn, `${join(folder, name)} is a link to ${real}, outside the checkpoint's folder; it is not read`);
+        }
+        const stat = await fs.stat(real);
+        if (!stat.isFile()) throw rangeError(fn, `${join(folder, name)} is not a regular file (a folder, device or pipe); it is not read`);
+        return { real, size: stat.size };
+      })());
+    }
+    return files.get(name);
+  };
+  const must = async (name) => {
+    const file = await locate(name);
+    if (file === null) throw rangeError(fn, `${join(folder, name)} does not exist`);
+    return file;
+  };
+  const readRange = async (real, where, begin, end) => {
+    signal?.throwIfAborted();
+    const handle = await fs.open(real, 'r');
+    try {
+      const out = new Uint8Array(end - begin);
+      let done = 0;
+      while (done < out.length) {
+        const { bytesRead } = await handle.read(out, done, out.length - done, begin + done);
+        if (bytesRead === 0) throw rangeError(fn, `${where} ended at byte ${begin + done}, before ${end} (truncated?)`);
+        done += bytesRead;
+      }
+      return out;
+    } finally {
+      await handle.close();
+    }
+  };
   return {
     description: folder,
     async has(name) {
-      try {
-        sizes.set(name, (await fs.stat(join(folder, name))).size);
-        return true;
-      } catch {
-        return false;
-      }
+      return (await locate(name)) !== null;
     },
     async size(name) {
-      if (!sizes.has(name) && !(await this.has(name))) throw rangeError(fn, `${join(folder, name)} does not exist`);
-      return sizes.get(name);
+      return (await must(name)).size;
     },
     async read(name, begin, end) {
-      const handle = await fs.open(join(folder, name), 'r');
-      try {
-        const out = new Uint8Array(end - begin);
-        let done = 0;
-        while (done < out.length) {
-          const { bytesRead } = await handle.read(out, done, out.length - done, begin + done);
-          if (bytesRead === 0) throw rangeError(fn, `${join(folder, name)} ended at byte ${begin + done}, before ${end} (truncated?)`);
-          done += bytesRead;
-        }
-        return out;
-      } finally {
-        await handle.close();
-      }
+      return readRange((await must(name)).real, join(folder, name), begin, end);
     },
     async text(name) {
-      return new TextDecoder().decode(await fs.readFile(join(folder, name)));
+      const { real, size } = await must(name);
+      if (size > MAX_TEXT_BYTES) throw textTooLarge(fn, join(folder, name), size);
+      return new TextDecoder().decode(await readRange(real, join(folder, name), 0, size));
     },
+    close() {},
   };
 }
 
@@ -71,28 +129,45 @@ async function openCache(enabled) {
 /**
  * A URL prefix. Small files are read whole (text); the weights are streamed (stream(name)),
  * so a checkpoint never sits whole in JS memory: the loader packs each tensor as its bytes
- * arrive. Files are kept in the Cache API as they stream.
+ * arrive. A name is one plain file name (file_names.js), so every request stays under the
+ * prefix.
+ *
+ * The Cache API keeps only complete files: a copy is written as the bytes arrive and closed
+ * when the last byte came and the length is the one the server announced; a file not read to
+ * its end, or a load that fails or is aborted (close()), errors the copy, so the cache
+ * stores nothing, and cancels every body still downloading.
  */
-function urlSource(fn, prefix, onProgress, fetchOptions, useCache) {
-  const base = new URL(String(prefix).endsWith('/') ? String(prefix) : `${prefix}/`, globalThis.location?.href);
+function urlSource(fn, base, { onProgress, fetchOptions, cache: useCache, signal }) {
   const opened = new Map();  // name → Promise<{ response, cached, cache } | null>
   const texts = new Map();
+  const cleanups = new Set();  // what close() must stop: bodies still downloading, cache copies
   const cache = openCache(useCache);
+  const urlOf = (name) => new URL(checkFileName(fn, 'a file name', name), base);
+  const requestOptions = signal && !fetchOptions?.signal ? { ...fetchOptions, signal } : fetchOptions;
   const open = (name) => {
-    if (!opened.has(name)) opened.set(name, respond(fn, cache, new URL(name, base), fetchOptions));
+    const url = urlOf(name);
+    if (!opened.has(name)) {
+      opened.set(name, respond(fn, cache, url, requestOptions, signal).then((r) => {
+        if (r !== null) {
+          // Until its body is taken, a response is closed by cancelling its body.
+          r.cancel = () => r.response.body?.cancel().catch(() => {});
+          cleanups.add(r.cancel);
+        }
+        return r;
+      }));
+    }
     return opened.get(name);
   };
   const must = async (name) => {
     const r = await open(name);
-    if (r === null) throw rangeError(fn, `${new URL(name, base)} was not found`);
+    if (r === null) throw rangeError(fn, `${urlOf(name)} was not found`);
     return r;
   };
-  // The response's body, once: a copy goes to the cache first when it came from the network.
-  const body = (name, r) => {
-    if (r.used) throw rangeError(fn, `${new URL(name, base)} was read twice`);
+  const take = (name, r) => {
+    if (r.used) throw rangeError(fn, `${urlOf(name)} was read twice`);
     r.used = true;
-    if (!r.cached && r.cache) r.cache.put(new URL(name, base), r.response.clone()).catch(() => {});
-    return r.response;
+    cleanups.delete(r.cancel);
+    return r;
   };
   return {
     description: base.href,
@@ -106,27 +181,105 @@ function urlSource(fn, prefix, onProgress, fetchOptions, useCache) {
     async text(name) {
       if (!texts.has(name)) {
         texts.set(name, must(name).then(async (r) => {
-          const text = await body(name, r).text();
-          const bytes = new TextEncoder().encode(text).length;
-          onProgress?.({ file: name, loaded: bytes, total: bytes, ...(r.cached ? { cached: true } : {}) });
-          return text;
+          const total = byteLength(r.response);
+          if (total !== null && total > MAX_TEXT_BYTES) {
+            r.cancel();
+            throw textTooLarge(fn, urlOf(name).href, total);
+          }
+          const chunks = [];
+          let loaded = 0;
+          for await (const chunk of this.stream(name, MAX_TEXT_BYTES)) {
+            chunks.push(chunk);
+            loaded += chunk.length;
+          }
+          const bytes = new Uint8Array(loaded);
+          let at = 0;
+          for (const chunk of chunks) {
+            bytes.set(chunk, at);
+            at += chunk.length;
+          }
+          return new TextDecoder().decode(bytes);
         }));
       }
       return texts.get(name);
     },
-    /** The file's bytes as they arrive (progress events on the way). */
-    async *stream(name) {
-      const r = await must(name);
+    /**
+     * The file's bytes as they arrive (progress events on the way); more than `limit` bytes
+     * is a RangeError. Stopping early (return()) or close() cancels the download.
+     */
+    async *stream(name, limit = Infinity) {
+      const r = take(name, await must(name));
       const total = byteLength(r.response);
-      const reader = body(name, r).body.getReader();
+      const reader = r.response.body.getReader();
+      const copy = !r.cached && r.cache ? cacheCopy(r.cache, urlOf(name), r.response) : null;
+      let finished = false;
+      const stop = () => {
+        if (finished) return;
+        finished = true;
+        reader.cancel().catch(() => {});
+        copy?.abort();
+      };
+      cleanups.add(stop);
       let loaded = 0;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        loaded += value.length;
-        onProgress?.({ file: name, loaded, total, ...(r.cached ? { cached: true } : {}) });
-        yield value;
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) {
+            // Complete: the copy is kept when the length is the announced one.
+            if (total !== null && loaded !== total) throw rangeError(fn, `${urlOf(name)} ended after ${loaded} of its ${total} bytes`);
+            finished = true;
+            await copy?.close();
+            return;
+          }
+          loaded += value.length;
+          if (loaded > limit) throw textTooLarge(fn, urlOf(name).href, `more than ${limit}`);
+          await copy?.write(value);
+          onProgress?.({ file: name, loaded, total, ...(r.cached ? { cached: true } : {}) });
+          yield value;
+        }
+      } finally {
+        stop();
+        cleanups.delete(stop);
       }
+    },
+    /** Whether the files read are kept in the Cache API (then they are read to their end). */
+    async keepsCopies() {
+      return (await cache) !== null;
+    },
+    /** Stops every download still running and drops every partial cache copy. */
+    close() {
+      for (const cleanup of [...cleanups]) cleanup();
+      cleanups.clear();
+    },
+  };
+}
+
+// A copy of a file into the Cache API, written as its bytes arrive: close() keeps it,
+// abort() errors the body, so Cache.put stores nothing.
+function cacheCopy(cache, url, response) {
+  const { readable, writable } = new TransformStream();
+  const writer = writable.getWriter();
+  const headers = {};
+  for (const key of ['content-type', 'content-length', 'etag', 'last-modified']) {
+    const value = response.headers.get(key);
+    if (value !== null && !(key === 'content-length' && response.headers.get('content-encoding'))) headers[key] = value;
+  }
+  const stored = cache.put(url, new Response(readable, { status: 200, headers })).catch(() => {});
+  let failed = false;
+  return {
+    async write(chunk) {
+      if (failed) return;
+      await writer.ready;
+      writer.write(chunk).catch(() => { failed = true; });
+    },
+    async close() {
+      if (failed) return;
+      await writer.close().catch(() => {});
+      await stored;
+    },
+    abort() {
+      failed = true;
+      writer.abort(new Error('the load stopped before the file was complete')).catch(() => {});
     },
   };
 }
@@ -141,7 +294,8 @@ function byteLength(response) {
 }
 
 // A file's response: from the cache, else the network (null for a 404).
-async function respond(fn, cachePromise, url, fetchOptions) {
+async function respond(fn, cachePromise, url, fetchOptions, signal) {
+  signal?.throwIfAborted();
   const cache = await cachePromise;
   const hit = await cache?.match(url).catch(() => undefined);
   if (hit) return { response: hit, cached: true, cache: null };
@@ -149,10 +303,17 @@ async function respond(fn, cachePromise, url, fetchOptions) {
   try {
     response = await fetch(url, fetchOptions);
   } catch (error) {
+    if (signal?.aborted) throw signal.reason;
     throw rangeError(fn, `could not fetch ${url}: ${error.message}`, { cause: error });
   }
-  if (response.status === 404) return null;
-  if (!response.ok) throw rangeError(fn, `could not fetch ${url}: HTTP ${response.status}`);
+  if (response.status === 404) {
+    response.body?.cancel().catch(() => {});
+    return null;
+  }
+  if (!response.ok) {
+    response.body?.cancel().catch(() => {});
+    throw rangeError(fn, `could not fetch ${url}: HTTP ${response.status}`);
+  }
   return { response, cached: false, cache };
 }
 
@@ -170,7 +331,7 @@ function mapSource(fn, entries) {
   return {
     description: 'the files given',
     async has(name) {
-      return entries.has(name);
+      return entries.has(checkFileName(fn, 'a file name', name));
     },
     async size(name) {
       if (!entries.has(name)) throw rangeError(fn, `the files given have no '${name}'`);
@@ -184,23 +345,38 @@ function mapSource(fn, entries) {
     },
     async text(name) {
       const bytes = await bytesOf(name);
+      const size = bytes instanceof Uint8Array ? bytes.length : bytes.size;
+      if (size > MAX_TEXT_BYTES) throw textTooLarge(fn, `'${name}'`, size);
       return bytes instanceof Uint8Array ? new TextDecoder().decode(bytes) : bytes.text();
     },
+    close() {},
   };
 }
 
 /**
- * The source for loadModel's first argument.
- * @param {string} fn @param {unknown} source @param {{ onProgress?: Function, fetchOptions?: object, cache?: boolean }} options
+ * The source for loadModel's first argument. Every source has has(name), size(name),
+ * read(name, begin, end) or stream(name), text(name) and close() (stops what is still
+ * downloading; call it when a load fails or is aborted).
+ * @param {string} fn @param {unknown} source
+ * @param {{ onProgress?: Function, fetchOptions?: object, cache?: boolean, signal?: AbortSignal }} options
  */
-export async function sourceOf(fn, source, { onProgress, fetchOptions, cache = true } = {}) {
+export async function sourceOf(fn, source, { onProgress, fetchOptions, cache = true, signal } = {}) {
   if (typeof source === 'string' || source instanceof URL) {
     if (source === '') throw typeError(fn, 'source is an empty string; give a folder path, a URL, Files or a map of file names to bytes');
     const text = String(source);
     const node = typeof globalThis.process?.versions?.node === 'string' && typeof globalThis.window === 'undefined';
-    if (node && !isUrlLike(text)) return folderSource(fn, text);
-    if (node && text.startsWith('file:')) return folderSource(fn, decodeURIComponent(new URL(text).pathname));
-    return urlSource(fn, text, onProgress, fetchOptions, cache);
+    if (node && !isUrlLike(text)) return folderSource(fn, text, signal);
+    if (node && text.startsWith('file:')) return folderSource(fn, decodeURIComponent(new URL(text).pathname), signal);
+    let base;
+    try {
+      base = new URL(text.endsWith('/') ? text : `${text}/`, globalThis.location?.href);
+    } catch {
+      throw typeError(fn, `source ${JSON.stringify(text.slice(0, 200))} is neither a URL nor a folder path`);
+    }
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+      throw typeError(fn, `source is a ${base.protocol} URL; a checkpoint comes from an http(s) URL${node ? ', a file: URL or a folder path' : ''}, Files, or a map of file names to bytes`);
+    }
+    return urlSource(fn, base, { onProgress, fetchOptions, cache, signal });
   }
   const isFileList = typeof FileList === 'function' && source instanceof FileList;
   if (Array.isArray(source) || isFileList) {

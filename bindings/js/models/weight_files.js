@@ -5,14 +5,29 @@
 // bytes arrive, so a checkpoint never sits whole in JS memory.
 import { rangeError } from '../errors.js';
 import { headerLength, parseHeader } from './safetensors.js';
+import { checkFileName } from './file_names.js';
 
-/** The weight files: model.safetensors, or the shards model.safetensors.index.json names. */
+// The largest public checkpoints come in a few hundred shards (Llama 3.1 405B: 191).
+const MAX_SHARDS = 1024;
+
+/**
+ * The weight files: model.safetensors, or the shards model.safetensors.index.json names. Each
+ * shard must be one plain file name in the same folder or URL prefix (file_names.js),
+ * checked before any file is opened or requested.
+ */
 async function weightFileNames(fn, src, readJson) {
   if (await src.has('model.safetensors')) return ['model.safetensors'];
   const index = await readJson(src, 'model.safetensors.index.json', false);
   if (index === null) throw rangeError(fn, `${src.description} has neither model.safetensors nor model.safetensors.index.json (only safetensors weights are read)`);
-  if (!index.weight_map || typeof index.weight_map !== 'object') throw rangeError(fn, 'model.safetensors.index.json has no weight_map');
-  return [...new Set(Object.values(index.weight_map).map(String))];
+  const map = index?.weight_map;
+  if (map === null || typeof map !== 'object' || Array.isArray(map)) throw rangeError(fn, 'model.safetensors.index.json has no weight_map object');
+  const files = new Set();
+  for (const [tensor, file] of Object.entries(map)) {
+    files.add(checkFileName(fn, `model.safetensors.index.json's weight_map[${JSON.stringify(tensor.slice(0, 80))}]`, file));
+  }
+  if (files.size > MAX_SHARDS) throw rangeError(fn, `model.safetensors.index.json names ${files.size} weight files; at most ${MAX_SHARDS} are read (the largest public checkpoints have a few hundred)`);
+  if (files.size === 0) throw rangeError(fn, 'model.safetensors.index.json\'s weight_map names no file');
+  return [...files];
 }
 
 // Bytes of a stream, read in order: fill(count) waits for count bytes past the position,
@@ -50,6 +65,21 @@ class StreamReader {
     this.available -= count;
     this.position += count;
     return out;
+  }
+
+  // Done with the file: read it to its end when its copy is kept (the cache stores only
+  // complete files), else stop the download.
+  async finish(readToEnd) {
+    if (!readToEnd) {
+      await this.iterator.return?.();
+      return;
+    }
+    this.chunks = [];
+    this.available = 0;
+    for (;;) {
+      const { done } = await this.iterator.next();
+      if (done) return;
+    }
   }
 
   async read(begin, end) {
@@ -92,7 +122,10 @@ export async function openWeights(fn, src, readJson) {
     }
     sizes.set(file, size);
     const header = parseHeader(headerBytes, fn, file, size);
-    for (const [name, entry] of header.tensors) tensors.set(name, { file, ...entry });
+    for (const [name, entry] of header.tensors) {
+      if (tensors.has(name)) throw rangeError(fn, `tensor '${name}' is in both ${tensors.get(name).file} and ${file}`);
+      tensors.set(name, { file, ...entry });
+    }
   }
   async function forEach(names, visit) {
     const wanted = [...names].map((name) => [name, tensors.get(name)]);
@@ -108,6 +141,7 @@ export async function openWeights(fn, src, readJson) {
         if (bytes === null) throw rangeError(fn, `${file} ended at byte ${reader.position + reader.available}, before tensor '${name}' (bytes ${t.begin}..${t.end}; truncated?)`);
         await visit(name, bytes);
       }
+      await reader.finish(await src.keepsCopies());
     }
   }
   return { tensors, forEach };
