@@ -277,3 +277,21 @@ test('a temperature too small to divide by is greedy, not the least likely token
   greedy.scores.forEach((logits, i) => assert.equal(greedy.newIds[i], logits.indexOf(Math.max(...logits))));
   model.dispose();
 });
+
+test('a safetensors header listing more tensors than any real file is refused before it is parsed', async () => {
+  const entries = Array.from({ length: 70_000 }, (_, i) => `"t.${i}":{"dtype":"F32","shape":[0],"data_offsets":[0,0]}`);
+  const text = new TextEncoder().encode(`{"__metadata__":{"a":"{[,,,]}\\",,"},${entries.join(',')}}`);
+  const bytes = new Uint8Array(8 + text.length);
+  new DataView(bytes.buffer).setUint32(0, text.length, true);
+  bytes.set(text, 8);
+  const started = performance.now();
+  await refuses(attn.loadModel({ ...gpt2, 'model.safetensors': bytes }), RangeError, /^loadModel: model\.safetensors: the safetensors header lists more than 65536 tensors/);
+  assert.ok(performance.now() - started < 1000, `${performance.now() - started} ms`);
+  // 65,536 entries and a metadata string full of commas and brackets are counted right: the
+  // header is read (and fails later, for the missing embeddings).
+  const fewer = new TextEncoder().encode(`{"__metadata__":{"a":"{[,,,]}\\",,"},${entries.slice(0, 65_536).join(',')}}`);
+  const ok = new Uint8Array(8 + fewer.length);
+  new DataView(ok.buffer).setUint32(0, fewer.length, true);
+  ok.set(fewer, 8);
+  await refuses(attn.loadModel({ ...gpt2, 'model.safetensors': ok }), RangeError, /the checkpoint has no tensor 'transformer\.wte\.weight'/);
+});

@@ -15,6 +15,35 @@ const OTHER_DTYPES = new Set(['F64', 'I64', 'I32', 'I16', 'I8', 'U8', 'BOOL', 'U
 // The reference implementation refuses headers over 100 MB.
 export const MAX_HEADER_BYTES = 100_000_000;
 
+// Tensors one file may list (plus __metadata__). Real files hold hundreds to a few thousand
+// (a shard of a mixture of experts); JSON.parse of an object with a million keys takes 7 s in
+// V8 (and a 56 MB header once stalled a load 15 s), 65,536 keys about 0.3 s.
+export const MAX_TENSORS = 65_536;
+
+// The number of entries of the JSON object in `bytes` (commas at depth 1, plus one), counted
+// without parsing and stopping past `limit`: a cheap bound before JSON.parse.
+function topLevelEntries(bytes, limit) {
+  let depth = 0;
+  let inString = false;
+  let entries = 1;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (inString) {
+      if (b === 0x5c) i++;  // a backslash escapes the next byte
+      else if (b === 0x22) inString = false;
+    } else if (b === 0x22) {
+      inString = true;
+    } else if (b === 0x7b || b === 0x5b) {
+      depth++;
+    } else if (b === 0x7d || b === 0x5d) {
+      depth--;
+    } else if (b === 0x2c && depth === 1 && ++entries > limit) {
+      return entries;
+    }
+  }
+  return entries;
+}
+
 /**
  * The header length and its total prefix (8 + n), from the first 8 bytes.
  * @param {Uint8Array} first8 @param {string} fn @param {string} file @param {number} fileBytes
@@ -37,6 +66,9 @@ export function headerLength(first8, fn, file, fileBytes) {
  */
 export function parseHeader(headerBytes, fn, file, fileBytes) {
   const dataStart = 8 + headerBytes.length;
+  if (topLevelEntries(headerBytes, MAX_TENSORS + 1) > MAX_TENSORS + 1) {
+    throw rangeError(fn, `${file}: the safetensors header lists more than ${MAX_TENSORS} tensors; a real checkpoint file holds a few thousand at most`);
+  }
   let header;
   try {
     header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(headerBytes));
