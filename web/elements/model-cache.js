@@ -56,14 +56,10 @@ export function acquire(key, load, { onProgress, isDisposed = () => false } = {}
       held = true;
       record.refs++;
       clearTimeout(record.timer);
+      if (onProgress && !record.model) record.listeners.add(onProgress);  // still loading
       return true;
     },
   };
-}
-
-/** How many leases the cache holds on `key` (0 when nothing is loaded for it), for tests. */
-export function leases(key) {
-  return records.get(key)?.refs ?? 0;
 }
 
 function start(key, load) {
