@@ -21,6 +21,8 @@ import { THEME_STYLE, styleSheet, followPageScheme, errorMessage } from './theme
 import { LIMITS, tooBig } from './limits.js';
 import { containKeys } from './keys.js';
 import { loadWhenNear } from './print.js';
+import { acquire, wasDisposed } from './model-cache.js';
+import { modelUrl } from './model-url.js';
 
 const TAG = 'attention-model';
 if (!customElements.get('attention-heatmap')) customElements.define('attention-heatmap', AttentionHeatmap);
@@ -45,19 +47,12 @@ button.thumb canvas { width: 48px; height: 48px; image-rendering: pixelated; }
 .bar .value { position: relative; padding-inline-start: 0.25rem; font-variant-numeric: tabular-nums; }
 ${EXPORT_STYLE}`;
 
-// One load per source on a page: elements showing the same model share it.
-const loads = new Map();
-
-function loadShared(src, onProgress) {
-  if (!loads.has(src)) {
-    const listeners = new Set();
-    const promise = getApi().then((attn) => attn.loadModel(src, { onProgress: (p) => listeners.forEach((f) => f(p)) }));
-    promise.catch(() => loads.delete(src));  // a failed load may be retried
-    loads.set(src, { promise, listeners });
-  }
-  const entry = loads.get(src);
-  entry.listeners.add(onProgress);
-  return entry.promise.finally(() => entry.listeners.delete(onProgress));
+// The element's model lease (model-cache.js): elements showing the same source share one
+// model, freed when none shows it. A model from Files or a Map is the element's own.
+function leaseModel(source, onProgress) {
+  const load = (signal, progress) => getApi().then((attn) => attn.loadModel(source, { onProgress: progress, fetchOptions: { signal } }));
+  const key = typeof source === 'string' ? `loadModel ${source}` : null;
+  return acquire(key, load, { onProgress, isDisposed: (model) => wasDisposed(model, (m) => m.tokenize('')) });
 }
 
 export class AttentionModel extends HTMLElement {
@@ -65,6 +60,8 @@ export class AttentionModel extends HTMLElement {
   static observedAttributes = ['src', 'text', 'view', 'layer', 'head', 'query'];
 
   #model = null;
+  #lease = null;  // on the model shown or loading, unless page code handed the model over
+  #started = false;  // whether a load from src has been started (loads wait for the viewport)
   #result = null;  // { tokens, labels, maps: per layer [H, T, T], extra: probabilities }
   #error = null;
   #progress = null;  // the last progress event while loading
@@ -79,23 +76,28 @@ export class AttentionModel extends HTMLElement {
 
   connectedCallback() {
     followPageScheme(this, this.#internals);
+    // Back within the grace: the same model (or its load) again. Later: it was freed, load anew.
+    if (this.#lease && !this.#lease.renew()) this.#forgetModel();
     if (this.#model) return this.#schedule();
     if (!this.hasAttribute('src')) return this.#render();
     // A checkpoint is downloaded when the element nears the viewport (or prints), unless
     // `eager`: a page of many models does not fetch them all up front.
     this.#stopLoadWatch();
     this.#stopLoadWatch = loadWhenNear(this, () => {
-      if (!this.#model && this.#generation === 0) this.#loadFrom(this.getAttribute('src'));
+      if (!this.#started) this.#loadFrom(this.getAttribute('src'));
     });
   }
 
+  // The model stays loaded for the cache's grace (a move re-adds the element at once), then
+  // is freed unless another element shows it.
   disconnectedCallback() {
     this.#stopLoadWatch();
+    this.#lease?.release();
   }
 
   attributeChangedCallback(name, old, value) {
     if (!this.isConnected || old === value) return;
-    if (name === 'src' && (this.#generation > 0 || this.hasAttribute('eager'))) this.#loadFrom(value);
+    if (name === 'src' && (this.#started || this.hasAttribute('eager'))) this.#loadFrom(value);
     else if (name === 'text') this.#schedule();
     else this.#render();
   }
@@ -109,9 +111,11 @@ export class AttentionModel extends HTMLElement {
   set model(value) {
     if (value && typeof value.forward === 'function' && typeof value.tokenize === 'function') {
       this.#generation++;
+      this.#started = true;
+      this.#letGo();  // page code owns the model it hands over: the element never frees it
       this.#take(value);
     } else {
-      this.#loadFrom(value);
+      this.#loadFrom(value, 'model');
     }
   }
 
@@ -128,17 +132,17 @@ export class AttentionModel extends HTMLElement {
   }
   set view(v) { this.setAttribute('view', v); }
 
-  async #loadFrom(source) {
+  // A load from `source` (the src attribute, or what was given to .model). A newer load
+  // makes this one stale: its model is never shown, and its lease is let go at once.
+  async #loadFrom(source, name = 'src') {
     const generation = ++this.#generation;
+    const previous = this.#lease;
+    this.#lease = null;
+    this.#started = true;
     this.#model = null;
     this.#result = null;
     this.#error = null;
-    if (source == null || source === '') {
-      this.#render();
-      return;
-    }
-    this.#progress = { file: 'config.json', loaded: 0, total: null };
-    this.#render();
+    this.#progress = null;
     const onProgress = (p) => {
       if (generation !== this.#generation) return;
       this.#progress = p;
@@ -146,7 +150,22 @@ export class AttentionModel extends HTMLElement {
       this.#renderProgress();
     };
     try {
-      const model = typeof source === 'string' ? await loadShared(source, onProgress) : await getApi().then((attn) => attn.loadModel(source, { onProgress }));
+      if (source != null && source !== '') {
+        const checked = typeof source === 'string' || source instanceof URL ? modelUrl(TAG, name, String(source)) : source;
+        this.#lease = leaseModel(checked, onProgress);
+        this.#progress = { file: 'config.json', loaded: 0, total: null };
+      }
+    } catch (error) {
+      this.#error = error;
+    }
+    // The old model is let go once the new load holds its own lease: src flipping back to
+    // the old one within the cache's grace gets the same model without a second load.
+    previous?.release();
+    this.#render();
+    const lease = this.#lease;
+    if (!lease) return;
+    try {
+      const model = await lease.promise;
       if (generation !== this.#generation) return;
       this.#take(model);
     } catch (error) {
@@ -155,6 +174,22 @@ export class AttentionModel extends HTMLElement {
       this.#error = error;
       this.#render();
     }
+  }
+
+  // Lets go of the element's lease (not of a model page code handed over).
+  #letGo() {
+    this.#lease?.release();
+    this.#lease = null;
+  }
+
+  // The element's model was freed while it was off the page: it loads again when back.
+  #forgetModel() {
+    this.#generation++;
+    this.#lease = null;
+    this.#started = false;
+    this.#model = null;
+    this.#result = null;
+    this.#progress = null;
   }
 
   #take(model) {
@@ -182,6 +217,8 @@ export class AttentionModel extends HTMLElement {
     try {
       const text = this.text;
       if (text.trim() === '') return this.#render();
+      // Characters first: tokenizing a pasted megabyte took 0.8 s only to be refused below.
+      if (text.length > LIMITS.model.chars) throw tooBig(TAG, 'the text', `${text.length} characters`, `${LIMITS.model.chars} characters`);
       const tokens = model.tokenize(text);
       if (tokens.length > LIMITS.model.tokens) throw tooBig(TAG, 'the text', `${tokens.length} tokens`, `${LIMITS.model.tokens} tokens`);
       const layer = this.#index('layer', model.descriptor.numLayers);
@@ -266,7 +303,10 @@ export class AttentionModel extends HTMLElement {
     row.className = 'row';
     const input = document.createElement('input');
     input.type = 'text';
-    input.value = this.text;
+    // A text past the limit is refused (#forward); the field holds its start only (laying out
+    // a megabyte in a text field took 200-400 ms), and typing stops at the limit.
+    input.maxLength = LIMITS.model.chars;
+    input.value = this.text.slice(0, LIMITS.model.chars);
     input.setAttribute('aria-label', 'text the model reads');
     input.addEventListener('change', () => { this.text = input.value; });
     const m = this.#model;

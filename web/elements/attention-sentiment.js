@@ -18,6 +18,10 @@ import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme
 import { containKeys } from './keys.js';
 import { heatColour, formatNumber } from './format.js';
 import { EXAMPLES } from './training/review-recipe.js';
+import { acquire, wasDisposed } from './model-cache.js';
+import { modelUrl } from './model-url.js';
+
+const TAG = 'attention-sentiment';
 
 const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -49,13 +53,21 @@ const SHIPPED = {
   'model.safetensors': new URL('./models/review-sentiment/model.safetensors', import.meta.url),
 };
 
-async function shippedFiles() {
+async function shippedFiles(signal) {
   const entries = await Promise.all(Object.entries(SHIPPED).map(async ([name, url]) => {
-    const response = await fetch(url);
+    const response = await fetch(url, { signal });
     if (!response.ok) throw new Error(`cannot fetch ${url} (HTTP ${response.status})`);
     return [name, name.endsWith('.json') ? await response.text() : await response.arrayBuffer()];
   }));
   return Object.fromEntries(entries);
+}
+
+// A lease (model-cache.js) on the classifier at `url` (null: the shipped one): elements showing
+// the same classifier share it, and it is freed when none shows it.
+function leaseClassifier(url) {
+  const load = (signal) => getApi().then(async (attn) => attn.TextClassifier.load(url ?? await shippedFiles(signal), { fetchOptions: { signal } }));
+  const isDisposed = (classifier) => wasDisposed(classifier, (c) => c.predict(''));
+  return acquire(`TextClassifier ${url ?? 'shipped'}`, load, { isDisposed });
 }
 
 // The Worker, written out literally so bundlers bundle it (workers.js: from another origin).
@@ -73,6 +85,9 @@ export class AttentionSentiment extends HTMLElement {
   static observedAttributes = ['text', 'model', 'layer', 'head'];
 
   #classifier = null;
+  #lease = null;  // on the classifier shown
+  #pendingLease = null;  // on the classifier loading
+  #generation = 0;  // of the newest load: an older one that arrives later is not shown
   #info = '';
   #loading = null;
   #worker = null;
@@ -88,16 +103,32 @@ export class AttentionSentiment extends HTMLElement {
   connectedCallback() {
     followPageScheme(this, this.#internals);
     if (!this.#parts) this.#build();
+    this.#holdAgain();
     // The classifier (about 1 MB gzipped) loads when the element nears the viewport, or
     // when the page prints; attribute `eager`: at once.
     this.#stopLoadWatch();
     this.#stopLoadWatch = loadWhenNear(this, () => this.#load());
   }
 
+  // The classifier stays loaded for the cache's grace (a move re-adds the element at once),
+  // then is freed unless another element shows it.
   disconnectedCallback() {
     this.#stopLoadWatch();
     this.#worker?.terminate();
     this.#worker = null;
+    this.#lease?.release();
+    this.#pendingLease?.release();
+  }
+
+  // Back on the page: the classifiers held again, unless one was freed while the element was
+  // away; then it starts over (the classifier loads again when the element nears the viewport).
+  #holdAgain() {
+    const kept = [this.#lease, this.#pendingLease].map((lease) => !lease || lease.renew());
+    if (kept.every(Boolean)) return;
+    this.#lease?.release();
+    this.#pendingLease?.release();
+    this.#lease = this.#pendingLease = this.#classifier = this.#loading = null;
+    this.#generation++;
   }
 
   attributeChangedCallback(name, old, value) {
@@ -155,23 +186,43 @@ export class AttentionSentiment extends HTMLElement {
     this.#parts = { input, verdict, layer, head, train, status, pipeline, note };
   }
 
-  async #load(reload = false) {
+  // Loads the classifier attribute `model` names (without it, the shipped one). The shown
+  // one stays until it arrives; a newer load makes this one stale: never shown, let go.
+  #load(reload = false) {
     if (this.#loading && !reload) return this.#loading;
+    const generation = ++this.#generation;
+    const previous = this.#pendingLease;
+    const url = this.getAttribute('model');
+    let lease = null;
+    try {
+      lease = leaseClassifier(url === null ? null : modelUrl(TAG, 'model', url));
+    } catch (error) {
+      this.#parts.pipeline.replaceChildren(errorMessage(error));
+    }
+    this.#pendingLease = lease;
+    previous?.release();  // after the new lease: a model flipped back to within the grace is reused
     this.#loading = (async () => {
+      if (!lease) return;
       try {
-        const attn = await getApi();
-        const url = this.getAttribute('model');
-        const classifier = await attn.TextClassifier.load(url ?? await shippedFiles());
-        this.#use(classifier, this.getAttribute('model') ? 'loaded classifier' : 'shipped classifier');
+        const classifier = await lease.promise;
+        if (generation !== this.#generation) return;
+        this.#pendingLease = null;
+        this.#use(classifier, url ? 'loaded classifier' : 'shipped classifier', lease);
       } catch (error) {
-        this.#parts.pipeline.replaceChildren(errorMessage(new Error(`attention-sentiment: the classifier could not be loaded: ${error.message}`, { cause: error })));
+        if (generation !== this.#generation) return;
+        this.#pendingLease = null;
+        lease.release();
+        this.#parts.pipeline.replaceChildren(errorMessage(new Error(`${TAG}: the classifier could not be loaded: ${error.message}`, { cause: error })));
       }
     })();
     return this.#loading;
   }
 
-  #use(classifier, info) {
-    this.#classifier?.dispose();
+  // Shows `classifier`, held by `lease`; the one shown before is let go.
+  #use(classifier, info, lease) {
+    const old = this.#lease;
+    this.#lease = lease;
+    old?.release();
     this.#classifier = classifier;
     this.#info = info;
     const { layer, head, note } = this.#parts;
@@ -333,7 +384,12 @@ export class AttentionSentiment extends HTMLElement {
         try {
           const attn = await getApi();
           const classifier = await attn.TextClassifier.load(data.files);
-          this.#use(classifier, `trained here in ${formatNumber(data.seconds, 1)} s, ${percent(data.accuracy)} right on held-out sentences`);
+          // The newest classifier: one still loading from a URL is not shown over it.
+          this.#generation++;
+          this.#pendingLease?.release();
+          this.#pendingLease = null;
+          // The element's own: not shared, freed as the cache frees the others.
+          this.#use(classifier, `trained here in ${formatNumber(data.seconds, 1)} s, ${percent(data.accuracy)} right on held-out sentences`, acquire(null, async () => classifier));
           status.textContent = `Done: trained in ${formatNumber(data.seconds, 1)} s.`;
           this.dispatchEvent(new CustomEvent('trained', { bubbles: true, composed: true, detail: { seconds: data.seconds, accuracy: data.accuracy } }));
         } catch (error) {

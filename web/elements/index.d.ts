@@ -273,7 +273,9 @@ export declare class AttentionTraining extends HTMLElement {
 export declare class AttentionModel extends HTMLElement {
   /**
    * The model shown: set a loaded {@link PretrainedModel}, or a source `attn.loadModel` takes
-   * (Files, a Map or object of file names to bytes, a URL) for the element to load.
+   * (Files, a Map or object of file names to bytes, a URL) for the element to load. A model the
+   * element loads is shared with elements showing the same src and disposed 2 s after none
+   * shows it; a model you set stays yours to dispose.
    */
   model: PretrainedModel | ModelSource | null;
   /** The text the model reads. */
