@@ -249,6 +249,8 @@ test('caller code inside a call (getters, iterators, the signal) cannot dispose 
   const inUse2 = attn.memory().inUseBytes;
   assert.throws(() => disposing.forward({ get inputIds() { disposing.dispose(); return [[1, 2, 3]]; } }), /^Error: PretrainedModel\.forward: this model was disposed/);
   assert.ok(attn.memory().inUseBytes < inUse2);
+  assert.equal(disposing.disposed, true);
+  assert.equal(model.disposed, false);
   const again = await attn.loadModel(`${fixtures}tiny-gpt2`);
   const iterable = { *[Symbol.iterator]() { again.dispose(); yield 5; yield 6; } };
   assert.throws(() => again.forward({ inputIds: [iterable] }), /^Error: PretrainedModel\.forward: this model was disposed/);

@@ -1622,6 +1622,11 @@ export interface LoadModelOptions {
    * checkpoints are always widened to float32.
    */
   dtype?: 'auto' | 'float32';
+  /**
+   * Stops the load: pending downloads are cancelled, nothing is cached or kept allocated, and
+   * the promise rejects with the signal's reason (an `AbortError`).
+   */
+  signal?: AbortSignal;
 }
 
 /** The heads a checkpoint can run. */
@@ -1916,6 +1921,8 @@ export interface PretrainedModel {
    * });
    */
   generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): Promise<GenerateResult>;
+  /** True once {@link PretrainedModel.dispose} ran. */
+  readonly disposed: boolean;
   /** Frees the weights' wasm memory. Idempotent; the model cannot be used afterwards. */
   dispose(): void;
 }

@@ -50,7 +50,7 @@ ${EXPORT_STYLE}`;
 // The element's model lease (model-cache.js): elements showing the same source share one
 // model, freed when none shows it. A model from Files or a Map is the element's own.
 function leaseModel(source, onProgress) {
-  const load = (signal, progress) => getApi().then((attn) => attn.loadModel(source, { onProgress: progress, fetchOptions: { signal } }));
+  const load = (signal, progress) => getApi().then((attn) => attn.loadModel(source, { onProgress: progress, signal }));
   const key = typeof source === 'string' ? `loadModel ${source}` : null;
   return acquire(key, load, { onProgress, isDisposed: (model) => wasDisposed(model, (m) => m.tokenize('')) });
 }

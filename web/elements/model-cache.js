@@ -4,7 +4,7 @@
 // is for moves: an element removed and added back (a keyed reorder in React or Vue, reveal's
 // print view) or a source flipped A → B → A finds its model still there.
 //
-//   const lease = acquire(src, (signal, onProgress) => attn.loadModel(src, { onProgress, fetchOptions: { signal } }));
+//   const lease = acquire(src, (signal, onProgress) => attn.loadModel(src, { onProgress, signal }));
 //   const model = await lease.promise;  // …
 //   lease.release();                     // freed GRACE_MS later, unless acquired again
 //   lease.renew();                       // true: held again (within the grace); false: freed

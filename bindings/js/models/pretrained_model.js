@@ -212,6 +212,11 @@ export class PretrainedModel {
     return { maxNewTokens, temperature, topK, topP, seed, onToken, signal, useCache, stopAtEos, returnScores };
   }
 
+  /** True once dispose() ran (the model's wasm memory is freed; every call throws). */
+  get disposed() {
+    return this.#handle === 0;
+  }
+
   /** Frees the model's wasm memory. Idempotent. */
   dispose() {
     if (this.#handle === 0) return;
