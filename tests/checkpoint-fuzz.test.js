@@ -248,3 +248,58 @@ test(`checkpoint URLs that lie (${ROUNDS} rounds, seed ${SEED}): requests stay u
     home.server.close();
   }
 });
+
+test(`forward and generate options that lie (${ROUNDS * 4} calls, seed ${SEED}): each option read once, named errors, disposal caught`, async () => {
+  const random = rng(SEED + 13);
+  const int = (n) => Math.floor(random(0, n));
+  const pick = (list) => list[int(list.length)];
+  const FORWARD = ['attentions', 'hiddenStates', 'logits', 'queriesAndKeys', 'attention', 'hidden_states', 'output_attentions', 'Logits'];
+  const GENERATE = ['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'onToken', 'signal', 'useCache', 'stopAtEos', 'returnScores', 'max_new_tokens', 'top_k', 'do_sample', 'temprature'];
+  const VALUES = [true, false, 0, 1, 2, -1, 0.5, 1e-310, 5e-324, 1e308, Infinity, NaN, null, undefined, '1', [], {}, () => false, { aborted: false }];
+  const inUse = attn.memory().inUseBytes;
+  let model = await attn.loadModel(`${fixtures}tiny-gpt2`);
+  const outcomes = { ok: 0, named: 0, disposed: 0 };
+  for (let call = 0; call < ROUNDS * 4; call++) {
+    if (model.disposed) model = await attn.loadModel(`${fixtures}tiny-gpt2`);
+    const generate = int(3) === 0;
+    const keys = generate ? GENERATE : FORWARD;
+    const reads = new Map();
+    const options = {};
+    let disposes = false;
+    for (let k = 0, count = int(4); k < count; k++) {
+      const key = pick(keys);
+      const value = pick(VALUES);
+      const how = int(6);
+      if (how === 0) {
+        disposes = true;
+        Object.defineProperty(options, key, { enumerable: true, configurable: true, get: () => { model.dispose(); return value; } });
+      } else if (how === 1) {
+        // A value that changes on every read: reading twice would see two answers.
+        let n = 0;
+        Object.defineProperty(options, key, { enumerable: true, configurable: true, get: () => { reads.set(key, (reads.get(key) ?? 0) + 1); return ++n > 1 ? pick(VALUES) : value; } });
+      } else {
+        Object.defineProperty(options, key, { enumerable: true, configurable: true, writable: true, value });
+      }
+    }
+    if (generate && !('maxNewTokens' in options)) options.maxNewTokens = 1 + int(3);
+    const fn = generate ? 'PretrainedModel.generate' : 'PretrainedModel.forward';
+    try {
+      if (generate) await model.generate([5, 6, 7], options);
+      else model.forward([[5, 6, 7]], options);
+      outcomes.ok++;
+    } catch (error) {
+      if (error instanceof TypeError || error instanceof RangeError) {
+        assert.ok(error.message.startsWith(`${fn}: `), `call ${call}: ${error.message}`);
+        outcomes.named++;
+      } else {
+        assert.ok(disposes && /this model was disposed/.test(error.message), `call ${call}: ${error?.constructor?.name}: ${error?.message}`);
+        outcomes.disposed++;
+      }
+    }
+    for (const [key, n] of reads) assert.ok(n <= 1, `call ${call}: options.${key} read ${n} times`);
+  }
+  model.dispose();
+  assert.equal(attn.memory().inUseBytes, inUse, 'nothing left allocated');
+  assert.ok(outcomes.ok > 0 && outcomes.named > 0 && outcomes.disposed > 0, JSON.stringify(outcomes));
+  console.log(`# options: ${JSON.stringify(outcomes)}`);
+});
