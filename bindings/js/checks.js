@@ -1,6 +1,6 @@
 // Argument checks shared by the public functions; each throws a TypeError (wrong type) or a
 // RangeError (wrong value) whose message starts with the public function's name.
-import { typeError, rangeError, describe } from './errors.js';
+import { typeError, rangeError, describe, show, closestName } from './errors.js';
 
 /** `value` must be an integer >= 1. */
 export function positiveInteger(fn, name, value) {
@@ -18,7 +18,8 @@ export function nonNegativeInteger(fn, name, value) {
 
 /**
  * `object` (optional) must be a plain object with keys from `allowed`; the keys in `booleans`
- * must be booleans when present. `what` names one key in messages ('option', 'config', ...).
+ * must be booleans when present. `what` names one key in messages ('option', 'config', ...);
+ * an unknown key is a TypeError that suggests the closest known one (did you mean 'causal'?).
  */
 export function checkKeys(fn, what, object, allowed, booleans = []) {
   if (object === undefined) return {};
@@ -27,7 +28,9 @@ export function checkKeys(fn, what, object, allowed, booleans = []) {
     throw typeError(fn, `${plural} must be an object, got ${describe(object)}`);
   }
   for (const key of Object.keys(object)) {
-    if (!allowed.includes(key)) throw typeError(fn, `unknown ${what} '${key}' (known: ${allowed.join(', ')})`);
+    if (allowed.includes(key)) continue;
+    const near = closestName(key, allowed);
+    throw typeError(fn, `unknown ${what} ${show(key)} (${near ? `did you mean '${near}'? ` : ''}known: ${allowed.join(', ')})`);
   }
   for (const key of booleans) {
     if (object[key] !== undefined && typeof object[key] !== 'boolean') {
