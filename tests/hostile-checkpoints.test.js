@@ -217,14 +217,14 @@ test('config.json values float32 cannot hold, and sizes of zero, are named', asy
 });
 
 test('unknown options are TypeErrors that say what was meant', async () => {
-  await refuses(attn.loadModel(`${fixtures}tiny-gpt2`, { dtpye: 'float32' }), TypeError, /^loadModel: unknown option 'dtpye'; did you mean dtype\?/);
-  await refuses(attn.loadModel(`${fixtures}tiny-gpt2`, { fetch_options: {} }), TypeError, /did you mean fetchOptions\?/);
+  await refuses(attn.loadModel(`${fixtures}tiny-gpt2`, { dtpye: 'float32' }), TypeError, /^loadModel: unknown option 'dtpye' \(did you mean 'dtype'\?/);
+  await refuses(attn.loadModel(`${fixtures}tiny-gpt2`, { fetch_options: {} }), TypeError, /did you mean 'fetchOptions'\?/);
   await refuses(attn.loadModel(`${fixtures}tiny-gpt2`, { fetchOptions: 'x' }), TypeError, /options\.fetchOptions must be an object/);
   await refuses(attn.loadModel(`${fixtures}tiny-gpt2`, { signal: {} }), TypeError, /options\.signal must be an AbortSignal/);
   const model = await attn.loadModel(`${fixtures}tiny-gpt2`);
   const inUse = attn.memory().inUseBytes;
-  await assert.rejects(model.generate('The cat', { max_new_tokens: 2 }), /^TypeError: PretrainedModel\.generate: unknown option 'max_new_tokens'; did you mean maxNewTokens\?/);
-  assert.throws(() => model.forward('The cat', { attention: true }), /^TypeError: PretrainedModel\.forward: unknown option 'attention'; did you mean attentions\?/);
+  await assert.rejects(model.generate('The cat', { max_new_tokens: 2 }), /^TypeError: PretrainedModel\.generate: unknown option 'max_new_tokens' \(did you mean 'maxNewTokens'\?/);
+  assert.throws(() => model.forward('The cat', { attention: true }), /^TypeError: PretrainedModel\.forward: unknown option 'attention' \(did you mean 'attentions'\?/);
   assert.throws(() => model.forward('The cat', { output_hidden_states: true }), /^TypeError: PretrainedModel\.forward: unknown option 'output_hidden_states' \(known:/);
   // 200,000 sequences: a loop, not Math.max(...200k) (which overflowed the stack).
   const many = Array.from({ length: 200_000 }, () => [1]);

@@ -1,6 +1,6 @@
 // Argument checks shared by the public functions; each throws a TypeError (wrong type) or a
 // RangeError (wrong value) whose message starts with the public function's name.
-import { typeError, rangeError, describe } from './errors.js';
+import { typeError, rangeError, describe, show, closestName } from './errors.js';
 
 /** `value` must be an integer >= 1. */
 export function positiveInteger(fn, name, value) {
@@ -16,45 +16,10 @@ export function nonNegativeInteger(fn, name, value) {
   return value;
 }
 
-// Edit distance (insertions, deletions, substitutions, and swaps of two neighbours: 'dtpye'
-// is one edit from 'dtype'), for "did you mean" suggestions.
-function editDistance(a, b) {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
-}
-
-/**
- * The known name a misspelt one most likely meant, or null: the same name in another
- * spelling (Hugging Face's snake_case max_new_tokens for maxNewTokens, another case), else the
- * nearest within an edit distance of a third of its length (at most 3).
- */
-export function nearestName(name, known) {
-  if (typeof name !== 'string' || name.length > 64) return null;
-  const fold = (s) => s.replace(/[_-]/g, '').toLowerCase();
-  const same = known.find((k) => fold(k) === fold(name));
-  if (same) return same;
-  let best = null;
-  let bestDistance = Math.min(3, Math.max(1, Math.floor(name.length / 3)));
-  for (const k of known) {
-    const distance = editDistance(fold(name), fold(k));
-    if (distance <= bestDistance && (best === null || distance < bestDistance)) {
-      best = k;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
 /**
  * `object` (optional) must be a plain object with keys from `allowed`; the keys in `booleans`
- * must be booleans when present. `what` names one key in messages ('option', 'config', ...).
+ * must be booleans when present. `what` names one key in messages ('option', 'config', ...);
+ * an unknown key is a TypeError that suggests the closest known one (did you mean 'causal'?).
  */
 export function checkKeys(fn, what, object, allowed, booleans = []) {
   if (object === undefined) return {};
@@ -63,10 +28,9 @@ export function checkKeys(fn, what, object, allowed, booleans = []) {
     throw typeError(fn, `${plural} must be an object, got ${describe(object)}`);
   }
   for (const key of Object.keys(object)) {
-    if (!allowed.includes(key)) {
-      const near = nearestName(key, allowed);
-      throw typeError(fn, `unknown ${what} '${key}'${near ? `; did you mean ${near}?` : ''} (known: ${allowed.join(', ')})`);
-    }
+    if (allowed.includes(key)) continue;
+    const near = closestName(key, allowed);
+    throw typeError(fn, `unknown ${what} ${show(key)} (${near ? `did you mean '${near}'? ` : ''}known: ${allowed.join(', ')})`);
   }
   for (const key of booleans) {
     if (object[key] !== undefined && typeof object[key] !== 'boolean') {

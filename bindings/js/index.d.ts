@@ -1385,7 +1385,10 @@ export interface TextClassifierStatic {
    * @param corpus the text of a TSV (`text<TAB>label`), CSV (a header naming `text`/`review`/
    *   `sentence` and `label`/`sentiment`, or text first and label last) or JSONL
    *   (`{"text": …, "label": …}` per line) file, or `{ text, label }` rows.
-   * @throws TypeError/RangeError naming the line of the corpus, or the option.
+   * @throws TypeError/RangeError naming the line of the corpus, or the option (an unknown one
+   *   with the closest known name); RangeError for more than 1,000 distinct labels; RangeError
+   *   naming the step when training diverges (a loss or a weight not finite, or a weight
+   *   beyond float16's range: lower `lr`).
    */
   train(corpus: Corpus, options?: TrainClassifierOptions): Promise<TextClassifier>;
   /**
@@ -1452,13 +1455,13 @@ export interface ClassifierProgress {
 export interface TrainClassifierOptions {
   /** The corpus's format when it is text (default: from its first line). */
   format?: 'tsv' | 'csv' | 'jsonl';
-  /** Label names in class-id order (default: the labels found, numbers ascending, else sorted). */
+  /** Label names in class-id order, 2 to 1,000 distinct (default: the labels found, numbers ascending, else sorted). */
   labels?: string[];
   /** A held-out corpus: its accuracy is reported with each progress event. */
   validation?: Corpus;
-  /** Tokens in the learned vocabulary before pruning (default 10000). */
+  /** Tokens in the learned vocabulary before pruning, an integer in [6, 100000] (default 10000). Words over 100 characters are [UNK] and not learned from. */
   vocabSize?: number;
-  /** A piece that is not a word stays only if this many words use it (default 20; 0 keeps all). */
+  /** A piece that is not a word stays only if this many words use it, an integer >= 0 (default 20; 0 keeps all). */
   minPieceWords?: number;
   /** A sentiment lexicon whose words become extra training examples (two labels only). */
   lexicon?: ClassifierLexicon;
@@ -1476,9 +1479,9 @@ export interface TrainClassifierOptions {
   maxLen?: number;
   /** Training steps (default 1500). */
   steps?: number;
-  /** Examples per step (default 32). */
+  /** Examples per step, an integer in [1, 4096] (default 32). */
   batchSize?: number;
-  /** AdamW's peak learning rate (default 2e-3), after a linear warm-up, with cosine decay. */
+  /** AdamW's peak learning rate (default 2e-3), after a linear warm-up, with cosine decay; as `trainStep`'s, finite in float32. */
   lr?: number;
   /** Warm-up steps (default 100). */
   warmup?: number;

@@ -1,5 +1,6 @@
 // init() options shared by both entries.
 import { typeError, describe } from './errors.js';
+import { checkKeys } from './checks.js';
 import { checkSimdOption } from './variants.js';
 import { checkThreadsOption } from './threads.js';
 
@@ -9,9 +10,7 @@ const KNOWN = ['wasmUrl', 'wasmBinary', 'simd', 'threads'];
 export function checkInitOptions(options) {
   if (options === undefined) return { simd: 'auto', threads: 1 };
   if (options === null || typeof options !== 'object') throw typeError('init', `options must be an object, got ${describe(options)}`);
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.includes(key)) throw typeError('init', `unknown option '${key}' (known: ${KNOWN.join(', ')})`);
-  }
+  checkKeys('init', 'option', options, KNOWN);
   const { wasmBinary, wasmUrl, simd, threads } = options;
   if (wasmBinary !== undefined && !(wasmBinary instanceof ArrayBuffer) && !ArrayBuffer.isView(wasmBinary)) {
     throw typeError('init', `options.wasmBinary must be an ArrayBuffer or Uint8Array, got ${describe(wasmBinary)}`);

@@ -7,11 +7,18 @@
 //         text column (text, review, sentence, content) and the label column (label,
 //         sentiment, class, target, polarity); without one: text first, label last.
 //   JSONL one object per line with a text field and a label field (same names as above).
-import { typeError, rangeError, describe } from '../errors.js';
+import { typeError, rangeError, describe, show } from '../errors.js';
 
 const TEXT_NAMES = ['text', 'review', 'sentence', 'content', 'document'];
 const LABEL_NAMES = ['label', 'sentiment', 'class', 'target', 'polarity', 'score'];
 const FORMATS = ['tsv', 'csv', 'jsonl'];
+/**
+ * The most labels a classifier takes. Training draws examples uniformly, so with the default
+ * 1,500 steps of 32 each of 1,000 labels is seen about 48 times, and far fewer times past
+ * that; evaluate's confusion matrix has labels² cells (a million here, 10^10 for 100,000
+ * labels). A corpus with more distinct labels is most likely a wrong label column.
+ */
+export const MAX_LABELS = 1000;
 
 // The format from the first line: JSONL starts with '{', TSV has a tab, CSV otherwise.
 function sniff(text) {
@@ -86,7 +93,8 @@ function columns(fn, format, records) {
  * @param {string} fn the public function's name, for errors
  * @param {string | Array<{ text: string, label: string | number }>} source
  * @param {{ format?: 'tsv' | 'csv' | 'jsonl', labels?: string[] }} [options] labels: the class
- *   names in id order (default: the labels found, numbers ascending, then names sorted)
+ *   names in id order (default: the labels found, numbers ascending, then names sorted);
+ *   2 to MAX_LABELS of them, distinct
  * @returns {{ texts: string[], labels: Int32Array, labelNames: string[] }}
  */
 export function parseCorpus(fn, source, { format, labels } = {}) {
@@ -111,19 +119,49 @@ export function parseCorpus(fn, source, { format, labels } = {}) {
     if (typeof row.label !== 'string' || row.label.trim() === '') throw typeError(fn, `${row.where}: the label must be a string or a number, got ${describe(row.label)}`);
     row.label = row.label.trim();
   }
-  const found = [...new Set(rows.map((r) => r.label))];
-  const numeric = found.every((l) => /^-?\d+(\.\d+)?$/.test(l));
-  const names = labels ?? (numeric ? found.sort((a, b) => Number(a) - Number(b)) : found.sort());
-  if (!Array.isArray(names) || names.some((n) => typeof n !== 'string')) throw typeError(fn, `labels must be an array of strings, got ${describe(labels)}`);
-  if (names.length < 2) throw rangeError(fn, `a classifier needs at least two labels; the corpus has only ${describe(names[0])}`);
+  const names = labels === undefined ? labelsFound(fn, rows) : checkLabels(fn, labels);
   const id = new Map(names.map((n, i) => [n, i]));
   const out = new Int32Array(rows.length);
   rows.forEach((row, i) => {
     const k = id.get(row.label);
-    if (k === undefined) throw rangeError(fn, `${row.where}: label '${row.label}' is not one of ${names.map((n) => `'${n}'`).join(', ')}`);
+    if (k === undefined) throw rangeError(fn, `${row.where}: label ${show(row.label)} is not one of ${listed(names)}`);
     out[i] = k;
   });
   return { texts: rows.map((r) => r.text), labels: out, labelNames: names.slice() };
+}
+
+// The labels of the rows, numbers ascending or else names sorted; between 2 and MAX_LABELS.
+function labelsFound(fn, rows) {
+  const found = [...new Set(rows.map((r) => r.label))];
+  if (found.length < 2) throw rangeError(fn, `a classifier needs at least two labels; the corpus has only ${describe(found[0])}`);
+  if (found.length > MAX_LABELS) throw rangeError(fn, `the corpus has ${found.length} distinct labels; a classifier takes at most ${MAX_LABELS} (is the label column the right one?)`);
+  const numeric = found.every((l) => /^-?\d+(\.\d+)?$/.test(l));
+  return numeric ? found.sort((a, b) => Number(a) - Number(b)) : found.sort();
+}
+
+/**
+ * Class names by id (options.labels, or a classifier's id2label): 2 to MAX_LABELS distinct
+ * non-empty strings without spaces around them (as corpus labels are read). Returns a copy.
+ * @param {string} name how the labels read in messages ('options.labels')
+ */
+export function checkLabels(fn, labels, name = 'options.labels') {
+  if (!Array.isArray(labels)) throw typeError(fn, `${name} must be an array of strings, got ${describe(labels)}`);
+  if (labels.length < 2 || labels.length > MAX_LABELS) throw rangeError(fn, `${name} must name 2 to ${MAX_LABELS} labels, got ${labels.length}`);
+  const copy = labels.slice();
+  const seen = new Set();
+  copy.forEach((label, i) => {
+    if (typeof label !== 'string') throw typeError(fn, `${name}[${i}] must be a string, got ${describe(label)}`);
+    if (label.trim() === '' || label.trim() !== label) throw rangeError(fn, `${name}[${i}] must be a label as a corpus holds it (not empty, no spaces around it), got ${show(label)}`);
+    if (seen.has(label)) throw rangeError(fn, `${name}[${i}] ${show(label)} is there twice (the labels must be distinct)`);
+    seen.add(label);
+  });
+  return copy;
+}
+
+// Names for a message: the first ten, then how many more.
+function listed(names) {
+  const shown = names.slice(0, 10).map(show).join(', ');
+  return names.length > 10 ? `${shown} … (${names.length} labels)` : shown;
 }
 
 function jsonlRows(fn, source) {

@@ -6,10 +6,11 @@
 //   model.safetensors the weights (float16 or float32), named as TinyTransformer names them
 // TextClassifier.train learns all three from a corpus the caller brings (TSV, CSV, JSONL).
 import { typeError, rangeError, describe, show } from '../errors.js';
+import { checkKeys } from '../checks.js';
 import { TinyTransformer, WEIGHTS_FORMAT } from '../tiny_transformer.js';
 import { loadTokenizer } from '../models/tokenizer.js';
 import { sourceOf } from '../models/sources.js';
-import { parseCorpus } from './corpus.js';
+import { parseCorpus, checkLabels } from './corpus.js';
 import { WordPieceEncoder } from './wordpiece.js';
 import { readSafetensors } from './safetensors_io.js';
 import { trainWeights, classifierFiles, FORMAT } from './train_classifier.js';
@@ -46,7 +47,7 @@ export class TextClassifier {
     this.#encoder = new WordPieceEncoder(vocab);
     this.#config = config;
     /** Label names by class id. */
-    this.labels = Object.freeze(Object.keys(config.id2label).sort((a, b) => a - b).map((k) => config.id2label[k]));
+    this.labels = Object.freeze(labelsOf(FN_LOAD, config));
     /** The transformer's configuration (TinyTransformer's). */
     this.modelConfig = model.config;
     /** Tokens read per text (longer texts are cut, and predict says so). */
@@ -126,7 +127,8 @@ export class TextClassifier {
   evaluate(corpus, options = {}) {
     const fn = 'TextClassifier.evaluate';
     this.#check('evaluate');
-    const c = parseCorpus(fn, corpus, { ...options, labels: this.labels });
+    const { format } = checkKeys(fn, 'option', options, ['format']);
+    const c = parseCorpus(fn, corpus, { format, labels: this.labels });
     const confusion = this.labels.map(() => this.labels.map(() => 0));
     const unk = this.#encoder.unk;
     for (let i = 0; i < c.texts.length; i += 64) {
@@ -176,14 +178,27 @@ function parseJson(fn, name, text) {
   }
 }
 
+// config.json's id2label ({ "0": name, "1": name, ... }) as names by id: ids 0 to K - 1,
+// names as train's options.labels must be (distinct; 2 to MAX_LABELS).
+function labelsOf(fn, config) {
+  const map = config.id2label;
+  if (map === null || typeof map !== 'object' || Array.isArray(map)) throw rangeError(fn, 'config.json has no id2label');
+  const keys = Object.keys(map);
+  const labels = keys.map((_, id) => {
+    if (!Object.hasOwn(map, String(id))) throw rangeError(fn, `config.json's id2label must have the ids 0 to ${keys.length - 1}; ${id} is missing`);
+    return map[String(id)];
+  });
+  return checkLabels(fn, labels, "config.json's id2label");
+}
+
 /** The TinyTransformer config a classifier's config.json describes (checked). */
 function modelConfigOf(fn, config, vocabSize) {
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) throw rangeError(fn, `config.json must hold an object, got ${describe(config)}`);
   if (config.format !== FORMAT) throw rangeError(fn, `config.json is not an attention-wasm text classifier (format ${describe(config.format)}, expected '${FORMAT}')`);
   if (config.version !== 1) throw rangeError(fn, `config.json version ${describe(config.version)} is not supported (this package reads version 1)`);
   const m = config.model;
   if (m === null || typeof m !== 'object') throw rangeError(fn, 'config.json has no "model" entry');
-  if (!config.id2label || typeof config.id2label !== 'object') throw rangeError(fn, 'config.json has no id2label');
-  const numClasses = Object.keys(config.id2label).length;
+  const numClasses = labelsOf(fn, config).length;
   if (m.vocabSize !== vocabSize) throw rangeError(fn, `config.json says vocabSize ${show(m.vocabSize)} but tokenizer.json has ${vocabSize} tokens`);
   return { ...m, head: 'classify', numClasses };
 }
@@ -212,7 +227,7 @@ async function wholeFile(src, name) {
  * Files, or an object of file names to contents (toFiles() output).
  */
 export async function loadClassifier(module, source, options = {}) {
-  if (options === null || typeof options !== 'object') throw typeError(FN_LOAD, `options must be an object, got ${describe(options)}`);
+  checkKeys(FN_LOAD, 'option', options, ['onProgress', 'fetchOptions', 'cache']);
   const src = await sourceOf(FN_LOAD, source, { onProgress: options.onProgress, fetchOptions: options.fetchOptions, cache: options.cache ?? true });
   for (const name of ['config.json', 'tokenizer.json', 'model.safetensors']) {
     if (!(await src.has(name))) throw rangeError(FN_LOAD, `no ${name} in ${src.description}`);

@@ -4,70 +4,42 @@
 // so that a Worker bundled as one classic script (Vite's default) can train: it must not
 // reach @huggingface/tokenizers' dynamic import. The page reads the result back with
 // TextClassifier.load(files).
-import { typeError, rangeError, describe } from '../errors.js';
+import { rangeError, describe } from '../errors.js';
 import { TinyTransformer } from '../tiny_transformer.js';
+import { checkModelConfig } from '../model_inputs.js';
 import { parseCorpus } from './corpus.js';
 import { learnVocabulary, wordPieceTokenizerJson, WordPieceEncoder, SPECIAL_TOKENS } from './wordpiece.js';
 import { writeSafetensors } from './safetensors_io.js';
-import { exampleStream, trainSteps, accuracyOf, DEFAULT_RECIPE } from './training.js';
+import { exampleStream, trainSteps, accuracyOf } from './training.js';
+import { checkTrainOptions, FN_TRAIN, DEFAULT_SHAPE, DEFAULT_VOCABULARY } from './train_options.js';
 
 export const FORMAT = 'attention-wasm/text-classifier';
-const FN_TRAIN = 'TextClassifier.train';
-
-/** The model's shape unless train's options say otherwise (505,538 parameters with a 6,719-token vocabulary). */
-export const DEFAULT_SHAPE = Object.freeze({ dModel: 64, numHeads: 4, numLayers: 2, dFF: 128, maxLen: 128 });
-/** The tokenizer's learning unless train's options say otherwise. */
-export const DEFAULT_VOCABULARY = Object.freeze({ vocabSize: 10000, minPieceWords: 20, singleContinuations: false });
-
-// Option checks for train.
-function checkTrainOptions(options) {
-  if (options === null || typeof options !== 'object') throw typeError(FN_TRAIN, `options must be an object, got ${describe(options)}`);
-  const known = ['format', 'labels', 'validation', 'vocabSize', 'minPieceWords', 'lexicon', 'wordVectors', 'dModel', 'numHeads', 'numLayers', 'dFF', 'maxLen',
-    ...Object.keys(DEFAULT_RECIPE), 'every', 'onProgress', 'signal'];
-  for (const key of Object.keys(options)) if (!known.includes(key)) throw typeError(FN_TRAIN, `unknown option '${key}' (known: ${known.join(', ')})`);
-  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') throw typeError(FN_TRAIN, `options.onProgress must be a function, got ${describe(options.onProgress)}`);
-  const recipe = { ...DEFAULT_RECIPE };
-  for (const key of Object.keys(DEFAULT_RECIPE)) {
-    if (options[key] === undefined) continue;
-    const v = options[key];
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw typeError(FN_TRAIN, `options.${key} must be a finite number, got ${describe(v)}`);
-    const integer = ['steps', 'batchSize', 'warmup', 'seed'].includes(key);
-    const probability = ['wordDropout', 'unkRate', 'contrastRate', 'lexiconRate', 'junkRate', 'concatRate'].includes(key);
-    if ((integer && (!Number.isInteger(v) || v < (key === 'warmup' || key === 'seed' ? 0 : 1))) || (probability && (v < 0 || v >= 1)) || (!integer && !probability && v < 0)) {
-      throw rangeError(FN_TRAIN, `options.${key} is out of range: ${v}`);
-    }
-    recipe[key] = v;
-  }
-  if (recipe.junkRate + recipe.lexiconRate + recipe.contrastRate + recipe.concatRate >= 1) throw rangeError(FN_TRAIN, 'options.junkRate + lexiconRate + contrastRate + concatRate must leave room for real examples (sum < 1)');
-  return recipe;
-}
+export { DEFAULT_SHAPE, DEFAULT_VOCABULARY };
 
 /**
- * A sentiment lexicon for training: [word, valence] pairs (VADER's format: negative
- * valence = negative). Used with two labels only, named in `lexicon.labels` ([negative, positive]).
+ * The lexicon's training examples: each word as the vocabulary spells it, labelled
+ * lexicon.labels[0] (negative valence) or [1] (positive). Used with two labels.
  */
-function lexiconExamples(lexicon, encode, labelNames, unk) {
+function lexiconExamples(lexicon, encode, labelIds, unk) {
   if (!lexicon) return [];
-  if (typeof lexicon !== 'object' || !Array.isArray(lexicon.entries) || !Array.isArray(lexicon.labels) || lexicon.labels.length !== 2) {
-    throw typeError(FN_TRAIN, 'options.lexicon must be { entries: [word, valence][], labels: [negativeLabel, positiveLabel] }');
-  }
-  const [negative, positive] = lexicon.labels.map((name) => labelNames.indexOf(String(name)));
-  if (negative < 0 || positive < 0) throw rangeError(FN_TRAIN, `options.lexicon.labels ${JSON.stringify(lexicon.labels)} must both be labels of the corpus (${labelNames.join(', ')})`);
-  return lexicon.entries.filter(([w, v]) => typeof w === 'string' && Number.isFinite(v) && v !== 0).map(([w, v]) => ({ ids: encode(w), label: v > 0 ? positive : negative }))
+  const [negative, positive] = labelIds;
+  return lexicon.entries.filter(([, v]) => v !== 0).map(([w, v]) => ({ ids: encode(w), label: v > 0 ? positive : negative }))
     // A word the vocabulary cannot spell would teach [UNK] a sentiment: left out.
     .filter((e) => e.ids.length > 0 && !e.ids.includes(unk));
 }
 
-/** Initial token vectors: the rows of `wordVectors` ({ words, vectors [n × dim] }) for whole-word tokens. */
+// The lexicon's labels as class ids; both must be labels of the corpus.
+function lexiconLabelIds(lexicon, labelNames) {
+  if (!lexicon) return null;
+  const ids = lexicon.labels.map((name) => labelNames.indexOf(name));
+  if (ids.some((id) => id < 0)) throw rangeError(FN_TRAIN, `options.lexicon.labels ${JSON.stringify(lexicon.labels)} must both be labels of the corpus (${labelNames.slice(0, 10).join(', ')}${labelNames.length > 10 ? ', …' : ''})`);
+  return ids;
+}
+
+/** Initial token vectors: the rows of `wordVectors` ({ words, vectors [n × dModel] }, checked) for whole-word tokens. */
 function initialVectors(model, vocab, wordVectors) {
   if (!wordVectors) return 0;
   const d = model.config.dModel;
-  if (typeof wordVectors !== 'object' || !Array.isArray(wordVectors.words) || !(wordVectors.vectors instanceof Float32Array)) {
-    throw typeError(FN_TRAIN, 'options.wordVectors must be { words: string[], vectors: Float32Array } (readWordVectors gives one)');
-  }
-  if (wordVectors.vectors.length !== wordVectors.words.length * d) {
-    throw rangeError(FN_TRAIN, `options.wordVectors has ${wordVectors.vectors.length / Math.max(1, wordVectors.words.length)} numbers per word but dModel is ${d}`);
-  }
   const row = new Map(wordVectors.words.map((w, i) => [w, i]));
   const weights = model.getWeights();
   const E = weights.tensors.tokenEmbedding.data;
@@ -96,6 +68,30 @@ function fragmentsOf(vocab, words) {
 
 const pause = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+// float16's largest finite value, and the magnitude from which a float rounds to Infinity there.
+const HALF_MAX = 65504, HALF_OVERFLOW = 65520;
+
+// The first weight that toFiles' default float16 cannot hold (not finite, or rounding to
+// Infinity), as { name, index, value }, or null.
+function firstBeyondHalf(tensors) {
+  for (const [name, t] of Object.entries(tensors)) {
+    const index = t.data.findIndex((v) => !(Math.abs(v) < HALF_OVERFLOW));
+    if (index >= 0) return { name, index, value: t.data[index] };
+  }
+  return null;
+}
+
+// After the last step: a loss can stay finite while the last update sends weights to
+// Infinity or NaN (too high a learning rate), and then every prediction is NaN. Weights
+// beyond float16's range are as diverged (a trained classifier's are a few units at most),
+// and its files (float16 by default) could not be read back.
+function checkTrainedWeights(model, recipe) {
+  const bad = firstBeyondHalf(model.getWeights().tensors);
+  if (bad) {
+    throw rangeError(FN_TRAIN, `training diverged: after step ${recipe.steps}, ${bad.name}[${bad.index}] is ${bad.value}${Number.isFinite(bad.value) ? ` (beyond float16's ±${HALF_MAX}, which the classifier's files hold)` : ''}; options.lr is ${recipe.lr}: lower it`);
+  }
+}
+
 /**
  * Trains a classifier from a corpus: learns a WordPiece tokenizer from its texts (and the
  * lexicon's words), then the transformer. Deterministic for a seed: the same corpus and
@@ -103,38 +99,36 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, 0));
  * @returns {Promise<{ model: TinyTransformer, config: object, tokenizerJson: object }>}
  */
 export async function trainWeights(module, corpus, options = {}) {
-  const recipe = checkTrainOptions(options);
-  const c = parseCorpus(FN_TRAIN, corpus, { format: options.format, labels: options.labels });
-  const validation = options.validation === undefined ? null : parseCorpus(FN_TRAIN, options.validation, { labels: c.labelNames });
-  const lexiconWords = options.lexicon?.entries?.map?.((e) => e?.[0]).filter((w) => typeof w === 'string') ?? [];
+  const o = checkTrainOptions(options);
+  const { recipe, shape } = o;
+  const c = parseCorpus(FN_TRAIN, corpus, { format: o.format, labels: o.labels });
+  const validation = o.validation === undefined ? null : parseCorpus(FN_TRAIN, o.validation, { labels: c.labelNames });
+  const lexiconLabels = lexiconLabelIds(o.lexicon, c.labelNames);
+  const lexiconWords = o.lexicon?.entries.map(([w]) => w) ?? [];
   const started = performance.now();
-  const vocab = learnVocabulary([...c.texts, ...lexiconWords.flatMap((w) => [w, w])], {
-    ...DEFAULT_VOCABULARY,
-    ...(options.vocabSize !== undefined ? { vocabSize: options.vocabSize } : {}),
-    ...(options.minPieceWords !== undefined ? { minPieceWords: options.minPieceWords } : {}),
-  });
+  const vocab = learnVocabulary([...c.texts, ...lexiconWords.flatMap((w) => [w, w])], o.vocabulary);
   const encoder = new WordPieceEncoder(vocab);
   const encode = (t) => encoder.encode(t);
-  const shape = { ...DEFAULT_SHAPE };
-  for (const key of Object.keys(DEFAULT_SHAPE)) if (options[key] !== undefined) shape[key] = options[key];
-  const model = new TinyTransformer(module, {
+  const modelConfig = checkModelConfig(FN_TRAIN, {
     vocabSize: vocab.length, ...shape, norm: 'pre', head: 'classify', numClasses: c.labelNames.length, activation: 'gelu', positional: 'learned', seed: recipe.seed,
   });
+  const model = new TinyTransformer(module, modelConfig);
   try {
-    const initialized = initialVectors(model, vocab, options.wordVectors);
+    const initialized = initialVectors(model, vocab, o.wordVectors);
     const train = c.texts.map((t, i) => ({ ids: encode(t).slice(0, shape.maxLen), label: c.labels[i] }));
     const words = new Set([...c.texts, ...lexiconWords].flatMap((t) => t.toLowerCase().split(/[^\p{L}']+/u)));
     const next = exampleStream(train, recipe, {
-      encode, unk: encoder.unk, lexicon: lexiconExamples(options.lexicon, encode, c.labelNames, encoder.unk), maxLen: shape.maxLen, numClasses: c.labelNames.length, fragments: fragmentsOf(vocab, words),
+      encode, unk: encoder.unk, lexicon: lexiconExamples(o.lexicon, encode, lexiconLabels, encoder.unk), maxLen: shape.maxLen, numClasses: c.labelNames.length, fragments: fragmentsOf(vocab, words),
     });
     const held = validation ? validation.texts.map((t, i) => ({ ids: encode(t).slice(0, shape.maxLen), label: validation.labels[i] })) : null;
-    for (const progress of trainSteps(model, next, recipe, options.every ?? 50)) {
+    for (const progress of trainSteps(model, next, recipe, o.every, FN_TRAIN)) {
       const report = { ...progress, seconds: (performance.now() - started) / 1000 };
       if (held) report.accuracy = accuracyOf(model, held, encoder.unk);
-      options.onProgress?.(report);
+      o.onProgress?.(report);
       await pause();
-      if (options.signal?.aborted) throw options.signal.reason ?? new DOMException('TextClassifier.train was stopped', 'AbortError');
+      if (o.signal?.aborted) throw o.signal.reason ?? new DOMException('TextClassifier.train was stopped', 'AbortError');
     }
+    checkTrainedWeights(model, recipe);
     const id2label = Object.fromEntries(c.labelNames.map((name, i) => [String(i), name]));
     const config = {
       format: FORMAT,
@@ -144,7 +138,7 @@ export async function trainWeights(module, corpus, options = {}) {
       id2label,
       label2id: Object.fromEntries(c.labelNames.map((name, i) => [name, i])),
       model: { vocabSize: vocab.length, ...shape, norm: 'pre', activation: 'gelu', positional: 'learned' },
-      training: { examples: c.texts.length, recipe, vocabulary: { ...DEFAULT_VOCABULARY, vocabSize: vocab.length }, initializedVectors: initialized, lexiconEntries: lexiconWords.length },
+      training: { examples: c.texts.length, recipe, vocabulary: { ...o.vocabulary, vocabSize: vocab.length }, initializedVectors: initialized, lexiconEntries: lexiconWords.length },
     };
     return { model, config, tokenizerJson: wordPieceTokenizerJson(vocab) };
   } catch (error) {
@@ -160,8 +154,11 @@ export async function trainWeights(module, corpus, options = {}) {
  * @param {{ dtype?: 'F16' | 'F32', metrics?: object }} [options]
  */
 export function classifierFiles({ model, config, tokenizerJson }, { dtype = 'F16', metrics } = {}) {
-  if (dtype !== 'F16' && dtype !== 'F32') throw rangeError('TextClassifier.toFiles', `dtype must be 'F16' or 'F32', got ${describe(dtype)}`);
+  const fn = 'TextClassifier.toFiles';
+  if (dtype !== 'F16' && dtype !== 'F32') throw rangeError(fn, `dtype must be 'F16' or 'F32', got ${describe(dtype)}`);
   const weights = model.getWeights();
+  const bad = dtype === 'F16' ? firstBeyondHalf(weights.tensors) : null;
+  if (bad) throw rangeError(fn, `${bad.name}[${bad.index}] is ${bad.value}, beyond float16's ±${HALF_MAX}: write { dtype: 'F32' }`);
   const tensors = Object.entries(weights.tensors).map(([name, t]) => ({ name, shape: t.shape, data: t.data }));
   const full = { ...config, ...(metrics ? { metrics } : {}), torch_dtype: dtype === 'F16' ? 'float16' : 'float32' };
   return {

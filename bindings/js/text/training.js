@@ -15,6 +15,7 @@
 //                both ways (so the model learns 0.5 for them), or made-up words inserted
 //                into a real example (which keeps its label).
 import { seededRandom } from '../parameters.js';
+import { rangeError } from '../errors.js';
 
 /** The default recipe (the shipped review classifier's; see scripts/train-review-classifier.mjs). */
 export const DEFAULT_RECIPE = Object.freeze({
@@ -41,7 +42,7 @@ export function exampleStream(train, r, { encode, unk, lexicon, maxLen, numClass
   const junkWord = () => (fragments && random() < 0.5 ? spelled() : letters());
   const but = encode(', but'), although = encode('although'), comma = encode(',');
   const negations = ['not', 'never', 'no', "don't", "didn't", 'not at all'].map(encode);
-  const byLabel = Array.from({ length: numClasses }, (_, k) => train.filter((e) => e.label === k));
+  const byLabel = groupByLabel(train, numClasses);
   const twoLabels = byLabel.filter((list) => list.length > 0).length >= 2;
   const fit = (ids) => ids.slice(0, maxLen);
   let pending = null;  // the second half of a junk pair
@@ -106,9 +107,18 @@ export function exampleStream(train, r, { encode, unk, lexicon, maxLen, numClass
   };
 }
 
+// The examples of each label, in corpus order: one pass (filtering once per label took
+// 15-20 s for 60,000 labels).
+function groupByLabel(train, numClasses) {
+  const byLabel = Array.from({ length: numClasses }, () => []);
+  for (const e of train) byLabel[e.label].push(e);
+  return byLabel;
+}
+
 /** Examples → a padded batch { tokens [B][L], targets [B], lengths [B] } for TinyTransformer. */
 export function toBatch(examples) {
-  const L = Math.max(1, ...examples.map((e) => e.ids.length));
+  let L = 1;  // a loop, not Math.max(...lengths): a spread of a large batch overflows the stack
+  for (const e of examples) L = Math.max(L, e.ids.length);
   return {
     tokens: examples.map((e) => Array.from({ length: L }, (_, i) => e.ids[i] ?? 0)),
     targets: examples.map((e) => e.label),
@@ -134,18 +144,38 @@ export function accuracyOf(model, examples, unk, batchSize = 64) {
 
 /**
  * Trains step by step: a generator yielding { step, steps, loss, done } after every `every`
- * steps (and the last), so callers can report progress and stop between chunks.
+ * steps (and the last), so callers can report progress and stop between chunks. A step whose
+ * loss is not finite stops training with a RangeError naming `fn` and the step: the weights
+ * are then NaN or on their way there (too high a learning rate), and every prediction
+ * would be NaN.
  */
-export function* trainSteps(model, next, r, every = 50) {
+export function* trainSteps(model, next, r, every = 50, fn = 'TextClassifier.train') {
   let loss = 0, count = 0;
   for (let step = 1; step <= r.steps; step++) {
     const batch = toBatch(Array.from({ length: r.batchSize }, next));
-    loss += model.trainStep(batch, { lr: learningRate(r, step), weightDecay: r.weightDecay, clipNorm: r.clipNorm }).loss;
+    const lr = learningRate(r, step);
+    const result = stepOrExplain(fn, model, batch, { lr, weightDecay: r.weightDecay, clipNorm: r.clipNorm }, step);
+    if (!Number.isFinite(result.loss)) {
+      throw rangeError(fn, `training diverged: the loss at step ${step} of ${r.steps} is ${result.loss} (options.lr is ${r.lr}: lower it)`);
+    }
+    loss += result.loss;
     count++;
     if (step % every === 0 || step === r.steps) {
       yield { step, steps: r.steps, loss: loss / count, done: step === r.steps };
       loss = 0;
       count = 0;
     }
+  }
+}
+
+// One train step; a batch the wasm heap cannot hold is a RangeError naming `fn`, the step and
+// the options that size it (the core's own message names TinyTransformer.trainStep).
+function stepOrExplain(fn, model, batch, options, step) {
+  try {
+    return model.trainStep(batch, options);
+  } catch (error) {
+    if (!(error instanceof RangeError) || !/wasm (heap|memory)/.test(error.message)) throw error;
+    const L = batch.tokens[0].length;
+    throw rangeError(fn, `step ${step}: a batch of ${batch.tokens.length} texts of ${L} tokens does not fit the wasm heap (${error.message}); lower options.batchSize or options.maxLen`, { cause: error });
   }
 }

@@ -11,6 +11,14 @@
 /** The special tokens, with their fixed ids. */
 export const SPECIAL_TOKENS = Object.freeze(['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]']);
 const PREFIX = '##';
+/**
+ * Words longer than this (in characters) are one [UNK]: tokenizer.json's
+ * max_input_chars_per_word, BERT's 100. Learning leaves them out too, since no piece learned
+ * from them could be used, and a longer word would make learning and segmenting cost O(n²)
+ * or more in its length (one 100 KB word stalled training for minutes).
+ */
+export const MAX_WORD_CHARS = 100;
+const tooLong = (word) => word.length > MAX_WORD_CHARS && [...word].length > MAX_WORD_CHARS;  // UTF-16 length first: cheap
 
 // BertNormalizer (clean_text, handle_chinese_chars, lowercase with accents stripped).
 function isControl(code) {
@@ -121,9 +129,9 @@ const mergedOf = (left, right) => left + right.slice(PREFIX.length);
  * @returns {string[]} the vocabulary, by id
  */
 export function learnVocabulary(texts, { vocabSize = 4000, minFrequency = 2, alphabetMinFrequency = 2, singleContinuations = true, minPieceWords = 0 } = {}) {
-  // Word frequencies.
+  // Word frequencies (of the words WordPiece spells: a longer one is [UNK] whatever is learned).
   const counts = new Map();
-  for (const text of texts) for (const word of preTokenize(normalize(text))) counts.set(word, (counts.get(word) ?? 0) + 1);
+  for (const text of texts) for (const word of preTokenize(normalize(text))) if (!tooLong(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
   const words = [...counts.keys()].sort();  // a fixed order: the result must not depend on insertion order
   // The alphabet: characters at a word's start and inside words, by frequency.
   const chars = new Map();
@@ -201,8 +209,10 @@ export function learnVocabulary(texts, { vocabSize = 4000, minFrequency = 2, alp
   return kept;
 }
 
-// WordPiece's greedy longest-match segmentation of one word, or null (the word is [UNK]).
+// WordPiece's greedy longest-match segmentation of one word, or null (the word is [UNK]:
+// no pieces spell it, or it has more than MAX_WORD_CHARS characters).
 export function segment(word, known) {
+  if (tooLong(word)) return null;
   const chars = [...word];
   const pieces = [];
   for (let start = 0; start < chars.length;) {
@@ -255,7 +265,7 @@ export function wordPieceTokenizerJson(vocab) {
       type: 'WordPiece',
       unk_token: '[UNK]',
       continuing_subword_prefix: PREFIX,
-      max_input_chars_per_word: 100,
+      max_input_chars_per_word: MAX_WORD_CHARS,
       vocab: Object.fromEntries(vocab.map((token, id) => [token, id])),
     },
   };
@@ -285,7 +295,7 @@ export class WordPieceEncoder {
     for (const word of preTokenize(normalize(text))) {
       let ids = this.#cache.get(word);
       if (ids === undefined) {
-        const pieces = [...word].length > 100 ? null : segment(word, this.#known);
+        const pieces = segment(word, this.#known);
         ids = pieces === null ? [this.unk] : pieces.map((p) => this.#ids.get(p));
         if (this.#cache.size < 200_000) this.#cache.set(word, ids);
       }
