@@ -948,6 +948,8 @@ declare class TinyTransformer {
    * model.setWeights(JSON.parse(localStorage.model));
    */
   setWeights(weights: TinyTransformerWeights): void;
+  /** True once `dispose()` ran. */
+  readonly disposed: boolean;
   /** Frees the model's wasm memory; every later call but `dispose()` throws an Error. */
   dispose(): void;
 }
@@ -1590,6 +1592,8 @@ export interface TextClassifier {
   evaluate(corpus: Corpus, options?: { format?: 'tsv' | 'csv' | 'jsonl' }): ClassifierEvaluation;
   /** The classifier's files (float16 weights by default). */
   toFiles(options?: { dtype?: 'F16' | 'F32'; metrics?: object }): ClassifierFiles;
+  /** True once `dispose()` ran. */
+  readonly disposed: boolean;
   /** Frees its wasm memory; every method throws afterwards. */
   dispose(): void;
 }

@@ -182,6 +182,11 @@ export class TinyTransformer {
     this.#module._modelResetOptimizer(this.#handle);
   }
 
+  /** True once dispose() ran. */
+  get disposed() {
+    return this.#handle === 0;
+  }
+
   /** Frees the model's wasm memory; every method throws afterwards. Safe to call twice. */
   dispose() {
     if (this.#handle === 0) return;

@@ -158,6 +158,11 @@ export class TextClassifier {
     return classifierFiles({ model: this.#model, config: this.#config, tokenizerJson: this.#tokenizerJson }, options);
   }
 
+  /** True once dispose() ran. */
+  get disposed() {
+    return this.#model.disposed;
+  }
+
   /** Frees the model's wasm memory; every method throws afterwards. Safe to call twice. */
   dispose() {
     this.#model.dispose();
@@ -229,6 +234,14 @@ async function wholeFile(src, name) {
 export async function loadClassifier(module, source, options = {}) {
   checkKeys(FN_LOAD, 'option', options, ['onProgress', 'fetchOptions', 'cache']);
   const src = await sourceOf(FN_LOAD, source, { onProgress: options.onProgress, fetchOptions: options.fetchOptions, cache: options.cache ?? true });
+  try {
+    return await loadFrom(module, src);
+  } finally {
+    src.close();  // a refused load stops what is still downloading
+  }
+}
+
+async function loadFrom(module, src) {
   for (const name of ['config.json', 'tokenizer.json', 'model.safetensors']) {
     if (!(await src.has(name))) throw rangeError(FN_LOAD, `no ${name} in ${src.description}`);
   }
