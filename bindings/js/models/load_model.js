@@ -119,7 +119,8 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal }) {
   const config = await readJson(src, 'config.json', true);
   const arch = architectureOf(FN, config, head);
   const tokenizerJson = await readJson(src, 'tokenizer.json', false);
-  const tokenizer = tokenizerJson === null ? null : await loadTokenizer(FN, tokenizerJson, (await readJson(src, 'tokenizer_config.json', false)) ?? {});
+  const declared = { size: arch.descriptor.vocabSize, source: "config.json's vocab_size" };
+  const tokenizer = tokenizerJson === null ? null : await loadTokenizer(FN, tokenizerJson, (await readJson(src, 'tokenizer_config.json', false)) ?? {}, declared);
   signal?.throwIfAborted();
   // 2. Every tensor's header entry.
   const weights = await openWeights(FN, src, readJson);

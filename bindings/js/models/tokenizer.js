@@ -4,6 +4,7 @@
 // views need: each token's character span in the caller's text ([start, end) in UTF-16
 // code units, as String.prototype.slice takes them), and which tokens are special.
 import { typeError, rangeError, describe } from '../errors.js';
+import { checkTokenizerJson, boundWordPiece } from './tokenizer_safety.js';
 
 let library = null;  // Promise of the @huggingface/tokenizers module, loaded on first use
 
@@ -188,10 +189,14 @@ function findBytes(haystack, needle, from) {
 }
 
 /**
- * Reads a tokenizer.json (text or parsed) and, optionally, tokenizer_config.json.
+ * Reads a tokenizer.json (text or parsed) and, optionally, tokenizer_config.json. The file is
+ * checked first (tokenizer_safety.js): its patterns, the text its steps can add, its ids
+ * against the vocabulary size the model declares.
+ * @param {string} fn @param {string | object} json @param {object} [config]
+ * @param {{ size: number, source: string }} [declared] e.g. { size: 50257, source: "config.json's vocab_size" }
  * @returns {Promise<TextTokenizer>}
  */
-export async function loadTokenizer(fn, json, config = {}) {
+export async function loadTokenizer(fn, json, config = {}, declared = undefined) {
   let parsed = json;
   if (typeof json === 'string') {
     try {
@@ -203,13 +208,15 @@ export async function loadTokenizer(fn, json, config = {}) {
   if (parsed === null || typeof parsed !== 'object' || typeof parsed.model !== 'object' || parsed.model === null) {
     throw rangeError(fn, 'tokenizer.json must be an object with a "model" (a Hugging Face tokenizers file)');
   }
-  const { Tokenizer } = await loadLibrary();
+  checkTokenizerJson(fn, parsed, declared);
+  const { Tokenizer, WordPiece } = await loadLibrary();
   let tokenizer;
   try {
     tokenizer = new Tokenizer(parsed, config ?? {});
   } catch (error) {
     throw rangeError(fn, `tokenizer.json could not be read: ${error.message}`, { cause: error });
   }
+  if (WordPiece && tokenizer.model instanceof WordPiece) boundWordPiece(tokenizer.model);
   return new TextTokenizer(tokenizer, parsed);
 }
 

@@ -253,7 +253,7 @@ async function loadFrom(module, src) {
   }
   const modelConfig = modelConfigOf(FN_LOAD, config, Object.keys(vocabMap).length);
   const { tensors } = readSafetensors(FN_LOAD, 'model.safetensors', await wholeFile(src, 'model.safetensors'));
-  const tokenizer = await loadTokenizer(FN_LOAD, tokenizerJson);
+  const tokenizer = await loadTokenizer(FN_LOAD, tokenizerJson, {}, { size: modelConfig.vocabSize, source: "config.json's model.vocabSize" });
   const model = new TinyTransformer(module, { ...modelConfig, seed: 0 });
   try {
     const weights = { format: WEIGHTS_FORMAT, version: 1, config: model.config, tensors: {} };
@@ -278,7 +278,7 @@ async function loadFrom(module, src) {
 export async function trainClassifier(module, corpus, options = {}) {
   const trained = await trainWeights(module, corpus, options);
   try {
-    const tokenizer = await loadTokenizer(FN_TRAIN, trained.tokenizerJson);
+    const tokenizer = await loadTokenizer(FN_TRAIN, trained.tokenizerJson, {}, { size: trained.model.config.vocabSize, source: 'the trained model\'s vocabSize' });
     return new TextClassifier(trained.model, tokenizer, trained.tokenizerJson, trained.config);
   } catch (error) {
     trained.model.dispose();

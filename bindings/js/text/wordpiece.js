@@ -209,14 +209,22 @@ export function learnVocabulary(texts, { vocabSize = 4000, minFrequency = 2, alp
   return kept;
 }
 
+const longestOf = (tokens) => {
+  let longest = 0;
+  for (const token of tokens) longest = Math.max(longest, token.length);
+  return longest;
+};
+
 // WordPiece's greedy longest-match segmentation of one word, or null (the word is [UNK]:
-// no pieces spell it, or it has more than MAX_WORD_CHARS characters).
-export function segment(word, known) {
+// no pieces spell it, or it has more than MAX_WORD_CHARS characters). `longest`: the longest
+// entry of `known` (UTF-16 units); no longer candidate can be one, so ends beyond it are not
+// tried (else O(L³) per word of L characters).
+export function segment(word, known, longest = longestOf(known)) {
   if (tooLong(word)) return null;
   const chars = [...word];
   const pieces = [];
   for (let start = 0; start < chars.length;) {
-    let end = chars.length, piece = null;
+    let end = Math.min(chars.length, start + longest), piece = null;
     for (; end > start; end--) {
       const candidate = (start > 0 ? PREFIX : '') + chars.slice(start, end).join('');
       if (known.has(candidate)) {
@@ -238,8 +246,9 @@ function prune(vocab, words, min) {
   let kept = vocab;
   for (let round = 0; round < 8; round++) {
     const known = new Set(kept);
+    const longest = longestOf(known);
     const uses = new Map();
-    for (const word of words) for (const piece of segment(word, known) ?? []) uses.set(piece, (uses.get(piece) ?? 0) + 1);
+    for (const word of words) for (const piece of segment(word, known, longest) ?? []) uses.set(piece, (uses.get(piece) ?? 0) + 1);
     const next = kept.filter((t, id) => id < SPECIAL_TOKENS.length || isWord.has(t) || (uses.get(t) ?? 0) >= min);
     if (next.length === kept.length) break;
     kept = next;
@@ -280,12 +289,14 @@ export function wordPieceTokenizerJson(vocab) {
 export class WordPieceEncoder {
   #ids;
   #known;
+  #longest;
   #cache = new Map();
 
   /** @param {string[]} vocab by id */
   constructor(vocab) {
     this.#ids = new Map(vocab.map((t, i) => [t, i]));
     this.#known = new Set(vocab);
+    this.#longest = longestOf(vocab);
     this.unk = this.#ids.get('[UNK]');
   }
 
@@ -295,7 +306,7 @@ export class WordPieceEncoder {
     for (const word of preTokenize(normalize(text))) {
       let ids = this.#cache.get(word);
       if (ids === undefined) {
-        const pieces = segment(word, this.#known);
+        const pieces = segment(word, this.#known, this.#longest);
         ids = pieces === null ? [this.unk] : pieces.map((p) => this.#ids.get(p));
         if (this.#cache.size < 200_000) this.#cache.set(word, ids);
       }
