@@ -17,8 +17,9 @@
 //   (A) only optional items (x?, x*, (?:…)?): the branch matches as soon as the run ends;
 //   (B) a lookahead the run's own characters satisfy, then (A): \s+(?!\S) gives back one
 //       character at most;
-//   (C) a second run, then (A): \s*[\r\n]+ — and the next branch starts the same way and
-//       takes the whole run of the same class (\s+(?!\S), \s+), so a failed scan is consumed.
+//   (C) one more item (a run or a bounded item), then (A): \s*[\r\n]+ — and the next
+//       branch starts the same way and takes the whole run of the same class (\s+(?!\S),
+//       \s+), so a scan that fails is consumed by the match that follows.
 // Within that shape a match attempt costs (the characters it consumes) + (a constant set by
 // the bounded items, capped by MAX_WORK), so matching a text is linear in its length.
 // GPT-2's, Llama 3's, Qwen's and o200k's patterns have this shape (tests/tokenizer-safety.test.js).
@@ -263,6 +264,12 @@ function steps(n) {
 // A branch's items, with its one-branch groups opened: (?:\s+)(?!\S) is \s+ then (?!\S).
 const flatten = (items) => items.flatMap((n) => (n.type === 'group' && n.body.branches.length === 1 ? flatten(n.body.branches[0].items) : [n]));
 
+// A pattern that is one group, (a|b), is that group's alternatives.
+function alternatives(tree) {
+  const only = tree.branches.length === 1 ? flatten(tree.branches[0].items) : [];
+  return only.length === 1 && only[0].type === 'group' ? alternatives(only[0].body) : tree.branches;
+}
+
 // ---- The checks ----
 
 function checkNesting(n, text, inLook = false) {
@@ -305,7 +312,7 @@ function coveredByNext(items, i, next, key) {
 function checkBranches(tree, text) {
   const key = (n) => `${n.fold ? 'i' : '-'}${text.slice(n.start, n.end)}`;
   const src = (n) => text.slice(n.start, n.end);
-  const branches = tree.branches.map((b) => flatten(b.items));
+  const branches = alternatives(tree).map((b) => flatten(b.items));
   let work = 0;
   branches.forEach((items, b) => {
     const bounded = items.filter((n) => !isRun(n));
@@ -316,7 +323,7 @@ function checkBranches(tree, text) {
       if (!isRun(run)) return;
       const rest = items.slice(i + 1);
       if (settles(run, rest)) return;
-      if (isRun(rest[0]) && endsMatch(rest.slice(1)) && coveredByNext(items, i, branches[b + 1], key)) return;
+      if (endsMatch(rest.slice(1)) && coveredByNext(items, i, branches[b + 1], key)) return;
       const after = rest.map(src).join('');
       refuse(`"${src(run)}" is followed by "${after}", which can fail after the run is scanned, so each later position scans it again (quadratic or worse)`);
     });

@@ -45,6 +45,9 @@ function byteDecoder() {
   return new Map(chars.map((c, i) => [String.fromCodePoint(c), bytes[i]]));
 }
 let BYTE_DECODER = null;
+let UTF8 = null;
+
+const foldPiece = (piece) => piece.normalize('NFD').replace(/\p{Mn}/gu, '').toLowerCase();
 
 // Case and accent folding, one original character at a time, so that a folded index maps
 // back to the original text (BERT's uncased normalizer lowercases and strips accents).
@@ -52,14 +55,13 @@ function fold(text) {
   let folded = '';
   const origin = [];  // folded index → original index
   for (let i = 0; i < text.length; i++) {
-    const piece = text[i].normalize('NFD').replace(/\p{Mn}/gu, '').toLowerCase();
+    const piece = text.charCodeAt(i) < 0x80 ? text[i].toLowerCase() : foldPiece(text[i]);  // ASCII needs no NFD
     for (let k = 0; k < piece.length; k++) origin.push(i);
     folded += piece;
   }
   origin.push(text.length);
   return { folded, origin };
 }
-const foldPiece = (piece) => piece.normalize('NFD').replace(/\p{Mn}/gu, '').toLowerCase();
 
 export class TextTokenizer {
   #tokenizer;
@@ -148,11 +150,13 @@ export class TextTokenizer {
       const byte = /^<0x([0-9A-Fa-f]{2})>$/.exec(token);
       if (byte) {
         bytes.push([t, parseInt(byte[1], 16)]);
-        const char = new TextDecoder('utf-8', { fatal: false }).decode(Uint8Array.from(bytes, (b) => b[1]));
+        UTF8 ??= new TextDecoder('utf-8', { fatal: false });  // one for all (a new one per byte token doubled encode's time)
+        const char = UTF8.decode(Uint8Array.from(bytes, (b) => b[1]));
         if (char.includes('\ufffd') && bytes.length < 4) return;  // the character is not complete yet
-        const at = folded.indexOf(foldPiece(char), cursor);
+        const piece = foldPiece(char);
+        const at = folded.indexOf(piece, cursor);
         if (at >= 0 && !char.includes('\ufffd')) {
-          cursor = at + foldPiece(char).length;
+          cursor = at + piece.length;
           for (const [i] of bytes) offsets[i] = [origin[at], origin[cursor - 1] + 1];
         }
         bytes = [];
