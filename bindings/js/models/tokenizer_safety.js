@@ -11,7 +11,7 @@
 // And one cost of the library's own algorithm, bounded without changing its result:
 // WordPiece's search for the longest piece (boundWordPiece).
 import { rangeError } from '../errors.js';
-import { analyzePattern } from './regex_safety.js';
+import { analyzePattern, MAX_PATTERN_LENGTH } from './regex_safety.js';
 
 const MAX_ENTRIES = 4 * 1024 * 1024;  // vocabulary entries (the largest Hub vocabularies hold ~262K)
 const MAX_TOKEN_LENGTH = 256;  // an added token's characters: the library's matcher walks up to this many per text position
@@ -31,7 +31,10 @@ function checkPattern(fn, pattern, path) {
     if (problem) throw rangeError(fn, `tokenizer.json: ${path}.Regex ${quote(pattern.Regex)} is refused: ${problem}. A pattern that backtracks would freeze the page; this package accepts the linear shape tokenizers' patterns have`);
     return minLength;
   }
-  if (typeof pattern.String === 'string') return pattern.String.length;
+  if (typeof pattern.String === 'string') {  // a literal: no backtracking, only its length to bound
+    if (pattern.String.length > MAX_PATTERN_LENGTH) throw rangeError(fn, `tokenizer.json: ${path}.String is ${pattern.String.length} characters long (at most ${MAX_PATTERN_LENGTH})`);
+    return pattern.String.length;
+  }
   return 1;
 }
 
@@ -88,8 +91,8 @@ function checkIds(fn, json, declared) {
   } else if (vocab !== null && typeof vocab === 'object') {
     let largestToken = '';
     for (const token in vocab) {
+      if (++entries > MAX_ENTRIES) break;  // refused below
       const id = vocab[token];
-      entries++;
       if (!Number.isInteger(id) || id < 0) {
         bad ??= { id, name: () => `model.vocab token ${quote(token)}` };
       } else if (id > largest.id) {
@@ -100,7 +103,7 @@ function checkIds(fn, json, declared) {
     if (largest.id >= 0) largest.name = () => `model.vocab token ${quote(largestToken)}`;
   }
   if (entries > MAX_ENTRIES || added.length > MAX_ENTRIES) {
-    throw rangeError(fn, `tokenizer.json: ${entries > MAX_ENTRIES ? 'model.vocab' : 'added_tokens'} has ${Math.max(entries, added.length)} entries (at most ${MAX_ENTRIES})`);
+    throw rangeError(fn, `tokenizer.json: ${entries > MAX_ENTRIES ? 'model.vocab' : 'added_tokens'} has more than ${MAX_ENTRIES} entries`);
   }
   added.forEach((token, i) => {
     if (token === null || typeof token !== 'object') throw rangeError(fn, `tokenizer.json: added_tokens[${i}] must be an object`);
