@@ -160,7 +160,7 @@ const ADVERSARIAL = ALPHABET.flatMap((c) => ALPHABET.flatMap((d) => [c.repeat(19
 const atom = fc.constantFrom('a', 'b', ' ', 'x', R`\s`, R`\S`, R`\w`, R`\W`, R`\p{L}`, R`\P{L}`, '[ab]', '[^a]', R`[^\s\p{L}]`, '.', R`\d`, R`[\r\n]`, "'");
 const quantifier = fc.constantFrom('', '', '*', '+', '?', '{1,3}', '{2,}', '{0,2}', '+?', '??', '++');
 const { pattern } = fc.letrec((tie) => ({
-  pattern: fc.oneof({ depthSize: 'small' }, tie('leaf'), tie('seq'), tie('alt'), tie('group'), tie('look'), tie('branchy')),
+  pattern: fc.oneof({ depthSize: 'small' }, tie('leaf'), tie('seq'), tie('alt'), tie('group'), tie('look'), { arbitrary: tie('branchy'), weight: 3 }),
   leaf: fc.tuple(atom, quantifier).map(([a, q]) => a + q),
   seq: fc.array(tie('pattern'), { minLength: 1, maxLength: 4 }).map((xs) => xs.join('')),
   alt: fc.array(tie('pattern'), { minLength: 2, maxLength: 4 }).map((xs) => xs.join('|')),
@@ -193,12 +193,12 @@ test('(c) property: a generated pattern the check accepts matches adversarial 2,
       const { worst: ms, at } = await time(p);
       if (ms > worst.ms) worst = { ms, pattern: p };
       assert.ok(ms < 50, `${JSON.stringify(p)} took ${ms} ms on ${JSON.stringify(ADVERSARIAL[at]?.slice(0, 8))}…`);
-    }), { numRuns: 500, seed: SEED, endOnFailure: true });
+    }), { numRuns: 600, seed: SEED, endOnFailure: true });
   } finally {
     await worker.terminate();
   }
   console.log(`(c) seed ${SEED}: ${seen.accepted} accepted patterns matched (${seen.runs} with runs, ${seen.alternatives} with alternatives, ${seen.lookarounds} with lookarounds; ${seen.refused} refused); slowest ${worst.ms.toFixed(1)} ms: ${JSON.stringify(worst.pattern)}`);
-  assert.ok(seen.accepted >= 200 && seen.runs >= 100 && seen.alternatives >= 25 && seen.lookarounds >= 50, JSON.stringify(seen));
+  assert.ok(seen.accepted >= 180 && seen.runs >= 100 && seen.alternatives >= 25 && seen.lookarounds >= 40, JSON.stringify(seen));
 });
 
 // ---- (d) -------------------------------------------------------------------------------
