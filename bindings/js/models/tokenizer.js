@@ -150,7 +150,7 @@ export class TextTokenizer {
       const byte = /^<0x([0-9A-Fa-f]{2})>$/.exec(token);
       if (byte) {
         bytes.push([t, parseInt(byte[1], 16)]);
-        UTF8 ??= new TextDecoder('utf-8', { fatal: false });  // one for all (a new one per byte token doubled encode's time)
+        UTF8 ??= new TextDecoder('utf-8', { fatal: false });  // one for all: one per byte token took a quarter of encode's time
         const char = UTF8.decode(Uint8Array.from(bytes, (b) => b[1]));
         if (char.includes('\ufffd') && bytes.length < 4) return;  // the character is not complete yet
         const piece = foldPiece(char);
