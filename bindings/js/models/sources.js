@@ -114,6 +114,23 @@ async function folderSource(fn, folder, signal) {
   };
 }
 
+/** Every chunk of a stream of bytes, in one array. */
+export async function gather(stream) {
+  const chunks = [];
+  let length = 0;
+  for await (const chunk of stream) {
+    chunks.push(chunk);
+    length += chunk.length;
+  }
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return bytes;
+}
+
 // The browser's Cache API store for checkpoint files: a second visit reads them from disk.
 const CACHE_NAME = 'attention-wasm-models';
 
@@ -186,19 +203,7 @@ function urlSource(fn, base, { onProgress, fetchOptions, cache: useCache, signal
             r.cancel();
             throw textTooLarge(fn, urlOf(name).href, total);
           }
-          const chunks = [];
-          let loaded = 0;
-          for await (const chunk of this.stream(name, MAX_TEXT_BYTES)) {
-            chunks.push(chunk);
-            loaded += chunk.length;
-          }
-          const bytes = new Uint8Array(loaded);
-          let at = 0;
-          for (const chunk of chunks) {
-            bytes.set(chunk, at);
-            at += chunk.length;
-          }
-          return new TextDecoder().decode(bytes);
+          return new TextDecoder().decode(await gather(this.stream(name, MAX_TEXT_BYTES)));
         }));
       }
       return texts.get(name);

@@ -9,7 +9,7 @@ import { typeError, rangeError, describe, show } from '../errors.js';
 import { checkKeys } from '../checks.js';
 import { TinyTransformer, WEIGHTS_FORMAT } from '../tiny_transformer.js';
 import { loadTokenizer } from '../models/tokenizer.js';
-import { sourceOf } from '../models/sources.js';
+import { sourceOf, gather } from '../models/sources.js';
 import { parseCorpus, checkLabels } from './corpus.js';
 import { WordPieceEncoder } from './wordpiece.js';
 import { readSafetensors } from './safetensors_io.js';
@@ -212,19 +212,7 @@ function modelConfigOf(fn, config, vocabSize) {
 // bytes), else gathered from its stream (a URL).
 async function wholeFile(src, name) {
   if (typeof src.read === 'function') return src.read(name, 0, await src.size(name));
-  const chunks = [];
-  let length = 0;
-  for await (const chunk of src.stream(name)) {
-    chunks.push(chunk);
-    length += chunk.length;
-  }
-  const bytes = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  return bytes;
+  return gather(src.stream(name));
 }
 
 /**
