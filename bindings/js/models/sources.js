@@ -6,11 +6,11 @@ import { checkFileName } from './file_names.js';
 
 const isUrlLike = (s) => /^[a-z][a-z0-9+.-]*:/i.test(s) && !/^[a-z]:[\\/]/i.test(s);
 
-// Node's fs, reached without an import statement so that bundlers leave it alone.
-async function nodeFs() {
+// A Node built-in module ('node:fs/promises', 'node:path'), reached without an import
+// statement or a literal specifier, so that bundlers leave it alone.
+async function nodeBuiltin(specifier) {
   const process = globalThis.process;
-  if (typeof process?.getBuiltinModule === 'function') return process.getBuiltinModule('node:fs/promises');
-  const specifier = 'node:fs/promises';
+  if (typeof process?.getBuiltinModule === 'function') return process.getBuiltinModule(specifier);
   return import(/* @vite-ignore */ /* webpackIgnore: true */ specifier);
 }
 
@@ -45,8 +45,8 @@ function allowedRoots(path, realFolder) {
  * path (symlinks followed) stays inside the folder (or the model's Hugging Face cache folder).
  */
 async function folderSource(fn, folder, signal) {
-  const fs = await nodeFs();
-  const path = globalThis.process.getBuiltinModule?.('node:path') ?? await import(/* @vite-ignore */ /* webpackIgnore: true */ 'node:path');
+  const fs = await nodeBuiltin('node:fs/promises');
+  const path = await nodeBuiltin('node:path');
   let roots = null;  // the folder's real path (and the cache folder), on first use
   const files = new Map();  // name → Promise<{ real, size } | null>
   const locate = (name) => {
