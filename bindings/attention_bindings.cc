@@ -12,6 +12,7 @@
 
 #include "attention.h"
 #include "attention_backward.h"
+#include "contract.h"
 #include "heap_address.h"
 #include "hwy/highway.h"
 #include "kernels/matmul.h"
@@ -21,43 +22,7 @@
 
 namespace {
 
-// An attention call as JS lays it out in the heap (bindings/js/attention_call.js, CALL_SLOTS,
-// in this order): 4-byte slots, heap addresses and sizes as 32-bit integers, the scale,
-// the softcap and the dropout as floats, the dropout seed as 32 unsigned bits. Read by plain wasm exports, not through Embind: converting a 20-field
-// value_object was ~15% of a small call's time in Chromium.
-enum CallSlot {
-  kQ,
-  kK,
-  kV,
-  kMask,
-  kAllowed,
-  kEntries,
-  kMaskRowStride,
-  kBatch,
-  kSeqQ,
-  kSeqK,
-  kHeadDim,
-  kValueDim,
-  kScale,
-  kCausal,
-  kOut,
-  kWeights,
-  kRawScores,
-  kScaledScores,
-  kMaskedScores,
-  kQStride,
-  kKStride,
-  kVStride,
-  kOutStride,
-  kOutOffsets,
-  kSoftcap,
-  kCappedScores,
-  kWindowLeft,
-  kWindowRight,
-  kDropout,
-  kDropoutSeed,
-  kDroppedWeights,
-};
+// An attention call as JS lays it out in the heap: its slots (contract.h, CallSlot).
 
 // The core's request for the call at `slots` (heap addresses as pointers).
 attn::AttentionRequest RequestFromSlots(uintptr_t slots) {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <new>
 
+#include "contract.h"
 #include "heap_address.h"
 #include "model/runner.h"
 
@@ -16,46 +17,36 @@ using attn::PretrainedModel;
 
 PretrainedModel* Model(uintptr_t handle) { return Ptr<PretrainedModel>(handle); }
 
-// The descriptor as bindings/js/models/descriptor.js packs it: 18 int32 at `ints`
-// (see DescriptorOf), norm_eps and the rotary base.
-enum Flag : int {
-  kPreNorm = 1,
-  kEmbeddingNorm = 2,
-  kFinalNorm = 4,
-  kCausal = 8,
-  kAttentionBias = 16,
-  kMlpBias = 32,
-  kLmHead = 64,
-  kLmTransform = 128,
-  kLmBias = 256,
-  kGatedFfn = 512,
-  kRmsNorm = 1024,
-  kRotaryInterleaved = 2048,
-  kBf16Matrices = 4096,
-};
-
+// The descriptor as bindings/js/models/descriptor.js packs it: kDescriptorSlotCount int32 at
+// `ints` (contract.h, DescriptorSlot), norm_eps and the rotary base.
 attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rotary_base) {
+  const auto flag = [&](DescriptorFlag f) { return (v[kFlags] & static_cast<int>(f)) != 0; };
+  const auto real = [&](DescriptorSlot slot) {
+    float f;
+    std::memcpy(&f, v + slot, sizeof(f));
+    return f;
+  };
   attn::ModelDescriptor m;
-  m.vocab_size = v[0], m.max_positions = v[1], m.type_vocab_size = v[2], m.d_model = v[3];
-  m.num_heads = v[4], m.num_kv_heads = v[5], m.num_layers = v[6], m.d_ff = v[7];
-  const int flags = v[8];
-  m.pre_norm = flags & kPreNorm, m.embedding_norm = flags & kEmbeddingNorm;
-  m.final_norm = flags & kFinalNorm, m.causal = flags & kCausal;
-  m.attention_bias = flags & kAttentionBias, m.mlp_bias = flags & kMlpBias;
-  m.lm_head = flags & kLmHead, m.lm_transform = flags & kLmTransform, m.lm_bias = flags & kLmBias;
-  m.activation = static_cast<attn::Activation>(v[9]);
-  m.lm_activation = static_cast<attn::Activation>(v[10]);
-  m.gated_ffn = flags & kGatedFfn, m.rotary_interleaved = flags & kRotaryInterleaved;
-  m.bf16_matrices = flags & kBf16Matrices;
-  m.norm = (flags & kRmsNorm) ? attn::NormKind::kRmsNorm : attn::NormKind::kLayerNorm;
-  m.rotary_dim = v[11];
-  m.sliding_window = v[12];
-  // rope_scaling: its type and original_max_position_embeddings, then factor, low_freq_factor
-  // and high_freq_factor as float32 bits (v[15..17]).
-  m.rope_scaling = v[13], m.rope_original_max = v[14];
-  float f[3];
-  std::memcpy(f, v + 15, sizeof(f));
-  m.rope_factor = f[0], m.rope_low_freq_factor = f[1], m.rope_high_freq_factor = f[2];
+  m.vocab_size = v[kVocabSize], m.max_positions = v[kMaxPositions];
+  m.type_vocab_size = v[kTypeVocabSize], m.d_model = v[kDModel];
+  m.num_heads = v[kNumHeads], m.num_kv_heads = v[kNumKvHeads], m.num_layers = v[kNumLayers];
+  m.d_ff = v[kDFF];
+  m.pre_norm = flag(DescriptorFlag::kPreNorm), m.embedding_norm = flag(DescriptorFlag::kEmbeddingNorm);
+  m.final_norm = flag(DescriptorFlag::kFinalNorm), m.causal = flag(DescriptorFlag::kCausal);
+  m.attention_bias = flag(DescriptorFlag::kAttentionBias), m.mlp_bias = flag(DescriptorFlag::kMlpBias);
+  m.lm_head = flag(DescriptorFlag::kLmHead), m.lm_transform = flag(DescriptorFlag::kLmTransform);
+  m.lm_bias = flag(DescriptorFlag::kLmBias);
+  m.activation = static_cast<attn::Activation>(v[kActivation]);
+  m.lm_activation = static_cast<attn::Activation>(v[kLmActivation]);
+  m.gated_ffn = flag(DescriptorFlag::kGatedFfn);
+  m.rotary_interleaved = flag(DescriptorFlag::kRotaryInterleaved);
+  m.bf16_matrices = flag(DescriptorFlag::kBf16Matrices);
+  m.norm = flag(DescriptorFlag::kRmsNorm) ? attn::NormKind::kRmsNorm : attn::NormKind::kLayerNorm;
+  m.rotary_dim = v[kRotaryDim];
+  m.sliding_window = v[kSlidingWindow];
+  m.rope_scaling = v[kRopeScaling], m.rope_original_max = v[kRopeOriginalMax];
+  m.rope_factor = real(kRopeFactor), m.rope_low_freq_factor = real(kRopeLowFreqFactor);
+  m.rope_high_freq_factor = real(kRopeHighFreqFactor);
   m.norm_eps = norm_eps, m.rotary_base = rotary_base;
   return m;
 }

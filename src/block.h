@@ -13,7 +13,13 @@ namespace attn {
 // kGelu is the exact erf form (PyTorch's default, BERT); kGeluTanh the tanh approximation
 // GPT-2 uses ("gelu_new"): 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
 // kSilu: x·σ(x) (Llama's gate).
-enum class Activation : int { kRelu = 0, kGelu = 1, kGeluTanh = 2, kSilu = 3 };
+// (The list makes the enum and the table the bindings export to JS.)
+#define ATTN_ACTIVATIONS(X) X(kRelu, 0) X(kGelu, 1) X(kGeluTanh, 2) X(kSilu, 3)
+enum class Activation : int {
+#define ATTN_ACTIVATION_ENUMERATOR(name, value) name = value,
+  ATTN_ACTIVATIONS(ATTN_ACTIVATION_ENUMERATOR)
+#undef ATTN_ACTIVATION_ENUMERATOR
+};
 
 // x = act(x), elementwise.   x: [count]
 void ApplyActivation(Activation activation, float* x, size_t count);

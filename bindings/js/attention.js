@@ -267,7 +267,7 @@ function memoryPlan(module, p) {
     memory.tensor('present values', [...p.vm.lead, p.seqK, p.valueDim]);
   }
   planMaskMemory(memory, p.maskPlan);
-  memory.tensor('batch table', callBlockShape(batchCount));  // the call's slots lead it
+  memory.tensor('batch table', callBlockShape(module, batchCount));  // the call's slots lead it
   if (p.layout === 'bshd') memory.tensor('output offsets', [batchCount]);
   memory.tensor('output', p.outShape);
   const weightShape = [...p.batch, p.seqQ, p.seqK];

@@ -68,13 +68,13 @@ function plan(qIn, kIn, vIn, dOutIn, optionsIn) {
   };
 }
 
-function memoryPlan(p) {
+function memoryPlan(module, p) {
   const memory = new MemoryPlan(FN);
   const count = sizeOf(p.batch);
   if (count === 0 || p.seqQ === 0) return memory;
   for (const name of ['q', 'k', 'v', 'dOut']) memory.tensor(name, p[name].shape);
   planMaskMemory(memory, p.maskPlan);
-  memory.tensor('batch table', callBlockShape(count));  // the call's slots lead it
+  memory.tensor('batch table', callBlockShape(module, count));  // the call's slots lead it
   memory.tensor('dq', p.q.shape);
   memory.tensor('dk', p.k.shape);
   memory.tensor('dv', p.v.shape);
@@ -114,7 +114,7 @@ export function makeAttentionBackward(module) {
     const p = plan(q, k, v, dOut, options);
     const zeros = (t) => ({ data: new Float32Array(sizeOf(t.shape)), shape: t.shape.slice() });
     if (sizeOf(p.batch) === 0 || p.seqQ === 0) return { dq: zeros(p.q), dk: zeros(p.k), dv: zeros(p.v) };
-    checkBudget(module, memoryPlan(p));
+    checkBudget(module, memoryPlan(module, p));
     const heap = new HeapScope(module, FN);
     try {
       const [qa, ka, va, oa] = heap.floatsOnce([p.q.data, p.k.data, p.v.data, p.dOut.data]);
@@ -140,5 +140,5 @@ export function makeAttentionBackward(module) {
       heap.release();
     }
   }
-  return { attentionBackward, estimate: (q, k, v, dOut, options) => memoryPlan(plan(q, k, v, dOut, options)) };
+  return { attentionBackward, estimate: (q, k, v, dOut, options) => memoryPlan(module, plan(q, k, v, dOut, options)) };
 }

@@ -97,7 +97,7 @@ export function makeBackward(module) {
     const w2 = matrix(fn, 'w2', options.w2, dFF, dModel);
     const b1 = optionalVector(fn, 'b1', options.b1, dFF);
     optionalVector(fn, 'b2', options.b2, dModel);
-    const activation = checkActivation(fn, options.activation ?? 'relu');
+    const activation = checkActivation(fn, options.activation ?? 'relu', module);
     const dy = gradientOf(fn, x, dyIn, dModel);
     const rows = dModel === 0 ? 0 : sizeOf(x.shape) / dModel;
     const memory = new MemoryPlan(fn).tensor('x', x.shape).tensor('dy', dy.shape).tensor('w1', w1.shape).tensor('w2', w2.shape)

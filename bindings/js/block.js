@@ -8,14 +8,17 @@ import { MemoryPlan, checkBudget, heapMaxBytes } from './memory.js';
 import { Parameters, seededRandom } from './parameters.js';
 import { checkHeadConfig, headWeightShapes, initHeadWeights, planHeads, headCall, headMemory, headScratchCall, PACKED_HEAD_WEIGHTS } from './multi_head.js';
 import { checkKeys, positiveInteger } from './checks.js';
+import { contractOf } from './contract.js';
 
-const ACTIVATIONS = { relu: 0, gelu: 1 };
+// The FFN activations these layers offer → the core's (src/block.h Activation).
+export const ACTIVATIONS = { relu: 'kRelu', gelu: 'kGelu' };
 const POOLS = { sum: 0, mean: 1, max: 2 };
 
-export function checkActivation(fn, activation) {
+// The core's code of `activation` in `module`.
+export function checkActivation(fn, activation, module) {
   if (typeof activation !== 'string') throw typeError(fn, `activation must be 'relu' or 'gelu', got ${describe(activation)}`);
   if (!Object.hasOwn(ACTIVATIONS, activation)) throw rangeError(fn, `activation must be 'relu' or 'gelu', got '${activation}'`);
-  return ACTIVATIONS[activation];
+  return contractOf(module).activations[ACTIVATIONS[activation]];
 }
 
 export function checkEps(fn, eps) {
@@ -61,7 +64,7 @@ export function makeBlock(module) {
     const w2 = matrix(fn, 'w2', options.w2, dFF, dModel);
     const b1 = optionalVector(fn, 'b1', options.b1, dFF);
     const b2 = optionalVector(fn, 'b2', options.b2, dModel);
-    const activation = checkActivation(fn, options.activation ?? 'relu');
+    const activation = checkActivation(fn, options.activation ?? 'relu', module);
     const rows = dModel === 0 ? 0 : sizeOf(x.shape) / dModel;
     const memory = new MemoryPlan(fn);
     const empty = rows === 0 || dFF === 0;
@@ -138,7 +141,7 @@ export function makeBlock(module) {
     c.norm = config.norm ?? 'post';
     if (c.norm !== 'pre' && c.norm !== 'post') throw rangeError(fn, `norm must be 'pre' or 'post', got ${describe(c.norm)}`);
     c.preNorm = c.norm === 'pre';
-    c.activation = checkActivation(fn, config.activation ?? 'relu');
+    c.activation = checkActivation(fn, config.activation ?? 'relu', module);
     c.eps = checkEps(fn, config.eps ?? 1e-5);
     const d = c.dModel;
     const shapes = {

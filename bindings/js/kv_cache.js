@@ -219,7 +219,7 @@ export function makeKVCache(module) {
       const weights = options.returnWeights === true;
       const memory = new MemoryPlan(fn).tensor('q', q.shape);
       planMaskMemory(memory, maskPlan);
-      memory.tensor('batch table', callBlockShape(count)).tensor('output offsets', [count]).tensor('output', outShape);
+      memory.tensor('batch table', callBlockShape(module, count)).tensor('output offsets', [count]).tensor('output', outShape);
       if (weights) memory.tensor('weights', [batch, heads, seqQ, seqK]);
       memory.scratch('kernel workspace', () => module._attentionScratch(1, seqQ, Math.max(1, seqK), headDim, valueDim, weights));
       return {

@@ -3,6 +3,7 @@
 // load can fail (unreadable URL, bytes that are not WebAssembly, another module) into one
 // RangeError naming init, with the original error as its `cause`.
 import { createApi } from './api.js';
+import { contractOf } from './contract.js';
 import { rangeError } from './errors.js';
 import { typedArrayKind } from './tensor.js';
 import { variantOfBytes, relaxedSimdSupported } from './variants.js';
@@ -65,6 +66,7 @@ export async function instantiate(glues, variant, args, what, { threads = 1, rea
   const printErr = (text) => (running ? console.warn(text) : startup.push(text));
   try {
     const module = await createModule({ ...args, printErr, ...(threaded ? { attnWorkers: threads - 1 } : {}) });
+    contractOf(module);  // read once, here: a module whose contract cannot be read is not a working one
     const tileRowsInEffect = module._setTileRows(tileRows);
     const inEffect = threaded ? module._setThreads(threads) : 1;
     started(module);

@@ -32,7 +32,13 @@ struct AttentionWeights {
 // (every frequency divided by factor) or 'llama3' (low frequencies divided by factor, high
 // ones kept, a smooth blend between, by wavelength against original_max / low_freq_factor and
 // original_max / high_freq_factor).
-enum class RopeScaling : int { kNone = 0, kLinear = 1, kLlama3 = 2 };
+// (The list makes the enum and the table the bindings export to JS.)
+#define ATTN_ROPE_SCALINGS(X) X(kNone, 0) X(kLinear, 1) X(kLlama3, 2)
+enum class RopeScaling : int {
+#define ATTN_ROPE_SCALING_ENUMERATOR(name, value) name = value,
+  ATTN_ROPE_SCALINGS(ATTN_ROPE_SCALING_ENUMERATOR)
+#undef ATTN_ROPE_SCALING_ENUMERATOR
+};
 
 struct RotarySpec {
   int dim = 0;               // rotated columns of each head (0: no rotary embedding)

@@ -12,37 +12,44 @@
 namespace attn {
 
 // Global weights have layer -1. Norm biases exist only for layer norms (not RMS norms).
+// Every kind once, with its number: the enum and the table the bindings export to JS
+// (bindings/contract_bindings.cc, read by the loader at init) are made from it.
+#define ATTN_WEIGHT_KINDS(X) \
+  X(kWordEmbeddings, 0)           /* [V, d] */                                 \
+  X(kPositionEmbeddings, 1)       /* [max_positions, d] */                     \
+  X(kTokenTypeEmbeddings, 2)      /* [type_vocab_size, d] */                   \
+  X(kEmbeddingNormWeight, 3)      /* [d] */                                    \
+  X(kEmbeddingNormBias, 4)        /* [d] */                                    \
+  X(kQuery, 5)                    /* [d, d]        matrix */                   \
+  X(kQueryBias, 6)                /* [d] */                                    \
+  X(kKey, 7)                      /* [d, kv_width] matrix */                   \
+  X(kKeyBias, 8)                  /* [kv_width] */                             \
+  X(kValue, 9)                    /* [d, kv_width] matrix */                   \
+  X(kValueBias, 10)               /* [kv_width] */                             \
+  X(kAttentionOut, 11)            /* [d, d]        matrix */                   \
+  X(kAttentionOutBias, 12)        /* [d] */                                    \
+  X(kNorm1Weight, 13)             /* [d] before attention (pre-norm) or after its residual (post) */ \
+  X(kNorm1Bias, 14)               /* [d] */                                    \
+  X(kUp, 15)                      /* [d, d_ff]     matrix */                   \
+  X(kUpBias, 16)                  /* [d_ff] */                                 \
+  X(kDown, 17)                    /* [d_ff, d]     matrix */                   \
+  X(kDownBias, 18)                /* [d] */                                    \
+  X(kNorm2Weight, 19)             /* [d] before the FFN (pre-norm) or after its residual (post) */ \
+  X(kNorm2Bias, 20)               /* [d] */                                    \
+  X(kFinalNormWeight, 21)         /* [d] */                                    \
+  X(kFinalNormBias, 22)           /* [d] */                                    \
+  X(kLmTransform, 23)             /* [d, d]        matrix */                   \
+  X(kLmTransformBias, 24)         /* [d] */                                    \
+  X(kLmNormWeight, 25)            /* [d] */                                    \
+  X(kLmNormBias, 26)              /* [d] */                                    \
+  X(kLmDecoder, 27)               /* [d, V]        matrix (tied models fill it from the embeddings) */ \
+  X(kLmBias, 28)                  /* [V] */                                    \
+  X(kGate, 29)                    /* [d, d_ff]     matrix (gated FFN) */
+
 enum class WeightKind : int {
-  kWordEmbeddings = 0,       // [V, d]
-  kPositionEmbeddings = 1,   // [max_positions, d]
-  kTokenTypeEmbeddings = 2,  // [type_vocab_size, d]
-  kEmbeddingNormWeight = 3,  // [d]
-  kEmbeddingNormBias = 4,    // [d]
-  kQuery = 5,                // [d, d]        matrix
-  kQueryBias = 6,            // [d]
-  kKey = 7,                  // [d, kv_width] matrix
-  kKeyBias = 8,              // [kv_width]
-  kValue = 9,                // [d, kv_width] matrix
-  kValueBias = 10,           // [kv_width]
-  kAttentionOut = 11,        // [d, d]        matrix
-  kAttentionOutBias = 12,    // [d]
-  kNorm1Weight = 13,         // [d] before attention (pre-norm) or after its residual (post)
-  kNorm1Bias = 14,           // [d]
-  kUp = 15,                  // [d, d_ff]     matrix
-  kUpBias = 16,              // [d_ff]
-  kDown = 17,                // [d_ff, d]     matrix
-  kDownBias = 18,            // [d]
-  kNorm2Weight = 19,         // [d] before the FFN (pre-norm) or after its residual (post)
-  kNorm2Bias = 20,           // [d]
-  kFinalNormWeight = 21,     // [d]
-  kFinalNormBias = 22,       // [d]
-  kLmTransform = 23,         // [d, d]        matrix
-  kLmTransformBias = 24,     // [d]
-  kLmNormWeight = 25,        // [d]
-  kLmNormBias = 26,          // [d]
-  kLmDecoder = 27,           // [d, V]        matrix (tied models fill it from the embeddings)
-  kLmBias = 28,              // [V]
-  kGate = 29,                // [d, d_ff]     matrix (gated FFN)
+#define ATTN_WEIGHT_KIND_ENUMERATOR(name, value) name = value,
+  ATTN_WEIGHT_KINDS(ATTN_WEIGHT_KIND_ENUMERATOR)
+#undef ATTN_WEIGHT_KIND_ENUMERATOR
 };
 
 struct WeightEntry {

@@ -3,18 +3,7 @@
 // (src/model/). Names and semantics follow the Hugging Face modeling code
 // (modeling_bert.py, modeling_roberta.py, modeling_distilbert.py, modeling_gpt2.py, modeling_llama.py).
 import { rangeError } from '../errors.js';
-
-/** The runner's weight kinds (src/model/weights.h WeightKind, same numbers). */
-export const KIND = Object.freeze({
-  wordEmbeddings: 0, positionEmbeddings: 1, tokenTypeEmbeddings: 2, embeddingNormWeight: 3, embeddingNormBias: 4,
-  query: 5, queryBias: 6, key: 7, keyBias: 8, value: 9, valueBias: 10, attentionOut: 11, attentionOutBias: 12,
-  norm1Weight: 13, norm1Bias: 14, up: 15, upBias: 16, down: 17, downBias: 18, norm2Weight: 19, norm2Bias: 20,
-  finalNormWeight: 21, finalNormBias: 22, lmTransform: 23, lmTransformBias: 24, lmNormWeight: 25, lmNormBias: 26,
-  lmDecoder: 27, lmBias: 28, gate: 29,
-});
-
-// The FFN activations the runner has (src/block.h Activation).
-const ACTIVATIONS = { relu: 0, gelu: 1, gelu_new: 2, gelu_pytorch_tanh: 2, silu: 3 };
+import { ACTIVATIONS } from './descriptor.js';
 
 /** The heads a checkpoint can have, from its class name in config.architectures. */
 export const HEADS = ['base', 'masked-lm', 'causal-lm', 'sequence-classification'];
@@ -68,7 +57,7 @@ function labelsOf(config) {
 }
 
 const ARCHITECTURES = {
-  bert(fn, c, head) {
+  bert(fn, c, head, KIND) {
     if ((c.position_embedding_type ?? 'absolute') !== 'absolute') {
       throw rangeError(fn, `config.json: position_embedding_type '${c.position_embedding_type}' is not supported (only 'absolute')`);
     }
@@ -117,7 +106,7 @@ const ARCHITECTURES = {
     return { descriptor, names, classifier };
   },
 
-  distilbert(fn, c, head) {
+  distilbert(fn, c, head, KIND) {
     const d = int(fn, c, 'dim');
     const descriptor = {
       vocabSize: int(fn, c, 'vocab_size'), maxPositions: int(fn, c, 'max_position_embeddings'), typeVocabSize: 0,
@@ -161,7 +150,7 @@ const ARCHITECTURES = {
     return { descriptor, names, classifier };
   },
 
-  gpt2(fn, c, head) {
+  gpt2(fn, c, head, KIND) {
     for (const flag of ['scale_attn_by_inverse_layer_idx', 'reorder_and_upcast_attn', 'add_cross_attention']) {
       if (c[flag]) throw rangeError(fn, `config.json: ${flag} is not supported`);
     }
@@ -207,8 +196,8 @@ const ARCHITECTURES = {
 
 // RoBERTa: BERT's encoder with positions counted from padding_idx + 1 (pad tokens sit at
 // padding_idx), one token type, and its own head names (modeling_roberta.py).
-ARCHITECTURES.roberta = function roberta(fn, c, head) {
-  const base = ARCHITECTURES.bert(fn, { type_vocab_size: 1, ...c }, head);
+ARCHITECTURES.roberta = function roberta(fn, c, head, KIND) {
+  const base = ARCHITECTURES.bert(fn, { type_vocab_size: 1, ...c }, head, KIND);
   const pad = c.pad_token_id ?? 1;
   if (!Number.isInteger(pad) || pad < 0) throw rangeError(fn, `config.json: pad_token_id must be a non-negative integer, got ${JSON.stringify(c.pad_token_id)}`);
   const descriptor = { ...base.descriptor, positionOffset: pad + 1, contextLength: Math.max(0, base.descriptor.maxPositions - pad - 1) };
@@ -251,7 +240,7 @@ function ropeScalingOf(fn, rs) {
   throw bad(`type ${JSON.stringify(type)} is not supported (supported: default, linear, llama3)`);
 }
 
-ARCHITECTURES.llama = function llama(fn, c, head) {
+ARCHITECTURES.llama = function llama(fn, c, head, KIND) {
   const d = int(fn, c, 'hidden_size');
   const heads = int(fn, c, 'num_attention_heads');
   if (c.head_dim != null && c.head_dim * heads !== d) throw rangeError(fn, `config.json: head_dim ${c.head_dim} × ${heads} heads ≠ hidden_size ${d} is not supported`);
@@ -298,8 +287,8 @@ ARCHITECTURES.llama = function llama(fn, c, head) {
 
 // Mistral (modeling_mistral.py): Llama's layers with a sliding window, query i attending to
 // keys j with i - sliding_window < j <= i (masking_utils' sliding_window_overlay); null: none.
-ARCHITECTURES.mistral = function mistral(fn, c, head) {
-  const base = ARCHITECTURES.llama(fn, { ...c, attention_bias: false, mlp_bias: false }, head);
+ARCHITECTURES.mistral = function mistral(fn, c, head, KIND) {
+  const base = ARCHITECTURES.llama(fn, { ...c, attention_bias: false, mlp_bias: false }, head, KIND);
   const w = c.sliding_window;
   if (w != null && (!Number.isInteger(w) || w < 1 || w > 2 ** 31 - 1)) {
     throw rangeError(fn, `config.json: sliding_window must be a positive integer or null, got ${JSON.stringify(w)}`);
@@ -312,9 +301,11 @@ export const MODEL_TYPES = Object.freeze(Object.keys(ARCHITECTURES));
 
 /**
  * Reads a config.json object.
+ * KIND: the module's weight kinds (contract.js weightKinds, from src/model/weights.h), which key
+ * the architecture's name map.
  * @returns {{ modelType: string, head: string, descriptor: object, names: object, classifier: object, labels: string[] | null }}
  */
-export function architectureOf(fn, config, headOption) {
+export function architectureOf(fn, config, headOption, KIND) {
   if (config === null || typeof config !== 'object' || Array.isArray(config)) throw rangeError(fn, 'config.json must hold a JSON object');
   const modelType = config.model_type;
   if (!Object.hasOwn(ARCHITECTURES, modelType)) {
@@ -325,7 +316,7 @@ export function architectureOf(fn, config, headOption) {
   const decoder = modelType === 'gpt2' || modelType === 'llama' || modelType === 'mistral';
   if (head === 'causal-lm' && !decoder) throw rangeError(fn, `a ${modelType} checkpoint has no causal-LM head`);
   if (head === 'masked-lm' && decoder) throw rangeError(fn, `a ${modelType} checkpoint has no masked-LM head`);
-  const { descriptor, names, classifier } = ARCHITECTURES[modelType](fn, config, head);
+  const { descriptor, names, classifier } = ARCHITECTURES[modelType](fn, config, head, KIND);
   if (descriptor.contextLength < 1) throw rangeError(fn, `config.json: max_position_embeddings ${config.max_position_embeddings} leaves no position for a token (pad_token_id ${config.pad_token_id} takes the first ${config.pad_token_id + 1})`);
   if (!(descriptor.normEps > 0)) throw rangeError(fn, `config.json: the layer norm eps must be positive, got ${descriptor.normEps}`);
   return { modelType, head, descriptor: Object.freeze(descriptor), names, classifier, untied: config.tie_word_embeddings === false, labels: head === 'sequence-classification' ? labelsOf(config) : null };

@@ -1,20 +1,55 @@
-// The runner's descriptor in the form the wasm takes (bindings/pretrained_bindings.cc):
-// 18 int32 (the last three float32 bits: rope_scaling's factors), the norm's eps and the
-// rotary base.
-const ACTIVATION_CODES = { relu: 0, gelu: 1, gelu_new: 2, gelu_pytorch_tanh: 2, silu: 3 };
-const ROPE_TYPES = { none: 0, linear: 1, llama3: 2 };
-const FLAGS = { preNorm: 1, embeddingNorm: 2, finalNorm: 4, causal: 8, attentionBias: 16, mlpBias: 32, lmHead: 64, lmTransform: 128, lmBias: 256,
-  gatedFfn: 512, rmsNorm: 1024, rotaryInterleaved: 2048, bf16Matrices: 4096 };
+// The runner's descriptor in the form the wasm takes (bindings/contract.h,
+// ATTN_DESCRIPTOR_SLOTS): int32 slots (rope_scaling's factors as float32 bits), the norm's
+// eps and the rotary base. Slot positions, flag bits and enum numbers come from the module
+// (contract.js); this file says only where each slot's value comes from.
+import { contractOf } from '../contract.js';
 
-/** @param {object} d the descriptor of architectures.js @returns {{ ints: Int32Array, eps: number, base: number }} */
-export function packDescriptor(d) {
-  let flags = d.norm === 'rms' ? FLAGS.rmsNorm : 0;
-  for (const [key, bit] of Object.entries(FLAGS)) if (d[key] === true) flags |= bit;
-  const ints = Int32Array.of(d.vocabSize, d.maxPositions, d.typeVocabSize, d.dModel, d.numHeads, d.numKvHeads, d.numLayers, d.dFF,
-    flags, ACTIVATION_CODES[d.activation], ACTIVATION_CODES[d.lmActivation], d.rotaryDim ?? 0, d.slidingWindow ?? 0,
-    ROPE_TYPES[d.ropeScaling?.type ?? 'none'], d.ropeScaling?.originalMax ?? 8192, 0, 0, 0);
-  const factors = new Float32Array(ints.buffer, 15 * 4, 3);
-  factors.set([d.ropeScaling?.factor ?? 1, d.ropeScaling?.lowFreqFactor ?? 1, d.ropeScaling?.highFreqFactor ?? 4]);
+// Hugging Face activation names → the runner's (src/block.h Activation).
+export const ACTIVATIONS = { relu: 'kRelu', gelu: 'kGelu', gelu_new: 'kGeluTanh', gelu_pytorch_tanh: 'kGeluTanh', silu: 'kSilu' };
+// rope_scaling types → the runner's (src/model/self_attention.h RopeScaling).
+export const ROPE_SCALINGS = { none: 'kNone', linear: 'kLinear', llama3: 'kLlama3' };
+
+// Each slot's value from a descriptor of architectures.js (c: the module's contract).
+export const DESCRIPTOR_SLOTS = {
+  vocabSize: (d) => d.vocabSize,
+  maxPositions: (d) => d.maxPositions,
+  typeVocabSize: (d) => d.typeVocabSize,
+  dModel: (d) => d.dModel,
+  numHeads: (d) => d.numHeads,
+  numKvHeads: (d) => d.numKvHeads,
+  numLayers: (d) => d.numLayers,
+  dFF: (d) => d.dFF,
+  flags: (d, c) => flagsOf(d, c.descriptorFlags),
+  activation: (d, c) => c.activations[ACTIVATIONS[d.activation]],
+  lmActivation: (d, c) => c.activations[ACTIVATIONS[d.lmActivation]],
+  rotaryDim: (d) => d.rotaryDim ?? 0,
+  slidingWindow: (d) => d.slidingWindow ?? 0,
+  ropeScaling: (d, c) => c.ropeScalings[ROPE_SCALINGS[d.ropeScaling?.type ?? 'none']],
+  ropeOriginalMax: (d) => d.ropeScaling?.originalMax ?? 8192,
+  ropeFactor: (d) => d.ropeScaling?.factor ?? 1,
+  ropeLowFreqFactor: (d) => d.ropeScaling?.lowFreqFactor ?? 1,
+  ropeHighFreqFactor: (d) => d.ropeScaling?.highFreqFactor ?? 4,
+};
+
+// A flag is set when the descriptor's property of its name is true; rmsNorm by norm: 'rms'.
+function flagsOf(d, bits) {
+  let flags = d.norm === 'rms' ? bits.rmsNorm : 0;
+  for (const [key, bit] of Object.entries(bits)) if (d[key] === true) flags |= bit;
+  return flags;
+}
+
+/** @param {object} module @param {object} d the descriptor of architectures.js @returns {{ ints: Int32Array, eps: number, base: number }} */
+export function packDescriptor(module, d) {
+  const c = contractOf(module);
+  const { count, names, floats } = c.descriptor;
+  const ints = new Int32Array(count);
+  const reals = new Float32Array(ints.buffer);
+  for (let i = 0; i < count; i++) {
+    const value = DESCRIPTOR_SLOTS[names[i]];
+    if (value === undefined) throw new Error(`internal error: the descriptor slot '${names[i]}' has no value in descriptor.js`);
+    if (floats.includes(i)) reals[i] = value(d, c);
+    else ints[i] = value(d, c);
+  }
   return { ints, eps: d.normEps, base: d.rotaryBase ?? 10000 };
 }
 

@@ -12,19 +12,19 @@ import { typeError, rangeError, describe } from '../errors.js';
 import { checkKeys } from '../checks.js';
 import { HeapScope, views } from '../heap.js';
 import { formatBytes, heapMaxBytes } from '../memory.js';
-import { architectureOf, KIND } from './architectures.js';
+import { architectureOf } from './architectures.js';
 import { packDescriptor, weightTable, parameterBytes as descriptorBytes } from './descriptor.js';
 import { toFloat32, DTYPE_BYTES } from './safetensors.js';
 import { openWeights } from './weight_files.js';
 import { sourceOf } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
 import { PretrainedModel } from './pretrained_model.js';
+import { contractOf } from '../contract.js';
 
 // The text classifier rides in this chunk too: it needs the tokenizer library as models do.
 export { loadClassifier, trainClassifier } from '../text/text_classifier.js';
 
 const FN = 'loadModel';
-const KIND_NAMES = Object.fromEntries(Object.entries(KIND).map(([name, kind]) => [kind, name]));
 const DTYPES = ['auto', 'float32'];
 
 const OPTIONS = ['head', 'onProgress', 'fetchOptions', 'cache', 'dtype', 'signal'];
@@ -59,7 +59,7 @@ async function readJson(src, name, required) {
 }
 
 // The checkpoint's tensor for a table entry, its shape checked: { tensor, name, transposed, stride, column }.
-function resolve(arch, tensors, prefix, entry) {
+function resolve(arch, tensors, prefix, entry, { weightKinds: KIND, weightKindNames }) {
   const spec = arch.names[entry.kind](entry.layer);
   const candidates = [];
   if (spec.tied) candidates.push(spec.tied, prefix + spec.tied);
@@ -67,7 +67,7 @@ function resolve(arch, tensors, prefix, entry) {
   const own = spec.tied && arch.untied ? [] : [spec.name, ...(spec.alternatives ?? [])];
   for (const name of own) candidates.push(spec.unprefixed ? name : prefix + name);
   const name = candidates.find((n) => tensors.has(n));
-  const what = `${KIND_NAMES[entry.kind]}${entry.layer >= 0 ? ` of layer ${entry.layer}` : ''}`;
+  const what = `${weightKindNames[entry.kind]}${entry.layer >= 0 ? ` of layer ${entry.layer}` : ''}`;
   if (name === undefined) {
     const wanted = spec.tied && arch.untied ? spec.tied : spec.unprefixed ? spec.name : prefix + spec.name;
     throw rangeError(FN, `the checkpoint has no tensor '${wanted}' (the ${what})`);
@@ -117,7 +117,9 @@ export async function loadModel(module, source, options) {
 async function loadFrom(module, src, { head, onProgress, dtype, signal }) {
   // 1. The architecture and the tokenizer.
   const config = await readJson(src, 'config.json', true);
-  const arch = architectureOf(FN, config, head);
+  const contract = contractOf(module);
+  const KIND = contract.weightKinds;
+  const arch = architectureOf(FN, config, head, KIND);
   const tokenizerJson = await readJson(src, 'tokenizer.json', false);
   const declared = { size: arch.descriptor.vocabSize, source: "config.json's vocab_size" };
   const tokenizer = tokenizerJson === null ? null : await loadTokenizer(FN, tokenizerJson, (await readJson(src, 'tokenizer_config.json', false)) ?? {}, declared);
@@ -138,15 +140,15 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal }) {
   let plan, parameterBytes;
   try {
     const check = () => {
-      packed = packDescriptor({ ...arch.descriptor, bf16Matrices: bf16 });
+      packed = packDescriptor(module, { ...arch.descriptor, bf16Matrices: bf16 });
       const status = module._pretrainedCheck(scope.ints(packed.ints), packed.eps, packed.base);
-      if (status === 7) {
+      if (status === contract.status.kTooLarge) {
         throw rangeError(FN, `the ${arch.modelType} weights need ${formatBytes(descriptorBytes(arch.descriptor, bf16))} of wasm memory ${bf16 ? 'with bfloat16 matrices' : 'as float32'}; the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`);
       }
-      if (status !== 0) throw rangeError(FN, `config.json describes a model the runner cannot hold: ${status === 5 ? 'the hidden size must divide into the heads' : 'a size is out of range (zero where it must be positive, more than 1024 layers, or a rotary dimension that is odd or wider than a head)'}`);
+      if (status !== 0) throw rangeError(FN, `config.json describes a model the runner cannot hold: ${status === contract.status.kBadHeadCount ? 'the hidden size must divide into the heads' : 'a size is out of range (zero where it must be positive, more than 1024 layers, or a rotary dimension that is odd or wider than a head)'}`);
     };
     check();
-    plan = weightTable(module, scope, packed).map((entry) => ({ entry, ...resolve(arch, tensors, prefix, entry) }));
+    plan = weightTable(module, scope, packed).map((entry) => ({ entry, ...resolve(arch, tensors, prefix, entry, contract) }));
     if (bf16 && plan.some((p) => p.entry.matrix && p.tensor.dtype !== 'BF16')) {
       bf16 = false;
       check();

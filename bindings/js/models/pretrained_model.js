@@ -7,10 +7,17 @@ import { HeapScope } from '../heap.js';
 import { tensor as makeTensor } from '../tensor.js';
 import { MemoryPlan, checkBudget } from '../memory.js';
 import { pickToken, seededRandom, nextTask } from './sampling.js';
+import { contractOf } from '../contract.js';
 
 const FORWARD_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'queriesAndKeys'];
 const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'onToken', 'signal', 'useCache', 'stopAtEos', 'returnScores'];
-const STATUS = { 1: 'a dimension is negative', 2: 'a required buffer is missing', 4: 'a length is outside [1, T]', 6: 'a token id, position or type is out of range', 7: 'the batch is too large for the 2 GiB wasm heap', 8: 'out of wasm memory for the activations' };
+// The runner's statuses (src/status.h), in the words of a forward call.
+export const STATUS_MESSAGES = {
+  kNegativeDimension: 'a dimension is negative', kNullPointer: 'a required buffer is missing', kBadKeyLength: 'a length is outside [1, T]',
+  kBadArgument: 'a token id, position or type is out of range', kTooLarge: 'the batch is too large for the 2 GiB wasm heap', kOutOfMemory: 'out of wasm memory for the activations',
+};
+// Why the runner refused a forward call with `status`.
+const refusal = (module, status) => STATUS_MESSAGES[contractOf(module).statusNames[status]] ?? `status ${status}`;
 const finalizer = new FinalizationRegistry(({ module, handle }) => module._pretrainedDestroy(handle));
 
 // [B, T, heads, hd] → a tensor [B, heads, T, hd].
@@ -91,7 +98,7 @@ export class PretrainedModel {
     const scope = new HeapScope(module, fn);
     try {
       const status = module._pretrainedForward(this.#handle, scope.ints(ids), scope.ints(positions), 0, 0, 1, T, flags);
-      if (status !== 0) throw rangeError(fn, `the runner refused the call: ${STATUS[status] ?? `status ${status}`}`);
+      if (status !== 0) throw rangeError(fn, `the runner refused the call: ${refusal(module, status)}`);
       return scope.read(module._pretrainedLogits(this.#handle), this.descriptor.vocabSize);
     } finally {
       module._pretrainedReleaseOutputs(this.#handle);
@@ -254,7 +261,7 @@ export class PretrainedModel {
     try {
       const status = module._pretrainedForward(this.#handle, scope.ints(batch.ids), scope.ints(batch.positions),
         batch.types ? scope.ints(batch.types) : 0, scope.ints(batch.lengths), B, T, flags);
-      if (status !== 0) throw rangeError(fn, `the runner refused the call: ${STATUS[status] ?? `status ${status}`}`);
+      if (status !== 0) throw rangeError(fn, `the runner refused the call: ${refusal(module, status)}`);
       const rows = B * T;
       const result = { ids: batch.idRows, lengths: Array.from(batch.lengths) };
       if (batch.pads) result.padding = 'left';

@@ -1,0 +1,66 @@
+// The layouts JS writes into the heap for the core to read: an attention call's slots and a
+// pretrained model's descriptor with its flag bits. Each is listed once here; the enums the
+// bindings read with and the tables JS packs by (bindings/contract_bindings.cc, read once at
+// init by bindings/js/contract.js) are made from the same list, so the two cannot disagree.
+// JS's name for an entry is its enumerator without the k, first letter lowered (kSeqQ → seqQ).
+#ifndef ATTENTION_WASM_BINDINGS_CONTRACT_H_
+#define ATTENTION_WASM_BINDINGS_CONTRACT_H_
+
+// How a 4-byte slot holds its value: a 32-bit integer (addresses, sizes, flags) or float32 bits.
+enum class SlotType { kInt, kFloat };
+
+// An attention call (attention_bindings.cc, RequestFromSlots), in slot order: heap addresses
+// and sizes as 32-bit integers, the scale, the softcap and the dropout as floats, the dropout
+// seed as 32 unsigned bits. Strides of 0 mean contiguous rows; out_offsets 0 means
+// b·seq_q·value_dim; window_left/window_right -1 mean no limit. Read by plain wasm exports,
+// not through Embind: converting a 20-field value_object was ~15% of a small call's time in
+// Chromium. The call's batch table follows its slots.
+#define ATTN_CALL_SLOTS(X)                                                                    \
+  X(kQ, kInt) X(kK, kInt) X(kV, kInt) X(kMask, kInt) X(kAllowed, kInt) X(kEntries, kInt)      \
+  X(kMaskRowStride, kInt) X(kBatch, kInt) X(kSeqQ, kInt) X(kSeqK, kInt) X(kHeadDim, kInt)     \
+  X(kValueDim, kInt) X(kScale, kFloat) X(kCausal, kInt) X(kOut, kInt) X(kWeights, kInt)       \
+  X(kRawScores, kInt) X(kScaledScores, kInt) X(kMaskedScores, kInt) X(kQStride, kInt)         \
+  X(kKStride, kInt) X(kVStride, kInt) X(kOutStride, kInt) X(kOutOffsets, kInt)                \
+  X(kSoftcap, kFloat) X(kCappedScores, kInt) X(kWindowLeft, kInt) X(kWindowRight, kInt)       \
+  X(kDropout, kFloat) X(kDropoutSeed, kInt) X(kDroppedWeights, kInt)
+
+enum CallSlot : int {
+#define ATTN_CALL_SLOT_ENUMERATOR(name, type) name,
+  ATTN_CALL_SLOTS(ATTN_CALL_SLOT_ENUMERATOR)
+#undef ATTN_CALL_SLOT_ENUMERATOR
+  kCallSlotCount
+};
+
+// A pretrained model's descriptor (pretrained_bindings.cc, DescriptorOf), in slot order;
+// norm_eps and the rotary base travel as arguments of their own. flags holds the DescriptorFlag
+// bits; activation and lm_activation are attn::Activation, rope_scaling attn::RopeScaling with
+// its original_max_position_embeddings and its three factors (float32).
+#define ATTN_DESCRIPTOR_SLOTS(X)                                                              \
+  X(kVocabSize, kInt) X(kMaxPositions, kInt) X(kTypeVocabSize, kInt) X(kDModel, kInt)         \
+  X(kNumHeads, kInt) X(kNumKvHeads, kInt) X(kNumLayers, kInt) X(kDFF, kInt) X(kFlags, kInt)   \
+  X(kActivation, kInt) X(kLmActivation, kInt) X(kRotaryDim, kInt) X(kSlidingWindow, kInt)     \
+  X(kRopeScaling, kInt) X(kRopeOriginalMax, kInt) X(kRopeFactor, kFloat)                      \
+  X(kRopeLowFreqFactor, kFloat) X(kRopeHighFreqFactor, kFloat)
+
+enum DescriptorSlot : int {
+#define ATTN_DESCRIPTOR_SLOT_ENUMERATOR(name, type) name,
+  ATTN_DESCRIPTOR_SLOTS(ATTN_DESCRIPTOR_SLOT_ENUMERATOR)
+#undef ATTN_DESCRIPTOR_SLOT_ENUMERATOR
+  kDescriptorSlotCount
+};
+
+// The descriptor's boolean fields, as bits of its flags slot (name, bit). JS sets a flag
+// when its descriptor has that property true (kPreNorm: descriptor.preNorm); kRmsNorm when
+// its norm is 'rms'.
+#define ATTN_DESCRIPTOR_FLAGS(X)                                                              \
+  X(kPreNorm, 0) X(kEmbeddingNorm, 1) X(kFinalNorm, 2) X(kCausal, 3) X(kAttentionBias, 4)     \
+  X(kMlpBias, 5) X(kLmHead, 6) X(kLmTransform, 7) X(kLmBias, 8) X(kGatedFfn, 9)               \
+  X(kRmsNorm, 10) X(kRotaryInterleaved, 11) X(kBf16Matrices, 12)
+
+enum class DescriptorFlag : int {
+#define ATTN_DESCRIPTOR_FLAG_ENUMERATOR(name, bit) name = 1 << (bit),
+  ATTN_DESCRIPTOR_FLAGS(ATTN_DESCRIPTOR_FLAG_ENUMERATOR)
+#undef ATTN_DESCRIPTOR_FLAG_ENUMERATOR
+};
+
+#endif  // ATTENTION_WASM_BINDINGS_CONTRACT_H_

@@ -1,0 +1,104 @@
+// Embind glue: the JS↔C++ contract as one object, read once at init by bindings/js/contract.js.
+// Every table is made from the list that also makes the C++ enum (status.h, model/weights.h,
+// block.h, model/self_attention.h, contract.h), so JS packs and compares by names whose
+// numbers only C++ holds.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include "block.h"
+#include "contract.h"
+#include "model/self_attention.h"
+#include "model/weights.h"
+#include "status.h"
+
+namespace {
+
+using emscripten::val;
+
+// { name: value } of an X-macro list of (name, value, ...) entries.
+#define ATTN_SET_VALUE(name, value, ...) table.set(#name, static_cast<int>(value));
+
+val Statuses() {
+  val table = val::object();
+#define ATTN_SET_STATUS(name, code, message) table.set(#name, code);
+  ATTN_STATUSES(ATTN_SET_STATUS)
+#undef ATTN_SET_STATUS
+  return table;
+}
+
+val StatusMessages() {
+  val table = val::object();
+#define ATTN_SET_MESSAGE(name, code, message) table.set(#name, std::string(message));
+  ATTN_STATUSES(ATTN_SET_MESSAGE)
+#undef ATTN_SET_MESSAGE
+  return table;
+}
+
+val WeightKinds() {
+  val table = val::object();
+  ATTN_WEIGHT_KINDS(ATTN_SET_VALUE)
+  return table;
+}
+
+val Activations() {
+  val table = val::object();
+  ATTN_ACTIVATIONS(ATTN_SET_VALUE)
+  return table;
+}
+
+val RopeScalings() {
+  val table = val::object();
+  ATTN_ROPE_SCALINGS(ATTN_SET_VALUE)
+  return table;
+}
+
+val DescriptorFlags() {
+  val table = val::object();
+#define ATTN_SET_FLAG(name, bit) table.set(#name, static_cast<int>(DescriptorFlag::name));
+  ATTN_DESCRIPTOR_FLAGS(ATTN_SET_FLAG)
+#undef ATTN_SET_FLAG
+  return table;
+}
+
+// A slot layout: { count, slots: { name: index }, floats: [names of float32 slots] }.
+#define ATTN_SET_SLOT(name, type)                          \
+  slots.set(#name, static_cast<int>(name));                \
+  if (SlotType::type == SlotType::kFloat) floats.call<void>("push", std::string(#name));
+
+val CallLayout() {
+  val slots = val::object(), floats = val::array(), layout = val::object();
+  ATTN_CALL_SLOTS(ATTN_SET_SLOT)
+  layout.set("count", static_cast<int>(kCallSlotCount));
+  layout.set("slots", slots);
+  layout.set("floats", floats);
+  return layout;
+}
+
+val DescriptorLayout() {
+  val slots = val::object(), floats = val::array(), layout = val::object();
+  ATTN_DESCRIPTOR_SLOTS(ATTN_SET_SLOT)
+  layout.set("count", static_cast<int>(kDescriptorSlotCount));
+  layout.set("slots", slots);
+  layout.set("floats", floats);
+  return layout;
+}
+
+#undef ATTN_SET_SLOT
+#undef ATTN_SET_VALUE
+
+val Contract() {
+  val contract = val::object();
+  contract.set("status", Statuses());
+  contract.set("statusMessages", StatusMessages());
+  contract.set("weightKinds", WeightKinds());
+  contract.set("activations", Activations());
+  contract.set("ropeScalings", RopeScalings());
+  contract.set("callLayout", CallLayout());
+  contract.set("descriptorLayout", DescriptorLayout());
+  contract.set("descriptorFlags", DescriptorFlags());
+  return contract;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(contract) { emscripten::function("_contract", &Contract); }

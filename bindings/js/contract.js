@@ -1,0 +1,55 @@
+// The JS↔C++ contract, read from the module once (bindings/contract_bindings.cc): status
+// codes and their messages, weight kinds, activations, RoPE scalings, and the slot layouts of
+// an attention call and of a model descriptor with its flag bits. C++ holds every number; JS
+// holds names. Tables JS indexes by its own property names (call slots, descriptor slots and
+// flags, weight kinds) are keyed by the enumerator without its k, first letter lowered
+// (kSeqQ → seqQ, kQuery → query); enums JS names in code keep the C++ name
+// (status.kTooLarge, activations.kGeluTanh, ropeScalings.kLlama3).
+
+const contracts = new WeakMap();  // module → its contract
+
+const jsName = (name) => name[1].toLowerCase() + name.slice(2);
+const renamed = (table) => Object.fromEntries(Object.entries(table).map(([name, value]) => [jsName(name), value]));
+const namesOf = (table) => Object.fromEntries(Object.entries(table).map(([name, value]) => [value, name]));
+
+// { count, slots: { name: index }, names: [name of each index], floats: [indices of float32 slots] }
+function layoutOf({ count, slots, floats }) {
+  const named = renamed(slots);
+  const names = [];
+  for (const [name, index] of Object.entries(named)) names[index] = name;
+  return { count, slots: named, names, floats: floats.map((name) => named[jsName(name)]) };
+}
+
+function deepFreeze(object) {
+  for (const value of Object.values(object)) if (typeof value === 'object' && value !== null) deepFreeze(value);
+  return Object.freeze(object);
+}
+
+function read(module) {
+  const raw = module._contract();
+  return deepFreeze({
+    status: raw.status,
+    statusMessages: raw.statusMessages,
+    statusNames: namesOf(raw.status),  // code → name, for messages keyed by name
+    weightKinds: renamed(raw.weightKinds),
+    weightKindNames: namesOf(renamed(raw.weightKinds)),
+    activations: raw.activations,
+    ropeScalings: raw.ropeScalings,
+    call: layoutOf(raw.callLayout),
+    descriptor: layoutOf(raw.descriptorLayout),
+    descriptorFlags: renamed(raw.descriptorFlags),
+  });
+}
+
+/**
+ * The contract of an instantiated module (frozen; read on first use, which init makes, and
+ * cached per module).
+ */
+export function contractOf(module) {
+  let contract = contracts.get(module);
+  if (contract === undefined) {
+    contract = read(module);
+    contracts.set(module, contract);
+  }
+  return contract;
+}
