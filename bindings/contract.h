@@ -15,6 +15,7 @@ enum class SlotType { kInt, kFloat };
 // b·seq_q·value_dim; window_left/window_right -1 mean no limit. Read by plain wasm exports,
 // not through Embind: converting a 20-field value_object was ~15% of a small call's time in
 // Chromium. The call's batch table follows its slots.
+// clang-format off
 #define ATTN_CALL_SLOTS(X)                                                                    \
   X(kQ, kInt) X(kK, kInt) X(kV, kInt) X(kMask, kInt) X(kAllowed, kInt) X(kEntries, kInt)      \
   X(kMaskRowStride, kInt) X(kBatch, kInt) X(kSeqQ, kInt) X(kSeqK, kInt) X(kHeadDim, kInt)     \
@@ -23,39 +24,44 @@ enum class SlotType { kInt, kFloat };
   X(kKStride, kInt) X(kVStride, kInt) X(kOutStride, kInt) X(kOutOffsets, kInt)                \
   X(kSoftcap, kFloat) X(kCappedScores, kInt) X(kWindowLeft, kInt) X(kWindowRight, kInt)       \
   X(kDropout, kFloat) X(kDropoutSeed, kInt) X(kDroppedWeights, kInt)
+// clang-format on
 
 enum CallSlot : int {
 #define ATTN_CALL_SLOT_ENUMERATOR(name, type) name,
   ATTN_CALL_SLOTS(ATTN_CALL_SLOT_ENUMERATOR)
 #undef ATTN_CALL_SLOT_ENUMERATOR
-  kCallSlotCount
+      kCallSlotCount
 };
 
 // A pretrained model's descriptor (pretrained_bindings.cc, DescriptorOf), in slot order;
 // norm_eps and the rotary base travel as arguments of their own. flags holds the DescriptorFlag
 // bits; activation and lm_activation are attn::Activation, rope_scaling attn::RopeScaling with
 // its original_max_position_embeddings and its three factors (float32).
+// clang-format off
 #define ATTN_DESCRIPTOR_SLOTS(X)                                                              \
   X(kVocabSize, kInt) X(kMaxPositions, kInt) X(kTypeVocabSize, kInt) X(kDModel, kInt)         \
   X(kNumHeads, kInt) X(kNumKvHeads, kInt) X(kNumLayers, kInt) X(kDFF, kInt) X(kFlags, kInt)   \
   X(kActivation, kInt) X(kLmActivation, kInt) X(kRotaryDim, kInt) X(kSlidingWindow, kInt)     \
   X(kRopeScaling, kInt) X(kRopeOriginalMax, kInt) X(kRopeFactor, kFloat)                      \
   X(kRopeLowFreqFactor, kFloat) X(kRopeHighFreqFactor, kFloat)
+// clang-format on
 
 enum DescriptorSlot : int {
 #define ATTN_DESCRIPTOR_SLOT_ENUMERATOR(name, type) name,
   ATTN_DESCRIPTOR_SLOTS(ATTN_DESCRIPTOR_SLOT_ENUMERATOR)
 #undef ATTN_DESCRIPTOR_SLOT_ENUMERATOR
-  kDescriptorSlotCount
+      kDescriptorSlotCount
 };
 
 // The descriptor's boolean fields, as bits of its flags slot (name, bit). JS sets a flag
 // when its descriptor has that property true (kPreNorm: descriptor.preNorm); kRmsNorm when
 // its norm is 'rms'.
+// clang-format off
 #define ATTN_DESCRIPTOR_FLAGS(X)                                                              \
   X(kPreNorm, 0) X(kEmbeddingNorm, 1) X(kFinalNorm, 2) X(kCausal, 3) X(kAttentionBias, 4)     \
   X(kMlpBias, 5) X(kLmHead, 6) X(kLmTransform, 7) X(kLmBias, 8) X(kGatedFfn, 9)               \
   X(kRmsNorm, 10) X(kRotaryInterleaved, 11) X(kBf16Matrices, 12)
+// clang-format on
 
 enum class DescriptorFlag : int {
 #define ATTN_DESCRIPTOR_FLAG_ENUMERATOR(name, bit) name = 1 << (bit),

@@ -61,8 +61,8 @@ val DescriptorFlags() {
 }
 
 // A slot layout: { count, slots: { name: index }, floats: [names of float32 slots] }.
-#define ATTN_SET_SLOT(name, type)                          \
-  slots.set(#name, static_cast<int>(name));                \
+#define ATTN_SET_SLOT(name, type)           \
+  slots.set(#name, static_cast<int>(name)); \
   if (SlotType::type == SlotType::kFloat) floats.call<void>("push", std::string(#name));
 
 val CallLayout() {

@@ -31,9 +31,11 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   m.type_vocab_size = v[kTypeVocabSize], m.d_model = v[kDModel];
   m.num_heads = v[kNumHeads], m.num_kv_heads = v[kNumKvHeads], m.num_layers = v[kNumLayers];
   m.d_ff = v[kDFF];
-  m.pre_norm = flag(DescriptorFlag::kPreNorm), m.embedding_norm = flag(DescriptorFlag::kEmbeddingNorm);
+  m.pre_norm = flag(DescriptorFlag::kPreNorm),
+  m.embedding_norm = flag(DescriptorFlag::kEmbeddingNorm);
   m.final_norm = flag(DescriptorFlag::kFinalNorm), m.causal = flag(DescriptorFlag::kCausal);
-  m.attention_bias = flag(DescriptorFlag::kAttentionBias), m.mlp_bias = flag(DescriptorFlag::kMlpBias);
+  m.attention_bias = flag(DescriptorFlag::kAttentionBias),
+  m.mlp_bias = flag(DescriptorFlag::kMlpBias);
   m.lm_head = flag(DescriptorFlag::kLmHead), m.lm_transform = flag(DescriptorFlag::kLmTransform);
   m.lm_bias = flag(DescriptorFlag::kLmBias);
   m.activation = static_cast<attn::Activation>(v[kActivation]);

@@ -7,23 +7,23 @@ namespace attn {
 
 // Every status once: its name, code and a short English description. The enum, StatusMessage
 // and the table the bindings export to JS (bindings/contract_bindings.cc) are made from it.
-#define ATTN_STATUSES(X)                                                                          \
-  X(kOk, 0, "ok")                                                                                 \
-  /* a length or dim below zero */                                                                \
-  X(kNegativeDimension, 1, "a dimension is negative")                                             \
-  /* a required buffer is missing */                                                              \
-  X(kNullPointer, 2, "a required buffer is missing")                                              \
-  /* a row stride smaller than the row */                                                         \
-  X(kBadStride, 3, "a row stride is smaller than its row")                                        \
-  /* a key length outside [0, seq_k] */                                                           \
-  X(kBadKeyLength, 4, "a key length is outside [0, seq_k]")                                       \
-  /* d_model not divisible by num_heads, or heads by kv heads */                                  \
-  X(kBadHeadCount, 5, "d_model must divide into heads, and heads into kv heads")                  \
-  /* another argument out of range (named in the JS layer) */                                     \
-  X(kBadArgument, 6, "an argument is out of range")                                               \
-  /* a buffer the request describes would pass kMaxBufferBytes */                                 \
-  X(kTooLarge, 7, "a buffer would pass 2 GiB, the most the wasm heap holds")                      \
-  /* scratch memory could not be allocated (the heap is full) */                                  \
+#define ATTN_STATUSES(X)                                                         \
+  X(kOk, 0, "ok")                                                                \
+  /* a length or dim below zero */                                               \
+  X(kNegativeDimension, 1, "a dimension is negative")                            \
+  /* a required buffer is missing */                                             \
+  X(kNullPointer, 2, "a required buffer is missing")                             \
+  /* a row stride smaller than the row */                                        \
+  X(kBadStride, 3, "a row stride is smaller than its row")                       \
+  /* a key length outside [0, seq_k] */                                          \
+  X(kBadKeyLength, 4, "a key length is outside [0, seq_k]")                      \
+  /* d_model not divisible by num_heads, or heads by kv heads */                 \
+  X(kBadHeadCount, 5, "d_model must divide into heads, and heads into kv heads") \
+  /* another argument out of range (named in the JS layer) */                    \
+  X(kBadArgument, 6, "an argument is out of range")                              \
+  /* a buffer the request describes would pass kMaxBufferBytes */                \
+  X(kTooLarge, 7, "a buffer would pass 2 GiB, the most the wasm heap holds")     \
+  /* scratch memory could not be allocated (the heap is full) */                 \
   X(kOutOfMemory, 8, "out of wasm memory for scratch buffers")
 
 enum class Status : int {

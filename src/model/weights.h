@@ -14,6 +14,7 @@ namespace attn {
 // Global weights have layer -1. Norm biases exist only for layer norms (not RMS norms).
 // Every kind once, with its number: the enum and the table the bindings export to JS
 // (bindings/contract_bindings.cc, read by the loader at init) are made from it.
+// clang-format off
 #define ATTN_WEIGHT_KINDS(X) \
   X(kWordEmbeddings, 0)           /* [V, d] */                                 \
   X(kPositionEmbeddings, 1)       /* [max_positions, d] */                     \
@@ -45,6 +46,7 @@ namespace attn {
   X(kLmDecoder, 27)               /* [d, V]        matrix (tied models fill it from the embeddings) */ \
   X(kLmBias, 28)                  /* [V] */                                    \
   X(kGate, 29)                    /* [d, d_ff]     matrix (gated FFN) */
+// clang-format on
 
 enum class WeightKind : int {
 #define ATTN_WEIGHT_KIND_ENUMERATOR(name, value) name = value,
