@@ -113,6 +113,7 @@ test('Node: a refused load cancels its download; an aborted one too; a good one 
   await assert.rejects(attn.loadModel(`${url}refused/`), /^RangeError: loadModel: the gpt2 weights need .* of wasm memory/);
   assert.ok(await until(() => downloads[0]?.closedEarly), `the download was not closed: ${JSON.stringify(downloads)}`);
   assert.ok(downloads[0].written < downloads[0].size / 2, `${downloads[0].written} of ${downloads[0].size} bytes were sent`);
+  console.log(`# Node: the refused download sent ${downloads[0].written} of ${downloads[0].size} bytes`);
   // Aborted while streaming the unused 256 MiB: an AbortError, the download closed.
   const controller = new AbortController();
   const load = attn.loadModel(`${url}abort/`, { signal: controller.signal, onProgress: (p) => { if (p.loaded > 4 * 2 ** 20) controller.abort(); } });
@@ -157,6 +158,7 @@ test('Chromium: a refused or aborted load stops downloading and leaves nothing i
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal(downloads[0].written, afterRefusal, 'nothing more was sent after the refusal');
     assert.ok(afterRefusal < downloads[0].size / 2, `${afterRefusal} of ${downloads[0].size} bytes were sent`);
+    console.log(`# Chromium: the refused download sent ${afterRefusal} of ${downloads[0].size} bytes`);
     const aborted = await page.evaluate(async (base) => {
       const { init } = await import('/bindings/js/browser.js');
       const attn = await init({ simd: 'baseline' });
