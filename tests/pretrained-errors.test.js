@@ -60,7 +60,9 @@ test('config.json problems: missing, not JSON, unsupported model_type or option,
   await rejects({ ...llama, 'config.json': { ...llamaConfig, rope_scaling: { rope_type: 'llama3', factor: 8 } } }, RangeError,
     /^loadModel: config.json: rope_scaling \{"rope_type":"llama3","factor":8\}: low_freq_factor must be a positive number, got undefined/);
   await rejects({ ...llama, 'config.json': { ...llamaConfig, rope_scaling: { rope_type: 'longrope', factor: 8 } } }, RangeError,
-    /^loadModel: config.json: rope_scaling .*type "longrope" is not supported \(supported: default, linear, llama3\)/);
+    /^loadModel: config.json: rope_scaling \{"rope_type":"longrope","factor":8\}: short_factor must be a list of 4 numbers \(one per rotated pair\), got undefined/);
+  await rejects({ ...llama, 'config.json': { ...llamaConfig, rope_scaling: { rope_type: 'dynamic', factor: 8 } } }, RangeError,
+    /^loadModel: config.json: rope_scaling .*type "dynamic" is not supported \(supported: default, linear, llama3, longrope\)/);
   await rejects({ ...llama, 'config.json': { ...llamaConfig, num_key_value_heads: 3 } }, RangeError, /num_attention_heads 4 must be a multiple of num_key_value_heads 3/);
   // An untied checkpoint without its own LM matrix.
   const untied = readSafetensors(llama['model.safetensors']);
