@@ -6,7 +6,6 @@
 
 #include "block.h"
 #include "heap_address.h"
-#include "normalization.h"
 #include "positional.h"
 #include "softmax.h"
 
@@ -38,13 +37,14 @@ int SoftmaxAxis(uintptr_t x, int outer, int axis_len, int inner, bool log, uintp
 
 void NormStats(uintptr_t x, int rows, int dim, uintptr_t gamma, uintptr_t beta, double eps,
                uintptr_t out, uintptr_t mean, uintptr_t inv_std_dev) {
-  attn::LayerNormWithStats(Ptr<const float>(x), rows, dim, Ptr<const float>(gamma),
-                           Ptr<const float>(beta), eps, Ptr<float>(out), Ptr<float>(mean),
-                           Ptr<float>(inv_std_dev));
+  attn::LayerNorm(Ptr<const float>(x), rows, dim, Ptr<const float>(gamma), Ptr<const float>(beta),
+                  static_cast<float>(eps), Ptr<float>(out), Ptr<float>(mean),
+                  Ptr<float>(inv_std_dev));
 }
 
 void Rms(uintptr_t x, int rows, int dim, uintptr_t gamma, double eps, uintptr_t out) {
-  attn::RmsNorm(Ptr<const float>(x), rows, dim, Ptr<const float>(gamma), eps, Ptr<float>(out));
+  attn::RmsNorm(Ptr<const float>(x), rows, dim, Ptr<const float>(gamma), static_cast<float>(eps),
+                Ptr<float>(out));
 }
 
 // Slopes as a JS array of doubles (exact values for tests and display).

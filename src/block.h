@@ -1,38 +1,19 @@
-// The pieces of a transformer block around attention: layer normalisation and the
-// position-wise feed-forward network.
+// The pieces of a transformer block around attention: the position-wise feed-forward network,
+// the residual add and set pooling (normalisation: kernels/norms.h).
 #ifndef ATTENTION_WASM_SRC_BLOCK_H_
 #define ATTENTION_WASM_SRC_BLOCK_H_
 
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/activations.h"
+#include "kernels/norms.h"
 #include "status.h"
 
 namespace attn {
 
-// kGelu is the exact erf form (PyTorch's default, BERT); kGeluTanh the tanh approximation
-// GPT-2 uses ("gelu_new"): 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
-// kSilu: x·σ(x) (Llama's gate).
-// (The list makes the enum and the table the bindings export to JS.)
-#define ATTN_ACTIVATIONS(X) X(kRelu, 0) X(kGelu, 1) X(kGeluTanh, 2) X(kSilu, 3)
-enum class Activation : int {
-#define ATTN_ACTIVATION_ENUMERATOR(name, value) name = value,
-  ATTN_ACTIVATIONS(ATTN_ACTIVATION_ENUMERATOR)
-#undef ATTN_ACTIVATION_ENUMERATOR
-};
-
-// x = act(x), elementwise.   x: [count]
-void ApplyActivation(Activation activation, float* x, size_t count);
-
-// out[r] = (x[r] - mean(x[r])) / sqrt(var(x[r]) + eps) · gamma + beta, over the last axis
-// (biased variance, as PyTorch's LayerNorm). gamma/beta null mean 1/0. out may equal x.
-//   x, out: [rows, dim]   gamma, beta: [dim]
-void LayerNorm(const float* x, int rows, int dim, const float* gamma, const float* beta, float eps,
-               float* out);
-
-// out[r] = x[r] / sqrt(mean(x[r]²) + eps) · gamma (Llama's RMSNorm, ONNX RMSNormalization;
-// sums in double). gamma null means 1. out may equal x.   x, out: [rows, dim]   gamma: [dim]
-void RmsNorm(const float* x, int rows, int dim, const float* gamma, double eps, float* out);
+// The activation table (Activation, Activate) and the norms (LayerNorm, RmsNorm) live in
+// kernels/activations.h and kernels/norms.h: one of each for the whole core.
 
 // out = act(x·w1 + b1)·w2 + b2, with GELU the exact erf form (PyTorch's default).
 //   x: [rows, d_model]  w1: [d_model, d_ff]  b1: [d_ff]  w2: [d_ff, d_model]  b2: [d_model]

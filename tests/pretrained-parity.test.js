@@ -369,7 +369,9 @@ test('left-padded batches: each sequence gives its outputs alone (logits, hidden
       assert.equal(out.padding, 'left');
       assert.deepEqual(out.ids, seqs);
       assert.deepEqual(out.lengths, seqs.map((s) => s.length));
-      const tol1 = { rtol: 1e-5, atol: 1e-6 };
+      // float32 noise only: a batch puts a sequence's rows in other matmul tiles than alone
+      // (the one RMS norm sums in float32 as PyTorch does: up to 1.5e-6 on logits near 0.02).
+      const tol1 = { rtol: 1e-5, atol: 2e-6 };
       seqs.forEach((s, b) => {
         const n = s.length, start = b === 1 ? 0 : T - n;
         // rows [start, start + n) of batch entry b of a [B, ..., T, inner] tensor, along `axis`

@@ -1,8 +1,13 @@
-// GELU (tanh form) and SiLU (Highway, static dispatch).
+// The activation table: ReLU, GELU (tanh form) and SiLU here (Highway, static dispatch), the
+// erf GELU from gelu.h.
 #include "kernels/activations.h"
+
+#include <cmath>
+#include <cstring>
 
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
+#include "kernels/gelu.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace attn {
@@ -34,6 +39,16 @@ HWY_INLINE void Apply(float* x, size_t count, F f) {
   }
 }
 
+void ReluImpl(float* x, size_t count) {
+  const D d;
+  size_t i = 0;
+  // NaN stays NaN on both paths (as PyTorch's relu): Max(0, NaN) keeps the NaN on x86 and
+  // wasm alike, and the tail tests for it (std::max(NaN, 0) would too, but not by contract).
+  for (; i + kLanes <= count; i += kLanes)
+    hn::StoreU(hn::Max(hn::Zero(d), hn::LoadU(d, x + i)), d, x + i);
+  for (; i < count; ++i) x[i] = x[i] > 0.0f || std::isnan(x[i]) ? x[i] : 0.0f;
+}
+
 void GeluTanhImpl(float* x, size_t count) {
   Apply(x, count, [](D d, V v) { return GeluTanh(d, v); });
 }
@@ -47,7 +62,29 @@ HWY_AFTER_NAMESPACE();
 
 namespace attn {
 
+void ReluInPlace(float* x, size_t count) { HWY_STATIC_DISPATCH(ReluImpl)(x, count); }
 void GeluTanhInPlace(float* x, size_t count) { HWY_STATIC_DISPATCH(GeluTanhImpl)(x, count); }
 void SiluInPlace(float* x, size_t count) { HWY_STATIC_DISPATCH(SiluImpl)(x, count); }
+
+void Activate(Activation activation, const float* x, size_t count, float* y) {
+  if (activation == Activation::kGelu) {
+    GeluForward(x, count, y);
+    return;
+  }
+  if (y != x) std::memcpy(y, x, sizeof(float) * count);
+  switch (activation) {
+    case Activation::kRelu:
+      ReluInPlace(y, count);
+      return;
+    case Activation::kGeluTanh:
+      GeluTanhInPlace(y, count);
+      return;
+    case Activation::kSilu:
+      SiluInPlace(y, count);
+      return;
+    default:
+      return;
+  }
+}
 
 }  // namespace attn

@@ -6,7 +6,6 @@
 
 #include "block.h"
 #include "kernels/activations.h"
-#include "kernels/gelu.h"
 #include "kernels/matmul.h"
 #include "sizes.h"
 
@@ -246,27 +245,6 @@ void PretrainedModel::Norm(const NormWeights& w, const float* x, int rows, float
   }
 }
 
-namespace {
-
-// x = act(x) in place, vectorised (the erf GELU through gelu.h, whose Φ is within 7.5e-8).
-void ModelActivation(Activation activation, float* x, size_t count) {
-  switch (activation) {
-    case Activation::kGelu:
-      GeluForward(x, count, x);
-      return;
-    case Activation::kGeluTanh:
-      GeluTanhInPlace(x, count);
-      return;
-    case Activation::kSilu:
-      SiluInPlace(x, count);
-      return;
-    default:
-      ApplyActivation(activation, x, count);
-  }
-}
-
-}  // namespace
-
 // out = act(x·W_up + b)·W_down + b, or down(act(x·W_gate) ⊙ (x·W_up)) when gated.
 //   x, out: [rows, d]
 Status PretrainedModel::FeedForwardOf(const LayerWeights& w, const float* x, int rows,
@@ -280,10 +258,10 @@ Status PretrainedModel::FeedForwardOf(const LayerWeights& w, const float* x, int
   MultiplyPanels(x, d, rows, d, w.up, w.up_bias, f, up.data(), f);
   if (m_.gated_ffn) {
     MultiplyPanels(x, d, rows, d, w.gate, nullptr, f, gate.data(), f);
-    ModelActivation(m_.activation, gate.data(), gate.size());
+    Activate(m_.activation, gate.data(), gate.size(), gate.data());
     for (size_t i = 0; i < up.size(); ++i) up[i] *= gate[i];
   } else {
-    ModelActivation(m_.activation, up.data(), up.size());
+    Activate(m_.activation, up.data(), up.size(), up.data());
   }
   MultiplyPanels(up.data(), f, rows, f, w.down, w.down_bias, d, out, d);
   return Status::kOk;
@@ -364,7 +342,7 @@ Status PretrainedModel::LmHead(const ModelInput& in, const float* x) {
   if (m_.lm_transform) {
     float* h = normed_.data();
     MultiplyPanels(x, d, rows, d, g.lm_transform, g.lm_transform_bias, d, h, d);
-    ModelActivation(m_.lm_activation, h, static_cast<size_t>(rows) * d);
+    Activate(m_.lm_activation, h, static_cast<size_t>(rows) * d, h);
     Norm(g.lm_norm, h, rows, h);
     t = h;
   }

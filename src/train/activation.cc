@@ -5,14 +5,6 @@
 #include "kernels/gelu.h"
 
 namespace attn {
-void ActivationForward(Activation activation, const float* x, size_t count, float* y) {
-  if (activation == Activation::kRelu) {
-    for (size_t i = 0; i < count; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
-  } else {
-    GeluForward(x, count, y);
-  }
-}
-
 void ActivationBackward(Activation activation, const float* x, const float* dy, size_t count,
                         float* dx) {
   if (activation == Activation::kRelu) {

@@ -19,8 +19,8 @@ Status LayerNormBackwardFromInput(const float* x, int rows, int dim, const float
   }
   const float* g = gamma != nullptr ? gamma : ones.data();
   // 1. The forward's row statistics (its output is not needed).
-  LayerNormTrainForward(x, rows, dim, g, zeros.data(), eps, normalised.data(), stats.data(),
-                        stats.data() + rows);
+  LayerNorm(x, rows, dim, g, zeros.data(), eps, normalised.data(), stats.data(),
+            stats.data() + rows);
   // 2. The backward.
   LayerNormBackward(x, stats.data(), stats.data() + rows, g, dy, rows, dim, dx, dgamma, dbeta);
   return Status::kOk;
@@ -38,7 +38,7 @@ Status FeedForwardBackward(const float* x, int rows, int d_model, int d_ff, cons
   // 1. The hidden layer again: pre = x·w1 + b1, act = act(pre).
   Status s = LinearForward(x, rows, d_model, w1, b1, d_ff, pre.data(), scratch);
   if (s != Status::kOk) return s;
-  ActivationForward(activation, pre.data(), hidden, act.data());
+  Activate(activation, pre.data(), hidden, act.data());
   // 2. Back through w2, the activation, then w1.
   s = LinearBackward(act.data(), w2, dy, rows, d_ff, d_model, d_act.data(), dw2, db2, scratch);
   if (s != Status::kOk) return s;

@@ -6,25 +6,6 @@
 
 namespace attn {
 
-void LayerNormTrainForward(const float* x, int rows, int dim, const float* gamma, const float* beta,
-                           float eps, float* out, float* mean, float* rstd) {
-  for (int r = 0; r < rows; ++r) {
-    const float* in = x + static_cast<size_t>(r) * dim;
-    float* o = out + static_cast<size_t>(r) * dim;
-    // 1. Mean, then the biased variance of x − mean (two passes: stable for large offsets).
-    float sum = 0.0f;
-    for (int c = 0; c < dim; ++c) sum += in[c];
-    const float mu = sum / dim;
-    float sq = 0.0f;
-    for (int c = 0; c < dim; ++c) sq += (in[c] - mu) * (in[c] - mu);
-    const float inv = 1.0f / std::sqrt(sq / dim + eps);
-    mean[r] = mu;
-    rstd[r] = inv;
-    // 2. Normalise, scale, shift.
-    for (int c = 0; c < dim; ++c) o[c] = (in[c] - mu) * inv * gamma[c] + beta[c];
-  }
-}
-
 void LayerNormBackward(const float* x, const float* mean, const float* rstd, const float* gamma,
                        const float* dy, int rows, int dim, float* dx, float* dgamma, float* dbeta) {
   std::fill(dgamma, dgamma + dim, 0.0f);

@@ -83,8 +83,8 @@ Status TinyTransformer::LayerForward(int l) {
   const size_t rd = static_cast<size_t>(rows) * d;
   // 1. Attention sublayer.
   if (config_.pre_norm) {
-    LayerNormTrainForward(a.x, rows, d, p + w.ln1_gamma, p + w.ln1_beta, kLayerNormEps, a.a_in,
-                          a.mean1, a.rstd1);
+    LayerNorm(a.x, rows, d, p + w.ln1_gamma, p + w.ln1_beta, kLayerNormEps, a.a_in, a.mean1,
+              a.rstd1);
   } else {
     std::memcpy(a.a_in, a.x, sizeof(float) * rd);
   }
@@ -101,11 +101,10 @@ Status TinyTransformer::LayerForward(int l) {
   AddInto(a.r1, a.x, static_cast<int>(rd), a.r1);
   if (config_.pre_norm) {
     std::memcpy(a.h, a.r1, sizeof(float) * rd);
-    LayerNormTrainForward(a.h, rows, d, p + w.ln2_gamma, p + w.ln2_beta, kLayerNormEps, a.f_in,
-                          a.mean2, a.rstd2);
+    LayerNorm(a.h, rows, d, p + w.ln2_gamma, p + w.ln2_beta, kLayerNormEps, a.f_in, a.mean2,
+              a.rstd2);
   } else {
-    LayerNormTrainForward(a.r1, rows, d, p + w.ln1_gamma, p + w.ln1_beta, kLayerNormEps, a.h,
-                          a.mean1, a.rstd1);
+    LayerNorm(a.r1, rows, d, p + w.ln1_gamma, p + w.ln1_beta, kLayerNormEps, a.h, a.mean1, a.rstd1);
     std::memcpy(a.f_in, a.h, sizeof(float) * rd);
   }
   // 2. Feed-forward sublayer.
@@ -113,7 +112,7 @@ Status TinyTransformer::LayerForward(int l) {
       Status::kOk) {
     return s;
   }
-  ActivationForward(config_.activation, a.f_pre, static_cast<size_t>(rows) * f, a.f_act);
+  Activate(config_.activation, a.f_pre, static_cast<size_t>(rows) * f, a.f_act);
   if ((s = LinearForward(a.f_act, rows, f, p + w.w2, p + w.b2, d, a.r2, scratch_)) != Status::kOk) {
     return s;
   }
@@ -121,8 +120,8 @@ Status TinyTransformer::LayerForward(int l) {
   if (config_.pre_norm) {
     std::memcpy(a.out, a.r2, sizeof(float) * rd);
   } else {
-    LayerNormTrainForward(a.r2, rows, d, p + w.ln2_gamma, p + w.ln2_beta, kLayerNormEps, a.out,
-                          a.mean2, a.rstd2);
+    LayerNorm(a.r2, rows, d, p + w.ln2_gamma, p + w.ln2_beta, kLayerNormEps, a.out, a.mean2,
+              a.rstd2);
   }
   return Status::kOk;
 }
@@ -151,8 +150,8 @@ Status TinyTransformer::Forward(const ModelBatch& b) {
   const int rows = acts_.rows, d = config_.d_model;
   const float* p = params_.data();
   if (config_.pre_norm) {
-    LayerNormTrainForward(acts_.final_in, rows, d, p + layout_.final_gamma, p + layout_.final_beta,
-                          kLayerNormEps, acts_.final_out, acts_.final_mean, acts_.final_rstd);
+    LayerNorm(acts_.final_in, rows, d, p + layout_.final_gamma, p + layout_.final_beta,
+              kLayerNormEps, acts_.final_out, acts_.final_mean, acts_.final_rstd);
   } else {
     std::memcpy(acts_.final_out, acts_.final_in, sizeof(float) * rows * d);
   }
