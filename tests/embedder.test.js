@@ -89,6 +89,18 @@ for (const name of [MINILM, BGE]) {
   });
 }
 
+test('more texts than one forward call takes (32): each row is its text\'s, in the order given', async () => {
+  const model = await attn.loadModel(`${root}${BGE}`);
+  const words = ['the cat', 'sat on the mat', 'attention', 'is all you need', 'a film', 'not bad at all', 'i would watch it again'];
+  // 70 texts of 3 to 15 tokens, lengths mixed (the batches are formed longest first).
+  const texts = Array.from({ length: 70 }, (_, i) => `${words[i % 7]} ${words[(i * 3) % 7]}${i % 2 ? ` ${words[(i * 5) % 7]}` : ''}.`);
+  const all = model.embed(texts);
+  const d = model.descriptor.dModel;
+  assert.deepEqual(all.shape, [70, d]);
+  texts.forEach((text, i) => assertClose(all.data.subarray(i * d, (i + 1) * d), model.embed(text).data, { atol: 1e-6, rtol: 0, label: `text ${i}` }));
+  model.dispose();
+});
+
 test('max_seq_length truncates keeping [CLS] … [SEP]: raised, only the truncated text moves', async () => {
   const ref = reference(MINILM);
   // The third text has 10 tokens; max_seq_length 9 keeps [CLS], 7 of its own and [SEP].
