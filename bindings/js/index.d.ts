@@ -1598,7 +1598,11 @@ export interface TextClassifier {
   dispose(): void;
 }
 
-/** Where {@link AttentionWasm.loadModel} finds a checkpoint's files. */
+/**
+ * Where {@link AttentionWasm.loadModel} finds a checkpoint's files. A Map or object names files
+ * as the folder does, a module's with its subfolder (`'1_Pooling/config.json'`); Files from a
+ * folder picked whole (`<input webkitdirectory>`) are named by their path under it.
+ */
 export type ModelSource = string | URL | File[] | FileList | Map<string, ModelFile> | Record<string, ModelFile>;
 
 /** One file of a checkpoint given as data. */
