@@ -35,15 +35,28 @@ enum CallSlot : int {
 
 // A pretrained model's descriptor (pretrained_bindings.cc, DescriptorOf), in slot order;
 // norm_eps and the rotary base travel as arguments of their own. flags holds the DescriptorFlag
-// bits; activation and lm_activation are attn::Activation, rope_scaling attn::RopeScaling with
-// its original_max_position_embeddings and its three factors (float32).
+// bits; norm is attn::NormKind, activation and lm_activation attn::Activation, rope_scaling
+// attn::RopeScaling with its original_max_position_embeddings and its factors (float32).
+// After the slots come the lists of ATTN_DESCRIPTOR_LISTS, each as long as its size slot says.
 // clang-format off
 #define ATTN_DESCRIPTOR_SLOTS(X)                                                              \
   X(kVocabSize, kInt) X(kMaxPositions, kInt) X(kTypeVocabSize, kInt) X(kDModel, kInt)         \
-  X(kNumHeads, kInt) X(kNumKvHeads, kInt) X(kNumLayers, kInt) X(kDFF, kInt) X(kFlags, kInt)   \
-  X(kActivation, kInt) X(kLmActivation, kInt) X(kRotaryDim, kInt) X(kSlidingWindow, kInt)     \
-  X(kRopeScaling, kInt) X(kRopeOriginalMax, kInt) X(kRopeFactor, kFloat)                      \
-  X(kRopeLowFreqFactor, kFloat) X(kRopeHighFreqFactor, kFloat)
+  X(kNumHeads, kInt) X(kNumKvHeads, kInt) X(kQkvHeadDim, kInt) X(kNumLayers, kInt) X(kDFF, kInt)\
+  X(kFlags, kInt) X(kNorm, kInt) X(kActivation, kInt) X(kLmActivation, kInt)                  \
+  X(kRotaryDim, kInt) X(kRopeScaling, kInt) X(kRopeOriginalMax, kInt) X(kRopeFactor, kFloat)  \
+  X(kRopeLowFreqFactor, kFloat) X(kRopeHighFreqFactor, kFloat)                                \
+  X(kRopeAttentionFactor, kFloat) X(kLocalRotaryBase, kFloat) X(kAttentionScale, kFloat)      \
+  X(kAttentionSoftcap, kFloat) X(kFinalSoftcap, kFloat) X(kEmbeddingMultiplier, kFloat)
+// clang-format on
+
+// The per-layer and per-pair lists after the slots, in order (name, element type, the slot
+// their length comes from, its divisor): each layer's sliding window (0: none), then
+// longrope's short and long factors, rotary_dim / 2 each (written for every model; 1 unless
+// longrope).
+// clang-format off
+#define ATTN_DESCRIPTOR_LISTS(X)                                                              \
+  X(kLayerWindows, kInt, kNumLayers, 1) X(kRopeShortFactors, kFloat, kRotaryDim, 2)           \
+  X(kRopeLongFactors, kFloat, kRotaryDim, 2)
 // clang-format on
 
 enum DescriptorSlot : int {
@@ -54,13 +67,13 @@ enum DescriptorSlot : int {
 };
 
 // The descriptor's boolean fields, as bits of its flags slot (name, bit). JS sets a flag
-// when its descriptor has that property true (kPreNorm: descriptor.preNorm); kRmsNorm when
-// its norm is 'rms'.
+// when its descriptor has that property true (kPreNorm: descriptor.preNorm).
 // clang-format off
 #define ATTN_DESCRIPTOR_FLAGS(X)                                                              \
-  X(kPreNorm, 0) X(kEmbeddingNorm, 1) X(kFinalNorm, 2) X(kCausal, 3) X(kAttentionBias, 4)     \
+  X(kPreNorm, 0) X(kEmbeddingNorm, 1) X(kFinalNorm, 2) X(kCausal, 3) X(kQkvBias, 4)           \
   X(kMlpBias, 5) X(kLmHead, 6) X(kLmTransform, 7) X(kLmBias, 8) X(kGatedFfn, 9)               \
-  X(kRmsNorm, 10) X(kRotaryInterleaved, 11) X(kBf16Matrices, 12)
+  X(kOutBias, 10) X(kRotaryInterleaved, 11) X(kBf16Matrices, 12) X(kQkNorm, 13)               \
+  X(kPostNorms, 14)
 // clang-format on
 
 enum class DescriptorFlag : int {

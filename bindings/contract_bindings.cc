@@ -7,6 +7,7 @@
 
 #include "block.h"
 #include "contract.h"
+#include "model/descriptor.h"
 #include "model/self_attention.h"
 #include "model/weights.h"
 #include "status.h"
@@ -52,6 +53,12 @@ val RopeScalings() {
   return table;
 }
 
+val NormKinds() {
+  val table = val::object();
+  ATTN_NORM_KINDS(ATTN_SET_VALUE)
+  return table;
+}
+
 val DescriptorFlags() {
   val table = val::object();
 #define ATTN_SET_FLAG(name, bit) table.set(#name, static_cast<int>(DescriptorFlag::name));
@@ -80,6 +87,20 @@ val DescriptorLayout() {
   layout.set("count", static_cast<int>(kDescriptorSlotCount));
   layout.set("slots", slots);
   layout.set("floats", floats);
+  // The lists after the slots: [{ name, float, lengthSlot, divisor }] in order.
+  val lists = val::array();
+#define ATTN_ADD_LIST(name, type, length_slot, divisor)    \
+  {                                                        \
+    val list = val::object();                              \
+    list.set("name", std::string(#name));                  \
+    list.set("float", SlotType::type == SlotType::kFloat); \
+    list.set("lengthSlot", std::string(#length_slot));     \
+    list.set("divisor", divisor);                          \
+    lists.call<void>("push", list);                        \
+  }
+  ATTN_DESCRIPTOR_LISTS(ATTN_ADD_LIST)
+#undef ATTN_ADD_LIST
+  layout.set("lists", lists);
   return layout;
 }
 
@@ -93,6 +114,7 @@ val Contract() {
   contract.set("weightKinds", WeightKinds());
   contract.set("activations", Activations());
   contract.set("ropeScalings", RopeScalings());
+  contract.set("normKinds", NormKinds());
   contract.set("callLayout", CallLayout());
   contract.set("descriptorLayout", DescriptorLayout());
   contract.set("descriptorFlags", DescriptorFlags());

@@ -3,6 +3,7 @@
 // Statuses come back as numbers for the JS layer to turn into errors.
 #include <emscripten/bind.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -18,24 +19,25 @@ using attn::PretrainedModel;
 PretrainedModel* Model(uintptr_t handle) { return Ptr<PretrainedModel>(handle); }
 
 // The descriptor as bindings/js/models/descriptor.js packs it: kDescriptorSlotCount int32 at
-// `ints` (contract.h, DescriptorSlot), norm_eps and the rotary base.
+// `ints` (contract.h, DescriptorSlot), then the lists of ATTN_DESCRIPTOR_LISTS; norm_eps and
+// the rotary base as arguments. A list is read only as far as the descriptor can use it.
 attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rotary_base) {
   const auto flag = [&](DescriptorFlag f) { return (v[kFlags] & static_cast<int>(f)) != 0; };
-  const auto real = [&](DescriptorSlot slot) {
+  const auto real = [&](const int32_t* at) {
     float f;
-    std::memcpy(&f, v + slot, sizeof(f));
+    std::memcpy(&f, at, sizeof(f));
     return f;
   };
   attn::ModelDescriptor m;
   m.vocab_size = v[kVocabSize], m.max_positions = v[kMaxPositions];
   m.type_vocab_size = v[kTypeVocabSize], m.d_model = v[kDModel];
-  m.num_heads = v[kNumHeads], m.num_kv_heads = v[kNumKvHeads], m.num_layers = v[kNumLayers];
-  m.d_ff = v[kDFF];
-  m.pre_norm = flag(DescriptorFlag::kPreNorm),
+  m.num_heads = v[kNumHeads], m.num_kv_heads = v[kNumKvHeads], m.head_dim = v[kQkvHeadDim];
+  m.num_layers = v[kNumLayers], m.d_ff = v[kDFF];
+  m.pre_norm = flag(DescriptorFlag::kPreNorm), m.post_norms = flag(DescriptorFlag::kPostNorms);
   m.embedding_norm = flag(DescriptorFlag::kEmbeddingNorm);
   m.final_norm = flag(DescriptorFlag::kFinalNorm), m.causal = flag(DescriptorFlag::kCausal);
-  m.attention_bias = flag(DescriptorFlag::kAttentionBias),
-  m.mlp_bias = flag(DescriptorFlag::kMlpBias);
+  m.qkv_bias = flag(DescriptorFlag::kQkvBias), m.out_bias = flag(DescriptorFlag::kOutBias);
+  m.qk_norm = flag(DescriptorFlag::kQkNorm), m.mlp_bias = flag(DescriptorFlag::kMlpBias);
   m.lm_head = flag(DescriptorFlag::kLmHead), m.lm_transform = flag(DescriptorFlag::kLmTransform);
   m.lm_bias = flag(DescriptorFlag::kLmBias);
   m.activation = static_cast<attn::Activation>(v[kActivation]);
@@ -43,13 +45,26 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   m.gated_ffn = flag(DescriptorFlag::kGatedFfn);
   m.rotary_interleaved = flag(DescriptorFlag::kRotaryInterleaved);
   m.bf16_matrices = flag(DescriptorFlag::kBf16Matrices);
-  m.norm = flag(DescriptorFlag::kRmsNorm) ? attn::NormKind::kRmsNorm : attn::NormKind::kLayerNorm;
+  m.norm = static_cast<attn::NormKind>(v[kNorm]);
   m.rotary_dim = v[kRotaryDim];
-  m.sliding_window = v[kSlidingWindow];
   m.rope_scaling = v[kRopeScaling], m.rope_original_max = v[kRopeOriginalMax];
-  m.rope_factor = real(kRopeFactor), m.rope_low_freq_factor = real(kRopeLowFreqFactor);
-  m.rope_high_freq_factor = real(kRopeHighFreqFactor);
+  m.rope_factor = real(v + kRopeFactor), m.rope_low_freq_factor = real(v + kRopeLowFreqFactor);
+  m.rope_high_freq_factor = real(v + kRopeHighFreqFactor);
+  m.rope_attention_factor = real(v + kRopeAttentionFactor);
+  m.local_rotary_base = real(v + kLocalRotaryBase);
+  m.attention_scale = real(v + kAttentionScale), m.attention_softcap = real(v + kAttentionSoftcap);
+  m.final_softcap = real(v + kFinalSoftcap),
+  m.embedding_multiplier = real(v + kEmbeddingMultiplier);
   m.norm_eps = norm_eps, m.rotary_base = rotary_base;
+  // The lists, in ATTN_DESCRIPTOR_LISTS order (JS wrote each at its full length).
+  const int32_t* list = v + kDescriptorSlotCount;
+  const int layers = std::clamp(m.num_layers, 0, attn::kMaxLayers);
+  const int pairs = std::clamp(m.rotary_dim / 2, 0, attn::kMaxRotaryPairs);
+  for (int l = 0; l < layers; ++l) m.layer_windows[l] = list[l];
+  list += std::max(0, m.num_layers);
+  for (int i = 0; i < pairs; ++i) m.rope_short_factors[i] = real(list + i);
+  list += std::max(0, m.rotary_dim / 2);
+  for (int i = 0; i < pairs; ++i) m.rope_long_factors[i] = real(list + i);
   return m;
 }
 
@@ -59,10 +74,14 @@ int Check(uintptr_t ints, float norm_eps, double rotary_base) {
       attn::CheckDescriptor(DescriptorOf(Ptr<int32_t>(ints), norm_eps, rotary_base)));
 }
 
-// Parameter floats of a checked descriptor (for the loader's memory estimate).
+// Parameter floats of a descriptor (for the loader's memory estimate and its message when the
+// weights pass the heap): also for a kTooLarge one whose widths fit an int; else -1.
 double ParameterFloats(uintptr_t ints, float norm_eps, double rotary_base) {
   const attn::ModelDescriptor m = DescriptorOf(Ptr<int32_t>(ints), norm_eps, rotary_base);
-  if (attn::CheckDescriptor(m) != attn::Status::kOk) return -1;
+  const attn::Status status = attn::CheckDescriptor(m);
+  const bool widths_fit = int64_t{m.num_heads} * m.head_dim <= INT32_MAX &&
+                          int64_t{m.num_kv_heads} * m.head_dim <= INT32_MAX;
+  if (status != attn::Status::kOk && (status != attn::Status::kTooLarge || !widths_fit)) return -1;
   return static_cast<double>(attn::ForEachWeight(m, [](const attn::WeightEntry&) {}));
 }
 

@@ -847,6 +847,455 @@ def write_fixture(name, cfg, tokenizer, saved, dtype, encode, forward, pad_id, e
     print(name, os.path.getsize(os.path.join(folder, "model.safetensors")), "bytes of weights")
 
 
+# ---- Decoder families after Llama: Qwen2, Qwen3, Gemma 2, Gemma 3, Phi-3 ----
+# Each reference is written from transformers' modeling_<family>.py and configuration_<family>.py
+# (the v5 sources: rope_parameters, layer_types), masking_utils.py (which keys a query sees) and
+# modeling_rope_utils.py (LongRoPE). The shared pieces come first; the model functions follow.
+def rope_cos_sin(T, inv_freq, attention_scaling=1.0):
+    """*RotaryEmbedding.forward: angle = position × inv_freq, emb = cat(angles, angles); cos and sin
+    both times attention_scaling (1 for every rope type here but LongRoPE)."""
+    angles = torch.arange(T, dtype=F64)[:, None] * inv_freq[None]
+    emb = torch.cat((angles, angles), dim=-1)
+    return emb.cos() * attention_scaling, emb.sin() * attention_scaling
+
+
+def apply_rope(x, cos, sin):
+    """apply_rotary_pos_emb on [B, heads, T, hd]: the first cos.shape[-1] columns of each head rotate
+    (rotate_half within them), the others pass unchanged (Phi-3's partial_rotary_factor < 1)."""
+    r = cos.shape[-1]
+    rot = x[..., :r]
+    return torch.cat((rot * cos + rotate_half(rot) * sin, x[..., r:]), dim=-1)
+
+
+def decoder_allowed(B, T, lengths, window=None):
+    """masking_utils: causal_mask_function (key j <= query i); on a sliding layer also
+    sliding_window_overlay (j > i - window); padding_mask_function (keys past a row's length)."""
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    allowed = j <= i
+    if window is not None:
+        allowed = allowed & (j > i - window)
+    allowed = allowed[None, None].repeat(B, 1, 1, 1)
+    for b in range(B):
+        allowed[b, :, :, lengths[b]:] = False
+    return allowed
+
+
+def eager_attention(q, k, v, scaling, allowed, softcap=None):
+    """eager_attention_forward: q [B, H, T, hd], k and v [B, KV, T, hd] (repeat_kv: each key/value
+    head serves H/KV consecutive query heads); scores × scaling; Gemma 2's tanh softcap comes before
+    the mask; blocked scores are finfo.min (exp gives 0). → (out [B, T, H·hd], probs [B, H, T, T])."""
+    B, H, T, hd = q.shape
+    k = k.repeat_interleave(H // k.shape[1], dim=1)
+    v = v.repeat_interleave(H // v.shape[1], dim=1)
+    scores = q @ k.transpose(-1, -2) * scaling
+    if softcap is not None:
+        scores = torch.tanh(scores / softcap) * softcap
+    scores = scores.masked_fill(~allowed, torch.finfo(scores.dtype).min)
+    probs = torch.softmax(scores, dim=-1)
+    return (probs @ v).transpose(1, 2).reshape(B, T, H * hd), probs
+
+
+def split_heads(x, n, hd):  # [B, T, n·hd] → [B, n, T, hd], the view(hidden_shape).transpose(1, 2) of every family
+    B, T, _ = x.shape
+    return x.view(B, T, n, hd).transpose(1, 2)
+
+
+def silu(x):
+    return x * torch.sigmoid(x)
+
+
+def gemma_rms_norm(x, w, eps):
+    """Gemma2RMSNorm / Gemma3RMSNorm: x · rsqrt(mean(x²) + eps) · (1 + w), weights stored around 0
+    (HF computes it in float32 on purpose; float64 here)."""
+    return x / torch.sqrt((x * x).mean(-1, keepdim=True) + eps) * (1.0 + w)
+
+
+def greedy_ids(forward, ids, steps):
+    """Greedy decoding without a cache: each step re-runs the whole forward over all the ids."""
+    ids = list(ids)
+    for _ in range(steps):
+        ids.append(int(torch.argmax(forward([ids], [len(ids)])["logits"][0, -1])))
+    return ids
+
+
+def check_reference(name, forward, encode, pad_id, windows):
+    """Sanity of a reference on the padded batch of TEXTS[1:3]: finite logits, attention rows that
+    sum to 1 and, on real query rows, see no later key, and per layer the window: a layer with
+    window w gives exactly 0 to keys w or more tokens back; a full layer (None) gives them weight.
+    (A padded query whose window holds only padded keys sees no key: finfo.min everywhere, uniform.)"""
+    ids, lengths = pad_batch([encode(t) for t in TEXTS[1:3]], pad_id)
+    with torch.no_grad():
+        r = forward(ids, lengths)
+    assert torch.isfinite(r["logits"]).all(), name
+    T = len(ids[0])
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    real = torch.arange(T)[None, None, :, None] < torch.tensor(lengths)[:, None, None, None]  # [B, 1, T, 1]
+    for l, (p, w) in enumerate(zip(r["attn"], windows)):
+        assert (p.sum(-1) - 1).abs().max() < 1e-12, name
+        p = p * real
+        assert p[..., j > i].abs().max() == 0, name
+        far = p[..., j <= i - (w or 3)].abs().max().item()  # a full layer: measured against a window of 3
+        assert (far == 0) == (w is not None), (name, l, far)
+        print("  %s layer %d: window %s, largest weight on keys %d+ back %.3g" % (name, l, w, w or 3, far))
+
+
+# ---- Qwen2 (modeling_qwen2.py: Qwen2ForCausalLM): Llama's layers with biased q/k/v projections ----
+# configuration_qwen2.py: sliding_window = sliding_window if use_sliding_window else None, and layer i
+# is "sliding_attention" only when that window is set and i >= max_window_layers. This config sets
+# use_sliding_window false with sliding_window 3 and max_window_layers 1: every layer is full.
+def make_qwen2(name="tiny-qwen2", seed=51):
+    gen = torch.Generator().manual_seed(seed)
+    tokenizer, encode, eos = gpt2_tokenizer(CORPUS, 48)
+    V = len(tokenizer["model"]["vocab"]) + 1
+    d, L, H, KV, f, eps, theta = 32, 2, 4, 2, 48, 1e-6, 1000000.0
+    hd = d // H
+    cfg = {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "vocab_size": V, "hidden_size": d,
+           "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "num_key_value_heads": KV,
+           "hidden_act": "silu", "max_position_embeddings": 64, "rms_norm_eps": eps, "rope_theta": theta,
+           "rope_scaling": None, "use_sliding_window": False, "sliding_window": 3, "max_window_layers": 1,
+           "attention_dropout": 0.0, "tie_word_embeddings": True, "bos_token_id": eos, "eos_token_id": eos,
+           "torch_dtype": "float32"}
+    w = {"model.embed_tokens.weight": rand(gen, V, d)}
+    for l in range(L):
+        p = "model.layers.%d." % l
+        for n, rows in [("q_proj", H * hd), ("k_proj", KV * hd), ("v_proj", KV * hd)]:  # Qwen2Attention: bias=True
+            w[p + "self_attn.%s.weight" % n] = rand(gen, rows, d)
+            w[p + "self_attn.%s.bias" % n] = rand(gen, rows, std=0.1)
+        w[p + "self_attn.o_proj.weight"] = rand(gen, d, H * hd)  # bias=False
+        w[p + "mlp.gate_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.up_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.down_proj.weight"] = rand(gen, d, f)
+        w[p + "input_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+        w[p + "post_attention_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["model.norm.weight"] = 1 + rand(gen, d, std=0.1)  # tied: no lm_head.weight, logits use embed_tokens
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    inv_freq = llama_inv_freq(theta, hd, None)
+    Lin = lambda x, p: x @ W[p + ".weight"].T + (W[p + ".bias"] if p + ".bias" in W else 0)
+
+    def forward(ids, lengths):
+        ids = torch.tensor(ids)
+        B, T = ids.shape
+        x = W["model.embed_tokens.weight"][ids]
+        cos, sin = rope_cos_sin(T, inv_freq)
+        allowed = decoder_allowed(B, T, lengths)  # no window: every layer is full_attention
+        hidden, attns = [x], []
+        for l in range(L):
+            p = "model.layers.%d." % l
+            a = rms_norm(x, W[p + "input_layernorm.weight"], eps)
+            q = apply_rope(split_heads(Lin(a, p + "self_attn.q_proj"), H, hd), cos, sin)
+            k = apply_rope(split_heads(Lin(a, p + "self_attn.k_proj"), KV, hd), cos, sin)
+            v = split_heads(Lin(a, p + "self_attn.v_proj"), KV, hd)
+            o, probs = eager_attention(q, k, v, hd ** -0.5, allowed)
+            x = x + Lin(o, p + "self_attn.o_proj")
+            m = rms_norm(x, W[p + "post_attention_layernorm.weight"], eps)
+            x = x + Lin(silu(Lin(m, p + "mlp.gate_proj")) * Lin(m, p + "mlp.up_proj"), p + "mlp.down_proj")
+            attns.append(probs)
+            hidden.append(x)
+        x = rms_norm(x, W["model.norm.weight"], eps)
+        hidden[-1] = x
+        return {"logits": x @ W["model.embed_tokens.weight"].T, "hidden": hidden, "attn": attns}
+
+    check_reference(name, forward, encode, eos, [None] * L)
+    extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy_ids(forward, encode(TEXTS[0]), 12)}}
+    write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=eos, extra=extra)
+
+
+# ---- Qwen3 (modeling_qwen3.py: Qwen3ForCausalLM): explicit head_dim, q_norm/k_norm, no biases ----
+# Qwen3Attention: q = q_norm(q_proj(x).view(..., head_dim)), the same for k, both RMSNorms over
+# head_dim (one [head_dim] weight shared by all heads), applied before RoPE; scaling head_dim^-0.5.
+def make_qwen3(name="tiny-qwen3", seed=52):
+    gen = torch.Generator().manual_seed(seed)
+    tokenizer, encode, eos = gpt2_tokenizer(CORPUS, 48)
+    V = len(tokenizer["model"]["vocab"]) + 1
+    d, L, H, KV, hd, f, eps, theta = 32, 2, 4, 2, 16, 48, 1e-6, 1000000.0
+    cfg = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "vocab_size": V, "hidden_size": d,
+           "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "num_key_value_heads": KV,
+           "head_dim": hd, "hidden_act": "silu", "max_position_embeddings": 64, "rms_norm_eps": eps,
+           "rope_theta": theta, "rope_scaling": None, "attention_bias": False, "use_sliding_window": False,
+           "sliding_window": None, "max_window_layers": L, "attention_dropout": 0.0, "tie_word_embeddings": True,
+           "bos_token_id": eos, "eos_token_id": eos, "torch_dtype": "float32"}
+    w = {"model.embed_tokens.weight": rand(gen, V, d)}
+    for l in range(L):
+        p = "model.layers.%d." % l
+        w[p + "self_attn.q_proj.weight"] = rand(gen, H * hd, d)  # [64, 32]: H·head_dim ≠ hidden_size
+        w[p + "self_attn.k_proj.weight"] = rand(gen, KV * hd, d)
+        w[p + "self_attn.v_proj.weight"] = rand(gen, KV * hd, d)
+        w[p + "self_attn.o_proj.weight"] = rand(gen, d, H * hd)  # [32, 64]
+        w[p + "self_attn.q_norm.weight"] = 1 + rand(gen, hd, std=0.1)
+        w[p + "self_attn.k_norm.weight"] = 1 + rand(gen, hd, std=0.1)
+        w[p + "mlp.gate_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.up_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.down_proj.weight"] = rand(gen, d, f)
+        w[p + "input_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+        w[p + "post_attention_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["model.norm.weight"] = 1 + rand(gen, d, std=0.1)
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    inv_freq = llama_inv_freq(theta, hd, None)  # over head_dim (16), not hidden_size / heads
+
+    def forward(ids, lengths):
+        ids = torch.tensor(ids)
+        B, T = ids.shape
+        x = W["model.embed_tokens.weight"][ids]
+        cos, sin = rope_cos_sin(T, inv_freq)
+        allowed = decoder_allowed(B, T, lengths)
+        hidden, attns = [x], []
+        for l in range(L):
+            p = "model.layers.%d.self_attn." % l
+            a = rms_norm(x, W["model.layers.%d.input_layernorm.weight" % l], eps)
+            q = rms_norm(split_heads(a @ W[p + "q_proj.weight"].T, H, hd), W[p + "q_norm.weight"], eps)
+            k = rms_norm(split_heads(a @ W[p + "k_proj.weight"].T, KV, hd), W[p + "k_norm.weight"], eps)
+            v = split_heads(a @ W[p + "v_proj.weight"].T, KV, hd)
+            o, probs = eager_attention(apply_rope(q, cos, sin), apply_rope(k, cos, sin), v, hd ** -0.5, allowed)
+            x = x + o @ W[p + "o_proj.weight"].T
+            p = "model.layers.%d." % l
+            m = rms_norm(x, W[p + "post_attention_layernorm.weight"], eps)
+            m = (silu(m @ W[p + "mlp.gate_proj.weight"].T) * (m @ W[p + "mlp.up_proj.weight"].T)) @ W[p + "mlp.down_proj.weight"].T
+            x = x + m
+            attns.append(probs)
+            hidden.append(x)
+        x = rms_norm(x, W["model.norm.weight"], eps)
+        hidden[-1] = x
+        return {"logits": x @ W["model.embed_tokens.weight"].T, "hidden": hidden, "attn": attns}
+
+    check_reference(name, forward, encode, eos, [None] * L)
+    extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy_ids(forward, encode(TEXTS[0]), 12)}}
+    write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=eos, extra=extra)
+
+
+# ---- Gemma 2 and Gemma 3 (modeling_gemma2.py, modeling_gemma3.py: *ForCausalLM) ----
+# One decoder layer: x += post_attention_layernorm(attn(input_layernorm(x)));
+# x += post_feedforward_layernorm(mlp(pre_feedforward_layernorm(x))), every norm Gemma's (1 + w);
+# mlp = down(gelu_pytorch_tanh(gate(x)) · up(x)); embeddings × sqrt(hidden_size) with the normalizer
+# cast to the hidden dtype (float32 here); attention scaling query_pre_attn_scalar^-0.5; a layer of
+# type "sliding_attention" sees keys j > i - sliding_window. Logits use the tied embeddings, then
+# final_logit_softcapping (tanh(logits / cap) · cap) when set.
+def gemma_weights(gen, V, d, L, H, KV, hd, f, qk_norm):
+    w = {"model.embed_tokens.weight": rand(gen, V, d)}
+    for l in range(L):
+        p = "model.layers.%d." % l
+        w[p + "self_attn.q_proj.weight"] = rand(gen, H * hd, d)
+        w[p + "self_attn.k_proj.weight"] = rand(gen, KV * hd, d)
+        w[p + "self_attn.v_proj.weight"] = rand(gen, KV * hd, d)
+        w[p + "self_attn.o_proj.weight"] = rand(gen, d, H * hd)
+        if qk_norm:  # Gemma 3
+            w[p + "self_attn.q_norm.weight"] = rand(gen, hd, std=0.1)
+            w[p + "self_attn.k_norm.weight"] = rand(gen, hd, std=0.1)
+        w[p + "mlp.gate_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.up_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.down_proj.weight"] = rand(gen, d, f)
+        for n in ["input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"]:
+            w[p + n + ".weight"] = rand(gen, d, std=0.1)  # (1 + w) ≈ 1
+    w["model.norm.weight"] = rand(gen, d, std=0.1)
+    return w
+
+
+def gemma_forward(W, L, H, KV, hd, eps, scaling, windows, inv_freqs, qk_norm, attn_cap, final_cap):
+    """The Gemma 2/3 forward; windows[l] is layer l's sliding window (None: full) and inv_freqs[l]
+    its rotary frequencies (Gemma 3 has one rotary embedding per layer type)."""
+    E = W["model.embed_tokens.weight"]
+    normalizer = float(torch.tensor(E.shape[1] ** 0.5, dtype=torch.float32))
+
+    def forward(ids, lengths):
+        ids = torch.tensor(ids)
+        B, T = ids.shape
+        x = E[ids] * normalizer
+        hidden, attns = [x], []
+        for l in range(L):
+            p = "model.layers.%d." % l
+            cos, sin = rope_cos_sin(T, inv_freqs[l])
+            a = gemma_rms_norm(x, W[p + "input_layernorm.weight"], eps)
+            q = split_heads(a @ W[p + "self_attn.q_proj.weight"].T, H, hd)
+            k = split_heads(a @ W[p + "self_attn.k_proj.weight"].T, KV, hd)
+            v = split_heads(a @ W[p + "self_attn.v_proj.weight"].T, KV, hd)
+            if qk_norm:  # Gemma3Attention: q_norm/k_norm over head_dim, before RoPE
+                q = gemma_rms_norm(q, W[p + "self_attn.q_norm.weight"], eps)
+                k = gemma_rms_norm(k, W[p + "self_attn.k_norm.weight"], eps)
+            o, probs = eager_attention(apply_rope(q, cos, sin), apply_rope(k, cos, sin), v, scaling,
+                                       decoder_allowed(B, T, lengths, windows[l]), attn_cap)
+            x = x + gemma_rms_norm(o @ W[p + "self_attn.o_proj.weight"].T, W[p + "post_attention_layernorm.weight"], eps)
+            m = gemma_rms_norm(x, W[p + "pre_feedforward_layernorm.weight"], eps)
+            m = (gelu_new(m @ W[p + "mlp.gate_proj.weight"].T) * (m @ W[p + "mlp.up_proj.weight"].T)) @ W[p + "mlp.down_proj.weight"].T
+            x = x + gemma_rms_norm(m, W[p + "post_feedforward_layernorm.weight"], eps)  # gelu_new = gelu_pytorch_tanh's formula
+            attns.append(probs)
+            hidden.append(x)
+        x = gemma_rms_norm(x, W["model.norm.weight"], eps)
+        hidden[-1] = x
+        logits = x @ E.T
+        if final_cap is not None:
+            logits = torch.tanh(logits / final_cap) * final_cap
+        return {"logits": logits, "hidden": hidden, "attn": attns}
+
+    return forward
+
+
+def print_difference(what, a, b):
+    """How far two variants of a forward are apart on TEXTS[0] (the variant must matter)."""
+    print("  %s: max |logits difference| %.3g" % (what, (a - b).abs().max().item()))
+
+
+# Gemma 2: configuration_gemma2.py's default layer_types alternate from layer 0: sliding, full,
+# sliding, … (sliding when (i + 1) % 2); one default rotary embedding (rope_theta) for all layers.
+def make_gemma2(name="tiny-gemma2", seed=53):
+    gen = torch.Generator().manual_seed(seed)
+    tokenizer, encode, vocab = sentencepiece_bpe_tokenizer(CORPUS, 60)
+    V, d, L, H, KV, hd, f, eps, theta = len(vocab), 32, 3, 4, 2, 16, 48, 1e-6, 10000.0
+    window, scalar, attn_cap, final_cap = 3, 24, 1.0, 2.0
+    layer_types = ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(L)]
+    cfg = {"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "vocab_size": V, "hidden_size": d,
+           "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "num_key_value_heads": KV,
+           "head_dim": hd, "hidden_act": "gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh",
+           "max_position_embeddings": 64, "rms_norm_eps": eps, "rope_theta": theta, "attention_bias": False,
+           "attention_dropout": 0.0, "query_pre_attn_scalar": scalar, "sliding_window": window,
+           "layer_types": layer_types, "attn_logit_softcapping": attn_cap, "final_logit_softcapping": final_cap,
+           "tie_word_embeddings": True, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+           "torch_dtype": "float32"}
+    w = gemma_weights(gen, V, d, L, H, KV, hd, f, qk_norm=False)
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    windows = [window if t == "sliding_attention" else None for t in layer_types]
+    inv_freqs = [llama_inv_freq(theta, hd, None)] * L
+    model = lambda caps: gemma_forward(W, L, H, KV, hd, eps, scalar ** -0.5, windows, inv_freqs, False, *caps)
+    forward = model((attn_cap, final_cap))
+
+    check_reference(name, forward, encode, 0, windows)
+    ids = [encode(TEXTS[0])]
+    with torch.no_grad():
+        logits = forward(ids, [len(ids[0])])["logits"]
+        print_difference("without the attention softcap", logits, model((None, final_cap))(ids, [len(ids[0])])["logits"])
+        print_difference("without the final softcap", logits, model((attn_cap, None))(ids, [len(ids[0])])["logits"])
+        print_difference("without the window", logits, gemma_forward(W, L, H, KV, hd, eps, scalar ** -0.5, [None] * L, inv_freqs,
+                                                                     False, attn_cap, final_cap)(ids, [len(ids[0])])["logits"])
+    extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy_ids(forward, encode(TEXTS[0]), 12)}}
+    write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=0, extra=extra)
+
+
+# Gemma 3 (model_type gemma3_text): Gemma 2's layers plus q_norm/k_norm, no softcaps by default.
+# configuration_gemma3.py turns the legacy keys into rope_parameters per layer type: rope_scaling and
+# rope_theta go to "full_attention"; "sliding_attention" gets rope_type "default" with
+# rope_local_base_freq: the local layers are not scaled. layer_types is written explicitly (the
+# default pattern, sliding unless (i + 1) % sliding_window_pattern == 0, with pattern 3 here, so
+# sliding_window_pattern 3 is written too for loaders that still read it).
+def make_gemma3(name="tiny-gemma3", seed=54):
+    gen = torch.Generator().manual_seed(seed)
+    tokenizer, encode, vocab = sentencepiece_bpe_tokenizer(CORPUS, 60)
+    V, d, L, H, KV, hd, f, eps = len(vocab), 32, 3, 4, 2, 16, 48, 1e-6
+    window, scalar, pattern = 3, 16, 3
+    theta, local_theta, scaling = 1000000.0, 10000.0, {"rope_type": "linear", "factor": 8.0}
+    layer_types = ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(L)]
+    cfg = {"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", "vocab_size": V, "hidden_size": d,
+           "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "num_key_value_heads": KV,
+           "head_dim": hd, "hidden_activation": "gelu_pytorch_tanh", "max_position_embeddings": 64,
+           "rms_norm_eps": eps, "rope_theta": theta, "rope_local_base_freq": local_theta, "rope_scaling": scaling,
+           "attention_bias": False, "attention_dropout": 0.0, "query_pre_attn_scalar": scalar,
+           "sliding_window": window, "sliding_window_pattern": pattern, "layer_types": layer_types,
+           "attn_logit_softcapping": None, "final_logit_softcapping": None, "tie_word_embeddings": True,
+           "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, "torch_dtype": "float32"}
+    w = gemma_weights(gen, V, d, L, H, KV, hd, f, qk_norm=True)
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    windows = [window if t == "sliding_attention" else None for t in layer_types]
+    local, glob = llama_inv_freq(local_theta, hd, None), llama_inv_freq(theta, hd, scaling)
+    inv_freqs = [local if t == "sliding_attention" else glob for t in layer_types]
+    model = lambda freqs: gemma_forward(W, L, H, KV, hd, eps, scalar ** -0.5, windows, freqs, True, None, None)
+    forward = model(inv_freqs)
+
+    check_reference(name, forward, encode, 0, windows)
+    ids = [encode(TEXTS[0])]
+    with torch.no_grad():
+        logits = forward(ids, [len(ids[0])])["logits"]
+        print_difference("local layers scaled too", logits, model([local / 8.0 if t == "sliding_attention" else glob
+                                                                   for t in layer_types])(ids, [len(ids[0])])["logits"])
+        print_difference("global layers unscaled", logits, model([local if t == "sliding_attention" else glob * 8.0
+                                                                  for t in layer_types])(ids, [len(ids[0])])["logits"])
+        print_difference("without the window", logits, gemma_forward(W, L, H, KV, hd, eps, scalar ** -0.5, [None] * L, inv_freqs,
+                                                                     True, None, None)(ids, [len(ids[0])])["logits"])
+    extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy_ids(forward, encode(TEXTS[0]), 12)}}
+    write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=0, extra=extra)
+
+
+# ---- Phi-3 (modeling_phi3.py: Phi3ForCausalLM), shaped like Phi-4-mini ----
+# Fused qkv_proj (rows: the H query heads, then the KV key heads, then the KV value heads) and fused
+# gate_up_proj (output chunked in two: gate first, then up; up · silu(gate)). partial_rotary_factor:
+# RoPE on the first head_dim · factor columns of each head. LongRoPE (modeling_rope_utils.py,
+# _compute_longrope_parameters): inv_freq = 1 / (ext · theta^(2i/dim)) with ext = long_factor when
+# max(position_ids) + 1 > original_max_position_embeddings in this forward call
+# (longrope_frequency_update), short_factor otherwise; cos and sin × attention_factor =
+# sqrt(1 + ln(factor) / ln(original_max_position_embeddings)), factor = max_position_embeddings /
+# original_max_position_embeddings (no explicit factor in rope_scaling).
+def make_phi3(name="tiny-phi3", seed=55):
+    gen = torch.Generator().manual_seed(seed)
+    # Trained on the texts too, so that each of them is shorter than original_max_position_embeddings.
+    tokenizer, encode, eos = gpt2_tokenizer(CORPUS + TEXTS, 120)
+    V = len(tokenizer["model"]["vocab"]) + 1
+    d, L, H, KV, f, eps, theta, partial = 32, 2, 4, 2, 48, 1e-5, 10000.0, 0.5
+    P, P0 = 64, 16
+    hd = d // H
+    rdim = int(hd * partial)
+    short, long = [1.5, 3.0], [4.0, 20.0]  # rdim / 2 = 2 values each
+    cfg = {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", "vocab_size": V, "hidden_size": d,
+           "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "num_key_value_heads": KV,
+           "hidden_act": "silu", "max_position_embeddings": P, "original_max_position_embeddings": P0,
+           "rms_norm_eps": eps, "rope_theta": theta, "partial_rotary_factor": partial,
+           "rope_scaling": {"type": "longrope", "short_factor": short, "long_factor": long},
+           "sliding_window": None, "attention_bias": False, "attention_dropout": 0.0, "resid_pdrop": 0.0,
+           "embd_pdrop": 0.0, "tie_word_embeddings": True, "bos_token_id": eos, "eos_token_id": eos,
+           "pad_token_id": eos, "torch_dtype": "float32"}
+    w = {"model.embed_tokens.weight": rand(gen, V, d)}
+    for l in range(L):
+        p = "model.layers.%d." % l
+        w[p + "self_attn.qkv_proj.weight"] = rand(gen, H * hd + 2 * KV * hd, d)
+        w[p + "self_attn.o_proj.weight"] = rand(gen, d, H * hd)
+        w[p + "mlp.gate_up_proj.weight"] = rand(gen, 2 * f, d)
+        w[p + "mlp.down_proj.weight"] = rand(gen, d, f)
+        w[p + "input_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+        w[p + "post_attention_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["model.norm.weight"] = 1 + rand(gen, d, std=0.1)
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    exponents = torch.arange(0, rdim, 2, dtype=F64) / rdim
+    inv_short = 1.0 / (torch.tensor(short, dtype=F64) * theta ** exponents)
+    inv_long = 1.0 / (torch.tensor(long, dtype=F64) * theta ** exponents)
+    attention_factor = math.sqrt(1 + math.log(P / P0) / math.log(P0))
+
+    def forward(ids, lengths, inv_freq=None):  # inv_freq: only to force one set of factors in a check
+        ids = torch.tensor(ids)
+        B, T = ids.shape
+        x = W["model.embed_tokens.weight"][ids]
+        if inv_freq is None:
+            inv_freq = inv_long if T > P0 else inv_short
+        cos, sin = rope_cos_sin(T, inv_freq, attention_factor)
+        allowed = decoder_allowed(B, T, lengths)  # sliding_window null
+        hidden, attns = [x], []
+        for l in range(L):
+            p = "model.layers.%d." % l
+            a = rms_norm(x, W[p + "input_layernorm.weight"], eps)
+            q, k, v = (a @ W[p + "self_attn.qkv_proj.weight"].T).split([H * hd, KV * hd, KV * hd], dim=-1)
+            q = apply_rope(split_heads(q, H, hd), cos, sin)
+            k = apply_rope(split_heads(k, KV, hd), cos, sin)
+            o, probs = eager_attention(q, k, split_heads(v, KV, hd), hd ** -0.5, allowed)
+            x = x + o @ W[p + "self_attn.o_proj.weight"].T
+            m = rms_norm(x, W[p + "post_attention_layernorm.weight"], eps)
+            gate, up = (m @ W[p + "mlp.gate_up_proj.weight"].T).chunk(2, dim=-1)
+            x = x + (up * silu(gate)) @ W[p + "mlp.down_proj.weight"].T
+            attns.append(probs)
+            hidden.append(x)
+        x = rms_norm(x, W["model.norm.weight"], eps)
+        hidden[-1] = x
+        return {"logits": x @ W["model.embed_tokens.weight"].T, "hidden": hidden, "attn": attns}
+
+    assert max(len(encode(t)) for t in TEXTS) < P0  # the standard cases use the short factors
+    check_reference(name, forward, encode, eos, [None] * L)
+    long_ids = encode(" ".join(CORPUS[:3]))[:24]
+    assert len(long_ids) > P0 + 3
+    with torch.no_grad():
+        long_logits = forward([long_ids], [len(long_ids)])["logits"]
+        print_difference("long ids with the short factors", long_logits, forward([long_ids], [len(long_ids)], inv_short)["logits"])
+    extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy_ids(forward, encode(TEXTS[0]), 12)},
+             "long": {"ids": long_ids, "logits": {"shape": list(long_logits.shape), "data": flat(long_logits)}}}
+    write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=eos, extra=extra)
+
+
+FAMILIES = {"tiny-qwen2": make_qwen2, "tiny-qwen3": make_qwen3, "tiny-gemma2": make_gemma2,
+            "tiny-gemma3": make_gemma3, "tiny-phi3": make_phi3}
+
+
 # Llama 3.1's rope_scaling shape, sized so that this model's 4 frequencies (wavelengths 6.3, 63,
 # 628, 6283 tokens) fall in all three regimes: kept (< 16), blended (16 .. 64), divided (> 64).
 LLAMA3_SCALING = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
@@ -868,6 +1317,9 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["tiny-llama-bf16"]:  # only the bfloat16 Llama (added later still)
         make_llama("tiny-llama-bf16", seed=41, dtype="BF16")
         sys.exit(0)
+    if len(sys.argv) == 2 and sys.argv[1] in FAMILIES:  # one of the later families alone: tiny-qwen2, tiny-gemma3, …
+        FAMILIES[sys.argv[1]]()
+        sys.exit(0)
     torch.manual_seed(0)
     make_gpt2()
     make_bert()
@@ -877,5 +1329,7 @@ if __name__ == "__main__":
     make_llama("tiny-mistral", sliding_window=3, seed=31)
     make_llama("tiny-llama-rope-scaling", seed=37, rope_scaling=LLAMA3_SCALING)
     make_llama("tiny-llama-bf16", seed=41, dtype="BF16")
+    for make in FAMILIES.values():
+        make()
     for make in EMBEDDERS.values():
         make()

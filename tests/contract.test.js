@@ -15,14 +15,14 @@ import { contractOf } from '../bindings/js/contract.js';
 import { writeCall } from '../bindings/js/attention_call.js';
 import { HeapScope } from '../bindings/js/heap.js';
 import { ACTIVATIONS as LAYER_ACTIVATIONS } from '../bindings/js/block.js';
-import { ACTIVATIONS, ROPE_SCALINGS, DESCRIPTOR_SLOTS, packDescriptor } from '../bindings/js/models/descriptor.js';
+import { ACTIVATIONS, ROPE_SCALINGS, NORMS, DESCRIPTOR_SLOTS, DESCRIPTOR_LISTS, packDescriptor } from '../bindings/js/models/descriptor.js';
 import { architectureOf, MODEL_TYPES } from '../bindings/js/models/architectures.js';
 import { STATUS_MESSAGES } from '../bindings/js/models/pretrained_model.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const module = await createModule({ wasmBinary: readFileSync(new URL('../dist/attention.wasm', import.meta.url)) });
 const contract = contractOf(module);
-const FIXTURES = ['tiny-gpt2', 'tiny-bert', 'tiny-distilbert-f16', 'tiny-llama', 'tiny-roberta', 'tiny-mistral', 'tiny-llama-rope-scaling', 'tiny-llama-bf16'];
+const FIXTURES = ['tiny-gpt2', 'tiny-bert', 'tiny-distilbert-f16', 'tiny-llama', 'tiny-roberta', 'tiny-mistral', 'tiny-llama-rope-scaling', 'tiny-llama-bf16', 'tiny-qwen2', 'tiny-qwen3', 'tiny-gemma2', 'tiny-gemma3', 'tiny-phi3'];
 const configOf = (name) => JSON.parse(readFileSync(new URL(`./fixtures/hf/${name}/config.json`, import.meta.url), 'utf8'));
 
 // Every build's raw contract, read in a child Node that runs relaxed SIMD too (the threaded
@@ -118,16 +118,19 @@ test('every call slot JS writes is one the module exports', async () => {
   }
 });
 
-test('the descriptor: every slot C++ reads has a value in JS, and every flag a descriptor key', () => {
+test('the descriptor: every slot and list C++ reads has a value in JS, and every flag a descriptor key', () => {
   assert.deepEqual(Object.keys(DESCRIPTOR_SLOTS).sort(), [...contract.descriptor.names].sort(), 'descriptor.js fills exactly the slots C++ reads');
-  const booleans = new Set(['rmsNorm', 'bf16Matrices']);  // rmsNorm from norm: 'rms'; bf16Matrices set by the loader
+  assert.deepEqual(Object.keys(DESCRIPTOR_LISTS), contract.descriptor.lists.map((l) => l.name), 'descriptor.js fills exactly the lists C++ reads, in order');
+  for (const name of values(NORMS)) assert.ok(Object.hasOwn(contract.normKinds, name), `norm ${name}`);
+  const booleans = new Set(['bf16Matrices']);  // set by the loader
   const scope = new HeapScope(module, 'test');
   try {
     for (const name of FIXTURES) {
       const { descriptor } = architectureOf('test', configOf(name), undefined, contract.weightKinds);
       for (const [key, value] of Object.entries(descriptor)) if (typeof value === 'boolean') booleans.add(key);
       const packed = packDescriptor(module, descriptor);
-      assert.equal(packed.ints.length, contract.descriptor.count);
+      // The slots, then a window per layer and two factors per rotated pair.
+      assert.equal(packed.ints.length, contract.descriptor.count + descriptor.numLayers + (descriptor.rotaryDim ?? 0), name);
       assert.equal(module._pretrainedCheck(scope.ints(packed.ints), packed.eps, packed.base), contract.status.kOk, name);
     }
   } finally {
@@ -148,4 +151,18 @@ test("every architecture's name map is keyed by weight kinds the module exports"
     for (const key of Object.keys(arch.names)) if (key !== 'prefixes') assert.ok(kinds.has(key), `${arch.modelType}: name map key ${key}`);
   }
   assert.deepEqual([...seen].sort(), [...MODEL_TYPES].sort(), 'every model type checked');
+  // Two kinds of the same shape swapped would pass every shape check: each kind a name map
+  // uses names a tensor of its own (Phi-3's fused parts: the same tensor, distinct offsets).
+  for (const name of FIXTURES) {
+    const arch = architectureOf('test', configOf(name), undefined, contract.weightKinds);
+    const sources = new Map();
+    for (const key of Object.keys(arch.names)) {
+      if (key === 'prefixes') continue;
+      const spec = arch.names[key](0);
+      if (spec.tied) continue;  // a tied LM matrix is the word embeddings by design
+      const where = `${spec.name}@${spec.part?.[0] ?? 0}`;
+      assert.ok(!sources.has(where), `${arch.modelType}: kinds ${contract.weightKindNames[sources.get(where)]} and ${contract.weightKindNames[key]} both read ${where}`);
+      sources.set(where, key);
+    }
+  }
 });

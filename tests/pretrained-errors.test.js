@@ -43,7 +43,7 @@ test('config.json problems: missing, not JSON, unsupported model_type or option,
   const { 'config.json': _, ...noConfig } = files;
   await rejects(noConfig, RangeError, /^loadModel: the files given has no config.json|^loadModel: the files given have no config.json|has no config.json/);
   await rejects({ ...files, 'config.json': '{ "model_type": ' }, RangeError, /^loadModel: config.json is not valid JSON/);
-  await rejects(withConfig({ model_type: 't5' }), RangeError, /^loadModel: config.json: model_type "t5" is not supported \(supported: bert, distilbert, gpt2, roberta, llama, mistral\)/);
+  await rejects(withConfig({ model_type: 't5' }), RangeError, /^loadModel: config.json: model_type "t5" is not supported \(supported: bert, distilbert, gpt2, roberta, llama, mistral, qwen2, qwen3, gemma2, gemma3_text, phi3\)/);
   await rejects(withConfig({ hidden_act: 'swish' }), RangeError, /^loadModel: config.json: hidden_act 'swish' is not supported/);
   await rejects(withConfig({ position_embedding_type: 'relative_key' }), RangeError, /position_embedding_type 'relative_key' is not supported/);
   await rejects(withConfig({ hidden_size: 30 }), RangeError, /hidden size must divide into the heads/);
@@ -60,7 +60,9 @@ test('config.json problems: missing, not JSON, unsupported model_type or option,
   await rejects({ ...llama, 'config.json': { ...llamaConfig, rope_scaling: { rope_type: 'llama3', factor: 8 } } }, RangeError,
     /^loadModel: config.json: rope_scaling \{"rope_type":"llama3","factor":8\}: low_freq_factor must be a positive number, got undefined/);
   await rejects({ ...llama, 'config.json': { ...llamaConfig, rope_scaling: { rope_type: 'longrope', factor: 8 } } }, RangeError,
-    /^loadModel: config.json: rope_scaling .*type "longrope" is not supported \(supported: default, linear, llama3\)/);
+    /^loadModel: config.json: rope_scaling \{"rope_type":"longrope","factor":8\}: short_factor must be a list of 4 numbers \(one per rotated pair\), got undefined/);
+  await rejects({ ...llama, 'config.json': { ...llamaConfig, rope_scaling: { rope_type: 'dynamic', factor: 8 } } }, RangeError,
+    /^loadModel: config.json: rope_scaling .*type "dynamic" is not supported \(supported: default, linear, llama3, longrope\)/);
   await rejects({ ...llama, 'config.json': { ...llamaConfig, num_key_value_heads: 3 } }, RangeError, /num_attention_heads 4 must be a multiple of num_key_value_heads 3/);
   // An untied checkpoint without its own LM matrix.
   const untied = readSafetensors(llama['model.safetensors']);

@@ -15,7 +15,7 @@ const attn = await init({ simd: 'baseline' });
 const root = fileURLToPath(new URL('./fixtures/hf/', import.meta.url));
 const greedyOf = (name) => JSON.parse(readFileSync(`${root}${name}/reference.json`, 'utf8')).greedy;
 
-for (const name of ['tiny-gpt2', 'tiny-llama', 'tiny-mistral', 'tiny-llama-rope-scaling', 'tiny-llama-bf16']) {
+for (const name of ['tiny-gpt2', 'tiny-llama', 'tiny-mistral', 'tiny-llama-rope-scaling', 'tiny-llama-bf16', 'tiny-qwen2', 'tiny-qwen3', 'tiny-gemma2', 'tiny-gemma3', 'tiny-phi3']) {
   test(`${name}: greedy tokens equal PyTorch's, with and without the cache; cached logits equal uncached`, async () => {
     const ref = greedyOf(name);
     const model = await attn.loadModel(`${root}${name}`);

@@ -24,7 +24,8 @@ import { writeSafetensors, readSafetensors, fixtureFiles, toBf16Bits } from './h
 // (tests/variants.test.js runs this file that way too).
 const attn = await init();
 const root = fileURLToPath(new URL('./fixtures/hf/', import.meta.url));
-const FIXTURES = ['tiny-gpt2', 'tiny-bert', 'tiny-distilbert-f16', 'tiny-llama', 'tiny-roberta', 'tiny-mistral', 'tiny-llama-rope-scaling', 'tiny-llama-bf16'];
+const FIXTURES = ['tiny-gpt2', 'tiny-bert', 'tiny-distilbert-f16', 'tiny-llama', 'tiny-roberta', 'tiny-mistral', 'tiny-llama-rope-scaling', 'tiny-llama-bf16',
+  'tiny-qwen2', 'tiny-qwen3', 'tiny-gemma2', 'tiny-gemma3', 'tiny-phi3'];
 const reference = (name) => JSON.parse(readFileSync(`${root}${name}/reference.json`, 'utf8'));
 const tol = { rtol: 1e-4, atol: 1e-5 };
 
@@ -341,7 +342,7 @@ test("rope_scaling: 'llama3' is what makes the fixture match (none misses); 'lin
   assertClose(await logitsWith(ref.linear.rope_scaling, text), ref.linear.logits, { ...tol, label: 'linear, factor 2' });
   assertClose(await logitsWith({ rope_type: 'default' }, text), none, { rtol: 0, atol: 0, label: "'default' is none" });
   for (const [bad, message] of [
-    [{ rope_type: 'yarn', factor: 4 }, /type "yarn" is not supported \(supported: default, linear, llama3\)/],
+    [{ rope_type: 'yarn', factor: 4 }, /type "yarn" is not supported \(supported: default, linear, llama3, longrope\)/],
     [{ rope_type: 'dynamic', factor: 2 }, /type "dynamic" is not supported/],
     [{ rope_type: 'linear', factor: 0 }, /factor must be a positive number/],
     [{ ...config.rope_scaling, high_freq_factor: 0.5 }, /high_freq_factor must exceed low_freq_factor/],

@@ -1,5 +1,5 @@
 // The JS↔C++ contract, read from the module once (bindings/contract_bindings.cc): status
-// codes and their messages, weight kinds, activations, RoPE scalings, and the slot layouts of
+// codes and their messages, weight kinds, activations, RoPE scalings, norm kinds, and the slot layouts of
 // an attention call and of a model descriptor with its flag bits. C++ holds every number; JS
 // holds names. Tables JS indexes by its own property names (call slots, descriptor slots and
 // flags, weight kinds) are keyed by the enumerator without its k, first letter lowered
@@ -12,12 +12,14 @@ const jsName = (name) => name[1].toLowerCase() + name.slice(2);
 const renamed = (table) => Object.fromEntries(Object.entries(table).map(([name, value]) => [jsName(name), value]));
 const namesOf = (table) => Object.fromEntries(Object.entries(table).map(([name, value]) => [value, name]));
 
-// { count, slots: { name: index }, names: [name of each index], floats: [indices of float32 slots] }
-function layoutOf({ count, slots, floats }) {
+// { count, slots: { name: index }, names: [name of each index], floats: [indices of float32 slots],
+//   lists: [{ name, float, lengthSlot, divisor }] (the descriptor's lists after its slots) }
+function layoutOf({ count, slots, floats, lists = [] }) {
   const named = renamed(slots);
   const names = [];
   for (const [name, index] of Object.entries(named)) names[index] = name;
-  return { count, slots: named, names, floats: floats.map((name) => named[jsName(name)]) };
+  const after = lists.map((l) => ({ name: jsName(l.name), float: l.float, lengthSlot: jsName(l.lengthSlot), divisor: l.divisor }));
+  return { count, slots: named, names, floats: floats.map((name) => named[jsName(name)]), lists: after };
 }
 
 function deepFreeze(object) {
@@ -35,6 +37,7 @@ function read(module) {
     weightKindNames: namesOf(renamed(raw.weightKinds)),
     activations: raw.activations,
     ropeScalings: raw.ropeScalings,
+    normKinds: raw.normKinds,
     call: layoutOf(raw.callLayout),
     descriptor: layoutOf(raw.descriptorLayout),
     descriptorFlags: renamed(raw.descriptorFlags),

@@ -1,30 +1,80 @@
 #include "model/descriptor.h"
 
 #include <algorithm>
+#include <cmath>
 
+#include "model/self_attention.h"
 #include "model/weights.h"
 #include "sizes.h"
 
 namespace attn {
 
+namespace {
+
+bool PositiveFinite(double x) { return x > 0.0 && std::isfinite(x); }
+bool NonNegativeFinite(double x) { return x >= 0.0 && std::isfinite(x); }
+
+// rope_scaling's kind and its parameters.
+bool RopeScalingValid(const ModelDescriptor& m) {
+  switch (static_cast<RopeScaling>(m.rope_scaling)) {
+    case RopeScaling::kNone:
+      return true;
+    case RopeScaling::kLinear:
+      return PositiveFinite(m.rope_factor);
+    case RopeScaling::kLlama3:
+      return PositiveFinite(m.rope_factor) && m.rope_high_freq_factor > m.rope_low_freq_factor &&
+             m.rope_low_freq_factor > 0.0 && m.rope_original_max >= 1;
+    case RopeScaling::kLongRope:
+      for (int i = 0; i < m.rotary_dim / 2; ++i) {
+        if (!PositiveFinite(m.rope_short_factors[i]) || !PositiveFinite(m.rope_long_factors[i]))
+          return false;
+      }
+      return m.rope_original_max >= 1 && PositiveFinite(m.rope_attention_factor);
+  }
+  return false;
+}
+
+}  // namespace
+
+bool IsNormWeight(WeightKind kind) {
+  switch (kind) {
+    case WeightKind::kEmbeddingNormWeight:
+    case WeightKind::kNorm1Weight:
+    case WeightKind::kNorm2Weight:
+    case WeightKind::kPostAttentionNormWeight:
+    case WeightKind::kPostFfnNormWeight:
+    case WeightKind::kFinalNormWeight:
+    case WeightKind::kLmNormWeight:
+    case WeightKind::kQueryNormWeight:
+    case WeightKind::kKeyNormWeight:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Status CheckDescriptor(const ModelDescriptor& m) {
   if (m.vocab_size < 1 || m.d_model < 1 || m.num_heads < 1 || m.num_kv_heads < 1 ||
-      m.num_layers < 0 || m.d_ff < 1 || m.max_positions < 0 || m.type_vocab_size < 0) {
+      m.head_dim < 1 || m.num_layers < 0 || m.d_ff < 1 || m.max_positions < 0 ||
+      m.type_vocab_size < 0) {
     return Status::kNegativeDimension;
   }
-  if (m.d_model % m.num_heads != 0 || m.num_heads % m.num_kv_heads != 0) {
-    return Status::kBadHeadCount;
-  }
-  const int head_dim = m.d_model / m.num_heads;
+  if (m.num_heads % m.num_kv_heads != 0) return Status::kBadHeadCount;
+  const bool rms = m.norm != NormKind::kLayerNorm;
   if (!(m.norm_eps > 0.0f) || m.num_layers > kMaxLayers || m.rotary_dim < 0 ||
-      m.sliding_window < 0 || m.rotary_dim > head_dim || m.rotary_dim % 2 != 0 ||
-      !(m.rotary_base > 0.0) || m.rope_scaling < 0 || m.rope_scaling > 2 ||
-      (m.rope_scaling != 0 && !(m.rope_factor > 0.0)) ||
-      (m.rope_scaling == 2 && (!(m.rope_high_freq_factor > m.rope_low_freq_factor) ||
-                               !(m.rope_low_freq_factor > 0.0) || m.rope_original_max < 1))) {
+      m.rotary_dim > m.head_dim || m.rotary_dim % 2 != 0 || m.rotary_dim / 2 > kMaxRotaryPairs ||
+      !PositiveFinite(m.rotary_base) || !NonNegativeFinite(m.local_rotary_base) ||
+      !NonNegativeFinite(m.attention_scale) || !NonNegativeFinite(m.attention_softcap) ||
+      !NonNegativeFinite(m.final_softcap) || !std::isfinite(m.embedding_multiplier) ||
+      (m.qk_norm && !rms) || (m.post_norms && !m.pre_norm) || !RopeScalingValid(m)) {
     return Status::kBadArgument;
   }
-  const int64_t widest = std::max({m.vocab_size, m.max_positions, m.d_ff, m.d_model});
+  for (int l = 0; l < m.num_layers; ++l) {
+    if (m.layer_windows[l] < 0) return Status::kBadArgument;
+  }
+  const int64_t query_width = int64_t{m.num_heads} * m.head_dim;
+  const int64_t widest =
+      std::max<int64_t>({m.vocab_size, m.max_positions, m.d_ff, m.d_model, query_width});
   if (!FloatsFit({widest, m.d_model})) return Status::kTooLarge;
   // Every entry fits (checked above); their sum must too.
   const uint64_t floats = ForEachWeight(m, [](const WeightEntry&) {});

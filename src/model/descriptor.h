@@ -1,11 +1,15 @@
-// The architecture descriptor of a pretrained transformer: the few choices in which BERT,
-// DistilBERT, GPT-2 and Llama differ (issue 21). One runner (runner.h) executes any
-// descriptor; the JS loader turns a Hugging Face config.json into one.
+// The architecture descriptor of a pretrained transformer: the choices in which BERT,
+// DistilBERT, RoBERTa, GPT-2, Llama, Mistral, Qwen2/3, Gemma 2/3 and Phi-3 differ (issues 21
+// and 33). One runner (runner.h) executes any descriptor; the JS loader turns a Hugging Face
+// config.json into one (bindings/js/models/architectures.js), so a family whose layers are
+// made of these parts is data, not code.
 //
-// Shapes: B sequences of T tokens, rows = B·T, d = d_model, V = vocab_size.
+// Shapes: B sequences of T tokens, rows = B·T, d = d_model, V = vocab_size,
+// qw = num_heads·head_dim (the queries' width), kv = num_kv_heads·head_dim.
 #ifndef ATTENTION_WASM_SRC_MODEL_DESCRIPTOR_H_
 #define ATTENTION_WASM_SRC_MODEL_DESCRIPTOR_H_
 
+#include <array>
 #include <cstdint>
 
 #include "block.h"
@@ -15,9 +19,19 @@ namespace attn {
 
 // More blocks than any published model has; bounds the weight table.
 constexpr int kMaxLayers = 1024;
+// Pairs of rotated columns per head at most (rotary_dim / 2): bounds longrope's factor lists.
+constexpr int kMaxRotaryPairs = 512;
 
-// kLayerNorm: (x − mean)/√(var + eps)·γ + β; kRmsNorm: x/√(mean(x²) + eps)·γ (Llama).
-enum class NormKind : int { kLayerNorm = 0, kRmsNorm = 1 };
+// kLayerNorm: (x − mean)/√(var + eps)·γ + β; kRmsNorm: x/√(mean(x²) + eps)·γ (Llama);
+// kRmsNormPlusOne: x/√(mean(x²) + eps)·(1 + γ) (Gemma; the runner stores 1 + γ, rounded to
+// float32 as Gemma's float32 `1.0 + weight.float()` is, so the forward is kRmsNorm's).
+// (The list makes the enum and the table the bindings export to JS.)
+#define ATTN_NORM_KINDS(X) X(kLayerNorm, 0) X(kRmsNorm, 1) X(kRmsNormPlusOne, 2)
+enum class NormKind : int {
+#define ATTN_NORM_KIND_ENUMERATOR(name, value) name = value,
+  ATTN_NORM_KINDS(ATTN_NORM_KIND_ENUMERATOR)
+#undef ATTN_NORM_KIND_ENUMERATOR
+};
 
 struct ModelDescriptor {
   int vocab_size = 0;       // V: rows of the word embeddings (and columns of the LM logits)
@@ -26,26 +40,46 @@ struct ModelDescriptor {
   int d_model = 0;
   int num_heads = 0;
   int num_kv_heads = 0;  // = num_heads, or fewer for grouped-query attention
+  int head_dim = 0;      // columns of each query, key and value head (Gemma, Qwen3: not d/heads)
   int num_layers = 0;
-  int d_ff = 0;                               // the feed-forward network's hidden width
-  bool pre_norm = false;                      // x + f(norm(x)) (GPT-2); else norm(x + f(x)) (BERT)
-  bool embedding_norm = false;                // a norm after the embedding sum (BERT, DistilBERT)
-  bool final_norm = false;                    // a norm after the last block (GPT-2's ln_f)
-  bool causal = false;                        // decoder: query i sees keys j <= i
-  bool attention_bias = true;                 // q, k, v and output projections have biases
-  bool mlp_bias = true;                       // the feed-forward layers have biases
+  int d_ff = 0;                 // the feed-forward network's hidden width
+  bool pre_norm = false;        // x + f(norm(x)) (GPT-2); else norm(x + f(x)) (BERT)
+  bool post_norms = false;      // pre-norm with a second norm on f's output before the residual:
+                                // x + norm'(f(norm(x))) (Gemma 2/3's sandwich)
+  bool embedding_norm = false;  // a norm after the embedding sum (BERT, DistilBERT)
+  bool final_norm = false;      // a norm after the last block (GPT-2's ln_f)
+  bool causal = false;          // decoder: query i sees keys j <= i
+  bool qkv_bias = true;         // the query, key and value projections have biases
+  bool out_bias = true;         // the attention's output projection has a bias (not Qwen2's)
+  bool qk_norm = false;         // each query and key head normalised (weights [head_dim]) before
+                                // the rotary embedding (Qwen3, Gemma 3)
+  bool mlp_bias = true;         // the feed-forward layers have biases
   Activation activation = Activation::kGelu;  // the feed-forward network's
   bool gated_ffn = false;  // down(act(x·W_gate) ⊙ (x·W_up)) (Llama's SwiGLU with kSilu)
-  int rotary_dim = 0;      // > 0: rotary embedding of the first rotary_dim columns of each
-                           // query and key head (Llama); 0: none
+  // Attention scores are q·k·attention_scale (0: 1/√head_dim; Gemma: query_pre_attn_scalar^-½),
+  // then attention_softcap·tanh(s/attention_softcap) when attention_softcap > 0 (Gemma 2).
+  float attention_scale = 0.0f;
+  float attention_softcap = 0.0f;
+  float final_softcap = 0.0f;         // > 0: logits become cap·tanh(logits/cap) (Gemma 2)
+  float embedding_multiplier = 1.0f;  // word embeddings × this (Gemma: √d_model in float32)
+  int rotary_dim = 0;  // > 0: rotary embedding of the first rotary_dim columns of each
+                       // query and key head (Llama; Phi-3's partial_rotary_factor); 0: none
   double rotary_base = 10000.0;
   bool rotary_interleaved = false;
-  // rope_scaling (see RotarySpec): 0 none, 1 linear, 2 llama3, with its parameters.
+  // rope_scaling (see RotarySpec): none, linear, llama3 or longrope, with its parameters.
   int rope_scaling = 0;
   double rope_factor = 1.0, rope_low_freq_factor = 1.0, rope_high_freq_factor = 4.0;
   int rope_original_max = 8192;
-  int sliding_window = 0;  // > 0: query i sees keys j > i - sliding_window only (Mistral's
-                           // sliding_window, with the causal rule); 0: every earlier key
+  double rope_attention_factor = 1.0;  // longrope: cos and sin × this
+  // longrope's per-pair divisors of the frequencies: short while the call's last position is
+  // below rope_original_max, long past it.   [rotary_dim / 2] each
+  std::array<float, kMaxRotaryPairs> rope_short_factors{}, rope_long_factors{};
+  // Layers with a sliding window turn their keys by this base instead, unscaled (Gemma 3's
+  // rope_local_base_freq); 0: the same rotary embedding on every layer.
+  double local_rotary_base = 0.0;
+  // Per layer: > 0 a sliding window, query i seeing keys j > i − window only (with the
+  // causal rule: Mistral, Gemma's local layers); 0 every earlier key.   [num_layers]
+  std::array<int32_t, kMaxLayers> layer_windows{};
   // The matrices as bfloat16 panels (a bfloat16 checkpoint's values kept in half the bytes;
   // the products widen them exactly, see kernels/matmul.h Panels); else float32.
   bool bf16_matrices = false;
@@ -59,9 +93,10 @@ struct ModelDescriptor {
 };
 
 // kOk, or the first problem: kNegativeDimension for a size below 1 (0 where allowed),
-// kBadHeadCount when d_model does not divide into heads or heads into kv heads,
-// kBadArgument for a non-positive eps or rotary base, more than kMaxLayers blocks, or a
-// rotary_dim that is odd or wider than a head, kTooLarge when a weight or the whole set passes 2 GiB.
+// kBadHeadCount when heads do not divide into kv heads, kBadArgument for a non-positive eps,
+// rotary base or scale, a negative softcap, window or multiplier, more than kMaxLayers blocks,
+// a rotary_dim that is odd or wider than a head, q/k norms on a layer norm, kTooLarge when a
+// weight or the whole set passes 2 GiB.
 Status CheckDescriptor(const ModelDescriptor& descriptor);
 
 }  // namespace attn

@@ -17,10 +17,87 @@ PretrainedModel::PretrainedModel(const ModelDescriptor& descriptor) : m_(descrip
 bool PretrainedModel::Allocate() {
   int count = 0;
   const uint64_t floats = ForEachWeight(m_, [&](const WeightEntry&) { ++count; });
-  if (!table_.Resize(count) || !params_.Assign(floats, 0.0f)) return false;
+  if (!table_.Resize(count) || !params_.Assign(floats, 0.0f) ||
+      !layers_.Assign(m_.num_layers, LayerWeights{}) ||
+      !specs_.Assign(m_.num_layers, LayerSpec{})) {
+    return false;
+  }
   int i = 0;
   ForEachWeight(m_, [&](const WeightEntry& e) { table_[i++] = e; });
+  ResolveWeights();
   return true;
+}
+
+// Every table entry's address into its named member, once; and each layer's attention spec.
+void PretrainedModel::ResolveWeights() {
+  for (size_t i = 0; i < table_.size(); ++i) {
+    const WeightEntry& e = table_[i];
+    float* at = params_.data() + e.offset;
+    Panels panels;
+    if (e.bf16) {
+      panels.bf16 = reinterpret_cast<const Bf16*>(at);
+    } else {
+      panels.f32 = at;
+    }
+    GlobalWeights& g = global_;
+    LayerWeights* l = e.layer >= 0 ? &layers_[e.layer] : nullptr;
+    // clang-format off
+    switch (e.kind) {
+      case WeightKind::kWordEmbeddings: g.words = at; break;
+      case WeightKind::kPositionEmbeddings: g.positions = at; break;
+      case WeightKind::kTokenTypeEmbeddings: g.types = at; break;
+      case WeightKind::kEmbeddingNormWeight: g.embedding_norm.weight = at; break;
+      case WeightKind::kEmbeddingNormBias: g.embedding_norm.bias = at; break;
+      case WeightKind::kQuery: l->attention.wq = panels; break;
+      case WeightKind::kQueryBias: l->attention.bq = at; break;
+      case WeightKind::kKey: l->attention.wk = panels; break;
+      case WeightKind::kKeyBias: l->attention.bk = at; break;
+      case WeightKind::kValue: l->attention.wv = panels; break;
+      case WeightKind::kValueBias: l->attention.bv = at; break;
+      case WeightKind::kAttentionOut: l->attention.wo = panels; break;
+      case WeightKind::kAttentionOutBias: l->attention.bo = at; break;
+      case WeightKind::kQueryNormWeight: l->attention.q_norm = at; break;
+      case WeightKind::kKeyNormWeight: l->attention.k_norm = at; break;
+      case WeightKind::kNorm1Weight: l->norm1.weight = at; break;
+      case WeightKind::kNorm1Bias: l->norm1.bias = at; break;
+      case WeightKind::kPostAttentionNormWeight: l->post_attention.weight = at; break;
+      case WeightKind::kPostAttentionNormBias: l->post_attention.bias = at; break;
+      case WeightKind::kGate: l->gate = panels; break;
+      case WeightKind::kUp: l->up = panels; break;
+      case WeightKind::kUpBias: l->up_bias = at; break;
+      case WeightKind::kDown: l->down = panels; break;
+      case WeightKind::kDownBias: l->down_bias = at; break;
+      case WeightKind::kNorm2Weight: l->norm2.weight = at; break;
+      case WeightKind::kNorm2Bias: l->norm2.bias = at; break;
+      case WeightKind::kPostFfnNormWeight: l->post_ffn.weight = at; break;
+      case WeightKind::kPostFfnNormBias: l->post_ffn.bias = at; break;
+      case WeightKind::kFinalNormWeight: g.final_norm.weight = at; break;
+      case WeightKind::kFinalNormBias: g.final_norm.bias = at; break;
+      case WeightKind::kLmTransform: g.lm_transform = panels; break;
+      case WeightKind::kLmTransformBias: g.lm_transform_bias = at; break;
+      case WeightKind::kLmNormWeight: g.lm_norm.weight = at; break;
+      case WeightKind::kLmNormBias: g.lm_norm.bias = at; break;
+      case WeightKind::kLmDecoder: g.lm_decoder = panels; break;
+      case WeightKind::kLmBias: g.lm_bias = at; break;
+    }
+    // clang-format on
+  }
+  for (int l = 0; l < m_.num_layers; ++l) {
+    LayerSpec& spec = specs_[l];
+    const int window = m_.layer_windows[l];
+    spec.window_left = window > 0 ? window - 1 : -1;
+    RotarySpec& r = spec.rotary;
+    r.dim = m_.rotary_dim, r.base = m_.rotary_base, r.interleaved = m_.rotary_interleaved;
+    r.scaling = static_cast<RopeScaling>(m_.rope_scaling);
+    r.factor = m_.rope_factor, r.original_max = m_.rope_original_max;
+    r.low_freq_factor = m_.rope_low_freq_factor, r.high_freq_factor = m_.rope_high_freq_factor;
+    r.attention_factor = m_.rope_attention_factor;
+    if (window > 0 && m_.local_rotary_base > 0.0) {  // Gemma 3's local layers: their own base
+      r.base = m_.local_rotary_base;
+      r.scaling = RopeScaling::kNone;
+      r.attention_factor = 1.0;
+    }
+  }
 }
 
 namespace {
@@ -72,30 +149,11 @@ Status PretrainedModel::SetWeight(int index, const void* source, bool src_bf16, 
   } else {
     FillEntry(e, static_cast<const float*>(source), src_stride, transposed, dst);
   }
+  // Gemma's norms scale by 1 + γ, which float32 rounds once (as `1.0 + weight.float()` does).
+  if (m_.norm == NormKind::kRmsNormPlusOne && IsNormWeight(e.kind)) {
+    for (int c = 0; c < e.cols; ++c) dst[c] += 1.0f;
+  }
   return Status::kOk;
-}
-
-const float* PretrainedModel::Weight(WeightKind kind, int layer) const {
-  for (size_t i = 0; i < table_.size(); ++i) {
-    if (table_[i].kind == kind && table_[i].layer == layer)
-      return params_.data() + table_[i].offset;
-  }
-  return nullptr;  // the descriptor has no such weight (a bias it lacks)
-}
-
-Panels PretrainedModel::Matrix(WeightKind kind, int layer) const {
-  for (size_t i = 0; i < table_.size(); ++i) {
-    const WeightEntry& e = table_[i];
-    if (e.kind != kind || e.layer != layer) continue;
-    Panels panels;
-    if (e.bf16) {
-      panels.bf16 = reinterpret_cast<const Bf16*>(params_.data() + e.offset);
-    } else {
-      panels.f32 = params_.data() + e.offset;
-    }
-    return panels;
-  }
-  return Panels{};
 }
 
 bool PretrainedModel::ReserveCache(int batch, int capacity) {
@@ -132,7 +190,7 @@ Status PretrainedModel::CheckInput(const ModelInput& in) const {
   const int64_t rows = int64_t{in.batch} * in.len;
   const int64_t seq_k = int64_t{in.use_cache ? cache_length_ : 0} + in.len;
   if (!FloatsFit({m_.num_layers, in.batch, m_.num_heads, in.len, seq_k}) ||
-      !FloatsFit({rows, std::max({m_.d_model, 2 * m_.d_ff, m_.vocab_size})}) ||
+      !FloatsFit({rows, std::max({m_.d_model, 2 * m_.d_ff, m_.vocab_size, QueryWidth(m_)})}) ||
       !FloatsFit({m_.num_layers + 1, rows, m_.d_model})) {
     return Status::kTooLarge;
   }
@@ -154,37 +212,37 @@ Status PretrainedModel::CheckInput(const ModelInput& in) const {
   return Status::kOk;
 }
 
-// x[r] = E[id] + P[position] + TT[type], then the embedding norm.   x: [rows, d]
+// x[r] = E[id]·multiplier + P[position] + TT[type], then the embedding norm.   x: [rows, d]
 void PretrainedModel::Embed(const ModelInput& in, float* x) const {
   const int d = m_.d_model;
   const int rows = in.batch * in.len;
-  const float* words = Weight(WeightKind::kWordEmbeddings);
-  const float* positions = Weight(WeightKind::kPositionEmbeddings);
-  const float* types = Weight(WeightKind::kTokenTypeEmbeddings);
+  const GlobalWeights& g = global_;
+  const bool scaled = m_.embedding_multiplier != 1.0f;
   for (int r = 0; r < rows; ++r) {
     float* row = x + static_cast<size_t>(r) * d;
-    std::memcpy(row, words + static_cast<size_t>(in.ids[r]) * d, sizeof(float) * d);
-    if (positions != nullptr) {
-      const float* p = positions + static_cast<size_t>(in.positions[r]) * d;
+    std::memcpy(row, g.words + static_cast<size_t>(in.ids[r]) * d, sizeof(float) * d);
+    if (scaled) {
+      for (int c = 0; c < d; ++c) row[c] *= m_.embedding_multiplier;
+    }
+    if (g.positions != nullptr) {
+      const float* p = g.positions + static_cast<size_t>(in.positions[r]) * d;
       for (int c = 0; c < d; ++c) row[c] += p[c];
     }
-    if (types != nullptr) {
-      const float* t = types + static_cast<size_t>(in.token_types ? in.token_types[r] : 0) * d;
+    if (g.types != nullptr) {
+      const float* t = g.types + static_cast<size_t>(in.token_types ? in.token_types[r] : 0) * d;
       for (int c = 0; c < d; ++c) row[c] += t[c];
     }
   }
-  if (m_.embedding_norm) {
-    Norm(WeightKind::kEmbeddingNormWeight, WeightKind::kEmbeddingNormBias, -1, x, rows, x);
-  }
+  if (m_.embedding_norm) Norm(g.embedding_norm, x, rows, x);
 }
 
-// The descriptor's norm (layer norm or RMS norm) with the weights of `layer`.
-void PretrainedModel::Norm(WeightKind weight, WeightKind bias, int layer, const float* x, int rows,
-                           float* out) const {
-  if (m_.norm == NormKind::kRmsNorm) {
-    RmsNorm(x, rows, m_.d_model, Weight(weight, layer), m_.norm_eps, out);
+// The descriptor's norm (a layer norm, or an RMS norm whose weights hold γ or 1 + γ).
+//   x, out: [rows, d]
+void PretrainedModel::Norm(const NormWeights& w, const float* x, int rows, float* out) const {
+  if (m_.norm == NormKind::kLayerNorm) {
+    LayerNorm(x, rows, m_.d_model, w.weight, w.bias, m_.norm_eps, out);
   } else {
-    LayerNorm(x, rows, m_.d_model, Weight(weight, layer), Weight(bias, layer), m_.norm_eps, out);
+    RmsNorm(x, rows, m_.d_model, w.weight, m_.norm_eps, out);
   }
 }
 
@@ -211,77 +269,77 @@ void ModelActivation(Activation activation, float* x, size_t count) {
 
 // out = act(x·W_up + b)·W_down + b, or down(act(x·W_gate) ⊙ (x·W_up)) when gated.
 //   x, out: [rows, d]
-Status PretrainedModel::FeedForwardOf(int l, const float* x, int rows, float* out) const {
+Status PretrainedModel::FeedForwardOf(const LayerWeights& w, const float* x, int rows,
+                                      float* out) const {
   const int d = m_.d_model, f = m_.d_ff;
   Buffer<float> gate, up;
   if (!up.Resize(static_cast<uint64_t>(rows) * f) ||
       (m_.gated_ffn && !gate.Resize(static_cast<uint64_t>(rows) * f))) {
     return Status::kOutOfMemory;
   }
-  MultiplyPanels(x, d, rows, d, Matrix(WeightKind::kUp, l), Weight(WeightKind::kUpBias, l), f,
-                 up.data(), f);
+  MultiplyPanels(x, d, rows, d, w.up, w.up_bias, f, up.data(), f);
   if (m_.gated_ffn) {
-    MultiplyPanels(x, d, rows, d, Matrix(WeightKind::kGate, l), nullptr, f, gate.data(), f);
+    MultiplyPanels(x, d, rows, d, w.gate, nullptr, f, gate.data(), f);
     ModelActivation(m_.activation, gate.data(), gate.size());
     for (size_t i = 0; i < up.size(); ++i) up[i] *= gate[i];
   } else {
     ModelActivation(m_.activation, up.data(), up.size());
   }
-  MultiplyPanels(up.data(), f, rows, f, Matrix(WeightKind::kDown, l),
-                 Weight(WeightKind::kDownBias, l), d, out, d);
+  MultiplyPanels(up.data(), f, rows, f, w.down, w.down_bias, d, out, d);
   return Status::kOk;
 }
 
 // One block, in place.   x: [rows, d]   attention_weights: [B, H, T, S] or null
 //   pre-norm:  x += Attn(Norm1(x));  x += FFN(Norm2(x))
+//   sandwich:  x += PostAttn(Attn(Norm1(x)));  x += PostFfn(FFN(Norm2(x)))   (post_norms)
 //   post-norm: x = Norm1(x + Attn(x));  x = Norm2(x + FFN(x))
-Status PretrainedModel::Block(int l, const ModelInput& in, float* x, float* attention_weights) {
+// long_rope: this call's positions reach past rope_original_max (longrope's long factors).
+Status PretrainedModel::Block(int l, const ModelInput& in, bool long_rope, float* x,
+                              float* attention_weights) {
   const int d = m_.d_model;
   const int rows = in.batch * in.len;
+  const LayerWeights& w = layers_[l];
   float* normed = normed_.data();
   float* sub = sub_.data();
   // 1. Attention with its residual.
   const float* attention_in = x;
   if (m_.pre_norm) {
-    Norm(WeightKind::kNorm1Weight, WeightKind::kNorm1Bias, l, x, rows, normed);
+    Norm(w.norm1, x, rows, normed);
     attention_in = normed;
   }
-  AttentionWeights w;
-  w.wq = Matrix(WeightKind::kQuery, l), w.wk = Matrix(WeightKind::kKey, l);
-  w.wv = Matrix(WeightKind::kValue, l), w.wo = Matrix(WeightKind::kAttentionOut, l);
-  w.bq = Weight(WeightKind::kQueryBias, l), w.bk = Weight(WeightKind::kKeyBias, l);
-  w.bv = Weight(WeightKind::kValueBias, l), w.bo = Weight(WeightKind::kAttentionOutBias, l);
   const uint64_t layer_cache = static_cast<uint64_t>(cache_batch_) * cache_capacity_ * KvWidth(m_);
   LayerCache cache{cache_k_.data() + l * layer_cache, cache_v_.data() + l * layer_cache};
   SelfAttentionCall c;
   c.x = attention_in, c.positions = in.positions, c.lengths = in.lengths;
   c.batch = in.batch, c.len = in.len, c.d_model = d;
-  c.num_heads = m_.num_heads, c.num_kv_heads = m_.num_kv_heads, c.causal = m_.causal;
-  c.rotary.dim = m_.rotary_dim, c.rotary.base = m_.rotary_base;
-  c.rotary.interleaved = m_.rotary_interleaved;
-  c.rotary.scaling = static_cast<RopeScaling>(m_.rope_scaling);
-  c.rotary.factor = m_.rope_factor, c.rotary.original_max = m_.rope_original_max;
-  c.rotary.low_freq_factor = m_.rope_low_freq_factor;
-  c.rotary.high_freq_factor = m_.rope_high_freq_factor;
-  c.window_left = m_.sliding_window > 0 ? m_.sliding_window - 1 : -1;
+  c.num_heads = m_.num_heads, c.num_kv_heads = m_.num_kv_heads, c.head_dim = m_.head_dim;
+  c.scale = m_.attention_scale, c.softcap = m_.attention_softcap, c.norm_eps = m_.norm_eps;
+  c.causal = m_.causal;
+  c.window_left = specs_[l].window_left;
+  c.rotary = specs_[l].rotary;
+  if (c.rotary.scaling == RopeScaling::kLongRope) {
+    c.rotary.factors = long_rope ? m_.rope_long_factors.data() : m_.rope_short_factors.data();
+  }
   c.cache = in.use_cache ? &cache : nullptr;
   c.past = cache_length_, c.capacity = cache_capacity_;
   c.out = sub, c.attention_weights = attention_weights;
   if (l == in.keep_qk_layer) c.keep_q = q_keep_.data(), c.keep_k = k_keep_.data();
-  Status status = SelfAttentionForward(c, w);
+  Status status = SelfAttentionForward(c, w.attention);
   if (status != Status::kOk) return status;
+  if (m_.post_norms) Norm(w.post_attention, sub, rows, sub);
   AddInto(x, sub, rows * d, x);
-  if (!m_.pre_norm) Norm(WeightKind::kNorm1Weight, WeightKind::kNorm1Bias, l, x, rows, x);
+  if (!m_.pre_norm) Norm(w.norm1, x, rows, x);
   // 2. Feed-forward network with its residual.
   const float* ffn_in = x;
   if (m_.pre_norm) {
-    Norm(WeightKind::kNorm2Weight, WeightKind::kNorm2Bias, l, x, rows, normed);
+    Norm(w.norm2, x, rows, normed);
     ffn_in = normed;
   }
-  status = FeedForwardOf(l, ffn_in, rows, sub);
+  status = FeedForwardOf(w, ffn_in, rows, sub);
   if (status != Status::kOk) return status;
+  if (m_.post_norms) Norm(w.post_ffn, sub, rows, sub);
   AddInto(x, sub, rows * d, x);
-  if (!m_.pre_norm) Norm(WeightKind::kNorm2Weight, WeightKind::kNorm2Bias, l, x, rows, x);
+  if (!m_.pre_norm) Norm(w.norm2, x, rows, x);
   return Status::kOk;
 }
 
@@ -301,18 +359,34 @@ Status PretrainedModel::LmHead(const ModelInput& in, const float* x) {
     rows = in.batch;
   }
   if (!logits_.Resize(static_cast<uint64_t>(rows) * m_.vocab_size)) return Status::kOutOfMemory;
+  const GlobalWeights& g = global_;
   const float* t = x;
   if (m_.lm_transform) {
     float* h = normed_.data();
-    MultiplyPanels(x, d, rows, d, Matrix(WeightKind::kLmTransform),
-                   Weight(WeightKind::kLmTransformBias), d, h, d);
+    MultiplyPanels(x, d, rows, d, g.lm_transform, g.lm_transform_bias, d, h, d);
     ModelActivation(m_.lm_activation, h, static_cast<size_t>(rows) * d);
-    Norm(WeightKind::kLmNormWeight, WeightKind::kLmNormBias, -1, h, rows, h);
+    Norm(g.lm_norm, h, rows, h);
     t = h;
   }
-  MultiplyPanels(t, d, rows, d, Matrix(WeightKind::kLmDecoder), Weight(WeightKind::kLmBias),
-                 m_.vocab_size, logits_.data(), m_.vocab_size);
+  MultiplyPanels(t, d, rows, d, g.lm_decoder, g.lm_bias, m_.vocab_size, logits_.data(),
+                 m_.vocab_size);
+  if (m_.final_softcap > 0.0f) {  // Gemma 2: cap·tanh(logits / cap)
+    const float cap = m_.final_softcap;
+    for (size_t i = 0; i < logits_.size(); ++i) logits_[i] = cap * std::tanh(logits_[i] / cap);
+  }
   return Status::kOk;
+}
+
+// Whether this call's last position passes longrope's original context (Hugging Face's
+// _longrope_frequency_update: max(position_ids) + 1 > original_max_position_embeddings picks
+// the long factors for the whole call).
+bool PretrainedModel::LongRope(const ModelInput& in) const {
+  if (static_cast<RopeScaling>(m_.rope_scaling) != RopeScaling::kLongRope) return false;
+  const int64_t rows = int64_t{in.batch} * in.len;
+  for (int64_t r = 0; r < rows; ++r) {
+    if (int64_t{in.positions[r]} + 1 > m_.rope_original_max) return true;
+  }
+  return false;
 }
 
 Status PretrainedModel::Forward(const ModelInput& in) {
@@ -326,7 +400,7 @@ Status PretrainedModel::Forward(const ModelInput& in) {
   if (!x_.Resize(layer_floats) || !normed_.Resize(layer_floats) || !sub_.Resize(layer_floats) ||
       !hidden_.Resize(in.hidden_states ? layer_floats * (m_.num_layers + 1) : 0) ||
       !attn_.Resize(in.attentions ? map_floats * m_.num_layers : 0) ||
-      !q_keep_.Resize(in.keep_qk_layer >= 0 ? layer_floats : 0) ||
+      !q_keep_.Resize(in.keep_qk_layer >= 0 ? rows * QueryWidth(m_) : 0) ||
       !k_keep_.Resize(in.keep_qk_layer >= 0 ? rows * KvWidth(m_) : 0)) {
     return Status::kOutOfMemory;
   }
@@ -340,17 +414,17 @@ Status PretrainedModel::Forward(const ModelInput& in) {
       std::memcpy(hidden_.data() + slot * layer_floats, x, sizeof(float) * layer_floats);
   };
   keep(0);
+  const bool long_rope = LongRope(in);
   for (int l = 0; l < m_.num_layers; ++l) {
     float* maps = in.attentions ? attn_.data() + l * map_floats : nullptr;
-    const Status status = Block(l, in, x, maps);
+    const Status status = Block(l, in, long_rope, x, maps);
     if (status != Status::kOk) return status;
     if (l + 1 < m_.num_layers || !m_.final_norm) keep(l + 1);
   }
   if (in.use_cache) cache_length_ += in.len;
   // 3. The final norm (its output is the last hidden state), then the LM head.
   if (m_.final_norm) {
-    Norm(WeightKind::kFinalNormWeight, WeightKind::kFinalNormBias, -1, x, static_cast<int>(rows),
-         x);
+    Norm(global_.final_norm, x, static_cast<int>(rows), x);
     keep(m_.num_layers);
   }
   if (m_.lm_head && in.logits) return LmHead(in, x);
@@ -371,11 +445,11 @@ uint64_t PretrainedModel::ForwardBytes(const ModelInput& in) const {
   if (in.hidden_states) floats += layer_floats * (m_.num_layers + 1);
   if (in.attentions) floats += map_floats * m_.num_layers;
   if (in.logits && m_.lm_head) floats += (in.last_logits_only ? in.batch : rows) * m_.vocab_size;
-  if (in.keep_qk_layer >= 0) floats += layer_floats + rows * KvWidth(m_);
+  if (in.keep_qk_layer >= 0) floats += rows * (QueryWidth(m_) + KvWidth(m_));
   // A block's own scratch at its peak: the attention's or the feed-forward network's.
   SelfAttentionCall c;
   c.batch = in.batch, c.len = in.len, c.d_model = m_.d_model;
-  c.num_heads = m_.num_heads, c.num_kv_heads = m_.num_kv_heads;
+  c.num_heads = m_.num_heads, c.num_kv_heads = m_.num_kv_heads, c.head_dim = m_.head_dim;
   c.cache =
       in.use_cache ? reinterpret_cast<const LayerCache*>(this) : nullptr;  // only tested for null
   c.past = cache_length_, c.capacity = cache_capacity_;

@@ -20,6 +20,43 @@
 
 namespace attn {
 
+// A norm's weights γ and β (β null for RMS norms).
+struct NormWeights {
+  const float* weight = nullptr;
+  const float* bias = nullptr;
+};
+
+// One block's weights, resolved from the table once, when the model is allocated (gemma.cpp's
+// LayerWeightsPtrs): a forward pass looks nothing up.
+struct LayerWeights {
+  AttentionWeights attention;
+  NormWeights norm1;               // before attention (pre-norm) or after its residual (post-norm)
+  NormWeights post_attention;      // on the attention's output (post_norms)
+  NormWeights norm2;               // before the FFN (pre-norm) or after its residual (post-norm)
+  NormWeights post_ffn;            // on the FFN's output (post_norms)
+  Panels gate, up, down;           // [d, d_ff], [d, d_ff], [d_ff, d]
+  const float* up_bias = nullptr;  // [d_ff] or null
+  const float* down_bias = nullptr;  // [d] or null
+};
+
+// The model-wide weights, likewise.
+struct GlobalWeights {
+  const float* words = nullptr;      // [V, d]
+  const float* positions = nullptr;  // [max_positions, d] or null
+  const float* types = nullptr;      // [type_vocab_size, d] or null
+  NormWeights embedding_norm, final_norm, lm_norm;
+  Panels lm_transform, lm_decoder;           // [d, d], [d, V]
+  const float* lm_transform_bias = nullptr;  // [d]
+  const float* lm_bias = nullptr;            // [V] or null
+};
+
+// How one block attends: its window and its rotary embedding (Gemma's local layers differ
+// from its global ones in both).
+struct LayerSpec {
+  int window_left = -1;  // >= 0: keys at most this many before the query's own; -1: all
+  RotarySpec rotary;
+};
+
 struct ModelInput {
   const int32_t* ids = nullptr;          // [B, T], each in [0, V)
   const int32_t* positions = nullptr;    // [B, T], each in [0, max_positions) (if any table)
@@ -76,7 +113,7 @@ class PretrainedModel {
   const float* attentions() const { return attn_.data(); }
   // [rows, V], or [B, V] with last_logits_only
   const float* logits() const { return logits_.data(); }
-  // With keep_qk_layer: that layer's queries [rows, d] and keys [rows, kv], rotary applied.
+  // With keep_qk_layer: that layer's queries [rows, qw] and keys [rows, kv], rotary applied.
   const float* queries() const { return q_keep_.data(); }
   const float* keys() const { return k_keep_.data(); }
 
@@ -89,13 +126,13 @@ class PretrainedModel {
 
  private:
   Status CheckInput(const ModelInput& input) const;
-  const float* Weight(WeightKind kind, int layer = -1) const;
-  Panels Matrix(WeightKind kind, int layer = -1) const;
+  void ResolveWeights();
+  bool LongRope(const ModelInput& input) const;
   void Embed(const ModelInput& input, float* x) const;
-  void Norm(WeightKind weight, WeightKind bias, int layer, const float* x, int rows,
-            float* out) const;
-  Status Block(int layer, const ModelInput& input, float* x, float* attention_weights);
-  Status FeedForwardOf(int layer, const float* x, int rows, float* out) const;
+  void Norm(const NormWeights& weights, const float* x, int rows, float* out) const;
+  Status Block(int layer, const ModelInput& input, bool long_rope, float* x,
+               float* attention_weights);
+  Status FeedForwardOf(const LayerWeights& w, const float* x, int rows, float* out) const;
   Status LmHead(const ModelInput& input, const float* x);
   int SeqK(const ModelInput& input) const {
     return input.use_cache ? cache_length_ + input.len : input.len;
@@ -104,6 +141,9 @@ class PretrainedModel {
   ModelDescriptor m_;
   Buffer<WeightEntry> table_;
   Buffer<float> params_;
+  GlobalWeights global_;
+  Buffer<LayerWeights> layers_;  // [num_layers]
+  Buffer<LayerSpec> specs_;      // [num_layers]
   Buffer<float> hidden_, attn_, logits_, q_keep_, k_keep_;
   Buffer<float> x_, normed_, sub_;  // the running state and a block's scratch
   const float* output_ = nullptr;

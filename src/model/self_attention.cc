@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "attention.h"
+#include "block.h"
 #include "kernels/matmul.h"
 
 namespace attn {
@@ -25,6 +26,8 @@ double RotaryFrequency(const RotarySpec& spec, int i) {
                             (spec.high_freq_factor - spec.low_freq_factor);
       return (1.0 - smooth) * f / spec.factor + smooth * f;
     }
+    case RopeScaling::kLongRope:  // _compute_longrope_parameters: 1 / (ext · base^(2i/dim))
+      return f / spec.factors[i];
     default:
       return f;
   }
@@ -43,7 +46,8 @@ void ApplyRotary(float* x, int rows, int heads, int head_dim, const int32_t* pos
     float* row = x + static_cast<size_t>(r) * width;
     for (int i = 0; i < half; ++i) {
       const double angle = positions[r] * inverse[i];
-      const double c = std::cos(angle), s = std::sin(angle);
+      const double c = std::cos(angle) * spec.attention_factor;
+      const double s = std::sin(angle) * spec.attention_factor;
       const int a = spec.interleaved ? 2 * i : i;             // first of the pair
       const int b = spec.interleaved ? 2 * i + 1 : i + half;  // second of the pair
       for (int h = 0; h < heads; ++h) {
@@ -59,13 +63,14 @@ void ApplyRotary(float* x, int rows, int heads, int head_dim, const int32_t* pos
 namespace {
 
 struct Sizes {
-  int rows, head_dim, kv, group, seq_k, key_rows;
+  int rows, head_dim, qw, kv, group, seq_k, key_rows;
 };
 
 Sizes SizesOf(const SelfAttentionCall& c) {
   Sizes s;
   s.rows = c.batch * c.len;
-  s.head_dim = c.d_model / c.num_heads;
+  s.head_dim = c.head_dim;
+  s.qw = c.num_heads * s.head_dim;
   s.kv = c.num_kv_heads * s.head_dim;
   s.group = c.num_heads / c.num_kv_heads;
   s.seq_k = c.cache != nullptr ? c.past + c.len : c.len;
@@ -85,6 +90,12 @@ void AppendToCache(const SelfAttentionCall& c, const Sizes& s, const float* k_ne
   }
 }
 
+// Each head of x normalised on its own (an RMS norm over head_dim columns), in place.
+//   x: [rows, heads · head_dim]   weight: [head_dim]
+void NormEachHead(float* x, int rows, int heads, int head_dim, const float* weight, float eps) {
+  RmsNorm(x, rows * heads, head_dim, weight, eps, x);
+}
+
 }  // namespace
 
 Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& w) {
@@ -93,17 +104,21 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   Buffer<float> q, k_new, v_new, concat;
   Buffer<int32_t> entries;
   const int entry_count = c.batch * c.num_heads;
-  if (!q.Resize(static_cast<uint64_t>(s.rows) * c.d_model) ||
+  if (!q.Resize(static_cast<uint64_t>(s.rows) * s.qw) ||
       !k_new.Resize(static_cast<uint64_t>(s.rows) * s.kv) ||
       !v_new.Resize(static_cast<uint64_t>(s.rows) * s.kv) ||
-      !concat.Resize(static_cast<uint64_t>(s.rows) * c.d_model) ||
+      !concat.Resize(static_cast<uint64_t>(s.rows) * s.qw) ||
       !entries.Resize(static_cast<uint64_t>(entry_count) * kEntryColumns)) {
     return Status::kOutOfMemory;
   }
-  // 1. Projections, then the rotary embedding of queries and keys.
-  MultiplyPanels(c.x, c.d_model, s.rows, c.d_model, w.wq, w.bq, c.d_model, q.data(), c.d_model);
+  // 1. Projections, the per-head norms of queries and keys, then their rotary embedding.
+  MultiplyPanels(c.x, c.d_model, s.rows, c.d_model, w.wq, w.bq, s.qw, q.data(), s.qw);
   MultiplyPanels(c.x, c.d_model, s.rows, c.d_model, w.wk, w.bk, s.kv, k_new.data(), s.kv);
   MultiplyPanels(c.x, c.d_model, s.rows, c.d_model, w.wv, w.bv, s.kv, v_new.data(), s.kv);
+  if (w.q_norm != nullptr) {
+    NormEachHead(q.data(), s.rows, c.num_heads, s.head_dim, w.q_norm, c.norm_eps);
+    NormEachHead(k_new.data(), s.rows, c.num_kv_heads, s.head_dim, w.k_norm, c.norm_eps);
+  }
   if (c.rotary.dim > 0) {
     ApplyRotary(q.data(), s.rows, c.num_heads, s.head_dim, c.positions, c.rotary);
     ApplyRotary(k_new.data(), s.rows, c.num_kv_heads, s.head_dim, c.positions, c.rotary);
@@ -122,7 +137,7 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   for (int b = 0; b < c.batch; ++b) {
     for (int h = 0; h < c.num_heads; ++h) {
       int32_t* e = entries.data() + static_cast<size_t>(b * c.num_heads + h) * kEntryColumns;
-      e[kQOffset] = b * c.len * c.d_model + h * s.head_dim;
+      e[kQOffset] = b * c.len * s.qw + h * s.head_dim;
       e[kKOffset] = b * s.key_rows * s.kv + (h / s.group) * s.head_dim;
       e[kVOffset] = e[kKOffset];
       e[kMaskOffset] = 0;
@@ -140,9 +155,10 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   a.batch = entry_count;
   a.seq_q = c.len, a.seq_k = s.seq_k;
   a.head_dim = a.value_dim = s.head_dim;
-  a.q_stride = c.d_model, a.k_stride = a.v_stride = s.kv, a.out_stride = c.d_model;
+  a.q_stride = s.qw, a.k_stride = a.v_stride = s.kv, a.out_stride = s.qw;
   a.out_offsets = out_offsets.data();
-  a.scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
+  a.scale = c.scale > 0.0f ? c.scale : 1.0f / std::sqrt(static_cast<float>(s.head_dim));
+  a.softcap = c.softcap;
   a.causal = c.causal;
   a.window_left = c.window_left;  // around the same diagonal (past + t with a cache)
   a.out = concat.data();
@@ -150,8 +166,7 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   const Status status = RunAttention(a);
   if (status != Status::kOk) return status;
   // 4. Output projection.
-  MultiplyPanels(concat.data(), c.d_model, s.rows, c.d_model, w.wo, w.bo, c.d_model, c.out,
-                 c.d_model);
+  MultiplyPanels(concat.data(), s.qw, s.rows, s.qw, w.wo, w.bo, c.d_model, c.out, c.d_model);
   return Status::kOk;
 }
 
@@ -162,7 +177,7 @@ uint64_t SelfAttentionScratchBytes(const SelfAttentionCall& c) {
   AttentionRequest a;
   a.batch = 1, a.seq_q = c.len, a.seq_k = s.seq_k, a.head_dim = a.value_dim = s.head_dim;
   a.weights = c.attention_weights;
-  return sizeof(float) * (rows * (2 * c.d_model + 2 * s.kv) + entries) + AttentionScratchBytes(a);
+  return sizeof(float) * (rows * (2 * s.qw + 2 * s.kv) + entries) + AttentionScratchBytes(a);
 }
 
 }  // namespace attn

@@ -1,9 +1,11 @@
 // The attention sub-layer of a pretrained model's block: projections (weights as panels),
-// rotary position embedding on the queries and keys (Llama), an optional key/value cache
+// per-head RMS norms of queries and keys (Qwen3, Gemma 3), rotary position embedding on the
+// queries and keys (Llama), an optional key/value cache
 // the new keys and values are appended to in place (generation), grouped-query heads, and
 // the output projection.
 //
-// Shapes: B sequences of T new tokens, rows = B·T, d = d_model, kv = num_kv_heads·head_dim;
+// Shapes: B sequences of T new tokens, rows = B·T, d = d_model, qw = num_heads·head_dim,
+// kv = num_kv_heads·head_dim;
 // with a cache of `past` tokens the new queries see past + T keys, bottom-right causal
 // (query t sits at position past + t).
 #ifndef ATTENTION_WASM_SRC_MODEL_SELF_ATTENTION_H_
@@ -17,23 +19,27 @@
 
 namespace attn {
 
+// One layer's attention weights, resolved once when the model is made (runner.h).
 struct AttentionWeights {
-  Panels wq;                  // panels of [d, d]
-  Panels wk;                  // panels of [d, kv]
-  Panels wv;                  // panels of [d, kv]
-  Panels wo;                  // panels of [d, d]
-  const float* bq = nullptr;  // [d] or null
-  const float* bk = nullptr;  // [kv] or null
-  const float* bv = nullptr;  // [kv] or null
-  const float* bo = nullptr;  // [d] or null
+  Panels wq;                      // panels of [d, qw]
+  Panels wk;                      // panels of [d, kv]
+  Panels wv;                      // panels of [d, kv]
+  Panels wo;                      // panels of [qw, d]
+  const float* bq = nullptr;      // [qw] or null
+  const float* bk = nullptr;      // [kv] or null
+  const float* bv = nullptr;      // [kv] or null
+  const float* bo = nullptr;      // [d] or null
+  const float* q_norm = nullptr;  // [head_dim] RMS norm weights of every query head, or null
+  const float* k_norm = nullptr;  // [head_dim] of every key head, or null
 };
 
 // Hugging Face's rope_scaling of the frequencies (modeling_rope_utils.py): none, 'linear'
-// (every frequency divided by factor) or 'llama3' (low frequencies divided by factor, high
+// (every frequency divided by factor), 'llama3' (low frequencies divided by factor, high
 // ones kept, a smooth blend between, by wavelength against original_max / low_freq_factor and
-// original_max / high_freq_factor).
+// original_max / high_freq_factor) or 'longrope' (Phi-3: frequency i divided by factors[i],
+// cos and sin multiplied by attention_factor).
 // (The list makes the enum and the table the bindings export to JS.)
-#define ATTN_ROPE_SCALINGS(X) X(kNone, 0) X(kLinear, 1) X(kLlama3, 2)
+#define ATTN_ROPE_SCALINGS(X) X(kNone, 0) X(kLinear, 1) X(kLlama3, 2) X(kLongRope, 3)
 enum class RopeScaling : int {
 #define ATTN_ROPE_SCALING_ENUMERATOR(name, value) name = value,
   ATTN_ROPE_SCALINGS(ATTN_ROPE_SCALING_ENUMERATOR)
@@ -46,7 +52,9 @@ struct RotarySpec {
   bool interleaved = false;  // pairs (2i, 2i+1); else halves (i, i + dim/2) as Llama's rotate_half
   RopeScaling scaling = RopeScaling::kNone;
   double factor = 1.0, low_freq_factor = 1.0, high_freq_factor = 4.0;  // rope_scaling's
-  int original_max = 8192;  // rope_scaling's original_max_position_embeddings (llama3)
+  int original_max = 8192;         // rope_scaling's original_max_position_embeddings (llama3)
+  const float* factors = nullptr;  // longrope: [dim / 2] divisors (short or long, per call)
+  double attention_factor = 1.0;   // longrope: cos and sin × this
 };
 
 // The frequency of pair i of `spec` (base^(-2i/dim), then rope_scaling), in double.
@@ -68,6 +76,10 @@ struct SelfAttentionCall {
   int d_model = 0;
   int num_heads = 0;
   int num_kv_heads = 0;
+  int head_dim = 0;
+  float scale = 0.0f;     // scores = q·k·scale
+  float softcap = 0.0f;   // > 0: scores become softcap·tanh(s/softcap) before the mask
+  float norm_eps = 0.0f;  // the q/k norms' (with AttentionWeights::q_norm)
   bool causal = false;
   int window_left = -1;  // >= 0: a query sees at most this many keys before its own; -1: all
   RotarySpec rotary;
@@ -76,7 +88,7 @@ struct SelfAttentionCall {
   int capacity = 0;
   float* out = nullptr;                // [rows, d]
   float* attention_weights = nullptr;  // [B, H, T, past + T] or null (then the fused kernel)
-  // Copies of this call's queries [rows, d] and new keys [rows, kv] after the rotary
+  // Copies of this call's queries [rows, qw] and new keys [rows, kv] after the rotary
   // embedding (the neuron view shows how q·k builds each score), or null.
   float* keep_q = nullptr;
   float* keep_k = nullptr;

@@ -17,7 +17,7 @@ uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
     fn(WeightEntry{kind, layer, rows, cols, matrix, bf16, offset, floats});
     offset += (floats + 3) / 4 * 4;  // keep every entry 16-byte aligned
   };
-  const int d = m.d_model, kv = KvWidth(m), f = m.d_ff;
+  const int d = m.d_model, qw = QueryWidth(m), kv = KvWidth(m), f = m.d_ff;
   const bool norm_bias = m.norm == NormKind::kLayerNorm;
   auto norm = [&](WeightKind weight, WeightKind bias, int layer) {
     add(weight, layer, 1, d, false);
@@ -30,21 +30,28 @@ uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
   if (m.embedding_norm) norm(WeightKind::kEmbeddingNormWeight, WeightKind::kEmbeddingNormBias, -1);
   // 2. Blocks.
   for (int l = 0; l < m.num_layers; ++l) {
-    add(WeightKind::kQuery, l, d, d, true);
-    if (m.attention_bias) add(WeightKind::kQueryBias, l, 1, d, false);
+    add(WeightKind::kQuery, l, d, qw, true);
+    if (m.qkv_bias) add(WeightKind::kQueryBias, l, 1, qw, false);
     add(WeightKind::kKey, l, d, kv, true);
-    if (m.attention_bias) add(WeightKind::kKeyBias, l, 1, kv, false);
+    if (m.qkv_bias) add(WeightKind::kKeyBias, l, 1, kv, false);
     add(WeightKind::kValue, l, d, kv, true);
-    if (m.attention_bias) add(WeightKind::kValueBias, l, 1, kv, false);
-    add(WeightKind::kAttentionOut, l, d, d, true);
-    if (m.attention_bias) add(WeightKind::kAttentionOutBias, l, 1, d, false);
+    if (m.qkv_bias) add(WeightKind::kValueBias, l, 1, kv, false);
+    add(WeightKind::kAttentionOut, l, qw, d, true);
+    if (m.out_bias) add(WeightKind::kAttentionOutBias, l, 1, d, false);
+    if (m.qk_norm) {  // RMS norms only (CheckDescriptor): no biases
+      add(WeightKind::kQueryNormWeight, l, 1, m.head_dim, false);
+      add(WeightKind::kKeyNormWeight, l, 1, m.head_dim, false);
+    }
     norm(WeightKind::kNorm1Weight, WeightKind::kNorm1Bias, l);
+    if (m.post_norms)
+      norm(WeightKind::kPostAttentionNormWeight, WeightKind::kPostAttentionNormBias, l);
     if (m.gated_ffn) add(WeightKind::kGate, l, d, f, true);
     add(WeightKind::kUp, l, d, f, true);
     if (m.mlp_bias) add(WeightKind::kUpBias, l, 1, f, false);
     add(WeightKind::kDown, l, f, d, true);
     if (m.mlp_bias) add(WeightKind::kDownBias, l, 1, d, false);
     norm(WeightKind::kNorm2Weight, WeightKind::kNorm2Bias, l);
+    if (m.post_norms) norm(WeightKind::kPostFfnNormWeight, WeightKind::kPostFfnNormBias, l);
   }
   // 3. Final norm and the LM head.
   if (m.final_norm) norm(WeightKind::kFinalNormWeight, WeightKind::kFinalNormBias, -1);

@@ -12,6 +12,7 @@
 namespace attn {
 
 // Global weights have layer -1. Norm biases exist only for layer norms (not RMS norms).
+// qw = num_heads·head_dim, kv = num_kv_heads·head_dim.
 // Every kind once, with its number: the enum and the table the bindings export to JS
 // (bindings/contract_bindings.cc, read by the loader at init) are made from it.
 // clang-format off
@@ -21,13 +22,13 @@ namespace attn {
   X(kTokenTypeEmbeddings, 2)      /* [type_vocab_size, d] */                   \
   X(kEmbeddingNormWeight, 3)      /* [d] */                                    \
   X(kEmbeddingNormBias, 4)        /* [d] */                                    \
-  X(kQuery, 5)                    /* [d, d]        matrix */                   \
-  X(kQueryBias, 6)                /* [d] */                                    \
+  X(kQuery, 5)                    /* [d, qw]       matrix */                   \
+  X(kQueryBias, 6)                /* [qw] */                                   \
   X(kKey, 7)                      /* [d, kv_width] matrix */                   \
   X(kKeyBias, 8)                  /* [kv_width] */                             \
   X(kValue, 9)                    /* [d, kv_width] matrix */                   \
   X(kValueBias, 10)               /* [kv_width] */                             \
-  X(kAttentionOut, 11)            /* [d, d]        matrix */                   \
+  X(kAttentionOut, 11)            /* [qw, d]       matrix */                   \
   X(kAttentionOutBias, 12)        /* [d] */                                    \
   X(kNorm1Weight, 13)             /* [d] before attention (pre-norm) or after its residual (post) */ \
   X(kNorm1Bias, 14)               /* [d] */                                    \
@@ -45,7 +46,13 @@ namespace attn {
   X(kLmNormBias, 26)              /* [d] */                                    \
   X(kLmDecoder, 27)               /* [d, V]        matrix (tied models fill it from the embeddings) */ \
   X(kLmBias, 28)                  /* [V] */                                    \
-  X(kGate, 29)                    /* [d, d_ff]     matrix (gated FFN) */
+  X(kGate, 29)                    /* [d, d_ff]     matrix (gated FFN) */       \
+  X(kPostAttentionNormWeight, 30) /* [d] on the attention's output (post_norms) */ \
+  X(kPostAttentionNormBias, 31)   /* [d] */                                    \
+  X(kPostFfnNormWeight, 32)       /* [d] on the FFN's output (post_norms) */   \
+  X(kPostFfnNormBias, 33)         /* [d] */                                    \
+  X(kQueryNormWeight, 34)         /* [head_dim] each query head's (qk_norm) */ \
+  X(kKeyNormWeight, 35)           /* [head_dim] each key head's (qk_norm) */
 // clang-format on
 
 enum class WeightKind : int {
@@ -69,8 +76,13 @@ struct WeightEntry {
 template <typename Fn>
 uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn);
 
-// Kv width: num_kv_heads · head_dim.
-inline int KvWidth(const ModelDescriptor& m) { return m.d_model / m.num_heads * m.num_kv_heads; }
+// The queries' width qw = num_heads · head_dim and the keys' and values' kv = num_kv_heads ·
+// head_dim (CheckDescriptor keeps both below 2^31).
+inline int QueryWidth(const ModelDescriptor& m) { return m.num_heads * m.head_dim; }
+inline int KvWidth(const ModelDescriptor& m) { return m.num_kv_heads * m.head_dim; }
+
+// Whether entries of this kind are a norm's weights γ (stored as 1 + γ by a kRmsNormPlusOne model).
+bool IsNormWeight(WeightKind kind);
 
 }  // namespace attn
 

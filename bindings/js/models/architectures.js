@@ -1,7 +1,8 @@
 // config.json → the runner's descriptor, and each architecture's weight names: BERT (and
-// RoBERTa), DistilBERT, GPT-2 and Llama are descriptors and name maps over one runner
-// (src/model/). Names and semantics follow the Hugging Face modeling code
-// (modeling_bert.py, modeling_roberta.py, modeling_distilbert.py, modeling_gpt2.py, modeling_llama.py).
+// RoBERTa), DistilBERT, GPT-2, Llama (Mistral, SmolLM), Qwen2/2.5, Qwen3, Gemma 2, Gemma 3 and
+// Phi-3/Phi-4-mini are descriptors and name maps over one runner (src/model/): a family is
+// an entry of ARCHITECTURES, no C++ (docs/adding-an-architecture.md). Names and semantics
+// follow the Hugging Face modeling code (modeling_<family>.py of transformers).
 import { rangeError } from '../errors.js';
 import { ACTIVATIONS } from './descriptor.js';
 
@@ -33,6 +34,13 @@ function positiveFloat(fn, config, key, fallback) {
   return value;
 }
 
+// Each head's width: config.head_dim (Gemma, Qwen3), or hidden_size / num_attention_heads.
+function headDimOf(fn, config, d, heads, fallback) {
+  if (config.head_dim != null || fallback !== undefined) return int(fn, config, 'head_dim', fallback);
+  if (d % heads !== 0) throw rangeError(fn, `config.json: the hidden size must divide into the heads (hidden size ${d}, ${heads} heads)`);
+  return d / heads;
+}
+
 function activation(fn, config, key, fallback) {
   const name = config[key] ?? fallback;
   if (!Object.hasOwn(ACTIVATIONS, name)) {
@@ -44,6 +52,9 @@ function activation(fn, config, key, fallback) {
 // Tensor sources. linear: nn.Linear's [out, in] (read transposed); conv1d: GPT-2's Conv1D
 // [in, out]; part: [index, parts] of a fused matrix's columns (or a bias's entries).
 const linear = (name) => ({ name, layout: 'linear' });
+// part: [offset, total] — a fused tensor's output features (out rows of nn.Linear, columns of
+// Conv1D, entries of a bias) this entry takes, starting at offset of total.
+const linearPart = (name, part) => ({ name, layout: 'linear', part });
 const conv1d = (name, part) => ({ name, layout: 'conv1d', part });
 const plain = (name, alternatives = [], part) => ({ name, layout: 'plain', alternatives, part });
 const normOf = (base, which) => plain(`${base}.${which}`, [`${base}.${which === 'weight' ? 'gamma' : 'beta'}`]);
@@ -65,9 +76,10 @@ const ARCHITECTURES = {
     const descriptor = {
       vocabSize: int(fn, c, 'vocab_size'), maxPositions: int(fn, c, 'max_position_embeddings'), typeVocabSize: int(fn, c, 'type_vocab_size', 2),
       dModel: d, numHeads: int(fn, c, 'num_attention_heads'), numKvHeads: int(fn, c, 'num_attention_heads'),
+      headDim: headDimOf(fn, {}, d, int(fn, c, 'num_attention_heads')),
       numLayers: int(fn, c, 'num_hidden_layers'), dFF: int(fn, c, 'intermediate_size'), activation: activation(fn, c, 'hidden_act', 'gelu'),
-      contextLength: int(fn, c, 'max_position_embeddings'), normEps: positiveFloat(fn, c, 'layer_norm_eps', 1e-12), preNorm: false, embeddingNorm: true, finalNorm: false, causal: false,
-      attentionBias: true, mlpBias: true, lmHead: head === 'masked-lm', lmTransform: true, lmBias: true,
+      contextLength: int(fn, c, 'max_position_embeddings'), normEps: positiveFloat(fn, c, 'layer_norm_eps', 1e-12), norm: 'layer', preNorm: false, embeddingNorm: true, finalNorm: false, causal: false,
+      qkvBias: true, outBias: true, mlpBias: true, lmHead: head === 'masked-lm', lmTransform: true, lmBias: true,
       lmActivation: activation(fn, c, 'hidden_act', 'gelu'),
     };
     const layer = (l, rest) => `encoder.layer.${l}.${rest}`;
@@ -110,9 +122,9 @@ const ARCHITECTURES = {
     const d = int(fn, c, 'dim');
     const descriptor = {
       vocabSize: int(fn, c, 'vocab_size'), maxPositions: int(fn, c, 'max_position_embeddings'), typeVocabSize: 0,
-      dModel: d, numHeads: int(fn, c, 'n_heads'), numKvHeads: int(fn, c, 'n_heads'), numLayers: int(fn, c, 'n_layers'),
-      dFF: int(fn, c, 'hidden_dim'), activation: activation(fn, c, 'activation', 'gelu'), normEps: 1e-12, contextLength: int(fn, c, 'max_position_embeddings'),
-      preNorm: false, embeddingNorm: true, finalNorm: false, causal: false, attentionBias: true, mlpBias: true,
+      dModel: d, numHeads: int(fn, c, 'n_heads'), numKvHeads: int(fn, c, 'n_heads'), headDim: headDimOf(fn, {}, d, int(fn, c, 'n_heads')), numLayers: int(fn, c, 'n_layers'),
+      dFF: int(fn, c, 'hidden_dim'), activation: activation(fn, c, 'activation', 'gelu'), normEps: 1e-12, norm: 'layer', contextLength: int(fn, c, 'max_position_embeddings'),
+      preNorm: false, embeddingNorm: true, finalNorm: false, causal: false, qkvBias: true, outBias: true, mlpBias: true,
       lmHead: head === 'masked-lm', lmTransform: true, lmBias: true, lmActivation: activation(fn, c, 'activation', 'gelu'),
     };
     const layer = (l, rest) => `transformer.layer.${l}.${rest}`;
@@ -158,22 +170,23 @@ const ARCHITECTURES = {
     const d = int(fn, c, 'n_embd');
     const descriptor = {
       vocabSize: int(fn, c, 'vocab_size'), maxPositions: int(fn, c, 'n_positions'), typeVocabSize: 0, dModel: d,
-      numHeads: int(fn, c, 'n_head'), numKvHeads: int(fn, c, 'n_head'), numLayers: int(fn, c, 'n_layer'),
+      numHeads: int(fn, c, 'n_head'), numKvHeads: int(fn, c, 'n_head'), headDim: headDimOf(fn, {}, d, int(fn, c, 'n_head')), numLayers: int(fn, c, 'n_layer'),
       dFF: int(fn, c, 'n_inner', 4 * d), activation: activation(fn, c, 'activation_function', 'gelu_new'),
-      normEps: positiveFloat(fn, c, 'layer_norm_epsilon', 1e-5), contextLength: int(fn, c, 'n_positions'), preNorm: true, embeddingNorm: false, finalNorm: true, causal: true,
-      attentionBias: true, mlpBias: true, lmHead: head === 'causal-lm', lmTransform: false, lmBias: false, lmActivation: 'gelu',
+      normEps: positiveFloat(fn, c, 'layer_norm_epsilon', 1e-5), norm: 'layer', contextLength: int(fn, c, 'n_positions'), preNorm: true, embeddingNorm: false, finalNorm: true, causal: true,
+      qkvBias: true, outBias: true, mlpBias: true, lmHead: head === 'causal-lm', lmTransform: false, lmBias: false, lmActivation: 'gelu',
     };
     const h = (l, rest) => `h.${l}.${rest}`;
     const names = {
       prefixes: ['transformer.', ''],
       [KIND.wordEmbeddings]: () => plain('wte.weight'),
       [KIND.positionEmbeddings]: () => plain('wpe.weight'),
-      [KIND.query]: (l) => conv1d(h(l, 'attn.c_attn.weight'), [0, 3]),
-      [KIND.queryBias]: (l) => plain(h(l, 'attn.c_attn.bias'), [], [0, 3]),
-      [KIND.key]: (l) => conv1d(h(l, 'attn.c_attn.weight'), [1, 3]),
-      [KIND.keyBias]: (l) => plain(h(l, 'attn.c_attn.bias'), [], [1, 3]),
-      [KIND.value]: (l) => conv1d(h(l, 'attn.c_attn.weight'), [2, 3]),
-      [KIND.valueBias]: (l) => plain(h(l, 'attn.c_attn.bias'), [], [2, 3]),
+      // c_attn: q, k and v side by side, d columns each.
+      [KIND.query]: (l) => conv1d(h(l, 'attn.c_attn.weight'), [0, 3 * d]),
+      [KIND.queryBias]: (l) => plain(h(l, 'attn.c_attn.bias'), [], [0, 3 * d]),
+      [KIND.key]: (l) => conv1d(h(l, 'attn.c_attn.weight'), [d, 3 * d]),
+      [KIND.keyBias]: (l) => plain(h(l, 'attn.c_attn.bias'), [], [d, 3 * d]),
+      [KIND.value]: (l) => conv1d(h(l, 'attn.c_attn.weight'), [2 * d, 3 * d]),
+      [KIND.valueBias]: (l) => plain(h(l, 'attn.c_attn.bias'), [], [2 * d, 3 * d]),
       [KIND.attentionOut]: (l) => conv1d(h(l, 'attn.c_proj.weight')),
       [KIND.attentionOutBias]: (l) => plain(h(l, 'attn.c_proj.bias')),
       [KIND.norm1Weight]: (l) => plain(h(l, 'ln_1.weight')),
@@ -216,51 +229,105 @@ ARCHITECTURES.roberta = function roberta(fn, c, head, KIND) {
 };
 
 // rope_scaling (modeling_rope_utils.py): null or 'default' (none), 'linear' (frequencies ÷
-// factor) or 'llama3' (Llama 3.1+: factor, low_freq_factor, high_freq_factor,
-// original_max_position_embeddings). Its numbers travel to the core as float32 (exact for the
-// values configs use: 8, 1, 4, 32, 0.5, ...). Others (dynamic, yarn, longrope) are refused.
-function ropeScalingOf(fn, rs) {
+// factor), 'llama3' (Llama 3.1+: factor, low_freq_factor, high_freq_factor,
+// original_max_position_embeddings) or 'longrope' (Phi-3: short_factor and long_factor, one
+// per rotated pair, the long ones once a call's positions pass
+// original_max_position_embeddings; cos and sin × attention_factor). Its numbers travel to the
+// core as float32 (exact for the values configs use: 8, 1, 4, 32, 0.5, ...). Others (dynamic,
+// yarn) are refused.
+function ropeScalingOf(fn, c, rotaryDim) {
+  const rs = c.rope_scaling;
   if (rs == null) return null;
-  const bad = (what) => rangeError(fn, `config.json: rope_scaling ${JSON.stringify(rs)}: ${what}`);
+  const bad = (what) => rangeError(fn, `config.json: rope_scaling ${JSON.stringify(rs).slice(0, 200)}: ${what}`);
   if (typeof rs !== 'object' || Array.isArray(rs)) throw bad('must be an object or null');
   const type = rs.rope_type ?? rs.type;
   if (type === 'default') return null;
-  const positive = (key, fallback) => {
-    const x = rs[key] ?? fallback;
-    if (typeof x !== 'number' || !(x > 0) || !Number.isFinite(x) || x > 3.4e38) throw bad(`${key} must be a positive number, got ${JSON.stringify(rs[key])}`);
+  const positive = (key, fallback, from = rs) => {
+    const x = from[key] ?? fallback;
+    if (typeof x !== 'number' || !(x > 0) || !Number.isFinite(x) || x > 3.4e38) throw bad(`${key} must be a positive number, got ${JSON.stringify(from[key])}`);
+    return x;
+  };
+  const integer = (x, key) => {
+    if (!Number.isInteger(x) || x > 2 ** 31 - 1) throw bad(`${key} must be an integer`);
     return x;
   };
   if (type === 'linear') return { type, factor: positive('factor') };
   if (type === 'llama3') {
     const s = { type, factor: positive('factor'), lowFreqFactor: positive('low_freq_factor'), highFreqFactor: positive('high_freq_factor'), originalMax: positive('original_max_position_embeddings') };
-    if (!Number.isInteger(s.originalMax) || s.originalMax > 2 ** 31 - 1) throw bad('original_max_position_embeddings must be an integer');
+    integer(s.originalMax, 'original_max_position_embeddings');
     if (!(s.highFreqFactor > s.lowFreqFactor)) throw bad('high_freq_factor must exceed low_freq_factor');
     return s;
   }
-  throw bad(`type ${JSON.stringify(type)} is not supported (supported: default, linear, llama3)`);
+  if (type === 'longrope') {
+    // _compute_longrope_parameters: the original context is config's own
+    // original_max_position_embeddings when it has one (Phi-3), and then the factor is
+    // max_position_embeddings over it; attention_factor defaults to √(1 + ln factor / ln original).
+    const top = c.original_max_position_embeddings != null;
+    const originalMax = integer(top ? positive('original_max_position_embeddings', undefined, c) : positive('original_max_position_embeddings', c.max_position_embeddings), 'original_max_position_embeddings');
+    const factor = top ? positive('max_position_embeddings', undefined, c) / originalMax : positive('factor', 1);
+    const attentionFactor = rs.attention_factor != null ? positive('attention_factor') : factor <= 1 ? 1 : Math.sqrt(1 + Math.log(factor) / Math.log(originalMax));
+    const list = (key) => {
+      const x = rs[key];
+      if (!Array.isArray(x) || x.length !== rotaryDim / 2) throw bad(`${key} must be a list of ${rotaryDim / 2} numbers (one per rotated pair), got ${Array.isArray(x) ? `${x.length}` : JSON.stringify(x)}`);
+      return x.map((v, i) => positive(i, undefined, x));
+    };
+    return { type, originalMax, attentionFactor, shortFactors: list('short_factor'), longFactors: list('long_factor') };
+  }
+  throw bad(`type ${JSON.stringify(type)} is not supported (supported: default, linear, llama3, longrope)`);
 }
 
-ARCHITECTURES.llama = function llama(fn, c, head, KIND) {
+// A positive integer window or null (none).
+function windowOf(fn, c, key = 'sliding_window') {
+  const w = c[key];
+  if (w != null && (!Number.isInteger(w) || w < 1 || w > 2 ** 31 - 1)) {
+    throw rangeError(fn, `config.json: ${key} must be a positive integer or null, got ${JSON.stringify(w)}`);
+  }
+  return w ?? 0;
+}
+
+// Each layer's window from config.layer_types ('sliding_attention' | 'full_attention'; the
+// family's default pattern when absent): the window on sliding layers, 0 on full ones.
+function layerWindowsOf(fn, c, layers, window, defaultTypes) {
+  const types = c.layer_types ?? defaultTypes;
+  if (!Array.isArray(types) || types.length !== layers || types.some((t) => t !== 'sliding_attention' && t !== 'full_attention')) {
+    throw rangeError(fn, `config.json: layer_types must list 'sliding_attention' or 'full_attention' for each of the ${layers} layers, got ${JSON.stringify(c.layer_types).slice(0, 200)}`);
+  }
+  return types.map((t) => (t === 'sliding_attention' ? window : 0));
+}
+
+const everyLayer = (layers, type) => Array.from({ length: layers }, () => type);
+
+// The decoder families below (modeling_llama.py and its descendants): RMSNorm, a gated FFN,
+// rotary embeddings, grouped-query heads, `model.layers.N.*` names. `family` says where each
+// one departs from Llama: biases, head_dim, q/k norms, sandwich norms, Gemma's (1 + w) norms,
+// scale and softcaps, embedding multiplier, per-layer windows and RoPE, fused projections.
+function decoder(fn, c, head, KIND, family) {
   const d = int(fn, c, 'hidden_size');
   const heads = int(fn, c, 'num_attention_heads');
-  if (c.head_dim != null && c.head_dim * heads !== d) throw rangeError(fn, `config.json: head_dim ${c.head_dim} × ${heads} heads ≠ hidden_size ${d} is not supported`);
+  const kvHeads = int(fn, c, 'num_key_value_heads', heads);
+  if (heads % kvHeads !== 0) throw rangeError(fn, `config.json: num_attention_heads ${heads} must be a multiple of num_key_value_heads ${kvHeads}`);
   if (c.pretraining_tp != null && c.pretraining_tp !== 1) throw rangeError(fn, 'config.json: pretraining_tp other than 1 is not supported');
-  const ffnAct = activation(fn, c, 'hidden_act', 'silu');
+  const headDim = headDimOf(fn, c, d, heads, family.headDimFallback);
+  const layers = int(fn, c, 'num_hidden_layers');
+  const partial = c.partial_rotary_factor ?? 1;
+  if (typeof partial !== 'number' || !(partial > 0 && partial <= 1)) throw rangeError(fn, `config.json: partial_rotary_factor must be in (0, 1], got ${JSON.stringify(partial)}`);
+  const rotaryDim = Math.floor(headDim * partial);
   const descriptor = {
-    vocabSize: int(fn, c, 'vocab_size'), maxPositions: 0, typeVocabSize: 0, dModel: d, numHeads: heads,
-    numKvHeads: int(fn, c, 'num_key_value_heads', heads), numLayers: int(fn, c, 'num_hidden_layers'), dFF: int(fn, c, 'intermediate_size'),
-    activation: ffnAct, gatedFfn: true, norm: 'rms', normEps: positiveFloat(fn, c, 'rms_norm_eps', 1e-6), contextLength: int(fn, c, 'max_position_embeddings', 2048),
-    rotaryDim: d / heads, rotaryBase: positiveFloat(fn, c, 'rope_theta', 10000), rotaryInterleaved: false, ropeScaling: ropeScalingOf(fn, c.rope_scaling),
-    preNorm: true, embeddingNorm: false, finalNorm: true, causal: true, attentionBias: c.attention_bias === true, mlpBias: c.mlp_bias === true,
+    vocabSize: int(fn, c, 'vocab_size'), maxPositions: 0, typeVocabSize: 0, dModel: d, numHeads: heads, numKvHeads: kvHeads, headDim,
+    numLayers: layers, dFF: int(fn, c, 'intermediate_size'), activation: activation(fn, c, family.activationKey ?? 'hidden_act', family.activationFallback ?? 'silu'), gatedFfn: true,
+    norm: family.norm ?? 'rms', normEps: positiveFloat(fn, c, 'rms_norm_eps', 1e-6), contextLength: int(fn, c, 'max_position_embeddings', 2048),
+    rotaryDim, rotaryBase: positiveFloat(fn, c, 'rope_theta', 10000), rotaryInterleaved: false, ropeScaling: ropeScalingOf(fn, c, rotaryDim),
+    preNorm: true, postNorms: family.postNorms === true, embeddingNorm: false, finalNorm: true, causal: true,
+    qkvBias: family.qkvBias, outBias: family.outBias, qkNorm: family.qkNorm === true, mlpBias: family.mlpBias === true,
+    layerWindows: family.layerWindows(layers), localRotaryBase: family.localRotaryBase ?? 0,
+    attentionScale: family.attentionScale ?? 0, attentionSoftcap: family.attentionSoftcap ?? 0, finalSoftcap: family.finalSoftcap ?? 0,
+    embeddingMultiplier: family.embeddingMultiplier ?? 1,
     lmHead: head === 'causal-lm', lmTransform: false, lmBias: false, lmActivation: 'gelu',
   };
-  if (descriptor.numKvHeads === 0 || heads % descriptor.numKvHeads !== 0) {
-    throw rangeError(fn, `config.json: num_attention_heads ${heads} must be a multiple of num_key_value_heads ${descriptor.numKvHeads}`);
-  }
   const layer = (l, rest) => `layers.${l}.${rest}`;
   const proj = (l, part, n) => ({ w: () => linear(layer(l, `${part}.${n}.weight`)), b: () => plain(layer(l, `${part}.${n}.bias`)) });
   const names = {
-    prefixes: ['model.', ''],
+    prefixes: family.prefixes ?? ['model.', ''],
     [KIND.wordEmbeddings]: () => plain('embed_tokens.weight'),
     [KIND.query]: (l) => proj(l, 'self_attn', 'q_proj').w(),
     [KIND.queryBias]: (l) => proj(l, 'self_attn', 'q_proj').b(),
@@ -278,23 +345,113 @@ ARCHITECTURES.llama = function llama(fn, c, head, KIND) {
     [KIND.downBias]: (l) => proj(l, 'mlp', 'down_proj').b(),
     [KIND.norm2Weight]: (l) => plain(layer(l, 'post_attention_layernorm.weight')),
     [KIND.finalNormWeight]: () => plain('norm.weight'),
-    // lm_head.weight, or the embeddings when tie_word_embeddings (SmolLM) leaves it out.
+    // lm_head.weight, or the embeddings when tie_word_embeddings (SmolLM, Qwen2.5-0.5B, Gemma) leaves it out.
     [KIND.lmDecoder]: () => ({ ...linear('embed_tokens.weight'), tied: 'lm_head.weight' }),
+    ...(descriptor.qkNorm ? {
+      [KIND.queryNormWeight]: (l) => plain(layer(l, 'self_attn.q_norm.weight')),
+      [KIND.keyNormWeight]: (l) => plain(layer(l, 'self_attn.k_norm.weight')),
+    } : {}),
+    // Llama's post_attention_layernorm is the norm before the FFN; a sandwich (Gemma) names
+    // that one pre_feedforward_layernorm and puts post_attention_layernorm on the attention's output.
+    ...(descriptor.postNorms ? {
+      [KIND.norm2Weight]: (l) => plain(layer(l, 'pre_feedforward_layernorm.weight')),
+      [KIND.postAttentionNormWeight]: (l) => plain(layer(l, 'post_attention_layernorm.weight')),
+      [KIND.postFfnNormWeight]: (l) => plain(layer(l, 'post_feedforward_layernorm.weight')),
+    } : {}),
+    ...(family.names?.(layer, { d, heads, kvHeads, headDim, f: descriptor.dFF }) ?? {}),
   };
   const classifier = { pool: 'last', layers: [{ name: 'score', unprefixed: true, noBias: true }] };
   return { descriptor, names, classifier };
+}
+
+// Llama (modeling_llama.py): attention_bias covers q, k, v and o; mlp_bias the FFN.
+ARCHITECTURES.llama = (fn, c, head, KIND) => decoder(fn, c, head, KIND, {
+  qkvBias: c.attention_bias === true, outBias: c.attention_bias === true, mlpBias: c.mlp_bias === true,
+  layerWindows: (layers) => Array(layers).fill(0),
+});
+
+// Mistral (modeling_mistral.py): Llama's layers with a sliding window on every layer, query i
+// attending to keys j with i - sliding_window < j <= i (masking_utils' sliding_window_overlay).
+ARCHITECTURES.mistral = (fn, c, head, KIND) => decoder(fn, c, head, KIND, {
+  qkvBias: false, outBias: false, layerWindows: (layers) => Array(layers).fill(windowOf(fn, c)),
+});
+
+// Qwen2/Qwen2.5 (modeling_qwen2.py): biases on q, k and v, none on o. The window applies only
+// with use_sliding_window, and then on the layers layer_types marks (default: from
+// max_window_layers on).
+ARCHITECTURES.qwen2 = (fn, c, head, KIND) => decoder(fn, c, head, KIND, {
+  qkvBias: true, outBias: false, layerWindows: qwenWindows(fn, c),
+});
+
+function qwenWindows(fn, c) {
+  return (layers) => {
+    const window = c.use_sliding_window === true ? windowOf(fn, c) : 0;
+    const first = int(fn, c, 'max_window_layers', layers, 0);
+    const types = Array.from({ length: layers }, (_, i) => (window > 0 && i >= first ? 'sliding_attention' : 'full_attention'));
+    return layerWindowsOf(fn, window > 0 ? c : { ...c, layer_types: undefined }, layers, window, types);
+  };
+}
+
+// Qwen3 (modeling_qwen3.py): attention_bias on all four projections (false in every release),
+// an RMS norm over each query and key head before RoPE, head_dim of its own (default 128).
+ARCHITECTURES.qwen3 = (fn, c, head, KIND) => decoder(fn, c, head, KIND, {
+  qkvBias: c.attention_bias === true, outBias: c.attention_bias === true, qkNorm: true, headDimFallback: 128,
+  layerWindows: qwenWindows(fn, c),
+});
+
+// Gemma 2 (modeling_gemma2.py): RMS norms scaling by (1 + w), four per layer (a sandwich around
+// attention and the FFN), embeddings × √hidden_size (float32), scores × query_pre_attn_scalar^-½
+// capped by attn_logit_softcapping, logits capped by final_logit_softcapping, GeGLU with the
+// tanh GELU, sliding-window layers alternating with global ones (layer 0 sliding).
+function gemma(fn, c, KIND, extra) {
+  const d = int(fn, c, 'hidden_size');
+  const optionalCap = (key) => (c[key] == null ? 0 : positiveFloat(fn, c, key));
+  return {
+    norm: 'rms+1', postNorms: true, qkvBias: c.attention_bias === true, outBias: c.attention_bias === true, headDimFallback: 256,
+    activationKey: 'hidden_activation', activationFallback: 'gelu_pytorch_tanh',
+    attentionScale: positiveFloat(fn, c, 'query_pre_attn_scalar', 256) ** -0.5,
+    attentionSoftcap: optionalCap('attn_logit_softcapping'), finalSoftcap: optionalCap('final_logit_softcapping'),
+    embeddingMultiplier: Math.fround(Math.sqrt(d)),
+    ...extra,
+  };
+}
+
+ARCHITECTURES.gemma2 = (fn, c, head, KIND) => decoder(fn, c, head, KIND, gemma(fn, c, KIND, {
+  layerWindows: (layers) => layerWindowsOf(fn, c, layers, windowOf(fn, { sliding_window: 4096, ...c }),
+    Array.from({ length: layers }, (_, i) => ((i + 1) % 2 ? 'sliding_attention' : 'full_attention'))),
+}));
+
+// Gemma 3 text (modeling_gemma3.py, Gemma3ForCausalLM): Gemma 2's layers without the softcaps
+// (unless set) and with (1 + w) q/k norms; five sliding layers to each global one by default
+// (sliding_window_pattern 6); sliding layers turn by rope_local_base_freq, unscaled, global
+// ones by rope_theta with rope_scaling.
+ARCHITECTURES.gemma3_text = (fn, c, head, KIND) => {
+  const pattern = int(fn, c, 'sliding_window_pattern', 6);
+  return decoder(fn, { ...c, rope_theta: c.rope_theta ?? 1000000 }, head, KIND, gemma(fn, c, KIND, {
+    qkNorm: true, localRotaryBase: positiveFloat(fn, c, 'rope_local_base_freq', 10000),
+    layerWindows: (layers) => layerWindowsOf(fn, c, layers, windowOf(fn, { sliding_window: 4096, ...c }),
+      Array.from({ length: layers }, (_, i) => ((i + 1) % pattern ? 'sliding_attention' : 'full_attention'))),
+  }));
 };
 
-// Mistral (modeling_mistral.py): Llama's layers with a sliding window, query i attending to
-// keys j with i - sliding_window < j <= i (masking_utils' sliding_window_overlay); null: none.
-ARCHITECTURES.mistral = function mistral(fn, c, head, KIND) {
-  const base = ARCHITECTURES.llama(fn, { ...c, attention_bias: false, mlp_bias: false }, head, KIND);
-  const w = c.sliding_window;
-  if (w != null && (!Number.isInteger(w) || w < 1 || w > 2 ** 31 - 1)) {
-    throw rangeError(fn, `config.json: sliding_window must be a positive integer or null, got ${JSON.stringify(w)}`);
-  }
-  return { ...base, descriptor: { ...base.descriptor, slidingWindow: w ?? 0 } };
-};
+// Phi-3, Phi-3.5 and Phi-4-mini (modeling_phi3.py): Llama's layers with q, k and v fused in
+// qkv_proj (rows: q, then k, then v) and gate and up fused in gate_up_proj (gate first),
+// partial_rotary_factor, longrope scaling, and a window on every layer when sliding_window is set.
+ARCHITECTURES.phi3 = (fn, c, head, KIND) => decoder(fn, c, head, KIND, {
+  qkvBias: false, outBias: false, layerWindows: (layers) => Array(layers).fill(windowOf(fn, c)),
+  names: (layer, { heads, kvHeads, headDim, f }) => {
+    const q = heads * headDim, kv = kvHeads * headDim, total = q + 2 * kv;
+    const qkv = (l, offset) => linearPart(layer(l, 'self_attn.qkv_proj.weight'), [offset, total]);
+    const gateUp = (l, offset) => linearPart(layer(l, 'mlp.gate_up_proj.weight'), [offset, 2 * f]);
+    return {
+      [KIND.query]: (l) => qkv(l, 0),
+      [KIND.key]: (l) => qkv(l, q),
+      [KIND.value]: (l) => qkv(l, q + kv),
+      [KIND.gate]: (l) => gateUp(l, 0),
+      [KIND.up]: (l) => gateUp(l, f),
+    };
+  },
+});
 
 /** The model types this version loads. */
 export const MODEL_TYPES = Object.freeze(Object.keys(ARCHITECTURES));
@@ -313,10 +470,9 @@ export function architectureOf(fn, config, headOption, KIND) {
   }
   const head = headOption ?? headOf(config);
   if (!HEADS.includes(head)) throw rangeError(fn, `options.head must be one of ${HEADS.join(', ')}, got ${JSON.stringify(head)}`);
-  const decoder = modelType === 'gpt2' || modelType === 'llama' || modelType === 'mistral';
-  if (head === 'causal-lm' && !decoder) throw rangeError(fn, `a ${modelType} checkpoint has no causal-LM head`);
-  if (head === 'masked-lm' && decoder) throw rangeError(fn, `a ${modelType} checkpoint has no masked-LM head`);
   const { descriptor, names, classifier } = ARCHITECTURES[modelType](fn, config, head, KIND);
+  if (head === 'causal-lm' && !descriptor.causal) throw rangeError(fn, `a ${modelType} checkpoint has no causal-LM head`);
+  if (head === 'masked-lm' && descriptor.causal) throw rangeError(fn, `a ${modelType} checkpoint has no masked-LM head`);
   if (descriptor.contextLength < 1) throw rangeError(fn, `config.json: max_position_embeddings ${config.max_position_embeddings} leaves no position for a token (pad_token_id ${config.pad_token_id} takes the first ${config.pad_token_id + 1})`);
   if (!(descriptor.normEps > 0)) throw rangeError(fn, `config.json: the layer norm eps must be positive, got ${descriptor.normEps}`);
   return { modelType, head, descriptor: Object.freeze(descriptor), names, classifier, untied: config.tie_word_embeddings === false, labels: head === 'sequence-classification' ? labelsOf(config) : null };

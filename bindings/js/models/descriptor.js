@@ -1,15 +1,19 @@
 // The runner's descriptor in the form the wasm takes (bindings/contract.h,
-// ATTN_DESCRIPTOR_SLOTS): int32 slots (rope_scaling's factors as float32 bits), the norm's
-// eps and the rotary base. Slot positions, flag bits and enum numbers come from the module
-// (contract.js); this file says only where each slot's value comes from.
+// ATTN_DESCRIPTOR_SLOTS and ATTN_DESCRIPTOR_LISTS): int32 slots (some as float32 bits), then
+// the per-layer and per-pair lists; the norm's eps and the rotary base travel beside them.
+// Slot positions, list order, flag bits and enum numbers come from the module (contract.js);
+// this file says only where each value comes from in a descriptor of architectures.js.
 import { contractOf } from '../contract.js';
 
 // Hugging Face activation names → the runner's (src/block.h Activation).
 export const ACTIVATIONS = { relu: 'kRelu', gelu: 'kGelu', gelu_new: 'kGeluTanh', gelu_pytorch_tanh: 'kGeluTanh', silu: 'kSilu' };
 // rope_scaling types → the runner's (src/model/self_attention.h RopeScaling).
-export const ROPE_SCALINGS = { none: 'kNone', linear: 'kLinear', llama3: 'kLlama3' };
+export const ROPE_SCALINGS = { none: 'kNone', linear: 'kLinear', llama3: 'kLlama3', longrope: 'kLongRope' };
+// The descriptor's norm → the runner's (src/model/descriptor.h NormKind): a layer norm, an
+// RMS norm, or Gemma's RMS norm scaling by 1 + γ.
+export const NORMS = { layer: 'kLayerNorm', rms: 'kRmsNorm', 'rms+1': 'kRmsNormPlusOne' };
 
-// Each slot's value from a descriptor of architectures.js (c: the module's contract).
+// Each slot's value from a descriptor (c: the module's contract).
 export const DESCRIPTOR_SLOTS = {
   vocabSize: (d) => d.vocabSize,
   maxPositions: (d) => d.maxPositions,
@@ -17,23 +21,37 @@ export const DESCRIPTOR_SLOTS = {
   dModel: (d) => d.dModel,
   numHeads: (d) => d.numHeads,
   numKvHeads: (d) => d.numKvHeads,
+  qkvHeadDim: (d) => d.headDim,
   numLayers: (d) => d.numLayers,
   dFF: (d) => d.dFF,
   flags: (d, c) => flagsOf(d, c.descriptorFlags),
+  norm: (d, c) => c.normKinds[NORMS[d.norm ?? 'layer']],
   activation: (d, c) => c.activations[ACTIVATIONS[d.activation]],
   lmActivation: (d, c) => c.activations[ACTIVATIONS[d.lmActivation]],
   rotaryDim: (d) => d.rotaryDim ?? 0,
-  slidingWindow: (d) => d.slidingWindow ?? 0,
   ropeScaling: (d, c) => c.ropeScalings[ROPE_SCALINGS[d.ropeScaling?.type ?? 'none']],
   ropeOriginalMax: (d) => d.ropeScaling?.originalMax ?? 8192,
   ropeFactor: (d) => d.ropeScaling?.factor ?? 1,
   ropeLowFreqFactor: (d) => d.ropeScaling?.lowFreqFactor ?? 1,
   ropeHighFreqFactor: (d) => d.ropeScaling?.highFreqFactor ?? 4,
+  ropeAttentionFactor: (d) => d.ropeScaling?.attentionFactor ?? 1,
+  localRotaryBase: (d) => d.localRotaryBase ?? 0,
+  attentionScale: (d) => d.attentionScale ?? 0,
+  attentionSoftcap: (d) => d.attentionSoftcap ?? 0,
+  finalSoftcap: (d) => d.finalSoftcap ?? 0,
+  embeddingMultiplier: (d) => d.embeddingMultiplier ?? 1,
 };
 
-// A flag is set when the descriptor's property of its name is true; rmsNorm by norm: 'rms'.
+// Each list's element i (the lists' lengths come from their slots).
+export const DESCRIPTOR_LISTS = {
+  layerWindows: (d, l) => d.layerWindows?.[l] ?? 0,
+  ropeShortFactors: (d, i) => d.ropeScaling?.shortFactors?.[i] ?? 1,
+  ropeLongFactors: (d, i) => d.ropeScaling?.longFactors?.[i] ?? 1,
+};
+
+// A flag is set when the descriptor's property of its name is true.
 function flagsOf(d, bits) {
-  let flags = d.norm === 'rms' ? bits.rmsNorm : 0;
+  let flags = 0;
   for (const [key, bit] of Object.entries(bits)) if (d[key] === true) flags |= bit;
   return flags;
 }
@@ -41,15 +59,28 @@ function flagsOf(d, bits) {
 /** @param {object} module @param {object} d the descriptor of architectures.js @returns {{ ints: Int32Array, eps: number, base: number }} */
 export function packDescriptor(module, d) {
   const c = contractOf(module);
-  const { count, names, floats } = c.descriptor;
-  const ints = new Int32Array(count);
+  const { count, names, floats, lists, slots } = c.descriptor;
+  const slotValues = names.map((name) => {
+    const value = DESCRIPTOR_SLOTS[name];
+    if (value === undefined) throw new Error(`internal error: the descriptor slot '${name}' has no value in descriptor.js`);
+    return value(d, c);
+  });
+  const lengths = lists.map((l) => Math.max(0, Math.trunc(slotValues[slots[l.lengthSlot]] / l.divisor)));
+  const ints = new Int32Array(count + lengths.reduce((a, b) => a + b, 0));
   const reals = new Float32Array(ints.buffer);
-  for (let i = 0; i < count; i++) {
-    const value = DESCRIPTOR_SLOTS[names[i]];
-    if (value === undefined) throw new Error(`internal error: the descriptor slot '${names[i]}' has no value in descriptor.js`);
-    if (floats.includes(i)) reals[i] = value(d, c);
-    else ints[i] = value(d, c);
-  }
+  slotValues.forEach((value, i) => {
+    if (floats.includes(i)) reals[i] = value;
+    else ints[i] = value;
+  });
+  let at = count;
+  lists.forEach((l, k) => {
+    const value = DESCRIPTOR_LISTS[l.name];
+    if (value === undefined) throw new Error(`internal error: the descriptor list '${l.name}' has no value in descriptor.js`);
+    for (let i = 0; i < lengths[k]; i++, at++) {
+      if (l.float) reals[at] = value(d, i);
+      else ints[at] = value(d, i);
+    }
+  });
   return { ints, eps: d.normEps, base: d.rotaryBase ?? 10000 };
 }
 
@@ -66,22 +97,13 @@ export function weightTable(module, scope, packed) {
   });
 }
 
-/** Parameters of a descriptor's matrices (before panel padding), in float64. */
-function matrixParameterCount(d) {
-  const kv = (d.dModel / d.numHeads) * d.numKvHeads;
-  const layer = d.dModel * (2 * d.dModel + 2 * kv) + (d.gatedFfn ? 3 : 2) * d.dModel * d.dFF;
-  return d.numLayers * layer + (d.lmHead ? d.dModel * d.vocabSize + (d.lmTransform ? d.dModel * d.dModel : 0) : 0);
-}
-
-/** Bytes of a descriptor's weights (before panel padding), the matrices in bfloat16 when `bf16`: for messages about sizes. */
-export function parameterBytes(d, bf16) {
-  return 4 * parameterCount(d) - (bf16 ? 2 * matrixParameterCount(d) : 0);
-}
-
-/** Parameters of a descriptor (before panel padding), in float64: for messages about sizes. */
-export function parameterCount(d) {
-  const kv = (d.dModel / d.numHeads) * d.numKvHeads;
-  const layerVectors = (d.attentionBias ? 2 * d.dModel + 2 * kv : 0) + (d.mlpBias ? d.dFF + d.dModel : 0) + 4 * d.dModel;
-  const lmVectors = d.lmHead ? (d.lmTransform ? 3 * d.dModel : 0) + (d.lmBias ? d.vocabSize : 0) : 0;
-  return matrixParameterCount(d) + (d.vocabSize + d.maxPositions + d.typeVocabSize) * d.dModel + d.numLayers * layerVectors + lmVectors + 4 * d.dModel;
+/**
+ * Bytes of a weight table's parameters (before panel padding), the matrices in bfloat16 when
+ * `bf16`: for messages about sizes. The table is the runner's own (weightTable), so every
+ * weight a descriptor implies is counted as the runner counts it.
+ */
+export function tableBytes(table, bf16) {
+  let bytes = 0;
+  for (const e of table) bytes += e.rows * e.cols * (e.matrix && bf16 ? 2 : 4);
+  return bytes;
 }

@@ -14,7 +14,7 @@ import { checkKeys } from '../checks.js';
 import { HeapScope, views } from '../heap.js';
 import { formatBytes, heapMaxBytes } from '../memory.js';
 import { architectureOf } from './architectures.js';
-import { packDescriptor, weightTable, parameterBytes as descriptorBytes } from './descriptor.js';
+import { packDescriptor, weightTable } from './descriptor.js';
 import { toFloat32, DTYPE_BYTES } from './safetensors.js';
 import { openWeights } from './weight_files.js';
 import { sourceOf } from './sources.js';
@@ -76,26 +76,30 @@ function resolve(arch, tensors, prefix, entry, { weightKinds: KIND, weightKindNa
   }
   const tensor = tensors.get(name);
   if (DTYPE_BYTES[tensor.dtype] === undefined) throw rangeError(FN, `tensor '${name}' is ${tensor.dtype}; weights must be F32, F16 or BF16`);
-  const [index, parts] = spec.part ?? [0, 1];
+  // part: [offset, total] of a fused tensor's output features (GPT-2's c_attn, Phi-3's
+  // qkv_proj and gate_up_proj): this entry's cols of the total, starting at offset.
   const { rows, cols } = entry;
+  const [offset, total] = spec.part ?? [0, cols];
   let expected;
   let transposed = false;
-  let stride = cols * parts;
+  let stride = total;
+  let column = offset;
   if (spec.layout === 'linear') {
-    expected = [cols, rows];  // nn.Linear: [out, in]
+    expected = [total, rows];  // nn.Linear: [out, in]
     transposed = true;
     stride = rows;
+    column = offset * rows;
   } else if (spec.layout === 'conv1d') {
-    expected = [rows, cols * parts];
+    expected = [rows, total];
   } else {
     // Embedding tables keep their two axes even with one row (RoBERTa's one token type).
     const table = [KIND.wordEmbeddings, KIND.positionEmbeddings, KIND.tokenTypeEmbeddings].includes(entry.kind);
-    expected = rows === 1 && !table ? [cols * parts] : [rows, cols];
+    expected = rows === 1 && !table ? [total] : [rows, cols];
   }
   if (tensor.shape.length !== expected.length || tensor.shape.some((d, i) => d !== expected[i])) {
     throw rangeError(FN, `tensor '${name}' has shape [${tensor.shape.join(', ')}] but the ${what} needs [${expected.join(', ')}] (from config.json)`);
   }
-  return { name, tensor, transposed, stride, column: index * cols };
+  return { name, tensor, transposed, stride, column };
 }
 
 /**
@@ -147,9 +151,10 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal }) {
       packed = packDescriptor(module, { ...arch.descriptor, bf16Matrices: bf16 });
       const status = module._pretrainedCheck(scope.ints(packed.ints), packed.eps, packed.base);
       if (status === contract.status.kTooLarge) {
-        throw rangeError(FN, `the ${arch.modelType} weights need ${formatBytes(descriptorBytes(arch.descriptor, bf16))} of wasm memory ${bf16 ? 'with bfloat16 matrices' : 'as float32'}; the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`);
+        const floats = module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps, packed.base);
+        throw rangeError(FN, `the ${arch.modelType} weights need ${floats > 0 ? formatBytes(4 * floats) : 'more than 2 GiB'} of wasm memory ${bf16 ? 'with bfloat16 matrices' : 'as float32'}; the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`);
       }
-      if (status !== 0) throw rangeError(FN, `config.json describes a model the runner cannot hold: ${status === contract.status.kBadHeadCount ? 'the hidden size must divide into the heads' : 'a size is out of range (zero where it must be positive, more than 1024 layers, or a rotary dimension that is odd or wider than a head)'}`);
+      if (status !== 0) throw rangeError(FN, `config.json describes a model the runner cannot hold: ${status === contract.status.kBadHeadCount ? 'the attention heads must divide into the key/value heads' : 'a size is out of range (zero where it must be positive, more than 1024 layers, or a rotary dimension that is odd or wider than a head)'}`);
     };
     check();
     plan = weightTable(module, scope, packed).map((entry) => ({ entry, ...resolve(arch, tensors, prefix, entry, contract) }));

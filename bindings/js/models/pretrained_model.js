@@ -152,6 +152,12 @@ export class PretrainedModel {
         }
         this.#check('generate');  // caller code ran (the signal, the last onToken)
         // 1. Logits of the last token: feed what the cache lacks (the prompt, then one token).
+        //    longrope turns keys by other frequencies once a call passes its original context:
+        //    the cache is rebuilt then, once (Phi3ForCausalLM.prepare_inputs_for_generation).
+        if (o.useCache && this.#crossesLongRope(fed, ids.length)) {
+          this.#module._pretrainedTruncateCache(this.#handle, 0);
+          fed = 0;
+        }
         const from = o.useCache ? fed : 0;
         const chunk = Int32Array.from(ids.slice(from));
         const positions = Int32Array.from(chunk, (_, t) => from + t);
@@ -183,6 +189,13 @@ export class PretrainedModel {
     const result = { ids, newIds, stopped, text: this.tokenizer ? this.tokenizer.decode(newIds, { skipSpecialTokens: true }) : null };
     if (o.returnScores) result.scores = scores;
     return result;
+  }
+
+  // Whether a cache of `fed` tokens was made with longrope's short factors and a call over
+  // `length` tokens would use the long ones.
+  #crossesLongRope(fed, length) {
+    const rs = this.descriptor.ropeScaling;
+    return rs?.type === 'longrope' && fed > 0 && fed <= rs.originalMax && length > rs.originalMax;
   }
 
   // The text the last token adds (decoding the new ids so far, so that multi-byte characters
@@ -299,8 +312,8 @@ export class PretrainedModel {
         result.hiddenStates = Array.from({ length: d.numLayers + 1 }, (_, l) => makeTensor(read(at + 4 * l * rows * d.dModel, rows * d.dModel, 1, d.dModel), [B, T, d.dModel]));
       }
       if (o.queriesAndKeys !== undefined) {
-        const hd = d.dModel / d.numHeads;
-        result.queries = headsFirst(read(module._pretrainedQueries(this.#handle), rows * d.dModel, 1, d.dModel), B, T, d.numHeads, hd);
+        const hd = d.headDim, qw = d.numHeads * hd;
+        result.queries = headsFirst(read(module._pretrainedQueries(this.#handle), rows * qw, 1, qw), B, T, d.numHeads, hd);
         result.keys = headsFirst(read(module._pretrainedKeys(this.#handle), rows * d.numKvHeads * hd, 1, d.numKvHeads * hd), B, T, d.numKvHeads, hd);
       }
       if (o.attentions) {
