@@ -697,6 +697,134 @@ def make_distilbert(name="tiny-distilbert-f16"):
     write_fixture(name, cfg, tokenizer, saved, "F16", encode, forward, pad_id=0)
 
 
+# ---- sentence-transformers embedders (issue 33): a BertModel, then Pooling, then Normalize ----
+# A folder as sentence-transformers saves one (all-MiniLM-L6-v2, bge-small-en-v1.5): the
+# BertModel at the root, modules.json, 1_Pooling/config.json, sentence_bert_config.json.
+# The reference follows sentence_transformers/models/Transformer.py (strip, lowercase when
+# do_lower_case, truncate to max_seq_length keeping [CLS] … [SEP]), Pooling.py's forward and
+# Normalize.py (F.normalize: x / max(‖x‖₂, 1e-12)), in float64.
+ST_MODES = ["cls", "max", "mean", "mean_sqrt_len_tokens", "weightedmean", "lasttoken"]  # Pooling.forward's order
+ST_KEYS = {"cls": "pooling_mode_cls_token", "max": "pooling_mode_max_tokens", "mean": "pooling_mode_mean_tokens",
+           "mean_sqrt_len_tokens": "pooling_mode_mean_sqrt_len_tokens",
+           "weightedmean": "pooling_mode_weightedmean_tokens", "lasttoken": "pooling_mode_lasttoken"}
+
+
+def st_pool(hidden, mask, modes):
+    """Pooling.forward: hidden [B, T, d], mask [B, T] (1: a real token) → [B, len(modes)·d],
+    the modes concatenated in ST_MODES order."""
+    m = mask.unsqueeze(-1).to(hidden.dtype)  # [B, T, 1]
+    out = []
+    if "cls" in modes:
+        out.append(hidden[:, 0])
+    if "max" in modes:
+        out.append(torch.where(m == 0, torch.full_like(hidden, -1e9), hidden).max(1)[0])
+    if "mean" in modes or "mean_sqrt_len_tokens" in modes:
+        total = (hidden * m).sum(1)
+        count = torch.clamp(m.sum(1), min=1e-9)
+        if "mean" in modes:
+            out.append(total / count)
+        if "mean_sqrt_len_tokens" in modes:
+            out.append(total / torch.sqrt(count))
+    if "weightedmean" in modes:
+        w = m * torch.arange(1, hidden.shape[1] + 1, dtype=hidden.dtype)[None, :, None]  # position t weighs t + 1
+        out.append((hidden * w).sum(1) / torch.clamp(w.sum(1), min=1e-9))
+    if "lasttoken" in modes:
+        values, indices = mask.flip(1).max(1)
+        indices = torch.where(values == 0, hidden.shape[1] - 1, indices)
+        last = hidden.shape[1] - indices - 1
+        out.append((hidden * m)[torch.arange(hidden.shape[0]), last])
+    return torch.cat(out, 1)
+
+
+def st_normalize(x):
+    """Normalize.forward: F.normalize(x, p=2, dim=1)."""
+    return x / torch.clamp(x.norm(dim=1, keepdim=True), min=1e-12)
+
+
+def make_bert_embedder(name, seed, modes, max_seq_length, do_lower_case=False):
+    gen = torch.Generator().manual_seed(seed)
+    tokenizer, encode, vocab = bert_tokenizer(WORDS, PIECES)
+    V, d, L, H, P, f, eps = len(vocab), 32, 2, 4, 40, 64, 1e-12
+    cfg = {"architectures": ["BertModel"], "model_type": "bert", "vocab_size": V, "hidden_size": d,
+           "num_hidden_layers": L, "num_attention_heads": H, "intermediate_size": f, "hidden_act": "gelu",
+           "max_position_embeddings": P, "type_vocab_size": 2, "layer_norm_eps": eps, "pad_token_id": 0,
+           "position_embedding_type": "absolute", "torch_dtype": "float32"}
+    w = {"embeddings.word_embeddings.weight": rand(gen, V, d), "embeddings.position_embeddings.weight": rand(gen, P, d, std=0.05),
+         "embeddings.token_type_embeddings.weight": rand(gen, 2, d, std=0.05),
+         "embeddings.LayerNorm.weight": 1 + rand(gen, d, std=0.1), "embeddings.LayerNorm.bias": rand(gen, d, std=0.1)}
+    lin = lambda p, i, o: w.update({p + ".weight": rand(gen, o, i), p + ".bias": rand(gen, o, std=0.05)})
+    ln = lambda p: w.update({p + ".weight": 1 + rand(gen, d, std=0.1), p + ".bias": rand(gen, d, std=0.1)})
+    bert_encoder_weights(lin, ln, L, d, f)
+    lin("pooler.dense", d, d)  # BertModel saves its pooler; sentence-transformers does not use it
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    Lin = lambda x, p: x @ W[p + ".weight"].T + W[p + ".bias"]
+    LN = lambda x, p: layer_norm(x, W[p + ".weight"], W[p + ".bias"], eps)
+
+    def last_hidden(ids, lengths):  # BertModel's last_hidden_state: [B, T, d]
+        ids = torch.tensor(ids)
+        T = ids.shape[1]
+        e = "embeddings."
+        x = W[e + "word_embeddings.weight"][ids] + W[e + "position_embeddings.weight"][torch.arange(T)][None] + \
+            W[e + "token_type_embeddings.weight"][0]
+        x = LN(x, e + "LayerNorm")
+        for l in range(L):
+            p = "encoder.layer.%d." % l
+            names = [p + n for n in ["attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
+                                     "attention.output.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm"]]
+            x, _ = post_norm_block(x, Lin, LN, H, lengths, names)
+        return x
+
+    def tokens(text):  # Transformer.tokenize, then truncation="longest_first" at max_seq_length
+        text = text.strip()
+        if do_lower_case:
+            text = text.lower()
+        ids = encode(text)
+        if len(ids) > max_seq_length:
+            ids = ids[:1] + ids[1:-1][:max_seq_length - 2] + ids[-1:]
+        return ids
+
+    def pooled(texts, pooling_modes):  # → [B, len(modes)·d] before Normalize, and the padded ids
+        ids, lengths = pad_batch([tokens(t) for t in texts], 0)
+        mask = torch.tensor([[1 if t < n else 0 for t in range(len(ids[0]))] for n in lengths])
+        with torch.no_grad():
+            return st_pool(last_hidden(ids, lengths), mask, pooling_modes), ids, lengths
+
+    folder = os.path.join(OUT, name)
+    os.makedirs(os.path.join(folder, "1_Pooling"), exist_ok=True)
+    write_json(os.path.join(folder, "config.json"), cfg)
+    write_json(os.path.join(folder, "tokenizer.json"), tokenizer)
+    write_json(os.path.join(folder, "tokenizer_config.json"), {"model_max_length": P, "do_lower_case": True,
+                                                               "clean_up_tokenization_spaces": False})
+    save_safetensors(os.path.join(folder, "model.safetensors"), w, "F32", {"format": "pt"})
+    write_json(os.path.join(folder, "modules.json"), [
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}])
+    pooling = {"word_embedding_dimension": d, **{ST_KEYS[m]: m in modes for m in ST_MODES}, "include_prompt": True}
+    write_json(os.path.join(folder, "1_Pooling", "config.json"), pooling)
+    write_json(os.path.join(folder, "sentence_bert_config.json"), {"max_seq_length": max_seq_length, "do_lower_case": do_lower_case})
+    tensor = lambda t: {"shape": list(t.shape), "data": flat(t)}
+    batch, ids, lengths = pooled(TEXTS, modes)
+    reference = {
+        "modes": modes, "max_seq_length": max_seq_length,
+        "tokens": {t: tokens(t) for t in TEXTS},
+        # Each text alone, then the three as one right-padded batch.
+        "single": [tensor(st_normalize(pooled([t], modes)[0])) for t in TEXTS],
+        "batch": {"texts": TEXTS, "ids": ids, "lengths": lengths, "embeddings": tensor(st_normalize(batch))},
+        # Every pooling mode of the batch alone, before Normalize; and all six concatenated, normalized.
+        "pooled": {m: tensor(pooled(TEXTS, [m])[0]) for m in ST_MODES},
+        "all_modes": tensor(st_normalize(pooled(TEXTS, ST_MODES)[0])),
+    }
+    write_json(os.path.join(folder, "reference.json"), reference)
+    print(name, os.path.getsize(os.path.join(folder, "model.safetensors")), "bytes of weights")
+
+
+EMBEDDERS = {
+    "tiny-minilm-embedder": lambda: make_bert_embedder("tiny-minilm-embedder", 51, ["mean"], 9),  # truncates the third text
+    "tiny-bge-embedder": lambda: make_bert_embedder("tiny-bge-embedder", 52, ["cls"], 40, do_lower_case=True),
+}
+
+
 def write_fixture(name, cfg, tokenizer, saved, dtype, encode, forward, pad_id, extra=None):
     folder = os.path.join(OUT, name)
     os.makedirs(folder, exist_ok=True)
@@ -1176,6 +1304,10 @@ LLAMA3_SCALING = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, 
 
 if __name__ == "__main__":
     import sys
+    if sys.argv[1:] and all(a in EMBEDDERS for a in sys.argv[1:]):  # only the sentence embedders (issue 33)
+        for a in sys.argv[1:]:
+            EMBEDDERS[a]()
+        sys.exit(0)
     if sys.argv[1:] == ["tiny-mistral"]:  # only the Mistral fixture (added later than the others)
         make_llama("tiny-mistral", sliding_window=3, seed=31)
         sys.exit(0)
@@ -1198,4 +1330,6 @@ if __name__ == "__main__":
     make_llama("tiny-llama-rope-scaling", seed=37, rope_scaling=LLAMA3_SCALING)
     make_llama("tiny-llama-bf16", seed=41, dtype="BF16")
     for make in FAMILIES.values():
+        make()
+    for make in EMBEDDERS.values():
         make()

@@ -35,6 +35,7 @@ const PROMISES = [
   [/^\[ 6 \] \[ 1, 2, 1, 4 \]\n$/, 'KVCache'],
   [/^\[ 1, 8, 10 \] 2\n$/, 'TinyTransformer'],
   [/^\[ 'The', 'Ġ', 'c', 'at', 'Ġsat' \] \[ 1, 4, 5, 5 \]\n3 length\n$/, 'loadModel'],
+  [/^\[ 'mean' \] true\n\[ 2, 32 \] 0\.880\n\[ 1, 64 \]\n$/, 'embed'],
   [/^negative \[CLS\] the food was cold and the waiter ignored us \.\n2 4 11\n$/, 'TextClassifier'],
   [/^false \{ name: 'weights', shape: \[ 65536, 65536 \], bytes: 17179869184 \}\n$/, 'estimateMemory'],
 ];

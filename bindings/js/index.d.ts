@@ -1598,7 +1598,11 @@ export interface TextClassifier {
   dispose(): void;
 }
 
-/** Where {@link AttentionWasm.loadModel} finds a checkpoint's files. */
+/**
+ * Where {@link AttentionWasm.loadModel} finds a checkpoint's files. A Map or object names files
+ * as the folder does, a module's with its subfolder (`'1_Pooling/config.json'`); Files from a
+ * folder picked whole (`<input webkitdirectory>`) are named by their path under it.
+ */
 export type ModelSource = string | URL | File[] | FileList | Map<string, ModelFile> | Record<string, ModelFile>;
 
 /** One file of a checkpoint given as data. */
@@ -1748,6 +1752,37 @@ export interface ModelForwardOptions {
   queriesAndKeys?: number;
 }
 
+/**
+ * How {@link PretrainedModel.embed} pools a text's token vectors into one (sentence-transformers'
+ * Pooling modes; several concatenate in this order: cls, max, mean, meanSqrtLen, weightedMean,
+ * last): `'cls'` the first token's vector, `'max'` each column's largest value over the real
+ * tokens, `'mean'` the mean over the real tokens, `'meanSqrtLen'` their sum / √n,
+ * `'weightedMean'` the mean with token t weighing t + 1, `'last'` the last real token's vector.
+ */
+export type PoolingMode = 'cls' | 'max' | 'mean' | 'meanSqrtLen' | 'weightedMean' | 'last';
+
+/** Options of {@link PretrainedModel.embed}; given, they win over the folder's modules. */
+export interface EmbedOptions {
+  /** One mode or several (concatenated in {@link PoolingMode}'s order). Default: the folder's Pooling, else `'mean'`. */
+  pooling?: PoolingMode | PoolingMode[];
+  /** Scale each embedding to unit L2 length. Default: whether the folder's modules.json lists Normalize, else false. */
+  normalize?: boolean;
+}
+
+/** A sentence-transformers folder's pipeline, read from `modules.json` ({@link PretrainedModel.sentenceEmbedding}). */
+export interface SentenceEmbeddingConfig {
+  /** The Pooling module's modes (`1_Pooling/config.json`), in concatenation order; null when {@link SentenceEmbeddingConfig.unsupported} is set. */
+  pooling: PoolingMode[] | null;
+  /** Whether a Normalize module follows the pooling. */
+  normalize: boolean;
+  /** `sentence_bert_config.json`'s `max_seq_length`: longer texts are truncated (their special tokens kept); null: the model's context. */
+  maxSeqLength: number | null;
+  /** `sentence_bert_config.json`'s `do_lower_case`: texts are lowercased first. */
+  lowerCase: boolean;
+  /** The first module embed does not run (a Dense layer, a custom module), e.g. `'a sentence_transformers.models.Dense module (2_Dense)'`; else null. */
+  unsupported: string | null;
+}
+
 /** One token of a text as the model saw it. */
 export interface ModelToken {
   /** Its id. */
@@ -1895,6 +1930,12 @@ export interface PretrainedModel {
    */
   readonly matrixDtype: 'bfloat16' | 'float32';
   /**
+   * A sentence-transformers folder's pipeline (`modules.json`, `1_Pooling/config.json`,
+   * `sentence_bert_config.json`): what {@link PretrainedModel.embed} does by default. Null
+   * when the checkpoint has no `modules.json`.
+   */
+  readonly sentenceEmbedding: SentenceEmbeddingConfig | null;
+  /**
    * Text → the tokens `forward` would see, with their spans in the text.
    * @throws RangeError when the checkpoint has no tokenizer.
    */
@@ -1912,6 +1953,24 @@ export interface PretrainedModel {
    * out.attentions[0].shape; // [2, heads, T, T]
    */
   forward(input: ModelInput, options?: ModelForwardOptions): ModelOutput;
+  /**
+   * Sentence embeddings, as sentence-transformers' `encode` computes them: each text trimmed
+   * (and lowercased when the folder says `do_lower_case`), tokenized, truncated to
+   * `max_seq_length` (or the model's context) keeping its special tokens, run through the
+   * model in padded batches, its real tokens pooled (the folder's Pooling modes, or
+   * `options.pooling`) and, when the folder lists Normalize (or `options.normalize`), scaled
+   * to unit length. Each text's embedding is the one it gets alone. Any model runs it; without
+   * `modules.json` the default is mean pooling, unnormalized.
+   * @returns `[texts, modes · dModel]` (a string gives one row).
+   * @throws TypeError for texts that are not strings and options of the wrong type;
+   *   RangeError for an empty list, an unknown pooling mode, a checkpoint without a tokenizer,
+   *   or a folder whose modules.json lists a module embed does not run (unless
+   *   `options.pooling` is given). All before anything is allocated.
+   * @example
+   * const model = await attn.loadModel('https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main/');
+   * const { data, shape } = model.embed(['A cat sat.', 'A dog sat.']);   // shape: [2, 384], unit rows
+   */
+  embed(texts: string | string[], options?: EmbedOptions): Tensor;
   /**
    * Generates text after a prompt with a key/value cache: the prompt runs once, then each
    * new token's query attends over the cached keys and values (bottom-right causal), one

@@ -117,3 +117,17 @@ async function classifying(): Promise<void> {
   trained.dispose();
 }
 void classifying;
+
+// Sentence embeddings: the folder's pooling, or the caller's.
+async function embedding(): Promise<void> {
+  const attn = await init();
+  const model = await attn.loadModel('https://huggingface.co/BAAI/bge-small-en-v1.5/resolve/main/');
+  const rows: number = model.embed(['a cat', 'a dog']).shape[0];
+  const data: Float32Array = model.embed('a cat', { pooling: ['cls', 'mean'], normalize: true }).data;
+  const modes: import('attention-wasm').PoolingMode[] | null = model.sentenceEmbedding?.pooling ?? null;
+  // @ts-expect-error pooling is a mode name
+  model.embed('a cat', { pooling: 'median' });
+  void [rows, data, modes];
+  model.dispose();
+}
+void embedding;

@@ -34,9 +34,32 @@ export function fileNameProblem(name) {
  */
 export function checkFileName(fn, where, name) {
   const problem = fileNameProblem(name);
-  if (problem !== null) {
-    const shown = typeof name === 'string' ? JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name) : String(name);
-    throw rangeError(fn, `${where} is ${shown}, not a file name inside the checkpoint: ${problem}`);
-  }
+  if (problem !== null) throw rangeError(fn, `${where} is ${shown(name)}, not a file name inside the checkpoint: ${problem}`);
   return name;
+}
+
+// A path holds at most this many names: sentence-transformers' are two ('1_Pooling/config.json').
+const MAX_PATH_NAMES = 4;
+
+/**
+ * Checks a relative path inside the checkpoint: plain file names (each as checkFileName
+ * wants it) joined by '/', such as '1_Pooling/config.json' (sentence-transformers' modules.json
+ * names module folders). No empty name, so no leading '/' (an absolute path) and no '//'.
+ * Returns it.
+ * @param {string} fn the public function @param {string} where what named it
+ */
+export function checkFilePath(fn, where, path) {
+  if (typeof path !== 'string') return checkFileName(fn, where, path);
+  const names = path.split('/');
+  if (names.length > MAX_PATH_NAMES) throw rangeError(fn, `${where} is ${shown(path)}, not a path inside the checkpoint: it is more than ${MAX_PATH_NAMES} folders deep`);
+  for (const name of names) {
+    const problem = name === '' ? "it has an empty name (a leading, trailing or doubled '/')" : fileNameProblem(name);
+    if (problem !== null) throw rangeError(fn, `${where} is ${shown(path)}, not a path inside the checkpoint: ${problem}`);
+  }
+  return path;
+}
+
+// A name as an error message shows it: quoted, at most 80 characters.
+function shown(name) {
+  return typeof name === 'string' ? JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name) : String(name);
 }

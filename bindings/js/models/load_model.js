@@ -1,7 +1,8 @@
 // loadModel: a Hugging Face checkpoint folder (config.json, tokenizer.json,
 // model.safetensors or sharded model-0000x-of-0000y.safetensors with their index) → a
 // PretrainedModel whose weights live in wasm memory once, packed for the kernels.
-//   1. config.json → architecture (descriptor + weight names + head)
+//   1. config.json → architecture (descriptor + weight names + head); the tokenizer; a
+//      sentence-transformers folder's modules (sentence_transformers.js)
 //   2. the safetensors headers (every shard), checked whole
 //   3. every weight the descriptor needs found and its shape checked, and the bytes needed
 //      checked against the heap — all before the model is allocated
@@ -19,6 +20,7 @@ import { openWeights } from './weight_files.js';
 import { sourceOf } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
 import { PretrainedModel } from './pretrained_model.js';
+import { readSentenceTransformers } from './sentence_transformers.js';
 import { contractOf } from '../contract.js';
 
 // The text classifier rides in this chunk too: it needs the tokenizer library as models do.
@@ -127,6 +129,8 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal }) {
   const tokenizerJson = await readJson(src, 'tokenizer.json', false);
   const declared = { size: arch.descriptor.vocabSize, source: "config.json's vocab_size" };
   const tokenizer = tokenizerJson === null ? null : await loadTokenizer(FN, tokenizerJson, (await readJson(src, 'tokenizer_config.json', false)) ?? {}, declared);
+  // A sentence-transformers folder's pooling and normalisation (modules.json), for embed.
+  const sentenceEmbedding = await readSentenceTransformers(FN, src, readJson, arch.descriptor.dModel);
   signal?.throwIfAborted();
   // 2. Every tensor's header entry.
   const weights = await openWeights(FN, src, readJson);
@@ -178,7 +182,7 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal }) {
     createScope.release();
   }
   if (handle <= 0) throw rangeError(FN, `out of wasm memory for the ${formatBytes(parameterBytes)} of weights`);
-  const model = new PretrainedModel(module, handle, { arch, config, tokenizer, classifier: null, parameterBytes, matrixDtype: bf16 ? 'bfloat16' : 'float32' });
+  const model = new PretrainedModel(module, handle, { arch, config, tokenizer, classifier: null, parameterBytes, matrixDtype: bf16 ? 'bfloat16' : 'float32', sentenceEmbedding });
   try {
     const head = await fillWeights(module, handle, weights, plan, classifier, largest, onProgress, bf16, signal);
     if (classifier) model._setClassifier(head);

@@ -8,6 +8,7 @@ import { tensor as makeTensor } from '../tensor.js';
 import { MemoryPlan, checkBudget } from '../memory.js';
 import { pickToken, seededRandom, nextTask } from './sampling.js';
 import { contractOf } from '../contract.js';
+import { embedTexts } from './embed.js';
 
 const FORWARD_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'queriesAndKeys'];
 const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'onToken', 'signal', 'useCache', 'stopAtEos', 'returnScores'];
@@ -57,7 +58,7 @@ export class PretrainedModel {
   #generating = false;
 
   /** Use attn.loadModel(). */
-  constructor(module, handle, { arch, config, tokenizer, parameterBytes, matrixDtype = 'float32' }) {
+  constructor(module, handle, { arch, config, tokenizer, parameterBytes, matrixDtype = 'float32', sentenceEmbedding = null }) {
     this.#module = module;
     this.#handle = handle;
     /** config.json as loaded. */
@@ -80,6 +81,12 @@ export class PretrainedModel {
      * either way, with the same bits.
      */
     this.matrixDtype = matrixDtype;
+    /**
+     * A sentence-transformers folder's pipeline (modules.json, sentence_transformers.js):
+     * { pooling, normalize, maxSeqLength, lowerCase, unsupported }, what embed does by
+     * default; null without modules.json.
+     */
+    this.sentenceEmbedding = sentenceEmbedding;
     finalizer.register(this, { module, handle }, this.#token);
   }
 
@@ -255,6 +262,18 @@ export class PretrainedModel {
     if (this.tokenizer === null) throw rangeError('PretrainedModel.tokenize', 'this checkpoint has no tokenizer.json');
     const e = this.tokenizer.encode(text);
     return e.ids.map((id, i) => ({ id, text: e.tokens[i], start: e.offsets[i][0], end: e.offsets[i][1], special: e.special[i] }));
+  }
+
+  /**
+   * Sentence embeddings [texts, width]: each text's tokens pooled (and scaled to unit length)
+   * as the folder's sentence-transformers modules say, or as options.pooling and
+   * options.normalize say (they win). See embed.js.
+   * @param {string | string[]} texts
+   * @param {{ pooling?: string | string[], normalize?: boolean }} [options]
+   */
+  embed(texts, options) {
+    this.#check('embed');
+    return embedTexts(this, texts, options);
   }
 
   /**

@@ -2,7 +2,7 @@
 // folder, Files from a drop or an <input type=file>, or a map of names to bytes. Each gives
 // the same small interface: has(name), size(name), read(name, begin, end) and text(name).
 import { typeError, rangeError, describe } from '../errors.js';
-import { checkFileName } from './file_names.js';
+import { checkFilePath } from './file_names.js';
 
 const isUrlLike = (s) => /^[a-z][a-z0-9+.-]*:/i.test(s) && !/^[a-z]:[\\/]/i.test(s);
 
@@ -41,7 +41,8 @@ function allowedRoots(path, realFolder) {
 
 /**
  * A folder on disk (Node). Files are read by range: a checkpoint never sits whole in JS memory.
- * A name is one plain file name (file_names.js); a file must be a regular file whose real
+ * A name is plain file names joined by '/' (file_names.js checkFilePath: '1_Pooling/config.json',
+ * never '..' or an absolute path); a file must be a regular file whose real
  * path (symlinks followed) stays inside the folder (or the model's Hugging Face cache folder).
  */
 async function folderSource(fn, folder, signal) {
@@ -50,7 +51,7 @@ async function folderSource(fn, folder, signal) {
   let roots = null;  // the folder's real path (and the cache folder), on first use
   const files = new Map();  // name → Promise<{ real, size } | null>
   const locate = (name) => {
-    checkFileName(fn, 'a file name', name);
+    checkFilePath(fn, 'a file name', name);
     if (!files.has(name)) {
       files.set(name, (async () => {
         signal?.throwIfAborted();
@@ -146,8 +147,8 @@ async function openCache(enabled) {
 /**
  * A URL prefix. Small files are read whole (text); the weights are streamed (stream(name)),
  * so a checkpoint never sits whole in JS memory: the loader packs each tensor as its bytes
- * arrive. A name is one plain file name (file_names.js), so every request stays under the
- * prefix.
+ * arrive. A name is plain file names joined by '/' (file_names.js checkFilePath), so every
+ * request stays under the prefix.
  *
  * The Cache API keeps only complete files: a copy is written as the bytes arrive and closed
  * when the last byte came and the length is the one the server announced; a file not read to
@@ -159,7 +160,7 @@ function urlSource(fn, base, { onProgress, fetchOptions, cache: useCache, signal
   const texts = new Map();
   const cleanups = new Set();  // what close() must stop: bodies still downloading, cache copies
   const cache = openCache(useCache);
-  const urlOf = (name) => new URL(checkFileName(fn, 'a file name', name), base);
+  const urlOf = (name) => new URL(checkFilePath(fn, 'a file name', name), base);
   const requestOptions = signal && !fetchOptions?.signal ? { ...fetchOptions, signal } : fetchOptions;
   const open = (name) => {
     const url = urlOf(name);
@@ -336,7 +337,7 @@ function mapSource(fn, entries) {
   return {
     description: 'the files given',
     async has(name) {
-      return entries.has(checkFileName(fn, 'a file name', name));
+      return entries.has(checkFilePath(fn, 'a file name', name));
     },
     async size(name) {
       if (!entries.has(name)) throw rangeError(fn, `the files given have no '${name}'`);
@@ -356,6 +357,14 @@ function mapSource(fn, entries) {
     },
     close() {},
   };
+}
+
+// A File's name in the checkpoint. A File from a folder picked whole (<input webkitdirectory>)
+// carries its path under that folder: 'all-MiniLM-L6-v2/1_Pooling/config.json' is
+// '1_Pooling/config.json', so that a module's config.json does not take the root's place.
+function pathInFolder(file) {
+  const names = String(file.webkitRelativePath ?? '').split(/[\\/]/).filter((name) => name !== '');
+  return names.length >= 2 ? names.slice(1).join('/') : file.name.split(/[\\/]/).pop();
 }
 
 /**
@@ -390,7 +399,7 @@ export async function sourceOf(fn, source, { onProgress, fetchOptions, cache = t
       if (typeof Blob !== 'function' || !(file instanceof Blob) || typeof file.name !== 'string') {
         throw typeError(fn, `source: a list must hold Files (from a drop or <input type=file>), got ${describe(file)}`);
       }
-      entries.set(file.name.split(/[\\/]/).pop(), file);
+      entries.set(pathInFolder(file), file);
     }
     return mapSource(fn, entries);
   }
