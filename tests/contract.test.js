@@ -22,8 +22,12 @@ import { STATUS_MESSAGES } from '../bindings/js/models/pretrained_model.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const module = await createModule({ wasmBinary: readFileSync(new URL('../dist/attention.wasm', import.meta.url)) });
 const contract = contractOf(module);
-const FIXTURES = ['tiny-gpt2', 'tiny-bert', 'tiny-distilbert-f16', 'tiny-llama', 'tiny-roberta', 'tiny-mistral', 'tiny-llama-rope-scaling', 'tiny-llama-bf16', 'tiny-qwen2', 'tiny-qwen3', 'tiny-gemma2', 'tiny-gemma3', 'tiny-phi3'];
-const configOf = (name) => JSON.parse(readFileSync(new URL(`./fixtures/hf/${name}/config.json`, import.meta.url), 'utf8'));
+const FIXTURES = ['tiny-gpt2', 'tiny-bert', 'tiny-distilbert-f16', 'tiny-llama', 'tiny-roberta', 'tiny-mistral', 'tiny-llama-rope-scaling', 'tiny-llama-bf16', 'tiny-qwen2', 'tiny-qwen3', 'tiny-gemma2', 'tiny-gemma3', 'gemma3', 'tiny-phi3'];
+const configOf = (name) => {
+  // gemma3: the multimodal wrapper of tiny-gemma3's text model (tests/pretrained-families.test.js loads it).
+  if (name === 'gemma3') return { architectures: ['Gemma3ForConditionalGeneration'], model_type: 'gemma3', text_config: configOf('tiny-gemma3') };
+  return JSON.parse(readFileSync(new URL(`./fixtures/hf/${name}/config.json`, import.meta.url), 'utf8'));
+};
 
 // Every build's raw contract, read in a child Node that runs relaxed SIMD too (the threaded
 // builds with one worker).

@@ -43,7 +43,7 @@ test('config.json problems: missing, not JSON, unsupported model_type or option,
   const { 'config.json': _, ...noConfig } = files;
   await rejects(noConfig, RangeError, /^loadModel: the files given has no config.json|^loadModel: the files given have no config.json|has no config.json/);
   await rejects({ ...files, 'config.json': '{ "model_type": ' }, RangeError, /^loadModel: config.json is not valid JSON/);
-  await rejects(withConfig({ model_type: 't5' }), RangeError, /^loadModel: config.json: model_type "t5" is not supported \(supported: bert, distilbert, gpt2, roberta, llama, mistral, qwen2, qwen3, gemma2, gemma3_text, phi3\)/);
+  await rejects(withConfig({ model_type: 't5' }), RangeError, /^loadModel: config.json: model_type "t5" is not supported \(supported: bert, distilbert, gpt2, roberta, llama, mistral, qwen2, qwen3, gemma2, gemma3_text, gemma3, phi3\)/);
   await rejects(withConfig({ hidden_act: 'swish' }), RangeError, /^loadModel: config.json: hidden_act 'swish' is not supported/);
   await rejects(withConfig({ position_embedding_type: 'relative_key' }), RangeError, /position_embedding_type 'relative_key' is not supported/);
   await rejects(withConfig({ hidden_size: 30 }), RangeError, /hidden size must divide into the heads/);

@@ -165,3 +165,22 @@ test('tiny-phi3: fused qkv_proj and gate_up_proj, partial rotary, longrope short
     await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, ...patch } }), { name: 'RangeError', message });
   }
 });
+
+test("gemma3 (Gemma3ForConditionalGeneration, 4B and up): the text model from text_config and language_model.model.* weights, either prefix", async () => {
+  const { files, config } = fixture('tiny-gemma3');
+  const c = reference('tiny-gemma3').cases[0];
+  const tensors = readSafetensors(files['model.safetensors']);
+  const multimodal = { architectures: ['Gemma3ForConditionalGeneration'], model_type: 'gemma3', text_config: { ...config, architectures: undefined } };
+  for (const prefix of ['language_model.model.', 'model.language_model.']) {
+    const renamed = Object.fromEntries(Object.entries(tensors).map(([name, t]) => [name.replace(/^model\./, prefix), t]));
+    renamed['vision_tower.vision_model.embeddings.patch_embedding.weight'] = { dtype: 'F32', shape: [2], bytes: new Uint8Array(8) };
+    const model = await attn.loadModel({ ...files, 'config.json': multimodal, 'model.safetensors': writeSafetensors(renamed) });
+    try {
+      assert.equal(model.head, 'causal-lm');
+      assertClose(model.forward(c.texts[0]).logits, c.logits, { ...tol, label: `gemma3 under ${prefix}` });
+    } finally {
+      model.dispose();
+    }
+  }
+  await assert.rejects(attn.loadModel({ ...files, 'config.json': { model_type: 'gemma3' } }), { name: 'RangeError', message: /a gemma3 checkpoint must hold its text model in text_config/ });
+});

@@ -1671,6 +1671,8 @@ export interface ModelDescriptor {
   numHeads: number;
   /** Key/value heads (= numHeads unless grouped-query attention). */
   numKvHeads: number;
+  /** Columns of each query, key and value head (`head_dim`: dModel / numHeads unless the config says otherwise, as Gemma and Qwen3 do). */
+  headDim: number;
   /** Transformer blocks. */
   numLayers: number;
   /** The feed-forward network's hidden width. */
@@ -1681,8 +1683,28 @@ export interface ModelDescriptor {
   contextLength: number;
   /** RoBERTa: real tokens' positions start here (padding_idx + 1); padding sits one below. */
   positionOffset?: number;
-  /** `'rms'` for RMSNorm (Llama); layer norm otherwise. */
-  norm?: 'rms';
+  /** `'layer'` (BERT, GPT-2), `'rms'` for RMSNorm (Llama), `'rms+1'` for Gemma's RMSNorm scaling by 1 + w. */
+  norm: 'layer' | 'rms' | 'rms+1';
+  /** A norm on each sub-layer's output before its residual too (Gemma's sandwich). */
+  postNorms?: boolean;
+  /** An RMS norm over each query and key head before the rotary embedding (Qwen3, Gemma 3). */
+  qkNorm?: boolean;
+  /** Scores are q·k × this (absent or 0: 1/√headDim; Gemma: `query_pre_attn_scalar`^-½). */
+  attentionScale?: number;
+  /** > 0: scores become cap·tanh(s / cap) before the mask (Gemma 2's `attn_logit_softcapping`). */
+  attentionSoftcap?: number;
+  /** > 0: logits become cap·tanh(logits / cap) (Gemma 2's `final_logit_softcapping`). */
+  finalSoftcap?: number;
+  /** Word embeddings × this (Gemma: √dModel in float32). */
+  embeddingMultiplier?: number;
+  /** Each layer's sliding window (0: every earlier key; w: query i sees keys i − w < j ≤ i). */
+  layerWindows?: number[];
+  /** The RoPE base of the windowed layers, unscaled (Gemma 3's `rope_local_base_freq`); absent or 0: `rotaryBase`. */
+  localRotaryBase?: number;
+  /** `rope_scaling`, read: linear, llama3 or longrope (Phi-3: short and long factors, attention factor). */
+  ropeScaling?: null | { type: 'linear'; factor: number }
+    | { type: 'llama3'; factor: number; lowFreqFactor: number; highFreqFactor: number; originalMax: number }
+    | { type: 'longrope'; originalMax: number; attentionFactor: number; shortFactors: number[]; longFactors: number[] };
   /** A gated feed-forward network, down(act(x·W_gate) ⊙ x·W_up) (Llama's SwiGLU). */
   gatedFfn?: boolean;
   /** Columns of each head the rotary embedding turns (Llama: the whole head); absent: none. */
@@ -1701,8 +1723,10 @@ export interface ModelDescriptor {
   finalNorm: boolean;
   /** Decoder: each token sees only itself and earlier tokens. */
   causal: boolean;
-  /** The attention projections have biases. */
-  attentionBias: boolean;
+  /** The query, key and value projections have biases. */
+  qkvBias: boolean;
+  /** The attention's output projection has a bias (Qwen2's has none). */
+  outBias: boolean;
   /** The feed-forward layers have biases. */
   mlpBias: boolean;
   /** The model runs a masked- or causal-LM head (vocabulary logits). */

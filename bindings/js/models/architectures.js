@@ -12,7 +12,7 @@ export const HEADS = ['base', 'masked-lm', 'causal-lm', 'sequence-classification
 function headOf(config) {
   const cls = Array.isArray(config.architectures) ? String(config.architectures[0] ?? '') : '';
   if (/ForMaskedLM$|ForPreTraining$/.test(cls)) return 'masked-lm';
-  if (/LMHeadModel$|ForCausalLM$/.test(cls)) return 'causal-lm';
+  if (/LMHeadModel$|ForCausalLM$|ForConditionalGeneration$/.test(cls)) return 'causal-lm';
   if (/ForSequenceClassification$/.test(cls)) return 'sequence-classification';
   return 'base';
 }
@@ -432,6 +432,16 @@ ARCHITECTURES.gemma3_text = (fn, c, head, KIND) => {
     layerWindows: (layers) => layerWindowsOf(fn, c, layers, windowOf(fn, { sliding_window: 4096, ...c }),
       Array.from({ length: layers }, (_, i) => ((i + 1) % pattern ? 'sliding_attention' : 'full_attention'))),
   }));
+};
+
+// Gemma 3 4B and up (Gemma3ForConditionalGeneration, model_type 'gemma3'): the text model's
+// config under text_config and its weights under language_model.model. (transformers < 4.52)
+// or model.language_model. (later); the vision tower is not read.
+ARCHITECTURES.gemma3 = (fn, c, head, KIND) => {
+  const text = c.text_config;
+  if (text === null || typeof text !== 'object' || Array.isArray(text)) throw rangeError(fn, 'config.json: a gemma3 checkpoint must hold its text model in text_config');
+  const arch = ARCHITECTURES.gemma3_text(fn, { tie_word_embeddings: c.tie_word_embeddings, ...text }, head, KIND);
+  return { ...arch, names: { ...arch.names, prefixes: ['language_model.model.', 'model.language_model.'] } };
 };
 
 // Phi-3, Phi-3.5 and Phi-4-mini (modeling_phi3.py): Llama's layers with q, k and v fused in
