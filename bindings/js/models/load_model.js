@@ -167,11 +167,13 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal }) {
     scope.release();
   }
   const classifier = arch.head === 'sequence-classification' ? resolveClassifier(arch, tensors, prefix, config) : null;
-  const largest = Math.max(...plan.map((p) => (p.tensor.end - p.tensor.begin) / DTYPE_BYTES[p.tensor.dtype]));
-  const needed = parameterBytes + 4 * largest;
+  // The scratch one tensor passes through on its way in: its bytes as the runner takes them
+  // (a BF16 tensor of a bfloat16 model as it is, 2 bytes an element; any other as float32).
+  const scratchBytes = Math.max(...plan.map((p) => ((p.tensor.end - p.tensor.begin) / DTYPE_BYTES[p.tensor.dtype]) * (bf16 && p.tensor.dtype === 'BF16' ? 2 : 4)));
+  const needed = parameterBytes + scratchBytes;
   const free = heapMaxBytes(module) - module._heapBytesInUse();
   if (needed > free) {
-    throw rangeError(FN, `the ${arch.modelType} weights need ${formatBytes(needed)} of wasm memory (${formatBytes(parameterBytes)} packed + ${formatBytes(4 * largest)} to convert the largest tensor); ${formatBytes(free)} are free of the heap's ${formatBytes(heapMaxBytes(module), true)}`);
+    throw rangeError(FN, `the ${arch.modelType} weights need ${formatBytes(needed)} of wasm memory (${formatBytes(parameterBytes)} packed + ${formatBytes(scratchBytes)} to convert the largest tensor); ${formatBytes(free)} are free of the heap's ${formatBytes(heapMaxBytes(module), true)}`);
   }
   // 4. Allocate, then fill every weight.
   const createScope = new HeapScope(module, FN);
@@ -184,7 +186,7 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal }) {
   if (handle <= 0) throw rangeError(FN, `out of wasm memory for the ${formatBytes(parameterBytes)} of weights`);
   const model = new PretrainedModel(module, handle, { arch, config, tokenizer, classifier: null, parameterBytes, matrixDtype: bf16 ? 'bfloat16' : 'float32', sentenceEmbedding });
   try {
-    const head = await fillWeights(module, handle, weights, plan, classifier, largest, onProgress, bf16, signal);
+    const head = await fillWeights(module, handle, weights, plan, classifier, scratchBytes, onProgress, bf16, signal);
     if (classifier) model._setClassifier(head);
   } catch (error) {
     model.dispose();
@@ -198,7 +200,7 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal }) {
 // layers into JS. With bfloat16 matrices a BF16 tensor goes to wasm as it is (the runner
 // packs its matrices and widens its vectors); any other is converted to float32 here.
 // Returns the classifier's layers with their weights.
-async function fillWeights(module, handle, weights, plan, classifier, largest, onProgress, bf16, signal) {
+async function fillWeights(module, handle, weights, plan, classifier, scratchBytes, onProgress, bf16, signal) {
   const entries = new Map();  // tensor name → plan entries it fills
   for (const p of plan) entries.set(p.name, [...(entries.get(p.name) ?? []), p]);
   const heads = new Map();  // tensor name → the classifier's float32 copy
@@ -206,7 +208,7 @@ async function fillWeights(module, handle, weights, plan, classifier, largest, o
   const scope = new HeapScope(module, FN);
   let done = 0;
   try {
-    const scratch = scope.alloc(largest);
+    const scratch = scope.allocBytes(scratchBytes);
     await weights.forEach(new Set([...entries.keys(), ...heads.keys()]), (name, bytes) => {
       signal?.throwIfAborted();
       const t = weights.tensors.get(name);
