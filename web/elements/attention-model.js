@@ -55,6 +55,21 @@ function leaseModel(source, onProgress) {
   return acquire(key, load, { onProgress, isDisposed: (model) => wasDisposed(model, (m) => m.tokenize('')) });
 }
 
+// Layer names when layers differ (Gemma's sliding-window layers beside global ones; Mistral's
+// window on every layer): 'window 4096' or 'global'. Null when every layer is alike and global.
+function layerNames(d) {
+  const windows = d.layerWindows ?? [];
+  if (!windows.some((w) => w > 0)) return null;
+  return Array.from({ length: d.numLayers }, (_, l) => `layer ${l + 1} · ${windows[l] > 0 ? `window ${windows[l]}` : 'global'}`);
+}
+
+// Head names with grouped-query attention: each query head with the key/value head it shares.
+function headNames(d) {
+  if (d.numKvHeads >= d.numHeads) return null;
+  const group = d.numHeads / d.numKvHeads;
+  return Array.from({ length: d.numHeads }, (_, h) => `head ${h + 1} · key/value head ${Math.floor(h / group) + 1}`);
+}
+
 export class AttentionModel extends HTMLElement {
   #internals = this.attachInternals();
   static observedAttributes = ['src', 'text', 'view', 'layer', 'head', 'query'];
@@ -312,7 +327,11 @@ export class AttentionModel extends HTMLElement {
     const m = this.#model;
     const name = document.createElement('span');
     name.className = 'status';
-    name.textContent = `${m.config._name_or_path ?? m.modelType} · ${m.descriptor.numLayers} layers × ${m.descriptor.numHeads} heads · ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
+    const d = m.descriptor;
+    const kv = d.numKvHeads < d.numHeads ? ` on ${d.numKvHeads} key/value head${d.numKvHeads > 1 ? 's' : ''}` : '';
+    const windows = (d.layerWindows ?? []).filter((w) => w > 0).length;
+    const local = windows > 0 ? ` · ${windows === d.numLayers ? 'every layer' : `${windows} of ${d.numLayers} layers`} windowed` : '';
+    name.textContent = `${m.config._name_or_path ?? m.modelType} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
     row.append(input, name);
     return row;
   }
@@ -330,9 +349,10 @@ export class AttentionModel extends HTMLElement {
       b.addEventListener('click', () => { this.view = value; });
       row.append(b);
     }
-    if (this.view !== 'model') row.append(this.#select('layer', this.#model.descriptor.numLayers, 'layer'));
+    const d = this.#model.descriptor;
+    if (this.view !== 'model') row.append(this.#select('layer', d.numLayers, 'layer', layerNames(d)));
     if (this.view === 'neuron') {
-      row.append(this.#select('head', this.#model.descriptor.numHeads, 'head'));
+      row.append(this.#select('head', d.numHeads, 'head', headNames(d)));
       row.append(this.#select('query', this.#result?.T ?? 1, 'query', this.#result?.labels));
     }
     return row;
@@ -345,7 +365,8 @@ export class AttentionModel extends HTMLElement {
     for (let i = 0; i < count; i++) {
       const option = document.createElement('option');
       option.value = String(i + 1);
-      option.textContent = names ? `${i + 1}: ${names[i]}` : `${label} ${i + 1}`;
+      // Token names read '3: cat'; layer and head names are whole ('layer 2 · window 512').
+      option.textContent = !names ? `${label} ${i + 1}` : names[i].startsWith(`${label} `) ? names[i] : `${i + 1}: ${names[i]}`;
       option.selected = i === current;
       select.append(option);
     }
@@ -376,7 +397,7 @@ export class AttentionModel extends HTMLElement {
         return document.createElement('div');
       }
       const h = this.#index('head', d.numHeads), i = this.#index('query', r.T);
-      const hd = d.dModel / d.numHeads, group = d.numHeads / d.numKvHeads;
+      const hd = d.headDim, group = d.numHeads / d.numKvHeads;
       const q = r.queries.data.subarray((h * r.T + i) * hd, (h * r.T + i + 1) * hd);
       const kh = Math.floor(h / group);
       const keys = Array.from({ length: r.T }, (_, j) => r.keys.data.subarray((kh * r.T + j) * hd, (kh * r.T + j + 1) * hd));

@@ -129,8 +129,11 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal }) {
   const tokenizerJson = await readJson(src, 'tokenizer.json', false);
   const declared = { size: arch.descriptor.vocabSize, source: "config.json's vocab_size" };
   const tokenizer = tokenizerJson === null ? null : await loadTokenizer(FN, tokenizerJson, (await readJson(src, 'tokenizer_config.json', false)) ?? {}, declared);
-  // A sentence-transformers folder's pooling and normalisation (modules.json), for embed.
-  const sentenceEmbedding = await readSentenceTransformers(FN, src, readJson, arch.descriptor.dModel);
+  // A sentence-transformers folder's pooling and normalisation (modules.json), for embed. Only
+  // a bare encoder (architectures BertModel, XLMRobertaModel, …: head 'base') is looked for one:
+  // asking an LM's folder for a modules.json it never has costs a request, and in a browser a
+  // 404 in the console on every load.
+  const sentenceEmbedding = arch.head === 'base' ? await readSentenceTransformers(FN, src, readJson, arch.descriptor.dModel) : null;
   signal?.throwIfAborted();
   // 2. Every tensor's header entry.
   const weights = await openWeights(FN, src, readJson);
