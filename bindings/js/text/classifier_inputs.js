@@ -4,8 +4,8 @@
 //                  (the runner's word row V), at most maxLen tokens; one text.
 //   HubInputs      a Hugging Face checkpoint: its tokenizer.json's own special tokens and
 //                  token types (the post_processor template), a text or a text pair, at most
-//                  the model's positions; a longer input loses its last tokens, from the
-//                  longer text first (transformers' truncation 'longest_first').
+//                  the model's positions; a longer input loses its last tokens as Hugging
+//                  Face's tokenizers cut them ('longest_first', longestFirst below).
 // Each gives input(fn, text, pair) → { ids, typeIds (or null), tokens, truncated } and
 // ids(text) → ids (evaluate's batches).
 import { rangeError } from '../errors.js';
@@ -79,13 +79,13 @@ export class HubInputs {
   }
 
   // The indices of the tokens kept: every token the template adds, and the first tokens of
-  // each text, the longer one cut first (ties: the pair), until maxLength.
+  // each text, as many as longestFirst allows.
   #kept(fn, text, e) {
     const segments = e.segments ?? this.#segmentsOf(text, e);
-    const count = [0, 1].map((s) => segments.filter((x) => x === s).length);
-    const budget = this.#maxLength - (segments.length - count[0] - count[1]);
+    const lengths = [0, 1].map((s) => segments.filter((x) => x === s).length);
+    const budget = this.#maxLength - (segments.length - lengths[0] - lengths[1]);
     if (budget < 1) throw rangeError(fn, `the tokenizer's special tokens alone fill the model's ${this.#maxLength} positions`);
-    while (count[0] + count[1] > budget) count[count[0] > count[1] ? 0 : 1]--;
+    const count = longestFirst(lengths, budget);
     const seen = [0, 0];
     return segments.flatMap((s, i) => (s < 0 || seen[s]++ < count[s] ? [i] : []));
   }
@@ -97,4 +97,23 @@ export class HubInputs {
     while (start + own.length <= e.ids.length && own.some((id, k) => e.ids[start + k] !== id)) start++;
     return e.ids.map((_, i) => (i >= start && i < start + own.length ? 0 : -1));
   }
+}
+
+/**
+ * How many tokens of each text fit `budget`, as Hugging Face tokenizers' LongestFirst cuts a
+ * pair (its truncation code, "ported from the legacy truncation code, verbatim"): the shorter
+ * text stays whole when the longer keeps at least as many, else each gets half the budget
+ * (the odd one to the second of the two by length).
+ *   lengths: [first, second] (second 0 for one text) → [kept, kept]
+ */
+export function longestFirst([a, b], budget) {
+  if (a + b <= budget) return [a, b];
+  if (b === 0) return [budget, 0];
+  let [short, long] = a > b ? [b, a] : [a, b];
+  long = short > budget ? short : Math.max(short, budget - short);
+  if (short + long > budget) {
+    short = Math.floor(budget / 2);
+    long = short + (budget % 2);
+  }
+  return a > b ? [long, short] : [short, long];
 }
