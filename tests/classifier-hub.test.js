@@ -109,6 +109,19 @@ for (const name of ['tiny-distilbert-f16', 'tiny-roberta']) {
   });
 }
 
+test('a multi-label checkpoint (problem_type multi_label_classification): each label\'s probability is its logit\'s sigmoid, as transformers\' pipeline gives them', async () => {
+  const ref = reference('tiny-distilbert-f16');
+  const files = fixtureFiles(`${root}tiny-distilbert-f16`);
+  const config = { ...JSON.parse(new TextDecoder().decode(files['config.json'])), problem_type: 'multi_label_classification' };
+  const classifier = await attn.TextClassifier.load({ ...files, 'config.json': JSON.stringify(config) });
+  const logits = ref.cases[0].logits.data;
+  const p = classifier.predict(TEXT);
+  assertClose(p.logits, logits, { ...tol, label: 'logits' });
+  assertClose(p.probabilities, logits.map((z) => 1 / (1 + Math.exp(-z))), { ...tol, label: 'sigmoids' });
+  assert.equal(p.label, classifier.labels[logits.indexOf(Math.max(...logits))]);
+  classifier.dispose();
+});
+
 test('a BERT pair classifier: predict({ text, pair }) reads [CLS] text [SEP] pair [SEP] with token types 0 then 1 (tokenizer.json\'s template) and gives a float64 BERT\'s logits', async () => {
   const ref = reference('tiny-bert');
   const d = 32;

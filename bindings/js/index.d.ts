@@ -1563,7 +1563,7 @@ export interface TextPrediction {
   label: string;
   /** Its class id. */
   labelId: number;
-  /** Probabilities by label id (softmax of the logits). */
+  /** Probabilities by label id: the softmax of the logits (each logit's sigmoid for a multi-label checkpoint, `problem_type: 'multi_label_classification'`). */
   probabilities: number[];
   /** The linear layer's outputs by label id. */
   logits: number[];

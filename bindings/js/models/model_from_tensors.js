@@ -35,6 +35,7 @@ export function modelFromTensors(module, fn, { modelType, descriptor, weightOf, 
   try {
     const ints = scope.ints(packed.ints);
     const status = module._pretrainedCheck(ints, packed.eps, packed.base);
+    if (status === contract.status.kTooLarge) throw rangeError(fn, `the ${modelType} weights pass the 2 GiB wasm heap`);
     if (status !== 0) throw rangeError(fn, `the runner cannot hold this ${modelType} model (${contract.statusNames[status] ?? `status ${status}`})`);
     parameterBytes = 4 * module._pretrainedParameterFloats(ints, packed.eps, packed.base);
     // 2. Every weight the runner's table lists, with its data.

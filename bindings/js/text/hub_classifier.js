@@ -4,6 +4,8 @@
 // through the checkpoint's own tokenizer.json (HubInputs).
 import { rangeError } from '../errors.js';
 import { MODEL_TYPES } from '../models/architectures.js';
+// load_model.js re-exports text_classifier.js (one chunk for both), which imports this file:
+// the cycle only joins function declarations, used once all three are evaluated.
 import { loadModel } from '../models/load_model.js';
 import { labelsOfConfig } from './corpus.js';
 import { HubInputs } from './classifier_inputs.js';
@@ -43,6 +45,7 @@ function renamed(error) {
 export async function loadHubClassifier(module, source, options, config, src) {
   const labels = config.id2label == null ? ['LABEL_0', 'LABEL_1'] : labelsOfConfig(FN_LOAD, config);
   if (!(await src.has('tokenizer.json'))) throw rangeError(FN_LOAD, `no tokenizer.json in ${src.description} (a classifier reads text through its checkpoint's tokenizer)`);
+  // loadModel opens the source again (config.json is read a second time: a small file).
   let model;
   try {
     model = await loadModel(module, source, { ...options, head: 'sequence-classification' });

@@ -29,6 +29,8 @@ const softmax = (logits) => {
   const sum = e.reduce((a, b) => a + b, 0);
   return e.map((x) => x / sum);
 };
+// Each label on its own (a multi-label checkpoint's, as transformers' pipeline gives them).
+const sigmoids = (logits) => logits.map((x) => 1 / (1 + Math.exp(-x)));
 
 // predict's input: a text, or { text, pair } (a text pair), each a non-empty string.
 function readInput(fn, input) {
@@ -58,6 +60,7 @@ export class TextClassifier {
   #inputs;
   #config;
   #weights;  // the attention-wasm format's tensors and tokenizer.json; null for a Hugging Face checkpoint
+  #multiLabel;  // config.json's problem_type is multi_label_classification: sigmoids, not a softmax
 
   /**
    * Use TextClassifier.load or TextClassifier.train.
@@ -71,6 +74,7 @@ export class TextClassifier {
     this.#inputs = parts.inputs;
     this.#config = parts.config;
     this.#weights = parts.weights ?? null;
+    this.#multiLabel = parts.config.problem_type === 'multi_label_classification';
     /** 'attention-wasm' (this package's format) or 'hugging-face' (a Hub sequence classifier). */
     this.format = parts.format;
     /** Label names by class id. */
@@ -105,6 +109,8 @@ export class TextClassifier {
    *   token i attends to token j. Tokens: an attention-wasm classifier's [CLS] first (its own
    *   row, start = end = -1); a checkpoint's as its tokenizer gives them (special tokens at -1);
    *   with a pair, segment 0 or 1 says whose span a token's is (-1: a special token between).
+   *   Probabilities are the softmax of the logits, or each logit's sigmoid for a multi-label
+   *   checkpoint (problem_type 'multi_label_classification').
    */
   predict(input) {
     const fn = 'TextClassifier.predict';
@@ -113,7 +119,7 @@ export class TextClassifier {
     const x = this.#inputs.input(fn, text, pair);
     const out = this.#runner.forward({ inputIds: [x.ids], ...(x.typeIds ? { tokenTypeIds: [x.typeIds] } : {}) }, { attentions: true });
     const logits = Array.from(out.logits.data, Number);
-    const probabilities = softmax(logits);
+    const probabilities = this.#multiLabel ? sigmoids(logits) : softmax(logits);
     const labelId = probabilities.indexOf(Math.max(...probabilities));
     const attention = nestedMaps(out.attentions, x.ids.length);
     return { label: this.labels[labelId], labelId, probabilities, logits, tokens: x.tokens, truncated: x.truncated, attention };
