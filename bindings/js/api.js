@@ -126,7 +126,7 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
         const { dtype, metrics, ...rest } = options ?? {};
         const trained = await trainWeights(module, corpus, rest);
         try {
-          return classifierFiles(trained, { dtype, metrics });
+          return classifierFiles({ ...trained, tensors: trained.model.getWeights().tensors }, { dtype, metrics });
         } finally {
           trained.model.dispose();
         }

@@ -1376,9 +1376,14 @@ export interface AttentionWasm {
 export interface TextClassifierStatic {
   /**
    * Reads a classifier folder: a folder path (Node), a URL prefix, Files, or an object of
-   * file names to contents ({@link TextClassifier.toFiles} output).
-   * @throws RangeError naming the file and the problem (missing file, a config.json that
-   *   disagrees with tokenizer.json or the weights, a tensor of the wrong shape).
+   * file names to contents ({@link TextClassifier.toFiles} output). Either this package's
+   * format (`config.json`'s `format` is `'attention-wasm/text-classifier'`) or a Hugging Face
+   * sequence classifier (`architectures[0]` ending in `ForSequenceClassification`, or
+   * `id2label` with a `model_type` {@link AttentionWasm.loadModel} runs), loaded by
+   * `loadModel` with the `'sequence-classification'` head.
+   * @throws RangeError naming the file and the problem (missing file, a config.json of
+   *   neither format, one that disagrees with tokenizer.json or the weights, a tensor of the
+   *   wrong shape).
    */
   load(source: ModelSource, options?: { onProgress?: (progress: LoadProgress) => void; fetchOptions?: RequestInit; cache?: boolean }): Promise<TextClassifier>;
   /**
@@ -1519,12 +1524,17 @@ export interface ClassifiedToken {
   text: string;
   /** Its vocabulary id. */
   id: number;
-  /** Its `[start, end)` span in the text (UTF-16 units), -1 for `[CLS]`. */
+  /**
+   * Its `[start, end)` span in the text (UTF-16 units; with a pair, in the text `segment`
+   * names), -1 for `[CLS]` and a checkpoint's other special tokens.
+   */
   start: number;
   /** See start. */
   end: number;
-  /** True for `[CLS]` (and the `[UNK]` that stands for a text with no tokens). */
+  /** True for `[CLS]` (and the `[UNK]` that stands for a text with no tokens), or a checkpoint's special tokens. */
   special: boolean;
+  /** With `predict({ text, pair })` only: 0 for a token of `text`, 1 of `pair`, -1 for a special token. */
+  segment?: number;
 }
 
 /** {@link TextClassifier.vectors}: what the first layer starts from. */
@@ -1553,11 +1563,11 @@ export interface TextPrediction {
   label: string;
   /** Its class id. */
   labelId: number;
-  /** Probabilities by label id (softmax of the logits). */
+  /** Probabilities by label id: the softmax of the logits (each logit's sigmoid for a multi-label checkpoint, `problem_type: 'multi_label_classification'`). */
   probabilities: number[];
   /** The linear layer's outputs by label id. */
   logits: number[];
-  /** `[CLS]` first, then the subword tokens. */
+  /** `[CLS]` first, then the subword tokens; a checkpoint's, as its tokenizer gives them (special tokens included). */
   tokens: ClassifiedToken[];
   /** True when the text had more tokens than the model reads (`maxLength`). */
   truncated: boolean;
@@ -1565,12 +1575,40 @@ export interface TextPrediction {
   attention: number[][][][];
 }
 
+/** A text pair for {@link TextClassifier.predict} (a pair classifier: entailment, paraphrase, …). */
+export interface TextPair {
+  /** The first text. */
+  text: string;
+  /** The second text (omitted: one text). */
+  pair?: string;
+}
+
+/** {@link TextClassifier.modelConfig} of a Hugging Face checkpoint: a summary of its shape. */
+export interface CheckpointClassifierConfig {
+  /** `config.json`'s `model_type`. */
+  modelType: string;
+  /** Rows of the word embeddings. */
+  vocabSize: number;
+  /** Tokens read at most, special tokens included (the model's positions). */
+  maxLen: number;
+  /** Width of the residual stream. */
+  dModel: number;
+  /** Attention heads per layer. */
+  numHeads: number;
+  /** Transformer blocks. */
+  numLayers: number;
+  /** Hidden width of each feed-forward network. */
+  dFF: number;
+}
+
 /** A text classifier from {@link AttentionWasm.TextClassifier} (call `dispose()` when done). */
 export interface TextClassifier {
   /** Label names by class id. */
   readonly labels: readonly string[];
-  /** The transformer's configuration. */
-  readonly modelConfig: Readonly<TinyTransformerConfig>;
+  /** `'attention-wasm'` (this package's format) or `'hugging-face'` (a Hub sequence classifier). */
+  readonly format: 'attention-wasm' | 'hugging-face';
+  /** The transformer's configuration (TinyTransformer's; a summary of a checkpoint's). */
+  readonly modelConfig: Readonly<TinyTransformerConfig> | Readonly<CheckpointClassifierConfig>;
   /** Tokens read per text; longer texts are cut (`truncated` says so). */
   readonly maxLength: number;
   /** The vocabulary's size. */
@@ -1582,15 +1620,18 @@ export interface TextClassifier {
   /** Its tokenizer (tokenizer.json through `@huggingface/tokenizers`). */
   readonly tokenizer: TextTokenizer;
   /**
-   * Classifies one text.
-   * @throws RangeError for an empty text, TypeError for a non-string.
+   * Classifies one text, or a text pair as `{ text, pair }` (a Hugging Face pair classifier:
+   * the tokenizer's template joins them, with its token types). Runs on the runner
+   * {@link AttentionWasm.loadModel} uses.
+   * @throws RangeError for an empty text or a pair given to this package's format,
+   *   TypeError for a non-string or an unknown key.
    */
-  predict(text: string): TextPrediction;
-  /** The learned [CLS] vector and the embedding rows of token ids. */
+  predict(input: string | TextPair): TextPrediction;
+  /** The learned [CLS] vector and the embedding rows of token ids (this package's format only). */
   vectors(ids: number[]): TokenVectors;
   /** Accuracy and the confusion matrix on a labelled corpus. */
   evaluate(corpus: Corpus, options?: { format?: 'tsv' | 'csv' | 'jsonl' }): ClassifierEvaluation;
-  /** The classifier's files (float16 weights by default). */
+  /** The classifier's files (float16 weights by default; this package's format only). */
   toFiles(options?: { dtype?: 'F16' | 'F32'; metrics?: object }): ClassifierFiles;
   /** True once `dispose()` ran. */
   readonly disposed: boolean;
@@ -1851,6 +1892,10 @@ export interface ModelOutput {
 
 /** What {@link TextTokenizer.encode} returns, one entry per token. */
 export interface EncodedText {
+  /** Token types (tokenizer.json's template: with a pair, BERT's 0s then 1s; else 0s). */
+  typeIds: number[];
+  /** With `pair` only: 0 for a token of the text, 1 of the pair, -1 for one the template adds. */
+  segments?: number[];
   /** Token ids. */
   ids: number[];
   /** Token strings as in the vocabulary. */
@@ -1917,9 +1962,10 @@ export interface TextTokenizer {
   readonly vocabSize: number | undefined;
   /**
    * Text → ids, token strings, each token's `[start, end)` span in the text (UTF-16 units;
-   * `[-1, -1]` for special tokens) and which tokens are special.
+   * `[-1, -1]` for special tokens) and which tokens are special. With `pair`, a text pair
+   * joined by tokenizer.json's template (each span in its own text; see `segments`).
    */
-  encode(text: string, options?: { addSpecialTokens?: boolean }): EncodedText;
+  encode(text: string, options?: { addSpecialTokens?: boolean; pair?: string }): EncodedText;
   /** Ids → text. */
   decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
   /** A token string's id, or undefined. */

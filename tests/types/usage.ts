@@ -108,6 +108,15 @@ async function classifying(): Promise<void> {
   const classifier: import('attention-wasm').TextClassifier = await attn.TextClassifier.load('https://example.org/review-sentiment/');
   const p: import('attention-wasm').TextPrediction = classifier.predict('not bad at all');
   const weight: number = p.attention[0][0][0][0] + p.probabilities[p.labelId] + p.tokens[1].start;
+  // A Hugging Face pair classifier: { text, pair }, each token's segment.
+  const nli = await attn.TextClassifier.load('https://example.org/nli-checkpoint/');
+  const format: 'attention-wasm' | 'hugging-face' = nli.format;
+  const paired: import('attention-wasm').TextPrediction = nli.predict({ text: 'A man sleeps.', pair: 'A person rests.' });
+  const segment: number | undefined = paired.tokens[1].segment;
+  const layers: number = nli.modelConfig.numLayers ?? 0;
+  const types: number[] = nli.tokenizer.encode('a', { pair: 'b' }).typeIds;
+  void [format, segment, layers, types];
+  nli.dispose();
   const trained = await attn.TextClassifier.train('good\tpositive\nbad\tnegative', { steps: 10, validation: [{ text: 'fine', label: 'positive' }], onProgress: ({ step, loss, accuracy }) => void [step, loss, accuracy] });
   const files: import('attention-wasm').ClassifierFiles = trained.toFiles({ dtype: 'F32' });
   const bytes: Uint8Array = files['model.safetensors'];

@@ -69,6 +69,7 @@ export class TextTokenizer {
   #kind;  // 'bytes' (byte-level BPE), or 'text'
   #prefix;  // WordPiece's continuing-subword prefix
   #unk;
+  #joinsNothing;  // a ByteLevel post_processor: a pair is its two texts' tokens in a row
 
   /** Use loadTokenizer(). */
   constructor(tokenizer, json) {
@@ -78,6 +79,7 @@ export class TextTokenizer {
     this.#kind = /"ByteLevel"/.test(types) ? 'bytes' : 'text';
     this.#prefix = json.model?.continuing_subword_prefix ?? '';
     this.#unk = json.model?.unk_token ?? null;
+    this.#joinsNothing = json.post_processor?.type === 'ByteLevel';
     /** The model's kind in tokenizer.json: WordPiece, BPE, Unigram. */
     this.type = String(json.model?.type ?? 'unknown');
     /** Vocabulary size, added tokens included. */
@@ -87,15 +89,47 @@ export class TextTokenizer {
 
   /**
    * Encodes text: ids, token strings, each token's [start, end) span in `text` (specials
-   * and tokens with no place in the text get start = end = -1... see `special`).
-   * @param {string} text @param {{ addSpecialTokens?: boolean }} [options]
+   * and tokens with no place in the text get start = end = -1... see `special`), and token
+   * types (typeIds: the post_processor template's, 0 without one).
+   * With `pair`, a text pair as the template joins them (BERT: [CLS] text [SEP] pair [SEP],
+   * types 0 then 1); each span is in its own text, and `segments` says which: 0 for `text`,
+   * 1 for `pair`, -1 for the tokens the template adds.
+   * @param {string} text @param {{ addSpecialTokens?: boolean, pair?: string }} [options]
    */
-  encode(text, { addSpecialTokens = true } = {}) {
+  encode(text, { addSpecialTokens = true, pair } = {}) {
     if (typeof text !== 'string') throw typeError('tokenizer.encode', `text must be a string, got ${describe(text)}`);
-    const e = this.#tokenizer.encode(text, { add_special_tokens: addSpecialTokens });
+    if (pair !== undefined) return this.#encodePair(text, pair, addSpecialTokens);
+    const e = this.#tokenizer.encode(text, { add_special_tokens: addSpecialTokens, return_token_type_ids: true });
     const special = e.ids.map((id) => this.#special.has(id));
-    const offsets = this.#kind === 'bytes' ? this.#byteOffsets(text, e.tokens, special) : this.#textOffsets(text, e.tokens, special);
-    return { ids: e.ids.slice(), tokens: e.tokens.slice(), offsets, special };
+    const offsets = this.#offsets(text, e.tokens, special);
+    return { ids: e.ids.slice(), tokens: e.tokens.slice(), offsets, special, typeIds: typesOf(e) };
+  }
+
+  #offsets(text, tokens, special) {
+    return this.#kind === 'bytes' ? this.#byteOffsets(text, tokens, special) : this.#textOffsets(text, tokens, special);
+  }
+
+  // The pair as the library joins it, and each text's tokens found in it (the template only
+  // adds tokens around them), so that each span is measured in its own text. A ByteLevel
+  // post_processor (GPT-2, Qwen) adds nothing: the library then drops the second text, where
+  // Hugging Face's tokenizers put it after the first (types 0, then 1); so is it joined here.
+  #encodePair(text, pair, addSpecialTokens) {
+    if (typeof pair !== 'string') throw typeError('tokenizer.encode', `options.pair must be a string, got ${describe(pair)}`);
+    const parts = [text, pair].map((t) => this.encode(t, { addSpecialTokens: false }));
+    let e = this.#tokenizer.encode(text, { text_pair: pair, add_special_tokens: addSpecialTokens, return_token_type_ids: true });
+    if (this.#joinsNothing) {
+      e = { ids: [...parts[0].ids, ...parts[1].ids], tokens: [...parts[0].tokens, ...parts[1].tokens], token_type_ids: [...parts[0].ids.map(() => 0), ...parts[1].ids.map(() => 1)] };
+    }
+    const starts = locate(e.ids, parts[0].ids, parts[1].ids);
+    if (starts === null) throw rangeError('tokenizer.encode', 'this tokenizer.json does not join text pairs (its post_processor leaves the second text out)');
+    const special = e.ids.map((id) => this.#special.has(id));
+    const offsets = e.ids.map(() => [-1, -1]);
+    const segments = e.ids.map(() => -1);
+    parts.forEach((part, s) => part.offsets.forEach((span, i) => {
+      offsets[starts[s] + i] = span;
+      segments[starts[s] + i] = s;
+    }));
+    return { ids: e.ids.slice(), tokens: e.tokens.slice(), offsets, special, typeIds: typesOf(e), segments };
   }
 
   /** Token ids → text. */
@@ -182,6 +216,19 @@ export class TextTokenizer {
     });
     return offsets;
   }
+}
+
+// The token types of a library encoding (all 0 when its post_processor gives none).
+const typesOf = (e) => (Array.isArray(e.token_type_ids) && e.token_type_ids.length === e.ids.length ? e.token_type_ids.slice() : e.ids.map(() => 0));
+
+// Where the ids `a`, then `b` after them, sit in `ids`: [start of a, start of b], or null.
+function locate(ids, a, b) {
+  const at = (list, i) => list.every((id, k) => ids[i + k] === id);
+  for (let i = 0; i + a.length + b.length <= ids.length; i++) {
+    if (!at(a, i)) continue;
+    for (let j = i + a.length; j + b.length <= ids.length; j++) if (at(b, j)) return [i, j];
+  }
+  return null;
 }
 
 function findBytes(haystack, needle, from) {

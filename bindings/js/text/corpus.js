@@ -158,6 +158,21 @@ export function checkLabels(fn, labels, name = 'options.labels') {
   return copy;
 }
 
+/**
+ * config.json's id2label ({ "0": name, "1": name, ... }) as names by id: ids 0 to K - 1, names
+ * as checkLabels wants them (distinct; 2 to MAX_LABELS).
+ */
+export function labelsOfConfig(fn, config) {
+  const map = config.id2label;
+  if (map === null || typeof map !== 'object' || Array.isArray(map)) throw rangeError(fn, 'config.json has no id2label');
+  const keys = Object.keys(map);
+  const labels = keys.map((_, id) => {
+    if (!Object.hasOwn(map, String(id))) throw rangeError(fn, `config.json's id2label must have the ids 0 to ${keys.length - 1}; ${id} is missing`);
+    return map[String(id)];
+  });
+  return checkLabels(fn, labels, "config.json's id2label");
+}
+
 // Names for a message: the first ten, then how many more.
 function listed(names) {
   const shown = names.slice(0, 10).map(show).join(', ');

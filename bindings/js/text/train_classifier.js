@@ -149,17 +149,17 @@ export async function trainWeights(module, corpus, options = {}) {
 
 
 /**
- * A trained model's files: { 'config.json', 'tokenizer.json', 'model.safetensors' }.
- * @param {{ model: TinyTransformer, config: object, tokenizerJson: object }} trained
+ * A classifier's files: { 'config.json', 'tokenizer.json', 'model.safetensors' }.
+ * @param {{ tensors: Record<string, { shape: number[], data: ArrayLike<number> }>, config: object, tokenizerJson: object }} classifier
+ *   tensors by TinyTransformer's names, in its order (getWeights().tensors)
  * @param {{ dtype?: 'F16' | 'F32', metrics?: object }} [options]
  */
-export function classifierFiles({ model, config, tokenizerJson }, { dtype = 'F16', metrics } = {}) {
+export function classifierFiles({ tensors: named, config, tokenizerJson }, { dtype = 'F16', metrics } = {}) {
   const fn = 'TextClassifier.toFiles';
   if (dtype !== 'F16' && dtype !== 'F32') throw rangeError(fn, `dtype must be 'F16' or 'F32', got ${describe(dtype)}`);
-  const weights = model.getWeights();
-  const bad = dtype === 'F16' ? firstBeyondHalf(weights.tensors) : null;
+  const bad = dtype === 'F16' ? firstBeyondHalf(named) : null;
   if (bad) throw rangeError(fn, `${bad.name}[${bad.index}] is ${bad.value}, beyond float16's ±${HALF_MAX}: write { dtype: 'F32' }`);
-  const tensors = Object.entries(weights.tensors).map(([name, t]) => ({ name, shape: t.shape, data: t.data }));
+  const tensors = Object.entries(named).map(([name, t]) => ({ name, shape: t.shape, data: t.data }));
   const full = { ...config, ...(metrics ? { metrics } : {}), torch_dtype: dtype === 'F16' ? 'float16' : 'float32' };
   return {
     'config.json': `${JSON.stringify(full, null, 2)}\n`,
