@@ -184,3 +184,31 @@ test("gemma3 (Gemma3ForConditionalGeneration, 4B and up): the text model from te
   }
   await assert.rejects(attn.loadModel({ ...files, 'config.json': { model_type: 'gemma3' } }), { name: 'RangeError', message: /a gemma3 checkpoint must hold its text model in text_config/ });
 });
+
+test('transformers 5 configs: rope_parameters (one object, or one per layer type) read as 4.x read rope_theta, rope_scaling, partial_rotary_factor and rope_local_base_freq', async () => {
+  const v5 = {
+    // Qwen2: one object, the default type.
+    'tiny-qwen2': (c) => ({ ...c, rope_theta: undefined, rope_parameters: { rope_type: 'default', rope_theta: c.rope_theta } }),
+    // Gemma 3: per layer type; the sliding layers' base is their rope_theta.
+    'tiny-gemma3': (c) => ({ ...c, rope_theta: undefined, rope_scaling: undefined, rope_local_base_freq: undefined,
+      rope_parameters: { full_attention: { rope_type: 'linear', factor: 8, rope_theta: c.rope_theta }, sliding_attention: { rope_type: 'default', rope_theta: c.rope_local_base_freq } } }),
+    // Phi-3: longrope with its original context and partial factor inside, no factor (the ratio, as 5 computes it).
+    'tiny-phi3': (c) => ({ ...c, original_max_position_embeddings: undefined, partial_rotary_factor: undefined, rope_scaling: undefined,
+      rope_parameters: { rope_type: 'longrope', rope_theta: c.rope_theta, partial_rotary_factor: c.partial_rotary_factor, original_max_position_embeddings: c.original_max_position_embeddings,
+        short_factor: c.rope_scaling.short_factor, long_factor: c.rope_scaling.long_factor } }),
+  };
+  for (const [name, rewrite] of Object.entries(v5)) {
+    const { files, config } = fixture(name);
+    const ref = reference(name);
+    const model = await attn.loadModel({ ...files, 'config.json': JSON.parse(JSON.stringify(rewrite(config))) });
+    try {
+      assertClose(model.forward(ref.cases[0].texts[0]).logits, ref.cases[0].logits, { ...tol, label: `${name}, rope_parameters` });
+      if (ref.long) assertClose(model.forward([ref.long.ids]).logits, ref.long.logits, { ...tol, label: `${name}, rope_parameters, long` });
+    } finally {
+      model.dispose();
+    }
+  }
+  const { files, config } = fixture('tiny-gemma3');
+  await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, rope_parameters: { sliding_attention: { rope_type: 'linear', factor: 2, rope_theta: 10 } } } }),
+    { name: 'RangeError', message: /rope_parameters\.sliding_attention of type "linear" is not supported/ });
+});

@@ -264,7 +264,10 @@ function ropeScalingOf(fn, c, rotaryDim) {
     // max_position_embeddings over it; attention_factor defaults to √(1 + ln factor / ln original).
     const top = c.original_max_position_embeddings != null;
     const originalMax = integer(top ? positive('original_max_position_embeddings', undefined, c) : positive('original_max_position_embeddings', c.max_position_embeddings), 'original_max_position_embeddings');
-    const factor = top ? positive('max_position_embeddings', undefined, c) / originalMax : positive('factor', 1);
+    // (4.x: max_position_embeddings / the top-level original context; 5: rope_parameters'
+    // factor when it has one, else that same ratio.)
+    const ratio = positive('max_position_embeddings', 4096, c) / originalMax;
+    const factor = top || rs.factor == null ? ratio : positive('factor');
     const attentionFactor = rs.attention_factor != null ? positive('attention_factor') : factor <= 1 ? 1 : Math.sqrt(1 + Math.log(factor) / Math.log(originalMax));
     const list = (key) => {
       const x = rs[key];
@@ -440,7 +443,7 @@ ARCHITECTURES.gemma3_text = (fn, c, head, KIND) => {
 ARCHITECTURES.gemma3 = (fn, c, head, KIND) => {
   const text = c.text_config;
   if (text === null || typeof text !== 'object' || Array.isArray(text)) throw rangeError(fn, 'config.json: a gemma3 checkpoint must hold its text model in text_config');
-  const arch = ARCHITECTURES.gemma3_text(fn, { tie_word_embeddings: c.tie_word_embeddings, ...text }, head, KIND);
+  const arch = ARCHITECTURES.gemma3_text(fn, withRopeParameters(fn, { tie_word_embeddings: c.tie_word_embeddings, ...text }), head, KIND);
   return { ...arch, names: { ...arch.names, prefixes: ['language_model.model.', 'model.language_model.'] } };
 };
 
@@ -463,6 +466,29 @@ ARCHITECTURES.phi3 = (fn, c, head, KIND) => decoder(fn, c, head, KIND, {
   },
 });
 
+// transformers 5 writes RoPE as one rope_parameters object ({ rope_type, rope_theta, factor,
+// partial_rotary_factor, original_max_position_embeddings, … }), or one per layer type
+// ({ full_attention: {…}, sliding_attention: {…} }: Gemma 3), where 4.x wrote rope_theta,
+// rope_scaling, partial_rotary_factor and rope_local_base_freq at the top. Read either: the
+// v5 form is turned into the 4.x keys the entries read.
+function withRopeParameters(fn, c) {
+  const rp = c.rope_parameters;
+  if (rp == null) return c;
+  if (typeof rp !== 'object' || Array.isArray(rp)) throw rangeError(fn, `config.json: rope_parameters must be an object, got ${JSON.stringify(rp).slice(0, 200)}`);
+  const perType = Object.hasOwn(rp, 'full_attention') || Object.hasOwn(rp, 'sliding_attention');
+  const full = perType ? rp.full_attention ?? rp.sliding_attention : rp;
+  const sliding = perType ? rp.sliding_attention : null;
+  const scaled = (p) => p != null && (p.rope_type ?? p.type ?? 'default') !== 'default';
+  if (scaled(sliding)) throw rangeError(fn, `config.json: rope_parameters.sliding_attention of type ${JSON.stringify(sliding.rope_type ?? sliding.type)} is not supported (sliding layers turn by their own base, unscaled)`);
+  return {
+    ...c,
+    rope_theta: full?.rope_theta ?? c.rope_theta,
+    rope_scaling: scaled(full) ? full : c.rope_scaling ?? null,
+    partial_rotary_factor: full?.partial_rotary_factor ?? c.partial_rotary_factor,
+    rope_local_base_freq: sliding?.rope_theta ?? c.rope_local_base_freq,
+  };
+}
+
 /** The model types this version loads. */
 export const MODEL_TYPES = Object.freeze(Object.keys(ARCHITECTURES));
 
@@ -480,7 +506,7 @@ export function architectureOf(fn, config, headOption, KIND) {
   }
   const head = headOption ?? headOf(config);
   if (!HEADS.includes(head)) throw rangeError(fn, `options.head must be one of ${HEADS.join(', ')}, got ${JSON.stringify(head)}`);
-  const { descriptor, names, classifier } = ARCHITECTURES[modelType](fn, config, head, KIND);
+  const { descriptor, names, classifier } = ARCHITECTURES[modelType](fn, withRopeParameters(fn, config), head, KIND);
   if (head === 'causal-lm' && !descriptor.causal) throw rangeError(fn, `a ${modelType} checkpoint has no causal-LM head`);
   if (head === 'masked-lm' && descriptor.causal) throw rangeError(fn, `a ${modelType} checkpoint has no masked-LM head`);
   if (descriptor.contextLength < 1) throw rangeError(fn, `config.json: max_position_embeddings ${config.max_position_embeddings} leaves no position for a token (pad_token_id ${config.pad_token_id} takes the first ${config.pad_token_id + 1})`);
