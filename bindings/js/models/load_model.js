@@ -18,6 +18,7 @@ import { packDescriptor, weightTable } from './descriptor.js';
 import { toFloat32, DTYPE_BYTES } from './safetensors.js';
 import { openWeights } from './weight_files.js';
 import { sourceOf } from './sources.js';
+import { checkHubOptions } from './hub_ids.js';
 import { loadTokenizer } from './tokenizer.js';
 import { PretrainedModel } from './pretrained_model.js';
 import { readSentenceTransformers } from './sentence_transformers.js';
@@ -29,20 +30,20 @@ export { loadClassifier, trainClassifier } from '../text/text_classifier.js';
 const FN = 'loadModel';
 const DTYPES = ['auto', 'float32'];
 
-const OPTIONS = ['head', 'onProgress', 'fetchOptions', 'cache', 'dtype', 'signal'];
+const OPTIONS = ['head', 'onProgress', 'fetchOptions', 'cache', 'dtype', 'signal', 'revision', 'hubUrl'];
 
 // Each option read once (a getter runs once), checked, unknown keys refused.
 function checkOptions(options) {
-  if (options === undefined) return { cache: true, dtype: 'auto' };
+  if (options === undefined) return { cache: true, dtype: 'auto', hub: checkHubOptions(FN, {}) };
   checkKeys(FN, 'option', options, OPTIONS);
-  const { head, onProgress, fetchOptions, cache = true, dtype = 'auto', signal } = options;
+  const { head, onProgress, fetchOptions, cache = true, dtype = 'auto', signal, revision, hubUrl } = options;
   if (!DTYPES.includes(dtype)) throw typeError(FN, `options.dtype must be 'auto' or 'float32', got ${describe(dtype)}`);
   if (typeof cache !== 'boolean') throw typeError(FN, `options.cache must be a boolean, got ${describe(cache)}`);
   if (onProgress !== undefined && typeof onProgress !== 'function') throw typeError(FN, `options.onProgress must be a function, got ${describe(onProgress)}`);
   if (head !== undefined && typeof head !== 'string') throw typeError(FN, `options.head must be a string, got ${describe(head)}`);
   if (fetchOptions !== undefined && (fetchOptions === null || typeof fetchOptions !== 'object')) throw typeError(FN, `options.fetchOptions must be an object (fetch's RequestInit), got ${describe(fetchOptions)}`);
   if (signal !== undefined && !isAbortSignal(signal)) throw typeError(FN, `options.signal must be an AbortSignal, got ${describe(signal)}`);
-  return { head, onProgress, fetchOptions, cache, dtype, signal };
+  return { head, onProgress, fetchOptions, cache, dtype, signal, hub: checkHubOptions(FN, { revision, hubUrl }) };
 }
 
 const isAbortSignal = (signal) => typeof AbortSignal === 'function' && signal instanceof AbortSignal;
