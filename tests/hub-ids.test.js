@@ -68,7 +68,7 @@ test('an id reads <hubUrl>/<id>/resolve/main/<file>: the same model as the folde
   model.dispose();
   const asked = paths(from);
   assert.deepEqual([...new Set(asked)].sort(), asked.slice().sort(), 'each file asked for once');
-  assert.deepEqual(asked.slice().sort(), ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'].map((f) => `/tiny/gpt2/resolve/main/${f}`));
+  assert.deepEqual(asked.slice().sort(), ['config.json', 'generation_config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'].map((f) => `/tiny/gpt2/resolve/main/${f}`));
 });
 
 test('revision: a tag, and refs/pr/1 escaped into one path segment; a mirror under a path', async () => {

@@ -19,6 +19,7 @@ import { toFloat32, DTYPE_BYTES } from './safetensors.js';
 import { openWeights } from './weight_files.js';
 import { sourceOf } from './sources.js';
 import { checkHubOptions } from './hub_ids.js';
+import { generationDefaults } from './generation_config.js';
 import { loadTokenizer } from './tokenizer.js';
 import { PretrainedModel } from './pretrained_model.js';
 import { readSentenceTransformers } from './sentence_transformers.js';
@@ -135,6 +136,9 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal }) {
   // asking an LM's folder for a modules.json it never has costs a request, and in a browser a
   // 404 in the console on every load.
   const sentenceEmbedding = arch.head === 'base' ? await readSentenceTransformers(FN, src, readJson, arch.descriptor.dModel) : null;
+  // A decoder's generation defaults (generation_config.json, as transformers reads it).
+  const decoder = arch.descriptor.causal && arch.descriptor.lmHead;
+  const generation = decoder ? generationDefaults(FN, await readJson(src, 'generation_config.json', false), config, arch.descriptor.vocabSize) : undefined;
   signal?.throwIfAborted();
   // 2. Every tensor's header entry.
   const weights = await openWeights(FN, src, readJson);
@@ -188,7 +192,7 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal }) {
     createScope.release();
   }
   if (handle <= 0) throw rangeError(FN, `out of wasm memory for the ${formatBytes(parameterBytes)} of weights`);
-  const model = new PretrainedModel(module, handle, { arch, config, tokenizer, classifier: null, parameterBytes, matrixDtype: bf16 ? 'bfloat16' : 'float32', sentenceEmbedding });
+  const model = new PretrainedModel(module, handle, { arch, config, tokenizer, classifier: null, parameterBytes, matrixDtype: bf16 ? 'bfloat16' : 'float32', sentenceEmbedding, generation });
   try {
     const head = await fillWeights(module, handle, weights, plan, classifier, scratchBytes, onProgress, bf16, signal);
     if (classifier) model._setClassifier(head);
