@@ -9,6 +9,7 @@ import { MemoryPlan, checkBudget } from '../memory.js';
 import { pickToken, seededRandom, nextTask } from './sampling.js';
 import { generationDefaults, eosList } from './generation_config.js';
 import { TextStream } from './text_stream.js';
+import { applyChatTemplate } from './chat_template.js';
 import { contractOf } from '../contract.js';
 import { embedTexts } from './embed.js';
 
@@ -52,15 +53,19 @@ function unpadLeft(data, B, outer, T, inner, pads) {
   return data;
 }
 
+// generate's first argument is { messages, … } (not a prompt).
+const isChatRequest = (x) => x !== null && typeof x === 'object' && !Array.isArray(x) && !ArrayBuffer.isView(x) && 'messages' in x;
+
 export class PretrainedModel {
   #module;
   #handle;
   #classifier = null;
   #token = {};
   #generating = false;
+  #chat;
 
   /** Use attn.loadModel(). */
-  constructor(module, handle, { arch, config, tokenizer, parameterBytes, matrixDtype = 'float32', sentenceEmbedding = null, generation = null }) {
+  constructor(module, handle, { arch, config, tokenizer, parameterBytes, matrixDtype = 'float32', sentenceEmbedding = null, generation = null, chat = null }) {
     this.#module = module;
     this.#handle = handle;
     /** config.json as loaded. */
@@ -94,6 +99,9 @@ export class PretrainedModel {
      * over this API's own; eosTokenId from the file, else config.json.
      */
     this.generationDefaults = generation ?? generationDefaults('loadModel', null, config, arch.descriptor.vocabSize);
+    this.#chat = chat;
+    /** The chat templates by name ('default' for a single one), or null. */
+    this.chatTemplates = chat?.toObject() ?? null;
     finalizer.register(this, { module, handle }, this.#token);
   }
 
@@ -135,10 +143,11 @@ export class PretrainedModel {
   async generate(prompt, options = {}) {
     const fn = 'PretrainedModel.generate';
     this.#check('generate');
-    const o = this.#generateOptions(fn, options);
+    const chat = isChatRequest(prompt) ? this.#chatRequest(fn, prompt, options) : null;
+    const o = this.#generateOptions(fn, chat?.options ?? options);
     if (!this.descriptor.lmHead || !this.descriptor.causal) throw rangeError(fn, `this model's head is '${this.head}'; generate needs a causal-LM head (GPT-2, Llama)`);
     if (this.#generating) throw new Error(`${fn}: this model is already generating; await the first call (or stop it) before the next`);
-    const prompted = this.#promptIds(fn, prompt);
+    const prompted = chat ? applyChatTemplate(fn, this.#chat, this.tokenizer, chat.messages, { ...chat.template, addGenerationPrompt: true }) : this.#promptIds(fn, prompt);
     this.#check('generate');  // the prompt's iterator is caller code
     const limit = this.descriptor.contextLength;
     if (prompted.length >= limit) throw rangeError(fn, `the prompt has ${prompted.length} tokens; this model sees at most ${limit}, leaving no room for a new one`);
@@ -221,6 +230,28 @@ export class PretrainedModel {
   #crossesLongRope(fed, length) {
     const rs = this.descriptor.ropeScaling;
     return rs?.type === 'longrope' && fed > 0 && fed <= rs.originalMax && length > rs.originalMax;
+  }
+
+  /**
+   * Chat messages → the checkpoint's chat template's text, or (tokenize: true, the default
+   * as in transformers) its token ids, tokenized without adding special tokens.
+   * @param {{ role: string, content: unknown }[]} messages
+   * @param {object} [options] addGenerationPrompt (false), tokenize (true), chatTemplate (a
+   *   template's name), tools, documents, templateVariables (more of the template's variables)
+   */
+  applyChatTemplate(messages, options) {
+    this.#check('applyChatTemplate');
+    return applyChatTemplate('PretrainedModel.applyChatTemplate', this.#chat, this.tokenizer, messages, options);
+  }
+
+  // generate({ messages, …options }): the messages and template options apart from the rest
+  // (each read once).
+  #chatRequest(fn, request, options) {
+    if (options !== undefined && !(options !== null && typeof options === 'object' && Object.keys(options).length === 0)) {
+      throw typeError(fn, 'with { messages }, pass every option in that one object: generate({ messages, maxNewTokens, … })');
+    }
+    const { messages, chatTemplate, tools, documents, templateVariables, ...rest } = request;
+    return { messages, template: { chatTemplate, tools, documents, templateVariables }, options: rest };
   }
 
   // The new ids' text (special tokens skipped).
