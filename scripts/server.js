@@ -1,5 +1,5 @@
 // A small static file server for the page: serves web/, dist/, bindings/ and bench/ from the
-// project root (and the tokenizer library's dist/ from node_modules), with .wasm as application/wasm, cross-origin isolated. Loopback only.
+// project root (and the tokenizer and chat template libraries' dist/ from node_modules), with .wasm as application/wasm, cross-origin isolated. Loopback only.
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVED = ['web', 'dist', 'bindings', 'bench'];
-// The one dependency the browser entry imports (by its bare name, mapped by the page's import
-// map): the tokenizer library's ES module build.
-const DEPENDENCY = join('node_modules', '@huggingface', 'tokenizers', 'dist');
+// The dependencies the browser entry imports (by their bare names, mapped by the page's import
+// map, or found beside the package): the tokenizer and chat template libraries' ES modules.
+const DEPENDENCIES = ['tokenizers', 'jinja'].map((name) => join('node_modules', '@huggingface', name, 'dist'));
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json',
@@ -57,7 +57,7 @@ export function startServer({ port = 8080, host = '127.0.0.1', root = ROOT, serv
     let relative = normalize(path.endsWith('/') ? `${path}index.html` : path).replace(/^[/\\]+/, '');
     // /docs/ is the API reference TypeDoc writes into build/docs (npm run docs).
     if (docs && served !== null && (relative === 'docs' || relative.startsWith(`docs${sep}`))) relative = join('build', relative);
-    const dependency = relative.startsWith(`${DEPENDENCY}${sep}`);
+    const dependency = DEPENDENCIES.some((folder) => relative.startsWith(`${folder}${sep}`));
     if (relative.startsWith('..') || (served !== null && !dependency && !served.includes(relative.split(sep)[0]) && !(docs && relative.startsWith(`build${sep}docs${sep}`)))) {
       res.writeHead(404).end('not found');
       return;

@@ -176,8 +176,8 @@ test('a slow load for an older src loses the race: the newer src is shown, the o
     el.addEventListener('modelload', (e) => loads.push(e.detail.model.modelType));
     el.setAttribute('src', `${HF}tiny-bert/`);
     await window.until(() => window.shows(el, 'bert'), 'bert');
-    // The slow checkpoint's four files take 1.2 s or more; then the grace.
-    await window.sleep(1500 + window.grace + 300);
+    // The slow checkpoint's five files (generation_config.json too) take 1.5 s or more; then the grace.
+    await window.sleep(1800 + window.grace + 300);
     const out = { loads, shown: el.model.modelType, src: el.getAttribute('src'), bytes: await window.inUse() - before, bert: el.model.parameterBytes };
     el.remove();
     await window.sleep(window.grace + 300);

@@ -130,7 +130,7 @@ test('a URL checkpoint is kept in the Cache API: loading it again fetches nothin
     return { first: byFile(first), second: byFile(second) };
   });
   page.off('request', listen);
-  const files = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'model.safetensors'];
+  const files = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json', 'model.safetensors'];
   assert.deepEqual(fetched.map((u) => u.split('/').pop()).sort(), files.sort(), 'the first load fetched each file once');
   assert.deepEqual(events.first.sort(), files.map((f) => `${f}:false`).sort(), 'the first load downloaded every file');
   assert.deepEqual(events.second.sort(), files.map((f) => `${f}:true`).sort(), 'the second load read every file from the cache');

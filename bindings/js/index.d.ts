@@ -1343,9 +1343,11 @@ export interface AttentionWasm {
    * that lies about its offsets, sizes or dtypes is a RangeError naming the file and tensor),
    * every tensor the architecture needs (a missing one is named; a wrong shape names both
    * shapes), and the bytes needed against the free heap.
-   * @param source a folder path (Node), a URL prefix of a folder (`https://…/resolve/main/`),
-   *   Files (a drop or `<input type=file multiple>`), or a Map or object of file names to
-   *   bytes (ArrayBuffer, typed array, Blob) or, for `.json`, strings or objects.
+   * @param source a Hub id (`'Qwen/Qwen2.5-0.5B-Instruct'`: exactly `owner/name`; in Node a
+   *   folder that exists by that name wins), a folder path (Node), a URL prefix of a folder
+   *   (`https://…/resolve/main/`), Files (a drop or `<input type=file multiple>`), or a Map or
+   *   object of file names to bytes (ArrayBuffer, typed array, Blob) or, for `.json`, strings
+   *   or objects.
    * @param options which head to run, and progress events.
    * @throws TypeError for a source or option of the wrong type; RangeError naming the file,
    *   the tensor or the config key for everything a checkpoint can get wrong, and when the
@@ -1643,6 +1645,9 @@ export interface TextClassifier {
  * Where {@link AttentionWasm.loadModel} finds a checkpoint's files. A Map or object names files
  * as the folder does, a module's with its subfolder (`'1_Pooling/config.json'`); Files from a
  * folder picked whole (`<input webkitdirectory>`) are named by their path under it.
+ * A string is a URL when it has a scheme; in Node, a folder that exists; else a Hub id
+ * when it is exactly `owner/name` in the Hub's characters (letters, digits, `_`, `-`, `.`);
+ * else a folder path (Node) or a URL relative to the page.
  */
 export type ModelSource = string | URL | File[] | FileList | Map<string, ModelFile> | Record<string, ModelFile>;
 
@@ -1679,6 +1684,18 @@ export interface LoadModelOptions {
    * the promise rejects with the signal's reason (an `AbortError`).
    */
   signal?: AbortSignal;
+  /**
+   * A Hub id's version: a branch, tag or commit (default `'main'`; `'refs/pr/1'` works). A
+   * TypeError for any other source. The browser cache is by URL: a commit keeps it exact.
+   */
+  revision?: string;
+  /** Where the Hub is, for Hub ids (default `'https://huggingface.co'`; a mirror may sit under a path). */
+  hubUrl?: string | URL;
+  /**
+   * A chat template's text (Jinja), for a causal LM whose checkpoint has none, or instead of
+   * its `tokenizer_config.json`'s `chat_template`.
+   */
+  chatTemplate?: string;
 }
 
 /** The heads a checkpoint can run. */
@@ -1906,16 +1923,35 @@ export interface EncodedText {
   special: boolean[];
 }
 
-/** Options of {@link PretrainedModel.generate}. */
+/**
+ * Options of {@link PretrainedModel.generate}. Where `generation_config.json` gives a value
+ * (see {@link PretrainedModel.generationDefaults}) it is the default; an option given wins.
+ * The logits go through transformers' processors in its order: repetition penalty, then,
+ * when sampling, temperature, top-k, top-p, min-p.
+ */
 export interface GenerateOptions {
   /** New tokens at most (default 20; fewer when the model's context ends first). */
   maxNewTokens?: number;
   /** 0 (default): greedy; above 0: sample from softmax(logits / temperature). */
   temperature?: number;
-  /** Sample among the k most likely tokens only (0, default: all). */
+  /** Sample among the k most likely tokens only, and those tied with the k-th (0, default: all). */
   topK?: number;
   /** Sample among the most likely tokens whose probabilities reach p (default 1: all). */
   topP?: number;
+  /** Drop tokens less likely than minP × the most likely one (default 0: off). */
+  minP?: number;
+  /**
+   * Tokens already in the sequence (the prompt's too) have their logit divided by this when
+   * positive, multiplied when negative (default 1: off; greedy and sampling alike).
+   */
+  repetitionPenalty?: number;
+  /** The end-of-sequence token or tokens (default: `generation_config.json`'s, else `config.json`'s). */
+  eosTokenId?: number | number[];
+  /**
+   * Stop when the text holds one of these: the text ends before it (`stopped: 'stop'`), and
+   * `onToken` never shows it. Special tokens cannot be stop strings (stop on them by id).
+   */
+  stop?: string | string[];
   /** The sampler's seed (default 0): the same seed gives the same text. */
   seed?: number;
   /** Called with each new token; return false to stop after it. */
@@ -1926,8 +1962,57 @@ export interface GenerateOptions {
   useCache?: boolean;
   /** Stop at the end-of-sequence token (`eos_token_id`; default true). */
   stopAtEos?: boolean;
-  /** Return each step's logits in `scores` (default false). */
+  /** Return each step's logits in `scores` and the processed ones in `processedScores` (default false). */
   returnScores?: boolean;
+}
+
+/** One chat message, as chat templates read them (other keys such as `tool_calls` pass through). */
+export interface ChatMessage {
+  /** `'system'`, `'user'`, `'assistant'`, `'tool'`, … */
+  role: string;
+  /** The text, or content parts (JSON-like values). */
+  content?: unknown;
+  [key: string]: unknown;
+}
+
+/** Options of {@link PretrainedModel.applyChatTemplate} (and of `generate({ messages })`, but `addGenerationPrompt`, `tokenize`). */
+export interface ChatTemplateOptions {
+  /** End with the assistant's turn opened (`add_generation_prompt`; default false). */
+  addGenerationPrompt?: boolean;
+  /** Return token ids (default true, as in transformers) or the text (false). */
+  tokenize?: boolean;
+  /** A template's name when the checkpoint has several (default `'default'`, or `'tool_use'` with tools). */
+  chatTemplate?: string;
+  /** Tool definitions (JSON schemas) for templates that describe tools. */
+  tools?: unknown[];
+  /** Documents for retrieval templates. */
+  documents?: unknown[];
+  /** More of the template's variables (e.g. Qwen3's `enable_thinking`). */
+  templateVariables?: Record<string, unknown>;
+}
+
+/** `generate({ messages, … })`: a chat rendered with its generation prompt, then generated from. */
+export interface ChatGenerateRequest extends GenerateOptions, Omit<ChatTemplateOptions, 'addGenerationPrompt' | 'tokenize'> {
+  /** The conversation so far. */
+  messages: ChatMessage[];
+}
+
+/** What {@link PretrainedModel.generate} uses where an option is not given. */
+export interface GenerationDefaults {
+  /** `max_new_tokens`, else 20. */
+  readonly maxNewTokens: number;
+  /** 0 (greedy) unless `do_sample` is true; then `temperature`, else 1. */
+  readonly temperature: number;
+  /** `top_k`; else 50 with `do_sample`, 0 (no limit) without. */
+  readonly topK: number;
+  /** `top_p`, else 1. */
+  readonly topP: number;
+  /** `min_p`, else 0 (off). */
+  readonly minP: number;
+  /** `repetition_penalty`, else 1 (off). */
+  readonly repetitionPenalty: number;
+  /** `eos_token_id` (an id or a list), else `config.json`'s. */
+  readonly eosTokenId: readonly number[];
 }
 
 /** One token reported by {@link GenerateOptions.onToken}. */
@@ -1949,9 +2034,11 @@ export interface GenerateResult {
   /** The new text (special tokens skipped); null without a tokenizer. */
   text: string | null;
   /** Why it stopped. */
-  stopped: 'length' | 'eos' | 'callback' | 'aborted';
+  stopped: 'length' | 'eos' | 'stop' | 'callback' | 'aborted';
   /** With `returnScores`: each step's logits `[vocabSize]`. */
   scores?: Float32Array[];
+  /** With `returnScores`: each step's logits after the processors (float64; −Infinity where a token was removed). */
+  processedScores?: Float64Array[];
 }
 
 /** A checkpoint's tokenizer (from `tokenizer.json`, read by `@huggingface/tokenizers`). */
@@ -2006,6 +2093,28 @@ export interface PretrainedModel {
    */
   readonly sentenceEmbedding: SentenceEmbeddingConfig | null;
   /**
+   * `generate`'s defaults: `generation_config.json`'s values as transformers reads them
+   * (`do_sample: false` or absent: greedy; `do_sample: true`: temperature 1, top_k 50 and
+   * top_p 1 where the file says nothing) over this API's own.
+   */
+  readonly generationDefaults: GenerationDefaults;
+  /** The chat templates by name (`'default'` for a single one), or null. */
+  readonly chatTemplates: Readonly<Record<string, string>> | null;
+  /**
+   * Chat messages → the chat template's text, as transformers' `apply_chat_template` renders
+   * it (with `messages`, `add_generation_prompt`, `tools`, `documents`, the special tokens,
+   * `raise_exception`, `strftime_now`), by `@huggingface/jinja` in a bounded sandbox.
+   * @returns token ids (tokenized without adding special tokens: the template writes them),
+   *   or the text with `tokenize: false`.
+   * @throws TypeError for bad messages or options; RangeError when the checkpoint has no
+   *   template, the template raises, cannot be read, or passes the sandbox's bounds.
+   * @example
+   * const prompt = model.applyChatTemplate([{ role: 'user', content: 'Hi!' }], { addGenerationPrompt: true, tokenize: false });
+   */
+  applyChatTemplate(messages: ChatMessage[], options: ChatTemplateOptions & { tokenize: false }): string;
+  /** Chat messages → the chat template's token ids (see the signature above, with `tokenize: false`, for the text). */
+  applyChatTemplate(messages: ChatMessage[], options?: ChatTemplateOptions): number[];
+  /**
    * Text → the tokens `forward` would see, with their spans in the text.
    * @throws RangeError when the checkpoint has no tokenizer.
    */
@@ -2057,6 +2166,8 @@ export interface PretrainedModel {
    * });
    */
   generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): Promise<GenerateResult>;
+  /** A chat: `generate({ messages, maxNewTokens, … })` (the template rendered with its generation prompt). */
+  generate(request: ChatGenerateRequest): Promise<GenerateResult>;
   /** True once {@link PretrainedModel.dispose} ran. */
   readonly disposed: boolean;
   /** Frees the weights' wasm memory. Idempotent; the model cannot be used afterwards. */

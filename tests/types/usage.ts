@@ -140,3 +140,27 @@ async function embedding(): Promise<void> {
   model.dispose();
 }
 void embedding;
+
+// Hub ids, chat templates and generation options.
+async function chatting(): Promise<void> {
+  const attn = await init();
+  const model = await attn.loadModel('Qwen/Qwen2.5-0.5B-Instruct', { revision: 'main', hubUrl: 'https://huggingface.co', fetchOptions: { headers: { Authorization: 'Bearer hf_x' } } });
+  const messages: import('attention-wasm').ChatMessage[] = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi!' }];
+  const text: string = model.applyChatTemplate(messages, { addGenerationPrompt: true, tokenize: false });
+  const ids: number[] = model.applyChatTemplate(messages, { addGenerationPrompt: true, templateVariables: { enable_thinking: false } });
+  const defaults: import('attention-wasm').GenerationDefaults = model.generationDefaults;
+  const eos: readonly number[] = defaults.eosTokenId;
+  const chat = await model.generate({ messages, maxNewTokens: 32, repetitionPenalty: 1.1, minP: 0.05, stop: ['\n\n'], eosTokenId: [151645, 151643] });
+  const plain = await model.generate(ids, { returnScores: true, eosTokenId: 2 });
+  const stopped: 'length' | 'eos' | 'stop' | 'callback' | 'aborted' = chat.stopped;
+  const processed: Float64Array | undefined = plain.processedScores?.[0];
+  const templates: Readonly<Record<string, string>> | null = model.chatTemplates;
+  void [text, eos, stopped, processed, templates];
+  model.dispose();
+  // @ts-expect-error tokenize: false returns a string, not ids
+  const wrong: number[] = model.applyChatTemplate(messages, { tokenize: false });
+  // @ts-expect-error messages need a role
+  model.applyChatTemplate([{ content: 'Hi' }]);
+  void wrong;
+}
+void chatting;

@@ -18,6 +18,9 @@ import { packDescriptor, weightTable } from './descriptor.js';
 import { toFloat32, DTYPE_BYTES } from './safetensors.js';
 import { openWeights } from './weight_files.js';
 import { sourceOf } from './sources.js';
+import { checkHubOptions } from './hub_ids.js';
+import { generationDefaults } from './generation_config.js';
+import { loadChatTemplates } from './chat_template.js';
 import { loadTokenizer } from './tokenizer.js';
 import { PretrainedModel } from './pretrained_model.js';
 import { readSentenceTransformers } from './sentence_transformers.js';
@@ -29,20 +32,21 @@ export { loadClassifier, trainClassifier } from '../text/text_classifier.js';
 const FN = 'loadModel';
 const DTYPES = ['auto', 'float32'];
 
-const OPTIONS = ['head', 'onProgress', 'fetchOptions', 'cache', 'dtype', 'signal'];
+const OPTIONS = ['head', 'onProgress', 'fetchOptions', 'cache', 'dtype', 'signal', 'revision', 'hubUrl', 'chatTemplate'];
 
 // Each option read once (a getter runs once), checked, unknown keys refused.
 function checkOptions(options) {
-  if (options === undefined) return { cache: true, dtype: 'auto' };
+  if (options === undefined) return { cache: true, dtype: 'auto', hub: checkHubOptions(FN, {}) };
   checkKeys(FN, 'option', options, OPTIONS);
-  const { head, onProgress, fetchOptions, cache = true, dtype = 'auto', signal } = options;
+  const { head, onProgress, fetchOptions, cache = true, dtype = 'auto', signal, revision, hubUrl, chatTemplate } = options;
   if (!DTYPES.includes(dtype)) throw typeError(FN, `options.dtype must be 'auto' or 'float32', got ${describe(dtype)}`);
   if (typeof cache !== 'boolean') throw typeError(FN, `options.cache must be a boolean, got ${describe(cache)}`);
   if (onProgress !== undefined && typeof onProgress !== 'function') throw typeError(FN, `options.onProgress must be a function, got ${describe(onProgress)}`);
   if (head !== undefined && typeof head !== 'string') throw typeError(FN, `options.head must be a string, got ${describe(head)}`);
   if (fetchOptions !== undefined && (fetchOptions === null || typeof fetchOptions !== 'object')) throw typeError(FN, `options.fetchOptions must be an object (fetch's RequestInit), got ${describe(fetchOptions)}`);
+  if (chatTemplate !== undefined && (typeof chatTemplate !== 'string' || chatTemplate === '')) throw typeError(FN, `options.chatTemplate must be a chat template's text (a non-empty string), got ${describe(chatTemplate)}`);
   if (signal !== undefined && !isAbortSignal(signal)) throw typeError(FN, `options.signal must be an AbortSignal, got ${describe(signal)}`);
-  return { head, onProgress, fetchOptions, cache, dtype, signal };
+  return { head, onProgress, fetchOptions, cache, dtype, signal, chatTemplate, hub: checkHubOptions(FN, { revision, hubUrl }) };
 }
 
 const isAbortSignal = (signal) => typeof AbortSignal === 'function' && signal instanceof AbortSignal;
@@ -120,7 +124,7 @@ export async function loadModel(module, source, options) {
   }
 }
 
-async function loadFrom(module, src, { head, onProgress, dtype, signal }) {
+async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemplate }) {
   // 1. The architecture and the tokenizer.
   const config = await readJson(src, 'config.json', true);
   const contract = contractOf(module);
@@ -128,12 +132,19 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal }) {
   const arch = architectureOf(FN, config, head, KIND);
   const tokenizerJson = await readJson(src, 'tokenizer.json', false);
   const declared = { size: arch.descriptor.vocabSize, source: "config.json's vocab_size" };
-  const tokenizer = tokenizerJson === null ? null : await loadTokenizer(FN, tokenizerJson, (await readJson(src, 'tokenizer_config.json', false)) ?? {}, declared);
+  const tokenizerConfig = tokenizerJson === null ? {} : (await readJson(src, 'tokenizer_config.json', false)) ?? {};
+  const tokenizer = tokenizerJson === null ? null : await loadTokenizer(FN, tokenizerJson, tokenizerConfig, declared);
   // A sentence-transformers folder's pooling and normalisation (modules.json), for embed. Only
   // a bare encoder (architectures BertModel, XLMRobertaModel, …: head 'base') is looked for one:
   // asking an LM's folder for a modules.json it never has costs a request, and in a browser a
   // 404 in the console on every load.
   const sentenceEmbedding = arch.head === 'base' ? await readSentenceTransformers(FN, src, readJson, arch.descriptor.dModel) : null;
+  // A decoder's generation defaults (generation_config.json, as transformers reads it) and
+  // chat templates (tokenizer_config.json's, or the caller's).
+  const decoder = arch.descriptor.causal && arch.descriptor.lmHead;
+  const generation = decoder ? generationDefaults(FN, await readJson(src, 'generation_config.json', false), config, arch.descriptor.vocabSize) : undefined;
+  if (chatTemplate !== undefined && !(decoder && tokenizer)) throw rangeError(FN, 'options.chatTemplate is for a causal language model with a tokenizer.json');
+  const chat = decoder && tokenizer ? await loadChatTemplates(FN, tokenizerConfig, chatTemplate) : null;
   signal?.throwIfAborted();
   // 2. Every tensor's header entry.
   const weights = await openWeights(FN, src, readJson);
@@ -187,7 +198,7 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal }) {
     createScope.release();
   }
   if (handle <= 0) throw rangeError(FN, `out of wasm memory for the ${formatBytes(parameterBytes)} of weights`);
-  const model = new PretrainedModel(module, handle, { arch, config, tokenizer, classifier: null, parameterBytes, matrixDtype: bf16 ? 'bfloat16' : 'float32', sentenceEmbedding });
+  const model = new PretrainedModel(module, handle, { arch, config, tokenizer, classifier: null, parameterBytes, matrixDtype: bf16 ? 'bfloat16' : 'float32', sentenceEmbedding, generation, chat });
   try {
     const head = await fillWeights(module, handle, weights, plan, classifier, scratchBytes, onProgress, bf16, signal);
     if (classifier) model._setClassifier(head);

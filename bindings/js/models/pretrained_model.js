@@ -7,11 +7,14 @@ import { HeapScope } from '../heap.js';
 import { tensor as makeTensor } from '../tensor.js';
 import { MemoryPlan, checkBudget } from '../memory.js';
 import { pickToken, seededRandom, nextTask } from './sampling.js';
+import { generationDefaults, eosList } from './generation_config.js';
+import { TextStream } from './text_stream.js';
+import { applyChatTemplate } from './chat_template.js';
 import { contractOf } from '../contract.js';
 import { embedTexts } from './embed.js';
 
 const FORWARD_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'queriesAndKeys'];
-const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'onToken', 'signal', 'useCache', 'stopAtEos', 'returnScores'];
+const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'topP', 'minP', 'repetitionPenalty', 'eosTokenId', 'stop', 'seed', 'onToken', 'signal', 'useCache', 'stopAtEos', 'returnScores'];
 // The runner's statuses (src/status.h), in the words of a forward call.
 export const STATUS_MESSAGES = {
   kNegativeDimension: 'a dimension is negative', kNullPointer: 'a required buffer is missing', kBadKeyLength: 'a length is outside [1, T]',
@@ -50,15 +53,19 @@ function unpadLeft(data, B, outer, T, inner, pads) {
   return data;
 }
 
+// generate's first argument is { messages, … } (not a prompt).
+const isChatRequest = (x) => x !== null && typeof x === 'object' && !Array.isArray(x) && !ArrayBuffer.isView(x) && 'messages' in x;
+
 export class PretrainedModel {
   #module;
   #handle;
   #classifier = null;
   #token = {};
   #generating = false;
+  #chat;
 
   /** Use attn.loadModel(). */
-  constructor(module, handle, { arch, config, tokenizer, parameterBytes, matrixDtype = 'float32', sentenceEmbedding = null }) {
+  constructor(module, handle, { arch, config, tokenizer, parameterBytes, matrixDtype = 'float32', sentenceEmbedding = null, generation = null, chat = null }) {
     this.#module = module;
     this.#handle = handle;
     /** config.json as loaded. */
@@ -87,6 +94,14 @@ export class PretrainedModel {
      * default; null without modules.json.
      */
     this.sentenceEmbedding = sentenceEmbedding;
+    /**
+     * generate's defaults: generation_config.json's values (transformers' reading of them)
+     * over this API's own; eosTokenId from the file, else config.json.
+     */
+    this.generationDefaults = generation ?? generationDefaults('loadModel', null, config, arch.descriptor.vocabSize);
+    this.#chat = chat;
+    /** The chat templates by name ('default' for a single one), or null. */
+    this.chatTemplates = chat?.toObject() ?? null;
     finalizer.register(this, { module, handle }, this.#token);
   }
 
@@ -119,25 +134,31 @@ export class PretrainedModel {
    * (bottom-right causal). Yields to the event loop between tokens.
    * @param {string | number[]} prompt text (tokenized with the model's special tokens) or token ids
    * @param {object} [options] maxNewTokens (20), temperature (0: greedy), topK (0: all),
-   *   topP (1), seed (0), onToken({ id, text, index }) (return false to stop), signal
-   *   (an AbortSignal), useCache (true), stopAtEos (true), returnScores (false)
+   *   topP (1), minP (0: off), repetitionPenalty (1: off) — each defaulting to
+   *   generation_config.json's value when the checkpoint has one (generationDefaults) —,
+   *   eosTokenId (an id or ids; the file's or config.json's), stop (strings), seed (0),
+   *   onToken({ id, text, index }) (return false to stop), signal (an AbortSignal),
+   *   useCache (true), stopAtEos (true), returnScores (false)
    */
   async generate(prompt, options = {}) {
     const fn = 'PretrainedModel.generate';
     this.#check('generate');
-    const o = this.#generateOptions(fn, options);
+    const chat = isChatRequest(prompt) ? this.#chatRequest(fn, prompt, options) : null;
+    const o = this.#generateOptions(fn, chat?.options ?? options);
     if (!this.descriptor.lmHead || !this.descriptor.causal) throw rangeError(fn, `this model's head is '${this.head}'; generate needs a causal-LM head (GPT-2, Llama)`);
     if (this.#generating) throw new Error(`${fn}: this model is already generating; await the first call (or stop it) before the next`);
-    const prompted = this.#promptIds(fn, prompt);
+    const prompted = chat ? applyChatTemplate(fn, this.#chat, this.tokenizer, chat.messages, { ...chat.template, addGenerationPrompt: true }) : this.#promptIds(fn, prompt);
     this.#check('generate');  // the prompt's iterator is caller code
     const limit = this.descriptor.contextLength;
     if (prompted.length >= limit) throw rangeError(fn, `the prompt has ${prompted.length} tokens; this model sees at most ${limit}, leaving no room for a new one`);
     const ids = prompted.slice();
     const capacity = Math.min(limit, ids.length + o.maxNewTokens);
-    const eos = [this.config.eos_token_id].flat().filter((x) => Number.isInteger(x));
     const random = seededRandom(o.seed);
+    const stream = new TextStream(o.stop);
     const scores = [];
+    const processedScores = [];
     let stopped = 'length';
+    let stopAt = -1;  // where a stop string begins in the new text
     this.#generating = true;
     try {
       if (o.useCache && this.#module._pretrainedReserveCache(this.#handle, 1, capacity) !== 1) {
@@ -163,14 +184,25 @@ export class PretrainedModel {
         const positions = Int32Array.from(chunk, (_, t) => from + t);
         logits = this.#logitsOf(fn, chunk, positions, chunk.length, 4 | 8 | (o.useCache ? 16 : 0));
         fed = ids.length;
-        if (o.returnScores) scores.push(logits);
-        // 2. The next token, reported.
-        const id = pickToken(logits, o, random);
+        // 2. The next token (the processors see every id so far), reported.
+        const { id, scores: processed } = pickToken(logits, ids, o, random);
+        if (o.returnScores) {
+          scores.push(logits);
+          processedScores.push(processed());
+        }
         ids.push(id);
         const index = ids.length - prompted.length - 1;
-        const text = this.tokenizer ? this.#pieceText(prompted.length, ids) : '';
+        const atEos = o.stopAtEos && o.eosTokenId.includes(id);
+        let text = '';
+        if (this.tokenizer) {
+          ({ piece: text, stopAt } = stream.next(this.#newText(prompted.length, ids), atEos || ids.length === capacity));
+        }
         const keepGoing = o.onToken?.({ id, text, index });
-        if (o.stopAtEos && eos.includes(id)) {
+        if (stopAt >= 0) {
+          stopped = 'stop';
+          break;
+        }
+        if (atEos) {
           stopped = 'eos';
           break;
         }
@@ -186,8 +218,10 @@ export class PretrainedModel {
       this.#generating = false;
     }
     const newIds = ids.slice(prompted.length);
-    const result = { ids, newIds, stopped, text: this.tokenizer ? this.tokenizer.decode(newIds, { skipSpecialTokens: true }) : null };
-    if (o.returnScores) result.scores = scores;
+    let text = null;
+    if (this.tokenizer) text = stopAt >= 0 ? this.#newText(prompted.length, ids).slice(0, stopAt) : this.#newText(prompted.length, ids);
+    const result = { ids, newIds, stopped, text };
+    if (o.returnScores) Object.assign(result, { scores, processedScores });
     return result;
   }
 
@@ -198,12 +232,31 @@ export class PretrainedModel {
     return rs?.type === 'longrope' && fed > 0 && fed <= rs.originalMax && length > rs.originalMax;
   }
 
-  // The text the last token adds (decoding the new ids so far, so that multi-byte characters
-  // split over tokens come out whole once complete).
-  #pieceText(start, ids) {
-    const before = this.tokenizer.decode(ids.slice(start, -1), { skipSpecialTokens: true });
-    const after = this.tokenizer.decode(ids.slice(start), { skipSpecialTokens: true });
-    return after.startsWith(before) ? after.slice(before.length) : after;
+  /**
+   * Chat messages → the checkpoint's chat template's text, or (tokenize: true, the default
+   * as in transformers) its token ids, tokenized without adding special tokens.
+   * @param {{ role: string, content: unknown }[]} messages
+   * @param {object} [options] addGenerationPrompt (false), tokenize (true), chatTemplate (a
+   *   template's name), tools, documents, templateVariables (more of the template's variables)
+   */
+  applyChatTemplate(messages, options) {
+    this.#check('applyChatTemplate');
+    return applyChatTemplate('PretrainedModel.applyChatTemplate', this.#chat, this.tokenizer, messages, options);
+  }
+
+  // generate({ messages, …options }): the messages and template options apart from the rest
+  // (each read once).
+  #chatRequest(fn, request, options) {
+    if (options !== undefined && !(options !== null && typeof options === 'object' && Object.keys(options).length === 0)) {
+      throw typeError(fn, 'with { messages }, pass every option in that one object: generate({ messages, maxNewTokens, … })');
+    }
+    const { messages, chatTemplate, tools, documents, templateVariables, ...rest } = request;
+    return { messages, template: { chatTemplate, tools, documents, templateVariables }, options: rest };
+  }
+
+  // The new ids' text (special tokens skipped).
+  #newText(start, ids) {
+    return this.tokenizer.decode(ids.slice(start), { skipSpecialTokens: true });
   }
 
   #promptIds(fn, prompt) {
@@ -225,18 +278,43 @@ export class PretrainedModel {
   #generateOptions(fn, options) {
     if (options === null || typeof options !== 'object') throw typeError(fn, `options must be an object, got ${describe(options)}`);
     checkKeys(fn, 'option', options, GENERATE_OPTIONS);
-    const { maxNewTokens = 20, temperature = 0, topK = 0, topP = 1, seed = 0, onToken, signal, useCache = true, stopAtEos = true, returnScores = false } = options;
+    const d = this.generationDefaults;
+    const { maxNewTokens = d.maxNewTokens, temperature = d.temperature, topK = d.topK, topP = d.topP, minP = d.minP, repetitionPenalty = d.repetitionPenalty,
+      eosTokenId, stop, seed = 0, onToken, signal, useCache = true, stopAtEos = true, returnScores = false } = options;
     if (!Number.isInteger(maxNewTokens) || maxNewTokens < 1) throw rangeError(fn, `options.maxNewTokens must be a positive integer, got ${describe(maxNewTokens)}`);
     if (typeof temperature !== 'number' || !(temperature >= 0) || !Number.isFinite(temperature)) throw rangeError(fn, `options.temperature must be a finite number >= 0, got ${describe(temperature)}`);
     if (!Number.isInteger(topK) || topK < 0) throw rangeError(fn, `options.topK must be an integer >= 0 (0: no limit), got ${describe(topK)}`);
     if (typeof topP !== 'number' || !(topP > 0 && topP <= 1)) throw rangeError(fn, `options.topP must be in (0, 1], got ${describe(topP)}`);
+    if (typeof minP !== 'number' || !(minP >= 0 && minP <= 1)) throw rangeError(fn, `options.minP must be in [0, 1] (0: off), got ${describe(minP)}`);
+    if (typeof repetitionPenalty !== 'number' || !(repetitionPenalty > 0) || !Number.isFinite(repetitionPenalty)) throw rangeError(fn, `options.repetitionPenalty must be a finite number > 0 (1: off), got ${describe(repetitionPenalty)}`);
+    if (eosTokenId !== undefined && typeof eosTokenId !== 'number' && !Array.isArray(eosTokenId)) throw typeError(fn, `options.eosTokenId must be a token id or an array of them, got ${describe(eosTokenId)}`);
+    const eos = eosTokenId === undefined ? d.eosTokenId : eosList(fn, eosTokenId, 'options.eosTokenId', this.descriptor.vocabSize);
+    const stops = this.#stopStrings(fn, stop);
     if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw rangeError(fn, `options.seed must be an integer in [0, 2^32 - 1], got ${describe(seed)}`);
     if (onToken !== undefined && typeof onToken !== 'function') throw typeError(fn, `options.onToken must be a function, got ${describe(onToken)}`);
     if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean')) throw typeError(fn, `options.signal must be an AbortSignal, got ${describe(signal)}`);
     for (const [key, value] of Object.entries({ useCache, stopAtEos, returnScores })) {
       if (typeof value !== 'boolean') throw typeError(fn, `options.${key} must be a boolean, got ${describe(value)}`);
     }
-    return { maxNewTokens, temperature, topK, topP, seed, onToken, signal, useCache, stopAtEos, returnScores };
+    return { maxNewTokens, temperature, topK, topP, minP, repetitionPenalty, eosTokenId: eos, stop: stops, seed, onToken, signal, useCache, stopAtEos, returnScores };
+  }
+
+  // options.stop: a string or strings, matched against the text as returned (special tokens
+  // skipped), so a special token cannot be one: it is stopped on by its id (eosTokenId).
+  #stopStrings(fn, stop) {
+    if (stop === undefined) return [];
+    const list = typeof stop === 'string' ? [stop] : Array.isArray(stop) ? stop.slice() : null;
+    if (list === null) throw typeError(fn, `options.stop must be a string or an array of strings, got ${describe(stop)}`);
+    list.forEach((s, i) => {
+      const where = typeof stop === 'string' ? 'options.stop' : `options.stop[${i}]`;
+      if (typeof s !== 'string') throw typeError(fn, `${where} must be a string, got ${describe(s)}`);
+      if (s === '') throw rangeError(fn, `${where} is empty`);
+      if (this.tokenizer === null) throw rangeError(fn, 'options.stop needs a tokenizer (the checkpoint has no tokenizer.json); stop on token ids with eosTokenId');
+      const e = this.tokenizer.encode(s, { addSpecialTokens: false });
+      const special = e.ids.filter((_, t) => e.special[t]);
+      if (special.length > 0) throw rangeError(fn, `${where} ${JSON.stringify(s)} holds a special token, which the text leaves out; stop on it by id: eosTokenId: [${special.join(', ')}]`);
+    });
+    return list;
   }
 
   /** True once dispose() ran (the model's wasm memory is freed; every call throws). */

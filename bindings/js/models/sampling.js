@@ -1,6 +1,15 @@
-// Choosing the next token from a decoder's logits: greedy (temperature 0), or sampling with
-// temperature, then top-k, then top-p (nucleus), in that order as Hugging Face's generate
-// applies them; all in float64, with a seeded generator so a seed repeats its text.
+// Choosing the next token from a decoder's logits as Hugging Face's generate does: its logits
+// processors in its order (transformers' _get_logits_processor), all in float64:
+//   1. repetition penalty (greedy and sampling): a token already in the sequence has its logit
+//      divided by the penalty when positive, multiplied when negative;
+//   then, when sampling (temperature > 0), the warpers:
+//   2. temperature: logits / T;
+//   3. top-k: tokens below the k-th largest logit removed (ties with it kept);
+//   4. top-p: sorted ascending, the tokens whose cumulative probability is <= 1 - p removed
+//      (the most likely always kept);
+//   5. min-p: tokens whose probability is below min_p × the top probability removed.
+// Greedy decoding takes the largest processed logit (the first on ties); sampling draws from
+// the softmax of what is left, with a seeded generator so that a seed repeats its text.
 export { seededRandom } from '../parameters.js';
 
 /** The index of the largest logit (the first on ties). */
@@ -10,44 +19,82 @@ export function argmax(logits) {
   return best;
 }
 
-/**
- * The next token.
- * @param {Float32Array} logits [V]
- * @param {{ temperature: number, topK: number, topP: number }} options
- * @param {() => number} random
- */
-export function pickToken(logits, { temperature, topK, topP }, random) {
-  if (temperature === 0) return argmax(logits);
-  // 1. Candidates by logit, best first; top-k keeps the first k.
-  let order = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a] || a - b);
-  if (topK > 0) order = order.slice(0, topK);
-  // 2. Softmax of logits / temperature over the candidates, as exp((logit - max) / T): the
-  //    differences are <= 0, so no temperature overflows (logits / 1e-310 would be ±Infinity
-  //    and every weight NaN); a tiny temperature gives the best token weight 1 and the rest
-  //    0, which is greedy decoding (ties shared), the limit as T → 0.
-  const max = logits[order[0]];
-  const weights = order.map((i) => Math.exp((logits[i] - max) / temperature));
-  const total = weights.reduce((a, w) => a + w, 0);
-  // 3. Top-p: the smallest prefix whose probability reaches p (at least one token).
-  let keep = order.length;
+// 1. The repetition penalty on every token of `seen` (each once), in float64.
+function penalize(logits, seen, penalty) {
+  const z = Float64Array.from(logits);
+  if (penalty === 1) return z;
+  for (const id of new Set(seen)) z[id] = logits[id] < 0 ? logits[id] * penalty : logits[id] / penalty;
+  return z;
+}
+
+// 2–5. The tokens the warpers keep, most likely first, with their weights exp((z − max) / T)
+// (proportional to softmax(z / T); the differences are <= 0, so no temperature overflows:
+// z / 1e-310 would be ±Infinity and every weight NaN).
+function warp(z, { temperature, topK, topP, minP }) {
+  let order = Array.from(z.keys()).sort((a, b) => z[b] - z[a] || a - b);
+  // 3. Top-k: every token at least as likely as the k-th.
+  if (topK > 0 && topK < order.length) {
+    const kth = z[order[topK - 1]];
+    let keep = topK;
+    while (keep < order.length && z[order[keep]] >= kth) keep++;
+    order = order.slice(0, keep);
+  }
+  const max = z[order[0]];
+  let weights = order.map((i) => Math.exp((z[i] - max) / temperature));
+  // 4. Top-p: the ascending cumulative probability, as transformers sums it.
   if (topP < 1) {
-    let sum = 0;
-    for (let i = 0; i < order.length; i++) {
-      sum += weights[i] / total;
-      if (sum >= topP) {
+    const total = weights.reduce((a, w) => a + w, 0);
+    let keep = 1;
+    let cumulative = 0;
+    for (let i = order.length - 1; i >= 1; i--) {
+      cumulative += weights[i] / total;
+      if (cumulative > 1 - topP) {
         keep = i + 1;
         break;
       }
     }
+    order = order.slice(0, keep);
+    weights = weights.slice(0, keep);
   }
-  const kept = weights.slice(0, keep);
-  const keptTotal = kept.reduce((a, w) => a + w, 0);
-  let r = random() * keptTotal;
-  for (let i = 0; i < keep; i++) {
-    r -= kept[i];
-    if (r < 0) return order[i];
+  // 5. Min-p: a token's probability over the top one's is its weight (the top one's is 1).
+  if (minP > 0) {
+    let keep = 1;
+    while (keep < order.length && weights[keep] >= minP) keep++;
+    order = order.slice(0, keep);
+    weights = weights.slice(0, keep);
   }
-  return order[keep - 1];
+  return { order, weights };
+}
+
+/**
+ * The next token, and the processed logits it was chosen from (float64, −Infinity where a
+ * warper removed a token), as transformers' `output_scores` gives them.
+ * @param {Float32Array} logits [V]
+ * @param {ArrayLike<number>} seen the ids so far (the prompt and the new ones)
+ * @param {{ temperature: number, topK: number, topP: number, minP: number, repetitionPenalty: number }} options
+ * @param {() => number} random
+ * @returns {{ id: number, scores: () => Float64Array }}
+ */
+export function pickToken(logits, seen, options, random) {
+  const z = penalize(logits, seen, options.repetitionPenalty);
+  if (options.temperature === 0) return { id: argmax(z), scores: () => z };
+  const { order, weights } = warp(z, options);
+  const total = weights.reduce((a, w) => a + w, 0);
+  let r = random() * total;
+  let id = order[order.length - 1];
+  for (let i = 0; i < order.length; i++) {
+    r -= weights[i];
+    if (r < 0) {
+      id = order[i];
+      break;
+    }
+  }
+  const scores = () => {
+    const out = new Float64Array(z.length).fill(-Infinity);
+    for (const i of order) out[i] = z[i] / options.temperature;
+    return out;
+  };
+  return { id, scores };
 }
 
 // Lets the page paint and other tasks run between tokens (a macrotask, without setTimeout's

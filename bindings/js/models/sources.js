@@ -3,6 +3,7 @@
 // the same small interface: has(name), size(name), read(name, begin, end) and text(name).
 import { typeError, rangeError, describe } from '../errors.js';
 import { checkFilePath } from './file_names.js';
+import { isHubId, checkHubOptions, hubFolderUrl, hubNotFound, hubRefused } from './hub_ids.js';
 
 const isUrlLike = (s) => /^[a-z][a-z0-9+.-]*:/i.test(s) && !/^[a-z]:[\\/]/i.test(s);
 
@@ -155,7 +156,7 @@ async function openCache(enabled) {
  * its end, or a load that fails or is aborted (close()), errors the copy, so the cache
  * stores nothing, and cancels every body still downloading.
  */
-function urlSource(fn, base, { onProgress, fetchOptions, cache: useCache, signal }) {
+function urlSource(fn, base, { onProgress, fetchOptions, cache: useCache, signal, missing, refused }) {
   const opened = new Map();  // name → Promise<{ response, cached, cache } | null>
   const texts = new Map();
   const cleanups = new Set();  // what close() must stop: bodies still downloading, cache copies
@@ -165,7 +166,7 @@ function urlSource(fn, base, { onProgress, fetchOptions, cache: useCache, signal
   const open = (name) => {
     const url = urlOf(name);
     if (!opened.has(name)) {
-      opened.set(name, respond(fn, cache, url, requestOptions, signal).then((r) => {
+      opened.set(name, respond(fn, cache, url, requestOptions, signal, refused).then((r) => {
         if (r !== null) {
           // Until its body is taken, a response is closed by cancelling its body.
           r.cancel = () => r.response.body?.cancel().catch(() => {});
@@ -190,7 +191,10 @@ function urlSource(fn, base, { onProgress, fetchOptions, cache: useCache, signal
   return {
     description: base.href,
     async has(name) {
-      return (await open(name)) !== null;
+      const found = (await open(name)) !== null;
+      const message = found ? null : missing?.(name, urlOf(name));
+      if (message) throw rangeError(fn, message);
+      return found;
     },
     /** The file's size from Content-Length, or null when the server does not say. */
     async size(name) {
@@ -299,8 +303,9 @@ function byteLength(response) {
   return Number(response.headers.get('content-length')) || null;
 }
 
-// A file's response: from the cache, else the network (null for a 404).
-async function respond(fn, cachePromise, url, fetchOptions, signal) {
+// A file's response: from the cache, else the network (null for a 404). `refused(status)`
+// explains a 401 or 403 (a Hub id's source says how to pass a token).
+async function respond(fn, cachePromise, url, fetchOptions, signal, refused) {
   signal?.throwIfAborted();
   const cache = await cachePromise;
   const hit = await cache?.match(url).catch(() => undefined);
@@ -318,7 +323,8 @@ async function respond(fn, cachePromise, url, fetchOptions, signal) {
   }
   if (!response.ok) {
     response.body?.cancel().catch(() => {});
-    throw rangeError(fn, `could not fetch ${url}: HTTP ${response.status}`);
+    const why = (response.status === 401 || response.status === 403) && refused ? `; ${refused(response.status)}` : '';
+    throw rangeError(fn, `could not fetch ${url}: HTTP ${response.status}${why}`);
   }
   return { response, cached: false, cache };
 }
@@ -359,6 +365,25 @@ function mapSource(fn, entries) {
   };
 }
 
+// Whether `path` is a folder that exists (Node).
+async function isFolder(path) {
+  const fs = await nodeBuiltin('node:fs/promises');
+  return fs.stat(path).then((stat) => stat.isDirectory(), () => false);
+}
+
+/**
+ * A Hub id's folder: a URL prefix whose missing config.json (HTTP 404) is named as the id
+ * not found, and whose 401s and 403s say how to pass a token.
+ */
+function hubSource(fn, id, hub, options) {
+  const base = hubFolderUrl(id, hub);
+  return urlSource(fn, base, {
+    ...options,
+    missing: (name, url) => (name === 'config.json' ? hubNotFound(id, hub.revision, url) : null),
+    refused: hubRefused,
+  });
+}
+
 // A File's name in the checkpoint. A File from a folder picked whole (<input webkitdirectory>)
 // carries its path under that folder: 'all-MiniLM-L6-v2/1_Pooling/config.json' is
 // '1_Pooling/config.json', so that a module's config.json does not take the root's place.
@@ -370,15 +395,24 @@ function pathInFolder(file) {
 /**
  * The source for loadModel's first argument. Every source has has(name), size(name),
  * read(name, begin, end) or stream(name), text(name) and close() (stops what is still
- * downloading; call it when a load fails or is aborted).
+ * downloading; call it when a load fails or is aborted). A string is told apart as
+ * hub_ids.js says: a URL, a folder that exists (Node), a Hub id, else a folder or relative URL.
  * @param {string} fn @param {unknown} source
- * @param {{ onProgress?: Function, fetchOptions?: object, cache?: boolean, signal?: AbortSignal }} options
+ * @param {{ onProgress?: Function, fetchOptions?: object, cache?: boolean, signal?: AbortSignal, hub?: object }} options
+ *   hub: checkHubOptions' result (revision, hubUrl, revisionGiven)
  */
-export async function sourceOf(fn, source, { onProgress, fetchOptions, cache = true, signal } = {}) {
+export async function sourceOf(fn, source, { onProgress, fetchOptions, cache = true, signal, hub = checkHubOptions(fn, {}) } = {}) {
+  const node = typeof globalThis.process?.versions?.node === 'string' && typeof globalThis.window === 'undefined';
+  if (typeof source === 'string' && isHubId(source) && !(node && await isFolder(source))) {
+    return hubSource(fn, source, hub, { onProgress, fetchOptions, cache, signal });
+  }
+  if (hub.revisionGiven) {
+    const what = typeof source === 'string' && isHubId(source) ? `'${source}' is a folder here (a folder that exists wins over a Hub id; give the Hub's URL, ${hubFolderUrl(source, hub)}, to load from the Hub)` : `the source is not a Hub id ('owner/name')`;
+    throw typeError(fn, `options.revision is for a Hub id, but ${what}`);
+  }
   if (typeof source === 'string' || source instanceof URL) {
-    if (source === '') throw typeError(fn, 'source is an empty string; give a folder path, a URL, Files or a map of file names to bytes');
+    if (source === '') throw typeError(fn, 'source is an empty string; give a folder path, a URL, a Hub id, Files or a map of file names to bytes');
     const text = String(source);
-    const node = typeof globalThis.process?.versions?.node === 'string' && typeof globalThis.window === 'undefined';
     if (node && !isUrlLike(text)) return folderSource(fn, text, signal);
     if (node && text.startsWith('file:')) return folderSource(fn, decodeURIComponent(new URL(text).pathname), signal);
     let base;
@@ -407,5 +441,5 @@ export async function sourceOf(fn, source, { onProgress, fetchOptions, cache = t
   if (source !== null && typeof source === 'object' && Object.getPrototypeOf(source) === Object.prototype) {
     return mapSource(fn, new Map(Object.entries(source)));
   }
-  throw typeError(fn, `source must be a folder path or URL (string or URL), Files, a Map or a plain object of file names to bytes, got ${describe(source)}`);
+  throw typeError(fn, `source must be a folder path or URL (string or URL) or a Hub id ('owner/name'), Files, a Map or a plain object of file names to bytes, got ${describe(source)}`);
 }

@@ -5,23 +5,12 @@
 // code units, as String.prototype.slice takes them), and which tokens are special.
 import { typeError, rangeError, describe } from '../errors.js';
 import { checkTokenizerJson, boundWordPiece } from './tokenizer_safety.js';
+import { importDependency } from './dependency.js';
 
 let library = null;  // Promise of the @huggingface/tokenizers module, loaded on first use
 
-// The library by its name (Node, bundlers, pages with an import map); where a browser cannot
-// resolve a bare name (a page or a module Worker without an import map), by its path beside
-// this package: node_modules/@huggingface/tokenizers from an installed package (or a CDN's
-// /npm/@huggingface/tokenizers), or the repository's node_modules in a checkout.
-const BESIDE = ['../../../../@huggingface/tokenizers/dist/tokenizers.min.mjs', '../../../node_modules/@huggingface/tokenizers/dist/tokenizers.min.mjs'];
-
 function loadLibrary() {
-  library ??= import('@huggingface/tokenizers').catch(async (error) => {
-    const installed = /\/node_modules\/attention-wasm\/|\/npm\/attention-wasm@/.test(import.meta.url);
-    for (const path of installed ? BESIDE : BESIDE.slice().reverse()) {
-      try {
-        return await import(/* @vite-ignore */ /* webpackIgnore: true */ new URL(path, import.meta.url).href);
-      } catch { /* the next place */ }
-    }
+  library ??= importDependency(() => import('@huggingface/tokenizers'), '@huggingface/tokenizers/dist/tokenizers.min.mjs').catch((error) => {
     library = null;  // a later call may try again (after an import map is added, say)
     throw new TypeError(`loadModel: could not import the tokenizer library @huggingface/tokenizers (${error.message}); a page without a bundler maps it with an import map (see the README)`);
   });
