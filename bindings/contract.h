@@ -82,4 +82,31 @@ enum class DescriptorFlag : int {
 #undef ATTN_DESCRIPTOR_FLAG_ENUMERATOR
 };
 
+// A pretrained model's forward call (pretrained_bindings.cc, InputOf): its flags' bits, and
+// from bit kKeepQkShift up, 1 + the layer whose queries and keys to keep (0: none).
+// clang-format off
+#define ATTN_FORWARD_FLAGS(X)                                                                 \
+  X(kHiddenStates, 0) X(kAttentions, 1) X(kLogits, 2) X(kLastLogitsOnly, 3) X(kUseCache, 4)
+// clang-format on
+
+enum class ForwardFlag : int {
+#define ATTN_FORWARD_FLAG_ENUMERATOR(name, bit) name = 1 << (bit),
+  ATTN_FORWARD_FLAGS(ATTN_FORWARD_FLAG_ENUMERATOR)
+#undef ATTN_FORWARD_FLAG_ENUMERATOR
+};
+constexpr int kKeepQkShift = 8;
+
+// The training model's Create flags (model_bindings.cc): pre-norm, causal, a [CLS] head, ReLU
+// (else GELU), learned positions (else sinusoidal).
+// clang-format off
+#define ATTN_TRAINING_FLAGS(X)                                                                \
+  X(kPreNorm, 0) X(kCausal, 1) X(kClassify, 2) X(kRelu, 3) X(kLearned, 4)
+// clang-format on
+
+enum class TrainingFlag : int {
+#define ATTN_TRAINING_FLAG_ENUMERATOR(name, bit) name = 1 << (bit),
+  ATTN_TRAINING_FLAGS(ATTN_TRAINING_FLAG_ENUMERATOR)
+#undef ATTN_TRAINING_FLAG_ENUMERATOR
+};
+
 #endif  // ATTENTION_WASM_BINDINGS_CONTRACT_H_

@@ -11,6 +11,7 @@
 #include "model/self_attention.h"
 #include "model/weights.h"
 #include "status.h"
+#include "train/model_config.h"
 
 namespace {
 
@@ -51,6 +52,32 @@ val RopeScalings() {
   val table = val::object();
   ATTN_ROPE_SCALINGS(ATTN_SET_VALUE)
   return table;
+}
+
+val ForwardFlags() {
+  val table = val::object();
+#define ATTN_SET_FORWARD_FLAG(name, bit) table.set(#name, static_cast<int>(ForwardFlag::name));
+  ATTN_FORWARD_FLAGS(ATTN_SET_FORWARD_FLAG)
+#undef ATTN_SET_FORWARD_FLAG
+  table.set("keepQkShift", kKeepQkShift);
+  return table;
+}
+
+val TrainingFlags() {
+  val table = val::object();
+#define ATTN_SET_TRAINING_FLAG(name, bit) table.set(#name, static_cast<int>(TrainingFlag::name));
+  ATTN_TRAINING_FLAGS(ATTN_SET_TRAINING_FLAG)
+#undef ATTN_SET_TRAINING_FLAG
+  return table;
+}
+
+// The training model's parameter names, in ParamKind order.
+val ParamKindNames() {
+  val names = val::array();
+#define ATTN_PUSH_PARAM_NAME(name, js_name) names.call<void>("push", std::string(js_name));
+  ATTN_PARAM_KINDS(ATTN_PUSH_PARAM_NAME)
+#undef ATTN_PUSH_PARAM_NAME
+  return names;
 }
 
 val NormKinds() {
@@ -115,6 +142,9 @@ val Contract() {
   contract.set("activations", Activations());
   contract.set("ropeScalings", RopeScalings());
   contract.set("normKinds", NormKinds());
+  contract.set("forwardFlags", ForwardFlags());
+  contract.set("trainingFlags", TrainingFlags());
+  contract.set("paramKindNames", ParamKindNames());
   contract.set("callLayout", CallLayout());
   contract.set("descriptorLayout", DescriptorLayout());
   contract.set("descriptorFlags", DescriptorFlags());

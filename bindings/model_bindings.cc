@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <new>
 
+#include "contract.h"
 #include "heap_address.h"
 #include "train/tiny_transformer.h"
 
@@ -15,18 +16,16 @@ using attn::TinyTransformer;
 
 TinyTransformer* Model(uintptr_t handle) { return Ptr<TinyTransformer>(handle); }
 
-// Flags of Create, one bit each (bindings/js/tiny_transformer.js sets them).
-enum ConfigFlag : int { kPreNorm = 1, kCausal = 2, kClassify = 4, kRelu = 8, kLearned = 16 };
-
 // A new model: its address, or minus a Status (the config's problem, or out of memory).
 double Create(int vocab_size, int max_len, int d_model, int num_heads, int num_layers, int d_ff,
-              int flags, int outputs, double seed) {
+              int flags, int outputs, double seed) {  // flags: contract.h TrainingFlag bits
   attn::ModelConfig c;
   c.vocab_size = vocab_size, c.max_len = max_len, c.d_model = d_model, c.num_heads = num_heads;
   c.num_layers = num_layers, c.d_ff = d_ff, c.outputs = outputs;
-  c.pre_norm = (flags & kPreNorm) != 0, c.causal = (flags & kCausal) != 0;
-  c.classify = (flags & kClassify) != 0, c.learned_positions = (flags & kLearned) != 0;
-  c.activation = (flags & kRelu) != 0 ? attn::Activation::kRelu : attn::Activation::kGelu;
+  const auto flag = [&](TrainingFlag f) { return (flags & static_cast<int>(f)) != 0; };
+  c.pre_norm = flag(TrainingFlag::kPreNorm), c.causal = flag(TrainingFlag::kCausal);
+  c.classify = flag(TrainingFlag::kClassify), c.learned_positions = flag(TrainingFlag::kLearned);
+  c.activation = flag(TrainingFlag::kRelu) ? attn::Activation::kRelu : attn::Activation::kGelu;
   c.seed = static_cast<uint32_t>(seed);
   const attn::Status status = attn::CheckModelConfig(c);
   if (status != attn::Status::kOk) return -static_cast<double>(status);

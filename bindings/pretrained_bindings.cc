@@ -126,19 +126,22 @@ int SetWeight(uintptr_t handle, int index, uintptr_t src, bool src_bf16, int src
       Model(handle)->SetWeight(index, Ptr<const void>(src), src_bf16, src_stride, transposed));
 }
 
-// flags: 1 hidden states, 2 attentions, 4 logits, 8 last logits only, 16 use the cache;
-// bits 8 and up: 1 + the layer whose queries and keys to keep (0: none).
+// flags: ForwardFlag bits (contract.h), and 1 + the layer whose queries and keys to keep from
+// bit kKeepQkShift up (0: none).
 attn::ModelInput InputOf(uintptr_t ids, uintptr_t positions, uintptr_t token_types,
                          uintptr_t lengths, int batch, int len, int flags) {
+  const auto flag = [&](ForwardFlag f) { return (flags & static_cast<int>(f)) != 0; };
   attn::ModelInput in;
   in.ids = Ptr<const int32_t>(ids);
   in.positions = Ptr<const int32_t>(positions);
   in.token_types = Ptr<const int32_t>(token_types);
   in.lengths = Ptr<const int32_t>(lengths);
   in.batch = batch, in.len = len;
-  in.hidden_states = flags & 1, in.attentions = flags & 2, in.logits = flags & 4;
-  in.last_logits_only = flags & 8, in.use_cache = flags & 16;
-  in.keep_qk_layer = (flags >> 8) - 1;
+  in.hidden_states = flag(ForwardFlag::kHiddenStates),
+  in.attentions = flag(ForwardFlag::kAttentions);
+  in.logits = flag(ForwardFlag::kLogits), in.last_logits_only = flag(ForwardFlag::kLastLogitsOnly);
+  in.use_cache = flag(ForwardFlag::kUseCache);
+  in.keep_qk_layer = (flags >> kKeepQkShift) - 1;
   return in;
 }
 

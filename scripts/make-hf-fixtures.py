@@ -833,6 +833,10 @@ def write_fixture(name, cfg, tokenizer, saved, dtype, encode, forward, pad_id, e
     write_json(os.path.join(folder, "tokenizer_config.json"), {"model_max_length": cfg.get("max_position_embeddings", cfg.get("n_positions")),
                                                                "clean_up_tokenization_spaces": False})
     save_safetensors(os.path.join(folder, "model.safetensors"), saved, dtype, {"format": "pt"})
+    if cfg["architectures"][0].endswith(("ForCausalLM", "LMHeadModel")):
+        # A decoder's generation_config.json as transformers writes it from the config (loadModel
+        # reads it; without one a page sees a 404 in its console).
+        write_json(os.path.join(folder, "generation_config.json"), {"bos_token_id": cfg["bos_token_id"], "eos_token_id": cfg["eos_token_id"]})
     encoded = {t: encode(t) for t in TEXTS}
     cases = []
     for texts in [TEXTS[:1], TEXTS[1:3]]:

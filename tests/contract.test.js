@@ -170,3 +170,21 @@ test("every architecture's name map is keyed by weight kinds the module exports"
     }
   }
 });
+
+test('the forward flags, the training model\'s flags and parameter names come from the module, each name JS uses among them', async () => {
+  assert.deepEqual(Object.keys(contract.forwardFlags).sort(), ['attentions', 'hiddenStates', 'keepQkShift', 'lastLogitsOnly', 'logits', 'useCache']);
+  assert.deepEqual(Object.keys(contract.trainingFlags).sort(), ['causal', 'classify', 'learned', 'preNorm', 'relu']);
+  const bits = [...Object.values(contract.trainingFlags), ...Object.entries(contract.forwardFlags).filter(([k]) => k !== 'keepQkShift').map(([, v]) => v)];
+  for (const bit of bits) assert.ok(Number.isInteger(Math.log2(bit)), `${bit} is one bit`);
+  assert.ok(contract.forwardFlags.keepQkShift > Math.log2(Math.max(...Object.values(contract.forwardFlags).filter((v, i, all) => v !== contract.forwardFlags.keepQkShift))));
+  // The training model's tensors are named by the module's list, in its layout order.
+  const attn = await init();
+  const model = new attn.TinyTransformer({ vocabSize: 5, maxLen: 3, dModel: 4, numHeads: 2, numLayers: 1, dFF: 8, head: 'classify', numClasses: 2, norm: 'pre' });
+  try {
+    const names = Object.keys(model.getWeights().tensors);
+    assert.ok(names.includes('layers.0.attn.wq') && names.includes('head.w') && names.includes('finalNorm.gamma'), names.join());
+    for (const name of names) assert.ok(contract.paramKindNames.includes(name.replace(/^layers\.\d+\./, '')), name);
+  } finally {
+    model.dispose();
+  }
+});

@@ -187,7 +187,9 @@ test('a slow load for an older src loses the race: the newer src is shown, the o
   console.log(`# lost race: ${r.bytes} bytes in use with bert shown (its weights: ${r.bert})`);
   assert.deepEqual(r.loads, ['bert'], 'only the newer model was taken');
   assert.equal(r.shown, 'bert');
-  assert.ok(r.bytes >= r.bert && r.bytes < 1.1 * r.bert, `${r.bytes} bytes in use: bert's alone (${r.bert}), the slow gpt2 freed`);
+  // bert's weights and its model object (the descriptor holds a window per layer and the RoPE
+  // factor lists: about 8 KiB) but not the slow gpt2's 185 KB of weights.
+  assert.ok(r.bytes >= r.bert && r.bytes < r.bert + 16384, `${r.bytes} bytes in use: bert's alone (${r.bert} + its model object), the slow gpt2 freed`);
   assert.equal(r.end, 0);
   assert.deepEqual(errors, []);
 });

@@ -38,6 +38,11 @@ function read(module) {
     activations: raw.activations,
     ropeScalings: raw.ropeScalings,
     normKinds: raw.normKinds,
+    // A pretrained forward's flag bits (hiddenStates, attentions, logits, lastLogitsOnly,
+    // useCache) and keepQkShift; the training model's Create flags; its parameter names.
+    forwardFlags: { ...renamed(Object.fromEntries(Object.entries(raw.forwardFlags).filter(([k]) => /^k[A-Z]/.test(k)))), keepQkShift: raw.forwardFlags.keepQkShift },
+    trainingFlags: renamed(raw.trainingFlags),
+    paramKindNames: raw.paramKindNames,
     call: layoutOf(raw.callLayout),
     descriptor: layoutOf(raw.descriptorLayout),
     descriptorFlags: renamed(raw.descriptorFlags),

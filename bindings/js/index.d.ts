@@ -1715,6 +1715,45 @@ export interface LoadProgress {
   cached?: boolean;
 }
 
+/** Every frequency divided by `factor` (`rope_scaling.rope_type` `'linear'`). */
+export interface LinearRopeScaling {
+  /** The scaling's type. */
+  type: 'linear';
+  /** The divisor of every frequency. */
+  factor: number;
+}
+
+/** Llama 3.1's scaling: low frequencies ÷ factor, high ones kept, a smooth blend between. */
+export interface Llama3RopeScaling {
+  /** The scaling's type. */
+  type: 'llama3';
+  /** The divisor of the low frequencies. */
+  factor: number;
+  /** Wavelengths past originalMax / lowFreqFactor are divided. */
+  lowFreqFactor: number;
+  /** Wavelengths below originalMax / highFreqFactor are kept. */
+  highFreqFactor: number;
+  /** `original_max_position_embeddings`. */
+  originalMax: number;
+}
+
+/** Phi-3's longrope: a divisor per rotated pair, short below the original context and long past it; cos and sin × attentionFactor. */
+export interface LongRopeScaling {
+  /** The scaling's type. */
+  type: 'longrope';
+  /** The original context: a call whose last position passes it uses the long factors. */
+  originalMax: number;
+  /** cos and sin are multiplied by this (√(1 + ln factor / ln originalMax) unless the config gives one). */
+  attentionFactor: number;
+  /** One divisor per rotated pair, within the original context. */
+  shortFactors: number[];
+  /** One divisor per rotated pair, past it. */
+  longFactors: number[];
+}
+
+/** A descriptor's `rope_scaling`, as read. */
+export type RopeScaling = LinearRopeScaling | Llama3RopeScaling | LongRopeScaling;
+
 /** The runner's view of an architecture, read from `config.json`. */
 export interface ModelDescriptor {
   /** Rows of the word embeddings. */
@@ -1759,10 +1798,8 @@ export interface ModelDescriptor {
   layerWindows?: number[];
   /** The RoPE base of the windowed layers, unscaled (Gemma 3's `rope_local_base_freq`); absent or 0: `rotaryBase`. */
   localRotaryBase?: number;
-  /** `rope_scaling`, read: linear, llama3 or longrope (Phi-3: short and long factors, attention factor). */
-  ropeScaling?: null | { type: 'linear'; factor: number }
-    | { type: 'llama3'; factor: number; lowFreqFactor: number; highFreqFactor: number; originalMax: number }
-    | { type: 'longrope'; originalMax: number; attentionFactor: number; shortFactors: number[]; longFactors: number[] };
+  /** `rope_scaling` (or transformers 5's `rope_parameters`), read: linear, llama3 or longrope; null: none. */
+  ropeScaling?: RopeScaling | null;
   /** A gated feed-forward network, down(act(x·W_gate) ⊙ x·W_up) (Llama's SwiGLU). */
   gatedFfn?: boolean;
   /** Columns of each head the rotary embedding turns (Llama: the whole head); absent: none. */

@@ -4,25 +4,29 @@
 // Shapes: B sequences of L tokens; T = L, or L + 1 with the [CLS] row of a classifier.
 import { typeError, rangeError, describe, show } from './errors.js';
 import { views, HeapScope } from './heap.js';
+import { contractOf } from './contract.js';
 import { checkModelConfig, readBatch, readStepOptions } from './model_inputs.js';
 
 /** getWeights()'s format tag, which setWeights checks. */
 export const WEIGHTS_FORMAT = 'attention-wasm/tiny-transformer';
 const FORMAT = WEIGHTS_FORMAT;
-const STATUS = { 0: 'ok', 1: 'a dimension is negative', 2: 'a required buffer is missing', 4: 'a length is outside [1, L]', 5: 'dModel must divide into heads', 6: 'an argument is out of range', 7: 'the batch is too large for the 2 GiB wasm heap', 8: 'out of wasm memory for the activations' };
+// What the training model's statuses mean here, by the status's C++ name (src/status.h; the
+// numbers come from the module).
+const STATUS = {
+  kNegativeDimension: 'a dimension is negative', kNullPointer: 'a required buffer is missing', kBadKeyLength: 'a length is outside [1, L]',
+  kBadHeadCount: 'dModel must divide into heads', kBadArgument: 'an argument is out of range', kTooLarge: 'the batch is too large for the 2 GiB wasm heap',
+  kOutOfMemory: 'out of wasm memory for the activations',
+};
 
-// Parameter names by kind (src/train/model_config.h ParamKind, in its order); block
-// parameters get the prefix `layers.${l}.`.
-const KIND_NAMES = ['tokenEmbedding', 'positionEmbedding', 'cls', 'ln1.gamma', 'ln1.beta', 'attn.wq', 'attn.bq', 'attn.wk', 'attn.bk',
-  'attn.wv', 'attn.bv', 'attn.wo', 'attn.bo', 'ln2.gamma', 'ln2.beta', 'ffn.w1', 'ffn.b1', 'ffn.w2', 'ffn.b2', 'finalNorm.gamma',
-  'finalNorm.beta', 'head.w', 'head.b'];
-const FLAGS = { pre: 1, causal: 2, classify: 4, relu: 8, learned: 16 };
+// Parameter names by kind and the Create flags come from the module (src/train/model_config.h
+// ATTN_PARAM_KINDS, bindings/contract.h ATTN_TRAINING_FLAGS: contract.js paramKindNames,
+// trainingFlags); block parameters get the prefix `layers.${l}.`.
 
 // Frees a model's wasm memory if its JS object is collected without dispose().
 const finalizer = new FinalizationRegistry(({ module, handle }) => module._modelDestroy(handle));
 
-function fail(fn, status) {
-  return rangeError(fn, `the core refused the call: ${STATUS[status] ?? `status ${status}`}`);
+function fail(module, fn, status) {
+  return rangeError(fn, `the core refused the call: ${STATUS[contractOf(module).statusNames[status]] ?? `status ${status}`}`);
 }
 
 export class TinyTransformer {
@@ -37,10 +41,11 @@ export class TinyTransformer {
    */
   constructor(module, config) {
     const c = checkModelConfig('TinyTransformer', config);
-    const flags = (c.norm === 'pre' ? FLAGS.pre : 0) | (c.causal ? FLAGS.causal : 0) | (c.head === 'classify' ? FLAGS.classify : 0)
+    const FLAGS = contractOf(module).trainingFlags;
+    const flags = (c.norm === 'pre' ? FLAGS.preNorm : 0) | (c.causal ? FLAGS.causal : 0) | (c.head === 'classify' ? FLAGS.classify : 0)
       | (c.activation === 'relu' ? FLAGS.relu : 0) | (c.positional === 'learned' ? FLAGS.learned : 0);
     const handle = module._modelCreate(c.vocabSize, c.maxLen, c.dModel, c.numHeads, c.numLayers, c.dFF, flags, c.numClasses, c.seed);
-    if (handle <= 0) throw handle === -8 ? rangeError('TinyTransformer', 'out of wasm memory for the parameters') : fail('TinyTransformer', -handle);
+    if (handle <= 0) throw -handle === contractOf(module).status.kOutOfMemory ? rangeError('TinyTransformer', 'out of wasm memory for the parameters') : fail(module, 'TinyTransformer', -handle);
     this.#module = module;
     this.#handle = handle;
     this.#table = readTable(module, handle);
@@ -91,7 +96,7 @@ export class TinyTransformer {
     const T = b.L + (c.head === 'classify' ? 1 : 0);
     return this.#withBatch(fn, b, (a) => {
       const status = this.#module._modelForward(this.#handle, a.tokens, a.lengths, b.B, b.L);
-      if (status !== 0) throw fail(fn, status);
+      if (status !== 0) throw fail(this.#module, fn, status);
       const heap = views(this.#module).HEAPF32;
       const read = (address, count) => heap.slice(address >> 2, (address >> 2) + count);
       const logitShape = c.head === 'classify' ? [b.B, c.numClasses] : [b.B, b.L, c.numClasses];
@@ -116,7 +121,7 @@ export class TinyTransformer {
       const result = scope.allocBytes(5 * 8);
       const status = this.#module._modelRun(this.#handle, mode, tokens, targets, lengths, b.B, b.L, o.optimizer === 'sgd',
         o.lr, o.beta1, o.beta2, o.eps, o.weightDecay, o.momentum, o.clipNorm, result);
-      if (status !== 0) throw fail(fn, status);
+      if (status !== 0) throw fail(this.#module, fn, status);
       const [loss, count, correct, gradNorm, step] = new Float64Array(views(this.#module).HEAP8.buffer, result, 5);
       return { loss, accuracy: count > 0 ? correct / count : 0, count, gradNorm, step };
     } finally {
@@ -206,7 +211,8 @@ function readTable(module, handle) {
     const t = views(module).HEAP32.slice(address >> 2, (address >> 2) + 5 * count);
     return Array.from({ length: count }, (_, i) => {
       const [kind, layer, rows, cols, offset] = t.subarray(5 * i, 5 * i + 5);
-      const name = layer >= 0 ? `layers.${layer}.${KIND_NAMES[kind]}` : KIND_NAMES[kind];
+      const names = contractOf(module).paramKindNames;
+      const name = layer >= 0 ? `layers.${layer}.${names[kind]}` : names[kind];
       return { name, shape: cols > 0 ? [rows, cols] : [rows], offset, count: rows * Math.max(1, cols) };
     });
   } finally {

@@ -50,32 +50,22 @@ constexpr int kMaxModelLayers = 64;
 
 ModelLayout LayoutOf(const ModelConfig& config);
 
-// What a parameter is (JS names them: kWq of layer 0 is "layers.0.attn.wq"; see
-// bindings/js/tiny_transformer.js). The order is the layout's.
+// What a parameter is, with its name in the shipped weights format (kWq of layer 0 is
+// "layers.0.attn.wq"; exported to JS by contract_bindings.cc). The order is the layout's.
+// clang-format off
+#define ATTN_PARAM_KINDS(X)                                                                   \
+  X(kTokenEmbedding, "tokenEmbedding") X(kPositionEmbedding, "positionEmbedding")             \
+  X(kCls, "cls") X(kLn1Gamma, "ln1.gamma") X(kLn1Beta, "ln1.beta") X(kWq, "attn.wq")          \
+  X(kBq, "attn.bq") X(kWk, "attn.wk") X(kBk, "attn.bk") X(kWv, "attn.wv") X(kBv, "attn.bv")   \
+  X(kWo, "attn.wo") X(kBo, "attn.bo") X(kLn2Gamma, "ln2.gamma") X(kLn2Beta, "ln2.beta")       \
+  X(kW1, "ffn.w1") X(kB1, "ffn.b1") X(kW2, "ffn.w2") X(kB2, "ffn.b2")                         \
+  X(kFinalGamma, "finalNorm.gamma") X(kFinalBeta, "finalNorm.beta") X(kHeadW, "head.w")       \
+  X(kHeadB, "head.b")
+// clang-format on
 enum class ParamKind : int {
-  kTokenEmbedding,
-  kPositionEmbedding,
-  kCls,
-  kLn1Gamma,
-  kLn1Beta,
-  kWq,
-  kBq,
-  kWk,
-  kBk,
-  kWv,
-  kBv,
-  kWo,
-  kBo,
-  kLn2Gamma,
-  kLn2Beta,
-  kW1,
-  kB1,
-  kW2,
-  kB2,
-  kFinalGamma,
-  kFinalBeta,
-  kHeadW,
-  kHeadB,
+#define ATTN_PARAM_KIND_ENUMERATOR(name, js_name) name,
+  ATTN_PARAM_KINDS(ATTN_PARAM_KIND_ENUMERATOR)
+#undef ATTN_PARAM_KIND_ENUMERATOR
 };
 
 // Whether AdamW's weight decay applies: the matrices of the linear layers and the head, not

@@ -182,7 +182,8 @@ export class PretrainedModel {
         const from = o.useCache ? fed : 0;
         const chunk = Int32Array.from(ids.slice(from));
         const positions = Int32Array.from(chunk, (_, t) => from + t);
-        logits = this.#logitsOf(fn, chunk, positions, chunk.length, 4 | 8 | (o.useCache ? 16 : 0));
+        const F = contractOf(this.#module).forwardFlags;
+        logits = this.#logitsOf(fn, chunk, positions, chunk.length, F.logits | F.lastLogitsOnly | (o.useCache ? F.useCache : 0));
         fed = ids.length;
         // 2. The next token (the processors see every id so far), reported.
         const { id, scores: processed } = pickToken(logits, ids, o, random);
@@ -384,7 +385,7 @@ export class PretrainedModel {
       const runnerLast = scope.read(module._pretrainedOutput(this.#handle), rows * d.dModel);
       if (this.#classifier && wantLogits) Object.assign(result, this.#classify(runnerLast, batch));
       result.lastHiddenState = makeTensor(batch.pads ? unpadLeft(runnerLast.slice(), B, 1, T, d.dModel, batch.pads) : runnerLast, [B, T, d.dModel]);
-      if (flags & 4) result.logits = makeTensor(read(module._pretrainedLogits(this.#handle), rows * d.vocabSize, 1, d.vocabSize), [B, T, d.vocabSize]);
+      if (flags & contractOf(module).forwardFlags.logits) result.logits = makeTensor(read(module._pretrainedLogits(this.#handle), rows * d.vocabSize, 1, d.vocabSize), [B, T, d.vocabSize]);
       if (o.hiddenStates) {
         const at = module._pretrainedHiddenStates(this.#handle);
         result.hiddenStates = Array.from({ length: d.numLayers + 1 }, (_, l) => makeTensor(read(at + 4 * l * rows * d.dModel, rows * d.dModel, 1, d.dModel), [B, T, d.dModel]));
@@ -426,8 +427,9 @@ export class PretrainedModel {
     const batch = this.#batchOf(fn, input);
     this.#check(fn.slice(fn.indexOf('.') + 1));  // the input's getters and iterators are caller code
     const wantLogits = options.logits ?? true;
-    const flags = (options.hiddenStates ? 1 : 0) | (options.attentions ? 2 : 0) | (wantLogits && this.descriptor.lmHead ? 4 : 0)
-      | (qk !== undefined ? (qk + 1) << 8 : 0);
+    const F = contractOf(this.#module).forwardFlags;
+    const flags = (options.hiddenStates ? F.hiddenStates : 0) | (options.attentions ? F.attentions : 0) | (wantLogits && this.descriptor.lmHead ? F.logits : 0)
+      | (qk !== undefined ? (qk + 1) << F.keepQkShift : 0);
     const { B, T } = batch;
     const memory = new MemoryPlan(fn).tensor('token ids', [B, T]).tensor('positions', [B, T]).tensor('lengths', [B]);
     if (batch.types) memory.tensor('token types', [B, T]);

@@ -23,14 +23,17 @@ const FN_LOAD = 'TextClassifier.load';
 const FN_TRAIN = 'TextClassifier.train';
 const BATCH = 64;  // texts per runner call in evaluate
 
+// Probabilities are rounded to float32 (as the runner's own are): Math.exp may differ in its
+// last float64 bit between JavaScript engines (Node 20 and Chromium 156 do), float32 keeps
+// one build's answer the same bits everywhere.
 const softmax = (logits) => {
   const top = Math.max(...logits);
   const e = logits.map((x) => Math.exp(x - top));
   const sum = e.reduce((a, b) => a + b, 0);
-  return e.map((x) => x / sum);
+  return e.map((x) => Math.fround(x / sum));
 };
 // Each label on its own (a multi-label checkpoint's, as transformers' pipeline gives them).
-const sigmoids = (logits) => logits.map((x) => 1 / (1 + Math.exp(-x)));
+const sigmoids = (logits) => logits.map((x) => Math.fround(1 / (1 + Math.exp(-x))));
 
 // predict's input: a text, or { text, pair } (a text pair), each a non-empty string.
 function readInput(fn, input) {
