@@ -401,15 +401,32 @@ void TrainingKernels(std::mt19937& rng) {
 // random weights, under the sanitizers: a padded batch with every output asked for, then
 // decoding with the cache, whose last logits must equal a full forward's last row.
 void PretrainedRunnerUnderSanitizers(std::mt19937& rng) {
-  for (bool llama : {false, true}) {
+  // kind 0: GPT-2-like; 1: Llama-like; 2: Gemma/Qwen3/Phi-3-like on top of Llama's (head_dim 8
+  // apart from 16 / 4, q/k norms, sandwich (1 + w) norms, scale and softcaps, an embedding
+  // multiplier, a windowed layer with its own RoPE base beside a global one with longrope).
+  for (int kind : {0, 1, 2}) {
+    const bool llama = kind >= 1, gemma = kind == 2;
     attn::ModelDescriptor m;
     m.vocab_size = 11, m.d_model = 16, m.num_heads = 4, m.num_kv_heads = llama ? 2 : 4;
+    m.head_dim = gemma ? 8 : 4;
     m.num_layers = 2, m.d_ff = 24, m.pre_norm = true, m.final_norm = true, m.causal = true;
     m.lm_head = true, m.max_positions = llama ? 0 : 12;
-    m.attention_bias = m.mlp_bias = !llama;
-    m.norm = llama ? attn::NormKind::kRmsNorm : attn::NormKind::kLayerNorm;
+    m.qkv_bias = m.out_bias = m.mlp_bias = !llama;
+    m.norm = gemma   ? attn::NormKind::kRmsNormPlusOne
+             : llama ? attn::NormKind::kRmsNorm
+                     : attn::NormKind::kLayerNorm;
     m.activation = llama ? attn::Activation::kSilu : attn::Activation::kGeluTanh;
-    m.gated_ffn = llama, m.rotary_dim = llama ? 4 : 0;
+    m.gated_ffn = llama, m.rotary_dim = gemma ? 6 : llama ? 4 : 0;
+    if (gemma) {
+      m.qk_norm = m.post_norms = true;
+      m.attention_scale = 0.3f, m.attention_softcap = 2.0f, m.final_softcap = 3.0f;
+      m.embedding_multiplier = 4.0f;
+      m.layer_windows[0] = 3, m.local_rotary_base = 100.0;
+      m.rope_scaling = static_cast<int>(attn::RopeScaling::kLongRope);
+      m.rope_original_max = 100, m.rope_attention_factor = 1.1;
+      for (int i = 0; i < 3; ++i)
+        m.rope_short_factors[i] = 1.0f + i, m.rope_long_factors[i] = 2.0f + i;
+    }
     Expect(attn::CheckDescriptor(m) == attn::Status::kOk, "descriptor", llama, 0, 0);
     attn::PretrainedModel model(m);
     Expect(model.Allocate(), "allocate", llama, 0, 0);
@@ -531,7 +548,8 @@ void PretrainedBf16MatchesFloat32(std::mt19937& rng) {
   attn::ModelDescriptor m;
   m.vocab_size = 11, m.d_model = 16, m.num_heads = 4, m.num_kv_heads = 2;
   m.num_layers = 2, m.d_ff = 24, m.pre_norm = true, m.final_norm = true, m.causal = true;
-  m.lm_head = true, m.attention_bias = m.mlp_bias = false, m.norm = attn::NormKind::kRmsNorm;
+  m.lm_head = true, m.qkv_bias = m.out_bias = m.mlp_bias = false, m.norm = attn::NormKind::kRmsNorm;
+  m.head_dim = 4;
   m.activation = attn::Activation::kSilu, m.gated_ffn = true, m.rotary_dim = 4;
   attn::ModelDescriptor m16 = m;
   m16.bf16_matrices = true;

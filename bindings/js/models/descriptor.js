@@ -4,6 +4,9 @@
 // Slot positions, list order, flag bits and enum numbers come from the module (contract.js);
 // this file says only where each value comes from in a descriptor of architectures.js.
 import { contractOf } from '../contract.js';
+import { rangeError } from '../errors.js';
+import { HeapScope } from '../heap.js';
+import { formatBytes } from '../memory.js';
 
 // Hugging Face activation names → the runner's (src/block.h Activation).
 export const ACTIVATIONS = { relu: 'kRelu', gelu: 'kGelu', gelu_new: 'kGeluTanh', gelu_pytorch_tanh: 'kGeluTanh', silu: 'kSilu' };
@@ -82,6 +85,22 @@ export function packDescriptor(module, d) {
     }
   });
   return { ints, eps: d.normEps, base: d.rotaryBase ?? 10000 };
+}
+
+/**
+ * A runner model for a packed descriptor the runner checked: its handle (loadModel and
+ * model_from_tensors.js fill it). A RangeError when the heap cannot hold its parameterBytes.
+ */
+export function createRunner(module, fn, packed, parameterBytes) {
+  const scope = new HeapScope(module, fn);
+  let handle;
+  try {
+    handle = module._pretrainedCreate(scope.ints(packed.ints), packed.eps, packed.base);
+  } finally {
+    scope.release();
+  }
+  if (handle <= 0) throw rangeError(fn, `out of wasm memory for the ${formatBytes(parameterBytes)} of weights`);
+  return handle;
 }
 
 /** Weight table entries: [{ index, kind, layer, rows, cols, matrix }] (matrix: stored as panels), without allocating the model. */

@@ -14,7 +14,7 @@ import { checkKeys } from '../checks.js';
 import { HeapScope, views } from '../heap.js';
 import { formatBytes, heapMaxBytes } from '../memory.js';
 import { architectureOf } from './architectures.js';
-import { packDescriptor, weightTable } from './descriptor.js';
+import { packDescriptor, weightTable, createRunner } from './descriptor.js';
 import { toFloat32, DTYPE_BYTES } from './safetensors.js';
 import { openWeights } from './weight_files.js';
 import { sourceOf } from './sources.js';
@@ -190,14 +190,7 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
     throw rangeError(FN, `the ${arch.modelType} weights need ${formatBytes(needed)} of wasm memory (${formatBytes(parameterBytes)} packed + ${formatBytes(scratchBytes)} to convert the largest tensor); ${formatBytes(free)} are free of the heap's ${formatBytes(heapMaxBytes(module), true)}`);
   }
   // 4. Allocate, then fill every weight.
-  const createScope = new HeapScope(module, FN);
-  let handle;
-  try {
-    handle = module._pretrainedCreate(createScope.ints(packed.ints), packed.eps, packed.base);
-  } finally {
-    createScope.release();
-  }
-  if (handle <= 0) throw rangeError(FN, `out of wasm memory for the ${formatBytes(parameterBytes)} of weights`);
+  const handle = createRunner(module, FN, packed, parameterBytes);
   const model = new PretrainedModel(module, handle, { arch, config, tokenizer, classifier: null, parameterBytes, matrixDtype: bf16 ? 'bfloat16' : 'float32', sentenceEmbedding, generation, chat });
   try {
     const head = await fillWeights(module, handle, weights, plan, classifier, scratchBytes, onProgress, bf16, signal);

@@ -10,7 +10,7 @@ import { rangeError } from '../errors.js';
 import { HeapScope, views } from '../heap.js';
 import { formatBytes, heapMaxBytes } from '../memory.js';
 import { contractOf } from '../contract.js';
-import { packDescriptor, weightTable } from './descriptor.js';
+import { packDescriptor, weightTable, createRunner } from './descriptor.js';
 import { PretrainedModel } from './pretrained_model.js';
 
 /**
@@ -49,14 +49,7 @@ export function modelFromTensors(module, fn, { modelType, descriptor, weightOf, 
     throw rangeError(fn, `the ${modelType} weights need ${formatBytes(parameterBytes + 4 * largest)} of wasm memory; ${formatBytes(free)} are free of the heap's ${formatBytes(heapMaxBytes(module), true)}`);
   }
   // 3. Allocate, then fill.
-  const createScope = new HeapScope(module, fn);
-  let handle;
-  try {
-    handle = module._pretrainedCreate(createScope.ints(packed.ints), packed.eps, packed.base);
-  } finally {
-    createScope.release();
-  }
-  if (handle <= 0) throw rangeError(fn, `out of wasm memory for the ${formatBytes(parameterBytes)} of weights`);
+  const handle = createRunner(module, fn, packed, parameterBytes);
   const arch = { modelType, head: classifier ? 'sequence-classification' : 'base', descriptor: Object.freeze({ ...descriptor }), labels: classifier?.at(-1).labels ?? null };
   const model = new PretrainedModel(module, handle, { arch, config: {}, tokenizer: null, parameterBytes });
   try {
