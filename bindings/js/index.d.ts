@@ -380,6 +380,12 @@ export interface AttentionResult {
   presentValue?: Tensor;
 }
 
+/** What {@link AttentionWasm.attention} returns when `returnWeights` or `trace` is set. */
+export interface AttentionResultWithWeights extends AttentionResult {
+  /** `[..., Lq, Lk]`: the attention weights, each row summing to 1 over the keys it sees. */
+  weights: Tensor;
+}
+
 /** The sizes of a {@link KVCache}. */
 export interface KVCacheConfig {
   /** Sequences. */ batch: number;
@@ -1003,6 +1009,8 @@ export interface AttentionWasm {
    * const { output, weights } = attn.attention(q, k, v, { causal: true, returnWeights: true });
    * attn.toNested(output);   // [[1, 2], [2.34…, 3.34…]]
    */
+  attention(q: TensorLike, k: TensorLike, v: TensorLike, options: AttentionOptions & ({ returnWeights: true } | { trace: true })): AttentionResultWithWeights;
+  /** As above; without `returnWeights` or `trace` the result has no `weights`. */
   attention(q: TensorLike, k: TensorLike, v: TensorLike, options?: AttentionOptions): AttentionResult;
   /**
    * The gradients of {@link AttentionWasm.attention}: given `dOut = ∂loss/∂output`, returns
@@ -1944,6 +1952,52 @@ export interface ModelOutput {
   hiddenStates?: Tensor[];
 }
 
+/**
+ * What {@link PretrainedModel.forward} returns for this input and these options: the outputs
+ * asked for are present (`attentions: true` gives `attentions`, `hiddenStates: true`
+ * `hiddenStates`, a `queriesAndKeys` layer `queries` and `keys`; text gives `tokens`), so
+ * `tsc --strict` needs no `!` after asking.
+ */
+export type ModelOutputFor<I, O> = ModelOutput
+  & (I extends string | string[] ? WithTokens : {})
+  & (O extends Pick<Required<ModelForwardOptions>, 'attentions'> & WithAttentionsAsked ? WithAttentions : {})
+  & (O extends WithHiddenStatesAsked ? WithHiddenStates : {})
+  & (O extends Pick<Required<ModelForwardOptions>, 'queriesAndKeys'> ? WithQueriesAndKeys : {});
+
+/** Options asking for the attention maps. */
+export interface WithAttentionsAsked {
+  /** Asked. */
+  attentions: true;
+}
+/** Options asking for the hidden states. */
+export interface WithHiddenStatesAsked {
+  /** Asked. */
+  hiddenStates: true;
+}
+
+/** A forward of text: the tokens are there. */
+export interface WithTokens {
+  /** Each sequence's tokens with their spans. */
+  tokens: ModelToken[][];
+}
+/** A forward with `attentions: true`. */
+export interface WithAttentions {
+  /** One `[B, numHeads, T, T]` tensor per layer. */
+  attentions: Tensor[];
+}
+/** A forward with `hiddenStates: true`. */
+export interface WithHiddenStates {
+  /** `numLayers + 1` tensors `[B, T, dModel]`. */
+  hiddenStates: Tensor[];
+}
+/** A forward with a `queriesAndKeys` layer. */
+export interface WithQueriesAndKeys {
+  /** That layer's queries `[B, numHeads, T, headDim]`. */
+  queries: Tensor;
+  /** That layer's keys `[B, numKvHeads, T, headDim]`. */
+  keys: Tensor;
+}
+
 /** What {@link TextTokenizer.encode} returns, one entry per token. */
 export interface EncodedText {
   /** Token types (tokenizer.json's template: with a pair, BERT's 0s then 1s; else 0s). */
@@ -2168,7 +2222,7 @@ export interface PretrainedModel {
    * const out = model.forward(['I loved it.', 'Not my thing.'], { attentions: true });
    * out.attentions[0].shape; // [2, heads, T, T]
    */
-  forward(input: ModelInput, options?: ModelForwardOptions): ModelOutput;
+  forward<I extends ModelInput, O extends ModelForwardOptions = {}>(input: I, options?: O): ModelOutputFor<I, O>;
   /**
    * Sentence embeddings, as sentence-transformers' `encode` computes them: each text trimmed
    * (and lowercased when the folder says `do_lower_case`), tokenized, truncated to
