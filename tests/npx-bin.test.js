@@ -100,7 +100,7 @@ test('a wrong option: exit code 2, the reason and the usage', () => {
   assert.match(failure.stderr, /^attention-wasm: --port must be a whole number from 0 to 65535, got "80x"\nUsage: npx attention-wasm/);
 });
 
-test('in Chromium the page computes, cross-origin isolated, and the shipped model renders', { timeout: 120_000 }, async () => {
+test('in Chromium the page computes, cross-origin isolated, and the shipped model and classifier render', { timeout: 120_000 }, async () => {
   const page = await browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -121,6 +121,12 @@ test('in Chromium the page computes, cross-origin isolated, and the shipped mode
     const json = await page.evaluate(() => document.getElementById('model').toJSON());
     assert.equal(json.attentions.shape[0], 4, 'heads');
     assert.equal(json.tokens.length, json.attentions.shape[1]);
+    // The shipped review classifier reads the page's sentence; its probabilities sum to 1.
+    await page.locator('#sentiment').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => document.getElementById('sentiment').prediction !== null, null, { timeout: 60_000 });
+    const prediction = await page.evaluate(() => document.getElementById('sentiment').prediction);
+    assert.equal(prediction.text, 'The plot is simple, but the acting is wonderful.');
+    assert.ok(Math.abs(prediction.probabilities.reduce((a, b) => a + b, 0) - 1) < 1e-6, JSON.stringify(prediction.probabilities));
     assert.deepEqual(errors, []);
   } finally {
     await page.close();
