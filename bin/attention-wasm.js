@@ -33,7 +33,7 @@ async function listen(port, host) {
 
 // The default browser, by the platform's own command; a failure only means the URL is to be copied.
 function openInBrowser(url) {
-  const [command, ...args] = process.platform === 'darwin' ? ['open'] : process.platform === 'win32' ? ['cmd', '/c', 'start', '""'] : ['xdg-open'];
+  const [command, ...args] = process.platform === 'darwin' ? ['open'] : process.platform === 'win32' ? ['explorer'] : ['xdg-open'];
   spawn(command, [...args, url], { stdio: 'ignore', detached: true }).on('error', () => {}).unref();
 }
 
