@@ -21,4 +21,4 @@ if (existsSync(typedoc) && !['bindings/js/index.d.ts', 'web/elements/index.d.ts'
 
 const port = Number(process.env.PORT ?? 8080);
 const { url } = await startServer({ port });
-console.log(`attention-wasm: serving the worked examples at ${url}web/ and the API reference at ${url}docs/ (${docs})  (Ctrl+C stops)`);
+console.log(`attention-wasm: serving the worked examples at ${url}web/, the elements on a bare page at ${url}examples/embed.html and the API reference at ${url}docs/ (${docs})  (Ctrl+C stops)`);

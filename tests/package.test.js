@@ -62,6 +62,7 @@ test('package.json exports types, node and browser conditions', () => {
   assert.deepEqual(Object.keys(pkg.exports['.']), ['types', 'node', 'default']);
   assert.deepEqual(pkg.sideEffects, ['./web/elements/index.js'], 'tree shaking, except the module that registers the elements (tests/bundler.test.js checks both)');
   assert.equal(pkg.exports['./dist/*'], './dist/*', 'the wasm files are importable, e.g. for a bundler ?url import');
+  assert.deepEqual(pkg.bin, { 'attention-wasm': 'bin/attention-wasm.js' }, 'npx attention-wasm serves the page (tests/npx-bin.test.js)');
 });
 
 test('npm pack --dry-run lists the wasm, the glue and the types', () => {
@@ -70,6 +71,12 @@ test('npm pack --dry-run lists the wasm, the glue and the types', () => {
   for (const f of ['dist/attention.wasm', 'dist/attention.js', 'dist/attention-relaxed.wasm', 'dist/attention-relaxed.js', 'dist/attention-threads.wasm', 'dist/attention-threads.worker.cjs', 'dist/attention-relaxed-threads.worker.js', 'bindings/js/index.d.ts', 'bindings/js/node.js', 'bindings/js/browser.js', 'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']) {
     assert.ok(files.includes(f), `${f} is packed (got ${files.join(', ')})`);
   }
-  const outside = files.filter((f) => (/^(src|tests|build|bench|web|scripts|node_modules)\//.test(f) && !f.startsWith('web/elements/')) || f.endsWith('.tgz'));
-  assert.deepEqual(outside, [], 'sources, tests, build folders, bench results and the page stay out (the elements ship)');
+  // What `npx attention-wasm` serves ships too: the page, the two benchmark modules it imports,
+  // the examples and the server.
+  for (const f of ['bin/attention-wasm.js', 'scripts/server.js', 'web/index.html', 'web/main.js', 'web/api-reference.html', 'bench/cases.js', 'bench/plain-js.js', 'examples/embed.html']) {
+    assert.ok(files.includes(f), `${f} is packed for npx attention-wasm`);
+  }
+  const page = new Set(['scripts/server.js', 'bench/cases.js', 'bench/plain-js.js']);
+  const outside = files.filter((f) => (/^(src|tests|build|bench|scripts|node_modules|docs)\//.test(f) && !page.has(f)) || f.endsWith('.tgz'));
+  assert.deepEqual(outside, [], 'sources, tests, build folders, the API reference and bench results stay out');
 });

@@ -9,22 +9,7 @@ import { renderBenchPanel } from './bench-panel.js';
 import { renderPositions } from './demo-positions.js';
 import { renderHeads } from './demo-heads.js';
 import { SLIDE_NOTES } from './examples-data.js';
-
-// The real-models section: a URL field and a file picker feed <attention-model>.
-function bindModelForm(form, element) {
-  const url = form.querySelector('#model-url');
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    if (url.value.trim()) element.setAttribute('src', url.value.trim());
-  });
-  form.querySelector('#model-files').addEventListener('change', (event) => {
-    const files = [...event.target.files];
-    if (files.length) {
-      element.removeAttribute('src');
-      element.model = files;
-    }
-  });
-}
+import { bindModelForm } from './model-form.js';
 
 const status = document.getElementById('status');
 try {
@@ -44,7 +29,7 @@ try {
   renderPositions(attn, document.getElementById('positions'));
   renderHeads(attn, document.getElementById('heads'));
   renderBenchPanel(attn, document.getElementById('bench'));
-  bindModelForm(document.getElementById('model-form'), document.getElementById('model'));
+  bindModelForm(document.getElementById('model-form'), document.getElementById('model'), document.getElementById('model-url-refused'));
   bindUrlState({ steps, flash: [...document.querySelectorAll('attention-flash[id]')], heatmaps: [...document.querySelectorAll('attention-heatmap[id]')] });
   document.body.dataset.ready = 'true';
 } catch (error) {
