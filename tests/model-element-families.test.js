@@ -71,3 +71,20 @@ test('each family is drawn as the API computes it, and says what it is', async (
   assert.equal(report.phi3.thumbs, 2 * 4, 'phi3: the model view has layers × heads maps');
   assert.deepEqual(errors, []);
 });
+
+test('the neuron view opens on the last query (a decoder\'s first query sees only itself); the caption names it', async () => {
+  const r = await page.evaluate(async () => {
+    const el = document.getElementById('qwen3');
+    el.removeAttribute('query');
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    const json = el.toJSON();
+    return {
+      caption: el.shadowRoot.querySelector('.caption').textContent,
+      last: json.tokens.at(-1).label,
+      selected: el.shadowRoot.querySelector('select[aria-label="query"]').value,
+      T: json.tokens.length,
+    };
+  });
+  assert.equal(r.selected, String(r.T));
+  assert.ok(r.caption.includes(`the query “${r.last}”`), r.caption);
+});

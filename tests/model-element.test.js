@@ -51,6 +51,9 @@ test('the three views are drawn; each map equals the API, rows sum to 1; the hea
         tokens: json.tokens.map((t) => t.label),
         maxRowError,
         lines: root.querySelector('attention-heatmap')?.shadowRoot.querySelectorAll('line').length ?? 0,
+        colours: new Set(Array.from(root.querySelector('attention-heatmap')?.shadowRoot.querySelectorAll('line') ?? [], (l) => l.style.stroke)).size,
+        caption: root.querySelector('.caption')?.textContent ?? '',
+        toolbars: root.querySelectorAll('.export').length + (root.querySelector('attention-heatmap')?.shadowRoot.querySelectorAll('.export').length ?? 0),
         thumbs: root.querySelectorAll('button.thumb').length,
         neuronRows: root.querySelectorAll('table.neuron tbody tr').length,
         extra: Array.from(root.querySelectorAll('table.probabilities tbody tr'), (tr) => [tr.querySelector('th').textContent, Number(tr.querySelector('.value').textContent)]),
@@ -71,7 +74,13 @@ test('the three views are drawn; each map equals the API, rows sum to 1; the hea
     assert.ok(r.maxRowError < 1e-5, `${id}: rows sum to 1 (max error ${r.maxRowError})`);
   }
   const T = report.gpt2.tokens.length;
-  assert.equal(report.gpt2.lines, T * T, 'gpt2: the head view draws T² lines');
+  // The head view as bertviz's: every head's lines overlaid, a colour each, under a caption
+  // that says which side is the query and what opacity means; one export toolbar.
+  assert.equal(report.gpt2.lines, report.gpt2.heads * T * T, 'gpt2: the head view draws T² lines per head');
+  assert.equal(report.gpt2.colours, report.gpt2.heads, 'a colour per head');
+  assert.equal(report.gpt2.caption, `Layer 1, all ${report.gpt2.heads} heads, a colour each: a line joins each query token (left) to each key token (right); the more opaque the line, the more weight the query gives that key.`);
+  assert.equal(report.gpt2.toolbars, 1, 'one export toolbar');
+  assert.match(report.llama.caption, /^Layer 2, head 3: how the query “.*” scores each key: q · k \(head_dim 8\) scaled, then softmax/);
   assert.deepEqual(report.gpt2.tokens.slice(0, 3), ['The', '␣', 'c'], 'tokens are labelled with the text they cover');
   assert.equal(report.bert.thumbs, report.bert.layers * report.bert.heads, 'bert: the model view has layers × heads maps');
   assert.equal(report.llama.neuronRows, report.llama.tokens.length, 'llama: the neuron view has a row per key');

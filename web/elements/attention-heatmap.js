@@ -92,6 +92,11 @@ function checkSizes(heads, lq, lk) {
 // One head's [Lq][Lk] as fresh arrays of numbers.
 const numberRows = (head) => Array.from(head, (row) => Array.from(row, toNumber));
 
+/** Head n's colour of `count` in the all-heads view: hues spread around the wheel. */
+export function headColour(n, count) {
+  return `hsl(${Math.round((360 * n) / count)} 70% 45%)`;
+}
+
 /** The mean over heads, [Lq][Lk]. */
 export function headAverage(heads) {
   return heads[0].map((row, i) => row.map((_, j) => heads.reduce((s, h) => s + h[i][j], 0) / heads.length));
@@ -99,7 +104,7 @@ export function headAverage(heads) {
 
 export class AttentionHeatmap extends HTMLElement {
   #internals = this.attachInternals();
-  static observedAttributes = ['weights', 'tokens', 'query-tokens', 'key-tokens', 'view', 'head', 'example'];
+  static observedAttributes = ['weights', 'tokens', 'query-tokens', 'key-tokens', 'view', 'head', 'example', 'toolbar'];
 
   #heads = [];
   #error = null;
@@ -233,7 +238,8 @@ document.body.append(heatmap);
     toggle.addEventListener('click', () => { this.view = this.view === 'lines' ? 'grid' : 'lines'; });
     controls.append(toggle);
     const body = this.view === 'lines' ? this.#lines(heads, tokens, controls) : this.#grids(heads, tokens);
-    controls.append(exportToolbar(this, 'attention-heatmap'));
+    // toolbar="none": an element that embeds this one exports for both (one toolbar).
+    if (this.getAttribute('toolbar') !== 'none') controls.append(exportToolbar(this, 'attention-heatmap'));
     this.shadowRoot.replaceChildren(controls, body);
   }
 
@@ -265,17 +271,20 @@ document.body.append(heatmap);
     if (heads.length > 1) {
       const select = document.createElement('select');
       select.setAttribute('aria-label', 'head');
-      for (const value of [...heads.map((_, i) => String(i + 1)), 'average']) {
+      for (const value of [...heads.map((_, i) => String(i + 1)), 'average', 'all']) {
         const option = document.createElement('option');
         option.value = value;
-        option.textContent = value === 'average' ? 'average of heads' : `head ${value}`;
+        option.textContent = value === 'average' ? 'average of heads' : value === 'all' ? 'all heads, a colour each' : `head ${value}`;
         option.selected = value === choice;
         select.append(option);
       }
       select.addEventListener('change', () => this.setAttribute('head', select.value));
       controls.append(select);
     }
-    const w = choice === 'average' ? headAverage(heads) : heads[Math.max(0, Math.min(heads.length - 1, Number(choice) - 1))] ?? heads[0];
+    // 'all' (bertviz's head view): every head's lines overlaid, a colour each; the tokens
+    // highlight by the heads' average.
+    const all = choice === 'all' && heads.length > 1;
+    const w = choice === 'average' || all ? headAverage(heads) : heads[Math.max(0, Math.min(heads.length - 1, Number(choice) - 1))] ?? heads[0];
     const lq = w.length, lk = w[0].length;
     const rowH = 24, width = 360, left = 110, right = 250;
     const height = Math.max(lq, lk) * rowH + 10;
@@ -283,21 +292,28 @@ document.body.append(heatmap);
     svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
     svg.setAttribute('width', String(width));
     svg.setAttribute('role', 'group');  // it holds focusable tokens: an img may not
-    svg.setAttribute('aria-label', `attention lines, ${choice === 'average' ? 'average of heads' : `head ${choice}`}: ${lq} queries to ${lk} keys`);
+    svg.setAttribute('aria-label', `attention lines, ${choice === 'average' ? 'average of heads' : all ? `all ${heads.length} heads` : `head ${choice}`}: ${lq} queries to ${lk} keys`);
     const y = (i) => 17 + i * rowH;
-    for (let i = 0; i < lq; i++) {
-      for (let j = 0; j < lk; j++) {
-        const line = document.createElementNS(SVG, 'line');
-        line.setAttribute('x1', String(left));
-        line.setAttribute('y1', String(y(i) - 4));
-        line.setAttribute('x2', String(right));
-        line.setAttribute('y2', String(y(j) - 4));
-        line.setAttribute('stroke-width', '2');
-        line.style.opacity = String(Math.max(0, Math.min(1, w[i][j])));
-        line.dataset.query = String(i);
-        line.dataset.key = String(j);
-        line.dataset.weight = String(w[i][j]);
-        svg.append(line);
+    const drawn = all ? heads.map((h, n) => [h, headColour(n, heads.length), n]) : [[w, null, null]];
+    for (const [weights, colour, head] of drawn) {
+      for (let i = 0; i < lq; i++) {
+        for (let j = 0; j < lk; j++) {
+          const line = document.createElementNS(SVG, 'line');
+          line.setAttribute('x1', String(left));
+          line.setAttribute('y1', String(y(i) - 4));
+          line.setAttribute('x2', String(right));
+          line.setAttribute('y2', String(y(j) - 4));
+          line.setAttribute('stroke-width', '2');
+          line.style.opacity = String(Math.max(0, Math.min(1, weights[i][j])));
+          if (colour) {
+            line.style.stroke = colour;
+            line.dataset.head = String(head);
+          }
+          line.dataset.query = String(i);
+          line.dataset.key = String(j);
+          line.dataset.weight = String(weights[i][j]);
+          svg.append(line);
+        }
       }
     }
     const token = (text, x, yy, anchor, side, index) => {

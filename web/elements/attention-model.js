@@ -35,6 +35,9 @@ button, select { font: inherit; }
 button[aria-pressed=true] { font-weight: 700; }
 progress { width: min(24rem, 100%); }
 .status { font-size: 0.85em; opacity: 0.85; }
+.caption { font-size: 0.85em; margin: 0.3rem 0; max-width: 60rem; }
+.main { display: flex; flex-wrap: wrap; gap: 1rem 2.5rem; align-items: flex-start; }
+.main > * { min-width: 0; max-width: 100%; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.4rem 0; }
 caption { text-align: start; font-size: 0.9em; padding-bottom: 0.2rem; }
 th, td { padding: 0.1rem 0.35rem; text-align: start; }
@@ -273,9 +276,10 @@ export class AttentionModel extends HTMLElement {
     return null;
   }
 
-  // A 1-based attribute as a 0-based index in [0, count).
+  // A 1-based attribute as a 0-based index in [0, count). The neuron view opens on the last
+  // query (it sees every key; a decoder's first query sees only itself).
   #index(name, count) {
-    const n = Number.parseInt(this.getAttribute(name) ?? '1', 10);
+    const n = Number.parseInt(this.getAttribute(name) ?? (name === 'query' ? String(count) : '1'), 10);
     return Math.max(0, Math.min(count - 1, Number.isFinite(n) ? n - 1 : 0));
   }
 
@@ -308,9 +312,35 @@ export class AttentionModel extends HTMLElement {
     const parts = [];
     if (this.#model) parts.push(this.#inputRow(), this.#viewRow());
     if (this.#error) parts.push(errorMessage(this.#error));
-    else if (this.#result) parts.push(this.#body(), ...(this.#result.extra ? [this.#result.extra] : []));
+    else if (this.#result) {
+      // The view beside what the head adds: a wide page uses its width, a narrow one stacks.
+      const main = document.createElement('div');
+      main.className = 'main';
+      main.append(this.#body(), ...(this.#result.extra ? [this.#result.extra] : []));
+      parts.push(this.#caption(), main);
+    }
     if (this.#model) parts.push(exportToolbar(this, TAG));
     root.replaceChildren(...parts);
+  }
+
+  // What the view shows, in words: which side is the query, what a line's opacity or a cell's
+  // shade means, what the colours are.
+  #caption() {
+    const d = this.#model.descriptor, r = this.#result;
+    const layer = this.#index('layer', d.numLayers) + 1;
+    const p = document.createElement('p');
+    p.className = 'caption';
+    if (this.view === 'model') {
+      p.textContent = `In each map a row is a query token, a column a key, and a brighter cell more weight.${d.causal ? ' Above the diagonal is dark: a decoder sees no later token.' : ''}`;
+    } else if (this.view === 'neuron') {
+      const h = this.#index('head', d.numHeads) + 1, i = this.#index('query', r.T);
+      p.textContent = `Layer ${layer}, head ${h}: how the query “${r.labels[i]}” scores each key: q · k (head_dim ${d.headDim}) scaled, then softmax into weights that sum to 1.${d.causal ? ' Later keys are masked: a decoder sees only itself and what came before.' : ''}`;
+    } else {
+      const head = this.getAttribute('head');
+      const which = head === 'average' ? 'the average of its heads' : head === 'all' || head === null ? `all ${d.numHeads} heads, a colour each` : `head ${head}`;
+      p.textContent = `Layer ${layer}, ${which}: a line joins each query token (left) to each key token (right); the more opaque the line, the more weight the query gives that key.`;
+    }
+    return p;
   }
 
   #inputRow() {
@@ -414,7 +444,15 @@ export class AttentionModel extends HTMLElement {
     const heatmap = document.createElement('attention-heatmap');
     heatmap.setAttribute('view', r.T > LIMITS.heatmap.lineTokens ? 'grid' : 'lines');
     heatmap.setAttribute('tokens', JSON.stringify(r.labels));
-    if (this.hasAttribute('head')) heatmap.setAttribute('head', String(this.#index('head', d.numHeads) + 1));
+    heatmap.setAttribute('toolbar', 'none');  // the element's own toolbar exports the view
+    // bertviz's head view: every head overlaid, a colour each, unless a head is chosen.
+    const head = this.getAttribute('head');
+    heatmap.setAttribute('head', head === 'average' || head === 'all' ? head : head !== null ? String(this.#index('head', d.numHeads) + 1) : d.numHeads > 1 ? 'all' : '1');
+    // The heatmap's head menu drives the element's head attribute (and so the caption).
+    heatmap.addEventListener('change', (e) => {
+      const select = e.composedPath()[0];
+      if (select?.getAttribute?.('aria-label') === 'head') this.setAttribute('head', select.value);
+    });
     heatmap.weights = { data: r.maps[layer], shape: [d.numHeads, r.T, r.T] };
     return heatmap;
   }

@@ -386,8 +386,10 @@ export interface AttentionHeatmapAttributes extends CommonAttributes {
   'key-tokens'?: string;
   /** 'grid' (default) or 'lines' (bertviz's head view). */
   view?: 'grid' | 'lines';
-  /** The head shown in the lines view (1-based) or 'average'. */
+  /** The head shown in the lines view (1-based), 'average', or 'all' (every head overlaid, a colour each). */
   head?: number | string;
+  /** 'none': no export toolbar (an element embedding this one exports for both). */
+  toolbar?: 'none';
   /** The course's worked example (1-4). */
   example?: number | string;
   /** Ids of linked elements (space-separated). */
