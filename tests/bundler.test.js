@@ -14,12 +14,10 @@ import webpack from 'webpack';
 import { build as esbuild } from 'esbuild';
 import { rollup } from 'rollup';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.js';
 import { startServer } from '../scripts/server.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 // A folder whose node_modules/attention-wasm is this package (as if npm-installed). Its own
 // package.json keeps bundlers from resolving 'attention-wasm' as the enclosing package's
@@ -35,7 +33,7 @@ function appFolder(dir) {
 // returns the page's errors, its body text once `ready` holds, and the .wasm files it fetched.
 async function withChromium(dir, use) {
   const { server, url } = await startServer({ port: 0, root: dir, served: null });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  const browser = await launchChromium(['--disable-quic', '--disable-sync']);
   const visit = async (path, ready) => {
     const page = await browser.newPage();
     const errors = [];

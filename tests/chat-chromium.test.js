@@ -9,13 +9,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync, rmSync, symlinkSync, readdirSync, copyFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build as esbuild } from 'esbuild';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.js';
 import { init } from 'attention-wasm';
 import { startServer } from '../scripts/server.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURE = `${root}tests/fixtures/hf/tiny-chat/`;
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'];
 const MESSAGES = [{ role: 'system', content: 'You are a cat.' }, { role: 'user', content: 'Who are you?' }];
 const RENDERED = '<|im_start|>system\nYou are a cat.<|im_end|>\n<|im_start|>user\nWho are you?<|im_end|>\n<|im_start|>assistant\n';
 
@@ -37,7 +36,7 @@ test.before(async () => {
   expectedIds = (await model.generate({ messages: MESSAGES, maxNewTokens: 6, temperature: 0 })).ids;
   model.dispose();
   ({ server, url } = await startServer({ port: 0, served: ['bindings', 'dist', 'tests', 'build'] }));
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  browser = await launchChromium();
 });
 
 test.after(async () => {

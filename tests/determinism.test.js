@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.js';
 import { init } from 'attention-wasm';
 import { startServer } from '../scripts/server.js';
 import { determinismSuite } from './helpers/determinism-suite.js';
@@ -66,11 +66,7 @@ test('the relaxed build is bit-identical run to run and across processes, and re
 test('Chromium computes the same bits as Node, for each build (relaxed: 6-row tiles against 4)', { timeout: 120_000 }, async () => {
   const expected = { baseline: digests(determinismSuite(attn)), relaxed: nodeDigests('relaxed') };
   const { server, url } = await startServer({ port: 0, served: ['bindings', 'dist', 'tests'] });
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchChromium(['--disable-quic', '--disable-sync']);
   try {
     const page = await browser.newPage();
     await page.goto(`${url}tests/helpers/determinism-suite.js`);  // any page of the origin

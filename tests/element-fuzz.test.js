@@ -7,10 +7,9 @@
 // ATTN_ELEMENT_FUZZ_SEED=<seed>; ATTN_ELEMENT_FUZZ_ROUNDS resizes it (default 600).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.js';
 import { startServer } from '../scripts/server.js';
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'];
 const SEED = Number(process.env.ATTN_ELEMENT_FUZZ_SEED ?? 20261124);
 const ROUNDS = Number(process.env.ATTN_ELEMENT_FUZZ_ROUNDS ?? 600);
 
@@ -81,7 +80,7 @@ async function fuzz({ seed, rounds }) {
 
 test(`element attribute fuzzer: ${ROUNDS} random attribute sets (seed ${SEED}), no exception, no freeze, recovery`, { timeout: 600_000 }, async (t) => {
   const { server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'tests'], docs: false });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const errors = [];

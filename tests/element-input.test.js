@@ -5,12 +5,11 @@
 // Also the page's URL state: a bad or oversized #state leaves the page working.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.js';
 import { startServer } from '../scripts/server.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'];
 
 // [tag, bad attributes, what the message must say, good attributes]
 const CASES = [
@@ -38,7 +37,7 @@ let server, url, browser, page;
 const errors = [];
 test.before(async () => {
   ({ server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'tests', 'bench'], docs: false }));
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  browser = await launchChromium();
   page = await browser.newPage();
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text()); });

@@ -7,11 +7,10 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.js';
 import { startServer } from '../scripts/server.js';
 import { GRACE_MS } from '../web/elements/model-cache.js';
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'];
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HF = '/tests/fixtures/hf/';
 let server, url, browser, page;
@@ -51,7 +50,7 @@ function classifierRoute(kind, delay) {
 
 test.before(async () => {
   ({ server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'tests'], docs: false }));
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  browser = await launchChromium();
   page = await browser.newPage();
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });

@@ -5,14 +5,13 @@
 // to its last line without running anything the input smuggled in.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.js';
 import { startServer } from '../scripts/server.js';
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'];
 
 test('toCode() of every element is inert under hostile labels, tokens and values', { timeout: 90_000 }, async () => {
   const { server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'tests'], docs: false });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const errors = [];

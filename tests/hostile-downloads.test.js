@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.js';
 import { init } from 'attention-wasm';
 import { startServer } from '../scripts/server.js';
 import { writeSafetensors, readSafetensors } from './helpers/safetensors.js';
@@ -136,7 +136,7 @@ test('Chromium: a refused or aborted load stops downloading and leaves nothing i
   const { url, downloads } = checkpoints;
   downloads.length = 0;
   const { server, url: pageUrl } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'tests'] });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'] });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     await page.goto(`${pageUrl}tests/helpers/blank.html`);

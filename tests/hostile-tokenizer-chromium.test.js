@@ -7,10 +7,9 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.js';
 import { startServer } from '../scripts/server.js';
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'];
 const FIXTURE = fileURLToPath(new URL('./fixtures/hf/tiny-gpt2/', import.meta.url));
 const TEXT = 'the cat sat on the mat and the dog ran to the big red door, then stopped!';
 let server, url, browser, page;
@@ -28,7 +27,7 @@ function hostileTokenizer(kind) {
 
 test.before(async () => {
   ({ server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'tests'] }));
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  browser = await launchChromium();
   page = await browser.newPage();
   for (const kind of ['split', 'replace']) {
     const tokenizer = hostileTokenizer(kind);

@@ -7,12 +7,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.js';
 import { startServer } from '../scripts/server.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 // build/hosts: the host pages, the package as node_modules/attention-wasm, and reveal.js.
 function hostFolder() {
@@ -35,7 +33,7 @@ test.before(async () => {
   const { server, url } = await startServer({ port: 0, root: hostFolder(), served: null });
   servers.push(server);
   hostUrl = url;
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  browser = await launchChromium(['--disable-quic', '--disable-sync']);
 });
 test.after(async () => {
   await browser?.close();

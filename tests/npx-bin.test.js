@@ -10,10 +10,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.js';
 import { startServer } from '../scripts/server.js';
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'];
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { version } = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8'));
 const dir = mkdtempSync(`${tmpdir()}/attention-npx-`);
@@ -46,7 +45,7 @@ test.before(async () => {
   writeFileSync(`${app}/package.json`, JSON.stringify({ name: 'npx-check', private: true, type: 'module' }));
   execFileSync('npm', ['install', `${dir}/${tarball}`, '--no-audit', '--no-fund', '--prefer-offline'], { cwd: app, encoding: 'utf8', stdio: 'pipe' });
   first = await startBin(['--port', '0']);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  browser = await launchChromium();
   // A checkpoint folder on another localhost port, served as a CDN does (CORS), for the model box.
   modelHost = await startServer({ port: 0, root: installed, served: ['web'], cdn: true, docs: false });
 }, { timeout: 240_000 });

@@ -4,7 +4,7 @@ import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.js';
 import { startServer } from '../scripts/server.js';
 import { referenceAttention } from './helpers/reference.js';
 import { assertClose } from './helpers/assert.js';
@@ -43,12 +43,7 @@ const consoleErrors = [];
 
 before(async () => {
   ({ server, url } = await startServer({ port: 0 }));
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    // playwright gives every launch a fresh, empty user-data-dir of its own.
-  });
+  browser = await launchChromium(['--disable-quic', '--disable-sync']);
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
   page.on('pageerror', (e) => consoleErrors.push(e.message));

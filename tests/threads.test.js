@@ -9,14 +9,13 @@ import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.js';
 import { init } from 'attention-wasm';
 import { startServer } from '../scripts/server.js';
 import { threadsSuite } from './helpers/threads-suite.js';
 import { digests } from './helpers/digests.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'];
 const one = await init({ simd: 'baseline' });
 const expected = digests(threadsSuite(one));
 
@@ -91,7 +90,7 @@ test('memory estimates count each thread\'s scratch, and a long run of threaded 
 // Runs the suite in a page of a server with or without cross-origin isolation.
 async function inChromium({ isolated, worker }) {
   const { server, url } = await startServer({ port: 0, served: ['bindings', 'dist', 'tests'], isolated });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const errors = [];

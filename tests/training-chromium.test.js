@@ -6,12 +6,12 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.js';
 import { startServer } from '../scripts/server.js';
 
 test('<attention-training>: trains reverse and sort in a Worker to >= 99%, maps update, main thread free, pause/resume/reset, axe', { timeout: 120_000 }, async () => {
   const { server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'tests'] });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const errors = [];
