@@ -78,6 +78,10 @@ function leaseClassifier(url) {
 // The Worker, written out literally so bundlers bundle it (workers.js: from another origin).
 const reviewWorker = () => moduleWorker(() => new Worker(new URL('./training/review-worker.js', import.meta.url), { type: 'module' }), './training/review-worker.js');
 
+// Whether `label` is wrong for an example labelled `gold` (only a classifier with the
+// examples' labels can be: one with others is not marked).
+const isMistake = (classifier, gold, label) => gold !== undefined && classifier.labels.includes(gold) && label !== gold;
+
 // An example's name in the list, marked when the classifier gets it wrong.
 const exampleName = ([gold, text], i, wrong) => `${wrong ? 'The model gets this wrong: ' : ''}${i < 4 ? `Seed 001 review ${i + 1} (${gold})` : `“${text}”`}`;
 
@@ -247,8 +251,9 @@ export class AttentionSentiment extends HTMLElement {
   // model trained here may get others wrong).
   #markMistakes(classifier) {
     const options = [...this.#parts.examples.options].slice(1);
+    const comparable = EXAMPLES.every(([gold]) => classifier.labels.includes(gold));
     EXAMPLES.forEach((example, i) => {
-      options[i].textContent = exampleName(example, i, classifier.predict(example[1]).label !== example[0]);
+      options[i].textContent = exampleName(example, i, comparable && isMistake(classifier, example[0], classifier.predict(example[1]).label));
     });
   }
 
@@ -296,7 +301,7 @@ export class AttentionSentiment extends HTMLElement {
     const probability = p.probabilities[p.labelId];
     const confidence = confidenceWords(probability);
     const gold = EXAMPLES.find(([, t]) => t === text)?.[0];
-    const mistake = gold !== undefined && gold !== p.label ? ` The model gets this wrong: the sentence is ${gold}.` : '';
+    const mistake = isMistake(this.#classifier, gold, p.label) ? ` The model gets this wrong: the sentence is ${gold}.` : '';
     verdict.replaceChildren('Prediction: ', make('strong', { textContent: p.label }), ` (p = ${formatNumber(probability, 3)}, ${confidence}; ${this.#info})${mistake}`);
     const l = Number(layer.value || 0), h = Number(head.value || 0);
     pipeline.replaceChildren(...this.#stages(text, p, l, h));
