@@ -3,7 +3,9 @@
 // on: the split is recomputed here), the negation and contrast suite, made-up words;
 // retraining it from the shipped data gives the same model.safetensors byte for byte and
 // reaches the stated held-out accuracy in the fixed number of steps; predictions against a
-// float64 forward pass written here from the weights; corpus formats and typed errors.
+// float64 forward pass written here from the weights; the calibration temperature (issue 35:
+// ECE and NLL before and after, as config.json states them, and their arithmetic against
+// closed forms); corpus formats and typed errors.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
