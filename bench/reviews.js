@@ -4,12 +4,15 @@
 // tested on all 1,000 sentences of the third), beside two baselines on the same splits: a
 // word list (AFINN-165 through npm `sentiment`: score >= 0 → positive) and a bag-of-words
 // logistic regression (float64, written here); then training time in Node with one and two
-// threads, and inference time per sentence. Prints markdown tables.
+// threads, and inference time per sentence; the shipped model's calibration on the held-out
+// sentences (expected calibration error and NLL, raw and divided by its temperature). Prints
+// markdown tables.
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { init } from 'attention-wasm';
 import { reviewSplits, SOURCES } from '../web/elements/training/review-recipe.js';
 import { trainReview, readReviewFiles, readSuite } from '../scripts/review-training.mjs';
+import { calibrationMetrics, logitRows } from '../scripts/review-calibration.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -70,6 +73,10 @@ export async function reviewBench(progress = () => {}) {
     }
     ours.dispose();
   }
+  // The shipped model's calibration (its temperature from config.json) on the held-out sentences.
+  const shipped = await attn1.TextClassifier.load(fileURLToPath(new URL('../web/elements/models/review-sentiment/', import.meta.url)));
+  const calibration = { temperature: shipped.temperature, ...calibrationMetrics(logitRows(shipped, Object.values(reviewSplits(files.uci).heldOut).flat()), shipped.temperature) };
+  shipped.dispose();
   // Training and inference time.
   const timing = [];
   for (const threads of [1, 2]) {
@@ -87,15 +94,20 @@ export async function reviewBench(progress = () => {}) {
     timing.push({ runtime: `Node ${process.version}, ${attn.info.build} build, ${attn.info.threads} thread${attn.info.threads > 1 ? 's' : ''}`, seconds, perSentence });
     classifier.dispose();
   }
-  return { rows, timing };
+  return { rows, timing, calibration };
 }
 
 /** The markdown tables. */
-export function reviewTables({ rows, timing }) {
+export function reviewTables({ rows, timing, calibration: c }) {
   const lines = ['| review sentences | attention-wasm classifier | word list (AFINN-165) | bag-of-words logistic regression |', '|---|---:|---:|---:|'];
   for (const r of rows) lines.push(`| ${r.set} | ${pct(r.ours)} | ${pct(r.wordList)} | ${pct(r.bagOfWords)} |`);
   lines.push('', '| runtime | training (1,500 steps of 32) | inference per sentence (predict, attention maps included) |', '|---|---:|---:|');
   for (const t of timing) lines.push(`| ${t.runtime} | ${t.seconds.toFixed(1)} s | ${t.perSentence.toFixed(2)} ms |`);
+  if (c) {
+    lines.push('', `| shipped model, held-out sentences (${c.count}) | raw logits | calibrated (T = ${c.temperature.toFixed(2)}) |`, '|---|---:|---:|');
+    lines.push(`| expected calibration error (${c.bins} equal-width bins) | ${c.eceBefore.toFixed(4)} | ${c.eceAfter.toFixed(4)} |`);
+    lines.push(`| negative log-likelihood (nats per sentence) | ${c.nllBefore.toFixed(3)} | ${c.nllAfter.toFixed(3)} |`);
+  }
   return lines.join('\n');
 }
 

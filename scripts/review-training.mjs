@@ -25,9 +25,12 @@ export function readSuite() {
   });
 }
 
-/** Trains the recipe's classifier: { files } (config.json, tokenizer.json, model.safetensors, float16). */
-export async function trainReview(attn, files, { exclude = null, onProgress, ...overrides } = {}) {
-  const { train } = reviewSplits(files.uci, { exclude });
+/**
+ * Trains the recipe's classifier: { files } (config.json, tokenizer.json, model.safetensors,
+ * float16). `rows` replaces the training rows (the calibration's sibling model trains on fewer).
+ */
+export async function trainReview(attn, files, { exclude = null, rows = null, onProgress, ...overrides } = {}) {
+  const train = rows ?? reviewSplits(files.uci, { exclude }).train;
   const out = await attn.TextClassifier.trainFiles(train, {
     ...REVIEW_OPTIONS, ...overrides, labels: ['negative', 'positive'], lexicon: lexiconOption(files.lexicon), wordVectors: readWordVectors(files.vectors), onProgress,
   });

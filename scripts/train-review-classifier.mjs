@@ -4,6 +4,7 @@
 // for byte). Then measures it as shipped (float16 weights, read back with TextClassifier.load)
 // on the held-out sentences of each source, and with --cross also trains three more models,
 // each without one source, and measures them on all 1,000 sentences of the source they never saw.
+// Then scripts/calibrate-review-classifier.mjs fits its calibration temperature.
 //   node scripts/train-review-classifier.mjs [--cross] [--out <folder>]
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -38,3 +39,5 @@ const final = { ...shipped.files, 'config.json': withMetrics(shipped.files['conf
 mkdirSync(out, { recursive: true });
 for (const [name, content] of Object.entries(final)) writeFileSync(`${out}/${name}`, content);
 console.log(JSON.stringify(metrics, null, 2));
+// A new model needs its own temperature (config.json is written here without one).
+process.stderr.write('Next: node scripts/calibrate-review-classifier.mjs (fits the calibration temperature of this model)\n');

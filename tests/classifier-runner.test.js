@@ -37,6 +37,9 @@ function tinyTransformerOf(modelConfig, tensors) {
   return model;
 }
 
+// softmax(logits / the classifier's calibration temperature), as predict gives them.
+const calibrated = (classifier, logits) => softmax(Array.from(logits, (x) => Number(x) / classifier.temperature));
+
 // predict against TinyTransformer.forward and the float64 reference on one text; returns the
 // largest probability difference from TinyTransformer.
 function comparePredict(classifier, model, weights, text, label) {
@@ -44,8 +47,8 @@ function comparePredict(classifier, model, weights, text, label) {
   const ids = p.tokens.slice(1).map((t) => t.id);
   const T = ids.length + 1;
   const ours = model.forward([ids]);
-  const expected = softmax(Array.from(ours.logits.data, Number));
-  const reference = softmax(referenceModel(weights, { tokens: [ids], targets: [0] }).logits[0]);
+  const expected = calibrated(classifier, ours.logits.data);
+  const reference = calibrated(classifier, referenceModel(weights, { tokens: [ids], targets: [0] }).logits[0]);
   const diff = Math.max(...expected.map((x, k) => Math.abs(x - p.probabilities[k])));
   assert.ok(diff <= 1e-5, `${label} "${text}": TinyTransformer ${expected} vs ${p.probabilities}`);
   p.probabilities.forEach((x, k) => assert.ok(Math.abs(x - reference[k]) <= 1e-4, `${label} "${text}": float64 ${reference[k]} vs ${x}`));
@@ -83,6 +86,7 @@ test('the shipped classifier through the runner: every held-out and suite senten
   const model = tinyTransformerOf(modelConfig, named);
   const weights = model.getWeights();
   const classifier = await attn.TextClassifier.load(new URL('.', FOLDER).pathname);
+  assert.equal(classifier.temperature, config.calibration.temperature, 'the shipped probabilities are calibrated: softmax(logits / T)');
   {
     const { heldOut } = reviewSplits(readReviewFiles().uci);
     const texts = [...Object.values(heldOut).flat().map((r) => r.text), ...readSuite().map((r) => r.text)];
@@ -94,7 +98,7 @@ test('the shipped classifier through the runner: every held-out and suite senten
         return;
       }
       const p = classifier.predict(text);
-      const expected = softmax(Array.from(model.forward([p.tokens.slice(1).map((t) => t.id)]).logits.data, Number));
+      const expected = calibrated(classifier, model.forward([p.tokens.slice(1).map((t) => t.id)]).logits.data);
       const diff = Math.max(...expected.map((x, k) => Math.abs(x - p.probabilities[k])));
       assert.ok(diff <= 1e-5, `"${text}": ${expected} vs ${p.probabilities}`);
       assert.equal(p.labelId, argmax(expected), `"${text}"`);

@@ -55,3 +55,58 @@ test('every JavaScript snippet in the README runs as written and prints what its
     }
   });
 });
+
+// The classifier results the README shows, each as the shipped classifier gives it now: the
+// element's example (label, p, the words the element says), the mistakes it names, seed
+// 001's first review, the made-up-word range, and the calibration table.
+test('the README\'s classifier results are what the shipped review classifier gives', async () => {
+  const { init } = await import('attention-wasm');
+  const { confidenceWords } = await import('../web/elements/confidence.js');
+  const { EXAMPLES, reviewSplits } = await import('../web/elements/training/review-recipe.js');
+  const { readReviewFiles, madeUpWords } = await import('../scripts/review-training.mjs');
+  const { calibrationMetrics, logitRows, softmax64 } = await import('../scripts/review-calibration.mjs');
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  const attn = await init({ simd: 'baseline', threads: 1 });
+  const classifier = await attn.TextClassifier.load(fileURLToPath(new URL('../web/elements/models/review-sentiment/', import.meta.url)));
+  const shown = (text) => {
+    const p = classifier.predict(text);
+    return { label: p.label, p: p.probabilities[p.labelId], raw: Math.max(...softmax64(p.logits)) };
+  };
+  const gold = (text) => EXAMPLES.find(([, t]) => t === text)?.[0];
+  try {
+    // Every <attention-sentiment text="…"> carries its result in a comment, and it is right.
+    const elements = [...readme.matchAll(/<attention-sentiment text="([^"]+)"><\/attention-sentiment> <!-- (\w+), p = ([\d.]+): ([a-z ]+) -->/g)];
+    assert.equal(elements.length, readme.split('<attention-sentiment text=').length - 1, 'every <attention-sentiment text> example says what it shows');
+    for (const [, text, label, p, words] of elements) {
+      const r = shown(text);
+      assert.deepEqual([label, p, words], [r.label, r.p.toFixed(3), confidenceWords(r.p)], text);
+      assert.equal(gold(text) ?? label, label, `${text}: an example the model gets wrong must say so`);
+    }
+    // The mistakes the element's paragraph names: the model's label and p, and wrong indeed.
+    const mistakes = [...readme.matchAll(/"([^"]+)" \((negative|positive), p = ([\d.]+)/g)];
+    assert.ok(mistakes.length >= 2);
+    for (const [, text, label, p] of mistakes) {
+      const r = shown(text);
+      assert.deepEqual([label, p], [r.label, r.p.toFixed(3)], text);
+      assert.notEqual(gold(text), label, `${text} is named as a mistake`);
+    }
+    const seed = shown(EXAMPLES[0][1]);
+    assert.notEqual(seed.label, EXAMPLES[0][0]);
+    assert.match(readme, new RegExp(`seed 001's first review \\(${seed.label}, p = ${seed.p.toFixed(3)}\\)`));
+    assert.match(readme, new RegExp(`the first of the four is labelled wrong, at p = ${seed.p.toFixed(3)}\\)`));
+    // The calibration paragraph and table.
+    const notBad = shown('the acting was not bad');
+    assert.match(readme, new RegExp(`"the acting was not bad" is still ${notBad.label}, now at p = ${notBad.p.toFixed(3)} instead of ${notBad.raw.toFixed(3)}`));
+    const pasta = shown('The pasta arrived cold and the manager shrugged.');
+    assert.match(readme, new RegExp(`"The pasta arrived cold and the manager shrugged\\." is still ${pasta.label} at ${pasta.p.toFixed(3)} \\(${pasta.raw.toFixed(3)} raw\\)`));
+    const T = classifier.temperature.toFixed(2);
+    const m = calibrationMetrics(logitRows(classifier, Object.values(reviewSplits(readReviewFiles().uci).heldOut).flat()), classifier.temperature);
+    assert.match(readme, new RegExp(`by T = ${T} before the softmax`));
+    assert.match(readme, new RegExp(`\\| expected calibration error \\(15 equal-width bins\\) \\| ${m.eceBefore.toFixed(4)} \\| ${m.eceAfter.toFixed(4)} \\|`));
+    assert.match(readme, new RegExp(`\\| negative log-likelihood \\(nats per sentence\\) \\| ${m.nllBefore.toFixed(3)} \\| ${m.nllAfter.toFixed(3)} \\|`));
+    const words = madeUpWords(classifier);
+    assert.match(readme, new RegExp(`p\\(positive\\) ${words.min.toFixed(3)}–${words.max.toFixed(3)} over 200 texts`));
+  } finally {
+    classifier.dispose();
+  }
+});

@@ -3,7 +3,9 @@
 // on: the split is recomputed here), the negation and contrast suite, made-up words;
 // retraining it from the shipped data gives the same model.safetensors byte for byte and
 // reaches the stated held-out accuracy in the fixed number of steps; predictions against a
-// float64 forward pass written here from the weights; corpus formats and typed errors.
+// float64 forward pass written here from the weights; the calibration temperature (issue 35:
+// ECE and NLL before and after, as config.json states them, and their arithmetic against
+// closed forms); corpus formats and typed errors.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { init } from 'attention-wasm';
 import { trainReview, readReviewFiles, readSuite, madeUpWords } from '../scripts/review-training.mjs';
 import { reviewSplits } from '../web/elements/training/review-recipe.js';
 import { readSafetensors } from '../bindings/js/text/safetensors_io.js';
+import { expectedCalibrationError, meanNll, fitTemperature, logitRows, calibrationMetrics, calibrationSplit, softmax64 } from '../scripts/review-calibration.mjs';
 
 const attn = await init({ simd: 'baseline', threads: 1 });
 const FOLDER = new URL('../web/elements/models/review-sentiment/', import.meta.url);
@@ -73,6 +76,84 @@ test('unknown words carry no sentiment: texts of words the vocabulary cannot spe
   assert.equal(classifier.predict('the movie was great qqq qqq qqq').label, 'positive');
 });
 
+test('calibration: predict divides the raw logits by config.json\'s temperature; the held-out ECE and NLL as config.json states them, both lower than the raw logits\'', () => {
+  const T = config.calibration.temperature;
+  assert.equal(classifier.temperature, T);
+  assert.ok(T > 1, `T = ${T}: the raw model is overconfident`);
+  for (const text of ['the acting was not bad', 'A wonderful film.', 'I would not buy it again.']) {
+    const p = classifier.predict(text);
+    const reference = softmax64(p.logits, T);
+    reference.forEach((r, k) => assert.ok(Math.abs(p.probabilities[k] - r) < 1e-7, `${text}: ${p.probabilities[k]} vs ${r}`));
+  }
+  const rows = logitRows(classifier, Object.values(reviewSplits(files.uci).heldOut).flat());
+  const m = calibrationMetrics(rows, T);
+  assert.deepEqual(m, config.metrics.calibration, 'config.json\'s calibration metrics, as measured');
+  assert.equal(m.count, 600);
+  assert.ok(m.eceAfter < m.eceBefore, `ECE ${m.eceBefore} → ${m.eceAfter}`);
+  assert.ok(m.nllAfter < m.nllBefore, `NLL ${m.nllBefore} → ${m.nllAfter}`);
+  console.log(`# T = ${T.toFixed(3)}; held-out ECE (15 bins) ${m.eceBefore.toFixed(4)} → ${m.eceAfter.toFixed(4)}, NLL ${m.nllBefore.toFixed(4)} → ${m.nllAfter.toFixed(4)}`);
+  // The README's example, a mistake of the small model: no longer shown at > 0.9.
+  const notBad = classifier.predict('the acting was not bad');
+  assert.equal(notBad.label, 'negative');
+  assert.ok(softmax64(notBad.logits)[0] > 0.9 && notBad.probabilities[0] < 0.9, `raw ${softmax64(notBad.logits)[0]}, calibrated ${notBad.probabilities[0]}`);
+  console.log(`# "the acting was not bad": negative, p ${softmax64(notBad.logits)[0].toFixed(3)} raw → ${notBad.probabilities[0].toFixed(3)} calibrated`);
+  // The validation split: carved from the training sentences, none held out.
+  const { fit, validation } = calibrationSplit(files.uci);
+  const trainTexts = new Set(reviewSplits(files.uci).train.map((r) => r.text));
+  const fitTexts = new Set(fit.map((r) => r.text));
+  assert.ok(fit.every((r) => trainTexts.has(r.text)) && validation.every((r) => trainTexts.has(r.text) && !fitTexts.has(r.text)));
+  assert.ok(validation.length >= 230 && fit.length + validation.length >= trainTexts.size - 2, `${fit.length} + ${validation.length} of ${trainTexts.size}`);
+  assert.match(config.calibration.fittedOn, new RegExp(`\\(${validation.length}\\).*other ${fit.length}$`));
+});
+
+test('calibration arithmetic against closed forms: ECE by hand, the NLL-optimal T of equal margins, softmax(z / T)', () => {
+  // Four rows, top probabilities 0.9 (right), 0.9 (wrong), 0.65 (right), 0.55 (right): the
+  // bin (0.8667, 0.9333] holds two at confidence 0.9 and accuracy 0.5, (0.6, 0.6667] and
+  // (0.5333, 0.6] one right row each.
+  const logit = (p) => Math.log(p / (1 - p));
+  const rows = [
+    { logits: [0, logit(0.9)], labelId: 1 },
+    { logits: [logit(0.9), 0], labelId: 1 },
+    { logits: [0, logit(0.65)], labelId: 1 },
+    { logits: [logit(0.55), 0], labelId: 0 },
+  ];
+  const ece = (2 / 4) * Math.abs(0.5 - 0.9) + (1 / 4) * (1 - 0.65) + (1 / 4) * (1 - 0.55);
+  assert.ok(Math.abs(expectedCalibrationError(rows) - ece) < 1e-12, `${expectedCalibrationError(rows)} vs ${ece}`);
+  assert.ok(Math.abs(meanNll(rows) - -(Math.log(0.9) + Math.log(0.1) + Math.log(0.65) + Math.log(0.55)) / 4) < 1e-12);
+    // Margin d on every row, a share a of them right: the NLL is least where sigmoid(d / T) = a,
+  // T = d / logit(a).
+  for (const [d, right, wrong] of [[4, 8, 2], [1, 9, 1], [6, 3, 1]]) {
+    const r = [...Array(right).fill({ logits: [d, 0], labelId: 0 }), ...Array(wrong).fill({ logits: [d, 0], labelId: 1 })];
+    const expected = d / logit(right / (right + wrong));
+    assert.ok(Math.abs(fitTemperature(r) - expected) < 1e-6 * expected, `${fitTemperature(r)} vs ${expected}`);
+  }
+  const p = softmax64([2, -1, 0.5], 2);
+  const e = [1, Math.exp(-1.5), Math.exp(-0.75)];
+  p.forEach((x, k) => assert.ok(Math.abs(x - e[k] / (e[0] + e[1] + e[2])) < 1e-15));
+});
+
+test('a bad calibration temperature in config.json is a RangeError at load, before any wasm memory is taken', async () => {
+  const before = attn.memory().inUseBytes;
+  for (const [calibration, message] of [
+    [{ temperature: 0 }, /calibration\.temperature must be a finite number above 0, got a number \(0\)/],
+    [{ temperature: -1 }, /calibration\.temperature must be a finite number above 0/],
+    [{ temperature: '2' }, /calibration\.temperature must be a finite number above 0, got a string/],
+    [{}, /calibration\.temperature must be a finite number above 0, got undefined/],
+    [2, /calibration must be an object \{ temperature \}, got a number/],
+  ]) {
+    const bad = { ...shippedFiles, 'config.json': JSON.stringify({ ...config, calibration }) };
+    await assert.rejects(attn.TextClassifier.load(bad), { name: 'RangeError', message: new RegExp(`^TextClassifier\\.load: config\\.json ${message.source}`) });
+  }
+  assert.equal(attn.memory().inUseBytes, before);
+  const { calibration, ...raw } = config;
+  const uncalibrated = await attn.TextClassifier.load({ ...shippedFiles, 'config.json': JSON.stringify(raw) });
+  assert.equal(uncalibrated.temperature, 1);
+  const q = uncalibrated.predict('the acting was not bad');
+  assert.deepEqual(q.logits, classifier.predict('the acting was not bad').logits, 'the same raw logits');
+  softmax64(q.logits).forEach((x, k) => assert.equal(q.probabilities[k], Math.fround(x)));
+  uncalibrated.dispose();
+});
+
 test('predict: tokens with offsets, attention [layer][head][T][T] whose rows sum to 1, probabilities from a float64 forward pass of the weights', () => {
   const text = 'The food was not good, but the staff were lovely.';
   const p = classifier.predict(text);
@@ -101,7 +182,8 @@ test('predict: tokens with offsets, attention [layer][head][T][T] whose rows sum
 });
 
 // A float64 forward pass of the pre-norm TinyTransformer classifier, from the shipped weights:
-// x = [cls; E[ids]] + P; per layer x += Wo·attn(LN1(x)); x += W2·gelu(W1·LN2(x)); logits = head(LN(x)[0]).
+// x = [cls; E[ids]] + P; per layer x += Wo·attn(LN1(x)); x += W2·gelu(W1·LN2(x)); logits = head(LN(x)[0]);
+// probabilities = softmax(logits / T), T from config.json's calibration.
 function forward64(ids) {
   const { tensors } = readSafetensors('test', 'model.safetensors', shippedFiles['model.safetensors']);
   const w = (name) => tensors.get(name).data;
@@ -151,7 +233,7 @@ function forward64(ids) {
     });
   }
   const final = norm(x[0], w('finalNorm.gamma'), w('finalNorm.beta'));
-  const logits = linear(final, w('head.w'), w('head.b'), d, 2);
+  const logits = linear(final, w('head.w'), w('head.b'), d, 2).map((z) => z / config.calibration.temperature);
   const top = Math.max(...logits);
   const e = logits.map((a) => Math.exp(a - top));
   return { probabilities: e.map((a) => a / (e[0] + e[1])), clsAttention };

@@ -1,7 +1,8 @@
 // <attention-sentiment> in headless Chromium (issue 20): the shipped review classifier on
 // the seed's four reviews and a typed sentence, every stage of the pipeline drawn with the
 // numbers the library gives (the same build in Node: the same bits), attention rows that sum
-// to 1, "Train from scratch" in a Worker reaching the shipped model's held-out accuracy
+// to 1, the confidence in words and the examples the model gets wrong marked as such,
+// "Train from scratch" in a Worker reaching the shipped model's held-out accuracy
 // within 2 points, axe clean, and no sideways overflow of the page at 390 px.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { chromium } from 'playwright-core';
 import { init } from 'attention-wasm';
 import { startServer } from '../scripts/server.js';
 import { EXAMPLES } from '../web/elements/training/review-recipe.js';
+import { confidenceWords } from '../web/elements/confidence.js';
 
 const attn = await init({ simd: 'baseline' });
 const shipped = await attn.TextClassifier.load(fileURLToPath(new URL('../web/elements/models/review-sentiment/', import.meta.url)));
@@ -45,7 +47,9 @@ test('<attention-sentiment> in Chromium: the pipeline stage by stage, the seed\'
     const expected = shipped.predict(text);
     assert.equal(first.p.label, 'negative');
     assert.deepEqual(first.p.probabilities, expected.probabilities, 'the same build in Node and Chromium: the same bits');
-    assert.match(first.verdict, /^Prediction: negative \(p = 0\.\d{3}; shipped classifier\)/);
+    const p0 = expected.probabilities[0];
+    assert.equal(first.verdict, `Prediction: negative (p = ${p0.toFixed(3)}, ${confidenceWords(p0)}; shipped classifier)`);
+    assert.equal(first.p.confidence, confidenceWords(p0));
     assert.deepEqual(first.stages.map((s) => s.replace(/ \(.*| \d.*/, '')), ['1. Text', '2. Subword tokens', '3. Indices', '4. Vectors', '5. Attention, layer', '6. [CLS] → linear & softmax']);
     assert.deepEqual(first.chips, expected.tokens.slice(1).map((t) => t.text));
     assert.deepEqual(first.ids, expected.tokens.slice(1).map((t) => t.id));
@@ -66,6 +70,21 @@ test('<attention-sentiment> in Chromium: the pipeline stage by stage, the seed\'
       assert.equal(p.label, shipped.predict(EXAMPLES[i][1]).label);
     }
     console.log(`# seed 001 reviews (gold, predicted, p): ${JSON.stringify(seed)}`);
+    // Every example: the list marks those the shipped model gets wrong (at least one), and
+    // picking one shows the mistake in the verdict, with the confidence in words.
+    const names = await page.evaluate(() => [...document.getElementById('sent').shadowRoot.querySelector('select').options].slice(1).map((o) => o.textContent));
+    const wrong = EXAMPLES.map(([gold, text]) => shipped.predict(text).label !== gold);
+    assert.ok(wrong.some(Boolean) && !wrong.every(Boolean), `wrong: ${wrong}`);
+    names.forEach((name, i) => assert.equal(name.startsWith('The model gets this wrong: '), wrong[i], name));
+    const notBad = EXAMPLES.findIndex(([, t]) => t === 'the acting was not bad');
+    assert.ok(wrong[notBad], 'the README\'s old example is among the marked mistakes');
+    await select.selectOption(String(notBad));
+    await page.waitForFunction((t) => document.getElementById('sent').prediction?.text === t, EXAMPLES[notBad][1]);
+    const mistake = await read();
+    const q = shipped.predict(EXAMPLES[notBad][1]).probabilities[0];
+    assert.ok(q < 0.9, `${q}: a mistake no longer shown as confident`);
+    assert.equal(mistake.verdict, `Prediction: negative (p = ${q.toFixed(3)}, ${confidenceWords(q)}; shipped classifier) The model gets this wrong: the sentence is positive.`);
+    console.log(`# examples marked wrong: ${names.filter((n, i) => wrong[i]).join(' | ')}`);
     // No sideways overflow of the page at 390 px (wide tables scroll in their own regions).
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no page overflow at 390 px');
     await page.addScriptTag({ path: fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url)) });

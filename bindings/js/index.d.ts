@@ -1573,7 +1573,7 @@ export interface TextPrediction {
   label: string;
   /** Its class id. */
   labelId: number;
-  /** Probabilities by label id: the softmax of the logits (each logit's sigmoid for a multi-label checkpoint, `problem_type: 'multi_label_classification'`). */
+  /** Probabilities by label id: the softmax of the logits divided by the classifier's calibration `temperature` (each logit's sigmoid for a multi-label checkpoint, `problem_type: 'multi_label_classification'`). */
   probabilities: number[];
   /** The linear layer's outputs by label id. */
   logits: number[];
@@ -1627,6 +1627,12 @@ export interface TextClassifier {
   readonly training: Record<string, unknown> | null;
   /** What it measured (config.json's `metrics`), or null. */
   readonly metrics: Record<string, any> | null;
+  /**
+   * The calibration temperature T: `predict`'s probabilities are softmax(logits / T)
+   * (config.json's `calibration.temperature`; 1 without one). The shipped review classifier's
+   * is fitted on validation sentences (temperature scaling).
+   */
+  readonly temperature: number;
   /** Its tokenizer (tokenizer.json through `@huggingface/tokenizers`). */
   readonly tokenizer: TextTokenizer;
   /**

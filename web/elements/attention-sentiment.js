@@ -9,7 +9,9 @@
 // Attributes: text; model (URL of a classifier folder with config.json, tokenizer.json and
 // model.safetensors; default the shipped one); layer and head (1-based; default the last
 // layer, head 1); eager (load at once rather than when the element nears the viewport).
-// Events: `prediction` (detail: { text, label, probability, probabilities, tokens, attention }),
+// The verdict gives the label, its probability and how sure that is in words (confidence.js);
+// the examples the classifier shown gets wrong say so in the list and in the verdict.
+// Events: `prediction` (detail: { text, label, probability, confidence, probabilities, tokens, attention }),
 // `trained` (detail: { seconds, accuracy }).
 import { moduleWorker } from './workers.js';
 import { loadWhenNear } from './print.js';
@@ -18,6 +20,7 @@ import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme
 import { containKeys } from './keys.js';
 import { heatColour, formatNumber } from './format.js';
 import { EXAMPLES } from './training/review-recipe.js';
+import { confidenceWords } from './confidence.js';
 import { acquire, wasDisposed } from './model-cache.js';
 import { modelUrl } from './model-url.js';
 
@@ -36,6 +39,8 @@ th, td { border: 1px solid var(--attn-border, #8884); padding: 0.2rem 0.35rem; t
 th[scope=row] { text-align: left; font-weight: 600; }
 .unknown { text-decoration: underline dotted; }
 .controls { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; margin: 0.4rem 0; font-size: 0.9em; }
+.controls > label { display: inline-flex; align-items: center; gap: 0.3em; max-width: 100%; min-width: 0; }
+.controls select { min-width: 0; flex: 0 1 auto; }
 button, select { font: inherit; max-width: 100%; }
 ol.pipeline { list-style: none; padding-left: 0; }
 ol.pipeline > li { margin: 0.6rem 0; }
@@ -72,6 +77,13 @@ function leaseClassifier(url) {
 
 // The Worker, written out literally so bundlers bundle it (workers.js: from another origin).
 const reviewWorker = () => moduleWorker(() => new Worker(new URL('./training/review-worker.js', import.meta.url), { type: 'module' }), './training/review-worker.js');
+
+// Whether `label` is wrong for an example labelled `gold` (only a classifier with the
+// examples' labels can be: one with others is not marked).
+const isMistake = (classifier, gold, label) => gold !== undefined && classifier.labels.includes(gold) && label !== gold;
+
+// An example's name in the list, marked when the classifier gets it wrong.
+const exampleName = ([gold, text], i, wrong) => `${wrong ? 'The model gets this wrong: ' : ''}${i < 4 ? `Seed 001 review ${i + 1} (${gold})` : `“${text}”`}`;
 
 const percent = (x) => `${formatNumber(100 * x, 1)}%`;
 const make = (tag, props = {}, ...children) => {
@@ -161,7 +173,7 @@ export class AttentionSentiment extends HTMLElement {
     });
     const label = make('label', { className: 'sentence' }, 'Review sentence ', input);
     const examples = make('select');
-    examples.append(new Option('Examples…', ''), ...EXAMPLES.map(([gold, text], i) => new Option(`${i < 4 ? `Seed 001 review ${i + 1} (${gold})` : `“${text}”`}`, String(i))));
+    examples.append(new Option('Examples…', ''), ...EXAMPLES.map((example, i) => new Option(exampleName(example, i, false), String(i))));
     // The chosen example stays selected (arrow keys step through the list, each one shown)
     // until the reader types.
     examples.addEventListener('change', () => {
@@ -183,7 +195,7 @@ export class AttentionSentiment extends HTMLElement {
     const pipeline = make('ol', { className: 'pipeline' });
     const note = make('p', { className: 'note' });
     root.append(label, controls, verdict, pipeline, note);
-    this.#parts = { input, verdict, layer, head, train, status, pipeline, note };
+    this.#parts = { input, verdict, layer, head, train, status, pipeline, note, examples };
   }
 
   // Loads the classifier attribute `model` names (without it, the shipped one). The shown
@@ -231,7 +243,18 @@ export class AttentionSentiment extends HTMLElement {
     head.replaceChildren(...Array.from({ length: c.numHeads }, (_, h) => new Option(String(h + 1), String(h))));
     this.#syncSelects();
     note.replaceChildren(this.#describe(classifier));
+    this.#markMistakes(classifier);
     this.#predict();
+  }
+
+  // The examples `classifier` labels wrong, marked in the list (by the classifier shown: a
+  // model trained here may get others wrong).
+  #markMistakes(classifier) {
+    const options = [...this.#parts.examples.options].slice(1);
+    const comparable = EXAMPLES.every(([gold]) => classifier.labels.includes(gold));
+    EXAMPLES.forEach((example, i) => {
+      options[i].textContent = exampleName(example, i, comparable && isMistake(classifier, example[0], classifier.predict(example[1]).label));
+    });
   }
 
   #syncSelects() {
@@ -276,10 +299,13 @@ export class AttentionSentiment extends HTMLElement {
     }
     const p = this.#classifier.predict(text);
     const probability = p.probabilities[p.labelId];
-    verdict.replaceChildren('Prediction: ', make('strong', { textContent: p.label }), ` (p = ${formatNumber(probability, 3)}; ${this.#info})`);
+    const confidence = confidenceWords(probability);
+    const gold = EXAMPLES.find(([, t]) => t === text)?.[0];
+    const mistake = isMistake(this.#classifier, gold, p.label) ? ` The model gets this wrong: the sentence is ${gold}.` : '';
+    verdict.replaceChildren('Prediction: ', make('strong', { textContent: p.label }), ` (p = ${formatNumber(probability, 3)}, ${confidence}; ${this.#info})${mistake}`);
     const l = Number(layer.value || 0), h = Number(head.value || 0);
     pipeline.replaceChildren(...this.#stages(text, p, l, h));
-    this.prediction = { text, label: p.label, probability, probabilities: p.probabilities, tokens: p.tokens, attention: p.attention, truncated: p.truncated };
+    this.prediction = { text, label: p.label, probability, confidence, probabilities: p.probabilities, tokens: p.tokens, attention: p.attention, truncated: p.truncated };
     this.dispatchEvent(new CustomEvent('prediction', { bubbles: true, composed: true, detail: this.prediction }));
   }
 

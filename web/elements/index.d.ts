@@ -214,8 +214,10 @@ export interface SentimentPrediction {
   text: string;
   /** The predicted label (the shipped classifier: `'negative'` or `'positive'`). */
   label: string;
-  /** The probability of `label`. */
+  /** The probability of `label` (calibrated, when the classifier's config.json has a temperature). */
   probability: number;
+  /** How sure that is, in words: `'confident'` (p ≥ 0.9), `'fairly sure'` (≥ 0.7), `'unsure'` (≥ 0.55), `'a coin toss'`. */
+  confidence: 'confident' | 'fairly sure' | 'unsure' | 'a coin toss';
   /** Probabilities by label id. */
   probabilities: number[];
   /** `[CLS]`, then the subword tokens with their `[start, end)` spans in the text. */

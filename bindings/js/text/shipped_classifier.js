@@ -33,6 +33,19 @@ function modelConfigOf(fn, config, vocabSize) {
   return checkModelConfig(fn, { ...m, head: 'classify', numClasses, seed: 0 });
 }
 
+/**
+ * config.json's calibration temperature T (predict's probabilities are softmax(logits / T)):
+ * 1 without a `calibration` entry, else a finite number above 0.
+ */
+export function temperatureOf(fn, config) {
+  const c = config.calibration;
+  if (c === undefined) return 1;
+  if (c === null || typeof c !== 'object' || Array.isArray(c)) throw rangeError(fn, `config.json calibration must be an object { temperature }, got ${describe(c)}`);
+  const t = c.temperature;
+  if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0) throw rangeError(fn, `config.json calibration.temperature must be a finite number above 0, got ${describe(t)}`);
+  return t;
+}
+
 // A whole file's bytes: read at once where the source has random access (a folder, Files,
 // bytes), else gathered from its stream (a URL).
 async function wholeFile(src, name) {
@@ -59,6 +72,7 @@ export async function loadShipped(module, fn, src, config) {
     throw rangeError(fn, 'tokenizer.json must hold a WordPiece model (the tokenizers TextClassifier.train writes)');
   }
   const modelConfig = modelConfigOf(fn, config, Object.keys(vocabMap).length);
+  temperatureOf(fn, config);
   const { tensors } = readSafetensors(fn, 'model.safetensors', await wholeFile(src, 'model.safetensors'));
   checkClassifierTensors(fn, 'model.safetensors', modelConfig, tensors);
   const tokenizer = await loadTokenizer(fn, tokenizerJson, {}, { size: modelConfig.vocabSize, source: "config.json's model.vocabSize" });
@@ -84,6 +98,7 @@ export function shippedParts(module, fn, { config, tokenizerJson, tokenizer, mod
     maxLength: modelConfig.maxLen,
     vocabSize: vocab.length,
     config,
+    temperature: temperatureOf(fn, config),
     weights: { tensors, tokenizerJson },
   };
 }

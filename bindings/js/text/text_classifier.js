@@ -26,9 +26,11 @@ const BATCH = 64;  // texts per runner call in evaluate
 // Probabilities are rounded to float32 (as the runner's own are): Math.exp may differ in its
 // last float64 bit between JavaScript engines (Node 20 and Chromium 156 do), float32 keeps
 // one build's answer the same bits everywhere.
-const softmax = (logits) => {
-  const top = Math.max(...logits);
-  const e = logits.map((x) => Math.exp(x - top));
+// With a calibration temperature T, softmax(logits / T).
+const softmax = (logits, temperature = 1) => {
+  const z = temperature === 1 ? logits : logits.map((x) => x / temperature);
+  const top = Math.max(...z);
+  const e = z.map((x) => Math.exp(x - top));
   const sum = e.reduce((a, b) => a + b, 0);
   return e.map((x) => Math.fround(x / sum));
 };
@@ -64,6 +66,7 @@ export class TextClassifier {
   #config;
   #weights;  // the attention-wasm format's tensors and tokenizer.json; null for a Hugging Face checkpoint
   #multiLabel;  // config.json's problem_type is multi_label_classification: sigmoids, not a softmax
+  #temperature;  // config.json's calibration.temperature (1 without one)
 
   /**
    * Use TextClassifier.load or TextClassifier.train.
@@ -78,6 +81,7 @@ export class TextClassifier {
     this.#config = parts.config;
     this.#weights = parts.weights ?? null;
     this.#multiLabel = parts.config.problem_type === 'multi_label_classification';
+    this.#temperature = parts.temperature ?? 1;
     /** 'attention-wasm' (this package's format) or 'hugging-face' (a Hub sequence classifier). */
     this.format = parts.format;
     /** Label names by class id. */
@@ -91,6 +95,8 @@ export class TextClassifier {
     /** config.json's training and metrics entries (how it was made, what it measured), or null. */
     this.training = parts.config.training ?? null;
     this.metrics = parts.config.metrics ?? null;
+    /** The calibration temperature T predict divides the logits by (config.json's calibration; 1 without). */
+    this.temperature = this.#temperature;
     Object.freeze(this);
   }
 
@@ -112,8 +118,10 @@ export class TextClassifier {
    *   token i attends to token j. Tokens: an attention-wasm classifier's [CLS] first (its own
    *   row, start = end = -1); a checkpoint's as its tokenizer gives them (special tokens at -1);
    *   with a pair, segment 0 or 1 says whose span a token's is (-1: a special token between).
-   *   Probabilities are the softmax of the logits, or each logit's sigmoid for a multi-label
-   *   checkpoint (problem_type 'multi_label_classification').
+   *   Probabilities are the softmax of the logits divided by the calibration temperature
+   *   (`temperature`, from config.json's calibration; 1 without one), or each logit's sigmoid
+   *   for a multi-label checkpoint (problem_type 'multi_label_classification'). `logits` are
+   *   the raw ones; the label is the same at any temperature.
    */
   predict(input) {
     const fn = 'TextClassifier.predict';
@@ -122,7 +130,7 @@ export class TextClassifier {
     const x = this.#inputs.input(fn, text, pair);
     const out = this.#runner.forward({ inputIds: [x.ids], ...(x.typeIds ? { tokenTypeIds: [x.typeIds] } : {}) }, { attentions: true });
     const logits = Array.from(out.logits.data, Number);
-    const probabilities = this.#multiLabel ? sigmoids(logits) : softmax(logits);
+    const probabilities = this.#multiLabel ? sigmoids(logits) : softmax(logits, this.#temperature);
     const labelId = probabilities.indexOf(Math.max(...probabilities));
     const attention = nestedMaps(out.attentions, x.ids.length);
     return { label: this.labels[labelId], labelId, probabilities, logits, tokens: x.tokens, truncated: x.truncated, attention };

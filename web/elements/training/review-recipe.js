@@ -83,13 +83,19 @@ export function lexiconOption(text) {
   return { entries: readLexicon(text), labels: LABELS.slice() };
 }
 
-/** The example reviews: the four of seed 001 (IMDB, shortened as the slides show them), then a few of our own. */
+/**
+ * The example reviews as [gold label, text]: the four of seed 001 (IMDB, shortened as the
+ * slides show them), then a few of our own, among them mistakes of the small shipped model
+ * (the element marks the ones the classifier it shows gets wrong).
+ */
 export const EXAMPLES = Object.freeze([
   ['positive', 'A wonderful little production. The filming technique is very unassuming- very old-time-BBC fashion and gives a comforting, and sometimes discomforting, sense of realism to the entire piece.'],
   ['negative', "This show was an amazing, fresh & innovative idea in the 70's when it first aired. The first 7 or 8 years were brilliant, but things dropped off after that. By 1990, the show was not really funny anymore, and it's continued its decline further to the complete waste of time it is today."],
   ['positive', 'I thought this was a wonderful way to spend time on a too hot summer weekend, sitting in the air conditioned theater and watching a light-hearted comedy. The plot is simplistic, but the dialogue is witty and the characters are likable (even the well bread suspected serial killer).'],
   ['negative', "BTW Carver gets a very annoying sidekick who makes you wanna shoot him the first three minutes he's on screen."],
-  [null, 'not bad at all'],
-  [null, 'I would not recommend this film to anyone'],
-  [null, 'The food was cold and the waiter ignored us.'],
+  ['positive', 'not bad at all'],
+  ['negative', 'I would not recommend this film to anyone'],
+  ['negative', 'The food was cold and the waiter ignored us.'],
+  ['positive', 'the acting was not bad'],
+  ['negative', 'The pasta arrived cold and the manager shrugged.'],
 ]);
