@@ -7,7 +7,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.js';
 import { init } from 'attention-wasm';
 import { startServer } from '../scripts/server.js';
 import { EXAMPLES } from '../web/elements/training/review-recipe.js';
@@ -18,7 +18,7 @@ const shipped = await attn.TextClassifier.load(fileURLToPath(new URL('../web/ele
 
 test('<attention-sentiment> in Chromium: the pipeline stage by stage, the seed\'s reviews, training from scratch in a Worker, axe, 390 px', { timeout: 240_000 }, async () => {
   const { server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'tests'] });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
     const errors = [];
