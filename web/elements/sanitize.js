@@ -24,7 +24,7 @@ export const ELEMENT_ATTRIBUTES = Object.freeze([
   'label', 'value', 'precision', 'heat', 'editable', 'toggle', 'row-labels', 'col-labels',            // attention-matrix
   'example', 'x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask', 'show-slides', 'stages', 'layout', 'json',     // attention-steps
   'q', 'k', 'v', 'block',                                                                          // attention-flash
-  'weights', 'tokens', 'query-tokens', 'key-tokens', 'view', 'head',                               // attention-heatmap
+  'weights', 'tokens', 'query-tokens', 'key-tokens', 'view', 'head', 'toolbar',                    // attention-heatmap
   'kind', 'drop', 'dim',                                                                           // positional-encoding, token-pruning
   'text', 'model', 'layer', 'eager',                                                               // attention-sentiment
   'task', 'preset', 'seed', 'lr', 'steps', 'every', 'autostart',                                   // attention-training
