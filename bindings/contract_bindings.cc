@@ -59,7 +59,6 @@ val ForwardFlags() {
 #define ATTN_SET_FORWARD_FLAG(name, bit) table.set(#name, static_cast<int>(ForwardFlag::name));
   ATTN_FORWARD_FLAGS(ATTN_SET_FORWARD_FLAG)
 #undef ATTN_SET_FORWARD_FLAG
-  table.set("keepQkShift", kKeepQkShift);
   return table;
 }
 
@@ -143,6 +142,7 @@ val Contract() {
   contract.set("ropeScalings", RopeScalings());
   contract.set("normKinds", NormKinds());
   contract.set("forwardFlags", ForwardFlags());
+  contract.set("keepQkShift", kKeepQkShift);
   contract.set("trainingFlags", TrainingFlags());
   contract.set("paramKindNames", ParamKindNames());
   contract.set("callLayout", CallLayout());

@@ -40,7 +40,7 @@ function read(module) {
     normKinds: raw.normKinds,
     // A pretrained forward's flag bits (hiddenStates, attentions, logits, lastLogitsOnly,
     // useCache) and keepQkShift; the training model's Create flags; its parameter names.
-    forwardFlags: { ...renamed(Object.fromEntries(Object.entries(raw.forwardFlags).filter(([k]) => /^k[A-Z]/.test(k)))), keepQkShift: raw.forwardFlags.keepQkShift },
+    forwardFlags: { ...renamed(raw.forwardFlags), keepQkShift: raw.keepQkShift },
     trainingFlags: renamed(raw.trainingFlags),
     paramKindNames: raw.paramKindNames,
     call: layoutOf(raw.callLayout),

@@ -406,7 +406,7 @@ ARCHITECTURES.qwen3 = (fn, c, head, KIND) => decoder(fn, c, head, KIND, {
 // attention and the FFN), embeddings × √hidden_size (float32), scores × query_pre_attn_scalar^-½
 // capped by attn_logit_softcapping, logits capped by final_logit_softcapping, GeGLU with the
 // tanh GELU, sliding-window layers alternating with global ones (layer 0 sliding).
-function gemma(fn, c, KIND, extra) {
+function gemma(fn, c, extra) {
   const d = int(fn, c, 'hidden_size');
   const optionalCap = (key) => (c[key] == null ? 0 : positiveFloat(fn, c, key));
   return {
@@ -419,7 +419,7 @@ function gemma(fn, c, KIND, extra) {
   };
 }
 
-ARCHITECTURES.gemma2 = (fn, c, head, KIND) => decoder(fn, c, head, KIND, gemma(fn, c, KIND, {
+ARCHITECTURES.gemma2 = (fn, c, head, KIND) => decoder(fn, c, head, KIND, gemma(fn, c, {
   layerWindows: (layers) => layerWindowsOf(fn, c, layers, windowOf(fn, { sliding_window: 4096, ...c }),
     Array.from({ length: layers }, (_, i) => ((i + 1) % 2 ? 'sliding_attention' : 'full_attention'))),
 }));
@@ -430,7 +430,7 @@ ARCHITECTURES.gemma2 = (fn, c, head, KIND) => decoder(fn, c, head, KIND, gemma(f
 // ones by rope_theta with rope_scaling.
 ARCHITECTURES.gemma3_text = (fn, c, head, KIND) => {
   const pattern = int(fn, c, 'sliding_window_pattern', 6);
-  return decoder(fn, { ...c, rope_theta: c.rope_theta ?? 1000000 }, head, KIND, gemma(fn, c, KIND, {
+  return decoder(fn, { ...c, rope_theta: c.rope_theta ?? 1000000 }, head, KIND, gemma(fn, c, {
     qkNorm: true, localRotaryBase: positiveFloat(fn, c, 'rope_local_base_freq', 10000),
     layerWindows: (layers) => layerWindowsOf(fn, c, layers, windowOf(fn, { sliding_window: 4096, ...c }),
       Array.from({ length: layers }, (_, i) => ((i + 1) % pattern ? 'sliding_attention' : 'full_attention'))),
