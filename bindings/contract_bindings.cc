@@ -113,16 +113,17 @@ val DescriptorLayout() {
   layout.set("count", static_cast<int>(kDescriptorSlotCount));
   layout.set("slots", slots);
   layout.set("floats", floats);
-  // The lists after the slots: [{ name, float, lengthSlot, divisor }] in order.
+  // The lists after the slots: [{ name, float, lengthSlot, divisor, max }] in order.
   val lists = val::array();
-#define ATTN_ADD_LIST(name, type, length_slot, divisor)    \
-  {                                                        \
-    val list = val::object();                              \
-    list.set("name", std::string(#name));                  \
-    list.set("float", SlotType::type == SlotType::kFloat); \
-    list.set("lengthSlot", std::string(#length_slot));     \
-    list.set("divisor", divisor);                          \
-    lists.call<void>("push", list);                        \
+#define ATTN_ADD_LIST(name, type, length_slot, divisor, most) \
+  {                                                           \
+    val list = val::object();                                 \
+    list.set("name", std::string(#name));                     \
+    list.set("float", SlotType::type == SlotType::kFloat);    \
+    list.set("lengthSlot", std::string(#length_slot));        \
+    list.set("divisor", divisor);                             \
+    list.set("max", most);                                    \
+    lists.call<void>("push", list);                           \
   }
   ATTN_DESCRIPTOR_LISTS(ATTN_ADD_LIST)
 #undef ATTN_ADD_LIST

@@ -56,14 +56,15 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   m.final_softcap = real(v + kFinalSoftcap),
   m.embedding_multiplier = real(v + kEmbeddingMultiplier);
   m.norm_eps = norm_eps, m.rotary_base = rotary_base;
-  // The lists, in ATTN_DESCRIPTOR_LISTS order (JS wrote each at its full length).
+  // The lists, in ATTN_DESCRIPTOR_LISTS order, each as long as its slot says up to its most
+  // (what JS wrote).
   const int32_t* list = v + kDescriptorSlotCount;
   const int layers = std::clamp(m.num_layers, 0, attn::kMaxLayers);
   const int pairs = std::clamp(m.rotary_dim / 2, 0, attn::kMaxRotaryPairs);
   for (int l = 0; l < layers; ++l) m.layer_windows[l] = list[l];
-  list += std::max(0, m.num_layers);
+  list += layers;
   for (int i = 0; i < pairs; ++i) m.rope_short_factors[i] = real(list + i);
-  list += std::max(0, m.rotary_dim / 2);
+  list += pairs;
   for (int i = 0; i < pairs; ++i) m.rope_long_factors[i] = real(list + i);
   return m;
 }

@@ -212,3 +212,14 @@ test('transformers 5 configs: rope_parameters (one object, or one per layer type
   await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, rope_parameters: { sliding_attention: { rope_type: 'linear', factor: 2, rope_theta: 10 } } } }),
     { name: 'RangeError', message: /rope_parameters\.sliding_attention of type "linear" is not supported/ });
 });
+
+test('a config whose head_dim lies (1e9) is refused by the runner\'s check, not by building a 2 GB descriptor in JS', async () => {
+  const { files, config } = fixture('tiny-qwen3');
+  const start = performance.now();
+  await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, head_dim: 1e9 } }), { name: 'RangeError', message: /config\.json describes a model the runner cannot hold|weights need/ });
+  const ms = performance.now() - start;
+  console.log(`# head_dim 1e9 refused in ${ms.toFixed(0)} ms (27 s before the lists were capped)`);
+  assert.ok(ms < 5000, `${ms} ms`);
+  const model = await attn.loadModel(files);  // the module keeps working
+  model.dispose();
+});

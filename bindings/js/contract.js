@@ -13,12 +13,12 @@ const renamed = (table) => Object.fromEntries(Object.entries(table).map(([name, 
 const namesOf = (table) => Object.fromEntries(Object.entries(table).map(([name, value]) => [value, name]));
 
 // { count, slots: { name: index }, names: [name of each index], floats: [indices of float32 slots],
-//   lists: [{ name, float, lengthSlot, divisor }] (the descriptor's lists after its slots) }
+//   lists: [{ name, float, lengthSlot, divisor, max }] (the descriptor's lists after its slots) }
 function layoutOf({ count, slots, floats, lists = [] }) {
   const named = renamed(slots);
   const names = [];
   for (const [name, index] of Object.entries(named)) names[index] = name;
-  const after = lists.map((l) => ({ name: jsName(l.name), float: l.float, lengthSlot: jsName(l.lengthSlot), divisor: l.divisor }));
+  const after = lists.map((l) => ({ name: jsName(l.name), float: l.float, lengthSlot: jsName(l.lengthSlot), divisor: l.divisor, max: l.max }));
   return { count, slots: named, names, floats: floats.map((name) => named[jsName(name)]), lists: after };
 }
 

@@ -68,7 +68,9 @@ export function packDescriptor(module, d) {
     if (value === undefined) throw new Error(`internal error: the descriptor slot '${name}' has no value in descriptor.js`);
     return value(d, c);
   });
-  const lengths = lists.map((l) => Math.max(0, Math.trunc(slotValues[slots[l.lengthSlot]] / l.divisor)));
+  // Each list as long as its slot says, but no longer than the runner reads (a config's
+  // head_dim of 1e9 is CheckDescriptor's to refuse, not a 2 GB array's to build here).
+  const lengths = lists.map((l) => Math.min(l.max, Math.max(0, Math.trunc(slotValues[slots[l.lengthSlot]] / l.divisor))));
   const ints = new Int32Array(count + lengths.reduce((a, b) => a + b, 0));
   const reals = new Float32Array(ints.buffer);
   slotValues.forEach((value, i) => {
