@@ -298,6 +298,8 @@ test('a 1 MB text is refused before tokenizing: a message naming the text and th
   assert.equal(r.name, 'RangeError');
   assert.equal(r.message, 'attention-model: the text is 1048578 characters, more than the 4096 characters this element shows (its size limits are in the README)');
   assert.equal(r.shown, r.message);
-  assert.ok(r.ms < 100, `refused in ${r.ms} ms`);
+  // Typically 20-30 ms; a loaded 2-core CI machine once took 205 ms. Tokenizing the megabyte
+  // first (the bug this guards) took 800 ms and more, so 500 ms still tells the two apart.
+  assert.ok(r.ms < 500, `refused in ${r.ms} ms`);
   assert.deepEqual(errors, []);
 });
