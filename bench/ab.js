@@ -21,18 +21,59 @@ async function initOf(dist) {
   const entry = join(dirname(dist), 'bindings', 'js', 'node.js');
   return existsSync(entry) ? (await import(pathToFileURL(entry).href)).init : init;
 }
-const initBefore = await initOf(before), initAfter = await initOf(after);
-const relaxed = WebAssembly.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 61, 1, 59, 0,
-  ...[0, 1, 2].flatMap(() => [0xfd, 0x0c, ...new Array(16).fill(0)]), 0xfd, 0x85, 0x02, 0x0b]));
+const initBefore = await initOf(before),
+  initAfter = await initOf(after);
+const relaxed = WebAssembly.validate(
+  new Uint8Array([
+    0,
+    97,
+    115,
+    109,
+    1,
+    0,
+    0,
+    0,
+    1,
+    5,
+    1,
+    96,
+    0,
+    1,
+    123,
+    3,
+    2,
+    1,
+    0,
+    10,
+    61,
+    1,
+    59,
+    0,
+    ...[0, 1, 2].flatMap(() => [0xfd, 0x0c, ...new Array(16).fill(0)]),
+    0xfd,
+    0x85,
+    0x02,
+    0x0b,
+  ]),
+);
 const rows = ['| build | case | N | before (ms) | after (ms) | change |', '|---|---|---|---|---|---|'];
 for (const file of ['attention.wasm', ...(relaxed ? ['attention-relaxed.wasm'] : [])]) {
   const A = await initBefore({ wasmBinary: readFileSync(`${before}/${file}`) });
   const B = await initAfter({ wasmBinary: readFileSync(`${after}/${file}`) });
   for (const kind of ['no mask', 'additive mask', 'causal']) {
-    const masked = kind === 'additive mask', causal = kind === 'causal';
+    const masked = kind === 'additive mask',
+      causal = kind === 'causal';
     for (const n of [256, 1024]) {
-      const x = A.tensor(Float32Array.from({ length: n * 64 }, (_, i) => Math.sin(i * 0.37)), [n, 64]);
-      const mask = masked ? A.tensor(Float32Array.from({ length: n * n }, (_, i) => (i % 7 === 0 ? -1 : 0)), [n, n]) : undefined;
+      const x = A.tensor(
+        Float32Array.from({ length: n * 64 }, (_, i) => Math.sin(i * 0.37)),
+        [n, 64],
+      );
+      const mask = masked
+        ? A.tensor(
+            Float32Array.from({ length: n * n }, (_, i) => (i % 7 === 0 ? -1 : 0)),
+            [n, n],
+          )
+        : undefined;
       const out = new Float32Array(n * 64);
       const reps = n === 256 ? 200 : 20;
       const best = [Infinity, Infinity];
@@ -43,7 +84,9 @@ for (const file of ['attention.wasm', ...(relaxed ? ['attention-relaxed.wasm'] :
           best[side] = Math.min(best[side], (performance.now() - t0) / reps);
         });
       }
-      rows.push(`| ${A.info.build} | ${kind} | ${n} | ${best[0].toFixed(4)} | ${best[1].toFixed(4)} | ${((best[1] / best[0] - 1) * 100).toFixed(1)}% |`);
+      rows.push(
+        `| ${A.info.build} | ${kind} | ${n} | ${best[0].toFixed(4)} | ${best[1].toFixed(4)} | ${((best[1] / best[0] - 1) * 100).toFixed(1)}% |`,
+      );
     }
   }
 }

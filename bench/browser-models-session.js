@@ -39,21 +39,43 @@ window.runModels = async (threads) => {
   model.dispose();
   // 2. The cases, both engines reading their files from the server.
   const bandwidth = copyBandwidth();
-  const rows = [await bertRow({ ort, progress, load: async () => ({
-    model: await attn.loadModel(`${MODELS}/bert/`, { cache: false }),
-    session: await ort.InferenceSession.create(`${MODELS}/bert/model.onnx`, options),
-  }) })];
-  rows.push(...await gpt2Rows({ ort, progress, load: async () => ({
-    model: await attn.loadModel(`${MODELS}/gpt2/`, { cache: false }),
-    prefill: await ort.InferenceSession.create(`${MODELS}/gpt2/prefill.onnx`, options),
-    decode: await ort.InferenceSession.create(`${MODELS}/gpt2/decode.onnx`, options),
-  }) }));
-  rows.push(...await gpt2Rows({ ort, progress, bf16: true, load: async () => ({
-    model: await attn.loadModel(`${MODELS}/gpt2-bf16/`, { cache: false }),
-    prefill: await ort.InferenceSession.create(`${MODELS}/gpt2-bf16/prefill.onnx`, options),
-    decode: await ort.InferenceSession.create(`${MODELS}/gpt2-bf16/decode.onnx`, options),
-  }) }));
-  const versions = { 'attention-wasm': `attention-wasm ${attn.info.version} (${attn.info.build} build, ${attn.info.target})`, 'onnxruntime-web': `onnxruntime-web ${ort.env.versions?.web ?? ''}`.trim() };
+  const rows = [
+    await bertRow({
+      ort,
+      progress,
+      load: async () => ({
+        model: await attn.loadModel(`${MODELS}/bert/`, { cache: false }),
+        session: await ort.InferenceSession.create(`${MODELS}/bert/model.onnx`, options),
+      }),
+    }),
+  ];
+  rows.push(
+    ...(await gpt2Rows({
+      ort,
+      progress,
+      load: async () => ({
+        model: await attn.loadModel(`${MODELS}/gpt2/`, { cache: false }),
+        prefill: await ort.InferenceSession.create(`${MODELS}/gpt2/prefill.onnx`, options),
+        decode: await ort.InferenceSession.create(`${MODELS}/gpt2/decode.onnx`, options),
+      }),
+    })),
+  );
+  rows.push(
+    ...(await gpt2Rows({
+      ort,
+      progress,
+      bf16: true,
+      load: async () => ({
+        model: await attn.loadModel(`${MODELS}/gpt2-bf16/`, { cache: false }),
+        prefill: await ort.InferenceSession.create(`${MODELS}/gpt2-bf16/prefill.onnx`, options),
+        decode: await ort.InferenceSession.create(`${MODELS}/gpt2-bf16/decode.onnx`, options),
+      }),
+    })),
+  );
+  const versions = {
+    'attention-wasm': `attention-wasm ${attn.info.version} (${attn.info.build} build, ${attn.info.target})`,
+    'onnxruntime-web': `onnxruntime-web ${ort.env.versions?.web ?? ''}`.trim(),
+  };
   return { threads, versions, rows, bandwidth, load };
 };
 status.textContent = 'ready';

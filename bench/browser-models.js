@@ -9,7 +9,9 @@ const root = new URL('..', import.meta.url);
 
 function writeModels(progress) {
   const dir = new URL('build/bench/models/', root);
-  const bert = new URL('bert/', dir), gpt2 = new URL('gpt2/', dir), gpt2Bf16 = new URL('gpt2-bf16/', dir);
+  const bert = new URL('bert/', dir),
+    gpt2 = new URL('gpt2/', dir),
+    gpt2Bf16 = new URL('gpt2-bf16/', dir);
   if (!existsSync(new URL('model.onnx', bert))) {
     progress('writing the BERT-base-shaped checkpoint and graph');
     mkdirSync(bert, { recursive: true });
@@ -64,6 +66,17 @@ export async function browserModelSessions({ browser, url, progress }) {
   writeModels(progress);
   const sessions = [];
   // The loader asks for the optional files (tokenizer.json, …) these checkpoints lack: 404s.
-  for (const threads of [1, 2]) sessions.push(await runPage({ browser, url, path: 'bench/models.html', run: 'runModels', threads, progress, ignore: /status of 404/ }));
+  for (const threads of [1, 2])
+    sessions.push(
+      await runPage({
+        browser,
+        url,
+        path: 'bench/models.html',
+        run: 'runModels',
+        threads,
+        progress,
+        ignore: /status of 404/,
+      }),
+    );
   return sessions;
 }

@@ -10,7 +10,8 @@ const status = document.getElementById('status');
 
 window.runBenchmark = async (threads) => {
   const attn = await init({ threads });
-  if (attn.info.threads !== threads) throw new Error(`asked for ${threads} threads, got ${attn.info.threads}: ${attn.info.threadsReason}`);
+  if (attn.info.threads !== threads)
+    throw new Error(`asked for ${threads} threads, got ${attn.info.threads}: ${attn.info.threadsReason}`);
   const versions = {
     'attention-wasm': `attention-wasm ${attn.info.version} (${attn.info.build} build, ${attn.info.target})`,
     'onnxruntime-web': await onnxruntime.setup(threads),
@@ -20,7 +21,15 @@ window.runBenchmark = async (threads) => {
     console.log(`progress: ${threads} thread${threads > 1 ? 's' : ''}: ${text}`);
   };
   const rows = await runSession({ attn, peers: [onnxruntime], progress });
-  return { threads, build: attn.info.build, target: attn.info.target, versions, rows, userAgent: navigator.userAgent, crossOriginIsolated };
+  return {
+    threads,
+    build: attn.info.build,
+    target: attn.info.target,
+    versions,
+    rows,
+    userAgent: navigator.userAgent,
+    crossOriginIsolated,
+  };
 };
 status.textContent = 'ready';
 document.body.dataset.ready = 'true';

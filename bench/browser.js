@@ -24,11 +24,23 @@ await build({
   logLevel: 'error',
 });
 
-const { server, url } = await startServer({ port: 0, served: ['bench', 'bindings', 'dist', 'node_modules', 'build', 'web'] });
+const { server, url } = await startServer({
+  port: 0,
+  served: ['bench', 'bindings', 'dist', 'node_modules', 'build', 'web'],
+});
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
   // --expose-gc: measureInterleaved starts each runner's turn with a collected heap.
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--js-flags=--expose-gc'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--js-flags=--expose-gc',
+  ],
 });
 // BENCH_ONLY=models runs the whole-model pages alone (printed, not recorded).
 const modelsOnly = process.env.BENCH_ONLY === 'models';
@@ -39,9 +51,11 @@ let models = [];
 const reviews = [];
 const chromiumVersion = browser.version();
 try {
-  for (const threads of modelsOnly || reviewsOnly ? [] : [1, 2]) sessions.push(await runPage({ browser, url, path: 'bench/browser.html', run: 'runBenchmark', threads, progress }));
+  for (const threads of modelsOnly || reviewsOnly ? [] : [1, 2])
+    sessions.push(await runPage({ browser, url, path: 'bench/browser.html', run: 'runBenchmark', threads, progress }));
   if (!reviewsOnly) models = await browserModelSessions({ browser, url, progress });
-  for (const threads of modelsOnly ? [] : [1, 2]) reviews.push(await runPage({ browser, url, path: 'bench/reviews.html', run: 'runReviews', threads, progress }));
+  for (const threads of modelsOnly ? [] : [1, 2])
+    reviews.push(await runPage({ browser, url, path: 'bench/reviews.html', run: 'runReviews', threads, progress }));
 } finally {
   await browser.close();
   server.close();
@@ -58,24 +72,46 @@ if (reviewsOnly) {
   process.exit(0);
 }
 const versions = Object.assign({}, ...sessions.map((s) => s.versions));
-console.log(`Chromium ${chromiumVersion} (headless), page cross-origin isolated: attention, float32, d = 64; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 8 interleaved rounds after warm-up (a full GC and 30 ms idle before each runner's turn), JS call included. attention-wasm: the ${sessions[0].build} build (what init() loads in Chromium), ${sessions.map((s) => `${s.threads} thread${s.threads > 1 ? 's' : ''}`).join(' and ')}; onnxruntime-web (wasm) with numThreads to match, in the same page.`);
+console.log(
+  `Chromium ${chromiumVersion} (headless), page cross-origin isolated: attention, float32, d = 64; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 8 interleaved rounds after warm-up (a full GC and 30 ms idle before each runner's turn), JS call included. attention-wasm: the ${sessions[0].build} build (what init() loads in Chromium), ${sessions.map((s) => `${s.threads} thread${s.threads > 1 ? 's' : ''}`).join(' and ')}; onnxruntime-web (wasm) with numThreads to match, in the same page.`,
+);
 console.log(`Machine: ${machine}. ${Object.values(versions).join('; ')}.\n`);
 console.log(comparisonTable(sessions));
 printModels();
 printReviews();
 
 function printReviews() {
-  console.log(`\nReview classifier in Chromium ${chromiumVersion}: training the shipped recipe (1,500 steps of 32, on the page's main thread) and predict() per held-out sentence (attention maps included).\n`);
-  console.log('| build | threads | training | held-out accuracy (600) | inference per sentence |\n|---|---:|---:|---:|---:|');
-  for (const r of reviews) console.log(`| ${r.build} | ${r.threads} | ${r.seconds.toFixed(1)} s | ${(100 * r.accuracy).toFixed(1)}% | ${r.perSentence.toFixed(2)} ms |`);
+  console.log(
+    `\nReview classifier in Chromium ${chromiumVersion}: training the shipped recipe (1,500 steps of 32, on the page's main thread) and predict() per held-out sentence (attention maps included).\n`,
+  );
+  console.log(
+    '| build | threads | training | held-out accuracy (600) | inference per sentence |\n|---|---:|---:|---:|---:|',
+  );
+  for (const r of reviews)
+    console.log(
+      `| ${r.build} | ${r.threads} | ${r.seconds.toFixed(1)} s | ${(100 * r.accuracy).toFixed(1)}% | ${r.perSentence.toFixed(2)} ms |`,
+    );
 }
 
 function printModels() {
   const load = models[0].load;
   const MB = (b) => (b / 2 ** 20).toFixed(0);
-  console.log(`\nWhole models in Chromium ${chromiumVersion} (bench/browser-models.js, the same cases as npm run bench, both engines loading their files from the local server): ${models[0].versions['attention-wasm']} against ${models[0].versions['onnxruntime-web']}.`);
-  console.log(`GPT-2-small shape from the local server into a tab (attn.loadModel(url), download included, 1 thread): ${(load.ms / 1000).toFixed(2)} s; wasm heap ${MB(load.wasmHeapBytes)} MiB for ${MB(load.parameterBytes)} MiB of packed weights (${MB(load.wasmHeapAfterForwardBytes)} MiB after a 128-token forward with logits, ${load.firstForwardMs.toFixed(0)} ms), JS heap +${MB(load.jsHeapBytes)} MiB.\n`);
+  console.log(
+    `\nWhole models in Chromium ${chromiumVersion} (bench/browser-models.js, the same cases as npm run bench, both engines loading their files from the local server): ${models[0].versions['attention-wasm']} against ${models[0].versions['onnxruntime-web']}.`,
+  );
+  console.log(
+    `GPT-2-small shape from the local server into a tab (attn.loadModel(url), download included, 1 thread): ${(load.ms / 1000).toFixed(2)} s; wasm heap ${MB(load.wasmHeapBytes)} MiB for ${MB(load.parameterBytes)} MiB of packed weights (${MB(load.wasmHeapAfterForwardBytes)} MiB after a 128-token forward with logits, ${load.firstForwardMs.toFixed(0)} ms), JS heap +${MB(load.jsHeapBytes)} MiB.\n`,
+  );
   console.log(modelTable(models));
 }
-recordResults('browser', { date: new Date().toISOString(), machine, runtime: `Chromium ${chromiumVersion}`, userAgent: sessions[0].userAgent, versions, sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })), models, reviews });
+recordResults('browser', {
+  date: new Date().toISOString(),
+  machine,
+  runtime: `Chromium ${chromiumVersion}`,
+  userAgent: sessions[0].userAgent,
+  versions,
+  sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })),
+  models,
+  reviews,
+});
 console.log('\nWrote bench/results/latest.json (browser)');

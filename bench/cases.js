@@ -44,7 +44,10 @@ export function referenceRows(c, { q, k, v }, h, rows) {
       max = Math.max(max, scores[j]);
     }
     let sum = 0;
-    for (let j = 0; j < n; j++) { scores[j] = Math.exp(scores[j] - max); sum += scores[j]; }
+    for (let j = 0; j < n; j++) {
+      scores[j] = Math.exp(scores[j] - max);
+      sum += scores[j];
+    }
     const out = new Float64Array(d);
     for (let j = 0; j < n; j++) for (let t = 0; t < d; t++) out[t] += (scores[j] / sum) * v[base + j * d + t];
     return out;
@@ -62,7 +65,8 @@ export function checkAttention(c, inputs, output, label, tolerance = 1e-4) {
     referenceRows(c, inputs, h, rows).forEach((expected, r) => {
       for (let t = 0; t < c.d; t++) {
         const diff = Math.abs(output[(h * c.n + rows[r]) * c.d + t] - expected[t]);
-        if (!(diff <= tolerance)) throw new Error(`${label}: row ${rows[r]} of head ${h} is off by ${diff} (tolerance ${tolerance})`);
+        if (!(diff <= tolerance))
+          throw new Error(`${label}: row ${rows[r]} of head ${h} is off by ${diff} (tolerance ${tolerance})`);
         worst = Math.max(worst, diff);
       }
     });
@@ -102,7 +106,10 @@ export async function measure(fn, { warmup = 2, warmupMs = 1500, minReps = 5, mi
  * or the other runners' leftovers only ever slows a round down) and the median of all its
  * samples (`medianMs`). `runners`: { label: fn } (sync or async).
  */
-export async function measureInterleaved(runners, { warmupMs = 1500, rounds = 8, roundMs = 200, idleMs = 30, onProgress = () => {} } = {}) {
+export async function measureInterleaved(
+  runners,
+  { warmupMs = 1500, rounds = 8, roundMs = 200, idleMs = 30, onProgress = () => {} } = {},
+) {
   const rounds_ = Object.fromEntries(Object.keys(runners).map((label) => [label, []]));
   for (const [label, fn] of Object.entries(runners)) {
     onProgress(`warming up ${label}`);
@@ -130,9 +137,14 @@ export async function measureInterleaved(runners, { warmupMs = 1500, rounds = 8,
     }
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-  return Object.fromEntries(Object.entries(rounds_).map(([label, perRound]) => [label, {
-    ms: Math.min(...perRound.map(median)),
-    medianMs: median(perRound.flat()),
-    reps: perRound.flat().length,
-  }]));
+  return Object.fromEntries(
+    Object.entries(rounds_).map(([label, perRound]) => [
+      label,
+      {
+        ms: Math.min(...perRound.map(median)),
+        medianMs: median(perRound.flat()),
+        reps: perRound.flat().length,
+      },
+    ]),
+  );
 }

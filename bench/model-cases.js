@@ -18,7 +18,11 @@ export const GPT2 = { V: 50257, P: 1024, d: 768, H: 12, L: 12, f: 3072, T: 128, 
 export function filler(seed) {
   let s = seed >>> 0;
   const next = () => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
     return s / 4294967296;
   };
   return (n, scale = 0.02, offset = 0) => {
@@ -71,8 +75,12 @@ export function safetensors(tensors, dtype = 'F32') {
 }
 
 const maxRelative = (a, b) => {
-  let scale = 0, diff = 0;
-  for (let i = 0; i < a.length; i++) { scale = Math.max(scale, Math.abs(b[i])); diff = Math.max(diff, Math.abs(a[i] - b[i])); }
+  let scale = 0,
+    diff = 0;
+  for (let i = 0; i < a.length; i++) {
+    scale = Math.max(scale, Math.abs(b[i]));
+    diff = Math.max(diff, Math.abs(a[i] - b[i]));
+  }
   return diff / scale;
 };
 
@@ -83,7 +91,14 @@ const ids = (T, V, seed = 5) => Array.from({ length: T }, (_, i) => (i * 7919 + 
 export function makeBert() {
   const c = BERT;
   const rand = filler(11);
-  const w = { wordEmbeddings: rand(c.V * c.d), positionEmbeddings: rand(c.P * c.d), tokenTypeEmbeddings: rand(2 * c.d), embNormG: rand(c.d, 0.02, 1), embNormB: rand(c.d), layers: [] };
+  const w = {
+    wordEmbeddings: rand(c.V * c.d),
+    positionEmbeddings: rand(c.P * c.d),
+    tokenTypeEmbeddings: rand(2 * c.d),
+    embNormG: rand(c.d, 0.02, 1),
+    embNormB: rand(c.d),
+    layers: [],
+  };
   const st = {
     'bert.embeddings.word_embeddings.weight': { shape: [c.V, c.d], data: w.wordEmbeddings },
     'bert.embeddings.position_embeddings.weight': { shape: [c.P, c.d], data: w.positionEmbeddings },
@@ -106,7 +121,10 @@ export function makeBert() {
     linear('o', 'attention.output.dense', c.d, c.d);
     linear('1', 'intermediate.dense', c.d, c.f);
     linear('2', 'output.dense', c.f, c.d);
-    for (const [key, name] of [['ln1', 'attention.output.LayerNorm'], ['ln2', 'output.LayerNorm']]) {
+    for (const [key, name] of [
+      ['ln1', 'attention.output.LayerNorm'],
+      ['ln2', 'output.LayerNorm'],
+    ]) {
       layer[`${key}g`] = rand(c.d, 0.02, 1);
       layer[`${key}b`] = rand(c.d);
       st[`${p}${name}.weight`] = { shape: [c.d], data: layer[`${key}g`] };
@@ -114,8 +132,19 @@ export function makeBert() {
     }
     w.layers.push(layer);
   }
-  const config = { model_type: 'bert', architectures: ['BertModel'], vocab_size: c.V, hidden_size: c.d, num_hidden_layers: c.L, num_attention_heads: c.H,
-    intermediate_size: c.f, hidden_act: 'gelu', max_position_embeddings: c.P, type_vocab_size: 2, layer_norm_eps: 1e-12 };
+  const config = {
+    model_type: 'bert',
+    architectures: ['BertModel'],
+    vocab_size: c.V,
+    hidden_size: c.d,
+    num_hidden_layers: c.L,
+    num_attention_heads: c.H,
+    intermediate_size: c.f,
+    hidden_act: 'gelu',
+    max_position_embeddings: c.P,
+    type_vocab_size: 2,
+    layer_norm_eps: 1e-12,
+  };
   return { config, safetensors: safetensors(st), onnx: bertModel(c, w) };
 }
 
@@ -131,10 +160,13 @@ export async function bertRow({ ort, load, progress }) {
   const error = maxRelative(ours, theirs);
   if (!(error < 1e-3)) throw new Error(`BERT: the two engines disagree (max relative difference ${error})`);
   progress(`BERT: outputs agree (max |diff| / max |x| = ${error.toExponential(1)}); timing`);
-  const timings = await measureInterleaved({
-    'attention-wasm': () => model.forward(input).lastHiddenState.data,
-    'onnxruntime-web': async () => (await session.run(feeds)).last_hidden_state.data,
-  }, { warmupMs: 3000, rounds: 5, roundMs: 1500, onProgress: (t) => progress(`BERT: ${t}`) });
+  const timings = await measureInterleaved(
+    {
+      'attention-wasm': () => model.forward(input).lastHiddenState.data,
+      'onnxruntime-web': async () => (await session.run(feeds)).last_hidden_state.data,
+    },
+    { warmupMs: 3000, rounds: 5, roundMs: 1500, onProgress: (t) => progress(`BERT: ${t}`) },
+  );
   model.dispose();
   await session.release();
   return { case: `BERT-base shape, 12 × 768, T = ${c.T}`, unit: 'ms', error, results: timings };
@@ -152,27 +184,62 @@ export function makeGpt2({ bf16 = false } = {}) {
   const rand = bf16 ? (...args) => roundToBf16(filled(...args)) : filled;
   const w = { wte: rand(c.V * c.d), wpe: rand(c.P * c.d, 0.01), lnfG: rand(c.d, 0.02, 1), lnfB: rand(c.d), layers: [] };
   w.wteT = transpose(w.wte, c.V, c.d);
-  const st = { 'wte.weight': { shape: [c.V, c.d], data: w.wte }, 'wpe.weight': { shape: [c.P, c.d], data: w.wpe },
-    'ln_f.weight': { shape: [c.d], data: w.lnfG }, 'ln_f.bias': { shape: [c.d], data: w.lnfB } };
+  const st = {
+    'wte.weight': { shape: [c.V, c.d], data: w.wte },
+    'wpe.weight': { shape: [c.P, c.d], data: w.wpe },
+    'ln_f.weight': { shape: [c.d], data: w.lnfG },
+    'ln_f.bias': { shape: [c.d], data: w.lnfB },
+  };
   for (let l = 0; l < c.L; l++) {
     const layer = {
-      ln1g: rand(c.d, 0.02, 1), ln1b: rand(c.d), cattnW: rand(c.d * 3 * c.d), cattnB: rand(3 * c.d), cprojW: rand(c.d * c.d), cprojB: rand(c.d),
-      ln2g: rand(c.d, 0.02, 1), ln2b: rand(c.d), fcW: rand(c.d * c.f), fcB: rand(c.f), mprojW: rand(c.f * c.d), mprojB: rand(c.d),
+      ln1g: rand(c.d, 0.02, 1),
+      ln1b: rand(c.d),
+      cattnW: rand(c.d * 3 * c.d),
+      cattnB: rand(3 * c.d),
+      cprojW: rand(c.d * c.d),
+      cprojB: rand(c.d),
+      ln2g: rand(c.d, 0.02, 1),
+      ln2b: rand(c.d),
+      fcW: rand(c.d * c.f),
+      fcB: rand(c.f),
+      mprojW: rand(c.f * c.d),
+      mprojB: rand(c.d),
     };
     const p = `h.${l}.`;
     Object.assign(st, {
-      [`${p}ln_1.weight`]: { shape: [c.d], data: layer.ln1g }, [`${p}ln_1.bias`]: { shape: [c.d], data: layer.ln1b },
-      [`${p}attn.c_attn.weight`]: { shape: [c.d, 3 * c.d], data: layer.cattnW }, [`${p}attn.c_attn.bias`]: { shape: [3 * c.d], data: layer.cattnB },
-      [`${p}attn.c_proj.weight`]: { shape: [c.d, c.d], data: layer.cprojW }, [`${p}attn.c_proj.bias`]: { shape: [c.d], data: layer.cprojB },
-      [`${p}ln_2.weight`]: { shape: [c.d], data: layer.ln2g }, [`${p}ln_2.bias`]: { shape: [c.d], data: layer.ln2b },
-      [`${p}mlp.c_fc.weight`]: { shape: [c.d, c.f], data: layer.fcW }, [`${p}mlp.c_fc.bias`]: { shape: [c.f], data: layer.fcB },
-      [`${p}mlp.c_proj.weight`]: { shape: [c.f, c.d], data: layer.mprojW }, [`${p}mlp.c_proj.bias`]: { shape: [c.d], data: layer.mprojB },
+      [`${p}ln_1.weight`]: { shape: [c.d], data: layer.ln1g },
+      [`${p}ln_1.bias`]: { shape: [c.d], data: layer.ln1b },
+      [`${p}attn.c_attn.weight`]: { shape: [c.d, 3 * c.d], data: layer.cattnW },
+      [`${p}attn.c_attn.bias`]: { shape: [3 * c.d], data: layer.cattnB },
+      [`${p}attn.c_proj.weight`]: { shape: [c.d, c.d], data: layer.cprojW },
+      [`${p}attn.c_proj.bias`]: { shape: [c.d], data: layer.cprojB },
+      [`${p}ln_2.weight`]: { shape: [c.d], data: layer.ln2g },
+      [`${p}ln_2.bias`]: { shape: [c.d], data: layer.ln2b },
+      [`${p}mlp.c_fc.weight`]: { shape: [c.d, c.f], data: layer.fcW },
+      [`${p}mlp.c_fc.bias`]: { shape: [c.f], data: layer.fcB },
+      [`${p}mlp.c_proj.weight`]: { shape: [c.f, c.d], data: layer.mprojW },
+      [`${p}mlp.c_proj.bias`]: { shape: [c.d], data: layer.mprojB },
     });
     w.layers.push(layer);
   }
-  const config = { model_type: 'gpt2', architectures: ['GPT2LMHeadModel'], vocab_size: c.V, n_positions: c.P, n_embd: c.d, n_layer: c.L, n_head: c.H,
-    activation_function: 'gelu_new', layer_norm_epsilon: 1e-5, eos_token_id: 50256 };
-  return { config, safetensors: safetensors(st, bf16 ? 'BF16' : 'F32'), prefill: gpt2Model(c, w, { decode: false }), decode: gpt2Model(c, w, { decode: true }) };
+  const config = {
+    model_type: 'gpt2',
+    architectures: ['GPT2LMHeadModel'],
+    vocab_size: c.V,
+    n_positions: c.P,
+    n_embd: c.d,
+    n_layer: c.L,
+    n_head: c.H,
+    activation_function: 'gelu_new',
+    layer_norm_epsilon: 1e-5,
+    eos_token_id: 50256,
+  };
+  return {
+    config,
+    safetensors: safetensors(st, bf16 ? 'BF16' : 'F32'),
+    prefill: gpt2Model(c, w, { decode: false }),
+    decode: gpt2Model(c, w, { decode: true }),
+  };
 }
 
 /**
@@ -184,7 +251,8 @@ export async function gpt2Rows({ ort, load, progress, bf16 = false }) {
   const shape = bf16 ? 'GPT-2-small shape, bfloat16 checkpoint' : 'GPT-2-small shape';
   progress('GPT-2: loading both');
   const { model, prefill, decode } = await load();
-  if (model.matrixDtype !== (bf16 ? 'bfloat16' : 'float32')) throw new Error(`GPT-2: the model holds its matrices as ${model.matrixDtype}`);
+  if (model.matrixDtype !== (bf16 ? 'bfloat16' : 'float32'))
+    throw new Error(`GPT-2: the model holds its matrices as ${model.matrixDtype}`);
   const prompt = ids(c.T, c.V, 9);
   const feeds = { input_ids: new ort.Tensor('int64', BigInt64Array.from(prompt, BigInt), [1, c.T]) };
   const ours = model.forward(prompt).logits.data;
@@ -192,16 +260,34 @@ export async function gpt2Rows({ ort, load, progress, bf16 = false }) {
   const error = maxRelative(ours, prefillOut.logits.data);
   if (!(error < 1e-3)) throw new Error(`GPT-2: the two engines disagree (max relative difference ${error})`);
   // Decoding: greedy tokens of both, the same.
-  const argmax = (a, from) => { let b = from; for (let i = from; i < from + c.V; i++) if (a[i] > a[b]) b = i; return b - from; };
+  const argmax = (a, from) => {
+    let b = from;
+    for (let i = from; i < from + c.V; i++) if (a[i] > a[b]) b = i;
+    return b - from;
+  };
   async function ortDecode() {
     const out = await prefill.run(feeds);
-    let past = Object.fromEntries(Array.from({ length: c.L }, (_, i) => [[`past_key_${i}`, out[`present_key_${i}`]], [`past_value_${i}`, out[`present_value_${i}`]]]).flat());
+    let past = Object.fromEntries(
+      Array.from({ length: c.L }, (_, i) => [
+        [`past_key_${i}`, out[`present_key_${i}`]],
+        [`past_value_${i}`, out[`present_value_${i}`]],
+      ]).flat(),
+    );
     let next = argmax(out.logits.data, (c.T - 1) * c.V);
     const tokens = [next];
     const t0 = performance.now();
     for (let s = 1; s < c.steps; s++) {
-      const r = await decode.run({ input_ids: new ort.Tensor('int64', BigInt64Array.of(BigInt(next)), [1, 1]), position_ids: new ort.Tensor('int64', BigInt64Array.of(BigInt(c.T + s - 1)), [1, 1]), ...past });
-      past = Object.fromEntries(Array.from({ length: c.L }, (_, i) => [[`past_key_${i}`, r[`present_key_${i}`]], [`past_value_${i}`, r[`present_value_${i}`]]]).flat());
+      const r = await decode.run({
+        input_ids: new ort.Tensor('int64', BigInt64Array.of(BigInt(next)), [1, 1]),
+        position_ids: new ort.Tensor('int64', BigInt64Array.of(BigInt(c.T + s - 1)), [1, 1]),
+        ...past,
+      });
+      past = Object.fromEntries(
+        Array.from({ length: c.L }, (_, i) => [
+          [`past_key_${i}`, r[`present_key_${i}`]],
+          [`past_value_${i}`, r[`present_value_${i}`]],
+        ]).flat(),
+      );
       next = argmax(r.logits.data, 0);
       tokens.push(next);
     }
@@ -209,16 +295,27 @@ export async function gpt2Rows({ ort, load, progress, bf16 = false }) {
   }
   async function oursDecode() {
     let t0 = 0;
-    const { newIds } = await model.generate(prompt, { maxNewTokens: c.steps, stopAtEos: false, onToken: ({ index }) => { if (index === 0) t0 = performance.now(); } });
+    const { newIds } = await model.generate(prompt, {
+      maxNewTokens: c.steps,
+      stopAtEos: false,
+      onToken: ({ index }) => {
+        if (index === 0) t0 = performance.now();
+      },
+    });
     return { tokens: newIds, msPerToken: (performance.now() - t0) / (c.steps - 1) };
   }
   const [a, b] = [await oursDecode(), await ortDecode()];
   const same = a.tokens.filter((t, i) => t === b.tokens[i]).length;
-  progress(`GPT-2: logits agree (${error.toExponential(1)}); greedy tokens equal for ${same} of ${c.steps}; timing prefill`);
-  const prefillTimes = await measureInterleaved({
-    'attention-wasm': () => model.forward(prompt).logits.data,
-    'onnxruntime-web': async () => (await prefill.run(feeds)).logits.data,
-  }, { warmupMs: 3000, rounds: 5, roundMs: 1500, onProgress: (t) => progress(`GPT-2 prefill: ${t}`) });
+  progress(
+    `GPT-2: logits agree (${error.toExponential(1)}); greedy tokens equal for ${same} of ${c.steps}; timing prefill`,
+  );
+  const prefillTimes = await measureInterleaved(
+    {
+      'attention-wasm': () => model.forward(prompt).logits.data,
+      'onnxruntime-web': async () => (await prefill.run(feeds)).logits.data,
+    },
+    { warmupMs: 3000, rounds: 5, roundMs: 1500, onProgress: (t) => progress(`GPT-2 prefill: ${t}`) },
+  );
   progress('GPT-2: timing decoding');
   const decodeRuns = { 'attention-wasm': [], 'onnxruntime-web': [] };
   for (let r = 0; r < 5; r++) {
@@ -233,15 +330,24 @@ export async function gpt2Rows({ ort, load, progress, bf16 = false }) {
   await decode.release();
   return [
     { case: `${shape}, prefill T = ${c.T} (logits included)`, unit: 'ms', error, results: prefillTimes },
-    { case: `${shape}, decode with the cache after ${c.T} tokens`, unit: 'ms/token', sameTokens: same, steps: c.steps, weightBytes,
-      results: Object.fromEntries(Object.entries(decodeRuns).map(([k, v]) => [k, { ms: Math.min(...v), medianMs: median(v) }])) },
+    {
+      case: `${shape}, decode with the cache after ${c.T} tokens`,
+      unit: 'ms/token',
+      sameTokens: same,
+      steps: c.steps,
+      weightBytes,
+      results: Object.fromEntries(
+        Object.entries(decodeRuns).map(([k, v]) => [k, { ms: Math.min(...v), medianMs: median(v) }]),
+      ),
+    },
   ];
 }
 
 /** Copy bandwidth in this runtime (bytes/s): the best of 7 copies of a 256 MiB Float32Array. */
 export function copyBandwidth() {
   const n = 64 << 20;
-  const src = new Float32Array(n).fill(1), dst = new Float32Array(n);
+  const src = new Float32Array(n).fill(1),
+    dst = new Float32Array(n);
   let best = Infinity;
   for (let i = 0; i < 7; i++) {
     const t0 = performance.now();
@@ -250,4 +356,3 @@ export function copyBandwidth() {
   }
   return (4 * n) / (best / 1000);
 }
-

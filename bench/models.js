@@ -16,28 +16,53 @@ const options = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
 
 const bandwidth = copyBandwidth();
 progress('BERT: making weights');
-const rows = [await bertRow({ ort, progress, load: async () => {
-  const files = makeBert();
-  return { model: await attn.loadModel({ 'config.json': files.config, 'model.safetensors': files.safetensors }), session: await ort.InferenceSession.create(files.onnx, options) };
-} })];
+const rows = [
+  await bertRow({
+    ort,
+    progress,
+    load: async () => {
+      const files = makeBert();
+      return {
+        model: await attn.loadModel({ 'config.json': files.config, 'model.safetensors': files.safetensors }),
+        session: await ort.InferenceSession.create(files.onnx, options),
+      };
+    },
+  }),
+];
 progress('GPT-2: making weights');
-rows.push(...await gpt2Rows({ ort, progress, load: async () => {
-  const files = makeGpt2();
-  return {
-    model: await attn.loadModel({ 'config.json': files.config, 'model.safetensors': files.safetensors }),
-    prefill: await ort.InferenceSession.create(files.prefill, options),
-    decode: await ort.InferenceSession.create(files.decode, options),
-  };
-} }));
+rows.push(
+  ...(await gpt2Rows({
+    ort,
+    progress,
+    load: async () => {
+      const files = makeGpt2();
+      return {
+        model: await attn.loadModel({ 'config.json': files.config, 'model.safetensors': files.safetensors }),
+        prefill: await ort.InferenceSession.create(files.prefill, options),
+        decode: await ort.InferenceSession.create(files.decode, options),
+      };
+    },
+  })),
+);
 progress('GPT-2, bfloat16 checkpoint: making weights');
-rows.push(...await gpt2Rows({ ort, progress, bf16: true, load: async () => {
-  const files = makeGpt2({ bf16: true });
-  return {
-    model: await attn.loadModel({ 'config.json': files.config, 'model.safetensors': files.safetensors }),
-    prefill: await ort.InferenceSession.create(files.prefill, options),
-    decode: await ort.InferenceSession.create(files.decode, options),
-  };
-} }));
-const versions = { 'attention-wasm': `attention-wasm ${attn.info.version} (${attn.info.build} build)`, 'onnxruntime-web': `onnxruntime-web ${ort.env.versions?.web ?? ''}`.trim() };
+rows.push(
+  ...(await gpt2Rows({
+    ort,
+    progress,
+    bf16: true,
+    load: async () => {
+      const files = makeGpt2({ bf16: true });
+      return {
+        model: await attn.loadModel({ 'config.json': files.config, 'model.safetensors': files.safetensors }),
+        prefill: await ort.InferenceSession.create(files.prefill, options),
+        decode: await ort.InferenceSession.create(files.decode, options),
+      };
+    },
+  })),
+);
+const versions = {
+  'attention-wasm': `attention-wasm ${attn.info.version} (${attn.info.build} build)`,
+  'onnxruntime-web': `onnxruntime-web ${ort.env.versions?.web ?? ''}`.trim(),
+};
 process.stdout.write(JSON.stringify({ threads, versions, rows, bandwidth }));
 process.exit(0);

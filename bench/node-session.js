@@ -9,10 +9,13 @@ import * as tfjs from './peers/tfjs.js';
 
 const threads = Number(process.argv[2] ?? 1);
 const attn = await init({ threads });
-if (attn.info.threads !== threads) throw new Error(`asked for ${threads} threads, got ${attn.info.threads}: ${attn.info.threadsReason}`);
+if (attn.info.threads !== threads)
+  throw new Error(`asked for ${threads} threads, got ${attn.info.threads}: ${attn.info.threadsReason}`);
 // tfjs-backend-wasm runs one thread in Node: it joins the one-thread session only.
 const peers = threads === 1 ? [tfjs, onnxruntime] : [onnxruntime];
-const versions = { 'attention-wasm': `attention-wasm ${attn.info.version} (${attn.info.build} build, ${attn.info.target})` };
+const versions = {
+  'attention-wasm': `attention-wasm ${attn.info.version} (${attn.info.build} build, ${attn.info.target})`,
+};
 for (const peer of peers) versions[peer.name] = await peer.setup(threads);
 const progress = (text) => process.stderr.write(`${threads} thread${threads > 1 ? 's' : ''}: ${text}\n`);
 const rows = await runSession({ attn, peers, plain: threads === 1, progress });

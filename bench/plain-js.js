@@ -17,7 +17,10 @@ export function plainAttention(q, k, v, heads, n, d) {
         if (scores[j] > max) max = scores[j];
       }
       let sum = 0;
-      for (let j = 0; j < n; j++) { scores[j] = Math.exp(scores[j] - max); sum += scores[j]; }
+      for (let j = 0; j < n; j++) {
+        scores[j] = Math.exp(scores[j] - max);
+        sum += scores[j];
+      }
       const o = base + i * d;
       for (let j = 0; j < n; j++) {
         const w = scores[j] / sum;

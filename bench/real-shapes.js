@@ -9,43 +9,116 @@ import { init } from 'attention-wasm';
 // config.json of each model as the Hub serves it (the keys the loader reads).
 const CONFIGS = {
   'SmolLM2-360M': {
-    architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: 960, intermediate_size: 2560, num_hidden_layers: 32,
-    num_attention_heads: 15, num_key_value_heads: 5, vocab_size: 49152, max_position_embeddings: 8192, rms_norm_eps: 1e-5,
-    rope_theta: 100000, hidden_act: 'silu', tie_word_embeddings: true, torch_dtype: 'bfloat16',
+    architectures: ['LlamaForCausalLM'],
+    model_type: 'llama',
+    hidden_size: 960,
+    intermediate_size: 2560,
+    num_hidden_layers: 32,
+    num_attention_heads: 15,
+    num_key_value_heads: 5,
+    vocab_size: 49152,
+    max_position_embeddings: 8192,
+    rms_norm_eps: 1e-5,
+    rope_theta: 100000,
+    hidden_act: 'silu',
+    tie_word_embeddings: true,
+    torch_dtype: 'bfloat16',
   },
   'Qwen2.5-0.5B': {
-    architectures: ['Qwen2ForCausalLM'], model_type: 'qwen2', hidden_size: 896, intermediate_size: 4864, num_hidden_layers: 24,
-    num_attention_heads: 14, num_key_value_heads: 2, vocab_size: 151936, max_position_embeddings: 32768, max_window_layers: 21,
-    rms_norm_eps: 1e-6, rope_theta: 1000000, sliding_window: 32768, use_sliding_window: false, hidden_act: 'silu', tie_word_embeddings: true, torch_dtype: 'bfloat16',
+    architectures: ['Qwen2ForCausalLM'],
+    model_type: 'qwen2',
+    hidden_size: 896,
+    intermediate_size: 4864,
+    num_hidden_layers: 24,
+    num_attention_heads: 14,
+    num_key_value_heads: 2,
+    vocab_size: 151936,
+    max_position_embeddings: 32768,
+    max_window_layers: 21,
+    rms_norm_eps: 1e-6,
+    rope_theta: 1000000,
+    sliding_window: 32768,
+    use_sliding_window: false,
+    hidden_act: 'silu',
+    tie_word_embeddings: true,
+    torch_dtype: 'bfloat16',
   },
   'Qwen3-0.6B': {
-    architectures: ['Qwen3ForCausalLM'], model_type: 'qwen3', hidden_size: 1024, intermediate_size: 3072, num_hidden_layers: 28,
-    num_attention_heads: 16, num_key_value_heads: 8, head_dim: 128, vocab_size: 151936, max_position_embeddings: 40960,
-    rms_norm_eps: 1e-6, rope_theta: 1000000, attention_bias: false, hidden_act: 'silu', tie_word_embeddings: true, torch_dtype: 'bfloat16',
+    architectures: ['Qwen3ForCausalLM'],
+    model_type: 'qwen3',
+    hidden_size: 1024,
+    intermediate_size: 3072,
+    num_hidden_layers: 28,
+    num_attention_heads: 16,
+    num_key_value_heads: 8,
+    head_dim: 128,
+    vocab_size: 151936,
+    max_position_embeddings: 40960,
+    rms_norm_eps: 1e-6,
+    rope_theta: 1000000,
+    attention_bias: false,
+    hidden_act: 'silu',
+    tie_word_embeddings: true,
+    torch_dtype: 'bfloat16',
   },
   'Gemma-3-1B': {
-    architectures: ['Gemma3ForCausalLM'], model_type: 'gemma3_text', hidden_size: 1152, intermediate_size: 6912, num_hidden_layers: 26,
-    num_attention_heads: 4, num_key_value_heads: 1, head_dim: 256, vocab_size: 262144, max_position_embeddings: 32768,
-    query_pre_attn_scalar: 256, rms_norm_eps: 1e-6, rope_theta: 1000000, rope_local_base_freq: 10000, sliding_window: 512,
-    sliding_window_pattern: 6, hidden_activation: 'gelu_pytorch_tanh', tie_word_embeddings: true, torch_dtype: 'bfloat16',
+    architectures: ['Gemma3ForCausalLM'],
+    model_type: 'gemma3_text',
+    hidden_size: 1152,
+    intermediate_size: 6912,
+    num_hidden_layers: 26,
+    num_attention_heads: 4,
+    num_key_value_heads: 1,
+    head_dim: 256,
+    vocab_size: 262144,
+    max_position_embeddings: 32768,
+    query_pre_attn_scalar: 256,
+    rms_norm_eps: 1e-6,
+    rope_theta: 1000000,
+    rope_local_base_freq: 10000,
+    sliding_window: 512,
+    sliding_window_pattern: 6,
+    hidden_activation: 'gelu_pytorch_tanh',
+    tie_word_embeddings: true,
+    torch_dtype: 'bfloat16',
   },
 };
 
 // The tensors of a decoder of the Llama layout (the names architectures.js reads), with the
 // family's extras: Qwen2's q/k/v biases, Qwen3's and Gemma 3's q/k norms, Gemma's sandwich.
 function tensorsOf(c) {
-  const d = c.hidden_size, hd = c.head_dim ?? d / c.num_attention_heads, q = c.num_attention_heads * hd, kv = c.num_key_value_heads * hd, f = c.intermediate_size;
+  const d = c.hidden_size,
+    hd = c.head_dim ?? d / c.num_attention_heads,
+    q = c.num_attention_heads * hd,
+    kv = c.num_key_value_heads * hd,
+    f = c.intermediate_size;
   const t = { 'model.embed_tokens.weight': [c.vocab_size, d], 'model.norm.weight': [d] };
   for (let l = 0; l < c.num_hidden_layers; l++) {
     const p = `model.layers.${l}.`;
     Object.assign(t, {
-      [`${p}self_attn.q_proj.weight`]: [q, d], [`${p}self_attn.k_proj.weight`]: [kv, d], [`${p}self_attn.v_proj.weight`]: [kv, d], [`${p}self_attn.o_proj.weight`]: [d, q],
-      [`${p}mlp.gate_proj.weight`]: [f, d], [`${p}mlp.up_proj.weight`]: [f, d], [`${p}mlp.down_proj.weight`]: [d, f],
-      [`${p}input_layernorm.weight`]: [d], [`${p}post_attention_layernorm.weight`]: [d],
+      [`${p}self_attn.q_proj.weight`]: [q, d],
+      [`${p}self_attn.k_proj.weight`]: [kv, d],
+      [`${p}self_attn.v_proj.weight`]: [kv, d],
+      [`${p}self_attn.o_proj.weight`]: [d, q],
+      [`${p}mlp.gate_proj.weight`]: [f, d],
+      [`${p}mlp.up_proj.weight`]: [f, d],
+      [`${p}mlp.down_proj.weight`]: [d, f],
+      [`${p}input_layernorm.weight`]: [d],
+      [`${p}post_attention_layernorm.weight`]: [d],
     });
-    if (c.model_type === 'qwen2') Object.assign(t, { [`${p}self_attn.q_proj.bias`]: [q], [`${p}self_attn.k_proj.bias`]: [kv], [`${p}self_attn.v_proj.bias`]: [kv] });
-    if (c.model_type === 'qwen3' || c.model_type === 'gemma3_text') Object.assign(t, { [`${p}self_attn.q_norm.weight`]: [hd], [`${p}self_attn.k_norm.weight`]: [hd] });
-    if (c.model_type === 'gemma3_text') Object.assign(t, { [`${p}pre_feedforward_layernorm.weight`]: [d], [`${p}post_feedforward_layernorm.weight`]: [d] });
+    if (c.model_type === 'qwen2')
+      Object.assign(t, {
+        [`${p}self_attn.q_proj.bias`]: [q],
+        [`${p}self_attn.k_proj.bias`]: [kv],
+        [`${p}self_attn.v_proj.bias`]: [kv],
+      });
+    if (c.model_type === 'qwen3' || c.model_type === 'gemma3_text')
+      Object.assign(t, { [`${p}self_attn.q_norm.weight`]: [hd], [`${p}self_attn.k_norm.weight`]: [hd] });
+    if (c.model_type === 'gemma3_text')
+      Object.assign(t, {
+        [`${p}pre_feedforward_layernorm.weight`]: [d],
+        [`${p}post_feedforward_layernorm.weight`]: [d],
+      });
   }
   return t;
 }
@@ -59,7 +132,9 @@ function safetensorsOf(shapes) {
     header[name] = { dtype: 'BF16', shape, data_offsets: [offset, offset + bytes] };
     offset += bytes;
   }
-  const text = new TextEncoder().encode(JSON.stringify(header).padEnd(8 * Math.ceil(JSON.stringify(header).length / 8)));
+  const text = new TextEncoder().encode(
+    JSON.stringify(header).padEnd(8 * Math.ceil(JSON.stringify(header).length / 8)),
+  );
   const out = new Uint8Array(8 + text.length + offset);
   new DataView(out.buffer).setUint32(0, text.length, true);
   out.set(text, 8);
@@ -106,4 +181,6 @@ for (const name of names) {
 const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
 console.log(`| ${keys.join(' | ')} |\n|${keys.map(() => '---').join('|')}|`);
 for (const r of rows) console.log(`| ${keys.map((k) => r[k] ?? '').join(' | ')} |`);
-console.log(`(wasm heap: at most ${(attn.memory().heapMaxBytes / MiB).toFixed(0)} MiB; random BF16 weights of each model's exact shapes, 1 thread)`);
+console.log(
+  `(wasm heap: at most ${(attn.memory().heapMaxBytes / MiB).toFixed(0)} MiB; random BF16 weights of each model's exact shapes, 1 thread)`,
+);

@@ -12,7 +12,7 @@ export function recordResults(part, result) {
   } catch {
     all = {};
   }
-  if (!all.node && !all.browser) all = {};  // a file of the old one-part layout
+  if (!all.node && !all.browser) all = {}; // a file of the old one-part layout
   all[part] = result;
   mkdirSync(new URL('./', FILE), { recursive: true });
   writeFileSync(FILE, `${JSON.stringify(all, null, 2)}\n`);
@@ -24,5 +24,7 @@ export function recordResults(part, result) {
  */
 export function progressWriter(stream) {
   if (stream.isTTY) return (text) => stream.write(`\r\x1b[K${text.slice(0, (stream.columns ?? 100) - 1)}`);
-  return (text) => { if (text) stream.write(`${text}\n`); };
+  return (text) => {
+    if (text) stream.write(`${text}\n`);
+  };
 }

@@ -31,7 +31,9 @@ function bagOfWords(train) {
     return [...new Set([...words, ...words.slice(1).map((w, i) => `${words[i]} ${w}`)])];
   };
   const index = new Map();
-  const rows = train.map((r) => features(r.text).map((f) => index.get(f) ?? (index.set(f, index.size), index.size - 1)));
+  const rows = train.map((r) =>
+    features(r.text).map((f) => index.get(f) ?? (index.set(f, index.size), index.size - 1)),
+  );
   const w = new Float64Array(index.size);
   let b = 0;
   for (let epoch = 0; epoch < 60; epoch++) {
@@ -42,7 +44,8 @@ function bagOfWords(train) {
       for (const j of f) w[j] -= 0.1 * (g + 1e-4 * w[j]);
     });
   }
-  return (text) => (features(text).reduce((s, f) => s + (index.has(f) ? w[index.get(f)] : 0), b) >= 0 ? 'positive' : 'negative');
+  return (text) =>
+    features(text).reduce((s, f) => s + (index.has(f) ? w[index.get(f)] : 0), b) >= 0 ? 'positive' : 'negative';
 }
 
 const accuracy = (predict, rows) => rows.filter((r) => predict(r.text) === r.label).length / rows.length;
@@ -63,19 +66,36 @@ export async function reviewBench(progress = () => {}) {
     for (const [source, sentences] of Object.entries(heldOut)) {
       if (exclude && source !== exclude) continue;
       rows.push({
-        set: exclude ? `${source}, never trained on (all ${sentences.length})` : `${source}, held out (${sentences.length})`,
-        ours: ours.evaluate(sentences).accuracy, wordList: accuracy(list, sentences), bagOfWords: accuracy(bow, sentences),
+        set: exclude
+          ? `${source}, never trained on (all ${sentences.length})`
+          : `${source}, held out (${sentences.length})`,
+        ours: ours.evaluate(sentences).accuracy,
+        wordList: accuracy(list, sentences),
+        bagOfWords: accuracy(bow, sentences),
       });
     }
     if (!exclude) {
       const suite = readSuite();
-      rows.push({ set: `negation and contrast suite (${suite.length})`, ours: ours.evaluate(suite).accuracy, wordList: accuracy(list, suite), bagOfWords: accuracy(bow, suite) });
+      rows.push({
+        set: `negation and contrast suite (${suite.length})`,
+        ours: ours.evaluate(suite).accuracy,
+        wordList: accuracy(list, suite),
+        bagOfWords: accuracy(bow, suite),
+      });
     }
     ours.dispose();
   }
   // The shipped model's calibration (its temperature from config.json) on the held-out sentences.
-  const shipped = await attn1.TextClassifier.load(fileURLToPath(new URL('../web/elements/models/review-sentiment/', import.meta.url)));
-  const calibration = { temperature: shipped.temperature, ...calibrationMetrics(logitRows(shipped, Object.values(reviewSplits(files.uci).heldOut).flat()), shipped.temperature) };
+  const shipped = await attn1.TextClassifier.load(
+    fileURLToPath(new URL('../web/elements/models/review-sentiment/', import.meta.url)),
+  );
+  const calibration = {
+    temperature: shipped.temperature,
+    ...calibrationMetrics(
+      logitRows(shipped, Object.values(reviewSplits(files.uci).heldOut).flat()),
+      shipped.temperature,
+    ),
+  };
   shipped.dispose();
   // Training and inference time.
   const timing = [];
@@ -87,11 +107,15 @@ export async function reviewBench(progress = () => {}) {
     const seconds = (performance.now() - started) / 1000;
     const classifier = await attn.TextClassifier.load(trained);
     const sentences = Object.values(reviewSplits(files.uci).heldOut).flat();
-    for (const s of sentences.slice(0, 50)) classifier.predict(s.text);  // warm-up
+    for (const s of sentences.slice(0, 50)) classifier.predict(s.text); // warm-up
     const t0 = performance.now();
     for (const s of sentences) classifier.predict(s.text);
     const perSentence = (performance.now() - t0) / sentences.length;
-    timing.push({ runtime: `Node ${process.version}, ${attn.info.build} build, ${attn.info.threads} thread${attn.info.threads > 1 ? 's' : ''}`, seconds, perSentence });
+    timing.push({
+      runtime: `Node ${process.version}, ${attn.info.build} build, ${attn.info.threads} thread${attn.info.threads > 1 ? 's' : ''}`,
+      seconds,
+      perSentence,
+    });
     classifier.dispose();
   }
   return { rows, timing, calibration };
@@ -99,20 +123,37 @@ export async function reviewBench(progress = () => {}) {
 
 /** The markdown tables. */
 export function reviewTables({ rows, timing, calibration: c }) {
-  const lines = ['| review sentences | attention-wasm classifier | word list (AFINN-165) | bag-of-words logistic regression |', '|---|---:|---:|---:|'];
+  const lines = [
+    '| review sentences | attention-wasm classifier | word list (AFINN-165) | bag-of-words logistic regression |',
+    '|---|---:|---:|---:|',
+  ];
   for (const r of rows) lines.push(`| ${r.set} | ${pct(r.ours)} | ${pct(r.wordList)} | ${pct(r.bagOfWords)} |`);
-  lines.push('', '| runtime | training (1,500 steps of 32) | inference per sentence (predict, attention maps included) |', '|---|---:|---:|');
+  lines.push(
+    '',
+    '| runtime | training (1,500 steps of 32) | inference per sentence (predict, attention maps included) |',
+    '|---|---:|---:|',
+  );
   for (const t of timing) lines.push(`| ${t.runtime} | ${t.seconds.toFixed(1)} s | ${t.perSentence.toFixed(2)} ms |`);
   if (c) {
-    lines.push('', `| shipped model, held-out sentences (${c.count}) | raw logits | calibrated (T = ${c.temperature.toFixed(2)}) |`, '|---|---:|---:|');
-    lines.push(`| expected calibration error (${c.bins} equal-width bins) | ${c.eceBefore.toFixed(4)} | ${c.eceAfter.toFixed(4)} |`);
-    lines.push(`| negative log-likelihood (nats per sentence) | ${c.nllBefore.toFixed(3)} | ${c.nllAfter.toFixed(3)} |`);
+    lines.push(
+      '',
+      `| shipped model, held-out sentences (${c.count}) | raw logits | calibrated (T = ${c.temperature.toFixed(2)}) |`,
+      '|---|---:|---:|',
+    );
+    lines.push(
+      `| expected calibration error (${c.bins} equal-width bins) | ${c.eceBefore.toFixed(4)} | ${c.eceAfter.toFixed(4)} |`,
+    );
+    lines.push(
+      `| negative log-likelihood (nats per sentence) | ${c.nllBefore.toFixed(3)} | ${c.nllAfter.toFixed(3)} |`,
+    );
   }
   return lines.join('\n');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await reviewBench((line) => process.stderr.write(`${line}\n`));
-  console.log('Review classifier: accuracy on real review sentences it never trained on (UCI Sentiment Labelled Sentences; held-out splits of 20% per source, seed 2026), beside baselines on the same splits.\n');
+  console.log(
+    'Review classifier: accuracy on real review sentences it never trained on (UCI Sentiment Labelled Sentences; held-out splits of 20% per source, seed 2026), beside baselines on the same splits.\n',
+  );
   console.log(reviewTables(result));
 }

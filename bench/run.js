@@ -23,17 +23,25 @@ const progress = progressWriter(process.stderr);
 function session(threads, script = './node-session.js') {
   return new Promise((resolve, reject) => {
     // --expose-gc: measureInterleaved starts each runner's turn with a collected heap.
-    const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(new URL(script, import.meta.url)), String(threads)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--expose-gc', fileURLToPath(new URL(script, import.meta.url)), String(threads)],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
-    child.stdout.on('data', (chunk) => { out += chunk; });
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
     child.stderr.on('data', (chunk) => {
       err += chunk;
       const lines = err.split('\n');
       err = lines.pop();
       for (const line of lines) progress(line);
     });
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`bench session (${threads} threads) failed: ${err}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`bench session (${threads} threads) failed: ${err}`)),
+    );
   });
 }
 
@@ -50,7 +58,15 @@ async function memoryRow() {
   checkAttention(c, inputs, out, 'N=4096 memory run');
   const after = attn.memory();
   const ioBytes = 4 * c.n * c.d * 4;
-  return { n: c.n, d: c.d, ioBytes, peakRiseBytes: after.peakBytes - before.peakBytes, scratchBytes: after.peakBytes - before.peakBytes - ioBytes, heapBytes: after.heapBytes, scoreMatrixBytes: c.n * c.n * 4 };
+  return {
+    n: c.n,
+    d: c.d,
+    ioBytes,
+    peakRiseBytes: after.peakBytes - before.peakBytes,
+    scratchBytes: after.peakBytes - before.peakBytes - ioBytes,
+    heapBytes: after.heapBytes,
+    scoreMatrixBytes: c.n * c.n * 4,
+  };
 }
 
 // The same for the attention backward at N = 4096: dq, dk, dv from q, k, v, dOut with no
@@ -66,8 +82,16 @@ async function backwardMemoryRow() {
   attn.attentionBackward(t(inputs.q), t(inputs.k), t(inputs.v), t(new Float32Array(inputs.v)));
   const ms = performance.now() - started;
   const after = attn.memory();
-  const ioBytes = 7 * c.n * c.d * 4;  // q, k, v, dOut in; dq, dk, dv out
-  return { n: c.n, d: c.d, ms, ioBytes, peakRiseBytes: after.peakBytes - before.peakBytes, scratchBytes: after.peakBytes - before.peakBytes - ioBytes, scoreMatrixBytes: c.n * c.n * 4 };
+  const ioBytes = 7 * c.n * c.d * 4; // q, k, v, dOut in; dq, dk, dv out
+  return {
+    n: c.n,
+    d: c.d,
+    ms,
+    ioBytes,
+    peakRiseBytes: after.peakBytes - before.peakBytes,
+    scratchBytes: after.peakBytes - before.peakBytes - ioBytes,
+    scoreMatrixBytes: c.n * c.n * 4,
+  };
 }
 
 const MiB = (b) => (b / 2 ** 20).toFixed(2);
@@ -87,20 +111,46 @@ progress('');
 
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, Node ${process.version}`;
 const versions = Object.assign({}, ...sessions.map((s) => s.versions), training.versions);
-console.log(`Node: attention, float32, d = 64; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 8 interleaved rounds after warm-up, a full GC and 30 ms idle before each runner's turn (plain JS: median of 3), JS call included (inputs from and outputs to JS arrays). attention-wasm: the ${sessions[0].build} build (what init() loads in Node), ${sessions.map((s) => `${s.threads} thread${s.threads > 1 ? 's' : ''}`).join(' and ')}; onnxruntime-web with numThreads to match; plain JS and tfjs-backend-wasm one thread.`);
+console.log(
+  `Node: attention, float32, d = 64; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 8 interleaved rounds after warm-up, a full GC and 30 ms idle before each runner's turn (plain JS: median of 3), JS call included (inputs from and outputs to JS arrays). attention-wasm: the ${sessions[0].build} build (what init() loads in Node), ${sessions.map((s) => `${s.threads} thread${s.threads > 1 ? 's' : ''}`).join(' and ')}; onnxruntime-web with numThreads to match; plain JS and tfjs-backend-wasm one thread.`,
+);
 console.log(`Machine: ${machine}. ${Object.values(versions).join('; ')}.\n`);
 console.log(comparisonTable(sessions));
-console.log(`\nWasm heap, N = ${memory.n}, d = ${memory.d}, no weights requested: high-water mark rose ${MiB(memory.peakRiseBytes)} MiB for ${MiB(memory.ioBytes)} MiB of inputs and output (scratch ${MiB(memory.scratchBytes)} MiB; an N×N score matrix alone would be ${MiB(memory.scoreMatrixBytes)} MiB). Heap size ${MiB(memory.heapBytes)} MiB.`);
-console.log(`Attention backward, N = ${backwardMemory.n}, d = ${backwardMemory.d}: high-water mark rose ${MiB(backwardMemory.peakRiseBytes)} MiB for ${MiB(backwardMemory.ioBytes)} MiB of q, k, v, dOut, dq, dk, dv (scratch ${MiB(backwardMemory.scratchBytes)} MiB; an N×N matrix would be ${MiB(backwardMemory.scoreMatrixBytes)} MiB); ${backwardMemory.ms.toFixed(0)} ms.`);
-console.log('\nSliding-window attention (issue 22): causal, one head, N = 4096, d = 64, full against a window of w keys before each query (window: { left: w }); out reused; median of at least 5 calls and 1.5 s. The time should follow the visible (query, key) pairs.\n');
+console.log(
+  `\nWasm heap, N = ${memory.n}, d = ${memory.d}, no weights requested: high-water mark rose ${MiB(memory.peakRiseBytes)} MiB for ${MiB(memory.ioBytes)} MiB of inputs and output (scratch ${MiB(memory.scratchBytes)} MiB; an N×N score matrix alone would be ${MiB(memory.scoreMatrixBytes)} MiB). Heap size ${MiB(memory.heapBytes)} MiB.`,
+);
+console.log(
+  `Attention backward, N = ${backwardMemory.n}, d = ${backwardMemory.d}: high-water mark rose ${MiB(backwardMemory.peakRiseBytes)} MiB for ${MiB(backwardMemory.ioBytes)} MiB of q, k, v, dOut, dq, dk, dv (scratch ${MiB(backwardMemory.scratchBytes)} MiB; an N×N matrix would be ${MiB(backwardMemory.scoreMatrixBytes)} MiB); ${backwardMemory.ms.toFixed(0)} ms.`,
+);
+console.log(
+  '\nSliding-window attention (issue 22): causal, one head, N = 4096, d = 64, full against a window of w keys before each query (window: { left: w }); out reused; median of at least 5 calls and 1.5 s. The time should follow the visible (query, key) pairs.\n',
+);
 console.log(windowTable(slidingWindow));
-console.log('\nTraining, Node, one thread: forward + backward + optimizer per step on the reverse task (attention-wasm: TinyTransformer.trainStep with AdamW, one wasm call; tfjs: the same model in tfjs-core ops, autodiff and Adam). Median tokens/s of 5 timed windows after both are seen learning.\n');
+console.log(
+  '\nTraining, Node, one thread: forward + backward + optimizer per step on the reverse task (attention-wasm: TinyTransformer.trainStep with AdamW, one wasm call; tfjs: the same model in tfjs-core ops, autodiff and Adam). Median tokens/s of 5 timed windows after both are seen learning.\n',
+);
 console.log(trainingTable(training));
 
-console.log(`\nWhole models, Node: attention-wasm (${models[0].versions['attention-wasm']}) loading a Hugging Face-layout checkpoint (config.json + model.safetensors) against ${models[0].versions['onnxruntime-web']} running ONNX graphs built from the same random weights (bench/peers/onnx-models.js; graph optimisation 'all'); outputs compared first (max |difference| / max |value| below 1e-3; the same greedy tokens). Prefill: best of 5 interleaved rounds' medians; decode: best of 5 runs of 32 greedy tokens after a 128-token prompt, each new token attending over the cache. Memory bound of decoding: the ${(models[0].rows[2].weightBytes / 2 ** 20).toFixed(0)} MiB of weights read per token ÷ the copy bandwidth measured in the same process (a 256 MiB Float32Array.set, which reads and writes each byte). The bfloat16 rows: the same random weights rounded to bfloat16 and saved as BF16, which attention-wasm keeps as bfloat16 panels (half the bytes, the same sums) and onnxruntime-web runs as float32 (it has no bfloat16 MatMul in wasm).\n`);
+console.log(
+  `\nWhole models, Node: attention-wasm (${models[0].versions['attention-wasm']}) loading a Hugging Face-layout checkpoint (config.json + model.safetensors) against ${models[0].versions['onnxruntime-web']} running ONNX graphs built from the same random weights (bench/peers/onnx-models.js; graph optimisation 'all'); outputs compared first (max |difference| / max |value| below 1e-3; the same greedy tokens). Prefill: best of 5 interleaved rounds' medians; decode: best of 5 runs of 32 greedy tokens after a 128-token prompt, each new token attending over the cache. Memory bound of decoding: the ${(models[0].rows[2].weightBytes / 2 ** 20).toFixed(0)} MiB of weights read per token ÷ the copy bandwidth measured in the same process (a 256 MiB Float32Array.set, which reads and writes each byte). The bfloat16 rows: the same random weights rounded to bfloat16 and saved as BF16, which attention-wasm keeps as bfloat16 panels (half the bytes, the same sums) and onnxruntime-web runs as float32 (it has no bfloat16 MatMul in wasm).\n`,
+);
 console.log(modelTable(models));
-console.log('\nReview classifier (issue 20): accuracy on real review sentences it never trained on (UCI Sentiment Labelled Sentences, held-out 20% per source, seed 2026; "never trained on": trained on the other two sources), beside a word list and a bag-of-words logistic regression on the same splits; then training and inference time.\n');
+console.log(
+  '\nReview classifier (issue 20): accuracy on real review sentences it never trained on (UCI Sentiment Labelled Sentences, held-out 20% per source, seed 2026; "never trained on": trained on the other two sources), beside a word list and a bag-of-words logistic regression on the same splits; then training and inference time.\n',
+);
 console.log(reviewTables(reviews));
 
-recordResults('node', { date: new Date().toISOString(), machine, runtime: `Node ${process.version}`, versions, sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })), memory, backwardMemory, slidingWindow, training: training.rows, models, reviews });
+recordResults('node', {
+  date: new Date().toISOString(),
+  machine,
+  runtime: `Node ${process.version}`,
+  versions,
+  sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })),
+  memory,
+  backwardMemory,
+  slidingWindow,
+  training: training.rows,
+  models,
+  reviews,
+});
 console.log('\nWrote bench/results/latest.json (node)');

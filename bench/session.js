@@ -2,7 +2,17 @@
 // this library against the peers it is given, each result checked against a float64
 // reference before it is timed. bench/run.js (Node, a child process per thread count) and
 // bench/browser.js (a Chromium page per thread count) run it and print the tables.
-import { ATTENTION_CASES, MHA_CASE, attentionFlops, mhaFlops, attentionInputs, randomArray, checkAttention, measure, measureInterleaved } from './cases.js';
+import {
+  ATTENTION_CASES,
+  MHA_CASE,
+  attentionFlops,
+  mhaFlops,
+  attentionInputs,
+  randomArray,
+  checkAttention,
+  measure,
+  measureInterleaved,
+} from './cases.js';
 import { plainAttention, plainLinear } from './plain-js.js';
 
 const gflops = (flops, ms) => flops / ms / 1e6;
@@ -25,7 +35,8 @@ export async function runSession({ attn, peers, plain = false, progress = () => 
   const rows = [];
   const total = ATTENTION_CASES.length + 1;
   let index = 0;
-  for (const c of ATTENTION_CASES) rows.push(await attentionRow(attn, peers, c, `${++index}/${total}`, { plain, progress }));
+  for (const c of ATTENTION_CASES)
+    rows.push(await attentionRow(attn, peers, c, `${++index}/${total}`, { plain, progress }));
   rows.push(await multiHeadRow(attn, peers, MHA_CASE, `${++index}/${total}`, { progress }));
   return rows;
 }
@@ -54,7 +65,10 @@ async function attentionRow(attn, peers, c, index, { plain, progress }) {
     progress(`[${index}] ${c.name}: timing plain JS`);
     timings['plain JS'] = await measure(plainRunner, { warmup: 1, warmupMs: 0, minReps: 3, minMs: 0 });
   }
-  Object.assign(timings, await measureInterleaved(fast, { onProgress: (text) => progress(`[${index}] ${c.name}: ${text}`) }));
+  Object.assign(
+    timings,
+    await measureInterleaved(fast, { onProgress: (text) => progress(`[${index}] ${c.name}: ${text}`) }),
+  );
   for (const [label, { ms, medianMs, reps }] of Object.entries(timings)) {
     row.results[label] = { ms, medianMs, gflops: gflops(row.flops, ms), reps, maxError: errors[label] };
   }
@@ -68,7 +82,11 @@ async function multiHeadRow(attn, peers, c, index, { progress }) {
   const layer = new attn.MultiHeadAttention({ dModel, numHeads: heads, seed: 1 });
   const w = Object.fromEntries(Object.entries(layer.getWeights()).map(([key, t]) => [key, t.data]));
   for (const key of ['bq', 'bk', 'bv', 'bo']) w[key] = randomArray(dModel, key.charCodeAt(1), 0.1);
-  layer.setWeights(Object.fromEntries(Object.entries(w).map(([key, data]) => [key, { data, shape: key.startsWith('w') ? [dModel, dModel] : [dModel] }])));
+  layer.setWeights(
+    Object.fromEntries(
+      Object.entries(w).map(([key, data]) => [key, { data, shape: key.startsWith('w') ? [dModel, dModel] : [dModel] }]),
+    ),
+  );
   const x = randomArray(n * dModel, 7);
   const expected = referenceMultiHeadRows(c, x, w, [0, n >> 1, n - 1]);
   const out = { out: new Float32Array(n * dModel) };
@@ -92,7 +110,9 @@ async function multiHeadRow(attn, peers, c, index, { progress }) {
     }
     errors[label] = maxError;
   }
-  const timings = await measureInterleaved(runners, { onProgress: (text) => progress(`[${index}] ${c.name}: ${text}`) });
+  const timings = await measureInterleaved(runners, {
+    onProgress: (text) => progress(`[${index}] ${c.name}: ${text}`),
+  });
   for (const [label, { ms, medianMs, reps }] of Object.entries(timings)) {
     row.results[label] = { ms, medianMs, gflops: gflops(row.flops, ms), reps, maxError: errors[label] };
   }
@@ -117,8 +137,12 @@ function referenceMultiHeadRows(c, x, w, rows) {
         max = Math.max(max, scores[j]);
       }
       let sum = 0;
-      for (let j = 0; j < n; j++) { scores[j] = Math.exp(scores[j] - max); sum += scores[j]; }
-      for (let j = 0; j < n; j++) for (let t = 0; t < hd; t++) concat[h * hd + t] += (scores[j] / sum) * V[j * dModel + h * hd + t];
+      for (let j = 0; j < n; j++) {
+        scores[j] = Math.exp(scores[j] - max);
+        sum += scores[j];
+      }
+      for (let j = 0; j < n; j++)
+        for (let t = 0; t < hd; t++) concat[h * hd + t] += (scores[j] / sum) * V[j * dModel + h * hd + t];
     }
     const out = Array.from({ length: dModel }, (_, col) => {
       let s = w.bo[col];
@@ -128,4 +152,3 @@ function referenceMultiHeadRows(c, x, w, rows) {
     return [i, out];
   });
 }
-

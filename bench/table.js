@@ -24,7 +24,10 @@ export function comparisonTable(sessions) {
         title: `${label} vs best peer, ${t}`,
         value: (row) => {
           const r = row(s).results;
-          const best = peers.map((p) => r[p]).filter(Boolean).sort((a, b) => b.gflops - a.gflops)[0];
+          const best = peers
+            .map((p) => r[p])
+            .filter(Boolean)
+            .sort((a, b) => b.gflops - a.gflops)[0];
           return ratio(r[label], best);
         },
       });
@@ -33,10 +36,16 @@ export function comparisonTable(sessions) {
   const single = sessions.find((s) => s.threads === 1);
   for (const s of sessions.filter((x) => x.threads > 1 && single)) {
     for (const label of Object.keys(s.rows[0].results).filter(ours)) {
-      columns.push({ title: `${label}: ${s.threads}-thread speed-up`, value: (row) => ratio(row(s).results[label], row(single).results[label]) });
+      columns.push({
+        title: `${label}: ${s.threads}-thread speed-up`,
+        value: (row) => ratio(row(s).results[label], row(single).results[label]),
+      });
     }
   }
-  const lines = [`| case | ${columns.map((c) => c.title).join(' | ')} |`, `|---|${columns.map(() => '---:').join('|')}|`];
+  const lines = [
+    `| case | ${columns.map((c) => c.title).join(' | ')} |`,
+    `|---|${columns.map(() => '---:').join('|')}|`,
+  ];
   sessions[0].rows.forEach((first, i) => {
     const row = (s) => s.rows[i];
     lines.push(`| ${first.case} | ${columns.map((c) => c.value(row)).join(' | ')} |`);
@@ -46,13 +55,21 @@ export function comparisonTable(sessions) {
 
 /** The whole-model rows (bench/models.js sessions): ms or ms/token per engine and the ratio. */
 export function modelTable(sessions) {
-  const lines = ['| case | threads | attention-wasm | onnxruntime-web | attention-wasm speed-up | memory bound (decode) |', '|---|---|---|---|---|---|'];
+  const lines = [
+    '| case | threads | attention-wasm | onnxruntime-web | attention-wasm speed-up | memory bound (decode) |',
+    '|---|---|---|---|---|---|',
+  ];
   for (const s of sessions) {
     for (const row of s.rows) {
-      const ours = row.results['attention-wasm'].ms, theirs = row.results['onnxruntime-web'].ms;
-      const bound = row.weightBytes ? `${(row.weightBytes / s.bandwidth * 1000).toFixed(1)} ms at ${(s.bandwidth / 1e9).toFixed(1)} GB/s copy: ours ${(ours / (row.weightBytes / s.bandwidth * 1000)).toFixed(2)}× of it` : '';
+      const ours = row.results['attention-wasm'].ms,
+        theirs = row.results['onnxruntime-web'].ms;
+      const bound = row.weightBytes
+        ? `${((row.weightBytes / s.bandwidth) * 1000).toFixed(1)} ms at ${(s.bandwidth / 1e9).toFixed(1)} GB/s copy: ours ${(ours / ((row.weightBytes / s.bandwidth) * 1000)).toFixed(2)}× of it`
+        : '';
       const unit = row.unit === 'ms/token' ? ' ms/token' : ' ms';
-      lines.push(`| ${row.case} | ${s.threads} | ${ours.toFixed(1)}${unit}${row.unit === 'ms/token' ? ` (${(1000 / ours).toFixed(1)} tokens/s)` : ''} | ${theirs.toFixed(1)}${unit}${row.unit === 'ms/token' ? ` (${(1000 / theirs).toFixed(1)} tokens/s)` : ''} | ${(theirs / ours).toFixed(2)}× | ${bound} |`);
+      lines.push(
+        `| ${row.case} | ${s.threads} | ${ours.toFixed(1)}${unit}${row.unit === 'ms/token' ? ` (${(1000 / ours).toFixed(1)} tokens/s)` : ''} | ${theirs.toFixed(1)}${unit}${row.unit === 'ms/token' ? ` (${(1000 / theirs).toFixed(1)} tokens/s)` : ''} | ${(theirs / ours).toFixed(2)}× | ${bound} |`,
+      );
     }
   }
   return lines.join('\n');

@@ -8,8 +8,20 @@ import { fileURLToPath } from 'node:url';
 import { init } from 'attention-wasm';
 import * as tfjsTrain from './peers/tfjs-train.js';
 
-export const TRAINING_MODEL = { vocabSize: 16, maxLen: 16, dModel: 64, numHeads: 4, numLayers: 2, dFF: 256, norm: 'pre', activation: 'gelu', positional: 'learned', seed: 1 };
-const B = 32, L = 16;
+export const TRAINING_MODEL = {
+  vocabSize: 16,
+  maxLen: 16,
+  dModel: 64,
+  numHeads: 4,
+  numLayers: 2,
+  dFF: 256,
+  norm: 'pre',
+  activation: 'gelu',
+  positional: 'learned',
+  seed: 1,
+};
+const B = 32,
+  L = 16;
 
 // A seeded pool of reverse-task batches (mulberry32).
 function batches(count) {
@@ -29,8 +41,12 @@ function batches(count) {
 // 60 steps must bring the loss down (mean of the last 10 below 95% of the first 10's).
 function checkLearning(name, losses) {
   const mean = (a) => a.reduce((x, y) => x + y, 0) / a.length;
-  const first = mean(losses.slice(0, 10)), last = mean(losses.slice(-10));
-  if (!(last < 0.95 * first)) throw new Error(`${name} is not learning: loss ${first.toFixed(3)} -> ${last.toFixed(3)} over ${losses.length} steps`);
+  const first = mean(losses.slice(0, 10)),
+    last = mean(losses.slice(-10));
+  if (!(last < 0.95 * first))
+    throw new Error(
+      `${name} is not learning: loss ${first.toFixed(3)} -> ${last.toFixed(3)} over ${losses.length} steps`,
+    );
   return { first, last };
 }
 
@@ -53,26 +69,57 @@ export async function trainingBench(log = () => {}) {
   const attn = await init();
   log('training: attention-wasm');
   const model = new attn.TinyTransformer(TRAINING_MODEL);
-  const ours = checkLearning('attention-wasm', pool.slice(0, 60 % 41).concat(pool).slice(0, 60).map((b) => model.trainStep(b, { lr: 1e-3 }).loss));
+  const ours = checkLearning(
+    'attention-wasm',
+    pool
+      .slice(0, 60 % 41)
+      .concat(pool)
+      .slice(0, 60)
+      .map((b) => model.trainStep(b, { lr: 1e-3 }).loss),
+  );
   const oursRate = measure((b) => model.trainStep(b, { lr: 1e-3 }), pool, { windows: 5, steps: 40 });
   model.dispose();
   log('training: tfjs-backend-wasm');
   const version = await tfjsTrain.setup();
   const tf = tfjsTrain.trainer(TRAINING_MODEL, { lr: 1e-3 });
-  const theirs = checkLearning('tfjs', pool.concat(pool).slice(0, 60).map((b) => tf.step(b.tokens, b.targets)));
+  const theirs = checkLearning(
+    'tfjs',
+    pool
+      .concat(pool)
+      .slice(0, 60)
+      .map((b) => tf.step(b.tokens, b.targets)),
+  );
   const theirRate = measure((b) => tf.step(b.tokens, b.targets), pool, { windows: 5, steps: 5 });
   tf.dispose();
   return {
     versions: { tfjsTrain: version },
-    rows: [{ batch: B, length: L, ours: oursRate, tfjs: theirRate, ratio: oursRate / theirRate, oursMs: (B * L * 1000) / oursRate, tfjsMs: (B * L * 1000) / theirRate, oursLoss: ours, tfjsLoss: theirs, build: attn.info.build }],
+    rows: [
+      {
+        batch: B,
+        length: L,
+        ours: oursRate,
+        tfjs: theirRate,
+        ratio: oursRate / theirRate,
+        oursMs: (B * L * 1000) / oursRate,
+        tfjsMs: (B * L * 1000) / theirRate,
+        oursLoss: ours,
+        tfjsLoss: theirs,
+        build: attn.info.build,
+      },
+    ],
   };
 }
 
 /** The markdown table. */
 export function trainingTable({ rows }) {
-  const lines = ['| model | batch × length | attention-wasm tokens/s (ms/step) | tfjs-backend-wasm tokens/s (ms/step) | ratio |', '|---|---|---|---|---|'];
+  const lines = [
+    '| model | batch × length | attention-wasm tokens/s (ms/step) | tfjs-backend-wasm tokens/s (ms/step) | ratio |',
+    '|---|---|---|---|---|',
+  ];
   for (const r of rows) {
-    lines.push(`| 2 layers, dModel 64, 4 heads, dFF 256 | ${r.batch} × ${r.length} | ${Math.round(r.ours).toLocaleString('en')} (${r.oursMs.toFixed(1)}) | ${Math.round(r.tfjs).toLocaleString('en')} (${r.tfjsMs.toFixed(1)}) | ${r.ratio.toFixed(2)}× |`);
+    lines.push(
+      `| 2 layers, dModel 64, 4 heads, dFF 256 | ${r.batch} × ${r.length} | ${Math.round(r.ours).toLocaleString('en')} (${r.oursMs.toFixed(1)}) | ${Math.round(r.tfjs).toLocaleString('en')} (${r.tfjsMs.toFixed(1)}) | ${r.ratio.toFixed(2)}× |`,
+    );
   }
   return lines.join('\n');
 }
@@ -81,5 +128,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await trainingBench((m) => process.stderr.write(`${m}\n`));
   console.log(trainingTable(result));
   const r = result.rows[0];
-  console.log(`\nLoss over the first 60 steps: attention-wasm ${r.oursLoss.first.toFixed(3)} -> ${r.oursLoss.last.toFixed(3)}, tfjs ${r.tfjsLoss.first.toFixed(3)} -> ${r.tfjsLoss.last.toFixed(3)} nats.`);
+  console.log(
+    `\nLoss over the first 60 steps: attention-wasm ${r.oursLoss.first.toFixed(3)} -> ${r.oursLoss.last.toFixed(3)}, tfjs ${r.tfjsLoss.first.toFixed(3)} -> ${r.tfjsLoss.last.toFixed(3)} nats.`,
+  );
 }

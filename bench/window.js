@@ -6,7 +6,9 @@
 import { init } from 'attention-wasm';
 import { attentionInputs, measure } from './cases.js';
 
-const N = 4096, D = 64, W = 256;
+const N = 4096,
+  D = 64,
+  W = 256;
 
 // Visible (query, key) pairs of causal attention with `left` keys before the diagonal.
 function visiblePairs(n, left) {
@@ -17,16 +19,21 @@ function visiblePairs(n, left) {
 
 // Float64 output rows of causal attention over keys i - left .. i.
 function referenceRow({ q, k, v }, i, left) {
-  const scale = 1 / Math.sqrt(D), first = Math.max(0, i - left);
+  const scale = 1 / Math.sqrt(D),
+    first = Math.max(0, i - left);
   const s = [];
   for (let j = first; j <= i; j++) {
     let dot = 0;
     for (let t = 0; t < D; t++) dot += q[i * D + t] * k[j * D + t];
     s.push(dot * scale);
   }
-  const max = Math.max(...s), e = s.map((x) => Math.exp(x - max)), sum = e.reduce((a, b) => a + b, 0);
+  const max = Math.max(...s),
+    e = s.map((x) => Math.exp(x - max)),
+    sum = e.reduce((a, b) => a + b, 0);
   const out = new Float64Array(D);
-  e.forEach((w, n) => { for (let t = 0; t < D; t++) out[t] += (w / sum) * v[(first + n) * D + t]; });
+  e.forEach((w, n) => {
+    for (let t = 0; t < D; t++) out[t] += (w / sum) * v[(first + n) * D + t];
+  });
   return out;
 }
 
@@ -47,7 +54,9 @@ export async function windowBench(progress) {
     const result = run();
     let maxError = 0;
     for (const i of [0, 1, W - 1, W, W + 1, N >> 1, N - 1]) {
-      referenceRow(inputs, i, c.left).forEach((x, col) => { maxError = Math.max(maxError, Math.abs(result[i * D + col] - x)); });
+      referenceRow(inputs, i, c.left).forEach((x, col) => {
+        maxError = Math.max(maxError, Math.abs(result[i * D + col] - x));
+      });
     }
     if (!(maxError <= 1e-4)) throw new Error(`sliding window ${c.name}: off by ${maxError}`);
     const { ms } = await measure(run, { minReps: 5, minMs: 1500 });
@@ -58,9 +67,14 @@ export async function windowBench(progress) {
 
 export function windowTable({ build, rows }) {
   const full = rows[0];
-  const lines = ['| case | visible pairs | ms | full ÷ this (time) | full ÷ this (pairs) | max abs error |', '|---|---:|---:|---:|---:|---:|'];
+  const lines = [
+    '| case | visible pairs | ms | full ÷ this (time) | full ÷ this (pairs) | max abs error |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
   for (const r of rows) {
-    lines.push(`| ${r.case} | ${r.pairs.toLocaleString('en')} | ${r.ms.toFixed(2)} | ${(full.ms / r.ms).toFixed(2)}× | ${(full.pairs / r.pairs).toFixed(2)}× | ${r.maxError.toExponential(1)} |`);
+    lines.push(
+      `| ${r.case} | ${r.pairs.toLocaleString('en')} | ${r.ms.toFixed(2)} | ${(full.ms / r.ms).toFixed(2)}× | ${(full.pairs / r.pairs).toFixed(2)}× | ${r.maxError.toExponential(1)} |`,
+    );
   }
   return `${lines.join('\n')}\n\n(${build} build, one thread, d = ${D}, one head.)`;
 }

@@ -13,9 +13,18 @@ const USAGE = `Usage: npx attention-wasm [--port 8080] [--host 127.0.0.1] [--ope
 
 // The options, or an Error saying which one is wrong.
 function readOptions(args) {
-  const { values } = parseArgs({ args, options: { port: { type: 'string', default: '8080' }, host: { type: 'string', default: '127.0.0.1' }, open: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } } });
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string', default: '8080' },
+      host: { type: 'string', default: '127.0.0.1' },
+      open: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
   const port = Number(values.port);
-  if (!/^\d+$/.test(values.port) || port > 65535) throw new Error(`--port must be a whole number from 0 to 65535, got "${values.port}"`);
+  if (!/^\d+$/.test(values.port) || port > 65535)
+    throw new Error(`--port must be a whole number from 0 to 65535, got "${values.port}"`);
   return { ...values, port };
 }
 
@@ -33,8 +42,11 @@ async function listen(port, host) {
 
 // The default browser, by the platform's own command; a failure only means the URL is to be copied.
 function openInBrowser(url) {
-  const [command, ...args] = process.platform === 'darwin' ? ['open'] : process.platform === 'win32' ? ['explorer'] : ['xdg-open'];
-  spawn(command, [...args, url], { stdio: 'ignore', detached: true }).on('error', () => {}).unref();
+  const [command, ...args] =
+    process.platform === 'darwin' ? ['open'] : process.platform === 'win32' ? ['explorer'] : ['xdg-open'];
+  spawn(command, [...args, url], { stdio: 'ignore', detached: true })
+    .on('error', () => {})
+    .unref();
 }
 
 let options;

@@ -5,10 +5,16 @@
 // lacks; give them Node's. process.getBuiltinModule (Node 20.16+) is synchronous, so the glue
 // has no top-level await: bundlers can put it in a worker bundle of any format (Vite's
 // default 'iife' refuses top-level await). In a browser or a Worker both stay undefined.
-const attnBuiltin = typeof process === 'object' && typeof process.versions?.node === 'string' &&
-  typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule : null;
+const attnBuiltin =
+  typeof process === 'object' &&
+  typeof process.versions?.node === 'string' &&
+  typeof process.getBuiltinModule === 'function'
+    ? process.getBuiltinModule
+    : null;
 const require = attnBuiltin ? attnBuiltin('module').createRequire(import.meta.url) : undefined;
-const __dirname = attnBuiltin ? attnBuiltin('path').dirname(attnBuiltin('url').fileURLToPath(import.meta.url)) : undefined;
+const __dirname = attnBuiltin
+  ? attnBuiltin('path').dirname(attnBuiltin('url').fileURLToPath(import.meta.url))
+  : undefined;
 
 // Browsers: starts one pool Worker from the pthread script at `url`. A Worker script must
 // have the page's origin, so from another origin (the package on a CDN) or a data: URL (a
@@ -18,7 +24,9 @@ function attnStartWorker(url) {
   const here = globalThis.location?.href;
   const script = String(url);
   if (here && new URL(script, here).origin === new URL(here).origin) return new Worker(script);
-  const bootstrap = URL.createObjectURL(new Blob([`importScripts(${JSON.stringify(new URL(script, here).href)});`], { type: 'text/javascript' }));
+  const bootstrap = URL.createObjectURL(
+    new Blob([`importScripts(${JSON.stringify(new URL(script, here).href)});`], { type: 'text/javascript' }),
+  );
   const worker = new Worker(bootstrap);
   worker.addEventListener('message', () => URL.revokeObjectURL(bootstrap), { once: true });
   return worker;

@@ -11,11 +11,20 @@ import { fileURLToPath } from 'node:url';
 import { init } from 'attention-wasm';
 import { trainReview, readReviewFiles, madeUpWords } from './review-training.mjs';
 import { reviewSplits } from '../web/elements/training/review-recipe.js';
-import { calibrationSplit, fitTemperature, logitRows, calibrationMetrics, VALIDATION_SHARE } from './review-calibration.mjs';
+import {
+  calibrationSplit,
+  fitTemperature,
+  logitRows,
+  calibrationMetrics,
+  VALIDATION_SHARE,
+} from './review-calibration.mjs';
 
 const args = process.argv.slice(2);
 const folderIndex = args.indexOf('--folder');
-const folder = folderIndex >= 0 ? args[folderIndex + 1] : fileURLToPath(new URL('../web/elements/models/review-sentiment/', import.meta.url));
+const folder =
+  folderIndex >= 0
+    ? args[folderIndex + 1]
+    : fileURLToPath(new URL('../web/elements/models/review-sentiment/', import.meta.url));
 const attn = await init({ simd: 'baseline', threads: 1 });
 const files = readReviewFiles();
 
@@ -43,7 +52,11 @@ const calibrated = await attn.TextClassifier.load({
   'model.safetensors': readFileSync(`${folder}/model.safetensors`),
 });
 const final = { ...withT, metrics: { ...config.metrics, madeUpWords: madeUpWords(calibrated), calibration } };
-for (const text of ['the acting was not bad', 'Honestly, it was not bad at all.', 'The pasta arrived cold and the manager shrugged.']) {
+for (const text of [
+  'the acting was not bad',
+  'Honestly, it was not bad at all.',
+  'The pasta arrived cold and the manager shrugged.',
+]) {
   const raw = calibrated.predict(text);
   process.stderr.write(`${text}: ${raw.label} p = ${Math.max(...raw.probabilities).toFixed(4)} (calibrated)\n`);
 }

@@ -24,12 +24,19 @@ const script = whole.slice(start).replace(EXPORT, '\n').replaceAll('import.meta.
 const temporary = `${glue}.script.js`;
 writeFileSync(temporary, script);
 try {
-  const minified = execFileSync(process.execPath, [join(emscriptenRoot, 'tools', 'acorn-optimizer.js'), temporary, 'AJSDCE', 'minifyWhitespace'], {
-    encoding: 'utf8',
-    maxBuffer: 64 << 20,
-    env: { ...process.env, NODE_PATH: '/usr/share/nodejs' },  // Debian's acorn
-  });
-  writeFileSync(glue, `${prefix}${minified.replaceAll(PLACEHOLDER, 'import.meta.url')}\nexport default ${exported[1]};\n`);
+  const minified = execFileSync(
+    process.execPath,
+    [join(emscriptenRoot, 'tools', 'acorn-optimizer.js'), temporary, 'AJSDCE', 'minifyWhitespace'],
+    {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+      env: { ...process.env, NODE_PATH: '/usr/share/nodejs' }, // Debian's acorn
+    },
+  );
+  writeFileSync(
+    glue,
+    `${prefix}${minified.replaceAll(PLACEHOLDER, 'import.meta.url')}\nexport default ${exported[1]};\n`,
+  );
 } finally {
   rmSync(temporary, { force: true });
 }

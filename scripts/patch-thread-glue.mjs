@@ -19,9 +19,16 @@ function replaceOnce(pattern, replacement, what) {
   text = text.replace(pattern, replacement);
 }
 
-replaceOnce(/new Worker\(new URL\(("[\w.-]+\.worker\.js"),\s*import\.meta\.url\)\)/,
-  (_, name) => `attnStartWorker(new URL(${name},import.meta.url))`, 'new Worker(new URL(worker, import.meta.url))');
-replaceOnce(/"urlOrBlob":\s*Module\["mainScriptUrlOrBlob"\]/,
-  '"urlOrBlob":Module["mainScriptUrlOrBlob"]||import.meta.url', 'urlOrBlob: Module["mainScriptUrlOrBlob"]');
-if (!text.includes('function attnStartWorker(')) throw new Error(`${glue}: the shim (bindings/node-shim.js) is missing`);
+replaceOnce(
+  /new Worker\(new URL\(("[\w.-]+\.worker\.js"),\s*import\.meta\.url\)\)/,
+  (_, name) => `attnStartWorker(new URL(${name},import.meta.url))`,
+  'new Worker(new URL(worker, import.meta.url))',
+);
+replaceOnce(
+  /"urlOrBlob":\s*Module\["mainScriptUrlOrBlob"\]/,
+  '"urlOrBlob":Module["mainScriptUrlOrBlob"]||import.meta.url',
+  'urlOrBlob: Module["mainScriptUrlOrBlob"]',
+);
+if (!text.includes('function attnStartWorker('))
+  throw new Error(`${glue}: the shim (bindings/node-shim.js) is missing`);
 writeFileSync(glue, text);

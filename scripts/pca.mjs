@@ -8,7 +8,8 @@
  * @returns {number[][]} n rows of k numbers (centred), axes by decreasing variance
  */
 export function principalProjection(rows, k) {
-  const n = rows.length, d = rows[0].length;
+  const n = rows.length,
+    d = rows[0].length;
   const mean = new Float64Array(d);
   for (const r of rows) for (let j = 0; j < d; j++) mean[j] += r[j] / n;
   const a = Array.from({ length: d }, () => new Float64Array(d));
@@ -30,29 +31,37 @@ export function principalProjection(rows, k) {
         // The rotation that zeroes a[p][q].
         const theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
         const t = (theta >= 0 ? 1 : -1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-        const c = 1 / Math.sqrt(t * t + 1), s = t * c;
+        const c = 1 / Math.sqrt(t * t + 1),
+          s = t * c;
         for (let i = 0; i < d; i++) {
-          const x = a[i][p], y = a[i][q];
+          const x = a[i][p],
+            y = a[i][q];
           a[i][p] = c * x - s * y;
           a[i][q] = s * x + c * y;
         }
         for (let i = 0; i < d; i++) {
-          const x = a[p][i], y = a[q][i];
+          const x = a[p][i],
+            y = a[q][i];
           a[p][i] = c * x - s * y;
           a[q][i] = s * x + c * y;
         }
         for (let i = 0; i < d; i++) {
-          const x = v[i][p], y = v[i][q];
+          const x = v[i][p],
+            y = v[i][q];
           v[i][p] = c * x - s * y;
           v[i][q] = s * x + c * y;
         }
       }
     }
   }
-  const axes = Array.from({ length: d }, (_, i) => i).sort((x, y) => a[y][y] - a[x][x]).slice(0, k);
-  return rows.map((r) => axes.map((e) => {
-    let s = 0;
-    for (let j = 0; j < d; j++) s += (r[j] - mean[j]) * v[j][e];
-    return s;
-  }));
+  const axes = Array.from({ length: d }, (_, i) => i)
+    .sort((x, y) => a[y][y] - a[x][x])
+    .slice(0, k);
+  return rows.map((r) =>
+    axes.map((e) => {
+      let s = 0;
+      for (let j = 0; j < d; j++) s += (r[j] - mean[j]) * v[j][e];
+      return s;
+    }),
+  );
 }

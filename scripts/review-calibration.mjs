@@ -23,7 +23,8 @@ export const VALIDATION_SHARE = 0.1;
  * are not touched. A validation sentence another source also trains on is dropped.
  */
 export function calibrationSplit(uciFiles) {
-  const fit = [], validation = [];
+  const fit = [],
+    validation = [];
   for (const source of Object.keys(SOURCES)) {
     const { train } = splitRows(readUciFile(uciFiles[source]));
     const cut = Math.round(train.length * (1 - VALIDATION_SHARE));
@@ -61,7 +62,9 @@ export function meanNll(rows, temperature = 1) {
  * of each row's bin, i.e. Σ_b (n_b / n)·|acc_b − conf_b|.
  */
 export function expectedCalibrationError(rows, temperature = 1, bins = ECE_BINS) {
-  const count = new Array(bins).fill(0), correct = new Array(bins).fill(0), confidence = new Array(bins).fill(0);
+  const count = new Array(bins).fill(0),
+    correct = new Array(bins).fill(0),
+    confidence = new Array(bins).fill(0);
   for (const { logits, labelId } of rows) {
     const p = softmax64(logits, temperature);
     const top = Math.max(...p);
@@ -79,16 +82,25 @@ export function expectedCalibrationError(rows, temperature = 1, bins = ECE_BINS)
  */
 export function fitTemperature(rows) {
   const phi = (Math.sqrt(5) - 1) / 2;
-  let a = Math.log(1 / 20), b = Math.log(20);
-  let c = b - phi * (b - a), d = a + phi * (b - a);
-  let fc = meanNll(rows, Math.exp(c)), fd = meanNll(rows, Math.exp(d));
+  let a = Math.log(1 / 20),
+    b = Math.log(20);
+  let c = b - phi * (b - a),
+    d = a + phi * (b - a);
+  let fc = meanNll(rows, Math.exp(c)),
+    fd = meanNll(rows, Math.exp(d));
   while (b - a > 1e-9) {
     if (fc < fd) {
-      b = d; d = c; fd = fc;
-      c = b - phi * (b - a); fc = meanNll(rows, Math.exp(c));
+      b = d;
+      d = c;
+      fd = fc;
+      c = b - phi * (b - a);
+      fc = meanNll(rows, Math.exp(c));
     } else {
-      a = c; c = d; fc = fd;
-      d = a + phi * (b - a); fd = meanNll(rows, Math.exp(d));
+      a = c;
+      c = d;
+      fc = fd;
+      d = a + phi * (b - a);
+      fd = meanNll(rows, Math.exp(d));
     }
   }
   return Math.exp((a + b) / 2);
@@ -96,7 +108,10 @@ export function fitTemperature(rows) {
 
 /** Rows of { logits, labelId }: the classifier's raw logits for { text, label } rows. */
 export function logitRows(classifier, rows) {
-  return rows.map(({ text, label }) => ({ logits: classifier.predict(text).logits, labelId: classifier.labels.indexOf(label) }));
+  return rows.map(({ text, label }) => ({
+    logits: classifier.predict(text).logits,
+    labelId: classifier.labels.indexOf(label),
+  }));
 }
 
 /** ECE and NLL of the raw logits (T = 1) and of the calibrated ones, over rows of { logits, labelId }. */

@@ -11,7 +11,9 @@ const SUITE = fileURLToPath(new URL('../tests/fixtures/sentiment/negation-contra
 /** The shipped training files: the three UCI files by source, the lexicon text, the vectors' bytes. */
 export function readReviewFiles() {
   return {
-    uci: Object.fromEntries(Object.entries(SOURCES).map(([source, name]) => [source, readFileSync(`${DIR}training/${name}`, 'utf8')])),
+    uci: Object.fromEntries(
+      Object.entries(SOURCES).map(([source, name]) => [source, readFileSync(`${DIR}training/${name}`, 'utf8')]),
+    ),
     lexicon: readFileSync(`${DIR}training/vader-lexicon.tsv`, 'utf8'),
     vectors: readFileSync(`${DIR}training/word-vectors.safetensors`),
   };
@@ -19,10 +21,13 @@ export function readReviewFiles() {
 
 /** The negation and contrast suite as { text, label } rows. */
 export function readSuite() {
-  return readFileSync(SUITE, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => {
-    const [text, label] = l.split('\t');
-    return { text, label: label === '1' ? 'positive' : 'negative' };
-  });
+  return readFileSync(SUITE, 'utf8')
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => {
+      const [text, label] = l.split('\t');
+      return { text, label: label === '1' ? 'positive' : 'negative' };
+    });
 }
 
 /**
@@ -32,7 +37,12 @@ export function readSuite() {
 export async function trainReview(attn, files, { exclude = null, rows = null, onProgress, ...overrides } = {}) {
   const train = rows ?? reviewSplits(files.uci, { exclude }).train;
   const out = await attn.TextClassifier.trainFiles(train, {
-    ...REVIEW_OPTIONS, ...overrides, labels: ['negative', 'positive'], lexicon: lexiconOption(files.lexicon), wordVectors: readWordVectors(files.vectors), onProgress,
+    ...REVIEW_OPTIONS,
+    ...overrides,
+    labels: ['negative', 'positive'],
+    lexicon: lexiconOption(files.lexicon),
+    wordVectors: readWordVectors(files.vectors),
+    onProgress,
   });
   return { files: out };
 }
@@ -64,8 +74,15 @@ export async function measureReview(attn, classifierFiles, files, { exclude = nu
 /** p(positive) over 200 texts of 1-6 made-up words (4-8 random letters, seeded): min, max, mean. */
 export function madeUpWords(classifier, seed = 99) {
   let s = seed;
-  const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
-  const word = () => Array.from({ length: 4 + Math.floor(next() * 5) }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(next() * 26)]).join('');
-  const p = Array.from({ length: 200 }, () => classifier.predict(Array.from({ length: 1 + Math.floor(next() * 6) }, word).join(' ')).probabilities[1]);
+  const next = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296;
+  const word = () =>
+    Array.from(
+      { length: 4 + Math.floor(next() * 5) },
+      () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(next() * 26)],
+    ).join('');
+  const p = Array.from(
+    { length: 200 },
+    () => classifier.predict(Array.from({ length: 1 + Math.floor(next() * 6) }, word).join(' ')).probabilities[1],
+  );
   return { min: Math.min(...p), max: Math.max(...p), mean: p.reduce((a, b) => a + b, 0) / p.length, texts: p.length };
 }

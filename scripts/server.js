@@ -15,7 +15,12 @@ const SERVED = ['web', 'dist', 'bindings', 'bench', 'examples'];
 // map, or found beside the package): the tokenizer and chat template libraries' ES modules,
 // served at /node_modules/@huggingface/<name>/dist/. Found as Node finds them from this file:
 // in a clone, the project's node_modules; installed, the consumer's (npm hoists them there).
-const DEPENDENCIES = Object.fromEntries(['tokenizers', 'jinja'].map((name) => [join('node_modules', '@huggingface', name, 'dist'), distFolder(`@huggingface/${name}`)]));
+const DEPENDENCIES = Object.fromEntries(
+  ['tokenizers', 'jinja'].map((name) => [
+    join('node_modules', '@huggingface', name, 'dist'),
+    distFolder(`@huggingface/${name}`),
+  ]),
+);
 // The examples are written for a project that installed the package
 // (./node_modules/attention-wasm/...): under /examples/ the server stands in for that folder.
 const EXAMPLES_PACKAGE = join('examples', 'node_modules', 'attention-wasm');
@@ -33,9 +38,15 @@ function distFolder(name) {
 }
 
 const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json',
-  '.svg': 'image/svg+xml', '.png': 'image/png', '.ts': 'text/plain; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ts': 'text/plain; charset=utf-8',
 };
 
 // Cross-origin isolation: with these on every response the page gets `crossOriginIsolated`
@@ -61,7 +72,8 @@ function fileFor(path, { root, served, docs }) {
   if (served.includes('examples') && relative.startsWith(`${EXAMPLES_PACKAGE}${sep}`)) {
     return fileFor(relative.slice(EXAMPLES_PACKAGE.length), { root, served, docs });
   }
-  if (served.includes('examples') && relative.startsWith(`${EXAMPLES_DEPENDENCIES}${sep}`)) relative = relative.slice(`examples${sep}`.length);
+  if (served.includes('examples') && relative.startsWith(`${EXAMPLES_DEPENDENCIES}${sep}`))
+    relative = relative.slice(`examples${sep}`.length);
   for (const [folder, found] of Object.entries(DEPENDENCIES)) {
     if (relative.startsWith(`${folder}${sep}`)) return found && join(found, relative.slice(folder.length + 1));
   }
@@ -84,7 +96,15 @@ function fileFor(path, { root, served, docs }) {
  * for every origin, resources loadable cross-origin), to test pages on another origin that
  * import the package from here. `host` may be any address to listen on; the URL names it.
  */
-export function startServer({ port = 8080, host = '127.0.0.1', root = ROOT, served = SERVED, isolated = true, docs = true, cdn = false } = {}) {
+export function startServer({
+  port = 8080,
+  host = '127.0.0.1',
+  root = ROOT,
+  served = SERVED,
+  isolated = true,
+  docs = true,
+  cdn = false,
+} = {}) {
   const isolation = cdn ? CDN : isolated ? ISOLATION : {};
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -105,7 +125,12 @@ export function startServer({ port = 8080, host = '127.0.0.1', root = ROOT, serv
     }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': body.length, 'cache-control': 'no-cache', ...isolation });
+      res.writeHead(200, {
+        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'content-length': body.length,
+        'cache-control': 'no-cache',
+        ...isolation,
+      });
       res.end(body);
     } catch {
       res.writeHead(404).end('not found');
@@ -113,6 +138,8 @@ export function startServer({ port = 8080, host = '127.0.0.1', root = ROOT, serv
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve({ server, url: `http://${host.includes(':') ? `[${host}]` : host}:${server.address().port}/` }));
+    server.listen(port, host, () =>
+      resolve({ server, url: `http://${host.includes(':') ? `[${host}]` : host}:${server.address().port}/` }),
+    );
   });
 }

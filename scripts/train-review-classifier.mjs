@@ -14,10 +14,14 @@ import { trainReview, measureReview, readReviewFiles, withMetrics } from './revi
 const args = process.argv.slice(2);
 const cross = args.includes('--cross');
 const outIndex = args.indexOf('--out');
-const out = outIndex >= 0 ? args[outIndex + 1] : fileURLToPath(new URL('../web/elements/models/review-sentiment/', import.meta.url));
+const out =
+  outIndex >= 0
+    ? args[outIndex + 1]
+    : fileURLToPath(new URL('../web/elements/models/review-sentiment/', import.meta.url));
 const attn = await init({ simd: 'baseline', threads: 1 });
 const files = readReviewFiles();
-const log = (p) => process.stderr.write(`step ${p.step}/${p.steps}: loss ${p.loss.toFixed(4)} (${p.seconds.toFixed(1)} s)\n`);
+const log = (p) =>
+  process.stderr.write(`step ${p.step}/${p.steps}: loss ${p.loss.toFixed(4)} (${p.seconds.toFixed(1)} s)\n`);
 
 const shipped = await trainReview(attn, files, { onProgress: log });
 const metrics = await measureReview(attn, shipped.files, files);
@@ -27,17 +31,23 @@ if (cross) {
     const model = await trainReview(attn, files, { exclude: source });
     const m = await measureReview(attn, model.files, files, { exclude: source });
     metrics.crossSource[source] = m.heldOut[source];
-    process.stderr.write(`without ${source}: ${(100 * m.heldOut[source].accuracy).toFixed(1)}% of its ${m.heldOut[source].count} sentences\n`);
+    process.stderr.write(
+      `without ${source}: ${(100 * m.heldOut[source].accuracy).toFixed(1)}% of its ${m.heldOut[source].count} sentences\n`,
+    );
   }
 } else {
   // Keep the cross-source numbers a --cross run measured, if the folder has them.
   try {
     metrics.crossSource = JSON.parse(readFileSync(`${out}/config.json`, 'utf8')).metrics?.crossSource;
-  } catch { /* none yet */ }
+  } catch {
+    /* none yet */
+  }
 }
 const final = { ...shipped.files, 'config.json': withMetrics(shipped.files['config.json'], metrics) };
 mkdirSync(out, { recursive: true });
 for (const [name, content] of Object.entries(final)) writeFileSync(`${out}/${name}`, content);
 console.log(JSON.stringify(metrics, null, 2));
 // A new model needs its own temperature (config.json is written here without one).
-process.stderr.write('Next: node scripts/calibrate-review-classifier.mjs (fits the calibration temperature of this model)\n');
+process.stderr.write(
+  'Next: node scripts/calibrate-review-classifier.mjs (fits the calibration temperature of this model)\n',
+);

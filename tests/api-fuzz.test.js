@@ -68,24 +68,35 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inspect, types } from 'node:util';
 import vm from 'node:vm';
-import { init, tensor as packageTensor, toNested as packageToNested, toTfjs as packageToTfjs, toOrt as packageToOrt } from 'attention-wasm';
+import {
+  init,
+  tensor as packageTensor,
+  toNested as packageToNested,
+  toTfjs as packageToTfjs,
+  toOrt as packageToOrt,
+} from 'attention-wasm';
 import { referenceAttention } from './helpers/reference.js';
 import { refMatmul, refLayerNorm, refFeedForward, refMultiHead, refAdd } from './helpers/reference-layers.js';
 import { assertClose, rng } from './helpers/assert.js';
-import { refLinearBackward, refLayerNormBackward, refFeedForwardBackward, refSoftmaxCrossEntropy } from './helpers/reference-backward.js';
+import {
+  refLinearBackward,
+  refLayerNormBackward,
+  refFeedForwardBackward,
+  refSoftmaxCrossEntropy,
+} from './helpers/reference-backward.js';
 
 const DEFAULT_SEED = 20261122;
 const SEED = parseSeed(process.env.ATTN_FUZZ_SEED);
 const CALLS = Number(process.env.ATTN_FUZZ_CALLS ?? 100_000);
-const FROM = Number(process.env.ATTN_FUZZ_FROM ?? 0);  // replay a range: ATTN_FUZZ_FROM=i ATTN_FUZZ_CALLS=j
-const INIT_CALLS = 300;          // init() is async and compiles wasm: fuzzed in a short first phase
-const CHECK_EVERY = 1000;        // canary
-const STATS_EVERY = 250;         // statistics to the parent
-const SLOW_MS = 5_000;           // one call
-const HANG_MS = 20_000;          // no progress at all
-const BUDGET_MS = 10 * 60_000;   // the whole run
-const MAX_FAILURES = 20_000;     // stop early after this many
-const EXAMPLES = 2;              // calls shown per kind of failure
+const FROM = Number(process.env.ATTN_FUZZ_FROM ?? 0); // replay a range: ATTN_FUZZ_FROM=i ATTN_FUZZ_CALLS=j
+const INIT_CALLS = 300; // init() is async and compiles wasm: fuzzed in a short first phase
+const CHECK_EVERY = 1000; // canary
+const STATS_EVERY = 250; // statistics to the parent
+const SLOW_MS = 5_000; // one call
+const HANG_MS = 20_000; // no progress at all
+const BUDGET_MS = 10 * 60_000; // the whole run
+const MAX_FAILURES = 20_000; // stop early after this many
+const EXAMPLES = 2; // calls shown per kind of failure
 
 function parseSeed(text) {
   if (text === undefined || text === '') return DEFAULT_SEED;
@@ -108,22 +119,48 @@ function makeGen(seed, index) {
   const random = rng(fmix32((seed >>> 0) ^ fmix32(index + 1) ^ fmix32(Math.floor(seed / 2 ** 32))));
   return {
     float: (lo = -2, hi = 2) => random(lo, hi),
-    int: (lo, hi) => lo + Math.floor(random(0, 1) * (hi - lo + 1)),  // inclusive
+    int: (lo, hi) => lo + Math.floor(random(0, 1) * (hi - lo + 1)), // inclusive
     chance: (p) => random(0, 1) < p,
     pick: (list) => list[Math.floor(random(0, 1) * list.length)],
-    inputs: [],     // honest tensors made for this call, [value, canonical]: must be left unchanged
-    canons: new WeakMap(),  // honest tensor value → its canonical { data, shape }
-    labels: new WeakMap(),  // tricky objects → what they are, for the call's description
-    evil: false,    // an argument runs caller code or lies
+    inputs: [], // honest tensors made for this call, [value, canonical]: must be left unchanged
+    canons: new WeakMap(), // honest tensor value → its canonical { data, shape }
+    labels: new WeakMap(), // tricky objects → what they are, for the call's description
+    evil: false, // an argument runs caller code or lies
   };
 }
 
 const isProxy = (value) => types.isProxy(value);
 const sizeOf = (shape) => shape.reduce((a, b) => a * b, 1);
-const TYPED = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
-  Float32Array, Float64Array, BigInt64Array, BigUint64Array, ...(globalThis.Float16Array ? [globalThis.Float16Array] : [])];
-const BAD_NUMBERS = [-1, -0.5, 0.5, 1.5, NaN, Infinity, -Infinity, 2 ** 31, 2 ** 32, 2 ** 53, 2 ** 53 + 2, -(2 ** 31),
-  Number.MAX_VALUE, Number.MIN_VALUE];
+const TYPED = [
+  Int8Array,
+  Uint8Array,
+  Uint8ClampedArray,
+  Int16Array,
+  Uint16Array,
+  Int32Array,
+  Uint32Array,
+  Float32Array,
+  Float64Array,
+  BigInt64Array,
+  BigUint64Array,
+  ...(globalThis.Float16Array ? [globalThis.Float16Array] : []),
+];
+const BAD_NUMBERS = [
+  -1,
+  -0.5,
+  0.5,
+  1.5,
+  NaN,
+  Infinity,
+  -Infinity,
+  2 ** 31,
+  2 ** 32,
+  2 ** 53,
+  2 ** 53 + 2,
+  -(2 ** 31),
+  Number.MAX_VALUE,
+  Number.MIN_VALUE,
+];
 const HUGE_DIMS = [2 ** 16, 2 ** 20, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 40, 2 ** 53];
 
 // ============================================================================================
@@ -131,7 +168,7 @@ const HUGE_DIMS = [2 ** 16, 2 ** 20, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 40, 2 *
 // ============================================================================================
 
 class CallerError extends Error {}
-const callerErrors = new WeakSet();  // exactly the errors the fuzzer's own getters/traps threw
+const callerErrors = new WeakSet(); // exactly the errors the fuzzer's own getters/traps threw
 
 function callerThrow(what) {
   const error = new CallerError(`the caller's own ${what} threw`);
@@ -143,7 +180,13 @@ const detach = (buffer) => structuredClone(buffer, { transfer: [buffer] });
 const otherRealm = vm.createContext();
 
 function throwingProxy(g, target) {
-  const traps = g.pick([['get'], ['ownKeys'], ['has', 'get'], ['getPrototypeOf'], ['get', 'ownKeys', 'has', 'getOwnPropertyDescriptor', 'getPrototypeOf']]);
+  const traps = g.pick([
+    ['get'],
+    ['ownKeys'],
+    ['has', 'get'],
+    ['getPrototypeOf'],
+    ['get', 'ownKeys', 'has', 'getOwnPropertyDescriptor', 'getPrototypeOf'],
+  ]);
   const handler = Object.fromEntries(traps.map((trap) => [trap, () => callerThrow(`Proxy ${trap} trap`)]));
   return label(g, new Proxy(target, handler), `Proxy whose ${traps.join('/')} trap throws`);
 }
@@ -156,7 +199,9 @@ function label(g, object, text) {
 
 // A Float32Array whose `length` getter lies (the buffer really holds `actual` values).
 class LyingFloat32Array extends Float32Array {
-  get length() { return this.claimed ?? super.length; }
+  get length() {
+    return this.claimed ?? super.length;
+  }
 }
 
 function lyingFloats(g, claimed) {
@@ -174,19 +219,65 @@ function lyingFloats(g, claimed) {
 // --- junk: a value of any kind a caller might pass by mistake ------------------------------
 function junk(g, depth = 0) {
   const kinds = [
-    () => undefined, () => null, () => g.chance(0.5),
+    () => undefined,
+    () => null,
+    () => g.chance(0.5),
     () => g.pick([0, -0, 1, 3, ...BAD_NUMBERS]),
-    () => g.pick(['', 'x', '3', '2,2', '[[1, 2]]', 'relu', 'sum', 'top-left', 'post', 'attention', 'constructor', '__proto__', 'x'.repeat(300)]),
+    () =>
+      g.pick([
+        '',
+        'x',
+        '3',
+        '2,2',
+        '[[1, 2]]',
+        'relu',
+        'sum',
+        'top-left',
+        'post',
+        'attention',
+        'constructor',
+        '__proto__',
+        'x'.repeat(300),
+      ]),
     () => Symbol('junk'),
     () => g.pick([0n, 3n, -(2n ** 70n)]),
-    () => g.pick([() => 1, function named() {}, class Klass {}, Math.max, Object.assign(() => 0, { data: new Float32Array(4), shape: [2, 2] })]),
-    () => g.pick([{}, Object.create(null), { data: null, shape: null }, { length: 2, 0: 1, 1: 2 }, Object.freeze({ shape: [1] })]),
+    () =>
+      g.pick([
+        () => 1,
+        function named() {},
+        class Klass {},
+        Math.max,
+        Object.assign(() => 0, { data: new Float32Array(4), shape: [2, 2] }),
+      ]),
+    () =>
+      g.pick([
+        {},
+        Object.create(null),
+        { data: null, shape: null },
+        { length: 2, 0: 1, 1: 2 },
+        Object.freeze({ shape: [1] }),
+      ]),
     () => (depth < 2 ? [junk(g, depth + 1), junk(g, depth + 1)] : []),
     () => g.pick([[1, , 3], new Array(4), [[1, 2], [3]], [[[]]], [NaN], [true, false], [1n], ['1', '2']]), // eslint-disable-line no-sparse-arrays
-    () => { const cyclic = [1]; cyclic[0] = cyclic; return cyclic; },
+    () => {
+      const cyclic = [1];
+      cyclic[0] = cyclic;
+      return cyclic;
+    },
     () => deepArray(g.pick([64, 65, 300])),
     () => g.pick([new Number(3), new String('ab'), new Boolean(false), Object(2n), Object(Symbol('boxed'))]),
-    () => g.pick([new Map([[1, 2]]), new Set([1]), new Date(NaN), /re/g, Promise.resolve(1), new WeakMap(), new Error('not a tensor'), JSON, Math]),
+    () =>
+      g.pick([
+        new Map([[1, 2]]),
+        new Set([1]),
+        new Date(NaN),
+        /re/g,
+        Promise.resolve(1),
+        new WeakMap(),
+        new Error('not a tensor'),
+        JSON,
+        Math,
+      ]),
     () => typedArray(g, g.pick(TYPED), g.int(0, 6)),
     () => g.pick([new ArrayBuffer(8), new SharedArrayBuffer(8), new DataView(new ArrayBuffer(16), 4)]),
     () => evilObject(g),
@@ -203,27 +294,70 @@ function deepArray(depth) {
 // Every TypedArray kind, possibly detached, SharedArrayBuffer-backed or a subarray at an offset.
 function typedArray(g, T, n) {
   switch (g.int(0, 4)) {
-    case 0: { const a = new T(n); detach(a.buffer); return a; }
-    case 1: return new T(new SharedArrayBuffer(n * T.BYTES_PER_ELEMENT));
-    case 2: return new T(n + 3).subarray(3);
-    default: return new T(n);
+    case 0: {
+      const a = new T(n);
+      detach(a.buffer);
+      return a;
+    }
+    case 1:
+      return new T(new SharedArrayBuffer(n * T.BYTES_PER_ELEMENT));
+    case 2:
+      return new T(n + 3).subarray(3);
+    default:
+      return new T(n);
   }
 }
 
 // Objects whose own code throws (CallerError) or converts badly.
 function evilObject(g) {
   return g.pick([
-    () => label(g, { get data() { return callerThrow('data getter'); }, get shape() { return callerThrow('shape getter'); } }, 'object whose data/shape getters throw'),
+    () =>
+      label(
+        g,
+        {
+          get data() {
+            return callerThrow('data getter');
+          },
+          get shape() {
+            return callerThrow('shape getter');
+          },
+        },
+        'object whose data/shape getters throw',
+      ),
     () => throwingProxy(g, g.chance(0.5) ? {} : []),
-    () => label(g, { [Symbol.toPrimitive]() { return callerThrow('Symbol.toPrimitive'); } }, 'object whose Symbol.toPrimitive throws'),
-    () => label(g, { [Symbol.toPrimitive]: () => Symbol('primitive') }, 'object whose Symbol.toPrimitive returns a symbol'),
-    () => label(g, { toString() { return callerThrow('toString'); }, valueOf() { return callerThrow('valueOf'); } }, 'object whose toString/valueOf throw'),
+    () =>
+      label(
+        g,
+        {
+          [Symbol.toPrimitive]() {
+            return callerThrow('Symbol.toPrimitive');
+          },
+        },
+        'object whose Symbol.toPrimitive throws',
+      ),
+    () =>
+      label(g, { [Symbol.toPrimitive]: () => Symbol('primitive') }, 'object whose Symbol.toPrimitive returns a symbol'),
+    () =>
+      label(
+        g,
+        {
+          toString() {
+            return callerThrow('toString');
+          },
+          valueOf() {
+            return callerThrow('valueOf');
+          },
+        },
+        'object whose toString/valueOf throw',
+      ),
   ])();
 }
 
 // --- numbers ---------------------------------------------------------------------------------
 function badNumber(g) {
-  return g.chance(0.7) ? g.pick(BAD_NUMBERS) : g.pick(['3', null, undefined, 3n, true, {}, [3], new Number(3), Symbol('n')]);
+  return g.chance(0.7)
+    ? g.pick(BAD_NUMBERS)
+    : g.pick(['3', null, undefined, 3n, true, {}, [3], new Number(3), Symbol('n')]);
 }
 
 // --- tensors ---------------------------------------------------------------------------------
@@ -246,9 +380,19 @@ function nest(data, shape, axis = 0, offset = 0) {
 // Float32Array `data` in one of the honest forms a caller may have it.
 function honestData(g, data) {
   switch (g.int(0, 5)) {
-    case 0: { const shared = new Float32Array(new SharedArrayBuffer(data.byteLength)); shared.set(data); return shared; }
-    case 1: { const off = g.int(1, 5); const big = new Float32Array(data.length + off + 2); big.set(data, off); return big.subarray(off, off + data.length); }
-    default: return data.slice();
+    case 0: {
+      const shared = new Float32Array(new SharedArrayBuffer(data.byteLength));
+      shared.set(data);
+      return shared;
+    }
+    case 1: {
+      const off = g.int(1, 5);
+      const big = new Float32Array(data.length + off + 2);
+      big.set(data, off);
+      return big.subarray(off, off + data.length);
+    }
+    default:
+      return data.slice();
   }
 }
 
@@ -263,7 +407,8 @@ function tensorArg(g, shape, data = randomFloats(g, sizeOf(shape))) {
   if (r <= 1 && nestable(shape) && n <= 256) value = nest(data, shape);
   else if (r === 12) value = { data: g.chance(0.5) ? Float64Array.from(data) : Array.from(data), shape: shape.slice() };
   else if (r === 13) value = fakeTfjs(data.slice(), shape.slice());
-  else if (r === 14) value = { dims: Object.freeze(shape.slice()), type: 'float32', data: data.slice(), location: 'cpu' };
+  else if (r === 14)
+    value = { dims: Object.freeze(shape.slice()), type: 'float32', data: data.slice(), location: 'cpu' };
   else if (r === 2) value = Object.freeze({ data: honestData(g, data), shape: Object.freeze(shape.slice()) });
   else if (r === 3) value = { data: honestData(g, data), shape: shape.slice(), name: 'x', dtype: 'float32' };
   else if (r === 4) value = Object.create({ data: honestData(g, data), shape: shape.slice() });
@@ -284,11 +429,28 @@ function foreignMistake(g, shape) {
   const n = sizeOf(shape);
   return g.pick([
     () => fakeTfjs(new Float32Array(n), shape, g.pick(['string', 'complex64', 'float16', '', 'Float32'])),
-    () => fakeTfjs(g.pick([null, undefined, 'abc', 3, {}, [1, '2'], new Float32Array(n + 1), typedArray(g, g.pick(TYPED), n)]), shape),
-    () => label(g, { shape, dtype: 'float32', dataSync: () => callerThrow('dataSync') }, 'tfjs tensor whose dataSync() throws'),
+    () =>
+      fakeTfjs(
+        g.pick([null, undefined, 'abc', 3, {}, [1, '2'], new Float32Array(n + 1), typedArray(g, g.pick(TYPED), n)]),
+        shape,
+      ),
+    () =>
+      label(
+        g,
+        { shape, dtype: 'float32', dataSync: () => callerThrow('dataSync') },
+        'tfjs tensor whose dataSync() throws',
+      ),
     () => fakeTfjs(new Float32Array(n), badShape(g, shape)),
-    () => ({ dims: shape, type: g.pick(['string', 'bool', 'int64', '']), data: g.pick([['a'], new Float32Array(n), [1, 2]]) }),
-    () => ({ dims: g.chance(0.5) ? badShape(g, shape) : shape, type: 'float32', data: g.pick([new Float32Array(n), null, typedArray(g, g.pick(TYPED), n), new DataView(new ArrayBuffer(4 * n))]) }),
+    () => ({
+      dims: shape,
+      type: g.pick(['string', 'bool', 'int64', '']),
+      data: g.pick([['a'], new Float32Array(n), [1, 2]]),
+    }),
+    () => ({
+      dims: g.chance(0.5) ? badShape(g, shape) : shape,
+      type: 'float32',
+      data: g.pick([new Float32Array(n), null, typedArray(g, g.pick(TYPED), n), new DataView(new ArrayBuffer(4 * n))]),
+    }),
   ])();
 }
 
@@ -296,14 +458,27 @@ function foreignMistake(g, shape) {
 function badShape(g, shape) {
   const s = shape.slice();
   switch (g.int(0, 7)) {
-    case 0: if (s.length) s[g.int(0, s.length - 1)] = badNumber(g); else s.push(badNumber(g)); return s;
-    case 1: return [...s, ...new Array(65 - s.length).fill(1)];                 // rank 65
-    case 2: { const holey = s.slice(); holey.length = s.length + 1; return holey; }  // a hole
-    case 3: return Int32Array.from(s);
-    case 4: return g.pick([s.join(','), sizeOf(s), { length: s.length, ...s }, null, new Set(s)]);
-    case 5: return s.slice(1);
-    case 6: return [...s, 1];                                                     // one more dim (may still be valid)
-    default: return [-0, ...s];                                                   // -0 is a dim of 0
+    case 0:
+      if (s.length) s[g.int(0, s.length - 1)] = badNumber(g);
+      else s.push(badNumber(g));
+      return s;
+    case 1:
+      return [...s, ...new Array(65 - s.length).fill(1)]; // rank 65
+    case 2: {
+      const holey = s.slice();
+      holey.length = s.length + 1;
+      return holey;
+    } // a hole
+    case 3:
+      return Int32Array.from(s);
+    case 4:
+      return g.pick([s.join(','), sizeOf(s), { length: s.length, ...s }, null, new Set(s)]);
+    case 5:
+      return s.slice(1);
+    case 6:
+      return [...s, 1]; // one more dim (may still be valid)
+    default:
+      return [-0, ...s]; // -0 is a dim of 0
   }
 }
 
@@ -313,13 +488,30 @@ function nearTensor(g, shape) {
   const kinds = [
     () => ({ data: randomFloats(g, Math.max(0, n + g.pick([-1, 1, 7]))), shape }),
     () => ({ data: typedArray(g, g.pick(TYPED.filter((T) => T !== Float32Array)), n), shape }),
-    () => ({ data: g.pick([new DataView(new ArrayBuffer(4 * n)), Array.from(randomFloats(g, n)), new ArrayBuffer(4 * n), undefined, null, 'data']), shape }),
+    () => ({
+      data: g.pick([
+        new DataView(new ArrayBuffer(4 * n)),
+        Array.from(randomFloats(g, n)),
+        new ArrayBuffer(4 * n),
+        undefined,
+        null,
+        'data',
+      ]),
+      shape,
+    }),
     () => ({ data: randomFloats(g, n), shape: badShape(g, shape) }),
     () => g.pick([{ data: randomFloats(g, n) }, { shape }, { data: randomFloats(g, n), shape: undefined }]),
-    () => { const data = randomFloats(g, n); detach(data.buffer); return { data, shape }; },
+    () => {
+      const data = randomFloats(g, n);
+      detach(data.buffer);
+      return { data, shape };
+    },
     () => zeroSizeHuge(g, Math.max(1, shape.length)),
     () => nestedMistake(g, shape),
-    () => ({ data: new Float32Array(new SharedArrayBuffer(4 * n + 4), 4), shape: g.chance(0.5) ? shape : badShape(g, shape) }),
+    () => ({
+      data: new Float32Array(new SharedArrayBuffer(4 * n + 4), 4),
+      shape: g.chance(0.5) ? shape : badShape(g, shape),
+    }),
     () => foreignMistake(g, shape),
     () => ({ data: g.pick([[1, '2'], [1, null], [1, undefined], new Array(n)]), shape }),
     () => junk(g),
@@ -338,16 +530,41 @@ function zeroSizeHuge(g, rank) {
 function nestedMistake(g, shape) {
   const s = shape.length ? shape.map((d) => Math.max(1, Math.min(d, 4))) : [2];
   const nested = nest(randomFloats(g, sizeOf(s)), s);
-  const row = (a) => { let r = a; while (Array.isArray(r[0])) r = r[0]; return r; };
+  const row = (a) => {
+    let r = a;
+    while (Array.isArray(r[0])) r = r[0];
+    return r;
+  };
   switch (g.int(0, 7)) {
-    case 0: row(nested).pop(); if (s.length === 1) nested.push(1); return [nested, [1]];         // ragged
-    case 1: delete row(nested)[0]; return nested;                                                   // hole
-    case 2: row(nested)[0] = g.pick(['1', null, 1n, true, {}, [], new Number(1), undefined, Symbol('leaf')]); return nested;
-    case 3: return deepArray(65);
-    case 4: { const c = [nested]; c.push(c); return c; }
-    case 5: return s.length > 1 ? [Float32Array.from(row(nested)), Float32Array.from(row(nested))] : [new Float32Array(2)];
-    case 6: return nest(Array.from({ length: sizeOf(s) }, () => g.chance(0.5)), s);               // booleans
-    default: return nest(Array.from({ length: sizeOf(s) }, () => g.pick([NaN, Infinity, -Infinity, -0])), s);  // odd but valid numbers
+    case 0:
+      row(nested).pop();
+      if (s.length === 1) nested.push(1);
+      return [nested, [1]]; // ragged
+    case 1:
+      delete row(nested)[0];
+      return nested; // hole
+    case 2:
+      row(nested)[0] = g.pick(['1', null, 1n, true, {}, [], new Number(1), undefined, Symbol('leaf')]);
+      return nested;
+    case 3:
+      return deepArray(65);
+    case 4: {
+      const c = [nested];
+      c.push(c);
+      return c;
+    }
+    case 5:
+      return s.length > 1 ? [Float32Array.from(row(nested)), Float32Array.from(row(nested))] : [new Float32Array(2)];
+    case 6:
+      return nest(
+        Array.from({ length: sizeOf(s) }, () => g.chance(0.5)),
+        s,
+      ); // booleans
+    default:
+      return nest(
+        Array.from({ length: sizeOf(s) }, () => g.pick([NaN, Infinity, -Infinity, -0])),
+        s,
+      ); // odd but valid numbers
   }
 }
 
@@ -359,13 +576,39 @@ function evilTensor(g, canon) {
   const kinds = [
     () => ({ value: evilObject(g) }),
     () => ({ value: throwingProxy(g, { data: data.slice(), shape: shape.slice() }) }),
-    () => ({ value: label(g, { data: data.slice(), get shape() { return callerThrow('shape getter'); } }, 'tensor whose shape getter throws') }),
+    () => ({
+      value: label(
+        g,
+        {
+          data: data.slice(),
+          get shape() {
+            return callerThrow('shape getter');
+          },
+        },
+        'tensor whose shape getter throws',
+      ),
+    }),
     () => ({ value: shifty(g, canon), keepsCanon: true }),
     () => shiftyShapeArray(g, canon),
     () => ({ value: { data: lyingFloats(g, n), shape: shape.slice() } }),
-    () => ({ value: { data: label(g, new Proxy(data.slice(), {}), 'transparent Proxy of a Float32Array'), shape: shape.slice() } }),
-    () => ({ value: { data: label(g, Object.create(Float32Array.prototype), 'Object.create(Float32Array.prototype)'), shape: shape.slice() } }),
-    () => ({ value: { data: label(g, vm.runInContext(`new Float32Array(${n})`, otherRealm), 'Float32Array from another realm'), shape: shape.slice() } }),
+    () => ({
+      value: {
+        data: label(g, new Proxy(data.slice(), {}), 'transparent Proxy of a Float32Array'),
+        shape: shape.slice(),
+      },
+    }),
+    () => ({
+      value: {
+        data: label(g, Object.create(Float32Array.prototype), 'Object.create(Float32Array.prototype)'),
+        shape: shape.slice(),
+      },
+    }),
+    () => ({
+      value: {
+        data: label(g, vm.runInContext(`new Float32Array(${n})`, otherRealm), 'Float32Array from another realm'),
+        shape: shape.slice(),
+      },
+    }),
     () => nestedLiar(g, canon),
   ];
   return g.pick(kinds)();
@@ -374,11 +617,25 @@ function evilTensor(g, canon) {
 // { data, shape } answering honestly the first `honest` reads of each property, then lying.
 function shifty(g, canon) {
   const honest = g.int(1, 3);
-  const lie = g.pick(['bigger shape', 'smaller shape', 'other rank', 'null data', 'short data', 'long data', 'Float64Array data', 'detach data']);
+  const lie = g.pick([
+    'bigger shape',
+    'smaller shape',
+    'other rank',
+    'null data',
+    'short data',
+    'long data',
+    'Float64Array data',
+    'detach data',
+  ]);
   const data = canon.data.slice();
-  const lieShape = lie === 'bigger shape' ? canon.shape.map((d) => Math.min(64, d * 4 + 4))
-    : lie === 'smaller shape' ? canon.shape.map(() => 1) : [...canon.shape, 2];
-  let dataReads = 0, shapeReads = 0;
+  const lieShape =
+    lie === 'bigger shape'
+      ? canon.shape.map((d) => Math.min(64, d * 4 + 4))
+      : lie === 'smaller shape'
+        ? canon.shape.map(() => 1)
+        : [...canon.shape, 2];
+  let dataReads = 0,
+    shapeReads = 0;
   const object = {
     get data() {
       if (++dataReads <= honest || !lie.endsWith('data') || lie === 'detach data') return data;
@@ -389,10 +646,16 @@ function shifty(g, canon) {
     },
     get shape() {
       if (++shapeReads === honest + 1 && lie === 'detach data' && data.buffer.byteLength > 0) detach(data.buffer);
-      return shapeReads <= honest || !lie.endsWith('shape') && lie !== 'other rank' ? canon.shape.slice() : lieShape.slice();
+      return shapeReads <= honest || (!lie.endsWith('shape') && lie !== 'other rank')
+        ? canon.shape.slice()
+        : lieShape.slice();
     },
   };
-  return label(g, object, `shifty tensor ${inspect(canon.shape)}: honest for ${honest} read(s) of data/shape, then ${lie}`);
+  return label(
+    g,
+    object,
+    `shifty tensor ${inspect(canon.shape)}: honest for ${honest} read(s) of data/shape, then ${lie}`,
+  );
 }
 
 // { data, shape } whose shape is an Array subclass with lying slice/forEach/iterator, or a Proxy
@@ -403,16 +666,25 @@ function shiftyShapeArray(g, canon) {
   let shape;
   if (kind === 'length') {
     let reads = 0;
-    shape = new Proxy(canon.shape.slice(), { get: (t, k, r) => (k === 'length' ? (reads++ < 1 ? t.length : t.length + 1) : Reflect.get(t, k, r)) });
+    shape = new Proxy(canon.shape.slice(), {
+      get: (t, k, r) => (k === 'length' ? (reads++ < 1 ? t.length : t.length + 1) : Reflect.get(t, k, r)),
+    });
   } else {
     class LyingShape extends Array {}
     if (kind === 'slice') LyingShape.prototype.slice = () => lieShape.slice();
     if (kind === 'forEach') LyingShape.prototype.forEach = () => {};
-    if (kind === 'iterator') LyingShape.prototype[Symbol.iterator] = function* () { yield* lieShape; };
+    if (kind === 'iterator')
+      LyingShape.prototype[Symbol.iterator] = function* () {
+        yield* lieShape;
+      };
     shape = LyingShape.from(canon.shape);
-    if (kind === 'forEach') shape[0] = g.pick([-3, 1.5, 'x']) ?? 0;  // only forEach would see it
+    if (kind === 'forEach') shape[0] = g.pick([-3, 1.5, 'x']) ?? 0; // only forEach would see it
   }
-  const value = label(g, { data: canon.data.slice(), shape }, `tensor ${inspect(canon.shape)} whose shape is an Array subclass/Proxy lying through ${kind}`);
+  const value = label(
+    g,
+    { data: canon.data.slice(), shape },
+    `tensor ${inspect(canon.shape)} whose shape is an Array subclass/Proxy lying through ${kind}`,
+  );
   // Read by index, the forEach variant has a bad dim: the call must throw. The others are honest.
   return kind === 'forEach' ? { value, mustThrow: true } : { value, keepsCanon: true };
 }
@@ -423,12 +695,18 @@ function nestedLiar(g, canon) {
   if (!nestable(shape)) return { value: evilObject(g) };
   const nested = nest(data, shape);
   switch (g.int(0, 2)) {
-    case 0: {  // index reads are honest: the reference applies
+    case 0: {
+      // index reads are honest: the reference applies
       const lie = g.pick([[1, 2, 3], 'x', { valueOf: () => callerThrow('valueOf') }, 1e9, []]);
       class LyingRows extends Array {}
-      LyingRows.prototype[Symbol.iterator] = function* () { yield lie; };
+      LyingRows.prototype[Symbol.iterator] = function* () {
+        yield lie;
+      };
       const rows = LyingRows.from(nested);
-      return { value: label(g, rows, `nested ${inspect(shape)} (Array subclass whose iterator yields ${inspect(lie)})`), keepsCanon: true };
+      return {
+        value: label(g, rows, `nested ${inspect(shape)} (Array subclass whose iterator yields ${inspect(lie)})`),
+        keepsCanon: true,
+      };
     }
     case 1: {
       Object.defineProperty(nested, 0, { get: () => callerThrow('index getter'), enumerable: true });
@@ -436,7 +714,13 @@ function nestedLiar(g, canon) {
     }
     default: {
       const length = g.pick([-1, 1.5, NaN, 2 ** 32 - 1, nested.length + 1, '2']);
-      return { value: label(g, new Proxy(nested, { get: (t, k, r) => (k === 'length' ? length : Reflect.get(t, k, r)) }), `nested ${inspect(shape)} behind a Proxy whose length is ${String(length)}`) };
+      return {
+        value: label(
+          g,
+          new Proxy(nested, { get: (t, k, r) => (k === 'length' ? length : Reflect.get(t, k, r)) }),
+          `nested ${inspect(shape)} behind a Proxy whose length is ${String(length)}`,
+        ),
+      };
     }
   }
 }
@@ -446,7 +730,10 @@ function tensorMistake(g, value, canon, smallOnly) {
   const r = g.float(0, 1);
   if (r < 0.45) {
     const near = nearTensor(g, canon?.shape ?? [2, 2]);
-    const shape = near !== null && typeof near === 'object' && !isProxy(near) ? Object.getOwnPropertyDescriptor(near, 'shape')?.value : undefined;
+    const shape =
+      near !== null && typeof near === 'object' && !isProxy(near)
+        ? Object.getOwnPropertyDescriptor(near, 'shape')?.value
+        : undefined;
     const hugeEmpty = Array.isArray(shape) && shape.some((d) => typeof d === 'number' && d > 2 ** 12);
     return { value: smallOnly && hugeEmpty ? junk(g) : near };
   }
@@ -465,8 +752,20 @@ function maskArg(g, target) {
   if (g.chance(0.5)) {
     const data = Uint8Array.from({ length: n }, () => (g.chance(0.7) ? g.pick([1, 1, 2, 255]) : 0));
     const canon = { data, shape, boolean: true };
-    if (g.chance(0.3) && nestable(shape)) return [nest(Array.from(data, (b) => b !== 0), shape), { ...canon, data: Uint8Array.from(data, (b) => (b ? 1 : 0)) }];
-    return [g.chance(0.2) ? Object.freeze({ data: data.slice(), shape: shape.slice() }) : { data: data.slice(), shape: shape.slice() }, canon];
+    if (g.chance(0.3) && nestable(shape))
+      return [
+        nest(
+          Array.from(data, (b) => b !== 0),
+          shape,
+        ),
+        { ...canon, data: Uint8Array.from(data, (b) => (b ? 1 : 0)) },
+      ];
+    return [
+      g.chance(0.2)
+        ? Object.freeze({ data: data.slice(), shape: shape.slice() })
+        : { data: data.slice(), shape: shape.slice() },
+      canon,
+    ];
   }
   const data = Float32Array.from({ length: n }, () => (g.chance(0.2) ? -Infinity : g.float(-3, 3)));
   const canon = { data, shape, boolean: false };
@@ -477,16 +776,21 @@ function maskArg(g, target) {
 // A mask with one mistake: a proxied or lying Uint8Array, another element type, ragged or
 // mixed nested booleans, a bad shape.
 class LyingUint8Array extends Uint8Array {
-  get length() { return 1; }
+  get length() {
+    return 1;
+  }
 }
 
 function maskMistake(g) {
   return g.pick([
     () => ({ data: label(g, new Proxy(Uint8Array.of(1), {}), 'transparent Proxy of a Uint8Array'), shape: [1] }),
     () => ({ data: label(g, Object.create(Uint8Array.prototype), 'Object.create(Uint8Array.prototype)'), shape: [1] }),
-    () => ({ data: label(g, new LyingUint8Array(64), 'Uint8Array subclass of 64 bytes whose length getter says 1'), shape: [1] }),
+    () => ({
+      data: label(g, new LyingUint8Array(64), 'Uint8Array subclass of 64 bytes whose length getter says 1'),
+      shape: [1],
+    }),
     () => ({ data: typedArray(g, g.pick(TYPED), 4), shape: [4] }),
-    () => g.pick([[[true, false], [true]], [[true, 1]], [[[true]], [[false, true]]], [true, , false]]),  // eslint-disable-line no-sparse-arrays
+    () => g.pick([[[true, false], [true]], [[true, 1]], [[[true]], [[false, true]]], [true, , false]]), // eslint-disable-line no-sparse-arrays
     () => ({ data: new Uint8Array(4), shape: badShape(g, [2, 2]) }),
     () => junk(g),
   ])();
@@ -498,7 +802,10 @@ function maskMistake(g) {
 // options.out: a fresh Float32Array of the output's size, filled with NaN so that a value the
 // call failed to write shows in the comparison with the reference.
 function outArg(shape) {
-  return () => { const out = new Float32Array(sizeOf(shape)).fill(NaN); return [out, out]; };
+  return () => {
+    const out = new Float32Array(sizeOf(shape)).fill(NaN);
+    return [out, out];
+  };
 }
 
 // A result that was asked to use options.out must be exactly that array.
@@ -509,7 +816,8 @@ function sameOut(t, o) {
 
 // A spec entry may be [probability, make] to give its key a probability of its own.
 function optionsArg(g, spec, p = 0.35) {
-  const value = {}, canon = {};
+  const value = {},
+    canon = {};
   for (const [key, entry] of Object.entries(spec)) {
     const [chance, make] = Array.isArray(entry) ? entry : [p, entry];
     if (!g.chance(chance)) continue;
@@ -528,18 +836,42 @@ function optionsMistake(g, value, canon, keys) {
   const base = value && typeof value === 'object' ? { ...value } : {};
   const someKey = () => g.pick(keys);
   switch (g.int(0, 9)) {
-    case 0: return { value: junk(g) };
-    case 1: return { value: { ...base, [g.pick(['casual', 'Mask', 'returnweights', 'constructor', 'toString', 'hasOwnProperty', '0', 'extra'])]: g.pick([true, 1, undefined]) } };
-    case 2: return { value: JSON.parse(`{"__proto__": {"${someKey()}": true}}`) };   // an own key named __proto__
-    case 3: return { value: Object.create({ ...base, [someKey()]: junk(g) }) };        // inherited keys
-    case 4: { const key = someKey(); return { value: label(g, Object.defineProperty({ ...base }, key, { get: () => callerThrow(`getter of ${key}`), enumerable: true }), `options whose ${key} getter throws`) }; }
-    case 5: return { value: throwingProxy(g, { ...base }) };
-    case 6: return detachingOptions(g, base, canon, someKey());
-    case 7: if (keys.includes('mask')) return { value: { ...base, [g.pick(keys.filter((k) => k === 'mask' || k === 'keepMask'))]: maskMistake(g) } };
+    case 0:
+      return { value: junk(g) };
+    case 1:
+      return {
+        value: {
+          ...base,
+          [g.pick(['casual', 'Mask', 'returnweights', 'constructor', 'toString', 'hasOwnProperty', '0', 'extra'])]:
+            g.pick([true, 1, undefined]),
+        },
+      };
+    case 2:
+      return { value: JSON.parse(`{"__proto__": {"${someKey()}": true}}`) }; // an own key named __proto__
+    case 3:
+      return { value: Object.create({ ...base, [someKey()]: junk(g) }) }; // inherited keys
+    case 4: {
+      const key = someKey();
+      return {
+        value: label(
+          g,
+          Object.defineProperty({ ...base }, key, { get: () => callerThrow(`getter of ${key}`), enumerable: true }),
+          `options whose ${key} getter throws`,
+        ),
+      };
+    }
+    case 5:
+      return { value: throwingProxy(g, { ...base }) };
+    case 6:
+      return detachingOptions(g, base, canon, someKey());
+    case 7:
+      if (keys.includes('mask'))
+        return { value: { ...base, [g.pick(keys.filter((k) => k === 'mask' || k === 'keepMask'))]: maskMistake(g) } };
     // falls through
     default: {
       const key = someKey();
-      const bad = key === 'softcap' && g.chance(0.5) ? g.pick(OUT_OF_RANGE_SOFTCAPS) : g.chance(0.5) ? junk(g) : badNumber(g);
+      const bad =
+        key === 'softcap' && g.chance(0.5) ? g.pick(OUT_OF_RANGE_SOFTCAPS) : g.chance(0.5) ? junk(g) : badNumber(g);
       return { value: { ...base, [key]: bad } };
     }
   }
@@ -551,16 +883,33 @@ function optionsMistake(g, value, canon, keys) {
 // without a re-check: the engine's bare "Cannot perform Construct on a detached
 // ArrayBuffer" instead of an error naming the function. Fixed.)
 function detachingOptions(g, base, canon, key) {
-  const victims = g.inputs.filter(([v]) => v && !Array.isArray(v) && v.data instanceof Float32Array && !(v.data.buffer instanceof SharedArrayBuffer) && v.data.length > 0);
+  const victims = g.inputs.filter(
+    ([v]) =>
+      v &&
+      !Array.isArray(v) &&
+      v.data instanceof Float32Array &&
+      !(v.data.buffer instanceof SharedArrayBuffer) &&
+      v.data.length > 0,
+  );
   if (victims.length === 0) return { value: { ...base, [key]: junk(g) } };
   const [victim] = g.pick(victims);
   const options = { ...base };
   const original = options[key];
   Object.defineProperty(options, key, {
     enumerable: true,
-    get() { if (victim.data.buffer.byteLength > 0) detach(victim.data.buffer); return original; },
+    get() {
+      if (victim.data.buffer.byteLength > 0) detach(victim.data.buffer);
+      return original;
+    },
   });
-  return { value: label(g, options, `options whose ${key} getter detaches the buffer of the tensor ${inspect(victim.shape)} passed in the same call`), keepsCanon: true };
+  return {
+    value: label(
+      g,
+      options,
+      `options whose ${key} getter detaches the buffer of the tensor ${inspect(victim.shape)} passed in the same call`,
+    ),
+    keepsCanon: true,
+  };
 }
 
 // ============================================================================================
@@ -569,9 +918,24 @@ function detachingOptions(g, base, canon, key) {
 
 // A sliding window for attention(), attentionBackward and KVCache.attend: one side, both, or
 // none, sometimes wider than any sequence here.
-const windowArg = (g) => () => { const w = g.pick([{}, { left: 0 }, { left: 2 }, { right: 1 }, { left: 1, right: 0 }, { left: 3, right: 2 }, { left: Infinity, right: 0 }, { left: 2 ** 40 }]); return [w, w]; };
+const windowArg = (g) => () => {
+  const w = g.pick([
+    {},
+    { left: 0 },
+    { left: 2 },
+    { right: 1 },
+    { left: 1, right: 0 },
+    { left: 3, right: 2 },
+    { left: Infinity, right: 0 },
+    { left: 2 ** 40 },
+  ]);
+  return [w, w];
+};
 // Dropout with its seed (so that the reference can replay it): p 0 (none) to 0.9.
-const dropoutArg = (g) => () => { const d = { p: g.pick([0, 0.1, 0.5, 0.9]), seed: g.pick([0, 7, 2 ** 32 - 1, g.int(0, 1e6)]) }; return [d, d]; };
+const dropoutArg = (g) => () => {
+  const d = { p: g.pick([0, 0.1, 0.5, 0.9]), seed: g.pick([0, 7, 2 ** 32 - 1, g.int(0, 1e6)]) };
+  return [d, d];
+};
 
 // Float64 gradients of attention from the reference forward's weights and output, per entry:
 // with dropout weight j reaches the output as P̃ = P·keep (keep 0 or 1/(1 − p)), with a softcap c
@@ -579,17 +943,21 @@ const dropoutArg = (g) => () => { const d = { p: g.pick([0, 0.1, 0.5, 0.9]), see
 // dV = P̃ᵀ·dO, dS = (P̃ ∘ (dO·Vᵀ) − P ∘ rowsum(dO ∘ O)) ∘ slope·scale, dQ = dS·K, dK = dSᵀ·Q.
 function refAttentionBackward(qc, kc, vc, dc, o) {
   const ref = referenceAttention(qc, kc, vc, { ...o, returnWeights: true });
-  const [Lq, dk] = qc.shape.slice(-2), [Lk, dv] = vc.shape.slice(-2);
+  const [Lq, dk] = qc.shape.slice(-2),
+    [Lk, dv] = vc.shape.slice(-2);
   const count = sizeOf(qc.shape.slice(0, -2));
   const scale = o.scale ?? 1 / Math.sqrt(dk);
-  const dq = new Float64Array(count * Lq * dk), dK = new Float64Array(count * Lk * dk), dV = new Float64Array(count * Lk * dv);
+  const dq = new Float64Array(count * Lq * dk),
+    dK = new Float64Array(count * Lk * dk),
+    dV = new Float64Array(count * Lk * dv);
   for (let b = 0; b < count; b++) {
     for (let i = 0; i < Lq; i++) {
-      const row = (b * Lq + i);
+      const row = b * Lq + i;
       let D = 0;
       for (let c = 0; c < dv; c++) D += dc.data[row * dv + c] * ref.output.data[row * dv + c];
       for (let j = 0; j < Lk; j++) {
-        const p = ref.weights.data[row * Lk + j], pd = ref.droppedWeights.data[row * Lk + j];
+        const p = ref.weights.data[row * Lk + j],
+          pd = ref.droppedWeights.data[row * Lk + j];
         if (p === 0) continue;
         let dP = 0;
         for (let c = 0; c < dv; c++) dP += dc.data[row * dv + c] * vc.data[(b * Lk + j) * dv + c];
@@ -615,18 +983,23 @@ function near(actual, expected, what, atol = 1e-5, rtol = 1e-4) {
 function tensorProblem(t, label = 'result') {
   if (t === null || typeof t !== 'object') return `${label} is ${inspect(t)}, not a tensor`;
   if (!(t.data instanceof Float32Array)) return `${label}.data is not a Float32Array`;
-  if (!Array.isArray(t.shape) || t.shape.some((d) => !Number.isInteger(d) || d < 0)) return `${label}.shape ${inspect(t.shape)} is not a list of dims`;
+  if (!Array.isArray(t.shape) || t.shape.some((d) => !Number.isInteger(d) || d < 0))
+    return `${label}.shape ${inspect(t.shape)} is not a list of dims`;
   if (t.data.length !== sizeOf(t.shape)) return `${label} has ${t.data.length} values but shape ${inspect(t.shape)}`;
   return null;
 }
 
 function sameBytes(a, b) {
-  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+  return (
+    a.length === b.length &&
+    Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))
+  );
 }
 
 // Value of t ({ data, shape }) at a multi-index aligned on the right (size-1 axes broadcast).
 function at(t, index) {
-  let offset = 0, stride = 1;
+  let offset = 0,
+    stride = 1;
   for (let a = t.shape.length - 1, i = index.length - 1; a >= 0; a--, i--) {
     offset += (t.shape[a] === 1 ? 0 : index[i]) * stride;
     stride *= t.shape[a];
@@ -648,7 +1021,10 @@ function* indices(shape) {
 function broadcastShape(...shapes) {
   const rank = Math.max(0, ...shapes.map((s) => s.length));
   const out = new Array(rank).fill(1);
-  for (const s of shapes) s.forEach((d, i) => { if (d !== 1) out[rank - s.length + i] = d; });
+  for (const s of shapes)
+    s.forEach((d, i) => {
+      if (d !== 1) out[rank - s.length + i] = d;
+    });
   return out;
 }
 
@@ -657,10 +1033,11 @@ function repeatHeads(t, hq) {
   const [hk, L, d] = t.shape.slice(-3);
   const outer = sizeOf(t.shape.slice(0, -3));
   const data = new Float32Array(outer * hq * L * d);
-  for (let o = 0; o < outer; o++) for (let h = 0; h < hq; h++) {
-    const src = (o * hk + Math.floor(h / (hq / hk))) * L * d;
-    data.set(t.data.subarray(src, src + L * d), (o * hq + h) * L * d);
-  }
+  for (let o = 0; o < outer; o++)
+    for (let h = 0; h < hq; h++) {
+      const src = (o * hk + Math.floor(h / (hq / hk))) * L * d;
+      data.set(t.data.subarray(src, src + L * d), (o * hq + h) * L * d);
+    }
   return { data, shape: [...t.shape.slice(0, -3), hq, L, d] };
 }
 
@@ -681,10 +1058,18 @@ function keepAsMask(keep, user, batch, L) {
 
 // ALiBi slopes exactly as the reference get_slopes(n) of the paper's code.
 function refSlopes(n) {
-  const powerOf2 = (m) => { const start = 2 ** (-(2 ** -(Math.log2(m) - 3))); return Array.from({ length: m }, (_, i) => start * start ** i); };
+  const powerOf2 = (m) => {
+    const start = 2 ** -(2 ** -(Math.log2(m) - 3));
+    return Array.from({ length: m }, (_, i) => start * start ** i);
+  };
   if (Number.isInteger(Math.log2(n))) return powerOf2(n);
   const closest = 2 ** Math.floor(Math.log2(n));
-  return [...powerOf2(closest), ...refSlopes(2 * closest).filter((_, i) => i % 2 === 0).slice(0, n - closest)];
+  return [
+    ...powerOf2(closest),
+    ...refSlopes(2 * closest)
+      .filter((_, i) => i % 2 === 0)
+      .slice(0, n - closest),
+  ];
 }
 
 function refRope(x, positions, base, interleaved) {
@@ -693,9 +1078,10 @@ function refRope(x, positions, base, interleaved) {
   for (let r = 0; r < x.data.length / dim; r++) {
     const pos = positions ? positions[r % L] : r % L;
     for (let i = 0; i < dim / 2; i++) {
-      const angle = pos * base ** (-2 * i / dim);
+      const angle = pos * base ** ((-2 * i) / dim);
       const [a, b] = interleaved ? [2 * i, 2 * i + 1] : [i, i + dim / 2];
-      const xa = x.data[r * dim + a], xb = x.data[r * dim + b];
+      const xa = x.data[r * dim + a],
+        xb = x.data[r * dim + b];
       out[r * dim + a] = xa * Math.cos(angle) - xb * Math.sin(angle);
       out[r * dim + b] = xb * Math.cos(angle) + xa * Math.sin(angle);
     }
@@ -707,13 +1093,20 @@ function refRope(x, positions, base, interleaved) {
 function refHeads(query, key, value, w, c, options) {
   const batch = (t) => (t.shape.length === 2 ? { data: t.data, shape: [1, ...t.shape] } : t);
   const keyLengths = options.keyLengths === undefined ? undefined : [].concat(Array.from(options.keyLengths));
-  const r = refMultiHead(batch(query), batch(key), batch(value), w, c.numHeads, c.numKvHeads ?? c.numHeads, { ...options, keyLengths });
+  const r = refMultiHead(batch(query), batch(key), batch(value), w, c.numHeads, c.numKvHeads ?? c.numHeads, {
+    ...options,
+    keyLengths,
+  });
   return r;
 }
 
 function refEncoder(x, w, c, options) {
-  const mha = (input) => { const r = refHeads(input, input, input, w, c, options).output; return { data: r.data, shape: input.shape }; };
-  const ffn = (input) => refFeedForward(input, { w1: w.w1, b1: w.b1, w2: w.w2, b2: w.b2, activation: c.activation ?? 'relu' });
+  const mha = (input) => {
+    const r = refHeads(input, input, input, w, c, options).output;
+    return { data: r.data, shape: input.shape };
+  };
+  const ffn = (input) =>
+    refFeedForward(input, { w1: w.w1, b1: w.b1, w2: w.w2, b2: w.b2, activation: c.activation ?? 'relu' });
   const eps = c.eps ?? 1e-5;
   if ((c.norm ?? 'post') === 'post') {
     const x1 = refLayerNorm(refAdd(x, mha(x)), w.ln1Gamma, w.ln1Beta, eps);
@@ -740,7 +1133,9 @@ function softmaxEntry(name, log) {
       const [x, xc] = tensorArg(g, shape);
       const [options, o] = optionsArg(g, { axis: () => [axis, axis] }, 0.7);
       return {
-        args: [x, options], kinds: ['tensor', 'options'], keys: [, ['axis']],
+        args: [x, options],
+        kinds: ['tensor', 'options'],
+        keys: [, ['axis']],
         check: (r) => near(r, refSoftmax(xc, o.axis ?? -1, log), name, 2e-6, 1e-5),
       };
     },
@@ -750,20 +1145,25 @@ function softmaxEntry(name, log) {
 
 function refSoftmax(x, axisIn, log) {
   const axis = axisIn < 0 ? axisIn + x.shape.length : axisIn;
-  const outer = sizeOf(x.shape.slice(0, axis)), n = x.shape[axis], inner = sizeOf(x.shape.slice(axis + 1));
+  const outer = sizeOf(x.shape.slice(0, axis)),
+    n = x.shape[axis],
+    inner = sizeOf(x.shape.slice(axis + 1));
   const out = new Float64Array(x.data.length);
-  for (let o = 0; o < outer; o++) for (let i = 0; i < inner; i++) {
-    const at = (a) => (o * n + a) * inner + i;
-    let m = -Infinity, s = 0;
-    for (let a = 0; a < n; a++) m = Math.max(m, x.data[at(a)]);
-    for (let a = 0; a < n; a++) s += Math.exp(x.data[at(a)] - m);
-    for (let a = 0; a < n; a++) out[at(a)] = log ? x.data[at(a)] - m - Math.log(s) : Math.exp(x.data[at(a)] - m) / s;
-  }
+  for (let o = 0; o < outer; o++)
+    for (let i = 0; i < inner; i++) {
+      const at = (a) => (o * n + a) * inner + i;
+      let m = -Infinity,
+        s = 0;
+      for (let a = 0; a < n; a++) m = Math.max(m, x.data[at(a)]);
+      for (let a = 0; a < n; a++) s += Math.exp(x.data[at(a)] - m);
+      for (let a = 0; a < n; a++) out[at(a)] = log ? x.data[at(a)] - m - Math.log(s) : Math.exp(x.data[at(a)] - m) / s;
+    }
   return { data: out, shape: x.shape };
 }
 
 function refRmsNorm(x, axis, weight, eps) {
-  const rows = sizeOf(x.shape.slice(0, axis)), dim = sizeOf(x.shape.slice(axis));
+  const rows = sizeOf(x.shape.slice(0, axis)),
+    dim = sizeOf(x.shape.slice(axis));
   const out = new Float64Array(x.data.length);
   for (let r = 0; r < rows && dim > 0; r++) {
     let squares = 0;
@@ -775,10 +1175,19 @@ function refRmsNorm(x, axis, weight, eps) {
 }
 
 function makeEntries(attn) {
-  const bool = (g) => () => { const b = g.chance(0.5); return [b, b]; };
-  const align = (g) => () => { const a = g.pick(['top-left', 'bottom-right']); return [a, a]; };
+  const bool = (g) => () => {
+    const b = g.chance(0.5);
+    return [b, b];
+  };
+  const align = (g) => () => {
+    const a = g.pick(['top-left', 'bottom-right']);
+    return [a, a];
+  };
   // attention() also takes per-sequence alignment and integer offsets.
-  const attentionAlign = (g) => () => { const a = g.pick(['top-left', 'bottom-right', 'bottom-right-per-sequence', -2, 0, 3]); return [a, a]; };
+  const attentionAlign = (g) => () => {
+    const a = g.pick(['top-left', 'bottom-right', 'bottom-right-per-sequence', -2, 0, 3]);
+    return [a, a];
+  };
   const keyLengthsArg = (g, count, Lk, asNumber) => () => {
     const values = Array.from({ length: count }, () => g.int(0, Lk));
     if (asNumber && g.chance(0.5)) return [values[0], values];
@@ -789,15 +1198,24 @@ function makeEntries(attn) {
     attention: {
       make(g) {
         const gqa = g.chance(0.12);
-        const dk = g.pick(SMALL_DIMS), dv = g.int(0, 5), Lq = g.int(0, 6), Lk = g.chance(0.3) ? Lq : g.int(0, 6);
+        const dk = g.pick(SMALL_DIMS),
+          dv = g.int(0, 5),
+          Lq = g.int(0, 6),
+          Lk = g.chance(0.3) ? Lq : g.int(0, 6);
         let qLead, kLead, vLead;
         if (gqa) {
-          const b = g.pick([[], [1], [2]]), hk = g.int(1, 2), hq = hk * g.int(1, 3);
-          qLead = [...b, hq]; kLead = [...b, hk]; vLead = [...b, hk];
+          const b = g.pick([[], [1], [2]]),
+            hk = g.int(1, 2),
+            hq = hk * g.int(1, 3);
+          qLead = [...b, hq];
+          kLead = [...b, hk];
+          vLead = [...b, hk];
         } else {
           qLead = g.pick([[], [], [2], [3], [1, 2], [2, 2], [0], [2, 1]]);
-          const variant = () => (g.chance(0.6) ? qLead : qLead.slice(g.int(0, qLead.length)).map((d) => (g.chance(0.3) ? 1 : d)));
-          kLead = variant(); vLead = g.chance(0.7) ? kLead : variant();
+          const variant = () =>
+            g.chance(0.6) ? qLead : qLead.slice(g.int(0, qLead.length)).map((d) => (g.chance(0.3) ? 1 : d));
+          kLead = variant();
+          vLead = g.chance(0.7) ? kLead : variant();
         }
         const batch = gqa ? qLead : broadcastShape(qLead, kLead, vLead);
         const [q, qc] = tensorArg(g, [...qLead, Lq, dk]);
@@ -806,12 +1224,24 @@ function makeEntries(attn) {
         const [v, vc] = self ? [q, qc] : tensorArg(g, [...vLead, Lk, dv]);
         const spec = {
           mask: () => maskArg(g, [...batch, Lq, Lk]),
-          causal: bool(g), causalAlign: attentionAlign(g),
-          scale: () => { const s = g.pick([0, 0.125, 1, -0.5, 2]); return [s, s]; },
-          softcap: () => { const s = g.pick([0, 0.5, 3, 1e3]); return [s, s]; },
-          window: windowArg(g), dropout: dropoutArg(g),
+          causal: bool(g),
+          causalAlign: attentionAlign(g),
+          scale: () => {
+            const s = g.pick([0, 0.125, 1, -0.5, 2]);
+            return [s, s];
+          },
+          softcap: () => {
+            const s = g.pick([0, 0.5, 3, 1e3]);
+            return [s, s];
+          },
+          window: windowArg(g),
+          dropout: dropoutArg(g),
           keyLengths: keyLengthsArg(g, batch.length ? batch[0] : 1, Lk, batch.length === 0),
-          returnWeights: bool(g), trace: () => { const t = g.chance(0.3); return [t, t]; },
+          returnWeights: bool(g),
+          trace: () => {
+            const t = g.chance(0.3);
+            return [t, t];
+          },
           enableGqa: () => [false, false],
           out: outArg([...batch, Lq, dv]),
         };
@@ -824,18 +1254,31 @@ function makeEntries(attn) {
             const form = g.int(0, 3);
             if (form === 0) return [{ data: Uint8Array.from(values), shape }, canon];
             if (form === 1) return [{ data: Float32Array.from(values), shape }, canon];
-            if (form === 2 && nestable(shape)) return [nest(values.map((b) => b === 1), shape), canon];
+            if (form === 2 && nestable(shape))
+              return [
+                nest(
+                  values.map((b) => b === 1),
+                  shape,
+                ),
+                canon,
+              ];
             if (nestable(shape)) return [nest(values, shape), canon];
             return [{ data: Uint8Array.from(values), shape }, canon];
           };
         }
         if (gqa) delete spec.enableGqa;
         let [options, o] = optionsArg(g, spec);
-        if (gqa) { options = { ...options, enableGqa: true }; o.enableGqa = true; }  // required with fewer k/v heads
+        if (gqa) {
+          options = { ...options, enableGqa: true };
+          o.enableGqa = true;
+        } // required with fewer k/v heads
         return {
-          args: [q, k, v, options], kinds: ['tensor', 'tensor', 'tensor', 'options'], keys: [, , , Object.keys(spec)],
+          args: [q, k, v, options],
+          kinds: ['tensor', 'tensor', 'tensor', 'options'],
+          keys: [, , , Object.keys(spec)],
           check(r) {
-            const kx = gqa ? repeatHeads(kc, qLead.at(-1)) : kc, vx = gqa ? repeatHeads(vc, qLead.at(-1)) : vc;
+            const kx = gqa ? repeatHeads(kc, qLead.at(-1)) : kc,
+              vx = gqa ? repeatHeads(vc, qLead.at(-1)) : vc;
             let mask = o.mask;
             if (o.keepMask) mask = keepAsMask(o.keepMask, o.mask, batch, Lq);
             const ref = referenceAttention(qc, kx, vx, { ...o, mask });
@@ -843,10 +1286,14 @@ function makeEntries(attn) {
             near(r.output, ref.output, 'output');
             if (o.returnWeights || o.trace) near(r.weights, ref.weights, 'weights');
             else if (r.weights !== undefined) throw new Error('weights returned without returnWeights');
-            if (o.trace) for (const stage of ['scores', 'scaledScores', 'maskedScores']) near(r.trace[stage], ref[stage], `trace.${stage}`, 1e-4);
+            if (o.trace)
+              for (const stage of ['scores', 'scaledScores', 'maskedScores'])
+                near(r.trace[stage], ref[stage], `trace.${stage}`, 1e-4);
             if (o.trace && o.softcap > 0) near(r.trace.cappedScores, ref.cappedScores, 'trace.cappedScores', 1e-4);
-            if (o.dropout?.p > 0 && (o.returnWeights || o.trace)) near(r.droppedWeights, ref.droppedWeights, 'droppedWeights');
-            if (o.dropout?.p > 0 && r.dropoutSeed !== o.dropout.seed) throw new Error(`dropoutSeed ${r.dropoutSeed}, not the seed given`);
+            if (o.dropout?.p > 0 && (o.returnWeights || o.trace))
+              near(r.droppedWeights, ref.droppedWeights, 'droppedWeights');
+            if (o.dropout?.p > 0 && r.dropoutSeed !== o.dropout.seed)
+              throw new Error(`dropoutSeed ${r.dropoutSeed}, not the seed given`);
           },
         };
       },
@@ -856,9 +1303,22 @@ function makeEntries(attn) {
         return g.pick([
           () => ({ args: [tall, tall, tall, { returnWeights: true }] }),
           () => ({ args: [tall, tall, tall, { trace: true, causal: true }] }),
-          () => ({ args: [one, { data: new Float32Array(0), shape: [0, 1] }, { data: new Float32Array(0), shape: [0, 2 ** 31] }] }),
+          () => ({
+            args: [
+              one,
+              { data: new Float32Array(0), shape: [0, 1] },
+              { data: new Float32Array(0), shape: [0, 2 ** 31] },
+            ],
+          }),
           () => ({ args: [zeroSizeHuge(g, 4), zeroSizeHuge(g, 3), zeroSizeHuge(g, 3), { returnWeights: true }] }),
-          () => ({ args: [{ data: new Float32Array(0), shape: [2 ** 31, 2 ** 31, 0, 1] }, { data: new Float32Array(0), shape: [0, 1] }, { data: new Float32Array(0), shape: [0, 2 ** 31] }, { returnWeights: true }] }),
+          () => ({
+            args: [
+              { data: new Float32Array(0), shape: [2 ** 31, 2 ** 31, 0, 1] },
+              { data: new Float32Array(0), shape: [0, 1] },
+              { data: new Float32Array(0), shape: [0, 2 ** 31] },
+              { returnWeights: true },
+            ],
+          }),
           () => ({ args: [one, one, one, { mask: { data: new Uint8Array(0), shape: [0, 2 ** 31] } }] }),
           () => ({ args: [one, one, one, { keyLengths: new Array(2 ** 20).fill(1) }] }),
         ])();
@@ -867,7 +1327,10 @@ function makeEntries(attn) {
 
     attentionBackward: {
       make(g) {
-        const dk = g.pick(SMALL_DIMS), dv = g.int(1, 5), Lq = g.int(0, 5), Lk = g.int(0, 5);
+        const dk = g.pick(SMALL_DIMS),
+          dv = g.int(1, 5),
+          Lq = g.int(0, 5),
+          Lk = g.int(0, 5);
         const lead = g.pick([[], [], [2], [1, 2], [0]]);
         const [q, qc] = tensorArg(g, [...lead, Lq, dk]);
         const [k, kc] = tensorArg(g, [...lead, Lk, dk]);
@@ -875,15 +1338,25 @@ function makeEntries(attn) {
         const [dOut, dc] = tensorArg(g, [...lead, Lq, dv]);
         const spec = {
           mask: () => maskArg(g, [...lead, Lq, Lk]),
-          causal: bool(g), causalAlign: align(g),
-          scale: () => { const s = g.pick([0, 0.125, 1, -0.5, 2]); return [s, s]; },
-          softcap: () => { const s = g.pick([0, 0.5, 3]); return [s, s]; },
-          window: windowArg(g), dropout: dropoutArg(g),
+          causal: bool(g),
+          causalAlign: align(g),
+          scale: () => {
+            const s = g.pick([0, 0.125, 1, -0.5, 2]);
+            return [s, s];
+          },
+          softcap: () => {
+            const s = g.pick([0, 0.5, 3]);
+            return [s, s];
+          },
+          window: windowArg(g),
+          dropout: dropoutArg(g),
           keyLengths: keyLengthsArg(g, lead.length ? lead[0] : 1, Lk, lead.length === 0),
         };
         const [options, o] = optionsArg(g, spec);
         return {
-          args: [q, k, v, dOut, options], kinds: ['tensor', 'tensor', 'tensor', 'tensor', 'options'], keys: [, , , , Object.keys(spec)],
+          args: [q, k, v, dOut, options],
+          kinds: ['tensor', 'tensor', 'tensor', 'tensor', 'options'],
+          keys: [, , , , Object.keys(spec)],
           check(r) {
             const ref = refAttentionBackward(qc, kc, vc, dc, o);
             near(r.dq, ref.dq, 'dq', 1e-4, 1e-3);
@@ -896,7 +1369,10 @@ function makeEntries(attn) {
 
     matmul: {
       make(g) {
-        const lead = g.pick([[], [], [2], [0], [2, 3]]), m = g.int(0, 5), k = g.pick([0, ...SMALL_DIMS]), n = g.int(0, 6);
+        const lead = g.pick([[], [], [2], [0], [2, 3]]),
+          m = g.int(0, 5),
+          k = g.pick([0, ...SMALL_DIMS]),
+          n = g.int(0, 6);
         const aShape = g.chance(0.15) ? [k] : [...lead, m, k];
         const [a, ac] = tensorArg(g, aShape);
         const [b, bc] = tensorArg(g, [k, n]);
@@ -904,7 +1380,9 @@ function makeEntries(attn) {
         const spec = { out: outArg(shape) };
         const [options, o] = optionsArg(g, spec);
         return {
-          args: options === undefined && g.chance(0.5) ? [a, b] : [a, b, options], kinds: ['tensor', 'tensor', 'options'], keys: [, , Object.keys(spec)],
+          args: options === undefined && g.chance(0.5) ? [a, b] : [a, b, options],
+          kinds: ['tensor', 'tensor', 'options'],
+          keys: [, , Object.keys(spec)],
           check(r) {
             sameOut(r, o);
             near(r, k === 0 ? { data: new Float64Array(sizeOf(shape)), shape } : refMatmul(ac, bc), 'matmul');
@@ -912,10 +1390,16 @@ function makeEntries(attn) {
         };
       },
       huge(g) {
-        const tall = { data: new Float32Array(65536), shape: [65536, 1] }, wide = { data: new Float32Array(65536), shape: [1, 65536] };
+        const tall = { data: new Float32Array(65536), shape: [65536, 1] },
+          wide = { data: new Float32Array(65536), shape: [1, 65536] };
         return g.pick([
           () => ({ args: [tall, wide] }),
-          () => ({ args: [{ data: new Float32Array(0), shape: [2 ** 20, 0] }, { data: new Float32Array(0), shape: [0, 2 ** 20] }] }),
+          () => ({
+            args: [
+              { data: new Float32Array(0), shape: [2 ** 20, 0] },
+              { data: new Float32Array(0), shape: [0, 2 ** 20] },
+            ],
+          }),
           () => ({ args: [zeroSizeHuge(g, 3), { data: new Float32Array(0), shape: [0, 2 ** 31] }] }),
         ])();
       },
@@ -927,39 +1411,67 @@ function makeEntries(attn) {
         const shape = [...g.pick([[], [3], [2, 2], [0]]), d];
         const [x, xc] = tensorArg(g, shape);
         const [options, o] = optionsArg(g, {
-          gamma: () => tensorArg(g, [d]), beta: () => tensorArg(g, [d]),
-          eps: () => { const e = g.pick([1e-5, 1e-3, 0.1, 1, d > 1 ? 0 : 1e-5]); return [e, e]; },
+          gamma: () => tensorArg(g, [d]),
+          beta: () => tensorArg(g, [d]),
+          eps: () => {
+            const e = g.pick([1e-5, 1e-3, 0.1, 1, d > 1 ? 0 : 1e-5]);
+            return [e, e];
+          },
         });
         return {
-          args: [x, options], kinds: ['tensor', 'options'], keys: [, ['gamma', 'beta', 'eps']],
+          args: [x, options],
+          kinds: ['tensor', 'options'],
+          keys: [, ['gamma', 'beta', 'eps']],
           check: (r) => near(r, refLayerNorm(xc, o.gamma, o.beta, o.eps ?? 1e-5), 'layerNorm', 2e-4, 1e-3),
         };
       },
-      huge: (g) => ({ args: [zeroSizeHuge(g, g.int(1, 3)), { gamma: g.chance(0.5) ? zeroSizeHuge(g, 1) : undefined }] }),
+      huge: (g) => ({
+        args: [zeroSizeHuge(g, g.int(1, 3)), { gamma: g.chance(0.5) ? zeroSizeHuge(g, 1) : undefined }],
+      }),
     },
 
     feedForward: {
       make(g) {
-        const dModel = g.pick(SMALL_DIMS), dFF = g.int(0, 9);
+        const dModel = g.pick(SMALL_DIMS),
+          dFF = g.int(0, 9);
         const [x, xc] = tensorArg(g, [...g.pick([[], [2]]), g.int(0, 4), dModel]);
         const [w1, w1c] = tensorArg(g, [dModel, dFF], randomFloats(g, dModel * dFF, -1, 1));
         const [w2, w2c] = tensorArg(g, [dFF, dModel], randomFloats(g, dFF * dModel, -1, 1));
-        const spec = { b1: () => tensorArg(g, [dFF]), b2: () => tensorArg(g, [dModel]), activation: () => { const a = g.pick(['relu', 'gelu']); return [a, a]; } };
+        const spec = {
+          b1: () => tensorArg(g, [dFF]),
+          b2: () => tensorArg(g, [dModel]),
+          activation: () => {
+            const a = g.pick(['relu', 'gelu']);
+            return [a, a];
+          },
+        };
         const [extra, o] = optionsArg(g, spec, 0.5);
         const options = { w1, w2, ...(extra ? { ...extra } : {}) };
         return {
-          args: [x, g.chance(0.2) ? Object.freeze(options) : options], kinds: ['tensor', 'options'], keys: [, ['w1', 'w2', 'b1', 'b2', 'activation']],
+          args: [x, g.chance(0.2) ? Object.freeze(options) : options],
+          kinds: ['tensor', 'options'],
+          keys: [, ['w1', 'w2', 'b1', 'b2', 'activation']],
           check(r) {
             // With dFF = 0 the output is b2 (or 0) in every row (the helper needs dFF ≥ 1).
-            const expected = dFF > 0 ? refFeedForward(xc, { w1: w1c, w2: w2c, ...o })
-              : { data: Float64Array.from(xc.data, (_, i) => (o.b2 ? o.b2.data[i % dModel] : 0)), shape: xc.shape };
+            const expected =
+              dFF > 0
+                ? refFeedForward(xc, { w1: w1c, w2: w2c, ...o })
+                : { data: Float64Array.from(xc.data, (_, i) => (o.b2 ? o.b2.data[i % dModel] : 0)), shape: xc.shape };
             near(r, expected, 'feedForward', 1e-4, 1e-4);
           },
         };
       },
       huge(g) {
         const tall = { data: new Float32Array(65536), shape: [65536, 1] };
-        return { args: [tall, { w1: { data: new Float32Array(65536), shape: [1, 65536] }, w2: { data: new Float32Array(65536), shape: [65536, 1] } }] };
+        return {
+          args: [
+            tall,
+            {
+              w1: { data: new Float32Array(65536), shape: [1, 65536] },
+              w2: { data: new Float32Array(65536), shape: [65536, 1] },
+            },
+          ],
+        };
       },
     },
 
@@ -971,70 +1483,124 @@ function makeEntries(attn) {
         const [x, xc] = tensorArg(g, shape);
         const args = op === undefined && g.chance(0.5) ? [x] : [x, op];
         return {
-          args, kinds: ['tensor', 'op'], ops: ['sum', 'mean', 'max'],
+          args,
+          kinds: ['tensor', 'op'],
+          ops: ['sum', 'mean', 'max'],
           check(r) {
-            const d = shape.at(-1), sets = sizeOf(shape.slice(0, -2));
+            const d = shape.at(-1),
+              sets = sizeOf(shape.slice(0, -2));
             const out = new Float64Array(sets * d);
-            for (let s = 0; s < sets; s++) for (let c = 0; c < d; c++) {
-              const column = Array.from({ length: n }, (_, i) => xc.data[(s * n + i) * d + c]);
-              out[s * d + c] = op === 'max' ? Math.max(...column) : column.reduce((a, b) => a + b, 0) / (op === 'mean' ? n : 1);
-            }
+            for (let s = 0; s < sets; s++)
+              for (let c = 0; c < d; c++) {
+                const column = Array.from({ length: n }, (_, i) => xc.data[(s * n + i) * d + c]);
+                out[s * d + c] =
+                  op === 'max' ? Math.max(...column) : column.reduce((a, b) => a + b, 0) / (op === 'mean' ? n : 1);
+              }
             near(r, { data: out, shape: [...shape.slice(0, -2), d] }, 'setPool', 1e-5, 1e-5);
           },
         };
       },
-      huge: (g) => ({ args: [{ data: new Float32Array(0), shape: [g.pick(HUGE_DIMS), 0, g.pick(HUGE_DIMS)] }, g.pick(['sum', 'mean', 'max'])] }),
+      huge: (g) => ({
+        args: [
+          { data: new Float32Array(0), shape: [g.pick(HUGE_DIMS), 0, g.pick(HUGE_DIMS)] },
+          g.pick(['sum', 'mean', 'max']),
+        ],
+      }),
     },
 
     sinusoidalEncoding: {
       make(g) {
-        const L = g.int(0, 10), d = g.int(1, 9);
-        const [options, o] = optionsArg(g, { base: () => { const b = g.pick([10000, 100, 2, 1.5]); return [b, b]; } }, 0.5);
+        const L = g.int(0, 10),
+          d = g.int(1, 9);
+        const [options, o] = optionsArg(
+          g,
+          {
+            base: () => {
+              const b = g.pick([10000, 100, 2, 1.5]);
+              return [b, b];
+            },
+          },
+          0.5,
+        );
         return {
-          args: [L, d, options], kinds: ['count', 'int', 'options'], keys: [, , ['base']],
+          args: [L, d, options],
+          kinds: ['count', 'int', 'options'],
+          keys: [, , ['base']],
           check(r) {
-            const base = o.base ?? 10000, expected = new Float64Array(L * d);
-            for (let p = 0; p < L; p++) for (let c = 0; c < d; c++) {
-              const angle = p / base ** ((c - (c % 2)) / d);
-              expected[p * d + c] = c % 2 === 0 ? Math.sin(angle) : Math.cos(angle);
-            }
+            const base = o.base ?? 10000,
+              expected = new Float64Array(L * d);
+            for (let p = 0; p < L; p++)
+              for (let c = 0; c < d; c++) {
+                const angle = p / base ** ((c - (c % 2)) / d);
+                expected[p * d + c] = c % 2 === 0 ? Math.sin(angle) : Math.cos(angle);
+              }
             near(r, { data: expected, shape: [L, d] }, 'sinusoidalEncoding', 1e-6, 1e-6);
           },
         };
       },
-      huge: (g) => ({ args: g.pick([[2 ** 31, 8], [65536, 65536], [2 ** 53, 1], [0, 2 ** 53], [1, 2 ** 31]]) }),
+      huge: (g) => ({
+        args: g.pick([
+          [2 ** 31, 8],
+          [65536, 65536],
+          [2 ** 53, 1],
+          [0, 2 ** 53],
+          [1, 2 ** 31],
+        ]),
+      }),
     },
 
     addPositionalEncoding: {
       make(g) {
-        const L = g.int(0, 5), d = g.int(0, 5), offset = g.int(0, 3);
+        const L = g.int(0, 5),
+          d = g.int(0, 5),
+          offset = g.int(0, 3);
         const [x, xc] = tensorArg(g, [...g.pick([[], [2], [0]]), L, d]);
         const [table, tc] = tensorArg(g, [offset + L + g.int(0, 2), d]);
         const [options] = optionsArg(g, { offset: () => [offset, offset] }, 1);
         const off = options?.offset ?? 0;
         return {
-          args: [x, table, options], kinds: ['tensor', 'tensor', 'options'], keys: [, , ['offset']],
+          args: [x, table, options],
+          kinds: ['tensor', 'tensor', 'options'],
+          keys: [, , ['offset']],
           check(r) {
-            const expected = Float64Array.from(xc.data, (value, i) => Math.fround(value + tc.data[off * d + (i % (L * d))]));
+            const expected = Float64Array.from(xc.data, (value, i) =>
+              Math.fround(value + tc.data[off * d + (i % (L * d))]),
+            );
             near(r, { data: expected, shape: xc.shape }, 'addPositionalEncoding', 0, 0);
           },
         };
       },
-      huge: (g) => ({ args: [zeroSizeHuge(g, 3), { data: new Float32Array(0), shape: [g.pick(HUGE_DIMS), 0] }, { offset: g.pick([0, 2 ** 53, 2 ** 31]) }] }),
+      huge: (g) => ({
+        args: [
+          zeroSizeHuge(g, 3),
+          { data: new Float32Array(0), shape: [g.pick(HUGE_DIMS), 0] },
+          { offset: g.pick([0, 2 ** 53, 2 ** 31]) },
+        ],
+      }),
     },
 
     applyRope: {
       make(g) {
-        const L = g.int(0, 5), dim = 2 * g.int(0, 4);
+        const L = g.int(0, 5),
+          dim = 2 * g.int(0, 4);
         const [x, xc] = tensorArg(g, [...g.pick([[], [2], [2, 2]]), L, dim]);
         const [options, o] = optionsArg(g, {
-          positions: () => { const p = Array.from({ length: L }, () => g.int(0, 50) / g.pick([1, 2])); return [g.chance(0.5) ? Float32Array.from(p) : p, p]; },
-          base: () => { const b = g.pick([10000, 500, 2]); return [b, b]; },
+          positions: () => {
+            const p = Array.from({ length: L }, () => g.int(0, 50) / g.pick([1, 2]));
+            return [g.chance(0.5) ? Float32Array.from(p) : p, p];
+          },
+          base: () => {
+            const b = g.pick([10000, 500, 2]);
+            return [b, b];
+          },
           interleaved: bool(g),
         });
         return {
-          args: [x, options], kinds: ['tensor', 'options'], keys: [, ['positions', 'base', 'interleaved']],
-          check: (r) => near(r, refRope(xc, o.positions, o.base ?? 10000, o.interleaved === true), 'applyRope', 5e-5, 1e-4),
+          args: [x, options],
+          kinds: ['tensor', 'options'],
+          keys: [, ['positions', 'base', 'interleaved']],
+          check: (r) =>
+            near(r, refRope(xc, o.positions, o.base ?? 10000, o.interleaved === true), 'applyRope', 5e-5, 1e-4),
         };
       },
       huge: (g) => ({ args: [{ data: new Float32Array(0), shape: [g.pick(HUGE_DIMS), 0, 2] }, { positions: [] }] }),
@@ -1049,14 +1615,22 @@ function makeEntries(attn) {
         const axis = g.int(-shape.length, shape.length - 1);
         const positive = axis < 0 ? axis + shape.length : axis;
         const [x, xc] = tensorArg(g, shape);
-        let effective = shape.length - 1;  // axis is made first (if at all): weight follows it
+        let effective = shape.length - 1; // axis is made first (if at all): weight follows it
         const [options, o] = optionsArg(g, {
-          axis: () => { effective = positive; return [axis, axis]; },
+          axis: () => {
+            effective = positive;
+            return [axis, axis];
+          },
           weight: () => tensorArg(g, shape.slice(effective)),
-          eps: () => { const e = g.pick([1e-5, 1e-3, 0.1, 1]); return [e, e]; },
+          eps: () => {
+            const e = g.pick([1e-5, 1e-3, 0.1, 1]);
+            return [e, e];
+          },
         });
         return {
-          args: [x, options], kinds: ['tensor', 'options'], keys: [, ['weight', 'eps', 'axis']],
+          args: [x, options],
+          kinds: ['tensor', 'options'],
+          keys: [, ['weight', 'eps', 'axis']],
           check: (r) => near(r, refRmsNorm(xc, effective, o.weight, o.eps ?? 1e-5), 'rmsNorm', 2e-5, 1e-4),
         };
       },
@@ -1067,10 +1641,13 @@ function makeEntries(attn) {
       make(g) {
         const n = g.int(1, 40);
         return {
-          args: [n], kinds: ['int'],
+          args: [n],
+          kinds: ['int'],
           check(r) {
             if (!Array.isArray(r) || r.length !== n) throw new Error(`expected ${n} slopes, got ${inspect(r)}`);
-            refSlopes(n).forEach((s, i) => { if (Math.abs(r[i] - s) > 1e-12 * s) throw new Error(`slope ${i}: ${r[i]} vs ${s}`); });
+            refSlopes(n).forEach((s, i) => {
+              if (Math.abs(r[i] - s) > 1e-12 * s) throw new Error(`slope ${i}: ${r[i]} vs ${s}`);
+            });
           },
         };
       },
@@ -1079,39 +1656,62 @@ function makeEntries(attn) {
 
     alibiBias: {
       make(g) {
-        const h = g.int(1, 6), Lq = g.int(0, 6), Lk = g.int(0, 6);
+        const h = g.int(1, 6),
+          Lq = g.int(0, 6),
+          Lk = g.int(0, 6);
         const args = g.chance(0.3) ? [h, Lq] : [h, Lq, Lk];
         const K = args.length === 2 ? Lq : Lk;
         return {
-          args, kinds: ['int', 'count', 'count'],
+          args,
+          kinds: ['int', 'count', 'count'],
           check(r) {
-            const slopes = refSlopes(h), expected = new Float64Array(h * Lq * K);
-            for (let a = 0; a < h; a++) for (let i = 0; i < Lq; i++) for (let j = 0; j < K; j++) {
-              expected[(a * Lq + i) * K + j] = -slopes[a] * Math.abs(i + K - Lq - j);
-            }
+            const slopes = refSlopes(h),
+              expected = new Float64Array(h * Lq * K);
+            for (let a = 0; a < h; a++)
+              for (let i = 0; i < Lq; i++)
+                for (let j = 0; j < K; j++) {
+                  expected[(a * Lq + i) * K + j] = -slopes[a] * Math.abs(i + K - Lq - j);
+                }
             near(r, { data: expected, shape: [h, Lq, K] }, 'alibiBias', 1e-6, 1e-6);
           },
         };
       },
-      huge: (g) => ({ args: g.pick([[64, 65536, 65536], [2 ** 31, 0, 5], [2 ** 31, 2 ** 31, 0], [1, 2 ** 53], [2 ** 20, 64]]) }),
+      huge: (g) => ({
+        args: g.pick([
+          [64, 65536, 65536],
+          [2 ** 31, 0, 5],
+          [2 ** 31, 2 ** 31, 0],
+          [1, 2 ** 53],
+          [2 ** 20, 64],
+        ]),
+      }),
     },
 
     laplacianEncoding: {
       make(g) {
-        const n = g.int(1, 8), k = g.int(0, n - 1);
+        const n = g.int(1, 8),
+          k = g.int(0, n - 1);
         const pairs = [];
-        for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) if (g.chance(0.4)) pairs.push(g.chance(0.5) ? [a, b] : [b, a]);
+        for (let a = 0; a < n; a++)
+          for (let b = a + 1; b < n; b++) if (g.chance(0.4)) pairs.push(g.chance(0.5) ? [a, b] : [b, a]);
         const graph = g.chance(0.1) && pairs.length === 0 ? { numNodes: n } : { numNodes: n, edges: pairs };
         return {
-          args: [graph, k], kinds: ['graph', 'count'], keys: [['numNodes', 'edges']],
+          args: [graph, k],
+          kinds: ['graph', 'count'],
+          keys: [['numNodes', 'edges']],
           check(r) {
             // L·v = λ·v for L = I - D^-1/2 A D^-1/2 (isolated nodes: a zero row), unit vectors.
             const A = Array.from({ length: n }, () => new Float64Array(n));
             for (const [a, b] of pairs) A[a][b] = A[b][a] = 1;
             const deg = A.map((row) => row.reduce((s, x) => s + x, 0));
-            const L = A.map((row, i) => Float64Array.from(row, (x, j) => (deg[i] === 0 || deg[j] === 0 ? 0 : (i === j ? 1 : 0) - x / Math.sqrt(deg[i] * deg[j]))));
+            const L = A.map((row, i) =>
+              Float64Array.from(row, (x, j) =>
+                deg[i] === 0 || deg[j] === 0 ? 0 : (i === j ? 1 : 0) - x / Math.sqrt(deg[i] * deg[j]),
+              ),
+            );
             for (let i = 0; i < n; i++) if (deg[i] > 0) L[i][i] = 1;
-            if (!(r.eigenvalues instanceof Float32Array) || r.eigenvalues.length !== k) throw new Error('eigenvalues: wrong length');
+            if (!(r.eigenvalues instanceof Float32Array) || r.eigenvalues.length !== k)
+              throw new Error('eigenvalues: wrong length');
             for (let c = 0; c < k; c++) {
               const lambda = r.eigenvalues[c];
               if (c > 0 && lambda < r.eigenvalues[c - 1] - 1e-5) throw new Error('eigenvalues not ascending');
@@ -1120,13 +1720,21 @@ function makeEntries(attn) {
               if (Math.abs(norm - 1) > 1e-4) throw new Error(`eigenvector ${c} has norm ${norm}`);
               for (let i = 0; i < n; i++) {
                 const lv = L[i].reduce((s, x, j) => s + x * v[j], 0);
-                if (Math.abs(lv - lambda * v[i]) > 2e-4) throw new Error(`eigenpair ${c}: (L·v)[${i}] = ${lv} but λ·v = ${lambda * v[i]}`);
+                if (Math.abs(lv - lambda * v[i]) > 2e-4)
+                  throw new Error(`eigenpair ${c}: (L·v)[${i}] = ${lv} but λ·v = ${lambda * v[i]}`);
               }
             }
           },
         };
       },
-      huge: (g) => ({ args: g.pick([[{ numNodes: 100000, edges: [[0, 1]] }, 2], [{ numNodes: 2 ** 31, edges: [] }, 1], [{ numNodes: 2 ** 31, edges: [] }, 0], [{ numNodes: 2 ** 53, edges: [[0, 2 ** 53 - 1]] }, 2]]) }),
+      huge: (g) => ({
+        args: g.pick([
+          [{ numNodes: 100000, edges: [[0, 1]] }, 2],
+          [{ numNodes: 2 ** 31, edges: [] }, 1],
+          [{ numNodes: 2 ** 31, edges: [] }, 0],
+          [{ numNodes: 2 ** 53, edges: [[0, 2 ** 53 - 1]] }, 2],
+        ]),
+      }),
     },
 
     tensor: {
@@ -1137,7 +1745,10 @@ function makeEntries(attn) {
         const data = g.chance(0.5) ? Array.from(values) : honestData(g, values);
         const fn = g.chance(0.5) ? attn.tensor : packageTensor;
         return {
-          fn, args: shape === undefined && g.chance(0.5) ? [data] : [data, shape], kinds: ['data', 'shape'], alias: true,
+          fn,
+          args: shape === undefined && g.chance(0.5) ? [data] : [data, shape],
+          kinds: ['data', 'shape'],
+          alias: true,
           check: (r) => near(r, { data: values, shape: shape ?? [n] }, 'tensor', 0, 0),
         };
       },
@@ -1149,12 +1760,29 @@ function makeEntries(attn) {
         const shape = g.pick([[], [0], [3], [2, 3], [2, 0], [2, 1, 3]]);
         const [t, tc] = tensorArg(g, shape);
         return {
-          fn: g.chance(0.5) ? attn.toNested : packageToNested, args: [t], kinds: ['tensor'], smallOnly: true,
+          fn: g.chance(0.5) ? attn.toNested : packageToNested,
+          args: [t],
+          kinds: ['tensor'],
+          smallOnly: true,
           check: (r) => assert.deepEqual(r, nest(Array.from(tc.data), shape)),
         };
       },
       // [2 ** 31, 0] needs 2 ** 31 empty arrays; rare, as it may take the process down.
-      huge: (g) => ({ args: [{ data: new Float32Array(0), shape: g.chance(0.02) ? [2 ** 31, 0] : g.pick([[0, 2 ** 31], [0, 2 ** 53, 2 ** 53], [2 ** 12, 0], [3, 0, 2 ** 40]]) }] }),
+      huge: (g) => ({
+        args: [
+          {
+            data: new Float32Array(0),
+            shape: g.chance(0.02)
+              ? [2 ** 31, 0]
+              : g.pick([
+                  [0, 2 ** 31],
+                  [0, 2 ** 53, 2 ** 53],
+                  [2 ** 12, 0],
+                  [3, 0, 2 ** 40],
+                ]),
+          },
+        ],
+      }),
     },
 
     toTfjs: {
@@ -1163,8 +1791,15 @@ function makeEntries(attn) {
         const [t, tc] = tensorArg(g, shape);
         const tf = { tensor: (data, dims, dtype) => ({ made: 'tf', data, shape: dims, dtype }) };
         return {
-          fn: g.chance(0.5) ? attn.toTfjs : packageToTfjs, args: [t, tf], kinds: ['tensor', 'module'], alias: true,
-          check: (r) => { near(r, tc, 'toTfjs', 0, 0); assert.equal(r.dtype, 'float32'); assert.equal(r.made, 'tf'); },
+          fn: g.chance(0.5) ? attn.toTfjs : packageToTfjs,
+          args: [t, tf],
+          kinds: ['tensor', 'module'],
+          alias: true,
+          check: (r) => {
+            near(r, tc, 'toTfjs', 0, 0);
+            assert.equal(r.dtype, 'float32');
+            assert.equal(r.made, 'tf');
+          },
         };
       },
     },
@@ -1173,23 +1808,38 @@ function makeEntries(attn) {
       make(g) {
         const shape = g.pick([[], [0], [3], [2, 3], [2, 1, 2]]);
         const [t, tc] = tensorArg(g, shape);
-        const ort = { Tensor: class { constructor(type, data, dims) { Object.assign(this, { made: 'ort', type, data, shape: dims }); } } };
+        const ort = {
+          Tensor: class {
+            constructor(type, data, dims) {
+              Object.assign(this, { made: 'ort', type, data, shape: dims });
+            }
+          },
+        };
         return {
-          fn: g.chance(0.5) ? attn.toOrt : packageToOrt, args: [t, ort], kinds: ['tensor', 'module'], alias: true,
-          check: (r) => { near(r, tc, 'toOrt', 0, 0); assert.equal(r.type, 'float32'); assert.equal(r.made, 'ort'); },
+          fn: g.chance(0.5) ? attn.toOrt : packageToOrt,
+          args: [t, ort],
+          kinds: ['tensor', 'module'],
+          alias: true,
+          check: (r) => {
+            near(r, tc, 'toOrt', 0, 0);
+            assert.equal(r.type, 'float32');
+            assert.equal(r.made, 'ort');
+          },
         };
       },
     },
 
     linearBackward: {
       make(g) {
-        const inDim = g.pick([0, ...SMALL_DIMS]), out = g.pick([0, ...SMALL_DIMS]);
+        const inDim = g.pick([0, ...SMALL_DIMS]),
+          out = g.pick([0, ...SMALL_DIMS]);
         const lead = g.pick([[], [3], [2, 2], [0]]);
         const [x, xc] = tensorArg(g, [...lead, inDim]);
         const [w, wc] = tensorArg(g, [inDim, out]);
         const [dy, dyc] = tensorArg(g, [...lead, out]);
         return {
-          args: [x, w, dy], kinds: ['tensor', 'tensor', 'tensor'],
+          args: [x, w, dy],
+          kinds: ['tensor', 'tensor', 'tensor'],
           check(r) {
             const ref = refLinearBackward(xc, wc, dyc);
             near(r.dx, ref.dx, 'dx', 1e-4, 1e-4);
@@ -1207,11 +1857,17 @@ function makeEntries(attn) {
         const [x, xc] = tensorArg(g, shape);
         const [dy, dyc] = tensorArg(g, shape);
         const [options, o] = optionsArg(g, {
-          gamma: () => tensorArg(g, [d]), beta: () => tensorArg(g, [d]),
-          eps: () => { const e = g.pick([1e-5, 1e-3, 0.1, 1]); return [e, e]; },
+          gamma: () => tensorArg(g, [d]),
+          beta: () => tensorArg(g, [d]),
+          eps: () => {
+            const e = g.pick([1e-5, 1e-3, 0.1, 1]);
+            return [e, e];
+          },
         });
         return {
-          args: [x, dy, options], kinds: ['tensor', 'tensor', 'options'], keys: [, , ['gamma', 'beta', 'eps']],
+          args: [x, dy, options],
+          kinds: ['tensor', 'tensor', 'options'],
+          keys: [, , ['gamma', 'beta', 'eps']],
           check(r) {
             const ref = refLayerNormBackward(xc, dyc, o.gamma, o.eps ?? 1e-5);
             near(r.dx, ref.dx, 'dx', 2e-3, 2e-3);
@@ -1224,17 +1880,27 @@ function makeEntries(attn) {
 
     feedForwardBackward: {
       make(g) {
-        const dModel = g.pick(SMALL_DIMS), dFF = g.int(0, 9);
+        const dModel = g.pick(SMALL_DIMS),
+          dFF = g.int(0, 9);
         const shape = [...g.pick([[], [2]]), g.int(0, 4), dModel];
         const [x, xc] = tensorArg(g, shape);
         const [dy, dyc] = tensorArg(g, shape);
         const [w1, w1c] = tensorArg(g, [dModel, dFF], randomFloats(g, dModel * dFF, -1, 1));
         const [w2, w2c] = tensorArg(g, [dFF, dModel], randomFloats(g, dFF * dModel, -1, 1));
-        const spec = { b1: () => tensorArg(g, [dFF]), b2: () => tensorArg(g, [dModel]), activation: () => { const a = g.pick(['relu', 'gelu']); return [a, a]; } };
+        const spec = {
+          b1: () => tensorArg(g, [dFF]),
+          b2: () => tensorArg(g, [dModel]),
+          activation: () => {
+            const a = g.pick(['relu', 'gelu']);
+            return [a, a];
+          },
+        };
         const [extra, o] = optionsArg(g, spec, 0.5);
         const options = { w1, w2, ...(extra ? { ...extra } : {}) };
         return {
-          args: [x, dy, options], kinds: ['tensor', 'tensor', 'options'], keys: [, , ['w1', 'w2', 'b1', 'b2', 'activation']],
+          args: [x, dy, options],
+          kinds: ['tensor', 'tensor', 'options'],
+          keys: [, , ['w1', 'w2', 'b1', 'b2', 'activation']],
           check(r) {
             const ref = refFeedForwardBackward(xc, dyc, { w1: w1c, w2: w2c, ...o });
             for (const name of ['dx', 'dw1', 'db1', 'dw2', 'db2']) near(r[name], ref[name], name, 2e-4, 1e-3);
@@ -1245,15 +1911,23 @@ function makeEntries(attn) {
 
     softmaxCrossEntropy: {
       make(g) {
-        const C = g.pick([1, 2, 3, 5, 9, 17]), rows = g.int(0, 6);
+        const C = g.pick([1, 2, 3, 5, 9, 17]),
+          rows = g.int(0, 6);
         const [logits, lc] = tensorArg(g, [rows, C], randomFloats(g, rows * C, -4, 4));
         const targets = Array.from({ length: rows }, () => (g.chance(0.2) ? -1 : g.int(0, C - 1)));
         return {
-          args: [logits, g.chance(0.5) ? targets : { data: Int32Array.from(targets), shape: [rows] }], kinds: ['tensor', 'junk'],
+          args: [logits, g.chance(0.5) ? targets : { data: Int32Array.from(targets), shape: [rows] }],
+          kinds: ['tensor', 'junk'],
           check(r) {
             const ref = refSoftmaxCrossEntropy(lc, targets);
-            if (Math.abs(r.loss - ref.loss) > 1e-5 * (1 + ref.loss) || r.count !== ref.count || r.accuracy !== ref.accuracy) {
-              throw new Error(`softmaxCrossEntropy: got ${inspect({ loss: r.loss, count: r.count, accuracy: r.accuracy })}, expected ${inspect({ loss: ref.loss, count: ref.count, accuracy: ref.accuracy })}`);
+            if (
+              Math.abs(r.loss - ref.loss) > 1e-5 * (1 + ref.loss) ||
+              r.count !== ref.count ||
+              r.accuracy !== ref.accuracy
+            ) {
+              throw new Error(
+                `softmaxCrossEntropy: got ${inspect({ loss: r.loss, count: r.count, accuracy: r.accuracy })}, expected ${inspect({ loss: ref.loss, count: ref.count, accuracy: ref.accuracy })}`,
+              );
             }
             near(r.dLogits, ref.dLogits, 'dLogits', 1e-6, 1e-4);
           },
@@ -1266,14 +1940,24 @@ function makeEntries(attn) {
     },
   };
   // How a result must look, also for the calls with huge sizes.
-  entries.attention.result = (r) => tensorProblem(r?.output, 'output') ?? (r.weights ? tensorProblem(r.weights, 'weights') : null);
-  entries.attentionBackward.result = (r) => tensorProblem(r?.dq, 'dq') ?? tensorProblem(r.dk, 'dk') ?? tensorProblem(r.dv, 'dv');
-  entries.linearBackward.result = (r) => tensorProblem(r?.dx, 'dx') ?? tensorProblem(r.dw, 'dw') ?? tensorProblem(r.db, 'db');
-  entries.layerNormBackward.result = (r) => tensorProblem(r?.dx, 'dx') ?? tensorProblem(r.dgamma, 'dgamma') ?? tensorProblem(r.dbeta, 'dbeta');
-  entries.feedForwardBackward.result = (r) => ['dx', 'dw1', 'db1', 'dw2', 'db2'].reduce((p, k) => p ?? tensorProblem(r?.[k], k), null);
-  entries.softmaxCrossEntropy.result = (r) => (typeof r?.loss === 'number' && Number.isInteger(r.count) ? tensorProblem(r.dLogits, 'dLogits') : `not a loss: ${inspect(r)}`);
-  entries.alibiSlopes.result = (r) => (Array.isArray(r) && r.every((s) => typeof s === 'number') ? null : `not an array of numbers: ${inspect(r)}`);
-  entries.laplacianEncoding.result = (r) => tensorProblem(r) ?? (r.eigenvalues instanceof Float32Array ? null : 'no eigenvalues');
+  entries.attention.result = (r) =>
+    tensorProblem(r?.output, 'output') ?? (r.weights ? tensorProblem(r.weights, 'weights') : null);
+  entries.attentionBackward.result = (r) =>
+    tensorProblem(r?.dq, 'dq') ?? tensorProblem(r.dk, 'dk') ?? tensorProblem(r.dv, 'dv');
+  entries.linearBackward.result = (r) =>
+    tensorProblem(r?.dx, 'dx') ?? tensorProblem(r.dw, 'dw') ?? tensorProblem(r.db, 'db');
+  entries.layerNormBackward.result = (r) =>
+    tensorProblem(r?.dx, 'dx') ?? tensorProblem(r.dgamma, 'dgamma') ?? tensorProblem(r.dbeta, 'dbeta');
+  entries.feedForwardBackward.result = (r) =>
+    ['dx', 'dw1', 'db1', 'dw2', 'db2'].reduce((p, k) => p ?? tensorProblem(r?.[k], k), null);
+  entries.softmaxCrossEntropy.result = (r) =>
+    typeof r?.loss === 'number' && Number.isInteger(r.count)
+      ? tensorProblem(r.dLogits, 'dLogits')
+      : `not a loss: ${inspect(r)}`;
+  entries.alibiSlopes.result = (r) =>
+    Array.isArray(r) && r.every((s) => typeof s === 'number') ? null : `not an array of numbers: ${inspect(r)}`;
+  entries.laplacianEncoding.result = (r) =>
+    tensorProblem(r) ?? (r.eigenvalues instanceof Float32Array ? null : 'no eigenvalues');
   entries.toNested.result = () => null;
   entries.memory.result = memoryProblem;
   return Object.assign(entries, laterEntries(attn));
@@ -1303,15 +1987,19 @@ function toBshd(t) {
   const [H, L, d] = t.shape.slice(-3);
   const outer = sizeOf(t.shape.slice(0, -3));
   const data = new t.data.constructor(t.data.length);
-  for (let o = 0; o < outer; o++) for (let h = 0; h < H; h++) for (let l = 0; l < L; l++) for (let c = 0; c < d; c++) {
-    data[((o * L + l) * H + h) * d + c] = t.data[((o * H + h) * L + l) * d + c];
-  }
+  for (let o = 0; o < outer; o++)
+    for (let h = 0; h < H; h++)
+      for (let l = 0; l < L; l++)
+        for (let c = 0; c < d; c++) {
+          data[((o * L + l) * H + h) * d + c] = t.data[((o * H + h) * L + l) * d + c];
+        }
   return { data, shape: [...t.shape.slice(0, -3), L, H, d] };
 }
 
 // [past, new] along the positions of every head: [..., P, d] and [..., L, d] → [..., P + L, d].
 function concatRows(past, now) {
-  const [P, d] = past.shape.slice(-2), L = now.shape.at(-2);
+  const [P, d] = past.shape.slice(-2),
+    L = now.shape.at(-2);
   const heads = sizeOf(past.shape.slice(0, -2));
   const data = new Float32Array(heads * (P + L) * d);
   for (let h = 0; h < heads; h++) {
@@ -1325,14 +2013,16 @@ function concatRows(past, now) {
 function sameTensor(t, want, what) {
   const problem = tensorProblem(t, what);
   if (problem) throw new Error(problem);
-  if (String(t.shape) !== String(want.shape)) throw new Error(`${what} has shape ${inspect(t.shape)}, expected ${inspect(want.shape)}`);
+  if (String(t.shape) !== String(want.shape))
+    throw new Error(`${what} has shape ${inspect(t.shape)}, expected ${inspect(want.shape)}`);
   if (!sameBytes(t.data, want.data)) {
     const i = t.data.findIndex((x, j) => !Object.is(x, want.data[j]));
     throw new Error(`${what} differs from [past, new] at flat index ${i}: ${t.data[i]} vs ${want.data[i]}`);
   }
 }
 
-const attentionResultProblem = (r) => tensorProblem(r?.output, 'output') ?? (r.weights ? tensorProblem(r.weights, 'weights') : null);
+const attentionResultProblem = (r) =>
+  tensorProblem(r?.output, 'output') ?? (r.weights ? tensorProblem(r.weights, 'weights') : null);
 
 // attention() with layout 'bshd' and/or pastKey/pastValue, and the other options. Tensors are
 // made in the 'bhsd' layout ([..., heads, L, d], the reference's) and passed transposed to
@@ -1344,21 +2034,27 @@ function attentionLayoutEntry() {
     fnName: 'attention',
     make(g) {
       const gqa = g.chance(0.25);
-      const dk = g.pick(SMALL_DIMS), dv = g.int(0, 5), Lq = g.int(0, 5), Lk = g.int(0, 4);
+      const dk = g.pick(SMALL_DIMS),
+        dv = g.int(0, 5),
+        Lq = g.int(0, 5),
+        Lk = g.int(0, 4);
       // Leading dims [...outer, heads]: k and v share theirs, which broadcast against q's
       // (fewer dims, dims of 1, one head) or, with GQA, have hq / hk times fewer heads.
       const outer = g.pick([[], [], [1], [2], [2, 1], [0]]);
       const kOuter = g.chance(0.6) ? outer : outer.slice(g.int(0, outer.length)).map((d) => (g.chance(0.3) ? 1 : d));
-      const hk = g.int(1, 2), hq = gqa ? hk * g.int(1, 3) : g.int(1, 3);
-      const qLead = [...outer, hq], kLead = [...kOuter, gqa ? hk : g.chance(0.7) ? hq : 1];
+      const hk = g.int(1, 2),
+        hq = gqa ? hk * g.int(1, 3) : g.int(1, 3);
+      const qLead = [...outer, hq],
+        kLead = [...kOuter, gqa ? hk : g.chance(0.7) ? hq : 1];
       const batch = broadcastShape(qLead, gqa ? [...kOuter, hq] : kLead);
       const layout = g.pick(['bshd', 'bshd', 'bhsd', undefined]);
-      const P = g.chance(0.65) ? g.int(0, 4) : -1;  // past positions, or no cache
+      const P = g.chance(0.65) ? g.int(0, 4) : -1; // past positions, or no cache
       const seqK = Math.max(P, 0) + Lk;
       const qc = { data: randomFloats(g, sizeOf(qLead) * Lq * dk), shape: [...qLead, Lq, dk] };
       const kc = { data: randomFloats(g, sizeOf(kLead) * Lk * dk), shape: [...kLead, Lk, dk] };
       const vc = { data: randomFloats(g, sizeOf(kLead) * Lk * dv), shape: [...kLead, Lk, dv] };
-      const pass = (t) => (layout === 'bshd' ? tensorArg(g, toBshd(t).shape, toBshd(t).data)[0] : tensorArg(g, t.shape, t.data)[0]);
+      const pass = (t) =>
+        layout === 'bshd' ? tensorArg(g, toBshd(t).shape, toBshd(t).data)[0] : tensorArg(g, t.shape, t.data)[0];
       const [q, k, v] = [pass(qc), pass(kc), pass(vc)];
       const outShape = layout === 'bshd' ? [...batch.slice(0, -1), Lq, batch.at(-1), dv] : [...batch, Lq, dv];
       const spec = {
@@ -1367,45 +2063,88 @@ function attentionLayoutEntry() {
         pastValue: [P >= 0 ? 1 : 0, () => tensorArg(g, [...kLead, P, dv])],
         enableGqa: [gqa ? 1 : 0.1, () => [gqa, gqa]],
         mask: () => maskArg(g, [...batch, Lq, seqK]),
-        causal: [0.5, () => { const b = g.chance(0.7); return [b, b]; }],
-        causalAlign: () => { const a = g.pick(['top-left', 'bottom-right', 'bottom-right-per-sequence', -2, 0, 3]); return [a, a]; },
-        scale: () => { const s = g.pick([0, 0.125, 1, -0.5, 2]); return [s, s]; },
-        softcap: () => { const s = g.pick(SOFTCAPS); return [s, s]; },
+        causal: [
+          0.5,
+          () => {
+            const b = g.chance(0.7);
+            return [b, b];
+          },
+        ],
+        causalAlign: () => {
+          const a = g.pick(['top-left', 'bottom-right', 'bottom-right-per-sequence', -2, 0, 3]);
+          return [a, a];
+        },
+        scale: () => {
+          const s = g.pick([0, 0.125, 1, -0.5, 2]);
+          return [s, s];
+        },
+        softcap: () => {
+          const s = g.pick(SOFTCAPS);
+          return [s, s];
+        },
         window: windowArg(g),
-        keyLengths: () => { const l = Array.from({ length: batch[0] }, () => g.int(0, seqK)); return [g.chance(0.3) ? Int32Array.from(l) : l, l]; },
-        returnWeights: () => { const b = g.chance(0.5); return [b, b]; },
-        trace: () => { const t = g.chance(0.3); return [t, t]; },
+        keyLengths: () => {
+          const l = Array.from({ length: batch[0] }, () => g.int(0, seqK));
+          return [g.chance(0.3) ? Int32Array.from(l) : l, l];
+        },
+        returnWeights: () => {
+          const b = g.chance(0.5);
+          return [b, b];
+        },
+        trace: () => {
+          const t = g.chance(0.3);
+          return [t, t];
+        },
         out: outArg(outShape),
       };
       const [options, o] = optionsArg(g, spec);
       return {
-        args: [q, k, v, options], kinds: ['tensor', 'tensor', 'tensor', 'options'], keys: [, , , Object.keys(spec)],
+        args: [q, k, v, options],
+        kinds: ['tensor', 'tensor', 'tensor', 'options'],
+        keys: [, , , Object.keys(spec)],
         check(r) {
           const past = o.pastKey !== undefined;
-          const kx = past ? concatRows(o.pastKey, kc) : kc, vx = past ? concatRows(o.pastValue, vc) : vc;
+          const kx = past ? concatRows(o.pastKey, kc) : kc,
+            vx = past ? concatRows(o.pastValue, vc) : vc;
           // With a cache, 'top-left' (the default) counts from the first new key: offset P.
           const causalAlign = past && (o.causalAlign ?? 'top-left') === 'top-left' ? P : o.causalAlign;
-          const ref = referenceAttention(qc, gqa ? repeatHeads(kx, hq) : kx, gqa ? repeatHeads(vx, hq) : vx, { ...o, causalAlign });
+          const ref = referenceAttention(qc, gqa ? repeatHeads(kx, hq) : kx, gqa ? repeatHeads(vx, hq) : vx, {
+            ...o,
+            causalAlign,
+          });
           if (o.out && r.output.data !== o.out) throw new Error('options.out given but the output is another array');
           near(r.output, o.layout === 'bshd' ? toBshd(ref.output) : ref.output, 'output');
           if (o.returnWeights || o.trace) near(r.weights, ref.weights, 'weights');
           else if (r.weights !== undefined) throw new Error('weights returned without returnWeights');
-          if (o.trace) for (const stage of ['scores', 'scaledScores', 'maskedScores']) near(r.trace[stage], ref[stage], `trace.${stage}`, 1e-4);
+          if (o.trace)
+            for (const stage of ['scores', 'scaledScores', 'maskedScores'])
+              near(r.trace[stage], ref[stage], `trace.${stage}`, 1e-4);
           if (o.trace && o.softcap > 0) near(r.trace.cappedScores, ref.cappedScores, 'trace.cappedScores', 1e-4);
           if (!past) {
-            if (r.presentKey !== undefined || r.presentValue !== undefined) throw new Error('presentKey/presentValue returned without pastKey');
+            if (r.presentKey !== undefined || r.presentValue !== undefined)
+              throw new Error('presentKey/presentValue returned without pastKey');
             return;
           }
           sameTensor(r.presentKey, kx, 'presentKey');
           sameTensor(r.presentValue, vx, 'presentValue');
-          const inputData = new Set(g.inputs.map(([value]) => (value && !Array.isArray(value) ? value.data : undefined)));
-          if (r.presentKey.data === r.presentValue.data || inputData.has(r.presentKey.data) || inputData.has(r.presentValue.data)) {
+          const inputData = new Set(
+            g.inputs.map(([value]) => (value && !Array.isArray(value) ? value.data : undefined)),
+          );
+          if (
+            r.presentKey.data === r.presentValue.data ||
+            inputData.has(r.presentKey.data) ||
+            inputData.has(r.presentValue.data)
+          ) {
             throw new Error('presentKey or presentValue shares its data with an input or with the other');
           }
         },
       };
     },
-    result: (r) => attentionResultProblem(r) ?? (r.presentKey ? tensorProblem(r.presentKey, 'presentKey') ?? tensorProblem(r.presentValue, 'presentValue') : null),
+    result: (r) =>
+      attentionResultProblem(r) ??
+      (r.presentKey
+        ? (tensorProblem(r.presentKey, 'presentKey') ?? tensorProblem(r.presentValue, 'presentValue'))
+        : null),
   };
 }
 
@@ -1415,10 +2154,20 @@ function attentionLayoutEntry() {
 // newLengths[n] of them).
 function kvShadow(c) {
   const slots = c.batch * c.kvHeads * c.capacity;
-  return { c, keys: new Float32Array(slots * c.headDim), values: new Float32Array(slots * c.valueDim), lengths: new Array(c.batch).fill(0) };
+  return {
+    c,
+    keys: new Float32Array(slots * c.headDim),
+    values: new Float32Array(slots * c.valueDim),
+    lengths: new Array(c.batch).fill(0),
+  };
 }
 
-const cloneShadow = (sh) => ({ c: sh.c, keys: sh.keys.slice(), values: sh.values.slice(), lengths: sh.lengths.slice() });
+const cloneShadow = (sh) => ({
+  c: sh.c,
+  keys: sh.keys.slice(),
+  values: sh.values.slice(),
+  lengths: sh.lengths.slice(),
+});
 
 // mask broadcast to `shape` as a full tensor (the reference takes one sequence's block).
 function fullMask(mask, shape) {
@@ -1439,7 +2188,8 @@ function kvStep(g, sh, heads, Lnew, commit) {
   const qc = { data: randomFloats(g, B * heads * Lq * hd), shape: [B, heads, Lq, hd] };
   const kc = { data: randomFloats(g, B * Hk * Lnew * hd), shape: [B, Hk, Lnew, hd] };
   const vc = { data: randomFloats(g, B * Hk * Lnew * dv), shape: [B, Hk, Lnew, dv] };
-  const pass = (t) => (layout === 'bshd' ? tensorArg(g, toBshd(t).shape, toBshd(t).data)[0] : tensorArg(g, t.shape, t.data)[0]);
+  const pass = (t) =>
+    layout === 'bshd' ? tensorArg(g, toBshd(t).shape, toBshd(t).data)[0] : tensorArg(g, t.shape, t.data)[0];
   const [q, k, v] = [pass(qc), pass(kc), pass(vc)];
   const partial = g.chance(0.3) ? Array.from({ length: B }, () => g.int(0, Lnew)) : null;
   const added = partial ?? new Array(B).fill(Lnew);
@@ -1447,24 +2197,42 @@ function kvStep(g, sh, heads, Lnew, commit) {
   const spec = {
     layout: [layout === undefined ? 0 : 1, () => [layout, layout]],
     newLengths: [partial ? 1 : 0, () => [g.chance(0.3) ? Int32Array.from(partial) : partial.slice(), partial]],
-    causal: [0.6, () => { const b = g.chance(0.8); return [b, b]; }],
-    scale: () => { const s = g.pick([0, 0.125, 1, -0.5, 2]); return [s, s]; },
-    softcap: () => { const s = g.pick(SOFTCAPS); return [s, s]; },
+    causal: [
+      0.6,
+      () => {
+        const b = g.chance(0.8);
+        return [b, b];
+      },
+    ],
+    scale: () => {
+      const s = g.pick([0, 0.125, 1, -0.5, 2]);
+      return [s, s];
+    },
+    softcap: () => {
+      const s = g.pick(SOFTCAPS);
+      return [s, s];
+    },
     window: windowArg(g),
     mask: () => maskArg(g, [B, heads, Lq, T]),
-    returnWeights: () => { const b = g.chance(0.6); return [b, b]; },
+    returnWeights: () => {
+      const b = g.chance(0.6);
+      return [b, b];
+    },
   };
   const [options, o] = optionsArg(g, spec);
   const step = { args: [q, k, v, options], keys: Object.keys(spec), Lnew, before: sh.lengths.slice() };
   if (!commit) return step;
-  for (let n = 0; n < B; n++) for (let h = 0; h < Hk; h++) for (let l = 0; l < Lnew; l++) {
-    const slot = (n * Hk + h) * C + sh.lengths[n] + l, from = (n * Hk + h) * Lnew + l;
-    sh.keys.set(kc.data.subarray(from * hd, (from + 1) * hd), slot * hd);
-    sh.values.set(vc.data.subarray(from * dv, (from + 1) * dv), slot * dv);
-  }
+  for (let n = 0; n < B; n++)
+    for (let h = 0; h < Hk; h++)
+      for (let l = 0; l < Lnew; l++) {
+        const slot = (n * Hk + h) * C + sh.lengths[n] + l,
+          from = (n * Hk + h) * Lnew + l;
+        sh.keys.set(kc.data.subarray(from * hd, (from + 1) * hd), slot * hd);
+        sh.values.set(vc.data.subarray(from * dv, (from + 1) * dv), slot * dv);
+      }
   sh.lengths = sh.lengths.map((l, n) => l + added[n]);
   const held = cloneShadow(sh);
-  let expected = null;  // computed when first needed (a perturbed call needs none)
+  let expected = null; // computed when first needed (a perturbed call needs none)
   const reference = () => (expected ??= kvReference(held, step.before, added, qc, o, heads, T));
   return { ...step, o, reference, held };
 }
@@ -1473,19 +2241,38 @@ function kvStep(g, sh, heads, Lnew, commit) {
 // time (each has its own causal offset and key length): { output, weights }.
 function kvReference(held, before, added, qc, o, heads, T) {
   const { batch: B, kvHeads: Hk, capacity: C, headDim: hd, valueDim: dv } = held.c;
-  const Lq = qc.shape[2], block = heads * Lq;
-  const output = new Float64Array(B * block * dv), weights = new Float64Array(B * block * T);
+  const Lq = qc.shape[2],
+    block = heads * Lq;
+  const output = new Float64Array(B * block * dv),
+    weights = new Float64Array(B * block * T);
   const mask = o.mask ? fullMask(o.mask, [B, heads, Lq, T]) : null;
   for (let n = 0; n < B; n++) {
     const rows = (store, d) => {
       const data = new Float32Array(Hk * T * d);
-      for (let h = 0; h < Hk; h++) data.set(store.subarray((n * Hk + h) * C * d, ((n * Hk + h) * C + T) * d), h * T * d);
+      for (let h = 0; h < Hk; h++)
+        data.set(store.subarray((n * Hk + h) * C * d, ((n * Hk + h) * C + T) * d), h * T * d);
       return repeatHeads({ data, shape: [1, Hk, T, d] }, heads);
     };
-    const r = referenceAttention({ data: qc.data.subarray(n * block * hd, (n + 1) * block * hd), shape: [1, heads, Lq, hd] }, rows(held.keys, hd), rows(held.values, dv), {
-      scale: o.scale, softcap: o.softcap, causal: o.causal, causalAlign: before[n], keyLengths: [before[n] + added[n]], window: o.window,
-      mask: mask ? { data: mask.data.subarray(n * block * T, (n + 1) * block * T), shape: [1, heads, Lq, T], boolean: mask.boolean } : undefined,
-    });
+    const r = referenceAttention(
+      { data: qc.data.subarray(n * block * hd, (n + 1) * block * hd), shape: [1, heads, Lq, hd] },
+      rows(held.keys, hd),
+      rows(held.values, dv),
+      {
+        scale: o.scale,
+        softcap: o.softcap,
+        causal: o.causal,
+        causalAlign: before[n],
+        keyLengths: [before[n] + added[n]],
+        window: o.window,
+        mask: mask
+          ? {
+              data: mask.data.subarray(n * block * T, (n + 1) * block * T),
+              shape: [1, heads, Lq, T],
+              boolean: mask.boolean,
+            }
+          : undefined,
+      },
+    );
     output.set(r.output.data, n * block * dv);
     weights.set(r.weights.data, n * block * T);
   }
@@ -1509,17 +2296,27 @@ function kvResultProblem(r, step) {
 // How the cache differs from `held` (its lengths, the positions each sequence holds), or null.
 function kvHeldProblem(cache, held) {
   const { batch: B, kvHeads: Hk, capacity: C, headDim: hd, valueDim: dv } = held.c;
-  if (String(cache.lengths) !== String(held.lengths)) return `cache.lengths is ${inspect(cache.lengths)}, expected ${inspect(held.lengths)}`;
+  if (String(cache.lengths) !== String(held.lengths))
+    return `cache.lengths is ${inspect(cache.lengths)}, expected ${inspect(held.lengths)}`;
   const T = Math.max(0, ...held.lengths);
-  for (const [name, store, d] of [['keys', held.keys, hd], ['values', held.values, dv]]) {
+  for (const [name, store, d] of [
+    ['keys', held.keys, hd],
+    ['values', held.values, dv],
+  ]) {
     const t = cache[name]();
     const problem = tensorProblem(t, `cache.${name}()`);
     if (problem) return problem;
-    if (String(t.shape) !== String([B, Hk, T, d])) return `cache.${name}() has shape ${inspect(t.shape)}, expected ${inspect([B, Hk, T, d])}`;
-    for (let n = 0; n < B; n++) for (let h = 0; h < Hk; h++) for (let l = 0; l < held.lengths[n]; l++) for (let c = 0; c < d; c++) {
-      const got = t.data[((n * Hk + h) * T + l) * d + c], want = store[((n * Hk + h) * C + l) * d + c];
-      if (!Object.is(got, want)) return `cache.${name}()[${n}][${h}][${l}][${c}] is ${got}, expected ${want} (what was appended there)`;
-    }
+    if (String(t.shape) !== String([B, Hk, T, d]))
+      return `cache.${name}() has shape ${inspect(t.shape)}, expected ${inspect([B, Hk, T, d])}`;
+    for (let n = 0; n < B; n++)
+      for (let h = 0; h < Hk; h++)
+        for (let l = 0; l < held.lengths[n]; l++)
+          for (let c = 0; c < d; c++) {
+            const got = t.data[((n * Hk + h) * T + l) * d + c],
+              want = store[((n * Hk + h) * C + l) * d + c];
+            if (!Object.is(got, want))
+              return `cache.${name}()[${n}][${h}][${l}][${c}] is ${got}, expected ${want} (what was appended there)`;
+          }
   }
   return null;
 }
@@ -1538,7 +2335,10 @@ function kvCacheEntry(attn) {
   return {
     fnName: 'KVCache',
     make(g) {
-      const batch = g.int(1, 3), kvHeads = g.int(1, 2), capacity = g.int(1, 10), headDim = g.pick([1, 2, 3, 4, 5, 8]);
+      const batch = g.int(1, 3),
+        kvHeads = g.int(1, 2),
+        capacity = g.int(1, 10),
+        headDim = g.pick([1, 2, 3, 4, 5, 8]);
       const valueDim = g.chance(0.5) ? undefined : g.int(1, 5);
       const heads = kvHeads * g.int(1, 3);
       const config = { batch, kvHeads, capacity, headDim, ...(valueDim === undefined ? {} : { valueDim }) };
@@ -1547,7 +2347,9 @@ function kvCacheEntry(attn) {
       // The valid calls before and (after a throw) after the fuzzed one: their tensors are not
       // the fuzzed call's, so they are not perturbed; they must come back unchanged all the same.
       const mark = g.inputs.length;
-      const steps = Array.from({ length: g.int(0, 2) }, () => kvStep(g, sh, heads, g.int(0, Math.min(room(), 4)), true));
+      const steps = Array.from({ length: g.int(0, 2) }, () =>
+        kvStep(g, sh, heads, g.int(0, Math.min(room(), 4)), true),
+      );
       const again = kvStep(g, cloneShadow(sh), heads, g.int(0, Math.min(room(), 2)), true);
       const ownInputs = g.inputs.splice(mark);
       const held = cloneShadow(sh);
@@ -1555,20 +2357,34 @@ function kvCacheEntry(attn) {
       const last = kvStep(g, sh, heads, overflow ? room() + g.int(1, 2) : g.int(0, Math.min(room(), 4)), !overflow);
       const state = { problem: null };
       const stepProblem = (cache, step, r, what) => {
-        const p = kvResultProblem(r, step) ?? kvHeldProblem(cache, step.held) ?? inputsProblem({ inputs: ownInputs, labels: g.labels });
+        const p =
+          kvResultProblem(r, step) ??
+          kvHeldProblem(cache, step.held) ??
+          inputsProblem({ inputs: ownInputs, labels: g.labels });
         return p && `${what}: ${p}`;
       };
       const call = {
-        args: [config, ...last.args], kinds: ['config', 'tensor', 'tensor', 'tensor', 'options'], keys: [KV_CONFIG_KEYS, , , , last.keys],
+        args: [config, ...last.args],
+        kinds: ['config', 'tensor', 'tensor', 'tensor', 'options'],
+        keys: [KV_CONFIG_KEYS, , , , last.keys],
         names: ['KVCache', 'KVCache.attend'],
-        check: overflow ? null : (r) => { const p = kvResultProblem(r, last); if (p) throw new Error(p); },
-        result: (r) => state.problem ?? (r && typeof r === 'object' ? attentionResultProblem(r) : `not an attend result: ${inspect(r)}`),
+        check: overflow
+          ? null
+          : (r) => {
+              const p = kvResultProblem(r, last);
+              if (p) throw new Error(p);
+            },
+        result: (r) =>
+          state.problem ??
+          (r && typeof r === 'object' ? attentionResultProblem(r) : `not an attend result: ${inspect(r)}`),
         after: () => state.problem,
         describe: () => {
           const [c, ...rest] = call.args.map((a) => show(a, g.labels));
-          return `cache = new attn.KVCache(${c}); ${steps.length} valid cache.attend() call(s) of ${inspect(steps.map((s) => s.Lnew))} new positions ` +
+          return (
+            `cache = new attn.KVCache(${c}); ${steps.length} valid cache.attend() call(s) of ${inspect(steps.map((s) => s.Lnew))} new positions ` +
             `(lengths then ${inspect(held.lengths)}, capacity ${capacity}); cache.attend(${rest.join(', ')})` +
-            `${overflow ? ` (${last.Lnew} new positions: past the capacity)` : ''}; cache.dispose()`;
+            `${overflow ? ` (${last.Lnew} new positions: past the capacity)` : ''}; cache.dispose()`
+          );
         },
       };
       const original = call.args.slice();
@@ -1576,16 +2392,27 @@ function kvCacheEntry(attn) {
         const pristine = args.length === original.length && args.every((a, i) => a === original[i]);
         const cache = new attn.KVCache(args[0]);
         if (KV_CONFIG_KEYS.some((key) => cache.config[key] !== sh.c[key])) {
-          call.check = null;  // a mistaken config that made another cache: nothing to compare with
-          try { return cache.attend(...args.slice(1)); } finally { cache.dispose(); }
+          call.check = null; // a mistaken config that made another cache: nothing to compare with
+          try {
+            return cache.attend(...args.slice(1));
+          } finally {
+            cache.dispose();
+          }
         }
-        let result, error, threw = false;
+        let result,
+          error,
+          threw = false;
         try {
           for (const [i, step] of steps.entries()) {
             state.problem = stepProblem(cache, step, cache.attend(...step.args), `valid attend #${i + 1}`);
             if (state.problem) return undefined;
           }
-          try { result = cache.attend(...args.slice(1)); } catch (e) { error = e; threw = true; }
+          try {
+            result = cache.attend(...args.slice(1));
+          } catch (e) {
+            error = e;
+            threw = true;
+          }
           if (threw) {
             if (overflow && pristine && !(error instanceof RangeError && error.message.startsWith('KVCache.attend:'))) {
               state.problem = `an attend past the capacity threw ${describeError(error)}, not a RangeError naming KVCache.attend`;
@@ -1593,7 +2420,12 @@ function kvCacheEntry(attn) {
             const changed = kvHeldProblem(cache, held);
             if (changed) state.problem ??= `after the fuzzed attend threw, ${changed} (nothing may be appended)`;
             try {
-              state.problem ??= stepProblem(cache, again, cache.attend(...again.args), 'the valid attend after the throw');
+              state.problem ??= stepProblem(
+                cache,
+                again,
+                cache.attend(...again.args),
+                'the valid attend after the throw',
+              );
             } catch (e) {
               state.problem ??= `the valid attend after the throw threw ${describeError(e)}`;
             }
@@ -1609,7 +2441,8 @@ function kvCacheEntry(attn) {
           cache.attend();
           state.problem ??= 'attend() after dispose() returned';
         } catch (e) {
-          if (!(e?.constructor === Error && e.message.startsWith('KVCache.attend: this object was disposed'))) state.problem ??= `attend() after dispose() threw ${describeError(e)}`;
+          if (!(e?.constructor === Error && e.message.startsWith('KVCache.attend: this object was disposed')))
+            state.problem ??= `attend() after dispose() threw ${describeError(e)}`;
         }
         if (threw) throw error;
         return result;
@@ -1618,8 +2451,14 @@ function kvCacheEntry(attn) {
     },
     huge: (g) => ({
       fn: (config) => new attn.KVCache(config).dispose(),
-      args: [g.pick([{ batch: 2 ** 15, kvHeads: 2 ** 15, capacity: 1, headDim: 1 }, { batch: 1, kvHeads: 1, capacity: 2 ** 28, headDim: 2 },
-        { batch: 1, kvHeads: 1, capacity: 2 ** 53, headDim: 1 }, { batch: 2, kvHeads: 2 ** 31, capacity: 2, headDim: 2 ** 20 }])],
+      args: [
+        g.pick([
+          { batch: 2 ** 15, kvHeads: 2 ** 15, capacity: 1, headDim: 1 },
+          { batch: 1, kvHeads: 1, capacity: 2 ** 28, headDim: 2 },
+          { batch: 1, kvHeads: 1, capacity: 2 ** 53, headDim: 1 },
+          { batch: 2, kvHeads: 2 ** 31, capacity: 2, headDim: 2 ** 20 },
+        ]),
+      ],
       result: () => null,
       describe: (args) => `new attn.KVCache(${args}).dispose()`,
     }),
@@ -1630,18 +2469,27 @@ function kvCacheEntry(attn) {
 // statistics: mean and 1/sqrt(biased variance + eps) of each group, shaped
 // [...x.shape.slice(0, axis), 1, ...]; NaN for groups of no values (as NumPy's mean).
 function refLayerNormStats(x, axis, gamma, beta, eps) {
-  const rows = sizeOf(x.shape.slice(0, axis)), dim = sizeOf(x.shape.slice(axis));
-  const output = new Float64Array(x.data.length), mean = new Float64Array(rows), inv = new Float64Array(rows);
+  const rows = sizeOf(x.shape.slice(0, axis)),
+    dim = sizeOf(x.shape.slice(axis));
+  const output = new Float64Array(x.data.length),
+    mean = new Float64Array(rows),
+    inv = new Float64Array(rows);
   for (let r = 0; r < rows; r++) {
     const group = Array.from(x.data.subarray(r * dim, (r + 1) * dim));
     const m = group.reduce((a, b) => a + b, 0) / dim;
     const variance = group.reduce((a, b) => a + (b - m) ** 2, 0) / dim;
     mean[r] = m;
     inv[r] = 1 / Math.sqrt(variance + eps);
-    group.forEach((value, c) => { output[r * dim + c] = (value - m) * inv[r] * (gamma ? gamma.data[c] : 1) + (beta ? beta.data[c] : 0); });
+    group.forEach((value, c) => {
+      output[r * dim + c] = (value - m) * inv[r] * (gamma ? gamma.data[c] : 1) + (beta ? beta.data[c] : 0);
+    });
   }
   const statsShape = [...x.shape.slice(0, axis), ...x.shape.slice(axis).map(() => 1)];
-  return { output: { data: output, shape: x.shape }, mean: { data: mean, shape: statsShape }, invStdDev: { data: inv, shape: statsShape } };
+  return {
+    output: { data: output, shape: x.shape },
+    mean: { data: mean, shape: statsShape },
+    invStdDev: { data: inv, shape: statsShape },
+  };
 }
 
 // layerNorm with options.axis (any axis, negative too: every axis from it to the last is one
@@ -1653,19 +2501,27 @@ function layerNormStatsEntry() {
     make(g) {
       const shape = Array.from({ length: g.int(1, 4) }, () => g.pick([0, 1, 2, 2, 3, 3, 4, 5]));
       const rank = shape.length;
-      const axis = g.int(-rank, rank - 1), withAxis = g.chance(0.85);
+      const axis = g.int(-rank, rank - 1),
+        withAxis = g.chance(0.85);
       const first = withAxis ? (axis + rank) % rank : rank - 1;
-      const inner = shape.slice(first), dim = sizeOf(inner);
+      const inner = shape.slice(first),
+        dim = sizeOf(inner);
       const stats = g.chance(0.75);
       const [x, xc] = tensorArg(g, shape);
       const [options, o] = optionsArg(g, {
         axis: [withAxis ? 1 : 0, () => [axis, axis]],
         returnStats: [0.9, () => [stats, stats]],
-        gamma: () => tensorArg(g, inner), beta: () => tensorArg(g, inner),
-        eps: () => { const e = g.pick([1e-5, 1e-3, 0.1, 1, dim > 1 ? 0 : 1e-5]); return [e, e]; },
+        gamma: () => tensorArg(g, inner),
+        beta: () => tensorArg(g, inner),
+        eps: () => {
+          const e = g.pick([1e-5, 1e-3, 0.1, 1, dim > 1 ? 0 : 1e-5]);
+          return [e, e];
+        },
       });
       return {
-        args: [x, options], kinds: ['tensor', 'options'], keys: [, ['gamma', 'beta', 'eps', 'axis', 'returnStats']],
+        args: [x, options],
+        kinds: ['tensor', 'options'],
+        keys: [, ['gamma', 'beta', 'eps', 'axis', 'returnStats']],
         check(r) {
           const ref = refLayerNormStats(xc, first, o.gamma, o.beta, o.eps ?? 1e-5);
           if (!o.returnStats) return near(r, ref.output, 'layerNorm', 2e-4, 1e-3);
@@ -1676,9 +2532,12 @@ function layerNormStatsEntry() {
       };
     },
     // A result is a tensor, or { output, mean, invStdDev } with returnStats.
-    result: (r) => (r !== null && typeof r === 'object' && 'invStdDev' in r
-      ? tensorProblem(r.output, 'output') ?? tensorProblem(r.mean, 'mean') ?? tensorProblem(r.invStdDev, 'invStdDev')
-      : tensorProblem(r)),
+    result: (r) =>
+      r !== null && typeof r === 'object' && 'invStdDev' in r
+        ? (tensorProblem(r.output, 'output') ??
+          tensorProblem(r.mean, 'mean') ??
+          tensorProblem(r.invStdDev, 'invStdDev'))
+        : tensorProblem(r),
   };
 }
 
@@ -1693,21 +2552,28 @@ function refRopeTables(x, { cos, sin, positions, interleaved, rotaryDim, numHead
   const fourD = x.shape.length === 4;
   const [B, H, L, D] = fourD ? x.shape : [x.shape[0], numHeads, x.shape[1], x.shape[2] / numHeads];
   const where = (b, l, h, c) => (fourD ? ((b * H + h) * L + l) * D + c : ((b * L + l) * H + h) * D + c);
-  const R = rotaryDim || D, half = R / 2;
+  const R = rotaryDim || D,
+    half = R / 2;
   const out = Float64Array.from(x.data);
-  for (let b = 0; b < B; b++) for (let l = 0; l < L; l++) {
-    const row = positions ? positions[b * L + l] : b * L + l;
-    const c = cos.data.subarray(row * half, (row + 1) * half), s = sin.data.subarray(row * half, (row + 1) * half);
-    for (let h = 0; h < H; h++) {
-      const pair = (i) => (interleaved ? [where(b, l, h, 2 * i), where(b, l, h, 2 * i + 1)] : [where(b, l, h, i), where(b, l, h, half + i)]);
-      for (let i = 0; i < half; i++) {
-        const [a, z] = pair(i);
-        const x1 = x.data[a], x2 = x.data[z];
-        out[a] = c[i] * x1 - s[i] * x2;
-        out[z] = s[i] * x1 + c[i] * x2;
+  for (let b = 0; b < B; b++)
+    for (let l = 0; l < L; l++) {
+      const row = positions ? positions[b * L + l] : b * L + l;
+      const c = cos.data.subarray(row * half, (row + 1) * half),
+        s = sin.data.subarray(row * half, (row + 1) * half);
+      for (let h = 0; h < H; h++) {
+        const pair = (i) =>
+          interleaved
+            ? [where(b, l, h, 2 * i), where(b, l, h, 2 * i + 1)]
+            : [where(b, l, h, i), where(b, l, h, half + i)];
+        for (let i = 0; i < half; i++) {
+          const [a, z] = pair(i);
+          const x1 = x.data[a],
+            x2 = x.data[z];
+          out[a] = c[i] * x1 - s[i] * x2;
+          out[z] = s[i] * x1 + c[i] * x2;
+        }
       }
     }
-  }
   return { data: out, shape: x.shape };
 }
 
@@ -1729,30 +2595,48 @@ function ropeTablesEntry() {
     fnName: 'applyRope',
     make(g) {
       const fourD = g.chance(0.6);
-      const B = g.int(0, 2), H = g.int(1, 3), L = g.int(0, 4), D = g.int(2, 9);
-      const R = 2 * g.int(1, Math.floor(D / 2)), half = R / 2;
+      const B = g.int(0, 2),
+        H = g.int(1, 3),
+        L = g.int(0, 4),
+        D = g.int(2, 9);
+      const R = 2 * g.int(1, Math.floor(D / 2)),
+        half = R / 2;
       const xShape = fourD ? [B, H, L, D] : [B, L, H * D];
       const [x, xc] = tensorArg(g, xShape);
-      const withIds = g.chance(0.6), maxPosition = g.int(1, 8);
+      const withIds = g.chance(0.6),
+        maxPosition = g.int(1, 8);
       const tableShape = withIds ? [maxPosition, half] : [B, L, half];
       const ids = Array.from({ length: B * L }, () => g.int(0, maxPosition - 1));
       const rotary = R === D ? g.pick([undefined, 0, R]) : R;
-      const [options, o] = optionsArg(g, {
-        cos: [1, () => tensorArg(g, tableShape, randomFloats(g, sizeOf(tableShape), -1.5, 1.5))],
-        sin: [1, () => tensorArg(g, tableShape, randomFloats(g, sizeOf(tableShape), -1.5, 1.5))],
-        positions: [withIds ? 1 : 0, () => [positionIds(g, ids, B, L), ids]],
-        rotaryDim: [rotary === undefined ? 0 : 1, () => [rotary, rotary]],
-        numHeads: [fourD ? 0.3 : 1, () => [H, H]],
-        interleaved: () => { const b = g.chance(0.5); return [b, b]; },
-      }, 0.5);
+      const [options, o] = optionsArg(
+        g,
+        {
+          cos: [1, () => tensorArg(g, tableShape, randomFloats(g, sizeOf(tableShape), -1.5, 1.5))],
+          sin: [1, () => tensorArg(g, tableShape, randomFloats(g, sizeOf(tableShape), -1.5, 1.5))],
+          positions: [withIds ? 1 : 0, () => [positionIds(g, ids, B, L), ids]],
+          rotaryDim: [rotary === undefined ? 0 : 1, () => [rotary, rotary]],
+          numHeads: [fourD ? 0.3 : 1, () => [H, H]],
+          interleaved: () => {
+            const b = g.chance(0.5);
+            return [b, b];
+          },
+        },
+        0.5,
+      );
       return {
-        args: [x, options], kinds: ['tensor', 'options'], keys: [, ['cos', 'sin', 'positions', 'interleaved', 'rotaryDim', 'numHeads', 'base']],
+        args: [x, options],
+        kinds: ['tensor', 'options'],
+        keys: [, ['cos', 'sin', 'positions', 'interleaved', 'rotaryDim', 'numHeads', 'base']],
         check(r) {
           near(r, refRopeTables(xc, { ...o, numHeads: H }), 'applyRope (tables)', 1e-5, 1e-5);
-          for (let t = 0; t < B * H * L; t++) for (let f = R; f < D; f++) {
-            const i = t * D + f;  // both layouts hold rows of one head's D features
-            if (!Object.is(r.data[i], xc.data[i])) throw new Error(`feature ${f} (past rotaryDim ${R}) of row ${t} changed: ${r.data[i]} vs ${xc.data[i]}`);
-          }
+          for (let t = 0; t < B * H * L; t++)
+            for (let f = R; f < D; f++) {
+              const i = t * D + f; // both layouts hold rows of one head's D features
+              if (!Object.is(r.data[i], xc.data[i]))
+                throw new Error(
+                  `feature ${f} (past rotaryDim ${R}) of row ${t} changed: ${r.data[i]} vs ${xc.data[i]}`,
+                );
+            }
         },
       };
     },
@@ -1775,10 +2659,11 @@ function laterEntries(attn) {
 
 const LAYER_CLASSES = ['MultiHeadAttention', 'TransformerEncoderLayer'];
 const MAX_LIVE = 6;
-const layerNames = new WeakMap();  // layer → 'layer#id', so descriptions do not print the module
+const layerNames = new WeakMap(); // layer → 'layer#id', so descriptions do not print the module
 
 function layerConfig(g, cls) {
-  const numKvHeads = g.pick([1, 1, 2]), numHeads = numKvHeads * g.pick([1, 2]);
+  const numKvHeads = g.pick([1, 1, 2]),
+    numHeads = numKvHeads * g.pick([1, 2]);
   const c = { dModel: numHeads * g.int(1, 3), numHeads };
   if (g.chance(0.3) || numKvHeads !== numHeads) c.numKvHeads = numKvHeads;
   if (g.chance(0.3)) c.bias = g.chance(0.5);
@@ -1797,10 +2682,16 @@ function layerConfig(g, cls) {
 
 function hugeConfig(g, cls) {
   const c = g.pick([
-    { dModel: 2 ** 15, numHeads: 1 }, { dModel: 2 ** 31, numHeads: 1 }, { dModel: 2 ** 53, numHeads: 2 },
-    { dModel: 4, numHeads: 2, kDim: 2 ** 31 }, { dModel: 2 ** 16, numHeads: 2 ** 16 },
+    { dModel: 2 ** 15, numHeads: 1 },
+    { dModel: 2 ** 31, numHeads: 1 },
+    { dModel: 2 ** 53, numHeads: 2 },
+    { dModel: 4, numHeads: 2, kDim: 2 ** 31 },
+    { dModel: 2 ** 16, numHeads: 2 ** 16 },
   ]);
-  if (cls === 'TransformerEncoderLayer') { delete c.kDim; c.dFF = g.pick([8, 2 ** 31, 2 ** 40]); }
+  if (cls === 'TransformerEncoderLayer') {
+    delete c.kDim;
+    c.dFF = g.pick([8, 2 ** 31, 2 ** 40]);
+  }
   return c;
 }
 
@@ -1843,7 +2734,8 @@ class LayerPool {
       if (slot.disposed) continue;
       const now = slot.layer.getWeights();
       for (const [name, t] of Object.entries(slot.shadow)) {
-        if (!sameBytes(now[name].data, t.data)) return `weight ${name} of layer#${slot.id} (${slot.cls} ${JSON.stringify(slot.config)}) changed`;
+        if (!sameBytes(now[name].data, t.data))
+          return `weight ${name} of layer#${slot.id} (${slot.cls} ${JSON.stringify(slot.config)}) changed`;
       }
     }
     return null;
@@ -1856,19 +2748,37 @@ class LayerPool {
 
 // Valid calls of the layer methods on `slot`.
 function layerCalls(attn) {
-  const bool = (g) => () => { const b = g.chance(0.5); return [b, b]; };
-  const align = (g) => () => { const a = g.pick(['top-left', 'bottom-right']); return [a, a]; };
+  const bool = (g) => () => {
+    const b = g.chance(0.5);
+    return [b, b];
+  };
+  const align = (g) => () => {
+    const a = g.pick(['top-left', 'bottom-right']);
+    return [a, a];
+  };
 
   function forwardInputs(g, slot) {
-    const layer = slot.layer, c = slot.config;
-    const H = c.numHeads, dModel = c.dModel, kDim = c.kDim ?? dModel, vDim = c.vDim ?? dModel;
-    const batched = g.chance(0.6), B = batched ? g.int(0, 2) : 1, lead = batched ? [B] : [];
+    const layer = slot.layer,
+      c = slot.config;
+    const H = c.numHeads,
+      dModel = c.dModel,
+      kDim = c.kDim ?? dModel,
+      vDim = c.vDim ?? dModel;
+    const batched = g.chance(0.6),
+      B = batched ? g.int(0, 2) : 1,
+      lead = batched ? [B] : [];
     const encoder = slot.cls === 'TransformerEncoderLayer';
-    const Lq = g.int(0, 5), Lk = encoder ? Lq : g.int(0, 5);
+    const Lq = g.int(0, 5),
+      Lk = encoder ? Lq : g.int(0, 5);
     const spec = {
       mask: () => maskArg(g, [...lead, H, Lq, Lk]),
-      causal: bool(g), causalAlign: align(g), window: windowArg(g),
-      keyLengths: () => { const v = Array.from({ length: B }, () => g.int(0, Lk)); return [!batched && g.chance(0.5) ? v[0] : v, v]; },
+      causal: bool(g),
+      causalAlign: align(g),
+      window: windowArg(g),
+      keyLengths: () => {
+        const v = Array.from({ length: B }, () => g.int(0, Lk));
+        return [!batched && g.chance(0.5) ? v[0] : v, v];
+      },
     };
     if (!encoder) Object.assign(spec, { returnWeights: bool(g), averageWeights: bool(g), trace: bool(g) });
     spec.out = outArg([...lead, Lq, dModel]);
@@ -1883,8 +2793,20 @@ function layerCalls(attn) {
         const [x, xc] = tensorArg(g, [...lead, Lq, dModel]);
         const [options, o] = optionsArg(g, spec);
         return {
-          args: g.chance(0.2) && options === undefined ? [x] : [x, options], kinds: ['tensor', 'options'], keys: [, Object.keys(spec)],
-          check: (r) => sameOut(r, o) ?? near(r, Lq === 0 || lead[0] === 0 ? { data: new Float64Array(0), shape: xc.shape } : { ...refEncoder(xc, w, c, o), shape: xc.shape }, 'encoder output', 2e-4, 2e-3),
+          args: g.chance(0.2) && options === undefined ? [x] : [x, options],
+          kinds: ['tensor', 'options'],
+          keys: [, Object.keys(spec)],
+          check: (r) =>
+            sameOut(r, o) ??
+            near(
+              r,
+              Lq === 0 || lead[0] === 0
+                ? { data: new Float64Array(0), shape: xc.shape }
+                : { ...refEncoder(xc, w, c, o), shape: xc.shape },
+              'encoder output',
+              2e-4,
+              2e-3,
+            ),
         };
       }
       const [query, qc] = tensorArg(g, [...lead, Lq, dModel]);
@@ -1896,18 +2818,25 @@ function layerCalls(attn) {
       if (self && options === undefined && g.chance(0.5)) args = [query];
       else if (value === key && options === undefined && g.chance(0.5)) args = [query, key];
       return {
-        args, kinds: ['tensor', 'tensor', 'tensor', 'options'], keys: [, , , Object.keys(spec)],
+        args,
+        kinds: ['tensor', 'tensor', 'tensor', 'options'],
+        keys: [, , , Object.keys(spec)],
         check(r) {
           const outShape = [...lead, Lq, dModel];
           sameOut(r.output, o);
-          if (Lq === 0 || lead[0] === 0) return near(r.output, { data: new Float64Array(0), shape: outShape }, 'output');
+          if (Lq === 0 || lead[0] === 0)
+            return near(r.output, { data: new Float64Array(0), shape: outShape }, 'output');
           const ref = refHeads(qc, kc, vc, w, c, o);
           near(r.output, { data: ref.output.data, shape: outShape }, 'output', 1e-4, 1e-3);
           if (o.averageWeights) {
-            const block = Lq * Lk, avg = new Float64Array(sizeOf(lead.length ? lead : [1]) * block);
-            ref.weights.data.forEach((x, i) => { avg[Math.floor(i / (H * block)) * block + (i % block)] += x / H; });
+            const block = Lq * Lk,
+              avg = new Float64Array(sizeOf(lead.length ? lead : [1]) * block);
+            ref.weights.data.forEach((x, i) => {
+              avg[Math.floor(i / (H * block)) * block + (i % block)] += x / H;
+            });
             near(r.weights, { data: avg, shape: [...lead, Lq, Lk] }, 'averaged weights', 1e-5, 1e-4);
-          } else if (o.returnWeights || o.trace) near(r.weights, { data: ref.weights.data, shape: [...lead, H, Lq, Lk] }, 'weights', 1e-5, 1e-4);
+          } else if (o.returnWeights || o.trace)
+            near(r.weights, { data: ref.weights.data, shape: [...lead, H, Lq, Lk] }, 'weights', 1e-5, 1e-4);
           if (o.trace) near(r.trace.concat, { data: ref.concat.data, shape: outShape }, 'trace.concat', 1e-4, 1e-3);
         },
         result: (r) => tensorProblem(r?.output, 'output') ?? (r.weights && tensorProblem(r.weights, 'weights')),
@@ -1917,19 +2846,30 @@ function layerCalls(attn) {
     setWeights(g, slot) {
       const names = Object.keys(slot.shadow);
       const chosen = names.filter(() => g.chance(0.3));
-      const weights = {}, canon = {};
-      for (const name of chosen) [weights[name], canon[name]] = tensorArg(g, slot.shadow[name].shape, randomFloats(g, sizeOf(slot.shadow[name].shape), -1, 1));
+      const weights = {},
+        canon = {};
+      for (const name of chosen)
+        [weights[name], canon[name]] = tensorArg(
+          g,
+          slot.shadow[name].shape,
+          randomFloats(g, sizeOf(slot.shadow[name].shape), -1, 1),
+        );
       const form = g.int(0, 5);
-      const arg = form === 0 ? Object.freeze(weights) : form === 1 ? Object.assign(Object.create(null), weights) : weights;
+      const arg =
+        form === 0 ? Object.freeze(weights) : form === 1 ? Object.assign(Object.create(null), weights) : weights;
       return {
-        args: [arg], kinds: ['weights'], keys: [names],
+        args: [arg],
+        kinds: ['weights'],
+        keys: [names],
         check() {
           const now = slot.layer.getWeights();
           for (const name of names) {
             const expected = canon[name] ?? slot.shadow[name];
-            if (!sameBytes(now[name].data, expected.data)) throw new Error(`after setWeights, ${name} is not what was set`);
+            if (!sameBytes(now[name].data, expected.data))
+              throw new Error(`after setWeights, ${name} is not what was set`);
           }
-          for (const name of chosen) slot.shadow[name] = { data: canon[name].data.slice(), shape: canon[name].shape.slice() };
+          for (const name of chosen)
+            slot.shadow[name] = { data: canon[name].data.slice(), shape: canon[name].shape.slice() };
         },
         result: () => null,
       };
@@ -1937,10 +2877,17 @@ function layerCalls(attn) {
 
     getWeights(g, slot) {
       return {
-        args: g.chance(0.7) ? [] : [junk(g)], kinds: ['junk'],
+        args: g.chance(0.7) ? [] : [junk(g)],
+        kinds: ['junk'],
         check(r) {
           for (const [name, t] of Object.entries(slot.shadow)) {
-            if (!r[name] || tensorProblem(r[name]) || !sameBytes(r[name].data, t.data) || String(r[name].shape) !== String(t.shape)) throw new Error(`getWeights().${name} differs from what the layer holds`);
+            if (
+              !r[name] ||
+              tensorProblem(r[name]) ||
+              !sameBytes(r[name].data, t.data) ||
+              String(r[name].shape) !== String(t.shape)
+            )
+              throw new Error(`getWeights().${name} differs from what the layer holds`);
           }
           if (Object.keys(r).length !== Object.keys(slot.shadow).length) throw new Error('getWeights() has other keys');
         },
@@ -1949,7 +2896,13 @@ function layerCalls(attn) {
     },
 
     dispose(g, slot) {
-      return { args: g.chance(0.8) ? [] : [junk(g)], kinds: ['junk'], check: () => {}, result: (r) => (r === undefined ? null : 'dispose() returned a value'), disposes: true };
+      return {
+        args: g.chance(0.8) ? [] : [junk(g)],
+        kinds: ['junk'],
+        check: () => {},
+        result: (r) => (r === undefined ? null : 'dispose() returned a value'),
+        disposes: true,
+      };
     },
   };
 }
@@ -1962,30 +2915,87 @@ function layerCalls(attn) {
 function perturb(g, call, canons = call.canons) {
   const i = g.int(0, call.args.length);
   if (i === call.args.length) {
-    if (g.chance(0.5)) {  // an extra argument past the parameters is ignored: still valid
+    if (g.chance(0.5)) {
+      // an extra argument past the parameters is ignored: still valid
       while (call.args.length < (call.kinds?.length ?? 0)) call.args.push(undefined);
       call.args.push(junk(g));
+    } else {
+      call.args.pop();
+      call.check = null;
     }
-    else { call.args.pop(); call.check = null; }
     return;
   }
   const kind = call.kinds?.[i] ?? 'junk';
   const value = call.args[i];
   let out;
   switch (kind) {
-    case 'tensor': out = tensorMistake(g, value, (value !== null && typeof value === 'object' && canons?.get(value)) || undefined, call.smallOnly); break;
-    case 'graph': out = g.chance(0.5) ? graphMistake(g, value) : optionsMistake(g, value, undefined, call.keys?.[i] ?? ['x']); break;
-    case 'options': case 'weights': case 'config': out = optionsMistake(g, value, undefined, call.keys?.[i] ?? ['x']); break;
-    case 'int': case 'count': out = { value: g.chance(0.7) ? badNumber(g) : junk(g) }; break;
-    case 'op': out = { value: g.chance(0.5) ? g.pick(['Sum', 'min', 'avg', '', 'max ']) : junk(g) }; break;
-    case 'this': out = { value: g.chance(0.5) ? junk(g) : g.pick([{}, Object.create(null), { params: null }]) }; break;
-    case 'data': out = { value: g.chance(0.5) ? junk(g) : g.pick([[1, '2', 3], [1n], [Symbol('x')], [1, , 3], [{}], [evilObject(g)], Float64Array.of(1, 2), new DataView(new ArrayBuffer(8))]) }; break; // eslint-disable-line no-sparse-arrays
-    case 'shape': out = { value: g.chance(0.5) ? junk(g) : badShape(g, [2, 2]) }; break;
-    case 'module': out = { value: g.chance(0.5) ? junk(g) : g.pick([
-      {}, { tensor: 'x', Tensor: 'x' }, { tensor: () => callerThrow('tf.tensor'), Tensor: class { constructor() { callerThrow('new ort.Tensor'); } } },
-      throwingProxy(g, {}), { Tensor: () => 1, tensor: 1 },
-    ]) }; break;
-    default: out = { value: junk(g) };
+    case 'tensor':
+      out = tensorMistake(
+        g,
+        value,
+        (value !== null && typeof value === 'object' && canons?.get(value)) || undefined,
+        call.smallOnly,
+      );
+      break;
+    case 'graph':
+      out = g.chance(0.5) ? graphMistake(g, value) : optionsMistake(g, value, undefined, call.keys?.[i] ?? ['x']);
+      break;
+    case 'options':
+    case 'weights':
+    case 'config':
+      out = optionsMistake(g, value, undefined, call.keys?.[i] ?? ['x']);
+      break;
+    case 'int':
+    case 'count':
+      out = { value: g.chance(0.7) ? badNumber(g) : junk(g) };
+      break;
+    case 'op':
+      out = { value: g.chance(0.5) ? g.pick(['Sum', 'min', 'avg', '', 'max ']) : junk(g) };
+      break;
+    case 'this':
+      out = { value: g.chance(0.5) ? junk(g) : g.pick([{}, Object.create(null), { params: null }]) };
+      break;
+    case 'data':
+      out = {
+        value: g.chance(0.5)
+          ? junk(g)
+          : g.pick([
+              [1, '2', 3],
+              [1n],
+              [Symbol('x')],
+              [1, , 3],
+              [{}],
+              [evilObject(g)],
+              Float64Array.of(1, 2),
+              new DataView(new ArrayBuffer(8)),
+            ]),
+      };
+      break; // eslint-disable-line no-sparse-arrays
+    case 'shape':
+      out = { value: g.chance(0.5) ? junk(g) : badShape(g, [2, 2]) };
+      break;
+    case 'module':
+      out = {
+        value: g.chance(0.5)
+          ? junk(g)
+          : g.pick([
+              {},
+              { tensor: 'x', Tensor: 'x' },
+              {
+                tensor: () => callerThrow('tf.tensor'),
+                Tensor: class {
+                  constructor() {
+                    callerThrow('new ort.Tensor');
+                  }
+                },
+              },
+              throwingProxy(g, {}),
+              { Tensor: () => 1, tensor: 1 },
+            ]),
+      };
+      break;
+    default:
+      out = { value: junk(g) };
   }
   call.args[i] = out.value;
   if (!out.keepsCanon) call.check = null;
@@ -2009,10 +3019,18 @@ function graphMistake(g, graph) {
 // What a call is allowed to throw (null) or the problem.
 function judgeThrow(call, error) {
   if (callerErrors.has(error)) return null;
-  if ((error instanceof TypeError || error instanceof RangeError) && call.names.some((n) => error.message.startsWith(`${n}:`))) {
+  if (
+    (error instanceof TypeError || error instanceof RangeError) &&
+    call.names.some((n) => error.message.startsWith(`${n}:`))
+  ) {
     return call.mustReturn ? `a valid call threw ${error.constructor.name}: ${error.message}` : null;
   }
-  if (call.slot?.disposed && error?.constructor === Error && error.message.startsWith(`${call.name}: this object was disposed`)) return null;
+  if (
+    call.slot?.disposed &&
+    error?.constructor === Error &&
+    error.message.startsWith(`${call.name}: this object was disposed`)
+  )
+    return null;
   return `threw ${describeError(error)}`;
 }
 
@@ -2026,7 +3044,8 @@ function describeError(error) {
 }
 
 function judgeReturn(call, result) {
-  if (call.slot?.disposed && !call.disposes && call.self === call.slot.layer) return 'returned although the layer was disposed';
+  if (call.slot?.disposed && !call.disposes && call.self === call.slot.layer)
+    return 'returned although the layer was disposed';
   if (call.mustThrow) return 'returned although an argument was invalid (read by index)';
   const problem = (call.result ?? tensorProblem)(result);
   if (problem) return problem;
@@ -2049,8 +3068,11 @@ function judgeReturn(call, result) {
 // The honest inputs must be unchanged (callers own their memory).
 function inputsProblem(call) {
   for (const [value, canon] of call.inputs) {
-    const data = value && !Array.isArray(value) && !call.labels.has(value) ? Object.getOwnPropertyDescriptor(value, 'data')?.value : undefined;
-    if (!(data instanceof Float32Array) || data.buffer.byteLength === 0) continue;  // detached by the fuzzer itself
+    const data =
+      value && !Array.isArray(value) && !call.labels.has(value)
+        ? Object.getOwnPropertyDescriptor(value, 'data')?.value
+        : undefined;
+    if (!(data instanceof Float32Array) || data.buffer.byteLength === 0) continue; // detached by the fuzzer itself
     if (!sameBytes(data, canon.data)) return `the call changed its input tensor ${inspect(canon.shape)}`;
   }
   return null;
@@ -2059,9 +3081,17 @@ function inputsProblem(call) {
 function show(value, labels) {
   try {
     if (layerNames.has(value)) return layerNames.get(value);
-    if (value && typeof value === 'object' && typeof value.forward === 'function' && !isProxy(value)) return `a ${value.constructor?.name} (not from the pool)`;
+    if (value && typeof value === 'object' && typeof value.forward === 'function' && !isProxy(value))
+      return `a ${value.constructor?.name} (not from the pool)`;
     const text = labels.get(value);
-    const shown = inspect(value, { depth: 3, maxArrayLength: 8, maxStringLength: 40, breakLength: Infinity, showProxy: true, getters: false });
+    const shown = inspect(value, {
+      depth: 3,
+      maxArrayLength: 8,
+      maxStringLength: 40,
+      breakLength: Infinity,
+      showProxy: true,
+      getters: false,
+    });
     return text ? `/* ${text} */ ${shown}` : shown;
   } catch {
     return '<cannot show>';
@@ -2076,7 +3106,8 @@ function describeCall(call) {
   if (call.slot) {
     const where = `layer#${call.slot.id} = new attn.${call.slot.cls}(${JSON.stringify(call.slot.config)})${call.slot.disposed ? ' (disposed)' : ''}`;
     const method = call.name.split('.')[1];
-    if (call.self !== call.slot.layer) return `${call.slot.cls}.prototype.${method}.call(${show(call.self, call.labels)}, ${args})   // ${where}`;
+    if (call.self !== call.slot.layer)
+      return `${call.slot.cls}.prototype.${method}.call(${show(call.self, call.labels)}, ${args})   // ${where}`;
     return `layer#${call.slot.id}.${method}(${args})   // ${where}`;
   }
   return `attn.${call.fnName ?? call.name}(${args})`;
@@ -2097,13 +3128,23 @@ function planCall(g, attn, entries, layers, pool, name) {
     call = planEstimate(g, attn, entries, layers, pool);
   } else if (LAYER_CLASSES.includes(name)) {
     const config = huge ? hugeConfig(g, name) : layerConfig(g, name);
-    call = { fn: attn[name], construct: true, args: [config], kinds: ['config'], keys: [Object.keys(config)], config, check: huge ? null : () => {}, result: (r) => (r instanceof attn[name] ? null : 'not a layer') };
+    call = {
+      fn: attn[name],
+      construct: true,
+      args: [config],
+      kinds: ['config'],
+      keys: [Object.keys(config)],
+      config,
+      check: huge ? null : () => {},
+      result: (r) => (r instanceof attn[name] ? null : 'not a layer'),
+    };
   } else {
     const [cls, method] = name.split('.');
     const slot = pool.pick(g, cls);
     call = layers[method](g, slot);
     Object.assign(call, { slot, fn: attn[cls].prototype[method], self: slot.layer });
-    if (g.chance(0.03)) {  // a wrong receiver: junk, or a live layer of either class
+    if (g.chance(0.03)) {
+      // a wrong receiver: junk, or a live layer of either class
       const other = pool.slots.filter((s) => !s.disposed && s !== slot);
       call.self = g.chance(0.5) || !other.length ? junk(g) : g.pick(other).layer;
       call.check = null;
@@ -2123,12 +3164,34 @@ const SKIP = Symbol('skip');
 
 // estimateMemory(fnName, ...the arguments of that call).
 function planEstimate(g, attn, entries, layers, pool) {
-  const known = ['attention', 'attentionBackward', 'matmul', 'layerNorm', 'rmsNorm', 'softmax', 'logSoftmax', 'feedForward', 'setPool', 'sinusoidalEncoding', 'addPositionalEncoding',
-    'applyRope', 'alibiSlopes', 'alibiBias', 'laplacianEncoding', 'MultiHeadAttention', 'TransformerEncoderLayer',
-    'MultiHeadAttention.forward', 'TransformerEncoderLayer.forward'];
-  const fnName = g.chance(0.95) ? g.pick(known) : g.chance(0.5) ? g.pick(['tensor', 'toNested', 'Attention', 'forward', '']) : junk(g);
+  const known = [
+    'attention',
+    'attentionBackward',
+    'matmul',
+    'layerNorm',
+    'rmsNorm',
+    'softmax',
+    'logSoftmax',
+    'feedForward',
+    'setPool',
+    'sinusoidalEncoding',
+    'addPositionalEncoding',
+    'applyRope',
+    'alibiSlopes',
+    'alibiBias',
+    'laplacianEncoding',
+    'MultiHeadAttention',
+    'TransformerEncoderLayer',
+    'MultiHeadAttention.forward',
+    'TransformerEncoderLayer.forward',
+  ];
+  const fnName = g.chance(0.95)
+    ? g.pick(known)
+    : g.chance(0.5)
+      ? g.pick(['tensor', 'toNested', 'Attention', 'forward', ''])
+      : junk(g);
   let inner = { args: [], kinds: [] };
-  let real = null;  // the estimated call itself, for the consistency check
+  let real = null; // the estimated call itself, for the consistency check
   if (known.includes(fnName) && fnName in entries) {
     inner = g.chance(0.05) && entries[fnName].huge ? entries[fnName].huge(g) : entries[fnName].make(g);
     real = () => attn[fnName](...inner.args);
@@ -2141,45 +3204,101 @@ function planEstimate(g, attn, entries, layers, pool) {
     const slot = pool.pick(g, cls);
     const forward = layers.forward(g, slot);
     const layerOrConfig = g.chance(0.7) ? slot.layer : slot.config;
-    inner = { args: [layerOrConfig, ...forward.args], kinds: ['junk', ...forward.kinds], keys: [, ...(forward.keys ?? [])] };
-    if (layerOrConfig === slot.layer && !slot.disposed) real = () => (inner.args[0] === slot.layer ? slot.layer.forward(...inner.args.slice(1)) : SKIP);
+    inner = {
+      args: [layerOrConfig, ...forward.args],
+      kinds: ['junk', ...forward.kinds],
+      keys: [, ...(forward.keys ?? [])],
+    };
+    if (layerOrConfig === slot.layer && !slot.disposed)
+      real = () => (inner.args[0] === slot.layer ? slot.layer.forward(...inner.args.slice(1)) : SKIP);
   }
   if (g.chance(0.3) && inner.args.length) perturb(g, inner, g.canons);
   const names = ['estimateMemory', ...(typeof fnName === 'string' && fnName ? [fnName, fnName.split('.')[0]] : [])];
   return {
-    fn: attn.estimateMemory, args: [fnName, ...inner.args], kinds: ['junk'], names, noPerturb: true,
+    fn: attn.estimateMemory,
+    args: [fnName, ...inner.args],
+    kinds: ['junk'],
+    names,
+    noPerturb: true,
     result: (r) => estimateProblem(r),
     // The estimate and the call agree: same error, or the call runs when the estimate fits.
-    after: g.evil || !real ? null : (estimateError, estimate) => {
-      let error = null, threw = false;
-      try { if (real() === SKIP) return null; } catch (e) { error = e; threw = true; }
-      if (estimateError) {
-        if (!threw) return `estimateMemory threw ${describeError(estimateError)} but the call returned`;
-        if (error?.constructor !== estimateError.constructor || error.message !== estimateError.message) return `estimateMemory threw ${describeError(estimateError)} but the call threw ${describeError(error)}`;
-        return null;
-      }
-      if (estimate.fits && threw) return `estimateMemory said it fits (${estimate.bytes} bytes) but the call threw ${describeError(error)}`;
-      if (!estimate.fits && !(threw && error instanceof RangeError)) return `estimateMemory said it does not fit (${estimate.bytes} bytes) but the call ${threw ? `threw ${describeError(error)}` : 'returned'}`;
-      return null;
-    },
+    after:
+      g.evil || !real
+        ? null
+        : (estimateError, estimate) => {
+            let error = null,
+              threw = false;
+            try {
+              if (real() === SKIP) return null;
+            } catch (e) {
+              error = e;
+              threw = true;
+            }
+            if (estimateError) {
+              if (!threw) return `estimateMemory threw ${describeError(estimateError)} but the call returned`;
+              if (error?.constructor !== estimateError.constructor || error.message !== estimateError.message)
+                return `estimateMemory threw ${describeError(estimateError)} but the call threw ${describeError(error)}`;
+              return null;
+            }
+            if (estimate.fits && threw)
+              return `estimateMemory said it fits (${estimate.bytes} bytes) but the call threw ${describeError(error)}`;
+            if (!estimate.fits && !(threw && error instanceof RangeError))
+              return `estimateMemory said it does not fit (${estimate.bytes} bytes) but the call ${threw ? `threw ${describeError(error)}` : 'returned'}`;
+            return null;
+          },
   };
 }
 
 function estimateProblem(r) {
   if (!r || typeof r !== 'object') return `not an estimate: ${inspect(r)}`;
   if (typeof r.bytes !== 'number' || !(r.bytes >= 0)) return `bytes is ${r.bytes}`;
-  if (typeof r.complete !== 'boolean' || typeof r.fits !== 'boolean' || !Array.isArray(r.blocks)) return `malformed estimate ${inspect(r)}`;
+  if (typeof r.complete !== 'boolean' || typeof r.fits !== 'boolean' || !Array.isArray(r.blocks))
+    return `malformed estimate ${inspect(r)}`;
   if (r.fits && r.bytes > r.freeBytes) return `fits with ${r.bytes} bytes but only ${r.freeBytes} free`;
   return null;
 }
 
 // Relative frequency of each public name.
 const WEIGHTS = {
-  attention: 5.5, 'attention (layout, past)': 2.5, KVCache: 1.5, attentionBackward: 3, linearBackward: 2, layerNormBackward: 2, feedForwardBackward: 2, softmaxCrossEntropy: 2, matmul: 4,
-  layerNorm: 3, 'layerNorm (axis, stats)': 1.5, rmsNorm: 2, softmax: 2, logSoftmax: 2, feedForward: 3, setPool: 2, sinusoidalEncoding: 2, addPositionalEncoding: 2,
-  applyRope: 1.5, 'applyRope (tables)': 1.5, alibiSlopes: 1, alibiBias: 2, laplacianEncoding: 2, tensor: 2, toNested: 2, toTfjs: 1, toOrt: 1, memory: 0.5, estimateMemory: 4,
-  MultiHeadAttention: 1.5, 'MultiHeadAttention.forward': 5, 'MultiHeadAttention.setWeights': 1.5, 'MultiHeadAttention.getWeights': 0.7, 'MultiHeadAttention.dispose': 0.3,
-  TransformerEncoderLayer: 1.5, 'TransformerEncoderLayer.forward': 4, 'TransformerEncoderLayer.setWeights': 1.5, 'TransformerEncoderLayer.getWeights': 0.7, 'TransformerEncoderLayer.dispose': 0.3,
+  attention: 5.5,
+  'attention (layout, past)': 2.5,
+  KVCache: 1.5,
+  attentionBackward: 3,
+  linearBackward: 2,
+  layerNormBackward: 2,
+  feedForwardBackward: 2,
+  softmaxCrossEntropy: 2,
+  matmul: 4,
+  layerNorm: 3,
+  'layerNorm (axis, stats)': 1.5,
+  rmsNorm: 2,
+  softmax: 2,
+  logSoftmax: 2,
+  feedForward: 3,
+  setPool: 2,
+  sinusoidalEncoding: 2,
+  addPositionalEncoding: 2,
+  applyRope: 1.5,
+  'applyRope (tables)': 1.5,
+  alibiSlopes: 1,
+  alibiBias: 2,
+  laplacianEncoding: 2,
+  tensor: 2,
+  toNested: 2,
+  toTfjs: 1,
+  toOrt: 1,
+  memory: 0.5,
+  estimateMemory: 4,
+  MultiHeadAttention: 1.5,
+  'MultiHeadAttention.forward': 5,
+  'MultiHeadAttention.setWeights': 1.5,
+  'MultiHeadAttention.getWeights': 0.7,
+  'MultiHeadAttention.dispose': 0.3,
+  TransformerEncoderLayer: 1.5,
+  'TransformerEncoderLayer.forward': 4,
+  'TransformerEncoderLayer.setWeights': 1.5,
+  'TransformerEncoderLayer.getWeights': 0.7,
+  'TransformerEncoderLayer.dispose': 0.3,
 };
 const WEIGHT_TOTAL = Object.values(WEIGHTS).reduce((a, b) => a + b, 0);
 
@@ -2196,7 +3315,11 @@ function canary(attn) {
   const mask = { data: Uint8Array.from({ length: 64 }, (_, i) => ((i * 7) % 5 !== 0 ? 1 : 0)), shape: [8, 8] };
   const layer = new attn.MultiHeadAttention({ dModel: 8, numHeads: 2, seed: 11 });
   try {
-    const parts = [attn.attention(q, k, q, { mask }).output.data, layer.forward(q, k, k).output.data, attn.layerNorm(k).data];
+    const parts = [
+      attn.attention(q, k, q, { mask }).output.data,
+      layer.forward(q, k, k).output.data,
+      attn.layerNorm(k).data,
+    ];
     return Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
   } finally {
     layer.dispose();
@@ -2211,12 +3334,41 @@ async function fuzzInit(g, attn, wasmBytes) {
     () => ({ wasmBinary: junk(g) }),
     () => ({ wasmUrl: junk(g) }),
     () => optionsMistake(g, { wasmBinary: wasmBytes }, undefined, ['wasmBinary', 'wasmUrl']).value,
-    () => ({ wasmBinary: g.pick([new Uint8Array(8), new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]), wasmBytes.subarray(0, 100), new DataView(wasmBytes.buffer, wasmBytes.byteOffset, wasmBytes.byteLength)]) }),
-    () => ({ wasmUrl: g.pick(['/nonexistent/attention.wasm', 'ftp://example.invalid/a.wasm', 'data:application/wasm;base64,AGFzbQ==', new URL('file:///dev/null')]) }),
+    () => ({
+      wasmBinary: g.pick([
+        new Uint8Array(8),
+        new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]),
+        wasmBytes.subarray(0, 100),
+        new DataView(wasmBytes.buffer, wasmBytes.byteOffset, wasmBytes.byteLength),
+      ]),
+    }),
+    () => ({
+      wasmUrl: g.pick([
+        '/nonexistent/attention.wasm',
+        'ftp://example.invalid/a.wasm',
+        'data:application/wasm;base64,AGFzbQ==',
+        new URL('file:///dev/null'),
+      ]),
+    }),
     () => (g.chance(0.3) ? { wasmBinary: wasmBytes } : undefined),
   ])();
-  const call = { name: 'init', args: options === undefined ? [] : [options], names: ['init'], labels: g.labels, inputs: [] };
-  return { call, run: () => init(...call.args), check: (api) => (options === undefined && api !== attn ? 'init() did not return the shared instance' : typeof api?.attention === 'function' ? null : 'not an API object') };
+  const call = {
+    name: 'init',
+    args: options === undefined ? [] : [options],
+    names: ['init'],
+    labels: g.labels,
+    inputs: [],
+  };
+  return {
+    call,
+    run: () => init(...call.args),
+    check: (api) =>
+      options === undefined && api !== attn
+        ? 'init() did not return the shared instance'
+        : typeof api?.attention === 'function'
+          ? null
+          : 'not an API object',
+  };
 }
 
 async function runChild({ from, progressPath, canaryHex, withInit }) {
@@ -2227,15 +3379,24 @@ async function runChild({ from, progressPath, canaryHex, withInit }) {
   const progress = fs.openSync(progressPath, 'w');
   const send = (message) => process.send(message);
   const stats = {};
-  const count = (name, outcome) => { (stats[name] ??= { returned: 0, threw: 0 })[outcome]++; };
-  const mark = (index, name, text) => { const b = Buffer.from(`${index}\t${name}\t${text.slice(0, 4000)}\u0000`); fs.writeSync(progress, b, 0, b.length, 0); };
+  const count = (name, outcome) => {
+    (stats[name] ??= { returned: 0, threw: 0 })[outcome]++;
+  };
+  const mark = (index, name, text) => {
+    const b = Buffer.from(`${index}\t${name}\t${text.slice(0, 4000)}\u0000`);
+    fs.writeSync(progress, b, 0, b.length, 0);
+  };
   let failures = 0;
-  const seen = new Map();  // kind of failure → count; the first EXAMPLES of each kind are sent in full
+  const seen = new Map(); // kind of failure → count; the first EXAMPLES of each kind are sent in full
   const fail = (index, call, text, problem, fatal = false) => {
     failures++;
     const kind = failureKind(call.name, problem);
     seen.set(kind, (seen.get(kind) ?? 0) + 1);
-    send(seen.get(kind) <= EXAMPLES ? { type: 'failure', kind, index, name: call.name, call: text, problem, fatal } : { type: 'failure', kind });
+    send(
+      seen.get(kind) <= EXAMPLES
+        ? { type: 'failure', kind, index, name: call.name, call: text, problem, fatal }
+        : { type: 'failure', kind },
+    );
   };
 
   // init() first, in the first segment only.
@@ -2247,9 +3408,18 @@ async function runChild({ from, progressPath, canaryHex, withInit }) {
       const { call, run, check } = await fuzzInit(g, attn, wasmBytes);
       const text = describeCall(call);
       mark(-1 - i, 'init', text);
-      Object.assign(console, { error: () => {}, warn: () => {}, log: () => {} });  // the Emscripten glue prints aborts
-      let api, error, threw = false;
-      try { api = await run(); } catch (e) { error = e; threw = true; } finally { Object.assign(console, quiet); }
+      Object.assign(console, { error: () => {}, warn: () => {}, log: () => {} }); // the Emscripten glue prints aborts
+      let api,
+        error,
+        threw = false;
+      try {
+        api = await run();
+      } catch (e) {
+        error = e;
+        threw = true;
+      } finally {
+        Object.assign(console, quiet);
+      }
       count('init', threw ? 'threw' : 'returned');
       const problem = threw ? judgeThrow(call, error) : check(api);
       if (problem) fail(-1 - i, call, text, problem);
@@ -2258,11 +3428,19 @@ async function runChild({ from, progressPath, canaryHex, withInit }) {
 
   const reference = canary(attn);
   const canaryBytes = canaryHex ? Buffer.from(canaryHex, 'hex') : reference;
-  if (!reference.equals(canaryBytes)) fail(from, { name: 'canary' }, 'canary at the start of a restarted segment', 'the canary differs from the first run\'s', true);
+  if (!reference.equals(canaryBytes))
+    fail(
+      from,
+      { name: 'canary' },
+      'canary at the start of a restarted segment',
+      "the canary differs from the first run's",
+      true,
+    );
   const heapStart = attn.memory().inUseBytes;
   send({ type: 'start', from, canaryHex: reference.toString('hex'), heapStart });
   const t0 = performance.now();
-  let index = from, stopped = false;
+  let index = from,
+    stopped = false;
   for (; index < CALLS && !stopped; index++) {
     const g = makeGen(SEED, index);
     const name = pickName(g);
@@ -2271,7 +3449,13 @@ async function runChild({ from, progressPath, canaryHex, withInit }) {
       call = planCall(g, attn, entries, layers, pool, name);
       text = describeCall(call);
     } catch (e) {
-      fail(index, { name }, `(preparing a call of ${name})`, `setting up the call failed: ${describeError(e)}\n${e?.stack}`, true);
+      fail(
+        index,
+        { name },
+        `(preparing a call of ${name})`,
+        `setting up the call failed: ${describeError(e)}\n${e?.stack}`,
+        true,
+      );
       stopped = true;
       break;
     }
@@ -2280,12 +3464,20 @@ async function runChild({ from, progressPath, canaryHex, withInit }) {
     try {
       heapBefore = attn.memory().inUseBytes;
     } catch (e) {
-      fail(index, call, text, `the wasm heap was already broken before this call (memory() threw ${describeError(e)}): an earlier call corrupted it unnoticed`, true);
+      fail(
+        index,
+        call,
+        text,
+        `the wasm heap was already broken before this call (memory() threw ${describeError(e)}): an earlier call corrupted it unnoticed`,
+        true,
+      );
       stopped = true;
       break;
     }
     const started = performance.now();
-    let result, error, threw = false;
+    let result,
+      error,
+      threw = false;
     try {
       result = call.construct ? Reflect.construct(call.fn, call.args) : Reflect.apply(call.fn, call.self, call.args);
     } catch (e) {
@@ -2294,13 +3486,19 @@ async function runChild({ from, progressPath, canaryHex, withInit }) {
     }
     const ms = performance.now() - started;
     let heapAfter;
-    try { heapAfter = attn.memory().inUseBytes; } catch (e) { heapAfter = `unreadable (${describeError(e)})`; }
+    try {
+      heapAfter = attn.memory().inUseBytes;
+    } catch (e) {
+      heapAfter = `unreadable (${describeError(e)})`;
+    }
     count(name, threw ? 'threw' : 'returned');
     let problem = threw ? judgeThrow(call, error) : judgeReturn(call, result);
     // Only constructors and dispose() may change what the wasm heap holds.
     if (!problem && !call.construct && !name.endsWith('.dispose') && heapAfter !== heapBefore) {
-      problem = typeof heapAfter === 'number' ? `the wasm heap holds ${heapAfter - heapBefore} more bytes after the call (${heapBefore} → ${heapAfter})`
-        : `the wasm heap holds bytes that cannot be counted after the call: memory() is ${heapAfter}`;
+      problem =
+        typeof heapAfter === 'number'
+          ? `the wasm heap holds ${heapAfter - heapBefore} more bytes after the call (${heapBefore} → ${heapAfter})`
+          : `the wasm heap holds bytes that cannot be counted after the call: memory() is ${heapAfter}`;
     }
     problem ??= inputsProblem(call);
     if (!problem && call.after) problem = call.after(threw ? error : null, result);
@@ -2314,32 +3512,56 @@ async function runChild({ from, progressPath, canaryHex, withInit }) {
         else if (result && typeof result.dispose === 'function') result.dispose();
       }
       if (!threw && target && name.endsWith('.dispose')) target.disposed = true;
-      if (!threw && target && !target.disposed && name.endsWith('.setWeights') && !(call.check && target === call.slot)) target.shadow = target.layer.getWeights();
+      if (!threw && target && !target.disposed && name.endsWith('.setWeights') && !(call.check && target === call.slot))
+        target.shadow = target.layer.getWeights();
     } catch (e) {
       problem ??= `bookkeeping after the call failed: ${describeError(e)}`;
     }
-    const fatal = threw && !(error instanceof TypeError || error instanceof RangeError || error instanceof CallerError || error?.constructor === Error);
+    const fatal =
+      threw &&
+      !(
+        error instanceof TypeError ||
+        error instanceof RangeError ||
+        error instanceof CallerError ||
+        error?.constructor === Error
+      );
     const heapChanged = problem?.startsWith('the wasm heap holds') ?? false;
     if (problem) fail(index, call, text, problem, fatal || heapChanged);
     let changed;
-    try { changed = pool.changed(); } catch (e) { changed = `reading the live layers' weights threw ${describeError(e)}`; }
+    try {
+      changed = pool.changed();
+    } catch (e) {
+      changed = `reading the live layers' weights threw ${describeError(e)}`;
+    }
     if (changed) fail(index, call, text, `after this call, ${changed}`, true);
-    if (fatal || changed || heapChanged || failures >= MAX_FAILURES) { stopped = true; break; }
+    if (fatal || changed || heapChanged || failures >= MAX_FAILURES) {
+      stopped = true;
+      break;
+    }
     if (index % STATS_EVERY === STATS_EVERY - 1) send({ type: 'stats', stats, index });
     if (index % CHECK_EVERY === CHECK_EVERY - 1) {
       let bytes = null;
-      try { bytes = canary(attn); } catch (e) { bytes = Buffer.from(describeError(e)); }
-      if (!bytes.equals(canaryBytes)) { fail(index, call, text, `the canary differs after call ${index}`, true); stopped = true; break; }
-      await new Promise(setImmediate);  // let the messages out
+      try {
+        bytes = canary(attn);
+      } catch (e) {
+        bytes = Buffer.from(describeError(e));
+      }
+      if (!bytes.equals(canaryBytes)) {
+        fail(index, call, text, `the canary differs after call ${index}`, true);
+        stopped = true;
+        break;
+      }
+      await new Promise(setImmediate); // let the messages out
     }
   }
-  if (stopped) index++;  // resume after the call that stopped this segment
+  if (stopped) index++; // resume after the call that stopped this segment
   let heapEnd = null;
   try {
     pool.disposeAll();
     heapEnd = attn.memory().inUseBytes;
   } catch (e) {
-    if (!stopped) fail(index - 1, { name: 'dispose' }, '(disposing every layer at the end)', `threw ${describeError(e)}`, true);
+    if (!stopped)
+      fail(index - 1, { name: 'dispose' }, '(disposing every layer at the end)', `threw ${describeError(e)}`, true);
   }
   send({ type: 'done', stats, next: index, stopped, heapStart, heapEnd, ms: performance.now() - t0 });
   fs.closeSync(progress);
@@ -2348,10 +3570,14 @@ async function runChild({ from, progressPath, canaryHex, withInit }) {
 
 // Failures of one kind: same function, same problem up to numbers and quoted names.
 function failureKind(name, problem) {
-  const text = problem.split('\n')[0]
+  const text = problem
+    .split('\n')[0]
     .replace(/\([^)]*\)|\[[^\]]*\]|\{[^}]*\}|'[^']*'/g, '…')
-    .replace(/layer\\?#\d+/g, 'layer').replace(/-?\d+(\.\d+)?(e[+-]?\d+)?/g, '#')
-    .replace(/(the call threw [A-Za-z]+Error|stderr):.*/, '$1').replace(/ first mismatch.*/, ' values differ').replace(/weight \w+ of/, 'the weights of');
+    .replace(/layer\\?#\d+/g, 'layer')
+    .replace(/-?\d+(\.\d+)?(e[+-]?\d+)?/g, '#')
+    .replace(/(the call threw [A-Za-z]+Error|stderr):.*/, '$1')
+    .replace(/ first mismatch.*/, ' values differ')
+    .replace(/weight \w+ of/, 'the weights of');
   return `${name}: ${text.slice(0, 100)}`;
 }
 
@@ -2367,17 +3593,27 @@ function runSegment(from, canaryHex, progressPath, withInit) {
     });
     const segment = { from, failures: [], stats: {}, done: null, start: null, stderr: '' };
     child.stdout.on('data', (d) => process.stdout.write(d));
-    child.stderr.on('data', (d) => { segment.stderr = (segment.stderr + d).slice(-4000); });
+    child.stderr.on('data', (d) => {
+      segment.stderr = (segment.stderr + d).slice(-4000);
+    });
     child.on('message', (m) => {
       if (m.type === 'failure') segment.failures.push(m);
       else if (m.type === 'stats') segment.stats = m.stats;
       else if (m.type === 'start') segment.start = m;
-      else if (m.type === 'done') { segment.done = m; segment.stats = m.stats; }
+      else if (m.type === 'done') {
+        segment.done = m;
+        segment.stats = m.stats;
+      }
     });
-    let last = null, lastChange = Date.now();
+    let last = null,
+      lastChange = Date.now();
     const watchdog = setInterval(() => {
       const now = readProgress(progressPath);
-      if (now?.index !== last?.index) { last = now; lastChange = Date.now(); return; }
+      if (now?.index !== last?.index) {
+        last = now;
+        lastChange = Date.now();
+        return;
+      }
       if (Date.now() - lastChange > HANG_MS) {
         segment.hang = now;
         child.kill('SIGKILL');
@@ -2394,7 +3630,7 @@ function runSegment(from, canaryHex, progressPath, withInit) {
 
 function childEnv(options) {
   const env = { ...process.env, ATTN_FUZZ_CHILD: JSON.stringify(options) };
-  delete env.NODE_TEST_CONTEXT;  // the child is not a test-runner child
+  delete env.NODE_TEST_CONTEXT; // the child is not a test-runner child
   return env;
 }
 
@@ -2411,70 +3647,102 @@ function readProgress(progressPath) {
 
 async function runParent() {
   const { default: test } = await import('node:test');
-  test(`API fuzz: ${CALLS.toLocaleString('en')} seeded calls of every public function (seed ${SEED})`, { timeout: BUDGET_MS + 60_000 }, async () => {
-    console.log(`api-fuzz: seed ${SEED} (replay: ATTN_FUZZ_SEED=${SEED} node --test tests/api-fuzz.test.js), ${CALLS} calls + ${INIT_CALLS} init() calls`);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-fuzz-'));
-    const progressPath = path.join(dir, 'progress');
-    const t0 = performance.now();
-    const kinds = new Map(), stats = {}, heaps = [];
-    let failures = 0;
-    const record = (f) => {
-      failures++;
-      if (!kinds.has(f.kind)) kinds.set(f.kind, { count: 0, examples: [] });
-      const k = kinds.get(f.kind);
-      k.count++;
-      if (f.call !== undefined && k.examples.length < EXAMPLES) k.examples.push(f);
-    };
-    let from = FROM, canaryHex = null, segments = 0, made = 0;
-    try {
-      while (from < CALLS && performance.now() - t0 < BUDGET_MS && failures < MAX_FAILURES) {
-        segments++;
-        const s = await runSegment(from, canaryHex, progressPath, segments === 1 && FROM === 0);
-        canaryHex ??= s.start?.canaryHex ?? null;
-        s.failures.forEach(record);
-        for (const [name, c] of Object.entries(s.stats)) {
-          const total = (stats[name] ??= { returned: 0, threw: 0 });
-          total.returned += c.returned;
-          total.threw += c.threw;
+  test(
+    `API fuzz: ${CALLS.toLocaleString('en')} seeded calls of every public function (seed ${SEED})`,
+    { timeout: BUDGET_MS + 60_000 },
+    async () => {
+      console.log(
+        `api-fuzz: seed ${SEED} (replay: ATTN_FUZZ_SEED=${SEED} node --test tests/api-fuzz.test.js), ${CALLS} calls + ${INIT_CALLS} init() calls`,
+      );
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-fuzz-'));
+      const progressPath = path.join(dir, 'progress');
+      const t0 = performance.now();
+      const kinds = new Map(),
+        stats = {},
+        heaps = [];
+      let failures = 0;
+      const record = (f) => {
+        failures++;
+        if (!kinds.has(f.kind)) kinds.set(f.kind, { count: 0, examples: [] });
+        const k = kinds.get(f.kind);
+        k.count++;
+        if (f.call !== undefined && k.examples.length < EXAMPLES) k.examples.push(f);
+      };
+      let from = FROM,
+        canaryHex = null,
+        segments = 0,
+        made = 0;
+      try {
+        while (from < CALLS && performance.now() - t0 < BUDGET_MS && failures < MAX_FAILURES) {
+          segments++;
+          const s = await runSegment(from, canaryHex, progressPath, segments === 1 && FROM === 0);
+          canaryHex ??= s.start?.canaryHex ?? null;
+          s.failures.forEach(record);
+          for (const [name, c] of Object.entries(s.stats)) {
+            const total = (stats[name] ??= { returned: 0, threw: 0 });
+            total.returned += c.returned;
+            total.threw += c.threw;
+          }
+          if (s.done) {
+            heaps.push({ from, to: s.done.next, ...s.done });
+            made += s.done.next - from;
+            from = s.done.next;
+          } else {
+            const at = s.crashAt ?? { index: from, call: '(unknown)' };
+            const how = s.hang
+              ? `hung (no progress for ${HANG_MS / 1000} s)`
+              : `crashed the process (exit code ${s.exit.code}, signal ${s.exit.signal})`;
+            const problem = `${how}; stderr: ${s.stderr.split('\n').filter(Boolean).slice(0, 3).join(' | ')}`;
+            record({
+              kind: failureKind(at.name ?? '?', how),
+              index: at.index,
+              name: at.name ?? '?',
+              call: at.call,
+              problem,
+              fatal: true,
+            });
+            made += Math.max(0, at.index + 1 - from);
+            from = Math.max(from, at.index + 1);
+          }
         }
-        if (s.done) {
-          heaps.push({ from, to: s.done.next, ...s.done });
-          made += s.done.next - from;
-          from = s.done.next;
-        } else {
-          const at = s.crashAt ?? { index: from, call: '(unknown)' };
-          const how = s.hang ? `hung (no progress for ${HANG_MS / 1000} s)` : `crashed the process (exit code ${s.exit.code}, signal ${s.exit.signal})`;
-          const problem = `${how}; stderr: ${s.stderr.split('\n').filter(Boolean).slice(0, 3).join(' | ')}`;
-          record({ kind: failureKind(at.name ?? '?', how), index: at.index, name: at.name ?? '?', call: at.call, problem, fatal: true });
-          made += Math.max(0, at.index + 1 - from);
-          from = Math.max(from, at.index + 1);
-        }
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
       }
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-    const seconds = (performance.now() - t0) / 1000;
-    const counted = Object.values(stats).reduce((a, s) => a + s.returned + s.threw, 0);
-    const initCalls = stats.init ? stats.init.returned + stats.init.threw : 0;
-    const calls = made + initCalls;
-    console.log(`api-fuzz: ${calls} calls (${made} + ${initCalls} init) in ${seconds.toFixed(1)} s, ${segments} child process(es); ` +
-      `returned / threw per function${counted < calls ? ` (${calls - counted} calls of crashed children not broken down)` : ''}:`);
-    for (const [name, s] of Object.entries(stats).sort()) console.log(`  ${name.padEnd(34)} ${String(s.returned).padStart(7)} returned ${String(s.threw).padStart(7)} threw`);
-    for (const h of heaps) {
-      console.log(`api-fuzz: calls ${h.from}..${h.to - 1}: heap in use ${h.heapStart} bytes at the start, ${h.heapEnd ?? 'unreadable'} bytes after disposing every layer${h.stopped ? ' (child stopped early by a failure)' : ''}`);
-    }
-    // Failures, by kind, with the first calls of each kind.
-    const report = [...kinds.values()].map(({ count, examples }) => {
-      const [f, ...more] = examples;
-      return `- ${f.name}: ${f.problem}\n    ${count} time(s); first at call ${f.index} (seed ${SEED}): ${f.call}` +
-        more.map((m) => `\n    also at call ${m.index}: ${m.call}`).join('');
-    }).join('\n');
-    if (failures) console.log(`api-fuzz: ${failures} failure(s) of ${kinds.size} kind(s), seed ${SEED}:\n${report}`);
-    assert.ok(made >= CALLS - FROM, `only ${made} of ${CALLS - FROM} calls ran (time budget ${BUDGET_MS / 1000} s)`);
-    assert.equal(failures, 0, `the API broke its rules in ${failures} call(s) (seed ${SEED}):\n${report}`);
-    // A segment stopped by a failure (a wasm trap mid-call) may leak; that failure is reported above.
-    for (const h of heaps) if (!h.stopped) assert.equal(h.heapEnd, h.heapStart, `heap in use after calls ${h.from}..${h.to - 1}`);
-  });
+      const seconds = (performance.now() - t0) / 1000;
+      const counted = Object.values(stats).reduce((a, s) => a + s.returned + s.threw, 0);
+      const initCalls = stats.init ? stats.init.returned + stats.init.threw : 0;
+      const calls = made + initCalls;
+      console.log(
+        `api-fuzz: ${calls} calls (${made} + ${initCalls} init) in ${seconds.toFixed(1)} s, ${segments} child process(es); ` +
+          `returned / threw per function${counted < calls ? ` (${calls - counted} calls of crashed children not broken down)` : ''}:`,
+      );
+      for (const [name, s] of Object.entries(stats).sort())
+        console.log(
+          `  ${name.padEnd(34)} ${String(s.returned).padStart(7)} returned ${String(s.threw).padStart(7)} threw`,
+        );
+      for (const h of heaps) {
+        console.log(
+          `api-fuzz: calls ${h.from}..${h.to - 1}: heap in use ${h.heapStart} bytes at the start, ${h.heapEnd ?? 'unreadable'} bytes after disposing every layer${h.stopped ? ' (child stopped early by a failure)' : ''}`,
+        );
+      }
+      // Failures, by kind, with the first calls of each kind.
+      const report = [...kinds.values()]
+        .map(({ count, examples }) => {
+          const [f, ...more] = examples;
+          return (
+            `- ${f.name}: ${f.problem}\n    ${count} time(s); first at call ${f.index} (seed ${SEED}): ${f.call}` +
+            more.map((m) => `\n    also at call ${m.index}: ${m.call}`).join('')
+          );
+        })
+        .join('\n');
+      if (failures) console.log(`api-fuzz: ${failures} failure(s) of ${kinds.size} kind(s), seed ${SEED}:\n${report}`);
+      assert.ok(made >= CALLS - FROM, `only ${made} of ${CALLS - FROM} calls ran (time budget ${BUDGET_MS / 1000} s)`);
+      assert.equal(failures, 0, `the API broke its rules in ${failures} call(s) (seed ${SEED}):\n${report}`);
+      // A segment stopped by a failure (a wasm trap mid-call) may leak; that failure is reported above.
+      for (const h of heaps)
+        if (!h.stopped) assert.equal(h.heapEnd, h.heapStart, `heap in use after calls ${h.from}..${h.to - 1}`);
+    },
+  );
 }
 
 if (process.env.ATTN_FUZZ_CHILD) await runChild(JSON.parse(process.env.ATTN_FUZZ_CHILD));

@@ -27,7 +27,9 @@ function randomBooleanMask(random, shape, pTrue = 0.6) {
 
 test('boolean masks (true = may attend) in every broadcast form', () => {
   const random = rng(10);
-  const q = randomTensor(random, [2, 3, 9, 8]), k = randomTensor(random, [2, 3, 13, 8]), v = randomTensor(random, [2, 3, 13, 5]);
+  const q = randomTensor(random, [2, 3, 9, 8]),
+    k = randomTensor(random, [2, 3, 13, 8]),
+    v = randomTensor(random, [2, 3, 13, 5]);
   for (const shape of [[9, 13], [13], [1, 13], [9, 1], [2, 1, 1, 13], [3, 9, 13], [2, 3, 9, 13], [2, 1, 9, 1]]) {
     const mask = randomBooleanMask(random, shape);
     check(q, k, v, { mask }, { mask: { ...mask, boolean: true } }, `bool mask ${JSON.stringify(shape)}`);
@@ -36,7 +38,9 @@ test('boolean masks (true = may attend) in every broadcast form', () => {
 
 test('additive float masks add to the scaled scores; -Infinity blocks', () => {
   const random = rng(11);
-  const q = randomTensor(random, [2, 7, 4]), k = randomTensor(random, [2, 11, 4]), v = randomTensor(random, [2, 11, 3]);
+  const q = randomTensor(random, [2, 7, 4]),
+    k = randomTensor(random, [2, 11, 4]),
+    v = randomTensor(random, [2, 11, 3]);
   for (const shape of [[7, 11], [2, 1, 11], [11]]) {
     const mask = randomTensor(random, shape, -2, 2);
     for (let i = 0; i < mask.data.length; i += 3) mask.data[i] = -Infinity;
@@ -45,15 +49,38 @@ test('additive float masks add to the scaled scores; -Infinity blocks', () => {
 });
 
 test('nested-array masks: booleans are boolean, numbers are additive', () => {
-  const q = [[1, 0], [0, 1]], k = [[1, 0], [0, 1], [1, 1]], v = [[1, 2], [3, 4], [5, 6]];
+  const q = [
+      [1, 0],
+      [0, 1],
+    ],
+    k = [
+      [1, 0],
+      [0, 1],
+      [1, 1],
+    ],
+    v = [
+      [1, 2],
+      [3, 4],
+      [5, 6],
+    ];
   const asTensor = (x, shape) => ({ data: Float32Array.from(x.flat()), shape });
   const [tq, tk, tv] = [asTensor(q, [2, 2]), asTensor(k, [3, 2]), asTensor(v, [3, 2])];
-  const boolMask = [[true, false, true], [false, true, true]];
-  const refBool = referenceAttention(tq, tk, tv, { mask: { data: Uint8Array.from(boolMask.flat()), shape: [2, 3], boolean: true } });
-  const floatMask = [[0, -1, 0.5], [-Infinity, 0, 2]];
+  const boolMask = [
+    [true, false, true],
+    [false, true, true],
+  ];
+  const refBool = referenceAttention(tq, tk, tv, {
+    mask: { data: Uint8Array.from(boolMask.flat()), shape: [2, 3], boolean: true },
+  });
+  const floatMask = [
+    [0, -1, 0.5],
+    [-Infinity, 0, 2],
+  ];
   const refFloat = referenceAttention(tq, tk, tv, { mask: asTensor(floatMask, [2, 3]) });
   for (const returnWeights of [false, true]) {
-    assertClose(attn.attention(q, k, v, { mask: boolMask, returnWeights }).output, refBool.output, { label: 'nested bool' });
+    assertClose(attn.attention(q, k, v, { mask: boolMask, returnWeights }).output, refBool.output, {
+      label: 'nested bool',
+    });
     const r = attn.attention(q, k, v, { mask: floatMask, returnWeights });
     assertClose(r.output, refFloat.output, { label: 'nested float' });
     if (returnWeights) assert.equal(r.weights.data[3], 0, 'blocked by -Infinity');
@@ -62,10 +89,27 @@ test('nested-array masks: booleans are boolean, numbers are additive', () => {
 
 test('causal top-left and bottom-right with Lq < Lk, Lq = Lk, Lq > Lk', () => {
   const random = rng(12);
-  for (const [seqQ, seqK] of [[3, 7], [5, 5], [9, 4], [1, 9], [12, 70], [70, 12], [64, 65]]) {
-    const q = randomTensor(random, [2, seqQ, 8]), k = randomTensor(random, [2, seqK, 8]), v = randomTensor(random, [2, seqK, 6]);
+  for (const [seqQ, seqK] of [
+    [3, 7],
+    [5, 5],
+    [9, 4],
+    [1, 9],
+    [12, 70],
+    [70, 12],
+    [64, 65],
+  ]) {
+    const q = randomTensor(random, [2, seqQ, 8]),
+      k = randomTensor(random, [2, seqK, 8]),
+      v = randomTensor(random, [2, seqK, 6]);
     for (const causalAlign of ['top-left', 'bottom-right']) {
-      const r = check(q, k, v, { causal: true, causalAlign }, { causal: true, causalAlign }, `causal ${causalAlign} ${seqQ}x${seqK}`);
+      const r = check(
+        q,
+        k,
+        v,
+        { causal: true, causalAlign },
+        { causal: true, causalAlign },
+        `causal ${causalAlign} ${seqQ}x${seqK}`,
+      );
       const offset = causalAlign === 'bottom-right' ? seqK - seqQ : 0;
       for (let i = 0; i < seqQ; i++) {
         for (let j = 0; j < seqK; j++) {
@@ -78,7 +122,9 @@ test('causal top-left and bottom-right with Lq < Lk, Lq = Lk, Lq > Lk', () => {
 
 test('causal defaults to top-left, as in PyTorch', () => {
   const random = rng(13);
-  const q = randomTensor(random, [2, 5, 4]), k = randomTensor(random, [2, 3, 4]), v = randomTensor(random, [2, 3, 4]);
+  const q = randomTensor(random, [2, 5, 4]),
+    k = randomTensor(random, [2, 3, 4]),
+    v = randomTensor(random, [2, 3, 4]);
   const a = attn.attention(q, k, v, { causal: true }).output;
   const b = attn.attention(q, k, v, { causal: true, causalAlign: 'top-left' }).output;
   assert.deepEqual(a.data, b.data);
@@ -86,9 +132,11 @@ test('causal defaults to top-left, as in PyTorch', () => {
 
 test('fully masked rows give zeros, never NaN (both paths, every cause)', () => {
   const random = rng(14);
-  const q = randomTensor(random, [4, 8]), k = randomTensor(random, [10, 8]), v = randomTensor(random, [10, 5]);
+  const q = randomTensor(random, [4, 8]),
+    k = randomTensor(random, [10, 8]),
+    v = randomTensor(random, [10, 5]);
   const mask = new Uint8Array(40).fill(1);
-  mask.fill(0, 10, 20);  // row 1 sees nothing
+  mask.fill(0, 10, 20); // row 1 sees nothing
   const cases = [
     [{ mask: { data: mask, shape: [4, 10] } }, [1]],
     [{ keyLengths: [0] }, [0, 1, 2, 3]],
@@ -106,13 +154,22 @@ test('fully masked rows give zeros, never NaN (both paths, every cause)', () => 
     assert.ok(r.output.data.every(Number.isFinite) && f.output.data.every(Number.isFinite));
   }
   // Bottom-right causal with Lq > Lk: the first Lq - Lk rows see no key.
-  const r = check(qLong, k, v, { causal: true, causalAlign: 'bottom-right' }, { causal: true, causalAlign: 'bottom-right' }, 'Lq>Lk bottom-right');
+  const r = check(
+    qLong,
+    k,
+    v,
+    { causal: true, causalAlign: 'bottom-right' },
+    { causal: true, causalAlign: 'bottom-right' },
+    'Lq>Lk bottom-right',
+  );
   assert.ok(r.output.data.slice(0, 5).every((x) => x === 0));
 });
 
 test('key lengths pad each sequence; they match an equivalent boolean mask', () => {
   const random = rng(15);
-  const q = randomTensor(random, [3, 2, 6, 8]), k = randomTensor(random, [3, 2, 20, 8]), v = randomTensor(random, [3, 2, 20, 4]);
+  const q = randomTensor(random, [3, 2, 6, 8]),
+    k = randomTensor(random, [3, 2, 20, 8]),
+    v = randomTensor(random, [3, 2, 20, 4]);
   const keyLengths = [20, 9, 1];
   const viaLengths = check(q, k, v, { keyLengths }, { keyLengths }, 'keyLengths');
   const mask = new Uint8Array(3 * 20);
@@ -125,7 +182,9 @@ test('key lengths pad each sequence; they match an equivalent boolean mask', () 
 test('NaN and Infinity in blocked keys and values never reach the output', () => {
   const random = rng(16);
   for (const seqK of [5, 16, 70]) {
-    const q = randomTensor(random, [6, 8]), k = randomTensor(random, [seqK, 8]), v = randomTensor(random, [seqK, 7]);
+    const q = randomTensor(random, [6, 8]),
+      k = randomTensor(random, [seqK, 8]),
+      v = randomTensor(random, [seqK, 7]);
     const poisoned = [1, seqK - 1];
     for (const j of poisoned) {
       k.data[j * 8 + 3] = NaN;
@@ -145,7 +204,9 @@ test('NaN and Infinity in blocked keys and values never reach the output', () =>
 
 test('an unmasked NaN key makes the rows that see it NaN, as an exact softmax would', () => {
   const random = rng(17);
-  const q = randomTensor(random, [9, 4]), k = randomTensor(random, [9, 4]), v = randomTensor(random, [9, 2]);
+  const q = randomTensor(random, [9, 4]),
+    k = randomTensor(random, [9, 4]),
+    v = randomTensor(random, [9, 2]);
   k.data[5 * 4] = NaN;
   const none = check(q, k, v, {}, {}, 'NaN key, no mask');
   assert.ok(none.output.data.every(Number.isNaN));
@@ -158,7 +219,9 @@ test('an unmasked infinite score: +Infinity makes its row NaN, -Infinity weighs 
   // Key 37 (in the fused kernel's second block of 32 keys, after a finite running max) has
   // k = +Infinity in coordinate 0, so row i scores sign(q[i][0])·Infinity against it.
   const random = rng(18);
-  const q = randomTensor(random, [6, 4]), k = randomTensor(random, [40, 4]), v = randomTensor(random, [40, 3]);
+  const q = randomTensor(random, [6, 4]),
+    k = randomTensor(random, [40, 4]),
+    v = randomTensor(random, [40, 3]);
   k.data[37 * 4] = Infinity;
   for (let i = 0; i < 6; i++) q.data[i * 4] = i % 2 ? 0.5 : -0.5;
   const result = check(q, k, v, {}, {}, 'infinite score');

@@ -44,13 +44,16 @@ import { assertClose, rng } from './helpers/assert.js';
 const attn = await init();
 const SEED = readSeed(process.env.ATTN_PROPERTY_SEED);
 const RUNS = { reference: 6000, queries: 2000, keys: 2000 };
-console.log(`attention properties: seed ${SEED} (ATTN_PROPERTY_SEED=${SEED} replays this run), ` +
-  `${RUNS.reference + RUNS.queries + RUNS.keys} cases`);
+console.log(
+  `attention properties: seed ${SEED} (ATTN_PROPERTY_SEED=${SEED} replays this run), ` +
+    `${RUNS.reference + RUNS.queries + RUNS.keys} cases`,
+);
 
 function readSeed(text) {
   if (text === undefined || text === '') return 20261122;
   const seed = Number(text);
-  if (!Number.isInteger(seed) || seed !== (seed | 0)) throw new Error(`ATTN_PROPERTY_SEED must be a 32-bit integer, got '${text}'`);
+  if (!Number.isInteger(seed) || seed !== (seed | 0))
+    throw new Error(`ATTN_PROPERTY_SEED must be a 32-bit integer, got '${text}'`);
   return seed;
 }
 
@@ -63,9 +66,8 @@ const size = (shape) => shape.reduce((a, b) => a * b, 1);
 const BATCHES = [[], [0], [1], [2], [3], [1, 2], [2, 3], [3, 1], [2, 0], [2, 1, 2]];
 
 // A sequence length or size: 0 and 1 often, otherwise 2..max.
-const arbLength = (max) => fc.oneof(
-  { weight: 1, arbitrary: fc.constantFrom(0, 1) },
-  { weight: 3, arbitrary: fc.integer({ min: 2, max }) });
+const arbLength = (max) =>
+  fc.oneof({ weight: 1, arbitrary: fc.constantFrom(0, 1) }, { weight: 3, arbitrary: fc.integer({ min: 2, max }) });
 
 // How a tensor's leading dims follow the batch: axis a becomes 1 when bit a of `ones` is
 // set, then the first `drop` axes are dropped.
@@ -81,7 +83,7 @@ const arbShapes = fc.record({
   Lk: arbLength(9),
   dk: fc.integer({ min: 1, max: 8 }),
   dv: fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 7, arbitrary: fc.integer({ min: 1, max: 6 }) }),
-  gqa: fc.constantFrom(1, 1, 2, 3),  // q heads per k/v head
+  gqa: fc.constantFrom(1, 1, 2, 3), // q heads per k/v head
 });
 
 const MASK_FORMS = ['[Lk]', '[1,Lk]', '[Lq,Lk]', '[1..,Lq,Lk]', '[B,1..,Lk]', '[...batch,Lq,Lk]', 'any'];
@@ -99,20 +101,30 @@ const arbOptions = fc.record({
   mask: arbMask,
   causal: fc.constantFrom('none', 'none', 'default', 'top-left', 'bottom-right'),
   keyLengths: fc.boolean(),
-  keep: fc.oneof({ weight: 3, arbitrary: fc.constant(null) },
-    { weight: 1, arbitrary: fc.constantFrom('[L]', '[1,L]', '[...batch,L]', '[B,1..,L]') }),
-  scale: fc.oneof(fc.constant(undefined), fc.constantFrom(0, -0),
-    fc.double({ min: -3, max: 3, noNaN: true }), fc.double({ min: -40, max: 40, noNaN: true })),
+  keep: fc.oneof(
+    { weight: 3, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.constantFrom('[L]', '[1,L]', '[...batch,L]', '[B,1..,L]') },
+  ),
+  scale: fc.oneof(
+    fc.constant(undefined),
+    fc.constantFrom(0, -0),
+    fc.double({ min: -3, max: 3, noNaN: true }),
+    fc.double({ min: -40, max: 40, noNaN: true }),
+  ),
   poison: fc.constantFrom('none', 'none', 'nan', 'inf', '-inf', 'mixed'),
 });
 
 // The numbers themselves come from `seed` (mulberry32), so a counterexample stays short.
 // A keep-mask needs self-attention: Lk = Lq.
-const arbCase = fc.record({ shapes: arbShapes, options: arbOptions, seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }) })
+const arbCase = fc
+  .record({ shapes: arbShapes, options: arbOptions, seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }) })
   .map((c) => (c.options.keep ? { ...c, shapes: { ...c.shapes, Lk: c.shapes.Lq } } : c));
 
 // The permutation properties: no causal rule, key lengths or keep-mask.
-const arbPermutable = arbCase.map((c) => ({ ...c, options: { ...c.options, causal: 'none', keyLengths: false, keep: null } }));
+const arbPermutable = arbCase.map((c) => ({
+  ...c,
+  options: { ...c.options, causal: 'none', keyLengths: false, keep: null },
+}));
 const arbPermutation = (n) => fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n });
 
 // ---- Building a case ----------------------------------------------------------------------
@@ -123,7 +135,8 @@ function fill(random, shape, lo = -2, hi = 2) {
   return { data, shape };
 }
 
-const leadOf = (batch, form) => batch.map((d, a) => ((form.ones >> a) & 1 ? 1 : d)).slice(Math.min(form.drop, batch.length));
+const leadOf = (batch, form) =>
+  batch.map((d, a) => ((form.ones >> a) & 1 ? 1 : d)).slice(Math.min(form.drop, batch.length));
 
 // The leading dims of q, k and v. GQA needs the head axis (the last leading axis) in all
 // three, with q heads = k/v heads · group.
@@ -131,7 +144,8 @@ function leads(s) {
   const heads = s.batch.at(-1);
   const group = s.gqa > 1 && heads > 0 && size(s.batch) * s.gqa <= 12 ? s.gqa : 1;
   const vForm = s.v === 'as k' ? s.k : s.v;
-  if (group === 1) return { group, qLead: leadOf(s.batch, s.q), kLead: leadOf(s.batch, s.k), vLead: leadOf(s.batch, vForm) };
+  if (group === 1)
+    return { group, qLead: leadOf(s.batch, s.q), kLead: leadOf(s.batch, s.k), vLead: leadOf(s.batch, vForm) };
   const head = s.batch.length - 1;
   const withHead = (form) => ({ ones: form.ones & ~(1 << head), drop: Math.min(form.drop, head) });
   const qLead = leadOf(s.batch, withHead(s.q));
@@ -143,7 +157,8 @@ function leads(s) {
 // counts of the features it uses (added to `seen`).
 function build(c, seen) {
   const random = rng(c.seed);
-  const s = c.shapes, o = c.options;
+  const s = c.shapes,
+    o = c.options;
   const { group, qLead, kLead, vLead } = leads(s);
   const asQHeads = (lead) => (group > 1 ? [...lead.slice(0, -1), qLead.at(-1)] : lead);
   const batch = broadcast(qLead, asQHeads(kLead), asQHeads(vLead));
@@ -178,7 +193,11 @@ function build(c, seen) {
   if (poisoned) {
     for (const t of [k, v]) {
       const keyLimit = lengths ? keyLimits(t, batch, lengths) : () => Lk;
-      poisonedPastLength += poisonKeys(t, (b, j) => maskedKeys.has(j) || j >= keyLimit(b), poisonValue(random, o.poison));
+      poisonedPastLength += poisonKeys(
+        t,
+        (b, j) => maskedKeys.has(j) || j >= keyLimit(b),
+        poisonValue(random, o.poison),
+      );
     }
   }
 
@@ -188,13 +207,26 @@ function build(c, seen) {
     refMask = combineKeep(options.keepMask, refMask, batch, Lk);
   }
   const expand = (t) => (group > 1 ? repeatHeads(t, group) : t);
-  const refOptions = { mask: refMask, causal: options.causal, causalAlign: options.causalAlign, scale: options.scale, keyLengths: lengths };
+  const refOptions = {
+    mask: refMask,
+    causal: options.causal,
+    causalAlign: options.causalAlign,
+    scale: options.scale,
+    keyLengths: lengths,
+  };
 
-  const count = (feature, yes = true) => { if (yes) seen[feature] = (seen[feature] ?? 0) + 1; };
+  const count = (feature, yes = true) => {
+    if (yes) seen[feature] = (seen[feature] ?? 0) + 1;
+  };
   count('computes', size(batch) > 0 && Lq > 0 && Lk > 0 && dv > 0);
   count('batch with a 0', batch.includes(0));
-  count('Lq 0', Lq === 0); count('Lk 0', Lk === 0); count('Lq 1', Lq === 1); count('Lk 1', Lk === 1); count('dv 0', dv === 0);
-  const broadcasts = (lead) => lead.length < batch.length || lead.some((d, i) => d !== batch[batch.length - lead.length + i]);
+  count('Lq 0', Lq === 0);
+  count('Lk 0', Lk === 0);
+  count('Lq 1', Lq === 1);
+  count('Lk 1', Lk === 1);
+  count('dv 0', dv === 0);
+  const broadcasts = (lead) =>
+    lead.length < batch.length || lead.some((d, i) => d !== batch[batch.length - lead.length + i]);
   count('q broadcasts', broadcasts(qLead));
   count('k/v broadcast', broadcasts(asQHeads(kLead)) || broadcasts(asQHeads(vLead)));
   count('gqa', group > 1);
@@ -209,7 +241,10 @@ function build(c, seen) {
   count('scale < 0', options.scale < 0);
   count('|scale| > 3', Math.abs(options.scale) > 3);
   return {
-    q, k, v, options,
+    q,
+    k,
+    v,
+    options,
     ref: () => referenceAttention(q, expand(k), expand(v), refOptions),
     tol: tolerance(q, k, v, options.scale ?? 1 / Math.sqrt(dk), maskKind === 'additive' ? options.mask : null),
     describe: () => describeCase(q, k, v, options, o.poison),
@@ -222,17 +257,21 @@ function build(c, seen) {
 function makeMask(random, kind, { form, any, extreme }, batch, Lq, Lk, blockedKeys) {
   const target = [...batch, Lq, Lk];
   const anyShape = () => {
-    const ones = blockedKeys.size ? any.ones & ~1 : any.ones;  // a blocked column needs the key axis
+    const ones = blockedKeys.size ? any.ones & ~1 : any.ones; // a blocked column needs the key axis
     const shape = target.map((d, a) => ((ones >> (target.length - 1 - a)) & 1 ? 1 : d));
     return shape.slice(Math.min(any.drop, shape.length - 1));
   };
   const shape = {
-    '[Lk]': () => [Lk], '[1,Lk]': () => [1, Lk], '[Lq,Lk]': () => [Lq, Lk],
+    '[Lk]': () => [Lk],
+    '[1,Lk]': () => [1, Lk],
+    '[Lq,Lk]': () => [Lq, Lk],
     '[1..,Lq,Lk]': () => [...batch.map(() => 1), Lq, Lk],
     '[B,1..,Lk]': () => (batch.length ? [batch[0], ...batch.slice(1).map(() => 1), 1, Lk] : [1, Lk]),
-    '[...batch,Lq,Lk]': () => target, any: anyShape,
+    '[...batch,Lq,Lk]': () => target,
+    any: anyShape,
   }[form]();
-  const n = size(shape), cols = shape.at(-1);
+  const n = size(shape),
+    cols = shape.at(-1);
   const EXTREMES = [-FLT_MAX, -1e30, 1e30, FLT_MAX];
   const data = kind === 'boolean' ? new Uint8Array(n) : new Float32Array(n);
   for (let f = 0; f < n; f++) {
@@ -247,7 +286,9 @@ function makeMask(random, kind, { form, any, extreme }, batch, Lq, Lk, blockedKe
 // DynamicViT keep decisions (60% kept) of `form` for a batch of self-attention over L tokens.
 function makeKeep(random, form, batch, L) {
   const shape = {
-    '[L]': [L], '[1,L]': batch.length ? [1, L] : [L], '[...batch,L]': [...batch, L],  // no more dims than the batch
+    '[L]': [L],
+    '[1,L]': batch.length ? [1, L] : [L],
+    '[...batch,L]': [...batch, L], // no more dims than the batch
     '[B,1..,L]': batch.length ? [batch[0], ...batch.slice(1).map(() => 1), L] : [L],
   }[form];
   return { data: Uint8Array.from({ length: size(shape) }, () => (random(0, 1) < 0.6 ? 1 : 0)), shape };
@@ -307,7 +348,9 @@ function combineKeep(keep, mask, batch, L) {
   const readMask = mask && broadcastReader(mask, shape);
   const readKeep = broadcastReader(keep, [...batch, L]);
   for (let f = 0; f < data.length; f++) {
-    const j = f % L, i = Math.floor(f / L) % L, b = Math.floor(f / (L * L));
+    const j = f % L,
+      i = Math.floor(f / L) % L,
+      b = Math.floor(f / (L * L));
     const g = i === j || readKeep(b * L + j) === 1;
     if (additive) data[f] = g ? readMask(f) : -Infinity;
     else data[f] = g && (!readMask || readMask(f) !== 0) ? 1 : 0;
@@ -319,7 +362,8 @@ function combineKeep(keep, mask, batch, L) {
 function broadcastReader(t, shape) {
   const padded = [...new Array(shape.length - t.shape.length).fill(1), ...t.shape];
   return (f) => {
-    let offset = 0, stride = 1;
+    let offset = 0,
+      stride = 1;
     for (let a = shape.length - 1, rest = f; a >= 0; a--) {
       const index = rest % shape[a];
       rest = Math.floor(rest / shape[a]);
@@ -337,27 +381,39 @@ function broadcastReader(t, shape) {
 // tolerances. `headroom` records the largest |error| / tolerance of a run (printed).
 const EPS = 2 ** -24;
 function tolerance(q, k, v, scale, additiveMask) {
-  const maxAbs = (t, limit = Infinity) => t.data.reduce((m, x) => (Math.abs(x) < limit ? Math.max(m, Math.abs(x)) : m), 0);
-  const dk = q.shape.at(-1), Lk = k.shape.at(-2);
+  const maxAbs = (t, limit = Infinity) =>
+    t.data.reduce((m, x) => (Math.abs(x) < limit ? Math.max(m, Math.abs(x)) : m), 0);
+  const dk = q.shape.at(-1),
+    Lk = k.shape.at(-2);
   const scores = Math.abs(scale) * dk * maxAbs(q) * maxAbs(k) + (additiveMask ? maxAbs(additiveMask, 1e29) : 0);
   const weights = 4 * EPS * (1 + scores);
-  return { weights: { atol: weights, rtol: 0 }, output: { atol: (weights + 2 * EPS * Lk) * Math.max(maxAbs(v), 1), rtol: 0 } };
+  return {
+    weights: { atol: weights, rtol: 0 },
+    output: { atol: (weights + 2 * EPS * Lk) * Math.max(maxAbs(v), 1), rtol: 0 },
+  };
 }
 const headroom = {};
 
 function closeTo(actual, expected, tol, label, detail = '') {
   assertClose(actual, expected, { ...tol, label: label + detail });
   let worst = 0;
-  for (let i = 0; i < expected.data.length; i++) worst = Math.max(worst, Math.abs(actual.data[i] - expected.data[i]) / tol.atol);
+  for (let i = 0; i < expected.data.length; i++)
+    worst = Math.max(worst, Math.abs(actual.data[i] - expected.data[i]) / tol.atol);
   headroom[label] = Math.max(headroom[label] ?? 0, worst);
 }
 
 function describeCase(q, k, v, options, poison) {
   const brief = (t) => t && `${t.data instanceof Uint8Array ? 'boolean' : 'additive'} ${JSON.stringify(t.shape)}`;
-  const shown = { ...options, mask: brief(options.mask), keepMask: options.keepMask && JSON.stringify(options.keepMask.shape) };
+  const shown = {
+    ...options,
+    mask: brief(options.mask),
+    keepMask: options.keepMask && JSON.stringify(options.keepMask.shape),
+  };
   if (ArrayBuffer.isView(shown.keyLengths)) shown.keyLengths = `Int32Array [${shown.keyLengths}]`;
-  return `q ${JSON.stringify(q.shape)}, k ${JSON.stringify(k.shape)}, v ${JSON.stringify(v.shape)}, ` +
-    `options ${JSON.stringify(shown)}, poison ${poison}`;
+  return (
+    `q ${JSON.stringify(q.shape)}, k ${JSON.stringify(k.shape)}, v ${JSON.stringify(v.shape)}, ` +
+    `options ${JSON.stringify(shown)}, poison ${poison}`
+  );
 }
 
 // Runs `check` and, if it throws, adds the concrete case to the error's message and to its
@@ -377,10 +433,14 @@ function explained(built, check) {
 // Tensor t with index `order[i]` of `axis` (negative: from the end) moved to index i.
 function permuteAxis(t, axis, order) {
   const a = t.shape.length + axis;
-  const n = t.shape[a], inner = size(t.shape.slice(a + 1)), outer = size(t.shape.slice(0, a));
+  const n = t.shape[a],
+    inner = size(t.shape.slice(a + 1)),
+    outer = size(t.shape.slice(0, a));
   const data = new t.data.constructor(t.data.length);
   for (let o = 0; o < outer; o++) {
-    order.forEach((from, to) => data.set(t.data.subarray((o * n + from) * inner, (o * n + from + 1) * inner), (o * n + to) * inner));
+    order.forEach((from, to) =>
+      data.set(t.data.subarray((o * n + from) * inner, (o * n + from + 1) * inner), (o * n + to) * inner),
+    );
   }
   return { data, shape: t.shape };
 }
@@ -405,7 +465,8 @@ function checkAgainstReference(c) {
     closeTo(stepwise.output, expected.output, tol.output, 'step-by-step output');
     closeTo(stepwise.weights, expected.weights, tol.weights, 'weights');
     // (b) blocked keys weigh exactly 0; rows that see no key are exactly 0.
-    const Lk = expected.weights.shape.at(-1), dv = expected.output.shape.at(-1);
+    const Lk = expected.weights.shape.at(-1),
+      dv = expected.output.shape.at(-1);
     const rows = size(expected.output.shape.slice(0, -1));
     for (let r = 0; r < rows; r++) {
       let visible = 0;
@@ -420,14 +481,24 @@ function checkAgainstReference(c) {
         seen.reference['rows with keys'] = (seen.reference['rows with keys'] ?? 0) + 1;
         continue;
       }
-      for (const [path, out] of [['fused', fused.output], ['step-by-step', stepwise.output]]) {
+      for (const [path, out] of [
+        ['fused', fused.output],
+        ['step-by-step', stepwise.output],
+      ]) {
         const row = out.data.subarray(r * dv, (r + 1) * dv);
-        assert.ok(row.every((x) => x === 0), `${path} output row ${r} sees no key but is [${row}]`);
+        assert.ok(
+          row.every((x) => x === 0),
+          `${path} output row ${r} sees no key but is [${row}]`,
+        );
       }
       seen.reference['rows without keys'] = (seen.reference['rows without keys'] ?? 0) + 1;
     }
     // (c) every visible input is finite: so is everything returned.
-    for (const [label, t] of [['fused output', fused.output], ['step-by-step output', stepwise.output], ['weights', stepwise.weights]]) {
+    for (const [label, t] of [
+      ['fused output', fused.output],
+      ['step-by-step output', stepwise.output],
+      ['weights', stepwise.weights],
+    ]) {
       const bad = t.data.findIndex((x) => !Number.isFinite(x));
       assert.ok(bad < 0, `${label} holds ${t.data[bad]} at flat index ${bad}`);
     }
@@ -439,13 +510,28 @@ function checkQueryPermutation([c, order]) {
   const built = build(c, seen.queries);
   explained(built, () => {
     const { q, k, v, options, tol } = built;
-    const mask = options.mask && options.mask.shape.length >= 2 && options.mask.shape.at(-2) !== 1
-      ? permuteAxis(options.mask, -2, order) : options.mask;
+    const mask =
+      options.mask && options.mask.shape.length >= 2 && options.mask.shape.at(-2) !== 1
+        ? permuteAxis(options.mask, -2, order)
+        : options.mask;
     const moved = bothPaths(permuteAxis(q, -2, order), k, v, { ...options, mask });
     for (const [[path, base], [, after]] of bothPaths(q, k, v, options).map((b, i) => [b, moved[i]])) {
       const detail = ` (order ${order})`;
-      closeTo(after.output, permuteAxis(base.output, -2, order), double(tol.output), `${path} output, queries moved`, detail);
-      if (base.weights) closeTo(after.weights, permuteAxis(base.weights, -2, order), double(tol.weights), 'weights, queries moved', detail);
+      closeTo(
+        after.output,
+        permuteAxis(base.output, -2, order),
+        double(tol.output),
+        `${path} output, queries moved`,
+        detail,
+      );
+      if (base.weights)
+        closeTo(
+          after.weights,
+          permuteAxis(base.weights, -2, order),
+          double(tol.weights),
+          'weights, queries moved',
+          detail,
+        );
     }
     countPermutation(seen.queries, order, options);
   });
@@ -462,7 +548,14 @@ function checkKeyPermutation([c, order]) {
     for (const [[path, base], [, after]] of bothPaths(q, k, v, options).map((b, i) => [b, moved[i]])) {
       const detail = ` (order ${order})`;
       closeTo(after.output, base.output, double(tol.output), `${path} output, keys moved`, detail);
-      if (base.weights) closeTo(after.weights, permuteAxis(base.weights, -1, order), double(tol.weights), 'weights, keys moved', detail);
+      if (base.weights)
+        closeTo(
+          after.weights,
+          permuteAxis(base.weights, -1, order),
+          double(tol.weights),
+          'weights, keys moved',
+          detail,
+        );
     }
     countPermutation(seen.keys, order, options);
   });
@@ -494,8 +587,14 @@ function assertProperty(property, numRuns, offset) {
 // Every feature in `counts` reached in at least `min` cases (and every expected one present).
 function assertReached(name, counts, expected, min) {
   console.log(`attention properties: ${name}: ${JSON.stringify(counts)}`);
-  console.log(`attention properties: largest |error| / tolerance so far: ${JSON.stringify(headroom, (key, x) => (typeof x === 'number' ? +x.toFixed(3) : x))}`);
-  for (const feature of expected) assert.ok((counts[feature] ?? 0) >= min, `${name}: only ${counts[feature] ?? 0} cases with '${feature}' (want ≥ ${min})`);
+  console.log(
+    `attention properties: largest |error| / tolerance so far: ${JSON.stringify(headroom, (key, x) => (typeof x === 'number' ? +x.toFixed(3) : x))}`,
+  );
+  for (const feature of expected)
+    assert.ok(
+      (counts[feature] ?? 0) >= min,
+      `${name}: only ${counts[feature] ?? 0} cases with '${feature}' (want ≥ ${min})`,
+    );
 }
 
 // ---- Tests --------------------------------------------------------------------------------
@@ -503,10 +602,29 @@ function assertReached(name, counts, expected, min) {
 test(`attention equals the float64 reference, zero rows, finite results (${RUNS.reference} cases, both paths)`, () => {
   assertProperty(fc.property(arbCase, checkAgainstReference), RUNS.reference, 0);
   const features = [
-    'computes', 'batch with a 0', 'Lq 0', 'Lk 0', 'Lq 1', 'Lk 1', 'dv 0', 'q broadcasts', 'k/v broadcast', 'gqa',
-    'causal default Lq≠Lk', 'causal top-left Lq≠Lk', 'causal bottom-right Lq≠Lk', 'key lengths', 'keep-mask',
-    ...MASK_FORMS.flatMap((form) => [`mask boolean ${form}`, `mask additive ${form}`]), 'mask ±1e30/FLT_MAX',
-    'poisoned via mask', 'poisoned past key length', 'scale 0', 'scale < 0', '|scale| > 3', 'rows without keys',
+    'computes',
+    'batch with a 0',
+    'Lq 0',
+    'Lk 0',
+    'Lq 1',
+    'Lk 1',
+    'dv 0',
+    'q broadcasts',
+    'k/v broadcast',
+    'gqa',
+    'causal default Lq≠Lk',
+    'causal top-left Lq≠Lk',
+    'causal bottom-right Lq≠Lk',
+    'key lengths',
+    'keep-mask',
+    ...MASK_FORMS.flatMap((form) => [`mask boolean ${form}`, `mask additive ${form}`]),
+    'mask ±1e30/FLT_MAX',
+    'poisoned via mask',
+    'poisoned past key length',
+    'scale 0',
+    'scale < 0',
+    '|scale| > 3',
+    'rows without keys',
   ];
   assertReached('features reached', seen.reference, features, 40);
   assert.ok(seen.reference.computes >= RUNS.reference / 2, 'at least half the cases compute something');
@@ -515,11 +633,21 @@ test(`attention equals the float64 reference, zero rows, finite results (${RUNS.
 test(`permuting the queries permutes the output and weight rows (${RUNS.queries} cases, both paths)`, () => {
   const arb = arbPermutable.chain((c) => fc.tuple(fc.constant(c), arbPermutation(c.shapes.Lq)));
   assertProperty(fc.property(arb, checkQueryPermutation), RUNS.queries, 1);
-  assertReached('query permutation, features reached', seen.queries, ['moved', 'moved with a mask', 'gqa', 'poisoned via mask'], 200);
+  assertReached(
+    'query permutation, features reached',
+    seen.queries,
+    ['moved', 'moved with a mask', 'gqa', 'poisoned via mask'],
+    200,
+  );
 });
 
 test(`permuting key/value pairs leaves the output unchanged (${RUNS.keys} cases, both paths)`, () => {
   const arb = arbPermutable.chain((c) => fc.tuple(fc.constant(c), arbPermutation(c.shapes.Lk)));
   assertProperty(fc.property(arb, checkKeyPermutation), RUNS.keys, 2);
-  assertReached('key permutation, features reached', seen.keys, ['moved', 'moved with a mask', 'gqa', 'poisoned via mask'], 200);
+  assertReached(
+    'key permutation, features reached',
+    seen.keys,
+    ['moved', 'moved with a mask', 'gqa', 'poisoned via mask'],
+    200,
+  );
 });

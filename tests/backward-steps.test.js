@@ -19,8 +19,10 @@ function numericGradient(theta, dy, forward) {
   const loss = () => forward({ data: x, shape: theta.shape }).data.reduce((s, v, i) => s + v * dy.data[i], 0);
   for (let i = 0; i < x.length; i++) {
     const keep = x[i];
-    x[i] = keep + H; const plus = loss();
-    x[i] = keep - H; const minus = loss();
+    x[i] = keep + H;
+    const plus = loss();
+    x[i] = keep - H;
+    const minus = loss();
     x[i] = keep;
     g[i] = (plus - minus) / (2 * H);
   }
@@ -34,7 +36,10 @@ function assertGradient(got, want, label) {
   for (let i = 0; i < want.length; i++) {
     const diff = Math.abs(got[i] - want[i]);
     const bound = 1e-3 * Math.max(Math.abs(got[i]), Math.abs(want[i])) + 2e-5;
-    if (diff > bound) assert.fail(`${label}[${i}]: got ${got[i]}, finite differences give ${want[i]} (|diff| ${diff.toExponential(2)})`);
+    if (diff > bound)
+      assert.fail(
+        `${label}[${i}]: got ${got[i]}, finite differences give ${want[i]} (|diff| ${diff.toExponential(2)})`,
+      );
     worst = Math.max(worst, diff / (Math.abs(want[i]) + 1e-6));
   }
   return worst;
@@ -46,13 +51,27 @@ test('linearBackward: dx, dw, db match finite differences of x·w + b (rows 1..5
   for (const lead of [[1], [3], [2, 5]]) {
     for (const inDim of [1, 3, 4, 5, 9]) {
       for (const out of [1, 4, 7, 8, 9, 17]) {
-        const x = randomTensor(random, [...lead, inDim]), w = randomTensor(random, [inDim, out]), b = randomTensor(random, [out]);
+        const x = randomTensor(random, [...lead, inDim]),
+          w = randomTensor(random, [inDim, out]),
+          b = randomTensor(random, [out]);
         const dy = randomTensor(random, [...lead, out]);
         const got = attn.linearBackward(x, w, dy);
         assert.deepEqual(got.dx.shape, x.shape);
-        assertGradient(got.dx.data, numericGradient(x, dy, (t) => refMatmul(t, w, b)), `dx ${lead}x${inDim}x${out}`);
-        assertGradient(got.dw.data, numericGradient(w, dy, (t) => refMatmul(x, t, b)), `dw ${lead}x${inDim}x${out}`);
-        assertGradient(got.db.data, numericGradient(b, dy, (t) => refMatmul(x, w, t)), `db ${lead}x${inDim}x${out}`);
+        assertGradient(
+          got.dx.data,
+          numericGradient(x, dy, (t) => refMatmul(t, w, b)),
+          `dx ${lead}x${inDim}x${out}`,
+        );
+        assertGradient(
+          got.dw.data,
+          numericGradient(w, dy, (t) => refMatmul(x, t, b)),
+          `dw ${lead}x${inDim}x${out}`,
+        );
+        assertGradient(
+          got.db.data,
+          numericGradient(b, dy, (t) => refMatmul(x, w, t)),
+          `db ${lead}x${inDim}x${out}`,
+        );
         cases++;
       }
     }
@@ -65,22 +84,36 @@ test('layerNormBackward: dx, dgamma, dbeta match finite differences (with and wi
   for (const d of [1, 2, 3, 4, 5, 8, 9, 33]) {
     for (const rows of [1, 3]) {
       for (const withGamma of [false, true]) {
-        const x = randomTensor(random, [rows, d], -2, 3), dy = randomTensor(random, [rows, d]);
+        const x = randomTensor(random, [rows, d], -2, 3),
+          dy = randomTensor(random, [rows, d]);
         const gamma = withGamma ? randomTensor(random, [d], 0.5, 2) : undefined;
         const beta = randomTensor(random, [d]);
         const eps = withGamma ? 1e-3 : 1e-5;
         const got = attn.layerNormBackward(x, dy, { gamma, beta, eps });
         const label = `d=${d} rows=${rows} gamma=${withGamma}`;
-        assertGradient(got.dx.data, numericGradient(x, dy, (t) => refLayerNorm(t, gamma, beta, eps)), `dx ${label}`);
+        assertGradient(
+          got.dx.data,
+          numericGradient(x, dy, (t) => refLayerNorm(t, gamma, beta, eps)),
+          `dx ${label}`,
+        );
         const ones = { data: new Float64Array(d).fill(1), shape: [d] };
-        assertGradient(got.dgamma.data, numericGradient(gamma ?? ones, dy, (t) => refLayerNorm(x, t, beta, eps)), `dgamma ${label}`);
-        assertGradient(got.dbeta.data, numericGradient(beta, dy, (t) => refLayerNorm(x, gamma, t, eps)), `dbeta ${label}`);
+        assertGradient(
+          got.dgamma.data,
+          numericGradient(gamma ?? ones, dy, (t) => refLayerNorm(x, t, beta, eps)),
+          `dgamma ${label}`,
+        );
+        assertGradient(
+          got.dbeta.data,
+          numericGradient(beta, dy, (t) => refLayerNorm(x, gamma, t, eps)),
+          `dbeta ${label}`,
+        );
       }
     }
   }
   // Closed form for a constant row: x̂ = 0, so the variance term drops out and
   // dx = (dy − mean(dy)) / √eps, dgamma = 0, dbeta = dy.
-  const dy = [1, -3, 0.5, 7], mean = 1.375;
+  const dy = [1, -3, 0.5, 7],
+    mean = 1.375;
   const flat = attn.layerNormBackward([[2, 2, 2, 2]], [dy], { eps: 1e-4 });
   flat.dx.data.forEach((v, i) => assert.ok(Math.abs(v - (dy[i] - mean) * 100) < 1e-3, `constant row: dx[${i}] ${v}`));
   assert.deepEqual(Array.from(flat.dgamma.data), [0, 0, 0, 0]);
@@ -90,18 +123,46 @@ test('layerNormBackward: dx, dgamma, dbeta match finite differences (with and wi
 test('feedForwardBackward: every gradient matches finite differences, ReLU and exact GELU', () => {
   const random = rng(13);
   for (const activation of ['relu', 'gelu']) {
-    for (const [rows, dModel, dFF] of [[1, 1, 1], [3, 4, 7], [2, 5, 9], [4, 8, 16]]) {
-      const x = randomTensor(random, [rows, dModel], -2, 2), dy = randomTensor(random, [rows, dModel]);
-      const w1 = randomTensor(random, [dModel, dFF]), b1 = randomTensor(random, [dFF]);
-      const w2 = randomTensor(random, [dFF, dModel]), b2 = randomTensor(random, [dModel]);
+    for (const [rows, dModel, dFF] of [
+      [1, 1, 1],
+      [3, 4, 7],
+      [2, 5, 9],
+      [4, 8, 16],
+    ]) {
+      const x = randomTensor(random, [rows, dModel], -2, 2),
+        dy = randomTensor(random, [rows, dModel]);
+      const w1 = randomTensor(random, [dModel, dFF]),
+        b1 = randomTensor(random, [dFF]);
+      const w2 = randomTensor(random, [dFF, dModel]),
+        b2 = randomTensor(random, [dModel]);
       const weights = { w1, b1, w2, b2, activation };
       const got = attn.feedForwardBackward(x, dy, weights);
       const label = `${activation} ${rows}x${dModel}x${dFF}`;
-      assertGradient(got.dx.data, numericGradient(x, dy, (t) => refFeedForward(t, weights)), `dx ${label}`);
-      assertGradient(got.dw1.data, numericGradient(w1, dy, (t) => refFeedForward(x, { ...weights, w1: t })), `dw1 ${label}`);
-      assertGradient(got.db1.data, numericGradient(b1, dy, (t) => refFeedForward(x, { ...weights, b1: t })), `db1 ${label}`);
-      assertGradient(got.dw2.data, numericGradient(w2, dy, (t) => refFeedForward(x, { ...weights, w2: t })), `dw2 ${label}`);
-      assertGradient(got.db2.data, numericGradient(b2, dy, (t) => refFeedForward(x, { ...weights, b2: t })), `db2 ${label}`);
+      assertGradient(
+        got.dx.data,
+        numericGradient(x, dy, (t) => refFeedForward(t, weights)),
+        `dx ${label}`,
+      );
+      assertGradient(
+        got.dw1.data,
+        numericGradient(w1, dy, (t) => refFeedForward(x, { ...weights, w1: t })),
+        `dw1 ${label}`,
+      );
+      assertGradient(
+        got.db1.data,
+        numericGradient(b1, dy, (t) => refFeedForward(x, { ...weights, b1: t })),
+        `db1 ${label}`,
+      );
+      assertGradient(
+        got.dw2.data,
+        numericGradient(w2, dy, (t) => refFeedForward(x, { ...weights, w2: t })),
+        `dw2 ${label}`,
+      );
+      assertGradient(
+        got.db2.data,
+        numericGradient(b2, dy, (t) => refFeedForward(x, { ...weights, b2: t })),
+        `db2 ${label}`,
+      );
     }
   }
 });
@@ -109,7 +170,8 @@ test('feedForwardBackward: every gradient matches finite differences, ReLU and e
 // Mean cross-entropy over rows with target >= 0, float64.
 function refCrossEntropy(logits, targets) {
   const C = logits.shape.at(-1);
-  let sum = 0, count = 0;
+  let sum = 0,
+    count = 0;
   for (let r = 0; r < targets.length; r++) {
     if (targets[r] < 0) continue;
     const row = Array.from(logits.data.slice(r * C, (r + 1) * C));
@@ -129,7 +191,10 @@ test('softmaxCrossEntropy: loss, accuracy and dLogits against float64 and finite
       const targets = Array.from({ length: rows }, (_, r) => (r % 3 === 2 ? -1 : Math.floor(random(0, C))));
       const got = attn.softmaxCrossEntropy(logits, targets);
       const want = refCrossEntropy(logits, targets);
-      assert.ok(Math.abs(got.loss - want) <= 1e-6 * Math.max(1, want), `C=${C} rows=${rows}: loss ${got.loss} vs ${want}`);
+      assert.ok(
+        Math.abs(got.loss - want) <= 1e-6 * Math.max(1, want),
+        `C=${C} rows=${rows}: loss ${got.loss} vs ${want}`,
+      );
       const counted = targets.filter((t) => t >= 0);
       assert.equal(got.count, counted.length);
       let correct = 0;
@@ -153,21 +218,49 @@ test('backward steps: typed errors name the function and the tensor; the module 
   const x = [[1, 2, 3]];
   const cases = [
     [() => attn.linearBackward(x, [[1], [2]], [[1]]), RangeError, /^linearBackward: w has shape \[2, 1\]/],
-    [() => attn.linearBackward(x, [[1], [2], [3]], [[1, 2]]), RangeError, /^linearBackward: dy must have shape \[1, 1\]/],
+    [
+      () => attn.linearBackward(x, [[1], [2], [3]], [[1, 2]]),
+      RangeError,
+      /^linearBackward: dy must have shape \[1, 1\]/,
+    ],
     [() => attn.linearBackward('x', [[1]], [[1]]), TypeError, /^linearBackward: x/],
     [() => attn.layerNormBackward(x, [[1, 2]]), RangeError, /^layerNormBackward: dy must have shape \[1, 3\]/],
     [() => attn.layerNormBackward(x, x, { gamma: [1, 2] }), RangeError, /^layerNormBackward: gamma has shape \[2\]/],
     [() => attn.layerNormBackward(x, x, { eps: -1 }), RangeError, /^layerNormBackward: eps/],
     [() => attn.layerNormBackward(x, x, { epsilon: 1 }), TypeError, /^layerNormBackward: unknown option 'epsilon'/],
     [() => attn.feedForwardBackward(x, x), TypeError, /^feedForwardBackward: options/],
-    [() => attn.feedForwardBackward(x, x, { w1: [[1], [1], [1]], w2: [[1, 2]] }), RangeError, /^feedForwardBackward: w2 has shape \[1, 2\]/],
-    [() => attn.feedForwardBackward(x, x, { w1: [[1], [1], [1]], w2: [[1, 2, 3]], activation: 'tanh' }), RangeError, /^feedForwardBackward: activation/],
-    [() => attn.softmaxCrossEntropy([[1, 2]], [2]), RangeError, /^softmaxCrossEntropy: targets\[0\] must be an integer in/],
+    [
+      () => attn.feedForwardBackward(x, x, { w1: [[1], [1], [1]], w2: [[1, 2]] }),
+      RangeError,
+      /^feedForwardBackward: w2 has shape \[1, 2\]/,
+    ],
+    [
+      () => attn.feedForwardBackward(x, x, { w1: [[1], [1], [1]], w2: [[1, 2, 3]], activation: 'tanh' }),
+      RangeError,
+      /^feedForwardBackward: activation/,
+    ],
+    [
+      () => attn.softmaxCrossEntropy([[1, 2]], [2]),
+      RangeError,
+      /^softmaxCrossEntropy: targets\[0\] must be an integer in/,
+    ],
     [() => attn.softmaxCrossEntropy([[1, 2]], [0.5]), RangeError, /^softmaxCrossEntropy: targets\[0\]/],
-    [() => attn.softmaxCrossEntropy([[1, 2], [3, 4]], [0]), RangeError, /^softmaxCrossEntropy: targets has 1 values but logits \[2, 2\] has 2 rows/],
+    [
+      () =>
+        attn.softmaxCrossEntropy(
+          [
+            [1, 2],
+            [3, 4],
+          ],
+          [0],
+        ),
+      RangeError,
+      /^softmaxCrossEntropy: targets has 1 values but logits \[2, 2\] has 2 rows/,
+    ],
   ];
   const before = attn.memory().inUseBytes;
-  for (const [call, type, message] of cases) assert.throws(call, (e) => e instanceof type && message.test(e.message), String(message));
+  for (const [call, type, message] of cases)
+    assert.throws(call, (e) => e instanceof type && message.test(e.message), String(message));
   for (let i = 0; i < 200; i++) {
     attn.linearBackward(x, [[1], [2], [3]], [[1]]);
     attn.layerNormBackward(x, x);

@@ -32,13 +32,88 @@ const tensors = readSafetensors(base['model.safetensors']);
 const tensorNames = Object.keys(tensors);
 
 // Hostile values, by where they go.
-const BAD_NAMES = ['../secret.safetensors', '../../../../etc/passwd', '/etc/passwd', '', '.', '..', 'a/b.safetensors', 'a\\b.safetensors',
-  'C:x.safetensors', 'file:///etc/passwd', '%2e%2e%2fsecret.safetensors', 'x?y', 'x#y', 'x\u0000y', ' x', 'x.', 'x'.repeat(300), '\u202ex',
-  'model-00009-of-00009.safetensors', 'config.json', 'tokenizer.json', 42, null, {}, [], true];
-const ODD = [0, 1, -1, 2 ** 31, 2 ** 53, 1e300, 1e-300, 5e-324, 0.5, NaN, null, '3', '', [], {}, true, 128, 4096, 32, 55, 'gelu', 'x'.repeat(5000)];
-const CONFIG_KEYS = ['vocab_size', 'n_positions', 'n_embd', 'n_layer', 'n_head', 'n_inner', 'activation_function', 'layer_norm_epsilon',
-  'model_type', 'architectures', 'tie_word_embeddings', 'eos_token_id', 'pad_token_id', 'scale_attn_weights', 'id2label'];
-const PATTERNS = ['\\s+', ' ?\\p{L}+| ?\\p{N}+', '(a|aa)+$', '^(\\w+\\s?)*$', '(.*)*', '(a+)+b', '[', '(?<=x)y', '\\1(a)', 'x{1,100000}', '(?:x|y)*?z'];
+const BAD_NAMES = [
+  '../secret.safetensors',
+  '../../../../etc/passwd',
+  '/etc/passwd',
+  '',
+  '.',
+  '..',
+  'a/b.safetensors',
+  'a\\b.safetensors',
+  'C:x.safetensors',
+  'file:///etc/passwd',
+  '%2e%2e%2fsecret.safetensors',
+  'x?y',
+  'x#y',
+  'x\u0000y',
+  ' x',
+  'x.',
+  'x'.repeat(300),
+  '\u202ex',
+  'model-00009-of-00009.safetensors',
+  'config.json',
+  'tokenizer.json',
+  42,
+  null,
+  {},
+  [],
+  true,
+];
+const ODD = [
+  0,
+  1,
+  -1,
+  2 ** 31,
+  2 ** 53,
+  1e300,
+  1e-300,
+  5e-324,
+  0.5,
+  NaN,
+  null,
+  '3',
+  '',
+  [],
+  {},
+  true,
+  128,
+  4096,
+  32,
+  55,
+  'gelu',
+  'x'.repeat(5000),
+];
+const CONFIG_KEYS = [
+  'vocab_size',
+  'n_positions',
+  'n_embd',
+  'n_layer',
+  'n_head',
+  'n_inner',
+  'activation_function',
+  'layer_norm_epsilon',
+  'model_type',
+  'architectures',
+  'tie_word_embeddings',
+  'eos_token_id',
+  'pad_token_id',
+  'scale_attn_weights',
+  'id2label',
+];
+const PATTERNS = [
+  '\\s+',
+  ' ?\\p{L}+| ?\\p{N}+',
+  '(a|aa)+$',
+  '^(\\w+\\s?)*$',
+  '(.*)*',
+  '(a+)+b',
+  '[',
+  '(?<=x)y',
+  '\\1(a)',
+  'x{1,100000}',
+  '(?:x|y)*?z',
+];
 
 function folderOf(name) {
   return `${sandbox}${name}/`;
@@ -54,9 +129,15 @@ function randomCheckpoint(random) {
   if (kind === 'index' || int(2)) {
     const split = 1 + int(tensorNames.length - 1);
     const map = {};
-    tensorNames.forEach((n, i) => { map[n] = i < split ? 'model-00001-of-00002.safetensors' : 'model-00002-of-00002.safetensors'; });
-    files['model-00001-of-00002.safetensors'] = writeSafetensors(Object.fromEntries(tensorNames.slice(0, split).map((n) => [n, tensors[n]])));
-    files['model-00002-of-00002.safetensors'] = writeSafetensors(Object.fromEntries(tensorNames.slice(split).map((n) => [n, tensors[n]])));
+    tensorNames.forEach((n, i) => {
+      map[n] = i < split ? 'model-00001-of-00002.safetensors' : 'model-00002-of-00002.safetensors';
+    });
+    files['model-00001-of-00002.safetensors'] = writeSafetensors(
+      Object.fromEntries(tensorNames.slice(0, split).map((n) => [n, tensors[n]])),
+    );
+    files['model-00002-of-00002.safetensors'] = writeSafetensors(
+      Object.fromEntries(tensorNames.slice(split).map((n) => [n, tensors[n]])),
+    );
     let index = { metadata: { total_size: 1 }, weight_map: map };
     if (kind === 'index') {
       for (let k = 0, count = 1 + int(3); k < count; k++) map[pick(tensorNames)] = pick(BAD_NAMES);
@@ -75,8 +156,19 @@ function randomCheckpoint(random) {
   if (kind === 'tokenizer') {
     const t = structuredClone(baseTokenizer);
     const what = int(5);
-    if (what === 0) t.added_tokens = [...(t.added_tokens ?? []), { id: pick([1e9, 2 ** 31, -1, 1.5, 305, 99999, '7', null]), content: 'x', special: true }];
-    else if (what === 1) t.pre_tokenizer = { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: pick(PATTERNS) }, behavior: 'Isolated', invert: false }, t.pre_tokenizer] };
+    if (what === 0)
+      t.added_tokens = [
+        ...(t.added_tokens ?? []),
+        { id: pick([1e9, 2 ** 31, -1, 1.5, 305, 99999, '7', null]), content: 'x', special: true },
+      ];
+    else if (what === 1)
+      t.pre_tokenizer = {
+        type: 'Sequence',
+        pretokenizers: [
+          { type: 'Split', pattern: { Regex: pick(PATTERNS) }, behavior: 'Isolated', invert: false },
+          t.pre_tokenizer,
+        ],
+      };
     else if (what === 2) t.normalizer = { type: 'Replace', pattern: { Regex: pick(PATTERNS) }, content: 'b' };
     else if (what === 3) t.model.vocab = { ...t.model.vocab, [`tok${int(9)}`]: pick([1e9, -1, 0.5, 2 ** 31, 'x']) };
     else t.model = pick([null, 7, {}, { type: 'BPE' }, { ...t.model, merges: pick([null, 7, [['a']]]) }]);
@@ -91,9 +183,15 @@ function randomCheckpoint(random) {
         const entry = h[pick(names)];
         const field = pick(['shape', 'data_offsets', 'dtype', 'empty']);
         if (field === 'shape') entry.shape = [pick(ODD)];
-        else if (field === 'data_offsets') entry.data_offsets = entry.data_offsets.map((o) => (int(2) ? o : pick([...ODD, o - 4, o + 4])));
+        else if (field === 'data_offsets')
+          entry.data_offsets = entry.data_offsets.map((o) => (int(2) ? o : pick([...ODD, o - 4, o + 4])));
         else if (field === 'dtype') entry.dtype = pick(['F16', 'BF16', 'F64', 'I8', 'f32', '', 7]);
-        else h[`zero.${int(9)}`] = { dtype: 'F32', shape: [0], data_offsets: [entry.data_offsets[0] + 4, entry.data_offsets[0] + 4] };
+        else
+          h[`zero.${int(9)}`] = {
+            dtype: 'F32',
+            shape: [0],
+            data_offsets: [entry.data_offsets[0] + 4, entry.data_offsets[0] + 4],
+          };
         return h;
       },
     });
@@ -102,7 +200,7 @@ function randomCheckpoint(random) {
     // A file missing, or a name the loader reads replaced by a folder.
     const name = pick(Object.keys(files));
     if (int(2)) delete files[name];
-    else files[name] = null;  // written as a folder
+    else files[name] = null; // written as a folder
   }
   return { files, kind };
 }
@@ -193,7 +291,11 @@ test(`checkpoint folders that lie (${ROUNDS} rounds, seed ${SEED}): loads or nam
     outcomes[result.outcome]++;
     slowest = Math.max(slowest, result.ms);
     const outside = watch.touched.filter((p) => !p.startsWith(folder) && p !== folder.slice(0, -1) && p !== folder);
-    assert.deepEqual(outside, [], `round ${round} (${kind}): paths outside the folder were touched: ${outside.join(", ")}`);
+    assert.deepEqual(
+      outside,
+      [],
+      `round ${round} (${kind}): paths outside the folder were touched: ${outside.join(', ')}`,
+    );
     assert.ok(result.ms < LIMIT_MS, `round ${round} (${kind}): ${result.ms.toFixed(0)} ms`);
     assert.equal(attn.memory().inUseBytes, inUse, `round ${round} (${kind}): nothing left allocated`);
   }
@@ -203,7 +305,9 @@ test(`checkpoint folders that lie (${ROUNDS} rounds, seed ${SEED}): loads or nam
 
 test(`checkpoint URLs that lie (${ROUNDS} rounds, seed ${SEED}): requests stay under the prefix, never to another origin`, async () => {
   const random = rng(SEED + 7);
-  const other = await recordingServer((req, res) => res.writeHead(200, { 'content-length': base['model.safetensors'].length }).end(base['model.safetensors']));
+  const other = await recordingServer((req, res) =>
+    res.writeHead(200, { 'content-length': base['model.safetensors'].length }).end(base['model.safetensors']),
+  );
   let files = {};
   const home = await recordingServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -220,9 +324,17 @@ test(`checkpoint URLs that lie (${ROUNDS} rounds, seed ${SEED}): requests stay u
       const checkpoint = randomCheckpoint(random);
       // Shard names that point at the other origin, absolute or protocol-relative.
       if (checkpoint.files['model.safetensors.index.json'] && !Math.floor(random(0, 3))) {
-        const index = JSON.parse(checkpoint.files['model.safetensors.index.json'].startsWith('{"weight_map": {') ? '{}' : checkpoint.files['model.safetensors.index.json']);
+        const index = JSON.parse(
+          checkpoint.files['model.safetensors.index.json'].startsWith('{"weight_map": {')
+            ? '{}'
+            : checkpoint.files['model.safetensors.index.json'],
+        );
         if (index?.weight_map && typeof index.weight_map === 'object') {
-          index.weight_map[tensorNames[0]] = [`${other.url}/x.safetensors`, `//${other.url.slice(7)}/x.safetensors`, '/x.safetensors'][Math.floor(random(0, 3))];
+          index.weight_map[tensorNames[0]] = [
+            `${other.url}/x.safetensors`,
+            `//${other.url.slice(7)}/x.safetensors`,
+            '/x.safetensors',
+          ][Math.floor(random(0, 3))];
           checkpoint.files['model.safetensors.index.json'] = JSON.stringify(index);
         }
       }
@@ -236,7 +348,11 @@ test(`checkpoint URLs that lie (${ROUNDS} rounds, seed ${SEED}): requests stay u
       }
       outcomes[result.outcome]++;
       slowest = Math.max(slowest, result.ms);
-      assert.deepEqual(home.requests.filter((r) => !r.path.startsWith('/ckpt/')), [], `round ${round} (${checkpoint.kind}): requests outside the prefix`);
+      assert.deepEqual(
+        home.requests.filter((r) => !r.path.startsWith('/ckpt/')),
+        [],
+        `round ${round} (${checkpoint.kind}): requests outside the prefix`,
+      );
       assert.ok(result.ms < LIMIT_MS, `round ${round} (${checkpoint.kind}): ${result.ms.toFixed(0)} ms`);
       assert.equal(attn.memory().inUseBytes, inUse, `round ${round}: nothing left allocated`);
     }
@@ -253,9 +369,53 @@ test(`forward and generate options that lie (${ROUNDS * 4} calls, seed ${SEED}):
   const random = rng(SEED + 13);
   const int = (n) => Math.floor(random(0, n));
   const pick = (list) => list[int(list.length)];
-  const FORWARD = ['attentions', 'hiddenStates', 'logits', 'queriesAndKeys', 'attention', 'hidden_states', 'output_attentions', 'Logits'];
-  const GENERATE = ['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'onToken', 'signal', 'useCache', 'stopAtEos', 'returnScores', 'max_new_tokens', 'top_k', 'do_sample', 'temprature'];
-  const VALUES = [true, false, 0, 1, 2, -1, 0.5, 1e-310, 5e-324, 1e308, Infinity, NaN, null, undefined, '1', [], {}, () => false, { aborted: false }];
+  const FORWARD = [
+    'attentions',
+    'hiddenStates',
+    'logits',
+    'queriesAndKeys',
+    'attention',
+    'hidden_states',
+    'output_attentions',
+    'Logits',
+  ];
+  const GENERATE = [
+    'maxNewTokens',
+    'temperature',
+    'topK',
+    'topP',
+    'seed',
+    'onToken',
+    'signal',
+    'useCache',
+    'stopAtEos',
+    'returnScores',
+    'max_new_tokens',
+    'top_k',
+    'do_sample',
+    'temprature',
+  ];
+  const VALUES = [
+    true,
+    false,
+    0,
+    1,
+    2,
+    -1,
+    0.5,
+    1e-310,
+    5e-324,
+    1e308,
+    Infinity,
+    NaN,
+    null,
+    undefined,
+    '1',
+    [],
+    {},
+    () => false,
+    { aborted: false },
+  ];
   const inUse = attn.memory().inUseBytes;
   let model = await attn.loadModel(`${fixtures}tiny-gpt2`);
   const outcomes = { ok: 0, named: 0, disposed: 0 };
@@ -272,11 +432,25 @@ test(`forward and generate options that lie (${ROUNDS * 4} calls, seed ${SEED}):
       const how = int(6);
       if (how === 0) {
         disposes = true;
-        Object.defineProperty(options, key, { enumerable: true, configurable: true, get: () => { model.dispose(); return value; } });
+        Object.defineProperty(options, key, {
+          enumerable: true,
+          configurable: true,
+          get: () => {
+            model.dispose();
+            return value;
+          },
+        });
       } else if (how === 1) {
         // A value that changes on every read: reading twice would see two answers.
         let n = 0;
-        Object.defineProperty(options, key, { enumerable: true, configurable: true, get: () => { reads.set(key, (reads.get(key) ?? 0) + 1); return ++n > 1 ? pick(VALUES) : value; } });
+        Object.defineProperty(options, key, {
+          enumerable: true,
+          configurable: true,
+          get: () => {
+            reads.set(key, (reads.get(key) ?? 0) + 1);
+            return ++n > 1 ? pick(VALUES) : value;
+          },
+        });
       } else {
         Object.defineProperty(options, key, { enumerable: true, configurable: true, writable: true, value });
       }
@@ -292,7 +466,10 @@ test(`forward and generate options that lie (${ROUNDS * 4} calls, seed ${SEED}):
         assert.ok(error.message.startsWith(`${fn}: `), `call ${call}: ${error.message}`);
         outcomes.named++;
       } else {
-        assert.ok(disposes && /this model was disposed/.test(error.message), `call ${call}: ${error?.constructor?.name}: ${error?.message}`);
+        assert.ok(
+          disposes && /this model was disposed/.test(error.message),
+          `call ${call}: ${error?.constructor?.name}: ${error?.message}`,
+        );
         outcomes.disposed++;
       }
     }

@@ -51,34 +51,61 @@ function comparePredict(classifier, model, weights, text, label) {
   const reference = calibrated(classifier, referenceModel(weights, { tokens: [ids], targets: [0] }).logits[0]);
   const diff = Math.max(...expected.map((x, k) => Math.abs(x - p.probabilities[k])));
   assert.ok(diff <= 1e-5, `${label} "${text}": TinyTransformer ${expected} vs ${p.probabilities}`);
-  p.probabilities.forEach((x, k) => assert.ok(Math.abs(x - reference[k]) <= 1e-4, `${label} "${text}": float64 ${reference[k]} vs ${x}`));
+  p.probabilities.forEach((x, k) =>
+    assert.ok(Math.abs(x - reference[k]) <= 1e-4, `${label} "${text}": float64 ${reference[k]} vs ${x}`),
+  );
   assert.equal(p.labelId, argmax(expected), `${label} "${text}": the same label`);
-  p.logits.forEach((x, k) => assert.ok(Math.abs(x - ours.logits.data[k]) <= 1e-5 + 1e-5 * Math.abs(x), `${label} logit ${k}`));
+  p.logits.forEach((x, k) =>
+    assert.ok(Math.abs(x - ours.logits.data[k]) <= 1e-5 + 1e-5 * Math.abs(x), `${label} logit ${k}`),
+  );
   // attention[layer][head][i][j] as TinyTransformer's [1, H, T, T].
   assert.equal(p.attention.length, model.config.numLayers);
   p.attention.forEach((layer, l) => {
     assert.equal(layer.length, model.config.numHeads);
     layer.forEach((rows, h) => {
       assert.equal(rows.length, T);
-      rows.forEach((row, i) => row.forEach((x, j) => {
-        assert.ok(Math.abs(x - ours.attention[l].data[(h * T + i) * T + j]) <= 1e-5, `${label} attention [${l}][${h}][${i}][${j}]`);
-      }));
+      rows.forEach((row, i) =>
+        row.forEach((x, j) => {
+          assert.ok(
+            Math.abs(x - ours.attention[l].data[(h * T + i) * T + j]) <= 1e-5,
+            `${label} attention [${l}][${h}][${i}][${j}]`,
+          );
+        }),
+      );
     });
   });
   return diff;
 }
 
 test('classifierShapes names every tensor TinyTransformer has, with its shape and in its order', () => {
-  for (const norm of ['pre', 'post']) for (const positional of ['learned', 'sinusoidal']) {
-    const config = { vocabSize: 11, maxLen: 7, dModel: 8, numHeads: 2, numLayers: 3, dFF: 12, norm, positional, head: 'classify', numClasses: 3 };
-    const model = new attn.TinyTransformer(config);
-    assert.deepEqual(Object.entries(classifierShapes(model.config)), Object.entries(model.parameterShapes).map(([k, v]) => [k, v.slice()]), `${norm} ${positional}`);
-    model.dispose();
-  }
+  for (const norm of ['pre', 'post'])
+    for (const positional of ['learned', 'sinusoidal']) {
+      const config = {
+        vocabSize: 11,
+        maxLen: 7,
+        dModel: 8,
+        numHeads: 2,
+        numLayers: 3,
+        dFF: 12,
+        norm,
+        positional,
+        head: 'classify',
+        numClasses: 3,
+      };
+      const model = new attn.TinyTransformer(config);
+      assert.deepEqual(
+        Object.entries(classifierShapes(model.config)),
+        Object.entries(model.parameterShapes).map(([k, v]) => [k, v.slice()]),
+        `${norm} ${positional}`,
+      );
+      model.dispose();
+    }
 });
 
-test('the shipped classifier through the runner: every held-out and suite sentence gives TinyTransformer\'s probabilities (1e-5) and label, and the float64 reference\'s (1e-4)', async () => {
-  const files = Object.fromEntries(['config.json', 'model.safetensors'].map((n) => [n, readFileSync(new URL(n, FOLDER))]));
+test("the shipped classifier through the runner: every held-out and suite sentence gives TinyTransformer's probabilities (1e-5) and label, and the float64 reference's (1e-4)", async () => {
+  const files = Object.fromEntries(
+    ['config.json', 'model.safetensors'].map((n) => [n, readFileSync(new URL(n, FOLDER))]),
+  );
   const config = JSON.parse(files['config.json']);
   const { tensors } = readSafetensors('test', 'model.safetensors', files['model.safetensors']);
   const named = Object.fromEntries([...tensors].map(([name, t]) => [name, { shape: t.shape, data: t.data }]));
@@ -86,10 +113,19 @@ test('the shipped classifier through the runner: every held-out and suite senten
   const model = tinyTransformerOf(modelConfig, named);
   const weights = model.getWeights();
   const classifier = await attn.TextClassifier.load(new URL('.', FOLDER).pathname);
-  assert.equal(classifier.temperature, config.calibration.temperature, 'the shipped probabilities are calibrated: softmax(logits / T)');
+  assert.equal(
+    classifier.temperature,
+    config.calibration.temperature,
+    'the shipped probabilities are calibrated: softmax(logits / T)',
+  );
   {
     const { heldOut } = reviewSplits(readReviewFiles().uci);
-    const texts = [...Object.values(heldOut).flat().map((r) => r.text), ...readSuite().map((r) => r.text)];
+    const texts = [
+      ...Object.values(heldOut)
+        .flat()
+        .map((r) => r.text),
+      ...readSuite().map((r) => r.text),
+    ];
     let worst = 0;
     // The float64 reference on every tenth text (it is slow); TinyTransformer on all.
     texts.forEach((text, i) => {
@@ -108,9 +144,14 @@ test('the shipped classifier through the runner: every held-out and suite senten
     const long = classifier.predict('good '.repeat(300));
     assert.equal(long.tokens.length, classifier.maxLength + 1);
     worst = Math.max(worst, comparePredict(classifier, model, weights, 'good '.repeat(300), 'shipped, 129 rows'));
-    console.log(`# shipped classifier, ${texts.length + 1} texts: max |p(runner) - p(TinyTransformer)| = ${worst.toExponential(2)}`);
+    console.log(
+      `# shipped classifier, ${texts.length + 1} texts: max |p(runner) - p(TinyTransformer)| = ${worst.toExponential(2)}`,
+    );
     // Predict time, median of 50 (printed, not asserted: the machine is shared).
-    for (const text of ['The food was not good, but the staff were lovely.', 'I really enjoyed this movie. '.repeat(20)]) {
+    for (const text of [
+      'The food was not good, but the staff were lovely.',
+      'I really enjoyed this movie. '.repeat(20),
+    ]) {
       const times = [];
       for (let i = 0; i < 55; i++) {
         const started = performance.now();
@@ -128,28 +169,56 @@ test('the shipped classifier through the runner: every held-out and suite senten
 // A small vocabulary and corpus for the trained models.
 const WORDS = ['a', 'good', 'great', 'fine', 'bad', 'awful', 'dull', 'film', 'not', 'very', 'plot', 'the'];
 const VOCAB = [...SPECIAL_TOKENS, ...WORDS];
-const TEXTS = ['a good film', 'a bad film', 'not a good film', 'the plot', 'very very dull', 'a fine film , not awful', 'good', 'the film the plot the film a great plot not bad'];
+const TEXTS = [
+  'a good film',
+  'a bad film',
+  'not a good film',
+  'the plot',
+  'very very dull',
+  'a fine film , not awful',
+  'good',
+  'the film the plot the film a great plot not bad',
+];
 
 // The classifier folder of a TinyTransformer's weights (what TextClassifier.toFiles writes).
 function filesOf(model, labels) {
   const weights = model.getWeights();
   const { vocabSize, maxLen, dModel, numHeads, numLayers, dFF, norm, activation, positional, causal } = model.config;
   const config = {
-    format: 'attention-wasm/text-classifier', version: 1, id2label: Object.fromEntries(labels.map((l, i) => [String(i), l])),
-    model: { vocabSize, maxLen, dModel, numHeads, numLayers, dFF, norm, activation, positional, ...(causal ? { causal } : {}) },
+    format: 'attention-wasm/text-classifier',
+    version: 1,
+    id2label: Object.fromEntries(labels.map((l, i) => [String(i), l])),
+    model: {
+      vocabSize,
+      maxLen,
+      dModel,
+      numHeads,
+      numLayers,
+      dFF,
+      norm,
+      activation,
+      positional,
+      ...(causal ? { causal } : {}),
+    },
   };
   const tensors = Object.entries(weights.tensors).map(([name, t]) => ({ name, shape: t.shape, data: t.data }));
-  return { 'config.json': JSON.stringify(config), 'tokenizer.json': JSON.stringify(wordPieceTokenizerJson(VOCAB)), 'model.safetensors': writeSafetensors(tensors, { dtype: 'F32' }) };
+  return {
+    'config.json': JSON.stringify(config),
+    'tokenizer.json': JSON.stringify(wordPieceTokenizerJson(VOCAB)),
+    'model.safetensors': writeSafetensors(tensors, { dtype: 'F32' }),
+  };
 }
 
 // Trains a few steps on random batches, so that norms, biases and the head move off their
 // initial values.
 function trainRandomly(model, seed) {
   let s = seed;
-  const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
+  const next = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296;
   for (let step = 0; step < 30; step++) {
     const lengths = Array.from({ length: 8 }, () => 1 + Math.floor(next() * model.config.maxLen));
-    const tokens = lengths.map(() => Array.from({ length: model.config.maxLen }, () => SPECIAL_TOKENS.length + Math.floor(next() * WORDS.length)));
+    const tokens = lengths.map(() =>
+      Array.from({ length: model.config.maxLen }, () => SPECIAL_TOKENS.length + Math.floor(next() * WORDS.length)),
+    );
     const targets = lengths.map(() => Math.floor(next() * model.config.numClasses));
     model.trainStep({ tokens, targets, lengths }, { lr: 0.02 });
   }
@@ -166,23 +235,48 @@ const KINDS = [
   { norm: 'post', activation: 'relu', positional: 'sinusoidal', numHeads: 1, numLayers: 1 },
 ];
 
-test('trained classifiers of every kind through the runner: predict gives TinyTransformer\'s probabilities, logits and attention maps, and the float64 reference\'s; evaluate\'s padded batches its labels', async () => {
+test("trained classifiers of every kind through the runner: predict gives TinyTransformer's probabilities, logits and attention maps, and the float64 reference's; evaluate's padded batches its labels", async () => {
   const before = attn.memory().inUseBytes;
   for (const [k, kind] of KINDS.entries()) {
     const labels = ['neg', 'pos', 'mixed'];
-    const config = { vocabSize: VOCAB.length, maxLen: 12, dModel: 16, numHeads: 4, numLayers: 2, dFF: 24, head: 'classify', numClasses: 3, seed: 5 + k, ...kind };
+    const config = {
+      vocabSize: VOCAB.length,
+      maxLen: 12,
+      dModel: 16,
+      numHeads: 4,
+      numLayers: 2,
+      dFF: 24,
+      head: 'classify',
+      numClasses: 3,
+      seed: 5 + k,
+      ...kind,
+    };
     const model = new attn.TinyTransformer(config);
     trainRandomly(model, 11 + k);
     const weights = model.getWeights();
     const label = JSON.stringify(kind);
-    assert.ok(weights.tensors['layers.0.ln1.gamma'].data.some((g) => Math.abs(g - 1) > 1e-3), `${label}: the norms were trained`);
+    assert.ok(
+      weights.tensors['layers.0.ln1.gamma'].data.some((g) => Math.abs(g - 1) > 1e-3),
+      `${label}: the norms were trained`,
+    );
     const classifier = await attn.TextClassifier.load(filesOf(model, labels));
     assert.equal(classifier.format, 'attention-wasm');
     let worst = 0;
     for (const text of TEXTS) worst = Math.max(worst, comparePredict(classifier, model, weights, text, label));
     // evaluate: batches of texts of different lengths (right-padded in the runner), labelled
     // with TinyTransformer's predictions except the first (so one lands off the diagonal).
-    const predicted = TEXTS.map((text) => argmax(Array.from(model.forward([classifier.predict(text).tokens.slice(1).map((t) => t.id)]).logits.data)));
+    const predicted = TEXTS.map((text) =>
+      argmax(
+        Array.from(
+          model.forward([
+            classifier
+              .predict(text)
+              .tokens.slice(1)
+              .map((t) => t.id),
+          ]).logits.data,
+        ),
+      ),
+    );
     const rows = TEXTS.map((text, i) => ({ text, label: labels[i === 0 ? (predicted[0] + 1) % 3 : predicted[i]] }));
     const result = classifier.evaluate(rows);
     const confusion = labels.map(() => labels.map(() => 0));
@@ -196,11 +290,22 @@ test('trained classifiers of every kind through the runner: predict gives TinyTr
   assert.equal(attn.memory().inUseBytes, before, 'nothing leaks');
 });
 
-test('TextClassifier.train\'s classifier runs in the runner: the TinyTransformer that learned it is freed, and its files read back with the same probabilities', async () => {
+test("TextClassifier.train's classifier runs in the runner: the TinyTransformer that learned it is freed, and its files read back with the same probabilities", async () => {
   const rows = [];
-  for (let i = 0; i < 40; i++) rows.push({ text: `a ${['good', 'great', 'fine'][i % 3]} film ${i}`, label: 'pos' }, { text: `a ${['bad', 'awful', 'dull'][i % 3]} film ${i}`, label: 'neg' });
+  for (let i = 0; i < 40; i++)
+    rows.push(
+      { text: `a ${['good', 'great', 'fine'][i % 3]} film ${i}`, label: 'pos' },
+      { text: `a ${['bad', 'awful', 'dull'][i % 3]} film ${i}`, label: 'neg' },
+    );
   const before = attn.memory().inUseBytes;
-  const classifier = await attn.TextClassifier.train(rows, { steps: 20, dModel: 16, numHeads: 2, numLayers: 1, dFF: 32, vocabSize: 120 });
+  const classifier = await attn.TextClassifier.train(rows, {
+    steps: 20,
+    dModel: 16,
+    numHeads: 2,
+    numLayers: 1,
+    dFF: 32,
+    vocabSize: 120,
+  });
   // Held in wasm: the runner's packed weights, under twice the float32 parameters; no
   // TinyTransformer (its parameters, gradients and two AdamW moments alone are 4 × them).
   const held = attn.memory().inUseBytes - before;
@@ -211,11 +316,16 @@ test('TextClassifier.train\'s classifier runs in the runner: the TinyTransformer
   assert.ok(held > 0 && held < 2 * 4 * parameters, `${held} bytes held for ${parameters} parameters`);
   const model = tinyTransformerOf({ ...classifier.modelConfig, seed: 0 }, named);
   const weights = model.getWeights();
-  for (const text of ['a good film', 'an awful film', 'qqq']) comparePredict(classifier, model, weights, text, 'trained');
+  for (const text of ['a good film', 'an awful film', 'qqq'])
+    comparePredict(classifier, model, weights, text, 'trained');
   model.dispose();
   const again = await attn.TextClassifier.load(files);
-  for (const text of ['a good film', 'an awful film']) assert.deepEqual(again.predict(text).probabilities, classifier.predict(text).probabilities);
-  assert.deepEqual(Array.from(classifier.vectors([5, 6]).tokens[1]), Array.from(named.tokenEmbedding.data.slice(6 * 16, 7 * 16)));
+  for (const text of ['a good film', 'an awful film'])
+    assert.deepEqual(again.predict(text).probabilities, classifier.predict(text).probabilities);
+  assert.deepEqual(
+    Array.from(classifier.vectors([5, 6]).tokens[1]),
+    Array.from(named.tokenEmbedding.data.slice(6 * 16, 7 * 16)),
+  );
   assert.deepEqual(Array.from(classifier.vectors([]).cls), Array.from(named.cls.data));
   again.dispose();
   classifier.dispose();

@@ -30,12 +30,13 @@ function nodeDigests(build) {
 function churn(api, calls, seed) {
   const random = rng(seed);
   for (let i = 0; i < calls; i++) {
-    const L = 1 + Math.floor(random(0, 1) * 90), d = 1 + Math.floor(random(0, 1) * 40);
+    const L = 1 + Math.floor(random(0, 1) * 90),
+      d = 1 + Math.floor(random(0, 1) * 40);
     const q = randomTensor(random, [L, d]);
     try {
       if (i % 3 === 0) api.attention(q, q, q, { returnWeights: i % 2 === 0, causal: i % 5 === 0 });
       else if (i % 3 === 1) api.matmul(q, randomTensor(random, [d, 1 + (i % 17)]));
-      else api.attention(q, randomTensor(random, [L, d + 1]), q);  // a RangeError: dk differs
+      else api.attention(q, randomTensor(random, [L, d + 1]), q); // a RangeError: dk differs
     } catch (e) {
       if (!(e instanceof RangeError)) throw e;
     }
@@ -63,33 +64,40 @@ test('the relaxed build is bit-identical run to run and across processes, and re
 
 // The relaxed build runs 6-row register tiles in Chromium and 4-row ones in Node
 // (src/kernels/target.h): equal digests also say the tile height changes no bit.
-test('Chromium computes the same bits as Node, for each build (relaxed: 6-row tiles against 4)', { timeout: 120_000 }, async () => {
-  const expected = { baseline: digests(determinismSuite(attn)), relaxed: nodeDigests('relaxed') };
-  const { server, url } = await startServer({ port: 0, served: ['bindings', 'dist', 'tests'] });
-  const browser = await launchChromium(['--disable-quic', '--disable-sync']);
-  try {
-    const page = await browser.newPage();
-    await page.goto(`${url}tests/helpers/determinism-suite.js`);  // any page of the origin
-    const inBrowser = await page.evaluate(async () => {
-      const { init } = await import('/bindings/js/browser.js');
-      const { determinismSuite } = await import('/tests/helpers/determinism-suite.js');
-      const hex = async (data) => Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', data)), (b) => b.toString(16).padStart(2, '0')).join('');
-      const out = { tileRows: {} };
-      for (const simd of ['baseline', 'relaxed']) {
-        const api = await init({ simd });
-        out.tileRows[api.info.build] = api.info.tileRows;
-        out[api.info.build] = {};
-        for (const [name, data] of determinismSuite(api)) out[api.info.build][name] = await hex(data);
-      }
-      out.defaultBuild = (await init()).info.build;  // Chromium validates relaxed SIMD
-      return out;
-    });
-    assert.equal(inBrowser.defaultBuild, 'relaxed');
-    assert.deepEqual(inBrowser.tileRows, { baseline: 4, relaxed: 6 });
-    assert.deepEqual(inBrowser.baseline, expected.baseline);
-    assert.deepEqual(inBrowser.relaxed, expected.relaxed);
-  } finally {
-    await browser.close();
-    server.close();
-  }
-});
+test(
+  'Chromium computes the same bits as Node, for each build (relaxed: 6-row tiles against 4)',
+  { timeout: 120_000 },
+  async () => {
+    const expected = { baseline: digests(determinismSuite(attn)), relaxed: nodeDigests('relaxed') };
+    const { server, url } = await startServer({ port: 0, served: ['bindings', 'dist', 'tests'] });
+    const browser = await launchChromium(['--disable-quic', '--disable-sync']);
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${url}tests/helpers/determinism-suite.js`); // any page of the origin
+      const inBrowser = await page.evaluate(async () => {
+        const { init } = await import('/bindings/js/browser.js');
+        const { determinismSuite } = await import('/tests/helpers/determinism-suite.js');
+        const hex = async (data) =>
+          Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', data)), (b) =>
+            b.toString(16).padStart(2, '0'),
+          ).join('');
+        const out = { tileRows: {} };
+        for (const simd of ['baseline', 'relaxed']) {
+          const api = await init({ simd });
+          out.tileRows[api.info.build] = api.info.tileRows;
+          out[api.info.build] = {};
+          for (const [name, data] of determinismSuite(api)) out[api.info.build][name] = await hex(data);
+        }
+        out.defaultBuild = (await init()).info.build; // Chromium validates relaxed SIMD
+        return out;
+      });
+      assert.equal(inBrowser.defaultBuild, 'relaxed');
+      assert.deepEqual(inBrowser.tileRows, { baseline: 4, relaxed: 6 });
+      assert.deepEqual(inBrowser.baseline, expected.baseline);
+      assert.deepEqual(inBrowser.relaxed, expected.relaxed);
+    } finally {
+      await browser.close();
+      server.close();
+    }
+  },
+);

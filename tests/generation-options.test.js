@@ -25,7 +25,7 @@ function reference(logits, seen, { temperature, topK, topP, minP, repetitionPena
   for (const id of new Set(seen)) s[id] = s[id] < 0 ? s[id] * repetitionPenalty : s[id] / repetitionPenalty;
   const removed = { topK: 0, topP: 0, minP: 0 };
   if (temperature === 0) return { scores: s, removed };
-  s = s.map((x) => x / temperature);  // TemperatureLogitsWarper
+  s = s.map((x) => x / temperature); // TemperatureLogitsWarper
   const remove = (i, by) => {
     if (s[i] === -Infinity) return;
     s[i] = -Infinity;
@@ -37,11 +37,15 @@ function reference(logits, seen, { temperature, topK, topP, minP, repetitionPena
     const total = e.reduce((a, b) => a + b, 0);
     return e.map((x) => x / total);
   };
-  if (topK > 0) {  // TopKLogitsWarper: scores < topk(scores, k)[-1] removed
+  if (topK > 0) {
+    // TopKLogitsWarper: scores < topk(scores, k)[-1] removed
     const kth = s.slice().sort((a, b) => b - a)[Math.min(topK, s.length) - 1];
-    s.forEach((x, i) => { if (x < kth) remove(i, 'topK'); });
+    s.forEach((x, i) => {
+      if (x < kth) remove(i, 'topK');
+    });
   }
-  if (topP < 1) {  // TopPLogitsWarper: ascending sort, cumsum of softmax <= 1 - p removed, the last kept
+  if (topP < 1) {
+    // TopPLogitsWarper: ascending sort, cumsum of softmax <= 1 - p removed, the last kept
     const ascending = Array.from(s.keys()).sort((a, b) => s[a] - s[b] || a - b);
     const p = softmax(ascending.map((i) => s[i]));
     let cumulative = 0;
@@ -50,10 +54,13 @@ function reference(logits, seen, { temperature, topK, topP, minP, repetitionPena
       if (cumulative <= 1 - topP && j < ascending.length - 1) remove(i, 'topP');
     });
   }
-  if (minP > 0) {  // MinPLogitsWarper: probs < min_p * max(probs) removed
+  if (minP > 0) {
+    // MinPLogitsWarper: probs < min_p * max(probs) removed
     const p = softmax(s);
     const top = Math.max(...p);
-    p.forEach((q, i) => { if (q < minP * top) remove(i, 'minP'); });
+    p.forEach((q, i) => {
+      if (q < minP * top) remove(i, 'minP');
+    });
   }
   return { scores: s, removed };
 }
@@ -71,33 +78,79 @@ function assertProcessed(result, promptLength, options) {
       assert.ok(ok, `step ${step}, token ${i}: ${a} vs the reference's ${e}`);
     });
     const id = result.newIds[step];
-    if (options.temperature === 0) assert.equal(id, ref.scores.indexOf(Math.max(...ref.scores)), `step ${step}: greedy takes the largest processed score`);
+    if (options.temperature === 0)
+      assert.equal(
+        id,
+        ref.scores.indexOf(Math.max(...ref.scores)),
+        `step ${step}: greedy takes the largest processed score`,
+      );
     else assert.ok(processed[id] > -Infinity, `step ${step}: the drawn token ${id} was kept`);
   });
   return removed;
 }
 
-test('generation_config.json: its values are generate\'s defaults, as transformers reads them; options win', async () => {
-  const qwenLike = { bos_token_id: 1, do_sample: true, eos_token_id: [4, 2], repetition_penalty: 1.1, temperature: 0.7, top_p: 0.8, top_k: 20, min_p: 0.05, max_new_tokens: 7, pad_token_id: null, transformers_version: '4.37.0' };
+test("generation_config.json: its values are generate's defaults, as transformers reads them; options win", async () => {
+  const qwenLike = {
+    bos_token_id: 1,
+    do_sample: true,
+    eos_token_id: [4, 2],
+    repetition_penalty: 1.1,
+    temperature: 0.7,
+    top_p: 0.8,
+    top_k: 20,
+    min_p: 0.05,
+    max_new_tokens: 7,
+    pad_token_id: null,
+    transformers_version: '4.37.0',
+  };
   const model = await withGenerationConfig(qwenLike);
-  assert.deepEqual(model.generationDefaults, { maxNewTokens: 7, temperature: 0.7, topK: 20, topP: 0.8, minP: 0.05, repetitionPenalty: 1.1, eosTokenId: [4, 2] });
+  assert.deepEqual(model.generationDefaults, {
+    maxNewTokens: 7,
+    temperature: 0.7,
+    topK: 20,
+    topP: 0.8,
+    minP: 0.05,
+    repetitionPenalty: 1.1,
+    eosTokenId: [4, 2],
+  });
   assert.ok(Object.isFrozen(model.generationDefaults));
   const byDefault = await model.generate(PROMPT, { seed: 3, stopAtEos: false, returnScores: true });
-  const explicit = await model.generate(PROMPT, { seed: 3, stopAtEos: false, returnScores: true, maxNewTokens: 7, temperature: 0.7, topK: 20, topP: 0.8, minP: 0.05, repetitionPenalty: 1.1 });
+  const explicit = await model.generate(PROMPT, {
+    seed: 3,
+    stopAtEos: false,
+    returnScores: true,
+    maxNewTokens: 7,
+    temperature: 0.7,
+    topK: 20,
+    topP: 0.8,
+    minP: 0.05,
+    repetitionPenalty: 1.1,
+  });
   assert.equal(byDefault.newIds.length, 7);
   assert.deepEqual(byDefault.ids, explicit.ids);
   assert.deepEqual(byDefault.processedScores, explicit.processedScores);
   // An option wins over the file: temperature 0 is greedy, with the file's repetition penalty.
-  const greedy = await model.generate(PROMPT, { temperature: 0, maxNewTokens: 5, stopAtEos: false, returnScores: true });
+  const greedy = await model.generate(PROMPT, {
+    temperature: 0,
+    maxNewTokens: 5,
+    stopAtEos: false,
+    returnScores: true,
+  });
   assertProcessed(greedy, greedy.ids.length - 5, { ...BUILT_IN, repetitionPenalty: 1.1 });
   model.dispose();
   // do_sample false (or absent): greedy whatever temperature the file says; true with no
   // other key: transformers' own defaults (temperature 1, top_k 50, top_p 1).
   const cases = [
-    [{ do_sample: false, temperature: 0.6, top_p: 0.9 }, { ...BUILT_IN, topP: 0.9, eosTokenId: [2] }],
+    [
+      { do_sample: false, temperature: 0.6, top_p: 0.9 },
+      { ...BUILT_IN, topP: 0.9, eosTokenId: [2] },
+    ],
     [{ temperature: 0.6 }, { ...BUILT_IN, eosTokenId: [2] }],
     [{ do_sample: true }, { ...BUILT_IN, temperature: 1, topK: 50, eosTokenId: [2] }],
-    [{ eos_token_id: 7, top_k: null }, { ...BUILT_IN, eosTokenId: [7] }],
+    [
+      { eos_token_id: 7, top_k: null },
+      { ...BUILT_IN, eosTokenId: [7] },
+    ],
   ];
   for (const [file, defaults] of cases) {
     const m = await withGenerationConfig(file);
@@ -105,7 +158,11 @@ test('generation_config.json: its values are generate\'s defaults, as transforme
     m.dispose();
   }
   const none = await attn.loadModel(llama);
-  assert.deepEqual(none.generationDefaults, { ...BUILT_IN, eosTokenId: [2] }, "no file: this API's defaults, config.json's eos");
+  assert.deepEqual(
+    none.generationDefaults,
+    { ...BUILT_IN, eosTokenId: [2] },
+    "no file: this API's defaults, config.json's eos",
+  );
   none.dispose();
 });
 
@@ -118,12 +175,23 @@ test('generation_config.json values that cannot be used: a RangeError naming the
     [{ top_k: 2.5 }, /generation_config\.json: top_k must be an integer >= 0/],
     [{ max_new_tokens: 0 }, /generation_config\.json: max_new_tokens must be a positive integer/],
     [{ do_sample: 'yes' }, /generation_config\.json: do_sample must be true or false/],
-    [{ eos_token_id: [2, 'x'] }, /^loadModel: generation_config\.json: eos_token_id\[1\] is a string \(x\), not a token id in \[0, 349\)$/],
+    [
+      { eos_token_id: [2, 'x'] },
+      /^loadModel: generation_config\.json: eos_token_id\[1\] is a string \(x\), not a token id in \[0, 349\)$/,
+    ],
     [{ eos_token_id: 349 }, /generation_config\.json: eos_token_id is a number \(349\), not a token id in \[0, 349\)/],
     [[1, 2], /^loadModel: generation_config\.json must hold an object, got an array/],
   ];
-  for (const [file, pattern] of cases) await assert.rejects(withGenerationConfig(file), (e) => e instanceof RangeError && pattern.test(e.message), JSON.stringify(file));
-  await assert.rejects(attn.loadModel({ ...llama, 'generation_config.json': '{ "top_k": ' }), /^RangeError: loadModel: generation_config\.json is not valid JSON/);
+  for (const [file, pattern] of cases)
+    await assert.rejects(
+      withGenerationConfig(file),
+      (e) => e instanceof RangeError && pattern.test(e.message),
+      JSON.stringify(file),
+    );
+  await assert.rejects(
+    attn.loadModel({ ...llama, 'generation_config.json': '{ "top_k": ' }),
+    /^RangeError: loadModel: generation_config\.json is not valid JSON/,
+  );
   // An encoder reads no generation_config.json.
   const bert = fixtureFiles(`${root}tiny-bert`);
   (await attn.loadModel({ ...bert, 'generation_config.json': { top_p: 0 } })).dispose();
@@ -132,7 +200,12 @@ test('generation_config.json values that cannot be used: a RangeError naming the
 test('repetition penalty (greedy): seen tokens divided by p when positive, multiplied when negative', async () => {
   const model = await attn.loadModel(llama);
   const plain = await model.generate(PROMPT, { maxNewTokens: 8, stopAtEos: false, returnScores: true });
-  const penalized = await model.generate(PROMPT, { maxNewTokens: 8, stopAtEos: false, returnScores: true, repetitionPenalty: 2 });
+  const penalized = await model.generate(PROMPT, {
+    maxNewTokens: 8,
+    stopAtEos: false,
+    returnScores: true,
+    repetitionPenalty: 2,
+  });
   const promptLength = plain.ids.length - 8;
   assertProcessed(plain, promptLength, BUILT_IN);
   assertProcessed(penalized, promptLength, { ...BUILT_IN, repetitionPenalty: 2 });
@@ -152,7 +225,7 @@ test('repetition penalty (greedy): seen tokens divided by p when positive, multi
   model.dispose();
 });
 
-test('sampling: temperature, top-k, top-p and min-p in transformers\' order, each step equal to the float64 reference', async () => {
+test("sampling: temperature, top-k, top-p and min-p in transformers' order, each step equal to the float64 reference", async () => {
   const model = await attn.loadModel(llama);
   const options = { temperature: 0.5, topK: 40, topP: 0.9, minP: 0.1, repetitionPenalty: 1.3 };
   const removed = { topK: 0, topP: 0, minP: 0 };
@@ -161,7 +234,10 @@ test('sampling: temperature, top-k, top-p and min-p in transformers\' order, eac
     const by = assertProcessed(r, r.ids.length - 6, options);
     for (const key of Object.keys(removed)) removed[key] += by[key];
   }
-  assert.ok(removed.topK > 0 && removed.topP > 0 && removed.minP > 0, `each warper removed tokens: ${JSON.stringify(removed)}`);
+  assert.ok(
+    removed.topK > 0 && removed.topP > 0 && removed.minP > 0,
+    `each warper removed tokens: ${JSON.stringify(removed)}`,
+  );
   // Each warper alone, too (the others off).
   for (const alone of [{ topK: 3 }, { topP: 0.5 }, { minP: 0.5 }, { temperature: 2 }]) {
     const o = { ...BUILT_IN, temperature: 1, ...alone };
@@ -176,7 +252,7 @@ test('end of sequence: an id list from options or generation_config.json; stopAt
   const free = await model.generate(PROMPT, { maxNewTokens: 10, stopAtEos: false });
   const never = Array.from({ length: 349 }, (_, i) => i).find((id) => !free.newIds.includes(id));
   const third = free.newIds[2];
-  assert.ok(!free.newIds.slice(0, 2).includes(third), 'the fixture\'s third token is new');
+  assert.ok(!free.newIds.slice(0, 2).includes(third), "the fixture's third token is new");
   const byOption = await model.generate(PROMPT, { maxNewTokens: 10, eosTokenId: [never, third] });
   assert.equal(byOption.stopped, 'eos');
   assert.deepEqual(byOption.newIds, free.newIds.slice(0, 3));
@@ -192,20 +268,40 @@ test('end of sequence: an id list from options or generation_config.json; stopAt
 test('stop strings: the text ends before the first one, onToken never shows it, a stop split over tokens is held back', async () => {
   const model = await attn.loadModel(llama);
   const pieces = [];
-  const free = await model.generate(PROMPT, { maxNewTokens: 16, stopAtEos: false, onToken: (t) => { pieces.push(t.text); } });
+  const free = await model.generate(PROMPT, {
+    maxNewTokens: 16,
+    stopAtEos: false,
+    onToken: (t) => {
+      pieces.push(t.text);
+    },
+  });
   assert.equal(pieces.join(''), free.text, 'the pieces make the text');
   const text = free.text;
   // The fixture's greedy text: ", keys and valu, keys and values: the heads attend to the w…".
   const pieceEnds = pieces.map((_, i) => pieces.slice(0, i + 1).join('').length);
   for (const stop of [': the', 'valu, k', ['zzz', 'and v'], 'heads attend']) {
-    const first = Math.min(...[stop].flat().map((s) => text.indexOf(s)).filter((at) => at >= 0));
+    const first = Math.min(
+      ...[stop]
+        .flat()
+        .map((s) => text.indexOf(s))
+        .filter((at) => at >= 0),
+    );
     const seen = [];
-    const r = await model.generate(PROMPT, { maxNewTokens: 16, stopAtEos: false, stop, onToken: (t) => { seen.push(t.text); } });
+    const r = await model.generate(PROMPT, {
+      maxNewTokens: 16,
+      stopAtEos: false,
+      stop,
+      onToken: (t) => {
+        seen.push(t.text);
+      },
+    });
     assert.equal(r.stopped, 'stop', String(stop));
     assert.equal(r.text, text.slice(0, first), String(stop));
     assert.equal(seen.join(''), r.text, `${stop}: onToken showed exactly the text`);
     // It stopped at the token whose text completes the stop string.
-    const completes = pieceEnds.findIndex((end) => end >= first + [stop].flat().find((s) => text.indexOf(s) === first).length);
+    const completes = pieceEnds.findIndex(
+      (end) => end >= first + [stop].flat().find((s) => text.indexOf(s) === first).length,
+    );
     assert.deepEqual(r.newIds, free.newIds.slice(0, completes + 1), String(stop));
   }
   assert.equal((await model.generate(PROMPT, { maxNewTokens: 16, stopAtEos: false, stop: 'never there' })).text, text);
@@ -215,24 +311,62 @@ test('stop strings: the text ends before the first one, onToken never shows it, 
 test('the new options: typed errors naming the option', async () => {
   const model = await attn.loadModel(llama);
   const bad = [
-    [{ minP: 1.5 }, RangeError, /^PretrainedModel\.generate: options\.minP must be in \[0, 1\] \(0: off\), got a number \(1\.5\)$/],
+    [
+      { minP: 1.5 },
+      RangeError,
+      /^PretrainedModel\.generate: options\.minP must be in \[0, 1\] \(0: off\), got a number \(1\.5\)$/,
+    ],
     [{ minP: '0.1' }, RangeError, /options\.minP must be in \[0, 1\]/],
-    [{ repetitionPenalty: 0 }, RangeError, /^PretrainedModel\.generate: options\.repetitionPenalty must be a finite number > 0 \(1: off\), got a number \(0\)$/],
+    [
+      { repetitionPenalty: 0 },
+      RangeError,
+      /^PretrainedModel\.generate: options\.repetitionPenalty must be a finite number > 0 \(1: off\), got a number \(0\)$/,
+    ],
     [{ repetitionPenalty: Infinity }, RangeError, /options\.repetitionPenalty must be a finite number > 0/],
-    [{ eosTokenId: 'x' }, TypeError, /^PretrainedModel\.generate: options\.eosTokenId must be a token id or an array of them, got a string \(x\)$/],
-    [{ eosTokenId: [2, 349] }, RangeError, /^PretrainedModel\.generate: options\.eosTokenId\[1\] is a number \(349\), not a token id in \[0, 349\)$/],
+    [
+      { eosTokenId: 'x' },
+      TypeError,
+      /^PretrainedModel\.generate: options\.eosTokenId must be a token id or an array of them, got a string \(x\)$/,
+    ],
+    [
+      { eosTokenId: [2, 349] },
+      RangeError,
+      /^PretrainedModel\.generate: options\.eosTokenId\[1\] is a number \(349\), not a token id in \[0, 349\)$/,
+    ],
     [{ eosTokenId: -1 }, RangeError, /options\.eosTokenId is a number \(-1\), not a token id/],
-    [{ stop: 5 }, TypeError, /^PretrainedModel\.generate: options\.stop must be a string or an array of strings, got a number \(5\)$/],
+    [
+      { stop: 5 },
+      TypeError,
+      /^PretrainedModel\.generate: options\.stop must be a string or an array of strings, got a number \(5\)$/,
+    ],
     [{ stop: ['a', 5] }, TypeError, /options\.stop\[1\] must be a string/],
     [{ stop: '' }, RangeError, /options\.stop is empty/],
-    [{ stop: ['</s>'] }, RangeError, /^PretrainedModel\.generate: options\.stop\[0\] "<\/s>" holds a special token, which the text leaves out; stop on it by id: eosTokenId: \[2\]$/],
-    [{ repetition_penalty: 1.1 }, TypeError, /unknown option 'repetition_penalty' \(did you mean 'repetitionPenalty'\?/],
+    [
+      { stop: ['</s>'] },
+      RangeError,
+      /^PretrainedModel\.generate: options\.stop\[0\] "<\/s>" holds a special token, which the text leaves out; stop on it by id: eosTokenId: \[2\]$/,
+    ],
+    [
+      { repetition_penalty: 1.1 },
+      TypeError,
+      /unknown option 'repetition_penalty' \(did you mean 'repetitionPenalty'\?/,
+    ],
   ];
   for (const [options, type, pattern] of bad) {
-    await assert.rejects(model.generate(PROMPT, options), (e) => e instanceof type && pattern.test(e.message), JSON.stringify(options));
+    await assert.rejects(
+      model.generate(PROMPT, options),
+      (e) => e instanceof type && pattern.test(e.message),
+      JSON.stringify(options),
+    );
   }
   model.dispose();
-  const noTokenizer = await attn.loadModel({ 'config.json': llama['config.json'], 'model.safetensors': llama['model.safetensors'] });
-  await assert.rejects(noTokenizer.generate([5, 6], { stop: 'x' }), /^RangeError: PretrainedModel\.generate: options\.stop needs a tokenizer/);
+  const noTokenizer = await attn.loadModel({
+    'config.json': llama['config.json'],
+    'model.safetensors': llama['model.safetensors'],
+  });
+  await assert.rejects(
+    noTokenizer.generate([5, 6], { stop: 'x' }),
+    /^RangeError: PretrainedModel\.generate: options\.stop needs a tokenizer/,
+  );
   noTokenizer.dispose();
 });

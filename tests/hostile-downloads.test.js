@@ -18,7 +18,7 @@ const attn = await init({ simd: 'baseline' });
 const fixture = fileURLToPath(new URL('./fixtures/hf/tiny-gpt2/', import.meta.url));
 const config = JSON.parse(readFileSync(`${fixture}config.json`, 'utf8'));
 const tensors = readSafetensors(new Uint8Array(readFileSync(`${fixture}model.safetensors`)));
-const PADDING = 256 * 2 ** 20;  // bytes of a tensor the model does not use
+const PADDING = 256 * 2 ** 20; // bytes of a tensor the model does not use
 
 // A safetensors file whose first tensor is PADDING zero bytes (never materialized: the server
 // streams zeros), then the model's tensors: { head, zeros, tail } with head + zeros + tail the file.
@@ -48,7 +48,7 @@ function paddedCheckpoint() {
 async function checkpointServer() {
   const padded = paddedCheckpoint();
   const small = writeSafetensors(tensors);
-  const huge = { ...config, vocab_size: 200_000_000 };  // needs ~24 GiB: refused after the header
+  const huge = { ...config, vocab_size: 200_000_000 }; // needs ~24 GiB: refused after the header
   const files = {
     'refused/config.json': JSON.stringify(huge),
     'refused/model.safetensors': padded,
@@ -72,7 +72,9 @@ async function checkpointServer() {
     res.writeHead(200, { ...cors, 'content-length': file.size, 'content-type': 'application/octet-stream' });
     const chunk = Buffer.alloc(1 << 20);
     let zerosLeft = file.zeros;
-    res.on('close', () => { record.closedEarly = !record.done; });
+    res.on('close', () => {
+      record.closedEarly = !record.done;
+    });
     const pump = () => {
       if (record.written === 0) {
         res.write(file.head);
@@ -110,15 +112,29 @@ test('Node: a refused load cancels its download; an aborted one too; a good one 
   const { url, downloads } = checkpoints;
   downloads.length = 0;
   const inUse = attn.memory().inUseBytes;
-  await assert.rejects(attn.loadModel(`${url}refused/`), /^RangeError: loadModel: the gpt2 weights need .* of wasm memory/);
+  await assert.rejects(
+    attn.loadModel(`${url}refused/`),
+    /^RangeError: loadModel: the gpt2 weights need .* of wasm memory/,
+  );
   assert.ok(await until(() => downloads[0]?.closedEarly), `the download was not closed: ${JSON.stringify(downloads)}`);
-  assert.ok(downloads[0].written < downloads[0].size / 2, `${downloads[0].written} of ${downloads[0].size} bytes were sent`);
+  assert.ok(
+    downloads[0].written < downloads[0].size / 2,
+    `${downloads[0].written} of ${downloads[0].size} bytes were sent`,
+  );
   console.log(`# Node: the refused download sent ${downloads[0].written} of ${downloads[0].size} bytes`);
   // Aborted while streaming the unused 256 MiB: an AbortError, the download closed.
   const controller = new AbortController();
-  const load = attn.loadModel(`${url}abort/`, { signal: controller.signal, onProgress: (p) => { if (p.loaded > 4 * 2 ** 20) controller.abort(); } });
+  const load = attn.loadModel(`${url}abort/`, {
+    signal: controller.signal,
+    onProgress: (p) => {
+      if (p.loaded > 4 * 2 ** 20) controller.abort();
+    },
+  });
   await assert.rejects(load, (e) => e.name === 'AbortError');
-  assert.ok(await until(() => downloads[1]?.closedEarly), `the aborted download was not closed: ${JSON.stringify(downloads)}`);
+  assert.ok(
+    await until(() => downloads[1]?.closedEarly),
+    `the aborted download was not closed: ${JSON.stringify(downloads)}`,
+  );
   assert.ok(downloads[1].written < downloads[1].size / 2);
   assert.equal(attn.memory().inUseBytes, inUse, 'nothing left allocated');
   // A signal already aborted: nothing is requested.
@@ -153,7 +169,10 @@ test('Chromium: a refused or aborted load stops downloading and leaves nothing i
       return message;
     }, url);
     assert.match(refused, /^RangeError: loadModel: the gpt2 weights need .* of wasm memory/);
-    assert.ok(await until(() => downloads[0]?.closedEarly), `the download was not closed: ${JSON.stringify(downloads)}`);
+    assert.ok(
+      await until(() => downloads[0]?.closedEarly),
+      `the download was not closed: ${JSON.stringify(downloads)}`,
+    );
     const afterRefusal = downloads[0].written;
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal(downloads[0].written, afterRefusal, 'nothing more was sent after the refusal');
@@ -165,11 +184,16 @@ test('Chromium: a refused or aborted load stops downloading and leaves nothing i
       const controller = new AbortController();
       let name = null;
       try {
-        await attn.loadModel(`${base}abort/`, { signal: controller.signal, onProgress: (p) => { if (p.loaded > 4 * 2 ** 20) controller.abort(); } });
+        await attn.loadModel(`${base}abort/`, {
+          signal: controller.signal,
+          onProgress: (p) => {
+            if (p.loaded > 4 * 2 ** 20) controller.abort();
+          },
+        });
       } catch (e) {
         name = e.name;
       }
-      await new Promise((resolve) => setTimeout(resolve, 300));  // a partial copy would be stored by now
+      await new Promise((resolve) => setTimeout(resolve, 300)); // a partial copy would be stored by now
       const cache = await caches.open('attention-wasm-models');
       const stored = (await cache.keys()).map((r) => new URL(r.url).pathname);
       (await attn.loadModel(`${base}ok/`)).dispose();
@@ -179,10 +203,20 @@ test('Chromium: a refused or aborted load stops downloading and leaves nothing i
       return { name, stored, storedAfterOk, okBytes };
     }, url);
     assert.equal(aborted.name, 'AbortError');
-    assert.ok(await until(() => downloads[1]?.closedEarly), `the aborted download was not closed: ${JSON.stringify(downloads)}`);
+    assert.ok(
+      await until(() => downloads[1]?.closedEarly),
+      `the aborted download was not closed: ${JSON.stringify(downloads)}`,
+    );
     assert.ok(downloads[1].written < downloads[1].size / 2);
-    assert.deepEqual(aborted.stored.filter((p) => p.endsWith('.safetensors')), [], 'no partial weights in the cache');
-    assert.deepEqual(aborted.storedAfterOk.filter((p) => p.startsWith('/ok/')), ['/ok/config.json', '/ok/model.safetensors']);
+    assert.deepEqual(
+      aborted.stored.filter((p) => p.endsWith('.safetensors')),
+      [],
+      'no partial weights in the cache',
+    );
+    assert.deepEqual(
+      aborted.storedAfterOk.filter((p) => p.startsWith('/ok/')),
+      ['/ok/config.json', '/ok/model.safetensors'],
+    );
     assert.equal(aborted.okBytes, writeSafetensors(tensors).length, 'the cached copy is the whole file');
   } finally {
     await browser.close();

@@ -18,7 +18,13 @@ let server, url, browser, page;
 function hostileTokenizer(kind) {
   const tokenizer = JSON.parse(readFileSync(`${FIXTURE}tokenizer.json`, 'utf8'));
   if (kind === 'split') {
-    tokenizer.pre_tokenizer = { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: '^(\\w+\\s?)*$' }, behavior: 'Isolated', invert: false }, tokenizer.pre_tokenizer] };
+    tokenizer.pre_tokenizer = {
+      type: 'Sequence',
+      pretokenizers: [
+        { type: 'Split', pattern: { Regex: '^(\\w+\\s?)*$' }, behavior: 'Isolated', invert: false },
+        tokenizer.pre_tokenizer,
+      ],
+    };
   } else {
     tokenizer.normalizer = { type: 'Replace', pattern: { Regex: '(a|aa)+$' }, content: 'b' };
   }
@@ -34,7 +40,8 @@ test.before(async () => {
     await page.route(`**/hostile-${kind}/*`, (route) => {
       const name = new URL(route.request().url()).pathname.split('/').pop();
       if (name === 'tokenizer.json') return route.fulfill({ body: tokenizer, contentType: 'application/json' });
-      if (['config.json', 'model.safetensors', 'tokenizer_config.json'].includes(name)) return route.fulfill({ path: `${FIXTURE}${name}` });
+      if (['config.json', 'model.safetensors', 'tokenizer_config.json'].includes(name))
+        return route.fulfill({ path: `${FIXTURE}${name}` });
       return route.fulfill({ status: 404, body: '' });
     });
   }
@@ -62,7 +69,10 @@ test('the API refuses both tokenizers by the place in the file, at once', async 
     }
     return out;
   });
-  assert.match(results.split.message, /^RangeError: loadModel: tokenizer\.json: pre_tokenizer\.pretokenizers\[0\]\.pattern\.Regex /);
+  assert.match(
+    results.split.message,
+    /^RangeError: loadModel: tokenizer\.json: pre_tokenizer\.pretokenizers\[0\]\.pattern\.Regex /,
+  );
   assert.match(results.replace.message, /^RangeError: loadModel: tokenizer\.json: normalizer\.pattern\.Regex /);
   assert.ok(results.split.ms < 2000 && results.replace.ms < 2000, JSON.stringify(results));
 });
@@ -89,9 +99,17 @@ test('<attention-model> on the hostile checkpoint shows the named error and the 
     painting = false;
     const shown = el.shadowRoot.textContent;
     el.remove();
-    return { error: el.error ? `${el.error.name}: ${el.error.message}` : null, ms: performance.now() - started, longest, shown };
+    return {
+      error: el.error ? `${el.error.name}: ${el.error.message}` : null,
+      ms: performance.now() - started,
+      longest,
+      shown,
+    };
   }, TEXT);
-  assert.match(result.error ?? '', /^RangeError: loadModel: tokenizer\.json: pre_tokenizer\.pretokenizers\[0\]\.pattern\.Regex /);
+  assert.match(
+    result.error ?? '',
+    /^RangeError: loadModel: tokenizer\.json: pre_tokenizer\.pretokenizers\[0\]\.pattern\.Regex /,
+  );
   assert.match(result.shown, /pre_tokenizer\.pretokenizers\[0\]\.pattern\.Regex/);
   assert.ok(result.longest < 500, `the longest frame gap was ${result.longest.toFixed(0)} ms`);
 });

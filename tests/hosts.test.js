@@ -22,7 +22,8 @@ function hostFolder() {
   symlinkSync(`${root}node_modules/@huggingface`, `${dir}/node_modules/@huggingface`, 'dir');
   symlinkSync(`${root}node_modules/reveal.js`, `${dir}/reveal`, 'dir');
   for (const p of ['marked', 'dompurify']) symlinkSync(`${root}node_modules/${p}`, `${dir}/${p}`, 'dir');
-  for (const page of ['deck.html', 'cdn.html', 'moves.html', 'scheme.html', 'png.html', 'slide.html', 'markdown.html']) copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
+  for (const page of ['deck.html', 'cdn.html', 'moves.html', 'scheme.html', 'png.html', 'slide.html', 'markdown.html'])
+    copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
   return dir;
 }
 
@@ -44,75 +45,122 @@ async function openPage(path, ready) {
   const page = await browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text());
+  });
   // Failed requests count, except the favicon the browser asks for by itself.
-  page.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) errors.push(`${r.status()} ${r.url()}`); });
+  page.on('response', (r) => {
+    if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) errors.push(`${r.status()} ${r.url()}`);
+  });
   await page.goto(`${hostUrl}${path}`);
   await page.waitForFunction(ready, null, { timeout: 30_000 });
   return { page, errors };
 }
 
-test('reveal.js deck: keys an element consumes stay in it, others still drive the deck', { timeout: 60_000 }, async () => {
-  const { page, errors } = await openPage('deck.html', () => window.deckReady && document.getElementById('matrix').cellAt?.(0, 0));
-  const slide = () => page.evaluate(() => [deck.getIndices().h, deck.isPaused()]);
-  try {
-    // Editable matrix: an arrow moves between cells, typing "0.5" + Enter edits; the deck stays.
-    await page.evaluate(() => document.getElementById('matrix').cellAt(0, 0).focus());
-    await page.keyboard.press('ArrowRight');
-    assert.equal(await page.evaluate(() => document.getElementById('matrix').shadowRoot.activeElement?.dataset.col), '1', 'ArrowRight moved to the next cell');
-    await page.keyboard.type('0.5');
-    await page.keyboard.press('Enter');
-    assert.deepEqual(await slide(), [0, false], 'ArrowRight and "." did not reach the deck');
-    assert.equal(await page.evaluate(() => document.getElementById('matrix').value.data[1]), 0.5, 'the cell became 0.5');
-    // A key the element does not take reaches the deck: with nothing focused, ArrowRight
-    // moves on, as it would without the element.
-    await page.evaluate(() => document.activeElement?.blur());
-    await page.keyboard.press('ArrowRight');
-    assert.deepEqual(await slide(), [1, false]);
+test(
+  'reveal.js deck: keys an element consumes stay in it, others still drive the deck',
+  { timeout: 60_000 },
+  async () => {
+    const { page, errors } = await openPage(
+      'deck.html',
+      () => window.deckReady && document.getElementById('matrix').cellAt?.(0, 0),
+    );
+    const slide = () => page.evaluate(() => [deck.getIndices().h, deck.isPaused()]);
+    try {
+      // Editable matrix: an arrow moves between cells, typing "0.5" + Enter edits; the deck stays.
+      await page.evaluate(() => document.getElementById('matrix').cellAt(0, 0).focus());
+      await page.keyboard.press('ArrowRight');
+      assert.equal(
+        await page.evaluate(() => document.getElementById('matrix').shadowRoot.activeElement?.dataset.col),
+        '1',
+        'ArrowRight moved to the next cell',
+      );
+      await page.keyboard.type('0.5');
+      await page.keyboard.press('Enter');
+      assert.deepEqual(await slide(), [0, false], 'ArrowRight and "." did not reach the deck');
+      assert.equal(
+        await page.evaluate(() => document.getElementById('matrix').value.data[1]),
+        0.5,
+        'the cell became 0.5',
+      );
+      // A key the element does not take reaches the deck: with nothing focused, ArrowRight
+      // moves on, as it would without the element.
+      await page.evaluate(() => document.activeElement?.blur());
+      await page.keyboard.press('ArrowRight');
+      assert.deepEqual(await slide(), [1, false]);
 
-    // <attention-sentiment>: a review typed with spaces and arrows stays in its text field.
-    await page.waitForFunction(() => document.getElementById('sentiment').shadowRoot.querySelector('input'));
-    await page.evaluate(() => { const input = document.getElementById('sentiment').shadowRoot.querySelector('input'); input.value = ''; input.focus(); });
-    await page.keyboard.type('a good film. n p');
-    await page.keyboard.press('ArrowLeft');
-    await page.keyboard.press('ArrowRight');
-    await page.keyboard.press('Space');
-    assert.deepEqual(await slide(), [1, false], 'keys typed into the review did not move or pause the deck');
-    assert.equal(await page.evaluate(() => document.getElementById('sentiment').shadowRoot.querySelector('input').value), 'a good film. n p ');
+      // <attention-sentiment>: a review typed with spaces and arrows stays in its text field.
+      await page.waitForFunction(() => document.getElementById('sentiment').shadowRoot.querySelector('input'));
+      await page.evaluate(() => {
+        const input = document.getElementById('sentiment').shadowRoot.querySelector('input');
+        input.value = '';
+        input.focus();
+      });
+      await page.keyboard.type('a good film. n p');
+      await page.keyboard.press('ArrowLeft');
+      await page.keyboard.press('ArrowRight');
+      await page.keyboard.press('Space');
+      assert.deepEqual(await slide(), [1, false], 'keys typed into the review did not move or pause the deck');
+      assert.equal(
+        await page.evaluate(() => document.getElementById('sentiment').shadowRoot.querySelector('input').value),
+        'a good film. n p ',
+      );
 
-    // <attention-flash>: ArrowRight steps the kernel, not the deck; 'n' (not the element's) is the deck's.
-    await page.evaluate(() => { document.activeElement?.blur(); deck.slide(2); });
-    await page.waitForFunction(() => document.getElementById('flash').blocks > 0);
-    await page.evaluate(() => document.getElementById('flash').focus());
-    await page.keyboard.press('ArrowRight');
-    assert.equal(await page.evaluate(() => document.getElementById('flash').step), 1, 'the kernel stepped');
-    assert.deepEqual(await slide(), [2, false], 'the deck did not');
-    await page.keyboard.press('n');
-    assert.deepEqual(await slide(), [3, false], "'n', which the element ignores, reached the deck");
-    assert.deepEqual(errors, []);
-  } finally {
-    await page.close();
-  }
-});
+      // <attention-flash>: ArrowRight steps the kernel, not the deck; 'n' (not the element's) is the deck's.
+      await page.evaluate(() => {
+        document.activeElement?.blur();
+        deck.slide(2);
+      });
+      await page.waitForFunction(() => document.getElementById('flash').blocks > 0);
+      await page.evaluate(() => document.getElementById('flash').focus());
+      await page.keyboard.press('ArrowRight');
+      assert.equal(await page.evaluate(() => document.getElementById('flash').step), 1, 'the kernel stepped');
+      assert.deepEqual(await slide(), [2, false], 'the deck did not');
+      await page.keyboard.press('n');
+      assert.deepEqual(await slide(), [3, false], "'n', which the element ignores, reached the deck");
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  },
+);
 
-test('another origin: the package from a CDN-like origin runs, with threads and the training Worker', { timeout: 90_000 }, async () => {
-  const { server, url: cdn } = await startServer({ port: 0, served: ['bindings', 'dist', 'web'], cdn: true, docs: false });
-  servers.push(server);
-  assert.notEqual(new URL(cdn).origin, new URL(hostUrl).origin);
-  const { page, errors } = await openPage(`cdn.html?cdn=${encodeURIComponent(cdn)}`, () => window.result);
-  try {
-    const result = await page.evaluate(() => window.result);
-    assert.deepEqual(result, { ...result, isolated: true, threads: 2, reason: null, identical: true }, JSON.stringify(result));
-    // The training element starts its Worker (a blob: bootstrap) and reports progress.
-    await page.evaluate(() => document.getElementById('training').train());
-    await page.waitForFunction(() => document.getElementById('training').history.length >= 2, null, { timeout: 60_000 });
-    const history = await page.evaluate(() => document.getElementById('training').history);
-    assert.ok(history.every((h) => Number.isFinite(h.loss) && h.loss > 0), JSON.stringify(history));
-    assert.deepEqual(errors, []);
-  } finally {
-    await page.close();
-  }
-});
+test(
+  'another origin: the package from a CDN-like origin runs, with threads and the training Worker',
+  { timeout: 90_000 },
+  async () => {
+    const { server, url: cdn } = await startServer({
+      port: 0,
+      served: ['bindings', 'dist', 'web'],
+      cdn: true,
+      docs: false,
+    });
+    servers.push(server);
+    assert.notEqual(new URL(cdn).origin, new URL(hostUrl).origin);
+    const { page, errors } = await openPage(`cdn.html?cdn=${encodeURIComponent(cdn)}`, () => window.result);
+    try {
+      const result = await page.evaluate(() => window.result);
+      assert.deepEqual(
+        result,
+        { ...result, isolated: true, threads: 2, reason: null, identical: true },
+        JSON.stringify(result),
+      );
+      // The training element starts its Worker (a blob: bootstrap) and reports progress.
+      await page.evaluate(() => document.getElementById('training').train());
+      await page.waitForFunction(() => document.getElementById('training').history.length >= 2, null, {
+        timeout: 60_000,
+      });
+      const history = await page.evaluate(() => document.getElementById('training').history);
+      assert.ok(
+        history.every((h) => Number.isFinite(h.loss) && h.loss > 0),
+        JSON.stringify(history),
+      );
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  },
+);
 
 // A React or Vue app built by `vite build` (Vite 8, no config file) from
 // tests/helpers/hosts/<name>-main.js, served and run.
@@ -125,15 +173,22 @@ async function frameworkApp(name, packages) {
   writeFileSync(`${app}/package.json`, '{ "name": "app", "private": true, "type": "module" }\n');
   copyFileSync(`${root}tests/helpers/hosts/${name}-main.js`, `${app}/main.js`);
   copyFileSync(`${root}tests/helpers/hosts/frameworks.js`, `${app}/frameworks.js`);
-  writeFileSync(`${app}/index.html`, '<!doctype html><html><body><div id="root"></div><div id="twins"></div><pre id="out">loading</pre><script type="module" src="./main.js"></script></body></html>');
+  writeFileSync(
+    `${app}/index.html`,
+    '<!doctype html><html><body><div id="root"></div><div id="twins"></div><pre id="out">loading</pre><script type="module" src="./main.js"></script></body></html>',
+  );
   execFileSync(process.execPath, [`${root}node_modules/vite/bin/vite.js`, 'build'], { cwd: app, stdio: 'pipe' });
   const { server, url } = await startServer({ port: 0, root: `${app}/dist`, served: null });
   servers.push(server);
   const page = await browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text()); });
-  page.on('response', (r) => { if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) errors.push(`${r.status()} ${r.url()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text());
+  });
+  page.on('response', (r) => {
+    if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) errors.push(`${r.status()} ${r.url()}`);
+  });
   await page.goto(`${url}index.html`);
   await page.waitForFunction(() => document.getElementById('out').textContent !== 'loading', null, { timeout: 30_000 });
   const out = JSON.parse(await page.textContent('#out'));
@@ -151,171 +206,299 @@ function assertSameAsTwins(result) {
   assert.match(result[0].framework, /weights \[2 × 2\].*0\.490.*0\.510.*0\.520.*0\.480/);
 }
 
-test('React 19: every element given its attributes as strings (set as properties) shows what setAttribute shows', { timeout: 120_000 }, async () => {
-  const { out, errors } = await frameworkApp('react', ['react', 'react-dom', 'scheduler']);
-  assert.deepEqual(errors, []);
-  assertSameAsTwins(out);
-});
-
-test('Vue 3: the same, and a reactive array given to .weights reads back and exports as JSON', { timeout: 120_000 }, async () => {
-  const { out, errors } = await frameworkApp('vue', ['vue']);
-  assert.deepEqual(errors, []);
-  assertSameAsTwins(out.result);
-  assert.deepEqual(out.readBack.weights, [[[0.5, 0.5], [0.25, 0.75]]]);
-  assert.deepEqual(JSON.parse(out.readBack.json).heads, [[[0.5, 0.5], [0.25, 0.75]]]);
-});
-
-test('a running <attention-training> survives a move, pauses while off the page and resumes when back', { timeout: 90_000 }, async () => {
-  const { page, errors } = await openPage('moves.html', () => window.elementsReady);
-  const state = () => page.evaluate(() => { const t = document.getElementById('training'); return { state: t.state, steps: t.history.at(-1)?.step ?? 0 }; });
-  const moreSteps = async (than) => page.waitForFunction((n) => (document.getElementById('training').history.at(-1)?.step ?? 0) > n, than, { timeout: 30_000 });
-  try {
-    await page.evaluate(() => document.getElementById('training').train());
-    await moreSteps(10);
-    // A move (what reveal's scroll view or a keyed reorder does): training goes on.
-    await page.evaluate(() => document.getElementById('b').append(document.getElementById('training')));
-    const moved = await state();
-    await moreSteps(moved.steps + 10);
-    assert.equal((await state()).state, 'running');
-    // Off the page: it pauses (and says so) ...
-    await page.evaluate(() => { window.parked = document.getElementById('training'); window.parked.remove(); });
-    await page.waitForFunction(() => window.parked.state === 'paused', null, { timeout: 5_000 });
-    const text = await page.evaluate(() => window.parked.shadowRoot.textContent);
-    assert.match(text, /Paused: the element left the page/);
-    assert.match(text, /Resume/, 'the button offers Resume');
-    // ... and resumes when it is back.
-    const parked = await page.evaluate(() => window.parked.history.at(-1).step);
-    await page.evaluate(() => document.getElementById('a').append(window.parked));
-    assert.equal((await state()).state, 'running');
-    await moreSteps(parked + 10);
-    await page.evaluate(() => document.getElementById('training').reset());
+test(
+  'React 19: every element given its attributes as strings (set as properties) shows what setAttribute shows',
+  { timeout: 120_000 },
+  async () => {
+    const { out, errors } = await frameworkApp('react', ['react', 'react-dom', 'scheduler']);
     assert.deepEqual(errors, []);
-  } finally {
-    await page.close();
-  }
-});
+    assertSameAsTwins(out);
+  },
+);
 
-test('print: a lazily loaded <attention-sentiment> far down the page answers under print media and in a reveal.js print view', { timeout: 60_000 }, async () => {
-  const { page, errors } = await openPage('moves.html', () => window.elementsReady);
-  try {
-    await page.waitForTimeout(500);
-    assert.equal(await page.evaluate(() => document.getElementById('far').prediction), null, 'not loaded while off screen');
-    await page.emulateMedia({ media: 'print' });
-    await page.waitForFunction(() => document.getElementById('far').prediction, null, { timeout: 20_000 });
+test(
+  'Vue 3: the same, and a reactive array given to .weights reads back and exports as JSON',
+  { timeout: 120_000 },
+  async () => {
+    const { out, errors } = await frameworkApp('vue', ['vue']);
     assert.deepEqual(errors, []);
-  } finally {
-    await page.close();
-  }
-  const deck = await openPage('deck.html?print-pdf', () => window.deckReady);
-  try {
-    await deck.page.waitForFunction(() => document.getElementById('late').prediction, null, { timeout: 20_000 });
-    assert.deepEqual(deck.errors, []);
-  } finally {
-    await deck.page.close();
-  }
-});
+    assertSameAsTwins(out.result);
+    assert.deepEqual(out.readBack.weights, [
+      [
+        [0.5, 0.5],
+        [0.25, 0.75],
+      ],
+    ]);
+    assert.deepEqual(JSON.parse(out.readBack.json).heads, [
+      [
+        [0.5, 0.5],
+        [0.25, 0.75],
+      ],
+    ]);
+  },
+);
 
-test('colours follow the page, not the OS: a dark page with or without color-scheme gets the dark palette, theme="light" forces light', { timeout: 60_000 }, async () => {
-  for (const os of ['light', 'dark']) {
-    const { page, errors } = await openPage('scheme.html', () => window.elementsReady && [...document.querySelectorAll('attention-heatmap')].every((h) => h.shadowRoot.querySelector('svg line')));
+test(
+  'a running <attention-training> survives a move, pauses while off the page and resumes when back',
+  { timeout: 90_000 },
+  async () => {
+    const { page, errors } = await openPage('moves.html', () => window.elementsReady);
+    const state = () =>
+      page.evaluate(() => {
+        const t = document.getElementById('training');
+        return { state: t.state, steps: t.history.at(-1)?.step ?? 0 };
+      });
+    const moreSteps = async (than) =>
+      page.waitForFunction((n) => (document.getElementById('training').history.at(-1)?.step ?? 0) > n, than, {
+        timeout: 30_000,
+      });
     try {
-      await page.emulateMedia({ colorScheme: os });
-      const strokes = await page.evaluate(() => [...document.querySelectorAll('attention-heatmap')].map((h) => `${h.parentElement.id}${h.getAttribute('theme') ? `/${h.getAttribute('theme')}` : ''}: ${getComputedStyle(h.shadowRoot.querySelector('svg line')).stroke}`));
-      assert.deepEqual(strokes, ['light: rgb(37, 99, 235)', 'dark: rgb(147, 197, 253)', 'dark/light: rgb(37, 99, 235)', 'declared: rgb(147, 197, 253)'], `OS ${os}`);
+      await page.evaluate(() => document.getElementById('training').train());
+      await moreSteps(10);
+      // A move (what reveal's scroll view or a keyed reorder does): training goes on.
+      await page.evaluate(() => document.getElementById('b').append(document.getElementById('training')));
+      const moved = await state();
+      await moreSteps(moved.steps + 10);
+      assert.equal((await state()).state, 'running');
+      // Off the page: it pauses (and says so) ...
+      await page.evaluate(() => {
+        window.parked = document.getElementById('training');
+        window.parked.remove();
+      });
+      await page.waitForFunction(() => window.parked.state === 'paused', null, { timeout: 5_000 });
+      const text = await page.evaluate(() => window.parked.shadowRoot.textContent);
+      assert.match(text, /Paused: the element left the page/);
+      assert.match(text, /Resume/, 'the button offers Resume');
+      // ... and resumes when it is back.
+      const parked = await page.evaluate(() => window.parked.history.at(-1).step);
+      await page.evaluate(() => document.getElementById('a').append(window.parked));
+      assert.equal((await state()).state, 'running');
+      await moreSteps(parked + 10);
+      await page.evaluate(() => document.getElementById('training').reset());
       assert.deepEqual(errors, []);
     } finally {
       await page.close();
     }
-  }
-});
+  },
+);
 
-test('PNG export on a dark page under a CSS transform: the page\'s background, and text scaled with the boxes', { timeout: 60_000 }, async () => {
-  const { page, errors } = await openPage('png.html', () => window.elementsReady && document.getElementById('scaled').cellAt(0, 0));
-  try {
-    const plain = await page.evaluate(() => window.pngStats('plain'));
-    const scaled = await page.evaluate(() => window.pngStats('scaled'));
-    assert.deepEqual(plain.corner, [0x11, 0x22, 0x33], 'the page background, not white');
-    assert.deepEqual(scaled.corner, [0x11, 0x22, 0x33]);
-    assert.ok(Math.abs(scaled.width - plain.width / 2) <= 1, `half as wide on the half-scale slide: ${scaled.width} vs ${plain.width}`);
-    // The same drawing at half the size covers the same share of its pixels with ink;
-    // text drawn at the unscaled size covered about twice that.
-    assert.ok(Math.abs(scaled.ink / plain.ink - 1) < 0.35, `ink share ${scaled.ink.toFixed(3)} vs ${plain.ink.toFixed(3)}`);
-    assert.deepEqual(errors, []);
-  } finally {
-    await page.close();
-  }
-});
+test(
+  'print: a lazily loaded <attention-sentiment> far down the page answers under print media and in a reveal.js print view',
+  { timeout: 60_000 },
+  async () => {
+    const { page, errors } = await openPage('moves.html', () => window.elementsReady);
+    try {
+      await page.waitForTimeout(500);
+      assert.equal(
+        await page.evaluate(() => document.getElementById('far').prediction),
+        null,
+        'not loaded while off screen',
+      );
+      await page.emulateMedia({ media: 'print' });
+      await page.waitForFunction(() => document.getElementById('far').prediction, null, { timeout: 20_000 });
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+    const deck = await openPage('deck.html?print-pdf', () => window.deckReady);
+    try {
+      await deck.page.waitForFunction(() => document.getElementById('late').prediction, null, { timeout: 20_000 });
+      assert.deepEqual(deck.errors, []);
+    } finally {
+      await deck.page.close();
+    }
+  },
+);
 
-test('<attention-steps> on a 960 × 700 slide: layout="compact" fits, stages="…" shows a chosen subset in order, json="id" reads inputs from the page', { timeout: 60_000 }, async () => {
-  const { page, errors } = await openPage('slide.html', () => window.elementsReady && ['full', 'compact', 'subset', 'by-id'].every((id) => document.getElementById(id).stages));
-  try {
-    const heights = await page.evaluate(() => Object.fromEntries(['full', 'compact', 'subset'].map((id) => [id, document.getElementById(id).getBoundingClientRect().height])));
-    assert.ok(heights.full > 700, `the full layout is taller than a slide (${heights.full} px)`);
-    assert.ok(heights.compact <= 676, `compact fits the slide's 676 px inside its padding: ${heights.compact} px`);
-    const shown = await page.evaluate(() => [...document.getElementById('subset').shadowRoot.querySelectorAll('section')].filter((s) => !s.hidden).map((s) => s.dataset.stage));
-    assert.deepEqual(shown, ['scaled', 'softmax', 'output']);
-    // Changing the subset keeps the inputs and recomputes nothing.
-    await page.evaluate(() => document.getElementById('subset').setAttribute('stages', 'inputs'));
-    assert.deepEqual(await page.evaluate(() => [...document.getElementById('subset').shadowRoot.querySelectorAll('section')].filter((s) => !s.hidden).map((s) => s.dataset.stage)), ['inputs']);
-    // json="ex-json": X = [[1,0],[0,1],[1,1]], causal: row 0 sees only key 0.
-    const weights = await page.evaluate(() => Array.from(document.getElementById('by-id').stages.weights.data));
-    assert.deepEqual(weights.slice(0, 3), [1, 0, 0]);
-    assert.deepEqual(errors, []);
-  } finally {
-    await page.close();
-  }
-});
+test(
+  'colours follow the page, not the OS: a dark page with or without color-scheme gets the dark palette, theme="light" forces light',
+  { timeout: 60_000 },
+  async () => {
+    for (const os of ['light', 'dark']) {
+      const { page, errors } = await openPage(
+        'scheme.html',
+        () =>
+          window.elementsReady &&
+          [...document.querySelectorAll('attention-heatmap')].every((h) => h.shadowRoot.querySelector('svg line')),
+      );
+      try {
+        await page.emulateMedia({ colorScheme: os });
+        const strokes = await page.evaluate(() =>
+          [...document.querySelectorAll('attention-heatmap')].map(
+            (h) =>
+              `${h.parentElement.id}${h.getAttribute('theme') ? `/${h.getAttribute('theme')}` : ''}: ${getComputedStyle(h.shadowRoot.querySelector('svg line')).stroke}`,
+          ),
+        );
+        assert.deepEqual(
+          strokes,
+          [
+            'light: rgb(37, 99, 235)',
+            'dark: rgb(147, 197, 253)',
+            'dark/light: rgb(37, 99, 235)',
+            'declared: rgb(147, 197, 253)',
+          ],
+          `OS ${os}`,
+        );
+        assert.deepEqual(errors, []);
+      } finally {
+        await page.close();
+      }
+    }
+  },
+);
 
-test('Markdown (marked) through DOMPurify: the default config drops the elements; domPurifyConfig keeps them, their attributes and nothing hostile', { timeout: 60_000 }, async () => {
-  const { page, errors } = await openPage('markdown.html', () => window.markdownReady && document.getElementById('s')?.stages);
-  try {
-    const result = await page.evaluate(() => ({
-      defaults: document.querySelectorAll('#defaults attention-matrix, #defaults attention-heatmap, #defaults attention-steps').length,
-      matrix: Array.from(document.getElementById('m').value.data),
-      editable: document.getElementById('m').editable,
-      onclick: document.getElementById('m').hasAttribute('onclick'),
-      heads: document.getElementById('h').weights,
-      linked: [document.getElementById('h').getAttribute('for'), document.getElementById('h').getAttribute('link')],
-      steps: Array.from(document.getElementById('s').stages.weights.data).slice(0, 3),
-      script: window.__script ?? null,
-    }));
-    assert.equal(result.defaults, 0, 'DOMPurify\'s defaults drop custom elements');
-    assert.deepEqual(result.matrix, [0.49, 0.51, 0.52, 0.48].map(Math.fround));
-    assert.equal(result.editable, true);
-    assert.equal(result.onclick, false, 'event handlers are still removed');
-    assert.deepEqual(result.heads, [[[0.5, 0.5], [0.2, 0.8]]]);
-    assert.deepEqual(result.linked, [null, 'm'], 'DOMPurify drops for= on custom elements whatever the options; link= stays');
-    assert.deepEqual(result.steps, [1, 0, 0], 'causal: row 0 sees key 0 only');
-    assert.equal(result.script, null, 'scripts inside an element are removed');
-    assert.deepEqual(errors, []);
-  } finally {
-    await page.close();
-  }
-});
+test(
+  "PNG export on a dark page under a CSS transform: the page's background, and text scaled with the boxes",
+  { timeout: 60_000 },
+  async () => {
+    const { page, errors } = await openPage(
+      'png.html',
+      () => window.elementsReady && document.getElementById('scaled').cellAt(0, 0),
+    );
+    try {
+      const plain = await page.evaluate(() => window.pngStats('plain'));
+      const scaled = await page.evaluate(() => window.pngStats('scaled'));
+      assert.deepEqual(plain.corner, [0x11, 0x22, 0x33], 'the page background, not white');
+      assert.deepEqual(scaled.corner, [0x11, 0x22, 0x33]);
+      assert.ok(
+        Math.abs(scaled.width - plain.width / 2) <= 1,
+        `half as wide on the half-scale slide: ${scaled.width} vs ${plain.width}`,
+      );
+      // The same drawing at half the size covers the same share of its pixels with ink;
+      // text drawn at the unscaled size covered about twice that.
+      assert.ok(
+        Math.abs(scaled.ink / plain.ink - 1) < 0.35,
+        `ink share ${scaled.ink.toFixed(3)} vs ${plain.ink.toFixed(3)}`,
+      );
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  },
+);
 
-test('"Copy code" reproduces the element\'s bits in Node: <attention-steps> example 2 in Chromium, its snippet run by node', { timeout: 60_000 }, async () => {
-  const { page, errors } = await openPage('slide.html', () => window.elementsReady && document.getElementById('full').stages);
-  let shown, code;
-  try {
-    ({ shown, code } = await page.evaluate(() => {
-      const el = document.getElementById('full');
-      return { shown: { w: Array.from(el.stages.weights.data), y: Array.from(el.stages.Y.data) }, code: el.toCode() };
-    }));
-    assert.deepEqual(errors, []);
-  } finally {
-    await page.close();
-  }
-  assert.match(code, /init\(\{ simd: 'baseline' \}\)/, 'the snippet asks for the build the element used');
-  // As a reader runs it (inside this package, so 'attention-wasm' resolves), plus one line
-  // that prints its results exactly.
-  const file = `${root}tests/copy-code.tmp.mjs`;
-  writeFileSync(file, `${code}\nconsole.error(JSON.stringify({ w: Array.from(trace.weights.data), y: Array.from(Y.data) }));\n`);
-  try {
-    const run = spawnSync(process.execPath, [file], { encoding: 'utf8' });
-    assert.equal(run.status, 0, run.stderr);
-    const ran = JSON.parse(run.stderr.trim().split('\n').at(-1));
-    assert.deepEqual(ran, shown, 'bit for bit');
-  } finally {
-    rmSync(file, { force: true });
-  }
-});
+test(
+  '<attention-steps> on a 960 × 700 slide: layout="compact" fits, stages="…" shows a chosen subset in order, json="id" reads inputs from the page',
+  { timeout: 60_000 },
+  async () => {
+    const { page, errors } = await openPage(
+      'slide.html',
+      () =>
+        window.elementsReady &&
+        ['full', 'compact', 'subset', 'by-id'].every((id) => document.getElementById(id).stages),
+    );
+    try {
+      const heights = await page.evaluate(() =>
+        Object.fromEntries(
+          ['full', 'compact', 'subset'].map((id) => [id, document.getElementById(id).getBoundingClientRect().height]),
+        ),
+      );
+      assert.ok(heights.full > 700, `the full layout is taller than a slide (${heights.full} px)`);
+      assert.ok(heights.compact <= 676, `compact fits the slide's 676 px inside its padding: ${heights.compact} px`);
+      const shown = await page.evaluate(() =>
+        [...document.getElementById('subset').shadowRoot.querySelectorAll('section')]
+          .filter((s) => !s.hidden)
+          .map((s) => s.dataset.stage),
+      );
+      assert.deepEqual(shown, ['scaled', 'softmax', 'output']);
+      // Changing the subset keeps the inputs and recomputes nothing.
+      await page.evaluate(() => document.getElementById('subset').setAttribute('stages', 'inputs'));
+      assert.deepEqual(
+        await page.evaluate(() =>
+          [...document.getElementById('subset').shadowRoot.querySelectorAll('section')]
+            .filter((s) => !s.hidden)
+            .map((s) => s.dataset.stage),
+        ),
+        ['inputs'],
+      );
+      // json="ex-json": X = [[1,0],[0,1],[1,1]], causal: row 0 sees only key 0.
+      const weights = await page.evaluate(() => Array.from(document.getElementById('by-id').stages.weights.data));
+      assert.deepEqual(weights.slice(0, 3), [1, 0, 0]);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
+test(
+  'Markdown (marked) through DOMPurify: the default config drops the elements; domPurifyConfig keeps them, their attributes and nothing hostile',
+  { timeout: 60_000 },
+  async () => {
+    const { page, errors } = await openPage(
+      'markdown.html',
+      () => window.markdownReady && document.getElementById('s')?.stages,
+    );
+    try {
+      const result = await page.evaluate(() => ({
+        defaults: document.querySelectorAll(
+          '#defaults attention-matrix, #defaults attention-heatmap, #defaults attention-steps',
+        ).length,
+        matrix: Array.from(document.getElementById('m').value.data),
+        editable: document.getElementById('m').editable,
+        onclick: document.getElementById('m').hasAttribute('onclick'),
+        heads: document.getElementById('h').weights,
+        linked: [document.getElementById('h').getAttribute('for'), document.getElementById('h').getAttribute('link')],
+        steps: Array.from(document.getElementById('s').stages.weights.data).slice(0, 3),
+        script: window.__script ?? null,
+      }));
+      assert.equal(result.defaults, 0, "DOMPurify's defaults drop custom elements");
+      assert.deepEqual(result.matrix, [0.49, 0.51, 0.52, 0.48].map(Math.fround));
+      assert.equal(result.editable, true);
+      assert.equal(result.onclick, false, 'event handlers are still removed');
+      assert.deepEqual(result.heads, [
+        [
+          [0.5, 0.5],
+          [0.2, 0.8],
+        ],
+      ]);
+      assert.deepEqual(
+        result.linked,
+        [null, 'm'],
+        'DOMPurify drops for= on custom elements whatever the options; link= stays',
+      );
+      assert.deepEqual(result.steps, [1, 0, 0], 'causal: row 0 sees key 0 only');
+      assert.equal(result.script, null, 'scripts inside an element are removed');
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
+test(
+  '"Copy code" reproduces the element\'s bits in Node: <attention-steps> example 2 in Chromium, its snippet run by node',
+  { timeout: 60_000 },
+  async () => {
+    const { page, errors } = await openPage(
+      'slide.html',
+      () => window.elementsReady && document.getElementById('full').stages,
+    );
+    let shown, code;
+    try {
+      ({ shown, code } = await page.evaluate(() => {
+        const el = document.getElementById('full');
+        return { shown: { w: Array.from(el.stages.weights.data), y: Array.from(el.stages.Y.data) }, code: el.toCode() };
+      }));
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+    assert.match(code, /init\(\{ simd: 'baseline' \}\)/, 'the snippet asks for the build the element used');
+    // As a reader runs it (inside this package, so 'attention-wasm' resolves), plus one line
+    // that prints its results exactly.
+    const file = `${root}tests/copy-code.tmp.mjs`;
+    writeFileSync(
+      file,
+      `${code}\nconsole.error(JSON.stringify({ w: Array.from(trace.weights.data), y: Array.from(Y.data) }));\n`,
+    );
+    try {
+      const run = spawnSync(process.execPath, [file], { encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      const ran = JSON.parse(run.stderr.trim().split('\n').at(-1));
+      assert.deepEqual(ran, shown, 'bit for bit');
+    } finally {
+      rmSync(file, { force: true });
+    }
+  },
+);

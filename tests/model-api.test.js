@@ -16,15 +16,31 @@ test('bad configs: TypeError / RangeError starting "TinyTransformer:"; nothing a
   const before = attn.memory().inUseBytes;
   const T = attn.TinyTransformer;
   throws(() => new T(), TypeError, /^TinyTransformer: a config object is needed/);
-  throws(() => new T({ ...config, dModel: 10, numHeads: 4 }), RangeError, /^TinyTransformer: dModel \(10\) must be divisible by numHeads \(4\)/);
+  throws(
+    () => new T({ ...config, dModel: 10, numHeads: 4 }),
+    RangeError,
+    /^TinyTransformer: dModel \(10\) must be divisible by numHeads \(4\)/,
+  );
   throws(() => new T({ ...config, vocabSize: 1 }), RangeError, /^TinyTransformer: vocabSize must be at least 2/);
   throws(() => new T({ ...config, maxLen: 0 }), RangeError, /^TinyTransformer: maxLen must be a positive integer/);
   throws(() => new T({ ...config, norm: 'middle' }), RangeError, /^TinyTransformer: norm must be one of 'pre', 'post'/);
-  throws(() => new T({ ...config, head: 'classify' }), TypeError, /^TinyTransformer: numClasses is needed with head: 'classify'/);
+  throws(
+    () => new T({ ...config, head: 'classify' }),
+    TypeError,
+    /^TinyTransformer: numClasses is needed with head: 'classify'/,
+  );
   throws(() => new T({ ...config, causal: 'yes' }), TypeError, /^TinyTransformer: config.causal must be a boolean/);
   throws(() => new T({ ...config, dropout: 0.1 }), TypeError, /^TinyTransformer: unknown config 'dropout'/);
-  throws(() => new T({ ...config, seed: -1 }), RangeError, /^TinyTransformer: seed must be an integer in \[0, 2\^32 - 1\]/);
-  throws(() => new T({ ...config, vocabSize: 2 ** 26, dModel: 64 }), RangeError, /^TinyTransformer: this model would have .* parameters .* more than the 2 GiB wasm heap holds/);
+  throws(
+    () => new T({ ...config, seed: -1 }),
+    RangeError,
+    /^TinyTransformer: seed must be an integer in \[0, 2\^32 - 1\]/,
+  );
+  throws(
+    () => new T({ ...config, vocabSize: 2 ** 26, dModel: 64 }),
+    RangeError,
+    /^TinyTransformer: this model would have .* parameters .* more than the 2 GiB wasm heap holds/,
+  );
   assert.equal(attn.memory().inUseBytes, before);
 });
 
@@ -33,26 +49,78 @@ test('bad batches and options: errors name the method and the input; the model k
   const good = { tokens: [[1, 2, 3]], targets: [[2, 3, -1]] };
   const before = model.trainStep(good).loss;
   const inUse = attn.memory().inUseBytes;
-  throws(() => model.forward([[1, 9]]), RangeError, /^TinyTransformer.forward: tokens\[0\]\[1\] must be an integer in \[0, 5\], got 9/);
-  throws(() => model.forward([[1, 2], [3]]), RangeError, /^TinyTransformer.forward: tokens must be rectangular: tokens\[1\] has 1 values but tokens\[0\] has 2/);
+  throws(
+    () => model.forward([[1, 9]]),
+    RangeError,
+    /^TinyTransformer.forward: tokens\[0\]\[1\] must be an integer in \[0, 5\], got 9/,
+  );
+  throws(
+    () => model.forward([[1, 2], [3]]),
+    RangeError,
+    /^TinyTransformer.forward: tokens must be rectangular: tokens\[1\] has 1 values but tokens\[0\] has 2/,
+  );
   throws(() => model.forward([[1.5]]), RangeError, /^TinyTransformer.forward: tokens\[0\]\[0\] must be an integer/);
   throws(() => model.forward('abc'), TypeError, /^TinyTransformer.forward: tokens must be an array of arrays/);
-  throws(() => model.forward([[0, 1, 2, 3, 4, 5]]), RangeError, /^TinyTransformer.forward: tokens has sequences of 6 tokens but this model's maxLen is 5/);
-  throws(() => model.forward([[1, 2]], { lengths: [3] }), RangeError, /^TinyTransformer.forward: lengths\[0\] must be an integer in \[1, 2\], got 3/);
+  throws(
+    () => model.forward([[0, 1, 2, 3, 4, 5]]),
+    RangeError,
+    /^TinyTransformer.forward: tokens has sequences of 6 tokens but this model's maxLen is 5/,
+  );
+  throws(
+    () => model.forward([[1, 2]], { lengths: [3] }),
+    RangeError,
+    /^TinyTransformer.forward: lengths\[0\] must be an integer in \[1, 2\], got 3/,
+  );
   throws(() => model.forward([[1, 2]], { mask: [] }), TypeError, /^TinyTransformer.forward: unknown option 'mask'/);
   throws(() => model.trainStep({ tokens: [[1, 2]] }), TypeError, /^TinyTransformer.trainStep: batch.targets is needed/);
-  throws(() => model.trainStep({ tokens: [[1, 2]], targets: [[1, 6]] }), RangeError, /^TinyTransformer.trainStep: targets\[0\]\[1\] must be an integer in \[-2147483648, 5\], got 6/);
-  throws(() => model.trainStep({ tokens: [[1, 2]], targets: [[1]] }), RangeError, /^TinyTransformer.trainStep: targets has shape \[1, 1\] but a token head needs one target per token: \[1, 2\]/);
-  throws(() => model.trainStep(good, { lr: -1 }), RangeError, /^TinyTransformer.trainStep: options.lr must be >= 0 and finite in float32 \(at most 3.4e38\), got -1$/);
-  throws(() => model.trainStep(good, { beta1: 1 }), RangeError, /^TinyTransformer.trainStep: options.beta1 must be in \[0, 1\)/);
-  throws(() => model.trainStep(good, { optimizer: 'adam' }), RangeError, /^TinyTransformer.trainStep: options.optimizer must be one of 'adamw', 'sgd'/);
-  throws(() => model.trainStep(good, { learningRate: 1 }), TypeError, /^TinyTransformer.trainStep: unknown option 'learningRate'/);
-  throws(() => model.evaluate({ tokens: [[1]], targets: [[1]], extra: 1 }), TypeError, /^TinyTransformer.evaluate: unknown batch key 'extra'/);
+  throws(
+    () => model.trainStep({ tokens: [[1, 2]], targets: [[1, 6]] }),
+    RangeError,
+    /^TinyTransformer.trainStep: targets\[0\]\[1\] must be an integer in \[-2147483648, 5\], got 6/,
+  );
+  throws(
+    () => model.trainStep({ tokens: [[1, 2]], targets: [[1]] }),
+    RangeError,
+    /^TinyTransformer.trainStep: targets has shape \[1, 1\] but a token head needs one target per token: \[1, 2\]/,
+  );
+  throws(
+    () => model.trainStep(good, { lr: -1 }),
+    RangeError,
+    /^TinyTransformer.trainStep: options.lr must be >= 0 and finite in float32 \(at most 3.4e38\), got -1$/,
+  );
+  throws(
+    () => model.trainStep(good, { beta1: 1 }),
+    RangeError,
+    /^TinyTransformer.trainStep: options.beta1 must be in \[0, 1\)/,
+  );
+  throws(
+    () => model.trainStep(good, { optimizer: 'adam' }),
+    RangeError,
+    /^TinyTransformer.trainStep: options.optimizer must be one of 'adamw', 'sgd'/,
+  );
+  throws(
+    () => model.trainStep(good, { learningRate: 1 }),
+    TypeError,
+    /^TinyTransformer.trainStep: unknown option 'learningRate'/,
+  );
+  throws(
+    () => model.evaluate({ tokens: [[1]], targets: [[1]], extra: 1 }),
+    TypeError,
+    /^TinyTransformer.evaluate: unknown batch key 'extra'/,
+  );
   assert.equal(attn.memory().inUseBytes, inUse, 'refused calls take no wasm memory');
   assert.ok(model.trainStep(good).loss < before, 'the model still trains');
   const classifier = new attn.TinyTransformer({ ...config, head: 'classify', numClasses: 3 });
-  throws(() => classifier.trainStep({ tokens: [[1, 2]], targets: [3] }), RangeError, /^TinyTransformer.trainStep: targets\[0\] must be an integer in \[0, 2\], got 3/);
-  throws(() => classifier.trainStep({ tokens: [[1, 2]], targets: [-1] }), RangeError, /^TinyTransformer.trainStep: targets\[0\] must be an integer in \[0, 2\]/);
+  throws(
+    () => classifier.trainStep({ tokens: [[1, 2]], targets: [3] }),
+    RangeError,
+    /^TinyTransformer.trainStep: targets\[0\] must be an integer in \[0, 2\], got 3/,
+  );
+  throws(
+    () => classifier.trainStep({ tokens: [[1, 2]], targets: [-1] }),
+    RangeError,
+    /^TinyTransformer.trainStep: targets\[0\] must be an integer in \[0, 2\]/,
+  );
   assert.deepEqual(classifier.forward({ data: new Int32Array([1, 2, 3, 4]), shape: [2, 2] }).logits.shape, [2, 3]);
   classifier.dispose();
   model.dispose();
@@ -71,14 +139,81 @@ test('getWeights/setWeights: a JSON round trip gives the same outputs; bad weigh
   assert.deepEqual(b.forward(tokens).logits.data, a.forward(tokens).logits.data);
   assert.equal(b.step, 0, 'setWeights resets the optimizer');
   const kept = b.forward(tokens).logits.data;
-  const bad = (edit) => { const w = structuredClone(saved); edit(w); return w; };
-  throws(() => b.setWeights(bad((w) => { delete w.tensors['head.w']; })), RangeError, /^TinyTransformer.setWeights: weights.tensors is missing 'head.w' \[8, 6\]/);
-  throws(() => b.setWeights(bad((w) => { w.tensors['layers.0.attn.wq'].shape = [4, 16]; })), RangeError, /^TinyTransformer.setWeights: weights.tensors\['layers.0.attn.wq'\] has shape/);
-  throws(() => b.setWeights(bad((w) => { w.tensors['head.b'].data[2] = null; })), TypeError, /^TinyTransformer.setWeights: weights.tensors\['head.b'\].data\[2\] must be a number/);
-  throws(() => b.setWeights(bad((w) => { w.tensors['head.b'].data[0] = Infinity; })), RangeError, /^TinyTransformer.setWeights: weights.tensors\['head.b'\].data\[0\] must be finite/);
-  throws(() => b.setWeights(bad((w) => { w.config.dModel = 16; })), RangeError, /^TinyTransformer.setWeights: weights.config.dModel is .* but this model's is/);
-  throws(() => b.setWeights(bad((w) => { w.tensors.extra = { shape: [1], data: [0] }; })), RangeError, /^TinyTransformer.setWeights: unknown tensor 'extra'/);
-  throws(() => b.setWeights(bad((w) => { w.format = 'onnx'; })), TypeError, /^TinyTransformer.setWeights: weights.format must be/);
+  const bad = (edit) => {
+    const w = structuredClone(saved);
+    edit(w);
+    return w;
+  };
+  throws(
+    () =>
+      b.setWeights(
+        bad((w) => {
+          delete w.tensors['head.w'];
+        }),
+      ),
+    RangeError,
+    /^TinyTransformer.setWeights: weights.tensors is missing 'head.w' \[8, 6\]/,
+  );
+  throws(
+    () =>
+      b.setWeights(
+        bad((w) => {
+          w.tensors['layers.0.attn.wq'].shape = [4, 16];
+        }),
+      ),
+    RangeError,
+    /^TinyTransformer.setWeights: weights.tensors\['layers.0.attn.wq'\] has shape/,
+  );
+  throws(
+    () =>
+      b.setWeights(
+        bad((w) => {
+          w.tensors['head.b'].data[2] = null;
+        }),
+      ),
+    TypeError,
+    /^TinyTransformer.setWeights: weights.tensors\['head.b'\].data\[2\] must be a number/,
+  );
+  throws(
+    () =>
+      b.setWeights(
+        bad((w) => {
+          w.tensors['head.b'].data[0] = Infinity;
+        }),
+      ),
+    RangeError,
+    /^TinyTransformer.setWeights: weights.tensors\['head.b'\].data\[0\] must be finite/,
+  );
+  throws(
+    () =>
+      b.setWeights(
+        bad((w) => {
+          w.config.dModel = 16;
+        }),
+      ),
+    RangeError,
+    /^TinyTransformer.setWeights: weights.config.dModel is .* but this model's is/,
+  );
+  throws(
+    () =>
+      b.setWeights(
+        bad((w) => {
+          w.tensors.extra = { shape: [1], data: [0] };
+        }),
+      ),
+    RangeError,
+    /^TinyTransformer.setWeights: unknown tensor 'extra'/,
+  );
+  throws(
+    () =>
+      b.setWeights(
+        bad((w) => {
+          w.format = 'onnx';
+        }),
+      ),
+    TypeError,
+    /^TinyTransformer.setWeights: weights.format must be/,
+  );
   assert.deepEqual(b.forward(tokens).logits.data, kept, 'a refused setWeights changes nothing');
   a.dispose();
   b.dispose();
@@ -90,11 +225,21 @@ test('dispose: every method throws after it; dispose twice is fine; the heap is 
   model.trainStep({ tokens: [[1, 2]], targets: [[2, 1]] });
   model.dispose();
   model.dispose();
-  for (const call of [() => model.forward([[1]]), () => model.trainStep({ tokens: [[1]], targets: [[1]] }), () => model.getWeights(), () => model.step]) {
+  for (const call of [
+    () => model.forward([[1]]),
+    () => model.trainStep({ tokens: [[1]], targets: [[1]] }),
+    () => model.getWeights(),
+    () => model.step,
+  ]) {
     assert.throws(call, (e) => /^TinyTransformer\.\w+: this model was disposed/.test(e.message));
   }
   assert.equal(attn.memory().inUseBytes, before);
-  assert.deepEqual(Object.keys(new attn.TinyTransformer(config).parameterShapes).slice(0, 4), ['tokenEmbedding', 'positionEmbedding', 'layers.0.ln1.gamma', 'layers.0.ln1.beta']);
+  assert.deepEqual(Object.keys(new attn.TinyTransformer(config).parameterShapes).slice(0, 4), [
+    'tokenEmbedding',
+    'positionEmbedding',
+    'layers.0.ln1.gamma',
+    'layers.0.ln1.beta',
+  ]);
 });
 
 test('trainStep refuses optimizer settings that are valid in JS but not in float32 (they turned the model into NaN)', async () => {
@@ -113,7 +258,11 @@ test('trainStep refuses optimizer settings that are valid in JS but not in float
     [{ clipNorm: 1e-50 }, /options\.clipNorm must be 0 \(no clipping\) or > 0 as a normal float32/],
     [{ lr: 1e20, weightDecay: 1e20 }, /options\.lr × options\.weightDecay must be finite in float32/],
   ]) {
-    assert.throws(() => model.trainStep(batch, options), (e) => e instanceof RangeError && e.message.startsWith('TinyTransformer.trainStep: ') && message.test(e.message), JSON.stringify(options));
+    assert.throws(
+      () => model.trainStep(batch, options),
+      (e) => e instanceof RangeError && e.message.startsWith('TinyTransformer.trainStep: ') && message.test(e.message),
+      JSON.stringify(options),
+    );
   }
   assert.deepEqual(model.getWeights().tensors, before.tensors, 'nothing changed');
   // The edges that are still fine in float32 train to a finite loss.

@@ -13,8 +13,13 @@ function fakeModel(name) {
   return {
     name,
     disposals: 0,
-    dispose() { this.disposals++; },
-    tokenize() { if (this.disposals) throw new Error('PretrainedModel.tokenize: this model was disposed; load it again'); return []; },
+    dispose() {
+      this.disposals++;
+    },
+    tokenize() {
+      if (this.disposals) throw new Error('PretrainedModel.tokenize: this model was disposed; load it again');
+      return [];
+    },
   };
 }
 
@@ -43,7 +48,7 @@ test('one load per key; progress reaches every waiter; disposed GRACE_MS after t
   assert.equal(calls.length, 1);
   assert.deepEqual(seen, [['config.json'], ['config.json']]);
   one.release();
-  one.release();  // idempotent: the second does not count
+  one.release(); // idempotent: the second does not count
   await sleep(GRACE_MS + 100);
   assert.equal(m1.disposals, 0, 'still held by the second lease');
   two.release();
@@ -63,7 +68,7 @@ test('acquired again or renewed within the grace: the same model, never disposed
   const model = await lease.promise;
   lease.release();
   await sleep(GRACE_MS / 2);
-  const flip = acquire('k2', load);  // A → B → A
+  const flip = acquire('k2', load); // A → B → A
   assert.equal(await flip.promise, model);
   flip.release();
   assert.equal(lease.renew(), true, 'a moved element holds its model again');
@@ -89,7 +94,7 @@ test('a failed load is not cached; a model disposed elsewhere is not handed out 
   const second = acquire('k3', flaky);
   const model = await second.promise;
   assert.equal(model.name, 'c', 'the next acquire tried again');
-  model.dispose();  // page code
+  model.dispose(); // page code
   const third = acquire('k3', flaky, { isDisposed });
   const fresh = await third.promise;
   assert.notEqual(fresh, model);
@@ -126,11 +131,25 @@ test('a load released before it arrives: aborted after the grace (its signal), o
 });
 
 test('wasDisposed: a disposed getter where there is one, else the probe\'s "was disposed" error', () => {
-  assert.equal(wasDisposed({ disposed: true }, () => {}), true);
-  assert.equal(wasDisposed({ disposed: false }, () => { throw new Error('x was disposed'); }), false);
+  assert.equal(
+    wasDisposed({ disposed: true }, () => {}),
+    true,
+  );
+  assert.equal(
+    wasDisposed({ disposed: false }, () => {
+      throw new Error('x was disposed');
+    }),
+    false,
+  );
   const model = fakeModel('g');
   assert.equal(isDisposed(model), false);
   model.dispose();
   assert.equal(isDisposed(model), true);
-  assert.equal(wasDisposed({}, () => { throw new RangeError('no tokenizer.json'); }), false, 'another error: not disposed');
+  assert.equal(
+    wasDisposed({}, () => {
+      throw new RangeError('no tokenizer.json');
+    }),
+    false,
+    'another error: not disposed',
+  );
 });

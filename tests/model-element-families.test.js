@@ -17,9 +17,15 @@ test.before(async () => {
   browser = await launchChromium();
   page = await browser.newPage();
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`${m.text()} ${m.location()?.url ?? ''}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`${m.text()} ${m.location()?.url ?? ''}`);
+  });
   await page.goto(`${url}tests/helpers/model-element-families.html`);
-  await page.waitForFunction(() => ['gemma2', 'qwen3', 'phi3'].every((id) => document.getElementById(id).toJSON?.().attentions), null, { timeout: 30_000 });
+  await page.waitForFunction(
+    () => ['gemma2', 'qwen3', 'phi3'].every((id) => document.getElementById(id).toJSON?.().attentions),
+    null,
+    { timeout: 30_000 },
+  );
 });
 
 test.after(async () => {
@@ -43,7 +49,10 @@ test('each family is drawn as the API computes it, and says what it is', async (
         status: root.querySelector('.status')?.textContent ?? '',
         layers: Array.from(root.querySelectorAll('select[aria-label="layer"] option'), (o) => o.textContent),
         heads: Array.from(root.querySelectorAll('select[aria-label="head"] option'), (o) => o.textContent),
-        scores: Array.from(root.querySelectorAll('table.neuron tbody tr'), (tr) => tr.dataset.score ?? tr.cells[tr.cells.length - 2]?.textContent),
+        scores: Array.from(
+          root.querySelectorAll('table.neuron tbody tr'),
+          (tr) => tr.dataset.score ?? tr.cells[tr.cells.length - 2]?.textContent,
+        ),
         thumbs: root.querySelectorAll('button.thumb').length,
         T: json.attentions.shape[1],
         map: json.attentions.data,
@@ -60,18 +69,29 @@ test('each family is drawn as the API computes it, and says what it is', async (
   assert.deepEqual(report.gemma2.layers, ['layer 1 · window 3', 'layer 2 · global', 'layer 3 · window 3']);
   // Layer 1 is windowed: every query gives 0 to keys 3 or more behind it.
   const { T, map } = report.gemma2;
-  for (let h = 0; h < 4; h++) for (let i = 0; i < T; i++) for (let j = 0; j <= i - 3; j++) assert.equal(map[(h * T + i) * T + j], 0, `gemma2 layer 1 head ${h} query ${i} key ${j}`);
+  for (let h = 0; h < 4; h++)
+    for (let i = 0; i < T; i++)
+      for (let j = 0; j <= i - 3; j++)
+        assert.equal(map[(h * T + i) * T + j], 0, `gemma2 layer 1 head ${h} query ${i} key ${j}`);
   // Qwen3: head_dim 16 ≠ 32 / 4, each head's key/value head named.
   assert.match(report.qwen3.status, /2 layers × 4 heads on 2 key\/value heads · head_dim 16 ·/);
   assert.doesNotMatch(report.qwen3.status, /windowed/);
-  assert.deepEqual(report.qwen3.heads, ['head 1 · key/value head 1', 'head 2 · key/value head 1', 'head 3 · key/value head 2', 'head 4 · key/value head 2']);
+  assert.deepEqual(report.qwen3.heads, [
+    'head 1 · key/value head 1',
+    'head 2 · key/value head 1',
+    'head 3 · key/value head 2',
+    'head 4 · key/value head 2',
+  ]);
   assert.equal(report.qwen3.layers.length, 2);
-  assert.ok(report.qwen3.layers.every((name) => /^layer \d$/.test(name)), 'no window: plain layer names');
+  assert.ok(
+    report.qwen3.layers.every((name) => /^layer \d$/.test(name)),
+    'no window: plain layer names',
+  );
   assert.equal(report.phi3.thumbs, 2 * 4, 'phi3: the model view has layers × heads maps');
   assert.deepEqual(errors, []);
 });
 
-test('the neuron view opens on the last query (a decoder\'s first query sees only itself); the caption names it', async () => {
+test("the neuron view opens on the last query (a decoder's first query sees only itself); the caption names it", async () => {
   const r = await page.evaluate(async () => {
     const el = document.getElementById('qwen3');
     el.removeAttribute('query');

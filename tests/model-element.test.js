@@ -17,9 +17,15 @@ test.before(async () => {
   browser = await launchChromium();
   page = await browser.newPage();
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   await page.goto(`${url}tests/helpers/model-element.html`);
-  await page.waitForFunction(() => ['gpt2', 'bert', 'llama', 'cls'].every((id) => document.getElementById(id).toJSON().attentions), null, { timeout: 30_000 });
+  await page.waitForFunction(
+    () => ['gpt2', 'bert', 'llama', 'cls'].every((id) => document.getElementById(id).toJSON().attentions),
+    null,
+    { timeout: 30_000 },
+  );
 });
 
 test.after(async () => {
@@ -27,7 +33,7 @@ test.after(async () => {
   server?.close();
 });
 
-test('the three views are drawn; each map equals the API, rows sum to 1; the heads\' extras are the API\'s softmax', async () => {
+test("the three views are drawn; each map equals the API, rows sum to 1; the heads' extras are the API's softmax", async () => {
   const report = await page.evaluate(async () => {
     const { init } = await import('/bindings/js/browser.js');
     const attn = await init({ simd: 'baseline' });
@@ -50,12 +56,22 @@ test('the three views are drawn; each map equals the API, rows sum to 1; the hea
         tokens: json.tokens.map((t) => t.label),
         maxRowError,
         lines: root.querySelector('attention-heatmap')?.shadowRoot.querySelectorAll('line').length ?? 0,
-        colours: new Set(Array.from(root.querySelector('attention-heatmap')?.shadowRoot.querySelectorAll('line') ?? [], (l) => l.style.stroke)).size,
+        colours: new Set(
+          Array.from(
+            root.querySelector('attention-heatmap')?.shadowRoot.querySelectorAll('line') ?? [],
+            (l) => l.style.stroke,
+          ),
+        ).size,
         caption: root.querySelector('.caption')?.textContent ?? '',
-        toolbars: root.querySelectorAll('.export').length + (root.querySelector('attention-heatmap')?.shadowRoot.querySelectorAll('.export').length ?? 0),
+        toolbars:
+          root.querySelectorAll('.export').length +
+          (root.querySelector('attention-heatmap')?.shadowRoot.querySelectorAll('.export').length ?? 0),
         thumbs: root.querySelectorAll('button.thumb').length,
         neuronRows: root.querySelectorAll('table.neuron tbody tr').length,
-        extra: Array.from(root.querySelectorAll('table.probabilities tbody tr'), (tr) => [tr.querySelector('th').textContent, Number(tr.querySelector('.value').textContent)]),
+        extra: Array.from(root.querySelectorAll('table.probabilities tbody tr'), (tr) => [
+          tr.querySelector('th').textContent,
+          Number(tr.querySelector('.value').textContent),
+        ]),
         logits: api.logits ? Array.from(api.logits.data) : null,
         probabilities: api.probabilities ? Array.from(api.probabilities.data) : null,
         vocab: model.descriptor.vocabSize,
@@ -77,11 +93,21 @@ test('the three views are drawn; each map equals the API, rows sum to 1; the hea
   // that says which side is the query and what opacity means; one export toolbar.
   assert.equal(report.gpt2.lines, report.gpt2.heads * T * T, 'gpt2: the head view draws T² lines per head');
   assert.equal(report.gpt2.colours, report.gpt2.heads, 'a colour per head');
-  assert.equal(report.gpt2.caption, `Layer 1, all ${report.gpt2.heads} heads, a colour each: a line joins each query token (left) to each key token (right); the more opaque the line, the more weight the query gives that key.`);
+  assert.equal(
+    report.gpt2.caption,
+    `Layer 1, all ${report.gpt2.heads} heads, a colour each: a line joins each query token (left) to each key token (right); the more opaque the line, the more weight the query gives that key.`,
+  );
   assert.equal(report.gpt2.toolbars, 1, 'one export toolbar');
-  assert.match(report.llama.caption, /^Layer 2, head 3: how the query “.*” scores each key: q · k \(head_dim 8\) scaled, then softmax/);
+  assert.match(
+    report.llama.caption,
+    /^Layer 2, head 3: how the query “.*” scores each key: q · k \(head_dim 8\) scaled, then softmax/,
+  );
   assert.deepEqual(report.gpt2.tokens.slice(0, 3), ['The', '␣', 'c'], 'tokens are labelled with the text they cover');
-  assert.equal(report.bert.thumbs, report.bert.layers * report.bert.heads, 'bert: the model view has layers × heads maps');
+  assert.equal(
+    report.bert.thumbs,
+    report.bert.layers * report.bert.heads,
+    'bert: the model view has layers × heads maps',
+  );
   assert.equal(report.llama.neuronRows, report.llama.tokens.length, 'llama: the neuron view has a row per key');
   // The Llama on this page is the BF16 fixture: its matrices stay bfloat16 (the relaxed build's
   // widening kernels drew the maps above) and the element says so.
@@ -94,11 +120,23 @@ test('the three views are drawn; each map equals the API, rows sum to 1; the hea
   const max = Math.max(...last);
   const p = last.map((x) => Math.exp(x - max));
   const total = p.reduce((a, b) => a + b, 0);
-  const top = p.map((x) => x / total).sort((a, b) => b - a).slice(0, 8);
-  assert.deepEqual(report.gpt2.extra.map(([, v]) => v), top.map((x) => Number(x.toFixed(3))));
+  const top = p
+    .map((x) => x / total)
+    .sort((a, b) => b - a)
+    .slice(0, 8);
+  assert.deepEqual(
+    report.gpt2.extra.map(([, v]) => v),
+    top.map((x) => Number(x.toFixed(3))),
+  );
   // The classifier's labels.
-  assert.deepEqual(report.cls.extra.map(([label]) => label), ['NEGATIVE', 'POSITIVE']);
-  assert.deepEqual(report.cls.extra.map(([, v]) => v), report.cls.probabilities.map((x) => Number(x.toFixed(3))));
+  assert.deepEqual(
+    report.cls.extra.map(([label]) => label),
+    ['NEGATIVE', 'POSITIVE'],
+  );
+  assert.deepEqual(
+    report.cls.extra.map(([, v]) => v),
+    report.cls.probabilities.map((x) => Number(x.toFixed(3))),
+  );
   // BERT's [MASK] predictions are listed.
   assert.equal(report.bert.extra.length, 8);
   assert.deepEqual(errors, []);
@@ -118,30 +156,53 @@ test('keyboard: views, a model-view map and the text; the element recomputes', a
   await input.fill('the dog sat');
   await input.press('Enter');
   await page.waitForFunction(() => document.getElementById('bert').toJSON().text === 'the dog sat');
-  const tokens = await page.evaluate(() => document.getElementById('bert').toJSON().tokens.map((t) => t.text));
+  const tokens = await page.evaluate(() =>
+    document
+      .getElementById('bert')
+      .toJSON()
+      .tokens.map((t) => t.text),
+  );
   assert.deepEqual(tokens, ['[CLS]', 'the', 'dog', 'sat', '[SEP]']);
   assert.deepEqual(errors, []);
 });
 
 test('a URL checkpoint is kept in the Cache API: loading it again fetches nothing', async () => {
   const fetched = [];
-  const listen = (r) => { if (r.url().includes('/tests/fixtures/hf/tiny-llama/')) fetched.push(r.url()); };
+  const listen = (r) => {
+    if (r.url().includes('/tests/fixtures/hf/tiny-llama/')) fetched.push(r.url());
+  };
   page.on('request', listen);
   const events = await page.evaluate(async () => {
     const { init } = await import('/bindings/js/browser.js');
     const attn = await init({ simd: 'baseline' });
     await caches.delete('attention-wasm-models');
-    const first = [], second = [];
+    const first = [],
+      second = [];
     (await attn.loadModel('/tests/fixtures/hf/tiny-llama/', { onProgress: (p) => first.push(p) })).dispose();
     (await attn.loadModel('/tests/fixtures/hf/tiny-llama/', { onProgress: (p) => second.push(p) })).dispose();
-    const byFile = (events) => [...new Map(events.filter((p) => !p.stage).map((p) => [p.file, p.cached ?? false]))].map(([f, c]) => `${f}:${c}`);
+    const byFile = (events) =>
+      [...new Map(events.filter((p) => !p.stage).map((p) => [p.file, p.cached ?? false]))].map(([f, c]) => `${f}:${c}`);
     return { first: byFile(first), second: byFile(second) };
   });
   page.off('request', listen);
-  const files = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json', 'model.safetensors'];
-  assert.deepEqual(fetched.map((u) => u.split('/').pop()).sort(), files.sort(), 'the first load fetched each file once');
+  const files = [
+    'config.json',
+    'tokenizer.json',
+    'tokenizer_config.json',
+    'generation_config.json',
+    'model.safetensors',
+  ];
+  assert.deepEqual(
+    fetched.map((u) => u.split('/').pop()).sort(),
+    files.sort(),
+    'the first load fetched each file once',
+  );
   assert.deepEqual(events.first.sort(), files.map((f) => `${f}:false`).sort(), 'the first load downloaded every file');
-  assert.deepEqual(events.second.sort(), files.map((f) => `${f}:true`).sort(), 'the second load read every file from the cache');
+  assert.deepEqual(
+    events.second.sort(),
+    files.map((f) => `${f}:true`).sort(),
+    'the second load read every file from the cache',
+  );
 });
 
 test('in a module Worker without an import map: the tokenizer library found beside the package; the same maps as the page', async () => {
@@ -168,16 +229,28 @@ test('in a module Worker without an import map: the tokenizer library found besi
 test('seeded random text, views, layers, heads and queries: no exception or console error, exports never throw, recovery', async () => {
   const problems = await page.evaluate(async () => {
     let s = 20261124;
-    const random = () => { s = (s + 0x6d2b79f5) >>> 0; let t = s; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32; };
+    const random = () => {
+      s = (s + 0x6d2b79f5) >>> 0;
+      let t = s;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+    };
     const pick = (xs) => xs[Math.floor(random() * xs.length)];
     const odd = ['0', '-1', '1', '2', '3', '99', '1.5', 'NaN', 'Infinity', '', 'x', '1e9', ' 2 '];
-    const text = () => Array.from({ length: pick([0, 1, 5, 40, 200]) }, () => String.fromCodePoint(pick([32, 65 + Math.floor(random() * 26), 0x301, 0x4e00, 0x1f600, 0xd800, 0]))).join('');
-    const settle = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0))));
+    const text = () =>
+      Array.from({ length: pick([0, 1, 5, 40, 200]) }, () =>
+        String.fromCodePoint(pick([32, 65 + Math.floor(random() * 26), 0x301, 0x4e00, 0x1f600, 0xd800, 0])),
+      ).join('');
+    const settle = () =>
+      new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0))));
     const problems = [];
     const el = document.getElementById('llama');
     for (let round = 0; round < 60; round++) {
       try {
-        for (const name of ['view', 'layer', 'head', 'query']) if (random() < 0.5) el.setAttribute(name, name === 'view' ? pick(['head', 'model', 'neuron', 'lines', '']) : pick(odd));
+        for (const name of ['view', 'layer', 'head', 'query'])
+          if (random() < 0.5)
+            el.setAttribute(name, name === 'view' ? pick(['head', 'model', 'neuron', 'lines', '']) : pick(odd));
         if (random() < 0.6) el.setAttribute('text', text());
         await settle();
         el.toJSON();
@@ -194,22 +267,35 @@ test('seeded random text, views, layers, heads and queries: no exception or cons
     return problems;
   });
   assert.deepEqual(problems, []);
-  assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
+  assert.deepEqual(
+    errors.filter((e) => !/404/.test(e)),
+    [],
+  );
 });
 
 test('axe finds nothing serious; nothing overflows at 390 px; a bad source is an error message, then recovery', async () => {
   await page.addScriptTag({ path: fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url)) });
-  const violations = await page.evaluate(async () => (await window.axe.run(document)).violations.filter((v) => ['serious', 'critical'].includes(v.impact)).map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' > ')).join('; ')}`));
+  const violations = await page.evaluate(async () =>
+    (await window.axe.run(document)).violations
+      .filter((v) => ['serious', 'critical'].includes(v.impact))
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' > ')).join('; ')}`),
+  );
   assert.deepEqual(violations, []);
   await page.setViewportSize({ width: 390, height: 800 });
   for (const view of ['head', 'model', 'neuron']) {
-    await page.evaluate((view) => { for (const el of document.querySelectorAll('attention-model')) el.setAttribute('view', view); }, view);
+    await page.evaluate((view) => {
+      for (const el of document.querySelectorAll('attention-model')) el.setAttribute('view', view);
+    }, view);
     await page.waitForTimeout(100);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `${view} view: ${overflow} px of sideways scroll at 390 px`);
     // At 390 px the views scroll inside the element: still nothing serious for axe (the
     // neuron table's scrolling region takes focus).
-    const narrow = await page.evaluate(async () => (await window.axe.run(document)).violations.filter((v) => ['serious', 'critical'].includes(v.impact)).map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' > ')).join('; ')}`));
+    const narrow = await page.evaluate(async () =>
+      (await window.axe.run(document)).violations
+        .filter((v) => ['serious', 'critical'].includes(v.impact))
+        .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' > ')).join('; ')}`),
+    );
     assert.deepEqual(narrow, [], `${view} view at 390 px`);
   }
   await page.evaluate(() => document.getElementById('gpt2').setAttribute('src', '/tests/fixtures/hf/no-such-model/'));
@@ -217,6 +303,11 @@ test('axe finds nothing serious; nothing overflows at 390 px; a bad source is an
   const message = await page.evaluate(() => document.getElementById('gpt2').error.message);
   assert.match(message, /^loadModel: .*no-such-model.* has no config.json/);
   await page.evaluate(() => document.getElementById('gpt2').setAttribute('src', '/tests/fixtures/hf/tiny-gpt2/'));
-  await page.waitForFunction(() => document.getElementById('gpt2').toJSON().attentions && !document.getElementById('gpt2').error);
-  assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
+  await page.waitForFunction(
+    () => document.getElementById('gpt2').toJSON().attentions && !document.getElementById('gpt2').error,
+  );
+  assert.deepEqual(
+    errors.filter((e) => !/404/.test(e)),
+    [],
+  );
 });

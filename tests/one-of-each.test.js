@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 const src = fileURLToPath(new URL('../src/', import.meta.url));
 
 function sources(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.cc') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.cc') ? [join(dir, e.name)] : [],
+  );
 }
 
 // Files that define (not call) a function whose name matches `pattern`: a definition is the
@@ -26,13 +28,16 @@ function definers(pattern) {
 }
 
 test('one layer norm and one RMS norm forward in src/: kernels/norms.cc', () => {
-  assert.deepEqual(definers(/\w*(?:LayerNorm|RmsNorm)\w*/).filter((d) => !/Backward/.test(d)), [
-    'kernels/norms.cc: LayerNorm',
-    'kernels/norms.cc: LayerNormImpl',
-    'kernels/norms.cc: LayerNormRowInDouble',
-    'kernels/norms.cc: RmsNorm',
-    'kernels/norms.cc: RmsNormImpl',
-  ]);
+  assert.deepEqual(
+    definers(/\w*(?:LayerNorm|RmsNorm)\w*/).filter((d) => !/Backward/.test(d)),
+    [
+      'kernels/norms.cc: LayerNorm',
+      'kernels/norms.cc: LayerNormImpl',
+      'kernels/norms.cc: LayerNormRowInDouble',
+      'kernels/norms.cc: RmsNorm',
+      'kernels/norms.cc: RmsNormImpl',
+    ],
+  );
 });
 
 test('one activation table in src/: kernels/activations.cc (the erf GELU from kernels/gelu.cc)', () => {

@@ -17,13 +17,18 @@ const { cases } = JSON.parse(readFileSync(new URL('./fixtures/onnx/cases.json', 
 function decode(t) {
   if (t === null) return undefined;
   const bytes = Buffer.from(t.data, 'base64');
-  const copy = new Uint8Array(bytes).buffer;  // aligned
+  const copy = new Uint8Array(bytes).buffer; // aligned
   switch (t.dtype) {
-    case 'float32': return { data: new Float32Array(copy), shape: t.shape };
-    case 'float16': return { data: new Uint16Array(copy), shape: t.shape, dtype: 'float16' };
-    case 'bool': return { data: new Uint8Array(copy), shape: t.shape };
-    case 'int64': return { data: Array.from(new BigInt64Array(copy), Number), shape: t.shape };
-    default: throw new Error(`fixture dtype ${t.dtype}`);
+    case 'float32':
+      return { data: new Float32Array(copy), shape: t.shape };
+    case 'float16':
+      return { data: new Uint16Array(copy), shape: t.shape, dtype: 'float16' };
+    case 'bool':
+      return { data: new Uint8Array(copy), shape: t.shape };
+    case 'int64':
+      return { data: Array.from(new BigInt64Array(copy), Number), shape: t.shape };
+    default:
+      throw new Error(`fixture dtype ${t.dtype}`);
   }
 }
 
@@ -37,7 +42,9 @@ function expected(t) {
 // IEEE binary16 bits → numbers, written here (not the library's decoder) so the test is independent.
 function halves(bits) {
   return Array.from(bits, (h) => {
-    const sign = h & 0x8000 ? -1 : 1, e = (h >> 10) & 31, f = h & 1023;
+    const sign = h & 0x8000 ? -1 : 1,
+      e = (h >> 10) & 31,
+      f = h & 1023;
     if (e === 0) return sign * f * 2 ** -24;
     if (e === 31) return f ? NaN : sign * Infinity;
     return sign * (1 + f / 1024) * 2 ** (e - 15);
@@ -49,20 +56,26 @@ const reshape = (t, shape) => ({ ...t, shape });
 // |actual - expected| <= atol + rtol·|expected| everywhere; infinities and NaN must match.
 function assertClose(name, actual, want, { rtol, atol }) {
   assert.deepEqual(actual.shape, want.shape, `${name}: shape`);
-  let worst = 0, at = -1;
+  let worst = 0,
+    at = -1;
   for (let i = 0; i < want.data.length; i++) {
-    const a = actual.data[i], e = want.data[i];
+    const a = actual.data[i],
+      e = want.data[i];
     if (Number.isNaN(e) || !Number.isFinite(e)) {
       assert.ok(Object.is(a, e) || (Number.isNaN(a) && Number.isNaN(e)), `${name}[${i}]: ${a} where ONNX has ${e}`);
       continue;
     }
     const excess = Math.abs(a - e) - (atol + rtol * Math.abs(e));
-    if (!(excess <= worst)) { worst = Number.isNaN(excess) ? Infinity : excess; at = i; }
+    if (!(excess <= worst)) {
+      worst = Number.isNaN(excess) ? Infinity : excess;
+      at = i;
+    }
   }
   assert.ok(at < 0, `${name}[${at}]: ${actual.data[at]} vs ONNX ${want.data[at]} (beyond rtol ${rtol}, atol ${atol})`);
 }
 
-const tolerance = (c) => (c.inputs.some((t) => t?.dtype === 'float16') ? { rtol: 1e-3, atol: 1e-3 } : { rtol: 1e-4, atol: 1e-5 });
+const tolerance = (c) =>
+  c.inputs.some((t) => t?.dtype === 'float16') ? { rtol: 1e-3, atol: 1e-3 } : { rtol: 1e-4, atol: 1e-5 };
 
 // ONNX Attention (opsets 23, 24) → attn.attention.
 function runAttention(c) {
@@ -108,7 +121,13 @@ const RUNNERS = {
   LogSoftmax: (c) => [attn.logSoftmax(decode(c.inputs[0]), { axis: c.attributes.axis ?? -1 })],
   LayerNormalization: (c) => {
     const [x, gamma, beta] = c.inputs.map((t) => decode(t ?? null));
-    const { output, mean, invStdDev } = attn.layerNorm(x, { gamma, beta, eps: c.attributes.epsilon ?? 1e-5, axis: c.attributes.axis ?? -1, returnStats: true });
+    const { output, mean, invStdDev } = attn.layerNorm(x, {
+      gamma,
+      beta,
+      eps: c.attributes.epsilon ?? 1e-5,
+      axis: c.attributes.axis ?? -1,
+      returnStats: true,
+    });
     return [output, mean, invStdDev];
   },
   RMSNormalization: (c) => {
@@ -118,20 +137,30 @@ const RUNNERS = {
   RotaryEmbedding: (c) => {
     const [x, cos, sin, positions] = [0, 1, 2, 3].map((i) => decode(c.inputs[i] ?? null));
     const a = c.attributes;
-    return [attn.applyRope(x, {
-      cos, sin,
-      ...(positions ? { positions } : {}),
-      interleaved: a.interleaved === 1,
-      ...(a.rotary_embedding_dim ? { rotaryDim: a.rotary_embedding_dim } : {}),
-      ...(a.num_heads ? { numHeads: a.num_heads } : {}),
-    })];
+    return [
+      attn.applyRope(x, {
+        cos,
+        sin,
+        ...(positions ? { positions } : {}),
+        interleaved: a.interleaved === 1,
+        ...(a.rotary_embedding_dim ? { rotaryDim: a.rotary_embedding_dim } : {}),
+        ...(a.num_heads ? { numHeads: a.num_heads } : {}),
+      }),
+    ];
   },
 };
 
 test('the fixture holds every extracted case of the six operators', () => {
   const counts = {};
   for (const c of cases) counts[c.op] = (counts[c.op] ?? 0) + 1;
-  assert.deepEqual(counts, { Attention: 76, LayerNormalization: 19, LogSoftmax: 7, RMSNormalization: 19, RotaryEmbedding: 8, Softmax: 7 });
+  assert.deepEqual(counts, {
+    Attention: 76,
+    LayerNormalization: 19,
+    LogSoftmax: 7,
+    RMSNormalization: 19,
+    RotaryEmbedding: 8,
+    Softmax: 7,
+  });
 });
 
 for (const c of cases) {

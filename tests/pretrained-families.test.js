@@ -64,7 +64,10 @@ test('tiny-qwen2: q/k/v biases without an o_proj bias; use_sliding_window false 
   // does not have is never read.
   const tensors = readSafetensors(files['model.safetensors']);
   delete tensors['model.layers.1.self_attn.k_proj.bias'];
-  await assert.rejects(attn.loadModel({ ...files, 'model.safetensors': writeSafetensors(tensors) }), { name: 'RangeError', message: /has no tensor 'model\.layers\.1\.self_attn\.k_proj\.bias' \(the keyBias of layer 1\)/ });
+  await assert.rejects(attn.loadModel({ ...files, 'model.safetensors': writeSafetensors(tensors) }), {
+    name: 'RangeError',
+    message: /has no tensor 'model\.layers\.1\.self_attn\.k_proj\.bias' \(the keyBias of layer 1\)/,
+  });
 });
 
 test('tiny-qwen3: head_dim 16 with hidden 32 and 4 heads; per-head q/k RMS norms before RoPE; queries and keys come out per head', async () => {
@@ -88,15 +91,23 @@ test('tiny-qwen3: head_dim 16 with hidden 32 and 4 heads; per-head q/k RMS norms
           const k = out.keys.data.subarray((Math.floor(h / 2) * T + j) * 16, (Math.floor(h / 2) * T + j + 1) * 16);
           s.push(q.reduce((acc, v, x) => acc + v * k[x], 0) / 4);
         }
-        const m = Math.max(...s), z = s.reduce((acc, v) => acc + Math.exp(v - m), 0);
-        for (let j = 0; j <= i; j++) assert.ok(Math.abs(Math.exp(s[j] - m) / z - a.data[(h * T + i) * T + j]) < 1e-5, `head ${h} query ${i} key ${j}`);
+        const m = Math.max(...s),
+          z = s.reduce((acc, v) => acc + Math.exp(v - m), 0);
+        for (let j = 0; j <= i; j++)
+          assert.ok(
+            Math.abs(Math.exp(s[j] - m) / z - a.data[(h * T + i) * T + j]) < 1e-5,
+            `head ${h} query ${i} key ${j}`,
+          );
       }
     }
   } finally {
     model.dispose();
   }
   // head_dim as hidden/heads (8) no longer fits the checkpoint's q_proj [64, 32]: refused by shape.
-  await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...fixture('tiny-qwen3').config, head_dim: 8 } }), { name: 'RangeError', message: /q_proj\.weight' has shape \[64, 32\] but the query of layer 0 needs \[32, 32\]/ });
+  await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...fixture('tiny-qwen3').config, head_dim: 8 } }), {
+    name: 'RangeError',
+    message: /q_proj\.weight' has shape \[64, 32\] but the query of layer 0 needs \[32, 32\]/,
+  });
 });
 
 test('tiny-gemma2: the attention and final softcaps, the scale, the (1 + w) norms and the alternating windows each make it match', async () => {
@@ -116,10 +127,21 @@ test('tiny-gemma2: the attention and final softcaps, the scale, the (1 + w) norm
   await assertMatters('tiny-gemma2', { attn_logit_softcapping: null }, 'the attention softcap');
   await assertMatters('tiny-gemma2', { final_logit_softcapping: null }, 'the final softcap');
   await assertMatters('tiny-gemma2', { query_pre_attn_scalar: 16 }, 'query_pre_attn_scalar');
-  await assertMatters('tiny-gemma2', { layer_types: ['full_attention', 'full_attention', 'full_attention'] }, 'the sliding layers');
-  await assertMatters('tiny-gemma2', { layer_types: ['sliding_attention', 'sliding_attention', 'sliding_attention'] }, 'the full layer');
+  await assertMatters(
+    'tiny-gemma2',
+    { layer_types: ['full_attention', 'full_attention', 'full_attention'] },
+    'the sliding layers',
+  );
+  await assertMatters(
+    'tiny-gemma2',
+    { layer_types: ['sliding_attention', 'sliding_attention', 'sliding_attention'] },
+    'the full layer',
+  );
   for (const bad of [['sliding_attention'], ['local', 'global', 'local'], 'sliding_attention']) {
-    await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, layer_types: bad } }), { name: 'RangeError', message: /layer_types must list 'sliding_attention' or 'full_attention' for each of the 3 layers/ });
+    await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, layer_types: bad } }), {
+      name: 'RangeError',
+      message: /layer_types must list 'sliding_attention' or 'full_attention' for each of the 3 layers/,
+    });
   }
 });
 
@@ -152,8 +174,16 @@ test('tiny-phi3: fused qkv_proj and gate_up_proj, partial rotary, longrope short
   } finally {
     model.dispose();
   }
-  await assertMatters('tiny-phi3', { rope_scaling: { ...config.rope_scaling, short_factor: [1, 1] } }, 'the short factors');
-  await assertMatters('tiny-phi3', { rope_scaling: { ...config.rope_scaling, attention_factor: 1 } }, 'the attention factor');
+  await assertMatters(
+    'tiny-phi3',
+    { rope_scaling: { ...config.rope_scaling, short_factor: [1, 1] } },
+    'the short factors',
+  );
+  await assertMatters(
+    'tiny-phi3',
+    { rope_scaling: { ...config.rope_scaling, attention_factor: 1 } },
+    'the attention factor',
+  );
   for (const [patch, message] of [
     [{ rope_scaling: { ...config.rope_scaling, long_factor: [1] } }, /long_factor must be a list of 2 numbers/],
     [{ rope_scaling: { ...config.rope_scaling, short_factor: [1, -2] } }, /1 must be a positive number/],
@@ -162,19 +192,36 @@ test('tiny-phi3: fused qkv_proj and gate_up_proj, partial rotary, longrope short
     [{ partial_rotary_factor: 1 }, /short_factor must be a list of 4 numbers \(one per rotated pair\), got 2/],
     [{ rope_scaling: { type: 'yarn', factor: 2 } }, /type "yarn" is not supported/],
   ]) {
-    await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, ...patch } }), { name: 'RangeError', message });
+    await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, ...patch } }), {
+      name: 'RangeError',
+      message,
+    });
   }
 });
 
-test("gemma3 (Gemma3ForConditionalGeneration, 4B and up): the text model from text_config and language_model.model.* weights, either prefix", async () => {
+test('gemma3 (Gemma3ForConditionalGeneration, 4B and up): the text model from text_config and language_model.model.* weights, either prefix', async () => {
   const { files, config } = fixture('tiny-gemma3');
   const c = reference('tiny-gemma3').cases[0];
   const tensors = readSafetensors(files['model.safetensors']);
-  const multimodal = { architectures: ['Gemma3ForConditionalGeneration'], model_type: 'gemma3', text_config: { ...config, architectures: undefined } };
+  const multimodal = {
+    architectures: ['Gemma3ForConditionalGeneration'],
+    model_type: 'gemma3',
+    text_config: { ...config, architectures: undefined },
+  };
   for (const prefix of ['language_model.model.', 'model.language_model.']) {
-    const renamed = Object.fromEntries(Object.entries(tensors).map(([name, t]) => [name.replace(/^model\./, prefix), t]));
-    renamed['vision_tower.vision_model.embeddings.patch_embedding.weight'] = { dtype: 'F32', shape: [2], bytes: new Uint8Array(8) };
-    const model = await attn.loadModel({ ...files, 'config.json': multimodal, 'model.safetensors': writeSafetensors(renamed) });
+    const renamed = Object.fromEntries(
+      Object.entries(tensors).map(([name, t]) => [name.replace(/^model\./, prefix), t]),
+    );
+    renamed['vision_tower.vision_model.embeddings.patch_embedding.weight'] = {
+      dtype: 'F32',
+      shape: [2],
+      bytes: new Uint8Array(8),
+    };
+    const model = await attn.loadModel({
+      ...files,
+      'config.json': multimodal,
+      'model.safetensors': writeSafetensors(renamed),
+    });
     try {
       assert.equal(model.head, 'causal-lm');
       assertClose(model.forward(c.texts[0]).logits, c.logits, { ...tol, label: `gemma3 under ${prefix}` });
@@ -182,44 +229,88 @@ test("gemma3 (Gemma3ForConditionalGeneration, 4B and up): the text model from te
       model.dispose();
     }
   }
-  await assert.rejects(attn.loadModel({ ...files, 'config.json': { model_type: 'gemma3' } }), { name: 'RangeError', message: /a gemma3 checkpoint must hold its text model in text_config/ });
+  await assert.rejects(attn.loadModel({ ...files, 'config.json': { model_type: 'gemma3' } }), {
+    name: 'RangeError',
+    message: /a gemma3 checkpoint must hold its text model in text_config/,
+  });
 });
 
 test('transformers 5 configs: rope_parameters (one object, or one per layer type) read as 4.x read rope_theta, rope_scaling, partial_rotary_factor and rope_local_base_freq', async () => {
   const v5 = {
     // Qwen2: one object, the default type.
-    'tiny-qwen2': (c) => ({ ...c, rope_theta: undefined, rope_parameters: { rope_type: 'default', rope_theta: c.rope_theta } }),
+    'tiny-qwen2': (c) => ({
+      ...c,
+      rope_theta: undefined,
+      rope_parameters: { rope_type: 'default', rope_theta: c.rope_theta },
+    }),
     // Gemma 3: per layer type; the sliding layers' base is their rope_theta.
-    'tiny-gemma3': (c) => ({ ...c, rope_theta: undefined, rope_scaling: undefined, rope_local_base_freq: undefined,
-      rope_parameters: { full_attention: { rope_type: 'linear', factor: 8, rope_theta: c.rope_theta }, sliding_attention: { rope_type: 'default', rope_theta: c.rope_local_base_freq } } }),
+    'tiny-gemma3': (c) => ({
+      ...c,
+      rope_theta: undefined,
+      rope_scaling: undefined,
+      rope_local_base_freq: undefined,
+      rope_parameters: {
+        full_attention: { rope_type: 'linear', factor: 8, rope_theta: c.rope_theta },
+        sliding_attention: { rope_type: 'default', rope_theta: c.rope_local_base_freq },
+      },
+    }),
     // Phi-3: longrope with its original context and partial factor inside, no factor (the ratio, as 5 computes it).
-    'tiny-phi3': (c) => ({ ...c, original_max_position_embeddings: undefined, partial_rotary_factor: undefined, rope_scaling: undefined,
-      rope_parameters: { rope_type: 'longrope', rope_theta: c.rope_theta, partial_rotary_factor: c.partial_rotary_factor, original_max_position_embeddings: c.original_max_position_embeddings,
-        short_factor: c.rope_scaling.short_factor, long_factor: c.rope_scaling.long_factor } }),
+    'tiny-phi3': (c) => ({
+      ...c,
+      original_max_position_embeddings: undefined,
+      partial_rotary_factor: undefined,
+      rope_scaling: undefined,
+      rope_parameters: {
+        rope_type: 'longrope',
+        rope_theta: c.rope_theta,
+        partial_rotary_factor: c.partial_rotary_factor,
+        original_max_position_embeddings: c.original_max_position_embeddings,
+        short_factor: c.rope_scaling.short_factor,
+        long_factor: c.rope_scaling.long_factor,
+      },
+    }),
   };
   for (const [name, rewrite] of Object.entries(v5)) {
     const { files, config } = fixture(name);
     const ref = reference(name);
     const model = await attn.loadModel({ ...files, 'config.json': JSON.parse(JSON.stringify(rewrite(config))) });
     try {
-      assertClose(model.forward(ref.cases[0].texts[0]).logits, ref.cases[0].logits, { ...tol, label: `${name}, rope_parameters` });
-      if (ref.long) assertClose(model.forward([ref.long.ids]).logits, ref.long.logits, { ...tol, label: `${name}, rope_parameters, long` });
+      assertClose(model.forward(ref.cases[0].texts[0]).logits, ref.cases[0].logits, {
+        ...tol,
+        label: `${name}, rope_parameters`,
+      });
+      if (ref.long)
+        assertClose(model.forward([ref.long.ids]).logits, ref.long.logits, {
+          ...tol,
+          label: `${name}, rope_parameters, long`,
+        });
     } finally {
       model.dispose();
     }
   }
   const { files, config } = fixture('tiny-gemma3');
-  await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, rope_parameters: { sliding_attention: { rope_type: 'linear', factor: 2, rope_theta: 10 } } } }),
-    { name: 'RangeError', message: /rope_parameters\.sliding_attention of type "linear" is not supported/ });
+  await assert.rejects(
+    attn.loadModel({
+      ...files,
+      'config.json': {
+        ...config,
+        rope_parameters: { sliding_attention: { rope_type: 'linear', factor: 2, rope_theta: 10 } },
+      },
+    }),
+    { name: 'RangeError', message: /rope_parameters\.sliding_attention of type "linear" is not supported/ },
+  );
 });
 
-test('a config whose head_dim lies (1e9) is refused by the runner\'s check, not by building a 2 GB descriptor in JS', async () => {
+test("a config whose head_dim lies (1e9) is refused by the runner's check, not by building a 2 GB descriptor in JS", async () => {
   const { files, config } = fixture('tiny-qwen3');
   const start = performance.now();
-  await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, head_dim: 1e9 } }), { name: 'RangeError', message: /config\.json describes a model the runner cannot hold|weights need/ });
+  await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, head_dim: 1e9 } }), {
+    name: 'RangeError',
+    message: /config\.json describes a model the runner cannot hold|weights need/,
+  });
   const ms = performance.now() - start;
   console.log(`# head_dim 1e9 refused in ${ms.toFixed(0)} ms (27 s before the lists were capped)`);
   assert.ok(ms < 5000, `${ms} ms`);
-  const model = await attn.loadModel(files);  // the module keeps working
+  const model = await attn.loadModel(files); // the module keeps working
   model.dispose();
 });

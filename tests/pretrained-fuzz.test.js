@@ -36,20 +36,24 @@ test(`safetensors headers and files mutated at random (${ROUNDS} rounds, seed ${
     const n = new DataView(weights.buffer, weights.byteOffset).getUint32(0, true);
     let bytes;
     const kind = int(4);
-    if (kind === 0) {  // bytes flipped in the header
+    if (kind === 0) {
+      // bytes flipped in the header
       bytes = weights.slice();
       for (let k = 0, count = 1 + int(4); k < count; k++) bytes[8 + int(n)] = int(256);
-    } else if (kind === 1) {  // the file cut short
+    } else if (kind === 1) {
+      // the file cut short
       bytes = weights.slice(0, int(weights.length));
-    } else if (kind === 2) {  // the length field changed
+    } else if (kind === 2) {
+      // the length field changed
       bytes = weights.slice();
       new DataView(bytes.buffer).setUint32(0, pick([0, 1, n - 1, n + 1, n + 8, 2 ** 31, int(2 ** 32)]) >>> 0, true);
-    } else {  // header entries given random fields
+    } else {
+      // header entries given random fields
       bytes = writeSafetensors(tensors, {
         headerOverride: (h) => {
           for (let k = 0, count = 1 + int(3); k < count; k++) {
             const entry = h[pick(names)];
-            if (entry === null || typeof entry !== 'object' || !Array.isArray(entry.shape)) continue;  // replaced whole already
+            if (entry === null || typeof entry !== 'object' || !Array.isArray(entry.shape)) continue; // replaced whole already
             const field = pick(['shape', 'data_offsets', 'dtype', 'whole']);
             if (field === 'shape') entry.shape = int(2) ? [odd()] : entry.shape.map((d) => (int(3) ? d : odd()));
             else if (field === 'data_offsets') entry.data_offsets = entry.data_offsets.map((o) => (int(2) ? o : odd()));
@@ -66,7 +70,10 @@ test(`safetensors headers and files mutated at random (${ROUNDS} rounds, seed ${
       model.dispose();
       outcomes.loaded++;
     } catch (error) {
-      assert.ok(named(error, 'loadModel: '), `round ${round} (kind ${kind}): ${error?.constructor?.name}: ${error?.message}`);
+      assert.ok(
+        named(error, 'loadModel: '),
+        `round ${round} (kind ${kind}): ${error?.constructor?.name}: ${error?.message}`,
+      );
       outcomes.rejected++;
     }
     assert.equal(attn.memory().inUseBytes, inUse, `round ${round}: nothing left allocated`);
@@ -83,26 +90,40 @@ test(`forward with random inputs (${ROUNDS} rounds, seed ${SEED}): answers equal
   const pick = (list) => list[int(list.length)];
   const id = () => (int(10) ? int(V) : pick([-1, V, 1.5, NaN, '3', null, 2 ** 40]));
   const seq = () => Array.from({ length: pick([0, 1, 2, 5, 31, 32, 33]) }, id);
-  const text = () => Array.from({ length: int(40) }, () => String.fromCodePoint(pick([int(128), 0x300 + int(0x70), 0x4e00 + int(100), 0x1f600 + int(50), 0xd800]))).join('');
+  const text = () =>
+    Array.from({ length: int(40) }, () =>
+      String.fromCodePoint(pick([int(128), 0x300 + int(0x70), 0x4e00 + int(100), 0x1f600 + int(50), 0xd800])),
+    ).join('');
   const input = () => {
     switch (int(7)) {
-      case 0: return text();
-      case 1: return Array.from({ length: 1 + int(3) }, text);
-      case 2: return seq();
-      case 3: return Array.from({ length: 1 + int(3) }, seq);
+      case 0:
+        return text();
+      case 1:
+        return Array.from({ length: 1 + int(3) }, text);
+      case 2:
+        return seq();
+      case 3:
+        return Array.from({ length: 1 + int(3) }, seq);
       case 4: {
         const ids = Array.from({ length: 1 + int(3) }, () => Array.from({ length: 1 + int(6) }, () => int(V)));
-        return { inputIds: ids, attentionMask: ids.map((r) => r.map((_, t) => (int(5) ? (t < 1 + int(r.length) ? 1 : 0) : int(2)))) };
+        return {
+          inputIds: ids,
+          attentionMask: ids.map((r) => r.map((_, t) => (int(5) ? (t < 1 + int(r.length) ? 1 : 0) : int(2)))),
+        };
       }
-      case 5: return pick([null, undefined, 42, {}, [[]], [[1], 'a'], new Int32Array([1, 2]), [new Int32Array([3, 4])]]);
-      default: return [text(), 7];
+      case 5:
+        return pick([null, undefined, 42, {}, [[]], [[1], 'a'], new Int32Array([1, 2]), [new Int32Array([3, 4])]]);
+      default:
+        return [text(), 7];
     }
   };
   const inUse = attn.memory().inUseBytes;
   let ok = 0;
   for (let round = 0; round < ROUNDS; round++) {
     const x = input();
-    const options = int(4) ? { attentions: int(2) === 1, hiddenStates: int(2) === 1 } : pick([{ attentions: 1 }, null, { logits: false }]);
+    const options = int(4)
+      ? { attentions: int(2) === 1, hiddenStates: int(2) === 1 }
+      : pick([{ attentions: 1 }, null, { logits: false }]);
     let out, error;
     try {
       out = model.forward(x, options);
@@ -110,7 +131,10 @@ test(`forward with random inputs (${ROUNDS} rounds, seed ${SEED}): answers equal
       error = e;
     }
     if (error) {
-      assert.ok(named(error, 'PretrainedModel.forward: ') || named(error, 'tokenizer.encode: '), `round ${round}: ${error?.constructor?.name}: ${error?.message}`);
+      assert.ok(
+        named(error, 'PretrainedModel.forward: ') || named(error, 'tokenizer.encode: '),
+        `round ${round}: ${error?.constructor?.name}: ${error?.message}`,
+      );
     } else {
       ok++;
       const again = twin.forward(x, options);

@@ -15,22 +15,44 @@ const attn = await init({ simd: 'baseline' });
 const root = fileURLToPath(new URL('./fixtures/hf/', import.meta.url));
 const greedyOf = (name) => JSON.parse(readFileSync(`${root}${name}/reference.json`, 'utf8')).greedy;
 
-for (const name of ['tiny-gpt2', 'tiny-llama', 'tiny-mistral', 'tiny-llama-rope-scaling', 'tiny-llama-bf16', 'tiny-qwen2', 'tiny-qwen3', 'tiny-gemma2', 'tiny-gemma3', 'tiny-phi3']) {
+for (const name of [
+  'tiny-gpt2',
+  'tiny-llama',
+  'tiny-mistral',
+  'tiny-llama-rope-scaling',
+  'tiny-llama-bf16',
+  'tiny-qwen2',
+  'tiny-qwen3',
+  'tiny-gemma2',
+  'tiny-gemma3',
+  'tiny-phi3',
+]) {
   test(`${name}: greedy tokens equal PyTorch's, with and without the cache; cached logits equal uncached`, async () => {
     const ref = greedyOf(name);
     const model = await attn.loadModel(`${root}${name}`);
     const inUse = attn.memory().inUseBytes;
     const cached = await model.generate(ref.prompt, { maxNewTokens: 12, stopAtEos: false, returnScores: true });
-    const full = await model.generate(ref.prompt, { maxNewTokens: 12, stopAtEos: false, returnScores: true, useCache: false });
+    const full = await model.generate(ref.prompt, {
+      maxNewTokens: 12,
+      stopAtEos: false,
+      returnScores: true,
+      useCache: false,
+    });
     assert.deepEqual(cached.ids, ref.ids, 'cached greedy = PyTorch greedy');
     assert.deepEqual(full.ids, ref.ids, 'uncached greedy = PyTorch greedy');
     assert.equal(cached.stopped, 'length');
     assert.equal(cached.newIds.length, 12);
-    cached.scores.forEach((s, i) => assertClose(s, full.scores[i], { rtol: 1e-4, atol: 1e-5, label: `step ${i} logits` }));
+    cached.scores.forEach((s, i) =>
+      assertClose(s, full.scores[i], { rtol: 1e-4, atol: 1e-5, label: `step ${i} logits` }),
+    );
     // The last step's logits equal a plain forward over the whole sequence's last row.
     const V = model.descriptor.vocabSize;
     const forward = model.forward(ref.ids.slice(0, -1)).logits.data;
-    assertClose(cached.scores.at(-1), forward.subarray(forward.length - V), { rtol: 1e-4, atol: 1e-5, label: 'last step vs forward' });
+    assertClose(cached.scores.at(-1), forward.subarray(forward.length - V), {
+      rtol: 1e-4,
+      atol: 1e-5,
+      label: 'last step vs forward',
+    });
     assert.equal(attn.memory().inUseBytes, inUse, 'the cache is freed');
     model.dispose();
   });
@@ -49,20 +71,31 @@ test('sampling: a seed repeats; top-k 1 and a tiny top-p are greedy; frequencies
   assert.deepEqual((await sample({ topP: 1e-9, seed: 3 })).ids, greedy.ids, 'a tiny top-p is greedy');
   // One token, 3,000 seeds: each frequency within 4.5 sigma of softmax(logits / T) over the top-k.
   const logits = (await model.generate(prompt, { maxNewTokens: 1, returnScores: true, stopAtEos: false })).scores[0];
-  const T = 2, K = 5, draws = 3000;
-  const order = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a]).slice(0, K);
+  const T = 2,
+    K = 5,
+    draws = 3000;
+  const order = Array.from(logits.keys())
+    .sort((a, b) => logits[b] - logits[a])
+    .slice(0, K);
   const w = order.map((i) => Math.exp((logits[i] - logits[order[0]]) / T));
   const total = w.reduce((a, b) => a + b, 0);
   const counts = new Map();
   for (let seed = 0; seed < draws; seed++) {
-    const id = (await model.generate(prompt, { maxNewTokens: 1, temperature: T, topK: K, seed, stopAtEos: false })).newIds[0];
+    const id = (await model.generate(prompt, { maxNewTokens: 1, temperature: T, topK: K, seed, stopAtEos: false }))
+      .newIds[0];
     counts.set(id, (counts.get(id) ?? 0) + 1);
   }
-  assert.ok([...counts.keys()].every((id) => order.includes(id)), 'only the top-k tokens are drawn');
+  assert.ok(
+    [...counts.keys()].every((id) => order.includes(id)),
+    'only the top-k tokens are drawn',
+  );
   order.forEach((id, r) => {
     const p = w[r] / total;
     const sigma = Math.sqrt(draws * p * (1 - p));
-    assert.ok(Math.abs((counts.get(id) ?? 0) - draws * p) <= 4.5 * sigma + 1, `token ${id}: ${counts.get(id)} of ${draws}, expected ${(draws * p).toFixed(0)}`);
+    assert.ok(
+      Math.abs((counts.get(id) ?? 0) - draws * p) <= 4.5 * sigma + 1,
+      `token ${id}: ${counts.get(id)} of ${draws}, expected ${(draws * p).toFixed(0)}`,
+    );
   });
   model.dispose();
 });
@@ -71,13 +104,28 @@ test('stopping: onToken returning false, an AbortSignal, the end-of-sequence tok
   const ref = greedyOf('tiny-gpt2');
   const model = await attn.loadModel(`${root}tiny-gpt2`);
   const seen = [];
-  const byCallback = await model.generate(ref.prompt, { maxNewTokens: 10, onToken: (t) => (seen.push(t), t.index < 2) });
+  const byCallback = await model.generate(ref.prompt, {
+    maxNewTokens: 10,
+    onToken: (t) => (seen.push(t), t.index < 2),
+  });
   assert.equal(byCallback.stopped, 'callback');
   assert.equal(byCallback.newIds.length, 3);
-  assert.deepEqual(seen.map((t) => t.index), [0, 1, 2]);
-  assert.deepEqual(seen.map((t) => t.id), byCallback.newIds);
+  assert.deepEqual(
+    seen.map((t) => t.index),
+    [0, 1, 2],
+  );
+  assert.deepEqual(
+    seen.map((t) => t.id),
+    byCallback.newIds,
+  );
   const controller = new AbortController();
-  const aborted = await model.generate(ref.prompt, { maxNewTokens: 10, signal: controller.signal, onToken: (t) => { if (t.index === 1) controller.abort(); } });
+  const aborted = await model.generate(ref.prompt, {
+    maxNewTokens: 10,
+    signal: controller.signal,
+    onToken: (t) => {
+      if (t.index === 1) controller.abort();
+    },
+  });
   assert.equal(aborted.stopped, 'aborted');
   assert.equal(aborted.newIds.length, 2);
   model.dispose();
@@ -96,7 +144,10 @@ test('stopping: onToken returning false, an AbortSignal, the end-of-sequence tok
 
 test('generate: typed errors; one generation at a time; dispose while generating; the module intact', async () => {
   const bert = await attn.loadModel(`${root}tiny-bert`);
-  await assert.rejects(bert.generate('the cat'), /^RangeError: PretrainedModel.generate: this model's head is 'masked-lm'; generate needs a causal-LM head/);
+  await assert.rejects(
+    bert.generate('the cat'),
+    /^RangeError: PretrainedModel.generate: this model's head is 'masked-lm'; generate needs a causal-LM head/,
+  );
   bert.dispose();
   const model = await attn.loadModel(`${root}tiny-gpt2`);
   const inUse = attn.memory().inUseBytes;
@@ -111,7 +162,10 @@ test('generate: typed errors; one generation at a time; dispose while generating
     [{ useCache: 1 }, TypeError, /options.useCache must be a boolean/],
   ];
   for (const [options, type, pattern] of bad) {
-    await assert.rejects(model.generate('The cat', options), (e) => e instanceof type && pattern.test(e.message) && e.message.startsWith('PretrainedModel.generate: '));
+    await assert.rejects(
+      model.generate('The cat', options),
+      (e) => e instanceof type && pattern.test(e.message) && e.message.startsWith('PretrainedModel.generate: '),
+    );
   }
   await assert.rejects(model.generate([]), /the prompt is empty/);
   await assert.rejects(model.generate([1, 99999]), /prompt\[1\] is 99999, not a token id in \[0, 305\)/);
@@ -121,9 +175,26 @@ test('generate: typed errors; one generation at a time; dispose while generating
   await assert.rejects(model.generate('The cat'), /this model is already generating/);
   await first;
   assert.equal(attn.memory().inUseBytes, inUse);
-  const running = model.generate('The cat', { maxNewTokens: 20, stopAtEos: false, onToken: (t) => { if (t.index === 2) model.dispose(); } });
+  const running = model.generate('The cat', {
+    maxNewTokens: 20,
+    stopAtEos: false,
+    onToken: (t) => {
+      if (t.index === 2) model.dispose();
+    },
+  });
   await assert.rejects(running, /^Error: PretrainedModel.generate: this model was disposed/);
-  const out = attn.attention([[1, 0]], [[1, 0], [0, 1]], [[1, 2], [3, 4]], { scale: 0 }).output;
+  const out = attn.attention(
+    [[1, 0]],
+    [
+      [1, 0],
+      [0, 1],
+    ],
+    [
+      [1, 2],
+      [3, 4],
+    ],
+    { scale: 0 },
+  ).output;
   assert.deepEqual(Array.from(out.data), [2, 3]);
   assert.ok(attn.memory().inUseBytes < inUse, 'the disposed model freed its weights and cache');
 });

@@ -24,8 +24,21 @@ import { writeSafetensors, readSafetensors, fixtureFiles, toBf16Bits } from './h
 // (tests/variants.test.js runs this file that way too).
 const attn = await init();
 const root = fileURLToPath(new URL('./fixtures/hf/', import.meta.url));
-const FIXTURES = ['tiny-gpt2', 'tiny-bert', 'tiny-distilbert-f16', 'tiny-llama', 'tiny-roberta', 'tiny-mistral', 'tiny-llama-rope-scaling', 'tiny-llama-bf16',
-  'tiny-qwen2', 'tiny-qwen3', 'tiny-gemma2', 'tiny-gemma3', 'tiny-phi3'];
+const FIXTURES = [
+  'tiny-gpt2',
+  'tiny-bert',
+  'tiny-distilbert-f16',
+  'tiny-llama',
+  'tiny-roberta',
+  'tiny-mistral',
+  'tiny-llama-rope-scaling',
+  'tiny-llama-bf16',
+  'tiny-qwen2',
+  'tiny-qwen3',
+  'tiny-gemma2',
+  'tiny-gemma3',
+  'tiny-phi3',
+];
 const reference = (name) => JSON.parse(readFileSync(`${root}${name}/reference.json`, 'utf8'));
 const tol = { rtol: 1e-4, atol: 1e-5 };
 
@@ -35,13 +48,17 @@ const tol = { rtol: 1e-4, atol: 1e-5 };
 // spreads its weight evenly over every key, where the kernels give zeros: those rows are
 // padding either way, so they are left out of the comparison for windowed models.
 function realRows(t, lengths, axis) {
-  const shape = t.shape, inner = shape.slice(axis + 1).reduce((a, b) => a * b, 1), T = shape[axis];
+  const shape = t.shape,
+    inner = shape.slice(axis + 1).reduce((a, b) => a * b, 1),
+    T = shape[axis];
   const outer = shape.slice(1, axis).reduce((a, b) => a * b, 1);
   const data = [];
-  for (let b = 0; b < shape[0]; b++) for (let o = 0; o < outer; o++) for (let i = 0; i < lengths[b]; i++) {
-    const start = ((b * outer + o) * T + i) * inner;
-    for (let x = 0; x < inner; x++) data.push(t.data[start + x]);
-  }
+  for (let b = 0; b < shape[0]; b++)
+    for (let o = 0; o < outer; o++)
+      for (let i = 0; i < lengths[b]; i++) {
+        const start = ((b * outer + o) * T + i) * inner;
+        for (let x = 0; x < inner; x++) data.push(t.data[start + x]);
+      }
   return { data: Float64Array.from(data), shape: [data.length] };
 }
 
@@ -56,23 +73,39 @@ for (const name of FIXTURES) {
       for (const c of ref.cases) {
         const input = c.texts.length === 1 ? c.texts[0] : c.texts;
         const out = model.forward(input, { attentions: true, hiddenStates: true });
-        assert.deepEqual(out.ids, c.ids.map((row, b) => row.slice(0, c.lengths[b])), 'token ids');
+        assert.deepEqual(
+          out.ids,
+          c.ids.map((row, b) => row.slice(0, c.lengths[b])),
+          'token ids',
+        );
         assert.deepEqual(out.lengths, c.lengths);
         const rows = (t, axis) => (windowed ? realRows(t, c.lengths, axis) : t);
-        assertClose(rows(out.logits, 1), rows(c.logits, 1), { ...tol, label: `${name} logits (${c.texts.length} texts)` });
+        assertClose(rows(out.logits, 1), rows(c.logits, 1), {
+          ...tol,
+          label: `${name} logits (${c.texts.length} texts)`,
+        });
         assert.equal(out.hiddenStates.length, c.hidden_states.length);
-        out.hiddenStates.forEach((h, l) => assertClose(rows(h, 1), rows(c.hidden_states[l], 1), { ...tol, label: `${name} hidden state ${l}` }));
-        out.attentions.forEach((a, l) => assertClose(rows(a, 2), rows(c.attentions[l], 2), { ...tol, label: `${name} attention ${l}` }));
-        assertClose(rows(out.lastHiddenState, 1), rows(c.hidden_states.at(-1), 1), { ...tol, label: `${name} last hidden state` });
+        out.hiddenStates.forEach((h, l) =>
+          assertClose(rows(h, 1), rows(c.hidden_states[l], 1), { ...tol, label: `${name} hidden state ${l}` }),
+        );
+        out.attentions.forEach((a, l) =>
+          assertClose(rows(a, 2), rows(c.attentions[l], 2), { ...tol, label: `${name} attention ${l}` }),
+        );
+        assertClose(rows(out.lastHiddenState, 1), rows(c.hidden_states.at(-1), 1), {
+          ...tol,
+          label: `${name} last hidden state`,
+        });
         // Rows sum to 1 over the real keys (rows of real queries, with a window); padded keys
         // get exactly 0.
         const [B, H, T] = out.attentions[0].shape;
         for (const a of out.attentions) {
-          for (let b = 0; b < B; b++) for (let h = 0; h < H; h++) for (let i = 0; i < (windowed ? c.lengths[b] : T); i++) {
-            const row = a.data.subarray(((b * H + h) * T + i) * T, ((b * H + h) * T + i + 1) * T);
-            assert.ok(Math.abs(row.reduce((s, v) => s + v, 0) - 1) < 1e-5, 'row sums to 1');
-            for (let j = c.lengths[b]; j < T; j++) assert.equal(row[j], 0, 'padded key gets 0');
-          }
+          for (let b = 0; b < B; b++)
+            for (let h = 0; h < H; h++)
+              for (let i = 0; i < (windowed ? c.lengths[b] : T); i++) {
+                const row = a.data.subarray(((b * H + h) * T + i) * T, ((b * H + h) * T + i + 1) * T);
+                assert.ok(Math.abs(row.reduce((s, v) => s + v, 0) - 1) < 1e-5, 'row sums to 1');
+                for (let j = c.lengths[b]; j < T; j++) assert.equal(row[j], 0, 'padded key gets 0');
+              }
         }
         // The fused kernel (no maps asked for) gives the same logits.
         const fused = model.forward(input);
@@ -96,18 +129,25 @@ test('queriesAndKeys: softmax(q·kᵀ/√d) of the returned queries and keys reb
       assert.deepEqual(out.keys.shape, [1, d.numKvHeads, T, hd]);
       const group = H / d.numKvHeads;
       const maps = out.attentions[layer].data;
-      for (let h = 0; h < H; h++) for (let i = 0; i < T; i++) {
-        const scores = [];
-        for (let j = 0; j < T; j++) {
-          if (d.causal && j > i) continue;
-          let dot = 0;
-          for (let c = 0; c < hd; c++) dot += out.queries.data[(h * T + i) * hd + c] * out.keys.data[(Math.floor(h / group) * T + j) * hd + c];
-          scores.push(dot / Math.sqrt(hd));
+      for (let h = 0; h < H; h++)
+        for (let i = 0; i < T; i++) {
+          const scores = [];
+          for (let j = 0; j < T; j++) {
+            if (d.causal && j > i) continue;
+            let dot = 0;
+            for (let c = 0; c < hd; c++)
+              dot += out.queries.data[(h * T + i) * hd + c] * out.keys.data[(Math.floor(h / group) * T + j) * hd + c];
+            scores.push(dot / Math.sqrt(hd));
+          }
+          const max = Math.max(...scores);
+          const total = scores.reduce((a, s) => a + Math.exp(s - max), 0);
+          scores.forEach((s, j) =>
+            assert.ok(
+              Math.abs(Math.exp(s - max) / total - maps[(h * T + i) * T + j]) < 1e-5,
+              `${name} layer ${layer} head ${h} [${i}, ${j}]`,
+            ),
+          );
         }
-        const max = Math.max(...scores);
-        const total = scores.reduce((a, s) => a + Math.exp(s - max), 0);
-        scores.forEach((s, j) => assert.ok(Math.abs(Math.exp(s - max) / total - maps[(h * T + i) * T + j]) < 1e-5, `${name} layer ${layer} head ${h} [${i}, ${j}]`));
-      }
     }
     model.dispose();
   }
@@ -143,22 +183,56 @@ test('the classifier head: probabilities are the softmax of the reference logits
 
 test('classification heads of BERT (pooler, tanh), GPT-2 and Llama (score on the last real token): float64 heads on the reference hidden states', async () => {
   const heads = {
-    'tiny-bert': { cls: 'BertForSequenceClassification', add: (d, g) => ({ 'classifier.weight': [[3, d], g(3 * d)], 'classifier.bias': [[3], g(3)] }),
-      head: (h, W) => dense(W['classifier.weight'], W['classifier.bias'], dense(W['bert.pooler.dense.weight'], W['bert.pooler.dense.bias'], h, Math.tanh)), pool: 'first' },
-    'tiny-gpt2': { cls: 'GPT2ForSequenceClassification', add: (d, g) => ({ 'score.weight': [[3, d], g(3 * d)] }), head: (h, W) => dense(W['score.weight'], null, h), pool: 'last' },
-    'tiny-llama': { cls: 'LlamaForSequenceClassification', add: (d, g) => ({ 'score.weight': [[3, d], g(3 * d)] }), head: (h, W) => dense(W['score.weight'], null, h), pool: 'last' },
+    'tiny-bert': {
+      cls: 'BertForSequenceClassification',
+      add: (d, g) => ({ 'classifier.weight': [[3, d], g(3 * d)], 'classifier.bias': [[3], g(3)] }),
+      head: (h, W) =>
+        dense(
+          W['classifier.weight'],
+          W['classifier.bias'],
+          dense(W['bert.pooler.dense.weight'], W['bert.pooler.dense.bias'], h, Math.tanh),
+        ),
+      pool: 'first',
+    },
+    'tiny-gpt2': {
+      cls: 'GPT2ForSequenceClassification',
+      add: (d, g) => ({ 'score.weight': [[3, d], g(3 * d)] }),
+      head: (h, W) => dense(W['score.weight'], null, h),
+      pool: 'last',
+    },
+    'tiny-llama': {
+      cls: 'LlamaForSequenceClassification',
+      add: (d, g) => ({ 'score.weight': [[3, d], g(3 * d)] }),
+      head: (h, W) => dense(W['score.weight'], null, h),
+      pool: 'last',
+    },
   };
   for (const [name, spec] of Object.entries(heads)) {
     const ref = reference(name);
     const files = fixtureFiles(`${root}${name}`);
-    const config = { ...JSON.parse(new TextDecoder().decode(files['config.json'])), architectures: [spec.cls], id2label: { 0: 'a', 1: 'b', 2: 'c' } };
+    const config = {
+      ...JSON.parse(new TextDecoder().decode(files['config.json'])),
+      architectures: [spec.cls],
+      id2label: { 0: 'a', 1: 'b', 2: 'c' },
+    };
     const tensors = readSafetensors(files['model.safetensors']);
     const d = config.hidden_size ?? config.n_embd;
     let seed = 7;
-    const g = (n) => Float32Array.from({ length: n }, () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5));
+    const g = (n) =>
+      Float32Array.from({ length: n }, () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5);
     const extra = Object.fromEntries(Object.entries(spec.add(d, g)).map(([k, [shape, data]]) => [k, { shape, data }]));
-    const all = { ...Object.fromEntries(Object.entries(tensors).map(([k, t]) => [k, { shape: t.shape, data: new Float32Array(t.bytes.slice().buffer) }])), ...extra };
-    const W = Object.fromEntries(Object.entries(all).map(([k, t]) => [k, { data: t.data, rows: t.shape[0], cols: t.shape[1] ?? 1 }]));
+    const all = {
+      ...Object.fromEntries(
+        Object.entries(tensors).map(([k, t]) => [
+          k,
+          { shape: t.shape, data: new Float32Array(t.bytes.slice().buffer) },
+        ]),
+      ),
+      ...extra,
+    };
+    const W = Object.fromEntries(
+      Object.entries(all).map(([k, t]) => [k, { data: t.data, rows: t.shape[0], cols: t.shape[1] ?? 1 }]),
+    );
     const model = await attn.loadModel({ ...files, 'config.json': config, 'model.safetensors': writeSafetensors(all) });
     assert.equal(model.head, 'sequence-classification');
     const c = ref.cases[1];
@@ -169,7 +243,12 @@ test('classification heads of BERT (pooler, tanh), GPT-2 and Llama (score on the
       const row = spec.pool === 'first' ? 0 : c.lengths[b] - 1;
       const h = Array.from(last.data.slice((b * T + row) * dd, (b * T + row + 1) * dd));
       const expected = spec.head(h, W);
-      expected.forEach((x, i) => assert.ok(Math.abs(out.logits.data[b * 3 + i] - x) <= 1e-5 + 1e-4 * Math.abs(x), `${name} text ${b} logit ${i}: ${out.logits.data[b * 3 + i]} vs ${x}`));
+      expected.forEach((x, i) =>
+        assert.ok(
+          Math.abs(out.logits.data[b * 3 + i] - x) <= 1e-5 + 1e-4 * Math.abs(x),
+          `${name} text ${b} logit ${i}: ${out.logits.data[b * 3 + i]} vs ${x}`,
+        ),
+      );
     }
     model.dispose();
   }
@@ -190,7 +269,11 @@ test('tokenizers: ids match the reference tokenizers; every span holds its token
     const model = await attn.loadModel(`${root}${name}`);
     for (const [text, ids] of Object.entries({ ...ref.tokens, ...ref.byte_fallback })) {
       const tokens = model.tokenize(text);
-      assert.deepEqual(tokens.map((t) => t.id), ids, `${name}: ${text}`);
+      assert.deepEqual(
+        tokens.map((t) => t.id),
+        ids,
+        `${name}: ${text}`,
+      );
       for (const t of tokens) {
         const span = text.slice(t.start, t.end);
         if (t.text === '[UNK]') {
@@ -203,8 +286,10 @@ test('tokenizers: ids match the reference tokenizers; every span holds its token
         }
         if (/^<0x[0-9A-F]{2}>$/.test(t.text)) {
           const byte = parseInt(t.text.slice(3, 5), 16);
-          if (byte < 0x80) assert.equal(span, String.fromCharCode(byte), `${name}: an ASCII byte token's span is its character`);
-          else assert.match(span, /^[^\x00-\x7f]+$/u, `${name}: a multi-byte character's byte tokens span that character`);
+          if (byte < 0x80)
+            assert.equal(span, String.fromCharCode(byte), `${name}: an ASCII byte token's span is its character`);
+          else
+            assert.match(span, /^[^\x00-\x7f]+$/u, `${name}: a multi-byte character's byte tokens span that character`);
           continue;
         }
         const piece = t.text.replace(/^##/, '').replace(/[Ġ▁]/g, ' ').trim();
@@ -231,12 +316,15 @@ test('the same checkpoint from bytes, Blobs, a Map, shards with an index: identi
     'tokenizer.json': new TextDecoder().decode(files['tokenizer.json']),
     'model-00001-of-00002.safetensors': shard(names.slice(0, half)),
     'model-00002-of-00002.safetensors': shard(names.slice(half)),
-    'model.safetensors.index.json': { metadata: {}, weight_map: Object.fromEntries(names.map((n, i) => [n, `model-0000${i < half ? 1 : 2}-of-00002.safetensors`])) },
+    'model.safetensors.index.json': {
+      metadata: {},
+      weight_map: Object.fromEntries(names.map((n, i) => [n, `model-0000${i < half ? 1 : 2}-of-00002.safetensors`])),
+    },
   };
   const sources = {
     'an object of Uint8Arrays': files,
     'a Map of ArrayBuffers': new Map(Object.entries(files).map(([k, v]) => [k, v.slice().buffer])),
-    'Files': Object.entries(files).map(([k, v]) => new File([v], k)),
+    Files: Object.entries(files).map(([k, v]) => new File([v], k)),
     'two shards and an index': sharded,
   };
   for (const [what, source] of Object.entries(sources)) {
@@ -251,11 +339,15 @@ test('the same checkpoint from bytes, Blobs, a Map, shards with an index: identi
 function bf16Checkpoints(name) {
   const files = fixtureFiles(`${root}${name}`);
   const tensors = readSafetensors(files['model.safetensors']);
-  const asBf16 = {}, asRounded = {};
+  const asBf16 = {},
+    asRounded = {};
   for (const [tensor, t] of Object.entries(tensors)) {
     const data = new Float32Array(t.bytes.slice().buffer);
     asBf16[tensor] = { dtype: 'BF16', shape: t.shape, data };
-    asRounded[tensor] = { shape: t.shape, data: Float32Array.from(data, (x) => new Float32Array(new Uint32Array([toBf16Bits(x) << 16]).buffer)[0]) };
+    asRounded[tensor] = {
+      shape: t.shape,
+      data: Float32Array.from(data, (x) => new Float32Array(new Uint32Array([toBf16Bits(x) << 16]).buffer)[0]),
+    };
   }
   return { files, asBf16, asRounded };
 }
@@ -265,20 +357,33 @@ test('bfloat16 checkpoints keep their matrices in bfloat16: the same bits as flo
   for (const name of ['tiny-bert', 'tiny-gpt2', 'tiny-llama', 'tiny-mistral']) {
     const { files, asBf16, asRounded } = bf16Checkpoints(name);
     const bf16 = await attn.loadModel({ ...files, 'model.safetensors': writeSafetensors(asBf16) });
-    const widened = await attn.loadModel({ ...files, 'model.safetensors': writeSafetensors(asBf16) }, { dtype: 'float32' });
+    const widened = await attn.loadModel(
+      { ...files, 'model.safetensors': writeSafetensors(asBf16) },
+      { dtype: 'float32' },
+    );
     const f32 = await attn.loadModel({ ...files, 'model.safetensors': writeSafetensors(asRounded) });
     try {
       assert.equal(bf16.matrixDtype, 'bfloat16', name);
       assert.equal(widened.matrixDtype, 'float32', name);
       assert.equal(f32.matrixDtype, 'float32', name);
       assert.equal(widened.parameterBytes, f32.parameterBytes);
-      assert.ok(bf16.parameterBytes < f32.parameterBytes, `${name}: ${bf16.parameterBytes} < ${f32.parameterBytes} bytes`);
+      assert.ok(
+        bf16.parameterBytes < f32.parameterBytes,
+        `${name}: ${bf16.parameterBytes} < ${f32.parameterBytes} bytes`,
+      );
       const expected = f32.forward(texts, { attentions: true, hiddenStates: true });
-      for (const [what, m] of [['bfloat16 matrices', bf16], ["dtype: 'float32'", widened]]) {
+      for (const [what, m] of [
+        ['bfloat16 matrices', bf16],
+        ["dtype: 'float32'", widened],
+      ]) {
         const out = m.forward(texts, { attentions: true, hiddenStates: true });
         assert.deepEqual(out.logits.data, expected.logits.data, `${name}, ${what}: logits`);
-        out.attentions.forEach((a, l) => assert.deepEqual(a.data, expected.attentions[l].data, `${name}, ${what}: attention ${l}`));
-        out.hiddenStates.forEach((h, l) => assert.deepEqual(h.data, expected.hiddenStates[l].data, `${name}, ${what}: hidden state ${l}`));
+        out.attentions.forEach((a, l) =>
+          assert.deepEqual(a.data, expected.attentions[l].data, `${name}, ${what}: attention ${l}`),
+        );
+        out.hiddenStates.forEach((h, l) =>
+          assert.deepEqual(h.data, expected.hiddenStates[l].data, `${name}, ${what}: hidden state ${l}`),
+        );
         // The fused kernel (no maps asked for) too.
         assert.deepEqual(m.forward(texts[0]).logits.data, f32.forward(texts[0]).logits.data, `${name}, ${what}: fused`);
       }
@@ -302,7 +407,10 @@ test('bfloat16 checkpoints keep their matrices in bfloat16: the same bits as flo
   m.dispose();
   f32.dispose();
   for (const bad of ['bfloat16', 'fp32', 16, null]) {
-    await assert.rejects(attn.loadModel({ ...files, 'model.safetensors': writeSafetensors(asBf16) }, { dtype: bad }), { name: 'TypeError', message: /loadModel: options\.dtype must be 'auto' or 'float32'/ });
+    await assert.rejects(attn.loadModel({ ...files, 'model.safetensors': writeSafetensors(asBf16) }, { dtype: bad }), {
+      name: 'TypeError',
+      message: /loadModel: options\.dtype must be 'auto' or 'float32'/,
+    });
   }
 });
 
@@ -312,7 +420,11 @@ test('tiny-mistral: the sliding window is what makes it match (without it the lo
   const c = reference('tiny-mistral').cases[0];
   const run = async (cfg) => {
     const model = await attn.loadModel({ ...files, 'config.json': cfg });
-    try { return model.forward(c.texts[0]).logits; } finally { model.dispose(); }
+    try {
+      return model.forward(c.texts[0]).logits;
+    } finally {
+      model.dispose();
+    }
   };
   const windowed = await run(config);
   assertClose(windowed, c.logits, { ...tol, label: 'with the window' });
@@ -321,7 +433,10 @@ test('tiny-mistral: the sliding window is what makes it match (without it the lo
   for (let i = 0; i < full.data.length; i++) worst = Math.max(worst, Math.abs(full.data[i] - c.logits.data[i]));
   assert.ok(worst > 1e-2, `without the window the logits differ (max |diff| ${worst})`);
   for (const bad of [0, -1, 2.5, '3']) {
-    await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, sliding_window: bad } }), { name: 'RangeError', message: /sliding_window must be a positive integer or null/ });
+    await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, sliding_window: bad } }), {
+      name: 'RangeError',
+      message: /sliding_window must be a positive integer or null/,
+    });
   }
 });
 
@@ -331,7 +446,11 @@ test("rope_scaling: 'llama3' is what makes the fixture match (none misses); 'lin
   const ref = reference('tiny-llama-rope-scaling');
   const logitsWith = async (rope_scaling, text) => {
     const model = await attn.loadModel({ ...files, 'config.json': { ...config, rope_scaling } });
-    try { return model.forward(text).logits; } finally { model.dispose(); }
+    try {
+      return model.forward(text).logits;
+    } finally {
+      model.dispose();
+    }
   };
   const text = ref.cases[0].texts[0];
   assertClose(await logitsWith(config.rope_scaling, text), ref.cases[0].logits, { ...tol, label: 'llama3' });
@@ -339,21 +458,30 @@ test("rope_scaling: 'llama3' is what makes the fixture match (none misses); 'lin
   const worst = Math.max(...Array.from(none.data, (x, i) => Math.abs(x - ref.cases[0].logits.data[i])));
   assert.ok(worst > 1e-3, `without rope_scaling the logits differ (max |diff| ${worst})`);
   assert.equal(ref.linear.text, text);
-  assertClose(await logitsWith(ref.linear.rope_scaling, text), ref.linear.logits, { ...tol, label: 'linear, factor 2' });
+  assertClose(await logitsWith(ref.linear.rope_scaling, text), ref.linear.logits, {
+    ...tol,
+    label: 'linear, factor 2',
+  });
   assertClose(await logitsWith({ rope_type: 'default' }, text), none, { rtol: 0, atol: 0, label: "'default' is none" });
   for (const [bad, message] of [
     [{ rope_type: 'yarn', factor: 4 }, /type "yarn" is not supported \(supported: default, linear, llama3, longrope\)/],
     [{ rope_type: 'dynamic', factor: 2 }, /type "dynamic" is not supported/],
     [{ rope_type: 'linear', factor: 0 }, /factor must be a positive number/],
     [{ ...config.rope_scaling, high_freq_factor: 0.5 }, /high_freq_factor must exceed low_freq_factor/],
-    [{ ...config.rope_scaling, original_max_position_embeddings: 10.5 }, /original_max_position_embeddings must be an integer/],
+    [
+      { ...config.rope_scaling, original_max_position_embeddings: 10.5 },
+      /original_max_position_embeddings must be an integer/,
+    ],
     ['llama3', /must be an object or null/],
   ]) {
-    await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, rope_scaling: bad } }), { name: 'RangeError', message });
+    await assert.rejects(attn.loadModel({ ...files, 'config.json': { ...config, rope_scaling: bad } }), {
+      name: 'RangeError',
+      message,
+    });
   }
 });
 
-test('left-padded batches: each sequence gives its outputs alone (logits, hidden states, attention maps, queries and keys), in the caller\'s layout', async () => {
+test("left-padded batches: each sequence gives its outputs alone (logits, hidden states, attention maps, queries and keys), in the caller's layout", async () => {
   for (const name of ['tiny-gpt2', 'tiny-bert', 'tiny-llama', 'tiny-roberta', 'tiny-mistral']) {
     const model = await attn.loadModel(`${root}${name}`);
     try {
@@ -363,33 +491,54 @@ test('left-padded batches: each sequence gives its outputs alone (logits, hidden
       const T = Math.max(...seqs.map((s) => s.length));
       const pad = model.config.pad_token_id ?? 0;
       // Sequence 0 left-padded, 1 right-padded, 2 whatever its length gives (the longest: none).
-      const padded = seqs.map((s, b) => (b === 1 ? [...s, ...Array(T - s.length).fill(pad)] : [...Array(T - s.length).fill(pad), ...s]));
-      const mask = seqs.map((s, b) => (b === 1 ? [...Array(s.length).fill(1), ...Array(T - s.length).fill(0)] : [...Array(T - s.length).fill(0), ...Array(s.length).fill(1)]));
-      const out = model.forward({ inputIds: padded, attentionMask: mask }, { attentions: true, hiddenStates: true, queriesAndKeys: 1 });
+      const padded = seqs.map((s, b) =>
+        b === 1 ? [...s, ...Array(T - s.length).fill(pad)] : [...Array(T - s.length).fill(pad), ...s],
+      );
+      const mask = seqs.map((s, b) =>
+        b === 1
+          ? [...Array(s.length).fill(1), ...Array(T - s.length).fill(0)]
+          : [...Array(T - s.length).fill(0), ...Array(s.length).fill(1)],
+      );
+      const out = model.forward(
+        { inputIds: padded, attentionMask: mask },
+        { attentions: true, hiddenStates: true, queriesAndKeys: 1 },
+      );
       assert.equal(out.padding, 'left');
       assert.deepEqual(out.ids, seqs);
-      assert.deepEqual(out.lengths, seqs.map((s) => s.length));
+      assert.deepEqual(
+        out.lengths,
+        seqs.map((s) => s.length),
+      );
       // float32 noise only: a batch puts a sequence's rows in other matmul tiles than alone
       // (the one RMS norm sums in float32 as PyTorch does: up to 1.5e-6 on logits near 0.02).
       const tol1 = { rtol: 1e-5, atol: 2e-6 };
       seqs.forEach((s, b) => {
-        const n = s.length, start = b === 1 ? 0 : T - n;
+        const n = s.length,
+          start = b === 1 ? 0 : T - n;
         // rows [start, start + n) of batch entry b of a [B, ..., T, inner] tensor, along `axis`
         const rowsOf = (t, axis, keyAxis = false) => {
-          const shape = t.shape, inner = shape.slice(axis + 1).reduce((x, y) => x * y, 1), outer = shape.slice(1, axis).reduce((x, y) => x * y, 1);
+          const shape = t.shape,
+            inner = shape.slice(axis + 1).reduce((x, y) => x * y, 1),
+            outer = shape.slice(1, axis).reduce((x, y) => x * y, 1);
           const data = [];
-          for (let o = 0; o < outer; o++) for (let i = 0; i < n; i++) {
-            const at = ((b * outer + o) * shape[axis] + start + i) * inner;
-            if (keyAxis) for (let j = 0; j < n; j++) data.push(t.data[at + start + j]);
-            else for (let x = 0; x < inner; x++) data.push(t.data[at + x]);
-          }
+          for (let o = 0; o < outer; o++)
+            for (let i = 0; i < n; i++) {
+              const at = ((b * outer + o) * shape[axis] + start + i) * inner;
+              if (keyAxis) for (let j = 0; j < n; j++) data.push(t.data[at + start + j]);
+              else for (let x = 0; x < inner; x++) data.push(t.data[at + x]);
+            }
           return Float64Array.from(data);
         };
         const one = alone[b];
         const same = (a, e, label) => assertClose(a, e, { ...tol1, label: `${name}, sequence ${b}: ${label}` });
         same(rowsOf(out.lastHiddenState, 1), flat(one.lastHiddenState), 'last hidden state');
         if (one.logits.shape.length === 3) same(rowsOf(out.logits, 1), flat(one.logits), 'logits');
-        else same(out.logits.data.slice(b * one.logits.shape[1], (b + 1) * one.logits.shape[1]), one.logits.data, 'classifier logits');
+        else
+          same(
+            out.logits.data.slice(b * one.logits.shape[1], (b + 1) * one.logits.shape[1]),
+            one.logits.data,
+            'classifier logits',
+          );
         out.hiddenStates.forEach((h, l) => same(rowsOf(h, 1), flat(one.hiddenStates[l]), `hidden state ${l}`));
         out.attentions.forEach((a, l) => same(rowsOf(a, 2, true), flat(one.attentions[l]), `attention ${l}`));
         same(rowsOf(out.queries, 2), flat(one.queries), 'queries');
@@ -397,11 +546,13 @@ test('left-padded batches: each sequence gives its outputs alone (logits, hidden
         // Rows of real queries give their pad keys weight 0.
         for (const a of out.attentions) {
           const H = a.shape[1];
-          for (let h = 0; h < H; h++) for (let i = start; i < start + n; i++) {
-            let padWeight = 0;
-            for (let j = 0; j < T; j++) if (j < start || j >= start + n) padWeight += a.data[((b * H + h) * T + i) * T + j];
-            assert.equal(padWeight, 0, `${name}: sequence ${b}, head ${h}, query ${i} gives its pad keys weight`);
-          }
+          for (let h = 0; h < H; h++)
+            for (let i = start; i < start + n; i++) {
+              let padWeight = 0;
+              for (let j = 0; j < T; j++)
+                if (j < start || j >= start + n) padWeight += a.data[((b * H + h) * T + i) * T + j];
+              assert.equal(padWeight, 0, `${name}: sequence ${b}, head ${h}, query ${i} gives its pad keys weight`);
+            }
         }
       });
     } finally {
@@ -410,10 +561,20 @@ test('left-padded batches: each sequence gives its outputs alone (logits, hidden
   }
   // A mask with a hole, or values other than 0 and 1: RangeErrors.
   const model = await attn.loadModel(`${root}tiny-gpt2`);
-  for (const bad of [[1, 0, 1], [0, 1, 0], [1, 2, 1]]) {
-    assert.throws(() => model.forward({ inputIds: [[1, 2, 3]], attentionMask: [bad] }), { name: 'RangeError', message: /PretrainedModel\.forward: attentionMask\[0\] must/ });
+  for (const bad of [
+    [1, 0, 1],
+    [0, 1, 0],
+    [1, 2, 1],
+  ]) {
+    assert.throws(() => model.forward({ inputIds: [[1, 2, 3]], attentionMask: [bad] }), {
+      name: 'RangeError',
+      message: /PretrainedModel\.forward: attentionMask\[0\] must/,
+    });
   }
-  assert.throws(() => model.forward({ inputIds: [[1, 2, 3]], attentionMask: [[0, 0, 0]] }), { name: 'RangeError', message: /sequence 0 is empty/ });
+  assert.throws(() => model.forward({ inputIds: [[1, 2, 3]], attentionMask: [[0, 0, 0]] }), {
+    name: 'RangeError',
+    message: /sequence 0 is empty/,
+  });
   model.dispose();
 });
 

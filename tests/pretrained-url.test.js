@@ -29,7 +29,15 @@ test.before(async () => {
   variant('cut', weights.subarray(0, weights.length - 1000));
   variant('header-cut', weights.subarray(0, 100));
   const tensors = readSafetensors(weights);
-  variant('lying', writeSafetensors(tensors, { headerOverride: (h) => { h['transformer.ln_f.bias'].shape = [31]; return h; } }));
+  variant(
+    'lying',
+    writeSafetensors(tensors, {
+      headerOverride: (h) => {
+        h['transformer.ln_f.bias'].shape = [31];
+        return h;
+      },
+    }),
+  );
   ({ server, url } = await startServer({ port: 0, served: ['tests', 'build'] }));
   // A server that sends no Content-Length (chunked): the size is known only at the end; under
   // /gzip/ it compresses, with the compressed Content-Length (as CDNs and dev servers do).
@@ -73,10 +81,15 @@ test('a URL streams into the same model as the folder; progress in order', async
   model.dispose();
   const size = readFileSync(`${root}tests/fixtures/hf/tiny-gpt2/model.safetensors`).length;
   const bytes = events.filter((p) => p.file === 'model.safetensors' && !p.stage);
-  assert.ok(bytes.length >= 1 && bytes.every((p, i) => p.total === size && (i === 0 || p.loaded > bytes[i - 1].loaded)));
+  assert.ok(
+    bytes.length >= 1 && bytes.every((p, i) => p.total === size && (i === 0 || p.loaded > bytes[i - 1].loaded)),
+  );
   assert.equal(bytes.at(-1).loaded, size);
   const packed = events.filter((p) => p.stage === 'weights');
-  assert.deepEqual(packed.map((p) => p.loaded), packed.map((_, i) => i + 1));
+  assert.deepEqual(
+    packed.map((p) => p.loaded),
+    packed.map((_, i) => i + 1),
+  );
 });
 
 test('a URL cut short, a header that lies, a missing folder: named errors, nothing left allocated', async () => {
@@ -84,20 +97,37 @@ test('a URL cut short, a header that lies, a missing folder: named errors, nothi
   const cases = [
     ['cut', /^loadModel: model.safetensors: tensor '[^']+' ends at byte \d+ but the file has 146640 \(truncated\?\)/],
     ['header-cut', /^loadModel: model.safetensors is 100 bytes but its header alone needs \d+ \(truncated\?\)/],
-    ['lying', /^loadModel: model.safetensors: tensor 'transformer.ln_f.bias': shape \[31\] of F32 needs 124 bytes but data_offsets give 128/],
+    [
+      'lying',
+      /^loadModel: model.safetensors: tensor 'transformer.ln_f.bias': shape \[31\] of F32 needs 124 bytes but data_offsets give 128/,
+    ],
     ['nothing-here', /^loadModel: http:\/\/127.0.0.1:\d+\/build\/test-models\/nothing-here\/ has no config.json/],
   ];
   for (const [name, pattern] of cases) {
-    await assert.rejects(attn.loadModel(`${url}build/test-models/${name}/`), (e) => e instanceof RangeError && pattern.test(e.message), name);
+    await assert.rejects(
+      attn.loadModel(`${url}build/test-models/${name}/`),
+      (e) => e instanceof RangeError && pattern.test(e.message),
+      name,
+    );
     assert.equal(attn.memory().inUseBytes, inUse, `${name}: nothing left allocated`);
   }
   // Without a Content-Length the cut shows while streaming: after allocating, so the model is freed.
-  await assert.rejects(attn.loadModel(`${chunkedUrl}build/test-models/cut/`), (e) => e instanceof RangeError &&
-    /^loadModel: model.safetensors ended at byte 146640, before tensor 'transformer.h.1.mlp.c_proj.weight' \(bytes \d+..\d+; truncated\?\)/.test(e.message));
+  await assert.rejects(
+    attn.loadModel(`${chunkedUrl}build/test-models/cut/`),
+    (e) =>
+      e instanceof RangeError &&
+      /^loadModel: model.safetensors ended at byte 146640, before tensor 'transformer.h.1.mlp.c_proj.weight' \(bytes \d+..\d+; truncated\?\)/.test(
+        e.message,
+      ),
+  );
   assert.equal(attn.memory().inUseBytes, inUse, 'chunked cut: the model was freed');
   const whole = await attn.loadModel(`${chunkedUrl}tests/fixtures/hf/tiny-gpt2/`);
   const zipped = await attn.loadModel(`${chunkedUrl}gzip/tests/fixtures/hf/tiny-gpt2/`);
-  assert.deepEqual(zipped.forward('The cat').logits.data, whole.forward('The cat').logits.data, 'a gzip-encoded checkpoint (compressed Content-Length) loads the same');
+  assert.deepEqual(
+    zipped.forward('The cat').logits.data,
+    whole.forward('The cat').logits.data,
+    'a gzip-encoded checkpoint (compressed Content-Length) loads the same',
+  );
   whole.dispose();
   zipped.dispose();
 });

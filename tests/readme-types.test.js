@@ -13,10 +13,16 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
 
 // The ```js blocks of a markdown file.
-const snippets = (file) => [...readFileSync(`${root}${file}`, 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+const snippets = (file) =>
+  [...readFileSync(`${root}${file}`, 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
 
-test('the README\'s and docs/\' JavaScript snippets compile under tsc --strict', () => {
-  const files = ['README.md', ...readdirSync(`${root}docs`).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+test("the README's and docs/' JavaScript snippets compile under tsc --strict", () => {
+  const files = [
+    'README.md',
+    ...readdirSync(`${root}docs`)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   // Inside the package, so that 'attention-wasm' resolves to it by its own name.
   const dir = `${root}tests/.readme-ts-${process.pid}/`;
   mkdirSync(dir, { recursive: true });
@@ -33,8 +39,25 @@ test('the README\'s and docs/\' JavaScript snippets compile under tsc --strict',
     writeFileSync(`${dir}shims.d.ts`, "declare module 'sanitize-html';\n");
     assert.ok(written.length >= 10, `${written.length} snippets`);
     try {
-      execFileSync(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext',
-        '--target', 'es2022', '--lib', 'es2022,dom', `${dir}shims.d.ts`, ...written], { cwd: root, encoding: 'utf8' });
+      execFileSync(
+        process.execPath,
+        [
+          tsc,
+          '--noEmit',
+          '--strict',
+          '--module',
+          'nodenext',
+          '--moduleResolution',
+          'nodenext',
+          '--target',
+          'es2022',
+          '--lib',
+          'es2022,dom',
+          `${dir}shims.d.ts`,
+          ...written,
+        ],
+        { cwd: root, encoding: 'utf8' },
+      );
     } catch (error) {
       assert.fail(`tsc reported:\n${error.stdout}${error.stderr}`);
     }

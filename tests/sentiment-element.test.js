@@ -14,95 +14,157 @@ import { EXAMPLES } from '../web/elements/training/review-recipe.js';
 import { confidenceWords } from '../web/elements/confidence.js';
 
 const attn = await init({ simd: 'baseline' });
-const shipped = await attn.TextClassifier.load(fileURLToPath(new URL('../web/elements/models/review-sentiment/', import.meta.url)));
+const shipped = await attn.TextClassifier.load(
+  fileURLToPath(new URL('../web/elements/models/review-sentiment/', import.meta.url)),
+);
 
-test('<attention-sentiment> in Chromium: the pipeline stage by stage, the seed\'s reviews, training from scratch in a Worker, axe, 390 px', { timeout: 240_000 }, async () => {
-  const { server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'tests'] });
-  const browser = await launchChromium();
-  try {
-    const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-    await page.goto(`${url}tests/helpers/sentiment.html`);
-    await page.waitForFunction(() => document.getElementById('sent').prediction !== null, null, { timeout: 30_000 });
-    const read = () => page.evaluate(() => {
-      const el = document.getElementById('sent');
-      const root = el.shadowRoot;
-      const tables = [...root.querySelectorAll('table')];
-      const cells = (table) => [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.title)));
-      return {
-        p: el.prediction,
-        verdict: root.querySelector('.verdict').textContent,
-        stages: [...root.querySelectorAll('ol.pipeline > li h3')].map((h) => h.textContent),
-        chips: [...root.querySelectorAll('ol.pipeline > li:nth-child(2) .chip')].map((c) => c.textContent),
-        ids: [...root.querySelectorAll('ol.pipeline > li:nth-child(3) .chip')].map((c) => Number(c.textContent)),
-        cls: cells(tables[1]),
-        matrix: cells(tables[2]),
-        note: root.querySelector('.note').textContent,
-      };
-    });
-    const text = 'The food was cold and the waiter ignored us.';
-    const first = await read();
-    const expected = shipped.predict(text);
-    assert.equal(first.p.label, 'negative');
-    assert.deepEqual(first.p.probabilities, expected.probabilities, 'the same build in Node and Chromium: the same bits');
-    const p0 = expected.probabilities[0];
-    assert.equal(first.verdict, `Prediction: negative (p = ${p0.toFixed(3)}, ${confidenceWords(p0)}; shipped classifier)`);
-    assert.equal(first.p.confidence, confidenceWords(p0));
-    assert.deepEqual(first.stages.map((s) => s.replace(/ \(.*| \d.*/, '')), ['1. Text', '2. Subword tokens', '3. Indices', '4. Vectors', '5. Attention, layer', '6. [CLS] → linear & softmax']);
-    assert.deepEqual(first.chips, expected.tokens.slice(1).map((t) => t.text));
-    assert.deepEqual(first.ids, expected.tokens.slice(1).map((t) => t.id));
-    const L = expected.attention.length;
-    assert.deepEqual(first.cls, expected.attention[L - 1].map((head) => head[0]), 'the [CLS] rows of the last layer, exactly');
-    assert.deepEqual(first.matrix, expected.attention[L - 1][0], 'head 1\'s matrix, exactly');
-    for (const row of first.matrix) assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5);
-    assert.match(first.note, /UCI “Sentiment Labelled Sentences”.*CC BY 4\.0.*held-out.*imdb \d+(\.\d)?% of \d+/);
-    // The seed's four reviews, picked from the examples list with the keyboard.
-    const select = page.locator('#sent').locator('select').first();
-    const seed = [];
-    for (let i = 0; i < 4; i++) {
-      await select.focus();
-      await select.selectOption(String(i));
-      await page.waitForFunction((t) => document.getElementById('sent').prediction?.text === t, EXAMPLES[i][1]);
-      const p = await page.evaluate(() => document.getElementById('sent').prediction);
-      seed.push([EXAMPLES[i][0], p.label, p.probability]);
-      assert.equal(p.label, shipped.predict(EXAMPLES[i][1]).label);
+test(
+  "<attention-sentiment> in Chromium: the pipeline stage by stage, the seed's reviews, training from scratch in a Worker, axe, 390 px",
+  { timeout: 240_000 },
+  async () => {
+    const { server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'tests'] });
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push(m.text());
+      });
+      await page.goto(`${url}tests/helpers/sentiment.html`);
+      await page.waitForFunction(() => document.getElementById('sent').prediction !== null, null, { timeout: 30_000 });
+      const read = () =>
+        page.evaluate(() => {
+          const el = document.getElementById('sent');
+          const root = el.shadowRoot;
+          const tables = [...root.querySelectorAll('table')];
+          const cells = (table) =>
+            [...table.querySelectorAll('tbody tr')].map((tr) =>
+              [...tr.querySelectorAll('td')].map((td) => Number(td.title)),
+            );
+          return {
+            p: el.prediction,
+            verdict: root.querySelector('.verdict').textContent,
+            stages: [...root.querySelectorAll('ol.pipeline > li h3')].map((h) => h.textContent),
+            chips: [...root.querySelectorAll('ol.pipeline > li:nth-child(2) .chip')].map((c) => c.textContent),
+            ids: [...root.querySelectorAll('ol.pipeline > li:nth-child(3) .chip')].map((c) => Number(c.textContent)),
+            cls: cells(tables[1]),
+            matrix: cells(tables[2]),
+            note: root.querySelector('.note').textContent,
+          };
+        });
+      const text = 'The food was cold and the waiter ignored us.';
+      const first = await read();
+      const expected = shipped.predict(text);
+      assert.equal(first.p.label, 'negative');
+      assert.deepEqual(
+        first.p.probabilities,
+        expected.probabilities,
+        'the same build in Node and Chromium: the same bits',
+      );
+      const p0 = expected.probabilities[0];
+      assert.equal(
+        first.verdict,
+        `Prediction: negative (p = ${p0.toFixed(3)}, ${confidenceWords(p0)}; shipped classifier)`,
+      );
+      assert.equal(first.p.confidence, confidenceWords(p0));
+      assert.deepEqual(
+        first.stages.map((s) => s.replace(/ \(.*| \d.*/, '')),
+        [
+          '1. Text',
+          '2. Subword tokens',
+          '3. Indices',
+          '4. Vectors',
+          '5. Attention, layer',
+          '6. [CLS] → linear & softmax',
+        ],
+      );
+      assert.deepEqual(
+        first.chips,
+        expected.tokens.slice(1).map((t) => t.text),
+      );
+      assert.deepEqual(
+        first.ids,
+        expected.tokens.slice(1).map((t) => t.id),
+      );
+      const L = expected.attention.length;
+      assert.deepEqual(
+        first.cls,
+        expected.attention[L - 1].map((head) => head[0]),
+        'the [CLS] rows of the last layer, exactly',
+      );
+      assert.deepEqual(first.matrix, expected.attention[L - 1][0], "head 1's matrix, exactly");
+      for (const row of first.matrix) assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-5);
+      assert.match(first.note, /UCI “Sentiment Labelled Sentences”.*CC BY 4\.0.*held-out.*imdb \d+(\.\d)?% of \d+/);
+      // The seed's four reviews, picked from the examples list with the keyboard.
+      const select = page.locator('#sent').locator('select').first();
+      const seed = [];
+      for (let i = 0; i < 4; i++) {
+        await select.focus();
+        await select.selectOption(String(i));
+        await page.waitForFunction((t) => document.getElementById('sent').prediction?.text === t, EXAMPLES[i][1]);
+        const p = await page.evaluate(() => document.getElementById('sent').prediction);
+        seed.push([EXAMPLES[i][0], p.label, p.probability]);
+        assert.equal(p.label, shipped.predict(EXAMPLES[i][1]).label);
+      }
+      console.log(`# seed 001 reviews (gold, predicted, p): ${JSON.stringify(seed)}`);
+      // Every example: the list marks those the shipped model gets wrong (at least one), and
+      // picking one shows the mistake in the verdict, with the confidence in words.
+      const names = await page.evaluate(() =>
+        [...document.getElementById('sent').shadowRoot.querySelector('select').options]
+          .slice(1)
+          .map((o) => o.textContent),
+      );
+      const wrong = EXAMPLES.map(([gold, text]) => shipped.predict(text).label !== gold);
+      assert.ok(wrong.some(Boolean) && !wrong.every(Boolean), `wrong: ${wrong}`);
+      names.forEach((name, i) => assert.equal(name.startsWith('The model gets this wrong: '), wrong[i], name));
+      const notBad = EXAMPLES.findIndex(([, t]) => t === 'the acting was not bad');
+      assert.ok(wrong[notBad], "the README's old example is among the marked mistakes");
+      await select.selectOption(String(notBad));
+      await page.waitForFunction((t) => document.getElementById('sent').prediction?.text === t, EXAMPLES[notBad][1]);
+      const mistake = await read();
+      const q = shipped.predict(EXAMPLES[notBad][1]).probabilities[0];
+      assert.ok(q < 0.9, `${q}: a mistake no longer shown as confident`);
+      assert.equal(
+        mistake.verdict,
+        `Prediction: negative (p = ${q.toFixed(3)}, ${confidenceWords(q)}; shipped classifier) The model gets this wrong: the sentence is positive.`,
+      );
+      console.log(`# examples marked wrong: ${names.filter((n, i) => wrong[i]).join(' | ')}`);
+      // No sideways overflow of the page at 390 px (wide tables scroll in their own regions).
+      assert.ok(
+        await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+        'no page overflow at 390 px',
+      );
+      await page.addScriptTag({ path: fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url)) });
+      const violations = await page.evaluate(async () =>
+        (await window.axe.run(document)).violations
+          .filter((v) => ['serious', 'critical'].includes(v.impact))
+          .map((v) => `${v.id}: ${v.nodes.length}`),
+      );
+      assert.deepEqual(violations, []);
+      // Train from scratch in a Worker; the element swaps the new classifier in.
+      const started = Date.now();
+      await page.locator('#sent').getByRole('button', { name: 'Train from scratch' }).click();
+      await page.waitForFunction(
+        () => /^Done/.test(document.getElementById('sent').shadowRoot.querySelector('[role=status]').textContent),
+        null,
+        { timeout: 180_000 },
+      );
+      const after = await page.evaluate(() => ({
+        verdict: document.getElementById('sent').shadowRoot.querySelector('.verdict').textContent,
+      }));
+      const accuracy = Number(/(\d+\.\d)% right on held-out/.exec(after.verdict)[1]) / 100;
+      const held = Object.values(shipped.metrics.heldOut);
+      const shippedAccuracy =
+        held.reduce((s, r) => s + r.accuracy * r.count, 0) / held.reduce((s, r) => s + r.count, 0);
+      console.log(
+        `# trained from scratch in a Worker in ${((Date.now() - started) / 1000).toFixed(1)} s: ${(100 * accuracy).toFixed(1)}% held-out (shipped ${(100 * shippedAccuracy).toFixed(1)}%)`,
+      );
+      assert.ok(Math.abs(accuracy - shippedAccuracy) <= 0.02 + 1e-9, `${accuracy} vs ${shippedAccuracy}`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+      server.close();
     }
-    console.log(`# seed 001 reviews (gold, predicted, p): ${JSON.stringify(seed)}`);
-    // Every example: the list marks those the shipped model gets wrong (at least one), and
-    // picking one shows the mistake in the verdict, with the confidence in words.
-    const names = await page.evaluate(() => [...document.getElementById('sent').shadowRoot.querySelector('select').options].slice(1).map((o) => o.textContent));
-    const wrong = EXAMPLES.map(([gold, text]) => shipped.predict(text).label !== gold);
-    assert.ok(wrong.some(Boolean) && !wrong.every(Boolean), `wrong: ${wrong}`);
-    names.forEach((name, i) => assert.equal(name.startsWith('The model gets this wrong: '), wrong[i], name));
-    const notBad = EXAMPLES.findIndex(([, t]) => t === 'the acting was not bad');
-    assert.ok(wrong[notBad], 'the README\'s old example is among the marked mistakes');
-    await select.selectOption(String(notBad));
-    await page.waitForFunction((t) => document.getElementById('sent').prediction?.text === t, EXAMPLES[notBad][1]);
-    const mistake = await read();
-    const q = shipped.predict(EXAMPLES[notBad][1]).probabilities[0];
-    assert.ok(q < 0.9, `${q}: a mistake no longer shown as confident`);
-    assert.equal(mistake.verdict, `Prediction: negative (p = ${q.toFixed(3)}, ${confidenceWords(q)}; shipped classifier) The model gets this wrong: the sentence is positive.`);
-    console.log(`# examples marked wrong: ${names.filter((n, i) => wrong[i]).join(' | ')}`);
-    // No sideways overflow of the page at 390 px (wide tables scroll in their own regions).
-    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no page overflow at 390 px');
-    await page.addScriptTag({ path: fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url)) });
-    const violations = await page.evaluate(async () => (await window.axe.run(document)).violations.filter((v) => ['serious', 'critical'].includes(v.impact)).map((v) => `${v.id}: ${v.nodes.length}`));
-    assert.deepEqual(violations, []);
-    // Train from scratch in a Worker; the element swaps the new classifier in.
-    const started = Date.now();
-    await page.locator('#sent').getByRole('button', { name: 'Train from scratch' }).click();
-    await page.waitForFunction(() => /^Done/.test(document.getElementById('sent').shadowRoot.querySelector('[role=status]').textContent), null, { timeout: 180_000 });
-    const after = await page.evaluate(() => ({ verdict: document.getElementById('sent').shadowRoot.querySelector('.verdict').textContent }));
-    const accuracy = Number(/(\d+\.\d)% right on held-out/.exec(after.verdict)[1]) / 100;
-    const held = Object.values(shipped.metrics.heldOut);
-    const shippedAccuracy = held.reduce((s, r) => s + r.accuracy * r.count, 0) / held.reduce((s, r) => s + r.count, 0);
-    console.log(`# trained from scratch in a Worker in ${((Date.now() - started) / 1000).toFixed(1)} s: ${(100 * accuracy).toFixed(1)}% held-out (shipped ${(100 * shippedAccuracy).toFixed(1)}%)`);
-    assert.ok(Math.abs(accuracy - shippedAccuracy) <= 0.02 + 1e-9, `${accuracy} vs ${shippedAccuracy}`);
-    assert.deepEqual(errors, []);
-  } finally {
-    await browser.close();
-    server.close();
-  }
-});
+  },
+);

@@ -9,7 +9,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { loadTokenizer } from '../bindings/js/models/tokenizer.js';
-import { learnVocabulary, wordPieceTokenizerJson, WordPieceEncoder, normalize, preTokenize, segment, SPECIAL_TOKENS } from '../bindings/js/text/wordpiece.js';
+import {
+  learnVocabulary,
+  wordPieceTokenizerJson,
+  WordPieceEncoder,
+  normalize,
+  preTokenize,
+  segment,
+  SPECIAL_TOKENS,
+} from '../bindings/js/text/wordpiece.js';
 import { floatToHalf } from '../bindings/js/text/safetensors_io.js';
 import { halfToFloat } from '../bindings/js/tensor.js';
 import { SOURCES, readUciFile } from '../web/elements/training/review-recipe.js';
@@ -19,29 +27,45 @@ const json = JSON.parse(readFileSync(new URL('tokenizer.json', DIR), 'utf8'));
 const vocab = Object.keys(json.model.vocab).sort((a, b) => json.model.vocab[a] - json.model.vocab[b]);
 const tokenizer = await loadTokenizer('test', json);
 const encoder = new WordPieceEncoder(vocab);
-const sentences = Object.values(SOURCES).flatMap((name) => readUciFile(readFileSync(new URL(`training/${name}`, DIR), 'utf8')).map((r) => r.text));
+const sentences = Object.values(SOURCES).flatMap((name) =>
+  readUciFile(readFileSync(new URL(`training/${name}`, DIR), 'utf8')).map((r) => r.text),
+);
 
 test('tokenizer.json: a standard WordPiece file (BertNormalizer, BertPreTokenizer, "##" pieces), specials first, ids dense', () => {
   assert.equal(json.model.type, 'WordPiece');
   assert.equal(json.normalizer.type, 'BertNormalizer');
   assert.equal(json.pre_tokenizer.type, 'BertPreTokenizer');
   assert.deepEqual(vocab.slice(0, SPECIAL_TOKENS.length), SPECIAL_TOKENS);
-  assert.deepEqual(Object.values(json.model.vocab).sort((a, b) => a - b), vocab.map((_, i) => i));
+  assert.deepEqual(
+    Object.values(json.model.vocab).sort((a, b) => a - b),
+    vocab.map((_, i) => i),
+  );
   assert.equal(tokenizer.vocabSize, vocab.length);
   assert.equal(tokenizer.type, 'WordPiece');
   // No one-letter continuation pieces: a word the pieces cannot spell is one [UNK].
   assert.equal(vocab.filter((t) => /^##.$/u.test(t)).length, 0);
 });
 
-test('the training encoder gives the library\'s ids on all 3,000 corpus sentences and on 2,000 random strings', () => {
-  for (const text of sentences) assert.deepEqual(encoder.encode(text), tokenizer.encode(text, { addSpecialTokens: false }).ids, text);
+test("the training encoder gives the library's ids on all 3,000 corpus sentences and on 2,000 random strings", () => {
+  for (const text of sentences)
+    assert.deepEqual(encoder.encode(text), tokenizer.encode(text, { addSpecialTokens: false }).ids, text);
   const alphabet = 'abcdefgxyzÉéüß东京 \t\n.,!?\'"-–—()🙂\u0000\u200b\u0301ﬁİ0123456789';
-  fc.assert(fc.property(fc.array(fc.constantFrom(...alphabet), { maxLength: 60 }).map((a) => a.join('')), (text) => {
-    assert.deepEqual(encoder.encode(text), tokenizer.encode(text, { addSpecialTokens: false }).ids, JSON.stringify(text));
-  }), { numRuns: 2000, seed: 20 });
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom(...alphabet), { maxLength: 60 }).map((a) => a.join('')),
+      (text) => {
+        assert.deepEqual(
+          encoder.encode(text),
+          tokenizer.encode(text, { addSpecialTokens: false }).ids,
+          JSON.stringify(text),
+        );
+      },
+    ),
+    { numRuns: 2000, seed: 20 },
+  );
 });
 
-test('round trips and offsets: every token\'s span spells it, and decoding gives the normalized words back', () => {
+test("round trips and offsets: every token's span spells it, and decoding gives the normalized words back", () => {
   let checked = 0;
   for (const text of sentences) {
     const e = tokenizer.encode(text, { addSpecialTokens: false });
@@ -69,7 +93,11 @@ test('round trips and offsets: every token\'s span spells it, and decoding gives
 test('unknown words: made-up words are one [UNK] each, spanning the word; known words are not [UNK], and many are spelled from pieces', () => {
   const e = tokenizer.encode('the movie was bad qqq zzxv blorftk', { addSpecialTokens: false });
   assert.deepEqual(e.tokens, ['the', 'movie', 'was', 'bad', '[UNK]', '[UNK]', '[UNK]']);
-  assert.deepEqual(e.offsets.slice(4), [[18, 21], [22, 26], [27, 34]]);
+  assert.deepEqual(e.offsets.slice(4), [
+    [18, 21],
+    [22, 26],
+    [27, 34],
+  ]);
   const known = tokenizer.encode('the acting was disappointing', { addSpecialTokens: false }).tokens;
   assert.deepEqual(known, ['the', 'acting', 'was', 'disappointing']);
   // Corpus words that the vocabulary spells from a start piece and "##" pieces.
@@ -95,7 +123,12 @@ test('greedy longest match and learning: a hand-worked corpus', () => {
   assert.equal(segment('zzz', known), null);
   // "low" ×5, "lower" ×2, "newest" ×6, "widest" ×3 (the BPE paper's example): the first merges
   // are the most frequent pairs, "##e ##s" (9) and then "##es ##t" (9).
-  const texts = [...Array(5).fill('low'), ...Array(2).fill('lower'), ...Array(6).fill('newest'), ...Array(3).fill('widest')];
+  const texts = [
+    ...Array(5).fill('low'),
+    ...Array(2).fill('lower'),
+    ...Array(6).fill('newest'),
+    ...Array(3).fill('widest'),
+  ];
   const v = learnVocabulary(texts, { vocabSize: 100, alphabetMinFrequency: 1 });
   const learned = v.slice(v.indexOf('w') + 1);
   assert.deepEqual(learned.slice(0, 2), ['##es', '##est']);

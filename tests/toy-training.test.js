@@ -16,7 +16,8 @@ test('the toy tasks: targets follow their rule on 2,000 sequences each; the same
     const { tokens, targets } = task.makeBatch(random, 2000);
     assert.equal(tokens.length, 2000);
     for (let b = 0; b < tokens.length; b++) {
-      const x = tokens[b], y = targets[b];
+      const x = tokens[b],
+        y = targets[b];
       assert.equal(x.length, task.length);
       assert.ok(x.every((t) => Number.isInteger(t) && t >= 0 && t < task.vocabSize));
       if (task.name === 'copy') assert.deepEqual(y, x);
@@ -27,7 +28,8 @@ test('the toy tasks: targets follow their rule on 2,000 sequences each; the same
         y.forEach((v, t) => t > 0 && assert.ok(y[t - 1] <= v));
       }
       if (task.name === 'induction') {
-        const a = x.at(-1), first = x.indexOf(a);
+        const a = x.at(-1),
+          first = x.indexOf(a);
         assert.ok(first < x.length - 2, 'A occurs before the last position, with a token after it');
         assert.equal(x.lastIndexOf(a, x.length - 2), first, 'A occurs once before the end');
         assert.deepEqual(y, [...new Array(x.length - 1).fill(-1), x[first + 1]]);
@@ -54,13 +56,19 @@ function learn(name, target, maxSteps) {
   }
 }
 
-for (const [name, target, maxSteps] of [['reverse', 0.99, 100], ['sort', 0.99, 350], ['induction', 0.95, 600]]) {
+for (const [name, target, maxSteps] of [
+  ['reverse', 0.99, 100],
+  ['sort', 0.99, 350],
+  ['induction', 0.95, 600],
+]) {
   test(`${name}: >= ${100 * target}% held-out token accuracy within ${maxSteps} steps (seed 1, batch 32), the same bits twice`, () => {
     const started = performance.now();
     const reports = learn(name, target, maxSteps);
     const seconds = (performance.now() - started) / 1000;
     const last = reports.at(-1);
-    console.log(`# ${name}: ${(100 * last.accuracy).toFixed(1)}% at step ${last.step} in ${seconds.toFixed(1)} s (Node, one thread); loss ${reports[0].loss.toFixed(3)} -> ${last.loss.toFixed(4)} nats`);
+    console.log(
+      `# ${name}: ${(100 * last.accuracy).toFixed(1)}% at step ${last.step} in ${seconds.toFixed(1)} s (Node, one thread); loss ${reports[0].loss.toFixed(3)} -> ${last.loss.toFixed(4)} nats`,
+    );
     assert.ok(last.accuracy >= target, `${name}: ${last.accuracy} after ${last.step} steps`);
     assert.ok(last.loss < reports[0].loss / 4, 'the loss falls');
     assert.deepEqual(learn(name, target, maxSteps), reports, 'a second run gives the same losses and accuracies');

@@ -9,8 +9,24 @@ test('index.d.ts type-checks real usage (tsc --strict) and rejects misuse', () =
   const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
   let output = '';
   try {
-    output = execFileSync(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext',
-      '--target', 'es2022', '--lib', 'es2022,dom', 'tests/types/usage.ts'], { cwd: root, encoding: 'utf8' });
+    output = execFileSync(
+      process.execPath,
+      [
+        tsc,
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--lib',
+        'es2022,dom',
+        'tests/types/usage.ts',
+      ],
+      { cwd: root, encoding: 'utf8' },
+    );
   } catch (error) {
     output = `${error.stdout}${error.stderr}`;
     assert.fail(`tsc reported:\n${output}`);
@@ -18,12 +34,31 @@ test('index.d.ts type-checks real usage (tsc --strict) and rejects misuse', () =
   assert.equal(output.trim(), '');
 });
 
-test('the elements type-check in React 19 TSX and as Vue global components with the package\'s typings', () => {
+test("the elements type-check in React 19 TSX and as Vue global components with the package's typings", () => {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
   try {
-    execFileSync(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext',
-      '--target', 'es2022', '--lib', 'es2022,dom', '--jsx', 'react-jsx', 'tests/types/react-app.tsx', 'tests/types/vue-components.ts'], { cwd: root, encoding: 'utf8' });
+    execFileSync(
+      process.execPath,
+      [
+        tsc,
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--lib',
+        'es2022,dom',
+        '--jsx',
+        'react-jsx',
+        'tests/types/react-app.tsx',
+        'tests/types/vue-components.ts',
+      ],
+      { cwd: root, encoding: 'utf8' },
+    );
   } catch (error) {
     assert.fail(`tsc reported:\n${error.stdout}${error.stderr}`);
   }

@@ -17,7 +17,8 @@ async function timePerCall(fn, { samples = 7, minSampleMs = 20, warmupMs = 1000 
     await nextFrame();
   }
   let batch = 1;
-  for (;;) {  // find a batch size (this also warms up)
+  for (;;) {
+    // find a batch size (this also warms up)
     const t0 = performance.now();
     for (let i = 0; i < batch; i++) fn();
     if (performance.now() - t0 >= minSampleMs) break;
@@ -50,7 +51,10 @@ export function renderBenchPanel(attn, container) {
   button.addEventListener('click', async () => {
     button.disabled = true;
     body.replaceChildren();
-    const cases = container.querySelector('[name="sizes"]').value === 'quick' ? ATTENTION_CASES.filter((c) => c.n <= 256) : ATTENTION_CASES;
+    const cases =
+      container.querySelector('[name="sizes"]').value === 'quick'
+        ? ATTENTION_CASES.filter((c) => c.n <= 256)
+        : ATTENTION_CASES;
     try {
       for (const [index, c] of cases.entries()) {
         const inputs = attentionInputs(c);
@@ -60,10 +64,16 @@ export function renderBenchPanel(attn, container) {
         const reuse = { out: new Float32Array(c.heads * c.n * c.d) };
         const oursReused = () => attn.attention(t.q, t.k, t.v, reuse).output.data;
         const plain = () => plainAttention(inputs.q, inputs.k, inputs.v, c.heads, c.n, c.d);
-        const step = (what, k) => { stage.textContent = `${c.name}: ${what}`; bar.value = (index + k / 4) / cases.length; };
+        const step = (what, k) => {
+          stage.textContent = `${c.name}: ${what}`;
+          bar.value = (index + k / 4) / cases.length;
+        };
         step('checking against float64', 0);
         await nextFrame();
-        const errorOurs = Math.max(checkAttention(c, inputs, ours(), 'attention-wasm'), checkAttention(c, inputs, oursReused(), 'attention-wasm, out reused'));
+        const errorOurs = Math.max(
+          checkAttention(c, inputs, ours(), 'attention-wasm'),
+          checkAttention(c, inputs, oursReused(), 'attention-wasm, out reused'),
+        );
         const errorPlain = checkAttention(c, inputs, plain(), 'plain JS');
         step('timing attention-wasm', 1);
         const msOurs = await timePerCall(ours);
@@ -76,10 +86,14 @@ export function renderBenchPanel(attn, container) {
         row.dataset.case = c.name;
         row.dataset.gflops = String(flops / msOurs / 1e6);
         row.dataset.gflopsReused = String(flops / msReused / 1e6);
-        for (const text of [c.name, `${(flops / msOurs / 1e6).toFixed(1)} GFLOP/s (${msOurs.toFixed(3)} ms)`,
+        for (const text of [
+          c.name,
+          `${(flops / msOurs / 1e6).toFixed(1)} GFLOP/s (${msOurs.toFixed(3)} ms)`,
           `${(flops / msReused / 1e6).toFixed(1)} GFLOP/s (${msReused.toFixed(3)} ms)`,
-          `${(flops / msPlain / 1e6).toFixed(2)} GFLOP/s (${msPlain.toFixed(2)} ms)`, `${(msPlain / msOurs).toFixed(1)}×`,
-          `max |error| ${Math.max(errorOurs, errorPlain).toExponential(1)}`]) {
+          `${(flops / msPlain / 1e6).toFixed(2)} GFLOP/s (${msPlain.toFixed(2)} ms)`,
+          `${(msPlain / msOurs).toFixed(1)}×`,
+          `max |error| ${Math.max(errorOurs, errorPlain).toExponential(1)}`,
+        ]) {
           row.insertCell().textContent = text;
         }
       }

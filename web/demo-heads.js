@@ -28,7 +28,7 @@ export function renderHeads(attn, container) {
     const layer = new attn.MultiHeadAttention({ dModel: D_MODEL, numHeads, seed: Number($('seed').value) || 0 });
     try {
       const { trace } = layer.forward(x, x, x, { trace: true, causal: $('causal').checked });
-      container.querySelector('attention-heatmap').weights = trace.weights;  // [heads, L, L]
+      container.querySelector('attention-heatmap').weights = trace.weights; // [heads, L, L]
       container.querySelector('[data-role="caption"]').textContent =
         `d_model = ${D_MODEL}, ${numHeads} head${numHeads > 1 ? 's' : ''} of head_dim ${D_MODEL / numHeads}: ` +
         `Q, K, V are ${trace.q.shape.join('×')} per batch (heads × tokens × head_dim); the heads' outputs are concatenated ` +

@@ -27,26 +27,40 @@ export function renderPlayground(attn, container) {
   let seed = 7;
   const d = 8;
   const update = () => {
-    const lenK = Number($('len').value), lenQ = Number($('lenQ').value);
+    const lenK = Number($('len').value),
+      lenQ = Number($('lenQ').value);
     $('keyLen').max = String(lenK);
     const keyLen = Math.min(Number($('keyLen').value), lenK);
     const temp = Number($('temp').value);
-    $('lenOut').value = lenK; $('lenQOut').value = lenQ; $('tempOut').value = temp.toFixed(2); $('keyLenOut').value = keyLen;
+    $('lenOut').value = lenK;
+    $('lenQOut').value = lenQ;
+    $('tempOut').value = temp.toFixed(2);
+    $('keyLenOut').value = keyLen;
     const q = randomTensor(seed, [lenQ, d]);
     const k = randomTensor(seed + 1, [lenK, d]);
     const v = randomTensor(seed + 2, [lenK, 2]);
-    const options = { returnWeights: true, scale: temp / Math.sqrt(d), causal: $('causal').checked, causalAlign: $('align').value, keyLengths: [keyLen] };
+    const options = {
+      returnWeights: true,
+      scale: temp / Math.sqrt(d),
+      causal: $('causal').checked,
+      causalAlign: $('align').value,
+      keyLengths: [keyLen],
+    };
     const t0 = performance.now();
     const r = attn.attention(q, k, v, options);
     const ms = performance.now() - t0;
     const out = container.querySelector('[data-role="out"]');
     out.replaceChildren(
       matrixView('demo-weights', 'weights (rows: queries, columns: keys)', r.weights, { digits: 2, heat: true }),
-      matrixView('demo-output', 'output', r.output, { digits: 3 }));
+      matrixView('demo-output', 'output', r.output, { digits: 3 }),
+    );
     container.querySelector('[data-role="timing"]').textContent =
       `attention([${lenQ}, ${d}], [${lenK}, ${d}], [${lenK}, 2]) took ${(ms * 1000).toFixed(0)} µs including the JS call.`;
   };
   container.addEventListener('input', update);
-  $('reseed').addEventListener('click', () => { seed += 3; update(); });
+  $('reseed').addEventListener('click', () => {
+    seed += 3;
+    update();
+  });
   update();
 }

@@ -19,10 +19,11 @@ function drawHeatMap(canvas, t) {
   canvas.width = cols * cell;
   canvas.height = rows * cell;
   const ctx = canvas.getContext('2d');
-  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) {
-    ctx.fillStyle = colour(t.data[i * cols + j]);
-    ctx.fillRect(j * cell, i * cell, cell, cell);
-  }
+  for (let i = 0; i < rows; i++)
+    for (let j = 0; j < cols; j++) {
+      ctx.fillStyle = colour(t.data[i * cols + j]);
+      ctx.fillRect(j * cell, i * cell, cell, cell);
+    }
 }
 
 /** Builds both demos inside `container`. */
@@ -47,7 +48,9 @@ export function renderPositions(attn, container) {
     <table class="bench" data-role="perm" tabindex="0" aria-label="outputs before and after the shuffle"><thead><tr><th>token</th><th>output (first 3 features)</th><th>after shuffle</th><th>same?</th></tr></thead><tbody></tbody></table>`;
   const $ = (n) => container.querySelector(`[name="${n}"]`);
   const drawPe = () => {
-    const L = Number($('peLen').value), d = Number($('peDim').value), base = Number($('peBase').value);
+    const L = Number($('peLen').value),
+      d = Number($('peDim').value),
+      base = Number($('peBase').value);
     $('peLenOut').value = L;
     $('peDimOut').value = d;
     drawHeatMap(container.querySelector('[data-role="pe"]'), attn.sinusoidalEncoding(L, d, { base }));
@@ -73,11 +76,20 @@ export function renderPositions(attn, container) {
     let deviation = 0;
     identity.forEach((token) => {
       const at = order.indexOf(token);
-      for (let c = 0; c < 8; c++) deviation = Math.max(deviation, Math.abs(before.data[token * 8 + c] - after.data[at * 8 + c]));
-      const same = Array.from({ length: 8 }, (_, c) => Math.abs(before.data[token * 8 + c] - after.data[at * 8 + c])).every((d) => d < 1e-5);
+      for (let c = 0; c < 8; c++)
+        deviation = Math.max(deviation, Math.abs(before.data[token * 8 + c] - after.data[at * 8 + c]));
+      const same = Array.from({ length: 8 }, (_, c) =>
+        Math.abs(before.data[token * 8 + c] - after.data[at * 8 + c]),
+      ).every((d) => d < 1e-5);
       const tr = body.insertRow();
       tr.dataset.same = String(same);
-      for (const text of [`${TOKENS[token]} (#${token + 1} → #${at + 1})`, fmt(before, token), fmt(after, at), same ? '✓ same' : '✗ changed']) tr.insertCell().textContent = text;
+      for (const text of [
+        `${TOKENS[token]} (#${token + 1} → #${at + 1})`,
+        fmt(before, token),
+        fmt(after, at),
+        same ? '✓ same' : '✗ changed',
+      ])
+        tr.insertCell().textContent = text;
     });
     const note = container.querySelector('[data-role="deviation"]');
     note.dataset.value = String(deviation);
@@ -85,7 +97,8 @@ export function renderPositions(attn, container) {
   };
   container.addEventListener('input', (e) => (e.target.name?.startsWith('pe') ? drawPe() : drawPerm()));
   $('shuffle').addEventListener('click', () => {
-    do order = [...order].sort(() => Math.random() - 0.5); while (order.every((v, i) => v === i));
+    do order = [...order].sort(() => Math.random() - 0.5);
+    while (order.every((v, i) => v === i));
     drawPerm();
   });
   order = [5, 2, 0, 4, 1, 3];

@@ -22,15 +22,23 @@ try {
   const attn = await loading;
   status.textContent = `attention-wasm ${attn.info.version} loaded (${attn.info.target}).`;
   const steps = renderWorkedExamples(document.getElementById('examples'));
-  
+
   const notes = document.getElementById('slide-notes');
   for (const n of SLIDE_NOTES) notes.append(Object.assign(document.createElement('li'), { textContent: n }));
   renderPlayground(attn, document.getElementById('playground'));
   renderPositions(attn, document.getElementById('positions'));
   renderHeads(attn, document.getElementById('heads'));
   renderBenchPanel(attn, document.getElementById('bench'));
-  bindModelForm(document.getElementById('model-form'), document.getElementById('model'), document.getElementById('model-url-refused'));
-  bindUrlState({ steps, flash: [...document.querySelectorAll('attention-flash[id]')], heatmaps: [...document.querySelectorAll('attention-heatmap[id]')] });
+  bindModelForm(
+    document.getElementById('model-form'),
+    document.getElementById('model'),
+    document.getElementById('model-url-refused'),
+  );
+  bindUrlState({
+    steps,
+    flash: [...document.querySelectorAll('attention-flash[id]')],
+    heatmaps: [...document.querySelectorAll('attention-heatmap[id]')],
+  });
   document.body.dataset.ready = 'true';
 } catch (error) {
   status.textContent = `Could not load attention-wasm: ${error.message}`;

@@ -3,7 +3,14 @@
 // of every cell in data-value / title.
 import { heatColour } from './elements/format.js';
 
-const fmt = (x, digits) => (x === -Infinity ? '−∞' : x === Infinity ? '∞' : Number.isNaN(x) ? 'NaN' : x.toFixed(digits).replace(/^-(0\.0*)$/, '$1'));
+const fmt = (x, digits) =>
+  x === -Infinity
+    ? '−∞'
+    : x === Infinity
+      ? '∞'
+      : Number.isNaN(x)
+        ? 'NaN'
+        : x.toFixed(digits).replace(/^-(0\.0*)$/, '$1');
 
 /**
  * @param {string} name   machine name, e.g. 'ex2-weights' (data-name, for tests)

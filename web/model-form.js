@@ -15,12 +15,14 @@ export function refusal(value, base) {
   try {
     url = new URL(value, base);
   } catch {
-    return null;  // the element names the attribute and the value
+    return null; // the element names the attribute and the value
   }
   if (url.protocol !== 'http:' || url.origin === new URL(base).origin || LOOPBACK.has(url.hostname)) return null;
-  return `${url.origin} is refused: this page fetches checkpoints over https:, and over plain http: only from `
-    + 'this computer (localhost or 127.0.0.1), since files sent over plain http: from elsewhere can be changed '
-    + 'on the way. Use the https: URL of the folder, serve it on this computer, or choose its files.';
+  return (
+    `${url.origin} is refused: this page fetches checkpoints over https:, and over plain http: only from ` +
+    'this computer (localhost or 127.0.0.1), since files sent over plain http: from elsewhere can be changed ' +
+    'on the way. Use the https: URL of the folder, serve it on this computer, or choose its files.'
+  );
 }
 
 /** Binds the form to the element: a URL the page may fetch becomes its src; files its model. */

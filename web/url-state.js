@@ -12,7 +12,9 @@ export function readState() {
   const match = location.hash.match(new RegExp(`[#&]${KEY}=([^&]*)`));
   if (!match) return {};
   if (match[1].length > LIMITS.urlStateChars) {
-    console.warn(`attention-wasm page: the #state in this link is ${match[1].length} characters, more than the ${LIMITS.urlStateChars} the page reads; ignored`);
+    console.warn(
+      `attention-wasm page: the #state in this link is ${match[1].length} characters, more than the ${LIMITS.urlStateChars} the page reads; ignored`,
+    );
     return {};
   }
   try {
@@ -38,7 +40,8 @@ export function bindUrlState({ steps = [], flash = [], heatmaps = [] }) {
   const entry = (id) => (state[id] && typeof state[id] === 'object' && !Array.isArray(state[id]) ? state[id] : null);
   for (const el of steps) if (entry(el.id)) el.data = { ...el.data, ...entry(el.id) };
   let pending = 0;
-  const save = () => {  // at most once per 300 ms: history.replaceState is not free
+  const save = () => {
+    // at most once per 300 ms: history.replaceState is not free
     clearTimeout(pending);
     pending = setTimeout(saveNow, 300);
   };
@@ -47,16 +50,30 @@ export function bindUrlState({ steps = [], flash = [], heatmaps = [] }) {
     for (const el of steps) {
       const d = el.data;
       if (!d || !el.dataset.edited) continue;
-      next[el.id] = Object.fromEntries(['x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask'].filter((k) => d[k]).map((k) => [k, d[k]]));
+      next[el.id] = Object.fromEntries(
+        ['x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask'].filter((k) => d[k]).map((k) => [k, d[k]]),
+      );
     }
     for (const el of flash) if (el.step > 0) next[el.id] = el.step;
     for (const el of heatmaps) if (el.view === 'lines') next[el.id] = 'lines';
     writeState(next);
   };
-  for (const el of steps) el.addEventListener('compute', () => { if (el.dataset.ready) { el.dataset.edited = 'true'; save(); } el.dataset.ready = 'true'; });
+  for (const el of steps)
+    el.addEventListener('compute', () => {
+      if (el.dataset.ready) {
+        el.dataset.edited = 'true';
+        save();
+      }
+      el.dataset.ready = 'true';
+    });
   for (const el of flash) {
     el.addEventListener('step', save);
-    if (Number.isInteger(state[el.id])) customElements.whenDefined('attention-flash').then(() => waitFor(() => el.blocks > 0).then(() => { el.step = state[el.id]; }));
+    if (Number.isInteger(state[el.id]))
+      customElements.whenDefined('attention-flash').then(() =>
+        waitFor(() => el.blocks > 0).then(() => {
+          el.step = state[el.id];
+        }),
+      );
   }
   for (const el of heatmaps) {
     if (state[el.id] === 'lines') el.setAttribute('view', 'lines');

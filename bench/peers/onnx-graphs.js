@@ -6,43 +6,62 @@ const { onnx } = onnxProto;
 const FLOAT = onnx.TensorProto.DataType.FLOAT;
 const INT64 = onnx.TensorProto.DataType.INT64;
 
-const valueInfo = (name, dims) => onnx.ValueInfoProto.create({
-  name,
-  type: { tensorType: { elemType: FLOAT, shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d })) } } },
-});
-const node = (opType, input, output, attrs = {}, domain = '') => onnx.NodeProto.create({
-  opType, input, output, domain,
-  attribute: Object.entries(attrs).map(([name, v]) => (Array.isArray(v)
-    ? { name, type: onnx.AttributeProto.AttributeType.INTS, ints: v }
-    : Number.isInteger(v) ? { name, type: onnx.AttributeProto.AttributeType.INT, i: v }
-      : { name, type: onnx.AttributeProto.AttributeType.FLOAT, f: v })),
-});
-const floatInit = (name, dims, data) => onnx.TensorProto.create({ name, dims, dataType: FLOAT, rawData: new Uint8Array(Float32Array.from(data).buffer) });
-const int64Init = (name, values) => onnx.TensorProto.create({ name, dims: [values.length], dataType: INT64, int64Data: values });
+const valueInfo = (name, dims) =>
+  onnx.ValueInfoProto.create({
+    name,
+    type: {
+      tensorType: {
+        elemType: FLOAT,
+        shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d })) },
+      },
+    },
+  });
+const node = (opType, input, output, attrs = {}, domain = '') =>
+  onnx.NodeProto.create({
+    opType,
+    input,
+    output,
+    domain,
+    attribute: Object.entries(attrs).map(([name, v]) =>
+      Array.isArray(v)
+        ? { name, type: onnx.AttributeProto.AttributeType.INTS, ints: v }
+        : Number.isInteger(v)
+          ? { name, type: onnx.AttributeProto.AttributeType.INT, i: v }
+          : { name, type: onnx.AttributeProto.AttributeType.FLOAT, f: v },
+    ),
+  });
+const floatInit = (name, dims, data) =>
+  onnx.TensorProto.create({ name, dims, dataType: FLOAT, rawData: new Uint8Array(Float32Array.from(data).buffer) });
+const int64Init = (name, values) =>
+  onnx.TensorProto.create({ name, dims: [values.length], dataType: INT64, int64Data: values });
 
 function model(graph, extraOpsets = []) {
-  return onnx.ModelProto.encode(onnx.ModelProto.create({
-    irVersion: 8,
-    opsetImport: [{ domain: '', version: 17 }, ...extraOpsets],
-    graph,
-  })).finish();
+  return onnx.ModelProto.encode(
+    onnx.ModelProto.create({
+      irVersion: 8,
+      opsetImport: [{ domain: '', version: 17 }, ...extraOpsets],
+      graph,
+    }),
+  ).finish();
 }
 
 /** softmax(q·kᵀ·scale)·v for q, k, v: [heads, N, d]. */
 export function attentionModel(heads, n, d) {
-  return model(onnx.GraphProto.create({
-    name: 'attention',
-    input: [valueInfo('q', [heads, n, d]), valueInfo('k', [heads, n, d]), valueInfo('v', [heads, n, d])],
-    output: [valueInfo('out', [heads, n, d])],
-    initializer: [floatInit('scale', [], [1 / Math.sqrt(d)])],
-    node: [
-      node('Transpose', ['k'], ['kt'], { perm: [0, 2, 1] }),
-      node('MatMul', ['q', 'kt'], ['scores']),
-      node('Mul', ['scores', 'scale'], ['scaled']),
-      node('Softmax', ['scaled'], ['weights'], { axis: -1 }),
-      node('MatMul', ['weights', 'v'], ['out']),
-    ],
-  }));
+  return model(
+    onnx.GraphProto.create({
+      name: 'attention',
+      input: [valueInfo('q', [heads, n, d]), valueInfo('k', [heads, n, d]), valueInfo('v', [heads, n, d])],
+      output: [valueInfo('out', [heads, n, d])],
+      initializer: [floatInit('scale', [], [1 / Math.sqrt(d)])],
+      node: [
+        node('Transpose', ['k'], ['kt'], { perm: [0, 2, 1] }),
+        node('MatMul', ['q', 'kt'], ['scores']),
+        node('Mul', ['scores', 'scale'], ['scaled']),
+        node('Softmax', ['scaled'], ['weights'], { axis: -1 }),
+        node('MatMul', ['weights', 'v'], ['out']),
+      ],
+    }),
+  );
 }
 
 /**
@@ -77,8 +96,13 @@ export function multiHeadModel(n, dModel, heads, w) {
     node('MatMul', ['concat', 'wo'], ['o_mm']),
     node('Add', ['o_mm', 'bo'], ['out']),
   );
-  return model(onnx.GraphProto.create({
-    name: 'mha', node: nodes, initializer: inits,
-    input: [valueInfo('x', [n, dModel])], output: [valueInfo('out', [n, dModel])],
-  }));
+  return model(
+    onnx.GraphProto.create({
+      name: 'mha',
+      node: nodes,
+      initializer: inits,
+      input: [valueInfo('x', [n, dModel])],
+      output: [valueInfo('out', [n, dModel])],
+    }),
+  );
 }

@@ -19,7 +19,11 @@ export async function attention(c, { q, k, v }) {
   const session = await ort.InferenceSession.create(attentionModel(c.heads, c.n, c.d), options);
   const dims = [c.heads, c.n, c.d];
   return async () => {
-    const result = await session.run({ q: new ort.Tensor('float32', q, dims), k: new ort.Tensor('float32', k, dims), v: new ort.Tensor('float32', v, dims) });
+    const result = await session.run({
+      q: new ort.Tensor('float32', q, dims),
+      k: new ort.Tensor('float32', k, dims),
+      v: new ort.Tensor('float32', v, dims),
+    });
     return result.out.data;
   };
 }

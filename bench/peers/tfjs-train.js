@@ -20,7 +20,14 @@ export async function setup() {
   if (!existsSync(GRADIENTS)) {
     mkdirSync(`${root}build/bench`, { recursive: true });
     const { build } = await import('esbuild');
-    await build({ entryPoints: [`${root}node_modules/@tensorflow/tfjs-core/dist/register_all_gradients.js`], bundle: true, format: 'esm', platform: 'node', outfile: GRADIENTS, logLevel: 'error' });
+    await build({
+      entryPoints: [`${root}node_modules/@tensorflow/tfjs-core/dist/register_all_gradients.js`],
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      outfile: GRADIENTS,
+      logLevel: 'error',
+    });
   }
   await import(pathToFileURL(GRADIENTS).href);
   await tf.setBackend('wasm');
@@ -31,7 +38,7 @@ export async function setup() {
 // Xavier-uniform matrices, zero biases, unit gains, embeddings with std 1/√d (as ours).
 function parameters(c) {
   const { vocabSize: V, maxLen, dModel: d, numLayers, dFF } = c;
-  let seed = 7;  // one seed per tensor (the same seed would make wq = wk = wv = wo)
+  let seed = 7; // one seed per tensor (the same seed would make wq = wk = wv = wo)
   const uniform = (shape, a) => tf.variable(tf.randomUniform(shape, -a, a, 'float32', seed++));
   const xavier = (rows, cols) => uniform([rows, cols], Math.sqrt(6 / (rows + cols)));
   const zeros = (n) => tf.variable(tf.zeros([n]));
@@ -39,8 +46,22 @@ function parameters(c) {
   const p = { tok: uniform([V, d], Math.sqrt(3 / d)), pos: uniform([maxLen, d], Math.sqrt(3 / d)), layers: [] };
   for (let l = 0; l < numLayers; l++) {
     p.layers.push({
-      g1: ones(d), b1: zeros(d), wq: xavier(d, d), bq: zeros(d), wk: xavier(d, d), bk: zeros(d), wv: xavier(d, d), bv: zeros(d), wo: xavier(d, d), bo: zeros(d),
-      g2: ones(d), b2: zeros(d), w1: xavier(d, dFF), c1: zeros(dFF), w2: xavier(dFF, d), c2: zeros(d),
+      g1: ones(d),
+      b1: zeros(d),
+      wq: xavier(d, d),
+      bq: zeros(d),
+      wk: xavier(d, d),
+      bk: zeros(d),
+      wv: xavier(d, d),
+      bv: zeros(d),
+      wo: xavier(d, d),
+      bo: zeros(d),
+      g2: ones(d),
+      b2: zeros(d),
+      w1: xavier(d, dFF),
+      c1: zeros(dFF),
+      w2: xavier(dFF, d),
+      c2: zeros(d),
     });
   }
   Object.assign(p, { gf: ones(d), bf: zeros(d), wh: xavier(d, V), bh: zeros(V) });
@@ -55,8 +76,9 @@ const gelu = (x) => tf.mul(tf.mul(x, 0.5), tf.add(1, tf.erf(tf.mul(x, Math.SQRT1
 
 // x: [B·L, d] → [B·L, d]
 function attention(x, w, B, L, c) {
-  const { dModel: d, numHeads: H } = c, hd = d / H;
-  const heads = (t) => tf.transpose(tf.reshape(t, [B, L, H, hd]), [0, 2, 1, 3]);  // [B, H, L, hd]
+  const { dModel: d, numHeads: H } = c,
+    hd = d / H;
+  const heads = (t) => tf.transpose(tf.reshape(t, [B, L, H, hd]), [0, 2, 1, 3]); // [B, H, L, hd]
   const q = heads(tf.add(tf.matMul(x, w.wq), w.bq));
   const kT = tf.transpose(heads(tf.add(tf.matMul(x, w.wk), w.bk)), [0, 1, 3, 2]);
   const v = heads(tf.add(tf.matMul(x, w.wv), w.bv));
@@ -86,8 +108,10 @@ export function trainer(c, { lr = 1e-3 } = {}) {
   const optimizer = tf.train.adam(lr);
   return {
     step(tokens, targets) {
-      const B = tokens.length, L = tokens[0].length;
-      const t = tf.tensor2d(tokens.flat(), [B, L], 'int32'), y = tf.tensor2d(targets.flat(), [B, L], 'int32');
+      const B = tokens.length,
+        L = tokens[0].length;
+      const t = tf.tensor2d(tokens.flat(), [B, L], 'int32'),
+        y = tf.tensor2d(targets.flat(), [B, L], 'int32');
       const cost = optimizer.minimize(() => loss(p, c, t, y, B, L), true);
       const value = cost.dataSync()[0];
       tf.dispose([t, y, cost]);

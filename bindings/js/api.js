@@ -66,7 +66,10 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
       // The model's own class (loaded with it: the model code is a chunk of its own).
       const cls = model?.constructor;
       if (typeof cls?._estimate !== 'function' || cls.name !== 'PretrainedModel') {
-        throw typeError('PretrainedModel.forward', `the model must be one attn.loadModel returned, got ${describe(model)}`);
+        throw typeError(
+          'PretrainedModel.forward',
+          `the model must be one attn.loadModel returned, got ${describe(model)}`,
+        );
       }
       return cls._estimate(model, input, options);
     },
@@ -82,80 +85,101 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
    * ('MultiHeadAttention.forward', layerOrConfig, query, key?, value?, options?).
    */
   function estimateMemory(fnName, ...args) {
-    if (typeof fnName !== 'string') throw typeError('estimateMemory', `fnName must be a string, got ${describe(fnName)}`);
+    if (typeof fnName !== 'string')
+      throw typeError('estimateMemory', `fnName must be a string, got ${describe(fnName)}`);
     if (!Object.hasOwn(estimates, fnName)) {
       throw rangeError('estimateMemory', `unknown function '${fnName}' (known: ${Object.keys(estimates).join(', ')})`);
     }
     return describePlan(module, estimates[fnName](...args));
   }
 
-  return Object.freeze(requireNew({
-    // target: what the kernels were compiled for ('wasm-simd128' or 'wasm-relaxed-simd').
-    // tileRows: query rows per register tile of the kernels (6 or 4; the same bits either way).
-    info: Object.freeze({ version: VERSION, build: variant, target: module._simdTarget(), simd: true, relaxedSimd: variant === 'relaxed', threads, threadsReason, tileRows }),
-    attention,
-    attentionBackward,
-    matmul,
-    MultiHeadAttention: BoundMultiHeadAttention,
-    KVCache,
-    TinyTransformer: BoundTinyTransformer,
-    /**
-     * Loads a Hugging Face checkpoint (config.json, tokenizer.json, model.safetensors) from a
-     * folder path (Node), a URL prefix, Files or a map of file names to bytes.
-     */
-    loadModel: async (source, options) => {
-      if (!models) throw new TypeError('loadModel: this entry leaves the model code out (the elements\' training Workers); import attention-wasm itself');
-      return (await models()).loadModel(module, source, options);
-    },
-    /**
-     * Text classification (seed 001's application): load(source) reads a classifier folder
-     * (config.json, tokenizer.json, model.safetensors); train(corpus, options) learns one
-     * from TSV, CSV or JSONL text; trainFiles(corpus, options) trains and returns the files
-     * only (it needs no tokenizer library: for Workers; TextClassifier.load reads them).
-     */
-    TextClassifier: Object.freeze({
-      load: async (source, options) => {
-        if (!models) throw new TypeError('TextClassifier.load: this entry leaves the model code out (the elements\' training Workers); import attention-wasm itself, or use TextClassifier.trainFiles');
-        return (await models()).loadClassifier(module, source, options);
+  return Object.freeze(
+    requireNew({
+      // target: what the kernels were compiled for ('wasm-simd128' or 'wasm-relaxed-simd').
+      // tileRows: query rows per register tile of the kernels (6 or 4; the same bits either way).
+      info: Object.freeze({
+        version: VERSION,
+        build: variant,
+        target: module._simdTarget(),
+        simd: true,
+        relaxedSimd: variant === 'relaxed',
+        threads,
+        threadsReason,
+        tileRows,
+      }),
+      attention,
+      attentionBackward,
+      matmul,
+      MultiHeadAttention: BoundMultiHeadAttention,
+      KVCache,
+      TinyTransformer: BoundTinyTransformer,
+      /**
+       * Loads a Hugging Face checkpoint (config.json, tokenizer.json, model.safetensors) from a
+       * folder path (Node), a URL prefix, Files or a map of file names to bytes.
+       */
+      loadModel: async (source, options) => {
+        if (!models)
+          throw new TypeError(
+            "loadModel: this entry leaves the model code out (the elements' training Workers); import attention-wasm itself",
+          );
+        return (await models()).loadModel(module, source, options);
       },
-      train: async (corpus, options) => {
-        if (!models) throw new TypeError('TextClassifier.train: this entry leaves the model code out (the elements\' training Workers); use TextClassifier.trainFiles');
-        return (await models()).trainClassifier(module, corpus, options);
-      },
-      trainFiles: async (corpus, options = {}) => {
-        const { dtype, metrics, ...rest } = options ?? {};
-        const trained = await trainWeights(module, corpus, rest);
-        try {
-          return classifierFiles({ ...trained, tensors: trained.model.getWeights().tensors }, { dtype, metrics });
-        } finally {
-          trained.model.dispose();
-        }
+      /**
+       * Text classification (seed 001's application): load(source) reads a classifier folder
+       * (config.json, tokenizer.json, model.safetensors); train(corpus, options) learns one
+       * from TSV, CSV or JSONL text; trainFiles(corpus, options) trains and returns the files
+       * only (it needs no tokenizer library: for Workers; TextClassifier.load reads them).
+       */
+      TextClassifier: Object.freeze({
+        load: async (source, options) => {
+          if (!models)
+            throw new TypeError(
+              "TextClassifier.load: this entry leaves the model code out (the elements' training Workers); import attention-wasm itself, or use TextClassifier.trainFiles",
+            );
+          return (await models()).loadClassifier(module, source, options);
+        },
+        train: async (corpus, options) => {
+          if (!models)
+            throw new TypeError(
+              "TextClassifier.train: this entry leaves the model code out (the elements' training Workers); use TextClassifier.trainFiles",
+            );
+          return (await models()).trainClassifier(module, corpus, options);
+        },
+        trainFiles: async (corpus, options = {}) => {
+          const { dtype, metrics, ...rest } = options ?? {};
+          const trained = await trainWeights(module, corpus, rest);
+          try {
+            return classifierFiles({ ...trained, tensors: trained.model.getWeights().tensors }, { dtype, metrics });
+          } finally {
+            trained.model.dispose();
+          }
+        },
+      }),
+      ...positional,
+      ...block,
+      ...normalization,
+      ...softmaxes,
+      ...backward,
+      tensor,
+      toNested,
+      toTfjs,
+      toOrt,
+      estimateMemory,
+      /**
+       * Wasm memory: the heap's size now and the most it can grow to, the bytes malloc has
+       * handed out now, and the most malloc has ever taken from the heap (a high-water mark,
+       * scratch memory included).
+       */
+      memory() {
+        return {
+          heapBytes: views(module).HEAP8.length,
+          heapMaxBytes: heapMaxBytes(module),
+          inUseBytes: module._heapBytesInUse(),
+          peakBytes: module._heapPeakBytes(),
+        };
       },
     }),
-    ...positional,
-    ...block,
-    ...normalization,
-    ...softmaxes,
-    ...backward,
-    tensor,
-    toNested,
-    toTfjs,
-    toOrt,
-    estimateMemory,
-    /**
-     * Wasm memory: the heap's size now and the most it can grow to, the bytes malloc has
-     * handed out now, and the most malloc has ever taken from the heap (a high-water mark,
-     * scratch memory included).
-     */
-    memory() {
-      return {
-        heapBytes: views(module).HEAP8.length,
-        heapMaxBytes: heapMaxBytes(module),
-        inUseBytes: module._heapBytesInUse(),
-        peakBytes: module._heapPeakBytes(),
-      };
-    },
-  }));
+  );
 }
 
 // The API's classes, each behind a Proxy that answers a call without `new` with a TypeError

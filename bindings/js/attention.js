@@ -11,16 +11,33 @@ import { checkOut, readOutput } from './out.js';
 import { ENTRY_COLUMNS, callBlockShape, writeCall } from './attention_call.js';
 
 const FN = 'attention';
-const OPTIONS = ['mask', 'keepMask', 'causal', 'causalAlign', 'window', 'scale', 'softcap', 'dropout', 'keyLengths',
-  'enableGqa', 'layout', 'pastKey', 'pastValue', 'returnWeights', 'trace', 'out'];
+const OPTIONS = [
+  'mask',
+  'keepMask',
+  'causal',
+  'causalAlign',
+  'window',
+  'scale',
+  'softcap',
+  'dropout',
+  'keyLengths',
+  'enableGqa',
+  'layout',
+  'pastKey',
+  'pastValue',
+  'returnWeights',
+  'trace',
+  'out',
+];
 const BOOLEAN_OPTIONS = ['causal', 'enableGqa', 'returnWeights', 'trace'];
 const LAYOUTS = ['bhsd', 'bshd'];
 
 function checkOptions(optionsIn) {
   const options = checkKeys(FN, 'option', optionsIn, OPTIONS, BOOLEAN_OPTIONS);
-  const causal = causalRule(FN, options.causalAlign);  // type and value, before the tensors
+  const causal = causalRule(FN, options.causalAlign); // type and value, before the tensors
   if (options.scale !== undefined) {
-    if (typeof options.scale !== 'number') throw typeError(FN, `options.scale must be a number, got ${describe(options.scale)}`);
+    if (typeof options.scale !== 'number')
+      throw typeError(FN, `options.scale must be a number, got ${describe(options.scale)}`);
     if (!Number.isFinite(options.scale)) throw rangeError(FN, `options.scale must be finite, got ${options.scale}`);
   }
   const softcap = checkSoftcap(FN, options.softcap);
@@ -32,7 +49,10 @@ function checkOptions(optionsIn) {
     if (typeof layout !== 'string') throw typeError(FN, `${message} ${describe(layout)}`);
     throw rangeError(FN, `${message} '${layout}'`);
   }
-  if ((options.pastKey === undefined || options.pastKey === null) !== (options.pastValue === undefined || options.pastValue === null)) {
+  if (
+    (options.pastKey === undefined || options.pastKey === null) !==
+    (options.pastValue === undefined || options.pastValue === null)
+  ) {
     throw typeError(FN, 'options.pastKey and options.pastValue go together: pass both or neither');
   }
   return { options, causal, softcap, window, dropout, layout };
@@ -52,13 +72,18 @@ const product = (dims, from = 0) => dims.slice(from).reduce((n, d) => n * d, 1);
 function splitMatrix(name, t, rowsName, colsName, layout) {
   const n = t.shape.length;
   if (layout === 'bshd') {
-    if (n < 3) throw rangeError(FN, `${name} must have shape [..., ${rowsName}, heads, ${colsName}] with layout 'bshd', got ${formatShape(t.shape)}`);
+    if (n < 3)
+      throw rangeError(
+        FN,
+        `${name} must have shape [..., ${rowsName}, heads, ${colsName}] with layout 'bshd', got ${formatShape(t.shape)}`,
+      );
     const outer = t.shape.slice(0, n - 3);
     const [rows, heads, cols] = t.shape.slice(n - 3);
     const strides = outer.map((_, a) => product(outer, a + 1) * rows * heads * cols);
     return { lead: [...outer, heads], rows, cols, rowStride: heads * cols, strides: [...strides, cols] };
   }
-  if (n < 2) throw rangeError(FN, `${name} must have shape [..., ${rowsName}, ${colsName}], got ${formatShape(t.shape)}`);
+  if (n < 2)
+    throw rangeError(FN, `${name} must have shape [..., ${rowsName}, ${colsName}], got ${formatShape(t.shape)}`);
   const lead = t.shape.slice(0, n - 2);
   const [rows, cols] = t.shape.slice(n - 2);
   return { lead, rows, cols, rowStride: cols, strides: lead.map((_, a) => product(lead, a + 1) * rows * cols) };
@@ -76,7 +101,9 @@ function gqaGroup(qLead, kLead, vLead) {
   if (qLead.length < 1 || kLead.length < 1 || vLead.length < 1) {
     throw rangeError(FN, 'enableGqa needs a head axis: q, k, v of shape [..., heads, L, d]');
   }
-  const hq = qLead.at(-1), hk = kLead.at(-1), hv = vLead.at(-1);
+  const hq = qLead.at(-1),
+    hk = kLead.at(-1),
+    hv = vLead.at(-1);
   if (hk !== hv) throw rangeError(FN, `enableGqa: k has ${hk} heads but v has ${hv}`);
   if (hk === 0 || hq % hk !== 0) throw rangeError(FN, `enableGqa: q's ${hq} heads must be a multiple of k's ${hk}`);
   return hq / hk;
@@ -93,13 +120,17 @@ function planPast(options, km, vm) {
   const expect = (t, name, m) => {
     const want = `[${[...m.lead, 'past', m.cols].join(', ')}]`;
     if (t.shape.length !== m.lead.length + 2 || !sameDims(t.shape.slice(0, -2), m.lead) || t.shape.at(-1) !== m.cols) {
-      throw rangeError(FN, `options.${name} must have shape ${want} (the cache of ${name === 'pastKey' ? 'k' : 'v'}, heads before positions), got ${formatShape(t.shape)}`);
+      throw rangeError(
+        FN,
+        `options.${name} must have shape ${want} (the cache of ${name === 'pastKey' ? 'k' : 'v'}, heads before positions), got ${formatShape(t.shape)}`,
+      );
     }
   };
   expect(key, 'pastKey', km);
   expect(value, 'pastValue', vm);
   const length = key.shape.at(-2);
-  if (value.shape.at(-2) !== length) throw rangeError(FN, `options.pastKey holds ${length} positions but options.pastValue ${value.shape.at(-2)}`);
+  if (value.shape.at(-2) !== length)
+    throw rangeError(FN, `options.pastKey holds ${length} positions but options.pastValue ${value.shape.at(-2)}`);
   return { key, value, length };
 }
 
@@ -119,20 +150,50 @@ function plan(qIn, kIn, vIn, optionsIn) {
   const past = planPast(options, km, vm);
   // With GQA, k and v broadcast as if they had q's head count; entries map head h to h / group.
   const asQHeads = (lead) => (group === 1 ? lead : [...lead.slice(0, -1), qm.lead.at(-1)]);
-  const batch = broadcastShapes(FN, [['q', qm.lead], ['k', asQHeads(km.lead)], ['v', asQHeads(vm.lead)]]);
-  const seqQ = qm.rows, headDim = qm.cols, valueDim = vm.cols;
+  const batch = broadcastShapes(FN, [
+    ['q', qm.lead],
+    ['k', asQHeads(km.lead)],
+    ['v', asQHeads(vm.lead)],
+  ]);
+  const seqQ = qm.rows,
+    headDim = qm.cols,
+    valueDim = vm.cols;
   const pastLength = past ? past.length : 0;
-  const seqK = pastLength + km.rows;  // every key: the cache's, then the new ones
-  const maskInput = options.keepMask === undefined || options.keepMask === null ? options.mask
-    : keepMaskToMask(FN, options.keepMask, options.mask, batch, seqQ, seqK);
+  const seqK = pastLength + km.rows; // every key: the cache's, then the new ones
+  const maskInput =
+    options.keepMask === undefined || options.keepMask === null
+      ? options.mask
+      : keepMaskToMask(FN, options.keepMask, options.mask, batch, seqQ, seqK);
   const keyLengths = checkKeyLengths(FN, options.keyLengths, batch, seqK);
   const validKeys = keyLengths ? Math.max(0, ...keyLengths) : seqK;
   const maskPlan = planMask(FN, maskInput, batch, seqQ, seqK, 'mask', { validKeys });
-  const outShape = layout === 'bshd' ? [...batch.slice(0, -1), seqQ, batch.at(-1), valueDim] : [...batch, seqQ, valueDim];
-  const out = checkOut(FN, options.out, outShape);  // last: no caller code runs after
+  const outShape =
+    layout === 'bshd' ? [...batch.slice(0, -1), seqQ, batch.at(-1), valueDim] : [...batch, seqQ, valueDim];
+  const out = checkOut(FN, options.out, outShape); // last: no caller code runs after
   return {
-    q, k, v, qm, km, vm, batch, group, seqQ, seqK, headDim, valueDim, maskPlan, keyLengths, out, outShape,
-    layout, past, pastLength, softcap, window, dropout, keys: keyMatrices(past, km, vm, seqK),
+    q,
+    k,
+    v,
+    qm,
+    km,
+    vm,
+    batch,
+    group,
+    seqQ,
+    seqK,
+    headDim,
+    valueDim,
+    maskPlan,
+    keyLengths,
+    out,
+    outShape,
+    layout,
+    past,
+    pastLength,
+    softcap,
+    window,
+    dropout,
+    keys: keyMatrices(past, km, vm, seqK),
     causal: options.causal === true,
     causalOffsetOf: (keyLength) => causal(seqQ, seqK, pastLength, keyLength),
     scale: options.scale ?? 1 / Math.sqrt(headDim),
@@ -145,7 +206,12 @@ function plan(qIn, kIn, vIn, optionsIn) {
 // contiguous ([...lead, seqK, d]); without one, the caller's tensors as they are.
 function keyMatrices(past, km, vm, seqK) {
   if (!past) return { km, vm };
-  const contiguous = (m) => ({ ...m, rows: seqK, rowStride: m.cols, strides: m.lead.map((_, a) => product(m.lead, a + 1) * seqK * m.cols) });
+  const contiguous = (m) => ({
+    ...m,
+    rows: seqK,
+    rowStride: m.cols,
+    strides: m.lead.map((_, a) => product(m.lead, a + 1) * seqK * m.cols),
+  });
   return { km: contiguous(km), vm: contiguous(vm) };
 }
 
@@ -153,12 +219,17 @@ function keyMatrices(past, km, vm, seqK) {
 function batchEntries(p) {
   const count = sizeOf(p.batch);
   const rank = p.batch.length;
-  const qs = batchStrides(p.qm, rank), ks = batchStrides(p.keys.km, rank), vs = batchStrides(p.keys.vm, rank);
+  const qs = batchStrides(p.qm, rank),
+    ks = batchStrides(p.keys.km, rank),
+    vs = batchStrides(p.keys.vm, rank);
   const ms = p.maskPlan ? p.maskPlan.leadStrides : null;
   const entries = new Int32Array(count * ENTRY_COLUMNS);
   const index = new Array(rank).fill(0);
   for (let b = 0; b < count; b++) {
-    let qo = 0, ko = 0, vo = 0, mo = 0;
+    let qo = 0,
+      ko = 0,
+      vo = 0,
+      mo = 0;
     for (let a = 0; a < rank; a++) {
       // GQA: on the head axis (the last lead axis) k/v head = q head / group.
       const kvIndex = p.group > 1 && a === rank - 1 ? Math.floor(index[a] / p.group) : index[a];
@@ -177,7 +248,8 @@ function batchEntries(p) {
     entries[row + 3] = mo;
     entries[row + 4] = keyLimit;
     entries[row + 5] = p.causalOffsetOf(keyLimit);
-    for (let a = rank - 1; a >= 0; a--) {  // next multi-index, last axis fastest
+    for (let a = rank - 1; a >= 0; a--) {
+      // next multi-index, last axis fastest
       if (++index[a] < p.batch[a]) break;
       index[a] = 0;
     }
@@ -199,7 +271,10 @@ function bshdOutOffsets(p) {
 // Copies [past, new] of every head into `target` ([...lead, seqK, d]): the present cache.
 //   past: [...lead, P, d]  m: the new rows' split (any layout)  data: their values
 function writePresent(target, past, m, data) {
-  const heads = sizeOf(m.lead), d = m.cols, P = past.shape.at(-2), T = P + m.rows;
+  const heads = sizeOf(m.lead),
+    d = m.cols,
+    P = past.shape.at(-2),
+    T = P + m.rows;
   const leadIndex = new Array(m.lead.length).fill(0);
   for (let h = 0; h < heads; h++) {
     target.set(past.data.subarray(h * P * d, (h + 1) * P * d), h * T * d);
@@ -242,7 +317,7 @@ function addStages(result, p, weightShape, read) {
 
 // presentKey / presentValue when nothing is computed (no queries): the cache and the new rows.
 function presentWithoutCall(p) {
-  for (const data of [p.k.data, p.v.data, p.past.key.data, p.past.value.data]) intact(FN, data);  // as writeInputs
+  for (const data of [p.k.data, p.v.data, p.past.key.data, p.past.value.data]) intact(FN, data); // as writeInputs
   const present = (past, m, data) => {
     const shape = [...m.lead, p.seqK, m.cols];
     const out = new Float32Array(sizeOf(shape));
@@ -258,25 +333,35 @@ function memoryPlan(module, p) {
   const batchCount = sizeOf(p.batch);
   if (batchCount === 0 || p.seqQ === 0) return memory;
   const seen = new Set();
-  for (const [name, t] of p.past ? [['q', p.q]] : [['q', p.q], ['k', p.k], ['v', p.v]]) {
-    if (!seen.has(t.data)) memory.tensor(name, t.shape);  // an array passed twice is copied once
+  for (const [name, t] of p.past
+    ? [['q', p.q]]
+    : [
+        ['q', p.q],
+        ['k', p.k],
+        ['v', p.v],
+      ]) {
+    if (!seen.has(t.data)) memory.tensor(name, t.shape); // an array passed twice is copied once
     seen.add(t.data);
   }
-  if (p.past) {  // the new keys and values go straight into the present cache
+  if (p.past) {
+    // the new keys and values go straight into the present cache
     memory.tensor('present keys', [...p.km.lead, p.seqK, p.headDim]);
     memory.tensor('present values', [...p.vm.lead, p.seqK, p.valueDim]);
   }
   planMaskMemory(memory, p.maskPlan);
-  memory.tensor('batch table', callBlockShape(module, batchCount));  // the call's slots lead it
+  memory.tensor('batch table', callBlockShape(module, batchCount)); // the call's slots lead it
   if (p.layout === 'bshd') memory.tensor('output offsets', [batchCount]);
   memory.tensor('output', p.outShape);
   const weightShape = [...p.batch, p.seqQ, p.seqK];
   if (p.weights) memory.tensor('weights', weightShape);
   if (p.weights && p.dropout.p > 0) memory.tensor('dropped weights', weightShape);
   if (p.trace) {
-    for (const stage of ['scores', 'scaled scores', ...(p.softcap > 0 ? ['capped scores'] : []), 'masked scores']) memory.tensor(stage, weightShape);
+    for (const stage of ['scores', 'scaled scores', ...(p.softcap > 0 ? ['capped scores'] : []), 'masked scores'])
+      memory.tensor(stage, weightShape);
   }
-  return memory.scratch('kernel workspace', () => module._attentionScratch(1, p.seqQ, p.seqK, p.headDim, p.valueDim, p.weights));
+  return memory.scratch('kernel workspace', () =>
+    module._attentionScratch(1, p.seqQ, p.seqK, p.headDim, p.valueDim, p.weights),
+  );
 }
 
 // Copies q, k and v in: { q, k, v } addresses (k and v: the present cache with one).
@@ -314,13 +399,27 @@ export function makeAttention(module) {
       // Plain properties: an object spread here cost ~45 µs a call in Node 20 (a slow path).
       const { mask, allowed } = p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : { mask: 0, allowed: 0 };
       const call = {
-        q: inputs.q, k: inputs.k, v: inputs.v, mask, allowed,
+        q: inputs.q,
+        k: inputs.k,
+        v: inputs.v,
+        mask,
+        allowed,
         maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
-        batch: batchCount, seqQ: p.seqQ, seqK: p.seqK, headDim: p.headDim, valueDim: p.valueDim,
-        scale: p.scale, softcap: p.softcap, causal: p.causal,
-        windowLeft: p.window.left, windowRight: p.window.right,
-        dropout: p.dropout.p, dropoutSeed: p.dropout.seed,
-        qStride: p.qm.rowStride, kStride: km.rowStride, vStride: vm.rowStride,
+        batch: batchCount,
+        seqQ: p.seqQ,
+        seqK: p.seqK,
+        headDim: p.headDim,
+        valueDim: p.valueDim,
+        scale: p.scale,
+        softcap: p.softcap,
+        causal: p.causal,
+        windowLeft: p.window.left,
+        windowRight: p.window.right,
+        dropout: p.dropout.p,
+        dropoutSeed: p.dropout.seed,
+        qStride: p.qm.rowStride,
+        kStride: km.rowStride,
+        vStride: vm.rowStride,
         outStride: bshd ? p.batch.at(-1) * p.valueDim : 0,
         outOffsets: bshd ? heap.ints(bshdOutOffsets(p)) : 0,
         out: heap.alloc(sizeOf(p.outShape)),

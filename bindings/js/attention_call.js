@@ -30,14 +30,18 @@ export function writeCall(heap, call, entries) {
   const { count, slots, names, floats: floatSlots } = contractOf(heap.module).call;
   const block = new Int32Array(count + entries.length);
   const address = heap.alloc(block.length);
-  let written = 0;  // keys of `call` that are slots
+  let written = 0; // keys of `call` that are slots
   for (let i = 0; i < count; i++) {
     const name = names[i];
     if (name in call) written++;
     block[i] = call[name] ?? DEFAULTS[name] ?? 0;
   }
   if (written !== Object.keys(call).length) {
-    throw new Error(`internal error: the attention call has keys the module has no slot for: ${Object.keys(call).filter((k) => !(k in slots)).join(', ')}`);
+    throw new Error(
+      `internal error: the attention call has keys the module has no slot for: ${Object.keys(call)
+        .filter((k) => !(k in slots))
+        .join(', ')}`,
+    );
   }
   block[slots.entries] = address + 4 * count;
   block[slots.causal] = call.causal ? 1 : 0;

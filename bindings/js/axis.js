@@ -8,7 +8,10 @@ import { typeError, rangeError, describe } from './errors.js';
 export function checkAxis(fn, axis, rank) {
   if (typeof axis !== 'number') throw typeError(fn, `options.axis must be an integer, got ${describe(axis)}`);
   if (!Number.isInteger(axis) || axis < -rank || axis >= rank) {
-    throw rangeError(fn, `options.axis is ${axis} but x has ${rank} dims${rank > 0 ? ` (axes are integers in [${-rank}, ${rank - 1}])` : ''}`);
+    throw rangeError(
+      fn,
+      `options.axis is ${axis} but x has ${rank} dims${rank > 0 ? ` (axes are integers in [${-rank}, ${rank - 1}])` : ''}`,
+    );
   }
   return axis < 0 ? axis + rank : axis;
 }

@@ -6,7 +6,16 @@ import { checkOut, readOutput } from './out.js';
 import { HeapScope } from './heap.js';
 import { MemoryPlan, checkBudget, heapMaxBytes } from './memory.js';
 import { Parameters, seededRandom } from './parameters.js';
-import { checkHeadConfig, headWeightShapes, initHeadWeights, planHeads, headCall, headMemory, headScratchCall, PACKED_HEAD_WEIGHTS } from './multi_head.js';
+import {
+  checkHeadConfig,
+  headWeightShapes,
+  initHeadWeights,
+  planHeads,
+  headCall,
+  headMemory,
+  headScratchCall,
+  PACKED_HEAD_WEIGHTS,
+} from './multi_head.js';
 import { checkKeys, positiveInteger } from './checks.js';
 import { contractOf } from './contract.js';
 
@@ -16,8 +25,10 @@ const POOLS = { sum: 0, mean: 1, max: 2 };
 
 // The core's code of `activation` in `module`.
 export function checkActivation(fn, activation, module) {
-  if (typeof activation !== 'string') throw typeError(fn, `activation must be 'relu' or 'gelu', got ${describe(activation)}`);
-  if (!Object.hasOwn(ACTIVATIONS, activation)) throw rangeError(fn, `activation must be 'relu' or 'gelu', got '${activation}'`);
+  if (typeof activation !== 'string')
+    throw typeError(fn, `activation must be 'relu' or 'gelu', got ${describe(activation)}`);
+  if (!Object.hasOwn(ACTIVATIONS, activation))
+    throw rangeError(fn, `activation must be 'relu' or 'gelu', got '${activation}'`);
   return contractOf(module).activations[ACTIVATIONS[activation]];
 }
 
@@ -31,14 +42,19 @@ export function checkEps(fn, eps) {
 export function optionalVector(fn, name, value, n) {
   if (value === undefined || value === null) return null;
   const t = toTensor(fn, name, value);
-  if (t.shape.length !== 1 || t.shape[0] !== n) throw rangeError(fn, `${name} has shape ${formatShape(t.shape)} but must be [${n}]`);
+  if (t.shape.length !== 1 || t.shape[0] !== n)
+    throw rangeError(fn, `${name} has shape ${formatShape(t.shape)} but must be [${n}]`);
   return t.data;
 }
 
 export function matrix(fn, name, value, rows, cols) {
   if (value === undefined) throw typeError(fn, `${name} is required`);
   const t = toTensor(fn, name, value);
-  if (t.shape.length !== 2 || (rows !== undefined && t.shape[0] !== rows) || (cols !== undefined && t.shape[1] !== cols)) {
+  if (
+    t.shape.length !== 2 ||
+    (rows !== undefined && t.shape[0] !== rows) ||
+    (cols !== undefined && t.shape[1] !== cols)
+  ) {
     throw rangeError(fn, `${name} has shape ${formatShape(t.shape)} but must be [${rows ?? 'any'}, ${cols ?? 'any'}]`);
   }
   return t;
@@ -48,7 +64,11 @@ export function matrix(fn, name, value, rows, cols) {
 export function makeBlock(module) {
   const run = (fn, body) => {
     const heap = new HeapScope(module, fn);
-    try { return body(heap); } finally { heap.release(); }
+    try {
+      return body(heap);
+    } finally {
+      heap.release();
+    }
   };
 
   // feedForward's checks; touches no wasm memory.
@@ -72,7 +92,9 @@ export function makeBlock(module) {
       memory.tensor('x', x.shape).tensor('w1', w1.shape).tensor('w2', w2.shape);
       if (b1) memory.tensor('b1', [dFF]);
       if (b2) memory.tensor('b2', [dModel]);
-      memory.tensor('output', x.shape).scratch('hidden layer and packed weights', () => module._feedForwardScratch(rows, dModel, dFF));
+      memory
+        .tensor('output', x.shape)
+        .scratch('hidden layer and packed weights', () => module._feedForwardScratch(rows, dModel, dFF));
     }
     return { x, w1, w2, b1, b2, dModel, dFF, activation, rows, empty, memory };
   }
@@ -88,8 +110,18 @@ export function makeBlock(module) {
     checkBudget(module, memory);
     return run(fn, (heap) => {
       const out = heap.alloc(sizeOf(x.shape));
-      const status = module._feedForward(heap.floats(x.data), rows, dModel, dFF, heap.floats(w1.data), b1 ? heap.floats(b1) : 0,
-        heap.floats(w2.data), b2 ? heap.floats(b2) : 0, activation, out);
+      const status = module._feedForward(
+        heap.floats(x.data),
+        rows,
+        dModel,
+        dFF,
+        heap.floats(w1.data),
+        b1 ? heap.floats(b1) : 0,
+        heap.floats(w2.data),
+        b2 ? heap.floats(b2) : 0,
+        activation,
+        out,
+      );
       if (status !== 0) throw rangeError(fn, `the core rejected the call: ${module._statusMessage(status)}`);
       return { data: heap.read(out, sizeOf(x.shape)), shape: x.shape };
     });
@@ -110,7 +142,7 @@ export function makeBlock(module) {
     const empty = sets === 0 || d === 0 || n === 0;
     const memory = new MemoryPlan(fn);
     if (!empty) memory.tensor('x', x.shape).tensor('output', shape);
-    else checkResultSize(fn, 'output', shape, heapMaxBytes(module));  // zeros, made in JS
+    else checkResultSize(fn, 'output', shape, heapMaxBytes(module)); // zeros, made in JS
     return { x, op, n, d, shape, sets, empty, memory };
   }
 
@@ -139,15 +171,22 @@ export function makeBlock(module) {
     const c = checkHeadConfig(fn, { ...config, kDim: undefined, vDim: undefined });
     c.dFF = positiveInteger(fn, 'dFF', config.dFF);
     c.norm = config.norm ?? 'post';
-    if (c.norm !== 'pre' && c.norm !== 'post') throw rangeError(fn, `norm must be 'pre' or 'post', got ${describe(c.norm)}`);
+    if (c.norm !== 'pre' && c.norm !== 'post')
+      throw rangeError(fn, `norm must be 'pre' or 'post', got ${describe(c.norm)}`);
     c.preNorm = c.norm === 'pre';
     c.activation = checkActivation(fn, config.activation ?? 'relu', module);
     c.eps = checkEps(fn, config.eps ?? 1e-5);
     const d = c.dModel;
     const shapes = {
       ...headWeightShapes(c),
-      ln1Gamma: [d], ln1Beta: [d], ln2Gamma: [d], ln2Beta: [d],
-      w1: [d, c.dFF], b1: [c.dFF], w2: [c.dFF, d], b2: [d],
+      ln1Gamma: [d],
+      ln1Beta: [d],
+      ln2Gamma: [d],
+      ln2Beta: [d],
+      w1: [d, c.dFF],
+      b1: [c.dFF],
+      w2: [c.dFF, d],
+      b2: [d],
     };
     return { c, shapes, memory: Parameters.plan(fn, shapes, PACKED_LAYER_WEIGHTS) };
   }
@@ -160,8 +199,11 @@ export function makeBlock(module) {
     p.out = checkOut(fn, options.out, p.query.shape);
     p.memory = new MemoryPlan(fn);
     if (p.B === 0 || p.seqQ === 0) return p;
-    headMemory(p.memory, c, p).tensor('output', p.query.shape)
-      .scratch('sub-layer streams and kernel workspace', () => module._encoderLayerScratch(headScratchCall(c, p), c.dFF, c.preNorm));
+    headMemory(p.memory, c, p)
+      .tensor('output', p.query.shape)
+      .scratch('sub-layer streams and kernel workspace', () =>
+        module._encoderLayerScratch(headScratchCall(c, p), c.dFF, c.preNorm),
+      );
     return p;
   }
 
@@ -171,7 +213,10 @@ export function makeBlock(module) {
   // A method called on something that is not a TransformerEncoderLayer (method.call(other)).
   const receiver = (self, method) => {
     if (configOf(self) === null) {
-      throw typeError(`TransformerEncoderLayer.${method}`, `called on ${describe(self)}, which is not a TransformerEncoderLayer`);
+      throw typeError(
+        `TransformerEncoderLayer.${method}`,
+        `called on ${describe(self)}, which is not a TransformerEncoderLayer`,
+      );
     }
   };
 
@@ -219,7 +264,7 @@ export function makeBlock(module) {
       this.#params.check('forward');
       const c = this.#config;
       const p = planLayerForward(c, x, options);
-      this.#params.check('forward', true);  // the caller's getters have run
+      this.#params.check('forward', true); // the caller's getters have run
       const shape = p.query.shape;
       if (p.B === 0 || p.seqQ === 0) return { data: p.out ?? new Float32Array(0), shape };
       checkBudget(module, p.memory);
@@ -228,10 +273,22 @@ export function makeBlock(module) {
         const out = heap.alloc(sizeOf(p.query.shape));
         const a = (name) => this.#params.address(name);
         const status = module._encoderLayer({
-          attention, preNorm: c.preNorm, eps: c.eps,
-          ln1Gamma: a('ln1Gamma'), ln1Beta: a('ln1Beta'), ln2Gamma: a('ln2Gamma'), ln2Beta: a('ln2Beta'),
-          dFF: c.dFF, w1: a('w1'), b1: a('b1'), w2: a('w2'), b2: a('b2'), activation: c.activation, out,
-          w1Panels: this.#params.panelsAddress('w1'), w2Panels: this.#params.panelsAddress('w2'),
+          attention,
+          preNorm: c.preNorm,
+          eps: c.eps,
+          ln1Gamma: a('ln1Gamma'),
+          ln1Beta: a('ln1Beta'),
+          ln2Gamma: a('ln2Gamma'),
+          ln2Beta: a('ln2Beta'),
+          dFF: c.dFF,
+          w1: a('w1'),
+          b1: a('b1'),
+          w2: a('w2'),
+          b2: a('b2'),
+          activation: c.activation,
+          out,
+          w1Panels: this.#params.panelsAddress('w1'),
+          w2Panels: this.#params.panelsAddress('w2'),
         });
         if (status !== 0) throw rangeError(fn, `the core rejected the call: ${module._statusMessage(status)}`);
         return { data: readOutput(heap, out, sizeOf(p.query.shape), p.out), shape };

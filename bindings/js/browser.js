@@ -8,7 +8,7 @@ import { GLUES } from './glues.js';
  * Loads the wasm module (once per build and thread count) and returns the API.
  * @param {{ wasmUrl?: string | URL, wasmBinary?: ArrayBuffer | Uint8Array, simd?: 'auto' | 'relaxed' | 'baseline', threads?: number | 'auto' }} [options]
  */
-export const init = /* @__PURE__ */ browserInit(GLUES);  // pure: a bundle that never calls init drops the glues
+export const init = /* @__PURE__ */ browserInit(GLUES); // pure: a bundle that never calls init drops the glues
 
 export { tensor, toNested, toTfjs, toOrt } from './tensor.js';
 export { VERSION } from './version.js';

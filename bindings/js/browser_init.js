@@ -26,7 +26,7 @@ const firstLine = (error) => String(error?.cause?.message ?? error?.message ?? e
  * @param {Record<string, () => Promise<Function>>} glues
  */
 export function browserInit(glues) {
-  const defaultInstances = new Map();  // build and thread count → Promise of the API
+  const defaultInstances = new Map(); // build and thread count → Promise of the API
 
   // Threads where this context has them and the glues include a threaded build.
   function plan(threads, variant) {
@@ -43,7 +43,11 @@ export function browserInit(glues) {
     const variant = variantForBytes(simd, bytes, what);
     let planned = plan(threads, variant);
     if (isThreadedBytes(bytes)) {
-      if (planned.threads === 1) throw rangeError('init', `${what} is a threaded build, which needs options.threads of 2 or more${planned.reason ? ` and ${planned.reason}` : ''}`);
+      if (planned.threads === 1)
+        throw rangeError(
+          'init',
+          `${what} is a threaded build, which needs options.threads of 2 or more${planned.reason ? ` and ${planned.reason}` : ''}`,
+        );
       return instantiate(glues, variant, { wasmBinary: bytes }, what, planned);
     }
     if (planned.threads > 1) planned = { threads: 1, reason: `${what} is a single-threaded build` };
@@ -77,7 +81,7 @@ export function browserInit(glues) {
     if (wasmUrl !== undefined) return load(simd, threads, await fetchBytes(wasmUrl), `the wasm at ${wasmUrl}`);
     const variant = chooseVariant(simd);
     const planned = plan(threads, variant);
-    const key = `${buildName(variant, planned.threads > 1)}/${planned.threads}/${planned.reason}`;  // the reason is part of attn.info
+    const key = `${buildName(variant, planned.threads > 1)}/${planned.threads}/${planned.reason}`; // the reason is part of attn.info
     return loadOnce(defaultInstances, key, () => loadDefault(variant, planned));
   }
 }

@@ -5,14 +5,16 @@ import { typeError, rangeError, describe, show, closestName } from './errors.js'
 /** `value` must be an integer >= 1. */
 export function positiveInteger(fn, name, value) {
   if (typeof value !== 'number') throw typeError(fn, `${name} must be a number, got ${describe(value)}`);
-  if (!Number.isSafeInteger(value) || value < 1) throw rangeError(fn, `${name} must be a positive integer (at most 2^53 - 1), got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw rangeError(fn, `${name} must be a positive integer (at most 2^53 - 1), got ${value}`);
   return value;
 }
 
 /** `value` must be an integer >= 0. */
 export function nonNegativeInteger(fn, name, value) {
   if (typeof value !== 'number') throw typeError(fn, `${name} must be a number, got ${describe(value)}`);
-  if (!Number.isSafeInteger(value) || value < 0) throw rangeError(fn, `${name} must be a non-negative integer (at most 2^53 - 1), got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw rangeError(fn, `${name} must be a non-negative integer (at most 2^53 - 1), got ${value}`);
   return value;
 }
 
@@ -30,7 +32,10 @@ export function checkKeys(fn, what, object, allowed, booleans = []) {
   for (const key of Object.keys(object)) {
     if (allowed.includes(key)) continue;
     const near = closestName(key, allowed);
-    throw typeError(fn, `unknown ${what} ${show(key)} (${near ? `did you mean '${near}'? ` : ''}known: ${allowed.join(', ')})`);
+    throw typeError(
+      fn,
+      `unknown ${what} ${show(key)} (${near ? `did you mean '${near}'? ` : ''}known: ${allowed.join(', ')})`,
+    );
   }
   for (const key of booleans) {
     if (object[key] !== undefined && typeof object[key] !== 'boolean') {
@@ -58,7 +63,10 @@ export function causalRule(fn, align) {
   if (align === 'bottom-right-per-sequence') return (seqQ, seqK, past, keyLength) => int32(keyLength - seqQ);
   if (typeof align === 'number') {
     if (!Number.isInteger(align) || Math.abs(align) > 2 ** 31 - 1) {
-      throw rangeError(fn, `options.causalAlign as an offset must be an integer in [-(2^31 - 1), 2^31 - 1], got ${align}`);
+      throw rangeError(
+        fn,
+        `options.causalAlign as an offset must be an integer in [-(2^31 - 1), 2^31 - 1], got ${align}`,
+      );
     }
     return () => align;
   }
@@ -74,7 +82,10 @@ export function causalRule(fn, align) {
 export function causalOffset(fn, align, seqQ, seqK) {
   const rule = causalRule(fn, align);
   if (align === 'bottom-right-per-sequence') {
-    throw rangeError(fn, `options.causalAlign 'bottom-right-per-sequence' is an option of attention(); here use 'top-left', 'bottom-right' or an integer offset`);
+    throw rangeError(
+      fn,
+      `options.causalAlign 'bottom-right-per-sequence' is an option of attention(); here use 'top-left', 'bottom-right' or an integer offset`,
+    );
   }
   return rule(seqQ, seqK, 0, seqK);
 }
@@ -93,7 +104,10 @@ export function checkSoftcap(fn, softcap) {
     throw rangeError(fn, `options.softcap must be a positive finite number (0: none), got ${softcap}`);
   }
   if (softcap !== 0 && (Math.fround(softcap) === 0 || softcap > FLOAT32_MAX)) {
-    throw rangeError(fn, `options.softcap must be 0 (none) or in [2^-149, 3.4028234663852886e38] (float32's positive range), got ${softcap}`);
+    throw rangeError(
+      fn,
+      `options.softcap must be 0 (none) or in [2^-149, 3.4028234663852886e38] (float32's positive range), got ${softcap}`,
+    );
   }
   return softcap;
 }
@@ -117,7 +131,10 @@ export function checkWindow(fn, window) {
     if (n === undefined || n === Infinity) return -1;
     if (typeof n !== 'number') throw typeError(fn, `options.window.${name} must be a number, got ${describe(n)}`);
     if (!Number.isInteger(n) || n < 0) {
-      throw rangeError(fn, `options.window.${name} must be a non-negative integer or Infinity (keys on that side of the query), got ${n}`);
+      throw rangeError(
+        fn,
+        `options.window.${name} must be a non-negative integer or Infinity (keys on that side of the query), got ${n}`,
+      );
     }
     return Math.min(n, INT32_MAX);
   };
@@ -140,7 +157,11 @@ export function checkDropout(fn, dropout, seedRequired = false) {
   if (typeof p !== 'number') throw typeError(fn, `options.dropout.p must be a number, got ${describe(p)}`);
   if (!(p >= 0 && p < 1)) throw rangeError(fn, `options.dropout.p must be in [0, 1), got ${p}`);
   if (seed === undefined) {
-    if (seedRequired && p > 0) throw typeError(fn, 'options.dropout.seed is required here: pass the seed the forward used (its result.dropoutSeed)');
+    if (seedRequired && p > 0)
+      throw typeError(
+        fn,
+        'options.dropout.seed is required here: pass the seed the forward used (its result.dropoutSeed)',
+      );
     return { p, seed: (Math.random() * 2 ** 32) >>> 0 };
   }
   if (typeof seed !== 'number') throw typeError(fn, `options.dropout.seed must be a number, got ${describe(seed)}`);

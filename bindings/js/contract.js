@@ -6,7 +6,7 @@
 // (kSeqQ → seqQ, kQuery → query); enums JS names in code keep the C++ name
 // (status.kTooLarge, activations.kGeluTanh, ropeScalings.kLlama3).
 
-const contracts = new WeakMap();  // module → its contract
+const contracts = new WeakMap(); // module → its contract
 
 const jsName = (name) => name[1].toLowerCase() + name.slice(2);
 const renamed = (table) => Object.fromEntries(Object.entries(table).map(([name, value]) => [jsName(name), value]));
@@ -18,7 +18,13 @@ function layoutOf({ count, slots, floats, lists = [] }) {
   const named = renamed(slots);
   const names = [];
   for (const [name, index] of Object.entries(named)) names[index] = name;
-  const after = lists.map((l) => ({ name: jsName(l.name), float: l.float, lengthSlot: jsName(l.lengthSlot), divisor: l.divisor, max: l.max }));
+  const after = lists.map((l) => ({
+    name: jsName(l.name),
+    float: l.float,
+    lengthSlot: jsName(l.lengthSlot),
+    divisor: l.divisor,
+    max: l.max,
+  }));
   return { count, slots: named, names, floats: floats.map((name) => named[jsName(name)]), lists: after };
 }
 
@@ -32,7 +38,7 @@ function read(module) {
   return deepFreeze({
     status: raw.status,
     statusMessages: raw.statusMessages,
-    statusNames: namesOf(raw.status),  // code → name, for messages keyed by name
+    statusNames: namesOf(raw.status), // code → name, for messages keyed by name
     weightKinds: renamed(raw.weightKinds),
     weightKindNames: namesOf(renamed(raw.weightKinds)),
     activations: raw.activations,

@@ -18,7 +18,7 @@ export function describe(value) {
   if (Array.isArray(value)) return 'an array';
   if (ArrayBuffer.isView(value)) {
     const kind = Object.prototype.toString.call(value).slice(8, -1);
-    return `${/^[AEIO]/.test(kind) ? 'an' : 'a'} ${kind}`;  // an Int32Array, a Uint8Array
+    return `${/^[AEIO]/.test(kind) ? 'an' : 'a'} ${kind}`; // an Int32Array, a Uint8Array
   }
   if (typeof value === 'object') return `an object (${className(value)})`;
   if (typeof value === 'function') return 'a function';
@@ -50,9 +50,10 @@ export function show(value) {
  */
 export function closestName(name, known) {
   const budget = Math.max(1, Math.floor(name.length / 3));
-  let best = null, bestDistance = budget + 1;
+  let best = null,
+    bestDistance = budget + 1;
   for (const candidate of known) {
-    if (Math.abs(candidate.length - name.length) > budget) continue;  // too far apart, and a long key costs nothing
+    if (Math.abs(candidate.length - name.length) > budget) continue; // too far apart, and a long key costs nothing
     const d = editDistance(name.toLowerCase(), candidate.toLowerCase());
     if (d < bestDistance) [best, bestDistance] = [candidate, d];
   }
@@ -61,12 +62,14 @@ export function closestName(name, known) {
 
 // Optimal string alignment distance (Levenshtein with swaps of neighbours), by rows.
 function editDistance(a, b) {
-  let before = null, previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let before = null,
+    previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
     for (let j = 1; j <= b.length; j++) {
       row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (before && i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j], before[j - 2] + 1);
+      if (before && i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j], before[j - 2] + 1);
     }
     [before, previous] = [previous, row];
   }

@@ -38,10 +38,15 @@ export class HeapScope {
   allocBytes(count) {
     const max = heapMaxBytes(this.module);
     if (!Number.isSafeInteger(count) || count < 0 || count > max) {
-      throw new RangeError(`${this.fn}: cannot allocate ${count} bytes; the wasm heap holds at most ${formatBytes(max, true)}`);
+      throw new RangeError(
+        `${this.fn}: cannot allocate ${count} bytes; the wasm heap holds at most ${formatBytes(max, true)}`,
+      );
     }
     const address = this.module._malloc(Math.max(1, count));
-    if (address === 0) throw new RangeError(`${this.fn}: out of wasm memory allocating ${formatBytes(count)} (the heap holds at most ${formatBytes(max, true)}, ${formatBytes(this.module._heapBytesInUse())} in use)`);
+    if (address === 0)
+      throw new RangeError(
+        `${this.fn}: out of wasm memory allocating ${formatBytes(count)} (the heap holds at most ${formatBytes(max, true)}, ${formatBytes(this.module._heapBytesInUse())} in use)`,
+      );
     this.blocks.push(address);
     return address;
   }

@@ -30,8 +30,19 @@ export type NestedNumbers = number | NestedNumbers[];
 export type NestedBooleans = boolean | NestedBooleans[];
 
 /** Numeric data accepted in a tensor: Float32Array is used as is, anything else converted once. */
-export type NumericData = Float32Array | Float64Array | Int8Array | Uint8Array | Uint8ClampedArray | Int16Array
-  | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array | number[];
+export type NumericData =
+  | Float32Array
+  | Float64Array
+  | Int8Array
+  | Uint8Array
+  | Uint8ClampedArray
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array
+  | BigInt64Array
+  | BigUint64Array
+  | number[];
 
 /**
  * Anything a function takes as a tensor: `{ data, shape }` (any numeric data), nested number
@@ -1009,7 +1020,12 @@ export interface AttentionWasm {
    * const { output, weights } = attn.attention(q, k, v, { causal: true, returnWeights: true });
    * attn.toNested(output);   // [[1, 2], [2.34…, 3.34…]]
    */
-  attention(q: TensorLike, k: TensorLike, v: TensorLike, options: AttentionOptions & ({ returnWeights: true } | { trace: true })): AttentionResultWithWeights;
+  attention(
+    q: TensorLike,
+    k: TensorLike,
+    v: TensorLike,
+    options: AttentionOptions & ({ returnWeights: true } | { trace: true }),
+  ): AttentionResultWithWeights;
   /** As above; without `returnWeights` or `trace` the result has no `weights`. */
   attention(q: TensorLike, k: TensorLike, v: TensorLike, options?: AttentionOptions): AttentionResult;
   /**
@@ -1027,7 +1043,13 @@ export interface AttentionWasm {
    * const { output } = attn.attention(q, k, v, { causal: true });
    * const { dq, dk, dv } = attn.attentionBackward(q, k, v, dOut, { causal: true });
    */
-  attentionBackward(q: TensorLike, k: TensorLike, v: TensorLike, dOut: TensorLike, options?: AttentionBackwardOptions): AttentionGradients;
+  attentionBackward(
+    q: TensorLike,
+    k: TensorLike,
+    v: TensorLike,
+    dOut: TensorLike,
+    options?: AttentionBackwardOptions,
+  ): AttentionGradients;
   /**
    * The backward of a linear layer `y = x·w + b`: given `dy = ∂loss/∂y`, the gradients of x, w
    * and b (the bias's value takes no part).
@@ -1051,7 +1073,11 @@ export interface AttentionWasm {
    * @example
    * const { dx, dgamma, dbeta } = attn.layerNormBackward(x, dy, { gamma, eps: 1e-5 });
    */
-  layerNormBackward(x: TensorLike, dy: TensorLike, options?: { gamma?: TensorLike; beta?: TensorLike; eps?: number }): LayerNormGradients;
+  layerNormBackward(
+    x: TensorLike,
+    dy: TensorLike,
+    options?: { gamma?: TensorLike; beta?: TensorLike; eps?: number },
+  ): LayerNormGradients;
   /**
    * The backward of {@link AttentionWasm.feedForward}, `act(x·w1 + b1)·w2 + b2` (the hidden
    * layer is recomputed). GELU's derivative is `Φ(x) + x·φ(x)`; ReLU's is 0 at 0.
@@ -1062,7 +1088,11 @@ export interface AttentionWasm {
    * @example
    * const { dx, dw1, dw2 } = attn.feedForwardBackward(x, dy, { w1, b1, w2, b2, activation: 'gelu' });
    */
-  feedForwardBackward(x: TensorLike, dy: TensorLike, options: { w1: TensorLike; b1?: TensorLike; w2: TensorLike; b2?: TensorLike; activation?: 'relu' | 'gelu' }): FeedForwardGradients;
+  feedForwardBackward(
+    x: TensorLike,
+    dy: TensorLike,
+    options: { w1: TensorLike; b1?: TensorLike; w2: TensorLike; b2?: TensorLike; activation?: 'relu' | 'gelu' },
+  ): FeedForwardGradients;
   /**
    * Softmax cross-entropy over the last axis and its gradient: the loss every classifier
    * trains on. A negative target marks a row to ignore (padding).
@@ -1146,7 +1176,10 @@ export interface AttentionWasm {
    * @example
    * const qRotated = attn.applyRope(q, { positions: [0, 1, 2, 3] });
    */
-  applyRope(x: TensorLike, options?: { positions?: number[] | Float32Array; base?: number; interleaved?: boolean }): Tensor;
+  applyRope(
+    x: TensorLike,
+    options?: { positions?: number[] | Float32Array; base?: number; interleaved?: boolean },
+  ): Tensor;
   /**
    * Rotary embedding from the caller's cos/sin tables, exactly ONNX RotaryEmbedding (opset
    * 23): for each token (b, l) the table row `positions[b][l]` (or row (b, l) of gathered
@@ -1270,7 +1303,10 @@ export interface AttentionWasm {
    * @example
    * const y = attn.feedForward(x, { w1, b1, w2, b2, activation: 'gelu' });
    */
-  feedForward(x: TensorLike, options: { w1: TensorLike; b1?: TensorLike; w2: TensorLike; b2?: TensorLike; activation?: 'relu' | 'gelu' }): Tensor;
+  feedForward(
+    x: TensorLike,
+    options: { w1: TensorLike; b1?: TensorLike; w2: TensorLike; b2?: TensorLike; activation?: 'relu' | 'gelu' },
+  ): Tensor;
   /**
    * Deep Sets pooling over the set axis: x `[..., n, d]` → `[..., d]`.
    * @param x `[..., n, d]`
@@ -1395,7 +1431,10 @@ export interface TextClassifierStatic {
    *   neither format, one that disagrees with tokenizer.json or the weights, a tensor of the
    *   wrong shape).
    */
-  load(source: ModelSource, options?: { onProgress?: (progress: LoadProgress) => void; fetchOptions?: RequestInit; cache?: boolean }): Promise<TextClassifier>;
+  load(
+    source: ModelSource,
+    options?: { onProgress?: (progress: LoadProgress) => void; fetchOptions?: RequestInit; cache?: boolean },
+  ): Promise<TextClassifier>;
   /**
    * Trains a classifier on a corpus: learns a WordPiece tokenizer from its texts, then the
    * transformer. Deterministic for a seed (the same bits from the same build).
@@ -1412,7 +1451,10 @@ export interface TextClassifierStatic {
    * As {@link train}, but resolves to the classifier's files without reading them back: it
    * needs no tokenizer library, so it runs in a Worker built as one classic script.
    */
-  trainFiles(corpus: Corpus, options?: TrainClassifierOptions & { dtype?: 'F16' | 'F32'; metrics?: object }): Promise<ClassifierFiles>;
+  trainFiles(
+    corpus: Corpus,
+    options?: TrainClassifierOptions & { dtype?: 'F16' | 'F32'; metrics?: object },
+  ): Promise<ClassifierFiles>;
 }
 
 /** A labelled corpus: file text (TSV, CSV, JSONL) or rows. */
@@ -1964,11 +2006,11 @@ export interface ModelOutput {
  * `hiddenStates`, a `queriesAndKeys` layer `queries` and `keys`; text gives `tokens`), so
  * `tsc --strict` needs no `!` after asking.
  */
-export type ModelOutputFor<I, O> = ModelOutput
-  & (I extends string | string[] ? WithTokens : {})
-  & (O extends Pick<Required<ModelForwardOptions>, 'attentions'> & WithAttentionsAsked ? WithAttentions : {})
-  & (O extends WithHiddenStatesAsked ? WithHiddenStates : {})
-  & (O extends Pick<Required<ModelForwardOptions>, 'queriesAndKeys'> ? WithQueriesAndKeys : {});
+export type ModelOutputFor<I, O> = ModelOutput &
+  (I extends string | string[] ? WithTokens : {}) &
+  (O extends Pick<Required<ModelForwardOptions>, 'attentions'> & WithAttentionsAsked ? WithAttentions : {}) &
+  (O extends WithHiddenStatesAsked ? WithHiddenStates : {}) &
+  (O extends Pick<Required<ModelForwardOptions>, 'queriesAndKeys'> ? WithQueriesAndKeys : {});
 
 /** Options asking for the attention maps. */
 export interface WithAttentionsAsked {
@@ -2089,7 +2131,8 @@ export interface ChatTemplateOptions {
 }
 
 /** `generate({ messages, … })`: a chat rendered with its generation prompt, then generated from. */
-export interface ChatGenerateRequest extends GenerateOptions, Omit<ChatTemplateOptions, 'addGenerationPrompt' | 'tokenize'> {
+export interface ChatGenerateRequest
+  extends GenerateOptions, Omit<ChatTemplateOptions, 'addGenerationPrompt' | 'tokenize'> {
   /** The conversation so far. */
   messages: ChatMessage[];
 }
@@ -2273,9 +2316,26 @@ export interface PretrainedModel {
 
 /** The functions {@link AttentionWasm.estimateMemory} knows. */
 export type EstimatedFunction =
-  | 'attention' | 'attentionBackward' | 'matmul' | 'layerNorm' | 'rmsNorm' | 'softmax' | 'logSoftmax' | 'feedForward' | 'setPool'
-  | 'sinusoidalEncoding' | 'addPositionalEncoding' | 'applyRope' | 'alibiSlopes' | 'alibiBias' | 'laplacianEncoding'
-  | 'MultiHeadAttention' | 'MultiHeadAttention.forward' | 'TransformerEncoderLayer' | 'TransformerEncoderLayer.forward' | 'KVCache'
+  | 'attention'
+  | 'attentionBackward'
+  | 'matmul'
+  | 'layerNorm'
+  | 'rmsNorm'
+  | 'softmax'
+  | 'logSoftmax'
+  | 'feedForward'
+  | 'setPool'
+  | 'sinusoidalEncoding'
+  | 'addPositionalEncoding'
+  | 'applyRope'
+  | 'alibiSlopes'
+  | 'alibiBias'
+  | 'laplacianEncoding'
+  | 'MultiHeadAttention'
+  | 'MultiHeadAttention.forward'
+  | 'TransformerEncoderLayer'
+  | 'TransformerEncoderLayer.forward'
+  | 'KVCache'
   | 'PretrainedModel.forward';
 
 /** One block of wasm memory a call would take. */
@@ -2414,7 +2474,10 @@ export function toTfjs<T>(t: TensorLike, tf: { tensor(data: Float32Array, shape:
  * @example
  * const y = toOrt(result.output, ort);
  */
-export function toOrt<T>(t: TensorLike, ort: { Tensor: new (type: 'float32', data: Float32Array, dims: number[]) => T }): T;
+export function toOrt<T>(
+  t: TensorLike,
+  ort: { Tensor: new (type: 'float32', data: Float32Array, dims: number[]) => T },
+): T;
 /**
  * The package version, e.g. `'0.1.0'` (also in {@link BuildInfo.version}); no wasm needed.
  * @example

@@ -19,13 +19,18 @@ const OPTIONS = ['causal', 'window', 'scale', 'softcap', 'mask', 'newLengths', '
 // The config's sizes, checked: { batch, kvHeads, capacity, headDim, valueDim }.
 function checkConfig(config) {
   const fn = 'KVCache';
-  if (config === undefined) throw typeError(fn, 'a config { batch, kvHeads, capacity, headDim, valueDim? } is required');
+  if (config === undefined)
+    throw typeError(fn, 'a config { batch, kvHeads, capacity, headDim, valueDim? } is required');
   checkKeys(fn, 'config', config, CONFIG);
   const c = {};
-  for (const key of ['batch', 'kvHeads', 'capacity', 'headDim']) c[key] = positiveInteger(fn, `config.${key}`, config[key]);
+  for (const key of ['batch', 'kvHeads', 'capacity', 'headDim'])
+    c[key] = positiveInteger(fn, `config.${key}`, config[key]);
   c.valueDim = config.valueDim === undefined ? c.headDim : positiveInteger(fn, 'config.valueDim', config.valueDim);
   if (c.batch * c.kvHeads * c.capacity * Math.max(c.headDim, c.valueDim) > 2 ** 29) {
-    throw rangeError(fn, `a cache of ${c.batch} × ${c.kvHeads} × ${c.capacity} positions of ${c.headDim} + ${c.valueDim} floats needs more than the wasm heap holds (2 GiB per tensor at most)`);
+    throw rangeError(
+      fn,
+      `a cache of ${c.batch} × ${c.kvHeads} × ${c.capacity} positions of ${c.headDim} + ${c.valueDim} floats needs more than the wasm heap holds (2 GiB per tensor at most)`,
+    );
   }
   return c;
 }
@@ -129,7 +134,7 @@ export function makeKVCache(module) {
       const fn = 'KVCache.attend';
       this.#store.check('attend');
       const p = this.#plan(fn, qIn, kIn, vIn, optionsIn);
-      this.#store.check('attend', true);  // a getter may have disposed it
+      this.#store.check('attend', true); // a getter may have disposed it
       checkBudget(module, p.memory);
       const heap = new HeapScope(module, fn);
       try {
@@ -146,18 +151,31 @@ export function makeKVCache(module) {
             entries[row + 2] = kv * capacity * valueDim;
             entries[row + 3] = p.maskOffsets ? p.maskOffsets[e] : 0;
             entries[row + 4] = this.#lengths[n] + p.newLengths[n];
-            entries[row + 5] = this.#lengths[n];  // causal: query i at position length + i
+            entries[row + 5] = this.#lengths[n]; // causal: query i at position length + i
             outOffsets[e] = p.layout === 'bshd' ? (n * p.seqQ * p.heads + h) * valueDim : e * p.seqQ * valueDim;
           }
         }
         const { mask, allowed } = p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : { mask: 0, allowed: 0 };
-        const call = {  // plain properties (see attention.js)
-          q: heap.floats(p.qData), k: this.#store.addresses.keys, v: this.#store.addresses.values, mask, allowed,
+        const call = {
+          // plain properties (see attention.js)
+          q: heap.floats(p.qData),
+          k: this.#store.addresses.keys,
+          v: this.#store.addresses.values,
+          mask,
+          allowed,
           maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
-          batch: p.count, seqQ: p.seqQ, seqK: p.seqK, headDim, valueDim,
-          scale: p.scale, softcap: p.softcap, causal: p.causal,
-          windowLeft: p.window.left, windowRight: p.window.right,
-          qStride: p.q.rowStride, outStride: p.layout === 'bshd' ? p.heads * valueDim : 0,
+          batch: p.count,
+          seqQ: p.seqQ,
+          seqK: p.seqK,
+          headDim,
+          valueDim,
+          scale: p.scale,
+          softcap: p.softcap,
+          causal: p.causal,
+          windowLeft: p.window.left,
+          windowRight: p.window.right,
+          qStride: p.q.rowStride,
+          outStride: p.layout === 'bshd' ? p.heads * valueDim : 0,
           outOffsets: heap.ints(outOffsets),
           out: heap.alloc(sizeOf(p.outShape)),
           weights: p.weights ? heap.alloc(p.count * p.seqQ * p.seqK) : 0,
@@ -166,7 +184,11 @@ export function makeKVCache(module) {
         if (status !== 0) throw rangeError(fn, `the core rejected the call: ${module._statusMessage(status)}`);
         for (let n = 0; n < this.#c.batch; n++) this.#lengths[n] += p.newLengths[n];
         const result = { output: { data: heap.read(call.out, sizeOf(p.outShape)), shape: p.outShape } };
-        if (p.weights) result.weights = { data: heap.read(call.weights, p.count * p.seqQ * p.seqK), shape: [this.#c.batch, p.heads, p.seqQ, p.seqK] };
+        if (p.weights)
+          result.weights = {
+            data: heap.read(call.weights, p.count * p.seqQ * p.seqK),
+            shape: [this.#c.batch, p.heads, p.seqQ, p.seqK],
+          };
         return result;
       } finally {
         heap.release();
@@ -177,55 +199,98 @@ export function makeKVCache(module) {
     #plan(fn, qIn, kIn, vIn, optionsIn) {
       const options = checkKeys(fn, 'option', optionsIn, OPTIONS, ['causal', 'returnWeights']);
       const layout = options.layout ?? 'bhsd';
-      if (layout !== 'bhsd' && layout !== 'bshd') throw rangeError(fn, `options.layout must be 'bhsd' or 'bshd', got ${describe(layout)}`);
+      if (layout !== 'bhsd' && layout !== 'bshd')
+        throw rangeError(fn, `options.layout must be 'bhsd' or 'bshd', got ${describe(layout)}`);
       if (options.scale !== undefined && (typeof options.scale !== 'number' || !Number.isFinite(options.scale))) {
-        throw (typeof options.scale !== 'number' ? typeError : rangeError)(fn, `options.scale must be a finite number, got ${describe(options.scale)}`);
+        throw (typeof options.scale !== 'number' ? typeError : rangeError)(
+          fn,
+          `options.scale must be a finite number, got ${describe(options.scale)}`,
+        );
       }
       const softcap = checkSoftcap(fn, options.softcap);
       const window = checkWindow(fn, options.window);
       const { batch, kvHeads, capacity, headDim, valueDim } = this.#c;
-      const q = toTensor(fn, 'q', qIn), k = toTensor(fn, 'k', kIn), v = toTensor(fn, 'v', vIn);
+      const q = toTensor(fn, 'q', qIn),
+        k = toTensor(fn, 'k', kIn),
+        v = toTensor(fn, 'v', vIn);
       const qv = view(fn, 'q', q, layout, batch, headDim, 'headDim');
       const kv = view(fn, 'k', k, layout, batch, headDim, 'headDim');
       const vv = view(fn, 'v', v, layout, batch, valueDim, 'valueDim');
-      if (kv.heads !== kvHeads || vv.heads !== kvHeads) throw rangeError(fn, `k and v must have the cache's ${kvHeads} kv heads, got ${kv.heads} and ${vv.heads}`);
+      if (kv.heads !== kvHeads || vv.heads !== kvHeads)
+        throw rangeError(fn, `k and v must have the cache's ${kvHeads} kv heads, got ${kv.heads} and ${vv.heads}`);
       if (vv.rows !== kv.rows) throw rangeError(fn, `v has ${vv.rows} positions but k has ${kv.rows}`);
-      if (qv.heads % kvHeads !== 0) throw rangeError(fn, `q's ${qv.heads} heads must be a multiple of the cache's ${kvHeads} kv heads`);
+      if (qv.heads % kvHeads !== 0)
+        throw rangeError(fn, `q's ${qv.heads} heads must be a multiple of the cache's ${kvHeads} kv heads`);
       const added = kv.rows;
       const newLengths = new Int32Array(batch).fill(added);
       if (options.newLengths !== undefined) {
         const given = options.newLengths;
-        if (!Array.isArray(given) && !ArrayBuffer.isView(given)) throw typeError(fn, `options.newLengths must be an array of integers, got ${describe(given)}`);
-        if (given.length !== batch) throw rangeError(fn, `options.newLengths has ${given.length} entries but the cache holds ${batch} sequences`);
+        if (!Array.isArray(given) && !ArrayBuffer.isView(given))
+          throw typeError(fn, `options.newLengths must be an array of integers, got ${describe(given)}`);
+        if (given.length !== batch)
+          throw rangeError(fn, `options.newLengths has ${given.length} entries but the cache holds ${batch} sequences`);
         for (let n = 0; n < batch; n++) {
           const x = given[n];
-          if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > added) throw rangeError(fn, `options.newLengths[${n}] must be an integer in [0, ${added}], got ${describe(x)}`);
+          if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > added)
+            throw rangeError(fn, `options.newLengths[${n}] must be an integer in [0, ${added}], got ${describe(x)}`);
           newLengths[n] = x;
         }
       }
       for (let n = 0; n < batch; n++) {
         if (this.#lengths[n] + added > capacity) {
-          throw rangeError(fn, `sequence ${n} holds ${this.#lengths[n]} of ${capacity} positions; ${added} new ones do not fit (reset() it, or make a larger cache)`);
+          throw rangeError(
+            fn,
+            `sequence ${n} holds ${this.#lengths[n]} of ${capacity} positions; ${added} new ones do not fit (reset() it, or make a larger cache)`,
+          );
         }
       }
-      const heads = qv.heads, seqQ = qv.rows, count = batch * heads;
+      const heads = qv.heads,
+        seqQ = qv.rows,
+        count = batch * heads;
       const seqK = Math.max(0, ...Array.from(this.#lengths, (length, n) => length + newLengths[n]));
       const maskPlan = planMask(fn, options.mask, [batch, heads], seqQ, seqK);
-      const maskOffsets = maskPlan ? Array.from({ length: count }, (_, e) => {
-        const [n, h] = [Math.floor(e / heads), e % heads];
-        return n * maskPlan.leadStrides[0] + h * maskPlan.leadStrides[1];
-      }) : null;
+      const maskOffsets = maskPlan
+        ? Array.from({ length: count }, (_, e) => {
+            const [n, h] = [Math.floor(e / heads), e % heads];
+            return n * maskPlan.leadStrides[0] + h * maskPlan.leadStrides[1];
+          })
+        : null;
       const outShape = layout === 'bshd' ? [batch, seqQ, heads, valueDim] : [batch, heads, seqQ, valueDim];
       const weights = options.returnWeights === true;
       const memory = new MemoryPlan(fn).tensor('q', q.shape);
       planMaskMemory(memory, maskPlan);
-      memory.tensor('batch table', callBlockShape(module, count)).tensor('output offsets', [count]).tensor('output', outShape);
+      memory
+        .tensor('batch table', callBlockShape(module, count))
+        .tensor('output offsets', [count])
+        .tensor('output', outShape);
       if (weights) memory.tensor('weights', [batch, heads, seqQ, seqK]);
-      memory.scratch('kernel workspace', () => module._attentionScratch(1, seqQ, Math.max(1, seqK), headDim, valueDim, weights));
+      memory.scratch('kernel workspace', () =>
+        module._attentionScratch(1, seqQ, Math.max(1, seqK), headDim, valueDim, weights),
+      );
       return {
-        layout, softcap, window, heads, seqQ, seqK, count, group: heads / kvHeads, newLengths, maskPlan, maskOffsets, outShape, weights, memory,
-        q: qv, qData: q.data, k: kv, kData: k.data, v: vv, vData: v.data, added,
-        causal: options.causal === true, scale: options.scale ?? 1 / Math.sqrt(headDim),
+        layout,
+        softcap,
+        window,
+        heads,
+        seqQ,
+        seqK,
+        count,
+        group: heads / kvHeads,
+        newLengths,
+        maskPlan,
+        maskOffsets,
+        outShape,
+        weights,
+        memory,
+        q: qv,
+        qData: q.data,
+        k: kv,
+        kData: k.data,
+        v: vv,
+        vData: v.data,
+        added,
+        causal: options.causal === true,
+        scale: options.scale ?? 1 / Math.sqrt(headDim),
       };
     }
 
@@ -237,7 +302,10 @@ export function makeKVCache(module) {
       intact('KVCache.attend', p.vData);
       const heap = views(module).HEAPF32;
       const { batch, kvHeads, capacity, headDim, valueDim } = this.#c;
-      for (const [name, m, data, d] of [['keys', p.k, p.kData, headDim], ['values', p.v, p.vData, valueDim]]) {
+      for (const [name, m, data, d] of [
+        ['keys', p.k, p.kData, headDim],
+        ['values', p.v, p.vData, valueDim],
+      ]) {
         const base = this.#store.addresses[name] >> 2;
         for (let n = 0; n < batch; n++) {
           for (let h = 0; h < kvHeads; h++) {

@@ -19,10 +19,13 @@ export function buildName(variant, threaded) {
  */
 export function loadOnce(cache, key, make) {
   if (!cache.has(key)) {
-    cache.set(key, make().catch((error) => {
-      cache.delete(key);
-      throw error;
-    }));
+    cache.set(
+      key,
+      make().catch((error) => {
+        cache.delete(key);
+        throw error;
+      }),
+    );
   }
   return cache.get(key);
 }
@@ -33,14 +36,17 @@ export function copyBytes(bytes) {
     if (ArrayBuffer.isView(bytes)) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength).slice();
     return new Uint8Array(bytes).slice();
   } catch {
-    return new Uint8Array(0);  // a detached buffer: no bytes, which checkWasmBytes refuses
+    return new Uint8Array(0); // a detached buffer: no bytes, which checkWasmBytes refuses
   }
 }
 
 /** `bytes` (a Uint8Array) must be valid WebAssembly; `what` names where they came from. */
 export function checkWasmBytes(bytes, what) {
   if (typedArrayKind(bytes) === 'Uint8Array' && variantOfBytes(bytes) === 'relaxed' && !relaxedSimdSupported()) {
-    throw rangeError('init', `${what} is the relaxed-SIMD build, which this engine does not run (use the baseline dist/attention.wasm, or Node's --experimental-wasm-relaxed-simd)`);
+    throw rangeError(
+      'init',
+      `${what} is the relaxed-SIMD build, which this engine does not run (use the baseline dist/attention.wasm, or Node's --experimental-wasm-relaxed-simd)`,
+    );
   }
   if (typedArrayKind(bytes) !== 'Uint8Array' || !WebAssembly.validate(bytes)) {
     throw rangeError('init', `${what} is not WebAssembly (WebAssembly.validate rejected its ${bytes.length} bytes)`);
@@ -58,7 +64,14 @@ export function checkWasmBytes(bytes, what) {
  * build: 6, or 4 where the engine spills six; see src/kernels/target.h).
  * `started(module)` runs once the module is up (the Node entry unrefs the workers there).
  */
-export async function instantiate(glues, variant, args, what, { threads = 1, reason = null, tileRows = 6 } = {}, started = () => {}) {
+export async function instantiate(
+  glues,
+  variant,
+  args,
+  what,
+  { threads = 1, reason = null, tileRows = 6 } = {},
+  started = () => {},
+) {
   const threaded = threads > 1;
   const createModule = await glues[buildName(variant, threaded)]();
   const startup = [];
@@ -66,7 +79,7 @@ export async function instantiate(glues, variant, args, what, { threads = 1, rea
   const printErr = (text) => (running ? console.warn(text) : startup.push(text));
   try {
     const module = await createModule({ ...args, printErr, ...(threaded ? { attnWorkers: threads - 1 } : {}) });
-    contractOf(module);  // read once, here: a module whose contract cannot be read is not a working one
+    contractOf(module); // read once, here: a module whose contract cannot be read is not a working one
     const tileRowsInEffect = module._setTileRows(tileRows);
     const inEffect = threaded ? module._setThreads(threads) : 1;
     started(module);

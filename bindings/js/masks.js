@@ -28,14 +28,19 @@ export function planMask(fn, maskInput, batch, seqQ, seqK, name = 'mask', { vali
     // caches): the keys past its end are padding anyway, and blocked.
     const short = axis === target.length - 1 && dim > 1 && dim < seqK && dim >= validKeys;
     if (dim !== target[axis] && dim !== 1 && !short) {
-      throw rangeError(fn, `${name} ${formatShape(mask.shape)} does not broadcast to the weights ${formatShape(target)}`);
+      throw rangeError(
+        fn,
+        `${name} ${formatShape(mask.shape)} does not broadcast to the weights ${formatShape(target)}`,
+      );
     }
   });
   const maskQ = shape[shape.length - 2];
   const lead = shape.slice(0, -2);
-  const blockSize = maskQ * seqK;  // elements (bytes or floats) of one [Lq or 1, Lk] block
+  const blockSize = maskQ * seqK; // elements (bytes or floats) of one [Lq or 1, Lk] block
   return {
-    mask, lead, blockSize,
+    mask,
+    lead,
+    blockSize,
     maskK: shape[shape.length - 1],
     rowStride: maskQ === 1 ? 0 : seqK,
     blocks: sizeOf(lead),
@@ -80,9 +85,11 @@ export function writeMask(heap, plan, seqK) {
     : views(heap.module).HEAPF32.subarray(address >> 2, (address >> 2) + total);
   if (maskK === 1) {
     for (let i = 0; i < total; i++) out[i] = mask.data[Math.floor(i / seqK)];
-  } else if (maskK < seqK) {  // a short key axis: the keys past it are blocked
+  } else if (maskK < seqK) {
+    // a short key axis: the keys past it are blocked
     out.fill(mask.boolean ? 0 : -Infinity);
-    for (let row = 0; row < total / seqK; row++) out.set(mask.data.subarray(row * maskK, (row + 1) * maskK), row * seqK);
+    for (let row = 0; row < total / seqK; row++)
+      out.set(mask.data.subarray(row * maskK, (row + 1) * maskK), row * seqK);
   } else {
     out.set(mask.data);
   }
@@ -100,7 +107,10 @@ export function checkKeyLengths(fn, keyLengths, batch, seqK) {
   // The length and each entry are read once, by index (a typed array's real length).
   const count = typedArrayKind(values) !== undefined ? lengthOf(values) : values.length;
   if (count !== expected) {
-    throw rangeError(fn, `options.keyLengths has ${show(count)} entries but the batch ${formatShape(batch)} needs ${expected} (one per sequence)`);
+    throw rangeError(
+      fn,
+      `options.keyLengths has ${show(count)} entries but the batch ${formatShape(batch)} needs ${expected} (one per sequence)`,
+    );
   }
   const lengths = new Int32Array(expected);
   for (let i = 0; i < expected; i++) {
@@ -137,14 +147,18 @@ export function keepMaskToMask(fn, keepInput, maskInput, batch, seqQ, seqK) {
     throw rangeError(fn, `keepMask ${formatShape(keep.shape)} must have shape [..., ${L}] (one flag per token)`);
   }
   const keepLead = keep.shape.slice(0, -1);
-  if (keepLead.length > batch.length || keepLead.some((d, i) => d !== 1 && d !== batch[batch.length - keepLead.length + i])) {
+  if (
+    keepLead.length > batch.length ||
+    keepLead.some((d, i) => d !== 1 && d !== batch[batch.length - keepLead.length + i])
+  ) {
     throw rangeError(fn, `keepMask ${formatShape(keep.shape)} does not broadcast to the batch ${formatShape(batch)}`);
   }
   for (let i = 0, n = sizeOf(keep.shape); i < n; i++) {
-    if (keep.data[i] !== 0 && keep.data[i] !== 1) throw rangeError(fn, `keepMask values must be 0 or 1, got ${keep.data[i]} at ${i}`);
+    if (keep.data[i] !== 0 && keep.data[i] !== 1)
+      throw rangeError(fn, `keepMask values must be 0 or 1, got ${keep.data[i]} at ${i}`);
   }
   const user = maskInput === undefined || maskInput === null ? null : toMask(fn, 'mask', maskInput);
-  if (user) planMask(fn, user, batch, seqQ, seqK);  // shape check only
+  if (user) planMask(fn, user, batch, seqQ, seqK); // shape check only
   // The combined mask: [...batch, L, L], block by block.
   const keepRow = broadcastReader(keepLead, batch);
   const userAt = user ? broadcastReader(user.shape, [...batch, L, L]) : null;
@@ -159,7 +173,7 @@ export function keepMaskToMask(fn, keepInput, maskInput, batch, seqQ, seqK) {
       const kept = keep.data.subarray(keepRow(index) * L, keepRow(index) * L + L);
       for (let i = 0; i < L; i++) {
         for (let j = 0; j < L; j++) {
-          const allowed = i === j || kept[j] === 1;  // G_ij
+          const allowed = i === j || kept[j] === 1; // G_ij
           const f = (b * L + i) * L + j;
           if (additive) data[f] = allowed ? user.data[userAt([...index, i, j])] : -Infinity;
           else data[f] = allowed && (!user || user.data[userAt([...index, i, j])]) ? 1 : 0;
@@ -174,7 +188,11 @@ export function keepMaskToMask(fn, keepInput, maskInput, batch, seqQ, seqK) {
   };
   let data = null;
   return {
-    get data() { return (data ??= build()); },
-    shape: [...batch, L, L], boolean: !additive, [CHECKED]: true,
+    get data() {
+      return (data ??= build());
+    },
+    shape: [...batch, L, L],
+    boolean: !additive,
+    [CHECKED]: true,
   };
 }

@@ -11,7 +11,7 @@ const FN = 'matmul';
 // Checks a [..., m, k], b [k, n] and the options; touches no wasm memory.
 function plan(module, aIn, bIn, optionsIn) {
   const options = checkKeys(FN, 'option', optionsIn, ['out']);
-  const outIn = options.out;  // read once, before the tensors
+  const outIn = options.out; // read once, before the tensors
   const a = toTensor(FN, 'a', aIn);
   const b = toTensor(FN, 'b', bIn);
   if (a.shape.length < 1) throw rangeError(FN, `a must have shape [..., m, k], got ${formatShape(a.shape)}`);
@@ -22,15 +22,18 @@ function plan(module, aIn, bIn, optionsIn) {
   const outShape = [...a.shape.slice(0, -1), cols];
   const rows = sizeOf(a.shape.slice(0, -1));
   const empty = rows === 0 || cols === 0 || inner === 0;
-  const out = checkOut(FN, outIn, outShape);  // last: no caller code runs after
-  if (empty && out === null) checkResultSize(FN, 'output', outShape, heapMaxBytes(module));  // zeros, made in JS
+  const out = checkOut(FN, outIn, outShape); // last: no caller code runs after
+  if (empty && out === null) checkResultSize(FN, 'output', outShape, heapMaxBytes(module)); // zeros, made in JS
   return { a, b, rows, inner, cols, outShape, empty, out };
 }
 
 function memoryPlan(module, p) {
   const memory = new MemoryPlan(FN);
   if (p.empty) return memory;
-  return memory.tensor('a', p.a.shape).tensor('b', p.b.shape).tensor('output', p.outShape)
+  return memory
+    .tensor('a', p.a.shape)
+    .tensor('b', p.b.shape)
+    .tensor('output', p.outShape)
     .scratch('packed b', () => module._matmulScratch(p.inner, p.cols));
 }
 

@@ -5,11 +5,17 @@
 import { rangeError } from './errors.js';
 import { formatShape, sizeOf } from './tensor.js';
 
-const KiB = 1024, MiB = 1024 ** 2, GiB = 1024 ** 3;
+const KiB = 1024,
+  MiB = 1024 ** 2,
+  GiB = 1024 ** 3;
 
 /** 16.0 GiB, 3.5 MiB, 120 bytes; with `whole`, 2 GiB rather than 2.0 GiB. */
 export function formatBytes(bytes, whole = false) {
-  for (const [unit, size] of [['GiB', GiB], ['MiB', MiB], ['KiB', KiB]]) {
+  for (const [unit, size] of [
+    ['GiB', GiB],
+    ['MiB', MiB],
+    ['KiB', KiB],
+  ]) {
     if (bytes >= size) {
       const value = bytes / size;
       return `${whole && Number.isInteger(value) ? value : value.toFixed(1)} ${unit}`;
@@ -94,12 +100,16 @@ export function checkBudget(module, plan) {
   const limit = `the wasm heap holds at most ${formatBytes(heapMax, true)}`;
   plan.resolve(heapMax);
   for (const block of plan.blocks) {
-    if (block.bytes > heapMax) throw rangeError(plan.fn, `the ${blockName(block)} need ${formatBytes(block.bytes)}; ${limit}`);
+    if (block.bytes > heapMax)
+      throw rangeError(plan.fn, `the ${blockName(block)} need ${formatBytes(block.bytes)}; ${limit}`);
   }
   const total = plan.bytes;
   if (total > heapMax) {
     const largest = plan.blocks.reduce((a, b) => (b.bytes > a.bytes ? b : a));
-    throw rangeError(plan.fn, `this call needs ${formatBytes(total)} of wasm memory in all (the largest part: the ${blockName(largest)}, ${formatBytes(largest.bytes)}); ${limit}`);
+    throw rangeError(
+      plan.fn,
+      `this call needs ${formatBytes(total)} of wasm memory in all (the largest part: the ${blockName(largest)}, ${formatBytes(largest.bytes)}); ${limit}`,
+    );
   }
   // Bytes in use never exceed the memory committed so far: a call that fits beside all of
   // it needs no count of the heap (mallinfo walks every chunk: ~11 µs with 2,000 blocks).
@@ -107,6 +117,9 @@ export function checkBudget(module, plan) {
   if (total <= heapMax - committed) return;
   const free = heapMax - module._heapBytesInUse();
   if (total > free) {
-    throw rangeError(plan.fn, `this call needs ${formatBytes(total)} of wasm memory but only ${formatBytes(free)} of the ${formatBytes(heapMax, true)} heap are free (the rest holds layers' weights and other live data; dispose() what you no longer use)`);
+    throw rangeError(
+      plan.fn,
+      `this call needs ${formatBytes(total)} of wasm memory but only ${formatBytes(free)} of the ${formatBytes(heapMax, true)} heap are free (the rest holds layers' weights and other live data; dispose() what you no longer use)`,
+    );
   }
 }

@@ -15,19 +15,37 @@ export function checkHeadConfig(fn, config) {
   const numHeads = positiveInteger(fn, 'numHeads', config.numHeads);
   if (dModel % numHeads !== 0) throw rangeError(fn, `dModel (${dModel}) must be divisible by numHeads (${numHeads})`);
   const numKvHeads = positiveInteger(fn, 'numKvHeads', config.numKvHeads ?? numHeads);
-  if (numHeads % numKvHeads !== 0) throw rangeError(fn, `numHeads (${numHeads}) must be divisible by numKvHeads (${numKvHeads})`);
+  if (numHeads % numKvHeads !== 0)
+    throw rangeError(fn, `numHeads (${numHeads}) must be divisible by numKvHeads (${numKvHeads})`);
   const kDim = positiveInteger(fn, 'kDim', config.kDim ?? dModel);
   const vDim = positiveInteger(fn, 'vDim', config.vDim ?? dModel);
-  if (config.bias !== undefined && typeof config.bias !== 'boolean') throw typeError(fn, `bias must be a boolean, got ${describe(config.bias)}`);
+  if (config.bias !== undefined && typeof config.bias !== 'boolean')
+    throw typeError(fn, `bias must be a boolean, got ${describe(config.bias)}`);
   const seed = config.seed ?? 0;
-  if (typeof seed !== 'number' || !Number.isInteger(seed)) throw typeError(fn, `seed must be an integer, got ${describe(seed)}`);
+  if (typeof seed !== 'number' || !Number.isInteger(seed))
+    throw typeError(fn, `seed must be an integer, got ${describe(seed)}`);
   const headDim = dModel / numHeads;
-  return { dModel, numHeads, numKvHeads, kDim, vDim, headDim, kvWidth: numKvHeads * headDim, bias: config.bias ?? true, seed };
+  return {
+    dModel,
+    numHeads,
+    numKvHeads,
+    kDim,
+    vDim,
+    headDim,
+    kvWidth: numKvHeads * headDim,
+    bias: config.bias ?? true,
+    seed,
+  };
 }
 
 /** Weight shapes of multi-head attention (biases only with `bias`). */
 export function headWeightShapes(c) {
-  const shapes = { wq: [c.dModel, c.dModel], wk: [c.kDim, c.kvWidth], wv: [c.vDim, c.kvWidth], wo: [c.dModel, c.dModel] };
+  const shapes = {
+    wq: [c.dModel, c.dModel],
+    wk: [c.kDim, c.kvWidth],
+    wv: [c.vDim, c.kvWidth],
+    wo: [c.dModel, c.dModel],
+  };
   if (c.bias) Object.assign(shapes, { bq: [c.dModel], bk: [c.kvWidth], bv: [c.kvWidth], bo: [c.dModel] });
   return shapes;
 }
@@ -42,29 +60,55 @@ export function initHeadWeights(params, c, random) {
  * Checks the inputs and options of a multi-head forward pass; touches no wasm memory.
  * query: [B?, Lq, dModel]  key: [B?, Lk, kDim]  value: [B?, Lk, vDim]
  */
-export function planHeads(fn, c, queryIn, keyIn, valueIn, options, names = { query: 'query', key: 'key', value: 'value' }) {
+export function planHeads(
+  fn,
+  c,
+  queryIn,
+  keyIn,
+  valueIn,
+  options,
+  names = { query: 'query', key: 'key', value: 'value' },
+) {
   const query = toTensor(fn, names.query, queryIn);
   const key = keyIn === queryIn ? query : toTensor(fn, names.key, keyIn);
   const value = valueIn === keyIn ? key : toTensor(fn, names.value, valueIn);
   const rank = query.shape.length;
-  if (rank !== 2 && rank !== 3) throw rangeError(fn, `${names.query} must have shape [B?, L, ${c.dModel}], got ${formatShape(query.shape)}`);
+  if (rank !== 2 && rank !== 3)
+    throw rangeError(fn, `${names.query} must have shape [B?, L, ${c.dModel}], got ${formatShape(query.shape)}`);
   const check = (name, t, width, len) => {
-    if (t.shape.length !== rank) throw rangeError(fn, `${name} ${formatShape(t.shape)} must have as many dims as ${names.query} ${formatShape(query.shape)}`);
-    if (t.shape.at(-1) !== width) throw rangeError(fn, `${name} has ${t.shape.at(-1)} features but this layer expects ${width}`);
-    if (rank === 3 && t.shape[0] !== query.shape[0]) throw rangeError(fn, `${name} has batch ${t.shape[0]} but ${names.query} has ${query.shape[0]}`);
-    if (len !== undefined && t.shape.at(-2) !== len) throw rangeError(fn, `${name} has ${t.shape.at(-2)} rows but ${names.key} has ${len} (one value per key)`);
+    if (t.shape.length !== rank)
+      throw rangeError(
+        fn,
+        `${name} ${formatShape(t.shape)} must have as many dims as ${names.query} ${formatShape(query.shape)}`,
+      );
+    if (t.shape.at(-1) !== width)
+      throw rangeError(fn, `${name} has ${t.shape.at(-1)} features but this layer expects ${width}`);
+    if (rank === 3 && t.shape[0] !== query.shape[0])
+      throw rangeError(fn, `${name} has batch ${t.shape[0]} but ${names.query} has ${query.shape[0]}`);
+    if (len !== undefined && t.shape.at(-2) !== len)
+      throw rangeError(fn, `${name} has ${t.shape.at(-2)} rows but ${names.key} has ${len} (one value per key)`);
   };
   check(names.query, query, c.dModel);
   check(names.key, key, c.kDim);
   check(names.value, value, c.vDim, key.shape.at(-2));
   const batched = rank === 3;
   const B = batched ? query.shape[0] : 1;
-  const seqQ = query.shape.at(-2), seqK = key.shape.at(-2);
+  const seqQ = query.shape.at(-2),
+    seqK = key.shape.at(-2);
   const weightBatch = batched ? [B, c.numHeads] : [c.numHeads];
   const maskPlan = planMask(fn, options.mask, weightBatch, seqQ, seqK);
   const keyLengths = checkKeyLengths(fn, options.keyLengths, batched ? [B] : [], seqK);
   return {
-    query, key, value, batched, B, seqQ, seqK, weightBatch, maskPlan, keyLengths,
+    query,
+    key,
+    value,
+    batched,
+    B,
+    seqQ,
+    seqK,
+    weightBatch,
+    maskPlan,
+    keyLengths,
     causal: options.causal === true,
     causalOffset: causalOffset(fn, options.causalAlign, seqQ, seqK),
     window: checkWindow(fn, options.window),
@@ -74,7 +118,11 @@ export function planHeads(fn, c, queryIn, keyIn, valueIn, options, names = { que
 /** Adds what headCall copies in (inputs once each, mask, its offsets, key lengths) to `memory`. */
 export function headMemory(memory, c, p) {
   const seen = new Set();
-  for (const [name, t] of [['query', p.query], ['key', p.key], ['value', p.value]]) {
+  for (const [name, t] of [
+    ['query', p.query],
+    ['key', p.key],
+    ['value', p.value],
+  ]) {
     if (!seen.has(t.data)) memory.tensor(name, t.shape);
     seen.add(t.data);
   }
@@ -90,14 +138,46 @@ export function headMemory(memory, c, p) {
  */
 export function headScratchCall(c, p, given = []) {
   const call = {
-    query: 0, key: 0, value: 0, batch: p.B, seqQ: p.seqQ, seqK: p.seqK, dModel: c.dModel, kDim: c.kDim, vDim: c.vDim,
-    numHeads: c.numHeads, numKvHeads: c.numKvHeads, wq: 0, wk: 0, wv: 0, wo: 0, bq: 0, bk: 0, bv: 0, bo: 0,
-    wqPanels: 1, wkPanels: 1, wvPanels: 1, woPanels: 1,  // the layers keep their matrices as panels
-    mask: 0, allowed: 0, maskOffsets: 0, keyLengths: 0, maskRowStride: 0, causal: false, causalOffset: 0,
-    windowLeft: -1, windowRight: -1,
-    out: 0, qProj: 0, kProj: 0, vProj: 0, concat: 0, attentionWeights: 0,
+    query: 0,
+    key: 0,
+    value: 0,
+    batch: p.B,
+    seqQ: p.seqQ,
+    seqK: p.seqK,
+    dModel: c.dModel,
+    kDim: c.kDim,
+    vDim: c.vDim,
+    numHeads: c.numHeads,
+    numKvHeads: c.numKvHeads,
+    wq: 0,
+    wk: 0,
+    wv: 0,
+    wo: 0,
+    bq: 0,
+    bk: 0,
+    bv: 0,
+    bo: 0,
+    wqPanels: 1,
+    wkPanels: 1,
+    wvPanels: 1,
+    woPanels: 1, // the layers keep their matrices as panels
+    mask: 0,
+    allowed: 0,
+    maskOffsets: 0,
+    keyLengths: 0,
+    maskRowStride: 0,
+    causal: false,
+    causalOffset: 0,
+    windowLeft: -1,
+    windowRight: -1,
+    out: 0,
+    qProj: 0,
+    kProj: 0,
+    vProj: 0,
+    concat: 0,
+    attentionWeights: 0,
   };
-  for (const name of given) call[name] = 1;  // non-null: supplied by the caller
+  for (const name of given) call[name] = 1; // non-null: supplied by the caller
   return call;
 }
 
@@ -105,44 +185,80 @@ export function headScratchCall(c, p, given = []) {
 export function headCall(heap, params, c, p) {
   const [query, key, value] = heap.floatsOnce([p.query.data, p.key.data, p.value.data]);
   return {
-    query, key, value,
-    batch: p.B, seqQ: p.seqQ, seqK: p.seqK, dModel: c.dModel, kDim: c.kDim, vDim: c.vDim,
-    numHeads: c.numHeads, numKvHeads: c.numKvHeads,
-    wq: params.address('wq'), wk: params.address('wk'), wv: params.address('wv'), wo: params.address('wo'),
-    wqPanels: params.panelsAddress('wq'), wkPanels: params.panelsAddress('wk'),
-    wvPanels: params.panelsAddress('wv'), woPanels: params.panelsAddress('wo'),
-    bq: params.address('bq'), bk: params.address('bk'), bv: params.address('bv'), bo: params.address('bo'),
+    query,
+    key,
+    value,
+    batch: p.B,
+    seqQ: p.seqQ,
+    seqK: p.seqK,
+    dModel: c.dModel,
+    kDim: c.kDim,
+    vDim: c.vDim,
+    numHeads: c.numHeads,
+    numKvHeads: c.numKvHeads,
+    wq: params.address('wq'),
+    wk: params.address('wk'),
+    wv: params.address('wv'),
+    wo: params.address('wo'),
+    wqPanels: params.panelsAddress('wq'),
+    wkPanels: params.panelsAddress('wk'),
+    wvPanels: params.panelsAddress('wv'),
+    woPanels: params.panelsAddress('wo'),
+    bq: params.address('bq'),
+    bk: params.address('bk'),
+    bv: params.address('bv'),
+    bo: params.address('bo'),
     ...(p.maskPlan ? writeMask(heap, p.maskPlan, p.seqK) : { mask: 0, allowed: 0 }),
-    maskOffsets: p.maskPlan ? heap.ints(maskOffsets(p.maskPlan, p.weightBatch)) : 0,  // the mask's own batch axes
+    maskOffsets: p.maskPlan ? heap.ints(maskOffsets(p.maskPlan, p.weightBatch)) : 0, // the mask's own batch axes
     maskRowStride: p.maskPlan ? p.maskPlan.rowStride : 0,
     keyLengths: p.keyLengths ? heap.ints(p.keyLengths) : 0,
-    causal: p.causal, causalOffset: p.causalOffset,
-    windowLeft: p.window.left, windowRight: p.window.right,
-    out: 0, qProj: 0, kProj: 0, vProj: 0, concat: 0, attentionWeights: 0,
+    causal: p.causal,
+    causalOffset: p.causalOffset,
+    windowLeft: p.window.left,
+    windowRight: p.window.right,
+    out: 0,
+    qProj: 0,
+    kProj: 0,
+    vProj: 0,
+    concat: 0,
+    attentionWeights: 0,
   };
 }
 
 // [B, L, heads·hd] → [B, heads, L, hd]
 function splitHeads(data, B, L, heads, hd) {
   const out = new Float32Array(data.length);
-  for (let b = 0; b < B; b++) for (let h = 0; h < heads; h++) for (let i = 0; i < L; i++) {
-    const src = (b * L + i) * heads * hd + h * hd;
-    out.set(data.subarray(src, src + hd), ((b * heads + h) * L + i) * hd);
-  }
+  for (let b = 0; b < B; b++)
+    for (let h = 0; h < heads; h++)
+      for (let i = 0; i < L; i++) {
+        const src = (b * L + i) * heads * hd + h * hd;
+        out.set(data.subarray(src, src + hd), ((b * heads + h) * L + i) * hd);
+      }
   return out;
 }
 
 // [B, H, Lq, Lk] → mean over H → [B, Lq, Lk]
 function averageHeads(data, B, H, block) {
   const out = new Float32Array(B * block);
-  for (let b = 0; b < B; b++) for (let h = 0; h < H; h++) {
-    const src = data.subarray((b * H + h) * block, (b * H + h + 1) * block);
-    for (let i = 0; i < block; i++) out[b * block + i] += src[i] / H;
-  }
+  for (let b = 0; b < B; b++)
+    for (let h = 0; h < H; h++) {
+      const src = data.subarray((b * H + h) * block, (b * H + h + 1) * block);
+      for (let i = 0; i < block; i++) out[b * block + i] += src[i] / H;
+    }
   return out;
 }
 
-const FORWARD_OPTIONS = ['mask', 'causal', 'causalAlign', 'window', 'keyLengths', 'returnWeights', 'averageWeights', 'trace', 'out'];
+const FORWARD_OPTIONS = [
+  'mask',
+  'causal',
+  'causalAlign',
+  'window',
+  'keyLengths',
+  'returnWeights',
+  'averageWeights',
+  'trace',
+  'out',
+];
 const FORWARD_BOOLEANS = ['causal', 'returnWeights', 'averageWeights', 'trace'];
 const CONFIG_KEYS = ['dModel', 'numHeads', 'kDim', 'vDim', 'bias', 'seed', 'numKvHeads'];
 
@@ -171,10 +287,13 @@ export function planForward(module, c, query, key, value, options) {
   if (p.B === 0 || p.seqQ === 0) return p;
   headMemory(p.memory, c, p).tensor('output', p.outShape);
   const given = [];
-  if (p.wantWeights) p.memory.tensor('weights', [p.B, c.numHeads, p.seqQ, p.seqK]), given.push('attentionWeights');
+  if (p.wantWeights) (p.memory.tensor('weights', [p.B, c.numHeads, p.seqQ, p.seqK]), given.push('attentionWeights'));
   if (p.trace) {
-    p.memory.tensor('projected queries', [p.B, p.seqQ, c.dModel]).tensor('projected keys', [p.B, p.seqK, c.kvWidth])
-      .tensor('projected values', [p.B, p.seqK, c.kvWidth]).tensor('concatenated heads', [p.B, p.seqQ, c.dModel]);
+    p.memory
+      .tensor('projected queries', [p.B, p.seqQ, c.dModel])
+      .tensor('projected keys', [p.B, p.seqK, c.kvWidth])
+      .tensor('projected values', [p.B, p.seqK, c.kvWidth])
+      .tensor('concatenated heads', [p.B, p.seqQ, c.dModel]);
     given.push('qProj', 'kProj', 'vProj', 'concat');
   }
   p.memory.scratch('projections and kernel workspace', () => module._multiHeadScratch(headScratchCall(c, p, given)));
@@ -203,7 +322,14 @@ export class MultiHeadAttention {
     const { c, shapes } = planMultiHeadConfig(config);
     this.#module = module;
     this.#config = c;
-    Object.assign(this, { dModel: c.dModel, numHeads: c.numHeads, numKvHeads: c.numKvHeads, headDim: c.headDim, kDim: c.kDim, vDim: c.vDim });
+    Object.assign(this, {
+      dModel: c.dModel,
+      numHeads: c.numHeads,
+      numKvHeads: c.numKvHeads,
+      headDim: c.headDim,
+      kDim: c.kDim,
+      vDim: c.vDim,
+    });
     this.#params = new Parameters(module, fn, shapes, PACKED_HEAD_WEIGHTS);
     initHeadWeights(this.#params, c, seededRandom(c.seed));
   }
@@ -231,7 +357,7 @@ export class MultiHeadAttention {
     const c = this.#config;
     const module = this.#module;
     const p = planForward(module, c, query, key, value, options);
-    this.#params.check('forward', true);  // the caller's getters have run
+    this.#params.check('forward', true); // the caller's getters have run
     const { trace, wantWeights, outShape } = p;
     const lead = p.batched ? [p.B] : [];
     if (p.B === 0 || p.seqQ === 0) return { output: { data: p.out ?? new Float32Array(0), shape: outShape } };
@@ -257,7 +383,10 @@ export class MultiHeadAttention {
           ? { data: averageHeads(all, p.B, c.numHeads, p.seqQ * p.seqK), shape: [...lead, p.seqQ, p.seqK] }
           : { data: all, shape: [...lead, c.numHeads, p.seqQ, p.seqK] };
         if (trace) {
-          const heads = (address, L, H) => ({ data: splitHeads(heap.read(address, p.B * L * H * c.headDim), p.B, L, H, c.headDim), shape: [...lead, H, L, c.headDim] });
+          const heads = (address, L, H) => ({
+            data: splitHeads(heap.read(address, p.B * L * H * c.headDim), p.B, L, H, c.headDim),
+            shape: [...lead, H, L, c.headDim],
+          });
           result.trace = {
             q: heads(call.qProj, p.seqQ, c.numHeads),
             k: heads(call.kProj, p.seqK, c.numKvHeads),

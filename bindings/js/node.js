@@ -17,7 +17,7 @@ const FILES = {
   'baseline-threads': 'attention-threads.wasm',
   'relaxed-threads': 'attention-relaxed-threads.wasm',
 };
-const defaultInstances = new Map();  // build and thread count → Promise of the API
+const defaultInstances = new Map(); // build and thread count → Promise of the API
 
 // Node has SharedArrayBuffer and worker_threads: threads are there if the cores are.
 // The threaded glue reaches Node's `require` through process.getBuiltinModule (Node 20.16+;
@@ -25,9 +25,10 @@ const defaultInstances = new Map();  // build and thread count → Promise of th
 const NODE_THREADS = {
   cores: availableParallelism(),
   shared: typeof SharedArrayBuffer === 'function' && typeof process.getBuiltinModule === 'function',
-  sharedReason: typeof SharedArrayBuffer === 'function'
-    ? `threads need Node 20.16 or later (process.getBuiltinModule); this is Node ${process.versions.node}`
-    : 'this Node has no SharedArrayBuffer',
+  sharedReason:
+    typeof SharedArrayBuffer === 'function'
+      ? `threads need Node 20.16 or later (process.getBuiltinModule); this is Node ${process.versions.node}`
+      : 'this Node has no SharedArrayBuffer',
 };
 
 // The relaxed build's register tiles in Node: 4 rows. Node 20's V8 schedules all six splat
@@ -40,20 +41,22 @@ const NODE_TILE_ROWS = 4;
 // (this package is "type": "module", so Node would load the emitted .js as an ES module).
 const THREADED_ARGS = {
   locateFile(path, prefix) {
-    if (path.endsWith('.worker.js')) return fileURLToPath(new URL(`../../dist/${path.replace(/\.js$/, '.cjs')}`, import.meta.url));
+    if (path.endsWith('.worker.js'))
+      return fileURLToPath(new URL(`../../dist/${path.replace(/\.js$/, '.cjs')}`, import.meta.url));
     return prefix + path;
   },
 };
 
 // Pool workers must not keep the process alive once the caller is done.
 function unrefWorkers(module) {
-  for (const worker of [...(module.PThread?.unusedWorkers ?? []), ...(module.PThread?.runningWorkers ?? [])]) worker.unref?.();
+  for (const worker of [...(module.PThread?.unusedWorkers ?? []), ...(module.PThread?.runningWorkers ?? [])])
+    worker.unref?.();
 }
 
 // The URL of options.wasmUrl, or null for a plain file path.
 function parseUrl(wasmUrl) {
   if (wasmUrl instanceof URL) return wasmUrl;
-  if (!/^[a-z][a-z0-9+.-]*:/i.test(wasmUrl) || /^[a-z]:[\\/]/i.test(wasmUrl)) return null;  // C:\ is a path
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(wasmUrl) || /^[a-z]:[\\/]/i.test(wasmUrl)) return null; // C:\ is a path
   try {
     return new URL(wasmUrl);
   } catch (error) {
@@ -86,7 +89,11 @@ function load(simd, threads, bytes, what) {
   const variant = variantForBytes(simd, bytes, what);
   let plan = { ...planThreads(threads, NODE_THREADS), tileRows: NODE_TILE_ROWS };
   if (isThreadedBytes(bytes)) {
-    if (plan.threads === 1) throw rangeError('init', `${what} is a threaded build: pass options.threads (2 or more, or 'auto'), or use a single-threaded wasm`);
+    if (plan.threads === 1)
+      throw rangeError(
+        'init',
+        `${what} is a threaded build: pass options.threads (2 or more, or 'auto'), or use a single-threaded wasm`,
+      );
     return instantiate(GLUES, variant, { wasmBinary: bytes, ...THREADED_ARGS }, what, plan, unrefWorkers);
   }
   if (plan.threads > 1) plan = { threads: 1, reason: `${what} is a single-threaded build`, tileRows: NODE_TILE_ROWS };
@@ -108,14 +115,21 @@ async function loadInit(options) {
   const variant = chooseVariant(simd);
   const plan = { ...planThreads(threads, NODE_THREADS), tileRows: NODE_TILE_ROWS };
   const build = buildName(variant, plan.threads > 1);
-  const key = `${build}/${plan.threads}/${plan.reason}`;  // the reason is part of attn.info
+  const key = `${build}/${plan.threads}/${plan.reason}`; // the reason is part of attn.info
   // A failed load is not cached: the next init() tries again.
   return loadOnce(defaultInstances, key, async () => {
     const file = new URL(`../../dist/${FILES[build]}`, import.meta.url);
     const what = `the package's wasm (${file.pathname})`;
     const args = plan.threads > 1 ? THREADED_ARGS : {};
     const started = plan.threads > 1 ? unrefWorkers : undefined;
-    return instantiate(GLUES, variant, { wasmBinary: new Uint8Array(await readFile(file)), ...args }, what, plan, started);
+    return instantiate(
+      GLUES,
+      variant,
+      { wasmBinary: new Uint8Array(await readFile(file)), ...args },
+      what,
+      plan,
+      started,
+    );
   });
 }
 

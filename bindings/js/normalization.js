@@ -12,7 +12,11 @@ import { checkEps } from './block.js';
 function optionalParameter(fn, name, value, shape) {
   if (value === undefined || value === null) return null;
   const t = toTensor(fn, name, value);
-  if (formatShape(t.shape) !== formatShape(shape)) throw rangeError(fn, `${name} has shape ${formatShape(t.shape)} but must be ${formatShape(shape)} (x.shape from options.axis on)`);
+  if (formatShape(t.shape) !== formatShape(shape))
+    throw rangeError(
+      fn,
+      `${name} has shape ${formatShape(t.shape)} but must be ${formatShape(shape)} (x.shape from options.axis on)`,
+    );
   return t.data;
 }
 
@@ -30,7 +34,11 @@ function normShape(fn, x, axisOption) {
 export function makeNormalization(module) {
   const run = (fn, body) => {
     const heap = new HeapScope(module, fn);
-    try { return body(heap); } finally { heap.release(); }
+    try {
+      return body(heap);
+    } finally {
+      heap.release();
+    }
   };
 
   // layerNorm's checks; touches no wasm memory.
@@ -38,7 +46,7 @@ export function makeNormalization(module) {
     const fn = 'layerNorm';
     const x = toTensor(fn, 'x', xIn);
     checkKeys(fn, 'option', options, ['gamma', 'beta', 'eps', 'axis', 'returnStats'], ['returnStats']);
-    const o = { ...options };  // each option read once
+    const o = { ...options }; // each option read once
     const { inner, statsShape, rows, dim } = normShape(fn, x, o.axis);
     const gamma = optionalParameter(fn, 'gamma', o.gamma, inner);
     const beta = optionalParameter(fn, 'beta', o.beta, inner);
@@ -46,7 +54,7 @@ export function makeNormalization(module) {
     const returnStats = o.returnStats === true;
     const memory = new MemoryPlan(fn);
     if (rows > 0) {
-      if (dim > 0) memory.tensor('x', x.shape);  // normalised in place
+      if (dim > 0) memory.tensor('x', x.shape); // normalised in place
       if (gamma && dim > 0) memory.tensor('gamma', inner);
       if (beta && dim > 0) memory.tensor('beta', inner);
       if (returnStats) memory.tensor('mean', statsShape).tensor('invStdDev', statsShape);
@@ -73,11 +81,26 @@ export function makeNormalization(module) {
     checkBudget(module, memory);
     return run(fn, (heap) => {
       const xa = heap.floats(x.data);
-      const mean = returnStats ? heap.alloc(rows) : 0, inv = returnStats ? heap.alloc(rows) : 0;
-      module._layerNormStats(xa, rows, dim, gamma ? heap.floats(gamma) : 0, beta ? heap.floats(beta) : 0, eps, xa, mean, inv);
+      const mean = returnStats ? heap.alloc(rows) : 0,
+        inv = returnStats ? heap.alloc(rows) : 0;
+      module._layerNormStats(
+        xa,
+        rows,
+        dim,
+        gamma ? heap.floats(gamma) : 0,
+        beta ? heap.floats(beta) : 0,
+        eps,
+        xa,
+        mean,
+        inv,
+      );
       const output = { data: heap.read(xa, count), shape: x.shape };
       if (!returnStats) return output;
-      return { output, mean: { data: heap.read(mean, rows), shape: statsShape }, invStdDev: { data: heap.read(inv, rows), shape: statsShape } };
+      return {
+        output,
+        mean: { data: heap.read(mean, rows), shape: statsShape },
+        invStdDev: { data: heap.read(inv, rows), shape: statsShape },
+      };
     });
   }
 
@@ -92,7 +115,7 @@ export function makeNormalization(module) {
     const eps = checkEps(fn, o.eps ?? 1e-5);
     const memory = new MemoryPlan(fn);
     if (rows > 0 && dim > 0) {
-      memory.tensor('x', x.shape);  // normalised in place
+      memory.tensor('x', x.shape); // normalised in place
       if (weight) memory.tensor('weight', inner);
     }
     return { x, weight, eps, rows, dim, memory };

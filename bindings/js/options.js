@@ -9,7 +9,8 @@ const KNOWN = ['wasmUrl', 'wasmBinary', 'simd', 'threads'];
 /** Checks init's options; returns { wasmUrl, wasmBinary, simd, threads }, each read once. */
 export function checkInitOptions(options) {
   if (options === undefined) return { simd: 'auto', threads: 1 };
-  if (options === null || typeof options !== 'object') throw typeError('init', `options must be an object, got ${describe(options)}`);
+  if (options === null || typeof options !== 'object')
+    throw typeError('init', `options must be an object, got ${describe(options)}`);
   checkKeys('init', 'option', options, KNOWN);
   const { wasmBinary, wasmUrl, simd, threads } = options;
   if (wasmBinary !== undefined && !(wasmBinary instanceof ArrayBuffer) && !ArrayBuffer.isView(wasmBinary)) {

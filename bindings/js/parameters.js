@@ -86,7 +86,8 @@ export class Parameters {
       for (const [name, shape] of Object.entries(shapes)) {
         const floats = this.packed.has(name) ? panelFloats(shape) : sizeOf(shape);
         const address = module._malloc(Math.max(4, 4 * floats));
-        if (address === 0) throw new RangeError(`${owner}: out of wasm memory for ${formatBytes(memory.bytes)} of weights`);
+        if (address === 0)
+          throw new RangeError(`${owner}: out of wasm memory for ${formatBytes(memory.bytes)} of weights`);
         this.addresses[name] = address;
       }
     } catch (error) {
@@ -103,14 +104,20 @@ export class Parameters {
    * a getter may dispose the object in between (`during`).
    */
   check(method, during = false) {
-    if (this.disposed) throw new Error(`${this.owner}.${method}: this object was disposed${during ? ' during the call (by the caller\'s own code, e.g. a getter)' : ''}; create a new one`);
+    if (this.disposed)
+      throw new Error(
+        `${this.owner}.${method}: this object was disposed${during ? " during the call (by the caller's own code, e.g. a getter)" : ''}; create a new one`,
+      );
   }
 
   // The heap floats of `name`: its values, or its panels when packed.
   view(name) {
     const shape = this.shapes[name];
     const start = this.addresses[name] >> 2;
-    return views(this.module).HEAPF32.subarray(start, start + (this.packed.has(name) ? panelFloats(shape) : sizeOf(shape)));
+    return views(this.module).HEAPF32.subarray(
+      start,
+      start + (this.packed.has(name) ? panelFloats(shape) : sizeOf(shape)),
+    );
   }
 
   /** Writes row-major `data` into `name` (packing it if it is stored as panels). */
@@ -141,18 +148,27 @@ export class Parameters {
   set(method, weights) {
     this.check(method);
     if (weights === null || typeof weights !== 'object' || Array.isArray(weights)) {
-      throw typeError(`${this.owner}.${method}`, `weights must be an object { name: tensor }, got ${describe(weights)}`);
+      throw typeError(
+        `${this.owner}.${method}`,
+        `weights must be an object { name: tensor }, got ${describe(weights)}`,
+      );
     }
     const checked = [];
     for (const [name, value] of Object.entries(weights)) {
       if (value === undefined) continue;
       if (!Object.hasOwn(this.shapes, name)) {
-        throw rangeError(`${this.owner}.${method}`, `unknown weight '${name}' (this layer has: ${Object.keys(this.shapes).join(', ')})`);
+        throw rangeError(
+          `${this.owner}.${method}`,
+          `unknown weight '${name}' (this layer has: ${Object.keys(this.shapes).join(', ')})`,
+        );
       }
       const t = toTensor(`${this.owner}.${method}`, name, value);
       const expected = this.shapes[name];
       if (t.shape.length !== expected.length || t.shape.some((d, i) => d !== expected[i])) {
-        throw rangeError(`${this.owner}.${method}`, `${name} has shape ${formatShape(t.shape)} but this layer needs ${formatShape(expected)}`);
+        throw rangeError(
+          `${this.owner}.${method}`,
+          `${name} has shape ${formatShape(t.shape)} but this layer needs ${formatShape(expected)}`,
+        );
       }
       checked.push([name, t.data]);
     }
@@ -166,7 +182,8 @@ export class Parameters {
   get(method) {
     this.check(method);
     const out = {};
-    for (const name of Object.keys(this.shapes)) out[name] = { data: this.read(name), shape: this.shapes[name].slice() };
+    for (const name of Object.keys(this.shapes))
+      out[name] = { data: this.read(name), shape: this.shapes[name].slice() };
     return out;
   }
 

@@ -17,7 +17,9 @@ export function makeSoftmax(module) {
     const memory = new MemoryPlan(fn);
     if (count > 0) memory.tensor('x', x.shape).tensor('output', x.shape);
     // x as [outer, axisLen, inner] (int32-sized once the plan fits the heap).
-    const outer = sizeOf(x.shape.slice(0, axis)), axisLen = x.shape[axis], inner = sizeOf(x.shape.slice(axis + 1));
+    const outer = sizeOf(x.shape.slice(0, axis)),
+      axisLen = x.shape[axis],
+      inner = sizeOf(x.shape.slice(axis + 1));
     return { x, outer, axisLen, inner, count, memory };
   }
 

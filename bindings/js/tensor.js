@@ -26,7 +26,8 @@ const MAX_RANK = 64;
 export function readShape(fn, name, shape) {
   if (!Array.isArray(shape)) throw typeError(fn, `${name}.shape must be an array of dims, got ${describe(shape)}`);
   const rank = shape.length;
-  if (!Number.isInteger(rank) || rank < 0) throw rangeError(fn, `${name}.shape has length ${show(rank)}; an array length is needed`);
+  if (!Number.isInteger(rank) || rank < 0)
+    throw rangeError(fn, `${name}.shape has length ${show(rank)}; an array length is needed`);
   if (rank > MAX_RANK) throw rangeError(fn, `${name}.shape has ${rank} dims; at most ${MAX_RANK} are supported`);
   const dims = new Array(rank);
   for (let axis = 0; axis < rank; axis++) {
@@ -47,8 +48,10 @@ const MAX_NESTED_VALUES = 2 ** 29;
 // An array's length, read once and checked (a Proxy's length trap may answer anything).
 function arrayLength(fn, name, path, node) {
   const length = node.length;
-  if (!Number.isInteger(length) || length < 0) throw rangeError(fn, `${name}${path} has length ${show(length)}; an array length is needed`);
-  if (length > MAX_NESTED_VALUES) throw rangeError(fn, `${name}${path} has ${length} entries; nested arrays hold at most 2^29 values`);
+  if (!Number.isInteger(length) || length < 0)
+    throw rangeError(fn, `${name}${path} has length ${show(length)}; an array length is needed`);
+  if (length > MAX_NESTED_VALUES)
+    throw rangeError(fn, `${name}${path} has ${length} entries; nested arrays hold at most 2^29 values`);
   return length;
 }
 
@@ -80,7 +83,10 @@ function readNested(fn, name, x, isLeaf, leafKind, Out) {
       return;
     }
     if (!Array.isArray(node) || arrayLength(fn, name, path, node) !== shape[depth]) {
-      throw rangeError(fn, `${name} is ragged: ${name}${path} should have ${shape[depth]} entries like ${name}${'[0]'.repeat(depth)}`);
+      throw rangeError(
+        fn,
+        `${name} is ragged: ${name}${path} should have ${shape[depth]} entries like ${name}${'[0]'.repeat(depth)}`,
+      );
     }
     for (let i = 0; i < shape[depth]; i++) visit(node[i], depth + 1, `${path}[${i}]`);
   };
@@ -125,7 +131,10 @@ export function intact(fn, data) {
   const length = lengthOf(data);
   const expected = callerLengths.get(data);
   if (expected !== undefined && expected !== length) {
-    throw rangeError(fn, `an input's buffer was detached or resized during the call (by the caller's getter or Proxy): it had ${expected} values, now ${length}; nothing was computed`);
+    throw rangeError(
+      fn,
+      `an input's buffer was detached or resized during the call (by the caller's getter or Proxy): it had ${expected} values, now ${length}; nothing was computed`,
+    );
   }
   return length;
 }
@@ -140,7 +149,8 @@ function readData(fn, name, data) {
   if (kind !== undefined) {
     const length = lengthOf(data);
     if (length === 0) return new Float32Array(0);
-    if (kind === 'Float32Array') return Object.getPrototypeOf(data) === Float32Array.prototype ? caller(data, length) : new Float32Array(data);
+    if (kind === 'Float32Array')
+      return Object.getPrototypeOf(data) === Float32Array.prototype ? caller(data, length) : new Float32Array(data);
     if (kind !== 'BigInt64Array' && kind !== 'BigUint64Array') return new Float32Array(data);
     const out = new Float32Array(length);
     for (let i = 0; i < length; i++) out[i] = Number(data[i]);
@@ -166,7 +176,8 @@ export function copyRows(target, at, data, from, rows, rowStride, width) {
     target.set(data.subarray(from, from + rows * width), at);
     return;
   }
-  for (let r = 0; r < rows; r++) target.set(data.subarray(from + r * rowStride, from + r * rowStride + width), at + r * width);
+  for (let r = 0; r < rows; r++)
+    target.set(data.subarray(from + r * rowStride, from + r * rowStride + width), at + r * width);
 }
 
 /** IEEE 754 binary16 → number (exact). */
@@ -205,7 +216,10 @@ function checkDtype(fn, name, dtype, data) {
     throw typeError(fn, `${name}.dtype must be 'float32', 'float16' or 'bfloat16', got ${describe(dtype)}`);
   }
   if (typedArrayKind(data) !== 'Uint16Array') {
-    throw typeError(fn, `${name}.dtype is '${dtype}', so ${name}.data must be a Uint16Array of its bits, got ${describe(data)}`);
+    throw typeError(
+      fn,
+      `${name}.dtype is '${dtype}', so ${name}.data must be a Uint16Array of its bits, got ${describe(data)}`,
+    );
   }
   return dtype;
 }
@@ -220,10 +234,12 @@ function fromForeign(fn, name, x) {
   if (typeof dataSync === 'function') {
     const dtype = x.dtype;
     if (typeof dtype === 'string') {
-      if (!['float32', 'int32', 'bool'].includes(dtype)) throw typeError(fn, `${name} is a tfjs tensor of dtype '${dtype}'; numbers are needed`);
+      if (!['float32', 'int32', 'bool'].includes(dtype))
+        throw typeError(fn, `${name} is a tfjs tensor of dtype '${dtype}'; numbers are needed`);
       const shape = readShape(fn, name, x.shape);
       const values = Reflect.apply(dataSync, x, []);
-      if (typedArrayKind(values) === undefined) throw typeError(fn, `${name} is a tfjs tensor whose dataSync() gave ${describe(values)}, not a typed array`);
+      if (typedArrayKind(values) === undefined)
+        throw typeError(fn, `${name} is a tfjs tensor whose dataSync() gave ${describe(values)}, not a typed array`);
       return { data: values, shape };
     }
   }
@@ -231,7 +247,8 @@ function fromForeign(fn, name, x) {
   const type = x.type;
   if (Array.isArray(dims) && typeof type === 'string') {
     const data = x.data;
-    if (type === 'string' || typedArrayKind(data) === undefined) throw typeError(fn, `${name} is an onnxruntime tensor of type '${type}'; numbers are needed`);
+    if (type === 'string' || typedArrayKind(data) === undefined)
+      throw typeError(fn, `${name} is an onnxruntime tensor of type '${type}'; numbers are needed`);
     const dtype = HALF_DTYPES.includes(type) && typedArrayKind(data) === 'Uint16Array' ? type : undefined;
     return { data, dtype, shape: readShape(fn, `${name}.dims`, dims) };
   }
@@ -241,7 +258,10 @@ function fromForeign(fn, name, x) {
 // A typed array where a tensor belongs: its shape cannot be guessed, so say how to give one.
 function bareTypedArray(fn, name, x) {
   const kind = typedArrayKind(x);
-  return typeError(fn, `${name} is a bare ${kind} of ${lengthOf(x)} values, which has no shape: pass { data: ${name}, shape: [rows, cols] } or tensor(${name}, [rows, cols])`);
+  return typeError(
+    fn,
+    `${name} is a bare ${kind} of ${lengthOf(x)} values, which has no shape: pass { data: ${name}, shape: [rows, cols] } or tensor(${name}, [rows, cols])`,
+  );
 }
 
 /**
@@ -264,7 +284,10 @@ export function toTensor(fn, name, x) {
   const dtype = foreign ? foreign.dtype : checkDtype(fn, name, x.dtype, rawData);
   const data = dtype ? decodeHalves(rawData, dtype) : readData(fn, name, rawData);
   if (data === null) {
-    throw typeError(fn, `${name}.data must be a Float32Array (or another numeric TypedArray or number array), got ${describe(rawData)}`);
+    throw typeError(
+      fn,
+      `${name}.data must be a Float32Array (or another numeric TypedArray or number array), got ${describe(rawData)}`,
+    );
   }
   const shape = foreign ? foreign.shape : readShape(fn, name, x.shape);
   return checkedLength(fn, name, data, shape);
@@ -329,7 +352,8 @@ function isConstructor(f) {
 export function toTfjs(t, tf) {
   const { data, shape } = toTensor('toTfjs', 'tensor', t);
   const make = tf !== null && (typeof tf === 'object' || typeof tf === 'function') ? tf.tensor : undefined;
-  if (typeof make !== 'function') throw typeError('toTfjs', `tf must be the TensorFlow.js module (with tf.tensor), got ${describe(tf)}`);
+  if (typeof make !== 'function')
+    throw typeError('toTfjs', `tf must be the TensorFlow.js module (with tf.tensor), got ${describe(tf)}`);
   return Reflect.apply(make, tf, [data, shape, 'float32']);
 }
 
@@ -337,7 +361,11 @@ export function toTfjs(t, tf) {
 export function toOrt(t, ort) {
   const { data, shape } = toTensor('toOrt', 'tensor', t);
   const Tensor = ort !== null && (typeof ort === 'object' || typeof ort === 'function') ? ort.Tensor : undefined;
-  if (!isConstructor(Tensor)) throw typeError('toOrt', `ort must be the onnxruntime-web module (with the class ort.Tensor), got ${describe(ort)}`);
+  if (!isConstructor(Tensor))
+    throw typeError(
+      'toOrt',
+      `ort must be the onnxruntime-web module (with the class ort.Tensor), got ${describe(ort)}`,
+    );
   return new Tensor('float32', data, shape);
 }
 
@@ -348,14 +376,22 @@ export function toOrt(t, ort) {
  */
 export function toMask(fn, name, x) {
   if (typeof x === 'string') {
-    const hint = /causal/i.test(x) ? ": for a causal mask pass the option { causal: true } (with causalAlign: 'bottom-right' when the queries are the last of the keys)" : '';
-    throw typeError(fn, `${name} must be a tensor or a nested array, got the string ${JSON.stringify(x.slice(0, 40))}${hint}`);
+    const hint = /causal/i.test(x)
+      ? ": for a causal mask pass the option { causal: true } (with causalAlign: 'bottom-right' when the queries are the last of the keys)"
+      : '';
+    throw typeError(
+      fn,
+      `${name} must be a tensor or a nested array, got the string ${JSON.stringify(x.slice(0, 40))}${hint}`,
+    );
   }
   if (Array.isArray(x)) {
     let first = x;
     for (let depth = 0; Array.isArray(first) && depth <= MAX_RANK; depth++) first = first[0];
     if (typeof first === 'boolean') {
-      return { ...readNested(fn, name, x, (leaf) => typeof leaf === 'boolean', 'a boolean', Uint8Array), boolean: true };
+      return {
+        ...readNested(fn, name, x, (leaf) => typeof leaf === 'boolean', 'a boolean', Uint8Array),
+        boolean: true,
+      };
     }
     return { ...toTensor(fn, name, x), boolean: false };
   }
@@ -367,14 +403,26 @@ export function toMask(fn, name, x) {
   const data = foreign ? foreign.data : x.data;
   const kind = typedArrayKind(data);
   const dtype = foreign ? foreign.dtype : checkDtype(fn, name, x.dtype, data);
-  if (dtype) return { ...checkedLength(fn, name, decodeHalves(data, dtype), foreign ? foreign.shape : readShape(fn, name, x.shape)), boolean: false };
+  if (dtype)
+    return {
+      ...checkedLength(fn, name, decodeHalves(data, dtype), foreign ? foreign.shape : readShape(fn, name, x.shape)),
+      boolean: false,
+    };
   if (kind !== 'Uint8Array' && kind !== 'Float32Array' && !(foreign && kind !== undefined)) {
-    throw typeError(fn, `${name}.data must be a Uint8Array (boolean mask) or a Float32Array (additive mask), got ${describe(data)}`);
+    throw typeError(
+      fn,
+      `${name}.data must be a Uint8Array (boolean mask) or a Float32Array (additive mask), got ${describe(data)}`,
+    );
   }
   const shape = foreign ? foreign.shape : readShape(fn, name, x.shape);
   if (kind === 'Uint8Array') {
     const length = lengthOf(data);
-    const own = length === 0 ? new Uint8Array(0) : Object.getPrototypeOf(data) === Uint8Array.prototype ? caller(data, length) : new Uint8Array(data);
+    const own =
+      length === 0
+        ? new Uint8Array(0)
+        : Object.getPrototypeOf(data) === Uint8Array.prototype
+          ? caller(data, length)
+          : new Uint8Array(data);
     return { ...checkedLength(fn, name, own, shape), boolean: true };
   }
   return { ...checkedLength(fn, name, readData(fn, name, data), shape), boolean: false };
@@ -388,7 +436,10 @@ export function toMask(fn, name, x) {
 export function checkResultSize(fn, name, shape, maxBytes) {
   const bytes = 4 * sizeOf(shape);
   if (bytes > maxBytes) {
-    throw rangeError(fn, `the ${name} ${formatShape(shape)} would need ${(bytes / 2 ** 30).toFixed(1)} GiB; results are limited to what the wasm heap holds, ${maxBytes / 2 ** 30} GiB`);
+    throw rangeError(
+      fn,
+      `the ${name} ${formatShape(shape)} would need ${(bytes / 2 ** 30).toFixed(1)} GiB; results are limited to what the wasm heap holds, ${maxBytes / 2 ** 30} GiB`,
+    );
   }
 }
 
@@ -421,7 +472,10 @@ export function toNested(t) {
     nodes += rows;
   }
   if (nodes > MAX_NESTED_NODES) {
-    throw rangeError('toNested', `tensor ${formatShape(shape)} would make ${nodes} nested arrays and numbers; at most 2^26 (use tensor.data instead)`);
+    throw rangeError(
+      'toNested',
+      `tensor ${formatShape(shape)} would make ${nodes} nested arrays and numbers; at most 2^26 (use tensor.data instead)`,
+    );
   }
   const build = (axis, offset) => {
     if (axis === shape.length) return data[offset];
@@ -449,7 +503,10 @@ export function broadcastShapes(fn, named, what = 'leading dims') {
         owner[axis] = name;
         continue;
       }
-      throw rangeError(fn, `${what} of ${name} ${formatShape(shape)} do not broadcast with ${owner[axis]} (size ${out[axis]} vs ${dim})`);
+      throw rangeError(
+        fn,
+        `${what} of ${name} ${formatShape(shape)} do not broadcast with ${owner[axis]} (size ${out[axis]} vs ${dim})`,
+      );
     }
   }
   return out;

@@ -14,7 +14,8 @@ export function checkThreadsOption(threads) {
   if (threads === 'auto') return 'auto';
   const message = `options.threads must be 'auto' or an integer from 1 to ${MAX_THREADS}, got`;
   if (typeof threads !== 'number') throw typeError('init', `${message} ${describe(threads)}`);
-  if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) throw rangeError('init', `${message} ${threads}`);
+  if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS)
+    throw rangeError('init', `${message} ${threads}`);
   return threads;
 }
 
@@ -27,7 +28,10 @@ export function checkThreadsOption(threads) {
 export function planThreads(requested, { cores, shared, sharedReason }) {
   const wanted = requested === 'auto' ? Math.max(1, Math.min(cores, MAX_THREADS)) : requested;
   if (wanted === 1) {
-    return { threads: 1, reason: requested === 'auto' ? `threads: 'auto' found ${cores} core${cores === 1 ? '' : 's'}` : null };
+    return {
+      threads: 1,
+      reason: requested === 'auto' ? `threads: 'auto' found ${cores} core${cores === 1 ? '' : 's'}` : null,
+    };
   }
   if (!shared) return { threads: 1, reason: sharedReason };
   return { threads: wanted, reason: null };
@@ -35,12 +39,15 @@ export function planThreads(requested, { cores, shared, sharedReason }) {
 
 /** This browser context's answer: can it share memory between threads? */
 export function browserThreadSupport() {
-  const cores = Number.isInteger(globalThis.navigator?.hardwareConcurrency) ? globalThis.navigator.hardwareConcurrency : 1;
+  const cores = Number.isInteger(globalThis.navigator?.hardwareConcurrency)
+    ? globalThis.navigator.hardwareConcurrency
+    : 1;
   if (typeof SharedArrayBuffer !== 'function' || globalThis.crossOriginIsolated !== true) {
     return {
       cores,
       shared: false,
-      sharedReason: 'this page is not cross-origin isolated, so it has no SharedArrayBuffer for wasm threads: serve it with the headers Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp',
+      sharedReason:
+        'this page is not cross-origin isolated, so it has no SharedArrayBuffer for wasm threads: serve it with the headers Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp',
     };
   }
   return { cores, shared: true, sharedReason: null };

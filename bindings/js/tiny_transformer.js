@@ -13,8 +13,12 @@ const FORMAT = WEIGHTS_FORMAT;
 // What the training model's statuses mean here, by the status's C++ name (src/status.h; the
 // numbers come from the module).
 const STATUS = {
-  kNegativeDimension: 'a dimension is negative', kNullPointer: 'a required buffer is missing', kBadKeyLength: 'a length is outside [1, L]',
-  kBadHeadCount: 'dModel must divide into heads', kBadArgument: 'an argument is out of range', kTooLarge: 'the batch is too large for the 2 GiB wasm heap',
+  kNegativeDimension: 'a dimension is negative',
+  kNullPointer: 'a required buffer is missing',
+  kBadKeyLength: 'a length is outside [1, L]',
+  kBadHeadCount: 'dModel must divide into heads',
+  kBadArgument: 'an argument is out of range',
+  kTooLarge: 'the batch is too large for the 2 GiB wasm heap',
   kOutOfMemory: 'out of wasm memory for the activations',
 };
 
@@ -26,7 +30,10 @@ const STATUS = {
 const finalizer = new FinalizationRegistry(({ module, handle }) => module._modelDestroy(handle));
 
 function fail(module, fn, status) {
-  return rangeError(fn, `the core refused the call: ${STATUS[contractOf(module).statusNames[status]] ?? `status ${status}`}`);
+  return rangeError(
+    fn,
+    `the core refused the call: ${STATUS[contractOf(module).statusNames[status]] ?? `status ${status}`}`,
+  );
 }
 
 export class TinyTransformer {
@@ -42,16 +49,35 @@ export class TinyTransformer {
   constructor(module, config) {
     const c = checkModelConfig('TinyTransformer', config);
     const FLAGS = contractOf(module).trainingFlags;
-    const flags = (c.norm === 'pre' ? FLAGS.preNorm : 0) | (c.causal ? FLAGS.causal : 0) | (c.head === 'classify' ? FLAGS.classify : 0)
-      | (c.activation === 'relu' ? FLAGS.relu : 0) | (c.positional === 'learned' ? FLAGS.learned : 0);
-    const handle = module._modelCreate(c.vocabSize, c.maxLen, c.dModel, c.numHeads, c.numLayers, c.dFF, flags, c.numClasses, c.seed);
-    if (handle <= 0) throw -handle === contractOf(module).status.kOutOfMemory ? rangeError('TinyTransformer', 'out of wasm memory for the parameters') : fail(module, 'TinyTransformer', -handle);
+    const flags =
+      (c.norm === 'pre' ? FLAGS.preNorm : 0) |
+      (c.causal ? FLAGS.causal : 0) |
+      (c.head === 'classify' ? FLAGS.classify : 0) |
+      (c.activation === 'relu' ? FLAGS.relu : 0) |
+      (c.positional === 'learned' ? FLAGS.learned : 0);
+    const handle = module._modelCreate(
+      c.vocabSize,
+      c.maxLen,
+      c.dModel,
+      c.numHeads,
+      c.numLayers,
+      c.dFF,
+      flags,
+      c.numClasses,
+      c.seed,
+    );
+    if (handle <= 0)
+      throw -handle === contractOf(module).status.kOutOfMemory
+        ? rangeError('TinyTransformer', 'out of wasm memory for the parameters')
+        : fail(module, 'TinyTransformer', -handle);
     this.#module = module;
     this.#handle = handle;
     this.#table = readTable(module, handle);
     this.config = c;
     this.parameterCount = module._modelParameterCount(handle);
-    this.parameterShapes = Object.freeze(Object.fromEntries(this.#table.map((p) => [p.name, Object.freeze(p.shape.slice())])));
+    this.parameterShapes = Object.freeze(
+      Object.fromEntries(this.#table.map((p) => [p.name, Object.freeze(p.shape.slice())])),
+    );
     finalizer.register(this, { module, handle }, this.#token);
     Object.freeze(this);
   }
@@ -59,7 +85,10 @@ export class TinyTransformer {
   // Throws if dispose() was called: on entry, and again once the caller's code (getters,
   // iterators) has run, just before wasm memory is touched (`during`).
   #check(method, during = false) {
-    if (this.#handle === 0) throw new Error(`TinyTransformer.${method}: this model was disposed${during ? ' during the call (by the caller\'s own code, e.g. a getter)' : ''}; create a new one`);
+    if (this.#handle === 0)
+      throw new Error(
+        `TinyTransformer.${method}: this model was disposed${during ? " during the call (by the caller's own code, e.g. a getter)" : ''}; create a new one`,
+      );
   }
 
   /** The optimizer steps taken since creation or the last setWeights. */
@@ -88,9 +117,16 @@ export class TinyTransformer {
   forward(tokens, options = {}) {
     const fn = 'TinyTransformer.forward';
     this.#check('forward');
-    if (options === null || typeof options !== 'object') throw typeError(fn, `options must be an object, got ${describe(options)}`);
-    const b = readBatch(fn, this.config, { tokens, ...(options.lengths !== undefined ? { lengths: options.lengths } : {}) }, false);
-    for (const key of Object.keys(options)) if (key !== 'lengths') throw typeError(fn, `unknown option '${key}' (known: lengths)`);
+    if (options === null || typeof options !== 'object')
+      throw typeError(fn, `options must be an object, got ${describe(options)}`);
+    const b = readBatch(
+      fn,
+      this.config,
+      { tokens, ...(options.lengths !== undefined ? { lengths: options.lengths } : {}) },
+      false,
+    );
+    for (const key of Object.keys(options))
+      if (key !== 'lengths') throw typeError(fn, `unknown option '${key}' (known: lengths)`);
     this.#check('forward', true);
     const c = this.config;
     const T = b.L + (c.head === 'classify' ? 1 : 0);
@@ -100,7 +136,13 @@ export class TinyTransformer {
       const heap = views(this.#module).HEAPF32;
       const read = (address, count) => heap.slice(address >> 2, (address >> 2) + count);
       const logitShape = c.head === 'classify' ? [b.B, c.numClasses] : [b.B, b.L, c.numClasses];
-      const logits = { data: read(this.#module._modelLogits(this.#handle), logitShape.reduce((x, y) => x * y)), shape: logitShape };
+      const logits = {
+        data: read(
+          this.#module._modelLogits(this.#handle),
+          logitShape.reduce((x, y) => x * y),
+        ),
+        shape: logitShape,
+      };
       const attention = [];
       for (let l = 0; l < c.numLayers; l++) {
         const shape = [b.B, c.numHeads, T, T];
@@ -117,10 +159,28 @@ export class TinyTransformer {
     this.#check(fn.split('.')[1], true);
     const scope = new HeapScope(this.#module, fn);
     try {
-      const tokens = scope.ints(b.tokens), targets = scope.ints(b.targets), lengths = b.lengths ? scope.ints(b.lengths) : 0;
+      const tokens = scope.ints(b.tokens),
+        targets = scope.ints(b.targets),
+        lengths = b.lengths ? scope.ints(b.lengths) : 0;
       const result = scope.allocBytes(5 * 8);
-      const status = this.#module._modelRun(this.#handle, mode, tokens, targets, lengths, b.B, b.L, o.optimizer === 'sgd',
-        o.lr, o.beta1, o.beta2, o.eps, o.weightDecay, o.momentum, o.clipNorm, result);
+      const status = this.#module._modelRun(
+        this.#handle,
+        mode,
+        tokens,
+        targets,
+        lengths,
+        b.B,
+        b.L,
+        o.optimizer === 'sgd',
+        o.lr,
+        o.beta1,
+        o.beta2,
+        o.eps,
+        o.weightDecay,
+        o.momentum,
+        o.clipNorm,
+        result,
+      );
       if (status !== 0) throw fail(this.#module, fn, status);
       const [loss, count, correct, gradNorm, step] = new Float64Array(views(this.#module).HEAP8.buffer, result, 5);
       return { loss, accuracy: count > 0 ? correct / count : 0, count, gradNorm, step };
@@ -156,7 +216,11 @@ export class TinyTransformer {
     const heap = views(this.#module).HEAPF32;
     const base = this.#module._modelParams(this.#handle) >> 2;
     const tensors = {};
-    for (const p of this.#table) tensors[p.name] = { shape: p.shape.slice(), data: Array.from(heap.subarray(base + p.offset, base + p.offset + p.count)) };
+    for (const p of this.#table)
+      tensors[p.name] = {
+        shape: p.shape.slice(),
+        data: Array.from(heap.subarray(base + p.offset, base + p.offset + p.count)),
+      };
     return { format: FORMAT, version: 1, config: { ...this.config }, step: this.step, tensors };
   }
 
@@ -167,18 +231,31 @@ export class TinyTransformer {
   setWeights(weights) {
     const fn = 'TinyTransformer.setWeights';
     this.#check('setWeights');
-    if (weights === null || typeof weights !== 'object') throw typeError(fn, `weights must be an object from getWeights(), got ${describe(weights)}`);
-    if (weights.format !== FORMAT) throw typeError(fn, `weights.format must be '${FORMAT}', got ${describe(weights.format)}`);
-    if (weights.version !== 1) throw rangeError(fn, `weights.version ${describe(weights.version)} is not supported (this package reads version 1)`);
+    if (weights === null || typeof weights !== 'object')
+      throw typeError(fn, `weights must be an object from getWeights(), got ${describe(weights)}`);
+    if (weights.format !== FORMAT)
+      throw typeError(fn, `weights.format must be '${FORMAT}', got ${describe(weights.format)}`);
+    if (weights.version !== 1)
+      throw rangeError(
+        fn,
+        `weights.version ${describe(weights.version)} is not supported (this package reads version 1)`,
+      );
     const config = weights.config;
-    if (config === null || typeof config !== 'object') throw typeError(fn, `weights.config must be an object, got ${describe(config)}`);
+    if (config === null || typeof config !== 'object')
+      throw typeError(fn, `weights.config must be an object, got ${describe(config)}`);
     for (const [key, value] of Object.entries(this.config)) {
-      if (key === 'seed') continue;  // only the initial weights depend on it
-      if (config[key] !== value) throw rangeError(fn, `weights.config.${key} is ${show(config[key])} but this model's is ${show(value)} (create the model with the saved config)`);
+      if (key === 'seed') continue; // only the initial weights depend on it
+      if (config[key] !== value)
+        throw rangeError(
+          fn,
+          `weights.config.${key} is ${show(config[key])} but this model's is ${show(value)} (create the model with the saved config)`,
+        );
     }
     const tensors = weights.tensors;
-    if (tensors === null || typeof tensors !== 'object') throw typeError(fn, `weights.tensors must be an object, got ${describe(tensors)}`);
-    for (const name of Object.keys(tensors)) if (!Object.hasOwn(this.parameterShapes, name)) throw rangeError(fn, `unknown tensor '${name}'`);
+    if (tensors === null || typeof tensors !== 'object')
+      throw typeError(fn, `weights.tensors must be an object, got ${describe(tensors)}`);
+    for (const name of Object.keys(tensors))
+      if (!Object.hasOwn(this.parameterShapes, name)) throw rangeError(fn, `unknown tensor '${name}'`);
     const checked = this.#table.map((p) => [p, checkTensor(fn, p, tensors[p.name])]);
     this.#check('setWeights', true);
     const heap = views(this.#module).HEAPF32;
@@ -223,17 +300,27 @@ function readTable(module, handle) {
 // One tensor of setWeights: { shape, data } with this parameter's shape and finite numbers.
 function checkTensor(fn, p, t) {
   if (t === undefined) throw rangeError(fn, `weights.tensors is missing '${p.name}' [${p.shape.join(', ')}]`);
-  if (t === null || typeof t !== 'object') throw typeError(fn, `weights.tensors['${p.name}'] must be { shape, data }, got ${describe(t)}`);
+  if (t === null || typeof t !== 'object')
+    throw typeError(fn, `weights.tensors['${p.name}'] must be { shape, data }, got ${describe(t)}`);
   if (!Array.isArray(t.shape) || t.shape.length !== p.shape.length || t.shape.some((n, i) => n !== p.shape[i])) {
-    throw rangeError(fn, `weights.tensors['${p.name}'] has shape ${describe(t.shape)}${Array.isArray(t.shape) ? ` [${t.shape.join(', ')}]` : ''} but this model needs [${p.shape.join(', ')}]`);
+    throw rangeError(
+      fn,
+      `weights.tensors['${p.name}'] has shape ${describe(t.shape)}${Array.isArray(t.shape) ? ` [${t.shape.join(', ')}]` : ''} but this model needs [${p.shape.join(', ')}]`,
+    );
   }
   const data = t.data;
-  if (!Array.isArray(data) && !ArrayBuffer.isView(data)) throw typeError(fn, `weights.tensors['${p.name}'].data must be an array of numbers, got ${describe(data)}`);
-  if (data.length !== p.count) throw rangeError(fn, `weights.tensors['${p.name}'].data has ${data.length} values but [${p.shape.join(', ')}] needs ${p.count}`);
+  if (!Array.isArray(data) && !ArrayBuffer.isView(data))
+    throw typeError(fn, `weights.tensors['${p.name}'].data must be an array of numbers, got ${describe(data)}`);
+  if (data.length !== p.count)
+    throw rangeError(
+      fn,
+      `weights.tensors['${p.name}'].data has ${data.length} values but [${p.shape.join(', ')}] needs ${p.count}`,
+    );
   const out = new Float32Array(p.count);
   for (let i = 0; i < p.count; i++) {
     const v = data[i];
-    if (typeof v !== 'number') throw typeError(fn, `weights.tensors['${p.name}'].data[${i}] must be a number, got ${describe(v)}`);
+    if (typeof v !== 'number')
+      throw typeError(fn, `weights.tensors['${p.name}'].data[${i}] must be a number, got ${describe(v)}`);
     if (!Number.isFinite(v)) throw rangeError(fn, `weights.tensors['${p.name}'].data[${i}] must be finite, got ${v}`);
     out[i] = v;
   }

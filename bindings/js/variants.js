@@ -10,11 +10,37 @@ export const VARIANTS = ['baseline', 'relaxed'];
 // A module with one function: v128.const ×3, f32x4.relaxed_madd (fd 85 02), end.
 const ZERO_V128 = [0xfd, 0x0c, ...new Array(16).fill(0)];
 const RELAXED_PROBE = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,  // magic, version 1
-  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,        // type section: () -> v128
-  0x03, 0x02, 0x01, 0x00,                          // function section: one function of type 0
-  0x0a, 0x3d, 0x01, 0x3b, 0x00,                    // code section: one body of 59 bytes, no locals
-  ...ZERO_V128, ...ZERO_V128, ...ZERO_V128, 0xfd, 0x85, 0x02, 0x0b,
+  0x00,
+  0x61,
+  0x73,
+  0x6d,
+  0x01,
+  0x00,
+  0x00,
+  0x00, // magic, version 1
+  0x01,
+  0x05,
+  0x01,
+  0x60,
+  0x00,
+  0x01,
+  0x7b, // type section: () -> v128
+  0x03,
+  0x02,
+  0x01,
+  0x00, // function section: one function of type 0
+  0x0a,
+  0x3d,
+  0x01,
+  0x3b,
+  0x00, // code section: one body of 59 bytes, no locals
+  ...ZERO_V128,
+  ...ZERO_V128,
+  ...ZERO_V128,
+  0xfd,
+  0x85,
+  0x02,
+  0x0b,
 ]);
 
 /** Does this engine run relaxed SIMD? */
@@ -36,7 +62,10 @@ export function chooseVariant(simd) {
   if (simd === 'baseline') return 'baseline';
   const supported = relaxedSimdSupported();
   if (simd === 'relaxed' && !supported) {
-    throw rangeError('init', "options.simd is 'relaxed' but this engine does not validate relaxed SIMD (Node 20 needs --experimental-wasm-relaxed-simd; Chromium has it from 114)");
+    throw rangeError(
+      'init',
+      "options.simd is 'relaxed' but this engine does not validate relaxed SIMD (Node 20 needs --experimental-wasm-relaxed-simd; Chromium has it from 114)",
+    );
   }
   return supported ? 'relaxed' : 'baseline';
 }
@@ -111,19 +140,23 @@ export function isThreadedBytes(bytes) {
 function importsSharedMemory(bytes, at) {
   let [count, next] = leb(bytes, at);
   for (let i = 0; i < count && Number.isFinite(next); i++) {
-    for (let name = 0; name < 2; name++) {  // module name, field name
+    for (let name = 0; name < 2; name++) {
+      // module name, field name
       const [length, from] = leb(bytes, next);
       next = from + length;
     }
     const kind = bytes[next++];
-    if (kind === 0) [, next] = leb(bytes, next);  // function: type index
-    else if (kind === 1 || kind === 2) {          // table (reference type first) or memory: limits
+    if (kind === 0)
+      [, next] = leb(bytes, next); // function: type index
+    else if (kind === 1 || kind === 2) {
+      // table (reference type first) or memory: limits
       if (kind === 1) next++;
       const flags = bytes[next++];
       if (kind === 2) return (flags & 2) !== 0;
       [, next] = leb(bytes, next);
       if (flags & 1) [, next] = leb(bytes, next);
-    } else if (kind === 3) next += 2;  // global: value type, mutability
+    } else if (kind === 3)
+      next += 2; // global: value type, mutability
     else return false;
   }
   return false;

@@ -11,21 +11,28 @@ export function assertClose(actual, expected, { atol = 1e-5, rtol = 1e-4, label 
   const a = actual.data ?? actual;
   const e = expected.data ?? expected;
   assert.equal(a.length, e.length, `${label}: length`);
-  let first = -1, maxDiff = 0, maxAt = -1;
+  let first = -1,
+    maxDiff = 0,
+    maxAt = -1;
   for (let i = 0; i < e.length; i++) {
     let bad;
     if (Number.isNaN(e[i]) || Number.isNaN(a[i])) bad = Number.isNaN(e[i]) !== Number.isNaN(a[i]);
     else if (!Number.isFinite(e[i]) || !Number.isFinite(a[i])) bad = a[i] !== e[i];
     else {
       const diff = Math.abs(a[i] - e[i]);
-      if (diff > maxDiff) { maxDiff = diff; maxAt = i; }
+      if (diff > maxDiff) {
+        maxDiff = diff;
+        maxAt = i;
+      }
       bad = diff > atol + rtol * Math.abs(e[i]);
     }
     if (bad && first < 0) first = i;
   }
   if (first >= 0) {
-    assert.fail(`${label}: first mismatch at flat index ${first}: got ${a[first]}, expected ${e[first]}; ` +
-      `max |diff| ${maxDiff.toExponential(3)} at ${maxAt} (atol ${atol}, rtol ${rtol}, ${e.length} values)`);
+    assert.fail(
+      `${label}: first mismatch at flat index ${first}: got ${a[first]}, expected ${e[first]}; ` +
+        `max |diff| ${maxDiff.toExponential(3)} at ${maxAt} (atol ${atol}, rtol ${rtol}, ${e.length} values)`,
+    );
   }
   return maxDiff;
 }

@@ -23,19 +23,40 @@ export function determinismSuite(attn, seed = 1) {
     for (let i = 0; i < data.length; i++) data[i] = random();
     return { data, shape };
   };
-  const q = t([2, 4, 37, 24]), k = t([2, 2, 70, 24]), v = t([2, 2, 70, 20]);
+  const q = t([2, 4, 37, 24]),
+    k = t([2, 2, 70, 24]),
+    v = t([2, 2, 70, 20]);
   const mask = { data: Uint8Array.from({ length: 37 * 70 }, (_, i) => (i * 7) % 11 !== 0), shape: [37, 70] };
   const additive = t([1, 70]);
   const x = t([2, 33, 32]);
   const mha = new attn.MultiHeadAttention({ dModel: 32, numHeads: 4, numKvHeads: 2, seed: 5 });
-  const pre = new attn.TransformerEncoderLayer({ dModel: 32, numHeads: 4, dFF: 64, norm: 'pre', activation: 'gelu', seed: 6 });
+  const pre = new attn.TransformerEncoderLayer({
+    dModel: 32,
+    numHeads: 4,
+    dFF: 64,
+    norm: 'pre',
+    activation: 'gelu',
+    seed: 6,
+  });
   const post = new attn.TransformerEncoderLayer({ dModel: 32, numHeads: 2, dFF: 48, seed: 7 });
-  const ring = Array.from({ length: 12 }, (_, i) => [i, (i + 1) % 12]).concat([[0, 6], [3, 9]]);
+  const ring = Array.from({ length: 12 }, (_, i) => [i, (i + 1) % 12]).concat([
+    [0, 6],
+    [3, 9],
+  ]);
   try {
     return [
-      ['attention fused, GQA, boolean mask, causal', attn.attention(q, k, v, { enableGqa: true, mask, causal: true, causalAlign: 'bottom-right' }).output.data],
-      ['attention weights, GQA, additive mask', attn.attention(q, k, v, { enableGqa: true, mask: additive, returnWeights: true }).weights.data],
-      ['attention fused, key lengths, scale', attn.attention(q, t([2, 4, 70, 24]), t([2, 4, 70, 20]), { keyLengths: [50, 9], scale: 0.3 }).output.data],
+      [
+        'attention fused, GQA, boolean mask, causal',
+        attn.attention(q, k, v, { enableGqa: true, mask, causal: true, causalAlign: 'bottom-right' }).output.data,
+      ],
+      [
+        'attention weights, GQA, additive mask',
+        attn.attention(q, k, v, { enableGqa: true, mask: additive, returnWeights: true }).weights.data,
+      ],
+      [
+        'attention fused, key lengths, scale',
+        attn.attention(q, t([2, 4, 70, 24]), t([2, 4, 70, 20]), { keyLengths: [50, 9], scale: 0.3 }).output.data,
+      ],
       ['matmul', attn.matmul(t([45, 31]), t([31, 29])).data],
       ['MultiHeadAttention', mha.forward(x, x, x, { causal: true, returnWeights: true }).output.data],
       ['encoder pre-norm, gelu', pre.forward(x, { keyLengths: [33, 20] }).data],

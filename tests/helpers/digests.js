@@ -3,5 +3,12 @@ import { createHash } from 'node:crypto';
 
 /** @param {Array<[string, Float32Array]>} parts */
 export function digests(parts) {
-  return Object.fromEntries(parts.map(([name, data]) => [name, createHash('sha256').update(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)).digest('hex')]));
+  return Object.fromEntries(
+    parts.map(([name, data]) => [
+      name,
+      createHash('sha256')
+        .update(new Uint8Array(data.buffer, data.byteOffset, data.byteLength))
+        .digest('hex'),
+    ]),
+  );
 }

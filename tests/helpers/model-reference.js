@@ -7,11 +7,13 @@ import { erf } from './reference-layers.js';
 // y = x·W + b.   x: [n][in]  W: { shape: [in, out], data }  b: [out]
 function linear(x, w, b) {
   const [inDim, out] = w.shape;
-  return x.map((row) => Array.from({ length: out }, (_, j) => {
-    let s = b ? b.data[j] : 0;
-    for (let i = 0; i < inDim; i++) s += row[i] * w.data[i * out + j];
-    return s;
-  }));
+  return x.map((row) =>
+    Array.from({ length: out }, (_, j) => {
+      let s = b ? b.data[j] : 0;
+      for (let i = 0; i < inDim; i++) s += row[i] * w.data[i * out + j];
+      return s;
+    }),
+  );
 }
 
 // (x − mean)/√(var + 1e-5)·γ + β per row (biased variance).
@@ -31,7 +33,9 @@ function selfAttention(u, w, prefix, heads, limit, causal) {
   const q = linear(u, w[`${prefix}wq`], w[`${prefix}bq`]);
   const k = linear(u, w[`${prefix}wk`], w[`${prefix}bk`]);
   const v = linear(u, w[`${prefix}wv`], w[`${prefix}bv`]);
-  const T = u.length, d = u[0].length, hd = d / heads;
+  const T = u.length,
+    d = u[0].length,
+    hd = d / heads;
   const concat = u.map(() => new Array(d).fill(0));
   const weights = [];
   for (let h = 0; h < heads; h++) {
@@ -57,7 +61,9 @@ function selfAttention(u, w, prefix, heads, limit, causal) {
 }
 
 function feedForward(u, w, prefix, activation) {
-  const hidden = linear(u, w[`${prefix}w1`], w[`${prefix}b1`]).map((row) => row.map((v) => (activation === 'relu' ? Math.max(0, v) : gelu(v))));
+  const hidden = linear(u, w[`${prefix}w1`], w[`${prefix}b1`]).map((row) =>
+    row.map((v) => (activation === 'relu' ? Math.max(0, v) : gelu(v))),
+  );
   return linear(hidden, w[`${prefix}w2`], w[`${prefix}b2`]);
 }
 
@@ -71,20 +77,28 @@ function sinusoid(t, c, d) {
  * loss, count, accuracy }. `weights` is getWeights() output (numbers may be float64).
  */
 export function referenceModel(weights, { tokens, lengths, targets }) {
-  const c = weights.config, w = weights.tensors;
-  const classify = c.head === 'classify', shift = classify ? 1 : 0;
+  const c = weights.config,
+    w = weights.tensors;
+  const classify = c.head === 'classify',
+    shift = classify ? 1 : 0;
   const d = c.dModel;
-  const logits = [], attention = Array.from({ length: c.numLayers }, () => []);
-  let lossSum = 0, count = 0, correct = 0;
+  const logits = [],
+    attention = Array.from({ length: c.numLayers }, () => []);
+  let lossSum = 0,
+    count = 0,
+    correct = 0;
   tokens.forEach((seq, b) => {
-    const L = seq.length, T = L + shift;
+    const L = seq.length,
+      T = L + shift;
     const limit = (lengths ? lengths[b] : L) + shift;
     // Embeddings: token (or [CLS]) + position.
-    let x = Array.from({ length: T }, (_, t) => Array.from({ length: d }, (_, col) => {
-      const e = t < shift ? w.cls.data[col] : w.tokenEmbedding.data[seq[t - shift] * d + col];
-      const p = c.positional === 'learned' ? w.positionEmbedding.data[t * d + col] : sinusoid(t, col, d);
-      return e + p;
-    }));
+    let x = Array.from({ length: T }, (_, t) =>
+      Array.from({ length: d }, (_, col) => {
+        const e = t < shift ? w.cls.data[col] : w.tokenEmbedding.data[seq[t - shift] * d + col];
+        const p = c.positional === 'learned' ? w.positionEmbedding.data[t * d + col] : sinusoid(t, col, d);
+        return e + p;
+      }),
+    );
     for (let l = 0; l < c.numLayers; l++) {
       const p = `layers.${l}.`;
       const ln = (u, n) => layerNorm(u, w[`${p}${n}.gamma`], w[`${p}${n}.beta`]);

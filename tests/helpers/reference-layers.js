@@ -6,11 +6,12 @@ export function refMatmul(a, b, bias) {
   const [k, n] = b.shape;
   const m = a.data.length / k;
   const out = new Float64Array(m * n);
-  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
-    let s = bias ? bias.data[j] : 0;
-    for (let p = 0; p < k; p++) s += a.data[i * k + p] * b.data[p * n + j];
-    out[i * n + j] = s;
-  }
+  for (let i = 0; i < m; i++)
+    for (let j = 0; j < n; j++) {
+      let s = bias ? bias.data[j] : 0;
+      for (let p = 0; p < k; p++) s += a.data[i * k + p] * b.data[p * n + j];
+      out[i * n + j] = s;
+    }
   return { data: out, shape: [...a.shape.slice(0, -1), n] };
 }
 
@@ -33,12 +34,19 @@ export function refMultiHead(query, key, value, w, numHeads, numKvHeads, options
   const Lk = key.shape[1];
   const hd = dModel / numHeads;
   const group = numHeads / numKvHeads;
-  const Q = refMatmul(query, w.wq, w.bq), K = refMatmul(key, w.wk, w.bk), V = refMatmul(value, w.wv, w.bv);
+  const Q = refMatmul(query, w.wq, w.bq),
+    K = refMatmul(key, w.wk, w.bk),
+    V = refMatmul(value, w.wv, w.bv);
   const concat = new Float64Array(B * Lq * dModel);
   const weights = new Float64Array(B * numHeads * Lq * Lk);
   for (let b = 0; b < B; b++) {
-    const slice = (t, L) => ({ data: t.data.slice(b * L * t.shape.at(-1), (b + 1) * L * t.shape.at(-1)), shape: [L, t.shape.at(-1)] });
-    const Qb = slice(Q, Lq), Kb = slice(K, Lk), Vb = slice(V, Lk);
+    const slice = (t, L) => ({
+      data: t.data.slice(b * L * t.shape.at(-1), (b + 1) * L * t.shape.at(-1)),
+      shape: [L, t.shape.at(-1)],
+    });
+    const Qb = slice(Q, Lq),
+      Kb = slice(K, Lk),
+      Vb = slice(V, Lk);
     for (let h = 0; h < numHeads; h++) {
       const g = Math.floor(h / group);
       let mask;
@@ -47,24 +55,40 @@ export function refMultiHead(query, key, value, w, numHeads, numKvHeads, options
         { data: columns(Qb, h * hd, hd), shape: [Lq, hd] },
         { data: columns(Kb, g * hd, hd), shape: [Lk, hd] },
         { data: columns(Vb, g * hd, hd), shape: [Lk, hd] },
-        { mask, causal: options.causal, causalAlign: options.causalAlign, window: options.window, keyLengths: options.keyLengths ? [options.keyLengths[b]] : undefined });
-      for (let i = 0; i < Lq; i++) for (let c = 0; c < hd; c++) concat[(b * Lq + i) * dModel + h * hd + c] = r.output.data[i * hd + c];
+        {
+          mask,
+          causal: options.causal,
+          causalAlign: options.causalAlign,
+          window: options.window,
+          keyLengths: options.keyLengths ? [options.keyLengths[b]] : undefined,
+        },
+      );
+      for (let i = 0; i < Lq; i++)
+        for (let c = 0; c < hd; c++) concat[(b * Lq + i) * dModel + h * hd + c] = r.output.data[i * hd + c];
       weights.set(r.weights.data, (b * numHeads + h) * Lq * Lk);
     }
   }
   const out = refMatmul({ data: concat, shape: [B, Lq, dModel] }, w.wo, w.bo);
-  return { output: out, weights: { data: weights, shape: [B, numHeads, Lq, Lk] }, concat: { data: concat, shape: [B, Lq, dModel] }, Q, K, V };
+  return {
+    output: out,
+    weights: { data: weights, shape: [B, numHeads, Lq, Lk] },
+    concat: { data: concat, shape: [B, Lq, dModel] },
+    Q,
+    K,
+    V,
+  };
 }
 
 // The [Lq, Lk] slice of a mask broadcast to [B, H, Lq, Lk] for (b, h).
 function headMask(mask, b, h, B, H, Lq, Lk) {
   const shape = [...new Array(4 - mask.shape.length).fill(1), ...mask.shape];
   const data = new Float64Array(Lq * Lk);
-  for (let i = 0; i < Lq; i++) for (let j = 0; j < Lk; j++) {
-    const idx = [b, h, i, j].map((x, a) => (shape[a] === 1 ? 0 : x));
-    const flat = ((idx[0] * shape[1] + idx[1]) * shape[2] + idx[2]) * shape[3] + idx[3];
-    data[i * Lk + j] = mask.data[flat];
-  }
+  for (let i = 0; i < Lq; i++)
+    for (let j = 0; j < Lk; j++) {
+      const idx = [b, h, i, j].map((x, a) => (shape[a] === 1 ? 0 : x));
+      const flat = ((idx[0] * shape[1] + idx[1]) * shape[2] + idx[2]) * shape[3] + idx[3];
+      data[i * Lk + j] = mask.data[flat];
+    }
   return { data, shape: [Lq, Lk], boolean: mask.boolean };
 }
 
@@ -76,7 +100,10 @@ export function refLayerNorm(x, gamma, beta, eps = 1e-5) {
     const row = Array.from(x.data.slice(r * d, (r + 1) * d));
     const mean = row.reduce((a, b) => a + b, 0) / d;
     const variance = row.reduce((a, b) => a + (b - mean) ** 2, 0) / d;
-    row.forEach((v, c) => { out[r * d + c] = ((v - mean) / Math.sqrt(variance + eps)) * (gamma ? gamma.data[c] : 1) + (beta ? beta.data[c] : 0); });
+    row.forEach((v, c) => {
+      out[r * d + c] =
+        ((v - mean) / Math.sqrt(variance + eps)) * (gamma ? gamma.data[c] : 1) + (beta ? beta.data[c] : 0);
+    });
   }
   return { data: out, shape: x.shape };
 }
@@ -86,20 +113,24 @@ export function erf(x) {
   const sign = Math.sign(x);
   const a = Math.abs(x);
   if (a < 3) {
-    let term = a, sum = a;
+    let term = a,
+      sum = a;
     for (let n = 1; n < 100; n++) {
-      term *= -a * a / n;
+      term *= (-a * a) / n;
       const add = term / (2 * n + 1);
       sum += add;
       if (Math.abs(add) < 1e-17) break;
     }
-    return sign * 2 / Math.sqrt(Math.PI) * sum;
+    return ((sign * 2) / Math.sqrt(Math.PI)) * sum;
   }
   // erfc continued fraction (Lentz), then erf = 1 - erfc
-  let f = a, C = a, D = 0;
+  let f = a,
+    C = a,
+    D = 0;
   for (let n = 1; n < 200; n++) {
     const an = n / 2;
-    D = a + an * D; D = 1 / D;
+    D = a + an * D;
+    D = 1 / D;
     C = a + an / C;
     const delta = C * D;
     f *= delta;
@@ -122,4 +153,3 @@ export function refFeedForward(x, { w1, b1, w2, b2, activation = 'relu' }) {
 export function refAdd(a, b) {
   return { data: Float64Array.from(a.data, (v, i) => v + b.data[i]), shape: a.shape };
 }
-

@@ -76,19 +76,39 @@ function* indices(shape) {
  *   maskedScores } as { data: Float64Array, shape }
  */
 export function referenceAttention(q, k, v, options = {}) {
-  const Lq = q.shape.at(-2), dk = q.shape.at(-1), Lk = k.shape.at(-2), dv = v.shape.at(-1);
+  const Lq = q.shape.at(-2),
+    dk = q.shape.at(-1),
+    Lk = k.shape.at(-2),
+    dv = v.shape.at(-1);
   const batch = broadcast(q.shape.slice(0, -2), k.shape.slice(0, -2), v.shape.slice(0, -2));
   const scale = options.scale ?? 1 / Math.sqrt(dk);
   const align = options.causalAlign;
-  const offsetOf = (keyLength) => (typeof align === 'number' ? align : align === 'bottom-right' ? Lk - Lq : align === 'bottom-right-per-sequence' ? keyLength - Lq : 0);
+  const offsetOf = (keyLength) =>
+    typeof align === 'number'
+      ? align
+      : align === 'bottom-right'
+        ? Lk - Lq
+        : align === 'bottom-right-per-sequence'
+          ? keyLength - Lq
+          : 0;
   const cap = (s) => (options.softcap > 0 ? options.softcap * Math.tanh(s / options.softcap) : s);
   const wShape = [...batch, Lq, Lk];
   const oShape = [...batch, Lq, dv];
   const make = (shape) => ({ data: new Float64Array(size(shape)), shape });
-  const res = { scores: make(wShape), scaledScores: make(wShape), cappedScores: make(wShape), maskedScores: make(wShape), weights: make(wShape), droppedWeights: make(wShape), output: make(oShape) };
-  const left = options.window?.left ?? Infinity, right = options.window?.right ?? Infinity;
+  const res = {
+    scores: make(wShape),
+    scaledScores: make(wShape),
+    cappedScores: make(wShape),
+    maskedScores: make(wShape),
+    weights: make(wShape),
+    droppedWeights: make(wShape),
+    output: make(oShape),
+  };
+  const left = options.window?.left ?? Infinity,
+    right = options.window?.right ?? Infinity;
   const dropP = options.dropout?.p ?? 0;
-  const keepFactor = (b, i, j) => (dropP === 0 ? 1 : dropoutKeeps(dropP, options.dropout.seed, b, i, j) ? 1 / (1 - Math.fround(dropP)) : 0);
+  const keepFactor = (b, i, j) =>
+    dropP === 0 ? 1 : dropoutKeeps(dropP, options.dropout.seed, b, i, j) ? 1 / (1 - Math.fround(dropP)) : 0;
   let b = 0;
   for (const bi of indices(batch)) {
     const keyLength = options.keyLengths ? options.keyLengths[batch.length ? bi[0] : 0] : Lk;
@@ -103,7 +123,8 @@ export function referenceAttention(q, k, v, options = {}) {
         res.scaledScores.data[row + j] = s * scale;
         const capped = cap(s * scale);
         res.cappedScores.data[row + j] = capped;
-        let blocked = j >= keyLength || (options.causal && j > i + offset) || j < i + offset - left || j > i + offset + right;
+        let blocked =
+          j >= keyLength || (options.causal && j > i + offset) || j < i + offset - left || j > i + offset + right;
         let m = 0;
         if (options.mask) {
           const mv = at(options.mask, [...bi, i, j]);

@@ -42,7 +42,11 @@ export function readSafetensors(bytes) {
   const out = {};
   for (const [name, e] of Object.entries(header)) {
     if (name === '__metadata__') continue;
-    out[name] = { dtype: e.dtype, shape: e.shape, bytes: bytes.slice(8 + n + e.data_offsets[0], 8 + n + e.data_offsets[1]) };
+    out[name] = {
+      dtype: e.dtype,
+      shape: e.shape,
+      bytes: bytes.slice(8 + n + e.data_offsets[0], 8 + n + e.data_offsets[1]),
+    };
   }
   return out;
 }
@@ -50,6 +54,7 @@ export function readSafetensors(bytes) {
 /** A fixture folder's files as a plain object of names to bytes. */
 export function fixtureFiles(folder) {
   const files = {};
-  for (const name of ['config.json', 'tokenizer.json', 'model.safetensors']) files[name] = new Uint8Array(readFileSync(`${folder}/${name}`));
+  for (const name of ['config.json', 'tokenizer.json', 'model.safetensors'])
+    files[name] = new Uint8Array(readFileSync(`${folder}/${name}`));
   return files;
 }

@@ -14,25 +14,57 @@ export function threadsSuite(attn, seed = 3) {
     for (let i = 0; i < data.length; i++) data[i] = random();
     return { data, shape };
   };
-  const q1 = t([301, 40]), k1 = t([333, 40]), v1 = t([333, 36]);
+  const q1 = t([301, 40]),
+    k1 = t([333, 40]),
+    v1 = t([333, 36]);
   const mask1 = { data: Uint8Array.from({ length: 301 * 333 }, (_, i) => (i * 5) % 13 !== 0), shape: [301, 333] };
-  const q3 = t([3, 130, 64]), k3 = t([3, 250, 64]), v3 = t([3, 250, 64]);
-  const q8 = t([2, 4, 150, 32]), k8 = t([2, 4, 150, 32]), v8 = t([2, 4, 150, 32]);
+  const q3 = t([3, 130, 64]),
+    k3 = t([3, 250, 64]),
+    v3 = t([3, 250, 64]);
+  const q8 = t([2, 4, 150, 32]),
+    k8 = t([2, 4, 150, 32]),
+    v8 = t([2, 4, 150, 32]);
   // dModel 128: each projection (194 x 128 x 128, 6.4 MFLOP) is past the 4.2-MFLOP threshold.
   const x = t([2, 97, 128]);
   const mha = new attn.MultiHeadAttention({ dModel: 128, numHeads: 4, seed: 11 });
-  const layer = new attn.TransformerEncoderLayer({ dModel: 128, numHeads: 4, dFF: 256, norm: 'pre', activation: 'gelu', seed: 12 });
-  const model = new attn.TinyTransformer({ vocabSize: 64, maxLen: 16, dModel: 64, numHeads: 4, numLayers: 2, seed: 13 });
+  const layer = new attn.TransformerEncoderLayer({
+    dModel: 128,
+    numHeads: 4,
+    dFF: 256,
+    norm: 'pre',
+    activation: 'gelu',
+    seed: 12,
+  });
+  const model = new attn.TinyTransformer({
+    vocabSize: 64,
+    maxLen: 16,
+    dModel: 64,
+    numHeads: 4,
+    numLayers: 2,
+    seed: 13,
+  });
   try {
     // Five training steps (batch 32 x 16, dModel and vocabulary 64: every linear layer's GEMM,
     // 512 x 64 x 64, is at the threshold and split).
-    const tokens = Array.from({ length: 32 }, () => Array.from({ length: 16 }, () => Math.floor(16 * (random() + 1) / 2) % 16));
-    const batch = { tokens, targets: tokens.map((row) => row.slice().reverse()), lengths: tokens.map((_, b) => 16 - (b % 5)) };
+    const tokens = Array.from({ length: 32 }, () =>
+      Array.from({ length: 16 }, () => Math.floor((16 * (random() + 1)) / 2) % 16),
+    );
+    const batch = {
+      tokens,
+      targets: tokens.map((row) => row.slice().reverse()),
+      lengths: tokens.map((_, b) => 16 - (b % 5)),
+    };
     const losses = Float32Array.from({ length: 5 }, () => model.trainStep(batch, { lr: 1e-2 }).loss);
     const trained = Float32Array.from(Object.values(model.getWeights().tensors).flatMap((t) => t.data));
     return [
-      ['one head split by rows, causal top-left, mask', attn.attention(q1, k1, v1, { causal: true, mask: mask1 }).output.data],
-      ['one head split by rows, causal bottom-right', attn.attention(q1, k1, v1, { causal: true, causalAlign: 'bottom-right' }).output.data],
+      [
+        'one head split by rows, causal top-left, mask',
+        attn.attention(q1, k1, v1, { causal: true, mask: mask1 }).output.data,
+      ],
+      [
+        'one head split by rows, causal bottom-right',
+        attn.attention(q1, k1, v1, { causal: true, causalAlign: 'bottom-right' }).output.data,
+      ],
       ['three heads (rows), key lengths', attn.attention(q3, k3, v3, { keyLengths: [250, 17, 130] }).output.data],
       ['eight heads (whole heads per thread)', attn.attention(q8, k8, v8).output.data],
       ['matmul 301x200x150', attn.matmul(t([301, 200]), t([200, 150])).data],

@@ -19,12 +19,13 @@ parentPort.on('message', (message) => {
     tokenizer.encode(message.text);
     parentPort.postMessage({ ms: performance.now() - start });
   } else if (message.kind === 'match') {
-    const re = new SplitPreTokenizer({ pattern: { Regex: message.pattern }, behavior: 'Isolated', invert: false }).pattern;
+    const re = new SplitPreTokenizer({ pattern: { Regex: message.pattern }, behavior: 'Isolated', invert: false })
+      .pattern;
     let worst = 0;
     let at = -1;
     message.inputs.forEach((text, i) => {
       let ms = matchTime(re, text);
-      if (ms > 20) ms = Math.min(ms, matchTime(re, text));  // a pause of the machine, or the pattern?
+      if (ms > 20) ms = Math.min(ms, matchTime(re, text)); // a pause of the machine, or the pattern?
       if (ms > worst) [worst, at] = [ms, i];
     });
     parentPort.postMessage({ worst, at });

@@ -1,6 +1,15 @@
 // Compiled (not run) by tests/types.test.js with `tsc --noEmit --strict`: the public API as
 // a TypeScript user writes it must type-check, and misuse must not.
-import { init, tensor, toNested, VERSION, type Tensor, type AttentionResult, type MemoryEstimate, type LayerNormStats } from 'attention-wasm';
+import {
+  init,
+  tensor,
+  toNested,
+  VERSION,
+  type Tensor,
+  type AttentionResult,
+  type MemoryEstimate,
+  type LayerNormStats,
+} from 'attention-wasm';
 // The layer classes are types only: at run time they are reached through the API object.
 import { MultiHeadAttention, type TransformerEncoderLayer } from 'attention-wasm';
 
@@ -15,20 +24,36 @@ async function main(): Promise<void> {
   // @ts-expect-error simd has three values
   await init({ simd: 'fast' });
   const result: AttentionResult = attn.attention(q, [[1, 2, 3, 4]], [[1, 2]], {
-    mask: [[true], [false]], causal: true, causalAlign: 'bottom-right', scale: 0.5,
-    keyLengths: [1], returnWeights: true, trace: true, enableGqa: false,
+    mask: [[true], [false]],
+    causal: true,
+    causalAlign: 'bottom-right',
+    scale: 0.5,
+    keyLengths: [1],
+    returnWeights: true,
+    trace: true,
+    enableGqa: false,
   });
   const cached: AttentionResult = attn.attention(q, q, q, {
-    softcap: 30, layout: 'bshd', causal: true, causalAlign: 'bottom-right-per-sequence',
-    pastKey: { data: new Uint16Array(4), shape: [1, 1, 4], dtype: 'float16' }, pastValue: q,
+    softcap: 30,
+    layout: 'bshd',
+    causal: true,
+    causalAlign: 'bottom-right-per-sequence',
+    pastKey: { data: new Uint16Array(4), shape: [1, 1, 4], dtype: 'float16' },
+    pastValue: q,
   });
   const present: Tensor | undefined = cached.presentKey;
   void present;
   attn.attention(q, q, q, { causalAlign: -2 });
-  const local = attn.attention(q, q, q, { causal: true, window: { left: 3 }, dropout: { p: 0.1, seed: 7 }, returnWeights: true });
+  const local = attn.attention(q, q, q, {
+    causal: true,
+    window: { left: 3 },
+    dropout: { p: 0.1, seed: 7 },
+    returnWeights: true,
+  });
   const seed: number | undefined = local.dropoutSeed;
   const dropped: Tensor | undefined = local.droppedWeights;
-  void seed; void dropped;
+  void seed;
+  void dropped;
   attn.attentionBackward(q, q, q, q, { window: { left: 3, right: 0 }, dropout: { p: 0.1, seed: 7 } });
   // @ts-expect-error dropout is { p, seed }
   attn.attention(q, q, q, { dropout: 0.1 });
@@ -37,9 +62,15 @@ async function main(): Promise<void> {
   // @ts-expect-error layout is 'bhsd' or 'bshd'
   attn.attention(q, q, q, { layout: 'nchw' });
   const cache = new attn.KVCache({ batch: 1, kvHeads: 1, capacity: 16, headDim: 4 });
-  const step: Tensor = cache.attend(q, q, q, { causal: true, newLengths: [1], layout: 'bhsd', window: { left: 8 } }).output;
+  const step: Tensor = cache.attend(q, q, q, {
+    causal: true,
+    newLengths: [1],
+    layout: 'bhsd',
+    window: { left: 8 },
+  }).output;
   const held: number[] = cache.lengths;
-  void step; void held;
+  void step;
+  void held;
   cache.dispose();
   const reused = new Float32Array(4);
   const into: Float32Array = attn.attention(q, [[1, 2, 3, 4]], [[1, 2]], { out: reused }).output.data;
@@ -57,9 +88,24 @@ async function main(): Promise<void> {
   const pe: Tensor = attn.sinusoidalEncoding(4, 8, { base: 100 });
   const rope: Tensor = attn.applyRope(pe, { interleaved: true, positions: [0, 1, 2, 3] });
   const slopes: number[] = attn.alibiSlopes(8);
-  const lap = attn.laplacianEncoding({ numNodes: 3, edges: [[0, 1], [1, 2]] }, 2);
+  const lap = attn.laplacianEncoding(
+    {
+      numNodes: 3,
+      edges: [
+        [0, 1],
+        [1, 2],
+      ],
+    },
+    2,
+  );
   const eig: Float32Array = lap.eigenvalues;
-  const enc: TransformerEncoderLayer = new attn.TransformerEncoderLayer({ dModel: 8, numHeads: 2, dFF: 16, norm: 'pre', activation: 'gelu' });
+  const enc: TransformerEncoderLayer = new attn.TransformerEncoderLayer({
+    dModel: 8,
+    numHeads: 2,
+    dFF: 16,
+    norm: 'pre',
+    activation: 'gelu',
+  });
   const y: Tensor = enc.forward(out, { causal: true });
   const pooled: Tensor = attn.setPool(y, 'mean');
   const normed: Tensor = attn.layerNorm(pooled, { eps: 1e-6 });
@@ -70,7 +116,14 @@ async function main(): Promise<void> {
   const rms: Tensor = attn.rmsNorm(y, { weight: [1, 2], eps: 1e-6, axis: -1 });
   const probs: Tensor = attn.softmax(y, { axis: 0 });
   const logProbs: Tensor = attn.logSoftmax(y);
-  const ropeTables: Tensor = attn.applyRope(q, { cos: [[1]], sin: [[0]], positions: { data: new BigInt64Array(2), shape: [1, 2] }, rotaryDim: 2, numHeads: 1, interleaved: true });
+  const ropeTables: Tensor = attn.applyRope(q, {
+    cos: [[1]],
+    sin: [[0]],
+    positions: { data: new BigInt64Array(2), shape: [1, 2] },
+    rotaryDim: 2,
+    numHeads: 1,
+    interleaved: true,
+  });
   const softmaxEstimate: MemoryEstimate = attn.estimateMemory('softmax', q, { axis: 0 });
   const mem: number = attn.memory().peakBytes;
   const estimate: MemoryEstimate = attn.estimateMemory('attention', q, q, q, { returnWeights: true });
@@ -91,13 +144,18 @@ void main;
 async function training(): Promise<void> {
   const attn = await init();
   const model = new attn.TinyTransformer({ vocabSize: 10, maxLen: 8, dModel: 16, numHeads: 2, head: 'token' });
-  const r: import('attention-wasm').TrainStepResult = model.trainStep({ tokens: [[1, 2]], targets: [[2, -1]] }, { lr: 1e-3, clipNorm: 1 });
+  const r: import('attention-wasm').TrainStepResult = model.trainStep(
+    { tokens: [[1, 2]], targets: [[2, -1]] },
+    { lr: 1e-3, clipNorm: 1 },
+  );
   const loss: number = r.loss + r.gradNorm + r.step;
   const w: import('attention-wasm').TinyTransformerWeights = model.getWeights();
   model.setWeights(JSON.parse(JSON.stringify(w)));
   const heads: number = model.forward({ data: new Int32Array([1, 2]), shape: [1, 2] }).attention[0].shape[1];
   const g: Float32Array = model.gradients({ tokens: [[1]], targets: [[1]] }).gradients['head.w'];
-  void loss; void heads; void g;
+  void loss;
+  void heads;
+  void g;
   model.dispose();
 }
 void training;
@@ -105,19 +163,28 @@ void training;
 // TextClassifier: load, predict, train with progress, files round trip.
 async function classifying(): Promise<void> {
   const attn = await init();
-  const classifier: import('attention-wasm').TextClassifier = await attn.TextClassifier.load('https://example.org/review-sentiment/');
+  const classifier: import('attention-wasm').TextClassifier = await attn.TextClassifier.load(
+    'https://example.org/review-sentiment/',
+  );
   const p: import('attention-wasm').TextPrediction = classifier.predict('not bad at all');
   const weight: number = p.attention[0][0][0][0] + p.probabilities[p.labelId] + p.tokens[1].start;
   // A Hugging Face pair classifier: { text, pair }, each token's segment.
   const nli = await attn.TextClassifier.load('https://example.org/nli-checkpoint/');
   const format: 'attention-wasm' | 'hugging-face' = nli.format;
-  const paired: import('attention-wasm').TextPrediction = nli.predict({ text: 'A man sleeps.', pair: 'A person rests.' });
+  const paired: import('attention-wasm').TextPrediction = nli.predict({
+    text: 'A man sleeps.',
+    pair: 'A person rests.',
+  });
   const segment: number | undefined = paired.tokens[1].segment;
   const layers: number = nli.modelConfig.numLayers ?? 0;
   const types: number[] = nli.tokenizer.encode('a', { pair: 'b' }).typeIds;
   void [format, segment, layers, types];
   nli.dispose();
-  const trained = await attn.TextClassifier.train('good\tpositive\nbad\tnegative', { steps: 10, validation: [{ text: 'fine', label: 'positive' }], onProgress: ({ step, loss, accuracy }) => void [step, loss, accuracy] });
+  const trained = await attn.TextClassifier.train('good\tpositive\nbad\tnegative', {
+    steps: 10,
+    validation: [{ text: 'fine', label: 'positive' }],
+    onProgress: ({ step, loss, accuracy }) => void [step, loss, accuracy],
+  });
   const files: import('attention-wasm').ClassifierFiles = trained.toFiles({ dtype: 'F32' });
   const bytes: Uint8Array = files['model.safetensors'];
   const { accuracy }: { accuracy: number } = trained.evaluate([{ text: 'good', label: 'positive' }]);
@@ -144,13 +211,30 @@ void embedding;
 // Hub ids, chat templates and generation options.
 async function chatting(): Promise<void> {
   const attn = await init();
-  const model = await attn.loadModel('Qwen/Qwen2.5-0.5B-Instruct', { revision: 'main', hubUrl: 'https://huggingface.co', fetchOptions: { headers: { Authorization: 'Bearer hf_x' } } });
-  const messages: import('attention-wasm').ChatMessage[] = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi!' }];
+  const model = await attn.loadModel('Qwen/Qwen2.5-0.5B-Instruct', {
+    revision: 'main',
+    hubUrl: 'https://huggingface.co',
+    fetchOptions: { headers: { Authorization: 'Bearer hf_x' } },
+  });
+  const messages: import('attention-wasm').ChatMessage[] = [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Hi!' },
+  ];
   const text: string = model.applyChatTemplate(messages, { addGenerationPrompt: true, tokenize: false });
-  const ids: number[] = model.applyChatTemplate(messages, { addGenerationPrompt: true, templateVariables: { enable_thinking: false } });
+  const ids: number[] = model.applyChatTemplate(messages, {
+    addGenerationPrompt: true,
+    templateVariables: { enable_thinking: false },
+  });
   const defaults: import('attention-wasm').GenerationDefaults = model.generationDefaults;
   const eos: readonly number[] = defaults.eosTokenId;
-  const chat = await model.generate({ messages, maxNewTokens: 32, repetitionPenalty: 1.1, minP: 0.05, stop: ['\n\n'], eosTokenId: [151645, 151643] });
+  const chat = await model.generate({
+    messages,
+    maxNewTokens: 32,
+    repetitionPenalty: 1.1,
+    minP: 0.05,
+    stop: ['\n\n'],
+    eosTokenId: [151645, 151643],
+  });
   const plain = await model.generate(ids, { returnScores: true, eosTokenId: 2 });
   const stopped: 'length' | 'eos' | 'stop' | 'callback' | 'aborted' = chat.stopped;
   const processed: Float64Array | undefined = plain.processedScores?.[0];

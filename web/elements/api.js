@@ -8,10 +8,15 @@
 import { init } from '../../bindings/js/browser.js';
 
 let api = null;
-let build = 'baseline';  // of the instance in use, once it has loaded
+let build = 'baseline'; // of the instance in use, once it has loaded
 
 function track(promise) {
-  promise.then((a) => { build = a?.info?.build ?? build; }, () => {});
+  promise.then(
+    (a) => {
+      build = a?.info?.build ?? build;
+    },
+    () => {},
+  );
   return promise;
 }
 

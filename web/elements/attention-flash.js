@@ -31,10 +31,28 @@ code { font-size: 0.85em; }
 .error { color: var(--_error); }
 ${EXPORT_STYLE}`;
 
-const EXAMPLE = {  // 2 queries, 6 keys, d = 3: three blocks of 2, the max moves twice
-  q: [[0.9, -0.2, 0.4], [-0.5, 0.8, 0.1]],
-  k: [[0.1, 0.3, -0.2], [0.6, -0.1, 0.5], [1.2, 0.2, 0.9], [-0.4, 0.7, 0.0], [0.3, 1.5, -0.6], [0.8, -0.9, 0.3]],
-  v: [[1, 0], [0, 1], [1, 1], [2, 0], [0, 2], [-1, 1]],
+const EXAMPLE = {
+  // 2 queries, 6 keys, d = 3: three blocks of 2, the max moves twice
+  q: [
+    [0.9, -0.2, 0.4],
+    [-0.5, 0.8, 0.1],
+  ],
+  k: [
+    [0.1, 0.3, -0.2],
+    [0.6, -0.1, 0.5],
+    [1.2, 0.2, 0.9],
+    [-0.4, 0.7, 0.0],
+    [0.3, 1.5, -0.6],
+    [0.8, -0.9, 0.3],
+  ],
+  v: [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+    [2, 0],
+    [0, 2],
+    [-1, 1],
+  ],
 };
 
 // Nested rows of numbers from input `name` (an array, or JSON text of one), checked:
@@ -42,12 +60,15 @@ const EXAMPLE = {  // 2 queries, 6 keys, d = 3: three blocks of 2, the max moves
 function rows(name, m, maxRows, maxCols) {
   if (typeof m === 'string') m = parseAttributeJson(TAG, name, m);
   if (!Array.isArray(m) || m.length === 0 || !Array.isArray(m[0]) || m[0].length === 0) {
-    throw new TypeError(`${TAG}: ${name} must be rows of numbers such as [[1, 0], [0, 1]], got ${JSON.stringify(m)?.slice(0, 40) ?? String(m)}`);
+    throw new TypeError(
+      `${TAG}: ${name} must be rows of numbers such as [[1, 0], [0, 1]], got ${JSON.stringify(m)?.slice(0, 40) ?? String(m)}`,
+    );
   }
   if (m.length > maxRows) throw tooBig(TAG, `${name}'s row count`, m.length, maxRows);
   const cols = m[0].length;
   if (cols > maxCols) throw tooBig(TAG, `${name}'s column count`, cols, maxCols);
-  if (m.some((r) => !Array.isArray(r) || r.length !== cols)) throw new RangeError(`${TAG}: ${name} must be rectangular (every row ${cols} numbers)`);
+  if (m.some((r) => !Array.isArray(r) || r.length !== cols))
+    throw new RangeError(`${TAG}: ${name} must be rectangular (every row ${cols} numbers)`);
   return m.map((r) => Array.from(r, Number));
 }
 
@@ -55,7 +76,8 @@ function rows(name, m, maxRows, maxCols) {
 function inputs({ q, k, v }) {
   const { queries, keys, features } = LIMITS.flash;
   const d = { q: rows('q', q, queries, features), k: rows('k', k, keys, features), v: rows('v', v, keys, features) };
-  if (d.q[0].length !== d.k[0].length) throw new RangeError(`${TAG}: q has ${d.q[0].length} columns but k has ${d.k[0].length}`);
+  if (d.q[0].length !== d.k[0].length)
+    throw new RangeError(`${TAG}: q has ${d.q[0].length} columns but k has ${d.k[0].length}`);
   if (d.k.length !== d.v.length) throw new RangeError(`${TAG}: k has ${d.k.length} rows but v has ${d.v.length}`);
   return d;
 }
@@ -121,14 +143,18 @@ export class AttentionFlash extends HTMLElement {
   }
 
   /** The inputs { q, k, v } (nested rows). */
-  get data() { return this.#data && structuredClone(this.#data); }
+  get data() {
+    return this.#data && structuredClone(this.#data);
+  }
   set data(value) {
     this.#take(() => inputs(value ?? {}));
     if (this.isConnected) this.#update();
   }
 
   /** Why the last input could not be shown (null when it was). */
-  get error() { return this.#error; }
+  get error() {
+    return this.#error;
+  }
 
   // New inputs, or the message saying why not (the element recovers on the next good ones).
   #take(make) {
@@ -136,24 +162,43 @@ export class AttentionFlash extends HTMLElement {
   }
 
   /** Keys per block (default 2; the library's kernel uses 32). */
-  get block() { const b = Number(this.getAttribute('block')); return Number.isInteger(b) && b > 0 ? b : 2; }
-  set block(b) { this.setAttribute('block', String(b)); }
+  get block() {
+    const b = Number(this.getAttribute('block'));
+    return Number.isInteger(b) && b > 0 ? b : 2;
+  }
+  set block(b) {
+    this.setAttribute('block', String(b));
+  }
 
   /** The current step (blocks done, 0 … blocks) and the per-row states there. */
-  get step() { return this.#step; }
-  set step(t) { this.#go(t); }
-  get blocks() { return this.#states.length - 1; }
-  get state() { return this.#states[this.#step]; }
+  get step() {
+    return this.#step;
+  }
+  set step(t) {
+    this.#go(t);
+  }
+  get blocks() {
+    return this.#states.length - 1;
+  }
+  get state() {
+    return this.#states[this.#step];
+  }
   /** The library's output for the same q, k, v (Float32Array), once computed. */
-  get reference() { return this.#reference; }
+  get reference() {
+    return this.#reference;
+  }
 
   /** q, k, v, the block size, every step's per-row state, and the result beside the library's. */
   toJSON() {
     if (!this.#data) return { element: TAG, error: String(this.#error?.message ?? 'no input') };
     const clean = (x) => (Number.isFinite(x) ? x : String(x));
     return {
-      element: 'attention-flash', ...this.data, block: this.block,
-      steps: this.#states.map((state) => state.map((r) => ({ m: clean(r.m), l: r.l, rescale: r.rescale, o: r.o, scores: r.scores, p: r.p }))),
+      element: 'attention-flash',
+      ...this.data,
+      block: this.block,
+      steps: this.#states.map((state) =>
+        state.map((r) => ({ m: clean(r.m), l: r.l, rescale: r.rescale, o: r.o, scores: r.scores, p: r.p })),
+      ),
       reference: this.#reference && Array.from(this.#reference),
     };
   }
@@ -192,7 +237,11 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     if (given.length === 0) return this.#take(() => structuredClone(EXAMPLE));
     if (given.length < 3) {
       const missing = ['q', 'k', 'v'].filter((name) => !given.includes(name));
-      return this.#take(() => { throw new TypeError(`${TAG}: ${given.join(' and ')} given without ${missing.join(' and ')}: set all three, or none for the built-in example`); });
+      return this.#take(() => {
+        throw new TypeError(
+          `${TAG}: ${given.join(' and ')} given without ${missing.join(' and ')}: set all three, or none for the built-in example`,
+        );
+      });
     }
     this.#take(() => inputs({ q: this.getAttribute('q'), k: this.getAttribute('k'), v: this.getAttribute('v') }));
   }
@@ -206,7 +255,7 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
       this.#step = Math.min(this.#step, this.blocks);
       const attn = await getApi();
       if (generation !== this.#generation) return;
-      this.#reference = attn.attention(d.q, d.k, d.v, { returnWeights: true }).output.data;  // the ordinary softmax path
+      this.#reference = attn.attention(d.q, d.k, d.v, { returnWeights: true }).output.data; // the ordinary softmax path
       this.#render();
     } catch (error) {
       this.shadowRoot.replaceChildren(errorMessage(error));
@@ -214,16 +263,24 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
   }
 
   #onKey(e) {
-    const to = { ArrowRight: this.#step + 1, ' ': this.#step + 1, ArrowLeft: this.#step - 1, Home: 0, End: this.blocks }[e.key];
+    const to = {
+      ArrowRight: this.#step + 1,
+      ' ': this.#step + 1,
+      ArrowLeft: this.#step - 1,
+      Home: 0,
+      End: this.blocks,
+    }[e.key];
     if (to === undefined || e.target !== this) return;
-    consume(e);  // the host itself has focus: its shadow root never sees this key
+    consume(e); // the host itself has focus: its shadow root never sees this key
     this.#go(to);
   }
 
   #go(t) {
     this.#step = Math.max(0, Math.min(this.blocks, t));
     this.#render();
-    this.dispatchEvent(new CustomEvent('step', { detail: { block: this.#step, blocks: this.blocks, state: this.state } }));
+    this.dispatchEvent(
+      new CustomEvent('step', { detail: { block: this.#step, blocks: this.blocks, state: this.state } }),
+    );
   }
 
   #matrix(name, label, value, options = {}) {
@@ -252,33 +309,70 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     const d = this.#data;
     const t = this.#step;
     const state = this.#states[t];
-    const lq = d.q.length, lk = d.k.length, dv = d.v[0].length;
+    const lq = d.q.length,
+      lk = d.k.length,
+      dv = d.v[0].length;
     const block = this.block;
     const controls = document.createElement('div');
     controls.className = 'controls';
     const status = document.createElement('span');
     status.className = 'status';
     status.setAttribute('aria-live', 'polite');
-    status.textContent = t === 0 ? `Start: no key seen (block size ${block})` : `Block ${t} of ${this.blocks}: keys ${state[0].keys[0] + 1}–${state[0].keys[1]}`;
-    controls.append(this.#button('« Start', 0, 'start'), this.#button('◀ Back', t - 1, 'previous block'), this.#button('Next block ▶', t + 1, 'next block'), this.#button('End »', this.blocks, 'last block'), status);
+    status.textContent =
+      t === 0
+        ? `Start: no key seen (block size ${block})`
+        : `Block ${t} of ${this.blocks}: keys ${state[0].keys[0] + 1}–${state[0].keys[1]}`;
+    controls.append(
+      this.#button('« Start', 0, 'start'),
+      this.#button('◀ Back', t - 1, 'previous block'),
+      this.#button('Next block ▶', t + 1, 'next block'),
+      this.#button('End »', this.blocks, 'last block'),
+      status,
+    );
 
     const inputs = document.createElement('div');
     inputs.className = 'row';
-    const keyLabels = d.k.map((_, j) => (t > 0 && j >= state[0].keys[0] && j < state[0].keys[1] ? `▶${j + 1}` : String(j + 1)));
-    inputs.append(this.#matrix('q', 'q', d.q), this.#matrix('k', 'k (▶ this block)', d.k, { rowLabels: keyLabels }), this.#matrix('v', 'v', d.v, { rowLabels: keyLabels }));
+    const keyLabels = d.k.map((_, j) =>
+      t > 0 && j >= state[0].keys[0] && j < state[0].keys[1] ? `▶${j + 1}` : String(j + 1),
+    );
+    inputs.append(
+      this.#matrix('q', 'q', d.q),
+      this.#matrix('k', 'k (▶ this block)', d.k, { rowLabels: keyLabels }),
+      this.#matrix('v', 'v', d.v, { rowLabels: keyLabels }),
+    );
 
     const running = document.createElement('div');
     running.className = 'row';
     const rowNames = d.q.map((_, i) => `row ${i + 1}`);
     if (t > 0) {
       running.append(
-        this.#matrix('block-scores', 'this block\'s scores q·kᵀ/√d', state.map((r) => r.scores), { heat: 'diverging', rowLabels: rowNames }),
-        this.#matrix('block-p', 'e^(s − m)', state.map((r) => r.p), { heat: 'sequential', rowLabels: rowNames }),
+        this.#matrix(
+          'block-scores',
+          "this block's scores q·kᵀ/√d",
+          state.map((r) => r.scores),
+          { heat: 'diverging', rowLabels: rowNames },
+        ),
+        this.#matrix(
+          'block-p',
+          'e^(s − m)',
+          state.map((r) => r.p),
+          { heat: 'sequential', rowLabels: rowNames },
+        ),
       );
     }
     running.append(
-      this.#matrix('state', 'running state', state.map((r) => [r.m, t > 0 ? r.rescale : 1, r.l]), { rowLabels: rowNames, colLabels: ['max m', 'rescale e^(m_old−m)', 'sum ℓ'] }),
-      this.#matrix('partial', 'partial output O (unnormalised)', state.map((r) => r.o), { rowLabels: rowNames }),
+      this.#matrix(
+        'state',
+        'running state',
+        state.map((r) => [r.m, t > 0 ? r.rescale : 1, r.l]),
+        { rowLabels: rowNames, colLabels: ['max m', 'rescale e^(m_old−m)', 'sum ℓ'] },
+      ),
+      this.#matrix(
+        'partial',
+        'partial output O (unnormalised)',
+        state.map((r) => r.o),
+        { rowLabels: rowNames },
+      ),
     );
 
     const end = document.createElement('div');
@@ -294,8 +388,15 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
       const result = state.map((r) => r.o.map((x) => (r.l > 0 ? x / r.l : 0)));
       const ref = this.#reference;
       let worst = 0;
-      result.forEach((row, i) => row.forEach((x, c) => { worst = Math.max(worst, Math.abs(x - ref[i * dv + c])); }));
-      end.append(this.#matrix('result', 'O / ℓ (online, float64)', result), this.#matrix('reference', 'attention(q, k, v) (library, float32)', { data: ref, shape: [lq, dv] }));
+      result.forEach((row, i) =>
+        row.forEach((x, c) => {
+          worst = Math.max(worst, Math.abs(x - ref[i * dv + c]));
+        }),
+      );
+      end.append(
+        this.#matrix('result', 'O / ℓ (online, float64)', result),
+        this.#matrix('reference', 'attention(q, k, v) (library, float32)', { data: ref, shape: [lq, dv] }),
+      );
       const verdict = document.createElement('p');
       verdict.className = 'verdict';
       verdict.dataset.maxDifference = String(worst);
@@ -303,7 +404,16 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
       end.append(verdict);
     }
     const formula = document.createElement('p');
-    formula.innerHTML = '<code>m ← max(m, max s)</code>, <code>ℓ ← ℓ·e^(m_old−m) + Σ e^(s−m)</code>, <code>O ← O·e^(m_old−m) + Σ e^(s−m)·v</code>; at the end <code>output = O / ℓ</code>.';
-    this.shadowRoot.replaceChildren(exportToolbar(this, 'attention-flash'), controls, formula, inputs, running, end, memory);
+    formula.innerHTML =
+      '<code>m ← max(m, max s)</code>, <code>ℓ ← ℓ·e^(m_old−m) + Σ e^(s−m)</code>, <code>O ← O·e^(m_old−m) + Σ e^(s−m)·v</code>; at the end <code>output = O / ℓ</code>.';
+    this.shadowRoot.replaceChildren(
+      exportToolbar(this, 'attention-flash'),
+      controls,
+      formula,
+      inputs,
+      running,
+      end,
+      memory,
+    );
   }
 }

@@ -44,7 +44,9 @@ function parseList(text) {
   try {
     const v = JSON.parse(text);
     if (Array.isArray(v)) return v.map(String);
-  } catch { /* comma list */ }
+  } catch {
+    /* comma list */
+  }
   return text.split(',').map((s) => s.trim());
 }
 
@@ -56,37 +58,49 @@ function parseList(text) {
  */
 export function headsOf(weights) {
   if (weights == null) return [];
-  if (typeof weights === 'string') weights = parseAttributeJson(TAG, 'weights', weights);  // the attribute's JSON (React and Vue set it as the property)
-  if (typeof weights !== 'object') throw new TypeError(`${TAG}: weights must be [Lq][Lk] or [heads][Lq][Lk] numbers, a tensor, or their JSON`);
-  if (!Array.isArray(weights) && weights.weights && !weights.data) weights = weights.weights;  // a forward's result
+  if (typeof weights === 'string') weights = parseAttributeJson(TAG, 'weights', weights); // the attribute's JSON (React and Vue set it as the property)
+  if (typeof weights !== 'object')
+    throw new TypeError(`${TAG}: weights must be [Lq][Lk] or [heads][Lq][Lk] numbers, a tensor, or their JSON`);
+  if (!Array.isArray(weights) && weights.weights && !weights.data) weights = weights.weights; // a forward's result
   // Nested arrays are copied into plain arrays of numbers (a Vue reactive array, strings
   // such as "-Infinity"): the element keeps no caller object and no non-number.
   if (Array.isArray(weights)) {
     const heads = Array.isArray(weights[0]?.[0]) ? weights : [weights];
-    const lq = heads[0]?.length ?? 0, lk = heads[0]?.[0]?.length ?? 0;
+    const lq = heads[0]?.length ?? 0,
+      lk = heads[0]?.[0]?.length ?? 0;
     checkSizes(heads.length, lq, lk);
-    if (heads.some((h) => !Array.isArray(h) || h.length !== lq || h.some((row) => !Array.isArray(row) || row.length !== lk))) {
+    if (
+      heads.some(
+        (h) => !Array.isArray(h) || h.length !== lq || h.some((row) => !Array.isArray(row) || row.length !== lk),
+      )
+    ) {
       throw new RangeError(`${TAG}: weights must be rectangular: every head ${lq} rows of ${lk}`);
     }
     return heads.map(numberRows);
   }
   const shape = weights.shape;
-  if (!Array.isArray(shape) || shape.length < 2 || shape.length > 4) throw new TypeError(`${TAG}: weights.shape must be [Lq, Lk], [heads, Lq, Lk] or [B, heads, Lq, Lk]`);
+  if (!Array.isArray(shape) || shape.length < 2 || shape.length > 4)
+    throw new TypeError(`${TAG}: weights.shape must be [Lq, Lk], [heads, Lq, Lk] or [B, heads, Lq, Lk]`);
   shape.forEach((d, i) => dimension(TAG, `weights.shape[${i}]`, d));
   const [lq, lk] = shape.slice(-2);
   const heads = shape.length >= 3 ? shape[shape.length - 3] : 1;
   checkSizes(heads, lq, lk);
   const per = lq * lk;
-  if (!ArrayBuffer.isView(weights.data) && !Array.isArray(weights.data)) throw new TypeError(`${TAG}: weights.data must be an array of numbers`);
-  if (weights.data.length < heads * per) throw new RangeError(`${TAG}: weights.data has ${weights.data.length} numbers, the shape needs ${heads * per}`);
+  if (!ArrayBuffer.isView(weights.data) && !Array.isArray(weights.data))
+    throw new TypeError(`${TAG}: weights.data must be an array of numbers`);
+  if (weights.data.length < heads * per)
+    throw new RangeError(`${TAG}: weights.data has ${weights.data.length} numbers, the shape needs ${heads * per}`);
   const data = Float32Array.from(weights.data.slice(0, heads * per), Number);
-  return Array.from({ length: heads }, (_, h) => Array.from({ length: lq }, (_, i) => Array.from(data.subarray(h * per + i * lk, h * per + (i + 1) * lk))));
+  return Array.from({ length: heads }, (_, h) =>
+    Array.from({ length: lq }, (_, i) => Array.from(data.subarray(h * per + i * lk, h * per + (i + 1) * lk))),
+  );
 }
 
 function checkSizes(heads, lq, lk) {
   const { heads: maxHeads, tokens } = LIMITS.heatmap;
   if (heads > maxHeads) throw tooBig(TAG, 'the number of heads in weights', heads, maxHeads);
-  if (lq > tokens || lk > tokens) throw tooBig(TAG, 'weights', `[${lq}, ${lk}] (queries × keys)`, `${tokens} tokens a side`);
+  if (lq > tokens || lk > tokens)
+    throw tooBig(TAG, 'weights', `[${lq}, ${lk}] (queries × keys)`, `${tokens} tokens a side`);
 }
 
 // One head's [Lq][Lk] as fresh arrays of numbers.
@@ -127,15 +141,19 @@ export class AttentionHeatmap extends HTMLElement {
   }
 
   /** The weights shown, [heads][Lq][Lk]. */
-  get weights() { return structuredClone(this.#heads); }
+  get weights() {
+    return structuredClone(this.#heads);
+  }
   set weights(value) {
-    this.#generation++;  // a pending example computation must not overwrite these
+    this.#generation++; // a pending example computation must not overwrite these
     this.#take(() => headsOf(value));
     if (this.isConnected) this.#render();
   }
 
   /** Why the last input could not be shown (null when it was). */
-  get error() { return this.#error; }
+  get error() {
+    return this.#error;
+  }
 
   // New heads, or the message saying why not (the element recovers on the next good input).
   #take(make) {
@@ -144,7 +162,12 @@ export class AttentionHeatmap extends HTMLElement {
 
   /** The tokens and the weights of every head, as JSON. */
   toJSON() {
-    return { element: 'attention-heatmap', tokens: this.#tokens(), heads: this.weights, average: this.#heads.length ? headAverage(this.#heads) : null };
+    return {
+      element: 'attention-heatmap',
+      tokens: this.#tokens(),
+      heads: this.weights,
+      average: this.#heads.length ? headAverage(this.#heads) : null,
+    };
   }
 
   /** A PNG of the element as drawn (a Promise of a Blob). */
@@ -155,7 +178,8 @@ export class AttentionHeatmap extends HTMLElement {
   /** JavaScript that shows these weights in an <attention-heatmap>. */
   toCode() {
     const heads = this.#heads;
-    const lq = heads[0]?.length ?? 0, lk = heads[0]?.[0]?.length ?? 0;
+    const lq = heads[0]?.length ?? 0,
+      lk = heads[0]?.[0]?.length ?? 0;
     return `import 'attention-wasm/elements';
 import { tensor } from 'attention-wasm';
 
@@ -168,8 +192,12 @@ document.body.append(heatmap);
 `;
   }
 
-  get view() { return this.getAttribute('view') === 'lines' ? 'lines' : 'grid'; }
-  set view(v) { this.setAttribute('view', v); }
+  get view() {
+    return this.getAttribute('view') === 'lines' ? 'lines' : 'grid';
+  }
+  set view(v) {
+    this.setAttribute('view', v);
+  }
 
   async #load() {
     const generation = ++this.#generation;
@@ -177,11 +205,16 @@ document.body.append(heatmap);
       this.#take(() => headsOf(this.getAttribute('weights')));
     } else if (this.hasAttribute('example')) {
       let d;
-      this.#take(() => { d = exampleData(Number(this.getAttribute('example')), TAG); return []; });
+      this.#take(() => {
+        d = exampleData(Number(this.getAttribute('example')), TAG);
+        return [];
+      });
       if (d) {
         const attn = await getApi();
         if (generation !== this.#generation) return;
-        const Q = attn.matmul(d.c ?? d.x, d.wq), K = attn.matmul(d.x, d.wk), V = attn.matmul(d.x, d.wv);
+        const Q = attn.matmul(d.c ?? d.x, d.wq),
+          K = attn.matmul(d.x, d.wk),
+          V = attn.matmul(d.x, d.wv);
         const mask = d.mask ? attn.tensor(d.mask.flat(), [d.mask.length, d.mask[0].length]) : undefined;
         this.#take(() => headsOf(attn.attention(Q, K, V, { mask, returnWeights: true }).weights));
       }
@@ -190,7 +223,8 @@ document.body.append(heatmap);
   }
 
   #tokens() {
-    const lq = this.#heads[0]?.length ?? 0, lk = this.#heads[0]?.[0]?.length ?? 0;
+    const lq = this.#heads[0]?.length ?? 0,
+      lk = this.#heads[0]?.[0]?.length ?? 0;
     const both = parseList(this.getAttribute('tokens'));
     const q = parseList(this.getAttribute('query-tokens')) ?? both ?? Array.from({ length: lq }, (_, i) => `q${i + 1}`);
     const k = parseList(this.getAttribute('key-tokens')) ?? both ?? Array.from({ length: lk }, (_, j) => `k${j + 1}`);
@@ -199,11 +233,15 @@ document.body.append(heatmap);
 
   /** Highlights the pair (query, key) here, or clears with null (for linked elements). */
   highlightPair(query, key) {
-    for (const m of this.shadowRoot.querySelectorAll('attention-matrix')) m.highlight(query == null ? null : [query, key]);
+    for (const m of this.shadowRoot.querySelectorAll('attention-matrix'))
+      m.highlight(query == null ? null : [query, key]);
     const svg = this.shadowRoot.querySelector('svg');
     if (svg) {
       for (const line of svg.querySelectorAll('line')) {
-        line.classList.toggle('dim', query != null && !(Number(line.dataset.query) === query && Number(line.dataset.key) === key));
+        line.classList.toggle(
+          'dim',
+          query != null && !(Number(line.dataset.query) === query && Number(line.dataset.key) === key),
+        );
       }
     }
   }
@@ -219,9 +257,22 @@ document.body.append(heatmap);
 
   #render() {
     const heads = this.#heads;
-    const lines = this.view === 'lines' && heads.length && Math.max(heads[0].length, heads[0][0]?.length ?? 0) > LIMITS.heatmap.lineTokens;
+    const lines =
+      this.view === 'lines' &&
+      heads.length &&
+      Math.max(heads[0].length, heads[0][0]?.length ?? 0) > LIMITS.heatmap.lineTokens;
     if (this.#error || lines) {
-      this.shadowRoot.replaceChildren(errorMessage(this.#error ?? tooBig(TAG, 'the lines view', `${heads[0].length} × ${heads[0][0].length} tokens`, `${LIMITS.heatmap.lineTokens} a side (use view="grid")`)));
+      this.shadowRoot.replaceChildren(
+        errorMessage(
+          this.#error ??
+            tooBig(
+              TAG,
+              'the lines view',
+              `${heads[0].length} × ${heads[0][0].length} tokens`,
+              `${LIMITS.heatmap.lineTokens} a side (use view="grid")`,
+            ),
+        ),
+      );
       return;
     }
     if (!heads.length) {
@@ -235,7 +286,9 @@ document.body.append(heatmap);
     toggle.type = 'button';
     toggle.textContent = this.view === 'lines' ? 'Show grids' : 'Show lines';
     toggle.setAttribute('aria-pressed', String(this.view === 'lines'));
-    toggle.addEventListener('click', () => { this.view = this.view === 'lines' ? 'grid' : 'lines'; });
+    toggle.addEventListener('click', () => {
+      this.view = this.view === 'lines' ? 'grid' : 'lines';
+    });
     controls.append(toggle);
     const body = this.view === 'lines' ? this.#lines(heads, tokens, controls) : this.#grids(heads, tokens);
     // toolbar="none": an element that embeds this one exports for both (one toolbar).
@@ -246,7 +299,13 @@ document.body.append(heatmap);
   #grids(heads, tokens) {
     const grid = document.createElement('div');
     grid.className = 'grid';
-    const views = heads.length > 1 ? [...heads.map((h, i) => [`head ${i + 1}`, h, `head-${i + 1}`]), ['average of heads', headAverage(heads), 'average']] : [['weights', heads[0], 'head-1']];
+    const views =
+      heads.length > 1
+        ? [
+            ...heads.map((h, i) => [`head ${i + 1}`, h, `head-${i + 1}`]),
+            ['average of heads', headAverage(heads), 'average'],
+          ]
+        : [['weights', heads[0], 'head-1']];
     for (const [label, w, name] of views) {
       const m = new AttentionMatrix();
       m.dataset.name = name;
@@ -274,7 +333,8 @@ document.body.append(heatmap);
       for (const value of [...heads.map((_, i) => String(i + 1)), 'average', 'all']) {
         const option = document.createElement('option');
         option.value = value;
-        option.textContent = value === 'average' ? 'average of heads' : value === 'all' ? 'all heads, a colour each' : `head ${value}`;
+        option.textContent =
+          value === 'average' ? 'average of heads' : value === 'all' ? 'all heads, a colour each' : `head ${value}`;
         option.selected = value === choice;
         select.append(option);
       }
@@ -284,15 +344,25 @@ document.body.append(heatmap);
     // 'all' (bertviz's head view): every head's lines overlaid, a colour each; the tokens
     // highlight by the heads' average.
     const all = choice === 'all' && heads.length > 1;
-    const w = choice === 'average' || all ? headAverage(heads) : heads[Math.max(0, Math.min(heads.length - 1, Number(choice) - 1))] ?? heads[0];
-    const lq = w.length, lk = w[0].length;
-    const rowH = 24, width = 360, left = 110, right = 250;
+    const w =
+      choice === 'average' || all
+        ? headAverage(heads)
+        : (heads[Math.max(0, Math.min(heads.length - 1, Number(choice) - 1))] ?? heads[0]);
+    const lq = w.length,
+      lk = w[0].length;
+    const rowH = 24,
+      width = 360,
+      left = 110,
+      right = 250;
     const height = Math.max(lq, lk) * rowH + 10;
     const svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
     svg.setAttribute('width', String(width));
-    svg.setAttribute('role', 'group');  // it holds focusable tokens: an img may not
-    svg.setAttribute('aria-label', `attention lines, ${choice === 'average' ? 'average of heads' : all ? `all ${heads.length} heads` : `head ${choice}`}: ${lq} queries to ${lk} keys`);
+    svg.setAttribute('role', 'group'); // it holds focusable tokens: an img may not
+    svg.setAttribute(
+      'aria-label',
+      `attention lines, ${choice === 'average' ? 'average of heads' : all ? `all ${heads.length} heads` : `head ${choice}`}: ${lq} queries to ${lk} keys`,
+    );
     const y = (i) => 17 + i * rowH;
     const drawn = all ? heads.map((h, n) => [h, headColour(n, heads.length), n]) : [[w, null, null]];
     for (const [weights, colour, head] of drawn) {
@@ -329,7 +399,8 @@ document.body.append(heatmap);
       t.textContent = text;
       g.append(t);
       const show = () => {
-        for (const line of svg.querySelectorAll('line')) line.classList.toggle('dim', Number(line.dataset[side]) !== index);
+        for (const line of svg.querySelectorAll('line'))
+          line.classList.toggle('dim', Number(line.dataset[side]) !== index);
         if (side === 'query') {
           const best = w[index].indexOf(Math.max(...w[index]));
           this.#announce(index, best, w[index][best]);
@@ -337,7 +408,9 @@ document.body.append(heatmap);
       };
       g.addEventListener('mouseenter', show);
       g.addEventListener('focus', show);
-      g.addEventListener('mouseleave', () => { for (const line of svg.querySelectorAll('line')) line.classList.remove('dim'); });
+      g.addEventListener('mouseleave', () => {
+        for (const line of svg.querySelectorAll('line')) line.classList.remove('dim');
+      });
       svg.append(g);
     };
     tokens.q.slice(0, lq).forEach((text, i) => token(text, left - 8, y(i), 'end', 'query', i));

@@ -50,34 +50,52 @@ export function toMatrix(value) {
   if (typeof value === 'string') value = parseAttributeJson(TAG, 'value', value);
   if (value && typeof value === 'object' && !Array.isArray(value) && 'shape' in value) {
     const shape = Array.isArray(value.shape) ? value.shape : null;
-    if (!shape || shape.length < 1 || shape.length > 2) throw new TypeError(`${TAG}: value.shape must be [rows, cols] or [cols]`);
-    const [rows, cols] = shape.length === 1 ? [1, dimension(TAG, 'value.shape[0]', shape[0])] : [dimension(TAG, 'value.shape[0]', shape[0]), dimension(TAG, 'value.shape[1]', shape[1])];
+    if (!shape || shape.length < 1 || shape.length > 2)
+      throw new TypeError(`${TAG}: value.shape must be [rows, cols] or [cols]`);
+    const [rows, cols] =
+      shape.length === 1
+        ? [1, dimension(TAG, 'value.shape[0]', shape[0])]
+        : [dimension(TAG, 'value.shape[0]', shape[0]), dimension(TAG, 'value.shape[1]', shape[1])];
     checkCells(rows, cols);
     const data = value.data;
     if (!(ArrayBuffer.isView(data) || Array.isArray(data)) || data.length !== rows * cols) {
-      throw new RangeError(`${TAG}: value.data must hold rows × cols = ${rows * cols} numbers, got ${ArrayBuffer.isView(data) || Array.isArray(data) ? data.length : typeof data}`);
+      throw new RangeError(
+        `${TAG}: value.data must hold rows × cols = ${rows * cols} numbers, got ${ArrayBuffer.isView(data) || Array.isArray(data) ? data.length : typeof data}`,
+      );
     }
-    return { data: data instanceof Float32Array ? data.slice() : Float32Array.from(data, toNumber), shape: [rows, cols] };
+    return {
+      data: data instanceof Float32Array ? data.slice() : Float32Array.from(data, toNumber),
+      shape: [rows, cols],
+    };
   }
-  if (!Array.isArray(value)) throw new TypeError(`${TAG}: value must be nested rows of numbers, a { data, shape } tensor, or their JSON`);
+  if (!Array.isArray(value))
+    throw new TypeError(`${TAG}: value must be nested rows of numbers, a { data, shape } tensor, or their JSON`);
   const rows = Array.isArray(value[0]) ? value : [value];
   const cols = rows[0]?.length ?? 0;
   checkCells(rows.length, cols);
-  if (rows.some((r) => !Array.isArray(r) || r.length !== cols)) throw new RangeError(`${TAG}: value must be rectangular (every row ${cols} numbers)`);
+  if (rows.some((r) => !Array.isArray(r) || r.length !== cols))
+    throw new RangeError(`${TAG}: value must be rectangular (every row ${cols} numbers)`);
   return { data: Float32Array.from(rows.flat(), toNumber), shape: [rows.length, cols] };
 }
 
 // The finite min and max of `data`, how many values are not finite, and the range the heat
 // colours span: [min(0, min), max(1, max)] for weights ('sequential'), else [min, max].
 function valueRange(data, heat) {
-  let min = Infinity, max = -Infinity, nonFinite = 0;
-  for (const x of data) if (Number.isFinite(x)) { min = Math.min(min, x); max = Math.max(max, x); } else nonFinite++;
+  let min = Infinity,
+    max = -Infinity,
+    nonFinite = 0;
+  for (const x of data)
+    if (Number.isFinite(x)) {
+      min = Math.min(min, x);
+      max = Math.max(max, x);
+    } else nonFinite++;
   const range = heat === 'sequential' ? { min: Math.min(0, min), max: Math.max(1, max) } : { min, max };
   return { min, max, nonFinite, range };
 }
 
 function checkCells(rows, cols) {
-  if (rows * cols > LIMITS.canvasCells) throw tooBig(TAG, 'value', `${rows} × ${cols} = ${rows * cols} cells`, `${LIMITS.canvasCells}`);
+  if (rows * cols > LIMITS.canvasCells)
+    throw tooBig(TAG, 'value', `${rows} × ${cols} = ${rows * cols} cells`, `${LIMITS.canvasCells}`);
 }
 
 // A boolean property with an attribute's meaning: present (any string, '' included) is on.
@@ -91,7 +109,9 @@ function parseLabels(text) {
   try {
     const parsed = JSON.parse(text);
     if (Array.isArray(parsed)) return parsed.map(String);
-  } catch { /* a comma-separated list */ }
+  } catch {
+    /* a comma-separated list */
+  }
   return text.split(',').map((s) => s.trim());
 }
 
@@ -120,7 +140,8 @@ export class AttentionMatrix extends HTMLElement {
 
   connectedCallback() {
     followPageScheme(this, this.#internals);
-    if (this.#value == null && this.#error == null && this.hasAttribute('value')) this.#take(this.getAttribute('value'));
+    if (this.#value == null && this.#error == null && this.hasAttribute('value'))
+      this.#take(this.getAttribute('value'));
     this.#render();
   }
 
@@ -146,7 +167,9 @@ export class AttentionMatrix extends HTMLElement {
   }
 
   /** Why the last value could not be shown (null when it was). */
-  get error() { return this.#error; }
+  get error() {
+    return this.#error;
+  }
 
   /** The label and the matrix, as JSON. */
   toJSON() {
@@ -161,7 +184,9 @@ export class AttentionMatrix extends HTMLElement {
   /** JavaScript that shows this matrix. */
   toCode() {
     const v = this.#value;
-    const rows = v ? Array.from({ length: v.shape[0] }, (_, i) => Array.from(v.data.subarray(i * v.shape[1], (i + 1) * v.shape[1]))) : [];
+    const rows = v
+      ? Array.from({ length: v.shape[0] }, (_, i) => Array.from(v.data.subarray(i * v.shape[1], (i + 1) * v.shape[1])))
+      : [];
     return `import 'attention-wasm/elements';
 
 const m = document.createElement('attention-matrix');
@@ -171,20 +196,54 @@ document.body.append(m);
 `;
   }
 
-  get label() { return this.getAttribute('label') ?? ''; }
-  set label(v) { this.setAttribute('label', v ?? ''); }
-  get precision() { const a = this.getAttribute('precision'); const p = Number(a); return a !== null && a !== '' && Number.isInteger(p) && p >= 0 && p <= 8 ? p : 4; }
-  set precision(v) { this.setAttribute('precision', String(v)); }
-  get heat() { const h = this.getAttribute('heat'); return h === 'sequential' || h === 'diverging' ? h : null; }
-  set heat(v) { if (v) this.setAttribute('heat', v); else this.removeAttribute('heat'); }
-  get toggle() { return this.hasAttribute('toggle'); }
-  set toggle(v) { this.toggleAttribute('toggle', isOn(v)); }
-  get editable() { return this.hasAttribute('editable'); }
-  set editable(v) { this.toggleAttribute('editable', isOn(v)); }
-  get rowLabels() { return parseLabels(this.getAttribute('row-labels')); }
-  set rowLabels(v) { if (v == null) this.removeAttribute('row-labels'); else this.setAttribute('row-labels', labelsText(v)); }
-  get colLabels() { return parseLabels(this.getAttribute('col-labels')); }
-  set colLabels(v) { if (v == null) this.removeAttribute('col-labels'); else this.setAttribute('col-labels', labelsText(v)); }
+  get label() {
+    return this.getAttribute('label') ?? '';
+  }
+  set label(v) {
+    this.setAttribute('label', v ?? '');
+  }
+  get precision() {
+    const a = this.getAttribute('precision');
+    const p = Number(a);
+    return a !== null && a !== '' && Number.isInteger(p) && p >= 0 && p <= 8 ? p : 4;
+  }
+  set precision(v) {
+    this.setAttribute('precision', String(v));
+  }
+  get heat() {
+    const h = this.getAttribute('heat');
+    return h === 'sequential' || h === 'diverging' ? h : null;
+  }
+  set heat(v) {
+    if (v) this.setAttribute('heat', v);
+    else this.removeAttribute('heat');
+  }
+  get toggle() {
+    return this.hasAttribute('toggle');
+  }
+  set toggle(v) {
+    this.toggleAttribute('toggle', isOn(v));
+  }
+  get editable() {
+    return this.hasAttribute('editable');
+  }
+  set editable(v) {
+    this.toggleAttribute('editable', isOn(v));
+  }
+  get rowLabels() {
+    return parseLabels(this.getAttribute('row-labels'));
+  }
+  set rowLabels(v) {
+    if (v == null) this.removeAttribute('row-labels');
+    else this.setAttribute('row-labels', labelsText(v));
+  }
+  get colLabels() {
+    return parseLabels(this.getAttribute('col-labels'));
+  }
+  set colLabels(v) {
+    if (v == null) this.removeAttribute('col-labels');
+    else this.setAttribute('col-labels', labelsText(v));
+  }
 
   /** Highlights cell (row, col) as linked from elsewhere (null clears). */
   highlight(cell) {
@@ -273,7 +332,11 @@ document.body.append(m);
         const where = `${rowLabels?.[i] ?? `row ${i + 1}`}, ${colLabels?.[j] ?? `column ${j + 1}`}`;
         td.setAttribute('aria-label', `${where}: ${formatNumber(x, this.precision)}`);
         td.setAttribute('aria-readonly', this.editable || this.toggle ? 'false' : 'true');
-        if (this.toggle) td.setAttribute('aria-label', `${where}: ${formatNumber(x, this.precision)}, ${x === -Infinity ? 'blocked' : 'may attend'}; Space switches`);
+        if (this.toggle)
+          td.setAttribute(
+            'aria-label',
+            `${where}: ${formatNumber(x, this.precision)}, ${x === -Infinity ? 'blocked' : 'may attend'}; Space switches`,
+          );
         td.tabIndex = i === Math.min(fi, rows - 1) && j === Math.min(fj, cols - 1) ? 0 : -1;
         const colour = heat ? heatColour(x, heat, range) : null;
         if (colour) {
@@ -306,8 +369,14 @@ document.body.append(m);
     table.addEventListener('keydown', (e) => this.#onKey(e));
     table.addEventListener('focusin', (e) => this.#onFocus(e, exact));
     table.addEventListener('mouseover', (e) => this.#onHover(e, exact));
-    table.addEventListener('dblclick', (e) => { const td = e.target.closest('td'); if (td && this.editable) this.#edit(td); });
-    table.addEventListener('click', (e) => { const td = e.target.closest('td'); if (td && this.toggle) this.#flip(td); });
+    table.addEventListener('dblclick', (e) => {
+      const td = e.target.closest('td');
+      if (td && this.editable) this.#edit(td);
+    });
+    table.addEventListener('click', (e) => {
+      const td = e.target.closest('td');
+      if (td && this.toggle) this.#flip(td);
+    });
     const hadFocus = root.activeElement != null;
     root.replaceChildren(figure);
     this.#editing = null;
@@ -341,7 +410,7 @@ document.body.append(m);
       const x = v.data[i];
       const p = 4 * i;
       pixels[p + 3] = 255;
-      if (!Number.isFinite(x)) continue;  // black
+      if (!Number.isFinite(x)) continue; // black
       const k = 3 * Math.min(255, Math.max(0, Math.round(((x - lo) / (hi - lo)) * 255)));
       pixels[p] = lut[k];
       pixels[p + 1] = lut[k + 1];
@@ -361,7 +430,8 @@ document.body.append(m);
   }
 
   #describe(td) {
-    const i = Number(td.dataset.row), j = Number(td.dataset.col);
+    const i = Number(td.dataset.row),
+      j = Number(td.dataset.col);
     return `${this.label ? `${this.label} ` : ''}[${i}, ${j}] = ${td.dataset.value} (float32)`;
   }
 
@@ -370,14 +440,26 @@ document.body.append(m);
     if (!td) return;
     this.#focus = [Number(td.dataset.row), Number(td.dataset.col)];
     exact.textContent = this.#describe(td);
-    this.dispatchEvent(new CustomEvent('cellfocus', { bubbles: true, composed: true, detail: { row: this.#focus[0], col: this.#focus[1] } }));
+    this.dispatchEvent(
+      new CustomEvent('cellfocus', {
+        bubbles: true,
+        composed: true,
+        detail: { row: this.#focus[0], col: this.#focus[1] },
+      }),
+    );
   }
 
   #onHover(e, exact) {
     const td = e.target.closest('td');
     if (!td) return;
     exact.textContent = this.#describe(td);
-    this.dispatchEvent(new CustomEvent('cellfocus', { bubbles: true, composed: true, detail: { row: Number(td.dataset.row), col: Number(td.dataset.col) } }));
+    this.dispatchEvent(
+      new CustomEvent('cellfocus', {
+        bubbles: true,
+        composed: true,
+        detail: { row: Number(td.dataset.row), col: Number(td.dataset.col) },
+      }),
+    );
   }
 
   #onKey(e) {
@@ -413,7 +495,8 @@ document.body.append(m);
   }
 
   #edit(td, typed) {
-    const i = Number(td.dataset.row), j = Number(td.dataset.col);
+    const i = Number(td.dataset.row),
+      j = Number(td.dataset.col);
     const input = document.createElement('input');
     input.setAttribute('inputmode', 'decimal');
     input.setAttribute('aria-label', `new value for ${td.getAttribute('aria-label')}`);
@@ -425,7 +508,10 @@ document.body.append(m);
     input.addEventListener('input', () => {
       const value = parseCell(input.value);
       input.setAttribute('aria-invalid', value === null ? 'true' : 'false');
-      if (value !== null) this.dispatchEvent(new CustomEvent('input', { bubbles: true, composed: true, detail: { row: i, col: j, value } }));
+      if (value !== null)
+        this.dispatchEvent(
+          new CustomEvent('input', { bubbles: true, composed: true, detail: { row: i, col: j, value } }),
+        );
     });
     input.addEventListener('keydown', (e) => {
       if (e.key === 'Enter') {
@@ -433,30 +519,40 @@ document.body.append(m);
         this.#commit(i, j, input.value);
       } else if (e.key === 'Escape') {
         consume(e);
-        this.#editing = null;  // before the input goes: its blur must not commit
+        this.#editing = null; // before the input goes: its blur must not commit
         this.#render();
         this.#cell(i, j)?.focus();
       }
     });
-    input.addEventListener('blur', () => { if (this.#editing) this.#commit(i, j, input.value); });
+    input.addEventListener('blur', () => {
+      if (this.#editing) this.#commit(i, j, input.value);
+    });
   }
 
   // A mask cell: 0 (may attend) ↔ −∞ (blocked).
   #flip(td) {
-    const i = Number(td.dataset.row), j = Number(td.dataset.col);
+    const i = Number(td.dataset.row),
+      j = Number(td.dataset.col);
     const index = i * this.#value.shape[1] + j;
     this.#value.data[index] = this.#value.data[index] === -Infinity ? 0 : -Infinity;
     this.#focus = [i, j];
     this.#render();
     this.#cell(i, j)?.focus();
-    this.dispatchEvent(new CustomEvent('change', { bubbles: true, composed: true, detail: { row: i, col: j, value: this.#value.data[index] } }));
+    this.dispatchEvent(
+      new CustomEvent('change', {
+        bubbles: true,
+        composed: true,
+        detail: { row: i, col: j, value: this.#value.data[index] },
+      }),
+    );
   }
 
   #commit(i, j, text) {
     const value = parseCell(text);
     this.#editing = null;
     this.#focus = [i, j];
-    if (value === null) {  // not a number: nothing changes
+    if (value === null) {
+      // not a number: nothing changes
       this.#render();
       this.#cell(i, j)?.focus();
       return;
@@ -464,6 +560,12 @@ document.body.append(m);
     this.#value.data[i * this.#value.shape[1] + j] = value;
     this.#render();
     this.#cell(i, j)?.focus();
-    this.dispatchEvent(new CustomEvent('change', { bubbles: true, composed: true, detail: { row: i, col: j, value: this.#value.data[i * this.#value.shape[1] + j] } }));
+    this.dispatchEvent(
+      new CustomEvent('change', {
+        bubbles: true,
+        composed: true,
+        detail: { row: i, col: j, value: this.#value.data[i * this.#value.shape[1] + j] },
+      }),
+    );
   }
 }

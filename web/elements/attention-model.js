@@ -63,7 +63,10 @@ function leaseModel(source, onProgress) {
 function layerNames(d) {
   const windows = d.layerWindows ?? [];
   if (!windows.some((w) => w > 0)) return null;
-  return Array.from({ length: d.numLayers }, (_, l) => `layer ${l + 1} · ${windows[l] > 0 ? `window ${windows[l]}` : 'global'}`);
+  return Array.from(
+    { length: d.numLayers },
+    (_, l) => `layer ${l + 1} · ${windows[l] > 0 ? `window ${windows[l]}` : 'global'}`,
+  );
 }
 
 // Head names with grouped-query attention: each query head with the key/value head it shares.
@@ -78,13 +81,13 @@ export class AttentionModel extends HTMLElement {
   static observedAttributes = ['src', 'text', 'view', 'layer', 'head', 'query'];
 
   #model = null;
-  #lease = null;  // on the model shown or loading, unless page code handed the model over
-  #started = false;  // whether a load from src has been started (loads wait for the viewport)
-  #result = null;  // { tokens, labels, maps: per layer [H, T, T], extra: probabilities }
+  #lease = null; // on the model shown or loading, unless page code handed the model over
+  #started = false; // whether a load from src has been started (loads wait for the viewport)
+  #result = null; // { tokens, labels, maps: per layer [H, T, T], extra: probabilities }
   #error = null;
-  #progress = null;  // the last progress event while loading
+  #progress = null; // the last progress event while loading
   #generation = 0;
-  #pending = 0;  // requestAnimationFrame of a scheduled forward
+  #pending = 0; // requestAnimationFrame of a scheduled forward
   #stopLoadWatch = () => {};
 
   constructor() {
@@ -121,7 +124,9 @@ export class AttentionModel extends HTMLElement {
   }
 
   /** The model shown (a PretrainedModel), or null while none is loaded. */
-  get model() { return this.#model; }
+  get model() {
+    return this.#model;
+  }
   /**
    * A model from attn.loadModel, or a source loadModel takes (Files, a Map or object of file
    * names to bytes, a URL): the element loads it.
@@ -130,7 +135,7 @@ export class AttentionModel extends HTMLElement {
     if (value && typeof value.forward === 'function' && typeof value.tokenize === 'function') {
       this.#generation++;
       this.#started = true;
-      this.#letGo();  // page code owns the model it hands over: the element never frees it
+      this.#letGo(); // page code owns the model it hands over: the element never frees it
       this.#take(value);
     } else {
       this.#loadFrom(value, 'model');
@@ -138,17 +143,25 @@ export class AttentionModel extends HTMLElement {
   }
 
   /** The text the model reads. */
-  get text() { return this.getAttribute('text') ?? ''; }
-  set text(value) { this.setAttribute('text', String(value)); }
+  get text() {
+    return this.getAttribute('text') ?? '';
+  }
+  set text(value) {
+    this.setAttribute('text', String(value));
+  }
 
   /** Why the last load or forward failed (null when it did not). */
-  get error() { return this.#error; }
+  get error() {
+    return this.#error;
+  }
 
   get view() {
     const v = this.getAttribute('view');
     return v === 'model' || v === 'neuron' ? v : 'head';
   }
-  set view(v) { this.setAttribute('view', v); }
+  set view(v) {
+    this.setAttribute('view', v);
+  }
 
   // A load from `source` (the src attribute, or what was given to .model). A newer load
   // makes this one stale: its model is never shown, and its lease is let go at once.
@@ -169,7 +182,8 @@ export class AttentionModel extends HTMLElement {
     };
     try {
       if (source != null && source !== '') {
-        const checked = typeof source === 'string' || source instanceof URL ? modelUrl(TAG, name, String(source)) : source;
+        const checked =
+          typeof source === 'string' || source instanceof URL ? modelUrl(TAG, name, String(source)) : source;
         this.#lease = leaseModel(checked, onProgress);
         this.#progress = { file: 'config.json', loaded: 0, total: null };
       }
@@ -236,15 +250,29 @@ export class AttentionModel extends HTMLElement {
       const text = this.text;
       if (text.trim() === '') return this.#render();
       // Characters first: tokenizing a pasted megabyte took 0.8 s only to be refused below.
-      if (text.length > LIMITS.model.chars) throw tooBig(TAG, 'the text', `${text.length} characters`, `${LIMITS.model.chars} characters`);
+      if (text.length > LIMITS.model.chars)
+        throw tooBig(TAG, 'the text', `${text.length} characters`, `${LIMITS.model.chars} characters`);
       const tokens = model.tokenize(text);
-      if (tokens.length > LIMITS.model.tokens) throw tooBig(TAG, 'the text', `${tokens.length} tokens`, `${LIMITS.model.tokens} tokens`);
+      if (tokens.length > LIMITS.model.tokens)
+        throw tooBig(TAG, 'the text', `${tokens.length} tokens`, `${LIMITS.model.tokens} tokens`);
       const layer = this.#index('layer', model.descriptor.numLayers);
       const out = model.forward(text, { attentions: true, queriesAndKeys: layer });
       const T = tokens.length;
       const labels = tokens.map((t) => tokenLabel(t, text));
-      this.#result = { text, tokens, labels, T, layer, maps: out.attentions.map((a) => a.data), queries: out.queries, keys: out.keys, extra: this.#extra(model, out, tokens, labels) };
-      this.dispatchEvent(new CustomEvent('forward', { bubbles: true, composed: true, detail: { tokens, attentions: out.attentions } }));
+      this.#result = {
+        text,
+        tokens,
+        labels,
+        T,
+        layer,
+        maps: out.attentions.map((a) => a.data),
+        queries: out.queries,
+        keys: out.keys,
+        extra: this.#extra(model, out, tokens, labels),
+      };
+      this.dispatchEvent(
+        new CustomEvent('forward', { bubbles: true, composed: true, detail: { tokens, attentions: out.attentions } }),
+      );
     } catch (error) {
       this.#error = error;
     }
@@ -258,12 +286,19 @@ export class AttentionModel extends HTMLElement {
       return JSON.stringify(s).slice(1, -1);
     };
     if (model.head === 'causal-lm') {
-      const V = model.descriptor.vocabSize, T = tokens.length;
+      const V = model.descriptor.vocabSize,
+        T = tokens.length;
       const p = softmax(out.logits.data.subarray((T - 1) * V, T * V));
-      return probabilityList(`Next token after “${labels.at(-1)}” (the 8 most likely of ${V})`, topK(p, 8).map(([id, q]) => [decode(id), q]));
+      return probabilityList(
+        `Next token after “${labels.at(-1)}” (the 8 most likely of ${V})`,
+        topK(p, 8).map(([id, q]) => [decode(id), q]),
+      );
     }
     if (model.head === 'sequence-classification') {
-      return probabilityList('Label probabilities', model.labels.map((label, i) => [label, out.probabilities.data[i]]));
+      return probabilityList(
+        'Label probabilities',
+        model.labels.map((label, i) => [label, out.probabilities.data[i]]),
+      );
     }
     if (model.head === 'masked-lm') {
       const V = model.descriptor.vocabSize;
@@ -271,7 +306,10 @@ export class AttentionModel extends HTMLElement {
       if (!masks.length) return null;
       const i = masks[0];
       const p = softmax(out.logits.data.subarray(i * V, (i + 1) * V));
-      return probabilityList(`Predictions for ${tokens[i].text} (token ${i + 1})`, topK(p, 8).map(([id, q]) => [decode(id), q]));
+      return probabilityList(
+        `Predictions for ${tokens[i].text} (token ${i + 1})`,
+        topK(p, 8).map(([id, q]) => [decode(id), q]),
+      );
     }
     return null;
   }
@@ -295,7 +333,10 @@ export class AttentionModel extends HTMLElement {
       progress.removeAttribute('value');
     }
     const mb = (x) => (x / 2 ** 20).toFixed(1);
-    status.textContent = stage === 'weights' ? `Packing weights: ${loaded} of ${total} tensors` : `Downloading ${file}: ${mb(loaded)}${total ? ` of ${mb(total)}` : ''} MiB`;
+    status.textContent =
+      stage === 'weights'
+        ? `Packing weights: ${loaded} of ${total} tensors`
+        : `Downloading ${file}: ${mb(loaded)}${total ? ` of ${mb(total)}` : ''} MiB`;
   }
 
   #render() {
@@ -326,18 +367,25 @@ export class AttentionModel extends HTMLElement {
   // What the view shows, in words: which side is the query, what a line's opacity or a cell's
   // shade means, what the colours are.
   #caption() {
-    const d = this.#model.descriptor, r = this.#result;
+    const d = this.#model.descriptor,
+      r = this.#result;
     const layer = this.#index('layer', d.numLayers) + 1;
     const p = document.createElement('p');
     p.className = 'caption';
     if (this.view === 'model') {
       p.textContent = `In each map a row is a query token, a column a key, and a brighter cell more weight.${d.causal ? ' Above the diagonal is dark: a decoder sees no later token.' : ''}`;
     } else if (this.view === 'neuron') {
-      const h = this.#index('head', d.numHeads) + 1, i = this.#index('query', r.T);
+      const h = this.#index('head', d.numHeads) + 1,
+        i = this.#index('query', r.T);
       p.textContent = `Layer ${layer}, head ${h}: how the query “${r.labels[i]}” scores each key: q · k (head_dim ${d.headDim}) scaled, then softmax into weights that sum to 1.${d.causal ? ' Later keys are masked: a decoder sees only itself and what came before.' : ''}`;
     } else {
       const head = this.getAttribute('head');
-      const which = head === 'average' ? 'the average of its heads' : head === 'all' || head === null ? `all ${d.numHeads} heads, a colour each` : `head ${head}`;
+      const which =
+        head === 'average'
+          ? 'the average of its heads'
+          : head === 'all' || head === null
+            ? `all ${d.numHeads} heads, a colour each`
+            : `head ${head}`;
       p.textContent = `Layer ${layer}, ${which}: a line joins each query token (left) to each key token (right); the more opaque the line, the more weight the query gives that key.`;
     }
     return p;
@@ -353,14 +401,19 @@ export class AttentionModel extends HTMLElement {
     input.maxLength = LIMITS.model.chars;
     input.value = this.text.slice(0, LIMITS.model.chars);
     input.setAttribute('aria-label', 'text the model reads');
-    input.addEventListener('change', () => { this.text = input.value; });
+    input.addEventListener('change', () => {
+      this.text = input.value;
+    });
     const m = this.#model;
     const name = document.createElement('span');
     name.className = 'status';
     const d = m.descriptor;
     const kv = d.numKvHeads < d.numHeads ? ` on ${d.numKvHeads} key/value head${d.numKvHeads > 1 ? 's' : ''}` : '';
     const windows = (d.layerWindows ?? []).filter((w) => w > 0).length;
-    const local = windows > 0 ? ` · ${windows === d.numLayers ? 'every layer' : `${windows} of ${d.numLayers} layers`} windowed` : '';
+    const local =
+      windows > 0
+        ? ` · ${windows === d.numLayers ? 'every layer' : `${windows} of ${d.numLayers} layers`} windowed`
+        : '';
     name.textContent = `${m.config._name_or_path ?? m.modelType} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
     row.append(input, name);
     return row;
@@ -371,12 +424,18 @@ export class AttentionModel extends HTMLElement {
     row.className = 'row';
     row.setAttribute('role', 'group');
     row.setAttribute('aria-label', 'view');
-    for (const [value, label] of [['head', 'Head view'], ['model', 'Model view'], ['neuron', 'Neuron view']]) {
+    for (const [value, label] of [
+      ['head', 'Head view'],
+      ['model', 'Model view'],
+      ['neuron', 'Neuron view'],
+    ]) {
       const b = document.createElement('button');
       b.type = 'button';
       b.textContent = label;
       b.setAttribute('aria-pressed', String(this.view === value));
-      b.addEventListener('click', () => { this.view = value; });
+      b.addEventListener('click', () => {
+        this.view = value;
+      });
       row.append(b);
     }
     const d = this.#model.descriptor;
@@ -396,13 +455,17 @@ export class AttentionModel extends HTMLElement {
       const option = document.createElement('option');
       option.value = String(i + 1);
       // Token names read '3: cat'; layer and head names are whole ('layer 2 · window 512').
-      option.textContent = !names ? `${label} ${i + 1}` : names[i].startsWith(`${label} `) ? names[i] : `${i + 1}: ${names[i]}`;
+      option.textContent = !names
+        ? `${label} ${i + 1}`
+        : names[i].startsWith(`${label} `)
+          ? names[i]
+          : `${i + 1}: ${names[i]}`;
       option.selected = i === current;
       select.append(option);
     }
     select.addEventListener('change', () => {
       this.setAttribute(attribute, select.value);
-      if (attribute === 'layer') this.#schedule();  // the neuron view needs that layer's q and k
+      if (attribute === 'layer') this.#schedule(); // the neuron view needs that layer's q and k
     });
     return select;
   }
@@ -414,11 +477,19 @@ export class AttentionModel extends HTMLElement {
     if (this.view === 'model') {
       const wrap = document.createElement('div');
       wrap.className = 'scroll';
-      wrap.append(modelGrid(r.maps, d.numHeads, r.T, (l, h) => {
-        this.setAttribute('layer', String(l + 1));
-        this.setAttribute('head', String(h + 1));
-        this.view = 'head';
-      }, [layer, this.#index('head', d.numHeads)]));
+      wrap.append(
+        modelGrid(
+          r.maps,
+          d.numHeads,
+          r.T,
+          (l, h) => {
+            this.setAttribute('layer', String(l + 1));
+            this.setAttribute('head', String(h + 1));
+            this.view = 'head';
+          },
+          [layer, this.#index('head', d.numHeads)],
+        ),
+      );
       return wrap;
     }
     if (this.view === 'neuron') {
@@ -426,11 +497,15 @@ export class AttentionModel extends HTMLElement {
         this.#schedule();
         return document.createElement('div');
       }
-      const h = this.#index('head', d.numHeads), i = this.#index('query', r.T);
-      const hd = d.headDim, group = d.numHeads / d.numKvHeads;
+      const h = this.#index('head', d.numHeads),
+        i = this.#index('query', r.T);
+      const hd = d.headDim,
+        group = d.numHeads / d.numKvHeads;
       const q = r.queries.data.subarray((h * r.T + i) * hd, (h * r.T + i + 1) * hd);
       const kh = Math.floor(h / group);
-      const keys = Array.from({ length: r.T }, (_, j) => r.keys.data.subarray((kh * r.T + j) * hd, (kh * r.T + j + 1) * hd));
+      const keys = Array.from({ length: r.T }, (_, j) =>
+        r.keys.data.subarray((kh * r.T + j) * hd, (kh * r.T + j + 1) * hd),
+      );
       const weights = r.maps[layer].subarray((h * r.T + i) * r.T, (h * r.T + i + 1) * r.T);
       const wrap = document.createElement('div');
       wrap.className = 'scroll';
@@ -444,10 +519,19 @@ export class AttentionModel extends HTMLElement {
     const heatmap = document.createElement('attention-heatmap');
     heatmap.setAttribute('view', r.T > LIMITS.heatmap.lineTokens ? 'grid' : 'lines');
     heatmap.setAttribute('tokens', JSON.stringify(r.labels));
-    heatmap.setAttribute('toolbar', 'none');  // the element's own toolbar exports the view
+    heatmap.setAttribute('toolbar', 'none'); // the element's own toolbar exports the view
     // bertviz's head view: every head overlaid, a colour each, unless a head is chosen.
     const head = this.getAttribute('head');
-    heatmap.setAttribute('head', head === 'average' || head === 'all' ? head : head !== null ? String(this.#index('head', d.numHeads) + 1) : d.numHeads > 1 ? 'all' : '1');
+    heatmap.setAttribute(
+      'head',
+      head === 'average' || head === 'all'
+        ? head
+        : head !== null
+          ? String(this.#index('head', d.numHeads) + 1)
+          : d.numHeads > 1
+            ? 'all'
+            : '1',
+    );
     // The heatmap's head menu drives the element's head attribute (and so the caption).
     heatmap.addEventListener('change', (e) => {
       const select = e.composedPath()[0];
@@ -465,8 +549,12 @@ export class AttentionModel extends HTMLElement {
     const layer = this.#index('layer', d.numLayers);
     const maps = r.maps[layer];
     return {
-      element: TAG, src: this.getAttribute('src'), modelType: this.#model.modelType, text: r.text,
-      tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i] })), layer: layer + 1,
+      element: TAG,
+      src: this.getAttribute('src'),
+      modelType: this.#model.modelType,
+      text: r.text,
+      tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i] })),
+      layer: layer + 1,
       attentions: { shape: [d.numHeads, r.T, r.T], data: Array.from(maps) },
     };
   }

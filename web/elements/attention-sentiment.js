@@ -59,31 +59,41 @@ const SHIPPED = {
 };
 
 async function shippedFiles(signal) {
-  const entries = await Promise.all(Object.entries(SHIPPED).map(async ([name, url]) => {
-    const response = await fetch(url, { signal });
-    if (!response.ok) throw new Error(`cannot fetch ${url} (HTTP ${response.status})`);
-    return [name, name.endsWith('.json') ? await response.text() : await response.arrayBuffer()];
-  }));
+  const entries = await Promise.all(
+    Object.entries(SHIPPED).map(async ([name, url]) => {
+      const response = await fetch(url, { signal });
+      if (!response.ok) throw new Error(`cannot fetch ${url} (HTTP ${response.status})`);
+      return [name, name.endsWith('.json') ? await response.text() : await response.arrayBuffer()];
+    }),
+  );
   return Object.fromEntries(entries);
 }
 
 // A lease (model-cache.js) on the classifier at `url` (null: the shipped one): elements showing
 // the same classifier share it, and it is freed when none shows it.
 function leaseClassifier(url) {
-  const load = (signal) => getApi().then(async (attn) => attn.TextClassifier.load(url ?? await shippedFiles(signal), { fetchOptions: { signal } }));
+  const load = (signal) =>
+    getApi().then(async (attn) =>
+      attn.TextClassifier.load(url ?? (await shippedFiles(signal)), { fetchOptions: { signal } }),
+    );
   const isDisposed = (classifier) => wasDisposed(classifier, (c) => c.predict(''));
   return acquire(`TextClassifier ${url ?? 'shipped'}`, load, { isDisposed });
 }
 
 // The Worker, written out literally so bundlers bundle it (workers.js: from another origin).
-const reviewWorker = () => moduleWorker(() => new Worker(new URL('./training/review-worker.js', import.meta.url), { type: 'module' }), './training/review-worker.js');
+const reviewWorker = () =>
+  moduleWorker(
+    () => new Worker(new URL('./training/review-worker.js', import.meta.url), { type: 'module' }),
+    './training/review-worker.js',
+  );
 
 // Whether `label` is wrong for an example labelled `gold` (only a classifier with the
 // examples' labels can be: one with others is not marked).
 const isMistake = (classifier, gold, label) => gold !== undefined && classifier.labels.includes(gold) && label !== gold;
 
 // An example's name in the list, marked when the classifier gets it wrong.
-const exampleName = ([gold, text], i, wrong) => `${wrong ? 'The model gets this wrong: ' : ''}${i < 4 ? `Seed 001 review ${i + 1} (${gold})` : `“${text}”`}`;
+const exampleName = ([gold, text], i, wrong) =>
+  `${wrong ? 'The model gets this wrong: ' : ''}${i < 4 ? `Seed 001 review ${i + 1} (${gold})` : `“${text}”`}`;
 
 const percent = (x) => `${formatNumber(100 * x, 1)}%`;
 const make = (tag, props = {}, ...children) => {
@@ -97,9 +107,9 @@ export class AttentionSentiment extends HTMLElement {
   static observedAttributes = ['text', 'model', 'layer', 'head'];
 
   #classifier = null;
-  #lease = null;  // on the classifier shown
-  #pendingLease = null;  // on the classifier loading
-  #generation = 0;  // of the newest load: an older one that arrives later is not shown
+  #lease = null; // on the classifier shown
+  #pendingLease = null; // on the classifier loading
+  #generation = 0; // of the newest load: an older one that arrives later is not shown
   #info = '';
   #loading = null;
   #worker = null;
@@ -173,7 +183,10 @@ export class AttentionSentiment extends HTMLElement {
     });
     const label = make('label', { className: 'sentence' }, 'Review sentence ', input);
     const examples = make('select');
-    examples.append(new Option('Examples…', ''), ...EXAMPLES.map((example, i) => new Option(exampleName(example, i, false), String(i))));
+    examples.append(
+      new Option('Examples…', ''),
+      ...EXAMPLES.map((example, i) => new Option(exampleName(example, i, false), String(i))),
+    );
     // The chosen example stays selected (arrow keys step through the list, each one shown)
     // until the reader types.
     examples.addEventListener('change', () => {
@@ -181,7 +194,9 @@ export class AttentionSentiment extends HTMLElement {
       input.value = EXAMPLES[Number(examples.value)][1];
       this.#predict();
     });
-    input.addEventListener('input', () => { examples.value = ''; });
+    input.addEventListener('input', () => {
+      examples.value = '';
+    });
     const verdict = make('p', { className: 'verdict' });
     verdict.setAttribute('aria-live', 'polite');
     const layer = make('select');
@@ -191,7 +206,15 @@ export class AttentionSentiment extends HTMLElement {
     train.addEventListener('click', () => this.#train());
     const status = make('span');
     status.setAttribute('role', 'status');
-    const controls = make('div', { className: 'controls' }, make('label', {}, 'Examples ', examples), make('label', {}, 'Layer ', layer), make('label', {}, 'Head ', head), train, status);
+    const controls = make(
+      'div',
+      { className: 'controls' },
+      make('label', {}, 'Examples ', examples),
+      make('label', {}, 'Layer ', layer),
+      make('label', {}, 'Head ', head),
+      train,
+      status,
+    );
     const pipeline = make('ol', { className: 'pipeline' });
     const note = make('p', { className: 'note' });
     root.append(label, controls, verdict, pipeline, note);
@@ -212,7 +235,7 @@ export class AttentionSentiment extends HTMLElement {
       this.#parts.pipeline.replaceChildren(errorMessage(error));
     }
     this.#pendingLease = lease;
-    previous?.release();  // after the new lease: a model flipped back to within the grace is reused
+    previous?.release(); // after the new lease: a model flipped back to within the grace is reused
     this.#loading = (async () => {
       if (!lease) return;
       try {
@@ -224,7 +247,9 @@ export class AttentionSentiment extends HTMLElement {
         if (generation !== this.#generation) return;
         this.#pendingLease = null;
         lease.release();
-        this.#parts.pipeline.replaceChildren(errorMessage(new Error(`${TAG}: the classifier could not be loaded: ${error.message}`, { cause: error })));
+        this.#parts.pipeline.replaceChildren(
+          errorMessage(new Error(`${TAG}: the classifier could not be loaded: ${error.message}`, { cause: error })),
+        );
       }
     })();
     return this.#loading;
@@ -253,7 +278,11 @@ export class AttentionSentiment extends HTMLElement {
     const options = [...this.#parts.examples.options].slice(1);
     const comparable = EXAMPLES.every(([gold]) => classifier.labels.includes(gold));
     EXAMPLES.forEach((example, i) => {
-      options[i].textContent = exampleName(example, i, comparable && isMistake(classifier, example[0], classifier.predict(example[1]).label));
+      options[i].textContent = exampleName(
+        example,
+        i,
+        comparable && isMistake(classifier, example[0], classifier.predict(example[1]).label),
+      );
     });
   }
 
@@ -274,13 +303,29 @@ export class AttentionSentiment extends HTMLElement {
     const m = classifier.metrics;
     const parts = [];
     if (m?.heldOut) {
-      parts.push(`Trained on ${classifier.training?.examples?.toLocaleString('en-US') ?? 'the'} real review sentences from the UCI “Sentiment Labelled Sentences” set (Kotzias et al., KDD 2015; CC BY 4.0: IMDB, Amazon and Yelp). `);
-      parts.push(`Right on held-out sentences it never trained on: ${Object.entries(m.heldOut).map(([s, r]) => `${s} ${percent(r.accuracy)} of ${r.count}`).join(', ')}. `);
-      if (m.crossSource) parts.push(`Trained without one source, on all of that source: ${Object.entries(m.crossSource).map(([s, r]) => `${s} ${percent(r.accuracy)}`).join(', ')}. `);
-      if (m.negationSuite) parts.push(`On ${m.negationSuite.count} hand-written negation and contrast sentences: ${percent(m.negationSuite.accuracy)}. `);
+      parts.push(
+        `Trained on ${classifier.training?.examples?.toLocaleString('en-US') ?? 'the'} real review sentences from the UCI “Sentiment Labelled Sentences” set (Kotzias et al., KDD 2015; CC BY 4.0: IMDB, Amazon and Yelp). `,
+      );
+      parts.push(
+        `Right on held-out sentences it never trained on: ${Object.entries(m.heldOut)
+          .map(([s, r]) => `${s} ${percent(r.accuracy)} of ${r.count}`)
+          .join(', ')}. `,
+      );
+      if (m.crossSource)
+        parts.push(
+          `Trained without one source, on all of that source: ${Object.entries(m.crossSource)
+            .map(([s, r]) => `${s} ${percent(r.accuracy)}`)
+            .join(', ')}. `,
+        );
+      if (m.negationSuite)
+        parts.push(
+          `On ${m.negationSuite.count} hand-written negation and contrast sentences: ${percent(m.negationSuite.accuracy)}. `,
+        );
       const all = Object.values(m.heldOut);
       const wrong = all.reduce((s, r) => s + (1 - r.accuracy) * r.count, 0) / all.reduce((s, r) => s + r.count, 0);
-      parts.push(`Word vectors start from GloVe (PDDL); a VADER lexicon (MIT) adds sentiment words. A small model: it is wrong about ${percent(wrong)} of held-out sentences.`);
+      parts.push(
+        `Word vectors start from GloVe (PDDL); a VADER lexicon (MIT) adds sentiment words. A small model: it is wrong about ${percent(wrong)} of held-out sentences.`,
+      );
     } else {
       parts.push(`A classifier with ${classifier.vocabSize} tokens and labels ${classifier.labels.join(', ')}.`);
     }
@@ -301,11 +346,27 @@ export class AttentionSentiment extends HTMLElement {
     const probability = p.probabilities[p.labelId];
     const confidence = confidenceWords(probability);
     const gold = EXAMPLES.find(([, t]) => t === text)?.[0];
-    const mistake = isMistake(this.#classifier, gold, p.label) ? ` The model gets this wrong: the sentence is ${gold}.` : '';
-    verdict.replaceChildren('Prediction: ', make('strong', { textContent: p.label }), ` (p = ${formatNumber(probability, 3)}, ${confidence}; ${this.#info})${mistake}`);
-    const l = Number(layer.value || 0), h = Number(head.value || 0);
+    const mistake = isMistake(this.#classifier, gold, p.label)
+      ? ` The model gets this wrong: the sentence is ${gold}.`
+      : '';
+    verdict.replaceChildren(
+      'Prediction: ',
+      make('strong', { textContent: p.label }),
+      ` (p = ${formatNumber(probability, 3)}, ${confidence}; ${this.#info})${mistake}`,
+    );
+    const l = Number(layer.value || 0),
+      h = Number(head.value || 0);
     pipeline.replaceChildren(...this.#stages(text, p, l, h));
-    this.prediction = { text, label: p.label, probability, confidence, probabilities: p.probabilities, tokens: p.tokens, attention: p.attention, truncated: p.truncated };
+    this.prediction = {
+      text,
+      label: p.label,
+      probability,
+      confidence,
+      probabilities: p.probabilities,
+      tokens: p.tokens,
+      attention: p.attention,
+      truncated: p.truncated,
+    };
     this.dispatchEvent(new CustomEvent('prediction', { bubbles: true, composed: true, detail: this.prediction }));
   }
 
@@ -319,14 +380,24 @@ export class AttentionSentiment extends HTMLElement {
       div.setAttribute('aria-label', label);
       return div;
     };
-    const chips = (items) => make('div', { className: 'chips' }, ...items.map(([t, title, unknown]) => make('span', { className: `chip${unknown ? ' unknown' : ''}`, textContent: t, title })));
+    const chips = (items) =>
+      make(
+        'div',
+        { className: 'chips' },
+        ...items.map(([t, title, unknown]) =>
+          make('span', { className: `chip${unknown ? ' unknown' : ''}`, textContent: t, title }),
+        ),
+      );
     const unk = (t) => t.text === '[UNK]';
     const { cls, tokens: vectors } = this.#classifier.vectors(tokens.map((t) => t.id));
     const shown = 4;
     const vectorTable = make('table');
     vectorTable.createCaption().textContent = `Each index picks a row of the ${this.#classifier.vocabSize.toLocaleString('en-US')} × ${c.dModel} embedding table (first ${shown} of ${c.dModel} numbers; a learned position vector is added next)`;
     const vh = vectorTable.createTHead().insertRow();
-    vh.append(make('th', { scope: 'col', textContent: 'token' }), ...Array.from({ length: shown }, (_, k) => make('th', { scope: 'col', textContent: `v${k}` })));
+    vh.append(
+      make('th', { scope: 'col', textContent: 'token' }),
+      ...Array.from({ length: shown }, (_, k) => make('th', { scope: 'col', textContent: `v${k}` })),
+    );
     const vb = vectorTable.createTBody();
     [['[CLS]', cls], ...tokens.map((t, i) => [t.text, vectors[i]])].forEach(([t, v]) => {
       const tr = vb.insertRow();
@@ -335,9 +406,14 @@ export class AttentionSentiment extends HTMLElement {
     });
     const names = p.tokens.map((t) => t.text);
     const softmax = make('table');
-    softmax.createCaption().textContent = 'The [CLS] row of the last layer, through a linear layer (logits) and softmax (probabilities)';
+    softmax.createCaption().textContent =
+      'The [CLS] row of the last layer, through a linear layer (logits) and softmax (probabilities)';
     const sh = softmax.createTHead().insertRow();
-    sh.append(make('th', { scope: 'col', textContent: 'label' }), make('th', { scope: 'col', textContent: 'logit' }), make('th', { scope: 'col', textContent: 'probability' }));
+    sh.append(
+      make('th', { scope: 'col', textContent: 'label' }),
+      make('th', { scope: 'col', textContent: 'logit' }),
+      make('th', { scope: 'col', textContent: 'probability' }),
+    );
     const sb = softmax.createTBody();
     this.#classifier.labels.forEach((name, k) => {
       const tr = sb.insertRow();
@@ -347,13 +423,27 @@ export class AttentionSentiment extends HTMLElement {
     });
     return [
       stage('1. Text', make('p', { textContent: text })),
-      stage(`2. Subword tokens (${tokens.length}${p.truncated ? `, cut at ${this.#classifier.maxLength}` : ''})`,
-        chips(tokens.map((t) => [t.text, unk(t) ? 'not in the vocabulary: read as [UNK], which carries no sentiment' : t.start >= 0 ? `“${text.slice(t.start, t.end)}”, characters ${t.start}–${t.end}` : '', unk(t)]))),
+      stage(
+        `2. Subword tokens (${tokens.length}${p.truncated ? `, cut at ${this.#classifier.maxLength}` : ''})`,
+        chips(
+          tokens.map((t) => [
+            t.text,
+            unk(t)
+              ? 'not in the vocabulary: read as [UNK], which carries no sentiment'
+              : t.start >= 0
+                ? `“${text.slice(t.start, t.end)}”, characters ${t.start}–${t.end}`
+                : '',
+            unk(t),
+          ]),
+        ),
+      ),
       stage('3. Indices', chips(tokens.map((t) => [String(t.id), t.text]))),
       stage('4. Vectors', scroll('Token vectors', vectorTable)),
-      stage(`5. Attention, layer ${l + 1} of ${c.numLayers}`,
+      stage(
+        `5. Attention, layer ${l + 1} of ${c.numLayers}`,
         scroll(`What the [CLS] query attends to in layer ${l + 1}`, this.#clsTable(p, names, l)),
-        scroll(`Attention matrix of head ${h + 1} in layer ${l + 1}`, this.#matrix(p, names, l, h))),
+        scroll(`Attention matrix of head ${h + 1} in layer ${l + 1}`, this.#matrix(p, names, l, h)),
+      ),
       stage('6. [CLS] → linear & softmax', scroll('Logits and probabilities', softmax)),
     ];
   }
@@ -363,7 +453,10 @@ export class AttentionSentiment extends HTMLElement {
     const table = make('table');
     table.createCaption().textContent = `What the [CLS] query (the row the classifier reads) attends to in layer ${l + 1}, per head`;
     const head = table.createTHead().insertRow();
-    head.append(make('th', { scope: 'col', textContent: 'head' }), ...names.map((n) => make('th', { scope: 'col', textContent: n })));
+    head.append(
+      make('th', { scope: 'col', textContent: 'head' }),
+      ...names.map((n) => make('th', { scope: 'col', textContent: n })),
+    );
     const body = table.createTBody();
     p.attention[l].forEach((rows, h) => {
       const tr = body.insertRow();
@@ -378,7 +471,10 @@ export class AttentionSentiment extends HTMLElement {
     const table = make('table');
     table.createCaption().textContent = `Head ${h + 1} of layer ${l + 1}: every token's attention over all tokens (each row sums to 1)`;
     const head = table.createTHead().insertRow();
-    head.append(make('th', { scope: 'col', textContent: 'query ↓ key →' }), ...names.map((n) => make('th', { scope: 'col', textContent: n })));
+    head.append(
+      make('th', { scope: 'col', textContent: 'query ↓ key →' }),
+      ...names.map((n) => make('th', { scope: 'col', textContent: n })),
+    );
     const body = table.createTBody();
     p.attention[l][h].forEach((row, i) => {
       const tr = body.insertRow();
@@ -415,11 +511,21 @@ export class AttentionSentiment extends HTMLElement {
           this.#pendingLease?.release();
           this.#pendingLease = null;
           // The element's own: not shared, freed as the cache frees the others.
-          this.#use(classifier, `trained here in ${formatNumber(data.seconds, 1)} s, ${percent(data.accuracy)} right on held-out sentences`, acquire(null, async () => classifier));
+          this.#use(
+            classifier,
+            `trained here in ${formatNumber(data.seconds, 1)} s, ${percent(data.accuracy)} right on held-out sentences`,
+            acquire(null, async () => classifier),
+          );
           status.textContent = `Done: trained in ${formatNumber(data.seconds, 1)} s.`;
-          this.dispatchEvent(new CustomEvent('trained', { bubbles: true, composed: true, detail: { seconds: data.seconds, accuracy: data.accuracy } }));
+          this.dispatchEvent(
+            new CustomEvent('trained', {
+              bubbles: true,
+              composed: true,
+              detail: { seconds: data.seconds, accuracy: data.accuracy },
+            }),
+          );
         } catch (error) {
-          status.textContent = error.message;  // the previous classifier stays
+          status.textContent = error.message; // the previous classifier stays
         }
         this.#finish();
       } else if (data.type === 'error') {

@@ -51,13 +51,25 @@ button, select, input { font: inherit; }
 ${EXPORT_STYLE}`;
 
 // The stages by name, for the `stages` attribute (which ones to show, in this order).
-export const STAGE_NAMES = ['inputs', 'weights', 'projections', 'scores', 'scaled', 'mask', 'softmax', 'output', 'projection-out'];
+export const STAGE_NAMES = [
+  'inputs',
+  'weights',
+  'projections',
+  'scores',
+  'scaled',
+  'mask',
+  'softmax',
+  'output',
+  'projection-out',
+];
 
 const ROWS = (t) => t.shape[0];
 
 // Whether two computations have the same stages with the same shapes.
 function sameShapes(a, b) {
-  return Object.keys(a).every((k) => (a[k] === null) === (b[k] === null) && (a[k] === null || a[k].shape.join() === b[k].shape.join()));
+  return Object.keys(a).every(
+    (k) => (a[k] === null) === (b[k] === null) && (a[k] === null || a[k].shape.join() === b[k].shape.join()),
+  );
 }
 
 /** Nested rows, or a { data, shape } matrix, as nested rows of numbers. */
@@ -76,7 +88,8 @@ function rowsOf(value, name = 'input') {
     at = (i) => (Array.isArray(value[i]) ? value[i] : [value[i]]);
   } else if (value && typeof value === 'object' && Array.isArray(value.shape) && value.shape.length === 2) {
     [rows, cols] = value.shape.map((d, i) => dimension(TAG, `${name}.shape[${i}]`, d));
-    if (!(ArrayBuffer.isView(value.data) || Array.isArray(value.data)) || value.data.length !== rows * cols) throw new RangeError(`${TAG}: ${name}.data must hold ${rows} × ${cols} numbers`);
+    if (!(ArrayBuffer.isView(value.data) || Array.isArray(value.data)) || value.data.length !== rows * cols)
+      throw new RangeError(`${TAG}: ${name}.data must hold ${rows} × ${cols} numbers`);
     at = (i) => Array.prototype.slice.call(value.data, i * cols, (i + 1) * cols);
   } else {
     throw new TypeError(`${TAG}: ${name} must be rows of numbers such as [[1, 0], [0, 1]] or a { data, shape } matrix`);
@@ -85,7 +98,8 @@ function rowsOf(value, name = 'input') {
   if (rows > maxRows) throw tooBig(TAG, `${name}'s row count`, rows, maxRows);
   if (cols > maxCols) throw tooBig(TAG, `${name}'s column count`, cols, maxCols);
   const out = Array.from({ length: rows }, (_, i) => Array.from(at(i), Number));
-  if (out.some((r) => r.length !== cols)) throw new RangeError(`${TAG}: ${name} must be rectangular (every row ${cols} numbers)`);
+  if (out.some((r) => r.length !== cols))
+    throw new RangeError(`${TAG}: ${name} must be rectangular (every row ${cols} numbers)`);
   return out;
 }
 
@@ -93,24 +107,50 @@ function rowsOf(value, name = 'input') {
 export function exampleData(n, element = 'attention-steps') {
   const ex = Number.isInteger(n) ? EXAMPLES[n - 1] : undefined;
   if (!ex) throw new RangeError(`${element}: example must be 1 to ${EXAMPLES.length}, got ${String(n).slice(0, 40)}`);
-  return { x: ex.X, c: ex.C, wq: WEIGHTS.W_Q, wk: WEIGHTS.W_K, wv: WEIGHTS.W_V, wo: WEIGHTS.W_O, mask: ex.mask, slides: ex.slides, title: ex.title, text: ex.text };
+  return {
+    x: ex.X,
+    c: ex.C,
+    wq: WEIGHTS.W_Q,
+    wk: WEIGHTS.W_K,
+    wv: WEIGHTS.W_V,
+    wo: WEIGHTS.W_O,
+    mask: ex.mask,
+    slides: ex.slides,
+    title: ex.title,
+    text: ex.text,
+  };
 }
 
 // The additive mask [Lq, Lk] of a preset. 'causal-window': query i sees keys i − left … i
 // (attention's `window: { left }` with `causal`, as Mistral's sliding_window − 1).
 function presetMask(preset, lq, lk, keyLength = lk, left = 1) {
-  return Array.from({ length: lq }, (_, i) => Array.from({ length: lk }, (_, j) => {
-    if (preset === 'causal' || preset === 'causal-top-left') return j <= i ? 0 : -Infinity;
-    if (preset === 'causal-window') return j <= i && j >= i - left ? 0 : -Infinity;
-    if (preset === 'causal-bottom-right') return j <= i + lk - lq ? 0 : -Infinity;
-    if (preset === 'key-length') return j < keyLength ? 0 : -Infinity;
-    return 0;
-  }));
+  return Array.from({ length: lq }, (_, i) =>
+    Array.from({ length: lk }, (_, j) => {
+      if (preset === 'causal' || preset === 'causal-top-left') return j <= i ? 0 : -Infinity;
+      if (preset === 'causal-window') return j <= i && j >= i - left ? 0 : -Infinity;
+      if (preset === 'causal-bottom-right') return j <= i + lk - lq ? 0 : -Infinity;
+      if (preset === 'key-length') return j < keyLength ? 0 : -Infinity;
+      return 0;
+    }),
+  );
 }
 
 export class AttentionSteps extends HTMLElement {
   #internals = this.attachInternals();
-  static observedAttributes = ['example', 'x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask', 'show-slides', 'precision', 'stages', 'json'];
+  static observedAttributes = [
+    'example',
+    'x',
+    'c',
+    'wq',
+    'wk',
+    'wv',
+    'wo',
+    'mask',
+    'show-slides',
+    'precision',
+    'stages',
+    'json',
+  ];
 
   #data = null;
   #error = null;
@@ -130,7 +170,8 @@ export class AttentionSteps extends HTMLElement {
 
   attributeChangedCallback(name) {
     if (!this.isConnected) return;
-    if (name === 'stages') {  // which stages show: no recomputation, edits kept
+    if (name === 'stages') {
+      // which stages show: no recomputation, edits kept
       this.#showStages();
       return;
     }
@@ -155,7 +196,9 @@ export class AttentionSteps extends HTMLElement {
   }
 
   /** Why the last input could not be shown (null when it was). */
-  get error() { return this.#error; }
+  get error() {
+    return this.#error;
+  }
 
   /**
    * Highlights the query/key pair in every [Lq, Lk] stage (scores, mask, weights), or clears
@@ -163,7 +206,9 @@ export class AttentionSteps extends HTMLElement {
    */
   highlightPair(query, key) {
     for (const name of ['scores', 'scaled', 'M', 'masked', 'weights']) {
-      this.shadowRoot.querySelector(`attention-matrix[data-name="${name}"]`)?.highlight(query == null ? null : [query, key]);
+      this.shadowRoot
+        .querySelector(`attention-matrix[data-name="${name}"]`)
+        ?.highlight(query == null ? null : [query, key]);
     }
   }
 
@@ -171,8 +216,18 @@ export class AttentionSteps extends HTMLElement {
   toJSON() {
     const d = this.#data;
     if (!d) return { element: TAG, error: String(this.#error?.message ?? 'no input') };
-    const inputs = Object.fromEntries(['x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask'].filter((k) => d[k]).map((k) => [k, d[k].map((r) => r.map((x) => (Number.isFinite(x) ? x : String(x))))]));
-    const stages = this.#stages && Object.fromEntries(Object.entries(this.#stages).filter(([, t]) => t).map(([k, t]) => [k, tensorJson(t)]));
+    const inputs = Object.fromEntries(
+      ['x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask']
+        .filter((k) => d[k])
+        .map((k) => [k, d[k].map((r) => r.map((x) => (Number.isFinite(x) ? x : String(x))))]),
+    );
+    const stages =
+      this.#stages &&
+      Object.fromEntries(
+        Object.entries(this.#stages)
+          .filter(([, t]) => t)
+          .map(([k, t]) => [k, tensorJson(t)]),
+      );
     return { element: 'attention-steps', inputs, stages };
   }
 
@@ -187,12 +242,23 @@ export class AttentionSteps extends HTMLElement {
     if (!d) return noInputCode(TAG, this.#error);
     const lines = ["import { init } from 'attention-wasm';", '', initCode()];
     if (d.c) lines.push(`const C = ${jsLiteral(d.c)};  // queries`);
-    lines.push(`const X = ${jsLiteral(d.x)};`, `const W_Q = ${jsLiteral(d.wq)};`, `const W_K = ${jsLiteral(d.wk)};`, `const W_V = ${jsLiteral(d.wv)};`);
+    lines.push(
+      `const X = ${jsLiteral(d.x)};`,
+      `const W_Q = ${jsLiteral(d.wq)};`,
+      `const W_K = ${jsLiteral(d.wk)};`,
+      `const W_V = ${jsLiteral(d.wv)};`,
+    );
     if (d.wo) lines.push(`const W_O = ${jsLiteral(d.wo)};`);
-    lines.push(`const M = ${jsLiteral(d.mask)};  // added to the scaled scores: -Infinity blocks`,
+    lines.push(
+      `const M = ${jsLiteral(d.mask)};  // added to the scaled scores: -Infinity blocks`,
       `const Q = attn.matmul(${d.c ? 'C' : 'X'}, W_Q), K = attn.matmul(X, W_K), V = attn.matmul(X, W_V);`,
-      'const { trace } = attn.attention(Q, K, V, { mask: M, trace: true });  // scores, scaledScores, maskedScores, weights, output');
-    if (d.wo) lines.push('const Y = attn.matmul(trace.output, W_O);', 'console.log(attn.toNested(trace.weights), attn.toNested(Y));');
+      'const { trace } = attn.attention(Q, K, V, { mask: M, trace: true });  // scores, scaledScores, maskedScores, weights, output',
+    );
+    if (d.wo)
+      lines.push(
+        'const Y = attn.matmul(trace.output, W_O);',
+        'console.log(attn.toNested(trace.weights), attn.toNested(Y));',
+      );
     else lines.push('console.log(attn.toNested(trace.weights), attn.toNested(trace.output));');
     return `${lines.join('\n')}\n`;
   }
@@ -209,7 +275,9 @@ export class AttentionSteps extends HTMLElement {
       // named by json="id" (Markdown ends an HTML block at a blank line, and sanitizers
       // drop scripts inside elements: see the README's Markdown notes).
       const ref = this.getAttribute('json');
-      const json = ref ? this.getRootNode().getElementById?.(ref.replace(/^#/, '')) ?? document.getElementById(ref.replace(/^#/, '')) : this.querySelector('script[type="application/json"]');
+      const json = ref
+        ? (this.getRootNode().getElementById?.(ref.replace(/^#/, '')) ?? document.getElementById(ref.replace(/^#/, '')))
+        : this.querySelector('script[type="application/json"]');
       if (ref && !json) throw new RangeError(`${TAG}: json="${ref}" names no element on the page`);
       let data;
       if (example != null) data = exampleData(Number(example), TAG);
@@ -218,7 +286,10 @@ export class AttentionSteps extends HTMLElement {
       for (const key of ['x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask']) {
         const attr = this.getAttribute(key);
         if (attr == null) continue;
-        data[key] = key === 'mask' && /^[a-z-]+$/.test(attr) ? attr : parseAttributeJson(TAG, key, attr, (k, v) => (v === '-Infinity' ? -Infinity : v));
+        data[key] =
+          key === 'mask' && /^[a-z-]+$/.test(attr)
+            ? attr
+            : parseAttributeJson(TAG, key, attr, (k, v) => (v === '-Infinity' ? -Infinity : v));
       }
       this.#data = data.x ? this.#normalise(data) : null;
       this.#error = null;
@@ -233,20 +304,30 @@ export class AttentionSteps extends HTMLElement {
     const d = { ...value };
     for (const key of ['x', 'c', 'wq', 'wk', 'wv', 'wo']) d[key] = rowsOf(d[key], key);
     if (!d.x) throw new TypeError(`${TAG}: x is required (or example="1" … "4")`);
-    if (d.c && d.c[0].length !== d.x[0].length) throw new RangeError(`${TAG}: c has ${d.c[0].length} columns but x has ${d.x[0].length}`);
-    for (const name of ['wq', 'wk', 'wv']) if (d[name] && d[name].length !== d.x[0].length) throw new RangeError(`${TAG}: ${name} has ${d[name].length} rows but x has ${d.x[0].length} columns`);
-    if (d.wq && d.wk && d.wq[0].length !== d.wk[0].length) throw new RangeError(`${TAG}: wq has ${d.wq[0].length} columns but wk has ${d.wk[0].length} (d_k must match)`);
-    if (d.wo && d.wv && d.wo.length !== d.wv[0].length) throw new RangeError(`${TAG}: wo has ${d.wo.length} rows but wv has ${d.wv[0].length} columns`);
+    if (d.c && d.c[0].length !== d.x[0].length)
+      throw new RangeError(`${TAG}: c has ${d.c[0].length} columns but x has ${d.x[0].length}`);
+    for (const name of ['wq', 'wk', 'wv'])
+      if (d[name] && d[name].length !== d.x[0].length)
+        throw new RangeError(`${TAG}: ${name} has ${d[name].length} rows but x has ${d.x[0].length} columns`);
+    if (d.wq && d.wk && d.wq[0].length !== d.wk[0].length)
+      throw new RangeError(`${TAG}: wq has ${d.wq[0].length} columns but wk has ${d.wk[0].length} (d_k must match)`);
+    if (d.wo && d.wv && d.wo.length !== d.wv[0].length)
+      throw new RangeError(`${TAG}: wo has ${d.wo.length} rows but wv has ${d.wv[0].length} columns`);
     const dModel = d.x[0].length;
     const identity = (n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
     d.wq ??= identity(dModel);
     d.wk ??= identity(dModel);
     d.wv ??= identity(dModel);
-    const lq = (d.c ?? d.x).length, lk = d.x.length;
-    if (typeof d.mask === 'string' && !MASK_PRESETS.includes(d.mask)) throw new RangeError(`${TAG}: mask must be JSON rows or one of ${MASK_PRESETS.join(', ')}, got "${d.mask.slice(0, 40)}"`);
+    const lq = (d.c ?? d.x).length,
+      lk = d.x.length;
+    if (typeof d.mask === 'string' && !MASK_PRESETS.includes(d.mask))
+      throw new RangeError(
+        `${TAG}: mask must be JSON rows or one of ${MASK_PRESETS.join(', ')}, got "${d.mask.slice(0, 40)}"`,
+      );
     if (typeof d.mask === 'string') d.mask = presetMask(d.mask, lq, lk);
     else d.mask = rowsOf(d.mask, 'mask') ?? presetMask('none', lq, lk);
-    if (d.mask.length !== lq || d.mask[0].length !== lk) throw new RangeError(`attention-steps: mask must be [${lq}, ${lk}], got [${d.mask.length}, ${d.mask[0].length}]`);
+    if (d.mask.length !== lq || d.mask[0].length !== lk)
+      throw new RangeError(`attention-steps: mask must be [${lq}, ${lk}], got [${d.mask.length}, ${d.mask[0].length}]`);
     return d;
   }
 
@@ -290,7 +371,18 @@ export class AttentionSteps extends HTMLElement {
     const M = attn.tensor(d.mask.flat(), [d.mask.length, d.mask[0].length]);
     const { trace } = attn.attention(Q, K, V, { mask: M, trace: true });
     const Y = d.wo ? attn.matmul(trace.output, d.wo) : null;
-    return { Q, K, V, M, scores: trace.scores, scaled: trace.scaledScores, masked: trace.maskedScores, weights: trace.weights, A: trace.output, Y };
+    return {
+      Q,
+      K,
+      V,
+      M,
+      scores: trace.scores,
+      scaled: trace.scaledScores,
+      masked: trace.maskedScores,
+      weights: trace.weights,
+      A: trace.output,
+      Y,
+    };
   }
 
   #matrix(name, label, value, { editable = false, heat = null, toggle = false, key = null, slides = null } = {}) {
@@ -325,8 +417,26 @@ export class AttentionSteps extends HTMLElement {
   }
 
   #refresh() {
-    const d = this.#data, s = this.#stages;
-    const values = { C: d.c, X: d.x, W_Q: d.wq, W_K: d.wk, W_V: d.wv, W_O: d.wo, Q: s.Q, K: s.K, V: s.V, scores: s.scores, scaled: s.scaled, M: s.M, masked: s.masked, weights: s.weights, A: s.A, Y: s.Y };
+    const d = this.#data,
+      s = this.#stages;
+    const values = {
+      C: d.c,
+      X: d.x,
+      W_Q: d.wq,
+      W_K: d.wk,
+      W_V: d.wv,
+      W_O: d.wo,
+      Q: s.Q,
+      K: s.K,
+      V: s.V,
+      scores: s.scores,
+      scaled: s.scaled,
+      M: s.M,
+      masked: s.masked,
+      weights: s.weights,
+      A: s.A,
+      Y: s.Y,
+    };
     for (const m of this.shadowRoot.querySelectorAll('attention-matrix')) {
       const value = values[m.dataset.name];
       if (value) m.value = value;
@@ -335,13 +445,16 @@ export class AttentionSteps extends HTMLElement {
     const note = this.#blindNote();
     if (old && note) old.replaceWith(note);
     else if (old) old.remove();
-    else if (note) this.shadowRoot.querySelector('attention-matrix[data-name="weights"]').closest('section').append(note);
+    else if (note)
+      this.shadowRoot.querySelector('attention-matrix[data-name="weights"]').closest('section').append(note);
   }
 
   // The note under the weights when a row sees no key (null when every row sees one).
   #blindNote() {
     const blind = [];
-    this.#data.mask.forEach((row, i) => { if (row.every((m) => m === -Infinity)) blind.push(i + 1); });
+    this.#data.mask.forEach((row, i) => {
+      if (row.every((m) => m === -Infinity)) blind.push(i + 1);
+    });
     if (!blind.length) return null;
     const note = document.createElement('p');
     note.className = 'note';
@@ -373,21 +486,36 @@ export class AttentionSteps extends HTMLElement {
   // when it names none that exist).
   #showStages(stages = this.shadowRoot.querySelector('.stages')) {
     if (!stages) return;
-    const wanted = (this.getAttribute('stages') ?? '').split(',').map((x) => x.trim().toLowerCase()).filter((x) => STAGE_NAMES.includes(x));
+    const wanted = (this.getAttribute('stages') ?? '')
+      .split(',')
+      .map((x) => x.trim().toLowerCase())
+      .filter((x) => STAGE_NAMES.includes(x));
     const sections = [...stages.children];
     for (const section of sections) section.hidden = wanted.length > 0 && !wanted.includes(section.dataset.stage);
-    if (wanted.length) for (const name of wanted) { const section = sections.find((x) => x.dataset.stage === name); if (section) stages.append(section); }
+    if (wanted.length)
+      for (const name of wanted) {
+        const section = sections.find((x) => x.dataset.stage === name);
+        if (section) stages.append(section);
+      }
   }
 
   #maskControls() {
     const d = this.#data;
-    const lq = d.mask.length, lk = d.mask[0].length;
+    const lq = d.mask.length,
+      lk = d.mask[0].length;
     const controls = document.createElement('div');
     controls.className = 'controls';
     const label = document.createElement('label');
     label.textContent = 'Mask preset ';
     const select = document.createElement('select');
-    for (const [value, text] of [['', 'choose…'], ['none', 'none (all keys)'], ['causal-top-left', 'causal, top-left'], ['causal-bottom-right', 'causal, bottom-right'], ['causal-window', 'causal, sliding window…'], ['key-length', 'key length…']]) {
+    for (const [value, text] of [
+      ['', 'choose…'],
+      ['none', 'none (all keys)'],
+      ['causal-top-left', 'causal, top-left'],
+      ['causal-bottom-right', 'causal, bottom-right'],
+      ['causal-window', 'causal, sliding window…'],
+      ['key-length', 'key length…'],
+    ]) {
       const option = document.createElement('option');
       option.value = value;
       option.textContent = text;
@@ -445,28 +573,79 @@ export class AttentionSteps extends HTMLElement {
     const stages = document.createElement('div');
     stages.className = 'stages';
     stages.append(
-      this.#stage('inputs', 'Inputs', cross ? `C: [${ROWS(s.Q)}, ${d.c[0].length}] queries; X: [${d.x.length}, ${d.x[0].length}] keys and values` : `X: [${d.x.length} tokens, d_model = ${d.x[0].length}]`,
+      this.#stage(
+        'inputs',
+        'Inputs',
+        cross
+          ? `C: [${ROWS(s.Q)}, ${d.c[0].length}] queries; X: [${d.x.length}, ${d.x[0].length}] keys and values`
+          : `X: [${d.x.length} tokens, d_model = ${d.x[0].length}]`,
         cross ? this.#matrix('C', 'C (queries)', d.c, { editable: true, key: 'c' }) : null,
-        this.#matrix('X', cross ? 'X (keys, values)' : 'X (tokens as rows)', d.x, { editable: true, key: 'x' })),
-      this.#stage('weights', 'Weights', 'learned matrices (editable)',
+        this.#matrix('X', cross ? 'X (keys, values)' : 'X (tokens as rows)', d.x, { editable: true, key: 'x' }),
+      ),
+      this.#stage(
+        'weights',
+        'Weights',
+        'learned matrices (editable)',
         this.#matrix('W_Q', 'W_Q', d.wq, { editable: true, key: 'wq' }),
         this.#matrix('W_K', 'W_K', d.wk, { editable: true, key: 'wk' }),
         this.#matrix('W_V', 'W_V', d.wv, { editable: true, key: 'wv' }),
-        d.wo ? this.#matrix('W_O', 'W_O', d.wo, { editable: true, key: 'wo' }) : null),
-      this.#stage('projections', 'Projections', `Q = ${cross ? 'C' : 'X'}·W_Q,  K = X·W_K,  V = X·W_V`,
-        this.#matrix('Q', 'Q', s.Q, { slides: slides.Q }), this.#matrix('K', 'K', s.K, { slides: slides.K }), this.#matrix('V', 'V', s.V, { slides: slides.V })),
-      this.#stage('scores', 'Scores', `Q·Kᵀ: [${s.scores.shape.join(' × ')}]`, this.#matrix('scores', 'Q·Kᵀ', s.scores, { heat: 'diverging' })),
-      this.#stage('scaled', 'Scaled', `÷ √d_k = √${dk} = ${sqrt.toFixed(4)}`, this.#matrix('scaled', `Q·Kᵀ/√${dk}`, s.scaled, { heat: 'diverging', slides: slides.scaledScores })),
-      this.#stage('mask', 'Mask', '+ M (click a cell: 0 may attend, −∞ blocked)',
-        this.#matrix('M', 'M', s.M, { toggle: true, key: 'mask' }), this.#matrix('masked', 'masked scores', s.masked, { heat: 'diverging' })),
+        d.wo ? this.#matrix('W_O', 'W_O', d.wo, { editable: true, key: 'wo' }) : null,
+      ),
+      this.#stage(
+        'projections',
+        'Projections',
+        `Q = ${cross ? 'C' : 'X'}·W_Q,  K = X·W_K,  V = X·W_V`,
+        this.#matrix('Q', 'Q', s.Q, { slides: slides.Q }),
+        this.#matrix('K', 'K', s.K, { slides: slides.K }),
+        this.#matrix('V', 'V', s.V, { slides: slides.V }),
+      ),
+      this.#stage(
+        'scores',
+        'Scores',
+        `Q·Kᵀ: [${s.scores.shape.join(' × ')}]`,
+        this.#matrix('scores', 'Q·Kᵀ', s.scores, { heat: 'diverging' }),
+      ),
+      this.#stage(
+        'scaled',
+        'Scaled',
+        `÷ √d_k = √${dk} = ${sqrt.toFixed(4)}`,
+        this.#matrix('scaled', `Q·Kᵀ/√${dk}`, s.scaled, { heat: 'diverging', slides: slides.scaledScores }),
+      ),
+      this.#stage(
+        'mask',
+        'Mask',
+        '+ M (click a cell: 0 may attend, −∞ blocked)',
+        this.#matrix('M', 'M', s.M, { toggle: true, key: 'mask' }),
+        this.#matrix('masked', 'masked scores', s.masked, { heat: 'diverging' }),
+      ),
     );
     stages.lastChild.append(this.#maskControls());
-    const weights = this.#stage('softmax', 'Softmax', 'softmax over each row (each row sums to 1)', this.#matrix('weights', 'weights', s.weights, { heat: 'sequential', slides: slides.weights }));
+    const weights = this.#stage(
+      'softmax',
+      'Softmax',
+      'softmax over each row (each row sums to 1)',
+      this.#matrix('weights', 'weights', s.weights, { heat: 'sequential', slides: slides.weights }),
+    );
     const note = this.#blindNote();
     if (note) weights.append(note);
-    stages.append(weights,
-      this.#stage('output', 'Output', `A = weights·V: [${s.A.shape.join(' × ')}]`, this.#matrix('A', 'A', s.A, { slides: slides.A })));
-    if (s.Y) stages.append(this.#stage('projection-out', 'Projection out', `Y = A·W_O: [${s.Y.shape.join(' × ')}]`, this.#matrix('Y', 'Y', s.Y, { slides: slides.Y })));
+    stages.append(
+      weights,
+      this.#stage(
+        'output',
+        'Output',
+        `A = weights·V: [${s.A.shape.join(' × ')}]`,
+        this.#matrix('A', 'A', s.A, { slides: slides.A }),
+      ),
+    );
+    if (s.Y)
+      stages.append(
+        this.#stage(
+          'projection-out',
+          'Projection out',
+          `Y = A·W_O: [${s.Y.shape.join(' × ')}]`,
+          this.#matrix('Y', 'Y', s.Y, { slides: slides.Y }),
+        ),
+      );
     this.#showStages(stages);
     // Keep the focused cell focused across the re-render.
     const active = this.shadowRoot.activeElement;

@@ -32,10 +32,16 @@ canvas { display: block; max-width: 100%; height: auto; border: 1px solid var(--
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }`;
 
 const MILESTONES = [0.5, 0.9, 0.99];
-const W = 480, H = 170, PAD = { left: 44, right: 10, top: 10, bottom: 28 };
+const W = 480,
+  H = 170,
+  PAD = { left: 44, right: 10, top: 10, bottom: 28 };
 
 // The Worker, written out literally so bundlers bundle it (workers.js: from another origin).
-const trainingWorker = () => moduleWorker(() => new Worker(new URL('./training/worker.js', import.meta.url), { type: 'module' }), './training/worker.js');
+const trainingWorker = () =>
+  moduleWorker(
+    () => new Worker(new URL('./training/worker.js', import.meta.url), { type: 'module' }),
+    './training/worker.js',
+  );
 
 // How long an element that left the page keeps its paused Worker (and model) alive.
 const LEAVE_STOP_MS = 60_000;
@@ -51,8 +57,8 @@ export class AttentionTraining extends HTMLElement {
 
   #parts = null;
   #worker = null;
-  #history = [];         // [{ step, loss, accuracy }]
-  #state = 'idle';       // idle | running | paused | done
+  #history = []; // [{ step, loss, accuracy }]
+  #state = 'idle'; // idle | running | paused | done
   #announced = new Set();
   #lastMaps = 0;
   #pendingMaps = null;
@@ -67,15 +73,20 @@ export class AttentionTraining extends HTMLElement {
   }
 
   /** Progress so far: [{ step, loss, accuracy, stepsPerSecond }]. */
-  get history() { return this.#history.slice(); }
+  get history() {
+    return this.#history.slice();
+  }
   /** 'idle', 'running', 'paused' or 'done'. */
-  get state() { return this.#state; }
+  get state() {
+    return this.#state;
+  }
 
   connectedCallback() {
     followPageScheme(this, this.#internals);
     if (!this.#parts) this.#build();
     clearTimeout(this.#leaving);
-    if (this.#resumeOnReturn) {  // it left the page while training and is back
+    if (this.#resumeOnReturn) {
+      // it left the page while training and is back
       this.#resumeOnReturn = false;
       this.resume();
     }
@@ -127,7 +138,10 @@ export class AttentionTraining extends HTMLElement {
     const text = this.getAttribute(name);
     if (text === null || text.trim() === '') return fallback;
     const v = Number(text);
-    if (!Number.isInteger(v) || v < min || v > max) throw new RangeError(`attention-training: ${name} must be a whole number from ${min} to ${max}, got "${text.slice(0, 40)}"`);
+    if (!Number.isInteger(v) || v < min || v > max)
+      throw new RangeError(
+        `attention-training: ${name} must be a whole number from ${min} to ${max}, got "${text.slice(0, 40)}"`,
+      );
     return v;
   }
 
@@ -144,22 +158,37 @@ export class AttentionTraining extends HTMLElement {
     const task = field('Task', document.createElement('select'));
     for (const t of Object.values(TASKS)) task.append(new Option(t.title, t.name));
     task.value = this.#taskName();
-    task.addEventListener('change', () => { this.setAttribute('task', task.value); this.reset(); });
+    task.addEventListener('change', () => {
+      this.setAttribute('task', task.value);
+      this.reset();
+    });
     const preset = field('Model', document.createElement('select'));
-    for (const [name, p] of Object.entries(PRESETS)) preset.append(new Option(`${name}: ${p.numLayers} layers, ${p.numHeads} heads, d ${p.dModel}`, name));
+    for (const [name, p] of Object.entries(PRESETS))
+      preset.append(new Option(`${name}: ${p.numLayers} layers, ${p.numHeads} heads, d ${p.dModel}`, name));
     preset.value = Object.hasOwn(PRESETS, this.getAttribute('preset')) ? this.getAttribute('preset') : 'small';
     const lr = field('Learning rate', document.createElement('select'));
     for (const v of ['0.0003', '0.001', '0.003', '0.01']) lr.append(new Option(v, v));
     lr.value = String(this.#number('lr', 0.003));
     if (!lr.value) lr.value = '0.003';
-    const seed = field('Seed', Object.assign(document.createElement('input'), { type: 'number', min: 0, max: 4294967295, step: 1, value: String(this.#number('seed', 1)) }));
+    const seed = field(
+      'Seed',
+      Object.assign(document.createElement('input'), {
+        type: 'number',
+        min: 0,
+        max: 4294967295,
+        step: 1,
+        value: String(this.#number('seed', 1)),
+      }),
+    );
     const button = (text, action) => {
       const b = Object.assign(document.createElement('button'), { type: 'button', textContent: text });
       b.addEventListener('click', action);
       controls.append(b);
       return b;
     };
-    const train = button('Train', () => (this.#state === 'running' ? this.pause() : this.#state === 'paused' ? this.resume() : this.train()));
+    const train = button('Train', () =>
+      this.#state === 'running' ? this.pause() : this.#state === 'paused' ? this.resume() : this.train(),
+    );
     const reset = button('Reset', () => this.reset());
     const description = Object.assign(document.createElement('p'), { className: 'description' });
     const stats = Object.assign(document.createElement('p'), { className: 'stats', textContent: 'Not trained yet.' });
@@ -197,8 +226,15 @@ export class AttentionTraining extends HTMLElement {
     p.stats.removeAttribute('role');
     this.#worker = trainingWorker();
     this.#worker.onmessage = ({ data }) => this.#message(data);
-    this.#worker.postMessage({ type: 'start', task: p.task.value, preset: p.preset.value, seed: Math.max(0, Math.floor(Number(p.seed.value) || 0)) >>> 0,
-      lr: Number(p.lr.value), every, maxSteps });
+    this.#worker.postMessage({
+      type: 'start',
+      task: p.task.value,
+      preset: p.preset.value,
+      seed: Math.max(0, Math.floor(Number(p.seed.value) || 0)) >>> 0,
+      lr: Number(p.lr.value),
+      every,
+      maxSteps,
+    });
     this.#setState('running');
     p.stats.textContent = 'Starting the Worker…';
   }
@@ -253,7 +289,13 @@ export class AttentionTraining extends HTMLElement {
       this.dispatchEvent(new CustomEvent('training-progress', { bubbles: true, composed: true, detail: entry }));
     } else if (data.type === 'done') {
       this.#setState('done');
-      this.dispatchEvent(new CustomEvent('training-done', { bubbles: true, composed: true, detail: { step: data.step, accuracy: this.#history.at(-1)?.accuracy ?? 0 } }));
+      this.dispatchEvent(
+        new CustomEvent('training-done', {
+          bubbles: true,
+          composed: true,
+          detail: { step: data.step, accuracy: this.#history.at(-1)?.accuracy ?? 0 },
+        }),
+      );
     } else if (data.type === 'error') {
       p.stats.textContent = data.message;
       this.#setState('idle');
@@ -266,12 +308,16 @@ export class AttentionTraining extends HTMLElement {
     this.#pendingMaps = attention;
     if (!due) return;
     const wait = Math.max(0, 200 - (performance.now() - this.#lastMaps));
-    setTimeout(() => requestAnimationFrame(() => {
-      const maps = this.#pendingMaps;
-      this.#pendingMaps = null;
-      this.#lastMaps = performance.now();
-      if (maps && this.#state !== 'idle') this.#drawMaps(maps);
-    }), wait);
+    setTimeout(
+      () =>
+        requestAnimationFrame(() => {
+          const maps = this.#pendingMaps;
+          this.#pendingMaps = null;
+          this.#lastMaps = performance.now();
+          if (maps && this.#state !== 'idle') this.#drawMaps(maps);
+        }),
+      wait,
+    );
   }
 
   // One canvas per layer, its heads side by side (canvas, not DOM grids: a redraw costs well
@@ -282,13 +328,17 @@ export class AttentionTraining extends HTMLElement {
     const figures = this.#parts.maps.children;
     this.#maps = attention.map((t) => {
       const [, heads, T] = t.shape;
-      return Array.from({ length: heads }, (_, h) => Array.from({ length: T }, (_, i) => Array.from(t.data.subarray((h * T + i) * T, (h * T + i + 1) * T))));
+      return Array.from({ length: heads }, (_, h) =>
+        Array.from({ length: T }, (_, i) => Array.from(t.data.subarray((h * T + i) * T, (h * T + i + 1) * T))),
+      );
     });
     this.#maps.forEach((layer, l) => {
       let figure = figures[l];
       if (!figure) {
         figure = document.createElement('figure');
-        const caption = Object.assign(document.createElement('figcaption'), { textContent: `Layer ${l + 1}: each head's weights, query rows × key columns` });
+        const caption = Object.assign(document.createElement('figcaption'), {
+          textContent: `Layer ${l + 1}: each head's weights, query rows × key columns`,
+        });
         const canvas = document.createElement('canvas');
         canvas.setAttribute('role', 'img');
         figure.append(caption, canvas);
@@ -299,18 +349,23 @@ export class AttentionTraining extends HTMLElement {
   }
 
   /** The attention maps last drawn: [layer][head][query][key] (an example sequence's). */
-  get maps() { return structuredClone(this.#maps); }
+  get maps() {
+    return structuredClone(this.#maps);
+  }
 
   #drawCurve() {
     const { canvas } = this.#parts;
     const ctx = canvas.getContext('2d');
     const colour = getComputedStyle(this).color || '#000';
-    const accent = getComputedStyle(canvas).color || '#2563eb';  // --_accent, resolved (light-dark)
+    const accent = getComputedStyle(canvas).color || '#2563eb'; // --_accent, resolved (light-dark)
     ctx.clearRect(0, 0, W, H);
     ctx.strokeStyle = colour;
     ctx.fillStyle = colour;
     ctx.font = '11px system-ui, sans-serif';
-    const x0 = PAD.left, x1 = W - PAD.right, y0 = H - PAD.bottom, y1 = PAD.top;
+    const x0 = PAD.left,
+      x1 = W - PAD.right,
+      y0 = H - PAD.bottom,
+      y1 = PAD.top;
     ctx.beginPath();
     ctx.moveTo(x0, y1);
     ctx.lineTo(x0, y0);
@@ -337,18 +392,26 @@ export class AttentionTraining extends HTMLElement {
       ctx.lineWidth = 2;
       ctx.beginPath();
       h.forEach((e, i) => {
-        const x = x0 + (x1 - x0) * (e.step / maxStep), y = y0 - (y0 - y1) * (e.loss / maxLoss);
-        if (i === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
+        const x = x0 + (x1 - x0) * (e.step / maxStep),
+          y = y0 - (y0 - y1) * (e.loss / maxLoss);
+        if (i === 0) ctx.moveTo(x, y);
+        else ctx.lineTo(x, y);
       });
       ctx.stroke();
       ctx.lineWidth = 1;
     }
-    canvas.setAttribute('aria-label', h.length === 0 ? 'Loss curve: no training yet'
-      : `Loss curve: ${formatNumber(h[0].loss, 3)} nats at step ${h[0].step}, ${formatNumber(h.at(-1).loss, 4)} nats at step ${h.at(-1).step}; held-out token accuracy ${formatNumber(100 * h.at(-1).accuracy, 1)}%`);
+    canvas.setAttribute(
+      'aria-label',
+      h.length === 0
+        ? 'Loss curve: no training yet'
+        : `Loss curve: ${formatNumber(h[0].loss, 3)} nats at step ${h[0].step}, ${formatNumber(h.at(-1).loss, 4)} nats at step ${h.at(-1).step}; held-out token accuracy ${formatNumber(100 * h.at(-1).accuracy, 1)}%`,
+    );
   }
 }
 
-const CELL = 18, GAP = 14, LABEL = 14;
+const CELL = 18,
+  GAP = 14,
+  LABEL = 14;
 
 // Heads of one layer side by side on `canvas`: T × T cells on viridis, token labels on both
 // axes; the aria-label names, per head, the key each query attends to most.
@@ -363,18 +426,24 @@ function drawHeads(canvas, heads, labels, colour) {
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';
   heads.forEach((rows, h) => {
-    const x0 = h * (size + GAP) + LABEL, y0 = LABEL;
+    const x0 = h * (size + GAP) + LABEL,
+      y0 = LABEL;
     ctx.fillStyle = colour;
     ctx.fillText(`head ${h + 1}`, x0 + (T * CELL) / 2, size + 9);
     labels.forEach((label, i) => {
       ctx.fillText(label, x0 + i * CELL + CELL / 2, LABEL / 2);
       ctx.fillText(label, x0 - LABEL / 2, y0 + i * CELL + CELL / 2);
     });
-    rows.forEach((row, i) => row.forEach((w, j) => {
-      ctx.fillStyle = heatColour(w, 'sequential').background;
-      ctx.fillRect(x0 + j * CELL, y0 + i * CELL, CELL - 1, CELL - 1);
-    }));
+    rows.forEach((row, i) =>
+      row.forEach((w, j) => {
+        ctx.fillStyle = heatColour(w, 'sequential').background;
+        ctx.fillRect(x0 + j * CELL, y0 + i * CELL, CELL - 1, CELL - 1);
+      }),
+    );
   });
-  const strongest = heads.map((rows, h) => `head ${h + 1}: ${rows.map((row, i) => `${labels[i]}→${labels[row.indexOf(Math.max(...row))]}`).join(' ')}`);
+  const strongest = heads.map(
+    (rows, h) =>
+      `head ${h + 1}: ${rows.map((row, i) => `${labels[i]}→${labels[row.indexOf(Math.max(...row))]}`).join(' ')}`,
+  );
   canvas.setAttribute('aria-label', `Attention maps, the key each query attends to most. ${strongest.join('; ')}`);
 }

@@ -4,15 +4,37 @@
 // decimals), shown beside the exact numbers.
 
 export const WEIGHTS = {
-  W_Q: [[-0.35, 0.51, 0.50], [0.36, -0.47, -0.29], [-0.51, -0.14, -0.56]],
-  W_K: [[-0.49, -0.68, 0.18], [-0.44, -0.46, 0.18], [0.07, -0.10, 0.44]],
-  W_V: [[-0.41, 0.39, -0.65], [-0.40, -0.07, -0.34], [-0.55, -0.13, -0.29]],
-  W_O: [[-0.36, -0.08, 0.32], [0.27, 0.05, 0.15], [-0.05, -0.28, 0.05]],
+  W_Q: [
+    [-0.35, 0.51, 0.5],
+    [0.36, -0.47, -0.29],
+    [-0.51, -0.14, -0.56],
+  ],
+  W_K: [
+    [-0.49, -0.68, 0.18],
+    [-0.44, -0.46, 0.18],
+    [0.07, -0.1, 0.44],
+  ],
+  W_V: [
+    [-0.41, 0.39, -0.65],
+    [-0.4, -0.07, -0.34],
+    [-0.55, -0.13, -0.29],
+  ],
+  W_O: [
+    [-0.36, -0.08, 0.32],
+    [0.27, 0.05, 0.15],
+    [-0.05, -0.28, 0.05],
+  ],
 };
 
 const X1 = [[-0.1, 0.1, 0.3]];
-const X2 = [[-0.1, 0.1, 0.3], [0.4, -1.1, -0.3]];
-const C = [[-0.6, 0.3, -0.4], [0.5, 0.9, -0.5]];
+const X2 = [
+  [-0.1, 0.1, 0.3],
+  [0.4, -1.1, -0.3],
+];
+const C = [
+  [-0.6, 0.3, -0.4],
+  [0.5, 0.9, -0.5],
+];
 
 export const EXAMPLES = [
   {
@@ -20,9 +42,16 @@ export const EXAMPLES = [
     title: '1. Self-attention, one token',
     text: 'One token attends to itself. The softmax of a single score is 1, so the output A is V itself.',
     X: X1,
-    slides: { Q: [[-0.08, -0.14, -0.24]], K: [[0.02, -0.01, 0.13]], V: [[-0.16, -0.08, -0.05]], scaledScores: [[-0.0198]] },
-    slips: ['The slides print Q\'s last entry as -0.24; X·W_Q gives -0.247 (truncated, not rounded).',
-      'The slides\' last line repeats V where Y = A·W_O belongs; Y is computed here.'],
+    slides: {
+      Q: [[-0.08, -0.14, -0.24]],
+      K: [[0.02, -0.01, 0.13]],
+      V: [[-0.16, -0.08, -0.05]],
+      scaledScores: [[-0.0198]],
+    },
+    slips: [
+      "The slides print Q's last entry as -0.24; X·W_Q gives -0.247 (truncated, not rounded).",
+      "The slides' last line repeats V where Y = A·W_O belongs; Y is computed here.",
+    ],
   },
   {
     id: 'ex2',
@@ -30,20 +59,49 @@ export const EXAMPLES = [
     text: 'Two tokens; each row of the weights says how much of each value row the token takes.',
     X: X2,
     slides: {
-      scaledScores: [[-0.019, 0.002], [0.043, -0.046]], weights: [[0.49, 0.51], [0.52, 0.48]],
-      A: [[0.14, 0.09, 0.07], [0.12, 0.08, 0.06]], Y: [[-0.029, -0.028, 0.065], [-0.025, -0.025, 0.058]],
+      scaledScores: [
+        [-0.019, 0.002],
+        [0.043, -0.046],
+      ],
+      weights: [
+        [0.49, 0.51],
+        [0.52, 0.48],
+      ],
+      A: [
+        [0.14, 0.09, 0.07],
+        [0.12, 0.08, 0.06],
+      ],
+      Y: [
+        [-0.029, -0.028, 0.065],
+        [-0.025, -0.025, 0.058],
+      ],
     },
-    slips: ['The slides print V\'s second row as [-0.02 -0.02 0.05]; X·W_V gives [0.441 0.272 0.201], which their later numbers use.'],
+    slips: [
+      "The slides print V's second row as [-0.02 -0.02 0.05]; X·W_V gives [0.441 0.272 0.201], which their later numbers use.",
+    ],
   },
   {
     id: 'ex3',
     title: '3. Masked self-attention',
     text: 'The mask M = [[0, −∞], [0, 0]] is added to the scaled scores: token 1 may not look at token 2.',
     X: X2,
-    mask: [[0, -Infinity], [0, 0]],
+    mask: [
+      [0, -Infinity],
+      [0, 0],
+    ],
     slides: {
-      weights: [[1.0, 0.0], [0.52, 0.48]], A: [[-0.16, -0.08, -0.05], [0.12, 0.08, 0.06]],
-      Y: [[0.03, 0.02, -0.06], [-0.02, -0.02, 0.05]],
+      weights: [
+        [1.0, 0.0],
+        [0.52, 0.48],
+      ],
+      A: [
+        [-0.16, -0.08, -0.05],
+        [0.12, 0.08, 0.06],
+      ],
+      Y: [
+        [0.03, 0.02, -0.06],
+        [-0.02, -0.02, 0.05],
+      ],
     },
     slips: [],
   },
@@ -54,10 +112,26 @@ export const EXAMPLES = [
     X: X2,
     C,
     slides: {
-      Q: [[0.52, -0.39, -0.16], [0.40, -0.09, 0.27]], weights: [[0.49, 0.51], [0.51, 0.49]],
-      A: [[0.15, 0.10, 0.07], [0.13, 0.09, 0.07]], Y: [[-0.0305, -0.0296, 0.0677], [-0.0281, -0.0277, 0.0630]],
+      Q: [
+        [0.52, -0.39, -0.16],
+        [0.4, -0.09, 0.27],
+      ],
+      weights: [
+        [0.49, 0.51],
+        [0.51, 0.49],
+      ],
+      A: [
+        [0.15, 0.1, 0.07],
+        [0.13, 0.09, 0.07],
+      ],
+      Y: [
+        [-0.0305, -0.0296, 0.0677],
+        [-0.0281, -0.0277, 0.063],
+      ],
     },
-    slips: ['The slides round every intermediate to 2 decimals, so their Y differs from the exact result in the third decimal.'],
+    slips: [
+      'The slides round every intermediate to 2 decimals, so their Y differs from the exact result in the third decimal.',
+    ],
   },
 ];
 

@@ -9,11 +9,13 @@ function drawables(root, out = { boxes: [], lines: [], texts: [] }) {
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     if (node.nodeType === Node.TEXT_NODE) {
       const parent = node.parentElement;
-      if (node.textContent.trim() && parent && !['STYLE', 'SCRIPT', 'OPTION'].includes(parent.tagName)) out.texts.push(node);
+      if (node.textContent.trim() && parent && !['STYLE', 'SCRIPT', 'OPTION'].includes(parent.tagName))
+        out.texts.push(node);
       continue;
     }
     if (node.shadowRoot) drawables(node.shadowRoot, out);
-    if (node.tagName === 'TD' || node.tagName === 'TH' || node.tagName === 'BUTTON' || node.classList?.contains('bar')) out.boxes.push(node);
+    if (node.tagName === 'TD' || node.tagName === 'TH' || node.tagName === 'BUTTON' || node.classList?.contains('bar'))
+      out.boxes.push(node);
     else if (node.tagName === 'line') out.lines.push(node);
   }
   return out;
@@ -68,12 +70,13 @@ export async function elementToPng(element) {
   for (const node of boxes) {
     const r = node.getBoundingClientRect();
     const style = getComputedStyle(node);
-    const x = r.left - box.left, y = r.top - box.top;
+    const x = r.left - box.left,
+      y = r.top - box.top;
     if (!transparent(style.backgroundColor)) {
       ctx.fillStyle = style.backgroundColor;
       ctx.fillRect(x, y, r.width, r.height);
     } else if (!transparent(style.backgroundImage) && style.backgroundImage !== 'none') {
-      const gradient = ctx.createLinearGradient(x, 0, x + r.width, 0);  // a legend bar
+      const gradient = ctx.createLinearGradient(x, 0, x + r.width, 0); // a legend bar
       const stops = style.backgroundImage.match(/rgba?\([^)]*\)/g) ?? [];
       stops.forEach((c, i) => gradient.addColorStop(stops.length > 1 ? i / (stops.length - 1) : 0, c));
       ctx.fillStyle = gradient;
@@ -89,7 +92,8 @@ export async function elementToPng(element) {
     const svg = node.ownerSVGElement;
     const svgBox = svg.getBoundingClientRect();
     const view = svg.viewBox.baseVal;
-    const sx = svgBox.width / (view.width || svgBox.width), sy = svgBox.height / (view.height || svgBox.height);
+    const sx = svgBox.width / (view.width || svgBox.width),
+      sy = svgBox.height / (view.height || svgBox.height);
     const style = getComputedStyle(node);
     ctx.globalAlpha = Number(style.opacity);
     ctx.strokeStyle = style.stroke;
@@ -120,25 +124,33 @@ export async function elementToPng(element) {
  * function, a symbol, a class instance) is refused.
  */
 export function jsLiteral(value) {
-  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : Number.isFinite(value) ? JSON.stringify(value) : String(value);
+  if (typeof value === 'number')
+    return Object.is(value, -0) ? '-0' : Number.isFinite(value) ? JSON.stringify(value) : String(value);
   if (typeof value === 'string') return jsString(value);
   if (typeof value === 'boolean' || value === null) return String(value);
   if (Array.isArray(value) || ArrayBuffer.isView(value)) return `[${Array.from(value, jsLiteral).join(',')}]`;
   if (Object.getPrototypeOf(value) === Object.prototype) {
-    return `{${Object.entries(value).map(([k, v]) => `${jsString(k)}:${jsLiteral(v)}`).join(',')}}`;
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${jsString(k)}:${jsLiteral(v)}`)
+      .join(',')}}`;
   }
   throw new TypeError(`jsLiteral: cannot write ${Object.prototype.toString.call(value)} as code`);
 }
 
 /** What toCode() gives while an element has no valid input: a comment saying why. */
 export function noInputCode(element, error) {
-  const why = String(error?.message ?? 'no input').replace(/[\r\n\u2028\u2029]+/g, ' ').replace(/</g, '\\u003c');
+  const why = String(error?.message ?? 'no input')
+    .replace(/[\r\n\u2028\u2029]+/g, ' ')
+    .replace(/</g, '\\u003c');
   return `// ${element} has no valid input to reproduce: ${why}\n`;
 }
 
 /** A JS string literal of `text`, safe inside an inline <script> (see jsLiteral). */
 export function jsString(text) {
-  return JSON.stringify(String(text)).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(String(text)).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** A tensor as plain JSON: { shape, data } with −∞ written as the string "-Infinity". */
@@ -181,7 +193,9 @@ export function exportToolbar(element, name) {
     bar.append(b);
   };
   button('PNG', 'PNG image of this element', async () => download(`${name}.png`, await element.toPNG()));
-  button('JSON', 'JSON of every tensor shown', () => download(`${name}.json`, new Blob([JSON.stringify(element.toJSON(), null, 1)], { type: 'application/json' })));
+  button('JSON', 'JSON of every tensor shown', () =>
+    download(`${name}.json`, new Blob([JSON.stringify(element.toJSON(), null, 1)], { type: 'application/json' })),
+  );
   button('Copy code', 'Copy code: JavaScript that reproduces this view', async () => {
     try {
       await navigator.clipboard.writeText(element.toCode());

@@ -5,7 +5,10 @@ export function formatNumber(x, digits = 4) {
   if (x === -Infinity) return '−∞';
   if (x === Infinity) return '∞';
   if (Number.isNaN(x)) return 'NaN';
-  return x.toFixed(digits).replace(/^-(0\.?0*)$/, '$1').replace(/^-/, '−');
+  return x
+    .toFixed(digits)
+    .replace(/^-(0\.?0*)$/, '$1')
+    .replace(/^-/, '−');
 }
 
 /** The exact float32 value, for hover and focus. */
@@ -15,8 +18,20 @@ export function exactNumber(x) {
 
 // Colour-blind-safe palettes: viridis (sequential, for weights in [0, 1]) and a blue–orange
 // diverging map (for signed values), as RGB stops.
-const VIRIDIS = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
-const DIVERGING = [[33, 102, 172], [146, 197, 222], [247, 247, 247], [244, 165, 130], [178, 24, 43]];
+const VIRIDIS = [
+  [68, 1, 84],
+  [59, 82, 139],
+  [33, 145, 140],
+  [94, 201, 98],
+  [253, 231, 37],
+];
+const DIVERGING = [
+  [33, 102, 172],
+  [146, 197, 222],
+  [247, 247, 247],
+  [244, 165, 130],
+  [178, 24, 43],
+];
 
 function interpolate(stops, t) {
   const x = Math.min(1, Math.max(0, t)) * (stops.length - 1);
@@ -44,7 +59,8 @@ export function heatColour(x, kind, { min = 0, max = 1 } = {}) {
   if (!rgb) return null;
   // Black or white text, whichever contrasts more.
   const luminance = relativeLuminance(rgb);
-  const onBlack = (luminance + 0.05) / 0.05, onWhite = 1.05 / (luminance + 0.05);
+  const onBlack = (luminance + 0.05) / 0.05,
+    onWhite = 1.05 / (luminance + 0.05);
   return { background: `rgb(${rgb.join(' ')})`, color: onBlack >= onWhite ? '#000' : '#fff' };
 }
 

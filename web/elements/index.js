@@ -14,11 +14,33 @@ import { AttentionTraining } from './attention-training.js';
 import { AttentionModel } from './attention-model.js';
 import { getApi, useApi } from './api.js';
 
-const ELEMENTS = { 'attention-matrix': AttentionMatrix, 'attention-steps': AttentionSteps, 'attention-flash': AttentionFlash, 'attention-heatmap': AttentionHeatmap,
-  'positional-encoding': PositionalEncoding, 'token-pruning': TokenPruning, 'attention-sentiment': AttentionSentiment,
-  'attention-training': AttentionTraining, 'attention-model': AttentionModel };
+const ELEMENTS = {
+  'attention-matrix': AttentionMatrix,
+  'attention-steps': AttentionSteps,
+  'attention-flash': AttentionFlash,
+  'attention-heatmap': AttentionHeatmap,
+  'positional-encoding': PositionalEncoding,
+  'token-pruning': TokenPruning,
+  'attention-sentiment': AttentionSentiment,
+  'attention-training': AttentionTraining,
+  'attention-model': AttentionModel,
+};
 for (const [name, element] of Object.entries(ELEMENTS)) {
   if (!customElements.get(name)) customElements.define(name, element);
 }
 
-export { AttentionMatrix, AttentionSteps, AttentionFlash, AttentionHeatmap, PositionalEncoding, TokenPruning, AttentionSentiment, AttentionTraining, AttentionModel, exampleData, onlineSoftmaxSteps, getApi, useApi };
+export {
+  AttentionMatrix,
+  AttentionSteps,
+  AttentionFlash,
+  AttentionHeatmap,
+  PositionalEncoding,
+  TokenPruning,
+  AttentionSentiment,
+  AttentionTraining,
+  AttentionModel,
+  exampleData,
+  onlineSoftmaxSteps,
+  getApi,
+  useApi,
+};

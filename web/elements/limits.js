@@ -29,7 +29,9 @@ export const LIMITS = Object.freeze({
 
 /** A RangeError naming the element, what is too big, its size and the limit. */
 export function tooBig(element, what, size, limit) {
-  return new RangeError(`${element}: ${what} is ${size}, more than the ${limit} this element shows (its size limits are in the README)`);
+  return new RangeError(
+    `${element}: ${what} is ${size}, more than the ${limit} this element shows (its size limits are in the README)`,
+  );
 }
 
 /**
@@ -37,7 +39,8 @@ export function tooBig(element, what, size, limit) {
  * callers convert), or a named TypeError/RangeError.
  */
 export function parseAttributeJson(element, name, text, reviver) {
-  if (text.length > LIMITS.jsonChars) throw tooBig(element, `${name} (JSON text)`, `${text.length} characters`, LIMITS.jsonChars);
+  if (text.length > LIMITS.jsonChars)
+    throw tooBig(element, `${name} (JSON text)`, `${text.length} characters`, LIMITS.jsonChars);
   try {
     return JSON.parse(text, reviver);
   } catch (error) {
@@ -47,7 +50,8 @@ export function parseAttributeJson(element, name, text, reviver) {
 
 /** A dimension read from a shape: an integer from 0 to 2^31 − 1, else a RangeError. */
 export function dimension(element, what, x) {
-  if (!Number.isInteger(x) || x < 0 || x > 2 ** 31 - 1) throw new RangeError(`${element}: ${what} must be a whole number ≥ 0, got ${String(x)}`);
+  if (!Number.isInteger(x) || x < 0 || x > 2 ** 31 - 1)
+    throw new RangeError(`${element}: ${what} must be a whole number ≥ 0, got ${String(x)}`);
   return x;
 }
 

@@ -16,7 +16,7 @@
 /** How long a model no element holds stays loaded, in milliseconds. */
 export const GRACE_MS = 2000;
 
-const records = new Map();  // key → { key, refs, timer, model, promise, listeners, abort, freed }
+const records = new Map(); // key → { key, refs, timer, model, promise, listeners, abort, freed }
 
 /**
  * A lease on the model for `key`: the load under way or done for it, else a new one,
@@ -32,7 +32,7 @@ const records = new Map();  // key → { key, refs, timer, model, promise, liste
 export function acquire(key, load, { onProgress, isDisposed = () => false } = {}) {
   let record = key === null ? undefined : records.get(key);
   if (record?.model && isDisposed(record.model)) {
-    forget(record);  // its holders keep what they have; the next ones get a new model
+    forget(record); // its holders keep what they have; the next ones get a new model
     record = undefined;
   }
   record ??= start(key, load);
@@ -48,7 +48,10 @@ export function acquire(key, load, { onProgress, isDisposed = () => false } = {}
       if (!held) return;
       held = false;
       stopListening();
-      if (--record.refs === 0) record.timer = setTimeout(() => { if (record.refs === 0) free(record); }, GRACE_MS);
+      if (--record.refs === 0)
+        record.timer = setTimeout(() => {
+          if (record.refs === 0) free(record);
+        }, GRACE_MS);
     },
     renew() {
       if (held) return true;
@@ -56,17 +59,30 @@ export function acquire(key, load, { onProgress, isDisposed = () => false } = {}
       held = true;
       record.refs++;
       clearTimeout(record.timer);
-      if (onProgress && !record.model) record.listeners.add(onProgress);  // still loading
+      if (onProgress && !record.model) record.listeners.add(onProgress); // still loading
       return true;
     },
   };
 }
 
 function start(key, load) {
-  const record = { key, refs: 0, timer: 0, model: null, listeners: new Set(), abort: new AbortController(), freed: false };
+  const record = {
+    key,
+    refs: 0,
+    timer: 0,
+    model: null,
+    listeners: new Set(),
+    abort: new AbortController(),
+    freed: false,
+  };
   const fanOut = (p) => record.listeners.forEach((listener) => listener(p));
   record.promise = Promise.resolve().then(() => load(record.abort.signal, fanOut));
-  record.promise.then((model) => { record.model = model; }, () => forget(record));
+  record.promise.then(
+    (model) => {
+      record.model = model;
+    },
+    () => forget(record),
+  );
   if (key !== null) records.set(key, record);
   return record;
 }
@@ -76,7 +92,10 @@ function free(record) {
   record.freed = true;
   forget(record);
   record.abort.abort();
-  record.promise.then((model) => model.dispose(), () => {});
+  record.promise.then(
+    (model) => model.dispose(),
+    () => {},
+  );
 }
 
 function forget(record) {

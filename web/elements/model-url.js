@@ -16,7 +16,9 @@ export function modelUrl(element, attribute, value) {
     // reported below
   }
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new TypeError(`${element}: ${attribute} must be the http(s) URL of a model folder, got "${String(value).slice(0, 40)}"`);
+    throw new TypeError(
+      `${element}: ${attribute} must be the http(s) URL of a model folder, got "${String(value).slice(0, 40)}"`,
+    );
   }
   return url.href;
 }

@@ -6,7 +6,7 @@ import { heatColour, formatNumber } from './format.js';
 /** A token as a reader sees it: the text it covers, or its string without ##, Ġ or ▁ (␣ for a lone space). */
 export function tokenLabel(token, text) {
   if (token.start >= 0 && token.end > token.start) return text.slice(token.start, token.end);
-  if (/^[Ġ▁]$/.test(token.text)) return '␣';  // a space of its own
+  if (/^[Ġ▁]$/.test(token.text)) return '␣'; // a space of its own
   return token.text.replace(/^##/, '').replace(/^[Ġ▁]/, '') || token.text;
 }
 
@@ -159,7 +159,10 @@ export function probabilityList(title, rows) {
 
 /** The k largest entries of a probability row: [[index, p]], best first. */
 export function topK(probabilities, k) {
-  return Array.from(probabilities.keys()).sort((a, b) => probabilities[b] - probabilities[a]).slice(0, k).map((i) => [i, probabilities[i]]);
+  return Array.from(probabilities.keys())
+    .sort((a, b) => probabilities[b] - probabilities[a])
+    .slice(0, k)
+    .map((i) => [i, probabilities[i]]);
 }
 
 /** softmax of a logits row, in float64. */

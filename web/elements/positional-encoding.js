@@ -43,10 +43,11 @@ function heatCanvas(t, label) {
   const ctx = canvas.getContext('2d');
   let m = 0;
   for (const x of t.data) if (Number.isFinite(x)) m = Math.max(m, Math.abs(x));
-  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) {
-    ctx.fillStyle = heatColour(t.data[i * cols + j], 'diverging', { min: -m, max: m })?.background ?? '#000';
-    ctx.fillRect(j * cell, i * cell, cell, cell);
-  }
+  for (let i = 0; i < rows; i++)
+    for (let j = 0; j < cols; j++) {
+      ctx.fillStyle = heatColour(t.data[i * cols + j], 'diverging', { min: -m, max: m })?.background ?? '#000';
+      ctx.fillRect(j * cell, i * cell, cell, cell);
+    }
   const figure = document.createElement('figure');
   const caption = document.createElement('figcaption');
   caption.textContent = `${label} [${rows} × ${cols}]`;
@@ -64,10 +65,20 @@ function transpose(t) {
 function slider(name, label, min, max, step, value, onInput) {
   const l = document.createElement('label');
   const input = document.createElement('input');
-  Object.assign(input, { type: 'range', name, min: String(min), max: String(max), step: String(step), value: String(value) });
+  Object.assign(input, {
+    type: 'range',
+    name,
+    min: String(min),
+    max: String(max),
+    step: String(step),
+    value: String(value),
+  });
   const out = document.createElement('output');
   out.textContent = String(value);
-  input.addEventListener('input', () => { out.textContent = input.value; onInput(Number(input.value)); });
+  input.addEventListener('input', () => {
+    out.textContent = input.value;
+    onInput(Number(input.value));
+  });
   l.append(`${label} `, input, out);
   return l;
 }
@@ -76,7 +87,24 @@ export class PositionalEncoding extends HTMLElement {
   #internals = this.attachInternals();
   static observedAttributes = ['kind'];
 
-  #state = { positions: 32, dModel: 32, base: 10000, heads: 4, length: 6, nodes: 6, edges: [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 0]], k: 2, selected: null };
+  #state = {
+    positions: 32,
+    dModel: 32,
+    base: 10000,
+    heads: 4,
+    length: 6,
+    nodes: 6,
+    edges: [
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [3, 4],
+      [4, 5],
+      [5, 0],
+    ],
+    k: 2,
+    selected: null,
+  };
   #tensors = {};
 
   constructor() {
@@ -88,22 +116,30 @@ export class PositionalEncoding extends HTMLElement {
     followPageScheme(this, this.#internals);
     this.#update();
   }
-  attributeChangedCallback() { if (this.isConnected) this.#update(); }
+  attributeChangedCallback() {
+    if (this.isConnected) this.#update();
+  }
 
   get kind() {
     const k = this.getAttribute('kind');
     return ['rope', 'alibi', 'laplacian'].includes(k) ? k : 'sinusoidal';
   }
-  set kind(v) { this.setAttribute('kind', v); }
+  set kind(v) {
+    this.setAttribute('kind', v);
+  }
   /** The graph of the Laplacian view: { numNodes, edges }. */
-  get graph() { return { numNodes: this.#state.nodes, edges: this.#state.edges.map((e) => e.slice()) }; }
+  get graph() {
+    return { numNodes: this.#state.nodes, edges: this.#state.edges.map((e) => e.slice()) };
+  }
   set graph(g) {
     this.#state.nodes = Number(g.numNodes);
     this.#state.edges = Array.from(g.edges, (e) => [Number(e[0]), Number(e[1])]);
     this.#update();
   }
   /** The tensors shown, by name. */
-  get tensors() { return this.#tensors; }
+  get tensors() {
+    return this.#tensors;
+  }
 
   /** Adds or removes the edge between nodes a and b (the Laplacian view's click). */
   toggleEdge(a, b) {
@@ -117,7 +153,12 @@ export class PositionalEncoding extends HTMLElement {
 
   async #update() {
     const attn = await getApi();
-    const views = { sinusoidal: () => this.#sinusoidal(attn), rope: () => this.#rope(attn), alibi: () => this.#alibi(attn), laplacian: () => this.#laplacian(attn) };
+    const views = {
+      sinusoidal: () => this.#sinusoidal(attn),
+      rope: () => this.#rope(attn),
+      alibi: () => this.#alibi(attn),
+      laplacian: () => this.#laplacian(attn),
+    };
     const content = views[this.kind]();
     const active = this.shadowRoot.activeElement;
     const focusName = active?.getAttribute?.('name') ?? active?.dataset?.node;
@@ -141,28 +182,50 @@ export class PositionalEncoding extends HTMLElement {
       o.selected = b === s.base;
       select.append(o);
     }
-    select.addEventListener('change', () => { s.base = Number(select.value); this.#update(); });
+    select.addEventListener('change', () => {
+      s.base = Number(select.value);
+      this.#update();
+    });
     base.append('base ', select);
-    controls.append(slider('positions', 'positions', 4, 64, 1, s.positions, (v) => { s.positions = v; this.#update(); }),
-      slider('dModel', 'd_model', 4, 64, 2, s.dModel, (v) => { s.dModel = v; this.#update(); }), base);
+    controls.append(
+      slider('positions', 'positions', 4, 64, 1, s.positions, (v) => {
+        s.positions = v;
+        this.#update();
+      }),
+      slider('dModel', 'd_model', 4, 64, 2, s.dModel, (v) => {
+        s.dModel = v;
+        this.#update();
+      }),
+      base,
+    );
     const row = document.createElement('div');
     row.className = 'row';
     row.append(heatCanvas(pe, 'PE (positions × features)'), heatCanvas(similarity, 'PE·PEᵀ (position similarity)'));
     const note = document.createElement('p');
     note.className = 'note';
-    note.textContent = 'PE[p, 2i] = sin(p / base^(2i/d)), PE[p, 2i+1] = cos(…). Nearby positions have similar encodings: the similarity is largest on the diagonal and falls off with |p − p′|.';
+    note.textContent =
+      'PE[p, 2i] = sin(p / base^(2i/d)), PE[p, 2i+1] = cos(…). Nearby positions have similar encodings: the similarity is largest on the diagonal and falls off with |p − p′|.';
     return [controls, row, note];
   }
 
   #rope(attn) {
     const dim = 2;
     const positions = Array.from({ length: 8 }, (_, p) => p);
-    const base = 10;  // a fast rotation, so the pair visibly turns
-    const ones = attn.tensor(Float32Array.from({ length: positions.length * dim }, (_, i) => (i % 2 === 0 ? 1 : 0)), [positions.length, dim]);
+    const base = 10; // a fast rotation, so the pair visibly turns
+    const ones = attn.tensor(
+      Float32Array.from({ length: positions.length * dim }, (_, i) => (i % 2 === 0 ? 1 : 0)),
+      [positions.length, dim],
+    );
     const rotated = attn.applyRope(ones, { positions, base });
     // Scores q_m·k_n for q = (1, 0.5), k = (0.3, 1) at every m, n: constant along diagonals.
-    const q = attn.applyRope(attn.tensor(Float32Array.from(positions.flatMap(() => [1, 0.5])), [8, 2]), { positions, base });
-    const k = attn.applyRope(attn.tensor(Float32Array.from(positions.flatMap(() => [0.3, 1])), [8, 2]), { positions, base });
+    const q = attn.applyRope(attn.tensor(Float32Array.from(positions.flatMap(() => [1, 0.5])), [8, 2]), {
+      positions,
+      base,
+    });
+    const k = attn.applyRope(attn.tensor(Float32Array.from(positions.flatMap(() => [0.3, 1])), [8, 2]), {
+      positions,
+      base,
+    });
     const scores = attn.matmul(q, transpose(k));
     this.#tensors = { rotated, scores };
     const svg = document.createElementNS(SVG, 'svg');
@@ -174,7 +237,7 @@ export class PositionalEncoding extends HTMLElement {
       const [x, y] = [rotated.data[2 * p], rotated.data[2 * p + 1]];
       const line = document.createElementNS(SVG, 'line');
       Object.entries({ x1: 0, y1: 0, x2: 90 * x, y2: -90 * y }).forEach(([a, v]) => line.setAttribute(a, String(v)));
-      line.style.opacity = String(0.3 + 0.7 * (p + 1) / positions.length);
+      line.style.opacity = String(0.3 + (0.7 * (p + 1)) / positions.length);
       const label = document.createElementNS(SVG, 'text');
       label.setAttribute('x', String(100 * x - 4));
       label.setAttribute('y', String(-100 * y + 4));
@@ -204,8 +267,16 @@ export class PositionalEncoding extends HTMLElement {
     this.#tensors = { bias };
     const controls = document.createElement('div');
     controls.className = 'controls';
-    controls.append(slider('heads', 'heads', 1, 8, 1, s.heads, (v) => { s.heads = v; this.#update(); }),
-      slider('length', 'length', 2, 10, 1, s.length, (v) => { s.length = v; this.#update(); }));
+    controls.append(
+      slider('heads', 'heads', 1, 8, 1, s.heads, (v) => {
+        s.heads = v;
+        this.#update();
+      }),
+      slider('length', 'length', 2, 10, 1, s.length, (v) => {
+        s.length = v;
+        this.#update();
+      }),
+    );
     const row = document.createElement('div');
     row.className = 'row';
     const per = s.length * s.length;
@@ -220,7 +291,8 @@ export class PositionalEncoding extends HTMLElement {
     }
     const note = document.createElement('p');
     note.className = 'note';
-    note.textContent = 'ALiBi adds −slope·|i − j| to the scores instead of adding positions to the tokens: far keys are penalised, more so in heads with steeper slopes.';
+    note.textContent =
+      'ALiBi adds −slope·|i − j| to the scores instead of adding positions to the tokens: far keys are penalised, more so in heads with steeper slopes.';
     return [controls, row, note];
   }
 
@@ -228,15 +300,25 @@ export class PositionalEncoding extends HTMLElement {
     const s = this.#state;
     const k = Math.min(s.k, Math.max(1, s.nodes - 1));
     const encoding = attn.laplacianEncoding({ numNodes: s.nodes, edges: s.edges }, k);
-    this.#tensors = { encoding: { data: encoding.data, shape: encoding.shape }, eigenvalues: { data: encoding.eigenvalues, shape: [k] } };
+    this.#tensors = {
+      encoding: { data: encoding.data, shape: encoding.shape },
+      eigenvalues: { data: encoding.eigenvalues, shape: [k] },
+    };
     const svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('viewBox', '-120 -120 240 240');
     svg.setAttribute('width', '240');
-    svg.setAttribute('aria-label', `graph of ${s.nodes} nodes and ${s.edges.length} edges: select a node, then another, to add or remove their edge`);
-    const at = (i) => [90 * Math.cos((2 * Math.PI * i) / s.nodes - Math.PI / 2), 90 * Math.sin((2 * Math.PI * i) / s.nodes - Math.PI / 2)];
+    svg.setAttribute(
+      'aria-label',
+      `graph of ${s.nodes} nodes and ${s.edges.length} edges: select a node, then another, to add or remove their edge`,
+    );
+    const at = (i) => [
+      90 * Math.cos((2 * Math.PI * i) / s.nodes - Math.PI / 2),
+      90 * Math.sin((2 * Math.PI * i) / s.nodes - Math.PI / 2),
+    ];
     for (const [a, b] of s.edges) {
       const line = document.createElementNS(SVG, 'line');
-      const [x1, y1] = at(a), [x2, y2] = at(b);
+      const [x1, y1] = at(a),
+        [x2, y2] = at(b);
       Object.entries({ x1, y1, x2, y2 }).forEach(([n, v]) => line.setAttribute(n, String(v)));
       line.dataset.edge = `${a}-${b}`;
       svg.append(line);
@@ -251,14 +333,23 @@ export class PositionalEncoding extends HTMLElement {
       c.dataset.node = String(i);
       if (s.selected === i) c.classList.add('selected');
       const choose = () => {
-        if (s.selected === null) { s.selected = i; this.#update(); return; }
+        if (s.selected === null) {
+          s.selected = i;
+          this.#update();
+          return;
+        }
         const a = s.selected;
         s.selected = null;
         if (a === i) this.#update();
         else this.toggleEdge(a, i);
       };
       c.addEventListener('click', choose);
-      c.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { consume(e); choose(); } });
+      c.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          consume(e);
+          choose();
+        }
+      });
       const t = document.createElementNS(SVG, 'text');
       t.setAttribute('x', String(x - 4));
       t.setAttribute('y', String(y + 4));
@@ -267,12 +358,18 @@ export class PositionalEncoding extends HTMLElement {
     }
     const controls = document.createElement('div');
     controls.className = 'controls';
-    controls.append(slider('nodes', 'nodes', 3, 12, 1, s.nodes, (v) => {
-      s.nodes = v;
-      s.edges = s.edges.filter(([a, b]) => a < v && b < v);
-      s.selected = null;
-      this.#update();
-    }), slider('k', 'eigenvectors k', 1, 4, 1, s.k, (v) => { s.k = v; this.#update(); }));
+    controls.append(
+      slider('nodes', 'nodes', 3, 12, 1, s.nodes, (v) => {
+        s.nodes = v;
+        s.edges = s.edges.filter(([a, b]) => a < v && b < v);
+        s.selected = null;
+        this.#update();
+      }),
+      slider('k', 'eigenvectors k', 1, 4, 1, s.k, (v) => {
+        s.k = v;
+        this.#update();
+      }),
+    );
     const m = new AttentionMatrix();
     m.dataset.name = 'encoding';
     m.setAttribute('label', 'encoding (nodes × k)');
@@ -290,17 +387,25 @@ export class PositionalEncoding extends HTMLElement {
     row.append(svg, m, values);
     const note = document.createElement('p');
     note.className = 'note';
-    note.textContent = 'Each node\'s position is its row of the k eigenvectors of the normalised Laplacian after the trivial one: nodes close in the graph get similar rows. Click a node, then another, to add or remove the edge between them.';
+    note.textContent =
+      "Each node's position is its row of the k eigenvectors of the normalised Laplacian after the trivial one: nodes close in the graph get similar rows. Click a node, then another, to add or remove the edge between them.";
     return [controls, row, note];
   }
 
   /** The tensors shown and the settings, as JSON. */
   toJSON() {
-    return { element: 'positional-encoding', kind: this.kind, graph: this.kind === 'laplacian' ? this.graph : undefined, tensors: Object.fromEntries(Object.entries(this.#tensors).map(([k, t]) => [k, tensorJson(t)])) };
+    return {
+      element: 'positional-encoding',
+      kind: this.kind,
+      graph: this.kind === 'laplacian' ? this.graph : undefined,
+      tensors: Object.fromEntries(Object.entries(this.#tensors).map(([k, t]) => [k, tensorJson(t)])),
+    };
   }
 
   /** A PNG of the element as drawn (a Promise of a Blob). */
-  toPNG() { return elementToPng(this); }
+  toPNG() {
+    return elementToPng(this);
+  }
 
   /** JavaScript that computes what this view shows. */
   toCode() {

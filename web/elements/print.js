@@ -4,8 +4,11 @@
 
 /** Whether the page is being printed or laid out for print now. */
 function printing() {
-  return globalThis.matchMedia?.('print').matches === true ||
-    document.documentElement.classList.contains('print-pdf') || /print-pdf/i.test(location.search);
+  return (
+    globalThis.matchMedia?.('print').matches === true ||
+    document.documentElement.classList.contains('print-pdf') ||
+    /print-pdf/i.test(location.search)
+  );
 }
 
 /**
@@ -19,7 +22,9 @@ export function loadForPrint(load) {
     return () => {};
   }
   const media = globalThis.matchMedia?.('print');
-  const onChange = () => { if (printing()) load(); };
+  const onChange = () => {
+    if (printing()) load();
+  };
   media?.addEventListener('change', onChange);
   globalThis.addEventListener('beforeprint', load);
   return () => {
@@ -50,7 +55,12 @@ export function loadWhenNear(element, load) {
     once();
     return stop;
   }
-  observer = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) once(); }, { rootMargin: '400px' });
+  observer = new IntersectionObserver(
+    (entries) => {
+      if (entries.some((e) => e.isIntersecting)) once();
+    },
+    { rootMargin: '400px' },
+  );
   observer.observe(element);
   return stop;
 }

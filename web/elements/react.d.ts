@@ -4,13 +4,24 @@
 //   <attention-matrix value="[[0.49,0.51],[0.52,0.48]]" editable />
 import type { DetailedHTMLProps, HTMLAttributes } from 'react';
 import type {
-  AttentionElementAttributes, AttentionMatrix, AttentionSteps, AttentionFlash, AttentionHeatmap,
-  PositionalEncoding, TokenPruning, AttentionSentiment, AttentionTraining, AttentionModel,
+  AttentionElementAttributes,
+  AttentionMatrix,
+  AttentionSteps,
+  AttentionFlash,
+  AttentionHeatmap,
+  PositionalEncoding,
+  TokenPruning,
+  AttentionSentiment,
+  AttentionTraining,
+  AttentionModel,
 } from './index.js';
 
 /** React props of one element: its attributes, React's HTML props, and a ref to the element. */
-type Props<Tag extends keyof AttentionElementAttributes, E extends HTMLElement> =
-  Omit<DetailedHTMLProps<HTMLAttributes<E>, E>, keyof AttentionElementAttributes[Tag]> & AttentionElementAttributes[Tag];
+type Props<Tag extends keyof AttentionElementAttributes, E extends HTMLElement> = Omit<
+  DetailedHTMLProps<HTMLAttributes<E>, E>,
+  keyof AttentionElementAttributes[Tag]
+> &
+  AttentionElementAttributes[Tag];
 
 declare module 'react' {
   namespace JSX {

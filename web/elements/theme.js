@@ -38,7 +38,9 @@ export function followPageScheme(element, internals) {
   try {
     if (dark) internals.states.add('page-dark');
     else internals.states.delete('page-dark');
-  } catch { /* an engine without custom states keeps the light defaults */ }
+  } catch {
+    /* an engine without custom states keeps the light defaults */
+  }
 }
 
 const sheets = new Map();

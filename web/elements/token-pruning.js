@@ -43,22 +43,37 @@ export class TokenPruning extends HTMLElement {
     followPageScheme(this, this.#internals);
     this.#reset();
   }
-  attributeChangedCallback() { if (this.isConnected) this.#reset(); }
+  attributeChangedCallback() {
+    if (this.isConnected) this.#reset();
+  }
 
-  get tokens() { return (this.getAttribute('tokens') ?? 'The,cat,sat,on,the,mat').split(',').map((t) => t.trim()); }
+  get tokens() {
+    return (this.getAttribute('tokens') ?? 'The,cat,sat,on,the,mat').split(',').map((t) => t.trim());
+  }
   /** The tokens: a comma list (as the attribute takes it) or an array of strings. */
-  set tokens(v) { this.setAttribute('tokens', typeof v === 'string' ? v : Array.from(v, String).join(',')); }
+  set tokens(v) {
+    this.setAttribute('tokens', typeof v === 'string' ? v : Array.from(v, String).join(','));
+  }
   /** Keep decisions, 0/1 per token. */
-  get keep() { return this.#keep.slice(); }
+  get keep() {
+    return this.#keep.slice();
+  }
   set keep(value) {
     this.#keep = Array.from(value, (x) => (x ? 1 : 0));
     this.#update();
   }
   /** { x, G, weights } of the last update, as tensors. */
-  get result() { return this.#result; }
+  get result() {
+    return this.#result;
+  }
 
   #reset() {
-    const drop = new Set((this.getAttribute('drop') ?? '').split(',').filter(Boolean).map((s) => Number(s) - 1));
+    const drop = new Set(
+      (this.getAttribute('drop') ?? '')
+        .split(',')
+        .filter(Boolean)
+        .map((s) => Number(s) - 1),
+    );
     this.#keep = this.tokens.map((_, i) => (drop.has(i) ? 0 : 1));
     this.#update();
   }
@@ -67,15 +82,21 @@ export class TokenPruning extends HTMLElement {
   // limit; 4 when absent). Errors name the element and the attribute.
   #sizes() {
     const tokens = this.tokens;
-    if (tokens.length > LIMITS.pruning.tokens) throw tooBig(TAG, 'tokens', `${tokens.length} tokens`, LIMITS.pruning.tokens);
+    if (tokens.length > LIMITS.pruning.tokens)
+      throw tooBig(TAG, 'tokens', `${tokens.length} tokens`, LIMITS.pruning.tokens);
     const text = this.getAttribute('dim');
     const d = text === null || text.trim() === '' ? 4 : Number(text);
-    if (!Number.isInteger(d) || d < 1 || d > LIMITS.pruning.dim) throw new RangeError(`${TAG}: dim must be a whole number from 1 to ${LIMITS.pruning.dim}, got "${String(text).slice(0, 40)}"`);
+    if (!Number.isInteger(d) || d < 1 || d > LIMITS.pruning.dim)
+      throw new RangeError(
+        `${TAG}: dim must be a whole number from 1 to ${LIMITS.pruning.dim}, got "${String(text).slice(0, 40)}"`,
+      );
     return { tokens, d };
   }
 
   /** Why the last input could not be shown (null when it was). */
-  get error() { return this.#error; }
+  get error() {
+    return this.#error;
+  }
 
   async #update() {
     const generation = ++this.#generation;
@@ -92,11 +113,17 @@ export class TokenPruning extends HTMLElement {
     const keep = this.#keep.slice(0, tokens.length);
     while (keep.length < tokens.length) keep.push(1);
     const attn = await getApi();
-    if (generation !== this.#generation) return;  // a newer update (attributes changed meanwhile) wins
+    if (generation !== this.#generation) return; // a newer update (attributes changed meanwhile) wins
     const L = tokens.length;
     // Made-up token vectors (no learned weights, seed 002's basic self-attention: Q = K = V = X).
-    const x = attn.tensor(Float32Array.from({ length: L * d }, (_, i) => Math.cos(1.3 * i + 0.4 * (i % d))), [L, d]);
-    const G = attn.tensor(Float32Array.from({ length: L * L }, (_, f) => (Math.floor(f / L) === f % L || keep[f % L] ? 1 : 0)), [L, L]);
+    const x = attn.tensor(
+      Float32Array.from({ length: L * d }, (_, i) => Math.cos(1.3 * i + 0.4 * (i % d))),
+      [L, d],
+    );
+    const G = attn.tensor(
+      Float32Array.from({ length: L * L }, (_, f) => (Math.floor(f / L) === f % L || keep[f % L] ? 1 : 0)),
+      [L, L],
+    );
     const { weights } = attn.attention(x, x, x, { keepMask: keep, returnWeights: true });
     this.#result = { x, G, weights };
     this.#render(tokens);
@@ -133,18 +160,29 @@ export class TokenPruning extends HTMLElement {
       m.value = value;
       return m;
     };
-    row.append(matrix('G', 'G (1 if i = j, else keep_j)', this.#result.G, 0), matrix('weights', 'Ã: softmax over the kept keys', this.#result.weights, 2, 'sequential'));
+    row.append(
+      matrix('G', 'G (1 if i = j, else keep_j)', this.#result.G, 0),
+      matrix('weights', 'Ã: softmax over the kept keys', this.#result.weights, 2, 'sequential'),
+    );
     this.shadowRoot.replaceChildren(exportToolbar(this, 'token-pruning'), fieldset, row);
   }
 
   /** Tokens, keep decisions, G and the weights as JSON. */
   toJSON() {
     if (!this.#result) return { element: TAG, error: String(this.#error?.message ?? 'not computed yet') };
-    return { element: 'token-pruning', tokens: this.tokens, keep: this.keep, G: tensorJson(this.#result.G), weights: tensorJson(this.#result.weights) };
+    return {
+      element: 'token-pruning',
+      tokens: this.tokens,
+      keep: this.keep,
+      G: tensorJson(this.#result.G),
+      weights: tensorJson(this.#result.weights),
+    };
   }
 
   /** A PNG of the element as drawn (a Promise of a Blob). */
-  toPNG() { return elementToPng(this); }
+  toPNG() {
+    return elementToPng(this);
+  }
 
   /** JavaScript that computes these weights with the public API. */
   toCode() {

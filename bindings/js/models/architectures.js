@@ -20,7 +20,8 @@ function headOf(config) {
 // A size from config.json: an integer in [min, 2^31) (min 1 unless a zero means something).
 function int(fn, config, key, fallback, min = 1) {
   const value = config[key] ?? fallback;
-  if (!Number.isSafeInteger(value) || value < min || value > 0x7fffffff) throw rangeError(fn, `config.json: ${key} must be an integer in [${min}, 2^31), got ${JSON.stringify(value)}`);
+  if (!Number.isSafeInteger(value) || value < min || value > 0x7fffffff)
+    throw rangeError(fn, `config.json: ${key} must be an integer in [${min}, 2^31), got ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -29,7 +30,10 @@ function int(fn, config, key, fallback, min = 1) {
 function positiveFloat(fn, config, key, fallback) {
   const value = config[key] ?? fallback;
   if (typeof value !== 'number' || !(value >= 2 ** -126 && value <= 3.4e38)) {
-    throw rangeError(fn, `config.json: ${key} must be a positive number float32 holds (in [1.2e-38, 3.4e38]), got ${JSON.stringify(value)}`);
+    throw rangeError(
+      fn,
+      `config.json: ${key} must be a positive number float32 holds (in [1.2e-38, 3.4e38]), got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
@@ -37,14 +41,18 @@ function positiveFloat(fn, config, key, fallback) {
 // Each head's width: config.head_dim (Gemma, Qwen3), or hidden_size / num_attention_heads.
 function headDimOf(fn, config, d, heads, fallback) {
   if (config.head_dim != null || fallback !== undefined) return int(fn, config, 'head_dim', fallback);
-  if (d % heads !== 0) throw rangeError(fn, `config.json: the hidden size must divide into the heads (hidden size ${d}, ${heads} heads)`);
+  if (d % heads !== 0)
+    throw rangeError(fn, `config.json: the hidden size must divide into the heads (hidden size ${d}, ${heads} heads)`);
   return d / heads;
 }
 
 function activation(fn, config, key, fallback) {
   const name = config[key] ?? fallback;
   if (!Object.hasOwn(ACTIVATIONS, name)) {
-    throw rangeError(fn, `config.json: ${key} '${name}' is not supported (supported: ${Object.keys(ACTIVATIONS).join(', ')})`);
+    throw rangeError(
+      fn,
+      `config.json: ${key} '${name}' is not supported (supported: ${Object.keys(ACTIVATIONS).join(', ')})`,
+    );
   }
   return name;
 }
@@ -70,16 +78,36 @@ function labelsOf(config) {
 const ARCHITECTURES = {
   bert(fn, c, head, KIND) {
     if ((c.position_embedding_type ?? 'absolute') !== 'absolute') {
-      throw rangeError(fn, `config.json: position_embedding_type '${c.position_embedding_type}' is not supported (only 'absolute')`);
+      throw rangeError(
+        fn,
+        `config.json: position_embedding_type '${c.position_embedding_type}' is not supported (only 'absolute')`,
+      );
     }
     const d = int(fn, c, 'hidden_size');
     const descriptor = {
-      vocabSize: int(fn, c, 'vocab_size'), maxPositions: int(fn, c, 'max_position_embeddings'), typeVocabSize: int(fn, c, 'type_vocab_size', 2),
-      dModel: d, numHeads: int(fn, c, 'num_attention_heads'), numKvHeads: int(fn, c, 'num_attention_heads'),
+      vocabSize: int(fn, c, 'vocab_size'),
+      maxPositions: int(fn, c, 'max_position_embeddings'),
+      typeVocabSize: int(fn, c, 'type_vocab_size', 2),
+      dModel: d,
+      numHeads: int(fn, c, 'num_attention_heads'),
+      numKvHeads: int(fn, c, 'num_attention_heads'),
       headDim: headDimOf(fn, {}, d, int(fn, c, 'num_attention_heads')),
-      numLayers: int(fn, c, 'num_hidden_layers'), dFF: int(fn, c, 'intermediate_size'), activation: activation(fn, c, 'hidden_act', 'gelu'),
-      contextLength: int(fn, c, 'max_position_embeddings'), normEps: positiveFloat(fn, c, 'layer_norm_eps', 1e-12), norm: 'layer', preNorm: false, embeddingNorm: true, finalNorm: false, causal: false,
-      qkvBias: true, outBias: true, mlpBias: true, lmHead: head === 'masked-lm', lmTransform: true, lmBias: true,
+      numLayers: int(fn, c, 'num_hidden_layers'),
+      dFF: int(fn, c, 'intermediate_size'),
+      activation: activation(fn, c, 'hidden_act', 'gelu'),
+      contextLength: int(fn, c, 'max_position_embeddings'),
+      normEps: positiveFloat(fn, c, 'layer_norm_eps', 1e-12),
+      norm: 'layer',
+      preNorm: false,
+      embeddingNorm: true,
+      finalNorm: false,
+      causal: false,
+      qkvBias: true,
+      outBias: true,
+      mlpBias: true,
+      lmHead: head === 'masked-lm',
+      lmTransform: true,
+      lmBias: true,
       lmActivation: activation(fn, c, 'hidden_act', 'gelu'),
     };
     const layer = (l, rest) => `encoder.layer.${l}.${rest}`;
@@ -111,21 +139,49 @@ const ARCHITECTURES = {
       [KIND.lmTransformBias]: () => ({ ...plain('cls.predictions.transform.dense.bias'), unprefixed: true }),
       [KIND.lmNormWeight]: () => ({ ...normOf('cls.predictions.transform.LayerNorm', 'weight'), unprefixed: true }),
       [KIND.lmNormBias]: () => ({ ...normOf('cls.predictions.transform.LayerNorm', 'bias'), unprefixed: true }),
-      [KIND.lmDecoder]: () => ({ ...linear('embeddings.word_embeddings.weight'), tied: 'cls.predictions.decoder.weight' }),
+      [KIND.lmDecoder]: () => ({
+        ...linear('embeddings.word_embeddings.weight'),
+        tied: 'cls.predictions.decoder.weight',
+      }),
       [KIND.lmBias]: () => ({ ...plain('cls.predictions.bias', ['cls.predictions.decoder.bias']), unprefixed: true }),
     };
-    const classifier = { pool: 'first', layers: [{ name: 'pooler.dense', activation: 'tanh' }, { name: 'classifier', unprefixed: true }] };
+    const classifier = {
+      pool: 'first',
+      layers: [
+        { name: 'pooler.dense', activation: 'tanh' },
+        { name: 'classifier', unprefixed: true },
+      ],
+    };
     return { descriptor, names, classifier };
   },
 
   distilbert(fn, c, head, KIND) {
     const d = int(fn, c, 'dim');
     const descriptor = {
-      vocabSize: int(fn, c, 'vocab_size'), maxPositions: int(fn, c, 'max_position_embeddings'), typeVocabSize: 0,
-      dModel: d, numHeads: int(fn, c, 'n_heads'), numKvHeads: int(fn, c, 'n_heads'), headDim: headDimOf(fn, {}, d, int(fn, c, 'n_heads')), numLayers: int(fn, c, 'n_layers'),
-      dFF: int(fn, c, 'hidden_dim'), activation: activation(fn, c, 'activation', 'gelu'), normEps: 1e-12, norm: 'layer', contextLength: int(fn, c, 'max_position_embeddings'),
-      preNorm: false, embeddingNorm: true, finalNorm: false, causal: false, qkvBias: true, outBias: true, mlpBias: true,
-      lmHead: head === 'masked-lm', lmTransform: true, lmBias: true, lmActivation: activation(fn, c, 'activation', 'gelu'),
+      vocabSize: int(fn, c, 'vocab_size'),
+      maxPositions: int(fn, c, 'max_position_embeddings'),
+      typeVocabSize: 0,
+      dModel: d,
+      numHeads: int(fn, c, 'n_heads'),
+      numKvHeads: int(fn, c, 'n_heads'),
+      headDim: headDimOf(fn, {}, d, int(fn, c, 'n_heads')),
+      numLayers: int(fn, c, 'n_layers'),
+      dFF: int(fn, c, 'hidden_dim'),
+      activation: activation(fn, c, 'activation', 'gelu'),
+      normEps: 1e-12,
+      norm: 'layer',
+      contextLength: int(fn, c, 'max_position_embeddings'),
+      preNorm: false,
+      embeddingNorm: true,
+      finalNorm: false,
+      causal: false,
+      qkvBias: true,
+      outBias: true,
+      mlpBias: true,
+      lmHead: head === 'masked-lm',
+      lmTransform: true,
+      lmBias: true,
+      lmActivation: activation(fn, c, 'activation', 'gelu'),
     };
     const layer = (l, rest) => `transformer.layer.${l}.${rest}`;
     const lin = (l, n) => ({ w: () => linear(layer(l, `${n}.weight`)), b: () => plain(layer(l, `${n}.bias`)) });
@@ -158,7 +214,13 @@ const ARCHITECTURES = {
       [KIND.lmDecoder]: () => ({ ...linear('embeddings.word_embeddings.weight'), tied: 'vocab_projector.weight' }),
       [KIND.lmBias]: () => ({ ...plain('vocab_projector.bias'), unprefixed: true }),
     };
-    const classifier = { pool: 'first', layers: [{ name: 'pre_classifier', activation: 'relu', unprefixed: true }, { name: 'classifier', unprefixed: true }] };
+    const classifier = {
+      pool: 'first',
+      layers: [
+        { name: 'pre_classifier', activation: 'relu', unprefixed: true },
+        { name: 'classifier', unprefixed: true },
+      ],
+    };
     return { descriptor, names, classifier };
   },
 
@@ -169,11 +231,30 @@ const ARCHITECTURES = {
     if (c.scale_attn_weights === false) throw rangeError(fn, 'config.json: scale_attn_weights false is not supported');
     const d = int(fn, c, 'n_embd');
     const descriptor = {
-      vocabSize: int(fn, c, 'vocab_size'), maxPositions: int(fn, c, 'n_positions'), typeVocabSize: 0, dModel: d,
-      numHeads: int(fn, c, 'n_head'), numKvHeads: int(fn, c, 'n_head'), headDim: headDimOf(fn, {}, d, int(fn, c, 'n_head')), numLayers: int(fn, c, 'n_layer'),
-      dFF: int(fn, c, 'n_inner', 4 * d), activation: activation(fn, c, 'activation_function', 'gelu_new'),
-      normEps: positiveFloat(fn, c, 'layer_norm_epsilon', 1e-5), norm: 'layer', contextLength: int(fn, c, 'n_positions'), preNorm: true, embeddingNorm: false, finalNorm: true, causal: true,
-      qkvBias: true, outBias: true, mlpBias: true, lmHead: head === 'causal-lm', lmTransform: false, lmBias: false, lmActivation: 'gelu',
+      vocabSize: int(fn, c, 'vocab_size'),
+      maxPositions: int(fn, c, 'n_positions'),
+      typeVocabSize: 0,
+      dModel: d,
+      numHeads: int(fn, c, 'n_head'),
+      numKvHeads: int(fn, c, 'n_head'),
+      headDim: headDimOf(fn, {}, d, int(fn, c, 'n_head')),
+      numLayers: int(fn, c, 'n_layer'),
+      dFF: int(fn, c, 'n_inner', 4 * d),
+      activation: activation(fn, c, 'activation_function', 'gelu_new'),
+      normEps: positiveFloat(fn, c, 'layer_norm_epsilon', 1e-5),
+      norm: 'layer',
+      contextLength: int(fn, c, 'n_positions'),
+      preNorm: true,
+      embeddingNorm: false,
+      finalNorm: true,
+      causal: true,
+      qkvBias: true,
+      outBias: true,
+      mlpBias: true,
+      lmHead: head === 'causal-lm',
+      lmTransform: false,
+      lmBias: false,
+      lmActivation: 'gelu',
     };
     const h = (l, rest) => `h.${l}.${rest}`;
     const names = {
@@ -212,8 +293,16 @@ const ARCHITECTURES = {
 ARCHITECTURES.roberta = function roberta(fn, c, head, KIND) {
   const base = ARCHITECTURES.bert(fn, { type_vocab_size: 1, ...c }, head, KIND);
   const pad = c.pad_token_id ?? 1;
-  if (!Number.isInteger(pad) || pad < 0) throw rangeError(fn, `config.json: pad_token_id must be a non-negative integer, got ${JSON.stringify(c.pad_token_id)}`);
-  const descriptor = { ...base.descriptor, positionOffset: pad + 1, contextLength: Math.max(0, base.descriptor.maxPositions - pad - 1) };
+  if (!Number.isInteger(pad) || pad < 0)
+    throw rangeError(
+      fn,
+      `config.json: pad_token_id must be a non-negative integer, got ${JSON.stringify(c.pad_token_id)}`,
+    );
+  const descriptor = {
+    ...base.descriptor,
+    positionOffset: pad + 1,
+    contextLength: Math.max(0, base.descriptor.maxPositions - pad - 1),
+  };
   const names = {
     ...base.names,
     prefixes: ['roberta.', ''],
@@ -224,7 +313,13 @@ ARCHITECTURES.roberta = function roberta(fn, c, head, KIND) {
     [KIND.lmDecoder]: () => ({ ...linear('embeddings.word_embeddings.weight'), tied: 'lm_head.decoder.weight' }),
     [KIND.lmBias]: () => ({ ...plain('lm_head.bias', ['lm_head.decoder.bias']), unprefixed: true }),
   };
-  const classifier = { pool: 'first', layers: [{ name: 'classifier.dense', activation: 'tanh', unprefixed: true }, { name: 'classifier.out_proj', unprefixed: true }] };
+  const classifier = {
+    pool: 'first',
+    layers: [
+      { name: 'classifier.dense', activation: 'tanh', unprefixed: true },
+      { name: 'classifier.out_proj', unprefixed: true },
+    ],
+  };
   return { descriptor, names, classifier };
 };
 
@@ -244,7 +339,8 @@ function ropeScalingOf(fn, c, rotaryDim) {
   if (type === 'default') return null;
   const positive = (key, fallback, from = rs) => {
     const x = from[key] ?? fallback;
-    if (typeof x !== 'number' || !(x > 0) || !Number.isFinite(x) || x > 3.4e38) throw bad(`${key} must be a positive number, got ${JSON.stringify(from[key])}`);
+    if (typeof x !== 'number' || !(x > 0) || !Number.isFinite(x) || x > 3.4e38)
+      throw bad(`${key} must be a positive number, got ${JSON.stringify(from[key])}`);
     return x;
   };
   const integer = (x, key) => {
@@ -253,7 +349,13 @@ function ropeScalingOf(fn, c, rotaryDim) {
   };
   if (type === 'linear') return { type, factor: positive('factor') };
   if (type === 'llama3') {
-    const s = { type, factor: positive('factor'), lowFreqFactor: positive('low_freq_factor'), highFreqFactor: positive('high_freq_factor'), originalMax: positive('original_max_position_embeddings') };
+    const s = {
+      type,
+      factor: positive('factor'),
+      lowFreqFactor: positive('low_freq_factor'),
+      highFreqFactor: positive('high_freq_factor'),
+      originalMax: positive('original_max_position_embeddings'),
+    };
     integer(s.originalMax, 'original_max_position_embeddings');
     if (!(s.highFreqFactor > s.lowFreqFactor)) throw bad('high_freq_factor must exceed low_freq_factor');
     return s;
@@ -263,15 +365,28 @@ function ropeScalingOf(fn, c, rotaryDim) {
     // original_max_position_embeddings when it has one (Phi-3), and then the factor is
     // max_position_embeddings over it; attention_factor defaults to √(1 + ln factor / ln original).
     const top = c.original_max_position_embeddings != null;
-    const originalMax = integer(top ? positive('original_max_position_embeddings', undefined, c) : positive('original_max_position_embeddings', c.max_position_embeddings), 'original_max_position_embeddings');
+    const originalMax = integer(
+      top
+        ? positive('original_max_position_embeddings', undefined, c)
+        : positive('original_max_position_embeddings', c.max_position_embeddings),
+      'original_max_position_embeddings',
+    );
     // (4.x: max_position_embeddings / the top-level original context; 5: rope_parameters'
     // factor when it has one, else that same ratio.)
     const ratio = positive('max_position_embeddings', 4096, c) / originalMax;
     const factor = top || rs.factor == null ? ratio : positive('factor');
-    const attentionFactor = rs.attention_factor != null ? positive('attention_factor') : factor <= 1 ? 1 : Math.sqrt(1 + Math.log(factor) / Math.log(originalMax));
+    const attentionFactor =
+      rs.attention_factor != null
+        ? positive('attention_factor')
+        : factor <= 1
+          ? 1
+          : Math.sqrt(1 + Math.log(factor) / Math.log(originalMax));
     const list = (key) => {
       const x = rs[key];
-      if (!Array.isArray(x) || x.length !== rotaryDim / 2) throw bad(`${key} must be a list of ${rotaryDim / 2} numbers (one per rotated pair), got ${Array.isArray(x) ? `${x.length}` : JSON.stringify(x)}`);
+      if (!Array.isArray(x) || x.length !== rotaryDim / 2)
+        throw bad(
+          `${key} must be a list of ${rotaryDim / 2} numbers (one per rotated pair), got ${Array.isArray(x) ? `${x.length}` : JSON.stringify(x)}`,
+        );
       return x.map((v, i) => positive(i, undefined, x));
     };
     return { type, originalMax, attentionFactor, shortFactors: list('short_factor'), longFactors: list('long_factor') };
@@ -292,8 +407,15 @@ function windowOf(fn, c, key = 'sliding_window') {
 // family's default pattern when absent): the window on sliding layers, 0 on full ones.
 function layerWindowsOf(fn, c, layers, window, defaultTypes) {
   const types = c.layer_types ?? defaultTypes;
-  if (!Array.isArray(types) || types.length !== layers || types.some((t) => t !== 'sliding_attention' && t !== 'full_attention')) {
-    throw rangeError(fn, `config.json: layer_types must list 'sliding_attention' or 'full_attention' for each of the ${layers} layers, got ${JSON.stringify(c.layer_types).slice(0, 200)}`);
+  if (
+    !Array.isArray(types) ||
+    types.length !== layers ||
+    types.some((t) => t !== 'sliding_attention' && t !== 'full_attention')
+  ) {
+    throw rangeError(
+      fn,
+      `config.json: layer_types must list 'sliding_attention' or 'full_attention' for each of the ${layers} layers, got ${JSON.stringify(c.layer_types).slice(0, 200)}`,
+    );
   }
   return types.map((t) => (t === 'sliding_attention' ? window : 0));
 }
@@ -308,27 +430,63 @@ function decoder(fn, c, head, KIND, family) {
   const d = int(fn, c, 'hidden_size');
   const heads = int(fn, c, 'num_attention_heads');
   const kvHeads = int(fn, c, 'num_key_value_heads', heads);
-  if (heads % kvHeads !== 0) throw rangeError(fn, `config.json: num_attention_heads ${heads} must be a multiple of num_key_value_heads ${kvHeads}`);
-  if (c.pretraining_tp != null && c.pretraining_tp !== 1) throw rangeError(fn, 'config.json: pretraining_tp other than 1 is not supported');
+  if (heads % kvHeads !== 0)
+    throw rangeError(
+      fn,
+      `config.json: num_attention_heads ${heads} must be a multiple of num_key_value_heads ${kvHeads}`,
+    );
+  if (c.pretraining_tp != null && c.pretraining_tp !== 1)
+    throw rangeError(fn, 'config.json: pretraining_tp other than 1 is not supported');
   const headDim = headDimOf(fn, c, d, heads, family.headDimFallback);
   const layers = int(fn, c, 'num_hidden_layers');
   const partial = c.partial_rotary_factor ?? 1;
-  if (typeof partial !== 'number' || !(partial > 0 && partial <= 1)) throw rangeError(fn, `config.json: partial_rotary_factor must be in (0, 1], got ${JSON.stringify(partial)}`);
+  if (typeof partial !== 'number' || !(partial > 0 && partial <= 1))
+    throw rangeError(fn, `config.json: partial_rotary_factor must be in (0, 1], got ${JSON.stringify(partial)}`);
   const rotaryDim = Math.floor(headDim * partial);
   const descriptor = {
-    vocabSize: int(fn, c, 'vocab_size'), maxPositions: 0, typeVocabSize: 0, dModel: d, numHeads: heads, numKvHeads: kvHeads, headDim,
-    numLayers: layers, dFF: int(fn, c, 'intermediate_size'), activation: activation(fn, c, family.activationKey ?? 'hidden_act', family.activationFallback ?? 'silu'), gatedFfn: true,
-    norm: family.norm ?? 'rms', normEps: positiveFloat(fn, c, 'rms_norm_eps', 1e-6), contextLength: int(fn, c, 'max_position_embeddings', 2048),
-    rotaryDim, rotaryBase: positiveFloat(fn, c, 'rope_theta', 10000), rotaryInterleaved: false, ropeScaling: ropeScalingOf(fn, c, rotaryDim),
-    preNorm: true, postNorms: family.postNorms === true, embeddingNorm: false, finalNorm: true, causal: true,
-    qkvBias: family.qkvBias, outBias: family.outBias, qkNorm: family.qkNorm === true, mlpBias: family.mlpBias === true,
-    layerWindows: family.layerWindows(layers), localRotaryBase: family.localRotaryBase ?? 0,
-    attentionScale: family.attentionScale ?? 0, attentionSoftcap: family.attentionSoftcap ?? 0, finalSoftcap: family.finalSoftcap ?? 0,
+    vocabSize: int(fn, c, 'vocab_size'),
+    maxPositions: 0,
+    typeVocabSize: 0,
+    dModel: d,
+    numHeads: heads,
+    numKvHeads: kvHeads,
+    headDim,
+    numLayers: layers,
+    dFF: int(fn, c, 'intermediate_size'),
+    activation: activation(fn, c, family.activationKey ?? 'hidden_act', family.activationFallback ?? 'silu'),
+    gatedFfn: true,
+    norm: family.norm ?? 'rms',
+    normEps: positiveFloat(fn, c, 'rms_norm_eps', 1e-6),
+    contextLength: int(fn, c, 'max_position_embeddings', 2048),
+    rotaryDim,
+    rotaryBase: positiveFloat(fn, c, 'rope_theta', 10000),
+    rotaryInterleaved: false,
+    ropeScaling: ropeScalingOf(fn, c, rotaryDim),
+    preNorm: true,
+    postNorms: family.postNorms === true,
+    embeddingNorm: false,
+    finalNorm: true,
+    causal: true,
+    qkvBias: family.qkvBias,
+    outBias: family.outBias,
+    qkNorm: family.qkNorm === true,
+    mlpBias: family.mlpBias === true,
+    layerWindows: family.layerWindows(layers),
+    localRotaryBase: family.localRotaryBase ?? 0,
+    attentionScale: family.attentionScale ?? 0,
+    attentionSoftcap: family.attentionSoftcap ?? 0,
+    finalSoftcap: family.finalSoftcap ?? 0,
     embeddingMultiplier: family.embeddingMultiplier ?? 1,
-    lmHead: head === 'causal-lm', lmTransform: false, lmBias: false, lmActivation: 'gelu',
+    lmHead: head === 'causal-lm',
+    lmTransform: false,
+    lmBias: false,
+    lmActivation: 'gelu',
   };
   const layer = (l, rest) => `layers.${l}.${rest}`;
-  const proj = (l, part, n) => ({ w: () => linear(layer(l, `${part}.${n}.weight`)), b: () => plain(layer(l, `${part}.${n}.bias`)) });
+  const proj = (l, part, n) => ({
+    w: () => linear(layer(l, `${part}.${n}.weight`)),
+    b: () => plain(layer(l, `${part}.${n}.bias`)),
+  });
   const names = {
     prefixes: family.prefixes ?? ['model.', ''],
     [KIND.wordEmbeddings]: () => plain('embed_tokens.weight'),
@@ -350,17 +508,21 @@ function decoder(fn, c, head, KIND, family) {
     [KIND.finalNormWeight]: () => plain('norm.weight'),
     // lm_head.weight, or the embeddings when tie_word_embeddings (SmolLM, Qwen2.5-0.5B, Gemma) leaves it out.
     [KIND.lmDecoder]: () => ({ ...linear('embed_tokens.weight'), tied: 'lm_head.weight' }),
-    ...(descriptor.qkNorm ? {
-      [KIND.queryNormWeight]: (l) => plain(layer(l, 'self_attn.q_norm.weight')),
-      [KIND.keyNormWeight]: (l) => plain(layer(l, 'self_attn.k_norm.weight')),
-    } : {}),
+    ...(descriptor.qkNorm
+      ? {
+          [KIND.queryNormWeight]: (l) => plain(layer(l, 'self_attn.q_norm.weight')),
+          [KIND.keyNormWeight]: (l) => plain(layer(l, 'self_attn.k_norm.weight')),
+        }
+      : {}),
     // Llama's post_attention_layernorm is the norm before the FFN; a sandwich (Gemma) names
     // that one pre_feedforward_layernorm and puts post_attention_layernorm on the attention's output.
-    ...(descriptor.postNorms ? {
-      [KIND.norm2Weight]: (l) => plain(layer(l, 'pre_feedforward_layernorm.weight')),
-      [KIND.postAttentionNormWeight]: (l) => plain(layer(l, 'post_attention_layernorm.weight')),
-      [KIND.postFfnNormWeight]: (l) => plain(layer(l, 'post_feedforward_layernorm.weight')),
-    } : {}),
+    ...(descriptor.postNorms
+      ? {
+          [KIND.norm2Weight]: (l) => plain(layer(l, 'pre_feedforward_layernorm.weight')),
+          [KIND.postAttentionNormWeight]: (l) => plain(layer(l, 'post_attention_layernorm.weight')),
+          [KIND.postFfnNormWeight]: (l) => plain(layer(l, 'post_feedforward_layernorm.weight')),
+        }
+      : {}),
     ...(family.names?.(layer, { d, heads, kvHeads, headDim, f: descriptor.dFF }) ?? {}),
   };
   const classifier = { pool: 'last', layers: [{ name: 'score', unprefixed: true, noBias: true }] };
@@ -368,39 +530,54 @@ function decoder(fn, c, head, KIND, family) {
 }
 
 // Llama (modeling_llama.py): attention_bias covers q, k, v and o; mlp_bias the FFN.
-ARCHITECTURES.llama = (fn, c, head, KIND) => decoder(fn, c, head, KIND, {
-  qkvBias: c.attention_bias === true, outBias: c.attention_bias === true, mlpBias: c.mlp_bias === true,
-  layerWindows: (layers) => Array(layers).fill(0),
-});
+ARCHITECTURES.llama = (fn, c, head, KIND) =>
+  decoder(fn, c, head, KIND, {
+    qkvBias: c.attention_bias === true,
+    outBias: c.attention_bias === true,
+    mlpBias: c.mlp_bias === true,
+    layerWindows: (layers) => Array(layers).fill(0),
+  });
 
 // Mistral (modeling_mistral.py): Llama's layers with a sliding window on every layer, query i
 // attending to keys j with i - sliding_window < j <= i (masking_utils' sliding_window_overlay).
-ARCHITECTURES.mistral = (fn, c, head, KIND) => decoder(fn, c, head, KIND, {
-  qkvBias: false, outBias: false, layerWindows: (layers) => Array(layers).fill(windowOf(fn, c)),
-});
+ARCHITECTURES.mistral = (fn, c, head, KIND) =>
+  decoder(fn, c, head, KIND, {
+    qkvBias: false,
+    outBias: false,
+    layerWindows: (layers) => Array(layers).fill(windowOf(fn, c)),
+  });
 
 // Qwen2/Qwen2.5 (modeling_qwen2.py): biases on q, k and v, none on o. The window applies only
 // with use_sliding_window, and then on the layers layer_types marks (default: from
 // max_window_layers on).
-ARCHITECTURES.qwen2 = (fn, c, head, KIND) => decoder(fn, c, head, KIND, {
-  qkvBias: true, outBias: false, layerWindows: qwenWindows(fn, c),
-});
+ARCHITECTURES.qwen2 = (fn, c, head, KIND) =>
+  decoder(fn, c, head, KIND, {
+    qkvBias: true,
+    outBias: false,
+    layerWindows: qwenWindows(fn, c),
+  });
 
 function qwenWindows(fn, c) {
   return (layers) => {
     const window = c.use_sliding_window === true ? windowOf(fn, c) : 0;
     const first = int(fn, c, 'max_window_layers', layers, 0);
-    const types = Array.from({ length: layers }, (_, i) => (window > 0 && i >= first ? 'sliding_attention' : 'full_attention'));
+    const types = Array.from({ length: layers }, (_, i) =>
+      window > 0 && i >= first ? 'sliding_attention' : 'full_attention',
+    );
     return layerWindowsOf(fn, window > 0 ? c : { ...c, layer_types: undefined }, layers, window, types);
   };
 }
 
 // Qwen3 (modeling_qwen3.py): attention_bias on all four projections (false in every release),
 // an RMS norm over each query and key head before RoPE, head_dim of its own (default 128).
-ARCHITECTURES.qwen3 = (fn, c, head, KIND) => decoder(fn, c, head, KIND, {
-  qkvBias: c.attention_bias === true, outBias: c.attention_bias === true, qkNorm: true, headDimFallback: 128,
-  layerWindows: qwenWindows(fn, c),
-});
+ARCHITECTURES.qwen3 = (fn, c, head, KIND) =>
+  decoder(fn, c, head, KIND, {
+    qkvBias: c.attention_bias === true,
+    outBias: c.attention_bias === true,
+    qkNorm: true,
+    headDimFallback: 128,
+    layerWindows: qwenWindows(fn, c),
+  });
 
 // Gemma 2 (modeling_gemma2.py): RMS norms scaling by (1 + w), four per layer (a sandwich around
 // attention and the FFN), embeddings × √hidden_size (float32), scores × query_pre_attn_scalar^-½
@@ -410,19 +587,38 @@ function gemma(fn, c, extra) {
   const d = int(fn, c, 'hidden_size');
   const optionalCap = (key) => (c[key] == null ? 0 : positiveFloat(fn, c, key));
   return {
-    norm: 'rms+1', postNorms: true, qkvBias: c.attention_bias === true, outBias: c.attention_bias === true, headDimFallback: 256,
-    activationKey: 'hidden_activation', activationFallback: 'gelu_pytorch_tanh',
+    norm: 'rms+1',
+    postNorms: true,
+    qkvBias: c.attention_bias === true,
+    outBias: c.attention_bias === true,
+    headDimFallback: 256,
+    activationKey: 'hidden_activation',
+    activationFallback: 'gelu_pytorch_tanh',
     attentionScale: positiveFloat(fn, c, 'query_pre_attn_scalar', 256) ** -0.5,
-    attentionSoftcap: optionalCap('attn_logit_softcapping'), finalSoftcap: optionalCap('final_logit_softcapping'),
+    attentionSoftcap: optionalCap('attn_logit_softcapping'),
+    finalSoftcap: optionalCap('final_logit_softcapping'),
     embeddingMultiplier: Math.fround(Math.sqrt(d)),
     ...extra,
   };
 }
 
-ARCHITECTURES.gemma2 = (fn, c, head, KIND) => decoder(fn, c, head, KIND, gemma(fn, c, {
-  layerWindows: (layers) => layerWindowsOf(fn, c, layers, windowOf(fn, { sliding_window: 4096, ...c }),
-    Array.from({ length: layers }, (_, i) => ((i + 1) % 2 ? 'sliding_attention' : 'full_attention'))),
-}));
+ARCHITECTURES.gemma2 = (fn, c, head, KIND) =>
+  decoder(
+    fn,
+    c,
+    head,
+    KIND,
+    gemma(fn, c, {
+      layerWindows: (layers) =>
+        layerWindowsOf(
+          fn,
+          c,
+          layers,
+          windowOf(fn, { sliding_window: 4096, ...c }),
+          Array.from({ length: layers }, (_, i) => ((i + 1) % 2 ? 'sliding_attention' : 'full_attention')),
+        ),
+    }),
+  );
 
 // Gemma 3 text (modeling_gemma3.py, Gemma3ForCausalLM): Gemma 2's layers without the softcaps
 // (unless set) and with (1 + w) q/k norms; five sliding layers to each global one by default
@@ -430,11 +626,24 @@ ARCHITECTURES.gemma2 = (fn, c, head, KIND) => decoder(fn, c, head, KIND, gemma(f
 // ones by rope_theta with rope_scaling.
 ARCHITECTURES.gemma3_text = (fn, c, head, KIND) => {
   const pattern = int(fn, c, 'sliding_window_pattern', 6);
-  return decoder(fn, { ...c, rope_theta: c.rope_theta ?? 1000000 }, head, KIND, gemma(fn, c, {
-    qkNorm: true, localRotaryBase: positiveFloat(fn, c, 'rope_local_base_freq', 10000),
-    layerWindows: (layers) => layerWindowsOf(fn, c, layers, windowOf(fn, { sliding_window: 4096, ...c }),
-      Array.from({ length: layers }, (_, i) => ((i + 1) % pattern ? 'sliding_attention' : 'full_attention'))),
-  }));
+  return decoder(
+    fn,
+    { ...c, rope_theta: c.rope_theta ?? 1000000 },
+    head,
+    KIND,
+    gemma(fn, c, {
+      qkNorm: true,
+      localRotaryBase: positiveFloat(fn, c, 'rope_local_base_freq', 10000),
+      layerWindows: (layers) =>
+        layerWindowsOf(
+          fn,
+          c,
+          layers,
+          windowOf(fn, { sliding_window: 4096, ...c }),
+          Array.from({ length: layers }, (_, i) => ((i + 1) % pattern ? 'sliding_attention' : 'full_attention')),
+        ),
+    }),
+  );
 };
 
 // Gemma 3 4B and up (Gemma3ForConditionalGeneration, model_type 'gemma3'): the text model's
@@ -442,29 +651,40 @@ ARCHITECTURES.gemma3_text = (fn, c, head, KIND) => {
 // or model.language_model. (later); the vision tower is not read.
 ARCHITECTURES.gemma3 = (fn, c, head, KIND) => {
   const text = c.text_config;
-  if (text === null || typeof text !== 'object' || Array.isArray(text)) throw rangeError(fn, 'config.json: a gemma3 checkpoint must hold its text model in text_config');
-  const arch = ARCHITECTURES.gemma3_text(fn, withRopeParameters(fn, { tie_word_embeddings: c.tie_word_embeddings, ...text }), head, KIND);
+  if (text === null || typeof text !== 'object' || Array.isArray(text))
+    throw rangeError(fn, 'config.json: a gemma3 checkpoint must hold its text model in text_config');
+  const arch = ARCHITECTURES.gemma3_text(
+    fn,
+    withRopeParameters(fn, { tie_word_embeddings: c.tie_word_embeddings, ...text }),
+    head,
+    KIND,
+  );
   return { ...arch, names: { ...arch.names, prefixes: ['language_model.model.', 'model.language_model.'] } };
 };
 
 // Phi-3, Phi-3.5 and Phi-4-mini (modeling_phi3.py): Llama's layers with q, k and v fused in
 // qkv_proj (rows: q, then k, then v) and gate and up fused in gate_up_proj (gate first),
 // partial_rotary_factor, longrope scaling, and a window on every layer when sliding_window is set.
-ARCHITECTURES.phi3 = (fn, c, head, KIND) => decoder(fn, c, head, KIND, {
-  qkvBias: false, outBias: false, layerWindows: (layers) => Array(layers).fill(windowOf(fn, c)),
-  names: (layer, { heads, kvHeads, headDim, f }) => {
-    const q = heads * headDim, kv = kvHeads * headDim, total = q + 2 * kv;
-    const qkv = (l, offset) => linearPart(layer(l, 'self_attn.qkv_proj.weight'), [offset, total]);
-    const gateUp = (l, offset) => linearPart(layer(l, 'mlp.gate_up_proj.weight'), [offset, 2 * f]);
-    return {
-      [KIND.query]: (l) => qkv(l, 0),
-      [KIND.key]: (l) => qkv(l, q),
-      [KIND.value]: (l) => qkv(l, q + kv),
-      [KIND.gate]: (l) => gateUp(l, 0),
-      [KIND.up]: (l) => gateUp(l, f),
-    };
-  },
-});
+ARCHITECTURES.phi3 = (fn, c, head, KIND) =>
+  decoder(fn, c, head, KIND, {
+    qkvBias: false,
+    outBias: false,
+    layerWindows: (layers) => Array(layers).fill(windowOf(fn, c)),
+    names: (layer, { heads, kvHeads, headDim, f }) => {
+      const q = heads * headDim,
+        kv = kvHeads * headDim,
+        total = q + 2 * kv;
+      const qkv = (l, offset) => linearPart(layer(l, 'self_attn.qkv_proj.weight'), [offset, total]);
+      const gateUp = (l, offset) => linearPart(layer(l, 'mlp.gate_up_proj.weight'), [offset, 2 * f]);
+      return {
+        [KIND.query]: (l) => qkv(l, 0),
+        [KIND.key]: (l) => qkv(l, q),
+        [KIND.value]: (l) => qkv(l, q + kv),
+        [KIND.gate]: (l) => gateUp(l, 0),
+        [KIND.up]: (l) => gateUp(l, f),
+      };
+    },
+  });
 
 // transformers 5 writes RoPE as one rope_parameters object ({ rope_type, rope_theta, factor,
 // partial_rotary_factor, original_max_position_embeddings, … }), or one per layer type
@@ -474,16 +694,21 @@ ARCHITECTURES.phi3 = (fn, c, head, KIND) => decoder(fn, c, head, KIND, {
 function withRopeParameters(fn, c) {
   const rp = c.rope_parameters;
   if (rp == null) return c;
-  if (typeof rp !== 'object' || Array.isArray(rp)) throw rangeError(fn, `config.json: rope_parameters must be an object, got ${JSON.stringify(rp).slice(0, 200)}`);
+  if (typeof rp !== 'object' || Array.isArray(rp))
+    throw rangeError(fn, `config.json: rope_parameters must be an object, got ${JSON.stringify(rp).slice(0, 200)}`);
   const perType = Object.hasOwn(rp, 'full_attention') || Object.hasOwn(rp, 'sliding_attention');
-  const full = perType ? rp.full_attention ?? rp.sliding_attention : rp;
+  const full = perType ? (rp.full_attention ?? rp.sliding_attention) : rp;
   const sliding = perType ? rp.sliding_attention : null;
   const scaled = (p) => p != null && (p.rope_type ?? p.type ?? 'default') !== 'default';
-  if (scaled(sliding)) throw rangeError(fn, `config.json: rope_parameters.sliding_attention of type ${JSON.stringify(sliding.rope_type ?? sliding.type)} is not supported (sliding layers turn by their own base, unscaled)`);
+  if (scaled(sliding))
+    throw rangeError(
+      fn,
+      `config.json: rope_parameters.sliding_attention of type ${JSON.stringify(sliding.rope_type ?? sliding.type)} is not supported (sliding layers turn by their own base, unscaled)`,
+    );
   return {
     ...c,
     rope_theta: full?.rope_theta ?? c.rope_theta,
-    rope_scaling: scaled(full) ? full : c.rope_scaling ?? null,
+    rope_scaling: scaled(full) ? full : (c.rope_scaling ?? null),
     partial_rotary_factor: full?.partial_rotary_factor ?? c.partial_rotary_factor,
     rope_local_base_freq: sliding?.rope_theta ?? c.rope_local_base_freq,
   };
@@ -499,17 +724,37 @@ export const MODEL_TYPES = Object.freeze(Object.keys(ARCHITECTURES));
  * @returns {{ modelType: string, head: string, descriptor: object, names: object, classifier: object, labels: string[] | null }}
  */
 export function architectureOf(fn, config, headOption, KIND) {
-  if (config === null || typeof config !== 'object' || Array.isArray(config)) throw rangeError(fn, 'config.json must hold a JSON object');
+  if (config === null || typeof config !== 'object' || Array.isArray(config))
+    throw rangeError(fn, 'config.json must hold a JSON object');
   const modelType = config.model_type;
   if (!Object.hasOwn(ARCHITECTURES, modelType)) {
-    throw rangeError(fn, `config.json: model_type ${JSON.stringify(modelType)} is not supported (supported: ${MODEL_TYPES.join(', ')})`);
+    throw rangeError(
+      fn,
+      `config.json: model_type ${JSON.stringify(modelType)} is not supported (supported: ${MODEL_TYPES.join(', ')})`,
+    );
   }
   const head = headOption ?? headOf(config);
-  if (!HEADS.includes(head)) throw rangeError(fn, `options.head must be one of ${HEADS.join(', ')}, got ${JSON.stringify(head)}`);
+  if (!HEADS.includes(head))
+    throw rangeError(fn, `options.head must be one of ${HEADS.join(', ')}, got ${JSON.stringify(head)}`);
   const { descriptor, names, classifier } = ARCHITECTURES[modelType](fn, withRopeParameters(fn, config), head, KIND);
-  if (head === 'causal-lm' && !descriptor.causal) throw rangeError(fn, `a ${modelType} checkpoint has no causal-LM head`);
-  if (head === 'masked-lm' && descriptor.causal) throw rangeError(fn, `a ${modelType} checkpoint has no masked-LM head`);
-  if (descriptor.contextLength < 1) throw rangeError(fn, `config.json: max_position_embeddings ${config.max_position_embeddings} leaves no position for a token (pad_token_id ${config.pad_token_id} takes the first ${config.pad_token_id + 1})`);
-  if (!(descriptor.normEps > 0)) throw rangeError(fn, `config.json: the layer norm eps must be positive, got ${descriptor.normEps}`);
-  return { modelType, head, descriptor: Object.freeze(descriptor), names, classifier, untied: config.tie_word_embeddings === false, labels: head === 'sequence-classification' ? labelsOf(config) : null };
+  if (head === 'causal-lm' && !descriptor.causal)
+    throw rangeError(fn, `a ${modelType} checkpoint has no causal-LM head`);
+  if (head === 'masked-lm' && descriptor.causal)
+    throw rangeError(fn, `a ${modelType} checkpoint has no masked-LM head`);
+  if (descriptor.contextLength < 1)
+    throw rangeError(
+      fn,
+      `config.json: max_position_embeddings ${config.max_position_embeddings} leaves no position for a token (pad_token_id ${config.pad_token_id} takes the first ${config.pad_token_id + 1})`,
+    );
+  if (!(descriptor.normEps > 0))
+    throw rangeError(fn, `config.json: the layer norm eps must be positive, got ${descriptor.normEps}`);
+  return {
+    modelType,
+    head,
+    descriptor: Object.freeze(descriptor),
+    names,
+    classifier,
+    untied: config.tie_word_embeddings === false,
+    labels: head === 'sequence-classification' ? labelsOf(config) : null,
+  };
 }

@@ -14,16 +14,25 @@ import { renderBounded, GLOBAL_NAMES, TemplateRaised, TemplateLimit } from './te
 const SPECIAL_TOKENS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'];
 const SET_HERE = ['messages', 'add_generation_prompt', 'tools', 'documents', ...GLOBAL_NAMES];
 /** applyChatTemplate's options; generate({ messages }) takes the last four too. */
-export const CHAT_OPTIONS = ['addGenerationPrompt', 'tokenize', 'chatTemplate', 'tools', 'documents', 'templateVariables'];
-const MAX_DEPTH = 32;  // how deep a message's values may nest
+export const CHAT_OPTIONS = [
+  'addGenerationPrompt',
+  'tokenize',
+  'chatTemplate',
+  'tools',
+  'documents',
+  'templateVariables',
+];
+const MAX_DEPTH = 32; // how deep a message's values may nest
 
-let library = null;  // Promise of the @huggingface/jinja module
+let library = null; // Promise of the @huggingface/jinja module
 
 function loadLibrary() {
-  library ??= importDependency(() => import('@huggingface/jinja'), '@huggingface/jinja/dist/index.js').catch((error) => {
-    library = null;  // a later load may try again
-    throw error;
-  });
+  library ??= importDependency(() => import('@huggingface/jinja'), '@huggingface/jinja/dist/index.js').catch(
+    (error) => {
+      library = null; // a later load may try again
+      throw error;
+    },
+  );
   return library;
 }
 
@@ -37,7 +46,8 @@ function tokenText(value) {
 // chat_template as the file holds it → Map name → template text ('default' for one template).
 function templatesOf(fn, value, where) {
   if (typeof value === 'string') return new Map([['default', value]]);
-  if (!Array.isArray(value)) throw rangeError(fn, `${where} must be a string or a list of { name, template }, got ${describe(value)}`);
+  if (!Array.isArray(value))
+    throw rangeError(fn, `${where} must be a string or a list of { name, template }, got ${describe(value)}`);
   const templates = new Map();
   value.forEach((entry, i) => {
     if (typeof entry?.name !== 'string' || typeof entry?.template !== 'string') {
@@ -56,14 +66,18 @@ function templatesOf(fn, value, where) {
 export async function loadChatTemplates(fn, tokenizerConfig, override) {
   const value = override ?? tokenizerConfig.chat_template;
   if (value === undefined || value === null) return null;
-  const templates = templatesOf(fn, value, override === undefined ? "tokenizer_config.json's chat_template" : 'options.chatTemplate');
+  const templates = templatesOf(
+    fn,
+    value,
+    override === undefined ? "tokenizer_config.json's chat_template" : 'options.chatTemplate',
+  );
   const special = {};
   for (const key of SPECIAL_TOKENS) {
     const text = tokenText(tokenizerConfig[key]);
     if (text !== null) special[key] = text;
   }
   let jinja = null;
-  let failure = null;  // a page that cannot import the library still loads the model
+  let failure = null; // a page that cannot import the library still loads the model
   try {
     jinja = await loadLibrary();
   } catch (error) {
@@ -80,17 +94,28 @@ function plainCopy(fn, where, value, depth = 0) {
   if (depth >= MAX_DEPTH) throw typeError(fn, `${where} nests more than ${MAX_DEPTH} levels deep`);
   if (Array.isArray(value)) return value.map((item, i) => plainCopy(fn, `${where}[${i}]`, item, depth + 1));
   if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plainCopy(fn, `${where}.${key}`, item, depth + 1)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, plainCopy(fn, `${where}.${key}`, item, depth + 1)]),
+    );
   }
-  throw typeError(fn, `${where} must hold JSON-like values (strings, finite numbers, booleans, null, arrays, plain objects), got ${describe(value)}`);
+  throw typeError(
+    fn,
+    `${where} must hold JSON-like values (strings, finite numbers, booleans, null, arrays, plain objects), got ${describe(value)}`,
+  );
 }
 
 function checkMessages(fn, messages) {
-  if (!Array.isArray(messages) || messages.length === 0) throw typeError(fn, `messages must be a non-empty array of { role, content }, got ${describe(messages)}`);
+  if (!Array.isArray(messages) || messages.length === 0)
+    throw typeError(fn, `messages must be a non-empty array of { role, content }, got ${describe(messages)}`);
   return messages.map((message, i) => {
-    if (message === null || typeof message !== 'object' || Array.isArray(message)) throw typeError(fn, `messages[${i}] must be an object { role, content }, got ${describe(message)}`);
+    if (message === null || typeof message !== 'object' || Array.isArray(message))
+      throw typeError(fn, `messages[${i}] must be an object { role, content }, got ${describe(message)}`);
     const copy = plainCopy(fn, `messages[${i}]`, message);
-    if (typeof copy.role !== 'string') throw typeError(fn, `messages[${i}].role must be a string ('system', 'user', 'assistant', …), got ${describe(copy.role)}`);
+    if (typeof copy.role !== 'string')
+      throw typeError(
+        fn,
+        `messages[${i}].role must be a string ('system', 'user', 'assistant', …), got ${describe(copy.role)}`,
+      );
     return copy;
   });
 }
@@ -100,7 +125,7 @@ export class ChatTemplates {
   #special;
   #jinja;
   #failure;
-  #parsed = new Map();  // name → the parsed template
+  #parsed = new Map(); // name → the parsed template
 
   /** Use loadChatTemplates(). */
   constructor(templates, special, jinja, failure) {
@@ -135,8 +160,10 @@ export class ChatTemplates {
     try {
       return renderBounded(this.#jinja, parsed, variables);
     } catch (error) {
-      if (error instanceof TemplateRaised) throw rangeError(fn, `the chat template '${name}' raised an exception: ${error.message}`);
-      if (error instanceof TemplateLimit) throw rangeError(fn, `the chat template '${name}' was stopped: ${error.message}`);
+      if (error instanceof TemplateRaised)
+        throw rangeError(fn, `the chat template '${name}' raised an exception: ${error.message}`);
+      if (error instanceof TemplateLimit)
+        throw rangeError(fn, `the chat template '${name}' was stopped: ${error.message}`);
       throw rangeError(fn, `the chat template '${name}' failed: ${error.message}`, { cause: error });
     }
   }
@@ -144,11 +171,18 @@ export class ChatTemplates {
   #callerVariables(fn, templateVariables) {
     if (templateVariables === undefined) return {};
     if (templateVariables === null || typeof templateVariables !== 'object' || Array.isArray(templateVariables)) {
-      throw typeError(fn, `options.templateVariables must be an object of the template's variables, got ${describe(templateVariables)}`);
+      throw typeError(
+        fn,
+        `options.templateVariables must be an object of the template's variables, got ${describe(templateVariables)}`,
+      );
     }
     const copy = plainCopy(fn, 'options.templateVariables', templateVariables);
     const taken = Object.keys(copy).find((key) => SET_HERE.includes(key));
-    if (taken) throw typeError(fn, `options.templateVariables.${taken} is set by applyChatTemplate itself (${SET_HERE.slice(0, 4).join(', ')} and the template's globals)`);
+    if (taken)
+      throw typeError(
+        fn,
+        `options.templateVariables.${taken} is set by applyChatTemplate itself (${SET_HERE.slice(0, 4).join(', ')} and the template's globals)`,
+      );
     return copy;
   }
 
@@ -156,18 +190,29 @@ export class ChatTemplates {
   // template; else 'default'.
   #choose(fn, chatTemplate, withTools) {
     if (chatTemplate !== undefined) {
-      if (typeof chatTemplate !== 'string') throw typeError(fn, `options.chatTemplate must be a template's name, got ${describe(chatTemplate)}`);
-      if (!this.#templates.has(chatTemplate)) throw rangeError(fn, `options.chatTemplate '${chatTemplate}' is not one of this checkpoint's templates (${[...this.#templates.keys()].join(', ')})`);
+      if (typeof chatTemplate !== 'string')
+        throw typeError(fn, `options.chatTemplate must be a template's name, got ${describe(chatTemplate)}`);
+      if (!this.#templates.has(chatTemplate))
+        throw rangeError(
+          fn,
+          `options.chatTemplate '${chatTemplate}' is not one of this checkpoint's templates (${[...this.#templates.keys()].join(', ')})`,
+        );
       return chatTemplate;
     }
     if (withTools && this.#templates.has('tool_use')) return 'tool_use';
     if (this.#templates.has('default')) return 'default';
-    throw rangeError(fn, `this checkpoint has several chat templates and none is 'default': choose one with options.chatTemplate (${[...this.#templates.keys()].join(', ')})`);
+    throw rangeError(
+      fn,
+      `this checkpoint has several chat templates and none is 'default': choose one with options.chatTemplate (${[...this.#templates.keys()].join(', ')})`,
+    );
   }
 
   #parse(fn, name) {
     if (this.#jinja === null) {
-      throw typeError(fn, `could not import the chat template library @huggingface/jinja (${this.#failure.message}); a page without a bundler maps it with an import map (see the README)`);
+      throw typeError(
+        fn,
+        `could not import the chat template library @huggingface/jinja (${this.#failure.message}); a page without a bundler maps it with an import map (see the README)`,
+      );
     }
     if (!this.#parsed.has(name)) {
       try {
@@ -191,9 +236,14 @@ export function applyChatTemplate(fn, chat, tokenizer, messages, options = {}) {
     if (typeof value !== 'boolean') throw typeError(fn, `options.${key} must be a boolean, got ${describe(value)}`);
   }
   for (const [key, value] of Object.entries({ tools, documents })) {
-    if (value !== undefined && !Array.isArray(value)) throw typeError(fn, `options.${key} must be an array, got ${describe(value)}`);
+    if (value !== undefined && !Array.isArray(value))
+      throw typeError(fn, `options.${key} must be an array, got ${describe(value)}`);
   }
-  if (chat === null) throw rangeError(fn, "this checkpoint has no chat template (tokenizer_config.json has no chat_template); give one with loadModel's chatTemplate option");
+  if (chat === null)
+    throw rangeError(
+      fn,
+      "this checkpoint has no chat template (tokenizer_config.json has no chat_template); give one with loadModel's chatTemplate option",
+    );
   const text = chat.render(fn, messages, { addGenerationPrompt, chatTemplate, tools, documents, templateVariables });
   return tokenize ? tokenizer.encode(text, { addSpecialTokens: false }).ids : text;
 }

@@ -18,7 +18,9 @@ export async function importDependency(byName, file) {
     for (const path of installed ? beside : beside.slice().reverse()) {
       try {
         return await import(/* @vite-ignore */ /* webpackIgnore: true */ new URL(path, import.meta.url).href);
-      } catch { /* the next place */ }
+      } catch {
+        /* the next place */
+      }
     }
     throw error;
   }

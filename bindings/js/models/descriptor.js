@@ -9,7 +9,13 @@ import { HeapScope } from '../heap.js';
 import { formatBytes } from '../memory.js';
 
 // Hugging Face activation names → the runner's (src/block.h Activation).
-export const ACTIVATIONS = { relu: 'kRelu', gelu: 'kGelu', gelu_new: 'kGeluTanh', gelu_pytorch_tanh: 'kGeluTanh', silu: 'kSilu' };
+export const ACTIVATIONS = {
+  relu: 'kRelu',
+  gelu: 'kGelu',
+  gelu_new: 'kGeluTanh',
+  gelu_pytorch_tanh: 'kGeluTanh',
+  silu: 'kSilu',
+};
 // rope_scaling types → the runner's (src/model/self_attention.h RopeScaling).
 export const ROPE_SCALINGS = { none: 'kNone', linear: 'kLinear', llama3: 'kLlama3', longrope: 'kLongRope' };
 // The descriptor's norm → the runner's (src/model/descriptor.h NormKind): a layer norm, an
@@ -65,12 +71,15 @@ export function packDescriptor(module, d) {
   const { count, names, floats, lists, slots } = c.descriptor;
   const slotValues = names.map((name) => {
     const value = DESCRIPTOR_SLOTS[name];
-    if (value === undefined) throw new Error(`internal error: the descriptor slot '${name}' has no value in descriptor.js`);
+    if (value === undefined)
+      throw new Error(`internal error: the descriptor slot '${name}' has no value in descriptor.js`);
     return value(d, c);
   });
   // Each list as long as its slot says, but no longer than the runner reads (a config's
   // head_dim of 1e9 is CheckDescriptor's to refuse, not a 2 GB array's to build here).
-  const lengths = lists.map((l) => Math.min(l.max, Math.max(0, Math.trunc(slotValues[slots[l.lengthSlot]] / l.divisor))));
+  const lengths = lists.map((l) =>
+    Math.min(l.max, Math.max(0, Math.trunc(slotValues[slots[l.lengthSlot]] / l.divisor))),
+  );
   const ints = new Int32Array(count + lengths.reduce((a, b) => a + b, 0));
   const reals = new Float32Array(ints.buffer);
   slotValues.forEach((value, i) => {
@@ -80,7 +89,8 @@ export function packDescriptor(module, d) {
   let at = count;
   lists.forEach((l, k) => {
     const value = DESCRIPTOR_LISTS[l.name];
-    if (value === undefined) throw new Error(`internal error: the descriptor list '${l.name}' has no value in descriptor.js`);
+    if (value === undefined)
+      throw new Error(`internal error: the descriptor list '${l.name}' has no value in descriptor.js`);
     for (let i = 0; i < lengths[k]; i++, at++) {
       if (l.float) reals[at] = value(d, i);
       else ints[at] = value(d, i);

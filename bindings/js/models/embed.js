@@ -14,36 +14,53 @@ import { POOLING_MODES, poolTokens, normalizeRows } from './pooling.js';
 
 const FN = 'PretrainedModel.embed';
 const OPTIONS = ['pooling', 'normalize'];
-const BATCH = 32;  // texts per forward call (sentence-transformers' default batch_size)
+const BATCH = 32; // texts per forward call (sentence-transformers' default batch_size)
 
 // The options, each read once, with the folder's settings (or mean pooling, unnormalised,
 // sentence-transformers' default for a plain model) where one is not given.
 function checkOptions(options, folder) {
   checkKeys(FN, 'option', options, OPTIONS);
   const { pooling, normalize } = options ?? {};
-  if (normalize !== undefined && typeof normalize !== 'boolean') throw typeError(FN, `options.normalize must be a boolean, got ${describe(normalize)}`);
+  if (normalize !== undefined && typeof normalize !== 'boolean')
+    throw typeError(FN, `options.normalize must be a boolean, got ${describe(normalize)}`);
   if (pooling === undefined && folder?.unsupported) {
-    throw rangeError(FN, `this folder's modules.json lists ${folder.unsupported}, which embed does not run; pass options.pooling to pool the encoder's output yourself`);
+    throw rangeError(
+      FN,
+      `this folder's modules.json lists ${folder.unsupported}, which embed does not run; pass options.pooling to pool the encoder's output yourself`,
+    );
   }
-  return { modes: pooling === undefined ? folder?.pooling ?? ['mean'] : checkModes(pooling), normalize: normalize ?? folder?.normalize ?? false };
+  return {
+    modes: pooling === undefined ? (folder?.pooling ?? ['mean']) : checkModes(pooling),
+    normalize: normalize ?? folder?.normalize ?? false,
+  };
 }
 
 // 'mean' or ['cls', 'mean'] → the modes in POOLING_MODES order (the concatenation's).
 function checkModes(pooling) {
   const list = typeof pooling === 'string' ? [pooling] : pooling;
-  if (!Array.isArray(list) || list.length === 0) throw typeError(FN, `options.pooling must be a pooling mode or a non-empty array of them (${POOLING_MODES.join(', ')}), got ${describe(pooling)}`);
+  if (!Array.isArray(list) || list.length === 0)
+    throw typeError(
+      FN,
+      `options.pooling must be a pooling mode or a non-empty array of them (${POOLING_MODES.join(', ')}), got ${describe(pooling)}`,
+    );
   for (const mode of list) {
     if (typeof mode !== 'string') throw typeError(FN, `options.pooling must hold strings, got ${describe(mode)}`);
-    if (!POOLING_MODES.includes(mode)) throw rangeError(FN, `options.pooling ${JSON.stringify(mode)} is not a pooling mode (known: ${POOLING_MODES.join(', ')})`);
+    if (!POOLING_MODES.includes(mode))
+      throw rangeError(
+        FN,
+        `options.pooling ${JSON.stringify(mode)} is not a pooling mode (known: ${POOLING_MODES.join(', ')})`,
+      );
   }
-  if (new Set(list).size !== list.length) throw rangeError(FN, `options.pooling names a mode twice: ${JSON.stringify(list)}`);
+  if (new Set(list).size !== list.length)
+    throw rangeError(FN, `options.pooling names a mode twice: ${JSON.stringify(list)}`);
   return POOLING_MODES.filter((mode) => list.includes(mode));
 }
 
 // A string or strings → a copied array of strings.
 function checkTexts(texts) {
   if (typeof texts === 'string') return [texts];
-  if (!Array.isArray(texts)) throw typeError(FN, `texts must be a string or an array of strings, got ${describe(texts)}`);
+  if (!Array.isArray(texts))
+    throw typeError(FN, `texts must be a string or an array of strings, got ${describe(texts)}`);
   if (texts.length === 0) throw rangeError(FN, 'texts is empty');
   const copy = Array.from(texts);
   copy.forEach((text, i) => {
@@ -92,7 +109,10 @@ export function embedTexts(model, texts, options) {
   const order = ids.map((_, i) => i).sort((a, b) => ids[b].length - ids[a].length);
   for (let start = 0; start < order.length; start += BATCH) {
     const chunk = order.slice(start, start + BATCH);
-    const { lastHiddenState, lengths } = model.forward(chunk.map((i) => ids[i]), { logits: false });
+    const { lastHiddenState, lengths } = model.forward(
+      chunk.map((i) => ids[i]),
+      { logits: false },
+    );
     const pooled = poolTokens(lastHiddenState.data, lastHiddenState.shape, lengths, modes);
     chunk.forEach((i, b) => out.set(pooled.subarray(b * width, (b + 1) * width), i * width));
   }

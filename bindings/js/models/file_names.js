@@ -7,7 +7,7 @@
 // characters, at most 255 bytes. Anything else is refused before any read or request.
 import { rangeError } from '../errors.js';
 
-const MAX_NAME_BYTES = 255;  // the longest file name ext4, APFS and NTFS hold
+const MAX_NAME_BYTES = 255; // the longest file name ext4, APFS and NTFS hold
 // Letters and digits of any script, and the punctuation file names use; not / \ : ? # % and
 // no control or format characters.
 const PLAIN = /^[\p{L}\p{N}\p{M}_. +@=,()[\]{}~!$&'-]+$/u;
@@ -19,7 +19,8 @@ export function fileNameProblem(name) {
   if (name === '.' || name === '..') return `'${name}' names a folder`;
   if (new TextEncoder().encode(name).length > MAX_NAME_BYTES) return `it is longer than ${MAX_NAME_BYTES} bytes`;
   if (/[/\\]/.test(name)) return 'it holds a folder separator (a file name may not leave the folder)';
-  if (/^[a-z][a-z0-9+.-]*:/i.test(name) || name.includes(':')) return "it holds ':' (a scheme or a drive: the file must come from the same folder or URL prefix)";
+  if (/^[a-z][a-z0-9+.-]*:/i.test(name) || name.includes(':'))
+    return "it holds ':' (a scheme or a drive: the file must come from the same folder or URL prefix)";
   if (/[?#%]/.test(name)) return "it holds '?', '#' or '%' (a URL query, fragment or escape)";
   if (!PLAIN.test(name) || name.startsWith(' ') || name.endsWith(' ') || name.endsWith('.')) {
     return 'it holds characters a plain file name does not (control or format characters, quotes, a leading or trailing space or a trailing dot)';
@@ -34,7 +35,8 @@ export function fileNameProblem(name) {
  */
 export function checkFileName(fn, where, name) {
   const problem = fileNameProblem(name);
-  if (problem !== null) throw rangeError(fn, `${where} is ${shown(name)}, not a file name inside the checkpoint: ${problem}`);
+  if (problem !== null)
+    throw rangeError(fn, `${where} is ${shown(name)}, not a file name inside the checkpoint: ${problem}`);
   return name;
 }
 
@@ -51,10 +53,15 @@ const MAX_PATH_NAMES = 4;
 export function checkFilePath(fn, where, path) {
   if (typeof path !== 'string') return checkFileName(fn, where, path);
   const names = path.split('/');
-  if (names.length > MAX_PATH_NAMES) throw rangeError(fn, `${where} is ${shown(path)}, not a path inside the checkpoint: it is more than ${MAX_PATH_NAMES} folders deep`);
+  if (names.length > MAX_PATH_NAMES)
+    throw rangeError(
+      fn,
+      `${where} is ${shown(path)}, not a path inside the checkpoint: it is more than ${MAX_PATH_NAMES} folders deep`,
+    );
   for (const name of names) {
     const problem = name === '' ? "it has an empty name (a leading, trailing or doubled '/')" : fileNameProblem(name);
-    if (problem !== null) throw rangeError(fn, `${where} is ${shown(path)}, not a path inside the checkpoint: ${problem}`);
+    if (problem !== null)
+      throw rangeError(fn, `${where} is ${shown(path)}, not a path inside the checkpoint: ${problem}`);
   }
   return path;
 }

@@ -12,7 +12,14 @@ import { rangeError, describe } from '../errors.js';
 const FILE = 'generation_config.json';
 
 /** This API's defaults, where neither the caller nor the file says. */
-export const BUILT_IN = Object.freeze({ maxNewTokens: 20, temperature: 0, topK: 0, topP: 1, minP: 0, repetitionPenalty: 1 });
+export const BUILT_IN = Object.freeze({
+  maxNewTokens: 20,
+  temperature: 0,
+  topK: 0,
+  topP: 1,
+  minP: 0,
+  repetitionPenalty: 1,
+});
 
 // Each key read: its check, and its name in generate's options.
 const KEYS = {
@@ -21,7 +28,11 @@ const KEYS = {
   top_k: ['topK', (v) => Number.isInteger(v) && v >= 0, 'an integer >= 0'],
   top_p: ['topP', (v) => typeof v === 'number' && v > 0 && v <= 1, 'a number in (0, 1]'],
   min_p: ['minP', (v) => typeof v === 'number' && v >= 0 && v <= 1, 'a number in [0, 1]'],
-  repetition_penalty: ['repetitionPenalty', (v) => typeof v === 'number' && v > 0 && Number.isFinite(v), 'a finite number > 0'],
+  repetition_penalty: [
+    'repetitionPenalty',
+    (v) => typeof v === 'number' && v > 0 && Number.isFinite(v),
+    'a finite number > 0',
+  ],
 };
 
 /** An eos_token_id (an id, a list of ids, or null) as a list; `where` names it in errors. */
@@ -30,7 +41,10 @@ export function eosList(fn, value, where, vocabSize) {
   const ids = Array.isArray(value) ? value : [value];
   ids.forEach((id, i) => {
     if (!Number.isInteger(id) || id < 0 || id >= vocabSize) {
-      throw rangeError(fn, `${where}${Array.isArray(value) ? `[${i}]` : ''} is ${describe(id)}, not a token id in [0, ${vocabSize})`);
+      throw rangeError(
+        fn,
+        `${where}${Array.isArray(value) ? `[${i}]` : ''} is ${describe(id)}, not a token id in [0, ${vocabSize})`,
+      );
     }
   });
   return ids.slice();
@@ -44,7 +58,8 @@ export function eosList(fn, value, where, vocabSize) {
  * @returns {Readonly<{ maxNewTokens, temperature, topK, topP, minP, repetitionPenalty, eosTokenId: number[] }>}
  */
 export function generationDefaults(fn, file, config, vocabSize) {
-  if (file !== null && (typeof file !== 'object' || Array.isArray(file))) throw rangeError(fn, `${FILE} must hold an object, got ${describe(file)}`);
+  if (file !== null && (typeof file !== 'object' || Array.isArray(file)))
+    throw rangeError(fn, `${FILE} must hold an object, got ${describe(file)}`);
   const given = {};
   for (const [key, [name, ok, what]] of Object.entries(KEYS)) {
     const value = file?.[key];
@@ -53,9 +68,11 @@ export function generationDefaults(fn, file, config, vocabSize) {
     given[name] = value;
   }
   const doSample = file?.do_sample ?? false;
-  if (typeof doSample !== 'boolean') throw rangeError(fn, `${FILE}: do_sample must be true or false, got ${describe(doSample)}`);
+  if (typeof doSample !== 'boolean')
+    throw rangeError(fn, `${FILE}: do_sample must be true or false, got ${describe(doSample)}`);
   const sampling = doSample ? { temperature: given.temperature ?? 1, topK: given.topK ?? 50 } : { temperature: 0 };
-  const eos = eosList(fn, file?.eos_token_id, `${FILE}: eos_token_id`, vocabSize)
-    ?? [config.eos_token_id].flat().filter((id) => Number.isInteger(id) && id >= 0 && id < vocabSize);
+  const eos =
+    eosList(fn, file?.eos_token_id, `${FILE}: eos_token_id`, vocabSize) ??
+    [config.eos_token_id].flat().filter((id) => Number.isInteger(id) && id >= 0 && id < vocabSize);
   return Object.freeze({ ...BUILT_IN, ...given, ...sampling, eosTokenId: Object.freeze(eos) });
 }

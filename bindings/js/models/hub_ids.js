@@ -39,28 +39,48 @@ export function isHubId(text) {
  */
 export function checkHubOptions(fn, { revision, hubUrl }) {
   if (revision !== undefined) checkRevision(fn, revision);
-  return { revision: revision ?? DEFAULT_REVISION, hubUrl: hubBase(fn, hubUrl ?? DEFAULT_HUB_URL), revisionGiven: revision !== undefined };
+  return {
+    revision: revision ?? DEFAULT_REVISION,
+    hubUrl: hubBase(fn, hubUrl ?? DEFAULT_HUB_URL),
+    revisionGiven: revision !== undefined,
+  };
 }
 
 function checkRevision(fn, revision) {
-  if (typeof revision !== 'string') throw typeError(fn, `options.revision must be a string (a branch, tag or commit), got ${describe(revision)}`);
+  if (typeof revision !== 'string')
+    throw typeError(fn, `options.revision must be a string (a branch, tag or commit), got ${describe(revision)}`);
   const parts = revision.split('/');
   if (revision.length === 0 || revision.length > MAX_REVISION || !parts.every((part) => REVISION_PART.test(part))) {
-    throw rangeError(fn, `options.revision ${JSON.stringify(revision.slice(0, 80))} is not a branch, tag or commit name: 1 to ${MAX_REVISION} characters of letters, digits, '_', '-', '.' and '/' between names, no '..', no part starting with '.'`);
+    throw rangeError(
+      fn,
+      `options.revision ${JSON.stringify(revision.slice(0, 80))} is not a branch, tag or commit name: 1 to ${MAX_REVISION} characters of letters, digits, '_', '-', '.' and '/' between names, no '..', no part starting with '.'`,
+    );
   }
 }
 
 // The Hub's address as a base URL ending in '/' (a mirror may sit under a path).
 function hubBase(fn, hubUrl) {
-  if (typeof hubUrl !== 'string' && !(hubUrl instanceof URL)) throw typeError(fn, `options.hubUrl must be a string or URL (the Hub's address, e.g. '${DEFAULT_HUB_URL}'), got ${describe(hubUrl)}`);
+  if (typeof hubUrl !== 'string' && !(hubUrl instanceof URL))
+    throw typeError(
+      fn,
+      `options.hubUrl must be a string or URL (the Hub's address, e.g. '${DEFAULT_HUB_URL}'), got ${describe(hubUrl)}`,
+    );
   let url;
   try {
     url = new URL(String(hubUrl));
   } catch {
-    throw rangeError(fn, `options.hubUrl ${JSON.stringify(String(hubUrl).slice(0, 80))} is not an absolute URL (e.g. '${DEFAULT_HUB_URL}')`);
+    throw rangeError(
+      fn,
+      `options.hubUrl ${JSON.stringify(String(hubUrl).slice(0, 80))} is not an absolute URL (e.g. '${DEFAULT_HUB_URL}')`,
+    );
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw rangeError(fn, `options.hubUrl must be an http(s) URL, got a ${url.protocol} URL`);
-  if (url.search || url.hash || url.username || url.password) throw rangeError(fn, 'options.hubUrl may not hold a query, a fragment or credentials (pass a token in options.fetchOptions.headers)');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw rangeError(fn, `options.hubUrl must be an http(s) URL, got a ${url.protocol} URL`);
+  if (url.search || url.hash || url.username || url.password)
+    throw rangeError(
+      fn,
+      'options.hubUrl may not hold a query, a fragment or credentials (pass a token in options.fetchOptions.headers)',
+    );
   url.pathname = url.pathname.replace(/\/*$/, '/');
   return url;
 }

@@ -32,21 +32,58 @@ export { loadClassifier, trainClassifier } from '../text/text_classifier.js';
 const FN = 'loadModel';
 const DTYPES = ['auto', 'float32'];
 
-const OPTIONS = ['head', 'onProgress', 'fetchOptions', 'cache', 'dtype', 'signal', 'revision', 'hubUrl', 'chatTemplate'];
+const OPTIONS = [
+  'head',
+  'onProgress',
+  'fetchOptions',
+  'cache',
+  'dtype',
+  'signal',
+  'revision',
+  'hubUrl',
+  'chatTemplate',
+];
 
 // Each option read once (a getter runs once), checked, unknown keys refused.
 function checkOptions(options) {
   if (options === undefined) return { cache: true, dtype: 'auto', hub: checkHubOptions(FN, {}) };
   checkKeys(FN, 'option', options, OPTIONS);
-  const { head, onProgress, fetchOptions, cache = true, dtype = 'auto', signal, revision, hubUrl, chatTemplate } = options;
+  const {
+    head,
+    onProgress,
+    fetchOptions,
+    cache = true,
+    dtype = 'auto',
+    signal,
+    revision,
+    hubUrl,
+    chatTemplate,
+  } = options;
   if (!DTYPES.includes(dtype)) throw typeError(FN, `options.dtype must be 'auto' or 'float32', got ${describe(dtype)}`);
   if (typeof cache !== 'boolean') throw typeError(FN, `options.cache must be a boolean, got ${describe(cache)}`);
-  if (onProgress !== undefined && typeof onProgress !== 'function') throw typeError(FN, `options.onProgress must be a function, got ${describe(onProgress)}`);
-  if (head !== undefined && typeof head !== 'string') throw typeError(FN, `options.head must be a string, got ${describe(head)}`);
-  if (fetchOptions !== undefined && (fetchOptions === null || typeof fetchOptions !== 'object')) throw typeError(FN, `options.fetchOptions must be an object (fetch's RequestInit), got ${describe(fetchOptions)}`);
-  if (chatTemplate !== undefined && (typeof chatTemplate !== 'string' || chatTemplate === '')) throw typeError(FN, `options.chatTemplate must be a chat template's text (a non-empty string), got ${describe(chatTemplate)}`);
-  if (signal !== undefined && !isAbortSignal(signal)) throw typeError(FN, `options.signal must be an AbortSignal, got ${describe(signal)}`);
-  return { head, onProgress, fetchOptions, cache, dtype, signal, chatTemplate, hub: checkHubOptions(FN, { revision, hubUrl }) };
+  if (onProgress !== undefined && typeof onProgress !== 'function')
+    throw typeError(FN, `options.onProgress must be a function, got ${describe(onProgress)}`);
+  if (head !== undefined && typeof head !== 'string')
+    throw typeError(FN, `options.head must be a string, got ${describe(head)}`);
+  if (fetchOptions !== undefined && (fetchOptions === null || typeof fetchOptions !== 'object'))
+    throw typeError(FN, `options.fetchOptions must be an object (fetch's RequestInit), got ${describe(fetchOptions)}`);
+  if (chatTemplate !== undefined && (typeof chatTemplate !== 'string' || chatTemplate === ''))
+    throw typeError(
+      FN,
+      `options.chatTemplate must be a chat template's text (a non-empty string), got ${describe(chatTemplate)}`,
+    );
+  if (signal !== undefined && !isAbortSignal(signal))
+    throw typeError(FN, `options.signal must be an AbortSignal, got ${describe(signal)}`);
+  return {
+    head,
+    onProgress,
+    fetchOptions,
+    cache,
+    dtype,
+    signal,
+    chatTemplate,
+    hub: checkHubOptions(FN, { revision, hubUrl }),
+  };
 }
 
 const isAbortSignal = (signal) => typeof AbortSignal === 'function' && signal instanceof AbortSignal;
@@ -79,7 +116,8 @@ function resolve(arch, tensors, prefix, entry, { weightKinds: KIND, weightKindNa
     throw rangeError(FN, `the checkpoint has no tensor '${wanted}' (the ${what})`);
   }
   const tensor = tensors.get(name);
-  if (DTYPE_BYTES[tensor.dtype] === undefined) throw rangeError(FN, `tensor '${name}' is ${tensor.dtype}; weights must be F32, F16 or BF16`);
+  if (DTYPE_BYTES[tensor.dtype] === undefined)
+    throw rangeError(FN, `tensor '${name}' is ${tensor.dtype}; weights must be F32, F16 or BF16`);
   // part: [offset, total] of a fused tensor's output features (GPT-2's c_attn, Phi-3's
   // qkv_proj and gate_up_proj): this entry's cols of the total, starting at offset.
   const { rows, cols } = entry;
@@ -89,7 +127,7 @@ function resolve(arch, tensors, prefix, entry, { weightKinds: KIND, weightKindNa
   let stride = total;
   let column = offset;
   if (spec.layout === 'linear') {
-    expected = [total, rows];  // nn.Linear: [out, in]
+    expected = [total, rows]; // nn.Linear: [out, in]
     transposed = true;
     stride = rows;
     column = offset * rows;
@@ -101,7 +139,10 @@ function resolve(arch, tensors, prefix, entry, { weightKinds: KIND, weightKindNa
     expected = rows === 1 && !table ? [total] : [rows, cols];
   }
   if (tensor.shape.length !== expected.length || tensor.shape.some((d, i) => d !== expected[i])) {
-    throw rangeError(FN, `tensor '${name}' has shape [${tensor.shape.join(', ')}] but the ${what} needs [${expected.join(', ')}] (from config.json)`);
+    throw rangeError(
+      FN,
+      `tensor '${name}' has shape [${tensor.shape.join(', ')}] but the ${what} needs [${expected.join(', ')}] (from config.json)`,
+    );
   }
   return { name, tensor, transposed, stride, column };
 }
@@ -132,18 +173,22 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
   const arch = architectureOf(FN, config, head, KIND);
   const tokenizerJson = await readJson(src, 'tokenizer.json', false);
   const declared = { size: arch.descriptor.vocabSize, source: "config.json's vocab_size" };
-  const tokenizerConfig = tokenizerJson === null ? {} : (await readJson(src, 'tokenizer_config.json', false)) ?? {};
+  const tokenizerConfig = tokenizerJson === null ? {} : ((await readJson(src, 'tokenizer_config.json', false)) ?? {});
   const tokenizer = tokenizerJson === null ? null : await loadTokenizer(FN, tokenizerJson, tokenizerConfig, declared);
   // A sentence-transformers folder's pooling and normalisation (modules.json), for embed. Only
   // a bare encoder (architectures BertModel, XLMRobertaModel, …: head 'base') is looked for one:
   // asking an LM's folder for a modules.json it never has costs a request, and in a browser a
   // 404 in the console on every load.
-  const sentenceEmbedding = arch.head === 'base' ? await readSentenceTransformers(FN, src, readJson, arch.descriptor.dModel) : null;
+  const sentenceEmbedding =
+    arch.head === 'base' ? await readSentenceTransformers(FN, src, readJson, arch.descriptor.dModel) : null;
   // A decoder's generation defaults (generation_config.json, as transformers reads it) and
   // chat templates (tokenizer_config.json's, or the caller's).
   const decoder = arch.descriptor.causal && arch.descriptor.lmHead;
-  const generation = decoder ? generationDefaults(FN, await readJson(src, 'generation_config.json', false), config, arch.descriptor.vocabSize) : undefined;
-  if (chatTemplate !== undefined && !(decoder && tokenizer)) throw rangeError(FN, 'options.chatTemplate is for a causal language model with a tokenizer.json');
+  const generation = decoder
+    ? generationDefaults(FN, await readJson(src, 'generation_config.json', false), config, arch.descriptor.vocabSize)
+    : undefined;
+  if (chatTemplate !== undefined && !(decoder && tokenizer))
+    throw rangeError(FN, 'options.chatTemplate is for a causal language model with a tokenizer.json');
   const chat = decoder && tokenizer ? await loadChatTemplates(FN, tokenizerConfig, chatTemplate) : null;
   signal?.throwIfAborted();
   // 2. Every tensor's header entry.
@@ -151,7 +196,10 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
   const { tensors } = weights;
   const prefix = arch.names.prefixes.find((p) => tensors.has(p + arch.names[KIND.wordEmbeddings]().name));
   if (prefix === undefined) {
-    throw rangeError(FN, `the checkpoint has no tensor '${arch.names.prefixes[0]}${arch.names[KIND.wordEmbeddings]().name}' (the word embeddings of a ${arch.modelType} model)`);
+    throw rangeError(
+      FN,
+      `the checkpoint has no tensor '${arch.names.prefixes[0]}${arch.names[KIND.wordEmbeddings]().name}' (the word embeddings of a ${arch.modelType} model)`,
+    );
   }
   // 3. The plan, checked before anything is allocated. The matrices stay bfloat16 when every
   //    one of them is BF16 in the checkpoint (tried first when any tensor is; the table's
@@ -166,12 +214,22 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
       const status = module._pretrainedCheck(scope.ints(packed.ints), packed.eps, packed.base);
       if (status === contract.status.kTooLarge) {
         const floats = module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps, packed.base);
-        throw rangeError(FN, `the ${arch.modelType} weights need ${floats > 0 ? formatBytes(4 * floats) : 'more than 2 GiB'} of wasm memory ${bf16 ? 'with bfloat16 matrices' : 'as float32'}; the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`);
+        throw rangeError(
+          FN,
+          `the ${arch.modelType} weights need ${floats > 0 ? formatBytes(4 * floats) : 'more than 2 GiB'} of wasm memory ${bf16 ? 'with bfloat16 matrices' : 'as float32'}; the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`,
+        );
       }
-      if (status !== 0) throw rangeError(FN, `config.json describes a model the runner cannot hold: ${status === contract.status.kBadHeadCount ? 'the attention heads must divide into the key/value heads' : 'a size is out of range (zero where it must be positive, more than 1024 layers, or a rotary dimension that is odd or wider than a head)'}`);
+      if (status !== 0)
+        throw rangeError(
+          FN,
+          `config.json describes a model the runner cannot hold: ${status === contract.status.kBadHeadCount ? 'the attention heads must divide into the key/value heads' : 'a size is out of range (zero where it must be positive, more than 1024 layers, or a rotary dimension that is odd or wider than a head)'}`,
+        );
     };
     check();
-    plan = weightTable(module, scope, packed).map((entry) => ({ entry, ...resolve(arch, tensors, prefix, entry, contract) }));
+    plan = weightTable(module, scope, packed).map((entry) => ({
+      entry,
+      ...resolve(arch, tensors, prefix, entry, contract),
+    }));
     if (bf16 && plan.some((p) => p.entry.matrix && p.tensor.dtype !== 'BF16')) {
       bf16 = false;
       check();
@@ -183,15 +241,33 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
   const classifier = arch.head === 'sequence-classification' ? resolveClassifier(arch, tensors, prefix, config) : null;
   // The scratch one tensor passes through on its way in: its bytes as the runner takes them
   // (a BF16 tensor of a bfloat16 model as it is, 2 bytes an element; any other as float32).
-  const scratchBytes = Math.max(...plan.map((p) => ((p.tensor.end - p.tensor.begin) / DTYPE_BYTES[p.tensor.dtype]) * (bf16 && p.tensor.dtype === 'BF16' ? 2 : 4)));
+  const scratchBytes = Math.max(
+    ...plan.map(
+      (p) =>
+        ((p.tensor.end - p.tensor.begin) / DTYPE_BYTES[p.tensor.dtype]) * (bf16 && p.tensor.dtype === 'BF16' ? 2 : 4),
+    ),
+  );
   const needed = parameterBytes + scratchBytes;
   const free = heapMaxBytes(module) - module._heapBytesInUse();
   if (needed > free) {
-    throw rangeError(FN, `the ${arch.modelType} weights need ${formatBytes(needed)} of wasm memory (${formatBytes(parameterBytes)} packed + ${formatBytes(scratchBytes)} to convert the largest tensor); ${formatBytes(free)} are free of the heap's ${formatBytes(heapMaxBytes(module), true)}`);
+    throw rangeError(
+      FN,
+      `the ${arch.modelType} weights need ${formatBytes(needed)} of wasm memory (${formatBytes(parameterBytes)} packed + ${formatBytes(scratchBytes)} to convert the largest tensor); ${formatBytes(free)} are free of the heap's ${formatBytes(heapMaxBytes(module), true)}`,
+    );
   }
   // 4. Allocate, then fill every weight.
   const handle = createRunner(module, FN, packed, parameterBytes);
-  const model = new PretrainedModel(module, handle, { arch, config, tokenizer, classifier: null, parameterBytes, matrixDtype: bf16 ? 'bfloat16' : 'float32', sentenceEmbedding, generation, chat });
+  const model = new PretrainedModel(module, handle, {
+    arch,
+    config,
+    tokenizer,
+    classifier: null,
+    parameterBytes,
+    matrixDtype: bf16 ? 'bfloat16' : 'float32',
+    sentenceEmbedding,
+    generation,
+    chat,
+  });
   try {
     const head = await fillWeights(module, handle, weights, plan, classifier, scratchBytes, onProgress, bf16, signal);
     if (classifier) model._setClassifier(head);
@@ -208,9 +284,9 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
 // packs its matrices and widens its vectors); any other is converted to float32 here.
 // Returns the classifier's layers with their weights.
 async function fillWeights(module, handle, weights, plan, classifier, scratchBytes, onProgress, bf16, signal) {
-  const entries = new Map();  // tensor name → plan entries it fills
+  const entries = new Map(); // tensor name → plan entries it fills
   for (const p of plan) entries.set(p.name, [...(entries.get(p.name) ?? []), p]);
-  const heads = new Map();  // tensor name → the classifier's float32 copy
+  const heads = new Map(); // tensor name → the classifier's float32 copy
   for (const layer of classifier ?? []) for (const t of [layer.weightName, layer.biasName]) if (t) heads.set(t, null);
   const scope = new HeapScope(module, FN);
   let done = 0;
@@ -226,15 +302,27 @@ async function fillWeights(module, handle, weights, plan, classifier, scratchByt
       if (raw) views(module).HEAPU8.set(bytes, scratch);
       else toFloat32(bytes, t.dtype, views(module).HEAPF32.subarray(scratch >> 2, (scratch >> 2) + count));
       for (const p of entries.get(name)) {
-        const status = module._pretrainedSetWeight(handle, p.entry.index, scratch + (raw ? 2 : 4) * p.column, raw, p.stride, p.transposed);
-        if (status !== 0) throw new Error(`${FN}: internal error: the runner refused the weights of '${name}' (status ${status})`);
+        const status = module._pretrainedSetWeight(
+          handle,
+          p.entry.index,
+          scratch + (raw ? 2 : 4) * p.column,
+          raw,
+          p.stride,
+          p.transposed,
+        );
+        if (status !== 0)
+          throw new Error(`${FN}: internal error: the runner refused the weights of '${name}' (status ${status})`);
         onProgress?.({ file: t.file, stage: 'weights', loaded: ++done, total: plan.length });
       }
     });
   } finally {
     scope.release();
   }
-  return classifier?.map((l) => ({ ...l, weight: heads.get(l.weightName), bias: l.biasName ? heads.get(l.biasName) : null }));
+  return classifier?.map((l) => ({
+    ...l,
+    weight: heads.get(l.weightName),
+    bias: l.biasName ? heads.get(l.biasName) : null,
+  }));
 }
 
 // Sequence classification: the head's dense layers (run in JS, float64; they are small).
@@ -247,16 +335,35 @@ function resolveClassifier(arch, tensors, prefix, config) {
     if (!weight) throw rangeError(FN, `the checkpoint has no tensor '${base}.weight' (the classification head)`);
     const out = i === all.length - 1 ? labels.length : d;
     if (weight.shape.length !== 2 || weight.shape[0] !== out || weight.shape[1] !== d) {
-      throw rangeError(FN, `tensor '${base}.weight' has shape [${weight.shape.join(', ')}] but the classification head needs [${out}, ${d}] (id2label has ${labels.length} labels)`);
+      throw rangeError(
+        FN,
+        `tensor '${base}.weight' has shape [${weight.shape.join(', ')}] but the classification head needs [${out}, ${d}] (id2label has ${labels.length} labels)`,
+      );
     }
     const bias = layer.noBias ? null : tensors.get(`${base}.bias`);
-    if (!layer.noBias && !bias) throw rangeError(FN, `the checkpoint has no tensor '${base}.bias' (the classification head)`);
+    if (!layer.noBias && !bias)
+      throw rangeError(FN, `the checkpoint has no tensor '${base}.bias' (the classification head)`);
     if (bias && (bias.shape.length !== 1 || bias.shape[0] !== out)) {
-      throw rangeError(FN, `tensor '${base}.bias' has shape [${bias.shape.join(', ')}] but the classification head needs [${out}]`);
+      throw rangeError(
+        FN,
+        `tensor '${base}.bias' has shape [${bias.shape.join(', ')}] but the classification head needs [${out}]`,
+      );
     }
-    for (const [t, name] of [[weight, `${base}.weight`], [bias, `${base}.bias`]]) {
-      if (t && DTYPE_BYTES[t.dtype] === undefined) throw rangeError(FN, `tensor '${name}' is ${t.dtype}; weights must be F32, F16 or BF16`);
+    for (const [t, name] of [
+      [weight, `${base}.weight`],
+      [bias, `${base}.bias`],
+    ]) {
+      if (t && DTYPE_BYTES[t.dtype] === undefined)
+        throw rangeError(FN, `tensor '${name}' is ${t.dtype}; weights must be F32, F16 or BF16`);
     }
-    return { weightName: `${base}.weight`, biasName: layer.noBias ? null : `${base}.bias`, out, activation: layer.activation ?? null, pool: arch.classifier.pool, labels, padId: config.pad_token_id ?? null };
+    return {
+      weightName: `${base}.weight`,
+      biasName: layer.noBias ? null : `${base}.bias`,
+      out,
+      activation: layer.activation ?? null,
+      pool: arch.classifier.pool,
+      labels,
+      padId: config.pad_token_id ?? null,
+    };
   });
 }

@@ -36,7 +36,11 @@ export function modelFromTensors(module, fn, { modelType, descriptor, weightOf, 
     const ints = scope.ints(packed.ints);
     const status = module._pretrainedCheck(ints, packed.eps, packed.base);
     if (status === contract.status.kTooLarge) throw rangeError(fn, `the ${modelType} weights pass the 2 GiB wasm heap`);
-    if (status !== 0) throw rangeError(fn, `the runner cannot hold this ${modelType} model (${contract.statusNames[status] ?? `status ${status}`})`);
+    if (status !== 0)
+      throw rangeError(
+        fn,
+        `the runner cannot hold this ${modelType} model (${contract.statusNames[status] ?? `status ${status}`})`,
+      );
     parameterBytes = 4 * module._pretrainedParameterFloats(ints, packed.eps, packed.base);
     // 2. Every weight the runner's table lists, with its data.
     plan = weightTable(module, scope, packed).map((entry) => ({ entry, data: dataOf(fn, contract, weightOf, entry) }));
@@ -46,11 +50,19 @@ export function modelFromTensors(module, fn, { modelType, descriptor, weightOf, 
   const largest = Math.max(...plan.map((p) => p.data.length));
   const free = heapMaxBytes(module) - module._heapBytesInUse();
   if (parameterBytes + 4 * largest > free) {
-    throw rangeError(fn, `the ${modelType} weights need ${formatBytes(parameterBytes + 4 * largest)} of wasm memory; ${formatBytes(free)} are free of the heap's ${formatBytes(heapMaxBytes(module), true)}`);
+    throw rangeError(
+      fn,
+      `the ${modelType} weights need ${formatBytes(parameterBytes + 4 * largest)} of wasm memory; ${formatBytes(free)} are free of the heap's ${formatBytes(heapMaxBytes(module), true)}`,
+    );
   }
   // 3. Allocate, then fill.
   const handle = createRunner(module, fn, packed, parameterBytes);
-  const arch = { modelType, head: classifier ? 'sequence-classification' : 'base', descriptor: Object.freeze({ ...descriptor }), labels: classifier?.at(-1).labels ?? null };
+  const arch = {
+    modelType,
+    head: classifier ? 'sequence-classification' : 'base',
+    descriptor: Object.freeze({ ...descriptor }),
+    labels: classifier?.at(-1).labels ?? null,
+  };
   const model = new PretrainedModel(module, handle, { arch, config: {}, tokenizer: null, parameterBytes });
   try {
     fill(module, fn, handle, plan, largest);
@@ -69,7 +81,8 @@ function dataOf(fn, contract, weightOf, entry) {
   const data = weightOf(kind, entry.layer);
   const what = `${kind}${entry.layer >= 0 ? ` of layer ${entry.layer}` : ''}`;
   if (!(data instanceof Float32Array)) throw new Error(`${fn}: internal error: no float32 data for the ${what}`);
-  if (data.length !== entry.rows * entry.cols) throw rangeError(fn, `the ${what} has ${data.length} numbers but the runner needs [${entry.rows}, ${entry.cols}]`);
+  if (data.length !== entry.rows * entry.cols)
+    throw rangeError(fn, `the ${what} has ${data.length} numbers but the runner needs [${entry.rows}, ${entry.cols}]`);
   return data;
 }
 
@@ -82,7 +95,8 @@ function fill(module, fn, handle, plan, largest) {
     for (const { entry, data } of plan) {
       views(module).HEAPF32.set(data, scratch >> 2);
       const status = module._pretrainedSetWeight(handle, entry.index, scratch, false, entry.cols, false);
-      if (status !== 0) throw new Error(`${fn}: internal error: the runner refused weight ${entry.index} (status ${status})`);
+      if (status !== 0)
+        throw new Error(`${fn}: internal error: the runner refused weight ${entry.index} (status ${status})`);
     }
   } finally {
     scope.release();

@@ -38,13 +38,25 @@ const POOL = {
     const v = Float64Array.from(row(0));
     for (let t = 1; t < n; t++) {
       const x = row(t);
-      for (let i = 0; i < d; i++) if (!(x[i] <= v[i])) v[i] = x[i];  // a NaN wins, as torch.max's does
+      for (let i = 0; i < d; i++) if (!(x[i] <= v[i])) v[i] = x[i]; // a NaN wins, as torch.max's does
     }
     return v;
   },
-  mean: (row, n, d) => scaled(weightedSum(row, n, d, () => 1), 1 / n),
-  meanSqrtLen: (row, n, d) => scaled(weightedSum(row, n, d, () => 1), 1 / Math.sqrt(n)),
-  weightedMean: (row, n, d) => scaled(weightedSum(row, n, d, (t) => t + 1), 2 / (n * (n + 1))),
+  mean: (row, n, d) =>
+    scaled(
+      weightedSum(row, n, d, () => 1),
+      1 / n,
+    ),
+  meanSqrtLen: (row, n, d) =>
+    scaled(
+      weightedSum(row, n, d, () => 1),
+      1 / Math.sqrt(n),
+    ),
+  weightedMean: (row, n, d) =>
+    scaled(
+      weightedSum(row, n, d, (t) => t + 1),
+      2 / (n * (n + 1)),
+    ),
   last: (row, n) => row(n - 1),
 };
 

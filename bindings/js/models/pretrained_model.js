@@ -14,11 +14,30 @@ import { contractOf } from '../contract.js';
 import { embedTexts } from './embed.js';
 
 const FORWARD_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'queriesAndKeys'];
-const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'topP', 'minP', 'repetitionPenalty', 'eosTokenId', 'stop', 'seed', 'onToken', 'signal', 'useCache', 'stopAtEos', 'returnScores'];
+const GENERATE_OPTIONS = [
+  'maxNewTokens',
+  'temperature',
+  'topK',
+  'topP',
+  'minP',
+  'repetitionPenalty',
+  'eosTokenId',
+  'stop',
+  'seed',
+  'onToken',
+  'signal',
+  'useCache',
+  'stopAtEos',
+  'returnScores',
+];
 // The runner's statuses (src/status.h), in the words of a forward call.
 export const STATUS_MESSAGES = {
-  kNegativeDimension: 'a dimension is negative', kNullPointer: 'a required buffer is missing', kBadKeyLength: 'a length is outside [1, T]',
-  kBadArgument: 'a token id, position or type is out of range', kTooLarge: 'the batch is too large for the 2 GiB wasm heap', kOutOfMemory: 'out of wasm memory for the activations',
+  kNegativeDimension: 'a dimension is negative',
+  kNullPointer: 'a required buffer is missing',
+  kBadKeyLength: 'a length is outside [1, T]',
+  kBadArgument: 'a token id, position or type is out of range',
+  kTooLarge: 'the batch is too large for the 2 GiB wasm heap',
+  kOutOfMemory: 'out of wasm memory for the activations',
 };
 // Why the runner refused a forward call with `status`.
 const refusal = (module, status) => STATUS_MESSAGES[contractOf(module).statusNames[status]] ?? `status ${status}`;
@@ -27,9 +46,14 @@ const finalizer = new FinalizationRegistry(({ module, handle }) => module._pretr
 // [B, T, heads, hd] → a tensor [B, heads, T, hd].
 function headsFirst(data, B, T, heads, hd) {
   const out = new Float32Array(data.length);
-  for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) for (let h = 0; h < heads; h++) {
-    out.set(data.subarray(((b * T + t) * heads + h) * hd, ((b * T + t) * heads + h + 1) * hd), ((b * heads + h) * T + t) * hd);
-  }
+  for (let b = 0; b < B; b++)
+    for (let t = 0; t < T; t++)
+      for (let h = 0; h < heads; h++) {
+        out.set(
+          data.subarray(((b * T + t) * heads + h) * hd, ((b * T + t) * heads + h + 1) * hd),
+          ((b * heads + h) * T + t) * hd,
+        );
+      }
   return makeTensor(out, [B, heads, T, hd]);
 }
 
@@ -54,7 +78,8 @@ function unpadLeft(data, B, outer, T, inner, pads) {
 }
 
 // generate's first argument is { messages, … } (not a prompt).
-const isChatRequest = (x) => x !== null && typeof x === 'object' && !Array.isArray(x) && !ArrayBuffer.isView(x) && 'messages' in x;
+const isChatRequest = (x) =>
+  x !== null && typeof x === 'object' && !Array.isArray(x) && !ArrayBuffer.isView(x) && 'messages' in x;
 
 export class PretrainedModel {
   #module;
@@ -65,7 +90,20 @@ export class PretrainedModel {
   #chat;
 
   /** Use attn.loadModel(). */
-  constructor(module, handle, { arch, config, tokenizer, parameterBytes, matrixDtype = 'float32', sentenceEmbedding = null, generation = null, chat = null }) {
+  constructor(
+    module,
+    handle,
+    {
+      arch,
+      config,
+      tokenizer,
+      parameterBytes,
+      matrixDtype = 'float32',
+      sentenceEmbedding = null,
+      generation = null,
+      chat = null,
+    },
+  ) {
     this.#module = module;
     this.#handle = handle;
     /** config.json as loaded. */
@@ -145,12 +183,23 @@ export class PretrainedModel {
     this.#check('generate');
     const chat = isChatRequest(prompt) ? this.#chatRequest(fn, prompt, options) : null;
     const o = this.#generateOptions(fn, chat?.options ?? options);
-    if (!this.descriptor.lmHead || !this.descriptor.causal) throw rangeError(fn, `this model's head is '${this.head}'; generate needs a causal-LM head (GPT-2, Llama)`);
-    if (this.#generating) throw new Error(`${fn}: this model is already generating; await the first call (or stop it) before the next`);
-    const prompted = chat ? applyChatTemplate(fn, this.#chat, this.tokenizer, chat.messages, { ...chat.template, addGenerationPrompt: true }) : this.#promptIds(fn, prompt);
-    this.#check('generate');  // the prompt's iterator is caller code
+    if (!this.descriptor.lmHead || !this.descriptor.causal)
+      throw rangeError(fn, `this model's head is '${this.head}'; generate needs a causal-LM head (GPT-2, Llama)`);
+    if (this.#generating)
+      throw new Error(`${fn}: this model is already generating; await the first call (or stop it) before the next`);
+    const prompted = chat
+      ? applyChatTemplate(fn, this.#chat, this.tokenizer, chat.messages, {
+          ...chat.template,
+          addGenerationPrompt: true,
+        })
+      : this.#promptIds(fn, prompt);
+    this.#check('generate'); // the prompt's iterator is caller code
     const limit = this.descriptor.contextLength;
-    if (prompted.length >= limit) throw rangeError(fn, `the prompt has ${prompted.length} tokens; this model sees at most ${limit}, leaving no room for a new one`);
+    if (prompted.length >= limit)
+      throw rangeError(
+        fn,
+        `the prompt has ${prompted.length} tokens; this model sees at most ${limit}, leaving no room for a new one`,
+      );
     const ids = prompted.slice();
     const capacity = Math.min(limit, ids.length + o.maxNewTokens);
     const random = seededRandom(o.seed);
@@ -158,20 +207,20 @@ export class PretrainedModel {
     const scores = [];
     const processedScores = [];
     let stopped = 'length';
-    let stopAt = -1;  // where a stop string begins in the new text
+    let stopAt = -1; // where a stop string begins in the new text
     this.#generating = true;
     try {
       if (o.useCache && this.#module._pretrainedReserveCache(this.#handle, 1, capacity) !== 1) {
         throw rangeError(fn, `out of wasm memory for the key/value cache of ${capacity} tokens`);
       }
       let logits = null;
-      let fed = 0;  // tokens already in the cache
+      let fed = 0; // tokens already in the cache
       while (ids.length < capacity) {
         if (o.signal?.aborted) {
           stopped = 'aborted';
           break;
         }
-        this.#check('generate');  // caller code ran (the signal, the last onToken)
+        this.#check('generate'); // caller code ran (the signal, the last onToken)
         // 1. Logits of the last token: feed what the cache lacks (the prompt, then one token).
         //    longrope turns keys by other frequencies once a call passes its original context:
         //    the cache is rebuilt then, once (Phi3ForCausalLM.prepare_inputs_for_generation).
@@ -183,7 +232,13 @@ export class PretrainedModel {
         const chunk = Int32Array.from(ids.slice(from));
         const positions = Int32Array.from(chunk, (_, t) => from + t);
         const F = contractOf(this.#module).forwardFlags;
-        logits = this.#logitsOf(fn, chunk, positions, chunk.length, F.logits | F.lastLogitsOnly | (o.useCache ? F.useCache : 0));
+        logits = this.#logitsOf(
+          fn,
+          chunk,
+          positions,
+          chunk.length,
+          F.logits | F.lastLogitsOnly | (o.useCache ? F.useCache : 0),
+        );
         fed = ids.length;
         // 2. The next token (the processors see every id so far), reported.
         const { id, scores: processed } = pickToken(logits, ids, o, random);
@@ -196,7 +251,10 @@ export class PretrainedModel {
         const atEos = o.stopAtEos && o.eosTokenId.includes(id);
         let text = '';
         if (this.tokenizer) {
-          ({ piece: text, stopAt } = stream.next(this.#newText(prompted.length, ids), atEos || ids.length === capacity));
+          ({ piece: text, stopAt } = stream.next(
+            this.#newText(prompted.length, ids),
+            atEos || ids.length === capacity,
+          ));
         }
         const keepGoing = o.onToken?.({ id, text, index });
         if (stopAt >= 0) {
@@ -220,7 +278,8 @@ export class PretrainedModel {
     }
     const newIds = ids.slice(prompted.length);
     let text = null;
-    if (this.tokenizer) text = stopAt >= 0 ? this.#newText(prompted.length, ids).slice(0, stopAt) : this.#newText(prompted.length, ids);
+    if (this.tokenizer)
+      text = stopAt >= 0 ? this.#newText(prompted.length, ids).slice(0, stopAt) : this.#newText(prompted.length, ids);
     const result = { ids, newIds, stopped, text };
     if (o.returnScores) Object.assign(result, { scores, processedScores });
     return result;
@@ -248,8 +307,14 @@ export class PretrainedModel {
   // generate({ messages, …options }): the messages and template options apart from the rest
   // (each read once).
   #chatRequest(fn, request, options) {
-    if (options !== undefined && !(options !== null && typeof options === 'object' && Object.keys(options).length === 0)) {
-      throw typeError(fn, 'with { messages }, pass every option in that one object: generate({ messages, maxNewTokens, … })');
+    if (
+      options !== undefined &&
+      !(options !== null && typeof options === 'object' && Object.keys(options).length === 0)
+    ) {
+      throw typeError(
+        fn,
+        'with { messages }, pass every option in that one object: generate({ messages, maxNewTokens, … })',
+      );
     }
     const { messages, chatTemplate, tools, documents, templateVariables, ...rest } = request;
     return { messages, template: { chatTemplate, tools, documents, templateVariables }, options: rest };
@@ -262,42 +327,91 @@ export class PretrainedModel {
 
   #promptIds(fn, prompt) {
     if (typeof prompt === 'string') {
-      if (this.tokenizer === null) throw rangeError(fn, 'this checkpoint has no tokenizer.json; pass the prompt as token ids');
+      if (this.tokenizer === null)
+        throw rangeError(fn, 'this checkpoint has no tokenizer.json; pass the prompt as token ids');
       const ids = this.tokenizer.encode(prompt).ids;
       if (ids.length === 0) throw rangeError(fn, 'the prompt is empty');
       return ids;
     }
-    if (!Array.isArray(prompt) && !ArrayBuffer.isView(prompt)) throw typeError(fn, `prompt must be a string or token ids, got ${describe(prompt)}`);
+    if (!Array.isArray(prompt) && !ArrayBuffer.isView(prompt))
+      throw typeError(fn, `prompt must be a string or token ids, got ${describe(prompt)}`);
     const ids = Array.from(prompt);
     if (ids.length === 0) throw rangeError(fn, 'the prompt is empty');
     ids.forEach((id, t) => {
-      if (!Number.isInteger(id) || id < 0 || id >= this.descriptor.vocabSize) throw rangeError(fn, `prompt[${t}] is ${id}, not a token id in [0, ${this.descriptor.vocabSize})`);
+      if (!Number.isInteger(id) || id < 0 || id >= this.descriptor.vocabSize)
+        throw rangeError(fn, `prompt[${t}] is ${id}, not a token id in [0, ${this.descriptor.vocabSize})`);
     });
     return ids;
   }
 
   #generateOptions(fn, options) {
-    if (options === null || typeof options !== 'object') throw typeError(fn, `options must be an object, got ${describe(options)}`);
+    if (options === null || typeof options !== 'object')
+      throw typeError(fn, `options must be an object, got ${describe(options)}`);
     checkKeys(fn, 'option', options, GENERATE_OPTIONS);
     const d = this.generationDefaults;
-    const { maxNewTokens = d.maxNewTokens, temperature = d.temperature, topK = d.topK, topP = d.topP, minP = d.minP, repetitionPenalty = d.repetitionPenalty,
-      eosTokenId, stop, seed = 0, onToken, signal, useCache = true, stopAtEos = true, returnScores = false } = options;
-    if (!Number.isInteger(maxNewTokens) || maxNewTokens < 1) throw rangeError(fn, `options.maxNewTokens must be a positive integer, got ${describe(maxNewTokens)}`);
-    if (typeof temperature !== 'number' || !(temperature >= 0) || !Number.isFinite(temperature)) throw rangeError(fn, `options.temperature must be a finite number >= 0, got ${describe(temperature)}`);
-    if (!Number.isInteger(topK) || topK < 0) throw rangeError(fn, `options.topK must be an integer >= 0 (0: no limit), got ${describe(topK)}`);
-    if (typeof topP !== 'number' || !(topP > 0 && topP <= 1)) throw rangeError(fn, `options.topP must be in (0, 1], got ${describe(topP)}`);
-    if (typeof minP !== 'number' || !(minP >= 0 && minP <= 1)) throw rangeError(fn, `options.minP must be in [0, 1] (0: off), got ${describe(minP)}`);
-    if (typeof repetitionPenalty !== 'number' || !(repetitionPenalty > 0) || !Number.isFinite(repetitionPenalty)) throw rangeError(fn, `options.repetitionPenalty must be a finite number > 0 (1: off), got ${describe(repetitionPenalty)}`);
-    if (eosTokenId !== undefined && typeof eosTokenId !== 'number' && !Array.isArray(eosTokenId)) throw typeError(fn, `options.eosTokenId must be a token id or an array of them, got ${describe(eosTokenId)}`);
-    const eos = eosTokenId === undefined ? d.eosTokenId : eosList(fn, eosTokenId, 'options.eosTokenId', this.descriptor.vocabSize);
+    const {
+      maxNewTokens = d.maxNewTokens,
+      temperature = d.temperature,
+      topK = d.topK,
+      topP = d.topP,
+      minP = d.minP,
+      repetitionPenalty = d.repetitionPenalty,
+      eosTokenId,
+      stop,
+      seed = 0,
+      onToken,
+      signal,
+      useCache = true,
+      stopAtEos = true,
+      returnScores = false,
+    } = options;
+    if (!Number.isInteger(maxNewTokens) || maxNewTokens < 1)
+      throw rangeError(fn, `options.maxNewTokens must be a positive integer, got ${describe(maxNewTokens)}`);
+    if (typeof temperature !== 'number' || !(temperature >= 0) || !Number.isFinite(temperature))
+      throw rangeError(fn, `options.temperature must be a finite number >= 0, got ${describe(temperature)}`);
+    if (!Number.isInteger(topK) || topK < 0)
+      throw rangeError(fn, `options.topK must be an integer >= 0 (0: no limit), got ${describe(topK)}`);
+    if (typeof topP !== 'number' || !(topP > 0 && topP <= 1))
+      throw rangeError(fn, `options.topP must be in (0, 1], got ${describe(topP)}`);
+    if (typeof minP !== 'number' || !(minP >= 0 && minP <= 1))
+      throw rangeError(fn, `options.minP must be in [0, 1] (0: off), got ${describe(minP)}`);
+    if (typeof repetitionPenalty !== 'number' || !(repetitionPenalty > 0) || !Number.isFinite(repetitionPenalty))
+      throw rangeError(
+        fn,
+        `options.repetitionPenalty must be a finite number > 0 (1: off), got ${describe(repetitionPenalty)}`,
+      );
+    if (eosTokenId !== undefined && typeof eosTokenId !== 'number' && !Array.isArray(eosTokenId))
+      throw typeError(fn, `options.eosTokenId must be a token id or an array of them, got ${describe(eosTokenId)}`);
+    const eos =
+      eosTokenId === undefined
+        ? d.eosTokenId
+        : eosList(fn, eosTokenId, 'options.eosTokenId', this.descriptor.vocabSize);
     const stops = this.#stopStrings(fn, stop);
-    if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw rangeError(fn, `options.seed must be an integer in [0, 2^32 - 1], got ${describe(seed)}`);
-    if (onToken !== undefined && typeof onToken !== 'function') throw typeError(fn, `options.onToken must be a function, got ${describe(onToken)}`);
-    if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean')) throw typeError(fn, `options.signal must be an AbortSignal, got ${describe(signal)}`);
+    if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+      throw rangeError(fn, `options.seed must be an integer in [0, 2^32 - 1], got ${describe(seed)}`);
+    if (onToken !== undefined && typeof onToken !== 'function')
+      throw typeError(fn, `options.onToken must be a function, got ${describe(onToken)}`);
+    if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean'))
+      throw typeError(fn, `options.signal must be an AbortSignal, got ${describe(signal)}`);
     for (const [key, value] of Object.entries({ useCache, stopAtEos, returnScores })) {
       if (typeof value !== 'boolean') throw typeError(fn, `options.${key} must be a boolean, got ${describe(value)}`);
     }
-    return { maxNewTokens, temperature, topK, topP, minP, repetitionPenalty, eosTokenId: eos, stop: stops, seed, onToken, signal, useCache, stopAtEos, returnScores };
+    return {
+      maxNewTokens,
+      temperature,
+      topK,
+      topP,
+      minP,
+      repetitionPenalty,
+      eosTokenId: eos,
+      stop: stops,
+      seed,
+      onToken,
+      signal,
+      useCache,
+      stopAtEos,
+      returnScores,
+    };
   }
 
   // options.stop: a string or strings, matched against the text as returned (special tokens
@@ -305,15 +419,24 @@ export class PretrainedModel {
   #stopStrings(fn, stop) {
     if (stop === undefined) return [];
     const list = typeof stop === 'string' ? [stop] : Array.isArray(stop) ? stop.slice() : null;
-    if (list === null) throw typeError(fn, `options.stop must be a string or an array of strings, got ${describe(stop)}`);
+    if (list === null)
+      throw typeError(fn, `options.stop must be a string or an array of strings, got ${describe(stop)}`);
     list.forEach((s, i) => {
       const where = typeof stop === 'string' ? 'options.stop' : `options.stop[${i}]`;
       if (typeof s !== 'string') throw typeError(fn, `${where} must be a string, got ${describe(s)}`);
       if (s === '') throw rangeError(fn, `${where} is empty`);
-      if (this.tokenizer === null) throw rangeError(fn, 'options.stop needs a tokenizer (the checkpoint has no tokenizer.json); stop on token ids with eosTokenId');
+      if (this.tokenizer === null)
+        throw rangeError(
+          fn,
+          'options.stop needs a tokenizer (the checkpoint has no tokenizer.json); stop on token ids with eosTokenId',
+        );
       const e = this.tokenizer.encode(s, { addSpecialTokens: false });
       const special = e.ids.filter((_, t) => e.special[t]);
-      if (special.length > 0) throw rangeError(fn, `${where} ${JSON.stringify(s)} holds a special token, which the text leaves out; stop on it by id: eosTokenId: [${special.join(', ')}]`);
+      if (special.length > 0)
+        throw rangeError(
+          fn,
+          `${where} ${JSON.stringify(s)} holds a special token, which the text leaves out; stop on it by id: eosTokenId: [${special.join(', ')}]`,
+        );
     });
     return list;
   }
@@ -340,7 +463,13 @@ export class PretrainedModel {
     this.#check('tokenize');
     if (this.tokenizer === null) throw rangeError('PretrainedModel.tokenize', 'this checkpoint has no tokenizer.json');
     const e = this.tokenizer.encode(text);
-    return e.ids.map((id, i) => ({ id, text: e.tokens[i], start: e.offsets[i][0], end: e.offsets[i][1], special: e.special[i] }));
+    return e.ids.map((id, i) => ({
+      id,
+      text: e.tokens[i],
+      start: e.offsets[i][0],
+      end: e.offsets[i][1],
+      special: e.special[i],
+    }));
   }
 
   /**
@@ -370,8 +499,16 @@ export class PretrainedModel {
     const module = this.#module;
     const scope = new HeapScope(module, fn);
     try {
-      const status = module._pretrainedForward(this.#handle, scope.ints(batch.ids), scope.ints(batch.positions),
-        batch.types ? scope.ints(batch.types) : 0, scope.ints(batch.lengths), B, T, flags);
+      const status = module._pretrainedForward(
+        this.#handle,
+        scope.ints(batch.ids),
+        scope.ints(batch.positions),
+        batch.types ? scope.ints(batch.types) : 0,
+        scope.ints(batch.lengths),
+        B,
+        T,
+        flags,
+      );
       if (status !== 0) throw rangeError(fn, `the runner refused the call: ${refusal(module, status)}`);
       const rows = B * T;
       const result = { ids: batch.idRows, lengths: Array.from(batch.lengths) };
@@ -384,16 +521,39 @@ export class PretrainedModel {
       };
       const runnerLast = scope.read(module._pretrainedOutput(this.#handle), rows * d.dModel);
       if (this.#classifier && wantLogits) Object.assign(result, this.#classify(runnerLast, batch));
-      result.lastHiddenState = makeTensor(batch.pads ? unpadLeft(runnerLast.slice(), B, 1, T, d.dModel, batch.pads) : runnerLast, [B, T, d.dModel]);
-      if (flags & contractOf(module).forwardFlags.logits) result.logits = makeTensor(read(module._pretrainedLogits(this.#handle), rows * d.vocabSize, 1, d.vocabSize), [B, T, d.vocabSize]);
+      result.lastHiddenState = makeTensor(
+        batch.pads ? unpadLeft(runnerLast.slice(), B, 1, T, d.dModel, batch.pads) : runnerLast,
+        [B, T, d.dModel],
+      );
+      if (flags & contractOf(module).forwardFlags.logits)
+        result.logits = makeTensor(read(module._pretrainedLogits(this.#handle), rows * d.vocabSize, 1, d.vocabSize), [
+          B,
+          T,
+          d.vocabSize,
+        ]);
       if (o.hiddenStates) {
         const at = module._pretrainedHiddenStates(this.#handle);
-        result.hiddenStates = Array.from({ length: d.numLayers + 1 }, (_, l) => makeTensor(read(at + 4 * l * rows * d.dModel, rows * d.dModel, 1, d.dModel), [B, T, d.dModel]));
+        result.hiddenStates = Array.from({ length: d.numLayers + 1 }, (_, l) =>
+          makeTensor(read(at + 4 * l * rows * d.dModel, rows * d.dModel, 1, d.dModel), [B, T, d.dModel]),
+        );
       }
       if (o.queriesAndKeys !== undefined) {
-        const hd = d.headDim, qw = d.numHeads * hd;
-        result.queries = headsFirst(read(module._pretrainedQueries(this.#handle), rows * qw, 1, qw), B, T, d.numHeads, hd);
-        result.keys = headsFirst(read(module._pretrainedKeys(this.#handle), rows * d.numKvHeads * hd, 1, d.numKvHeads * hd), B, T, d.numKvHeads, hd);
+        const hd = d.headDim,
+          qw = d.numHeads * hd;
+        result.queries = headsFirst(
+          read(module._pretrainedQueries(this.#handle), rows * qw, 1, qw),
+          B,
+          T,
+          d.numHeads,
+          hd,
+        );
+        result.keys = headsFirst(
+          read(module._pretrainedKeys(this.#handle), rows * d.numKvHeads * hd, 1, d.numKvHeads * hd),
+          B,
+          T,
+          d.numKvHeads,
+          hd,
+        );
       }
       if (o.attentions) {
         const at = module._pretrainedAttentions(this.#handle);
@@ -401,7 +561,12 @@ export class PretrainedModel {
         result.attentions = Array.from({ length: d.numLayers }, (_, l) => {
           // [B, H, T(query), T(key)]: the query axis, then the key axis.
           const data = read(at + 4 * l * size, size, d.numHeads, T);
-          return makeTensor(batch.pads ? unpadLeft(data, B, d.numHeads * T, T, 1, batch.pads) : data, [B, d.numHeads, T, T]);
+          return makeTensor(batch.pads ? unpadLeft(data, B, d.numHeads * T, T, 1, batch.pads) : data, [
+            B,
+            d.numHeads,
+            T,
+            T,
+          ]);
         });
       }
       return result;
@@ -414,22 +579,30 @@ export class PretrainedModel {
   // The checked batch, the options (each read once: a getter runs once), the runner's flags
   // and the call's memory plan.
   #plan(fn, input, optionsIn) {
-    if (optionsIn === null || typeof optionsIn !== 'object') throw typeError(fn, `options must be an object, got ${describe(optionsIn)}`);
+    if (optionsIn === null || typeof optionsIn !== 'object')
+      throw typeError(fn, `options must be an object, got ${describe(optionsIn)}`);
     checkKeys(fn, 'option', optionsIn, FORWARD_OPTIONS);
     const { attentions, hiddenStates, logits, queriesAndKeys: qk } = optionsIn;
     const options = { attentions, hiddenStates, logits, queriesAndKeys: qk };
     for (const key of ['attentions', 'hiddenStates', 'logits']) {
-      if (options[key] !== undefined && typeof options[key] !== 'boolean') throw typeError(fn, `options.${key} must be a boolean, got ${describe(options[key])}`);
+      if (options[key] !== undefined && typeof options[key] !== 'boolean')
+        throw typeError(fn, `options.${key} must be a boolean, got ${describe(options[key])}`);
     }
     if (qk !== undefined && (!Number.isInteger(qk) || qk < 0 || qk >= this.descriptor.numLayers)) {
-      throw rangeError(fn, `options.queriesAndKeys must be a layer index in [0, ${this.descriptor.numLayers}), got ${describe(qk)}`);
+      throw rangeError(
+        fn,
+        `options.queriesAndKeys must be a layer index in [0, ${this.descriptor.numLayers}), got ${describe(qk)}`,
+      );
     }
     const batch = this.#batchOf(fn, input);
-    this.#check(fn.slice(fn.indexOf('.') + 1));  // the input's getters and iterators are caller code
+    this.#check(fn.slice(fn.indexOf('.') + 1)); // the input's getters and iterators are caller code
     const wantLogits = options.logits ?? true;
     const F = contractOf(this.#module).forwardFlags;
-    const flags = (options.hiddenStates ? F.hiddenStates : 0) | (options.attentions ? F.attentions : 0) | (wantLogits && this.descriptor.lmHead ? F.logits : 0)
-      | (qk !== undefined ? (qk + 1) << F.keepQkShift : 0);
+    const flags =
+      (options.hiddenStates ? F.hiddenStates : 0) |
+      (options.attentions ? F.attentions : 0) |
+      (wantLogits && this.descriptor.lmHead ? F.logits : 0) |
+      (qk !== undefined ? (qk + 1) << F.keepQkShift : 0);
     const { B, T } = batch;
     const memory = new MemoryPlan(fn).tensor('token ids', [B, T]).tensor('positions', [B, T]).tensor('lengths', [B]);
     if (batch.types) memory.tensor('token types', [B, T]);
@@ -440,7 +613,8 @@ export class PretrainedModel {
   /** @internal estimateMemory('PretrainedModel.forward', model, input, options). */
   static _estimate(model, input, options = {}) {
     const fn = 'PretrainedModel.forward';
-    if (!(model instanceof PretrainedModel)) throw typeError(fn, `the model must be one attn.loadModel returned, got ${describe(model)}`);
+    if (!(model instanceof PretrainedModel))
+      throw typeError(fn, `the model must be one attn.loadModel returned, got ${describe(model)}`);
     model.#check('forward');
     return model.#plan(fn, input, options).memory;
   }
@@ -476,7 +650,11 @@ export class PretrainedModel {
       const p = probabilities.subarray(b * labels.length, (b + 1) * labels.length);
       return labels[p.indexOf(Math.max(...p))];
     });
-    return { logits: makeTensor(logits, [batch.B, labels.length]), probabilities: makeTensor(probabilities, [batch.B, labels.length]), labels: label };
+    return {
+      logits: makeTensor(logits, [batch.B, labels.length]),
+      probabilities: makeTensor(probabilities, [batch.B, labels.length]),
+      labels: label,
+    };
   }
 
   // Any input form → right-padded ids [B, T], positions, types, lengths.
@@ -485,21 +663,31 @@ export class PretrainedModel {
     let tokens = null;
     let masks = null;
     let typeRows = null;
-    if (typeof input === 'string' || (Array.isArray(input) && input.length > 0 && input.every((x) => typeof x === 'string'))) {
+    if (
+      typeof input === 'string' ||
+      (Array.isArray(input) && input.length > 0 && input.every((x) => typeof x === 'string'))
+    ) {
       if (this.tokenizer === null) throw rangeError(fn, 'this checkpoint has no tokenizer.json; pass token ids');
       const texts = typeof input === 'string' ? [input] : input;
       tokens = texts.map((text) => this.tokenize(text));
       sequences = tokens.map((t) => t.map((x) => x.id));
     } else if (Array.isArray(input) && input.length > 0 && input.every((x) => typeof x === 'number')) {
       sequences = [input];
-    } else if (Array.isArray(input) && input.length > 0 && input.every((x) => Array.isArray(x) || ArrayBuffer.isView(x))) {
+    } else if (
+      Array.isArray(input) &&
+      input.length > 0 &&
+      input.every((x) => Array.isArray(x) || ArrayBuffer.isView(x))
+    ) {
       sequences = input.map((x) => Array.from(x));
     } else if (input !== null && typeof input === 'object' && !Array.isArray(input) && 'inputIds' in input) {
       sequences = Array.from(input.inputIds ?? [], (x) => Array.from(x));
       masks = input.attentionMask ? Array.from(input.attentionMask, (x) => Array.from(x)) : null;
       typeRows = input.tokenTypeIds ? Array.from(input.tokenTypeIds, (x) => Array.from(x)) : null;
     } else {
-      throw typeError(fn, `input must be a string, strings, token ids (number[] or number[][]) or { inputIds, attentionMask? }, got ${describe(input)}`);
+      throw typeError(
+        fn,
+        `input must be a string, strings, token ids (number[] or number[][]) or { inputIds, attentionMask? }, got ${describe(input)}`,
+      );
     }
     if (sequences.length === 0) throw rangeError(fn, 'input holds no sequence');
     const d = this.descriptor;
@@ -512,7 +700,8 @@ export class PretrainedModel {
       let n = s.length;
       if (masks) {
         const m = masks[b] ?? [];
-        if (m.length !== s.length) throw rangeError(fn, `attentionMask[${b}] has ${m.length} entries but inputIds[${b}] has ${s.length}`);
+        if (m.length !== s.length)
+          throw rangeError(fn, `attentionMask[${b}] has ${m.length} entries but inputIds[${b}] has ${s.length}`);
         if (m.some((v) => v !== 0 && v !== 1)) throw rangeError(fn, `attentionMask[${b}] must hold only 0s and 1s`);
         const lead = m.indexOf(1);
         n = m.indexOf(0, Math.max(lead, 0));
@@ -524,15 +713,22 @@ export class PretrainedModel {
           if (typeRows?.[b]) typeRows[b] = typeRows[b].slice(lead).concat(typeRows[b].slice(0, lead));
           n = m.length - lead;
         } else if (lead > 0 || m.slice(n).some((v) => v !== 0)) {
-          throw rangeError(fn, `attentionMask[${b}] must be 1s then 0s (right padding) or 0s then 1s (left padding), got [${m.join(', ')}]`);
+          throw rangeError(
+            fn,
+            `attentionMask[${b}] must be 1s then 0s (right padding) or 0s then 1s (left padding), got [${m.join(', ')}]`,
+          );
         }
       }
       if (n < 1) throw rangeError(fn, `sequence ${b} is empty`);
       lengths[b] = n;
     });
-    let T = 0;  // a loop, not Math.max(...): a batch may hold more sequences than a call has arguments
+    let T = 0; // a loop, not Math.max(...): a batch may hold more sequences than a call has arguments
     for (const s of sequences) T = Math.max(T, s.length);
-    if (T > d.contextLength) throw rangeError(fn, `a sequence has ${T} tokens but this model takes at most ${d.contextLength} (max positions)`);
+    if (T > d.contextLength)
+      throw rangeError(
+        fn,
+        `a sequence has ${T} tokens but this model takes at most ${d.contextLength} (max positions)`,
+      );
     const pad = this.config.pad_token_id ?? this.config.eos_token_id ?? 0;
     const ids = new Int32Array(B * T);
     const positions = new Int32Array(B * T);
@@ -540,13 +736,15 @@ export class PretrainedModel {
     for (let b = 0; b < B; b++) {
       for (let t = 0; t < T; t++) {
         const id = t < sequences[b].length ? sequences[b][t] : pad;
-        if (!Number.isInteger(id) || id < 0 || id >= d.vocabSize) throw rangeError(fn, `token id ${id} at [${b}, ${t}] is outside [0, ${d.vocabSize})`);
+        if (!Number.isInteger(id) || id < 0 || id >= d.vocabSize)
+          throw rangeError(fn, `token id ${id} at [${b}, ${t}] is outside [0, ${d.vocabSize})`);
         ids[b * T + t] = id;
         // RoBERTa counts positions from padding_idx + 1 and puts padding at padding_idx.
         positions[b * T + t] = d.positionOffset ? (t < lengths[b] ? d.positionOffset + t : d.positionOffset - 1) : t;
         if (types) {
           const type = typeRows[b]?.[t] ?? 0;
-          if (!Number.isInteger(type) || type < 0 || type >= Math.max(1, d.typeVocabSize)) throw rangeError(fn, `token type ${type} at [${b}, ${t}] is outside [0, ${Math.max(1, d.typeVocabSize)})`);
+          if (!Number.isInteger(type) || type < 0 || type >= Math.max(1, d.typeVocabSize))
+            throw rangeError(fn, `token type ${type} at [${b}, ${t}] is outside [0, ${Math.max(1, d.typeVocabSize)})`);
           types[b * T + t] = type;
         }
       }

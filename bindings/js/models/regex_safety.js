@@ -29,10 +29,10 @@
 // x{2}), atomic (?>…) (it backtracks too), nested classes, POSIX [:alpha:].
 
 export const MAX_PATTERN_LENGTH = 4096;
-const BOUNDED = 16;  // {a,b} with b ≤ 16 is a bounded item; beyond, a run
-const MAX_COUNT = 1000;  // repetition counts
-const MAX_DEPTH = 32;  // nesting of groups and of classes
-const MAX_WORK = 256;  // Σ over branches of (ways through its bounded items) × (their steps + 1); o200k: 181
+const BOUNDED = 16; // {a,b} with b ≤ 16 is a bounded item; beyond, a run
+const MAX_COUNT = 1000; // repetition counts
+const MAX_DEPTH = 32; // nesting of groups and of classes
+const MAX_WORK = 256; // Σ over branches of (ways through its bounded items) × (their steps + 1); o200k: 181
 
 const BRACED = /\\([pPxu])\{([^}]*)\}/y;
 const FIXED = /\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|c[A-Za-z])/y;
@@ -103,7 +103,7 @@ class Parser {
     if (c === '*' || c === '+' || c === '?') refuse(`the "${c}" at ${start} has nothing to repeat`);
     this.i += String.fromCodePoint(this.text.codePointAt(start)).length;
     if (c === '^' || c === '$') return this.node('assert', start, fold);
-    return this.node('char', start, fold, { base: this.text.slice(start, this.i), negated: false });  // also . { } ]
+    return this.node('char', start, fold, { base: this.text.slice(start, this.i), negated: false }); // also . { } ]
   }
 
   escape(fold) {
@@ -117,11 +117,14 @@ class Parser {
     if (start + 1 >= this.text.length) refuse('the pattern ends in a lone backslash');
     const next = String.fromCodePoint(this.text.codePointAt(start + 1));
     this.i = start + 1 + next.length;
-    if (next === 'G') return null;  // the library drops \G
+    if (next === 'G') return null; // the library drops \G
     if ('AzZbB'.includes(next)) return this.node('assert', start, fold);
-    if ('wWdDsShH'.includes(next)) return this.node('char', start, fold, { base: `\\${next.toLowerCase()}`, negated: next !== next.toLowerCase() });
-    if (/[0-9kg]/.test(next)) refuse(`the backreference "\\${next}" at ${start} (backreferences can take exponential time)`);
-    if (/[A-Za-z]/.test(next) && !'aenrtfv'.includes(next)) refuse(`the escape "\\${next}" at ${start} is not supported`);
+    if ('wWdDsShH'.includes(next))
+      return this.node('char', start, fold, { base: `\\${next.toLowerCase()}`, negated: next !== next.toLowerCase() });
+    if (/[0-9kg]/.test(next))
+      refuse(`the backreference "\\${next}" at ${start} (backreferences can take exponential time)`);
+    if (/[A-Za-z]/.test(next) && !'aenrtfv'.includes(next))
+      refuse(`the escape "\\${next}" at ${start} is not supported`);
     return this.node('char', start, fold, { base: this.text.slice(start, this.i), negated: false });
   }
 
@@ -131,7 +134,7 @@ class Parser {
     const start = this.i;
     this.i++;
     if (this.text[this.i] === '^') this.i++;
-    if (this.text[this.i] === ']') this.i++;  // a ] first is a literal
+    if (this.text[this.i] === ']') this.i++; // a ] first is a literal
     while (this.i < this.text.length) {
       const c = this.text[this.i];
       if (c === ']') {
@@ -155,7 +158,8 @@ class Parser {
   group(fold, depth) {
     const start = this.i;
     const prefix = at(GROUP, this.text, start)?.[0] ?? '(';
-    if (prefix === '(' && this.text[start + 1] === '?') refuse(`the group "(?${this.text[start + 2] ?? ''}" at ${start} is not supported`);
+    if (prefix === '(' && this.text[start + 1] === '?')
+      refuse(`the group "(?${this.text[start + 2] ?? ''}" at ${start} is not supported`);
     this.i += prefix.length;
     const body = this.alt(fold || prefix === '(?i:', depth + 1);
     if (this.text[this.i] !== ')') refuse(`the group at ${start} is not closed`);
@@ -179,7 +183,8 @@ class Parser {
     }
     if (this.text[this.i] === '?') node.lazy = true;
     if (this.text[this.i] === '?' || this.text[this.i] === '+') this.i++;
-    if ('*+?'.includes(this.text[this.i] ?? '-') || at(QUANT_BRACE, this.text, this.i)) refuse(`the quantifiers at ${atom.start} are stacked`);
+    if ('*+?'.includes(this.text[this.i] ?? '-') || at(QUANT_BRACE, this.text, this.i))
+      refuse(`the quantifiers at ${atom.start} are stacked`);
     node.end = this.i;
     return node;
   }
@@ -196,7 +201,8 @@ class Parser {
     const [low, high] = brace[1].split(',');
     const min = Number(low || 0);
     const max = high === undefined ? min : high === '' ? Infinity : Number(high);
-    if (min > MAX_COUNT || (max !== Infinity && max > MAX_COUNT)) refuse(`the repetition "${brace[0]}" counts beyond ${MAX_COUNT}`);
+    if (min > MAX_COUNT || (max !== Infinity && max > MAX_COUNT))
+      refuse(`the repetition "${brace[0]}" counts beyond ${MAX_COUNT}`);
     if (min > max) refuse(`the repetition "${brace[0]}" is out of order`);
     return { min, max, brace: true };
   }
@@ -213,7 +219,8 @@ const cap = (x) => Math.min(x, 1e12);
 // The one character a node matches (a char, or a group holding only one), else null.
 function singleChar(n) {
   if (n.type === 'char') return n;
-  if (n.type === 'group' && n.body.branches.length === 1 && n.body.branches[0].items.length === 1) return singleChar(n.body.branches[0].items[0]);
+  if (n.type === 'group' && n.body.branches.length === 1 && n.body.branches[0].items.length === 1)
+    return singleChar(n.body.branches[0].items[0]);
   return null;
 }
 const sameClass = (a, b) => a.base === b.base && a.fold === b.fold && a.negated === b.negated;
@@ -222,10 +229,15 @@ const complementClass = (a, b) => a.base === b.base && a.fold === b.fold && a.ne
 // How many ways a bounded node can match (an upper bound on the paths backtracking tries).
 function ways(n) {
   switch (n.type) {
-    case 'alt': return cap(n.branches.reduce((s, b) => s + ways(b), 0));
-    case 'seq': return cap(n.items.reduce((p, i) => p * ways(i), 1));
-    case 'group': case 'look': return ways(n.body);
-    case 'assert': return 2;  // the library writes ^ $ \b \B as two alternatives
+    case 'alt':
+      return cap(n.branches.reduce((s, b) => s + ways(b), 0));
+    case 'seq':
+      return cap(n.items.reduce((p, i) => p * ways(i), 1));
+    case 'group':
+    case 'look':
+      return ways(n.body);
+    case 'assert':
+      return 2; // the library writes ^ $ \b \B as two alternatives
     case 'quant': {
       if (isRun(n)) return 1;
       const w = ways(n.body);
@@ -233,36 +245,50 @@ function ways(n) {
       for (let k = n.min; k <= n.max; k++) total = cap(total + w ** k);
       return total;
     }
-    default: return 1;
+    default:
+      return 1;
   }
 }
 
 // The fewest characters a node matches.
 function minLength(n) {
   switch (n.type) {
-    case 'alt': return Math.min(...n.branches.map(minLength));
-    case 'seq': return n.items.reduce((s, i) => s + minLength(i), 0);
-    case 'group': return minLength(n.body);
-    case 'quant': return n.min * minLength(n.body);
-    case 'char': return 1;
-    default: return 0;
+    case 'alt':
+      return Math.min(...n.branches.map(minLength));
+    case 'seq':
+      return n.items.reduce((s, i) => s + minLength(i), 0);
+    case 'group':
+      return minLength(n.body);
+    case 'quant':
+      return n.min * minLength(n.body);
+    case 'char':
+      return 1;
+    default:
+      return 0;
   }
 }
 
 // The most steps one path through a bounded node takes: characters, assertions, lookarounds.
 function steps(n) {
   switch (n.type) {
-    case 'alt': return Math.max(...n.branches.map(steps));
-    case 'seq': return n.items.reduce((s, i) => s + steps(i), 0);
-    case 'group': return steps(n.body);
-    case 'look': return 1 + steps(n.body);
-    case 'quant': return n.max * steps(n.body);
-    default: return 1;
+    case 'alt':
+      return Math.max(...n.branches.map(steps));
+    case 'seq':
+      return n.items.reduce((s, i) => s + steps(i), 0);
+    case 'group':
+      return steps(n.body);
+    case 'look':
+      return 1 + steps(n.body);
+    case 'quant':
+      return n.max * steps(n.body);
+    default:
+      return 1;
   }
 }
 
 // A branch's items, with its one-branch groups opened: (?:\s+)(?!\S) is \s+ then (?!\S).
-const flatten = (items) => items.flatMap((n) => (n.type === 'group' && n.body.branches.length === 1 ? flatten(n.body.branches[0].items) : [n]));
+const flatten = (items) =>
+  items.flatMap((n) => (n.type === 'group' && n.body.branches.length === 1 ? flatten(n.body.branches[0].items) : [n]));
 
 // A pattern that is one group, (a|b), is that group's alternatives.
 function alternatives(tree) {
@@ -276,8 +302,10 @@ function checkNesting(n, text, inLook = false) {
   const src = () => text.slice(n.start, n.end);
   if (n.type === 'quant') {
     if (n.max > 1 && !singleChar(n.body)) {
-      if (contains(n.body, (c) => c.type === 'quant')) refuse(`nested quantifiers: "${src()}" repeats a group that holds a quantifier`);
-      if (contains(n.body, (c) => c.type === 'alt' && c.branches.length > 1)) refuse(`"${src()}" repeats a group with alternatives`);
+      if (contains(n.body, (c) => c.type === 'quant'))
+        refuse(`nested quantifiers: "${src()}" repeats a group that holds a quantifier`);
+      if (contains(n.body, (c) => c.type === 'alt' && c.branches.length > 1))
+        refuse(`"${src()}" repeats a group with alternatives`);
       if (n.max > BOUNDED) refuse(`"${src()}" repeats a group without bound`);
     }
     if (n.max > BOUNDED) {
@@ -291,22 +319,37 @@ function checkNesting(n, text, inLook = false) {
 
 // (B): a lookahead that the run's characters satisfy: c+(?!C) with C the complement of c, or c+(?=c).
 function givesBackOne(run, look) {
-  if (look?.type !== 'look' || !look.ahead || look.body.branches.length !== 1 || look.body.branches[0].items.length !== 1) return false;
+  if (
+    look?.type !== 'look' ||
+    !look.ahead ||
+    look.body.branches.length !== 1 ||
+    look.body.branches[0].items.length !== 1
+  )
+    return false;
   const c = singleChar(look.body.branches[0].items[0]);
   const r = singleChar(run.body);
   return c !== null && (look.negative ? complementClass(r, c) : sameClass(r, c));
 }
-const endsMatch = (rest) => rest.every(optional);  // (A)
+const endsMatch = (rest) => rest.every(optional); // (A)
 const settles = (run, rest) => endsMatch(rest) || (givesBackOne(run, rest[0]) && endsMatch(rest.slice(1)));
 
 // (C): the next branch starts as this one does (nothing, or one optional character), then
 // takes the same class's run with nothing after it that can fail.
 function coveredByNext(items, i, next, key) {
   const prefix = items.slice(0, i);
-  if (prefix.length > 1 || (prefix.length === 1 && !(optional(prefix[0]) && prefix[0].max === 1 && singleChar(prefix[0].body)))) return false;
+  if (
+    prefix.length > 1 ||
+    (prefix.length === 1 && !(optional(prefix[0]) && prefix[0].max === 1 && singleChar(prefix[0].body)))
+  )
+    return false;
   if (!next || next.length <= i || prefix.some((p, k) => key(p) !== key(next[k]))) return false;
   const cover = next[i];
-  return isRun(cover) && cover.min <= 1 && sameClass(singleChar(cover.body), singleChar(items[i].body)) && settles(cover, next.slice(i + 1));
+  return (
+    isRun(cover) &&
+    cover.min <= 1 &&
+    sameClass(singleChar(cover.body), singleChar(items[i].body)) &&
+    settles(cover, next.slice(i + 1))
+  );
 }
 
 function checkBranches(tree, text) {
@@ -317,7 +360,8 @@ function checkBranches(tree, text) {
   branches.forEach((items, b) => {
     const bounded = items.filter((n) => !isRun(n));
     const inner = bounded.find((n) => contains(n, isRun));
-    if (inner) refuse(`the unbounded quantifier in "${src(inner)}" sits inside an optional group or a group with alternatives`);
+    if (inner)
+      refuse(`the unbounded quantifier in "${src(inner)}" sits inside an optional group or a group with alternatives`);
     work += ways({ type: 'seq', items: bounded }) * (1 + bounded.reduce((s, n) => s + steps(n), 0));
     items.forEach((run, i) => {
       if (!isRun(run)) return;
@@ -325,10 +369,15 @@ function checkBranches(tree, text) {
       if (settles(run, rest)) return;
       if (endsMatch(rest.slice(1)) && coveredByNext(items, i, branches[b + 1], key)) return;
       const after = rest.map(src).join('');
-      refuse(`"${src(run)}" is followed by "${after}", which can fail after the run is scanned, so each later position scans it again (quadratic or worse)`);
+      refuse(
+        `"${src(run)}" is followed by "${after}", which can fail after the run is scanned, so each later position scans it again (quadratic or worse)`,
+      );
     });
   });
-  if (work > MAX_WORK) refuse(`its alternatives and bounded repetitions can match in too many ways (${work > 1e11 ? 'more than 10¹¹' : work} > ${MAX_WORK})`);
+  if (work > MAX_WORK)
+    refuse(
+      `its alternatives and bounded repetitions can match in too many ways (${work > 1e11 ? 'more than 10¹¹' : work} > ${MAX_WORK})`,
+    );
   return work;
 }
 
@@ -340,7 +389,12 @@ function checkBranches(tree, text) {
  *   empty string); work: the bound on steps tried per text position (at most MAX_WORK)
  */
 export function analyzePattern(pattern) {
-  if (pattern.length > MAX_PATTERN_LENGTH) return { problem: `it is ${pattern.length} characters long (at most ${MAX_PATTERN_LENGTH})`, minLength: 0, work: Infinity };
+  if (pattern.length > MAX_PATTERN_LENGTH)
+    return {
+      problem: `it is ${pattern.length} characters long (at most ${MAX_PATTERN_LENGTH})`,
+      minLength: 0,
+      work: Infinity,
+    };
   const text = pattern.replace(BLOOM_CLASS, '[^()|\\s$1]');
   try {
     const tree = new Parser(text).parse();

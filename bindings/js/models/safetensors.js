@@ -11,7 +11,20 @@ import { halfToFloat } from '../tensor.js';
 export const DTYPE_BYTES = Object.freeze({ F32: 4, F16: 2, BF16: 2 });
 // The format's other dtypes, known so that the error can say "not supported" rather than
 // "unknown".
-const OTHER_DTYPES = new Set(['F64', 'I64', 'I32', 'I16', 'I8', 'U8', 'BOOL', 'U16', 'U32', 'U64', 'F8_E4M3', 'F8_E5M2']);
+const OTHER_DTYPES = new Set([
+  'F64',
+  'I64',
+  'I32',
+  'I16',
+  'I8',
+  'U8',
+  'BOOL',
+  'U16',
+  'U32',
+  'U64',
+  'F8_E4M3',
+  'F8_E5M2',
+]);
 // The reference implementation refuses headers over 100 MB.
 export const MAX_HEADER_BYTES = 100_000_000;
 
@@ -29,7 +42,8 @@ function topLevelEntries(bytes, limit) {
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i];
     if (inString) {
-      if (b === 0x5c) i++;  // a backslash escapes the next byte
+      if (b === 0x5c)
+        i++; // a backslash escapes the next byte
       else if (b === 0x22) inString = false;
     } else if (b === 0x22) {
       inString = true;
@@ -49,11 +63,17 @@ function topLevelEntries(bytes, limit) {
  * @param {Uint8Array} first8 @param {string} fn @param {string} file @param {number} fileBytes
  */
 export function headerLength(first8, fn, file, fileBytes) {
-  if (first8.length < 8) throw rangeError(fn, `${file} is ${fileBytes} bytes, too short for a safetensors file (truncated?)`);
+  if (first8.length < 8)
+    throw rangeError(fn, `${file} is ${fileBytes} bytes, too short for a safetensors file (truncated?)`);
   const view = new DataView(first8.buffer, first8.byteOffset, 8);
   const n = view.getUint32(0, true) + view.getUint32(4, true) * 2 ** 32;
-  if (n > MAX_HEADER_BYTES) throw rangeError(fn, `${file} claims a ${n}-byte header (the format allows ${MAX_HEADER_BYTES}); it is not a safetensors file or it is corrupt`);
-  if (8 + n > fileBytes) throw rangeError(fn, `${file} is ${fileBytes} bytes but its header alone needs ${8 + n} (truncated?)`);
+  if (n > MAX_HEADER_BYTES)
+    throw rangeError(
+      fn,
+      `${file} claims a ${n}-byte header (the format allows ${MAX_HEADER_BYTES}); it is not a safetensors file or it is corrupt`,
+    );
+  if (8 + n > fileBytes)
+    throw rangeError(fn, `${file} is ${fileBytes} bytes but its header alone needs ${8 + n} (truncated?)`);
   return n;
 }
 
@@ -67,7 +87,10 @@ export function headerLength(first8, fn, file, fileBytes) {
 export function parseHeader(headerBytes, fn, file, fileBytes) {
   const dataStart = 8 + headerBytes.length;
   if (topLevelEntries(headerBytes, MAX_TENSORS + 1) > MAX_TENSORS + 1) {
-    throw rangeError(fn, `${file}: the safetensors header lists more than ${MAX_TENSORS} tensors; a real checkpoint file holds a few thousand at most`);
+    throw rangeError(
+      fn,
+      `${file}: the safetensors header lists more than ${MAX_TENSORS} tensors; a real checkpoint file holds a few thousand at most`,
+    );
   }
   let header;
   try {
@@ -93,14 +116,23 @@ export function parseHeader(headerBytes, fn, file, fileBytes) {
 
 function checkEntry(fn, file, name, entry, dataStart, fileBytes) {
   const where = `${file}: tensor '${name}'`;
-  if (entry === null || typeof entry !== 'object') throw rangeError(fn, `${where} has no dtype/shape/data_offsets entry`);
+  if (entry === null || typeof entry !== 'object')
+    throw rangeError(fn, `${where} has no dtype/shape/data_offsets entry`);
   const { dtype, shape, data_offsets: offsets } = entry;
   if (typeof dtype !== 'string') throw rangeError(fn, `${where} has no dtype`);
   if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && d >= 0)) {
     throw rangeError(fn, `${where} has shape ${JSON.stringify(shape)}; a shape is a list of non-negative integers`);
   }
-  if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0) || offsets[0] > offsets[1]) {
-    throw rangeError(fn, `${where} has data_offsets ${JSON.stringify(offsets)}; they must be [begin, end] with 0 <= begin <= end`);
+  if (
+    !Array.isArray(offsets) ||
+    offsets.length !== 2 ||
+    !offsets.every((o) => Number.isSafeInteger(o) && o >= 0) ||
+    offsets[0] > offsets[1]
+  ) {
+    throw rangeError(
+      fn,
+      `${where} has data_offsets ${JSON.stringify(offsets)}; they must be [begin, end] with 0 <= begin <= end`,
+    );
   }
   const begin = dataStart + offsets[0];
   const end = dataStart + offsets[1];
@@ -109,7 +141,10 @@ function checkEntry(fn, file, name, entry, dataStart, fileBytes) {
   if (elementBytes !== undefined) {
     const elements = shape.reduce((a, b) => a * b, 1);
     if (elements * elementBytes !== end - begin) {
-      throw rangeError(fn, `${where}: shape [${shape.join(', ')}] of ${dtype} needs ${elements * elementBytes} bytes but data_offsets give ${end - begin}`);
+      throw rangeError(
+        fn,
+        `${where}: shape [${shape.join(', ')}] of ${dtype} needs ${elements * elementBytes} bytes but data_offsets give ${end - begin}`,
+      );
     }
   } else if (!OTHER_DTYPES.has(dtype)) {
     throw rangeError(fn, `${where} has unknown dtype '${dtype}'`);
@@ -122,11 +157,16 @@ function checkEntry(fn, file, name, entry, dataStart, fileBytes) {
 // end of every tensor before it (the furthest end so far, not only the previous one, which
 // may be a zero-length tensor placed inside another).
 function checkNoOverlap(fn, file, tensors) {
-  const sorted = [...tensors].filter(([, t]) => t.end > t.begin).sort((a, b) => a[1].begin - b[1].begin || a[1].end - b[1].end);
-  let furthest = null;  // [name, entry] of the tensor that ends furthest so far
+  const sorted = [...tensors]
+    .filter(([, t]) => t.end > t.begin)
+    .sort((a, b) => a[1].begin - b[1].begin || a[1].end - b[1].end);
+  let furthest = null; // [name, entry] of the tensor that ends furthest so far
   for (const [name, t] of sorted) {
     if (furthest !== null && t.begin < furthest[1].end) {
-      throw rangeError(fn, `${file}: tensors '${furthest[0]}' and '${name}' overlap (bytes ${t.begin}..${Math.min(t.end, furthest[1].end)})`);
+      throw rangeError(
+        fn,
+        `${file}: tensors '${furthest[0]}' and '${name}' overlap (bytes ${t.begin}..${Math.min(t.end, furthest[1].end)})`,
+      );
     }
     if (furthest === null || t.end > furthest[1].end) furthest = [name, t];
   }
@@ -154,4 +194,3 @@ export function toFloat32(bytes, dtype, out) {
   }
   return out;
 }
-

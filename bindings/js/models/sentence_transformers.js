@@ -13,22 +13,33 @@ import { checkFilePath } from './file_names.js';
 import { POOLING_MODES } from './pooling.js';
 
 const MODULE = 'sentence_transformers.models.';
-const MAX_MODULES = 64;  // real pipelines have 2 to 5
+const MAX_MODULES = 64; // real pipelines have 2 to 5
 
 // Pooling's config.json keys → POOLING_MODES, and Pooling's defaults (mean only).
 const POOLING_KEYS = {
-  pooling_mode_cls_token: 'cls', pooling_mode_max_tokens: 'max', pooling_mode_mean_tokens: 'mean',
-  pooling_mode_mean_sqrt_len_tokens: 'meanSqrtLen', pooling_mode_weightedmean_tokens: 'weightedMean',
+  pooling_mode_cls_token: 'cls',
+  pooling_mode_max_tokens: 'max',
+  pooling_mode_mean_tokens: 'mean',
+  pooling_mode_mean_sqrt_len_tokens: 'meanSqrtLen',
+  pooling_mode_weightedmean_tokens: 'weightedMean',
   pooling_mode_lasttoken: 'last',
 };
 const POOLING_DEFAULTS = { pooling_mode_mean_tokens: true };
 // Pooling's `pooling_mode` string, which replaces the booleans when present.
-const POOLING_NAMES = { cls: 'cls', max: 'max', mean: 'mean', mean_sqrt_len_tokens: 'meanSqrtLen', weightedmean: 'weightedMean', lasttoken: 'last' };
+const POOLING_NAMES = {
+  cls: 'cls',
+  max: 'max',
+  mean: 'mean',
+  mean_sqrt_len_tokens: 'meanSqrtLen',
+  weightedmean: 'weightedMean',
+  lasttoken: 'last',
+};
 
 // modules.json's entries, each path checked; a wrong shape is a RangeError naming the entry.
 function checkModules(fn, modules) {
   if (!Array.isArray(modules)) throw rangeError(fn, 'modules.json must be a list of modules');
-  if (modules.length > MAX_MODULES) throw rangeError(fn, `modules.json lists ${modules.length} modules; at most ${MAX_MODULES} are read`);
+  if (modules.length > MAX_MODULES)
+    throw rangeError(fn, `modules.json lists ${modules.length} modules; at most ${MAX_MODULES} are read`);
   return modules.map((m, i) => {
     if (m === null || typeof m !== 'object' || typeof m.type !== 'string' || typeof m.path !== 'string') {
       throw rangeError(fn, `modules.json's entry ${i} must be an object with a string "type" and a string "path"`);
@@ -46,8 +57,10 @@ function pipelineOf(modules) {
   const [first, second, third, ...rest] = modules;
   const is = (m, name) => m?.type === MODULE + name;
   const describeModule = (m) => `a ${m.type} module${m.path ? ` (${m.path})` : ''}`;
-  if (!is(first, 'Transformer')) return { unsupported: first ? `${describeModule(first)} first, where the Transformer belongs` : 'no module' };
-  if (first.path !== '') return { unsupported: `its Transformer in the folder '${first.path}' (embed runs the model at the folder's root)` };
+  if (!is(first, 'Transformer'))
+    return { unsupported: first ? `${describeModule(first)} first, where the Transformer belongs` : 'no module' };
+  if (first.path !== '')
+    return { unsupported: `its Transformer in the folder '${first.path}' (embed runs the model at the folder's root)` };
   if (!is(second, 'Pooling')) return { unsupported: second ? describeModule(second) : 'no Pooling module' };
   const extra = is(third, 'Normalize') ? rest[0] : third;
   if (extra !== undefined) return { unsupported: describeModule(extra) };
@@ -56,19 +69,29 @@ function pipelineOf(modules) {
 
 // 1_Pooling/config.json → the modes, in POOLING_MODES order.
 function poolingModes(fn, where, config, dModel) {
-  if (config === null || typeof config !== 'object' || Array.isArray(config)) throw rangeError(fn, `${where} must be a JSON object`);
+  if (config === null || typeof config !== 'object' || Array.isArray(config))
+    throw rangeError(fn, `${where} must be a JSON object`);
   const dim = config.word_embedding_dimension;
-  if (dim !== dModel) throw rangeError(fn, `${where} has word_embedding_dimension ${JSON.stringify(dim)} but the model's hidden size is ${dModel}`);
+  if (dim !== dModel)
+    throw rangeError(
+      fn,
+      `${where} has word_embedding_dimension ${JSON.stringify(dim)} but the model's hidden size is ${dModel}`,
+    );
   let on;
   if (config.pooling_mode !== undefined && config.pooling_mode !== null) {
     const mode = POOLING_NAMES[String(config.pooling_mode).toLowerCase()];
-    if (mode === undefined) throw rangeError(fn, `${where} has pooling_mode ${JSON.stringify(config.pooling_mode)}; known: ${Object.keys(POOLING_NAMES).join(', ')}`);
+    if (mode === undefined)
+      throw rangeError(
+        fn,
+        `${where} has pooling_mode ${JSON.stringify(config.pooling_mode)}; known: ${Object.keys(POOLING_NAMES).join(', ')}`,
+      );
     on = new Set([mode]);
   } else {
     on = new Set();
     for (const [key, mode] of Object.entries(POOLING_KEYS)) {
       const value = config[key] ?? POOLING_DEFAULTS[key] ?? false;
-      if (typeof value !== 'boolean') throw rangeError(fn, `${where} has ${key} ${JSON.stringify(value)}; it must be true or false`);
+      if (typeof value !== 'boolean')
+        throw rangeError(fn, `${where} has ${key} ${JSON.stringify(value)}; it must be true or false`);
       if (value) on.add(mode);
     }
   }
@@ -80,8 +103,16 @@ function poolingModes(fn, where, config, dModel) {
 function transformerSettings(fn, config) {
   if (config === null) return { maxSeqLength: null, lowerCase: false };
   const { max_seq_length: max = null, do_lower_case: lower = false } = config;
-  if (max !== null && (!Number.isInteger(max) || max < 1)) throw rangeError(fn, `sentence_bert_config.json has max_seq_length ${JSON.stringify(max)}; it must be a positive integer`);
-  if (typeof lower !== 'boolean') throw rangeError(fn, `sentence_bert_config.json has do_lower_case ${JSON.stringify(lower)}; it must be true or false`);
+  if (max !== null && (!Number.isInteger(max) || max < 1))
+    throw rangeError(
+      fn,
+      `sentence_bert_config.json has max_seq_length ${JSON.stringify(max)}; it must be a positive integer`,
+    );
+  if (typeof lower !== 'boolean')
+    throw rangeError(
+      fn,
+      `sentence_bert_config.json has do_lower_case ${JSON.stringify(lower)}; it must be true or false`,
+    );
   return { maxSeqLength: max, lowerCase: lower };
 }
 

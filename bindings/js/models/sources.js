@@ -25,7 +25,10 @@ function join(folder, name) {
 export const MAX_TEXT_BYTES = 100_000_000;
 
 function textTooLarge(fn, where, bytes) {
-  return rangeError(fn, `${where} is ${bytes} bytes; a checkpoint's JSON files are read whole and may be at most ${MAX_TEXT_BYTES} bytes`);
+  return rangeError(
+    fn,
+    `${where} is ${bytes} bytes; a checkpoint's JSON files are read whole and may be at most ${MAX_TEXT_BYTES} bytes`,
+  );
 }
 
 // The real folders a file may resolve to: the folder itself and, when the folder is a
@@ -49,29 +52,44 @@ function allowedRoots(path, realFolder) {
 async function folderSource(fn, folder, signal) {
   const fs = await nodeBuiltin('node:fs/promises');
   const path = await nodeBuiltin('node:path');
-  let roots = null;  // the folder's real path (and the cache folder), on first use
-  const files = new Map();  // name → Promise<{ real, size } | null>
+  let roots = null; // the folder's real path (and the cache folder), on first use
+  const files = new Map(); // name → Promise<{ real, size } | null>
   const locate = (name) => {
     checkFilePath(fn, 'a file name', name);
     if (!files.has(name)) {
-      files.set(name, (async () => {
-        signal?.throwIfAborted();
-        roots ??= fs.realpath(folder).then((real) => allowedRoots(path, real), () => null);
-        const allowed = await roots;
-        if (allowed === null) return null;  // no such folder: every file is missing
-        let real;
-        try {
-          real = await fs.realpath(join(folder, name));
-        } catch {
-          return null;
-        }
-        if (!allowed.some((root) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep))) {
-          throw rangeError(fn, `${join(folder, name)} is a link to ${real}, outside the checkpoint's folder; it is not read`);
-        }
-        const stat = await fs.stat(real);
-        if (!stat.isFile()) throw rangeError(fn, `${join(folder, name)} is not a regular file (a folder, device or pipe); it is not read`);
-        return { real, size: stat.size };
-      })());
+      files.set(
+        name,
+        (async () => {
+          signal?.throwIfAborted();
+          roots ??= fs.realpath(folder).then(
+            (real) => allowedRoots(path, real),
+            () => null,
+          );
+          const allowed = await roots;
+          if (allowed === null) return null; // no such folder: every file is missing
+          let real;
+          try {
+            real = await fs.realpath(join(folder, name));
+          } catch {
+            return null;
+          }
+          if (
+            !allowed.some((root) => real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep))
+          ) {
+            throw rangeError(
+              fn,
+              `${join(folder, name)} is a link to ${real}, outside the checkpoint's folder; it is not read`,
+            );
+          }
+          const stat = await fs.stat(real);
+          if (!stat.isFile())
+            throw rangeError(
+              fn,
+              `${join(folder, name)} is not a regular file (a folder, device or pipe); it is not read`,
+            );
+          return { real, size: stat.size };
+        })(),
+      );
     }
     return files.get(name);
   };
@@ -141,7 +159,7 @@ async function openCache(enabled) {
   try {
     return await caches.open(CACHE_NAME);
   } catch {
-    return null;  // an opaque origin, a private window that refuses storage: no cache
+    return null; // an opaque origin, a private window that refuses storage: no cache
   }
 }
 
@@ -157,23 +175,26 @@ async function openCache(enabled) {
  * stores nothing, and cancels every body still downloading.
  */
 function urlSource(fn, base, { onProgress, fetchOptions, cache: useCache, signal, missing, refused }) {
-  const opened = new Map();  // name → Promise<{ response, cached, cache } | null>
+  const opened = new Map(); // name → Promise<{ response, cached, cache } | null>
   const texts = new Map();
-  const cleanups = new Set();  // what close() must stop: bodies still downloading, cache copies
+  const cleanups = new Set(); // what close() must stop: bodies still downloading, cache copies
   const cache = openCache(useCache);
   const urlOf = (name) => new URL(checkFilePath(fn, 'a file name', name), base);
   const requestOptions = signal && !fetchOptions?.signal ? { ...fetchOptions, signal } : fetchOptions;
   const open = (name) => {
     const url = urlOf(name);
     if (!opened.has(name)) {
-      opened.set(name, respond(fn, cache, url, requestOptions, signal, refused).then((r) => {
-        if (r !== null) {
-          // Until its body is taken, a response is closed by cancelling its body.
-          r.cancel = () => r.response.body?.cancel().catch(() => {});
-          cleanups.add(r.cancel);
-        }
-        return r;
-      }));
+      opened.set(
+        name,
+        respond(fn, cache, url, requestOptions, signal, refused).then((r) => {
+          if (r !== null) {
+            // Until its body is taken, a response is closed by cancelling its body.
+            r.cancel = () => r.response.body?.cancel().catch(() => {});
+            cleanups.add(r.cancel);
+          }
+          return r;
+        }),
+      );
     }
     return opened.get(name);
   };
@@ -202,14 +223,17 @@ function urlSource(fn, base, { onProgress, fetchOptions, cache: useCache, signal
     },
     async text(name) {
       if (!texts.has(name)) {
-        texts.set(name, must(name).then(async (r) => {
-          const total = byteLength(r.response);
-          if (total !== null && total > MAX_TEXT_BYTES) {
-            r.cancel();
-            throw textTooLarge(fn, urlOf(name).href, total);
-          }
-          return new TextDecoder().decode(await gather(this.stream(name, MAX_TEXT_BYTES)));
-        }));
+        texts.set(
+          name,
+          must(name).then(async (r) => {
+            const total = byteLength(r.response);
+            if (total !== null && total > MAX_TEXT_BYTES) {
+              r.cancel();
+              throw textTooLarge(fn, urlOf(name).href, total);
+            }
+            return new TextDecoder().decode(await gather(this.stream(name, MAX_TEXT_BYTES)));
+          }),
+        );
       }
       return texts.get(name);
     },
@@ -236,7 +260,8 @@ function urlSource(fn, base, { onProgress, fetchOptions, cache: useCache, signal
           const { done, value } = await reader.read();
           if (done) {
             // Complete: the copy is kept when the length is the announced one.
-            if (total !== null && loaded !== total) throw rangeError(fn, `${urlOf(name)} ended after ${loaded} of its ${total} bytes`);
+            if (total !== null && loaded !== total)
+              throw rangeError(fn, `${urlOf(name)} ended after ${loaded} of its ${total} bytes`);
             finished = true;
             await copy?.close();
             return;
@@ -280,7 +305,9 @@ function cacheCopy(cache, url, response) {
     async write(chunk) {
       if (failed) return;
       await writer.ready;
-      writer.write(chunk).catch(() => { failed = true; });
+      writer.write(chunk).catch(() => {
+        failed = true;
+      });
     },
     async close() {
       if (failed) return;
@@ -337,8 +364,12 @@ function mapSource(fn, entries) {
     if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
     if (typeof Blob === 'function' && value instanceof Blob) return value;
     if (typeof value === 'string') return new TextEncoder().encode(value);
-    if (value !== null && typeof value === 'object' && name.endsWith('.json')) return new TextEncoder().encode(JSON.stringify(value));
-    throw typeError(fn, `the file '${name}' must be an ArrayBuffer, a typed array, a Blob or File, or (for .json) a string or object, got ${describe(value)}`);
+    if (value !== null && typeof value === 'object' && name.endsWith('.json'))
+      return new TextEncoder().encode(JSON.stringify(value));
+    throw typeError(
+      fn,
+      `the file '${name}' must be an ArrayBuffer, a typed array, a Blob or File, or (for .json) a string or object, got ${describe(value)}`,
+    );
   };
   return {
     description: 'the files given',
@@ -368,7 +399,10 @@ function mapSource(fn, entries) {
 // Whether `path` is a folder that exists (Node).
 async function isFolder(path) {
   const fs = await nodeBuiltin('node:fs/promises');
-  return fs.stat(path).then((stat) => stat.isDirectory(), () => false);
+  return fs.stat(path).then(
+    (stat) => stat.isDirectory(),
+    () => false,
+  );
 }
 
 /**
@@ -388,7 +422,9 @@ function hubSource(fn, id, hub, options) {
 // carries its path under that folder: 'all-MiniLM-L6-v2/1_Pooling/config.json' is
 // '1_Pooling/config.json', so that a module's config.json does not take the root's place.
 function pathInFolder(file) {
-  const names = String(file.webkitRelativePath ?? '').split(/[\\/]/).filter((name) => name !== '');
+  const names = String(file.webkitRelativePath ?? '')
+    .split(/[\\/]/)
+    .filter((name) => name !== '');
   return names.length >= 2 ? names.slice(1).join('/') : file.name.split(/[\\/]/).pop();
 }
 
@@ -401,17 +437,28 @@ function pathInFolder(file) {
  * @param {{ onProgress?: Function, fetchOptions?: object, cache?: boolean, signal?: AbortSignal, hub?: object }} options
  *   hub: checkHubOptions' result (revision, hubUrl, revisionGiven)
  */
-export async function sourceOf(fn, source, { onProgress, fetchOptions, cache = true, signal, hub = checkHubOptions(fn, {}) } = {}) {
+export async function sourceOf(
+  fn,
+  source,
+  { onProgress, fetchOptions, cache = true, signal, hub = checkHubOptions(fn, {}) } = {},
+) {
   const node = typeof globalThis.process?.versions?.node === 'string' && typeof globalThis.window === 'undefined';
-  if (typeof source === 'string' && isHubId(source) && !(node && await isFolder(source))) {
+  if (typeof source === 'string' && isHubId(source) && !(node && (await isFolder(source)))) {
     return hubSource(fn, source, hub, { onProgress, fetchOptions, cache, signal });
   }
   if (hub.revisionGiven) {
-    const what = typeof source === 'string' && isHubId(source) ? `'${source}' is a folder here (a folder that exists wins over a Hub id; give the Hub's URL, ${hubFolderUrl(source, hub)}, to load from the Hub)` : `the source is not a Hub id ('owner/name')`;
+    const what =
+      typeof source === 'string' && isHubId(source)
+        ? `'${source}' is a folder here (a folder that exists wins over a Hub id; give the Hub's URL, ${hubFolderUrl(source, hub)}, to load from the Hub)`
+        : `the source is not a Hub id ('owner/name')`;
     throw typeError(fn, `options.revision is for a Hub id, but ${what}`);
   }
   if (typeof source === 'string' || source instanceof URL) {
-    if (source === '') throw typeError(fn, 'source is an empty string; give a folder path, a URL, a Hub id, Files or a map of file names to bytes');
+    if (source === '')
+      throw typeError(
+        fn,
+        'source is an empty string; give a folder path, a URL, a Hub id, Files or a map of file names to bytes',
+      );
     const text = String(source);
     if (node && !isUrlLike(text)) return folderSource(fn, text, signal);
     if (node && text.startsWith('file:')) return folderSource(fn, decodeURIComponent(new URL(text).pathname), signal);
@@ -422,7 +469,10 @@ export async function sourceOf(fn, source, { onProgress, fetchOptions, cache = t
       throw typeError(fn, `source ${JSON.stringify(text.slice(0, 200))} is neither a URL nor a folder path`);
     }
     if (base.protocol !== 'http:' && base.protocol !== 'https:') {
-      throw typeError(fn, `source is a ${base.protocol} URL; a checkpoint comes from an http(s) URL${node ? ', a file: URL or a folder path' : ''}, Files, or a map of file names to bytes`);
+      throw typeError(
+        fn,
+        `source is a ${base.protocol} URL; a checkpoint comes from an http(s) URL${node ? ', a file: URL or a folder path' : ''}, Files, or a map of file names to bytes`,
+      );
     }
     return urlSource(fn, base, { onProgress, fetchOptions, cache, signal });
   }
@@ -441,5 +491,8 @@ export async function sourceOf(fn, source, { onProgress, fetchOptions, cache = t
   if (source !== null && typeof source === 'object' && Object.getPrototypeOf(source) === Object.prototype) {
     return mapSource(fn, new Map(Object.entries(source)));
   }
-  throw typeError(fn, `source must be a folder path or URL (string or URL) or a Hub id ('owner/name'), Files, a Map or a plain object of file names to bytes, got ${describe(source)}`);
+  throw typeError(
+    fn,
+    `source must be a folder path or URL (string or URL) or a Hub id ('owner/name'), Files, a Map or a plain object of file names to bytes, got ${describe(source)}`,
+  );
 }

@@ -25,18 +25,45 @@ export class TemplateRaised extends Error {}
 /** A bound above was reached. */
 export class TemplateLimit extends Error {}
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 /** Python's datetime.now().strftime(format) in the C locale (English names), local time. */
 export function strftimeNow(format, date = new Date()) {
   const pad = (n, width = 2) => String(n).padStart(width, '0');
-  const dayOfYear = Math.round((new Date(date.getFullYear(), date.getMonth(), date.getDate()) - new Date(date.getFullYear(), 0, 1)) / 86_400_000) + 1;
+  const dayOfYear =
+    Math.round(
+      (new Date(date.getFullYear(), date.getMonth(), date.getDate()) - new Date(date.getFullYear(), 0, 1)) / 86_400_000,
+    ) + 1;
   const codes = {
-    Y: () => String(date.getFullYear()), y: () => pad(date.getFullYear() % 100), m: () => pad(date.getMonth() + 1), d: () => pad(date.getDate()),
-    H: () => pad(date.getHours()), I: () => pad(date.getHours() % 12 || 12), M: () => pad(date.getMinutes()), S: () => pad(date.getSeconds()),
-    p: () => (date.getHours() < 12 ? 'AM' : 'PM'), b: () => MONTHS[date.getMonth()].slice(0, 3), B: () => MONTHS[date.getMonth()],
-    a: () => DAYS[date.getDay()].slice(0, 3), A: () => DAYS[date.getDay()], j: () => pad(dayOfYear, 3), '%': () => '%',
+    Y: () => String(date.getFullYear()),
+    y: () => pad(date.getFullYear() % 100),
+    m: () => pad(date.getMonth() + 1),
+    d: () => pad(date.getDate()),
+    H: () => pad(date.getHours()),
+    I: () => pad(date.getHours() % 12 || 12),
+    M: () => pad(date.getMinutes()),
+    S: () => pad(date.getSeconds()),
+    p: () => (date.getHours() < 12 ? 'AM' : 'PM'),
+    b: () => MONTHS[date.getMonth()].slice(0, 3),
+    B: () => MONTHS[date.getMonth()],
+    a: () => DAYS[date.getDay()].slice(0, 3),
+    A: () => DAYS[date.getDay()],
+    j: () => pad(dayOfYear, 3),
+    '%': () => '%',
   };
   return String(format).replace(/%(.)/g, (whole, code) => (codes[code] ? codes[code]() : whole));
 }
@@ -47,13 +74,23 @@ function boundedRange(start, stop, step = 1) {
   if (![start, stop, step].every(Number.isInteger)) throw new TemplateLimit('range() takes integers');
   if (step === 0) throw new TemplateLimit('range() step must not be zero');
   const count = Math.max(0, Math.ceil((stop - start) / step));
-  if (count > MAX_RANGE) throw new TemplateLimit(`range() of ${count} numbers; a template may make at most ${MAX_RANGE} (Jinja's sandbox limit)`);
+  if (count > MAX_RANGE)
+    throw new TemplateLimit(
+      `range() of ${count} numbers; a template may make at most ${MAX_RANGE} (Jinja's sandbox limit)`,
+    );
   return Array.from({ length: count }, (_, i) => start + i * step);
 }
 
 const GLOBALS = {
-  true: true, false: false, none: null, True: true, False: false, None: null,
-  raise_exception: (message) => { throw new TemplateRaised(String(message)); },
+  true: true,
+  false: false,
+  none: null,
+  True: true,
+  False: false,
+  None: null,
+  raise_exception: (message) => {
+    throw new TemplateRaised(String(message));
+  },
   range: boundedRange,
   strftime_now: strftimeNow,
 };
@@ -61,34 +98,41 @@ const GLOBALS = {
 /** The names render() declares itself; a caller's variables may not take them. */
 export const GLOBAL_NAMES = Object.keys(GLOBALS);
 
-const interpreters = new WeakMap();  // the library → its bounded interpreter class
+const interpreters = new WeakMap(); // the library → its bounded interpreter class
 
 // The library's interpreter, counting its steps and time and checking each value it makes.
 function boundedInterpreter(library) {
   if (!interpreters.has(library)) {
-    interpreters.set(library, class extends library.Interpreter {
-      #steps = 0;
-      #deadline = performance.now() + MAX_MS;
+    interpreters.set(
+      library,
+      class extends library.Interpreter {
+        #steps = 0;
+        #deadline = performance.now() + MAX_MS;
 
-      #step() {
-        if (++this.#steps > MAX_STEPS) throw new TemplateLimit(`the template ran more than ${MAX_STEPS} steps`);
-        if ((this.#steps & 255) === 0 && performance.now() > this.#deadline) throw new TemplateLimit(`the template ran longer than ${MAX_MS} ms`);
-      }
+        #step() {
+          if (++this.#steps > MAX_STEPS) throw new TemplateLimit(`the template ran more than ${MAX_STEPS} steps`);
+          if ((this.#steps & 255) === 0 && performance.now() > this.#deadline)
+            throw new TemplateLimit(`the template ran longer than ${MAX_MS} ms`);
+        }
 
-      evaluate(statement, environment) {
-        this.#step();
-        const result = super.evaluate(statement, environment);
-        const value = result?.value;
-        if (typeof value === 'string' && value.length > MAX_CHARS) throw new TemplateLimit(`the template made a string of ${value.length} characters; at most ${MAX_CHARS}`);
-        if (Array.isArray(value) && value.length > MAX_ITEMS) throw new TemplateLimit(`the template made a list of ${value.length} items; at most ${MAX_ITEMS}`);
-        return result;
-      }
+        evaluate(statement, environment) {
+          this.#step();
+          const result = super.evaluate(statement, environment);
+          const value = result?.value;
+          if (typeof value === 'string' && value.length > MAX_CHARS)
+            throw new TemplateLimit(`the template made a string of ${value.length} characters; at most ${MAX_CHARS}`);
+          if (Array.isArray(value) && value.length > MAX_ITEMS)
+            throw new TemplateLimit(`the template made a list of ${value.length} items; at most ${MAX_ITEMS}`);
+          return result;
+        }
 
-      evaluateBlock(statements, environment) {  // each loop iteration, even of an empty body
-        this.#step();
-        return super.evaluateBlock(statements, environment);
-      }
-    });
+        evaluateBlock(statements, environment) {
+          // each loop iteration, even of an empty body
+          this.#step();
+          return super.evaluateBlock(statements, environment);
+        }
+      },
+    );
   }
   return interpreters.get(library);
 }

@@ -7,12 +7,17 @@ import { typeError, rangeError, describe } from '../errors.js';
 import { checkTokenizerJson, boundWordPiece } from './tokenizer_safety.js';
 import { importDependency } from './dependency.js';
 
-let library = null;  // Promise of the @huggingface/tokenizers module, loaded on first use
+let library = null; // Promise of the @huggingface/tokenizers module, loaded on first use
 
 function loadLibrary() {
-  library ??= importDependency(() => import('@huggingface/tokenizers'), '@huggingface/tokenizers/dist/tokenizers.min.mjs').catch((error) => {
-    library = null;  // a later call may try again (after an import map is added, say)
-    throw new TypeError(`loadModel: could not import the tokenizer library @huggingface/tokenizers (${error.message}); a page without a bundler maps it with an import map (see the README)`);
+  library ??= importDependency(
+    () => import('@huggingface/tokenizers'),
+    '@huggingface/tokenizers/dist/tokenizers.min.mjs',
+  ).catch((error) => {
+    library = null; // a later call may try again (after an import map is added, say)
+    throw new TypeError(
+      `loadModel: could not import the tokenizer library @huggingface/tokenizers (${error.message}); a page without a bundler maps it with an import map (see the README)`,
+    );
   });
   return library;
 }
@@ -36,15 +41,19 @@ function byteDecoder() {
 let BYTE_DECODER = null;
 let UTF8 = null;
 
-const foldPiece = (piece) => piece.normalize('NFD').replace(/\p{Mn}/gu, '').toLowerCase();
+const foldPiece = (piece) =>
+  piece
+    .normalize('NFD')
+    .replace(/\p{Mn}/gu, '')
+    .toLowerCase();
 
 // Case and accent folding, one original character at a time, so that a folded index maps
 // back to the original text (BERT's uncased normalizer lowercases and strips accents).
 function fold(text) {
   let folded = '';
-  const origin = [];  // folded index → original index
+  const origin = []; // folded index → original index
   for (let i = 0; i < text.length; i++) {
-    const piece = text.charCodeAt(i) < 0x80 ? text[i].toLowerCase() : foldPiece(text[i]);  // ASCII needs no NFD
+    const piece = text.charCodeAt(i) < 0x80 ? text[i].toLowerCase() : foldPiece(text[i]); // ASCII needs no NFD
     for (let k = 0; k < piece.length; k++) origin.push(i);
     folded += piece;
   }
@@ -55,10 +64,10 @@ function fold(text) {
 export class TextTokenizer {
   #tokenizer;
   #special;
-  #kind;  // 'bytes' (byte-level BPE), or 'text'
-  #prefix;  // WordPiece's continuing-subword prefix
+  #kind; // 'bytes' (byte-level BPE), or 'text'
+  #prefix; // WordPiece's continuing-subword prefix
   #unk;
-  #joinsNothing;  // a ByteLevel post_processor: a pair is its two texts' tokens in a row
+  #joinsNothing; // a ByteLevel post_processor: a pair is its two texts' tokens in a row
 
   /** Use loadTokenizer(). */
   constructor(tokenizer, json) {
@@ -103,28 +112,43 @@ export class TextTokenizer {
   // post_processor (GPT-2, Qwen) adds nothing: the library then drops the second text, where
   // Hugging Face's tokenizers put it after the first (types 0, then 1); so is it joined here.
   #encodePair(text, pair, addSpecialTokens) {
-    if (typeof pair !== 'string') throw typeError('tokenizer.encode', `options.pair must be a string, got ${describe(pair)}`);
+    if (typeof pair !== 'string')
+      throw typeError('tokenizer.encode', `options.pair must be a string, got ${describe(pair)}`);
     const parts = [text, pair].map((t) => this.encode(t, { addSpecialTokens: false }));
-    let e = this.#tokenizer.encode(text, { text_pair: pair, add_special_tokens: addSpecialTokens, return_token_type_ids: true });
+    let e = this.#tokenizer.encode(text, {
+      text_pair: pair,
+      add_special_tokens: addSpecialTokens,
+      return_token_type_ids: true,
+    });
     if (this.#joinsNothing) {
-      e = { ids: [...parts[0].ids, ...parts[1].ids], tokens: [...parts[0].tokens, ...parts[1].tokens], token_type_ids: [...parts[0].ids.map(() => 0), ...parts[1].ids.map(() => 1)] };
+      e = {
+        ids: [...parts[0].ids, ...parts[1].ids],
+        tokens: [...parts[0].tokens, ...parts[1].tokens],
+        token_type_ids: [...parts[0].ids.map(() => 0), ...parts[1].ids.map(() => 1)],
+      };
     }
     const starts = locate(e.ids, parts[0].ids, parts[1].ids);
-    if (starts === null) throw rangeError('tokenizer.encode', 'this tokenizer.json does not join text pairs (its post_processor leaves the second text out)');
+    if (starts === null)
+      throw rangeError(
+        'tokenizer.encode',
+        'this tokenizer.json does not join text pairs (its post_processor leaves the second text out)',
+      );
     const special = e.ids.map((id) => this.#special.has(id));
     const offsets = e.ids.map(() => [-1, -1]);
     const segments = e.ids.map(() => -1);
-    parts.forEach((part, s) => part.offsets.forEach((span, i) => {
-      offsets[starts[s] + i] = span;
-      segments[starts[s] + i] = s;
-    }));
+    parts.forEach((part, s) =>
+      part.offsets.forEach((span, i) => {
+        offsets[starts[s] + i] = span;
+        segments[starts[s] + i] = s;
+      }),
+    );
     return { ids: e.ids.slice(), tokens: e.tokens.slice(), offsets, special, typeIds: typesOf(e), segments };
   }
 
   /** Token ids → text. */
   decode(ids, { skipSpecialTokens = false } = {}) {
     const list = Array.from(ids);
-    if (list.length === 0) return '';  // the library refuses an empty list
+    if (list.length === 0) return ''; // the library refuses an empty list
     return this.#tokenizer.decode(list, { skip_special_tokens: skipSpecialTokens });
   }
 
@@ -156,7 +180,7 @@ export class TextTokenizer {
       if (at < 0) return [-1, -1];
       cursor = at + bytes.length;
       let start = at;
-      while (start < cursor && utf8[start] === 0x20) start++;  // trim the leading space, as HF's trim_offsets
+      while (start < cursor && utf8[start] === 0x20) start++; // trim the leading space, as HF's trim_offsets
       return [unit[start], unit[cursor]];
     });
   }
@@ -168,14 +192,14 @@ export class TextTokenizer {
     const { folded, origin } = fold(text);
     const offsets = tokens.map(() => [-1, -1]);
     let cursor = 0;
-    let bytes = [];  // [token index, byte] of the byte tokens not yet a whole character
+    let bytes = []; // [token index, byte] of the byte tokens not yet a whole character
     tokens.forEach((token, t) => {
       const byte = /^<0x([0-9A-Fa-f]{2})>$/.exec(token);
       if (byte) {
         bytes.push([t, parseInt(byte[1], 16)]);
-        UTF8 ??= new TextDecoder('utf-8', { fatal: false });  // one for all: one per byte token took a quarter of encode's time
+        UTF8 ??= new TextDecoder('utf-8', { fatal: false }); // one for all: one per byte token took a quarter of encode's time
         const char = UTF8.decode(Uint8Array.from(bytes, (b) => b[1]));
-        if (char.includes('\ufffd') && bytes.length < 4) return;  // the character is not complete yet
+        if (char.includes('\ufffd') && bytes.length < 4) return; // the character is not complete yet
         const piece = foldPiece(char);
         const at = folded.indexOf(piece, cursor);
         if (at >= 0 && !char.includes('\ufffd')) {
@@ -208,7 +232,10 @@ export class TextTokenizer {
 }
 
 // The token types of a library encoding (all 0 when its post_processor gives none).
-const typesOf = (e) => (Array.isArray(e.token_type_ids) && e.token_type_ids.length === e.ids.length ? e.token_type_ids.slice() : e.ids.map(() => 0));
+const typesOf = (e) =>
+  Array.isArray(e.token_type_ids) && e.token_type_ids.length === e.ids.length
+    ? e.token_type_ids.slice()
+    : e.ids.map(() => 0);
 
 // Where the ids `a`, then `b` after them, sit in `ids`: [start of a, start of b], or null.
 function locate(ids, a, b) {

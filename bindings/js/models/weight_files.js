@@ -18,15 +18,26 @@ const MAX_SHARDS = 1024;
 async function weightFileNames(fn, src, readJson) {
   if (await src.has('model.safetensors')) return ['model.safetensors'];
   const index = await readJson(src, 'model.safetensors.index.json', false);
-  if (index === null) throw rangeError(fn, `${src.description} has neither model.safetensors nor model.safetensors.index.json (only safetensors weights are read)`);
+  if (index === null)
+    throw rangeError(
+      fn,
+      `${src.description} has neither model.safetensors nor model.safetensors.index.json (only safetensors weights are read)`,
+    );
   const map = index?.weight_map;
-  if (map === null || typeof map !== 'object' || Array.isArray(map)) throw rangeError(fn, 'model.safetensors.index.json has no weight_map object');
+  if (map === null || typeof map !== 'object' || Array.isArray(map))
+    throw rangeError(fn, 'model.safetensors.index.json has no weight_map object');
   const files = new Set();
   for (const [tensor, file] of Object.entries(map)) {
-    files.add(checkFileName(fn, `model.safetensors.index.json's weight_map[${JSON.stringify(tensor.slice(0, 80))}]`, file));
+    files.add(
+      checkFileName(fn, `model.safetensors.index.json's weight_map[${JSON.stringify(tensor.slice(0, 80))}]`, file),
+    );
   }
-  if (files.size > MAX_SHARDS) throw rangeError(fn, `model.safetensors.index.json names ${files.size} weight files; at most ${MAX_SHARDS} are read (the largest public checkpoints have a few hundred)`);
-  if (files.size === 0) throw rangeError(fn, 'model.safetensors.index.json\'s weight_map names no file');
+  if (files.size > MAX_SHARDS)
+    throw rangeError(
+      fn,
+      `model.safetensors.index.json names ${files.size} weight files; at most ${MAX_SHARDS} are read (the largest public checkpoints have a few hundred)`,
+    );
+  if (files.size === 0) throw rangeError(fn, "model.safetensors.index.json's weight_map names no file");
   return [...files];
 }
 
@@ -37,7 +48,7 @@ class StreamReader {
     this.iterator = chunks[Symbol.asyncIterator]();
     this.chunks = [];
     this.available = 0;
-    this.position = 0;  // file offset of the first byte not taken
+    this.position = 0; // file offset of the first byte not taken
   }
 
   async fill(count) {
@@ -138,7 +149,11 @@ export async function openWeights(fn, src, readJson) {
       const inFile = wanted.filter(([, t]) => t.file === file).sort((a, b) => a[1].begin - b[1].begin);
       for (const [name, t] of inFile) {
         const bytes = await reader.read(t.begin, t.end);
-        if (bytes === null) throw rangeError(fn, `${file} ended at byte ${reader.position + reader.available}, before tensor '${name}' (bytes ${t.begin}..${t.end}; truncated?)`);
+        if (bytes === null)
+          throw rangeError(
+            fn,
+            `${file} ended at byte ${reader.position + reader.available}, before tensor '${name}' (bytes ${t.begin}..${t.end}; truncated?)`,
+          );
         await visit(name, bytes);
       }
       await reader.finish(await src.keepsCopies());

@@ -28,12 +28,17 @@ export class ShippedInputs {
   }
 
   input(fn, text, pair) {
-    if (pair !== undefined) throw rangeError(fn, 'this classifier reads one text (an attention-wasm classifier); a text pair needs a Hugging Face pair classifier');
+    if (pair !== undefined)
+      throw rangeError(
+        fn,
+        'this classifier reads one text (an attention-wasm classifier); a text pair needs a Hugging Face pair classifier',
+      );
     const e = this.#tokenizer.encode(text, { addSpecialTokens: false });
     const n = Math.min(e.ids.length, this.#maxLength);
     const unk = this.#encoder.unk;
     const tokens = [{ text: '[CLS]', id: this.#tokenizer.tokenToId('[CLS]') ?? -1, start: -1, end: -1, special: true }];
-    for (let i = 0; i < n; i++) tokens.push({ text: e.tokens[i], id: e.ids[i], start: e.offsets[i][0], end: e.offsets[i][1], special: false });
+    for (let i = 0; i < n; i++)
+      tokens.push({ text: e.tokens[i], id: e.ids[i], start: e.offsets[i][0], end: e.offsets[i][1], special: false });
     // A text of no tokens reads as one [UNK].
     if (n === 0) tokens.push({ text: '[UNK]', id: unk, start: -1, end: -1, special: true });
     const ids = [this.#clsRow, ...tokens.slice(1).map((t) => t.id)];
@@ -66,16 +71,29 @@ export class HubInputs {
     const e = pair === undefined ? this.#tokenizer.encode(text) : this.#tokenizer.encode(text, { pair });
     const keep = e.ids.length <= this.#maxLength ? e.ids.map((_, i) => i) : this.#kept(fn, text, e);
     const tokens = keep.map((i) => {
-      const token = { text: e.tokens[i], id: e.ids[i], start: e.offsets[i][0], end: e.offsets[i][1], special: e.special[i] };
+      const token = {
+        text: e.tokens[i],
+        id: e.ids[i],
+        start: e.offsets[i][0],
+        end: e.offsets[i][1],
+        special: e.special[i],
+      };
       if (pair !== undefined) token.segment = e.segments[i];
       return token;
     });
-    return { ids: tokens.map((t) => t.id), typeIds: this.#types ? keep.map((i) => e.typeIds[i]) : null, tokens, truncated: keep.length < e.ids.length };
+    return {
+      ids: tokens.map((t) => t.id),
+      typeIds: this.#types ? keep.map((i) => e.typeIds[i]) : null,
+      tokens,
+      truncated: keep.length < e.ids.length,
+    };
   }
 
   ids(text) {
     const e = this.#tokenizer.encode(text);
-    return e.ids.length <= this.#maxLength ? e.ids : this.#kept('TextClassifier.evaluate', text, e).map((i) => e.ids[i]);
+    return e.ids.length <= this.#maxLength
+      ? e.ids
+      : this.#kept('TextClassifier.evaluate', text, e).map((i) => e.ids[i]);
   }
 
   // The indices of the tokens kept: every token the template adds, and the first tokens of
@@ -84,7 +102,8 @@ export class HubInputs {
     const segments = e.segments ?? this.#segmentsOf(text, e);
     const lengths = [0, 1].map((s) => segments.filter((x) => x === s).length);
     const budget = this.#maxLength - (segments.length - lengths[0] - lengths[1]);
-    if (budget < 1) throw rangeError(fn, `the tokenizer's special tokens alone fill the model's ${this.#maxLength} positions`);
+    if (budget < 1)
+      throw rangeError(fn, `the tokenizer's special tokens alone fill the model's ${this.#maxLength} positions`);
     const count = longestFirst(lengths, budget);
     const seen = [0, 0];
     return segments.flatMap((s, i) => (s < 0 || seen[s]++ < count[s] ? [i] : []));

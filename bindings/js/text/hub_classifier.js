@@ -21,18 +21,26 @@ const classOf = (config) => (Array.isArray(config.architectures) ? String(config
  * ForSequenceClassification, or it has id2label and a model_type loadModel runs.
  */
 export function isHubClassifier(config) {
-  return /ForSequenceClassification$/.test(classOf(config)) || (isObject(config.id2label) && MODEL_TYPES.includes(config.model_type));
+  return (
+    /ForSequenceClassification$/.test(classOf(config)) ||
+    (isObject(config.id2label) && MODEL_TYPES.includes(config.model_type))
+  );
 }
 
 /** What a config.json says it is, for the message refusing it. */
 export function configSummary(config) {
-  const parts = [`format ${JSON.stringify(config.format)}`, `architectures ${JSON.stringify(config.architectures)}`, `model_type ${JSON.stringify(config.model_type)}`];
+  const parts = [
+    `format ${JSON.stringify(config.format)}`,
+    `architectures ${JSON.stringify(config.architectures)}`,
+    `model_type ${JSON.stringify(config.model_type)}`,
+  ];
   return parts.join(', ');
 }
 
 // loadModel's errors, named as TextClassifier.load's.
 function renamed(error) {
-  if (!(error instanceof RangeError || error instanceof TypeError) || !error.message.startsWith('loadModel: ')) return error;
+  if (!(error instanceof RangeError || error instanceof TypeError) || !error.message.startsWith('loadModel: '))
+    return error;
   return new error.constructor(`${FN_LOAD}: ${error.message.slice('loadModel: '.length)}`, { cause: error });
 }
 
@@ -44,7 +52,11 @@ function renamed(error) {
  */
 export async function loadHubClassifier(module, source, options, config, src) {
   const labels = config.id2label == null ? ['LABEL_0', 'LABEL_1'] : labelsOfConfig(FN_LOAD, config);
-  if (!(await src.has('tokenizer.json'))) throw rangeError(FN_LOAD, `no tokenizer.json in ${src.description} (a classifier reads text through its checkpoint's tokenizer)`);
+  if (!(await src.has('tokenizer.json')))
+    throw rangeError(
+      FN_LOAD,
+      `no tokenizer.json in ${src.description} (a classifier reads text through its checkpoint's tokenizer)`,
+    );
   // loadModel opens the source again (config.json is read a second time: a small file).
   let model;
   try {
@@ -59,7 +71,15 @@ export async function loadHubClassifier(module, source, options, config, src) {
     tokenizer: model.tokenizer,
     labels,
     inputs: new HubInputs(model.tokenizer, d.contextLength, d.typeVocabSize > 1),
-    modelConfig: Object.freeze({ modelType: model.modelType, vocabSize: d.vocabSize, maxLen: d.contextLength, dModel: d.dModel, numHeads: d.numHeads, numLayers: d.numLayers, dFF: d.dFF }),
+    modelConfig: Object.freeze({
+      modelType: model.modelType,
+      vocabSize: d.vocabSize,
+      maxLen: d.contextLength,
+      dModel: d.dModel,
+      numHeads: d.numHeads,
+      numLayers: d.numLayers,
+      dFF: d.dFF,
+    }),
     maxLength: d.contextLength,
     vocabSize: d.vocabSize,
     config,

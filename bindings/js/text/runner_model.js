@@ -20,9 +20,22 @@ import { modelFromTensors } from '../models/model_from_tensors.js';
 
 // The runner's block weights (contract.js names) → TinyTransformer's, under `layers.${l}.`.
 const BLOCK_WEIGHTS = {
-  query: 'attn.wq', queryBias: 'attn.bq', key: 'attn.wk', keyBias: 'attn.bk', value: 'attn.wv', valueBias: 'attn.bv',
-  attentionOut: 'attn.wo', attentionOutBias: 'attn.bo', norm1Weight: 'ln1.gamma', norm1Bias: 'ln1.beta',
-  up: 'ffn.w1', upBias: 'ffn.b1', down: 'ffn.w2', downBias: 'ffn.b2', norm2Weight: 'ln2.gamma', norm2Bias: 'ln2.beta',
+  query: 'attn.wq',
+  queryBias: 'attn.bq',
+  key: 'attn.wk',
+  keyBias: 'attn.bk',
+  value: 'attn.wv',
+  valueBias: 'attn.bv',
+  attentionOut: 'attn.wo',
+  attentionOutBias: 'attn.bo',
+  norm1Weight: 'ln1.gamma',
+  norm1Bias: 'ln1.beta',
+  up: 'ffn.w1',
+  upBias: 'ffn.b1',
+  down: 'ffn.w2',
+  downBias: 'ffn.b2',
+  norm2Weight: 'ln2.gamma',
+  norm2Bias: 'ln2.beta',
 };
 const GLOBAL_WEIGHTS = { finalNormWeight: 'finalNorm.gamma', finalNormBias: 'finalNorm.beta' };
 
@@ -36,15 +49,29 @@ const LAYER_NORM_EPS = 1e-5;
  * @returns {Record<string, number[]>}
  */
 export function classifierShapes(c) {
-  const d = c.dModel, f = c.dFF;
+  const d = c.dModel,
+    f = c.dFF;
   const shapes = { tokenEmbedding: [c.vocabSize, d] };
   if (c.positional === 'learned') shapes.positionEmbedding = [c.maxLen + 1, d];
   shapes.cls = [d];
   for (let l = 0; l < c.numLayers; l++) {
     const block = {
-      'ln1.gamma': [d], 'ln1.beta': [d], 'attn.wq': [d, d], 'attn.bq': [d], 'attn.wk': [d, d], 'attn.bk': [d],
-      'attn.wv': [d, d], 'attn.bv': [d], 'attn.wo': [d, d], 'attn.bo': [d], 'ln2.gamma': [d], 'ln2.beta': [d],
-      'ffn.w1': [d, f], 'ffn.b1': [f], 'ffn.w2': [f, d], 'ffn.b2': [d],
+      'ln1.gamma': [d],
+      'ln1.beta': [d],
+      'attn.wq': [d, d],
+      'attn.bq': [d],
+      'attn.wk': [d, d],
+      'attn.bk': [d],
+      'attn.wv': [d, d],
+      'attn.bv': [d],
+      'attn.wo': [d, d],
+      'attn.bo': [d],
+      'ln2.gamma': [d],
+      'ln2.beta': [d],
+      'ffn.w1': [d, f],
+      'ffn.b1': [f],
+      'ffn.w2': [f, d],
+      'ffn.b2': [d],
     };
     for (const [name, shape] of Object.entries(block)) shapes[`layers.${l}.${name}`] = shape;
   }
@@ -63,24 +90,49 @@ export function checkClassifierTensors(fn, file, c, tensors) {
     const t = tensors.get(name);
     if (!t) throw rangeError(fn, `${file} has no tensor '${name}' [${shape.join(', ')}]`);
     if (t.shape.length !== shape.length || t.shape.some((n, i) => n !== shape[i])) {
-      throw rangeError(fn, `${file}['${name}'] has shape [${t.shape.join(', ')}] but this model needs [${shape.join(', ')}]`);
+      throw rangeError(
+        fn,
+        `${file}['${name}'] has shape [${t.shape.join(', ')}] but this model needs [${shape.join(', ')}]`,
+      );
     }
     const bad = t.data.findIndex((v) => !Number.isFinite(v));
     if (bad >= 0) throw rangeError(fn, `${file}['${name}'][${bad}] must be finite, got ${show(t.data[bad])}`);
   }
-  for (const name of tensors.keys()) if (!Object.hasOwn(shapes, name)) throw rangeError(fn, `${file} has a tensor '${name}' this model does not use`);
+  for (const name of tensors.keys())
+    if (!Object.hasOwn(shapes, name)) throw rangeError(fn, `${file} has a tensor '${name}' this model does not use`);
 }
 
 /** The runner's descriptor of a TinyTransformer classifier config (one more word row: [CLS]). */
 export function classifierDescriptor(c) {
   const pre = c.norm === 'pre';
   return {
-    vocabSize: c.vocabSize + 1, maxPositions: c.maxLen + 1, typeVocabSize: 0, contextLength: c.maxLen + 1,
-    dModel: c.dModel, numHeads: c.numHeads, numKvHeads: c.numHeads, headDim: c.dModel / c.numHeads,
-    numLayers: c.numLayers, dFF: c.dFF, activation: c.activation, norm: 'layer', normEps: LAYER_NORM_EPS,
-    preNorm: pre, postNorms: false, embeddingNorm: false, finalNorm: pre, causal: c.causal,
-    qkvBias: true, outBias: true, mlpBias: true, gatedFfn: false, qkNorm: false,
-    lmHead: false, lmTransform: false, lmBias: false, lmActivation: 'gelu',
+    vocabSize: c.vocabSize + 1,
+    maxPositions: c.maxLen + 1,
+    typeVocabSize: 0,
+    contextLength: c.maxLen + 1,
+    dModel: c.dModel,
+    numHeads: c.numHeads,
+    numKvHeads: c.numHeads,
+    headDim: c.dModel / c.numHeads,
+    numLayers: c.numLayers,
+    dFF: c.dFF,
+    activation: c.activation,
+    norm: 'layer',
+    normEps: LAYER_NORM_EPS,
+    preNorm: pre,
+    postNorms: false,
+    embeddingNorm: false,
+    finalNorm: pre,
+    causal: c.causal,
+    qkvBias: true,
+    outBias: true,
+    mlpBias: true,
+    gatedFfn: false,
+    qkNorm: false,
+    lmHead: false,
+    lmTransform: false,
+    lmBias: false,
+    lmActivation: 'gelu',
   };
 }
 
@@ -95,11 +147,24 @@ export function classifierRunner(module, fn, c, tensors, labels) {
   const d = c.dModel;
   const weightOf = (kind, layer) => {
     if (kind === 'wordEmbeddings') return concat(w('tokenEmbedding'), w('cls'));
-    if (kind === 'positionEmbeddings') return c.positional === 'learned' ? w('positionEmbedding') : sinusoidRows(module, fn, c.maxLen + 1, d);
+    if (kind === 'positionEmbeddings')
+      return c.positional === 'learned' ? w('positionEmbedding') : sinusoidRows(module, fn, c.maxLen + 1, d);
     return w(layer >= 0 ? `layers.${layer}.${BLOCK_WEIGHTS[kind]}` : GLOBAL_WEIGHTS[kind]);
   };
-  const head = { weight: transpose(w('head.w'), d, c.numClasses), bias: w('head.b'), out: c.numClasses, activation: null, pool: 'first', labels };
-  return modelFromTensors(module, fn, { modelType: 'tiny-transformer', descriptor: classifierDescriptor(c), weightOf, classifier: [head] });
+  const head = {
+    weight: transpose(w('head.w'), d, c.numClasses),
+    bias: w('head.b'),
+    out: c.numClasses,
+    activation: null,
+    pool: 'first',
+    labels,
+  };
+  return modelFromTensors(module, fn, {
+    modelType: 'tiny-transformer',
+    descriptor: classifierDescriptor(c),
+    weightOf,
+    classifier: [head],
+  });
 }
 
 function concat(a, b) {

@@ -11,9 +11,9 @@ export function floatToHalf(value) {
   const sign = (x >>> 16) & 0x8000;
   const exponent = (x >>> 23) & 0xff;
   let mantissa = x & 0x7fffff;
-  if (exponent === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 : 0);  // Inf, NaN
+  if (exponent === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 : 0); // Inf, NaN
   let e = exponent - 127 + 15;
-  if (e >= 0x1f) return sign | 0x7c00;  // overflow → Inf
+  if (e >= 0x1f) return sign | 0x7c00; // overflow → Inf
   if (e <= 0) {
     // A subnormal half (or zero): shift the implicit 1 in, round to nearest even.
     if (e < -10) return sign;
@@ -22,11 +22,11 @@ export function floatToHalf(value) {
     const half = mantissa >>> shift;
     const rest = mantissa & ((1 << shift) - 1);
     const midpoint = 1 << (shift - 1);
-    return sign | (half + (rest > midpoint || (rest === midpoint && (half & 1)) ? 1 : 0));
+    return sign | (half + (rest > midpoint || (rest === midpoint && half & 1) ? 1 : 0));
   }
   const half = (e << 10) | (mantissa >>> 13);
   const rest = mantissa & 0x1fff;
-  return sign | (half + (rest > 0x1000 || (rest === 0x1000 && (half & 1)) ? 1 : 0));  // a carry into the exponent is right
+  return sign | (half + (rest > 0x1000 || (rest === 0x1000 && half & 1) ? 1 : 0)); // a carry into the exponent is right
 }
 
 /**
@@ -46,7 +46,7 @@ export function writeSafetensors(tensors, { dtype = 'F32', metadata } = {}) {
     offset += bytes;
   }
   let json = JSON.stringify(header);
-  json += ' '.repeat((8 - ((8 + json.length) % 8)) % 8);  // data 8-byte aligned, as the reference writer does
+  json += ' '.repeat((8 - ((8 + json.length) % 8)) % 8); // data 8-byte aligned, as the reference writer does
   const headerBytes = new TextEncoder().encode(json);
   const out = new Uint8Array(8 + headerBytes.length + offset);
   const view = new DataView(out.buffer);
@@ -73,8 +73,13 @@ export function readSafetensors(fn, file, bytes) {
   const out = new Map();
   for (const [name, t] of tensors) {
     const count = t.shape.reduce((a, b) => a * b, 1);
-    if (!(t.dtype in DTYPE_BYTES)) throw rangeError(fn, `${file}: tensor '${name}' is ${t.dtype}; F32, F16 and BF16 are read`);
-    out.set(name, { shape: t.shape, dtype: t.dtype, data: toFloat32(bytes.subarray(t.begin, t.end), t.dtype, new Float32Array(count)) });
+    if (!(t.dtype in DTYPE_BYTES))
+      throw rangeError(fn, `${file}: tensor '${name}' is ${t.dtype}; F32, F16 and BF16 are read`);
+    out.set(name, {
+      shape: t.shape,
+      dtype: t.dtype,
+      data: toFloat32(bytes.subarray(t.begin, t.end), t.dtype, new Float32Array(count)),
+    });
   }
   return { tensors: out, metadata };
 }

@@ -25,11 +25,16 @@ export const isShippedClassifier = (config) => config.format === FORMAT;
 
 /** The TinyTransformer config a classifier's config.json describes (checked). */
 function modelConfigOf(fn, config, vocabSize) {
-  if (config.version !== 1) throw rangeError(fn, `config.json version ${describe(config.version)} is not supported (this package reads version 1)`);
+  if (config.version !== 1)
+    throw rangeError(
+      fn,
+      `config.json version ${describe(config.version)} is not supported (this package reads version 1)`,
+    );
   const m = config.model;
   if (m === null || typeof m !== 'object') throw rangeError(fn, 'config.json has no "model" entry');
   const numClasses = labelsOfConfig(fn, config).length;
-  if (m.vocabSize !== vocabSize) throw rangeError(fn, `config.json says vocabSize ${show(m.vocabSize)} but tokenizer.json has ${vocabSize} tokens`);
+  if (m.vocabSize !== vocabSize)
+    throw rangeError(fn, `config.json says vocabSize ${show(m.vocabSize)} but tokenizer.json has ${vocabSize} tokens`);
   return checkModelConfig(fn, { ...m, head: 'classify', numClasses, seed: 0 });
 }
 
@@ -40,9 +45,11 @@ function modelConfigOf(fn, config, vocabSize) {
 export function temperatureOf(fn, config) {
   const c = config.calibration;
   if (c === undefined) return 1;
-  if (c === null || typeof c !== 'object' || Array.isArray(c)) throw rangeError(fn, `config.json calibration must be an object { temperature }, got ${describe(c)}`);
+  if (c === null || typeof c !== 'object' || Array.isArray(c))
+    throw rangeError(fn, `config.json calibration must be an object { temperature }, got ${describe(c)}`);
   const t = c.temperature;
-  if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0) throw rangeError(fn, `config.json calibration.temperature must be a finite number above 0, got ${describe(t)}`);
+  if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0)
+    throw rangeError(fn, `config.json calibration.temperature must be a finite number above 0, got ${describe(t)}`);
   return t;
 }
 
@@ -75,7 +82,12 @@ export async function loadShipped(module, fn, src, config) {
   temperatureOf(fn, config);
   const { tensors } = readSafetensors(fn, 'model.safetensors', await wholeFile(src, 'model.safetensors'));
   checkClassifierTensors(fn, 'model.safetensors', modelConfig, tensors);
-  const tokenizer = await loadTokenizer(fn, tokenizerJson, {}, { size: modelConfig.vocabSize, source: "config.json's model.vocabSize" });
+  const tokenizer = await loadTokenizer(
+    fn,
+    tokenizerJson,
+    {},
+    { size: modelConfig.vocabSize, source: "config.json's model.vocabSize" },
+  );
   return shippedParts(module, fn, { config, tokenizerJson, tokenizer, modelConfig, tensors });
 }
 

@@ -21,7 +21,7 @@ import { isHubClassifier, loadHubClassifier, configSummary } from './hub_classif
 export { FORMAT };
 const FN_LOAD = 'TextClassifier.load';
 const FN_TRAIN = 'TextClassifier.train';
-const BATCH = 64;  // texts per runner call in evaluate
+const BATCH = 64; // texts per runner call in evaluate
 
 // Probabilities are rounded to float32 (as the runner's own are): Math.exp may differ in its
 // last float64 bit between JavaScript engines (Node 20 and Chromium 156 do), float32 keeps
@@ -55,8 +55,13 @@ function checkText(fn, name, value) {
 
 // Runner attention maps [1, H, T, T] per layer → attention[layer][head][i][j].
 function nestedMaps(attentions, T) {
-  return attentions.map((layer) => Array.from({ length: layer.shape[1] }, (_, h) =>
-    Array.from({ length: T }, (_, i) => Array.from(layer.data.subarray((h * T + i) * T, (h * T + i + 1) * T), Number))));
+  return attentions.map((layer) =>
+    Array.from({ length: layer.shape[1] }, (_, h) =>
+      Array.from({ length: T }, (_, i) =>
+        Array.from(layer.data.subarray((h * T + i) * T, (h * T + i + 1) * T), Number),
+      ),
+    ),
+  );
 }
 
 export class TextClassifier {
@@ -64,9 +69,9 @@ export class TextClassifier {
   #tokenizer;
   #inputs;
   #config;
-  #weights;  // the attention-wasm format's tensors and tokenizer.json; null for a Hugging Face checkpoint
-  #multiLabel;  // config.json's problem_type is multi_label_classification: sigmoids, not a softmax
-  #temperature;  // config.json's calibration.temperature (1 without one)
+  #weights; // the attention-wasm format's tensors and tokenizer.json; null for a Hugging Face checkpoint
+  #multiLabel; // config.json's problem_type is multi_label_classification: sigmoids, not a softmax
+  #temperature; // config.json's calibration.temperature (1 without one)
 
   /**
    * Use TextClassifier.load or TextClassifier.train.
@@ -101,7 +106,8 @@ export class TextClassifier {
   }
 
   #check(method) {
-    if (this.#runner.disposed) throw new Error(`TextClassifier.${method}: this classifier was disposed; load or train a new one`);
+    if (this.#runner.disposed)
+      throw new Error(`TextClassifier.${method}: this classifier was disposed; load or train a new one`);
   }
 
   /** The tokenizer (attn's TextTokenizer over tokenizer.json). */
@@ -128,12 +134,23 @@ export class TextClassifier {
     this.#check('predict');
     const { text, pair } = readInput(fn, input);
     const x = this.#inputs.input(fn, text, pair);
-    const out = this.#runner.forward({ inputIds: [x.ids], ...(x.typeIds ? { tokenTypeIds: [x.typeIds] } : {}) }, { attentions: true });
+    const out = this.#runner.forward(
+      { inputIds: [x.ids], ...(x.typeIds ? { tokenTypeIds: [x.typeIds] } : {}) },
+      { attentions: true },
+    );
     const logits = Array.from(out.logits.data, Number);
     const probabilities = this.#multiLabel ? sigmoids(logits) : softmax(logits, this.#temperature);
     const labelId = probabilities.indexOf(Math.max(...probabilities));
     const attention = nestedMaps(out.attentions, x.ids.length);
-    return { label: this.labels[labelId], labelId, probabilities, logits, tokens: x.tokens, truncated: x.truncated, attention };
+    return {
+      label: this.labels[labelId],
+      labelId,
+      probabilities,
+      logits,
+      tokens: x.tokens,
+      truncated: x.truncated,
+      attention,
+    };
   }
 
   /**
@@ -144,14 +161,22 @@ export class TextClassifier {
   vectors(ids) {
     const fn = 'TextClassifier.vectors';
     this.#check('vectors');
-    if (this.#weights === null) throw rangeError(fn, "a Hugging Face checkpoint's embedding rows are not read back; vectors reads an attention-wasm classifier's");
+    if (this.#weights === null)
+      throw rangeError(
+        fn,
+        "a Hugging Face checkpoint's embedding rows are not read back; vectors reads an attention-wasm classifier's",
+      );
     if (!Array.isArray(ids)) throw typeError(fn, `ids must be an array of token ids, got ${describe(ids)}`);
     for (const [i, id] of ids.entries()) {
-      if (!Number.isInteger(id) || id < 0 || id >= this.vocabSize) throw rangeError(fn, `ids[${i}] must be an integer in [0, ${this.vocabSize - 1}], got ${describe(id)}`);
+      if (!Number.isInteger(id) || id < 0 || id >= this.vocabSize)
+        throw rangeError(fn, `ids[${i}] must be an integer in [0, ${this.vocabSize - 1}], got ${describe(id)}`);
     }
     const d = this.modelConfig.dModel;
     const table = this.#weights.tensors.get('tokenEmbedding').data;
-    return { cls: this.#weights.tensors.get('cls').data.slice(), tokens: ids.map((id) => table.slice(id * d, (id + 1) * d)) };
+    return {
+      cls: this.#weights.tensors.get('cls').data.slice(),
+      tokens: ids.map((id) => table.slice(id * d, (id + 1) * d)),
+    };
   }
 
   /**
@@ -185,8 +210,14 @@ export class TextClassifier {
    */
   toFiles(options = {}) {
     this.#check('toFiles');
-    if (this.#weights === null) throw rangeError('TextClassifier.toFiles', 'a Hugging Face checkpoint is not written back; its folder is its files');
-    const tensors = Object.fromEntries([...this.#weights.tensors].map(([name, t]) => [name, { shape: t.shape, data: t.data }]));
+    if (this.#weights === null)
+      throw rangeError(
+        'TextClassifier.toFiles',
+        'a Hugging Face checkpoint is not written back; its folder is its files',
+      );
+    const tensors = Object.fromEntries(
+      [...this.#weights.tensors].map(([name, t]) => [name, { shape: t.shape, data: t.data }]),
+    );
     return classifierFiles({ tensors, config: this.#config, tokenizerJson: this.#weights.tokenizerJson }, options);
   }
 
@@ -223,12 +254,19 @@ export async function loadClassifier(module, source, options = {}) {
       if (!(await src.has(name))) throw rangeError(FN_LOAD, `no ${name} in ${src.description}`);
     }
     const config = parseJson(FN_LOAD, 'config.json', await src.text('config.json'));
-    if (config === null || typeof config !== 'object' || Array.isArray(config)) throw rangeError(FN_LOAD, `config.json must hold an object, got ${describe(config)}`);
+    if (config === null || typeof config !== 'object' || Array.isArray(config))
+      throw rangeError(FN_LOAD, `config.json must hold an object, got ${describe(config)}`);
     if (isShippedClassifier(config)) return new TextClassifier(await loadShipped(module, FN_LOAD, src, config));
-    if (isHubClassifier(config)) return new TextClassifier(await loadHubClassifier(module, source, { onProgress, fetchOptions, cache }, config, src));
-    throw rangeError(FN_LOAD, `config.json is neither an attention-wasm text classifier (format '${FORMAT}') nor a Hugging Face sequence classifier (architectures[0] ending in ForSequenceClassification, or id2label with a model_type loadModel runs); it has ${configSummary(config)}`);
+    if (isHubClassifier(config))
+      return new TextClassifier(
+        await loadHubClassifier(module, source, { onProgress, fetchOptions, cache }, config, src),
+      );
+    throw rangeError(
+      FN_LOAD,
+      `config.json is neither an attention-wasm text classifier (format '${FORMAT}') nor a Hugging Face sequence classifier (architectures[0] ending in ForSequenceClassification, or id2label with a model_type loadModel runs); it has ${configSummary(config)}`,
+    );
   } finally {
-    src.close();  // a refused load stops what is still downloading
+    src.close(); // a refused load stops what is still downloading
   }
 }
 
@@ -242,10 +280,28 @@ export async function trainClassifier(module, corpus, options = {}) {
   let tensors, modelConfig;
   try {
     modelConfig = trained.model.config;
-    tensors = new Map(Object.entries(trained.model.getWeights().tensors).map(([name, t]) => [name, { shape: t.shape, data: Float32Array.from(t.data) }]));
+    tensors = new Map(
+      Object.entries(trained.model.getWeights().tensors).map(([name, t]) => [
+        name,
+        { shape: t.shape, data: Float32Array.from(t.data) },
+      ]),
+    );
   } finally {
     trained.model.dispose();
   }
-  const tokenizer = await loadTokenizer(FN_TRAIN, trained.tokenizerJson, {}, { size: modelConfig.vocabSize, source: 'the trained model\'s vocabSize' });
-  return new TextClassifier(shippedParts(module, FN_TRAIN, { config: trained.config, tokenizerJson: trained.tokenizerJson, tokenizer, modelConfig, tensors }));
+  const tokenizer = await loadTokenizer(
+    FN_TRAIN,
+    trained.tokenizerJson,
+    {},
+    { size: modelConfig.vocabSize, source: "the trained model's vocabSize" },
+  );
+  return new TextClassifier(
+    shippedParts(module, FN_TRAIN, {
+      config: trained.config,
+      tokenizerJson: trained.tokenizerJson,
+      tokenizer,
+      modelConfig,
+      tensors,
+    }),
+  );
 }

@@ -23,16 +23,24 @@ export { DEFAULT_SHAPE, DEFAULT_VOCABULARY };
 function lexiconExamples(lexicon, encode, labelIds, unk) {
   if (!lexicon) return [];
   const [negative, positive] = labelIds;
-  return lexicon.entries.filter(([, v]) => v !== 0).map(([w, v]) => ({ ids: encode(w), label: v > 0 ? positive : negative }))
-    // A word the vocabulary cannot spell would teach [UNK] a sentiment: left out.
-    .filter((e) => e.ids.length > 0 && !e.ids.includes(unk));
+  return (
+    lexicon.entries
+      .filter(([, v]) => v !== 0)
+      .map(([w, v]) => ({ ids: encode(w), label: v > 0 ? positive : negative }))
+      // A word the vocabulary cannot spell would teach [UNK] a sentiment: left out.
+      .filter((e) => e.ids.length > 0 && !e.ids.includes(unk))
+  );
 }
 
 // The lexicon's labels as class ids; both must be labels of the corpus.
 function lexiconLabelIds(lexicon, labelNames) {
   if (!lexicon) return null;
   const ids = lexicon.labels.map((name) => labelNames.indexOf(name));
-  if (ids.some((id) => id < 0)) throw rangeError(FN_TRAIN, `options.lexicon.labels ${JSON.stringify(lexicon.labels)} must both be labels of the corpus (${labelNames.slice(0, 10).join(', ')}${labelNames.length > 10 ? ', …' : ''})`);
+  if (ids.some((id) => id < 0))
+    throw rangeError(
+      FN_TRAIN,
+      `options.lexicon.labels ${JSON.stringify(lexicon.labels)} must both be labels of the corpus (${labelNames.slice(0, 10).join(', ')}${labelNames.length > 10 ? ', …' : ''})`,
+    );
   return ids;
 }
 
@@ -69,7 +77,8 @@ function fragmentsOf(vocab, words) {
 const pause = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 // float16's largest finite value, and the magnitude from which a float rounds to Infinity there.
-const HALF_MAX = 65504, HALF_OVERFLOW = 65520;
+const HALF_MAX = 65504,
+  HALF_OVERFLOW = 65520;
 
 // The first weight that toFiles' default float16 cannot hold (not finite, or rounding to
 // Infinity), as { name, index, value }, or null.
@@ -88,7 +97,10 @@ function firstBeyondHalf(tensors) {
 function checkTrainedWeights(model, recipe) {
   const bad = firstBeyondHalf(model.getWeights().tensors);
   if (bad) {
-    throw rangeError(FN_TRAIN, `training diverged: after step ${recipe.steps}, ${bad.name}[${bad.index}] is ${bad.value}${Number.isFinite(bad.value) ? ` (beyond float16's ±${HALF_MAX}, which the classifier's files hold)` : ''}; options.lr is ${recipe.lr}: lower it`);
+    throw rangeError(
+      FN_TRAIN,
+      `training diverged: after step ${recipe.steps}, ${bad.name}[${bad.index}] is ${bad.value}${Number.isFinite(bad.value) ? ` (beyond float16's ±${HALF_MAX}, which the classifier's files hold)` : ''}; options.lr is ${recipe.lr}: lower it`,
+    );
   }
 }
 
@@ -110,7 +122,14 @@ export async function trainWeights(module, corpus, options = {}) {
   const encoder = new WordPieceEncoder(vocab);
   const encode = (t) => encoder.encode(t);
   const modelConfig = checkModelConfig(FN_TRAIN, {
-    vocabSize: vocab.length, ...shape, norm: 'pre', head: 'classify', numClasses: c.labelNames.length, activation: 'gelu', positional: 'learned', seed: recipe.seed,
+    vocabSize: vocab.length,
+    ...shape,
+    norm: 'pre',
+    head: 'classify',
+    numClasses: c.labelNames.length,
+    activation: 'gelu',
+    positional: 'learned',
+    seed: recipe.seed,
   });
   const model = new TinyTransformer(module, modelConfig);
   try {
@@ -118,15 +137,23 @@ export async function trainWeights(module, corpus, options = {}) {
     const train = c.texts.map((t, i) => ({ ids: encode(t).slice(0, shape.maxLen), label: c.labels[i] }));
     const words = new Set([...c.texts, ...lexiconWords].flatMap((t) => t.toLowerCase().split(/[^\p{L}']+/u)));
     const next = exampleStream(train, recipe, {
-      encode, unk: encoder.unk, lexicon: lexiconExamples(o.lexicon, encode, lexiconLabels, encoder.unk), maxLen: shape.maxLen, numClasses: c.labelNames.length, fragments: fragmentsOf(vocab, words),
+      encode,
+      unk: encoder.unk,
+      lexicon: lexiconExamples(o.lexicon, encode, lexiconLabels, encoder.unk),
+      maxLen: shape.maxLen,
+      numClasses: c.labelNames.length,
+      fragments: fragmentsOf(vocab, words),
     });
-    const held = validation ? validation.texts.map((t, i) => ({ ids: encode(t).slice(0, shape.maxLen), label: validation.labels[i] })) : null;
+    const held = validation
+      ? validation.texts.map((t, i) => ({ ids: encode(t).slice(0, shape.maxLen), label: validation.labels[i] }))
+      : null;
     for (const progress of trainSteps(model, next, recipe, o.every, FN_TRAIN)) {
       const report = { ...progress, seconds: (performance.now() - started) / 1000 };
       if (held) report.accuracy = accuracyOf(model, held, encoder.unk);
       o.onProgress?.(report);
       await pause();
-      if (o.signal?.aborted) throw o.signal.reason ?? new DOMException('TextClassifier.train was stopped', 'AbortError');
+      if (o.signal?.aborted)
+        throw o.signal.reason ?? new DOMException('TextClassifier.train was stopped', 'AbortError');
     }
     checkTrainedWeights(model, recipe);
     const id2label = Object.fromEntries(c.labelNames.map((name, i) => [String(i), name]));
@@ -138,7 +165,13 @@ export async function trainWeights(module, corpus, options = {}) {
       id2label,
       label2id: Object.fromEntries(c.labelNames.map((name, i) => [name, i])),
       model: { vocabSize: vocab.length, ...shape, norm: 'pre', activation: 'gelu', positional: 'learned' },
-      training: { examples: c.texts.length, recipe, vocabulary: { ...o.vocabulary, vocabSize: vocab.length }, initializedVectors: initialized, lexiconEntries: lexiconWords.length },
+      training: {
+        examples: c.texts.length,
+        recipe,
+        vocabulary: { ...o.vocabulary, vocabSize: vocab.length },
+        initializedVectors: initialized,
+        lexiconEntries: lexiconWords.length,
+      },
     };
     return { model, config, tokenizerJson: wordPieceTokenizerJson(vocab) };
   } catch (error) {
@@ -146,7 +179,6 @@ export async function trainWeights(module, corpus, options = {}) {
     throw error;
   }
 }
-
 
 /**
  * A classifier's files: { 'config.json', 'tokenizer.json', 'model.safetensors' }.
@@ -158,7 +190,11 @@ export function classifierFiles({ tensors: named, config, tokenizerJson }, { dty
   const fn = 'TextClassifier.toFiles';
   if (dtype !== 'F16' && dtype !== 'F32') throw rangeError(fn, `dtype must be 'F16' or 'F32', got ${describe(dtype)}`);
   const bad = dtype === 'F16' ? firstBeyondHalf(named) : null;
-  if (bad) throw rangeError(fn, `${bad.name}[${bad.index}] is ${bad.value}, beyond float16's ±${HALF_MAX}: write { dtype: 'F32' }`);
+  if (bad)
+    throw rangeError(
+      fn,
+      `${bad.name}[${bad.index}] is ${bad.value}, beyond float16's ±${HALF_MAX}: write { dtype: 'F32' }`,
+    );
   const tensors = Object.entries(named).map(([name, t]) => ({ name, shape: t.shape, data: t.data }));
   const full = { ...config, ...(metrics ? { metrics } : {}), torch_dtype: dtype === 'F16' ? 'float16' : 'float32' };
   return {

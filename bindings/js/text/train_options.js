@@ -31,8 +31,20 @@ export const VOCAB_SIZE_RANGE = Object.freeze([SPECIAL_TOKENS.length + 1, 100_00
 export const MAX_BATCH_SIZE = 4096;
 
 const PROBABILITIES = ['wordDropout', 'unkRate', 'contrastRate', 'lexiconRate', 'junkRate', 'concatRate'];
-const KNOWN = ['format', 'labels', 'validation', 'vocabSize', 'minPieceWords', 'lexicon', 'wordVectors', ...Object.keys(DEFAULT_SHAPE),
-  ...Object.keys(DEFAULT_RECIPE), 'every', 'onProgress', 'signal'];
+const KNOWN = [
+  'format',
+  'labels',
+  'validation',
+  'vocabSize',
+  'minPieceWords',
+  'lexicon',
+  'wordVectors',
+  ...Object.keys(DEFAULT_SHAPE),
+  ...Object.keys(DEFAULT_RECIPE),
+  'every',
+  'onProgress',
+  'signal',
+];
 
 /**
  * Checks train's options (each read once) and returns them resolved:
@@ -46,27 +58,42 @@ export function checkTrainOptions(options) {
   const vocabulary = {
     ...DEFAULT_VOCABULARY,
     vocabSize: integerIn('vocabSize', o.vocabSize ?? DEFAULT_VOCABULARY.vocabSize, ...VOCAB_SIZE_RANGE),
-    minPieceWords: nonNegativeInteger(FN_TRAIN, 'options.minPieceWords', o.minPieceWords ?? DEFAULT_VOCABULARY.minPieceWords),
+    minPieceWords: nonNegativeInteger(
+      FN_TRAIN,
+      'options.minPieceWords',
+      o.minPieceWords ?? DEFAULT_VOCABULARY.minPieceWords,
+    ),
   };
   // The largest model these options ask for must fit the heap (the learned vocabulary can
   // only be a little larger, by characters; checked again once it is known).
   checkModelConfig(FN_TRAIN, { vocabSize: vocabulary.vocabSize, ...shape, head: 'classify', numClasses: 2 });
-  if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw typeError(FN_TRAIN, `options.onProgress must be a function, got ${describe(o.onProgress)}`);
-  if (o.signal !== undefined && (o.signal === null || typeof o.signal !== 'object' || typeof o.signal.aborted !== 'boolean')) {
+  if (o.onProgress !== undefined && typeof o.onProgress !== 'function')
+    throw typeError(FN_TRAIN, `options.onProgress must be a function, got ${describe(o.onProgress)}`);
+  if (
+    o.signal !== undefined &&
+    (o.signal === null || typeof o.signal !== 'object' || typeof o.signal.aborted !== 'boolean')
+  ) {
     throw typeError(FN_TRAIN, `options.signal must be an AbortSignal, got ${describe(o.signal)}`);
   }
   return {
-    recipe, shape, vocabulary,
+    recipe,
+    shape,
+    vocabulary,
     lexicon: checkLexicon(o.lexicon),
     wordVectors: checkWordVectors(o.wordVectors, shape.dModel),
     every: positiveInteger(FN_TRAIN, 'options.every', o.every ?? 50),
-    onProgress: o.onProgress, signal: o.signal, format: o.format, labels: o.labels, validation: o.validation,
+    onProgress: o.onProgress,
+    signal: o.signal,
+    format: o.format,
+    labels: o.labels,
+    validation: o.validation,
   };
 }
 
 function integerIn(key, value, min, max) {
   if (typeof value !== 'number') throw typeError(FN_TRAIN, `options.${key} must be a number, got ${describe(value)}`);
-  if (!Number.isInteger(value) || value < min || value > max) throw rangeError(FN_TRAIN, `options.${key} must be an integer in [${min}, ${max}], got ${value}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw rangeError(FN_TRAIN, `options.${key} must be an integer in [${min}, ${max}], got ${value}`);
   return value;
 }
 
@@ -78,7 +105,8 @@ function recipeOf(o) {
     if (o[key] === undefined) continue;
     const v = o[key];
     if (typeof v !== 'number') throw typeError(FN_TRAIN, `options.${key} must be a number, got ${describe(v)}`);
-    if (PROBABILITIES.includes(key) && !(v >= 0 && v < 1)) throw rangeError(FN_TRAIN, `options.${key} is out of range: it must be a probability in [0, 1), got ${v}`);
+    if (PROBABILITIES.includes(key) && !(v >= 0 && v < 1))
+      throw rangeError(FN_TRAIN, `options.${key} is out of range: it must be a probability in [0, 1), got ${v}`);
     recipe[key] = v;
   }
   positiveInteger(FN_TRAIN, 'options.steps', recipe.steps);
@@ -86,14 +114,23 @@ function recipeOf(o) {
   nonNegativeInteger(FN_TRAIN, 'options.warmup', recipe.warmup);
   integerIn('seed', recipe.seed, 0, 0xffffffff);
   readStepOptions(FN_TRAIN, { lr: recipe.lr, weightDecay: recipe.weightDecay, clipNorm: recipe.clipNorm });
-  if (recipe.junkRate + recipe.lexiconRate + recipe.contrastRate + recipe.concatRate >= 1) throw rangeError(FN_TRAIN, 'options.junkRate + lexiconRate + contrastRate + concatRate must leave room for real examples (sum < 1)');
+  if (recipe.junkRate + recipe.lexiconRate + recipe.contrastRate + recipe.concatRate >= 1)
+    throw rangeError(
+      FN_TRAIN,
+      'options.junkRate + lexiconRate + contrastRate + concatRate must leave room for real examples (sum < 1)',
+    );
   return recipe;
 }
 
 function shapeOf(o) {
   const shape = { ...DEFAULT_SHAPE };
-  for (const key of Object.keys(DEFAULT_SHAPE)) if (o[key] !== undefined) shape[key] = positiveInteger(FN_TRAIN, `options.${key}`, o[key]);
-  if (shape.dModel % shape.numHeads !== 0) throw rangeError(FN_TRAIN, `options.dModel (${shape.dModel}) must be divisible by options.numHeads (${shape.numHeads})`);
+  for (const key of Object.keys(DEFAULT_SHAPE))
+    if (o[key] !== undefined) shape[key] = positiveInteger(FN_TRAIN, `options.${key}`, o[key]);
+  if (shape.dModel % shape.numHeads !== 0)
+    throw rangeError(
+      FN_TRAIN,
+      `options.dModel (${shape.dModel}) must be divisible by options.numHeads (${shape.numHeads})`,
+    );
   return shape;
 }
 
@@ -106,19 +143,28 @@ const LEXICON = 'options.lexicon must be { entries: [word, valence][], labels: [
  */
 function checkLexicon(lexicon) {
   if (lexicon === undefined) return null;
-  if (lexicon === null || typeof lexicon !== 'object' || Array.isArray(lexicon)) throw typeError(FN_TRAIN, `${LEXICON}, got ${describe(lexicon)}`);
+  if (lexicon === null || typeof lexicon !== 'object' || Array.isArray(lexicon))
+    throw typeError(FN_TRAIN, `${LEXICON}, got ${describe(lexicon)}`);
   checkKeys(FN_TRAIN, 'options.lexicon key', lexicon, ['entries', 'labels']);
   const { entries, labels } = lexicon;
   if (!Array.isArray(entries)) throw typeError(FN_TRAIN, `${LEXICON}; entries is ${describe(entries)}`);
-  if (!Array.isArray(labels) || labels.length !== 2) throw typeError(FN_TRAIN, `${LEXICON}; labels is ${describe(labels)}${Array.isArray(labels) ? ` of ${labels.length}` : ''}`);
+  if (!Array.isArray(labels) || labels.length !== 2)
+    throw typeError(
+      FN_TRAIN,
+      `${LEXICON}; labels is ${describe(labels)}${Array.isArray(labels) ? ` of ${labels.length}` : ''}`,
+    );
   const copy = entries.map((entry, i) => {
     const where = `options.lexicon.entries[${i}]`;
-    if (!Array.isArray(entry) || entry.length < 2) throw typeError(FN_TRAIN, `${where} must be a [word, valence] pair, got ${describe(entry)}`);
+    if (!Array.isArray(entry) || entry.length < 2)
+      throw typeError(FN_TRAIN, `${where} must be a [word, valence] pair, got ${describe(entry)}`);
     const [word, valence] = entry;
-    if (typeof word !== 'string') throw typeError(FN_TRAIN, `${where}[0] (the word) must be a string, got ${describe(word)}`);
+    if (typeof word !== 'string')
+      throw typeError(FN_TRAIN, `${where}[0] (the word) must be a string, got ${describe(word)}`);
     if (word.trim() === '') throw rangeError(FN_TRAIN, `${where}[0] (the word) is empty`);
-    if (typeof valence !== 'number') throw typeError(FN_TRAIN, `${where}[1] (the valence) must be a number, got ${describe(valence)}`);
-    if (!Number.isFinite(valence)) throw rangeError(FN_TRAIN, `${where}[1] (the valence) must be finite, got ${valence}`);
+    if (typeof valence !== 'number')
+      throw typeError(FN_TRAIN, `${where}[1] (the valence) must be a number, got ${describe(valence)}`);
+    if (!Number.isFinite(valence))
+      throw rangeError(FN_TRAIN, `${where}[1] (the valence) must be finite, got ${valence}`);
     return [word, valence];
   });
   return { entries: copy, labels: labels.map((name) => String(name)) };
@@ -127,14 +173,29 @@ function checkLexicon(lexicon) {
 /** Word vectors { words, vectors [words × dModel] } (readWordVectors gives them), or null. */
 function checkWordVectors(wordVectors, dModel) {
   if (wordVectors === undefined) return null;
-  if (wordVectors === null || typeof wordVectors !== 'object' || !Array.isArray(wordVectors.words) || !(wordVectors.vectors instanceof Float32Array)) {
-    throw typeError(FN_TRAIN, `options.wordVectors must be { words: string[], vectors: Float32Array } (readWordVectors gives one), got ${describe(wordVectors)}`);
+  if (
+    wordVectors === null ||
+    typeof wordVectors !== 'object' ||
+    !Array.isArray(wordVectors.words) ||
+    !(wordVectors.vectors instanceof Float32Array)
+  ) {
+    throw typeError(
+      FN_TRAIN,
+      `options.wordVectors must be { words: string[], vectors: Float32Array } (readWordVectors gives one), got ${describe(wordVectors)}`,
+    );
   }
   const { words, vectors } = wordVectors;
   if (vectors.length !== words.length * dModel) {
-    throw rangeError(FN_TRAIN, `options.wordVectors has ${vectors.length} numbers for ${words.length} words, but dModel is ${dModel} (${words.length * dModel} needed)`);
+    throw rangeError(
+      FN_TRAIN,
+      `options.wordVectors has ${vectors.length} numbers for ${words.length} words, but dModel is ${dModel} (${words.length * dModel} needed)`,
+    );
   }
   const at = vectors.findIndex((v) => !Number.isFinite(v));
-  if (at >= 0) throw rangeError(FN_TRAIN, `options.wordVectors.vectors[${at}] (word ${Math.floor(at / dModel)}) must be finite, got ${vectors[at]}`);
+  if (at >= 0)
+    throw rangeError(
+      FN_TRAIN,
+      `options.wordVectors.vectors[${at}] (word ${Math.floor(at / dModel)}) must be finite, got ${vectors[at]}`,
+    );
   return { words: words.slice(), vectors };
 }

@@ -19,8 +19,19 @@ import { rangeError } from '../errors.js';
 
 /** The default recipe (the shipped review classifier's; see scripts/train-review-classifier.mjs). */
 export const DEFAULT_RECIPE = Object.freeze({
-  steps: 1500, batchSize: 32, lr: 2e-3, warmup: 100, weightDecay: 0.1, clipNorm: 1,
-  wordDropout: 0.2, unkRate: 0.05, contrastRate: 0.1, lexiconRate: 0.25, junkRate: 0.08, concatRate: 0.1, seed: 7,
+  steps: 1500,
+  batchSize: 32,
+  lr: 2e-3,
+  warmup: 100,
+  weightDecay: 0.1,
+  clipNorm: 1,
+  wordDropout: 0.2,
+  unkRate: 0.05,
+  contrastRate: 0.1,
+  lexiconRate: 0.25,
+  junkRate: 0.08,
+  concatRate: 0.1,
+  seed: 7,
 });
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
@@ -37,15 +48,21 @@ export function exampleStream(train, r, { encode, unk, lexicon, maxLen, numClass
   // A made-up word (3-9 random letters), new each time, so no particular one is learned.
   // With `fragments` ({ starts, continuations }: ids of pieces that are not words), half of
   // them are spelled from pieces instead, as a rare or made-up word reaches the model.
-  const letters = () => encode(Array.from({ length: 3 + Math.floor(random() * 7) }, () => LETTERS[Math.floor(random() * 26)]).join(''));
-  const spelled = () => [pick(fragments.starts), ...Array.from({ length: 1 + Math.floor(random() * 2) }, () => pick(fragments.continuations))];
+  const letters = () =>
+    encode(Array.from({ length: 3 + Math.floor(random() * 7) }, () => LETTERS[Math.floor(random() * 26)]).join(''));
+  const spelled = () => [
+    pick(fragments.starts),
+    ...Array.from({ length: 1 + Math.floor(random() * 2) }, () => pick(fragments.continuations)),
+  ];
   const junkWord = () => (fragments && random() < 0.5 ? spelled() : letters());
-  const but = encode(', but'), although = encode('although'), comma = encode(',');
+  const but = encode(', but'),
+    although = encode('although'),
+    comma = encode(',');
   const negations = ['not', 'never', 'no', "don't", "didn't", 'not at all'].map(encode);
   const byLabel = groupByLabel(train, numClasses);
   const twoLabels = byLabel.filter((list) => list.length > 0).length >= 2;
   const fit = (ids) => ids.slice(0, maxLen);
-  let pending = null;  // the second half of a junk pair
+  let pending = null; // the second half of a junk pair
   const corrupt = (ids) => {
     const kept = ids.filter(() => random() >= r.wordDropout);
     const out = kept.length > 0 ? kept : ids.slice();
@@ -117,7 +134,7 @@ function groupByLabel(train, numClasses) {
 
 /** Examples → a padded batch { tokens [B][L], targets [B], lengths [B] } for TinyTransformer. */
 export function toBatch(examples) {
-  let L = 1;  // a loop, not Math.max(...lengths): a spread of a large batch overflows the stack
+  let L = 1; // a loop, not Math.max(...lengths): a spread of a large batch overflows the stack
   for (const e of examples) L = Math.max(L, e.ids.length);
   return {
     tokens: examples.map((e) => Array.from({ length: L }, (_, i) => e.ids[i] ?? 0)),
@@ -128,7 +145,11 @@ export function toBatch(examples) {
 
 /** The learning rate at a step: linear warm-up, then cosine decay to 0. */
 export function learningRate(r, step) {
-  return r.lr * Math.min(1, step / Math.max(1, r.warmup)) * (0.5 + 0.5 * Math.cos(Math.PI * Math.min(step, r.steps) / r.steps));
+  return (
+    r.lr *
+    Math.min(1, step / Math.max(1, r.warmup)) *
+    (0.5 + 0.5 * Math.cos((Math.PI * Math.min(step, r.steps)) / r.steps))
+  );
 }
 
 /** Accuracy of `model` on encoded examples (empty sequences read as one [UNK]). */
@@ -150,13 +171,17 @@ export function accuracyOf(model, examples, unk, batchSize = 64) {
  * would be NaN.
  */
 export function* trainSteps(model, next, r, every = 50, fn = 'TextClassifier.train') {
-  let loss = 0, count = 0;
+  let loss = 0,
+    count = 0;
   for (let step = 1; step <= r.steps; step++) {
     const batch = toBatch(Array.from({ length: r.batchSize }, next));
     const lr = learningRate(r, step);
     const result = stepOrExplain(fn, model, batch, { lr, weightDecay: r.weightDecay, clipNorm: r.clipNorm }, step);
     if (!Number.isFinite(result.loss)) {
-      throw rangeError(fn, `training diverged: the loss at step ${step} of ${r.steps} is ${result.loss} (options.lr is ${r.lr}: lower it)`);
+      throw rangeError(
+        fn,
+        `training diverged: the loss at step ${step} of ${r.steps} is ${result.loss} (options.lr is ${r.lr}: lower it)`,
+      );
     }
     loss += result.loss;
     count++;
@@ -176,6 +201,10 @@ function stepOrExplain(fn, model, batch, options, step) {
   } catch (error) {
     if (!(error instanceof RangeError) || !/wasm (heap|memory)/.test(error.message)) throw error;
     const L = batch.tokens[0].length;
-    throw rangeError(fn, `step ${step}: a batch of ${batch.tokens.length} texts of ${L} tokens does not fit the wasm heap (${error.message}); lower options.batchSize or options.maxLen`, { cause: error });
+    throw rangeError(
+      fn,
+      `step ${step}: a batch of ${batch.tokens.length} texts of ${L} tokens does not fit the wasm heap (${error.message}); lower options.batchSize or options.maxLen`,
+      { cause: error },
+    );
   }
 }

@@ -18,7 +18,7 @@ const PREFIX = '##';
  * or more in its length (one 100 KB word stalled training for minutes).
  */
 export const MAX_WORD_CHARS = 100;
-const tooLong = (word) => word.length > MAX_WORD_CHARS && [...word].length > MAX_WORD_CHARS;  // UTF-16 length first: cheap
+const tooLong = (word) => word.length > MAX_WORD_CHARS && [...word].length > MAX_WORD_CHARS; // UTF-16 length first: cheap
 
 // BertNormalizer (clean_text, handle_chinese_chars, lowercase with accents stripped).
 function isControl(code) {
@@ -27,13 +27,26 @@ function isControl(code) {
 }
 const isWhitespace = (c) => /\s/u.test(c);
 function isChinese(code) {
-  return (code >= 0x4e00 && code <= 0x9fff) || (code >= 0x3400 && code <= 0x4dbf) || (code >= 0x20000 && code <= 0x2a6df)
-    || (code >= 0x2a700 && code <= 0x2b73f) || (code >= 0x2b740 && code <= 0x2b81f) || (code >= 0x2b820 && code <= 0x2ceaf)
-    || (code >= 0xf900 && code <= 0xfaff) || (code >= 0x2f800 && code <= 0x2fa1f);
+  return (
+    (code >= 0x4e00 && code <= 0x9fff) ||
+    (code >= 0x3400 && code <= 0x4dbf) ||
+    (code >= 0x20000 && code <= 0x2a6df) ||
+    (code >= 0x2a700 && code <= 0x2b73f) ||
+    (code >= 0x2b740 && code <= 0x2b81f) ||
+    (code >= 0x2b820 && code <= 0x2ceaf) ||
+    (code >= 0xf900 && code <= 0xfaff) ||
+    (code >= 0x2f800 && code <= 0x2fa1f)
+  );
 }
 function isPunctuation(c) {
   const code = c.codePointAt(0);
-  if ((code >= 33 && code <= 47) || (code >= 58 && code <= 64) || (code >= 91 && code <= 96) || (code >= 123 && code <= 126)) return true;
+  if (
+    (code >= 33 && code <= 47) ||
+    (code >= 58 && code <= 64) ||
+    (code >= 91 && code <= 96) ||
+    (code >= 123 && code <= 126)
+  )
+    return true;
   return /\p{P}/u.test(c);
 }
 
@@ -47,7 +60,10 @@ export function normalize(text) {
     else if (isChinese(code)) out += ` ${c} `;
     else out += c;
   }
-  return out.normalize('NFD').replace(/\p{Mn}/gu, '').toLowerCase();
+  return out
+    .normalize('NFD')
+    .replace(/\p{Mn}/gu, '')
+    .toLowerCase();
 }
 
 /** normalized text → words, as BertPreTokenizer splits it (whitespace; each punctuation mark alone). */
@@ -96,7 +112,8 @@ class PairHeap {
     if (h.length > 0) {
       h[0] = last;
       for (let i = 0; ;) {
-        const l = 2 * i + 1, r = l + 1;
+        const l = 2 * i + 1,
+          r = l + 1;
         let m = i;
         if (l < h.length && PairHeap.#before(h[l], h[m])) m = l;
         if (r < h.length && PairHeap.#before(h[r], h[m])) m = r;
@@ -128,11 +145,15 @@ const mergedOf = (left, right) => left + right.slice(PREFIX.length);
  *   made-up word that happens to contain it.
  * @returns {string[]} the vocabulary, by id
  */
-export function learnVocabulary(texts, { vocabSize = 4000, minFrequency = 2, alphabetMinFrequency = 2, singleContinuations = true, minPieceWords = 0 } = {}) {
+export function learnVocabulary(
+  texts,
+  { vocabSize = 4000, minFrequency = 2, alphabetMinFrequency = 2, singleContinuations = true, minPieceWords = 0 } = {},
+) {
   // Word frequencies (of the words WordPiece spells: a longer one is [UNK] whatever is learned).
   const counts = new Map();
-  for (const text of texts) for (const word of preTokenize(normalize(text))) if (!tooLong(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
-  const words = [...counts.keys()].sort();  // a fixed order: the result must not depend on insertion order
+  for (const text of texts)
+    for (const word of preTokenize(normalize(text))) if (!tooLong(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  const words = [...counts.keys()].sort(); // a fixed order: the result must not depend on insertion order
   // The alphabet: characters at a word's start and inside words, by frequency.
   const chars = new Map();
   for (const word of words) {
@@ -142,7 +163,10 @@ export function learnVocabulary(texts, { vocabSize = 4000, minFrequency = 2, alp
       chars.set(symbol, (chars.get(symbol) ?? 0) + n);
     });
   }
-  const alphabet = [...chars].filter(([, n]) => n >= alphabetMinFrequency).map(([c]) => c).sort();
+  const alphabet = [...chars]
+    .filter(([, n]) => n >= alphabetMinFrequency)
+    .map(([c]) => c)
+    .sort();
   const vocab = [...SPECIAL_TOKENS, ...alphabet];
   const known = new Set(vocab);
   // Each word as its symbols; a word with a character outside the alphabet is left out.
@@ -155,7 +179,7 @@ export function learnVocabulary(texts, { vocabSize = 4000, minFrequency = 2, alp
     freq.push(counts.get(word));
   }
   // Pair counts and where each pair occurs.
-  const pairs = new Map();  // key → { count, left, right, words: Set }
+  const pairs = new Map(); // key → { count, left, right, words: Set }
   const keyOf = (l, r) => `${l} ${r}`;
   const add = (l, r, w, n) => {
     const key = keyOf(l, r);
@@ -174,7 +198,7 @@ export function learnVocabulary(texts, { vocabSize = 4000, minFrequency = 2, alp
   while (vocab.length < vocabSize + singles && heap.size > 0) {
     const [count, merged, left, right] = heap.pop();
     const p = pairs.get(keyOf(left, right));
-    if (!p || p.count !== count) continue;  // a stale entry
+    if (!p || p.count !== count) continue; // a stale entry
     if (count < minFrequency) break;
     if (!known.has(merged)) {
       vocab.push(merged);
@@ -204,7 +228,9 @@ export function learnVocabulary(texts, { vocabSize = 4000, minFrequency = 2, alp
       if (q.count > 0) heap.push([q.count, mergedOf(q.left, q.right), q.left, q.right]);
     }
   }
-  let kept = singleContinuations ? vocab : vocab.filter((t) => !(t.startsWith(PREFIX) && [...t].length === PREFIX.length + 1));
+  let kept = singleContinuations
+    ? vocab
+    : vocab.filter((t) => !(t.startsWith(PREFIX) && [...t].length === PREFIX.length + 1));
   if (minPieceWords > 0) kept = prune(kept, words, minPieceWords);
   return kept;
 }
@@ -224,7 +250,8 @@ export function segment(word, known, longest = longestOf(known)) {
   const chars = [...word];
   const pieces = [];
   for (let start = 0; start < chars.length;) {
-    let end = Math.min(chars.length, start + longest), piece = null;
+    let end = Math.min(chars.length, start + longest),
+      piece = null;
     for (; end > start; end--) {
       const candidate = (start > 0 ? PREFIX : '') + chars.slice(start, end).join('');
       if (known.has(candidate)) {
@@ -248,7 +275,8 @@ function prune(vocab, words, min) {
     const known = new Set(kept);
     const longest = longestOf(known);
     const uses = new Map();
-    for (const word of words) for (const piece of segment(word, known, longest) ?? []) uses.set(piece, (uses.get(piece) ?? 0) + 1);
+    for (const word of words)
+      for (const piece of segment(word, known, longest) ?? []) uses.set(piece, (uses.get(piece) ?? 0) + 1);
     const next = kept.filter((t, id) => id < SPECIAL_TOKENS.length || isWord.has(t) || (uses.get(t) ?? 0) >= min);
     if (next.length === kept.length) break;
     kept = next;
@@ -265,8 +293,22 @@ export function wordPieceTokenizerJson(vocab) {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: SPECIAL_TOKENS.map((content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
-    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+    added_tokens: SPECIAL_TOKENS.map((content, id) => ({
+      id,
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
+    })),
+    normalizer: {
+      type: 'BertNormalizer',
+      clean_text: true,
+      handle_chinese_chars: true,
+      strip_accents: null,
+      lowercase: true,
+    },
     pre_tokenizer: { type: 'BertPreTokenizer' },
     post_processor: null,
     decoder: { type: 'WordPiece', prefix: PREFIX, cleanup: true },

@@ -4,9 +4,23 @@
 
 /** [tag, { attribute: string }] for every element: JSON, comma lists, booleans, numbers. */
 export const CASES = [
-  ['attention-matrix', { label: 'weights', value: '[[0.49,0.51],[0.52,0.48]]', precision: '3', heat: 'sequential', 'row-labels': 'I,am', 'col-labels': '["I","am"]', editable: '' }],
+  [
+    'attention-matrix',
+    {
+      label: 'weights',
+      value: '[[0.49,0.51],[0.52,0.48]]',
+      precision: '3',
+      heat: 'sequential',
+      'row-labels': 'I,am',
+      'col-labels': '["I","am"]',
+      editable: '',
+    },
+  ],
   ['attention-matrix', { value: '[[1,"-Infinity"],[0,0]]', toggle: '' }],
-  ['attention-heatmap', { tokens: 'The,cat,sat', weights: '[[0.5,0.25,0.25],[0.2,0.6,0.2],[0.1,0.1,0.8]]', view: 'grid' }],
+  [
+    'attention-heatmap',
+    { tokens: 'The,cat,sat', weights: '[[0.5,0.25,0.25],[0.2,0.6,0.2],[0.1,0.1,0.8]]', view: 'grid' },
+  ],
   ['attention-heatmap', { example: '2', view: 'lines' }],
   ['attention-steps', { example: '2', precision: '3' }],
   ['attention-steps', { x: '[[1,0],[0,1],[1,1]]', mask: 'causal' }],

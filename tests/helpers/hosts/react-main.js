@@ -12,7 +12,11 @@ function App() {
       document.getElementById('out').textContent = JSON.stringify(result);
     });
   }, []);
-  return h('div', { ref: box }, CASES.map(([tag, attributes], i) => h(tag, { key: i, ...attributes })));
+  return h(
+    'div',
+    { ref: box },
+    CASES.map(([tag, attributes], i) => h(tag, { key: i, ...attributes })),
+  );
 }
 
 createRoot(document.getElementById('root')).render(h(App));

@@ -5,7 +5,10 @@ import { createApp, h, reactive } from 'vue';
 import 'attention-wasm/elements';
 import { CASES, compareWithTwins } from './frameworks.js';
 
-const weights = reactive([[0.5, 0.5], [0.25, 0.75]]);
+const weights = reactive([
+  [0.5, 0.5],
+  [0.25, 0.75],
+]);
 const app = createApp({
   mounted() {
     const reactiveHeatmap = document.getElementById('reactive');
@@ -14,9 +17,14 @@ const app = createApp({
       document.getElementById('out').textContent = JSON.stringify({ result, readBack });
     });
   },
-  render: () => h('div', [
-    h('div', { id: 'cases' }, CASES.map(([tag, attributes]) => h(tag, attributes))),
-    h('attention-heatmap', { id: 'reactive', tokens: 'a,b', weights }),
-  ]),
+  render: () =>
+    h('div', [
+      h(
+        'div',
+        { id: 'cases' },
+        CASES.map(([tag, attributes]) => h(tag, attributes)),
+      ),
+      h('attention-heatmap', { id: 'reactive', tokens: 'a,b', weights }),
+    ]),
 });
 app.mount('#root');

@@ -14,7 +14,11 @@ import { seededRandom } from '../../../bindings/js/parameters.js';
 import { readLexicon } from '../../../bindings/js/text/word_vectors.js';
 
 /** The three sources, with their file names. */
-export const SOURCES = Object.freeze({ imdb: 'imdb_labelled.txt', amazon: 'amazon_cells_labelled.txt', yelp: 'yelp_labelled.txt' });
+export const SOURCES = Object.freeze({
+  imdb: 'imdb_labelled.txt',
+  amazon: 'amazon_cells_labelled.txt',
+  yelp: 'yelp_labelled.txt',
+});
 export const LABELS = Object.freeze(['negative', 'positive']);
 /** The held-out share of every source, and the seed of the split. */
 export const HELD_OUT = 0.2;
@@ -25,10 +29,13 @@ export const REVIEW_OPTIONS = Object.freeze({ seed: 7, steps: 1500 });
 
 /** One UCI file (sentence<TAB>0|1 per line) → [{ text, label: 'negative' | 'positive' }]. */
 export function readUciFile(text) {
-  return text.split('\n').filter((line) => line.trim() !== '').map((line) => {
-    const tab = line.lastIndexOf('\t');
-    return { text: line.slice(0, tab).trim(), label: LABELS[Number(line.slice(tab + 1).trim())] };
-  });
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const tab = line.lastIndexOf('\t');
+      return { text: line.slice(0, tab).trim(), label: LABELS[Number(line.slice(tab + 1).trim())] };
+    });
 }
 
 /** Rows with each text once: repeats dropped, and texts labelled both ways dropped entirely. */
@@ -44,7 +51,7 @@ export function uniqueRows(rows) {
  * and a repeat must not sit on both sides), a seeded shuffle, the first HELD_OUT share held out.
  */
 export function splitRows(rows, seed = SPLIT_SEED) {
-  const next = seededRandom(seed);  // mulberry32: the same split everywhere
+  const next = seededRandom(seed); // mulberry32: the same split everywhere
   const shuffled = uniqueRows(rows);
   for (let i = shuffled.length - 1; i > 0; i--) {
     const j = Math.floor(next() * (i + 1));
@@ -89,10 +96,22 @@ export function lexiconOption(text) {
  * (the element marks the ones the classifier it shows gets wrong).
  */
 export const EXAMPLES = Object.freeze([
-  ['positive', 'A wonderful little production. The filming technique is very unassuming- very old-time-BBC fashion and gives a comforting, and sometimes discomforting, sense of realism to the entire piece.'],
-  ['negative', "This show was an amazing, fresh & innovative idea in the 70's when it first aired. The first 7 or 8 years were brilliant, but things dropped off after that. By 1990, the show was not really funny anymore, and it's continued its decline further to the complete waste of time it is today."],
-  ['positive', 'I thought this was a wonderful way to spend time on a too hot summer weekend, sitting in the air conditioned theater and watching a light-hearted comedy. The plot is simplistic, but the dialogue is witty and the characters are likable (even the well bread suspected serial killer).'],
-  ['negative', "BTW Carver gets a very annoying sidekick who makes you wanna shoot him the first three minutes he's on screen."],
+  [
+    'positive',
+    'A wonderful little production. The filming technique is very unassuming- very old-time-BBC fashion and gives a comforting, and sometimes discomforting, sense of realism to the entire piece.',
+  ],
+  [
+    'negative',
+    "This show was an amazing, fresh & innovative idea in the 70's when it first aired. The first 7 or 8 years were brilliant, but things dropped off after that. By 1990, the show was not really funny anymore, and it's continued its decline further to the complete waste of time it is today.",
+  ],
+  [
+    'positive',
+    'I thought this was a wonderful way to spend time on a too hot summer weekend, sitting in the air conditioned theater and watching a light-hearted comedy. The plot is simplistic, but the dialogue is witty and the characters are likable (even the well bread suspected serial killer).',
+  ],
+  [
+    'negative',
+    "BTW Carver gets a very annoying sidekick who makes you wanna shoot him the first three minutes he's on screen.",
+  ],
   ['positive', 'not bad at all'],
   ['negative', 'I would not recommend this film to anyone'],
   ['negative', 'The food was cold and the waiter ignored us.'],

@@ -30,7 +30,13 @@ self.onmessage = async ({ data: message }) => {
   if (message?.type !== 'train') return;
   try {
     attn ??= await init();
-    const [imdb, amazon, yelp, lexicon, vectors] = await Promise.all([get(FILES.imdb), get(FILES.amazon), get(FILES.yelp), get(FILES.lexicon), get(FILES.vectors, 'bytes')]);
+    const [imdb, amazon, yelp, lexicon, vectors] = await Promise.all([
+      get(FILES.imdb),
+      get(FILES.amazon),
+      get(FILES.yelp),
+      get(FILES.lexicon),
+      get(FILES.vectors, 'bytes'),
+    ]);
     const { train, heldOut } = reviewSplits({ imdb, amazon, yelp });
     const started = performance.now();
     let accuracy = NaN;

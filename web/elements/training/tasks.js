@@ -23,7 +23,12 @@ const digits = (random, length) => Array.from({ length }, () => digit(random));
 // makeBatch(random, batchSize) -> { tokens: number[][], targets: number[][] } (target −1: not scored).
 function digitTask(name, title, description, target) {
   return Object.freeze({
-    name, title, description, vocabSize: 10, length: 8, causal: false,
+    name,
+    title,
+    description,
+    vocabSize: 10,
+    length: 8,
+    causal: false,
     example: [3, 1, 4, 1, 5, 9, 2, 6],
     target,
     makeBatch(random, batchSize) {
@@ -49,7 +54,7 @@ function inductionSequence(random) {
     return x;
   };
   const tokens = Array.from({ length: L }, other);
-  const i = digit(random, L - 3);  // A at i, B at i + 1, both before the last position
+  const i = digit(random, L - 3); // A at i, B at i + 1, both before the last position
   tokens[i] = a;
   tokens[i + 1] = b;
   tokens[L - 1] = a;
@@ -60,13 +65,29 @@ function inductionSequence(random) {
 
 /** The tasks, by name. */
 export const TASKS = Object.freeze({
-  copy: digitTask('copy', 'Copy', 'Output each digit as it is: every position only needs to look at itself.', (t) => t.slice()),
-  reverse: digitTask('reverse', 'Reverse', 'Output the digits in reverse order: position t must look at position L − 1 − t.', (t) => t.slice().reverse()),
-  sort: digitTask('sort', 'Sort digits', 'Output the digits sorted: each position must work out which digit belongs there from all of them.', (t) => t.slice().sort((x, y) => x - y)),
+  copy: digitTask('copy', 'Copy', 'Output each digit as it is: every position only needs to look at itself.', (t) =>
+    t.slice(),
+  ),
+  reverse: digitTask(
+    'reverse',
+    'Reverse',
+    'Output the digits in reverse order: position t must look at position L − 1 − t.',
+    (t) => t.slice().reverse(),
+  ),
+  sort: digitTask(
+    'sort',
+    'Sort digits',
+    'Output the digits sorted: each position must work out which digit belongs there from all of them.',
+    (t) => t.slice().sort((x, y) => x - y),
+  ),
   induction: Object.freeze({
-    name: 'induction', title: 'Induction',
-    description: 'After token A, predict what followed A last time: the last position repeats an earlier A, and its answer is the token that came after it (a causal model; only that position is scored).',
-    vocabSize: 10, length: INDUCTION_LENGTH, causal: true,
+    name: 'induction',
+    title: 'Induction',
+    description:
+      'After token A, predict what followed A last time: the last position repeats an earlier A, and its answer is the token that came after it (a causal model; only that position is scored).',
+    vocabSize: 10,
+    length: INDUCTION_LENGTH,
+    causal: true,
     example: [4, 7, 2, 8, 3, 9, 5, 6, 1, 2, 5, 3],
     makeBatch(random, batchSize) {
       const rows = Array.from({ length: batchSize }, () => inductionSequence(random));

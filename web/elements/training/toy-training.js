@@ -10,7 +10,14 @@ export const PRESETS = Object.freeze({
 
 /** The model configuration for a task and a preset. */
 export function toyConfig(task, preset = 'small', seed = 1) {
-  return { vocabSize: task.vocabSize, maxLen: task.length, ...PRESETS[preset], causal: task.causal, head: 'token', seed };
+  return {
+    vocabSize: task.vocabSize,
+    maxLen: task.length,
+    ...PRESETS[preset],
+    causal: task.causal,
+    head: 'token',
+    seed,
+  };
 }
 
 /**

@@ -10,7 +10,7 @@ import { TASKS } from './tasks.js';
 import { toyConfig, trainToy } from './toy-training.js';
 
 let attn = null;
-let run = null;  // { model, task, steps (the generator), paused, maxSteps, id }
+let run = null; // { model, task, steps (the generator), paused, maxSteps, id }
 let runs = 0;
 
 async function start(message) {
@@ -20,7 +20,16 @@ async function start(message) {
   if (!task) throw new Error(`unknown task '${message.task}'`);
   const model = new attn.TinyTransformer(toyConfig(task, message.preset, message.seed));
   const steps = trainToy(model, task, { seed: message.seed, lr: message.lr, every: message.every ?? 10 });
-  run = { model, task, steps, paused: false, maxSteps: message.maxSteps ?? Infinity, id: ++runs, started: performance.now(), stepsAtStart: 0 };
+  run = {
+    model,
+    task,
+    steps,
+    paused: false,
+    maxSteps: message.maxSteps ?? Infinity,
+    id: ++runs,
+    started: performance.now(),
+    stepsAtStart: 0,
+  };
   self.postMessage({ type: 'ready', build: attn.info.build, parameters: model.parameterCount });
   schedule(run.id);
 }
@@ -45,7 +54,10 @@ function chunk(id) {
   void logits;
   const every = value.step - run.stepsAtStart;
   run.stepsAtStart = value.step;
-  self.postMessage({ type: 'progress', ...value, stepsPerSecond: every / seconds, attention }, attention.map((t) => t.data.buffer));
+  self.postMessage(
+    { type: 'progress', ...value, stepsPerSecond: every / seconds, attention },
+    attention.map((t) => t.data.buffer),
+  );
   if (value.step >= run.maxSteps) {
     self.postMessage({ type: 'done', step: value.step });
     run.paused = true;
@@ -58,8 +70,10 @@ self.onmessage = async ({ data: message }) => {
   try {
     if (message.type === 'start') await start(message);
     else if (message.type === 'pause' && run) run.paused = true;
-    else if (message.type === 'resume' && run && run.paused) { run.paused = false; schedule(run.id); }
-    else if (message.type === 'stop') stop();
+    else if (message.type === 'resume' && run && run.paused) {
+      run.paused = false;
+      schedule(run.id);
+    } else if (message.type === 'stop') stop();
   } catch (error) {
     self.postMessage({ type: 'error', message: String(error?.message ?? error) });
   }
