@@ -7,8 +7,10 @@
 // and only what is between them is replaced; the prose around them is written by hand.
 //   node scripts/make-benchmark-docs.mjs           rewrites docs/benchmarks.md (npm run docs:bench)
 //   node scripts/make-benchmark-docs.mjs --check   exits 1 when docs/benchmarks.md differs
+// (--doc <file> and --results <file> name other files: the tests use them.)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const RESULTS = fileURLToPath(new URL('../bench/results/latest.json', import.meta.url));
 const DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
@@ -201,22 +203,28 @@ export function fillBlocks(doc, blocks) {
   return out;
 }
 
-/** What docs/benchmarks.md should hold, given the files as they are now. */
-export function expectedDoc() {
-  const results = JSON.parse(readFileSync(RESULTS, 'utf8'));
-  return fillBlocks(readFileSync(DOC, 'utf8'), benchmarkBlocks(results));
+/** What the document should hold, given the results file as it is now. */
+export function expectedDoc(doc = DOC, results = RESULTS) {
+  return fillBlocks(readFileSync(doc, 'utf8'), benchmarkBlocks(JSON.parse(readFileSync(results, 'utf8'))));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const expected = expectedDoc();
-  if (process.argv.includes('--check')) {
-    if (readFileSync(DOC, 'utf8') !== expected) {
+  const { values } = parseArgs({
+    options: {
+      check: { type: 'boolean', default: false },
+      doc: { type: 'string', default: DOC },
+      results: { type: 'string', default: RESULTS },
+    },
+  });
+  const expected = expectedDoc(values.doc, values.results);
+  if (values.check) {
+    if (readFileSync(values.doc, 'utf8') !== expected) {
       console.error(
-        'docs/benchmarks.md differs from bench/results/latest.json: run `npm run docs:bench` and commit the result',
+        `${values.doc} differs from what ${values.results} gives: run \`npm run docs:bench\` and commit the result`,
       );
       process.exit(1);
     }
   } else {
-    writeFileSync(DOC, expected);
+    writeFileSync(values.doc, expected);
   }
 }
