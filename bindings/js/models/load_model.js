@@ -210,9 +210,11 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
   //    entries are the same either way).
   let bf16 = dtype === 'auto' && [...tensors.values()].some((t) => t.dtype === 'BF16');
   const storage = () => QUANTIZED[dtype] ?? (bf16 ? 'bfloat16' : 'float32');
+  // BF16 tensors go to wasm as they are when the runner takes them so: bfloat16 panels, and
+  // quantized blocks (made from either precision), which halves the largest tensor's scratch.
   let packed;
   const scope = new HeapScope(module, FN);
-  let plan, parameterBytes;
+  let plan, parameterBytes, rawBf16;
   try {
     const check = () => {
       packed = packDescriptor(module, { ...arch.descriptor, matrixStorage: storage() });
@@ -239,6 +241,7 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
       bf16 = false;
       check();
     }
+    rawBf16 = bf16 || QUANTIZED[dtype] !== undefined;
     parameterBytes = 4 * module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps, packed.base);
   } finally {
     scope.release();
@@ -249,7 +252,8 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
   const scratchBytes = Math.max(
     ...plan.map(
       (p) =>
-        ((p.tensor.end - p.tensor.begin) / DTYPE_BYTES[p.tensor.dtype]) * (bf16 && p.tensor.dtype === 'BF16' ? 2 : 4),
+        ((p.tensor.end - p.tensor.begin) / DTYPE_BYTES[p.tensor.dtype]) *
+        (rawBf16 && p.tensor.dtype === 'BF16' ? 2 : 4),
     ),
   );
   const needed = parameterBytes + scratchBytes;
@@ -274,7 +278,17 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
     chat,
   });
   try {
-    const head = await fillWeights(module, handle, weights, plan, classifier, scratchBytes, onProgress, bf16, signal);
+    const head = await fillWeights(
+      module,
+      handle,
+      weights,
+      plan,
+      classifier,
+      scratchBytes,
+      onProgress,
+      rawBf16,
+      signal,
+    );
     if (classifier) model._setClassifier(head);
   } catch (error) {
     model.dispose();
@@ -288,7 +302,7 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
 // layers into JS. With bfloat16 matrices a BF16 tensor goes to wasm as it is (the runner
 // packs its matrices and widens its vectors); any other is converted to float32 here.
 // Returns the classifier's layers with their weights.
-async function fillWeights(module, handle, weights, plan, classifier, scratchBytes, onProgress, bf16, signal) {
+async function fillWeights(module, handle, weights, plan, classifier, scratchBytes, onProgress, rawBf16, signal) {
   const entries = new Map(); // tensor name → plan entries it fills
   for (const p of plan) entries.set(p.name, [...(entries.get(p.name) ?? []), p]);
   const heads = new Map(); // tensor name → the classifier's float32 copy
@@ -303,9 +317,9 @@ async function fillWeights(module, handle, weights, plan, classifier, scratchByt
       const count = (t.end - t.begin) / DTYPE_BYTES[t.dtype];
       if (heads.has(name)) heads.set(name, toFloat32(bytes, t.dtype, new Float32Array(count)));
       if (!entries.has(name)) return;
-      const raw = bf16 && t.dtype === 'BF16';
+      const raw = rawBf16 && t.dtype === 'BF16';
       if (raw) views(module).HEAPU8.set(bytes, scratch);
-      else toFloat32(bytes, t.dtype, views(module).HEAPF32.subarray(scratch >> 2, (scratch >> 2) + count));
+      else toFloat32(bytes, t.dtype, views(module).HEAPF32.subarray(scratch >>> 2, (scratch >>> 2) + count));
       for (const p of entries.get(name)) {
         const status = module._pretrainedSetWeight(
           handle,
