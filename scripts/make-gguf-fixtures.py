@@ -348,7 +348,10 @@ def llama_reference(qtype, cfg, stored):
     ids = encode(text)
     with torch.no_grad():
         logits = forward([ids], [len(ids)])["logits"]
-    return {"type": qtype, "text": text, "ids": ids, "logits": {"shape": list(logits.shape), "data": hf.flat(logits)}}
+    # The first two rows of one quantized matrix as ggml dequantizes them (float64 = float32 here).
+    sample = stored["blk.0.attn_v.weight"][:2].reshape(-1).tolist()
+    return {"type": qtype, "text": text, "ids": ids, "logits": {"shape": list(logits.shape), "data": hf.flat(logits)},
+            "dequantized": {"tensor": "blk.0.attn_v.weight", "values": [repr(v) for v in sample]}}
 
 
 # ---- K-quants: random blocks and their float64 dequantization (ggml-quants.c) ----

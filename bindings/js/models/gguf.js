@@ -166,7 +166,7 @@ class Cursor {
       case 5:
         return v.getInt32(0, true);
       case 6:
-        return v.getFloat32(0, true);
+        return shortestDecimal(v.getFloat32(0, true));
       case 7:
         return v.getUint8(0) !== 0;
       case 10:
@@ -209,6 +209,17 @@ class Cursor {
   }
 }
 
+// A float32 value as the shortest decimal that rounds to it: the number the converter was given
+// (config.json's 1e-06, not 9.99999997e-07), so that the config and descriptor are the folder's.
+function shortestDecimal(x) {
+  if (!Number.isFinite(x)) return x;
+  for (let digits = 1; digits < 9; digits++) {
+    const candidate = Number(x.toPrecision(digits));
+    if (Math.fround(candidate) === x) return candidate;
+  }
+  return x;
+}
+
 const safeNumber = (big) => (big >= -(2n ** 53n) && big <= 2n ** 53n ? Number(big) : big);
 
 /**
@@ -226,10 +237,11 @@ export async function parseGguf(fn, file, reader, size) {
   c.pos += 4;
   const version = await c.u32('the version');
   if (version !== 2 && version !== 3) {
-    const swapped = ((version & 0xff) << 24) | (((version >> 8) & 0xff) << 16);
+    // A big-endian file's version 3 reads as 3 << 24 here.
+    const bigEndian = version === 3 << 24 || version === 2 << 24;
     throw rangeError(
       fn,
-      `${file} is GGUF version ${version}${swapped === 0x03000000 || swapped === 0x02000000 ? ' (a big-endian file?)' : ''}; versions 2 and 3 are read`,
+      `${file}: GGUF version ${version}${bigEndian ? ' (a big-endian file, which this reader does not read)' : ''}; versions 2 and 3 are read`,
     );
   }
   const tensorCount = await c.u64('tensor_count');

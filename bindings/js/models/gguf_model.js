@@ -111,12 +111,16 @@ export function ggufConfig(fn, file, meta, tensors) {
 // queries by head_dim^-½ (the 27B models by (hidden / heads)^-½) unless attention.scale says.
 function gemmaConfig(fn, file, arch, get, c) {
   const scale = get('attention.scale');
+  // query_pre_attn_scalar is an integer in every Gemma config: undo the float32 of its root.
+  const scalar = typeof scale === 'number' && scale > 0 ? 1 / (scale * scale) : null;
   const big = c.num_hidden_layers === (arch === 'gemma2' ? 46 : 62);
   const out = {
     hidden_activation: 'gelu_pytorch_tanh',
     query_pre_attn_scalar:
-      typeof scale === 'number' && scale > 0
-        ? 1 / (scale * scale)
+      scalar !== null
+        ? Math.abs(scalar - Math.round(scalar)) < 1e-4 * scalar
+          ? Math.round(scalar)
+          : scalar
         : big
           ? c.hidden_size / c.num_attention_heads
           : c.head_dim,

@@ -152,7 +152,7 @@ const DEQUANTIZERS = { 0: f32, 1: f16, 30: bf16, 8: q8_0, 2: q4_0, 12: q4_K, 14:
 export const canDequantize = (type) => Object.hasOwn(DEQUANTIZERS, type);
 
 /** The names of the types the loader reads, for messages. */
-export const READABLE_TYPES = Object.keys(DEQUANTIZERS).map((t) => GGML_TYPES[t].name);
+export const READABLE_TYPES = [0, 1, 30, 8, 2, 12, 14].map((t) => GGML_TYPES[t].name);
 
 /**
  * A tensor's bytes → float32, exactly as ggml's dequantize_row_* computes them.
