@@ -137,11 +137,36 @@ class Cursor {
     await this.need(n, what);
     const bytes = this.buf.subarray(this.pos, this.pos + n);
     this.pos += n;
+    return this.decode(bytes, what);
+  }
+
+  decode(bytes, what) {
+    // Short ASCII (most vocabulary pieces) without the decoder's per-call cost.
+    if (bytes.length <= 32) {
+      let text = '';
+      for (let i = 0; i < bytes.length && text !== null; i++)
+        text = bytes[i] < 0x80 ? text + String.fromCharCode(bytes[i]) : null;
+      if (text !== null) return text;
+    }
     try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      return UTF8.decode(bytes);
     } catch {
       throw rangeError(this.fn, `${this.file}: ${what} is not valid UTF-8`);
     }
+  }
+
+  // A string whose length and bytes are already in the buffer (the common case: a vocabulary's
+  // hundreds of thousands of pieces read without a promise each), else undefined, the position
+  // unchanged, for string() to read (and to say what is wrong).
+  stringNow(what, i) {
+    const at = this.pos;
+    if (this.buf.length - at < 8) return undefined;
+    const n = this.buf[at] | (this.buf[at + 1] << 8) | (this.buf[at + 2] << 16);
+    if (this.buf[at + 3] !== 0 || this.buf[at + 4] | this.buf[at + 5] | this.buf[at + 6] | this.buf[at + 7])
+      return undefined;
+    if (this.buf.length - at - 8 < n) return undefined;
+    this.pos = at + 8 + n;
+    return this.decode(this.buf.subarray(at + 8, at + 8 + n), `${what}[${i}]`);
   }
 
   async value(type, what) {
@@ -195,9 +220,15 @@ class Cursor {
         this.fn,
         `${this.file}: ${what} claims ${n} elements (${n * spec[1]} bytes at least) but only ${this.left} bytes are left of the ${Number.isFinite(this.size) ? 'file' : 'header'} (corrupt or truncated?)`,
       );
-    if (type === 8 || type === 7) {
+    if (type === 8) {
       const out = new Array(n);
-      for (let i = 0; i < n; i++) out[i] = await this.value(type, `${what}[${i}]`);
+      for (let i = 0; i < n; i++) out[i] = this.stringNow(what, i) ?? (await this.string(`${what}[${i}]`));
+      return out;
+    }
+    if (type === 7) {
+      await this.need(n, what);
+      const out = Array.from(this.buf.subarray(this.pos, this.pos + n), (b) => b !== 0);
+      this.pos += n;
       return out;
     }
     const bytes = n * spec[1];
@@ -219,6 +250,8 @@ function shortestDecimal(x) {
   }
   return x;
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 const safeNumber = (big) => (big >= -(2n ** 53n) && big <= 2n ** 53n ? Number(big) : big);
 
