@@ -14,7 +14,8 @@ import { createServer } from 'node:http';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { init } from 'attention-wasm';
 import { assertClose } from './helpers/assert.js';
-import { ggufBytes } from './helpers/gguf.js';
+import { ggufBytes, decoderGguf } from './helpers/gguf.js';
+import { fixtureFiles, readSafetensors } from './helpers/safetensors.js';
 import { parseGguf, StreamReader } from '../bindings/js/models/gguf.js';
 import { dequantize } from '../bindings/js/models/gguf_quants.js';
 
@@ -343,3 +344,83 @@ test("docs/gguf.md's snippet runs as written and prints what its comments say", 
     rmSync(file, { force: true });
   }
 });
+
+// Phi-3 (q, k, v fused in attn_qkv, gate and up in ffn_up, partial rotary, longrope in two
+// tensors), Qwen3 (q/k norms, head_dim of its own) and Llama 3's RoPE scaling (the rope_freqs
+// tensor): GGUF files written from the Hugging Face fixtures here (no tokenizer), as
+// convert_hf_to_gguf.py writes them.
+const floatBytes = (values) => new Uint8Array(Float32Array.from(values).buffer);
+
+function llama3Factors(
+  { factor, low_freq_factor: low, high_freq_factor: high, original_max_position_embeddings: orig },
+  base,
+  dim,
+) {
+  const out = [];
+  for (let i = 0; i < dim; i += 2) {
+    const wavelen = (2 * Math.PI) / base ** (-i / dim);
+    if (wavelen < orig / high) out.push(1);
+    else if (wavelen > orig / low) out.push(factor);
+    else {
+      const smooth = (orig / wavelen - low) / (high - low);
+      out.push(1 / ((1 - smooth) / factor + smooth));
+    }
+  }
+  return out;
+}
+
+const written = {
+  phi3: (c) => ({
+    metadata: [
+      { key: 'phi3.rope.scaling.original_context_length', type: 4, value: c.original_max_position_embeddings },
+    ],
+    tensors: ['long', 'short'].map((k) => ({
+      name: `rope_factors_${k}.weight`,
+      type: 0,
+      dims: [c.rope_scaling[`${k}_factor`].length],
+      bytes: floatBytes(c.rope_scaling[`${k}_factor`]),
+    })),
+  }),
+  qwen3: () => ({}),
+  llama: (c) => ({
+    metadata: [
+      {
+        key: 'llama.rope.scaling.original_context_length',
+        type: 4,
+        value: c.rope_scaling.original_max_position_embeddings,
+      },
+    ],
+    tensors: [
+      {
+        name: 'rope_freqs.weight',
+        type: 0,
+        dims: [4],
+        bytes: floatBytes(llama3Factors(c.rope_scaling, c.rope_theta, 8)),
+      },
+    ],
+  }),
+};
+
+for (const [fixture, arch] of [
+  ['tiny-phi3', 'phi3'],
+  ['tiny-qwen3', 'qwen3'],
+  ['tiny-llama-rope-scaling', 'llama'],
+]) {
+  test(`a ${fixture} GGUF (${arch}) is the Hugging Face model`, async () => {
+    const files = fixtureFiles(`${hfDir}${fixture}`);
+    const config = JSON.parse(new TextDecoder().decode(files['config.json']));
+    const bytes = decoderGguf(arch, config, readSafetensors(files['model.safetensors']), written[arch](config));
+    const gguf = await attn.loadModel(bytes);
+    const hf = await attn.loadModel(`${hfDir}${fixture}`);
+    try {
+      assert.deepEqual(gguf.descriptor, hf.descriptor);
+      assert.equal(gguf.tokenizer, null);
+      // Past the original context too (Phi-3's long factors, Llama 3's low frequencies).
+      const ids = [Array.from({ length: 40 }, (_, i) => (i * 37 + 5) % config.vocab_size)];
+      assertClose(gguf.forward(ids).logits, hf.forward(ids).logits, { atol: 1e-6, rtol: 0, label: fixture });
+    } finally {
+      gguf.dispose();
+      hf.dispose();
+    }
+  });
+}

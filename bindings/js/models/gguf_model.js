@@ -142,7 +142,8 @@ function gemmaConfig(fn, file, arch, get, c) {
 function ropeScalingOf(fn, file, arch, get, tensors) {
   const type = get('rope.scaling.type');
   if (tensors.has('rope_factors_long.weight')) return { type: 'longrope', pending: true };
-  if (tensors.has('rope_freqs.weight')) return { rope_type: 'llama3', pending: true };
+  if (tensors.has('rope_freqs.weight'))
+    return { rope_type: 'llama3', pending: true, original: get('rope.scaling.original_context_length') };
   if (type === undefined || type === 'none') return null;
   if (type === 'linear') return { rope_type: 'linear', factor: get('rope.scaling.factor') };
   throw rangeError(
@@ -159,7 +160,8 @@ export const ropeTensorNames = (tensors) =>
  * Completes a pending rope_scaling from its tensors (float32 arrays by name). Llama 3's
  * factors are matched against the scaling transformers computes from factor, low_freq_factor,
  * high_freq_factor and original_max_position_embeddings: the largest factor is `factor`, and
- * Llama 3.1/3.2's 1, 4 and 8192 must give every factor back; anything else is refused.
+ * Llama 3.1/3.2's 1 and 4, with the original context rope.scaling.original_context_length
+ * gives (8192 when absent), must give every factor back; anything else is refused.
  */
 export function completeRopeScaling(fn, file, config, factors) {
   const rs = config.rope_scaling;
@@ -187,13 +189,13 @@ export function completeRopeScaling(fn, file, config, factors) {
     factor,
     low_freq_factor: 1,
     high_freq_factor: 4,
-    original_max_position_embeddings: 8192,
+    original_max_position_embeddings: rs.original ?? 8192,
   };
   const expected = llama3Factors(guess, config.rope_theta, rotary);
   if (!expected.every((f, i) => Math.abs(f - stored[i]) <= 1e-6 * f))
     throw rangeError(
       fn,
-      `${file}: tensor 'rope_freqs.weight' holds RoPE factors other than Llama 3.1's (factor ${factor}, low 1, high 4, original context 8192); they are not read`,
+      `${file}: tensor 'rope_freqs.weight' holds RoPE factors other than Llama 3's (factor ${factor}, low_freq_factor 1, high_freq_factor 4, original context ${guess.original_max_position_embeddings}); they are not read`,
     );
   return { ...config, rope_scaling: guess };
 }
