@@ -301,7 +301,7 @@ test('hostile GGUF files are refused by name before anything is allocated, in mi
   times.push(
     await refuses(
       iq4,
-      /tensor 'blk.0.attn_v.weight' is IQ4_NL; GGUF weights must be F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K/,
+      /: tensor 'blk.0.attn_v.weight' is IQ4_NL; GGUF weights must be F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K/,
     ),
   );
   const slowest = Math.max(...times);

@@ -30,7 +30,14 @@ export async function readGguf(fn, file, KIND, { head, chatTemplate }) {
   const reader = new StreamReader(file.chunks());
   const name = file.description;
   const { metadata, tensors: raw } = await parseGguf(fn, name, reader, size);
-  // 1. The config, with any RoPE factors the file keeps in tensors.
+  // 1. The weights' types (the runner's tensors: blk.*, the embeddings and the head), before the
+  //    tokenizer is built; the config, with any RoPE factors the file keeps in tensors.
+  for (const [n, t] of raw) {
+    const problem = /^(blk\.|token_embd\.|position_embd\.|output)/.test(n)
+      ? ggufTypeProblem(n, { ggmlType: t.type })
+      : null;
+    if (problem) throw rangeError(fn, `${name}: ${problem}`);
+  }
   let config = ggufConfig(fn, name, metadata, raw);
   const ropeNames = ropeTensorNames(raw);
   const weights = ggufWeights(fn, file, reader, raw, ggufUndo(config.model_type, config), new Set(ropeNames));
