@@ -86,7 +86,8 @@ for (const type of ['q8_0', 'q4_0']) {
       const logits = gguf.forward(ref.text).logits;
       assertClose(logits, ref.logits, { atol: 1e-4, rtol: 1e-4, label: type });
       // The quantization moved the logits (so the reference is not the float model's).
-      const drift = logits.data.reduce((m, v, i) => Math.max(m, Math.abs(v - hf.forward(ref.text).logits.data[i])), 0);
+      const float = hf.forward(ref.text).logits.data;
+      const drift = logits.data.reduce((m, v, i) => Math.max(m, Math.abs(v - float[i])), 0);
       assert.ok(drift > 1e-3, `${type} logits drift ${drift} from the float model`);
     });
   });
@@ -424,3 +425,44 @@ for (const [fixture, arch] of [
     }
   });
 }
+
+// Random corruption of a real file's header (counts, lengths, types, offsets, text): every
+// outcome is a model or an error of loadModel's own, never an error from deep inside (a typed
+// array too long, a stack overflow) or wasm memory left behind.
+test('a GGUF header with random bytes changed loads or is refused by loadModel, nothing else', async () => {
+  const good = bytesOf('tiny-llama-q4_0.gguf');
+  const { dataStart: headerEnd } = await parseGguf(
+    'test',
+    'q4_0',
+    new StreamReader(
+      (async function* () {
+        yield good;
+      })(),
+    ),
+    good.length,
+  ); // the metadata and tensor infos end here
+  let seed = 34;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const outcomes = { loaded: 0, refused: 0 };
+  for (let round = 0; round < 150; round++) {
+    const bytes = good.slice();
+    for (let k = 0; k < 1 + Math.floor(random() * 4); k++) {
+      const at = Math.floor(random() * Math.min(headerEnd, bytes.length));
+      bytes[at] = random() < 0.5 ? Math.floor(random() * 256) : bytes[at] ^ (1 << Math.floor(random() * 8));
+    }
+    const inUse = attn.memory().inUseBytes;
+    try {
+      const model = await attn.loadModel(bytes);
+      model.forward([[1, 2, 3]]);
+      model.dispose();
+      outcomes.loaded++;
+    } catch (error) {
+      assert.ok(error instanceof RangeError || error instanceof TypeError, `round ${round}: ${error.stack}`);
+      assert.match(error.message, /^loadModel: /, `round ${round}: ${error.stack}`);
+      outcomes.refused++;
+    }
+    assert.equal(attn.memory().inUseBytes, inUse, `round ${round}: wasm memory left allocated`);
+  }
+  console.log(`# ${JSON.stringify(outcomes)}`);
+  assert.ok(outcomes.refused > 20 && outcomes.loaded > 5, JSON.stringify(outcomes));
+});
