@@ -466,3 +466,40 @@ test('a GGUF header with random bytes changed loads or is refused by loadModel, 
   console.log(`# ${JSON.stringify(outcomes)}`);
   assert.ok(outcomes.refused > 20 && outcomes.loaded > 5, JSON.stringify(outcomes));
 });
+
+// Where the GGUF string `text` (its uint64 length, then its bytes) starts in `bytes`.
+function findString(bytes, text) {
+  const needle = new Uint8Array([
+    ...new Uint8Array(new BigUint64Array([BigInt(new TextEncoder().encode(text).length)]).buffer),
+    ...new TextEncoder().encode(text),
+  ]);
+  outer: for (let i = 0; i + needle.length <= bytes.length; i++) {
+    for (let k = 0; k < needle.length; k++) if (bytes[i + k] !== needle[k]) continue outer;
+    return i;
+  }
+  throw new Error(`no string ${text}`);
+}
+
+test("metadata a model cannot have is named as the file's; a piece named '__proto__' is a token like any other", async () => {
+  const good = bytesOf('tiny-llama-f32.gguf');
+  // A context of no tokens.
+  const bad = good.slice();
+  const key = 'llama.context_length';
+  new DataView(bad.buffer).setUint32(findString(bad, key) + 8 + key.length + 4, 0, true);
+  await refuses(
+    bad,
+    /^loadModel: the config read from the GGUF bytes given's metadata: max_position_embeddings must be an integer in \[1, 2\^31\), got 0$/,
+  );
+  // '▁the▁' (9 bytes) renamed '__proto__' (9 bytes): every offset stays.
+  const renamed = good.slice();
+  renamed.set(new TextEncoder().encode('__proto__'), findString(renamed, '▁the▁') + 8);
+  const model = await attn.loadModel(renamed);
+  const hf = await attn.loadModel(`${hfDir}tiny-llama`);
+  try {
+    assert.equal(model.tokenizer.tokenToId('__proto__'), hf.tokenizer.tokenToId('▁the▁'));
+    assert.equal(model.tokenizer.decode([model.tokenizer.tokenToId('__proto__')]), '__proto__');
+  } finally {
+    model.dispose();
+    hf.dispose();
+  }
+});

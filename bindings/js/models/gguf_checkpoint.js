@@ -50,7 +50,7 @@ export async function readGguf(fn, file, KIND, { head, chatTemplate }) {
     config = completeRopeScaling(fn, name, config, factors);
   }
   if (config.model_type === 'llama') checkPermutable(fn, name, raw, config);
-  const arch = architectureOf(fn, config, head, KIND);
+  const arch = asMetadata(name, () => architectureOf(fn, config, head, KIND));
   const ggufArch = { ...arch, names: ggufNames(KIND, arch.modelType, arch.descriptor) };
   // 2. The tokenizer, generation defaults and chat templates.
   const vocabSize = arch.descriptor.vocabSize;
@@ -119,6 +119,16 @@ function ggufWeights(fn, file, reader, raw, undo, keep) {
     }
   }
   return { tensors, forEach };
+}
+
+// architectureOf names config.json's keys; here they came from the file's metadata.
+function asMetadata(file, read) {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new RangeError(error.message.replace('config.json', `the config read from ${file}'s metadata`));
+  }
 }
 
 /** Why a GGUF tensor cannot be read, or null. */

@@ -34,7 +34,7 @@ export function ggufConfig(fn, file, meta, tensors) {
   if (!Object.hasOwn(FAMILIES, arch))
     throw rangeError(
       fn,
-      `${file}: general.architecture ${JSON.stringify(arch)} is not supported (supported: ${GGUF_ARCHITECTURES.join(', ')})`,
+      `${file}: general.architecture ${typeof arch === 'string' ? JSON.stringify(arch.slice(0, 40)) : String(arch)} is not supported (supported: ${GGUF_ARCHITECTURES.join(', ')})`,
     );
   const get = (key) => meta.get(`${arch}.${key}`);
   const need = (key) => {
@@ -228,7 +228,7 @@ const plain = (name, part) => ({ name, layout: 'plain', part });
  * @param {object} KIND contract.js weightKinds @param {string} modelType
  * @param {object} descriptor architectureOf's
  */
-export function ggufNames(KIND, modelType, { dModel: d, numHeads, numKvHeads, headDim, dFF: f }) {
+export function ggufNames(KIND, modelType, { numHeads, numKvHeads, headDim, dFF: f }) {
   const b = (l, rest) => `blk.${l}.${rest}`;
   const names = {
     prefixes: [''],
@@ -281,7 +281,6 @@ export function ggufNames(KIND, modelType, { dModel: d, numHeads, numKvHeads, he
       [KIND.up]: (l) => linearPart(b(l, 'ffn_up.weight'), [f, 2 * f]),
     });
   }
-  void d;
   return names;
 }
 

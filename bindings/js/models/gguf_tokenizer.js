@@ -75,10 +75,13 @@ export function ggufTokenizer(fn, file, meta, vocabSize) {
   };
   const addBos = meta.get('tokenizer.ggml.add_bos_token') ?? model === 'llama';
   const addEos = meta.get('tokenizer.ggml.add_eos_token') ?? false;
-  const vocab = {};
+  // Piece → id; a repeated piece keeps its first id. Built through a Map, so that a piece named
+  // '__proto__' is an entry like any other.
+  const ids = new Map();
   tokens.forEach((t, i) => {
-    if (!Object.hasOwn(vocab, t)) vocab[t] = i; // a repeated piece keeps its first id, as the library does
+    if (!ids.has(t)) ids.set(t, i);
   });
+  const vocab = Object.fromEntries(ids);
   const added = [];
   tokens.forEach((t, i) => {
     const type = typeOf(i);
