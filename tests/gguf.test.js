@@ -128,13 +128,27 @@ test('the dequantizers give ggml float32 values exactly: Q8_0, Q4_0, Q4_K, Q6_K'
   }
 });
 
-test('a GGUF file loads from its path, a file: URL, bytes, an ArrayBuffer, a Blob, a File list and an http URL (streamed)', async () => {
+test('F16 and BF16 tensors are widened exactly', async () => {
+  const values = [1, -2, 0.5, 65280, 2 ** -24, -(2 ** -14), 0, 3.140625];
+  const half = new Uint16Array([0x3c00, 0xc000, 0x3800, 0x7bf8, 0x0001, 0x8400, 0x0000, 0x4248]);
+  const bf = new Uint16Array(new Float32Array(values).buffer.slice(0)).filter((_, i) => i % 2 === 1);
+  for (const [type, bits] of [
+    [1, half],
+    [30, bf],
+  ]) {
+    const out = dequantize(type, new Uint8Array(bits.buffer), new Float32Array(values.length));
+    assert.deepEqual(Array.from(out), values, `type ${type}`);
+  }
+});
+
+test('a GGUF file loads from its path, a file: URL, bytes, an ArrayBuffer, a Blob, a File list and an http URL (streamed, with and without its length)', async () => {
   const bytes = bytesOf('tiny-llama-q8_0.gguf');
   const expected = (await attn.loadModel(`${ggufDir}tiny-llama-q8_0.gguf`)).forward(TEXTS[0]).logits.data;
   const server = createServer((req, res) => {
-    if (req.url !== '/models/tiny.gguf') return res.writeHead(404).end();
-    // Sent in small pieces: the header and the tensors arrive across chunks.
-    res.writeHead(200, { 'content-length': bytes.length });
+    if (req.url !== '/models/tiny.gguf' && req.url !== '/chunked/tiny.gguf') return res.writeHead(404).end();
+    // Sent in small pieces: the header and the tensors arrive across chunks; /chunked/ without
+    // a length (the reader then learns the file's end as it comes).
+    res.writeHead(200, req.url.startsWith('/chunked/') ? {} : { 'content-length': bytes.length });
     let at = 0;
     const next = () => {
       if (at >= bytes.length) return res.end();
@@ -152,6 +166,7 @@ test('a GGUF file loads from its path, a file: URL, bytes, an ArrayBuffer, a Blo
       new Blob([bytes]),
       [new File([bytes], 'tiny-llama-q8_0.gguf')],
       `http://127.0.0.1:${server.address().port}/models/tiny.gguf`,
+      new URL(`http://127.0.0.1:${server.address().port}/chunked/tiny.gguf`),
     ];
     for (const source of sources) {
       const options = typeof source === 'string' ? { onProgress: (e) => progress.push(e) } : undefined;
