@@ -457,7 +457,7 @@ test('a GGUF header with random bytes changed loads or is refused by loadModel, 
     good.length,
   ); // the metadata and tensor infos end here
   let seed = 34;
-  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   const outcomes = { loaded: 0, refused: 0 };
   for (let round = 0; round < 150; round++) {
     const bytes = good.slice();

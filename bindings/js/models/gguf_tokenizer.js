@@ -83,9 +83,10 @@ export function ggufTokenizer(fn, file, meta, vocabSize) {
   });
   const vocab = Object.fromEntries(ids);
   const added = [];
+  const specialIds = new Set(Object.values(special));
   tokens.forEach((t, i) => {
     const type = typeOf(i);
-    if (type === CONTROL || type === USER_DEFINED || Object.values(special).includes(i)) {
+    if (type === CONTROL || type === USER_DEFINED || specialIds.has(i)) {
       added.push({
         id: i,
         content: t,
@@ -99,7 +100,7 @@ export function ggufTokenizer(fn, file, meta, vocabSize) {
   });
   let json;
   if (model === 'gpt2') json = bytePairJson(fn, file, meta, vocab, added);
-  else if (model === 'llama') json = sentencePieceJson(fn, file, meta, tokens, typeOf, vocab, added, special);
+  else if (model === 'llama') json = sentencePieceJson(fn, file, meta, tokens, typeOf, vocab, ids, added, special);
   else
     throw rangeError(
       fn,
@@ -163,7 +164,7 @@ function bytePairJson(fn, file, meta, vocab, added) {
   };
 }
 
-function sentencePieceJson(fn, file, meta, tokens, typeOf, vocab, added, special) {
+function sentencePieceJson(fn, file, meta, tokens, typeOf, vocab, ids, added, special) {
   const scores = meta.get('tokenizer.ggml.scores');
   if (!ArrayBuffer.isView(scores) || scores.length !== tokens.length)
     throw rangeError(fn, `${file}: tokenizer.ggml.scores must be one number per token (${tokens.length})`);
@@ -195,27 +196,32 @@ function sentencePieceJson(fn, file, meta, tokens, typeOf, vocab, added, special
       byte_fallback: true,
       ignore_merges: false,
       vocab,
-      merges: mergesFromScores(tokens, scores, typeOf, vocab),
+      merges: mergesFromScores(tokens, scores, typeOf, ids),
     },
   };
 }
 
 // Every split of a normal piece into two normal pieces is a merge, ranked by the piece's
 // score (highest first), ties by the left and then the right piece's id.
-function mergesFromScores(tokens, scores, typeOf, vocab) {
-  const isPiece = (text) => Object.hasOwn(vocab, text) && typeOf(vocab[text]) === NORMAL;
-  const merges = [];
+function mergesFromScores(tokens, scores, typeOf, ids) {
+  const normal = (text) => {
+    const id = ids.get(text);
+    return id !== undefined && typeOf(id) === NORMAL ? id : -1;
+  };
+  const found = []; // [score, left id, right id, left, right]
   tokens.forEach((piece, id) => {
-    if (typeOf(id) !== NORMAL || vocab[piece] !== id) return;
-    const chars = Array.from(piece);
-    for (let k = 1; k < chars.length; k++) {
-      const left = chars.slice(0, k).join('');
-      const right = chars.slice(k).join('');
-      if (isPiece(left) && isPiece(right)) merges.push([scores[id], vocab[left], vocab[right], left, right]);
+    if (typeOf(id) !== NORMAL || ids.get(piece) !== id) return;
+    for (let k = 1; k < piece.length; k++) {
+      const unit = piece.charCodeAt(k);
+      if (unit >= 0xdc00 && unit <= 0xdfff) continue; // inside a surrogate pair: not a character boundary
+      const left = normal(piece.slice(0, k));
+      if (left < 0) continue;
+      const right = normal(piece.slice(k));
+      if (right >= 0) found.push([scores[id], left, right, tokens[left], tokens[right]]);
     }
   });
-  merges.sort((a, b) => b[0] - a[0] || a[1] - b[1] || a[2] - b[2]);
-  return merges.map((m) => [m[3], m[4]]);
+  found.sort((a, b) => b[0] - a[0] || a[1] - b[1] || a[2] - b[2]);
+  return found.map((m) => [m[3], m[4]]);
 }
 
 // The special tokens an encode adds: bos (and eos) where the file says so, as a TemplateProcessing.
