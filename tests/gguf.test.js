@@ -8,8 +8,7 @@
 // Python dequantization of random blocks bit for bit. A hostile file is refused by name, fast.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, rmSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { init } from 'attention-wasm';
@@ -341,25 +340,6 @@ function rewriteType(bytes, name, type) {
   }
   throw new Error(`no tensor ${name}`);
 }
-
-test("docs/gguf.md's snippet runs as written and prints what its comments say", () => {
-  const doc = readFileSync(new URL('../docs/gguf.md', import.meta.url), 'utf8');
-  const code = /```js\n([\s\S]*?)```/.exec(doc)[1];
-  // The comment lines right after a console.log are what it prints.
-  const lines = code.split('\n');
-  const promised = lines.filter((line, i) => line.startsWith('// ') && /console\.log/.test(lines[i - 1] ?? ''));
-  const file = fileURLToPath(new URL('./gguf-doc.tmp.mjs', import.meta.url));
-  writeFileSync(file, code);
-  try {
-    const out = execFileSync(process.execPath, [file], {
-      encoding: 'utf8',
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
-    });
-    assert.equal(out, promised.map((line) => `${line.slice(3)}\n`).join(''));
-  } finally {
-    rmSync(file, { force: true });
-  }
-});
 
 // Phi-3 (q, k, v fused in attn_qkv, gate and up in ffn_up, partial rotary, longrope in two
 // tensors), Qwen3 (q/k norms, head_dim of its own) and Llama 3's RoPE scaling (the rope_freqs
