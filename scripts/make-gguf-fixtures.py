@@ -120,11 +120,12 @@ def quantize_q4_0(row):
 QUANTIZERS = {"Q8_0": (GGML_Q8_0, quantize_q8_0), "Q4_0": (GGML_Q4_0, quantize_q4_0)}
 
 
-def tensor_entry(name, array, qtype=None):
-    """A tensor (PyTorch order) → (name, type, ne, bytes) and its stored value (float64 array)."""
+def tensor_entry(name, array, qtype=None, keep=()):
+    """A tensor (PyTorch order) → (name, type, ne, bytes) and its stored value (float64 array);
+    quantized when it is 2-D with rows of whole blocks, unless its name is in `keep`."""
     a = np.ascontiguousarray(array, dtype=np.float32)
     ne = list(reversed(a.shape))
-    if qtype is not None and a.ndim == 2 and a.shape[1] % 32 == 0:
+    if qtype is not None and a.ndim == 2 and a.shape[1] % 32 == 0 and name not in keep:
         gtype, quantize = QUANTIZERS[qtype]
         data, deq = b"", []
         for row in a:
@@ -278,7 +279,7 @@ ARCH = {"llama": "llama", "qwen2": "qwen2", "qwen3": "qwen3", "gemma2": "gemma2"
 CHAT = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}</s>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
 
 
-def convert(fixture, out_name, qtype=None, chat_template=None):
+def convert(fixture, out_name, qtype=None, chat_template=None, keep=(), tokenizer=True):
     folder = os.path.join(HF, fixture)
     cfg = json.load(open(os.path.join(folder, "config.json")))
     tok = json.load(open(os.path.join(folder, "tokenizer.json")))
@@ -287,11 +288,11 @@ def convert(fixture, out_name, qtype=None, chat_template=None):
     named = gpt2_tensors(cfg, w) if arch == "gpt2" else decoder_tensors(arch, cfg, w)
     entries, stored = [], {}
     for name, t in named:
-        e, value = tensor_entry(name, t, qtype)
+        e, value = tensor_entry(name, t, qtype, keep)
         entries.append(e)
         stored[name] = value
     meta = [("general.architecture", T_STRING, arch), ("general.name", T_STRING, fixture)]
-    meta += model_metadata(arch, cfg) + tokenizer_metadata(tok, cfg, chat_template)
+    meta += model_metadata(arch, cfg) + (tokenizer_metadata(tok, cfg, chat_template) if tokenizer else [])
     write_gguf(os.path.join(OUT, out_name), meta, entries)
     return cfg, stored
 
@@ -410,10 +411,10 @@ def q6_k_blocks(rng, n):
 
 def make_kquants():
     rng = np.random.default_rng(34)
-    q4k, y4 = q4_k_blocks(rng, 4)
-    q6k, y6 = q6_k_blocks(rng, 3)
+    q4k, y4 = q4_k_blocks(rng, 2)
+    q6k, y6 = q6_k_blocks(rng, 2)
     write_gguf(os.path.join(OUT, "kquants.gguf"), [("general.architecture", T_STRING, "none")],
-               [("q4_k", GGML_Q4_K, [512, 2], q4k), ("q6_k", GGML_Q6_K, [256, 3], q6k)])
+               [("q4_k", GGML_Q4_K, [512, 1], q4k), ("q6_k", GGML_Q6_K, [256, 2], q6k)])
     with open(os.path.join(OUT, "kquants.json"), "w") as f:
         json.dump({"q4_k": [repr(v) for v in y4], "q6_k": [repr(v) for v in y6]}, f, separators=(",", ":"))
 
@@ -428,5 +429,8 @@ if __name__ == "__main__":
     convert("tiny-qwen2", "tiny-qwen2-f32.gguf")
     convert("tiny-gpt2", "tiny-gpt2-f32.gguf")
     convert("tiny-gemma2", "tiny-gemma2-f32.gguf")
-    convert("tiny-gemma3", "tiny-gemma3-f32.gguf")
+    # GPT-2 with every layer matrix Q8_0 and float32 embeddings (no tokenizer): loaded with
+    # dtype 'q8', the runner keeps the file's blocks, which must be the ones it makes itself
+    # from the float model (ggml's quantize_row_q8_0_ref on both sides).
+    convert("tiny-gpt2", "tiny-gpt2-q8_0.gguf", "Q8_0", keep=("token_embd.weight", "position_embd.weight"), tokenizer=False)
     make_kquants()

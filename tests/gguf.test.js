@@ -42,7 +42,7 @@ async function withModels(gguf, hf, body) {
   }
 }
 
-for (const family of ['llama', 'qwen2', 'gpt2', 'gemma2', 'gemma3']) {
+for (const family of ['llama', 'qwen2', 'gpt2', 'gemma2']) {
   test(`a float32 ${family} GGUF is the Hugging Face model: the same descriptor, logits and token ids`, async () => {
     await withModels(`tiny-${family}-f32.gguf`, `tiny-${family}`, (gguf, hf) => {
       assert.deepEqual(gguf.descriptor, hf.descriptor);
@@ -91,6 +91,23 @@ for (const type of ['q8_0', 'q4_0']) {
     });
   });
 }
+
+test("a GGUF's Q8_0 matrices stay its blocks: with dtype 'q8' they are the runner's own quantization of the float model", async () => {
+  // tiny-gpt2-q8_0.gguf: every layer matrix Q8_0 by ggml's reference quantizer (Python), the
+  // embeddings (and so the tied head) float32. The runner keeps the file's blocks (repacked);
+  // from the Hugging Face folder with dtype 'q8' it quantizes the same floats itself.
+  const gguf = await attn.loadModel(`${ggufDir}tiny-gpt2-q8_0.gguf`, { dtype: 'q8' });
+  const hf = await attn.loadModel(`${hfDir}tiny-gpt2`, { dtype: 'q8' });
+  try {
+    assert.equal(gguf.matrixDtype, 'q8');
+    assert.equal(gguf.parameterBytes, hf.parameterBytes);
+    const ids = [[263, 220, 66, 259, 282, 281, 262, 279, 259, 13]];
+    assert.deepEqual(gguf.forward(ids).logits.data, hf.forward(ids).logits.data);
+  } finally {
+    gguf.dispose();
+    hf.dispose();
+  }
+});
 
 // The tensor `name` of a fixture, dequantized by the reader.
 async function dequantized(file, name) {
@@ -342,8 +359,8 @@ function rewriteType(bytes, name, type) {
 }
 
 // Phi-3 (q, k, v fused in attn_qkv, gate and up in ffn_up, partial rotary, longrope in two
-// tensors), Qwen3 (q/k norms, head_dim of its own) and Llama 3's RoPE scaling (the rope_freqs
-// tensor): GGUF files written from the Hugging Face fixtures here (no tokenizer), as
+// tensors), Qwen3 (q/k norms, head_dim of its own), Gemma 3 ((1 + w) q/k norms stored as 1 + w,
+// sliding pattern, linear RoPE scaling) and Llama 3's RoPE scaling (the rope_freqs tensor): GGUF files written from the Hugging Face fixtures here (no tokenizer), as
 // convert_hf_to_gguf.py writes them.
 const floatBytes = (values) => new Uint8Array(Float32Array.from(values).buffer);
 
@@ -378,6 +395,14 @@ const written = {
     })),
   }),
   qwen3: () => ({}),
+  gemma3: (c) => ({
+    metadata: [
+      { key: 'gemma3.attention.sliding_window', type: 4, value: c.sliding_window },
+      { key: 'gemma3.attention.sliding_window_pattern', type: 4, value: c.sliding_window_pattern },
+      { key: 'gemma3.rope.scaling.type', type: 8, value: c.rope_scaling.rope_type },
+      { key: 'gemma3.rope.scaling.factor', type: 6, value: c.rope_scaling.factor },
+    ],
+  }),
   llama: (c) => ({
     metadata: [
       {
@@ -400,6 +425,7 @@ const written = {
 for (const [fixture, arch] of [
   ['tiny-phi3', 'phi3'],
   ['tiny-qwen3', 'qwen3'],
+  ['tiny-gemma3', 'gemma3'],
   ['tiny-llama-rope-scaling', 'llama'],
 ]) {
   test(`a ${fixture} GGUF (${arch}) is the Hugging Face model`, async () => {

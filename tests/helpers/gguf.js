@@ -115,13 +115,31 @@ export function decoderGguf(arch, config, weights, extra = {}) {
     u32('rope.dimension_count', Math.floor(hd * (c.partial_rotary_factor ?? 1))),
     ...(extra.metadata ?? []),
   ];
+  const gemma = arch === 'gemma2' || arch === 'gemma3';
+  // Gemma2Model.modify_tensors: every norm weight stored as 1 + w (float32).
+  const plusOne = (bytes) =>
+    new Uint8Array(Float32Array.from(new Float32Array(bytes.slice().buffer), (w) => w + 1).buffer);
+  const names = gemma
+    ? {
+        ...DECODER_NAMES,
+        post_attention_layernorm: 'post_attention_norm',
+        pre_feedforward_layernorm: 'ffn_norm',
+        post_feedforward_layernorm: 'post_ffw_norm',
+      }
+    : DECODER_NAMES;
   const tensors = [];
-  const add = (name, { shape, bytes }) => tensors.push({ name, type: 0, dims: [...shape].reverse(), bytes });
+  const add = (name, { shape, bytes }) =>
+    tensors.push({
+      name,
+      type: 0,
+      dims: [...shape].reverse(),
+      bytes: gemma && name.endsWith('norm.weight') ? plusOne(bytes) : bytes,
+    });
   add('token_embd.weight', weights['model.embed_tokens.weight']);
   for (const [name, t] of Object.entries(weights)) {
     const m = /^model\.layers\.(\d+)\.(.+)\.(weight|bias)$/.exec(name);
     if (!m) continue;
-    const g = DECODER_NAMES[m[2]];
+    const g = names[m[2]];
     let { bytes } = t;
     if (arch === 'llama' && (g === 'attn_q' || g === 'attn_k'))
       bytes = permuteRows(bytes, t.shape[0], g === 'attn_q' ? c.num_attention_heads : c.num_key_value_heads);

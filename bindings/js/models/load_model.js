@@ -14,7 +14,7 @@ import { checkKeys } from '../checks.js';
 import { HeapScope, views } from '../heap.js';
 import { formatBytes, heapMaxBytes } from '../memory.js';
 import { architectureOf } from './architectures.js';
-import { packDescriptor, weightTable, createRunner } from './descriptor.js';
+import { packDescriptor, weightTable, createRunner, MATRIX_STORAGES } from './descriptor.js';
 import { toFloat32, DTYPE_BYTES } from './safetensors.js';
 import { openWeights } from './weight_files.js';
 import { sourceOf } from './sources.js';
@@ -37,6 +37,8 @@ const DTYPES = ['auto', 'float32', 'q8', 'q4'];
 // dtype → how the matrices are stored when it says (q8, q4: quantized at load as ggml's
 // reference quantizers do, Q8_0 / Q4_0 blocks of 32 weights and a float16 scale).
 const QUANTIZED = { q8: 'q8_0', q4: 'q4_0' };
+// The GGUF tensor types the runner keeps as they are (ggml type id → matrix storage).
+const GGUF_STORAGE = { 8: 'q8_0', 2: 'q4_0' };
 
 const OPTIONS = [
   'head',
@@ -241,7 +243,9 @@ async function build(module, checkpoint, { onProgress, dtype, signal }) {
   //    one of them is BF16 in the checkpoint (tried first when any tensor is; the table's
   //    entries are the same either way).
   let bf16 = dtype === 'auto' && [...tensors.values()].some((t) => t.dtype === 'BF16');
-  const storage = () => QUANTIZED[dtype] ?? (bf16 ? 'bfloat16' : 'float32');
+  // A GGUF file whose matrices are all Q8_0 (or all Q4_0) keeps them so (its blocks as they are).
+  let fileStorage = null;
+  const storage = () => QUANTIZED[dtype] ?? fileStorage ?? (bf16 ? 'bfloat16' : 'float32');
   let packed;
   const scope = new HeapScope(module, FN);
   let plan, parameterBytes;
@@ -269,6 +273,11 @@ async function build(module, checkpoint, { onProgress, dtype, signal }) {
     }));
     if (bf16 && plan.some((p) => p.entry.matrix && p.tensor.dtype !== 'BF16')) {
       bf16 = false;
+      check();
+    }
+    const matrixTypes = new Set(plan.filter((p) => p.entry.matrix).map((p) => p.tensor.ggmlType));
+    if (dtype === 'auto' && matrixTypes.size === 1 && GGUF_STORAGE[[...matrixTypes][0]]) {
+      fileStorage = GGUF_STORAGE[[...matrixTypes][0]];
       check();
     }
     parameterBytes = 4 * module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps, packed.base);
@@ -307,7 +316,18 @@ async function build(module, checkpoint, { onProgress, dtype, signal }) {
     chat,
   });
   try {
-    const head = await fillWeights(module, handle, weights, plan, classifier, scratchBytes, onProgress, bf16, signal);
+    const head = await fillWeights(
+      module,
+      handle,
+      weights,
+      plan,
+      classifier,
+      scratchBytes,
+      onProgress,
+      bf16,
+      signal,
+      storage(),
+    );
     if (classifier) model._setClassifier(head);
   } catch (error) {
     model.dispose();
@@ -321,7 +341,7 @@ async function build(module, checkpoint, { onProgress, dtype, signal }) {
 // layers into JS. With bfloat16 matrices a BF16 tensor goes to wasm as it is (the runner
 // packs its matrices and widens its vectors); any other is converted to float32 here.
 // Returns the classifier's layers with their weights.
-async function fillWeights(module, handle, weights, plan, classifier, scratchBytes, onProgress, bf16, signal) {
+async function fillWeights(module, handle, weights, plan, classifier, scratchBytes, onProgress, bf16, signal, storage) {
   const entries = new Map(); // tensor name → plan entries it fills
   for (const p of plan) entries.set(p.name, [...(entries.get(p.name) ?? []), p]);
   const heads = new Map(); // tensor name → the classifier's float32 copy
@@ -335,7 +355,7 @@ async function fillWeights(module, handle, weights, plan, classifier, scratchByt
       const t = weights.tensors.get(name);
       if (t.ggmlType !== undefined) {
         for (const p of entries.get(name)) {
-          setGgufWeight(module, handle, p, ggmlType, bytes, scratch);
+          setGgufWeight(module, handle, p, ggmlType, bytes, scratch, storage);
           onProgress?.({ file: t.file, stage: 'weights', loaded: ++done, total: plan.length });
         }
         return;
@@ -373,10 +393,10 @@ async function fillWeights(module, handle, weights, plan, classifier, scratchByt
 // The one place a GGUF tensor becomes a weight of the runner. `bytes` are the whole tensor's as
 // the Hugging Face model holds it (gguf_checkpoint.js), of ggml type `ggmlType`; the entry takes
 // its own rows (a fused tensor's part: whole rows, so whole blocks), of shape [cols, rows]
-// (nn.Linear's [out, in]) for a matrix, [rows, cols] otherwise. Today every type is dequantized
-// to float32 in the scratch and packed by the runner; quantized storage (Q8_0/Q4_0 blocks kept
-// as they are in wasm) plugs in here.
-function setGgufWeight(module, handle, p, ggmlType, bytes, scratch) {
+// (nn.Linear's [out, in]) for a matrix, [rows, cols] otherwise. A matrix whose type is the
+// model's storage (Q8_0 or Q4_0 blocks) goes in as its blocks, repacked by the runner; any other
+// weight is dequantized to float32 in the scratch (and quantized by the runner when the storage is).
+function setGgufWeight(module, handle, p, ggmlType, bytes, scratch, storage) {
   const { entry, column, transposed } = p;
   const count = entry.rows * entry.cols;
   const { block } = GGML_TYPES[ggmlType];
@@ -386,15 +406,22 @@ function setGgufWeight(module, handle, p, ggmlType, bytes, scratch) {
       `tensor '${p.name}': the ${GGML_TYPES[ggmlType].name} blocks do not split at this weight's rows`,
     );
   const own = bytes.subarray(typeBytes(ggmlType, column), typeBytes(ggmlType, column + count));
-  dequantize(ggmlType, own, views(module).HEAPF32.subarray(scratch >> 2, (scratch >> 2) + count));
-  const status = module._pretrainedSetWeight(
-    handle,
-    entry.index,
-    scratch,
-    false,
-    transposed ? entry.rows : entry.cols,
-    transposed,
-  );
+  let status;
+  if (entry.matrix && transposed && GGUF_STORAGE[ggmlType] === storage && entry.rows % block === 0) {
+    views(module).HEAPU8.set(own, scratch);
+    const kind = contractOf(module).matrixStorages[MATRIX_STORAGES[storage]];
+    status = module._pretrainedSetQuantizedWeight(handle, entry.index, scratch, kind);
+  } else {
+    dequantize(ggmlType, own, views(module).HEAPF32.subarray(scratch >> 2, (scratch >> 2) + count));
+    status = module._pretrainedSetWeight(
+      handle,
+      entry.index,
+      scratch,
+      false,
+      transposed ? entry.rows : entry.cols,
+      transposed,
+    );
+  }
   if (status !== 0)
     throw new Error(`${FN}: internal error: the runner refused the weights of '${p.name}' (status ${status})`);
 }
