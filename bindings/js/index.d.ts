@@ -1392,7 +1392,8 @@ export interface AttentionWasm {
    *   (`https://…/resolve/main/`), Files (a drop or `<input type=file multiple>`), or a Map or
    *   object of file names to bytes (ArrayBuffer, typed array, Blob) or, for `.json`, strings
    *   or objects. Or one GGUF file (llama.cpp's format; architectures llama, qwen2, qwen3,
-   *   gemma2, gemma3, phi3, gpt2; F32, F16, BF16, Q8_0, Q4_0, Q4_K and Q6_K tensors, dequantized
+   *   gemma2, gemma3, phi3, gpt2; F32, F16, BF16, Q8_0, Q4_0, Q4_K and Q6_K tensors; Q8_0 and
+   *   Q4_0 matrices kept as blocks when all are of one type or `dtype` asks, the rest dequantized
    *   to float32 at load): a path to the file (Node), a URL ending in `.gguf`, a File or Blob,
    *   or its bytes (Uint8Array, ArrayBuffer), told apart by its first bytes, `GGUF`.
    * @param options which head to run, and progress events.
