@@ -73,7 +73,6 @@ export async function readGguf(fn, file, KIND, { head, chatTemplate }) {
     chat,
     weights,
     prefix: '',
-    metadata,
   };
 }
 
