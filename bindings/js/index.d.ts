@@ -1391,7 +1391,11 @@ export interface AttentionWasm {
    *   folder that exists by that name wins), a folder path (Node), a URL prefix of a folder
    *   (`https://…/resolve/main/`), Files (a drop or `<input type=file multiple>`), or a Map or
    *   object of file names to bytes (ArrayBuffer, typed array, Blob) or, for `.json`, strings
-   *   or objects.
+   *   or objects. Or one GGUF file (llama.cpp's format; architectures llama, qwen2, qwen3,
+   *   gemma2, gemma3, phi3, gpt2; F32, F16, BF16, Q8_0, Q4_0, Q4_K and Q6_K tensors; Q8_0 and
+   *   Q4_0 matrices kept as blocks when all are of one type or `dtype` asks, the rest dequantized
+   *   to float32 at load): a path to the file (Node), a URL ending in `.gguf`, a File or Blob,
+   *   or its bytes (Uint8Array, ArrayBuffer), told apart by its first bytes, `GGUF`.
    * @param options which head to run, and progress events.
    * @throws TypeError for a source or option of the wrong type; RangeError naming the file,
    *   the tensor or the config key for everything a checkpoint can get wrong, and when the
@@ -1703,9 +1707,19 @@ export interface TextClassifier {
  * folder picked whole (`<input webkitdirectory>`) are named by their path under it.
  * A string is a URL when it has a scheme; in Node, a folder that exists; else a Hub id
  * when it is exactly `owner/name` in the Hub's characters (letters, digits, `_`, `-`, `.`);
- * else a folder path (Node) or a URL relative to the page.
+ * else a folder path (Node) or a URL relative to the page. A path to a file (Node), a URL
+ * ending in `.gguf`, one Blob or File, or bytes are read as a GGUF file.
  */
-export type ModelSource = string | URL | File[] | FileList | Map<string, ModelFile> | Record<string, ModelFile>;
+export type ModelSource =
+  | string
+  | URL
+  | File[]
+  | FileList
+  | Map<string, ModelFile>
+  | Record<string, ModelFile>
+  | Blob
+  | ArrayBuffer
+  | Uint8Array;
 
 /** One file of a checkpoint given as data. */
 export type ModelFile = ArrayBuffer | ArrayBufferView | Blob | string | object;
