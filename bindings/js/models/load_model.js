@@ -157,7 +157,7 @@ export async function loadModel(module, source, options) {
   const src = await sourceOf(FN, source, checked);
   try {
     checked.signal?.throwIfAborted();
-    return await loadFrom(module, src, checked);
+    return await loadFrom(module, src, { ...checked, source: sourceName(source) });
   } finally {
     // A refused or aborted load stops every download and keeps no partial cache copy; a
     // complete one has nothing left to stop (a response only asked for its existence).
@@ -165,7 +165,11 @@ export async function loadModel(module, source, options) {
   }
 }
 
-async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemplate }) {
+// How the model was named, for what refers to it later (a linear probe's config.json): a
+// folder path, URL or Hub id as given; null for Files or a map of bytes (nothing to name).
+const sourceName = (source) => (typeof source === 'string' ? source : source instanceof URL ? source.href : null);
+
+async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemplate, source, hub }) {
   // 1. The architecture and the tokenizer.
   const config = await readJson(src, 'config.json', true);
   const contract = contractOf(module);
@@ -267,6 +271,7 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
     sentenceEmbedding,
     generation,
     chat,
+    source: source === null ? null : { source, revision: hub.revisionGiven ? hub.revision : null },
   });
   try {
     const head = await fillWeights(module, handle, weights, plan, classifier, scratchBytes, onProgress, bf16, signal);
