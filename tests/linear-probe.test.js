@@ -101,6 +101,10 @@ test('the loss falls, the corpus is learned, progress says each stage; predict h
   assert.deepEqual(p.attention[1][3][0], Array.from(forward.attentions[1].data.subarray(3 * 25, 3 * 25 + 5)));
   assert.ok(Math.abs(p.probabilities[0] + p.probabilities[1] - 1) < 1e-6);
   assert.equal(p.label, probe.labels[p.labelId]);
+  assert.throws(() => probe.predict({ text: 'a good film', pair: 'a bad film' }), {
+    name: 'RangeError',
+    message: /^TextClassifier\.predict: a linear probe reads one text/,
+  });
   const { weight, bias } = headOf(files);
   for (const [i, text] of TEXTS.entries()) {
     const x = features.data.subarray(i * 32, (i + 1) * 32);

@@ -13,6 +13,8 @@ import { startServer } from '../scripts/server.js';
 import { EXAMPLES } from '../web/elements/training/review-recipe.js';
 import { confidenceWords } from '../web/elements/confidence.js';
 import { modelSource } from '../web/elements/model-url.js';
+import { reviewSplits } from '../web/elements/training/review-recipe.js';
+import { readReviewFiles } from '../scripts/review-training.mjs';
 
 const TAG = 'attention-sentiment';
 
@@ -302,6 +304,43 @@ test(
           .map((v) => `${v.id}: ${v.nodes.length}`),
       );
       assert.deepEqual(violations, []);
+      // With attribute encoder, "Train" trains a linear probe on it (the review sentences) and
+      // shows it: Node's probe on the same encoder and sentences, to float64 rounding.
+      const trainButton = page.locator('#hub').getByRole('button', { name: 'Train a linear probe' });
+      const started = Date.now();
+      await trainButton.click();
+      await page.waitForFunction(
+        () => /^Done/.test(document.getElementById('hub').shadowRoot.querySelector('[role=status]').textContent),
+        null,
+        { timeout: 180_000 },
+      );
+      const seconds = (Date.now() - started) / 1000;
+      await page.waitForFunction(() => document.getElementById('hub').classifier?.format === 'linear-probe');
+      const probed = await read();
+      const encoder = await attn.loadModel(fileURLToPath(new URL('./fixtures/hf/tiny-bert/', import.meta.url)));
+      const { train, heldOut } = reviewSplits(readReviewFiles().uci);
+      const probe = await attn.TextClassifier.train(train, {
+        encoder,
+        labels: ['negative', 'positive'],
+        validation: Object.values(heldOut).flat(),
+      });
+      const want = probe.predict(text);
+      console.log(
+        `# a linear probe trained in the element in ${seconds.toFixed(1)} s; p = ${JSON.stringify(probed.p.probabilities)} (Node ${JSON.stringify(want.probabilities)})`,
+      );
+      want.probabilities.forEach((v, k) => assert.ok(Math.abs(probed.p.probabilities[k] - v) < 1e-5, `${k}`));
+      assert.match(
+        probed.verdict,
+        /; a linear probe trained here in \d+(\.\d)? s, \d+(\.\d)?% right on held-out sentences\)/,
+      );
+      assert.equal(probed.stages[5], '6. Mean of the last layer → linear & softmax (a linear probe)');
+      assert.deepEqual(probed.chips, ['[CLS]', 'the', 'film', 'was', 'not', 'bad', '[SEP]']);
+      assert.match(
+        probed.note,
+        /^A linear probe \(a softmax layer on the pooled last layer\) on a pretrained bert encoder/,
+      );
+      probe.dispose();
+      encoder.dispose();
       assert.deepEqual(errors, []);
     } finally {
       checkpoint.dispose();

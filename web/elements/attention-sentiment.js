@@ -8,9 +8,10 @@
 //
 // Attributes: text; model (the URL of a classifier folder, or a Hugging Face Hub id: this
 // package's format, any Hugging Face *ForSequenceClassification checkpoint TextClassifier.load
-// reads, or a linear probe's folder; default the shipped one); layer and head (1-based;
-// default the last layer, head 1); eager (load at once rather than when the element nears
-// the viewport).
+// reads, or a linear probe's folder; default the shipped one); encoder (the URL of an
+// encoder's folder or a Hub id: "Train" then trains a linear probe on it, on the same review
+// sentences); layer and head (1-based; default the last layer, head 1); eager (load at once
+// rather than when the element nears the viewport).
 // For a checkpoint the pipeline is its own: its tokenizer's tokens and ids (special tokens
 // included), no vectors stage (its embedding rows are not read back), every head's [CLS] row
 // of the chosen layer at a glance (a click on a head shows its full map), and its
@@ -25,7 +26,7 @@ import { getApi } from './api.js';
 import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
 import { containKeys } from './keys.js';
 import { heatColour, formatNumber } from './format.js';
-import { EXAMPLES } from './training/review-recipe.js';
+import { EXAMPLES, LABELS, reviewSplits } from './training/review-recipe.js';
 import { confidenceWords } from './confidence.js';
 import { acquire, wasDisposed } from './model-cache.js';
 import { modelSource } from './model-url.js';
@@ -65,6 +66,24 @@ const SHIPPED = {
   'tokenizer.json': new URL('./models/review-sentiment/tokenizer.json', import.meta.url),
   'model.safetensors': new URL('./models/review-sentiment/model.safetensors', import.meta.url),
 };
+
+// The review sentences the small model learns from (UCI, CC BY 4.0), for a linear probe.
+const REVIEWS = {
+  imdb: new URL('./models/review-sentiment/training/imdb_labelled.txt', import.meta.url),
+  amazon: new URL('./models/review-sentiment/training/amazon_cells_labelled.txt', import.meta.url),
+  yelp: new URL('./models/review-sentiment/training/yelp_labelled.txt', import.meta.url),
+};
+
+async function reviewFiles() {
+  const entries = await Promise.all(
+    Object.entries(REVIEWS).map(async ([name, url]) => {
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`cannot fetch ${url} (HTTP ${response.status})`);
+      return [name, await response.text()];
+    }),
+  );
+  return Object.fromEntries(entries);
+}
 
 async function shippedFiles(signal) {
   const entries = await Promise.all(
@@ -137,7 +156,7 @@ const scroll = (label, child) => {
 
 export class AttentionSentiment extends HTMLElement {
   #internals = this.attachInternals();
-  static observedAttributes = ['text', 'model', 'layer', 'head'];
+  static observedAttributes = ['text', 'model', 'layer', 'head', 'encoder'];
 
   #classifier = null;
   #lease = null; // on the classifier shown
@@ -190,6 +209,7 @@ export class AttentionSentiment extends HTMLElement {
   attributeChangedCallback(name, old, value) {
     if (!this.#parts || old === value) return;
     if (name === 'model') this.#load(true);
+    else if (name === 'encoder') this.#labelTrain();
     else if (name === 'text') {
       this.#parts.input.value = value ?? '';
       this.#predict();
@@ -236,8 +256,8 @@ export class AttentionSentiment extends HTMLElement {
     const layer = make('select');
     const head = make('select');
     for (const select of [layer, head]) select.addEventListener('change', () => this.#predict());
-    const train = make('button', { type: 'button', textContent: 'Train from scratch' });
-    train.addEventListener('click', () => this.#train());
+    const train = make('button', { type: 'button' });
+    train.addEventListener('click', () => (this.getAttribute('encoder') ? this.#trainProbe() : this.#train()));
     const status = make('span');
     status.setAttribute('role', 'status');
     const controls = make(
@@ -253,6 +273,7 @@ export class AttentionSentiment extends HTMLElement {
     const note = make('p', { className: 'note' });
     root.append(label, controls, verdict, pipeline, note);
     this.#parts = { input, verdict, layer, head, train, status, pipeline, note, examples };
+    this.#labelTrain();
   }
 
   // Loads the classifier attribute `model` names (without it, the shipped one). The shown
@@ -563,6 +584,65 @@ export class AttentionSentiment extends HTMLElement {
     const colour = heatColour(w, 'sequential');
     td.style.background = colour.background;
     td.style.color = colour.color;
+  }
+
+  // "Train" trains the small model from scratch, or, with attribute `encoder`, a linear probe on it.
+  #labelTrain() {
+    if (!this.#parts) return;
+    this.#parts.train.textContent = this.getAttribute('encoder') ? 'Train a linear probe' : 'Train from scratch';
+  }
+
+  // A linear probe on the encoder attribute names (a folder URL or a Hub id), trained here on
+  // the review sentences the small model learns from (the page's thread: the encoder runs a
+  // batch at a time, and the page stays live between batches). The probe shown loads its own
+  // encoder back from the files (by the same source; a URL comes from the browser's cache), so
+  // that freeing the probe frees it; the one trained with is freed at once.
+  async #trainProbe() {
+    const { train, status } = this.#parts;
+    if (train.disabled) return;
+    train.disabled = true;
+    let encoder = null;
+    try {
+      const source = modelSource(TAG, 'encoder', this.getAttribute('encoder'));
+      const attn = await getApi();
+      status.textContent = 'Loading the encoder…';
+      encoder = await attn.loadModel(source);
+      const { train: rows, heldOut } = reviewSplits(await reviewFiles());
+      let accuracy = NaN;
+      const started = performance.now();
+      const trained = await attn.TextClassifier.train(rows, {
+        encoder,
+        labels: LABELS.slice(),
+        validation: Object.values(heldOut).flat(),
+        onProgress: (p) => {
+          if (p.stage === 'embedding')
+            status.textContent = `Embedding ${p.part === 'train' ? 'the training' : 'the held-out'} sentences: ${p.embedded} of ${p.total}`;
+          else {
+            accuracy = p.accuracy;
+            status.textContent = `epoch ${p.epoch} of ${p.epochs}: loss ${formatNumber(p.loss, 3)} nats, held-out accuracy ${percent(p.accuracy)}`;
+          }
+        },
+      });
+      const seconds = (performance.now() - started) / 1000;
+      const files = trained.toFiles();
+      trained.dispose();
+      const probe = await attn.TextClassifier.load(files);
+      this.#generation++;
+      this.#pendingLease?.release();
+      this.#pendingLease = null;
+      this.#use(
+        probe,
+        `a linear probe trained here in ${formatNumber(seconds, 1)} s, ${percent(accuracy)} right on held-out sentences`,
+        acquire(null, async () => probe),
+      );
+      status.textContent = `Done: a linear probe trained in ${formatNumber(seconds, 1)} s.`;
+      this.dispatchEvent(new CustomEvent('trained', { bubbles: true, composed: true, detail: { seconds, accuracy } }));
+    } catch (error) {
+      status.textContent = error.message; // the classifier shown stays
+    } finally {
+      encoder?.dispose();
+      train.disabled = false;
+    }
   }
 
   #train() {

@@ -433,6 +433,11 @@ export interface AttentionSentimentAttributes extends CommonAttributes {
   head?: number | string;
   /** Load the model at once rather than when the element nears the viewport. */
   eager?: BooleanAttribute;
+  /**
+   * A pretrained encoder (the URL of its folder or a Hub id): "Train" then trains a linear
+   * probe on it (its pooled last layer → a softmax layer) on the review sentences, and shows it.
+   */
+  encoder?: string;
 }
 
 /** Attributes of `<attention-training>`. */

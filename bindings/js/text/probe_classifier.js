@@ -39,11 +39,20 @@ const encoderSummary = (encoder) => ({
 });
 
 // The encoder's input reader: its tokenizer's special tokens and types, at most the model's
-// positions (a sentence-transformers folder's max_seq_length when it says fewer).
+// positions (a sentence-transformers folder's max_seq_length when it says fewer). One text:
+// the probe learned from single texts.
+class ProbeInputs extends HubInputs {
+  input(fn, text, pair) {
+    if (pair !== undefined)
+      throw rangeError(fn, 'a linear probe reads one text (it was trained on single texts, not pairs)');
+    return super.input(fn, text);
+  }
+}
+
 function inputsOf(encoder) {
   const d = encoder.descriptor;
   const maxLength = Math.min(encoder.sentenceEmbedding?.maxSeqLength ?? Infinity, d.contextLength);
-  return new HubInputs(encoder.tokenizer, maxLength, d.typeVocabSize > 1);
+  return new ProbeInputs(encoder.tokenizer, maxLength, d.typeVocabSize > 1);
 }
 
 /**
