@@ -1564,18 +1564,39 @@ export interface TrainProbeOptions {
 }
 
 /** One progress event of a linear probe's training ({@link TrainProbeOptions.onProgress}). */
-export type ProbeProgress =
-  | { stage: 'embedding'; part: 'train' | 'validation'; embedded: number; total: number; seconds: number }
-  | {
-      stage: 'training';
-      epoch: number;
-      epochs: number;
-      /** Mean cross-entropy over the corpus after this epoch, in nats. */
-      loss: number;
-      accuracy?: number;
-      done: boolean;
-      seconds: number;
-    };
+export type ProbeProgress = ProbeEmbeddingProgress | ProbeTrainingProgress;
+
+/** While a linear probe's corpus is embedded: after each batch of sentences. */
+export interface ProbeEmbeddingProgress {
+  /** The stage. */
+  stage: 'embedding';
+  /** Which corpus: the training one, or `options.validation`. */
+  part: 'train' | 'validation';
+  /** Sentences embedded so far. */
+  embedded: number;
+  /** Sentences in that corpus. */
+  total: number;
+  /** Seconds since training started. */
+  seconds: number;
+}
+
+/** After each epoch of a linear probe's training. */
+export interface ProbeTrainingProgress {
+  /** The stage. */
+  stage: 'training';
+  /** Epochs done. */
+  epoch: number;
+  /** Epochs in all. */
+  epochs: number;
+  /** Mean cross-entropy over the whole corpus after this epoch, in nats. */
+  loss: number;
+  /** Accuracy on `options.validation`, when given. */
+  accuracy?: number;
+  /** True after the last epoch. */
+  done: boolean;
+  /** Seconds since training started (embedding included). */
+  seconds: number;
+}
 
 /** Options of {@link TextClassifierStatic.train}. */
 export interface TrainClassifierOptions {
@@ -1785,6 +1806,14 @@ export type ModelSource = string | URL | File[] | FileList | Map<string, ModelFi
 
 /** One file of a checkpoint given as data. */
 export type ModelFile = ArrayBuffer | ArrayBufferView | Blob | string | object;
+
+/** What a model was loaded from ({@link PretrainedModel.source}). */
+export interface ModelSourceName {
+  /** The folder path, URL or Hub id, as given to {@link AttentionWasm.loadModel}. */
+  source: string;
+  /** `options.revision` for a Hub id, else null. */
+  revision: string | null;
+}
 
 /** Options of {@link AttentionWasm.loadModel}. */
 export interface LoadModelOptions {
@@ -2284,7 +2313,7 @@ export interface PretrainedModel {
    * What {@link AttentionWasm.loadModel} was given (the folder path, URL or Hub id as written,
    * and `options.revision` for a Hub id), or null for Files or a map of bytes.
    */
-  readonly source: { source: string; revision: string | null } | null;
+  readonly source: ModelSourceName | null;
   /** `config.json` as loaded. */
   readonly config: Record<string, unknown>;
   /** `'bert'`, `'roberta'`, `'distilbert'`, `'gpt2'`, `'llama'` or `'mistral'`. */
