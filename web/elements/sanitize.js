@@ -28,7 +28,7 @@ export const ELEMENT_TAGS = Object.freeze([
   'attention-model',
 ]);
 
-/** Every attribute an element reads (all plain data; none is a URL but `model` and `src`, which are fetched as data, never run). */
+/** Every attribute an element reads (all plain data; none is a URL but `model`, `encoder` and `src`, which are fetched as data, never run). */
 export const ELEMENT_ATTRIBUTES = Object.freeze([
   'label',
   'value',
@@ -67,7 +67,8 @@ export const ELEMENT_ATTRIBUTES = Object.freeze([
   'text',
   'model',
   'layer',
-  'eager', // attention-sentiment
+  'eager',
+  'encoder', // attention-sentiment
   'task',
   'preset',
   'seed',

@@ -172,7 +172,7 @@ export async function loadModel(module, source, options) {
       checked.signal?.throwIfAborted();
       const checkpoint = await readGguf(FN, gguf, contractOf(module).weightKinds, checked);
       checked.signal?.throwIfAborted();
-      return await build(module, checkpoint, checked);
+      return await build(module, checkpoint, { ...checked, source: sourceName(source) });
     } finally {
       gguf.close();
     }
@@ -180,13 +180,17 @@ export async function loadModel(module, source, options) {
   const src = await sourceOf(FN, source, checked);
   try {
     checked.signal?.throwIfAborted();
-    return await loadFrom(module, src, checked);
+    return await loadFrom(module, src, { ...checked, source: sourceName(source) });
   } finally {
     // A refused or aborted load stops every download and keeps no partial cache copy; a
     // complete one has nothing left to stop (a response only asked for its existence).
     src.close();
   }
 }
+
+// How the model was named, for what refers to it later (a linear probe's config.json): a
+// folder path, URL or Hub id as given; null for Files or a map of bytes (nothing to name).
+const sourceName = (source) => (typeof source === 'string' ? source : source instanceof URL ? source.href : null);
 
 // A Hugging Face folder as a checkpoint: config.json → the architecture, the tokenizer, a
 // sentence-transformers folder's modules, generation defaults, chat templates, and the
@@ -235,7 +239,7 @@ async function readFolder(module, src, { head, signal, chatTemplate }) {
 }
 
 // The model from a checkpoint: the plan checked, then allocated and filled.
-async function build(module, checkpoint, { onProgress, dtype, signal }) {
+async function build(module, checkpoint, { onProgress, dtype, signal, source = null, hub }) {
   const { config, arch, tokenizer, sentenceEmbedding, generation, chat, weights, prefix } = checkpoint;
   const { tensors } = weights;
   const contract = contractOf(module);
@@ -318,6 +322,7 @@ async function build(module, checkpoint, { onProgress, dtype, signal }) {
     sentenceEmbedding,
     generation,
     chat,
+    source: source === null ? null : { source, revision: hub.revisionGiven ? hub.revision : null },
   });
   try {
     const head = await fillWeights(

@@ -102,10 +102,17 @@ export class PretrainedModel {
       sentenceEmbedding = null,
       generation = null,
       chat = null,
+      source = null,
     },
   ) {
     this.#module = module;
     this.#handle = handle;
+    /**
+     * What loadModel was given: { source (the folder path, URL or Hub id as written), revision
+     * (options.revision for a Hub id, else null) }; null for Files or a map of bytes. A linear
+     * probe's files name their encoder by it.
+     */
+    this.source = source;
     /** config.json as loaded. */
     this.config = config;
     /** config.json's model_type: 'bert', 'roberta', 'distilbert', 'gpt2', 'llama' or 'mistral'. */
