@@ -226,17 +226,6 @@ test('ModelDescriptor: every field is one the runtime builds or packs, and every
 
 // ---- the elements' attributes ---------------------------------------------------------------
 
-// Attributes an element reads without observing them: once (at connect or start), by its
-// styles (:host([theme="dark"])), or when it links to another element (for / link).
-const READ_ONCE = {
-  common: ['theme'],
-  'attention-steps': ['for', 'link', 'layout'],
-  'attention-heatmap': ['for', 'link'],
-  'attention-sentiment': ['eager'],
-  'attention-training': ['preset', 'seed', 'lr', 'steps', 'every', 'autostart'],
-  'attention-model': ['eager'],
-};
-
 // The element classes by tag, imported in Node: each module needs only a base class and a
 // registry to evaluate (nothing renders here).
 async function elementClasses() {
@@ -265,19 +254,36 @@ function declaredAttributes({ checker, source }) {
   );
 }
 
-test("each element's attributes in index.d.ts are the ones it observes or reads once", async () => {
+test("each element's attributes: index.d.ts, the table (attributes.js), observedAttributes and the sanitize allow-list agree", async () => {
   const classes = await elementClasses();
   const declared = declaredAttributes(elementTypes);
+  const { ATTRIBUTES, COMMON_ATTRIBUTES, observedAttributes } = await import('../web/elements/attributes.js');
+  const { ELEMENT_ATTRIBUTES } = await import('../web/elements/sanitize.js');
   assert.deepEqual(Object.keys(declared).sort(), Object.keys(classes).sort());
+  assert.deepEqual(Object.keys(ATTRIBUTES).sort(), Object.keys(classes).sort());
+  const allowed = new Set();
   for (const [tag, element] of Object.entries(classes)) {
-    const read = [...element.observedAttributes, ...READ_ONCE.common, ...(READ_ONCE[tag] ?? [])];
+    const table = [...Object.keys(ATTRIBUTES[tag]), ...Object.keys(COMMON_ATTRIBUTES)];
+    table.forEach((name) => allowed.add(name));
     assert.deepEqual(
       {
         tag,
-        onlyAtRuntime: read.filter((a) => !declared[tag].includes(a)).sort(),
-        onlyInTypes: declared[tag].filter((a) => !read.includes(a)),
+        onlyInTable: table.filter((a) => !declared[tag].includes(a)).sort(),
+        onlyInTypes: declared[tag].filter((a) => !table.includes(a)),
       },
-      { tag, onlyAtRuntime: [], onlyInTypes: [] },
+      { tag, onlyInTable: [], onlyInTypes: [] },
     );
+    // What the element observes is the table's (attention-sentiment still lists its own).
+    assert.deepEqual([...element.observedAttributes].sort(), observedAttributes(tag).sort(), tag);
   }
+  assert.deepEqual([...ELEMENT_ATTRIBUTES].sort(), [...allowed].sort());
+});
+
+test("<attention-training>'s task and preset values are its tasks' and presets' names", async () => {
+  const { ATTRIBUTES } = await import('../web/elements/attributes.js');
+  const { TASKS } = await import('../web/elements/training/tasks.js');
+  const { PRESETS } = await import('../web/elements/training/toy-training.js');
+  const rows = ATTRIBUTES['attention-training'];
+  assert.deepEqual([...rows.task.values].sort(), Object.keys(TASKS).sort());
+  assert.deepEqual([...rows.preset.values].sort(), Object.keys(PRESETS).sort());
 });
