@@ -141,7 +141,11 @@ const RUNTIME = {
   'TinyTransformer.forward': (o) => tiny.forward([[1, 2]], o),
   'TinyTransformer.trainStep': (o) => tiny.trainStep(batch, o),
   'TextClassifierStatic.load': (o) => attn.TextClassifier.load({}, o),
-  'TextClassifierStatic.train': (o) => attn.TextClassifier.train('good\tpos\nbad\tneg', o),
+  // Two overloads: training from scratch, and a linear probe on an encoder (its own options).
+  'TextClassifierStatic.train': [
+    (o) => attn.TextClassifier.train('good\tpos\nbad\tneg', o),
+    (o) => attn.TextClassifier.train('good\tpos\nbad\tneg', { encoder: embedder, ...o }),
+  ],
   'TextClassifierStatic.trainFiles': (o) => attn.TextClassifier.trainFiles('good\tpos\nbad\tneg', o),
   'TextClassifier.evaluate': (o) => classifier.evaluate('good\tpositive', o),
   'TextClassifier.toFiles': (o) => classifier.toFiles(o),
@@ -160,7 +164,7 @@ test('every function the .d.ts gives an options or config object has a runtime p
 for (const [name, call] of Object.entries(RUNTIME)) {
   test(`${name}: the options the runtime accepts are the ones index.d.ts declares`, async () => {
     const declared = optionTypes(api)[name];
-    const accepted = await allowList(call);
+    const accepted = [...new Set((await Promise.all([call].flat().map(allowList))).flat())];
     assert.deepEqual(
       {
         onlyAtRuntime: accepted.filter((k) => !declared.includes(k)),
@@ -212,9 +216,9 @@ test('ModelDescriptor: every field is one the runtime builds or packs, and every
     'tiny-qwen3',
   ])
     for (const key of Object.keys((await attn.loadModel(fixture(name))).descriptor)) built.add(key);
-  // bf16Matrices is loadModel's own, added when it packs a bfloat16 checkpoint (the model
+  // matrixStorage is loadModel's own, added when it packs (bfloat16, Q8_0 or Q4_0 matrices: the model
   // shows it as matrixDtype); model.descriptor never holds it.
-  for (const key of fieldsPacked()) if (key !== 'bf16Matrices') built.add(key);
+  for (const key of fieldsPacked()) if (key !== 'matrixStorage') built.add(key);
   assert.deepEqual(
     {
       onlyAtRuntime: [...built].filter((k) => !declared.includes(k)).sort(),
