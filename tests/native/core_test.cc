@@ -519,8 +519,9 @@ void Bf16PanelsMatchFloat32(std::mt19937& rng) {
         std::vector<float> out16(static_cast<size_t>(rows) * cols), out32(out16.size());
         attn::Panels half;
         half.bf16 = p16.data();
-        attn::MultiplyPanels(a.data(), inner, rows, inner, half, bias.data(), cols, out16.data(),
-                             cols);
+        Expect(attn::MultiplyPanels(a.data(), inner, rows, inner, half, bias.data(), cols,
+                                    out16.data(), cols) == attn::Status::kOk,
+               "bf16 product", rows, inner, cols);
         attn::MultiplyPanels(a.data(), inner, rows, inner, p32.data(), bias.data(), cols,
                              out32.data(), cols);
         Expect(std::memcmp(out16.data(), out32.data(), sizeof(float) * out16.size()) == 0,
@@ -584,6 +585,77 @@ void PretrainedBf16MatchesFloat32(std::mt19937& rng) {
          "bf16 model = float32 model (bits)", 0, 0, 0);
 }
 
+// Quantized models under the sanitizers: Q8_0 and Q4_0 matrices and word embeddings (inner
+// sizes that are and are not multiples of 32), filled from float32 and bfloat16, forward with
+// and without the cache; a product within the activation codes' bound of the dequantized
+// weights' (tests/quantized.test.js checks the bits against a reference).
+void QuantizedUnderSanitizers(std::mt19937& rng) {
+  for (const attn::MatrixStorage storage :
+       {attn::MatrixStorage::kQ8_0, attn::MatrixStorage::kQ4_0}) {
+    for (const int d : {16, 32, 40}) {
+      attn::ModelDescriptor m;
+      m.vocab_size = 13, m.d_model = d, m.num_heads = 4, m.num_kv_heads = 2, m.head_dim = d / 4;
+      m.num_layers = 2, m.d_ff = 3 * d / 2, m.pre_norm = true, m.final_norm = true, m.causal = true;
+      m.lm_head = true, m.norm = attn::NormKind::kRmsNorm, m.activation = attn::Activation::kSilu;
+      m.gated_ffn = true, m.rotary_dim = 2, m.matrix_storage = storage;
+      Expect(attn::CheckDescriptor(m) == attn::Status::kOk, "quantized descriptor", d, 0, 0);
+      attn::PretrainedModel model(m);
+      Expect(model.Allocate(), "allocate quantized", d, 0, 0);
+      for (int i = 0; i < model.weight_count(); ++i) {
+        const attn::WeightEntry& e = model.weight(i);
+        const std::vector<float> w = Random(rng, static_cast<size_t>(e.rows) * e.cols);
+        std::vector<uint16_t> w16(w.size());
+        for (size_t k = 0; k < w.size(); ++k) w16[k] = ToBf16(w[k]);
+        const bool transposed = e.matrix && i % 2 == 0;
+        const int stride = transposed ? e.rows : e.cols;
+        const attn::Status status = i % 3 == 0
+                                        ? model.SetWeight(i, w16.data(), true, stride, transposed)
+                                        : model.SetWeight(i, w.data(), false, stride, transposed);
+        Expect(status == attn::Status::kOk, "set quantized weight", d, i, 0);
+      }
+      const int T = 7;
+      std::vector<int32_t> ids(T), positions(T);
+      for (int r = 0; r < T; ++r) ids[r] = static_cast<int32_t>(rng() % 13), positions[r] = r;
+      attn::ModelInput in;
+      in.ids = ids.data(), in.positions = positions.data(), in.batch = 1, in.len = T;
+      Expect(model.Forward(in) == attn::Status::kOk, "quantized forward", d, 0, 0);
+      Expect(model.ReserveCache(1, 2 * T), "quantized cache", d, 0, 0);
+      in.use_cache = true;
+      Expect(model.Forward(in) == attn::Status::kOk, "quantized cached forward", d, 0, 0);
+    }
+    // The product against the dequantized weights.
+    const int inner = 64, cols = 9, rows = 5;
+    const std::vector<float> w = Random(rng, static_cast<size_t>(inner) * cols);
+    const std::vector<float> a = Random(rng, static_cast<size_t>(rows) * inner);
+    std::vector<uint8_t> packed(attn::QuantBytes(storage, inner, cols));
+    attn::QuantizeMatrix(w.data(), cols, false, inner, cols, storage, packed.data());
+    const attn::QuantMatrix q{storage, packed.data()};
+    std::vector<float> out(static_cast<size_t>(rows) * cols);
+    Expect(attn::MultiplyQuantized(a.data(), inner, rows, inner, q, nullptr, cols, out.data(),
+                                   cols) == attn::Status::kOk,
+           "quantized product", 0, 0, 0);
+    for (int r = 0; r < rows; ++r) {
+      for (int c = 0; c < cols; ++c) {
+        double exact = 0.0, bound = 0.0;
+        for (int b = 0; b < inner / 32; ++b) {
+          double amax = 0.0, wsum = 0.0;
+          for (int k = 0; k < 32; ++k) {
+            const int p = b * 32 + k;
+            const double wv = attn::QuantWeight(q, inner, p, c);
+            exact += a[static_cast<size_t>(r) * inner + p] * wv;
+            amax = std::max(amax,
+                            std::fabs(static_cast<double>(a[static_cast<size_t>(r) * inner + p])));
+            wsum += std::fabs(wv);
+          }
+          bound += amax / 254.0 * wsum;
+        }
+        Expect(std::fabs(out[static_cast<size_t>(r) * cols + c] - exact) <= bound * 1.001 + 1e-5,
+               "quantized product within the codes' bound", r, c, static_cast<int>(storage));
+      }
+    }
+  }
+}
+
 int main() {
   std::mt19937 rng(42);
   const int lengths[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 31, 32, 33, 65};
@@ -621,6 +693,7 @@ int main() {
   PretrainedRunnerUnderSanitizers(rng);
   Bf16PanelsMatchFloat32(rng);
   PretrainedBf16MatchesFloat32(rng);
+  QuantizedUnderSanitizers(rng);
   ScratchFailures();
   std::printf("core_test: %d attention cases compared, %d mismatches\n", cases, failures);
   return failures == 0 ? 0 : 1;
