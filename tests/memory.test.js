@@ -132,6 +132,12 @@ test('every public function and class refuses sizes past the heap, naming itself
       'alibiSlopes: the slopes (float64) [1073741824] need 8.0 GiB; the wasm heap holds at most 4.0 GiB',
     ],
     [
+      // Under the heap but past the 2 GiB one tensor may take (the fuzzer found the JS side
+      // running out of memory on it once the heap grew to 4 GiB).
+      () => attn.alibiSlopes(2 ** 28),
+      'alibiSlopes: the slopes (float64) [268435456] need 2.0 GiB; one tensor must stay under 2 GiB (the heap holds 4.0 GiB in all)',
+    ],
+    [
       () => attn.laplacianEncoding({ numNodes: 20000, edges: [] }, 1),
       'laplacianEncoding: the Laplacian [20000, 20000] (float64) and eigensolver need 6.0 GiB; the wasm heap holds at most 4.0 GiB',
     ],
@@ -160,10 +166,10 @@ test('every public function and class refuses sizes past the heap, naming itself
       () => mha.forward(long, long, long, { returnWeights: true }),
       'MultiHeadAttention.forward: the weights [1, 1, 65536, 65536] need 16.0 GiB; the wasm heap holds at most 4.0 GiB',
     );
-    const huge = x([1, 2 ** 28, 2]); // 2 GiB of input
+    const huge = x([1, 2 ** 27, 2]); // 1 GiB of input (under the 2 GiB one tensor may take)
     assertRefused(
       () => layer.forward(huge),
-      'TransformerEncoderLayer.forward: the sub-layer streams and kernel workspace need 18.0 GiB; the wasm heap holds at most 4.0 GiB',
+      'TransformerEncoderLayer.forward: the sub-layer streams and kernel workspace need 9.0 GiB; the wasm heap holds at most 4.0 GiB',
     );
   } finally {
     mha.dispose();
@@ -293,6 +299,7 @@ test('estimateMemory checks arguments as the call does, and names unknown functi
   ); // q = k = v copied once
   assert.equal(small.blocks[0].bytes, 24);
   assert.equal(small.heapMaxBytes, 4 * GiB - 65536); // 65,535 wasm pages
+  assert.equal(attn.estimateMemory('alibiSlopes', 2 ** 28).fits, false, 'one tensor past 2 GiB does not fit');
   const huge = attn.estimateMemory(
     'attention',
     { data: new Float32Array(65536), shape: [65536, 1] },

@@ -24,6 +24,13 @@ export function formatBytes(bytes, whole = false) {
   return `${bytes} bytes`;
 }
 
+/**
+ * The most one tensor may take, whatever the heap: the core's buffers are sized in 31 bits
+ * (src/sizes.h kMaxBufferBytes), and a result copied out to JS is one typed array. The heap (4 GiB)
+ * holds several such tensors, not one larger.
+ */
+export const TENSOR_MAX_BYTES = 2 ** 31 - 1;
+
 /** The list of wasm blocks one call takes. */
 export class MemoryPlan {
   /** @param {string} fn the public function, for messages */
@@ -53,7 +60,8 @@ export class MemoryPlan {
    * leaves them null (the call cannot run anyway). Returns whether every size is known.
    */
   resolve(heapMax) {
-    const tensorsFit = this.blocks.every((block) => block.compute || block.bytes <= heapMax);
+    const most = Math.min(heapMax, TENSOR_MAX_BYTES);
+    const tensorsFit = this.blocks.every((block) => block.compute || block.bytes <= most);
     for (const block of this.blocks) {
       if (block.compute && tensorsFit) block.bytes = block.compute();
     }
@@ -83,7 +91,7 @@ export function describePlan(module, plan) {
     blocks: plan.blocks.map(({ name, shape, bytes }) => (shape ? { name, shape, bytes } : { name, bytes })),
     heapMaxBytes: heapMax,
     freeBytes,
-    fits: complete && plan.bytes <= freeBytes,
+    fits: complete && plan.bytes <= freeBytes && plan.blocks.every((block) => block.bytes <= TENSOR_MAX_BYTES),
   };
 }
 
@@ -102,6 +110,11 @@ export function checkBudget(module, plan) {
   for (const block of plan.blocks) {
     if (block.bytes > heapMax)
       throw rangeError(plan.fn, `the ${blockName(block)} need ${formatBytes(block.bytes)}; ${limit}`);
+    if (block.bytes > TENSOR_MAX_BYTES)
+      throw rangeError(
+        plan.fn,
+        `the ${blockName(block)} need ${formatBytes(block.bytes)}; one tensor must stay under 2 GiB (the heap holds ${formatBytes(heapMax, true)} in all)`,
+      );
   }
   const total = plan.bytes;
   if (total > heapMax) {

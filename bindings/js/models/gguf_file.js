@@ -54,7 +54,10 @@ async function pathSource(fn, path) {
   const first = await read(0, Math.min(4, stat.size));
   if (!isGguf(first)) {
     await handle.close();
-    throw notGguf(fn, path);
+    // A file named .gguf must be one; any other is not ours to judge: a path that names a file
+    // rather than a folder may still be a Hub id (the folder reader decides, as transformers).
+    if (/\.gguf$/i.test(path)) throw notGguf(fn, path);
+    return null;
   }
   return randomAccess(path, stat.size, read, () => handle.close().catch(() => {}));
 }
