@@ -182,7 +182,7 @@ namespace {
 
 // The activations as int8 codes, per row and block of 32: codes [rows, blocks, 32], their
 // scales d_a [rows, blocks] and the sums of their codes [rows, blocks] (Q4_0's − 8·Σ q_a).
-struct ActivationCodes {
+struct InputCodes {
   int8_t* codes = nullptr;
   float* scales = nullptr;
   int32_t* sums = nullptr;
@@ -192,7 +192,7 @@ struct ActivationCodes {
 // One row to codes: d_a = max|a| / 127, q_a = round(a / d_a) to nearest even. A NaN or an
 // infinity makes d_a NaN or infinite, so that every output it touches is too.
 //   a: [inner]
-void QuantizeActivationRow(const float* a, int inner, const ActivationCodes& act, int row) {
+void CodeInputRow(const float* a, int inner, const InputCodes& act, int row) {
   for (int b = 0; b < act.blocks; ++b) {
     const int n = std::min(kQuantBlock, inner - b * kQuantBlock);
     const float* x = a + b * kQuantBlock;
@@ -294,7 +294,7 @@ int32_t BlockDot(const int8_t* a, const uint8_t* w) {
 // out[r][4g .. 4g + 3] for groups [g_begin, g_end) and every row: per block, the integer dot
 // products (Q4_0: minus 8 · Σ q_a), then acc += (d_w · d_a) · dot in float32.
 template <MatrixStorage kStorage>
-void MultiplyGroups(const ActivationCodes& act, int rows, const QuantMatrix& w, const float* bias,
+void MultiplyGroups(const InputCodes& act, int rows, const QuantMatrix& w, const float* bias,
                     int cols, float* out, int out_stride, int g_begin, int g_end) {
   constexpr int q = kStorage == MatrixStorage::kQ8_0 ? 32 : 16;
   const int blocks = act.blocks;
@@ -356,9 +356,9 @@ Status MultiplyQuantized(const float* a, int a_stride, int rows, int inner, cons
       !sums.Resize(static_cast<size_t>(rows) * blocks)) {
     return Status::kOutOfMemory;
   }
-  const ActivationCodes act{codes.data(), scales.data(), sums.data(), blocks};
+  const InputCodes act{codes.data(), scales.data(), sums.data(), blocks};
   for (int r = 0; r < rows; ++r) {
-    QuantizeActivationRow(a + static_cast<size_t>(r) * a_stride, inner, act, r);
+    CodeInputRow(a + static_cast<size_t>(r) * a_stride, inner, act, r);
   }
   // 2. The column groups spread over the threads: each output is one task's, summed in block
   // order, so any thread count gives the same bits. Reading a weight costs about what 8
