@@ -35,7 +35,7 @@ enum CallSlot : int {
 
 // A pretrained model's descriptor (pretrained_bindings.cc, DescriptorOf), in slot order;
 // norm_eps and the rotary base travel as arguments of their own. flags holds the DescriptorFlag
-// bits; norm is attn::NormKind, activation and lm_activation attn::Activation, rope_scaling
+// bits; matrix_storage attn::MatrixStorage; norm is attn::NormKind, activation and lm_activation attn::Activation, rope_scaling
 // attn::RopeScaling with its original_max_position_embeddings and its factors (float32).
 // After the slots come the lists of ATTN_DESCRIPTOR_LISTS, each as long as its size slot says.
 // clang-format off
@@ -46,7 +46,8 @@ enum CallSlot : int {
   X(kRotaryDim, kInt) X(kRopeScaling, kInt) X(kRopeOriginalMax, kInt) X(kRopeFactor, kFloat)  \
   X(kRopeLowFreqFactor, kFloat) X(kRopeHighFreqFactor, kFloat)                                \
   X(kRopeAttentionFactor, kFloat) X(kLocalRotaryBase, kFloat) X(kAttentionScale, kFloat)      \
-  X(kAttentionSoftcap, kFloat) X(kFinalSoftcap, kFloat) X(kEmbeddingMultiplier, kFloat)
+  X(kAttentionSoftcap, kFloat) X(kFinalSoftcap, kFloat) X(kEmbeddingMultiplier, kFloat)      \
+  X(kMatrixStorage, kInt)
 // clang-format on
 
 // The per-layer and per-pair lists after the slots, in order (name, element type, the slot
@@ -74,8 +75,7 @@ enum DescriptorSlot : int {
 #define ATTN_DESCRIPTOR_FLAGS(X)                                                              \
   X(kPreNorm, 0) X(kEmbeddingNorm, 1) X(kFinalNorm, 2) X(kCausal, 3) X(kQkvBias, 4)           \
   X(kMlpBias, 5) X(kLmHead, 6) X(kLmTransform, 7) X(kLmBias, 8) X(kGatedFfn, 9)               \
-  X(kOutBias, 10) X(kRotaryInterleaved, 11) X(kBf16Matrices, 12) X(kQkNorm, 13)               \
-  X(kPostNorms, 14)
+  X(kOutBias, 10) X(kRotaryInterleaved, 11) X(kQkNorm, 12) X(kPostNorms, 13)
 // clang-format on
 
 enum class DescriptorFlag : int {

@@ -85,6 +85,12 @@ val NormKinds() {
   return table;
 }
 
+val MatrixStorages() {
+  val table = val::object();
+  ATTN_MATRIX_STORAGES(ATTN_SET_VALUE)
+  return table;
+}
+
 val DescriptorFlags() {
   val table = val::object();
 #define ATTN_SET_FLAG(name, bit) table.set(#name, static_cast<int>(DescriptorFlag::name));
@@ -142,6 +148,7 @@ val Contract() {
   contract.set("activations", Activations());
   contract.set("ropeScalings", RopeScalings());
   contract.set("normKinds", NormKinds());
+  contract.set("matrixStorages", MatrixStorages());
   contract.set("forwardFlags", ForwardFlags());
   contract.set("keepQkShift", kKeepQkShift);
   contract.set("trainingFlags", TrainingFlags());

@@ -44,7 +44,7 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   m.lm_activation = static_cast<attn::Activation>(v[kLmActivation]);
   m.gated_ffn = flag(DescriptorFlag::kGatedFfn);
   m.rotary_interleaved = flag(DescriptorFlag::kRotaryInterleaved);
-  m.bf16_matrices = flag(DescriptorFlag::kBf16Matrices);
+  m.matrix_storage = static_cast<attn::MatrixStorage>(v[kMatrixStorage]);
   m.norm = static_cast<attn::NormKind>(v[kNorm]);
   m.rotary_dim = v[kRotaryDim];
   m.rope_scaling = v[kRopeScaling], m.rope_original_max = v[kRopeOriginalMax];
@@ -127,6 +127,12 @@ int SetWeight(uintptr_t handle, int index, uintptr_t src, bool src_bf16, int src
       Model(handle)->SetWeight(index, Ptr<const void>(src), src_bf16, src_stride, transposed));
 }
 
+// blocks: a GGUF tensor's Q8_0 or Q4_0 blocks (storage: attn::MatrixStorage). 0, or the Status.
+int SetQuantizedWeight(uintptr_t handle, int index, uintptr_t blocks, int storage) {
+  return static_cast<int>(Model(handle)->SetQuantizedWeight(
+      index, Ptr<const uint8_t>(blocks), static_cast<attn::MatrixStorage>(storage)));
+}
+
 // flags: ForwardFlag bits (contract.h), and 1 + the layer whose queries and keys to keep from
 // bit kKeepQkShift up (0: none).
 attn::ModelInput InputOf(uintptr_t ids, uintptr_t positions, uintptr_t token_types,
@@ -183,6 +189,7 @@ EMSCRIPTEN_BINDINGS(pretrained) {
   emscripten::function("_pretrainedCreate", &Create);
   emscripten::function("_pretrainedDestroy", &Destroy);
   emscripten::function("_pretrainedSetWeight", &SetWeight);
+  emscripten::function("_pretrainedSetQuantizedWeight", &SetQuantizedWeight);
   emscripten::function("_pretrainedForward", &Forward);
   emscripten::function("_pretrainedHiddenStates", &HiddenStates);
   emscripten::function("_pretrainedOutput", &Output);

@@ -19,6 +19,7 @@ import {
   ACTIVATIONS,
   ROPE_SCALINGS,
   NORMS,
+  MATRIX_STORAGES,
   DESCRIPTOR_SLOTS,
   DESCRIPTOR_LISTS,
   packDescriptor,
@@ -203,7 +204,9 @@ test('the descriptor: every slot and list C++ reads has a value in JS, and every
     'descriptor.js fills exactly the lists C++ reads, in order',
   );
   for (const name of values(NORMS)) assert.ok(Object.hasOwn(contract.normKinds, name), `norm ${name}`);
-  const booleans = new Set(['bf16Matrices']); // set by the loader
+  for (const name of values(MATRIX_STORAGES))
+    assert.ok(Object.hasOwn(contract.matrixStorages, name), `matrix storage ${name}`);
+  const booleans = new Set();
   const scope = new HeapScope(module, 'test');
   try {
     for (const name of FIXTURES) {

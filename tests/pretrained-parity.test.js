@@ -409,7 +409,7 @@ test('bfloat16 checkpoints keep their matrices in bfloat16: the same bits as flo
   for (const bad of ['bfloat16', 'fp32', 16, null]) {
     await assert.rejects(attn.loadModel({ ...files, 'model.safetensors': writeSafetensors(asBf16) }, { dtype: bad }), {
       name: 'TypeError',
-      message: /loadModel: options\.dtype must be 'auto' or 'float32'/,
+      message: /loadModel: options\.dtype must be 'auto', 'float32', 'q8' or 'q4'/,
     });
   }
 });

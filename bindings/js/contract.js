@@ -44,6 +44,7 @@ function read(module) {
     activations: raw.activations,
     ropeScalings: raw.ropeScalings,
     normKinds: raw.normKinds,
+    matrixStorages: raw.matrixStorages,
     // A pretrained forward's flag bits (hiddenStates, attentions, logits, lastLogitsOnly,
     // useCache) and keepQkShift; the training model's Create flags; its parameter names.
     forwardFlags: { ...renamed(raw.forwardFlags), keepQkShift: raw.keepQkShift },

@@ -1732,9 +1732,13 @@ export interface LoadModelOptions {
    * wasm memory (half their bytes; decoding, which reads every weight per token, measured
    * 1.3–1.6× faster on a GPT-2-small shape, a prefill 4–10% slower); the results are the same
    * bits as with `'float32'`, which widens every weight to float32 when loading. F16
-   * checkpoints are always widened to float32.
+   * checkpoints are always widened to float32. `'q8'` and `'q4'` quantize every matrix at load
+   * into GGUF's Q8_0 or Q4_0 blocks (32 weights and a float16 scale; ggml's reference
+   * rounding): about 3.6× or 6.4× fewer bytes than float32; their products code the
+   * activations to int8 per block of 32 and sum integer dot products, as llama.cpp does, so
+   * the outputs drift from the float model's (see docs for the measured logit drift).
    */
-  dtype?: 'auto' | 'float32';
+  dtype?: 'auto' | 'float32' | 'q8' | 'q4';
   /**
    * Stops the load: pending downloads are cancelled, nothing is cached or kept allocated, and
    * the promise rejects with the signal's reason (an `AbortError`).
@@ -2223,9 +2227,10 @@ export interface PretrainedModel {
    * `'bfloat16'` when the checkpoint stores every one of them as BF16 and `dtype` was
    * `'auto'` (the checkpoint's own values in half the bytes, widened exactly to float32 as
    * the kernels read them: the same outputs, bit for bit, as `'float32'`), else `'float32'`.
-   * Norms, biases and embedding tables are always float32.
+   * `'q8'` / `'q4'` with that `dtype`: Q8_0 or Q4_0 blocks. Norms, biases and embedding
+   * tables are always float32.
    */
-  readonly matrixDtype: 'bfloat16' | 'float32';
+  readonly matrixDtype: 'bfloat16' | 'float32' | 'q8' | 'q4';
   /**
    * A sentence-transformers folder's pipeline (`modules.json`, `1_Pooling/config.json`,
    * `sentence_bert_config.json`): what {@link PretrainedModel.embed} does by default. Null

@@ -362,14 +362,18 @@ void MultiplyPanels(const float* a, int a_stride, int rows, int inner, const flo
   (a, a_stride, rows, inner, panels, bias, cols, out, out_stride);
 }
 
-void MultiplyPanels(const float* a, int a_stride, int rows, int inner, Panels panels,
-                    const float* bias, int cols, float* out, int out_stride) {
+Status MultiplyPanels(const float* a, int a_stride, int rows, int inner, Panels panels,
+                      const float* bias, int cols, float* out, int out_stride) {
+  if (panels.quant.data != nullptr) {
+    return MultiplyQuantized(a, a_stride, rows, inner, panels.quant, bias, cols, out, out_stride);
+  }
   if (panels.bf16 != nullptr) {
     HWY_STATIC_DISPATCH(MultiplyBf16PanelsImpl)
     (a, a_stride, rows, inner, panels.bf16, bias, cols, out, out_stride);
   } else {
     MultiplyPanels(a, a_stride, rows, inner, panels.f32, bias, cols, out, out_stride);
   }
+  return Status::kOk;
 }
 
 Status MatMul(const float* a, const float* b, const float* bias, int rows, int inner, int cols,

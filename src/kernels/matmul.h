@@ -8,23 +8,22 @@
 
 #include <cstdint>
 
+#include "kernels/quantized.h"
 #include "status.h"
 
 namespace attn {
 
 constexpr int kPanelWidth = 8;
 
-// bfloat16 as a checkpoint stores it: the upper 16 bits of a float32, so widening one is
-// exact (its bits shifted up by 16).
-using Bf16 = uint16_t;
-
-// A matrix packed as panels, in float32 or in bfloat16 (set one pointer). bfloat16 panels
-// hold a bfloat16 checkpoint's own values in half the bytes; the kernels widen each weight
-// to float32 as they read it and then do exactly what they do on float32 panels, so a
-// product on bfloat16 panels has the same bits as one on the same values widened.
+// A model's matrix in its storage type (set one of the three): float32 panels, bfloat16
+// panels, or quantized blocks (kernels/quantized.h). bfloat16 panels hold a bfloat16
+// checkpoint's own values in half the bytes; the kernels widen each weight to float32 as they
+// read it and then do exactly what they do on float32 panels, so a product on bfloat16 panels
+// has the same bits as one on the same values widened.
 struct Panels {
   const float* f32 = nullptr;
   const Bf16* bf16 = nullptr;
+  QuantMatrix quant;  // quant.data non-null: Q8_0 or Q4_0 blocks
 };
 
 // Number of panels for `cols` columns.
@@ -56,9 +55,11 @@ void PackTransposedPanels(const Bf16* k, int k_stride, int seq_k, int head_dim, 
 void MultiplyPanels(const float* a, int a_stride, int rows, int inner, const float* panels,
                     const float* bias, int cols, float* out, int out_stride);
 
-// out = a·B + bias with B's panels in either precision (see Panels).
-void MultiplyPanels(const float* a, int a_stride, int rows, int inner, Panels panels,
-                    const float* bias, int cols, float* out, int out_stride);
+// out = a·B + bias with B in any storage (see Panels). kOutOfMemory only for quantized
+// blocks, whose product needs the activations' codes (QuantScratchBytes).
+[[nodiscard]] Status MultiplyPanels(const float* a, int a_stride, int rows, int inner,
+                                    Panels panels, const float* bias, int cols, float* out,
+                                    int out_stride);
 
 // out = a·b + bias (bias added to every row; null for none)
 //   a: [rows, inner]  b: [inner, cols]  bias: [cols]  out: [rows, cols]

@@ -72,6 +72,14 @@ Status CheckDescriptor(const ModelDescriptor& m) {
   for (int l = 0; l < m.num_layers; ++l) {
     if (m.layer_windows[l] < 0) return Status::kBadArgument;
   }
+  switch (m.matrix_storage) {
+#define ATTN_STORAGE_CASE(name, value) case MatrixStorage::name:
+    ATTN_MATRIX_STORAGES(ATTN_STORAGE_CASE)
+#undef ATTN_STORAGE_CASE
+    break;
+    default:
+      return Status::kBadArgument;
+  }
   const int64_t query_width = int64_t{m.num_heads} * m.head_dim;
   const int64_t widest =
       std::max<int64_t>({m.vocab_size, m.max_positions, m.d_ff, m.d_model, query_width});

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "block.h"
+#include "kernels/quantized.h"
 #include "status.h"
 
 namespace attn {
@@ -80,9 +81,10 @@ struct ModelDescriptor {
   // Per layer: > 0 a sliding window, query i seeing keys j > i − window only (with the
   // causal rule: Mistral, Gemma's local layers); 0 every earlier key.   [num_layers]
   std::array<int32_t, kMaxLayers> layer_windows{};
-  // The matrices as bfloat16 panels (a bfloat16 checkpoint's values kept in half the bytes;
-  // the products widen them exactly, see kernels/matmul.h Panels); else float32.
-  bool bf16_matrices = false;
+  // How every matrix is stored: float32 panels; bfloat16 panels (a bfloat16 checkpoint's
+  // values kept in half the bytes; the products widen them exactly, see kernels/matmul.h
+  // Panels); or Q8_0 / Q4_0 blocks (kernels/quantized.h: quantized at load, or GGUF's own).
+  MatrixStorage matrix_storage = MatrixStorage::kFloat32;
   NormKind norm = NormKind::kLayerNorm;
   float norm_eps = 1e-5f;
   // Masked- or causal-LM head: logits = transform(x)·D + bias, D: [d, V].

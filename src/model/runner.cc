@@ -33,7 +33,9 @@ void PretrainedModel::ResolveWeights() {
     const WeightEntry& e = table_[i];
     float* at = params_.data() + e.offset;
     Panels panels;
-    if (e.bf16) {
+    if (IsQuantized(e.storage)) {
+      panels.quant = QuantMatrix{e.storage, reinterpret_cast<const uint8_t*>(at)};
+    } else if (e.storage == MatrixStorage::kBfloat16) {
       panels.bf16 = reinterpret_cast<const Bf16*>(at);
     } else {
       panels.f32 = at;
@@ -125,6 +127,11 @@ void CopyRow(const Bf16* src, int cols, float* out) {
 
 template <typename T>
 void FillEntry(const WeightEntry& e, const T* src, int src_stride, bool transposed, float* dst) {
+  if (e.matrix && IsQuantized(e.storage)) {
+    QuantizeMatrix(src, src_stride, transposed, e.rows, e.cols, e.storage,
+                   reinterpret_cast<uint8_t*>(dst));
+    return;
+  }
   if (e.matrix) {
     PackMatrix(e, src, src_stride, transposed, reinterpret_cast<T*>(dst));
     return;
@@ -141,7 +148,10 @@ Status PretrainedModel::SetWeight(int index, const void* source, bool src_bf16, 
                                   bool transposed) {
   if (index < 0 || index >= weight_count()) return Status::kBadArgument;
   const WeightEntry& e = table_[index];
-  if (e.matrix && e.bf16 != src_bf16) return Status::kBadArgument;
+  // Panels take their own precision; quantized blocks are made from either.
+  if (e.matrix && !IsQuantized(e.storage) && (e.storage == MatrixStorage::kBfloat16) != src_bf16) {
+    return Status::kBadArgument;
+  }
   float* dst = params_.data() + e.offset;
   if (src_bf16) {
     FillEntry(e, static_cast<const Bf16*>(source), src_stride, transposed, dst);
@@ -152,6 +162,16 @@ Status PretrainedModel::SetWeight(int index, const void* source, bool src_bf16, 
   if (m_.norm == NormKind::kRmsNormPlusOne && IsNormWeight(e.kind)) {
     for (int c = 0; c < e.cols; ++c) dst[c] += 1.0f;
   }
+  return Status::kOk;
+}
+
+Status PretrainedModel::SetQuantizedWeight(int index, const uint8_t* blocks,
+                                           MatrixStorage storage) {
+  if (index < 0 || index >= weight_count()) return Status::kBadArgument;
+  const WeightEntry& e = table_[index];
+  if (!e.matrix || e.storage != storage || e.rows % kQuantBlock != 0) return Status::kBadArgument;
+  PackGgmlBlocks(blocks, e.rows, e.cols, storage,
+                 reinterpret_cast<uint8_t*>(params_.data() + e.offset));
   return Status::kOk;
 }
 
@@ -255,16 +275,17 @@ Status PretrainedModel::FeedForwardOf(const LayerWeights& w, const float* x, int
       (m_.gated_ffn && !gate.Resize(static_cast<uint64_t>(rows) * f))) {
     return Status::kOutOfMemory;
   }
-  MultiplyPanels(x, d, rows, d, w.up, w.up_bias, f, up.data(), f);
+  Status status = MultiplyPanels(x, d, rows, d, w.up, w.up_bias, f, up.data(), f);
+  if (status != Status::kOk) return status;
   if (m_.gated_ffn) {
-    MultiplyPanels(x, d, rows, d, w.gate, nullptr, f, gate.data(), f);
+    status = MultiplyPanels(x, d, rows, d, w.gate, nullptr, f, gate.data(), f);
+    if (status != Status::kOk) return status;
     Activate(m_.activation, gate.data(), gate.size(), gate.data());
     for (size_t i = 0; i < up.size(); ++i) up[i] *= gate[i];
   } else {
     Activate(m_.activation, up.data(), up.size(), up.data());
   }
-  MultiplyPanels(up.data(), f, rows, f, w.down, w.down_bias, d, out, d);
-  return Status::kOk;
+  return MultiplyPanels(up.data(), f, rows, f, w.down, w.down_bias, d, out, d);
 }
 
 // One block, in place.   x: [rows, d]   attention_weights: [B, H, T, S] or null
@@ -341,13 +362,16 @@ Status PretrainedModel::LmHead(const ModelInput& in, const float* x) {
   const float* t = x;
   if (m_.lm_transform) {
     float* h = normed_.data();
-    MultiplyPanels(x, d, rows, d, g.lm_transform, g.lm_transform_bias, d, h, d);
+    const Status status =
+        MultiplyPanels(x, d, rows, d, g.lm_transform, g.lm_transform_bias, d, h, d);
+    if (status != Status::kOk) return status;
     Activate(m_.lm_activation, h, static_cast<size_t>(rows) * d, h);
     Norm(g.lm_norm, h, rows, h);
     t = h;
   }
-  MultiplyPanels(t, d, rows, d, g.lm_decoder, g.lm_bias, m_.vocab_size, logits_.data(),
-                 m_.vocab_size);
+  const Status status = MultiplyPanels(t, d, rows, d, g.lm_decoder, g.lm_bias, m_.vocab_size,
+                                       logits_.data(), m_.vocab_size);
+  if (status != Status::kOk) return status;
   if (m_.final_softcap > 0.0f) {  // Gemma 2: cap·tanh(logits / cap)
     const float cap = m_.final_softcap;
     for (size_t i = 0; i < logits_.size(); ++i) logits_[i] = cap * std::tanh(logits_[i] / cap);
@@ -435,7 +459,12 @@ uint64_t PretrainedModel::ForwardBytes(const ModelInput& in) const {
   const uint64_t ffn =
       m_.gated_ffn ? sizeof(float) * 2 * rows * m_.d_ff
                    : FeedForwardScratchBytes(static_cast<int>(rows), m_.d_model, m_.d_ff, true);
-  return sizeof(float) * floats + std::max(SelfAttentionScratchBytes(c), ffn);
+  // Quantized matrices code their activations first: rows of the widest input.
+  const uint64_t codes = IsQuantized(m_.matrix_storage)
+                             ? QuantScratchBytes(static_cast<int>(rows),
+                                                 std::max({m_.d_model, m_.d_ff, QueryWidth(m_)}))
+                             : 0;
+  return sizeof(float) * floats + std::max(SelfAttentionScratchBytes(c), ffn) + codes;
 }
 
 }  // namespace attn

@@ -90,9 +90,15 @@ class PretrainedModel {
   // Fills table entry `index` from src, a [rows, cols] tensor with row stride src_stride
   // (transposed: src is [cols, rows], as PyTorch's nn.Linear stores a weight [out, in]),
   // of float32 or (src_bf16) bfloat16 elements. A bfloat16 matrix entry takes bfloat16 only
-  // (packed as it is); a float32 matrix takes float32; vectors and tables take either
-  // (bfloat16 widened). kBadArgument for a bad index or a matrix of the other precision.
+  // (packed as it is); a float32 matrix takes float32; a quantized one either (quantized as
+  // ggml's reference quantizers do); vectors and tables either (bfloat16 widened).
+  // kBadArgument for a bad index or panels of the other precision.
   Status SetWeight(int index, const void* src, bool src_bf16, int src_stride, bool transposed);
+
+  // Fills quantized matrix entry `index` from a GGUF tensor's blocks, bit for bit: the
+  // weight's [cols] rows of rows / 32 blocks (float16 scale, then the codes). kBadArgument
+  // unless the entry is a matrix of that storage with rows a multiple of 32.
+  Status SetQuantizedWeight(int index, const uint8_t* blocks, MatrixStorage storage);
 
   // A key/value cache for `batch` sequences of up to `capacity` tokens, emptied. False when
   // out of memory (the model keeps no cache then).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 #include "attention.h"
 #include "block.h"
@@ -112,9 +113,13 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
     return Status::kOutOfMemory;
   }
   // 1. Projections, the per-head norms of queries and keys, then their rotary embedding.
-  MultiplyPanels(c.x, c.d_model, s.rows, c.d_model, w.wq, w.bq, s.qw, q.data(), s.qw);
-  MultiplyPanels(c.x, c.d_model, s.rows, c.d_model, w.wk, w.bk, s.kv, k_new.data(), s.kv);
-  MultiplyPanels(c.x, c.d_model, s.rows, c.d_model, w.wv, w.bv, s.kv, v_new.data(), s.kv);
+  for (const auto& [weights, bias, width, out] :
+       {std::tuple{w.wq, w.bq, s.qw, q.data()}, std::tuple{w.wk, w.bk, s.kv, k_new.data()},
+        std::tuple{w.wv, w.bv, s.kv, v_new.data()}}) {
+    const Status status =
+        MultiplyPanels(c.x, c.d_model, s.rows, c.d_model, weights, bias, width, out, width);
+    if (status != Status::kOk) return status;
+  }
   if (w.q_norm != nullptr) {
     NormEachHead(q.data(), s.rows, c.num_heads, s.head_dim, w.q_norm, c.norm_eps);
     NormEachHead(k_new.data(), s.rows, c.num_kv_heads, s.head_dim, w.k_norm, c.norm_eps);
@@ -166,8 +171,7 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   const Status status = RunAttention(a);
   if (status != Status::kOk) return status;
   // 4. Output projection.
-  MultiplyPanels(concat.data(), s.qw, s.rows, s.qw, w.wo, w.bo, c.d_model, c.out, c.d_model);
-  return Status::kOk;
+  return MultiplyPanels(concat.data(), s.qw, s.rows, s.qw, w.wo, w.bo, c.d_model, c.out, c.d_model);
 }
 
 uint64_t SelfAttentionScratchBytes(const SelfAttentionCall& c) {

@@ -10,11 +10,12 @@ template <typename Fn>
 uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
   uint64_t offset = 0;
   auto add = [&](WeightKind kind, int layer, int rows, int cols, bool matrix) {
-    const bool bf16 = matrix && m.bf16_matrices;
-    const uint64_t elements = matrix ? PanelFloats(rows, cols)
-                                     : static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols);
-    const uint64_t floats = bf16 ? (elements + 1) / 2 : elements;
-    fn(WeightEntry{kind, layer, rows, cols, matrix, bf16, offset, floats});
+    const MatrixStorage storage = matrix ? m.matrix_storage : MatrixStorage::kFloat32;
+    uint64_t floats = static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols);
+    if (storage == MatrixStorage::kFloat32 && matrix) floats = PanelFloats(rows, cols);
+    if (storage == MatrixStorage::kBfloat16) floats = (PanelFloats(rows, cols) + 1) / 2;
+    if (IsQuantized(storage)) floats = QuantBytes(storage, rows, cols) / sizeof(float);
+    fn(WeightEntry{kind, layer, rows, cols, matrix, storage, offset, floats});
     offset += (floats + 3) / 4 * 4;  // keep every entry 16-byte aligned
   };
   const int d = m.d_model, qw = QueryWidth(m), kv = KvWidth(m), f = m.d_ff;

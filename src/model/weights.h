@@ -1,6 +1,6 @@
 // Where each weight of a pretrained model lives in the runner's one parameter buffer.
-// Matrices are stored only as MatMul's column panels (packed once, when loaded); vectors and
-// embedding tables as rows. The JS loader reads this table and fills every entry from the
+// Matrices are stored only as MatMul's column panels or quantized blocks (packed once, when
+// loaded); vectors and embedding tables as float32 rows. The JS loader reads this table and fills every entry from the
 // checkpoint through the architecture's name map.
 #ifndef ATTENTION_WASM_SRC_MODEL_WEIGHTS_H_
 #define ATTENTION_WASM_SRC_MODEL_WEIGHTS_H_
@@ -63,12 +63,12 @@ enum class WeightKind : int {
 
 struct WeightEntry {
   WeightKind kind;
-  int layer;        // -1 for global weights
-  int rows, cols;   // the logical shape, row-vector convention ([in, out] for a matrix)
-  bool matrix;      // stored as panels
-  bool bf16;        // a matrix stored as bfloat16 panels (two to a float of the buffer)
-  uint64_t offset;  // in floats, into the parameter buffer
-  uint64_t floats;  // stored size, in floats
+  int layer;              // -1 for global weights
+  int rows, cols;         // the logical shape, row-vector convention ([in, out] for a matrix)
+  bool matrix;            // a matrix: panels or quantized blocks
+  MatrixStorage storage;  // a matrix's (kernels/quantized.h); kFloat32 for vectors and tables
+  uint64_t offset;        // in floats, into the parameter buffer
+  uint64_t floats;        // stored size, in floats
 };
 
 // Calls fn(entry) for every weight the descriptor has, in table order; returns the total

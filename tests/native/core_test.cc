@@ -552,7 +552,7 @@ void PretrainedBf16MatchesFloat32(std::mt19937& rng) {
   m.head_dim = 4;
   m.activation = attn::Activation::kSilu, m.gated_ffn = true, m.rotary_dim = 4;
   attn::ModelDescriptor m16 = m;
-  m16.bf16_matrices = true;
+  m16.matrix_storage = attn::MatrixStorage::kBfloat16;
   attn::PretrainedModel f32(m), bf16(m16);
   Expect(f32.Allocate() && bf16.Allocate(), "allocate bf16", 0, 0, 0);
   Expect(bf16.parameter_floats() < f32.parameter_floats(), "bf16 is smaller", 0, 0, 0);

@@ -22,6 +22,9 @@ export const ROPE_SCALINGS = { none: 'kNone', linear: 'kLinear', llama3: 'kLlama
 // RMS norm, or Gemma's RMS norm scaling by 1 + γ.
 export const NORMS = { layer: 'kLayerNorm', rms: 'kRmsNorm', 'rms+1': 'kRmsNormPlusOne' };
 
+// How the matrices are stored → the runner's (src/kernels/quantized.h MatrixStorage).
+export const MATRIX_STORAGES = { float32: 'kFloat32', bfloat16: 'kBfloat16', q8_0: 'kQ8_0', q4_0: 'kQ4_0' };
+
 // Each slot's value from a descriptor (c: the module's contract).
 export const DESCRIPTOR_SLOTS = {
   vocabSize: (d) => d.vocabSize,
@@ -49,6 +52,7 @@ export const DESCRIPTOR_SLOTS = {
   attentionSoftcap: (d) => d.attentionSoftcap ?? 0,
   finalSoftcap: (d) => d.finalSoftcap ?? 0,
   embeddingMultiplier: (d) => d.embeddingMultiplier ?? 1,
+  matrixStorage: (d, c) => c.matrixStorages[MATRIX_STORAGES[d.matrixStorage ?? 'float32']],
 };
 
 // Each list's element i (the lists' lengths come from their slots).

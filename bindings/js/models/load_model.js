@@ -30,7 +30,10 @@ import { contractOf } from '../contract.js';
 export { loadClassifier, trainClassifier } from '../text/text_classifier.js';
 
 const FN = 'loadModel';
-const DTYPES = ['auto', 'float32'];
+const DTYPES = ['auto', 'float32', 'q8', 'q4'];
+// dtype → how the matrices are stored when it says (q8, q4: quantized at load as ggml's
+// reference quantizers do, Q8_0 / Q4_0 blocks of 32 weights and a float16 scale).
+const QUANTIZED = { q8: 'q8_0', q4: 'q4_0' };
 
 const OPTIONS = [
   'head',
@@ -59,7 +62,8 @@ function checkOptions(options) {
     hubUrl,
     chatTemplate,
   } = options;
-  if (!DTYPES.includes(dtype)) throw typeError(FN, `options.dtype must be 'auto' or 'float32', got ${describe(dtype)}`);
+  if (!DTYPES.includes(dtype))
+    throw typeError(FN, `options.dtype must be 'auto', 'float32', 'q8' or 'q4', got ${describe(dtype)}`);
   if (typeof cache !== 'boolean') throw typeError(FN, `options.cache must be a boolean, got ${describe(cache)}`);
   if (onProgress !== undefined && typeof onProgress !== 'function')
     throw typeError(FN, `options.onProgress must be a function, got ${describe(onProgress)}`);
@@ -205,18 +209,19 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
   //    one of them is BF16 in the checkpoint (tried first when any tensor is; the table's
   //    entries are the same either way).
   let bf16 = dtype === 'auto' && [...tensors.values()].some((t) => t.dtype === 'BF16');
+  const storage = () => QUANTIZED[dtype] ?? (bf16 ? 'bfloat16' : 'float32');
   let packed;
   const scope = new HeapScope(module, FN);
   let plan, parameterBytes;
   try {
     const check = () => {
-      packed = packDescriptor(module, { ...arch.descriptor, bf16Matrices: bf16 });
+      packed = packDescriptor(module, { ...arch.descriptor, matrixStorage: storage() });
       const status = module._pretrainedCheck(scope.ints(packed.ints), packed.eps, packed.base);
       if (status === contract.status.kTooLarge) {
         const floats = module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps, packed.base);
         throw rangeError(
           FN,
-          `the ${arch.modelType} weights need ${floats > 0 ? formatBytes(4 * floats) : 'more than 2 GiB'} of wasm memory ${bf16 ? 'with bfloat16 matrices' : 'as float32'}; the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`,
+          `the ${arch.modelType} weights need ${floats > 0 ? formatBytes(4 * floats) : 'more than 2 GiB'} of wasm memory ${{ float32: 'as float32', bfloat16: 'with bfloat16 matrices', q8_0: 'with Q8_0 matrices', q4_0: 'with Q4_0 matrices' }[storage()]}; the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`,
         );
       }
       if (status !== 0)
@@ -263,7 +268,7 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
     tokenizer,
     classifier: null,
     parameterBytes,
-    matrixDtype: bf16 ? 'bfloat16' : 'float32',
+    matrixDtype: { float32: 'float32', bfloat16: 'bfloat16', q8_0: 'q8', q4_0: 'q4' }[storage()],
     sentenceEmbedding,
     generation,
     chat,

@@ -1,0 +1,106 @@
+// Matrices stored as quantized blocks (GGUF's Q8_0 and Q4_0: 32 weights and one scale a
+// block) and their products with float32 activations.
+//
+// The weights: a [inner, cols] matrix (row-vector convention, x·W) is stored column by column
+// as GGUF stores a weight's rows, in blocks of 32 along `inner`:
+//   Q8_0  w = d · q,        q an int8 in [-127, 127]
+//   Q4_0  w = d · (q − 8),  q a nibble in [0, 15]; byte j of a block holds element j in its
+//                           low nibble and element j + 16 in its high one (GGUF's order)
+// with d the block's scale, a float16 in the file (kept here as the float32 of that float16,
+// so every dequantized weight is exactly GGUF's). Four columns are stored together so that
+// one pass over a block's activations serves four outputs:
+//   group g (columns 4g .. 4g + 3): quants [blocks][4][QuantBlockBytes] then scales [blocks][4]
+// with blocks = ceil(inner / 32); a short last block and a short last group are zero.
+//
+// The products quantize the activations too, as llama.cpp does: each row of a, per block of
+// 32, to int8 codes q_a = round(a / d_a) with d_a = max|a| / 127 (ties to even); then each
+// block's dot product is an exact integer (i32x4.dot_i16x8_s, or the relaxed build's
+// i32x4.relaxed_dot_i8x16_i7x16_add_s on Q4_0's unsigned nibbles) and
+//   out[r][c] = bias[c] + Σ_blocks (d_w · d_a) · Σ q_w·q_a
+// summed in block order in float32 (a multiply, a multiply and an add: no FMA), so every
+// build, every thread count and the native build give the same bits.
+#ifndef ATTENTION_WASM_SRC_KERNELS_QUANTIZED_H_
+#define ATTENTION_WASM_SRC_KERNELS_QUANTIZED_H_
+
+#include <cstdint>
+
+#include "status.h"
+
+namespace attn {
+
+// bfloat16 as a checkpoint stores it: the upper 16 bits of a float32, so widening one is
+// exact (its bits shifted up by 16).
+using Bf16 = uint16_t;
+
+// How a model's matrices are stored (every storage once, with its number: the enum and the
+// table the bindings export to JS are made from it).
+#define ATTN_MATRIX_STORAGES(X) X(kFloat32, 0) X(kBfloat16, 1) X(kQ8_0, 2) X(kQ4_0, 3)
+enum class MatrixStorage : int {
+#define ATTN_MATRIX_STORAGE_ENUMERATOR(name, value) name = value,
+  ATTN_MATRIX_STORAGES(ATTN_MATRIX_STORAGE_ENUMERATOR)
+#undef ATTN_MATRIX_STORAGE_ENUMERATOR
+};
+
+inline bool IsQuantized(MatrixStorage s) {
+  return s == MatrixStorage::kQ8_0 || s == MatrixStorage::kQ4_0;
+}
+
+constexpr int kQuantBlock = 32;  // weights a block (GGUF's QK8_0 = QK4_0 = 32)
+constexpr int kQuantGroup = 4;   // columns stored together
+
+// Bytes of one block's codes: 32 (Q8_0) or 16 (Q4_0).
+inline int QuantBlockBytes(MatrixStorage s) { return s == MatrixStorage::kQ8_0 ? 32 : 16; }
+// Bytes of one block in a GGUF file: the float16 scale, then the codes.
+inline int GgmlBlockBytes(MatrixStorage s) { return 2 + QuantBlockBytes(s); }
+inline int QuantBlocks(int inner) { return (inner + kQuantBlock - 1) / kQuantBlock; }
+inline int QuantGroups(int cols) { return (cols + kQuantGroup - 1) / kQuantGroup; }
+
+// Bytes of a quantized [inner, cols] matrix (a multiple of 16).
+inline uint64_t QuantBytes(MatrixStorage s, int inner, int cols) {
+  return static_cast<uint64_t>(QuantGroups(cols)) * QuantBlocks(inner) * kQuantGroup *
+         (QuantBlockBytes(s) + sizeof(float));
+}
+
+// A quantized matrix in the layout above.
+struct QuantMatrix {
+  MatrixStorage storage = MatrixStorage::kQ8_0;
+  const uint8_t* data = nullptr;
+};
+
+// float16 ↔ float32, IEEE round to nearest even (GGUF's scales).
+uint16_t FloatToHalf(float value);
+float HalfToFloat(uint16_t half);
+
+// Quantizes a float32 matrix with ggml's reference rounding (quantize_row_q8_0_ref:
+// d = max|w| / 127, q = round(w / d); quantize_row_q4_0_ref: d = −m / 8 with m the weight of
+// largest magnitude, q = min(15, trunc(w / d + 8.5))), d kept as its float16.
+//   w: [inner, cols] (row stride w_stride), or with `transposed` [cols, inner] as PyTorch
+//   stores a Linear weight   out: QuantBytes(storage, inner, cols)
+void QuantizeMatrix(const float* w, int w_stride, bool transposed, int inner, int cols,
+                    MatrixStorage storage, uint8_t* out);
+// The same from bfloat16 weights (each widened exactly first).
+void QuantizeMatrix(const Bf16* w, int w_stride, bool transposed, int inner, int cols,
+                    MatrixStorage storage, uint8_t* out);
+
+// Repacks GGUF blocks (cols rows of inner / 32 blocks, each the float16 scale then the codes)
+// into the layout above, bit for bit. inner must be a multiple of 32.
+//   blocks: [cols, inner / 32, GgmlBlockBytes]   out: QuantBytes(storage, inner, cols)
+void PackGgmlBlocks(const uint8_t* blocks, int inner, int cols, MatrixStorage storage,
+                    uint8_t* out);
+
+// The weight at (p, c), dequantized (for tests and the reference).
+float QuantWeight(const QuantMatrix& w, int inner, int p, int c);
+
+// Bytes of scratch MultiplyQuantized allocates for `rows` rows of `inner`.
+uint64_t QuantScratchBytes(int rows, int inner);
+
+// out = a·W + bias, W quantized.
+//   a: [rows, inner] (row stride a_stride)   bias: [cols] or null
+//   out: [rows, cols] (row stride out_stride)
+// kOutOfMemory when the activations' codes cannot be allocated.
+Status MultiplyQuantized(const float* a, int a_stride, int rows, int inner, const QuantMatrix& w,
+                         const float* bias, int cols, float* out, int out_stride);
+
+}  // namespace attn
+
+#endif  // ATTENTION_WASM_SRC_KERNELS_QUANTIZED_H_

@@ -1,0 +1,101 @@
+// Prints, as JSON, sha256 digests of quantized products for one build (a child process, so the
+// relaxed build can run in Node with its flag):
+//   node --experimental-wasm-relaxed-simd tests/helpers/print-quantized.js relaxed
+// { kernels: the module's own Q8_0 / Q4_0 products (baseline and relaxed builds),
+//   model: a synthetic Llama's logits with Q8_0 and Q4_0 matrices }. The model is big enough
+// (d = 256, d_ff = 1024, 40 tokens) that its products pass the threshold where they are split
+// over threads ('threads': two threads, the baseline kernels).
+import { readFileSync } from 'node:fs';
+import { init } from 'attention-wasm';
+import { contractOf } from '../../bindings/js/contract.js';
+import { HeapScope, views } from '../../bindings/js/heap.js';
+import { writeSafetensors } from './safetensors.js';
+import { rng } from './assert.js';
+import { digests } from './digests.js';
+
+const build = process.argv[2] ?? 'baseline';
+const attn = await init(build === 'threads' ? { simd: 'baseline', threads: 2 } : { simd: build });
+if (build === 'threads' && attn.info.threads !== 2) throw new Error(`no threads: ${JSON.stringify(attn.info)}`);
+
+const d = 256,
+  f = 1024,
+  vocab = 512,
+  layers = 2;
+const config = {
+  architectures: ['LlamaForCausalLM'],
+  model_type: 'llama',
+  vocab_size: vocab,
+  hidden_size: d,
+  intermediate_size: f,
+  num_hidden_layers: layers,
+  num_attention_heads: 4,
+  num_key_value_heads: 2,
+  hidden_act: 'silu',
+  max_position_embeddings: 128,
+  rms_norm_eps: 1e-6,
+  tie_word_embeddings: false,
+};
+const random = rng(314);
+const tensor = (shape, scale = 0.08) => ({
+  shape,
+  data: Float32Array.from({ length: shape.reduce((a, b) => a * b) }, () => random(-scale, scale)),
+});
+const tensors = { 'model.embed_tokens.weight': tensor([vocab, d], 1), 'model.norm.weight': tensor([d], 1) };
+for (let l = 0; l < layers; l++) {
+  const p = `model.layers.${l}.`;
+  Object.assign(tensors, {
+    [`${p}self_attn.q_proj.weight`]: tensor([d, d]),
+    [`${p}self_attn.k_proj.weight`]: tensor([d / 2, d]),
+    [`${p}self_attn.v_proj.weight`]: tensor([d / 2, d]),
+    [`${p}self_attn.o_proj.weight`]: tensor([d, d]),
+    [`${p}mlp.gate_proj.weight`]: tensor([f, d]),
+    [`${p}mlp.up_proj.weight`]: tensor([f, d]),
+    [`${p}mlp.down_proj.weight`]: tensor([d, f]),
+    [`${p}input_layernorm.weight`]: tensor([d], 1),
+    [`${p}post_attention_layernorm.weight`]: tensor([d], 1),
+  });
+}
+tensors['lm_head.weight'] = tensor([vocab, d]);
+const files = {
+  'config.json': new TextEncoder().encode(JSON.stringify(config)),
+  'model.safetensors': writeSafetensors(tensors),
+};
+const ids = Array.from({ length: 40 }, (_, i) => (i * 37 + 5) % vocab);
+const parts = [];
+for (const dtype of ['q8', 'q4']) {
+  const model = await attn.loadModel(files, { dtype });
+  parts.push([`${dtype} prefill`, model.forward([ids]).logits.data]);
+  parts.push([`${dtype} one token`, model.forward([ids.slice(0, 1)]).logits.data]);
+  model.dispose();
+}
+
+// The kernels alone, through the module's test exports.
+async function kernelParts() {
+  if (build === 'threads') return [];
+  const name = build === 'relaxed' ? 'attention-relaxed' : 'attention';
+  const { default: createModule } = await import(`../../dist/${name}.js`);
+  const module = await createModule({ wasmBinary: readFileSync(new URL(`../../dist/${name}.wasm`, import.meta.url)) });
+  const storages = contractOf(module).matrixStorages;
+  const out = [];
+  for (const [storage, code] of Object.entries({ q8: storages.kQ8_0, q4: storages.kQ4_0 }))
+    for (const [rows, inner, cols] of [
+      [1, 512, 36],
+      [13, 200, 21],
+    ]) {
+      const scope = new HeapScope(module, 'test');
+      try {
+        const w = tensor([inner, cols], 1).data,
+          a = tensor([rows, inner], 3).data;
+        const wq = scope.allocBytes(module._quantBytes(code, inner, cols));
+        module._quantizeMatrix(scope.floats(w), cols, false, inner, cols, code, wq);
+        const o = scope.alloc(rows * cols);
+        if (module._multiplyQuantized(scope.floats(a), rows, inner, wq, code, 0, cols, o) !== 0)
+          throw new Error('status');
+        out.push([`${storage} ${rows}×${inner}×${cols}`, views(module).HEAPF32.slice(o >> 2, (o >> 2) + rows * cols)]);
+      } finally {
+        scope.release();
+      }
+    }
+  return out;
+}
+process.stdout.write(JSON.stringify({ kernels: digests(await kernelParts()), model: digests(parts) }));

@@ -1,0 +1,124 @@
+// Q8_0 / Q4_0 written from their definitions (ggml's quantize_row_q8_0_ref and
+// quantize_row_q4_0_ref, GGUF's block layouts) and from src/kernels/quantized.h's product,
+// with every float32 operation rounded as C does (Math.fround), so results compare bit for
+// bit. Independent of the C++: float16 by arithmetic, not bit tricks.
+const f = Math.fround;
+
+// The float16 nearest to a float32 value (ties to even), as a number; ±Infinity past 65504.
+export function roundToHalf(v) {
+  if (!Number.isFinite(v) || v === 0) return v;
+  const a = Math.abs(v);
+  if (a >= 65520) return Math.sign(v) * Infinity;
+  const exponent = Math.max(-14, Math.floor(Math.log2(a)));
+  const ulp = 2 ** (exponent - 10); // subnormals: 2^-24
+  return Math.sign(v) * roundHalfEven(a / ulp) * ulp;
+}
+
+// The bits of a float16 value (for GGUF blocks).
+export function halfBits(h) {
+  if (Number.isNaN(h)) return 0x7e00;
+  const sign = h < 0 || Object.is(h, -0) ? 0x8000 : 0;
+  const a = Math.abs(h);
+  if (a === Infinity) return sign | 0x7c00;
+  if (a < 2 ** -14) return sign | (a / 2 ** -24);
+  const e = Math.floor(Math.log2(a));
+  return sign | ((e + 15) << 10) | ((a / 2 ** e - 1) * 1024);
+}
+
+export function roundHalfEven(x) {
+  const r = Math.round(x); // ties toward +∞
+  return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+const roundAwayFromZero = (x) => Math.sign(x) * Math.round(Math.abs(x)); // C's roundf
+
+// One block of 32 float32 weights → { d (the float16 scale's value), codes: Int8Array or
+// nibbles 0..15 in element order }.
+export function quantizeBlock(x, storage) {
+  if (storage === 'q8_0') {
+    let amax = 0;
+    for (const v of x) amax = Math.max(amax, Math.abs(v));
+    const d = f(amax / 127);
+    const id = d !== 0 ? f(1 / d) : 0;
+    return { d: roundToHalf(d), codes: Int8Array.from(x, (v) => roundAwayFromZero(f(v * id))) };
+  }
+  let amax = 0,
+    max = 0;
+  for (const v of x)
+    if (amax < Math.abs(v)) {
+      amax = Math.abs(v);
+      max = v;
+    }
+  const d = f(max / -8);
+  const id = d !== 0 ? f(1 / d) : 0;
+  return { d: roundToHalf(d), codes: Int8Array.from(x, (v) => Math.min(15, Math.trunc(f(f(v * id) + 8.5)))) };
+}
+
+// Every block of a [inner, cols] float32 matrix (rows of 32 along inner, zero-padded):
+// blocks[c][b] = { d, codes }.
+export function quantizeMatrix(w, inner, cols, storage) {
+  const blocks = Math.ceil(inner / 32);
+  return Array.from({ length: cols }, (_, c) =>
+    Array.from({ length: blocks }, (_, b) =>
+      quantizeBlock(
+        Float32Array.from({ length: 32 }, (_, j) => (b * 32 + j < inner ? w[(b * 32 + j) * cols + c] : 0)),
+        storage,
+      ),
+    ),
+  );
+}
+
+// The weight a block holds at j.
+export const dequantized = (block, j, storage) => block.d * (storage === 'q8_0' ? block.codes[j] : block.codes[j] - 8);
+
+// GGUF's bytes for a matrix's blocks: per column (a GGUF row), per block, the float16 scale
+// (little-endian) then the codes (Q4_0: byte j = element j | element j + 16 << 4).
+export function ggufBytes(blocks, storage) {
+  const size = storage === 'q8_0' ? 34 : 18;
+  const out = new Uint8Array(blocks.length * blocks[0].length * size);
+  let at = 0;
+  for (const column of blocks)
+    for (const { d, codes } of column) {
+      const bits = halfBits(d);
+      out[at] = bits & 0xff;
+      out[at + 1] = bits >> 8;
+      if (storage === 'q8_0') for (let j = 0; j < 32; j++) out[at + 2 + j] = codes[j] & 0xff;
+      else for (let j = 0; j < 16; j++) out[at + 2 + j] = codes[j] | (codes[j + 16] << 4);
+      at += size;
+    }
+  return out;
+}
+
+// One row of activations → per block { d, codes } with d = max|a| / 127, codes rounded to
+// nearest even (quantized.h).
+function codeActivations(row, inner) {
+  return Array.from({ length: Math.ceil(inner / 32) }, (_, b) => {
+    let amax = 0;
+    for (let j = b * 32; j < Math.min(inner, b * 32 + 32); j++) amax = Math.max(amax, Math.abs(row[j]));
+    const d = f(amax / 127);
+    const id = d > 0 ? f(1 / d) : 0;
+    const codes = Array.from({ length: 32 }, (_, j) =>
+      b * 32 + j < inner ? Math.max(-127, Math.min(127, roundHalfEven(f(row[b * 32 + j] * id)))) : 0,
+    );
+    return { d, codes };
+  });
+}
+
+// out = a·W + bias as quantized.h defines it: per block (d_w · d_a) · Σ q_w·q_a, summed in
+// block order in float32, then the bias.   a: [rows, inner]   out: Float32Array [rows, cols]
+export function multiplyQuantized(a, rows, inner, blocks, storage, bias, cols) {
+  const out = new Float32Array(rows * cols);
+  for (let r = 0; r < rows; r++) {
+    const act = codeActivations(a.subarray(r * inner, (r + 1) * inner), inner);
+    for (let c = 0; c < cols; c++) {
+      let acc = 0;
+      act.forEach(({ d, codes }, b) => {
+        const w = blocks[c][b];
+        let dot = 0;
+        for (let j = 0; j < 32; j++) dot += (storage === 'q8_0' ? w.codes[j] : w.codes[j] - 8) * codes[j];
+        acc = f(acc + f(f(w.d * d) * dot));
+      });
+      out[r * cols + c] = bias ? f(acc + bias[c]) : acc;
+    }
+  }
+  return out;
+}
