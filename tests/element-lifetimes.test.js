@@ -371,7 +371,7 @@ test('a 1 MB text is refused before tokenizing: a message naming the text and th
   assert.equal(r.name, 'RangeError');
   assert.equal(
     r.message,
-    'attention-model: the text is 1048578 characters, more than the 4096 characters this element shows (its size limits are in the README)',
+    'attention-model: the text is 1048578 characters, more than the 4096 characters this element shows (its size limits are in docs/elements.md)',
   );
   assert.equal(r.shown, r.message);
   // Typically 20-30 ms; a loaded 2-core CI machine once took 205 ms. Tokenizing the megabyte

@@ -2,6 +2,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { posix } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { init, VERSION } from 'attention-wasm';
 import { init as initBrowser } from 'attention-wasm/browser';
@@ -138,7 +140,17 @@ test('npm pack --dry-run lists the wasm, the glue and the types', () => {
   }
   const page = new Set(['scripts/server.js', 'bench/cases.js', 'bench/plain-js.js']);
   const outside = files.filter(
-    (f) => (/^(src|tests|build|bench|scripts|node_modules|docs)\//.test(f) && !page.has(f)) || f.endsWith('.tgz'),
+    (f) => (/^(src|tests|build|bench|scripts|node_modules)\//.test(f) && !page.has(f)) || f.endsWith('.tgz'),
   );
   assert.deepEqual(outside, [], 'sources, tests, build folders, the API reference and bench results stay out');
+  // The README's links work on npm too: every file README.md and docs/ link to is packed.
+  const linked = new Set();
+  for (const doc of ['README.md', ...files.filter((f) => /^docs\/[^/]+\.md$/.test(f))]) {
+    const text = readFileSync(new URL(`../${doc}`, import.meta.url), 'utf8').replace(/```[\s\S]*?```/g, '');
+    for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+      if (!/^[a-z]+:/.test(target)) linked.add(posix.join(posix.dirname(doc), target));
+    }
+  }
+  assert.ok(linked.has('docs/api.md') && linked.has('docs/adding-an-architecture.md'), [...linked].join(', '));
+  for (const f of linked) assert.ok(files.includes(f), `${f}, linked from the README or docs/, is packed`);
 });

@@ -12,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
 
-// The ```js blocks of a markdown file.
+// The ```js blocks of a markdown file, those fenced ```js browser (not run in Node) included.
 const snippets = (file) =>
-  [...readFileSync(`${root}${file}`, 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  [...readFileSync(`${root}${file}`, 'utf8').matchAll(/```js(?: browser)?\n([\s\S]*?)```/g)].map((m) => m[1]);
 
 test("the README's and docs/' JavaScript snippets compile under tsc --strict", () => {
   const files = [

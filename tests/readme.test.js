@@ -1,14 +1,28 @@
-// The README's Node example runs as printed and prints what the README says it prints.
+// The README's and docs/' examples run as printed and print what the text says they print,
+// and the links between these files lead somewhere.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync, rmSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-test('the README first example (Start here) runs and its commented output is right', () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('## Start here'));
-  const code = section.slice(section.indexOf('```js') + 5, section.indexOf('```', section.indexOf('```js') + 5));
+const root = new URL('../', import.meta.url);
+const read = (file) => readFileSync(new URL(file, root), 'utf8');
+// README.md and every markdown file of docs/, by path from the package root.
+const DOC_FILES = [
+  'README.md',
+  ...readdirSync(new URL('docs/', root))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
+// A file's ```js snippets in order, each with whether its fence says it runs only in a browser
+// (```js browser: type-checked by readme-types.test.js, not run here).
+const snippets = (file) =>
+  [...read(file).matchAll(/```js( browser)?\n([\s\S]*?)```/g)].map((m) => ({ browser: Boolean(m[1]), code: m[2] }));
+
+test('the README first example runs and its commented output is right', () => {
+  const code = snippets('README.md')[0].code;
   // Inside the package folder, so `import 'attention-wasm'` resolves to this package.
   const file = fileURLToPath(new URL('./readme-example.tmp.mjs', import.meta.url));
   writeFileSync(file, code);
@@ -24,55 +38,130 @@ test('the README first example (Start here) runs and its commented output is rig
   }
 });
 
-// Every ```js snippet in the README, run as written (as its own .mjs file inside the
-// package, so `import 'attention-wasm'` resolves to it), and what it prints, checked against
-// the output its comments promise.
-const PROMISES = [
-  [/^\[ \[ 1, 2 \], \[ 2\.339522\d*, 3\.339523\d* \] \]\n\[ 2, 3 \] baseline\n$/, 'Start here'],
-  [
-    /^<attention-matrix label="weights" value="\[\[0\.49,0\.51\],\[0\.52,0\.48\]\]"><\/attention-matrix>\n$/,
-    'sanitize-html',
+// Every ```js snippet of each file, run as written (as its own .mjs file inside the package,
+// so `import 'attention-wasm'` resolves to it), and what it prints, checked against the output
+// its comments promise: per file, one entry per snippet in order; `BROWSER` for a snippet
+// fenced ```js browser, which is not run.
+const BROWSER = 'browser';
+const ATTENTION = [/^\[ \[ 1, 2 \], \[ 2\.339522\d*, 3\.339523\d* \] \]\n\[ 2, 3 \] baseline\n$/, 'attention'];
+const LOAD_MODEL = [/^\[ 'The', 'Ġ', 'c', 'at', 'Ġsat' \] \[ 1, 4, 5, 5 \]\n3 length\n$/, 'loadModel'];
+const TINY_TRANSFORMER = [/^\[ 1, 8, 10 \] 2\n$/, 'TinyTransformer'];
+const PROMISES = {
+  'README.md': [ATTENTION, LOAD_MODEL, TINY_TRANSFORMER],
+  'docs/adding-an-architecture.md': [],
+  'docs/api.md': [
+    [/^0\.5\n$/, 'out'],
+    [/^\[ 6 \] \[ 1, 2, 1, 4 \]\n$/, 'KVCache'],
+    TINY_TRANSFORMER,
+    [/^false \{ name: 'weights', shape: \[ 65536, 65536 \], bytes: 17179869184 \}\n$/, 'estimateMemory'],
   ],
-  [/^2 null\n$/, 'Threads'],
-  [/^0\.5\n$/, 'out'],
-  [/^\[ 6 \] \[ 1, 2, 1, 4 \]\n$/, 'KVCache'],
-  [/^\[ 1, 8, 10 \] 2\n$/, 'TinyTransformer'],
-  [/^\[ 'The', 'Ġ', 'c', 'at', 'Ġsat' \] \[ 1, 4, 5, 5 \]\n3 length\n$/, 'loadModel'],
-  [/^\[ 'mean' \] true\n\[ 2, 32 \] 0\.880\n\[ 1, 64 \]\n$/, 'embed'],
-  [/^negative \[CLS\] the food was cold and the waiter ignored us \.\n2 4 11\n$/, 'TextClassifier'],
-  [/^false \{ name: 'weights', shape: \[ 65536, 65536 \], bytes: 17179869184 \}\n$/, 'estimateMemory'],
-];
+  'docs/benchmarks.md': [],
+  'docs/contributing.md': [],
+  'docs/elements.md': [
+    [
+      /^<attention-matrix label="weights" value="\[\[0\.49,0\.51\],\[0\.52,0\.48\]\]"><\/attention-matrix>\n$/,
+      'sanitize-html',
+    ],
+    BROWSER,
+  ],
+  'docs/glossary.md': [],
+  'docs/models.md': [LOAD_MODEL, [/^\[ 'mean' \] true\n\[ 2, 32 \] 0\.880\n\[ 1, 64 \]\n$/, 'embed']],
+  'docs/security.md': [],
+  'docs/text-classification.md': [
+    [/^negative \[CLS\] the food was cold and the waiter ignored us \.\n2 4 11\n$/, 'TextClassifier'],
+  ],
+  'docs/threads-and-builds.md': [[/^2 null\n$/, 'Threads']],
+};
 
-test(
-  'every JavaScript snippet in the README runs as written and prints what its comments say',
-  { timeout: 120_000 },
-  () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const snippets = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
-    assert.equal(snippets.length, PROMISES.length, 'a new snippet needs its promised output here');
-    snippets.forEach((code, i) => {
-      const file = fileURLToPath(new URL(`./readme-snippet-${i}.tmp.mjs`, import.meta.url));
-      writeFileSync(file, code);
-      try {
-        const out = execFileSync(process.execPath, [file], { encoding: 'utf8' });
-        assert.match(out, PROMISES[i][0], `${PROMISES[i][1]} snippet printed:\n${out}`);
-      } finally {
-        rmSync(file, { force: true });
+test('every markdown file of README and docs/ has its snippets listed here', () => {
+  assert.deepEqual(Object.keys(PROMISES).sort(), [...DOC_FILES].sort(), 'a new docs/ file needs its entry in PROMISES');
+  for (const file of DOC_FILES) {
+    const kinds = snippets(file).map((s) => (s.browser ? BROWSER : 'node'));
+    const promised = PROMISES[file].map((p) => (p === BROWSER ? BROWSER : 'node'));
+    assert.deepEqual(kinds, promised, `${file}: a new snippet needs its promised output here`);
+  }
+});
+
+for (const file of DOC_FILES) {
+  const runnable = snippets(file)
+    .map((s, i) => ({ ...s, promise: PROMISES[file]?.[i] }))
+    .filter((s) => !s.browser);
+  if (runnable.length === 0) continue;
+  test(
+    `every JavaScript snippet of ${file} runs as written and prints what its comments say`,
+    { timeout: 120_000 },
+    () => {
+      runnable.forEach(({ code, promise }, i) => {
+        assert.ok(Array.isArray(promise), `${file} snippet ${i} has a promised output`);
+        const tmp = fileURLToPath(new URL(`./readme-snippet-${i}.tmp.mjs`, import.meta.url));
+        writeFileSync(tmp, code);
+        try {
+          const out = execFileSync(process.execPath, [tmp], { encoding: 'utf8' });
+          assert.match(out, promise[0], `${file}: the ${promise[1]} snippet printed:\n${out}`);
+        } finally {
+          rmSync(tmp, { force: true });
+        }
+      });
+    },
+  );
+}
+
+// GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens, repeats numbered.
+function anchors(markdown) {
+  const seen = new Map();
+  const out = new Set();
+  const text = markdown.replace(/```[\s\S]*?```/g, '');
+  for (const [, heading] of text.matchAll(/^#{1,6} (.+)$/gm)) {
+    const slug = heading
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    out.add(n ? `${slug}-${n}` : slug);
+  }
+  return out;
+}
+
+test('every relative link of README and docs/ leads to a file, and to a heading that exists', () => {
+  let checked = 0;
+  for (const file of DOC_FILES) {
+    const text = read(file).replace(/```[\s\S]*?```/g, '');
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target)) continue; // https:, mailto:
+      const [path, hash] = target.split('#');
+      const to = path ? new URL(path, new URL(file, root)) : new URL(file, root);
+      assert.ok(existsSync(to), `${file}: the link ${target} leads to no file`);
+      if (hash) {
+        const names = anchors(readFileSync(to, 'utf8'));
+        assert.ok(names.has(hash), `${file}: the link ${target} names no heading (${[...names].join(', ')})`);
       }
-    });
-  },
-);
+      checked++;
+    }
+  }
+  assert.ok(checked >= 40, `${checked} links checked`);
+});
 
-// The classifier results the README shows, each as the shipped classifier gives it now: the
+test('docs/models.md lists every model_type the loader reads, and no other', async () => {
+  const { MODEL_TYPES } = await import('../bindings/js/models/architectures.js');
+  // The table's rows: what follows its header and its |---| line.
+  const section = read('docs/models.md').split('## Supported architectures')[1].split('\n## ')[0];
+  const rows = section.slice(section.indexOf('|---'));
+  const listed = [...rows.matchAll(/^\| `([a-z0-9_]+)` \|/gm)].map((m) => m[1]);
+  assert.deepEqual([...listed].sort(), [...MODEL_TYPES].sort());
+});
+
+// The classifier results the README and docs/ show, each as the shipped classifier gives it now: the
 // element's example (label, p, the words the element says), the mistakes it names, seed
 // 001's first review, the made-up-word range, and the calibration table.
-test("the README's classifier results are what the shipped review classifier gives", async () => {
+test("the docs' classifier results are what the shipped review classifier gives", async () => {
   const { init } = await import('attention-wasm');
   const { confidenceWords } = await import('../web/elements/confidence.js');
   const { EXAMPLES, reviewSplits } = await import('../web/elements/training/review-recipe.js');
   const { readReviewFiles, madeUpWords } = await import('../scripts/review-training.mjs');
   const { calibrationMetrics, logitRows, softmax64 } = await import('../scripts/review-calibration.mjs');
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  const readme = DOC_FILES.map(read).join('\n').replace(/\s+/g, ' ');
   const attn = await init({ simd: 'baseline', threads: 1 });
   const classifier = await attn.TextClassifier.load(
     fileURLToPath(new URL('../web/elements/models/review-sentiment/', import.meta.url)),

@@ -215,7 +215,7 @@ export interface AttentionOptions {
    * many values as the output `[..., Lq, dv]` (any buffer, shared or not). The result's
    * `output.data` is then this very array. A loop that calls attention again and again
    * reuses it and allocates nothing per call; in Chromium a new result array costs more than
-   * the kernel for small inputs (see the README's benchmark). It may be `q`'s, `k`'s or
+   * the kernel for small inputs (see docs/benchmarks.md). It may be `q`'s, `k`'s or
    * `v`'s own data: the inputs are copied into the wasm heap before anything is written.
    * Only the output: `weights` and `trace` are new arrays.
    * @example

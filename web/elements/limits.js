@@ -1,7 +1,7 @@
 // The sizes past which an element shows a message instead of trying: a few bytes of
 // attribute (a shape of [10000000, 0, 0], a 1000 × 1000 matrix as table cells) once froze a
 // tab for minutes. Each limit is checked on the parsed sizes, before anything is built, and
-// is documented in the README ("Size limits").
+// is documented in docs/elements.md ("Size limits").
 export const LIMITS = Object.freeze({
   /** Attribute and inline JSON text, characters. */
   jsonChars: 4 << 20,
@@ -30,7 +30,7 @@ export const LIMITS = Object.freeze({
 /** A RangeError naming the element, what is too big, its size and the limit. */
 export function tooBig(element, what, size, limit) {
   return new RangeError(
-    `${element}: ${what} is ${size}, more than the ${limit} this element shows (its size limits are in the README)`,
+    `${element}: ${what} is ${size}, more than the ${limit} this element shows (its size limits are in docs/elements.md)`,
   );
 }
 

@@ -211,7 +211,7 @@ export class ChatTemplates {
     if (this.#jinja === null) {
       throw typeError(
         fn,
-        `could not import the chat template library @huggingface/jinja (${this.#failure.message}); a page without a bundler maps it with an import map (see the README)`,
+        `could not import the chat template library @huggingface/jinja (${this.#failure.message}); a page without a bundler maps it with an import map (see docs/models.md)`,
       );
     }
     if (!this.#parsed.has(name)) {

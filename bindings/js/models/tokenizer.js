@@ -16,7 +16,7 @@ function loadLibrary() {
   ).catch((error) => {
     library = null; // a later call may try again (after an import map is added, say)
     throw new TypeError(
-      `loadModel: could not import the tokenizer library @huggingface/tokenizers (${error.message}); a page without a bundler maps it with an import map (see the README)`,
+      `loadModel: could not import the tokenizer library @huggingface/tokenizers (${error.message}); a page without a bundler maps it with an import map (see docs/models.md)`,
     );
   });
   return library;
