@@ -1,9 +1,10 @@
-// Do the small open models of 2026 fit the 2 GiB wasm heap? Each row is a checkpoint with the
+// Do the small open models of 2026 fit the 4 GiB wasm heap? Each row is a checkpoint with the
 // exact config.json of a Hub model (copied below) and seeded random BF16 weights of its exact
 // shapes and names, loaded from memory as loadModel loads any checkpoint; then a 16-token
 // prefill and 8 cached decode steps. Prints a table: weights in the file, the wasm heap the
 // model holds, load time, prefill and decode time, or the RangeError that refused it.
-//   node --expose-gc bench/real-shapes.js [name ...]
+//   node --expose-gc bench/real-shapes.js [--dtype=q8|q4] [name ...]
+// (--dtype: loadModel's dtype; quantized, every matrix and the word embeddings are blocks.)
 import { init } from 'attention-wasm';
 
 // config.json of each model as the Hub serves it (the keys the loader reads).
@@ -61,6 +62,46 @@ const CONFIGS = {
     tie_word_embeddings: true,
     torch_dtype: 'bfloat16',
   },
+  'TinyLlama-1.1B': {
+    architectures: ['LlamaForCausalLM'],
+    model_type: 'llama',
+    hidden_size: 2048,
+    intermediate_size: 5632,
+    num_hidden_layers: 22,
+    num_attention_heads: 32,
+    num_key_value_heads: 4,
+    vocab_size: 32000,
+    max_position_embeddings: 2048,
+    rms_norm_eps: 1e-5,
+    rope_theta: 10000,
+    hidden_act: 'silu',
+    tie_word_embeddings: false,
+    torch_dtype: 'bfloat16',
+  },
+  'Llama-3.2-1B': {
+    architectures: ['LlamaForCausalLM'],
+    model_type: 'llama',
+    hidden_size: 2048,
+    intermediate_size: 8192,
+    num_hidden_layers: 16,
+    num_attention_heads: 32,
+    num_key_value_heads: 8,
+    head_dim: 64,
+    vocab_size: 128256,
+    max_position_embeddings: 131072,
+    rms_norm_eps: 1e-5,
+    rope_theta: 500000,
+    rope_scaling: {
+      factor: 32,
+      high_freq_factor: 4,
+      low_freq_factor: 1,
+      original_max_position_embeddings: 8192,
+      rope_type: 'llama3',
+    },
+    hidden_act: 'silu',
+    tie_word_embeddings: true,
+    torch_dtype: 'bfloat16',
+  },
   'Gemma-3-1B': {
     architectures: ['Gemma3ForCausalLM'],
     model_type: 'gemma3_text',
@@ -93,6 +134,7 @@ function tensorsOf(c) {
     kv = c.num_key_value_heads * hd,
     f = c.intermediate_size;
   const t = { 'model.embed_tokens.weight': [c.vocab_size, d], 'model.norm.weight': [d] };
+  if (!c.tie_word_embeddings) t['lm_head.weight'] = [c.vocab_size, d];
   for (let l = 0; l < c.num_hidden_layers; l++) {
     const p = `model.layers.${l}.`;
     Object.assign(t, {
@@ -150,7 +192,10 @@ function safetensorsOf(shapes) {
 
 const MiB = 2 ** 20;
 const attn = await init({ threads: 1 });
-const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(CONFIGS);
+const args = process.argv.slice(2);
+const dtype = args.find((a) => a.startsWith('--dtype='))?.slice('--dtype='.length) ?? 'auto';
+const picked = args.filter((a) => !a.startsWith('--'));
+const names = picked.length ? picked : Object.keys(CONFIGS);
 const rows = [];
 for (const name of names) {
   const config = CONFIGS[name];
@@ -158,7 +203,7 @@ for (const name of names) {
   const row = { model: name, 'file (MiB)': (file.length / MiB).toFixed(0) };
   try {
     let t = performance.now();
-    const model = await attn.loadModel({ 'config.json': config, 'model.safetensors': file });
+    const model = await attn.loadModel({ 'config.json': config, 'model.safetensors': file }, { dtype });
     row['load (s)'] = ((performance.now() - t) / 1000).toFixed(1);
     row['weights in wasm (MiB)'] = (model.parameterBytes / MiB).toFixed(0);
     row['peak heap (MiB)'] = (attn.memory().peakBytes / MiB).toFixed(0);
@@ -182,5 +227,5 @@ const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
 console.log(`| ${keys.join(' | ')} |\n|${keys.map(() => '---').join('|')}|`);
 for (const r of rows) console.log(`| ${keys.map((k) => r[k] ?? '').join(' | ')} |`);
 console.log(
-  `(wasm heap: at most ${(attn.memory().heapMaxBytes / MiB).toFixed(0)} MiB; random BF16 weights of each model's exact shapes, 1 thread)`,
+  `(wasm heap: at most ${(attn.memory().heapMaxBytes / MiB).toFixed(0)} MiB; random BF16 weights of each model's exact shapes, dtype '${dtype}', 1 thread)`,
 );

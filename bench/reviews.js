@@ -51,7 +51,28 @@ function bagOfWords(train) {
 const accuracy = (predict, rows) => rows.filter((r) => predict(r.text) === r.label).length / rows.length;
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
-/** Runs the benchmark; returns { rows, timing } and prints progress through `progress`. */
+/**
+ * The shipped model's calibration (its temperature from config.json) on the held-out
+ * sentences: { temperature, count, bins, eceBefore, eceAfter, nllBefore, nllAfter }.
+ */
+export async function shippedCalibration(attn, files = readReviewFiles()) {
+  const shipped = await attn.TextClassifier.load(
+    fileURLToPath(new URL('../web/elements/models/review-sentiment/', import.meta.url)),
+  );
+  try {
+    return {
+      temperature: shipped.temperature,
+      ...calibrationMetrics(
+        logitRows(shipped, Object.values(reviewSplits(files.uci).heldOut).flat()),
+        shipped.temperature,
+      ),
+    };
+  } finally {
+    shipped.dispose();
+  }
+}
+
+/** Runs the benchmark; returns { rows, timing, calibration } and prints progress through `progress`. */
 export async function reviewBench(progress = () => {}) {
   const files = readReviewFiles();
   const list = wordList();
@@ -85,18 +106,7 @@ export async function reviewBench(progress = () => {}) {
     }
     ours.dispose();
   }
-  // The shipped model's calibration (its temperature from config.json) on the held-out sentences.
-  const shipped = await attn1.TextClassifier.load(
-    fileURLToPath(new URL('../web/elements/models/review-sentiment/', import.meta.url)),
-  );
-  const calibration = {
-    temperature: shipped.temperature,
-    ...calibrationMetrics(
-      logitRows(shipped, Object.values(reviewSplits(files.uci).heldOut).flat()),
-      shipped.temperature,
-    ),
-  };
-  shipped.dispose();
+  const calibration = await shippedCalibration(attn1, files);
   // Training and inference time.
   const timing = [];
   for (const threads of [1, 2]) {
@@ -134,20 +144,18 @@ export function reviewTables({ rows, timing, calibration: c }) {
     '|---|---:|---:|',
   );
   for (const t of timing) lines.push(`| ${t.runtime} | ${t.seconds.toFixed(1)} s | ${t.perSentence.toFixed(2)} ms |`);
-  if (c) {
-    lines.push(
-      '',
-      `| shipped model, held-out sentences (${c.count}) | raw logits | calibrated (T = ${c.temperature.toFixed(2)}) |`,
-      '|---|---:|---:|',
-    );
-    lines.push(
-      `| expected calibration error (${c.bins} equal-width bins) | ${c.eceBefore.toFixed(4)} | ${c.eceAfter.toFixed(4)} |`,
-    );
-    lines.push(
-      `| negative log-likelihood (nats per sentence) | ${c.nllBefore.toFixed(3)} | ${c.nllAfter.toFixed(3)} |`,
-    );
-  }
+  if (c) lines.push('', calibrationTable(c));
   return lines.join('\n');
+}
+
+/** The shipped model's calibration as a table: ECE and NLL, raw and calibrated. */
+export function calibrationTable(c) {
+  return [
+    `| shipped model, held-out sentences (${c.count}) | raw logits | calibrated (T = ${c.temperature.toFixed(2)}) |`,
+    '|---|---:|---:|',
+    `| expected calibration error (${c.bins} equal-width bins) | ${c.eceBefore.toFixed(4)} | ${c.eceAfter.toFixed(4)} |`,
+    `| negative log-likelihood (nats per sentence) | ${c.nllBefore.toFixed(3)} | ${c.nllAfter.toFixed(3)} |`,
+  ].join('\n');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

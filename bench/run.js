@@ -14,6 +14,7 @@ import { comparisonTable, modelTable, quantizedTable } from './table.js';
 import { recordResults, progressWriter } from './results.js';
 import { trainingBench, trainingTable } from './training.js';
 import { reviewBench, reviewTables } from './reviews.js';
+import { probeBench, probeTable } from './probe.js';
 import { windowBench, windowTable } from './window.js';
 
 const progress = progressWriter(process.stderr);
@@ -119,6 +120,7 @@ const training = await trainingBench(progress);
 const models = [];
 for (const threads of [1, 2]) models.push(await session(threads, './models.js'));
 const reviews = await reviewBench(progress);
+const probe = await probeBench(progress);
 progress('');
 
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, Node ${process.version}`;
@@ -146,9 +148,13 @@ console.log(trainingTable(training));
 printModels(models);
 printQuantized(models);
 console.log(
-  '\nReview classifier (issue 20): accuracy on real review sentences it never trained on (UCI Sentiment Labelled Sentences, held-out 20% per source, seed 2026; "never trained on": trained on the other two sources), beside a word list and a bag-of-words logistic regression on the same splits; then training and inference time.\n',
+  '\nReview classifier (issue 20): accuracy on real review sentences it never trained on (UCI Sentiment Labelled Sentences, held-out 20% per source, seed 2026; "never trained on": trained on the other two sources), beside a word list and a bag-of-words logistic regression on the same splits; then training and inference time; then the shipped model\'s calibration (issue 35): expected calibration error and NLL on the held-out sentences, from its raw logits and divided by its temperature.\n',
 );
 console.log(reviewTables(reviews));
+console.log(
+  `\nLinear probe (issue 35): TextClassifier.train(corpus, { encoder }) on the first ${probe.sentences.toLocaleString('en-US')} sentences of the review training split: the time to embed them (the encoder's forward, mean pooling; per sentence) and to train the softmax layer (${probe.epochs} epochs of AdamW, batches of 32), on the tiny BERT fixture (random weights: the accuracy says nothing; \`node bench/probe.js <folder or Hub id>\` times a real encoder).\n`,
+);
+console.log(probeTable(probe));
 
 recordResults('node', {
   date: new Date().toISOString(),
@@ -162,6 +168,7 @@ recordResults('node', {
   training: training.rows,
   models,
   reviews,
+  probe,
 });
 console.log('\nWrote bench/results/latest.json (node)');
 

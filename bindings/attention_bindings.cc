@@ -121,11 +121,12 @@ double HeapMaxBytes() { return static_cast<double>(emscripten_get_heap_max()); }
 std::string StatusMessage(int code) { return attn::StatusMessage(static_cast<attn::Status>(code)); }
 
 // Bytes of the wasm heap currently handed out by malloc (for leak checks and the bench).
-double HeapBytesInUse() { return static_cast<double>(mallinfo().uordblks); }
+// mallinfo's fields are ints; the heap passes 2 GiB, so they are read as unsigned.
+double HeapBytesInUse() { return static_cast<double>(static_cast<unsigned>(mallinfo().uordblks)); }
 
 // The most the heap has ever held from the system (dlmalloc's max footprint): a high-water
 // mark that includes scratch memory freed before a call returned.
-double HeapPeakBytes() { return static_cast<double>(mallinfo().usmblks); }
+double HeapPeakBytes() { return static_cast<double>(static_cast<unsigned>(mallinfo().usmblks)); }
 
 // The kernels' own answer: the relaxed-SIMD build compiles only them with relaxed FMA.
 std::string SimdTarget() { return attn::KernelTarget(); }

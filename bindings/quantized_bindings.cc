@@ -22,8 +22,8 @@ double QuantBytes(int storage, int inner, int cols) {
 // w: float32 [inner, cols] (or [cols, inner] when transposed, row stride w_stride).
 void Quantize(uintptr_t w, int w_stride, bool transposed, int inner, int cols, int storage,
               uintptr_t out) {
-  attn::QuantizeMatrix(Ptr<const float>(w), w_stride, transposed, inner, cols,
-                       StorageOf(storage), Ptr<uint8_t>(out));
+  attn::QuantizeMatrix(Ptr<const float>(w), w_stride, transposed, inner, cols, StorageOf(storage),
+                       Ptr<uint8_t>(out));
 }
 
 // blocks: a GGUF tensor's [cols, inner / 32] blocks.

@@ -233,15 +233,15 @@ test('empty shapes are legal and give empty or zero results', () => {
   assert.deepEqual(Array.from(noKeys.output.data), [0, 0, 0, 0, 0, 0]);
 });
 
-test('a result too big for the 2 GiB wasm heap is a RangeError, and nothing is left behind', () => {
-  const n = 30000; // weights alone would be 30000² × 4 B = 3.6 GB
+test('a result too big for the 4 GiB wasm heap is a RangeError, and nothing is left behind', () => {
+  const n = 40000; // weights alone would be 40000² × 4 B = 6.4 GB
   const x = { data: new Float32Array(n).fill(0.5), shape: [n, 1] };
   const before = attn.memory().inUseBytes;
   assert.throws(
     () => attn.attention(x, x, x, { returnWeights: true }),
     (e) =>
       e instanceof RangeError &&
-      e.message === 'attention: the weights [30000, 30000] need 3.4 GiB; the wasm heap holds at most 2 GiB',
+      e.message === 'attention: the weights [40000, 40000] need 6.0 GiB; the wasm heap holds at most 4.0 GiB',
   );
   assert.equal(attn.memory().inUseBytes, before);
   const ok = attn.attention(

@@ -318,7 +318,7 @@ test('every option is checked before anything is learned, and named: batchSize 1
   await assert.rejects(attn.TextClassifier.load(files, { cach: false }), {
     name: 'TypeError',
     message:
-      /^TextClassifier\.load: unknown option 'cach' \(did you mean 'cache'\? known: onProgress, fetchOptions, cache\)/,
+      /^TextClassifier\.load: unknown option 'cach' \(did you mean 'cache'\? known: onProgress, fetchOptions, cache, encoder\)/,
   });
   await assert.rejects(attn.TextClassifier.load(files, null), {
     name: 'TypeError',

@@ -25,7 +25,56 @@ const CASES = [
     /attention-matrix: value is 100000 × 100000 = 10000000000 cells, more than the 1048576/,
     { value: '[[1,2],[3,4]]' },
   ],
-  ['attention-heatmap', { example: '999' }, /attention-heatmap: example must be 1 to 4, got 999/, { example: '2' }],
+  [
+    'attention-heatmap',
+    { example: '999' },
+    /^attention-heatmap: example must be a whole number from 1 to 4, got "999"$/,
+    { example: '2' },
+  ],
+  // The scalar attributes (web/elements/attributes.js): one message, the element drawn on.
+  [
+    'attention-heatmap',
+    { weights: '[[[0.5,0.5],[0.2,0.8]],[[1,0],[0,1]]]', view: 'lines', head: '3' },
+    /^attention-heatmap: head must be a whole number from 1 to 2 or one of average, all, got "3"$/,
+    { weights: '[[[0.5,0.5],[0.2,0.8]],[[1,0],[0,1]]]', view: 'lines', head: '2' },
+  ],
+  [
+    'attention-heatmap',
+    { view: 'line', example: '1' },
+    /^attention-heatmap: view must be one of grid, lines, got "line"$/,
+    { view: 'lines', example: '1' },
+  ],
+  [
+    'attention-matrix',
+    { value: '[[1]]', precision: '12' },
+    /^attention-matrix: precision must be a whole number from 0 to 8, got "12"$/,
+    { value: '[[1]]', precision: '2' },
+  ],
+  [
+    'attention-matrix',
+    { value: '[[1]]', heat: 'hot' },
+    /^attention-matrix: heat must be one of sequential, diverging, got "hot"$/,
+    { value: '[[1]]', heat: 'diverging' },
+  ],
+  ['attention-flash', { block: '0' }, /^attention-flash: block must be a whole number ≥ 1, got "0"$/, { block: '3' }],
+  [
+    'positional-encoding',
+    { kind: 'ropes' },
+    /^positional-encoding: kind must be one of sinusoidal, rope, alibi, laplacian, got "ropes"$/,
+    { kind: 'rope' },
+  ],
+  [
+    'attention-steps',
+    { example: '1', precision: 'x' },
+    /^attention-steps: precision must be a whole number from 0 to 8, got "x"$/,
+    { example: '1', precision: '3' },
+  ],
+  [
+    'attention-steps',
+    { example: '5' },
+    /^attention-steps: example must be a whole number from 1 to 4, got "5"$/,
+    { example: '1' },
+  ],
   [
     'attention-heatmap',
     { weights: 'nope' },
@@ -152,6 +201,50 @@ for (const [tag, bad, message, good] of CASES) {
     assert.deepEqual(errors, []);
   });
 }
+
+test('a bad attribute value keeps the controls: <attention-heatmap head="x"> keeps its buttons and head menu; <token-pruning dim="0"> its checkboxes', async () => {
+  const result = await page.evaluate(async () => {
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+    const heatmap = document.createElement('attention-heatmap');
+    heatmap.setAttribute('weights', '[[[0.5,0.5],[0.2,0.8]],[[1,0],[0,1]]]');
+    heatmap.setAttribute('view', 'lines');
+    heatmap.setAttribute('head', 'x');
+    const pruning = document.createElement('token-pruning');
+    pruning.setAttribute('dim', '0');
+    document.body.append(heatmap, pruning);
+    await settle();
+    const seen = (el) => ({
+      alert: el.shadowRoot.querySelector('[role="alert"]')?.textContent ?? null,
+      buttons: el.shadowRoot.querySelectorAll('button').length,
+      selects: el.shadowRoot.querySelectorAll('select').length,
+      boxes: el.shadowRoot.querySelectorAll('input[type="checkbox"]').length,
+      lines: el.shadowRoot.querySelectorAll('svg line').length,
+    });
+    const out = { heatmap: { ...seen(heatmap), error: heatmap.error?.message }, pruning: seen(pruning) };
+    heatmap.setAttribute('head', '2');
+    pruning.setAttribute('dim', '5');
+    await settle();
+    out.heatmapAfter = seen(heatmap);
+    out.pruningAfter = { ...seen(pruning), dim: pruning.result.x.shape[1] };
+    heatmap.remove();
+    pruning.remove();
+    return out;
+  });
+  assert.equal(
+    result.heatmap.alert,
+    'attention-heatmap: head must be a whole number from 1 to 2 or one of average, all, got "x"',
+  );
+  assert.equal(result.heatmap.error, result.heatmap.alert, 'element.error holds it');
+  assert.ok(result.heatmap.buttons >= 1, 'the view toggle and the export buttons stay');
+  assert.equal(result.heatmap.selects, 1, 'the head menu stays');
+  assert.equal(result.heatmap.lines, 4, 'drawn with the default (the average of heads)');
+  assert.equal(result.heatmapAfter.alert, null);
+  assert.equal(result.pruning.alert, 'token-pruning: dim must be a whole number from 1 to 64, got "0"');
+  assert.equal(result.pruning.boxes, 6);
+  assert.equal(result.pruningAfter.alert, null);
+  assert.equal(result.pruningAfter.dim, 5);
+  assert.deepEqual(errors, []);
+});
 
 test('a 1000 × 1000 matrix draws to a canvas with a summary (no freeze); 100 × 100 too; 32 × 32 stays a table', async (t) => {
   const result = await page.evaluate(async () => {

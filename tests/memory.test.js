@@ -66,17 +66,17 @@ test("the issue's three calls are RangeErrors with the bytes needed; results aft
   const tall = { data: new Float32Array(65536), shape: [65536, 1] };
   assertRefused(
     () => attn.attention(tall, tall, tall, { returnWeights: true }),
-    'attention: the weights [65536, 65536] need 16.0 GiB; the wasm heap holds at most 2 GiB',
+    'attention: the weights [65536, 65536] need 16.0 GiB; the wasm heap holds at most 4.0 GiB',
   );
   const one = { data: new Float32Array(1), shape: [1, 1] };
   const big = { data: new Float32Array(2 ** 30), shape: [2 ** 30, 1] }; // 4 GiB of JS memory
   assertRefused(
     () => attn.attention(one, big, big, { returnWeights: true }),
-    'attention: the k [1073741824, 1] need 4.0 GiB; the wasm heap holds at most 2 GiB',
+    'attention: the k [1073741824, 1] need 4.0 GiB; the wasm heap holds at most 4.0 GiB',
   );
   assertRefused(
     () => attn.laplacianEncoding({ numNodes: 100000, edges: [[0, 1]] }, 2),
-    'laplacianEncoding: the Laplacian [100000, 100000] (float64) and eigensolver need 149.1 GiB; the wasm heap holds at most 2 GiB',
+    'laplacianEncoding: the Laplacian [100000, 100000] (float64) and eigensolver need 149.1 GiB; the wasm heap holds at most 4.0 GiB',
   );
   assert.ok(canary().equals(reference), 'canary differs after the refused calls');
 });
@@ -88,7 +88,7 @@ test('every public function and class refuses sizes past the heap, naming itself
   const cases = [
     [
       () => attn.attention(x([4096, 1]), x([65536, 1]), x([65536, 1]), { trace: true }),
-      /^attention: the weights \[4096, 65536\] need 1\.0 GiB; .*|^attention: this call needs 4\.0 GiB of wasm memory in all \(the largest part: the weights \[4096, 65536\], 1\.0 GiB\); the wasm heap holds at most 2 GiB$/,
+      /^attention: the weights \[4096, 65536\] need 1\.0 GiB; .*|^attention: this call needs 4\.0 GiB of wasm memory in all \(the largest part: the weights \[4096, 65536\], 1\.0 GiB\); the wasm heap holds at most 4.0 GiB$/,
     ],
     [
       () =>
@@ -104,44 +104,44 @@ test('every public function and class refuses sizes past the heap, naming itself
     [
       () =>
         attn.matmul({ data: new Float32Array(0), shape: [3, 0] }, { data: new Float32Array(0), shape: [0, 2 ** 30] }),
-      'matmul: the output [3, 1073741824] would need 12.0 GiB; results are limited to what the wasm heap holds, 2 GiB',
+      'matmul: the output [3, 1073741824] would need 12.0 GiB; results are limited to what the wasm heap holds, 4.0 GiB',
     ],
     [() => attn.matmul(row, { data: new Float32Array(2 ** 16), shape: [2 ** 16, 1] }), null],
     [
       () => attn.matmul(x([2 ** 13, 1]), x([1, 2 ** 17])),
-      'matmul: the output [8192, 131072] need 4.0 GiB; the wasm heap holds at most 2 GiB',
+      'matmul: the output [8192, 131072] need 4.0 GiB; the wasm heap holds at most 4.0 GiB',
     ],
     [
       () => new attn.MultiHeadAttention({ dModel: 2 ** 15, numHeads: 1 }),
-      'MultiHeadAttention: the weight wq [32768, 32768] need 4.0 GiB; the wasm heap holds at most 2 GiB',
+      'MultiHeadAttention: the weight wq [32768, 32768] need 4.0 GiB; the wasm heap holds at most 4.0 GiB',
     ],
     [
       () => new attn.TransformerEncoderLayer({ dModel: 64, numHeads: 1, dFF: 2 ** 24 }),
-      'TransformerEncoderLayer: the weight w1 [64, 16777216] need 4.0 GiB; the wasm heap holds at most 2 GiB',
+      'TransformerEncoderLayer: the weight w1 [64, 16777216] need 4.0 GiB; the wasm heap holds at most 4.0 GiB',
     ],
     [
       () => attn.sinusoidalEncoding(2 ** 20, 2 ** 10),
-      'sinusoidalEncoding: the encoding [1048576, 1024] need 4.0 GiB; the wasm heap holds at most 2 GiB',
+      'sinusoidalEncoding: the encoding [1048576, 1024] need 4.0 GiB; the wasm heap holds at most 4.0 GiB',
     ],
     [
       () => attn.alibiBias(64, 8192),
-      'alibiBias: the bias [64, 8192, 8192] need 16.0 GiB; the wasm heap holds at most 2 GiB',
+      'alibiBias: the bias [64, 8192, 8192] need 16.0 GiB; the wasm heap holds at most 4.0 GiB',
     ],
     [
       () => attn.alibiSlopes(2 ** 30),
-      'alibiSlopes: the slopes (float64) [1073741824] need 8.0 GiB; the wasm heap holds at most 2 GiB',
+      'alibiSlopes: the slopes (float64) [1073741824] need 8.0 GiB; the wasm heap holds at most 4.0 GiB',
     ],
     [
       () => attn.laplacianEncoding({ numNodes: 20000, edges: [] }, 1),
-      'laplacianEncoding: the Laplacian [20000, 20000] (float64) and eigensolver need 6.0 GiB; the wasm heap holds at most 2 GiB',
+      'laplacianEncoding: the Laplacian [20000, 20000] (float64) and eigensolver need 6.0 GiB; the wasm heap holds at most 4.0 GiB',
     ],
     [
       () => attn.feedForward(x([256, 64]), { w1: x([64, 2 ** 22]), w2: x([2 ** 22, 64]) }),
-      'feedForward: the hidden layer and packed weights need 5.0 GiB; the wasm heap holds at most 2 GiB',
+      'feedForward: the hidden layer and packed weights need 5.0 GiB; the wasm heap holds at most 4.0 GiB',
     ],
     [
       () => attn.setPool({ data: new Float32Array(0), shape: [2 ** 21, 0, 2 ** 12] }),
-      'setPool: the output [2097152, 4096] would need 32.0 GiB; results are limited to what the wasm heap holds, 2 GiB',
+      'setPool: the output [2097152, 4096] would need 32.0 GiB; results are limited to what the wasm heap holds, 4.0 GiB',
     ],
   ];
   for (const [fn, message] of cases) {
@@ -158,12 +158,12 @@ test('every public function and class refuses sizes past the heap, naming itself
     const long = x([65536, 2]);
     assertRefused(
       () => mha.forward(long, long, long, { returnWeights: true }),
-      'MultiHeadAttention.forward: the weights [1, 1, 65536, 65536] need 16.0 GiB; the wasm heap holds at most 2 GiB',
+      'MultiHeadAttention.forward: the weights [1, 1, 65536, 65536] need 16.0 GiB; the wasm heap holds at most 4.0 GiB',
     );
     const huge = x([1, 2 ** 28, 2]); // 2 GiB of input
     assertRefused(
       () => layer.forward(huge),
-      'TransformerEncoderLayer.forward: the sub-layer streams and kernel workspace need 18.0 GiB; the wasm heap holds at most 2 GiB',
+      'TransformerEncoderLayer.forward: the sub-layer streams and kernel workspace need 18.0 GiB; the wasm heap holds at most 4.0 GiB',
     );
   } finally {
     mha.dispose();
@@ -176,14 +176,14 @@ test('a call larger than the free heap says how much is free; after dispose() it
   const api = await init({ wasmBinary }); // a fresh instance: its heap is ours alone
   const reference = canary(api);
   const layers = [];
-  // Fill about 1.5 GiB of the 2 GiB heap with layers' weights (each dModel 4096: 4 × 64 MiB).
-  for (let i = 0; i < 6; i++) layers.push(new api.MultiHeadAttention({ dModel: 4096, numHeads: 8, bias: false }));
+  // Fill about 3.5 GiB of the 4 GiB heap with layers' weights (each dModel 4096: 4 × 64 MiB).
+  for (let i = 0; i < 14; i++) layers.push(new api.MultiHeadAttention({ dModel: 4096, numHeads: 8, bias: false }));
   const x = { data: new Float32Array(2 ** 27), shape: [2 ** 15, 2 ** 12] }; // 512 MiB
   assert.throws(
     () => api.layerNorm(x),
     (e) =>
       e instanceof RangeError &&
-      /^layerNorm: this call needs 512\.0 MiB of wasm memory but only \d+\.\d MiB of the 2 GiB heap are free/.test(
+      /^layerNorm: this call needs 512\.0 MiB of wasm memory but only \d+\.\d MiB of the 4\.0 GiB heap are free/.test(
         e.message,
       ),
   );
@@ -292,7 +292,7 @@ test('estimateMemory checks arguments as the call does, and names unknown functi
     ['q', 'batch table', 'output', 'kernel workspace'],
   ); // q = k = v copied once
   assert.equal(small.blocks[0].bytes, 24);
-  assert.equal(small.heapMaxBytes, 2 * GiB);
+  assert.equal(small.heapMaxBytes, 4 * GiB - 65536); // 65,535 wasm pages
   const huge = attn.estimateMemory(
     'attention',
     { data: new Float32Array(65536), shape: [65536, 1] },

@@ -81,7 +81,7 @@ test('config.json problems: missing, not JSON, unsupported model_type or option,
   await rejects(
     withConfig({ vocab_size: 2 ** 24, hidden_size: 4096, num_attention_heads: 32 }),
     RangeError,
-    /^loadModel: the bert weights need 512.6 GiB of wasm memory as float32; the wasm heap holds at most 2 GiB/,
+    /^loadModel: the bert weights need 512.6 GiB of wasm memory as float32; the wasm heap holds at most 4\.0 GiB/,
   );
   await rejects(
     files,

@@ -60,7 +60,7 @@ function run(mod, { w, inner, cols, storage, a, rows, bias }) {
     const m = views(mod);
     return {
       packed: m.HEAPU8.slice(wq, wq + bytes),
-      out: m.HEAPF32.slice(out >> 2, (out >> 2) + rows * cols),
+      out: m.HEAPF32.slice(out >>> 2, (out >>> 2) + rows * cols),
     };
   } finally {
     scope.release();

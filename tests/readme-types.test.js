@@ -14,7 +14,7 @@ const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.m
 
 // The ```js blocks of a markdown file, those fenced ```js browser (not run in Node) included.
 const snippets = (file) =>
-  [...readFileSync(`${root}${file}`, 'utf8').matchAll(/```js(?: browser)?\n([\s\S]*?)```/g)].map((m) => m[1]);
+  [...readFileSync(`${root}${file}`, 'utf8').matchAll(/```js(?: browser| network)?\n([\s\S]*?)```/g)].map((m) => m[1]);
 
 test("the README's and docs/' JavaScript snippets compile under tsc --strict", () => {
   const files = [

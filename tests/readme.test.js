@@ -17,9 +17,13 @@ const DOC_FILES = [
     .map((f) => `docs/${f}`),
 ];
 // A file's ```js snippets in order, each with whether its fence says it runs only in a browser
-// (```js browser: type-checked by readme-types.test.js, not run here).
+// or needs the network (```js browser, ```js network: type-checked by readme-types.test.js, not
+// run here).
 const snippets = (file) =>
-  [...read(file).matchAll(/```js( browser)?\n([\s\S]*?)```/g)].map((m) => ({ browser: Boolean(m[1]), code: m[2] }));
+  [...read(file).matchAll(/```js( browser| network)?\n([\s\S]*?)```/g)].map((m) => ({
+    browser: Boolean(m[1]),
+    code: m[2],
+  }));
 
 test('the README first example runs and its commented output is right', () => {
   const code = snippets('README.md')[0].code;
@@ -65,8 +69,20 @@ const PROMISES = {
     BROWSER,
   ],
   'docs/glossary.md': [],
+  'docs/gguf.md': [[/^llama 2 32\n\[1,304,269,298,316,278,293,261\]\n\[ 1, 8, 349 \] true\n$/, 'GGUF']],
   'docs/models.md': [LOAD_MODEL, [/^\[ 'mean' \] true\n\[ 2, 32 \] 0\.880\n\[ 1, 64 \]\n$/, 'embed']],
   'docs/security.md': [],
+  'docs/text-classification-probe.md': [
+    [
+      /^embedded 8 of 8\nepoch 10: loss 0\.388\nepoch 20: loss 0\.242\nepoch 30: loss 0\.164\nepoch 40: loss 0\.119\nlinear-probe \[ 'negative', 'positive' \] positive\n\[CLS\] a great film \[SEP\] \| 2 layers of 4 heads\n1\n$/,
+      'linear probe',
+    ],
+    [
+      /^\[ 'config\.json', 'model\.safetensors' \]\n\{\n  source: 'tests\/fixtures\/hf\/tiny-bert',\n  revision: null,\n  modelType: 'bert',\n  dModel: 32,\n  vocabSize: 55,\n  numLayers: 2\n\}\n\[ 0\.23295137286186218, 0\.7670486569404602 \] \[ 0\.23295137286186218, 0\.7670486569404602 \]\ntrue\nfalse\n$/,
+      'probe files',
+    ],
+    BROWSER,
+  ],
   'docs/text-classification.md': [
     [/^negative \[CLS\] the food was cold and the waiter ignored us \.\n2 4 11\n$/, 'TextClassifier'],
   ],

@@ -12,6 +12,11 @@ import { init } from 'attention-wasm';
 import { startServer } from '../scripts/server.js';
 import { EXAMPLES } from '../web/elements/training/review-recipe.js';
 import { confidenceWords } from '../web/elements/confidence.js';
+import { modelSource } from '../web/elements/model-url.js';
+import { reviewSplits } from '../web/elements/training/review-recipe.js';
+import { readReviewFiles } from '../scripts/review-training.mjs';
+
+const TAG = 'attention-sentiment';
 
 const attn = await init({ simd: 'baseline' });
 const shipped = await attn.TextClassifier.load(
@@ -163,6 +168,182 @@ test(
       assert.ok(Math.abs(accuracy - shippedAccuracy) <= 0.02 + 1e-9, `${accuracy} vs ${shippedAccuracy}`);
       assert.deepEqual(errors, []);
     } finally {
+      await browser.close();
+      server.close();
+    }
+  },
+);
+
+test('modelSource: a Hub id stays an id (the library fetches it from the Hub); a path or URL becomes a URL', () => {
+  const id = 'distilbert/distilbert-base-uncased-finetuned-sst-2-english';
+  assert.equal(modelSource(TAG, 'model', id), id);
+  globalThis.document = { baseURI: 'https://example.org/app/' };
+  try {
+    assert.equal(modelSource(TAG, 'model', './owner/name'), 'https://example.org/app/owner/name');
+    assert.equal(modelSource(TAG, 'model', '/m/review/'), 'https://example.org/m/review/');
+    assert.throws(() => modelSource(TAG, 'model', 'javascript:alert(1)'), {
+      name: 'TypeError',
+      message: /^attention-sentiment: model must be the http\(s\) URL of a model folder/,
+    });
+  } finally {
+    delete globalThis.document;
+  }
+});
+
+test(
+  '<attention-sentiment model="…"> on a Hugging Face sequence classifier (the DistilBERT fixture): its tokens and ids with [CLS] and [SEP], no vectors stage, every head of a layer at a glance and one head on click, its head\'s probabilities',
+  { timeout: 120_000 },
+  async () => {
+    const folder = fileURLToPath(new URL('./fixtures/hf/tiny-distilbert-f16/', import.meta.url));
+    const checkpoint = await attn.TextClassifier.load(folder);
+    const text = 'the film was not bad';
+    const expected = checkpoint.predict(text);
+    const { server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'tests'] });
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push(m.text());
+      });
+      await page.goto(`${url}tests/helpers/sentiment-hub.html`);
+      await page.waitForFunction(() => document.getElementById('hub').prediction !== null, null, { timeout: 30_000 });
+      const read = () =>
+        page.evaluate(() => {
+          const el = document.getElementById('hub');
+          const root = el.shadowRoot;
+          const region = (label) => root.querySelector(`[aria-label^="${label}"] table`);
+          const cells = (table) =>
+            [...table.querySelectorAll('tbody tr')].map((tr) =>
+              [...tr.querySelectorAll('td')].map((td) => Number(td.title)),
+            );
+          return {
+            p: el.prediction,
+            format: el.classifier.format,
+            verdict: root.querySelector('.verdict').textContent,
+            stages: [...root.querySelectorAll('ol.pipeline > li h3')].map((h) => h.textContent),
+            chips: [...root.querySelectorAll('ol.pipeline > li:nth-child(2) .chip')].map((c) => c.textContent),
+            ids: [...root.querySelectorAll('ol.pipeline > li:nth-child(3) .chip')].map((c) => Number(c.textContent)),
+            vectors: root.querySelector('ol.pipeline > li:nth-child(4)').textContent,
+            cls: cells(region('What the [CLS] query')),
+            matrix: cells(region('Attention matrix')),
+            pressed: [...root.querySelectorAll('button.head')].map((b) => b.getAttribute('aria-pressed')),
+            head: [...region('Logits').querySelectorAll('tbody tr')].map((tr) => [
+              tr.querySelector('th').textContent,
+              Number(tr.querySelectorAll('td')[1].textContent),
+            ]),
+            note: root.querySelector('.note').textContent,
+          };
+        });
+      const first = await read();
+      assert.equal(first.format, 'hugging-face');
+      assert.deepEqual(
+        first.p.probabilities,
+        expected.probabilities,
+        'the same build in Node and Chromium: the same bits',
+      );
+      const q = expected.probabilities[expected.labelId];
+      assert.equal(
+        first.verdict,
+        `Prediction: ${expected.label} (p = ${q.toFixed(3)}, ${confidenceWords(q)}; loaded classifier)`,
+      );
+      assert.deepEqual(first.stages, [
+        '1. Text',
+        '2. Subword tokens (7)',
+        '3. Indices',
+        '4. Vectors',
+        '5. Attention, layer 2 of 2',
+        "6. [CLS] → the checkpoint's classification head & softmax",
+      ]);
+      assert.deepEqual(first.chips, ['[CLS]', 'the', 'film', 'was', 'not', 'bad', '[SEP]']);
+      assert.deepEqual(
+        first.ids,
+        expected.tokens.map((t) => t.id),
+      );
+      assert.match(first.vectors, /not read back here/);
+      assert.deepEqual(
+        first.cls,
+        expected.attention[1].map((head) => head[0]),
+        'every head of the last layer: its [CLS] row, exactly',
+      );
+      assert.deepEqual(first.matrix, expected.attention[1][0], "head 1's full map");
+      assert.deepEqual(first.pressed, ['true', 'false', 'false', 'false']);
+      assert.deepEqual(
+        first.head,
+        checkpoint.labels.map((name, k) => [name, Number(expected.probabilities[k].toFixed(4))]),
+      );
+      assert.match(
+        first.note,
+        /^A pretrained distilbert sequence classifier: 2 layers of 4 heads, 32 numbers per token, 55 tokens; labels NEGATIVE, POSITIVE\./,
+      );
+      // A click on head 3 shows its map; the keyboard stays on it.
+      await page.locator('#hub').getByRole('button', { name: 'Head 3: show its full map' }).click();
+      const third = await read();
+      assert.deepEqual(third.matrix, expected.attention[1][2]);
+      assert.deepEqual(third.pressed, ['false', 'false', 'true', 'false']);
+      assert.equal(
+        await page.evaluate(() => document.getElementById('hub').shadowRoot.activeElement?.getAttribute('aria-label')),
+        'Head 3: show its full map',
+      );
+      // Layer 1 from the select: its heads' [CLS] rows.
+      await page.locator('#hub').locator('select').nth(1).selectOption('0');
+      const layer1 = await read();
+      assert.deepEqual(
+        layer1.cls,
+        expected.attention[0].map((head) => head[0]),
+      );
+      assert.ok(
+        await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+        'no page overflow at 390 px',
+      );
+      await page.addScriptTag({ path: fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url)) });
+      const violations = await page.evaluate(async () =>
+        (await window.axe.run(document)).violations
+          .filter((v) => ['serious', 'critical'].includes(v.impact))
+          .map((v) => `${v.id}: ${v.nodes.length}`),
+      );
+      assert.deepEqual(violations, []);
+      // With attribute encoder, "Train" trains a linear probe on it (the review sentences) and
+      // shows it: Node's probe on the same encoder and sentences, to float64 rounding.
+      const trainButton = page.locator('#hub').getByRole('button', { name: 'Train a linear probe' });
+      const started = Date.now();
+      await trainButton.click();
+      await page.waitForFunction(
+        () => /^Done/.test(document.getElementById('hub').shadowRoot.querySelector('[role=status]').textContent),
+        null,
+        { timeout: 180_000 },
+      );
+      const seconds = (Date.now() - started) / 1000;
+      await page.waitForFunction(() => document.getElementById('hub').classifier?.format === 'linear-probe');
+      const probed = await read();
+      const encoder = await attn.loadModel(fileURLToPath(new URL('./fixtures/hf/tiny-bert/', import.meta.url)));
+      const { train, heldOut } = reviewSplits(readReviewFiles().uci);
+      const probe = await attn.TextClassifier.train(train, {
+        encoder,
+        labels: ['negative', 'positive'],
+        validation: Object.values(heldOut).flat(),
+      });
+      const want = probe.predict(text);
+      console.log(
+        `# a linear probe trained in the element in ${seconds.toFixed(1)} s; p = ${JSON.stringify(probed.p.probabilities)} (Node ${JSON.stringify(want.probabilities)})`,
+      );
+      want.probabilities.forEach((v, k) => assert.ok(Math.abs(probed.p.probabilities[k] - v) < 1e-5, `${k}`));
+      assert.match(
+        probed.verdict,
+        /; a linear probe trained here in \d+(\.\d)? s, \d+(\.\d)?% right on held-out sentences\)/,
+      );
+      assert.equal(probed.stages[5], '6. Mean of the last layer → linear & softmax (a linear probe)');
+      assert.deepEqual(probed.chips, ['[CLS]', 'the', 'film', 'was', 'not', 'bad', '[SEP]']);
+      assert.match(
+        probed.note,
+        /^A linear probe \(a softmax layer on the pooled last layer\) on a pretrained bert encoder/,
+      );
+      probe.dispose();
+      encoder.dispose();
+      assert.deepEqual(errors, []);
+    } finally {
+      checkpoint.dispose();
       await browser.close();
       server.close();
     }

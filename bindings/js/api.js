@@ -9,7 +9,9 @@ import { makeBlock } from './block.js';
 import { makeNormalization } from './normalization.js';
 import { makeSoftmax } from './softmax.js';
 import { TinyTransformer } from './tiny_transformer.js';
-import { trainWeights, classifierFiles } from './text/train_classifier.js';
+import { trainWeights, classifierFiles, FILES_OPTIONS } from './text/train_classifier.js';
+import { TRAIN_OPTIONS } from './text/train_options.js';
+import { checkKeys } from './checks.js';
 import { makeBackward } from './backward.js';
 import { tensor, toNested, toTfjs, toOrt } from './tensor.js';
 import { describePlan, heapMaxBytes } from './memory.js';
@@ -145,7 +147,9 @@ export function createApi(module, { variant, threads = 1, threadsReason = null, 
             );
           return (await models()).trainClassifier(module, corpus, options);
         },
-        trainFiles: async (corpus, options = {}) => {
+        trainFiles: async (corpus, options) => {
+          // Unknown keys refused with both lists (train's and toFiles'), before training.
+          checkKeys('TextClassifier.trainFiles', 'option', options, [...TRAIN_OPTIONS, ...FILES_OPTIONS]);
           const { dtype, metrics, ...rest } = options ?? {};
           const trained = await trainWeights(module, corpus, rest);
           try {

@@ -48,6 +48,6 @@ export function writeCall(heap, call, entries) {
   const floats = new Float32Array(block.buffer, 0, count);
   for (const slot of floatSlots) floats[slot] = call[names[slot]] ?? 0;
   block.set(entries, count);
-  views(heap.module).HEAP32.set(block, address >> 2);
+  views(heap.module).HEAP32.set(block, address >>> 2);
   return address;
 }

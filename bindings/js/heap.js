@@ -42,7 +42,7 @@ export class HeapScope {
         `${this.fn}: cannot allocate ${count} bytes; the wasm heap holds at most ${formatBytes(max, true)}`,
       );
     }
-    const address = this.module._malloc(Math.max(1, count));
+    const address = this.module._malloc(Math.max(1, count)) >>> 0; // unsigned: the heap passes 2 GiB
     if (address === 0)
       throw new RangeError(
         `${this.fn}: out of wasm memory allocating ${formatBytes(count)} (the heap holds at most ${formatBytes(max, true)}, ${formatBytes(this.module._heapBytesInUse())} in use)`,
@@ -71,26 +71,26 @@ export class HeapScope {
   /** Allocates room for a Float32Array and copies it in (its real length, checked intact). */
   floats(data) {
     const address = this.alloc(intact(this.fn, data));
-    views(this.module).HEAPF32.set(data, address >> 2);
+    views(this.module).HEAPF32.set(data, address >>> 2);
     return address;
   }
 
   /** Allocates room for an Int32Array and copies it in. */
   ints(data) {
     const address = this.alloc(intact(this.fn, data));
-    views(this.module).HEAP32.set(data, address >> 2);
+    views(this.module).HEAP32.set(data, address >>> 2);
     return address;
   }
 
   /** Copies `count` floats at `address` out into a new Float32Array. */
   read(address, count) {
-    const start = address >> 2;
+    const start = address >>> 2;
     return views(this.module).HEAPF32.slice(start, start + count);
   }
 
   /** A view of `count` floats at `address` (valid until the next call that can grow memory). */
   view(address, count) {
-    const start = address >> 2;
+    const start = address >>> 2;
     return views(this.module).HEAPF32.subarray(start, start + count);
   }
 

@@ -1391,7 +1391,11 @@ export interface AttentionWasm {
    *   folder that exists by that name wins), a folder path (Node), a URL prefix of a folder
    *   (`https://…/resolve/main/`), Files (a drop or `<input type=file multiple>`), or a Map or
    *   object of file names to bytes (ArrayBuffer, typed array, Blob) or, for `.json`, strings
-   *   or objects.
+   *   or objects. Or one GGUF file (llama.cpp's format; architectures llama, qwen2, qwen3,
+   *   gemma2, gemma3, phi3, gpt2; F32, F16, BF16, Q8_0, Q4_0, Q4_K and Q6_K tensors; Q8_0 and
+   *   Q4_0 matrices kept as blocks when all are of one type or `dtype` asks, the rest dequantized
+   *   to float32 at load): a path to the file (Node), a URL ending in `.gguf`, a File or Blob,
+   *   or its bytes (Uint8Array, ArrayBuffer), told apart by its first bytes, `GGUF`.
    * @param options which head to run, and progress events.
    * @throws TypeError for a source or option of the wrong type; RangeError naming the file,
    *   the tensor or the config key for everything a checkpoint can get wrong, and when the
@@ -1426,15 +1430,32 @@ export interface TextClassifierStatic {
    * format (`config.json`'s `format` is `'attention-wasm/text-classifier'`) or a Hugging Face
    * sequence classifier (`architectures[0]` ending in `ForSequenceClassification`, or
    * `id2label` with a `model_type` {@link AttentionWasm.loadModel} runs), loaded by
-   * `loadModel` with the `'sequence-classification'` head.
+   * `loadModel` with the `'sequence-classification'` head, or a linear probe's files
+   * (`format` `'attention-wasm/linear-probe'`: its head, and its encoder named by the source
+   * it was loaded from; `options.encoder` gives a loaded one instead).
    * @throws RangeError naming the file and the problem (missing file, a config.json of
    *   neither format, one that disagrees with tokenizer.json or the weights, a tensor of the
-   *   wrong shape).
+   *   wrong shape, an `options.encoder` of another shape than the probe's).
    */
   load(
-    source: ModelSource,
-    options?: { onProgress?: (progress: LoadProgress) => void; fetchOptions?: RequestInit; cache?: boolean },
+    source: ModelSource | ClassifierFiles,
+    options?: {
+      onProgress?: (progress: LoadProgress) => void;
+      fetchOptions?: RequestInit;
+      cache?: boolean;
+      /** A linear probe's encoder, already loaded (it stays the caller's: `dispose()` leaves it). */
+      encoder?: PretrainedModel;
+    },
   ): Promise<TextClassifier>;
+  /**
+   * A linear probe: `options.encoder`'s pooled last hidden state (frozen) → a softmax layer
+   * trained by mini-batch AdamW in float64 (features standardised, the standardisation folded
+   * into the saved head). Deterministic for a seed. Progress: `{ stage: 'embedding', … }` as
+   * the corpus is embedded, then `{ stage: 'training', epoch, … }` after each epoch.
+   * @throws TypeError/RangeError naming `TextClassifier.train` and the option, before the
+   *   encoder runs.
+   */
+  train(corpus: Corpus, options: TrainProbeOptions): Promise<TextClassifier>;
   /**
    * Trains a classifier on a corpus: learns a WordPiece tokenizer from its texts, then the
    * transformer. Deterministic for a seed (the same bits from the same build).
@@ -1466,6 +1487,14 @@ export interface CorpusRow {
   text: string;
   /** Its label (a name, or a number read as its decimal string). */
   label: string | number;
+}
+
+/** A linear probe's files, as {@link TextClassifier.toFiles} gives them. */
+export interface ProbeFiles {
+  /** Labels, pooling, the encoder (its source and shape), how it was trained. */
+  'config.json': string;
+  /** `probe.weight` [dModel, labels] and `probe.bias` [labels], float32. */
+  'model.safetensors': Uint8Array;
 }
 
 /** A classifier's files, as {@link TextClassifier.toFiles} and {@link TextClassifierStatic.trainFiles} give them. */
@@ -1508,6 +1537,69 @@ export interface ClassifierProgress {
   accuracy?: number;
   /** True at the last step. */
   done: boolean;
+}
+
+/** Options of {@link TextClassifierStatic.train} for a linear probe (`encoder` given). */
+export interface TrainProbeOptions {
+  /** A loaded encoder ({@link AttentionWasm.loadModel}: BERT, a sentence embedder, …); it stays the caller's. */
+  encoder: PretrainedModel;
+  /** `'mean'` over the real tokens (default) or `'cls'` (the first token's vector). */
+  pooling?: 'mean' | 'cls';
+  /** Passes over the corpus, an integer in [1, 10000] (default 30). */
+  epochs?: number;
+  /** Examples per AdamW step (default 32; the corpus' size for full-batch descent). */
+  batchSize?: number;
+  /** AdamW's learning rate, above 0 (default 0.01; on standardised features). */
+  lr?: number;
+  /** AdamW's decoupled weight decay on the weights, >= 0 (default 0.01). */
+  weightDecay?: number;
+  /** The order examples are visited in, an integer in [0, 2^32 - 1] (default 7). */
+  seed?: number;
+  /** The corpus's format when it is text (default: from its first line). */
+  format?: 'tsv' | 'csv' | 'jsonl';
+  /** Label names in class-id order (default: the labels found). */
+  labels?: string[];
+  /** A held-out corpus: its accuracy is reported after each epoch. */
+  validation?: Corpus;
+  /** Called as the corpus is embedded and after each epoch. */
+  onProgress?: (progress: ProbeProgress) => void;
+  /** Stops training between batches or epochs (the promise rejects with its reason). */
+  signal?: AbortSignal;
+}
+
+/** One progress event of a linear probe's training ({@link TrainProbeOptions.onProgress}). */
+export type ProbeProgress = ProbeEmbeddingProgress | ProbeTrainingProgress;
+
+/** While a linear probe's corpus is embedded: after each batch of sentences. */
+export interface ProbeEmbeddingProgress {
+  /** The stage. */
+  stage: 'embedding';
+  /** Which corpus: the training one, or `options.validation`. */
+  part: 'train' | 'validation';
+  /** Sentences embedded so far. */
+  embedded: number;
+  /** Sentences in that corpus. */
+  total: number;
+  /** Seconds since training started. */
+  seconds: number;
+}
+
+/** After each epoch of a linear probe's training. */
+export interface ProbeTrainingProgress {
+  /** The stage. */
+  stage: 'training';
+  /** Epochs done. */
+  epoch: number;
+  /** Epochs in all. */
+  epochs: number;
+  /** Mean cross-entropy over the whole corpus after this epoch, in nats. */
+  loss: number;
+  /** Accuracy on `options.validation`, when given. */
+  accuracy?: number;
+  /** True after the last epoch. */
+  done: boolean;
+  /** Seconds since training started (embedding included). */
+  seconds: number;
 }
 
 /** Options of {@link TextClassifierStatic.train}. */
@@ -1657,8 +1749,13 @@ export interface CheckpointClassifierConfig {
 export interface TextClassifier {
   /** Label names by class id. */
   readonly labels: readonly string[];
-  /** `'attention-wasm'` (this package's format) or `'hugging-face'` (a Hub sequence classifier). */
-  readonly format: 'attention-wasm' | 'hugging-face';
+  /**
+   * `'attention-wasm'` (this package's format), `'hugging-face'` (a Hub sequence classifier)
+   * or `'linear-probe'` (a softmax layer on a pretrained encoder).
+   */
+  readonly format: 'attention-wasm' | 'hugging-face' | 'linear-probe';
+  /** A linear probe's encoder, else null. */
+  readonly encoder: PretrainedModel | null;
   /** The transformer's configuration (TinyTransformer's; a summary of a checkpoint's). */
   readonly modelConfig: Readonly<TinyTransformerConfig> | Readonly<CheckpointClassifierConfig>;
   /** Tokens read per text; longer texts are cut (`truncated` says so). */
@@ -1689,7 +1786,11 @@ export interface TextClassifier {
   vectors(ids: number[]): TokenVectors;
   /** Accuracy and the confusion matrix on a labelled corpus. */
   evaluate(corpus: Corpus, options?: { format?: 'tsv' | 'csv' | 'jsonl' }): ClassifierEvaluation;
-  /** The classifier's files (float16 weights by default; this package's format only). */
+  /**
+   * The classifier's files (float16 weights by default; this package's format), or a linear
+   * probe's ({@link ProbeFiles}: `config.json` and its float32 head, no `tokenizer.json`: its
+   * encoder's is read; `dtype` 'F32' only). Not a Hugging Face checkpoint's.
+   */
   toFiles(options?: { dtype?: 'F16' | 'F32'; metrics?: object }): ClassifierFiles;
   /** True once `dispose()` ran. */
   readonly disposed: boolean;
@@ -1703,12 +1804,30 @@ export interface TextClassifier {
  * folder picked whole (`<input webkitdirectory>`) are named by their path under it.
  * A string is a URL when it has a scheme; in Node, a folder that exists; else a Hub id
  * when it is exactly `owner/name` in the Hub's characters (letters, digits, `_`, `-`, `.`);
- * else a folder path (Node) or a URL relative to the page.
+ * else a folder path (Node) or a URL relative to the page. A path to a file (Node), a URL
+ * ending in `.gguf`, one Blob or File, or bytes are read as a GGUF file.
  */
-export type ModelSource = string | URL | File[] | FileList | Map<string, ModelFile> | Record<string, ModelFile>;
+export type ModelSource =
+  | string
+  | URL
+  | File[]
+  | FileList
+  | Map<string, ModelFile>
+  | Record<string, ModelFile>
+  | Blob
+  | ArrayBuffer
+  | Uint8Array;
 
 /** One file of a checkpoint given as data. */
 export type ModelFile = ArrayBuffer | ArrayBufferView | Blob | string | object;
+
+/** What a model was loaded from ({@link PretrainedModel.source}). */
+export interface ModelSourceName {
+  /** The folder path, URL or Hub id, as given to {@link AttentionWasm.loadModel}. */
+  source: string;
+  /** `options.revision` for a Hub id, else null. */
+  revision: string | null;
+}
 
 /** Options of {@link AttentionWasm.loadModel}. */
 export interface LoadModelOptions {
@@ -2208,6 +2327,11 @@ export interface TextTokenizer {
  * (call `dispose()` when done); its forward pass runs on this package's kernels.
  */
 export interface PretrainedModel {
+  /**
+   * What {@link AttentionWasm.loadModel} was given (the folder path, URL or Hub id as written,
+   * and `options.revision` for a Hub id), or null for Files or a map of bytes.
+   */
+  readonly source: ModelSourceName | null;
   /** `config.json` as loaded. */
   readonly config: Record<string, unknown>;
   /** `'bert'`, `'roberta'`, `'distilbert'`, `'gpt2'`, `'llama'` or `'mistral'`. */

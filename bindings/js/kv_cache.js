@@ -113,7 +113,7 @@ export function makeKVCache(module) {
       const length = Math.max(0, ...this.#lengths);
       const out = new Float32Array(batch * kvHeads * length * d);
       const heap = views(module).HEAPF32;
-      const base = this.#store.addresses[name] >> 2;
+      const base = this.#store.addresses[name] >>> 2;
       for (let s = 0; s < batch * kvHeads; s++) {
         out.set(heap.subarray(base + s * capacity * d, base + (s * capacity + length) * d), s * length * d);
       }
@@ -306,7 +306,7 @@ export function makeKVCache(module) {
         ['keys', p.k, p.kData, headDim],
         ['values', p.v, p.vData, valueDim],
       ]) {
-        const base = this.#store.addresses[name] >> 2;
+        const base = this.#store.addresses[name] >>> 2;
         for (let n = 0; n < batch; n++) {
           for (let h = 0; h < kvHeads; h++) {
             const at = base + ((n * kvHeads + h) * capacity + this.#lengths[n]) * d;

@@ -82,7 +82,7 @@ export function writeMask(heap, plan, seqK) {
   const address = mask.boolean ? heap.allocBytes(total) : heap.alloc(total);
   const out = mask.boolean
     ? views(heap.module).HEAPU8.subarray(address, address + total)
-    : views(heap.module).HEAPF32.subarray(address >> 2, (address >> 2) + total);
+    : views(heap.module).HEAPF32.subarray(address >>> 2, (address >>> 2) + total);
   if (maskK === 1) {
     for (let i = 0; i < total; i++) out[i] = mask.data[Math.floor(i / seqK)];
   } else if (maskK < seqK) {

@@ -85,7 +85,7 @@ export class Parameters {
     try {
       for (const [name, shape] of Object.entries(shapes)) {
         const floats = this.packed.has(name) ? panelFloats(shape) : sizeOf(shape);
-        const address = module._malloc(Math.max(4, 4 * floats));
+        const address = module._malloc(Math.max(4, 4 * floats)) >>> 0;
         if (address === 0)
           throw new RangeError(`${owner}: out of wasm memory for ${formatBytes(memory.bytes)} of weights`);
         this.addresses[name] = address;
@@ -113,7 +113,7 @@ export class Parameters {
   // The heap floats of `name`: its values, or its panels when packed.
   view(name) {
     const shape = this.shapes[name];
-    const start = this.addresses[name] >> 2;
+    const start = this.addresses[name] >>> 2;
     return views(this.module).HEAPF32.subarray(
       start,
       start + (this.packed.has(name) ? panelFloats(shape) : sizeOf(shape)),

@@ -438,7 +438,7 @@ export function checkResultSize(fn, name, shape, maxBytes) {
   if (bytes > maxBytes) {
     throw rangeError(
       fn,
-      `the ${name} ${formatShape(shape)} would need ${(bytes / 2 ** 30).toFixed(1)} GiB; results are limited to what the wasm heap holds, ${maxBytes / 2 ** 30} GiB`,
+      `the ${name} ${formatShape(shape)} would need ${(bytes / 2 ** 30).toFixed(1)} GiB; results are limited to what the wasm heap holds, ${(maxBytes / 2 ** 30).toFixed(1)} GiB`,
     );
   }
 }

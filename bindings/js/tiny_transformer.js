@@ -134,7 +134,7 @@ export class TinyTransformer {
       const status = this.#module._modelForward(this.#handle, a.tokens, a.lengths, b.B, b.L);
       if (status !== 0) throw fail(this.#module, fn, status);
       const heap = views(this.#module).HEAPF32;
-      const read = (address, count) => heap.slice(address >> 2, (address >> 2) + count);
+      const read = (address, count) => heap.slice(address >>> 2, (address >>> 2) + count);
       const logitShape = c.head === 'classify' ? [b.B, c.numClasses] : [b.B, b.L, c.numClasses];
       const logits = {
         data: read(
@@ -199,7 +199,7 @@ export class TinyTransformer {
   gradients(batch) {
     const { loss, accuracy, count, gradNorm } = this.#run('TinyTransformer.gradients', 1, batch);
     const heap = views(this.#module).HEAPF32;
-    const base = this.#module._modelGrads(this.#handle) >> 2;
+    const base = this.#module._modelGrads(this.#handle) >>> 2;
     const gradients = {};
     for (const p of this.#table) gradients[p.name] = heap.slice(base + p.offset, base + p.offset + p.count);
     return { loss, accuracy, count, gradNorm, gradients };
@@ -214,7 +214,7 @@ export class TinyTransformer {
   getWeights() {
     this.#check('getWeights');
     const heap = views(this.#module).HEAPF32;
-    const base = this.#module._modelParams(this.#handle) >> 2;
+    const base = this.#module._modelParams(this.#handle) >>> 2;
     const tensors = {};
     for (const p of this.#table)
       tensors[p.name] = {
@@ -259,7 +259,7 @@ export class TinyTransformer {
     const checked = this.#table.map((p) => [p, checkTensor(fn, p, tensors[p.name])]);
     this.#check('setWeights', true);
     const heap = views(this.#module).HEAPF32;
-    const base = this.#module._modelParams(this.#handle) >> 2;
+    const base = this.#module._modelParams(this.#handle) >>> 2;
     for (const [p, data] of checked) heap.set(data, base + p.offset);
     this.#module._modelResetOptimizer(this.#handle);
   }
@@ -285,7 +285,7 @@ function readTable(module, handle) {
   try {
     const address = scope.alloc(5 * count);
     module._modelTable(handle, address);
-    const t = views(module).HEAP32.slice(address >> 2, (address >> 2) + 5 * count);
+    const t = views(module).HEAP32.slice(address >>> 2, (address >>> 2) + 5 * count);
     return Array.from({ length: count }, (_, i) => {
       const [kind, layer, rows, cols, offset] = t.subarray(5 * i, 5 * i + 5);
       const names = contractOf(module).paramKindNames;

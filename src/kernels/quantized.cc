@@ -164,6 +164,20 @@ float QuantWeight(const QuantMatrix& w, int inner, int p, int c) {
   return *place.scale * static_cast<float>(code - 8);
 }
 
+void DequantizeColumn(const QuantMatrix& w, int inner, int c, float* out) {
+  const int blocks = QuantBlocks(inner);
+  for (int b = 0; b < blocks; ++b) {
+    const BlockPlace place = PlaceOf(const_cast<uint8_t*>(w.data), w.storage, blocks, c, b);
+    const int n = std::min(kQuantBlock, inner - b * kQuantBlock);
+    for (int k = 0; k < n; ++k) {
+      const int code = w.storage == MatrixStorage::kQ8_0
+                           ? static_cast<int8_t>(place.codes[k])
+                           : (k < 16 ? (place.codes[k] & 0x0f) : (place.codes[k - 16] >> 4)) - 8;
+      out[b * kQuantBlock + k] = *place.scale * static_cast<float>(code);
+    }
+  }
+}
+
 namespace {
 
 // The activations as int8 codes, per row and block of 32: codes [rows, blocks, 32], their

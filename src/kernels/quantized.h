@@ -91,6 +91,10 @@ void PackGgmlBlocks(const uint8_t* blocks, int inner, int cols, MatrixStorage st
 // The weight at (p, c), dequantized (for tests and the reference).
 float QuantWeight(const QuantMatrix& w, int inner, int p, int c);
 
+// Column c dequantized (an embedding table stored as [d, V] blocks: token c's vector).
+//   out: [inner]
+void DequantizeColumn(const QuantMatrix& w, int inner, int c, float* out);
+
 // Bytes of scratch MultiplyQuantized allocates for `rows` rows of `inner`.
 uint64_t QuantScratchBytes(int rows, int inner);
 

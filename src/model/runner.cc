@@ -44,7 +44,7 @@ void PretrainedModel::ResolveWeights() {
     LayerWeights* l = e.layer >= 0 ? &layers_[e.layer] : nullptr;
     // clang-format off
     switch (e.kind) {
-      case WeightKind::kWordEmbeddings: g.words = at; break;
+      case WeightKind::kWordEmbeddings: g.words = at; g.words_quant = panels.quant; break;
       case WeightKind::kPositionEmbeddings: g.positions = at; break;
       case WeightKind::kTokenTypeEmbeddings: g.types = at; break;
       case WeightKind::kEmbeddingNormWeight: g.embedding_norm.weight = at; break;
@@ -127,9 +127,15 @@ void CopyRow(const Bf16* src, int cols, float* out) {
 
 template <typename T>
 void FillEntry(const WeightEntry& e, const T* src, int src_stride, bool transposed, float* dst) {
-  if (e.matrix && IsQuantized(e.storage)) {
-    QuantizeMatrix(src, src_stride, transposed, e.rows, e.cols, e.storage,
-                   reinterpret_cast<uint8_t*>(dst));
+  if (IsQuantized(e.storage)) {
+    // A table [V, d] is the [d, V] matrix's transposed form.
+    if (e.matrix) {
+      QuantizeMatrix(src, src_stride, transposed, e.rows, e.cols, e.storage,
+                     reinterpret_cast<uint8_t*>(dst));
+    } else {
+      QuantizeMatrix(src, src_stride, !transposed, e.cols, e.rows, e.storage,
+                     reinterpret_cast<uint8_t*>(dst));
+    }
     return;
   }
   if (e.matrix) {
@@ -169,8 +175,12 @@ Status PretrainedModel::SetQuantizedWeight(int index, const uint8_t* blocks,
                                            MatrixStorage storage) {
   if (index < 0 || index >= weight_count()) return Status::kBadArgument;
   const WeightEntry& e = table_[index];
-  if (!e.matrix || e.storage != storage || e.rows % kQuantBlock != 0) return Status::kBadArgument;
-  PackGgmlBlocks(blocks, e.rows, e.cols, storage,
+  // inner × outputs: a matrix [in, out]; the word embeddings [V, d] as [d, V].
+  const int inner = e.matrix ? e.rows : e.cols, outputs = e.matrix ? e.cols : e.rows;
+  if (e.storage != storage || !IsQuantized(storage) || inner % kQuantBlock != 0) {
+    return Status::kBadArgument;
+  }
+  PackGgmlBlocks(blocks, inner, outputs, storage,
                  reinterpret_cast<uint8_t*>(params_.data() + e.offset));
   return Status::kOk;
 }
@@ -239,7 +249,11 @@ void PretrainedModel::Embed(const ModelInput& in, float* x) const {
   const bool scaled = m_.embedding_multiplier != 1.0f;
   for (int r = 0; r < rows; ++r) {
     float* row = x + static_cast<size_t>(r) * d;
-    std::memcpy(row, g.words + static_cast<size_t>(in.ids[r]) * d, sizeof(float) * d);
+    if (g.words_quant.data != nullptr) {
+      DequantizeColumn(g.words_quant, d, in.ids[r], row);
+    } else {
+      std::memcpy(row, g.words + static_cast<size_t>(in.ids[r]) * d, sizeof(float) * d);
+    }
     if (scaled) {
       for (int c = 0; c < d; ++c) row[c] *= m_.embedding_multiplier;
     }

@@ -42,6 +42,7 @@ struct LayerWeights {
 // The model-wide weights, likewise.
 struct GlobalWeights {
   const float* words = nullptr;      // [V, d]
+  QuantMatrix words_quant;           // or, with quantized matrices, [d, V] blocks
   const float* positions = nullptr;  // [max_positions, d] or null
   const float* types = nullptr;      // [type_vocab_size, d] or null
   NormWeights embedding_norm, final_norm, lm_norm;

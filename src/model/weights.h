@@ -66,7 +66,8 @@ struct WeightEntry {
   int layer;              // -1 for global weights
   int rows, cols;         // the logical shape, row-vector convention ([in, out] for a matrix)
   bool matrix;            // a matrix: panels or quantized blocks
-  MatrixStorage storage;  // a matrix's (kernels/quantized.h); kFloat32 for vectors and tables
+  MatrixStorage storage;  // a matrix's (kernels/quantized.h); kFloat32 for vectors and tables,
+                          // but the word embeddings' with quantized matrices (a [d, V] matrix)
   uint64_t offset;        // in floats, into the parameter buffer
   uint64_t floats;        // stored size, in floats
 };

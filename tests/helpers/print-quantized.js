@@ -91,7 +91,10 @@ async function kernelParts() {
         const o = scope.alloc(rows * cols);
         if (module._multiplyQuantized(scope.floats(a), rows, inner, wq, code, 0, cols, o) !== 0)
           throw new Error('status');
-        out.push([`${storage} ${rows}×${inner}×${cols}`, views(module).HEAPF32.slice(o >> 2, (o >> 2) + rows * cols)]);
+        out.push([
+          `${storage} ${rows}×${inner}×${cols}`,
+          views(module).HEAPF32.slice(o >>> 2, (o >>> 2) + rows * cols),
+        ]);
       } finally {
         scope.release();
       }

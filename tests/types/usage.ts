@@ -170,7 +170,7 @@ async function classifying(): Promise<void> {
   const weight: number = p.attention[0][0][0][0] + p.probabilities[p.labelId] + p.tokens[1].start;
   // A Hugging Face pair classifier: { text, pair }, each token's segment.
   const nli = await attn.TextClassifier.load('https://example.org/nli-checkpoint/');
-  const format: 'attention-wasm' | 'hugging-face' = nli.format;
+  const format: 'attention-wasm' | 'hugging-face' | 'linear-probe' = nli.format;
   const paired: import('attention-wasm').TextPrediction = nli.predict({
     text: 'A man sleeps.',
     pair: 'A person rests.',
@@ -191,6 +191,18 @@ async function classifying(): Promise<void> {
   void [weight, bytes, accuracy, classifier.labels[0]];
   classifier.dispose();
   trained.dispose();
+  // A linear probe on a loaded encoder, saved and loaded with it.
+  const encoder = await attn.loadModel('sentence-transformers/all-MiniLM-L6-v2');
+  const source: string | undefined = encoder.source?.source;
+  const probe = await attn.TextClassifier.train('good\tpositive\nbad\tnegative', {
+    encoder,
+    pooling: 'cls',
+    epochs: 5,
+    onProgress: (p) => void (p.stage === 'training' ? p.epoch : p.embedded),
+  });
+  const probeFormat: 'linear-probe' | 'attention-wasm' | 'hugging-face' = probe.format;
+  const again = await attn.TextClassifier.load(probe.toFiles(), { encoder });
+  void [source, probeFormat, again.encoder?.descriptor.dModel];
 }
 void classifying;
 

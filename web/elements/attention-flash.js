@@ -14,9 +14,17 @@
 import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exportToolbar, elementToPng, jsLiteral, noInputCode, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
+import {
+  THEME_STYLE,
+  styleSheet,
+  errorMessage,
+  followPageScheme,
+  showAttributeError,
+  attributeErrorOf,
+} from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, attempt } from './limits.js';
 import { containKeys, consume } from './keys.js';
+import { observedAttributes, attributeReader } from './attributes.js';
 
 const TAG = 'attention-flash';
 
@@ -112,7 +120,7 @@ export function onlineSoftmaxSteps({ q, k, v }, block) {
 
 export class AttentionFlash extends HTMLElement {
   #internals = this.attachInternals();
-  static observedAttributes = ['q', 'k', 'v', 'block'];
+  static observedAttributes = observedAttributes(TAG);
 
   #data = null;
   #error = null;
@@ -151,9 +159,9 @@ export class AttentionFlash extends HTMLElement {
     if (this.isConnected) this.#update();
   }
 
-  /** Why the last input could not be shown (null when it was). */
+  /** Why the last input could not be shown, or a bad attribute value (null when neither). */
   get error() {
-    return this.#error;
+    return this.#error ?? attributeErrorOf(this);
   }
 
   // New inputs, or the message saying why not (the element recovers on the next good ones).
@@ -161,10 +169,9 @@ export class AttentionFlash extends HTMLElement {
     ({ value: this.#data, error: this.#error } = attempt(make));
   }
 
-  /** Keys per block (default 2; the library's kernel uses 32). */
+  /** Keys per block (default 2, also while the attribute is bad; the library's kernel uses 32). */
   get block() {
-    const b = Number(this.getAttribute('block'));
-    return Number.isInteger(b) && b > 0 ? b : 2;
+    return attributeReader(this, TAG).get('block');
   }
   set block(b) {
     this.setAttribute('block', String(b));
@@ -249,6 +256,8 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
   async #update() {
     const generation = ++this.#generation;
     const d = this.#data;
+    // A bad attribute's message at once, over what is shown; the drawing below renews it.
+    showAttributeError(this.shadowRoot, attributeReader(this, TAG).checkAll().error);
     try {
       if (this.#error) throw this.#error;
       this.#states = onlineSoftmaxSteps(d, this.block);
@@ -415,5 +424,6 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
       end,
       memory,
     );
+    showAttributeError(this.shadowRoot, attributeReader(this, TAG).checkAll().error);
   }
 }

@@ -18,9 +18,17 @@ import { AttentionMatrix } from './attention-matrix.js';
 import { exampleData } from './attention-steps.js';
 import { toNumber } from './format.js';
 import { exportToolbar, elementToPng, jsLiteral, jsString, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE, styleSheet, followPageScheme, errorMessage } from './theme.js';
+import {
+  THEME_STYLE,
+  styleSheet,
+  followPageScheme,
+  errorMessage,
+  showAttributeError,
+  attributeErrorOf,
+} from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
 import { containKeys } from './keys.js';
+import { observedAttributes, attributeReader } from './attributes.js';
 
 const TAG = 'attention-heatmap';
 
@@ -118,7 +126,7 @@ export function headAverage(heads) {
 
 export class AttentionHeatmap extends HTMLElement {
   #internals = this.attachInternals();
-  static observedAttributes = ['weights', 'tokens', 'query-tokens', 'key-tokens', 'view', 'head', 'example', 'toolbar'];
+  static observedAttributes = observedAttributes(TAG);
 
   #heads = [];
   #error = null;
@@ -150,9 +158,9 @@ export class AttentionHeatmap extends HTMLElement {
     if (this.isConnected) this.#render();
   }
 
-  /** Why the last input could not be shown (null when it was). */
+  /** Why the last input could not be shown, or a bad attribute value (null when neither). */
   get error() {
-    return this.#error;
+    return this.#error ?? attributeErrorOf(this);
   }
 
   // New heads, or the message saying why not (the element recovers on the next good input).
@@ -192,8 +200,9 @@ document.body.append(heatmap);
 `;
   }
 
+  /** 'grid' or 'lines' ('grid' also while the attribute is bad: attributes.js). */
   get view() {
-    return this.getAttribute('view') === 'lines' ? 'lines' : 'grid';
+    return attributeReader(this, TAG).get('view');
   }
   set view(v) {
     this.setAttribute('view', v);
@@ -204,9 +213,11 @@ document.body.append(heatmap);
     if (this.hasAttribute('weights')) {
       this.#take(() => headsOf(this.getAttribute('weights')));
     } else if (this.hasAttribute('example')) {
+      // A bad example number is an attribute message (#render); nothing to compute meanwhile.
+      const example = attributeReader(this, TAG).get('example');
       let d;
       this.#take(() => {
-        d = exampleData(Number(this.getAttribute('example')), TAG);
+        if (example !== null) d = exampleData(example, TAG);
         return [];
       });
       if (d) {
@@ -255,10 +266,23 @@ document.body.append(heatmap);
     }
   }
 
+  // What the attributes ask for, then a bad attribute's message above it (attributes.js).
   #render() {
+    // #draw reads head with the heads it holds as the bound; checkAll then reads the rest.
+    const attributes = attributeReader(this, TAG);
+    this.#draw(attributes);
+    attributes.checkAll();
+    if (!this.#error) showAttributeError(this.shadowRoot, attributes.error);
+  }
+
+  #draw(attributes) {
     const heads = this.#heads;
+    const view = attributes.get('view');
+    // head: 1 … the heads shown, 'average' or 'all' (default: the average of several heads).
+    const head = attributes.get('head', heads.length || undefined);
+    const choice = head === null ? (heads.length > 1 ? 'average' : '1') : String(head);
     const lines =
-      this.view === 'lines' &&
+      view === 'lines' &&
       heads.length &&
       Math.max(heads[0].length, heads[0][0]?.length ?? 0) > LIMITS.heatmap.lineTokens;
     if (this.#error || lines) {
@@ -284,15 +308,15 @@ document.body.append(heatmap);
     controls.className = 'controls';
     const toggle = document.createElement('button');
     toggle.type = 'button';
-    toggle.textContent = this.view === 'lines' ? 'Show grids' : 'Show lines';
-    toggle.setAttribute('aria-pressed', String(this.view === 'lines'));
+    toggle.textContent = view === 'lines' ? 'Show grids' : 'Show lines';
+    toggle.setAttribute('aria-pressed', String(view === 'lines'));
     toggle.addEventListener('click', () => {
-      this.view = this.view === 'lines' ? 'grid' : 'lines';
+      this.view = view === 'lines' ? 'grid' : 'lines';
     });
     controls.append(toggle);
-    const body = this.view === 'lines' ? this.#lines(heads, tokens, controls) : this.#grids(heads, tokens);
+    const body = view === 'lines' ? this.#lines(heads, tokens, controls, choice) : this.#grids(heads, tokens);
     // toolbar="none": an element that embeds this one exports for both (one toolbar).
-    if (this.getAttribute('toolbar') !== 'none') controls.append(exportToolbar(this, 'attention-heatmap'));
+    if (attributes.get('toolbar') !== 'none') controls.append(exportToolbar(this, 'attention-heatmap'));
     this.shadowRoot.replaceChildren(controls, body);
   }
 
@@ -325,8 +349,7 @@ document.body.append(heatmap);
     return grid;
   }
 
-  #lines(heads, tokens, controls) {
-    const choice = this.getAttribute('head') ?? (heads.length > 1 ? 'average' : '1');
+  #lines(heads, tokens, controls, choice) {
     if (heads.length > 1) {
       const select = document.createElement('select');
       select.setAttribute('aria-label', 'head');

@@ -14,9 +14,17 @@
 // properties --attn-font, --attn-cell-width, --attn-cell-padding, --attn-border, --attn-focus.
 import { formatNumber, exactNumber, heatColour, heatRgb, paletteGradient, toNumber } from './format.js';
 import { elementToPng, tensorJson, jsLiteral, jsString } from './export.js';
-import { THEME_STYLE, styleSheet, followPageScheme, errorMessage } from './theme.js';
+import {
+  THEME_STYLE,
+  styleSheet,
+  followPageScheme,
+  errorMessage,
+  showAttributeError,
+  attributeErrorOf,
+} from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
 import { containKeys, consume } from './keys.js';
+import { observedAttributes, attributeReader } from './attributes.js';
 
 const TAG = 'attention-matrix';
 
@@ -126,7 +134,7 @@ function parseCell(text) {
 
 export class AttentionMatrix extends HTMLElement {
   #internals = this.attachInternals();
-  static observedAttributes = ['label', 'value', 'precision', 'heat', 'editable', 'toggle', 'row-labels', 'col-labels'];
+  static observedAttributes = observedAttributes(TAG);
 
   #value = null;
   #error = null;
@@ -166,9 +174,9 @@ export class AttentionMatrix extends HTMLElement {
     if (this.isConnected) this.#render();
   }
 
-  /** Why the last value could not be shown (null when it was). */
+  /** Why the last value could not be shown, or a bad attribute value (null when neither). */
   get error() {
-    return this.#error;
+    return this.#error ?? attributeErrorOf(this);
   }
 
   /** The label and the matrix, as JSON. */
@@ -196,36 +204,39 @@ document.body.append(m);
 `;
   }
 
+  // The attributes as attributes.js types them (a bad value reads as its default; the
+  // message shows above the matrix).
+  #attribute(name) {
+    return attributeReader(this, TAG).get(name);
+  }
+
   get label() {
-    return this.getAttribute('label') ?? '';
+    return this.#attribute('label');
   }
   set label(v) {
     this.setAttribute('label', v ?? '');
   }
   get precision() {
-    const a = this.getAttribute('precision');
-    const p = Number(a);
-    return a !== null && a !== '' && Number.isInteger(p) && p >= 0 && p <= 8 ? p : 4;
+    return this.#attribute('precision');
   }
   set precision(v) {
     this.setAttribute('precision', String(v));
   }
   get heat() {
-    const h = this.getAttribute('heat');
-    return h === 'sequential' || h === 'diverging' ? h : null;
+    return this.#attribute('heat');
   }
   set heat(v) {
     if (v) this.setAttribute('heat', v);
     else this.removeAttribute('heat');
   }
   get toggle() {
-    return this.hasAttribute('toggle');
+    return this.#attribute('toggle');
   }
   set toggle(v) {
     this.toggleAttribute('toggle', isOn(v));
   }
   get editable() {
-    return this.hasAttribute('editable');
+    return this.#attribute('editable');
   }
   set editable(v) {
     this.toggleAttribute('editable', isOn(v));
@@ -260,7 +271,13 @@ document.body.append(m);
     return this.shadowRoot.querySelector(`td[data-row="${row}"][data-col="${col}"]`);
   }
 
+  // The matrix, then a bad attribute's message above it (a bad value's message replaces it).
   #render() {
+    this.#draw();
+    if (!this.#error) showAttributeError(this.shadowRoot, attributeReader(this, TAG).checkAll().error);
+  }
+
+  #draw() {
     const root = this.shadowRoot;
     if (this.#error) {
       root.replaceChildren(errorMessage(this.#error));

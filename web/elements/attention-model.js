@@ -17,9 +17,17 @@ import { getApi } from './api.js';
 import { AttentionHeatmap } from './attention-heatmap.js';
 import { modelGrid, neuronTable, probabilityList, tokenLabel, topK, softmax } from './model-views.js';
 import { exportToolbar, elementToPng, jsString, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE, styleSheet, followPageScheme, errorMessage } from './theme.js';
+import {
+  THEME_STYLE,
+  styleSheet,
+  followPageScheme,
+  errorMessage,
+  showAttributeError,
+  attributeErrorOf,
+} from './theme.js';
 import { LIMITS, tooBig } from './limits.js';
 import { containKeys } from './keys.js';
+import { observedAttributes, attributeReader } from './attributes.js';
 import { loadWhenNear } from './print.js';
 import { acquire, wasDisposed } from './model-cache.js';
 import { modelUrl } from './model-url.js';
@@ -78,7 +86,7 @@ function headNames(d) {
 
 export class AttentionModel extends HTMLElement {
   #internals = this.attachInternals();
-  static observedAttributes = ['src', 'text', 'view', 'layer', 'head', 'query'];
+  static observedAttributes = observedAttributes(TAG);
 
   #model = null;
   #lease = null; // on the model shown or loading, unless page code handed the model over
@@ -144,20 +152,20 @@ export class AttentionModel extends HTMLElement {
 
   /** The text the model reads. */
   get text() {
-    return this.getAttribute('text') ?? '';
+    return attributeReader(this, TAG).get('text');
   }
   set text(value) {
     this.setAttribute('text', String(value));
   }
 
-  /** Why the last load or forward failed (null when it did not). */
+  /** Why the last load or forward failed, or a bad attribute value (null when neither). */
   get error() {
-    return this.#error;
+    return this.#error ?? attributeErrorOf(this);
   }
 
+  /** 'head', 'model' or 'neuron' ('head' also while the attribute is bad: attributes.js). */
   get view() {
-    const v = this.getAttribute('view');
-    return v === 'model' || v === 'neuron' ? v : 'head';
+    return attributeReader(this, TAG).get('view');
   }
   set view(v) {
     this.setAttribute('view', v);
@@ -316,9 +324,30 @@ export class AttentionModel extends HTMLElement {
 
   // A 1-based attribute as a 0-based index in [0, count). The neuron view opens on the last
   // query (it sees every key; a decoder's first query sees only itself).
+  // Attribute `name` (layer, head or query: 1-based, at most `count`) as a 0-based index.
+  // Absent, a word (head="all") or bad (its message shows above the element: #render): layer
+  // and head 1, query the last token.
   #index(name, count) {
-    const n = Number.parseInt(this.getAttribute(name) ?? (name === 'query' ? String(count) : '1'), 10);
-    return Math.max(0, Math.min(count - 1, Number.isFinite(n) ? n - 1 : 0));
+    const n = attributeReader(this, TAG).get(name, count);
+    return typeof n === 'number' ? n - 1 : name === 'query' ? count - 1 : 0;
+  }
+
+  // The head attribute: a head number (at most the model's heads), 'average', 'all', or null
+  // (absent or bad).
+  #head(d) {
+    return attributeReader(this, TAG).get('head', d.numHeads);
+  }
+
+  // The first bad attribute value: each read with the bounds of the model shown.
+  #attributeError() {
+    const attributes = attributeReader(this, TAG);
+    const d = this.#model?.descriptor;
+    if (d) {
+      attributes.get('layer', d.numLayers);
+      attributes.get('head', d.numHeads);
+      if (this.#result) attributes.get('query', this.#result.T);
+    }
+    return attributes.checkAll().error;
   }
 
   #renderProgress() {
@@ -362,6 +391,7 @@ export class AttentionModel extends HTMLElement {
     }
     if (this.#model) parts.push(exportToolbar(this, TAG));
     root.replaceChildren(...parts);
+    showAttributeError(root, this.#attributeError());
   }
 
   // What the view shows, in words: which side is the query, what a line's opacity or a cell's
@@ -379,7 +409,7 @@ export class AttentionModel extends HTMLElement {
         i = this.#index('query', r.T);
       p.textContent = `Layer ${layer}, head ${h}: how the query “${r.labels[i]}” scores each key: q · k (head_dim ${d.headDim}) scaled, then softmax into weights that sum to 1.${d.causal ? ' Later keys are masked: a decoder sees only itself and what came before.' : ''}`;
     } else {
-      const head = this.getAttribute('head');
+      const head = this.#head(d);
       const which =
         head === 'average'
           ? 'the average of its heads'
@@ -521,16 +551,10 @@ export class AttentionModel extends HTMLElement {
     heatmap.setAttribute('tokens', JSON.stringify(r.labels));
     heatmap.setAttribute('toolbar', 'none'); // the element's own toolbar exports the view
     // bertviz's head view: every head overlaid, a colour each, unless a head is chosen.
-    const head = this.getAttribute('head');
+    const head = this.#head(d);
     heatmap.setAttribute(
       'head',
-      head === 'average' || head === 'all'
-        ? head
-        : head !== null
-          ? String(this.#index('head', d.numHeads) + 1)
-          : d.numHeads > 1
-            ? 'all'
-            : '1',
+      head === 'average' || head === 'all' ? head : head !== null ? String(head) : d.numHeads > 1 ? 'all' : '1',
     );
     // The heatmap's head menu drives the element's head attribute (and so the caption).
     heatmap.addEventListener('change', (e) => {

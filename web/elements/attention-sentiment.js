@@ -6,9 +6,16 @@
 //
 //   <attention-sentiment text="not bad at all"></attention-sentiment>
 //
-// Attributes: text; model (URL of a classifier folder with config.json, tokenizer.json and
-// model.safetensors; default the shipped one); layer and head (1-based; default the last
-// layer, head 1); eager (load at once rather than when the element nears the viewport).
+// Attributes: text; model (the URL of a classifier folder, or a Hugging Face Hub id: this
+// package's format, any Hugging Face *ForSequenceClassification checkpoint TextClassifier.load
+// reads, or a linear probe's folder; default the shipped one); encoder (the URL of an
+// encoder's folder or a Hub id: "Train" then trains a linear probe on it, on the same review
+// sentences); layer and head (1-based; default the last layer, head 1); eager (load at once
+// rather than when the element nears the viewport).
+// For a checkpoint the pipeline is its own: its tokenizer's tokens and ids (special tokens
+// included), no vectors stage (its embedding rows are not read back), every head's [CLS] row
+// of the chosen layer at a glance (a click on a head shows its full map), and its
+// classification head's probabilities.
 // The verdict gives the label, its probability and how sure that is in words (confidence.js);
 // the examples the classifier shown gets wrong say so in the list and in the verdict.
 // Events: `prediction` (detail: { text, label, probability, confidence, probabilities, tokens, attention }),
@@ -19,10 +26,10 @@ import { getApi } from './api.js';
 import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
 import { containKeys } from './keys.js';
 import { heatColour, formatNumber } from './format.js';
-import { EXAMPLES } from './training/review-recipe.js';
+import { EXAMPLES, LABELS, reviewSplits } from './training/review-recipe.js';
 import { confidenceWords } from './confidence.js';
 import { acquire, wasDisposed } from './model-cache.js';
-import { modelUrl } from './model-url.js';
+import { modelSource } from './model-url.js';
 
 const TAG = 'attention-sentiment';
 
@@ -32,7 +39,7 @@ label.sentence { display: block; font-weight: 600; }
 input { font: inherit; width: min(100%, 40rem); box-sizing: border-box; padding: 0.3rem 0.4rem; }
 input:focus-visible, button:focus-visible, select:focus-visible, .scroll:focus-visible { outline: 2px solid var(--_focus); outline-offset: 2px; }
 .verdict { font-size: 1.15em; margin: 0.5rem 0; }
-.note { font-size: 0.85em; opacity: 0.85; }
+.note, .stage-note { font-size: 0.85em; opacity: 0.85; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; font-size: 0.85em; }
 th, td { border: 1px solid var(--attn-border, #8884); padding: 0.2rem 0.35rem; text-align: center; }
@@ -46,6 +53,8 @@ ol.pipeline { list-style: none; padding-left: 0; }
 ol.pipeline > li { margin: 0.6rem 0; }
 ol.pipeline h3 { font-size: 1em; margin: 0 0 0.2rem; }
 .chips { display: flex; flex-wrap: wrap; gap: 0.25rem; }
+button.head { padding: 0 0.35rem; min-width: 1.8em; }
+button.head[aria-pressed=true] { font-weight: 700; outline: 2px solid var(--_focus); }
 .chip { border: 1px solid var(--attn-border, #8884); border-radius: 0.3rem; padding: 0 0.3rem; font-family: ui-monospace, monospace; }
 .error { color: var(--_error); }`;
 
@@ -57,6 +66,24 @@ const SHIPPED = {
   'tokenizer.json': new URL('./models/review-sentiment/tokenizer.json', import.meta.url),
   'model.safetensors': new URL('./models/review-sentiment/model.safetensors', import.meta.url),
 };
+
+// The review sentences the small model learns from (UCI, CC BY 4.0), for a linear probe.
+const REVIEWS = {
+  imdb: new URL('./models/review-sentiment/training/imdb_labelled.txt', import.meta.url),
+  amazon: new URL('./models/review-sentiment/training/amazon_cells_labelled.txt', import.meta.url),
+  yelp: new URL('./models/review-sentiment/training/yelp_labelled.txt', import.meta.url),
+};
+
+async function reviewFiles() {
+  const entries = await Promise.all(
+    Object.entries(REVIEWS).map(async ([name, url]) => {
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`cannot fetch ${url} (HTTP ${response.status})`);
+      return [name, await response.text()];
+    }),
+  );
+  return Object.fromEntries(entries);
+}
 
 async function shippedFiles(signal) {
   const entries = await Promise.all(
@@ -89,22 +116,47 @@ const reviewWorker = () =>
 
 // Whether `label` is wrong for an example labelled `gold` (only a classifier with the
 // examples' labels can be: one with others is not marked).
-const isMistake = (classifier, gold, label) => gold !== undefined && classifier.labels.includes(gold) && label !== gold;
+// Labels compare without case (a checkpoint's are often 'NEGATIVE' and 'POSITIVE').
+const sameLabel = (a, b) => a.toLowerCase() === b.toLowerCase();
+const hasLabel = (classifier, gold) => classifier.labels.some((l) => sameLabel(l, gold));
+const isMistake = (classifier, gold, label) =>
+  gold !== undefined && hasLabel(classifier, gold) && !sameLabel(label, gold);
 
 // An example's name in the list, marked when the classifier gets it wrong.
 const exampleName = ([gold, text], i, wrong) =>
   `${wrong ? 'The model gets this wrong: ' : ''}${i < 4 ? `Seed 001 review ${i + 1} (${gold})` : `“${text}”`}`;
 
 const percent = (x) => `${formatNumber(100 * x, 1)}%`;
+
+// The last stage, by classifier format: what turns the last layer into probabilities.
+const HEAD_TITLES = {
+  'attention-wasm': '6. [CLS] → linear & softmax',
+  'hugging-face': "6. [CLS] → the checkpoint's classification head & softmax",
+  'linear-probe': '6. Mean of the last layer → linear & softmax (a linear probe)',
+};
+const HEAD_CAPTIONS = {
+  'attention-wasm': 'The [CLS] row of the last layer, through a linear layer (logits) and softmax (probabilities)',
+  'hugging-face':
+    "The first token's row of the last layer, through the checkpoint's classification head (its dense layers: logits) and softmax (probabilities)",
+  'linear-probe':
+    "The encoder's last layer pooled into one vector, through the probe's linear layer (logits) and softmax (probabilities)",
+};
 const make = (tag, props = {}, ...children) => {
   const el = Object.assign(document.createElement(tag), props);
   el.append(...children);
   return el;
 };
+// A wide table in its own keyboard-scrollable region.
+const scroll = (label, child) => {
+  const div = make('div', { className: 'scroll', tabIndex: 0 }, child);
+  div.setAttribute('role', 'region');
+  div.setAttribute('aria-label', label);
+  return div;
+};
 
 export class AttentionSentiment extends HTMLElement {
   #internals = this.attachInternals();
-  static observedAttributes = ['text', 'model', 'layer', 'head'];
+  static observedAttributes = ['text', 'model', 'layer', 'head', 'encoder'];
 
   #classifier = null;
   #lease = null; // on the classifier shown
@@ -115,6 +167,7 @@ export class AttentionSentiment extends HTMLElement {
   #worker = null;
   #parts = null;
   #timer = 0;
+  #last = null; // the last prediction: { text, classifier, p }
   #stopLoadWatch = () => {};
 
   constructor() {
@@ -156,6 +209,7 @@ export class AttentionSentiment extends HTMLElement {
   attributeChangedCallback(name, old, value) {
     if (!this.#parts || old === value) return;
     if (name === 'model') this.#load(true);
+    else if (name === 'encoder') this.#labelTrain();
     else if (name === 'text') {
       this.#parts.input.value = value ?? '';
       this.#predict();
@@ -202,8 +256,8 @@ export class AttentionSentiment extends HTMLElement {
     const layer = make('select');
     const head = make('select');
     for (const select of [layer, head]) select.addEventListener('change', () => this.#predict());
-    const train = make('button', { type: 'button', textContent: 'Train from scratch' });
-    train.addEventListener('click', () => this.#train());
+    const train = make('button', { type: 'button' });
+    train.addEventListener('click', () => (this.getAttribute('encoder') ? this.#trainProbe() : this.#train()));
     const status = make('span');
     status.setAttribute('role', 'status');
     const controls = make(
@@ -219,6 +273,7 @@ export class AttentionSentiment extends HTMLElement {
     const note = make('p', { className: 'note' });
     root.append(label, controls, verdict, pipeline, note);
     this.#parts = { input, verdict, layer, head, train, status, pipeline, note, examples };
+    this.#labelTrain();
   }
 
   // Loads the classifier attribute `model` names (without it, the shipped one). The shown
@@ -230,7 +285,7 @@ export class AttentionSentiment extends HTMLElement {
     const url = this.getAttribute('model');
     let lease = null;
     try {
-      lease = leaseClassifier(url === null ? null : modelUrl(TAG, 'model', url));
+      lease = leaseClassifier(url === null ? null : modelSource(TAG, 'model', url));
     } catch (error) {
       this.#parts.pipeline.replaceChildren(errorMessage(error));
     }
@@ -276,7 +331,7 @@ export class AttentionSentiment extends HTMLElement {
   // model trained here may get others wrong).
   #markMistakes(classifier) {
     const options = [...this.#parts.examples.options].slice(1);
-    const comparable = EXAMPLES.every(([gold]) => classifier.labels.includes(gold));
+    const comparable = EXAMPLES.every(([gold]) => hasLabel(classifier, gold));
     EXAMPLES.forEach((example, i) => {
       options[i].textContent = exampleName(
         example,
@@ -326,6 +381,15 @@ export class AttentionSentiment extends HTMLElement {
       parts.push(
         `Word vectors start from GloVe (PDDL); a VADER lexicon (MIT) adds sentiment words. A small model: it is wrong about ${percent(wrong)} of held-out sentences.`,
       );
+    } else if (classifier.format !== 'attention-wasm') {
+      const c = classifier.modelConfig;
+      const what =
+        classifier.format === 'linear-probe'
+          ? `A linear probe (a softmax layer on the pooled last layer) on a pretrained ${c.modelType} encoder`
+          : `A pretrained ${c.modelType} sequence classifier`;
+      parts.push(
+        `${what}: ${c.numLayers} layers of ${c.numHeads} heads, ${c.dModel} numbers per token, ${classifier.vocabSize.toLocaleString('en-US')} tokens; labels ${classifier.labels.join(', ')}.`,
+      );
     } else {
       parts.push(`A classifier with ${classifier.vocabSize} tokens and labels ${classifier.labels.join(', ')}.`);
     }
@@ -342,7 +406,10 @@ export class AttentionSentiment extends HTMLElement {
       this.prediction = null;
       return;
     }
-    const p = this.#classifier.predict(text);
+    // A layer or head picked shows the same prediction again: the model does not run twice.
+    const same = this.#last?.text === text && this.#last.classifier === this.#classifier;
+    const p = same ? this.#last.p : this.#classifier.predict(text);
+    this.#last = { text, classifier: this.#classifier, p };
     const probability = p.probabilities[p.labelId];
     const confidence = confidenceWords(probability);
     const gold = EXAMPLES.find(([, t]) => t === text)?.[0];
@@ -371,15 +438,13 @@ export class AttentionSentiment extends HTMLElement {
   }
 
   #stages(text, p, l, h) {
-    const c = this.#classifier.modelConfig;
-    const tokens = p.tokens.slice(1);
+    const classifier = this.#classifier;
+    const c = classifier.modelConfig;
+    // This package's format shows its tokens after the learned [CLS] row; a checkpoint's
+    // tokenizer gives its special tokens ([CLS] … [SEP]) among the tokens.
+    const own = classifier.format === 'attention-wasm';
+    const tokens = own ? p.tokens.slice(1) : p.tokens;
     const stage = (title, ...content) => make('li', {}, make('h3', { textContent: title }), ...content);
-    const scroll = (label, child) => {
-      const div = make('div', { className: 'scroll', tabIndex: 0 }, child);
-      div.setAttribute('role', 'region');
-      div.setAttribute('aria-label', label);
-      return div;
-    };
     const chips = (items) =>
       make(
         'div',
@@ -388,43 +453,12 @@ export class AttentionSentiment extends HTMLElement {
           make('span', { className: `chip${unknown ? ' unknown' : ''}`, textContent: t, title }),
         ),
       );
-    const unk = (t) => t.text === '[UNK]';
-    const { cls, tokens: vectors } = this.#classifier.vectors(tokens.map((t) => t.id));
-    const shown = 4;
-    const vectorTable = make('table');
-    vectorTable.createCaption().textContent = `Each index picks a row of the ${this.#classifier.vocabSize.toLocaleString('en-US')} × ${c.dModel} embedding table (first ${shown} of ${c.dModel} numbers; a learned position vector is added next)`;
-    const vh = vectorTable.createTHead().insertRow();
-    vh.append(
-      make('th', { scope: 'col', textContent: 'token' }),
-      ...Array.from({ length: shown }, (_, k) => make('th', { scope: 'col', textContent: `v${k}` })),
-    );
-    const vb = vectorTable.createTBody();
-    [['[CLS]', cls], ...tokens.map((t, i) => [t.text, vectors[i]])].forEach(([t, v]) => {
-      const tr = vb.insertRow();
-      tr.append(make('th', { scope: 'row', textContent: t }));
-      for (let k = 0; k < shown; k++) tr.insertCell().textContent = formatNumber(v[k], 3);
-    });
+    const unk = (t) => t.text === '[UNK]' || t.text === '<unk>';
     const names = p.tokens.map((t) => t.text);
-    const softmax = make('table');
-    softmax.createCaption().textContent =
-      'The [CLS] row of the last layer, through a linear layer (logits) and softmax (probabilities)';
-    const sh = softmax.createTHead().insertRow();
-    sh.append(
-      make('th', { scope: 'col', textContent: 'label' }),
-      make('th', { scope: 'col', textContent: 'logit' }),
-      make('th', { scope: 'col', textContent: 'probability' }),
-    );
-    const sb = softmax.createTBody();
-    this.#classifier.labels.forEach((name, k) => {
-      const tr = sb.insertRow();
-      tr.append(make('th', { scope: 'row', textContent: name }));
-      tr.insertCell().textContent = formatNumber(p.logits[k], 3);
-      tr.insertCell().textContent = formatNumber(p.probabilities[k], 4);
-    });
     return [
       stage('1. Text', make('p', { textContent: text })),
       stage(
-        `2. Subword tokens (${tokens.length}${p.truncated ? `, cut at ${this.#classifier.maxLength}` : ''})`,
+        `2. Subword tokens (${tokens.length}${p.truncated ? `, cut at ${classifier.maxLength}` : ''})`,
         chips(
           tokens.map((t) => [
             t.text,
@@ -432,26 +466,76 @@ export class AttentionSentiment extends HTMLElement {
               ? 'not in the vocabulary: read as [UNK], which carries no sentiment'
               : t.start >= 0
                 ? `“${text.slice(t.start, t.end)}”, characters ${t.start}–${t.end}`
-                : '',
+                : 'a special token the tokenizer adds',
             unk(t),
           ]),
         ),
       ),
       stage('3. Indices', chips(tokens.map((t) => [String(t.id), t.text]))),
-      stage('4. Vectors', scroll('Token vectors', vectorTable)),
+      stage(
+        '4. Vectors',
+        own
+          ? scroll('Token vectors', this.#vectorTable(tokens))
+          : make('p', {
+              className: 'stage-note',
+              textContent: `Each index picks a row of the ${classifier.vocabSize.toLocaleString('en-US')} × ${c.dModel} embedding table, and position vectors are added. This checkpoint's rows are not read back here (only this package's own classifiers show them).`,
+            }),
+      ),
       stage(
         `5. Attention, layer ${l + 1} of ${c.numLayers}`,
-        scroll(`What the [CLS] query attends to in layer ${l + 1}`, this.#clsTable(p, names, l)),
+        scroll(`What the [CLS] query attends to in layer ${l + 1}`, this.#clsTable(p, names, l, h)),
         scroll(`Attention matrix of head ${h + 1} in layer ${l + 1}`, this.#matrix(p, names, l, h)),
       ),
-      stage('6. [CLS] → linear & softmax', scroll('Logits and probabilities', softmax)),
+      stage(HEAD_TITLES[classifier.format], scroll('Logits and probabilities', this.#softmaxTable(p))),
     ];
   }
 
-  // Rows: the heads of layer l; columns: [CLS] and the tokens; cells: the [CLS] row's weights.
-  #clsTable(p, names, l) {
+  // The [CLS] vector and the token rows of this package's format (first numbers of each).
+  #vectorTable(tokens) {
+    const classifier = this.#classifier;
+    const d = classifier.modelConfig.dModel;
+    const { cls, tokens: vectors } = classifier.vectors(tokens.map((t) => t.id));
+    const shown = 4;
     const table = make('table');
-    table.createCaption().textContent = `What the [CLS] query (the row the classifier reads) attends to in layer ${l + 1}, per head`;
+    table.createCaption().textContent = `Each index picks a row of the ${classifier.vocabSize.toLocaleString('en-US')} × ${d} embedding table (first ${shown} of ${d} numbers; a learned position vector is added next)`;
+    const head = table.createTHead().insertRow();
+    head.append(
+      make('th', { scope: 'col', textContent: 'token' }),
+      ...Array.from({ length: shown }, (_, k) => make('th', { scope: 'col', textContent: `v${k}` })),
+    );
+    const body = table.createTBody();
+    [['[CLS]', cls], ...tokens.map((t, i) => [t.text, vectors[i]])].forEach(([t, v]) => {
+      const tr = body.insertRow();
+      tr.append(make('th', { scope: 'row', textContent: t }));
+      for (let k = 0; k < shown; k++) tr.insertCell().textContent = formatNumber(v[k], 3);
+    });
+    return table;
+  }
+
+  #softmaxTable(p) {
+    const table = make('table');
+    table.createCaption().textContent = HEAD_CAPTIONS[this.#classifier.format];
+    const head = table.createTHead().insertRow();
+    head.append(
+      make('th', { scope: 'col', textContent: 'label' }),
+      make('th', { scope: 'col', textContent: 'logit' }),
+      make('th', { scope: 'col', textContent: 'probability' }),
+    );
+    const body = table.createTBody();
+    this.#classifier.labels.forEach((name, k) => {
+      const tr = body.insertRow();
+      tr.append(make('th', { scope: 'row', textContent: name }));
+      tr.insertCell().textContent = formatNumber(p.logits[k], 3);
+      tr.insertCell().textContent = formatNumber(p.probabilities[k], 4);
+    });
+    return table;
+  }
+
+  // Rows: the heads of layer l; columns: [CLS] and the tokens; cells: the [CLS] row's weights.
+  // A head's row header is a button: pressed, that head's full map is shown below.
+  #clsTable(p, names, l, shown) {
+    const table = make('table');
+    table.createCaption().textContent = `What the [CLS] query (the first row) attends to in layer ${l + 1}, every head at a glance (press a head for its full map)`;
     const head = table.createTHead().insertRow();
     head.append(
       make('th', { scope: 'col', textContent: 'head' }),
@@ -460,7 +544,16 @@ export class AttentionSentiment extends HTMLElement {
     const body = table.createTBody();
     p.attention[l].forEach((rows, h) => {
       const tr = body.insertRow();
-      tr.append(make('th', { scope: 'row', textContent: String(h + 1) }));
+      const pick = make('button', { type: 'button', className: 'head', textContent: String(h + 1) });
+      pick.setAttribute('aria-pressed', String(h === shown));
+      pick.setAttribute('aria-label', `Head ${h + 1}: show its full map`);
+      pick.addEventListener('click', () => {
+        this.#parts.head.value = String(h);
+        this.#predict();
+        // The table was drawn again: the keyboard stays on the head pressed.
+        this.shadowRoot.querySelectorAll('button.head')[h]?.focus();
+      });
+      tr.append(make('th', { scope: 'row' }, pick));
       rows[0].forEach((w) => this.#cell(tr, w));
     });
     return table;
@@ -491,6 +584,65 @@ export class AttentionSentiment extends HTMLElement {
     const colour = heatColour(w, 'sequential');
     td.style.background = colour.background;
     td.style.color = colour.color;
+  }
+
+  // "Train" trains the small model from scratch, or, with attribute `encoder`, a linear probe on it.
+  #labelTrain() {
+    if (!this.#parts) return;
+    this.#parts.train.textContent = this.getAttribute('encoder') ? 'Train a linear probe' : 'Train from scratch';
+  }
+
+  // A linear probe on the encoder attribute names (a folder URL or a Hub id), trained here on
+  // the review sentences the small model learns from (the page's thread: the encoder runs a
+  // batch at a time, and the page stays live between batches). The probe shown loads its own
+  // encoder back from the files (by the same source; a URL comes from the browser's cache), so
+  // that freeing the probe frees it; the one trained with is freed at once.
+  async #trainProbe() {
+    const { train, status } = this.#parts;
+    if (train.disabled) return;
+    train.disabled = true;
+    let encoder = null;
+    try {
+      const source = modelSource(TAG, 'encoder', this.getAttribute('encoder'));
+      const attn = await getApi();
+      status.textContent = 'Loading the encoder…';
+      encoder = await attn.loadModel(source);
+      const { train: rows, heldOut } = reviewSplits(await reviewFiles());
+      let accuracy = NaN;
+      const started = performance.now();
+      const trained = await attn.TextClassifier.train(rows, {
+        encoder,
+        labels: LABELS.slice(),
+        validation: Object.values(heldOut).flat(),
+        onProgress: (p) => {
+          if (p.stage === 'embedding')
+            status.textContent = `Embedding ${p.part === 'train' ? 'the training' : 'the held-out'} sentences: ${p.embedded} of ${p.total}`;
+          else {
+            accuracy = p.accuracy;
+            status.textContent = `epoch ${p.epoch} of ${p.epochs}: loss ${formatNumber(p.loss, 3)} nats, held-out accuracy ${percent(p.accuracy)}`;
+          }
+        },
+      });
+      const seconds = (performance.now() - started) / 1000;
+      const files = trained.toFiles();
+      trained.dispose();
+      const probe = await attn.TextClassifier.load(files);
+      this.#generation++;
+      this.#pendingLease?.release();
+      this.#pendingLease = null;
+      this.#use(
+        probe,
+        `a linear probe trained here in ${formatNumber(seconds, 1)} s, ${percent(accuracy)} right on held-out sentences`,
+        acquire(null, async () => probe),
+      );
+      status.textContent = `Done: a linear probe trained in ${formatNumber(seconds, 1)} s.`;
+      this.dispatchEvent(new CustomEvent('trained', { bubbles: true, composed: true, detail: { seconds, accuracy } }));
+    } catch (error) {
+      status.textContent = error.message; // the classifier shown stays
+    } finally {
+      encoder?.dispose();
+      train.disabled = false;
+    }
   }
 
   #train() {

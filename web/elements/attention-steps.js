@@ -21,9 +21,17 @@ import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { WEIGHTS, EXAMPLES } from './course-examples.js';
 import { exportToolbar, elementToPng, tensorJson, jsLiteral, noInputCode, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
+import {
+  THEME_STYLE,
+  styleSheet,
+  errorMessage,
+  followPageScheme,
+  showAttributeError,
+  attributeErrorOf,
+} from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension } from './limits.js';
 import { containKeys } from './keys.js';
+import { observedAttributes, attributeReader } from './attributes.js';
 
 const TAG = 'attention-steps';
 const MASK_PRESETS = ['none', 'causal', 'causal-top-left', 'causal-bottom-right'];
@@ -137,20 +145,7 @@ function presetMask(preset, lq, lk, keyLength = lk, left = 1) {
 
 export class AttentionSteps extends HTMLElement {
   #internals = this.attachInternals();
-  static observedAttributes = [
-    'example',
-    'x',
-    'c',
-    'wq',
-    'wk',
-    'wv',
-    'wo',
-    'mask',
-    'show-slides',
-    'precision',
-    'stages',
-    'json',
-  ];
+  static observedAttributes = observedAttributes(TAG);
 
   #data = null;
   #error = null;
@@ -195,9 +190,9 @@ export class AttentionSteps extends HTMLElement {
     }
   }
 
-  /** Why the last input could not be shown (null when it was). */
+  /** Why the last input could not be shown, or a bad attribute value (null when neither). */
   get error() {
-    return this.#error;
+    return this.#error ?? attributeErrorOf(this);
   }
 
   /**
@@ -270,7 +265,10 @@ export class AttentionSteps extends HTMLElement {
 
   #readAttributes() {
     try {
-      const example = this.getAttribute('example');
+      // A bad example number leaves nothing to show: its message is the element's content.
+      const attributes = attributeReader(this, TAG);
+      const example = attributes.get('example');
+      if (attributes.error) throw attributes.error;
       // Inline JSON: a child <script type="application/json">, or one elsewhere on the page
       // named by json="id" (Markdown ends an HTML block at a blank line, and sanitizers
       // drop scripts inside elements: see the README's Markdown notes).
@@ -280,7 +278,7 @@ export class AttentionSteps extends HTMLElement {
         : this.querySelector('script[type="application/json"]');
       if (ref && !json) throw new RangeError(`${TAG}: json="${ref}" names no element on the page`);
       let data;
-      if (example != null) data = exampleData(Number(example), TAG);
+      if (example !== null) data = exampleData(example, TAG);
       else if (json) data = parseAttributeJson(TAG, 'the inline JSON', json.textContent);
       else data = {};
       for (const key of ['x', 'c', 'wq', 'wk', 'wv', 'wo', 'mask']) {
@@ -340,6 +338,8 @@ export class AttentionSteps extends HTMLElement {
   async #update() {
     const generation = ++this.#generation;
     if (!this.#data) return;
+    // A bad attribute's message at once, over what is shown; the drawing below renews it.
+    showAttributeError(this.shadowRoot, attributeReader(this, TAG).checkAll().error);
     let attn;
     try {
       attn = await getApi();
@@ -355,6 +355,7 @@ export class AttentionSteps extends HTMLElement {
       // building the stages again, and the focused cell keeps its focus).
       if (before && this.shadowRoot.querySelector('.stages') && sameShapes(before, this.#stages)) this.#refresh();
       else this.#render();
+      showAttributeError(this.shadowRoot, attributeReader(this, TAG).checkAll().error);
       this.dispatchEvent(new CustomEvent('compute', { detail: this.#stages }));
     } catch (error) {
       this.#showError(error);
@@ -389,7 +390,7 @@ export class AttentionSteps extends HTMLElement {
     const m = new AttentionMatrix();
     m.dataset.name = name;
     m.setAttribute('label', label);
-    m.setAttribute('precision', this.getAttribute('precision') ?? '4');
+    m.setAttribute('precision', String(attributeReader(this, TAG).get('precision')));
     if (heat) m.setAttribute('heat', heat);
     if (editable) m.setAttribute('editable', '');
     if (toggle) m.setAttribute('toggle', '');
@@ -437,9 +438,11 @@ export class AttentionSteps extends HTMLElement {
       A: s.A,
       Y: s.Y,
     };
+    const precision = String(attributeReader(this, TAG).get('precision'));
     for (const m of this.shadowRoot.querySelectorAll('attention-matrix')) {
       const value = values[m.dataset.name];
       if (value) m.value = value;
+      m.setAttribute('precision', precision); // a changed precision="…" with the same shapes
     }
     const old = this.shadowRoot.querySelector('[data-role="no-key"]');
     const note = this.#blindNote();
@@ -566,7 +569,7 @@ export class AttentionSteps extends HTMLElement {
   #render() {
     const d = this.#data;
     const s = this.#stages;
-    const slides = this.hasAttribute('show-slides') ? (d.slides ?? {}) : {};
+    const slides = attributeReader(this, TAG).get('show-slides') ? (d.slides ?? {}) : {};
     const dk = s.K.shape[1];
     const sqrt = Math.sqrt(dk);
     const cross = Boolean(d.c);

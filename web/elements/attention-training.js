@@ -10,8 +10,9 @@
 // composed): `training-progress` (detail { step, loss, accuracy, stepsPerSecond }),
 // `training-done` (detail { step, accuracy }) when `steps` are done.
 import { moduleWorker } from './workers.js';
-import { THEME_STYLE, styleSheet, followPageScheme } from './theme.js';
+import { THEME_STYLE, styleSheet, followPageScheme, showAttributeError } from './theme.js';
 import { containKeys } from './keys.js';
+import { observedAttributes, attributeReader } from './attributes.js';
 import { formatNumber, heatColour } from './format.js';
 import { TASKS } from './training/tasks.js';
 import { PRESETS } from './training/toy-training.js';
@@ -45,15 +46,12 @@ const trainingWorker = () =>
 
 // How long an element that left the page keeps its paused Worker (and model) alive.
 const LEAVE_STOP_MS = 60_000;
-// Steps per progress report (one Worker task each: more would not answer pause for seconds)
-// and steps in a run.
-const MAX_EVERY = 500;
-const MAX_STEPS = 1_000_000;
+const TAG = 'attention-training';
 const AWAY = 'Paused: the element left the page; it resumes when it is back.';
 
 export class AttentionTraining extends HTMLElement {
   #internals = this.attachInternals();
-  static observedAttributes = ['task'];
+  static observedAttributes = observedAttributes(TAG);
 
   #parts = null;
   #worker = null;
@@ -117,32 +115,17 @@ export class AttentionTraining extends HTMLElement {
   }
 
   attributeChangedCallback() {
-    if (this.#parts) this.#parts.task.value = this.#taskName();
-    if (this.#parts) this.#describe();
+    if (!this.#parts) return;
+    const attributes = this.#attributes();
+    this.#parts.task.value = attributes.get('task');
+    this.#describe();
+    showAttributeError(this.shadowRoot, attributes.error);
   }
 
-  #taskName() {
-    const name = this.getAttribute('task') ?? 'reverse';
-    return Object.hasOwn(TASKS, name) ? name : 'reverse';
-  }
-
-  #number(name, fallback) {
-    const v = Number(this.getAttribute(name));
-    return this.hasAttribute(name) && Number.isFinite(v) ? v : fallback;
-  }
-
-  // A whole-number attribute in [min, max] (fallback when absent), or a RangeError naming
-  // the element and the attribute: every="0" looped at step 0 with a NaN loss, and
-  // every="1e9" never reported.
-  #whole(name, fallback, min, max) {
-    const text = this.getAttribute(name);
-    if (text === null || text.trim() === '') return fallback;
-    const v = Number(text);
-    if (!Number.isInteger(v) || v < min || v > max)
-      throw new RangeError(
-        `attention-training: ${name} must be a whole number from ${min} to ${max}, got "${text.slice(0, 40)}"`,
-      );
-    return v;
+  // Every attribute as attributes.js types it (a bad one reads as its default; `error` says
+  // which): every="0" looped at step 0 with a NaN loss, and every="1e9" never reported.
+  #attributes() {
+    return attributeReader(this, TAG).checkAll();
   }
 
   #build() {
@@ -157,7 +140,8 @@ export class AttentionTraining extends HTMLElement {
     };
     const task = field('Task', document.createElement('select'));
     for (const t of Object.values(TASKS)) task.append(new Option(t.title, t.name));
-    task.value = this.#taskName();
+    const attributes = this.#attributes();
+    task.value = attributes.get('task');
     task.addEventListener('change', () => {
       this.setAttribute('task', task.value);
       this.reset();
@@ -165,11 +149,10 @@ export class AttentionTraining extends HTMLElement {
     const preset = field('Model', document.createElement('select'));
     for (const [name, p] of Object.entries(PRESETS))
       preset.append(new Option(`${name}: ${p.numLayers} layers, ${p.numHeads} heads, d ${p.dModel}`, name));
-    preset.value = Object.hasOwn(PRESETS, this.getAttribute('preset')) ? this.getAttribute('preset') : 'small';
+    preset.value = attributes.get('preset');
     const lr = field('Learning rate', document.createElement('select'));
     for (const v of ['0.0003', '0.001', '0.003', '0.01']) lr.append(new Option(v, v));
-    lr.value = String(this.#number('lr', 0.003));
-    if (!lr.value) lr.value = '0.003';
+    lr.value = attributes.get('lr');
     const seed = field(
       'Seed',
       Object.assign(document.createElement('input'), {
@@ -177,7 +160,7 @@ export class AttentionTraining extends HTMLElement {
         min: 0,
         max: 4294967295,
         step: 1,
-        value: String(this.#number('seed', 1)),
+        value: String(attributes.get('seed')),
       }),
     );
     const button = (text, action) => {
@@ -200,12 +183,13 @@ export class AttentionTraining extends HTMLElement {
     const maps = Object.assign(document.createElement('div'), { className: 'maps' });
     root.append(controls, description, stats, live, canvas, maps);
     this.#parts = { task, preset, lr, seed, train, reset, description, stats, live, canvas, maps };
+    showAttributeError(root, attributes.error);
     this.#describe();
     this.#drawCurve();
   }
 
   #describe() {
-    const t = TASKS[this.#taskName()];
+    const t = TASKS[this.#attributes().get('task')];
     this.#parts.description.textContent = `${t.description} Example: ${t.example.map(t.tokenLabel).join(' ')}.`;
   }
 
@@ -214,16 +198,12 @@ export class AttentionTraining extends HTMLElement {
     if (!this.#parts) this.#build();
     this.reset();
     const p = this.#parts;
-    let every, maxSteps;
-    try {
-      every = this.#whole('every', 10, 1, MAX_EVERY);
-      maxSteps = this.#whole('steps', 3000, 1, MAX_STEPS);
-    } catch (error) {
-      p.stats.textContent = error.message;
-      p.stats.setAttribute('role', 'alert');
-      return;
-    }
-    p.stats.removeAttribute('role');
+    // A bad attribute is a message above the controls, and no Worker starts.
+    const attributes = this.#attributes();
+    const every = attributes.get('every');
+    const maxSteps = attributes.get('steps');
+    showAttributeError(this.shadowRoot, attributes.error);
+    if (attributes.error) return;
     this.#worker = trainingWorker();
     this.#worker.onmessage = ({ data }) => this.#message(data);
     this.#worker.postMessage({

@@ -158,11 +158,6 @@ export function tensorJson(t) {
   return { shape: t.shape.slice(), data: Array.from(t.data, (x) => (Number.isFinite(x) ? x : String(x))) };
 }
 
-/** Reads tensorJson back. */
-export function tensorFromJson(j) {
-  return { shape: j.shape.slice(), data: Float32Array.from(j.data, Number) };
-}
-
 function download(name, blob) {
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');

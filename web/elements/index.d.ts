@@ -420,7 +420,12 @@ export interface TokenPruningAttributes extends CommonAttributes {
 export interface AttentionSentimentAttributes extends CommonAttributes {
   /** The sentence classified. */
   text?: string;
-  /** URL of a classifier folder (config.json, tokenizer.json, model.safetensors; default: the shipped one). */
+  /**
+   * A classifier: the URL of its folder or a Hugging Face Hub id (`owner/name`; a folder beside
+   * the page with such a path is written `./owner/name`). This package's format, any Hugging
+   * Face `*ForSequenceClassification` checkpoint, or a linear probe's folder; default: the
+   * shipped review classifier.
+   */
   model?: string;
   /** The layer shown (1-based; default the last). */
   layer?: number | string;
@@ -428,6 +433,11 @@ export interface AttentionSentimentAttributes extends CommonAttributes {
   head?: number | string;
   /** Load the model at once rather than when the element nears the viewport. */
   eager?: BooleanAttribute;
+  /**
+   * A pretrained encoder (the URL of its folder or a Hub id): "Train" then trains a linear
+   * probe on it (its pooled last layer → a softmax layer) on the review sentences, and shows it.
+   */
+  encoder?: string;
 }
 
 /** Attributes of `<attention-training>`. */

@@ -22,3 +22,23 @@ export function modelUrl(element, attribute, value) {
   }
   return url.href;
 }
+
+// A Hugging Face Hub id as loadModel tells one apart (bindings/js/models/hub_ids.js ID_PART,
+// the same rule): exactly 'owner/name', each part ASCII letters, digits, '_', '-' and '.',
+// starting and ending with a letter, digit or '_', no '--' or '..', at most 96 characters.
+const HUB_PART = /^(?!.*(?:--|\.\.))[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9_])?$/;
+const isHubId = (value) => {
+  const parts = value.split('/');
+  return parts.length === 2 && parts.every((part) => HUB_PART.test(part));
+};
+
+/**
+ * A model source from an element's attribute: a Hub id ('distilbert/distilbert-base-uncased-
+ * finetuned-sst-2-english') as it is (the library fetches it from the Hub, as loadModel does
+ * in a browser), else the absolute URL of the folder (modelUrl). A folder beside the page
+ * whose path is two plain names reads as a Hub id: write it './owner/name'.
+ * @param {string} element @param {string} attribute @param {string} value
+ */
+export function modelSource(element, attribute, value) {
+  return isHubId(value) ? value : modelUrl(element, attribute, value);
+}

@@ -10,8 +10,11 @@ import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { heatColour } from './format.js';
 import { exportToolbar, elementToPng, tensorJson, jsLiteral, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE, styleSheet, followPageScheme } from './theme.js';
+import { THEME_STYLE, styleSheet, followPageScheme, showAttributeError } from './theme.js';
 import { containKeys, consume } from './keys.js';
+import { observedAttributes, attributeReader } from './attributes.js';
+
+const TAG = 'positional-encoding';
 
 const STYLE = `${THEME_STYLE}
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -85,7 +88,7 @@ function slider(name, label, min, max, step, value, onInput) {
 
 export class PositionalEncoding extends HTMLElement {
   #internals = this.attachInternals();
-  static observedAttributes = ['kind'];
+  static observedAttributes = observedAttributes(TAG);
 
   #state = {
     positions: 32,
@@ -120,9 +123,9 @@ export class PositionalEncoding extends HTMLElement {
     if (this.isConnected) this.#update();
   }
 
+  /** The encoding shown (sinusoidal while the attribute names none: attributes.js). */
   get kind() {
-    const k = this.getAttribute('kind');
-    return ['rope', 'alibi', 'laplacian'].includes(k) ? k : 'sinusoidal';
+    return attributeReader(this, TAG).get('kind');
   }
   set kind(v) {
     this.setAttribute('kind', v);
@@ -152,6 +155,8 @@ export class PositionalEncoding extends HTMLElement {
   }
 
   async #update() {
+    // A bad attribute's message at once, over what is shown; the drawing below renews it.
+    showAttributeError(this.shadowRoot, attributeReader(this, TAG).checkAll().error);
     const attn = await getApi();
     const views = {
       sinusoidal: () => this.#sinusoidal(attn),
@@ -159,10 +164,13 @@ export class PositionalEncoding extends HTMLElement {
       alibi: () => this.#alibi(attn),
       laplacian: () => this.#laplacian(attn),
     };
-    const content = views[this.kind]();
+    const attributes = attributeReader(this, TAG).checkAll();
+    const kind = attributes.get('kind');
+    const content = views[kind]();
     const active = this.shadowRoot.activeElement;
     const focusName = active?.getAttribute?.('name') ?? active?.dataset?.node;
-    this.shadowRoot.replaceChildren(exportToolbar(this, `positional-${this.kind}`), ...content);
+    this.shadowRoot.replaceChildren(exportToolbar(this, `positional-${kind}`), ...content);
+    showAttributeError(this.shadowRoot, attributes.error);
     if (focusName != null) this.shadowRoot.querySelector(`[name="${focusName}"], [data-node="${focusName}"]`)?.focus();
   }
 

@@ -15,72 +15,13 @@
 // attributes (JSON in `x`, `value`, `weights`, …), or a script outside the sanitized
 // content named by json="id".
 
-/** The elements' tag names. */
-export const ELEMENT_TAGS = Object.freeze([
-  'attention-matrix',
-  'attention-steps',
-  'attention-flash',
-  'attention-heatmap',
-  'positional-encoding',
-  'token-pruning',
-  'attention-sentiment',
-  'attention-training',
-  'attention-model',
-]);
+import { ATTRIBUTES, allAttributeNames } from './attributes.js';
 
-/** Every attribute an element reads (all plain data; none is a URL but `model` and `src`, which are fetched as data, never run). */
-export const ELEMENT_ATTRIBUTES = Object.freeze([
-  'label',
-  'value',
-  'precision',
-  'heat',
-  'editable',
-  'toggle',
-  'row-labels',
-  'col-labels', // attention-matrix
-  'example',
-  'x',
-  'c',
-  'wq',
-  'wk',
-  'wv',
-  'wo',
-  'mask',
-  'show-slides',
-  'stages',
-  'layout',
-  'json', // attention-steps
-  'q',
-  'k',
-  'v',
-  'block', // attention-flash
-  'weights',
-  'tokens',
-  'query-tokens',
-  'key-tokens',
-  'view',
-  'head',
-  'toolbar', // attention-heatmap
-  'kind',
-  'drop',
-  'dim', // positional-encoding, token-pruning
-  'text',
-  'model',
-  'layer',
-  'eager', // attention-sentiment
-  'task',
-  'preset',
-  'seed',
-  'lr',
-  'steps',
-  'every',
-  'autostart', // attention-training
-  'src',
-  'query', // attention-model
-  'theme',
-  'for',
-  'link', // every element
-]);
+/** The elements' tag names. */
+export const ELEMENT_TAGS = Object.freeze(Object.keys(ATTRIBUTES));
+
+/** Every attribute an element reads (all plain data; none is a URL but `model` and `src`, which are fetched as data, never run): the elements' table (attributes.js). */
+export const ELEMENT_ATTRIBUTES = Object.freeze(allAttributeNames());
 
 const exact = (names) => new RegExp(`^(${names.map((n) => n.replace(/[-]/g, '\\-')).join('|')})$`);
 

@@ -66,3 +66,24 @@ export function errorMessage(error) {
   p.textContent = String(error?.message ?? error);
   return p;
 }
+
+const attributeErrors = new WeakMap(); // element → the bad attribute value's error shown
+
+/**
+ * An attribute's bad value, shown in place at the top of the element's content (its controls
+ * stay below it), or the previous one removed when `error` is null (the next good value).
+ */
+export function showAttributeError(root, error) {
+  attributeErrors.set(root.host, error ?? null);
+  // (a shadow root's children: :scope does not name a ShadowRoot in querySelector)
+  for (const old of [...root.children]) if (old.classList.contains('attribute-error')) old.remove();
+  if (!error) return;
+  const p = errorMessage(error);
+  p.classList.add('attribute-error');
+  root.prepend(p);
+}
+
+/** The bad attribute value's error the element shows (null when none): part of its `error`. */
+export function attributeErrorOf(element) {
+  return attributeErrors.get(element) ?? null;
+}

@@ -11,9 +11,17 @@
 import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exportToolbar, elementToPng, tensorJson, jsLiteral, noInputCode, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE, styleSheet, followPageScheme, errorMessage } from './theme.js';
+import {
+  THEME_STYLE,
+  styleSheet,
+  followPageScheme,
+  errorMessage,
+  showAttributeError,
+  attributeErrorOf,
+} from './theme.js';
 import { LIMITS, tooBig } from './limits.js';
 import { containKeys } from './keys.js';
+import { observedAttributes, readAttribute, attributeReader } from './attributes.js';
 
 const TAG = 'token-pruning';
 
@@ -27,7 +35,7 @@ ${EXPORT_STYLE}`;
 
 export class TokenPruning extends HTMLElement {
   #internals = this.attachInternals();
-  static observedAttributes = ['tokens', 'drop', 'dim'];
+  static observedAttributes = observedAttributes(TAG);
 
   #keep = null;
   #error = null;
@@ -48,7 +56,9 @@ export class TokenPruning extends HTMLElement {
   }
 
   get tokens() {
-    return (this.getAttribute('tokens') ?? 'The,cat,sat,on,the,mat').split(',').map((t) => t.trim());
+    return readAttribute(this, TAG, 'tokens')
+      .split(',')
+      .map((t) => t.trim());
   }
   /** The tokens: a comma list (as the attribute takes it) or an array of strings. */
   set tokens(v) {
@@ -69,7 +79,7 @@ export class TokenPruning extends HTMLElement {
 
   #reset() {
     const drop = new Set(
-      (this.getAttribute('drop') ?? '')
+      readAttribute(this, TAG, 'drop')
         .split(',')
         .filter(Boolean)
         .map((s) => Number(s) - 1),
@@ -78,31 +88,26 @@ export class TokenPruning extends HTMLElement {
     this.#update();
   }
 
-  // The checked sizes: tokens (1 … LIMITS.pruning.tokens) and dim (an integer 1 … dim
-  // limit; 4 when absent). Errors name the element and the attribute.
+  // The checked sizes: tokens (1 … LIMITS.pruning.tokens: past it, a message instead of the
+  // element) and dim (attributes.js: a bad one is a message above the element drawn with 4).
   #sizes() {
     const tokens = this.tokens;
     if (tokens.length > LIMITS.pruning.tokens)
       throw tooBig(TAG, 'tokens', `${tokens.length} tokens`, LIMITS.pruning.tokens);
-    const text = this.getAttribute('dim');
-    const d = text === null || text.trim() === '' ? 4 : Number(text);
-    if (!Number.isInteger(d) || d < 1 || d > LIMITS.pruning.dim)
-      throw new RangeError(
-        `${TAG}: dim must be a whole number from 1 to ${LIMITS.pruning.dim}, got "${String(text).slice(0, 40)}"`,
-      );
-    return { tokens, d };
+    const attributes = attributeReader(this, TAG).checkAll();
+    return { tokens, d: attributes.get('dim'), problem: attributes.error };
   }
 
-  /** Why the last input could not be shown (null when it was). */
+  /** Why the last input could not be shown, or a bad attribute value (null when neither). */
   get error() {
-    return this.#error;
+    return this.#error ?? attributeErrorOf(this);
   }
 
   async #update() {
     const generation = ++this.#generation;
-    let tokens, d;
+    let tokens, d, problem;
     try {
-      ({ tokens, d } = this.#sizes());
+      ({ tokens, d, problem } = this.#sizes());
       this.#error = null;
     } catch (error) {
       this.#error = error;
@@ -110,6 +115,8 @@ export class TokenPruning extends HTMLElement {
       this.shadowRoot.replaceChildren(errorMessage(error));
       return;
     }
+    // A bad attribute's message at once, over what is shown; the drawing below renews it.
+    showAttributeError(this.shadowRoot, problem);
     const keep = this.#keep.slice(0, tokens.length);
     while (keep.length < tokens.length) keep.push(1);
     const attn = await getApi();
@@ -127,6 +134,7 @@ export class TokenPruning extends HTMLElement {
     const { weights } = attn.attention(x, x, x, { keepMask: keep, returnWeights: true });
     this.#result = { x, G, weights };
     this.#render(tokens);
+    showAttributeError(this.shadowRoot, problem);
   }
 
   #render(tokens) {

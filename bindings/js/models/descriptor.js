@@ -125,7 +125,7 @@ export function weightTable(module, scope, packed) {
   const count = module._pretrainedTableOf(ints, packed.eps, packed.base, 0);
   const table = scope.alloc(4 * 5 * Math.max(1, count));
   module._pretrainedTableOf(ints, packed.eps, packed.base, table);
-  const raw = module.HEAP32.slice(table >> 2, (table >> 2) + 5 * count);
+  const raw = module.HEAP32.slice(table >>> 2, (table >>> 2) + 5 * count);
   return Array.from({ length: count }, (_, index) => {
     const [kind, layer, rows, cols, matrix] = raw.subarray(5 * index, 5 * index + 5);
     return { index, kind, layer, rows, cols, matrix: matrix === 1 };

@@ -14,7 +14,7 @@ import { checkKeys } from '../checks.js';
 import { HeapScope, views } from '../heap.js';
 import { formatBytes, heapMaxBytes } from '../memory.js';
 import { architectureOf } from './architectures.js';
-import { packDescriptor, weightTable, createRunner } from './descriptor.js';
+import { packDescriptor, weightTable, createRunner, MATRIX_STORAGES } from './descriptor.js';
 import { toFloat32, DTYPE_BYTES } from './safetensors.js';
 import { openWeights } from './weight_files.js';
 import { sourceOf } from './sources.js';
@@ -25,6 +25,9 @@ import { loadTokenizer } from './tokenizer.js';
 import { PretrainedModel } from './pretrained_model.js';
 import { readSentenceTransformers } from './sentence_transformers.js';
 import { contractOf } from '../contract.js';
+import { ggufFileOf } from './gguf_file.js';
+import { readGguf, ggufTypeProblem } from './gguf_checkpoint.js';
+import { dequantize, typeBytes, GGML_TYPES } from './gguf_quants.js';
 
 // The text classifier rides in this chunk too: it needs the tokenizer library as models do.
 export { loadClassifier, trainClassifier } from '../text/text_classifier.js';
@@ -34,6 +37,8 @@ const DTYPES = ['auto', 'float32', 'q8', 'q4'];
 // dtype → how the matrices are stored when it says (q8, q4: quantized at load as ggml's
 // reference quantizers do, Q8_0 / Q4_0 blocks of 32 weights and a float16 scale).
 const QUANTIZED = { q8: 'q8_0', q4: 'q4_0' };
+// The GGUF tensor types the runner keeps as they are (ggml type id → matrix storage).
+const GGUF_STORAGE = { 8: 'q8_0', 2: 'q4_0' };
 
 const OPTIONS = [
   'head',
@@ -120,7 +125,10 @@ function resolve(arch, tensors, prefix, entry, { weightKinds: KIND, weightKindNa
     throw rangeError(FN, `the checkpoint has no tensor '${wanted}' (the ${what})`);
   }
   const tensor = tensors.get(name);
-  if (DTYPE_BYTES[tensor.dtype] === undefined)
+  if (tensor.ggmlType !== undefined) {
+    const problem = ggufTypeProblem(name, tensor);
+    if (problem) throw rangeError(FN, problem);
+  } else if (DTYPE_BYTES[tensor.dtype] === undefined)
     throw rangeError(FN, `tensor '${name}' is ${tensor.dtype}; weights must be F32, F16 or BF16`);
   // part: [offset, total] of a fused tensor's output features (GPT-2's c_attn, Phi-3's
   // qkv_proj and gate_up_proj): this entry's cols of the total, starting at offset.
@@ -158,10 +166,21 @@ function resolve(arch, tensors, prefix, entry, { weightKinds: KIND, weightKindNa
  */
 export async function loadModel(module, source, options) {
   const checked = checkOptions(options);
+  const gguf = await ggufFileOf(FN, source, checked);
+  if (gguf !== null) {
+    try {
+      checked.signal?.throwIfAborted();
+      const checkpoint = await readGguf(FN, gguf, contractOf(module).weightKinds, checked);
+      checked.signal?.throwIfAborted();
+      return await build(module, checkpoint, { ...checked, source: sourceName(source) });
+    } finally {
+      gguf.close();
+    }
+  }
   const src = await sourceOf(FN, source, checked);
   try {
     checked.signal?.throwIfAborted();
-    return await loadFrom(module, src, checked);
+    return await loadFrom(module, src, { ...checked, source: sourceName(source) });
   } finally {
     // A refused or aborted load stops every download and keeps no partial cache copy; a
     // complete one has nothing left to stop (a response only asked for its existence).
@@ -169,7 +188,18 @@ export async function loadModel(module, source, options) {
   }
 }
 
-async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemplate }) {
+// How the model was named, for what refers to it later (a linear probe's config.json): a
+// folder path, URL or Hub id as given; null for Files or a map of bytes (nothing to name).
+const sourceName = (source) => (typeof source === 'string' ? source : source instanceof URL ? source.href : null);
+
+// A Hugging Face folder as a checkpoint: config.json → the architecture, the tokenizer, a
+// sentence-transformers folder's modules, generation defaults, chat templates, and the
+// safetensors headers (gguf_checkpoint.js gives the same from a GGUF file).
+async function loadFrom(module, src, options) {
+  return build(module, await readFolder(module, src, options), options);
+}
+
+async function readFolder(module, src, { head, signal, chatTemplate }) {
   // 1. The architecture and the tokenizer.
   const config = await readJson(src, 'config.json', true);
   const contract = contractOf(module);
@@ -205,14 +235,26 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
       `the checkpoint has no tensor '${arch.names.prefixes[0]}${arch.names[KIND.wordEmbeddings]().name}' (the word embeddings of a ${arch.modelType} model)`,
     );
   }
+  return { config, arch, tokenizer, sentenceEmbedding, generation, chat, weights, prefix };
+}
+
+// The model from a checkpoint: the plan checked, then allocated and filled.
+async function build(module, checkpoint, { onProgress, dtype, signal, source = null, hub }) {
+  const { config, arch, tokenizer, sentenceEmbedding, generation, chat, weights, prefix } = checkpoint;
+  const { tensors } = weights;
+  const contract = contractOf(module);
   // 3. The plan, checked before anything is allocated. The matrices stay bfloat16 when every
   //    one of them is BF16 in the checkpoint (tried first when any tensor is; the table's
   //    entries are the same either way).
   let bf16 = dtype === 'auto' && [...tensors.values()].some((t) => t.dtype === 'BF16');
-  const storage = () => QUANTIZED[dtype] ?? (bf16 ? 'bfloat16' : 'float32');
+  // A GGUF file whose matrices are all Q8_0 (or all Q4_0) keeps them so (its blocks as they are).
+  let fileStorage = null;
+  const storage = () => QUANTIZED[dtype] ?? fileStorage ?? (bf16 ? 'bfloat16' : 'float32');
+  // BF16 tensors go to wasm as they are when the runner takes them so: bfloat16 panels, and
+  // quantized blocks (made from either precision), which halves the largest tensor's scratch.
   let packed;
   const scope = new HeapScope(module, FN);
-  let plan, parameterBytes;
+  let plan, parameterBytes, rawBf16;
   try {
     const check = () => {
       packed = packDescriptor(module, { ...arch.descriptor, matrixStorage: storage() });
@@ -239,6 +281,12 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
       bf16 = false;
       check();
     }
+    const matrixTypes = new Set(plan.filter((p) => p.entry.matrix).map((p) => p.tensor.ggmlType));
+    if (dtype === 'auto' && matrixTypes.size === 1 && GGUF_STORAGE[[...matrixTypes][0]]) {
+      fileStorage = GGUF_STORAGE[[...matrixTypes][0]];
+      check();
+    }
+    rawBf16 = bf16 || ['q8_0', 'q4_0'].includes(storage());
     parameterBytes = 4 * module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps, packed.base);
   } finally {
     scope.release();
@@ -247,9 +295,11 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
   // The scratch one tensor passes through on its way in: its bytes as the runner takes them
   // (a BF16 tensor of a bfloat16 model as it is, 2 bytes an element; any other as float32).
   const scratchBytes = Math.max(
-    ...plan.map(
-      (p) =>
-        ((p.tensor.end - p.tensor.begin) / DTYPE_BYTES[p.tensor.dtype]) * (bf16 && p.tensor.dtype === 'BF16' ? 2 : 4),
+    ...plan.map((p) =>
+      p.tensor.ggmlType !== undefined
+        ? 4 * p.tensor.count
+        : ((p.tensor.end - p.tensor.begin) / DTYPE_BYTES[p.tensor.dtype]) *
+          (rawBf16 && p.tensor.dtype === 'BF16' ? 2 : 4),
     ),
   );
   const needed = parameterBytes + scratchBytes;
@@ -272,9 +322,21 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
     sentenceEmbedding,
     generation,
     chat,
+    source: source === null ? null : { source, revision: hub.revisionGiven ? hub.revision : null },
   });
   try {
-    const head = await fillWeights(module, handle, weights, plan, classifier, scratchBytes, onProgress, bf16, signal);
+    const head = await fillWeights(
+      module,
+      handle,
+      weights,
+      plan,
+      classifier,
+      scratchBytes,
+      onProgress,
+      rawBf16,
+      signal,
+      storage(),
+    );
     if (classifier) model._setClassifier(head);
   } catch (error) {
     model.dispose();
@@ -288,7 +350,18 @@ async function loadFrom(module, src, { head, onProgress, dtype, signal, chatTemp
 // layers into JS. With bfloat16 matrices a BF16 tensor goes to wasm as it is (the runner
 // packs its matrices and widens its vectors); any other is converted to float32 here.
 // Returns the classifier's layers with their weights.
-async function fillWeights(module, handle, weights, plan, classifier, scratchBytes, onProgress, bf16, signal) {
+async function fillWeights(
+  module,
+  handle,
+  weights,
+  plan,
+  classifier,
+  scratchBytes,
+  onProgress,
+  rawBf16,
+  signal,
+  storage,
+) {
   const entries = new Map(); // tensor name → plan entries it fills
   for (const p of plan) entries.set(p.name, [...(entries.get(p.name) ?? []), p]);
   const heads = new Map(); // tensor name → the classifier's float32 copy
@@ -297,15 +370,22 @@ async function fillWeights(module, handle, weights, plan, classifier, scratchByt
   let done = 0;
   try {
     const scratch = scope.allocBytes(scratchBytes);
-    await weights.forEach(new Set([...entries.keys(), ...heads.keys()]), (name, bytes) => {
+    await weights.forEach(new Set([...entries.keys(), ...heads.keys()]), (name, bytes, ggmlType) => {
       signal?.throwIfAborted();
       const t = weights.tensors.get(name);
+      if (t.ggmlType !== undefined) {
+        for (const p of entries.get(name)) {
+          setGgufWeight(module, handle, p, ggmlType, bytes, scratch, storage);
+          onProgress?.({ file: t.file, stage: 'weights', loaded: ++done, total: plan.length });
+        }
+        return;
+      }
       const count = (t.end - t.begin) / DTYPE_BYTES[t.dtype];
       if (heads.has(name)) heads.set(name, toFloat32(bytes, t.dtype, new Float32Array(count)));
       if (!entries.has(name)) return;
-      const raw = bf16 && t.dtype === 'BF16';
+      const raw = rawBf16 && t.dtype === 'BF16';
       if (raw) views(module).HEAPU8.set(bytes, scratch);
-      else toFloat32(bytes, t.dtype, views(module).HEAPF32.subarray(scratch >> 2, (scratch >> 2) + count));
+      else toFloat32(bytes, t.dtype, views(module).HEAPF32.subarray(scratch >>> 2, (scratch >>> 2) + count));
       for (const p of entries.get(name)) {
         const status = module._pretrainedSetWeight(
           handle,
@@ -328,6 +408,46 @@ async function fillWeights(module, handle, weights, plan, classifier, scratchByt
     weight: heads.get(l.weightName),
     bias: l.biasName ? heads.get(l.biasName) : null,
   }));
+}
+
+// The one place a GGUF tensor becomes a weight of the runner. `bytes` are the whole tensor's as
+// the Hugging Face model holds it (gguf_checkpoint.js), of ggml type `ggmlType`; the entry takes
+// its own rows (a fused tensor's part: whole rows, so whole blocks), of shape [cols, rows]
+// (nn.Linear's [out, in]) for a matrix, [rows, cols] otherwise. A matrix whose type is the
+// model's storage (Q8_0 or Q4_0 blocks) goes in as its blocks, repacked by the runner; any other
+// weight is dequantized to float32 in the scratch (and quantized by the runner when the storage is).
+function setGgufWeight(module, handle, p, ggmlType, bytes, scratch, storage) {
+  const { entry, column, transposed } = p;
+  const count = entry.rows * entry.cols;
+  const { block } = GGML_TYPES[ggmlType];
+  if (column % block !== 0 || count % block !== 0)
+    throw rangeError(
+      FN,
+      `tensor '${p.name}': the ${GGML_TYPES[ggmlType].name} blocks do not split at this weight's rows`,
+    );
+  const own = bytes.subarray(typeBytes(ggmlType, column), typeBytes(ggmlType, column + count));
+  let status;
+  // Matrices (nn.Linear's [out, in] rows) and, with quantized matrices, the word embeddings
+  // ([V, d]: the runner's [d, V] block matrix) take the file's blocks as they are.
+  const inner = entry.matrix ? entry.rows : entry.cols;
+  const asBlocks = (entry.matrix && transposed) || entry.kind === contractOf(module).weightKinds.wordEmbeddings;
+  if (asBlocks && GGUF_STORAGE[ggmlType] === storage && inner % block === 0) {
+    views(module).HEAPU8.set(own, scratch);
+    const kind = contractOf(module).matrixStorages[MATRIX_STORAGES[storage]];
+    status = module._pretrainedSetQuantizedWeight(handle, entry.index, scratch, kind);
+  } else {
+    dequantize(ggmlType, own, views(module).HEAPF32.subarray(scratch >>> 2, (scratch >>> 2) + count));
+    status = module._pretrainedSetWeight(
+      handle,
+      entry.index,
+      scratch,
+      false,
+      transposed ? entry.rows : entry.cols,
+      transposed,
+    );
+  }
+  if (status !== 0)
+    throw new Error(`${FN}: internal error: the runner refused the weights of '${p.name}' (status ${status})`);
 }
 
 // Sequence classification: the head's dense layers (run in JS, float64; they are small).

@@ -93,7 +93,7 @@ function fill(module, fn, handle, plan, largest) {
   try {
     const scratch = scope.alloc(largest);
     for (const { entry, data } of plan) {
-      views(module).HEAPF32.set(data, scratch >> 2);
+      views(module).HEAPF32.set(data, scratch >>> 2);
       const status = module._pretrainedSetWeight(handle, entry.index, scratch, false, entry.cols, false);
       if (status !== 0)
         throw new Error(`${fn}: internal error: the runner refused weight ${entry.index} (status ${status})`);

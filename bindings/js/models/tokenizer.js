@@ -4,6 +4,7 @@
 // views need: each token's character span in the caller's text ([start, end) in UTF-16
 // code units, as String.prototype.slice takes them), and which tokens are special.
 import { typeError, rangeError, describe } from '../errors.js';
+import { checkKeys } from '../checks.js';
 import { checkTokenizerJson, boundWordPiece } from './tokenizer_safety.js';
 import { importDependency } from './dependency.js';
 
@@ -94,7 +95,11 @@ export class TextTokenizer {
    * 1 for `pair`, -1 for the tokens the template adds.
    * @param {string} text @param {{ addSpecialTokens?: boolean, pair?: string }} [options]
    */
-  encode(text, { addSpecialTokens = true, pair } = {}) {
+  encode(text, options) {
+    const { addSpecialTokens = true, pair } = checkKeys('tokenizer.encode', 'option', options, [
+      'addSpecialTokens',
+      'pair',
+    ]);
     if (typeof text !== 'string') throw typeError('tokenizer.encode', `text must be a string, got ${describe(text)}`);
     if (pair !== undefined) return this.#encodePair(text, pair, addSpecialTokens);
     const e = this.#tokenizer.encode(text, { add_special_tokens: addSpecialTokens, return_token_type_ids: true });
@@ -146,7 +151,8 @@ export class TextTokenizer {
   }
 
   /** Token ids → text. */
-  decode(ids, { skipSpecialTokens = false } = {}) {
+  decode(ids, options) {
+    const { skipSpecialTokens = false } = checkKeys('tokenizer.decode', 'option', options, ['skipSpecialTokens']);
     const list = Array.from(ids);
     if (list.length === 0) return ''; // the library refuses an empty list
     return this.#tokenizer.decode(list, { skip_special_tokens: skipSpecialTokens });

@@ -43,7 +43,7 @@ async function weightFileNames(fn, src, readJson) {
 
 // Bytes of a stream, read in order: fill(count) waits for count bytes past the position,
 // read(begin, end) returns [begin, end) of the file (begin at or after the position).
-class StreamReader {
+export class StreamReader {
   constructor(chunks) {
     this.iterator = chunks[Symbol.asyncIterator]();
     this.chunks = [];
@@ -59,6 +59,14 @@ class StreamReader {
       this.available += value.length;
     }
     return true;
+  }
+
+  // Puts bytes taken too early back in front (the GGUF header reader reads ahead).
+  giveBack(bytes) {
+    if (bytes.length === 0) return;
+    this.chunks.unshift(bytes);
+    this.available += bytes.length;
+    this.position -= bytes.length;
   }
 
   // Takes `count` bytes (copied when they span chunks); keep = false drops them.

@@ -55,7 +55,7 @@ export function temperatureOf(fn, config) {
 
 // A whole file's bytes: read at once where the source has random access (a folder, Files,
 // bytes), else gathered from its stream (a URL).
-async function wholeFile(src, name) {
+export async function wholeFile(src, name) {
   if (typeof src.read === 'function') return src.read(name, 0, await src.size(name));
   return gather(src.stream(name));
 }

@@ -9,6 +9,10 @@
 //   Hugging Face          any *ForSequenceClassification checkpoint loadModel runs (BERT,
 //                         DistilBERT, RoBERTa, the decoder families), with its own tokenizer,
 //                         for one text or a text pair (hub_classifier.js)
+//   a linear probe        config.json (format 'attention-wasm/linear-probe') naming a
+//                         pretrained encoder by its source, and a softmax layer's weights;
+//                         TextClassifier.train(corpus, { encoder }) trains one
+//                         (probe_classifier.js)
 import { typeError, rangeError, describe } from '../errors.js';
 import { checkKeys } from '../checks.js';
 import { loadTokenizer } from '../models/tokenizer.js';
@@ -17,6 +21,7 @@ import { parseCorpus } from './corpus.js';
 import { trainWeights, classifierFiles, FORMAT } from './train_classifier.js';
 import { isShippedClassifier, loadShipped, shippedParts } from './shipped_classifier.js';
 import { isHubClassifier, loadHubClassifier, configSummary } from './hub_classifier.js';
+import { isProbe, loadProbe, trainProbe } from './probe_classifier.js';
 
 export { FORMAT };
 const FN_LOAD = 'TextClassifier.load';
@@ -72,6 +77,7 @@ export class TextClassifier {
   #weights; // the attention-wasm format's tensors and tokenizer.json; null for a Hugging Face checkpoint
   #multiLabel; // config.json's problem_type is multi_label_classification: sigmoids, not a softmax
   #temperature; // config.json's calibration.temperature (1 without one)
+  #write; // a linear probe's toFiles (its head and config.json), or null
 
   /**
    * Use TextClassifier.load or TextClassifier.train.
@@ -87,7 +93,11 @@ export class TextClassifier {
     this.#weights = parts.weights ?? null;
     this.#multiLabel = parts.config.problem_type === 'multi_label_classification';
     this.#temperature = parts.temperature ?? 1;
-    /** 'attention-wasm' (this package's format) or 'hugging-face' (a Hub sequence classifier). */
+    this.#write = parts.write ?? null;
+    /**
+     * 'attention-wasm' (this package's format), 'hugging-face' (a Hub sequence classifier) or
+     * 'linear-probe' (a softmax layer on a pretrained encoder).
+     */
     this.format = parts.format;
     /** Label names by class id. */
     this.labels = Object.freeze(parts.labels.slice());
@@ -102,6 +112,11 @@ export class TextClassifier {
     this.metrics = parts.config.metrics ?? null;
     /** The calibration temperature T predict divides the logits by (config.json's calibration; 1 without). */
     this.temperature = this.#temperature;
+    /**
+     * A linear probe's encoder (the PretrainedModel it reads text with), else null. One given
+     * to train or load stays the caller's: dispose() frees it only when load loaded it.
+     */
+    this.encoder = parts.encoder ?? null;
     Object.freeze(this);
   }
 
@@ -164,7 +179,7 @@ export class TextClassifier {
     if (this.#weights === null)
       throw rangeError(
         fn,
-        "a Hugging Face checkpoint's embedding rows are not read back; vectors reads an attention-wasm classifier's",
+        `a ${this.format === 'linear-probe' ? "linear probe's encoder" : 'Hugging Face checkpoint'}'s embedding rows are not read back; vectors reads an attention-wasm classifier's`,
       );
     if (!Array.isArray(ids)) throw typeError(fn, `ids must be an array of token ids, got ${describe(ids)}`);
     for (const [i, id] of ids.entries()) {
@@ -204,12 +219,14 @@ export class TextClassifier {
 
   /**
    * The classifier as files: { 'config.json', 'tokenizer.json', 'model.safetensors' }, which
-   * TextClassifier.load reads back (from this object, a folder or a URL). An attention-wasm
-   * classifier only (a Hugging Face checkpoint is its own folder).
+   * TextClassifier.load reads back (from this object, a folder or a URL). A linear probe's are
+   * { 'config.json', 'model.safetensors' } (its head, float32; config.json names the encoder).
+   * Not for a Hugging Face checkpoint (its folder is its files).
    * @param {{ dtype?: 'F16' | 'F32', metrics?: object }} [options] F16 halves the size
    */
   toFiles(options = {}) {
     this.#check('toFiles');
+    if (this.#write) return this.#write(options);
     if (this.#weights === null)
       throw rangeError(
         'TextClassifier.toFiles',
@@ -246,16 +263,22 @@ function parseJson(fn, name, text) {
  * or a Hugging Face sequence classifier, told apart by config.json.
  */
 export async function loadClassifier(module, source, options = {}) {
-  checkKeys(FN_LOAD, 'option', options, ['onProgress', 'fetchOptions', 'cache']);
-  const { onProgress, fetchOptions, cache = true } = options ?? {};
+  checkKeys(FN_LOAD, 'option', options, ['onProgress', 'fetchOptions', 'cache', 'encoder']);
+  const { onProgress, fetchOptions, cache = true, encoder } = options ?? {};
   const src = await sourceOf(FN_LOAD, source, { onProgress, fetchOptions, cache });
   try {
-    for (const name of ['config.json', 'tokenizer.json']) {
-      if (!(await src.has(name))) throw rangeError(FN_LOAD, `no ${name} in ${src.description}`);
-    }
+    if (!(await src.has('config.json'))) throw rangeError(FN_LOAD, `no config.json in ${src.description}`);
     const config = parseJson(FN_LOAD, 'config.json', await src.text('config.json'));
     if (config === null || typeof config !== 'object' || Array.isArray(config))
       throw rangeError(FN_LOAD, `config.json must hold an object, got ${describe(config)}`);
+    // A probe reads text through its encoder's tokenizer; every other classifier has its own.
+    if (isProbe(config))
+      return new TextClassifier(
+        await loadProbe(module, FN_LOAD, src, config, { encoder, onProgress, fetchOptions, cache }),
+      );
+    if (encoder !== undefined)
+      throw rangeError(FN_LOAD, "options.encoder is for a linear probe's folder; this config.json is not one");
+    if (!(await src.has('tokenizer.json'))) throw rangeError(FN_LOAD, `no tokenizer.json in ${src.description}`);
     if (isShippedClassifier(config)) return new TextClassifier(await loadShipped(module, FN_LOAD, src, config));
     if (isHubClassifier(config))
       return new TextClassifier(
@@ -276,6 +299,9 @@ export async function loadClassifier(module, source, options = {}) {
  * (the TinyTransformer that learned them is freed).
  */
 export async function trainClassifier(module, corpus, options = {}) {
+  // With an encoder: a linear probe on it (probe_classifier.js).
+  if (options !== null && typeof options === 'object' && Object.hasOwn(options, 'encoder'))
+    return new TextClassifier(await trainProbe(corpus, options));
   const trained = await trainWeights(module, corpus, options);
   let tensors, modelConfig;
   try {

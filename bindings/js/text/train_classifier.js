@@ -5,6 +5,7 @@
 // reach @huggingface/tokenizers' dynamic import. The page reads the result back with
 // TextClassifier.load(files).
 import { rangeError, describe } from '../errors.js';
+import { checkKeys } from '../checks.js';
 import { TinyTransformer } from '../tiny_transformer.js';
 import { checkModelConfig } from '../model_inputs.js';
 import { parseCorpus } from './corpus.js';
@@ -14,6 +15,8 @@ import { exampleStream, trainSteps, accuracyOf } from './training.js';
 import { checkTrainOptions, FN_TRAIN, DEFAULT_SHAPE, DEFAULT_VOCABULARY } from './train_options.js';
 
 export const FORMAT = 'attention-wasm/text-classifier';
+/** toFiles' options. */
+export const FILES_OPTIONS = ['dtype', 'metrics'];
 export { DEFAULT_SHAPE, DEFAULT_VOCABULARY };
 
 /**
@@ -186,8 +189,9 @@ export async function trainWeights(module, corpus, options = {}) {
  *   tensors by TinyTransformer's names, in its order (getWeights().tensors)
  * @param {{ dtype?: 'F16' | 'F32', metrics?: object }} [options]
  */
-export function classifierFiles({ tensors: named, config, tokenizerJson }, { dtype = 'F16', metrics } = {}) {
+export function classifierFiles({ tensors: named, config, tokenizerJson }, options) {
   const fn = 'TextClassifier.toFiles';
+  const { dtype = 'F16', metrics } = checkKeys(fn, 'option', options, FILES_OPTIONS);
   if (dtype !== 'F16' && dtype !== 'F32') throw rangeError(fn, `dtype must be 'F16' or 'F32', got ${describe(dtype)}`);
   const bad = dtype === 'F16' ? firstBeyondHalf(named) : null;
   if (bad)

@@ -31,7 +31,8 @@ export const VOCAB_SIZE_RANGE = Object.freeze([SPECIAL_TOKENS.length + 1, 100_00
 export const MAX_BATCH_SIZE = 4096;
 
 const PROBABILITIES = ['wordDropout', 'unkRate', 'contrastRate', 'lexiconRate', 'junkRate', 'concatRate'];
-const KNOWN = [
+/** train's options (trainFiles takes toFiles' too). */
+export const TRAIN_OPTIONS = [
   'format',
   'labels',
   'validation',
@@ -51,8 +52,8 @@ const KNOWN = [
  * { recipe, shape, vocabulary, lexicon, wordVectors, every, onProgress, signal, format, labels, validation }.
  */
 export function checkTrainOptions(options) {
-  const given = checkKeys(FN_TRAIN, 'option', options, KNOWN);
-  const o = Object.fromEntries(KNOWN.filter((key) => given[key] !== undefined).map((key) => [key, given[key]]));
+  const given = checkKeys(FN_TRAIN, 'option', options, TRAIN_OPTIONS);
+  const o = Object.fromEntries(TRAIN_OPTIONS.filter((key) => given[key] !== undefined).map((key) => [key, given[key]]));
   const recipe = recipeOf(o);
   const shape = shapeOf(o);
   const vocabulary = {

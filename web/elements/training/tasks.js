@@ -3,18 +3,10 @@
 // itself), reverse (position t looks at L−1−t), sort (each output position counts what is
 // smaller), and induction (a causal model completes "A B … A" with B by looking at the token
 // after the earlier A). No DOM, no Node APIs.
+import { seededRandom } from '../../../bindings/js/parameters.js';
 
-/** mulberry32: a seeded generator of numbers in [0, 1). */
-export function seededRandom(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The package's one mulberry32 (seeded numbers in [0, 1)), as the tasks' callers import it.
+export { seededRandom };
 
 const digit = (random, n = 10) => Math.floor(random() * n);
 const digits = (random, length) => Array.from({ length }, () => digit(random));

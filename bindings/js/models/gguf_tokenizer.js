@@ -1,0 +1,250 @@
+// A GGUF file's tokenizer (tokenizer.ggml.*) as the tokenizer.json and tokenizer_config.json
+// the Hugging Face tokenizer would have, so that it runs through the same adapter (tokenizer.js)
+// and chat templates:
+//   - 'gpt2': byte-level BPE; tokens are the byte-level strings of tokenizer.json's vocab,
+//     merges the same "a b" pairs; the pre-tokenizer's split pattern from tokenizer.ggml.pre;
+//   - 'llama': SentencePiece BPE with byte fallback; merges are not stored, only each piece's
+//     score: as llama.cpp's tokenizer (and transformers' SentencePieceExtractor) does, any two
+//     pieces whose concatenation is a piece merge, the highest-scoring result first; '▁' for a
+//     space, and one in front of the text unless add_space_prefix is false.
+import { rangeError } from '../errors.js';
+
+// tokenizer.ggml.token_type (llama.cpp's llama_token_type).
+const NORMAL = 1;
+const CONTROL = 3;
+const USER_DEFINED = 4;
+
+// tokenizer.ggml.pre → the split pattern before the byte-level step (the Hub tokenizer.json's
+// Split pattern for each; null: GPT-2's own, the ByteLevel step's use_regex).
+const LLAMA3 =
+  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+const QWEN2 =
+  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+const PRE_PATTERNS = {
+  default: null,
+  'gpt-2': null,
+  gpt2: null,
+  'llama-bpe': LLAMA3,
+  llama3: LLAMA3,
+  'smaug-bpe': LLAMA3,
+  qwen2: QWEN2,
+};
+
+const byteLevel = (useRegex) => ({
+  type: 'ByteLevel',
+  add_prefix_space: false,
+  trim_offsets: true,
+  use_regex: useRegex,
+});
+
+/**
+ * @param {string} fn @param {string} file @param {Map<string, unknown>} meta
+ * @param {number} vocabSize the embeddings' rows
+ * @returns {{ json: object, config: object } | null} null when the file has no tokenizer
+ */
+export function ggufTokenizer(fn, file, meta, vocabSize) {
+  const model = meta.get('tokenizer.ggml.model');
+  if (model === undefined) return null;
+  const tokens = meta.get('tokenizer.ggml.tokens');
+  if (!Array.isArray(tokens) || tokens.some((t) => typeof t !== 'string'))
+    throw rangeError(fn, `${file}: tokenizer.ggml.tokens must be an array of strings`);
+  if (tokens.length > vocabSize)
+    throw rangeError(
+      fn,
+      `${file}: tokenizer.ggml.tokens lists ${tokens.length} tokens but the embeddings have ${vocabSize} rows`,
+    );
+  const types = meta.get('tokenizer.ggml.token_type');
+  if (types !== undefined && (!ArrayBuffer.isView(types) || types.length !== tokens.length))
+    throw rangeError(fn, `${file}: tokenizer.ggml.token_type must be one number per token (${tokens.length})`);
+  const typeOf = (id) => (types ? types[id] : NORMAL);
+  const id = (key) => {
+    const value = meta.get(`tokenizer.ggml.${key}`);
+    if (value === undefined) return null;
+    if (!Number.isInteger(value) || value < 0 || value >= tokens.length)
+      throw rangeError(
+        fn,
+        `${file}: tokenizer.ggml.${key} must be a token id below ${tokens.length}, got ${String(value)}`,
+      );
+    return value;
+  };
+  const special = {
+    bos: id('bos_token_id'),
+    eos: id('eos_token_id'),
+    unk: id('unknown_token_id'),
+    pad: id('padding_token_id'),
+  };
+  const addBos = meta.get('tokenizer.ggml.add_bos_token') ?? model === 'llama';
+  const addEos = meta.get('tokenizer.ggml.add_eos_token') ?? false;
+  // Piece → id; a repeated piece keeps its first id. Built through a Map, so that a piece named
+  // '__proto__' is an entry like any other.
+  const ids = new Map();
+  tokens.forEach((t, i) => {
+    if (!ids.has(t)) ids.set(t, i);
+  });
+  const vocab = Object.fromEntries(ids);
+  const added = [];
+  const specialIds = new Set(Object.values(special));
+  tokens.forEach((t, i) => {
+    const type = typeOf(i);
+    if (type === CONTROL || type === USER_DEFINED || specialIds.has(i)) {
+      added.push({
+        id: i,
+        content: t,
+        single_word: false,
+        lstrip: false,
+        rstrip: false,
+        normalized: false,
+        special: type !== USER_DEFINED,
+      });
+    }
+  });
+  let json;
+  if (model === 'gpt2') json = bytePairJson(fn, file, meta, vocab, added);
+  else if (model === 'llama') json = sentencePieceJson(fn, file, meta, tokens, typeOf, vocab, ids, added, special);
+  else
+    throw rangeError(
+      fn,
+      `${file}: tokenizer.ggml.model '${String(model).slice(0, 40)}' is not supported ('gpt2' byte-level BPE and 'llama' SentencePiece are)`,
+    );
+  json.post_processor = postProcessor(tokens, special, addBos, addEos, model);
+  const text = (i) => (i === null ? undefined : tokens[i]);
+  const config = {
+    add_bos_token: addBos,
+    add_eos_token: addEos,
+    bos_token: text(special.bos),
+    eos_token: text(special.eos),
+    unk_token: text(special.unk),
+    pad_token: text(special.pad),
+    chat_template: meta.get('tokenizer.chat_template'),
+  };
+  for (const key of Object.keys(config)) if (config[key] === undefined) delete config[key];
+  return { json, config };
+}
+
+function bytePairJson(fn, file, meta, vocab, added) {
+  const pre = meta.get('tokenizer.ggml.pre') ?? 'default';
+  if (!Object.hasOwn(PRE_PATTERNS, pre))
+    throw rangeError(
+      fn,
+      `${file}: tokenizer.ggml.pre '${String(pre).slice(0, 40)}' is not supported (supported: ${Object.keys(PRE_PATTERNS).join(', ')})`,
+    );
+  const merges = meta.get('tokenizer.ggml.merges') ?? [];
+  if (!Array.isArray(merges) || merges.some((m) => typeof m !== 'string' || m.split(' ').length !== 2))
+    throw rangeError(fn, `${file}: tokenizer.ggml.merges must be an array of "left right" strings`);
+  const pattern = PRE_PATTERNS[pre];
+  return {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: added,
+    normalizer: null,
+    pre_tokenizer:
+      pattern === null
+        ? byteLevel(true)
+        : {
+            type: 'Sequence',
+            pretokenizers: [
+              { type: 'Split', pattern: { Regex: pattern }, behavior: 'Isolated', invert: false },
+              byteLevel(false),
+            ],
+          },
+    decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: '',
+      end_of_word_suffix: '',
+      fuse_unk: false,
+      byte_fallback: false,
+      ignore_merges: pattern === LLAMA3, // Llama 3's tokenizer takes a whole word in the vocabulary as it is
+      vocab,
+      merges: merges.map((m) => m.split(' ')),
+    },
+  };
+}
+
+function sentencePieceJson(fn, file, meta, tokens, typeOf, vocab, ids, added, special) {
+  const scores = meta.get('tokenizer.ggml.scores');
+  if (!ArrayBuffer.isView(scores) || scores.length !== tokens.length)
+    throw rangeError(fn, `${file}: tokenizer.ggml.scores must be one number per token (${tokens.length})`);
+  const prefix = meta.get('tokenizer.ggml.add_space_prefix') ?? true;
+  const replace = { type: 'Replace', pattern: { String: ' ' }, content: '▁' };
+  return {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: added,
+    normalizer: prefix ? { type: 'Sequence', normalizers: [{ type: 'Prepend', prepend: '▁' }, replace] } : replace,
+    pre_tokenizer: null,
+    decoder: {
+      type: 'Sequence',
+      decoders: [
+        { type: 'Replace', pattern: { String: '▁' }, content: ' ' },
+        { type: 'ByteFallback' },
+        { type: 'Fuse' },
+        ...(prefix ? [{ type: 'Strip', content: ' ', start: 1, stop: 0 }] : []),
+      ],
+    },
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: special.unk === null ? null : tokens[special.unk],
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: true,
+      byte_fallback: true,
+      ignore_merges: false,
+      vocab,
+      merges: mergesFromScores(tokens, scores, typeOf, ids),
+    },
+  };
+}
+
+// Every split of a normal piece into two normal pieces is a merge, ranked by the piece's
+// score (highest first), ties by the left and then the right piece's id.
+function mergesFromScores(tokens, scores, typeOf, ids) {
+  const normal = (text) => {
+    const id = ids.get(text);
+    return id !== undefined && typeOf(id) === NORMAL ? id : -1;
+  };
+  const found = []; // [score, left id, right id, left, right]
+  tokens.forEach((piece, id) => {
+    if (typeOf(id) !== NORMAL || ids.get(piece) !== id) return;
+    for (let k = 1; k < piece.length; k++) {
+      const unit = piece.charCodeAt(k);
+      if (unit >= 0xdc00 && unit <= 0xdfff) continue; // inside a surrogate pair: not a character boundary
+      const left = normal(piece.slice(0, k));
+      if (left < 0) continue;
+      const right = normal(piece.slice(k));
+      if (right >= 0) found.push([scores[id], left, right, tokens[left], tokens[right]]);
+    }
+  });
+  found.sort((a, b) => b[0] - a[0] || a[1] - b[1] || a[2] - b[2]);
+  return found.map((m) => [m[3], m[4]]);
+}
+
+// The special tokens an encode adds: bos (and eos) where the file says so, as a TemplateProcessing.
+function postProcessor(tokens, special, addBos, addEos, model) {
+  const bos = addBos && special.bos !== null ? tokens[special.bos] : null;
+  const eos = addEos && special.eos !== null ? tokens[special.eos] : null;
+  if (bos === null && eos === null)
+    return model === 'gpt2'
+      ? { type: 'ByteLevel', add_prefix_space: true, trim_offsets: false, use_regex: true }
+      : null;
+  const tok = (t, typeId) => ({ SpecialToken: { id: t, type_id: typeId } });
+  const seq = (s, typeId) => ({ Sequence: { id: s, type_id: typeId } });
+  const wrap = (s, typeId) => [...(bos ? [tok(bos, typeId)] : []), seq(s, typeId), ...(eos ? [tok(eos, typeId)] : [])];
+  const specials = {};
+  for (const [t, i] of [
+    [bos, special.bos],
+    [eos, special.eos],
+  ])
+    if (t !== null) specials[t] = { id: t, ids: [i], tokens: [t] };
+  return {
+    type: 'TemplateProcessing',
+    single: wrap('A', 0),
+    pair: [...wrap('A', 0), ...wrap('B', 1)],
+    special_tokens: specials,
+  };
+}

@@ -1,0 +1,78 @@
+// The elements' attribute table (web/elements/attributes.js, issue 36 item 5): typed values,
+// defaults, and the one message for a bad value, naming the element and the attribute. The
+// table is DOM-free, so this runs in Node on a stand-in element; the elements' use of it is
+// tested in Chromium (element-input.test.js) and checked against the typings in
+// types-drift.test.js.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readAttribute, attributeReader, observedAttributes } from '../web/elements/attributes.js';
+
+// Just what the table reads of an element.
+const element = (attributes) => ({
+  getAttribute: (name) => attributes[name] ?? null,
+  hasAttribute: (name) => name in attributes,
+});
+
+test('ints: the default when absent or blank, the number when in range, a message naming element and attribute otherwise', () => {
+  assert.equal(readAttribute(element({}), 'token-pruning', 'dim'), 4);
+  assert.equal(readAttribute(element({ dim: ' ' }), 'token-pruning', 'dim'), 4);
+  assert.equal(readAttribute(element({ dim: '7' }), 'token-pruning', 'dim'), 7);
+  for (const bad of ['0', '65', '2.5', 'Infinity', 'x'])
+    assert.throws(() => readAttribute(element({ dim: bad }), 'token-pruning', 'dim'), {
+      name: 'RangeError',
+      message: `token-pruning: dim must be a whole number from 1 to 64, got "${bad}"`,
+    });
+});
+
+test('an int with words beside it, and a tighter bound the element passes (the heads it holds)', () => {
+  const heatmap = (head) => element({ head });
+  assert.equal(readAttribute(heatmap('all'), 'attention-heatmap', 'head', 12), 'all');
+  assert.equal(readAttribute(heatmap('12'), 'attention-heatmap', 'head', 12), 12);
+  assert.throws(() => readAttribute(heatmap('13'), 'attention-heatmap', 'head', 12), {
+    message: 'attention-heatmap: head must be a whole number from 1 to 12 or one of average, all, got "13"',
+  });
+  assert.throws(() => readAttribute(heatmap('x'), 'attention-heatmap', 'head', 12), {
+    message: 'attention-heatmap: head must be a whole number from 1 to 12 or one of average, all, got "x"',
+  });
+  // Without a bound of its own or the element's, the rule says only the least.
+  assert.throws(() => readAttribute(element({ layer: '0' }), 'attention-model', 'layer'), {
+    message: 'attention-model: layer must be a whole number ≥ 1, got "0"',
+  });
+});
+
+test('enums, booleans and strings; a long bad value is cut in the message', () => {
+  assert.equal(readAttribute(element({}), 'attention-heatmap', 'view'), 'grid');
+  assert.equal(readAttribute(element({ view: 'lines' }), 'attention-heatmap', 'view'), 'lines');
+  assert.throws(() => readAttribute(element({ view: 'line' }), 'attention-heatmap', 'view'), {
+    message: 'attention-heatmap: view must be one of grid, lines, got "line"',
+  });
+  assert.equal(readAttribute(element({ editable: '' }), 'attention-matrix', 'editable'), true);
+  assert.equal(readAttribute(element({ editable: 'false' }), 'attention-matrix', 'editable'), true); // present is on
+  assert.equal(readAttribute(element({}), 'attention-matrix', 'editable'), false);
+  assert.equal(readAttribute(element({}), 'token-pruning', 'tokens'), 'The,cat,sat,on,the,mat');
+  assert.throws(() => readAttribute(element({ kind: 'x'.repeat(1000) }), 'positional-encoding', 'kind'), {
+    message: `positional-encoding: kind must be one of sinusoidal, rope, alibi, laplacian, got "${'x'.repeat(40)}"`,
+  });
+});
+
+test("a reader gives the default for a bad value and keeps the first bad value's message; checkAll reads every attribute present", () => {
+  const el = element({ precision: '12', heat: 'hot' });
+  const reader = attributeReader(el, 'attention-matrix');
+  assert.equal(reader.get('precision'), 4);
+  assert.equal(reader.get('heat'), null);
+  assert.equal(reader.error.message, 'attention-matrix: precision must be a whole number from 0 to 8, got "12"');
+  assert.equal(
+    attributeReader(element({ heat: 'hot' }), 'attention-matrix').checkAll().error.message,
+    'attention-matrix: heat must be one of sequential, diverging, got "hot"',
+  );
+  assert.equal(
+    attributeReader(element({ precision: '2', heat: 'diverging' }), 'attention-matrix').checkAll().error,
+    null,
+  );
+  // Read-once attributes are checked too, though not observed.
+  assert.ok(!observedAttributes('attention-training').includes('every'));
+  assert.equal(
+    attributeReader(element({ every: '0' }), 'attention-training').checkAll().error.message,
+    'attention-training: every must be a whole number from 1 to 500, got "0"',
+  );
+});
