@@ -20,14 +20,17 @@ function writeModels(progress) {
     writeFileSync(new URL('model.safetensors', bert), files.safetensors);
     writeFileSync(new URL('model.onnx', bert), files.onnx);
   }
-  if (!existsSync(new URL('decode.onnx', gpt2))) {
-    progress('writing the GPT-2-small-shaped checkpoint and graphs');
+  // decode-q8.onnx last: a folder written before the q8 graphs existed gets them too.
+  if (!existsSync(new URL('decode-q8.onnx', gpt2))) {
+    progress('writing the GPT-2-small-shaped checkpoint and graphs (float32 and q8)');
     mkdirSync(gpt2, { recursive: true });
-    const files = makeGpt2();
+    const files = makeGpt2({ q8: true });
     writeFileSync(new URL('config.json', gpt2), JSON.stringify(files.config));
     writeFileSync(new URL('model.safetensors', gpt2), files.safetensors);
     writeFileSync(new URL('prefill.onnx', gpt2), files.prefill);
     writeFileSync(new URL('decode.onnx', gpt2), files.decode);
+    writeFileSync(new URL('prefill-q8.onnx', gpt2), files.prefillQ8);
+    writeFileSync(new URL('decode-q8.onnx', gpt2), files.decodeQ8);
   }
   if (!existsSync(new URL('decode.onnx', gpt2Bf16))) {
     progress('writing the GPT-2-small-shaped bfloat16 checkpoint and graphs');
@@ -41,10 +44,10 @@ function writeModels(progress) {
 }
 
 /**
- * Opens a benchmark page, waits for it, runs `window[run](threads)` there and resolves to its
+ * Opens a benchmark page, waits for it, runs `window[run](threads, options)` there and resolves to its
  * session; the page's progress lines go to `progress`, its errors (but `ignore`) fail the run.
  */
-export async function runPage({ browser, url, path, run, threads, progress, ignore = null }) {
+export async function runPage({ browser, url, path, run, threads, progress, ignore = null, options = {} }) {
   const page = await browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -55,14 +58,17 @@ export async function runPage({ browser, url, path, run, threads, progress, igno
   });
   await page.goto(`${url}${path}`);
   await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
-  const session = await page.evaluate(([name, n]) => window[name](n), [run, threads]);
+  const session = await page.evaluate(([name, n, o]) => window[name](n, o), [run, threads, options]);
   if (errors.length) throw new Error(`the benchmark page ${path} reported errors: ${errors.join('; ')}`);
   await page.close();
   return session;
 }
 
-/** Runs the pages; resolves to one session per thread count. */
-export async function browserModelSessions({ browser, url, progress }) {
+/**
+ * Runs the pages; resolves to one session per thread count. options: { only: 'quantized' (those
+ * rows alone), quick: true (one short round each; not a measurement) }.
+ */
+export async function browserModelSessions({ browser, url, progress, options = {} }) {
   writeModels(progress);
   const sessions = [];
   // The loader asks for the optional files (tokenizer.json, …) these checkpoints lack: 404s.
@@ -76,6 +82,7 @@ export async function browserModelSessions({ browser, url, progress }) {
         threads,
         progress,
         ignore: /status of 404/,
+        options,
       }),
     );
   return sessions;

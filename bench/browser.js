@@ -8,7 +8,7 @@ import os from 'node:os';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { startServer } from '../scripts/server.js';
-import { comparisonTable, modelTable } from './table.js';
+import { comparisonTable, modelTable, quantizedTable } from './table.js';
 import { browserModelSessions, runPage } from './browser-models.js';
 import { recordResults, progressWriter } from './results.js';
 
@@ -42,8 +42,12 @@ const browser = await chromium.launch({
     '--js-flags=--expose-gc',
   ],
 });
-// BENCH_ONLY=models runs the whole-model pages alone (printed, not recorded).
-const modelsOnly = process.env.BENCH_ONLY === 'models';
+// BENCH_ONLY=models runs the whole-model pages alone (printed, not recorded); BENCH_ONLY=
+// quantized, their quantized GPT-2 rows alone. BENCH_QUICK=1: every case timed once, briefly
+// (a check that each path runs and the tables print; not a measurement).
+const quantizedOnly = process.env.BENCH_ONLY === 'quantized';
+const modelsOnly = process.env.BENCH_ONLY === 'models' || quantizedOnly;
+const modelOptions = { only: quantizedOnly ? 'quantized' : null, quick: process.env.BENCH_QUICK === '1' };
 // BENCH_ONLY=reviews: the review classifier's pages alone (printed, not recorded).
 const reviewsOnly = process.env.BENCH_ONLY === 'reviews';
 const sessions = [];
@@ -53,7 +57,7 @@ const chromiumVersion = browser.version();
 try {
   for (const threads of modelsOnly || reviewsOnly ? [] : [1, 2])
     sessions.push(await runPage({ browser, url, path: 'bench/browser.html', run: 'runBenchmark', threads, progress }));
-  if (!reviewsOnly) models = await browserModelSessions({ browser, url, progress });
+  if (!reviewsOnly) models = await browserModelSessions({ browser, url, progress, options: modelOptions });
   for (const threads of modelsOnly ? [] : [1, 2])
     reviews.push(await runPage({ browser, url, path: 'bench/reviews.html', run: 'runReviews', threads, progress }));
 } finally {
@@ -94,6 +98,14 @@ function printReviews() {
 }
 
 function printModels() {
+  if (models[0].rows.length) printFloatModels();
+  console.log(
+    `\nWhole models, quantized (issue 34), in Chromium ${chromiumVersion}: the GPT-2-small-shaped weights, run four ways: attention-wasm with loadModel(url, { dtype: 'q8' | 'q4' }) (every matrix quantized at load into GGUF's Q8_0 / Q4_0 blocks), onnxruntime-web on the graphs in transformers.js's q8 form (onnxruntime's quantize_dynamic: int8 weights with one scale per matrix, activations quantized at run time by DynamicQuantizeLinear, MatMulInteger; bench/peers/onnx-quantize.js) and on the float32 graphs. Each is compared with attention-wasm's float32 model (prefill: max |logit difference| / max |logit|; decode: greedy tokens equal to the float model's). Memory bound: weight bytes read per token in each engine's storage (Q8_0 34/32 bytes a weight, Q4_0 18/32, int8 1, float32 4) ÷ the copy bandwidth measured in the same tab.${modelOptions.quick ? ' BENCH_QUICK=1: one short round each, NOT a measurement.' : ''}\n`,
+  );
+  console.log(quantizedTable(models));
+}
+
+function printFloatModels() {
   const load = models[0].load;
   const MB = (b) => (b / 2 ** 20).toFixed(0);
   console.log(

@@ -11,6 +11,17 @@
 import { measureInterleaved } from './cases.js';
 import { bertModel, gpt2Model } from './peers/onnx-models.js';
 
+/**
+ * How long each case is timed. full: what npm run bench reports. quick (BENCH_QUICK=1): one
+ * short round and one decode run, to see that every path runs and the tables print; its
+ * numbers are not measurements.
+ */
+export const TIMING = {
+  full: { warmupMs: 3000, rounds: 5, roundMs: 1500, decodeRuns: 5 },
+  quick: { warmupMs: 0, rounds: 1, roundMs: 0, decodeRuns: 1 },
+};
+const roundsOf = ({ warmupMs, rounds, roundMs }) => ({ warmupMs, rounds, roundMs });
+
 export const BERT = { V: 30522, P: 512, d: 768, H: 12, L: 12, f: 3072, T: 128 };
 export const GPT2 = { V: 50257, P: 1024, d: 768, H: 12, L: 12, f: 3072, T: 128, steps: 32 };
 
@@ -74,7 +85,8 @@ export function safetensors(tensors, dtype = 'F32') {
   return out;
 }
 
-const maxRelative = (a, b) => {
+/** max |a − b| / max |b|. */
+export const maxRelative = (a, b) => {
   let scale = 0,
     diff = 0;
   for (let i = 0; i < a.length; i++) {
@@ -84,7 +96,7 @@ const maxRelative = (a, b) => {
   return diff / scale;
 };
 
-const ids = (T, V, seed = 5) => Array.from({ length: T }, (_, i) => (i * 7919 + seed * 104729) % V);
+export const ids = (T, V, seed = 5) => Array.from({ length: T }, (_, i) => (i * 7919 + seed * 104729) % V);
 
 // ---- BERT-base-shaped encoder ----
 /** The BERT case's files: { config, safetensors (bytes), onnx (bytes) }. */
@@ -149,7 +161,7 @@ export function makeBert() {
 }
 
 /** Times the BERT case: `load()` gives { model (attention-wasm), session (onnxruntime-web) }. */
-export async function bertRow({ ort, load, progress }) {
+export async function bertRow({ ort, load, progress, timing = TIMING.full }) {
   const c = BERT;
   progress('BERT: loading both');
   const { model, session } = await load();
@@ -165,7 +177,7 @@ export async function bertRow({ ort, load, progress }) {
       'attention-wasm': () => model.forward(input).lastHiddenState.data,
       'onnxruntime-web': async () => (await session.run(feeds)).last_hidden_state.data,
     },
-    { warmupMs: 3000, rounds: 5, roundMs: 1500, onProgress: (t) => progress(`BERT: ${t}`) },
+    { ...roundsOf(timing), onProgress: (t) => progress(`BERT: ${t}`) },
   );
   model.dispose();
   await session.release();
@@ -176,9 +188,10 @@ export async function bertRow({ ort, load, progress }) {
 /**
  * The GPT-2 case's files: { config, safetensors (bytes), prefill and decode (ONNX bytes) }.
  * bf16: every weight rounded to bfloat16 and the checkpoint written as BF16 (the ONNX graphs
- * hold the same values as float32).
+ * hold the same values as float32). q8: also { prefillQ8, decodeQ8 }, the graphs in
+ * transformers.js's q8 form (bench/peers/onnx-quantize.js).
  */
-export function makeGpt2({ bf16 = false } = {}) {
+export function makeGpt2({ bf16 = false, q8 = false } = {}) {
   const c = GPT2;
   const filled = filler(12);
   const rand = bf16 ? (...args) => roundToBf16(filled(...args)) : filled;
@@ -239,14 +252,71 @@ export function makeGpt2({ bf16 = false } = {}) {
     safetensors: safetensors(st, bf16 ? 'BF16' : 'F32'),
     prefill: gpt2Model(c, w, { decode: false }),
     decode: gpt2Model(c, w, { decode: true }),
+    ...(q8 && { prefillQ8: gpt2Model(c, w, { decode: false, q8 }), decodeQ8: gpt2Model(c, w, { decode: true, q8 }) }),
   };
+}
+
+/** The index of the largest of a[from .. from + V) (V: the GPT-2 case's vocabulary), from 0. */
+function argmaxRow(a, from) {
+  const V = GPT2.V;
+  let b = from;
+  for (let i = from; i < from + V; i++) if (a[i] > a[b]) b = i;
+  return b - from;
+}
+
+/**
+ * GPT-2's greedy decoding in onnxruntime-web: `sessions` { prefill, decode } (ONNX sessions of
+ * gpt2Model's graphs), GPT2.steps tokens after `prompt`. { tokens, msPerToken } (the prefill
+ * and the first token not timed).
+ */
+export async function ortGreedy(ort, { prefill, decode }, prompt) {
+  const c = GPT2;
+  const presents = (out) =>
+    Object.fromEntries(
+      Array.from({ length: c.L }, (_, i) => [
+        [`past_key_${i}`, out[`present_key_${i}`]],
+        [`past_value_${i}`, out[`present_value_${i}`]],
+      ]).flat(),
+    );
+  const out = await prefill.run({
+    input_ids: new ort.Tensor('int64', BigInt64Array.from(prompt, BigInt), [1, prompt.length]),
+  });
+  let past = presents(out);
+  let next = argmaxRow(out.logits.data, (prompt.length - 1) * c.V);
+  const tokens = [next];
+  const t0 = performance.now();
+  for (let s = 1; s < c.steps; s++) {
+    const r = await decode.run({
+      input_ids: new ort.Tensor('int64', BigInt64Array.of(BigInt(next)), [1, 1]),
+      position_ids: new ort.Tensor('int64', BigInt64Array.of(BigInt(prompt.length + s - 1)), [1, 1]),
+      ...past,
+    });
+    past = presents(r);
+    next = argmaxRow(r.logits.data, 0);
+    tokens.push(next);
+  }
+  return { tokens, msPerToken: (performance.now() - t0) / (c.steps - 1) };
+}
+
+/** The same with an attention-wasm model (model.generate, greedy). */
+export async function ourGreedy(model, prompt) {
+  const c = GPT2;
+  let t0 = 0;
+  const { newIds } = await model.generate(prompt, {
+    maxNewTokens: c.steps,
+    stopAtEos: false,
+    onToken: ({ index }) => {
+      if (index === 0) t0 = performance.now();
+    },
+  });
+  return { tokens: newIds, msPerToken: (performance.now() - t0) / (c.steps - 1) };
 }
 
 /**
  * Times the GPT-2 cases: `load()` gives { model, prefill, decode } (the last two ONNX sessions);
  * bf16: the checkpoint is the bfloat16 one (the rows say so, and the weight bytes are halved).
  */
-export async function gpt2Rows({ ort, load, progress, bf16 = false }) {
+export async function gpt2Rows({ ort, load, progress, bf16 = false, timing = TIMING.full }) {
   const c = GPT2;
   const shape = bf16 ? 'GPT-2-small shape, bfloat16 checkpoint' : 'GPT-2-small shape';
   progress('GPT-2: loading both');
@@ -260,50 +330,8 @@ export async function gpt2Rows({ ort, load, progress, bf16 = false }) {
   const error = maxRelative(ours, prefillOut.logits.data);
   if (!(error < 1e-3)) throw new Error(`GPT-2: the two engines disagree (max relative difference ${error})`);
   // Decoding: greedy tokens of both, the same.
-  const argmax = (a, from) => {
-    let b = from;
-    for (let i = from; i < from + c.V; i++) if (a[i] > a[b]) b = i;
-    return b - from;
-  };
-  async function ortDecode() {
-    const out = await prefill.run(feeds);
-    let past = Object.fromEntries(
-      Array.from({ length: c.L }, (_, i) => [
-        [`past_key_${i}`, out[`present_key_${i}`]],
-        [`past_value_${i}`, out[`present_value_${i}`]],
-      ]).flat(),
-    );
-    let next = argmax(out.logits.data, (c.T - 1) * c.V);
-    const tokens = [next];
-    const t0 = performance.now();
-    for (let s = 1; s < c.steps; s++) {
-      const r = await decode.run({
-        input_ids: new ort.Tensor('int64', BigInt64Array.of(BigInt(next)), [1, 1]),
-        position_ids: new ort.Tensor('int64', BigInt64Array.of(BigInt(c.T + s - 1)), [1, 1]),
-        ...past,
-      });
-      past = Object.fromEntries(
-        Array.from({ length: c.L }, (_, i) => [
-          [`past_key_${i}`, r[`present_key_${i}`]],
-          [`past_value_${i}`, r[`present_value_${i}`]],
-        ]).flat(),
-      );
-      next = argmax(r.logits.data, 0);
-      tokens.push(next);
-    }
-    return { tokens, msPerToken: (performance.now() - t0) / (c.steps - 1) };
-  }
-  async function oursDecode() {
-    let t0 = 0;
-    const { newIds } = await model.generate(prompt, {
-      maxNewTokens: c.steps,
-      stopAtEos: false,
-      onToken: ({ index }) => {
-        if (index === 0) t0 = performance.now();
-      },
-    });
-    return { tokens: newIds, msPerToken: (performance.now() - t0) / (c.steps - 1) };
-  }
+  const ortDecode = () => ortGreedy(ort, { prefill, decode }, prompt);
+  const oursDecode = () => ourGreedy(model, prompt);
   const [a, b] = [await oursDecode(), await ortDecode()];
   const same = a.tokens.filter((t, i) => t === b.tokens[i]).length;
   progress(
@@ -314,11 +342,11 @@ export async function gpt2Rows({ ort, load, progress, bf16 = false }) {
       'attention-wasm': () => model.forward(prompt).logits.data,
       'onnxruntime-web': async () => (await prefill.run(feeds)).logits.data,
     },
-    { warmupMs: 3000, rounds: 5, roundMs: 1500, onProgress: (t) => progress(`GPT-2 prefill: ${t}`) },
+    { ...roundsOf(timing), onProgress: (t) => progress(`GPT-2 prefill: ${t}`) },
   );
   progress('GPT-2: timing decoding');
   const decodeRuns = { 'attention-wasm': [], 'onnxruntime-web': [] };
-  for (let r = 0; r < 5; r++) {
+  for (let r = 0; r < timing.decodeRuns; r++) {
     decodeRuns['attention-wasm'].push((await oursDecode()).msPerToken);
     decodeRuns['onnxruntime-web'].push((await ortDecode()).msPerToken);
   }

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { init } from 'attention-wasm';
 import { attentionInputs, checkAttention } from './cases.js';
-import { comparisonTable, modelTable } from './table.js';
+import { comparisonTable, modelTable, quantizedTable } from './table.js';
 import { recordResults, progressWriter } from './results.js';
 import { trainingBench, trainingTable } from './training.js';
 import { reviewBench, reviewTables } from './reviews.js';
@@ -97,6 +97,18 @@ async function backwardMemoryRow() {
 
 const MiB = (b) => (b / 2 ** 20).toFixed(2);
 
+// BENCH_ONLY=models runs the whole-model sessions alone, BENCH_ONLY=quantized their quantized
+// GPT-2 rows alone (printed, not recorded); BENCH_QUICK=1 times every case once, briefly (a
+// check that each path runs and the tables print; not a measurement).
+if (process.env.BENCH_ONLY === 'models' || process.env.BENCH_ONLY === 'quantized') {
+  const models = [];
+  for (const threads of [1, 2]) models.push(await session(threads, './models.js'));
+  progress('');
+  if (models[0].rows.length) printModels(models);
+  printQuantized(models);
+  process.exit(0);
+}
+
 const sessions = [];
 for (const threads of [1, 2]) sessions.push(await session(threads));
 progress('memory at N=4096');
@@ -133,10 +145,8 @@ console.log(
 );
 console.log(trainingTable(training));
 
-console.log(
-  `\nWhole models, Node: attention-wasm (${models[0].versions['attention-wasm']}) loading a Hugging Face-layout checkpoint (config.json + model.safetensors) against ${models[0].versions['onnxruntime-web']} running ONNX graphs built from the same random weights (bench/peers/onnx-models.js; graph optimisation 'all'); outputs compared first (max |difference| / max |value| below 1e-3; the same greedy tokens). Prefill: best of 5 interleaved rounds' medians; decode: best of 5 runs of 32 greedy tokens after a 128-token prompt, each new token attending over the cache. Memory bound of decoding: the ${(models[0].rows[2].weightBytes / 2 ** 20).toFixed(0)} MiB of weights read per token ÷ the copy bandwidth measured in the same process (a 256 MiB Float32Array.set, which reads and writes each byte). The bfloat16 rows: the same random weights rounded to bfloat16 and saved as BF16, which attention-wasm keeps as bfloat16 panels (half the bytes, the same sums) and onnxruntime-web runs as float32 (it has no bfloat16 MatMul in wasm).\n`,
-);
-console.log(modelTable(models));
+printModels(models);
+printQuantized(models);
 console.log(
   '\nReview classifier (issue 20): accuracy on real review sentences it never trained on (UCI Sentiment Labelled Sentences, held-out 20% per source, seed 2026; "never trained on": trained on the other two sources), beside a word list and a bag-of-words logistic regression on the same splits; then training and inference time; then the shipped model\'s calibration (issue 35): expected calibration error and NLL on the held-out sentences, from its raw logits and divided by its temperature.\n',
 );
@@ -161,3 +171,17 @@ recordResults('node', {
   probe,
 });
 console.log('\nWrote bench/results/latest.json (node)');
+
+function printModels(models) {
+  console.log(
+    `\nWhole models, Node: attention-wasm (${models[0].versions['attention-wasm']}) loading a Hugging Face-layout checkpoint (config.json + model.safetensors) against ${models[0].versions['onnxruntime-web']} running ONNX graphs built from the same random weights (bench/peers/onnx-models.js; graph optimisation 'all'); outputs compared first (max |difference| / max |value| below 1e-3; the same greedy tokens). Prefill: best of 5 interleaved rounds' medians; decode: best of 5 runs of 32 greedy tokens after a 128-token prompt, each new token attending over the cache. Memory bound of decoding: the ${(models[0].rows[2].weightBytes / 2 ** 20).toFixed(0)} MiB of weights read per token ÷ the copy bandwidth measured in the same process (a 256 MiB Float32Array.set, which reads and writes each byte). The bfloat16 rows: the same random weights rounded to bfloat16 and saved as BF16, which attention-wasm keeps as bfloat16 panels (half the bytes, the same sums) and onnxruntime-web runs as float32 (it has no bfloat16 MatMul in wasm).\n`,
+  );
+  console.log(modelTable(models));
+}
+
+function printQuantized(models) {
+  console.log(
+    `\nWhole models, quantized (issue 34), Node: the GPT-2-small-shaped weights of the float rows, run four ways: attention-wasm with loadModel(files, { dtype: 'q8' | 'q4' }) (every matrix quantized at load into GGUF's Q8_0 / Q4_0 blocks), onnxruntime-web on the graphs in transformers.js's q8 form (onnxruntime's quantize_dynamic: int8 weights with one scale per matrix, activations quantized at run time by DynamicQuantizeLinear, MatMulInteger; bench/peers/onnx-quantize.js) and on the float32 graphs. None computes the float model's numbers: each is compared with attention-wasm's float32 model instead (prefill: max |logit difference| / max |logit|; decode: greedy tokens equal to the float model's, of ${models[0].quantized[1].steps}). Memory bound: weight bytes read per token in each engine's storage (Q8_0 34/32 bytes a weight, Q4_0 18/32, int8 1, float32 4) ÷ the copy bandwidth measured in the same process.${process.env.BENCH_QUICK === '1' ? ' BENCH_QUICK=1: one short round each, NOT a measurement.' : ''}\n`,
+  );
+  console.log(quantizedTable(models));
+}

@@ -74,3 +74,54 @@ export function modelTable(sessions) {
   }
   return lines.join('\n');
 }
+
+/**
+ * The quantized GPT-2 rows (bench/quantized-cases.js; a session's `quantized`): per engine
+ * its time, each attention-wasm storage's ratio to the best peer of that thread count, and
+ * what each engine gives up against attention-wasm's float32 model (prefill: the logits'
+ * drift; decode: greedy tokens equal to the float model's). Decode also says how far each
+ * engine is from its memory bound: the weight bytes it reads per token (its storage's) ÷ the
+ * copy bandwidth measured in the same session, "1.4×" meaning 1.4 times that time.
+ */
+export function quantizedTable(sessions) {
+  const first = sessions[0].quantized;
+  const labels = Object.keys(first[0].results);
+  const ours = labels.filter((l) => l.startsWith('attention-wasm'));
+  const peers = labels.filter((l) => !l.startsWith('attention-wasm'));
+  const lines = [];
+  first.forEach((head, i) => {
+    const decode = head.unit === 'ms/token';
+    const extra = decode
+      ? ['greedy tokens = float model’s', '× of memory bound']
+      : ['logit drift from the float model'];
+    lines.push(
+      '',
+      `${head.case}:`,
+      '',
+      `| threads | ${[...labels.map((l) => `${l} (${head.unit})`), ...ours.map((l) => `${l} vs best peer`), ...extra].join(' | ')} |`,
+      `|---|${[...labels, ...ours, ...extra].map(() => '---:').join('|')}|`,
+    );
+    for (const s of sessions) {
+      const row = s.quantized[i];
+      const ms = (l) => row.results[l].ms;
+      const best = Math.min(...peers.map(ms));
+      const time = (l) => `${ms(l).toFixed(1)}${decode ? ` (${(1000 / ms(l)).toFixed(1)} tokens/s)` : ''}`;
+      const each = (f) =>
+        labels
+          .map((l) => `${l.replace('attention-wasm', 'ours').replace('onnxruntime-web', 'ort')} ${f(l)}`)
+          .join(', ');
+      const cells = [...labels.map(time), ...ours.map((l) => `${(best / ms(l)).toFixed(2)}×`)];
+      if (decode) {
+        const boundMs = (l) => (row.weightBytes[l] / s.bandwidth) * 1000;
+        cells.push(
+          each((l) => `${row.sameTokens[l]}/${row.steps}`),
+          `${each((l) => `${(ms(l) / boundMs(l)).toFixed(2)}×`)} (at ${(s.bandwidth / 1e9).toFixed(1)} GB/s copy)`,
+        );
+      } else {
+        cells.push(each((l) => row.drift[l].toExponential(1)));
+      }
+      lines.push(`| ${s.threads} | ${cells.join(' | ')} |`);
+    }
+  });
+  return lines.join('\n').trimStart();
+}

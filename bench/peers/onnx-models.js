@@ -6,7 +6,9 @@
 //   GPT-2 prefill: input_ids [1, T] → logits [1, T, V] and every layer's keys and values
 //   GPT-2 decode: input_ids [1, 1], position [1, 1], past keys/values [1, H, P, hd] per layer
 //                 → logits [1, 1, V] and the present keys/values [1, H, P + 1, hd]
+// GPT-2 also comes in transformers.js's q8 form (q8: true; bench/peers/onnx-quantize.js).
 import onnxProto from 'onnx-proto';
+import { quantizeDynamic } from './onnx-quantize.js';
 
 const { onnx } = onnxProto;
 const FLOAT = onnx.TensorProto.DataType.FLOAT;
@@ -156,9 +158,10 @@ export function bertModel(c, w) {
 /**
  * GPT-2 (pre-norm, causal), prefill or one decode step with past keys and values.
  * @param {object} w { wte, wteT ([d, V]), wpe, lnfG, lnfB, layers: [...] } (Conv1D weights as [in, out])
- * @param {{ decode: boolean }} mode
+ * @param {{ decode: boolean, q8?: boolean }} mode q8: every weight matrix and embedding table
+ *   quantized as onnxruntime's quantize_dynamic does (transformers.js's model_quantized.onnx)
  */
-export function gpt2Model(c, w, { decode }) {
+export function gpt2Model(c, w, { decode, q8 = false }) {
   const g = new Graph();
   const { d, H, L, f } = c;
   const hd = d / H;
@@ -215,6 +218,7 @@ export function gpt2Model(c, w, { decode }) {
     rename(name, to);
     outputs.push(valueInfo(to, [1, H, decode ? 'total' : T, hd]));
   });
+  if (q8) ({ nodes: g.nodes, inits: g.inits } = quantizeDynamic(g.nodes, g.inits));
   const inputs = [valueInfo('input_ids', [1, T], INT64)];
   if (decode) {
     inputs.push(valueInfo('position_ids', [1, 1], INT64));
