@@ -178,6 +178,32 @@ void DequantizeColumn(const QuantMatrix& w, int inner, int c, float* out) {
   }
 }
 
+void DequantizePanels(const QuantMatrix& w, int inner, int c0, int width, float* panels) {
+  constexpr int kWidth = 8;  // MatMul's panel width (kernels/matmul.h kPanelWidth)
+  const int blocks = QuantBlocks(inner);
+  float column[kQuantBlock];
+  for (int j = 0; j < width; ++j) {
+    float* panel = panels + static_cast<size_t>(j / kWidth) * inner * kWidth + j % kWidth;
+    for (int b = 0; b < blocks; ++b) {
+      const BlockPlace place = PlaceOf(const_cast<uint8_t*>(w.data), w.storage, blocks, c0 + j, b);
+      for (int k = 0; k < kQuantBlock; ++k) {
+        const int code = w.storage == MatrixStorage::kQ8_0
+                             ? static_cast<int8_t>(place.codes[k])
+                             : (k < 16 ? (place.codes[k] & 0x0f) : (place.codes[k - 16] >> 4)) - 8;
+        column[k] = *place.scale * static_cast<float>(code);
+      }
+      const int n = std::min(kQuantBlock, inner - b * kQuantBlock);
+      for (int k = 0; k < n; ++k)
+        panel[static_cast<size_t>(b * kQuantBlock + k) * kWidth] = column[k];
+    }
+  }
+  // The last panel's columns past width.
+  for (int j = width; j % kWidth != 0; ++j) {
+    float* panel = panels + static_cast<size_t>(j / kWidth) * inner * kWidth + j % kWidth;
+    for (int p = 0; p < inner; ++p) panel[static_cast<size_t>(p) * kWidth] = 0.0f;
+  }
+}
+
 namespace {
 
 // The activations as int8 codes, per row and block of 32: codes [rows, blocks, 32], their

@@ -95,6 +95,12 @@ float QuantWeight(const QuantMatrix& w, int inner, int p, int c);
 //   out: [inner]
 void DequantizeColumn(const QuantMatrix& w, int inner, int c, float* out);
 
+// Columns [c0, c0 + width) dequantized into MatMul's float32 column panels, for the prefill:
+// with a block of rows to share them, a product on float panels is faster than the integer
+// one here, and widening costs one pass over the weights.
+//   panels: [ceil(width / 8), inner, 8] (columns past width zero)
+void DequantizePanels(const QuantMatrix& w, int inner, int c0, int width, float* panels);
+
 // Bytes of scratch MultiplyQuantized allocates for `rows` rows of `inner`.
 uint64_t QuantScratchBytes(int rows, int inner);
 

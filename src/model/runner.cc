@@ -474,9 +474,10 @@ uint64_t PretrainedModel::ForwardBytes(const ModelInput& in) const {
       m_.gated_ffn ? sizeof(float) * 2 * rows * m_.d_ff
                    : FeedForwardScratchBytes(static_cast<int>(rows), m_.d_model, m_.d_ff, true);
   // Quantized matrices code their activations first: rows of the widest input.
+  const int widest = std::max({m_.d_model, m_.d_ff, QueryWidth(m_)});
   const uint64_t codes = IsQuantized(m_.matrix_storage)
-                             ? QuantScratchBytes(static_cast<int>(rows),
-                                                 std::max({m_.d_model, m_.d_ff, QueryWidth(m_)}))
+                             ? std::max(QuantScratchBytes(static_cast<int>(rows), widest),
+                                        sizeof(float) * PanelFloats(widest, kQuantWidenCols))
                              : 0;
   return sizeof(float) * floats + std::max(SelfAttentionScratchBytes(c), ffn) + codes;
 }
