@@ -181,26 +181,33 @@ void DequantizeColumn(const QuantMatrix& w, int inner, int c, float* out) {
 void DequantizePanels(const QuantMatrix& w, int inner, int c0, int width, float* panels) {
   constexpr int kWidth = 8;  // MatMul's panel width (kernels/matmul.h kPanelWidth)
   const int blocks = QuantBlocks(inner);
-  float column[kQuantBlock];
-  for (int j = 0; j < width; ++j) {
-    float* panel = panels + static_cast<size_t>(j / kWidth) * inner * kWidth + j % kWidth;
+  // Each block of a panel's 8 columns is dequantized into a 32 × 8 tile on the stack (L1), then
+  // copied into the panel's rows whole: the panel is written in order, not 8 floats apart.
+  alignas(16) float tile[kQuantBlock * kWidth];
+  for (int t0 = 0; t0 < width; t0 += kWidth) {
+    const int n_cols = std::min(kWidth, width - t0);
+    float* panel = panels + static_cast<size_t>(t0 / kWidth) * inner * kWidth;
+    if (n_cols < kWidth) std::fill(tile, tile + kQuantBlock * kWidth, 0.0f);
     for (int b = 0; b < blocks; ++b) {
-      const BlockPlace place = PlaceOf(const_cast<uint8_t*>(w.data), w.storage, blocks, c0 + j, b);
-      for (int k = 0; k < kQuantBlock; ++k) {
-        const int code = w.storage == MatrixStorage::kQ8_0
-                             ? static_cast<int8_t>(place.codes[k])
-                             : (k < 16 ? (place.codes[k] & 0x0f) : (place.codes[k - 16] >> 4)) - 8;
-        column[k] = *place.scale * static_cast<float>(code);
+      for (int j = 0; j < n_cols; ++j) {
+        const BlockPlace place =
+            PlaceOf(const_cast<uint8_t*>(w.data), w.storage, blocks, c0 + t0 + j, b);
+        const float scale = *place.scale;
+        if (w.storage == MatrixStorage::kQ8_0) {
+          for (int k = 0; k < kQuantBlock; ++k) {
+            tile[k * kWidth + j] = scale * static_cast<float>(static_cast<int8_t>(place.codes[k]));
+          }
+        } else {
+          for (int k = 0; k < 16; ++k) {
+            tile[k * kWidth + j] = scale * static_cast<float>((place.codes[k] & 0x0f) - 8);
+            tile[(k + 16) * kWidth + j] = scale * static_cast<float>((place.codes[k] >> 4) - 8);
+          }
+        }
       }
-      const int n = std::min(kQuantBlock, inner - b * kQuantBlock);
-      for (int k = 0; k < n; ++k)
-        panel[static_cast<size_t>(b * kQuantBlock + k) * kWidth] = column[k];
+      const int rows = std::min(kQuantBlock, inner - b * kQuantBlock);
+      std::memcpy(panel + static_cast<size_t>(b) * kQuantBlock * kWidth, tile,
+                  sizeof(float) * rows * kWidth);
     }
-  }
-  // The last panel's columns past width.
-  for (int j = width; j % kWidth != 0; ++j) {
-    float* panel = panels + static_cast<size_t>(j / kWidth) * inner * kWidth + j % kWidth;
-    for (int p = 0; p < inner; ++p) panel[static_cast<size_t>(p) * kWidth] = 0.0f;
   }
 }
 
