@@ -325,18 +325,14 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
     source: source === null ? null : { source, revision: hub.revisionGiven ? hub.revision : null },
   });
   try {
-    const head = await fillWeights(
-      module,
-      handle,
-      weights,
-      plan,
+    const head = await fillWeights(module, handle, weights, plan, {
       classifier,
       scratchBytes,
       onProgress,
       rawBf16,
       signal,
-      storage(),
-    );
+      storage: storage(),
+    });
     if (classifier) model._setClassifier(head);
   } catch (error) {
     model.dispose();
@@ -347,20 +343,16 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
 
 // Packs every weight into the model as its tensor's bytes come (a fused tensor such as
 // GPT-2's c_attn feeds several entries from one conversion), and reads the classifier's
-// layers into JS. With bfloat16 matrices a BF16 tensor goes to wasm as it is (the runner
-// packs its matrices and widens its vectors); any other is converted to float32 here.
+// layers into JS. With bfloat16 or quantized matrices (rawBf16) a BF16 tensor goes to wasm as
+// it is (the runner packs or quantizes its matrices and widens its vectors); any other is
+// converted to float32 here; a GGUF tensor goes through setGgufWeight (storage: the model's).
 // Returns the classifier's layers with their weights.
 async function fillWeights(
   module,
   handle,
   weights,
   plan,
-  classifier,
-  scratchBytes,
-  onProgress,
-  rawBf16,
-  signal,
-  storage,
+  { classifier, scratchBytes, onProgress, rawBf16, signal, storage },
 ) {
   const entries = new Map(); // tensor name → plan entries it fills
   for (const p of plan) entries.set(p.name, [...(entries.get(p.name) ?? []), p]);
