@@ -181,13 +181,13 @@ void DequantizeColumn(const QuantMatrix& w, int inner, int c, float* out) {
 void DequantizePanels(const QuantMatrix& w, int inner, int c0, int width, float* panels) {
   constexpr int kWidth = 8;  // MatMul's panel width (kernels/matmul.h kPanelWidth)
   const int blocks = QuantBlocks(inner);
-  // Each block of a panel's 8 columns is dequantized into a 32 × 8 tile on the stack (L1), then
-  // copied into the panel's rows whole: the panel is written in order, not 8 floats apart.
-  alignas(16) float tile[kQuantBlock * kWidth];
-  for (int t0 = 0; t0 < width; t0 += kWidth) {
-    const int n_cols = std::min(kWidth, width - t0);
-    float* panel = panels + static_cast<size_t>(t0 / kWidth) * inner * kWidth;
-    if (n_cols < kWidth) std::fill(tile, tile + kQuantBlock * kWidth, 0.0f);
+  // The panels spread over the threads (each writes its own). Each block of a panel's 8 columns
+  // is dequantized into a 32 × 8 tile on the stack (L1), then copied into the panel's rows
+  // whole: the panel is written in order, not 8 floats apart.
+  auto panel_task = [&](int t, int) {
+    alignas(16) float tile[kQuantBlock * kWidth] = {};
+    const int t0 = t * kWidth, n_cols = std::min(kWidth, width - t0);
+    float* panel = panels + static_cast<size_t>(t) * inner * kWidth;
     for (int b = 0; b < blocks; ++b) {
       for (int j = 0; j < n_cols; ++j) {
         const BlockPlace place =
@@ -208,7 +208,10 @@ void DequantizePanels(const QuantMatrix& w, int inner, int c0, int width, float*
       std::memcpy(panel + static_cast<size_t>(b) * kQuantBlock * kWidth, tile,
                   sizeof(float) * rows * kWidth);
     }
-  }
+  };
+  // Widening a weight costs about what reading it in a product does (8 flops, as
+  // MultiplyPanelsFewRows counts).
+  ParallelForEach((width + kWidth - 1) / kWidth, 8ull * inner * width, panel_task);
 }
 
 namespace {
