@@ -152,16 +152,21 @@ void PackGgmlBlocks(const uint8_t* src, int inner, int cols, MatrixStorage stora
   }
 }
 
+namespace {
+
+// Weight k of a block as its signed code: Q8_0's int8, Q4_0's nibble − 8 (element k < 16 in
+// byte k's low nibble, element k ≥ 16 in byte k − 16's high one).
+inline int SignedCode(MatrixStorage s, const uint8_t* codes, int k) {
+  if (s == MatrixStorage::kQ8_0) return static_cast<int8_t>(codes[k]);
+  return (k < 16 ? (codes[k] & 0x0f) : (codes[k - 16] >> 4)) - 8;
+}
+
+}  // namespace
+
 float QuantWeight(const QuantMatrix& w, int inner, int p, int c) {
-  const int blocks = QuantBlocks(inner), k = p % kQuantBlock;
   const BlockPlace place =
-      PlaceOf(const_cast<uint8_t*>(w.data), w.storage, blocks, c, p / kQuantBlock);
-  if (w.storage == MatrixStorage::kQ8_0) {
-    return *place.scale * static_cast<float>(static_cast<int8_t>(place.codes[k]));
-  }
-  const uint8_t byte = place.codes[k % 16];
-  const int code = k < 16 ? (byte & 0x0f) : (byte >> 4);
-  return *place.scale * static_cast<float>(code - 8);
+      PlaceOf(const_cast<uint8_t*>(w.data), w.storage, QuantBlocks(inner), c, p / kQuantBlock);
+  return *place.scale * static_cast<float>(SignedCode(w.storage, place.codes, p % kQuantBlock));
 }
 
 void DequantizeColumn(const QuantMatrix& w, int inner, int c, float* out) {
@@ -170,10 +175,8 @@ void DequantizeColumn(const QuantMatrix& w, int inner, int c, float* out) {
     const BlockPlace place = PlaceOf(const_cast<uint8_t*>(w.data), w.storage, blocks, c, b);
     const int n = std::min(kQuantBlock, inner - b * kQuantBlock);
     for (int k = 0; k < n; ++k) {
-      const int code = w.storage == MatrixStorage::kQ8_0
-                           ? static_cast<int8_t>(place.codes[k])
-                           : (k < 16 ? (place.codes[k] & 0x0f) : (place.codes[k - 16] >> 4)) - 8;
-      out[b * kQuantBlock + k] = *place.scale * static_cast<float>(code);
+      out[b * kQuantBlock + k] =
+          *place.scale * static_cast<float>(SignedCode(w.storage, place.codes, k));
     }
   }
 }
@@ -314,16 +317,10 @@ inline v128_t BlockDots(const int8_t* a, const uint8_t* w) {
 // One column's block dot product, scalar (native builds; the same integer).
 template <MatrixStorage kStorage>
 int32_t BlockDot(const int8_t* a, const uint8_t* w) {
+  // Q4_0's nibble before its − 8 (the caller subtracts 8 · Σ q_a).
+  constexpr int kOffset = kStorage == MatrixStorage::kQ4_0 ? 8 : 0;
   int32_t sum = 0;
-  for (int k = 0; k < kQuantBlock; ++k) {
-    int code;
-    if constexpr (kStorage == MatrixStorage::kQ8_0) {
-      code = static_cast<int8_t>(w[k]);
-    } else {
-      code = k < 16 ? (w[k] & 0x0f) : (w[k - 16] >> 4);
-    }
-    sum += code * a[k];
-  }
+  for (int k = 0; k < kQuantBlock; ++k) sum += (SignedCode(kStorage, w, k) + kOffset) * a[k];
   return sum;
 }
 
