@@ -131,14 +131,3 @@ export function weightTable(module, scope, packed) {
     return { index, kind, layer, rows, cols, matrix: matrix === 1 };
   });
 }
-
-/**
- * Bytes of a weight table's parameters (before panel padding), the matrices in bfloat16 when
- * `bf16`: for messages about sizes. The table is the runner's own (weightTable), so every
- * weight a descriptor implies is counted as the runner counts it.
- */
-export function tableBytes(table, bf16) {
-  let bytes = 0;
-  for (const e of table) bytes += e.rows * e.cols * (e.matrix && bf16 ? 2 : 4);
-  return bytes;
-}
