@@ -31,8 +31,8 @@ const TEXTS = [
   '  two  spaces\nand a line',
 ];
 
-async function withModels(gguf, hf, body) {
-  const a = await attn.loadModel(`${ggufDir}${gguf}`);
+async function withModels(gguf, hf, body, options) {
+  const a = await attn.loadModel(`${ggufDir}${gguf}`, options);
   const b = hf === null ? null : await attn.loadModel(`${hfDir}${hf}`);
   try {
     await body(a, b);
@@ -77,18 +77,26 @@ test("a Llama GGUF's chat template comes from tokenizer.chat_template", async ()
   });
 });
 
+// With dtype 'float32': these files keep ffn_down (rows of 48, no whole blocks) in F32, so
+// 'auto' holds them as blocks and re-quantizes ffn_down (gguf-auto.test.js).
 for (const type of ['q8_0', 'q4_0']) {
-  test(`a ${type.toUpperCase()} Llama GGUF gives the PyTorch logits of its dequantized weights`, async () => {
+  test(`a ${type.toUpperCase()} Llama GGUF widened to float32 gives the PyTorch logits of its dequantized weights`, async () => {
     const ref = json(`tiny-llama-${type}.json`);
-    await withModels(`tiny-llama-${type}.gguf`, 'tiny-llama', (gguf, hf) => {
-      assert.deepEqual(gguf.tokenizer.encode(ref.text).ids, ref.ids);
-      const logits = gguf.forward(ref.text).logits;
-      assertClose(logits, ref.logits, { atol: 1e-4, rtol: 1e-4, label: type });
-      // The quantization moved the logits (so the reference is not the float model's).
-      const float = hf.forward(ref.text).logits.data;
-      const drift = logits.data.reduce((m, v, i) => Math.max(m, Math.abs(v - float[i])), 0);
-      assert.ok(drift > 1e-3, `${type} logits drift ${drift} from the float model`);
-    });
+    await withModels(
+      `tiny-llama-${type}.gguf`,
+      'tiny-llama',
+      (gguf, hf) => {
+        assert.equal(gguf.matrixDtype, 'float32');
+        assert.deepEqual(gguf.tokenizer.encode(ref.text).ids, ref.ids);
+        const logits = gguf.forward(ref.text).logits;
+        assertClose(logits, ref.logits, { atol: 1e-4, rtol: 1e-4, label: type });
+        // The quantization moved the logits (so the reference is not the float model's).
+        const float = hf.forward(ref.text).logits.data;
+        const drift = logits.data.reduce((m, v, i) => Math.max(m, Math.abs(v - float[i])), 0);
+        assert.ok(drift > 1e-3, `${type} logits drift ${drift} from the float model`);
+      },
+      { dtype: 'float32' },
+    );
   });
 }
 

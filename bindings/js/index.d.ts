@@ -2351,10 +2351,19 @@ export interface PretrainedModel {
    * `'bfloat16'` when the checkpoint stores every one of them as BF16 and `dtype` was
    * `'auto'` (the checkpoint's own values in half the bytes, widened exactly to float32 as
    * the kernels read them: the same outputs, bit for bit, as `'float32'`), else `'float32'`.
-   * `'q8'` / `'q4'` with that `dtype`: Q8_0 or Q4_0 blocks. Norms, biases and embedding
-   * tables are always float32.
+   * `'q8'` / `'q4'`: Q8_0 or Q4_0 blocks, with that `dtype`, or with `'auto'` for a GGUF file
+   * most of whose matrix weights are quantized (Q8_0 and Q6_K → `'q8'`, Q4_0 and Q4_K →
+   * `'q4'`; docs/gguf.md). Norms, biases and position tables are always float32; the word
+   * embeddings are blocks too with quantized matrices.
    */
   readonly matrixDtype: 'bfloat16' | 'float32' | 'q8' | 'q4';
+  /**
+   * With `'q8'` / `'q4'` matrices: how many of the weights held as blocks (the matrices and
+   * the word embeddings) were quantized at load rather than kept as a GGUF file's own blocks,
+   * by the type they came in (GGUF type names such as `'Q6_K'` or `'F32'`; a Hugging Face
+   * folder's `'F32'`, `'F16'`, `'BF16'`). `{}` when every one was kept, or the matrices are float.
+   */
+  readonly quantizedAtLoad: Readonly<Record<string, number>>;
   /**
    * A sentence-transformers folder's pipeline (`modules.json`, `1_Pooling/config.json`,
    * `sentence_bert_config.json`): what {@link PretrainedModel.embed} does by default. Null

@@ -28,6 +28,7 @@ import { contractOf } from '../contract.js';
 import { ggufFileOf } from './gguf_file.js';
 import { readGguf, ggufTypeProblem } from './gguf_checkpoint.js';
 import { dequantize, typeBytes, GGML_TYPES } from './gguf_quants.js';
+import { ggufAutoStorage, blockStorageOf } from './gguf_storage.js';
 
 // The text classifier rides in this chunk too: it needs the tokenizer library as models do.
 export { loadClassifier, trainClassifier } from '../text/text_classifier.js';
@@ -37,8 +38,6 @@ const DTYPES = ['auto', 'float32', 'q8', 'q4'];
 // dtype → how the matrices are stored when it says (q8, q4: quantized at load as ggml's
 // reference quantizers do, Q8_0 / Q4_0 blocks of 32 weights and a float16 scale).
 const QUANTIZED = { q8: 'q8_0', q4: 'q4_0' };
-// The GGUF tensor types the runner keeps as they are (ggml type id → matrix storage).
-const GGUF_STORAGE = { 8: 'q8_0', 2: 'q4_0' };
 
 const OPTIONS = [
   'head',
@@ -247,7 +246,7 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
   //    one of them is BF16 in the checkpoint (tried first when any tensor is; the table's
   //    entries are the same either way).
   let bf16 = dtype === 'auto' && [...tensors.values()].some((t) => t.dtype === 'BF16');
-  // A GGUF file whose matrices are all Q8_0 (or all Q4_0) keeps them so (its blocks as they are).
+  // A GGUF file's matrices in the quantized storage most of their weights are in (gguf_storage.js).
   let fileStorage = null;
   const storage = () => QUANTIZED[dtype] ?? fileStorage ?? (bf16 ? 'bfloat16' : 'float32');
   // BF16 tensors go to wasm as they are when the runner takes them so: bfloat16 panels, and
@@ -281,10 +280,9 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
       bf16 = false;
       check();
     }
-    const matrixTypes = new Set(plan.filter((p) => p.entry.matrix).map((p) => p.tensor.ggmlType));
-    if (dtype === 'auto' && matrixTypes.size === 1 && GGUF_STORAGE[[...matrixTypes][0]]) {
-      fileStorage = GGUF_STORAGE[[...matrixTypes][0]];
-      check();
+    if (dtype === 'auto' && plan.some((p) => p.tensor.ggmlType !== undefined)) {
+      fileStorage = ggufAutoStorage(plan);
+      if (fileStorage !== null) check();
     }
     rawBf16 = bf16 || ['q8_0', 'q4_0'].includes(storage());
     parameterBytes = 4 * module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps, packed.base);
@@ -319,6 +317,7 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
     classifier: null,
     parameterBytes,
     matrixDtype: { float32: 'float32', bfloat16: 'bfloat16', q8_0: 'q8', q4_0: 'q4' }[storage()],
+    quantizedAtLoad: quantizedAtLoad(plan, storage(), contract.weightKinds),
     sentenceEmbedding,
     generation,
     chat,
@@ -419,11 +418,7 @@ function setGgufWeight(module, handle, p, ggmlType, bytes, scratch, storage) {
     );
   const own = bytes.subarray(typeBytes(ggmlType, column), typeBytes(ggmlType, column + count));
   let status;
-  // Matrices (nn.Linear's [out, in] rows) and, with quantized matrices, the word embeddings
-  // ([V, d]: the runner's [d, V] block matrix) take the file's blocks as they are.
-  const inner = entry.matrix ? entry.rows : entry.cols;
-  const asBlocks = (entry.matrix && transposed) || entry.kind === contractOf(module).weightKinds.wordEmbeddings;
-  if (asBlocks && GGUF_STORAGE[ggmlType] === storage && inner % block === 0) {
+  if (keepsBlocks(p, ggmlType, storage, contractOf(module).weightKinds)) {
     views(module).HEAPU8.set(own, scratch);
     const kind = contractOf(module).matrixStorages[MATRIX_STORAGES[storage]];
     status = module._pretrainedSetQuantizedWeight(handle, entry.index, scratch, kind);
@@ -440,6 +435,32 @@ function setGgufWeight(module, handle, p, ggmlType, bytes, scratch, storage) {
   }
   if (status !== 0)
     throw new Error(`${FN}: internal error: the runner refused the weights of '${p.name}' (status ${status})`);
+}
+
+// Whether plan entry p takes its GGUF tensor's blocks (of ggml type `ggmlType`) as they are:
+// a matrix (nn.Linear's [out, in] rows) or, with quantized matrices, the word embeddings ([V, d]:
+// the runner's [d, V] block matrix), whose blocks are the storage's and split at its rows.
+function keepsBlocks(p, ggmlType, storage, KIND) {
+  const { entry, transposed } = p;
+  const inner = entry.matrix ? entry.rows : entry.cols;
+  const asBlocks = (entry.matrix && transposed) || entry.kind === KIND.wordEmbeddings;
+  return asBlocks && blockStorageOf(ggmlType) === storage && inner % GGML_TYPES[ggmlType].block === 0;
+}
+
+// model.quantizedAtLoad: with quantized matrices, how many of the weights stored as blocks (the
+// matrices and the word embeddings) were quantized at load rather than kept as a GGUF file's
+// blocks, by the type they came in (GGUF's type names; a Hugging Face folder's dtype).
+function quantizedAtLoad(plan, storage, KIND) {
+  const counts = {};
+  if (!['q8_0', 'q4_0'].includes(storage)) return counts;
+  for (const p of plan) {
+    if (!p.entry.matrix && p.entry.kind !== KIND.wordEmbeddings) continue;
+    const gguf = p.tensor.ggmlType !== undefined;
+    if (gguf && keepsBlocks(p, p.tensor.ggmlType, storage, KIND)) continue;
+    const type = gguf ? GGML_TYPES[p.tensor.ggmlType].name : p.tensor.dtype;
+    counts[type] = (counts[type] ?? 0) + 1;
+  }
+  return counts;
 }
 
 // Sequence classification: the head's dense layers (run in JS, float64; they are small).

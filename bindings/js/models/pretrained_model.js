@@ -59,6 +59,7 @@ export class PretrainedModel {
       tokenizer,
       parameterBytes,
       matrixDtype = 'float32',
+      quantizedAtLoad = {},
       sentenceEmbedding = null,
       generation = null,
       chat = null,
@@ -89,10 +90,17 @@ export class PretrainedModel {
     this.parameterBytes = parameterBytes;
     /**
      * How the matrices are held: 'bfloat16' (a BF16 checkpoint's values as they are, half the
-     * bytes, widened exactly as the kernels read them) or 'float32'. Every sum is float32
-     * either way, with the same bits.
+     * bytes, widened exactly as the kernels read them) or 'float32' (every sum is float32
+     * either way, with the same bits); 'q8' / 'q4': Q8_0 / Q4_0 blocks (dtype 'q8' / 'q4', or
+     * a GGUF file's blocks with dtype 'auto').
      */
     this.matrixDtype = matrixDtype;
+    /**
+     * With 'q8' / 'q4' matrices: how many of the weights held as blocks (the matrices and the
+     * word embeddings) were quantized at load rather than kept as a GGUF file's blocks, by the
+     * type they came in ({ Q6_K: 1 }: a Q6_K output matrix re-quantized). {} when none were.
+     */
+    this.quantizedAtLoad = Object.freeze(quantizedAtLoad);
     /**
      * A sentence-transformers folder's pipeline (modules.json, sentence_transformers.js):
      * { pooling, normalize, maxSeqLength, lowerCase, unsupported }, what embed does by
