@@ -1,0 +1,263 @@
+// dtype 'auto' on GGUF files that mix tensor types (issue 34), as llama.cpp writes them: a Q4_0
+// file with a Q6_K output matrix, a Q4_K_M file (Q4_K and Q6_K), a Q8_0 file with an F16 output.
+// The runner holds one matrix storage: the one most of the file's matrix weights are in. The
+// matrices already in its blocks are kept bit for bit, the others dequantized and quantized
+// again with ggml's reference quantizer. Each file here has a twin written by the test: the
+// same file with every such tensor re-quantized in JS (helpers/quantized-reference.js), so all
+// its matrices are kept as they are. The files are a one-layer Llama with d_model 256 (K-quant
+// rows are blocks of 256) and random blocks; the Q4_0 and Q8_0 ones never re-quantize to
+// themselves, so a matrix re-quantized by mistake changes the logits.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { init } from 'attention-wasm';
+import { ggufBytes } from './helpers/gguf.js';
+import { quantizeBlock, ggufBytes as blockBytes, roundToHalf, halfBits } from './helpers/quantized-reference.js';
+import { dequantize, GGML_TYPES } from '../bindings/js/models/gguf_quants.js';
+
+const attn = await init({ simd: 'baseline' });
+
+const [F32, F16, Q4_0, Q8_0, Q4_K, Q6_K] = [0, 1, 2, 8, 12, 14];
+const D = 256;
+const HEADS = 4;
+const KV_HEADS = 2;
+const HEAD_DIM = 64;
+const FF = 256;
+const VOCAB = 64;
+
+// mulberry32: the same file every run.
+function randomOf(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const setHalf = (out, at, value) => {
+  const bits = halfBits(roundToHalf(value));
+  out[at] = bits & 0xff;
+  out[at + 1] = bits >> 8;
+};
+
+// Random bytes of `count` elements of each type: weights of magnitude about 0.1.
+const RANDOM = {
+  [F32]: (rand, count) => new Uint8Array(Float32Array.from({ length: count }, () => 0.2 * (rand() - 0.5)).buffer),
+  [F16]: (rand, count) => {
+    const out = new Uint8Array(2 * count);
+    for (let i = 0; i < count; i++) setHalf(out, 2 * i, 0.2 * (rand() - 0.5));
+    return out;
+  },
+  // Codes 1..15: the largest magnitude is 7·d, so re-quantizing gives a scale of 7·d / 8.
+  [Q4_0]: (rand, count) =>
+    blocksOf(rand, count, 32, 18, (out, at) => {
+      setHalf(out, at, 0.015 * (0.5 + rand()));
+      for (let j = 0; j < 16; j++)
+        out[at + 2 + j] = (1 + Math.floor(15 * rand())) | ((1 + Math.floor(15 * rand())) << 4);
+    }),
+  // Codes within ±120: re-quantizing gives a scale of max|code|·d / 127.
+  [Q8_0]: (rand, count) =>
+    blocksOf(rand, count, 32, 34, (out, at) => {
+      setHalf(out, at, 0.001 * (0.5 + rand()));
+      for (let j = 0; j < 32; j++) out[at + 2 + j] = (Math.floor(241 * rand()) - 120) & 0xff;
+    }),
+  // d, dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles.
+  [Q4_K]: (rand, count) =>
+    blocksOf(rand, count, 256, 144, (out, at) => {
+      setHalf(out, at, 1.5e-4 * (0.5 + rand()));
+      setHalf(out, at + 2, 1.5e-4 * (0.5 + rand()));
+      for (let j = 4; j < 144; j++) out[at + j] = Math.floor(256 * rand());
+    }),
+  // 128 bytes of low bits, 64 of high bits, 16 int8 scales, d.
+  [Q6_K]: (rand, count) =>
+    blocksOf(rand, count, 256, 210, (out, at) => {
+      for (let j = 0; j < 208; j++) out[at + j] = Math.floor(256 * rand());
+      setHalf(out, at + 208, 5e-5 * (0.5 + rand()));
+    }),
+};
+
+function blocksOf(rand, count, block, bytes, fill) {
+  const out = new Uint8Array((count / block) * bytes);
+  for (let at = 0; at < out.length; at += bytes) fill(out, at);
+  return out;
+}
+
+// The tensors of the one-layer Llama ({ name, type, dims (GGUF's: [inner, rows]), bytes }),
+// each matrix of the type typeOf(name) says; the norms F32.
+function llamaTensors(seed, typeOf) {
+  const rand = randomOf(seed);
+  const matrices = [
+    ['token_embd.weight', D, VOCAB],
+    ['blk.0.attn_q.weight', D, HEADS * HEAD_DIM],
+    ['blk.0.attn_k.weight', D, KV_HEADS * HEAD_DIM],
+    ['blk.0.attn_v.weight', D, KV_HEADS * HEAD_DIM],
+    ['blk.0.attn_output.weight', HEADS * HEAD_DIM, D],
+    ['blk.0.ffn_gate.weight', D, FF],
+    ['blk.0.ffn_up.weight', D, FF],
+    ['blk.0.ffn_down.weight', FF, D],
+    ['output.weight', D, VOCAB],
+  ];
+  const norm = (name) => ({
+    name,
+    type: F32,
+    dims: [D],
+    bytes: new Uint8Array(Float32Array.from({ length: D }, () => 1 + 0.2 * (rand() - 0.5)).buffer),
+  });
+  const tensors = matrices.map(([name, inner, rows]) => {
+    const type = typeOf(name);
+    return { name, type, dims: [inner, rows], bytes: RANDOM[type](rand, inner * rows) };
+  });
+  return [...tensors, norm('blk.0.attn_norm.weight'), norm('blk.0.ffn_norm.weight'), norm('output_norm.weight')];
+}
+
+function llamaFile(tensors) {
+  const u32 = (key, value) => ({ key: `llama.${key}`, type: 4, value });
+  const metadata = [
+    { key: 'general.architecture', type: 8, value: 'llama' },
+    u32('context_length', 64),
+    u32('embedding_length', D),
+    u32('feed_forward_length', FF),
+    u32('block_count', 1),
+    u32('attention.head_count', HEADS),
+    u32('attention.head_count_kv', KV_HEADS),
+    u32('attention.key_length', HEAD_DIM),
+    { key: 'llama.attention.layer_norm_rms_epsilon', type: 6, value: 1e-5 },
+    { key: 'llama.rope.freq_base', type: 6, value: 10000 },
+    u32('rope.dimension_count', HEAD_DIM),
+  ];
+  return ggufBytes({ metadata, tensors });
+}
+
+// The twin: every 2-D tensor not of `type` (Q4_0 or Q8_0) dequantized and quantized again by
+// ggml's reference quantizer, written in JS (quantize_row_q4_0_ref / quantize_row_q8_0_ref).
+function requantized(tensors, type) {
+  const storage = type === Q4_0 ? 'q4_0' : 'q8_0';
+  return tensors.map((t) => {
+    if (t.dims.length !== 2 || t.type === type) return t;
+    const [inner, rows] = t.dims;
+    const values = dequantize(t.type, t.bytes, new Float32Array(inner * rows));
+    const blocks = Array.from({ length: rows }, (_, r) =>
+      Array.from({ length: inner / 32 }, (_, b) =>
+        quantizeBlock(values.subarray(r * inner + 32 * b, r * inner + 32 * b + 32), storage),
+      ),
+    );
+    return { ...t, type, bytes: blockBytes(blocks, storage) };
+  });
+}
+
+const PROMPT = [Array.from({ length: 20 }, (_, i) => (i * 29 + 3) % VOCAB)]; // 20 rows: a prefill
+const TOKENS = [5, 17, 40, 63]; // one row each: the integer product on the blocks
+const decodeLogits = (model) => TOKENS.flatMap((t) => Array.from(model.forward([[t]]).logits.data));
+const maxDiff = (a, b) => a.reduce((m, v, i) => Math.max(m, Math.abs(v - b[i])), 0);
+
+async function loaded(bytes, options) {
+  const model = await attn.loadModel(bytes, options);
+  return {
+    model,
+    matrixDtype: model.matrixDtype,
+    quantizedAtLoad: { ...model.quantizedAtLoad },
+    parameterBytes: model.parameterBytes,
+    prefill: Array.from(model.forward(PROMPT).logits.data),
+    decode: decodeLogits(model),
+  };
+}
+
+// Loads the file with 'auto' and the twin with 'auto' and 'float32', and checks what the
+// storage type says: the file's model holds the twin's blocks (the same logits, bit for bit,
+// in the decode's integer product and the prefill's widened panels), which are the float
+// model of the twin's dequantized weights in the prefill (the widened blocks are exact).
+async function checkAgainstTwin(tensors, type, { matrixDtype, quantizedAtLoad }) {
+  const file = await loaded(llamaFile(tensors));
+  const twin = await loaded(llamaFile(requantized(tensors, type)));
+  const twinFloat = await loaded(llamaFile(requantized(tensors, type)), { dtype: 'float32' });
+  const fileFloat = await loaded(llamaFile(tensors), { dtype: 'float32' });
+  try {
+    assert.equal(file.matrixDtype, matrixDtype);
+    assert.deepEqual(file.quantizedAtLoad, quantizedAtLoad);
+    assert.equal(twin.matrixDtype, matrixDtype);
+    assert.deepEqual(twin.quantizedAtLoad, {}, "the twin's matrices are all kept");
+    assert.equal(file.parameterBytes, twin.parameterBytes);
+    assert.deepEqual(file.decode, twin.decode, 'decode: the blocks are the reference re-quantization');
+    assert.deepEqual(file.prefill, twin.prefill, 'prefill');
+    assert.deepEqual(file.prefill, twinFloat.prefill, "prefill: the float model of the twin's weights");
+    // The re-quantization moved the logits: the blocks are not the file's values widened.
+    const drift = maxDiff(file.prefill, fileFloat.prefill);
+    assert.ok(drift > 1e-4, `the re-quantized model drifts ${drift} from the file's float values`);
+    return { file, twin, fileFloat };
+  } finally {
+    for (const m of [file, twin, twinFloat, fileFloat]) m.model.dispose();
+  }
+}
+
+test("a Q4_0 file with a Q6_K output matrix loads as q4: its Q4_0 blocks kept, the output re-quantized as ggml's reference does", async () => {
+  const tensors = llamaTensors(1, (name) => (name === 'output.weight' ? Q6_K : Q4_0));
+  const { file, fileFloat } = await checkAgainstTwin(tensors, Q4_0, {
+    matrixDtype: 'q4',
+    quantizedAtLoad: { Q6_K: 1 },
+  });
+  // Before, any mix loaded as float32: about 6 times the bytes here.
+  assert.equal(fileFloat.matrixDtype, 'float32');
+  assert.ok(
+    file.parameterBytes * 5 < fileFloat.parameterBytes,
+    `${file.parameterBytes} vs ${fileFloat.parameterBytes}`,
+  );
+});
+
+test('a Q4_K_M-like file (Q4_K, with Q6_K attn_v, ffn_down and output) loads as q4, every K-quant re-quantized', async () => {
+  const q6 = ['blk.0.attn_v.weight', 'blk.0.ffn_down.weight', 'output.weight'];
+  const tensors = llamaTensors(2, (name) => (q6.includes(name) ? Q6_K : Q4_K));
+  // Q4_K: the embeddings (blocks too with quantized matrices), q, k, attn_output, gate, up.
+  await checkAgainstTwin(tensors, Q4_0, { matrixDtype: 'q4', quantizedAtLoad: { Q4_K: 6, Q6_K: 3 } });
+});
+
+test('a Q8_0 file with an F16 output matrix loads as q8: its Q8_0 blocks kept, the output quantized', async () => {
+  const tensors = llamaTensors(3, (name) => (name === 'output.weight' ? F16 : Q8_0));
+  await checkAgainstTwin(tensors, Q8_0, { matrixDtype: 'q8', quantizedAtLoad: { F16: 1 } });
+});
+
+test('a file whose matrix weights are mostly Q6_K loads as q8 (Q4_0 minority re-quantized)', async () => {
+  // Q6_K: q, k, v, attn_output, gate, up, down; Q4_0: the embeddings and the output.
+  const tensors = llamaTensors(4, (name) => (/^blk\./.test(name) ? Q6_K : Q4_0));
+  await checkAgainstTwin(tensors, Q8_0, { matrixDtype: 'q8', quantizedAtLoad: { Q6_K: 7, Q4_0: 2 } });
+});
+
+test('a file whose matrix weights are mostly float loads as float32, as before: the same bits as dtype float32', async () => {
+  // F16 layer matrices (7 of 256 × 256 or 128) outweigh the Q8_0 embeddings and output (64 × 256).
+  const bytes = llamaFile(llamaTensors(5, (name) => (/^blk\./.test(name) ? F16 : Q8_0)));
+  const auto = await loaded(bytes);
+  const float = await loaded(bytes, { dtype: 'float32' });
+  try {
+    assert.equal(auto.matrixDtype, 'float32');
+    assert.deepEqual(auto.quantizedAtLoad, {});
+    assert.equal(auto.parameterBytes, float.parameterBytes);
+    assert.deepEqual(auto.prefill, float.prefill);
+    assert.deepEqual(auto.decode, float.decode);
+  } finally {
+    auto.model.dispose();
+    float.model.dispose();
+  }
+});
+
+test('the random blocks are not what re-quantizing them gives (so keeping them is observable)', () => {
+  for (const [type, storage] of [
+    [Q4_0, 'q4_0'],
+    [Q8_0, 'q8_0'],
+  ]) {
+    const bytes = RANDOM[type](randomOf(9), 32 * 8);
+    const values = dequantize(type, bytes, new Float32Array(32 * 8));
+    for (let b = 0; b < 8; b++) {
+      const again = quantizeBlock(values.subarray(32 * b, 32 * b + 32), storage);
+      const d = dequantize(
+        type,
+        bytes.subarray(b * GGML_TYPES[type].bytes, (b + 1) * GGML_TYPES[type].bytes),
+        new Float32Array(32),
+      );
+      assert.notDeepEqual(
+        Array.from({ length: 32 }, (_, j) => again.d * (storage === 'q8_0' ? again.codes[j] : again.codes[j] - 8)),
+        Array.from(d),
+        `${storage} block ${b}`,
+      );
+    }
+  }
+});
