@@ -3,8 +3,8 @@
 // from the local server, then times TextClassifier.train on the first `sentences` review
 // sentences of the training split, on the page's main thread, as bench/probe.js does in Node:
 // the embedding (the encoder's forward and mean pooling; per sentence) and the head's training
-// (`epochs` epochs). Then the accuracy on the first `heldOut` held-out sentences (null: all),
-// which on random weights says nothing.
+// (`epochs` epochs). Then the accuracy on the first `heldOut` held-out sentences (null: all;
+// 0: none, accuracy null), which on random weights says nothing.
 import { init } from 'attention-wasm';
 import { reviewSplits, SOURCES } from '../web/elements/training/review-recipe.js';
 
@@ -52,9 +52,13 @@ window.runProbe = async (threads, { sentences, epochs, heldOut = null }) => {
     },
   });
   const end = performance.now();
-  // 2. The held-out accuracy (random weights: meaningless, printed to show the path runs).
-  progress(`training done; evaluating on ${held.length} held-out sentences`);
-  const accuracy = probe.evaluate(held).accuracy;
+  // 2. The held-out accuracy (random weights: meaningless, printed to show the path runs);
+  // heldOut 0 skips it.
+  let accuracy = null;
+  if (held.length) {
+    progress(`training done; evaluating on ${held.length} held-out sentences`);
+    accuracy = probe.evaluate(held).accuracy;
+  }
   probe.dispose();
   encoder.dispose();
   return {
