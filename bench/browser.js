@@ -10,6 +10,7 @@ import { chromium } from 'playwright-core';
 import { startServer } from '../scripts/server.js';
 import { comparisonTable, modelTable, quantizedTable } from './table.js';
 import { browserModelSessions, runPage } from './browser-models.js';
+import { browserProbeSessions, browserProbeTable } from './browser-probe.js';
 import { recordResults, progressWriter } from './results.js';
 
 const progress = progressWriter(process.stderr);
@@ -50,16 +51,22 @@ const modelsOnly = process.env.BENCH_ONLY === 'models' || quantizedOnly;
 const modelOptions = { only: quantizedOnly ? 'quantized' : null, quick: process.env.BENCH_QUICK === '1' };
 // BENCH_ONLY=reviews: the review classifier's pages alone (printed, not recorded).
 const reviewsOnly = process.env.BENCH_ONLY === 'reviews';
+// BENCH_ONLY=probe: the linear probe's pages alone (printed, not recorded); with BENCH_QUICK=1,
+// 64 sentences and 2 epochs.
+const probeOnly = process.env.BENCH_ONLY === 'probe';
+const onlyOne = modelsOnly || reviewsOnly || probeOnly;
 const sessions = [];
 let models = [];
 const reviews = [];
+let probe = null;
 const chromiumVersion = browser.version();
 try {
-  for (const threads of modelsOnly || reviewsOnly ? [] : [1, 2])
+  for (const threads of onlyOne ? [] : [1, 2])
     sessions.push(await runPage({ browser, url, path: 'bench/browser.html', run: 'runBenchmark', threads, progress }));
-  if (!reviewsOnly) models = await browserModelSessions({ browser, url, progress, options: modelOptions });
-  for (const threads of modelsOnly ? [] : [1, 2])
+  if (!onlyOne || modelsOnly) models = await browserModelSessions({ browser, url, progress, options: modelOptions });
+  for (const threads of onlyOne && !reviewsOnly ? [] : [1, 2])
     reviews.push(await runPage({ browser, url, path: 'bench/reviews.html', run: 'runReviews', threads, progress }));
+  if (!onlyOne || probeOnly) probe = await browserProbeSessions({ browser, url, progress, quick: modelOptions.quick });
 } finally {
   await browser.close();
   server.close();
@@ -75,6 +82,10 @@ if (reviewsOnly) {
   printReviews();
   process.exit(0);
 }
+if (probeOnly) {
+  printProbe();
+  process.exit(0);
+}
 const versions = Object.assign({}, ...sessions.map((s) => s.versions));
 console.log(
   `Chromium ${chromiumVersion} (headless), page cross-origin isolated: attention, float32, d = 64; FLOPs = 4·N²·d per head (MHA adds 4 projections of 2·N·dModel²). Time: best per-round median over 8 interleaved rounds after warm-up (a full GC and 30 ms idle before each runner's turn), JS call included. attention-wasm: the ${sessions[0].build} build (what init() loads in Chromium), ${sessions.map((s) => `${s.threads} thread${s.threads > 1 ? 's' : ''}`).join(' and ')}; onnxruntime-web (wasm) with numThreads to match, in the same page.`,
@@ -83,6 +94,14 @@ console.log(`Machine: ${machine}. ${Object.values(versions).join('; ')}.\n`);
 console.log(comparisonTable(sessions));
 printModels();
 printReviews();
+printProbe();
+
+function printProbe() {
+  console.log(
+    `\nLinear probe (issue 35) in Chromium ${chromiumVersion}: TextClassifier.train(corpus, { encoder }) on the first ${probe.sentences.toLocaleString('en-US')} sentences of the review training split, on the page's main thread, the encoder loaded from the local server: the time to embed them (the encoder's forward and mean pooling; per sentence) and to train the softmax layer. Tokenizer: ${probe.tokenizer}. Random weights: the accuracy is meaningless.${probe.quick ? ' BENCH_QUICK=1: a smoke run, NOT a measurement.' : ''}\n`,
+  );
+  console.log(browserProbeTable(probe));
+}
 
 function printReviews() {
   console.log(
@@ -125,5 +144,6 @@ recordResults('browser', {
   sessions: sessions.map(({ threads, build, target, rows }) => ({ threads, build, target, rows })),
   models,
   reviews,
+  probe,
 });
 console.log('\nWrote bench/results/latest.json (browser)');

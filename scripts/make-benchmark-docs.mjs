@@ -170,6 +170,30 @@ function reviewTimingTable(node, browser) {
   return lines.join('\n');
 }
 
+/**
+ * The linear probe in Chromium (bench/browser-probe.js, the results' browser.probe): embedding
+ * time per sentence and the head's training time per thread count. A results file recorded
+ * before the probe was benchmarked has no browser.probe: the block says so.
+ */
+export function probeTable(browser) {
+  const probe = browser.probe;
+  if (!probe)
+    return `Not measured yet: the recorded Chromium run (${browser.date.slice(0, 10)}) predates this benchmark; \`npm run bench:browser\` measures it (\`BENCH_ONLY=probe node bench/browser.js\` alone, printed).`;
+  const lines = [
+    `The run of ${browser.date.slice(0, 10)} (${browser.runtime}${probe.quick ? '; BENCH_QUICK=1, a smoke run, not a measurement' : ''}; ${probe.shape}, random weights; tokenizer: ${probe.tokenizer}):`,
+    '',
+    `| build | threads | tokens per sentence | embedding, per sentence | training the head (${probe.sentences.toLocaleString('en-US')} sentences, ${probe.epochs} epochs) | held-out accuracy (random weights: meaningless) |`,
+    '|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of probe.rows) {
+    const accuracy = r.accuracy === null ? '–' : `${percent(r.accuracy)} of ${r.heldOut}`;
+    lines.push(
+      `| ${r.build} | ${r.threads} | ${r.tokensPerSentence.toFixed(1)} | ${r.embedMs.toFixed(1)} ms | ${r.trainSeconds.toFixed(2)} s | ${accuracy} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
 /** Every generated block of docs/benchmarks.md, by name, from the results file's contents. */
 export function benchmarkBlocks(results) {
   const { node, browser } = results;
@@ -182,6 +206,7 @@ export function benchmarkBlocks(results) {
     'browser-models': modelTable(browser),
     'review-accuracy': reviewAccuracyTable(node),
     'review-timing': reviewTimingTable(node, browser),
+    'browser-probe': probeTable(browser),
   };
 }
 

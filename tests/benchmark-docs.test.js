@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchmarkBlocks, fillBlocks } from '../scripts/make-benchmark-docs.mjs';
+import { benchmarkBlocks, fillBlocks, probeTable } from '../scripts/make-benchmark-docs.mjs';
 
 const script = fileURLToPath(new URL('../scripts/make-benchmark-docs.mjs', import.meta.url));
 const docPath = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
@@ -56,6 +56,7 @@ test('every table has its markers, and markers without a table are an error', ()
   assert.deepEqual(Object.keys(blocks).sort(), [
     'browser-kernels',
     'browser-models',
+    'browser-probe',
     'node-kernels',
     'node-models',
     'review-accuracy',
@@ -82,4 +83,50 @@ test('the tables show the recorded numbers: a kernel cell, a classifier accuracy
   assert.ok(doc.includes(`| ${imdb.set} | ${(imdb.ours * 100).toFixed(1)}% |`));
   const full = results.node.slidingWindow.rows[0];
   assert.ok(doc.includes(`| ${full.case} | ${full.pairs.toLocaleString('en-US')} | ${full.ms.toFixed(1)} |`));
+});
+
+test('the Chromium probe block: a run without browser.probe says it was not measured; a run with it shows its rows', () => {
+  const date = '2026-11-26T05:37:21.793Z';
+  const missing = probeTable({ date, runtime: 'Chromium 156' });
+  assert.match(missing, /^Not measured yet: the recorded Chromium run \(2026-11-26\) predates this benchmark/);
+  assert.match(missing, /npm run bench:browser/);
+  const probe = {
+    sentences: 2000,
+    epochs: 30,
+    quick: false,
+    tokenizer: 'a WordPiece vocabulary',
+    shape: 'bert, 12 layers, 12 heads, 768 wide',
+    rows: [
+      {
+        threads: 2,
+        build: 'relaxed',
+        tokensPerSentence: 19.04,
+        embedMs: 148.54,
+        trainSeconds: 1.234,
+        accuracy: 0.5625,
+        heldOut: 600,
+      },
+      {
+        threads: 1,
+        build: 'relaxed',
+        tokensPerSentence: 19.04,
+        embedMs: 293.2,
+        trainSeconds: 2.5,
+        accuracy: null,
+        heldOut: 0,
+      },
+    ],
+  };
+  const lines = probeTable({ date, runtime: 'Chromium 156', probe }).split('\n');
+  assert.equal(
+    lines[0],
+    'The run of 2026-11-26 (Chromium 156; bert, 12 layers, 12 heads, 768 wide, random weights; tokenizer: a WordPiece vocabulary):',
+  );
+  assert.match(lines[2], /training the head \(2,000 sentences, 30 epochs\)/);
+  assert.equal(lines[4], '| relaxed | 2 | 19.0 | 148.5 ms | 1.23 s | 56.3% of 600 |');
+  assert.equal(lines[5], '| relaxed | 1 | 19.0 | 293.2 ms | 2.50 s | – |');
+  assert.match(
+    probeTable({ date, runtime: 'Chromium 156', probe: { ...probe, quick: true } }),
+    /BENCH_QUICK=1, a smoke run, not a measurement/,
+  );
 });
