@@ -165,8 +165,7 @@ async function loaded(bytes, options) {
 
 // Loads the file with 'auto' and the twin with 'auto' and 'float32', and checks what the
 // storage type says: the file's model holds the twin's blocks (the same logits, bit for bit,
-// in the decode's integer product and the prefill's widened panels), which are the float
-// model of the twin's dequantized weights in the prefill (the widened blocks are exact).
+// in a decode step and a prefill), near the float model of the twin's dequantized weights.
 async function checkAgainstTwin(tensors, type, { matrixDtype, quantizedAtLoad }) {
   const file = await loaded(llamaFile(tensors));
   const twin = await loaded(llamaFile(requantized(tensors, type)));
@@ -180,10 +179,14 @@ async function checkAgainstTwin(tensors, type, { matrixDtype, quantizedAtLoad })
     assert.equal(file.parameterBytes, twin.parameterBytes);
     assert.deepEqual(file.decode, twin.decode, 'decode: the blocks are the reference re-quantization');
     assert.deepEqual(file.prefill, twin.prefill, 'prefill');
-    assert.deepEqual(file.prefill, twinFloat.prefill, "prefill: the float model of the twin's weights");
     // The re-quantization moved the logits: the blocks are not the file's values widened.
     const drift = maxDiff(file.prefill, fileFloat.prefill);
     assert.ok(drift > 1e-4, `the re-quantized model drifts ${drift} from the file's float values`);
+    // The float model of the twin's dequantized weights differs only by the activations' int8
+    // codes (1.2-2.4% of the largest logit on these random one-layer models).
+    const codeDrift = maxDiff(file.prefill, twinFloat.prefill);
+    const scale = Math.max(...twinFloat.prefill.map(Math.abs));
+    assert.ok(codeDrift > 0 && codeDrift < 0.04 * scale, `activation codes move the logits ${codeDrift} of ${scale}`);
     return { file, twin, fileFloat };
   } finally {
     for (const m of [file, twin, twinFloat, fileFloat]) m.model.dispose();

@@ -67,8 +67,9 @@ function run(mod, { w, inner, cols, storage, a, rows, bias }) {
   }
 }
 
-// The packed layout read back (quantized.h): group g of 4 columns holds codes
-// [blocks][4][q] then scales [blocks][4] float32.
+// The packed layout read back (quantized.h): group g of 4 columns holds [blocks] of codes
+// [4 · q] then scales [4] float32; in a block, column j's weight 4v + 2h + i
+// is byte 16v + 8h + 2j + i (Q4_0: weights 16..31 in the high nibbles of weights 0..15's).
 function unpacked(packed, inner, cols, storage) {
   const blocks = Math.ceil(inner / 32),
     q = storage === 'q8_0' ? 32 : 16;
@@ -80,10 +81,11 @@ function unpacked(packed, inner, cols, storage) {
       b = Math.floor(p / 32),
       k = p % 32;
     const base = g * groupBytes;
-    const d = view.getFloat32(base + blocks * 4 * q + (b * 4 + j) * 4, true);
-    const at = base + (b * 4 + j) * q;
-    if (storage === 'q8_0') return d * view.getInt8(at + k);
-    const byte = packed[at + (k % 16)];
+    const block = base + b * (4 * q + 16);
+    const d = view.getFloat32(block + 4 * q + 4 * j, true);
+    const at = (v) => block + 16 * v + 8 * Math.floor((k % 4) / 2) + 2 * j + (k % 2);
+    if (storage === 'q8_0') return d * view.getInt8(at(Math.floor(k / 4)));
+    const byte = packed[at(Math.floor((k % 16) / 4))];
     return d * ((k < 16 ? byte & 15 : byte >> 4) - 8);
   };
   return weight;

@@ -364,24 +364,8 @@ void MultiplyPanels(const float* a, int a_stride, int rows, int inner, const flo
 
 Status MultiplyPanels(const float* a, int a_stride, int rows, int inner, Panels panels,
                       const float* bias, int cols, float* out, int out_stride) {
-  if (panels.quant.data != nullptr && rows < kQuantWidenRows) {
-    return MultiplyQuantized(a, a_stride, rows, inner, panels.quant, bias, cols, out, out_stride);
-  }
   if (panels.quant.data != nullptr) {
-    // A prefill: the weights widened to float panels a chunk of columns at a time, each chunk
-    // shared by every row (in Chromium the GPT-2-small prefill took 2.4 s on the integer
-    // product against 0.7 s on float32 panels).
-    Buffer<float> chunk;
-    if (!chunk.Resize(PanelFloats(inner, std::min(cols, kQuantWidenCols)))) {
-      return Status::kOutOfMemory;
-    }
-    for (int c0 = 0; c0 < cols; c0 += kQuantWidenCols) {
-      const int width = std::min(kQuantWidenCols, cols - c0);
-      DequantizePanels(panels.quant, inner, c0, width, chunk.data());
-      MultiplyPanels(a, a_stride, rows, inner, chunk.data(), bias != nullptr ? bias + c0 : nullptr,
-                     width, out + c0, out_stride);
-    }
-    return Status::kOk;
+    return MultiplyQuantized(a, a_stride, rows, inner, panels.quant, bias, cols, out, out_stride);
   }
   if (panels.bf16 != nullptr) {
     HWY_STATIC_DISPATCH(MultiplyBf16PanelsImpl)

@@ -55,15 +55,8 @@ void PackTransposedPanels(const Bf16* k, int k_stride, int seq_k, int head_dim, 
 void MultiplyPanels(const float* a, int a_stride, int rows, int inner, const float* panels,
                     const float* bias, int cols, float* out, int out_stride);
 
-// Quantized blocks with at least this many rows of a are widened to float32 panels a chunk of
-// kQuantWidenCols columns at a time (kernels/quantized.h DequantizePanels); fewer rows (a
-// decode step) take the integer product (MultiplyQuantized).
-constexpr int kQuantWidenRows = 16;
-constexpr int kQuantWidenCols = 256;
-
 // out = a·B + bias with B in any storage (see Panels). kOutOfMemory only for quantized
-// blocks, whose product needs the input rows' codes (QuantScratchBytes) or a chunk of widened
-// panels (PanelFloats(inner, kQuantWidenCols) floats).
+// blocks, whose product needs the input rows' codes (QuantScratchBytes).
 [[nodiscard]] Status MultiplyPanels(const float* a, int a_stride, int rows, int inner,
                                     Panels panels, const float* bias, int cols, float* out,
                                     int out_stride);

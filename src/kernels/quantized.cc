@@ -54,47 +54,75 @@ float HalfToFloat(uint16_t half) {
 
 namespace {
 
-// Where column c's block b lives in a quantized matrix.
-struct BlockPlace {
-  uint8_t* codes;
-  float* scale;
+// A group's codes and scales for one block (the layout in quantized.h).
+struct BlockGroup {
+  uint8_t* codes;  // [GroupCodeBytes]
+  float* scales;   // [4]
 };
 
-BlockPlace PlaceOf(uint8_t* data, MatrixStorage s, int blocks, int c, int b) {
-  const int q = QuantBlockBytes(s);
-  const int g = c / kQuantGroup, j = c % kQuantGroup;
-  uint8_t* group = data + static_cast<size_t>(g) * blocks * kQuantGroup * (q + sizeof(float));
-  uint8_t* scales = group + static_cast<size_t>(blocks) * kQuantGroup * q;
-  return {group + (static_cast<size_t>(b) * kQuantGroup + j) * q,
-          reinterpret_cast<float*>(scales) + static_cast<size_t>(b) * kQuantGroup + j};
+BlockGroup GroupOf(uint8_t* data, MatrixStorage s, int blocks, int g, int b) {
+  const int q = GroupCodeBytes(s);
+  uint8_t* group = data + static_cast<size_t>(g) * blocks * (q + kQuantGroup * sizeof(float));
+  uint8_t* block = group + static_cast<size_t>(b) * QuantBlockStride(s);
+  return {block, reinterpret_cast<float*>(block + q)};
 }
 
-// One block of 32 weights (zero past the matrix) to codes and a scale, as ggml's reference
-// quantizers do.   x: [32]
-void QuantizeBlock(const float* x, MatrixStorage s, BlockPlace place) {
+// The byte of a group's block that holds column j's weight k: vector v (16 bytes) holds
+// weights 4v .. 4v + 3 of the four columns as pairs, (4v, 4v + 1) of columns 0..3 in its low
+// 8 bytes and (4v + 2, 4v + 3) in its high 8. Q4_0 keeps weights 16..31 in the high nibbles
+// of weights 0..15's bytes, so weights k and k + 16 share a byte as in GGUF.
+inline int CodeByte(MatrixStorage s, int j, int k) {
+#if defined(__wasm_relaxed_simd__)
+  if (s == MatrixStorage::kQ4_0) return 16 * ((k % 16) / 4) + 4 * j + k % 4;
+#endif
+  const int v = s == MatrixStorage::kQ8_0 ? k / 4 : (k % 16) / 4;
+  return 16 * v + 8 * ((k % 4) / 2) + 2 * j + k % 2;
+}
+
+// Column j's weight k as its signed code: Q8_0's int8, Q4_0's nibble − 8.
+//   codes: [GroupCodeBytes]
+inline int SignedCode(MatrixStorage s, const uint8_t* codes, int j, int k) {
+  const uint8_t byte = codes[CodeByte(s, j, k)];
+  if (s == MatrixStorage::kQ8_0) return static_cast<int8_t>(byte);
+  return (k < 16 ? (byte & 0x0f) : (byte >> 4)) - 8;
+}
+
+// Stores column j's weight k: Q8_0's int8 code, or Q4_0's nibble 0..15.
+inline void SetCode(MatrixStorage s, uint8_t* codes, int j, int k, int code) {
+  uint8_t& byte = codes[CodeByte(s, j, k)];
+  if (s == MatrixStorage::kQ8_0) {
+    byte = static_cast<uint8_t>(static_cast<int8_t>(code));
+  } else {
+    byte = k < 16 ? static_cast<uint8_t>((byte & 0xf0) | code)
+                  : static_cast<uint8_t>((byte & 0x0f) | (code << 4));
+  }
+}
+
+// One block of 32 weights of column j (zero past the matrix) to codes and a scale, as ggml's
+// reference quantizers do.   x: [32]
+void QuantizeBlock(const float* x, MatrixStorage s, BlockGroup place, int j) {
   if (s == MatrixStorage::kQ8_0) {
     float amax = 0.0f;
-    for (int j = 0; j < kQuantBlock; ++j) amax = std::max(amax, std::fabs(x[j]));
+    for (int k = 0; k < kQuantBlock; ++k) amax = std::max(amax, std::fabs(x[k]));
     const float d = amax / 127.0f;
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
-    for (int j = 0; j < kQuantBlock; ++j) {
-      place.codes[j] = static_cast<uint8_t>(static_cast<int8_t>(std::round(x[j] * id)));
+    for (int k = 0; k < kQuantBlock; ++k) {
+      SetCode(s, place.codes, j, k, static_cast<int8_t>(std::round(x[k] * id)));
     }
-    *place.scale = HalfToFloat(FloatToHalf(d));
+    place.scales[j] = HalfToFloat(FloatToHalf(d));
     return;
   }
   float amax = 0.0f, max = 0.0f;  // the weight of largest magnitude, with its sign
-  for (int j = 0; j < kQuantBlock; ++j) {
-    if (amax < std::fabs(x[j])) amax = std::fabs(x[j]), max = x[j];
+  for (int k = 0; k < kQuantBlock; ++k) {
+    if (amax < std::fabs(x[k])) amax = std::fabs(x[k]), max = x[k];
   }
   const float d = max / -8.0f;
   const float id = d != 0.0f ? 1.0f / d : 0.0f;
-  for (int j = 0; j < kQuantBlock / 2; ++j) {
-    const int lo = std::min(15, static_cast<int>(static_cast<int8_t>(x[j] * id + 8.5f)));
-    const int hi = std::min(15, static_cast<int>(static_cast<int8_t>(x[j + 16] * id + 8.5f)));
-    place.codes[j] = static_cast<uint8_t>(lo | (hi << 4));
+  for (int k = 0; k < kQuantBlock; ++k) {
+    SetCode(s, place.codes, j, k,
+            std::min(15, static_cast<int>(static_cast<int8_t>(x[k] * id + 8.5f))));
   }
-  *place.scale = HalfToFloat(FloatToHalf(d));
+  place.scales[j] = HalfToFloat(FloatToHalf(d));
 }
 
 }  // namespace
@@ -117,13 +145,13 @@ void QuantizeMatrixOf(const T* w, int w_stride, bool transposed, int inner, int 
   float x[kQuantBlock];
   for (int c = 0; c < cols; ++c) {
     for (int b = 0; b < blocks; ++b) {
-      for (int j = 0; j < kQuantBlock; ++j) {
-        const int p = b * kQuantBlock + j;
-        x[j] = p >= inner   ? 0.0f
+      for (int k = 0; k < kQuantBlock; ++k) {
+        const int p = b * kQuantBlock + k;
+        x[k] = p >= inner   ? 0.0f
                : transposed ? Widen(w[static_cast<size_t>(c) * w_stride + p])
                             : Widen(w[static_cast<size_t>(p) * w_stride + c]);
       }
-      QuantizeBlock(x, storage, PlaceOf(out, storage, blocks, c, b));
+      QuantizeBlock(x, storage, GroupOf(out, storage, blocks, c / kQuantGroup, b), c % kQuantGroup);
     }
   }
 }
@@ -141,88 +169,55 @@ void QuantizeMatrix(const Bf16* w, int w_stride, bool transposed, int inner, int
 
 void PackGgmlBlocks(const uint8_t* src, int inner, int cols, MatrixStorage storage, uint8_t* out) {
   std::memset(out, 0, QuantBytes(storage, inner, cols));
-  const int blocks = inner / kQuantBlock, q = QuantBlockBytes(storage);
+  const int blocks = inner / kQuantBlock;
+  const int bytes = GgmlBlockBytes(storage);
   for (int c = 0; c < cols; ++c) {
     for (int b = 0; b < blocks; ++b) {
-      const uint8_t* block = src + (static_cast<size_t>(c) * blocks + b) * (2 + q);
-      const BlockPlace place = PlaceOf(out, storage, blocks, c, b);
-      *place.scale = HalfToFloat(static_cast<uint16_t>(block[0] | (block[1] << 8)));
-      std::memcpy(place.codes, block + 2, q);
+      // GGUF's block: the float16 scale, then the codes (Q4_0: byte k holds weight k in its
+      // low nibble and weight k + 16 in its high one).
+      const uint8_t* block = src + (static_cast<size_t>(c) * blocks + b) * bytes;
+      const BlockGroup place = GroupOf(out, storage, blocks, c / kQuantGroup, b);
+      const int j = c % kQuantGroup;
+      place.scales[j] = HalfToFloat(static_cast<uint16_t>(block[0] | (block[1] << 8)));
+      for (int k = 0; k < kQuantBlock; ++k) {
+        const int code = storage == MatrixStorage::kQ8_0
+                             ? static_cast<int8_t>(block[2 + k])
+                             : (k < 16 ? block[2 + k] & 0x0f : block[2 + k - 16] >> 4);
+        SetCode(storage, place.codes, j, k, code);
+      }
     }
   }
 }
 
-namespace {
-
-// Weight k of a block as its signed code: Q8_0's int8, Q4_0's nibble − 8 (element k < 16 in
-// byte k's low nibble, element k ≥ 16 in byte k − 16's high one).
-inline int SignedCode(MatrixStorage s, const uint8_t* codes, int k) {
-  if (s == MatrixStorage::kQ8_0) return static_cast<int8_t>(codes[k]);
-  return (k < 16 ? (codes[k] & 0x0f) : (codes[k - 16] >> 4)) - 8;
-}
-
-}  // namespace
-
 float QuantWeight(const QuantMatrix& w, int inner, int p, int c) {
-  const BlockPlace place =
-      PlaceOf(const_cast<uint8_t*>(w.data), w.storage, QuantBlocks(inner), c, p / kQuantBlock);
-  return *place.scale * static_cast<float>(SignedCode(w.storage, place.codes, p % kQuantBlock));
+  const BlockGroup place = GroupOf(const_cast<uint8_t*>(w.data), w.storage, QuantBlocks(inner),
+                                   c / kQuantGroup, p / kQuantBlock);
+  const int j = c % kQuantGroup;
+  return place.scales[j] *
+         static_cast<float>(SignedCode(w.storage, place.codes, j, p % kQuantBlock));
 }
 
 void DequantizeColumn(const QuantMatrix& w, int inner, int c, float* out) {
-  const int blocks = QuantBlocks(inner);
+  const int blocks = QuantBlocks(inner), j = c % kQuantGroup;
   for (int b = 0; b < blocks; ++b) {
-    const BlockPlace place = PlaceOf(const_cast<uint8_t*>(w.data), w.storage, blocks, c, b);
+    const BlockGroup place =
+        GroupOf(const_cast<uint8_t*>(w.data), w.storage, blocks, c / kQuantGroup, b);
     const int n = std::min(kQuantBlock, inner - b * kQuantBlock);
     for (int k = 0; k < n; ++k) {
       out[b * kQuantBlock + k] =
-          *place.scale * static_cast<float>(SignedCode(w.storage, place.codes, k));
+          place.scales[j] * static_cast<float>(SignedCode(w.storage, place.codes, j, k));
     }
   }
 }
 
-void DequantizePanels(const QuantMatrix& w, int inner, int c0, int width, float* panels) {
-  constexpr int kWidth = 8;  // MatMul's panel width (kernels/matmul.h kPanelWidth)
-  const int blocks = QuantBlocks(inner);
-  // The panels spread over the threads (each writes its own). Each block of a panel's 8 columns
-  // is dequantized into a 32 × 8 tile on the stack (L1), then copied into the panel's rows
-  // whole: the panel is written in order, not 8 floats apart.
-  auto panel_task = [&](int t, int) {
-    alignas(16) float tile[kQuantBlock * kWidth] = {};
-    const int t0 = t * kWidth, n_cols = std::min(kWidth, width - t0);
-    float* panel = panels + static_cast<size_t>(t) * inner * kWidth;
-    for (int b = 0; b < blocks; ++b) {
-      for (int j = 0; j < n_cols; ++j) {
-        const BlockPlace place =
-            PlaceOf(const_cast<uint8_t*>(w.data), w.storage, blocks, c0 + t0 + j, b);
-        const float scale = *place.scale;
-        if (w.storage == MatrixStorage::kQ8_0) {
-          for (int k = 0; k < kQuantBlock; ++k) {
-            tile[k * kWidth + j] = scale * static_cast<float>(static_cast<int8_t>(place.codes[k]));
-          }
-        } else {
-          for (int k = 0; k < 16; ++k) {
-            tile[k * kWidth + j] = scale * static_cast<float>((place.codes[k] & 0x0f) - 8);
-            tile[(k + 16) * kWidth + j] = scale * static_cast<float>((place.codes[k] >> 4) - 8);
-          }
-        }
-      }
-      const int rows = std::min(kQuantBlock, inner - b * kQuantBlock);
-      std::memcpy(panel + static_cast<size_t>(b) * kQuantBlock * kWidth, tile,
-                  sizeof(float) * rows * kWidth);
-    }
-  };
-  // Widening a weight costs about what reading it in a product does (8 flops, as
-  // MultiplyPanelsFewRows counts).
-  ParallelForEach((width + kWidth - 1) / kWidth, 8ull * inner * width, panel_task);
-}
-
 namespace {
 
-// The activations as int8 codes, per row and block of 32: codes [rows, blocks, 32], their
-// scales d_a [rows, blocks] and the sums of their codes [rows, blocks] (Q4_0's − 8·Σ q_a).
+// The activations as int8 codes, per row and block of 32: codes [rows, blocks, 32] (held as
+// int16, as the i16 dot products take them), their scales d_a [rows, blocks] and the sums of
+// their codes [rows, blocks] (Q4_0's − 8·Σ q_a).
 struct InputCodes {
-  int8_t* codes = nullptr;
+  int16_t* codes = nullptr;
+  int8_t* bytes = nullptr;  // the same codes as int8 [rows, blocks, 32]
   float* scales = nullptr;
   int32_t* sums = nullptr;
   int blocks = 0;
@@ -237,136 +232,235 @@ void CodeInputRow(const float* a, int inner, const InputCodes& act, int row) {
     const float* x = a + b * kQuantBlock;
     float amax = 0.0f;
     bool nan = false;
-    for (int j = 0; j < n; ++j) {
-      nan |= std::isnan(x[j]);
-      amax = std::max(amax, std::fabs(x[j]));
+    for (int k = 0; k < n; ++k) {
+      nan |= std::isnan(x[k]);
+      amax = std::max(amax, std::fabs(x[k]));
     }
     const float d = nan ? std::numeric_limits<float>::quiet_NaN() : amax / 127.0f;
     const float id = d > 0.0f && std::isfinite(d) ? 1.0f / d : 0.0f;
     const size_t at = static_cast<size_t>(row) * act.blocks + b;
-    int8_t* q = act.codes + at * kQuantBlock;
+    int16_t* q = act.codes + at * kQuantBlock;
     int32_t sum = 0;
-    for (int j = 0; j < kQuantBlock; ++j) {
-      const float v = j < n ? std::nearbyint(x[j] * id) : 0.0f;
-      q[j] = static_cast<int8_t>(std::clamp(v, -127.0f, 127.0f));
-      sum += q[j];
+    for (int k = 0; k < kQuantBlock; ++k) {
+      const float v = k < n ? std::nearbyint(x[k] * id) : 0.0f;
+      q[k] = static_cast<int16_t>(std::clamp(v, -127.0f, 127.0f));
+      act.bytes[at * kQuantBlock + k] = static_cast<int8_t>(q[k]);
+      sum += q[k];
     }
     act.scales[at] = d;
     act.sums[at] = sum;
   }
 }
 
-// Four columns' integer dot products with one block of activations: lane j of the result is
-// Σ_k q_w[j][k] · q_a[k] (Q4_0: the nibbles 0..15 before their − 8).
-//   a: [32] codes   w: [4][QuantBlockBytes] codes
+// The rows' codes at one block: row r's 32 codes start at codes + r * stride.
+struct RowCodes {
+  const int16_t* codes;
+  const int8_t* bytes;
+  size_t stride;  // elements from one row's block to the next row's
+};
+
 #if defined(__wasm_simd128__)
 
-// Σ of 16 int8 products, as 4 partial sums (i16 products are exact: |q| ≤ 127).
-inline v128_t Dot16(v128_t a_lo, v128_t a_hi, v128_t w) {
-  return wasm_i32x4_add(wasm_i32x4_dot_i16x8(a_lo, wasm_i16x8_extend_low_i8x16(w)),
-                        wasm_i32x4_dot_i16x8(a_hi, wasm_i16x8_extend_high_i8x16(w)));
+// kRows rows' integer dot products with one block of kGroups groups' columns: lane j of
+// dots[r][g] is Σ_k q_w[4g + j][k] · q_a[r][k] (Q4_0: the nibbles 0..15 before their − 8).
+// Each vector of weights is loaded and widened once for all kRows rows, each pair of
+// activations splatted once for all kGroups groups. i32x4.dot_i16x8_s on weights widened to
+// int16, lanes (j, k) (j, k + 1) for the four columns j, against the pair of activations
+// (k, k + 1) in every lane: each column's sum lands in its own lane.
+//   w: group g's block at w + g · group_bytes, [GroupCodeBytes] (the layout in quantized.h)
+// 0x0f in every byte, read once through a volatile: V8 rebuilds a constant at every use.
+inline v128_t NibbleMask() {
+  static volatile uint32_t mask = 0x0f0f0f0fu;
+  return wasm_i32x4_splat(static_cast<int32_t>(mask));
 }
 
-// [Σ v0, Σ v1, Σ v2, Σ v3] (lane sums of four vectors).
-inline v128_t SumLanes4(v128_t v0, v128_t v1, v128_t v2, v128_t v3) {
-  const v128_t t01 = wasm_i32x4_add(wasm_i32x4_shuffle(v0, v1, 0, 4, 1, 5),
-                                    wasm_i32x4_shuffle(v0, v1, 2, 6, 3, 7));
-  const v128_t t23 = wasm_i32x4_add(wasm_i32x4_shuffle(v2, v3, 0, 4, 1, 5),
-                                    wasm_i32x4_shuffle(v2, v3, 2, 6, 3, 7));
-  return wasm_i32x4_add(wasm_i32x4_shuffle(t01, t23, 0, 1, 4, 5),
-                        wasm_i32x4_shuffle(t01, t23, 2, 3, 6, 7));
-}
-
-template <MatrixStorage kStorage>
-inline v128_t BlockDots(const int8_t* a, const uint8_t* w) {
-  const v128_t a0 = wasm_v128_load(a), a1 = wasm_v128_load(a + 16);
-  v128_t dots[kQuantGroup];
-  if constexpr (kStorage == MatrixStorage::kQ8_0) {
-    const v128_t a0l = wasm_i16x8_extend_low_i8x16(a0), a0h = wasm_i16x8_extend_high_i8x16(a0);
-    const v128_t a1l = wasm_i16x8_extend_low_i8x16(a1), a1h = wasm_i16x8_extend_high_i8x16(a1);
-    for (int j = 0; j < kQuantGroup; ++j) {
-      dots[j] = wasm_i32x4_add(Dot16(a0l, a0h, wasm_v128_load(w + 32 * j)),
-                               Dot16(a1l, a1h, wasm_v128_load(w + 32 * j + 16)));
-    }
-  } else {
-    const v128_t mask = wasm_i8x16_splat(0x0f);
 #if defined(__wasm_relaxed_simd__)
-    // The nibbles are 7-bit unsigned, as the relaxed dot product's second operand must be.
-    for (int j = 0; j < kQuantGroup; ++j) {
-      const v128_t raw = wasm_v128_load(w + 16 * j);
-      const v128_t lo = wasm_v128_and(raw, mask), hi = wasm_u8x16_shr(raw, 4);
-      dots[j] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(
-          a1, hi, wasm_i32x4_relaxed_dot_i8x16_i7x16_add(a0, lo, wasm_i32x4_splat(0)));
-    }
-#else
-    const v128_t a0l = wasm_i16x8_extend_low_i8x16(a0), a0h = wasm_i16x8_extend_high_i8x16(a0);
-    const v128_t a1l = wasm_i16x8_extend_low_i8x16(a1), a1h = wasm_i16x8_extend_high_i8x16(a1);
-    for (int j = 0; j < kQuantGroup; ++j) {
-      const v128_t raw = wasm_v128_load(w + 16 * j);
-      const v128_t lo = wasm_v128_and(raw, mask), hi = wasm_u8x16_shr(raw, 4);
-      // Nibbles below 128 read the same as int8: Dot16's signed widening is right.
-      dots[j] = wasm_i32x4_add(Dot16(a0l, a0h, lo), Dot16(a1l, a1h, hi));
-    }
-#endif
+// Q4_0 in the relaxed build: its nibbles are 7-bit unsigned, as the second operand of
+// i32x4.relaxed_dot_i8x16_i7x16_add_s must be, and a vector holds a quad (4 weights) of each
+// column in the column's lane: lane j of dots[r][g] is Σ_k nibble[4g + j][k] · q_a[r][k].
+template <int kRows, int kGroups>
+inline void RelaxedNibbleDots(RowCodes a, const uint8_t* w, size_t group_bytes, v128_t mask,
+                              v128_t (&dots)[kRows][kGroups]) {
+  for (int r = 0; r < kRows; ++r) {
+    for (int g = 0; g < kGroups; ++g) dots[r][g] = wasm_i32x4_splat(0);
   }
-  return SumLanes4(dots[0], dots[1], dots[2], dots[3]);
+#pragma clang loop unroll(disable)
+  for (int v = 0; v < 4; ++v) {
+    v128_t lo[kGroups], hi[kGroups];  // weights 4v .. 4v + 3 and 16 + 4v .. 16 + 4v + 3
+    for (int g = 0; g < kGroups; ++g) {
+      const v128_t raw = wasm_v128_load(w + g * group_bytes + 16 * v);
+      lo[g] = wasm_v128_and(raw, mask);
+      hi[g] = wasm_v128_and(wasm_u16x8_shr(raw, 4), mask);
+    }
+    for (int r = 0; r < kRows; ++r) {
+      const int8_t* q = a.bytes + r * a.stride + 4 * v;
+      const v128_t q_lo = wasm_v128_load32_splat(q), q_hi = wasm_v128_load32_splat(q + 16);
+      for (int g = 0; g < kGroups; ++g) {
+        dots[r][g] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(q_lo, lo[g], dots[r][g]);
+        dots[r][g] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(q_hi, hi[g], dots[r][g]);
+      }
+    }
+  }
+}
+#endif
+
+template <MatrixStorage kStorage, int kRows, int kGroups>
+inline void BlockDots(RowCodes a, const uint8_t* w, size_t group_bytes, v128_t mask,
+                      v128_t (&dots)[kRows][kGroups]) {
+#if defined(__wasm_relaxed_simd__)
+  if constexpr (kStorage == MatrixStorage::kQ4_0) {
+    RelaxedNibbleDots<kRows, kGroups>(a, w, group_bytes, mask, dots);
+    return;
+  }
+#endif
+  for (int r = 0; r < kRows; ++r) {
+    for (int g = 0; g < kGroups; ++g) dots[r][g] = wasm_i32x4_splat(0);
+  }
+  // A vector (4 weights a column, as two int16 pairs) at a time, not unrolled: unrolled, V8
+  // schedules every load first and the sums spill out of the 15 registers it gives SIMD.
+  //   widen(w, v, pairs01, pairs23): vector v's pairs of weights (4v, 4v + 1), (4v + 2, 4v + 3)
+  auto vectors = [&](int first, int last, auto widen) {
+#pragma clang loop unroll(disable)
+    for (int v = first; v < last; ++v) {
+      v128_t pairs01[kGroups], pairs23[kGroups];
+      for (int g = 0; g < kGroups; ++g) widen(w + g * group_bytes, v, pairs01[g], pairs23[g]);
+      for (int r = 0; r < kRows; ++r) {
+        const int16_t* q = a.codes + r * a.stride + 4 * v;
+        const v128_t q01 = wasm_v128_load32_splat(q), q23 = wasm_v128_load32_splat(q + 2);
+        for (int g = 0; g < kGroups; ++g) {
+          dots[r][g] = wasm_i32x4_add(dots[r][g], wasm_i32x4_dot_i16x8(pairs01[g], q01));
+          dots[r][g] = wasm_i32x4_add(dots[r][g], wasm_i32x4_dot_i16x8(pairs23[g], q23));
+        }
+      }
+    }
+  };
+  if constexpr (kStorage == MatrixStorage::kQ8_0) {
+    vectors(0, 8, [](const uint8_t* group, int v, v128_t& pairs01, v128_t& pairs23) {
+      // v128.load8x8_s: a load and a sign extension in one x64 instruction (vpmovsxbw).
+      pairs01 = wasm_i16x8_load8x8(group + 16 * v);
+      pairs23 = wasm_i16x8_load8x8(group + 16 * v + 8);
+    });
+  } else {
+    // Weights 0..15 in the low nibbles of vectors 0..3, weights 16..31 in the high ones.
+    vectors(0, 4, [mask](const uint8_t* group, int v, v128_t& pairs01, v128_t& pairs23) {
+      const v128_t nibbles = wasm_v128_and(wasm_v128_load(group + 16 * v), mask);
+      pairs01 = wasm_u16x8_extend_low_u8x16(nibbles);
+      pairs23 = wasm_u16x8_extend_high_u8x16(nibbles);
+    });
+    vectors(4, 8, [mask](const uint8_t* group, int v, v128_t& pairs01, v128_t& pairs23) {
+      const v128_t raw = wasm_v128_load(group + 16 * (v - 4));
+      const v128_t nibbles = wasm_v128_and(wasm_u16x8_shr(raw, 4), mask);
+      pairs01 = wasm_u16x8_extend_low_u8x16(nibbles);
+      pairs23 = wasm_u16x8_extend_high_u8x16(nibbles);
+    });
+  }
+}
+
+// out rows [r0, r0 + kRows), kGroups groups' columns: per block, the integer dot products
+// (Q4_0: minus 8 · Σ q_a), then acc += (d_w · d_a) · dot in float32.
+//   codes: the first group's blocks (the layout in quantized.h), the next group_bytes on
+//   acc: [kRows][kGroups · 4]
+template <MatrixStorage kStorage, int kRows, int kGroups>
+void GroupRows(const InputCodes& act, int r0, const uint8_t* codes, size_t group_bytes,
+               float* acc) {
+  constexpr int q = GroupCodeBytes(kStorage), block_stride = QuantBlockStride(kStorage);
+  constexpr int kWidth = kGroups * kQuantGroup;
+  const int blocks = act.blocks;
+  const size_t stride = static_cast<size_t>(blocks) * kQuantBlock;
+  for (int i = 0; i < kRows * kWidth; ++i) acc[i] = 0.0f;
+  const v128_t mask = NibbleMask();
+  for (int b = 0; b < blocks; ++b) {
+    const size_t at = static_cast<size_t>(r0) * stride + b * kQuantBlock;
+    v128_t dots[kRows][kGroups];
+    const uint8_t* block = codes + b * block_stride;
+    BlockDots<kStorage, kRows, kGroups>({act.codes + at, act.bytes + at, stride}, block,
+                                        group_bytes, mask, dots);
+    for (int r = 0; r < kRows; ++r) {
+      const size_t row_block = static_cast<size_t>(r0 + r) * blocks + b;
+      const v128_t d_a = wasm_f32x4_splat(act.scales[row_block]);
+      const v128_t offset = wasm_i32x4_splat(8 * act.sums[row_block]);
+      for (int g = 0; g < kGroups; ++g) {
+        v128_t dot = dots[r][g];
+        if constexpr (kStorage == MatrixStorage::kQ4_0) dot = wasm_i32x4_sub(dot, offset);
+        const v128_t scale = wasm_f32x4_mul(wasm_v128_load(block + g * group_bytes + q), d_a);
+        float* sum = acc + r * kWidth + g * kQuantGroup;
+        wasm_v128_store(sum, wasm_f32x4_add(wasm_v128_load(sum),
+                                            wasm_f32x4_mul(scale, wasm_f32x4_convert_i32x4(dot))));
+      }
+    }
+  }
+}
+
+#else  // scalar (native builds): the same integer sums, the same float32 operations
+
+template <MatrixStorage kStorage, int kRows, int kGroups>
+void GroupRows(const InputCodes& act, int r0, const uint8_t* codes, size_t group_bytes,
+               float* acc) {
+  constexpr int q = GroupCodeBytes(kStorage), block_stride = QuantBlockStride(kStorage);
+  constexpr int kWidth = kGroups * kQuantGroup;
+  // Q4_0's nibble before its − 8 (subtracted as 8 · Σ q_a below).
+  constexpr int kOffset = kStorage == MatrixStorage::kQ4_0 ? 8 : 0;
+  const int blocks = act.blocks;
+  for (int i = 0; i < kRows * kWidth; ++i) acc[i] = 0.0f;
+  for (int b = 0; b < blocks; ++b) {
+    for (int r = 0; r < kRows; ++r) {
+      const size_t row_block = static_cast<size_t>(r0 + r) * blocks + b;
+      const int16_t* a = act.codes + row_block * kQuantBlock;
+      for (int c = 0; c < kWidth; ++c) {
+        const uint8_t* block = codes + (c / kQuantGroup) * group_bytes + b * block_stride;
+        const float* scales = reinterpret_cast<const float*>(block + q);
+        const int j = c % kQuantGroup;
+        int32_t dot = 0;
+        for (int k = 0; k < kQuantBlock; ++k) {
+          dot += (SignedCode(kStorage, block, j, k) + kOffset) * a[k];
+        }
+        if constexpr (kStorage == MatrixStorage::kQ4_0) dot -= 8 * act.sums[row_block];
+        const float scale = scales[j] * act.scales[row_block];
+        acc[r * kWidth + c] = acc[r * kWidth + c] + scale * static_cast<float>(dot);
+      }
+    }
+  }
 }
 
 #endif  // __wasm_simd128__
 
-// One column's block dot product, scalar (native builds; the same integer).
-template <MatrixStorage kStorage>
-int32_t BlockDot(const int8_t* a, const uint8_t* w) {
-  // Q4_0's nibble before its − 8 (the caller subtracts 8 · Σ q_a).
-  constexpr int kOffset = kStorage == MatrixStorage::kQ4_0 ? 8 : 0;
-  int32_t sum = 0;
-  for (int k = 0; k < kQuantBlock; ++k) sum += (SignedCode(kStorage, w, k) + kOffset) * a[k];
-  return sum;
-}
+// A tile: rows sharing each vector of weights as it streams through, groups sharing each
+// splatted pair of activations (the last rows and groups take smaller tiles).
+constexpr int kTileRows = 4;
+constexpr int kTileGroups = 2;
 
-// out[r][4g .. 4g + 3] for groups [g_begin, g_end) and every row: per block, the integer dot
-// products (Q4_0: minus 8 · Σ q_a), then acc += (d_w · d_a) · dot in float32.
+// out[r][4g .. 4g + 3] for groups [g_begin, g_end) and every row.
 template <MatrixStorage kStorage>
 void MultiplyGroups(const InputCodes& act, int rows, const QuantMatrix& w, const float* bias,
                     int cols, float* out, int out_stride, int g_begin, int g_end) {
-  constexpr int q = kStorage == MatrixStorage::kQ8_0 ? 32 : 16;
-  const int blocks = act.blocks;
-  const size_t group_bytes = static_cast<size_t>(blocks) * kQuantGroup * (q + sizeof(float));
-  for (int g = g_begin; g < g_end; ++g) {
+  constexpr int q = GroupCodeBytes(kStorage);
+  const size_t group_bytes = static_cast<size_t>(act.blocks) * (q + kQuantGroup * sizeof(float));
+  alignas(16) float acc[kTileRows * kTileGroups * kQuantGroup];
+  for (int g = g_begin; g < g_end;) {
+    const int n_groups = g_end - g >= kTileGroups ? kTileGroups : 1;
     const uint8_t* codes = w.data + g * group_bytes;
-    const float* scales =
-        reinterpret_cast<const float*>(codes + static_cast<size_t>(blocks) * kQuantGroup * q);
-    const int c0 = g * kQuantGroup, width = std::min(kQuantGroup, cols - c0);
-    for (int r = 0; r < rows; ++r) {
-      const int8_t* a = act.codes + static_cast<size_t>(r) * blocks * kQuantBlock;
-      const float* da = act.scales + static_cast<size_t>(r) * blocks;
-      const int32_t* sa = act.sums + static_cast<size_t>(r) * blocks;
-      alignas(16) float acc[kQuantGroup] = {0.0f, 0.0f, 0.0f, 0.0f};
-#if defined(__wasm_simd128__)
-      v128_t sum = wasm_f32x4_splat(0.0f);
-      for (int b = 0; b < blocks; ++b) {
-        v128_t dots = BlockDots<kStorage>(a + b * kQuantBlock, codes + b * kQuantGroup * q);
-        if constexpr (kStorage == MatrixStorage::kQ4_0) {
-          dots = wasm_i32x4_sub(dots, wasm_i32x4_splat(8 * sa[b]));
-        }
-        const v128_t scale =
-            wasm_f32x4_mul(wasm_v128_load(scales + b * kQuantGroup), wasm_f32x4_splat(da[b]));
-        sum = wasm_f32x4_add(sum, wasm_f32x4_mul(scale, wasm_f32x4_convert_i32x4(dots)));
+    for (int r0 = 0; r0 < rows;) {
+      const int n_rows = rows - r0 >= kTileRows ? kTileRows : 1;
+      if (n_rows == kTileRows && n_groups == kTileGroups) {
+        GroupRows<kStorage, kTileRows, kTileGroups>(act, r0, codes, group_bytes, acc);
+      } else if (n_rows == kTileRows) {
+        GroupRows<kStorage, kTileRows, 1>(act, r0, codes, group_bytes, acc);
+      } else if (n_groups == kTileGroups) {
+        GroupRows<kStorage, 1, kTileGroups>(act, r0, codes, group_bytes, acc);
+      } else {
+        GroupRows<kStorage, 1, 1>(act, r0, codes, group_bytes, acc);
       }
-      wasm_v128_store(acc, sum);
-#else
-      for (int b = 0; b < blocks; ++b) {
-        for (int j = 0; j < kQuantGroup; ++j) {
-          int32_t dot = BlockDot<kStorage>(a + b * kQuantBlock, codes + (b * kQuantGroup + j) * q);
-          if constexpr (kStorage == MatrixStorage::kQ4_0) dot -= 8 * sa[b];
-          const float scale = scales[b * kQuantGroup + j] * da[b];
-          acc[j] = acc[j] + scale * static_cast<float>(dot);
+      const int c0 = g * kQuantGroup, width = std::min(n_groups * kQuantGroup, cols - c0);
+      for (int r = 0; r < n_rows; ++r) {
+        float* dst = out + static_cast<size_t>(r0 + r) * out_stride + c0;
+        for (int j = 0; j < width; ++j) {
+          const float v = acc[r * n_groups * kQuantGroup + j];
+          dst[j] = bias != nullptr ? v + bias[c0 + j] : v;
         }
       }
-#endif
-      float* dst = out + static_cast<size_t>(r) * out_stride + c0;
-      for (int j = 0; j < width; ++j) dst[j] = bias != nullptr ? acc[j] + bias[c0 + j] : acc[j];
+      r0 += n_rows;
     }
+    g += n_groups;
   }
 }
 
@@ -374,7 +468,7 @@ void MultiplyGroups(const InputCodes& act, int rows, const QuantMatrix& w, const
 
 uint64_t QuantScratchBytes(int rows, int inner) {
   return static_cast<uint64_t>(rows) * QuantBlocks(inner) *
-         (kQuantBlock + sizeof(float) + sizeof(int32_t));
+         (kQuantBlock * (sizeof(int16_t) + sizeof(int8_t)) + sizeof(float) + sizeof(int32_t));
 }
 
 Status MultiplyQuantized(const float* a, int a_stride, int rows, int inner, const QuantMatrix& w,
@@ -382,14 +476,16 @@ Status MultiplyQuantized(const float* a, int a_stride, int rows, int inner, cons
   // 1. The activations' codes (on the calling thread: tasks must not allocate).
   const int blocks = QuantBlocks(inner);
   const size_t per_row = static_cast<size_t>(blocks) * kQuantBlock;
-  Buffer<int8_t> codes;
+  Buffer<int16_t> codes;
+  Buffer<int8_t> bytes;
   Buffer<float> scales;
   Buffer<int32_t> sums;
-  if (!codes.Resize(rows * per_row) || !scales.Resize(static_cast<size_t>(rows) * blocks) ||
+  if (!codes.Resize(rows * per_row) || !bytes.Resize(rows * per_row) ||
+      !scales.Resize(static_cast<size_t>(rows) * blocks) ||
       !sums.Resize(static_cast<size_t>(rows) * blocks)) {
     return Status::kOutOfMemory;
   }
-  const InputCodes act{codes.data(), scales.data(), sums.data(), blocks};
+  const InputCodes act{codes.data(), bytes.data(), scales.data(), sums.data(), blocks};
   for (int r = 0; r < rows; ++r) {
     CodeInputRow(a + static_cast<size_t>(r) * a_stride, inner, act, r);
   }

@@ -4,21 +4,25 @@
 // The weights: a [inner, cols] matrix (row-vector convention, x·W) is stored column by column
 // as GGUF stores a weight's rows, in blocks of 32 along `inner`:
 //   Q8_0  w = d · q,        q an int8 in [-127, 127]
-//   Q4_0  w = d · (q − 8),  q a nibble in [0, 15]; byte j of a block holds element j in its
-//                           low nibble and element j + 16 in its high one (GGUF's order)
+//   Q4_0  w = d · (q − 8),  q a nibble in [0, 15]
 // with d the block's scale, a float16 in the file (kept here as the float32 of that float16,
-// so every dequantized weight is exactly GGUF's). Four columns are stored together so that
-// one pass over a block's activations serves four outputs:
-//   group g (columns 4g .. 4g + 3): quants [blocks][4][QuantBlockBytes] then scales [blocks][4]
+// so every dequantized weight is exactly GGUF's). Four columns are stored together, their
+// codes interleaved in pairs, so that 8 bytes hold a pair of consecutive weights of each of
+// the four columns and a dot product of pairs lands each column's sum in its own lane:
+//   group g (columns 4g .. 4g + 3): [blocks] of { codes [GroupCodeBytes], scales [4] }
+//   (one stream of bytes for a decode step to read in order)
+//   Q8_0  block byte 16v + 8h + 2j + i = column j's weight 4v + 2h + i   (v < 8, h, i < 2)
+//   Q4_0  block byte 16v + 8h + 2j + i: low nibble column j's weight 4v + 2h + i, high
+//         nibble its weight 16 + 4v + 2h + i (GGUF too pairs k with k + 16)    (v < 4)
 // with blocks = ceil(inner / 32); a short last block and a short last group are zero.
 //
 // The products quantize the activations too, as llama.cpp does: each row of a, per block of
 // 32, to int8 codes q_a = round(a / d_a) with d_a = max|a| / 127 (ties to even); then each
-// block's dot product is an exact integer (i32x4.dot_i16x8_s, or the relaxed build's
-// i32x4.relaxed_dot_i8x16_i7x16_add_s on Q4_0's unsigned nibbles) and
+// block's dot product is an exact integer (i32x4.dot_i16x8_s; the relaxed build's i8 dot
+// product measured slower in Chromium 156 on an AVX2 machine) and
 //   out[r][c] = bias[c] + Σ_blocks (d_w · d_a) · Σ q_w·q_a
 // summed in block order in float32 (a multiply, a multiply and an add: no FMA), so every
-// build, every thread count and the native build give the same bits.
+// build, every thread count, any number of rows and the native build give the same bits.
 #ifndef ATTENTION_WASM_SRC_KERNELS_QUANTIZED_H_
 #define ATTENTION_WASM_SRC_KERNELS_QUANTIZED_H_
 
@@ -49,7 +53,13 @@ constexpr int kQuantBlock = 32;  // weights a block (GGUF's QK8_0 = QK4_0 = 32)
 constexpr int kQuantGroup = 4;   // columns stored together
 
 // Bytes of one block's codes: 32 (Q8_0) or 16 (Q4_0).
-inline int QuantBlockBytes(MatrixStorage s) { return s == MatrixStorage::kQ8_0 ? 32 : 16; }
+constexpr int QuantBlockBytes(MatrixStorage s) { return s == MatrixStorage::kQ8_0 ? 32 : 16; }
+// Bytes of one block's codes for a group's four columns.
+constexpr int GroupCodeBytes(MatrixStorage s) { return kQuantGroup * QuantBlockBytes(s); }
+// Bytes from one block of a group to the next: the codes, then the four float32 scales.
+constexpr int QuantBlockStride(MatrixStorage s) {
+  return GroupCodeBytes(s) + kQuantGroup * static_cast<int>(sizeof(float));
+}
 // Bytes of one block in a GGUF file: the float16 scale, then the codes.
 inline int GgmlBlockBytes(MatrixStorage s) { return 2 + QuantBlockBytes(s); }
 inline int QuantBlocks(int inner) { return (inner + kQuantBlock - 1) / kQuantBlock; }
@@ -94,12 +104,6 @@ float QuantWeight(const QuantMatrix& w, int inner, int p, int c);
 // Column c dequantized (an embedding table stored as [d, V] blocks: token c's vector).
 //   out: [inner]
 void DequantizeColumn(const QuantMatrix& w, int inner, int c, float* out);
-
-// Columns [c0, c0 + width) dequantized into MatMul's float32 column panels, for the prefill:
-// with a block of rows to share them, a product on float panels is faster than the integer
-// one here, and widening costs one pass over the weights.
-//   panels: [ceil(width / 8), inner, 8] (columns past width zero)
-void DequantizePanels(const QuantMatrix& w, int inner, int c0, int width, float* panels);
 
 // Bytes of scratch MultiplyQuantized allocates for `rows` rows of `inner`.
 uint64_t QuantScratchBytes(int rows, int inner);

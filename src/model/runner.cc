@@ -475,10 +475,8 @@ uint64_t PretrainedModel::ForwardBytes(const ModelInput& in) const {
                    : FeedForwardScratchBytes(static_cast<int>(rows), m_.d_model, m_.d_ff, true);
   // Quantized matrices code their activations first: rows of the widest input.
   const int widest = std::max({m_.d_model, m_.d_ff, QueryWidth(m_)});
-  const uint64_t codes = IsQuantized(m_.matrix_storage)
-                             ? std::max(QuantScratchBytes(static_cast<int>(rows), widest),
-                                        sizeof(float) * PanelFloats(widest, kQuantWidenCols))
-                             : 0;
+  const uint64_t codes =
+      IsQuantized(m_.matrix_storage) ? QuantScratchBytes(static_cast<int>(rows), widest) : 0;
   return sizeof(float) * floats + std::max(SelfAttentionScratchBytes(c), ffn) + codes;
 }
 
