@@ -4,7 +4,8 @@
 // by default. `npm start` (scripts/serve.js) and `npx attention-wasm` (bin/) both run it.
 import { createServer } from 'node:http';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -123,18 +124,30 @@ export function startServer({
       res.writeHead(404).end('not found');
       return;
     }
+    // Streamed, not read whole: a checkpoint can be larger than a Node buffer (2 GiB).
+    let size;
     try {
-      const body = await readFile(file);
-      res.writeHead(200, {
-        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
-        'content-length': body.length,
-        'cache-control': 'no-cache',
-        ...isolation,
-      });
-      res.end(body);
+      const info = await stat(file);
+      if (!info.isFile()) throw new Error('not a file');
+      size = info.size;
     } catch {
       res.writeHead(404).end('not found');
+      return;
     }
+    res.writeHead(200, {
+      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'content-length': size,
+      'cache-control': 'no-cache',
+      ...isolation,
+    });
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    const stream = createReadStream(file);
+    stream.on('error', () => res.destroy());
+    res.on('close', () => stream.destroy());
+    stream.pipe(res);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

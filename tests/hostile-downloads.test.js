@@ -223,3 +223,58 @@ test('Chromium: a refused or aborted load stops downloading and leaves nothing i
     server.close();
   }
 });
+
+test('Chromium: a Cache API that refuses the copy (over its quota) does not fail the load', async () => {
+  // A 2.4 GB checkpoint in a headless tab: Cache.put cancels the body it was given, with no
+  // reason, and rejects. The loader's copy must stop there and the load go on (it failed
+  // with `undefined`, the cancelled body's reason, before).
+  const { url } = checkpoints;
+  const { server, url: pageUrl } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'tests'] });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${pageUrl}tests/helpers/blank.html`);
+    const result = await page.evaluate(async (base) => {
+      const { init } = await import('/bindings/js/browser.js');
+      const attn = await init({ simd: 'baseline' });
+      await caches.delete('attention-wasm-models');
+      // abort/: 256 MiB streamed in many chunks before the tensors (loaded whole here).
+      const reference = await attn.loadModel(`${base}abort/`, { cache: false });
+      const want = Array.from(reference.forward([[5, 6, 7]]).logits.data);
+      reference.dispose();
+      // Every cache refuses: its put reads a first chunk, cancels the body, rejects.
+      let refusals = 0;
+      const open = caches.open.bind(caches);
+      caches.open = async (name) => {
+        const cache = await open(name);
+        cache.put = async (request, response) => {
+          const reader = response.body.getReader();
+          await reader.read();
+          await reader.cancel();
+          refusals++;
+          throw undefined; // eslint-disable-line no-throw-literal
+        };
+        return cache;
+      };
+      let error = null,
+        got = null;
+      try {
+        const model = await attn.loadModel(`${base}abort/`);
+        got = Array.from(model.forward([[5, 6, 7]]).logits.data);
+        model.dispose();
+      } catch (e) {
+        error = String(e?.message ?? e);
+      }
+      caches.open = open;
+      const stored = (await (await open('attention-wasm-models')).keys()).length;
+      return { error, same: got !== null && got.every((v, i) => v === want[i]), refusals, stored };
+    }, url);
+    assert.equal(result.error, null);
+    assert.ok(result.refusals >= 1, 'the cache refused a copy');
+    assert.ok(result.same, 'the logits are those of the load without the cache');
+    assert.equal(result.stored, 0, 'nothing was stored');
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});

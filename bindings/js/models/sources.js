@@ -290,7 +290,10 @@ function urlSource(fn, base, { onProgress, fetchOptions, cache: useCache, signal
 }
 
 // A copy of a file into the Cache API, written as its bytes arrive: close() keeps it,
-// abort() errors the body, so Cache.put stores nothing.
+// abort() errors the body, so Cache.put stores nothing. The copy is a side effect: when the
+// cache refuses it (over its quota: a 2.4 GB checkpoint in a headless tab, whose Cache.put
+// cancels the body with no reason, so writer.ready rejects with undefined), the copy stops
+// and the load goes on.
 function cacheCopy(cache, url, response) {
   const { readable, writable } = new TransformStream();
   const writer = writable.getWriter();
@@ -299,12 +302,17 @@ function cacheCopy(cache, url, response) {
     const value = response.headers.get(key);
     if (value !== null && !(key === 'content-length' && response.headers.get('content-encoding'))) headers[key] = value;
   }
-  const stored = cache.put(url, new Response(readable, { status: 200, headers })).catch(() => {});
   let failed = false;
+  const stored = cache.put(url, new Response(readable, { status: 200, headers })).catch(() => {
+    failed = true;
+  });
   return {
     async write(chunk) {
       if (failed) return;
-      await writer.ready;
+      await writer.ready.catch(() => {
+        failed = true;
+      });
+      if (failed) return;
       writer.write(chunk).catch(() => {
         failed = true;
       });
