@@ -67,21 +67,21 @@ function run(mod, { w, inner, cols, storage, a, rows, bias }) {
   }
 }
 
-// The packed layout read back (quantized.h): group g of 4 columns holds [blocks] of codes
-// [4 · q] then scales [4] float32; in a block, column j's weight 4v + 2h + i
-// is byte 16v + 8h + 2j + i (Q4_0: weights 16..31 in the high nibbles of weights 0..15's).
+// The packed layout read back (quantized.h): panel p (groups 2p, 2p + 1 of 4 columns) holds
+// [blocks] of { group 2p's codes [4 · q] and scales [4] float32, then group 2p + 1's }; in a
+// block, column j's weight 4v + 2h + i is byte 16v + 8h + 2j + i (Q4_0: weights 16..31 in the
+// high nibbles of weights 0..15's).
 function unpacked(packed, inner, cols, storage) {
   const blocks = Math.ceil(inner / 32),
     q = storage === 'q8_0' ? 32 : 16;
-  const groupBytes = blocks * 4 * (q + 4);
+  const stride = 4 * q + 16; // one group's block
   const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
   const weight = (p, c) => {
     const g = Math.floor(c / 4),
       j = c % 4,
       b = Math.floor(p / 32),
       k = p % 32;
-    const base = g * groupBytes;
-    const block = base + b * (4 * q + 16);
+    const block = (Math.floor(g / 2) * blocks + b) * 2 * stride + (g % 2) * stride;
     const d = view.getFloat32(block + 4 * q + 4 * j, true);
     const at = (v) => block + 16 * v + 8 * Math.floor((k % 4) / 2) + 2 * j + (k % 2);
     if (storage === 'q8_0') return d * view.getInt8(at(Math.floor(k / 4)));

@@ -61,10 +61,12 @@ struct BlockGroup {
 };
 
 BlockGroup GroupOf(uint8_t* data, MatrixStorage s, int blocks, int g, int b) {
-  const int q = GroupCodeBytes(s);
-  uint8_t* group = data + static_cast<size_t>(g) * blocks * (q + kQuantGroup * sizeof(float));
-  uint8_t* block = group + static_cast<size_t>(b) * QuantBlockStride(s);
-  return {block, reinterpret_cast<float*>(block + q)};
+  const size_t stride = QuantBlockStride(s);
+  uint8_t* block =
+      data +
+      (static_cast<size_t>(g / kQuantPanelGroups) * blocks + b) * kQuantPanelGroups * stride +
+      (g % kQuantPanelGroups) * stride;
+  return {block, reinterpret_cast<float*>(block + GroupCodeBytes(s))};
 }
 
 // The byte of a group's block that holds column j's weight k: vector v (16 bytes) holds
@@ -358,12 +360,11 @@ inline void BlockDots(RowCodes a, const uint8_t* w, size_t group_bytes, v128_t m
 
 // out rows [r0, r0 + kRows), kGroups groups' columns: per block, the integer dot products
 // (Q4_0: minus 8 · Σ q_a), then acc += (d_w · d_a) · dot in float32.
-//   codes: the first group's blocks (the layout in quantized.h), the next group_bytes on
-//   acc: [kRows][kGroups · 4]
+//   panel: the panel's blocks (the layout in quantized.h)   acc: [kRows][kGroups · 4]
 template <MatrixStorage kStorage, int kRows, int kGroups>
-void GroupRows(const InputCodes& act, int r0, const uint8_t* codes, size_t group_bytes,
-               float* acc) {
-  constexpr int q = GroupCodeBytes(kStorage), block_stride = QuantBlockStride(kStorage);
+void GroupRows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) {
+  constexpr int q = GroupCodeBytes(kStorage), group_bytes = QuantBlockStride(kStorage);
+  constexpr int block_stride = kQuantPanelGroups * group_bytes;
   constexpr int kWidth = kGroups * kQuantGroup;
   const int blocks = act.blocks;
   const size_t stride = static_cast<size_t>(blocks) * kQuantBlock;
@@ -372,7 +373,7 @@ void GroupRows(const InputCodes& act, int r0, const uint8_t* codes, size_t group
   for (int b = 0; b < blocks; ++b) {
     const size_t at = static_cast<size_t>(r0) * stride + b * kQuantBlock;
     v128_t dots[kRows][kGroups];
-    const uint8_t* block = codes + b * block_stride;
+    const uint8_t* block = panel + b * block_stride;
     BlockDots<kStorage, kRows, kGroups>({act.codes + at, act.bytes + at, stride}, block,
                                         group_bytes, mask, dots);
     for (int r = 0; r < kRows; ++r) {
@@ -394,9 +395,9 @@ void GroupRows(const InputCodes& act, int r0, const uint8_t* codes, size_t group
 #else  // scalar (native builds): the same integer sums, the same float32 operations
 
 template <MatrixStorage kStorage, int kRows, int kGroups>
-void GroupRows(const InputCodes& act, int r0, const uint8_t* codes, size_t group_bytes,
-               float* acc) {
-  constexpr int q = GroupCodeBytes(kStorage), block_stride = QuantBlockStride(kStorage);
+void GroupRows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) {
+  constexpr int q = GroupCodeBytes(kStorage), group_bytes = QuantBlockStride(kStorage);
+  constexpr int block_stride = kQuantPanelGroups * group_bytes;
   constexpr int kWidth = kGroups * kQuantGroup;
   // Q4_0's nibble before its − 8 (subtracted as 8 · Σ q_a below).
   constexpr int kOffset = kStorage == MatrixStorage::kQ4_0 ? 8 : 0;
@@ -407,7 +408,7 @@ void GroupRows(const InputCodes& act, int r0, const uint8_t* codes, size_t group
       const size_t row_block = static_cast<size_t>(r0 + r) * blocks + b;
       const int16_t* a = act.codes + row_block * kQuantBlock;
       for (int c = 0; c < kWidth; ++c) {
-        const uint8_t* block = codes + (c / kQuantGroup) * group_bytes + b * block_stride;
+        const uint8_t* block = panel + b * block_stride + (c / kQuantGroup) * group_bytes;
         const float* scales = reinterpret_cast<const float*>(block + q);
         const int j = c % kQuantGroup;
         int32_t dot = 0;
@@ -424,43 +425,37 @@ void GroupRows(const InputCodes& act, int r0, const uint8_t* codes, size_t group
 
 #endif  // __wasm_simd128__
 
-// A tile: rows sharing each vector of weights as it streams through, groups sharing each
-// splatted pair of activations (the last rows and groups take smaller tiles).
+// A tile: rows sharing each vector of weights as it streams through, a panel's two groups
+// sharing each splatted pair of activations (the last rows go one by one).
 constexpr int kTileRows = 4;
-constexpr int kTileGroups = 2;
 
-// out[r][4g .. 4g + 3] for groups [g_begin, g_end) and every row.
+// out[r][8p .. 8p + 7] for panels [p_begin, p_end) and every row.
 template <MatrixStorage kStorage>
-void MultiplyGroups(const InputCodes& act, int rows, const QuantMatrix& w, const float* bias,
-                    int cols, float* out, int out_stride, int g_begin, int g_end) {
-  constexpr int q = GroupCodeBytes(kStorage);
-  const size_t group_bytes = static_cast<size_t>(act.blocks) * (q + kQuantGroup * sizeof(float));
-  alignas(16) float acc[kTileRows * kTileGroups * kQuantGroup];
-  for (int g = g_begin; g < g_end;) {
-    const int n_groups = g_end - g >= kTileGroups ? kTileGroups : 1;
-    const uint8_t* codes = w.data + g * group_bytes;
+void MultiplyPanels(const InputCodes& act, int rows, const QuantMatrix& w, const float* bias,
+                    int cols, float* out, int out_stride, int p_begin, int p_end) {
+  constexpr int kWidth = kQuantPanelGroups * kQuantGroup;
+  const size_t panel_bytes =
+      static_cast<size_t>(act.blocks) * kQuantPanelGroups * QuantBlockStride(kStorage);
+  alignas(16) float acc[kTileRows * kWidth];
+  for (int p = p_begin; p < p_end; ++p) {
+    const uint8_t* panel = w.data + p * panel_bytes;
+    const int c0 = p * kWidth, width = std::min(kWidth, cols - c0);
     for (int r0 = 0; r0 < rows;) {
       const int n_rows = rows - r0 >= kTileRows ? kTileRows : 1;
-      if (n_rows == kTileRows && n_groups == kTileGroups) {
-        GroupRows<kStorage, kTileRows, kTileGroups>(act, r0, codes, group_bytes, acc);
-      } else if (n_rows == kTileRows) {
-        GroupRows<kStorage, kTileRows, 1>(act, r0, codes, group_bytes, acc);
-      } else if (n_groups == kTileGroups) {
-        GroupRows<kStorage, 1, kTileGroups>(act, r0, codes, group_bytes, acc);
+      if (n_rows == kTileRows) {
+        GroupRows<kStorage, kTileRows, kQuantPanelGroups>(act, r0, panel, acc);
       } else {
-        GroupRows<kStorage, 1, 1>(act, r0, codes, group_bytes, acc);
+        GroupRows<kStorage, 1, kQuantPanelGroups>(act, r0, panel, acc);
       }
-      const int c0 = g * kQuantGroup, width = std::min(n_groups * kQuantGroup, cols - c0);
       for (int r = 0; r < n_rows; ++r) {
         float* dst = out + static_cast<size_t>(r0 + r) * out_stride + c0;
         for (int j = 0; j < width; ++j) {
-          const float v = acc[r * n_groups * kQuantGroup + j];
+          const float v = acc[r * kWidth + j];
           dst[j] = bias != nullptr ? v + bias[c0 + j] : v;
         }
       }
       r0 += n_rows;
     }
-    g += n_groups;
   }
 }
 
@@ -489,20 +484,20 @@ Status MultiplyQuantized(const float* a, int a_stride, int rows, int inner, cons
   for (int r = 0; r < rows; ++r) {
     CodeInputRow(a + static_cast<size_t>(r) * a_stride, inner, act, r);
   }
-  // 2. The column groups spread over the threads: each output is one task's, summed in block
-  // order, so any thread count gives the same bits. Reading a weight costs about what 8
-  // flops do (see MultiplyPanelsFewRows), which splits a decode step's products too.
-  const int groups = QuantGroups(cols);
-  const int tasks = std::min(groups, 4 * ThreadCount());
+  // 2. The panels spread over the threads: each output is one task's, summed in block order,
+  // so any thread count gives the same bits. Reading a weight costs about what 8 flops do
+  // (see MultiplyPanelsFewRows), which splits a decode step's products too.
+  const int panels = QuantPanels(cols);
+  const int tasks = std::min(panels, 4 * ThreadCount());
   auto task = [&](int index, int) {
-    const int g_begin = static_cast<int>(int64_t{groups} * index / tasks);
-    const int g_end = static_cast<int>(int64_t{groups} * (index + 1) / tasks);
+    const int p_begin = static_cast<int>(int64_t{panels} * index / tasks);
+    const int p_end = static_cast<int>(int64_t{panels} * (index + 1) / tasks);
     if (w.storage == MatrixStorage::kQ8_0) {
-      MultiplyGroups<MatrixStorage::kQ8_0>(act, rows, w, bias, cols, out, out_stride, g_begin,
-                                           g_end);
+      MultiplyPanels<MatrixStorage::kQ8_0>(act, rows, w, bias, cols, out, out_stride, p_begin,
+                                           p_end);
     } else {
-      MultiplyGroups<MatrixStorage::kQ4_0>(act, rows, w, bias, cols, out, out_stride, g_begin,
-                                           g_end);
+      MultiplyPanels<MatrixStorage::kQ4_0>(act, rows, w, bias, cols, out, out_stride, p_begin,
+                                           p_end);
     }
   };
   const uint64_t work = std::max<uint64_t>(2ull * rows, 8ull) * inner * cols;

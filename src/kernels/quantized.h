@@ -9,12 +9,13 @@
 // so every dequantized weight is exactly GGUF's). Four columns are stored together, their
 // codes interleaved in pairs, so that 8 bytes hold a pair of consecutive weights of each of
 // the four columns and a dot product of pairs lands each column's sum in its own lane:
-//   group g (columns 4g .. 4g + 3): [blocks] of { codes [GroupCodeBytes], scales [4] }
-//   (one stream of bytes for a decode step to read in order)
+//   panel p (columns 8p .. 8p + 7: groups 2p, 2p + 1): [blocks] of
+//     { group 2p's codes [GroupCodeBytes] and scales [4], then group 2p + 1's }
+//   (a product reads the matrix front to back, one stream for the hardware prefetcher)
 //   Q8_0  block byte 16v + 8h + 2j + i = column j's weight 4v + 2h + i   (v < 8, h, i < 2)
 //   Q4_0  block byte 16v + 8h + 2j + i: low nibble column j's weight 4v + 2h + i, high
 //         nibble its weight 16 + 4v + 2h + i (GGUF too pairs k with k + 16)    (v < 4)
-// with blocks = ceil(inner / 32); a short last block and a short last group are zero.
+// with blocks = ceil(inner / 32); a short last block, group or panel is zeros.
 //
 // The products quantize the activations too, as llama.cpp does: each row of a, per block of
 // 32, to int8 codes q_a = round(a / d_a) with d_a = max|a| / 127 (ties to even); then each
@@ -56,19 +57,24 @@ constexpr int kQuantGroup = 4;   // columns stored together
 constexpr int QuantBlockBytes(MatrixStorage s) { return s == MatrixStorage::kQ8_0 ? 32 : 16; }
 // Bytes of one block's codes for a group's four columns.
 constexpr int GroupCodeBytes(MatrixStorage s) { return kQuantGroup * QuantBlockBytes(s); }
-// Bytes from one block of a group to the next: the codes, then the four float32 scales.
-constexpr int QuantBlockStride(MatrixStorage s) {
-  return GroupCodeBytes(s) + kQuantGroup * static_cast<int>(sizeof(float));
-}
 // Bytes of one block in a GGUF file: the float16 scale, then the codes.
 inline int GgmlBlockBytes(MatrixStorage s) { return 2 + QuantBlockBytes(s); }
 inline int QuantBlocks(int inner) { return (inner + kQuantBlock - 1) / kQuantBlock; }
-inline int QuantGroups(int cols) { return (cols + kQuantGroup - 1) / kQuantGroup; }
+// Bytes of one group's block: the codes, then the four float32 scales.
+constexpr int QuantBlockStride(MatrixStorage s) {
+  return GroupCodeBytes(s) + kQuantGroup * static_cast<int>(sizeof(float));
+}
+// Groups stored together, block by block (a panel of 8 columns; a last lone group is paired
+// with one of zeros).
+constexpr int kQuantPanelGroups = 2;
+inline int QuantPanels(int cols) {
+  return (cols + kQuantPanelGroups * kQuantGroup - 1) / (kQuantPanelGroups * kQuantGroup);
+}
 
 // Bytes of a quantized [inner, cols] matrix (a multiple of 16).
 inline uint64_t QuantBytes(MatrixStorage s, int inner, int cols) {
-  return static_cast<uint64_t>(QuantGroups(cols)) * QuantBlocks(inner) * kQuantGroup *
-         (QuantBlockBytes(s) + sizeof(float));
+  return static_cast<uint64_t>(QuantPanels(cols)) * QuantBlocks(inner) * kQuantPanelGroups *
+         QuantBlockStride(s);
 }
 
 // A quantized matrix in the layout above.
