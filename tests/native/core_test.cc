@@ -476,7 +476,7 @@ void PretrainedRunnerUnderSanitizers(std::mt19937& rng) {
       bool differs = false;
       double worst = 0;
       for (int v = 0; v < 11; ++v) {
-        worst = std::max(worst, std::fabs(logits[v] - full[v]) / (1 + std::fabs(full[v])));
+        worst = std::max<double>(worst, std::fabs(logits[v] - full[v]) / (1 + std::fabs(full[v])));
         if (storage == attn::KvStorage::kFloat32) cached_f32[v] = logits[v];
         differs = differs || logits[v] != cached_f32[v];
       }

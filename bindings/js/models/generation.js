@@ -120,7 +120,8 @@ export function generateOptions(fn, options, { defaults, vocabSize, tokenizer })
   for (const [key, value] of Object.entries({ useCache, stopAtEos, returnScores })) {
     if (typeof value !== 'boolean') throw typeError(fn, `options.${key} must be a boolean, got ${describe(value)}`);
   }
-  if (!Object.hasOwn(KV_STORAGES, kvDtype))
+  // A string first: hasOwn would read ['float16'] as the key 'float16'.
+  if (typeof kvDtype !== 'string' || !Object.hasOwn(KV_STORAGES, kvDtype))
     throw typeError(fn, `options.kvDtype must be 'float32', 'bfloat16' or 'float16', got ${describe(kvDtype)}`);
   return {
     maxNewTokens,
