@@ -47,6 +47,7 @@ namespace HWY_NAMESPACE {
 #include "kernels/online_softmax-inl.h"
 #include "kernels/simd-inl.h"
 #include "kernels/tile-inl.h"
+#include "kernels/widen-inl.h"
 
 // Query rows per register tile (R), for the scores (R × 8 keys) and the output (R × 8 value
 // columns): TileRows(), 6 or 4 in the relaxed build and 4 in the SIMD128 one (see
@@ -345,20 +346,56 @@ bool CopiesValues(const HeadProblem& pb, int padded_dim) {
          pb.v_stride != padded_dim;
 }
 
-// Step 1 for half-stored keys: each key row widened (exactly) into `row`, then placed as
-// PackTransposedPanels places a float32 row.
+// Four columns (c .. c + 3) of 8 half-stored key rows, widened, into a panel's rows c .. c + 3:
+// two 4 × 4 transposes (keys × columns → columns × keys) of the widened vectors.
+//   k16: 8 rows (row stride k_stride), from column c   panel: [head_dim, 8], from row c
+HWY_INLINE void WidenEightKeys(const uint16_t* k16, int k_stride, KvStorage s, float* panel) {
+  const D d;
+  const hn::Full128<uint64_t> d64;
+  for (int half = 0; half < 2; ++half) {  // keys 0-3, then 4-7
+    const uint16_t* rows = k16 + static_cast<size_t>(4 * half) * k_stride;
+    const V r0 = WidenFour(rows, s), r1 = WidenFour(rows + k_stride, s);
+    const V r2 = WidenFour(rows + 2 * k_stride, s), r3 = WidenFour(rows + 3 * k_stride, s);
+    // Pairs of keys per column, then pairs of pairs: column j's four keys.
+    const auto a = hn::BitCast(d64, hn::InterleaveLower(r0, r1));     // c0: k0 k1, c1: k0 k1
+    const auto b = hn::BitCast(d64, hn::InterleaveLower(r2, r3));     // c0: k2 k3, c1: k2 k3
+    const auto e = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));  // c2, c3: k0 k1
+    const auto f = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));  // c2, c3: k2 k3
+    float* to = panel + 4 * half;
+    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(a, b)), d, to);
+    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, a, b)), d, to + kKeysPerTile);
+    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(e, f)), d, to + 2 * kKeysPerTile);
+    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, e, f)), d, to + 3 * kKeysPerTile);
+  }
+}
+
+// Step 1 for half-stored keys: kᵀ in panels as PackTransposedPanels lays out float32 keys,
+// widened exactly on the way: whole panels four columns at a time (WidenEightKeys); a
+// column tail, and the last partial panel, row by row through `row`.
 //   k16: [keys, head_dim] (row stride k_stride)   row: [head_dim]
 //   panels: [ceil(keys / 8), head_dim, 8], zeros past the last key
 void PackWidenedKeyPanels(const uint16_t* k16, int k_stride, int keys, int head_dim, KvStorage s,
                           float* row, float* panels) {
-  const size_t total =
-      static_cast<size_t>(RoundUp(keys, kKeysPerTile) / kKeysPerTile) * head_dim * kKeysPerTile;
-  std::fill(panels, panels + total, 0.0f);
-  for (int j = 0; j < keys; ++j) {
+  const size_t panel_floats = static_cast<size_t>(head_dim) * kKeysPerTile;
+  const int whole = keys / kKeysPerTile * kKeysPerTile;  // keys in whole panels
+  const int columns = head_dim / kLanes * kLanes;        // columns in whole vectors
+  for (int j0 = 0; j0 < whole; j0 += kKeysPerTile) {
+    const uint16_t* rows = k16 + static_cast<size_t>(j0) * k_stride;
+    float* panel = panels + static_cast<size_t>(j0 / kKeysPerTile) * panel_floats;
+    for (int c = 0; c < columns; c += kLanes) {
+      WidenEightKeys(rows + c, k_stride, s, panel + c * kKeysPerTile);
+    }
+    for (int j = 0; j < kKeysPerTile && columns < head_dim; ++j) {
+      WidenRow(rows + static_cast<size_t>(j) * k_stride, head_dim, s, row);
+      for (int c = columns; c < head_dim; ++c) panel[c * kKeysPerTile + j] = row[c];
+    }
+  }
+  if (whole == keys) return;
+  float* last = panels + static_cast<size_t>(whole / kKeysPerTile) * panel_floats;
+  std::fill(last, last + panel_floats, 0.0f);
+  for (int j = whole; j < keys; ++j) {
     WidenRow(k16 + static_cast<size_t>(j) * k_stride, head_dim, s, row);
-    float* panel =
-        panels + static_cast<size_t>(j / kKeysPerTile) * head_dim * kKeysPerTile + j % kKeysPerTile;
-    for (int c = 0; c < head_dim; ++c) panel[c * kKeysPerTile] = row[c];
+    for (int c = 0; c < head_dim; ++c) last[c * kKeysPerTile + j - whole] = row[c];
   }
 }
 

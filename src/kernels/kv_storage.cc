@@ -36,34 +36,7 @@ namespace attn {
 namespace HWY_NAMESPACE {
 
 #include "kernels/simd-inl.h"
-
-using DU32 = hn::Full128<uint32_t>;
-using DU16 = hn::Rebind<uint16_t, DU32>;  // 4 halves, the lanes of one float vector
-
-// bfloat16 → float32: the 16 bits are the float's upper half.
-HWY_INLINE V WidenBf16(const uint16_t* src) {
-  const DU32 du;
-  return hn::BitCast(D(), hn::ShiftLeft<16>(hn::PromoteTo(du, hn::LoadU(DU16(), src))));
-}
-
-// float16 → float32: the exponent and mantissa moved into place as a float (magnitude << 13)
-// is the value · 2^-112, so · 2^112 rebiases it exactly, subnormal halves included (they
-// become normal floats). Highway 1.0.3's PromoteTo turns Infinity into 65536·(1 + m): the
-// all-ones exponent (Infinity, NaN) is set by hand here.
-HWY_INLINE V WidenHalf(const uint16_t* src) {
-  const D d;
-  const DU32 du;
-  const auto bits = hn::PromoteTo(du, hn::LoadU(DU16(), src));
-  const auto sign = hn::ShiftLeft<16>(hn::And(bits, hn::Set(du, 0x8000u)));
-  const auto magnitude = hn::And(bits, hn::Set(du, 0x7fffu));
-  const auto moved = hn::ShiftLeft<13>(magnitude);
-  const auto finite = hn::BitCast(du, hn::Mul(hn::BitCast(d, moved), hn::Set(d, 0x1p112f)));
-  const auto special = hn::Or(moved, hn::Set(du, 0x7f800000u));
-  const hn::RebindToSigned<DU32> di;  // Highway 1.0.3 compares signed lanes only
-  const auto is_special =
-      hn::RebindMask(du, hn::Gt(hn::BitCast(di, magnitude), hn::Set(di, 0x7bff)));
-  return hn::BitCast(d, hn::Or(sign, hn::IfThenElse(is_special, special, finite)));
-}
+#include "kernels/widen-inl.h"
 
 void WidenRowImpl(const uint16_t* src, int count, KvStorage s, float* dst) {
   const D d;
