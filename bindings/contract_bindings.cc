@@ -91,6 +91,12 @@ val MatrixStorages() {
   return table;
 }
 
+val KvStorages() {
+  val table = val::object();
+  ATTN_KV_STORAGES(ATTN_SET_VALUE)
+  return table;
+}
+
 val DescriptorFlags() {
   val table = val::object();
 #define ATTN_SET_FLAG(name, bit) table.set(#name, static_cast<int>(DescriptorFlag::name));
@@ -149,6 +155,7 @@ val Contract() {
   contract.set("ropeScalings", RopeScalings());
   contract.set("normKinds", NormKinds());
   contract.set("matrixStorages", MatrixStorages());
+  contract.set("kvStorages", KvStorages());
   contract.set("forwardFlags", ForwardFlags());
   contract.set("keepQkShift", kKeepQkShift);
   contract.set("trainingFlags", TrainingFlags());

@@ -163,10 +163,15 @@ double ForwardBytes(uintptr_t handle, int batch, int len, int flags) {
   return static_cast<double>(Model(handle)->ForwardBytes(InputOf(0, 0, 0, 0, batch, len, flags)));
 }
 
-// A cache for `batch` sequences of `capacity` tokens: 1, or 0 when out of memory.
-int ReserveCache(uintptr_t handle, int batch, int capacity) {
-  return Model(handle)->ReserveCache(batch, capacity) ? 1 : 0;
+// A cache for `batch` sequences of `capacity` tokens stored as `storage` (a KvStorage number,
+// which JS checked): 1, or 0 when out of memory (or too large, or an unknown storage).
+int ReserveCache(uintptr_t handle, int batch, int capacity, int storage) {
+  if (!attn::IsKvStorage(storage)) return 0;
+  return Model(handle)->ReserveCache(batch, capacity, static_cast<attn::KvStorage>(storage)) ? 1
+                                                                                             : 0;
 }
+// Bytes the cache's keys and values take (0 without one).
+double CacheBytes(uintptr_t handle) { return static_cast<double>(Model(handle)->cache_bytes()); }
 void DropCache(uintptr_t handle) { Model(handle)->DropCache(); }
 int CacheLength(uintptr_t handle) { return Model(handle)->cache_length(); }
 void TruncateCache(uintptr_t handle, int length) { Model(handle)->TruncateCache(length); }
@@ -201,6 +206,7 @@ EMSCRIPTEN_BINDINGS(pretrained) {
   emscripten::function("_pretrainedReleaseOutputs", &ReleaseOutputs);
   emscripten::function("_pretrainedReserveCache", &ReserveCache);
   emscripten::function("_pretrainedDropCache", &DropCache);
+  emscripten::function("_pretrainedCacheBytes", &CacheBytes);
   emscripten::function("_pretrainedCacheLength", &CacheLength);
   emscripten::function("_pretrainedTruncateCache", &TruncateCache);
 }

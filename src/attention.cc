@@ -5,6 +5,7 @@
 #include <memory>
 #include <new>
 
+#include "buffer.h"
 #include "head_problem.h"
 #include "kernels/attention_steps.h"
 #include "kernels/fused_attention.h"
@@ -21,8 +22,10 @@ Status CheckRequest(const AttentionRequest& r) {
   }
   if (r.batch == 0 || r.seq_q == 0) return Status::kOk;  // nothing to compute
   const bool has_keys = r.seq_k > 0;                     // with no keys, k and v are never read
-  if (r.q == nullptr || r.out == nullptr || r.entries == nullptr ||
-      (has_keys && (r.k == nullptr || r.v == nullptr))) {
+  const bool halves = r.kv_storage != KvStorage::kFloat32;
+  const bool keys_missing =
+      halves ? r.k16 == nullptr || r.v16 == nullptr : r.k == nullptr || r.v == nullptr;
+  if (r.q == nullptr || r.out == nullptr || r.entries == nullptr || (has_keys && keys_missing)) {
     return Status::kNullPointer;
   }
   const bool has_mask = r.mask != nullptr || r.allowed != nullptr;
@@ -104,8 +107,31 @@ Status FusedEntriesInParallel(const AttentionRequest& r, int threads) {
   return static_cast<Status>(first_error.load());
 }
 
+// A half-stored entry's keys and values widened into float32 rows (the step-by-step kernels
+// read float32), and the problem pointed at them.
+//   k_wide: [seq_k, head_dim]   v_wide: [seq_k, value_dim]
+void WidenEntry(HeadProblem& p, float* k_wide, float* v_wide) {
+  for (int j = 0; j < p.seq_k; ++j) {
+    WidenRow(p.k16 + static_cast<size_t>(j) * p.k_stride, p.head_dim, p.kv_storage,
+             k_wide + static_cast<size_t>(j) * p.head_dim);
+    WidenRow(p.v16 + static_cast<size_t>(j) * p.v_stride, p.value_dim, p.kv_storage,
+             v_wide + static_cast<size_t>(j) * p.value_dim);
+  }
+  p.k = k_wide, p.v = v_wide;
+  p.k_stride = p.head_dim, p.v_stride = p.value_dim;
+  p.kv_storage = KvStorage::kFloat32, p.k16 = p.v16 = nullptr;
+}
+
+// Floats of WidenEntry's rows: none for float32 keys and values.
+uint64_t WidenedFloats(const AttentionRequest& r) {
+  if (r.kv_storage == KvStorage::kFloat32) return 0;
+  return static_cast<uint64_t>(r.seq_k) * (r.head_dim + r.value_dim);
+}
+
 // The step-by-step path (weights and the stages asked for): one entry after another.
 Status StepwiseEntries(const AttentionRequest& r) {
+  Buffer<float> wide;  // half-stored keys and values, widened (WidenEntry)
+  if (!wide.Resize(WidenedFloats(r))) return Status::kOutOfMemory;
   for (int b = 0; b < r.batch; ++b) {
     AttentionStages stages;
     stages.raw_scores = StageOf(r.raw_scores, r, b);
@@ -114,7 +140,11 @@ Status StepwiseEntries(const AttentionRequest& r) {
     stages.masked_scores = StageOf(r.masked_scores, r, b);
     stages.weights = StageOf(r.weights, r, b);
     stages.dropped_weights = StageOf(r.dropped_weights, r, b);
-    const Status status = StepwiseAttention(EntryProblem(r, b), stages);
+    HeadProblem p = EntryProblem(r, b);
+    if (p.kv_storage != KvStorage::kFloat32 && p.seq_k > 0) {
+      WidenEntry(p, wide.data(), wide.data() + static_cast<size_t>(r.seq_k) * r.head_dim);
+    }
+    const Status status = StepwiseAttention(p, stages);
     if (status != Status::kOk) return status;
   }
   return Status::kOk;
@@ -128,6 +158,9 @@ HeadProblem EntryProblem(const AttentionRequest& r, int b) {
   p.q = r.q + e[kQOffset];
   p.k = r.k == nullptr ? nullptr : r.k + e[kKOffset];  // null when seq_k = 0 (never read)
   p.v = r.v == nullptr ? nullptr : r.v + e[kVOffset];
+  p.kv_storage = r.kv_storage;
+  p.k16 = r.k16 == nullptr ? nullptr : r.k16 + e[kKOffset];
+  p.v16 = r.v16 == nullptr ? nullptr : r.v16 + e[kVOffset];
   p.mask.additive = r.mask == nullptr ? nullptr : r.mask + e[kMaskOffset];
   p.mask.allowed = r.allowed == nullptr ? nullptr : r.allowed + e[kMaskOffset];
   p.mask.row_stride = r.mask_row_stride;
@@ -158,7 +191,8 @@ HeadProblem EntryProblem(const AttentionRequest& r, int b) {
 
 uint64_t AttentionScratchBytes(const AttentionRequest& r) {
   if (r.batch <= 0 || r.seq_q <= 0) return 0;
-  if (r.weights != nullptr) return sizeof(float) * PanelFloats(r.head_dim, r.seq_k);  // QDotK
+  if (r.weights != nullptr)  // QDotK's panels, and the widened keys and values
+    return sizeof(float) * (PanelFloats(r.head_dim, r.seq_k) + WidenedFloats(r));
   if (r.value_dim <= 0) return 0;
   const int threads = ThreadCount();
   const uint64_t one = FusedWorkspaceBytes(r.seq_k, r.head_dim, r.value_dim, threads);

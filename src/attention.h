@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "kernels/kv_storage.h"
 #include "status.h"
 
 namespace attn {
@@ -30,6 +31,12 @@ struct AttentionRequest {
   const float* q = nullptr;
   const float* k = nullptr;
   const float* v = nullptr;
+  // Or, with kv_storage bfloat16/float16 (a model's half key/value cache), k16 and v16 in
+  // place of k and v: offsets and strides count elements as for floats; widened exactly when
+  // read (the step-by-step path widens each entry's keys and values first).
+  KvStorage kv_storage = KvStorage::kFloat32;
+  const uint16_t* k16 = nullptr;
+  const uint16_t* v16 = nullptr;
   const float* mask = nullptr;       // additive mask, or
   const uint8_t* allowed = nullptr;  // boolean mask (nonzero = may attend); at most one of the two
   int mask_row_stride = 0;           // 0 (one row for every query) or seq_k

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "dropout.h"
+#include "kernels/kv_storage.h"
 
 namespace attn {
 
@@ -68,10 +69,16 @@ struct MaskView {
 //   each with its own row stride (a head of a multi-head projection is a column block of a
 //   wider matrix); elements within a row are contiguous.
 // mask: see MaskView.
+// k and v are float32, or (kv_storage bfloat16/float16, a model's half key/value cache) k16
+// and v16 hold them instead, with the same strides in elements; the kernels widen them
+// exactly as they read them.
 struct HeadProblem {
   const float* q = nullptr;
   const float* k = nullptr;
   const float* v = nullptr;
+  KvStorage kv_storage = KvStorage::kFloat32;
+  const uint16_t* k16 = nullptr;
+  const uint16_t* v16 = nullptr;
   MaskView mask;
   int seq_q = 0;
   int seq_k = 0;

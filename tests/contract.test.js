@@ -26,6 +26,7 @@ import {
 } from '../bindings/js/models/descriptor.js';
 import { architectureOf, MODEL_TYPES } from '../bindings/js/models/architectures.js';
 import { STATUS_MESSAGES } from '../bindings/js/models/pretrained_model.js';
+import { KV_STORAGES } from '../bindings/js/models/generation.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const module = await createModule({ wasmBinary: readFileSync(new URL('../dist/attention.wasm', import.meta.url)) });
@@ -206,6 +207,7 @@ test('the descriptor: every slot and list C++ reads has a value in JS, and every
   for (const name of values(NORMS)) assert.ok(Object.hasOwn(contract.normKinds, name), `norm ${name}`);
   for (const name of values(MATRIX_STORAGES))
     assert.ok(Object.hasOwn(contract.matrixStorages, name), `matrix storage ${name}`);
+  for (const name of values(KV_STORAGES)) assert.ok(Object.hasOwn(contract.kvStorages, name), `kv storage ${name}`);
   const booleans = new Set();
   const scope = new HeapScope(module, 'test');
   try {

@@ -45,6 +45,7 @@ function read(module) {
     ropeScalings: raw.ropeScalings,
     normKinds: raw.normKinds,
     matrixStorages: raw.matrixStorages,
+    kvStorages: raw.kvStorages, // a generation's key/value cache: kFloat32, kBfloat16, kFloat16
     // A pretrained forward's flag bits (hiddenStates, attentions, logits, lastLogitsOnly,
     // useCache) and keepQkShift; the training model's Create flags; its parameter names.
     forwardFlags: { ...renamed(raw.forwardFlags), keepQkShift: raw.keepQkShift },

@@ -2222,6 +2222,12 @@ export interface GenerateOptions {
   signal?: AbortSignal;
   /** Use the key/value cache (default true); false recomputes the whole sequence each step. */
   useCache?: boolean;
+  /**
+   * How the key/value cache stores keys and values (default `'float32'`). `'bfloat16'` or
+   * `'float16'` take half the bytes (`cacheBytes`): each key and value is rounded to nearest
+   * even once, when cached, and read back exactly; the sums stay float32.
+   */
+  kvDtype?: 'float32' | 'bfloat16' | 'float16';
   /** Stop at the end-of-sequence token (`eos_token_id`; default true). */
   stopAtEos?: boolean;
   /** Return each step's logits in `scores` and the processed ones in `processedScores` (default false). */
@@ -2298,6 +2304,8 @@ export interface GenerateResult {
   text: string | null;
   /** Why it stopped. */
   stopped: 'length' | 'eos' | 'stop' | 'callback' | 'aborted';
+  /** Bytes of wasm memory the key/value cache took (keys and values of every layer; 0 without `useCache`). */
+  cacheBytes: number;
   /** With `returnScores`: each step's logits `[vocabSize]`. */
   scores?: Float32Array[];
   /** With `returnScores`: each step's logits after the processors (float64; −Infinity where a token was removed). */

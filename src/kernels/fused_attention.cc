@@ -2,7 +2,8 @@
 //
 // The loop nest, per head:
 //   1. pack kᵀ into panels of 8 keys ([head_dim, 8] each) so that the score
-//      tile loads two whole vectors per head_dim step;
+//      tile loads two whole vectors per head_dim step (half-stored keys and values, a
+//      model's bfloat16/float16 cache, are widened to float32 here, exactly, and only here);
 //   2. for every block of R query rows (R = TileRows(): 6 or 4 with relaxed FMA, 4 with
 //      SIMD128), walk the keys any of its rows can see, 32 at a time (from the first key a
 //      row's window starts at to the last any row sees: a sliding window of w keys costs
@@ -33,6 +34,7 @@
 
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
+#include "kernels/kv_storage.h"
 #include "kernels/matmul.h"
 #include "kernels/target.h"
 #include "parallel.h"
@@ -45,6 +47,7 @@ namespace HWY_NAMESPACE {
 #include "kernels/online_softmax-inl.h"
 #include "kernels/simd-inl.h"
 #include "kernels/tile-inl.h"
+#include "kernels/widen-inl.h"
 
 // Query rows per register tile (R), for the scores (R × 8 keys) and the output (R × 8 value
 // columns): TileRows(), 6 or 4 in the relaxed build and 4 in the SIMD128 one (see
@@ -320,7 +323,7 @@ uint64_t FusedWorkspaceBytesImpl(int seq_k, int head_dim, int value_dim, int slo
   const uint64_t tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
   const uint64_t padded_dim = RoundUp(value_dim, kLanes);
   const uint64_t floats = tiles * head_dim * kKeysPerTile + seq_k * padded_dim +
-                          AccSlotFloats(static_cast<int>(padded_dim)) * slots + head_dim;
+                          AccSlotFloats(static_cast<int>(padded_dim)) * slots + 2 * head_dim;
   return sizeof(float) * floats + tiles;
 }
 
@@ -335,6 +338,81 @@ KeyTiles VisibleKeyTiles(const HeadProblem& pb) {
   return {begin / kKeysPerTile, RoundUp(end, kKeysPerTile) / kKeysPerTile};
 }
 
+// Whether the values are read from the workspace's copy (v_padded): when they are strided (a
+// head of a wider projection: rows 2 KiB apart alias in L1 and cost MultiHeadAttention
+// ~30%), when value_dim is not a multiple of 4, or when they are half-stored (widened).
+bool CopiesValues(const HeadProblem& pb, int padded_dim) {
+  return pb.kv_storage != KvStorage::kFloat32 || padded_dim != pb.value_dim ||
+         pb.v_stride != padded_dim;
+}
+
+// Four columns (c .. c + 3) of 8 half-stored key rows, widened, into a panel's rows c .. c + 3:
+// two 4 × 4 transposes (keys × columns → columns × keys) of the widened vectors.
+//   k16: 8 rows (row stride k_stride), from column c   panel: [head_dim, 8], from row c
+HWY_INLINE void WidenEightKeys(const uint16_t* k16, int k_stride, KvStorage s, float* panel) {
+  const D d;
+  const hn::Full128<uint64_t> d64;
+  for (int half = 0; half < 2; ++half) {  // keys 0-3, then 4-7
+    const uint16_t* rows = k16 + static_cast<size_t>(4 * half) * k_stride;
+    const V r0 = WidenFour(rows, s), r1 = WidenFour(rows + k_stride, s);
+    const V r2 = WidenFour(rows + 2 * k_stride, s), r3 = WidenFour(rows + 3 * k_stride, s);
+    // Pairs of keys per column, then pairs of pairs: column j's four keys.
+    const auto a = hn::BitCast(d64, hn::InterleaveLower(r0, r1));     // c0: k0 k1, c1: k0 k1
+    const auto b = hn::BitCast(d64, hn::InterleaveLower(r2, r3));     // c0: k2 k3, c1: k2 k3
+    const auto e = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));  // c2, c3: k0 k1
+    const auto f = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));  // c2, c3: k2 k3
+    float* to = panel + 4 * half;
+    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(a, b)), d, to);
+    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, a, b)), d, to + kKeysPerTile);
+    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(e, f)), d, to + 2 * kKeysPerTile);
+    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, e, f)), d, to + 3 * kKeysPerTile);
+  }
+}
+
+// Step 1 for half-stored keys: kᵀ in panels as PackTransposedPanels lays out float32 keys,
+// widened exactly on the way: whole panels four columns at a time (WidenEightKeys); a
+// column tail, and the last partial panel, row by row through `row`.
+//   k16: [keys, head_dim] (row stride k_stride)   row: [head_dim]
+//   panels: [ceil(keys / 8), head_dim, 8], zeros past the last key
+void PackWidenedKeyPanels(const uint16_t* k16, int k_stride, int keys, int head_dim, KvStorage s,
+                          float* row, float* panels) {
+  const size_t panel_floats = static_cast<size_t>(head_dim) * kKeysPerTile;
+  const int whole = keys / kKeysPerTile * kKeysPerTile;  // keys in whole panels
+  const int columns = head_dim / kLanes * kLanes;        // columns in whole vectors
+  for (int j0 = 0; j0 < whole; j0 += kKeysPerTile) {
+    const uint16_t* rows = k16 + static_cast<size_t>(j0) * k_stride;
+    float* panel = panels + static_cast<size_t>(j0 / kKeysPerTile) * panel_floats;
+    for (int c = 0; c < columns; c += kLanes) {
+      WidenEightKeys(rows + c, k_stride, s, panel + c * kKeysPerTile);
+    }
+    for (int j = 0; j < kKeysPerTile && columns < head_dim; ++j) {
+      WidenRow(rows + static_cast<size_t>(j) * k_stride, head_dim, s, row);
+      for (int c = columns; c < head_dim; ++c) panel[c * kKeysPerTile + j] = row[c];
+    }
+  }
+  if (whole == keys) return;
+  float* last = panels + static_cast<size_t>(whole / kKeysPerTile) * panel_floats;
+  std::fill(last, last + panel_floats, 0.0f);
+  for (int j = whole; j < keys; ++j) {
+    WidenRow(k16 + static_cast<size_t>(j) * k_stride, head_dim, s, row);
+    for (int c = 0; c < head_dim; ++c) last[c * kKeysPerTile + j - whole] = row[c];
+  }
+}
+
+// Value rows key0 .. key0 + keys - 1 copied (half-stored ones widened) into contiguous rows
+// of padded_dim floats.   out: [seq_k, padded_dim], its padding columns already zero
+void CopyValues(const HeadProblem& pb, int key0, int keys, int padded_dim, float* out) {
+  for (int j = key0; j < key0 + keys; ++j) {
+    float* to = out + static_cast<size_t>(j) * padded_dim;
+    const size_t from = static_cast<size_t>(j) * pb.v_stride;
+    if (pb.kv_storage == KvStorage::kFloat32) {
+      std::memcpy(to, pb.v + from, sizeof(float) * pb.value_dim);
+    } else {
+      WidenRow(pb.v16 + from, pb.value_dim, pb.kv_storage, to);
+    }
+  }
+}
+
 // Steps 0 and 1, on the calling thread: scratch, k packed into panels, v flagged (and
 // copied), for the keys some row sees. Returns false (with the cache marked empty) when the
 // scratch cannot grow.
@@ -344,41 +422,46 @@ bool PrepareHead(const HeadProblem& pb, FusedWorkspace& ws, int slots) {
   const KeyTiles range = VisibleKeyTiles(pb);
   const int key0 = range.first * kKeysPerTile;
   const int keys = std::max(0, std::min(pb.seq_k, range.last * kKeysPerTile) - key0);
+  const bool halves = pb.kv_storage != KvStorage::kFloat32;
+  const void* k_source = halves ? static_cast<const void*>(pb.k16) : pb.k;
+  const void* v_source = halves ? static_cast<const void*>(pb.v16) : pb.v;
   // 0. Scratch; a failure leaves the cache marked empty and nothing written.
-  const bool copy_v = padded_dim != pb.value_dim || pb.v_stride != padded_dim;
+  const bool copy_v = CopiesValues(pb, padded_dim);
   const bool same_range =
       ws.packed_tiles_first == range.first && ws.packed_tiles_last == range.last;
-  const bool repack_k = ws.packed_k != pb.k || !same_range;
-  const bool redo_v = ws.packed_v != pb.v || !same_range;
+  const bool repack_k = ws.packed_k != k_source || !same_range;
+  const bool redo_v = ws.packed_v != v_source || !same_range;
   if ((repack_k &&
        !ws.k_panels.Resize(static_cast<uint64_t>(num_tiles) * pb.head_dim * kKeysPerTile)) ||
       (redo_v && !ws.v_nonfinite.Resize(num_tiles)) ||
       (redo_v && copy_v &&
        !ws.v_padded.Assign(static_cast<uint64_t>(pb.seq_k) * padded_dim, 0.0f)) ||
-      !ws.acc.Resize(AccSlotFloats(padded_dim) * slots) || !ws.zero_row.Assign(pb.head_dim, 0.0f)) {
+      !ws.acc.Resize(AccSlotFloats(padded_dim) * slots) || !ws.zero_row.Assign(pb.head_dim, 0.0f) ||
+      (halves && !ws.key_row.Resize(pb.head_dim))) {
     ws.packed_k = ws.packed_v = nullptr;
     return false;
   }
   // Step 1 (skipped when consecutive heads share k, as broadcast k does).
   if (repack_k) {
-    PackTransposedPanels(pb.k + static_cast<size_t>(key0) * pb.k_stride, pb.k_stride, keys,
-                         pb.head_dim, ws.k_panels.data() + static_cast<size_t>(key0) * pb.head_dim);
-    ws.packed_k = pb.k;
-  }
-  // Values (skipped, like the panels, when consecutive heads share v): flag the tiles that
-  // hold NaN/Inf, and copy v into contiguous rows of whole vectors when it is strided (a
-  // head of a wider projection: rows 2 KiB apart alias in L1 and cost MultiHeadAttention
-  // ~30%) or when value_dim is not a multiple of 4.
-  if (redo_v) {
-    FlagNonFiniteValues(pb.v + static_cast<size_t>(key0) * pb.v_stride, pb.v_stride, keys,
-                        pb.value_dim, ws.v_nonfinite.data() + range.first);
-    if (copy_v) {
-      for (int j = key0; j < key0 + keys; ++j) {
-        std::memcpy(ws.v_padded.data() + static_cast<size_t>(j) * padded_dim,
-                    pb.v + static_cast<size_t>(j) * pb.v_stride, sizeof(float) * pb.value_dim);
-      }
+    float* panels = ws.k_panels.data() + static_cast<size_t>(key0) * pb.head_dim;
+    if (halves) {
+      PackWidenedKeyPanels(pb.k16 + static_cast<size_t>(key0) * pb.k_stride, pb.k_stride, keys,
+                           pb.head_dim, pb.kv_storage, ws.key_row.data(), panels);
+    } else {
+      PackTransposedPanels(pb.k + static_cast<size_t>(key0) * pb.k_stride, pb.k_stride, keys,
+                           pb.head_dim, panels);
     }
-    ws.packed_v = pb.v;
+    ws.packed_k = k_source;
+  }
+  // Values (skipped, like the panels, when consecutive heads share v): copied when
+  // CopiesValues says so, then the tiles that hold NaN/Inf flagged (in what the tiles read).
+  if (redo_v) {
+    if (copy_v) CopyValues(pb, key0, keys, padded_dim, ws.v_padded.data());
+    const float* v = copy_v ? ws.v_padded.data() : pb.v;
+    const int v_stride = copy_v ? padded_dim : pb.v_stride;
+    FlagNonFiniteValues(v + static_cast<size_t>(key0) * v_stride, v_stride, keys, pb.value_dim,
+                        ws.v_nonfinite.data() + range.first);
+    ws.packed_v = v_source;
   }
   ws.packed_tiles_first = range.first;
   ws.packed_tiles_last = range.last;
@@ -408,7 +491,7 @@ Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   const int slots = ThreadCount();
   if (!PrepareHead(pb, ws, slots)) return Status::kOutOfMemory;
   const int padded_dim = RoundUp(pb.value_dim, kLanes);
-  const bool copy_v = padded_dim != pb.value_dim || pb.v_stride != padded_dim;
+  const bool copy_v = CopiesValues(pb, padded_dim);
   const float* v_base = copy_v ? ws.v_padded.data() : pb.v;
   const int v_stride = copy_v ? padded_dim : pb.v_stride;
   WithTileRows([&](auto rows) { RunQueryBlocks<rows()>(pb, ws, v_base, v_stride, padded_dim); });
@@ -422,7 +505,7 @@ bool ReserveFusedWorkspaceImpl(FusedWorkspace& ws, int seq_k, int head_dim, int 
   const bool ok = ws.k_panels.Resize(num_tiles * head_dim * kKeysPerTile) &&
                   ws.v_nonfinite.Resize(num_tiles) && ws.v_padded.Resize(seq_k * padded_dim) &&
                   ws.acc.Resize(AccSlotFloats(static_cast<int>(padded_dim)) * slots) &&
-                  ws.zero_row.Resize(head_dim);
+                  ws.zero_row.Resize(head_dim) && ws.key_row.Resize(head_dim);
   ws.packed_k = ws.packed_v = nullptr;
   return ok;
 }

@@ -14,16 +14,17 @@ namespace attn {
 // Scratch memory reused across heads, so a batch allocates once. Its size is O(seq_k ·
 // (head_dim + value_dim)), never O(seq_q · seq_k).
 struct FusedWorkspace {
-  Buffer<float> k_panels;           // [num_key_tiles, head_dim, kKeysPerTile]: kᵀ in panels
-  Buffer<uint8_t> v_nonfinite;      // [num_key_tiles]: tile holds a NaN/Inf value row
-  Buffer<float> v_padded;           // [seq_k, value_dim rounded up to 4] when needed
-  Buffer<float> acc;                // per slot: [tile rows, padded value_dim] accumulators,
-                                    // slots a cache line apart
-  Buffer<float> zero_row;           // [head_dim]: stands in for query rows past seq_q
-  const float* packed_k = nullptr;  // the k the panels hold, to skip repacking it
-  const float* packed_v = nullptr;  // the v the flags (and padded copy) describe
-  int packed_tiles_first = 0;       // the key tiles packed and flagged: first .. last - 1
-  int packed_tiles_last = 0;        // (a window or causal limit needs only those)
+  Buffer<float> k_panels;          // [num_key_tiles, head_dim, kKeysPerTile]: kᵀ in panels
+  Buffer<uint8_t> v_nonfinite;     // [num_key_tiles]: tile holds a NaN/Inf value row
+  Buffer<float> v_padded;          // [seq_k, value_dim rounded up to 4] when needed
+  Buffer<float> acc;               // per slot: [tile rows, padded value_dim] accumulators,
+                                   // slots a cache line apart
+  Buffer<float> zero_row;          // [head_dim]: stands in for query rows past seq_q
+  Buffer<float> key_row;           // [head_dim]: a half-stored key row, widened to be packed
+  const void* packed_k = nullptr;  // the k (or k16) the panels hold, to skip repacking it
+  const void* packed_v = nullptr;  // the v (or v16) the flags (and padded copy) describe
+  int packed_tiles_first = 0;      // the key tiles packed and flagged: first .. last - 1
+  int packed_tiles_last = 0;       // (a window or causal limit needs only those)
 };
 
 // Bytes of the workspace for one head of these sizes with `slots` threads (an upper bound;
@@ -37,7 +38,8 @@ bool ReserveFusedWorkspace(FusedWorkspace& workspace, int seq_k, int head_dim, i
                            int slots);
 
 // Computes problem.out = softmax(q·kᵀ·scale + mask)·v, honouring problem.visible (only the
-// keys some row sees are read) and problem.dropout.
+// keys some row sees are read) and problem.dropout. Half-stored keys and values (k16, v16)
+// are widened exactly as they are packed and copied (step 1), so the tiles see float32.
 //   q: [seq_q, head_dim]  k: [seq_k, head_dim]  v: [seq_k, value_dim]
 //   out: [seq_q, value_dim]
 // Rows that see no key get zeros. A row whose visible scores hold NaN or +Infinity gets

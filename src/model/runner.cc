@@ -185,24 +185,46 @@ Status PretrainedModel::SetQuantizedWeight(int index, const uint8_t* blocks,
   return Status::kOk;
 }
 
-bool PretrainedModel::ReserveCache(int batch, int capacity) {
-  const uint64_t floats =
-      static_cast<uint64_t>(m_.num_layers) * batch * capacity * static_cast<uint64_t>(KvWidth(m_));
-  cache_batch_ = cache_capacity_ = cache_length_ = 0;
-  if (batch < 1 || capacity < 1 || floats * sizeof(float) > kMaxBufferBytes ||
-      !cache_k_.Resize(std::max<uint64_t>(1, floats)) ||
-      !cache_v_.Resize(std::max<uint64_t>(1, floats))) {
+bool PretrainedModel::ReserveCache(int batch, int capacity, KvStorage storage) {
+  DropCache();
+  // One of the two (keys, values): checked against kMaxBufferBytes in 64-bit, saturating,
+  // before anything is allocated (a float32 cache of 2^31 bytes may be a half one of 2^30).
+  const uint64_t bytes =
+      BufferBytes(KvElementBytes(storage), {m_.num_layers, batch, capacity, KvWidth(m_)});
+  if (batch < 1 || capacity < 1 || bytes > kMaxBufferBytes) return false;
+  const uint64_t elements = std::max<uint64_t>(1, bytes / KvElementBytes(storage));
+  const bool ok = storage == KvStorage::kFloat32
+                      ? cache_k_.Resize(elements) && cache_v_.Resize(elements)
+                      : cache_k16_.Resize(elements) && cache_v16_.Resize(elements);
+  if (!ok) {
     DropCache();
     return false;
   }
+  cache_storage_ = storage, cache_bytes_ = 2 * bytes;
   cache_batch_ = batch, cache_capacity_ = capacity;
   return true;
 }
 
 void PretrainedModel::DropCache() {
-  cache_k_.Clear();
-  cache_v_.Clear();
+  for (Buffer<float>* b : {&cache_k_, &cache_v_}) b->Clear();
+  for (Buffer<uint16_t>* b : {&cache_k16_, &cache_v16_}) b->Clear();
+  cache_storage_ = KvStorage::kFloat32, cache_bytes_ = 0;
   cache_batch_ = cache_capacity_ = cache_length_ = 0;
+}
+
+// Layer `layer`'s view of the cache (null pointers without one).
+LayerCache PretrainedModel::CacheOf(int layer) {
+  const size_t per_layer = static_cast<size_t>(cache_batch_) * cache_capacity_ * KvWidth(m_);
+  LayerCache cache;
+  cache.storage = cache_storage_;
+  if (cache_batch_ == 0) return cache;
+  if (cache_storage_ == KvStorage::kFloat32) {
+    cache.k = cache_k_.data() + layer * per_layer, cache.v = cache_v_.data() + layer * per_layer;
+  } else {
+    cache.k16 = cache_k16_.data() + layer * per_layer;
+    cache.v16 = cache_v16_.data() + layer * per_layer;
+  }
+  return cache;
 }
 
 Status PretrainedModel::CheckInput(const ModelInput& in) const {
@@ -320,8 +342,7 @@ Status PretrainedModel::Block(int l, const ModelInput& in, bool long_rope, float
     Norm(w.norm1, x, rows, normed);
     attention_in = normed;
   }
-  const uint64_t layer_cache = static_cast<uint64_t>(cache_batch_) * cache_capacity_ * KvWidth(m_);
-  LayerCache cache{cache_k_.data() + l * layer_cache, cache_v_.data() + l * layer_cache};
+  LayerCache cache = CacheOf(l);
   SelfAttentionCall c;
   c.x = attention_in, c.positions = in.positions, c.lengths = in.lengths;
   c.batch = in.batch, c.len = in.len, c.d_model = d;
@@ -466,8 +487,9 @@ uint64_t PretrainedModel::ForwardBytes(const ModelInput& in) const {
   SelfAttentionCall c;
   c.batch = in.batch, c.len = in.len, c.d_model = m_.d_model;
   c.num_heads = m_.num_heads, c.num_kv_heads = m_.num_kv_heads, c.head_dim = m_.head_dim;
-  c.cache =
-      in.use_cache ? reinterpret_cast<const LayerCache*>(this) : nullptr;  // only tested for null
+  LayerCache cache;  // its storage is what the scratch depends on
+  cache.storage = cache_storage_;
+  c.cache = in.use_cache ? &cache : nullptr;
   c.past = cache_length_, c.capacity = cache_capacity_;
   c.attention_weights = in.attentions ? const_cast<float*>(params_.data()) : nullptr;  // likewise
   const uint64_t ffn =

@@ -3,7 +3,9 @@
 // its residual and norm, before or after) → final norm → LM head. The weights live in one
 // buffer, the matrices packed as panels once, when loaded (SetWeight); a forward pass packs
 // nothing. For generation a key/value cache holds every layer's keys and values: a call with
-// `use_cache` appends its tokens' and attends over all of them.
+// `use_cache` appends its tokens' and attends over all of them. The cache stores float32, or
+// bfloat16 / float16 at half the bytes (rounded when appended, widened exactly when read; the
+// rule in self_attention.h).
 //
 // Shapes: B sequences of T tokens (right-padded; lengths give the real ones), rows = B·T,
 // d = d_model, H = num_heads, V = vocab_size.
@@ -101,12 +103,17 @@ class PretrainedModel {
   // unless the entry is a matrix of that storage with rows a multiple of 32.
   Status SetQuantizedWeight(int index, const uint8_t* blocks, MatrixStorage storage);
 
-  // A key/value cache for `batch` sequences of up to `capacity` tokens, emptied. False when
-  // out of memory (the model keeps no cache then).
-  [[nodiscard]] bool ReserveCache(int batch, int capacity);
+  // A key/value cache for `batch` sequences of up to `capacity` tokens, emptied, its elements
+  // stored as `storage`. False when its bytes pass kMaxBufferBytes or memory runs out (the
+  // model keeps no cache then).
+  //   keys, values: [num_layers, batch, capacity, num_kv_heads · head_dim] each
+  [[nodiscard]] bool ReserveCache(int batch, int capacity, KvStorage storage = KvStorage::kFloat32);
   void DropCache();  // frees it
   int cache_length() const { return cache_length_; }
   int cache_capacity() const { return cache_capacity_; }
+  KvStorage cache_storage() const { return cache_storage_; }
+  // Bytes the cache's keys and values take (0 without a cache).
+  uint64_t cache_bytes() const { return cache_bytes_; }
   // Forgets the last `count` cached positions (count <= cache_length()).
   void TruncateCache(int length) { cache_length_ = length; }
 
@@ -154,8 +161,13 @@ class PretrainedModel {
   Buffer<float> hidden_, attn_, logits_, q_keep_, k_keep_;
   Buffer<float> x_, normed_, sub_;  // the running state and a block's scratch
   const float* output_ = nullptr;
-  Buffer<float> cache_k_, cache_v_;  // [num_layers, batch, capacity, kv]
+  // The layer caches' memory, [num_layers, batch, capacity, kv]: float32, or halves.
+  Buffer<float> cache_k_, cache_v_;
+  Buffer<uint16_t> cache_k16_, cache_v16_;
+  KvStorage cache_storage_ = KvStorage::kFloat32;
+  uint64_t cache_bytes_ = 0;
   int cache_batch_ = 0, cache_capacity_ = 0, cache_length_ = 0;
+  LayerCache CacheOf(int layer);
 };
 
 }  // namespace attn

@@ -79,15 +79,22 @@ Sizes SizesOf(const SelfAttentionCall& c) {
   return s;
 }
 
-// Appends the new keys and values of each sequence at position `past` of the cache.
+// Appends the new keys and values of each sequence at position `past` of the cache, rounded
+// to a half cache's storage.   k_new, v_new: [rows, kv]
 void AppendToCache(const SelfAttentionCall& c, const Sizes& s, const float* k_new,
                    const float* v_new) {
+  const LayerCache& cache = *c.cache;
   for (int b = 0; b < c.batch; ++b) {
     const size_t to = (static_cast<size_t>(b) * c.capacity + c.past) * s.kv;
     const size_t from = static_cast<size_t>(b) * c.len * s.kv;
-    const size_t count = static_cast<size_t>(c.len) * s.kv;
-    std::memcpy(c.cache->k + to, k_new + from, sizeof(float) * count);
-    std::memcpy(c.cache->v + to, v_new + from, sizeof(float) * count);
+    const int count = c.len * s.kv;  // < 2^31: the cache's bytes were checked
+    if (cache.storage == KvStorage::kFloat32) {
+      std::memcpy(cache.k + to, k_new + from, sizeof(float) * count);
+      std::memcpy(cache.v + to, v_new + from, sizeof(float) * count);
+    } else {
+      NarrowRow(k_new + from, count, cache.storage, cache.k16 + to);
+      NarrowRow(v_new + from, count, cache.storage, cache.v16 + to);
+    }
   }
 }
 
@@ -130,13 +137,15 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   }
   if (c.keep_q != nullptr) std::memcpy(c.keep_q, q.data(), sizeof(float) * q.size());
   if (c.keep_k != nullptr) std::memcpy(c.keep_k, k_new.data(), sizeof(float) * k_new.size());
-  // 2. The keys and values attended to: the new ones, or the cache they join.
-  const float* k = k_new.data();
-  const float* v = v_new.data();
+  // 2. The keys and values attended to: the new ones, or the cache they join (read back from
+  //    it, so a half cache's new keys and values are the rounded ones too).
+  AttentionRequest a;
+  a.k = k_new.data(), a.v = v_new.data();
   if (c.cache != nullptr) {
     AppendToCache(c, s, k_new.data(), v_new.data());
-    k = c.cache->k;
-    v = c.cache->v;
+    a.kv_storage = c.cache->storage;
+    a.k = c.cache->k, a.v = c.cache->v;
+    a.k16 = c.cache->k16, a.v16 = c.cache->v16;
   }
   // 3. One entry per (sequence, head); head h reads kv head h / group.
   for (int b = 0; b < c.batch; ++b) {
@@ -154,8 +163,7 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   if (!out_offsets.Resize(entry_count)) return Status::kOutOfMemory;
   for (int i = 0; i < entry_count; ++i)
     out_offsets[i] = entries[static_cast<size_t>(i) * kEntryColumns];
-  AttentionRequest a;
-  a.q = q.data(), a.k = k, a.v = v;
+  a.q = q.data();
   a.entries = entries.data();
   a.batch = entry_count;
   a.seq_q = c.len, a.seq_k = s.seq_k;
@@ -180,6 +188,7 @@ uint64_t SelfAttentionScratchBytes(const SelfAttentionCall& c) {
   const uint64_t entries = static_cast<uint64_t>(c.batch) * c.num_heads * (kEntryColumns + 1);
   AttentionRequest a;
   a.batch = 1, a.seq_q = c.len, a.seq_k = s.seq_k, a.head_dim = a.value_dim = s.head_dim;
+  if (c.cache != nullptr) a.kv_storage = c.cache->storage;
   a.weights = c.attention_weights;
   return sizeof(float) * (rows * (2 * s.qw + 2 * s.kv) + entries) + AttentionScratchBytes(a);
 }

@@ -8,12 +8,19 @@
 // kv = num_kv_heads·head_dim;
 // with a cache of `past` tokens the new queries see past + T keys, bottom-right causal
 // (query t sits at position past + t).
+//
+// A cache stores float32, bfloat16 or float16 (LayerCache::storage). With a half cache the new
+// keys and values are rounded (to nearest even) as they are appended, and attention reads
+// every key and value from the cache, the new ones included: a call sees exactly the numbers
+// the later calls will see, so a prompt run through the cache in one call, or token by token,
+// gives the same keys and values (each rounded once). keep_k holds the keys before rounding.
 #ifndef ATTENTION_WASM_SRC_MODEL_SELF_ATTENTION_H_
 #define ATTENTION_WASM_SRC_MODEL_SELF_ATTENTION_H_
 
 #include <cstdint>
 
 #include "buffer.h"
+#include "kernels/kv_storage.h"
 #include "kernels/matmul.h"
 #include "status.h"
 
@@ -61,10 +68,13 @@ struct RotarySpec {
 double RotaryFrequency(const RotarySpec& spec, int i);
 
 // One layer's cache (a view; the runner owns the memory): keys and values of every position
-// so far.   k, v: [batch, capacity, kv]
+// so far.   k, v (float32) or k16, v16 (bfloat16/float16): [batch, capacity, kv]
 struct LayerCache {
+  KvStorage storage = KvStorage::kFloat32;
   float* k = nullptr;
   float* v = nullptr;
+  uint16_t* k16 = nullptr;
+  uint16_t* v16 = nullptr;
 };
 
 struct SelfAttentionCall {

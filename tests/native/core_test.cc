@@ -13,8 +13,10 @@
 #include "attention.h"
 #include "block.h"
 #include "kernels/gelu.h"
+#include "kernels/kv_storage.h"
 #include "kernels/matmul.h"
 #include "kernels/matmul_at.h"
+#include "kernels/quantized.h"
 #include "model/runner.h"
 #include "multi_head.h"
 #include "optimizer.h"
@@ -449,29 +451,139 @@ void PretrainedRunnerUnderSanitizers(std::mt19937& rng) {
     std::vector<float> full(model.logits() + (T - 1) * 11,
                             model.logits() + T * 11);  // sequence 0's last row
     model.ReleaseOutputs();
-    // 2. The same first sequence through the cache: 4 tokens, then one at a time.
-    Expect(model.ReserveCache(1, T), "reserve cache", llama, T, 0);
-    for (int start = 0; start < T;) {
-      const int len = start == 0 ? 4 : 1;
-      attn::ModelInput step;
-      step.ids = ids.data() + start, step.positions = positions.data() + start;
-      step.batch = 1, step.len = len, step.use_cache = true, step.last_logits_only = true;
-      step.attentions = start > 0;
-      Expect(model.Forward(step) == attn::Status::kOk, "cached forward", llama, start, len);
-      start += len;
-      if (start == T) {
-        for (int v = 0; v < 11; ++v) {
-          Expect(std::fabs(model.logits()[v] - full[v]) <= 1e-4f * (1 + std::fabs(full[v])),
-                 "cached = full", llama, v, 0);
-        }
+    // 2. The same first sequence through the cache: 4 tokens (the fused path), then one at a
+    //    time (the step-by-step path); a float32 cache, then bfloat16 and float16 ones (half
+    //    the bytes; their logits near the float32 cache's, but not equal: the keys and values
+    //    were rounded).
+    std::vector<float> cached_f32(11);
+    for (const attn::KvStorage storage :
+         {attn::KvStorage::kFloat32, attn::KvStorage::kBfloat16, attn::KvStorage::kFloat16}) {
+      const int s = static_cast<int>(storage);
+      Expect(model.ReserveCache(1, T, storage), "reserve cache", kind, s, 0);
+      Expect(model.cache_bytes() ==
+                 2ull * m.num_layers * T * attn::KvWidth(m) * attn::KvElementBytes(storage),
+             "cache bytes", kind, s, static_cast<int>(model.cache_bytes()));
+      for (int start = 0; start < T;) {
+        const int len = start == 0 ? 4 : 1;
+        attn::ModelInput step;
+        step.ids = ids.data() + start, step.positions = positions.data() + start;
+        step.batch = 1, step.len = len, step.use_cache = true, step.last_logits_only = true;
+        step.attentions = start > 0;
+        Expect(model.Forward(step) == attn::Status::kOk, "cached forward", kind, start, len);
+        start += len;
       }
+      const float* logits = model.logits();
+      bool differs = false;
+      double worst = 0;
+      for (int v = 0; v < 11; ++v) {
+        worst = std::max<double>(worst, std::fabs(logits[v] - full[v]) / (1 + std::fabs(full[v])));
+        if (storage == attn::KvStorage::kFloat32) cached_f32[v] = logits[v];
+        differs = differs || logits[v] != cached_f32[v];
+      }
+      // bfloat16 keeps 8 significant bits, float16 11: relative errors 2^-9, 2^-12 per value.
+      const double bound = storage == attn::KvStorage::kFloat32    ? 1e-4
+                           : storage == attn::KvStorage::kBfloat16 ? 3e-2
+                                                                   : 4e-3;
+      Expect(worst <= bound, "cached = full", kind, s, static_cast<int>(worst * 1e6));
+      Expect(differs == (storage != attn::KvStorage::kFloat32), "half cache rounds", kind, s, 0);
+      std::printf("runner kind %d, kv storage %d: cached vs full logits, max relative %.2e\n", kind,
+                  s, worst);
+      attn::ModelInput over;
+      over.ids = ids.data(), over.positions = positions.data(), over.batch = 1, over.len = 1,
+      over.use_cache = true;
+      Expect(model.Forward(over) == attn::Status::kBadArgument, "cache full", kind, s, 0);
+      model.DropCache();
+      Expect(model.cache_bytes() == 0, "dropped cache", kind, s, 0);
     }
-    attn::ModelInput over;
-    over.ids = ids.data(), over.positions = positions.data(), over.batch = 1, over.len = 1,
-    over.use_cache = true;
-    Expect(model.Forward(over) == attn::Status::kBadArgument, "cache full", llama, 0, 0);
-    model.DropCache();
+    // A cache past kMaxBufferBytes is refused before anything is allocated, in any storage.
+    for (const attn::KvStorage storage : {attn::KvStorage::kFloat32, attn::KvStorage::kFloat16}) {
+      Expect(!model.ReserveCache(1 << 20, 1 << 20, storage), "huge cache refused", kind, 0, 0);
+      Expect(model.cache_bytes() == 0 && model.cache_capacity() == 0, "no cache kept", kind, 0, 0);
+    }
     model.ReleaseOutputs();
+  }
+}
+
+// The half storages' conversions: every bfloat16 and float16 bit pattern widens (four lanes at
+// a time, and in the scalar tail) to exactly the float32 the definitions give, and rounding
+// to a half is to nearest, ties to even, with overflow to Infinity.
+void HalfStorageConversions() {
+  std::vector<uint16_t> all(65536 + 3);  // + 3: a scalar tail
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint16_t>(i);
+  std::vector<float> wide(all.size());
+  for (const attn::KvStorage s : {attn::KvStorage::kBfloat16, attn::KvStorage::kFloat16}) {
+    const bool bf16 = s == attn::KvStorage::kBfloat16;
+    attn::WidenRow(all.data(), static_cast<int>(all.size()), s, wide.data());
+    for (size_t i = 0; i < all.size(); ++i) {
+      float expected = attn::HalfToFloat(all[i]);  // float16 by its own definition
+      if (bf16) {
+        const uint32_t bits = static_cast<uint32_t>(all[i]) << 16;
+        std::memcpy(&expected, &bits, sizeof(bits));
+      }
+      Expect(std::memcmp(&expected, &wide[i], sizeof(float)) == 0, "widen exactly", bf16,
+             static_cast<int>(i), 0);
+    }
+    // Every finite half survives the round trip; NaN stays NaN.
+    std::vector<uint16_t> back(all.size());
+    attn::NarrowRow(wide.data(), static_cast<int>(wide.size()), s, back.data());
+    for (size_t i = 0; i < all.size(); ++i) {
+      const bool nan = std::isnan(wide[i]);
+      Expect(nan ? std::isnan(bf16 ? wide[i] : attn::HalfToFloat(back[i])) : back[i] == all[i],
+             "round trip", bf16, static_cast<int>(i), back[i]);
+    }
+  }
+  // Ties to even, and overflow.
+  const float max = std::numeric_limits<float>::max();
+  Expect(attn::FloatToBf16(1.0f + 0x1p-8f) == 0x3f80, "bf16 tie down to even", 0, 0, 0);
+  Expect(attn::FloatToBf16(1.0f + 3 * 0x1p-8f) == 0x3f82, "bf16 tie up to even", 0, 0, 0);
+  Expect(attn::FloatToBf16(1.0f + 0x1p-8f + 0x1p-20f) == 0x3f81, "bf16 above the tie", 0, 0, 0);
+  Expect(attn::FloatToBf16(max) == 0x7f80 && attn::FloatToBf16(-max) == 0xff80, "bf16 overflow", 0,
+         0, 0);
+  Expect(attn::FloatToHalf(1.0f + 0x1p-11f) == 0x3c00 && attn::FloatToHalf(65520.0f) == 0x7c00,
+         "f16 tie and overflow", 0, 0, 0);
+}
+
+// Attention over half-stored keys and values (strided heads, as a cache's) equals attention
+// over the same values widened to float32, bit for bit, on both paths: the widening is exact
+// and the kernels then run as they do on float32.
+void HalfKeysMatchWidened(std::mt19937& rng, int seq_q, int seq_k, int head_dim, int value_dim,
+                          attn::KvStorage storage) {
+  const int stride = std::max(head_dim, value_dim) + 3;  // a head of a wider [seq_k, kv] row
+  std::vector<float> q = Random(rng, static_cast<size_t>(seq_q) * head_dim);
+  std::vector<float> kv = Random(rng, static_cast<size_t>(seq_k) * stride * 2);
+  for (float& x : kv) x *= 3.0f;
+  std::vector<uint16_t> halves(kv.size());
+  attn::NarrowRow(kv.data(), static_cast<int>(kv.size()), storage, halves.data());
+  std::vector<float> widened(kv.size());  // by the definitions, not WidenRow
+  for (size_t i = 0; i < kv.size(); ++i) {
+    const uint32_t bits = static_cast<uint32_t>(halves[i]) << 16;
+    if (storage == attn::KvStorage::kBfloat16) {
+      std::memcpy(&widened[i], &bits, sizeof(float));
+    } else {
+      widened[i] = attn::HalfToFloat(halves[i]);
+    }
+  }
+  const size_t v_at = static_cast<size_t>(seq_k) * stride;  // values after the keys
+  const int32_t entries[attn::kEntryColumns] = {0, 0, 0, 0, seq_k, seq_k - seq_q};
+  for (const bool stepwise : {false, true}) {
+    std::vector<float> from_floats(static_cast<size_t>(seq_q) * value_dim, -7.0f);
+    std::vector<float> from_halves(from_floats.size(), -5.0f);
+    std::vector<float> weights(static_cast<size_t>(seq_q) * seq_k + 1);
+    attn::AttentionRequest r;
+    r.q = q.data(), r.k = widened.data(), r.v = widened.data() + v_at;
+    r.entries = entries, r.batch = 1, r.seq_q = seq_q, r.seq_k = seq_k;
+    r.head_dim = head_dim, r.value_dim = value_dim, r.k_stride = r.v_stride = stride;
+    r.scale = 0.3f, r.causal = true, r.out = from_floats.data();
+    r.weights = stepwise ? weights.data() : nullptr;
+    Expect(attn::RunAttention(r) == attn::Status::kOk, "float status", seq_q, seq_k, stepwise);
+    r.k = r.v = nullptr;
+    r.kv_storage = storage, r.k16 = halves.data(), r.v16 = halves.data() + v_at;
+    r.out = from_halves.data();
+    Expect(attn::RunAttention(r) == attn::Status::kOk, "half status", seq_q, seq_k, stepwise);
+    for (size_t i = 0; i < from_floats.size(); ++i) {
+      Expect(from_halves[i] == from_floats[i], "half = widened", seq_q, seq_k,
+             head_dim * 10 + stepwise);
+    }
   }
 }
 
@@ -691,6 +803,12 @@ int main() {
   TrainingKernels(rng);
   ModelTrainsUnderSanitizers(rng);
   PretrainedRunnerUnderSanitizers(rng);
+  HalfStorageConversions();
+  for (const attn::KvStorage s : {attn::KvStorage::kBfloat16, attn::KvStorage::kFloat16}) {
+    for (int seq_k : {1, 7, 9, 33, 65}) {
+      for (int dim : {3, 8, 13}) HalfKeysMatchWidened(rng, std::min(seq_k, 5), seq_k, dim, 8, s);
+    }
+  }
   Bf16PanelsMatchFloat32(rng);
   PretrainedBf16MatchesFloat32(rng);
   QuantizedUnderSanitizers(rng);

@@ -22,9 +22,13 @@ export const GENERATE_OPTIONS = [
   'onToken',
   'signal',
   'useCache',
+  'kvDtype',
   'stopAtEos',
   'returnScores',
 ];
+// options.kvDtype → the runner's key/value storage (contract.kvStorages' names).
+export const KV_STORAGES = { float32: 'kFloat32', bfloat16: 'kBfloat16', float16: 'kFloat16' };
+
 // generate's first argument is { messages, … } (not a prompt).
 export const isChatRequest = (x) =>
   x !== null && typeof x === 'object' && !Array.isArray(x) && !ArrayBuffer.isView(x) && 'messages' in x;
@@ -84,6 +88,7 @@ export function generateOptions(fn, options, { defaults, vocabSize, tokenizer })
     onToken,
     signal,
     useCache = true,
+    kvDtype = 'float32',
     stopAtEos = true,
     returnScores = false,
   } = options;
@@ -115,6 +120,9 @@ export function generateOptions(fn, options, { defaults, vocabSize, tokenizer })
   for (const [key, value] of Object.entries({ useCache, stopAtEos, returnScores })) {
     if (typeof value !== 'boolean') throw typeError(fn, `options.${key} must be a boolean, got ${describe(value)}`);
   }
+  // A string first: hasOwn would read ['float16'] as the key 'float16'.
+  if (typeof kvDtype !== 'string' || !Object.hasOwn(KV_STORAGES, kvDtype))
+    throw typeError(fn, `options.kvDtype must be 'float32', 'bfloat16' or 'float16', got ${describe(kvDtype)}`);
   return {
     maxNewTokens,
     temperature,
@@ -128,6 +136,7 @@ export function generateOptions(fn, options, { defaults, vocabSize, tokenizer })
     onToken,
     signal,
     useCache,
+    kvDtype,
     stopAtEos,
     returnScores,
   };
@@ -166,10 +175,10 @@ function stopStrings(fn, stop, tokenizer) {
  * between tokens. `model` is what the loop needs of the model:
  *   check()                       throws once the model was disposed (caller code ran)
  *   contextLength, ropeScaling    the descriptor's
- *   reserveCache(capacity) → bool, truncateCache(), dropCache()
+ *   reserveCache(capacity, kvDtype) → bool, cacheBytes(), truncateCache(), dropCache()
  *   logits(chunk, positions, useCache) → the last token's logits [V] (a Float32Array)
  *   newText(start, ids) → the new ids' text (special tokens skipped), or null: no tokenizer
- * @returns {Promise<{ ids, newIds, stopped, text, scores?, processedScores? }>}
+ * @returns {Promise<{ ids, newIds, stopped, text, cacheBytes, scores?, processedScores? }>}
  */
 export async function generateTokens(fn, model, prompted, o) {
   const ids = prompted.slice();
@@ -180,10 +189,12 @@ export async function generateTokens(fn, model, prompted, o) {
   const processedScores = [];
   let stopped = 'length';
   let stopAt = -1; // where a stop string begins in the new text
+  let cacheBytes = 0;
   try {
-    if (o.useCache && !model.reserveCache(capacity)) {
-      throw rangeError(fn, `out of wasm memory for the key/value cache of ${capacity} tokens`);
+    if (o.useCache && !model.reserveCache(capacity, o.kvDtype)) {
+      throw rangeError(fn, `out of wasm memory for the ${o.kvDtype} key/value cache of ${capacity} tokens`);
     }
+    if (o.useCache) cacheBytes = model.cacheBytes();
     let fed = 0; // tokens already in the cache
     while (ids.length < capacity) {
       if (o.signal?.aborted) {
@@ -237,7 +248,7 @@ export async function generateTokens(fn, model, prompted, o) {
   const newIds = ids.slice(prompted.length);
   const whole = model.newText(prompted.length, ids);
   const text = whole !== null && stopAt >= 0 ? whole.slice(0, stopAt) : whole;
-  const result = { ids, newIds, stopped, text };
+  const result = { ids, newIds, stopped, text, cacheBytes };
   if (o.returnScores) Object.assign(result, { scores, processedScores });
   return result;
 }

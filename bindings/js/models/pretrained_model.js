@@ -8,7 +8,7 @@ import { tensor as makeTensor } from '../tensor.js';
 import { MemoryPlan, checkBudget } from '../memory.js';
 import { generationDefaults } from './generation_config.js';
 import { batchOf, unpadLeft } from './padding.js';
-import { isChatRequest, chatRequest, promptIds, generateOptions, generateTokens } from './generation.js';
+import { isChatRequest, chatRequest, promptIds, generateOptions, generateTokens, KV_STORAGES } from './generation.js';
 import { applyChatTemplate } from './chat_template.js';
 import { contractOf } from '../contract.js';
 import { embedTexts } from './embed.js';
@@ -151,7 +151,8 @@ export class PretrainedModel {
    *   generation_config.json's value when the checkpoint has one (generationDefaults) —,
    *   eosTokenId (an id or ids; the file's or config.json's), stop (strings), seed (0),
    *   onToken({ id, text, index }) (return false to stop), signal (an AbortSignal),
-   *   useCache (true), stopAtEos (true), returnScores (false)
+   *   useCache (true), kvDtype ('float32'; 'bfloat16' or 'float16': the key/value cache
+   *   at half the bytes, each key and value rounded once), stopAtEos (true), returnScores (false)
    */
   async generate(prompt, options = {}) {
     const fn = 'PretrainedModel.generate';
@@ -195,7 +196,14 @@ export class PretrainedModel {
       check: () => this.#check('generate'),
       contextLength: this.descriptor.contextLength,
       ropeScaling: this.descriptor.ropeScaling,
-      reserveCache: (capacity) => module._pretrainedReserveCache(this.#handle, 1, capacity) === 1,
+      reserveCache: (capacity, kvDtype) =>
+        module._pretrainedReserveCache(
+          this.#handle,
+          1,
+          capacity,
+          contractOf(module).kvStorages[KV_STORAGES[kvDtype]],
+        ) === 1,
+      cacheBytes: () => module._pretrainedCacheBytes(this.#handle),
       truncateCache: () => module._pretrainedTruncateCache(this.#handle, 0),
       dropCache: () => {
         if (this.#handle !== 0) module._pretrainedDropCache(this.#handle);

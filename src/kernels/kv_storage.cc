@@ -1,0 +1,66 @@
+// Rounding floats to a half key/value storage (scalar: it runs once per new token) and
+// widening them back (Highway, static dispatch: it runs for every cached key and value each
+// call reads).
+#include "kernels/kv_storage.h"
+
+#include <cstring>
+#include <limits>
+
+#include "hwy/highway.h"
+#include "kernels/quantized.h"
+
+namespace attn {
+
+uint16_t FloatToBf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40u);
+  // Adding 0x7fff plus the kept part's last bit rounds the dropped 16 bits to nearest even
+  // (a carry bumps the exponent, and past the largest bfloat16 reaches Infinity).
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+void NarrowRow(const float* src, int count, KvStorage s, uint16_t* dst) {
+  if (s == KvStorage::kBfloat16) {
+    for (int i = 0; i < count; ++i) dst[i] = FloatToBf16(src[i]);
+  } else {
+    for (int i = 0; i < count; ++i) dst[i] = FloatToHalf(src[i]);
+  }
+}
+
+}  // namespace attn
+
+HWY_BEFORE_NAMESPACE();
+namespace attn {
+namespace HWY_NAMESPACE {
+
+#include "kernels/simd-inl.h"
+#include "kernels/widen-inl.h"
+
+void WidenRowImpl(const uint16_t* src, int count, KvStorage s, float* dst) {
+  const D d;
+  int i = 0;
+  if (s == KvStorage::kBfloat16) {
+    for (; i + kLanes <= count; i += kLanes) hn::StoreU(WidenBf16(src + i), d, dst + i);
+    for (; i < count; ++i) {
+      const uint32_t bits = static_cast<uint32_t>(src[i]) << 16;
+      std::memcpy(dst + i, &bits, sizeof(float));
+    }
+  } else {
+    for (; i + kLanes <= count; i += kLanes) hn::StoreU(WidenHalf(src + i), d, dst + i);
+    for (; i < count; ++i) dst[i] = HalfToFloat(src[i]);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace attn
+HWY_AFTER_NAMESPACE();
+
+namespace attn {
+
+void WidenRow(const uint16_t* src, int count, KvStorage s, float* dst) {
+  HWY_STATIC_DISPATCH(WidenRowImpl)(src, count, s, dst);
+}
+
+}  // namespace attn

@@ -1,0 +1,45 @@
+// Widening half-stored keys and values (a bfloat16 or float16 key/value cache) to float32,
+// exactly, four lanes at a time (kv_storage.h). Include inside HWY_NAMESPACE after
+// kernels/simd-inl.h and kernels/kv_storage.h.
+
+#if defined(ATTENTION_WASM_WIDEN_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ATTENTION_WASM_WIDEN_INL_H_
+#undef ATTENTION_WASM_WIDEN_INL_H_
+#else
+#define ATTENTION_WASM_WIDEN_INL_H_
+#endif
+
+using DU32 = hn::Full128<uint32_t>;
+using DU16 = hn::Rebind<uint16_t, DU32>;  // 4 halves, the lanes of one float vector
+
+// bfloat16 → float32: the 16 bits are the float's upper half.
+HWY_INLINE V WidenBf16(const uint16_t* src) {
+  const DU32 du;
+  return hn::BitCast(D(), hn::ShiftLeft<16>(hn::PromoteTo(du, hn::LoadU(DU16(), src))));
+}
+
+// float16 → float32: the exponent and mantissa moved into place as a float (magnitude << 13)
+// is the value · 2^-112, so · 2^112 rebiases it exactly, subnormal halves included (they
+// become normal floats). Highway 1.0.3's PromoteTo turns Infinity into 65536·(1 + m): the
+// all-ones exponent (Infinity, NaN) is set by hand here.
+HWY_INLINE V WidenHalf(const uint16_t* src) {
+  const D d;
+  const DU32 du;
+  const auto bits = hn::PromoteTo(du, hn::LoadU(DU16(), src));
+  const auto sign = hn::ShiftLeft<16>(hn::And(bits, hn::Set(du, 0x8000u)));
+  const auto magnitude = hn::And(bits, hn::Set(du, 0x7fffu));
+  const auto moved = hn::ShiftLeft<13>(magnitude);
+  const auto finite = hn::BitCast(du, hn::Mul(hn::BitCast(d, moved), hn::Set(d, 0x1p112f)));
+  const auto special = hn::Or(moved, hn::Set(du, 0x7f800000u));
+  const hn::RebindToSigned<DU32> di;  // Highway 1.0.3 compares signed lanes only
+  const auto is_special =
+      hn::RebindMask(du, hn::Gt(hn::BitCast(di, magnitude), hn::Set(di, 0x7bff)));
+  return hn::BitCast(d, hn::Or(sign, hn::IfThenElse(is_special, special, finite)));
+}
+
+// Four halves of storage s as float32 lanes.
+HWY_INLINE V WidenFour(const uint16_t* src, KvStorage s) {
+  return s == KvStorage::kBfloat16 ? WidenBf16(src) : WidenHalf(src);
+}
+
+#endif  // ATTENTION_WASM_WIDEN_INL_H_

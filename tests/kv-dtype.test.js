@@ -1,0 +1,117 @@
+// generate({ kvDtype }) (issue 34 item 3): a bfloat16 or float16 key/value cache takes half the
+// bytes of a float32 one, rounds each key and value once (to nearest even) and reads it back
+// exactly. Checked against an independent float64 GPT-2 whose keys and values are rounded by
+// arithmetic (tests/helpers/gpt2-reference.js); bad values are TypeErrors before anything is
+// allocated.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { init } from 'attention-wasm';
+import { gpt2Logits, gpt2Weights, roundToBf16 } from './helpers/gpt2-reference.js';
+import { roundToHalf } from './helpers/quantized-reference.js';
+
+const attn = await init({ simd: 'baseline' });
+const root = fileURLToPath(new URL('./fixtures/hf/', import.meta.url));
+const greedyOf = (name) => JSON.parse(readFileSync(`${root}${name}/reference.json`, 'utf8')).greedy;
+const HALVES = { bfloat16: roundToBf16, float16: roundToHalf };
+
+// max |a − b| over every step's logits, and whether some element differs at all.
+function difference(a, b) {
+  let worst = 0,
+    differs = false;
+  a.forEach((row, s) =>
+    row.forEach((x, j) => {
+      worst = Math.max(worst, Math.abs(x - b[s][j]));
+      differs ||= x !== b[s][j];
+    }),
+  );
+  return { worst, differs };
+}
+
+test('tiny-gpt2: the cached logits with a bf16/f16 cache equal a float64 GPT-2 over rounded keys and values', async () => {
+  const folder = `${root}tiny-gpt2`;
+  const config = JSON.parse(readFileSync(`${folder}/config.json`, 'utf8'));
+  const weights = gpt2Weights(new Uint8Array(readFileSync(`${folder}/model.safetensors`)));
+  const model = await attn.loadModel(folder);
+  const { prompt } = greedyOf('tiny-gpt2');
+  const options = { maxNewTokens: 12, stopAtEos: false, returnScores: true };
+  const f32 = await model.generate(prompt, options);
+  // The reference's logits at the positions generate scored: the prompt's last, then each new one.
+  const prompted = f32.ids.length - f32.newIds.length; // the prompt's tokens
+  const steps = (ids, roundKv) => gpt2Logits(weights, config, ids, roundKv).slice(prompted - 1, -1);
+  const plain = steps(f32.ids);
+  assert.ok(difference(f32.scores, plain).worst < 2e-5, 'the float32 cache matches the reference');
+  for (const [kvDtype, round] of Object.entries(HALVES)) {
+    const half = await model.generate(prompt, { ...options, kvDtype });
+    assert.deepEqual(half.newIds, f32.newIds, `${kvDtype}: the same greedy tokens`);
+    const rounded = steps(half.ids, round);
+    const toRounded = difference(half.scores, rounded).worst;
+    const toPlain = difference(half.scores, plain).worst;
+    console.log(
+      `${kvDtype}: max |logit − rounded reference| ${toRounded.toExponential(2)}, − unrounded ${toPlain.toExponential(2)}`,
+    );
+    // float32 arithmetic against float64 (and a key a float32 error may round the other way):
+    // far below what the rounding itself moves the logits.
+    assert.ok(toRounded < 2e-5, `${kvDtype}: ${toRounded} from the rounded reference`);
+    assert.ok(toPlain > 100 * toRounded, `${kvDtype}: the rounding shows (${toPlain} from the unrounded one)`);
+  }
+  model.dispose();
+});
+
+for (const name of ['tiny-gpt2', 'tiny-llama']) {
+  test(`${name}: bf16/f16 caches give float32's greedy tokens, logits within a bound but not bit-equal, half the bytes`, async () => {
+    const model = await attn.loadModel(`${root}${name}`);
+    const { prompt } = greedyOf(name);
+    const options = { maxNewTokens: 12, stopAtEos: false, returnScores: true };
+    // The cache's bytes as the heap sees them: malloc's in-use bytes while a token is reported,
+    // over those between calls (the same activations either way; the caches' blocks differ).
+    const between = attn.memory().inUseBytes;
+    const run = async (kvDtype) => {
+      let during = 0;
+      const onToken = () => void (during ||= attn.memory().inUseBytes - between);
+      return { ...(await model.generate(prompt, { ...options, kvDtype, onToken })), during };
+    };
+    const f32 = await run('float32');
+    const { descriptor: m } = model;
+    const capacity = Math.min(m.contextLength, f32.ids.length); // prompt + maxNewTokens
+    assert.equal(f32.cacheBytes, 2 * m.numLayers * capacity * m.numKvHeads * m.headDim * 4);
+    for (const [kvDtype, bound] of [
+      ['bfloat16', 0.05],
+      ['float16', 0.01],
+    ]) {
+      const half = await run(kvDtype);
+      assert.deepEqual(half.newIds, f32.newIds, `${kvDtype}: the same greedy tokens`);
+      const { worst, differs } = difference(half.scores, f32.scores);
+      assert.ok(worst < bound, `${kvDtype}: logits within ${bound} of float32's (${worst})`);
+      assert.ok(differs, `${kvDtype}: not bit-equal to float32 (the keys and values were rounded)`);
+      assert.equal(half.cacheBytes * 2, f32.cacheBytes, `${kvDtype}: half the cache bytes`);
+      assert.equal(f32.during - half.during, f32.cacheBytes / 2, `${kvDtype}: the heap holds half`);
+    }
+    assert.equal((await model.generate(prompt, { maxNewTokens: 2, useCache: false })).cacheBytes, 0);
+    assert.equal(attn.memory().inUseBytes, between, 'the cache is freed after each call');
+    model.dispose();
+  });
+}
+
+test('a bad kvDtype is a TypeError naming generate and the option; nothing allocated; the model keeps working', async () => {
+  const model = await attn.loadModel(`${root}tiny-llama`);
+  const { prompt } = greedyOf('tiny-llama');
+  const before = await model.generate(prompt, { maxNewTokens: 4, kvDtype: 'bfloat16' });
+  const inUse = attn.memory().inUseBytes;
+  for (const kvDtype of ['fp16', 'Float16', 'float64', 16, null, ['float16']]) {
+    await assert.rejects(model.generate(prompt, { kvDtype }), (e) => {
+      assert.ok(e instanceof TypeError, String(e));
+      assert.match(
+        e.message,
+        /^PretrainedModel\.generate: options\.kvDtype must be 'float32', 'bfloat16' or 'float16', got /,
+      );
+      return true;
+    });
+    await assert.rejects(model.generate({ messages: [{ role: 'user', content: 'hi' }], kvDtype }), TypeError);
+  }
+  assert.equal(attn.memory().inUseBytes, inUse, 'nothing allocated by the failed calls');
+  const after = await model.generate(prompt, { maxNewTokens: 4, kvDtype: 'bfloat16' });
+  assert.deepEqual(after.ids, before.ids);
+  model.dispose();
+});
