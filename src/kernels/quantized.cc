@@ -74,9 +74,6 @@ BlockGroup GroupOf(uint8_t* data, MatrixStorage s, int blocks, int g, int b) {
 // 8 bytes and (4v + 2, 4v + 3) in its high 8. Q4_0 keeps weights 16..31 in the high nibbles
 // of weights 0..15's bytes, so weights k and k + 16 share a byte as in GGUF.
 inline int CodeByte(MatrixStorage s, int j, int k) {
-#if defined(__wasm_relaxed_simd__)
-  if (s == MatrixStorage::kQ4_0) return 16 * ((k % 16) / 4) + 4 * j + k % 4;
-#endif
   const int v = s == MatrixStorage::kQ8_0 ? k / 4 : (k % 16) / 4;
   return 16 * v + 8 * ((k % 4) / 2) + 2 * j + k % 2;
 }
@@ -219,7 +216,6 @@ namespace {
 // their codes [rows, blocks] (Q4_0's − 8·Σ q_a).
 struct InputCodes {
   int16_t* codes = nullptr;
-  int8_t* bytes = nullptr;  // the same codes as int8 [rows, blocks, 32]
   float* scales = nullptr;
   int32_t* sums = nullptr;
   int blocks = 0;
@@ -246,7 +242,6 @@ void CodeInputRow(const float* a, int inner, const InputCodes& act, int row) {
     for (int k = 0; k < kQuantBlock; ++k) {
       const float v = k < n ? std::nearbyint(x[k] * id) : 0.0f;
       q[k] = static_cast<int16_t>(std::clamp(v, -127.0f, 127.0f));
-      act.bytes[at * kQuantBlock + k] = static_cast<int8_t>(q[k]);
       sum += q[k];
     }
     act.scales[at] = d;
@@ -257,7 +252,6 @@ void CodeInputRow(const float* a, int inner, const InputCodes& act, int row) {
 // The rows' codes at one block: row r's 32 codes start at codes + r * stride.
 struct RowCodes {
   const int16_t* codes;
-  const int8_t* bytes;
   size_t stride;  // elements from one row's block to the next row's
 };
 
@@ -276,45 +270,9 @@ inline v128_t NibbleMask() {
   return wasm_i32x4_splat(static_cast<int32_t>(mask));
 }
 
-#if defined(__wasm_relaxed_simd__)
-// Q4_0 in the relaxed build: its nibbles are 7-bit unsigned, as the second operand of
-// i32x4.relaxed_dot_i8x16_i7x16_add_s must be, and a vector holds a quad (4 weights) of each
-// column in the column's lane: lane j of dots[r][g] is Σ_k nibble[4g + j][k] · q_a[r][k].
-template <int kRows, int kGroups>
-inline void RelaxedNibbleDots(RowCodes a, const uint8_t* w, size_t group_bytes, v128_t mask,
-                              v128_t (&dots)[kRows][kGroups]) {
-  for (int r = 0; r < kRows; ++r) {
-    for (int g = 0; g < kGroups; ++g) dots[r][g] = wasm_i32x4_splat(0);
-  }
-#pragma clang loop unroll(disable)
-  for (int v = 0; v < 4; ++v) {
-    v128_t lo[kGroups], hi[kGroups];  // weights 4v .. 4v + 3 and 16 + 4v .. 16 + 4v + 3
-    for (int g = 0; g < kGroups; ++g) {
-      const v128_t raw = wasm_v128_load(w + g * group_bytes + 16 * v);
-      lo[g] = wasm_v128_and(raw, mask);
-      hi[g] = wasm_v128_and(wasm_u16x8_shr(raw, 4), mask);
-    }
-    for (int r = 0; r < kRows; ++r) {
-      const int8_t* q = a.bytes + r * a.stride + 4 * v;
-      const v128_t q_lo = wasm_v128_load32_splat(q), q_hi = wasm_v128_load32_splat(q + 16);
-      for (int g = 0; g < kGroups; ++g) {
-        dots[r][g] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(q_lo, lo[g], dots[r][g]);
-        dots[r][g] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(q_hi, hi[g], dots[r][g]);
-      }
-    }
-  }
-}
-#endif
-
 template <MatrixStorage kStorage, int kRows, int kGroups>
 inline void BlockDots(RowCodes a, const uint8_t* w, size_t group_bytes, v128_t mask,
                       v128_t (&dots)[kRows][kGroups]) {
-#if defined(__wasm_relaxed_simd__)
-  if constexpr (kStorage == MatrixStorage::kQ4_0) {
-    RelaxedNibbleDots<kRows, kGroups>(a, w, group_bytes, mask, dots);
-    return;
-  }
-#endif
   for (int r = 0; r < kRows; ++r) {
     for (int g = 0; g < kGroups; ++g) dots[r][g] = wasm_i32x4_splat(0);
   }
@@ -374,8 +332,7 @@ void GroupRows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) 
     const size_t at = static_cast<size_t>(r0) * stride + b * kQuantBlock;
     v128_t dots[kRows][kGroups];
     const uint8_t* block = panel + b * block_stride;
-    BlockDots<kStorage, kRows, kGroups>({act.codes + at, act.bytes + at, stride}, block,
-                                        group_bytes, mask, dots);
+    BlockDots<kStorage, kRows, kGroups>({act.codes + at, stride}, block, group_bytes, mask, dots);
     for (int r = 0; r < kRows; ++r) {
       const size_t row_block = static_cast<size_t>(r0 + r) * blocks + b;
       const v128_t d_a = wasm_f32x4_splat(act.scales[row_block]);
@@ -463,7 +420,7 @@ void MultiplyPanels(const InputCodes& act, int rows, const QuantMatrix& w, const
 
 uint64_t QuantScratchBytes(int rows, int inner) {
   return static_cast<uint64_t>(rows) * QuantBlocks(inner) *
-         (kQuantBlock * (sizeof(int16_t) + sizeof(int8_t)) + sizeof(float) + sizeof(int32_t));
+         (kQuantBlock * sizeof(int16_t) + sizeof(float) + sizeof(int32_t));
 }
 
 Status MultiplyQuantized(const float* a, int a_stride, int rows, int inner, const QuantMatrix& w,
@@ -472,15 +429,13 @@ Status MultiplyQuantized(const float* a, int a_stride, int rows, int inner, cons
   const int blocks = QuantBlocks(inner);
   const size_t per_row = static_cast<size_t>(blocks) * kQuantBlock;
   Buffer<int16_t> codes;
-  Buffer<int8_t> bytes;
   Buffer<float> scales;
   Buffer<int32_t> sums;
-  if (!codes.Resize(rows * per_row) || !bytes.Resize(rows * per_row) ||
-      !scales.Resize(static_cast<size_t>(rows) * blocks) ||
+  if (!codes.Resize(rows * per_row) || !scales.Resize(static_cast<size_t>(rows) * blocks) ||
       !sums.Resize(static_cast<size_t>(rows) * blocks)) {
     return Status::kOutOfMemory;
   }
-  const InputCodes act{codes.data(), bytes.data(), scales.data(), sums.data(), blocks};
+  const InputCodes act{codes.data(), scales.data(), sums.data(), blocks};
   for (int r = 0; r < rows; ++r) {
     CodeInputRow(a + static_cast<size_t>(r) * a_stride, inner, act, r);
   }

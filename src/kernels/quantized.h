@@ -19,8 +19,9 @@
 //
 // The products quantize the activations too, as llama.cpp does: each row of a, per block of
 // 32, to int8 codes q_a = round(a / d_a) with d_a = max|a| / 127 (ties to even); then each
-// block's dot product is an exact integer (i32x4.dot_i16x8_s; the relaxed build's i8 dot
-// product measured slower in Chromium 156 on an AVX2 machine) and
+// block's dot product is an exact integer (i32x4.dot_i16x8_s, in every build: V8 lowers the
+// relaxed build's i8 dot product to five x64 instructions without AVX-VNNI, slower per
+// weight here; see docs/quantization.md) and
 //   out[r][c] = bias[c] + Σ_blocks (d_w · d_a) · Σ q_w·q_a
 // summed in block order in float32 (a multiply, a multiply and an add: no FMA), so every
 // build, every thread count, any number of rows and the native build give the same bits.
