@@ -5,6 +5,7 @@
 // count (1, 2). Prints the table and records the run in bench/results/latest.json
 // ("browser" part).
 import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { startServer } from '../scripts/server.js';
@@ -51,7 +52,8 @@ const modelsOnly = process.env.BENCH_ONLY === 'models' || quantizedOnly;
 const modelOptions = { only: quantizedOnly ? 'quantized' : null, quick: process.env.BENCH_QUICK === '1' };
 // BENCH_ONLY=reviews: the review classifier's pages alone (printed, not recorded).
 const reviewsOnly = process.env.BENCH_ONLY === 'reviews';
-// BENCH_ONLY=probe: the linear probe's pages alone (printed, not recorded); with BENCH_QUICK=1,
+// BENCH_ONLY=probe: the linear probe's pages alone (printed, and recorded into the browser part
+// of bench/results/latest.json as browser.probe with its own date); with BENCH_QUICK=1,
 // 64 sentences and 2 epochs.
 const probeOnly = process.env.BENCH_ONLY === 'probe';
 const onlyOne = modelsOnly || reviewsOnly || probeOnly;
@@ -84,6 +86,14 @@ if (reviewsOnly) {
 }
 if (probeOnly) {
   printProbe();
+  // Recorded into the browser part of the last full run, with its own date and runtime.
+  if (!probe.quick) {
+    const browserPart = JSON.parse(readFileSync(new URL('results/latest.json', import.meta.url), 'utf8')).browser;
+    recordResults('browser', {
+      ...browserPart,
+      probe: { ...probe, date: new Date().toISOString(), runtime: `Chromium ${chromiumVersion}` },
+    });
+  }
   process.exit(0);
 }
 const versions = Object.assign({}, ...sessions.map((s) => s.versions));

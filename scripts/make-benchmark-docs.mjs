@@ -173,14 +173,15 @@ function reviewTimingTable(node, browser) {
 /**
  * The linear probe in Chromium (bench/browser-probe.js, the results' browser.probe): embedding
  * time per sentence and the head's training time per thread count. A results file recorded
- * before the probe was benchmarked has no browser.probe: the block says so.
+ * before the probe was benchmarked has no browser.probe: the block says so. A probe recorded
+ * alone (BENCH_ONLY=probe) carries its own date and runtime.
  */
 export function probeTable(browser) {
   const probe = browser.probe;
   if (!probe)
     return `Not measured yet: the recorded Chromium run (${browser.date.slice(0, 10)}) predates this benchmark; \`npm run bench:browser\` measures it (\`BENCH_ONLY=probe node bench/browser.js\` alone, printed).`;
   const lines = [
-    `The run of ${browser.date.slice(0, 10)} (${browser.runtime}${probe.quick ? '; BENCH_QUICK=1, a smoke run, not a measurement' : ''}; ${probe.shape}, random weights; tokenizer: ${probe.tokenizer}):`,
+    `The run of ${(probe.date ?? browser.date).slice(0, 10)} (${probe.runtime ?? browser.runtime}${probe.quick ? '; BENCH_QUICK=1, a smoke run, not a measurement' : ''}; ${probe.shape}, random weights; tokenizer: ${probe.tokenizer}):`,
     '',
     `| build | threads | tokens per sentence | embedding, per sentence | training the head (${probe.sentences.toLocaleString('en-US')} sentences, ${probe.epochs} epochs) | held-out accuracy (random weights: meaningless) |`,
     '|---|---:|---:|---:|---:|---:|',

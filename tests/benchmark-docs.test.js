@@ -129,4 +129,7 @@ test('the Chromium probe block: a run without browser.probe says it was not meas
     probeTable({ date, runtime: 'Chromium 156', probe: { ...probe, quick: true } }),
     /BENCH_QUICK=1, a smoke run, not a measurement/,
   );
+  // Recorded alone (BENCH_ONLY=probe), the probe says its own date and runtime.
+  const alone = { ...probe, date: '2026-11-27T10:00:00.000Z', runtime: 'Chromium 157' };
+  assert.match(probeTable({ date, runtime: 'Chromium 156', probe: alone }), /^The run of 2026-11-27 \(Chromium 157;/);
 });
