@@ -7,6 +7,7 @@
 // 0: none, accuracy null), which on random weights says nothing.
 import { init } from 'attention-wasm';
 import { reviewSplits, SOURCES } from '../web/elements/training/review-recipe.js';
+import { encoderShape, timeProbe } from './probe-timing.js';
 
 const DATA = new URL('../web/elements/models/review-sentiment/training/', import.meta.url);
 const MODEL = '/build/bench/models/bert-probe/';
@@ -32,26 +33,18 @@ window.runProbe = async (threads, { sentences, epochs, heldOut = null }) => {
     .slice(0, heldOut ?? undefined);
   progress('loading the BERT-base-shaped encoder from the server');
   const encoder = await attn.loadModel(MODEL, { cache: false });
-  const d = encoder.descriptor;
-  const shape = `${encoder.modelType}, ${d.numLayers} layers, ${d.numHeads} heads, ${d.dModel} wide`;
+  const shape = encoderShape(encoder);
   // Tokens per sentence, [CLS] and [SEP] included: what the per-sentence time depends on.
   const tokens = corpus.reduce((sum, r) => sum + encoder.tokenizer.encode(r.text).ids.length, 0);
   progress(`${corpus.length} sentences (${(tokens / corpus.length).toFixed(1)} tokens each) on ${shape}`);
-  // 1. The corpus embedded, then the head trained: train's progress marks where one ends.
-  let embedded = 0,
-    started = 0;
-  const begin = performance.now();
-  const probe = await attn.TextClassifier.train(corpus, {
+  // 1. The corpus embedded, then the head trained.
+  const { probe, embedMs, trainSeconds } = await timeProbe(attn, corpus, {
     encoder,
     epochs,
-    onProgress: (e) => {
-      if (e.stage === 'embedding') {
-        embedded = performance.now();
-        if (e.embedded % 256 === 0 || e.embedded === e.total) progress(`embedded ${e.embedded} of ${e.total}`);
-      } else if (e.epoch === 1) started = embedded; // training starts where embedding ended
+    onEmbedded: (n, total) => {
+      if (n % 256 === 0 || n === total) progress(`embedded ${n} of ${total}`);
     },
   });
-  const end = performance.now();
   // 2. The held-out accuracy (random weights: meaningless, printed to show the path runs);
   // heldOut 0 skips it.
   let accuracy = null;
@@ -68,8 +61,8 @@ window.runProbe = async (threads, { sentences, epochs, heldOut = null }) => {
     sentences: corpus.length,
     epochs,
     tokensPerSentence: tokens / corpus.length,
-    embedMs: (embedded - begin) / corpus.length,
-    trainSeconds: (end - started) / 1000,
+    embedMs,
+    trainSeconds,
     accuracy,
     heldOut: held.length,
   };

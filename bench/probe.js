@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { init } from 'attention-wasm';
 import { reviewSplits } from '../web/elements/training/review-recipe.js';
 import { readReviewFiles } from '../scripts/review-training.mjs';
+import { encoderShape, timeProbe } from './probe-timing.js';
 
 export const FIXTURE_ENCODER = fileURLToPath(new URL('../tests/fixtures/hf/tiny-bert', import.meta.url));
 
@@ -29,25 +30,13 @@ export async function probeBench(
   for (const threads of [1, 2]) {
     const attn = await init(threads === 1 ? { simd: 'baseline', threads: 1 } : { threads: 2 });
     const encoder = await attn.loadModel(source);
-    const d = encoder.descriptor;
-    shape = `${encoder.modelType}, ${d.numLayers} layers, ${d.numHeads} heads, ${d.dModel} wide`;
+    shape = encoderShape(encoder);
     progress(`probe: ${corpus.length} sentences on ${shape}, ${attn.info.threads} thread(s)`);
-    let embedded = 0,
-      started = 0;
-    const begin = performance.now();
-    const probe = await attn.TextClassifier.train(corpus, {
-      encoder,
-      epochs,
-      onProgress: (e) => {
-        if (e.stage === 'embedding') embedded = performance.now();
-        else if (e.epoch === 1) started = embedded; // training starts where embedding ended
-      },
-    });
-    const end = performance.now();
+    const { probe, embedMs, trainSeconds } = await timeProbe(attn, corpus, { encoder, epochs });
     rows.push({
       runtime: `Node ${process.version}, ${attn.info.build} build, ${attn.info.threads} thread${attn.info.threads > 1 ? 's' : ''}`,
-      embedMs: (embedded - begin) / corpus.length,
-      trainSeconds: (end - started) / 1000,
+      embedMs,
+      trainSeconds,
       accuracy: probe.evaluate(held).accuracy,
       heldOut: held.length,
     });
