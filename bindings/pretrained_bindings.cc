@@ -164,9 +164,8 @@ double ForwardBytes(uintptr_t handle, int batch, int len, int flags) {
 }
 
 // A cache for `batch` sequences of `capacity` tokens stored as `storage` (a KvStorage number,
-// which JS checked): 1, or 0 when out of memory (or too large, or an unknown storage).
+// which JS checked): 1, or 0 when out of memory (or too large).
 int ReserveCache(uintptr_t handle, int batch, int capacity, int storage) {
-  if (!attn::IsKvStorage(storage)) return 0;
   return Model(handle)->ReserveCache(batch, capacity, static_cast<attn::KvStorage>(storage)) ? 1
                                                                                              : 0;
 }

@@ -43,10 +43,7 @@ void WidenRowImpl(const uint16_t* src, int count, KvStorage s, float* dst) {
   int i = 0;
   if (s == KvStorage::kBfloat16) {
     for (; i + kLanes <= count; i += kLanes) hn::StoreU(WidenBf16(src + i), d, dst + i);
-    for (; i < count; ++i) {
-      const uint32_t bits = static_cast<uint32_t>(src[i]) << 16;
-      std::memcpy(dst + i, &bits, sizeof(float));
-    }
+    for (; i < count; ++i) dst[i] = Bf16ToFloat(src[i]);
   } else {
     for (; i + kLanes <= count; i += kLanes) hn::StoreU(WidenHalf(src + i), d, dst + i);
     for (; i < count; ++i) dst[i] = HalfToFloat(src[i]);

@@ -17,15 +17,6 @@ enum class KvStorage : int {
 #undef ATTN_KV_STORAGE_ENUMERATOR
 };
 
-// Whether `value` is one of the storages' numbers (from JS).
-inline bool IsKvStorage(int value) {
-#define ATTN_KV_STORAGE_IS(name, number) \
-  if (value == (number)) return true;
-  ATTN_KV_STORAGES(ATTN_KV_STORAGE_IS)
-#undef ATTN_KV_STORAGE_IS
-  return false;
-}
-
 // Bytes of one stored element: 4 or 2.
 inline int KvElementBytes(KvStorage s) { return s == KvStorage::kFloat32 ? 4 : 2; }
 

@@ -129,12 +129,7 @@ void QuantizeBlock(const float* x, MatrixStorage s, BlockGroup place, int j) {
 namespace {
 
 inline float Widen(float v) { return v; }
-inline float Widen(Bf16 v) {
-  const uint32_t bits = static_cast<uint32_t>(v) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof(f));
-  return f;
-}
+inline float Widen(Bf16 v) { return Bf16ToFloat(v); }
 
 template <typename T>
 void QuantizeMatrixOf(const T* w, int w_stride, bool transposed, int inner, int cols,
@@ -257,22 +252,23 @@ struct RowCodes {
 
 #if defined(__wasm_simd128__)
 
-// kRows rows' integer dot products with one block of kGroups groups' columns: lane j of
-// dots[r][g] is Σ_k q_w[4g + j][k] · q_a[r][k] (Q4_0: the nibbles 0..15 before their − 8).
-// Each vector of weights is loaded and widened once for all kRows rows, each pair of
-// activations splatted once for all kGroups groups. i32x4.dot_i16x8_s on weights widened to
-// int16, lanes (j, k) (j, k + 1) for the four columns j, against the pair of activations
-// (k, k + 1) in every lane: each column's sum lands in its own lane.
-//   w: group g's block at w + g · group_bytes, [GroupCodeBytes] (the layout in quantized.h)
 // 0x0f in every byte, read once through a volatile: V8 rebuilds a constant at every use.
 inline v128_t NibbleMask() {
   static volatile uint32_t mask = 0x0f0f0f0fu;
   return wasm_i32x4_splat(static_cast<int32_t>(mask));
 }
 
-template <MatrixStorage kStorage, int kRows, int kGroups>
-inline void BlockDots(RowCodes a, const uint8_t* w, size_t group_bytes, v128_t mask,
-                      v128_t (&dots)[kRows][kGroups]) {
+// kRows rows' integer dot products with one block of a panel's two groups: lane j of
+// dots[r][g] is Σ_k q_w[4g + j][k] · q_a[r][k] (Q4_0: the nibbles 0..15 before their − 8).
+// Each vector of weights is loaded and widened once for all kRows rows, each pair of
+// activations splatted once for both groups. i32x4.dot_i16x8_s on weights widened to
+// int16, lanes (j, k) (j, k + 1) for the four columns j, against the pair of activations
+// (k, k + 1) in every lane: each column's sum lands in its own lane.
+//   w: the panel's block (group g's codes at w + g · QuantBlockStride; quantized.h)
+template <MatrixStorage kStorage, int kRows>
+inline void BlockDots(RowCodes a, const uint8_t* w, v128_t mask,
+                      v128_t (&dots)[kRows][kQuantPanelGroups]) {
+  constexpr int kGroups = kQuantPanelGroups, group_bytes = QuantBlockStride(kStorage);
   for (int r = 0; r < kRows; ++r) {
     for (int g = 0; g < kGroups; ++g) dots[r][g] = wasm_i32x4_splat(0);
   }
@@ -316,14 +312,14 @@ inline void BlockDots(RowCodes a, const uint8_t* w, size_t group_bytes, v128_t m
   }
 }
 
-// out rows [r0, r0 + kRows), kGroups groups' columns: per block, the integer dot products
+// out rows [r0, r0 + kRows), a panel's 8 columns: per block, the integer dot products
 // (Q4_0: minus 8 · Σ q_a), then acc += (d_w · d_a) · dot in float32.
-//   panel: the panel's blocks (the layout in quantized.h)   acc: [kRows][kGroups · 4]
-template <MatrixStorage kStorage, int kRows, int kGroups>
-void GroupRows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) {
+//   panel: the panel's blocks (the layout in quantized.h)   acc: [kRows][8]
+template <MatrixStorage kStorage, int kRows>
+void PanelRows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) {
+  constexpr int kGroups = kQuantPanelGroups, kWidth = kGroups * kQuantGroup;
   constexpr int q = GroupCodeBytes(kStorage), group_bytes = QuantBlockStride(kStorage);
-  constexpr int block_stride = kQuantPanelGroups * group_bytes;
-  constexpr int kWidth = kGroups * kQuantGroup;
+  constexpr int block_stride = kGroups * group_bytes;
   const int blocks = act.blocks;
   const size_t stride = static_cast<size_t>(blocks) * kQuantBlock;
   for (int i = 0; i < kRows * kWidth; ++i) acc[i] = 0.0f;
@@ -332,11 +328,11 @@ void GroupRows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) 
     const size_t at = static_cast<size_t>(r0) * stride + b * kQuantBlock;
     v128_t dots[kRows][kGroups];
     const uint8_t* block = panel + b * block_stride;
-    BlockDots<kStorage, kRows, kGroups>({act.codes + at, stride}, block, group_bytes, mask, dots);
+    BlockDots<kStorage, kRows>({act.codes + at, stride}, block, mask, dots);
     for (int r = 0; r < kRows; ++r) {
       const size_t row_block = static_cast<size_t>(r0 + r) * blocks + b;
       const v128_t d_a = wasm_f32x4_splat(act.scales[row_block]);
-      const v128_t offset = wasm_i32x4_splat(8 * act.sums[row_block]);
+      const v128_t offset = wasm_i32x4_splat(8 * act.sums[row_block]);  // Q4_0's (unused: Q8_0)
       for (int g = 0; g < kGroups; ++g) {
         v128_t dot = dots[r][g];
         if constexpr (kStorage == MatrixStorage::kQ4_0) dot = wasm_i32x4_sub(dot, offset);
@@ -351,11 +347,11 @@ void GroupRows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) 
 
 #else  // scalar (native builds): the same integer sums, the same float32 operations
 
-template <MatrixStorage kStorage, int kRows, int kGroups>
-void GroupRows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) {
+template <MatrixStorage kStorage, int kRows>
+void PanelRows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) {
+  constexpr int kWidth = kQuantPanelGroups * kQuantGroup;
   constexpr int q = GroupCodeBytes(kStorage), group_bytes = QuantBlockStride(kStorage);
   constexpr int block_stride = kQuantPanelGroups * group_bytes;
-  constexpr int kWidth = kGroups * kQuantGroup;
   // Q4_0's nibble before its − 8 (subtracted as 8 · Σ q_a below).
   constexpr int kOffset = kStorage == MatrixStorage::kQ4_0 ? 8 : 0;
   const int blocks = act.blocks;
@@ -400,9 +396,9 @@ void MultiplyPanels(const InputCodes& act, int rows, const QuantMatrix& w, const
     for (int r0 = 0; r0 < rows;) {
       const int n_rows = rows - r0 >= kTileRows ? kTileRows : 1;
       if (n_rows == kTileRows) {
-        GroupRows<kStorage, kTileRows, kQuantPanelGroups>(act, r0, panel, acc);
+        PanelRows<kStorage, kTileRows>(act, r0, panel, acc);
       } else {
-        GroupRows<kStorage, 1, kQuantPanelGroups>(act, r0, panel, acc);
+        PanelRows<kStorage, 1>(act, r0, panel, acc);
       }
       for (int r = 0; r < n_rows; ++r) {
         float* dst = out + static_cast<size_t>(r0 + r) * out_stride + c0;

@@ -29,6 +29,7 @@
 #define ATTENTION_WASM_SRC_KERNELS_QUANTIZED_H_
 
 #include <cstdint>
+#include <cstring>
 
 #include "status.h"
 
@@ -37,6 +38,14 @@ namespace attn {
 // bfloat16 as a checkpoint stores it: the upper 16 bits of a float32, so widening one is
 // exact (its bits shifted up by 16).
 using Bf16 = uint16_t;
+
+// A bfloat16's float32 (exact).
+inline float Bf16ToFloat(Bf16 v) {
+  const uint32_t bits = static_cast<uint32_t>(v) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
 
 // How a model's matrices are stored (every storage once, with its number: the enum and the
 // table the bindings export to JS are made from it).

@@ -119,10 +119,7 @@ void CopyRow(const float* src, int cols, float* out) {
   std::memcpy(out, src, sizeof(float) * cols);
 }
 void CopyRow(const Bf16* src, int cols, float* out) {
-  for (int c = 0; c < cols; ++c) {
-    const uint32_t bits = static_cast<uint32_t>(src[c]) << 16;
-    std::memcpy(out + c, &bits, sizeof(float));
-  }
+  for (int c = 0; c < cols; ++c) out[c] = Bf16ToFloat(src[c]);
 }
 
 template <typename T>
