@@ -45,6 +45,7 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   m.gated_ffn = flag(DescriptorFlag::kGatedFfn);
   m.rotary_interleaved = flag(DescriptorFlag::kRotaryInterleaved);
   m.matrix_storage = static_cast<attn::MatrixStorage>(v[kMatrixStorage]);
+  m.matrix_storage_count = v[kMatrixStorageCount];
   m.norm = static_cast<attn::NormKind>(v[kNorm]);
   m.rotary_dim = v[kRotaryDim];
   m.rope_scaling = v[kRopeScaling], m.rope_original_max = v[kRopeOriginalMax];
@@ -66,6 +67,10 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   for (int i = 0; i < pairs; ++i) m.rope_short_factors[i] = real(list + i);
   list += pairs;
   for (int i = 0; i < pairs; ++i) m.rope_long_factors[i] = real(list + i);
+  list += pairs;
+  const int storages = std::clamp(m.matrix_storage_count, 0, attn::kMaxMatrixStorages);
+  for (int i = 0; i < storages; ++i)
+    m.matrix_storages[i] = static_cast<attn::MatrixStorage>(list[i]);
   return m;
 }
 
@@ -127,7 +132,7 @@ int SetWeight(uintptr_t handle, int index, uintptr_t src, bool src_bf16, int src
       Model(handle)->SetWeight(index, Ptr<const void>(src), src_bf16, src_stride, transposed));
 }
 
-// blocks: a GGUF tensor's Q8_0 or Q4_0 blocks (storage: attn::MatrixStorage). 0, or the Status.
+// blocks: a GGUF tensor's Q8_0, Q4_0, Q4_K or Q6_K blocks (storage: attn::MatrixStorage). 0, or the Status.
 int SetQuantizedWeight(uintptr_t handle, int index, uintptr_t blocks, int storage) {
   return static_cast<int>(Model(handle)->SetQuantizedWeight(
       index, Ptr<const uint8_t>(blocks), static_cast<attn::MatrixStorage>(storage)));

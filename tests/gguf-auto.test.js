@@ -1,10 +1,10 @@
 // dtype 'auto' on GGUF files that mix tensor types (issue 34), as llama.cpp writes them: a Q4_0
 // file with a Q6_K output matrix, a Q4_K_M file (Q4_K and Q6_K), a Q8_0 file with an F16 output.
-// The runner holds one matrix storage: the one most of the file's matrix weights are in. The
-// matrices already in its blocks are kept bit for bit, the others dequantized and quantized
-// again with ggml's reference quantizer. Each file here has a twin written by the test: the
-// same file with every such tensor re-quantized in JS (helpers/quantized-reference.js), so all
-// its matrices are kept as they are. The files are a one-layer Llama with d_model 256 (K-quant
+// Every matrix in blocks the runner has a kernel for (Q8_0, Q4_0, Q4_K, Q6_K) keeps them; the
+// others (a float output) are quantized into the storage most of the file's matrix weights are
+// in, with ggml's reference quantizer. A file with such a tensor, or loaded with dtype 'q4' /
+// 'q8', has a twin written by the test: the same file with every such tensor re-quantized in JS
+// (helpers/quantized-reference.js), so all its matrices are kept as they are. The files are a one-layer Llama with d_model 256 (K-quant
 // rows are blocks of 256) and random blocks; the Q4_0 and Q8_0 ones never re-quantize to
 // themselves, so a matrix re-quantized by mistake changes the logits.
 import test from 'node:test';
@@ -166,8 +166,8 @@ async function loaded(bytes, options) {
 // Loads the file with 'auto' and the twin with 'auto' and 'float32', and checks what the
 // storage type says: the file's model holds the twin's blocks (the same logits, bit for bit,
 // in a decode step and a prefill), near the float model of the twin's dequantized weights.
-async function checkAgainstTwin(tensors, type, { matrixDtype, quantizedAtLoad }) {
-  const file = await loaded(llamaFile(tensors));
+async function checkAgainstTwin(tensors, type, { matrixDtype, quantizedAtLoad }, options) {
+  const file = await loaded(llamaFile(tensors), options);
   const twin = await loaded(llamaFile(requantized(tensors, type)));
   const twinFloat = await loaded(llamaFile(requantized(tensors, type)), { dtype: 'float32' });
   const fileFloat = await loaded(llamaFile(tensors), { dtype: 'float32' });
@@ -193,25 +193,53 @@ async function checkAgainstTwin(tensors, type, { matrixDtype, quantizedAtLoad })
   }
 }
 
-test("a Q4_0 file with a Q6_K output matrix loads as q4: its Q4_0 blocks kept, the output re-quantized as ggml's reference does", async () => {
+// Loads a file whose matrices are all in blocks the runner keeps (Q8_0, Q4_0, Q4_K, Q6_K) with
+// 'auto', and checks that nothing was re-quantized: every matrix in its own storage, the logits
+// within the activation codes' drift of the float model of the file's values, and closer to it
+// than the file re-quantized into one storage (what 'auto' did before K-quant kernels).
+async function checkKept(tensors, { matrixDtype, matrixStorages, oneStorage }) {
+  const file = await loaded(llamaFile(tensors));
+  const fileFloat = await loaded(llamaFile(tensors), { dtype: 'float32' });
+  const requantized = await loaded(llamaFile(tensors), { dtype: oneStorage });
+  try {
+    assert.equal(file.matrixDtype, matrixDtype);
+    assert.deepEqual({ ...file.model.matrixStorages }, matrixStorages);
+    assert.deepEqual(file.quantizedAtLoad, {}, 'every matrix kept as its blocks');
+    assert.ok(
+      file.parameterBytes * 3 < fileFloat.parameterBytes,
+      `${file.parameterBytes} vs ${fileFloat.parameterBytes}`,
+    );
+    const scale = Math.max(...fileFloat.prefill.map(Math.abs));
+    const codeDrift = maxDiff(file.prefill, fileFloat.prefill);
+    assert.ok(codeDrift > 0 && codeDrift < 0.04 * scale, `activation codes move the logits ${codeDrift} of ${scale}`);
+    const decodeDrift = maxDiff(file.decode, fileFloat.decode);
+    assert.ok(decodeDrift < 0.04 * scale, `decode: ${decodeDrift} of ${scale}`);
+    const rms = (a, b) => Math.sqrt(a.reduce((s, v, i) => s + (v - b[i]) ** 2, 0) / a.length);
+    const kept = rms(file.prefill, fileFloat.prefill),
+      again = rms(requantized.prefill, fileFloat.prefill);
+    assert.ok(kept < again, `kept blocks drift ${kept} (RMS), re-quantized ones ${again}`);
+    return { kept, again, scale };
+  } finally {
+    for (const m of [file, fileFloat, requantized]) m.model.dispose();
+  }
+}
+
+test('a Q4_0 file with a Q6_K output matrix loads as q4 with its Q6_K output kept, nothing re-quantized', async () => {
   const tensors = llamaTensors(1, (name) => (name === 'output.weight' ? Q6_K : Q4_0));
-  const { file, fileFloat } = await checkAgainstTwin(tensors, Q4_0, {
-    matrixDtype: 'q4',
-    quantizedAtLoad: { Q6_K: 1 },
-  });
-  // Before, any mix loaded as float32: about 6 times the bytes here.
-  assert.equal(fileFloat.matrixDtype, 'float32');
-  assert.ok(
-    file.parameterBytes * 5 < fileFloat.parameterBytes,
-    `${file.parameterBytes} vs ${fileFloat.parameterBytes}`,
-  );
+  await checkKept(tensors, { matrixDtype: 'q4', matrixStorages: { q4_0: 8, q6_k: 1 }, oneStorage: 'q4' });
 });
 
-test('a Q4_K_M-like file (Q4_K, with Q6_K attn_v, ffn_down and output) loads as q4, every K-quant re-quantized', async () => {
+test('a Q4_K_M-like file (Q4_K, with Q6_K attn_v, ffn_down and output) keeps every K-quant block', async () => {
   const q6 = ['blk.0.attn_v.weight', 'blk.0.ffn_down.weight', 'output.weight'];
   const tensors = llamaTensors(2, (name) => (q6.includes(name) ? Q6_K : Q4_K));
   // Q4_K: the embeddings (blocks too with quantized matrices), q, k, attn_output, gate, up.
-  await checkAgainstTwin(tensors, Q4_0, { matrixDtype: 'q4', quantizedAtLoad: { Q4_K: 6, Q6_K: 3 } });
+  await checkKept(tensors, { matrixDtype: 'q4_k', matrixStorages: { q4_k: 6, q6_k: 3 }, oneStorage: 'q4' });
+});
+
+test('a Q4_K_M-like file with dtype q4 is re-quantized into Q4_0, as asked', async () => {
+  const q6 = ['blk.0.attn_v.weight', 'blk.0.ffn_down.weight', 'output.weight'];
+  const tensors = llamaTensors(2, (name) => (q6.includes(name) ? Q6_K : Q4_K));
+  await checkAgainstTwin(tensors, Q4_0, { matrixDtype: 'q4', quantizedAtLoad: { Q4_K: 6, Q6_K: 3 } }, { dtype: 'q4' });
 });
 
 test('a Q8_0 file with an F16 output matrix loads as q8: its Q8_0 blocks kept, the output quantized', async () => {
@@ -219,10 +247,10 @@ test('a Q8_0 file with an F16 output matrix loads as q8: its Q8_0 blocks kept, t
   await checkAgainstTwin(tensors, Q8_0, { matrixDtype: 'q8', quantizedAtLoad: { F16: 1 } });
 });
 
-test('a file whose matrix weights are mostly Q6_K loads as q8 (Q4_0 minority re-quantized)', async () => {
+test('a file whose matrix weights are mostly Q6_K keeps them, and its Q4_0 minority', async () => {
   // Q6_K: q, k, v, attn_output, gate, up, down; Q4_0: the embeddings and the output.
   const tensors = llamaTensors(4, (name) => (/^blk\./.test(name) ? Q6_K : Q4_0));
-  await checkAgainstTwin(tensors, Q8_0, { matrixDtype: 'q8', quantizedAtLoad: { Q6_K: 7, Q4_0: 2 } });
+  await checkKept(tensors, { matrixDtype: 'q6_k', matrixStorages: { q6_k: 7, q4_0: 2 }, oneStorage: 'q8' });
 });
 
 test('a file whose matrix weights are mostly float loads as float32, as before: the same bits as dtype float32', async () => {

@@ -2361,10 +2361,19 @@ export interface PretrainedModel {
    * the kernels read them: the same outputs, bit for bit, as `'float32'`), else `'float32'`.
    * `'q8'` / `'q4'`: Q8_0 or Q4_0 blocks, with that `dtype`, or with `'auto'` for a GGUF file
    * most of whose matrix weights are quantized (Q8_0 and Q6_K → `'q8'`, Q4_0 and Q4_K →
-   * `'q4'`; docs/gguf.md). Norms, biases and position tables are always float32; the word
-   * embeddings are blocks too with quantized matrices.
+   * `'q4'`; docs/gguf.md). `'q4_k'` / `'q6_k'`: a GGUF file's own Q4_K / Q6_K blocks, when
+   * most of its matrix weights are in them (a Q4_K_M file: `'q4_k'`); with `'auto'` every
+   * matrix of a GGUF file in Q8_0, Q4_0, Q4_K or Q6_K blocks keeps them ({@link
+   * PretrainedModel.matrixStorages} has the mix). Norms, biases and position tables are always
+   * float32; the word embeddings are blocks too with quantized matrices.
    */
-  readonly matrixDtype: 'bfloat16' | 'float32' | 'q8' | 'q4';
+  readonly matrixDtype: 'bfloat16' | 'float32' | 'q8' | 'q4' | 'q4_k' | 'q6_k';
+  /**
+   * How many weights held as matrices (every matrix, and the word embeddings when they are
+   * blocks) are in each storage: `'float32'`, `'bfloat16'`, `'q8_0'`, `'q4_0'`, `'q4_k'`,
+   * `'q6_k'`. A Q4_K_M file loads as, say, `{ q4_k: 169, q6_k: 28 }`.
+   */
+  readonly matrixStorages: Readonly<Record<string, number>>;
   /**
    * With `'q8'` / `'q4'` matrices: how many of the weights held as blocks (the matrices and
    * the word embeddings) were quantized at load rather than kept as a GGUF file's own blocks,

@@ -23,7 +23,7 @@ constexpr int kPanelWidth = 8;
 struct Panels {
   const float* f32 = nullptr;
   const Bf16* bf16 = nullptr;
-  QuantMatrix quant;  // quant.data non-null: Q8_0 or Q4_0 blocks
+  QuantMatrix quant;  // quant.data non-null: quantized blocks (Q8_0, Q4_0, Q4_K, Q6_K)
 };
 
 // Number of panels for `cols` columns.

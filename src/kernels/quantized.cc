@@ -57,7 +57,7 @@ namespace {
 // A group's codes and scales for one block (the layout in quantized.h).
 struct BlockGroup {
   uint8_t* codes;  // [GroupCodeBytes]
-  float* scales;   // [4]
+  float* scales;   // [QuantScaleFloats]: the four columns' first numbers, then their second
 };
 
 BlockGroup GroupOf(uint8_t* data, MatrixStorage s, int blocks, int g, int b) {
@@ -71,29 +71,45 @@ BlockGroup GroupOf(uint8_t* data, MatrixStorage s, int blocks, int g, int b) {
 
 // The byte of a group's block that holds column j's weight k: vector v (16 bytes) holds
 // weights 4v .. 4v + 3 of the four columns as pairs, (4v, 4v + 1) of columns 0..3 in its low
-// 8 bytes and (4v + 2, 4v + 3) in its high 8. Q4_0 keeps weights 16..31 in the high nibbles
-// of weights 0..15's bytes, so weights k and k + 16 share a byte as in GGUF.
+// 8 bytes and (4v + 2, 4v + 3) in its high 8. Nibble codes keep weights 16..31 in the high
+// nibbles of weights 0..15's bytes, so weights k and k + 16 share a byte as in GGUF's Q4_0.
 inline int CodeByte(MatrixStorage s, int j, int k) {
-  const int v = s == MatrixStorage::kQ8_0 ? k / 4 : (k % 16) / 4;
+  const int v = HasNibbleCodes(s) ? (k % 16) / 4 : k / 4;
   return 16 * v + 8 * ((k % 4) / 2) + 2 * j + k % 2;
 }
 
-// Column j's weight k as its signed code: Q8_0's int8, Q4_0's nibble − 8.
+// Column j's weight k as stored: an int8 (Q8_0, Q6_K's q − 32) or a nibble 0..15.
 //   codes: [GroupCodeBytes]
-inline int SignedCode(MatrixStorage s, const uint8_t* codes, int j, int k) {
+inline int StoredCode(MatrixStorage s, const uint8_t* codes, int j, int k) {
   const uint8_t byte = codes[CodeByte(s, j, k)];
-  if (s == MatrixStorage::kQ8_0) return static_cast<int8_t>(byte);
-  return (k < 16 ? (byte & 0x0f) : (byte >> 4)) - 8;
+  if (!HasNibbleCodes(s)) return static_cast<int8_t>(byte);
+  return k < 16 ? (byte & 0x0f) : (byte >> 4);
 }
 
-// Stores column j's weight k: Q8_0's int8 code, or Q4_0's nibble 0..15.
+// Stores column j's weight k: an int8 code, or a nibble 0..15.
 inline void SetCode(MatrixStorage s, uint8_t* codes, int j, int k, int code) {
   uint8_t& byte = codes[CodeByte(s, j, k)];
-  if (s == MatrixStorage::kQ8_0) {
+  if (!HasNibbleCodes(s)) {
     byte = static_cast<uint8_t>(static_cast<int8_t>(code));
   } else {
     byte = k < 16 ? static_cast<uint8_t>((byte & 0xf0) | code)
                   : static_cast<uint8_t>((byte & 0x0f) | (code << 4));
+  }
+}
+
+// Column j's weight k of a block, dequantized (quantized.h's formulas, in float32: every
+// product is exact, Q4_K's − m rounds once as ggml's does).
+inline float BlockWeight(MatrixStorage s, BlockGroup place, int j, int k) {
+  const int code = StoredCode(s, place.codes, j, k);
+  switch (s) {
+    case MatrixStorage::kQ4_0:
+      return place.scales[j] * static_cast<float>(code - 8);
+    case MatrixStorage::kQ4_K:
+      return place.scales[j] * static_cast<float>(code) - place.scales[kQuantGroup + j];
+    case MatrixStorage::kQ6_K:
+      return place.scales[(k < 16 ? 0 : kQuantGroup) + j] * static_cast<float>(code);
+    default:
+      return place.scales[j] * static_cast<float>(code);
   }
 }
 
@@ -135,6 +151,7 @@ template <typename T>
 void QuantizeMatrixOf(const T* w, int w_stride, bool transposed, int inner, int cols,
                       MatrixStorage storage, uint8_t* out) {
   std::memset(out, 0, QuantBytes(storage, inner, cols));
+  if (IsKQuant(storage)) return;  // read from files only (callers check; zeros otherwise)
   const int blocks = QuantBlocks(inner);
   float x[kQuantBlock];
   for (int c = 0; c < cols; ++c) {
@@ -161,23 +178,100 @@ void QuantizeMatrix(const Bf16* w, int w_stride, bool transposed, int inner, int
   QuantizeMatrixOf(w, w_stride, transposed, inner, cols, storage, out);
 }
 
+namespace {
+
+inline float HalfAt(const uint8_t* bytes) {
+  return HalfToFloat(static_cast<uint16_t>(bytes[0] | (bytes[1] << 8)));
+}
+
+// GGUF's Q8_0 / Q4_0 block (the float16 scale, then the codes; Q4_0: byte k holds weight k in
+// its low nibble and weight k + 16 in its high one) into column j of one of our blocks.
+//   block: [GgmlBlockBytes]
+void UnpackBlock32(const uint8_t* block, MatrixStorage s, BlockGroup place, int j) {
+  place.scales[j] = HalfAt(block);
+  for (int k = 0; k < kQuantBlock; ++k) {
+    const int code = s == MatrixStorage::kQ8_0
+                         ? static_cast<int8_t>(block[2 + k])
+                         : (k < 16 ? block[2 + k] & 0x0f : block[2 + k - 16] >> 4);
+    SetCode(s, place.codes, j, k, code);
+  }
+}
+
+// Q4_K's 6-bit scale and min of sub-block i (ggml's get_scale_min_k4): 12 bytes hold eight of
+// each; i < 4 in the low 6 bits of bytes i and i + 4, the others a nibble of byte i + 4 with
+// the top 2 bits of bytes i − 4 and i.   scales: [12]
+void ScaleMinK4(int i, const uint8_t* scales, int* scale, int* min) {
+  if (i < 4) {
+    *scale = scales[i] & 63, *min = scales[i + 4] & 63;
+  } else {
+    *scale = (scales[i + 4] & 0x0f) | ((scales[i - 4] >> 6) << 4);
+    *min = (scales[i + 4] >> 4) | ((scales[i] >> 6) << 4);
+  }
+}
+
+// GGUF's Q4_K super-block (d, dmin, scales[12], qs[128]) into column j of our 8 blocks at
+// `places`: sub-block i is our block i; each 64 weights read 32 bytes of qs, sub-block 2n
+// from their low nibbles and 2n + 1 from their high ones.   block: [144]
+void UnpackQ4K(const uint8_t* block, const BlockGroup* places, int j) {
+  const float d = HalfAt(block), dmin = HalfAt(block + 2);
+  for (int i = 0; i < kKQuantBlock / kQuantBlock; ++i) {
+    int scale, min;
+    ScaleMinK4(i, block + 4, &scale, &min);
+    places[i].scales[j] = d * static_cast<float>(scale);
+    places[i].scales[kQuantGroup + j] = dmin * static_cast<float>(min);
+    const uint8_t* qs = block + 16 + 32 * (i / 2);
+    for (int k = 0; k < kQuantBlock; ++k) {
+      SetCode(MatrixStorage::kQ4_K, places[i].codes, j, k, i % 2 == 0 ? qs[k] & 0x0f : qs[k] >> 4);
+    }
+  }
+}
+
+// GGUF's Q6_K super-block (ql[128], qh[64], scales[16] int8, d) into column j of our 8 blocks:
+// weight e's 6 bits are its low nibble from ql and its 2 high bits from qh (each half of 128
+// reads 64 bytes of ql and 32 of qh: weight 32t + l, t < 4, from ql[l + 32 (t % 2)]'s
+// nibble t / 2 and qh[l]'s bits 2t, 2t + 1); its scale is scales[e / 16].   block: [210]
+void UnpackQ6K(const uint8_t* block, const BlockGroup* places, int j) {
+  const float d = HalfAt(block + 208);
+  for (int e = 0; e < kKQuantBlock; ++e) {
+    const int half = e / 128, t = (e % 128) / 32, l = e % 32;
+    const uint8_t* ql = block + 64 * half;
+    const uint8_t* qh = block + 128 + 32 * half;
+    const int low = (ql[l + 32 * (t % 2)] >> (4 * (t / 2))) & 0x0f;
+    const int high = (qh[l] >> (2 * t)) & 3;
+    const BlockGroup place = places[e / kQuantBlock];
+    const int k = e % kQuantBlock;
+    SetCode(MatrixStorage::kQ6_K, place.codes, j, k, (low | (high << 4)) - 32);
+    if (k % 16 == 0) {
+      const int8_t scale = static_cast<int8_t>(block[192 + e / 16]);
+      place.scales[(k == 0 ? 0 : kQuantGroup) + j] = d * static_cast<float>(scale);
+    }
+  }
+}
+
+}  // namespace
+
 void PackGgmlBlocks(const uint8_t* src, int inner, int cols, MatrixStorage storage, uint8_t* out) {
   std::memset(out, 0, QuantBytes(storage, inner, cols));
   const int blocks = inner / kQuantBlock;
-  const int bytes = GgmlBlockBytes(storage);
+  const int per_ggml = GgmlBlockWeights(storage) / kQuantBlock;  // our blocks a GGUF block
+  const int ggml_blocks = blocks / per_ggml, bytes = GgmlBlockBytes(storage);
+  BlockGroup places[kKQuantBlock / kQuantBlock];
   for (int c = 0; c < cols; ++c) {
-    for (int b = 0; b < blocks; ++b) {
-      // GGUF's block: the float16 scale, then the codes (Q4_0: byte k holds weight k in its
-      // low nibble and weight k + 16 in its high one).
-      const uint8_t* block = src + (static_cast<size_t>(c) * blocks + b) * bytes;
-      const BlockGroup place = GroupOf(out, storage, blocks, c / kQuantGroup, b);
-      const int j = c % kQuantGroup;
-      place.scales[j] = HalfToFloat(static_cast<uint16_t>(block[0] | (block[1] << 8)));
-      for (int k = 0; k < kQuantBlock; ++k) {
-        const int code = storage == MatrixStorage::kQ8_0
-                             ? static_cast<int8_t>(block[2 + k])
-                             : (k < 16 ? block[2 + k] & 0x0f : block[2 + k - 16] >> 4);
-        SetCode(storage, place.codes, j, k, code);
+    const int g = c / kQuantGroup, j = c % kQuantGroup;
+    for (int gb = 0; gb < ggml_blocks; ++gb) {
+      const uint8_t* block = src + (static_cast<size_t>(c) * ggml_blocks + gb) * bytes;
+      for (int i = 0; i < per_ggml; ++i)
+        places[i] = GroupOf(out, storage, blocks, g, gb * per_ggml + i);
+      switch (storage) {
+        case MatrixStorage::kQ4_K:
+          UnpackQ4K(block, places, j);
+          break;
+        case MatrixStorage::kQ6_K:
+          UnpackQ6K(block, places, j);
+          break;
+        default:
+          UnpackBlock32(block, storage, places[0], j);
+          break;
       }
     }
   }
@@ -186,9 +280,7 @@ void PackGgmlBlocks(const uint8_t* src, int inner, int cols, MatrixStorage stora
 float QuantWeight(const QuantMatrix& w, int inner, int p, int c) {
   const BlockGroup place = GroupOf(const_cast<uint8_t*>(w.data), w.storage, QuantBlocks(inner),
                                    c / kQuantGroup, p / kQuantBlock);
-  const int j = c % kQuantGroup;
-  return place.scales[j] *
-         static_cast<float>(SignedCode(w.storage, place.codes, j, p % kQuantBlock));
+  return BlockWeight(w.storage, place, c % kQuantGroup, p % kQuantBlock);
 }
 
 void DequantizeColumn(const QuantMatrix& w, int inner, int c, float* out) {
@@ -197,10 +289,7 @@ void DequantizeColumn(const QuantMatrix& w, int inner, int c, float* out) {
     const BlockGroup place =
         GroupOf(const_cast<uint8_t*>(w.data), w.storage, blocks, c / kQuantGroup, b);
     const int n = std::min(kQuantBlock, inner - b * kQuantBlock);
-    for (int k = 0; k < n; ++k) {
-      out[b * kQuantBlock + k] =
-          place.scales[j] * static_cast<float>(SignedCode(w.storage, place.codes, j, k));
-    }
+    for (int k = 0; k < n; ++k) out[b * kQuantBlock + k] = BlockWeight(w.storage, place, j, k);
   }
 }
 
@@ -208,7 +297,7 @@ namespace {
 
 // The activations as int8 codes, per row and block of 32: codes [rows, blocks, 32] (held as
 // int16, as the i16 dot products take them), their scales d_a [rows, blocks] and the sums of
-// their codes [rows, blocks] (Q4_0's − 8·Σ q_a).
+// their codes [rows, blocks] (Q4_0's − 8·Σ q_a, Q4_K's − m·d_a·Σ q_a).
 struct InputCodes {
   int16_t* codes = nullptr;
   float* scales = nullptr;
@@ -250,6 +339,12 @@ struct RowCodes {
   size_t stride;  // elements from one row's block to the next row's
 };
 
+// A block's terms: one, or Q6_K's two halves of 16 weights with a scale each. Term t covers
+// weights [32t / terms, 32(t + 1) / terms) (the int8 layout's vectors [8t / terms,
+// 8(t + 1) / terms)) and reads scales [4t, 4t + 4).
+template <MatrixStorage kStorage>
+constexpr int kBlockTerms = kStorage == MatrixStorage::kQ6_K ? 2 : 1;
+
 #if defined(__wasm_simd128__)
 
 // 0x0f in every byte, read once through a volatile: V8 rebuilds a constant at every use.
@@ -258,15 +353,16 @@ inline v128_t NibbleMask() {
   return wasm_i32x4_splat(static_cast<int32_t>(mask));
 }
 
-// kRows rows' integer dot products with one block of a panel's two groups: lane j of
-// dots[r][g] is Σ_k q_w[4g + j][k] · q_a[r][k] (Q4_0: the nibbles 0..15 before their − 8).
+// kRows rows' integer dot products with one block of a panel's two groups over the vectors
+// [first, last) (nibble codes: all eight): lane j of dots[r][g] is Σ_k q_w[4g + j][k] · q_a[r][k]
+// (nibbles as 0..15, before Q4_0's − 8).
 // Each vector of weights is loaded and widened once for all kRows rows, each pair of
 // activations splatted once for both groups. i32x4.dot_i16x8_s on weights widened to
 // int16, lanes (j, k) (j, k + 1) for the four columns j, against the pair of activations
 // (k, k + 1) in every lane: each column's sum lands in its own lane.
 //   w: the panel's block (group g's codes at w + g · QuantBlockStride; quantized.h)
 template <MatrixStorage kStorage, int kRows>
-inline void BlockDots(RowCodes a, const uint8_t* w, v128_t mask,
+inline void BlockDots(RowCodes a, const uint8_t* w, v128_t mask, int first, int last,
                       v128_t (&dots)[kRows][kQuantPanelGroups]) {
   constexpr int kGroups = kQuantPanelGroups, group_bytes = QuantBlockStride(kStorage);
   for (int r = 0; r < kRows; ++r) {
@@ -275,9 +371,9 @@ inline void BlockDots(RowCodes a, const uint8_t* w, v128_t mask,
   // A vector (4 weights a column, as two int16 pairs) at a time, not unrolled: unrolled, V8
   // schedules every load first and the sums spill out of the 15 registers it gives SIMD.
   //   widen(w, v, pairs01, pairs23): vector v's pairs of weights (4v, 4v + 1), (4v + 2, 4v + 3)
-  auto vectors = [&](int first, int last, auto widen) {
+  auto vectors = [&](int from, int to, auto widen) {
 #pragma clang loop unroll(disable)
-    for (int v = first; v < last; ++v) {
+    for (int v = from; v < to; ++v) {
       v128_t pairs01[kGroups], pairs23[kGroups];
       for (int g = 0; g < kGroups; ++g) widen(w + g * group_bytes, v, pairs01[g], pairs23[g]);
       for (int r = 0; r < kRows; ++r) {
@@ -290,8 +386,8 @@ inline void BlockDots(RowCodes a, const uint8_t* w, v128_t mask,
       }
     }
   };
-  if constexpr (kStorage == MatrixStorage::kQ8_0) {
-    vectors(0, 8, [](const uint8_t* group, int v, v128_t& pairs01, v128_t& pairs23) {
+  if constexpr (!HasNibbleCodes(kStorage)) {
+    vectors(first, last, [](const uint8_t* group, int v, v128_t& pairs01, v128_t& pairs23) {
       // v128.load8x8_s: a load and a sign extension in one x64 instruction (vpmovsxbw).
       pairs01 = wasm_i16x8_load8x8(group + 16 * v);
       pairs23 = wasm_i16x8_load8x8(group + 16 * v + 8);
@@ -312,34 +408,47 @@ inline void BlockDots(RowCodes a, const uint8_t* w, v128_t mask,
   }
 }
 
-// out rows [r0, r0 + kRows), a panel's 8 columns: per block, the integer dot products
-// (Q4_0: minus 8 · Σ q_a), then acc += (d_w · d_a) · dot in float32.
+// out rows [r0, r0 + kRows), a panel's 8 columns: per block and term, the integer dot
+// products (Q4_0: minus 8 · Σ q_a), then acc += (s · d_a) · dot in float32 (Q4_K: then
+// acc −= m · (d_a · Σ q_a)).
 //   panel: the panel's blocks (the layout in quantized.h)   acc: [kRows][8]
 template <MatrixStorage kStorage, int kRows>
 void PanelRows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) {
   constexpr int kGroups = kQuantPanelGroups, kWidth = kGroups * kQuantGroup;
   constexpr int q = GroupCodeBytes(kStorage), group_bytes = QuantBlockStride(kStorage);
-  constexpr int block_stride = kGroups * group_bytes;
+  constexpr int block_stride = kGroups * group_bytes, kTerms = kBlockTerms<kStorage>;
   const int blocks = act.blocks;
   const size_t stride = static_cast<size_t>(blocks) * kQuantBlock;
   for (int i = 0; i < kRows * kWidth; ++i) acc[i] = 0.0f;
   const v128_t mask = NibbleMask();
   for (int b = 0; b < blocks; ++b) {
     const size_t at = static_cast<size_t>(r0) * stride + b * kQuantBlock;
-    v128_t dots[kRows][kGroups];
     const uint8_t* block = panel + b * block_stride;
-    BlockDots<kStorage, kRows>({act.codes + at, stride}, block, mask, dots);
-    for (int r = 0; r < kRows; ++r) {
-      const size_t row_block = static_cast<size_t>(r0 + r) * blocks + b;
-      const v128_t d_a = wasm_f32x4_splat(act.scales[row_block]);
-      const v128_t offset = wasm_i32x4_splat(8 * act.sums[row_block]);  // Q4_0's (unused: Q8_0)
-      for (int g = 0; g < kGroups; ++g) {
-        v128_t dot = dots[r][g];
-        if constexpr (kStorage == MatrixStorage::kQ4_0) dot = wasm_i32x4_sub(dot, offset);
-        const v128_t scale = wasm_f32x4_mul(wasm_v128_load(block + g * group_bytes + q), d_a);
-        float* sum = acc + r * kWidth + g * kQuantGroup;
-        wasm_v128_store(sum, wasm_f32x4_add(wasm_v128_load(sum),
-                                            wasm_f32x4_mul(scale, wasm_f32x4_convert_i32x4(dot))));
+    for (int t = 0; t < kTerms; ++t) {
+      v128_t dots[kRows][kGroups];
+      BlockDots<kStorage, kRows>({act.codes + at, stride}, block, mask, 8 * t / kTerms,
+                                 8 * (t + 1) / kTerms, dots);
+      for (int r = 0; r < kRows; ++r) {
+        const size_t row_block = static_cast<size_t>(r0 + r) * blocks + b;
+        const float d_a_value = act.scales[row_block];
+        const v128_t d_a = wasm_f32x4_splat(d_a_value);
+        const int32_t sum_a = act.sums[row_block];
+        for (int g = 0; g < kGroups; ++g) {
+          v128_t dot = dots[r][g];
+          if constexpr (kStorage == MatrixStorage::kQ4_0) {
+            dot = wasm_i32x4_sub(dot, wasm_i32x4_splat(8 * sum_a));
+          }
+          const float* scales = reinterpret_cast<const float*>(block + g * group_bytes + q);
+          const v128_t scale = wasm_f32x4_mul(wasm_v128_load(scales + kQuantGroup * t), d_a);
+          float* sum = acc + r * kWidth + g * kQuantGroup;
+          v128_t v = wasm_f32x4_add(wasm_v128_load(sum),
+                                    wasm_f32x4_mul(scale, wasm_f32x4_convert_i32x4(dot)));
+          if constexpr (kStorage == MatrixStorage::kQ4_K) {
+            const v128_t min_term = wasm_f32x4_splat(d_a_value * static_cast<float>(sum_a));
+            v = wasm_f32x4_sub(v, wasm_f32x4_mul(wasm_v128_load(scales + kQuantGroup), min_term));
+          }
+          wasm_v128_store(sum, v);
+        }
       }
     }
   }
@@ -352,25 +461,32 @@ void PanelRows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) 
   constexpr int kWidth = kQuantPanelGroups * kQuantGroup;
   constexpr int q = GroupCodeBytes(kStorage), group_bytes = QuantBlockStride(kStorage);
   constexpr int block_stride = kQuantPanelGroups * group_bytes;
-  // Q4_0's nibble before its − 8 (subtracted as 8 · Σ q_a below).
-  constexpr int kOffset = kStorage == MatrixStorage::kQ4_0 ? 8 : 0;
+  constexpr int kTerms = kBlockTerms<kStorage>, kSpan = kQuantBlock / kTerms;
   const int blocks = act.blocks;
   for (int i = 0; i < kRows * kWidth; ++i) acc[i] = 0.0f;
   for (int b = 0; b < blocks; ++b) {
-    for (int r = 0; r < kRows; ++r) {
-      const size_t row_block = static_cast<size_t>(r0 + r) * blocks + b;
-      const int16_t* a = act.codes + row_block * kQuantBlock;
-      for (int c = 0; c < kWidth; ++c) {
-        const uint8_t* block = panel + b * block_stride + (c / kQuantGroup) * group_bytes;
-        const float* scales = reinterpret_cast<const float*>(block + q);
-        const int j = c % kQuantGroup;
-        int32_t dot = 0;
-        for (int k = 0; k < kQuantBlock; ++k) {
-          dot += (SignedCode(kStorage, block, j, k) + kOffset) * a[k];
+    for (int t = 0; t < kTerms; ++t) {
+      for (int r = 0; r < kRows; ++r) {
+        const size_t row_block = static_cast<size_t>(r0 + r) * blocks + b;
+        const int16_t* a = act.codes + row_block * kQuantBlock;
+        const float d_a = act.scales[row_block];
+        const int32_t sum_a = act.sums[row_block];
+        for (int c = 0; c < kWidth; ++c) {
+          const uint8_t* block = panel + b * block_stride + (c / kQuantGroup) * group_bytes;
+          const float* scales = reinterpret_cast<const float*>(block + q);
+          const int j = c % kQuantGroup;
+          int32_t dot = 0;
+          for (int k = kSpan * t; k < kSpan * (t + 1); ++k) {
+            dot += StoredCode(kStorage, block, j, k) * a[k];
+          }
+          if constexpr (kStorage == MatrixStorage::kQ4_0) dot -= 8 * sum_a;
+          const float scale = scales[kQuantGroup * t + j] * d_a;
+          float v = acc[r * kWidth + c] + scale * static_cast<float>(dot);
+          if constexpr (kStorage == MatrixStorage::kQ4_K) {
+            v = v - scales[kQuantGroup + j] * (d_a * static_cast<float>(sum_a));
+          }
+          acc[r * kWidth + c] = v;
         }
-        if constexpr (kStorage == MatrixStorage::kQ4_0) dot -= 8 * act.sums[row_block];
-        const float scale = scales[j] * act.scales[row_block];
-        acc[r * kWidth + c] = acc[r * kWidth + c] + scale * static_cast<float>(dot);
       }
     }
   }
@@ -443,12 +559,19 @@ Status MultiplyQuantized(const float* a, int a_stride, int rows, int inner, cons
   auto task = [&](int index, int) {
     const int p_begin = static_cast<int>(int64_t{panels} * index / tasks);
     const int p_end = static_cast<int>(int64_t{panels} * (index + 1) / tasks);
-    if (w.storage == MatrixStorage::kQ8_0) {
-      MultiplyPanels<MatrixStorage::kQ8_0>(act, rows, w, bias, cols, out, out_stride, p_begin,
-                                           p_end);
-    } else {
-      MultiplyPanels<MatrixStorage::kQ4_0>(act, rows, w, bias, cols, out, out_stride, p_begin,
-                                           p_end);
+    switch (w.storage) {
+#define ATTN_QUANT_CASE(name)                                                               \
+  case MatrixStorage::name:                                                                 \
+    MultiplyPanels<MatrixStorage::name>(act, rows, w, bias, cols, out, out_stride, p_begin, \
+                                        p_end);                                             \
+    break;
+      ATTN_QUANT_CASE(kQ8_0)
+      ATTN_QUANT_CASE(kQ4_0)
+      ATTN_QUANT_CASE(kQ4_K)
+      ATTN_QUANT_CASE(kQ6_K)
+#undef ATTN_QUANT_CASE
+      default:
+        break;  // not quantized: the caller's to never ask
     }
   };
   const uint64_t work = std::max<uint64_t>(2ull * rows, 8ull) * inner * cols;

@@ -14,6 +14,17 @@ namespace {
 bool PositiveFinite(double x) { return x > 0.0 && std::isfinite(x); }
 bool NonNegativeFinite(double x) { return x >= 0.0 && std::isfinite(x); }
 
+// One of ATTN_MATRIX_STORAGES (the number came from JS).
+bool IsStorage(MatrixStorage s) {
+  switch (s) {
+#define ATTN_STORAGE_CASE(name, value) case MatrixStorage::name:
+    ATTN_MATRIX_STORAGES(ATTN_STORAGE_CASE)
+#undef ATTN_STORAGE_CASE
+    return true;
+  }
+  return false;
+}
+
 // rope_scaling's kind and its parameters.
 bool RopeScalingValid(const ModelDescriptor& m) {
   switch (static_cast<RopeScaling>(m.rope_scaling)) {
@@ -72,18 +83,26 @@ Status CheckDescriptor(const ModelDescriptor& m) {
   for (int l = 0; l < m.num_layers; ++l) {
     if (m.layer_windows[l] < 0) return Status::kBadArgument;
   }
-  switch (m.matrix_storage) {
-#define ATTN_STORAGE_CASE(name, value) case MatrixStorage::name:
-    ATTN_MATRIX_STORAGES(ATTN_STORAGE_CASE)
-#undef ATTN_STORAGE_CASE
-    break;
-    default:
-      return Status::kBadArgument;
+  if (!IsStorage(m.matrix_storage) || m.matrix_storage_count < 0 ||
+      m.matrix_storage_count > kMaxMatrixStorages) {
+    return Status::kBadArgument;
+  }
+  for (int i = 0; i < m.matrix_storage_count; ++i) {
+    if (!IsStorage(m.matrix_storages[i])) return Status::kBadArgument;
   }
   const int64_t query_width = int64_t{m.num_heads} * m.head_dim;
   const int64_t widest =
       std::max<int64_t>({m.vocab_size, m.max_positions, m.d_ff, m.d_model, query_width});
   if (!FloatsFit({widest, m.d_model})) return Status::kTooLarge;
+  // Every storage names an entry, and a K-quant's blocks of 256 divide its inputs.
+  int stored = 0;
+  bool whole_blocks = true;
+  ForEachWeight(m, [&](const WeightEntry& e) {
+    if (e.matrix || e.kind == WeightKind::kWordEmbeddings) ++stored;
+    const int inner = e.matrix ? e.rows : e.cols;
+    if (IsKQuant(e.storage) && inner % kKQuantBlock != 0) whole_blocks = false;
+  });
+  if (m.matrix_storage_count > stored || !whole_blocks) return Status::kBadArgument;
   // Every entry fits (checked above); their sum must too.
   const uint64_t floats = ForEachWeight(m, [](const WeightEntry&) {});
   if (floats > kMaxBufferBytes / sizeof(float)) return Status::kTooLarge;

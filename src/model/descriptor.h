@@ -22,6 +22,9 @@ namespace attn {
 constexpr int kMaxLayers = 1024;
 // Pairs of rotated columns per head at most (rotary_dim / 2): bounds longrope's factor lists.
 constexpr int kMaxRotaryPairs = 512;
+// The most entries a descriptor's per-matrix storages can name: the word embeddings, every
+// layer's seven matrices, the LM transform and decoder.
+constexpr int kMaxMatrixStorages = 8 * kMaxLayers + 4;
 
 // kLayerNorm: (x − mean)/√(var + eps)·γ + β; kRmsNorm: x/√(mean(x²) + eps)·γ (Llama);
 // kRmsNormPlusOne: x/√(mean(x²) + eps)·(1 + γ) (Gemma; the runner stores 1 + γ, rounded to
@@ -85,6 +88,12 @@ struct ModelDescriptor {
   // values kept in half the bytes; the products widen them exactly, see kernels/matmul.h
   // Panels); or Q8_0 / Q4_0 blocks (kernels/quantized.h: quantized at load, or GGUF's own).
   MatrixStorage matrix_storage = MatrixStorage::kFloat32;
+  // Per matrix, overriding matrix_storage (a GGUF file's mix of types, each kept as its
+  // blocks): the first matrix_storage_count of the word embeddings and the matrices, in
+  // ForEachWeight's order (weights.h). The word embeddings take a quantized storage (a [d, V]
+  // block matrix) or kFloat32 (float32 rows).
+  int matrix_storage_count = 0;
+  std::array<MatrixStorage, kMaxMatrixStorages> matrix_storages{};
   NormKind norm = NormKind::kLayerNorm;
   float norm_eps = 1e-5f;
   // Masked- or causal-LM head: logits = transform(x)·D + bias, D: [d, V].

@@ -22,7 +22,10 @@ bool PretrainedModel::Allocate() {
     return false;
   }
   int i = 0;
-  ForEachWeight(m_, [&](const WeightEntry& e) { table_[i++] = e; });
+  ForEachWeight(m_, [&](const WeightEntry& e) {
+    table_[i++] = e;
+    any_quantized_ = any_quantized_ || IsQuantized(e.storage);
+  });
   ResolveWeights();
   return true;
 }
@@ -151,10 +154,12 @@ Status PretrainedModel::SetWeight(int index, const void* source, bool src_bf16, 
                                   bool transposed) {
   if (index < 0 || index >= weight_count()) return Status::kBadArgument;
   const WeightEntry& e = table_[index];
-  // Panels take their own precision; quantized blocks are made from either.
+  // Panels take their own precision; quantized blocks are made from either, but K-quants'
+  // only come from a file's blocks (SetQuantizedWeight).
   if (e.matrix && !IsQuantized(e.storage) && (e.storage == MatrixStorage::kBfloat16) != src_bf16) {
     return Status::kBadArgument;
   }
+  if (IsKQuant(e.storage)) return Status::kBadArgument;
   float* dst = params_.data() + e.offset;
   if (src_bf16) {
     FillEntry(e, static_cast<const Bf16*>(source), src_stride, transposed, dst);
@@ -174,7 +179,7 @@ Status PretrainedModel::SetQuantizedWeight(int index, const uint8_t* blocks,
   const WeightEntry& e = table_[index];
   // inner × outputs: a matrix [in, out]; the word embeddings [V, d] as [d, V].
   const int inner = e.matrix ? e.rows : e.cols, outputs = e.matrix ? e.cols : e.rows;
-  if (e.storage != storage || !IsQuantized(storage) || inner % kQuantBlock != 0) {
+  if (e.storage != storage || !IsQuantized(storage) || inner % GgmlBlockWeights(storage) != 0) {
     return Status::kBadArgument;
   }
   PackGgmlBlocks(blocks, inner, outputs, storage,
@@ -494,8 +499,7 @@ uint64_t PretrainedModel::ForwardBytes(const ModelInput& in) const {
                    : FeedForwardScratchBytes(static_cast<int>(rows), m_.d_model, m_.d_ff, true);
   // Quantized matrices code their activations first: rows of the widest input.
   const int widest = std::max({m_.d_model, m_.d_ff, QueryWidth(m_)});
-  const uint64_t codes =
-      IsQuantized(m_.matrix_storage) ? QuantScratchBytes(static_cast<int>(rows), widest) : 0;
+  const uint64_t codes = any_quantized_ ? QuantScratchBytes(static_cast<int>(rows), widest) : 0;
   return sizeof(float) * floats + std::max(SelfAttentionScratchBytes(c), ffn) + codes;
 }
 

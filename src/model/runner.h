@@ -95,12 +95,14 @@ class PretrainedModel {
   // of float32 or (src_bf16) bfloat16 elements. A bfloat16 matrix entry takes bfloat16 only
   // (packed as it is); a float32 matrix takes float32; a quantized one either (quantized as
   // ggml's reference quantizers do); vectors and tables either (bfloat16 widened).
-  // kBadArgument for a bad index or panels of the other precision.
+  // kBadArgument for a bad index, panels of the other precision, or a K-quant entry (filled
+  // from a file's blocks only).
   Status SetWeight(int index, const void* src, bool src_bf16, int src_stride, bool transposed);
 
   // Fills quantized matrix entry `index` from a GGUF tensor's blocks, bit for bit: the
-  // weight's [cols] rows of rows / 32 blocks (float16 scale, then the codes). kBadArgument
-  // unless the entry is a matrix of that storage with rows a multiple of 32.
+  // weight's [cols] rows of GGUF blocks (quantized.h, GgmlBlockBytes). kBadArgument
+  // unless the entry is a matrix of that storage with rows a multiple of its GGUF block (32, or
+  // a K-quant's 256).
   Status SetQuantizedWeight(int index, const uint8_t* blocks, MatrixStorage storage);
 
   // A key/value cache for `batch` sequences of up to `capacity` tokens, emptied, its elements
@@ -165,6 +167,7 @@ class PretrainedModel {
   Buffer<float> cache_k_, cache_v_;
   Buffer<uint16_t> cache_k16_, cache_v16_;
   KvStorage cache_storage_ = KvStorage::kFloat32;
+  bool any_quantized_ = false;  // some entry is quantized blocks (its products need scratch)
   uint64_t cache_bytes_ = 0;
   int cache_batch_ = 0, cache_capacity_ = 0, cache_length_ = 0;
   LayerCache CacheOf(int layer);

@@ -9,8 +9,15 @@ namespace attn {
 template <typename Fn>
 uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
   uint64_t offset = 0;
+  int stored = 0;  // the word embeddings and matrices so far (matrix_storages' index)
   auto add = [&](WeightKind kind, int layer, int rows, int cols, bool matrix) {
-    MatrixStorage storage = matrix ? m.matrix_storage : MatrixStorage::kFloat32;
+    const bool words = kind == WeightKind::kWordEmbeddings;
+    MatrixStorage storage = MatrixStorage::kFloat32;
+    if (matrix || words) {
+      const int i = stored++;
+      storage = i < m.matrix_storage_count ? m.matrix_storages[i] : m.matrix_storage;
+      if (words && !IsQuantized(storage)) storage = MatrixStorage::kFloat32;
+    }
     uint64_t floats = static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols);
     if (storage == MatrixStorage::kFloat32 && matrix) floats = PanelFloats(rows, cols);
     if (storage == MatrixStorage::kBfloat16) floats = (PanelFloats(rows, cols) + 1) / 2;
@@ -18,10 +25,7 @@ uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
     // With quantized matrices the word embeddings [V, d] are blocks too, stored as a [d, V]
     // matrix whose column t is token t's vector (as GGUF's token_embd is): the largest table
     // of a 1B model (Llama-3.2-1B: 1 GiB as float32, 148 MiB as Q4_0).
-    if (kind == WeightKind::kWordEmbeddings && IsQuantized(m.matrix_storage)) {
-      storage = m.matrix_storage;
-      floats = QuantBytes(storage, cols, rows) / sizeof(float);
-    }
+    if (words && IsQuantized(storage)) floats = QuantBytes(storage, cols, rows) / sizeof(float);
     fn(WeightEntry{kind, layer, rows, cols, matrix, storage, offset, floats});
     offset += (floats + 3) / 4 * 4;  // keep every entry 16-byte aligned
   };

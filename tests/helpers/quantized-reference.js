@@ -122,3 +122,105 @@ export function multiplyQuantized(a, rows, inner, blocks, storage, bias, cols) {
   }
   return out;
 }
+
+// A float16's value from its bits (arithmetic: sign, exponent, mantissa).
+export function halfValue(bits) {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exponent = (bits >> 10) & 31,
+    mantissa = bits & 1023;
+  if (exponent === 0) return sign * mantissa * 2 ** -24;
+  if (exponent === 31) return mantissa === 0 ? sign * Infinity : NaN;
+  return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+}
+
+const halfAt = (bytes, at) => halfValue(bytes[at] | (bytes[at + 1] << 8));
+
+// The K-quants, from ggml-common.h's structs, element by element: a GGUF row of `inner`
+// weights → per block of 32 { s, m, codes } (Q4_K: w = s·q − m, codes the nibbles) or
+// { s0, s1, codes } (Q6_K: w = s_h·(q − 32) for the half h of 16, codes q − 32), with s, m, s_h
+// the float32 products of the super-block's float16 and the sub-block's integer scale (exact).
+//   Q4_K (144 bytes / 256): d, dmin, scales[12] (6-bit scale and min of 8 sub-blocks), qs[128]:
+//     element e is nibble (e mod 64 < 32 ? low : high) of qs[32·⌊e/64⌋ + e mod 32]
+//   Q6_K (210 bytes / 256): ql[128], qh[64], scales[16] (int8), d: element e = 128n + 32t + l
+//     has low 4 bits nibble ⌊t/2⌋ of ql[64n + 32(t mod 2) + l], high 2 bits (qh[32n + l] >> 2t) & 3,
+//     and scale scales[⌊e/16⌋]
+function scaleAndMin(scales, i) {
+  if (i < 4) return [scales[i] & 63, scales[i + 4] & 63];
+  return [(scales[i + 4] & 15) | ((scales[i - 4] >> 6) << 4), (scales[i + 4] >> 4) | ((scales[i] >> 6) << 4)];
+}
+
+export function kQuantRow(bytes, inner, type) {
+  const blocks = [];
+  for (let sb = 0; sb < inner / 256; sb++) {
+    if (type === 'q4_k') {
+      const at = sb * 144;
+      const d = halfAt(bytes, at),
+        dmin = halfAt(bytes, at + 2);
+      const scales = bytes.subarray(at + 4, at + 16),
+        qs = bytes.subarray(at + 16, at + 144);
+      for (let i = 0; i < 8; i++) {
+        const [sc, mn] = scaleAndMin(scales, i);
+        const codes = Array.from({ length: 32 }, (_, k) => {
+          const e = 32 * i + k;
+          const byte = qs[32 * Math.floor(e / 64) + (e % 32)];
+          return e % 64 < 32 ? byte & 15 : byte >> 4;
+        });
+        blocks.push({ s: f(d * sc), m: f(dmin * mn), codes });
+      }
+    } else {
+      const at = sb * 210;
+      const ql = bytes.subarray(at, at + 128),
+        qh = bytes.subarray(at + 128, at + 192);
+      const scales = new Int8Array(bytes.buffer, bytes.byteOffset + at + 192, 16);
+      const d = halfAt(bytes, at + 208);
+      const code = (e) => {
+        const n = Math.floor(e / 128),
+          t = Math.floor((e % 128) / 32),
+          l = e % 32;
+        const low = (ql[64 * n + 32 * (t % 2) + l] >> (4 * Math.floor(t / 2))) & 15;
+        const high = (qh[32 * n + l] >> (2 * t)) & 3;
+        return (low | (high << 4)) - 32;
+      };
+      for (let i = 0; i < 8; i++) {
+        const codes = Array.from({ length: 32 }, (_, k) => code(32 * i + k));
+        blocks.push({ s0: f(d * scales[2 * i]), s1: f(d * scales[2 * i + 1]), codes });
+      }
+    }
+  }
+  return blocks;
+}
+
+// The weight a K-quant block holds at j, in float32 as ggml's dequantizers round it.
+export const kQuantWeight = (block, j, type) =>
+  type === 'q4_k' ? f(f(block.s * block.codes[j]) - block.m) : f((j < 16 ? block.s0 : block.s1) * block.codes[j]);
+
+// out = a·W + bias for K-quant blocks (blocks[c][b], from kQuantRow) as quantized.h defines
+// it, every float32 operation rounded: Q4_K acc + (s·d_a)·Σ q·q_a − m·(d_a·Σ q_a); Q6_K a term
+// (s_h·d_a)·Σ_h for each half of 16 weights.   a: [rows, inner]   out: Float32Array [rows, cols]
+export function multiplyKQuant(a, rows, inner, blocks, type, bias, cols) {
+  const out = new Float32Array(rows * cols);
+  for (let r = 0; r < rows; r++) {
+    const act = codeActivations(a.subarray(r * inner, (r + 1) * inner), inner);
+    for (let c = 0; c < cols; c++) {
+      let acc = 0;
+      act.forEach(({ d, codes }, b) => {
+        const w = blocks[c][b];
+        const dot = (from, to) => {
+          let sum = 0;
+          for (let j = from; j < to; j++) sum += w.codes[j] * codes[j];
+          return sum;
+        };
+        if (type === 'q4_k') {
+          const sum = codes.reduce((x, y) => x + y, 0);
+          acc = f(acc + f(f(w.s * d) * dot(0, 32)));
+          acc = f(acc - f(w.m * f(d * sum)));
+        } else {
+          acc = f(acc + f(f(w.s0 * d) * dot(0, 16)));
+          acc = f(acc + f(f(w.s1 * d) * dot(16, 32)));
+        }
+      });
+      out[r * cols + c] = bias ? f(acc + bias[c]) : acc;
+    }
+  }
+  return out;
+}

@@ -768,6 +768,126 @@ void QuantizedUnderSanitizers(std::mt19937& rng) {
   }
 }
 
+// Random GGUF K-quant super-blocks for `count` weights (Q4_K 144 bytes, Q6_K 210 a block of 256):
+// every byte random but the float16 scales, small positive normals (d, and Q4_K's dmin).
+std::vector<uint8_t> RandomKQuantBlocks(std::mt19937& rng, attn::MatrixStorage storage,
+                                        size_t count) {
+  const int size = attn::GgmlBlockBytes(storage);
+  std::vector<uint8_t> bytes(count / attn::kKQuantBlock * size);
+  for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
+  auto set_half = [&](size_t at) {
+    const uint16_t h = attn::FloatToHalf(1e-3f * (0.5f + static_cast<float>(rng() % 1000) / 1000));
+    bytes[at] = static_cast<uint8_t>(h & 0xff), bytes[at + 1] = static_cast<uint8_t>(h >> 8);
+  };
+  for (size_t at = 0; at < bytes.size(); at += size) {
+    if (storage == attn::MatrixStorage::kQ4_K) {
+      set_half(at), set_half(at + 2);
+    } else {
+      set_half(at + 208);
+    }
+  }
+  return bytes;
+}
+
+// A model whose matrices mix storages (a GGUF file's Q4_K, Q6_K and Q8_0 blocks, one list in
+// the descriptor) under the sanitizers: the descriptor checks, the K-quant entries filled from
+// their blocks (and refused from floats), forward with and without the cache; and the K-quant
+// products within the activation codes' bound of the dequantized weights.
+void MixedKQuantsUnderSanitizers(std::mt19937& rng) {
+  using attn::MatrixStorage;
+  attn::ModelDescriptor m;
+  m.vocab_size = 11, m.d_model = 256, m.num_heads = 4, m.num_kv_heads = 2, m.head_dim = 64;
+  m.num_layers = 2, m.d_ff = 512, m.pre_norm = true, m.final_norm = true, m.causal = true;
+  m.lm_head = true, m.norm = attn::NormKind::kRmsNorm, m.activation = attn::Activation::kSilu;
+  m.gated_ffn = true, m.rotary_dim = 64, m.matrix_storage = MatrixStorage::kQ8_0;
+  // The word embeddings, then per layer q, k, v, o, gate, up, down, then the LM decoder.
+  const MatrixStorage k4 = MatrixStorage::kQ4_K, k6 = MatrixStorage::kQ6_K,
+                      q8 = MatrixStorage::kQ8_0;
+  const std::vector<MatrixStorage> storages = {k4, k4, k4, k6, k4, k4, k4, k6,
+                                               q8, k4, k6, k4, k4, k4, k6, k6};
+  m.matrix_storage_count = static_cast<int>(storages.size());
+  std::copy(storages.begin(), storages.end(), m.matrix_storages.begin());
+  Expect(attn::CheckDescriptor(m) == attn::Status::kOk, "mixed descriptor", 0, 0, 0);
+  {
+    attn::ModelDescriptor bad = m;
+    bad.matrix_storage_count = 17;  // one more than the model's stored weights
+    Expect(attn::CheckDescriptor(bad) == attn::Status::kBadArgument, "storages past the entries",
+           0, 0, 0);
+    bad = m;
+    bad.d_model = 128, bad.head_dim = 32, bad.rotary_dim = 32;  // K-quant inputs of 128
+    Expect(attn::CheckDescriptor(bad) == attn::Status::kBadArgument, "K-quant rows of 128", 0, 0,
+           0);
+    bad = m;
+    bad.matrix_storages[3] = static_cast<MatrixStorage>(9);
+    Expect(attn::CheckDescriptor(bad) == attn::Status::kBadArgument, "unknown storage", 0, 0, 0);
+  }
+  attn::PretrainedModel model(m);
+  Expect(model.Allocate(), "allocate mixed", 0, 0, 0);
+  int stored = 0;
+  for (int i = 0; i < model.weight_count(); ++i) {
+    const attn::WeightEntry& e = model.weight(i);
+    const bool words = e.kind == attn::WeightKind::kWordEmbeddings;
+    if (e.matrix || words) {
+      Expect(e.storage == storages[stored++], "entry storage from the list", i, 0, 0);
+    }
+    const std::vector<float> w = Random(rng, static_cast<size_t>(e.rows) * e.cols);
+    if (attn::IsKQuant(e.storage)) {
+      Expect(model.SetWeight(i, w.data(), false, e.cols, false) == attn::Status::kBadArgument,
+             "K-quant entry refuses floats", i, 0, 0);
+      const std::vector<uint8_t> blocks =
+          RandomKQuantBlocks(rng, e.storage, static_cast<size_t>(e.rows) * e.cols);
+      Expect(model.SetQuantizedWeight(i, blocks.data(), e.storage) == attn::Status::kOk,
+             "set K-quant blocks", i, 0, 0);
+    } else {
+      const bool transposed = e.matrix;
+      Expect(model.SetWeight(i, w.data(), false, transposed ? e.rows : e.cols, transposed) ==
+                 attn::Status::kOk,
+             "set mixed weight", i, 0, 0);
+    }
+  }
+  Expect(stored == static_cast<int>(storages.size()), "every listed entry seen", stored, 0, 0);
+  const int T = 6;
+  std::vector<int32_t> ids(T), positions(T);
+  for (int r = 0; r < T; ++r) ids[r] = static_cast<int32_t>(rng() % 11), positions[r] = r;
+  attn::ModelInput in;
+  in.ids = ids.data(), in.positions = positions.data(), in.batch = 1, in.len = T;
+  Expect(model.Forward(in) == attn::Status::kOk, "mixed forward", 0, 0, 0);
+  for (int i = 0; i < T * 11; ++i) Expect(std::isfinite(model.logits()[i]), "finite logit", i, 0, 0);
+  Expect(model.ReserveCache(1, 2 * T), "mixed cache", 0, 0, 0);
+  in.use_cache = true;
+  Expect(model.Forward(in) == attn::Status::kOk, "mixed cached forward", 0, 0, 0);
+  // The products against the dequantized weights.
+  for (const MatrixStorage storage : {k4, k6}) {
+    const int inner = 512, cols = 9, rows = 5;
+    const std::vector<uint8_t> blocks = RandomKQuantBlocks(rng, storage, size_t{512} * cols);
+    std::vector<uint8_t> packed(attn::QuantBytes(storage, inner, cols));
+    attn::PackGgmlBlocks(blocks.data(), inner, cols, storage, packed.data());
+    const attn::QuantMatrix q{storage, packed.data()};
+    const std::vector<float> a = Random(rng, static_cast<size_t>(rows) * inner);
+    std::vector<float> out(static_cast<size_t>(rows) * cols);
+    Expect(attn::MultiplyQuantized(a.data(), inner, rows, inner, q, nullptr, cols, out.data(),
+                                   cols) == attn::Status::kOk,
+           "K-quant product", 0, 0, 0);
+    for (int r = 0; r < rows; ++r) {
+      for (int c = 0; c < cols; ++c) {
+        double exact = 0.0, bound = 0.0;
+        for (int b = 0; b < inner / 32; ++b) {
+          double amax = 0.0, wsum = 0.0;
+          for (int k = 0; k < 32; ++k) {
+            const int p = b * 32 + k;
+            const double wv = attn::QuantWeight(q, inner, p, c);
+            const double av = a[static_cast<size_t>(r) * inner + p];
+            exact += av * wv, amax = std::max(amax, std::fabs(av)), wsum += std::fabs(wv);
+          }
+          bound += amax / 254.0 * wsum;
+        }
+        Expect(std::fabs(out[static_cast<size_t>(r) * cols + c] - exact) <= bound * 1.001 + 1e-6,
+               "K-quant product within the codes' bound", r, c, static_cast<int>(storage));
+      }
+    }
+  }
+}
+
 int main() {
   std::mt19937 rng(42);
   const int lengths[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 31, 32, 33, 65};
@@ -812,6 +932,7 @@ int main() {
   Bf16PanelsMatchFloat32(rng);
   PretrainedBf16MatchesFloat32(rng);
   QuantizedUnderSanitizers(rng);
+  MixedKQuantsUnderSanitizers(rng);
   ScratchFailures();
   std::printf("core_test: %d attention cases compared, %d mismatches\n", cases, failures);
   return failures == 0 ? 0 : 1;

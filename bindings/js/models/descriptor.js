@@ -23,7 +23,14 @@ export const ROPE_SCALINGS = { none: 'kNone', linear: 'kLinear', llama3: 'kLlama
 export const NORMS = { layer: 'kLayerNorm', rms: 'kRmsNorm', 'rms+1': 'kRmsNormPlusOne' };
 
 // How the matrices are stored → the runner's (src/kernels/quantized.h MatrixStorage).
-export const MATRIX_STORAGES = { float32: 'kFloat32', bfloat16: 'kBfloat16', q8_0: 'kQ8_0', q4_0: 'kQ4_0' };
+export const MATRIX_STORAGES = {
+  float32: 'kFloat32',
+  bfloat16: 'kBfloat16',
+  q8_0: 'kQ8_0',
+  q4_0: 'kQ4_0',
+  q4_k: 'kQ4_K',
+  q6_k: 'kQ6_K',
+};
 
 // Each slot's value from a descriptor (c: the module's contract).
 export const DESCRIPTOR_SLOTS = {
@@ -53,6 +60,7 @@ export const DESCRIPTOR_SLOTS = {
   finalSoftcap: (d) => d.finalSoftcap ?? 0,
   embeddingMultiplier: (d) => d.embeddingMultiplier ?? 1,
   matrixStorage: (d, c) => c.matrixStorages[MATRIX_STORAGES[d.matrixStorage ?? 'float32']],
+  matrixStorageCount: (d) => d.matrixStorages?.length ?? 0,
 };
 
 // Each list's element i (the lists' lengths come from their slots).
@@ -60,6 +68,9 @@ export const DESCRIPTOR_LISTS = {
   layerWindows: (d, l) => d.layerWindows?.[l] ?? 0,
   ropeShortFactors: (d, i) => d.ropeScaling?.shortFactors?.[i] ?? 1,
   ropeLongFactors: (d, i) => d.ropeScaling?.longFactors?.[i] ?? 1,
+  // Per matrix (the word embeddings, then each matrix, in the weight table's order): a GGUF
+  // file's mix of block types (load_model.js).
+  matrixStorages: (d, i, c) => c.matrixStorages[MATRIX_STORAGES[d.matrixStorages[i]]],
 };
 
 // A flag is set when the descriptor's property of its name is true.
@@ -96,8 +107,8 @@ export function packDescriptor(module, d) {
     if (value === undefined)
       throw new Error(`internal error: the descriptor list '${l.name}' has no value in descriptor.js`);
     for (let i = 0; i < lengths[k]; i++, at++) {
-      if (l.float) reals[at] = value(d, i);
-      else ints[at] = value(d, i);
+      if (l.float) reals[at] = value(d, i, c);
+      else ints[at] = value(d, i, c);
     }
   });
   return { ints, eps: d.normEps, base: d.rotaryBase ?? 10000 };

@@ -1,8 +1,9 @@
-// loadModel's dtype 'auto' for a GGUF file: the one matrix storage the runner holds every matrix
-// in. Real files mix types (llama.cpp's Q4_0 files keep output.weight in Q6_K or Q8_0, Q4_K_M
-// files mix Q4_K and Q6_K, a Q8_0 file may keep an F16 output), so the storage is the one that
-// holds most of the matrices' weights: those already in its blocks are kept bit for bit, the
-// others dequantized and quantized again at load. Float only when most weights are float.
+// loadModel's dtype 'auto' for a GGUF file: how the runner holds each matrix. Real files mix
+// types (llama.cpp's Q4_0 files keep output.weight in Q6_K or Q8_0, Q4_K_M files mix Q4_K and
+// Q6_K, a Q8_0 file may keep an F16 output). Every matrix in blocks the runner has a kernel for
+// (Q8_0, Q4_0, Q4_K, Q6_K) keeps them bit for bit; the others (a float output, blocks that do
+// not split at a weight's rows) are dequantized and quantized again at load into the storage
+// that holds most of the matrices' weights. Float only when most weights are float.
 import { GGML_TYPES } from './gguf_quants.js';
 
 // The storage that holds each type the reader decodes best: its own blocks, else blocks of
@@ -40,5 +41,24 @@ export function ggufAutoStorage(plan) {
   return most === 'float' ? null : most;
 }
 
-/** The matrix storage a GGUF type's blocks are, as they are ('q8_0', 'q4_0'), or undefined. */
-export const blockStorageOf = (ggmlType) => ({ 8: 'q8_0', 2: 'q4_0' })[ggmlType];
+/** The matrix storage that keeps a GGUF type's blocks as they are ('q8_0', 'q4_0', 'q4_k', 'q6_k'), or undefined. */
+export const blockStorageOf = (ggmlType) => ({ 8: 'q8_0', 2: 'q4_0', 12: 'q4_k', 14: 'q6_k' })[ggmlType];
+
+/**
+ * Each stored weight's storage (the word embeddings and every matrix, in the weight table's
+ * order, as the descriptor's matrixStorages list takes them): its own blocks' when `keeps`
+ * says the runner takes them as they are, else `storage` (a quantizable one: 'q8_0' or 'q4_0').
+ * Null when every one is `storage` (no list needed).
+ * @param {{ entry: { matrix: boolean, kind: number }, tensor: { ggmlType: number } }[]} plan
+ * @param {string} storage @param {number} wordEmbeddings the word embeddings' weight kind
+ * @param {(p: object, storage: string) => boolean} keeps
+ */
+export function ggufEntryStorages(plan, storage, wordEmbeddings, keeps) {
+  const storages = plan
+    .filter(({ entry }) => entry.matrix || entry.kind === wordEmbeddings)
+    .map((p) => {
+      const own = blockStorageOf(p.tensor.ggmlType);
+      return own !== undefined && keeps(p, own) ? own : storage;
+    });
+  return storages.every((s) => s === storage) ? null : storages;
+}

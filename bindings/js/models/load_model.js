@@ -28,7 +28,7 @@ import { contractOf } from '../contract.js';
 import { ggufFileOf } from './gguf_file.js';
 import { readGguf, ggufTypeProblem } from './gguf_checkpoint.js';
 import { dequantize, typeBytes, GGML_TYPES } from './gguf_quants.js';
-import { ggufAutoStorage, blockStorageOf } from './gguf_storage.js';
+import { ggufAutoStorage, ggufEntryStorages, blockStorageOf } from './gguf_storage.js';
 
 // The text classifier rides in this chunk too: it needs the tokenizer library as models do.
 export { loadClassifier, trainClassifier } from '../text/text_classifier.js';
@@ -38,6 +38,36 @@ const DTYPES = ['auto', 'float32', 'q8', 'q4'];
 // dtype → how the matrices are stored when it says (q8, q4: quantized at load as ggml's
 // reference quantizers do, Q8_0 / Q4_0 blocks of 32 weights and a float16 scale).
 const QUANTIZED = { q8: 'q8_0', q4: 'q4_0' };
+const QUANTIZED_STORAGES = ['q8_0', 'q4_0', 'q4_k', 'q6_k'];
+// model.matrixDtype by storage.
+const MATRIX_DTYPES = {
+  float32: 'float32',
+  bfloat16: 'bfloat16',
+  q8_0: 'q8',
+  q4_0: 'q4',
+  q4_k: 'q4_k',
+  q6_k: 'q6_k',
+};
+
+// model.matrixStorages: the stored weights (matrices, and the word embeddings as blocks) by storage.
+function storageCounts(plan) {
+  const counts = {};
+  for (const { entry, storage } of plan) {
+    if (storage === undefined || (!entry.matrix && !QUANTIZED_STORAGES.includes(storage))) continue;
+    counts[storage] = (counts[storage] ?? 0) + 1;
+  }
+  return counts;
+}
+
+// The storage most of the matrices' weights are in (a GGUF file's mix), or null without a mix.
+function mostWeights(plan) {
+  const weights = new Map();
+  for (const { entry, storage } of plan) {
+    if (entry.matrix) weights.set(storage, (weights.get(storage) ?? 0) + entry.rows * entry.cols);
+  }
+  if (weights.size < 2) return null;
+  return [...weights].reduce((best, next) => (next[1] > best[1] ? next : best))[0];
+}
 
 const OPTIONS = [
   'head',
@@ -246,8 +276,10 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
   //    one of them is BF16 in the checkpoint (tried first when any tensor is; the table's
   //    entries are the same either way).
   let bf16 = dtype === 'auto' && [...tensors.values()].some((t) => t.dtype === 'BF16');
-  // A GGUF file's matrices in the quantized storage most of their weights are in (gguf_storage.js).
+  // A GGUF file's matrices in the quantized storage most of their weights are in, each kept in
+  // its own blocks where the runner has them (entryStorages; gguf_storage.js).
   let fileStorage = null;
+  let entryStorages = null;
   const storage = () => QUANTIZED[dtype] ?? fileStorage ?? (bf16 ? 'bfloat16' : 'float32');
   // BF16 tensors go to wasm as they are when the runner takes them so: bfloat16 panels, and
   // quantized blocks (made from either precision), which halves the largest tensor's scratch.
@@ -256,13 +288,17 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
   let plan, parameterBytes, rawBf16;
   try {
     const check = () => {
-      packed = packDescriptor(module, { ...arch.descriptor, matrixStorage: storage() });
+      packed = packDescriptor(module, {
+        ...arch.descriptor,
+        matrixStorage: storage(),
+        ...(entryStorages && { matrixStorages: entryStorages }),
+      });
       const status = module._pretrainedCheck(scope.ints(packed.ints), packed.eps, packed.base);
       if (status === contract.status.kTooLarge) {
         const floats = module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps, packed.base);
         throw rangeError(
           FN,
-          `the ${arch.modelType} weights need ${floats > 0 ? formatBytes(4 * floats) : 'more than 2 GiB'} of wasm memory ${{ float32: 'as float32', bfloat16: 'with bfloat16 matrices', q8_0: 'with Q8_0 matrices', q4_0: 'with Q4_0 matrices' }[storage()]}; the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`,
+          `the ${arch.modelType} weights need ${floats > 0 ? formatBytes(4 * floats) : 'more than 2 GiB'} of wasm memory ${{ float32: 'as float32', bfloat16: 'with bfloat16 matrices', q8_0: 'with Q8_0 matrices', q4_0: 'with Q4_0 matrices' }[storage()]}${entryStorages ? " (and the file's own Q4_K and Q6_K blocks)" : ''}; the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`,
         );
       }
       if (status !== 0)
@@ -282,9 +318,18 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
     }
     if (dtype === 'auto' && plan.some((p) => p.tensor.ggmlType !== undefined)) {
       fileStorage = ggufAutoStorage(plan);
-      if (fileStorage !== null) check();
+      if (fileStorage !== null) {
+        const { weightKinds } = contract;
+        entryStorages = ggufEntryStorages(plan, fileStorage, weightKinds.wordEmbeddings, (p, own) =>
+          keepsBlocks(p, p.tensor.ggmlType, own, weightKinds),
+        );
+        check();
+      }
     }
-    rawBf16 = bf16 || ['q8_0', 'q4_0'].includes(storage());
+    // Each entry's storage (a stored weight's, from the list or the model's).
+    const stored = plan.filter(({ entry }) => entry.matrix || entry.kind === contract.weightKinds.wordEmbeddings);
+    stored.forEach((p, i) => (p.storage = entryStorages?.[i] ?? storage()));
+    rawBf16 = bf16 || QUANTIZED_STORAGES.includes(storage());
     parameterBytes = 4 * module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps, packed.base);
   } finally {
     scope.release();
@@ -316,8 +361,9 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
     tokenizer,
     classifier: null,
     parameterBytes,
-    matrixDtype: { float32: 'float32', bfloat16: 'bfloat16', q8_0: 'q8', q4_0: 'q4' }[storage()],
-    quantizedAtLoad: quantizedAtLoad(plan, storage(), contract.weightKinds),
+    matrixDtype: MATRIX_DTYPES[mostWeights(plan) ?? storage()],
+    quantizedAtLoad: quantizedAtLoad(plan, contract.weightKinds),
+    matrixStorages: storageCounts(plan),
     sentenceEmbedding,
     generation,
     chat,
@@ -330,7 +376,6 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
       onProgress,
       rawBf16,
       signal,
-      storage: storage(),
     });
     if (classifier) model._setClassifier(head);
   } catch (error) {
@@ -344,15 +389,9 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
 // GPT-2's c_attn feeds several entries from one conversion), and reads the classifier's
 // layers into JS. With bfloat16 or quantized matrices (rawBf16) a BF16 tensor goes to wasm as
 // it is (the runner packs or quantizes its matrices and widens its vectors); any other is
-// converted to float32 here; a GGUF tensor goes through setGgufWeight (storage: the model's).
+// converted to float32 here; a GGUF tensor goes through setGgufWeight (into its entry's storage).
 // Returns the classifier's layers with their weights.
-async function fillWeights(
-  module,
-  handle,
-  weights,
-  plan,
-  { classifier, scratchBytes, onProgress, rawBf16, signal, storage },
-) {
+async function fillWeights(module, handle, weights, plan, { classifier, scratchBytes, onProgress, rawBf16, signal }) {
   const entries = new Map(); // tensor name → plan entries it fills
   for (const p of plan) entries.set(p.name, [...(entries.get(p.name) ?? []), p]);
   const heads = new Map(); // tensor name → the classifier's float32 copy
@@ -366,7 +405,7 @@ async function fillWeights(
       const t = weights.tensors.get(name);
       if (t.ggmlType !== undefined) {
         for (const p of entries.get(name)) {
-          setGgufWeight(module, handle, p, ggmlType, bytes, scratch, storage);
+          setGgufWeight(module, handle, p, ggmlType, bytes, scratch);
           onProgress?.({ file: t.file, stage: 'weights', loaded: ++done, total: plan.length });
         }
         return;
@@ -404,10 +443,11 @@ async function fillWeights(
 // The one place a GGUF tensor becomes a weight of the runner. `bytes` are the whole tensor's as
 // the Hugging Face model holds it (gguf_checkpoint.js), of ggml type `ggmlType`; the entry takes
 // its own rows (a fused tensor's part: whole rows, so whole blocks), of shape [cols, rows]
-// (nn.Linear's [out, in]) for a matrix, [rows, cols] otherwise. A matrix whose type is the
-// model's storage (Q8_0 or Q4_0 blocks) goes in as its blocks, repacked by the runner; any other
-// weight is dequantized to float32 in the scratch (and quantized by the runner when the storage is).
-function setGgufWeight(module, handle, p, ggmlType, bytes, scratch, storage) {
+// (nn.Linear's [out, in]) for a matrix, [rows, cols] otherwise. A matrix whose type is its
+// entry's storage (p.storage: Q8_0, Q4_0, Q4_K or Q6_K blocks) goes in as its blocks, repacked by
+// the runner; any other weight is dequantized to float32 in the scratch (and quantized by the
+// runner when the storage is).
+function setGgufWeight(module, handle, p, ggmlType, bytes, scratch) {
   const { entry, column, transposed } = p;
   const count = entry.rows * entry.cols;
   const { block } = GGML_TYPES[ggmlType];
@@ -418,9 +458,9 @@ function setGgufWeight(module, handle, p, ggmlType, bytes, scratch, storage) {
     );
   const own = bytes.subarray(typeBytes(ggmlType, column), typeBytes(ggmlType, column + count));
   let status;
-  if (keepsBlocks(p, ggmlType, storage, contractOf(module).weightKinds)) {
+  if (keepsBlocks(p, ggmlType, p.storage, contractOf(module).weightKinds)) {
     views(module).HEAPU8.set(own, scratch);
-    const kind = contractOf(module).matrixStorages[MATRIX_STORAGES[storage]];
+    const kind = contractOf(module).matrixStorages[MATRIX_STORAGES[p.storage]];
     status = module._pretrainedSetQuantizedWeight(handle, entry.index, scratch, kind);
   } else {
     dequantize(ggmlType, own, views(module).HEAPF32.subarray(scratch >>> 2, (scratch >>> 2) + count));
@@ -439,24 +479,24 @@ function setGgufWeight(module, handle, p, ggmlType, bytes, scratch, storage) {
 
 // Whether plan entry p takes its GGUF tensor's blocks (of ggml type `ggmlType`) as they are:
 // a matrix (nn.Linear's [out, in] rows) or, with quantized matrices, the word embeddings ([V, d]:
-// the runner's [d, V] block matrix), whose blocks are the storage's and split at its rows.
+// the runner's [d, V] block matrix), whose blocks are `storage`'s and split at its rows.
 function keepsBlocks(p, ggmlType, storage, KIND) {
   const { entry, transposed } = p;
   const inner = entry.matrix ? entry.rows : entry.cols;
   const asBlocks = (entry.matrix && transposed) || entry.kind === KIND.wordEmbeddings;
-  return asBlocks && blockStorageOf(ggmlType) === storage && inner % GGML_TYPES[ggmlType].block === 0;
+  const own = blockStorageOf(ggmlType);
+  return asBlocks && own !== undefined && own === storage && inner % GGML_TYPES[ggmlType].block === 0;
 }
 
 // model.quantizedAtLoad: with quantized matrices, how many of the weights stored as blocks (the
 // matrices and the word embeddings) were quantized at load rather than kept as a GGUF file's
 // blocks, by the type they came in (GGUF's type names; a Hugging Face folder's dtype).
-function quantizedAtLoad(plan, storage, KIND) {
+function quantizedAtLoad(plan, KIND) {
   const counts = {};
-  if (!['q8_0', 'q4_0'].includes(storage)) return counts;
   for (const p of plan) {
-    if (!p.entry.matrix && p.entry.kind !== KIND.wordEmbeddings) continue;
+    if (!QUANTIZED_STORAGES.includes(p.storage)) continue;
     const gguf = p.tensor.ggmlType !== undefined;
-    if (gguf && keepsBlocks(p, p.tensor.ggmlType, storage, KIND)) continue;
+    if (gguf && keepsBlocks(p, p.tensor.ggmlType, p.storage, KIND)) continue;
     const type = gguf ? GGML_TYPES[p.tensor.ggmlType].name : p.tensor.dtype;
     counts[type] = (counts[type] ?? 0) + 1;
   }

@@ -60,6 +60,7 @@ export class PretrainedModel {
       parameterBytes,
       matrixDtype = 'float32',
       quantizedAtLoad = {},
+      matrixStorages = {},
       sentenceEmbedding = null,
       generation = null,
       chat = null,
@@ -92,9 +93,16 @@ export class PretrainedModel {
      * How the matrices are held: 'bfloat16' (a BF16 checkpoint's values as they are, half the
      * bytes, widened exactly as the kernels read them) or 'float32' (every sum is float32
      * either way, with the same bits); 'q8' / 'q4': Q8_0 / Q4_0 blocks (dtype 'q8' / 'q4', or
-     * a GGUF file's blocks with dtype 'auto').
+     * a GGUF file's blocks with dtype 'auto'); 'q4_k' / 'q6_k': a GGUF file's K-quant blocks,
+     * when most of the matrices' weights are in them (see matrixStorages for the mix).
      */
     this.matrixDtype = matrixDtype;
+    /**
+     * How many of the weights held as matrices (the matrices, and the word embeddings when
+     * they are blocks) are in each storage: 'float32', 'bfloat16', 'q8_0', 'q4_0', 'q4_k',
+     * 'q6_k' ({ q4_k: 169, q6_k: 28 } for a Q4_K_M file).
+     */
+    this.matrixStorages = Object.freeze(matrixStorages);
     /**
      * With 'q8' / 'q4' matrices: how many of the weights held as blocks (the matrices and the
      * word embeddings) were quantized at load rather than kept as a GGUF file's blocks, by the
