@@ -811,8 +811,8 @@ void MixedKQuantsUnderSanitizers(std::mt19937& rng) {
   {
     attn::ModelDescriptor bad = m;
     bad.matrix_storage_count = 17;  // one more than the model's stored weights
-    Expect(attn::CheckDescriptor(bad) == attn::Status::kBadArgument, "storages past the entries",
-           0, 0, 0);
+    Expect(attn::CheckDescriptor(bad) == attn::Status::kBadArgument, "storages past the entries", 0,
+           0, 0);
     bad = m;
     bad.d_model = 128, bad.head_dim = 32, bad.rotary_dim = 32;  // K-quant inputs of 128
     Expect(attn::CheckDescriptor(bad) == attn::Status::kBadArgument, "K-quant rows of 128", 0, 0,
@@ -852,7 +852,8 @@ void MixedKQuantsUnderSanitizers(std::mt19937& rng) {
   attn::ModelInput in;
   in.ids = ids.data(), in.positions = positions.data(), in.batch = 1, in.len = T;
   Expect(model.Forward(in) == attn::Status::kOk, "mixed forward", 0, 0, 0);
-  for (int i = 0; i < T * 11; ++i) Expect(std::isfinite(model.logits()[i]), "finite logit", i, 0, 0);
+  for (int i = 0; i < T * 11; ++i)
+    Expect(std::isfinite(model.logits()[i]), "finite logit", i, 0, 0);
   Expect(model.ReserveCache(1, 2 * T), "mixed cache", 0, 0, 0);
   in.use_cache = true;
   Expect(model.Forward(in) == attn::Status::kOk, "mixed cached forward", 0, 0, 0);
