@@ -12,6 +12,7 @@ import createModule from '../dist/attention.js';
 import { contractOf } from '../bindings/js/contract.js';
 import { HeapScope, views } from '../bindings/js/heap.js';
 import { dequantize } from '../bindings/js/models/gguf_quants.js';
+import { parseGguf, StreamReader } from '../bindings/js/models/gguf.js';
 import { rng } from './helpers/assert.js';
 import { kQuantRow, kQuantWeight, multiplyKQuant, roundToHalf, halfBits } from './helpers/quantized-reference.js';
 
@@ -152,3 +153,35 @@ for (const type of Object.keys(TYPES)) {
     assert.ok(worst > 0.01, `the bound is not vacuous: the worst error is ${worst} of it`);
   });
 }
+
+test("kquants.gguf (scripts/make-gguf-fixtures.py): the reference's weights are the fixture's float64 ones, the module's product the reference's", async () => {
+  const url = new URL('./fixtures/gguf/kquants.gguf', import.meta.url);
+  const bytes = new Uint8Array(readFileSync(url));
+  const expected = JSON.parse(readFileSync(new URL('./fixtures/gguf/kquants.json', import.meta.url), 'utf8'));
+  const { tensors } = await parseGguf(
+    'test',
+    'kquants.gguf',
+    new StreamReader(
+      (async function* () {
+        yield bytes;
+      })(),
+    ),
+    bytes.length,
+  );
+  const random = rng(3);
+  for (const type of Object.keys(TYPES)) {
+    const t = tensors.get(type); // q4_k: one row of 512; q6_k: two rows of 256
+    const [inner, cols] = type === 'q4_k' ? [512, 1] : [256, 2];
+    const gguf = bytes.subarray(t.begin, t.end);
+    const blocks = referenceBlocks(gguf, type, inner, cols);
+    for (let e = 0; e < inner * cols; e++) {
+      const c = Math.floor(e / inner),
+        p = e % inner;
+      const want = Math.fround(Number(expected[type][e]));
+      assert.equal(kQuantWeight(blocks[c][Math.floor(p / 32)], p % 32, type), want, `${type} weight ${e}`);
+    }
+    const a = activations(random, 3, inner);
+    const got = run(module, { type, gguf, inner, cols, a, rows: 3 });
+    assert.deepEqual(got, multiplyKQuant(a, 3, inner, blocks, type, null, cols), type);
+  }
+});

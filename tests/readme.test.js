@@ -71,7 +71,7 @@ const PROMISES = {
   'docs/glossary.md': [],
   'docs/gguf.md': [
     [/^llama 2 32\n\[1,304,269,298,316,278,293,261\]\n\[ 1, 8, 349 \] true\n$/, 'GGUF'],
-    [/^q4 \{"F32":2\}\n$/, 'matrix storage'],
+    [/^q4 \{"F32":2\} \{"q4_0":16\}\n$/, 'matrix storage'],
   ],
   'docs/models.md': [LOAD_MODEL, [/^\[ 'mean' \] true\n\[ 2, 32 \] 0\.880\n\[ 1, 64 \]\n$/, 'embed']],
   'docs/quantization.md': [[/^q8 151808 44416\ntrue\n$/, 'dtype q8']],
