@@ -199,7 +199,9 @@ export async function measureRealShape(attn, name, source, dtype, fileBytes) {
     row['load (s)'] = ((performance.now() - t) / 1000).toFixed(1);
     row['weights in wasm (MiB)'] = (model.parameterBytes / MiB).toFixed(0);
     row['peak heap (MiB)'] = (attn.memory().peakBytes / MiB).toFixed(0);
-    row['matrices'] = model.matrixDtype;
+    row['matrices'] = Object.entries(model.matrixStorages)
+      .map(([storage, count]) => `${count} ${storage}`)
+      .join(', ');
     const prompt = Array.from({ length: 16 }, (_, i) => 100 + i);
     t = performance.now();
     model.forward([prompt]);

@@ -200,8 +200,9 @@ export function completeRopeScaling(fn, file, config, factors) {
   return { ...config, rope_scaling: guess };
 }
 
-// convert_hf_to_gguf.py's LlamaModel.generate_extra_tensors: one factor per rotated pair.
-function llama3Factors(rs, base, rotary) {
+// convert_hf_to_gguf.py's LlamaModel.generate_extra_tensors: one factor per rotated pair
+// (exported for bench/real-shape-gguf.js, which writes such files).
+export function llama3Factors(rs, base, rotary) {
   const lowWavelen = rs.original_max_position_embeddings / rs.low_freq_factor;
   const highWavelen = rs.original_max_position_embeddings / rs.high_freq_factor;
   const out = [];
