@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "buffer.h"
+#include "kernels/quantized_codes.h"
 #include "parallel.h"
 
 #if defined(__wasm_simd128__)
@@ -295,16 +296,6 @@ void DequantizeColumn(const QuantMatrix& w, int inner, int c, float* out) {
 
 namespace {
 
-// The activations as int8 codes, per row and block of 32: codes [rows, blocks, 32] (held as
-// int16, as the i16 dot products take them), their scales d_a [rows, blocks] and the sums of
-// their codes [rows, blocks] (Q4_0's − 8·Σ q_a, Q4_K's − m·d_a·Σ q_a).
-struct InputCodes {
-  int16_t* codes = nullptr;
-  float* scales = nullptr;
-  int32_t* sums = nullptr;
-  int blocks = 0;
-};
-
 // One row to codes: d_a = max|a| / 127, q_a = round(a / d_a) to nearest even. A NaN or an
 // infinity makes d_a NaN or infinite, so that every output it touches is too.
 //   a: [inner]
@@ -330,6 +321,14 @@ void CodeInputRow(const float* a, int inner, const InputCodes& act, int row) {
     }
     act.scales[at] = d;
     act.sums[at] = sum;
+    if (act.pairs != nullptr) {  // the relaxed nibble product's order (quantized_codes.h)
+      int8_t* pairs = act.pairs + at * kPairBytes;
+      for (int v = 0; v < 8; ++v) {
+        for (int i = 0; i < 16; ++i) {
+          pairs[16 * v + i] = static_cast<int8_t>(q[4 * v + 2 * (i / 8) + i % 2]);
+        }
+      }
+    }
   }
 }
 
@@ -511,7 +510,9 @@ void MultiplyPanels(const InputCodes& act, int rows, const QuantMatrix& w, const
     const int c0 = p * kWidth, width = std::min(kWidth, cols - c0);
     for (int r0 = 0; r0 < rows;) {
       const int n_rows = rows - r0 >= kTileRows ? kTileRows : 1;
-      if (n_rows == kTileRows) {
+      if (HasNibbleCodes(kStorage) && act.pairs != nullptr) {
+        RelaxedNibbleRows(kStorage, n_rows, act, r0, panel, acc);
+      } else if (n_rows == kTileRows) {
         PanelRows<kStorage, kTileRows>(act, r0, panel, acc);
       } else {
         PanelRows<kStorage, 1>(act, r0, panel, acc);
@@ -531,8 +532,9 @@ void MultiplyPanels(const InputCodes& act, int rows, const QuantMatrix& w, const
 }  // namespace
 
 uint64_t QuantScratchBytes(int rows, int inner) {
+  const uint64_t pairs = HasRelaxedNibbleRows() ? kPairBytes : 0;
   return static_cast<uint64_t>(rows) * QuantBlocks(inner) *
-         (kQuantBlock * sizeof(int16_t) + sizeof(float) + sizeof(int32_t));
+         (kQuantBlock * sizeof(int16_t) + sizeof(float) + sizeof(int32_t) + pairs);
 }
 
 Status MultiplyQuantized(const float* a, int a_stride, int rows, int inner, const QuantMatrix& w,
@@ -543,11 +545,15 @@ Status MultiplyQuantized(const float* a, int a_stride, int rows, int inner, cons
   Buffer<int16_t> codes;
   Buffer<float> scales;
   Buffer<int32_t> sums;
+  Buffer<int8_t> pairs;  // the relaxed nibble product's (quantized_codes.h)
+  const bool relaxed = HasNibbleCodes(w.storage) && HasRelaxedNibbleRows();
   if (!codes.Resize(rows * per_row) || !scales.Resize(static_cast<size_t>(rows) * blocks) ||
-      !sums.Resize(static_cast<size_t>(rows) * blocks)) {
+      !sums.Resize(static_cast<size_t>(rows) * blocks) ||
+      (relaxed && !pairs.Resize(static_cast<size_t>(rows) * blocks * kPairBytes))) {
     return Status::kOutOfMemory;
   }
-  const InputCodes act{codes.data(), scales.data(), sums.data(), blocks};
+  const InputCodes act{codes.data(), scales.data(), sums.data(), relaxed ? pairs.data() : nullptr,
+                       blocks};
   for (int r = 0; r < rows; ++r) {
     CodeInputRow(a + static_cast<size_t>(r) * a_stride, inner, act, r);
   }

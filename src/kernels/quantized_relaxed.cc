@@ -1,0 +1,115 @@
+// RelaxedNibbleRows (quantized_codes.h): in the relaxed-SIMD modules the nibble blocks' dot
+// products take one i16x8.relaxed_dot_i8x16_i7x16_s a vector of weights (V8 lowers it to one
+// pmaddubsw), where the baseline widens the nibbles to int16 and takes two i32x4.dot_i16x8_s.
+// Elsewhere (the baseline modules, native builds) a stub: HasRelaxedNibbleRows() is false.
+#include "kernels/quantized_codes.h"
+
+#if defined(__wasm_relaxed_simd__)
+#include <wasm_simd128.h>
+#endif
+
+namespace attn {
+
+#if defined(__wasm_relaxed_simd__)
+
+namespace {
+
+// 0x0f in every byte, read once through a volatile: V8 rebuilds a constant at every use.
+inline v128_t NibbleMask() {
+  static volatile uint32_t mask = 0x0f0f0f0fu;
+  return wasm_i32x4_splat(static_cast<int32_t>(mask));
+}
+
+// out rows [r0, r0 + kRows), a panel's 8 columns (PanelRows in quantized.cc, the same steps):
+// per block, each row's int16 sums of the i8 dot products over the 8 vectors (lanes j, j + 4:
+// column j's pairs (4v, 4v + 1) and (4v + 2, 4v + 3)), widened to int32 and added; then
+// Q4_0's − 8 · Σ q_a, acc += (s · d_a) · dot, and Q4_K's acc −= m · (d_a · Σ q_a).
+template <MatrixStorage kStorage, int kRows>
+void Rows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) {
+  constexpr int kGroups = kQuantPanelGroups, kWidth = kGroups * kQuantGroup;
+  constexpr int q = GroupCodeBytes(kStorage), group_bytes = QuantBlockStride(kStorage);
+  constexpr int block_stride = kGroups * group_bytes;
+  const int blocks = act.blocks;
+  for (int i = 0; i < kRows * kWidth; ++i) acc[i] = 0.0f;
+  const v128_t mask = NibbleMask();
+  for (int b = 0; b < blocks; ++b) {
+    const uint8_t* block = panel + b * block_stride;
+    const int8_t* pairs = act.pairs + (static_cast<size_t>(r0) * blocks + b) * kPairBytes;
+    const size_t row_pairs = static_cast<size_t>(blocks) * kPairBytes;
+    v128_t sums[kRows][kGroups];
+    for (int r = 0; r < kRows; ++r) {
+      for (int g = 0; g < kGroups; ++g) sums[r][g] = wasm_i16x8_splat(0);
+    }
+    // Vectors 0..3: the low nibbles of the block's 4 loads; 4..7: their high nibbles.
+    //   nibbles(group, v): vector v's weights of a group's block, 0..15 a byte
+    auto vectors = [&](int first, int last, auto nibbles) {
+#pragma clang loop unroll(disable)
+      for (int v = first; v < last; ++v) {
+        v128_t w[kGroups];
+        for (int g = 0; g < kGroups; ++g) w[g] = nibbles(block + g * group_bytes, v);
+        for (int r = 0; r < kRows; ++r) {
+          const v128_t a = wasm_v128_load(pairs + r * row_pairs + 16 * v);
+          for (int g = 0; g < kGroups; ++g) {
+            sums[r][g] = wasm_i16x8_add(sums[r][g], wasm_i16x8_relaxed_dot_i8x16_i7x16(a, w[g]));
+          }
+        }
+      }
+    };
+    vectors(0, 4, [mask](const uint8_t* group, int v) {
+      return wasm_v128_and(wasm_v128_load(group + 16 * v), mask);
+    });
+    vectors(4, 8, [mask](const uint8_t* group, int v) {
+      return wasm_v128_and(wasm_u16x8_shr(wasm_v128_load(group + 16 * (v - 4)), 4), mask);
+    });
+    for (int r = 0; r < kRows; ++r) {
+      const size_t row_block = static_cast<size_t>(r0 + r) * blocks + b;
+      const float d_a_value = act.scales[row_block];
+      const v128_t d_a = wasm_f32x4_splat(d_a_value);
+      const int32_t sum_a = act.sums[row_block];
+      for (int g = 0; g < kGroups; ++g) {
+        v128_t dot = wasm_i32x4_add(wasm_i32x4_extend_low_i16x8(sums[r][g]),
+                                    wasm_i32x4_extend_high_i16x8(sums[r][g]));
+        if constexpr (kStorage == MatrixStorage::kQ4_0) {
+          dot = wasm_i32x4_sub(dot, wasm_i32x4_splat(8 * sum_a));
+        }
+        const float* scales = reinterpret_cast<const float*>(block + g * group_bytes + q);
+        const v128_t scale = wasm_f32x4_mul(wasm_v128_load(scales), d_a);
+        float* out = acc + r * kWidth + g * kQuantGroup;
+        v128_t value = wasm_f32x4_add(wasm_v128_load(out),
+                                      wasm_f32x4_mul(scale, wasm_f32x4_convert_i32x4(dot)));
+        if constexpr (kStorage == MatrixStorage::kQ4_K) {
+          const v128_t min_term = wasm_f32x4_splat(d_a_value * static_cast<float>(sum_a));
+          value =
+              wasm_f32x4_sub(value, wasm_f32x4_mul(wasm_v128_load(scales + kQuantGroup), min_term));
+        }
+        wasm_v128_store(out, value);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool HasRelaxedNibbleRows() { return true; }
+
+void RelaxedNibbleRows(MatrixStorage storage, int rows, const InputCodes& act, int r0,
+                       const uint8_t* panel, float* acc) {
+  const bool q4_0 = storage == MatrixStorage::kQ4_0;
+  if (rows == 4) {
+    q4_0 ? Rows<MatrixStorage::kQ4_0, 4>(act, r0, panel, acc)
+         : Rows<MatrixStorage::kQ4_K, 4>(act, r0, panel, acc);
+  } else {
+    q4_0 ? Rows<MatrixStorage::kQ4_0, 1>(act, r0, panel, acc)
+         : Rows<MatrixStorage::kQ4_K, 1>(act, r0, panel, acc);
+  }
+}
+
+#else  // no relaxed SIMD: quantized.cc's own product
+
+bool HasRelaxedNibbleRows() { return false; }
+
+void RelaxedNibbleRows(MatrixStorage, int, const InputCodes&, int, const uint8_t*, float*) {}
+
+#endif
+
+}  // namespace attn
