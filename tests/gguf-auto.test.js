@@ -292,3 +292,65 @@ test('the random blocks are not what re-quantizing them gives (so keeping them i
     }
   }
 });
+
+test("a GGUF file too large for the heap as float32 loads with 'auto' as its blocks (it was refused as float32 first)", async () => {
+  // token_embd and output of 270,000 × 1024 weights each, and one layer of 1024-wide
+  // matrices: 2.24 GB as float32, past what the runner's weights may take (2 GiB); 315 MB of
+  // Q4_0 blocks. (A 1B model's file was refused the same way: 5.6 GiB as float32.)
+  const d = 1024,
+    vocab = 270000;
+  const rand = randomOf(11);
+  const q4 = (count) => {
+    const out = new Uint8Array((count / 32) * 18);
+    const words = new Uint32Array(out.buffer, 0, out.length >>> 2);
+    for (let i = 0; i < words.length; i++) words[i] = (rand() * 2 ** 32) >>> 0;
+    for (let at = 0; at < out.length; at += 18) setHalf(out, at, 0.01);
+    return out;
+  };
+  const matrix = (name, inner, rows) => ({ name, type: Q4_0, dims: [inner, rows], bytes: q4(inner * rows) });
+  const norm = (name) => ({ name, type: F32, dims: [d], bytes: new Uint8Array(new Float32Array(d).fill(1).buffer) });
+  const u32 = (key, value) => ({ key: `llama.${key}`, type: 4, value });
+  const bytes = ggufBytes({
+    metadata: [
+      { key: 'general.architecture', type: 8, value: 'llama' },
+      u32('context_length', 64),
+      u32('embedding_length', d),
+      u32('feed_forward_length', d),
+      u32('block_count', 1),
+      u32('attention.head_count', 16),
+      u32('attention.head_count_kv', 16),
+      { key: 'llama.attention.layer_norm_rms_epsilon', type: 6, value: 1e-5 },
+      { key: 'llama.rope.freq_base', type: 6, value: 10000 },
+      u32('rope.dimension_count', 64),
+    ],
+    tensors: [
+      matrix('token_embd.weight', d, vocab),
+      ...['attn_q', 'attn_k', 'attn_v', 'attn_output', 'ffn_gate', 'ffn_up', 'ffn_down'].map((m) =>
+        matrix(`blk.0.${m}.weight`, d, d),
+      ),
+      norm('blk.0.attn_norm.weight'),
+      norm('blk.0.ffn_norm.weight'),
+      norm('output_norm.weight'),
+      matrix('output.weight', d, vocab),
+    ],
+  });
+  // As float32 the limit named is the runner's, not the heap's (which would hold it).
+  await assert.rejects(attn.loadModel(bytes, { dtype: 'float32' }), {
+    name: 'RangeError',
+    message:
+      /^loadModel: the llama weights need 2\.1 GiB of wasm memory as float32; one model's weights may take at most 2 GiB$/,
+  });
+  const model = await attn.loadModel(bytes);
+  try {
+    assert.equal(model.matrixDtype, 'q4');
+    assert.deepEqual({ ...model.matrixStorages }, { q4_0: 9 }); // embeddings, 7 matrices, LM head
+    // 5 bits a weight (the scales as float32), and the norms.
+    const weights = 2 * vocab * d + 7 * d * d;
+    assert.ok(Math.abs(model.parameterBytes - (weights * 5) / 8) < 2 ** 16, `${model.parameterBytes}`);
+    const { logits } = model.forward([[3, vocab - 1]]);
+    assert.equal(logits.data.length, 2 * vocab);
+    assert.ok(logits.data.every(Number.isFinite));
+  } finally {
+    model.dispose();
+  }
+});

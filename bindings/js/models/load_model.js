@@ -280,7 +280,11 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
   // its own blocks where the runner has them (entryStorages; gguf_storage.js).
   let fileStorage = null;
   let entryStorages = null;
-  const storage = () => QUANTIZED[dtype] ?? fileStorage ?? (bf16 ? 'bfloat16' : 'float32');
+  // Until the plan says, a GGUF file's weight table is asked for with Q4_0 matrices, the
+  // smallest: the table is the same in any storage, and a 1B file must not be refused as float32.
+  const ggufAuto = dtype === 'auto' && [...tensors.values()].some((t) => t.ggmlType !== undefined);
+  let provisional = ggufAuto ? 'q4_0' : null;
+  const storage = () => QUANTIZED[dtype] ?? provisional ?? fileStorage ?? (bf16 ? 'bfloat16' : 'float32');
   // BF16 tensors go to wasm as they are when the runner takes them so: bfloat16 panels, and
   // quantized blocks (made from either precision), which halves the largest tensor's scratch.
   let packed;
@@ -298,7 +302,7 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
         const floats = module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps, packed.base);
         throw rangeError(
           FN,
-          `the ${arch.modelType} weights need ${floats > 0 ? formatBytes(4 * floats) : 'more than 2 GiB'} of wasm memory ${{ float32: 'as float32', bfloat16: 'with bfloat16 matrices', q8_0: 'with Q8_0 matrices', q4_0: 'with Q4_0 matrices' }[storage()]}${entryStorages ? " (and the file's own Q4_K and Q6_K blocks)" : ''}; the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`,
+          `the ${arch.modelType} weights need ${floats > 0 ? formatBytes(4 * floats) : 'more than 2 GiB'} of wasm memory ${{ float32: 'as float32', bfloat16: 'with bfloat16 matrices', q8_0: 'with Q8_0 matrices', q4_0: 'with Q4_0 matrices' }[storage()]}${entryStorages ? " (and the file's own Q4_K and Q6_K blocks)" : ''}; ${floats > 0 && 4 * floats <= heapMaxBytes(module) ? "one model's weights may take at most 2 GiB" : `the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`}`,
         );
       }
       if (status !== 0)
@@ -316,15 +320,16 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
       bf16 = false;
       check();
     }
-    if (dtype === 'auto' && plan.some((p) => p.tensor.ggmlType !== undefined)) {
+    if (ggufAuto) {
+      provisional = null;
       fileStorage = ggufAutoStorage(plan);
       if (fileStorage !== null) {
         const { weightKinds } = contract;
         entryStorages = ggufEntryStorages(plan, fileStorage, weightKinds.wordEmbeddings, (p, own) =>
           keepsBlocks(p, p.tensor.ggmlType, own, weightKinds),
         );
-        check();
       }
+      check();
     }
     // Each entry's storage (a stored weight's, from the list or the model's).
     const stored = plan.filter(({ entry }) => entry.matrix || entry.kind === contract.weightKinds.wordEmbeddings);
@@ -337,13 +342,19 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
   const classifier = arch.head === 'sequence-classification' ? resolveClassifier(arch, tensors, prefix, config) : null;
   // The scratch one tensor passes through on its way in: its bytes as the runner takes them
   // (a BF16 tensor of a bfloat16 model as it is, 2 bytes an element; any other as float32).
+  // A GGUF tensor kept as its blocks passes through as its bytes; one dequantized, as float32.
   const scratchBytes = Math.max(
-    ...plan.map((p) =>
-      p.tensor.ggmlType !== undefined
-        ? 4 * p.tensor.count
-        : ((p.tensor.end - p.tensor.begin) / DTYPE_BYTES[p.tensor.dtype]) *
-          (rawBf16 && p.tensor.dtype === 'BF16' ? 2 : 4),
-    ),
+    ...plan.map((p) => {
+      const { ggmlType } = p.tensor;
+      if (ggmlType === undefined)
+        return (
+          ((p.tensor.end - p.tensor.begin) / DTYPE_BYTES[p.tensor.dtype]) *
+          (rawBf16 && p.tensor.dtype === 'BF16' ? 2 : 4)
+        );
+      return keepsBlocks(p, ggmlType, p.storage, contract.weightKinds)
+        ? typeBytes(ggmlType, p.entry.rows * p.entry.cols)
+        : 4 * p.tensor.count;
+    }),
   );
   const needed = parameterBytes + scratchBytes;
   const free = heapMaxBytes(module) - module._heapBytesInUse();
