@@ -14,7 +14,14 @@ import { HeapScope, views } from '../bindings/js/heap.js';
 import { dequantize } from '../bindings/js/models/gguf_quants.js';
 import { parseGguf, StreamReader } from '../bindings/js/models/gguf.js';
 import { rng } from './helpers/assert.js';
-import { kQuantRow, kQuantWeight, multiplyKQuant, roundToHalf, halfBits } from './helpers/quantized-reference.js';
+import {
+  kQuantRow,
+  kQuantWeight,
+  multiplyQuantized,
+  roundToHalf,
+  halfBits,
+  codesBound,
+} from './helpers/quantized-reference.js';
 
 const module = await createModule({ wasmBinary: readFileSync(new URL('../dist/attention.wasm', import.meta.url)) });
 const storages = contractOf(module).matrixStorages;
@@ -100,7 +107,15 @@ for (const type of Object.keys(TYPES)) {
       const a = activations(random, c.rows, c.inner);
       const bias = c.bias ? Float32Array.from({ length: c.cols }, () => random(-1, 1)) : null;
       const got = run(module, { ...c, type, gguf: rows, a, bias });
-      const want = multiplyKQuant(a, c.rows, c.inner, referenceBlocks(rows, type, c.inner, c.cols), type, bias, c.cols);
+      const want = multiplyQuantized(
+        a,
+        c.rows,
+        c.inner,
+        referenceBlocks(rows, type, c.inner, c.cols),
+        type,
+        bias,
+        c.cols,
+      );
       assert.deepEqual(got, want, `${type} ${c.rows}×${c.inner}×${c.cols}`);
     }
   });
@@ -131,20 +146,7 @@ for (const type of Object.keys(TYPES)) {
     for (let c = 0; c < cols; c++) {
       const w = dequantize(TYPES[type].ggml, rows.subarray(c * rowBytes, (c + 1) * rowBytes), new Float64Array(inner));
       for (let r = 0; r < nrows; r++) {
-        // Each activation moves by at most half a code, max|a_block| / 254.
-        let exact = 0,
-          bound = 0;
-        for (let b = 0; b < inner / 32; b++) {
-          let amax = 0,
-            wsum = 0;
-          for (let j = 0; j < 32; j++) {
-            const p = 32 * b + j;
-            exact += a[r * inner + p] * w[p];
-            amax = Math.max(amax, Math.abs(a[r * inner + p]));
-            wsum += Math.abs(w[p]);
-          }
-          bound += (amax / 254) * wsum;
-        }
+        const { exact, bound } = codesBound(a, inner, r, (p) => w[p]);
         const err = Math.abs(out[r * cols + c] - exact);
         assert.ok(err <= bound * 1.001 + 1e-5, `(${r}, ${c}): |${out[r * cols + c]} − ${exact}| > ${bound}`);
         worst = Math.max(worst, err / bound);
@@ -182,6 +184,6 @@ test("kquants.gguf (scripts/make-gguf-fixtures.py): the reference's weights are 
     }
     const a = activations(random, 3, inner);
     const got = run(module, { type, gguf, inner, cols, a, rows: 3 });
-    assert.deepEqual(got, multiplyKQuant(a, 3, inner, blocks, type, null, cols), type);
+    assert.deepEqual(got, multiplyQuantized(a, 3, inner, blocks, type, null, cols), type);
   }
 });

@@ -19,6 +19,7 @@ import {
   ggufBytes,
   roundToHalf,
   halfBits,
+  codesBound,
 } from './helpers/quantized-reference.js';
 
 const wasmBinary = readFileSync(new URL('../dist/attention.wasm', import.meta.url));
@@ -153,21 +154,7 @@ for (const storage of ['q8_0', 'q4_0']) {
     let worst = 0;
     for (let r = 0; r < rows; r++)
       for (let c = 0; c < cols; c++) {
-        // Each activation moves by at most half a code, d_a / 2 = max|a_block| / 254.
-        let exact = 0,
-          bound = 0;
-        for (let b = 0; b < inner / 32; b++) {
-          let amax = 0,
-            wsum = 0;
-          for (let j = 0; j < 32; j++) {
-            const p = b * 32 + j;
-            const wv = dequantized(blocks[c][b], j, storage);
-            exact += a[r * inner + p] * wv;
-            amax = Math.max(amax, Math.abs(a[r * inner + p]));
-            wsum += Math.abs(wv);
-          }
-          bound += (amax / 254) * wsum;
-        }
+        const { exact, bound } = codesBound(a, inner, r, (p) => dequantized(blocks[c][p >> 5], p % 32, storage));
         const err = Math.abs(out[r * cols + c] - exact);
         assert.ok(err <= bound * 1.001 + 1e-4, `(${r}, ${c}): |${out[r * cols + c]} − ${exact}| > ${bound}`);
         worst = Math.max(worst, err / bound);

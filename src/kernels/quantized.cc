@@ -346,12 +346,6 @@ constexpr int kBlockTerms = kStorage == MatrixStorage::kQ6_K ? 2 : 1;
 
 #if defined(__wasm_simd128__)
 
-// 0x0f in every byte, read once through a volatile: V8 rebuilds a constant at every use.
-inline v128_t NibbleMask() {
-  static volatile uint32_t mask = 0x0f0f0f0fu;
-  return wasm_i32x4_splat(static_cast<int32_t>(mask));
-}
-
 // kRows rows' integer dot products with one block of a panel's two groups over the vectors
 // [first, last) (nibble codes: all eight): lane j of dots[r][g] is Σ_k q_w[4g + j][k] · q_a[r][k]
 // (nibbles as 0..15, before Q4_0's − 8).
@@ -408,8 +402,7 @@ inline void BlockDots(RowCodes a, const uint8_t* w, v128_t mask, int first, int 
 }
 
 // out rows [r0, r0 + kRows), a panel's 8 columns: per block and term, the integer dot
-// products (Q4_0: minus 8 · Σ q_a), then acc += (s · d_a) · dot in float32 (Q4_K: then
-// acc −= m · (d_a · Σ q_a)).
+// products, then the float32 step (AddBlockTerm in quantized_codes.h).
 //   panel: the panel's blocks (the layout in quantized.h)   acc: [kRows][8]
 template <MatrixStorage kStorage, int kRows>
 void PanelRows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) {
@@ -429,24 +422,10 @@ void PanelRows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) 
                                  8 * (t + 1) / kTerms, dots);
       for (int r = 0; r < kRows; ++r) {
         const size_t row_block = static_cast<size_t>(r0 + r) * blocks + b;
-        const float d_a_value = act.scales[row_block];
-        const v128_t d_a = wasm_f32x4_splat(d_a_value);
-        const int32_t sum_a = act.sums[row_block];
         for (int g = 0; g < kGroups; ++g) {
-          v128_t dot = dots[r][g];
-          if constexpr (kStorage == MatrixStorage::kQ4_0) {
-            dot = wasm_i32x4_sub(dot, wasm_i32x4_splat(8 * sum_a));
-          }
-          const float* scales = reinterpret_cast<const float*>(block + g * group_bytes + q);
-          const v128_t scale = wasm_f32x4_mul(wasm_v128_load(scales + kQuantGroup * t), d_a);
-          float* sum = acc + r * kWidth + g * kQuantGroup;
-          v128_t v = wasm_f32x4_add(wasm_v128_load(sum),
-                                    wasm_f32x4_mul(scale, wasm_f32x4_convert_i32x4(dot)));
-          if constexpr (kStorage == MatrixStorage::kQ4_K) {
-            const v128_t min_term = wasm_f32x4_splat(d_a_value * static_cast<float>(sum_a));
-            v = wasm_f32x4_sub(v, wasm_f32x4_mul(wasm_v128_load(scales + kQuantGroup), min_term));
-          }
-          wasm_v128_store(sum, v);
+          AddBlockTerm<kStorage>(
+              dots[r][g], reinterpret_cast<const float*>(block + g * group_bytes + q), t,
+              act.scales[row_block], act.sums[row_block], acc + r * kWidth + g * kQuantGroup);
         }
       }
     }

@@ -8,6 +8,10 @@
 
 #include "kernels/quantized.h"
 
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
+
 namespace attn {
 
 // The activations as int8 codes, per row and block of 32: codes [rows, blocks, 32] (held as
@@ -26,6 +30,38 @@ struct InputCodes {
 };
 
 constexpr int kPairBytes = 8 * 16;  // `pairs` bytes a row's block
+
+#if defined(__wasm_simd128__)
+
+// 0x0f in every byte, read once through a volatile: V8 rebuilds a constant at every use.
+inline v128_t NibbleMask() {
+  static volatile uint32_t mask = 0x0f0f0f0fu;
+  return wasm_i32x4_splat(static_cast<int32_t>(mask));
+}
+
+// One block's float32 step for a group's four columns, the same in both products (so they
+// give the same bits): Q4_0's dot − 8 · Σ q_a, then out += (s · d_a) · dot, then Q4_K's
+// out −= m · (d_a · Σ q_a). A multiply, a multiply and an add: no FMA.
+//   dot: the block's (or term's) integer dot products   scales: the group's [QuantScaleFloats]
+//   term: Q6_K's half (its scales at 4 · term)   out: [4]
+template <MatrixStorage kStorage>
+inline void AddBlockTerm(v128_t dot, const float* scales, int term, float d_a, int32_t sum_a,
+                         float* out) {
+  if constexpr (kStorage == MatrixStorage::kQ4_0) {
+    dot = wasm_i32x4_sub(dot, wasm_i32x4_splat(8 * sum_a));
+  }
+  const v128_t scale =
+      wasm_f32x4_mul(wasm_v128_load(scales + kQuantGroup * term), wasm_f32x4_splat(d_a));
+  v128_t value =
+      wasm_f32x4_add(wasm_v128_load(out), wasm_f32x4_mul(scale, wasm_f32x4_convert_i32x4(dot)));
+  if constexpr (kStorage == MatrixStorage::kQ4_K) {
+    const v128_t min_term = wasm_f32x4_splat(d_a * static_cast<float>(sum_a));
+    value = wasm_f32x4_sub(value, wasm_f32x4_mul(wasm_v128_load(scales + kQuantGroup), min_term));
+  }
+  wasm_v128_store(out, value);
+}
+
+#endif  // __wasm_simd128__
 
 // Whether this module has RelaxedNibbleRows (the relaxed-SIMD modules do).
 bool HasRelaxedNibbleRows();

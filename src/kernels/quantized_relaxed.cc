@@ -4,26 +4,16 @@
 // Elsewhere (the baseline modules, native builds) a stub: HasRelaxedNibbleRows() is false.
 #include "kernels/quantized_codes.h"
 
-#if defined(__wasm_relaxed_simd__)
-#include <wasm_simd128.h>
-#endif
-
 namespace attn {
 
 #if defined(__wasm_relaxed_simd__)
 
 namespace {
 
-// 0x0f in every byte, read once through a volatile: V8 rebuilds a constant at every use.
-inline v128_t NibbleMask() {
-  static volatile uint32_t mask = 0x0f0f0f0fu;
-  return wasm_i32x4_splat(static_cast<int32_t>(mask));
-}
-
 // out rows [r0, r0 + kRows), a panel's 8 columns (PanelRows in quantized.cc, the same steps):
 // per block, each row's int16 sums of the i8 dot products over the 8 vectors (lanes j, j + 4:
-// column j's pairs (4v, 4v + 1) and (4v + 2, 4v + 3)), widened to int32 and added; then
-// Q4_0's − 8 · Σ q_a, acc += (s · d_a) · dot, and Q4_K's acc −= m · (d_a · Σ q_a).
+// column j's pairs (4v, 4v + 1) and (4v + 2, 4v + 3)), widened to int32 and added; then the
+// float32 step both products share (AddBlockTerm).
 template <MatrixStorage kStorage, int kRows>
 void Rows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) {
   constexpr int kGroups = kQuantPanelGroups, kWidth = kGroups * kQuantGroup;
@@ -63,26 +53,12 @@ void Rows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) {
     });
     for (int r = 0; r < kRows; ++r) {
       const size_t row_block = static_cast<size_t>(r0 + r) * blocks + b;
-      const float d_a_value = act.scales[row_block];
-      const v128_t d_a = wasm_f32x4_splat(d_a_value);
-      const int32_t sum_a = act.sums[row_block];
       for (int g = 0; g < kGroups; ++g) {
-        v128_t dot = wasm_i32x4_add(wasm_i32x4_extend_low_i16x8(sums[r][g]),
-                                    wasm_i32x4_extend_high_i16x8(sums[r][g]));
-        if constexpr (kStorage == MatrixStorage::kQ4_0) {
-          dot = wasm_i32x4_sub(dot, wasm_i32x4_splat(8 * sum_a));
-        }
-        const float* scales = reinterpret_cast<const float*>(block + g * group_bytes + q);
-        const v128_t scale = wasm_f32x4_mul(wasm_v128_load(scales), d_a);
-        float* out = acc + r * kWidth + g * kQuantGroup;
-        v128_t value = wasm_f32x4_add(wasm_v128_load(out),
-                                      wasm_f32x4_mul(scale, wasm_f32x4_convert_i32x4(dot)));
-        if constexpr (kStorage == MatrixStorage::kQ4_K) {
-          const v128_t min_term = wasm_f32x4_splat(d_a_value * static_cast<float>(sum_a));
-          value =
-              wasm_f32x4_sub(value, wasm_f32x4_mul(wasm_v128_load(scales + kQuantGroup), min_term));
-        }
-        wasm_v128_store(out, value);
+        const v128_t dot = wasm_i32x4_add(wasm_i32x4_extend_low_i16x8(sums[r][g]),
+                                          wasm_i32x4_extend_high_i16x8(sums[r][g]));
+        AddBlockTerm<kStorage>(dot, reinterpret_cast<const float*>(block + g * group_bytes + q), 0,
+                               act.scales[row_block], act.sums[row_block],
+                               acc + r * kWidth + g * kQuantGroup);
       }
     }
   }

@@ -146,42 +146,32 @@ async function kernelParts() {
   const { default: createModule } = await import(`../../dist/${name}.js`);
   const module = await createModule({ wasmBinary: readFileSync(new URL(`../../dist/${name}.wasm`, import.meta.url)) });
   const storages = contractOf(module).matrixStorages;
+  // Q8_0 and Q4_0 quantized from floats, Q4_K and Q6_K repacked from random GGUF blocks.
+  const kinds = [
+    ['q8', storages.kQ8_0, 200],
+    ['q4', storages.kQ4_0, 200],
+    ['q4_k', storages.kQ4_K, 768],
+    ['q6_k', storages.kQ6_K, 768],
+  ];
   const out = [];
-  for (const [storage, code] of Object.entries({ q8: storages.kQ8_0, q4: storages.kQ4_0 }))
+  for (const [storage, code, longInner] of kinds)
     for (const [rows, inner, cols] of [
       [1, 512, 36],
-      [13, 200, 21],
+      [13, longInner, 21],
     ]) {
       const scope = new HeapScope(module, 'test');
       try {
-        const w = tensor([inner, cols], 1).data,
-          a = tensor([rows, inner], 3).data;
         const wq = scope.allocBytes(module._quantBytes(code, inner, cols));
-        module._quantizeMatrix(scope.floats(w), cols, false, inner, cols, code, wq);
-        const o = scope.alloc(rows * cols);
-        if (module._multiplyQuantized(scope.floats(a), rows, inner, wq, code, 0, cols, o) !== 0)
-          throw new Error('status');
-        out.push([
-          `${storage} ${rows}×${inner}×${cols}`,
-          views(module).HEAPF32.slice(o >>> 2, (o >>> 2) + rows * cols),
-        ]);
-      } finally {
-        scope.release();
-      }
-    }
-  for (const [storage, code] of Object.entries({ q4_k: storages.kQ4_K, q6_k: storages.kQ6_K }))
-    for (const [rows, inner, cols] of [
-      [1, 512, 36],
-      [13, 768, 21],
-    ]) {
-      const scope = new HeapScope(module, 'test');
-      try {
-        const blocks = kQuantBytes(storage, inner * cols),
-          a = tensor([rows, inner], 3).data;
-        const src = scope.allocBytes(blocks.length);
-        views(module).HEAPU8.set(blocks, src);
-        const wq = scope.allocBytes(module._quantBytes(code, inner, cols));
-        module._packGgmlBlocks(src, inner, cols, code, wq);
+        if (storage === 'q8' || storage === 'q4') {
+          const w = tensor([inner, cols], 1).data;
+          module._quantizeMatrix(scope.floats(w), cols, false, inner, cols, code, wq);
+        } else {
+          const blocks = kQuantBytes(storage, inner * cols);
+          const src = scope.allocBytes(blocks.length);
+          views(module).HEAPU8.set(blocks, src);
+          module._packGgmlBlocks(src, inner, cols, code, wq);
+        }
+        const a = tensor([rows, inner], 3).data;
         const o = scope.alloc(rows * cols);
         if (module._multiplyQuantized(scope.floats(a), rows, inner, wq, code, 0, cols, o) !== 0)
           throw new Error('status');

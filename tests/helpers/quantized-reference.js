@@ -67,6 +67,27 @@ export function quantizeMatrix(w, inner, cols, storage) {
   );
 }
 
+// Row r of a ([rows, inner]) times a column of weights (weight(p): its weight p, dequantized)
+// in float64, and the bound the activations' int8 codes allow around it: each activation moves
+// by at most half a code, d_a / 2 = max|a_block| / 254.   → { exact, bound }
+export function codesBound(a, inner, r, weight) {
+  let exact = 0,
+    bound = 0;
+  for (let b = 0; b < inner / 32; b++) {
+    let amax = 0,
+      wsum = 0;
+    for (let j = 0; j < 32; j++) {
+      const p = b * 32 + j,
+        wv = weight(p);
+      exact += a[r * inner + p] * wv;
+      amax = Math.max(amax, Math.abs(a[r * inner + p]));
+      wsum += Math.abs(wv);
+    }
+    bound += (amax / 254) * wsum;
+  }
+  return { exact, bound };
+}
+
 // The weight a block holds at j.
 export const dequantized = (block, j, storage) => block.d * (storage === 'q8_0' ? block.codes[j] : block.codes[j] - 8);
 
@@ -103,20 +124,36 @@ function codeActivations(row, inner) {
   });
 }
 
-// out = a·W + bias as quantized.h defines it: per block (d_w · d_a) · Σ q_w·q_a, summed in
-// block order in float32, then the bias.   a: [rows, inner]   out: Float32Array [rows, cols]
+// acc + one block's terms as quantized.h defines them, every float32 operation rounded:
+// Q8_0, Q4_0 (d_w · d_a) · Σ q_w·q_a; Q4_K (s·d_a)·Σ q·q_a − m·(d_a·Σ q_a); Q6_K a term
+// (s_h·d_a)·Σ_h for each half of 16 weights.   w: the weights' block   codes, d: the activations'
+function addBlock(acc, w, codes, d, storage) {
+  const dot = (from, to, code) => {
+    let sum = 0;
+    for (let j = from; j < to; j++) sum += code(j) * codes[j];
+    return sum;
+  };
+  if (storage === 'q8_0') return f(acc + f(f(w.d * d) * dot(0, 32, (j) => w.codes[j])));
+  if (storage === 'q4_0') return f(acc + f(f(w.d * d) * dot(0, 32, (j) => w.codes[j] - 8)));
+  if (storage === 'q4_k') {
+    const sum = codes.reduce((x, y) => x + y, 0);
+    acc = f(acc + f(f(w.s * d) * dot(0, 32, (j) => w.codes[j])));
+    return f(acc - f(w.m * f(d * sum)));
+  }
+  acc = f(acc + f(f(w.s0 * d) * dot(0, 16, (j) => w.codes[j])));
+  return f(acc + f(f(w.s1 * d) * dot(16, 32, (j) => w.codes[j])));
+}
+
+// out = a·W + bias as quantized.h defines it: per block addBlock, summed in block order in
+// float32, then the bias. blocks[c][b]: quantizeMatrix's (Q8_0, Q4_0) or kQuantRow's (Q4_K,
+// Q6_K).   a: [rows, inner]   out: Float32Array [rows, cols]
 export function multiplyQuantized(a, rows, inner, blocks, storage, bias, cols) {
   const out = new Float32Array(rows * cols);
   for (let r = 0; r < rows; r++) {
     const act = codeActivations(a.subarray(r * inner, (r + 1) * inner), inner);
     for (let c = 0; c < cols; c++) {
       let acc = 0;
-      act.forEach(({ d, codes }, b) => {
-        const w = blocks[c][b];
-        let dot = 0;
-        for (let j = 0; j < 32; j++) dot += (storage === 'q8_0' ? w.codes[j] : w.codes[j] - 8) * codes[j];
-        acc = f(acc + f(f(w.d * d) * dot));
-      });
+      act.forEach(({ d, codes }, b) => (acc = addBlock(acc, blocks[c][b], codes, d, storage)));
       out[r * cols + c] = bias ? f(acc + bias[c]) : acc;
     }
   }
@@ -193,34 +230,3 @@ export function kQuantRow(bytes, inner, type) {
 // The weight a K-quant block holds at j, in float32 as ggml's dequantizers round it.
 export const kQuantWeight = (block, j, type) =>
   type === 'q4_k' ? f(f(block.s * block.codes[j]) - block.m) : f((j < 16 ? block.s0 : block.s1) * block.codes[j]);
-
-// out = a·W + bias for K-quant blocks (blocks[c][b], from kQuantRow) as quantized.h defines
-// it, every float32 operation rounded: Q4_K acc + (s·d_a)·Σ q·q_a − m·(d_a·Σ q_a); Q6_K a term
-// (s_h·d_a)·Σ_h for each half of 16 weights.   a: [rows, inner]   out: Float32Array [rows, cols]
-export function multiplyKQuant(a, rows, inner, blocks, type, bias, cols) {
-  const out = new Float32Array(rows * cols);
-  for (let r = 0; r < rows; r++) {
-    const act = codeActivations(a.subarray(r * inner, (r + 1) * inner), inner);
-    for (let c = 0; c < cols; c++) {
-      let acc = 0;
-      act.forEach(({ d, codes }, b) => {
-        const w = blocks[c][b];
-        const dot = (from, to) => {
-          let sum = 0;
-          for (let j = from; j < to; j++) sum += w.codes[j] * codes[j];
-          return sum;
-        };
-        if (type === 'q4_k') {
-          const sum = codes.reduce((x, y) => x + y, 0);
-          acc = f(acc + f(f(w.s * d) * dot(0, 32)));
-          acc = f(acc - f(w.m * f(d * sum)));
-        } else {
-          acc = f(acc + f(f(w.s0 * d) * dot(0, 16)));
-          acc = f(acc + f(f(w.s1 * d) * dot(16, 32)));
-        }
-      });
-      out[r * cols + c] = bias ? f(acc + bias[c]) : acc;
-    }
-  }
-  return out;
-}

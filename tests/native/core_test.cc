@@ -697,6 +697,30 @@ void PretrainedBf16MatchesFloat32(std::mt19937& rng) {
          "bf16 model = float32 model (bits)", 0, 0, 0);
 }
 
+// Every output of a quantized product a·W (a: [rows, inner], W: q) within the bound its
+// activations' int8 codes allow of the float64 product of the dequantized weights: each
+// activation moves by at most half a code, max|a_block| / 254.
+void ExpectWithinCodesBound(const std::vector<float>& a, const attn::QuantMatrix& q, int rows,
+                            int inner, int cols, const std::vector<float>& out, double slack) {
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      double exact = 0.0, bound = 0.0;
+      for (int b = 0; b < inner / 32; ++b) {
+        double amax = 0.0, wsum = 0.0;
+        for (int k = 0; k < 32; ++k) {
+          const int p = b * 32 + k;
+          const double wv = attn::QuantWeight(q, inner, p, c);
+          const double av = a[static_cast<size_t>(r) * inner + p];
+          exact += av * wv, amax = std::max(amax, std::fabs(av)), wsum += std::fabs(wv);
+        }
+        bound += amax / 254.0 * wsum;
+      }
+      Expect(std::fabs(out[static_cast<size_t>(r) * cols + c] - exact) <= bound * 1.001 + slack,
+             "quantized product within the codes' bound", r, c, static_cast<int>(q.storage));
+    }
+  }
+}
+
 // Quantized models under the sanitizers: Q8_0 and Q4_0 matrices and word embeddings (inner
 // sizes that are and are not multiples of 32), filled from float32 and bfloat16, forward with
 // and without the cache; a product within the activation codes' bound of the dequantized
@@ -746,25 +770,7 @@ void QuantizedUnderSanitizers(std::mt19937& rng) {
     Expect(attn::MultiplyQuantized(a.data(), inner, rows, inner, q, nullptr, cols, out.data(),
                                    cols) == attn::Status::kOk,
            "quantized product", 0, 0, 0);
-    for (int r = 0; r < rows; ++r) {
-      for (int c = 0; c < cols; ++c) {
-        double exact = 0.0, bound = 0.0;
-        for (int b = 0; b < inner / 32; ++b) {
-          double amax = 0.0, wsum = 0.0;
-          for (int k = 0; k < 32; ++k) {
-            const int p = b * 32 + k;
-            const double wv = attn::QuantWeight(q, inner, p, c);
-            exact += a[static_cast<size_t>(r) * inner + p] * wv;
-            amax = std::max(amax,
-                            std::fabs(static_cast<double>(a[static_cast<size_t>(r) * inner + p])));
-            wsum += std::fabs(wv);
-          }
-          bound += amax / 254.0 * wsum;
-        }
-        Expect(std::fabs(out[static_cast<size_t>(r) * cols + c] - exact) <= bound * 1.001 + 1e-5,
-               "quantized product within the codes' bound", r, c, static_cast<int>(storage));
-      }
-    }
+    ExpectWithinCodesBound(a, q, rows, inner, cols, out, 1e-5);
   }
 }
 
@@ -869,23 +875,7 @@ void MixedKQuantsUnderSanitizers(std::mt19937& rng) {
     Expect(attn::MultiplyQuantized(a.data(), inner, rows, inner, q, nullptr, cols, out.data(),
                                    cols) == attn::Status::kOk,
            "K-quant product", 0, 0, 0);
-    for (int r = 0; r < rows; ++r) {
-      for (int c = 0; c < cols; ++c) {
-        double exact = 0.0, bound = 0.0;
-        for (int b = 0; b < inner / 32; ++b) {
-          double amax = 0.0, wsum = 0.0;
-          for (int k = 0; k < 32; ++k) {
-            const int p = b * 32 + k;
-            const double wv = attn::QuantWeight(q, inner, p, c);
-            const double av = a[static_cast<size_t>(r) * inner + p];
-            exact += av * wv, amax = std::max(amax, std::fabs(av)), wsum += std::fabs(wv);
-          }
-          bound += amax / 254.0 * wsum;
-        }
-        Expect(std::fabs(out[static_cast<size_t>(r) * cols + c] - exact) <= bound * 1.001 + 1e-6,
-               "K-quant product within the codes' bound", r, c, static_cast<int>(storage));
-      }
-    }
+    ExpectWithinCodesBound(a, q, rows, inner, cols, out, 1e-6);
   }
 }
 
