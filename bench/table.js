@@ -125,3 +125,27 @@ export function quantizedTable(sessions) {
   });
   return lines.join('\n').trimStart();
 }
+
+/**
+ * The wllama comparison (bench/browser-wllama.js; sessions of bench/browser-wllama-session.js):
+ * one line per engine, storage and thread count, and wllama's time ÷ ours ("2.00×": ours takes
+ * half the time). wllama's wall clock (its worker's messages included) in brackets.
+ */
+export function wllamaTable(sessions) {
+  const lines = [
+    '| engine | dtype | threads | prefill 128 (ms) | decode (ms/token) | greedy tokens equal | wllama ÷ ours, prefill | wllama ÷ ours, decode |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const s of sessions) {
+    for (const row of s.rows) {
+      const ours = s.rows.find((r) => r.engine === 'attention-wasm' && r.storage === row.storage);
+      const wllama = s.rows.find((r) => r.engine === 'wllama' && r.storage === row.storage);
+      const mine = row.engine === 'attention-wasm';
+      const wall = row.wallMs ? ` (call ${row.wallMs.toFixed(0)})` : '';
+      lines.push(
+        `| ${row.engine} | ${row.storage.toUpperCase()} | ${row.threads} | ${row.prefillMs.toFixed(0)}${wall} | ${row.decodeMs.toFixed(1)} | ${row.sameTokens ?? '?'}/${row.tokens.length} | ${mine ? `${(wllama.prefillMs / ours.prefillMs).toFixed(2)}×` : ''} | ${mine ? `${(wllama.decodeMs / ours.decodeMs).toFixed(2)}×` : ''} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}

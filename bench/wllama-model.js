@@ -1,0 +1,160 @@
+// The model of the wllama comparison (issue 34, bench/browser-wllama.js): a SmolLM2-135M-shaped
+// Llama as one GGUF file per storage, the file both engines load. Seeded random float32 source
+// weights (the same for every storage), every matrix and the tied word embeddings quantized
+// with ggml's reference rounding into GGUF's Q8_0 or Q4_0 blocks (as `llama-quantize --pure`
+// writes them: no tensor kept in another type), the norms in F32. The tokenizer is a made-up
+// SentencePiece ('llama') vocabulary of the model's 49,152 entries, made so that a text is
+// exactly the ids it spells (bench/wllama-cases.js): wllama takes its prompt as text.
+import { filler } from './model-cases.js';
+import { ggufBytes } from '../tests/helpers/gguf.js';
+import { quantizeBlock, halfBits } from '../tests/helpers/quantized-reference.js';
+import { FIRST_PLAIN_ID, pieceOf } from './wllama-cases.js';
+
+/** SmolLM2-135M's config.json (the keys the GGUF carries). */
+export const SMOLLM2_135M = {
+  hidden_size: 576,
+  intermediate_size: 1536,
+  num_hidden_layers: 30,
+  num_attention_heads: 9,
+  num_key_value_heads: 3,
+  vocab_size: 49152,
+  max_position_embeddings: 8192,
+  rope_theta: 100000,
+  rms_norm_eps: 1e-5,
+};
+
+// GGUF's tensor type of each storage, and its block size in bytes.
+const BLOCKS = {
+  q8_0: { ggmlType: 8, blockBytes: 34 },
+  q4_0: { ggmlType: 2, blockBytes: 18 },
+};
+
+// The vocabulary: <unk>, <s>, </s>, the 256 byte pieces, then one character per id
+// (wllama-cases.js's pieceOf: a text of them tokenizes to exactly their ids).
+const SPECIALS = ['<unk>', '<s>', '</s>'];
+const TOKEN_TYPE = { normal: 1, unknown: 2, control: 3, byte: 6 };
+
+function vocabulary(size) {
+  const tokens = [],
+    types = [];
+  SPECIALS.forEach((t, i) => {
+    tokens.push(t);
+    types.push(i === 0 ? TOKEN_TYPE.unknown : TOKEN_TYPE.control);
+  });
+  for (let b = 0; b < 256; b++) {
+    tokens.push(`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`);
+    types.push(TOKEN_TYPE.byte);
+  }
+  if (tokens.length !== FIRST_PLAIN_ID) throw new Error('wllama-model: the first plain id moved');
+  for (let i = tokens.length; i < size; i++) {
+    tokens.push(pieceOf(i));
+    types.push(TOKEN_TYPE.normal);
+  }
+  return { tokens, types };
+}
+
+// An int32 array value (GGUF type 5), items as raw little-endian bytes (the writer's escape).
+const int32Items = (values) =>
+  values.map((v) => {
+    const b = new Uint8Array(4);
+    new DataView(b.buffer).setInt32(0, v, true);
+    return b;
+  });
+
+function metadata(c) {
+  const u32 = (key, value) => ({ key: `llama.${key}`, type: 4, value });
+  const f32 = (key, value) => ({ key: `llama.${key}`, type: 6, value });
+  const hd = c.hidden_size / c.num_attention_heads;
+  const { tokens, types } = vocabulary(c.vocab_size);
+  return [
+    { key: 'general.architecture', type: 8, value: 'llama' },
+    { key: 'general.name', type: 8, value: 'SmolLM2-135M-shaped random weights (attention-wasm bench)' },
+    u32('context_length', c.max_position_embeddings),
+    u32('embedding_length', c.hidden_size),
+    u32('feed_forward_length', c.intermediate_size),
+    u32('block_count', c.num_hidden_layers),
+    u32('attention.head_count', c.num_attention_heads),
+    u32('attention.head_count_kv', c.num_key_value_heads),
+    u32('attention.key_length', hd),
+    u32('attention.value_length', hd),
+    f32('attention.layer_norm_rms_epsilon', c.rms_norm_eps),
+    f32('rope.freq_base', c.rope_theta),
+    u32('rope.dimension_count', hd),
+    u32('vocab_size', c.vocab_size),
+    { key: 'tokenizer.ggml.model', type: 8, value: 'llama' },
+    { key: 'tokenizer.ggml.tokens', type: 9, value: { type: 8, items: tokens } },
+    { key: 'tokenizer.ggml.scores', type: 9, value: { type: 6, items: tokens.map((_, i) => -i) } },
+    { key: 'tokenizer.ggml.token_type', type: 9, value: { type: 5, items: int32Items(types) } },
+    { key: 'tokenizer.ggml.unknown_token_id', type: 4, value: 0 },
+    { key: 'tokenizer.ggml.bos_token_id', type: 4, value: 1 },
+    { key: 'tokenizer.ggml.eos_token_id', type: 4, value: 2 },
+    // Neither engine adds anything to a text: no <s>, no "▁" before it.
+    { key: 'tokenizer.ggml.add_bos_token', type: 7, value: new Uint8Array([0]) },
+    { key: 'tokenizer.ggml.add_space_prefix', type: 7, value: new Uint8Array([0]) },
+  ];
+}
+
+// A matrix of `rows` GGUF rows of `inner` weights (ne0 = inner, ne1 = rows) → its blocks'
+// bytes: per row, per 32 weights, the float16 scale then the codes (Q4_0: byte j holds
+// element j in its low nibble and element j + 16 in its high one).
+function blockBytes(w, rows, inner, storage) {
+  const { blockBytes: size } = BLOCKS[storage];
+  const perRow = inner / 32;
+  const out = new Uint8Array(rows * perRow * size);
+  let at = 0;
+  for (let b = 0; b < rows * perRow; b++) {
+    const { d, codes } = quantizeBlock(w.subarray(b * 32, b * 32 + 32), storage);
+    const bits = halfBits(d);
+    out[at] = bits & 0xff;
+    out[at + 1] = bits >> 8;
+    if (storage === 'q8_0') for (let j = 0; j < 32; j++) out[at + 2 + j] = codes[j] & 0xff;
+    else for (let j = 0; j < 16; j++) out[at + 2 + j] = codes[j] | (codes[j + 16] << 4);
+    at += size;
+  }
+  return out;
+}
+
+/**
+ * The model's GGUF bytes in `storage` ('q8_0' | 'q4_0'); `onTensor(name)` reports progress.
+ * Weights: std 0.02 (seeded per tensor, so every storage quantizes the same values), norms 1.
+ */
+export function smolLmGguf(storage, { config = SMOLLM2_135M, onTensor = () => {} } = {}) {
+  if (!BLOCKS[storage]) throw new RangeError(`smolLmGguf: storage must be one of ${Object.keys(BLOCKS)}`);
+  const c = config;
+  const d = c.hidden_size,
+    hd = d / c.num_attention_heads,
+    kv = c.num_key_value_heads * hd,
+    f = c.intermediate_size;
+  const tensors = [];
+  let seed = 1;
+  // [out, in] in nn.Linear's terms is GGUF's dims [in, out].
+  const matrix = (name, out, inner) => {
+    onTensor(name);
+    const w = filler(seed++)(out * inner);
+    tensors.push({
+      name,
+      type: BLOCKS[storage].ggmlType,
+      dims: [inner, out],
+      bytes: blockBytes(w, out, inner, storage),
+    });
+  };
+  const norm = (name) => {
+    seed++;
+    tensors.push({ name, type: 0, dims: [d], bytes: new Uint8Array(new Float32Array(d).fill(1).buffer) });
+  };
+  matrix('token_embd.weight', c.vocab_size, d);
+  for (let l = 0; l < c.num_hidden_layers; l++) {
+    const p = `blk.${l}.`;
+    norm(`${p}attn_norm.weight`);
+    matrix(`${p}attn_q.weight`, d, d);
+    matrix(`${p}attn_k.weight`, kv, d);
+    matrix(`${p}attn_v.weight`, kv, d);
+    matrix(`${p}attn_output.weight`, d, d);
+    norm(`${p}ffn_norm.weight`);
+    matrix(`${p}ffn_gate.weight`, f, d);
+    matrix(`${p}ffn_up.weight`, f, d);
+    matrix(`${p}ffn_down.weight`, d, f);
+  }
+  norm('output_norm.weight');
+  return ggufBytes({ metadata: metadata(c), tensors });
+}
