@@ -11,6 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { wllamaTable } from '../bench/table.js';
 
 const RESULTS = fileURLToPath(new URL('../bench/results/latest.json', import.meta.url));
 const DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
@@ -195,6 +196,20 @@ export function probeTable(browser) {
   return lines.join('\n');
 }
 
+/**
+ * attention-wasm against wllama in Chromium (bench/browser-wllama.js, the results'
+ * browser.wllama, recorded with its own date and runtime), or a line saying it was not measured.
+ */
+export function wllamaBlock(browser) {
+  const w = browser.wllama;
+  if (!w) return 'Not measured yet: `node bench/browser-wllama.js` measures it (and records it here).';
+  return [
+    `The run of ${w.date.slice(0, 10)} (${w.runtime}; ${Object.values(w.versions).join('; ')}; medians of ${w.rounds} interleaved rounds):`,
+    '',
+    wllamaTable(w.sessions),
+  ].join('\n');
+}
+
 /** Every generated block of docs/benchmarks.md, by name, from the results file's contents. */
 export function benchmarkBlocks(results) {
   const { node, browser } = results;
@@ -208,6 +223,7 @@ export function benchmarkBlocks(results) {
     'review-accuracy': reviewAccuracyTable(node),
     'review-timing': reviewTimingTable(node, browser),
     'browser-probe': probeTable(browser),
+    'browser-wllama': wllamaBlock(browser),
   };
 }
 

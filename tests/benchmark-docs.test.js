@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchmarkBlocks, fillBlocks, probeTable } from '../scripts/make-benchmark-docs.mjs';
+import { benchmarkBlocks, fillBlocks, probeTable, wllamaBlock } from '../scripts/make-benchmark-docs.mjs';
 
 const script = fileURLToPath(new URL('../scripts/make-benchmark-docs.mjs', import.meta.url));
 const docPath = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
@@ -57,6 +57,7 @@ test('every table has its markers, and markers without a table are an error', ()
     'browser-kernels',
     'browser-models',
     'browser-probe',
+    'browser-wllama',
     'node-kernels',
     'node-models',
     'review-accuracy',
@@ -132,4 +133,29 @@ test('the Chromium probe block: a run without browser.probe says it was not meas
   // Recorded alone (BENCH_ONLY=probe), the probe says its own date and runtime.
   const alone = { ...probe, date: '2026-11-27T10:00:00.000Z', runtime: 'Chromium 157' };
   assert.match(probeTable({ date, runtime: 'Chromium 156', probe: alone }), /^The run of 2026-11-27 \(Chromium 157;/);
+});
+
+test('the wllama block: not measured without browser.wllama; with it, its date and each engine with the ratios', () => {
+  assert.match(wllamaBlock({ date: '2026-11-26T00:00:00.000Z' }), /^Not measured yet/);
+  const row = (engine, prefillMs, decodeMs) => ({
+    engine,
+    storage: 'q8_0',
+    threads: 2,
+    prefillMs,
+    decodeMs,
+    tokens: new Array(32).fill(1),
+    sameTokens: 31,
+  });
+  const block = wllamaBlock({
+    wllama: {
+      date: '2026-11-27T01:00:00.000Z',
+      runtime: 'Chromium 156',
+      versions: { wllama: 'wllama 3.13.0' },
+      rounds: 5,
+      sessions: [{ rows: [row('attention-wasm', 300, 10), row('wllama', 2400, 55)] }],
+    },
+  }).split('\n');
+  assert.equal(block[0], 'The run of 2026-11-27 (Chromium 156; wllama 3.13.0; medians of 5 interleaved rounds):');
+  assert.equal(block[4], '| attention-wasm | Q8_0 | 2 | 300 | 10.0 | 31/32 | 8.00× | 5.50× |');
+  assert.equal(block[5], '| wllama | Q8_0 | 2 | 2400 | 55.0 | 31/32 |  |  |');
 });
