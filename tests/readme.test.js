@@ -75,6 +75,12 @@ const PROMISES = {
   ],
   'docs/models.md': [LOAD_MODEL, [/^\[ 'mean' \] true\n\[ 2, 32 \] 0\.880\n\[ 1, 64 \]\n$/, 'embed']],
   'docs/quantization.md': [[/^q8 151808 44416\ntrue\n$/, 'dtype q8']],
+  'docs/quantization-quality.md': [
+    [
+      /^float32 2035968 "rde the the the the the the same"\nq8 622848 "rde the the the the the the same"\nq4 377088 "rkerne the the the the the the t"\n$/,
+      'trained model, three dtypes',
+    ],
+  ],
   'docs/security.md': [],
   'docs/text-classification-probe.md': [
     [
