@@ -2,7 +2,7 @@
 // llama-quantize writes (the file most people download): every matrix Q4_K but the output
 // (Q6_K; the token embeddings when they are tied to it) and the attn_v and ffn_down of the
 // layers llama.cpp's use_more_bits picks (the first and last eighth, and every third between:
-// Q6_K); norms and Llama 3's rope_freqs F32. The blocks are seeded random bytes with small
+// Q6_K); norms and Llama 3's rope_freqs F32 (first, as convert_hf_to_gguf.py writes it). The blocks are seeded random bytes with small
 // positive float16 scales. Streamed to disk, so a 1B model's 0.8 GB is never one array.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { llama3Factors } from '../bindings/js/models/gguf_model.js';
@@ -40,9 +40,11 @@ function tensorsOf(c) {
   }
   norm('output_norm.weight');
   if (!c.tie_word_embeddings) matrix('output.weight', Q6_K, d, c.vocab_size);
+  // Llama 3's factors first, where convert_hf_to_gguf.py writes its extra tensors (a streamed
+  // load reads them before the rest).
   if (c.rope_scaling?.rope_type === 'llama3') {
     const factors = llama3Factors(c.rope_scaling, c.rope_theta, hd);
-    t.push({ name: 'rope_freqs.weight', type: F32, dims: [hd / 2], values: () => Float32Array.from(factors) });
+    t.unshift({ name: 'rope_freqs.weight', type: F32, dims: [hd / 2], values: () => Float32Array.from(factors) });
   }
   for (const x of t) {
     const count = x.dims.reduce((a, b) => a * b, 1);

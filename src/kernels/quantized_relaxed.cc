@@ -30,27 +30,30 @@ void Rows(const InputCodes& act, int r0, const uint8_t* panel, float* acc) {
     for (int r = 0; r < kRows; ++r) {
       for (int g = 0; g < kGroups; ++g) sums[r][g] = wasm_i16x8_splat(0);
     }
-    // Vectors 0..3: the low nibbles of the block's 4 loads; 4..7: their high nibbles.
-    //   nibbles(group, v): vector v's weights of a group's block, 0..15 a byte
-    auto vectors = [&](int first, int last, auto nibbles) {
+    // Each 16 bytes of a group's block hold vector c's weights in their low nibbles and
+    // vector c + 4's in their high ones: one load for both.
 #pragma clang loop unroll(disable)
-      for (int v = first; v < last; ++v) {
-        v128_t w[kGroups];
-        for (int g = 0; g < kGroups; ++g) w[g] = nibbles(block + g * group_bytes, v);
-        for (int r = 0; r < kRows; ++r) {
-          const v128_t a = wasm_v128_load(pairs + r * row_pairs + 16 * v);
-          for (int g = 0; g < kGroups; ++g) {
-            sums[r][g] = wasm_i16x8_add(sums[r][g], wasm_i16x8_relaxed_dot_i8x16_i7x16(a, w[g]));
-          }
+    for (int c = 0; c < 4; ++c) {
+      v128_t low[kGroups], high[kGroups];
+      for (int g = 0; g < kGroups; ++g) {
+        const v128_t raw = wasm_v128_load(block + g * group_bytes + 16 * c);
+        low[g] = wasm_v128_and(raw, mask);
+        high[g] = wasm_v128_and(wasm_u16x8_shr(raw, 4), mask);
+      }
+      for (int r = 0; r < kRows; ++r) {
+        const int8_t* a = pairs + r * row_pairs;
+        const v128_t a_low = wasm_v128_load(a + 16 * c);
+        for (int g = 0; g < kGroups; ++g) {
+          sums[r][g] =
+              wasm_i16x8_add(sums[r][g], wasm_i16x8_relaxed_dot_i8x16_i7x16(a_low, low[g]));
+        }
+        const v128_t a_high = wasm_v128_load(a + 16 * (c + 4));
+        for (int g = 0; g < kGroups; ++g) {
+          sums[r][g] =
+              wasm_i16x8_add(sums[r][g], wasm_i16x8_relaxed_dot_i8x16_i7x16(a_high, high[g]));
         }
       }
-    };
-    vectors(0, 4, [mask](const uint8_t* group, int v) {
-      return wasm_v128_and(wasm_v128_load(group + 16 * v), mask);
-    });
-    vectors(4, 8, [mask](const uint8_t* group, int v) {
-      return wasm_v128_and(wasm_u16x8_shr(wasm_v128_load(group + 16 * (v - 4)), 4), mask);
-    });
+    }
     for (int r = 0; r < kRows; ++r) {
       const size_t row_block = static_cast<size_t>(r0 + r) * blocks + b;
       for (int g = 0; g < kGroups; ++g) {
