@@ -68,9 +68,9 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   list += pairs;
   for (int i = 0; i < pairs; ++i) m.rope_long_factors[i] = real(list + i);
   list += pairs;
-  const int storages = std::clamp(m.matrix_storage_count, 0, attn::kMaxMatrixStorages);
-  for (int i = 0; i < storages; ++i)
-    m.matrix_storages[i] = static_cast<attn::MatrixStorage>(list[i]);
+  // Borrowed from the heap JS wrote (CheckDescriptor bounds its count before it is read; the
+  // model copies it).
+  m.matrix_storages = list;
   return m;
 }
 

@@ -88,7 +88,7 @@ Status CheckDescriptor(const ModelDescriptor& m) {
     return Status::kBadArgument;
   }
   for (int i = 0; i < m.matrix_storage_count; ++i) {
-    if (!IsStorage(m.matrix_storages[i])) return Status::kBadArgument;
+    if (!IsStorage(static_cast<MatrixStorage>(m.matrix_storages[i]))) return Status::kBadArgument;
   }
   const int64_t query_width = int64_t{m.num_heads} * m.head_dim;
   const int64_t widest =

@@ -90,10 +90,12 @@ struct ModelDescriptor {
   MatrixStorage matrix_storage = MatrixStorage::kFloat32;
   // Per matrix, overriding matrix_storage (a GGUF file's mix of types, each kept as its
   // blocks): the first matrix_storage_count of the word embeddings and the matrices, in
-  // ForEachWeight's order (weights.h). The word embeddings take a quantized storage (a [d, V]
-  // block matrix) or kFloat32 (float32 rows).
+  // ForEachWeight's order (weights.h), as MatrixStorage numbers. The word embeddings take a
+  // quantized storage (a [d, V] block matrix) or kFloat32 (float32 rows). Borrowed: the list
+  // must outlive every use of the descriptor (PretrainedModel keeps a copy of its own; a fixed
+  // array here would add 32 KB to every model).   [matrix_storage_count]
   int matrix_storage_count = 0;
-  std::array<MatrixStorage, kMaxMatrixStorages> matrix_storages{};
+  const int32_t* matrix_storages = nullptr;
   NormKind norm = NormKind::kLayerNorm;
   float norm_eps = 1e-5f;
   // Masked- or causal-LM head: logits = transform(x)·D + bias, D: [d, V].

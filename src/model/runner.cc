@@ -14,6 +14,10 @@ namespace attn {
 PretrainedModel::PretrainedModel(const ModelDescriptor& descriptor) : m_(descriptor) {}
 
 bool PretrainedModel::Allocate() {
+  // The descriptor's per-matrix storages are borrowed: keep a copy for as long as the model.
+  if (!storages_.Resize(m_.matrix_storage_count)) return false;
+  std::copy(m_.matrix_storages, m_.matrix_storages + m_.matrix_storage_count, storages_.data());
+  m_.matrix_storages = storages_.data();
   int count = 0;
   const uint64_t floats = ForEachWeight(m_, [&](const WeightEntry&) { ++count; });
   if (!table_.Resize(count) || !params_.Assign(floats, 0.0f) ||

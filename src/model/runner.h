@@ -156,6 +156,7 @@ class PretrainedModel {
 
   ModelDescriptor m_;
   Buffer<WeightEntry> table_;
+  Buffer<int32_t> storages_;  // m_.matrix_storages, owned
   Buffer<float> params_;
   GlobalWeights global_;
   Buffer<LayerWeights> layers_;  // [num_layers]

@@ -15,7 +15,8 @@ uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
     MatrixStorage storage = MatrixStorage::kFloat32;
     if (matrix || words) {
       const int i = stored++;
-      storage = i < m.matrix_storage_count ? m.matrix_storages[i] : m.matrix_storage;
+      storage = i < m.matrix_storage_count ? static_cast<MatrixStorage>(m.matrix_storages[i])
+                                           : m.matrix_storage;
       if (words && !IsQuantized(storage)) storage = MatrixStorage::kFloat32;
     }
     uint64_t floats = static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols);

@@ -811,12 +811,17 @@ void MixedKQuantsUnderSanitizers(std::mt19937& rng) {
                       q8 = MatrixStorage::kQ8_0;
   const std::vector<MatrixStorage> storages = {k4, k4, k4, k6, k4, k4, k4, k6,
                                                q8, k4, k6, k4, k4, k4, k6, k6};
-  m.matrix_storage_count = static_cast<int>(storages.size());
-  std::copy(storages.begin(), storages.end(), m.matrix_storages.begin());
+  std::vector<int32_t> list(storages.size());
+  for (size_t i = 0; i < storages.size(); ++i) list[i] = static_cast<int32_t>(storages[i]);
+  m.matrix_storage_count = static_cast<int>(list.size());
+  m.matrix_storages = list.data();
   Expect(attn::CheckDescriptor(m) == attn::Status::kOk, "mixed descriptor", 0, 0, 0);
   {
     attn::ModelDescriptor bad = m;
-    bad.matrix_storage_count = 17;  // one more than the model's stored weights
+    std::vector<int32_t> longer = list;  // one more than the model's stored weights
+    longer.push_back(static_cast<int32_t>(k4));
+    bad.matrix_storages = longer.data();
+    bad.matrix_storage_count = 17;
     Expect(attn::CheckDescriptor(bad) == attn::Status::kBadArgument, "storages past the entries", 0,
            0, 0);
     bad = m;
@@ -824,7 +829,9 @@ void MixedKQuantsUnderSanitizers(std::mt19937& rng) {
     Expect(attn::CheckDescriptor(bad) == attn::Status::kBadArgument, "K-quant rows of 128", 0, 0,
            0);
     bad = m;
-    bad.matrix_storages[3] = static_cast<MatrixStorage>(9);
+    std::vector<int32_t> unknown = list;
+    unknown[3] = 9;
+    bad.matrix_storages = unknown.data();
     Expect(attn::CheckDescriptor(bad) == attn::Status::kBadArgument, "unknown storage", 0, 0, 0);
   }
   attn::PretrainedModel model(m);
