@@ -10,7 +10,7 @@
 //   WLLAMA_LOG=1: llama.cpp's own log lines (model and context as it sees them) on stderr
 import os from 'node:os';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../tests/helpers/chromium.js';
 import { startServer } from '../scripts/server.js';
 import { runPage } from './browser-models.js';
 import { recordResults, progressWriter } from './results.js';
@@ -41,20 +41,8 @@ for (const storage of storages) {
 }
 
 const { server, url } = await startServer({ port: 0, served: ['bench', 'bindings', 'dist', 'node_modules', 'build'] });
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  // --expose-gc: each turn starts with a collected heap, as measureInterleaved's do.
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--js-flags=--expose-gc',
-  ],
-});
+// --expose-gc: each turn starts with a collected heap, as measureInterleaved's do.
+const browser = await launchChromium(['--disable-sync', '--js-flags=--expose-gc']);
 const sessions = [];
 const chromiumVersion = browser.version();
 try {

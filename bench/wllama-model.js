@@ -7,7 +7,7 @@
 // exactly the ids it spells (bench/wllama-cases.js): wllama takes its prompt as text.
 import { filler } from './model-cases.js';
 import { ggufBytes } from '../tests/helpers/gguf.js';
-import { quantizeBlock, halfBits } from '../tests/helpers/quantized-reference.js';
+import { quantizeBlock, ggufBytes as blockBytesOf } from '../tests/helpers/quantized-reference.js';
 import { FIRST_PLAIN_ID, pieceOf } from './wllama-cases.js';
 
 /** SmolLM2-135M's config.json (the keys the GGUF carries). */
@@ -98,20 +98,13 @@ function metadata(c) {
 // bytes: per row, per 32 weights, the float16 scale then the codes (Q4_0: byte j holds
 // element j in its low nibble and element j + 16 in its high one).
 function blockBytes(w, rows, inner, storage) {
-  const { blockBytes: size } = BLOCKS[storage];
   const perRow = inner / 32;
-  const out = new Uint8Array(rows * perRow * size);
-  let at = 0;
-  for (let b = 0; b < rows * perRow; b++) {
-    const { d, codes } = quantizeBlock(w.subarray(b * 32, b * 32 + 32), storage);
-    const bits = halfBits(d);
-    out[at] = bits & 0xff;
-    out[at + 1] = bits >> 8;
-    if (storage === 'q8_0') for (let j = 0; j < 32; j++) out[at + 2 + j] = codes[j] & 0xff;
-    else for (let j = 0; j < 16; j++) out[at + 2 + j] = codes[j] | (codes[j + 16] << 4);
-    at += size;
-  }
-  return out;
+  const blocks = Array.from({ length: rows }, (_, r) =>
+    Array.from({ length: perRow }, (_, b) =>
+      quantizeBlock(w.subarray((r * perRow + b) * 32, (r * perRow + b + 1) * 32), storage),
+    ),
+  );
+  return blockBytesOf(blocks, storage);
 }
 
 /**
