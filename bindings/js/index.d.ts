@@ -2359,12 +2359,10 @@ export interface PretrainedModel {
    * `'bfloat16'` when the checkpoint stores every one of them as BF16 and `dtype` was
    * `'auto'` (the checkpoint's own values in half the bytes, widened exactly to float32 as
    * the kernels read them: the same outputs, bit for bit, as `'float32'`), else `'float32'`.
-   * `'q8'` / `'q4'`: Q8_0 or Q4_0 blocks, with that `dtype`, or with `'auto'` for a GGUF file
-   * most of whose matrix weights are quantized (Q8_0 and Q6_K → `'q8'`, Q4_0 and Q4_K →
-   * `'q4'`; docs/gguf.md). `'q4_k'` / `'q6_k'`: a GGUF file's own Q4_K / Q6_K blocks, when
-   * most of its matrix weights are in them (a Q4_K_M file: `'q4_k'`); with `'auto'` every
-   * matrix of a GGUF file in Q8_0, Q4_0, Q4_K or Q6_K blocks keeps them ({@link
-   * PretrainedModel.matrixStorages} has the mix). Norms, biases and position tables are always
+   * `'q8'` / `'q4'`: Q8_0 or Q4_0 blocks, with that `dtype`. With `'auto'`, every matrix of a
+   * GGUF file in Q8_0, Q4_0, Q4_K or Q6_K blocks keeps them, and `matrixDtype` names the
+   * storage most of the matrix weights are in: `'q8'`, `'q4'`, `'q4_k'` or `'q6_k'` (a Q4_K_M
+   * file: `'q4_k'`; {@link PretrainedModel.matrixStorages} has the mix; docs/gguf.md). Norms, biases and position tables are always
    * float32; the word embeddings are blocks too with quantized matrices.
    */
   readonly matrixDtype: 'bfloat16' | 'float32' | 'q8' | 'q4' | 'q4_k' | 'q6_k';
