@@ -334,6 +334,10 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
     // Each entry's storage (a stored weight's, from the list or the model's).
     const stored = plan.filter(({ entry }) => entry.matrix || entry.kind === contract.weightKinds.wordEmbeddings);
     stored.forEach((p, i) => (p.storage = entryStorages?.[i] ?? storage()));
+    // Whether a GGUF tensor goes in as its blocks, decided once (scratch, fill, counts read it).
+    for (const p of plan)
+      p.keptBlocks =
+        p.tensor.ggmlType !== undefined && keepsBlocks(p, p.tensor.ggmlType, p.storage, contract.weightKinds);
     rawBf16 = bf16 || QUANTIZED_STORAGES.includes(storage());
     parameterBytes = 4 * module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps, packed.base);
   } finally {
@@ -351,9 +355,7 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
           ((p.tensor.end - p.tensor.begin) / DTYPE_BYTES[p.tensor.dtype]) *
           (rawBf16 && p.tensor.dtype === 'BF16' ? 2 : 4)
         );
-      return keepsBlocks(p, ggmlType, p.storage, contract.weightKinds)
-        ? typeBytes(ggmlType, p.entry.rows * p.entry.cols)
-        : 4 * p.tensor.count;
+      return p.keptBlocks ? typeBytes(ggmlType, p.entry.rows * p.entry.cols) : 4 * p.tensor.count;
     }),
   );
   const needed = parameterBytes + scratchBytes;
@@ -373,7 +375,7 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
     classifier: null,
     parameterBytes,
     matrixDtype: MATRIX_DTYPES[mostWeights(plan) ?? storage()],
-    quantizedAtLoad: quantizedAtLoad(plan, contract.weightKinds),
+    quantizedAtLoad: quantizedAtLoad(plan),
     matrixStorages: storageCounts(plan),
     sentenceEmbedding,
     generation,
@@ -469,7 +471,7 @@ function setGgufWeight(module, handle, p, ggmlType, bytes, scratch) {
     );
   const own = bytes.subarray(typeBytes(ggmlType, column), typeBytes(ggmlType, column + count));
   let status;
-  if (keepsBlocks(p, ggmlType, p.storage, contractOf(module).weightKinds)) {
+  if (p.keptBlocks) {
     views(module).HEAPU8.set(own, scratch);
     const kind = contractOf(module).matrixStorages[MATRIX_STORAGES[p.storage]];
     status = module._pretrainedSetQuantizedWeight(handle, entry.index, scratch, kind);
@@ -502,12 +504,12 @@ function keepsBlocks(p, ggmlType, storage, KIND) {
 // model.quantizedAtLoad: with quantized matrices, how many of the weights stored as blocks (the
 // matrices and the word embeddings) were quantized at load rather than kept as a GGUF file's
 // blocks, by the type they came in (GGUF's type names; a Hugging Face folder's dtype).
-function quantizedAtLoad(plan, KIND) {
+function quantizedAtLoad(plan) {
   const counts = {};
   for (const p of plan) {
     if (!QUANTIZED_STORAGES.includes(p.storage)) continue;
+    if (p.keptBlocks) continue;
     const gguf = p.tensor.ggmlType !== undefined;
-    if (gguf && keepsBlocks(p, p.tensor.ggmlType, p.storage, KIND)) continue;
     const type = gguf ? GGML_TYPES[p.tensor.ggmlType].name : p.tensor.dtype;
     counts[type] = (counts[type] ?? 0) + 1;
   }
