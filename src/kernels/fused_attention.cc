@@ -25,6 +25,9 @@
 //   3. divide each row by its running sum (0 for rows that saw nothing).
 // Step 1 runs on the calling thread; steps 2 and 3 are spread over the threads by blocks
 // of 4R query rows (each thread its own accumulators).
+// One query row (a decode step) skips step 1 and takes R = 1: each tile's keys are packed
+// into one small panel as it is scored and the values are read where they lie
+// (InPlaceKeys), with the same arithmetic, so the same bits, as the row had in a tile.
 #include "kernels/fused_attention.h"
 
 #include <algorithm>
@@ -240,18 +243,172 @@ void AccumulateValuesSkippingZeros(const float* p, const float* rescale, const f
   }
 }
 
-// Step 2 for the query rows row0 .. row0 + num_rows - 1 (num_rows <= kRowsPerTile).
+// A key or value row as float32: float32 rows as they are, half-stored rows widened
+// exactly (kv_storage.h).
+HWY_INLINE V FourOf(const float* src, KvStorage) { return hn::LoadU(D(), src); }
+HWY_INLINE V FourOf(const uint16_t* src, KvStorage s) { return WidenFour(src, s); }
+inline void RowOf(const float* src, int count, KvStorage, float* dst) {
+  std::memcpy(dst, src, sizeof(float) * count);
+}
+inline void RowOf(const uint16_t* src, int count, KvStorage s, float* dst) {
+  WidenRow(src, count, s, dst);
+}
+
+// Four columns (c .. c + 3) of 8 key rows, as float32, into a panel's rows c .. c + 3: two
+// 4 × 4 transposes (keys × columns → columns × keys) of the rows' vectors.
+//   k: 8 rows (row stride k_stride), from column c   panel: [head_dim, 8], from row c
+template <typename T>
+HWY_INLINE void TransposeEightKeys(const T* k, int k_stride, KvStorage s, float* panel) {
+  const D d;
+  const hn::Full128<uint64_t> d64;
+  for (int half = 0; half < 2; ++half) {  // keys 0-3, then 4-7
+    const T* rows = k + static_cast<size_t>(4 * half) * k_stride;
+    const V r0 = FourOf(rows, s), r1 = FourOf(rows + k_stride, s);
+    const V r2 = FourOf(rows + 2 * k_stride, s), r3 = FourOf(rows + 3 * k_stride, s);
+    // Pairs of keys per column, then pairs of pairs: column j's four keys.
+    const auto a = hn::BitCast(d64, hn::InterleaveLower(r0, r1));     // c0: k0 k1, c1: k0 k1
+    const auto b = hn::BitCast(d64, hn::InterleaveLower(r2, r3));     // c0: k2 k3, c1: k2 k3
+    const auto e = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));  // c2, c3: k0 k1
+    const auto f = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));  // c2, c3: k2 k3
+    float* to = panel + 4 * half;
+    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(a, b)), d, to);
+    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, a, b)), d, to + kKeysPerTile);
+    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(e, f)), d, to + 2 * kKeysPerTile);
+    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, e, f)), d, to + 3 * kKeysPerTile);
+  }
+}
+
+// Step 1: kᵀ in panels of 8 keys, as float32 (half-stored keys widened exactly on the way):
+// whole panels four columns at a time (TransposeEightKeys); a column tail, and the last
+// partial panel, row by row through `row`. Only data moves: the panels hold the keys' own
+// floats, whichever way they are packed.
+//   k: [keys, head_dim] (row stride k_stride)   row: [head_dim]
+//   panels: [ceil(keys / 8), head_dim, 8], zeros past the last key
+template <typename T>
+void PackKeyPanels(const T* k, int k_stride, int keys, int head_dim, KvStorage s, float* row,
+                   float* panels) {
+  const size_t panel_floats = static_cast<size_t>(head_dim) * kKeysPerTile;
+  const int whole = keys / kKeysPerTile * kKeysPerTile;  // keys in whole panels
+  const int columns = head_dim / kLanes * kLanes;        // columns in whole vectors
+  for (int j0 = 0; j0 < whole; j0 += kKeysPerTile) {
+    const T* rows = k + static_cast<size_t>(j0) * k_stride;
+    float* panel = panels + static_cast<size_t>(j0 / kKeysPerTile) * panel_floats;
+    for (int c = 0; c < columns; c += kLanes) {
+      TransposeEightKeys(rows + c, k_stride, s, panel + c * kKeysPerTile);
+    }
+    for (int j = 0; j < kKeysPerTile && columns < head_dim; ++j) {
+      RowOf(rows + static_cast<size_t>(j) * k_stride, head_dim, s, row);
+      for (int c = columns; c < head_dim; ++c) panel[c * kKeysPerTile + j] = row[c];
+    }
+  }
+  if (whole == keys) return;
+  float* last = panels + static_cast<size_t>(whole / kKeysPerTile) * panel_floats;
+  std::fill(last, last + panel_floats, 0.0f);
+  for (int j = whole; j < keys; ++j) {
+    RowOf(k + static_cast<size_t>(j) * k_stride, head_dim, s, row);
+    for (int c = 0; c < head_dim; ++c) last[c * kKeysPerTile + j - whole] = row[c];
+  }
+}
+
+// Value rows key0 .. key0 + keys - 1 (half-stored ones widened) into contiguous rows of
+// padded_dim floats.   out: [keys, padded_dim], its padding columns already zero
+void CopyValueRows(const HeadProblem& pb, int key0, int keys, int padded_dim, float* out) {
+  for (int j = 0; j < keys; ++j) {
+    float* to = out + static_cast<size_t>(j) * padded_dim;
+    const size_t from = static_cast<size_t>(key0 + j) * pb.v_stride;
+    if (pb.kv_storage == KvStorage::kFloat32) {
+      RowOf(pb.v + from, pb.value_dim, pb.kv_storage, to);
+    } else {
+      RowOf(pb.v16 + from, pb.value_dim, pb.kv_storage, to);
+    }
+  }
+}
+
+// Where step 2 reads the keys and values: Values(j0, count) gives the value rows of keys
+// j0 .. j0 + count - 1 (value_stride floats apart, padded_dim readable floats each) and is
+// asked first for each block; then, for each of its tiles, NonFinite(tile) says whether its
+// value rows hold NaN/Inf, and Panel(tile) gives its kᵀ panel [head_dim, 8].
+//
+// PackedKeys: what PrepareHead packed, flagged and copied for the whole head (step 1).
+struct PackedKeys {
+  const FusedWorkspace& ws;
+  int head_dim;
+  const float* v_base;
+  int value_stride;
+
+  const float* Values(int j0, int) const { return v_base + static_cast<size_t>(j0) * value_stride; }
+  bool NonFinite(int tile) const { return ws.v_nonfinite[tile] != 0; }
+  const float* Panel(int tile) const {
+    return ws.k_panels.data() + static_cast<size_t>(tile) * head_dim * kKeysPerTile;
+  }
+};
+
+// InPlaceKeys: for one query row (a decode step), the keys and values where they lie. Each
+// tile's 8 keys are packed into one small panel as it is scored (the panel step 1 would
+// have made: the same bits), and each block's values are read in place (copied, or widened,
+// into a block of scratch only when CopiesValues says so): nothing is copied for the whole
+// head, and nothing is done twice. Packing a whole head's keys, copying its values and
+// running a 4-row tile for one real row cost a decode step at 512 keys of context more than
+// its weights did (tests/fused-one-row.test.js; docs/quantization.md).
+struct InPlaceKeys {
+  const HeadProblem& pb;
+  FusedWorkspace& ws;  // tile_panel [head_dim, 8], key_row [head_dim], and with copy_v
+                       // v_padded [kKeysPerBlock, padded_dim] (padding columns zero)
+  int padded_dim;
+  bool copy_v;
+  int value_stride = 0;
+  int j0 = 0, count = 0;  // the block Values last gave
+  const float* v_rows = nullptr;
+
+  const float* Values(int first, int keys) {
+    j0 = first, count = keys;
+    if (copy_v) {
+      CopyValueRows(pb, first, keys, padded_dim, ws.v_padded.data());
+      v_rows = ws.v_padded.data(), value_stride = padded_dim;
+    } else {
+      v_rows = pb.v + static_cast<size_t>(first) * pb.v_stride, value_stride = pb.v_stride;
+    }
+    return v_rows;
+  }
+  bool NonFinite(int tile) const {  // the rows of the block's keys in this tile
+    const int first = tile * kKeysPerTile;
+    const int rows = std::min(first + kKeysPerTile, j0 + count) - first;
+    uint8_t flag = 0;
+    if (rows > 0) {
+      FlagNonFiniteValues(v_rows + static_cast<size_t>(first - j0) * value_stride, value_stride,
+                          rows, pb.value_dim, &flag);
+    }
+    return flag != 0;
+  }
+  const float* Panel(int tile) {
+    const int first = tile * kKeysPerTile;
+    const int keys = std::min(kKeysPerTile, pb.seq_k - first);
+    const size_t from = static_cast<size_t>(first) * pb.k_stride;
+    if (pb.kv_storage == KvStorage::kFloat32) {
+      PackKeyPanels(pb.k + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
+                    ws.tile_panel.data());
+    } else {
+      PackKeyPanels(pb.k16 + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
+                    ws.tile_panel.data());
+    }
+    return ws.tile_panel.data();
+  }
+};
+
+// Step 2 for the query rows row0 .. row0 + num_rows - 1 (num_rows <= kRowsPerTile), reading
+// keys and values through `keys` (PackedKeys or InPlaceKeys below).
+//   zero_row: [head_dim] zeros (the query of a padding row)
 //   acc: [kRowsPerTile, padded_dim], this thread's accumulators
-template <int kRowsPerTile>
-void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, const float* v_base,
-                int v_stride, int padded_dim, int row0, int num_rows) {
+template <int kRowsPerTile, class Keys>
+void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float* acc,
+                int padded_dim, int row0, int num_rows) {
   const float* q_rows[kRowsPerTile];
   int begin[kRowsPerTile], end[kRowsPerTile];  // row r sees keys begin[r] .. end[r] - 1
   // The keys any row sees (first_key .. most_visible - 1), and where limits start to apply.
   int first_key = pb.seq_k, most_visible = 0, least_visible = pb.seq_k, latest_begin = 0;
   for (int r = 0; r < kRowsPerTile; ++r) {
     const bool real = r < num_rows;
-    q_rows[r] = real ? pb.q + static_cast<size_t>(row0 + r) * pb.q_stride : ws.zero_row.data();
+    q_rows[r] = real ? pb.q + static_cast<size_t>(row0 + r) * pb.q_stride : zero_row;
     end[r] = real ? pb.visible.KeyEnd(row0 + r) : 0;
     begin[r] = real ? std::min(pb.visible.KeyBegin(row0 + r), end[r]) : 0;
     if (!real) continue;
@@ -275,17 +432,17 @@ void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, con
   for (int r = 0; r < kRowsPerTile && dropout; ++r) row_key[r] = pb.dropout.RowKey(row0 + r);
   const int start = first_key / kKeysPerTile * kKeysPerTile;  // whole tiles (panels)
   for (int j0 = start; j0 < most_visible; j0 += kKeysPerBlock) {
+    const int num_keys = std::min(kKeysPerBlock, most_visible - j0);  // most_visible <= seq_k
+    const float* v_rows = keys.Values(j0, num_keys);
     // a, b. Scores of up to four 8-key tiles, scaled and masked, into p.
     int tiles = 0;
     bool nonfinite_values = false;
     for (int jt = j0; jt < most_visible && tiles < kTilesPerBlock; jt += kKeysPerTile, ++tiles) {
       const int tile = jt / kKeysPerTile;
       const int keys_in_tile = std::min(kKeysPerTile, pb.seq_k - jt);
-      nonfinite_values = nonfinite_values || ws.v_nonfinite[tile];
+      nonfinite_values = nonfinite_values || keys.NonFinite(tile);
       float* scores = p + (jt - j0);
-      ScoreTile<kRowsPerTile>(
-          q_rows, ws.k_panels.data() + static_cast<size_t>(tile) * pb.head_dim * kKeysPerTile,
-          pb.head_dim, scores, kKeysPerBlock);
+      ScoreTile<kRowsPerTile>(q_rows, keys.Panel(tile), pb.head_dim, scores, kKeysPerBlock);
       const bool needs_limit = jt + kKeysPerTile > least_visible || jt < latest_begin;
       for (int r = 0; r < kRowsPerTile; ++r) {
         float* row_scores = scores + r * kKeysPerBlock;
@@ -303,8 +460,7 @@ void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, con
                   keep_scale);
     }
     // e. Weighted values.
-    const float* v_rows = v_base + static_cast<size_t>(j0) * v_stride;
-    const int num_keys = std::min(kKeysPerBlock, most_visible - j0);  // most_visible <= seq_k
+    const int v_stride = keys.value_stride;
     if (nonfinite_values) {
       AccumulateValuesSkippingZeros<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc,
                                                   padded_dim);
@@ -322,7 +478,8 @@ void QueryBlock(const HeadProblem& pb, const FusedWorkspace& ws, float* acc, con
 uint64_t FusedWorkspaceBytesImpl(int seq_k, int head_dim, int value_dim, int slots) {
   const uint64_t tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
   const uint64_t padded_dim = RoundUp(value_dim, kLanes);
-  const uint64_t floats = tiles * head_dim * kKeysPerTile + seq_k * padded_dim +
+  const uint64_t value_rows = std::max(seq_k, kKeysPerBlock);  // a head, or one row's block
+  const uint64_t floats = (tiles + 1) * head_dim * kKeysPerTile + value_rows * padded_dim +
                           AccSlotFloats(static_cast<int>(padded_dim)) * slots + 2 * head_dim;
   return sizeof(float) * floats + tiles;
 }
@@ -344,73 +501,6 @@ KeyTiles VisibleKeyTiles(const HeadProblem& pb) {
 bool CopiesValues(const HeadProblem& pb, int padded_dim) {
   return pb.kv_storage != KvStorage::kFloat32 || padded_dim != pb.value_dim ||
          pb.v_stride != padded_dim;
-}
-
-// Four columns (c .. c + 3) of 8 half-stored key rows, widened, into a panel's rows c .. c + 3:
-// two 4 × 4 transposes (keys × columns → columns × keys) of the widened vectors.
-//   k16: 8 rows (row stride k_stride), from column c   panel: [head_dim, 8], from row c
-HWY_INLINE void WidenEightKeys(const uint16_t* k16, int k_stride, KvStorage s, float* panel) {
-  const D d;
-  const hn::Full128<uint64_t> d64;
-  for (int half = 0; half < 2; ++half) {  // keys 0-3, then 4-7
-    const uint16_t* rows = k16 + static_cast<size_t>(4 * half) * k_stride;
-    const V r0 = WidenFour(rows, s), r1 = WidenFour(rows + k_stride, s);
-    const V r2 = WidenFour(rows + 2 * k_stride, s), r3 = WidenFour(rows + 3 * k_stride, s);
-    // Pairs of keys per column, then pairs of pairs: column j's four keys.
-    const auto a = hn::BitCast(d64, hn::InterleaveLower(r0, r1));     // c0: k0 k1, c1: k0 k1
-    const auto b = hn::BitCast(d64, hn::InterleaveLower(r2, r3));     // c0: k2 k3, c1: k2 k3
-    const auto e = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));  // c2, c3: k0 k1
-    const auto f = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));  // c2, c3: k2 k3
-    float* to = panel + 4 * half;
-    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(a, b)), d, to);
-    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, a, b)), d, to + kKeysPerTile);
-    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(e, f)), d, to + 2 * kKeysPerTile);
-    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, e, f)), d, to + 3 * kKeysPerTile);
-  }
-}
-
-// Step 1 for half-stored keys: kᵀ in panels as PackTransposedPanels lays out float32 keys,
-// widened exactly on the way: whole panels four columns at a time (WidenEightKeys); a
-// column tail, and the last partial panel, row by row through `row`.
-//   k16: [keys, head_dim] (row stride k_stride)   row: [head_dim]
-//   panels: [ceil(keys / 8), head_dim, 8], zeros past the last key
-void PackWidenedKeyPanels(const uint16_t* k16, int k_stride, int keys, int head_dim, KvStorage s,
-                          float* row, float* panels) {
-  const size_t panel_floats = static_cast<size_t>(head_dim) * kKeysPerTile;
-  const int whole = keys / kKeysPerTile * kKeysPerTile;  // keys in whole panels
-  const int columns = head_dim / kLanes * kLanes;        // columns in whole vectors
-  for (int j0 = 0; j0 < whole; j0 += kKeysPerTile) {
-    const uint16_t* rows = k16 + static_cast<size_t>(j0) * k_stride;
-    float* panel = panels + static_cast<size_t>(j0 / kKeysPerTile) * panel_floats;
-    for (int c = 0; c < columns; c += kLanes) {
-      WidenEightKeys(rows + c, k_stride, s, panel + c * kKeysPerTile);
-    }
-    for (int j = 0; j < kKeysPerTile && columns < head_dim; ++j) {
-      WidenRow(rows + static_cast<size_t>(j) * k_stride, head_dim, s, row);
-      for (int c = columns; c < head_dim; ++c) panel[c * kKeysPerTile + j] = row[c];
-    }
-  }
-  if (whole == keys) return;
-  float* last = panels + static_cast<size_t>(whole / kKeysPerTile) * panel_floats;
-  std::fill(last, last + panel_floats, 0.0f);
-  for (int j = whole; j < keys; ++j) {
-    WidenRow(k16 + static_cast<size_t>(j) * k_stride, head_dim, s, row);
-    for (int c = 0; c < head_dim; ++c) last[c * kKeysPerTile + j - whole] = row[c];
-  }
-}
-
-// Value rows key0 .. key0 + keys - 1 copied (half-stored ones widened) into contiguous rows
-// of padded_dim floats.   out: [seq_k, padded_dim], its padding columns already zero
-void CopyValues(const HeadProblem& pb, int key0, int keys, int padded_dim, float* out) {
-  for (int j = key0; j < key0 + keys; ++j) {
-    float* to = out + static_cast<size_t>(j) * padded_dim;
-    const size_t from = static_cast<size_t>(j) * pb.v_stride;
-    if (pb.kv_storage == KvStorage::kFloat32) {
-      std::memcpy(to, pb.v + from, sizeof(float) * pb.value_dim);
-    } else {
-      WidenRow(pb.v16 + from, pb.value_dim, pb.kv_storage, to);
-    }
-  }
 }
 
 // Steps 0 and 1, on the calling thread: scratch, k packed into panels, v flagged (and
@@ -437,26 +527,30 @@ bool PrepareHead(const HeadProblem& pb, FusedWorkspace& ws, int slots) {
       (redo_v && copy_v &&
        !ws.v_padded.Assign(static_cast<uint64_t>(pb.seq_k) * padded_dim, 0.0f)) ||
       !ws.acc.Resize(AccSlotFloats(padded_dim) * slots) || !ws.zero_row.Assign(pb.head_dim, 0.0f) ||
-      (halves && !ws.key_row.Resize(pb.head_dim))) {
+      !ws.key_row.Resize(pb.head_dim)) {
     ws.packed_k = ws.packed_v = nullptr;
     return false;
   }
   // Step 1 (skipped when consecutive heads share k, as broadcast k does).
   if (repack_k) {
     float* panels = ws.k_panels.data() + static_cast<size_t>(key0) * pb.head_dim;
+    const size_t from = static_cast<size_t>(key0) * pb.k_stride;
     if (halves) {
-      PackWidenedKeyPanels(pb.k16 + static_cast<size_t>(key0) * pb.k_stride, pb.k_stride, keys,
-                           pb.head_dim, pb.kv_storage, ws.key_row.data(), panels);
+      PackKeyPanels(pb.k16 + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
+                    panels);
     } else {
-      PackTransposedPanels(pb.k + static_cast<size_t>(key0) * pb.k_stride, pb.k_stride, keys,
-                           pb.head_dim, panels);
+      PackKeyPanels(pb.k + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
+                    panels);
     }
     ws.packed_k = k_source;
   }
   // Values (skipped, like the panels, when consecutive heads share v): copied when
   // CopiesValues says so, then the tiles that hold NaN/Inf flagged (in what the tiles read).
   if (redo_v) {
-    if (copy_v) CopyValues(pb, key0, keys, padded_dim, ws.v_padded.data());
+    if (copy_v) {
+      CopyValueRows(pb, key0, keys, padded_dim,
+                    ws.v_padded.data() + static_cast<size_t>(key0) * padded_dim);
+    }
     const float* v = copy_v ? ws.v_padded.data() : pb.v;
     const int v_stride = copy_v ? padded_dim : pb.v_stride;
     FlagNonFiniteValues(v + static_cast<size_t>(key0) * v_stride, v_stride, keys, pb.value_dim,
@@ -475,11 +569,12 @@ template <int kRowsPerTile>
 void RunQueryBlocks(const HeadProblem& pb, FusedWorkspace& ws, const float* v_base, int v_stride,
                     int padded_dim) {
   constexpr int kRowsPerTask = 4 * kRowsPerTile;
+  const PackedKeys keys{ws, pb.head_dim, v_base, v_stride};
   auto rows = [&](int task, int slot) {
     float* acc = ws.acc.data() + static_cast<size_t>(slot) * AccSlotFloats(padded_dim);
     const int end = std::min(pb.seq_q, (task + 1) * kRowsPerTask);
     for (int row0 = task * kRowsPerTask; row0 < end; row0 += kRowsPerTile) {
-      QueryBlock<kRowsPerTile>(pb, ws, acc, v_base, v_stride, padded_dim, row0,
+      QueryBlock<kRowsPerTile>(pb, keys, ws.zero_row.data(), acc, padded_dim, row0,
                                std::min(kRowsPerTile, pb.seq_q - row0));
     }
   };
@@ -487,10 +582,28 @@ void RunQueryBlocks(const HeadProblem& pb, FusedWorkspace& ws, const float* v_ba
   ParallelForEach(RoundUp(pb.seq_q, kRowsPerTask) / kRowsPerTask, work, rows);
 }
 
+// Step 0 for one query row (InPlaceKeys): scratch for one tile's panel and, when the values
+// are widened or padded, one block's values. The packed head that PrepareHead may have left
+// is forgotten (v_padded now holds a block).
+bool PrepareOneRow(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim, bool copy_v) {
+  ws.packed_k = ws.packed_v = nullptr;
+  ws.packed_tiles_first = ws.packed_tiles_last = 0;
+  return ws.tile_panel.Resize(static_cast<uint64_t>(pb.head_dim) * kKeysPerTile) &&
+         ws.key_row.Resize(pb.head_dim) && ws.acc.Resize(AccSlotFloats(padded_dim)) &&
+         (!copy_v || ws.v_padded.Assign(static_cast<uint64_t>(kKeysPerBlock) * padded_dim, 0.0f));
+}
+
 Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
+  const int padded_dim = RoundUp(pb.value_dim, kLanes);
+  if (pb.seq_q == 1) {  // one query row (a decode step): on this thread, nothing packed ahead
+    const bool copy_v = pb.kv_storage != KvStorage::kFloat32 || padded_dim != pb.value_dim;
+    if (!PrepareOneRow(pb, ws, padded_dim, copy_v)) return Status::kOutOfMemory;
+    InPlaceKeys keys{pb, ws, padded_dim, copy_v};
+    QueryBlock<1>(pb, keys, nullptr, ws.acc.data(), padded_dim, 0, 1);
+    return Status::kOk;
+  }
   const int slots = ThreadCount();
   if (!PrepareHead(pb, ws, slots)) return Status::kOutOfMemory;
-  const int padded_dim = RoundUp(pb.value_dim, kLanes);
   const bool copy_v = CopiesValues(pb, padded_dim);
   const float* v_base = copy_v ? ws.v_padded.data() : pb.v;
   const int v_stride = copy_v ? padded_dim : pb.v_stride;
@@ -502,8 +615,10 @@ bool ReserveFusedWorkspaceImpl(FusedWorkspace& ws, int seq_k, int head_dim, int 
                                int slots) {
   const uint64_t num_tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
   const uint64_t padded_dim = RoundUp(value_dim, kLanes);
+  const uint64_t value_rows = std::max(seq_k, kKeysPerBlock);  // a head, or one row's block
   const bool ok = ws.k_panels.Resize(num_tiles * head_dim * kKeysPerTile) &&
-                  ws.v_nonfinite.Resize(num_tiles) && ws.v_padded.Resize(seq_k * padded_dim) &&
+                  ws.tile_panel.Resize(static_cast<uint64_t>(head_dim) * kKeysPerTile) &&
+                  ws.v_nonfinite.Resize(num_tiles) && ws.v_padded.Resize(value_rows * padded_dim) &&
                   ws.acc.Resize(AccSlotFloats(static_cast<int>(padded_dim)) * slots) &&
                   ws.zero_row.Resize(head_dim) && ws.key_row.Resize(head_dim);
   ws.packed_k = ws.packed_v = nullptr;
