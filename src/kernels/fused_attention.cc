@@ -113,6 +113,44 @@ HWY_INLINE void ScoreTile(const float* const q_rows[kRowsPerTile], const float* 
   }
 }
 
+// Step 2a for one query row, its block's tiles at once: each key's score is the chain of
+// ScoreTile's (q[0]·k[0], then + q[c]·k[c] for c in order, per lane), so the same bits;
+// the tiles' chains run side by side (2·kTiles accumulators) where one tile's two would
+// wait on each other's latency.
+//   q: [head_dim]   panels: kTiles × [head_dim, 8]   scores: [kTiles · 8]
+template <int kTiles>
+HWY_INLINE void ScoreTilesOfOneRow(const float* q, const float* const* panels, int head_dim,
+                                   float* scores) {
+  const D d;
+  V s[2 * kTiles];
+  for (int i = 0; i < 2 * kTiles; ++i) s[i] = hn::Zero(d);
+  ATTN_NO_UNROLL
+  for (int c = 0; c < head_dim; ++c) {
+    const V x = hn::Set(d, q[c]);
+    ATTN_UNROLL_FULLY
+    for (int t = 0; t < kTiles; ++t) {
+      const float* row = panels[t] + c * kKeysPerTile;
+      s[2 * t] = Fma(x, hn::LoadU(d, row), s[2 * t]);
+      s[2 * t + 1] = Fma(x, hn::LoadU(d, row + kLanes), s[2 * t + 1]);
+    }
+  }
+  for (int i = 0; i < 2 * kTiles; ++i) hn::Store(s[i], d, scores + i * kLanes);
+}
+HWY_INLINE void ScoreTilesOfOneRow(const float* q, const float* const* panels, int tiles,
+                                   int head_dim, float* scores) {
+  static_assert(kTilesPerBlock == 4, "one case per tile count");
+  switch (tiles) {
+    case 4:
+      return ScoreTilesOfOneRow<4>(q, panels, head_dim, scores);
+    case 3:
+      return ScoreTilesOfOneRow<3>(q, panels, head_dim, scores);
+    case 2:
+      return ScoreTilesOfOneRow<2>(q, panels, head_dim, scores);
+    default:
+      return ScoreTilesOfOneRow<1>(q, panels, head_dim, scores);
+  }
+}
+
 // Step 2b for one row: scaled (and capped) scores with the explicit mask added, in place:
 // s·scale (softcap·tanh(s·scale / softcap) with a cap) + mask, as the step-by-step path
 // computes them. A blocked key (mask -Inf) is -Inf even where its
@@ -220,6 +258,41 @@ void AccumulateValues(const float* p, const float* rescale, const float* v_rows,
   }
 }
 
+// Step 2d, fast form for one query row: AccumulateValues<1>'s chain per column (acc·rescale
+// when it is not 1, then + p[j]·v[j] for j in order: the same bits), kChunks · 8 columns at a
+// time so that 2·kChunks chains run side by side.
+//   p: [kKeysPerBlock]   v_rows: [num_keys, v_stride]   acc: [padded_dim], padded_dim % 4 == 0
+template <int kChunks>
+HWY_INLINE int AccumulateColumnsOfOneRow(const float* p, float rescale, const float* v_rows,
+                                         int num_keys, int v_stride, float* acc, int c,
+                                         int padded_dim) {
+  const D d;
+  for (; c + 2 * kChunks * kLanes <= padded_dim; c += 2 * kChunks * kLanes) {
+    V a[2 * kChunks];
+    for (int i = 0; i < 2 * kChunks; ++i) {
+      a[i] = hn::LoadU(d, acc + c + i * kLanes);
+      if (rescale != 1.0f) a[i] = hn::Mul(a[i], hn::Set(d, rescale));
+    }
+    const float* v_row = v_rows + c;
+    ATTN_NO_UNROLL
+    for (int j = 0; j < num_keys; ++j, v_row += v_stride) {
+      const V w = hn::Set(d, p[j]);
+      ATTN_UNROLL_FULLY
+      for (int i = 0; i < 2 * kChunks; ++i) a[i] = Fma(w, hn::LoadU(d, v_row + i * kLanes), a[i]);
+    }
+    for (int i = 0; i < 2 * kChunks; ++i) hn::StoreU(a[i], d, acc + c + i * kLanes);
+  }
+  return c;
+}
+void AccumulateValuesOfOneRow(const float* p, float rescale, const float* v_rows, int num_keys,
+                              int v_stride, float* acc, int padded_dim) {
+  int c = AccumulateColumnsOfOneRow<4>(p, rescale, v_rows, num_keys, v_stride, acc, 0, padded_dim);
+  c = AccumulateColumnsOfOneRow<1>(p, rescale, v_rows, num_keys, v_stride, acc, c, padded_dim);
+  if (c < padded_dim) {  // one vector of 4 columns left (AccumulateValues' tail)
+    AccumulateValues<1>(p, &rescale, v_rows + c, num_keys, v_stride, acc + c, padded_dim - c);
+  }
+}
+
 // Step 2d, careful form for tiles whose values hold NaN/Inf: a zero weight contributes
 // nothing at all (not 0·NaN).
 template <int kRowsPerTile>
@@ -241,6 +314,32 @@ void AccumulateValuesSkippingZeros(const float* p, const float* rescale, const f
       }
     }
   }
+}
+
+// Step 2d for one query row, the form chosen after the fact: the fast form, then a look at
+// the block's value rows only if an accumulator is no longer finite (a NaN or an Infinity
+// among the values always leaves its column non-finite: p·Inf, p·NaN and 0·Inf are not
+// finite), and the careful form from the saved accumulators if they do hold one. So the
+// form is the one the block's flags would choose, without reading every value twice (the
+// check cost more than the values' own products).
+//   acc: [padded_dim]   saved: [padded_dim], scratch
+void AccumulateValuesOfOneRowChecked(const float* p, float rescale, const float* v_rows,
+                                     int num_keys, int v_stride, int value_dim, float* acc,
+                                     float* saved, int padded_dim) {
+  std::copy(acc, acc + padded_dim, saved);
+  AccumulateValuesOfOneRow(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
+  const D d;
+  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
+  auto bad = hn::FirstN(d, 0);
+  for (int c = 0; c < padded_dim; c += kLanes) {
+    bad = hn::Or(bad, hn::Not(hn::Lt(hn::Abs(hn::LoadU(d, acc + c)), inf)));
+  }
+  if (hn::AllFalse(d, bad)) return;
+  uint8_t flag = 0;
+  FlagNonFiniteValues(v_rows, v_stride, num_keys, value_dim, &flag);
+  if (flag == 0) return;  // finite values whose sums overflowed: the fast form stands
+  std::copy(saved, saved + padded_dim, acc);
+  AccumulateValuesSkippingZeros<1>(p, &rescale, v_rows, num_keys, v_stride, acc, padded_dim);
 }
 
 // A key or value row as float32: float32 rows as they are, half-stored rows widened
@@ -326,8 +425,9 @@ void CopyValueRows(const HeadProblem& pb, int key0, int keys, int padded_dim, fl
 
 // Where step 2 reads the keys and values: Values(j0, count) gives the value rows of keys
 // j0 .. j0 + count - 1 (value_stride floats apart, padded_dim readable floats each) and is
-// asked first for each block; then, for each of its tiles, NonFinite(tile) says whether its
-// value rows hold NaN/Inf, and Panel(tile) gives its kᵀ panel [head_dim, 8].
+// asked first for each block; then, for each of its tiles, Panel(tile) gives its kᵀ panel
+// [head_dim, 8], and (tiles of several rows) NonFinite(tile) says whether its value rows hold
+// NaN/Inf (one row finds out after its values' products: AccumulateValuesOfOneRowChecked).
 //
 // PackedKeys: what PrepareHead packed, flagged and copied for the whole head (step 1).
 struct PackedKeys {
@@ -344,7 +444,7 @@ struct PackedKeys {
 };
 
 // InPlaceKeys: for one query row (a decode step), the keys and values where they lie. Each
-// tile's 8 keys are packed into one small panel as it is scored (the panel step 1 would
+// tile's 8 keys are packed into a small panel (a block's four) as it is scored (the panel step 1 would
 // have made: the same bits), and each block's values are read in place (copied, or widened,
 // into a block of scratch only when CopiesValues says so): nothing is copied for the whole
 // head, and nothing is done twice. Packing a whole head's keys, copying its values and
@@ -352,7 +452,7 @@ struct PackedKeys {
 // its weights did (tests/fused-one-row.test.js; docs/quantization.md).
 struct InPlaceKeys {
   const HeadProblem& pb;
-  FusedWorkspace& ws;  // tile_panel [head_dim, 8], key_row [head_dim], and with copy_v
+  FusedWorkspace& ws;  // tile_panel [4, head_dim, 8], key_row [head_dim], and with copy_v
                        // v_padded [kKeysPerBlock, padded_dim] (padding columns zero)
   int padded_dim;
   bool copy_v;
@@ -370,35 +470,28 @@ struct InPlaceKeys {
     }
     return v_rows;
   }
-  bool NonFinite(int tile) const {  // the rows of the block's keys in this tile
-    const int first = tile * kKeysPerTile;
-    const int rows = std::min(first + kKeysPerTile, j0 + count) - first;
-    uint8_t flag = 0;
-    if (rows > 0) {
-      FlagNonFiniteValues(v_rows + static_cast<size_t>(first - j0) * value_stride, value_stride,
-                          rows, pb.value_dim, &flag);
-    }
-    return flag != 0;
-  }
-  const float* Panel(int tile) {
+  const float* Panel(int tile) {  // into the block's slot for the tile
     const int first = tile * kKeysPerTile;
     const int keys = std::min(kKeysPerTile, pb.seq_k - first);
     const size_t from = static_cast<size_t>(first) * pb.k_stride;
+    float* panel = ws.tile_panel.data() +
+                   static_cast<size_t>(tile - j0 / kKeysPerTile) * pb.head_dim * kKeysPerTile;
     if (pb.kv_storage == KvStorage::kFloat32) {
       PackKeyPanels(pb.k + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
-                    ws.tile_panel.data());
+                    panel);
     } else {
       PackKeyPanels(pb.k16 + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
-                    ws.tile_panel.data());
+                    panel);
     }
-    return ws.tile_panel.data();
+    return panel;
   }
 };
 
 // Step 2 for the query rows row0 .. row0 + num_rows - 1 (num_rows <= kRowsPerTile), reading
 // keys and values through `keys` (PackedKeys or InPlaceKeys below).
 //   zero_row: [head_dim] zeros (the query of a padding row)
-//   acc: [kRowsPerTile, padded_dim], this thread's accumulators
+//   acc: [kRowsPerTile, padded_dim], this thread's accumulators (one row: [2, padded_dim],
+//   the second row scratch; a slot holds kMaxTileRows >= 2 rows)
 template <int kRowsPerTile, class Keys>
 void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float* acc,
                 int padded_dim, int row0, int num_rows) {
@@ -434,15 +527,23 @@ void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float*
   for (int j0 = start; j0 < most_visible; j0 += kKeysPerBlock) {
     const int num_keys = std::min(kKeysPerBlock, most_visible - j0);  // most_visible <= seq_k
     const float* v_rows = keys.Values(j0, num_keys);
-    // a, b. Scores of up to four 8-key tiles, scaled and masked, into p.
+    // a, b. Scores of up to four 8-key tiles (one row: all at once), scaled and masked, into p.
     int tiles = 0;
     bool nonfinite_values = false;
+    const float* panels[kTilesPerBlock];
     for (int jt = j0; jt < most_visible && tiles < kTilesPerBlock; jt += kKeysPerTile, ++tiles) {
       const int tile = jt / kKeysPerTile;
+      if constexpr (kRowsPerTile > 1) nonfinite_values = nonfinite_values || keys.NonFinite(tile);
+      panels[tiles] = keys.Panel(tile);
+      if constexpr (kRowsPerTile > 1) {
+        ScoreTile<kRowsPerTile>(q_rows, panels[tiles], pb.head_dim, p + (jt - j0), kKeysPerBlock);
+      }
+    }
+    if constexpr (kRowsPerTile == 1) ScoreTilesOfOneRow(q_rows[0], panels, tiles, pb.head_dim, p);
+    for (int t = 0; t < tiles; ++t) {
+      const int jt = j0 + t * kKeysPerTile;
       const int keys_in_tile = std::min(kKeysPerTile, pb.seq_k - jt);
-      nonfinite_values = nonfinite_values || keys.NonFinite(tile);
       float* scores = p + (jt - j0);
-      ScoreTile<kRowsPerTile>(q_rows, keys.Panel(tile), pb.head_dim, scores, kKeysPerBlock);
       const bool needs_limit = jt + kKeysPerTile > least_visible || jt < latest_begin;
       for (int r = 0; r < kRowsPerTile; ++r) {
         float* row_scores = scores + r * kKeysPerBlock;
@@ -464,6 +565,9 @@ void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float*
     if (nonfinite_values) {
       AccumulateValuesSkippingZeros<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc,
                                                   padded_dim);
+    } else if constexpr (kRowsPerTile == 1) {
+      AccumulateValuesOfOneRowChecked(p, rescale[0], v_rows, num_keys, v_stride, pb.value_dim, acc,
+                                      acc + padded_dim, padded_dim);
     } else {
       AccumulateValues<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
     }
@@ -479,7 +583,8 @@ uint64_t FusedWorkspaceBytesImpl(int seq_k, int head_dim, int value_dim, int slo
   const uint64_t tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
   const uint64_t padded_dim = RoundUp(value_dim, kLanes);
   const uint64_t value_rows = std::max(seq_k, kKeysPerBlock);  // a head, or one row's block
-  const uint64_t floats = (tiles + 1) * head_dim * kKeysPerTile + value_rows * padded_dim +
+  const uint64_t floats = (tiles + kTilesPerBlock) * head_dim * kKeysPerTile +
+                          value_rows * padded_dim +
                           AccSlotFloats(static_cast<int>(padded_dim)) * slots + 2 * head_dim;
   return sizeof(float) * floats + tiles;
 }
@@ -588,7 +693,7 @@ void RunQueryBlocks(const HeadProblem& pb, FusedWorkspace& ws, const float* v_ba
 bool PrepareOneRow(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim, bool copy_v) {
   ws.packed_k = ws.packed_v = nullptr;
   ws.packed_tiles_first = ws.packed_tiles_last = 0;
-  return ws.tile_panel.Resize(static_cast<uint64_t>(pb.head_dim) * kKeysPerTile) &&
+  return ws.tile_panel.Resize(static_cast<uint64_t>(kTilesPerBlock) * pb.head_dim * kKeysPerTile) &&
          ws.key_row.Resize(pb.head_dim) && ws.acc.Resize(AccSlotFloats(padded_dim)) &&
          (!copy_v || ws.v_padded.Assign(static_cast<uint64_t>(kKeysPerBlock) * padded_dim, 0.0f));
 }
@@ -617,7 +722,7 @@ bool ReserveFusedWorkspaceImpl(FusedWorkspace& ws, int seq_k, int head_dim, int 
   const uint64_t padded_dim = RoundUp(value_dim, kLanes);
   const uint64_t value_rows = std::max(seq_k, kKeysPerBlock);  // a head, or one row's block
   const bool ok = ws.k_panels.Resize(num_tiles * head_dim * kKeysPerTile) &&
-                  ws.tile_panel.Resize(static_cast<uint64_t>(head_dim) * kKeysPerTile) &&
+                  ws.tile_panel.Resize(uint64_t{kTilesPerBlock} * head_dim * kKeysPerTile) &&
                   ws.v_nonfinite.Resize(num_tiles) && ws.v_padded.Resize(value_rows * padded_dim) &&
                   ws.acc.Resize(AccSlotFloats(static_cast<int>(padded_dim)) * slots) &&
                   ws.zero_row.Resize(head_dim) && ws.key_row.Resize(head_dim);
