@@ -142,6 +142,30 @@ test('one row alone: NaN and Infinity in blocked keys and values never reach it;
   for (let i = 0; i < 4; i++) assertClose(row(full, i), row(ref.output, i), { label: `row ${i} against float64` });
 });
 
+test('one row alone: a blocked NaN value in any tile of a block stays out of it', () => {
+  const T = 40,
+    d = 4;
+  for (const at of [0, 9, 18, 27, 31, 35]) {
+    for (const poison of [NaN, Infinity, -Infinity]) {
+      const q = randomTensor(random, [1, 1, ROWS, d]),
+        k = randomTensor(random, [1, 1, T, d]),
+        v = randomTensor(random, [1, 1, T, d]);
+      v.data[at * d + 1] = poison;
+      const allowed = new Uint8Array(ROWS * T).fill(1);
+      for (let i = 0; i < ROWS; i++) allowed[i * T + at] = 0;
+      const mask = { data: allowed, shape: [ROWS, T], boolean: true };
+      const full = attn.attention(q, k, v, { mask }).output;
+      for (let i = 0; i < ROWS; i++) {
+        const one = attn.attention(row(q, i), k, v, { mask: maskRow(mask, i) }).output;
+        assertSameBits(one.data, row(full, i).data, `${poison} at key ${at}, row ${i}`);
+        assert.ok(one.data.every(Number.isFinite), `${poison} at key ${at}, row ${i}: finite`);
+      }
+      v.data[at * d + 1] = 0;
+      assertClose(full, referenceAttention(q, k, v, { mask }).output, { label: `${poison} at key ${at}` });
+    }
+  }
+});
+
 test('a KV cache decoding token by token gives the full causal call’s rows bit for bit, windows too', () => {
   const L = 45,
     prompt = 6;

@@ -335,9 +335,11 @@ void AccumulateValuesOfOneRowChecked(const float* p, float rescale, const float*
     bad = hn::Or(bad, hn::Not(hn::Lt(hn::Abs(hn::LoadU(d, acc + c)), inf)));
   }
   if (hn::AllFalse(d, bad)) return;
-  uint8_t flag = 0;
-  FlagNonFiniteValues(v_rows, v_stride, num_keys, value_dim, &flag);
-  if (flag == 0) return;  // finite values whose sums overflowed: the fast form stands
+  uint8_t flags[kTilesPerBlock] = {};  // one a tile of the block's keys
+  FlagNonFiniteValues(v_rows, v_stride, num_keys, value_dim, flags);
+  if (std::none_of(flags, flags + kTilesPerBlock, [](uint8_t f) { return f != 0; })) {
+    return;  // finite values whose sums overflowed: the fast form stands
+  }
   std::copy(saved, saved + padded_dim, acc);
   AccumulateValuesSkippingZeros<1>(p, &rescale, v_rows, num_keys, v_stride, acc, padded_dim);
 }
