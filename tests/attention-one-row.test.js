@@ -90,6 +90,40 @@ test('one row alone gives the bits it gets in a tile, around the tile and block 
   }
 });
 
+test('a few rows alone (one tile: read in place) give the bits they get in a taller call', () => {
+  const TALL = 13;
+  for (const T of [1, 9, 33, 70]) {
+    for (const [hd, vd] of [
+      [8, 8],
+      [6, 3],
+      [64, 64],
+    ]) {
+      const q = randomTensor(random, [1, 2, TALL, hd], -2, 2),
+        k = randomTensor(random, [1, 2, T, hd], -2, 2),
+        v = randomTensor(random, [1, 2, T, vd]);
+      const additive = new Float32Array(TALL * T).map(() => (random(0, 1) < 0.2 ? -Infinity : random(-1, 1)));
+      for (const options of [{}, { softcap: 1.5 }, { mask: { data: additive, shape: [TALL, T] } }]) {
+        const full = attn.attention(q, k, v, options).output;
+        for (const rows of [2, 3, 4, 5, 6]) {
+          const part = (t) => ({
+            data: Float32Array.from({ length: 2 * rows * t.shape[3] }, (_, i) => {
+              const d = t.shape[3],
+                h = Math.floor(i / (rows * d)),
+                rest = i % (rows * d);
+              return t.data[h * t.shape[2] * d + rest];
+            }),
+            shape: [1, 2, rows, t.shape[3]],
+          });
+          const mask = options.mask && { data: additive.slice(0, rows * T), shape: [rows, T] };
+          const few = attn.attention(part(q), k, v, { ...options, ...(mask && { mask }) }).output;
+          const label = `T ${T}, head ${hd}, value ${vd}, ${rows} rows, ${JSON.stringify(Object.keys(options))}`;
+          assertSameBits(few.data, part(full).data, label);
+        }
+      }
+    }
+  }
+});
+
 test('one row alone: boolean and additive masks, a row that sees no key, strided heads (bshd)', () => {
   const T = 41,
     hd = 16,

@@ -25,9 +25,10 @@
 //   3. divide each row by its running sum (0 for rows that saw nothing).
 // Step 1 runs on the calling thread; steps 2 and 3 are spread over the threads by blocks
 // of 4R query rows (each thread its own accumulators).
-// One query row (a decode step) skips step 1 and takes R = 1: each tile's keys are packed
-// into one small panel as it is scored and the values are read where they lie
-// (InPlaceKeys), with the same arithmetic, so the same bits, as the row had in a tile.
+// A call of at most one tile of query rows (a decode step: one row, R = 1, or the query heads
+// that share a key/value head) skips step 1: each tile's keys are packed into a small panel
+// as it is scored and the values are read where they lie (InPlaceKeys), with the same
+// arithmetic, so the same bits, as each row has in any tile.
 #include "kernels/fused_attention.h"
 
 #include <algorithm>
@@ -316,22 +317,28 @@ void AccumulateValuesSkippingZeros(const float* p, const float* rescale, const f
   }
 }
 
-// Step 2d for one query row, the form chosen after the fact: the fast form, then a look at
-// the block's value rows only if an accumulator is no longer finite (a NaN or an Infinity
-// among the values always leaves its column non-finite: p·Inf, p·NaN and 0·Inf are not
-// finite), and the careful form from the saved accumulators if they do hold one. So the
-// form is the one the block's flags would choose, without reading every value twice (the
-// check cost more than the values' own products).
-//   acc: [padded_dim]   saved: [padded_dim], scratch
-void AccumulateValuesOfOneRowChecked(const float* p, float rescale, const float* v_rows,
-                                     int num_keys, int v_stride, int value_dim, float* acc,
-                                     float* saved, int padded_dim) {
-  std::copy(acc, acc + padded_dim, saved);
-  AccumulateValuesOfOneRow(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
+// Step 2d for a tile whose keys are read in place (InPlaceKeys), the form chosen after the
+// fact: the fast form, then a look at the block's value rows only if an accumulator is no
+// longer finite (a NaN or an Infinity among the values always leaves its column non-finite:
+// p·Inf, p·NaN and 0·Inf are not finite), and the careful form from the saved accumulators if
+// they do hold one. So the form is the one the block's flags would choose, without reading
+// every value twice (the check cost more than the values' own products).
+//   acc: [kRowsPerTile, padded_dim]   saved: [kRowsPerTile, padded_dim], scratch
+template <int kRowsPerTile>
+void AccumulateValuesChecked(const float* p, const float* rescale, const float* v_rows,
+                             int num_keys, int v_stride, int value_dim, float* acc, float* saved,
+                             int padded_dim) {
+  const int floats = kRowsPerTile * padded_dim;
+  std::copy(acc, acc + floats, saved);
+  if constexpr (kRowsPerTile == 1) {
+    AccumulateValuesOfOneRow(p, rescale[0], v_rows, num_keys, v_stride, acc, padded_dim);
+  } else {
+    AccumulateValues<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
+  }
   const D d;
   const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
   auto bad = hn::FirstN(d, 0);
-  for (int c = 0; c < padded_dim; c += kLanes) {
+  for (int c = 0; c < floats; c += kLanes) {
     bad = hn::Or(bad, hn::Not(hn::Lt(hn::Abs(hn::LoadU(d, acc + c)), inf)));
   }
   if (hn::AllFalse(d, bad)) return;
@@ -340,8 +347,9 @@ void AccumulateValuesOfOneRowChecked(const float* p, float rescale, const float*
   if (std::none_of(flags, flags + kTilesPerBlock, [](uint8_t f) { return f != 0; })) {
     return;  // finite values whose sums overflowed: the fast form stands
   }
-  std::copy(saved, saved + padded_dim, acc);
-  AccumulateValuesSkippingZeros<1>(p, &rescale, v_rows, num_keys, v_stride, acc, padded_dim);
+  std::copy(saved, saved + floats, acc);
+  AccumulateValuesSkippingZeros<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc,
+                                              padded_dim);
 }
 
 // A key or value row as float32: float32 rows as they are, half-stored rows widened
@@ -428,11 +436,12 @@ void CopyValueRows(const HeadProblem& pb, int key0, int keys, int padded_dim, fl
 // Where step 2 reads the keys and values: Values(j0, count) gives the value rows of keys
 // j0 .. j0 + count - 1 (value_stride floats apart, padded_dim readable floats each) and is
 // asked first for each block; then, for each of its tiles, Panel(tile) gives its kᵀ panel
-// [head_dim, 8], and (tiles of several rows) NonFinite(tile) says whether its value rows hold
-// NaN/Inf (one row finds out after its values' products: AccumulateValuesOfOneRowChecked).
+// [head_dim, 8], and (PackedKeys) NonFinite(tile) says whether its value rows hold NaN/Inf
+// (InPlaceKeys finds out after the values' products: AccumulateValuesChecked).
 //
 // PackedKeys: what PrepareHead packed, flagged and copied for the whole head (step 1).
 struct PackedKeys {
+  static constexpr bool kChecksAfter = false;
   const FusedWorkspace& ws;
   int head_dim;
   const float* v_base;
@@ -445,17 +454,20 @@ struct PackedKeys {
   }
 };
 
-// InPlaceKeys: for one query row (a decode step), the keys and values where they lie. Each
-// tile's 8 keys are packed into a small panel (a block's four) as it is scored (the panel step 1 would
-// have made: the same bits), and each block's values are read in place (copied, or widened,
-// into a block of scratch only when CopiesValues says so): nothing is copied for the whole
-// head, and nothing is done twice. Packing a whole head's keys, copying its values and
-// running a 4-row tile for one real row cost a decode step at 512 keys of context more than
-// its weights did (tests/fused-one-row.test.js; docs/quantization.md).
+// InPlaceKeys: for a call of at most one tile of query rows (a decode step: one row, or the
+// query heads that share a key/value head), the keys and values where they lie. Each tile's
+// 8 keys are packed into a small panel (a block's four) as it is scored (the panel step 1
+// would have made: the same bits), and each block's values are read in place (copied, or
+// widened, into a block of scratch only for half-stored values or a value_dim that is not a
+// multiple of 4): nothing is copied for the whole head, and nothing is done twice. Packing a
+// whole head's keys, copying its values and running a 4-row tile for one real row cost a
+// decode step at 512 keys of context more than its weights did
+// (tests/attention-one-row.test.js; docs/quantization.md).
 struct InPlaceKeys {
+  static constexpr bool kChecksAfter = true;
   const HeadProblem& pb;
-  FusedWorkspace& ws;  // tile_panel [4, head_dim, 8], key_row [head_dim], and with copy_v
-                       // v_padded [kKeysPerBlock, padded_dim] (padding columns zero)
+  FusedWorkspace& ws;  // tile_panel [4, head_dim, 8], key_row [head_dim], saved_acc, and
+                       // with copy_v v_padded [kKeysPerBlock, padded_dim] (padding zero)
   int padded_dim;
   bool copy_v;
   int value_stride = 0;
@@ -492,8 +504,7 @@ struct InPlaceKeys {
 // Step 2 for the query rows row0 .. row0 + num_rows - 1 (num_rows <= kRowsPerTile), reading
 // keys and values through `keys` (PackedKeys or InPlaceKeys below).
 //   zero_row: [head_dim] zeros (the query of a padding row)
-//   acc: [kRowsPerTile, padded_dim], this thread's accumulators (one row: [2, padded_dim],
-//   the second row scratch; a slot holds kMaxTileRows >= 2 rows)
+//   acc: [kRowsPerTile, padded_dim], this thread's accumulators
 template <int kRowsPerTile, class Keys>
 void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float* acc,
                 int padded_dim, int row0, int num_rows) {
@@ -535,7 +546,9 @@ void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float*
     const float* panels[kTilesPerBlock];
     for (int jt = j0; jt < most_visible && tiles < kTilesPerBlock; jt += kKeysPerTile, ++tiles) {
       const int tile = jt / kKeysPerTile;
-      if constexpr (kRowsPerTile > 1) nonfinite_values = nonfinite_values || keys.NonFinite(tile);
+      if constexpr (!Keys::kChecksAfter) {
+        nonfinite_values = nonfinite_values || keys.NonFinite(tile);
+      }
       panels[tiles] = keys.Panel(tile);
       if constexpr (kRowsPerTile > 1) {
         ScoreTile<kRowsPerTile>(q_rows, panels[tiles], pb.head_dim, p + (jt - j0), kKeysPerBlock);
@@ -564,12 +577,12 @@ void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float*
     }
     // e. Weighted values.
     const int v_stride = keys.value_stride;
-    if (nonfinite_values) {
+    if constexpr (Keys::kChecksAfter) {
+      AccumulateValuesChecked<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, pb.value_dim,
+                                            acc, keys.ws.saved_acc.data(), padded_dim);
+    } else if (nonfinite_values) {
       AccumulateValuesSkippingZeros<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc,
                                                   padded_dim);
-    } else if constexpr (kRowsPerTile == 1) {
-      AccumulateValuesOfOneRowChecked(p, rescale[0], v_rows, num_keys, v_stride, pb.value_dim, acc,
-                                      acc + padded_dim, padded_dim);
     } else {
       AccumulateValues<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
     }
@@ -586,7 +599,7 @@ uint64_t FusedWorkspaceBytesImpl(int seq_k, int head_dim, int value_dim, int slo
   const uint64_t padded_dim = RoundUp(value_dim, kLanes);
   const uint64_t value_rows = std::max(seq_k, kKeysPerBlock);  // a head, or one row's block
   const uint64_t floats = (tiles + kTilesPerBlock) * head_dim * kKeysPerTile +
-                          value_rows * padded_dim +
+                          (value_rows + kMaxTileRows) * padded_dim +
                           AccSlotFloats(static_cast<int>(padded_dim)) * slots + 2 * head_dim;
   return sizeof(float) * floats + tiles;
 }
@@ -689,26 +702,45 @@ void RunQueryBlocks(const HeadProblem& pb, FusedWorkspace& ws, const float* v_ba
   ParallelForEach(RoundUp(pb.seq_q, kRowsPerTask) / kRowsPerTask, work, rows);
 }
 
-// Step 0 for one query row (InPlaceKeys): scratch for one tile's panel and, when the values
-// are widened or padded, one block's values. The packed head that PrepareHead may have left
-// is forgotten (v_padded now holds a block).
-bool PrepareOneRow(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim, bool copy_v) {
+// Step 0 for a call of at most one tile of rows (InPlaceKeys): scratch for a block's key
+// panels, the saved accumulators and, when the values are widened or padded, one block's
+// values. The packed head that PrepareHead may have left is forgotten (v_padded now holds a
+// block).
+bool PrepareInPlace(const HeadProblem& pb, FusedWorkspace& ws, int rows, int padded_dim,
+                    bool copy_v) {
   ws.packed_k = ws.packed_v = nullptr;
   ws.packed_tiles_first = ws.packed_tiles_last = 0;
-  return ws.tile_panel.Resize(static_cast<uint64_t>(kTilesPerBlock) * pb.head_dim * kKeysPerTile) &&
-         ws.key_row.Resize(pb.head_dim) && ws.acc.Resize(AccSlotFloats(padded_dim)) &&
-         (!copy_v || ws.v_padded.Assign(static_cast<uint64_t>(kKeysPerBlock) * padded_dim, 0.0f));
+  return ws.tile_panel.Resize(uint64_t{kTilesPerBlock} * pb.head_dim * kKeysPerTile) &&
+         ws.key_row.Resize(pb.head_dim) && ws.zero_row.Assign(pb.head_dim, 0.0f) &&
+         ws.acc.Resize(AccSlotFloats(padded_dim)) &&
+         ws.saved_acc.Resize(static_cast<uint64_t>(rows) * padded_dim) &&
+         (!copy_v || ws.v_padded.Assign(uint64_t{kKeysPerBlock} * padded_dim, 0.0f));
+}
+
+// Steps 2 and 3 for a call of at most one tile of rows, on this thread, keys and values read
+// in place: one row alone (R = 1), else a tile of TileRows() rows.
+Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim) {
+  const bool copy_v = pb.kv_storage != KvStorage::kFloat32 || padded_dim != pb.value_dim;
+  Status status = Status::kOk;
+  auto run = [&](auto rows) {
+    if (!PrepareInPlace(pb, ws, rows(), padded_dim, copy_v)) {
+      status = Status::kOutOfMemory;
+      return;
+    }
+    InPlaceKeys keys{pb, ws, padded_dim, copy_v};
+    QueryBlock<rows()>(pb, keys, ws.zero_row.data(), ws.acc.data(), padded_dim, 0, pb.seq_q);
+  };
+  if (pb.seq_q == 1) {
+    run(std::integral_constant<int, 1>());
+  } else {
+    WithTileRows(run);
+  }
+  return status;
 }
 
 Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   const int padded_dim = RoundUp(pb.value_dim, kLanes);
-  if (pb.seq_q == 1) {  // one query row (a decode step): on this thread, nothing packed ahead
-    const bool copy_v = pb.kv_storage != KvStorage::kFloat32 || padded_dim != pb.value_dim;
-    if (!PrepareOneRow(pb, ws, padded_dim, copy_v)) return Status::kOutOfMemory;
-    InPlaceKeys keys{pb, ws, padded_dim, copy_v};
-    QueryBlock<1>(pb, keys, nullptr, ws.acc.data(), padded_dim, 0, 1);
-    return Status::kOk;
-  }
+  if (pb.seq_q <= TileRows()) return InPlaceRows(pb, ws, padded_dim);
   const int slots = ThreadCount();
   if (!PrepareHead(pb, ws, slots)) return Status::kOutOfMemory;
   const bool copy_v = CopiesValues(pb, padded_dim);
@@ -727,7 +759,8 @@ bool ReserveFusedWorkspaceImpl(FusedWorkspace& ws, int seq_k, int head_dim, int 
                   ws.tile_panel.Resize(uint64_t{kTilesPerBlock} * head_dim * kKeysPerTile) &&
                   ws.v_nonfinite.Resize(num_tiles) && ws.v_padded.Resize(value_rows * padded_dim) &&
                   ws.acc.Resize(AccSlotFloats(static_cast<int>(padded_dim)) * slots) &&
-                  ws.zero_row.Resize(head_dim) && ws.key_row.Resize(head_dim);
+                  ws.zero_row.Resize(head_dim) && ws.key_row.Resize(head_dim) &&
+                  ws.saved_acc.Resize(uint64_t{kMaxTileRows} * padded_dim);
   ws.packed_k = ws.packed_v = nullptr;
   return ok;
 }

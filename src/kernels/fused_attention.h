@@ -21,7 +21,9 @@ struct FusedWorkspace {
                                    // slots a cache line apart
   Buffer<float> zero_row;          // [head_dim]: stands in for query rows past seq_q
   Buffer<float> key_row;           // [head_dim]: a key row of a panel's column tail
-  Buffer<float> tile_panel;        // [4, head_dim, 8]: one query row's block of key tiles
+  Buffer<float> tile_panel;        // [4, head_dim, 8]: a block's key tiles, packed in place
+  Buffer<float> saved_acc;         // [tile rows, padded value_dim]: accumulators kept while a
+                                   // block's values are added (keys read in place)
   const void* packed_k = nullptr;  // the k (or k16) the panels hold, to skip repacking it
   const void* packed_v = nullptr;  // the v (or v16) the flags (and padded copy) describe
   int packed_tiles_first = 0;      // the key tiles packed and flagged: first .. last - 1

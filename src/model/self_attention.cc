@@ -147,10 +147,21 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
     a.k = c.cache->k, a.v = c.cache->v;
     a.k16 = c.cache->k16, a.v16 = c.cache->v16;
   }
-  // 3. One entry per (sequence, head); head h reads kv head h / group.
+  // 3. One entry per (sequence, head); head h reads kv head h / group. A decode step (one new
+  //    position) with heads sharing a kv head, and no window, takes one entry per (sequence,
+  //    kv head) instead: the group's query heads are its rows (head_dim apart in q and in the
+  //    output), so each key tile is packed and each value read once for all of them. Every
+  //    row sees the same keys either way (keys < past + 1, or the sequence's length), and a
+  //    row's bits do not depend on the rows beside it (kernels/fused_attention.cc).
+  const bool by_kv_head =
+      c.len == 1 && s.group > 1 && c.window_left < 0 && c.attention_weights == nullptr;
+  const int heads_per_entry = by_kv_head ? s.group : 1;
+  const int entries_per_sequence = c.num_heads / heads_per_entry;
   for (int b = 0; b < c.batch; ++b) {
-    for (int h = 0; h < c.num_heads; ++h) {
-      int32_t* e = entries.data() + static_cast<size_t>(b * c.num_heads + h) * kEntryColumns;
+    for (int i = 0; i < entries_per_sequence; ++i) {
+      const int h = i * heads_per_entry;  // the entry's first head
+      int32_t* e =
+          entries.data() + static_cast<size_t>(b * entries_per_sequence + i) * kEntryColumns;
       e[kQOffset] = b * c.len * s.qw + h * s.head_dim;
       e[kKOffset] = b * s.key_rows * s.kv + (h / s.group) * s.head_dim;
       e[kVOffset] = e[kKOffset];
@@ -159,16 +170,18 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
       e[kCausalOffset] = c.cache != nullptr ? c.past : 0;  // bottom-right: query t is at past + t
     }
   }
+  const int used_entries = c.batch * entries_per_sequence;
   Buffer<int32_t> out_offsets;
-  if (!out_offsets.Resize(entry_count)) return Status::kOutOfMemory;
-  for (int i = 0; i < entry_count; ++i)
+  if (!out_offsets.Resize(used_entries)) return Status::kOutOfMemory;
+  for (int i = 0; i < used_entries; ++i)
     out_offsets[i] = entries[static_cast<size_t>(i) * kEntryColumns];
   a.q = q.data();
   a.entries = entries.data();
-  a.batch = entry_count;
-  a.seq_q = c.len, a.seq_k = s.seq_k;
+  a.batch = used_entries;
+  a.seq_q = by_kv_head ? s.group : c.len, a.seq_k = s.seq_k;
   a.head_dim = a.value_dim = s.head_dim;
-  a.q_stride = s.qw, a.k_stride = a.v_stride = s.kv, a.out_stride = s.qw;
+  const int row_stride = by_kv_head ? s.head_dim : s.qw;  // between an entry's rows
+  a.q_stride = row_stride, a.k_stride = a.v_stride = s.kv, a.out_stride = row_stride;
   a.out_offsets = out_offsets.data();
   a.scale = c.scale > 0.0f ? c.scale : 1.0f / std::sqrt(static_cast<float>(s.head_dim));
   a.softcap = c.softcap;
