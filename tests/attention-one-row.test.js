@@ -33,6 +33,15 @@ function row(t, i, layout = 'bhsd') {
   return { data: out, shape };
 }
 
+// q [...heads, rows, hd] and k [...heads, T, hd] in [-2, 2], v [...heads, T, vd] in [-1, 1].
+function randomQkv(heads, rows, T, hd, vd) {
+  return {
+    q: randomTensor(random, [...heads, rows, hd], -2, 2),
+    k: randomTensor(random, [...heads, T, hd], -2, 2),
+    v: randomTensor(random, [...heads, T, vd]),
+  };
+}
+
 // Row i of a [L, T] mask (a boolean or additive one), as [1, T].
 function maskRow(mask, i) {
   const T = mask.shape[1];
@@ -80,9 +89,7 @@ test('one row alone gives the bits it gets in a tile, around the tile and block 
       [64, 64],
       [67, 66],
     ]) {
-      const q = randomTensor(random, [2, 2, ROWS, hd], -2, 2),
-        k = randomTensor(random, [2, 2, T, hd], -2, 2),
-        v = randomTensor(random, [2, 2, T, vd]);
+      const { q, k, v } = randomQkv([2, 2], ROWS, T, hd, vd);
       checkRows(q, k, v, {}, {}, `T ${T}, head ${hd}, value ${vd}`);
       checkRows(q, k, v, { scale: 0.3 }, { scale: 0.3 }, `T ${T}, head ${hd}, value ${vd}, scale 0.3`);
       checkRows(q, k, v, { softcap: 1.5 }, { softcap: 1.5 }, `T ${T}, head ${hd}, value ${vd}, softcap`);
@@ -98,9 +105,7 @@ test('a few rows alone (one tile: read in place) give the bits they get in a tal
       [6, 3],
       [64, 64],
     ]) {
-      const q = randomTensor(random, [1, 2, TALL, hd], -2, 2),
-        k = randomTensor(random, [1, 2, T, hd], -2, 2),
-        v = randomTensor(random, [1, 2, T, vd]);
+      const { q, k, v } = randomQkv([1, 2], TALL, T, hd, vd);
       const additive = new Float32Array(TALL * T).map(() => (random(0, 1) < 0.2 ? -Infinity : random(-1, 1)));
       for (const options of [{}, { softcap: 1.5 }, { mask: { data: additive, shape: [TALL, T] } }]) {
         const full = attn.attention(q, k, v, options).output;
