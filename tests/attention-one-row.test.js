@@ -133,9 +133,7 @@ test('one row alone: boolean and additive masks, a row that sees no key, strided
   const T = 41,
     hd = 16,
     vd = 12;
-  const q = randomTensor(random, [1, 3, ROWS, hd]),
-    k = randomTensor(random, [1, 3, T, hd]),
-    v = randomTensor(random, [1, 3, T, vd]);
+  const { q, k, v } = randomQkv([1, 3], ROWS, T, hd, vd);
   const allowed = new Uint8Array(ROWS * T).map(() => (random(0, 1) < 0.6 ? 1 : 0));
   allowed.fill(0, 2 * T, 3 * T); // row 2 sees nothing: zeros
   const boolMask = { data: allowed, shape: [ROWS, T], boolean: true };
@@ -157,9 +155,7 @@ test('one row alone: NaN and Infinity in blocked keys and values never reach it;
   const T = 20,
     hd = 8,
     vd = 8;
-  const q = randomTensor(random, [1, 1, ROWS, hd]),
-    k = randomTensor(random, [1, 1, T, hd]),
-    v = randomTensor(random, [1, 1, T, vd]);
+  const { q, k, v } = randomQkv([1, 1], ROWS, T, hd, vd);
   k.data[3 * hd + 1] = NaN; // key 3
   v.data[5 * vd + 2] = Infinity; // key 5's value
   v.data[17 * vd + 4] = NaN; // key 17's value
