@@ -48,7 +48,9 @@ bool ReserveFusedWorkspace(FusedWorkspace& workspace, int seq_k, int head_dim, i
 // Rows that see no key get zeros. A row whose visible scores hold NaN or +Infinity gets
 // NaN, as an exact softmax would. Keys that are blocked never touch the output, even if
 // their k or v rows hold NaN or Infinity. kOutOfMemory when the workspace cannot grow
-// (nothing is written to out then). Query rows are spread over ThreadCount() threads.
+// (nothing is written to out then). Query rows are spread over ThreadCount() threads; a
+// call of at most one tile of rows (a decode step) runs on the calling thread and reads its
+// keys and values in place, with the bits the rows would have in a taller call.
 Status FusedAttention(const HeadProblem& problem, FusedWorkspace& workspace);
 
 }  // namespace attn
