@@ -66,11 +66,13 @@ float* StageOf(float* base, const AttentionRequest& r, int b) {
   return base == nullptr ? nullptr : base + static_cast<size_t>(b) * r.seq_q * r.seq_k;
 }
 
+// Query rows of one entry that the fused path runs as one task (4 tiles of 4 or 6 rows).
+constexpr int kRowsOfOneTask = 16;
+
 // Whether the fused path spreads whole batch entries (heads) over the threads rather than
 // the query rows of one entry at a time: when the entries divide evenly, or are many, or
 // when an entry's rows are one task anyway (a decode step's).
 bool SpreadEntries(const AttentionRequest& r, int threads) {
-  constexpr int kRowsOfOneTask = 16;  // an entry this short is one task (4 tiles of 4+ rows)
   return threads > 1 && r.batch > 1 &&
          (r.batch % threads == 0 || r.batch >= 4 * threads || r.seq_q <= kRowsOfOneTask);
 }
@@ -78,10 +80,10 @@ bool SpreadEntries(const AttentionRequest& r, int threads) {
 // Floating-point operations of the fused path (for ParallelFor's small-call threshold).
 uint64_t FusedWork(const AttentionRequest& r) {
   // An entry of a few rows (a decode step's) is bound by reading its keys and values once,
-  // not by its flops: counted as 16 rows, GPT-2-small's 12 heads go to the pool from 86 keys
+  // not by its flops: counted as one task's rows, GPT-2-small's 12 heads go to the pool from 86 keys
   // of context (q8 decode at 512 keys, 2 threads, Node: 15.2 → 11.9 ms/token; SmolLM2-360M's
   // 5 key/value heads at 1,024 keys: 47.6 → 44.5).
-  const uint64_t rows = std::max(r.seq_q, 16);
+  const uint64_t rows = std::max(r.seq_q, kRowsOfOneTask);
   return 2ull * r.batch * rows * r.seq_k * (r.head_dim + r.value_dim);
 }
 

@@ -363,6 +363,25 @@ inline void RowOf(const uint16_t* src, int count, KvStorage s, float* dst) {
   WidenRow(src, count, s, dst);
 }
 
+// Calls f(keys) with the head's keys as stored (float32, or half-stored), and the same for
+// its values: the callers are templates over the element type.
+template <class F>
+HWY_INLINE void WithStoredKeys(const HeadProblem& pb, F&& f) {
+  if (pb.kv_storage == KvStorage::kFloat32) {
+    f(pb.k);
+  } else {
+    f(pb.k16);
+  }
+}
+template <class F>
+HWY_INLINE void WithStoredValues(const HeadProblem& pb, F&& f) {
+  if (pb.kv_storage == KvStorage::kFloat32) {
+    f(pb.v);
+  } else {
+    f(pb.v16);
+  }
+}
+
 // Four columns (c .. c + 3) of 8 key rows, as float32, into a panel's rows c .. c + 3: two
 // 4 × 4 transposes (keys × columns → columns × keys) of the rows' vectors.
 //   k: 8 rows (row stride k_stride), from column c   panel: [head_dim, 8], from row c
@@ -422,15 +441,18 @@ void PackKeyPanels(const T* k, int k_stride, int keys, int head_dim, KvStorage s
 // Value rows key0 .. key0 + keys - 1 (half-stored ones widened) into contiguous rows of
 // padded_dim floats.   out: [keys, padded_dim], its padding columns already zero
 void CopyValueRows(const HeadProblem& pb, int key0, int keys, int padded_dim, float* out) {
-  for (int j = 0; j < keys; ++j) {
-    float* to = out + static_cast<size_t>(j) * padded_dim;
-    const size_t from = static_cast<size_t>(key0 + j) * pb.v_stride;
-    if (pb.kv_storage == KvStorage::kFloat32) {
-      RowOf(pb.v + from, pb.value_dim, pb.kv_storage, to);
-    } else {
-      RowOf(pb.v16 + from, pb.value_dim, pb.kv_storage, to);
+  WithStoredValues(pb, [&](const auto* v) {
+    for (int j = 0; j < keys; ++j) {
+      RowOf(v + static_cast<size_t>(key0 + j) * pb.v_stride, pb.value_dim, pb.kv_storage,
+            out + static_cast<size_t>(j) * padded_dim);
     }
-  }
+  });
+}
+
+// Whether a tile reads the values from a copy (widened, or padded to whole vectors) rather
+// than where they lie; a packed head also copies strided values (CopiesValues below).
+bool WidensOrPadsValues(const HeadProblem& pb, int padded_dim) {
+  return pb.kv_storage != KvStorage::kFloat32 || padded_dim != pb.value_dim;
 }
 
 // Where step 2 reads the keys and values: Values(j0, count) gives the value rows of keys
@@ -471,18 +493,17 @@ struct InPlaceKeys {
   int padded_dim;
   bool copy_v;
   int value_stride = 0;
-  int j0 = 0, count = 0;  // the block Values last gave
-  const float* v_rows = nullptr;
+  int j0 = 0;  // the first key of the block Values last gave
 
   const float* Values(int first, int keys) {
-    j0 = first, count = keys;
+    j0 = first;
     if (copy_v) {
       CopyValueRows(pb, first, keys, padded_dim, ws.v_padded.data());
-      v_rows = ws.v_padded.data(), value_stride = padded_dim;
-    } else {
-      v_rows = pb.v + static_cast<size_t>(first) * pb.v_stride, value_stride = pb.v_stride;
+      value_stride = padded_dim;
+      return ws.v_padded.data();
     }
-    return v_rows;
+    value_stride = pb.v_stride;
+    return pb.v + static_cast<size_t>(first) * pb.v_stride;
   }
   const float* Panel(int tile) {  // into the block's slot for the tile
     const int first = tile * kKeysPerTile;
@@ -490,13 +511,10 @@ struct InPlaceKeys {
     const size_t from = static_cast<size_t>(first) * pb.k_stride;
     float* panel = ws.tile_panel.data() +
                    static_cast<size_t>(tile - j0 / kKeysPerTile) * pb.head_dim * kKeysPerTile;
-    if (pb.kv_storage == KvStorage::kFloat32) {
-      PackKeyPanels(pb.k + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
+    WithStoredKeys(pb, [&](const auto* k) {
+      PackKeyPanels(k + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
                     panel);
-    } else {
-      PackKeyPanels(pb.k16 + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
-                    panel);
-    }
+    });
     return panel;
   }
 };
@@ -619,8 +637,7 @@ KeyTiles VisibleKeyTiles(const HeadProblem& pb) {
 // head of a wider projection: rows 2 KiB apart alias in L1 and cost MultiHeadAttention
 // ~30%), when value_dim is not a multiple of 4, or when they are half-stored (widened).
 bool CopiesValues(const HeadProblem& pb, int padded_dim) {
-  return pb.kv_storage != KvStorage::kFloat32 || padded_dim != pb.value_dim ||
-         pb.v_stride != padded_dim;
+  return WidensOrPadsValues(pb, padded_dim) || pb.v_stride != padded_dim;
 }
 
 // Steps 0 and 1, on the calling thread: scratch, k packed into panels, v flagged (and
@@ -655,13 +672,10 @@ bool PrepareHead(const HeadProblem& pb, FusedWorkspace& ws, int slots) {
   if (repack_k) {
     float* panels = ws.k_panels.data() + static_cast<size_t>(key0) * pb.head_dim;
     const size_t from = static_cast<size_t>(key0) * pb.k_stride;
-    if (halves) {
-      PackKeyPanels(pb.k16 + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
+    WithStoredKeys(pb, [&](const auto* k) {
+      PackKeyPanels(k + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
                     panels);
-    } else {
-      PackKeyPanels(pb.k + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
-                    panels);
-    }
+    });
     ws.packed_k = k_source;
   }
   // Values (skipped, like the panels, when consecutive heads share v): copied when
@@ -720,7 +734,7 @@ bool PrepareInPlace(const HeadProblem& pb, FusedWorkspace& ws, int rows, int pad
 // Steps 2 and 3 for a call of at most one tile of rows, on this thread, keys and values read
 // in place: one row alone (R = 1), else a tile of TileRows() rows.
 Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim) {
-  const bool copy_v = pb.kv_storage != KvStorage::kFloat32 || padded_dim != pb.value_dim;
+  const bool copy_v = WidensOrPadsValues(pb, padded_dim);
   Status status = Status::kOk;
   auto run = [&](auto rows) {
     if (!PrepareInPlace(pb, ws, rows(), padded_dim, copy_v)) {
