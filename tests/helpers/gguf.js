@@ -150,3 +150,67 @@ export function decoderGguf(arch, config, weights, extra = {}) {
   for (const t of extra.tensors ?? []) tensors.push(t);
   return ggufBytes({ metadata, tensors });
 }
+
+// ---- Editing a GGUF file's metadata (read here with its own walker, not the reader under test) ----
+const FIXED = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
+
+// The byte length of a metadata value of `type` at `at`.
+function valueLength(view, type, at) {
+  if (type in FIXED) return FIXED[type];
+  if (type === 8) return 8 + Number(view.getBigUint64(at, true));
+  if (type === 9) {
+    const inner = view.getUint32(at, true);
+    const n = Number(view.getBigUint64(at + 4, true));
+    let length = 12;
+    for (let i = 0; i < n; i++) length += valueLength(view, inner, at + length);
+    return length;
+  }
+  throw new Error(`helper: metadata type ${type}`);
+}
+
+/**
+ * The file with metadata `key` set to `value` (a string; a number is written as a uint32;
+ * undefined removes it): the header rewritten, the data section moved whole.
+ * @param {Uint8Array} bytes @param {string} key @param {string | number | undefined} value
+ */
+export function ggufWithString(bytes, key, value) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const kvCount = Number(view.getBigUint64(16, true));
+  let at = 24;
+  const entries = [];
+  for (let i = 0; i < kvCount; i++) {
+    const begin = at;
+    const keyLength = Number(view.getBigUint64(at, true));
+    const name = new TextDecoder().decode(bytes.subarray(at + 8, at + 8 + keyLength));
+    at += 8 + keyLength;
+    const type = view.getUint32(at, true);
+    at += 4 + valueLength(view, type, at + 4);
+    entries.push({ name, bytes: bytes.subarray(begin, at) });
+  }
+  const tensorCount = Number(view.getBigUint64(8, true));
+  const infosBegin = at;
+  for (let i = 0; i < tensorCount; i++) {
+    at += 8 + Number(view.getBigUint64(at, true));
+    const dims = view.getUint32(at, true);
+    at += 4 + 8 * dims + 4 + 8;
+  }
+  const infos = bytes.subarray(infosBegin, at);
+  const data = bytes.subarray(Math.ceil(at / 32) * 32);
+  const kept = entries.filter((e) => e.name !== key).map((e) => e.bytes);
+  if (value !== undefined) {
+    const entry = typeof value === 'number' ? [...str(key), u32(4), u32(value)] : [...str(key), u32(8), ...str(value)];
+    kept.push(concat(entry));
+  }
+  const head = concat([bytes.subarray(0, 16), u64(kept.length), ...kept, infos]);
+  return concat([head, new Uint8Array((32 - (head.length % 32)) % 32), data]);
+}
+
+function concat(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

@@ -9,7 +9,14 @@
 import { typeError, rangeError, describe } from '../errors.js';
 import { checkKeys } from '../checks.js';
 import { importDependency } from './dependency.js';
-import { renderBounded, GLOBAL_NAMES, TemplateRaised, TemplateLimit } from './template_sandbox.js';
+import {
+  renderBounded,
+  GLOBAL_NAMES,
+  TemplateRaised,
+  TemplateLimit,
+  MAX_TEMPLATE_CHARS,
+  MAX_WHITESPACE_WORK,
+} from './template_sandbox.js';
 
 const SPECIAL_TOKENS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'];
 const SET_HERE = ['messages', 'add_generation_prompt', 'tools', 'documents', ...GLOBAL_NAMES];
@@ -43,9 +50,28 @@ function tokenText(value) {
   return null;
 }
 
+// The library's reader takes ~1.3 µs a character, and (a regex of its preprocessing, `(\s*){%`)
+// time quadratic in each run of white space: 64,000 newlines took 17 s. Both are bounded
+// before the text reaches it: its length, and the sum over runs of white space of length²/2.
+function checkTemplateText(fn, text, where) {
+  if (text.length > MAX_TEMPLATE_CHARS)
+    throw rangeError(
+      fn,
+      `${where} is ${text.length} characters long; a chat template may be at most ${MAX_TEMPLATE_CHARS} (real ones are tens of KB): give one with loadModel's chatTemplate option`,
+    );
+  let work = 0;
+  for (const [run] of text.matchAll(/\s{64,}/g)) work += (run.length * run.length) / 2;
+  if (work > MAX_WHITESPACE_WORK)
+    throw rangeError(
+      fn,
+      `${where} has runs of white space too long to read in time (${Math.round(work)} steps of the reader's work; at most ${MAX_WHITESPACE_WORK}, e.g. one run of ${Math.floor(Math.sqrt(2 * MAX_WHITESPACE_WORK))} characters)`,
+    );
+  return text;
+}
+
 // chat_template as the file holds it → Map name → template text ('default' for one template).
 function templatesOf(fn, value, where) {
-  if (typeof value === 'string') return new Map([['default', value]]);
+  if (typeof value === 'string') return new Map([['default', checkTemplateText(fn, value, where)]]);
   if (!Array.isArray(value))
     throw rangeError(fn, `${where} must be a string or a list of { name, template }, got ${describe(value)}`);
   const templates = new Map();
@@ -53,24 +79,26 @@ function templatesOf(fn, value, where) {
     if (typeof entry?.name !== 'string' || typeof entry?.template !== 'string') {
       throw rangeError(fn, `${where}[${i}] must be { name, template } with two strings, got ${describe(entry)}`);
     }
-    templates.set(entry.name, entry.template);
+    templates.set(entry.name, checkTemplateText(fn, entry.template, `${where}[${i}].template`));
   });
   return templates;
 }
 
 /**
  * A checkpoint's chat templates, or null when it has none. `override` (loadModel's
- * chatTemplate option, one template's text) replaces tokenizer_config.json's.
- * @param {string} fn @param {object} tokenizerConfig @param {string} [override]
+ * chatTemplate option, one template's text) replaces the checkpoint's; `where` names the
+ * checkpoint's in messages.
+ * @param {string} fn @param {object} tokenizerConfig @param {string} [override] @param {string} [where]
  */
-export async function loadChatTemplates(fn, tokenizerConfig, override) {
+export async function loadChatTemplates(
+  fn,
+  tokenizerConfig,
+  override,
+  where = "tokenizer_config.json's chat_template",
+) {
   const value = override ?? tokenizerConfig.chat_template;
   if (value === undefined || value === null) return null;
-  const templates = templatesOf(
-    fn,
-    value,
-    override === undefined ? "tokenizer_config.json's chat_template" : 'options.chatTemplate',
-  );
+  const templates = templatesOf(fn, value, override === undefined ? where : 'options.chatTemplate');
   const special = {};
   for (const key of SPECIAL_TOKENS) {
     const text = tokenText(tokenizerConfig[key]);
@@ -242,7 +270,7 @@ export function applyChatTemplate(fn, chat, tokenizer, messages, options = {}) {
   if (chat === null)
     throw rangeError(
       fn,
-      "this checkpoint has no chat template (tokenizer_config.json has no chat_template); give one with loadModel's chatTemplate option",
+      "this checkpoint has no chat template (no chat_template in tokenizer_config.json, or tokenizer.chat_template in a GGUF file); give one with loadModel's chatTemplate option",
     );
   const text = chat.render(fn, messages, { addGenerationPrompt, chatTemplate, tools, documents, templateVariables });
   return tokenize ? tokenizer.encode(text, { addSpecialTokens: false }).ids : text;

@@ -63,7 +63,10 @@ export async function readGguf(fn, file, KIND, { head, chatTemplate }) {
   const generation = decoder ? generationDefaults(fn, null, config, vocabSize) : undefined;
   if (chatTemplate !== undefined && !(decoder && tokenizer))
     throw rangeError(fn, 'options.chatTemplate is for a causal language model with a tokenizer');
-  const chat = decoder && tokenizer ? await loadChatTemplates(fn, tok.config, chatTemplate) : null;
+  const chat =
+    decoder && tokenizer
+      ? await loadChatTemplates(fn, tok.config, chatTemplate, `${name}'s tokenizer.chat_template`)
+      : null;
   return {
     config,
     arch: ggufArch,
