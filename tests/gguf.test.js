@@ -100,6 +100,62 @@ for (const type of ['q8_0', 'q4_0']) {
   });
 }
 
+// A stream with no Content-Length and a body with no end (issue 44, item 5): a tensor placed at
+// 2^40 made the reader skip forward until the caller's signal fired (up to 1 TB); now the
+// header is refused, since ggml writes each tensor right after the one before. A good file
+// followed by endless bytes is read to its last tensor and the connection closed.
+test('a GGUF stream without a length and with an endless body: refused at the header, or read only as far as it accounts for', async () => {
+  const good = bytesOf('tiny-llama-q8_0.gguf');
+  const hostile = ggufBytes({
+    metadata: [{ key: 'general.architecture', type: 8, value: 'llama' }],
+    tensors: [
+      { name: 'token_embd.weight', type: 0, dims: [4, 4], bytes: new Uint8Array(64) },
+      { name: 'output.weight', type: 0, dims: [4, 4], offset: 2 ** 40, bytes: new Uint8Array(64) },
+    ],
+  });
+  const sent = new Map();
+  const closed = new Set();
+  const server = createServer((req, res) => {
+    const bytes = req.url.startsWith('/good') ? good : hostile;
+    res.writeHead(200, {}); // chunked: no length
+    const junk = new Uint8Array(1 << 16).fill(0x5a);
+    let at = 0;
+    res.on('close', () => closed.add(req.url));
+    const next = () => {
+      if (res.destroyed || at > 256 << 20) return res.end();
+      const piece = at < bytes.length ? bytes.subarray(at, at + 65536) : junk;
+      at += piece.length;
+      sent.set(req.url, at);
+      res.write(piece, next);
+    };
+    next();
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = (path) => `http://127.0.0.1:${server.address().port}${path}`;
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+  try {
+    const started = performance.now();
+    await assert.rejects(
+      attn.loadModel(url('/hostile.gguf')),
+      (e) => e instanceof RangeError && /tensor 'output.weight' starts at data offset 1099511627776/.test(e.message),
+    );
+    assert.ok(performance.now() - started < 1000);
+    const model = await attn.loadModel(url('/good.gguf'));
+    const reference = await attn.loadModel(good);
+    assert.deepEqual(model.forward(TEXTS[0]).logits.data, reference.forward(TEXTS[0]).logits.data);
+    model.dispose();
+    reference.dispose();
+    await settle();
+    for (const path of ['/hostile.gguf', '/good.gguf']) {
+      assert.ok(closed.has(path), `${path}: the connection was closed`);
+      // What the server wrote includes what the sockets buffered, unread: a few MB at most.
+      assert.ok(sent.get(path) < 32 << 20, `${path}: ${sent.get(path)} bytes sent before the close`);
+    }
+  } finally {
+    server.close();
+  }
+});
+
 test("a GGUF's Q8_0 matrices stay its blocks: with dtype 'q8' they are the runner's own quantization of the float model", async () => {
   // tiny-gpt2-q8_0.gguf: every layer matrix Q8_0 by ggml's reference quantizer (Python), the
   // embeddings (and so the tied head) float32. The runner keeps the file's blocks (repacked);
@@ -287,8 +343,14 @@ test('hostile GGUF files are refused by name before anything is allocated, in mi
     [{ metadata: [{ key: 'general.alignment', type: 4, value: 3 }] }, /general.alignment must be a power of two/],
     // Tensors that lie about where they are or what they hold.
     [
-      { tensors: [{ name: 'token_embd.weight', type: F32, dims: [4, 4], offset: 1 << 20, bytes: floats(16) }] },
-      /tensor 'token_embd.weight' \(F32 \[4, 4\]\) ends at byte \d+ but the file has \d+/,
+      { tensors: [{ name: 'token_embd.weight', type: F32, dims: [64, 4], bytes: floats(16) }] },
+      /tensor 'token_embd.weight' \(F32 \[64, 4\]\) ends at byte \d+ but the file has \d+/,
+    ],
+    // A tensor far past the others (an offset of 2^40 once made a stream with no length read
+    // and skip for a terabyte): ggml writes each right after the one before.
+    [
+      { tensors: [{ name: 'token_embd.weight', type: F32, dims: [4, 4], offset: 2 ** 40, bytes: floats(16) }] },
+      /tensor 'token_embd.weight' starts at data offset 1099511627776, but the tensors listed before it end at 0; ggml writes each tensor right after the one before \(aligned to 32\)/,
     ],
     [
       { tensors: [{ name: 'a', type: F32, dims: [4], offset: 4, bytes: floats(4) }] },
@@ -315,7 +377,7 @@ test('hostile GGUF files are refused by name before anything is allocated, in mi
           { name: 'b', type: F32, dims: [16], offset: 32, bytes: floats(16) },
         ],
       },
-      /tensors 'a' and 'b' overlap/,
+      /tensor 'b' starts at data offset 32, but the tensors listed before it end at 64/,
     ],
     [
       {

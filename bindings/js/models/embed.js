@@ -7,6 +7,7 @@
 //   3. each text's real tokens pooled (pooling.js), the modes concatenated
 //   4. each row scaled to unit length when the folder ends with Normalize (or normalize: true)
 // The folder's modules.json gives the pooling and normalisation; explicit options win.
+import { renamed } from './finite_outputs.js';
 import { typeError, rangeError, describe } from '../errors.js';
 import { checkKeys } from '../checks.js';
 import { tensor as makeTensor } from '../tensor.js';
@@ -109,10 +110,16 @@ export function embedTexts(model, texts, options) {
   const order = ids.map((_, i) => i).sort((a, b) => ids[b].length - ids[a].length);
   for (let start = 0; start < order.length; start += BATCH) {
     const chunk = order.slice(start, start + BATCH);
-    const { lastHiddenState, lengths } = model.forward(
-      chunk.map((i) => ids[i]),
-      { logits: false },
-    );
+    let run;
+    try {
+      run = model.forward(
+        chunk.map((i) => ids[i]),
+        { logits: false },
+      );
+    } catch (error) {
+      throw renamed(error, FN);
+    }
+    const { lastHiddenState, lengths } = run;
     const pooled = poolTokens(lastHiddenState.data, lastHiddenState.shape, lengths, modes);
     chunk.forEach((i, b) => out.set(pooled.subarray(b * width, (b + 1) * width), i * width));
   }

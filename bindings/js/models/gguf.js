@@ -7,7 +7,7 @@
 //   padding to general.alignment (32 unless set), then the data section.
 // A string is a uint64 byte length and UTF-8 bytes. Trust nothing: every count and length is
 // bounded by what the file (or the header's cap) has left before anything is allocated, every
-// tensor checked against the file (offsets, alignment, sizes, overlaps), a RangeError naming
+// tensor checked against the file (offsets one after another as ggml writes them, alignment, sizes), a RangeError naming
 // the field otherwise.
 import { rangeError } from '../errors.js';
 import { GGML_TYPES, typeBytes } from './gguf_quants.js';
@@ -260,7 +260,7 @@ const safeNumber = (big) => (big >= -(2n ** 53n) && big <= 2n ** 53n ? Number(bi
  * @param {string} fn @param {string} file the file's name in messages
  * @param {StreamReader} reader at the file's first byte
  * @param {number} size the file's bytes (Infinity when unknown)
- * @returns {Promise<{ version: number, metadata: Map<string, unknown>, tensors: Map<string, { type: number, dims: number[], count: number, begin: number, end: number }>, dataStart: number }>}
+ * @returns {Promise<{ version: number, metadata: Map<string, unknown>, tensors: Map<string, { type: number, dims: number[], count: number, begin: number, end: number }>, dataStart: number, dataEnd: number }>}
  *   begin/end: absolute byte offsets in the file
  */
 export async function parseGguf(fn, file, reader, size) {
@@ -324,11 +324,21 @@ export async function parseGguf(fn, file, reader, size) {
       );
     infos.push({ name, type, dims, count, offset, bytes: typeBytes(type, count) });
   }
-  // 3. The data section, after the padding; every tensor inside the file, none overlapping.
+  // 3. The data section, after the padding: the tensors one after another in the order listed,
+  //    each at the previous one's end rounded up to the alignment (as ggml writes them and as
+  //    its reader requires), so that the header accounts for every byte read after it (a
+  //    stream with no length is never read past the last tensor), and inside the file.
   const dataStart = Math.ceil(c.offset / alignment) * alignment;
   const tensors = new Map();
+  let expected = 0;
   for (const t of infos) {
     if (tensors.has(t.name)) throw rangeError(fn, `${file}: tensor '${t.name}' appears twice`);
+    if (t.offset !== expected)
+      throw rangeError(
+        fn,
+        `${file}: tensor '${t.name}' starts at data offset ${t.offset}, but the tensors listed before it end at ${expected}; ggml writes each tensor right after the one before (aligned to ${alignment})`,
+      );
+    expected += Math.ceil(t.bytes / alignment) * alignment;
     const begin = dataStart + t.offset;
     const end = begin + t.bytes;
     if (end > size)
@@ -338,20 +348,9 @@ export async function parseGguf(fn, file, reader, size) {
       );
     tensors.set(t.name, { type: t.type, dims: t.dims, count: t.count, begin, end });
   }
-  checkNoOverlap(fn, file, tensors);
   // The reader stands where the header ends: what the cursor read past it goes back.
   reader.giveBack(c.buf.slice(c.pos));
-  return { version, metadata, tensors, dataStart };
-}
-
-function checkNoOverlap(fn, file, tensors) {
-  const sorted = [...tensors].sort((a, b) => a[1].begin - b[1].begin);
-  for (let i = 1; i < sorted.length; i++) {
-    const [prev, p] = sorted[i - 1];
-    const [name, t] = sorted[i];
-    if (t.begin < p.end)
-      throw rangeError(fn, `${file}: tensors '${prev}' and '${name}' overlap (bytes ${t.begin}..${p.end})`);
-  }
+  return { version, metadata, tensors, dataStart, dataEnd: dataStart + expected };
 }
 
 export { StreamReader };

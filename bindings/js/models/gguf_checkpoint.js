@@ -15,6 +15,7 @@ import {
   completeRopeScaling,
 } from './gguf_model.js';
 import { ggufTokenizer } from './gguf_tokenizer.js';
+import { checkFinite } from './gguf_finite.js';
 import { architectureOf } from './architectures.js';
 import { loadTokenizer } from './tokenizer.js';
 import { generationDefaults } from './generation_config.js';
@@ -116,6 +117,7 @@ function ggufWeights(fn, file, reader, raw, undo, keep) {
           );
         if (keep.has(n)) done.set(n, bytes);
       }
+      checkFinite(fn, file.description, n, t.type, bytes);
       const fixed = undo(n, t, bytes);
       await visit(n, fixed.bytes, fixed.type);
     }

@@ -12,6 +12,7 @@ import { isChatRequest, chatRequest, promptIds, generateOptions, generateTokens,
 import { applyChatTemplate } from './chat_template.js';
 import { contractOf } from '../contract.js';
 import { embedTexts } from './embed.js';
+import { checkFiniteRows } from './finite_outputs.js';
 
 const FORWARD_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'queriesAndKeys'];
 // The runner's statuses (src/status.h), in the words of a forward call.
@@ -142,7 +143,9 @@ export class PretrainedModel {
     try {
       const status = module._pretrainedForward(this.#handle, scope.ints(ids), scope.ints(positions), 0, 0, 1, T, flags);
       if (status !== 0) throw rangeError(fn, `the runner refused the call: ${refusal(module, status)}`);
-      return scope.read(module._pretrainedLogits(this.#handle), this.descriptor.vocabSize);
+      const logits = scope.read(module._pretrainedLogits(this.#handle), this.descriptor.vocabSize);
+      checkFiniteRows(fn, 'logits', logits, logits.length, () => `position ${positions[T - 1]}`);
+      return logits;
     } finally {
       module._pretrainedReleaseOutputs(this.#handle);
       scope.release();
@@ -364,6 +367,11 @@ export class PretrainedModel {
           ]);
         });
       }
+      // Logits when there are any, else the last hidden state (what an encoder answers with).
+      const [what, checked, width] = result.logits
+        ? ['logits', result.logits.data, d.vocabSize]
+        : ['last hidden state', result.lastHiddenState.data, d.dModel];
+      checkFiniteRows(fn, what, checked, width, (row) => `batch ${Math.floor(row / T)}, position ${row % T}`);
       return result;
     } finally {
       module._pretrainedReleaseOutputs(this.#handle);
