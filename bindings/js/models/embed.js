@@ -8,6 +8,7 @@
 //   4. each row scaled to unit length when the folder ends with Normalize (or normalize: true)
 // The folder's modules.json gives the pooling and normalisation; explicit options win.
 import { renamed } from './finite_outputs.js';
+import { startFor } from './text_limits.js';
 import { typeError, rangeError, describe } from '../errors.js';
 import { checkKeys } from '../checks.js';
 import { tensor as makeTensor } from '../tensor.js';
@@ -74,7 +75,8 @@ function checkTexts(texts) {
 // keeps what the tokenizer adds around them (the ids encoded with special tokens are those
 // without, with a prefix and a suffix); if they are not found whole, the ids are cut at the end.
 function tokenIds(tokenizer, text, maxLength, lowerCase) {
-  const clean = lowerCase ? text.trim().toLowerCase() : text.trim();
+  const trimmed = lowerCase ? text.trim().toLowerCase() : text.trim();
+  const clean = startFor(tokenizer, trimmed, maxLength).text; // a long text: only the start it keeps
   const full = tokenizer.encode(clean).ids;
   if (full.length <= maxLength) return full;
   const own = tokenizer.encode(clean, { addSpecialTokens: false }).ids;

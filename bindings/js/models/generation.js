@@ -3,6 +3,7 @@
 // token loop with a key/value cache. The loop drives the model through a small `step`
 // interface (pretrained_model.js makes it from its private state), so the model class keeps
 // the handle and this file keeps the algorithm.
+import { checkTextFits } from './text_limits.js';
 import { typeError, rangeError, describe } from '../errors.js';
 import { checkKeys } from '../checks.js';
 import { pickToken, seededRandom, nextTask } from './sampling.js';
@@ -50,9 +51,10 @@ export function chatRequest(fn, request, options) {
 }
 
 // The prompt's token ids: text through the tokenizer, or ids checked against the vocabulary.
-export function promptIds(fn, prompt, tokenizer, vocabSize) {
+export function promptIds(fn, prompt, tokenizer, vocabSize, contextLength = Infinity) {
   if (typeof prompt === 'string') {
     if (tokenizer === null) throw rangeError(fn, 'this checkpoint has no tokenizer.json; pass the prompt as token ids');
+    if (Number.isFinite(contextLength)) checkTextFits(fn, tokenizer, prompt, contextLength - 1, 'the prompt');
     const ids = tokenizer.encode(prompt).ids;
     if (ids.length === 0) throw rangeError(fn, 'the prompt is empty');
     return ids;

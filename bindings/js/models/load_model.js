@@ -29,6 +29,7 @@ import { ggufFileOf } from './gguf_file.js';
 import { readGguf, ggufTypeProblem } from './gguf_checkpoint.js';
 import { dequantize, typeBytes, GGML_TYPES } from './gguf_quants.js';
 import { ggufAutoStorage, ggufEntryStorages, blockStorageOf } from './gguf_storage.js';
+import { tooLargeError, badDescriptorError } from './descriptor_problems.js';
 
 // The text classifier rides in this chunk too: it needs the tokenizer library as models do.
 export { loadClassifier, trainClassifier } from '../text/text_classifier.js';
@@ -282,7 +283,8 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
   let entryStorages = null;
   // Until the plan says, a GGUF file's weight table is asked for with Q4_0 matrices, the
   // smallest: the table is the same in any storage, and a 1B file must not be refused as float32.
-  const ggufAuto = dtype === 'auto' && [...tensors.values()].some((t) => t.ggmlType !== undefined);
+  const ggufFile = [...tensors.values()].some((t) => t.ggmlType !== undefined);
+  const ggufAuto = dtype === 'auto' && ggufFile;
   let provisional = ggufAuto ? 'q4_0' : null;
   const storage = () => QUANTIZED[dtype] ?? provisional ?? fileStorage ?? (bf16 ? 'bfloat16' : 'float32');
   // BF16 tensors go to wasm as they are when the runner takes them so: bfloat16 panels, and
@@ -300,16 +302,19 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
       const status = module._pretrainedCheck(scope.ints(packed.ints), packed.eps, packed.base);
       if (status === contract.status.kTooLarge) {
         const floats = module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps, packed.base);
-        throw rangeError(
-          FN,
-          `the ${arch.modelType} weights need ${floats > 0 ? formatBytes(4 * floats) : 'more than 2 GiB'} of wasm memory ${{ float32: 'as float32', bfloat16: 'with bfloat16 matrices', q8_0: 'with Q8_0 matrices', q4_0: 'with Q4_0 matrices' }[storage()]}${entryStorages ? " (and the file's own Q4_K and Q6_K blocks)" : ''}; ${floats > 0 && 4 * floats <= heapMaxBytes(module) ? "one model's weights may take at most 2 GiB" : `the wasm heap holds at most ${formatBytes(heapMaxBytes(module), true)}`}`,
-        );
+        const label = {
+          float32: 'as float32',
+          bfloat16: 'with bfloat16 matrices',
+          q8_0: 'with Q8_0 matrices',
+          q4_0: 'with Q4_0 matrices',
+        }[storage()];
+        const blocks = entryStorages ? " (and the file's own Q4_K and Q6_K blocks)" : '';
+        throw tooLargeError(FN, arch.modelType, arch.descriptor, floats, label + blocks, heapMaxBytes(module));
       }
-      if (status !== 0)
-        throw rangeError(
-          FN,
-          `config.json describes a model the runner cannot hold: ${status === contract.status.kBadHeadCount ? 'the attention heads must divide into the key/value heads' : 'a size is out of range (zero where it must be positive, more than 1024 layers, or a rotary dimension that is odd or wider than a head)'}`,
-        );
+      if (status !== 0) {
+        const source = ggufFile ? "the GGUF file's metadata" : 'config.json';
+        throw badDescriptorError(FN, arch.descriptor, status === contract.status.kBadHeadCount, source);
+      }
     };
     check();
     plan = weightTable(module, scope, packed).map((entry) => ({

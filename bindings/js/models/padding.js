@@ -2,6 +2,7 @@
 // attentionMask }) → the right-padded batch the runner takes, and left padding undone in its
 // outputs (the runner pads on the right; a left-padded sequence runs moved to the front).
 import { typeError, rangeError, describe } from '../errors.js';
+import { checkTextFits } from './text_limits.js';
 
 // Left padding: the runner takes right-padded batches, so a left-padded sequence b is run
 // shifted left by pads[b] and each output's sequence axis is rotated back (row t of the
@@ -39,6 +40,15 @@ export function batchOf(fn, input, model) {
   ) {
     if (model.tokenizer === null) throw rangeError(fn, 'this checkpoint has no tokenizer.json; pass token ids');
     const texts = typeof input === 'string' ? [input] : input;
+    texts.forEach((text, b) =>
+      checkTextFits(
+        fn,
+        model.tokenizer,
+        text,
+        model.descriptor.contextLength,
+        texts.length === 1 ? 'the text' : `texts[${b}]`,
+      ),
+    );
     tokens = texts.map((text) => model.tokenize(text));
     sequences = tokens.map((t) => t.map((x) => x.id));
   } else if (Array.isArray(input) && input.length > 0 && input.every((x) => typeof x === 'number')) {

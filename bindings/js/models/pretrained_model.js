@@ -13,6 +13,7 @@ import { applyChatTemplate } from './chat_template.js';
 import { contractOf } from '../contract.js';
 import { embedTexts } from './embed.js';
 import { checkFiniteRows } from './finite_outputs.js';
+import { checkTextFits } from './text_limits.js';
 
 const FORWARD_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'queriesAndKeys'];
 // The runner's statuses (src/status.h), in the words of a forward call.
@@ -179,11 +180,8 @@ export class PretrainedModel {
     if (this.#generating)
       throw new Error(`${fn}: this model is already generating; await the first call (or stop it) before the next`);
     const prompted = chat
-      ? applyChatTemplate(fn, this.#chat, this.tokenizer, chat.messages, {
-          ...chat.template,
-          addGenerationPrompt: true,
-        })
-      : promptIds(fn, prompt, this.tokenizer, this.descriptor.vocabSize);
+      ? this.#chatIds(fn, chat)
+      : promptIds(fn, prompt, this.tokenizer, this.descriptor.vocabSize, this.descriptor.contextLength);
     this.#check('generate'); // the prompt's iterator is caller code
     const limit = this.descriptor.contextLength;
     if (prompted.length >= limit)
@@ -197,6 +195,18 @@ export class PretrainedModel {
     } finally {
       this.#generating = false;
     }
+  }
+
+  // The chat template's text with a generation prompt, its length checked before it is
+  // tokenized whole (as applyChatTemplate tokenizes: no special tokens added).
+  #chatIds(fn, chat) {
+    const text = applyChatTemplate(fn, this.#chat, this.tokenizer, chat.messages, {
+      ...chat.template,
+      addGenerationPrompt: true,
+      tokenize: false,
+    });
+    checkTextFits(fn, this.tokenizer, text, this.descriptor.contextLength - 1, 'the chat prompt');
+    return this.tokenizer.encode(text, { addSpecialTokens: false }).ids;
   }
 
   // What generation.js's token loop needs of this model (its handle stays here).
