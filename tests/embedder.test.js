@@ -386,7 +386,7 @@ test('a pipeline embed does not run loads (forward works) but embed says which m
   await refuses(
     attn.loadModel(pooling({ word_embedding_dimension: 32, pooling_mode_max_tokens: 'yes' })),
     RangeError,
-    /1_Pooling\/config\.json has pooling_mode_max_tokens "yes"; it must be true or false/,
+    /1_Pooling\/config\.json has pooling_mode_max_tokens 'yes'; it must be true or false/,
   );
   await refuses(
     attn.loadModel(pooling({ word_embedding_dimension: 32, pooling_mode: 'median' })),

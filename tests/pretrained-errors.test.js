@@ -81,7 +81,19 @@ test('config.json problems: missing, not JSON, unsupported model_type or option,
   await rejects(
     withConfig({ vocab_size: 2 ** 24, hidden_size: 4096, num_attention_heads: 32 }),
     RangeError,
-    /^loadModel: the bert weights need 512.6 GiB of wasm memory as float32; the wasm heap holds at most 4\.0 GiB/,
+    /^loadModel: the bert model's largest table, the word embeddings \(vocab_size 16777216 × hidden_size 4096\), takes 256\.0 GiB as float32 while it loads; one wasm buffer may take at most 2 GiB$/,
+  );
+  // Every table fits one buffer, but not all of them the heap: the total, against the heap.
+  await rejects(
+    withConfig({ num_hidden_layers: 1000, hidden_size: 4096, intermediate_size: 16384, num_attention_heads: 32 }),
+    RangeError,
+    /^loadModel: the bert weights need 750\.\d GiB of wasm memory as float32; the wasm heap holds at most 4\.0 GiB$/,
+  );
+  // A sparse 4.75 GiB float32 llama (vocab 262144 × 4096): its embeddings alone, not a total that fits.
+  await rejects(
+    withConfig({ vocab_size: 262144, hidden_size: 4096, num_attention_heads: 32, num_hidden_layers: 1 }),
+    RangeError,
+    /^loadModel: the bert model's largest table, the word embeddings \(vocab_size 262144 × hidden_size 4096\), takes 4\.0 GiB as float32/,
   );
   await rejects(
     files,

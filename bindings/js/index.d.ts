@@ -2373,6 +2373,12 @@ export interface PretrainedModel {
    */
   readonly matrixStorages: Readonly<Record<string, number>>;
   /**
+   * The checkpoint's tensors this model does not read, sorted (as transformers warns of
+   * them): an `lm_head.weight` under a base head, GPT-2's attention-mask buffers. A tensor of a
+   * layer past the config's layer count is refused at load instead.
+   */
+  readonly unusedTensors: readonly string[];
+  /**
    * With `'q8'` / `'q4'` matrices: how many of the weights held as blocks (the matrices and
    * the word embeddings) were quantized at load rather than kept as a GGUF file's own blocks,
    * by the type they came in (GGUF type names such as `'Q6_K'` or `'F32'`; a Hugging Face

@@ -23,7 +23,7 @@ const str = (s, length) => {
   return [u64(length ?? bytes.length), bytes];
 };
 
-function value(type, v) {
+function valueBytes(type, v) {
   if (v instanceof Uint8Array) return [v];
   if (type === 4) return [u32(v)];
   if (type === 6) {
@@ -32,13 +32,13 @@ function value(type, v) {
     return [b];
   }
   if (type === 8) return str(v);
-  if (type === 9) return [u32(v.type), u64(v.length ?? v.items.length), ...v.items.flatMap((x) => value(v.type, x))];
+  if (type === 9) return [u32(v.type), u64(v.length ?? v.items.length), ...v.items.flatMap((x) => valueBytes(v.type, x))];
   throw new Error(`helper: value type ${type}`);
 }
 
 export function ggufBytes({ version = 3, tensorCount, kvCount, metadata = [], tensors = [] } = {}) {
   const parts = [enc.encode('GGUF'), u32(version), u64(tensorCount ?? tensors.length), u64(kvCount ?? metadata.length)];
-  for (const m of metadata) parts.push(...str(m.key), u32(m.type), ...value(m.type, m.value));
+  for (const m of metadata) parts.push(...str(m.key), u32(m.type), ...valueBytes(m.type, m.value));
   let offset = 0;
   const blobs = [];
   for (const t of tensors) {
@@ -169,9 +169,10 @@ function valueLength(view, type, at) {
 }
 
 /**
- * The file with metadata `key` set to `value` (a string; a number is written as a uint32;
- * undefined removes it): the header rewritten, the data section moved whole.
- * @param {Uint8Array} bytes @param {string} key @param {string | number | undefined} value
+ * The file with metadata `key` set to `value` (a string; a number is written as a uint32, or
+ * { float32: x } as a float32; undefined removes it): the header rewritten, the data section
+ * moved whole.
+ * @param {Uint8Array} bytes @param {string} key @param {string | number | { float32: number } | undefined} value
  */
 export function ggufWithString(bytes, key, value) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -198,7 +199,12 @@ export function ggufWithString(bytes, key, value) {
   const data = bytes.subarray(Math.ceil(at / 32) * 32);
   const kept = entries.filter((e) => e.name !== key).map((e) => e.bytes);
   if (value !== undefined) {
-    const entry = typeof value === 'number' ? [...str(key), u32(4), u32(value)] : [...str(key), u32(8), ...str(value)];
+    const entry =
+      typeof value === 'number'
+        ? [...str(key), u32(4), u32(value)]
+        : typeof value === 'object'
+          ? [...str(key), u32(6), ...valueBytes(6, value.float32)]
+          : [...str(key), u32(8), ...str(value)];
     kept.push(concat(entry));
   }
   const head = concat([bytes.subarray(0, 16), u64(kept.length), ...kept, infos]);

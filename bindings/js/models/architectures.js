@@ -3,8 +3,9 @@
 // Phi-3/Phi-4-mini are descriptors and name maps over one runner (src/model/): a family is
 // an entry of ARCHITECTURES, no C++ (docs/adding-an-architecture.md). Names and semantics
 // follow the Hugging Face modeling code (modeling_<family>.py of transformers).
-import { rangeError } from '../errors.js';
+import { rangeError, show } from '../errors.js';
 import { ACTIVATIONS } from './descriptor.js';
+import { checkConfigValues } from './config_values.js';
 
 /** The heads a checkpoint can have, from its class name in config.architectures. */
 export const HEADS = ['base', 'masked-lm', 'causal-lm', 'sequence-classification'];
@@ -21,7 +22,7 @@ function headOf(config) {
 function int(fn, config, key, fallback, min = 1) {
   const value = config[key] ?? fallback;
   if (!Number.isSafeInteger(value) || value < min || value > 0x7fffffff)
-    throw rangeError(fn, `config.json: ${key} must be an integer in [${min}, 2^31), got ${JSON.stringify(value)}`);
+    throw rangeError(fn, `config.json: ${key} must be an integer in [${min}, 2^31), got ${show(value)}`);
   return value;
 }
 
@@ -32,7 +33,7 @@ function positiveFloat(fn, config, key, fallback) {
   if (typeof value !== 'number' || !(value >= 2 ** -126 && value <= 3.4e38)) {
     throw rangeError(
       fn,
-      `config.json: ${key} must be a positive number float32 holds (in [1.2e-38, 3.4e38]), got ${JSON.stringify(value)}`,
+      `config.json: ${key} must be a positive number float32 holds (in [1.2e-38, 3.4e38]), got ${show(value)}`,
     );
   }
   return value;
@@ -726,6 +727,7 @@ export const MODEL_TYPES = Object.freeze(Object.keys(ARCHITECTURES));
 export function architectureOf(fn, config, headOption, KIND) {
   if (config === null || typeof config !== 'object' || Array.isArray(config))
     throw rangeError(fn, 'config.json must hold a JSON object');
+  checkConfigValues(fn, config);
   const modelType = config.model_type;
   if (!Object.hasOwn(ARCHITECTURES, modelType)) {
     throw rangeError(

@@ -10,7 +10,7 @@
 // tensor checked against the file (offsets one after another as ggml writes them, alignment, sizes), a RangeError naming
 // the field otherwise.
 import { rangeError } from '../errors.js';
-import { GGML_TYPES, typeBytes } from './gguf_quants.js';
+import { GGML_TYPES, typeBytes, canDequantize, READABLE_TYPES } from './gguf_quants.js';
 import { StreamReader } from './weight_files.js';
 
 /** The first four bytes of a GGUF file. */
@@ -80,6 +80,11 @@ class Cursor {
     return Math.min(this.size, MAX_HEADER_BYTES) - this.offset;
   }
 
+  /** What bounds `left`: the file's end, or the header's cap when that comes first. */
+  get leftOf() {
+    return this.size <= MAX_HEADER_BYTES ? 'file' : `header's ${MAX_HEADER_BYTES}-byte cap`;
+  }
+
   async need(n, what) {
     if (this.buf.length - this.pos >= n) return;
     if (n > this.left) {
@@ -132,7 +137,7 @@ class Cursor {
     if (n > this.left)
       throw rangeError(
         this.fn,
-        `${this.file}: ${what} claims ${n} bytes at byte ${this.offset} but only ${this.left} are left of the ${Number.isFinite(this.size) ? 'file' : 'header'} (corrupt or truncated?)`,
+        `${this.file}: ${what} claims ${n} bytes at byte ${this.offset} but only ${this.left} are left of the ${this.leftOf} (corrupt or truncated?)`,
       );
     await this.need(n, what);
     const bytes = this.buf.subarray(this.pos, this.pos + n);
@@ -218,7 +223,7 @@ class Cursor {
     if (n * spec[1] > this.left)
       throw rangeError(
         this.fn,
-        `${this.file}: ${what} claims ${n} elements (${n * spec[1]} bytes at least) but only ${this.left} bytes are left of the ${Number.isFinite(this.size) ? 'file' : 'header'} (corrupt or truncated?)`,
+        `${this.file}: ${what} claims ${n} elements (${n * spec[1]} bytes at least) but only ${this.left} bytes are left of the ${this.leftOf} (corrupt or truncated?)`,
       );
     if (type === 8) {
       const out = new Array(n);
@@ -317,6 +322,11 @@ export async function parseGguf(fn, file, reader, size) {
     const count = dims.reduce((a, b) => a * b, 1);
     if (!Number.isSafeInteger(count) || count > 2 ** 40)
       throw rangeError(fn, `${where} has [${dims.join(', ')}] elements, too many`);
+    if (dims[0] % spec.block !== 0 && !canDequantize(type))
+      throw rangeError(
+        fn,
+        `${where} is ${spec.name}, which this reader does not read (GGUF weights must be ${READABLE_TYPES.join(', ')})`,
+      );
     if (dims[0] % spec.block !== 0)
       throw rangeError(
         fn,

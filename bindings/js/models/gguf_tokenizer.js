@@ -7,7 +7,7 @@
 //     score: as llama.cpp's tokenizer (and transformers' SentencePieceExtractor) does, any two
 //     pieces whose concatenation is a piece merge, the highest-scoring result first; '▁' for a
 //     space, and one in front of the text unless add_space_prefix is false.
-import { rangeError } from '../errors.js';
+import { rangeError, show } from '../errors.js';
 
 // tokenizer.ggml.token_type (llama.cpp's llama_token_type).
 const NORMAL = 1;
@@ -56,6 +56,14 @@ export function ggufTokenizer(fn, file, meta, vocabSize) {
   const types = meta.get('tokenizer.ggml.token_type');
   if (types !== undefined && (!ArrayBuffer.isView(types) || types.length !== tokens.length))
     throw rangeError(fn, `${file}: tokenizer.ggml.token_type must be one number per token (${tokens.length})`);
+  // llama.cpp's token types: 0 undefined, 1 normal, 2 unknown, 3 control, 4 user-defined, 5
+  // unused, 6 byte; any other is a file that was not written by its converter.
+  const badType = types ? types.findIndex((t) => !(t >= 0 && t <= 6)) : -1;
+  if (badType >= 0)
+    throw rangeError(
+      fn,
+      `${file}: tokenizer.ggml.token_type[${badType}] is ${types[badType]}; llama.cpp's token types are 0 to 6`,
+    );
   const typeOf = (id) => (types ? types[id] : NORMAL);
   const id = (key) => {
     const value = meta.get(`tokenizer.ggml.${key}`);
@@ -63,7 +71,7 @@ export function ggufTokenizer(fn, file, meta, vocabSize) {
     if (!Number.isInteger(value) || value < 0 || value >= tokens.length)
       throw rangeError(
         fn,
-        `${file}: tokenizer.ggml.${key} must be a token id below ${tokens.length}, got ${String(value)}`,
+        `${file}: tokenizer.ggml.${key} must be a token id below ${tokens.length}, got ${show(value)}`,
       );
     return value;
   };

@@ -30,6 +30,7 @@ import { readGguf, ggufTypeProblem } from './gguf_checkpoint.js';
 import { dequantize, typeBytes, GGML_TYPES } from './gguf_quants.js';
 import { ggufAutoStorage, ggufEntryStorages, blockStorageOf } from './gguf_storage.js';
 import { tooLargeError, badDescriptorError } from './descriptor_problems.js';
+import { unusedTensors } from './unused_tensors.js';
 
 // The text classifier rides in this chunk too: it needs the tokenizer library as models do.
 export { loadClassifier, trainClassifier } from '../text/text_classifier.js';
@@ -349,6 +350,15 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
     scope.release();
   }
   const classifier = arch.head === 'sequence-classification' ? resolveClassifier(arch, tensors, prefix, config) : null;
+  const used = new Set(plan.map((p) => p.name));
+  for (const layer of classifier ?? []) for (const t of [layer.weightName, layer.biasName]) if (t) used.add(t);
+  const unused = unusedTensors(
+    FN,
+    tensors.keys(),
+    used,
+    arch.descriptor.numLayers,
+    ggufFile ? "the GGUF file's metadata" : 'config.json',
+  );
   // The scratch one tensor passes through on its way in: its bytes as the runner takes them
   // (a BF16 tensor of a bfloat16 model as it is, 2 bytes an element; any other as float32).
   // A GGUF tensor kept as its blocks passes through as its bytes; one dequantized, as float32.
@@ -382,6 +392,7 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
     matrixDtype: MATRIX_DTYPES[mostWeights(plan) ?? storage()],
     quantizedAtLoad: quantizedAtLoad(plan),
     matrixStorages: storageCounts(plan),
+    unusedTensors: unused,
     sentenceEmbedding,
     generation,
     chat,

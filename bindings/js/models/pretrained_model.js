@@ -63,6 +63,7 @@ export class PretrainedModel {
       matrixDtype = 'float32',
       quantizedAtLoad = {},
       matrixStorages = {},
+      unusedTensors = Object.freeze([]),
       sentenceEmbedding = null,
       generation = null,
       chat = null,
@@ -105,6 +106,11 @@ export class PretrainedModel {
      * 'q6_k' ({ q4_k: 169, q6_k: 28 } for a Q4_K_M file).
      */
     this.matrixStorages = Object.freeze(matrixStorages);
+    /**
+     * The checkpoint's tensors this model does not read (an lm_head under a base head, a
+     * GPT-2 attention-mask buffer), sorted; transformers warns of the same ones.
+     */
+    this.unusedTensors = unusedTensors;
     /**
      * With 'q8' / 'q4' matrices: how many of the weights held as blocks (the matrices and the
      * word embeddings) were quantized at load rather than kept as a GGUF file's blocks, by the

@@ -8,7 +8,7 @@
 // PretrainedModel.embed needs. A module path is data from a stranger: every one is checked
 // (file_names.js checkFilePath: plain names joined by '/', no '..', no absolute path) before
 // any file is read, and only the files sentence-transformers writes are read.
-import { rangeError } from '../errors.js';
+import { rangeError, show } from '../errors.js';
 import { checkFilePath } from './file_names.js';
 import { POOLING_MODES } from './pooling.js';
 
@@ -91,7 +91,7 @@ function poolingModes(fn, where, config, dModel) {
     for (const [key, mode] of Object.entries(POOLING_KEYS)) {
       const value = config[key] ?? POOLING_DEFAULTS[key] ?? false;
       if (typeof value !== 'boolean')
-        throw rangeError(fn, `${where} has ${key} ${JSON.stringify(value)}; it must be true or false`);
+        throw rangeError(fn, `${where} has ${key} ${show(value)}; it must be true or false`);
       if (value) on.add(mode);
     }
   }
