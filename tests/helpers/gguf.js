@@ -32,7 +32,8 @@ function valueBytes(type, v) {
     return [b];
   }
   if (type === 8) return str(v);
-  if (type === 9) return [u32(v.type), u64(v.length ?? v.items.length), ...v.items.flatMap((x) => valueBytes(v.type, x))];
+  if (type === 9)
+    return [u32(v.type), u64(v.length ?? v.items.length), ...v.items.flatMap((x) => valueBytes(v.type, x))];
   throw new Error(`helper: value type ${type}`);
 }
 
