@@ -244,11 +244,16 @@ Status PretrainedModel::CheckInput(const ModelInput& in) const {
                        int64_t{cache_length_} + in.len > cache_capacity_)) {
     return Status::kBadArgument;
   }
+  // The buffers this call makes: activations of the rows it runs at once, and the outputs it
+  // asks for (attention maps [L, B, H, T, S], hidden states, logits of every row or the last).
   const int64_t rows = int64_t{in.batch} * in.len;
+  const int64_t at_once = int64_t{in.batch} * LenAtOnce(in);
   const int64_t seq_k = int64_t{in.use_cache ? cache_length_ : 0} + in.len;
-  if (!FloatsFit({m_.num_layers, in.batch, m_.num_heads, in.len, seq_k}) ||
-      !FloatsFit({rows, std::max({m_.d_model, 2 * m_.d_ff, m_.vocab_size, QueryWidth(m_)})}) ||
-      !FloatsFit({m_.num_layers + 1, rows, m_.d_model})) {
+  const int64_t logit_rows = in.logits && m_.lm_head ? (in.last_logits_only ? in.batch : rows) : 0;
+  if ((in.attentions && !FloatsFit({m_.num_layers, in.batch, m_.num_heads, in.len, seq_k})) ||
+      !FloatsFit({at_once, std::max({m_.d_model, 2 * m_.d_ff, QueryWidth(m_)})}) ||
+      !FloatsFit({logit_rows, m_.vocab_size}) ||
+      (in.hidden_states && !FloatsFit({m_.num_layers + 1, rows, m_.d_model}))) {
     return Status::kTooLarge;
   }
   for (int64_t r = 0; r < rows; ++r) {
@@ -435,6 +440,13 @@ bool PretrainedModel::LongRope(const ModelInput& in) const {
 Status PretrainedModel::Forward(const ModelInput& in) {
   const Status checked = CheckInput(in);
   if (checked != Status::kOk) return checked;
+  // longrope's factors follow the whole call's last position, in chunks too.
+  const bool long_rope = LongRope(in);
+  return Chunked(in) ? ForwardInChunks(in, long_rope) : ForwardRows(in, long_rope);
+}
+
+// One checked call's rows at once: embeddings, blocks, final norm, LM head.
+Status PretrainedModel::ForwardRows(const ModelInput& in, bool long_rope) {
   const int d = m_.d_model;
   const uint64_t rows = static_cast<uint64_t>(in.batch) * in.len;
   const uint64_t layer_floats = rows * d;
@@ -457,7 +469,6 @@ Status PretrainedModel::Forward(const ModelInput& in) {
       std::memcpy(hidden_.data() + slot * layer_floats, x, sizeof(float) * layer_floats);
   };
   keep(0);
-  const bool long_rope = LongRope(in);
   for (int l = 0; l < m_.num_layers; ++l) {
     float* maps = in.attentions ? attn_.data() + l * map_floats : nullptr;
     const Status status = Block(l, in, long_rope, x, maps);
@@ -481,22 +492,25 @@ void PretrainedModel::ReleaseOutputs() {
 }
 
 uint64_t PretrainedModel::ForwardBytes(const ModelInput& in) const {
-  const uint64_t rows = static_cast<uint64_t>(in.batch) * in.len;
+  // In chunks, the activations of one chunk (the last attends over the most keys), and its
+  // ids, positions and token types gathered.
+  const int len = LenAtOnce(in);
+  const uint64_t rows = static_cast<uint64_t>(in.batch) * len;
   const uint64_t layer_floats = rows * m_.d_model;
   const uint64_t map_floats = static_cast<uint64_t>(in.batch) * m_.num_heads * in.len * SeqK(in);
-  uint64_t floats = 3 * layer_floats;
+  uint64_t floats = 3 * layer_floats + (Chunked(in) ? 3 * rows : 0);
   if (in.hidden_states) floats += layer_floats * (m_.num_layers + 1);
   if (in.attentions) floats += map_floats * m_.num_layers;
   if (in.logits && m_.lm_head) floats += (in.last_logits_only ? in.batch : rows) * m_.vocab_size;
   if (in.keep_qk_layer >= 0) floats += rows * (QueryWidth(m_) + KvWidth(m_));
   // A block's own scratch at its peak: the attention's or the feed-forward network's.
   SelfAttentionCall c;
-  c.batch = in.batch, c.len = in.len, c.d_model = m_.d_model;
+  c.batch = in.batch, c.len = len, c.d_model = m_.d_model;
   c.num_heads = m_.num_heads, c.num_kv_heads = m_.num_kv_heads, c.head_dim = m_.head_dim;
   LayerCache cache;  // its storage is what the scratch depends on
   cache.storage = cache_storage_;
   c.cache = in.use_cache ? &cache : nullptr;
-  c.past = cache_length_, c.capacity = cache_capacity_;
+  c.past = cache_length_ + in.len - len, c.capacity = cache_capacity_;
   c.attention_weights = in.attentions ? const_cast<float*>(params_.data()) : nullptr;  // likewise
   const uint64_t ffn =
       m_.gated_ffn ? sizeof(float) * 2 * rows * m_.d_ff

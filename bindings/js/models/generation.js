@@ -28,6 +28,8 @@ export const GENERATE_OPTIONS = [
 ];
 // options.kvDtype → the runner's key/value storage (contract.kvStorages' names).
 export const KV_STORAGES = { float32: 'kFloat32', bfloat16: 'kBfloat16', float16: 'kFloat16' };
+// Bytes one cached key or value element takes, per options.kvDtype.
+export const KV_ELEMENT_BYTES = { float32: 4, bfloat16: 2, float16: 2 };
 
 // generate's first argument is { messages, … } (not a prompt).
 export const isChatRequest = (x) =>
@@ -176,6 +178,7 @@ function stopStrings(fn, stop, tokenizer) {
  *   check()                       throws once the model was disposed (caller code ran)
  *   contextLength, ropeScaling    the descriptor's
  *   reserveCache(capacity, kvDtype) → bool, cacheBytes(), truncateCache(), dropCache()
+ *   cacheRefusal(capacity, kvDtype) → why such a cache cannot be had (its bytes, the heap's)
  *   logits(chunk, positions, useCache) → the last token's logits [V] (a Float32Array)
  *   newText(start, ids) → the new ids' text (special tokens skipped), or null: no tokenizer
  * @returns {Promise<{ ids, newIds, stopped, text, cacheBytes, scores?, processedScores? }>}
@@ -192,7 +195,7 @@ export async function generateTokens(fn, model, prompted, o) {
   let cacheBytes = 0;
   try {
     if (o.useCache && !model.reserveCache(capacity, o.kvDtype)) {
-      throw rangeError(fn, `out of wasm memory for the ${o.kvDtype} key/value cache of ${capacity} tokens`);
+      throw rangeError(fn, model.cacheRefusal(capacity, o.kvDtype));
     }
     if (o.useCache) cacheBytes = model.cacheBytes();
     let fed = 0; // tokens already in the cache
