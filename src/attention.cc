@@ -22,6 +22,7 @@ Status CheckRequest(const AttentionRequest& r) {
   }
   if (r.batch == 0 || r.seq_q == 0) return Status::kOk;  // nothing to compute
   const bool has_keys = r.seq_k > 0;                     // with no keys, k and v are never read
+  if (r.kv_storage == KvStorage::kQ8_0) return Status::kBadArgument;  // its reader widens it
   const bool halves = r.kv_storage != KvStorage::kFloat32;
   const bool keys_missing =
       halves ? r.k16 == nullptr || r.v16 == nullptr : r.k == nullptr || r.v == nullptr;

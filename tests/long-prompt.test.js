@@ -2,7 +2,8 @@
 // of the runner's prefillChunk positions, each chunk's keys and values appended before the
 // next attends over them, with the LM head on the last position only; attention maps are made
 // only when forward asks for them. Checked on a small random Llama with many positions: the
-// tokens and logits equal the uncached forward's at every chunk boundary; a prompt of
+// tokens and logits equal the uncached forward's at every chunk boundary (and a q8 cache
+// reads the same keys whether they were prefilled in chunks or decoded); a prompt of
 // thousands of tokens is accepted (the T² maps refused it before) and takes one chunk's
 // activations; a refusal names what does not fit, its size and the heap's real size.
 import test from 'node:test';
@@ -111,6 +112,24 @@ for (const length of [CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK + 1]) {
     assertClose(cached.scores[0], forward.subarray(forward.length - V), { label: 'prefill vs forward' });
   });
 }
+
+test('a q8 cache: a prompt prefilled in chunks and the same tokens decoded one by one read the same keys', async () => {
+  // Run A prefills CHUNK + 2 tokens (two chunks), then decodes 3; run B prefills A's tokens up
+  // to its last step's input in one go (its chunks end elsewhere). Each key and value is
+  // rounded to its q8_0 blocks once, when appended, whichever way it came: B's first logits
+  // are A's last step's.
+  const options = { stopAtEos: false, returnScores: true, kvDtype: 'q8' };
+  const a = await model.generate(promptOf(CHUNK + 2, 5), { ...options, maxNewTokens: 3 });
+  const b = await model.generate(a.ids.slice(0, -1), { ...options, maxNewTokens: 1 });
+  assert.equal(b.newIds[0], a.newIds.at(-1));
+  assertClose(b.scores[0], a.scores.at(-1), { rtol: 1e-5, atol: 1e-6, label: 'prefilled vs decoded' });
+  // And the rounding is there: float32's logits differ.
+  const f32 = await model.generate(a.ids.slice(0, -1), { ...options, kvDtype: 'float32', maxNewTokens: 1 });
+  assert.ok(
+    f32.scores[0].some((x, j) => x !== b.scores[0][j]),
+    'q8 rounds the keys and values',
+  );
+});
 
 test('forward makes attention maps only on request; a refusal names them, their size and the heap', () => {
   const T = 4500;

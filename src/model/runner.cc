@@ -195,13 +195,21 @@ bool PretrainedModel::ReserveCache(int batch, int capacity, KvStorage storage) {
   DropCache();
   // One of the two (keys, values): checked against kMaxBufferBytes in 64-bit, saturating,
   // before anything is allocated (a float32 cache of 2^31 bytes may be a half one of 2^30).
+  const uint64_t row_bytes = KvRowBytes(storage, KvWidth(m_));
   const uint64_t bytes =
-      BufferBytes(KvElementBytes(storage), {m_.num_layers, batch, capacity, KvWidth(m_)});
+      BufferBytes(1, {m_.num_layers, batch, capacity, static_cast<int64_t>(row_bytes)});
   if (batch < 1 || capacity < 1 || bytes > kMaxBufferBytes) return false;
-  const uint64_t elements = std::max<uint64_t>(1, bytes / KvElementBytes(storage));
-  const bool ok = storage == KvStorage::kFloat32
-                      ? cache_k_.Resize(elements) && cache_v_.Resize(elements)
-                      : cache_k16_.Resize(elements) && cache_v16_.Resize(elements);
+  bool ok;
+  switch (storage) {
+    case KvStorage::kFloat32:
+      ok = cache_k_.Resize(bytes / 4) && cache_v_.Resize(bytes / 4);
+      break;
+    case KvStorage::kQ8_0:
+      ok = cache_kq_.Resize(bytes) && cache_vq_.Resize(bytes);
+      break;
+    default:
+      ok = cache_k16_.Resize(bytes / 2) && cache_v16_.Resize(bytes / 2);
+  }
   if (!ok) {
     DropCache();
     return false;
@@ -214,6 +222,7 @@ bool PretrainedModel::ReserveCache(int batch, int capacity, KvStorage storage) {
 void PretrainedModel::DropCache() {
   for (Buffer<float>* b : {&cache_k_, &cache_v_}) b->Clear();
   for (Buffer<uint16_t>* b : {&cache_k16_, &cache_v16_}) b->Clear();
+  for (Buffer<uint8_t>* b : {&cache_kq_, &cache_vq_}) b->Clear();
   cache_storage_ = KvStorage::kFloat32, cache_bytes_ = 0;
   cache_batch_ = cache_capacity_ = cache_length_ = 0;
 }
@@ -226,6 +235,11 @@ LayerCache PretrainedModel::CacheOf(int layer) {
   if (cache_batch_ == 0) return cache;
   if (cache_storage_ == KvStorage::kFloat32) {
     cache.k = cache_k_.data() + layer * per_layer, cache.v = cache_v_.data() + layer * per_layer;
+  } else if (cache_storage_ == KvStorage::kQ8_0) {
+    const size_t layer_bytes = static_cast<size_t>(cache_batch_) * cache_capacity_ *
+                               KvRowBytes(KvStorage::kQ8_0, KvWidth(m_));
+    cache.kq = cache_kq_.data() + layer * layer_bytes;
+    cache.vq = cache_vq_.data() + layer * layer_bytes;
   } else {
     cache.k16 = cache_k16_.data() + layer * per_layer;
     cache.v16 = cache_v16_.data() + layer * per_layer;

@@ -4,8 +4,8 @@
 // buffer, the matrices packed as panels once, when loaded (SetWeight); a forward pass packs
 // nothing. For generation a key/value cache holds every layer's keys and values: a call with
 // `use_cache` appends its tokens' and attends over all of them. The cache stores float32, or
-// bfloat16 / float16 at half the bytes (rounded when appended, widened exactly when read; the
-// rule in self_attention.h). A call with the cache runs its tokens in chunks of
+// bfloat16 / float16 at half the bytes, or q8_0 at 34 bytes per 32 (rounded when appended,
+// read back exactly as stored; the rule in self_attention.h). A call with the cache runs its tokens in chunks of
 // kPrefillChunk positions (runner_chunks.cc), so a prompt's activations take the same memory
 // at any length and nothing proportional to T² or T × V is made unless the call asks for it.
 //
@@ -116,7 +116,8 @@ class PretrainedModel {
   // A key/value cache for `batch` sequences of up to `capacity` tokens, emptied, its elements
   // stored as `storage`. False when its bytes pass kMaxBufferBytes or memory runs out (the
   // model keeps no cache then).
-  //   keys, values: [num_layers, batch, capacity, num_kv_heads · head_dim] each
+  //   keys, values: [num_layers, batch, capacity, num_kv_heads · head_dim] each (q8_0: each
+  //   row in KvRowBytes bytes)
   [[nodiscard]] bool ReserveCache(int batch, int capacity, KvStorage storage = KvStorage::kFloat32);
   void DropCache();  // frees it
   int cache_length() const { return cache_length_; }
@@ -182,6 +183,7 @@ class PretrainedModel {
   // The layer caches' memory, [num_layers, batch, capacity, kv]: float32, or halves.
   Buffer<float> cache_k_, cache_v_;
   Buffer<uint16_t> cache_k16_, cache_v16_;
+  Buffer<uint8_t> cache_kq_, cache_vq_;  // q8_0: [num_layers, batch, capacity, row bytes]
   KvStorage cache_storage_ = KvStorage::kFloat32;
   bool any_quantized_ = false;  // some entry is quantized blocks (its products need scratch)
   uint64_t cache_bytes_ = 0;

@@ -27,9 +27,13 @@ export const GENERATE_OPTIONS = [
   'returnScores',
 ];
 // options.kvDtype → the runner's key/value storage (contract.kvStorages' names).
-export const KV_STORAGES = { float32: 'kFloat32', bfloat16: 'kBfloat16', float16: 'kFloat16' };
-// Bytes one cached key or value element takes, per options.kvDtype.
-export const KV_ELEMENT_BYTES = { float32: 4, bfloat16: 2, float16: 2 };
+export const KV_STORAGES = { float32: 'kFloat32', bfloat16: 'kBfloat16', float16: 'kFloat16', q8: 'kQ8_0' };
+// Bytes one cached row of `width` keys (or values) takes as options.kvDtype: 4 or 2 a value,
+// or q8's blocks of 32 (a float16 scale and 32 int8 codes: 34 bytes; src/kernels/kv_storage.h).
+export function kvRowBytes(kvDtype, width) {
+  if (kvDtype === 'q8') return Math.ceil(width / 32) * 34;
+  return width * (kvDtype === 'float32' ? 4 : 2);
+}
 
 // generate's first argument is { messages, … } (not a prompt).
 export const isChatRequest = (x) =>
@@ -124,7 +128,7 @@ export function generateOptions(fn, options, { defaults, vocabSize, tokenizer })
   }
   // A string first: hasOwn would read ['float16'] as the key 'float16'.
   if (typeof kvDtype !== 'string' || !Object.hasOwn(KV_STORAGES, kvDtype))
-    throw typeError(fn, `options.kvDtype must be 'float32', 'bfloat16' or 'float16', got ${describe(kvDtype)}`);
+    throw typeError(fn, `options.kvDtype must be 'float32', 'bfloat16', 'float16' or 'q8', got ${describe(kvDtype)}`);
   return {
     maxNewTokens,
     temperature,

@@ -15,7 +15,7 @@ import {
   generateOptions,
   generateTokens,
   KV_STORAGES,
-  KV_ELEMENT_BYTES,
+  kvRowBytes,
 } from './generation.js';
 import { applyChatTemplate } from './chat_template.js';
 import { contractOf } from '../contract.js';
@@ -180,7 +180,8 @@ export class PretrainedModel {
    *   eosTokenId (an id or ids; the file's or config.json's), stop (strings), seed (0),
    *   onToken({ id, text, index }) (return false to stop), signal (an AbortSignal),
    *   useCache (true), kvDtype ('float32'; 'bfloat16' or 'float16': the key/value cache
-   *   at half the bytes, each key and value rounded once), stopAtEos (true), returnScores (false)
+   *   at half the bytes, each key and value rounded once; 'q8': llama.cpp's q8_0 cache, int8
+   *   blocks of 32 with a float16 scale, 34 bytes per 32), stopAtEos (true), returnScores (false)
    */
   async generate(prompt, options = {}) {
     const fn = 'PretrainedModel.generate';
@@ -249,7 +250,7 @@ export class PretrainedModel {
   // bytes against one buffer's limit (keys and values are one buffer each) or the heap's room.
   #cacheRefusal(capacity, kvDtype) {
     const d = this.descriptor;
-    const each = d.numLayers * capacity * d.numKvHeads * d.headDim * KV_ELEMENT_BYTES[kvDtype];
+    const each = d.numLayers * capacity * kvRowBytes(kvDtype, d.numKvHeads * d.headDim);
     const heapMax = heapMaxBytes(this.#module);
     const cache = `the ${kvDtype} key/value cache of ${capacity} tokens needs ${formatBytes(2 * each)} (keys and values, ${formatBytes(each)} each)`;
     if (each > TENSOR_MAX_BYTES)
