@@ -22,16 +22,21 @@ Status CheckRequest(const AttentionRequest& r) {
   }
   if (r.batch == 0 || r.seq_q == 0) return Status::kOk;  // nothing to compute
   const bool has_keys = r.seq_k > 0;                     // with no keys, k and v are never read
-  if (r.kv_storage == KvStorage::kQ8_0) return Status::kBadArgument;  // its reader widens it
-  const bool halves = r.kv_storage != KvStorage::kFloat32;
-  const bool keys_missing =
-      halves ? r.k16 == nullptr || r.v16 == nullptr : r.k == nullptr || r.v == nullptr;
+  const bool keys_missing = r.kv_storage == KvStorage::kFloat32 ? r.k == nullptr || r.v == nullptr
+                            : r.kv_storage == KvStorage::kQ8_0
+                                ? r.kq == nullptr || r.vq == nullptr
+                                : r.k16 == nullptr || r.v16 == nullptr;
   if (r.q == nullptr || r.out == nullptr || r.entries == nullptr || (has_keys && keys_missing)) {
     return Status::kNullPointer;
   }
   const bool has_mask = r.mask != nullptr || r.allowed != nullptr;
   if (r.mask != nullptr && r.allowed != nullptr) return Status::kBadArgument;
   if (has_mask && r.mask_row_stride != 0 && r.mask_row_stride < r.seq_k) {
+    return Status::kBadStride;
+  }
+  if (r.kv_storage == KvStorage::kQ8_0 &&  // rows of whole blocks
+      (r.k_stride % kKvQ8Block != 0 || r.v_stride % kKvQ8Block != 0 || r.k_stride == 0 ||
+       r.v_stride == 0)) {
     return Status::kBadStride;
   }
   if (r.q_stride < 0 || r.k_stride < 0 || r.v_stride < 0 || r.out_stride < 0 ||
@@ -123,14 +128,19 @@ Status FusedEntriesInParallel(const AttentionRequest& r, int threads) {
 //   k_wide: [seq_k, head_dim]   v_wide: [seq_k, value_dim]
 void WidenEntry(HeadProblem& p, float* k_wide, float* v_wide) {
   for (int j = 0; j < p.seq_k; ++j) {
-    WidenRow(p.k16 + static_cast<size_t>(j) * p.k_stride, p.head_dim, p.kv_storage,
-             k_wide + static_cast<size_t>(j) * p.head_dim);
-    WidenRow(p.v16 + static_cast<size_t>(j) * p.v_stride, p.value_dim, p.kv_storage,
-             v_wide + static_cast<size_t>(j) * p.value_dim);
+    float* k_row = k_wide + static_cast<size_t>(j) * p.head_dim;
+    float* v_row = v_wide + static_cast<size_t>(j) * p.value_dim;
+    if (p.kv_storage == KvStorage::kQ8_0) {
+      DequantizeQ8Elements(p.kq + static_cast<size_t>(j) * p.k_stride, p.head_dim, k_row);
+      DequantizeQ8Elements(p.vq + static_cast<size_t>(j) * p.v_stride, p.value_dim, v_row);
+    } else {
+      WidenRow(p.k16 + static_cast<size_t>(j) * p.k_stride, p.head_dim, p.kv_storage, k_row);
+      WidenRow(p.v16 + static_cast<size_t>(j) * p.v_stride, p.value_dim, p.kv_storage, v_row);
+    }
   }
   p.k = k_wide, p.v = v_wide;
   p.k_stride = p.head_dim, p.v_stride = p.value_dim;
-  p.kv_storage = KvStorage::kFloat32, p.k16 = p.v16 = nullptr;
+  p.kv_storage = KvStorage::kFloat32, p.k16 = p.v16 = nullptr, p.kq = p.vq = Q8Elements{};
 }
 
 // Floats of WidenEntry's rows: none for float32 keys and values.
@@ -172,6 +182,8 @@ HeadProblem EntryProblem(const AttentionRequest& r, int b) {
   p.kv_storage = r.kv_storage;
   p.k16 = r.k16 == nullptr ? nullptr : r.k16 + e[kKOffset];
   p.v16 = r.v16 == nullptr ? nullptr : r.v16 + e[kVOffset];
+  if (r.kq != nullptr) p.kq = Q8Elements{r.kq, static_cast<size_t>(e[kKOffset])};
+  if (r.vq != nullptr) p.vq = Q8Elements{r.vq, static_cast<size_t>(e[kVOffset])};
   p.mask.additive = r.mask == nullptr ? nullptr : r.mask + e[kMaskOffset];
   p.mask.allowed = r.allowed == nullptr ? nullptr : r.allowed + e[kMaskOffset];
   p.mask.row_stride = r.mask_row_stride;

@@ -3,7 +3,8 @@
 // The loop nest, per head:
 //   1. pack kᵀ into panels of 8 keys ([head_dim, 8] each) so that the score
 //      tile loads two whole vectors per head_dim step (half-stored keys and values, a
-//      model's bfloat16/float16 cache, are widened to float32 here, exactly, and only here);
+//      model's bfloat16/float16 cache, or its q8_0 blocks, are widened to float32 here,
+//      exactly, and only here);
 //   2. for every block of R query rows (R = TileRows(): 6 or 4 with relaxed FMA, 4 with
 //      SIMD128), walk the keys any of its rows can see, 32 at a time (from the first key a
 //      row's window starts at to the last any row sees: a sliding window of w keys costs
@@ -40,6 +41,7 @@
 #include "hwy/highway.h"
 #include "kernels/kv_storage.h"
 #include "kernels/matmul.h"
+#include "kernels/quantized.h"
 #include "kernels/target.h"
 #include "parallel.h"
 
@@ -353,46 +355,57 @@ void AccumulateValuesChecked(const float* p, const float* rescale, const float* 
 }
 
 // A key or value row as float32: float32 rows as they are, half-stored rows widened
-// exactly (kv_storage.h).
+// exactly, q8_0 elements as d·q (exact; kv_storage.h).
 HWY_INLINE V FourOf(const float* src, KvStorage) { return hn::LoadU(D(), src); }
 HWY_INLINE V FourOf(const uint16_t* src, KvStorage s) { return WidenFour(src, s); }
+HWY_INLINE V FourOf(Q8Elements src, KvStorage) { return WidenQ8Four(src); }
 inline void RowOf(const float* src, int count, KvStorage, float* dst) {
   std::memcpy(dst, src, sizeof(float) * count);
 }
 inline void RowOf(const uint16_t* src, int count, KvStorage s, float* dst) {
   WidenRow(src, count, s, dst);
 }
+inline void RowOf(Q8Elements src, int count, KvStorage, float* dst) {
+  DequantizeQ8Elements(src, count, dst);
+}
 
-// Calls f(keys) with the head's keys as stored (float32, or half-stored), and the same for
-// its values: the callers are templates over the element type.
+// Calls f(keys) with the head's keys as stored (float32, half-stored, or q8_0 elements), and
+// the same for its values: the callers are templates over the element pointer type.
 template <class F>
 HWY_INLINE void WithStoredKeys(const HeadProblem& pb, F&& f) {
-  if (pb.kv_storage == KvStorage::kFloat32) {
-    f(pb.k);
-  } else {
-    f(pb.k16);
+  switch (pb.kv_storage) {
+    case KvStorage::kFloat32:
+      return f(pb.k);
+    case KvStorage::kQ8_0:
+      return f(pb.kq);
+    default:
+      return f(pb.k16);
   }
 }
 template <class F>
 HWY_INLINE void WithStoredValues(const HeadProblem& pb, F&& f) {
-  if (pb.kv_storage == KvStorage::kFloat32) {
-    f(pb.v);
-  } else {
-    f(pb.v16);
+  switch (pb.kv_storage) {
+    case KvStorage::kFloat32:
+      return f(pb.v);
+    case KvStorage::kQ8_0:
+      return f(pb.vq);
+    default:
+      return f(pb.v16);
   }
 }
 
 // Four columns (c .. c + 3) of 8 key rows, as float32, into a panel's rows c .. c + 3: two
 // 4 × 4 transposes (keys × columns → columns × keys) of the rows' vectors.
 //   k: 8 rows (row stride k_stride), from column c   panel: [head_dim, 8], from row c
-template <typename T>
-HWY_INLINE void TransposeEightKeys(const T* k, int k_stride, KvStorage s, float* panel) {
+template <typename Elements>
+HWY_INLINE void TransposeEightKeys(Elements k, int k_stride, KvStorage s, float* panel) {
   const D d;
   const hn::Full128<uint64_t> d64;
   for (int half = 0; half < 2; ++half) {  // keys 0-3, then 4-7
-    const T* rows = k + static_cast<size_t>(4 * half) * k_stride;
-    const V r0 = FourOf(rows, s), r1 = FourOf(rows + k_stride, s);
-    const V r2 = FourOf(rows + 2 * k_stride, s), r3 = FourOf(rows + 3 * k_stride, s);
+    const Elements rows = k + static_cast<size_t>(4 * half) * k_stride;
+    const V r0 = FourOf(rows, s), r1 = FourOf(rows + static_cast<size_t>(k_stride), s);
+    const V r2 = FourOf(rows + static_cast<size_t>(2 * k_stride), s);
+    const V r3 = FourOf(rows + static_cast<size_t>(3 * k_stride), s);
     // Pairs of keys per column, then pairs of pairs: column j's four keys.
     const auto a = hn::BitCast(d64, hn::InterleaveLower(r0, r1));     // c0: k0 k1, c1: k0 k1
     const auto b = hn::BitCast(d64, hn::InterleaveLower(r2, r3));     // c0: k2 k3, c1: k2 k3
@@ -412,17 +425,17 @@ HWY_INLINE void TransposeEightKeys(const T* k, int k_stride, KvStorage s, float*
 // floats, whichever way they are packed.
 //   k: [keys, head_dim] (row stride k_stride)   row: [head_dim]
 //   panels: [ceil(keys / 8), head_dim, 8], zeros past the last key
-template <typename T>
-void PackKeyPanels(const T* k, int k_stride, int keys, int head_dim, KvStorage s, float* row,
+template <typename Elements>
+void PackKeyPanels(Elements k, int k_stride, int keys, int head_dim, KvStorage s, float* row,
                    float* panels) {
   const size_t panel_floats = static_cast<size_t>(head_dim) * kKeysPerTile;
   const int whole = keys / kKeysPerTile * kKeysPerTile;  // keys in whole panels
   const int columns = head_dim / kLanes * kLanes;        // columns in whole vectors
   for (int j0 = 0; j0 < whole; j0 += kKeysPerTile) {
-    const T* rows = k + static_cast<size_t>(j0) * k_stride;
+    const Elements rows = k + static_cast<size_t>(j0) * k_stride;
     float* panel = panels + static_cast<size_t>(j0 / kKeysPerTile) * panel_floats;
     for (int c = 0; c < columns; c += kLanes) {
-      TransposeEightKeys(rows + c, k_stride, s, panel + c * kKeysPerTile);
+      TransposeEightKeys(rows + static_cast<size_t>(c), k_stride, s, panel + c * kKeysPerTile);
     }
     for (int j = 0; j < kKeysPerTile && columns < head_dim; ++j) {
       RowOf(rows + static_cast<size_t>(j) * k_stride, head_dim, s, row);
@@ -441,7 +454,7 @@ void PackKeyPanels(const T* k, int k_stride, int keys, int head_dim, KvStorage s
 // Value rows key0 .. key0 + keys - 1 (half-stored ones widened) into contiguous rows of
 // padded_dim floats.   out: [keys, padded_dim], its padding columns already zero
 void CopyValueRows(const HeadProblem& pb, int key0, int keys, int padded_dim, float* out) {
-  WithStoredValues(pb, [&](const auto* v) {
+  WithStoredValues(pb, [&](auto v) {
     for (int j = 0; j < keys; ++j) {
       RowOf(v + static_cast<size_t>(key0 + j) * pb.v_stride, pb.value_dim, pb.kv_storage,
             out + static_cast<size_t>(j) * padded_dim);
@@ -450,7 +463,8 @@ void CopyValueRows(const HeadProblem& pb, int key0, int keys, int padded_dim, fl
 }
 
 // Whether a tile reads the values from a copy (widened, or padded to whole vectors) rather
-// than where they lie; a packed head also copies strided values (CopiesValues below).
+// than where they lie; a packed head also copies strided values (CopiesValues below). (A
+// q8_0 cache's values are widened too, but only those of the keys a call reads.)
 bool WidensOrPadsValues(const HeadProblem& pb, int padded_dim) {
   return pb.kv_storage != KvStorage::kFloat32 || padded_dim != pb.value_dim;
 }
@@ -511,7 +525,7 @@ struct InPlaceKeys {
     const size_t from = static_cast<size_t>(first) * pb.k_stride;
     float* panel = ws.tile_panel.data() +
                    static_cast<size_t>(tile - j0 / kKeysPerTile) * pb.head_dim * kKeysPerTile;
-    WithStoredKeys(pb, [&](const auto* k) {
+    WithStoredKeys(pb, [&](auto k) {
       PackKeyPanels(k + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
                     panel);
     });
@@ -640,6 +654,20 @@ bool CopiesValues(const HeadProblem& pb, int padded_dim) {
   return WidensOrPadsValues(pb, padded_dim) || pb.v_stride != padded_dim;
 }
 
+// Where a head's first key (or value) is stored, as an identity: the workspace skips
+// repacking the keys and values it holds already. (q8_0 element i is named by blocks + i,
+// which lies within its buffer: a q8_0 element takes more than a byte.)
+const void* StoredAt(KvStorage s, const float* f32, const uint16_t* f16, Q8Elements q8) {
+  switch (s) {
+    case KvStorage::kFloat32:
+      return f32;
+    case KvStorage::kQ8_0:
+      return q8.blocks + q8.index;
+    default:
+      return f16;
+  }
+}
+
 // Steps 0 and 1, on the calling thread: scratch, k packed into panels, v flagged (and
 // copied), for the keys some row sees. Returns false (with the cache marked empty) when the
 // scratch cannot grow.
@@ -649,9 +677,8 @@ bool PrepareHead(const HeadProblem& pb, FusedWorkspace& ws, int slots) {
   const KeyTiles range = VisibleKeyTiles(pb);
   const int key0 = range.first * kKeysPerTile;
   const int keys = std::max(0, std::min(pb.seq_k, range.last * kKeysPerTile) - key0);
-  const bool halves = pb.kv_storage != KvStorage::kFloat32;
-  const void* k_source = halves ? static_cast<const void*>(pb.k16) : pb.k;
-  const void* v_source = halves ? static_cast<const void*>(pb.v16) : pb.v;
+  const void* k_source = StoredAt(pb.kv_storage, pb.k, pb.k16, pb.kq);
+  const void* v_source = StoredAt(pb.kv_storage, pb.v, pb.v16, pb.vq);
   // 0. Scratch; a failure leaves the cache marked empty and nothing written.
   const bool copy_v = CopiesValues(pb, padded_dim);
   const bool same_range =
@@ -672,7 +699,7 @@ bool PrepareHead(const HeadProblem& pb, FusedWorkspace& ws, int slots) {
   if (repack_k) {
     float* panels = ws.k_panels.data() + static_cast<size_t>(key0) * pb.head_dim;
     const size_t from = static_cast<size_t>(key0) * pb.k_stride;
-    WithStoredKeys(pb, [&](const auto* k) {
+    WithStoredKeys(pb, [&](auto k) {
       PackKeyPanels(k + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
                     panels);
     });

@@ -48,6 +48,15 @@ void QuantizeKvRow(const float* src, int width, uint8_t* dst) {
   }
 }
 
+void DequantizeQ8Elements(Q8Elements src, int count, float* dst) {
+  for (int i = 0; i < count; ++i) {
+    const Q8Elements at = src + static_cast<size_t>(i);
+    const uint8_t* block = at.block();
+    const float d = HalfToFloat(static_cast<uint16_t>(block[0] | (block[1] << 8)));
+    dst[i] = d * static_cast<float>(static_cast<int8_t>(block[2 + at.index % kKvQ8Block]));
+  }
+}
+
 void DequantizeKvRow(const uint8_t* src, int width, float* dst) {
   for (int start = 0; start < width; start += kKvQ8Block, src += kKvQ8BlockBytes) {
     const int n = std::min(kKvQ8Block, width - start);

@@ -7,6 +7,7 @@
 #ifndef ATTENTION_WASM_SRC_KERNELS_KV_STORAGE_H_
 #define ATTENTION_WASM_SRC_KERNELS_KV_STORAGE_H_
 
+#include <cstddef>
 #include <cstdint>
 
 namespace attn {
@@ -44,6 +45,22 @@ uint16_t FloatToBf16(float value);
 // Rounds count floats to the half storage s (bfloat16 or float16, nearest even).
 //   src: [count]   dst: [count]
 void NarrowRow(const float* src, int count, KvStorage s, uint16_t* dst);
+
+// The elements of q8_0 rows whose width is a multiple of 32 (whole blocks, no padding) as one
+// array, the way a pointer addresses floats: element i is block i / 32's code i % 32, and
+// adding n moves n elements, so the kernels walk rows and columns of a q8_0 cache with the
+// same arithmetic as float or half rows (fused_attention.cc).
+struct Q8Elements {
+  const uint8_t* blocks = nullptr;
+  size_t index = 0;
+
+  Q8Elements operator+(size_t n) const { return {blocks, index + n}; }
+  const uint8_t* block() const { return blocks + index / kKvQ8Block * kKvQ8BlockBytes; }
+  bool null() const { return blocks == nullptr; }
+};
+
+// count elements from `src` as float32, d·q each (exact).   dst: [count]
+void DequantizeQ8Elements(Q8Elements src, int count, float* dst);
 
 // Quantizes a row to q8_0 blocks as ggml's quantize_row_q8_0_ref does (d from the float32
 // max|x| / 127, q = round(x · (1/d)), d stored as its float16; an all-zero block has d = 0).

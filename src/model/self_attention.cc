@@ -71,6 +71,14 @@ bool Q8Cache(const SelfAttentionCall& c) {
   return c.cache != nullptr && c.cache->storage == KvStorage::kQ8_0;
 }
 
+// Whether attention reads a q8_0 cache where it lies: when its rows are whole blocks
+// (kv a multiple of 32, as every real model's is); else the rows a call reads are
+// dequantized into scratch first (ReadQ8Cache).
+bool Q8InPlace(const SelfAttentionCall& c) {
+  return Q8Cache(c) && c.num_kv_heads * c.head_dim % kKvQ8Block == 0;
+}
+bool Q8Scratch(const SelfAttentionCall& c) { return Q8Cache(c) && !Q8InPlace(c); }
+
 Sizes SizesOf(const SelfAttentionCall& c) {
   Sizes s;
   s.rows = c.batch * c.len;
@@ -80,7 +88,7 @@ Sizes SizesOf(const SelfAttentionCall& c) {
   s.group = c.num_heads / c.num_kv_heads;
   s.seq_k = c.cache != nullptr ? c.past + c.len : c.len;
   // Rows per sequence in the k and v attention reads: the cache's, or a q8_0 cache's read rows.
-  s.key_rows = c.cache == nullptr ? c.len : Q8Cache(c) ? s.seq_k : c.capacity;
+  s.key_rows = c.cache == nullptr ? c.len : Q8Scratch(c) ? s.seq_k : c.capacity;
   return s;
 }
 
@@ -175,11 +183,12 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   a.k = k_new.data(), a.v = v_new.data();
   Buffer<float> k_read, v_read;  // a q8_0 cache's rows, dequantized
   if (c.cache != nullptr) AppendToCache(c, s, k_new.data(), v_new.data());
-  if (Q8Cache(c)) {
+  if (Q8Scratch(c)) {
     if (!ReadQ8Cache(c, s, k_read, v_read)) return Status::kOutOfMemory;
     a.k = k_read.data(), a.v = v_read.data();
   } else if (c.cache != nullptr) {
     a.kv_storage = c.cache->storage;
+    a.kq = c.cache->kq, a.vq = c.cache->vq;
     a.k = c.cache->k, a.v = c.cache->v;
     a.k16 = c.cache->k16, a.v16 = c.cache->v16;
   }
@@ -237,9 +246,9 @@ uint64_t SelfAttentionScratchBytes(const SelfAttentionCall& c) {
   const uint64_t entries = static_cast<uint64_t>(c.batch) * c.num_heads * (kEntryColumns + 1);
   AttentionRequest a;
   a.batch = 1, a.seq_q = c.len, a.seq_k = s.seq_k, a.head_dim = a.value_dim = s.head_dim;
-  if (c.cache != nullptr && !Q8Cache(c)) a.kv_storage = c.cache->storage;
+  if (c.cache != nullptr && !Q8Scratch(c)) a.kv_storage = c.cache->storage;
   a.weights = c.attention_weights;
-  const uint64_t read = Q8Cache(c) ? 2 * static_cast<uint64_t>(c.batch) * s.seq_k * s.kv : 0;
+  const uint64_t read = Q8Scratch(c) ? 2 * static_cast<uint64_t>(c.batch) * s.seq_k * s.kv : 0;
   return sizeof(float) * (rows * (2 * s.qw + 2 * s.kv) + entries + read) + AttentionScratchBytes(a);
 }
 

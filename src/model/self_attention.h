@@ -14,8 +14,9 @@
 // row) as they are appended, and attention reads every key and value from the cache, the new
 // ones included: a call sees exactly the numbers the later calls will see, so a prompt run
 // through the cache in one call, in chunks, or token by token, gives the same keys and values
-// (each rounded once). keep_k holds the keys before rounding. A q8_0 cache's rows the call
-// attends over are dequantized into float32 scratch first (the kernel reads float32 or halves).
+// (each rounded once). keep_k holds the keys before rounding. Attention reads a q8_0 cache's
+// blocks where they lie when its rows are whole blocks (kv a multiple of 32); else the rows a
+// call attends over are dequantized into float32 scratch first.
 #ifndef ATTENTION_WASM_SRC_MODEL_SELF_ATTENTION_H_
 #define ATTENTION_WASM_SRC_MODEL_SELF_ATTENTION_H_
 
