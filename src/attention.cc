@@ -10,6 +10,7 @@
 #include "kernels/attention_steps.h"
 #include "kernels/fused_attention.h"
 #include "kernels/matmul.h"
+#include "kernels/target.h"
 #include "parallel.h"
 #include "sizes.h"
 
@@ -91,6 +92,49 @@ uint64_t FusedWork(const AttentionRequest& r) {
   // 5 key/value heads at 1,024 keys: 47.6 → 44.5).
   const uint64_t rows = std::max(r.seq_q, kRowsOfOneTask);
   return 2ull * r.batch * rows * r.seq_k * (r.head_dim + r.value_dim);
+}
+
+// Flash-decoding: a call of at most one tile of query rows (a decode step) over at least two
+// ranges of kSplitKeys keys runs each range of each entry as one task and merges them in
+// order (FusedAttentionPartial, MergePartials), so the threads share even one entry's keys.
+// The split does not depend on the thread count: neither do the bits.
+constexpr int kSplitKeys = 1024;
+bool SplitsKeys(const AttentionRequest& r) {
+  return r.weights == nullptr && r.dropout == 0.0f && r.seq_q <= TileRows() &&
+         r.seq_k >= 2 * kSplitKeys;
+}
+int KeyRanges(const AttentionRequest& r) { return (r.seq_k + kSplitKeys - 1) / kSplitKeys; }
+uint64_t PartialFloats(const AttentionRequest& r) {
+  return static_cast<uint64_t>(r.batch) * KeyRanges(r) * r.seq_q * (r.value_dim + 2);
+}
+
+Status FusedSplitKeys(const AttentionRequest& r, int threads) {
+  const int ranges = KeyRanges(r);
+  const size_t entry_floats = static_cast<size_t>(ranges) * r.seq_q * (r.value_dim + 2);
+  Buffer<float> partials;
+  std::unique_ptr<FusedWorkspace[]> workspaces(new (std::nothrow) FusedWorkspace[threads]);
+  if (workspaces == nullptr || !partials.Resize(PartialFloats(r))) return Status::kOutOfMemory;
+  for (int t = 0; t < threads; ++t) {  // sized here: pool threads must not allocate
+    if (!ReserveFusedWorkspace(workspaces[t], kSplitKeys, r.head_dim, r.value_dim, 1)) {
+      return Status::kOutOfMemory;
+    }
+  }
+  std::atomic<int> first_error{static_cast<int>(Status::kOk)};
+  auto range = [&](int task, int slot) {  // task: entry b's range p
+    const int b = task / ranges, p = task % ranges;
+    const Status status = FusedAttentionPartial(
+        EntryProblem(r, b), workspaces[slot], p * kSplitKeys,
+        std::min(r.seq_k, (p + 1) * kSplitKeys),
+        partials.data() + b * entry_floats + static_cast<size_t>(p) * r.seq_q * (r.value_dim + 2));
+    int ok = static_cast<int>(Status::kOk);
+    if (status != Status::kOk) first_error.compare_exchange_strong(ok, static_cast<int>(status));
+  };
+  ParallelForEach(r.batch * ranges, FusedWork(r), range);
+  if (first_error.load() != static_cast<int>(Status::kOk))
+    return static_cast<Status>(first_error.load());
+  for (int b = 0; b < r.batch; ++b)
+    MergePartials(EntryProblem(r, b), partials.data() + b * entry_floats, ranges);
+  return Status::kOk;
 }
 
 // The fused path, one entry after another (query rows spread over the threads).
@@ -218,6 +262,10 @@ uint64_t AttentionScratchBytes(const AttentionRequest& r) {
     return sizeof(float) * (PanelFloats(r.head_dim, r.seq_k) + WidenedFloats(r));
   if (r.value_dim <= 0) return 0;
   const int threads = ThreadCount();
+  if (SplitsKeys(r)) {
+    return sizeof(float) * PartialFloats(r) +
+           threads * FusedWorkspaceBytes(kSplitKeys, r.head_dim, r.value_dim, 1);
+  }
   const uint64_t one = FusedWorkspaceBytes(r.seq_k, r.head_dim, r.value_dim, threads);
   return SpreadEntries(r, threads) ? one * threads : one;
 }
@@ -229,6 +277,7 @@ Status RunAttention(const AttentionRequest& r) {
   if (r.weights != nullptr) return StepwiseEntries(r);
   if (r.value_dim == 0) return Status::kOk;
   const int threads = ThreadCount();
+  if (SplitsKeys(r)) return FusedSplitKeys(r, threads);
   if (SpreadEntries(r, threads) && FusedWork(r) >= kParallelMinWork) {
     return FusedEntriesInParallel(r, threads);
   }

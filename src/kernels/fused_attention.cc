@@ -23,7 +23,9 @@
 //         (after c: the sum that normalises stays the full softmax's, as in PyTorch);
 //      e. acc[R×value_dim] = acc·rescale + p·v_block (one round trip of acc
 //         per 32 keys);
-//   3. divide each row by its running sum (0 for rows that saw nothing).
+//   3. divide each row by its running sum (0 for rows that saw nothing); or, for one range of
+//      a decode step's keys split over the threads (flash-decoding), keep each row's
+//      unnormalised sum and its running max and sum for MergePartials.
 // Step 1 runs on the calling thread; steps 2 and 3 are spread over the threads by blocks
 // of 4R query rows (each thread its own accumulators).
 // A call of at most one tile of query rows (a decode step: one row, R = 1, or the query heads
@@ -533,13 +535,28 @@ struct InPlaceKeys {
   }
 };
 
+// The factor of the exponent (online_softmax-inl.h): without a mask the scale goes into the
+// exponent (k·(s - max) with k = scale > 0); with one, the scores are scaled first, since the
+// mask adds to scaled scores.
+bool FoldsScale(const HeadProblem& pb) {
+  return pb.mask.empty() && pb.scale > 0.0f && pb.softcap == 0.0f;
+}
+float SoftmaxFactor(const HeadProblem& pb) { return FoldsScale(pb) ? pb.scale * kLog2e : kLog2e; }
+
+// Where QueryBlock's rows end up: divided by their sums into pb.out (step 3), or (partial not
+// null) kept unnormalised with their state, for the keys key_lo .. key_hi - 1 only.
+struct RowsOut {
+  int key_lo = 0, key_hi = 0;
+  float* partial = nullptr;  // [seq_q, value_dim + 2]: Σ p·v, then the max, then the sum
+};
+
 // Step 2 for the query rows row0 .. row0 + num_rows - 1 (num_rows <= kRowsPerTile), reading
-// keys and values through `keys` (PackedKeys or InPlaceKeys below).
+// keys and values through `keys` (PackedKeys or InPlaceKeys below), then step 3.
 //   zero_row: [head_dim] zeros (the query of a padding row)
 //   acc: [kRowsPerTile, padded_dim], this thread's accumulators
 template <int kRowsPerTile, class Keys>
 void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float* acc,
-                int padded_dim, int row0, int num_rows) {
+                int padded_dim, int row0, int num_rows, const RowsOut& to) {
   const float* q_rows[kRowsPerTile];
   int begin[kRowsPerTile], end[kRowsPerTile];  // row r sees keys begin[r] .. end[r] - 1
   // The keys any row sees (first_key .. most_visible - 1), and where limits start to apply.
@@ -547,8 +564,8 @@ void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float*
   for (int r = 0; r < kRowsPerTile; ++r) {
     const bool real = r < num_rows;
     q_rows[r] = real ? pb.q + static_cast<size_t>(row0 + r) * pb.q_stride : zero_row;
-    end[r] = real ? pb.visible.KeyEnd(row0 + r) : 0;
-    begin[r] = real ? std::min(pb.visible.KeyBegin(row0 + r), end[r]) : 0;
+    end[r] = real ? std::min(pb.visible.KeyEnd(row0 + r), to.key_hi) : 0;
+    begin[r] = real ? std::min(std::max(pb.visible.KeyBegin(row0 + r), to.key_lo), end[r]) : 0;
     if (!real) continue;
     if (begin[r] < end[r]) first_key = std::min(first_key, begin[r]);
     most_visible = std::max(most_visible, end[r]);
@@ -558,10 +575,8 @@ void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float*
   if (first_key == pb.seq_k) most_visible = 0;  // no row sees a key: nothing to walk
   std::fill(acc, acc + kRowsPerTile * padded_dim, 0.0f);
   RowState state[kRowsPerTile];
-  // Without a mask the scale goes into the exponent (k·(s - max) with k = scale > 0);
-  // with one, the scores are scaled first, since the mask adds to scaled scores.
-  const bool fold_scale = pb.mask.empty() && pb.scale > 0.0f && pb.softcap == 0.0f;
-  const float factor = fold_scale ? pb.scale * kLog2e : kLog2e;
+  const bool fold_scale = FoldsScale(pb);
+  const float factor = SoftmaxFactor(pb);
   alignas(16) float p[kRowsPerTile * kKeysPerBlock];  // scores, then weights, of a block
   float rescale[kRowsPerTile];
   uint32_t row_key[kRowsPerTile];
@@ -620,8 +635,51 @@ void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float*
     }
   }
   for (int r = 0; r < num_rows; ++r) {
-    FinishRow(acc + r * padded_dim, state[r], pb.value_dim,
-              pb.out + static_cast<size_t>(row0 + r) * pb.out_stride);
+    if (to.partial != nullptr) {
+      float* kept = to.partial + static_cast<size_t>(row0 + r) * (pb.value_dim + 2);
+      std::copy(acc + r * padded_dim, acc + r * padded_dim + pb.value_dim, kept);
+      kept[pb.value_dim] = state[r].max, kept[pb.value_dim + 1] = state[r].sum;
+    } else {
+      FinishRow(acc + r * padded_dim, state[r], pb.value_dim,
+                pb.out + static_cast<size_t>(row0 + r) * pb.out_stride);
+    }
+  }
+}
+
+// Flash-decoding's merge: each row's partials over consecutive key ranges, in order, into
+// its output: weights 2^(factor·(max_p − max)) bring them to the common max (a range whose
+// weight underflows to 0 is skipped, as the kernel skips a zero weight); a poisoned (NaN)
+// sum poisons the row; a row no range saw a key of gets zeros.
+//   partials: [parts, seq_q, value_dim + 2]
+void MergePartialsImpl(const HeadProblem& pb, const float* partials, int parts) {
+  const int stride = pb.value_dim + 2;
+  const float factor = SoftmaxFactor(pb);
+  for (int r = 0; r < pb.seq_q; ++r) {
+    float* out = pb.out + static_cast<size_t>(r) * pb.out_stride;
+    float max = -std::numeric_limits<float>::infinity();
+    bool poisoned = false;
+    for (int p = 0; p < parts; ++p) {
+      const float* kept = partials + (static_cast<size_t>(p) * pb.seq_q + r) * stride;
+      max = std::max(max, kept[pb.value_dim]);
+      poisoned = poisoned || std::isnan(kept[pb.value_dim + 1]);
+    }
+    std::fill(out, out + pb.value_dim, 0.0f);
+    if (poisoned) {
+      std::fill(out, out + pb.value_dim, std::numeric_limits<float>::quiet_NaN());
+      continue;
+    }
+    if (max == -std::numeric_limits<float>::infinity()) continue;  // no key seen
+    float sum = 0.0f;
+    for (int p = 0; p < parts; ++p) {
+      const float* kept = partials + (static_cast<size_t>(p) * pb.seq_q + r) * stride;
+      if (kept[pb.value_dim + 1] == 0.0f) continue;  // this range saw no key
+      const float w = std::exp2((kept[pb.value_dim] - max) * factor);
+      if (w == 0.0f) continue;  // as the kernel skips a zero weight (a NaN value stays out)
+      sum += kept[pb.value_dim + 1] * w;
+      for (int c = 0; c < pb.value_dim; ++c) out[c] += kept[c] * w;
+    }
+    const float inv = 1.0f / sum;
+    for (int c = 0; c < pb.value_dim; ++c) out[c] *= inv;
   }
 }
 
@@ -736,7 +794,7 @@ void RunQueryBlocks(const HeadProblem& pb, FusedWorkspace& ws, const float* v_ba
     const int end = std::min(pb.seq_q, (task + 1) * kRowsPerTask);
     for (int row0 = task * kRowsPerTask; row0 < end; row0 += kRowsPerTile) {
       QueryBlock<kRowsPerTile>(pb, keys, ws.zero_row.data(), acc, padded_dim, row0,
-                               std::min(kRowsPerTile, pb.seq_q - row0));
+                               std::min(kRowsPerTile, pb.seq_q - row0), RowsOut{0, pb.seq_k});
     }
   };
   const uint64_t work = 2ull * pb.seq_q * pb.seq_k * (pb.head_dim + pb.value_dim);
@@ -760,7 +818,7 @@ bool PrepareInPlace(const HeadProblem& pb, FusedWorkspace& ws, int rows, int pad
 
 // Steps 2 and 3 for a call of at most one tile of rows, on this thread, keys and values read
 // in place: one row alone (R = 1), else a tile of TileRows() rows.
-Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim) {
+Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim, const RowsOut& to) {
   const bool copy_v = WidensOrPadsValues(pb, padded_dim);
   Status status = Status::kOk;
   auto run = [&](auto rows) {
@@ -769,7 +827,7 @@ Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim) {
       return;
     }
     InPlaceKeys keys{pb, ws, padded_dim, copy_v};
-    QueryBlock<rows()>(pb, keys, ws.zero_row.data(), ws.acc.data(), padded_dim, 0, pb.seq_q);
+    QueryBlock<rows()>(pb, keys, ws.zero_row.data(), ws.acc.data(), padded_dim, 0, pb.seq_q, to);
   };
   if (pb.seq_q == 1) {
     run(std::integral_constant<int, 1>());
@@ -781,7 +839,7 @@ Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim) {
 
 Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   const int padded_dim = RoundUp(pb.value_dim, kLanes);
-  if (pb.seq_q <= TileRows()) return InPlaceRows(pb, ws, padded_dim);
+  if (pb.seq_q <= TileRows()) return InPlaceRows(pb, ws, padded_dim, RowsOut{0, pb.seq_k});
   const int slots = ThreadCount();
   if (!PrepareHead(pb, ws, slots)) return Status::kOutOfMemory;
   const bool copy_v = CopiesValues(pb, padded_dim);
@@ -789,6 +847,11 @@ Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   const int v_stride = copy_v ? padded_dim : pb.v_stride;
   WithTileRows([&](auto rows) { RunQueryBlocks<rows()>(pb, ws, v_base, v_stride, padded_dim); });
   return Status::kOk;
+}
+
+Status FusedAttentionPartialImpl(const HeadProblem& pb, FusedWorkspace& ws, int key_lo, int key_hi,
+                                 float* partial) {
+  return InPlaceRows(pb, ws, RoundUp(pb.value_dim, kLanes), RowsOut{key_lo, key_hi, partial});
 }
 
 bool ReserveFusedWorkspaceImpl(FusedWorkspace& ws, int seq_k, int head_dim, int value_dim,
@@ -814,6 +877,16 @@ namespace attn {
 
 Status FusedAttention(const HeadProblem& problem, FusedWorkspace& workspace) {
   return HWY_STATIC_DISPATCH(FusedAttentionImpl)(problem, workspace);
+}
+
+Status FusedAttentionPartial(const HeadProblem& problem, FusedWorkspace& workspace, int key_lo,
+                             int key_hi, float* partial) {
+  return HWY_STATIC_DISPATCH(FusedAttentionPartialImpl)(problem, workspace, key_lo, key_hi,
+                                                        partial);
+}
+
+void MergePartials(const HeadProblem& problem, const float* partials, int parts) {
+  HWY_STATIC_DISPATCH(MergePartialsImpl)(problem, partials, parts);
 }
 
 uint64_t FusedWorkspaceBytes(int seq_k, int head_dim, int value_dim, int slots) {

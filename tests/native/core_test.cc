@@ -954,6 +954,13 @@ int main() {
       }
     }
   }
+  // Decode rows over key ranges split for the threads (flash-decoding, from 2,048 keys).
+  for (int seq_k : {2047, 2048, 2049, 3100}) {
+    for (int seq_q : {1, 3}) {
+      CompareBothPaths(rng, seq_q, seq_k, 8, 5, seq_q == 3, seq_k % 2 == 1);
+      ++cases;
+    }
+  }
   StridedMultiHead(rng, 2, 9, 12, 3, 3);
   StridedMultiHead(rng, 1, 33, 16, 4, 2);
   for (int rows : {1, 3, 4, 5, 64, 65}) {
