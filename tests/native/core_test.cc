@@ -501,6 +501,34 @@ void PretrainedRunnerUnderSanitizers(std::mt19937& rng) {
       model.DropCache();
       Expect(model.cache_bytes() == 0, "dropped cache", kind, s, 0);
     }
+    // 3. A cached call past one chunk (kPrefillChunk), a batch of two, every layer kind (a
+    //    window, longrope's long factors for the whole call): its last logits equal the same
+    //    call made whole (asking for the hidden states keeps it in one piece).
+    if (llama) {
+      const int L = attn::kPrefillChunk + 9;
+      std::vector<int32_t> long_ids(2 * L), long_positions(2 * L);
+      for (int r = 0; r < 2 * L; ++r) {
+        long_ids[r] = static_cast<int32_t>(rng() % 11), long_positions[r] = r % L;
+      }
+      std::vector<float> whole;
+      for (const bool chunked : {false, true}) {
+        Expect(model.ReserveCache(2, L, attn::KvStorage::kFloat32), "reserve long", kind, 0, 0);
+        attn::ModelInput call;
+        call.ids = long_ids.data(), call.positions = long_positions.data();
+        call.batch = 2, call.len = L, call.use_cache = true, call.last_logits_only = true;
+        call.hidden_states = !chunked;
+        Expect(model.Forward(call) == attn::Status::kOk, "long cached forward", kind, chunked, 0);
+        Expect(model.cache_length() == L, "long cache length", kind, chunked, model.cache_length());
+        const float* logits = model.logits();
+        if (!chunked) whole.assign(logits, logits + 22);
+        for (int v = 0; v < 22 && chunked; ++v) {
+          Expect(std::fabs(logits[v] - whole[v]) <= 1e-4f * (1 + std::fabs(whole[v])),
+                 "chunks = whole", kind, v, 0);
+        }
+        model.DropCache();
+        model.ReleaseOutputs();
+      }
+    }
     // A cache past kMaxBufferBytes is refused before anything is allocated, in any storage.
     for (const attn::KvStorage storage : {attn::KvStorage::kFloat32, attn::KvStorage::kFloat16}) {
       Expect(!model.ReserveCache(1 << 20, 1 << 20, storage), "huge cache refused", kind, 0, 0);
