@@ -48,12 +48,17 @@ void QuantizeKvRow(const float* src, int width, uint8_t* dst) {
   }
 }
 
+// Block by block: the scale once per run of elements in one block.
 void DequantizeQ8Elements(Q8Elements src, int count, float* dst) {
-  for (int i = 0; i < count; ++i) {
+  for (int i = 0; i < count;) {
     const Q8Elements at = src + static_cast<size_t>(i);
     const uint8_t* block = at.block();
     const float d = HalfToFloat(static_cast<uint16_t>(block[0] | (block[1] << 8)));
-    dst[i] = d * static_cast<float>(static_cast<int8_t>(block[2 + at.index % kKvQ8Block]));
+    const int first = static_cast<int>(at.index % kKvQ8Block);
+    const int n = std::min(count - i, kKvQ8Block - first);
+    const int8_t* codes = reinterpret_cast<const int8_t*>(block + 2 + first);
+    for (int c = 0; c < n; ++c) dst[i + c] = d * static_cast<float>(codes[c]);
+    i += n;
   }
 }
 

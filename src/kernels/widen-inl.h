@@ -37,6 +37,19 @@ HWY_INLINE V WidenHalf(const uint16_t* src) {
   return hn::BitCast(d, hn::Or(sign, hn::IfThenElse(is_special, special, finite)));
 }
 
+// A q8_0 block's float16 scale as a float32, exactly: a finite half's exponent and mantissa
+// moved into place as a float are its value · 2^-112 (WidenHalf's rule), inline; Infinity and
+// NaN (a block of values past 8·10^6) through HalfToFloat.
+HWY_INLINE float Q8Scale(const uint8_t* block) {
+  const uint32_t half = static_cast<uint32_t>(block[0] | (block[1] << 8));
+  if ((half & 0x7c00u) == 0x7c00u) return HalfToFloat(static_cast<uint16_t>(half));
+  const uint32_t moved = (half & 0x7fffu) << 13;
+  float magnitude;
+  std::memcpy(&magnitude, &moved, sizeof(magnitude));
+  magnitude *= 0x1p112f;
+  return (half & 0x8000u) != 0 ? -magnitude : magnitude;
+}
+
 // Four q8_0 elements as float32 lanes, d·q (exact): the codes of one block when the four lie
 // in one (a row's columns four at a time from a multiple of 4: always), else one by one.
 HWY_INLINE V WidenQ8Four(Q8Elements src) {
@@ -52,8 +65,7 @@ HWY_INLINE V WidenQ8Four(Q8Elements src) {
   const hn::Rebind<int8_t, decltype(di)> d8;  // 4 codes, the lanes of one float vector
   const auto codes =
       hn::PromoteTo(di, hn::LoadU(d8, reinterpret_cast<const int8_t*>(block + 2 + code)));
-  const float scale = HalfToFloat(static_cast<uint16_t>(block[0] | (block[1] << 8)));
-  return hn::Mul(hn::ConvertTo(d, codes), hn::Set(d, scale));
+  return hn::Mul(hn::ConvertTo(d, codes), hn::Set(d, Q8Scale(block)));
 }
 
 // Four halves of storage s as float32 lanes.
