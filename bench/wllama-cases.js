@@ -33,3 +33,13 @@ export const promptIds = (length = PROMPT, vocab = 49152) =>
 
 /** The file of a storage, under the served build/ folder. */
 export const modelPath = (storage) => `build/bench/models/wllama/smollm2-135m-${storage}.gguf`;
+
+/**
+ * The long-context rows (issue 47, bench/browser-long-context.js): prompt lengths, the greedy
+ * tokens after each, and the file: the same SmolLM2-135M shape with 32,768 positions (its own
+ * file, so the 128-token rows keep theirs), or a tiny model for a quick check.
+ */
+export const LONG_PROMPTS = [1024, 4096, 16384];
+export const LONG_STEPS = 16;
+export const longModelPath = (storage, tiny = false) =>
+  `build/bench/models/wllama/${tiny ? 'tiny' : 'smollm2-135m'}-long-${storage}.gguf`;

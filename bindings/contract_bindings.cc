@@ -8,6 +8,7 @@
 #include "block.h"
 #include "contract.h"
 #include "model/descriptor.h"
+#include "model/runner.h"
 #include "model/self_attention.h"
 #include "model/weights.h"
 #include "status.h"
@@ -158,6 +159,7 @@ val Contract() {
   contract.set("kvStorages", KvStorages());
   contract.set("forwardFlags", ForwardFlags());
   contract.set("keepQkShift", kKeepQkShift);
+  contract.set("prefillChunk", attn::kPrefillChunk);
   contract.set("trainingFlags", TrainingFlags());
   contract.set("paramKindNames", ParamKindNames());
   contract.set("callLayout", CallLayout());

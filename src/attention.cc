@@ -10,6 +10,7 @@
 #include "kernels/attention_steps.h"
 #include "kernels/fused_attention.h"
 #include "kernels/matmul.h"
+#include "kernels/target.h"
 #include "parallel.h"
 #include "sizes.h"
 
@@ -22,15 +23,21 @@ Status CheckRequest(const AttentionRequest& r) {
   }
   if (r.batch == 0 || r.seq_q == 0) return Status::kOk;  // nothing to compute
   const bool has_keys = r.seq_k > 0;                     // with no keys, k and v are never read
-  const bool halves = r.kv_storage != KvStorage::kFloat32;
-  const bool keys_missing =
-      halves ? r.k16 == nullptr || r.v16 == nullptr : r.k == nullptr || r.v == nullptr;
+  const bool keys_missing = r.kv_storage == KvStorage::kFloat32 ? r.k == nullptr || r.v == nullptr
+                            : r.kv_storage == KvStorage::kQ8_0
+                                ? r.kq == nullptr || r.vq == nullptr
+                                : r.k16 == nullptr || r.v16 == nullptr;
   if (r.q == nullptr || r.out == nullptr || r.entries == nullptr || (has_keys && keys_missing)) {
     return Status::kNullPointer;
   }
   const bool has_mask = r.mask != nullptr || r.allowed != nullptr;
   if (r.mask != nullptr && r.allowed != nullptr) return Status::kBadArgument;
   if (has_mask && r.mask_row_stride != 0 && r.mask_row_stride < r.seq_k) {
+    return Status::kBadStride;
+  }
+  if (r.kv_storage == KvStorage::kQ8_0 &&  // rows of whole blocks
+      (r.k_stride % kKvQ8Block != 0 || r.v_stride % kKvQ8Block != 0 || r.k_stride == 0 ||
+       r.v_stride == 0)) {
     return Status::kBadStride;
   }
   if (r.q_stride < 0 || r.k_stride < 0 || r.v_stride < 0 || r.out_stride < 0 ||
@@ -87,6 +94,49 @@ uint64_t FusedWork(const AttentionRequest& r) {
   return 2ull * r.batch * rows * r.seq_k * (r.head_dim + r.value_dim);
 }
 
+// Flash-decoding: a call of at most one tile of query rows (a decode step) over at least two
+// ranges of kSplitKeys keys runs each range of each entry as one task and merges them in
+// order (FusedAttentionPartial, MergePartials), so the threads share even one entry's keys.
+// The split does not depend on the thread count: neither do the bits.
+constexpr int kSplitKeys = 1024;
+bool SplitsKeys(const AttentionRequest& r) {
+  return r.weights == nullptr && r.dropout == 0.0f && r.seq_q <= TileRows() &&
+         r.seq_k >= 2 * kSplitKeys;
+}
+int KeyRanges(const AttentionRequest& r) { return (r.seq_k + kSplitKeys - 1) / kSplitKeys; }
+uint64_t PartialFloats(const AttentionRequest& r) {
+  return static_cast<uint64_t>(r.batch) * KeyRanges(r) * r.seq_q * (r.value_dim + 2);
+}
+
+Status FusedSplitKeys(const AttentionRequest& r, int threads) {
+  const int ranges = KeyRanges(r);
+  const size_t entry_floats = static_cast<size_t>(ranges) * r.seq_q * (r.value_dim + 2);
+  Buffer<float> partials;
+  std::unique_ptr<FusedWorkspace[]> workspaces(new (std::nothrow) FusedWorkspace[threads]);
+  if (workspaces == nullptr || !partials.Resize(PartialFloats(r))) return Status::kOutOfMemory;
+  for (int t = 0; t < threads; ++t) {  // sized here: pool threads must not allocate
+    if (!ReserveFusedWorkspace(workspaces[t], kSplitKeys, r.head_dim, r.value_dim, 1)) {
+      return Status::kOutOfMemory;
+    }
+  }
+  std::atomic<int> first_error{static_cast<int>(Status::kOk)};
+  auto range = [&](int task, int slot) {  // task: entry b's range p
+    const int b = task / ranges, p = task % ranges;
+    const Status status = FusedAttentionPartial(
+        EntryProblem(r, b), workspaces[slot], p * kSplitKeys,
+        std::min(r.seq_k, (p + 1) * kSplitKeys),
+        partials.data() + b * entry_floats + static_cast<size_t>(p) * r.seq_q * (r.value_dim + 2));
+    int ok = static_cast<int>(Status::kOk);
+    if (status != Status::kOk) first_error.compare_exchange_strong(ok, static_cast<int>(status));
+  };
+  ParallelForEach(r.batch * ranges, FusedWork(r), range);
+  if (first_error.load() != static_cast<int>(Status::kOk))
+    return static_cast<Status>(first_error.load());
+  for (int b = 0; b < r.batch; ++b)
+    MergePartials(EntryProblem(r, b), partials.data() + b * entry_floats, ranges);
+  return Status::kOk;
+}
+
 // The fused path, one entry after another (query rows spread over the threads).
 Status FusedEntries(const AttentionRequest& r) {
   FusedWorkspace workspace;
@@ -122,14 +172,19 @@ Status FusedEntriesInParallel(const AttentionRequest& r, int threads) {
 //   k_wide: [seq_k, head_dim]   v_wide: [seq_k, value_dim]
 void WidenEntry(HeadProblem& p, float* k_wide, float* v_wide) {
   for (int j = 0; j < p.seq_k; ++j) {
-    WidenRow(p.k16 + static_cast<size_t>(j) * p.k_stride, p.head_dim, p.kv_storage,
-             k_wide + static_cast<size_t>(j) * p.head_dim);
-    WidenRow(p.v16 + static_cast<size_t>(j) * p.v_stride, p.value_dim, p.kv_storage,
-             v_wide + static_cast<size_t>(j) * p.value_dim);
+    float* k_row = k_wide + static_cast<size_t>(j) * p.head_dim;
+    float* v_row = v_wide + static_cast<size_t>(j) * p.value_dim;
+    if (p.kv_storage == KvStorage::kQ8_0) {
+      DequantizeQ8Elements(p.kq + static_cast<size_t>(j) * p.k_stride, p.head_dim, k_row);
+      DequantizeQ8Elements(p.vq + static_cast<size_t>(j) * p.v_stride, p.value_dim, v_row);
+    } else {
+      WidenRow(p.k16 + static_cast<size_t>(j) * p.k_stride, p.head_dim, p.kv_storage, k_row);
+      WidenRow(p.v16 + static_cast<size_t>(j) * p.v_stride, p.value_dim, p.kv_storage, v_row);
+    }
   }
   p.k = k_wide, p.v = v_wide;
   p.k_stride = p.head_dim, p.v_stride = p.value_dim;
-  p.kv_storage = KvStorage::kFloat32, p.k16 = p.v16 = nullptr;
+  p.kv_storage = KvStorage::kFloat32, p.k16 = p.v16 = nullptr, p.kq = p.vq = Q8Elements{};
 }
 
 // Floats of WidenEntry's rows: none for float32 keys and values.
@@ -171,6 +226,8 @@ HeadProblem EntryProblem(const AttentionRequest& r, int b) {
   p.kv_storage = r.kv_storage;
   p.k16 = r.k16 == nullptr ? nullptr : r.k16 + e[kKOffset];
   p.v16 = r.v16 == nullptr ? nullptr : r.v16 + e[kVOffset];
+  if (r.kq != nullptr) p.kq = Q8Elements{r.kq, static_cast<size_t>(e[kKOffset])};
+  if (r.vq != nullptr) p.vq = Q8Elements{r.vq, static_cast<size_t>(e[kVOffset])};
   p.mask.additive = r.mask == nullptr ? nullptr : r.mask + e[kMaskOffset];
   p.mask.allowed = r.allowed == nullptr ? nullptr : r.allowed + e[kMaskOffset];
   p.mask.row_stride = r.mask_row_stride;
@@ -205,6 +262,10 @@ uint64_t AttentionScratchBytes(const AttentionRequest& r) {
     return sizeof(float) * (PanelFloats(r.head_dim, r.seq_k) + WidenedFloats(r));
   if (r.value_dim <= 0) return 0;
   const int threads = ThreadCount();
+  if (SplitsKeys(r)) {
+    return sizeof(float) * PartialFloats(r) +
+           threads * FusedWorkspaceBytes(kSplitKeys, r.head_dim, r.value_dim, 1);
+  }
   const uint64_t one = FusedWorkspaceBytes(r.seq_k, r.head_dim, r.value_dim, threads);
   return SpreadEntries(r, threads) ? one * threads : one;
 }
@@ -216,6 +277,7 @@ Status RunAttention(const AttentionRequest& r) {
   if (r.weights != nullptr) return StepwiseEntries(r);
   if (r.value_dim == 0) return Status::kOk;
   const int threads = ThreadCount();
+  if (SplitsKeys(r)) return FusedSplitKeys(r, threads);
   if (SpreadEntries(r, threads) && FusedWork(r) >= kParallelMinWork) {
     return FusedEntriesInParallel(r, threads);
   }

@@ -34,9 +34,13 @@ struct AttentionRequest {
   // Or, with kv_storage bfloat16/float16 (a model's half key/value cache), k16 and v16 in
   // place of k and v: offsets and strides count elements as for floats; widened exactly when
   // read (the step-by-step path widens each entry's keys and values first).
+  // Or, with kv_storage q8_0 (an 8-bit cache), kq and vq: q8_0 rows of whole blocks (k_stride
+  // and v_stride multiples of 32), offsets and strides in elements (kv_storage.h Q8Elements).
   KvStorage kv_storage = KvStorage::kFloat32;
   const uint16_t* k16 = nullptr;
   const uint16_t* v16 = nullptr;
+  const uint8_t* kq = nullptr;
+  const uint8_t* vq = nullptr;
   const float* mask = nullptr;       // additive mask, or
   const uint8_t* allowed = nullptr;  // boolean mask (nonzero = may attend); at most one of the two
   int mask_row_stride = 0;           // 0 (one row for every query) or seq_k

@@ -70,8 +70,8 @@ struct MaskView {
 //   wider matrix); elements within a row are contiguous.
 // mask: see MaskView.
 // k and v are float32, or (kv_storage bfloat16/float16, a model's half key/value cache) k16
-// and v16 hold them instead, with the same strides in elements; the kernels widen them
-// exactly as they read them.
+// and v16 hold them instead, or (kv_storage q8_0) kq and vq, with the same strides in
+// elements; the kernels widen them exactly as they read them.
 struct HeadProblem {
   const float* q = nullptr;
   const float* k = nullptr;
@@ -79,6 +79,7 @@ struct HeadProblem {
   KvStorage kv_storage = KvStorage::kFloat32;
   const uint16_t* k16 = nullptr;
   const uint16_t* v16 = nullptr;
+  Q8Elements kq, vq;
   MaskView mask;
   int seq_q = 0;
   int seq_k = 0;

@@ -22,7 +22,7 @@ namespace attn {
   /* another argument out of range (named in the JS layer) */                    \
   X(kBadArgument, 6, "an argument is out of range")                              \
   /* a buffer the request describes would pass kMaxBufferBytes */                \
-  X(kTooLarge, 7, "a buffer would pass 2 GiB, the most the wasm heap holds")     \
+  X(kTooLarge, 7, "a buffer would pass 2 GiB, the most one buffer may hold")     \
   /* scratch memory could not be allocated (the heap is full) */                 \
   X(kOutOfMemory, 8, "out of wasm memory for scratch buffers")
 

@@ -1,8 +1,9 @@
-// generate({ kvDtype }) (issue 34 item 3): a bfloat16 or float16 key/value cache takes half the
-// bytes of a float32 one, rounds each key and value once (to nearest even) and reads it back
-// exactly. Checked against an independent float64 GPT-2 whose keys and values are rounded by
-// arithmetic (tests/helpers/gpt2-reference.js); bad values are TypeErrors before anything is
-// allocated.
+// generate({ kvDtype }) (issue 34 item 3, issue 47 item 2): a bfloat16 or float16 key/value
+// cache takes half the bytes of a float32 one, rounds each key and value once (to nearest even)
+// and reads it back exactly; a q8 cache (llama.cpp's q8_0: rows in blocks of 32, a float16
+// scale and int8 codes) takes 34 bytes per 32 and reads back d·q. Checked against an
+// independent float64 GPT-2 whose keys and values are rounded by arithmetic
+// (tests/helpers/gpt2-reference.js); bad values are TypeErrors before anything is allocated.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -94,17 +95,88 @@ for (const name of ['tiny-gpt2', 'tiny-llama']) {
   });
 }
 
+// A row of keys (or values) as a q8_0 cache holds it, element i of `row` (the reference's
+// float64 row, rounded to float32 as the runner computes it): ggml's quantize_row_q8_0_ref on
+// the block of 32 that holds i, d = max|x| / 127 and q = round(x · (1/d)) (half away from zero)
+// in float32, d kept as its float16, read back as d·q (exact). Blocks are cached per row.
+function q8Rounder() {
+  const rows = new WeakMap();
+  const blocksOf = (row) => {
+    const blocks = [];
+    for (let start = 0; start < row.length; start += 32) {
+      let amax = 0;
+      for (let k = start; k < Math.min(start + 32, row.length); k++)
+        amax = Math.max(amax, Math.abs(Math.fround(row[k])));
+      const d = Math.fround(amax / 127);
+      blocks.push({ scale: roundToHalf(d), inverse: d !== 0 ? Math.fround(1 / d) : 0 });
+    }
+    return blocks;
+  };
+  return (x, i, row) => {
+    if (!rows.has(row)) rows.set(row, blocksOf(row));
+    const { scale, inverse } = rows.get(row)[Math.floor(i / 32)];
+    const t = Math.fround(Math.fround(x) * inverse);
+    return scale * Math.sign(t) * Math.round(Math.abs(t));
+  };
+}
+
+test('tiny-gpt2: with a q8 cache the logits equal a float64 GPT-2 over keys and values rounded to q8_0 blocks', async () => {
+  const folder = `${root}tiny-gpt2`;
+  const config = JSON.parse(readFileSync(`${folder}/config.json`, 'utf8'));
+  const weights = gpt2Weights(new Uint8Array(readFileSync(`${folder}/model.safetensors`)));
+  const model = await attn.loadModel(folder);
+  const { prompt } = greedyOf('tiny-gpt2');
+  const q8 = await model.generate(prompt, { maxNewTokens: 12, stopAtEos: false, returnScores: true, kvDtype: 'q8' });
+  const prompted = q8.ids.length - q8.newIds.length;
+  const steps = (roundKv) => gpt2Logits(weights, config, q8.ids, roundKv).slice(prompted - 1, -1);
+  const toRounded = difference(q8.scores, steps(q8Rounder())).worst;
+  const toPlain = difference(q8.scores, steps()).worst;
+  console.log(
+    `q8: max |logit − q8_0 reference| ${toRounded.toExponential(2)}, − unrounded ${toPlain.toExponential(2)}`,
+  );
+  assert.ok(toRounded < 2e-5, `q8: ${toRounded} from the rounded reference`);
+  assert.ok(toPlain > 100 * toRounded, `q8: the rounding shows (${toPlain} from the unrounded one)`);
+  model.dispose();
+});
+
+for (const name of ['tiny-gpt2', 'tiny-llama']) {
+  test(`${name}: a q8 cache takes 34 bytes per 32 values (blocks of a row), gives float32's greedy tokens, logits within a bound`, async () => {
+    const model = await attn.loadModel(`${root}${name}`);
+    const { prompt } = greedyOf(name);
+    const options = { maxNewTokens: 12, stopAtEos: false, returnScores: true };
+    const between = attn.memory().inUseBytes;
+    const run = async (kvDtype) => {
+      let during = 0;
+      const onToken = () => void (during ||= attn.memory().inUseBytes - between);
+      return { ...(await model.generate(prompt, { ...options, kvDtype, onToken })), during };
+    };
+    const f32 = await run('float32');
+    const q8 = await run('q8');
+    const { descriptor: m } = model;
+    const capacity = Math.min(m.contextLength, f32.ids.length);
+    const rowBytes = Math.ceil((m.numKvHeads * m.headDim) / 32) * 34;
+    assert.equal(q8.cacheBytes, 2 * m.numLayers * capacity * rowBytes, 'keys and values, rows of q8_0 blocks');
+    assert.equal(f32.during - q8.during, f32.cacheBytes - q8.cacheBytes, 'the heap holds the q8 cache');
+    assert.deepEqual(q8.newIds, f32.newIds, 'the same greedy tokens');
+    const { worst, differs } = difference(q8.scores, f32.scores);
+    assert.ok(worst < 0.1, `logits within 0.1 of float32's (${worst})`);
+    assert.ok(differs, 'not bit-equal to float32 (the keys and values were rounded)');
+    assert.equal(attn.memory().inUseBytes, between, 'the cache is freed');
+    model.dispose();
+  });
+}
+
 test('a bad kvDtype is a TypeError naming generate and the option; nothing allocated; the model keeps working', async () => {
   const model = await attn.loadModel(`${root}tiny-llama`);
   const { prompt } = greedyOf('tiny-llama');
   const before = await model.generate(prompt, { maxNewTokens: 4, kvDtype: 'bfloat16' });
   const inUse = attn.memory().inUseBytes;
-  for (const kvDtype of ['fp16', 'Float16', 'float64', 16, null, ['float16']]) {
+  for (const kvDtype of ['fp16', 'Float16', 'float64', 'Q8', 'q8_0', 'int8', 16, null, ['float16']]) {
     await assert.rejects(model.generate(prompt, { kvDtype }), (e) => {
       assert.ok(e instanceof TypeError, String(e));
       assert.match(
         e.message,
-        /^PretrainedModel\.generate: options\.kvDtype must be 'float32', 'bfloat16' or 'float16', got /,
+        /^PretrainedModel\.generate: options\.kvDtype must be 'float32', 'bfloat16', 'float16' or 'q8', got /,
       );
       return true;
     });

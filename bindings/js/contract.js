@@ -49,6 +49,8 @@ function read(module) {
     // A pretrained forward's flag bits (hiddenStates, attentions, logits, lastLogitsOnly,
     // useCache) and keepQkShift; the training model's Create flags; its parameter names.
     forwardFlags: { ...renamed(raw.forwardFlags), keepQkShift: raw.keepQkShift },
+    // Positions per sequence a cached forward runs at once (src/model/runner.h kPrefillChunk).
+    prefillChunk: raw.prefillChunk,
     trainingFlags: renamed(raw.trainingFlags),
     paramKindNames: raw.paramKindNames,
     call: layoutOf(raw.callLayout),

@@ -2225,9 +2225,12 @@ export interface GenerateOptions {
   /**
    * How the key/value cache stores keys and values (default `'float32'`). `'bfloat16'` or
    * `'float16'` take half the bytes (`cacheBytes`): each key and value is rounded to nearest
-   * even once, when cached, and read back exactly; the sums stay float32.
+   * even once, when cached, and read back exactly; the sums stay float32. `'q8'` takes 34
+   * bytes per 32 values (llama.cpp's q8_0 cache: each row of keys or values in blocks of 32,
+   * a float16 scale d = max|x| / 127 and int8 codes round(x / d)), rounded once when cached
+   * and read back as d·q by the prompt's chunks and every decode step alike.
    */
-  kvDtype?: 'float32' | 'bfloat16' | 'float16';
+  kvDtype?: 'float32' | 'bfloat16' | 'float16' | 'q8';
   /** Stop at the end-of-sequence token (`eos_token_id`; default true). */
   stopAtEos?: boolean;
   /** Return each step's logits in `scores` and the processed ones in `processedScores` (default false). */

@@ -3,7 +3,8 @@
 // The loop nest, per head:
 //   1. pack kᵀ into panels of 8 keys ([head_dim, 8] each) so that the score
 //      tile loads two whole vectors per head_dim step (half-stored keys and values, a
-//      model's bfloat16/float16 cache, are widened to float32 here, exactly, and only here);
+//      model's bfloat16/float16 cache, or its q8_0 blocks, are widened to float32 here,
+//      exactly, and only here);
 //   2. for every block of R query rows (R = TileRows(): 6 or 4 with relaxed FMA, 4 with
 //      SIMD128), walk the keys any of its rows can see, 32 at a time (from the first key a
 //      row's window starts at to the last any row sees: a sliding window of w keys costs
@@ -22,7 +23,9 @@
 //         (after c: the sum that normalises stays the full softmax's, as in PyTorch);
 //      e. acc[R×value_dim] = acc·rescale + p·v_block (one round trip of acc
 //         per 32 keys);
-//   3. divide each row by its running sum (0 for rows that saw nothing).
+//   3. divide each row by its running sum (0 for rows that saw nothing); or, for one range of
+//      a decode step's keys split over the threads (flash-decoding), keep each row's
+//      unnormalised sum and its running max and sum for MergePartials.
 // Step 1 runs on the calling thread; steps 2 and 3 are spread over the threads by blocks
 // of 4R query rows (each thread its own accumulators).
 // A call of at most one tile of query rows (a decode step: one row, R = 1, or the query heads
@@ -40,6 +43,7 @@
 #include "hwy/highway.h"
 #include "kernels/kv_storage.h"
 #include "kernels/matmul.h"
+#include "kernels/quantized.h"
 #include "kernels/target.h"
 #include "parallel.h"
 
@@ -353,46 +357,57 @@ void AccumulateValuesChecked(const float* p, const float* rescale, const float* 
 }
 
 // A key or value row as float32: float32 rows as they are, half-stored rows widened
-// exactly (kv_storage.h).
+// exactly, q8_0 elements as d·q (exact; kv_storage.h).
 HWY_INLINE V FourOf(const float* src, KvStorage) { return hn::LoadU(D(), src); }
 HWY_INLINE V FourOf(const uint16_t* src, KvStorage s) { return WidenFour(src, s); }
+HWY_INLINE V FourOf(Q8Elements src, KvStorage) { return WidenQ8Four(src); }
 inline void RowOf(const float* src, int count, KvStorage, float* dst) {
   std::memcpy(dst, src, sizeof(float) * count);
 }
 inline void RowOf(const uint16_t* src, int count, KvStorage s, float* dst) {
   WidenRow(src, count, s, dst);
 }
+inline void RowOf(Q8Elements src, int count, KvStorage, float* dst) {
+  DequantizeQ8Elements(src, count, dst);
+}
 
-// Calls f(keys) with the head's keys as stored (float32, or half-stored), and the same for
-// its values: the callers are templates over the element type.
+// Calls f(keys) with the head's keys as stored (float32, half-stored, or q8_0 elements), and
+// the same for its values: the callers are templates over the element pointer type.
 template <class F>
 HWY_INLINE void WithStoredKeys(const HeadProblem& pb, F&& f) {
-  if (pb.kv_storage == KvStorage::kFloat32) {
-    f(pb.k);
-  } else {
-    f(pb.k16);
+  switch (pb.kv_storage) {
+    case KvStorage::kFloat32:
+      return f(pb.k);
+    case KvStorage::kQ8_0:
+      return f(pb.kq);
+    default:
+      return f(pb.k16);
   }
 }
 template <class F>
 HWY_INLINE void WithStoredValues(const HeadProblem& pb, F&& f) {
-  if (pb.kv_storage == KvStorage::kFloat32) {
-    f(pb.v);
-  } else {
-    f(pb.v16);
+  switch (pb.kv_storage) {
+    case KvStorage::kFloat32:
+      return f(pb.v);
+    case KvStorage::kQ8_0:
+      return f(pb.vq);
+    default:
+      return f(pb.v16);
   }
 }
 
 // Four columns (c .. c + 3) of 8 key rows, as float32, into a panel's rows c .. c + 3: two
 // 4 × 4 transposes (keys × columns → columns × keys) of the rows' vectors.
 //   k: 8 rows (row stride k_stride), from column c   panel: [head_dim, 8], from row c
-template <typename T>
-HWY_INLINE void TransposeEightKeys(const T* k, int k_stride, KvStorage s, float* panel) {
+template <typename Elements>
+HWY_INLINE void TransposeEightKeys(Elements k, int k_stride, KvStorage s, float* panel) {
   const D d;
   const hn::Full128<uint64_t> d64;
   for (int half = 0; half < 2; ++half) {  // keys 0-3, then 4-7
-    const T* rows = k + static_cast<size_t>(4 * half) * k_stride;
-    const V r0 = FourOf(rows, s), r1 = FourOf(rows + k_stride, s);
-    const V r2 = FourOf(rows + 2 * k_stride, s), r3 = FourOf(rows + 3 * k_stride, s);
+    const Elements rows = k + static_cast<size_t>(4 * half) * k_stride;
+    const V r0 = FourOf(rows, s), r1 = FourOf(rows + static_cast<size_t>(k_stride), s);
+    const V r2 = FourOf(rows + static_cast<size_t>(2 * k_stride), s);
+    const V r3 = FourOf(rows + static_cast<size_t>(3 * k_stride), s);
     // Pairs of keys per column, then pairs of pairs: column j's four keys.
     const auto a = hn::BitCast(d64, hn::InterleaveLower(r0, r1));     // c0: k0 k1, c1: k0 k1
     const auto b = hn::BitCast(d64, hn::InterleaveLower(r2, r3));     // c0: k2 k3, c1: k2 k3
@@ -412,17 +427,17 @@ HWY_INLINE void TransposeEightKeys(const T* k, int k_stride, KvStorage s, float*
 // floats, whichever way they are packed.
 //   k: [keys, head_dim] (row stride k_stride)   row: [head_dim]
 //   panels: [ceil(keys / 8), head_dim, 8], zeros past the last key
-template <typename T>
-void PackKeyPanels(const T* k, int k_stride, int keys, int head_dim, KvStorage s, float* row,
+template <typename Elements>
+void PackKeyPanels(Elements k, int k_stride, int keys, int head_dim, KvStorage s, float* row,
                    float* panels) {
   const size_t panel_floats = static_cast<size_t>(head_dim) * kKeysPerTile;
   const int whole = keys / kKeysPerTile * kKeysPerTile;  // keys in whole panels
   const int columns = head_dim / kLanes * kLanes;        // columns in whole vectors
   for (int j0 = 0; j0 < whole; j0 += kKeysPerTile) {
-    const T* rows = k + static_cast<size_t>(j0) * k_stride;
+    const Elements rows = k + static_cast<size_t>(j0) * k_stride;
     float* panel = panels + static_cast<size_t>(j0 / kKeysPerTile) * panel_floats;
     for (int c = 0; c < columns; c += kLanes) {
-      TransposeEightKeys(rows + c, k_stride, s, panel + c * kKeysPerTile);
+      TransposeEightKeys(rows + static_cast<size_t>(c), k_stride, s, panel + c * kKeysPerTile);
     }
     for (int j = 0; j < kKeysPerTile && columns < head_dim; ++j) {
       RowOf(rows + static_cast<size_t>(j) * k_stride, head_dim, s, row);
@@ -441,7 +456,7 @@ void PackKeyPanels(const T* k, int k_stride, int keys, int head_dim, KvStorage s
 // Value rows key0 .. key0 + keys - 1 (half-stored ones widened) into contiguous rows of
 // padded_dim floats.   out: [keys, padded_dim], its padding columns already zero
 void CopyValueRows(const HeadProblem& pb, int key0, int keys, int padded_dim, float* out) {
-  WithStoredValues(pb, [&](const auto* v) {
+  WithStoredValues(pb, [&](auto v) {
     for (int j = 0; j < keys; ++j) {
       RowOf(v + static_cast<size_t>(key0 + j) * pb.v_stride, pb.value_dim, pb.kv_storage,
             out + static_cast<size_t>(j) * padded_dim);
@@ -450,7 +465,8 @@ void CopyValueRows(const HeadProblem& pb, int key0, int keys, int padded_dim, fl
 }
 
 // Whether a tile reads the values from a copy (widened, or padded to whole vectors) rather
-// than where they lie; a packed head also copies strided values (CopiesValues below).
+// than where they lie; a packed head also copies strided values (CopiesValues below). (A
+// q8_0 cache's values are widened too, but only those of the keys a call reads.)
 bool WidensOrPadsValues(const HeadProblem& pb, int padded_dim) {
   return pb.kv_storage != KvStorage::kFloat32 || padded_dim != pb.value_dim;
 }
@@ -511,7 +527,7 @@ struct InPlaceKeys {
     const size_t from = static_cast<size_t>(first) * pb.k_stride;
     float* panel = ws.tile_panel.data() +
                    static_cast<size_t>(tile - j0 / kKeysPerTile) * pb.head_dim * kKeysPerTile;
-    WithStoredKeys(pb, [&](const auto* k) {
+    WithStoredKeys(pb, [&](auto k) {
       PackKeyPanels(k + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
                     panel);
     });
@@ -519,13 +535,28 @@ struct InPlaceKeys {
   }
 };
 
+// The factor of the exponent (online_softmax-inl.h): without a mask the scale goes into the
+// exponent (k·(s - max) with k = scale > 0); with one, the scores are scaled first, since the
+// mask adds to scaled scores.
+bool FoldsScale(const HeadProblem& pb) {
+  return pb.mask.empty() && pb.scale > 0.0f && pb.softcap == 0.0f;
+}
+float SoftmaxFactor(const HeadProblem& pb) { return FoldsScale(pb) ? pb.scale * kLog2e : kLog2e; }
+
+// Where QueryBlock's rows end up: divided by their sums into pb.out (step 3), or (partial not
+// null) kept unnormalised with their state, for the keys key_lo .. key_hi - 1 only.
+struct RowsOut {
+  int key_lo = 0, key_hi = 0;
+  float* partial = nullptr;  // [seq_q, value_dim + 2]: Σ p·v, then the max, then the sum
+};
+
 // Step 2 for the query rows row0 .. row0 + num_rows - 1 (num_rows <= kRowsPerTile), reading
-// keys and values through `keys` (PackedKeys or InPlaceKeys below).
+// keys and values through `keys` (PackedKeys or InPlaceKeys below), then step 3.
 //   zero_row: [head_dim] zeros (the query of a padding row)
 //   acc: [kRowsPerTile, padded_dim], this thread's accumulators
 template <int kRowsPerTile, class Keys>
 void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float* acc,
-                int padded_dim, int row0, int num_rows) {
+                int padded_dim, int row0, int num_rows, const RowsOut& to) {
   const float* q_rows[kRowsPerTile];
   int begin[kRowsPerTile], end[kRowsPerTile];  // row r sees keys begin[r] .. end[r] - 1
   // The keys any row sees (first_key .. most_visible - 1), and where limits start to apply.
@@ -533,8 +564,8 @@ void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float*
   for (int r = 0; r < kRowsPerTile; ++r) {
     const bool real = r < num_rows;
     q_rows[r] = real ? pb.q + static_cast<size_t>(row0 + r) * pb.q_stride : zero_row;
-    end[r] = real ? pb.visible.KeyEnd(row0 + r) : 0;
-    begin[r] = real ? std::min(pb.visible.KeyBegin(row0 + r), end[r]) : 0;
+    end[r] = real ? std::min(pb.visible.KeyEnd(row0 + r), to.key_hi) : 0;
+    begin[r] = real ? std::min(std::max(pb.visible.KeyBegin(row0 + r), to.key_lo), end[r]) : 0;
     if (!real) continue;
     if (begin[r] < end[r]) first_key = std::min(first_key, begin[r]);
     most_visible = std::max(most_visible, end[r]);
@@ -544,10 +575,8 @@ void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float*
   if (first_key == pb.seq_k) most_visible = 0;  // no row sees a key: nothing to walk
   std::fill(acc, acc + kRowsPerTile * padded_dim, 0.0f);
   RowState state[kRowsPerTile];
-  // Without a mask the scale goes into the exponent (k·(s - max) with k = scale > 0);
-  // with one, the scores are scaled first, since the mask adds to scaled scores.
-  const bool fold_scale = pb.mask.empty() && pb.scale > 0.0f && pb.softcap == 0.0f;
-  const float factor = fold_scale ? pb.scale * kLog2e : kLog2e;
+  const bool fold_scale = FoldsScale(pb);
+  const float factor = SoftmaxFactor(pb);
   alignas(16) float p[kRowsPerTile * kKeysPerBlock];  // scores, then weights, of a block
   float rescale[kRowsPerTile];
   uint32_t row_key[kRowsPerTile];
@@ -606,8 +635,51 @@ void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float*
     }
   }
   for (int r = 0; r < num_rows; ++r) {
-    FinishRow(acc + r * padded_dim, state[r], pb.value_dim,
-              pb.out + static_cast<size_t>(row0 + r) * pb.out_stride);
+    if (to.partial != nullptr) {
+      float* kept = to.partial + static_cast<size_t>(row0 + r) * (pb.value_dim + 2);
+      std::copy(acc + r * padded_dim, acc + r * padded_dim + pb.value_dim, kept);
+      kept[pb.value_dim] = state[r].max, kept[pb.value_dim + 1] = state[r].sum;
+    } else {
+      FinishRow(acc + r * padded_dim, state[r], pb.value_dim,
+                pb.out + static_cast<size_t>(row0 + r) * pb.out_stride);
+    }
+  }
+}
+
+// Flash-decoding's merge: each row's partials over consecutive key ranges, in order, into
+// its output: weights 2^(factor·(max_p − max)) bring them to the common max (a range whose
+// weight underflows to 0 is skipped, as the kernel skips a zero weight); a poisoned (NaN)
+// sum poisons the row; a row no range saw a key of gets zeros.
+//   partials: [parts, seq_q, value_dim + 2]
+void MergePartialsImpl(const HeadProblem& pb, const float* partials, int parts) {
+  const int stride = pb.value_dim + 2;
+  const float factor = SoftmaxFactor(pb);
+  for (int r = 0; r < pb.seq_q; ++r) {
+    float* out = pb.out + static_cast<size_t>(r) * pb.out_stride;
+    float max = -std::numeric_limits<float>::infinity();
+    bool poisoned = false;
+    for (int p = 0; p < parts; ++p) {
+      const float* kept = partials + (static_cast<size_t>(p) * pb.seq_q + r) * stride;
+      max = std::max(max, kept[pb.value_dim]);
+      poisoned = poisoned || std::isnan(kept[pb.value_dim + 1]);
+    }
+    std::fill(out, out + pb.value_dim, 0.0f);
+    if (poisoned) {
+      std::fill(out, out + pb.value_dim, std::numeric_limits<float>::quiet_NaN());
+      continue;
+    }
+    if (max == -std::numeric_limits<float>::infinity()) continue;  // no key seen
+    float sum = 0.0f;
+    for (int p = 0; p < parts; ++p) {
+      const float* kept = partials + (static_cast<size_t>(p) * pb.seq_q + r) * stride;
+      if (kept[pb.value_dim + 1] == 0.0f) continue;  // this range saw no key
+      const float w = std::exp2((kept[pb.value_dim] - max) * factor);
+      if (w == 0.0f) continue;  // as the kernel skips a zero weight (a NaN value stays out)
+      sum += kept[pb.value_dim + 1] * w;
+      for (int c = 0; c < pb.value_dim; ++c) out[c] += kept[c] * w;
+    }
+    const float inv = 1.0f / sum;
+    for (int c = 0; c < pb.value_dim; ++c) out[c] *= inv;
   }
 }
 
@@ -640,6 +712,20 @@ bool CopiesValues(const HeadProblem& pb, int padded_dim) {
   return WidensOrPadsValues(pb, padded_dim) || pb.v_stride != padded_dim;
 }
 
+// Where a head's first key (or value) is stored, as an identity: the workspace skips
+// repacking the keys and values it holds already. (q8_0 element i is named by blocks + i,
+// which lies within its buffer: a q8_0 element takes more than a byte.)
+const void* StoredAt(KvStorage s, const float* f32, const uint16_t* f16, Q8Elements q8) {
+  switch (s) {
+    case KvStorage::kFloat32:
+      return f32;
+    case KvStorage::kQ8_0:
+      return q8.blocks + q8.index;
+    default:
+      return f16;
+  }
+}
+
 // Steps 0 and 1, on the calling thread: scratch, k packed into panels, v flagged (and
 // copied), for the keys some row sees. Returns false (with the cache marked empty) when the
 // scratch cannot grow.
@@ -649,9 +735,8 @@ bool PrepareHead(const HeadProblem& pb, FusedWorkspace& ws, int slots) {
   const KeyTiles range = VisibleKeyTiles(pb);
   const int key0 = range.first * kKeysPerTile;
   const int keys = std::max(0, std::min(pb.seq_k, range.last * kKeysPerTile) - key0);
-  const bool halves = pb.kv_storage != KvStorage::kFloat32;
-  const void* k_source = halves ? static_cast<const void*>(pb.k16) : pb.k;
-  const void* v_source = halves ? static_cast<const void*>(pb.v16) : pb.v;
+  const void* k_source = StoredAt(pb.kv_storage, pb.k, pb.k16, pb.kq);
+  const void* v_source = StoredAt(pb.kv_storage, pb.v, pb.v16, pb.vq);
   // 0. Scratch; a failure leaves the cache marked empty and nothing written.
   const bool copy_v = CopiesValues(pb, padded_dim);
   const bool same_range =
@@ -672,7 +757,7 @@ bool PrepareHead(const HeadProblem& pb, FusedWorkspace& ws, int slots) {
   if (repack_k) {
     float* panels = ws.k_panels.data() + static_cast<size_t>(key0) * pb.head_dim;
     const size_t from = static_cast<size_t>(key0) * pb.k_stride;
-    WithStoredKeys(pb, [&](const auto* k) {
+    WithStoredKeys(pb, [&](auto k) {
       PackKeyPanels(k + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
                     panels);
     });
@@ -709,7 +794,7 @@ void RunQueryBlocks(const HeadProblem& pb, FusedWorkspace& ws, const float* v_ba
     const int end = std::min(pb.seq_q, (task + 1) * kRowsPerTask);
     for (int row0 = task * kRowsPerTask; row0 < end; row0 += kRowsPerTile) {
       QueryBlock<kRowsPerTile>(pb, keys, ws.zero_row.data(), acc, padded_dim, row0,
-                               std::min(kRowsPerTile, pb.seq_q - row0));
+                               std::min(kRowsPerTile, pb.seq_q - row0), RowsOut{0, pb.seq_k});
     }
   };
   const uint64_t work = 2ull * pb.seq_q * pb.seq_k * (pb.head_dim + pb.value_dim);
@@ -733,7 +818,7 @@ bool PrepareInPlace(const HeadProblem& pb, FusedWorkspace& ws, int rows, int pad
 
 // Steps 2 and 3 for a call of at most one tile of rows, on this thread, keys and values read
 // in place: one row alone (R = 1), else a tile of TileRows() rows.
-Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim) {
+Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim, const RowsOut& to) {
   const bool copy_v = WidensOrPadsValues(pb, padded_dim);
   Status status = Status::kOk;
   auto run = [&](auto rows) {
@@ -742,7 +827,7 @@ Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim) {
       return;
     }
     InPlaceKeys keys{pb, ws, padded_dim, copy_v};
-    QueryBlock<rows()>(pb, keys, ws.zero_row.data(), ws.acc.data(), padded_dim, 0, pb.seq_q);
+    QueryBlock<rows()>(pb, keys, ws.zero_row.data(), ws.acc.data(), padded_dim, 0, pb.seq_q, to);
   };
   if (pb.seq_q == 1) {
     run(std::integral_constant<int, 1>());
@@ -754,7 +839,7 @@ Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim) {
 
 Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   const int padded_dim = RoundUp(pb.value_dim, kLanes);
-  if (pb.seq_q <= TileRows()) return InPlaceRows(pb, ws, padded_dim);
+  if (pb.seq_q <= TileRows()) return InPlaceRows(pb, ws, padded_dim, RowsOut{0, pb.seq_k});
   const int slots = ThreadCount();
   if (!PrepareHead(pb, ws, slots)) return Status::kOutOfMemory;
   const bool copy_v = CopiesValues(pb, padded_dim);
@@ -762,6 +847,11 @@ Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   const int v_stride = copy_v ? padded_dim : pb.v_stride;
   WithTileRows([&](auto rows) { RunQueryBlocks<rows()>(pb, ws, v_base, v_stride, padded_dim); });
   return Status::kOk;
+}
+
+Status FusedAttentionPartialImpl(const HeadProblem& pb, FusedWorkspace& ws, int key_lo, int key_hi,
+                                 float* partial) {
+  return InPlaceRows(pb, ws, RoundUp(pb.value_dim, kLanes), RowsOut{key_lo, key_hi, partial});
 }
 
 bool ReserveFusedWorkspaceImpl(FusedWorkspace& ws, int seq_k, int head_dim, int value_dim,
@@ -787,6 +877,16 @@ namespace attn {
 
 Status FusedAttention(const HeadProblem& problem, FusedWorkspace& workspace) {
   return HWY_STATIC_DISPATCH(FusedAttentionImpl)(problem, workspace);
+}
+
+Status FusedAttentionPartial(const HeadProblem& problem, FusedWorkspace& workspace, int key_lo,
+                             int key_hi, float* partial) {
+  return HWY_STATIC_DISPATCH(FusedAttentionPartialImpl)(problem, workspace, key_lo, key_hi,
+                                                        partial);
+}
+
+void MergePartials(const HeadProblem& problem, const float* partials, int parts) {
+  HWY_STATIC_DISPATCH(MergePartialsImpl)(problem, partials, parts);
 }
 
 uint64_t FusedWorkspaceBytes(int seq_k, int head_dim, int value_dim, int slots) {

@@ -53,6 +53,19 @@ bool ReserveFusedWorkspace(FusedWorkspace& workspace, int seq_k, int head_dim, i
 // keys and values in place, with the bits the rows would have in a taller call.
 Status FusedAttention(const HeadProblem& problem, FusedWorkspace& workspace);
 
+// Flash-decoding, for a call of at most TileRows() query rows (a decode step) over many keys:
+// the rows over keys key_lo .. key_hi - 1 only (key_lo a multiple of 32), on the calling
+// thread, keys read in place, kept unnormalised with each row's running max and sum; then
+// MergePartials makes the rows' outputs from the ranges' partials, in order. Each range's
+// numbers are the same whichever thread computes it, so the output's bits do not depend on
+// the thread count. The workspace must be reserved (ReserveFusedWorkspace) when this runs on
+// a pool thread. kOutOfMemory when it cannot grow.
+//   partial: [seq_q, value_dim + 2]: each row's Σ p·v, its max, its sum
+//   partials: [parts, seq_q, value_dim + 2]   problem.out: [seq_q, value_dim]
+Status FusedAttentionPartial(const HeadProblem& problem, FusedWorkspace& workspace, int key_lo,
+                             int key_hi, float* partial);
+void MergePartials(const HeadProblem& problem, const float* partials, int parts);
+
 }  // namespace attn
 
 #endif  // ATTENTION_WASM_SRC_KERNELS_FUSED_ATTENTION_H_

@@ -3,6 +3,8 @@
 // call reads).
 #include "kernels/kv_storage.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -26,6 +28,46 @@ void NarrowRow(const float* src, int count, KvStorage s, uint16_t* dst) {
     for (int i = 0; i < count; ++i) dst[i] = FloatToBf16(src[i]);
   } else {
     for (int i = 0; i < count; ++i) dst[i] = FloatToHalf(src[i]);
+  }
+}
+
+// Each block: its n <= 32 elements (zeros after), the scale's float16 little-endian, the codes.
+void QuantizeKvRow(const float* src, int width, uint8_t* dst) {
+  for (int start = 0; start < width; start += kKvQ8Block, dst += kKvQ8BlockBytes) {
+    const int n = std::min(kKvQ8Block, width - start);
+    float amax = 0.0f;
+    for (int i = 0; i < n; ++i) amax = std::max(amax, std::fabs(src[start + i]));
+    const float d = amax / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    const uint16_t half = FloatToHalf(d);
+    dst[0] = static_cast<uint8_t>(half & 0xff), dst[1] = static_cast<uint8_t>(half >> 8);
+    int8_t* codes = reinterpret_cast<int8_t*>(dst + 2);
+    for (int i = 0; i < kKvQ8Block; ++i) {
+      codes[i] = i < n ? static_cast<int8_t>(std::round(src[start + i] * id)) : 0;
+    }
+  }
+}
+
+// Block by block: the scale once per run of elements in one block.
+void DequantizeQ8Elements(Q8Elements src, int count, float* dst) {
+  for (int i = 0; i < count;) {
+    const Q8Elements at = src + static_cast<size_t>(i);
+    const uint8_t* block = at.block();
+    const float d = HalfToFloat(static_cast<uint16_t>(block[0] | (block[1] << 8)));
+    const int first = static_cast<int>(at.index % kKvQ8Block);
+    const int n = std::min(count - i, kKvQ8Block - first);
+    const int8_t* codes = reinterpret_cast<const int8_t*>(block + 2 + first);
+    for (int c = 0; c < n; ++c) dst[i + c] = d * static_cast<float>(codes[c]);
+    i += n;
+  }
+}
+
+void DequantizeKvRow(const uint8_t* src, int width, float* dst) {
+  for (int start = 0; start < width; start += kKvQ8Block, src += kKvQ8BlockBytes) {
+    const int n = std::min(kKvQ8Block, width - start);
+    const float d = HalfToFloat(static_cast<uint16_t>(src[0] | (src[1] << 8)));
+    const int8_t* codes = reinterpret_cast<const int8_t*>(src + 2);
+    for (int i = 0; i < n; ++i) dst[start + i] = d * static_cast<float>(codes[i]);
   }
 }
 

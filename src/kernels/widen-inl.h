@@ -1,6 +1,6 @@
 // Widening half-stored keys and values (a bfloat16 or float16 key/value cache) to float32,
-// exactly, four lanes at a time (kv_storage.h). Include inside HWY_NAMESPACE after
-// kernels/simd-inl.h and kernels/kv_storage.h.
+// exactly, four lanes at a time (kv_storage.h), and q8_0 elements. Include inside
+// HWY_NAMESPACE after kernels/simd-inl.h, kernels/kv_storage.h and kernels/quantized.h.
 
 #if defined(ATTENTION_WASM_WIDEN_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ATTENTION_WASM_WIDEN_INL_H_
@@ -35,6 +35,37 @@ HWY_INLINE V WidenHalf(const uint16_t* src) {
   const auto is_special =
       hn::RebindMask(du, hn::Gt(hn::BitCast(di, magnitude), hn::Set(di, 0x7bff)));
   return hn::BitCast(d, hn::Or(sign, hn::IfThenElse(is_special, special, finite)));
+}
+
+// A q8_0 block's float16 scale as a float32, exactly: a finite half's exponent and mantissa
+// moved into place as a float are its value · 2^-112 (WidenHalf's rule), inline; Infinity and
+// NaN (a block of values past 8·10^6) through HalfToFloat.
+HWY_INLINE float Q8Scale(const uint8_t* block) {
+  const uint32_t half = static_cast<uint32_t>(block[0] | (block[1] << 8));
+  if ((half & 0x7c00u) == 0x7c00u) return HalfToFloat(static_cast<uint16_t>(half));
+  const uint32_t moved = (half & 0x7fffu) << 13;
+  float magnitude;
+  std::memcpy(&magnitude, &moved, sizeof(magnitude));
+  magnitude *= 0x1p112f;
+  return (half & 0x8000u) != 0 ? -magnitude : magnitude;
+}
+
+// Four q8_0 elements as float32 lanes, d·q (exact): the codes of one block when the four lie
+// in one (a row's columns four at a time from a multiple of 4: always), else one by one.
+HWY_INLINE V WidenQ8Four(Q8Elements src) {
+  const D d;
+  const size_t code = src.index % kKvQ8Block;
+  if (code + 4 > kKvQ8Block) {
+    alignas(16) float four[4];
+    DequantizeQ8Elements(src, 4, four);
+    return hn::Load(d, four);
+  }
+  const uint8_t* block = src.block();
+  const hn::RebindToSigned<D> di;
+  const hn::Rebind<int8_t, decltype(di)> d8;  // 4 codes, the lanes of one float vector
+  const auto codes =
+      hn::PromoteTo(di, hn::LoadU(d8, reinterpret_cast<const int8_t*>(block + 2 + code)));
+  return hn::Mul(hn::ConvertTo(d, codes), hn::Set(d, Q8Scale(block)));
 }
 
 // Four halves of storage s as float32 lanes.

@@ -195,13 +195,21 @@ bool PretrainedModel::ReserveCache(int batch, int capacity, KvStorage storage) {
   DropCache();
   // One of the two (keys, values): checked against kMaxBufferBytes in 64-bit, saturating,
   // before anything is allocated (a float32 cache of 2^31 bytes may be a half one of 2^30).
+  const uint64_t row_bytes = KvRowBytes(storage, KvWidth(m_));
   const uint64_t bytes =
-      BufferBytes(KvElementBytes(storage), {m_.num_layers, batch, capacity, KvWidth(m_)});
+      BufferBytes(1, {m_.num_layers, batch, capacity, static_cast<int64_t>(row_bytes)});
   if (batch < 1 || capacity < 1 || bytes > kMaxBufferBytes) return false;
-  const uint64_t elements = std::max<uint64_t>(1, bytes / KvElementBytes(storage));
-  const bool ok = storage == KvStorage::kFloat32
-                      ? cache_k_.Resize(elements) && cache_v_.Resize(elements)
-                      : cache_k16_.Resize(elements) && cache_v16_.Resize(elements);
+  bool ok;
+  switch (storage) {
+    case KvStorage::kFloat32:
+      ok = cache_k_.Resize(bytes / 4) && cache_v_.Resize(bytes / 4);
+      break;
+    case KvStorage::kQ8_0:
+      ok = cache_kq_.Resize(bytes) && cache_vq_.Resize(bytes);
+      break;
+    default:
+      ok = cache_k16_.Resize(bytes / 2) && cache_v16_.Resize(bytes / 2);
+  }
   if (!ok) {
     DropCache();
     return false;
@@ -214,6 +222,7 @@ bool PretrainedModel::ReserveCache(int batch, int capacity, KvStorage storage) {
 void PretrainedModel::DropCache() {
   for (Buffer<float>* b : {&cache_k_, &cache_v_}) b->Clear();
   for (Buffer<uint16_t>* b : {&cache_k16_, &cache_v16_}) b->Clear();
+  for (Buffer<uint8_t>* b : {&cache_kq_, &cache_vq_}) b->Clear();
   cache_storage_ = KvStorage::kFloat32, cache_bytes_ = 0;
   cache_batch_ = cache_capacity_ = cache_length_ = 0;
 }
@@ -226,6 +235,11 @@ LayerCache PretrainedModel::CacheOf(int layer) {
   if (cache_batch_ == 0) return cache;
   if (cache_storage_ == KvStorage::kFloat32) {
     cache.k = cache_k_.data() + layer * per_layer, cache.v = cache_v_.data() + layer * per_layer;
+  } else if (cache_storage_ == KvStorage::kQ8_0) {
+    const size_t layer_bytes = static_cast<size_t>(cache_batch_) * cache_capacity_ *
+                               KvRowBytes(KvStorage::kQ8_0, KvWidth(m_));
+    cache.kq = cache_kq_.data() + layer * layer_bytes;
+    cache.vq = cache_vq_.data() + layer * layer_bytes;
   } else {
     cache.k16 = cache_k16_.data() + layer * per_layer;
     cache.v16 = cache_v16_.data() + layer * per_layer;
@@ -244,11 +258,16 @@ Status PretrainedModel::CheckInput(const ModelInput& in) const {
                        int64_t{cache_length_} + in.len > cache_capacity_)) {
     return Status::kBadArgument;
   }
+  // The buffers this call makes: activations of the rows it runs at once, and the outputs it
+  // asks for (attention maps [L, B, H, T, S], hidden states, logits of every row or the last).
   const int64_t rows = int64_t{in.batch} * in.len;
+  const int64_t at_once = int64_t{in.batch} * LenAtOnce(in);
   const int64_t seq_k = int64_t{in.use_cache ? cache_length_ : 0} + in.len;
-  if (!FloatsFit({m_.num_layers, in.batch, m_.num_heads, in.len, seq_k}) ||
-      !FloatsFit({rows, std::max({m_.d_model, 2 * m_.d_ff, m_.vocab_size, QueryWidth(m_)})}) ||
-      !FloatsFit({m_.num_layers + 1, rows, m_.d_model})) {
+  const int64_t logit_rows = in.logits && m_.lm_head ? (in.last_logits_only ? in.batch : rows) : 0;
+  if ((in.attentions && !FloatsFit({m_.num_layers, in.batch, m_.num_heads, in.len, seq_k})) ||
+      !FloatsFit({at_once, std::max({m_.d_model, 2 * m_.d_ff, QueryWidth(m_)})}) ||
+      !FloatsFit({logit_rows, m_.vocab_size}) ||
+      (in.hidden_states && !FloatsFit({m_.num_layers + 1, rows, m_.d_model}))) {
     return Status::kTooLarge;
   }
   for (int64_t r = 0; r < rows; ++r) {
@@ -435,6 +454,13 @@ bool PretrainedModel::LongRope(const ModelInput& in) const {
 Status PretrainedModel::Forward(const ModelInput& in) {
   const Status checked = CheckInput(in);
   if (checked != Status::kOk) return checked;
+  // longrope's factors follow the whole call's last position, in chunks too.
+  const bool long_rope = LongRope(in);
+  return Chunked(in) ? ForwardInChunks(in, long_rope) : ForwardRows(in, long_rope);
+}
+
+// One checked call's rows at once: embeddings, blocks, final norm, LM head.
+Status PretrainedModel::ForwardRows(const ModelInput& in, bool long_rope) {
   const int d = m_.d_model;
   const uint64_t rows = static_cast<uint64_t>(in.batch) * in.len;
   const uint64_t layer_floats = rows * d;
@@ -457,7 +483,6 @@ Status PretrainedModel::Forward(const ModelInput& in) {
       std::memcpy(hidden_.data() + slot * layer_floats, x, sizeof(float) * layer_floats);
   };
   keep(0);
-  const bool long_rope = LongRope(in);
   for (int l = 0; l < m_.num_layers; ++l) {
     float* maps = in.attentions ? attn_.data() + l * map_floats : nullptr;
     const Status status = Block(l, in, long_rope, x, maps);
@@ -481,22 +506,25 @@ void PretrainedModel::ReleaseOutputs() {
 }
 
 uint64_t PretrainedModel::ForwardBytes(const ModelInput& in) const {
-  const uint64_t rows = static_cast<uint64_t>(in.batch) * in.len;
+  // In chunks, the activations of one chunk (the last attends over the most keys), and its
+  // ids, positions and token types gathered.
+  const int len = LenAtOnce(in);
+  const uint64_t rows = static_cast<uint64_t>(in.batch) * len;
   const uint64_t layer_floats = rows * m_.d_model;
   const uint64_t map_floats = static_cast<uint64_t>(in.batch) * m_.num_heads * in.len * SeqK(in);
-  uint64_t floats = 3 * layer_floats;
+  uint64_t floats = 3 * layer_floats + (Chunked(in) ? 3 * rows : 0);
   if (in.hidden_states) floats += layer_floats * (m_.num_layers + 1);
   if (in.attentions) floats += map_floats * m_.num_layers;
   if (in.logits && m_.lm_head) floats += (in.last_logits_only ? in.batch : rows) * m_.vocab_size;
   if (in.keep_qk_layer >= 0) floats += rows * (QueryWidth(m_) + KvWidth(m_));
   // A block's own scratch at its peak: the attention's or the feed-forward network's.
   SelfAttentionCall c;
-  c.batch = in.batch, c.len = in.len, c.d_model = m_.d_model;
+  c.batch = in.batch, c.len = len, c.d_model = m_.d_model;
   c.num_heads = m_.num_heads, c.num_kv_heads = m_.num_kv_heads, c.head_dim = m_.head_dim;
   LayerCache cache;  // its storage is what the scratch depends on
   cache.storage = cache_storage_;
   c.cache = in.use_cache ? &cache : nullptr;
-  c.past = cache_length_, c.capacity = cache_capacity_;
+  c.past = cache_length_ + in.len - len, c.capacity = cache_capacity_;
   c.attention_weights = in.attentions ? const_cast<float*>(params_.data()) : nullptr;  // likewise
   const uint64_t ffn =
       m_.gated_ffn ? sizeof(float) * 2 * rows * m_.d_ff

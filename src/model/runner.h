@@ -4,8 +4,10 @@
 // buffer, the matrices packed as panels once, when loaded (SetWeight); a forward pass packs
 // nothing. For generation a key/value cache holds every layer's keys and values: a call with
 // `use_cache` appends its tokens' and attends over all of them. The cache stores float32, or
-// bfloat16 / float16 at half the bytes (rounded when appended, widened exactly when read; the
-// rule in self_attention.h).
+// bfloat16 / float16 at half the bytes, or q8_0 at 34 bytes per 32 (rounded when appended,
+// read back exactly as stored; the rule in self_attention.h). A call with the cache runs its tokens in chunks of
+// kPrefillChunk positions (runner_chunks.cc), so a prompt's activations take the same memory
+// at any length and nothing proportional to T² or T × V is made unless the call asks for it.
 //
 // Shapes: B sequences of T tokens (right-padded; lengths give the real ones), rows = B·T,
 // d = d_model, H = num_heads, V = vocab_size.
@@ -60,6 +62,12 @@ struct LayerSpec {
   RotarySpec rotary;
 };
 
+// Positions per sequence a cached call runs at once: a longer call runs in chunks of this
+// many, each appended to the cache before the next attends over it (llama.cpp's ubatch), when
+// it keeps nothing per position (hidden states, attention maps, queries and keys, or logits
+// of every row). Then output() holds the last chunk's rows only.
+constexpr int kPrefillChunk = 512;
+
 struct ModelInput {
   const int32_t* ids = nullptr;          // [B, T], each in [0, V)
   const int32_t* positions = nullptr;    // [B, T], each in [0, max_positions) (if any table)
@@ -108,7 +116,8 @@ class PretrainedModel {
   // A key/value cache for `batch` sequences of up to `capacity` tokens, emptied, its elements
   // stored as `storage`. False when its bytes pass kMaxBufferBytes or memory runs out (the
   // model keeps no cache then).
-  //   keys, values: [num_layers, batch, capacity, num_kv_heads · head_dim] each
+  //   keys, values: [num_layers, batch, capacity, num_kv_heads · head_dim] each (q8_0: each
+  //   row in KvRowBytes bytes)
   [[nodiscard]] bool ReserveCache(int batch, int capacity, KvStorage storage = KvStorage::kFloat32);
   void DropCache();  // frees it
   int cache_length() const { return cache_length_; }
@@ -119,12 +128,14 @@ class PretrainedModel {
   // Forgets the last `count` cached positions (count <= cache_length()).
   void TruncateCache(int length) { cache_length_ = length; }
 
-  // Runs the model; the outputs below are then valid until the next call.
+  // Runs the model; the outputs below are then valid until the next call. A call refused
+  // midway (kOutOfMemory) in chunks leaves the chunks that ran in the cache.
   Status Forward(const ModelInput& input);
   // [num_layers + 1, rows, d]: the embeddings, then each block's output; the last is after
   // the final norm when there is one (as Hugging Face reports them).
   const float* hidden_states() const { return hidden_.data(); }
-  const float* output() const { return output_; }  // [rows, d] the last hidden state
+  // [rows, d] the last hidden state (in chunks: [B, the last chunk's T, d])
+  const float* output() const { return output_; }
   // [num_layers, B, H, T, S] with S = T, or past + T with the cache
   const float* attentions() const { return attn_.data(); }
   // [rows, V], or [B, V] with last_logits_only
@@ -142,6 +153,11 @@ class PretrainedModel {
 
  private:
   Status CheckInput(const ModelInput& input) const;
+  // Whether a call runs in chunks of kPrefillChunk positions, and its positions at once.
+  bool Chunked(const ModelInput& input) const;
+  int LenAtOnce(const ModelInput& input) const;
+  Status ForwardInChunks(const ModelInput& input, bool long_rope);
+  Status ForwardRows(const ModelInput& input, bool long_rope);
   void ResolveWeights();
   bool LongRope(const ModelInput& input) const;
   void Embed(const ModelInput& input, float* x) const;
@@ -167,6 +183,7 @@ class PretrainedModel {
   // The layer caches' memory, [num_layers, batch, capacity, kv]: float32, or halves.
   Buffer<float> cache_k_, cache_v_;
   Buffer<uint16_t> cache_k16_, cache_v16_;
+  Buffer<uint8_t> cache_kq_, cache_vq_;  // q8_0: [num_layers, batch, capacity, row bytes]
   KvStorage cache_storage_ = KvStorage::kFloat32;
   bool any_quantized_ = false;  // some entry is quantized blocks (its products need scratch)
   uint64_t cache_bytes_ = 0;

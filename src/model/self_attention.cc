@@ -67,6 +67,18 @@ struct Sizes {
   int rows, head_dim, qw, kv, group, seq_k, key_rows;
 };
 
+bool Q8Cache(const SelfAttentionCall& c) {
+  return c.cache != nullptr && c.cache->storage == KvStorage::kQ8_0;
+}
+
+// Whether attention reads a q8_0 cache where it lies: when its rows are whole blocks
+// (kv a multiple of 32, as every real model's is); else the rows a call reads are
+// dequantized into scratch first (ReadQ8Cache).
+bool Q8InPlace(const SelfAttentionCall& c) {
+  return Q8Cache(c) && c.num_kv_heads * c.head_dim % kKvQ8Block == 0;
+}
+bool Q8Scratch(const SelfAttentionCall& c) { return Q8Cache(c) && !Q8InPlace(c); }
+
 Sizes SizesOf(const SelfAttentionCall& c) {
   Sizes s;
   s.rows = c.batch * c.len;
@@ -75,20 +87,28 @@ Sizes SizesOf(const SelfAttentionCall& c) {
   s.kv = c.num_kv_heads * s.head_dim;
   s.group = c.num_heads / c.num_kv_heads;
   s.seq_k = c.cache != nullptr ? c.past + c.len : c.len;
-  s.key_rows = c.cache != nullptr ? c.capacity : c.len;  // rows per sequence in k/v
+  // Rows per sequence in the k and v attention reads: the cache's, or a q8_0 cache's read rows.
+  s.key_rows = c.cache == nullptr ? c.len : Q8Scratch(c) ? s.seq_k : c.capacity;
   return s;
 }
 
 // Appends the new keys and values of each sequence at position `past` of the cache, rounded
-// to a half cache's storage.   k_new, v_new: [rows, kv]
+// to a half or q8_0 cache's storage.   k_new, v_new: [rows, kv]
 void AppendToCache(const SelfAttentionCall& c, const Sizes& s, const float* k_new,
                    const float* v_new) {
   const LayerCache& cache = *c.cache;
+  const size_t row_bytes = KvRowBytes(KvStorage::kQ8_0, s.kv);
   for (int b = 0; b < c.batch; ++b) {
     const size_t to = (static_cast<size_t>(b) * c.capacity + c.past) * s.kv;
     const size_t from = static_cast<size_t>(b) * c.len * s.kv;
-    const int count = c.len * s.kv;  // < 2^31: the cache's bytes were checked
-    if (cache.storage == KvStorage::kFloat32) {
+    const int count = c.len * s.kv;           // < 2^31: the cache's bytes were checked
+    if (cache.storage == KvStorage::kQ8_0) {  // row by row: blocks do not cross rows
+      for (int t = 0; t < c.len; ++t) {
+        const size_t at = (static_cast<size_t>(b) * c.capacity + c.past + t) * row_bytes;
+        QuantizeKvRow(k_new + from + static_cast<size_t>(t) * s.kv, s.kv, cache.kq + at);
+        QuantizeKvRow(v_new + from + static_cast<size_t>(t) * s.kv, s.kv, cache.vq + at);
+      }
+    } else if (cache.storage == KvStorage::kFloat32) {
       std::memcpy(cache.k + to, k_new + from, sizeof(float) * count);
       std::memcpy(cache.v + to, v_new + from, sizeof(float) * count);
     } else {
@@ -96,6 +116,26 @@ void AppendToCache(const SelfAttentionCall& c, const Sizes& s, const float* k_ne
       NarrowRow(v_new + from, count, cache.storage, cache.v16 + to);
     }
   }
+}
+
+// The first seq_k rows of each sequence of a q8_0 cache, dequantized for attention to read
+// (the new rows included: every call reads the rounded keys and values alike).
+//   k, v: [batch, seq_k, kv]
+bool ReadQ8Cache(const SelfAttentionCall& c, const Sizes& s, Buffer<float>& k, Buffer<float>& v) {
+  if (!k.Resize(static_cast<uint64_t>(c.batch) * s.seq_k * s.kv) ||
+      !v.Resize(static_cast<uint64_t>(c.batch) * s.seq_k * s.kv)) {
+    return false;
+  }
+  const size_t row_bytes = KvRowBytes(KvStorage::kQ8_0, s.kv);
+  for (int b = 0; b < c.batch; ++b) {
+    for (int t = 0; t < s.seq_k; ++t) {
+      const size_t from = (static_cast<size_t>(b) * c.capacity + t) * row_bytes;
+      const size_t to = (static_cast<size_t>(b) * s.seq_k + t) * s.kv;
+      DequantizeKvRow(c.cache->kq + from, s.kv, k.data() + to);
+      DequantizeKvRow(c.cache->vq + from, s.kv, v.data() + to);
+    }
+  }
+  return true;
 }
 
 // Each head of x normalised on its own (an RMS norm over head_dim columns), in place.
@@ -141,9 +181,14 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   //    it, so a half cache's new keys and values are the rounded ones too).
   AttentionRequest a;
   a.k = k_new.data(), a.v = v_new.data();
-  if (c.cache != nullptr) {
-    AppendToCache(c, s, k_new.data(), v_new.data());
+  Buffer<float> k_read, v_read;  // a q8_0 cache's rows, dequantized
+  if (c.cache != nullptr) AppendToCache(c, s, k_new.data(), v_new.data());
+  if (Q8Scratch(c)) {
+    if (!ReadQ8Cache(c, s, k_read, v_read)) return Status::kOutOfMemory;
+    a.k = k_read.data(), a.v = v_read.data();
+  } else if (c.cache != nullptr) {
     a.kv_storage = c.cache->storage;
+    a.kq = c.cache->kq, a.vq = c.cache->vq;
     a.k = c.cache->k, a.v = c.cache->v;
     a.k16 = c.cache->k16, a.v16 = c.cache->v16;
   }
@@ -201,9 +246,10 @@ uint64_t SelfAttentionScratchBytes(const SelfAttentionCall& c) {
   const uint64_t entries = static_cast<uint64_t>(c.batch) * c.num_heads * (kEntryColumns + 1);
   AttentionRequest a;
   a.batch = 1, a.seq_q = c.len, a.seq_k = s.seq_k, a.head_dim = a.value_dim = s.head_dim;
-  if (c.cache != nullptr) a.kv_storage = c.cache->storage;
+  if (c.cache != nullptr && !Q8Scratch(c)) a.kv_storage = c.cache->storage;
   a.weights = c.attention_weights;
-  return sizeof(float) * (rows * (2 * s.qw + 2 * s.kv) + entries) + AttentionScratchBytes(a);
+  const uint64_t read = Q8Scratch(c) ? 2 * static_cast<uint64_t>(c.batch) * s.seq_k * s.kv : 0;
+  return sizeof(float) * (rows * (2 * s.qw + 2 * s.kv) + entries + read) + AttentionScratchBytes(a);
 }
 
 }  // namespace attn

@@ -9,11 +9,14 @@
 // with a cache of `past` tokens the new queries see past + T keys, bottom-right causal
 // (query t sits at position past + t).
 //
-// A cache stores float32, bfloat16 or float16 (LayerCache::storage). With a half cache the new
-// keys and values are rounded (to nearest even) as they are appended, and attention reads
-// every key and value from the cache, the new ones included: a call sees exactly the numbers
-// the later calls will see, so a prompt run through the cache in one call, or token by token,
-// gives the same keys and values (each rounded once). keep_k holds the keys before rounding.
+// A cache stores float32, bfloat16, float16 or q8_0 (LayerCache::storage). With a half or q8_0
+// cache the new keys and values are rounded (halves to nearest even, q8_0 by blocks of 32 of a
+// row) as they are appended, and attention reads every key and value from the cache, the new
+// ones included: a call sees exactly the numbers the later calls will see, so a prompt run
+// through the cache in one call, in chunks, or token by token, gives the same keys and values
+// (each rounded once). keep_k holds the keys before rounding. Attention reads a q8_0 cache's
+// blocks where they lie when its rows are whole blocks (kv a multiple of 32); else the rows a
+// call attends over are dequantized into float32 scratch first.
 #ifndef ATTENTION_WASM_SRC_MODEL_SELF_ATTENTION_H_
 #define ATTENTION_WASM_SRC_MODEL_SELF_ATTENTION_H_
 
@@ -69,12 +72,15 @@ double RotaryFrequency(const RotarySpec& spec, int i);
 
 // One layer's cache (a view; the runner owns the memory): keys and values of every position
 // so far.   k, v (float32) or k16, v16 (bfloat16/float16): [batch, capacity, kv]
+//   kq, vq (q8_0): [batch, capacity, KvRowBytes(kQ8_0, kv)] bytes
 struct LayerCache {
   KvStorage storage = KvStorage::kFloat32;
   float* k = nullptr;
   float* v = nullptr;
   uint16_t* k16 = nullptr;
   uint16_t* v16 = nullptr;
+  uint8_t* kq = nullptr;
+  uint8_t* vq = nullptr;
 };
 
 struct SelfAttentionCall {

@@ -459,14 +459,14 @@ void PretrainedRunnerUnderSanitizers(std::mt19937& rng) {
     // 2. The same first sequence through the cache: 4 tokens (the fused path), then one at a
     //    time (the step-by-step path); a float32 cache, then bfloat16 and float16 ones (half
     //    the bytes; their logits near the float32 cache's, but not equal: the keys and values
-    //    were rounded).
+    //    were rounded), and a q8_0 one (34 bytes per 32).
     std::vector<float> cached_f32(11);
-    for (const attn::KvStorage storage :
-         {attn::KvStorage::kFloat32, attn::KvStorage::kBfloat16, attn::KvStorage::kFloat16}) {
+    for (const attn::KvStorage storage : {attn::KvStorage::kFloat32, attn::KvStorage::kBfloat16,
+                                          attn::KvStorage::kFloat16, attn::KvStorage::kQ8_0}) {
       const int s = static_cast<int>(storage);
       Expect(model.ReserveCache(1, T, storage), "reserve cache", kind, s, 0);
       Expect(model.cache_bytes() ==
-                 2ull * m.num_layers * T * attn::KvWidth(m) * attn::KvElementBytes(storage),
+                 2ull * m.num_layers * T * attn::KvRowBytes(storage, attn::KvWidth(m)),
              "cache bytes", kind, s, static_cast<int>(model.cache_bytes()));
       for (int start = 0; start < T;) {
         const int len = start == 0 ? 4 : 1;
@@ -485,10 +485,11 @@ void PretrainedRunnerUnderSanitizers(std::mt19937& rng) {
         if (storage == attn::KvStorage::kFloat32) cached_f32[v] = logits[v];
         differs = differs || logits[v] != cached_f32[v];
       }
-      // bfloat16 keeps 8 significant bits, float16 11: relative errors 2^-9, 2^-12 per value.
-      const double bound = storage == attn::KvStorage::kFloat32    ? 1e-4
-                           : storage == attn::KvStorage::kBfloat16 ? 3e-2
-                                                                   : 4e-3;
+      // bfloat16 keeps 8 significant bits, float16 11: relative errors 2^-9, 2^-12 per value;
+      // q8_0 half a step of max|x| / 127 per value.
+      const double bound = storage == attn::KvStorage::kFloat32   ? 1e-4
+                           : storage == attn::KvStorage::kFloat16 ? 4e-3
+                                                                  : 3e-2;
       Expect(worst <= bound, "cached = full", kind, s, static_cast<int>(worst * 1e6));
       Expect(differs == (storage != attn::KvStorage::kFloat32), "half cache rounds", kind, s, 0);
       std::printf("runner kind %d, kv storage %d: cached vs full logits, max relative %.2e\n", kind,
@@ -499,6 +500,34 @@ void PretrainedRunnerUnderSanitizers(std::mt19937& rng) {
       Expect(model.Forward(over) == attn::Status::kBadArgument, "cache full", kind, s, 0);
       model.DropCache();
       Expect(model.cache_bytes() == 0, "dropped cache", kind, s, 0);
+    }
+    // 3. A cached call past one chunk (kPrefillChunk), a batch of two, every layer kind (a
+    //    window, longrope's long factors for the whole call): its last logits equal the same
+    //    call made whole (asking for the hidden states keeps it in one piece).
+    if (llama) {
+      const int L = attn::kPrefillChunk + 9;
+      std::vector<int32_t> long_ids(2 * L), long_positions(2 * L);
+      for (int r = 0; r < 2 * L; ++r) {
+        long_ids[r] = static_cast<int32_t>(rng() % 11), long_positions[r] = r % L;
+      }
+      std::vector<float> whole;
+      for (const bool chunked : {false, true}) {
+        Expect(model.ReserveCache(2, L, attn::KvStorage::kFloat32), "reserve long", kind, 0, 0);
+        attn::ModelInput call;
+        call.ids = long_ids.data(), call.positions = long_positions.data();
+        call.batch = 2, call.len = L, call.use_cache = true, call.last_logits_only = true;
+        call.hidden_states = !chunked;
+        Expect(model.Forward(call) == attn::Status::kOk, "long cached forward", kind, chunked, 0);
+        Expect(model.cache_length() == L, "long cache length", kind, chunked, model.cache_length());
+        const float* logits = model.logits();
+        if (!chunked) whole.assign(logits, logits + 22);
+        for (int v = 0; v < 22 && chunked; ++v) {
+          Expect(std::fabs(logits[v] - whole[v]) <= 1e-4f * (1 + std::fabs(whole[v])),
+                 "chunks = whole", kind, v, 0);
+        }
+        model.DropCache();
+        model.ReleaseOutputs();
+      }
     }
     // A cache past kMaxBufferBytes is refused before anything is allocated, in any storage.
     for (const attn::KvStorage storage : {attn::KvStorage::kFloat32, attn::KvStorage::kFloat16}) {
@@ -590,6 +619,54 @@ void HalfKeysMatchWidened(std::mt19937& rng, int seq_q, int seq_k, int head_dim,
              head_dim * 10 + stepwise);
     }
   }
+}
+
+// Attention over q8_0 keys and values read in place (rows of whole blocks, heads starting
+// anywhere in a block, so four columns may straddle two) equals attention over the same rows
+// dequantized by DequantizeKvRow, bit for bit, on both paths.
+void Q8KeysMatchDequantized(std::mt19937& rng, int seq_q, int seq_k, int head_dim, int col0) {
+  const int width = 64;  // a cache row of 2 blocks; the head is columns col0 .. col0 + head_dim
+  const int row_bytes = static_cast<int>(attn::KvRowBytes(attn::KvStorage::kQ8_0, width));
+  std::vector<float> q = Random(rng, static_cast<size_t>(seq_q) * head_dim);
+  std::vector<float> kv = Random(rng, static_cast<size_t>(seq_k) * width * 2);  // keys, values
+  std::vector<uint8_t> blocks(static_cast<size_t>(seq_k) * 2 * row_bytes);
+  std::vector<float> dequantized(kv.size());
+  for (int row = 0; row < 2 * seq_k; ++row) {
+    attn::QuantizeKvRow(kv.data() + static_cast<size_t>(row) * width, width,
+                        blocks.data() + static_cast<size_t>(row) * row_bytes);
+    attn::DequantizeKvRow(blocks.data() + static_cast<size_t>(row) * row_bytes, width,
+                          dequantized.data() + static_cast<size_t>(row) * width);
+  }
+  const size_t v_at = static_cast<size_t>(seq_k) * width;  // values after the keys (elements)
+  const int32_t entries[attn::kEntryColumns] = {0, col0, col0, 0, seq_k, seq_k - seq_q};
+  for (const bool stepwise : {false, true}) {
+    std::vector<float> from_floats(static_cast<size_t>(seq_q) * head_dim, -7.0f);
+    std::vector<float> from_blocks(from_floats.size(), -5.0f);
+    std::vector<float> weights(static_cast<size_t>(seq_q) * seq_k + 1);
+    attn::AttentionRequest r;
+    r.q = q.data(), r.k = dequantized.data(), r.v = dequantized.data() + v_at;
+    r.entries = entries, r.batch = 1, r.seq_q = seq_q, r.seq_k = seq_k;
+    r.head_dim = r.value_dim = head_dim, r.k_stride = r.v_stride = width;
+    r.scale = 0.3f, r.causal = true, r.out = from_floats.data();
+    r.weights = stepwise ? weights.data() : nullptr;
+    Expect(attn::RunAttention(r) == attn::Status::kOk, "float status", seq_q, seq_k, stepwise);
+    r.k = r.v = nullptr;
+    r.kv_storage = attn::KvStorage::kQ8_0, r.kq = blocks.data();
+    r.vq = blocks.data() + static_cast<size_t>(seq_k) * row_bytes;  // element v_at's block
+    r.out = from_blocks.data();
+    Expect(attn::RunAttention(r) == attn::Status::kOk, "q8 status", seq_q, seq_k, stepwise);
+    for (size_t i = 0; i < from_floats.size(); ++i) {
+      Expect(from_blocks[i] == from_floats[i], "q8 = dequantized", seq_q, seq_k,
+             head_dim * 100 + col0 * 2 + stepwise);
+    }
+  }
+  // Rows that are not whole blocks are refused.
+  attn::AttentionRequest bad;
+  std::vector<float> out(static_cast<size_t>(seq_q) * head_dim);
+  bad.q = q.data(), bad.entries = entries, bad.batch = 1, bad.seq_q = seq_q, bad.seq_k = seq_k;
+  bad.head_dim = bad.value_dim = head_dim, bad.k_stride = bad.v_stride = width - 1;
+  bad.kv_storage = attn::KvStorage::kQ8_0, bad.kq = bad.vq = blocks.data(), bad.out = out.data();
+  Expect(attn::RunAttention(bad) == attn::Status::kBadStride, "q8 stride", seq_q, seq_k, 0);
 }
 
 // bfloat16 bits of a float (round to nearest even; the test's values are finite).
@@ -905,6 +982,13 @@ int main() {
       }
     }
   }
+  // Decode rows over key ranges split for the threads (flash-decoding, from 2,048 keys).
+  for (int seq_k : {2047, 2048, 2049, 3100}) {
+    for (int seq_q : {1, 3}) {
+      CompareBothPaths(rng, seq_q, seq_k, 8, 5, seq_q == 3, seq_k % 2 == 1);
+      ++cases;
+    }
+  }
   StridedMultiHead(rng, 2, 9, 12, 3, 3);
   StridedMultiHead(rng, 1, 33, 16, 4, 2);
   for (int rows : {1, 3, 4, 5, 64, 65}) {
@@ -930,6 +1014,11 @@ int main() {
   for (const attn::KvStorage s : {attn::KvStorage::kBfloat16, attn::KvStorage::kFloat16}) {
     for (int seq_k : {1, 7, 9, 33, 65}) {
       for (int dim : {3, 8, 13}) HalfKeysMatchWidened(rng, std::min(seq_k, 5), seq_k, dim, 8, s);
+    }
+  }
+  for (int seq_k : {1, 7, 9, 33, 65}) {
+    for (int dim : {3, 8, 13, 32}) {
+      for (int col0 : {0, 5, 30}) Q8KeysMatchDequantized(rng, std::min(seq_k, 5), seq_k, dim, col0);
     }
   }
   Bf16PanelsMatchFloat32(rng);

@@ -28,7 +28,13 @@ export const GENERATE_OPTIONS = [
   'returnScores',
 ];
 // options.kvDtype → the runner's key/value storage (contract.kvStorages' names).
-export const KV_STORAGES = { float32: 'kFloat32', bfloat16: 'kBfloat16', float16: 'kFloat16' };
+export const KV_STORAGES = { float32: 'kFloat32', bfloat16: 'kBfloat16', float16: 'kFloat16', q8: 'kQ8_0' };
+// Bytes one cached row of `width` keys (or values) takes as options.kvDtype: 4 or 2 a value,
+// or q8's blocks of 32 (a float16 scale and 32 int8 codes: 34 bytes; src/kernels/kv_storage.h).
+export function kvRowBytes(kvDtype, width) {
+  if (kvDtype === 'q8') return Math.ceil(width / 32) * 34;
+  return width * (kvDtype === 'float32' ? 4 : 2);
+}
 
 // generate's first argument is { messages, … } (not a prompt).
 export const isChatRequest = (x) =>
@@ -124,7 +130,7 @@ export function generateOptions(fn, options, { defaults, vocabSize, tokenizer })
   }
   // A string first: hasOwn would read ['float16'] as the key 'float16'.
   if (typeof kvDtype !== 'string' || !Object.hasOwn(KV_STORAGES, kvDtype))
-    throw typeError(fn, `options.kvDtype must be 'float32', 'bfloat16' or 'float16', got ${describe(kvDtype)}`);
+    throw typeError(fn, `options.kvDtype must be 'float32', 'bfloat16', 'float16' or 'q8', got ${describe(kvDtype)}`);
   return {
     maxNewTokens,
     temperature,
@@ -178,6 +184,7 @@ function stopStrings(fn, stop, tokenizer) {
  *   check()                       throws once the model was disposed (caller code ran)
  *   contextLength, ropeScaling    the descriptor's
  *   reserveCache(capacity, kvDtype) → bool, cacheBytes(), truncateCache(), dropCache()
+ *   cacheRefusal(capacity, kvDtype) → why such a cache cannot be had (its bytes, the heap's)
  *   logits(chunk, positions, useCache) → the last token's logits [V] (a Float32Array)
  *   newText(start, ids) → the new ids' text (special tokens skipped), or null: no tokenizer
  * @returns {Promise<{ ids, newIds, stopped, text, cacheBytes, scores?, processedScores? }>}
@@ -194,7 +201,7 @@ export async function generateTokens(fn, model, prompted, o) {
   let cacheBytes = 0;
   try {
     if (o.useCache && !model.reserveCache(capacity, o.kvDtype)) {
-      throw rangeError(fn, `out of wasm memory for the ${o.kvDtype} key/value cache of ${capacity} tokens`);
+      throw rangeError(fn, model.cacheRefusal(capacity, o.kvDtype));
     }
     if (o.useCache) cacheBytes = model.cacheBytes();
     let fed = 0; // tokens already in the cache

@@ -5,10 +5,18 @@ import { typeError, rangeError, describe } from '../errors.js';
 import { checkKeys } from '../checks.js';
 import { HeapScope } from '../heap.js';
 import { tensor as makeTensor } from '../tensor.js';
-import { MemoryPlan, checkBudget } from '../memory.js';
+import { MemoryPlan, checkBudget, heapMaxBytes, formatBytes, TENSOR_MAX_BYTES } from '../memory.js';
 import { generationDefaults } from './generation_config.js';
 import { batchOf, unpadLeft } from './padding.js';
-import { isChatRequest, chatRequest, promptIds, generateOptions, generateTokens, KV_STORAGES } from './generation.js';
+import {
+  isChatRequest,
+  chatRequest,
+  promptIds,
+  generateOptions,
+  generateTokens,
+  KV_STORAGES,
+  kvRowBytes,
+} from './generation.js';
 import { applyChatTemplate } from './chat_template.js';
 import { contractOf } from '../contract.js';
 import { embedTexts } from './embed.js';
@@ -22,11 +30,15 @@ export const STATUS_MESSAGES = {
   kNullPointer: 'a required buffer is missing',
   kBadKeyLength: 'a length is outside [1, T]',
   kBadArgument: 'a token id, position or type is out of range',
-  kTooLarge: 'the batch is too large for the 2 GiB wasm heap',
+  kTooLarge: 'one of its buffers would pass 2 GiB, the most one buffer may hold',
   kOutOfMemory: 'out of wasm memory for the activations',
 };
-// Why the runner refused a forward call with `status`.
-const refusal = (module, status) => STATUS_MESSAGES[contractOf(module).statusNames[status]] ?? `status ${status}`;
+// Why the runner refused a forward call with `status` (a buffer's limit is not the heap's).
+function refusal(module, status) {
+  const name = contractOf(module).statusNames[status];
+  const heap = `the wasm heap holds ${formatBytes(heapMaxBytes(module), true)} in all`;
+  return name === 'kTooLarge' ? `${STATUS_MESSAGES[name]} (${heap})` : (STATUS_MESSAGES[name] ?? `status ${status}`);
+}
 const finalizer = new FinalizationRegistry(({ module, handle }) => module._pretrainedDestroy(handle));
 
 // [B, T, heads, hd] → a tensor [B, heads, T, hd].
@@ -143,9 +155,17 @@ export class PretrainedModel {
     if (this.#handle === 0) throw new Error(`PretrainedModel.${method}: this model was disposed; load it again`);
   }
 
-  // One runner call on checked ids: returns the [rows or B, V] logits (copied out).
+  // One runner call on checked ids: returns the [rows or B, V] logits (copied out). Its
+  // memory (one chunk's activations when the cache takes the ids in chunks) is checked first.
   #logitsOf(fn, ids, positions, T, flags) {
     const module = this.#module;
+    const memory = new MemoryPlan(fn).tensor('token ids', [T]).tensor('positions', [T]);
+    const F = contractOf(module).forwardFlags;
+    const chunk = flags & F.useCache ? Math.min(T, contractOf(module).prefillChunk) : T;
+    memory.scratch(`activations of ${chunk} tokens at once`, () =>
+      module._pretrainedForwardBytes(this.#handle, 1, T, flags),
+    );
+    checkBudget(module, memory);
     const scope = new HeapScope(module, fn);
     try {
       const status = module._pretrainedForward(this.#handle, scope.ints(ids), scope.ints(positions), 0, 0, 1, T, flags);
@@ -170,7 +190,8 @@ export class PretrainedModel {
    *   eosTokenId (an id or ids; the file's or config.json's), stop (strings), seed (0),
    *   onToken({ id, text, index }) (return false to stop), signal (an AbortSignal),
    *   useCache (true), kvDtype ('float32'; 'bfloat16' or 'float16': the key/value cache
-   *   at half the bytes, each key and value rounded once), stopAtEos (true), returnScores (false)
+   *   at half the bytes, each key and value rounded once; 'q8': llama.cpp's q8_0 cache, int8
+   *   blocks of 32 with a float16 scale, 34 bytes per 32), stopAtEos (true), returnScores (false)
    */
   async generate(prompt, options = {}) {
     const fn = 'PretrainedModel.generate';
@@ -231,6 +252,7 @@ export class PretrainedModel {
           contractOf(module).kvStorages[KV_STORAGES[kvDtype]],
         ) === 1,
       cacheBytes: () => module._pretrainedCacheBytes(this.#handle),
+      cacheRefusal: (capacity, kvDtype) => this.#cacheRefusal(capacity, kvDtype),
       truncateCache: () => module._pretrainedTruncateCache(this.#handle, 0),
       dropCache: () => {
         if (this.#handle !== 0) module._pretrainedDropCache(this.#handle);
@@ -241,6 +263,19 @@ export class PretrainedModel {
       newText: (start, ids) =>
         this.tokenizer ? this.tokenizer.decode(ids.slice(start), { skipSpecialTokens: true }) : null,
     };
+  }
+
+  // Why a key/value cache of `capacity` tokens stored as `kvDtype` could not be reserved: its
+  // bytes against one buffer's limit (keys and values are one buffer each) or the heap's room.
+  #cacheRefusal(capacity, kvDtype) {
+    const d = this.descriptor;
+    const each = d.numLayers * capacity * kvRowBytes(kvDtype, d.numKvHeads * d.headDim);
+    const heapMax = heapMaxBytes(this.#module);
+    const cache = `the ${kvDtype} key/value cache of ${capacity} tokens needs ${formatBytes(2 * each)} (keys and values, ${formatBytes(each)} each)`;
+    if (each > TENSOR_MAX_BYTES)
+      return `${cache}; one buffer must stay under 2 GiB (the wasm heap holds ${formatBytes(heapMax, true)} in all)`;
+    const free = heapMax - this.#module._heapBytesInUse();
+    return `${cache}; ${formatBytes(free)} of the ${formatBytes(heapMax, true)} wasm heap are free`;
   }
 
   /**
@@ -425,7 +460,18 @@ export class PretrainedModel {
     const { B, T } = batch;
     const memory = new MemoryPlan(fn).tensor('token ids', [B, T]).tensor('positions', [B, T]).tensor('lengths', [B]);
     if (batch.types) memory.tensor('token types', [B, T]);
-    memory.scratch('activations and outputs', () => this.#module._pretrainedForwardBytes(this.#handle, B, T, flags));
+    // The outputs that grow with T² or T × V by name (a refusal names what does not fit), then
+    // the runner's activations: what it allocates besides them.
+    const d = this.descriptor;
+    const outputs = new MemoryPlan(fn);
+    if (options.attentions) outputs.tensor('attention maps', [d.numLayers, B, d.numHeads, T, T]);
+    if (options.hiddenStates) outputs.tensor('hidden states', [d.numLayers + 1, B, T, d.dModel]);
+    if (flags & F.logits) outputs.tensor('logits', [B, T, d.vocabSize]);
+    memory.blocks.push(...outputs.blocks);
+    memory.scratch(
+      'activations',
+      () => this.#module._pretrainedForwardBytes(this.#handle, B, T, flags) - outputs.bytes,
+    );
     return { batch, flags, wantLogits, memory, options };
   }
 

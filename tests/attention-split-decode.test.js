@@ -1,0 +1,80 @@
+// Flash-decoding (issue 47 item 3): a decode step (at most one tile of query rows) over 2,048
+// keys or more is split into ranges of 1,024 keys, each range of each head one task for the
+// threads, and the ranges' unnormalised outputs merged in order (src/attention.cc,
+// FusedSplitKeys; src/kernels/fused_attention.cc, MergePartials). Checked against the
+// float64 reference around the split's thresholds and boundaries, with causal bottom-right
+// rows, per-sequence key lengths that leave whole ranges empty, a window that starts in a
+// later range, an additive mask with a softcap (the exponent's other factor), NaN in one
+// range's values; and the same bits at 1 and 2 threads.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { init } from 'attention-wasm';
+import { referenceAttention } from './helpers/reference.js';
+import { assertClose, rng, randomTensor } from './helpers/assert.js';
+
+const attn = await init();
+const threaded = await init({ threads: 2 });
+const random = rng(47);
+
+// q [..., rows, hd] in [-2, 2] (peaked weights), k [..., T, hd] in [-2, 2], v [..., T, vd].
+const qkv = (lead, rows, T, hd, vd = hd) => ({
+  q: randomTensor(random, [...lead, rows, hd], -2, 2),
+  k: randomTensor(random, [...lead, T, hd], -2, 2),
+  v: randomTensor(random, [...lead, T, vd]),
+});
+
+function check(label, { q, k, v }, options) {
+  const got = attn.attention(q, k, v, options).output;
+  const want = referenceAttention(q, k, v, options).output;
+  assertClose(got, want, { atol: 2e-5, rtol: 1e-4, label });
+  const two = threaded.attention(q, k, v, options).output;
+  assert.deepEqual(two.data, got.data, `${label}: 2 threads give 1 thread's bits`);
+  return got;
+}
+
+test('decode rows over 2,047 to 5,000 keys (split from 2,048): the float64 reference, the same bits at 2 threads', () => {
+  for (const T of [2047, 2048, 2049, 3073, 5000]) {
+    for (const rows of [1, 3]) {
+      for (const hd of [5, 64]) {
+        const options = { causal: true, causalAlign: 'bottom-right' };
+        check(`T ${T}, ${rows} rows, head_dim ${hd}`, qkv([2], rows, T, hd), options);
+      }
+    }
+  }
+});
+
+test('key lengths leaving whole ranges empty, and a window starting in a later range', () => {
+  const t = qkv([2, 2], 1, 4100, 16);
+  check('key lengths [1500, 4100]', t, { keyLengths: [1500, 4100] });
+  check('key lengths [1, 2049]', t, { keyLengths: [1, 2049] });
+  check('window of 700 keys at the end', t, {
+    causal: true,
+    causalAlign: 'bottom-right',
+    window: { left: 700, right: 0 },
+  });
+});
+
+test('an additive mask blocking a whole range, with a softcap (the unfolded exponent)', () => {
+  const T = 3000;
+  const t = qkv([3], 2, T, 8);
+  const mask = { data: new Float32Array(2 * T), shape: [2, T] };
+  for (let j = 0; j < T; j++) mask.data[j] = mask.data[T + j] = j >= 1024 && j < 2048 ? -Infinity : random(-1, 1);
+  check('mask and softcap 3', t, { mask, softcap: 3 });
+  // A row seeing no key at all gets zeros, not NaN.
+  const none = { data: new Float32Array(2 * T).fill(-Infinity), shape: [2, T] };
+  const out = check('every key blocked', t, { mask: none });
+  assert.ok(out.data.every((x) => x === 0));
+});
+
+test('NaN in one range of values reaches the column of the rows that see it, only those', () => {
+  const T = 2500;
+  const t = qkv([1], 1, T, 4);
+  t.v.data[2100 * 4 + 1] = Number.NaN;
+  const seen = attn.attention(t.q, t.k, t.v).output.data;
+  assert.deepEqual(Array.from(seen, Number.isNaN), [false, true, false, false], 'its column of a row that sees it');
+  const blind = attn.attention(t.q, t.k, t.v, { keyLengths: [2100] }).output.data;
+  assert.ok(
+    blind.every((x) => Number.isFinite(x)),
+    'a row that does not see it',
+  );
+});
