@@ -75,7 +75,7 @@ test('config.json problems: missing, not JSON, unsupported model_type or option,
   await rejects(
     withConfig({ position_embedding_type: 'relative_key' }),
     RangeError,
-    /position_embedding_type 'relative_key' is not supported/,
+    /^loadModel: config.json: position_embedding_type "relative_key" is not supported/,
   );
   await rejects(withConfig({ hidden_size: 30 }), RangeError, /hidden size must divide into the heads/);
   await rejects(

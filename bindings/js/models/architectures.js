@@ -5,6 +5,7 @@
 // follow the Hugging Face modeling code (modeling_<family>.py of transformers).
 import { rangeError } from '../errors.js';
 import { ACTIVATIONS } from './descriptor.js';
+import { checkConfigKeys } from './config_keys.js';
 
 /** The heads a checkpoint can have, from its class name in config.architectures. */
 export const HEADS = ['base', 'masked-lm', 'causal-lm', 'sequence-classification'];
@@ -77,12 +78,6 @@ function labelsOf(config) {
 
 const ARCHITECTURES = {
   bert(fn, c, head, KIND) {
-    if ((c.position_embedding_type ?? 'absolute') !== 'absolute') {
-      throw rangeError(
-        fn,
-        `config.json: position_embedding_type '${c.position_embedding_type}' is not supported (only 'absolute')`,
-      );
-    }
     const d = int(fn, c, 'hidden_size');
     const descriptor = {
       vocabSize: int(fn, c, 'vocab_size'),
@@ -225,10 +220,6 @@ const ARCHITECTURES = {
   },
 
   gpt2(fn, c, head, KIND) {
-    for (const flag of ['scale_attn_by_inverse_layer_idx', 'reorder_and_upcast_attn', 'add_cross_attention']) {
-      if (c[flag]) throw rangeError(fn, `config.json: ${flag} is not supported`);
-    }
-    if (c.scale_attn_weights === false) throw rangeError(fn, 'config.json: scale_attn_weights false is not supported');
     const d = int(fn, c, 'n_embd');
     const descriptor = {
       vocabSize: int(fn, c, 'vocab_size'),
@@ -435,8 +426,6 @@ function decoder(fn, c, head, KIND, family) {
       fn,
       `config.json: num_attention_heads ${heads} must be a multiple of num_key_value_heads ${kvHeads}`,
     );
-  if (c.pretraining_tp != null && c.pretraining_tp !== 1)
-    throw rangeError(fn, 'config.json: pretraining_tp other than 1 is not supported');
   const headDim = headDimOf(fn, c, d, heads, family.headDimFallback);
   const layers = int(fn, c, 'num_hidden_layers');
   const partial = c.partial_rotary_factor ?? 1;
@@ -653,6 +642,7 @@ ARCHITECTURES.gemma3 = (fn, c, head, KIND) => {
   const text = c.text_config;
   if (text === null || typeof text !== 'object' || Array.isArray(text))
     throw rangeError(fn, 'config.json: a gemma3 checkpoint must hold its text model in text_config');
+  checkConfigKeys(fn, 'gemma3_text', text);
   const arch = ARCHITECTURES.gemma3_text(
     fn,
     withRopeParameters(fn, { tie_word_embeddings: c.tie_word_embeddings, ...text }),
@@ -736,6 +726,7 @@ export function architectureOf(fn, config, headOption, KIND) {
   const head = headOption ?? headOf(config);
   if (!HEADS.includes(head))
     throw rangeError(fn, `options.head must be one of ${HEADS.join(', ')}, got ${JSON.stringify(head)}`);
+  checkConfigKeys(fn, modelType, config);
   const { descriptor, names, classifier } = ARCHITECTURES[modelType](fn, withRopeParameters(fn, config), head, KIND);
   if (head === 'causal-lm' && !descriptor.causal)
     throw rangeError(fn, `a ${modelType} checkpoint has no causal-LM head`);
