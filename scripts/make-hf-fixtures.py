@@ -1093,9 +1093,13 @@ def gemma_weights(gen, V, d, L, H, KV, hd, f, qk_norm):
     return w
 
 
-def gemma_forward(W, L, H, KV, hd, eps, scaling, windows, inv_freqs, qk_norm, attn_cap, final_cap):
+def gemma_forward(W, L, H, KV, hd, eps, scaling, windows, inv_freqs, qk_norm, attn_cap, final_cap,
+                  allowed_of=decoder_allowed, prefix="model."):
     """The Gemma 2/3 forward; windows[l] is layer l's sliding window (None: full) and inv_freqs[l]
-    its rotary frequencies (Gemma 3 has one rotary embedding per layer type)."""
+    its rotary frequencies (Gemma 3 has one rotary embedding per layer type). allowed_of(B, T,
+    lengths, window): which keys each query sees (causal by default). prefix: the weights' names
+    start with it ("model." under Gemma*ForCausalLM, "" for a Gemma3TextModel)."""
+    W = {("model." + k[len(prefix):] if k.startswith(prefix) else k): v for k, v in W.items()}
     E = W["model.embed_tokens.weight"]
     normalizer = float(torch.tensor(E.shape[1] ** 0.5, dtype=torch.float32))
 
@@ -1115,7 +1119,7 @@ def gemma_forward(W, L, H, KV, hd, eps, scaling, windows, inv_freqs, qk_norm, at
                 q = gemma_rms_norm(q, W[p + "self_attn.q_norm.weight"], eps)
                 k = gemma_rms_norm(k, W[p + "self_attn.k_norm.weight"], eps)
             o, probs = eager_attention(apply_rope(q, cos, sin), apply_rope(k, cos, sin), v, scaling,
-                                       decoder_allowed(B, T, lengths, windows[l]), attn_cap)
+                                       allowed_of(B, T, lengths, windows[l]), attn_cap)
             x = x + gemma_rms_norm(o @ W[p + "self_attn.o_proj.weight"].T, W[p + "post_attention_layernorm.weight"], eps)
             m = gemma_rms_norm(x, W[p + "pre_feedforward_layernorm.weight"], eps)
             m = (gelu_new(m @ W[p + "mlp.gate_proj.weight"].T) * (m @ W[p + "mlp.up_proj.weight"].T)) @ W[p + "mlp.down_proj.weight"].T
@@ -1215,6 +1219,102 @@ def make_gemma3(name="tiny-gemma3", seed=54):
     write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=0, extra=extra)
 
 
+# ---- EmbeddingGemma (issue 46): Gemma3TextModel with use_bidirectional_attention, as a
+# sentence-transformers folder (Transformer, mean Pooling, Dense, Dense, Normalize) ----
+# configuration_gemma3.py: with use_bidirectional_attention the config's sliding_window becomes
+# sliding_window // 2 + 1 (here 4 → 3). modeling_gemma3.py Gemma3TextModel.forward: the full layers'
+# mask is create_causal_mask with or_mask_function True (every key), the sliding layers' is
+# create_sliding_window_causal_mask or-ed with _bidirectional_window_overlay (|i - j| < window);
+# padded keys stay hidden (the padding mask is and-ed after). No LM head: last_hidden_state is
+# the final norm's output. sentence-transformers' Dense (models/Dense.py): linear (no bias here,
+# as EmbeddingGemma's) then Identity; its weights in <path>/model.safetensors as linear.weight.
+def bidirectional_allowed(B, T, lengths, window=None):
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    allowed = torch.ones(T, T, dtype=torch.bool) if window is None else (i - j).abs() < window
+    allowed = allowed[None, None].repeat(B, 1, 1, 1)
+    for b in range(B):
+        allowed[b, :, :, lengths[b]:] = False
+    return allowed
+
+
+def make_embeddinggemma(name="tiny-embeddinggemma", seed=56):
+    gen = torch.Generator().manual_seed(seed)
+    tokenizer, encode, vocab = sentencepiece_bpe_tokenizer(CORPUS, 60)
+    V, d, L, H, KV, hd, f, eps = len(vocab), 32, 3, 4, 2, 16, 48, 1e-6
+    config_window, scalar, pattern, wide = 4, 16, 3, 64
+    window = config_window // 2 + 1
+    theta, local_theta = 1000000.0, 10000.0
+    layer_types = ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(L)]
+    cfg = {"architectures": ["Gemma3TextModel"], "model_type": "gemma3_text", "vocab_size": V, "hidden_size": d,
+           "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "num_key_value_heads": KV,
+           "head_dim": hd, "hidden_activation": "gelu_pytorch_tanh", "max_position_embeddings": 64,
+           "rms_norm_eps": eps, "rope_theta": theta, "rope_local_base_freq": local_theta, "rope_scaling": None,
+           "attention_bias": False, "attention_dropout": 0.0, "query_pre_attn_scalar": scalar,
+           "sliding_window": config_window, "layer_types": layer_types, "use_bidirectional_attention": True,
+           "attn_logit_softcapping": None, "final_logit_softcapping": None, "use_cache": True,
+           "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, "torch_dtype": "float32"}
+    w = {k[len("model."):]: v for k, v in gemma_weights(gen, V, d, L, H, KV, hd, f, qk_norm=True).items()}
+    dense = [rand(gen, wide, d), rand(gen, d, wide)]  # [out, in] each
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    D = [stored(m, "F32") for m in dense]
+    windows = [window if t == "sliding_attention" else None for t in layer_types]
+    local, glob = llama_inv_freq(local_theta, hd, None), llama_inv_freq(theta, hd, None)
+    inv_freqs = [local if t == "sliding_attention" else glob for t in layer_types]
+    model = lambda allowed_of, wins: gemma_forward(W, L, H, KV, hd, eps, scalar ** -0.5, wins, inv_freqs, True, None,
+                                                   None, allowed_of, prefix="")
+    forward = model(bidirectional_allowed, windows)
+
+    def embed(texts):  # Transformer → mean Pooling → Dense → Dense → Normalize: [B, d]
+        ids, lengths = pad_batch([encode(t.strip()) for t in texts], 0)
+        mask = torch.tensor([[1 if t < n else 0 for t in range(len(ids[0]))] for n in lengths])
+        with torch.no_grad():
+            x = st_pool(forward(ids, lengths)["hidden"][-1], mask, ["mean"])
+            return st_normalize(x @ D[0].T @ D[1].T)
+
+    ids = [encode(TEXTS[1])]
+    with torch.no_grad():
+        h = forward(ids, [len(ids[0])])["hidden"][-1]
+        print_difference("causal (as a loader that ignores the flag)", h,
+                         model(decoder_allowed, windows)(ids, [len(ids[0])])["hidden"][-1])
+        print_difference("the config's window unhalved", h,
+                         model(bidirectional_allowed, [config_window if x else None for x in windows])(ids, [len(ids[0])])["hidden"][-1])
+    folder = os.path.join(OUT, name)
+    os.makedirs(folder, exist_ok=True)
+    write_json(os.path.join(folder, "config.json"), cfg)
+    write_json(os.path.join(folder, "tokenizer.json"), tokenizer)
+    write_json(os.path.join(folder, "tokenizer_config.json"), {"model_max_length": 64, "clean_up_tokenization_spaces": False})
+    save_safetensors(os.path.join(folder, "model.safetensors"), w, "F32", {"format": "pt"})
+    write_json(os.path.join(folder, "modules.json"), [
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"},
+        {"idx": 3, "name": "3", "path": "3_Dense", "type": "sentence_transformers.models.Dense"},
+        {"idx": 4, "name": "4", "path": "4_Normalize", "type": "sentence_transformers.models.Normalize"}])
+    os.makedirs(os.path.join(folder, "1_Pooling"), exist_ok=True)
+    write_json(os.path.join(folder, "1_Pooling", "config.json"),
+               {"word_embedding_dimension": d, **{ST_KEYS[m]: m == "mean" for m in ST_MODES}, "include_prompt": True})
+    for k, m in enumerate(dense):
+        sub = os.path.join(folder, "%d_Dense" % (k + 2))
+        os.makedirs(sub, exist_ok=True)
+        write_json(os.path.join(sub, "config.json"), {"in_features": m.shape[1], "out_features": m.shape[0], "bias": False,
+                                                      "activation_function": "torch.nn.modules.linear.Identity"})
+        save_safetensors(os.path.join(sub, "model.safetensors"), {"linear.weight": m}, "F32")
+    write_json(os.path.join(folder, "sentence_bert_config.json"), {"max_seq_length": 64, "do_lower_case": False})
+    tensor = lambda t: {"shape": list(t.shape), "data": flat(t)}
+    encoded = {t: encode(t) for t in TEXTS}
+    cases = []
+    for texts in [TEXTS[:1], TEXTS[1:3]]:
+        ids, lengths = pad_batch([encoded[t] for t in texts], 0)
+        with torch.no_grad():
+            r = forward(ids, lengths)
+        cases.append({"texts": texts, "ids": ids, "lengths": lengths, "hidden_states": [tensor(x) for x in r["hidden"]],
+                      "attentions": [tensor(a) for a in r["attn"]]})
+    reference = {"tokens": encoded, "cases": cases, "window": window,
+                 "embeddings": {"texts": TEXTS, "single": [tensor(embed([t])) for t in TEXTS], "batch": tensor(embed(TEXTS))}}
+    write_json(os.path.join(folder, "reference.json"), reference)
+    print(name, os.path.getsize(os.path.join(folder, "model.safetensors")), "bytes of weights")
+
+
 # ---- Phi-3 (modeling_phi3.py: Phi3ForCausalLM), shaped like Phi-4-mini ----
 # Fused qkv_proj (rows: the H query heads, then the KV key heads, then the KV value heads) and fused
 # gate_up_proj (output chunked in two: gate first, then up; up · silu(gate)). partial_rotary_factor:
@@ -1297,7 +1397,7 @@ def make_phi3(name="tiny-phi3", seed=55):
 
 
 FAMILIES = {"tiny-qwen2": make_qwen2, "tiny-qwen3": make_qwen3, "tiny-gemma2": make_gemma2,
-            "tiny-gemma3": make_gemma3, "tiny-phi3": make_phi3}
+            "tiny-gemma3": make_gemma3, "tiny-phi3": make_phi3, "tiny-embeddinggemma": make_embeddinggemma}
 
 
 # Llama 3.1's rope_scaling shape, sized so that this model's 4 frequencies (wavelengths 6.3, 63,

@@ -46,6 +46,7 @@ const FIXTURES = [
   'tiny-gemma3',
   'gemma3',
   'tiny-phi3',
+  'tiny-embeddinggemma',
 ];
 const configOf = (name) => {
   // gemma3: the multimodal wrapper of tiny-gemma3's text model (tests/pretrained-families.test.js loads it).

@@ -82,7 +82,8 @@ struct ModelDescriptor {
   // rope_local_base_freq); 0: the same rotary embedding on every layer.
   double local_rotary_base = 0.0;
   // Per layer: > 0 a sliding window, query i seeing keys j > i − window only (with the
-  // causal rule: Mistral, Gemma's local layers); 0 every earlier key.   [num_layers]
+  // causal rule: Mistral, Gemma's local layers; without it also j < i + window only:
+  // EmbeddingGemma's bidirectional |i − j| < window); 0 every key the causal rule leaves.   [num_layers]
   std::array<int32_t, kMaxLayers> layer_windows{};
   // How every matrix is stored: float32 panels; bfloat16 panels (a bfloat16 checkpoint's
   // values kept in half the bytes; the products widen them exactly, see kernels/matmul.h

@@ -187,6 +187,7 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   a.softcap = c.softcap;
   a.causal = c.causal;
   a.window_left = c.window_left;  // around the same diagonal (past + t with a cache)
+  a.window_right = c.causal ? -1 : c.window_left;  // bidirectional: the same on both sides
   a.out = concat.data();
   a.weights = c.attention_weights;
   const Status status = RunAttention(a);

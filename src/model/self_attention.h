@@ -92,6 +92,7 @@ struct SelfAttentionCall {
   float norm_eps = 0.0f;  // the q/k norms' (with AttentionWeights::q_norm)
   bool causal = false;
   int window_left = -1;  // >= 0: a query sees at most this many keys before its own; -1: all
+                         // (not causal: as many after it too, EmbeddingGemma's |i - j| < window)
   RotarySpec rotary;
   const LayerCache* cache = nullptr;  // null: no cache; else append at `past`
   int past = 0;

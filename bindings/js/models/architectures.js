@@ -455,7 +455,7 @@ function decoder(fn, c, head, KIND, family) {
     postNorms: family.postNorms === true,
     embeddingNorm: false,
     finalNorm: true,
-    causal: true,
+    causal: family.causal ?? true,
     qkvBias: family.qkvBias,
     outBias: family.outBias,
     qkNorm: family.qkNorm === true,
@@ -612,9 +612,19 @@ ARCHITECTURES.gemma2 = (fn, c, head, KIND) =>
 // Gemma 3 text (modeling_gemma3.py, Gemma3ForCausalLM): Gemma 2's layers without the softcaps
 // (unless set) and with (1 + w) q/k norms; five sliding layers to each global one by default
 // (sliding_window_pattern 6); sliding layers turn by rope_local_base_freq, unscaled, global
-// ones by rope_theta with rope_scaling.
+// ones by rope_theta with rope_scaling. use_bidirectional_attention (EmbeddingGemma,
+// Gemma3TextModel): no causal rule; a global layer sees every key, a sliding one the keys j with
+// |i - j| < sliding_window // 2 + 1 (configuration_gemma3.py halves the window, and
+// _bidirectional_window_overlay opens it on both sides).
 ARCHITECTURES.gemma3_text = (fn, c, head, KIND) => {
   const pattern = int(fn, c, 'sliding_window_pattern', 6);
+  const bidirectional = c.use_bidirectional_attention ?? false;
+  if (typeof bidirectional !== 'boolean')
+    throw rangeError(
+      fn,
+      `config.json: use_bidirectional_attention must be true or false, got ${JSON.stringify(bidirectional)}`,
+    );
+  const window = windowOf(fn, { sliding_window: 4096, ...c });
   return decoder(
     fn,
     { ...c, rope_theta: c.rope_theta ?? 1000000 },
@@ -622,13 +632,14 @@ ARCHITECTURES.gemma3_text = (fn, c, head, KIND) => {
     KIND,
     gemma(fn, c, {
       qkNorm: true,
+      causal: !bidirectional,
       localRotaryBase: positiveFloat(fn, c, 'rope_local_base_freq', 10000),
       layerWindows: (layers) =>
         layerWindowsOf(
           fn,
           c,
           layers,
-          windowOf(fn, { sliding_window: 4096, ...c }),
+          bidirectional && window > 0 ? Math.floor(window / 2) + 1 : window,
           Array.from({ length: layers }, (_, i) => ((i + 1) % pattern ? 'sliding_attention' : 'full_attention')),
         ),
     }),

@@ -174,13 +174,8 @@ export const CONFIG_KEYS = {
   }),
   gemma2: decoderKeys({ read: GEMMA_READ, harmless: GEMMA_HARMLESS }),
   gemma3_text: decoderKeys({
-    read: [...GEMMA_READ, 'rope_local_base_freq', 'sliding_window_pattern'],
+    read: [...GEMMA_READ, 'rope_local_base_freq', 'sliding_window_pattern', 'use_bidirectional_attention'],
     harmless: GEMMA_HARMLESS,
-    refused: {
-      // EmbeddingGemma: every layer sees the keys on both sides (within half the window on
-      // sliding layers).
-      use_bidirectional_attention: [isTrue, 'is not supported (bidirectional attention)'],
-    },
   }),
   // The multimodal wrapper: its text model's keys are checked as gemma3_text's.
   gemma3: {
