@@ -92,3 +92,57 @@ test('EmbeddingGemma run causally (the flag ignored) misses the reference', asyn
     model.dispose();
   }
 });
+
+test('EmbeddingGemma through embed: mean pooling, two Dense projections and Normalize match sentence-transformers', async () => {
+  const model = await attn.loadModel(folder);
+  try {
+    const { texts, single, batch } = ref.embeddings;
+    const out = model.embed(texts);
+    assert.deepEqual(out.shape, batch.shape);
+    assertClose(out, batch, { ...tol, label: 'the three texts as one batch' });
+    texts.forEach((text, i) => assertClose(model.embed(text), single[i], { ...tol, label: `text ${i} alone` }));
+    // Pooling other than the folder's gives the Dense modules a width they do not take.
+    assert.throws(
+      () => model.embed(texts, { pooling: ['cls', 'mean'] }),
+      /^RangeError: PretrainedModel.embed: options.pooling gives 64 features per text, but this folder's first Dense module takes 32/,
+    );
+  } finally {
+    model.dispose();
+  }
+});
+
+test('a Dense module embed cannot run is named, and its in_features must fit', async () => {
+  const files = fixtureFiles(folder);
+  const read = (f) => new Uint8Array(readFileSync(`${folder}/${f}`));
+  const all = {
+    ...files,
+    ...Object.fromEntries(
+      [
+        'modules.json',
+        '1_Pooling/config.json',
+        'sentence_bert_config.json',
+        '2_Dense/config.json',
+        '2_Dense/model.safetensors',
+        '3_Dense/config.json',
+        '3_Dense/model.safetensors',
+      ].map((f) => [f, read(f)]),
+    ),
+  };
+  const dense2 = JSON.parse(readFileSync(`${folder}/2_Dense/config.json`, 'utf8'));
+  const relu = await attn.loadModel({
+    ...all,
+    '2_Dense/config.json': { ...dense2, activation_function: 'torch.nn.modules.activation.ReLU' },
+  });
+  try {
+    assert.throws(
+      () => relu.embed('The cat sat on the mat.'),
+      /a Dense module \(2_Dense\) with activation_function "torch.nn.modules.activation.ReLU", which embed does not run/,
+    );
+  } finally {
+    relu.dispose();
+  }
+  await assert.rejects(
+    attn.loadModel({ ...all, '2_Dense/config.json': { ...dense2, in_features: 31 } }),
+    /^RangeError: loadModel: 2_Dense\/config.json has in_features 31 but the module before it gives 32 features/,
+  );
+});
