@@ -165,10 +165,10 @@ def merge_pair(words, best):
     return merged
 
 
-def train_bpe(corpus, merges_wanted):
+def train_bpe(corpus, merges_wanted, split=bpe_words):
     words = {}
     for line in corpus:
-        for w in bpe_words(line):
+        for w in split(line):
             words[tuple(w)] = words.get(tuple(w), 0) + 1
     merges = []
     for _ in range(merges_wanted):
@@ -184,14 +184,14 @@ def train_bpe(corpus, merges_wanted):
     return merges
 
 
-def gpt2_tokenizer(corpus, merges_wanted, specials=None):
+def gpt2_tokenizer(corpus, merges_wanted, specials=None, split=bpe_words):
     """GPT-2's byte-level BPE; with `specials` (RoBERTa: <s> <pad> </s> <unk> first), those
     lead the vocabulary and the post-processor wraps a text in <s> … </s>."""
     byte_map, order = bytes_to_unicode()
     vocab = {t: i for i, t in enumerate(specials or [])}
     for b in order:
         vocab[byte_map[b]] = len(vocab)
-    merges = train_bpe(corpus, merges_wanted)
+    merges = train_bpe(corpus, merges_wanted, split)
     for a, b in merges:
         vocab.setdefault(a + b, len(vocab))
     eos = len(vocab)
@@ -388,9 +388,31 @@ def llama_inv_freq(theta, hd, scaling):
     return torch.where(medium, smoothed, scaled)
 
 
-def make_llama(name="tiny-llama", sliding_window=None, seed=24, rope_scaling=None, dtype="F32"):
+# SmolLM/SmolLM2's tokenizer.json (issue 46): GPT-2's byte-level BPE with Digits
+# (individual_digits) before ByteLevel, so that every digit is its own piece; trained on a corpus
+# with numbers, which GPT-2's split would merge. bos = eos = <|endoftext|>, as in SmolLM.
+SMOLLM_CORPUS = CORPUS + ["In 2026 there were 12345 tokens, 678 heads and 90 layers.", "Call 555 0199 or 2026."]
+
+
+def smollm_tokenizer(corpus, merges_wanted):
+    digits = lambda text: [p for p in re.split(r"([0-9])", text) if p]
+    words = lambda text: [w for p in digits(text) for w in bpe_words(p)]
+    tokenizer, _, eos = gpt2_tokenizer(corpus, merges_wanted, split=words)
+    tokenizer["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Digits", "individual_digits": True},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}]}
+    vocab = tokenizer["model"]["vocab"]
+    ranks = {tuple(m.split(" ")): i for i, m in enumerate(tokenizer["model"]["merges"])}
+    return tokenizer, lambda text: [vocab[t] for w in words(text) for t in bpe_encode_word(w, ranks)], eos
+
+
+def make_llama(name="tiny-llama", sliding_window=None, seed=24, rope_scaling=None, dtype="F32", smollm=False):
     gen = torch.Generator().manual_seed(seed)
-    tokenizer, encode, vocab = sentencepiece_bpe_tokenizer(CORPUS, 60)
+    if smollm:
+        tokenizer, encode, eos = smollm_tokenizer(SMOLLM_CORPUS, 80)
+        vocab = range(eos + 1)
+    else:
+        tokenizer, encode, vocab = sentencepiece_bpe_tokenizer(CORPUS, 60)
     V, d, L, H, KV, f, eps, theta = len(vocab), 32, 2, 4, 2, 48, 1e-6, 10000.0
     hd = d // H
     cfg = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": V, "hidden_size": d,
@@ -418,6 +440,9 @@ def make_llama(name="tiny-llama", sliding_window=None, seed=24, rope_scaling=Non
         w[p + "post_attention_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
     w["model.norm.weight"] = 1 + rand(gen, d, std=0.1)
     w["lm_head.weight"] = rand(gen, V, d)
+    if smollm:  # SmolLM ties its LM head to the embeddings
+        cfg.update({"tie_word_embeddings": True, "bos_token_id": eos, "eos_token_id": eos})
+        w["lm_head.weight"] = w["model.embed_tokens.weight"]
     if dtype == "BF16":  # as bfloat16 checkpoints are saved (torch's own rounding)
         cfg["torch_dtype"] = "bfloat16"
     W = {k: stored(v, dtype) for k, v in w.items()}
@@ -469,8 +494,12 @@ def make_llama(name="tiny-llama", sliding_window=None, seed=24, rope_scaling=Non
             ids.append(int(torch.argmax(logits)))
         return ids
 
-    extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy(encode(TEXTS[0]), 12)},
-             "byte_fallback": {text: encode(text) for text in ["Café ☕ naïve", "The cat sat on the mat."]}}
+    extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy(encode(TEXTS[0]), 12)}}
+    if smollm:
+        extra["digits"] = {text: encode(text) for text in SMOLLM_CORPUS[-2:]}
+        del w["lm_head.weight"]  # tied: not saved
+    else:
+        extra["byte_fallback"] = {text: encode(text) for text in ["Café ☕ naïve", "The cat sat on the mat."]}
     if rope_scaling is not None:  # the same weights with 'linear' scaling too: its logits for TEXTS[0]
         linear = {"rope_type": "linear", "factor": 2.0}
         ids = [encode(TEXTS[0])]
@@ -1417,6 +1446,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if sys.argv[1:] == ["tiny-llama-rope-scaling"]:  # only the rope_scaling fixture (later still)
         make_llama("tiny-llama-rope-scaling", seed=37, rope_scaling=LLAMA3_SCALING)
+        sys.exit(0)
+    if sys.argv[1:] == ["tiny-smollm"]:  # only the SmolLM-style Llama (issue 46)
+        make_llama("tiny-smollm", seed=46, smollm=True)
         sys.exit(0)
     if sys.argv[1:] == ["tiny-llama-bf16"]:  # only the bfloat16 Llama (added later still)
         make_llama("tiny-llama-bf16", seed=41, dtype="BF16")

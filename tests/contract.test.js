@@ -47,6 +47,7 @@ const FIXTURES = [
   'gemma3',
   'tiny-phi3',
   'tiny-embeddinggemma',
+  'tiny-smollm',
 ];
 const configOf = (name) => {
   // gemma3: the multimodal wrapper of tiny-gemma3's text model (tests/pretrained-families.test.js loads it).

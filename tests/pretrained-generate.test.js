@@ -26,6 +26,7 @@ for (const name of [
   'tiny-gemma2',
   'tiny-gemma3',
   'tiny-phi3',
+  'tiny-smollm',
 ]) {
   test(`${name}: greedy tokens equal PyTorch's, with and without the cache; cached logits equal uncached`, async () => {
     const ref = greedyOf(name);
