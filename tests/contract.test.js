@@ -25,7 +25,7 @@ import {
   packDescriptor,
 } from '../bindings/js/models/descriptor.js';
 import { architectureOf, MODEL_TYPES } from '../bindings/js/models/architectures.js';
-import { STATUS_MESSAGES } from '../bindings/js/models/pretrained_model.js';
+import { STATUS_MESSAGES } from '../bindings/js/status.js';
 import { KV_STORAGES } from '../bindings/js/models/generation.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -8,7 +8,7 @@ import { rangeError } from '../errors.js';
 import { HeapScope } from '../heap.js';
 import { formatBytes } from '../memory.js';
 
-// Hugging Face activation names → the runner's (src/block.h Activation).
+// Hugging Face activation names → the runner's (src/kernels/activations.h Activation).
 export const ACTIVATIONS = {
   relu: 'kRelu',
   gelu: 'kGelu',

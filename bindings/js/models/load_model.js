@@ -30,9 +30,6 @@ import { readGguf, ggufTypeProblem } from './gguf_checkpoint.js';
 import { dequantize, typeBytes, GGML_TYPES } from './gguf_quants.js';
 import { ggufAutoStorage, ggufEntryStorages, blockStorageOf } from './gguf_storage.js';
 
-// The text classifier rides in this chunk too: it needs the tokenizer library as models do.
-export { loadClassifier, trainClassifier } from '../text/text_classifier.js';
-
 const FN = 'loadModel';
 const DTYPES = ['auto', 'float32', 'q8', 'q4'];
 // dtype → how the matrices are stored when it says (q8, q4: quantized at load as ggml's

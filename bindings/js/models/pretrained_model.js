@@ -1,6 +1,7 @@
 // A pretrained model loaded by loadModel: its forward pass runs in wasm (src/model/runner),
 // on text (through its tokenizer) or token ids, and returns what the views need: logits,
 // every layer's attention maps and hidden states, and the tokens with their character spans.
+import { statusError } from '../status.js';
 import { typeError, rangeError, describe } from '../errors.js';
 import { checkKeys } from '../checks.js';
 import { HeapScope } from '../heap.js';
@@ -14,17 +15,15 @@ import { contractOf } from '../contract.js';
 import { embedTexts } from './embed.js';
 
 const FORWARD_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'queriesAndKeys'];
-// The runner's statuses (src/status.h), in the words of a forward call.
-export const STATUS_MESSAGES = {
-  kNegativeDimension: 'a dimension is negative',
-  kNullPointer: 'a required buffer is missing',
-  kBadKeyLength: 'a length is outside [1, T]',
-  kBadArgument: 'a token id, position or type is out of range',
-  kTooLarge: 'the batch is too large for the 2 GiB wasm heap',
-  kOutOfMemory: 'out of wasm memory for the activations',
-};
-// Why the runner refused a forward call with `status`.
-const refusal = (module, status) => STATUS_MESSAGES[contractOf(module).statusNames[status]] ?? `status ${status}`;
+// Why the runner refused a forward call with `status`, in a forward call's words.
+const refusal = (fn, module, status) =>
+  statusError(fn, module, status, {
+    who: 'runner',
+    words: {
+      kBadKeyLength: 'a length is outside [1, T]',
+      kBadArgument: 'a token id, position or type is out of range',
+    },
+  });
 const finalizer = new FinalizationRegistry(({ module, handle }) => module._pretrainedDestroy(handle));
 
 // [B, T, heads, hd] → a tensor [B, heads, T, hd].
@@ -141,7 +140,7 @@ export class PretrainedModel {
     const scope = new HeapScope(module, fn);
     try {
       const status = module._pretrainedForward(this.#handle, scope.ints(ids), scope.ints(positions), 0, 0, 1, T, flags);
-      if (status !== 0) throw rangeError(fn, `the runner refused the call: ${refusal(module, status)}`);
+      if (status !== 0) throw refusal(fn, module, status);
       return scope.read(module._pretrainedLogits(this.#handle), this.descriptor.vocabSize);
     } finally {
       module._pretrainedReleaseOutputs(this.#handle);
@@ -304,7 +303,7 @@ export class PretrainedModel {
         T,
         flags,
       );
-      if (status !== 0) throw rangeError(fn, `the runner refused the call: ${refusal(module, status)}`);
+      if (status !== 0) throw refusal(fn, module, status);
       const rows = B * T;
       const result = { ids: batch.idRows, lengths: Array.from(batch.lengths) };
       if (batch.pads) result.padding = 'left';

@@ -14,5 +14,4 @@ export const linearPart = (name, part) => ({ name, layout: 'linear', part });
 export const conv1d = (name, part) => ({ name, layout: 'conv1d', part });
 export const plain = (name, alternatives = [], part) => ({ name, layout: 'plain', alternatives, part });
 /** A LayerNorm's weight or bias, also under TF-era names (gamma, beta). */
-export const normOf = (base, which) =>
-  plain(`${base}.${which}`, [`${base}.${which === 'weight' ? 'gamma' : 'beta'}`]);
+export const normOf = (base, which) => plain(`${base}.${which}`, [`${base}.${which === 'weight' ? 'gamma' : 'beta'}`]);
