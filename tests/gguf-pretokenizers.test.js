@@ -61,3 +61,27 @@ test('a file without tokenizer.ggml.pre reads as GPT-2; an unknown name is refus
     /^RangeError: test: test\.gguf: tokenizer\.ggml\.pre 'deepseek-coder' is not supported \(supported: default, gpt-2, .*smollm.*\)/,
   );
 });
+
+test("SmolLM's own tokenizer.json (Digits, then ByteLevel) splits every \\p{N} as the tokenizers crate does", async () => {
+  // @huggingface/tokenizers' Digits takes only ASCII \d; the crate and llama.cpp take \p{N}
+  // (١٢٣٤, १२३ in the texts): tokenizer.js reads Digits as a Split on \p{N}.
+  const vocab = Object.fromEntries(fixture.tokens.map((t, i) => [t, i]));
+  const byteLevel = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true };
+  const json = {
+    version: '1.0',
+    added_tokens: [],
+    normalizer: null,
+    pre_tokenizer: {
+      type: 'Sequence',
+      pretokenizers: [{ type: 'Digits', individual_digits: true }, byteLevel],
+    },
+    post_processor: null,
+    decoder: byteLevel,
+    model: { type: 'BPE', vocab, merges: fixture.merges.map((m) => m.split(' ')), ignore_merges: false },
+  };
+  const tokenizer = await loadTokenizer('test', json);
+  assert.deepEqual(
+    fixture.texts.map((text) => tokenizer.encode(text).ids),
+    fixture.kinds.smollm.ids,
+  );
+});
