@@ -52,13 +52,14 @@ enum CallSlot : int {
 
 // The per-layer and per-pair lists after the slots, in order (name, element type, the slot
 // their length comes from, its divisor, the most the runner reads: JS writes no more, so a
-// config's absurd size is refused by CheckDescriptor, not by a 4 GB array in JS): each layer's sliding window (0: none), then
+// config's absurd size is refused by CheckDescriptor, not by a 4 GB array in JS): each layer's sliding window (0: none), each layer's NoPE flag (1: no rotary embedding), then
 // longrope's short and long factors, rotary_dim / 2 each (written for every model; 1 unless
 // longrope), then the per-matrix storages (attn::MatrixStorage; none unless a GGUF file mixes
 // block types).
 // clang-format off
 #define ATTN_DESCRIPTOR_LISTS(X)                                                              \
   X(kLayerWindows, kInt, kNumLayers, 1, attn::kMaxLayers)                                    \
+  X(kLayerNoRope, kInt, kNumLayers, 1, attn::kMaxLayers)                                     \
   X(kRopeShortFactors, kFloat, kRotaryDim, 2, attn::kMaxRotaryPairs)                          \
   X(kRopeLongFactors, kFloat, kRotaryDim, 2, attn::kMaxRotaryPairs)                          \
   X(kMatrixStorages, kInt, kMatrixStorageCount, 1, attn::kMaxMatrixStorages)

@@ -64,6 +64,8 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   const int pairs = std::clamp(m.rotary_dim / 2, 0, attn::kMaxRotaryPairs);
   for (int l = 0; l < layers; ++l) m.layer_windows[l] = list[l];
   list += layers;
+  for (int l = 0; l < layers; ++l) m.layer_no_rope[l] = list[l];
+  list += layers;
   for (int i = 0; i < pairs; ++i) m.rope_short_factors[i] = real(list + i);
   list += pairs;
   for (int i = 0; i < pairs; ++i) m.rope_long_factors[i] = real(list + i);

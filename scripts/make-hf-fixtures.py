@@ -1033,6 +1033,78 @@ def make_qwen2(name="tiny-qwen2", seed=51):
     write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=eos, extra=extra)
 
 
+# ---- SmolLM3 (modeling_smollm3.py: SmolLM3ForCausalLM, issue 46): Llama's layers, some NoPE ----
+# configuration_smollm3.py: no_rope_layers[l] is 1 where layer l applies RoPE (SmolLM3Attention:
+# use_rope = no_rope_layers[layer_idx]), 0 on a NoPE layer (default every no_rope_layer_interval-th);
+# windows only with use_sliding_window (false here, with sliding_window 2 set: a loader that applied
+# it would miss). SmolLM's tokenizer (Digits + ByteLevel), tied embeddings, attention_bias false.
+def make_smollm3(name="tiny-smollm3", seed=57):
+    gen = torch.Generator().manual_seed(seed)
+    tokenizer, encode, eos = smollm_tokenizer(SMOLLM_CORPUS, 80)
+    V = eos + 1
+    d, L, H, KV, f, eps, theta = 32, 4, 4, 2, 48, 1e-6, 10000.0
+    hd = d // H
+    no_rope_layers = [1, 0, 1, 0]
+    cfg = {"architectures": ["SmolLM3ForCausalLM"], "model_type": "smollm3", "vocab_size": V, "hidden_size": d,
+           "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "num_key_value_heads": KV,
+           "hidden_act": "silu", "max_position_embeddings": 64, "rms_norm_eps": eps, "rope_theta": theta,
+           "rope_scaling": None, "use_sliding_window": False, "sliding_window": 2, "no_rope_layers": no_rope_layers,
+           "no_rope_layer_interval": 2, "layer_types": ["full_attention"] * L, "attention_bias": False,
+           "mlp_bias": False, "attention_dropout": 0.0, "tie_word_embeddings": True, "pad_token_id": eos,
+           "bos_token_id": eos, "eos_token_id": eos, "torch_dtype": "float32"}
+    w = {"model.embed_tokens.weight": rand(gen, V, d)}
+    for l in range(L):
+        p = "model.layers.%d." % l
+        for n, rows in [("q_proj", H * hd), ("k_proj", KV * hd), ("v_proj", KV * hd)]:
+            w[p + "self_attn.%s.weight" % n] = rand(gen, rows, d)
+        w[p + "self_attn.o_proj.weight"] = rand(gen, d, H * hd)
+        w[p + "mlp.gate_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.up_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.down_proj.weight"] = rand(gen, d, f)
+        w[p + "input_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+        w[p + "post_attention_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["model.norm.weight"] = 1 + rand(gen, d, std=0.1)
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    inv_freq = llama_inv_freq(theta, hd, None)
+
+    def model(uses):
+        def forward(ids, lengths):
+            ids = torch.tensor(ids)
+            B, T = ids.shape
+            x = W["model.embed_tokens.weight"][ids]
+            cos, sin = rope_cos_sin(T, inv_freq)
+            allowed = decoder_allowed(B, T, lengths)
+            hidden, attns = [x], []
+            for l in range(L):
+                p = "model.layers.%d." % l
+                a = rms_norm(x, W[p + "input_layernorm.weight"], eps)
+                q = split_heads(a @ W[p + "self_attn.q_proj.weight"].T, H, hd)
+                k = split_heads(a @ W[p + "self_attn.k_proj.weight"].T, KV, hd)
+                v = split_heads(a @ W[p + "self_attn.v_proj.weight"].T, KV, hd)
+                if uses[l]:  # SmolLM3Attention: if self.use_rope: apply_rotary_pos_emb
+                    q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+                o, probs = eager_attention(q, k, v, hd ** -0.5, allowed)
+                x = x + o @ W[p + "self_attn.o_proj.weight"].T
+                m = rms_norm(x, W[p + "post_attention_layernorm.weight"], eps)
+                g = m @ W[p + "mlp.gate_proj.weight"].T
+                x = x + (silu(g) * (m @ W[p + "mlp.up_proj.weight"].T)) @ W[p + "mlp.down_proj.weight"].T
+                attns.append(probs)
+                hidden.append(x)
+            x = rms_norm(x, W["model.norm.weight"], eps)
+            hidden[-1] = x
+            return {"logits": x @ W["model.embed_tokens.weight"].T, "hidden": hidden, "attn": attns}
+        return forward
+
+    forward = model(no_rope_layers)
+    check_reference(name, forward, encode, eos, [None] * L)
+    ids = [encode(TEXTS[0])]
+    with torch.no_grad():
+        print_difference("RoPE on every layer", forward(ids, [len(ids[0])])["logits"],
+                         model([1] * L)(ids, [len(ids[0])])["logits"])
+    extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy_ids(forward, encode(TEXTS[0]), 12)}}
+    write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=eos, extra=extra)
+
+
 # ---- Qwen3 (modeling_qwen3.py: Qwen3ForCausalLM): explicit head_dim, q_norm/k_norm, no biases ----
 # Qwen3Attention: q = q_norm(q_proj(x).view(..., head_dim)), the same for k, both RMSNorms over
 # head_dim (one [head_dim] weight shared by all heads), applied before RoPE; scaling head_dim^-0.5.
@@ -1426,7 +1498,8 @@ def make_phi3(name="tiny-phi3", seed=55):
 
 
 FAMILIES = {"tiny-qwen2": make_qwen2, "tiny-qwen3": make_qwen3, "tiny-gemma2": make_gemma2,
-            "tiny-gemma3": make_gemma3, "tiny-phi3": make_phi3, "tiny-embeddinggemma": make_embeddinggemma}
+            "tiny-gemma3": make_gemma3, "tiny-phi3": make_phi3, "tiny-embeddinggemma": make_embeddinggemma,
+            "tiny-smollm3": make_smollm3}
 
 
 # Llama 3.1's rope_scaling shape, sized so that this model's 4 frequencies (wavelengths 6.3, 63,

@@ -48,6 +48,7 @@ const FIXTURES = [
   'tiny-phi3',
   'tiny-embeddinggemma',
   'tiny-smollm',
+  'tiny-smollm3',
 ];
 const configOf = (name) => {
   // gemma3: the multimodal wrapper of tiny-gemma3's text model (tests/pretrained-families.test.js loads it).
@@ -217,10 +218,10 @@ test('the descriptor: every slot and list C++ reads has a value in JS, and every
       const { descriptor } = architectureOf('test', configOf(name), undefined, contract.weightKinds);
       for (const [key, value] of Object.entries(descriptor)) if (typeof value === 'boolean') booleans.add(key);
       const packed = packDescriptor(module, descriptor);
-      // The slots, then a window per layer and two factors per rotated pair.
+      // The slots, then a window and a NoPE flag per layer and two factors per rotated pair.
       assert.equal(
         packed.ints.length,
-        contract.descriptor.count + descriptor.numLayers + (descriptor.rotaryDim ?? 0),
+        contract.descriptor.count + 2 * descriptor.numLayers + (descriptor.rotaryDim ?? 0),
         name,
       );
       assert.equal(

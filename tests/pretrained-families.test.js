@@ -314,3 +314,33 @@ test("a config whose head_dim lies (1e9) is refused by the runner's check, not b
   const model = await attn.loadModel(files); // the module keeps working
   model.dispose();
 });
+
+test('tiny-smollm3: no_rope_layers 0 leaves a layer unrotated (NoPE); RoPE everywhere, or the window without use_sliding_window, leaves the reference', async () => {
+  const { files, config, logits } = fixture('tiny-smollm3');
+  assert.deepEqual(config.no_rope_layers, [1, 0, 1, 0]);
+  const model = await attn.loadModel(files);
+  try {
+    assert.deepEqual(model.descriptor.layerNoRope, [false, true, false, true]);
+    assert.deepEqual(model.descriptor.layerWindows, [0, 0, 0, 0]);
+  } finally {
+    model.dispose();
+  }
+  const c = reference('tiny-smollm3').cases[0];
+  assertClose(await logits({}, c.texts[0]), c.logits, { ...tol, label: 'smollm3 as configured' });
+  await assertMatters('tiny-smollm3', { no_rope_layers: [1, 1, 1, 1] }, 'its NoPE layers');
+  // Without an explicit list, every no_rope_layer_interval-th layer is NoPE: interval 2 is the
+  // fixture's own list.
+  assertClose(await logits({ no_rope_layers: undefined }, c.texts[0]), c.logits, {
+    ...tol,
+    label: 'from the interval',
+  });
+  await assertMatters(
+    'tiny-smollm3',
+    { use_sliding_window: true, layer_types: undefined },
+    'ignoring use_sliding_window',
+  );
+  await assert.rejects(
+    logits({ no_rope_layers: [1, 2, 1, 0] }, 'x'),
+    /no_rope_layers must list 1 \(RoPE\) or 0 \(NoPE\) for each of the 4 layers/,
+  );
+});

@@ -27,6 +27,7 @@ for (const name of [
   'tiny-gemma3',
   'tiny-phi3',
   'tiny-smollm',
+  'tiny-smollm3',
 ]) {
   test(`${name}: greedy tokens equal PyTorch's, with and without the cache; cached logits equal uncached`, async () => {
     const ref = greedyOf(name);

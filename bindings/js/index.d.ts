@@ -1973,8 +1973,10 @@ export interface ModelDescriptor {
   finalSoftcap?: number;
   /** Word embeddings × this (Gemma: √dModel in float32). */
   embeddingMultiplier?: number;
-  /** Each layer's sliding window (0: every earlier key; w: query i sees keys i − w < j ≤ i). */
+  /** Each layer's sliding window (0: every earlier key; w: query i sees keys i − w < j ≤ i; not causal, |i − j| < w). */
   layerWindows?: number[];
+  /** Per layer, true where its queries and keys are not rotated (SmolLM3's NoPE layers, `no_rope_layers` 0). */
+  layerNoRope?: boolean[];
   /** The RoPE base of the windowed layers, unscaled (Gemma 3's `rope_local_base_freq`); absent or 0: `rotaryBase`. */
   localRotaryBase?: number;
   /** `rope_scaling` (or transformers 5's `rope_parameters`), read: linear, llama3 or longrope; null: none. */

@@ -82,6 +82,7 @@ Status CheckDescriptor(const ModelDescriptor& m) {
   }
   for (int l = 0; l < m.num_layers; ++l) {
     if (m.layer_windows[l] < 0) return Status::kBadArgument;
+    if (m.layer_no_rope[l] != 0 && m.layer_no_rope[l] != 1) return Status::kBadArgument;
   }
   if (!IsStorage(m.matrix_storage) || m.matrix_storage_count < 0 ||
       m.matrix_storage_count > kMaxMatrixStorages) {

@@ -85,6 +85,10 @@ struct ModelDescriptor {
   // causal rule: Mistral, Gemma's local layers; without it also j < i + window only:
   // EmbeddingGemma's bidirectional |i − j| < window); 0 every key the causal rule leaves.   [num_layers]
   std::array<int32_t, kMaxLayers> layer_windows{};
+  // Per layer: 1 when its queries and keys are not turned by the rotary embedding (SmolLM3's
+  // NoPE layers, every fourth by default); 0 when they are (every layer, with rotary_dim > 0).
+  // [num_layers]
+  std::array<int32_t, kMaxLayers> layer_no_rope{};
   // How every matrix is stored: float32 panels; bfloat16 panels (a bfloat16 checkpoint's
   // values kept in half the bytes; the products widen them exactly, see kernels/matmul.h
   // Panels); or Q8_0 / Q4_0 blocks (kernels/quantized.h: quantized at load, or GGUF's own).

@@ -105,6 +105,7 @@ void PretrainedModel::ResolveWeights() {
       r.scaling = RopeScaling::kNone;
       r.attention_factor = 1.0;
     }
+    if (m_.layer_no_rope[l] != 0) r.dim = 0;  // SmolLM3's NoPE layers: positions by the mask alone
   }
 }
 

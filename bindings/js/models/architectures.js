@@ -480,6 +480,7 @@ function decoder(fn, c, head, KIND, family) {
     qkNorm: family.qkNorm === true,
     mlpBias: family.mlpBias === true,
     layerWindows: family.layerWindows(layers),
+    layerNoRope: family.layerNoRope?.(layers) ?? Array(layers).fill(false),
     localRotaryBase: family.localRotaryBase ?? 0,
     attentionScale: family.attentionScale ?? 0,
     attentionSoftcap: family.attentionSoftcap ?? 0,
@@ -569,6 +570,32 @@ ARCHITECTURES.mistral = {
       outBias: false,
       layerWindows: (layers) => Array(layers).fill(windowOf(fn, c)),
     }),
+};
+
+// SmolLM3 (modeling_smollm3.py): Llama's layers, some without RoPE: no_rope_layers[l] is 1 where
+// layer l turns its queries and keys, 0 on a NoPE layer (default: every no_rope_layer_interval-th,
+// 4). A window only with use_sliding_window, on the layers layer_types marks (default: the NoPE
+// ones, when sliding_window is set).
+ARCHITECTURES.smollm3 = {
+  read: (fn, c, head, KIND) => {
+    const layers = int(fn, c, 'num_hidden_layers');
+    const interval = int(fn, c, 'no_rope_layer_interval', 4);
+    const uses = c.no_rope_layers ?? Array.from({ length: layers }, (_, i) => Number((i + 1) % interval !== 0));
+    if (!Array.isArray(uses) || uses.length < layers || uses.slice(0, layers).some((u) => u !== 0 && u !== 1))
+      throw rangeError(
+        fn,
+        `config.json: no_rope_layers must list 1 (RoPE) or 0 (NoPE) for each of the ${layers} layers, got ${JSON.stringify(c.no_rope_layers).slice(0, 200)}`,
+      );
+    const window = c.use_sliding_window === true ? windowOf(fn, c) : 0;
+    const types = uses.slice(0, layers).map((u) => (window > 0 && u === 0 ? 'sliding_attention' : 'full_attention'));
+    return decoder(fn, c, head, KIND, {
+      qkvBias: c.attention_bias === true,
+      outBias: c.attention_bias === true,
+      mlpBias: c.mlp_bias === true,
+      layerWindows: (n) => layerWindowsOf(fn, window > 0 ? c : { ...c, layer_types: undefined }, n, window, types),
+      layerNoRope: (n) => uses.slice(0, n).map((u) => u === 0),
+    });
+  },
 };
 
 // Qwen2/Qwen2.5 (modeling_qwen2.py): biases on q, k and v, none on o. The window applies only

@@ -168,6 +168,17 @@ export const CONFIG_KEYS = {
   },
   llama: decoderKeys({ read: ['attention_bias', 'mlp_bias'] }),
   mistral: decoderKeys({ read: ['sliding_window'] }),
+  smollm3: decoderKeys({
+    read: [
+      'attention_bias',
+      'mlp_bias',
+      'no_rope_layers',
+      'no_rope_layer_interval',
+      'use_sliding_window',
+      'sliding_window',
+      'layer_types',
+    ],
+  }),
   qwen2: decoderKeys({ read: ['use_sliding_window', 'sliding_window', 'max_window_layers', 'layer_types'] }),
   qwen3: decoderKeys({
     read: ['attention_bias', 'use_sliding_window', 'sliding_window', 'max_window_layers', 'layer_types'],

@@ -66,6 +66,7 @@ export const DESCRIPTOR_SLOTS = {
 // Each list's element i (the lists' lengths come from their slots).
 export const DESCRIPTOR_LISTS = {
   layerWindows: (d, l) => d.layerWindows?.[l] ?? 0,
+  layerNoRope: (d, l) => (d.layerNoRope?.[l] === true ? 1 : 0),
   ropeShortFactors: (d, i) => d.ropeScaling?.shortFactors?.[i] ?? 1,
   ropeLongFactors: (d, i) => d.ropeScaling?.longFactors?.[i] ?? 1,
   // Per matrix (the word embeddings, then each matrix, in the weight table's order): a GGUF
