@@ -47,6 +47,7 @@ enum CallSlot : int {
   X(kRopeLowFreqFactor, kFloat) X(kRopeHighFreqFactor, kFloat)                                \
   X(kRopeAttentionFactor, kFloat) X(kLocalRotaryBase, kFloat) X(kAttentionScale, kFloat)      \
   X(kAttentionSoftcap, kFloat) X(kFinalSoftcap, kFloat) X(kEmbeddingMultiplier, kFloat)      \
+  X(kResidualMultiplier, kFloat) X(kLogitsScaling, kFloat)                                    \
   X(kMatrixStorage, kInt) X(kMatrixStorageCount, kInt)
 // clang-format on
 

@@ -56,6 +56,8 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   m.attention_scale = real(v + kAttentionScale), m.attention_softcap = real(v + kAttentionSoftcap);
   m.final_softcap = real(v + kFinalSoftcap),
   m.embedding_multiplier = real(v + kEmbeddingMultiplier);
+  m.residual_multiplier = real(v + kResidualMultiplier),
+  m.logits_scaling = real(v + kLogitsScaling);
   m.norm_eps = norm_eps, m.rotary_base = rotary_base;
   // The lists, in ATTN_DESCRIPTOR_LISTS order, each as long as its slot says up to its most
   // (what JS wrote).

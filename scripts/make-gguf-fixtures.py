@@ -169,7 +169,7 @@ def decoder_tensors(arch, cfg, w):
             else:
                 g = DECODER_MAP[base]
             t = w[name]
-            if arch == "llama" and g in ("attn_q", "attn_k"):
+            if arch in ("llama", "granite") and g in ("attn_q", "attn_k"):  # LlamaModel.permute
                 t = permute(t, H if g == "attn_q" else KV)
             if gemma and base.endswith("norm"):
                 t = (torch.from_numpy(t) + 1).numpy()  # Gemma2Model.modify_tensors: data_torch + 1 (float32)
@@ -222,6 +222,11 @@ def model_metadata(arch, cfg):
         # GGUF has no query_pre_attn_scalar; llama.cpp's attention.scale carries it when it is not head_dim.
         if cfg["query_pre_attn_scalar"] != hd:
             m.append(("%s.attention.scale" % arch, f, cfg["query_pre_attn_scalar"] ** -0.5))
+    if arch == "granite":  # GraniteModel.set_gguf_parameters: the _multiplier keys as _scale
+        m += [("granite.attention.scale", f, cfg["attention_multiplier"]),
+              ("granite.embedding_scale", f, cfg["embedding_multiplier"]),
+              ("granite.residual_scale", f, cfg["residual_multiplier"]),
+              ("granite.logit_scale", f, cfg["logits_scaling"])]
     if arch == "gemma2":
         m += [("gemma2.attn_logit_softcapping", f, cfg["attn_logit_softcapping"]),
               ("gemma2.final_logit_softcapping", f, cfg["final_logit_softcapping"])]
@@ -275,7 +280,7 @@ def tokenizer_metadata(tok, cfg, chat_template=None, pre="gpt-2"):
     return m
 
 
-ARCH = {"llama": "llama", "qwen2": "qwen2", "qwen3": "qwen3", "gemma2": "gemma2", "gemma3_text": "gemma3", "gpt2": "gpt2"}
+ARCH = {"llama": "llama", "granite": "granite", "qwen2": "qwen2", "qwen3": "qwen3", "gemma2": "gemma2", "gemma3_text": "gemma3", "gpt2": "gpt2"}
 CHAT = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}</s>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
 
 
@@ -432,6 +437,9 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["tiny-smollm"]:
         make_smollm()
         sys.exit(0)
+    if sys.argv[1:] == ["tiny-granite"]:  # Granite as llama.cpp writes it (issue 46)
+        convert("tiny-granite", "tiny-granite-f32.gguf")
+        sys.exit(0)
     cfg, _ = convert("tiny-llama", "tiny-llama-f32.gguf", chat_template=CHAT)
     for qtype in ("Q8_0", "Q4_0"):
         cfg, stored = convert("tiny-llama", "tiny-llama-%s.gguf" % qtype.lower(), qtype)
@@ -446,3 +454,4 @@ if __name__ == "__main__":
     convert("tiny-gpt2", "tiny-gpt2-q8_0.gguf", "Q8_0", keep=("token_embd.weight", "position_embd.weight"), tokenizer=False)
     make_kquants()
     make_smollm()
+    convert("tiny-granite", "tiny-granite-f32.gguf")

@@ -1033,6 +1033,80 @@ def make_qwen2(name="tiny-qwen2", seed=51):
     write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=eos, extra=extra)
 
 
+# ---- Granite 3 (modeling_granite.py: GraniteForCausalLM, issue 46): Llama's layers, four scalars ----
+# GraniteModel: inputs_embeds × embedding_multiplier; GraniteAttention: scaling = attention_multiplier
+# (not head_dim^-0.5); GraniteDecoderLayer: residual + sub-layer × residual_multiplier, for attention
+# and MLP; GraniteForCausalLM: logits = lm_head(h) / logits_scaling. Values shaped like Granite 3.1's
+# (12, 0.015625, 0.22, 8), scaled to this tiny width; GPT-2's byte-level BPE, tied embeddings.
+def make_granite(name="tiny-granite", seed=58):
+    gen = torch.Generator().manual_seed(seed)
+    tokenizer, encode, eos = gpt2_tokenizer(CORPUS, 48)
+    V = eos + 1
+    d, L, H, KV, f, eps, theta = 32, 2, 4, 2, 48, 1e-6, 10000.0
+    hd = d // H
+    emb_mult, attn_mult, res_mult, logits_scaling = 2.0, 0.3, 0.22, 8.0
+    cfg = {"architectures": ["GraniteForCausalLM"], "model_type": "granite", "vocab_size": V, "hidden_size": d,
+           "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "num_key_value_heads": KV,
+           "hidden_act": "silu", "max_position_embeddings": 64, "rms_norm_eps": eps, "rope_theta": theta,
+           "rope_scaling": None, "attention_bias": False, "mlp_bias": False, "attention_dropout": 0.0,
+           "embedding_multiplier": emb_mult, "attention_multiplier": attn_mult, "residual_multiplier": res_mult,
+           "logits_scaling": logits_scaling, "tie_word_embeddings": True, "pad_token_id": eos, "bos_token_id": eos,
+           "eos_token_id": eos, "torch_dtype": "float32"}
+    w = {"model.embed_tokens.weight": rand(gen, V, d)}
+    for l in range(L):
+        p = "model.layers.%d." % l
+        for n, rows in [("q_proj", H * hd), ("k_proj", KV * hd), ("v_proj", KV * hd)]:
+            w[p + "self_attn.%s.weight" % n] = rand(gen, rows, d)
+        w[p + "self_attn.o_proj.weight"] = rand(gen, d, H * hd)
+        w[p + "mlp.gate_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.up_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.down_proj.weight"] = rand(gen, d, f)
+        w[p + "input_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+        w[p + "post_attention_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["model.norm.weight"] = 1 + rand(gen, d, std=0.1)
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    inv_freq = llama_inv_freq(theta, hd, None)
+
+    def model(emb_mult, attn_mult, res_mult, logits_scaling):
+        def forward(ids, lengths):
+            ids = torch.tensor(ids)
+            B, T = ids.shape
+            x = W["model.embed_tokens.weight"][ids] * emb_mult
+            cos, sin = rope_cos_sin(T, inv_freq)
+            allowed = decoder_allowed(B, T, lengths)
+            hidden, attns = [x], []
+            for l in range(L):
+                p = "model.layers.%d." % l
+                a = rms_norm(x, W[p + "input_layernorm.weight"], eps)
+                q = apply_rope(split_heads(a @ W[p + "self_attn.q_proj.weight"].T, H, hd), cos, sin)
+                k = apply_rope(split_heads(a @ W[p + "self_attn.k_proj.weight"].T, KV, hd), cos, sin)
+                v = split_heads(a @ W[p + "self_attn.v_proj.weight"].T, KV, hd)
+                o, probs = eager_attention(q, k, v, attn_mult, allowed)
+                x = x + (o @ W[p + "self_attn.o_proj.weight"].T) * res_mult
+                m = rms_norm(x, W[p + "post_attention_layernorm.weight"], eps)
+                g = m @ W[p + "mlp.gate_proj.weight"].T
+                x = x + ((silu(g) * (m @ W[p + "mlp.up_proj.weight"].T)) @ W[p + "mlp.down_proj.weight"].T) * res_mult
+                attns.append(probs)
+                hidden.append(x)
+            x = rms_norm(x, W["model.norm.weight"], eps)
+            hidden[-1] = x
+            return {"logits": (x @ W["model.embed_tokens.weight"].T) / logits_scaling, "hidden": hidden, "attn": attns}
+        return forward
+
+    forward = model(emb_mult, attn_mult, res_mult, logits_scaling)
+    check_reference(name, forward, encode, eos, [None] * L)
+    ids = [encode(TEXTS[0])]
+    with torch.no_grad():
+        logits = forward(ids, [len(ids[0])])["logits"]
+        for what, variant in [("embedding_multiplier 1", (1.0, attn_mult, res_mult, logits_scaling)),
+                              ("attention_multiplier as head_dim^-0.5", (emb_mult, hd ** -0.5, res_mult, logits_scaling)),
+                              ("residual_multiplier 1", (emb_mult, attn_mult, 1.0, logits_scaling)),
+                              ("logits_scaling 1", (emb_mult, attn_mult, res_mult, 1.0))]:
+            print_difference(what, logits, model(*variant)(ids, [len(ids[0])])["logits"])
+    extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy_ids(forward, encode(TEXTS[0]), 12)}}
+    write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=eos, extra=extra)
+
+
 # ---- SmolLM3 (modeling_smollm3.py: SmolLM3ForCausalLM, issue 46): Llama's layers, some NoPE ----
 # configuration_smollm3.py: no_rope_layers[l] is 1 where layer l applies RoPE (SmolLM3Attention:
 # use_rope = no_rope_layers[layer_idx]), 0 on a NoPE layer (default every no_rope_layer_interval-th);
@@ -1499,7 +1573,7 @@ def make_phi3(name="tiny-phi3", seed=55):
 
 FAMILIES = {"tiny-qwen2": make_qwen2, "tiny-qwen3": make_qwen3, "tiny-gemma2": make_gemma2,
             "tiny-gemma3": make_gemma3, "tiny-phi3": make_phi3, "tiny-embeddinggemma": make_embeddinggemma,
-            "tiny-smollm3": make_smollm3}
+            "tiny-smollm3": make_smollm3, "tiny-granite": make_granite}
 
 
 # Llama 3.1's rope_scaling shape, sized so that this model's 4 frequencies (wavelengths 6.3, 63,

@@ -49,6 +49,7 @@ const FIXTURES = [
   'tiny-embeddinggemma',
   'tiny-smollm',
   'tiny-smollm3',
+  'tiny-granite',
 ];
 const configOf = (name) => {
   // gemma3: the multimodal wrapper of tiny-gemma3's text model (tests/pretrained-families.test.js loads it).

@@ -344,3 +344,22 @@ test('tiny-smollm3: no_rope_layers 0 leaves a layer unrotated (NoPE); RoPE every
     /no_rope_layers must list 1 \(RoPE\) or 0 \(NoPE\) for each of the 4 layers/,
   );
 });
+
+test('tiny-granite: embedding, attention and residual multipliers and logits_scaling each move the logits; the descriptor carries them', async () => {
+  const { files, config, logits } = fixture('tiny-granite');
+  const model = await attn.loadModel(files);
+  try {
+    const d = model.descriptor;
+    assert.deepEqual(
+      [d.embeddingMultiplier, d.attentionScale, d.residualMultiplier, d.logitsScaling],
+      [config.embedding_multiplier, config.attention_multiplier, config.residual_multiplier, config.logits_scaling],
+    );
+  } finally {
+    model.dispose();
+  }
+  const c = reference('tiny-granite').cases[0];
+  assertClose(await logits({}, c.texts[0]), c.logits, { ...tol, label: 'granite as configured' });
+  for (const key of ['embedding_multiplier', 'attention_multiplier', 'residual_multiplier', 'logits_scaling'])
+    await assertMatters('tiny-granite', { [key]: 1 }, key);
+  await assert.rejects(logits({ logits_scaling: 0 }, 'x'), /config.json: logits_scaling must be a positive number/);
+});

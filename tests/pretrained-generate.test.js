@@ -28,6 +28,7 @@ for (const name of [
   'tiny-phi3',
   'tiny-smollm',
   'tiny-smollm3',
+  'tiny-granite',
 ]) {
   test(`${name}: greedy tokens equal PyTorch's, with and without the cache; cached logits equal uncached`, async () => {
     const ref = greedyOf(name);

@@ -40,6 +40,7 @@ const FIXTURES = [
   'tiny-phi3',
   'tiny-smollm',
   'tiny-smollm3',
+  'tiny-granite',
 ];
 const reference = (name) => JSON.parse(readFileSync(`${root}${name}/reference.json`, 'utf8'));
 const tol = { rtol: 1e-4, atol: 1e-5 };

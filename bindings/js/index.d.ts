@@ -1971,8 +1971,12 @@ export interface ModelDescriptor {
   attentionSoftcap?: number;
   /** > 0: logits become cap·tanh(logits / cap) (Gemma 2's `final_logit_softcapping`). */
   finalSoftcap?: number;
-  /** Word embeddings × this (Gemma: √dModel in float32). */
+  /** Word embeddings × this (Gemma: √dModel in float32; Granite: `embedding_multiplier`). */
   embeddingMultiplier?: number;
+  /** Each sub-layer's output × this before its residual (Granite's `residual_multiplier`); absent: 1. */
+  residualMultiplier?: number;
+  /** Logits ÷ this (Granite's `logits_scaling`); absent: 1. */
+  logitsScaling?: number;
   /** Each layer's sliding window (0: every earlier key; w: query i sees keys i − w < j ≤ i; not causal, |i − j| < w). */
   layerWindows?: number[];
   /** Per layer, true where its queries and keys are not rotated (SmolLM3's NoPE layers, `no_rope_layers` 0). */

@@ -77,7 +77,9 @@ Status CheckDescriptor(const ModelDescriptor& m) {
       !PositiveFinite(m.rotary_base) || !NonNegativeFinite(m.local_rotary_base) ||
       !NonNegativeFinite(m.attention_scale) || !NonNegativeFinite(m.attention_softcap) ||
       !NonNegativeFinite(m.final_softcap) || !std::isfinite(m.embedding_multiplier) ||
-      (m.qk_norm && !rms) || (m.post_norms && !m.pre_norm) || !RopeScalingValid(m)) {
+      !std::isfinite(m.residual_multiplier) || !(m.logits_scaling > 0.0f) ||
+      !std::isfinite(m.logits_scaling) || (m.qk_norm && !rms) || (m.post_norms && !m.pre_norm) ||
+      !RopeScalingValid(m)) {
     return Status::kBadArgument;
   }
   for (int l = 0; l < m.num_layers; ++l) {

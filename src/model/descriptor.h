@@ -66,6 +66,8 @@ struct ModelDescriptor {
   float attention_softcap = 0.0f;
   float final_softcap = 0.0f;         // > 0: logits become cap·tanh(logits/cap) (Gemma 2)
   float embedding_multiplier = 1.0f;  // word embeddings × this (Gemma: √d_model in float32)
+  float residual_multiplier = 1.0f;  // each sub-layer's output × this before its residual (Granite)
+  float logits_scaling = 1.0f;       // logits ÷ this (Granite's logits_scaling)
   int rotary_dim = 0;  // > 0: rotary embedding of the first rotary_dim columns of each
                        // query and key head (Llama; Phi-3's partial_rotary_factor); 0: none
   double rotary_base = 10000.0;

@@ -308,6 +308,13 @@ void PretrainedModel::Norm(const NormWeights& w, const float* x, int rows, float
   }
 }
 
+// A sub-layer's output × residual_multiplier before it joins the residual (Granite).
+//   sub: [count]
+void PretrainedModel::ScaleResidual(float* sub, size_t count) const {
+  if (m_.residual_multiplier == 1.0f) return;
+  for (size_t i = 0; i < count; ++i) sub[i] *= m_.residual_multiplier;
+}
+
 // out = act(x·W_up + b)·W_down + b, or down(act(x·W_gate) ⊙ (x·W_up)) when gated.
 //   x, out: [rows, d]
 Status PretrainedModel::FeedForwardOf(const LayerWeights& w, const float* x, int rows,
@@ -368,6 +375,7 @@ Status PretrainedModel::Block(int l, const ModelInput& in, bool long_rope, float
   Status status = SelfAttentionForward(c, w.attention);
   if (status != Status::kOk) return status;
   if (m_.post_norms) Norm(w.post_attention, sub, rows, sub);
+  ScaleResidual(sub, rows * d);
   AddInto(x, sub, rows * d, x);
   if (!m_.pre_norm) Norm(w.norm1, x, rows, x);
   // 2. Feed-forward network with its residual.
@@ -379,6 +387,7 @@ Status PretrainedModel::Block(int l, const ModelInput& in, bool long_rope, float
   status = FeedForwardOf(w, ffn_in, rows, sub);
   if (status != Status::kOk) return status;
   if (m_.post_norms) Norm(w.post_ffn, sub, rows, sub);
+  ScaleResidual(sub, rows * d);
   AddInto(x, sub, rows * d, x);
   if (!m_.pre_norm) Norm(w.norm2, x, rows, x);
   return Status::kOk;
@@ -414,6 +423,9 @@ Status PretrainedModel::LmHead(const ModelInput& in, const float* x) {
   const Status status = MultiplyPanels(t, d, rows, d, g.lm_decoder, g.lm_bias, m_.vocab_size,
                                        logits_.data(), m_.vocab_size);
   if (status != Status::kOk) return status;
+  if (m_.logits_scaling != 1.0f) {  // Granite: logits / logits_scaling
+    for (size_t i = 0; i < logits_.size(); ++i) logits_[i] /= m_.logits_scaling;
+  }
   if (m_.final_softcap > 0.0f) {  // Gemma 2: cap·tanh(logits / cap)
     const float cap = m_.final_softcap;
     for (size_t i = 0; i < logits_.size(); ++i) logits_[i] = cap * std::tanh(logits_[i] / cap);

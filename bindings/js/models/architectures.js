@@ -486,6 +486,8 @@ function decoder(fn, c, head, KIND, family) {
     attentionSoftcap: family.attentionSoftcap ?? 0,
     finalSoftcap: family.finalSoftcap ?? 0,
     embeddingMultiplier: family.embeddingMultiplier ?? 1,
+    residualMultiplier: family.residualMultiplier ?? 1,
+    logitsScaling: family.logitsScaling ?? 1,
     lmHead: head === 'causal-lm',
     lmTransform: false,
     lmBias: false,
@@ -570,32 +572,6 @@ ARCHITECTURES.mistral = {
       outBias: false,
       layerWindows: (layers) => Array(layers).fill(windowOf(fn, c)),
     }),
-};
-
-// SmolLM3 (modeling_smollm3.py): Llama's layers, some without RoPE: no_rope_layers[l] is 1 where
-// layer l turns its queries and keys, 0 on a NoPE layer (default: every no_rope_layer_interval-th,
-// 4). A window only with use_sliding_window, on the layers layer_types marks (default: the NoPE
-// ones, when sliding_window is set).
-ARCHITECTURES.smollm3 = {
-  read: (fn, c, head, KIND) => {
-    const layers = int(fn, c, 'num_hidden_layers');
-    const interval = int(fn, c, 'no_rope_layer_interval', 4);
-    const uses = c.no_rope_layers ?? Array.from({ length: layers }, (_, i) => Number((i + 1) % interval !== 0));
-    if (!Array.isArray(uses) || uses.length < layers || uses.slice(0, layers).some((u) => u !== 0 && u !== 1))
-      throw rangeError(
-        fn,
-        `config.json: no_rope_layers must list 1 (RoPE) or 0 (NoPE) for each of the ${layers} layers, got ${JSON.stringify(c.no_rope_layers).slice(0, 200)}`,
-      );
-    const window = c.use_sliding_window === true ? windowOf(fn, c) : 0;
-    const types = uses.slice(0, layers).map((u) => (window > 0 && u === 0 ? 'sliding_attention' : 'full_attention'));
-    return decoder(fn, c, head, KIND, {
-      qkvBias: c.attention_bias === true,
-      outBias: c.attention_bias === true,
-      mlpBias: c.mlp_bias === true,
-      layerWindows: (n) => layerWindowsOf(fn, window > 0 ? c : { ...c, layer_types: undefined }, n, window, types),
-      layerNoRope: (n) => uses.slice(0, n).map((u) => u === 0),
-    });
-  },
 };
 
 // Qwen2/Qwen2.5 (modeling_qwen2.py): biases on q, k and v, none on o. The window applies only
@@ -829,6 +805,72 @@ ARCHITECTURES.phi3 = {
       [KIND.gate]: (l) => linearPart(b(l, 'ffn_up.weight'), [0, 2 * dims.dFF]),
       [KIND.up]: (l) => linearPart(b(l, 'ffn_up.weight'), [dims.dFF, 2 * dims.dFF]),
     }),
+  },
+};
+
+// Granite 3 (modeling_granite.py): Llama's layers with four scalars: embeddings ×
+// embedding_multiplier, scores × attention_multiplier (instead of head_dim^-½), each sub-layer's
+// output × residual_multiplier before its residual, logits ÷ logits_scaling (each 1 by default).
+ARCHITECTURES.granite = {
+  read: (fn, c, head, KIND) =>
+    decoder(fn, c, head, KIND, {
+      qkvBias: c.attention_bias === true,
+      outBias: c.attention_bias === true,
+      mlpBias: c.mlp_bias === true,
+      layerWindows: (layers) => Array(layers).fill(0),
+      embeddingMultiplier: positiveFloat(fn, c, 'embedding_multiplier', 1),
+      attentionScale: positiveFloat(fn, c, 'attention_multiplier', 1),
+      residualMultiplier: positiveFloat(fn, c, 'residual_multiplier', 1),
+      logitsScaling: positiveFloat(fn, c, 'logits_scaling', 1),
+    }),
+  // GGUF (llama.cpp's GraniteModel, a LlamaModel: q and k rows permuted): the multipliers as
+  // granite.embedding_scale, attention.scale, residual_scale and logit_scale, each written only
+  // when set.
+  gguf: {
+    arch: 'granite',
+    cls: 'GraniteForCausalLM',
+    permuteQK: true,
+    config: ({ decoder, get, tensors }) => {
+      const c = {
+        ...decoder(),
+        attention_bias: tensors.has('blk.0.attn_q.bias'),
+        mlp_bias: tensors.has('blk.0.ffn_up.bias'),
+      };
+      const scales = {
+        embedding_multiplier: 'embedding_scale',
+        attention_multiplier: 'attention.scale',
+        residual_multiplier: 'residual_scale',
+        logits_scaling: 'logit_scale',
+      };
+      for (const [key, from] of Object.entries(scales)) if (get(from) !== undefined) c[key] = get(from);
+      return c;
+    },
+  },
+};
+
+// SmolLM3 (modeling_smollm3.py): Llama's layers, some without RoPE: no_rope_layers[l] is 1 where
+// layer l turns its queries and keys, 0 on a NoPE layer (default: every no_rope_layer_interval-th,
+// 4). A window only with use_sliding_window, on the layers layer_types marks (default: the NoPE
+// ones, when sliding_window is set).
+ARCHITECTURES.smollm3 = {
+  read: (fn, c, head, KIND) => {
+    const layers = int(fn, c, 'num_hidden_layers');
+    const interval = int(fn, c, 'no_rope_layer_interval', 4);
+    const uses = c.no_rope_layers ?? Array.from({ length: layers }, (_, i) => Number((i + 1) % interval !== 0));
+    if (!Array.isArray(uses) || uses.length < layers || uses.slice(0, layers).some((u) => u !== 0 && u !== 1))
+      throw rangeError(
+        fn,
+        `config.json: no_rope_layers must list 1 (RoPE) or 0 (NoPE) for each of the ${layers} layers, got ${JSON.stringify(c.no_rope_layers).slice(0, 200)}`,
+      );
+    const window = c.use_sliding_window === true ? windowOf(fn, c) : 0;
+    const types = uses.slice(0, layers).map((u) => (window > 0 && u === 0 ? 'sliding_attention' : 'full_attention'));
+    return decoder(fn, c, head, KIND, {
+      qkvBias: c.attention_bias === true,
+      outBias: c.attention_bias === true,
+      mlpBias: c.mlp_bias === true,
+      layerWindows: (n) => layerWindowsOf(fn, window > 0 ? c : { ...c, layer_types: undefined }, n, window, types),
+      layerNoRope: (n) => uses.slice(0, n).map((u) => u === 0),
+    });
   },
 };
 

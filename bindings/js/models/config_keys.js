@@ -168,6 +168,16 @@ export const CONFIG_KEYS = {
   },
   llama: decoderKeys({ read: ['attention_bias', 'mlp_bias'] }),
   mistral: decoderKeys({ read: ['sliding_window'] }),
+  granite: decoderKeys({
+    read: [
+      'attention_bias',
+      'mlp_bias',
+      'embedding_multiplier',
+      'attention_multiplier',
+      'residual_multiplier',
+      'logits_scaling',
+    ],
+  }),
   smollm3: decoderKeys({
     read: [
       'attention_bias',

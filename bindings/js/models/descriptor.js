@@ -59,6 +59,8 @@ export const DESCRIPTOR_SLOTS = {
   attentionSoftcap: (d) => d.attentionSoftcap ?? 0,
   finalSoftcap: (d) => d.finalSoftcap ?? 0,
   embeddingMultiplier: (d) => d.embeddingMultiplier ?? 1,
+  residualMultiplier: (d) => d.residualMultiplier ?? 1,
+  logitsScaling: (d) => d.logitsScaling ?? 1,
   matrixStorage: (d, c) => c.matrixStorages[MATRIX_STORAGES[d.matrixStorage ?? 'float32']],
   matrixStorageCount: (d) => d.matrixStorages?.length ?? 0,
 };
