@@ -38,6 +38,8 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   m.final_norm = flag(DescriptorFlag::kFinalNorm), m.causal = flag(DescriptorFlag::kCausal);
   m.qkv_bias = flag(DescriptorFlag::kQkvBias), m.out_bias = flag(DescriptorFlag::kOutBias);
   m.qk_norm = flag(DescriptorFlag::kQkNorm), m.mlp_bias = flag(DescriptorFlag::kMlpBias);
+  m.input_norms = !flag(DescriptorFlag::kNoInputNorms);
+  m.qk_norm_full_width = flag(DescriptorFlag::kQkNormFullWidth);
   m.lm_head = flag(DescriptorFlag::kLmHead), m.lm_transform = flag(DescriptorFlag::kLmTransform);
   m.lm_bias = flag(DescriptorFlag::kLmBias);
   m.activation = static_cast<attn::Activation>(v[kActivation]);

@@ -1107,6 +1107,79 @@ def make_granite(name="tiny-granite", seed=58):
     write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=eos, extra=extra)
 
 
+# ---- OLMo 2 (modeling_olmo2.py: Olmo2ForCausalLM, issue 46): norms after, full-width q/k norms ----
+# Olmo2DecoderLayer: x = x + post_attention_layernorm(attn(x)); x = x + post_feedforward_layernorm(mlp(x))
+# (no norm before either). Olmo2Attention: q = q_norm(q_proj(x)), k = k_norm(k_proj(x)), RMS norms over
+# the whole projected width (heads · head_dim), before the view into heads and RoPE. Untied LM head.
+def make_olmo2(name="tiny-olmo2", seed=59):
+    gen = torch.Generator().manual_seed(seed)
+    tokenizer, encode, eos = gpt2_tokenizer(CORPUS, 48)
+    V = eos + 1
+    d, L, H, KV, f, eps, theta = 32, 2, 4, 2, 48, 1e-6, 500000.0
+    hd = d // H
+    cfg = {"architectures": ["Olmo2ForCausalLM"], "model_type": "olmo2", "vocab_size": V, "hidden_size": d,
+           "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "num_key_value_heads": KV,
+           "hidden_act": "silu", "max_position_embeddings": 64, "rms_norm_eps": eps, "rope_theta": theta,
+           "rope_scaling": None, "attention_bias": False, "attention_dropout": 0.0, "tie_word_embeddings": False,
+           "pad_token_id": eos, "bos_token_id": eos, "eos_token_id": eos, "torch_dtype": "float32"}
+    w = {"model.embed_tokens.weight": rand(gen, V, d)}
+    for l in range(L):
+        p = "model.layers.%d." % l
+        for n, rows in [("q_proj", H * hd), ("k_proj", KV * hd), ("v_proj", KV * hd)]:
+            w[p + "self_attn.%s.weight" % n] = rand(gen, rows, d)
+        w[p + "self_attn.o_proj.weight"] = rand(gen, d, H * hd)
+        w[p + "self_attn.q_norm.weight"] = 1 + rand(gen, H * hd, std=0.1)
+        w[p + "self_attn.k_norm.weight"] = 1 + rand(gen, KV * hd, std=0.1)
+        w[p + "mlp.gate_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.up_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.down_proj.weight"] = rand(gen, d, f)
+        w[p + "post_attention_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+        w[p + "post_feedforward_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["model.norm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["lm_head.weight"] = rand(gen, V, d)
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    inv_freq = llama_inv_freq(theta, hd, None)
+
+    def model(per_head):
+        def forward(ids, lengths):
+            ids = torch.tensor(ids)
+            B, T = ids.shape
+            x = W["model.embed_tokens.weight"][ids]
+            cos, sin = rope_cos_sin(T, inv_freq)
+            allowed = decoder_allowed(B, T, lengths)
+            hidden, attns = [x], []
+            for l in range(L):
+                p = "model.layers.%d." % l
+                q, k = x @ W[p + "self_attn.q_proj.weight"].T, x @ W[p + "self_attn.k_proj.weight"].T
+                if per_head:  # what a per-head norm (Qwen3's) would do with the first head_dim weights
+                    q = rms_norm(q.view(B, T, H, hd), W[p + "self_attn.q_norm.weight"][:hd], eps).view(B, T, H * hd)
+                    k = rms_norm(k.view(B, T, KV, hd), W[p + "self_attn.k_norm.weight"][:hd], eps).view(B, T, KV * hd)
+                else:
+                    q = rms_norm(q, W[p + "self_attn.q_norm.weight"], eps)
+                    k = rms_norm(k, W[p + "self_attn.k_norm.weight"], eps)
+                q, k = apply_rope(split_heads(q, H, hd), cos, sin), apply_rope(split_heads(k, KV, hd), cos, sin)
+                v = split_heads(x @ W[p + "self_attn.v_proj.weight"].T, KV, hd)
+                o, probs = eager_attention(q, k, v, hd ** -0.5, allowed)
+                x = x + rms_norm(o @ W[p + "self_attn.o_proj.weight"].T, W[p + "post_attention_layernorm.weight"], eps)
+                g = x @ W[p + "mlp.gate_proj.weight"].T
+                m = (silu(g) * (x @ W[p + "mlp.up_proj.weight"].T)) @ W[p + "mlp.down_proj.weight"].T
+                x = x + rms_norm(m, W[p + "post_feedforward_layernorm.weight"], eps)
+                attns.append(probs)
+                hidden.append(x)
+            x = rms_norm(x, W["model.norm.weight"], eps)
+            hidden[-1] = x
+            return {"logits": x @ W["lm_head.weight"].T, "hidden": hidden, "attn": attns}
+        return forward
+
+    forward = model(False)
+    check_reference(name, forward, encode, eos, [None] * L)
+    ids = [encode(TEXTS[0])]
+    with torch.no_grad():
+        print_difference("q/k norms per head", forward(ids, [len(ids[0])])["logits"], model(True)(ids, [len(ids[0])])["logits"])
+    extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy_ids(forward, encode(TEXTS[0]), 12)}}
+    write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=eos, extra=extra)
+
+
 # ---- SmolLM3 (modeling_smollm3.py: SmolLM3ForCausalLM, issue 46): Llama's layers, some NoPE ----
 # configuration_smollm3.py: no_rope_layers[l] is 1 where layer l applies RoPE (SmolLM3Attention:
 # use_rope = no_rope_layers[layer_idx]), 0 on a NoPE layer (default every no_rope_layer_interval-th);
@@ -1573,7 +1646,8 @@ def make_phi3(name="tiny-phi3", seed=55):
 
 FAMILIES = {"tiny-qwen2": make_qwen2, "tiny-qwen3": make_qwen3, "tiny-gemma2": make_gemma2,
             "tiny-gemma3": make_gemma3, "tiny-phi3": make_phi3, "tiny-embeddinggemma": make_embeddinggemma,
-            "tiny-smollm3": make_smollm3, "tiny-granite": make_granite}
+            "tiny-smollm3": make_smollm3, "tiny-granite": make_granite,
+            "tiny-olmo2": make_olmo2}
 
 
 # Llama 3.1's rope_scaling shape, sized so that this model's 4 frequencies (wavelengths 6.3, 63,

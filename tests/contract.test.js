@@ -50,6 +50,7 @@ const FIXTURES = [
   'tiny-smollm',
   'tiny-smollm3',
   'tiny-granite',
+  'tiny-olmo2',
 ];
 const configOf = (name) => {
   // gemma3: the multimodal wrapper of tiny-gemma3's text model (tests/pretrained-families.test.js loads it).

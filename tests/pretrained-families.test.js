@@ -363,3 +363,26 @@ test('tiny-granite: embedding, attention and residual multipliers and logits_sca
     await assertMatters('tiny-granite', { [key]: 1 }, key);
   await assert.rejects(logits({ logits_scaling: 0 }, 'x'), /config.json: logits_scaling must be a positive number/);
 });
+
+test('tiny-olmo2: norms after attention and the MLP, none before; q/k norms over the whole projected width', async () => {
+  const { files } = fixture('tiny-olmo2');
+  const model = await attn.loadModel(files);
+  try {
+    const d = model.descriptor;
+    assert.deepEqual([d.postNorms, d.noInputNorms, d.qkNorm, d.qkNormFullWidth], [true, true, true, true]);
+  } finally {
+    model.dispose();
+  }
+  // The checkpoint has no input_layernorm: a loader that asked for one would fail; per-head q/k
+  // norms cannot even take its [heads · head_dim] weights.
+  const tensors = readSafetensors(files['model.safetensors']);
+  assert.equal(tensors['model.layers.0.input_layernorm.weight'], undefined);
+  assert.deepEqual(tensors['model.layers.0.self_attn.q_norm.weight'].shape, [32]);
+  await assert.rejects(
+    attn.loadModel({
+      ...files,
+      'config.json': { ...JSON.parse(new TextDecoder().decode(files['config.json'])), clip_qkv: 8 },
+    }),
+    /^RangeError: loadModel: config.json: clip_qkv 8 clamps the queries, keys and values, which is not supported/,
+  );
+});

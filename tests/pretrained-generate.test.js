@@ -29,6 +29,7 @@ for (const name of [
   'tiny-smollm',
   'tiny-smollm3',
   'tiny-granite',
+  'tiny-olmo2',
 ]) {
   test(`${name}: greedy tokens equal PyTorch's, with and without the cache; cached logits equal uncached`, async () => {
     const ref = greedyOf(name);

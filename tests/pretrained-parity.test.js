@@ -41,6 +41,7 @@ const FIXTURES = [
   'tiny-smollm',
   'tiny-smollm3',
   'tiny-granite',
+  'tiny-olmo2',
 ];
 const reference = (name) => JSON.parse(readFileSync(`${root}${name}/reference.json`, 'utf8'));
 const tol = { rtol: 1e-4, atol: 1e-5 };

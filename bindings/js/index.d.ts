@@ -1965,6 +1965,10 @@ export interface ModelDescriptor {
   postNorms?: boolean;
   /** An RMS norm over each query and key head before the rotary embedding (Qwen3, Gemma 3). */
   qkNorm?: boolean;
+  /** With qkNorm: one norm over all of a token's queries (and one over its keys), not per head (OLMo 2). */
+  qkNormFullWidth?: boolean;
+  /** With postNorms: no norm before each sub-layer, x + norm(f(x)) (OLMo 2). */
+  noInputNorms?: boolean;
   /** Scores are q·k × this (absent or 0: 1/√headDim; Gemma: `query_pre_attn_scalar`^-½). */
   attentionScale?: number;
   /** > 0: scores become cap·tanh(s / cap) before the mask (Gemma 2's `attn_logit_softcapping`). */

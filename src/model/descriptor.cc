@@ -79,6 +79,7 @@ Status CheckDescriptor(const ModelDescriptor& m) {
       !NonNegativeFinite(m.final_softcap) || !std::isfinite(m.embedding_multiplier) ||
       !std::isfinite(m.residual_multiplier) || !(m.logits_scaling > 0.0f) ||
       !std::isfinite(m.logits_scaling) || (m.qk_norm && !rms) || (m.post_norms && !m.pre_norm) ||
+      (!m.input_norms && !m.post_norms) || (m.qk_norm_full_width && !m.qk_norm) ||
       !RopeScalingValid(m)) {
     return Status::kBadArgument;
   }

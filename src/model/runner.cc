@@ -341,6 +341,7 @@ Status PretrainedModel::FeedForwardOf(const LayerWeights& w, const float* x, int
 // One block, in place.   x: [rows, d]   attention_weights: [B, H, T, S] or null
 //   pre-norm:  x += Attn(Norm1(x));  x += FFN(Norm2(x))
 //   sandwich:  x += PostAttn(Attn(Norm1(x)));  x += PostFfn(FFN(Norm2(x)))   (post_norms)
+//   after:     x += PostAttn(Attn(x));  x += PostFfn(FFN(x))   (post_norms, no input_norms: OLMo 2)
 //   post-norm: x = Norm1(x + Attn(x));  x = Norm2(x + FFN(x))
 // long_rope: this call's positions reach past rope_original_max (longrope's long factors).
 Status PretrainedModel::Block(int l, const ModelInput& in, bool long_rope, float* x,
@@ -352,7 +353,7 @@ Status PretrainedModel::Block(int l, const ModelInput& in, bool long_rope, float
   float* sub = sub_.data();
   // 1. Attention with its residual.
   const float* attention_in = x;
-  if (m_.pre_norm) {
+  if (m_.pre_norm && m_.input_norms) {
     Norm(w.norm1, x, rows, normed);
     attention_in = normed;
   }
@@ -363,6 +364,7 @@ Status PretrainedModel::Block(int l, const ModelInput& in, bool long_rope, float
   c.num_heads = m_.num_heads, c.num_kv_heads = m_.num_kv_heads, c.head_dim = m_.head_dim;
   c.scale = m_.attention_scale, c.softcap = m_.attention_softcap, c.norm_eps = m_.norm_eps;
   c.causal = m_.causal;
+  c.qk_norm_full_width = m_.qk_norm_full_width;
   c.window_left = specs_[l].window_left;
   c.rotary = specs_[l].rotary;
   if (c.rotary.scaling == RopeScaling::kLongRope) {
@@ -380,7 +382,7 @@ Status PretrainedModel::Block(int l, const ModelInput& in, bool long_rope, float
   if (!m_.pre_norm) Norm(w.norm1, x, rows, x);
   // 2. Feed-forward network with its residual.
   const float* ffn_in = x;
-  if (m_.pre_norm) {
+  if (m_.pre_norm && m_.input_norms) {
     Norm(w.norm2, x, rows, normed);
     ffn_in = normed;
   }

@@ -52,10 +52,10 @@ uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
     add(WeightKind::kAttentionOut, l, qw, d, true);
     if (m.out_bias) add(WeightKind::kAttentionOutBias, l, 1, d, false);
     if (m.qk_norm) {  // RMS norms only (CheckDescriptor): no biases
-      add(WeightKind::kQueryNormWeight, l, 1, m.head_dim, false);
-      add(WeightKind::kKeyNormWeight, l, 1, m.head_dim, false);
+      add(WeightKind::kQueryNormWeight, l, 1, m.qk_norm_full_width ? qw : m.head_dim, false);
+      add(WeightKind::kKeyNormWeight, l, 1, m.qk_norm_full_width ? kv : m.head_dim, false);
     }
-    norm(WeightKind::kNorm1Weight, WeightKind::kNorm1Bias, l);
+    if (m.input_norms) norm(WeightKind::kNorm1Weight, WeightKind::kNorm1Bias, l);
     if (m.post_norms)
       norm(WeightKind::kPostAttentionNormWeight, WeightKind::kPostAttentionNormBias, l);
     if (m.gated_ffn) add(WeightKind::kGate, l, d, f, true);
@@ -63,7 +63,7 @@ uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
     if (m.mlp_bias) add(WeightKind::kUpBias, l, 1, f, false);
     add(WeightKind::kDown, l, f, d, true);
     if (m.mlp_bias) add(WeightKind::kDownBias, l, 1, d, false);
-    norm(WeightKind::kNorm2Weight, WeightKind::kNorm2Bias, l);
+    if (m.input_norms) norm(WeightKind::kNorm2Weight, WeightKind::kNorm2Bias, l);
     if (m.post_norms) norm(WeightKind::kPostFfnNormWeight, WeightKind::kPostFfnNormBias, l);
   }
   // 3. Final norm and the LM head.

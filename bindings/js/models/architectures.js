@@ -472,12 +472,14 @@ function decoder(fn, c, head, KIND, family) {
     ropeScaling: ropeScalingOf(fn, c, rotaryDim),
     preNorm: true,
     postNorms: family.postNorms === true,
+    noInputNorms: family.noInputNorms === true,
     embeddingNorm: false,
     finalNorm: true,
     causal: family.causal ?? true,
     qkvBias: family.qkvBias,
     outBias: family.outBias,
     qkNorm: family.qkNorm === true,
+    qkNormFullWidth: family.qkNormFullWidth === true,
     mlpBias: family.mlpBias === true,
     layerWindows: family.layerWindows(layers),
     layerNoRope: family.layerNoRope?.(layers) ?? Array(layers).fill(false),
@@ -872,6 +874,22 @@ ARCHITECTURES.smollm3 = {
       layerNoRope: (n) => uses.slice(0, n).map((u) => u === 0),
     });
   },
+};
+
+// OLMo 2 (modeling_olmo2.py): Llama's layers with the norms after attention and the MLP instead
+// of before them (post_attention_layernorm, post_feedforward_layernorm: x + norm(f(x))), and q_norm
+// and k_norm over the whole projected queries ([heads · head_dim]) and keys, before RoPE.
+ARCHITECTURES.olmo2 = {
+  read: (fn, c, head, KIND) =>
+    decoder(fn, c, head, KIND, {
+      qkvBias: c.attention_bias === true,
+      outBias: c.attention_bias === true,
+      postNorms: true,
+      noInputNorms: true,
+      qkNorm: true,
+      qkNormFullWidth: true,
+      layerWindows: (layers) => Array(layers).fill(0),
+    }),
 };
 
 // transformers 5 writes RoPE as one rope_parameters object ({ rope_type, rope_theta, factor,

@@ -178,6 +178,13 @@ export const CONFIG_KEYS = {
       'logits_scaling',
     ],
   }),
+  olmo2: decoderKeys({
+    read: ['attention_bias'],
+    refused: {
+      // OLMo (1)'s clamp of q, k and v to ±clip_qkv; an OLMo 2 config that sets it asks for it too.
+      clip_qkv: [(value) => value != null, 'clamps the queries, keys and values, which is not supported'],
+    },
+  }),
   smollm3: decoderKeys({
     read: [
       'attention_bias',
