@@ -6,6 +6,8 @@
 #ifndef ATTENTION_WASM_BINDINGS_CONTRACT_H_
 #define ATTENTION_WASM_BINDINGS_CONTRACT_H_
 
+#include "model/descriptor.h"  // ATTN_DESCRIPTOR_SCALARS
+
 // How a 4-byte slot holds its value: a 32-bit integer (addresses, sizes, flags) or float32 bits.
 enum class SlotType { kInt, kFloat };
 
@@ -45,10 +47,7 @@ enum CallSlot : int {
   X(kFlags, kInt) X(kNorm, kInt) X(kActivation, kInt) X(kLmActivation, kInt)                  \
   X(kRotaryDim, kInt) X(kRopeScaling, kInt) X(kRopeOriginalMax, kInt) X(kRopeFactor, kFloat)  \
   X(kRopeLowFreqFactor, kFloat) X(kRopeHighFreqFactor, kFloat)                                \
-  X(kRopeAttentionFactor, kFloat) X(kLocalRotaryBase, kFloat) X(kAttentionScale, kFloat)      \
-  X(kAttentionSoftcap, kFloat) X(kFinalSoftcap, kFloat) X(kEmbeddingMultiplier, kFloat)      \
-  X(kResidualMultiplier, kFloat) X(kLogitsScaling, kFloat)                                    \
-  X(kMatrixStorage, kInt) X(kMatrixStorageCount, kInt)
+  X(kRopeAttentionFactor, kFloat) X(kMatrixStorage, kInt) X(kMatrixStorageCount, kInt)
 // clang-format on
 
 // The per-layer and per-pair lists after the slots, in order (name, element type, the slot
@@ -66,11 +65,16 @@ enum CallSlot : int {
   X(kMatrixStorages, kInt, kMatrixStorageCount, 1, attn::kMaxMatrixStorages)
 // clang-format on
 
+// The slots, then one float32 slot per plain scalar (attn::ATTN_DESCRIPTOR_SCALARS,
+// src/model/descriptor.h: member, default and check written once there).
 enum DescriptorSlot : int {
 #define ATTN_DESCRIPTOR_SLOT_ENUMERATOR(name, type) name,
   ATTN_DESCRIPTOR_SLOTS(ATTN_DESCRIPTOR_SLOT_ENUMERATOR)
 #undef ATTN_DESCRIPTOR_SLOT_ENUMERATOR
-      kDescriptorSlotCount
+#define ATTN_DESCRIPTOR_SCALAR_ENUMERATOR(name, member, type, fallback, check) name,
+      ATTN_DESCRIPTOR_SCALARS(ATTN_DESCRIPTOR_SCALAR_ENUMERATOR)
+#undef ATTN_DESCRIPTOR_SCALAR_ENUMERATOR
+          kDescriptorSlotCount
 };
 
 // The descriptor's boolean fields, as bits of its flags slot (name, bit). JS sets a flag

@@ -54,12 +54,10 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   m.rope_factor = real(v + kRopeFactor), m.rope_low_freq_factor = real(v + kRopeLowFreqFactor);
   m.rope_high_freq_factor = real(v + kRopeHighFreqFactor);
   m.rope_attention_factor = real(v + kRopeAttentionFactor);
-  m.local_rotary_base = real(v + kLocalRotaryBase);
-  m.attention_scale = real(v + kAttentionScale), m.attention_softcap = real(v + kAttentionSoftcap);
-  m.final_softcap = real(v + kFinalSoftcap),
-  m.embedding_multiplier = real(v + kEmbeddingMultiplier);
-  m.residual_multiplier = real(v + kResidualMultiplier),
-  m.logits_scaling = real(v + kLogitsScaling);
+#define ATTN_READ_SCALAR(name, member, type, fallback, check) \
+  m.member = static_cast<type>(real(v + name));
+  ATTN_DESCRIPTOR_SCALARS(ATTN_READ_SCALAR)
+#undef ATTN_READ_SCALAR
   m.norm_eps = norm_eps, m.rotary_base = rotary_base;
   // The lists, in ATTN_DESCRIPTOR_LISTS order, each as long as its slot says up to its most
   // (what JS wrote).

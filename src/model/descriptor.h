@@ -37,7 +37,39 @@ enum class NormKind : int {
 #undef ATTN_NORM_KIND_ENUMERATOR
 };
 
+// The descriptor's plain scalars, one line each: X(slot, member, type, default, check). The
+// member and its default are declared from it below; the bindings make each a float32 slot of
+// the packed descriptor (bindings/contract.h), read it in DescriptorOf and export its default,
+// which JS uses when a descriptor leaves the value out (bindings/js/models/descriptor.js: the
+// value is descriptor[camelCase name], kAttentionScale → attentionScale); CheckDescriptor
+// applies the check (kFinite, kNonNegative: finite and >= 0, kPositive: finite and > 0). A new
+// scalar is one line here and its use in the runner.
+// clang-format off
+#define ATTN_DESCRIPTOR_SCALARS(X)                                                            \
+  /* Gemma 3: the RoPE base of the sliding-window layers, unscaled; 0: rotary_base. */        \
+  X(kLocalRotaryBase, local_rotary_base, double, 0.0, kNonNegative)                           \
+  /* Scores are q·k·attention_scale (0: 1/√head_dim; Gemma: query_pre_attn_scalar^-½;       \
+     Granite: attention_multiplier). */                                                       \
+  X(kAttentionScale, attention_scale, float, 0.0f, kNonNegative)                              \
+  /* > 0: scores become cap·tanh(s/cap) before the mask (Gemma 2). */                         \
+  X(kAttentionSoftcap, attention_softcap, float, 0.0f, kNonNegative)                          \
+  /* > 0: logits become cap·tanh(logits/cap) (Gemma 2). */                                    \
+  X(kFinalSoftcap, final_softcap, float, 0.0f, kNonNegative)                                  \
+  /* Word embeddings × this (Gemma: √d_model in float32; Granite: embedding_multiplier). */   \
+  X(kEmbeddingMultiplier, embedding_multiplier, float, 1.0f, kFinite)                         \
+  /* Each sub-layer's output × this before its residual (Granite). */                         \
+  X(kResidualMultiplier, residual_multiplier, float, 1.0f, kFinite)                           \
+  /* Logits ÷ this (Granite's logits_scaling). */                                             \
+  X(kLogitsScaling, logits_scaling, float, 1.0f, kPositive)
+// clang-format on
+
+// How CheckDescriptor checks a scalar of ATTN_DESCRIPTOR_SCALARS.
+enum class ScalarCheck { kFinite, kNonNegative, kPositive };
+
 struct ModelDescriptor {
+#define ATTN_DESCRIPTOR_SCALAR_MEMBER(slot, member, type, fallback, check) type member = fallback;
+  ATTN_DESCRIPTOR_SCALARS(ATTN_DESCRIPTOR_SCALAR_MEMBER)
+#undef ATTN_DESCRIPTOR_SCALAR_MEMBER
   int vocab_size = 0;       // V: rows of the word embeddings (and columns of the LM logits)
   int max_positions = 0;    // rows of the learned position table (0: no position table)
   int type_vocab_size = 0;  // rows of the token-type table (0: none)
@@ -64,16 +96,8 @@ struct ModelDescriptor {
   bool mlp_bias = true;             // the feed-forward layers have biases
   Activation activation = Activation::kGelu;  // the feed-forward network's
   bool gated_ffn = false;  // down(act(x·W_gate) ⊙ (x·W_up)) (Llama's SwiGLU with kSilu)
-  // Attention scores are q·k·attention_scale (0: 1/√head_dim; Gemma: query_pre_attn_scalar^-½),
-  // then attention_softcap·tanh(s/attention_softcap) when attention_softcap > 0 (Gemma 2).
-  float attention_scale = 0.0f;
-  float attention_softcap = 0.0f;
-  float final_softcap = 0.0f;         // > 0: logits become cap·tanh(logits/cap) (Gemma 2)
-  float embedding_multiplier = 1.0f;  // word embeddings × this (Gemma: √d_model in float32)
-  float residual_multiplier = 1.0f;  // each sub-layer's output × this before its residual (Granite)
-  float logits_scaling = 1.0f;       // logits ÷ this (Granite's logits_scaling)
-  int rotary_dim = 0;  // > 0: rotary embedding of the first rotary_dim columns of each
-                       // query and key head (Llama; Phi-3's partial_rotary_factor); 0: none
+  int rotary_dim = 0;      // > 0: rotary embedding of the first rotary_dim columns of each
+                           // query and key head (Llama; Phi-3's partial_rotary_factor); 0: none
   double rotary_base = 10000.0;
   bool rotary_interleaved = false;
   // rope_scaling (see RotarySpec): none, linear, llama3 or longrope, with its parameters.
@@ -84,9 +108,6 @@ struct ModelDescriptor {
   // longrope's per-pair divisors of the frequencies: short while the call's last position is
   // below rope_original_max, long past it.   [rotary_dim / 2] each
   std::array<float, kMaxRotaryPairs> rope_short_factors{}, rope_long_factors{};
-  // Layers with a sliding window turn their keys by this base instead, unscaled (Gemma 3's
-  // rope_local_base_freq); 0: the same rotary embedding on every layer.
-  double local_rotary_base = 0.0;
   // Per layer: > 0 a sliding window, query i seeing keys j > i − window only (with the
   // causal rule: Mistral, Gemma's local layers; without it also j < i + window only:
   // EmbeddingGemma's bidirectional |i − j| < window); 0 every key the causal rule leaves.   [num_layers]

@@ -32,7 +32,10 @@ export const MATRIX_STORAGES = {
   q6_k: 'kQ6_K',
 };
 
-// Each slot's value from a descriptor (c: the module's contract).
+// Each slot's value from a descriptor (c: the module's contract). The plain scalars
+// (attentionScale, embeddingMultiplier, logitsScaling, …: ATTN_DESCRIPTOR_SCALARS in
+// src/model/descriptor.h) are not listed: each is the descriptor's value of its name, or the
+// default the module gives (c.descriptor.defaults).
 export const DESCRIPTOR_SLOTS = {
   vocabSize: (d) => d.vocabSize,
   maxPositions: (d) => d.maxPositions,
@@ -54,13 +57,6 @@ export const DESCRIPTOR_SLOTS = {
   ropeLowFreqFactor: (d) => d.ropeScaling?.lowFreqFactor ?? 1,
   ropeHighFreqFactor: (d) => d.ropeScaling?.highFreqFactor ?? 4,
   ropeAttentionFactor: (d) => d.ropeScaling?.attentionFactor ?? 1,
-  localRotaryBase: (d) => d.localRotaryBase ?? 0,
-  attentionScale: (d) => d.attentionScale ?? 0,
-  attentionSoftcap: (d) => d.attentionSoftcap ?? 0,
-  finalSoftcap: (d) => d.finalSoftcap ?? 0,
-  embeddingMultiplier: (d) => d.embeddingMultiplier ?? 1,
-  residualMultiplier: (d) => d.residualMultiplier ?? 1,
-  logitsScaling: (d) => d.logitsScaling ?? 1,
   matrixStorage: (d, c) => c.matrixStorages[MATRIX_STORAGES[d.matrixStorage ?? 'float32']],
   matrixStorageCount: (d) => d.matrixStorages?.length ?? 0,
 };
@@ -88,6 +84,7 @@ export function packDescriptor(module, d) {
   const c = contractOf(module);
   const { count, names, floats, lists, slots } = c.descriptor;
   const slotValues = names.map((name) => {
+    if (Object.hasOwn(c.descriptor.defaults, name)) return d[name] ?? c.descriptor.defaults[name];
     const value = DESCRIPTOR_SLOTS[name];
     if (value === undefined)
       throw new Error(`internal error: the descriptor slot '${name}' has no value in descriptor.js`);
