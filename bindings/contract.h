@@ -84,7 +84,8 @@ enum DescriptorSlot : int {
   X(kPreNorm, 0) X(kEmbeddingNorm, 1) X(kFinalNorm, 2) X(kCausal, 3) X(kQkvBias, 4)           \
   X(kMlpBias, 5) X(kLmHead, 6) X(kLmTransform, 7) X(kLmBias, 8) X(kGatedFfn, 9)               \
   X(kOutBias, 10) X(kRotaryInterleaved, 11) X(kQkNorm, 12) X(kPostNorms, 13)                 \
-  X(kNoInputNorms, 14) X(kQkNormFullWidth, 15)
+  X(kNoInputNorms, 14) X(kQkNormFullWidth, 15) X(kNoNormBiases, 16)                           \
+  X(kNoFirstAttentionNorm, 17) X(kNoLmTransformBias, 18)
 // clang-format on
 
 enum class DescriptorFlag : int {

@@ -40,6 +40,9 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   m.qk_norm = flag(DescriptorFlag::kQkNorm), m.mlp_bias = flag(DescriptorFlag::kMlpBias);
   m.input_norms = !flag(DescriptorFlag::kNoInputNorms);
   m.qk_norm_full_width = flag(DescriptorFlag::kQkNormFullWidth);
+  m.norm_biases = !flag(DescriptorFlag::kNoNormBiases);
+  m.first_attention_norm = !flag(DescriptorFlag::kNoFirstAttentionNorm);
+  m.lm_transform_bias = !flag(DescriptorFlag::kNoLmTransformBias);
   m.lm_head = flag(DescriptorFlag::kLmHead), m.lm_transform = flag(DescriptorFlag::kLmTransform);
   m.lm_bias = flag(DescriptorFlag::kLmBias);
   m.activation = static_cast<attn::Activation>(v[kActivation]);

@@ -1180,6 +1180,86 @@ def make_olmo2(name="tiny-olmo2", seed=59):
     write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=eos, extra=extra)
 
 
+# ---- ModernBERT (modeling_modernbert.py: ModernBertForMaskedLM, issue 46) ----
+# ModernBertEmbeddings: norm(tok_embeddings(ids)), no positions. ModernBertEncoderLayer: attn_norm is
+# Identity on layer 0, a LayerNorm after; x = x + Wo(attn(attn_norm(x))); x = x + mlp(mlp_norm(x)),
+# ModernBertMLP: input, gate = Wi(x).chunk(2); Wo(act(input) * gate). ModernBertAttention: Wqkv viewed
+# [B, T, 3, H, hd]; RoPE with global_rope_theta on global layers (layer_id % global_attn_every_n_layers
+# == 0), local_rope_theta on the others, whose sliding_window_mask keeps |i - j| <= local_attention // 2;
+# no causal rule. LayerNorms without bias (norm_bias false). final_norm; ModernBertPredictionHead:
+# norm(act(dense(x))) (classifier_bias false), then the decoder tied to tok_embeddings with its bias.
+def make_modernbert(name="tiny-modernbert", seed=60):
+    gen = torch.Generator().manual_seed(seed)
+    tokenizer, encode, vocab = bert_tokenizer(WORDS, PIECES)
+    V, d, L, H, f, eps = len(vocab), 32, 4, 4, 48, 1e-5
+    hd = d // H
+    every, local, gtheta, ltheta = 3, 4, 160000.0, 10000.0  # local layers: |i - j| <= 2
+    cfg = {"architectures": ["ModernBertForMaskedLM"], "model_type": "modernbert", "vocab_size": V, "hidden_size": d,
+           "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "hidden_activation": "gelu",
+           "max_position_embeddings": 64, "norm_eps": eps, "norm_bias": False, "global_rope_theta": gtheta,
+           "local_rope_theta": ltheta, "global_attn_every_n_layers": every, "local_attention": local,
+           "attention_bias": False, "mlp_bias": False, "classifier_bias": False, "classifier_activation": "gelu",
+           "decoder_bias": True, "tie_word_embeddings": True, "pad_token_id": 0, "cls_token_id": vocab["[CLS]"],
+           "sep_token_id": vocab["[SEP]"], "layer_norm_eps": 1e-5, "position_embedding_type": "absolute",
+           "torch_dtype": "float32"}
+    w = {"model.embeddings.tok_embeddings.weight": rand(gen, V, d), "model.embeddings.norm.weight": 1 + rand(gen, d, std=0.1)}
+    for l in range(L):
+        p = "model.layers.%d." % l
+        if l > 0:
+            w[p + "attn_norm.weight"] = 1 + rand(gen, d, std=0.1)
+        w[p + "attn.Wqkv.weight"] = rand(gen, 3 * d, d)
+        w[p + "attn.Wo.weight"] = rand(gen, d, d)
+        w[p + "mlp_norm.weight"] = 1 + rand(gen, d, std=0.1)
+        w[p + "mlp.Wi.weight"] = rand(gen, 2 * f, d)
+        w[p + "mlp.Wo.weight"] = rand(gen, d, f)
+    w["model.final_norm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["head.dense.weight"] = rand(gen, d, d)
+    w["head.norm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["decoder.bias"] = rand(gen, V, std=0.1)
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    LN = lambda x, name: layer_norm(x, W[name], 0.0, eps)
+
+    def model(windowed, thetas):
+        def forward(ids, lengths):
+            ids = torch.tensor(ids)
+            B, T = ids.shape
+            x = LN(W["model.embeddings.tok_embeddings.weight"][ids], "model.embeddings.norm.weight")
+            i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+            hidden, attns = [x], []
+            for l in range(L):
+                p = "model.layers.%d." % l
+                is_global = l % every == 0
+                a = x if l == 0 else LN(x, p + "attn_norm.weight")
+                qkv = (a @ W[p + "attn.Wqkv.weight"].T).view(B, T, 3, H, hd)
+                q, k, v = (qkv[:, :, n].transpose(1, 2) for n in range(3))
+                cos, sin = rope_cos_sin(T, llama_inv_freq(thetas[0] if is_global else thetas[1], hd, None))
+                q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+                allowed = torch.ones(T, T, dtype=torch.bool) if is_global or not windowed else (i - j).abs() <= local // 2
+                allowed = allowed[None, None].repeat(B, 1, 1, 1)
+                for b in range(B):
+                    allowed[b, :, :, lengths[b]:] = False
+                o, probs = eager_attention(q, k, v, hd ** -0.5, allowed)
+                x = x + o @ W[p + "attn.Wo.weight"].T
+                inp, gate = (LN(x, p + "mlp_norm.weight") @ W[p + "mlp.Wi.weight"].T).chunk(2, dim=-1)
+                x = x + (gelu(inp) * gate) @ W[p + "mlp.Wo.weight"].T
+                attns.append(probs)
+                hidden.append(x)
+            x = LN(x, "model.final_norm.weight")
+            hidden[-1] = x
+            h = layer_norm(gelu(x @ W["head.dense.weight"].T), W["head.norm.weight"], 0.0, eps)
+            logits = h @ W["model.embeddings.tok_embeddings.weight"].T + W["decoder.bias"]
+            return {"logits": logits, "hidden": hidden, "attn": attns}
+        return forward
+
+    forward = model(True, (gtheta, ltheta))
+    ids = [encode(TEXTS[2])]
+    with torch.no_grad():
+        logits = forward(ids, [len(ids[0])])["logits"]
+        print_difference("no local windows", logits, model(False, (gtheta, ltheta))(ids, [len(ids[0])])["logits"])
+        print_difference("one RoPE base", logits, model(True, (gtheta, gtheta))(ids, [len(ids[0])])["logits"])
+    write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=0)
+
+
 # ---- SmolLM3 (modeling_smollm3.py: SmolLM3ForCausalLM, issue 46): Llama's layers, some NoPE ----
 # configuration_smollm3.py: no_rope_layers[l] is 1 where layer l applies RoPE (SmolLM3Attention:
 # use_rope = no_rope_layers[layer_idx]), 0 on a NoPE layer (default every no_rope_layer_interval-th);
@@ -1647,7 +1727,8 @@ def make_phi3(name="tiny-phi3", seed=55):
 FAMILIES = {"tiny-qwen2": make_qwen2, "tiny-qwen3": make_qwen3, "tiny-gemma2": make_gemma2,
             "tiny-gemma3": make_gemma3, "tiny-phi3": make_phi3, "tiny-embeddinggemma": make_embeddinggemma,
             "tiny-smollm3": make_smollm3, "tiny-granite": make_granite,
-            "tiny-olmo2": make_olmo2}
+            "tiny-olmo2": make_olmo2,
+            "tiny-modernbert": make_modernbert}
 
 
 # Llama 3.1's rope_scaling shape, sized so that this model's 4 frequencies (wavelengths 6.3, 63,

@@ -51,6 +51,7 @@ const FIXTURES = [
   'tiny-smollm3',
   'tiny-granite',
   'tiny-olmo2',
+  'tiny-modernbert',
 ];
 const configOf = (name) => {
   // gemma3: the multimodal wrapper of tiny-gemma3's text model (tests/pretrained-families.test.js loads it).

@@ -65,7 +65,7 @@ test('config.json problems: missing, not JSON, unsupported model_type or option,
   await rejects(
     withConfig({ model_type: 't5' }),
     RangeError,
-    /^loadModel: config.json: model_type "t5" is not supported \(supported: bert, distilbert, gpt2, roberta, llama, mistral, qwen2, qwen3, gemma2, gemma3_text, gemma3, phi3, granite, smollm3, olmo2\)/,
+    /^loadModel: config.json: model_type "t5" is not supported \(supported: bert, distilbert, gpt2, roberta, llama, mistral, qwen2, qwen3, gemma2, gemma3_text, gemma3, phi3, granite, smollm3, olmo2, modernbert\)/,
   );
   await rejects(
     withConfig({ hidden_act: 'swish' }),

@@ -1969,6 +1969,12 @@ export interface ModelDescriptor {
   qkNormFullWidth?: boolean;
   /** With postNorms: no norm before each sub-layer, x + norm(f(x)) (OLMo 2). */
   noInputNorms?: boolean;
+  /** LayerNorms without a bias (ModernBERT's norm_bias false). */
+  noNormBiases?: boolean;
+  /** No norm before layer 0's attention (ModernBERT). */
+  noFirstAttentionNorm?: boolean;
+  /** The masked-LM head's transform has no bias (ModernBERT's classifier_bias false). */
+  noLmTransformBias?: boolean;
   /** Scores are q·k × this (absent or 0: 1/√headDim; Gemma: `query_pre_attn_scalar`^-½). */
   attentionScale?: number;
   /** > 0: scores become cap·tanh(s / cap) before the mask (Gemma 2's `attn_logit_softcapping`). */

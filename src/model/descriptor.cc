@@ -89,7 +89,7 @@ Status CheckDescriptor(const ModelDescriptor& m) {
       m.rotary_dim > m.head_dim || m.rotary_dim % 2 != 0 || m.rotary_dim / 2 > kMaxRotaryPairs ||
       !PositiveFinite(m.rotary_base) || (m.qk_norm && !rms) || (m.post_norms && !m.pre_norm) ||
       (!m.input_norms && !m.post_norms) || (m.qk_norm_full_width && !m.qk_norm) ||
-      !RopeScalingValid(m)) {
+      (!m.first_attention_norm && !m.pre_norm) || !RopeScalingValid(m)) {
     return Status::kBadArgument;
   }
 #define ATTN_CHECK_SCALAR(name, member, type, fallback, check) \

@@ -78,21 +78,24 @@ struct ModelDescriptor {
   int num_kv_heads = 0;  // = num_heads, or fewer for grouped-query attention
   int head_dim = 0;      // columns of each query, key and value head (Gemma, Qwen3: not d/heads)
   int num_layers = 0;
-  int d_ff = 0;                 // the feed-forward network's hidden width
-  bool pre_norm = false;        // x + f(norm(x)) (GPT-2); else norm(x + f(x)) (BERT)
-  bool post_norms = false;      // pre-norm with a second norm on f's output before the residual:
-                                // x + norm'(f(norm(x))) (Gemma 2/3's sandwich)
-  bool input_norms = true;      // with post_norms: false drops the norm before each sub-layer,
-                                // x + norm'(f(x)) (OLMo 2's norms after attention and MLP)
-  bool embedding_norm = false;  // a norm after the embedding sum (BERT, DistilBERT)
-  bool final_norm = false;      // a norm after the last block (GPT-2's ln_f)
-  bool causal = false;          // decoder: query i sees keys j <= i
-  bool qkv_bias = true;         // the query, key and value projections have biases
-  bool out_bias = true;         // the attention's output projection has a bias (not Qwen2's)
-  bool qk_norm = false;         // each query and key head normalised (weights [head_dim]) before
-                                // the rotary embedding (Qwen3, Gemma 3)
+  int d_ff = 0;             // the feed-forward network's hidden width
+  bool pre_norm = false;    // x + f(norm(x)) (GPT-2); else norm(x + f(x)) (BERT)
+  bool post_norms = false;  // pre-norm with a second norm on f's output before the residual:
+                            // x + norm'(f(norm(x))) (Gemma 2/3's sandwich)
+  bool norm_biases = true;  // LayerNorms with a bias β (not ModernBERT's)
+  bool first_attention_norm = true;  // false: layer 0 has no norm before attention (ModernBERT)
+  bool input_norms = true;           // with post_norms: false drops the norm before each sub-layer,
+                                     // x + norm'(f(x)) (OLMo 2's norms after attention and MLP)
+  bool embedding_norm = false;       // a norm after the embedding sum (BERT, DistilBERT)
+  bool final_norm = false;           // a norm after the last block (GPT-2's ln_f)
+  bool causal = false;               // decoder: query i sees keys j <= i
+  bool qkv_bias = true;              // the query, key and value projections have biases
+  bool out_bias = true;              // the attention's output projection has a bias (not Qwen2's)
+  bool qk_norm = false;  // each query and key head normalised (weights [head_dim]) before
+                         // the rotary embedding (Qwen3, Gemma 3)
   bool qk_norm_full_width = false;  // with qk_norm: one RMS norm over all the queries of a token
                                     // (weights [heads · head_dim]), and over all its keys (OLMo 2)
+  bool lm_transform_bias = true;    // the masked-LM head's transform has a bias (not ModernBERT's)
   bool mlp_bias = true;             // the feed-forward layers have biases
   Activation activation = Activation::kGelu;  // the feed-forward network's
   bool gated_ffn = false;  // down(act(x·W_gate) ⊙ (x·W_up)) (Llama's SwiGLU with kSilu)

@@ -353,7 +353,7 @@ Status PretrainedModel::Block(int l, const ModelInput& in, bool long_rope, float
   float* sub = sub_.data();
   // 1. Attention with its residual.
   const float* attention_in = x;
-  if (m_.pre_norm && m_.input_norms) {
+  if (m_.pre_norm && m_.input_norms && (l > 0 || m_.first_attention_norm)) {
     Norm(w.norm1, x, rows, normed);
     attention_in = normed;
   }

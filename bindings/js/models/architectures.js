@@ -892,6 +892,112 @@ ARCHITECTURES.olmo2 = {
     }),
 };
 
+// ModernBERT (modeling_modernbert.py): a pre-norm encoder with rotary embeddings: global layers
+// (every global_attn_every_n_layers-th, from layer 0) turn by global_rope_theta and see every
+// key, the others by local_rope_theta and see the keys j with |i - j| <= local_attention / 2;
+// q, k and v fused in Wqkv, a GeGLU (Wi: the activated half first, then its gate), LayerNorms
+// without bias (norm_bias), none before layer 0's attention, a final norm; the masked-LM head's
+// transform (head.dense, classifier_bias), activation and norm, then the tied decoder with its
+// bias (decoder_bias).
+ARCHITECTURES.modernbert = {
+  read(fn, c, head, KIND) {
+    if (head === 'sequence-classification')
+      throw rangeError(fn, 'a modernbert sequence classifier is not supported (its pooling head is not read)');
+    const d = int(fn, c, 'hidden_size');
+    const heads = int(fn, c, 'num_attention_heads');
+    const layers = int(fn, c, 'num_hidden_layers');
+    const f = int(fn, c, 'intermediate_size');
+    const headDim = headDimOf(fn, {}, d, heads);
+    const every = int(fn, c, 'global_attn_every_n_layers', 3);
+    // sliding_window_mask: |i - j| <= local_attention // 2, the runner's |i - j| < window.
+    const window = Math.floor(int(fn, c, 'local_attention', 128) / 2) + 1;
+    const bias = (key, fallback) => {
+      const value = c[key] ?? fallback;
+      if (typeof value !== 'boolean')
+        throw rangeError(fn, `config.json: ${key} must be true or false, got ${JSON.stringify(value)}`);
+      return value;
+    };
+    const descriptor = {
+      vocabSize: int(fn, c, 'vocab_size'),
+      maxPositions: 0,
+      typeVocabSize: 0,
+      dModel: d,
+      numHeads: heads,
+      numKvHeads: heads,
+      headDim,
+      numLayers: layers,
+      dFF: f,
+      activation: activation(fn, c, 'hidden_activation', 'gelu'),
+      gatedFfn: true,
+      norm: 'layer',
+      normEps: positiveFloat(fn, c, 'norm_eps', 1e-5),
+      noNormBiases: !bias('norm_bias', false),
+      contextLength: int(fn, c, 'max_position_embeddings', 8192),
+      rotaryDim: headDim,
+      // (transformers 5's rope_parameters per layer type, read by withRopeParameters, win.)
+      rotaryBase: positiveFloat(fn, c, c.rope_parameters ? 'rope_theta' : 'global_rope_theta', 160000),
+      localRotaryBase: positiveFloat(fn, c, c.rope_parameters ? 'rope_local_base_freq' : 'local_rope_theta', 10000),
+      rotaryInterleaved: false,
+      ropeScaling: null,
+      preNorm: true,
+      noFirstAttentionNorm: true,
+      embeddingNorm: true,
+      finalNorm: true,
+      causal: false,
+      qkvBias: bias('attention_bias', false),
+      outBias: bias('attention_bias', false),
+      mlpBias: bias('mlp_bias', false),
+      layerWindows: layerWindowsOf(
+        fn,
+        c,
+        layers,
+        window,
+        Array.from({ length: layers }, (_, i) => (i % every === 0 ? 'full_attention' : 'sliding_attention')),
+      ),
+      lmHead: head === 'masked-lm',
+      lmTransform: true,
+      noLmTransformBias: !bias('classifier_bias', false),
+      lmBias: bias('decoder_bias', true),
+      lmActivation: activation(fn, c, 'classifier_activation', 'gelu'),
+    };
+    const layer = (l, rest) => `layers.${l}.${rest}`;
+    const qkv = (l, offset) => linearPart(layer(l, 'attn.Wqkv.weight'), [offset, 3 * d]);
+    const qkvBias = (l, offset) => plain(layer(l, 'attn.Wqkv.bias'), [], [offset, 3 * d]);
+    const names = {
+      prefixes: ['model.', ''],
+      [KIND.wordEmbeddings]: () => plain('embeddings.tok_embeddings.weight'),
+      [KIND.embeddingNormWeight]: () => plain('embeddings.norm.weight'),
+      [KIND.embeddingNormBias]: () => plain('embeddings.norm.bias'),
+      [KIND.query]: (l) => qkv(l, 0),
+      [KIND.key]: (l) => qkv(l, d),
+      [KIND.value]: (l) => qkv(l, 2 * d),
+      [KIND.queryBias]: (l) => qkvBias(l, 0),
+      [KIND.keyBias]: (l) => qkvBias(l, d),
+      [KIND.valueBias]: (l) => qkvBias(l, 2 * d),
+      [KIND.attentionOut]: (l) => linear(layer(l, 'attn.Wo.weight')),
+      [KIND.attentionOutBias]: (l) => plain(layer(l, 'attn.Wo.bias')),
+      [KIND.norm1Weight]: (l) => plain(layer(l, 'attn_norm.weight')),
+      [KIND.norm1Bias]: (l) => plain(layer(l, 'attn_norm.bias')),
+      [KIND.gate]: (l) => linearPart(layer(l, 'mlp.Wi.weight'), [0, 2 * f]),
+      [KIND.up]: (l) => linearPart(layer(l, 'mlp.Wi.weight'), [f, 2 * f]),
+      [KIND.upBias]: (l) => plain(layer(l, 'mlp.Wi.bias'), [], [f, 2 * f]),
+      [KIND.down]: (l) => linear(layer(l, 'mlp.Wo.weight')),
+      [KIND.downBias]: (l) => plain(layer(l, 'mlp.Wo.bias')),
+      [KIND.norm2Weight]: (l) => plain(layer(l, 'mlp_norm.weight')),
+      [KIND.norm2Bias]: (l) => plain(layer(l, 'mlp_norm.bias')),
+      [KIND.finalNormWeight]: () => plain('final_norm.weight'),
+      [KIND.finalNormBias]: () => plain('final_norm.bias'),
+      [KIND.lmTransform]: () => ({ ...linear('head.dense.weight'), unprefixed: true }),
+      [KIND.lmTransformBias]: () => ({ ...plain('head.dense.bias'), unprefixed: true }),
+      [KIND.lmNormWeight]: () => ({ ...plain('head.norm.weight'), unprefixed: true }),
+      [KIND.lmNormBias]: () => ({ ...plain('head.norm.bias'), unprefixed: true }),
+      [KIND.lmDecoder]: () => ({ ...linear('embeddings.tok_embeddings.weight'), tied: 'decoder.weight' }),
+      [KIND.lmBias]: () => ({ ...plain('decoder.bias'), unprefixed: true }),
+    };
+    return { descriptor, names, classifier: null };
+  },
+};
+
 // transformers 5 writes RoPE as one rope_parameters object ({ rope_type, rope_theta, factor,
 // partial_rotary_factor, original_max_position_embeddings, … }), or one per layer type
 // ({ full_attention: {…}, sliding_attention: {…} }: Gemma 3), where 4.x wrote rope_theta,
