@@ -161,7 +161,7 @@ def decoder_tensors(arch, cfg, w):
             rest = name[len(p):]
             base, kind = rest.rsplit(".", 1)
             if base == "post_attention_layernorm":
-                g = "post_attention_norm" if gemma else "ffn_norm"
+                g = "post_attention_norm" if gemma or arch == "olmo2" else "ffn_norm"
             elif base == "pre_feedforward_layernorm":
                 g = "ffn_norm"
             elif base == "post_feedforward_layernorm":
@@ -280,7 +280,7 @@ def tokenizer_metadata(tok, cfg, chat_template=None, pre="gpt-2"):
     return m
 
 
-ARCH = {"llama": "llama", "granite": "granite", "qwen2": "qwen2", "qwen3": "qwen3", "gemma2": "gemma2", "gemma3_text": "gemma3", "gpt2": "gpt2"}
+ARCH = {"llama": "llama", "granite": "granite", "olmo2": "olmo2", "qwen2": "qwen2", "qwen3": "qwen3", "gemma2": "gemma2", "gemma3_text": "gemma3", "gpt2": "gpt2"}
 CHAT = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}</s>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
 
 
@@ -437,8 +437,9 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["tiny-smollm"]:
         make_smollm()
         sys.exit(0)
-    if sys.argv[1:] == ["tiny-granite"]:  # Granite as llama.cpp writes it (issue 46)
+    if sys.argv[1:] == ["tiny-granite"]:  # Granite and OLMo 2 as llama.cpp writes them (issue 46)
         convert("tiny-granite", "tiny-granite-f32.gguf")
+        convert("tiny-olmo2", "tiny-olmo2-f32.gguf")
         sys.exit(0)
     cfg, _ = convert("tiny-llama", "tiny-llama-f32.gguf", chat_template=CHAT)
     for qtype in ("Q8_0", "Q4_0"):
@@ -455,3 +456,4 @@ if __name__ == "__main__":
     make_kquants()
     make_smollm()
     convert("tiny-granite", "tiny-granite-f32.gguf")
+    convert("tiny-olmo2", "tiny-olmo2-f32.gguf")

@@ -43,6 +43,8 @@ test('a key that changes the result and is not run is refused by name', () => {
     ['tiny-gpt2', 'scale_attn_weights', false, true],
     ['tiny-llama', 'pretraining_tp', 2, 1],
     ['tiny-qwen2', 'pretraining_tp', 4, 1],
+    ['tiny-olmo2', 'clip_qkv', 8, null],
+    ['tiny-olmo2', 'sliding_window', 4, null],
   ];
   for (const [fixture, key, bad, good] of cases) {
     const config = configOf(fixture);

@@ -890,6 +890,18 @@ ARCHITECTURES.olmo2 = {
       qkNormFullWidth: true,
       layerWindows: (layers) => Array(layers).fill(0),
     }),
+  // GGUF (llama.cpp's Olmo2Model, a TextModel: q and k rows as Hugging Face has them). Olmo 3
+  // writes the same architecture with attention.sliding_window, which the config carries so that
+  // config_keys.js refuses it by name.
+  gguf: {
+    arch: 'olmo2',
+    cls: 'Olmo2ForCausalLM',
+    config: ({ decoder, get, tensors }) => ({
+      ...decoder(),
+      attention_bias: tensors.has('blk.0.attn_q.bias'),
+      ...(get('attention.sliding_window') === undefined ? {} : { sliding_window: get('attention.sliding_window') }),
+    }),
+  },
 };
 
 // ModernBERT (modeling_modernbert.py): a pre-norm encoder with rotary embeddings: global layers

@@ -183,6 +183,8 @@ export const CONFIG_KEYS = {
     refused: {
       // OLMo (1)'s clamp of q, k and v to ±clip_qkv; an OLMo 2 config that sets it asks for it too.
       clip_qkv: [(value) => value != null, 'clamps the queries, keys and values, which is not supported'],
+      // Olmo 3's (and its GGUF's, written as olmo2): windows on three layers of four.
+      sliding_window: [(value) => value != null, 'is not supported for olmo2 (Olmo 3 sliding-window layers)'],
     },
   }),
   modernbert: {
