@@ -169,7 +169,7 @@ def decoder_tensors(arch, cfg, w):
             else:
                 g = DECODER_MAP[base]
             t = w[name]
-            if arch in ("llama", "granite") and g in ("attn_q", "attn_k"):  # LlamaModel.permute
+            if arch in ("llama", "granite", "smollm3") and g in ("attn_q", "attn_k"):  # LlamaModel.permute
                 t = permute(t, H if g == "attn_q" else KV)
             if gemma and base.endswith("norm"):
                 t = (torch.from_numpy(t) + 1).numpy()  # Gemma2Model.modify_tensors: data_torch + 1 (float32)
@@ -280,7 +280,7 @@ def tokenizer_metadata(tok, cfg, chat_template=None, pre="gpt-2"):
     return m
 
 
-ARCH = {"llama": "llama", "granite": "granite", "olmo2": "olmo2", "qwen2": "qwen2", "qwen3": "qwen3", "gemma2": "gemma2", "gemma3_text": "gemma3", "gpt2": "gpt2"}
+ARCH = {"llama": "llama", "granite": "granite", "olmo2": "olmo2", "smollm3": "smollm3", "qwen2": "qwen2", "qwen3": "qwen3", "gemma2": "gemma2", "gemma3_text": "gemma3", "gpt2": "gpt2"}
 CHAT = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}</s>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
 
 
@@ -440,6 +440,7 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["tiny-granite"]:  # Granite and OLMo 2 as llama.cpp writes them (issue 46)
         convert("tiny-granite", "tiny-granite-f32.gguf")
         convert("tiny-olmo2", "tiny-olmo2-f32.gguf")
+        convert("tiny-smollm3", "tiny-smollm3-f32.gguf", pre="smollm")
         sys.exit(0)
     cfg, _ = convert("tiny-llama", "tiny-llama-f32.gguf", chat_template=CHAT)
     for qtype in ("Q8_0", "Q4_0"):
@@ -457,3 +458,4 @@ if __name__ == "__main__":
     make_smollm()
     convert("tiny-granite", "tiny-granite-f32.gguf")
     convert("tiny-olmo2", "tiny-olmo2-f32.gguf")
+    convert("tiny-smollm3", "tiny-smollm3-f32.gguf", pre="smollm")

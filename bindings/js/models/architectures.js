@@ -874,6 +874,19 @@ ARCHITECTURES.smollm3 = {
       layerNoRope: (n) => uses.slice(0, n).map((u) => u === 0),
     });
   },
+  // GGUF (llama.cpp's SmolLM3Model, a LlamaModel: q and k rows permuted). The file says nothing of
+  // the NoPE layers: llama.cpp takes every fourth (n_no_rope_layer_step 4), and so does this.
+  gguf: {
+    arch: 'smollm3',
+    cls: 'SmolLM3ForCausalLM',
+    permuteQK: true,
+    config: ({ decoder, tensors }) => ({
+      ...decoder(),
+      attention_bias: tensors.has('blk.0.attn_q.bias'),
+      mlp_bias: tensors.has('blk.0.ffn_up.bias'),
+      no_rope_layer_interval: 4,
+    }),
+  },
 };
 
 // OLMo 2 (modeling_olmo2.py): Llama's layers with the norms after attention and the MLP instead
