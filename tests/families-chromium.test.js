@@ -1,6 +1,6 @@
 // The families of issue 46 in headless Chromium, loaded by a page as it would (URLs, streamed):
-// SmolLM3 (NoPE layers), Granite 3 (multipliers), EmbeddingGemma (bidirectional, embed through
-// its Dense modules) and the GGUF forms (a SmolLM2-style Q8_0 file with tokenizer.ggml.pre
+// SmolLM3 (NoPE layers), Granite 3 (multipliers), OLMo 2 (norms after), ModernBERT (masked LM),
+// EmbeddingGemma (bidirectional, embed through its Dense modules) and the GGUF forms (a SmolLM2-style Q8_0 file with tokenizer.ggml.pre
 // 'smollm', Granite's float32 file) match the float64 PyTorch references as they do in Node.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,6 +38,12 @@ const CASES = {
     prompt: 'In 2026 there were 12345 tokens',
   },
   embeddinggemma: { source: hf('tiny-embeddinggemma'), texts: reference('tiny-embeddinggemma').embeddings.texts },
+  olmo2: {
+    source: hf('tiny-olmo2'),
+    texts: reference('tiny-olmo2').cases[1].texts,
+    prompt: reference('tiny-olmo2').greedy.prompt,
+  },
+  modernbert: { source: hf('tiny-modernbert'), texts: reference('tiny-modernbert').cases[1].texts },
 };
 
 let server, url, browser;
@@ -53,7 +59,7 @@ test.after(async () => {
 });
 
 test(
-  'SmolLM3, Granite, EmbeddingGemma and their GGUF forms match their references in a page',
+  'SmolLM3, Granite, OLMo 2, ModernBERT, EmbeddingGemma and GGUF forms match their references in a page',
   { timeout: 180_000 },
   async () => {
     mkdirSync(`${root}build/families-page`, { recursive: true });
@@ -68,7 +74,9 @@ window.result = await (async () => {
   const out = {};
   for (const [id, { source, texts, prompt }] of Object.entries(CASES)) {
     const model = await attn.loadModel('../../' + source, { cache: false });
-    if (id === 'embeddinggemma') {
+    if (id === 'modernbert') {
+      out[id] = { logits: plain(model.forward(texts).logits) };
+    } else if (id === 'embeddinggemma') {
       out[id] = { lastHiddenState: plain(model.forward(texts).lastHiddenState), embeddings: plain(model.embed(texts)) };
     } else {
       const logits = plain(model.forward(texts).logits);
@@ -94,11 +102,17 @@ window.result = await (async () => {
       ['smollm3', 'tiny-smollm3'],
       ['granite', 'tiny-granite'],
       ['graniteGguf', 'tiny-granite'],
+      ['olmo2', 'tiny-olmo2'],
     ]) {
       const ref = reference(name);
       assertClose(result[id].logits, ref.cases[1].logits, { ...tol, label: `${id} logits` });
       assert.deepEqual(result[id].greedy, ref.greedy.ids.slice(0, ref.greedy.ids.length - 6), `${id} greedy`);
     }
+    // ModernBERT's masked-LM logits of the padded batch.
+    assertClose(result.modernbert.logits, reference('tiny-modernbert').cases[1].logits, {
+      ...tol,
+      label: 'modernbert logits',
+    });
     // The Q8_0 SmolLM2-style file: Node's logits and tokens, bit for bit.
     const attn = await init({ simd: 'baseline' });
     const node = await attn.loadModel(`${root}${CASES.smollmGguf.source}`);
