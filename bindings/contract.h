@@ -6,6 +6,8 @@
 #ifndef ATTENTION_WASM_BINDINGS_CONTRACT_H_
 #define ATTENTION_WASM_BINDINGS_CONTRACT_H_
 
+#include "model/descriptor.h"  // ATTN_DESCRIPTOR_SCALARS
+
 // How a 4-byte slot holds its value: a 32-bit integer (addresses, sizes, flags) or float32 bits.
 enum class SlotType { kInt, kFloat };
 
@@ -45,30 +47,34 @@ enum CallSlot : int {
   X(kFlags, kInt) X(kNorm, kInt) X(kActivation, kInt) X(kLmActivation, kInt)                  \
   X(kRotaryDim, kInt) X(kRopeScaling, kInt) X(kRopeOriginalMax, kInt) X(kRopeFactor, kFloat)  \
   X(kRopeLowFreqFactor, kFloat) X(kRopeHighFreqFactor, kFloat)                                \
-  X(kRopeAttentionFactor, kFloat) X(kLocalRotaryBase, kFloat) X(kAttentionScale, kFloat)      \
-  X(kAttentionSoftcap, kFloat) X(kFinalSoftcap, kFloat) X(kEmbeddingMultiplier, kFloat)      \
-  X(kMatrixStorage, kInt) X(kMatrixStorageCount, kInt)
+  X(kRopeAttentionFactor, kFloat) X(kMatrixStorage, kInt) X(kMatrixStorageCount, kInt)
 // clang-format on
 
 // The per-layer and per-pair lists after the slots, in order (name, element type, the slot
 // their length comes from, its divisor, the most the runner reads: JS writes no more, so a
-// config's absurd size is refused by CheckDescriptor, not by a 4 GB array in JS): each layer's sliding window (0: none), then
+// config's absurd size is refused by CheckDescriptor, not by a 4 GB array in JS): each layer's sliding window (0: none), each layer's NoPE flag (1: no rotary embedding), then
 // longrope's short and long factors, rotary_dim / 2 each (written for every model; 1 unless
 // longrope), then the per-matrix storages (attn::MatrixStorage; none unless a GGUF file mixes
 // block types).
 // clang-format off
 #define ATTN_DESCRIPTOR_LISTS(X)                                                              \
   X(kLayerWindows, kInt, kNumLayers, 1, attn::kMaxLayers)                                    \
+  X(kLayerNoRope, kInt, kNumLayers, 1, attn::kMaxLayers)                                     \
   X(kRopeShortFactors, kFloat, kRotaryDim, 2, attn::kMaxRotaryPairs)                          \
   X(kRopeLongFactors, kFloat, kRotaryDim, 2, attn::kMaxRotaryPairs)                          \
   X(kMatrixStorages, kInt, kMatrixStorageCount, 1, attn::kMaxMatrixStorages)
 // clang-format on
 
+// The slots, then one float32 slot per plain scalar (attn::ATTN_DESCRIPTOR_SCALARS,
+// src/model/descriptor.h: member, default and check written once there).
 enum DescriptorSlot : int {
 #define ATTN_DESCRIPTOR_SLOT_ENUMERATOR(name, type) name,
   ATTN_DESCRIPTOR_SLOTS(ATTN_DESCRIPTOR_SLOT_ENUMERATOR)
 #undef ATTN_DESCRIPTOR_SLOT_ENUMERATOR
-      kDescriptorSlotCount
+#define ATTN_DESCRIPTOR_SCALAR_ENUMERATOR(name, member, type, fallback, check) name,
+      ATTN_DESCRIPTOR_SCALARS(ATTN_DESCRIPTOR_SCALAR_ENUMERATOR)
+#undef ATTN_DESCRIPTOR_SCALAR_ENUMERATOR
+          kDescriptorSlotCount
 };
 
 // The descriptor's boolean fields, as bits of its flags slot (name, bit). JS sets a flag
@@ -77,7 +83,9 @@ enum DescriptorSlot : int {
 #define ATTN_DESCRIPTOR_FLAGS(X)                                                              \
   X(kPreNorm, 0) X(kEmbeddingNorm, 1) X(kFinalNorm, 2) X(kCausal, 3) X(kQkvBias, 4)           \
   X(kMlpBias, 5) X(kLmHead, 6) X(kLmTransform, 7) X(kLmBias, 8) X(kGatedFfn, 9)               \
-  X(kOutBias, 10) X(kRotaryInterleaved, 11) X(kQkNorm, 12) X(kPostNorms, 13)
+  X(kOutBias, 10) X(kRotaryInterleaved, 11) X(kQkNorm, 12) X(kPostNorms, 13)                 \
+  X(kNoInputNorms, 14) X(kQkNormFullWidth, 15) X(kNoNormBiases, 16)                           \
+  X(kNoFirstAttentionNorm, 17) X(kNoLmTransformBias, 18)
 // clang-format on
 
 enum class DescriptorFlag : int {

@@ -123,9 +123,17 @@ val CallLayout() {
 val DescriptorLayout() {
   val slots = val::object(), floats = val::array(), layout = val::object();
   ATTN_DESCRIPTOR_SLOTS(ATTN_SET_SLOT)
+  // The plain scalars (src/model/descriptor.h): float32 slots, and each one's default.
+  val defaults = val::object();
+#define ATTN_SET_SCALAR(name, member, type, fallback, check) \
+  ATTN_SET_SLOT(name, kFloat)                                \
+  defaults.set(#name, static_cast<double>(attn::ModelDescriptor{}.member));
+  ATTN_DESCRIPTOR_SCALARS(ATTN_SET_SCALAR)
+#undef ATTN_SET_SCALAR
   layout.set("count", static_cast<int>(kDescriptorSlotCount));
   layout.set("slots", slots);
   layout.set("floats", floats);
+  layout.set("defaults", defaults);
   // The lists after the slots: [{ name, float, lengthSlot, divisor, max }] in order.
   val lists = val::array();
 #define ATTN_ADD_LIST(name, type, length_slot, divisor, most) \

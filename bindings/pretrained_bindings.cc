@@ -38,6 +38,11 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   m.final_norm = flag(DescriptorFlag::kFinalNorm), m.causal = flag(DescriptorFlag::kCausal);
   m.qkv_bias = flag(DescriptorFlag::kQkvBias), m.out_bias = flag(DescriptorFlag::kOutBias);
   m.qk_norm = flag(DescriptorFlag::kQkNorm), m.mlp_bias = flag(DescriptorFlag::kMlpBias);
+  m.input_norms = !flag(DescriptorFlag::kNoInputNorms);
+  m.qk_norm_full_width = flag(DescriptorFlag::kQkNormFullWidth);
+  m.norm_biases = !flag(DescriptorFlag::kNoNormBiases);
+  m.first_attention_norm = !flag(DescriptorFlag::kNoFirstAttentionNorm);
+  m.lm_transform_bias = !flag(DescriptorFlag::kNoLmTransformBias);
   m.lm_head = flag(DescriptorFlag::kLmHead), m.lm_transform = flag(DescriptorFlag::kLmTransform);
   m.lm_bias = flag(DescriptorFlag::kLmBias);
   m.activation = static_cast<attn::Activation>(v[kActivation]);
@@ -52,10 +57,10 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   m.rope_factor = real(v + kRopeFactor), m.rope_low_freq_factor = real(v + kRopeLowFreqFactor);
   m.rope_high_freq_factor = real(v + kRopeHighFreqFactor);
   m.rope_attention_factor = real(v + kRopeAttentionFactor);
-  m.local_rotary_base = real(v + kLocalRotaryBase);
-  m.attention_scale = real(v + kAttentionScale), m.attention_softcap = real(v + kAttentionSoftcap);
-  m.final_softcap = real(v + kFinalSoftcap),
-  m.embedding_multiplier = real(v + kEmbeddingMultiplier);
+#define ATTN_READ_SCALAR(name, member, type, fallback, check) \
+  m.member = static_cast<type>(real(v + name));
+  ATTN_DESCRIPTOR_SCALARS(ATTN_READ_SCALAR)
+#undef ATTN_READ_SCALAR
   m.norm_eps = norm_eps, m.rotary_base = rotary_base;
   // The lists, in ATTN_DESCRIPTOR_LISTS order, each as long as its slot says up to its most
   // (what JS wrote).
@@ -63,6 +68,8 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   const int layers = std::clamp(m.num_layers, 0, attn::kMaxLayers);
   const int pairs = std::clamp(m.rotary_dim / 2, 0, attn::kMaxRotaryPairs);
   for (int l = 0; l < layers; ++l) m.layer_windows[l] = list[l];
+  list += layers;
+  for (int l = 0; l < layers; ++l) m.layer_no_rope[l] = list[l];
   list += layers;
   for (int i = 0; i < pairs; ++i) m.rope_short_factors[i] = real(list + i);
   list += pairs;

@@ -161,7 +161,7 @@ def decoder_tensors(arch, cfg, w):
             rest = name[len(p):]
             base, kind = rest.rsplit(".", 1)
             if base == "post_attention_layernorm":
-                g = "post_attention_norm" if gemma else "ffn_norm"
+                g = "post_attention_norm" if gemma or arch == "olmo2" else "ffn_norm"
             elif base == "pre_feedforward_layernorm":
                 g = "ffn_norm"
             elif base == "post_feedforward_layernorm":
@@ -169,7 +169,7 @@ def decoder_tensors(arch, cfg, w):
             else:
                 g = DECODER_MAP[base]
             t = w[name]
-            if arch == "llama" and g in ("attn_q", "attn_k"):
+            if arch in ("llama", "granite", "smollm3") and g in ("attn_q", "attn_k"):  # LlamaModel.permute
                 t = permute(t, H if g == "attn_q" else KV)
             if gemma and base.endswith("norm"):
                 t = (torch.from_numpy(t) + 1).numpy()  # Gemma2Model.modify_tensors: data_torch + 1 (float32)
@@ -222,6 +222,11 @@ def model_metadata(arch, cfg):
         # GGUF has no query_pre_attn_scalar; llama.cpp's attention.scale carries it when it is not head_dim.
         if cfg["query_pre_attn_scalar"] != hd:
             m.append(("%s.attention.scale" % arch, f, cfg["query_pre_attn_scalar"] ** -0.5))
+    if arch == "granite":  # GraniteModel.set_gguf_parameters: the _multiplier keys as _scale
+        m += [("granite.attention.scale", f, cfg["attention_multiplier"]),
+              ("granite.embedding_scale", f, cfg["embedding_multiplier"]),
+              ("granite.residual_scale", f, cfg["residual_multiplier"]),
+              ("granite.logit_scale", f, cfg["logits_scaling"])]
     if arch == "gemma2":
         m += [("gemma2.attn_logit_softcapping", f, cfg["attn_logit_softcapping"]),
               ("gemma2.final_logit_softcapping", f, cfg["final_logit_softcapping"])]
@@ -233,7 +238,7 @@ def model_metadata(arch, cfg):
     return m
 
 
-def tokenizer_metadata(tok, cfg, chat_template=None):
+def tokenizer_metadata(tok, cfg, chat_template=None, pre="gpt-2"):
     """tokenizer.json → tokenizer.ggml.*: 'llama' (SentencePiece: scores, byte tokens) when the
     model falls back to bytes, else 'gpt2' (byte-level BPE with its merges)."""
     model = tok["model"]
@@ -262,7 +267,7 @@ def tokenizer_metadata(tok, cfg, chat_template=None):
             ("tokenizer.ggml.add_bos_token", T_BOOL, True)]
     else:
         types = [3 if i in added else 1 for i in range(V)]
-        m = [("tokenizer.ggml.model", T_STRING, "gpt2"), ("tokenizer.ggml.pre", T_STRING, "gpt-2")] + m + [
+        m = [("tokenizer.ggml.model", T_STRING, "gpt2"), ("tokenizer.ggml.pre", T_STRING, pre)] + m + [
             ("tokenizer.ggml.token_type", T_ARRAY, (T_INT32, types)),
             ("tokenizer.ggml.merges", T_ARRAY, (T_STRING, merges)),
             ("tokenizer.ggml.add_bos_token", T_BOOL, False)]
@@ -275,11 +280,11 @@ def tokenizer_metadata(tok, cfg, chat_template=None):
     return m
 
 
-ARCH = {"llama": "llama", "qwen2": "qwen2", "qwen3": "qwen3", "gemma2": "gemma2", "gemma3_text": "gemma3", "gpt2": "gpt2"}
+ARCH = {"llama": "llama", "granite": "granite", "olmo2": "olmo2", "smollm3": "smollm3", "qwen2": "qwen2", "qwen3": "qwen3", "gemma2": "gemma2", "gemma3_text": "gemma3", "gpt2": "gpt2"}
 CHAT = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}</s>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
 
 
-def convert(fixture, out_name, qtype=None, chat_template=None, keep=(), tokenizer=True):
+def convert(fixture, out_name, qtype=None, chat_template=None, keep=(), tokenizer=True, pre="gpt-2"):
     folder = os.path.join(HF, fixture)
     cfg = json.load(open(os.path.join(folder, "config.json")))
     tok = json.load(open(os.path.join(folder, "tokenizer.json")))
@@ -292,7 +297,7 @@ def convert(fixture, out_name, qtype=None, chat_template=None, keep=(), tokenize
         entries.append(e)
         stored[name] = value
     meta = [("general.architecture", T_STRING, arch), ("general.name", T_STRING, fixture)]
-    meta += model_metadata(arch, cfg) + (tokenizer_metadata(tok, cfg, chat_template) if tokenizer else [])
+    meta += model_metadata(arch, cfg) + (tokenizer_metadata(tok, cfg, chat_template, pre) if tokenizer else [])
     write_gguf(os.path.join(OUT, out_name), meta, entries)
     return cfg, stored
 
@@ -419,8 +424,24 @@ def make_kquants():
         json.dump({"q4_k": [repr(v) for v in y4], "q6_k": [repr(v) for v in y6]}, f, separators=(",", ":"))
 
 
+# SmolLM2 as llama.cpp's converter writes it (issue 46): architecture llama, a 'gpt2' tokenizer
+# with tokenizer.ggml.pre 'smollm', the tied embeddings as token_embd only; Q8_0 and Q4_0.
+def make_smollm():
+    for qtype in ("Q8_0", "Q4_0"):
+        convert("tiny-smollm", "tiny-smollm-%s.gguf" % qtype.lower(), qtype, pre="smollm")
+
+
 if __name__ == "__main__":
+    import sys
     os.makedirs(OUT, exist_ok=True)
+    if sys.argv[1:] == ["tiny-smollm"]:
+        make_smollm()
+        sys.exit(0)
+    if sys.argv[1:] == ["tiny-granite"]:  # Granite and OLMo 2 as llama.cpp writes them (issue 46)
+        convert("tiny-granite", "tiny-granite-f32.gguf")
+        convert("tiny-olmo2", "tiny-olmo2-f32.gguf")
+        convert("tiny-smollm3", "tiny-smollm3-f32.gguf", pre="smollm")
+        sys.exit(0)
     cfg, _ = convert("tiny-llama", "tiny-llama-f32.gguf", chat_template=CHAT)
     for qtype in ("Q8_0", "Q4_0"):
         cfg, stored = convert("tiny-llama", "tiny-llama-%s.gguf" % qtype.lower(), qtype)
@@ -434,3 +455,7 @@ if __name__ == "__main__":
     # from the float model (ggml's quantize_row_q8_0_ref on both sides).
     convert("tiny-gpt2", "tiny-gpt2-q8_0.gguf", "Q8_0", keep=("token_embd.weight", "position_embd.weight"), tokenizer=False)
     make_kquants()
+    make_smollm()
+    convert("tiny-granite", "tiny-granite-f32.gguf")
+    convert("tiny-olmo2", "tiny-olmo2-f32.gguf")
+    convert("tiny-smollm3", "tiny-smollm3-f32.gguf", pre="smollm")

@@ -165,10 +165,10 @@ def merge_pair(words, best):
     return merged
 
 
-def train_bpe(corpus, merges_wanted):
+def train_bpe(corpus, merges_wanted, split=bpe_words):
     words = {}
     for line in corpus:
-        for w in bpe_words(line):
+        for w in split(line):
             words[tuple(w)] = words.get(tuple(w), 0) + 1
     merges = []
     for _ in range(merges_wanted):
@@ -184,14 +184,14 @@ def train_bpe(corpus, merges_wanted):
     return merges
 
 
-def gpt2_tokenizer(corpus, merges_wanted, specials=None):
+def gpt2_tokenizer(corpus, merges_wanted, specials=None, split=bpe_words):
     """GPT-2's byte-level BPE; with `specials` (RoBERTa: <s> <pad> </s> <unk> first), those
     lead the vocabulary and the post-processor wraps a text in <s> … </s>."""
     byte_map, order = bytes_to_unicode()
     vocab = {t: i for i, t in enumerate(specials or [])}
     for b in order:
         vocab[byte_map[b]] = len(vocab)
-    merges = train_bpe(corpus, merges_wanted)
+    merges = train_bpe(corpus, merges_wanted, split)
     for a, b in merges:
         vocab.setdefault(a + b, len(vocab))
     eos = len(vocab)
@@ -388,9 +388,31 @@ def llama_inv_freq(theta, hd, scaling):
     return torch.where(medium, smoothed, scaled)
 
 
-def make_llama(name="tiny-llama", sliding_window=None, seed=24, rope_scaling=None, dtype="F32"):
+# SmolLM/SmolLM2's tokenizer.json (issue 46): GPT-2's byte-level BPE with Digits
+# (individual_digits) before ByteLevel, so that every digit is its own piece; trained on a corpus
+# with numbers, which GPT-2's split would merge. bos = eos = <|endoftext|>, as in SmolLM.
+SMOLLM_CORPUS = CORPUS + ["In 2026 there were 12345 tokens, 678 heads and 90 layers.", "Call 555 0199 or 2026."]
+
+
+def smollm_tokenizer(corpus, merges_wanted):
+    digits = lambda text: [p for p in re.split(r"([0-9])", text) if p]
+    words = lambda text: [w for p in digits(text) for w in bpe_words(p)]
+    tokenizer, _, eos = gpt2_tokenizer(corpus, merges_wanted, split=words)
+    tokenizer["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Digits", "individual_digits": True},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}]}
+    vocab = tokenizer["model"]["vocab"]
+    ranks = {tuple(m.split(" ")): i for i, m in enumerate(tokenizer["model"]["merges"])}
+    return tokenizer, lambda text: [vocab[t] for w in words(text) for t in bpe_encode_word(w, ranks)], eos
+
+
+def make_llama(name="tiny-llama", sliding_window=None, seed=24, rope_scaling=None, dtype="F32", smollm=False):
     gen = torch.Generator().manual_seed(seed)
-    tokenizer, encode, vocab = sentencepiece_bpe_tokenizer(CORPUS, 60)
+    if smollm:
+        tokenizer, encode, eos = smollm_tokenizer(SMOLLM_CORPUS, 80)
+        vocab = range(eos + 1)
+    else:
+        tokenizer, encode, vocab = sentencepiece_bpe_tokenizer(CORPUS, 60)
     V, d, L, H, KV, f, eps, theta = len(vocab), 32, 2, 4, 2, 48, 1e-6, 10000.0
     hd = d // H
     cfg = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": V, "hidden_size": d,
@@ -418,6 +440,9 @@ def make_llama(name="tiny-llama", sliding_window=None, seed=24, rope_scaling=Non
         w[p + "post_attention_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
     w["model.norm.weight"] = 1 + rand(gen, d, std=0.1)
     w["lm_head.weight"] = rand(gen, V, d)
+    if smollm:  # SmolLM ties its LM head to the embeddings
+        cfg.update({"tie_word_embeddings": True, "bos_token_id": eos, "eos_token_id": eos})
+        w["lm_head.weight"] = w["model.embed_tokens.weight"]
     if dtype == "BF16":  # as bfloat16 checkpoints are saved (torch's own rounding)
         cfg["torch_dtype"] = "bfloat16"
     W = {k: stored(v, dtype) for k, v in w.items()}
@@ -469,8 +494,12 @@ def make_llama(name="tiny-llama", sliding_window=None, seed=24, rope_scaling=Non
             ids.append(int(torch.argmax(logits)))
         return ids
 
-    extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy(encode(TEXTS[0]), 12)},
-             "byte_fallback": {text: encode(text) for text in ["Café ☕ naïve", "The cat sat on the mat."]}}
+    extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy(encode(TEXTS[0]), 12)}}
+    if smollm:
+        extra["digits"] = {text: encode(text) for text in SMOLLM_CORPUS[-2:]}
+        del w["lm_head.weight"]  # tied: not saved
+    else:
+        extra["byte_fallback"] = {text: encode(text) for text in ["Café ☕ naïve", "The cat sat on the mat."]}
     if rope_scaling is not None:  # the same weights with 'linear' scaling too: its logits for TEXTS[0]
         linear = {"rope_type": "linear", "factor": 2.0}
         ids = [encode(TEXTS[0])]
@@ -1004,6 +1033,305 @@ def make_qwen2(name="tiny-qwen2", seed=51):
     write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=eos, extra=extra)
 
 
+# ---- Granite 3 (modeling_granite.py: GraniteForCausalLM, issue 46): Llama's layers, four scalars ----
+# GraniteModel: inputs_embeds × embedding_multiplier; GraniteAttention: scaling = attention_multiplier
+# (not head_dim^-0.5); GraniteDecoderLayer: residual + sub-layer × residual_multiplier, for attention
+# and MLP; GraniteForCausalLM: logits = lm_head(h) / logits_scaling. Values shaped like Granite 3.1's
+# (12, 0.015625, 0.22, 8), scaled to this tiny width; GPT-2's byte-level BPE, tied embeddings.
+def make_granite(name="tiny-granite", seed=58):
+    gen = torch.Generator().manual_seed(seed)
+    tokenizer, encode, eos = gpt2_tokenizer(CORPUS, 48)
+    V = eos + 1
+    d, L, H, KV, f, eps, theta = 32, 2, 4, 2, 48, 1e-6, 10000.0
+    hd = d // H
+    emb_mult, attn_mult, res_mult, logits_scaling = 2.0, 0.3, 0.22, 8.0
+    cfg = {"architectures": ["GraniteForCausalLM"], "model_type": "granite", "vocab_size": V, "hidden_size": d,
+           "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "num_key_value_heads": KV,
+           "hidden_act": "silu", "max_position_embeddings": 64, "rms_norm_eps": eps, "rope_theta": theta,
+           "rope_scaling": None, "attention_bias": False, "mlp_bias": False, "attention_dropout": 0.0,
+           "embedding_multiplier": emb_mult, "attention_multiplier": attn_mult, "residual_multiplier": res_mult,
+           "logits_scaling": logits_scaling, "tie_word_embeddings": True, "pad_token_id": eos, "bos_token_id": eos,
+           "eos_token_id": eos, "torch_dtype": "float32"}
+    w = {"model.embed_tokens.weight": rand(gen, V, d)}
+    for l in range(L):
+        p = "model.layers.%d." % l
+        for n, rows in [("q_proj", H * hd), ("k_proj", KV * hd), ("v_proj", KV * hd)]:
+            w[p + "self_attn.%s.weight" % n] = rand(gen, rows, d)
+        w[p + "self_attn.o_proj.weight"] = rand(gen, d, H * hd)
+        w[p + "mlp.gate_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.up_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.down_proj.weight"] = rand(gen, d, f)
+        w[p + "input_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+        w[p + "post_attention_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["model.norm.weight"] = 1 + rand(gen, d, std=0.1)
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    inv_freq = llama_inv_freq(theta, hd, None)
+
+    def model(emb_mult, attn_mult, res_mult, logits_scaling):
+        def forward(ids, lengths):
+            ids = torch.tensor(ids)
+            B, T = ids.shape
+            x = W["model.embed_tokens.weight"][ids] * emb_mult
+            cos, sin = rope_cos_sin(T, inv_freq)
+            allowed = decoder_allowed(B, T, lengths)
+            hidden, attns = [x], []
+            for l in range(L):
+                p = "model.layers.%d." % l
+                a = rms_norm(x, W[p + "input_layernorm.weight"], eps)
+                q = apply_rope(split_heads(a @ W[p + "self_attn.q_proj.weight"].T, H, hd), cos, sin)
+                k = apply_rope(split_heads(a @ W[p + "self_attn.k_proj.weight"].T, KV, hd), cos, sin)
+                v = split_heads(a @ W[p + "self_attn.v_proj.weight"].T, KV, hd)
+                o, probs = eager_attention(q, k, v, attn_mult, allowed)
+                x = x + (o @ W[p + "self_attn.o_proj.weight"].T) * res_mult
+                m = rms_norm(x, W[p + "post_attention_layernorm.weight"], eps)
+                g = m @ W[p + "mlp.gate_proj.weight"].T
+                x = x + ((silu(g) * (m @ W[p + "mlp.up_proj.weight"].T)) @ W[p + "mlp.down_proj.weight"].T) * res_mult
+                attns.append(probs)
+                hidden.append(x)
+            x = rms_norm(x, W["model.norm.weight"], eps)
+            hidden[-1] = x
+            return {"logits": (x @ W["model.embed_tokens.weight"].T) / logits_scaling, "hidden": hidden, "attn": attns}
+        return forward
+
+    forward = model(emb_mult, attn_mult, res_mult, logits_scaling)
+    check_reference(name, forward, encode, eos, [None] * L)
+    ids = [encode(TEXTS[0])]
+    with torch.no_grad():
+        logits = forward(ids, [len(ids[0])])["logits"]
+        for what, variant in [("embedding_multiplier 1", (1.0, attn_mult, res_mult, logits_scaling)),
+                              ("attention_multiplier as head_dim^-0.5", (emb_mult, hd ** -0.5, res_mult, logits_scaling)),
+                              ("residual_multiplier 1", (emb_mult, attn_mult, 1.0, logits_scaling)),
+                              ("logits_scaling 1", (emb_mult, attn_mult, res_mult, 1.0))]:
+            print_difference(what, logits, model(*variant)(ids, [len(ids[0])])["logits"])
+    extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy_ids(forward, encode(TEXTS[0]), 12)}}
+    write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=eos, extra=extra)
+
+
+# ---- OLMo 2 (modeling_olmo2.py: Olmo2ForCausalLM, issue 46): norms after, full-width q/k norms ----
+# Olmo2DecoderLayer: x = x + post_attention_layernorm(attn(x)); x = x + post_feedforward_layernorm(mlp(x))
+# (no norm before either). Olmo2Attention: q = q_norm(q_proj(x)), k = k_norm(k_proj(x)), RMS norms over
+# the whole projected width (heads · head_dim), before the view into heads and RoPE. Untied LM head.
+def make_olmo2(name="tiny-olmo2", seed=59):
+    gen = torch.Generator().manual_seed(seed)
+    tokenizer, encode, eos = gpt2_tokenizer(CORPUS, 48)
+    V = eos + 1
+    d, L, H, KV, f, eps, theta = 32, 2, 4, 2, 48, 1e-6, 500000.0
+    hd = d // H
+    cfg = {"architectures": ["Olmo2ForCausalLM"], "model_type": "olmo2", "vocab_size": V, "hidden_size": d,
+           "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "num_key_value_heads": KV,
+           "hidden_act": "silu", "max_position_embeddings": 64, "rms_norm_eps": eps, "rope_theta": theta,
+           "rope_scaling": None, "attention_bias": False, "attention_dropout": 0.0, "tie_word_embeddings": False,
+           "pad_token_id": eos, "bos_token_id": eos, "eos_token_id": eos, "torch_dtype": "float32"}
+    w = {"model.embed_tokens.weight": rand(gen, V, d)}
+    for l in range(L):
+        p = "model.layers.%d." % l
+        for n, rows in [("q_proj", H * hd), ("k_proj", KV * hd), ("v_proj", KV * hd)]:
+            w[p + "self_attn.%s.weight" % n] = rand(gen, rows, d)
+        w[p + "self_attn.o_proj.weight"] = rand(gen, d, H * hd)
+        w[p + "self_attn.q_norm.weight"] = 1 + rand(gen, H * hd, std=0.1)
+        w[p + "self_attn.k_norm.weight"] = 1 + rand(gen, KV * hd, std=0.1)
+        w[p + "mlp.gate_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.up_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.down_proj.weight"] = rand(gen, d, f)
+        w[p + "post_attention_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+        w[p + "post_feedforward_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["model.norm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["lm_head.weight"] = rand(gen, V, d)
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    inv_freq = llama_inv_freq(theta, hd, None)
+
+    def model(per_head):
+        def forward(ids, lengths):
+            ids = torch.tensor(ids)
+            B, T = ids.shape
+            x = W["model.embed_tokens.weight"][ids]
+            cos, sin = rope_cos_sin(T, inv_freq)
+            allowed = decoder_allowed(B, T, lengths)
+            hidden, attns = [x], []
+            for l in range(L):
+                p = "model.layers.%d." % l
+                q, k = x @ W[p + "self_attn.q_proj.weight"].T, x @ W[p + "self_attn.k_proj.weight"].T
+                if per_head:  # what a per-head norm (Qwen3's) would do with the first head_dim weights
+                    q = rms_norm(q.view(B, T, H, hd), W[p + "self_attn.q_norm.weight"][:hd], eps).view(B, T, H * hd)
+                    k = rms_norm(k.view(B, T, KV, hd), W[p + "self_attn.k_norm.weight"][:hd], eps).view(B, T, KV * hd)
+                else:
+                    q = rms_norm(q, W[p + "self_attn.q_norm.weight"], eps)
+                    k = rms_norm(k, W[p + "self_attn.k_norm.weight"], eps)
+                q, k = apply_rope(split_heads(q, H, hd), cos, sin), apply_rope(split_heads(k, KV, hd), cos, sin)
+                v = split_heads(x @ W[p + "self_attn.v_proj.weight"].T, KV, hd)
+                o, probs = eager_attention(q, k, v, hd ** -0.5, allowed)
+                x = x + rms_norm(o @ W[p + "self_attn.o_proj.weight"].T, W[p + "post_attention_layernorm.weight"], eps)
+                g = x @ W[p + "mlp.gate_proj.weight"].T
+                m = (silu(g) * (x @ W[p + "mlp.up_proj.weight"].T)) @ W[p + "mlp.down_proj.weight"].T
+                x = x + rms_norm(m, W[p + "post_feedforward_layernorm.weight"], eps)
+                attns.append(probs)
+                hidden.append(x)
+            x = rms_norm(x, W["model.norm.weight"], eps)
+            hidden[-1] = x
+            return {"logits": x @ W["lm_head.weight"].T, "hidden": hidden, "attn": attns}
+        return forward
+
+    forward = model(False)
+    check_reference(name, forward, encode, eos, [None] * L)
+    ids = [encode(TEXTS[0])]
+    with torch.no_grad():
+        print_difference("q/k norms per head", forward(ids, [len(ids[0])])["logits"], model(True)(ids, [len(ids[0])])["logits"])
+    extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy_ids(forward, encode(TEXTS[0]), 12)}}
+    write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=eos, extra=extra)
+
+
+# ---- ModernBERT (modeling_modernbert.py: ModernBertForMaskedLM, issue 46) ----
+# ModernBertEmbeddings: norm(tok_embeddings(ids)), no positions. ModernBertEncoderLayer: attn_norm is
+# Identity on layer 0, a LayerNorm after; x = x + Wo(attn(attn_norm(x))); x = x + mlp(mlp_norm(x)),
+# ModernBertMLP: input, gate = Wi(x).chunk(2); Wo(act(input) * gate). ModernBertAttention: Wqkv viewed
+# [B, T, 3, H, hd]; RoPE with global_rope_theta on global layers (layer_id % global_attn_every_n_layers
+# == 0), local_rope_theta on the others, whose sliding_window_mask keeps |i - j| <= local_attention // 2;
+# no causal rule. LayerNorms without bias (norm_bias false). final_norm; ModernBertPredictionHead:
+# norm(act(dense(x))) (classifier_bias false), then the decoder tied to tok_embeddings with its bias.
+def make_modernbert(name="tiny-modernbert", seed=60):
+    gen = torch.Generator().manual_seed(seed)
+    tokenizer, encode, vocab = bert_tokenizer(WORDS, PIECES)
+    V, d, L, H, f, eps = len(vocab), 32, 4, 4, 48, 1e-5
+    hd = d // H
+    every, local, gtheta, ltheta = 3, 4, 160000.0, 10000.0  # local layers: |i - j| <= 2
+    cfg = {"architectures": ["ModernBertForMaskedLM"], "model_type": "modernbert", "vocab_size": V, "hidden_size": d,
+           "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "hidden_activation": "gelu",
+           "max_position_embeddings": 64, "norm_eps": eps, "norm_bias": False, "global_rope_theta": gtheta,
+           "local_rope_theta": ltheta, "global_attn_every_n_layers": every, "local_attention": local,
+           "attention_bias": False, "mlp_bias": False, "classifier_bias": False, "classifier_activation": "gelu",
+           "decoder_bias": True, "tie_word_embeddings": True, "pad_token_id": 0, "cls_token_id": vocab["[CLS]"],
+           "sep_token_id": vocab["[SEP]"], "layer_norm_eps": 1e-5, "position_embedding_type": "absolute",
+           "torch_dtype": "float32"}
+    w = {"model.embeddings.tok_embeddings.weight": rand(gen, V, d), "model.embeddings.norm.weight": 1 + rand(gen, d, std=0.1)}
+    for l in range(L):
+        p = "model.layers.%d." % l
+        if l > 0:
+            w[p + "attn_norm.weight"] = 1 + rand(gen, d, std=0.1)
+        w[p + "attn.Wqkv.weight"] = rand(gen, 3 * d, d)
+        w[p + "attn.Wo.weight"] = rand(gen, d, d)
+        w[p + "mlp_norm.weight"] = 1 + rand(gen, d, std=0.1)
+        w[p + "mlp.Wi.weight"] = rand(gen, 2 * f, d)
+        w[p + "mlp.Wo.weight"] = rand(gen, d, f)
+    w["model.final_norm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["head.dense.weight"] = rand(gen, d, d)
+    w["head.norm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["decoder.bias"] = rand(gen, V, std=0.1)
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    LN = lambda x, name: layer_norm(x, W[name], 0.0, eps)
+
+    def model(windowed, thetas):
+        def forward(ids, lengths):
+            ids = torch.tensor(ids)
+            B, T = ids.shape
+            x = LN(W["model.embeddings.tok_embeddings.weight"][ids], "model.embeddings.norm.weight")
+            i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+            hidden, attns = [x], []
+            for l in range(L):
+                p = "model.layers.%d." % l
+                is_global = l % every == 0
+                a = x if l == 0 else LN(x, p + "attn_norm.weight")
+                qkv = (a @ W[p + "attn.Wqkv.weight"].T).view(B, T, 3, H, hd)
+                q, k, v = (qkv[:, :, n].transpose(1, 2) for n in range(3))
+                cos, sin = rope_cos_sin(T, llama_inv_freq(thetas[0] if is_global else thetas[1], hd, None))
+                q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+                allowed = torch.ones(T, T, dtype=torch.bool) if is_global or not windowed else (i - j).abs() <= local // 2
+                allowed = allowed[None, None].repeat(B, 1, 1, 1)
+                for b in range(B):
+                    allowed[b, :, :, lengths[b]:] = False
+                o, probs = eager_attention(q, k, v, hd ** -0.5, allowed)
+                x = x + o @ W[p + "attn.Wo.weight"].T
+                inp, gate = (LN(x, p + "mlp_norm.weight") @ W[p + "mlp.Wi.weight"].T).chunk(2, dim=-1)
+                x = x + (gelu(inp) * gate) @ W[p + "mlp.Wo.weight"].T
+                attns.append(probs)
+                hidden.append(x)
+            x = LN(x, "model.final_norm.weight")
+            hidden[-1] = x
+            h = layer_norm(gelu(x @ W["head.dense.weight"].T), W["head.norm.weight"], 0.0, eps)
+            logits = h @ W["model.embeddings.tok_embeddings.weight"].T + W["decoder.bias"]
+            return {"logits": logits, "hidden": hidden, "attn": attns}
+        return forward
+
+    forward = model(True, (gtheta, ltheta))
+    ids = [encode(TEXTS[2])]
+    with torch.no_grad():
+        logits = forward(ids, [len(ids[0])])["logits"]
+        print_difference("no local windows", logits, model(False, (gtheta, ltheta))(ids, [len(ids[0])])["logits"])
+        print_difference("one RoPE base", logits, model(True, (gtheta, gtheta))(ids, [len(ids[0])])["logits"])
+    write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=0)
+
+
+# ---- SmolLM3 (modeling_smollm3.py: SmolLM3ForCausalLM, issue 46): Llama's layers, some NoPE ----
+# configuration_smollm3.py: no_rope_layers[l] is 1 where layer l applies RoPE (SmolLM3Attention:
+# use_rope = no_rope_layers[layer_idx]), 0 on a NoPE layer (default every no_rope_layer_interval-th);
+# windows only with use_sliding_window (false here, with sliding_window 2 set: a loader that applied
+# it would miss). SmolLM's tokenizer (Digits + ByteLevel), tied embeddings, attention_bias false.
+def make_smollm3(name="tiny-smollm3", seed=57):
+    gen = torch.Generator().manual_seed(seed)
+    tokenizer, encode, eos = smollm_tokenizer(SMOLLM_CORPUS, 80)
+    V = eos + 1
+    d, L, H, KV, f, eps, theta = 32, 4, 4, 2, 48, 1e-6, 10000.0
+    hd = d // H
+    no_rope_layers = [1, 0, 1, 0]
+    cfg = {"architectures": ["SmolLM3ForCausalLM"], "model_type": "smollm3", "vocab_size": V, "hidden_size": d,
+           "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "num_key_value_heads": KV,
+           "hidden_act": "silu", "max_position_embeddings": 64, "rms_norm_eps": eps, "rope_theta": theta,
+           "rope_scaling": None, "use_sliding_window": False, "sliding_window": 2, "no_rope_layers": no_rope_layers,
+           "no_rope_layer_interval": 2, "layer_types": ["full_attention"] * L, "attention_bias": False,
+           "mlp_bias": False, "attention_dropout": 0.0, "tie_word_embeddings": True, "pad_token_id": eos,
+           "bos_token_id": eos, "eos_token_id": eos, "torch_dtype": "float32"}
+    w = {"model.embed_tokens.weight": rand(gen, V, d)}
+    for l in range(L):
+        p = "model.layers.%d." % l
+        for n, rows in [("q_proj", H * hd), ("k_proj", KV * hd), ("v_proj", KV * hd)]:
+            w[p + "self_attn.%s.weight" % n] = rand(gen, rows, d)
+        w[p + "self_attn.o_proj.weight"] = rand(gen, d, H * hd)
+        w[p + "mlp.gate_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.up_proj.weight"] = rand(gen, f, d)
+        w[p + "mlp.down_proj.weight"] = rand(gen, d, f)
+        w[p + "input_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+        w[p + "post_attention_layernorm.weight"] = 1 + rand(gen, d, std=0.1)
+    w["model.norm.weight"] = 1 + rand(gen, d, std=0.1)
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    inv_freq = llama_inv_freq(theta, hd, None)
+
+    def model(uses):
+        def forward(ids, lengths):
+            ids = torch.tensor(ids)
+            B, T = ids.shape
+            x = W["model.embed_tokens.weight"][ids]
+            cos, sin = rope_cos_sin(T, inv_freq)
+            allowed = decoder_allowed(B, T, lengths)
+            hidden, attns = [x], []
+            for l in range(L):
+                p = "model.layers.%d." % l
+                a = rms_norm(x, W[p + "input_layernorm.weight"], eps)
+                q = split_heads(a @ W[p + "self_attn.q_proj.weight"].T, H, hd)
+                k = split_heads(a @ W[p + "self_attn.k_proj.weight"].T, KV, hd)
+                v = split_heads(a @ W[p + "self_attn.v_proj.weight"].T, KV, hd)
+                if uses[l]:  # SmolLM3Attention: if self.use_rope: apply_rotary_pos_emb
+                    q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+                o, probs = eager_attention(q, k, v, hd ** -0.5, allowed)
+                x = x + o @ W[p + "self_attn.o_proj.weight"].T
+                m = rms_norm(x, W[p + "post_attention_layernorm.weight"], eps)
+                g = m @ W[p + "mlp.gate_proj.weight"].T
+                x = x + (silu(g) * (m @ W[p + "mlp.up_proj.weight"].T)) @ W[p + "mlp.down_proj.weight"].T
+                attns.append(probs)
+                hidden.append(x)
+            x = rms_norm(x, W["model.norm.weight"], eps)
+            hidden[-1] = x
+            return {"logits": x @ W["model.embed_tokens.weight"].T, "hidden": hidden, "attn": attns}
+        return forward
+
+    forward = model(no_rope_layers)
+    check_reference(name, forward, encode, eos, [None] * L)
+    ids = [encode(TEXTS[0])]
+    with torch.no_grad():
+        print_difference("RoPE on every layer", forward(ids, [len(ids[0])])["logits"],
+                         model([1] * L)(ids, [len(ids[0])])["logits"])
+    extra = {"greedy": {"prompt": TEXTS[0], "ids": greedy_ids(forward, encode(TEXTS[0]), 12)}}
+    write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=eos, extra=extra)
+
+
 # ---- Qwen3 (modeling_qwen3.py: Qwen3ForCausalLM): explicit head_dim, q_norm/k_norm, no biases ----
 # Qwen3Attention: q = q_norm(q_proj(x).view(..., head_dim)), the same for k, both RMSNorms over
 # head_dim (one [head_dim] weight shared by all heads), applied before RoPE; scaling head_dim^-0.5.
@@ -1093,9 +1421,13 @@ def gemma_weights(gen, V, d, L, H, KV, hd, f, qk_norm):
     return w
 
 
-def gemma_forward(W, L, H, KV, hd, eps, scaling, windows, inv_freqs, qk_norm, attn_cap, final_cap):
+def gemma_forward(W, L, H, KV, hd, eps, scaling, windows, inv_freqs, qk_norm, attn_cap, final_cap,
+                  allowed_of=decoder_allowed, prefix="model."):
     """The Gemma 2/3 forward; windows[l] is layer l's sliding window (None: full) and inv_freqs[l]
-    its rotary frequencies (Gemma 3 has one rotary embedding per layer type)."""
+    its rotary frequencies (Gemma 3 has one rotary embedding per layer type). allowed_of(B, T,
+    lengths, window): which keys each query sees (causal by default). prefix: the weights' names
+    start with it ("model." under Gemma*ForCausalLM, "" for a Gemma3TextModel)."""
+    W = {("model." + k[len(prefix):] if k.startswith(prefix) else k): v for k, v in W.items()}
     E = W["model.embed_tokens.weight"]
     normalizer = float(torch.tensor(E.shape[1] ** 0.5, dtype=torch.float32))
 
@@ -1115,7 +1447,7 @@ def gemma_forward(W, L, H, KV, hd, eps, scaling, windows, inv_freqs, qk_norm, at
                 q = gemma_rms_norm(q, W[p + "self_attn.q_norm.weight"], eps)
                 k = gemma_rms_norm(k, W[p + "self_attn.k_norm.weight"], eps)
             o, probs = eager_attention(apply_rope(q, cos, sin), apply_rope(k, cos, sin), v, scaling,
-                                       decoder_allowed(B, T, lengths, windows[l]), attn_cap)
+                                       allowed_of(B, T, lengths, windows[l]), attn_cap)
             x = x + gemma_rms_norm(o @ W[p + "self_attn.o_proj.weight"].T, W[p + "post_attention_layernorm.weight"], eps)
             m = gemma_rms_norm(x, W[p + "pre_feedforward_layernorm.weight"], eps)
             m = (gelu_new(m @ W[p + "mlp.gate_proj.weight"].T) * (m @ W[p + "mlp.up_proj.weight"].T)) @ W[p + "mlp.down_proj.weight"].T
@@ -1215,6 +1547,102 @@ def make_gemma3(name="tiny-gemma3", seed=54):
     write_fixture(name, cfg, tokenizer, w, "F32", encode, forward, pad_id=0, extra=extra)
 
 
+# ---- EmbeddingGemma (issue 46): Gemma3TextModel with use_bidirectional_attention, as a
+# sentence-transformers folder (Transformer, mean Pooling, Dense, Dense, Normalize) ----
+# configuration_gemma3.py: with use_bidirectional_attention the config's sliding_window becomes
+# sliding_window // 2 + 1 (here 4 → 3). modeling_gemma3.py Gemma3TextModel.forward: the full layers'
+# mask is create_causal_mask with or_mask_function True (every key), the sliding layers' is
+# create_sliding_window_causal_mask or-ed with _bidirectional_window_overlay (|i - j| < window);
+# padded keys stay hidden (the padding mask is and-ed after). No LM head: last_hidden_state is
+# the final norm's output. sentence-transformers' Dense (models/Dense.py): linear (no bias here,
+# as EmbeddingGemma's) then Identity; its weights in <path>/model.safetensors as linear.weight.
+def bidirectional_allowed(B, T, lengths, window=None):
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    allowed = torch.ones(T, T, dtype=torch.bool) if window is None else (i - j).abs() < window
+    allowed = allowed[None, None].repeat(B, 1, 1, 1)
+    for b in range(B):
+        allowed[b, :, :, lengths[b]:] = False
+    return allowed
+
+
+def make_embeddinggemma(name="tiny-embeddinggemma", seed=56):
+    gen = torch.Generator().manual_seed(seed)
+    tokenizer, encode, vocab = sentencepiece_bpe_tokenizer(CORPUS, 60)
+    V, d, L, H, KV, hd, f, eps = len(vocab), 32, 3, 4, 2, 16, 48, 1e-6
+    config_window, scalar, pattern, wide = 4, 16, 3, 64
+    window = config_window // 2 + 1
+    theta, local_theta = 1000000.0, 10000.0
+    layer_types = ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(L)]
+    cfg = {"architectures": ["Gemma3TextModel"], "model_type": "gemma3_text", "vocab_size": V, "hidden_size": d,
+           "intermediate_size": f, "num_hidden_layers": L, "num_attention_heads": H, "num_key_value_heads": KV,
+           "head_dim": hd, "hidden_activation": "gelu_pytorch_tanh", "max_position_embeddings": 64,
+           "rms_norm_eps": eps, "rope_theta": theta, "rope_local_base_freq": local_theta, "rope_scaling": None,
+           "attention_bias": False, "attention_dropout": 0.0, "query_pre_attn_scalar": scalar,
+           "sliding_window": config_window, "layer_types": layer_types, "use_bidirectional_attention": True,
+           "attn_logit_softcapping": None, "final_logit_softcapping": None, "use_cache": True,
+           "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, "torch_dtype": "float32"}
+    w = {k[len("model."):]: v for k, v in gemma_weights(gen, V, d, L, H, KV, hd, f, qk_norm=True).items()}
+    dense = [rand(gen, wide, d), rand(gen, d, wide)]  # [out, in] each
+    W = {k: stored(v, "F32") for k, v in w.items()}
+    D = [stored(m, "F32") for m in dense]
+    windows = [window if t == "sliding_attention" else None for t in layer_types]
+    local, glob = llama_inv_freq(local_theta, hd, None), llama_inv_freq(theta, hd, None)
+    inv_freqs = [local if t == "sliding_attention" else glob for t in layer_types]
+    model = lambda allowed_of, wins: gemma_forward(W, L, H, KV, hd, eps, scalar ** -0.5, wins, inv_freqs, True, None,
+                                                   None, allowed_of, prefix="")
+    forward = model(bidirectional_allowed, windows)
+
+    def embed(texts):  # Transformer → mean Pooling → Dense → Dense → Normalize: [B, d]
+        ids, lengths = pad_batch([encode(t.strip()) for t in texts], 0)
+        mask = torch.tensor([[1 if t < n else 0 for t in range(len(ids[0]))] for n in lengths])
+        with torch.no_grad():
+            x = st_pool(forward(ids, lengths)["hidden"][-1], mask, ["mean"])
+            return st_normalize(x @ D[0].T @ D[1].T)
+
+    ids = [encode(TEXTS[1])]
+    with torch.no_grad():
+        h = forward(ids, [len(ids[0])])["hidden"][-1]
+        print_difference("causal (as a loader that ignores the flag)", h,
+                         model(decoder_allowed, windows)(ids, [len(ids[0])])["hidden"][-1])
+        print_difference("the config's window unhalved", h,
+                         model(bidirectional_allowed, [config_window if x else None for x in windows])(ids, [len(ids[0])])["hidden"][-1])
+    folder = os.path.join(OUT, name)
+    os.makedirs(folder, exist_ok=True)
+    write_json(os.path.join(folder, "config.json"), cfg)
+    write_json(os.path.join(folder, "tokenizer.json"), tokenizer)
+    write_json(os.path.join(folder, "tokenizer_config.json"), {"model_max_length": 64, "clean_up_tokenization_spaces": False})
+    save_safetensors(os.path.join(folder, "model.safetensors"), w, "F32", {"format": "pt"})
+    write_json(os.path.join(folder, "modules.json"), [
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"},
+        {"idx": 3, "name": "3", "path": "3_Dense", "type": "sentence_transformers.models.Dense"},
+        {"idx": 4, "name": "4", "path": "4_Normalize", "type": "sentence_transformers.models.Normalize"}])
+    os.makedirs(os.path.join(folder, "1_Pooling"), exist_ok=True)
+    write_json(os.path.join(folder, "1_Pooling", "config.json"),
+               {"word_embedding_dimension": d, **{ST_KEYS[m]: m == "mean" for m in ST_MODES}, "include_prompt": True})
+    for k, m in enumerate(dense):
+        sub = os.path.join(folder, "%d_Dense" % (k + 2))
+        os.makedirs(sub, exist_ok=True)
+        write_json(os.path.join(sub, "config.json"), {"in_features": m.shape[1], "out_features": m.shape[0], "bias": False,
+                                                      "activation_function": "torch.nn.modules.linear.Identity"})
+        save_safetensors(os.path.join(sub, "model.safetensors"), {"linear.weight": m}, "F32")
+    write_json(os.path.join(folder, "sentence_bert_config.json"), {"max_seq_length": 64, "do_lower_case": False})
+    tensor = lambda t: {"shape": list(t.shape), "data": flat(t)}
+    encoded = {t: encode(t) for t in TEXTS}
+    cases = []
+    for texts in [TEXTS[:1], TEXTS[1:3]]:
+        ids, lengths = pad_batch([encoded[t] for t in texts], 0)
+        with torch.no_grad():
+            r = forward(ids, lengths)
+        cases.append({"texts": texts, "ids": ids, "lengths": lengths, "hidden_states": [tensor(x) for x in r["hidden"]],
+                      "attentions": [tensor(a) for a in r["attn"]]})
+    reference = {"tokens": encoded, "cases": cases, "window": window,
+                 "embeddings": {"texts": TEXTS, "single": [tensor(embed([t])) for t in TEXTS], "batch": tensor(embed(TEXTS))}}
+    write_json(os.path.join(folder, "reference.json"), reference)
+    print(name, os.path.getsize(os.path.join(folder, "model.safetensors")), "bytes of weights")
+
+
 # ---- Phi-3 (modeling_phi3.py: Phi3ForCausalLM), shaped like Phi-4-mini ----
 # Fused qkv_proj (rows: the H query heads, then the KV key heads, then the KV value heads) and fused
 # gate_up_proj (output chunked in two: gate first, then up; up · silu(gate)). partial_rotary_factor:
@@ -1297,7 +1725,10 @@ def make_phi3(name="tiny-phi3", seed=55):
 
 
 FAMILIES = {"tiny-qwen2": make_qwen2, "tiny-qwen3": make_qwen3, "tiny-gemma2": make_gemma2,
-            "tiny-gemma3": make_gemma3, "tiny-phi3": make_phi3}
+            "tiny-gemma3": make_gemma3, "tiny-phi3": make_phi3, "tiny-embeddinggemma": make_embeddinggemma,
+            "tiny-smollm3": make_smollm3, "tiny-granite": make_granite,
+            "tiny-olmo2": make_olmo2,
+            "tiny-modernbert": make_modernbert}
 
 
 # Llama 3.1's rope_scaling shape, sized so that this model's 4 frequencies (wavelengths 6.3, 63,
@@ -1317,6 +1748,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if sys.argv[1:] == ["tiny-llama-rope-scaling"]:  # only the rope_scaling fixture (later still)
         make_llama("tiny-llama-rope-scaling", seed=37, rope_scaling=LLAMA3_SCALING)
+        sys.exit(0)
+    if sys.argv[1:] == ["tiny-smollm"]:  # only the SmolLM-style Llama (issue 46)
+        make_llama("tiny-smollm", seed=46, smollm=True)
         sys.exit(0)
     if sys.argv[1:] == ["tiny-llama-bf16"]:  # only the bfloat16 Llama (added later still)
         make_llama("tiny-llama-bf16", seed=41, dtype="BF16")

@@ -25,7 +25,7 @@ import {
   packDescriptor,
 } from '../bindings/js/models/descriptor.js';
 import { architectureOf, MODEL_TYPES } from '../bindings/js/models/architectures.js';
-import { STATUS_MESSAGES } from '../bindings/js/models/pretrained_model.js';
+import { STATUS_MESSAGES } from '../bindings/js/status.js';
 import { KV_STORAGES } from '../bindings/js/models/generation.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -46,6 +46,12 @@ const FIXTURES = [
   'tiny-gemma3',
   'gemma3',
   'tiny-phi3',
+  'tiny-embeddinggemma',
+  'tiny-smollm',
+  'tiny-smollm3',
+  'tiny-granite',
+  'tiny-olmo2',
+  'tiny-modernbert',
 ];
 const configOf = (name) => {
   // gemma3: the multimodal wrapper of tiny-gemma3's text model (tests/pretrained-families.test.js loads it).
@@ -194,10 +200,21 @@ test('every call slot JS writes is one the module exports', async () => {
 });
 
 test('the descriptor: every slot and list C++ reads has a value in JS, and every flag a descriptor key', () => {
+  // The plain scalars (ATTN_DESCRIPTOR_SCALARS) come with their defaults from C++; descriptor.js
+  // fills the rest, and no slot twice.
+  const scalars = Object.keys(contract.descriptor.defaults);
   assert.deepEqual(
-    Object.keys(DESCRIPTOR_SLOTS).sort(),
+    [...Object.keys(DESCRIPTOR_SLOTS), ...scalars].sort(),
     [...contract.descriptor.names].sort(),
     'descriptor.js fills exactly the slots C++ reads',
+  );
+  assert.ok(scalars.every((name) => contract.descriptor.floats.includes(contract.descriptor.slots[name])));
+  assert.deepEqual(
+    Object.fromEntries(
+      ['attentionScale', 'embeddingMultiplier', 'logitsScaling'].map((n) => [n, contract.descriptor.defaults[n]]),
+    ),
+    { attentionScale: 0, embeddingMultiplier: 1, logitsScaling: 1 },
+    "the defaults are ModelDescriptor's",
   );
   assert.deepEqual(
     Object.keys(DESCRIPTOR_LISTS),
@@ -215,10 +232,10 @@ test('the descriptor: every slot and list C++ reads has a value in JS, and every
       const { descriptor } = architectureOf('test', configOf(name), undefined, contract.weightKinds);
       for (const [key, value] of Object.entries(descriptor)) if (typeof value === 'boolean') booleans.add(key);
       const packed = packDescriptor(module, descriptor);
-      // The slots, then a window per layer and two factors per rotated pair.
+      // The slots, then a window and a NoPE flag per layer and two factors per rotated pair.
       assert.equal(
         packed.ints.length,
-        contract.descriptor.count + descriptor.numLayers + (descriptor.rotaryDim ?? 0),
+        contract.descriptor.count + 2 * descriptor.numLayers + (descriptor.rotaryDim ?? 0),
         name,
       );
       assert.equal(
@@ -240,6 +257,33 @@ test('the descriptor: every slot and list C++ reads has a value in JS, and every
   for (const name of values(ROPE_SCALINGS))
     assert.ok(Object.hasOwn(contract.ropeScalings, name), `rope scaling ${name}`);
   for (const name of Object.keys(STATUS_MESSAGES)) assert.ok(Object.hasOwn(contract.status, name), `status ${name}`);
+});
+
+test("each plain scalar is checked as its ATTN_DESCRIPTOR_SCALARS line says, and its default is the runner's", () => {
+  const { descriptor } = architectureOf('test', configOf('tiny-granite'), undefined, contract.weightKinds);
+  const scope = new HeapScope(module, 'test');
+  const check = (patch) => {
+    const packed = packDescriptor(module, { ...descriptor, ...patch });
+    return module._pretrainedCheck(scope.ints(packed.ints), packed.eps, packed.base);
+  };
+  try {
+    assert.equal(check({}), contract.status.kOk);
+    // Absent: the default (a descriptor without Granite's scalars is Llama's, and valid).
+    assert.equal(check({ residualMultiplier: undefined, logitsScaling: undefined }), contract.status.kOk);
+    for (const [patch, why] of [
+      [{ logitsScaling: 0 }, 'kPositive'],
+      [{ logitsScaling: -2 }, 'kPositive'],
+      [{ residualMultiplier: NaN }, 'kFinite'],
+      [{ embeddingMultiplier: Infinity }, 'kFinite'],
+      [{ attentionScale: -1 }, 'kNonNegative'],
+      [{ attentionSoftcap: -0.5 }, 'kNonNegative'],
+      [{ localRotaryBase: -10 }, 'kNonNegative'],
+    ])
+      assert.equal(check(patch), contract.status.kBadArgument, `${JSON.stringify(patch)} (${why})`);
+    assert.equal(check({ residualMultiplier: -0.5 }), contract.status.kOk, 'kFinite allows a negative multiplier');
+  } finally {
+    scope.release();
+  }
 });
 
 test("every architecture's name map is keyed by weight kinds the module exports", () => {

@@ -87,6 +87,7 @@ for (const name of [MINILM, BGE]) {
     try {
       assert.deepEqual(model.sentenceEmbedding, {
         pooling: ref.modes.map((m) => MODES[m]),
+        dense: [],
         normalize: true,
         maxSeqLength: ref.max_seq_length,
         lowerCase: name === BGE,
@@ -359,16 +360,17 @@ test('bad texts and options are errors naming PretrainedModel.embed, before anyt
 });
 
 test('a pipeline embed does not run loads (forward works) but embed says which module; bad module files are refused', async () => {
-  const dense = [
+  // (A Dense module runs: tests/embeddinggemma.test.js; a LayerNorm module does not.)
+  const layerNorm = [
     ...json(MINILM, 'modules.json').slice(0, 2),
-    { idx: 2, name: '2', path: '2_Dense', type: 'sentence_transformers.models.Dense' },
+    { idx: 2, name: '2', path: '2_LayerNorm', type: 'sentence_transformers.models.LayerNorm' },
     { idx: 3, name: '3', path: '3_Normalize', type: 'sentence_transformers.models.Normalize' },
   ];
-  const model = await attn.loadModel(filesOf(MINILM, { 'modules.json': dense }));
-  assert.equal(model.sentenceEmbedding.unsupported, 'a sentence_transformers.models.Dense module (2_Dense)');
+  const model = await attn.loadModel(filesOf(MINILM, { 'modules.json': layerNorm }));
+  assert.equal(model.sentenceEmbedding.unsupported, 'a sentence_transformers.models.LayerNorm module (2_LayerNorm)');
   assert.throws(
     () => model.embed('a'),
-    /^RangeError: PretrainedModel\.embed: this folder's modules\.json lists a sentence_transformers\.models\.Dense module \(2_Dense\), which embed does not run; pass options\.pooling/,
+    /^RangeError: PretrainedModel\.embed: this folder's modules\.json lists a sentence_transformers\.models\.LayerNorm module \(2_LayerNorm\), which embed does not run; pass options\.pooling/,
   );
   assert.deepEqual(model.embed('a', { pooling: 'mean' }).shape, [1, 32]);
   model.dispose();

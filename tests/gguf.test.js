@@ -395,7 +395,7 @@ test('hostile GGUF files are refused by name before anything is allocated, in mi
   times.push(
     await refuses(
       ggufBytes({ metadata: [{ key: 'general.architecture', type: 8, value: 'mamba' }] }),
-      /general.architecture "mamba" is not supported \(supported: llama, qwen2/,
+      /general.architecture "mamba" is not supported \(supported: gpt2, llama, qwen2/,
     ),
   );
   // A tensor type that is known but not read: named with the types that are.

@@ -65,7 +65,7 @@ test('config.json problems: missing, not JSON, unsupported model_type or option,
   await rejects(
     withConfig({ model_type: 't5' }),
     RangeError,
-    /^loadModel: config.json: model_type "t5" is not supported \(supported: bert, distilbert, gpt2, roberta, llama, mistral, qwen2, qwen3, gemma2, gemma3_text, gemma3, phi3\)/,
+    /^loadModel: config.json: model_type "t5" is not supported \(supported: bert, distilbert, gpt2, roberta, llama, mistral, qwen2, qwen3, gemma2, gemma3_text, gemma3, phi3, granite, smollm3, olmo2, modernbert\)/,
   );
   await rejects(
     withConfig({ hidden_act: 'swish' }),
@@ -75,7 +75,7 @@ test('config.json problems: missing, not JSON, unsupported model_type or option,
   await rejects(
     withConfig({ position_embedding_type: 'relative_key' }),
     RangeError,
-    /position_embedding_type 'relative_key' is not supported/,
+    /^loadModel: config.json: position_embedding_type "relative_key" is not supported/,
   );
   await rejects(withConfig({ hidden_size: 30 }), RangeError, /hidden size must divide into the heads/);
   await rejects(

@@ -314,3 +314,75 @@ test("a config whose head_dim lies (1e9) is refused by the runner's check, not b
   const model = await attn.loadModel(files); // the module keeps working
   model.dispose();
 });
+
+test('tiny-smollm3: no_rope_layers 0 leaves a layer unrotated (NoPE); RoPE everywhere, or the window without use_sliding_window, leaves the reference', async () => {
+  const { files, config, logits } = fixture('tiny-smollm3');
+  assert.deepEqual(config.no_rope_layers, [1, 0, 1, 0]);
+  const model = await attn.loadModel(files);
+  try {
+    assert.deepEqual(model.descriptor.layerNoRope, [false, true, false, true]);
+    assert.deepEqual(model.descriptor.layerWindows, [0, 0, 0, 0]);
+  } finally {
+    model.dispose();
+  }
+  const c = reference('tiny-smollm3').cases[0];
+  assertClose(await logits({}, c.texts[0]), c.logits, { ...tol, label: 'smollm3 as configured' });
+  await assertMatters('tiny-smollm3', { no_rope_layers: [1, 1, 1, 1] }, 'its NoPE layers');
+  // Without an explicit list, every no_rope_layer_interval-th layer is NoPE: interval 2 is the
+  // fixture's own list.
+  assertClose(await logits({ no_rope_layers: undefined }, c.texts[0]), c.logits, {
+    ...tol,
+    label: 'from the interval',
+  });
+  await assertMatters(
+    'tiny-smollm3',
+    { use_sliding_window: true, layer_types: undefined },
+    'ignoring use_sliding_window',
+  );
+  await assert.rejects(
+    logits({ no_rope_layers: [1, 2, 1, 0] }, 'x'),
+    /no_rope_layers must list 1 \(RoPE\) or 0 \(NoPE\) for each of the 4 layers/,
+  );
+});
+
+test('tiny-granite: embedding, attention and residual multipliers and logits_scaling each move the logits; the descriptor carries them', async () => {
+  const { files, config, logits } = fixture('tiny-granite');
+  const model = await attn.loadModel(files);
+  try {
+    const d = model.descriptor;
+    assert.deepEqual(
+      [d.embeddingMultiplier, d.attentionScale, d.residualMultiplier, d.logitsScaling],
+      [config.embedding_multiplier, config.attention_multiplier, config.residual_multiplier, config.logits_scaling],
+    );
+  } finally {
+    model.dispose();
+  }
+  const c = reference('tiny-granite').cases[0];
+  assertClose(await logits({}, c.texts[0]), c.logits, { ...tol, label: 'granite as configured' });
+  for (const key of ['embedding_multiplier', 'attention_multiplier', 'residual_multiplier', 'logits_scaling'])
+    await assertMatters('tiny-granite', { [key]: 1 }, key);
+  await assert.rejects(logits({ logits_scaling: 0 }, 'x'), /config.json: logits_scaling must be a positive number/);
+});
+
+test('tiny-olmo2: norms after attention and the MLP, none before; q/k norms over the whole projected width', async () => {
+  const { files } = fixture('tiny-olmo2');
+  const model = await attn.loadModel(files);
+  try {
+    const d = model.descriptor;
+    assert.deepEqual([d.postNorms, d.noInputNorms, d.qkNorm, d.qkNormFullWidth], [true, true, true, true]);
+  } finally {
+    model.dispose();
+  }
+  // The checkpoint has no input_layernorm: a loader that asked for one would fail; per-head q/k
+  // norms cannot even take its [heads · head_dim] weights.
+  const tensors = readSafetensors(files['model.safetensors']);
+  assert.equal(tensors['model.layers.0.input_layernorm.weight'], undefined);
+  assert.deepEqual(tensors['model.layers.0.self_attn.q_norm.weight'].shape, [32]);
+  await assert.rejects(
+    attn.loadModel({
+      ...files,
+      'config.json': { ...JSON.parse(new TextDecoder().decode(files['config.json'])), clip_qkv: 8 },
+    }),
+    /^RangeError: loadModel: config.json: clip_qkv 8 clamps the queries, keys and values, which is not supported/,
+  );
+});

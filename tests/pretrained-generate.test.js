@@ -26,6 +26,10 @@ for (const name of [
   'tiny-gemma2',
   'tiny-gemma3',
   'tiny-phi3',
+  'tiny-smollm',
+  'tiny-smollm3',
+  'tiny-granite',
+  'tiny-olmo2',
 ]) {
   test(`${name}: greedy tokens equal PyTorch's, with and without the cache; cached logits equal uncached`, async () => {
     const ref = greedyOf(name);

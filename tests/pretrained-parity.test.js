@@ -38,6 +38,10 @@ const FIXTURES = [
   'tiny-gemma2',
   'tiny-gemma3',
   'tiny-phi3',
+  'tiny-smollm',
+  'tiny-smollm3',
+  'tiny-granite',
+  'tiny-olmo2',
 ];
 const reference = (name) => JSON.parse(readFileSync(`${root}${name}/reference.json`, 'utf8'));
 const tol = { rtol: 1e-4, atol: 1e-5 };

@@ -25,7 +25,8 @@ import { views } from './heap.js';
  * @param {{ variant: 'baseline' | 'relaxed', threads: number, threadsReason: string | null }} build
  *   which build it is, how many threads its kernels use, and why fewer than asked (or null)
  * @param {(() => Promise<object>) | null} models imports the pretrained-model code
- *   (bindings/js/models/load_model.js) for loadModel; null where an entry leaves it out
+ *   (bindings/js/models/models_chunk.js) for loadModel and the text classifier; null where an
+ *   entry leaves it out
  */
 export function createApi(module, { variant, threads = 1, threadsReason = null, tileRows = 4 }, models = null) {
   // The layer class bound to this module: `new attn.MultiHeadAttention(config)`.

@@ -19,7 +19,7 @@ import {
 import { checkKeys, positiveInteger } from './checks.js';
 import { contractOf } from './contract.js';
 
-// The FFN activations these layers offer → the core's (src/block.h Activation).
+// The FFN activations these layers offer → the core's (src/kernels/activations.h Activation).
 export const ACTIVATIONS = { relu: 'kRelu', gelu: 'kGelu' };
 const POOLS = { sum: 0, mean: 1, max: 2 };
 

@@ -13,8 +13,9 @@ const renamed = (table) => Object.fromEntries(Object.entries(table).map(([name, 
 const namesOf = (table) => Object.fromEntries(Object.entries(table).map(([name, value]) => [value, name]));
 
 // { count, slots: { name: index }, names: [name of each index], floats: [indices of float32 slots],
-//   lists: [{ name, float, lengthSlot, divisor, max }] (the descriptor's lists after its slots) }
-function layoutOf({ count, slots, floats, lists = [] }) {
+//   lists: [{ name, float, lengthSlot, divisor, max }] (the descriptor's lists after its slots),
+//   defaults: { name: value } (the descriptor's plain scalars, src/model/descriptor.h) }
+function layoutOf({ count, slots, floats, lists = [], defaults = {} }) {
   const named = renamed(slots);
   const names = [];
   for (const [name, index] of Object.entries(named)) names[index] = name;
@@ -25,7 +26,14 @@ function layoutOf({ count, slots, floats, lists = [] }) {
     divisor: l.divisor,
     max: l.max,
   }));
-  return { count, slots: named, names, floats: floats.map((name) => named[jsName(name)]), lists: after };
+  return {
+    count,
+    slots: named,
+    names,
+    floats: floats.map((name) => named[jsName(name)]),
+    lists: after,
+    defaults: renamed(defaults),
+  };
 }
 
 function deepFreeze(object) {

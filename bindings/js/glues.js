@@ -10,5 +10,5 @@ export const GLUES = {
   'relaxed-threads': async () => (await import('../../dist/attention-relaxed-threads.js')).default,
   // Not a build: the pretrained-model code (attn.loadModel), a chunk of its own too, so a page
   // that never loads a checkpoint never downloads it.
-  models: () => import('./models/load_model.js'),
+  models: () => import('./models/models_chunk.js'),
 };

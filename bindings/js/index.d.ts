@@ -1965,16 +1965,32 @@ export interface ModelDescriptor {
   postNorms?: boolean;
   /** An RMS norm over each query and key head before the rotary embedding (Qwen3, Gemma 3). */
   qkNorm?: boolean;
+  /** With qkNorm: one norm over all of a token's queries (and one over its keys), not per head (OLMo 2). */
+  qkNormFullWidth?: boolean;
+  /** With postNorms: no norm before each sub-layer, x + norm(f(x)) (OLMo 2). */
+  noInputNorms?: boolean;
+  /** LayerNorms without a bias (ModernBERT's norm_bias false). */
+  noNormBiases?: boolean;
+  /** No norm before layer 0's attention (ModernBERT). */
+  noFirstAttentionNorm?: boolean;
+  /** The masked-LM head's transform has no bias (ModernBERT's classifier_bias false). */
+  noLmTransformBias?: boolean;
   /** Scores are q·k × this (absent or 0: 1/√headDim; Gemma: `query_pre_attn_scalar`^-½). */
   attentionScale?: number;
   /** > 0: scores become cap·tanh(s / cap) before the mask (Gemma 2's `attn_logit_softcapping`). */
   attentionSoftcap?: number;
   /** > 0: logits become cap·tanh(logits / cap) (Gemma 2's `final_logit_softcapping`). */
   finalSoftcap?: number;
-  /** Word embeddings × this (Gemma: √dModel in float32). */
+  /** Word embeddings × this (Gemma: √dModel in float32; Granite: `embedding_multiplier`). */
   embeddingMultiplier?: number;
-  /** Each layer's sliding window (0: every earlier key; w: query i sees keys i − w < j ≤ i). */
+  /** Each sub-layer's output × this before its residual (Granite's `residual_multiplier`); absent: 1. */
+  residualMultiplier?: number;
+  /** Logits ÷ this (Granite's `logits_scaling`); absent: 1. */
+  logitsScaling?: number;
+  /** Each layer's sliding window (0: every earlier key; w: query i sees keys i − w < j ≤ i; not causal, |i − j| < w). */
   layerWindows?: number[];
+  /** Per layer, true where its queries and keys are not rotated (SmolLM3's NoPE layers, `no_rope_layers` 0). */
+  layerNoRope?: boolean[];
   /** The RoPE base of the windowed layers, unscaled (Gemma 3's `rope_local_base_freq`); absent or 0: `rotaryBase`. */
   localRotaryBase?: number;
   /** `rope_scaling` (or transformers 5's `rope_parameters`), read: linear, llama3 or longrope; null: none. */

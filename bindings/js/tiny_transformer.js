@@ -2,6 +2,7 @@
 // One wasm call per forward, evaluation, gradient or train step (forward + backward +
 // optimizer); parameters, gradients, AdamW's moments and the activations live in the heap.
 // Shapes: B sequences of L tokens; T = L, or L + 1 with the [CLS] row of a classifier.
+import { statusError } from './status.js';
 import { typeError, rangeError, describe, show } from './errors.js';
 import { views, HeapScope } from './heap.js';
 import { contractOf } from './contract.js';
@@ -12,15 +13,6 @@ export const WEIGHTS_FORMAT = 'attention-wasm/tiny-transformer';
 const FORMAT = WEIGHTS_FORMAT;
 // What the training model's statuses mean here, by the status's C++ name (src/status.h; the
 // numbers come from the module).
-const STATUS = {
-  kNegativeDimension: 'a dimension is negative',
-  kNullPointer: 'a required buffer is missing',
-  kBadKeyLength: 'a length is outside [1, L]',
-  kBadHeadCount: 'dModel must divide into heads',
-  kBadArgument: 'an argument is out of range',
-  kTooLarge: 'the batch is too large for the 2 GiB wasm heap',
-  kOutOfMemory: 'out of wasm memory for the activations',
-};
 
 // Parameter names by kind and the Create flags come from the module (src/train/model_config.h
 // ATTN_PARAM_KINDS, bindings/contract.h ATTN_TRAINING_FLAGS: contract.js paramKindNames,
@@ -29,12 +21,11 @@ const STATUS = {
 // Frees a model's wasm memory if its JS object is collected without dispose().
 const finalizer = new FinalizationRegistry(({ module, handle }) => module._modelDestroy(handle));
 
-function fail(module, fn, status) {
-  return rangeError(
-    fn,
-    `the core refused the call: ${STATUS[contractOf(module).statusNames[status]] ?? `status ${status}`}`,
-  );
-}
+// Why the core refused a call with `status`, in this model's words.
+const fail = (module, fn, status) =>
+  statusError(fn, module, status, {
+    words: { kBadKeyLength: 'a length is outside [1, L]', kBadHeadCount: 'dModel must divide into heads' },
+  });
 
 export class TinyTransformer {
   #module;

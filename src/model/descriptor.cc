@@ -14,6 +14,19 @@ namespace {
 bool PositiveFinite(double x) { return x > 0.0 && std::isfinite(x); }
 bool NonNegativeFinite(double x) { return x >= 0.0 && std::isfinite(x); }
 
+// A scalar of ATTN_DESCRIPTOR_SCALARS against its check.
+bool ScalarValid(ScalarCheck check, double x) {
+  switch (check) {
+    case ScalarCheck::kFinite:
+      return std::isfinite(x);
+    case ScalarCheck::kNonNegative:
+      return NonNegativeFinite(x);
+    case ScalarCheck::kPositive:
+      return PositiveFinite(x);
+  }
+  return false;
+}
+
 // One of ATTN_MATRIX_STORAGES (the number came from JS).
 bool IsStorage(MatrixStorage s) {
   switch (s) {
@@ -74,14 +87,18 @@ Status CheckDescriptor(const ModelDescriptor& m) {
   const bool rms = m.norm != NormKind::kLayerNorm;
   if (!(m.norm_eps > 0.0f) || m.num_layers > kMaxLayers || m.rotary_dim < 0 ||
       m.rotary_dim > m.head_dim || m.rotary_dim % 2 != 0 || m.rotary_dim / 2 > kMaxRotaryPairs ||
-      !PositiveFinite(m.rotary_base) || !NonNegativeFinite(m.local_rotary_base) ||
-      !NonNegativeFinite(m.attention_scale) || !NonNegativeFinite(m.attention_softcap) ||
-      !NonNegativeFinite(m.final_softcap) || !std::isfinite(m.embedding_multiplier) ||
-      (m.qk_norm && !rms) || (m.post_norms && !m.pre_norm) || !RopeScalingValid(m)) {
+      !PositiveFinite(m.rotary_base) || (m.qk_norm && !rms) || (m.post_norms && !m.pre_norm) ||
+      (!m.input_norms && !m.post_norms) || (m.qk_norm_full_width && !m.qk_norm) ||
+      (!m.first_attention_norm && !m.pre_norm) || !RopeScalingValid(m)) {
     return Status::kBadArgument;
   }
+#define ATTN_CHECK_SCALAR(name, member, type, fallback, check) \
+  if (!ScalarValid(ScalarCheck::check, m.member)) return Status::kBadArgument;
+  ATTN_DESCRIPTOR_SCALARS(ATTN_CHECK_SCALAR)
+#undef ATTN_CHECK_SCALAR
   for (int l = 0; l < m.num_layers; ++l) {
     if (m.layer_windows[l] < 0) return Status::kBadArgument;
+    if (m.layer_no_rope[l] != 0 && m.layer_no_rope[l] != 1) return Status::kBadArgument;
   }
   if (!IsStorage(m.matrix_storage) || m.matrix_storage_count < 0 ||
       m.matrix_storage_count > kMaxMatrixStorages) {

@@ -105,6 +105,7 @@ void PretrainedModel::ResolveWeights() {
       r.scaling = RopeScaling::kNone;
       r.attention_factor = 1.0;
     }
+    if (m_.layer_no_rope[l] != 0) r.dim = 0;  // SmolLM3's NoPE layers: positions by the mask alone
   }
 }
 
@@ -326,6 +327,13 @@ void PretrainedModel::Norm(const NormWeights& w, const float* x, int rows, float
   }
 }
 
+// A sub-layer's output × residual_multiplier before it joins the residual (Granite).
+//   sub: [count]
+void PretrainedModel::ScaleResidual(float* sub, size_t count) const {
+  if (m_.residual_multiplier == 1.0f) return;
+  for (size_t i = 0; i < count; ++i) sub[i] *= m_.residual_multiplier;
+}
+
 // out = act(x·W_up + b)·W_down + b, or down(act(x·W_gate) ⊙ (x·W_up)) when gated.
 //   x, out: [rows, d]
 Status PretrainedModel::FeedForwardOf(const LayerWeights& w, const float* x, int rows,
@@ -352,6 +360,7 @@ Status PretrainedModel::FeedForwardOf(const LayerWeights& w, const float* x, int
 // One block, in place.   x: [rows, d]   attention_weights: [B, H, T, S] or null
 //   pre-norm:  x += Attn(Norm1(x));  x += FFN(Norm2(x))
 //   sandwich:  x += PostAttn(Attn(Norm1(x)));  x += PostFfn(FFN(Norm2(x)))   (post_norms)
+//   after:     x += PostAttn(Attn(x));  x += PostFfn(FFN(x))   (post_norms, no input_norms: OLMo 2)
 //   post-norm: x = Norm1(x + Attn(x));  x = Norm2(x + FFN(x))
 // long_rope: this call's positions reach past rope_original_max (longrope's long factors).
 Status PretrainedModel::Block(int l, const ModelInput& in, bool long_rope, float* x,
@@ -363,7 +372,7 @@ Status PretrainedModel::Block(int l, const ModelInput& in, bool long_rope, float
   float* sub = sub_.data();
   // 1. Attention with its residual.
   const float* attention_in = x;
-  if (m_.pre_norm) {
+  if (m_.pre_norm && m_.input_norms && (l > 0 || m_.first_attention_norm)) {
     Norm(w.norm1, x, rows, normed);
     attention_in = normed;
   }
@@ -374,6 +383,7 @@ Status PretrainedModel::Block(int l, const ModelInput& in, bool long_rope, float
   c.num_heads = m_.num_heads, c.num_kv_heads = m_.num_kv_heads, c.head_dim = m_.head_dim;
   c.scale = m_.attention_scale, c.softcap = m_.attention_softcap, c.norm_eps = m_.norm_eps;
   c.causal = m_.causal;
+  c.qk_norm_full_width = m_.qk_norm_full_width;
   c.window_left = specs_[l].window_left;
   c.rotary = specs_[l].rotary;
   if (c.rotary.scaling == RopeScaling::kLongRope) {
@@ -386,17 +396,19 @@ Status PretrainedModel::Block(int l, const ModelInput& in, bool long_rope, float
   Status status = SelfAttentionForward(c, w.attention);
   if (status != Status::kOk) return status;
   if (m_.post_norms) Norm(w.post_attention, sub, rows, sub);
+  ScaleResidual(sub, rows * d);
   AddInto(x, sub, rows * d, x);
   if (!m_.pre_norm) Norm(w.norm1, x, rows, x);
   // 2. Feed-forward network with its residual.
   const float* ffn_in = x;
-  if (m_.pre_norm) {
+  if (m_.pre_norm && m_.input_norms) {
     Norm(w.norm2, x, rows, normed);
     ffn_in = normed;
   }
   status = FeedForwardOf(w, ffn_in, rows, sub);
   if (status != Status::kOk) return status;
   if (m_.post_norms) Norm(w.post_ffn, sub, rows, sub);
+  ScaleResidual(sub, rows * d);
   AddInto(x, sub, rows * d, x);
   if (!m_.pre_norm) Norm(w.norm2, x, rows, x);
   return Status::kOk;
@@ -432,6 +444,9 @@ Status PretrainedModel::LmHead(const ModelInput& in, const float* x) {
   const Status status = MultiplyPanels(t, d, rows, d, g.lm_decoder, g.lm_bias, m_.vocab_size,
                                        logits_.data(), m_.vocab_size);
   if (status != Status::kOk) return status;
+  if (m_.logits_scaling != 1.0f) {  // Granite: logits / logits_scaling
+    for (size_t i = 0; i < logits_.size(); ++i) logits_[i] /= m_.logits_scaling;
+  }
   if (m_.final_softcap > 0.0f) {  // Gemma 2: cap·tanh(logits / cap)
     const float cap = m_.final_softcap;
     for (size_t i = 0; i < logits_.size(); ++i) logits_[i] = cap * std::tanh(logits_[i] / cap);

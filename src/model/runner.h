@@ -162,6 +162,7 @@ class PretrainedModel {
   bool LongRope(const ModelInput& input) const;
   void Embed(const ModelInput& input, float* x) const;
   void Norm(const NormWeights& weights, const float* x, int rows, float* out) const;
+  void ScaleResidual(float* sub, size_t count) const;
   Status Block(int layer, const ModelInput& input, bool long_rope, float* x,
                float* attention_weights);
   Status FeedForwardOf(const LayerWeights& w, const float* x, int rows, float* out) const;

@@ -167,7 +167,10 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
         MultiplyPanels(c.x, c.d_model, s.rows, c.d_model, weights, bias, width, out, width);
     if (status != Status::kOk) return status;
   }
-  if (w.q_norm != nullptr) {
+  if (w.q_norm != nullptr && c.qk_norm_full_width) {  // OLMo 2: over heads · head_dim at once
+    RmsNorm(q.data(), s.rows, s.qw, w.q_norm, c.norm_eps, q.data());
+    RmsNorm(k_new.data(), s.rows, s.kv, w.k_norm, c.norm_eps, k_new.data());
+  } else if (w.q_norm != nullptr) {
     NormEachHead(q.data(), s.rows, c.num_heads, s.head_dim, w.q_norm, c.norm_eps);
     NormEachHead(k_new.data(), s.rows, c.num_kv_heads, s.head_dim, w.k_norm, c.norm_eps);
   }
@@ -232,6 +235,7 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   a.softcap = c.softcap;
   a.causal = c.causal;
   a.window_left = c.window_left;  // around the same diagonal (past + t with a cache)
+  a.window_right = c.causal ? -1 : c.window_left;  // bidirectional: the same on both sides
   a.out = concat.data();
   a.weights = c.attention_weights;
   const Status status = RunAttention(a);

@@ -97,7 +97,9 @@ struct SelfAttentionCall {
   float softcap = 0.0f;   // > 0: scores become softcap·tanh(s/softcap) before the mask
   float norm_eps = 0.0f;  // the q/k norms' (with AttentionWeights::q_norm)
   bool causal = false;
+  bool qk_norm_full_width = false;  // the q/k norms over each token's whole row (OLMo 2)
   int window_left = -1;  // >= 0: a query sees at most this many keys before its own; -1: all
+                         // (not causal: as many after it too, EmbeddingGemma's |i - j| < window)
   RotarySpec rotary;
   const LayerCache* cache = nullptr;  // null: no cache; else append at `past`
   int past = 0;

@@ -31,7 +31,7 @@ uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
     offset += (floats + 3) / 4 * 4;  // keep every entry 16-byte aligned
   };
   const int d = m.d_model, qw = QueryWidth(m), kv = KvWidth(m), f = m.d_ff;
-  const bool norm_bias = m.norm == NormKind::kLayerNorm;
+  const bool norm_bias = m.norm == NormKind::kLayerNorm && m.norm_biases;
   auto norm = [&](WeightKind weight, WeightKind bias, int layer) {
     add(weight, layer, 1, d, false);
     if (norm_bias) add(bias, layer, 1, d, false);
@@ -52,10 +52,11 @@ uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
     add(WeightKind::kAttentionOut, l, qw, d, true);
     if (m.out_bias) add(WeightKind::kAttentionOutBias, l, 1, d, false);
     if (m.qk_norm) {  // RMS norms only (CheckDescriptor): no biases
-      add(WeightKind::kQueryNormWeight, l, 1, m.head_dim, false);
-      add(WeightKind::kKeyNormWeight, l, 1, m.head_dim, false);
+      add(WeightKind::kQueryNormWeight, l, 1, m.qk_norm_full_width ? qw : m.head_dim, false);
+      add(WeightKind::kKeyNormWeight, l, 1, m.qk_norm_full_width ? kv : m.head_dim, false);
     }
-    norm(WeightKind::kNorm1Weight, WeightKind::kNorm1Bias, l);
+    if (m.input_norms && (l > 0 || m.first_attention_norm))
+      norm(WeightKind::kNorm1Weight, WeightKind::kNorm1Bias, l);
     if (m.post_norms)
       norm(WeightKind::kPostAttentionNormWeight, WeightKind::kPostAttentionNormBias, l);
     if (m.gated_ffn) add(WeightKind::kGate, l, d, f, true);
@@ -63,7 +64,7 @@ uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
     if (m.mlp_bias) add(WeightKind::kUpBias, l, 1, f, false);
     add(WeightKind::kDown, l, f, d, true);
     if (m.mlp_bias) add(WeightKind::kDownBias, l, 1, d, false);
-    norm(WeightKind::kNorm2Weight, WeightKind::kNorm2Bias, l);
+    if (m.input_norms) norm(WeightKind::kNorm2Weight, WeightKind::kNorm2Bias, l);
     if (m.post_norms) norm(WeightKind::kPostFfnNormWeight, WeightKind::kPostFfnNormBias, l);
   }
   // 3. Final norm and the LM head.
@@ -71,7 +72,7 @@ uint64_t ForEachWeight(const ModelDescriptor& m, Fn&& fn) {
   if (m.lm_head) {
     if (m.lm_transform) {
       add(WeightKind::kLmTransform, -1, d, d, true);
-      add(WeightKind::kLmTransformBias, -1, 1, d, false);
+      if (m.lm_transform_bias) add(WeightKind::kLmTransformBias, -1, 1, d, false);
       norm(WeightKind::kLmNormWeight, WeightKind::kLmNormBias, -1);
     }
     add(WeightKind::kLmDecoder, -1, d, m.vocab_size, true);

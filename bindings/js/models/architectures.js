@@ -1,11 +1,19 @@
 // config.json → the runner's descriptor, and each architecture's weight names: BERT (and
 // RoBERTa), DistilBERT, GPT-2, Llama (Mistral, SmolLM), Qwen2/2.5, Qwen3, Gemma 2, Gemma 3 and
 // Phi-3/Phi-4-mini are descriptors and name maps over one runner (src/model/): a family is
-// an entry of ARCHITECTURES, no C++ (docs/adding-an-architecture.md). Names and semantics
-// follow the Hugging Face modeling code (modeling_<family>.py of transformers).
+// an entry of ARCHITECTURES, no C++ (docs/adding-an-architecture.md). An entry is the whole
+// family: read(fn, config, head, KIND) → { descriptor, names, classifier } from config.json, and
+// its GGUF part where llama.cpp writes the family (gguf: general.architecture, the metadata →
+// config.json, the names that differ from llama.cpp's shared ones, the converter's changes to
+// undo); which config.json keys it reads is config_keys.js's list, and the values every family
+// reads the same way (class names, token ids, flags) config_values.js checks. Names and
+// semantics follow the Hugging Face modeling code (modeling_<family>.py of transformers) and
+// llama.cpp's convert_hf_to_gguf.py.
 import { rangeError, show } from '../errors.js';
 import { ACTIVATIONS } from './descriptor.js';
+import { checkConfigKeys } from './config_keys.js';
 import { checkConfigValues } from './config_values.js';
+import { linear, linearPart, conv1d, plain, normOf } from './weight_names.js';
 
 /** The heads a checkpoint can have, from its class name in config.architectures. */
 export const HEADS = ['base', 'masked-lm', 'causal-lm', 'sequence-classification'];
@@ -58,16 +66,6 @@ function activation(fn, config, key, fallback) {
   return name;
 }
 
-// Tensor sources. linear: nn.Linear's [out, in] (read transposed); conv1d: GPT-2's Conv1D
-// [in, out]; part: [index, parts] of a fused matrix's columns (or a bias's entries).
-const linear = (name) => ({ name, layout: 'linear' });
-// part: [offset, total] — a fused tensor's output features (out rows of nn.Linear, columns of
-// Conv1D, entries of a bias) this entry takes, starting at offset of total.
-const linearPart = (name, part) => ({ name, layout: 'linear', part });
-const conv1d = (name, part) => ({ name, layout: 'conv1d', part });
-const plain = (name, alternatives = [], part) => ({ name, layout: 'plain', alternatives, part });
-const normOf = (base, which) => plain(`${base}.${which}`, [`${base}.${which === 'weight' ? 'gamma' : 'beta'}`]);
-
 /** The labels of a classifier: id2label as an array, or null. */
 function labelsOf(config) {
   const map = config.id2label;
@@ -77,222 +75,234 @@ function labelsOf(config) {
 }
 
 const ARCHITECTURES = {
-  bert(fn, c, head, KIND) {
-    if ((c.position_embedding_type ?? 'absolute') !== 'absolute') {
-      throw rangeError(
-        fn,
-        `config.json: position_embedding_type '${c.position_embedding_type}' is not supported (only 'absolute')`,
-      );
-    }
-    const d = int(fn, c, 'hidden_size');
-    const descriptor = {
-      vocabSize: int(fn, c, 'vocab_size'),
-      maxPositions: int(fn, c, 'max_position_embeddings'),
-      typeVocabSize: int(fn, c, 'type_vocab_size', 2),
-      dModel: d,
-      numHeads: int(fn, c, 'num_attention_heads'),
-      numKvHeads: int(fn, c, 'num_attention_heads'),
-      headDim: headDimOf(fn, {}, d, int(fn, c, 'num_attention_heads')),
-      numLayers: int(fn, c, 'num_hidden_layers'),
-      dFF: int(fn, c, 'intermediate_size'),
-      activation: activation(fn, c, 'hidden_act', 'gelu'),
-      contextLength: int(fn, c, 'max_position_embeddings'),
-      normEps: positiveFloat(fn, c, 'layer_norm_eps', 1e-12),
-      norm: 'layer',
-      preNorm: false,
-      embeddingNorm: true,
-      finalNorm: false,
-      causal: false,
-      qkvBias: true,
-      outBias: true,
-      mlpBias: true,
-      lmHead: head === 'masked-lm',
-      lmTransform: true,
-      lmBias: true,
-      lmActivation: activation(fn, c, 'hidden_act', 'gelu'),
-    };
-    const layer = (l, rest) => `encoder.layer.${l}.${rest}`;
-    const names = {
-      prefixes: ['bert.', ''],
-      [KIND.wordEmbeddings]: () => plain('embeddings.word_embeddings.weight'),
-      [KIND.positionEmbeddings]: () => plain('embeddings.position_embeddings.weight'),
-      [KIND.tokenTypeEmbeddings]: () => plain('embeddings.token_type_embeddings.weight'),
-      [KIND.embeddingNormWeight]: () => normOf('embeddings.LayerNorm', 'weight'),
-      [KIND.embeddingNormBias]: () => normOf('embeddings.LayerNorm', 'bias'),
-      [KIND.query]: (l) => linear(layer(l, 'attention.self.query.weight')),
-      [KIND.queryBias]: (l) => plain(layer(l, 'attention.self.query.bias')),
-      [KIND.key]: (l) => linear(layer(l, 'attention.self.key.weight')),
-      [KIND.keyBias]: (l) => plain(layer(l, 'attention.self.key.bias')),
-      [KIND.value]: (l) => linear(layer(l, 'attention.self.value.weight')),
-      [KIND.valueBias]: (l) => plain(layer(l, 'attention.self.value.bias')),
-      [KIND.attentionOut]: (l) => linear(layer(l, 'attention.output.dense.weight')),
-      [KIND.attentionOutBias]: (l) => plain(layer(l, 'attention.output.dense.bias')),
-      [KIND.norm1Weight]: (l) => normOf(layer(l, 'attention.output.LayerNorm'), 'weight'),
-      [KIND.norm1Bias]: (l) => normOf(layer(l, 'attention.output.LayerNorm'), 'bias'),
-      [KIND.up]: (l) => linear(layer(l, 'intermediate.dense.weight')),
-      [KIND.upBias]: (l) => plain(layer(l, 'intermediate.dense.bias')),
-      [KIND.down]: (l) => linear(layer(l, 'output.dense.weight')),
-      [KIND.downBias]: (l) => plain(layer(l, 'output.dense.bias')),
-      [KIND.norm2Weight]: (l) => normOf(layer(l, 'output.LayerNorm'), 'weight'),
-      [KIND.norm2Bias]: (l) => normOf(layer(l, 'output.LayerNorm'), 'bias'),
-      // The MLM head is not under the model's prefix; its decoder is tied to the embeddings.
-      [KIND.lmTransform]: () => ({ ...linear('cls.predictions.transform.dense.weight'), unprefixed: true }),
-      [KIND.lmTransformBias]: () => ({ ...plain('cls.predictions.transform.dense.bias'), unprefixed: true }),
-      [KIND.lmNormWeight]: () => ({ ...normOf('cls.predictions.transform.LayerNorm', 'weight'), unprefixed: true }),
-      [KIND.lmNormBias]: () => ({ ...normOf('cls.predictions.transform.LayerNorm', 'bias'), unprefixed: true }),
-      [KIND.lmDecoder]: () => ({
-        ...linear('embeddings.word_embeddings.weight'),
-        tied: 'cls.predictions.decoder.weight',
+  bert: {
+    read(fn, c, head, KIND) {
+      const d = int(fn, c, 'hidden_size');
+      const descriptor = {
+        vocabSize: int(fn, c, 'vocab_size'),
+        maxPositions: int(fn, c, 'max_position_embeddings'),
+        typeVocabSize: int(fn, c, 'type_vocab_size', 2),
+        dModel: d,
+        numHeads: int(fn, c, 'num_attention_heads'),
+        numKvHeads: int(fn, c, 'num_attention_heads'),
+        headDim: headDimOf(fn, {}, d, int(fn, c, 'num_attention_heads')),
+        numLayers: int(fn, c, 'num_hidden_layers'),
+        dFF: int(fn, c, 'intermediate_size'),
+        activation: activation(fn, c, 'hidden_act', 'gelu'),
+        contextLength: int(fn, c, 'max_position_embeddings'),
+        normEps: positiveFloat(fn, c, 'layer_norm_eps', 1e-12),
+        norm: 'layer',
+        preNorm: false,
+        embeddingNorm: true,
+        finalNorm: false,
+        causal: false,
+        qkvBias: true,
+        outBias: true,
+        mlpBias: true,
+        lmHead: head === 'masked-lm',
+        lmTransform: true,
+        lmBias: true,
+        lmActivation: activation(fn, c, 'hidden_act', 'gelu'),
+      };
+      const layer = (l, rest) => `encoder.layer.${l}.${rest}`;
+      const names = {
+        prefixes: ['bert.', ''],
+        [KIND.wordEmbeddings]: () => plain('embeddings.word_embeddings.weight'),
+        [KIND.positionEmbeddings]: () => plain('embeddings.position_embeddings.weight'),
+        [KIND.tokenTypeEmbeddings]: () => plain('embeddings.token_type_embeddings.weight'),
+        [KIND.embeddingNormWeight]: () => normOf('embeddings.LayerNorm', 'weight'),
+        [KIND.embeddingNormBias]: () => normOf('embeddings.LayerNorm', 'bias'),
+        [KIND.query]: (l) => linear(layer(l, 'attention.self.query.weight')),
+        [KIND.queryBias]: (l) => plain(layer(l, 'attention.self.query.bias')),
+        [KIND.key]: (l) => linear(layer(l, 'attention.self.key.weight')),
+        [KIND.keyBias]: (l) => plain(layer(l, 'attention.self.key.bias')),
+        [KIND.value]: (l) => linear(layer(l, 'attention.self.value.weight')),
+        [KIND.valueBias]: (l) => plain(layer(l, 'attention.self.value.bias')),
+        [KIND.attentionOut]: (l) => linear(layer(l, 'attention.output.dense.weight')),
+        [KIND.attentionOutBias]: (l) => plain(layer(l, 'attention.output.dense.bias')),
+        [KIND.norm1Weight]: (l) => normOf(layer(l, 'attention.output.LayerNorm'), 'weight'),
+        [KIND.norm1Bias]: (l) => normOf(layer(l, 'attention.output.LayerNorm'), 'bias'),
+        [KIND.up]: (l) => linear(layer(l, 'intermediate.dense.weight')),
+        [KIND.upBias]: (l) => plain(layer(l, 'intermediate.dense.bias')),
+        [KIND.down]: (l) => linear(layer(l, 'output.dense.weight')),
+        [KIND.downBias]: (l) => plain(layer(l, 'output.dense.bias')),
+        [KIND.norm2Weight]: (l) => normOf(layer(l, 'output.LayerNorm'), 'weight'),
+        [KIND.norm2Bias]: (l) => normOf(layer(l, 'output.LayerNorm'), 'bias'),
+        // The MLM head is not under the model's prefix; its decoder is tied to the embeddings.
+        [KIND.lmTransform]: () => ({ ...linear('cls.predictions.transform.dense.weight'), unprefixed: true }),
+        [KIND.lmTransformBias]: () => ({ ...plain('cls.predictions.transform.dense.bias'), unprefixed: true }),
+        [KIND.lmNormWeight]: () => ({ ...normOf('cls.predictions.transform.LayerNorm', 'weight'), unprefixed: true }),
+        [KIND.lmNormBias]: () => ({ ...normOf('cls.predictions.transform.LayerNorm', 'bias'), unprefixed: true }),
+        [KIND.lmDecoder]: () => ({
+          ...linear('embeddings.word_embeddings.weight'),
+          tied: 'cls.predictions.decoder.weight',
+        }),
+        [KIND.lmBias]: () => ({ ...plain('cls.predictions.bias', ['cls.predictions.decoder.bias']), unprefixed: true }),
+      };
+      const classifier = {
+        pool: 'first',
+        layers: [
+          { name: 'pooler.dense', activation: 'tanh' },
+          { name: 'classifier', unprefixed: true },
+        ],
+      };
+      return { descriptor, names, classifier };
+    },
+  },
+
+  distilbert: {
+    read(fn, c, head, KIND) {
+      const d = int(fn, c, 'dim');
+      const descriptor = {
+        vocabSize: int(fn, c, 'vocab_size'),
+        maxPositions: int(fn, c, 'max_position_embeddings'),
+        typeVocabSize: 0,
+        dModel: d,
+        numHeads: int(fn, c, 'n_heads'),
+        numKvHeads: int(fn, c, 'n_heads'),
+        headDim: headDimOf(fn, {}, d, int(fn, c, 'n_heads')),
+        numLayers: int(fn, c, 'n_layers'),
+        dFF: int(fn, c, 'hidden_dim'),
+        activation: activation(fn, c, 'activation', 'gelu'),
+        normEps: 1e-12,
+        norm: 'layer',
+        contextLength: int(fn, c, 'max_position_embeddings'),
+        preNorm: false,
+        embeddingNorm: true,
+        finalNorm: false,
+        causal: false,
+        qkvBias: true,
+        outBias: true,
+        mlpBias: true,
+        lmHead: head === 'masked-lm',
+        lmTransform: true,
+        lmBias: true,
+        lmActivation: activation(fn, c, 'activation', 'gelu'),
+      };
+      const layer = (l, rest) => `transformer.layer.${l}.${rest}`;
+      const lin = (l, n) => ({ w: () => linear(layer(l, `${n}.weight`)), b: () => plain(layer(l, `${n}.bias`)) });
+      const names = {
+        prefixes: ['distilbert.', ''],
+        [KIND.wordEmbeddings]: () => plain('embeddings.word_embeddings.weight'),
+        [KIND.positionEmbeddings]: () => plain('embeddings.position_embeddings.weight'),
+        [KIND.embeddingNormWeight]: () => plain('embeddings.LayerNorm.weight'),
+        [KIND.embeddingNormBias]: () => plain('embeddings.LayerNorm.bias'),
+        [KIND.query]: (l) => lin(l, 'attention.q_lin').w(),
+        [KIND.queryBias]: (l) => lin(l, 'attention.q_lin').b(),
+        [KIND.key]: (l) => lin(l, 'attention.k_lin').w(),
+        [KIND.keyBias]: (l) => lin(l, 'attention.k_lin').b(),
+        [KIND.value]: (l) => lin(l, 'attention.v_lin').w(),
+        [KIND.valueBias]: (l) => lin(l, 'attention.v_lin').b(),
+        [KIND.attentionOut]: (l) => lin(l, 'attention.out_lin').w(),
+        [KIND.attentionOutBias]: (l) => lin(l, 'attention.out_lin').b(),
+        [KIND.norm1Weight]: (l) => plain(layer(l, 'sa_layer_norm.weight')),
+        [KIND.norm1Bias]: (l) => plain(layer(l, 'sa_layer_norm.bias')),
+        [KIND.up]: (l) => lin(l, 'ffn.lin1').w(),
+        [KIND.upBias]: (l) => lin(l, 'ffn.lin1').b(),
+        [KIND.down]: (l) => lin(l, 'ffn.lin2').w(),
+        [KIND.downBias]: (l) => lin(l, 'ffn.lin2').b(),
+        [KIND.norm2Weight]: (l) => plain(layer(l, 'output_layer_norm.weight')),
+        [KIND.norm2Bias]: (l) => plain(layer(l, 'output_layer_norm.bias')),
+        [KIND.lmTransform]: () => ({ ...linear('vocab_transform.weight'), unprefixed: true }),
+        [KIND.lmTransformBias]: () => ({ ...plain('vocab_transform.bias'), unprefixed: true }),
+        [KIND.lmNormWeight]: () => ({ ...plain('vocab_layer_norm.weight'), unprefixed: true }),
+        [KIND.lmNormBias]: () => ({ ...plain('vocab_layer_norm.bias'), unprefixed: true }),
+        [KIND.lmDecoder]: () => ({ ...linear('embeddings.word_embeddings.weight'), tied: 'vocab_projector.weight' }),
+        [KIND.lmBias]: () => ({ ...plain('vocab_projector.bias'), unprefixed: true }),
+      };
+      const classifier = {
+        pool: 'first',
+        layers: [
+          { name: 'pre_classifier', activation: 'relu', unprefixed: true },
+          { name: 'classifier', unprefixed: true },
+        ],
+      };
+      return { descriptor, names, classifier };
+    },
+  },
+
+  gpt2: {
+    read(fn, c, head, KIND) {
+      const d = int(fn, c, 'n_embd');
+      const descriptor = {
+        vocabSize: int(fn, c, 'vocab_size'),
+        maxPositions: int(fn, c, 'n_positions'),
+        typeVocabSize: 0,
+        dModel: d,
+        numHeads: int(fn, c, 'n_head'),
+        numKvHeads: int(fn, c, 'n_head'),
+        headDim: headDimOf(fn, {}, d, int(fn, c, 'n_head')),
+        numLayers: int(fn, c, 'n_layer'),
+        dFF: int(fn, c, 'n_inner', 4 * d),
+        activation: activation(fn, c, 'activation_function', 'gelu_new'),
+        normEps: positiveFloat(fn, c, 'layer_norm_epsilon', 1e-5),
+        norm: 'layer',
+        contextLength: int(fn, c, 'n_positions'),
+        preNorm: true,
+        embeddingNorm: false,
+        finalNorm: true,
+        causal: true,
+        qkvBias: true,
+        outBias: true,
+        mlpBias: true,
+        lmHead: head === 'causal-lm',
+        lmTransform: false,
+        lmBias: false,
+        lmActivation: 'gelu',
+      };
+      const h = (l, rest) => `h.${l}.${rest}`;
+      const names = {
+        prefixes: ['transformer.', ''],
+        [KIND.wordEmbeddings]: () => plain('wte.weight'),
+        [KIND.positionEmbeddings]: () => plain('wpe.weight'),
+        // c_attn: q, k and v side by side, d columns each.
+        [KIND.query]: (l) => conv1d(h(l, 'attn.c_attn.weight'), [0, 3 * d]),
+        [KIND.queryBias]: (l) => plain(h(l, 'attn.c_attn.bias'), [], [0, 3 * d]),
+        [KIND.key]: (l) => conv1d(h(l, 'attn.c_attn.weight'), [d, 3 * d]),
+        [KIND.keyBias]: (l) => plain(h(l, 'attn.c_attn.bias'), [], [d, 3 * d]),
+        [KIND.value]: (l) => conv1d(h(l, 'attn.c_attn.weight'), [2 * d, 3 * d]),
+        [KIND.valueBias]: (l) => plain(h(l, 'attn.c_attn.bias'), [], [2 * d, 3 * d]),
+        [KIND.attentionOut]: (l) => conv1d(h(l, 'attn.c_proj.weight')),
+        [KIND.attentionOutBias]: (l) => plain(h(l, 'attn.c_proj.bias')),
+        [KIND.norm1Weight]: (l) => plain(h(l, 'ln_1.weight')),
+        [KIND.norm1Bias]: (l) => plain(h(l, 'ln_1.bias')),
+        [KIND.up]: (l) => conv1d(h(l, 'mlp.c_fc.weight')),
+        [KIND.upBias]: (l) => plain(h(l, 'mlp.c_fc.bias')),
+        [KIND.down]: (l) => conv1d(h(l, 'mlp.c_proj.weight')),
+        [KIND.downBias]: (l) => plain(h(l, 'mlp.c_proj.bias')),
+        [KIND.norm2Weight]: (l) => plain(h(l, 'ln_2.weight')),
+        [KIND.norm2Bias]: (l) => plain(h(l, 'ln_2.bias')),
+        [KIND.finalNormWeight]: () => plain('ln_f.weight'),
+        [KIND.finalNormBias]: () => plain('ln_f.bias'),
+        // lm_head.weight when the checkpoint has its own, else the tied embeddings.
+        [KIND.lmDecoder]: () => ({ ...linear('wte.weight'), tied: 'lm_head.weight' }),
+      };
+      const classifier = { pool: 'last', layers: [{ name: 'score', unprefixed: true, noBias: true }] };
+      return { descriptor, names, classifier };
+    },
+    // llama.cpp's GPT-2: the converter transposes Conv1D (attn_qkv etc. are [out, in] rows).
+    gguf: {
+      arch: 'gpt2',
+      cls: 'GPT2LMHeadModel',
+      config: ({ base, d, heads, need }) => ({
+        ...base,
+        n_embd: d,
+        n_layer: need('block_count'),
+        n_head: heads,
+        n_inner: need('feed_forward_length'),
+        n_positions: need('context_length'),
+        layer_norm_epsilon: need('attention.layer_norm_epsilon'),
+        activation_function: 'gelu_new', // llama.cpp's GPT-2 graph: ggml_gelu, the tanh form
       }),
-      [KIND.lmBias]: () => ({ ...plain('cls.predictions.bias', ['cls.predictions.decoder.bias']), unprefixed: true }),
-    };
-    const classifier = {
-      pool: 'first',
-      layers: [
-        { name: 'pooler.dense', activation: 'tanh' },
-        { name: 'classifier', unprefixed: true },
-      ],
-    };
-    return { descriptor, names, classifier };
-  },
-
-  distilbert(fn, c, head, KIND) {
-    const d = int(fn, c, 'dim');
-    const descriptor = {
-      vocabSize: int(fn, c, 'vocab_size'),
-      maxPositions: int(fn, c, 'max_position_embeddings'),
-      typeVocabSize: 0,
-      dModel: d,
-      numHeads: int(fn, c, 'n_heads'),
-      numKvHeads: int(fn, c, 'n_heads'),
-      headDim: headDimOf(fn, {}, d, int(fn, c, 'n_heads')),
-      numLayers: int(fn, c, 'n_layers'),
-      dFF: int(fn, c, 'hidden_dim'),
-      activation: activation(fn, c, 'activation', 'gelu'),
-      normEps: 1e-12,
-      norm: 'layer',
-      contextLength: int(fn, c, 'max_position_embeddings'),
-      preNorm: false,
-      embeddingNorm: true,
-      finalNorm: false,
-      causal: false,
-      qkvBias: true,
-      outBias: true,
-      mlpBias: true,
-      lmHead: head === 'masked-lm',
-      lmTransform: true,
-      lmBias: true,
-      lmActivation: activation(fn, c, 'activation', 'gelu'),
-    };
-    const layer = (l, rest) => `transformer.layer.${l}.${rest}`;
-    const lin = (l, n) => ({ w: () => linear(layer(l, `${n}.weight`)), b: () => plain(layer(l, `${n}.bias`)) });
-    const names = {
-      prefixes: ['distilbert.', ''],
-      [KIND.wordEmbeddings]: () => plain('embeddings.word_embeddings.weight'),
-      [KIND.positionEmbeddings]: () => plain('embeddings.position_embeddings.weight'),
-      [KIND.embeddingNormWeight]: () => plain('embeddings.LayerNorm.weight'),
-      [KIND.embeddingNormBias]: () => plain('embeddings.LayerNorm.bias'),
-      [KIND.query]: (l) => lin(l, 'attention.q_lin').w(),
-      [KIND.queryBias]: (l) => lin(l, 'attention.q_lin').b(),
-      [KIND.key]: (l) => lin(l, 'attention.k_lin').w(),
-      [KIND.keyBias]: (l) => lin(l, 'attention.k_lin').b(),
-      [KIND.value]: (l) => lin(l, 'attention.v_lin').w(),
-      [KIND.valueBias]: (l) => lin(l, 'attention.v_lin').b(),
-      [KIND.attentionOut]: (l) => lin(l, 'attention.out_lin').w(),
-      [KIND.attentionOutBias]: (l) => lin(l, 'attention.out_lin').b(),
-      [KIND.norm1Weight]: (l) => plain(layer(l, 'sa_layer_norm.weight')),
-      [KIND.norm1Bias]: (l) => plain(layer(l, 'sa_layer_norm.bias')),
-      [KIND.up]: (l) => lin(l, 'ffn.lin1').w(),
-      [KIND.upBias]: (l) => lin(l, 'ffn.lin1').b(),
-      [KIND.down]: (l) => lin(l, 'ffn.lin2').w(),
-      [KIND.downBias]: (l) => lin(l, 'ffn.lin2').b(),
-      [KIND.norm2Weight]: (l) => plain(layer(l, 'output_layer_norm.weight')),
-      [KIND.norm2Bias]: (l) => plain(layer(l, 'output_layer_norm.bias')),
-      [KIND.lmTransform]: () => ({ ...linear('vocab_transform.weight'), unprefixed: true }),
-      [KIND.lmTransformBias]: () => ({ ...plain('vocab_transform.bias'), unprefixed: true }),
-      [KIND.lmNormWeight]: () => ({ ...plain('vocab_layer_norm.weight'), unprefixed: true }),
-      [KIND.lmNormBias]: () => ({ ...plain('vocab_layer_norm.bias'), unprefixed: true }),
-      [KIND.lmDecoder]: () => ({ ...linear('embeddings.word_embeddings.weight'), tied: 'vocab_projector.weight' }),
-      [KIND.lmBias]: () => ({ ...plain('vocab_projector.bias'), unprefixed: true }),
-    };
-    const classifier = {
-      pool: 'first',
-      layers: [
-        { name: 'pre_classifier', activation: 'relu', unprefixed: true },
-        { name: 'classifier', unprefixed: true },
-      ],
-    };
-    return { descriptor, names, classifier };
-  },
-
-  gpt2(fn, c, head, KIND) {
-    for (const flag of ['scale_attn_by_inverse_layer_idx', 'reorder_and_upcast_attn', 'add_cross_attention']) {
-      if (c[flag]) throw rangeError(fn, `config.json: ${flag} is not supported`);
-    }
-    if (c.scale_attn_weights === false) throw rangeError(fn, 'config.json: scale_attn_weights false is not supported');
-    const d = int(fn, c, 'n_embd');
-    const descriptor = {
-      vocabSize: int(fn, c, 'vocab_size'),
-      maxPositions: int(fn, c, 'n_positions'),
-      typeVocabSize: 0,
-      dModel: d,
-      numHeads: int(fn, c, 'n_head'),
-      numKvHeads: int(fn, c, 'n_head'),
-      headDim: headDimOf(fn, {}, d, int(fn, c, 'n_head')),
-      numLayers: int(fn, c, 'n_layer'),
-      dFF: int(fn, c, 'n_inner', 4 * d),
-      activation: activation(fn, c, 'activation_function', 'gelu_new'),
-      normEps: positiveFloat(fn, c, 'layer_norm_epsilon', 1e-5),
-      norm: 'layer',
-      contextLength: int(fn, c, 'n_positions'),
-      preNorm: true,
-      embeddingNorm: false,
-      finalNorm: true,
-      causal: true,
-      qkvBias: true,
-      outBias: true,
-      mlpBias: true,
-      lmHead: head === 'causal-lm',
-      lmTransform: false,
-      lmBias: false,
-      lmActivation: 'gelu',
-    };
-    const h = (l, rest) => `h.${l}.${rest}`;
-    const names = {
-      prefixes: ['transformer.', ''],
-      [KIND.wordEmbeddings]: () => plain('wte.weight'),
-      [KIND.positionEmbeddings]: () => plain('wpe.weight'),
-      // c_attn: q, k and v side by side, d columns each.
-      [KIND.query]: (l) => conv1d(h(l, 'attn.c_attn.weight'), [0, 3 * d]),
-      [KIND.queryBias]: (l) => plain(h(l, 'attn.c_attn.bias'), [], [0, 3 * d]),
-      [KIND.key]: (l) => conv1d(h(l, 'attn.c_attn.weight'), [d, 3 * d]),
-      [KIND.keyBias]: (l) => plain(h(l, 'attn.c_attn.bias'), [], [d, 3 * d]),
-      [KIND.value]: (l) => conv1d(h(l, 'attn.c_attn.weight'), [2 * d, 3 * d]),
-      [KIND.valueBias]: (l) => plain(h(l, 'attn.c_attn.bias'), [], [2 * d, 3 * d]),
-      [KIND.attentionOut]: (l) => conv1d(h(l, 'attn.c_proj.weight')),
-      [KIND.attentionOutBias]: (l) => plain(h(l, 'attn.c_proj.bias')),
-      [KIND.norm1Weight]: (l) => plain(h(l, 'ln_1.weight')),
-      [KIND.norm1Bias]: (l) => plain(h(l, 'ln_1.bias')),
-      [KIND.up]: (l) => conv1d(h(l, 'mlp.c_fc.weight')),
-      [KIND.upBias]: (l) => plain(h(l, 'mlp.c_fc.bias')),
-      [KIND.down]: (l) => conv1d(h(l, 'mlp.c_proj.weight')),
-      [KIND.downBias]: (l) => plain(h(l, 'mlp.c_proj.bias')),
-      [KIND.norm2Weight]: (l) => plain(h(l, 'ln_2.weight')),
-      [KIND.norm2Bias]: (l) => plain(h(l, 'ln_2.bias')),
-      [KIND.finalNormWeight]: () => plain('ln_f.weight'),
-      [KIND.finalNormBias]: () => plain('ln_f.bias'),
-      // lm_head.weight when the checkpoint has its own, else the tied embeddings.
-      [KIND.lmDecoder]: () => ({ ...linear('wte.weight'), tied: 'lm_head.weight' }),
-    };
-    const classifier = { pool: 'last', layers: [{ name: 'score', unprefixed: true, noBias: true }] };
-    return { descriptor, names, classifier };
+      names: (KIND, b, dims) => ggufFusedQkv(KIND, b, dims),
+    },
   },
 };
 
 // RoBERTa: BERT's encoder with positions counted from padding_idx + 1 (pad tokens sit at
 // padding_idx), one token type, and its own head names (modeling_roberta.py).
-ARCHITECTURES.roberta = function roberta(fn, c, head, KIND) {
-  const base = ARCHITECTURES.bert(fn, { type_vocab_size: 1, ...c }, head, KIND);
+function roberta(fn, c, head, KIND) {
+  const base = ARCHITECTURES.bert.read(fn, { type_vocab_size: 1, ...c }, head, KIND);
   const pad = c.pad_token_id ?? 1;
   if (!Number.isInteger(pad) || pad < 0)
     throw rangeError(
@@ -322,7 +332,8 @@ ARCHITECTURES.roberta = function roberta(fn, c, head, KIND) {
     ],
   };
   return { descriptor, names, classifier };
-};
+}
+ARCHITECTURES.roberta = { read: roberta };
 
 // rope_scaling (modeling_rope_utils.py): null or 'default' (none), 'linear' (frequencies ÷
 // factor), 'llama3' (Llama 3.1+: factor, low_freq_factor, high_freq_factor,
@@ -436,8 +447,6 @@ function decoder(fn, c, head, KIND, family) {
       fn,
       `config.json: num_attention_heads ${heads} must be a multiple of num_key_value_heads ${kvHeads}`,
     );
-  if (c.pretraining_tp != null && c.pretraining_tp !== 1)
-    throw rangeError(fn, 'config.json: pretraining_tp other than 1 is not supported');
   const headDim = headDimOf(fn, c, d, heads, family.headDimFallback);
   const layers = int(fn, c, 'num_hidden_layers');
   const partial = c.partial_rotary_factor ?? 1;
@@ -465,19 +474,24 @@ function decoder(fn, c, head, KIND, family) {
     ropeScaling: ropeScalingOf(fn, c, rotaryDim),
     preNorm: true,
     postNorms: family.postNorms === true,
+    noInputNorms: family.noInputNorms === true,
     embeddingNorm: false,
     finalNorm: true,
-    causal: true,
+    causal: family.causal ?? true,
     qkvBias: family.qkvBias,
     outBias: family.outBias,
     qkNorm: family.qkNorm === true,
+    qkNormFullWidth: family.qkNormFullWidth === true,
     mlpBias: family.mlpBias === true,
     layerWindows: family.layerWindows(layers),
+    layerNoRope: family.layerNoRope?.(layers) ?? Array(layers).fill(false),
     localRotaryBase: family.localRotaryBase ?? 0,
     attentionScale: family.attentionScale ?? 0,
     attentionSoftcap: family.attentionSoftcap ?? 0,
     finalSoftcap: family.finalSoftcap ?? 0,
     embeddingMultiplier: family.embeddingMultiplier ?? 1,
+    residualMultiplier: family.residualMultiplier ?? 1,
+    logitsScaling: family.logitsScaling ?? 1,
     lmHead: head === 'causal-lm',
     lmTransform: false,
     lmBias: false,
@@ -531,32 +545,51 @@ function decoder(fn, c, head, KIND, family) {
 }
 
 // Llama (modeling_llama.py): attention_bias covers q, k, v and o; mlp_bias the FFN.
-ARCHITECTURES.llama = (fn, c, head, KIND) =>
-  decoder(fn, c, head, KIND, {
-    qkvBias: c.attention_bias === true,
-    outBias: c.attention_bias === true,
-    mlpBias: c.mlp_bias === true,
-    layerWindows: (layers) => Array(layers).fill(0),
-  });
+// GGUF (llama.cpp's LlamaModel): q and k rows permuted for ggml's RoPE, undone on the way in;
+// the biases are there when their tensors are.
+ARCHITECTURES.llama = {
+  read: (fn, c, head, KIND) =>
+    decoder(fn, c, head, KIND, {
+      qkvBias: c.attention_bias === true,
+      outBias: c.attention_bias === true,
+      mlpBias: c.mlp_bias === true,
+      layerWindows: (layers) => Array(layers).fill(0),
+    }),
+  gguf: {
+    arch: 'llama',
+    cls: 'LlamaForCausalLM',
+    permuteQK: true,
+    config: ({ decoder, tensors }) => ({
+      ...decoder(),
+      attention_bias: tensors.has('blk.0.attn_q.bias'),
+      mlp_bias: tensors.has('blk.0.ffn_up.bias'),
+    }),
+  },
+};
 
 // Mistral (modeling_mistral.py): Llama's layers with a sliding window on every layer, query i
 // attending to keys j with i - sliding_window < j <= i (masking_utils' sliding_window_overlay).
-ARCHITECTURES.mistral = (fn, c, head, KIND) =>
-  decoder(fn, c, head, KIND, {
-    qkvBias: false,
-    outBias: false,
-    layerWindows: (layers) => Array(layers).fill(windowOf(fn, c)),
-  });
+ARCHITECTURES.mistral = {
+  read: (fn, c, head, KIND) =>
+    decoder(fn, c, head, KIND, {
+      qkvBias: false,
+      outBias: false,
+      layerWindows: (layers) => Array(layers).fill(windowOf(fn, c)),
+    }),
+};
 
 // Qwen2/Qwen2.5 (modeling_qwen2.py): biases on q, k and v, none on o. The window applies only
 // with use_sliding_window, and then on the layers layer_types marks (default: from
 // max_window_layers on).
-ARCHITECTURES.qwen2 = (fn, c, head, KIND) =>
-  decoder(fn, c, head, KIND, {
-    qkvBias: true,
-    outBias: false,
-    layerWindows: qwenWindows(fn, c),
-  });
+ARCHITECTURES.qwen2 = {
+  read: (fn, c, head, KIND) =>
+    decoder(fn, c, head, KIND, {
+      qkvBias: true,
+      outBias: false,
+      layerWindows: qwenWindows(fn, c),
+    }),
+  gguf: { arch: 'qwen2', cls: 'Qwen2ForCausalLM', config: ({ decoder }) => decoder() },
+};
 
 function qwenWindows(fn, c) {
   return (layers) => {
@@ -571,14 +604,17 @@ function qwenWindows(fn, c) {
 
 // Qwen3 (modeling_qwen3.py): attention_bias on all four projections (false in every release),
 // an RMS norm over each query and key head before RoPE, head_dim of its own (default 128).
-ARCHITECTURES.qwen3 = (fn, c, head, KIND) =>
-  decoder(fn, c, head, KIND, {
-    qkvBias: c.attention_bias === true,
-    outBias: c.attention_bias === true,
-    qkNorm: true,
-    headDimFallback: 128,
-    layerWindows: qwenWindows(fn, c),
-  });
+ARCHITECTURES.qwen3 = {
+  read: (fn, c, head, KIND) =>
+    decoder(fn, c, head, KIND, {
+      qkvBias: c.attention_bias === true,
+      outBias: c.attention_bias === true,
+      qkNorm: true,
+      headDimFallback: 128,
+      layerWindows: qwenWindows(fn, c),
+    }),
+  gguf: { arch: 'qwen3', cls: 'Qwen3ForCausalLM', config: ({ decoder }) => decoder() },
+};
 
 // Gemma 2 (modeling_gemma2.py): RMS norms scaling by (1 + w), four per layer (a sandwich around
 // attention and the FFN), embeddings × √hidden_size (float32), scores × query_pre_attn_scalar^-½
@@ -603,30 +639,95 @@ function gemma(fn, c, extra) {
   };
 }
 
-ARCHITECTURES.gemma2 = (fn, c, head, KIND) =>
-  decoder(
-    fn,
-    c,
-    head,
-    KIND,
-    gemma(fn, c, {
-      layerWindows: (layers) =>
-        layerWindowsOf(
-          fn,
-          c,
-          layers,
-          windowOf(fn, { sliding_window: 4096, ...c }),
-          Array.from({ length: layers }, (_, i) => ((i + 1) % 2 ? 'sliding_attention' : 'full_attention')),
-        ),
-    }),
-  );
+// GGUF (llama.cpp's Gemma2Model / Gemma3Model): the norms stored as 1 + w, undone on the way in.
+// GGUF has no query_pre_attn_scalar: llama.cpp scales queries by head_dim^-½ (the 27B models by
+// (hidden / heads)^-½) unless attention.scale says; Gemma 3's sliding layers turn by a fixed
+// base of 10000.
+function gemmaGguf(arch, cls) {
+  const config = ({ decoder, get }) => {
+    const c = decoder();
+    const scale = get('attention.scale');
+    // query_pre_attn_scalar is an integer in every Gemma config: undo the float32 of its root.
+    const scalar = typeof scale === 'number' && scale > 0 ? 1 / (scale * scale) : null;
+    const big = c.num_hidden_layers === (arch === 'gemma2' ? 46 : 62);
+    const out = {
+      ...c,
+      hidden_activation: 'gelu_pytorch_tanh',
+      query_pre_attn_scalar:
+        scalar !== null
+          ? Math.abs(scalar - Math.round(scalar)) < 1e-4 * scalar
+            ? Math.round(scalar)
+            : scalar
+          : big
+            ? c.hidden_size / c.num_attention_heads
+            : c.head_dim,
+      sliding_window: get('attention.sliding_window') ?? 4096,
+      attn_logit_softcapping: get('attn_logit_softcapping') ?? null,
+      final_logit_softcapping: get('final_logit_softcapping') ?? null,
+    };
+    if (arch === 'gemma3') {
+      out.rope_local_base_freq = 10000;
+      const pattern = get('attention.sliding_window_pattern');
+      if (typeof pattern === 'number') out.sliding_window_pattern = pattern;
+    }
+    return out;
+  };
+  return { arch, cls, normsPlusOne: true, config };
+}
+
+// GGUF's attn_qkv (GPT-2's c_attn and Phi-3's qkv_proj, converted): q, k and v fused, rows q,
+// then k, then v, in the weights and the biases.
+function ggufFusedQkv(KIND, b, { numHeads, numKvHeads, headDim }) {
+  const q = numHeads * headDim;
+  const kv = numKvHeads * headDim;
+  const total = q + 2 * kv;
+  return {
+    [KIND.query]: (l) => linearPart(b(l, 'attn_qkv.weight'), [0, total]),
+    [KIND.key]: (l) => linearPart(b(l, 'attn_qkv.weight'), [q, total]),
+    [KIND.value]: (l) => linearPart(b(l, 'attn_qkv.weight'), [q + kv, total]),
+    [KIND.queryBias]: (l) => plain(b(l, 'attn_qkv.bias'), [], [0, total]),
+    [KIND.keyBias]: (l) => plain(b(l, 'attn_qkv.bias'), [], [q, total]),
+    [KIND.valueBias]: (l) => plain(b(l, 'attn_qkv.bias'), [], [q + kv, total]),
+  };
+}
+
+ARCHITECTURES.gemma2 = {
+  read: (fn, c, head, KIND) =>
+    decoder(
+      fn,
+      c,
+      head,
+      KIND,
+      gemma(fn, c, {
+        layerWindows: (layers) =>
+          layerWindowsOf(
+            fn,
+            c,
+            layers,
+            windowOf(fn, { sliding_window: 4096, ...c }),
+            Array.from({ length: layers }, (_, i) => ((i + 1) % 2 ? 'sliding_attention' : 'full_attention')),
+          ),
+      }),
+    ),
+  gguf: gemmaGguf('gemma2', 'Gemma2ForCausalLM'),
+};
 
 // Gemma 3 text (modeling_gemma3.py, Gemma3ForCausalLM): Gemma 2's layers without the softcaps
 // (unless set) and with (1 + w) q/k norms; five sliding layers to each global one by default
 // (sliding_window_pattern 6); sliding layers turn by rope_local_base_freq, unscaled, global
-// ones by rope_theta with rope_scaling.
-ARCHITECTURES.gemma3_text = (fn, c, head, KIND) => {
+// ones by rope_theta with rope_scaling. use_bidirectional_attention (EmbeddingGemma,
+// Gemma3TextModel): no causal rule; a global layer sees every key, a sliding one the keys j with
+// |i - j| < sliding_window // 2 + 1 (configuration_gemma3.py halves the window, and
+// _bidirectional_window_overlay opens it on both sides).
+function gemma3Text(fn, c, head, KIND) {
   const pattern = int(fn, c, 'sliding_window_pattern', 6);
+  const bidirectional = c.use_bidirectional_attention ?? false;
+  if (typeof bidirectional !== 'boolean')
+    throw rangeError(
+      fn,
+      `config.json: use_bidirectional_attention must be true or false, got ${JSON.stringify(bidirectional)}`,
+    );
+  const window = windowOf(fn, { sliding_window: 4096, ...c });
   return decoder(
     fn,
     { ...c, rope_theta: c.rope_theta ?? 1000000 },
@@ -634,58 +735,295 @@ ARCHITECTURES.gemma3_text = (fn, c, head, KIND) => {
     KIND,
     gemma(fn, c, {
       qkNorm: true,
+      causal: !bidirectional,
       localRotaryBase: positiveFloat(fn, c, 'rope_local_base_freq', 10000),
       layerWindows: (layers) =>
         layerWindowsOf(
           fn,
           c,
           layers,
-          windowOf(fn, { sliding_window: 4096, ...c }),
+          bidirectional && window > 0 ? Math.floor(window / 2) + 1 : window,
           Array.from({ length: layers }, (_, i) => ((i + 1) % pattern ? 'sliding_attention' : 'full_attention')),
         ),
     }),
   );
-};
+}
+ARCHITECTURES.gemma3_text = { read: gemma3Text, gguf: gemmaGguf('gemma3', 'Gemma3ForCausalLM') };
 
 // Gemma 3 4B and up (Gemma3ForConditionalGeneration, model_type 'gemma3'): the text model's
 // config under text_config and its weights under language_model.model. (transformers < 4.52)
 // or model.language_model. (later); the vision tower is not read.
-ARCHITECTURES.gemma3 = (fn, c, head, KIND) => {
-  const text = c.text_config;
-  if (text === null || typeof text !== 'object' || Array.isArray(text))
-    throw rangeError(fn, 'config.json: a gemma3 checkpoint must hold its text model in text_config');
-  const arch = ARCHITECTURES.gemma3_text(
-    fn,
-    withRopeParameters(fn, { tie_word_embeddings: c.tie_word_embeddings, ...text }),
-    head,
-    KIND,
-  );
-  return { ...arch, names: { ...arch.names, prefixes: ['language_model.model.', 'model.language_model.'] } };
+ARCHITECTURES.gemma3 = {
+  read(fn, c, head, KIND) {
+    const text = c.text_config;
+    if (text === null || typeof text !== 'object' || Array.isArray(text))
+      throw rangeError(fn, 'config.json: a gemma3 checkpoint must hold its text model in text_config');
+    checkConfigKeys(fn, 'gemma3_text', text);
+    const arch = ARCHITECTURES.gemma3_text.read(
+      fn,
+      withRopeParameters(fn, { tie_word_embeddings: c.tie_word_embeddings, ...text }),
+      head,
+      KIND,
+    );
+    return { ...arch, names: { ...arch.names, prefixes: ['language_model.model.', 'model.language_model.'] } };
+  },
 };
 
 // Phi-3, Phi-3.5 and Phi-4-mini (modeling_phi3.py): Llama's layers with q, k and v fused in
 // qkv_proj (rows: q, then k, then v) and gate and up fused in gate_up_proj (gate first),
 // partial_rotary_factor, longrope scaling, and a window on every layer when sliding_window is set.
-ARCHITECTURES.phi3 = (fn, c, head, KIND) =>
-  decoder(fn, c, head, KIND, {
-    qkvBias: false,
-    outBias: false,
-    layerWindows: (layers) => Array(layers).fill(windowOf(fn, c)),
-    names: (layer, { heads, kvHeads, headDim, f }) => {
-      const q = heads * headDim,
-        kv = kvHeads * headDim,
-        total = q + 2 * kv;
-      const qkv = (l, offset) => linearPart(layer(l, 'self_attn.qkv_proj.weight'), [offset, total]);
-      const gateUp = (l, offset) => linearPart(layer(l, 'mlp.gate_up_proj.weight'), [offset, 2 * f]);
-      return {
-        [KIND.query]: (l) => qkv(l, 0),
-        [KIND.key]: (l) => qkv(l, q),
-        [KIND.value]: (l) => qkv(l, q + kv),
-        [KIND.gate]: (l) => gateUp(l, 0),
-        [KIND.up]: (l) => gateUp(l, f),
-      };
+ARCHITECTURES.phi3 = {
+  read: (fn, c, head, KIND) =>
+    decoder(fn, c, head, KIND, {
+      qkvBias: false,
+      outBias: false,
+      layerWindows: (layers) => Array(layers).fill(windowOf(fn, c)),
+      names: (layer, { heads, kvHeads, headDim, f }) => {
+        const q = heads * headDim,
+          kv = kvHeads * headDim,
+          total = q + 2 * kv;
+        const qkv = (l, offset) => linearPart(layer(l, 'self_attn.qkv_proj.weight'), [offset, total]);
+        const gateUp = (l, offset) => linearPart(layer(l, 'mlp.gate_up_proj.weight'), [offset, 2 * f]);
+        return {
+          [KIND.query]: (l) => qkv(l, 0),
+          [KIND.key]: (l) => qkv(l, q),
+          [KIND.value]: (l) => qkv(l, q + kv),
+          [KIND.gate]: (l) => gateUp(l, 0),
+          [KIND.up]: (l) => gateUp(l, f),
+        };
+      },
+    }),
+  // GGUF: attn_qkv fused as qkv_proj, ffn_up holding gate and up; longrope's original context.
+  gguf: {
+    arch: 'phi3',
+    cls: 'Phi3ForCausalLM',
+    config: ({ decoder, get }) => {
+      const c = decoder();
+      c.sliding_window = get('attention.sliding_window') ?? null;
+      if (c.rope_scaling?.type === 'longrope')
+        c.original_max_position_embeddings = get('rope.scaling.original_context_length');
+      return c;
     },
-  });
+    names: (KIND, b, dims) => ({
+      ...ggufFusedQkv(KIND, b, dims),
+      [KIND.gate]: (l) => linearPart(b(l, 'ffn_up.weight'), [0, 2 * dims.dFF]),
+      [KIND.up]: (l) => linearPart(b(l, 'ffn_up.weight'), [dims.dFF, 2 * dims.dFF]),
+    }),
+  },
+};
+
+// Granite 3 (modeling_granite.py): Llama's layers with four scalars: embeddings ×
+// embedding_multiplier, scores × attention_multiplier (instead of head_dim^-½), each sub-layer's
+// output × residual_multiplier before its residual, logits ÷ logits_scaling (each 1 by default).
+ARCHITECTURES.granite = {
+  read: (fn, c, head, KIND) =>
+    decoder(fn, c, head, KIND, {
+      qkvBias: c.attention_bias === true,
+      outBias: c.attention_bias === true,
+      mlpBias: c.mlp_bias === true,
+      layerWindows: (layers) => Array(layers).fill(0),
+      embeddingMultiplier: positiveFloat(fn, c, 'embedding_multiplier', 1),
+      attentionScale: positiveFloat(fn, c, 'attention_multiplier', 1),
+      residualMultiplier: positiveFloat(fn, c, 'residual_multiplier', 1),
+      logitsScaling: positiveFloat(fn, c, 'logits_scaling', 1),
+    }),
+  // GGUF (llama.cpp's GraniteModel, a LlamaModel: q and k rows permuted): the multipliers as
+  // granite.embedding_scale, attention.scale, residual_scale and logit_scale, each written only
+  // when set.
+  gguf: {
+    arch: 'granite',
+    cls: 'GraniteForCausalLM',
+    permuteQK: true,
+    config: ({ decoder, get, tensors }) => {
+      const c = {
+        ...decoder(),
+        attention_bias: tensors.has('blk.0.attn_q.bias'),
+        mlp_bias: tensors.has('blk.0.ffn_up.bias'),
+      };
+      const scales = {
+        embedding_multiplier: 'embedding_scale',
+        attention_multiplier: 'attention.scale',
+        residual_multiplier: 'residual_scale',
+        logits_scaling: 'logit_scale',
+      };
+      for (const [key, from] of Object.entries(scales)) if (get(from) !== undefined) c[key] = get(from);
+      return c;
+    },
+  },
+};
+
+// SmolLM3 (modeling_smollm3.py): Llama's layers, some without RoPE: no_rope_layers[l] is 1 where
+// layer l turns its queries and keys, 0 on a NoPE layer (default: every no_rope_layer_interval-th,
+// 4). A window only with use_sliding_window, on the layers layer_types marks (default: the NoPE
+// ones, when sliding_window is set).
+ARCHITECTURES.smollm3 = {
+  read: (fn, c, head, KIND) => {
+    const layers = int(fn, c, 'num_hidden_layers');
+    const interval = int(fn, c, 'no_rope_layer_interval', 4);
+    const uses = c.no_rope_layers ?? Array.from({ length: layers }, (_, i) => Number((i + 1) % interval !== 0));
+    if (!Array.isArray(uses) || uses.length < layers || uses.slice(0, layers).some((u) => u !== 0 && u !== 1))
+      throw rangeError(
+        fn,
+        `config.json: no_rope_layers must list 1 (RoPE) or 0 (NoPE) for each of the ${layers} layers, got ${JSON.stringify(c.no_rope_layers).slice(0, 200)}`,
+      );
+    const window = c.use_sliding_window === true ? windowOf(fn, c) : 0;
+    const types = uses.slice(0, layers).map((u) => (window > 0 && u === 0 ? 'sliding_attention' : 'full_attention'));
+    return decoder(fn, c, head, KIND, {
+      qkvBias: c.attention_bias === true,
+      outBias: c.attention_bias === true,
+      mlpBias: c.mlp_bias === true,
+      layerWindows: (n) => layerWindowsOf(fn, window > 0 ? c : { ...c, layer_types: undefined }, n, window, types),
+      layerNoRope: (n) => uses.slice(0, n).map((u) => u === 0),
+    });
+  },
+  // GGUF (llama.cpp's SmolLM3Model, a LlamaModel: q and k rows permuted). The file says nothing of
+  // the NoPE layers: llama.cpp takes every fourth (n_no_rope_layer_step 4), and so does this.
+  gguf: {
+    arch: 'smollm3',
+    cls: 'SmolLM3ForCausalLM',
+    permuteQK: true,
+    config: ({ decoder, tensors }) => ({
+      ...decoder(),
+      attention_bias: tensors.has('blk.0.attn_q.bias'),
+      mlp_bias: tensors.has('blk.0.ffn_up.bias'),
+      no_rope_layer_interval: 4,
+    }),
+  },
+};
+
+// OLMo 2 (modeling_olmo2.py): Llama's layers with the norms after attention and the MLP instead
+// of before them (post_attention_layernorm, post_feedforward_layernorm: x + norm(f(x))), and q_norm
+// and k_norm over the whole projected queries ([heads · head_dim]) and keys, before RoPE.
+ARCHITECTURES.olmo2 = {
+  read: (fn, c, head, KIND) =>
+    decoder(fn, c, head, KIND, {
+      qkvBias: c.attention_bias === true,
+      outBias: c.attention_bias === true,
+      postNorms: true,
+      noInputNorms: true,
+      qkNorm: true,
+      qkNormFullWidth: true,
+      layerWindows: (layers) => Array(layers).fill(0),
+    }),
+  // GGUF (llama.cpp's Olmo2Model, a TextModel: q and k rows as Hugging Face has them). Olmo 3
+  // writes the same architecture with attention.sliding_window, which the config carries so that
+  // config_keys.js refuses it by name.
+  gguf: {
+    arch: 'olmo2',
+    cls: 'Olmo2ForCausalLM',
+    config: ({ decoder, get, tensors }) => ({
+      ...decoder(),
+      attention_bias: tensors.has('blk.0.attn_q.bias'),
+      ...(get('attention.sliding_window') === undefined ? {} : { sliding_window: get('attention.sliding_window') }),
+    }),
+  },
+};
+
+// ModernBERT (modeling_modernbert.py): a pre-norm encoder with rotary embeddings: global layers
+// (every global_attn_every_n_layers-th, from layer 0) turn by global_rope_theta and see every
+// key, the others by local_rope_theta and see the keys j with |i - j| <= local_attention / 2;
+// q, k and v fused in Wqkv, a GeGLU (Wi: the activated half first, then its gate), LayerNorms
+// without bias (norm_bias), none before layer 0's attention, a final norm; the masked-LM head's
+// transform (head.dense, classifier_bias), activation and norm, then the tied decoder with its
+// bias (decoder_bias).
+ARCHITECTURES.modernbert = {
+  read(fn, c, head, KIND) {
+    if (head === 'sequence-classification')
+      throw rangeError(fn, 'a modernbert sequence classifier is not supported (its pooling head is not read)');
+    const d = int(fn, c, 'hidden_size');
+    const heads = int(fn, c, 'num_attention_heads');
+    const layers = int(fn, c, 'num_hidden_layers');
+    const f = int(fn, c, 'intermediate_size');
+    const headDim = headDimOf(fn, {}, d, heads);
+    const every = int(fn, c, 'global_attn_every_n_layers', 3);
+    // sliding_window_mask: |i - j| <= local_attention // 2, the runner's |i - j| < window.
+    const window = Math.floor(int(fn, c, 'local_attention', 128) / 2) + 1;
+    const bias = (key, fallback) => {
+      const value = c[key] ?? fallback;
+      if (typeof value !== 'boolean')
+        throw rangeError(fn, `config.json: ${key} must be true or false, got ${JSON.stringify(value)}`);
+      return value;
+    };
+    const descriptor = {
+      vocabSize: int(fn, c, 'vocab_size'),
+      maxPositions: 0,
+      typeVocabSize: 0,
+      dModel: d,
+      numHeads: heads,
+      numKvHeads: heads,
+      headDim,
+      numLayers: layers,
+      dFF: f,
+      activation: activation(fn, c, 'hidden_activation', 'gelu'),
+      gatedFfn: true,
+      norm: 'layer',
+      normEps: positiveFloat(fn, c, 'norm_eps', 1e-5),
+      noNormBiases: !bias('norm_bias', false),
+      contextLength: int(fn, c, 'max_position_embeddings', 8192),
+      rotaryDim: headDim,
+      // (transformers 5's rope_parameters per layer type, read by withRopeParameters, win.)
+      rotaryBase: positiveFloat(fn, c, c.rope_parameters ? 'rope_theta' : 'global_rope_theta', 160000),
+      localRotaryBase: positiveFloat(fn, c, c.rope_parameters ? 'rope_local_base_freq' : 'local_rope_theta', 10000),
+      rotaryInterleaved: false,
+      ropeScaling: null,
+      preNorm: true,
+      noFirstAttentionNorm: true,
+      embeddingNorm: true,
+      finalNorm: true,
+      causal: false,
+      qkvBias: bias('attention_bias', false),
+      outBias: bias('attention_bias', false),
+      mlpBias: bias('mlp_bias', false),
+      layerWindows: layerWindowsOf(
+        fn,
+        c,
+        layers,
+        window,
+        Array.from({ length: layers }, (_, i) => (i % every === 0 ? 'full_attention' : 'sliding_attention')),
+      ),
+      lmHead: head === 'masked-lm',
+      lmTransform: true,
+      noLmTransformBias: !bias('classifier_bias', false),
+      lmBias: bias('decoder_bias', true),
+      lmActivation: activation(fn, c, 'classifier_activation', 'gelu'),
+    };
+    const layer = (l, rest) => `layers.${l}.${rest}`;
+    const qkv = (l, offset) => linearPart(layer(l, 'attn.Wqkv.weight'), [offset, 3 * d]);
+    const qkvBias = (l, offset) => plain(layer(l, 'attn.Wqkv.bias'), [], [offset, 3 * d]);
+    const names = {
+      prefixes: ['model.', ''],
+      [KIND.wordEmbeddings]: () => plain('embeddings.tok_embeddings.weight'),
+      [KIND.embeddingNormWeight]: () => plain('embeddings.norm.weight'),
+      [KIND.embeddingNormBias]: () => plain('embeddings.norm.bias'),
+      [KIND.query]: (l) => qkv(l, 0),
+      [KIND.key]: (l) => qkv(l, d),
+      [KIND.value]: (l) => qkv(l, 2 * d),
+      [KIND.queryBias]: (l) => qkvBias(l, 0),
+      [KIND.keyBias]: (l) => qkvBias(l, d),
+      [KIND.valueBias]: (l) => qkvBias(l, 2 * d),
+      [KIND.attentionOut]: (l) => linear(layer(l, 'attn.Wo.weight')),
+      [KIND.attentionOutBias]: (l) => plain(layer(l, 'attn.Wo.bias')),
+      [KIND.norm1Weight]: (l) => plain(layer(l, 'attn_norm.weight')),
+      [KIND.norm1Bias]: (l) => plain(layer(l, 'attn_norm.bias')),
+      [KIND.gate]: (l) => linearPart(layer(l, 'mlp.Wi.weight'), [0, 2 * f]),
+      [KIND.up]: (l) => linearPart(layer(l, 'mlp.Wi.weight'), [f, 2 * f]),
+      [KIND.upBias]: (l) => plain(layer(l, 'mlp.Wi.bias'), [], [f, 2 * f]),
+      [KIND.down]: (l) => linear(layer(l, 'mlp.Wo.weight')),
+      [KIND.downBias]: (l) => plain(layer(l, 'mlp.Wo.bias')),
+      [KIND.norm2Weight]: (l) => plain(layer(l, 'mlp_norm.weight')),
+      [KIND.norm2Bias]: (l) => plain(layer(l, 'mlp_norm.bias')),
+      [KIND.finalNormWeight]: () => plain('final_norm.weight'),
+      [KIND.finalNormBias]: () => plain('final_norm.bias'),
+      [KIND.lmTransform]: () => ({ ...linear('head.dense.weight'), unprefixed: true }),
+      [KIND.lmTransformBias]: () => ({ ...plain('head.dense.bias'), unprefixed: true }),
+      [KIND.lmNormWeight]: () => ({ ...plain('head.norm.weight'), unprefixed: true }),
+      [KIND.lmNormBias]: () => ({ ...plain('head.norm.bias'), unprefixed: true }),
+      [KIND.lmDecoder]: () => ({ ...linear('embeddings.tok_embeddings.weight'), tied: 'decoder.weight' }),
+      [KIND.lmBias]: () => ({ ...plain('decoder.bias'), unprefixed: true }),
+    };
+    return { descriptor, names, classifier: null };
+  },
+};
 
 // transformers 5 writes RoPE as one rope_parameters object ({ rope_type, rope_theta, factor,
 // partial_rotary_factor, original_max_position_embeddings, … }), or one per layer type
@@ -715,6 +1053,18 @@ function withRopeParameters(fn, c) {
   };
 }
 
+/**
+ * general.architecture → the family's GGUF part ({ arch, cls, config(metadata view),
+ * names?(KIND, blockName, descriptor), permuteQK?, normsPlusOne? }) and its model_type.
+ */
+export const GGUF_FAMILIES = Object.freeze(
+  Object.fromEntries(
+    Object.entries(ARCHITECTURES)
+      .filter(([, entry]) => entry.gguf)
+      .map(([modelType, entry]) => [entry.gguf.arch, Object.freeze({ ...entry.gguf, modelType })]),
+  ),
+);
+
 /** The model types this version loads. */
 export const MODEL_TYPES = Object.freeze(Object.keys(ARCHITECTURES));
 
@@ -738,7 +1088,13 @@ export function architectureOf(fn, config, headOption, KIND) {
   const head = headOption ?? headOf(config);
   if (!HEADS.includes(head))
     throw rangeError(fn, `options.head must be one of ${HEADS.join(', ')}, got ${JSON.stringify(head)}`);
-  const { descriptor, names, classifier } = ARCHITECTURES[modelType](fn, withRopeParameters(fn, config), head, KIND);
+  checkConfigKeys(fn, modelType, config);
+  const { descriptor, names, classifier } = ARCHITECTURES[modelType].read(
+    fn,
+    withRopeParameters(fn, config),
+    head,
+    KIND,
+  );
   if (head === 'causal-lm' && !descriptor.causal)
     throw rangeError(fn, `a ${modelType} checkpoint has no causal-LM head`);
   if (head === 'masked-lm' && descriptor.causal)

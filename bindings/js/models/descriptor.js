@@ -8,7 +8,7 @@ import { rangeError } from '../errors.js';
 import { HeapScope } from '../heap.js';
 import { formatBytes } from '../memory.js';
 
-// Hugging Face activation names → the runner's (src/block.h Activation).
+// Hugging Face activation names → the runner's (src/kernels/activations.h Activation).
 export const ACTIVATIONS = {
   relu: 'kRelu',
   gelu: 'kGelu',
@@ -32,7 +32,10 @@ export const MATRIX_STORAGES = {
   q6_k: 'kQ6_K',
 };
 
-// Each slot's value from a descriptor (c: the module's contract).
+// Each slot's value from a descriptor (c: the module's contract). The plain scalars
+// (attentionScale, embeddingMultiplier, logitsScaling, …: ATTN_DESCRIPTOR_SCALARS in
+// src/model/descriptor.h) are not listed: each is the descriptor's value of its name, or the
+// default the module gives (c.descriptor.defaults).
 export const DESCRIPTOR_SLOTS = {
   vocabSize: (d) => d.vocabSize,
   maxPositions: (d) => d.maxPositions,
@@ -54,11 +57,6 @@ export const DESCRIPTOR_SLOTS = {
   ropeLowFreqFactor: (d) => d.ropeScaling?.lowFreqFactor ?? 1,
   ropeHighFreqFactor: (d) => d.ropeScaling?.highFreqFactor ?? 4,
   ropeAttentionFactor: (d) => d.ropeScaling?.attentionFactor ?? 1,
-  localRotaryBase: (d) => d.localRotaryBase ?? 0,
-  attentionScale: (d) => d.attentionScale ?? 0,
-  attentionSoftcap: (d) => d.attentionSoftcap ?? 0,
-  finalSoftcap: (d) => d.finalSoftcap ?? 0,
-  embeddingMultiplier: (d) => d.embeddingMultiplier ?? 1,
   matrixStorage: (d, c) => c.matrixStorages[MATRIX_STORAGES[d.matrixStorage ?? 'float32']],
   matrixStorageCount: (d) => d.matrixStorages?.length ?? 0,
 };
@@ -66,6 +64,7 @@ export const DESCRIPTOR_SLOTS = {
 // Each list's element i (the lists' lengths come from their slots).
 export const DESCRIPTOR_LISTS = {
   layerWindows: (d, l) => d.layerWindows?.[l] ?? 0,
+  layerNoRope: (d, l) => (d.layerNoRope?.[l] === true ? 1 : 0),
   ropeShortFactors: (d, i) => d.ropeScaling?.shortFactors?.[i] ?? 1,
   ropeLongFactors: (d, i) => d.ropeScaling?.longFactors?.[i] ?? 1,
   // Per matrix (the word embeddings, then each matrix, in the weight table's order): a GGUF
@@ -85,6 +84,7 @@ export function packDescriptor(module, d) {
   const c = contractOf(module);
   const { count, names, floats, lists, slots } = c.descriptor;
   const slotValues = names.map((name) => {
+    if (Object.hasOwn(c.descriptor.defaults, name)) return d[name] ?? c.descriptor.defaults[name];
     const value = DESCRIPTOR_SLOTS[name];
     if (value === undefined)
       throw new Error(`internal error: the descriptor slot '${name}' has no value in descriptor.js`);

@@ -5,7 +5,8 @@
 //      ([CLS] … [SEP]), as truncation='longest_first' does for one sequence
 //   2. the texts run through the encoder in right-padded batches of similar lengths
 //   3. each text's real tokens pooled (pooling.js), the modes concatenated
-//   4. each row scaled to unit length when the folder ends with Normalize (or normalize: true)
+//   4. the folder's Dense modules, in order (sentence_dense.js: EmbeddingGemma's projections)
+//   5. each row scaled to unit length when the folder ends with Normalize (or normalize: true)
 // The folder's modules.json gives the pooling and normalisation; explicit options win.
 import { renamed } from './finite_outputs.js';
 import { startFor } from './text_limits.js';
@@ -13,6 +14,7 @@ import { typeError, rangeError, describe } from '../errors.js';
 import { checkKeys } from '../checks.js';
 import { tensor as makeTensor } from '../tensor.js';
 import { POOLING_MODES, poolTokens, normalizeRows } from './pooling.js';
+import { applyDense } from './sentence_dense.js';
 
 const FN = 'PretrainedModel.embed';
 const OPTIONS = ['pooling', 'normalize'];
@@ -91,7 +93,7 @@ function tokenIds(tokenizer, text, maxLength, lowerCase) {
  * @param {object} model a PretrainedModel (not disposed)
  * @param {string | string[]} texts
  * @param {{ pooling?: string | string[], normalize?: boolean }} [options]
- * @returns {{ data: Float32Array, shape: [number, number] }} [texts, modes · dModel]
+ * @returns {{ data: Float32Array, shape: [number, number] }} [texts, modes · dModel], or the last Dense module's out_features wide
  */
 export function embedTexts(model, texts, options) {
   const list = checkTexts(texts);
@@ -108,6 +110,12 @@ export function embedTexts(model, texts, options) {
   });
   // 2-3. Longest first, in batches, pooled; each row put back at its text's place.
   const width = modes.length * d;
+  const dense = folder?.dense ?? [];
+  if (dense.length > 0 && dense[0].inFeatures !== width)
+    throw rangeError(
+      FN,
+      `options.pooling gives ${width} features per text, but this folder's first Dense module takes ${dense[0].inFeatures}`,
+    );
   const out = new Float32Array(list.length * width);
   const order = ids.map((_, i) => i).sort((a, b) => ids[b].length - ids[a].length);
   for (let start = 0; start < order.length; start += BATCH) {
@@ -125,7 +133,11 @@ export function embedTexts(model, texts, options) {
     const pooled = poolTokens(lastHiddenState.data, lastHiddenState.shape, lengths, modes);
     chunk.forEach((i, b) => out.set(pooled.subarray(b * width, (b + 1) * width), i * width));
   }
-  // 4. Unit length.
-  if (normalize) normalizeRows(out, list.length, width);
-  return makeTensor(out, [list.length, width]);
+  // 4. The Dense modules.
+  let rows = out;
+  for (const layer of dense) rows = applyDense(rows, list.length, layer);
+  const outWidth = dense.at(-1)?.outFeatures ?? width;
+  // 5. Unit length.
+  if (normalize) normalizeRows(rows, list.length, outWidth);
+  return makeTensor(rows, [list.length, outWidth]);
 }

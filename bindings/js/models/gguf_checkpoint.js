@@ -7,6 +7,7 @@ import { rangeError } from '../errors.js';
 import { parseGguf, StreamReader } from './gguf.js';
 import { GGML_TYPES, canDequantize, dequantize, READABLE_TYPES } from './gguf_quants.js';
 import {
+  ggufFamily,
   ggufConfig,
   ggufNames,
   ggufUndo,
@@ -39,9 +40,10 @@ export async function readGguf(fn, file, KIND, { head, chatTemplate }) {
       : null;
     if (problem) throw rangeError(fn, `${name}: ${problem}`);
   }
-  let config = ggufConfig(fn, name, metadata, raw);
+  const family = ggufFamily(fn, name, metadata);
+  let config = ggufConfig(fn, name, metadata, raw, family);
   const ropeNames = ropeTensorNames(raw);
-  const weights = ggufWeights(fn, file, reader, raw, ggufUndo(config.model_type, config), new Set(ropeNames));
+  const weights = ggufWeights(fn, file, reader, raw, ggufUndo(family, config), new Set(ropeNames));
   if (ropeNames.length > 0) {
     const factors = new Map();
     await weights.forEach(new Set(ropeNames), (n, bytes, type) => {
@@ -50,9 +52,9 @@ export async function readGguf(fn, file, KIND, { head, chatTemplate }) {
     });
     config = completeRopeScaling(fn, name, config, factors);
   }
-  if (config.model_type === 'llama') checkPermutable(fn, name, raw, config);
+  if (family.permuteQK) checkPermutable(fn, name, raw, config);
   const arch = asMetadata(name, () => architectureOf(fn, config, head, KIND));
-  const ggufArch = { ...arch, names: ggufNames(KIND, arch.modelType, arch.descriptor) };
+  const ggufArch = { ...arch, names: ggufNames(KIND, family, arch.descriptor) };
   // 2. The tokenizer, generation defaults and chat templates.
   const vocabSize = arch.descriptor.vocabSize;
   const tok = ggufTokenizer(fn, name, metadata, vocabSize);

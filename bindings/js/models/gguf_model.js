@@ -9,33 +9,35 @@
 //     interleaved RoPE (LlamaModel.permute), Gemma's norms stored as 1 + w.
 import { rangeError } from '../errors.js';
 import { GGML_TYPES, typeBytes, dequantize } from './gguf_quants.js';
+import { GGUF_FAMILIES } from './architectures.js';
+import { linear, plain } from './weight_names.js';
 
-// general.architecture → config.json's model_type and the class that names the head.
-const FAMILIES = {
-  llama: { modelType: 'llama', cls: 'LlamaForCausalLM' },
-  qwen2: { modelType: 'qwen2', cls: 'Qwen2ForCausalLM' },
-  qwen3: { modelType: 'qwen3', cls: 'Qwen3ForCausalLM' },
-  gemma2: { modelType: 'gemma2', cls: 'Gemma2ForCausalLM' },
-  gemma3: { modelType: 'gemma3_text', cls: 'Gemma3ForCausalLM' },
-  phi3: { modelType: 'phi3', cls: 'Phi3ForCausalLM' },
-  gpt2: { modelType: 'gpt2', cls: 'GPT2LMHeadModel' },
-};
-
-/** The architectures a GGUF file may have. */
-export const GGUF_ARCHITECTURES = Object.freeze(Object.keys(FAMILIES));
+/** The architectures a GGUF file may have (general.architecture). */
+export const GGUF_ARCHITECTURES = Object.freeze(Object.keys(GGUF_FAMILIES));
 
 /**
- * The metadata → a config.json object for architectureOf.
+ * The family registry's GGUF part for the file's general.architecture (architectures.js).
  * @param {string} fn @param {string} file @param {Map<string, unknown>} meta
- * @param {Map<string, object>} tensors the file's tensors (the vocabulary size, tied embeddings)
  */
-export function ggufConfig(fn, file, meta, tensors) {
+export function ggufFamily(fn, file, meta) {
   const arch = meta.get('general.architecture');
-  if (!Object.hasOwn(FAMILIES, arch))
+  if (typeof arch !== 'string' || !Object.hasOwn(GGUF_FAMILIES, arch))
     throw rangeError(
       fn,
       `${file}: general.architecture ${typeof arch === 'string' ? JSON.stringify(arch.slice(0, 40)) : String(arch)} is not supported (supported: ${GGUF_ARCHITECTURES.join(', ')})`,
     );
+  return GGUF_FAMILIES[arch];
+}
+
+/**
+ * The metadata → a config.json object for architectureOf: the keys every family has here, the
+ * decoder's shared ones on request (decoder()), the rest by the family's gguf.config.
+ * @param {string} fn @param {string} file @param {Map<string, unknown>} meta
+ * @param {Map<string, object>} tensors the file's tensors (the vocabulary size, tied embeddings)
+ * @param {object} family ggufFamily's
+ */
+export function ggufConfig(fn, file, meta, tensors, family) {
+  const { arch } = family;
   const get = (key) => meta.get(`${arch}.${key}`);
   const need = (key) => {
     const value = get(key);
@@ -46,7 +48,6 @@ export function ggufConfig(fn, file, meta, tensors) {
   const embeddings = tensors.get('token_embd.weight');
   if (!embeddings || embeddings.dims.length !== 2)
     throw rangeError(fn, `${file} has no 2-D tensor 'token_embd.weight' (the word embeddings)`);
-  const { modelType, cls } = FAMILIES[arch];
   const heads = need('attention.head_count');
   const kvHeads = get('attention.head_count_kv') ?? heads;
   if (typeof kvHeads !== 'number')
@@ -56,90 +57,42 @@ export function ggufConfig(fn, file, meta, tensors) {
     );
   const d = need('embedding_length');
   const headDim = get('attention.key_length') ?? d / heads;
-  const config = {
-    architectures: [cls],
-    model_type: modelType,
+  const base = {
+    architectures: [family.cls],
+    model_type: family.modelType,
     vocab_size: embeddings.dims[1],
     tie_word_embeddings: !tensors.has('output.weight'),
     bos_token_id: meta.get('tokenizer.ggml.bos_token_id'),
     eos_token_id: meta.get('tokenizer.ggml.eos_token_id'),
     pad_token_id: meta.get('tokenizer.ggml.padding_token_id'),
   };
-  if (arch === 'gpt2') {
-    return {
-      ...config,
-      n_embd: d,
-      n_layer: need('block_count'),
-      n_head: heads,
-      n_inner: need('feed_forward_length'),
-      n_positions: need('context_length'),
-      layer_norm_epsilon: need('attention.layer_norm_epsilon'),
-      activation_function: 'gelu_new', // llama.cpp's GPT-2 graph: ggml_gelu, the tanh form
+  const decoder = () => {
+    const config = {
+      ...base,
+      hidden_size: d,
+      intermediate_size: need('feed_forward_length'),
+      num_hidden_layers: need('block_count'),
+      num_attention_heads: heads,
+      num_key_value_heads: kvHeads,
+      head_dim: headDim,
+      max_position_embeddings: need('context_length'),
+      rms_norm_eps: need('attention.layer_norm_rms_epsilon'),
+      rope_theta: get('rope.freq_base') ?? 10000,
+      hidden_act: 'silu',
+      rope_scaling: ropeScalingOf(fn, file, get, tensors),
     };
-  }
-  Object.assign(config, {
-    hidden_size: d,
-    intermediate_size: need('feed_forward_length'),
-    num_hidden_layers: need('block_count'),
-    num_attention_heads: heads,
-    num_key_value_heads: kvHeads,
-    head_dim: headDim,
-    max_position_embeddings: need('context_length'),
-    rms_norm_eps: need('attention.layer_norm_rms_epsilon'),
-    rope_theta: get('rope.freq_base') ?? 10000,
-    hidden_act: 'silu',
-    rope_scaling: ropeScalingOf(fn, file, arch, get, tensors),
-  });
-  // Rotary dimensions narrower than a head (Phi-3's partial_rotary_factor).
-  const rotary = get('rope.dimension_count');
-  if (typeof rotary === 'number' && rotary !== headDim) config.partial_rotary_factor = rotary / headDim;
-  if (arch === 'llama') {
-    config.attention_bias = tensors.has('blk.0.attn_q.bias');
-    config.mlp_bias = tensors.has('blk.0.ffn_up.bias');
-  }
-  if (arch === 'phi3') {
-    config.sliding_window = get('attention.sliding_window') ?? null;
-    if (config.rope_scaling?.type === 'longrope') {
-      config.original_max_position_embeddings = get('rope.scaling.original_context_length');
-    }
-  }
-  if (arch === 'gemma2' || arch === 'gemma3') Object.assign(config, gemmaConfig(fn, file, arch, get, config));
-  return config;
-}
-
-// Gemma's scale, softcaps and windows. GGUF has no query_pre_attn_scalar: llama.cpp scales
-// queries by head_dim^-½ (the 27B models by (hidden / heads)^-½) unless attention.scale says.
-function gemmaConfig(fn, file, arch, get, c) {
-  const scale = get('attention.scale');
-  // query_pre_attn_scalar is an integer in every Gemma config: undo the float32 of its root.
-  const scalar = typeof scale === 'number' && scale > 0 ? 1 / (scale * scale) : null;
-  const big = c.num_hidden_layers === (arch === 'gemma2' ? 46 : 62);
-  const out = {
-    hidden_activation: 'gelu_pytorch_tanh',
-    query_pre_attn_scalar:
-      scalar !== null
-        ? Math.abs(scalar - Math.round(scalar)) < 1e-4 * scalar
-          ? Math.round(scalar)
-          : scalar
-        : big
-          ? c.hidden_size / c.num_attention_heads
-          : c.head_dim,
-    sliding_window: get('attention.sliding_window') ?? 4096,
-    attn_logit_softcapping: get('attn_logit_softcapping') ?? null,
-    final_logit_softcapping: get('final_logit_softcapping') ?? null,
+    // Rotary dimensions narrower than a head (Phi-3's partial_rotary_factor).
+    const rotary = get('rope.dimension_count');
+    if (typeof rotary === 'number' && rotary !== headDim) config.partial_rotary_factor = rotary / headDim;
+    return config;
   };
-  if (arch === 'gemma3') {
-    out.rope_local_base_freq = 10000; // llama.cpp's Gemma 3 sliding layers: a fixed base
-    const pattern = get('attention.sliding_window_pattern');
-    if (typeof pattern === 'number') out.sliding_window_pattern = pattern;
-  }
-  return out;
+  return family.config({ base, decoder, get, need, tensors, d, heads });
 }
 
 // rope.scaling.* → rope_scaling. Llama 3's scaling is not in the metadata but in a tensor of
 // per-pair factors (rope_freqs), and Phi-3's longrope in two (rope_factors_long/short): those
 // are read by ropeTensors below, once their bytes are in.
-function ropeScalingOf(fn, file, arch, get, tensors) {
+function ropeScalingOf(fn, file, get, tensors) {
   const type = get('rope.scaling.type');
   if (tensors.has('rope_factors_long.weight')) return { type: 'longrope', pending: true };
   if (tensors.has('rope_freqs.weight'))
@@ -220,18 +173,15 @@ export function llama3Factors(rs, base, rotary) {
   return out;
 }
 
-const linear = (name) => ({ name, layout: 'linear' });
-const linearPart = (name, part) => ({ name, layout: 'linear', part });
-const plain = (name, part) => ({ name, layout: 'plain', part });
-
 /**
- * The runner's weight kinds → GGUF tensor names (architectures.js's name-map form).
- * @param {object} KIND contract.js weightKinds @param {string} modelType
+ * The runner's weight kinds → GGUF tensor names (architectures.js's name-map form): llama.cpp's
+ * names, with the family's own (fused tensors) over them.
+ * @param {object} KIND contract.js weightKinds @param {object} family ggufFamily's
  * @param {object} descriptor architectureOf's
  */
-export function ggufNames(KIND, modelType, { numHeads, numKvHeads, headDim, dFF: f }) {
+export function ggufNames(KIND, family, descriptor) {
   const b = (l, rest) => `blk.${l}.${rest}`;
-  const names = {
+  return {
     prefixes: [''],
     [KIND.wordEmbeddings]: () => plain('token_embd.weight'),
     [KIND.positionEmbeddings]: () => plain('position_embd.weight'),
@@ -260,46 +210,23 @@ export function ggufNames(KIND, modelType, { numHeads, numKvHeads, headDim, dFF:
     [KIND.finalNormBias]: () => plain('output_norm.bias'),
     // output.weight when the file has one, else the embeddings.
     [KIND.lmDecoder]: () => ({ ...linear('token_embd.weight'), tied: 'output.weight' }),
+    ...(family.names?.(KIND, b, descriptor) ?? {}),
   };
-  if (modelType === 'gpt2' || modelType === 'phi3') {
-    // q, k and v fused in attn_qkv (rows: q, then k, then v).
-    const q = numHeads * headDim;
-    const kv = numKvHeads * headDim;
-    const total = q + 2 * kv;
-    Object.assign(names, {
-      [KIND.query]: (l) => linearPart(b(l, 'attn_qkv.weight'), [0, total]),
-      [KIND.key]: (l) => linearPart(b(l, 'attn_qkv.weight'), [q, total]),
-      [KIND.value]: (l) => linearPart(b(l, 'attn_qkv.weight'), [q + kv, total]),
-      [KIND.queryBias]: (l) => plain(b(l, 'attn_qkv.bias'), [0, total]),
-      [KIND.keyBias]: (l) => plain(b(l, 'attn_qkv.bias'), [q, total]),
-      [KIND.valueBias]: (l) => plain(b(l, 'attn_qkv.bias'), [q + kv, total]),
-    });
-  }
-  if (modelType === 'phi3') {
-    // gate and up fused in ffn_up (gate first).
-    Object.assign(names, {
-      [KIND.gate]: (l) => linearPart(b(l, 'ffn_up.weight'), [0, 2 * f]),
-      [KIND.up]: (l) => linearPart(b(l, 'ffn_up.weight'), [f, 2 * f]),
-    });
-  }
-  return names;
 }
 
 /**
  * What the converter changed, undone as a tensor's bytes come: returns { type, bytes } as the
  * Hugging Face model holds the tensor (its ggml type kept where the change is a reordering of
- * whole rows, so quantized bytes stay quantized).
+ * whole rows, so quantized bytes stay quantized). family: ggufFamily's (permuteQK, normsPlusOne).
  */
-export function ggufUndo(modelType, config) {
-  const permuted = modelType === 'llama';
-  const gemma = modelType === 'gemma2' || modelType === 'gemma3_text';
+export function ggufUndo(family, config) {
   return (name, t, bytes) => {
     const m = /^blk\.\d+\.attn_([qk])\.(weight|bias)$/.exec(name);
-    if (permuted && m) {
+    if (family.permuteQK && m) {
       const heads = m[1] === 'q' ? config.num_attention_heads : config.num_key_value_heads;
       return { type: t.type, bytes: unpermuteRows(bytes, t, heads) };
     }
-    if (gemma && name.endsWith('norm.weight')) {
+    if (family.normsPlusOne && name.endsWith('norm.weight')) {
       // convert_hf_to_gguf.py stores 1 + w; fl(1 + w) − 1 is exact, and the runner's 1 + that
       // gives fl(1 + w) back, bit for bit.
       const floats = dequantize(t.type, bytes, new Float32Array(t.count));

@@ -2,7 +2,7 @@
 // the Hugging Face tokenizer would have, so that it runs through the same adapter (tokenizer.js)
 // and chat templates:
 //   - 'gpt2': byte-level BPE; tokens are the byte-level strings of tokenizer.json's vocab,
-//     merges the same "a b" pairs; the pre-tokenizer's split pattern from tokenizer.ggml.pre;
+//     merges the same "a b" pairs; the pre-tokenizer from tokenizer.ggml.pre (GGUF_PRE_TOKENIZERS);
 //   - 'llama': SentencePiece BPE with byte fallback; merges are not stored, only each piece's
 //     score: as llama.cpp's tokenizer (and transformers' SentencePieceExtractor) does, any two
 //     pieces whose concatenation is a piece merge, the highest-scoring result first; '▁' for a
@@ -14,27 +14,96 @@ const NORMAL = 1;
 const CONTROL = 3;
 const USER_DEFINED = 4;
 
-// tokenizer.ggml.pre → the split pattern before the byte-level step (the Hub tokenizer.json's
-// Split pattern for each; null: GPT-2's own, the ByteLevel step's use_regex).
-const LLAMA3 =
-  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
-const QWEN2 =
-  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
-const PRE_PATTERNS = {
-  default: null,
-  'gpt-2': null,
-  gpt2: null,
-  'llama-bpe': LLAMA3,
-  llama3: LLAMA3,
-  'smaug-bpe': LLAMA3,
-  qwen2: QWEN2,
-};
+// tokenizer.ggml.pre → the pre-tokenizer of the Hub's tokenizer.json for that kind of model, as
+// llama.cpp groups the names (llama-vocab.cpp: each value's LLAMA_VOCAB_PRE_TYPE, whose regexes
+// it quotes as the "original regex from tokenizer.json"). A kind is a Split on a pattern then
+// ByteLevel without its own regex, or GPT-2's ByteLevel alone (SmolLM's with Digits first);
+// ignoreMerges: a piece in the vocabulary is one token (Llama 3, Mistral Nemo).
+const CONTRACTIONS = "(?i:'s|'t|'re|'ve|'m|'ll|'d)";
+const UPPER = '[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]';
+const LOWER = '[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]';
+const NOT_LETTER = '[^\\r\\n\\p{L}\\p{N}]';
+const SPACES = '\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+';
+const LLAMA3 = `${CONTRACTIONS}|${NOT_LETTER}?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|${SPACES}`;
+const QWEN2 = `${CONTRACTIONS}|${NOT_LETTER}?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|${SPACES}`;
+const O200K =
+  `${NOT_LETTER}?${UPPER}*${LOWER}+${CONTRACTIONS}?|${NOT_LETTER}?${UPPER}+${LOWER}*${CONTRACTIONS}?` +
+  `|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|${SPACES}`;
+const TEKKEN = `${NOT_LETTER}?${UPPER}*${LOWER}+|${NOT_LETTER}?${UPPER}+${LOWER}*|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|${SPACES}`;
+const SEED_CODER = `${CONTRACTIONS}|${NOT_LETTER}?\\p{L}+|\\p{N}{1}| ?[^\\s\\p{L}\\p{N}\\r\\n]+|${SPACES}`;
 
 const byteLevel = (useRegex) => ({
   type: 'ByteLevel',
   add_prefix_space: false,
   trim_offsets: true,
   use_regex: useRegex,
+});
+const split = (pattern) => ({
+  type: 'Sequence',
+  pretokenizers: [
+    { type: 'Split', pattern: { Regex: pattern }, behavior: 'Isolated', invert: false },
+    byteLevel(false),
+  ],
+});
+
+/** Each kind of pre-tokenizer: tokenizer.json's pre_tokenizer and the BPE model's ignore_merges. */
+const PRE_KINDS = {
+  gpt2: { preTokenizer: byteLevel(true), ignoreMerges: false },
+  llama3: { preTokenizer: split(LLAMA3), ignoreMerges: true },
+  qwen2: { preTokenizer: split(QWEN2), ignoreMerges: false },
+  // SmolLM's tokenizer.json says Digits (individual_digits), which the tokenizers crate splits
+  // at each char::is_numeric (\p{N}), as llama.cpp does; @huggingface/tokenizers' Digits takes
+  // only \d (ASCII), so the same split is written as a Split on \p{N}.
+  smollm: {
+    preTokenizer: {
+      type: 'Sequence',
+      pretokenizers: [
+        { type: 'Split', pattern: { Regex: '\\p{N}' }, behavior: 'Isolated', invert: false },
+        byteLevel(true),
+      ],
+    },
+    ignoreMerges: false,
+  },
+  gpt4o: { preTokenizer: split(O200K), ignoreMerges: false },
+  tekken: { preTokenizer: split(TEKKEN), ignoreMerges: true },
+  'seed-coder': { preTokenizer: split(SEED_CODER), ignoreMerges: false },
+};
+const kindOf = (kind, names) => Object.fromEntries(names.map((name) => [name, kind]));
+
+/** tokenizer.ggml.pre → its kind (a key of PRE_KINDS), as llama-vocab.cpp reads the names. */
+export const GGUF_PRE_TOKENIZERS = Object.freeze({
+  ...kindOf('gpt2', [
+    'default',
+    'gpt-2',
+    'gpt2',
+    'phi-2',
+    'mpt',
+    'olmo',
+    'jais',
+    'trillion',
+    'exaone4',
+    'a.x-4.0',
+    'mellum',
+    'gigachat',
+    'granite-docling',
+  ]),
+  ...kindOf('llama3', [
+    'llama3',
+    'llama-v3',
+    'llama-bpe',
+    'falcon3',
+    'falcon-h1',
+    'pixtral',
+    'midm-2.0',
+    'lfm2',
+    'smaug-bpe',
+    'dbrx',
+  ]),
+  ...kindOf('qwen2', ['qwen2', 'deepseek-r1-qwen', 'megrez', 'stablelm2', 'kormo', 'hunyuan', 'grok-2', 'solar-open']),
+  ...kindOf('smollm', ['smollm', 'starcoder', 'refact', 'command-r', 'codeshell', 'exaone', 'minerva-7b', 'mellum2']),
+  ...kindOf('gpt4o', ['gpt-4o', 'llama4', 'kanana2', 'minimax-m2']),
+  tekken: 'tekken',
+  'seed-coder': 'seed-coder',
 });
 
 /**
@@ -131,31 +200,22 @@ export function ggufTokenizer(fn, file, meta, vocabSize) {
 
 function bytePairJson(fn, file, meta, vocab, added) {
   const pre = meta.get('tokenizer.ggml.pre') ?? 'default';
-  if (!Object.hasOwn(PRE_PATTERNS, pre))
+  if (!Object.hasOwn(GGUF_PRE_TOKENIZERS, pre))
     throw rangeError(
       fn,
-      `${file}: tokenizer.ggml.pre '${String(pre).slice(0, 40)}' is not supported (supported: ${Object.keys(PRE_PATTERNS).join(', ')})`,
+      `${file}: tokenizer.ggml.pre '${String(pre).slice(0, 40)}' is not supported (supported: ${Object.keys(GGUF_PRE_TOKENIZERS).join(', ')})`,
     );
   const merges = meta.get('tokenizer.ggml.merges') ?? [];
   if (!Array.isArray(merges) || merges.some((m) => typeof m !== 'string' || m.split(' ').length !== 2))
     throw rangeError(fn, `${file}: tokenizer.ggml.merges must be an array of "left right" strings`);
-  const pattern = PRE_PATTERNS[pre];
+  const { preTokenizer, ignoreMerges } = PRE_KINDS[GGUF_PRE_TOKENIZERS[pre]];
   return {
     version: '1.0',
     truncation: null,
     padding: null,
     added_tokens: added,
     normalizer: null,
-    pre_tokenizer:
-      pattern === null
-        ? byteLevel(true)
-        : {
-            type: 'Sequence',
-            pretokenizers: [
-              { type: 'Split', pattern: { Regex: pattern }, behavior: 'Isolated', invert: false },
-              byteLevel(false),
-            ],
-          },
+    pre_tokenizer: preTokenizer,
     decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
     model: {
       type: 'BPE',
@@ -165,7 +225,7 @@ function bytePairJson(fn, file, meta, vocab, added) {
       end_of_word_suffix: '',
       fuse_unk: false,
       byte_fallback: false,
-      ignore_merges: pattern === LLAMA3, // Llama 3's tokenizer takes a whole word in the vocabulary as it is
+      ignore_merges: ignoreMerges,
       vocab,
       merges: merges.map((m) => m.split(' ')),
     },

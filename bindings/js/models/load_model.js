@@ -32,9 +32,6 @@ import { ggufAutoStorage, ggufEntryStorages, blockStorageOf } from './gguf_stora
 import { tooLargeError, badDescriptorError } from './descriptor_problems.js';
 import { unusedTensors } from './unused_tensors.js';
 
-// The text classifier rides in this chunk too: it needs the tokenizer library as models do.
-export { loadClassifier, trainClassifier } from '../text/text_classifier.js';
-
 const FN = 'loadModel';
 const DTYPES = ['auto', 'float32', 'q8', 'q4'];
 // dtype → how the matrices are stored when it says (q8, q4: quantized at load as ggml's

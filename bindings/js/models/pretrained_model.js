@@ -1,6 +1,7 @@
 // A pretrained model loaded by loadModel: its forward pass runs in wasm (src/model/runner),
 // on text (through its tokenizer) or token ids, and returns what the views need: logits,
 // every layer's attention maps and hidden states, and the tokens with their character spans.
+import { statusError } from '../status.js';
 import { typeError, rangeError, describe } from '../errors.js';
 import { checkKeys } from '../checks.js';
 import { HeapScope } from '../heap.js';
@@ -24,21 +25,17 @@ import { checkFiniteRows } from './finite_outputs.js';
 import { checkTextFits } from './text_limits.js';
 
 const FORWARD_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'queriesAndKeys'];
-// The runner's statuses (src/status.h), in the words of a forward call.
-export const STATUS_MESSAGES = {
-  kNegativeDimension: 'a dimension is negative',
-  kNullPointer: 'a required buffer is missing',
-  kBadKeyLength: 'a length is outside [1, T]',
-  kBadArgument: 'a token id, position or type is out of range',
-  kTooLarge: 'one of its buffers would pass 2 GiB, the most one buffer may hold',
-  kOutOfMemory: 'out of wasm memory for the activations',
-};
-// Why the runner refused a forward call with `status` (a buffer's limit is not the heap's).
-function refusal(module, status) {
-  const name = contractOf(module).statusNames[status];
-  const heap = `the wasm heap holds ${formatBytes(heapMaxBytes(module), true)} in all`;
-  return name === 'kTooLarge' ? `${STATUS_MESSAGES[name]} (${heap})` : (STATUS_MESSAGES[name] ?? `status ${status}`);
-}
+// Why the runner refused a forward call with `status`, in a forward call's words (a buffer's
+// limit is not the heap's: both are named).
+const refusal = (fn, module, status) =>
+  statusError(fn, module, status, {
+    who: 'runner',
+    words: {
+      kBadKeyLength: 'a length is outside [1, T]',
+      kBadArgument: 'a token id, position or type is out of range',
+      kTooLarge: `one of its buffers would pass 2 GiB, the most one buffer may hold (the wasm heap holds ${formatBytes(heapMaxBytes(module), true)} in all)`,
+    },
+  });
 const finalizer = new FinalizationRegistry(({ module, handle }) => module._pretrainedDestroy(handle));
 
 // [B, T, heads, hd] → a tensor [B, heads, T, hd].
@@ -169,7 +166,7 @@ export class PretrainedModel {
     const scope = new HeapScope(module, fn);
     try {
       const status = module._pretrainedForward(this.#handle, scope.ints(ids), scope.ints(positions), 0, 0, 1, T, flags);
-      if (status !== 0) throw rangeError(fn, `the runner refused the call: ${refusal(module, status)}`);
+      if (status !== 0) throw refusal(fn, module, status);
       const logits = scope.read(module._pretrainedLogits(this.#handle), this.descriptor.vocabSize);
       checkFiniteRows(fn, 'logits', logits, logits.length, () => `position ${positions[T - 1]}`);
       return logits;
@@ -358,7 +355,7 @@ export class PretrainedModel {
         T,
         flags,
       );
-      if (status !== 0) throw rangeError(fn, `the runner refused the call: ${refusal(module, status)}`);
+      if (status !== 0) throw refusal(fn, module, status);
       const rows = B * T;
       const result = { ids: batch.idRows, lengths: Array.from(batch.lengths) };
       if (batch.pads) result.padding = 'left';

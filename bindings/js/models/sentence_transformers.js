@@ -11,6 +11,7 @@
 import { rangeError, show } from '../errors.js';
 import { checkFilePath } from './file_names.js';
 import { POOLING_MODES } from './pooling.js';
+import { readDense } from './sentence_dense.js';
 
 const MODULE = 'sentence_transformers.models.';
 const MAX_MODULES = 64; // real pipelines have 2 to 5
@@ -50,11 +51,12 @@ function checkModules(fn, modules) {
   });
 }
 
-// The pipeline embed runs: a Transformer at the folder's root, a Pooling, then optionally a
-// Normalize. Returns { pooling, normalize } (pooling: the Pooling module, or null), or
+// The pipeline embed runs: a Transformer at the folder's root, a Pooling, any number of Dense
+// modules (EmbeddingGemma's projections), then optionally a Normalize. Returns { pooling,
+// dense, normalize } (pooling: the Pooling module; dense: the Dense modules in order), or
 // { unsupported } describing the first module embed cannot run.
 function pipelineOf(modules) {
-  const [first, second, third, ...rest] = modules;
+  const [first, second, ...rest] = modules;
   const is = (m, name) => m?.type === MODULE + name;
   const describeModule = (m) => `a ${m.type} module${m.path ? ` (${m.path})` : ''}`;
   if (!is(first, 'Transformer'))
@@ -62,9 +64,14 @@ function pipelineOf(modules) {
   if (first.path !== '')
     return { unsupported: `its Transformer in the folder '${first.path}' (embed runs the model at the folder's root)` };
   if (!is(second, 'Pooling')) return { unsupported: second ? describeModule(second) : 'no Pooling module' };
-  const extra = is(third, 'Normalize') ? rest[0] : third;
-  if (extra !== undefined) return { unsupported: describeModule(extra) };
-  return { pooling: second, normalize: is(third, 'Normalize') };
+  const dense = [];
+  while (is(rest[0], 'Dense')) dense.push(rest.shift());
+  const normalize = is(rest[0], 'Normalize');
+  if (normalize) rest.shift();
+  if (rest.length > 0) return { unsupported: describeModule(rest[0]) };
+  if (dense.some((m) => m.path === ''))
+    return { unsupported: "a Dense module at the folder's root (its weights would be the model's)" };
+  return { pooling: second, dense, normalize };
 }
 
 // 1_Pooling/config.json → the modes, in POOLING_MODES order.
@@ -121,17 +128,27 @@ function transformerSettings(fn, config) {
  * @param {string} fn @param {object} src a source (sources.js)
  * @param {(src: object, name: string, required: boolean) => Promise<unknown>} readJson
  * @param {number} dModel the model's hidden size
- * @returns {Promise<null | { pooling: string[] | null, normalize: boolean, maxSeqLength: number | null,
- *   lowerCase: boolean, unsupported: string | null }>} pooling null and unsupported set when
- *   the pipeline holds a module embed does not run (Dense, a custom module, …)
+ * @returns {Promise<null | { pooling: string[] | null, dense: object[], normalize: boolean,
+ *   maxSeqLength: number | null, lowerCase: boolean, unsupported: string | null }>} pooling
+ *   null and unsupported set when the pipeline holds a module embed does not run (a custom
+ *   module, a Dense with an activation it lacks, …); dense: sentence_dense.js readDense's, in order
  */
 export async function readSentenceTransformers(fn, src, readJson, dModel) {
   const modules = await readJson(src, 'modules.json', false);
   if (modules === null) return null;
   const pipeline = pipelineOf(checkModules(fn, modules));
   const settings = transformerSettings(fn, await readJson(src, 'sentence_bert_config.json', false));
-  if (pipeline.unsupported) return { pooling: null, normalize: false, ...settings, unsupported: pipeline.unsupported };
+  const unsupported = (what) => ({ pooling: null, dense: [], normalize: false, ...settings, unsupported: what });
+  if (pipeline.unsupported) return unsupported(pipeline.unsupported);
   const file = pipeline.pooling.path === '' ? 'config.json' : `${pipeline.pooling.path}/config.json`;
   const pooling = poolingModes(fn, file, await readJson(src, file, true), dModel);
-  return { pooling, normalize: pipeline.normalize, ...settings, unsupported: null };
+  const dense = [];
+  let width = pooling.length * dModel;
+  for (const m of pipeline.dense) {
+    const layer = await readDense(fn, src, readJson, m.path, width);
+    if (layer.unsupported) return unsupported(layer.unsupported);
+    dense.push(layer);
+    width = layer.outFeatures;
+  }
+  return { pooling, dense, normalize: pipeline.normalize, ...settings, unsupported: null };
 }

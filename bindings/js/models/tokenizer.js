@@ -261,6 +261,21 @@ function findBytes(haystack, needle, from) {
   return -1;
 }
 
+// The tokenizers crate's Digits pre-tokenizer splits at char::is_numeric (\p{N}: ٣, ३, ½ too);
+// @huggingface/tokenizers' at \d, ASCII only. A Split on \p{N} (each digit, or each run) is
+// what the crate does, and what llama.cpp does for SmolLM: the pre-tokenizer with every Digits
+// so replaced (a copy; the file itself is not changed).
+function withUnicodeDigits(pre) {
+  if (pre === null || typeof pre !== 'object') return pre;
+  if (pre.type === 'Digits') {
+    const pattern = pre.individual_digits === true ? '\\p{N}' : '\\p{N}+';
+    return { type: 'Split', pattern: { Regex: pattern }, behavior: 'Isolated', invert: false };
+  }
+  if (pre.type === 'Sequence' && Array.isArray(pre.pretokenizers))
+    return { ...pre, pretokenizers: pre.pretokenizers.map(withUnicodeDigits) };
+  return pre;
+}
+
 /**
  * Reads a tokenizer.json (text or parsed) and, optionally, tokenizer_config.json. The file is
  * checked first (tokenizer_safety.js): its patterns, the text its steps can add, its ids
@@ -285,7 +300,9 @@ export async function loadTokenizer(fn, json, config = {}, declared = undefined)
   const { Tokenizer, WordPiece } = await loadLibrary();
   let tokenizer;
   try {
-    tokenizer = new Tokenizer(parsed, config ?? {});
+    const forLibrary =
+      parsed.pre_tokenizer == null ? parsed : { ...parsed, pre_tokenizer: withUnicodeDigits(parsed.pre_tokenizer) };
+    tokenizer = new Tokenizer(forLibrary, config ?? {});
   } catch (error) {
     throw rangeError(fn, `tokenizer.json could not be read: ${error.message}`, { cause: error });
   }

@@ -4,8 +4,6 @@
 // through the checkpoint's own tokenizer.json (HubInputs).
 import { rangeError } from '../errors.js';
 import { MODEL_TYPES } from '../models/architectures.js';
-// load_model.js re-exports text_classifier.js (one chunk for both), which imports this file:
-// the cycle only joins function declarations, used once all three are evaluated.
 import { loadModel } from '../models/load_model.js';
 import { labelsOfConfig } from './corpus.js';
 import { HubInputs } from './classifier_inputs.js';
