@@ -462,9 +462,18 @@ test("(e) an id past config.json's vocab_size, or far past the tokens the file l
     'added token "<|endoftext|>" has id 305; ids must be integers in [0, 305) (config.json\'s vocab_size)',
   );
   await refuses(
-    attn.loadModel({ ...files['tiny-gpt2'], 'config.json': { ...configOf('tiny-gpt2'), vocab_size: 300 } }),
+    attn.loadModel({
+      ...files['tiny-gpt2'],
+      // (config.json's own bos/eos id 304 is refused first when it names a token past vocab_size)
+      'config.json': { ...configOf('tiny-gpt2'), vocab_size: 300, bos_token_id: null, eos_token_id: null },
+    }),
     RangeError,
     'added token "<|endoftext|>" has id 304; ids must be integers in [0, 300)',
+  );
+  await refuses(
+    attn.loadModel({ ...files['tiny-gpt2'], 'config.json': { ...configOf('tiny-gpt2'), vocab_size: 300 } }),
+    RangeError,
+    'config.json: bos_token_id must be a token id in [0, 300), got 304',
   );
   const vocab = (entries) => ({ ...llama, model: { ...llama.model, vocab: { ...llama.model.vocab, ...entries } } });
   await refuses(
