@@ -69,7 +69,8 @@ attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rota
   const int pairs = std::clamp(m.rotary_dim / 2, 0, attn::kMaxRotaryPairs);
   for (int l = 0; l < layers; ++l) m.layer_windows[l] = list[l];
   list += layers;
-  for (int l = 0; l < layers; ++l) m.layer_no_rope[l] = list[l];
+  // 0 or 1; any other value stays one the check refuses (2), not a byte that wrapped.
+  for (int l = 0; l < layers; ++l) m.layer_no_rope[l] = list[l] == 0 ? 0 : list[l] == 1 ? 1 : 2;
   list += layers;
   for (int i = 0; i < pairs; ++i) m.rope_short_factors[i] = real(list + i);
   list += pairs;

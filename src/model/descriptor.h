@@ -117,8 +117,8 @@ struct ModelDescriptor {
   std::array<int32_t, kMaxLayers> layer_windows{};
   // Per layer: 1 when its queries and keys are not turned by the rotary embedding (SmolLM3's
   // NoPE layers, every fourth by default); 0 when they are (every layer, with rotary_dim > 0).
-  // [num_layers]
-  std::array<int32_t, kMaxLayers> layer_no_rope{};
+  // [num_layers] (a byte each: every copy of a descriptor carries the whole array)
+  std::array<uint8_t, kMaxLayers> layer_no_rope{};
   // How every matrix is stored: float32 panels; bfloat16 panels (a bfloat16 checkpoint's
   // values kept in half the bytes; the products widen them exactly, see kernels/matmul.h
   // Panels); or Q8_0 / Q4_0 blocks (kernels/quantized.h: quantized at load, or GGUF's own).
