@@ -17,22 +17,14 @@ import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exampleData } from './attention-steps.js';
 import { toNumber } from './format.js';
-import { exportToolbar, elementToPng, jsLiteral, jsString, EXPORT_STYLE } from './export.js';
-import {
-  THEME_STYLE,
-  styleSheet,
-  followPageScheme,
-  errorMessage,
-  showAttributeError,
-  attributeErrorOf,
-} from './theme.js';
+import { jsLiteral, jsString } from './export.js';
+import { AttentionElement } from './base.js';
+import { errorMessage } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
-import { containKeys } from './keys.js';
-import { observedAttributes, attributeReader } from './attributes.js';
 
 const TAG = 'attention-heatmap';
 
-const STYLE = `${THEME_STYLE}
+const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .controls { display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap; font-size: 0.85em; margin-bottom: 0.3rem; }
 button, select { font: inherit; }
@@ -43,7 +35,7 @@ svg line { stroke: var(--_line); }
 svg g.token:focus { outline: none; }
 svg g.token:focus text, svg g.token.active text { font-weight: 700; }
 svg line.dim { opacity: 0.05 !important; }
-${EXPORT_STYLE}`;
+`;
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -124,21 +116,16 @@ export function headAverage(heads) {
   return heads[0].map((row, i) => row.map((_, j) => heads.reduce((s, h) => s + h[i][j], 0) / heads.length));
 }
 
-export class AttentionHeatmap extends HTMLElement {
-  #internals = this.attachInternals();
-  static observedAttributes = observedAttributes(TAG);
+export class AttentionHeatmap extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
 
   #heads = [];
   #error = null;
   #generation = 0;
 
-  constructor() {
-    super();
-    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
-  }
-
   connectedCallback() {
-    followPageScheme(this, this.#internals);
+    super.connectedCallback();
     this.#load();
   }
 
@@ -160,7 +147,7 @@ export class AttentionHeatmap extends HTMLElement {
 
   /** Why the last input could not be shown, or a bad attribute value (null when neither). */
   get error() {
-    return this.#error ?? attributeErrorOf(this);
+    return this.#error ?? this.attributeError;
   }
 
   // New heads, or the message saying why not (the element recovers on the next good input).
@@ -176,11 +163,6 @@ export class AttentionHeatmap extends HTMLElement {
       heads: this.weights,
       average: this.#heads.length ? headAverage(this.#heads) : null,
     };
-  }
-
-  /** A PNG of the element as drawn (a Promise of a Blob). */
-  toPNG() {
-    return elementToPng(this);
   }
 
   /** JavaScript that shows these weights in an <attention-heatmap>. */
@@ -202,7 +184,7 @@ document.body.append(heatmap);
 
   /** 'grid' or 'lines' ('grid' also while the attribute is bad: attributes.js). */
   get view() {
-    return attributeReader(this, TAG).get('view');
+    return this.attributeReader().get('view');
   }
   set view(v) {
     this.setAttribute('view', v);
@@ -214,7 +196,7 @@ document.body.append(heatmap);
       this.#take(() => headsOf(this.getAttribute('weights')));
     } else if (this.hasAttribute('example')) {
       // A bad example number is an attribute message (#render); nothing to compute meanwhile.
-      const example = attributeReader(this, TAG).get('example');
+      const example = this.attributeReader().get('example');
       let d;
       this.#take(() => {
         if (example !== null) d = exampleData(example, TAG);
@@ -269,10 +251,10 @@ document.body.append(heatmap);
   // What the attributes ask for, then a bad attribute's message above it (attributes.js).
   #render() {
     // #draw reads head with the heads it holds as the bound; checkAll then reads the rest.
-    const attributes = attributeReader(this, TAG);
+    const attributes = this.attributeReader();
     this.#draw(attributes);
     attributes.checkAll();
-    if (!this.#error) showAttributeError(this.shadowRoot, attributes.error);
+    if (!this.#error) this.showAttributeError(attributes.error);
   }
 
   #draw(attributes) {
@@ -316,7 +298,7 @@ document.body.append(heatmap);
     controls.append(toggle);
     const body = view === 'lines' ? this.#lines(heads, tokens, controls, choice) : this.#grids(heads, tokens);
     // toolbar="none": an element that embeds this one exports for both (one toolbar).
-    if (attributes.get('toolbar') !== 'none') controls.append(exportToolbar(this, 'attention-heatmap'));
+    if (attributes.get('toolbar') !== 'none') controls.append(this.exportBar('attention-heatmap'));
     this.shadowRoot.replaceChildren(controls, body);
   }
 

@@ -13,22 +13,15 @@
 // between 0 (may attend) and −∞ (blocked), with a `change` event. Styling: ::part(figure|caption|table|cell|legend) and the custom
 // properties --attn-font, --attn-cell-width, --attn-cell-padding, --attn-border, --attn-focus.
 import { formatNumber, exactNumber, heatColour, heatRgb, paletteGradient, toNumber } from './format.js';
-import { elementToPng, tensorJson, jsLiteral, jsString } from './export.js';
-import {
-  THEME_STYLE,
-  styleSheet,
-  followPageScheme,
-  errorMessage,
-  showAttributeError,
-  attributeErrorOf,
-} from './theme.js';
+import { tensorJson, jsLiteral, jsString } from './export.js';
+import { AttentionElement } from './base.js';
+import { errorMessage } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
-import { containKeys, consume } from './keys.js';
-import { observedAttributes, attributeReader } from './attributes.js';
+import { consume } from './keys.js';
 
 const TAG = 'attention-matrix';
 
-const STYLE = `${THEME_STYLE}
+const STYLE = `
 :host { display: inline-block; font: var(--attn-font, 0.85rem/1.3 ui-monospace, SFMono-Regular, Menlo, monospace); max-width: 100%; color: inherit; }
 figure { margin: 0; display: inline-flex; flex-direction: column; gap: 0.25rem; max-width: 100%; }
 figcaption { font-family: system-ui, sans-serif; font-size: 0.85em; }
@@ -132,22 +125,17 @@ function parseCell(text) {
   return Number(t);
 }
 
-export class AttentionMatrix extends HTMLElement {
-  #internals = this.attachInternals();
-  static observedAttributes = observedAttributes(TAG);
+export class AttentionMatrix extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
 
   #value = null;
   #error = null;
   #focus = [0, 0];
   #editing = null;
 
-  constructor() {
-    super();
-    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
-  }
-
   connectedCallback() {
-    followPageScheme(this, this.#internals);
+    super.connectedCallback();
     if (this.#value == null && this.#error == null && this.hasAttribute('value'))
       this.#take(this.getAttribute('value'));
     this.#render();
@@ -176,17 +164,12 @@ export class AttentionMatrix extends HTMLElement {
 
   /** Why the last value could not be shown, or a bad attribute value (null when neither). */
   get error() {
-    return this.#error ?? attributeErrorOf(this);
+    return this.#error ?? this.attributeError;
   }
 
   /** The label and the matrix, as JSON. */
   toJSON() {
     return { element: 'attention-matrix', label: this.label, value: this.#value && tensorJson(this.#value) };
-  }
-
-  /** A PNG of the matrix as drawn (a Promise of a Blob). */
-  toPNG() {
-    return elementToPng(this);
   }
 
   /** JavaScript that shows this matrix. */
@@ -207,7 +190,7 @@ document.body.append(m);
   // The attributes as attributes.js types them (a bad value reads as its default; the
   // message shows above the matrix).
   #attribute(name) {
-    return attributeReader(this, TAG).get(name);
+    return this.attributeReader().get(name);
   }
 
   get label() {
@@ -274,7 +257,7 @@ document.body.append(m);
   // The matrix, then a bad attribute's message above it (a bad value's message replaces it).
   #render() {
     this.#draw();
-    if (!this.#error) showAttributeError(this.shadowRoot, attributeReader(this, TAG).checkAll().error);
+    if (!this.#error) this.showAttributeError(this.attributeReader().checkAll().error);
   }
 
   #draw() {

@@ -16,18 +16,10 @@
 import { getApi } from './api.js';
 import { AttentionHeatmap } from './attention-heatmap.js';
 import { modelGrid, neuronTable, probabilityList, tokenLabel, topK, softmax } from './model-views.js';
-import { exportToolbar, elementToPng, jsString, EXPORT_STYLE } from './export.js';
-import {
-  THEME_STYLE,
-  styleSheet,
-  followPageScheme,
-  errorMessage,
-  showAttributeError,
-  attributeErrorOf,
-} from './theme.js';
+import { jsString } from './export.js';
+import { AttentionElement } from './base.js';
+import { errorMessage } from './theme.js';
 import { LIMITS, tooBig } from './limits.js';
-import { containKeys } from './keys.js';
-import { observedAttributes, attributeReader } from './attributes.js';
 import { loadWhenNear } from './print.js';
 import { acquire, wasDisposed } from './model-cache.js';
 import { modelUrl } from './model-url.js';
@@ -35,7 +27,7 @@ import { modelUrl } from './model-url.js';
 const TAG = 'attention-model';
 if (!customElements.get('attention-heatmap')) customElements.define('attention-heatmap', AttentionHeatmap);
 
-const STYLE = `${THEME_STYLE}
+const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .row { display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap; margin: 0.3rem 0; font-size: 0.9em; }
 input[type=text] { font: inherit; flex: 1 1 12rem; min-width: 0; padding: 0.2rem 0.4rem; }
@@ -56,7 +48,7 @@ button.thumb canvas { width: 48px; height: 48px; image-rendering: pixelated; }
 .bar { position: relative; display: inline-block; width: 9rem; height: 1.1em; background: color-mix(in srgb, currentColor 10%, transparent); vertical-align: middle; }
 .bar .fill { position: absolute; inset: 0 auto 0 0; background: var(--_bar, #2563eb); opacity: 0.55; }
 .bar .value { position: relative; padding-inline-start: 0.25rem; font-variant-numeric: tabular-nums; }
-${EXPORT_STYLE}`;
+`;
 
 // The element's model lease (model-cache.js): elements showing the same source share one
 // model, freed when none shows it. A model from Files or a Map is the element's own.
@@ -84,9 +76,9 @@ function headNames(d) {
   return Array.from({ length: d.numHeads }, (_, h) => `head ${h + 1} · key/value head ${Math.floor(h / group) + 1}`);
 }
 
-export class AttentionModel extends HTMLElement {
-  #internals = this.attachInternals();
-  static observedAttributes = observedAttributes(TAG);
+export class AttentionModel extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
 
   #model = null;
   #lease = null; // on the model shown or loading, unless page code handed the model over
@@ -98,13 +90,8 @@ export class AttentionModel extends HTMLElement {
   #pending = 0; // requestAnimationFrame of a scheduled forward
   #stopLoadWatch = () => {};
 
-  constructor() {
-    super();
-    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
-  }
-
   connectedCallback() {
-    followPageScheme(this, this.#internals);
+    super.connectedCallback();
     // Back within the grace: the same model (or its load) again. Later: it was freed, load anew.
     if (this.#lease && !this.#lease.renew()) this.#forgetModel();
     if (this.#model) return this.#schedule();
@@ -120,6 +107,7 @@ export class AttentionModel extends HTMLElement {
   // The model stays loaded for the cache's grace (a move re-adds the element at once), then
   // is freed unless another element shows it.
   disconnectedCallback() {
+    super.disconnectedCallback();
     this.#stopLoadWatch();
     this.#lease?.release();
   }
@@ -152,7 +140,7 @@ export class AttentionModel extends HTMLElement {
 
   /** The text the model reads. */
   get text() {
-    return attributeReader(this, TAG).get('text');
+    return this.attributeReader().get('text');
   }
   set text(value) {
     this.setAttribute('text', String(value));
@@ -160,12 +148,12 @@ export class AttentionModel extends HTMLElement {
 
   /** Why the last load or forward failed, or a bad attribute value (null when neither). */
   get error() {
-    return this.#error ?? attributeErrorOf(this);
+    return this.#error ?? this.attributeError;
   }
 
   /** 'head', 'model' or 'neuron' ('head' also while the attribute is bad: attributes.js). */
   get view() {
-    return attributeReader(this, TAG).get('view');
+    return this.attributeReader().get('view');
   }
   set view(v) {
     this.setAttribute('view', v);
@@ -328,19 +316,19 @@ export class AttentionModel extends HTMLElement {
   // Absent, a word (head="all") or bad (its message shows above the element: #render): layer
   // and head 1, query the last token.
   #index(name, count) {
-    const n = attributeReader(this, TAG).get(name, count);
+    const n = this.attributeReader().get(name, count);
     return typeof n === 'number' ? n - 1 : name === 'query' ? count - 1 : 0;
   }
 
   // The head attribute: a head number (at most the model's heads), 'average', 'all', or null
   // (absent or bad).
   #head(d) {
-    return attributeReader(this, TAG).get('head', d.numHeads);
+    return this.attributeReader().get('head', d.numHeads);
   }
 
   // The first bad attribute value: each read with the bounds of the model shown.
   #attributeError() {
-    const attributes = attributeReader(this, TAG);
+    const attributes = this.attributeReader();
     const d = this.#model?.descriptor;
     if (d) {
       attributes.get('layer', d.numLayers);
@@ -389,9 +377,9 @@ export class AttentionModel extends HTMLElement {
       main.append(this.#body(), ...(this.#result.extra ? [this.#result.extra] : []));
       parts.push(this.#caption(), main);
     }
-    if (this.#model) parts.push(exportToolbar(this, TAG));
+    if (this.#model) parts.push(this.exportBar(TAG));
     root.replaceChildren(...parts);
-    showAttributeError(root, this.#attributeError());
+    this.showAttributeError(this.#attributeError());
   }
 
   // What the view shows, in words: which side is the query, what a line's opacity or a cell's
@@ -581,11 +569,6 @@ export class AttentionModel extends HTMLElement {
       layer: layer + 1,
       attentions: { shape: [d.numHeads, r.T, r.T], data: Array.from(maps) },
     };
-  }
-
-  /** A PNG of the element as drawn (a Promise of a Blob). */
-  toPNG() {
-    return elementToPng(this);
   }
 
   /** JavaScript that loads this model and computes what the element shows. */

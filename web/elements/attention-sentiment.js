@@ -23,8 +23,8 @@
 import { moduleWorker } from './workers.js';
 import { loadWhenNear } from './print.js';
 import { getApi } from './api.js';
-import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
-import { containKeys } from './keys.js';
+import { AttentionElement } from './base.js';
+import { errorMessage } from './theme.js';
 import { heatColour, formatNumber } from './format.js';
 import { EXAMPLES, LABELS, reviewSplits } from './training/review-recipe.js';
 import { confidenceWords } from './confidence.js';
@@ -33,7 +33,7 @@ import { modelSource } from './model-url.js';
 
 const TAG = 'attention-sentiment';
 
-const STYLE = `${THEME_STYLE}
+const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 label.sentence { display: block; font-weight: 600; }
 input { font: inherit; width: min(100%, 40rem); box-sizing: border-box; padding: 0.3rem 0.4rem; }
@@ -154,9 +154,9 @@ const scroll = (label, child) => {
   return div;
 };
 
-export class AttentionSentiment extends HTMLElement {
-  #internals = this.attachInternals();
-  static observedAttributes = ['text', 'model', 'layer', 'head', 'encoder'];
+export class AttentionSentiment extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
 
   #classifier = null;
   #lease = null; // on the classifier shown
@@ -170,13 +170,8 @@ export class AttentionSentiment extends HTMLElement {
   #last = null; // the last prediction: { text, classifier, p }
   #stopLoadWatch = () => {};
 
-  constructor() {
-    super();
-    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
-  }
-
   connectedCallback() {
-    followPageScheme(this, this.#internals);
+    super.connectedCallback();
     if (!this.#parts) this.#build();
     this.#holdAgain();
     // The classifier (about 1 MB gzipped) loads when the element nears the viewport, or
@@ -188,6 +183,7 @@ export class AttentionSentiment extends HTMLElement {
   // The classifier stays loaded for the cache's grace (a move re-adds the element at once),
   // then is freed unless another element shows it.
   disconnectedCallback() {
+    super.disconnectedCallback();
     this.#stopLoadWatch();
     this.#worker?.terminate();
     this.#worker = null;

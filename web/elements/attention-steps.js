@@ -20,23 +20,14 @@
 import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { WEIGHTS, EXAMPLES } from './course-examples.js';
-import { exportToolbar, elementToPng, tensorJson, jsLiteral, noInputCode, EXPORT_STYLE } from './export.js';
-import {
-  THEME_STYLE,
-  styleSheet,
-  errorMessage,
-  followPageScheme,
-  showAttributeError,
-  attributeErrorOf,
-} from './theme.js';
+import { tensorJson, jsLiteral, noInputCode } from './export.js';
+import { AttentionElement } from './base.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension } from './limits.js';
-import { containKeys } from './keys.js';
-import { observedAttributes, attributeReader } from './attributes.js';
 
 const TAG = 'attention-steps';
 const MASK_PRESETS = ['none', 'causal', 'causal-top-left', 'causal-bottom-right'];
 
-const STYLE = `${THEME_STYLE}
+const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .stages { display: flex; flex-direction: column; gap: 0.9rem; }
 section { border-left: 3px solid var(--_accent); padding-left: 0.7rem; min-width: 0; }
@@ -56,7 +47,7 @@ button, select, input { font: inherit; }
 :host([layout="compact"]) .stages { flex-direction: row; flex-wrap: wrap; gap: 0.5rem 0.9rem; }
 :host([layout="compact"]) section { padding-left: 0.4rem; border-left-width: 2px; }
 :host([layout="compact"]) .controls, :host([layout="compact"]) .note { font-size: 0.8em; }
-${EXPORT_STYLE}`;
+`;
 
 // The stages by name, for the `stages` attribute (which ones to show, in this order).
 export const STAGE_NAMES = [
@@ -143,22 +134,17 @@ function presetMask(preset, lq, lk, keyLength = lk, left = 1) {
   );
 }
 
-export class AttentionSteps extends HTMLElement {
-  #internals = this.attachInternals();
-  static observedAttributes = observedAttributes(TAG);
+export class AttentionSteps extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
 
   #data = null;
   #error = null;
   #stages = null;
   #generation = 0;
 
-  constructor() {
-    super();
-    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
-  }
-
   connectedCallback() {
-    followPageScheme(this, this.#internals);
+    super.connectedCallback();
     if (!this.#data) this.#readAttributes();
     this.#update();
   }
@@ -192,7 +178,7 @@ export class AttentionSteps extends HTMLElement {
 
   /** Why the last input could not be shown, or a bad attribute value (null when neither). */
   get error() {
-    return this.#error ?? attributeErrorOf(this);
+    return this.#error ?? this.attributeError;
   }
 
   /**
@@ -224,11 +210,6 @@ export class AttentionSteps extends HTMLElement {
           .map(([k, t]) => [k, tensorJson(t)]),
       );
     return { element: 'attention-steps', inputs, stages };
-  }
-
-  /** A PNG of the element as drawn (a Promise of a Blob). */
-  toPNG() {
-    return elementToPng(this);
   }
 
   /** JavaScript that computes every stage shown here with the public API. */
@@ -266,7 +247,7 @@ export class AttentionSteps extends HTMLElement {
   #readAttributes() {
     try {
       // A bad example number leaves nothing to show: its message is the element's content.
-      const attributes = attributeReader(this, TAG);
+      const attributes = this.attributeReader();
       const example = attributes.get('example');
       if (attributes.error) throw attributes.error;
       // Inline JSON: a child <script type="application/json">, or one elsewhere on the page
@@ -332,14 +313,14 @@ export class AttentionSteps extends HTMLElement {
   #showError(error) {
     this.#error = error;
     this.#stages = null;
-    this.shadowRoot.replaceChildren(errorMessage(error));
+    this.showError(error);
   }
 
   async #update() {
     const generation = ++this.#generation;
     if (!this.#data) return;
     // A bad attribute's message at once, over what is shown; the drawing below renews it.
-    showAttributeError(this.shadowRoot, attributeReader(this, TAG).checkAll().error);
+    this.showAttributeError(this.attributeReader().checkAll().error);
     let attn;
     try {
       attn = await getApi();
@@ -355,7 +336,7 @@ export class AttentionSteps extends HTMLElement {
       // building the stages again, and the focused cell keeps its focus).
       if (before && this.shadowRoot.querySelector('.stages') && sameShapes(before, this.#stages)) this.#refresh();
       else this.#render();
-      showAttributeError(this.shadowRoot, attributeReader(this, TAG).checkAll().error);
+      this.showAttributeError(this.attributeReader().checkAll().error);
       this.dispatchEvent(new CustomEvent('compute', { detail: this.#stages }));
     } catch (error) {
       this.#showError(error);
@@ -390,7 +371,7 @@ export class AttentionSteps extends HTMLElement {
     const m = new AttentionMatrix();
     m.dataset.name = name;
     m.setAttribute('label', label);
-    m.setAttribute('precision', String(attributeReader(this, TAG).get('precision')));
+    m.setAttribute('precision', String(this.attributeReader().get('precision')));
     if (heat) m.setAttribute('heat', heat);
     if (editable) m.setAttribute('editable', '');
     if (toggle) m.setAttribute('toggle', '');
@@ -438,7 +419,7 @@ export class AttentionSteps extends HTMLElement {
       A: s.A,
       Y: s.Y,
     };
-    const precision = String(attributeReader(this, TAG).get('precision'));
+    const precision = String(this.attributeReader().get('precision'));
     for (const m of this.shadowRoot.querySelectorAll('attention-matrix')) {
       const value = values[m.dataset.name];
       if (value) m.value = value;
@@ -569,7 +550,7 @@ export class AttentionSteps extends HTMLElement {
   #render() {
     const d = this.#data;
     const s = this.#stages;
-    const slides = attributeReader(this, TAG).get('show-slides') ? (d.slides ?? {}) : {};
+    const slides = this.attributeReader().get('show-slides') ? (d.slides ?? {}) : {};
     const dk = s.K.shape[1];
     const sqrt = Math.sqrt(dk);
     const cross = Boolean(d.c);
@@ -653,7 +634,7 @@ export class AttentionSteps extends HTMLElement {
     // Keep the focused cell focused across the re-render.
     const active = this.shadowRoot.activeElement;
     const focus = active instanceof AttentionMatrix ? [active.dataset.name, active.shadowRoot.activeElement] : null;
-    this.shadowRoot.replaceChildren(exportToolbar(this, 'attention-steps'), stages);
+    this.shadowRoot.replaceChildren(this.exportBar('attention-steps'), stages);
     if (focus?.[1]?.dataset?.row != null) {
       const again = this.shadowRoot.querySelector(`attention-matrix[data-name="${focus[0]}"]`);
       again?.cellAt(Number(focus[1].dataset.row), Number(focus[1].dataset.col))?.focus();

@@ -10,14 +10,12 @@
 // composed): `training-progress` (detail { step, loss, accuracy, stepsPerSecond }),
 // `training-done` (detail { step, accuracy }) when `steps` are done.
 import { moduleWorker } from './workers.js';
-import { THEME_STYLE, styleSheet, followPageScheme, showAttributeError } from './theme.js';
-import { containKeys } from './keys.js';
-import { observedAttributes, attributeReader } from './attributes.js';
+import { AttentionElement } from './base.js';
 import { formatNumber, heatColour } from './format.js';
 import { TASKS } from './training/tasks.js';
 import { PRESETS } from './training/toy-training.js';
 
-const STYLE = `${THEME_STYLE}
+const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .controls { display: flex; flex-wrap: wrap; gap: 0.5rem 0.9rem; align-items: center; margin-bottom: 0.4rem; }
 label { font-size: 0.9em; }
@@ -49,9 +47,9 @@ const LEAVE_STOP_MS = 60_000;
 const TAG = 'attention-training';
 const AWAY = 'Paused: the element left the page; it resumes when it is back.';
 
-export class AttentionTraining extends HTMLElement {
-  #internals = this.attachInternals();
-  static observedAttributes = observedAttributes(TAG);
+export class AttentionTraining extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
 
   #parts = null;
   #worker = null;
@@ -65,11 +63,6 @@ export class AttentionTraining extends HTMLElement {
   #leaving = 0;
   #resumeOnReturn = false;
 
-  constructor() {
-    super();
-    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
-  }
-
   /** Progress so far: [{ step, loss, accuracy, stepsPerSecond }]. */
   get history() {
     return this.#history.slice();
@@ -80,7 +73,7 @@ export class AttentionTraining extends HTMLElement {
   }
 
   connectedCallback() {
-    followPageScheme(this, this.#internals);
+    super.connectedCallback();
     if (!this.#parts) this.#build();
     clearTimeout(this.#leaving);
     if (this.#resumeOnReturn) {
@@ -95,6 +88,7 @@ export class AttentionTraining extends HTMLElement {
   // reconnects the element within one task: training goes on. An element that stays away
   // pauses (it resumes when it comes back), and after a minute away its Worker stops.
   disconnectedCallback() {
+    super.disconnectedCallback();
     clearTimeout(this.#leaving);
     this.#leaving = setTimeout(() => {
       if (this.isConnected) return;
@@ -119,13 +113,13 @@ export class AttentionTraining extends HTMLElement {
     const attributes = this.#attributes();
     this.#parts.task.value = attributes.get('task');
     this.#describe();
-    showAttributeError(this.shadowRoot, attributes.error);
+    this.showAttributeError(attributes.error);
   }
 
   // Every attribute as attributes.js types it (a bad one reads as its default; `error` says
   // which): every="0" looped at step 0 with a NaN loss, and every="1e9" never reported.
   #attributes() {
-    return attributeReader(this, TAG).checkAll();
+    return this.attributeReader().checkAll();
   }
 
   #build() {
@@ -183,7 +177,7 @@ export class AttentionTraining extends HTMLElement {
     const maps = Object.assign(document.createElement('div'), { className: 'maps' });
     root.append(controls, description, stats, live, canvas, maps);
     this.#parts = { task, preset, lr, seed, train, reset, description, stats, live, canvas, maps };
-    showAttributeError(root, attributes.error);
+    this.showAttributeError(attributes.error);
     this.#describe();
     this.#drawCurve();
   }
@@ -202,7 +196,7 @@ export class AttentionTraining extends HTMLElement {
     const attributes = this.#attributes();
     const every = attributes.get('every');
     const maxSteps = attributes.get('steps');
-    showAttributeError(this.shadowRoot, attributes.error);
+    this.showAttributeError(attributes.error);
     if (attributes.error) return;
     this.#worker = trainingWorker();
     this.#worker.onmessage = ({ data }) => this.#message(data);

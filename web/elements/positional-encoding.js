@@ -9,14 +9,13 @@
 import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { heatColour } from './format.js';
-import { exportToolbar, elementToPng, tensorJson, jsLiteral, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE, styleSheet, followPageScheme, showAttributeError } from './theme.js';
-import { containKeys, consume } from './keys.js';
-import { observedAttributes, attributeReader } from './attributes.js';
+import { tensorJson, jsLiteral } from './export.js';
+import { AttentionElement } from './base.js';
+import { consume } from './keys.js';
 
 const TAG = 'positional-encoding';
 
-const STYLE = `${THEME_STYLE}
+const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .controls { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; font-size: 0.9em; }
 .row { display: flex; flex-wrap: wrap; gap: 0.8rem; margin-top: 0.5rem; align-items: flex-start; max-width: 100%; }
@@ -30,7 +29,7 @@ svg circle:focus { outline: none; stroke: currentColor; stroke-width: 3; }
 svg line { stroke: currentColor; stroke-width: 2; }
 svg text { font: 12px system-ui, sans-serif; fill: #fff; pointer-events: none; }
 .note { font-size: 0.85em; }
-${EXPORT_STYLE}`;
+`;
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -86,9 +85,9 @@ function slider(name, label, min, max, step, value, onInput) {
   return l;
 }
 
-export class PositionalEncoding extends HTMLElement {
-  #internals = this.attachInternals();
-  static observedAttributes = observedAttributes(TAG);
+export class PositionalEncoding extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
 
   #state = {
     positions: 32,
@@ -110,13 +109,8 @@ export class PositionalEncoding extends HTMLElement {
   };
   #tensors = {};
 
-  constructor() {
-    super();
-    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
-  }
-
   connectedCallback() {
-    followPageScheme(this, this.#internals);
+    super.connectedCallback();
     this.#update();
   }
   attributeChangedCallback() {
@@ -125,7 +119,7 @@ export class PositionalEncoding extends HTMLElement {
 
   /** The encoding shown (sinusoidal while the attribute names none: attributes.js). */
   get kind() {
-    return attributeReader(this, TAG).get('kind');
+    return this.attributeReader().get('kind');
   }
   set kind(v) {
     this.setAttribute('kind', v);
@@ -156,7 +150,7 @@ export class PositionalEncoding extends HTMLElement {
 
   async #update() {
     // A bad attribute's message at once, over what is shown; the drawing below renews it.
-    showAttributeError(this.shadowRoot, attributeReader(this, TAG).checkAll().error);
+    this.showAttributeError(this.attributeReader().checkAll().error);
     const attn = await getApi();
     const views = {
       sinusoidal: () => this.#sinusoidal(attn),
@@ -164,13 +158,13 @@ export class PositionalEncoding extends HTMLElement {
       alibi: () => this.#alibi(attn),
       laplacian: () => this.#laplacian(attn),
     };
-    const attributes = attributeReader(this, TAG).checkAll();
+    const attributes = this.attributeReader().checkAll();
     const kind = attributes.get('kind');
     const content = views[kind]();
     const active = this.shadowRoot.activeElement;
     const focusName = active?.getAttribute?.('name') ?? active?.dataset?.node;
-    this.shadowRoot.replaceChildren(exportToolbar(this, `positional-${kind}`), ...content);
-    showAttributeError(this.shadowRoot, attributes.error);
+    this.shadowRoot.replaceChildren(this.exportBar(`positional-${kind}`), ...content);
+    this.showAttributeError(attributes.error);
     if (focusName != null) this.shadowRoot.querySelector(`[name="${focusName}"], [data-node="${focusName}"]`)?.focus();
   }
 
@@ -408,11 +402,6 @@ export class PositionalEncoding extends HTMLElement {
       graph: this.kind === 'laplacian' ? this.graph : undefined,
       tensors: Object.fromEntries(Object.entries(this.#tensors).map(([k, t]) => [k, tensorJson(t)])),
     };
-  }
-
-  /** A PNG of the element as drawn (a Promise of a Blob). */
-  toPNG() {
-    return elementToPng(this);
   }
 
   /** JavaScript that computes what this view shows. */
