@@ -16,9 +16,9 @@
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exampleData } from './attention-steps.js';
-import { toNumber } from './format.js';
+import { toNumber, formatNumber } from './format.js';
 import { jsLiteral, jsString } from './export.js';
-import { AttentionElement } from './base.js';
+import { AttentionElement, captionLine } from './base.js';
 import { errorMessage } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
 
@@ -35,6 +35,11 @@ svg line { stroke: var(--_line); }
 svg g.token:focus { outline: none; }
 svg g.token:focus text, svg g.token.active text { font-weight: 700; }
 svg line.dim { opacity: 0.05 !important; }
+svg text.heading { font-weight: 600; }
+.readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
+.key { display: flex; align-items: center; flex-wrap: wrap; gap: 0.4rem; font-size: 0.8rem; }
+.key .samples { display: inline-flex; gap: 4px; }
+.key .samples span { display: inline-block; width: 18px; height: 2px; background: var(--_line); }
 `;
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -318,6 +323,8 @@ document.body.append(heatmap);
       m.setAttribute('label', label);
       m.setAttribute('heat', 'sequential');
       m.setAttribute('precision', '2');
+      m.setAttribute('row-title', 'query');
+      m.setAttribute('col-title', 'key');
       m.rowLabels = tokens.q;
       m.colLabels = tokens.k;
       m.value = w;
@@ -328,7 +335,14 @@ document.body.append(heatmap);
       });
       grid.append(m);
     }
-    return grid;
+    const wrap = document.createElement('div');
+    wrap.append(
+      grid,
+      captionLine(
+        `Each row is one query token's attention weights over the key tokens (rows sum to 1); brighter cells mean more weight${heads.length > 1 ? `, one map per head and their average` : ''}.`,
+      ),
+    );
+    return wrap;
   }
 
   #lines(heads, tokens, controls, choice) {
@@ -356,19 +370,29 @@ document.body.append(heatmap);
     const lq = w.length,
       lk = w[0].length;
     const rowH = 24,
+      top = 24, // the two column headings
       width = 360,
       left = 110,
       right = 250;
-    const height = Math.max(lq, lk) * rowH + 10;
+    const height = top + Math.max(lq, lk) * rowH + 10;
     const svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
     svg.setAttribute('width', String(width));
     svg.setAttribute('role', 'group'); // it holds focusable tokens: an img may not
-    svg.setAttribute(
-      'aria-label',
-      `attention lines, ${choice === 'average' ? 'average of heads' : all ? `all ${heads.length} heads` : `head ${choice}`}: ${lq} queries to ${lk} keys`,
-    );
-    const y = (i) => 17 + i * rowH;
+    const what = choice === 'average' ? 'average of heads' : all ? `all ${heads.length} heads` : `head ${choice}`;
+    svg.setAttribute('aria-label', `attention lines, ${what}: ${lq} queries to ${lk} keys`);
+    const heading = (text, x, anchor) => {
+      const t = document.createElementNS(SVG, 'text');
+      t.setAttribute('class', 'heading');
+      t.setAttribute('x', String(x));
+      t.setAttribute('y', '14');
+      t.setAttribute('text-anchor', anchor);
+      t.textContent = text;
+      svg.append(t);
+    };
+    heading('query', left - 8, 'end');
+    heading('key', right + 8, 'start');
+    const y = (i) => top + 17 + i * rowH;
     const drawn = all ? heads.map((h, n) => [h, headColour(n, heads.length), n]) : [[w, null, null]];
     for (const [weights, colour, head] of drawn) {
       for (let i = 0; i < lq; i++) {
@@ -391,6 +415,21 @@ document.body.append(heatmap);
         }
       }
     }
+    // The exact weights of the token under the pointer or the focus, in words beside the
+    // drawing (never over the lines).
+    const readout = document.createElement('p');
+    readout.className = 'readout';
+    readout.setAttribute('aria-live', 'polite');
+    readout.textContent = 'Hover or focus a token to read its weights.';
+    const describe = (side, index) => {
+      const names = side === 'query' ? tokens.k : tokens.q;
+      const values = side === 'query' ? w[index] : w.map((row) => row[index]);
+      const own = (side === 'query' ? tokens.q : tokens.k)[index];
+      const list = values.map((x, n) => `${names[n] ?? n + 1} ${formatNumber(x, 3)}`).join(', ');
+      return side === 'query'
+        ? `query “${own}” (${what}) attends to: ${list}`
+        : `key “${own}” (${what}) is attended by: ${list}`;
+    };
     const token = (text, x, yy, anchor, side, index) => {
       const g = document.createElementNS(SVG, 'g');
       g.setAttribute('class', 'token');
@@ -406,6 +445,7 @@ document.body.append(heatmap);
       const show = () => {
         for (const line of svg.querySelectorAll('line'))
           line.classList.toggle('dim', Number(line.dataset[side]) !== index);
+        readout.textContent = describe(side, index);
         if (side === 'query') {
           const best = w[index].indexOf(Math.max(...w[index]));
           this.#announce(index, best, w[index][best]);
@@ -420,6 +460,33 @@ document.body.append(heatmap);
     };
     tokens.q.slice(0, lq).forEach((text, i) => token(text, left - 8, y(i), 'end', 'query', i));
     tokens.k.slice(0, lk).forEach((text, j) => token(text, right + 8, y(j), 'start', 'key', j));
-    return svg;
+    const figure = document.createElement('div');
+    figure.append(
+      linesKey(all ? heads.length : 0),
+      svg,
+      readout,
+      captionLine(
+        `Each query token on the left sends a line to every key token on the right; the darker the line, the more weight (a query's weights sum to 1)${all ? '; one colour per head' : ''}.`,
+      ),
+    );
+    return figure;
   }
+}
+
+// The lines view's key: what a line's opacity means (and each head's colour, for `all`).
+function linesKey(heads) {
+  const key = document.createElement('div');
+  key.className = 'key';
+  key.setAttribute('part', 'legend');
+  const sample = document.createElement('span');
+  sample.className = 'samples';
+  sample.setAttribute('aria-hidden', 'true');
+  for (const opacity of [0.1, 0.4, 0.7, 1]) {
+    const bar = document.createElement('span');
+    bar.style.opacity = String(opacity);
+    sample.append(bar);
+  }
+  key.append('line opacity = weight: 0', sample, '1');
+  if (heads) key.append(` · ${heads} heads, a colour each`);
+  return key;
 }

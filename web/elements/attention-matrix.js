@@ -12,9 +12,9 @@
 // keystroke fires `input`. With `toggle` (a mask) a click, Space or Enter switches a cell
 // between 0 (may attend) and −∞ (blocked), with a `change` event. Styling: ::part(figure|caption|table|cell|legend) and the custom
 // properties --attn-font, --attn-cell-width, --attn-cell-padding, --attn-border, --attn-focus.
-import { formatNumber, exactNumber, heatColour, heatRgb, paletteGradient, toNumber } from './format.js';
+import { formatNumber, exactNumber, heatColour, heatRgb, toNumber } from './format.js';
 import { tensorJson, jsLiteral, jsString } from './export.js';
-import { AttentionElement } from './base.js';
+import { AttentionElement, colourLegend, captionLine, axisTitle } from './base.js';
 import { errorMessage } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
 import { consume } from './keys.js';
@@ -35,8 +35,6 @@ td[aria-readonly="false"] { cursor: text; }
 :host([toggle]) td { cursor: pointer; }
 td.linked { outline: 2px dashed var(--_focus); outline-offset: -3px; }
 input { width: 7ch; font: inherit; text-align: right; padding: 0; border: 0; background: transparent; color: inherit; }
-.legend { display: flex; align-items: center; gap: 0.3rem; font-family: system-ui, sans-serif; font-size: 0.75em; }
-.legend .bar { width: 6rem; height: 0.6rem; border-radius: 2px; }
 .exact { font-size: 0.75em; min-height: 1.2em; opacity: 0.85; }
 `;
 
@@ -239,6 +237,34 @@ document.body.append(m);
     else this.setAttribute('col-labels', labelsText(v));
   }
 
+  /** What the rows are ("query"): the axis title "query ↓", with colTitle's "key →". */
+  get rowTitle() {
+    return this.#attribute('row-title');
+  }
+  set rowTitle(v) {
+    this.setAttribute('row-title', v ?? '');
+  }
+  get colTitle() {
+    return this.#attribute('col-title');
+  }
+  set colTitle(v) {
+    this.setAttribute('col-title', v ?? '');
+  }
+  /** One sentence under the matrix: what it shows and what to notice. */
+  get caption() {
+    return this.#attribute('caption');
+  }
+  set caption(v) {
+    this.setAttribute('caption', v ?? '');
+  }
+
+  // "query ↓  key →" from row-title and col-title ('' when neither is set).
+  #axisWords() {
+    const rows = this.rowTitle,
+      cols = this.colTitle;
+    return [rows && `${rows} ↓`, cols && `${cols} →`].filter(Boolean).join('   ');
+  }
+
   /** Highlights cell (row, col) as linked from elsewhere (null clears). */
   highlight(cell) {
     for (const td of this.shadowRoot.querySelectorAll('td.linked')) td.classList.remove('linked');
@@ -285,6 +311,8 @@ document.body.append(m);
     shape.textContent = ` [${rows} × ${cols}]`;
     caption.append(name, shape);
     figure.append(caption);
+    const axes = this.#axisWords();
+    if (axes) figure.append(axisTitle(axes));
     const scroll = document.createElement('div');
     scroll.className = 'scroll';
     const table = document.createElement('table');
@@ -294,8 +322,9 @@ document.body.append(m);
     table.setAttribute('aria-rowcount', String(rows));
     table.setAttribute('aria-colcount', String(cols));
     if (!this.editable && !this.toggle) table.setAttribute('aria-readonly', 'true');
-    const rowLabels = this.rowLabels;
-    const colLabels = this.colLabels;
+    // Without labels, the rows and columns are numbered from 1 (a reader can name any cell).
+    const rowLabels = this.rowLabels ?? Array.from({ length: rows }, (_, i) => String(i + 1));
+    const colLabels = this.colLabels ?? Array.from({ length: cols }, (_, j) => String(j + 1));
     if (colLabels) {
       const tr = table.insertRow();
       tr.setAttribute('role', 'row');
@@ -351,21 +380,9 @@ document.body.append(m);
     exact.className = 'exact';
     exact.setAttribute('aria-live', 'polite');
     figure.append(exact);
-    if (heat && v && Number.isFinite(min)) {
-      const legend = document.createElement('div');
-      legend.className = 'legend';
-      legend.setAttribute('part', 'legend');
-      const bar = document.createElement('span');
-      bar.className = 'bar';
-      bar.style.background = paletteGradient(heat);
-      const lo = document.createElement('span');
-      const hi = document.createElement('span');
-      const m = Math.max(Math.abs(range.min), Math.abs(range.max));
-      lo.textContent = formatNumber(heat === 'diverging' ? -m : range.min, 2);
-      hi.textContent = formatNumber(heat === 'diverging' ? m : range.max, 2);
-      legend.append(lo, bar, hi);
-      figure.append(legend);
-    }
+    if (heat && v && Number.isFinite(min)) figure.append(colourLegend({ kind: heat, min: range.min, max: range.max }));
+    const words = this.caption;
+    if (words) figure.append(captionLine(words));
     table.addEventListener('keydown', (e) => this.#onKey(e));
     table.addEventListener('focusin', (e) => this.#onFocus(e, exact));
     table.addEventListener('mouseover', (e) => this.#onHover(e, exact));

@@ -17,6 +17,7 @@ import { getApi } from './api.js';
 import { AttentionHeatmap } from './attention-heatmap.js';
 import { modelGrid, neuronTable, probabilityList, tokenLabel, topK, softmax } from './model-views.js';
 import { jsString } from './export.js';
+import { TOKEN_MARKS, visibleText } from './format.js';
 import { AttentionElement } from './base.js';
 import { errorMessage } from './theme.js';
 import { LIMITS, tooBig } from './limits.js';
@@ -41,6 +42,7 @@ progress { width: min(24rem, 100%); }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.4rem 0; }
 caption { text-align: start; font-size: 0.9em; padding-bottom: 0.2rem; }
 th, td { padding: 0.1rem 0.35rem; text-align: start; }
+table.probabilities th { overflow-wrap: anywhere; max-width: 12rem; }
 .scroll { overflow-x: auto; max-width: 100%; }
 button.thumb { padding: 0; border: 2px solid transparent; background: none; line-height: 0; cursor: pointer; }
 button.thumb[aria-current=true] { border-color: var(--_focus, #2563eb); }
@@ -74,6 +76,14 @@ function headNames(d) {
   if (d.numKvHeads >= d.numHeads) return null;
   const group = d.numHeads / d.numKvHeads;
   return Array.from({ length: d.numHeads }, (_, h) => `head ${h + 1} · key/value head ${Math.floor(h / group) + 1}`);
+}
+
+// The legend of the marks the token labels use ('␣ = space, <0x08> = a byte …'), or ''.
+function tokenMarks(labels) {
+  const all = labels.join('');
+  return TOKEN_MARKS.filter(([mark]) => (mark.startsWith('<0x') ? /<0x[0-9A-F]{2}>/.test(all) : all.includes(mark)))
+    .map(([mark, meaning]) => `${mark} = ${meaning}`)
+    .join(', ');
 }
 
 export class AttentionModel extends AttentionElement {
@@ -277,10 +287,8 @@ export class AttentionModel extends AttentionElement {
 
   // What the head adds: next-token probabilities, label probabilities, masked-token guesses.
   #extra(model, out, tokens, labels) {
-    const decode = (id) => {
-      const s = model.tokenizer?.decode([id]) ?? String(id);
-      return JSON.stringify(s).slice(1, -1);
-    };
+    // A token id as text a reader can see (format.js visibleText: ␣, ↵, <0x08>, <?>).
+    const decode = (id) => visibleText(model.tokenizer?.decode([id]) ?? String(id));
     if (model.head === 'causal-lm') {
       const V = model.descriptor.vocabSize,
         T = tokens.length;
@@ -406,6 +414,9 @@ export class AttentionModel extends AttentionElement {
             : `head ${head}`;
       p.textContent = `Layer ${layer}, ${which}: a line joins each query token (left) to each key token (right); the more opaque the line, the more weight the query gives that key.`;
     }
+    const shown = [...r.labels, ...Array.from(r.extra?.querySelectorAll('th') ?? [], (th) => th.textContent)];
+    const marks = tokenMarks(shown);
+    if (marks) p.textContent += ` Tokens: ${marks}.`;
     return p;
   }
 

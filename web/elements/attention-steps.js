@@ -134,6 +134,18 @@ function presetMask(preset, lq, lk, keyLength = lk, left = 1) {
   );
 }
 
+// A comma list (or JSON array) of names, or null when absent.
+function listOf(text) {
+  if (text == null || text.trim() === '') return null;
+  try {
+    const parsed = JSON.parse(text);
+    if (Array.isArray(parsed)) return parsed.map(String);
+  } catch {
+    /* a comma list */
+  }
+  return text.split(',').map((t) => t.trim());
+}
+
 export class AttentionSteps extends AttentionElement {
   static tag = TAG;
   static style = STYLE;
@@ -142,6 +154,7 @@ export class AttentionSteps extends AttentionElement {
   #error = null;
   #stages = null;
   #generation = 0;
+  #edited = false; // the reader changed an input: the slides' numbers no longer apply
 
   connectedCallback() {
     super.connectedCallback();
@@ -271,6 +284,7 @@ export class AttentionSteps extends AttentionElement {
             : parseAttributeJson(TAG, key, attr, (k, v) => (v === '-Infinity' ? -Infinity : v));
       }
       this.#data = data.x ? this.#normalise(data) : null;
+      this.#edited = false;
       this.#error = null;
     } catch (error) {
       this.#data = null;
@@ -367,16 +381,30 @@ export class AttentionSteps extends AttentionElement {
     };
   }
 
-  #matrix(name, label, value, { editable = false, heat = null, toggle = false, key = null, slides = null } = {}) {
+  #matrix(
+    name,
+    label,
+    value,
+    { editable = false, heat = null, toggle = false, key = null, slides = null, rows = null, cols = null } = {},
+  ) {
     const m = new AttentionMatrix();
     m.dataset.name = name;
     m.setAttribute('label', label);
+    // Axis titles and names: [title, labels or null (numbered)] for the rows and the columns.
+    if (rows) {
+      m.setAttribute('row-title', rows[0]);
+      if (rows[1]) m.rowLabels = rows[1];
+    }
+    if (cols) {
+      m.setAttribute('col-title', cols[0]);
+      if (cols[1]) m.colLabels = cols[1];
+    }
     m.setAttribute('precision', String(this.attributeReader().get('precision')));
     if (heat) m.setAttribute('heat', heat);
     if (editable) m.setAttribute('editable', '');
     if (toggle) m.setAttribute('toggle', '');
     m.value = value;
-    if (key) m.addEventListener('change', (e) => this.#edited(key, e.detail));
+    if (key) m.addEventListener('change', (e) => this.#onEdit(key, e.detail));
     if (['scores', 'scaled', 'M', 'masked', 'weights'].includes(name)) {
       m.addEventListener('cellfocus', (e) => this.#announce(e.detail.row, e.detail.col));
     }
@@ -384,9 +412,18 @@ export class AttentionSteps extends AttentionElement {
     const wrap = document.createElement('div');
     const note = document.createElement('div');
     note.className = 'slides';
-    note.textContent = `slides: ${JSON.stringify(slides).replaceAll(',', ', ')}`;
+    note.dataset.slides = JSON.stringify(slides).replaceAll(',', ', ');
+    this.#slideNote(note);
     wrap.append(m, note);
     return wrap;
+  }
+
+  // What the slides print under a matrix, while the inputs are the example's; after an edit,
+  // that they printed the unedited example (their numbers would sit under new values).
+  #slideNote(note) {
+    note.textContent = this.#edited
+      ? 'slides: (the slides show the unedited example; your edit changed these values)'
+      : `slides: ${note.dataset.slides}`;
   }
 
   // Hover/focus on an [Lq, Lk] stage: the same pair in the other stages and in the elements
@@ -420,6 +457,7 @@ export class AttentionSteps extends AttentionElement {
       Y: s.Y,
     };
     const precision = String(this.attributeReader().get('precision'));
+    for (const note of this.shadowRoot.querySelectorAll('.slides')) this.#slideNote(note);
     for (const m of this.shadowRoot.querySelectorAll('attention-matrix')) {
       const value = values[m.dataset.name];
       if (value) m.value = value;
@@ -447,8 +485,9 @@ export class AttentionSteps extends AttentionElement {
     return note;
   }
 
-  #edited(key, { row, col, value }) {
+  #onEdit(key, { row, col, value }) {
     this.#data[key][row][col] = value;
+    this.#edited = true;
     this.#update();
   }
 
@@ -526,15 +565,18 @@ export class AttentionSteps extends AttentionElement {
     select.addEventListener('change', () => {
       if (!select.value) return;
       d.mask = presetMask(select.value, lq, lk, Number(length.value), windowSize());
+      this.#edited = true;
       this.#update();
     });
     windowInput.addEventListener('change', () => {
       select.value = 'causal-window';
       d.mask = presetMask('causal-window', lq, lk, lk, windowSize());
+      this.#edited = true;
       this.#update();
     });
     length.addEventListener('change', () => {
       d.mask = presetMask('key-length', lq, lk, Math.max(0, Math.min(lk, Number(length.value) || 0)));
+      this.#edited = true;
       this.#update();
     });
     // Visible names for the two numbers (their aria-labels say the same at more length).
@@ -554,6 +596,15 @@ export class AttentionSteps extends AttentionElement {
     const dk = s.K.shape[1];
     const sqrt = Math.sqrt(dk);
     const cross = Boolean(d.c);
+    // Row and column names: tokens (the `tokens` / `query-tokens` attributes, else numbered)
+    // on the token axes, numbered features on the others.
+    const keys = listOf(this.getAttribute('tokens'));
+    const queries = cross ? listOf(this.getAttribute('query-tokens')) : keys;
+    const token = ['token', keys],
+      query = ['query', queries],
+      key = ['key', keys],
+      feature = ['feature', null],
+      out = ['output feature', null];
     const stages = document.createElement('div');
     stages.className = 'stages';
     stages.append(
@@ -563,44 +614,54 @@ export class AttentionSteps extends AttentionElement {
         cross
           ? `C: [${ROWS(s.Q)}, ${d.c[0].length}] queries; X: [${d.x.length}, ${d.x[0].length}] keys and values`
           : `X: [${d.x.length} tokens, d_model = ${d.x[0].length}]`,
-        cross ? this.#matrix('C', 'C (queries)', d.c, { editable: true, key: 'c' }) : null,
-        this.#matrix('X', cross ? 'X (keys, values)' : 'X (tokens as rows)', d.x, { editable: true, key: 'x' }),
+        cross ? this.#matrix('C', 'C (queries)', d.c, { editable: true, key: 'c', rows: query, cols: feature }) : null,
+        this.#matrix('X', cross ? 'X (keys, values)' : 'X (tokens as rows)', d.x, {
+          editable: true,
+          key: 'x',
+          rows: token,
+          cols: feature,
+        }),
       ),
       this.#stage(
         'weights',
         'Weights',
         'learned matrices (editable)',
-        this.#matrix('W_Q', 'W_Q', d.wq, { editable: true, key: 'wq' }),
-        this.#matrix('W_K', 'W_K', d.wk, { editable: true, key: 'wk' }),
-        this.#matrix('W_V', 'W_V', d.wv, { editable: true, key: 'wv' }),
-        d.wo ? this.#matrix('W_O', 'W_O', d.wo, { editable: true, key: 'wo' }) : null,
+        this.#matrix('W_Q', 'W_Q', d.wq, { editable: true, key: 'wq', rows: feature, cols: out }),
+        this.#matrix('W_K', 'W_K', d.wk, { editable: true, key: 'wk', rows: feature, cols: out }),
+        this.#matrix('W_V', 'W_V', d.wv, { editable: true, key: 'wv', rows: feature, cols: out }),
+        d.wo ? this.#matrix('W_O', 'W_O', d.wo, { editable: true, key: 'wo', rows: feature, cols: out }) : null,
       ),
       this.#stage(
         'projections',
         'Projections',
         `Q = ${cross ? 'C' : 'X'}·W_Q,  K = X·W_K,  V = X·W_V`,
-        this.#matrix('Q', 'Q', s.Q, { slides: slides.Q }),
-        this.#matrix('K', 'K', s.K, { slides: slides.K }),
-        this.#matrix('V', 'V', s.V, { slides: slides.V }),
+        this.#matrix('Q', 'Q', s.Q, { slides: slides.Q, rows: query, cols: feature }),
+        this.#matrix('K', 'K', s.K, { slides: slides.K, rows: key, cols: feature }),
+        this.#matrix('V', 'V', s.V, { slides: slides.V, rows: key, cols: feature }),
       ),
       this.#stage(
         'scores',
         'Scores',
         `Q·Kᵀ: [${s.scores.shape.join(' × ')}]`,
-        this.#matrix('scores', 'Q·Kᵀ', s.scores, { heat: 'diverging' }),
+        this.#matrix('scores', 'Q·Kᵀ', s.scores, { heat: 'diverging', rows: query, cols: key }),
       ),
       this.#stage(
         'scaled',
         'Scaled',
         `÷ √d_k = √${dk} = ${sqrt.toFixed(4)}`,
-        this.#matrix('scaled', `Q·Kᵀ/√${dk}`, s.scaled, { heat: 'diverging', slides: slides.scaledScores }),
+        this.#matrix('scaled', `Q·Kᵀ/√${dk}`, s.scaled, {
+          heat: 'diverging',
+          slides: slides.scaledScores,
+          rows: query,
+          cols: key,
+        }),
       ),
       this.#stage(
         'mask',
         'Mask',
         '+ M (click a cell: 0 may attend, −∞ blocked)',
-        this.#matrix('M', 'M', s.M, { toggle: true, key: 'mask' }),
-        this.#matrix('masked', 'masked scores', s.masked, { heat: 'diverging' }),
+        this.#matrix('M', 'M', s.M, { toggle: true, key: 'mask', rows: query, cols: key }),
+        this.#matrix('masked', 'masked scores', s.masked, { heat: 'diverging', rows: query, cols: key }),
       ),
     );
     stages.lastChild.append(this.#maskControls());
@@ -608,7 +669,12 @@ export class AttentionSteps extends AttentionElement {
       'softmax',
       'Softmax',
       'softmax over each row (each row sums to 1)',
-      this.#matrix('weights', 'weights', s.weights, { heat: 'sequential', slides: slides.weights }),
+      this.#matrix('weights', 'weights', s.weights, {
+        heat: 'sequential',
+        slides: slides.weights,
+        rows: query,
+        cols: key,
+      }),
     );
     const note = this.#blindNote();
     if (note) weights.append(note);
@@ -618,7 +684,7 @@ export class AttentionSteps extends AttentionElement {
         'output',
         'Output',
         `A = weights·V: [${s.A.shape.join(' × ')}]`,
-        this.#matrix('A', 'A', s.A, { slides: slides.A }),
+        this.#matrix('A', 'A', s.A, { slides: slides.A, rows: query, cols: feature }),
       ),
     );
     if (s.Y)
@@ -627,7 +693,7 @@ export class AttentionSteps extends AttentionElement {
           'projection-out',
           'Projection out',
           `Y = A·W_O: [${s.Y.shape.join(' × ')}]`,
-          this.#matrix('Y', 'Y', s.Y, { slides: slides.Y }),
+          this.#matrix('Y', 'Y', s.Y, { slides: slides.Y, rows: query, cols: feature }),
         ),
       );
     this.#showStages(stages);

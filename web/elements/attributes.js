@@ -38,6 +38,9 @@ export const ATTRIBUTES = deepFreeze({
     toggle: { type: 'boolean' },
     'row-labels': { type: 'string' },
     'col-labels': { type: 'string' },
+    'row-title': { type: 'string', default: '' },
+    'col-title': { type: 'string', default: '' },
+    caption: { type: 'string', default: '' },
   },
   'attention-steps': {
     example: { type: 'int', min: 1, max: 4 },
@@ -53,6 +56,8 @@ export const ATTRIBUTES = deepFreeze({
     stages: { type: 'string' },
     json: { type: 'string' },
     layout: { type: 'enum', values: ['compact'], observed: false },
+    tokens: { type: 'string' },
+    'query-tokens': { type: 'string' },
     ...LINKS,
   },
   'attention-flash': {

@@ -156,7 +156,7 @@ export function colourLegend({ kind, min, max, title = '', digits = 2 }) {
   const ends = document.createElement('span');
   ends.className = 'ends';
   if (kind === 'diverging') {
-    const zero = Object.assign(document.createElement('span'), { className: 'zero', textContent: '0 = white' });
+    const zero = Object.assign(document.createElement('span'), { className: 'zero', textContent: '(white = 0)' });
     ends.append(low, bar, high, zero);
   } else ends.append(low, bar, high);
   legend.append(ends);

@@ -74,6 +74,12 @@ export declare class AttentionMatrix extends HTMLElement implements Exportable {
   editable: boolean;
   /** Cells switch between 0 and −∞ (a mask). */
   toggle: boolean;
+  /** What the rows are (the axis title "query ↓"). */
+  rowTitle: string;
+  /** What the columns are (the axis title "key →"). */
+  colTitle: string;
+  /** One sentence under the matrix. */
+  caption: string;
   /** Row labels; set an array, a comma list or JSON text. */
   rowLabels: string[] | null;
   /** Column labels; set an array, a comma list or JSON text. */
@@ -324,8 +330,14 @@ export interface AttentionMatrixAttributes extends CommonAttributes {
   editable?: BooleanAttribute;
   /** Cells switch between 0 and −∞ on click, Space or Enter (a mask). */
   toggle?: BooleanAttribute;
-  /** Row labels: a comma list or JSON array. */
+  /** Row labels: a comma list or JSON array (rows are numbered from 1 without). */
   'row-labels'?: string;
+  /** What the rows are: the axis title "query ↓". */
+  'row-title'?: string;
+  /** What the columns are: the axis title "key →". */
+  'col-title'?: string;
+  /** One sentence under the matrix: what it shows and what to notice. */
+  caption?: string;
   /** Column labels: a comma list or JSON array. */
   'col-labels'?: string;
 }
@@ -357,6 +369,10 @@ export interface AttentionStepsAttributes extends CommonAttributes {
   /** The same as `for`, for sanitized pages (DOMPurify keeps `for` on labels only). */
   link?: string;
   /** 'compact': the stages side by side in smaller type (fits a 960 × 700 slide). */
+  /** Token names of X's rows (the keys): a comma list or JSON array (numbered without). */
+  tokens?: string;
+  /** Token names of C's rows (the queries of cross-attention). */
+  'query-tokens'?: string;
   layout?: 'compact';
   /** Only these stages, in this order (comma-separated): inputs, weights, projections, scores, scaled, mask, softmax, output, projection-out. */
   stages?: string;

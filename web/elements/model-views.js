@@ -1,13 +1,51 @@
 // The views of <attention-model> that are not an <attention-heatmap>: the model view (every
 // layer × head as a small map, bertviz's model view), the neuron view (how one query's q·k
 // builds each score of one head) and probability bars (next token, labels, masked tokens).
-import { heatColour, formatNumber } from './format.js';
+import { heatColour, formatNumber, visibleText } from './format.js';
 
-/** A token as a reader sees it: the text it covers, or its string without ##, Ġ or ▁ (␣ for a lone space). */
+/**
+ * A token as a reader sees it, never a raw control character or U+FFFD: the text it covers
+ * (spaces as ␣, newlines as ↵: format.js visibleText), a byte token as its code (<0x08>), a
+ * byte-level BPE piece that is part of a character as its bytes (<0xE2><0x80>), or its
+ * string without ## (a word piece), Ġ or ▁ (␣ for a lone space).
+ */
 export function tokenLabel(token, text) {
-  if (token.start >= 0 && token.end > token.start) return text.slice(token.start, token.end);
+  if (/^<0x[0-9A-Fa-f]{2}>$/.test(token.text)) return token.text.toUpperCase().replace('0X', '0x');
+  if (token.start >= 0 && token.end > token.start) {
+    const covered = text.slice(token.start, token.end);
+    if (!covered.includes('\ufffd')) return visibleText(covered);
+  }
   if (/^[Ġ▁]$/.test(token.text)) return '␣'; // a space of its own
-  return token.text.replace(/^##/, '').replace(/^[Ġ▁]/, '') || token.text;
+  const bytes = byteLevelBytes(token.text);
+  if (bytes) {
+    try {
+      return visibleText(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    } catch {
+      return Array.from(bytes, (b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`).join('');
+    }
+  }
+  return visibleText(token.text.replace(/^##/, '').replace(/^[Ġ▁]/, '') || token.text);
+}
+
+// GPT-2's byte-level alphabet: the printable bytes stand for themselves, the others (space,
+// control bytes, ...) for 256 + their rank among them (Ġ is the space, 0x20).
+const BYTE_OF = (() => {
+  const map = new Map();
+  let n = 0;
+  for (let b = 0; b < 256; b++) {
+    const printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174;
+    map.set(printable ? b : 256 + n++, b);
+  }
+  return map;
+})();
+
+// The bytes of a byte-level BPE piece, or null when it holds a character outside the
+// alphabet (then it is no byte-level piece) or none of its non-printable stand-ins.
+function byteLevelBytes(piece) {
+  const codes = Array.from(piece, (c) => c.codePointAt(0));
+  if (!codes.length || !codes.some((c) => c >= 256 || (c >= 128 && c < 256))) return null;
+  if (codes.some((c) => !BYTE_OF.has(c))) return null;
+  return Uint8Array.from(codes, (c) => BYTE_OF.get(c));
 }
 
 /**
