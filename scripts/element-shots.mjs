@@ -29,19 +29,20 @@ export const ELEMENT_PAGES = {
 
 /** The page of one element: the elements module and the tag, nothing else. */
 export function elementPage(tag, scheme = 'light') {
+  const title = /^<([a-z-]+)/.exec(tag)?.[1] ?? 'element';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="${scheme}">
 <title>element</title><link rel="icon" href="data:,">
 <style>body { margin: 16px; font: 16px system-ui, sans-serif; ${scheme === 'dark' ? 'background: #111; color: #eee;' : ''} }</style>
 <script type="importmap">{ "imports": { "@huggingface/tokenizers": "/node_modules/@huggingface/tokenizers/dist/tokenizers.min.mjs", "@huggingface/jinja": "/node_modules/@huggingface/jinja/dist/index.js" } }</script>
-<script type="module" src="/web/elements/index.js"></script></head><body><main>${tag}</main></body></html>`;
+<script type="module" src="/web/elements/index.js"></script></head><body><main><h1 style="font-size: 1rem">${title}</h1>${tag}</main></body></html>`;
 }
 
 // Waits until the element has drawn something that is not a progress bar.
 async function settled(page) {
   await page.waitForFunction(
     () => {
-      const el = document.querySelector('main > *');
+      const el = document.querySelector('main > h1 + *');
       const root = el?.shadowRoot;
       return root && root.children.length > 0 && !root.querySelector('progress');
     },

@@ -26,9 +26,10 @@ const STYLE = `
 figure { margin: 0; display: inline-flex; flex-direction: column; gap: 0.25rem; max-width: 100%; }
 figcaption { font-family: system-ui, sans-serif; font-size: 0.85em; }
 .shape { opacity: 0.75; }
+.hidden-words { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; }
-th { font-weight: normal; font-family: system-ui, sans-serif; font-size: 0.8em; padding: 0 0.35rem; opacity: 0.85; }
+th { font-weight: normal; font-family: system-ui, sans-serif; font-size: max(0.85em, 11px); padding: 0 0.35rem; opacity: 0.85; }
 td { border: 1px solid var(--attn-border, #8886); padding: var(--attn-cell-padding, 0.15rem 0.35rem); text-align: right; min-width: var(--attn-cell-width, 4.5ch); font-variant-numeric: tabular-nums; }
 td:focus { outline: 2px solid var(--_focus); outline-offset: -2px; }
 td[aria-readonly="false"] { cursor: text; }
@@ -328,7 +329,16 @@ document.body.append(m);
     if (colLabels) {
       const tr = table.insertRow();
       tr.setAttribute('role', 'row');
-      if (rowLabels) tr.append(document.createElement('th'));
+      if (rowLabels) {
+        // The corner says what the headers name (read by screen readers, not drawn).
+        const corner = document.createElement('th');
+        corner.className = 'corner';
+        const words = document.createElement('span');
+        words.className = 'hidden-words';
+        words.textContent = `${this.rowTitle || 'row'} \\ ${this.colTitle || 'column'}`;
+        corner.append(words);
+        tr.append(corner);
+      }
       for (let j = 0; j < cols; j++) {
         const th = document.createElement('th');
         th.setAttribute('role', 'columnheader');

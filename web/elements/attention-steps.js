@@ -31,7 +31,7 @@ const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .stages { display: flex; flex-direction: column; gap: 0.9rem; }
 section { border-left: 3px solid var(--_accent); padding-left: 0.7rem; min-width: 0; }
-h4 { margin: 0 0 0.15rem; font-size: 0.95em; }
+.stage-title { margin: 0 0 0.15rem; font-size: 0.95em; font-weight: 700; }
 code { font-size: 0.85em; }
 .row { display: flex; flex-wrap: wrap; gap: 0.8rem; align-items: flex-start; margin-top: 0.3rem; max-width: 100%; }
 .controls { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; font-size: 0.85em; margin-top: 0.3rem; }
@@ -43,7 +43,7 @@ button, select, input { font: inherit; }
 :host([layout="compact"]) { font-size: 0.78em; --attn-font: var(--attn-compact-font, 0.68rem/1.15 ui-monospace, SFMono-Regular, Menlo, monospace);
   --attn-cell-padding: 0.05rem 0.25rem; --attn-cell-width: 3.5ch; }
 :host([layout="compact"]) attention-matrix::part(legend) { display: none; }
-:host([layout="compact"]) h4 { display: inline; margin-right: 0.4rem; }
+:host([layout="compact"]) .stage-title { display: inline; margin-right: 0.4rem; }
 :host([layout="compact"]) .stages { flex-direction: row; flex-wrap: wrap; gap: 0.5rem 0.9rem; }
 :host([layout="compact"]) section { padding-left: 0.4rem; border-left-width: 2px; }
 :host([layout="compact"]) .controls, :host([layout="compact"]) .note { font-size: 0.8em; }
@@ -494,7 +494,12 @@ export class AttentionSteps extends AttentionElement {
   #stage(name, title, formula, ...children) {
     const section = document.createElement('section');
     section.dataset.stage = name;
-    const h = document.createElement('h4');
+    // A titled group, not a heading: the page's outline is the page's (an element cannot know
+    // at which level it stands).
+    section.setAttribute('role', 'group');
+    section.setAttribute('aria-label', title);
+    const h = document.createElement('div');
+    h.className = 'stage-title';
     h.textContent = title;
     const f = document.createElement('code');
     f.textContent = formula;

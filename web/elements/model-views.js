@@ -21,7 +21,10 @@ export function tokenLabel(token, text) {
     try {
       return visibleText(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
     } catch {
-      return Array.from(bytes, (b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`).join('');
+      // Part of a character: its bytes, when the piece is surely byte-level (a stand-in
+      // above U+00FF); else it is plain text with accents ("café" without offsets).
+      if (/[\u0100-\u0143]/.test(token.text))
+        return Array.from(bytes, (b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`).join('');
     }
   }
   return visibleText(token.text.replace(/^##/, '').replace(/^[Ġ▁]/, '') || token.text);
