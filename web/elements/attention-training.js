@@ -10,7 +10,8 @@
 // composed): `training-progress` (detail { step, loss, accuracy, stepsPerSecond }),
 // `training-done` (detail { step, accuracy }) when `steps` are done.
 import { moduleWorker } from './workers.js';
-import { AttentionElement } from './base.js';
+import { AttentionElement, colourLegend, captionLine } from './base.js';
+import { jsString } from './export.js';
 import { formatNumber, heatColour } from './format.js';
 import { TASKS } from './training/tasks.js';
 import { PRESETS } from './training/toy-training.js';
@@ -59,6 +60,7 @@ export class AttentionTraining extends AttentionElement {
   #lastMaps = 0;
   #pendingMaps = null;
   #maps = [];
+  #reachedTarget = false; // the run paused once at the target accuracy
 
   #leaving = 0;
   #resumeOnReturn = false;
@@ -175,8 +177,16 @@ export class AttentionTraining extends AttentionElement {
     canvas.setAttribute('role', 'img');
     canvas.setAttribute('aria-label', 'Loss curve: no training yet');
     const maps = Object.assign(document.createElement('div'), { className: 'maps' });
-    root.append(controls, description, stats, live, canvas, maps);
-    this.#parts = { task, preset, lr, seed, train, reset, description, stats, live, canvas, maps };
+    const key = document.createElement('div');
+    key.append(
+      colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'attention weight' }),
+      captionLine(
+        "Each map: one head's weights on an example sequence, a query per row, a key per column; rows sum to 1.",
+      ),
+    );
+    key.hidden = true; // shown with the first maps
+    root.append(this.exportBar(), controls, description, stats, live, canvas, maps, key);
+    this.#parts = { task, preset, lr, seed, train, reset, description, stats, live, canvas, maps, key };
     this.showAttributeError(attributes.error);
     this.#describe();
     this.#drawCurve();
@@ -237,13 +247,16 @@ export class AttentionTraining extends AttentionElement {
     if (!this.#parts) return;
     this.#parts.stats.textContent = 'Not trained yet.';
     this.#parts.maps.replaceChildren();
+    this.#parts.key.hidden = true;
     this.#maps = [];
+    this.#reachedTarget = false;
     this.#drawCurve();
   }
 
   #setState(state) {
     this.#state = state;
-    this.#parts.train.textContent = state === 'running' ? 'Pause' : state === 'paused' ? 'Resume' : 'Train';
+    this.#parts.train.textContent =
+      state === 'running' ? 'Pause' : state === 'paused' ? (this.#reachedTarget ? 'Keep training' : 'Resume') : 'Train';
   }
 
   #message(data) {
@@ -261,6 +274,7 @@ export class AttentionTraining extends AttentionElement {
       this.#drawCurve();
       this.#queueMaps(data.attention);
       this.dispatchEvent(new CustomEvent('training-progress', { bubbles: true, composed: true, detail: entry }));
+      this.#stopAtTarget(data);
     } else if (data.type === 'done') {
       this.#setState('done');
       this.dispatchEvent(
@@ -274,6 +288,19 @@ export class AttentionTraining extends AttentionElement {
       p.stats.textContent = data.message;
       this.#setState('idle');
     }
+  }
+
+  // The run pauses once when the held-out accuracy reaches `target` (default 100%): there is
+  // nothing more to see, and the button says "Keep training" for a reader who wants more.
+  #stopAtTarget(data) {
+    const target = this.attributeReader().get('target');
+    if (target === 'none' || this.#reachedTarget || this.#state !== 'running') return;
+    if (100 * data.accuracy < target) return;
+    this.#reachedTarget = true;
+    this.pause();
+    const text = `Reached the target, ${target}% held-out accuracy, at step ${data.step}: paused (Keep training goes on).`;
+    this.#parts.stats.textContent += ` · ${text}`;
+    this.#parts.live.textContent = text;
   }
 
   // Redraws the maps at most every 200 ms (progress may come faster than a reader can see).
@@ -317,9 +344,40 @@ export class AttentionTraining extends AttentionElement {
         canvas.setAttribute('role', 'img');
         figure.append(caption, canvas);
         this.#parts.maps.append(figure);
+        this.#parts.key.hidden = false;
       }
       drawHeads(figure.querySelector('canvas'), layer, labels, getComputedStyle(this).color || '#000');
     });
+  }
+
+  /** The settings, the progress so far and the maps last drawn, as JSON. */
+  toJSON() {
+    const p = this.#parts;
+    return {
+      element: TAG,
+      task: p?.task.value,
+      preset: p?.preset.value,
+      seed: Number(p?.seed.value),
+      lr: Number(p?.lr.value),
+      history: this.history,
+      maps: this.maps,
+    };
+  }
+
+  /** JavaScript that puts this run on a page: the element with the same settings. */
+  toCode() {
+    const p = this.#parts;
+    const set = (name, value) => `training.setAttribute('${name}', ${jsString(String(value))});`;
+    return `import 'attention-wasm/elements';
+
+const training = document.createElement('attention-training');
+${set('task', p?.task.value ?? 'reverse')}
+${set('preset', p?.preset.value ?? 'small')}
+${set('seed', p?.seed.value ?? 1)}
+${set('lr', p?.lr.value ?? '0.003')}
+training.setAttribute('autostart', '');
+document.body.append(training);
+`;
   }
 
   /** The attention maps last drawn: [layer][head][query][key] (an example sequence's). */
@@ -347,19 +405,32 @@ export class AttentionTraining extends AttentionElement {
     ctx.stroke();
     const h = this.#history;
     const maxStep = Math.max(10, h.at(-1)?.step ?? 10);
-    const maxLoss = Math.max(0.1, ...h.map((e) => e.loss));
+    // A log axis: the loss falls by orders of magnitude, and a linear axis squashed the curve
+    // against 0 within a few reports. It spans the powers of 10 around the losses seen.
+    const losses = h.map((e) => e.loss).filter((x) => x > 0 && Number.isFinite(x));
+    const top = Math.ceil(Math.log10(Math.max(...losses, 1)));
+    const bottom = Math.min(top - 1, Math.floor(Math.log10(Math.min(...losses, 0.1))));
+    const yOf = (loss) => y0 - (y0 - y1) * ((Math.log10(loss) - bottom) / (top - bottom));
     ctx.textAlign = 'center';
     ctx.fillText('step', (x0 + x1) / 2, H - 4);
     ctx.fillText(String(maxStep), x1 - 12, y0 + 13);
     ctx.fillText('0', x0, y0 + 13);
     ctx.textAlign = 'right';
-    ctx.fillText(`${formatNumber(maxLoss, 2)}`, x0 - 4, y1 + 8);
-    ctx.fillText('0', x0 - 4, y0);
+    for (let e = bottom; e <= top; e++) {
+      const y = yOf(10 ** e);
+      ctx.fillText(formatNumber(10 ** e, Math.max(0, -e)), x0 - 4, y + 4);
+      ctx.globalAlpha = 0.25;
+      ctx.beginPath();
+      ctx.moveTo(x0, y);
+      ctx.lineTo(x1, y);
+      ctx.stroke();
+      ctx.globalAlpha = 1;
+    }
     ctx.save();
     ctx.translate(11, (y0 + y1) / 2);
     ctx.rotate(-Math.PI / 2);
     ctx.textAlign = 'center';
-    ctx.fillText('loss (nats)', 0, 0);
+    ctx.fillText('loss (nats, log scale)', 0, 0);
     ctx.restore();
     if (h.length > 0) {
       ctx.strokeStyle = accent;
@@ -367,7 +438,7 @@ export class AttentionTraining extends AttentionElement {
       ctx.beginPath();
       h.forEach((e, i) => {
         const x = x0 + (x1 - x0) * (e.step / maxStep),
-          y = y0 - (y0 - y1) * (e.loss / maxLoss);
+          y = yOf(Math.max(e.loss, 10 ** bottom));
         if (i === 0) ctx.moveTo(x, y);
         else ctx.lineTo(x, y);
       });

@@ -103,6 +103,8 @@ export const ATTRIBUTES = deepFreeze({
     steps: { type: 'int', min: 1, max: 1_000_000, default: 3000, observed: false },
     every: { type: 'int', min: 1, max: 500, default: 10, observed: false },
     autostart: { type: 'boolean', observed: false },
+    // the held-out accuracy (%) at which a run pauses ("Keep training" goes on), or none
+    target: { type: 'int', min: 1, max: 100, values: ['none'], default: 100, observed: false },
   },
   'attention-model': {
     src: { type: 'string' },

@@ -258,7 +258,7 @@ export interface TrainingProgress {
 }
 
 /** `<attention-training>`: a TinyTransformer trained on a toy task in a Worker; loss, accuracy and attention maps live. */
-export declare class AttentionTraining extends HTMLElement {
+export declare class AttentionTraining extends HTMLElement implements Exportable {
   /** Every progress report of the current run. */
   readonly history: TrainingProgress[];
   /** Where the run is. */
@@ -472,6 +472,8 @@ export interface AttentionTrainingAttributes extends CommonAttributes {
   every?: number | string;
   /** Start training when connected. */
   autostart?: BooleanAttribute;
+  /** Held-out accuracy (%) at which a run pauses, "Keep training" going on (default 100), or 'none'. */
+  target?: number | string | 'none';
 }
 
 /** Attributes of `<attention-model>`. */
