@@ -271,6 +271,14 @@ export declare class AttentionTraining extends HTMLElement implements Exportable
   resume(): void;
   /** Stops training and clears the curve and the maps. */
   reset(): void;
+  /** The attention maps last drawn: [layer][head][query][key]. */
+  readonly maps: number[][][][];
+  /** A PNG of the element as drawn. */
+  toPNG(): Promise<Blob>;
+  /** The settings, the progress so far and the maps last drawn. */
+  toJSON(): Record<string, unknown>;
+  /** JavaScript that puts an element with the same settings on a page. */
+  toCode(): string;
 }
 
 /**
