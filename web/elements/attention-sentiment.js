@@ -508,20 +508,31 @@ export class AttentionSentiment extends AttentionElement {
     return table;
   }
 
+  // Logits → probabilities, with the calibration step when there is one: probabilities are
+  // softmax(logit / T), T the classifier's calibration temperature (config.json), so a reader
+  // who computes the softmax of the column beside them gets the probabilities shown.
   #softmaxTable(p) {
+    const T = this.#classifier.temperature ?? 1;
+    // (A multi-label classifier's sigmoids, which do not sum to 1, take no temperature.)
+    const total = Array.from(p.probabilities).reduce((a, b) => a + b, 0);
+    const calibrated = T !== 1 && Math.abs(total - 1) < 1e-4;
     const table = make('table');
-    table.createCaption().textContent = HEAD_CAPTIONS[this.#classifier.format];
+    table.createCaption().textContent = calibrated
+      ? `${HEAD_CAPTIONS[this.#classifier.format]}. Calibration: the logits are divided by the temperature T = ${formatNumber(T, 3)} (from config.json) before the softmax, so the probabilities are softmax(logit / T).`
+      : HEAD_CAPTIONS[this.#classifier.format];
     const head = table.createTHead().insertRow();
     head.append(
       make('th', { scope: 'col', textContent: 'label' }),
       make('th', { scope: 'col', textContent: 'logit' }),
-      make('th', { scope: 'col', textContent: 'probability' }),
+      ...(calibrated ? [make('th', { scope: 'col', textContent: `logit ÷ T (T = ${formatNumber(T, 3)})` })] : []),
+      make('th', { scope: 'col', textContent: calibrated ? 'probability = softmax(logit ÷ T)' : 'probability' }),
     );
     const body = table.createTBody();
     this.#classifier.labels.forEach((name, k) => {
       const tr = body.insertRow();
       tr.append(make('th', { scope: 'row', textContent: name }));
       tr.insertCell().textContent = formatNumber(p.logits[k], 3);
+      if (calibrated) tr.insertCell().textContent = formatNumber(p.logits[k] / T, 3);
       tr.insertCell().textContent = formatNumber(p.probabilities[k], 4);
     });
     return table;
