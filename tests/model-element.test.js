@@ -307,6 +307,13 @@ test('axe finds nothing serious; nothing overflows at 390 px; a bad source is an
   await page.waitForFunction(() => document.getElementById('gpt2').error);
   const message = await page.evaluate(() => document.getElementById('gpt2').error.message);
   assert.match(message, /^loadModel: .*no-such-model.* has no config.json/);
+  // The error line says what to try: the folder's URL, the shipped model offline, a Hub folder.
+  const hint = await page.evaluate(() => document.getElementById('gpt2').shadowRoot.querySelector('.hint').textContent);
+  assert.match(hint, /^Try: the URL of the folder that holds config.json/);
+  assert.match(
+    hint,
+    /Offline, the tiny GPT-2 this package ships \(random weights\): src="http:\/\/127\.0\.0\.1:\d+\/web\/elements\/models\/tiny-gpt2\/"/,
+  );
   await page.evaluate(() => document.getElementById('gpt2').setAttribute('src', '/tests/fixtures/hf/tiny-gpt2/'));
   await page.waitForFunction(
     () => document.getElementById('gpt2').toJSON().attentions && !document.getElementById('gpt2').error,

@@ -26,6 +26,8 @@ import { acquire, wasDisposed } from './model-cache.js';
 import { modelUrl } from './model-url.js';
 
 const TAG = 'attention-model';
+/** The model the package ships, for pages offline (random weights; tiny). */
+const SHIPPED_MODEL = new URL('./models/tiny-gpt2/', import.meta.url).href;
 if (!customElements.get('attention-heatmap')) customElements.define('attention-heatmap', AttentionHeatmap);
 
 const STYLE = `
@@ -36,6 +38,7 @@ button, select { font: inherit; }
 button[aria-pressed=true] { font-weight: 700; }
 progress { width: min(24rem, 100%); }
 .status { font-size: 0.85em; opacity: 0.85; }
+.hint { font-size: 0.9em; overflow-wrap: anywhere; }
 .caption { font-size: 0.85em; margin: 0.3rem 0; max-width: 60rem; }
 .main { display: flex; flex-wrap: wrap; gap: 1rem 2.5rem; align-items: flex-start; }
 .main > * { min-width: 0; max-width: 100%; }
@@ -86,6 +89,15 @@ function tokenMarks(labels) {
     .join(', ');
 }
 
+// What to try when a model did not load: the folder's URL, the model shipped for offline use,
+// a Hub folder online.
+function loadHint() {
+  const p = document.createElement('p');
+  p.className = 'hint';
+  p.textContent = `Try: the URL of the folder that holds config.json, tokenizer.json and model.safetensors (ending in /). Offline, the tiny GPT-2 this package ships (random weights): src="${SHIPPED_MODEL}". Online, a Hugging Face folder such as src="https://huggingface.co/distilgpt2/resolve/main/" (the network must reach huggingface.co).`;
+  return p;
+}
+
 export class AttentionModel extends AttentionElement {
   static tag = TAG;
   static style = STYLE;
@@ -95,6 +107,7 @@ export class AttentionModel extends AttentionElement {
   #started = false; // whether a load from src has been started (loads wait for the viewport)
   #result = null; // { tokens, labels, maps: per layer [H, T, T], extra: probabilities }
   #error = null;
+  #loadFailed = false; // the error is a failed load: the error line says what to try
   #progress = null; // the last progress event while loading
   #generation = 0;
   #pending = 0; // requestAnimationFrame of a scheduled forward
@@ -179,6 +192,7 @@ export class AttentionModel extends AttentionElement {
     this.#model = null;
     this.#result = null;
     this.#error = null;
+    this.#loadFailed = false;
     this.#progress = null;
     const onProgress = (p) => {
       if (generation !== this.#generation) return;
@@ -210,6 +224,7 @@ export class AttentionModel extends AttentionElement {
       if (generation !== this.#generation) return;
       this.#progress = null;
       this.#error = error;
+      this.#loadFailed = true;
       this.#render();
     }
   }
@@ -378,6 +393,7 @@ export class AttentionModel extends AttentionElement {
     const parts = [];
     if (this.#model) parts.push(this.#inputRow(), this.#viewRow());
     if (this.#error) parts.push(errorMessage(this.#error));
+    if (this.#error && this.#loadFailed) parts.push(loadHint());
     else if (this.#result) {
       // The view beside what the head adds: a wide page uses its width, a narrow one stacks.
       const main = document.createElement('div');
