@@ -209,3 +209,29 @@ test('RoPE says the base the selector holds; the heatmap names its axes; edited 
   await page.close();
   assert.deepEqual(axes, ['token ↓   feature →', 'query ↓   feature →', 'query ↓   key →']);
 });
+
+test('a full-page screenshot shows a model far down the page: same-origin models also load when the page is idle', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 700 } });
+  await page.route(`${url}element/far.html`, (route) =>
+    route.fulfill({
+      contentType: 'text/html; charset=utf-8',
+      body: elementPage(
+        `<div style="height: 3000px">spacer</div>
+<attention-model id="near-end" src="/web/elements/models/tiny-gpt2/" text="The cat sat"></attention-model>
+<attention-model id="remote" src="https://example.invalid/model/" text="The cat sat"></attention-model>`,
+      ),
+    }),
+  );
+  await page.goto(`${url}element/far.html`);
+  // Never scrolled: the shipped model (this origin) is drawn all the same ...
+  await page.waitForFunction(() => document.getElementById('near-end').toJSON().attentions, null, {
+    timeout: 30_000,
+  });
+  // ... while one from another origin waits for the viewport, and says so.
+  const remote = await page.evaluate(() => document.getElementById('remote').shadowRoot.textContent);
+  await page.close();
+  assert.match(
+    remote,
+    /^The model loads when this element is scrolled into view \(https:\/\/example\.invalid\/model\/\)\.$/,
+  );
+});

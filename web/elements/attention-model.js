@@ -21,7 +21,7 @@ import { TOKEN_MARKS, visibleText } from './format.js';
 import { AttentionElement } from './base.js';
 import { errorMessage } from './theme.js';
 import { LIMITS, tooBig } from './limits.js';
-import { loadWhenNear } from './print.js';
+import { loadWhenNear, sameOrigin } from './print.js';
 import { acquire, wasDisposed } from './model-cache.js';
 import { modelUrl } from './model-url.js';
 
@@ -122,9 +122,14 @@ export class AttentionModel extends AttentionElement {
     // A checkpoint is downloaded when the element nears the viewport (or prints), unless
     // `eager`: a page of many models does not fetch them all up front.
     this.#stopLoadWatch();
-    this.#stopLoadWatch = loadWhenNear(this, () => {
-      if (!this.#started) this.#loadFrom(this.getAttribute('src'));
-    });
+    this.#stopLoadWatch = loadWhenNear(
+      this,
+      () => {
+        if (!this.#started) this.#loadFrom(this.getAttribute('src'));
+      },
+      { idle: sameOrigin(this.getAttribute('src')) },
+    );
+    this.#render(); // says that it waits
   }
 
   // The model stays loaded for the cache's grace (a move re-adds the element at once), then
@@ -391,6 +396,12 @@ export class AttentionModel extends AttentionElement {
       return this.#renderProgress();
     }
     const parts = [];
+    if (!this.#model && !this.#started && !this.#error && this.hasAttribute('src')) {
+      const waiting = document.createElement('p');
+      waiting.className = 'status';
+      waiting.textContent = `The model loads when this element is scrolled into view (${this.getAttribute('src')}).`;
+      parts.push(waiting);
+    }
     if (this.#model) parts.push(this.#inputRow(), this.#viewRow());
     if (this.#error) parts.push(errorMessage(this.#error));
     if (this.#error && this.#loadFailed) parts.push(loadHint());

@@ -21,7 +21,7 @@
 // Events: `prediction` (detail: { text, label, probability, confidence, probabilities, tokens, attention }),
 // `trained` (detail: { seconds, accuracy }).
 import { moduleWorker } from './workers.js';
-import { loadWhenNear } from './print.js';
+import { loadWhenNear, sameOrigin } from './print.js';
 import { getApi } from './api.js';
 import { AttentionElement } from './base.js';
 import { errorMessage } from './theme.js';
@@ -29,7 +29,7 @@ import { heatColour, formatNumber } from './format.js';
 import { EXAMPLES, LABELS, reviewSplits } from './training/review-recipe.js';
 import { confidenceWords } from './confidence.js';
 import { acquire, wasDisposed } from './model-cache.js';
-import { modelSource } from './model-url.js';
+import { modelSource, isHubId } from './model-url.js';
 
 const TAG = 'attention-sentiment';
 
@@ -177,7 +177,10 @@ export class AttentionSentiment extends AttentionElement {
     // The classifier (about 1 MB gzipped) loads when the element nears the viewport, or
     // when the page prints; attribute `eager`: at once.
     this.#stopLoadWatch();
-    this.#stopLoadWatch = loadWhenNear(this, () => this.#load());
+    const model = this.getAttribute('model');
+    this.#stopLoadWatch = loadWhenNear(this, () => this.#load(), {
+      idle: !model || (!isHubId(model) && sameOrigin(model)),
+    });
   }
 
   // The classifier stays loaded for the cache's grace (a move re-adds the element at once),

@@ -43,6 +43,7 @@ button, select, input { font: inherit; }
 :host([layout="compact"]) { font-size: 0.78em; --attn-font: var(--attn-compact-font, 0.68rem/1.15 ui-monospace, SFMono-Regular, Menlo, monospace);
   --attn-cell-padding: 0.05rem 0.25rem; --attn-cell-width: 3.5ch; }
 :host([layout="compact"]) attention-matrix::part(legend) { display: none; }
+:host([layout="compact"]) attention-matrix::part(axis) { display: none; }
 :host([layout="compact"]) .stage-title { display: inline; margin-right: 0.4rem; }
 :host([layout="compact"]) .stages { flex-direction: row; flex-wrap: wrap; gap: 0.5rem 0.9rem; }
 :host([layout="compact"]) section { padding-left: 0.4rem; border-left-width: 2px; }

@@ -181,5 +181,7 @@ export function captionLine(text) {
 
 /** An axis title ("query ↓  key →"). */
 export function axisTitle(text) {
-  return Object.assign(document.createElement('div'), { className: 'axis', textContent: text });
+  const div = Object.assign(document.createElement('div'), { className: 'axis', textContent: text });
+  div.setAttribute('part', 'axis');
+  return div;
 }
