@@ -235,3 +235,52 @@ test('a full-page screenshot shows a model far down the page: same-origin models
     /^The model loads when this element is scrolled into view \(https:\/\/example\.invalid\/model\/\)\.$/,
   );
 });
+
+test("attention-model: head chips toggle a head's lines; the neuron view shows q, each k, q ⊙ k and q·k as cells", async () => {
+  let { page } = await open('model-head', 1280);
+  const lines = () =>
+    page.evaluate(() => {
+      const heatmap = document.querySelector('attention-model').shadowRoot.querySelector('attention-heatmap');
+      const root = heatmap.shadowRoot;
+      return {
+        head1: root.querySelectorAll('svg line[data-head="0"]').length,
+        all: root.querySelectorAll('svg line').length,
+        pressed: root.querySelector('.chip[data-head="0"]').getAttribute('aria-pressed'),
+        chips: [...root.querySelectorAll('.chip')].map((c) => c.textContent),
+      };
+    });
+  const before = await lines();
+  assert.deepEqual(before.chips, ['head 1', 'head 2', 'head 3', 'head 4']);
+  assert.equal(before.pressed, 'true');
+  assert.equal(before.head1 * 4, before.all, 'each head draws T² lines');
+  const chip = page.locator('attention-model').locator('attention-heatmap').locator('.chip[data-head="0"]');
+  await chip.click();
+  const hidden = await lines();
+  assert.deepEqual([hidden.head1, hidden.all, hidden.pressed], [0, before.all - before.head1, 'false']);
+  await chip.click();
+  assert.deepEqual(await lines(), before);
+  await page.close();
+
+  ({ page } = await open('model-neuron', 1280));
+  const neuron = await page.evaluate(() => {
+    const table = document.querySelector('attention-model').shadowRoot.querySelector('table.neuron');
+    const values = (row) => [...row.querySelectorAll('td.dim')].map((td) => Number(td.dataset.value));
+    const rows = [...table.tBodies[0].rows];
+    return {
+      q: values(table.tHead.rows[1]),
+      keys: rows.map((r) => values(r)),
+      dots: rows.map((r) => r.dataset.score),
+      cellHeight: Math.min(...[...table.querySelectorAll('td.dim')].map((td) => td.getBoundingClientRect().height)),
+    };
+  });
+  await page.close();
+  const hd = neuron.q.length;
+  assert.equal(hd, 8, 'tiny GPT-2: head_dim 8');
+  for (const [j, row] of neuron.keys.entries()) {
+    // Each key row: k (hd cells), then q ⊙ k (hd cells) whose entries are q[c]·k[c].
+    const k = row.slice(0, hd),
+      products = row.slice(hd);
+    products.forEach((p, c) => assert.ok(Math.abs(p - neuron.q[c] * k[c]) < 1e-6, `key ${j} dim ${c}`));
+  }
+  assert.ok(neuron.cellHeight >= 14, `cells ${neuron.cellHeight} px tall`);
+});

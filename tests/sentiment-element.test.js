@@ -50,7 +50,7 @@ test(
           return {
             p: el.prediction,
             verdict: root.querySelector('.verdict').textContent,
-            stages: [...root.querySelectorAll('ol.pipeline > li h3')].map((h) => h.textContent),
+            stages: [...root.querySelectorAll('ol.pipeline > li .stage-title')].map((h) => h.textContent),
             chips: [...root.querySelectorAll('ol.pipeline > li:nth-child(2) .chip')].map((c) => c.textContent),
             ids: [...root.querySelectorAll('ol.pipeline > li:nth-child(3) .chip')].map((c) => Number(c.textContent)),
             cls: cells(tables[1]),
@@ -245,7 +245,7 @@ test(
             p: el.prediction,
             format: el.classifier.format,
             verdict: root.querySelector('.verdict').textContent,
-            stages: [...root.querySelectorAll('ol.pipeline > li h3')].map((h) => h.textContent),
+            stages: [...root.querySelectorAll('ol.pipeline > li .stage-title')].map((h) => h.textContent),
             chips: [...root.querySelectorAll('ol.pipeline > li:nth-child(2) .chip')].map((c) => c.textContent),
             ids: [...root.querySelectorAll('ol.pipeline > li:nth-child(3) .chip')].map((c) => Number(c.textContent)),
             vectors: root.querySelector('ol.pipeline > li:nth-child(4)').textContent,

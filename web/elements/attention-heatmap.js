@@ -39,6 +39,9 @@ svg text.heading { font-weight: 600; }
 .readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
 .key { display: flex; align-items: center; flex-wrap: wrap; gap: 0.4rem; font-size: 0.8rem; }
 .key .samples { display: inline-flex; gap: 4px; }
+.chips { display: flex; flex-wrap: wrap; gap: 0.3rem; margin: 0.3rem 0; font-size: 0.85rem; }
+.chip { font: inherit; border: 2px solid var(--chip); border-left-width: 1rem; background: transparent; color: inherit; padding: 0 0.4rem; cursor: pointer; }
+.chip[aria-pressed="false"] { opacity: 0.45; border-style: dashed; text-decoration: line-through; }
 .key .samples span { display: inline-block; width: 18px; height: 2px; background: var(--_line); }
 `;
 
@@ -126,6 +129,7 @@ export class AttentionHeatmap extends AttentionElement {
   static style = STYLE;
 
   #heads = [];
+  #hidden = new Set(); // heads the reader toggled off in the all-heads lines view
   #error = null;
   #generation = 0;
 
@@ -345,6 +349,32 @@ document.body.append(heatmap);
     return wrap;
   }
 
+  // bertviz's head chips: one button per head in its colour; pressing one hides or shows its
+  // lines (aria-pressed says whether they are shown).
+  #headChips(count) {
+    const chips = document.createElement('div');
+    chips.className = 'chips';
+    chips.setAttribute('role', 'group');
+    chips.setAttribute('aria-label', 'heads shown (press to hide or show a head)');
+    for (let n = 0; n < count; n++) {
+      const chip = document.createElement('button');
+      chip.type = 'button';
+      chip.className = 'chip';
+      chip.dataset.head = String(n);
+      chip.style.setProperty('--chip', headColour(n, count));
+      chip.setAttribute('aria-pressed', String(!this.#hidden.has(n)));
+      chip.textContent = `head ${n + 1}`;
+      chip.addEventListener('click', () => {
+        if (this.#hidden.has(n)) this.#hidden.delete(n);
+        else this.#hidden.add(n);
+        this.#render();
+        this.shadowRoot.querySelector(`.chip[data-head="${n}"]`)?.focus();
+      });
+      chips.append(chip);
+    }
+    return chips;
+  }
+
   #lines(heads, tokens, controls, choice) {
     if (heads.length > 1) {
       const select = document.createElement('select');
@@ -393,7 +423,9 @@ document.body.append(heatmap);
     heading('query', left - 8, 'end');
     heading('key', right + 8, 'start');
     const y = (i) => top + 17 + i * rowH;
-    const drawn = all ? heads.map((h, n) => [h, headColour(n, heads.length), n]) : [[w, null, null]];
+    const drawn = all
+      ? heads.map((h, n) => [h, headColour(n, heads.length), n]).filter(([, , n]) => !this.#hidden.has(n))
+      : [[w, null, null]];
     for (const [weights, colour, head] of drawn) {
       for (let i = 0; i < lq; i++) {
         for (let j = 0; j < lk; j++) {
@@ -463,6 +495,7 @@ document.body.append(heatmap);
     const figure = document.createElement('div');
     figure.append(
       linesKey(all ? heads.length : 0),
+      ...(all ? [this.#headChips(heads.length)] : []),
       svg,
       readout,
       captionLine(

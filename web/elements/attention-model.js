@@ -50,9 +50,14 @@ table.probabilities th { overflow-wrap: anywhere; max-width: 12rem; }
 button.thumb { padding: 0; border: 2px solid transparent; background: none; line-height: 0; cursor: pointer; }
 button.thumb[aria-current=true] { border-color: var(--_focus, #2563eb); }
 button.thumb canvas { width: 48px; height: 48px; image-rendering: pixelated; }
-.bar { position: relative; display: inline-block; width: 9rem; height: 1.1em; background: color-mix(in srgb, currentColor 10%, transparent); vertical-align: middle; }
-.bar .fill { position: absolute; inset: 0 auto 0 0; background: var(--_bar, #2563eb); opacity: 0.55; }
-.bar .value { position: relative; padding-inline-start: 0.25rem; font-variant-numeric: tabular-nums; }
+.bar { position: relative; display: inline-block; width: 7rem; height: 0.9em; background: color-mix(in srgb, currentColor 10%, transparent); vertical-align: middle; }
+.bar .fill { position: absolute; inset: 0 auto 0 0; background: var(--_bar, #2563eb); opacity: 0.7; }
+.barred { display: inline-flex; gap: 0.4rem; align-items: center; }
+.value, td.number { font-variant-numeric: tabular-nums; min-width: 3.2em; display: inline-block; text-align: end; }
+table.neuron td.dim { min-width: 2.6em; height: 1.3em; padding: 0.1rem 0.2rem; font-size: max(0.8em, 11px); text-align: end; font-variant-numeric: tabular-nums; border: 1px solid var(--attn-border, #8884); }
+table.neuron td.note { font-size: 0.85em; opacity: 0.85; }
+table.neuron th[tabindex]:focus { outline: 2px solid var(--_focus); }
+.readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
 `;
 
 // The element's model lease (model-cache.js): elements showing the same source share one

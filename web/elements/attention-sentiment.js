@@ -51,7 +51,7 @@ th[scope=row] { text-align: left; font-weight: 600; }
 button, select { font: inherit; max-width: 100%; }
 ol.pipeline { list-style: none; padding-left: 0; }
 ol.pipeline > li { margin: 0.6rem 0; }
-ol.pipeline h3 { font-size: 1em; margin: 0 0 0.2rem; }
+ol.pipeline .stage-title { font-size: 1em; font-weight: 700; margin: 0 0 0.2rem; }
 .chips { display: flex; flex-wrap: wrap; gap: 0.25rem; }
 button.head { padding: 0 0.35rem; min-width: 1.8em; }
 button.head[aria-pressed=true] { font-weight: 700; outline: 2px solid var(--_focus); }
@@ -443,7 +443,9 @@ export class AttentionSentiment extends AttentionElement {
     // tokenizer gives its special tokens ([CLS] … [SEP]) among the tokens.
     const own = classifier.format === 'attention-wasm';
     const tokens = own ? p.tokens.slice(1) : p.tokens;
-    const stage = (title, ...content) => make('li', {}, make('h3', { textContent: title }), ...content);
+    // Each stage a list item titled in bold (not a heading: the page's outline is the page's).
+    const stage = (title, ...content) =>
+      make('li', {}, make('div', { className: 'stage-title', textContent: title }), ...content);
     const chips = (items) =>
       make(
         'div',
