@@ -1,5 +1,6 @@
-// Screenshots of every element on a page of its own, as docs/elements.md shows it, at 1280
-// and 390 px wide, light and dark:  node scripts/element-shots.mjs [--root DIR] [--out DIR]
+// Screenshots of every element on a page of its own, as docs/elements.md shows it: 960 px
+// wide (docs/elements.md's images), or with --all at 1280 and 390 px, light and dark:
+//   node scripts/element-shots.mjs [--all] [--root DIR] [--out DIR]
 // (--root: the checkout whose web/, bindings/ and dist/ are served; default this one;
 //  --out: where the PNGs go, default docs/images/elements; --only a,b: those pages only).
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
@@ -54,7 +55,7 @@ async function settled(page) {
 
 async function main() {
   const { values } = parseArgs({
-    options: { root: { type: 'string' }, out: { type: 'string' }, only: { type: 'string' } },
+    options: { root: { type: 'string' }, out: { type: 'string' }, only: { type: 'string' }, all: { type: 'boolean' } },
   });
   const here = fileURLToPath(new URL('../', import.meta.url));
   const root = values.root ? `${values.root.replace(/\/$/, '')}/` : here;
@@ -72,11 +73,14 @@ async function main() {
   try {
     const only = values.only?.split(',');
     for (const name of Object.keys(ELEMENT_PAGES).filter((n) => !only || only.includes(n))) {
-      for (const [width, scheme] of [
-        [1280, 'light'],
-        [390, 'light'],
-        [1280, 'dark'],
-      ]) {
+      const variants = values.all
+        ? [
+            [1280, 'light'],
+            [390, 'light'],
+            [1280, 'dark'],
+          ]
+        : [[960, 'light']];
+      for (const [width, scheme] of variants) {
         const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: scheme });
         await page.goto(`${url}${name}-${scheme}.html`);
         try {
@@ -84,7 +88,9 @@ async function main() {
         } catch (error) {
           console.error(`${name}: ${error.message.split('\n')[0]}`);
         }
-        const file = `${out}/${name}-${width}${scheme === 'dark' ? '-dark' : ''}.png`;
+        const file = values.all
+          ? `${out}/${name}-${width}${scheme === 'dark' ? '-dark' : ''}.png`
+          : `${out}/${name}.png`;
         await writeFile(file, await page.locator('main').screenshot());
         await page.close();
       }
