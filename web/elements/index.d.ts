@@ -376,11 +376,11 @@ export interface AttentionStepsAttributes extends CommonAttributes {
   for?: string;
   /** The same as `for`, for sanitized pages (DOMPurify keeps `for` on labels only). */
   link?: string;
-  /** 'compact': the stages side by side in smaller type (fits a 960 × 700 slide). */
   /** Token names of X's rows (the keys): a comma list or JSON array (numbered without). */
   tokens?: string;
   /** Token names of C's rows (the queries of cross-attention). */
   'query-tokens'?: string;
+  /** 'compact': the stages side by side in smaller type (fits a 960 × 700 slide). */
   layout?: 'compact';
   /** Only these stages, in this order (comma-separated): inputs, weights, projections, scores, scaled, mask, softmax, output, projection-out. */
   stages?: string;
