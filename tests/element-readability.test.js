@@ -284,3 +284,26 @@ test("attention-model: head chips toggle a head's lines; the neuron view shows q
   }
   assert.ok(neuron.cellHeight >= 14, `cells ${neuron.cellHeight} px tall`);
 });
+
+test('attention-model model view: the caption names the axes and tokens; focusing a map reads it', async () => {
+  const { page } = await open('model-model', 1280);
+  const thumb = page.locator('attention-model').locator('button.thumb[aria-label="layer 2 head 3"]');
+  await thumb.focus();
+  const r = await page.evaluate(() => {
+    const el = document.querySelector('attention-model');
+    const json = el.toJSON();
+    return {
+      caption: el.shadowRoot.querySelector('table.model-grid caption').textContent,
+      readout: el.shadowRoot.querySelector('.readout').textContent,
+      labels: json.tokens.map((t) => t.label),
+    };
+  });
+  await page.close();
+  assert.match(r.caption, /query ↓ key →/);
+  assert.ok(r.caption.includes(`(tokens in order: ${r.labels.join(' ')})`), r.caption);
+  // The first query of a decoder sees only itself: its strongest key is itself, weight 1.
+  assert.match(
+    r.readout,
+    new RegExp(`^Layer 2, head 3: each query's strongest key: ${r.labels[0]}→${r.labels[0]} 1\\.00, `),
+  );
+});

@@ -549,6 +549,7 @@ export class AttentionModel extends AttentionElement {
             this.view = 'head';
           },
           [layer, this.#index('head', d.numHeads)],
+          r.labels,
         ),
       );
       return wrap;

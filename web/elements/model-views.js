@@ -56,12 +56,15 @@ function byteLevelBytes(piece) {
  * calls pick(layer, head).
  * @param {Float32Array[]} maps per layer, [heads, T, T] of the first sequence
  */
-export function modelGrid(maps, heads, T, pick, selected) {
+export function modelGrid(maps, heads, T, pick, selected, labels = null) {
   const table = document.createElement('table');
   table.className = 'model-grid';
   const caption = document.createElement('caption');
-  caption.textContent = `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens. Pick one to see it in the head view.`;
+  caption.textContent = `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1). Hover or focus a map to read it; pick one to open it in the head view.`;
   table.append(caption);
+  const readout = document.createElement('p');
+  readout.className = 'readout';
+  readout.setAttribute('aria-live', 'polite');
   const head = table.createTHead().insertRow();
   const corner = document.createElement('th');
   corner.scope = 'col';
@@ -89,10 +92,28 @@ export function modelGrid(maps, heads, T, pick, selected) {
       if (selected && selected[0] === l && selected[1] === h) button.setAttribute('aria-current', 'true');
       button.append(mapCanvas(map.subarray(h * T * T, (h + 1) * T * T), T));
       button.addEventListener('click', () => pick(l, h));
+      if (labels) {
+        const map = maps[l].subarray(h * T * T, (h + 1) * T * T);
+        const strongest = labels
+          .map((label, i) => {
+            const row = Array.from(map.subarray(i * T, (i + 1) * T));
+            const j = row.indexOf(Math.max(...row));
+            return `${label}→${labels[j]} ${formatNumber(row[j], 2)}`;
+          })
+          .join(', ');
+        const say = () => {
+          readout.textContent = `Layer ${l + 1}, head ${h + 1}: each query's strongest key: ${strongest}`;
+        };
+        button.title = `layer ${l + 1} head ${h + 1}: ${strongest}`;
+        button.addEventListener('mouseenter', say);
+        button.addEventListener('focus', say);
+      }
       cell.append(button);
     }
   });
-  return table;
+  const wrap = document.createElement('div');
+  wrap.append(table, readout);
+  return wrap;
 }
 
 // One [T][T] map on a canvas, one pixel block per weight (sequential colours, 0 → 1).
