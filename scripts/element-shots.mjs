@@ -25,7 +25,7 @@ export const ELEMENT_PAGES = {
   'model-model': `<attention-model eager src="/web/elements/models/tiny-gpt2/" text="The cat sat on the mat" view="model"></attention-model>`,
   'model-neuron': `<attention-model eager src="/web/elements/models/tiny-gpt2/" text="The cat sat on the mat" view="neuron"></attention-model>`,
   sentiment: `<attention-sentiment eager text="The food was great but the service was slow."></attention-sentiment>`,
-  training: `<attention-training></attention-training>`,
+  training: `<attention-training task="reverse" steps="300" autostart></attention-training>`,
 };
 
 /** The page of one element: the elements module and the tag, nothing else. */
@@ -46,6 +46,15 @@ async function settled(page) {
       const el = document.querySelector('main > h1 + *');
       const root = el?.shadowRoot;
       return root && root.children.length > 0 && !root.querySelector('progress');
+    },
+    null,
+    { timeout: 60_000 },
+  );
+  // A training run: until it stops (its steps, or the target accuracy), maps drawn.
+  await page.waitForFunction(
+    () => {
+      const el = document.querySelector('main > h1 + *');
+      return el.localName !== 'attention-training' || (el.history.length > 0 && el.state !== 'running');
     },
     null,
     { timeout: 60_000 },

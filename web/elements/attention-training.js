@@ -61,6 +61,7 @@ export class AttentionTraining extends AttentionElement {
   #pendingMaps = null;
   #maps = [];
   #reachedTarget = false; // the run paused once at the target accuracy
+  #targetNote = ''; // what the stats line says about it (reports in flight keep it)
 
   #leaving = 0;
   #resumeOnReturn = false;
@@ -233,6 +234,7 @@ export class AttentionTraining extends AttentionElement {
   /** Resumes a paused run. */
   resume() {
     if (this.#state !== 'paused' || !this.#worker) return;
+    this.#targetNote = this.#targetNote.replace(': paused (Keep training goes on).', '; training goes on.');
     this.#worker.postMessage({ type: 'resume' });
     this.#setState('running');
   }
@@ -250,6 +252,7 @@ export class AttentionTraining extends AttentionElement {
     this.#parts.key.hidden = true;
     this.#maps = [];
     this.#reachedTarget = false;
+    this.#targetNote = '';
     this.#drawCurve();
   }
 
@@ -264,7 +267,7 @@ export class AttentionTraining extends AttentionElement {
     if (data.type === 'progress') {
       const entry = { step: data.step, loss: data.loss, accuracy: data.accuracy, stepsPerSecond: data.stepsPerSecond };
       this.#history.push(entry);
-      p.stats.textContent = `step ${data.step} · loss ${formatNumber(data.loss, 4)} nats · held-out token accuracy ${formatNumber(100 * data.accuracy, 1)}% · ${Math.round(data.stepsPerSecond)} steps/s${this.#resumeOnReturn ? ` · ${AWAY}` : ''}`;
+      p.stats.textContent = `step ${data.step} · loss ${formatNumber(data.loss, 4)} nats · held-out token accuracy ${formatNumber(100 * data.accuracy, 1)}% · ${Math.round(data.stepsPerSecond)} steps/s${this.#resumeOnReturn ? ` · ${AWAY}` : ''}${this.#targetNote ? ` · ${this.#targetNote}` : ''}`;
       for (const m of MILESTONES) {
         if (data.accuracy >= m && !this.#announced.has(m)) {
           this.#announced.add(m);
@@ -299,6 +302,7 @@ export class AttentionTraining extends AttentionElement {
     this.#reachedTarget = true;
     this.pause();
     const text = `Reached the target, ${target}% held-out accuracy, at step ${data.step}: paused (Keep training goes on).`;
+    this.#targetNote = text;
     this.#parts.stats.textContent += ` · ${text}`;
     this.#parts.live.textContent = text;
   }
