@@ -142,20 +142,37 @@ export class TokenPruning extends AttentionElement {
     });
     const row = document.createElement('div');
     row.className = 'row';
-    const matrix = (name, label, value, precision, heat) => {
+    const matrix = (name, label, value, precision, heat, caption) => {
       const m = new AttentionMatrix();
       m.dataset.name = name;
       m.setAttribute('label', label);
       m.setAttribute('precision', String(precision));
       if (heat) m.setAttribute('heat', heat);
+      m.setAttribute('row-title', 'query');
+      m.setAttribute('col-title', 'key');
+      m.setAttribute('caption', caption);
       m.rowLabels = tokens;
       m.colLabels = tokens;
       m.value = value;
       return m;
     };
     row.append(
-      matrix('G', 'G (1 if i = j, else keep_j)', this.#result.G, 0),
-      matrix('weights', 'Ã: softmax over the kept keys', this.#result.weights, 2, 'sequential'),
+      matrix(
+        'G',
+        'G (1 if i = j, else keep_j)',
+        this.#result.G,
+        0,
+        null,
+        "1 where a query may look at a key: a dropped token's column is 0, except its own cell.",
+      ),
+      matrix(
+        'weights',
+        'Ã: softmax over the kept keys',
+        this.#result.weights,
+        2,
+        'sequential',
+        'Each row is one query’s weights over the kept keys (rows sum to 1); a dropped token gets 0 from every other query.',
+      ),
     );
     this.shadowRoot.replaceChildren(this.exportBar(), fieldset, row);
   }
