@@ -286,6 +286,10 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     if (options.heat) m.setAttribute('heat', options.heat);
     if (options.rowLabels) m.rowLabels = options.rowLabels;
     if (options.colLabels) m.colLabels = options.colLabels;
+    if (options.axes) {
+      m.setAttribute('row-title', options.axes[0]);
+      m.setAttribute('col-title', options.axes[1]);
+    }
     m.value = value;
     return m;
   }
@@ -331,9 +335,9 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
       t > 0 && j >= state[0].keys[0] && j < state[0].keys[1] ? `▶${j + 1}` : String(j + 1),
     );
     inputs.append(
-      this.#matrix('q', 'q', d.q),
-      this.#matrix('k', 'k (▶ this block)', d.k, { rowLabels: keyLabels }),
-      this.#matrix('v', 'v', d.v, { rowLabels: keyLabels }),
+      this.#matrix('q', 'q', d.q, { axes: ['query', 'feature'] }),
+      this.#matrix('k', 'k (▶ this block)', d.k, { rowLabels: keyLabels, axes: ['key', 'feature'] }),
+      this.#matrix('v', 'v', d.v, { rowLabels: keyLabels, axes: ['key', 'value feature'] }),
     );
 
     const running = document.createElement('div');
@@ -389,8 +393,13 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
         }),
       );
       end.append(
-        this.#matrix('result', 'O / ℓ (online, float64)', result),
-        this.#matrix('reference', 'attention(q, k, v) (library, float32)', { data: ref, shape: [lq, dv] }),
+        this.#matrix('result', 'O / ℓ (online, float64)', result, { axes: ['query', 'value feature'] }),
+        this.#matrix(
+          'reference',
+          'attention(q, k, v) (library, float32)',
+          { data: ref, shape: [lq, dv] },
+          { axes: ['query', 'value feature'] },
+        ),
       );
       const verdict = document.createElement('p');
       verdict.className = 'verdict';
