@@ -307,3 +307,19 @@ test('attention-model model view: the caption names the axes and tokens; focusin
     new RegExp(`^Layer 2, head 3: each query's strongest key: ${r.labels[0]}→${r.labels[0]} 1\\.00, `),
   );
 });
+
+test('attention-matrix says when its rows sum to 1, and only then', async () => {
+  const { page } = await open('matrix', 1280);
+  const shapes = await page.evaluate(async () => {
+    const m = document.querySelector('attention-matrix');
+    const shape = () => m.shadowRoot.querySelector('.shape').textContent;
+    const weights = shape();
+    m.value = [
+      [0.5, 0.6],
+      [0.2, 0.8],
+    ];
+    return [weights, shape()];
+  });
+  await page.close();
+  assert.deepEqual(shapes, [' [2 × 2] · each row sums to 1', ' [2 × 2]']);
+});

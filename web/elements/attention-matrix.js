@@ -98,6 +98,18 @@ function checkCells(rows, cols) {
     throw tooBig(TAG, 'value', `${rows} × ${cols} = ${rows * cols} cells`, `${LIMITS.canvasCells}`);
 }
 
+// Whether every row of a [rows, cols] tensor sums to 1 (attention weights), within float32 error.
+function rowsSumToOne(v) {
+  if (!v || v.shape[0] === 0) return false;
+  const [rows, cols] = v.shape;
+  for (let i = 0; i < rows; i++) {
+    let sum = 0;
+    for (let j = 0; j < cols; j++) sum += v.data[i * cols + j];
+    if (!(Math.abs(sum - 1) < 1e-4)) return false;
+  }
+  return true;
+}
+
 // A boolean property with an attribute's meaning: present (any string, '' included) is on.
 const isOn = (v) => typeof v === 'string' || Boolean(v);
 
@@ -309,7 +321,7 @@ document.body.append(m);
     name.textContent = label;
     const shape = document.createElement('span');
     shape.className = 'shape';
-    shape.textContent = ` [${rows} × ${cols}]`;
+    shape.textContent = ` [${rows} × ${cols}]${this.heat === 'sequential' && rowsSumToOne(v) ? ' · each row sums to 1' : ''}`;
     caption.append(name, shape);
     figure.append(caption);
     const axes = this.#axisWords();
