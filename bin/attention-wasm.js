@@ -49,6 +49,42 @@ function openInBrowser(url) {
     .unref();
 }
 
+// Under `npx attention-wasm` (npm exec), the server stops when npm does: npm exec runs this
+// through a shell, and ending npm (its terminal closed, a process manager stopping it) left
+// this process listening, orphaned. The parent (npm or the shell) and its parent are watched:
+// when either is gone, the server closes. Run directly (node bin/…), nothing is watched.
+function stopWithNpm(server) {
+  if (process.env.npm_command !== 'exec') return;
+  const parent = process.ppid;
+  const grandparent = parentOf(parent);
+  const alive = (pid) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (error) {
+      return error.code === 'EPERM';
+    }
+  };
+  setInterval(() => {
+    if (process.ppid === parent && (grandparent === null || grandparent <= 1 || alive(grandparent))) return;
+    server.close();
+    process.exit(0);
+  }, 500).unref();
+}
+
+// The parent process id of `pid` (Linux: /proc; null where it cannot be read).
+function parentOf(pid) {
+  try {
+    return Number(
+      readFileSync(`/proc/${pid}/stat`, 'utf8')
+        .replace(/^.*\) /s, '')
+        .split(' ')[1],
+    );
+  } catch {
+    return null;
+  }
+}
+
 let options;
 try {
   options = readOptions(process.argv.slice(2));
@@ -62,7 +98,8 @@ if (options.help) {
 }
 try {
   const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-  const { url } = await listen(options.port, options.host);
+  const { server, url } = await listen(options.port, options.host);
+  stopWithNpm(server);
   console.log(`attention-wasm ${version}: the worked examples at ${url}web/`);
   console.log(`  the elements on a bare page at ${url}examples/embed.html  (Ctrl+C stops)`);
   if (options.open) openInBrowser(`${url}web/`);

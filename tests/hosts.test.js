@@ -288,12 +288,8 @@ test(
   async () => {
     const { page, errors } = await openPage('moves.html', () => window.elementsReady);
     try {
-      await page.waitForTimeout(500);
-      assert.equal(
-        await page.evaluate(() => document.getElementById('far').prediction),
-        null,
-        'not loaded while off screen',
-      );
+      // The shipped classifier is on the page's own origin: it also loads when the page is
+      // idle (issue 45: a full-page screenshot scrolls nothing into view), and answers in print.
       await page.emulateMedia({ media: 'print' });
       await page.waitForFunction(() => document.getElementById('far').prediction, null, { timeout: 20_000 });
       assert.deepEqual(errors, []);

@@ -93,10 +93,15 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
   // that says which side is the query and what opacity means; one export toolbar.
   assert.equal(report.gpt2.lines, report.gpt2.heads * T * T, 'gpt2: the head view draws T² lines per head');
   assert.equal(report.gpt2.colours, report.gpt2.heads, 'a colour per head');
-  assert.equal(
+  assert.ok(
+    report.gpt2.caption.startsWith(
+      `Layer 1, all ${report.gpt2.heads} heads, a colour each: a line joins each query token (left) to each key token (right); the more opaque the line, the more weight the query gives that key.`,
+    ),
     report.gpt2.caption,
-    `Layer 1, all ${report.gpt2.heads} heads, a colour each: a line joins each query token (left) to each key token (right); the more opaque the line, the more weight the query gives that key.`,
   );
+  // The marks the token labels use are named (a lone space token is "␣"; GPT-2's likeliest
+  // next tokens here include a control byte and pieces of a character).
+  assert.match(report.gpt2.caption, / Tokens: ␣ = space, <0x08> = a control byte, <\?> = part of a character/);
   assert.equal(report.gpt2.toolbars, 1, 'one export toolbar');
   assert.match(
     report.llama.caption,
@@ -302,6 +307,13 @@ test('axe finds nothing serious; nothing overflows at 390 px; a bad source is an
   await page.waitForFunction(() => document.getElementById('gpt2').error);
   const message = await page.evaluate(() => document.getElementById('gpt2').error.message);
   assert.match(message, /^loadModel: .*no-such-model.* has no config.json/);
+  // The error line says what to try: the folder's URL, the shipped model offline, a Hub folder.
+  const hint = await page.evaluate(() => document.getElementById('gpt2').shadowRoot.querySelector('.hint').textContent);
+  assert.match(hint, /^Try: the URL of the folder that holds config.json/);
+  assert.match(
+    hint,
+    /Offline, the tiny GPT-2 this package ships \(random weights\): src="http:\/\/127\.0\.0\.1:\d+\/web\/elements\/models\/tiny-gpt2\/"/,
+  );
   await page.evaluate(() => document.getElementById('gpt2').setAttribute('src', '/tests/fixtures/hf/tiny-gpt2/'));
   await page.waitForFunction(
     () => document.getElementById('gpt2').toJSON().attentions && !document.getElementById('gpt2').error,

@@ -70,7 +70,7 @@ test.before(
 test.after(async () => {
   await browser?.close();
   modelHost?.server.close();
-  for (const child of children) if (child.exitCode === null) process.kill(-child.pid);
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -115,6 +115,24 @@ test('a port another program holds: it says so and serves on a free one', async 
   assert.match(second.output, new RegExp(`^attention-wasm: port ${port} is taken; using (\\d+) instead\\n`));
   assert.notEqual(new URL(second.url).port, port);
   assert.equal((await fetch(`${second.url}web/`)).status, 200);
+});
+
+test('stopping npm exec (npx) stops the server: nothing is left listening', async () => {
+  const third = await startBin(['--port', '0']);
+  const npm = children.at(-1);
+  assert.equal((await fetch(`${third.url}web/`)).status, 200);
+  // Only npm exec itself (not its group): the shell and the server under it are left to notice.
+  process.kill(npm.pid, 'SIGTERM');
+  const deadline = Date.now() + 10_000;
+  let listening = true;
+  while (listening && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    listening = await fetch(`${third.url}web/`).then(
+      () => true,
+      () => false,
+    );
+  }
+  assert.equal(listening, false, `still listening at ${third.url} 10 s after npm exec was stopped`);
 });
 
 test('a wrong option: exit code 2, the reason and the usage', () => {

@@ -50,7 +50,7 @@ test(
           return {
             p: el.prediction,
             verdict: root.querySelector('.verdict').textContent,
-            stages: [...root.querySelectorAll('ol.pipeline > li h3')].map((h) => h.textContent),
+            stages: [...root.querySelectorAll('ol.pipeline > li .stage-title')].map((h) => h.textContent),
             chips: [...root.querySelectorAll('ol.pipeline > li:nth-child(2) .chip')].map((c) => c.textContent),
             ids: [...root.querySelectorAll('ol.pipeline > li:nth-child(3) .chip')].map((c) => Number(c.textContent)),
             cls: cells(tables[1]),
@@ -73,6 +73,29 @@ test(
         `Prediction: negative (p = ${p0.toFixed(3)}, ${confidenceWords(p0)}; shipped classifier)`,
       );
       assert.equal(first.p.confidence, confidenceWords(p0));
+      // The calibration step is on the page: logit ÷ T beside the logits, and the softmax of
+      // that column is the probabilities shown (issue 45: softmax of the logits alone is not).
+      const T = shipped.temperature;
+      assert.ok(T > 0 && T !== 1, `the shipped classifier is calibrated (T = ${T})`);
+      const head = await page.evaluate(() => {
+        const table = [...document.getElementById('sent').shadowRoot.querySelectorAll('table')].find((t) =>
+          t.tHead?.textContent.includes('logit ÷ T'),
+        );
+        return {
+          caption: table.caption.textContent,
+          rows: [...table.tBodies[0].rows].map((tr) =>
+            [...tr.cells].slice(1).map((c) => Number(c.textContent.replace('−', '-'))),
+          ),
+        };
+      });
+      assert.match(head.caption, new RegExp(`temperature T = ${T.toFixed(3)}`));
+      const scaled = expected.logits.map((z) => z / T);
+      const e = scaled.map((z) => Math.exp(z - Math.max(...scaled)));
+      head.rows.forEach(([logit, divided, probability], k) => {
+        assert.equal(logit, Number(expected.logits[k].toFixed(3)));
+        assert.equal(divided, Number(scaled[k].toFixed(3)));
+        assert.ok(Math.abs(probability - e[k] / e.reduce((a, b) => a + b, 0)) < 1e-4, `row ${k}: ${probability}`);
+      });
       assert.deepEqual(
         first.stages.map((s) => s.replace(/ \(.*| \d.*/, '')),
         [
@@ -222,7 +245,7 @@ test(
             p: el.prediction,
             format: el.classifier.format,
             verdict: root.querySelector('.verdict').textContent,
-            stages: [...root.querySelectorAll('ol.pipeline > li h3')].map((h) => h.textContent),
+            stages: [...root.querySelectorAll('ol.pipeline > li .stage-title')].map((h) => h.textContent),
             chips: [...root.querySelectorAll('ol.pipeline > li:nth-child(2) .chip')].map((c) => c.textContent),
             ids: [...root.querySelectorAll('ol.pipeline > li:nth-child(3) .chip')].map((c) => Number(c.textContent)),
             vectors: root.querySelector('ol.pipeline > li:nth-child(4)').textContent,

@@ -107,6 +107,29 @@ test(
         path: fileURLToPath(new URL('./artifacts/screenshots/attention-training.png', import.meta.url)),
         fullPage: true,
       });
+      // target="90": the run pauses by itself at 90% held-out accuracy and says so; the
+      // button then reads "Keep training", which goes on.
+      await page.locator('#train').getByRole('button', { name: 'Reset' }).click();
+      await page.locator('#target').getByRole('button', { name: 'Train' }).click();
+      await page.waitForFunction(() => document.getElementById('target').state === 'paused', null, { timeout: 30_000 });
+      const stopped = await page.evaluate(() => {
+        const el = document.getElementById('target');
+        return {
+          accuracy: el.history.at(-1).accuracy,
+          stats: el.shadowRoot.querySelector('.stats').textContent,
+          toolbar: [...el.shadowRoot.querySelectorAll('.export button')].map((b) => b.textContent),
+          json: el.toJSON(),
+        };
+      });
+      assert.ok(stopped.accuracy >= 0.9, `paused at ${stopped.accuracy}`);
+      assert.match(stopped.stats, /Reached the target, 90% held-out accuracy, at step \d+: paused/);
+      assert.deepEqual(stopped.toolbar, ['PNG', 'JSON', 'Copy code']);
+      assert.equal(stopped.json.task, 'reverse');
+      assert.ok(stopped.json.history.length > 0 && stopped.json.maps.length === 2);
+      const reportsThen = await page.evaluate(() => document.getElementById('target').history.length);
+      await page.locator('#target').getByRole('button', { name: 'Keep training' }).click();
+      await page.waitForFunction((n) => document.getElementById('target').history.length > n + 2, reportsThen);
+      await page.locator('#target').getByRole('button', { name: 'Reset' }).click();
       await page.addScriptTag({ path: fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url)) });
       const violations = await page.evaluate(async () =>
         (await window.axe.run(document)).violations

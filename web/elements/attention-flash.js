@@ -13,22 +13,14 @@
 // Events: `step` (detail: { block, blocks, state }).
 import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
-import { exportToolbar, elementToPng, jsLiteral, noInputCode, EXPORT_STYLE } from './export.js';
-import {
-  THEME_STYLE,
-  styleSheet,
-  errorMessage,
-  followPageScheme,
-  showAttributeError,
-  attributeErrorOf,
-} from './theme.js';
+import { jsLiteral, noInputCode } from './export.js';
+import { AttentionElement } from './base.js';
 import { LIMITS, tooBig, parseAttributeJson, attempt } from './limits.js';
-import { containKeys, consume } from './keys.js';
-import { observedAttributes, attributeReader } from './attributes.js';
+import { consume } from './keys.js';
 
 const TAG = 'attention-flash';
 
-const STYLE = `${THEME_STYLE}
+const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .row { display: flex; flex-wrap: wrap; gap: 0.8rem; align-items: flex-start; margin: 0.4rem 0; max-width: 100%; }
 .controls { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; }
@@ -37,7 +29,7 @@ button { font: inherit; }
 .memory, .verdict { font-size: 0.9em; }
 code { font-size: 0.85em; }
 .error { color: var(--_error); }
-${EXPORT_STYLE}`;
+`;
 
 const EXAMPLE = {
   // 2 queries, 6 keys, d = 3: three blocks of 2, the max moves twice
@@ -118,9 +110,9 @@ export function onlineSoftmaxSteps({ q, k, v }, block) {
   return states;
 }
 
-export class AttentionFlash extends HTMLElement {
-  #internals = this.attachInternals();
-  static observedAttributes = observedAttributes(TAG);
+export class AttentionFlash extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
 
   #data = null;
   #error = null;
@@ -131,12 +123,11 @@ export class AttentionFlash extends HTMLElement {
 
   constructor() {
     super();
-    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
     this.addEventListener('keydown', (e) => this.#onKey(e));
   }
 
   connectedCallback() {
-    followPageScheme(this, this.#internals);
+    super.connectedCallback();
     if (!this.hasAttribute('tabindex')) this.tabIndex = 0;
     if (!this.hasAttribute('role')) this.setAttribute('role', 'group');
     if (!this.hasAttribute('aria-label')) this.setAttribute('aria-label', 'online softmax, block by block');
@@ -161,7 +152,7 @@ export class AttentionFlash extends HTMLElement {
 
   /** Why the last input could not be shown, or a bad attribute value (null when neither). */
   get error() {
-    return this.#error ?? attributeErrorOf(this);
+    return this.#error ?? this.attributeError;
   }
 
   // New inputs, or the message saying why not (the element recovers on the next good ones).
@@ -171,7 +162,7 @@ export class AttentionFlash extends HTMLElement {
 
   /** Keys per block (default 2, also while the attribute is bad; the library's kernel uses 32). */
   get block() {
-    return attributeReader(this, TAG).get('block');
+    return this.attributeReader().get('block');
   }
   set block(b) {
     this.setAttribute('block', String(b));
@@ -208,11 +199,6 @@ export class AttentionFlash extends HTMLElement {
       ),
       reference: this.#reference && Array.from(this.#reference),
     };
-  }
-
-  /** A PNG of the element as drawn (a Promise of a Blob). */
-  toPNG() {
-    return elementToPng(this);
   }
 
   /** JavaScript that runs the same online softmax and compares it with the library. */
@@ -257,7 +243,7 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     const generation = ++this.#generation;
     const d = this.#data;
     // A bad attribute's message at once, over what is shown; the drawing below renews it.
-    showAttributeError(this.shadowRoot, attributeReader(this, TAG).checkAll().error);
+    this.showAttributeError(this.attributeReader().checkAll().error);
     try {
       if (this.#error) throw this.#error;
       this.#states = onlineSoftmaxSteps(d, this.block);
@@ -267,7 +253,7 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
       this.#reference = attn.attention(d.q, d.k, d.v, { returnWeights: true }).output.data; // the ordinary softmax path
       this.#render();
     } catch (error) {
-      this.shadowRoot.replaceChildren(errorMessage(error));
+      this.showError(error);
     }
   }
 
@@ -300,6 +286,10 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     if (options.heat) m.setAttribute('heat', options.heat);
     if (options.rowLabels) m.rowLabels = options.rowLabels;
     if (options.colLabels) m.colLabels = options.colLabels;
+    if (options.axes) {
+      m.setAttribute('row-title', options.axes[0]);
+      m.setAttribute('col-title', options.axes[1]);
+    }
     m.value = value;
     return m;
   }
@@ -345,9 +335,9 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
       t > 0 && j >= state[0].keys[0] && j < state[0].keys[1] ? `▶${j + 1}` : String(j + 1),
     );
     inputs.append(
-      this.#matrix('q', 'q', d.q),
-      this.#matrix('k', 'k (▶ this block)', d.k, { rowLabels: keyLabels }),
-      this.#matrix('v', 'v', d.v, { rowLabels: keyLabels }),
+      this.#matrix('q', 'q', d.q, { axes: ['query', 'feature'] }),
+      this.#matrix('k', 'k (▶ this block)', d.k, { rowLabels: keyLabels, axes: ['key', 'feature'] }),
+      this.#matrix('v', 'v', d.v, { rowLabels: keyLabels, axes: ['key', 'value feature'] }),
     );
 
     const running = document.createElement('div');
@@ -403,8 +393,13 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
         }),
       );
       end.append(
-        this.#matrix('result', 'O / ℓ (online, float64)', result),
-        this.#matrix('reference', 'attention(q, k, v) (library, float32)', { data: ref, shape: [lq, dv] }),
+        this.#matrix('result', 'O / ℓ (online, float64)', result, { axes: ['query', 'value feature'] }),
+        this.#matrix(
+          'reference',
+          'attention(q, k, v) (library, float32)',
+          { data: ref, shape: [lq, dv] },
+          { axes: ['query', 'value feature'] },
+        ),
       );
       const verdict = document.createElement('p');
       verdict.className = 'verdict';
@@ -415,15 +410,7 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     const formula = document.createElement('p');
     formula.innerHTML =
       '<code>m ← max(m, max s)</code>, <code>ℓ ← ℓ·e^(m_old−m) + Σ e^(s−m)</code>, <code>O ← O·e^(m_old−m) + Σ e^(s−m)·v</code>; at the end <code>output = O / ℓ</code>.';
-    this.shadowRoot.replaceChildren(
-      exportToolbar(this, 'attention-flash'),
-      controls,
-      formula,
-      inputs,
-      running,
-      end,
-      memory,
-    );
-    showAttributeError(this.shadowRoot, attributeReader(this, TAG).checkAll().error);
+    this.shadowRoot.replaceChildren(this.exportBar('attention-flash'), controls, formula, inputs, running, end, memory);
+    this.showAttributeError(this.attributeReader().checkAll().error);
   }
 }

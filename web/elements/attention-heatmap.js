@@ -16,23 +16,15 @@
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exampleData } from './attention-steps.js';
-import { toNumber } from './format.js';
-import { exportToolbar, elementToPng, jsLiteral, jsString, EXPORT_STYLE } from './export.js';
-import {
-  THEME_STYLE,
-  styleSheet,
-  followPageScheme,
-  errorMessage,
-  showAttributeError,
-  attributeErrorOf,
-} from './theme.js';
+import { toNumber, formatNumber } from './format.js';
+import { jsLiteral, jsString } from './export.js';
+import { AttentionElement, captionLine } from './base.js';
+import { errorMessage } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
-import { containKeys } from './keys.js';
-import { observedAttributes, attributeReader } from './attributes.js';
 
 const TAG = 'attention-heatmap';
 
-const STYLE = `${THEME_STYLE}
+const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .controls { display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap; font-size: 0.85em; margin-bottom: 0.3rem; }
 button, select { font: inherit; }
@@ -43,7 +35,15 @@ svg line { stroke: var(--_line); }
 svg g.token:focus { outline: none; }
 svg g.token:focus text, svg g.token.active text { font-weight: 700; }
 svg line.dim { opacity: 0.05 !important; }
-${EXPORT_STYLE}`;
+svg text.heading { font-weight: 600; }
+.readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
+.key { display: flex; align-items: center; flex-wrap: wrap; gap: 0.4rem; font-size: 0.8rem; }
+.key .samples { display: inline-flex; gap: 4px; }
+.chips { display: flex; flex-wrap: wrap; gap: 0.3rem; margin: 0.3rem 0; font-size: 0.85rem; }
+.chip { font: inherit; border: 2px solid var(--chip); border-left-width: 1rem; background: transparent; color: inherit; padding: 0 0.4rem; cursor: pointer; }
+.chip[aria-pressed="false"] { opacity: 0.45; border-style: dashed; text-decoration: line-through; }
+.key .samples span { display: inline-block; width: 18px; height: 2px; background: var(--_line); }
+`;
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -124,21 +124,17 @@ export function headAverage(heads) {
   return heads[0].map((row, i) => row.map((_, j) => heads.reduce((s, h) => s + h[i][j], 0) / heads.length));
 }
 
-export class AttentionHeatmap extends HTMLElement {
-  #internals = this.attachInternals();
-  static observedAttributes = observedAttributes(TAG);
+export class AttentionHeatmap extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
 
   #heads = [];
+  #hidden = new Set(); // heads the reader toggled off in the all-heads lines view
   #error = null;
   #generation = 0;
 
-  constructor() {
-    super();
-    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
-  }
-
   connectedCallback() {
-    followPageScheme(this, this.#internals);
+    super.connectedCallback();
     this.#load();
   }
 
@@ -160,7 +156,7 @@ export class AttentionHeatmap extends HTMLElement {
 
   /** Why the last input could not be shown, or a bad attribute value (null when neither). */
   get error() {
-    return this.#error ?? attributeErrorOf(this);
+    return this.#error ?? this.attributeError;
   }
 
   // New heads, or the message saying why not (the element recovers on the next good input).
@@ -176,11 +172,6 @@ export class AttentionHeatmap extends HTMLElement {
       heads: this.weights,
       average: this.#heads.length ? headAverage(this.#heads) : null,
     };
-  }
-
-  /** A PNG of the element as drawn (a Promise of a Blob). */
-  toPNG() {
-    return elementToPng(this);
   }
 
   /** JavaScript that shows these weights in an <attention-heatmap>. */
@@ -202,7 +193,7 @@ document.body.append(heatmap);
 
   /** 'grid' or 'lines' ('grid' also while the attribute is bad: attributes.js). */
   get view() {
-    return attributeReader(this, TAG).get('view');
+    return this.attributeReader().get('view');
   }
   set view(v) {
     this.setAttribute('view', v);
@@ -214,7 +205,7 @@ document.body.append(heatmap);
       this.#take(() => headsOf(this.getAttribute('weights')));
     } else if (this.hasAttribute('example')) {
       // A bad example number is an attribute message (#render); nothing to compute meanwhile.
-      const example = attributeReader(this, TAG).get('example');
+      const example = this.attributeReader().get('example');
       let d;
       this.#take(() => {
         if (example !== null) d = exampleData(example, TAG);
@@ -269,10 +260,10 @@ document.body.append(heatmap);
   // What the attributes ask for, then a bad attribute's message above it (attributes.js).
   #render() {
     // #draw reads head with the heads it holds as the bound; checkAll then reads the rest.
-    const attributes = attributeReader(this, TAG);
+    const attributes = this.attributeReader();
     this.#draw(attributes);
     attributes.checkAll();
-    if (!this.#error) showAttributeError(this.shadowRoot, attributes.error);
+    if (!this.#error) this.showAttributeError(attributes.error);
   }
 
   #draw(attributes) {
@@ -316,7 +307,7 @@ document.body.append(heatmap);
     controls.append(toggle);
     const body = view === 'lines' ? this.#lines(heads, tokens, controls, choice) : this.#grids(heads, tokens);
     // toolbar="none": an element that embeds this one exports for both (one toolbar).
-    if (attributes.get('toolbar') !== 'none') controls.append(exportToolbar(this, 'attention-heatmap'));
+    if (attributes.get('toolbar') !== 'none') controls.append(this.exportBar('attention-heatmap'));
     this.shadowRoot.replaceChildren(controls, body);
   }
 
@@ -336,6 +327,8 @@ document.body.append(heatmap);
       m.setAttribute('label', label);
       m.setAttribute('heat', 'sequential');
       m.setAttribute('precision', '2');
+      m.setAttribute('row-title', 'query');
+      m.setAttribute('col-title', 'key');
       m.rowLabels = tokens.q;
       m.colLabels = tokens.k;
       m.value = w;
@@ -346,7 +339,40 @@ document.body.append(heatmap);
       });
       grid.append(m);
     }
-    return grid;
+    const wrap = document.createElement('div');
+    wrap.append(
+      grid,
+      captionLine(
+        `Each row is one query token's attention weights over the key tokens (rows sum to 1); brighter cells mean more weight${heads.length > 1 ? `, one map per head and their average` : ''}.`,
+      ),
+    );
+    return wrap;
+  }
+
+  // bertviz's head chips: one button per head in its colour; pressing one hides or shows its
+  // lines (aria-pressed says whether they are shown).
+  #headChips(count) {
+    const chips = document.createElement('div');
+    chips.className = 'chips';
+    chips.setAttribute('role', 'group');
+    chips.setAttribute('aria-label', 'heads shown (press to hide or show a head)');
+    for (let n = 0; n < count; n++) {
+      const chip = document.createElement('button');
+      chip.type = 'button';
+      chip.className = 'chip';
+      chip.dataset.head = String(n);
+      chip.style.setProperty('--chip', headColour(n, count));
+      chip.setAttribute('aria-pressed', String(!this.#hidden.has(n)));
+      chip.textContent = `head ${n + 1}`;
+      chip.addEventListener('click', () => {
+        if (this.#hidden.has(n)) this.#hidden.delete(n);
+        else this.#hidden.add(n);
+        this.#render();
+        this.shadowRoot.querySelector(`.chip[data-head="${n}"]`)?.focus();
+      });
+      chips.append(chip);
+    }
+    return chips;
   }
 
   #lines(heads, tokens, controls, choice) {
@@ -374,20 +400,32 @@ document.body.append(heatmap);
     const lq = w.length,
       lk = w[0].length;
     const rowH = 24,
+      top = 24, // the two column headings
       width = 360,
       left = 110,
       right = 250;
-    const height = Math.max(lq, lk) * rowH + 10;
+    const height = top + Math.max(lq, lk) * rowH + 10;
     const svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
     svg.setAttribute('width', String(width));
     svg.setAttribute('role', 'group'); // it holds focusable tokens: an img may not
-    svg.setAttribute(
-      'aria-label',
-      `attention lines, ${choice === 'average' ? 'average of heads' : all ? `all ${heads.length} heads` : `head ${choice}`}: ${lq} queries to ${lk} keys`,
-    );
-    const y = (i) => 17 + i * rowH;
-    const drawn = all ? heads.map((h, n) => [h, headColour(n, heads.length), n]) : [[w, null, null]];
+    const what = choice === 'average' ? 'average of heads' : all ? `all ${heads.length} heads` : `head ${choice}`;
+    svg.setAttribute('aria-label', `attention lines, ${what}: ${lq} queries to ${lk} keys`);
+    const heading = (text, x, anchor) => {
+      const t = document.createElementNS(SVG, 'text');
+      t.setAttribute('class', 'heading');
+      t.setAttribute('x', String(x));
+      t.setAttribute('y', '14');
+      t.setAttribute('text-anchor', anchor);
+      t.textContent = text;
+      svg.append(t);
+    };
+    heading('query', left - 8, 'end');
+    heading('key', right + 8, 'start');
+    const y = (i) => top + 17 + i * rowH;
+    const drawn = all
+      ? heads.map((h, n) => [h, headColour(n, heads.length), n]).filter(([, , n]) => !this.#hidden.has(n))
+      : [[w, null, null]];
     for (const [weights, colour, head] of drawn) {
       for (let i = 0; i < lq; i++) {
         for (let j = 0; j < lk; j++) {
@@ -409,6 +447,21 @@ document.body.append(heatmap);
         }
       }
     }
+    // The exact weights of the token under the pointer or the focus, in words beside the
+    // drawing (never over the lines).
+    const readout = document.createElement('p');
+    readout.className = 'readout';
+    readout.setAttribute('aria-live', 'polite');
+    readout.textContent = 'Hover or focus a token to read its weights.';
+    const describe = (side, index) => {
+      const names = side === 'query' ? tokens.k : tokens.q;
+      const values = side === 'query' ? w[index] : w.map((row) => row[index]);
+      const own = (side === 'query' ? tokens.q : tokens.k)[index];
+      const list = values.map((x, n) => `${names[n] ?? n + 1} ${formatNumber(x, 3)}`).join(', ');
+      return side === 'query'
+        ? `query “${own}” (${what}) attends to: ${list}`
+        : `key “${own}” (${what}) is attended by: ${list}`;
+    };
     const token = (text, x, yy, anchor, side, index) => {
       const g = document.createElementNS(SVG, 'g');
       g.setAttribute('class', 'token');
@@ -424,6 +477,7 @@ document.body.append(heatmap);
       const show = () => {
         for (const line of svg.querySelectorAll('line'))
           line.classList.toggle('dim', Number(line.dataset[side]) !== index);
+        readout.textContent = describe(side, index);
         if (side === 'query') {
           const best = w[index].indexOf(Math.max(...w[index]));
           this.#announce(index, best, w[index][best]);
@@ -438,6 +492,34 @@ document.body.append(heatmap);
     };
     tokens.q.slice(0, lq).forEach((text, i) => token(text, left - 8, y(i), 'end', 'query', i));
     tokens.k.slice(0, lk).forEach((text, j) => token(text, right + 8, y(j), 'start', 'key', j));
-    return svg;
+    const figure = document.createElement('div');
+    figure.append(
+      linesKey(all ? heads.length : 0),
+      ...(all ? [this.#headChips(heads.length)] : []),
+      svg,
+      readout,
+      captionLine(
+        `Each query token on the left sends a line to every key token on the right; the darker the line, the more weight (a query's weights sum to 1)${all ? '; one colour per head' : ''}.`,
+      ),
+    );
+    return figure;
   }
+}
+
+// The lines view's key: what a line's opacity means (and each head's colour, for `all`).
+function linesKey(heads) {
+  const key = document.createElement('div');
+  key.className = 'key';
+  key.setAttribute('part', 'legend');
+  const sample = document.createElement('span');
+  sample.className = 'samples';
+  sample.setAttribute('aria-hidden', 'true');
+  for (const opacity of [0.1, 0.4, 0.7, 1]) {
+    const bar = document.createElement('span');
+    bar.style.opacity = String(opacity);
+    sample.append(bar);
+  }
+  key.append('line opacity = weight: 0', sample, '1');
+  if (heads) key.append(` · ${heads} heads, a colour each`);
+  return key;
 }

@@ -12,38 +12,30 @@
 // keystroke fires `input`. With `toggle` (a mask) a click, Space or Enter switches a cell
 // between 0 (may attend) and −∞ (blocked), with a `change` event. Styling: ::part(figure|caption|table|cell|legend) and the custom
 // properties --attn-font, --attn-cell-width, --attn-cell-padding, --attn-border, --attn-focus.
-import { formatNumber, exactNumber, heatColour, heatRgb, paletteGradient, toNumber } from './format.js';
-import { elementToPng, tensorJson, jsLiteral, jsString } from './export.js';
-import {
-  THEME_STYLE,
-  styleSheet,
-  followPageScheme,
-  errorMessage,
-  showAttributeError,
-  attributeErrorOf,
-} from './theme.js';
+import { formatNumber, exactNumber, heatColour, heatRgb, toNumber } from './format.js';
+import { tensorJson, jsLiteral, jsString } from './export.js';
+import { AttentionElement, colourLegend, captionLine, axisTitle } from './base.js';
+import { errorMessage } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
-import { containKeys, consume } from './keys.js';
-import { observedAttributes, attributeReader } from './attributes.js';
+import { consume } from './keys.js';
 
 const TAG = 'attention-matrix';
 
-const STYLE = `${THEME_STYLE}
+const STYLE = `
 :host { display: inline-block; font: var(--attn-font, 0.85rem/1.3 ui-monospace, SFMono-Regular, Menlo, monospace); max-width: 100%; color: inherit; }
 figure { margin: 0; display: inline-flex; flex-direction: column; gap: 0.25rem; max-width: 100%; }
 figcaption { font-family: system-ui, sans-serif; font-size: 0.85em; }
 .shape { opacity: 0.75; }
+.hidden-words { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; }
-th { font-weight: normal; font-family: system-ui, sans-serif; font-size: 0.8em; padding: 0 0.35rem; opacity: 0.85; }
+th { font-weight: normal; font-family: system-ui, sans-serif; font-size: max(0.85em, 11px); padding: 0 0.35rem; opacity: 0.85; }
 td { border: 1px solid var(--attn-border, #8886); padding: var(--attn-cell-padding, 0.15rem 0.35rem); text-align: right; min-width: var(--attn-cell-width, 4.5ch); font-variant-numeric: tabular-nums; }
 td:focus { outline: 2px solid var(--_focus); outline-offset: -2px; }
 td[aria-readonly="false"] { cursor: text; }
 :host([toggle]) td { cursor: pointer; }
 td.linked { outline: 2px dashed var(--_focus); outline-offset: -3px; }
 input { width: 7ch; font: inherit; text-align: right; padding: 0; border: 0; background: transparent; color: inherit; }
-.legend { display: flex; align-items: center; gap: 0.3rem; font-family: system-ui, sans-serif; font-size: 0.75em; }
-.legend .bar { width: 6rem; height: 0.6rem; border-radius: 2px; }
 .exact { font-size: 0.75em; min-height: 1.2em; opacity: 0.85; }
 `;
 
@@ -106,6 +98,18 @@ function checkCells(rows, cols) {
     throw tooBig(TAG, 'value', `${rows} × ${cols} = ${rows * cols} cells`, `${LIMITS.canvasCells}`);
 }
 
+// Whether every row of a [rows, cols] tensor sums to 1 (attention weights), within float32 error.
+function rowsSumToOne(v) {
+  if (!v || v.shape[0] === 0) return false;
+  const [rows, cols] = v.shape;
+  for (let i = 0; i < rows; i++) {
+    let sum = 0;
+    for (let j = 0; j < cols; j++) sum += v.data[i * cols + j];
+    if (!(Math.abs(sum - 1) < 1e-4)) return false;
+  }
+  return true;
+}
+
 // A boolean property with an attribute's meaning: present (any string, '' included) is on.
 const isOn = (v) => typeof v === 'string' || Boolean(v);
 
@@ -132,22 +136,17 @@ function parseCell(text) {
   return Number(t);
 }
 
-export class AttentionMatrix extends HTMLElement {
-  #internals = this.attachInternals();
-  static observedAttributes = observedAttributes(TAG);
+export class AttentionMatrix extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
 
   #value = null;
   #error = null;
   #focus = [0, 0];
   #editing = null;
 
-  constructor() {
-    super();
-    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
-  }
-
   connectedCallback() {
-    followPageScheme(this, this.#internals);
+    super.connectedCallback();
     if (this.#value == null && this.#error == null && this.hasAttribute('value'))
       this.#take(this.getAttribute('value'));
     this.#render();
@@ -176,17 +175,12 @@ export class AttentionMatrix extends HTMLElement {
 
   /** Why the last value could not be shown, or a bad attribute value (null when neither). */
   get error() {
-    return this.#error ?? attributeErrorOf(this);
+    return this.#error ?? this.attributeError;
   }
 
   /** The label and the matrix, as JSON. */
   toJSON() {
     return { element: 'attention-matrix', label: this.label, value: this.#value && tensorJson(this.#value) };
-  }
-
-  /** A PNG of the matrix as drawn (a Promise of a Blob). */
-  toPNG() {
-    return elementToPng(this);
   }
 
   /** JavaScript that shows this matrix. */
@@ -207,7 +201,7 @@ document.body.append(m);
   // The attributes as attributes.js types them (a bad value reads as its default; the
   // message shows above the matrix).
   #attribute(name) {
-    return attributeReader(this, TAG).get(name);
+    return this.attributeReader().get(name);
   }
 
   get label() {
@@ -256,6 +250,34 @@ document.body.append(m);
     else this.setAttribute('col-labels', labelsText(v));
   }
 
+  /** What the rows are ("query"): the axis title "query ↓", with colTitle's "key →". */
+  get rowTitle() {
+    return this.#attribute('row-title');
+  }
+  set rowTitle(v) {
+    this.setAttribute('row-title', v ?? '');
+  }
+  get colTitle() {
+    return this.#attribute('col-title');
+  }
+  set colTitle(v) {
+    this.setAttribute('col-title', v ?? '');
+  }
+  /** One sentence under the matrix: what it shows and what to notice. */
+  get caption() {
+    return this.#attribute('caption');
+  }
+  set caption(v) {
+    this.setAttribute('caption', v ?? '');
+  }
+
+  // "query ↓  key →" from row-title and col-title ('' when neither is set).
+  #axisWords() {
+    const rows = this.rowTitle,
+      cols = this.colTitle;
+    return [rows && `${rows} ↓`, cols && `${cols} →`].filter(Boolean).join('   ');
+  }
+
   /** Highlights cell (row, col) as linked from elsewhere (null clears). */
   highlight(cell) {
     for (const td of this.shadowRoot.querySelectorAll('td.linked')) td.classList.remove('linked');
@@ -274,7 +296,7 @@ document.body.append(m);
   // The matrix, then a bad attribute's message above it (a bad value's message replaces it).
   #render() {
     this.#draw();
-    if (!this.#error) showAttributeError(this.shadowRoot, attributeReader(this, TAG).checkAll().error);
+    if (!this.#error) this.showAttributeError(this.attributeReader().checkAll().error);
   }
 
   #draw() {
@@ -299,9 +321,11 @@ document.body.append(m);
     name.textContent = label;
     const shape = document.createElement('span');
     shape.className = 'shape';
-    shape.textContent = ` [${rows} × ${cols}]`;
+    shape.textContent = ` [${rows} × ${cols}]${this.heat === 'sequential' && rowsSumToOne(v) ? ' · each row sums to 1' : ''}`;
     caption.append(name, shape);
     figure.append(caption);
+    const axes = this.#axisWords();
+    if (axes) figure.append(axisTitle(axes));
     const scroll = document.createElement('div');
     scroll.className = 'scroll';
     const table = document.createElement('table');
@@ -311,12 +335,22 @@ document.body.append(m);
     table.setAttribute('aria-rowcount', String(rows));
     table.setAttribute('aria-colcount', String(cols));
     if (!this.editable && !this.toggle) table.setAttribute('aria-readonly', 'true');
-    const rowLabels = this.rowLabels;
-    const colLabels = this.colLabels;
+    // Without labels, the rows and columns are numbered from 1 (a reader can name any cell).
+    const rowLabels = this.rowLabels ?? Array.from({ length: rows }, (_, i) => String(i + 1));
+    const colLabels = this.colLabels ?? Array.from({ length: cols }, (_, j) => String(j + 1));
     if (colLabels) {
       const tr = table.insertRow();
       tr.setAttribute('role', 'row');
-      if (rowLabels) tr.append(document.createElement('th'));
+      if (rowLabels) {
+        // The corner says what the headers name (read by screen readers, not drawn).
+        const corner = document.createElement('th');
+        corner.className = 'corner';
+        const words = document.createElement('span');
+        words.className = 'hidden-words';
+        words.textContent = `${this.rowTitle || 'row'} \\ ${this.colTitle || 'column'}`;
+        corner.append(words);
+        tr.append(corner);
+      }
       for (let j = 0; j < cols; j++) {
         const th = document.createElement('th');
         th.setAttribute('role', 'columnheader');
@@ -368,21 +402,9 @@ document.body.append(m);
     exact.className = 'exact';
     exact.setAttribute('aria-live', 'polite');
     figure.append(exact);
-    if (heat && v && Number.isFinite(min)) {
-      const legend = document.createElement('div');
-      legend.className = 'legend';
-      legend.setAttribute('part', 'legend');
-      const bar = document.createElement('span');
-      bar.className = 'bar';
-      bar.style.background = paletteGradient(heat);
-      const lo = document.createElement('span');
-      const hi = document.createElement('span');
-      const m = Math.max(Math.abs(range.min), Math.abs(range.max));
-      lo.textContent = formatNumber(heat === 'diverging' ? -m : range.min, 2);
-      hi.textContent = formatNumber(heat === 'diverging' ? m : range.max, 2);
-      legend.append(lo, bar, hi);
-      figure.append(legend);
-    }
+    if (heat && v && Number.isFinite(min)) figure.append(colourLegend({ kind: heat, min: range.min, max: range.max }));
+    const words = this.caption;
+    if (words) figure.append(captionLine(words));
     table.addEventListener('keydown', (e) => this.#onKey(e));
     table.addEventListener('focusin', (e) => this.#onFocus(e, exact));
     table.addEventListener('mouseover', (e) => this.#onHover(e, exact));

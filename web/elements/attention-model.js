@@ -16,26 +16,21 @@
 import { getApi } from './api.js';
 import { AttentionHeatmap } from './attention-heatmap.js';
 import { modelGrid, neuronTable, probabilityList, tokenLabel, topK, softmax } from './model-views.js';
-import { exportToolbar, elementToPng, jsString, EXPORT_STYLE } from './export.js';
-import {
-  THEME_STYLE,
-  styleSheet,
-  followPageScheme,
-  errorMessage,
-  showAttributeError,
-  attributeErrorOf,
-} from './theme.js';
+import { jsString } from './export.js';
+import { TOKEN_MARKS, visibleText } from './format.js';
+import { AttentionElement } from './base.js';
+import { errorMessage } from './theme.js';
 import { LIMITS, tooBig } from './limits.js';
-import { containKeys } from './keys.js';
-import { observedAttributes, attributeReader } from './attributes.js';
-import { loadWhenNear } from './print.js';
+import { loadWhenNear, sameOrigin } from './print.js';
 import { acquire, wasDisposed } from './model-cache.js';
 import { modelUrl } from './model-url.js';
 
 const TAG = 'attention-model';
+/** The model the package ships, for pages offline (random weights; tiny). */
+const SHIPPED_MODEL = new URL('./models/tiny-gpt2/', import.meta.url).href;
 if (!customElements.get('attention-heatmap')) customElements.define('attention-heatmap', AttentionHeatmap);
 
-const STYLE = `${THEME_STYLE}
+const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .row { display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap; margin: 0.3rem 0; font-size: 0.9em; }
 input[type=text] { font: inherit; flex: 1 1 12rem; min-width: 0; padding: 0.2rem 0.4rem; }
@@ -43,20 +38,27 @@ button, select { font: inherit; }
 button[aria-pressed=true] { font-weight: 700; }
 progress { width: min(24rem, 100%); }
 .status { font-size: 0.85em; opacity: 0.85; }
+.hint { font-size: 0.9em; overflow-wrap: anywhere; }
 .caption { font-size: 0.85em; margin: 0.3rem 0; max-width: 60rem; }
 .main { display: flex; flex-wrap: wrap; gap: 1rem 2.5rem; align-items: flex-start; }
 .main > * { min-width: 0; max-width: 100%; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.4rem 0; }
 caption { text-align: start; font-size: 0.9em; padding-bottom: 0.2rem; }
 th, td { padding: 0.1rem 0.35rem; text-align: start; }
+table.probabilities th { overflow-wrap: anywhere; max-width: 12rem; }
 .scroll { overflow-x: auto; max-width: 100%; }
 button.thumb { padding: 0; border: 2px solid transparent; background: none; line-height: 0; cursor: pointer; }
 button.thumb[aria-current=true] { border-color: var(--_focus, #2563eb); }
 button.thumb canvas { width: 48px; height: 48px; image-rendering: pixelated; }
-.bar { position: relative; display: inline-block; width: 9rem; height: 1.1em; background: color-mix(in srgb, currentColor 10%, transparent); vertical-align: middle; }
-.bar .fill { position: absolute; inset: 0 auto 0 0; background: var(--_bar, #2563eb); opacity: 0.55; }
-.bar .value { position: relative; padding-inline-start: 0.25rem; font-variant-numeric: tabular-nums; }
-${EXPORT_STYLE}`;
+.bar { position: relative; display: inline-block; width: 7rem; height: 0.9em; background: color-mix(in srgb, currentColor 10%, transparent); vertical-align: middle; }
+.bar .fill { position: absolute; inset: 0 auto 0 0; background: var(--_bar, #2563eb); opacity: 0.7; }
+.barred { display: inline-flex; gap: 0.4rem; align-items: center; }
+.value, td.number { font-variant-numeric: tabular-nums; min-width: 3.2em; display: inline-block; text-align: end; }
+table.neuron td.dim { min-width: 2.6em; height: 1.3em; padding: 0.1rem 0.2rem; font-size: max(0.8em, 11px); text-align: end; font-variant-numeric: tabular-nums; border: 1px solid var(--attn-border, #8884); }
+table.neuron td.note { font-size: 0.85em; opacity: 0.85; }
+table.neuron th[tabindex]:focus { outline: 2px solid var(--_focus); }
+.readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
+`;
 
 // The element's model lease (model-cache.js): elements showing the same source share one
 // model, freed when none shows it. A model from Files or a Map is the element's own.
@@ -84,27 +86,40 @@ function headNames(d) {
   return Array.from({ length: d.numHeads }, (_, h) => `head ${h + 1} · key/value head ${Math.floor(h / group) + 1}`);
 }
 
-export class AttentionModel extends HTMLElement {
-  #internals = this.attachInternals();
-  static observedAttributes = observedAttributes(TAG);
+// The legend of the marks the token labels use ('␣ = space, <0x08> = a byte …'), or ''.
+function tokenMarks(labels) {
+  const all = labels.join('');
+  return TOKEN_MARKS.filter(([mark]) => (mark.startsWith('<0x') ? /<0x[0-9A-F]{2}>/.test(all) : all.includes(mark)))
+    .map(([mark, meaning]) => `${mark} = ${meaning}`)
+    .join(', ');
+}
+
+// What to try when a model did not load: the folder's URL, the model shipped for offline use,
+// a Hub folder online.
+function loadHint() {
+  const p = document.createElement('p');
+  p.className = 'hint';
+  p.textContent = `Try: the URL of the folder that holds config.json, tokenizer.json and model.safetensors (ending in /). Offline, the tiny GPT-2 this package ships (random weights): src="${SHIPPED_MODEL}". Online, a Hugging Face folder such as src="https://huggingface.co/distilgpt2/resolve/main/" (the network must reach huggingface.co).`;
+  return p;
+}
+
+export class AttentionModel extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
 
   #model = null;
   #lease = null; // on the model shown or loading, unless page code handed the model over
   #started = false; // whether a load from src has been started (loads wait for the viewport)
   #result = null; // { tokens, labels, maps: per layer [H, T, T], extra: probabilities }
   #error = null;
+  #loadFailed = false; // the error is a failed load: the error line says what to try
   #progress = null; // the last progress event while loading
   #generation = 0;
   #pending = 0; // requestAnimationFrame of a scheduled forward
   #stopLoadWatch = () => {};
 
-  constructor() {
-    super();
-    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
-  }
-
   connectedCallback() {
-    followPageScheme(this, this.#internals);
+    super.connectedCallback();
     // Back within the grace: the same model (or its load) again. Later: it was freed, load anew.
     if (this.#lease && !this.#lease.renew()) this.#forgetModel();
     if (this.#model) return this.#schedule();
@@ -112,14 +127,20 @@ export class AttentionModel extends HTMLElement {
     // A checkpoint is downloaded when the element nears the viewport (or prints), unless
     // `eager`: a page of many models does not fetch them all up front.
     this.#stopLoadWatch();
-    this.#stopLoadWatch = loadWhenNear(this, () => {
-      if (!this.#started) this.#loadFrom(this.getAttribute('src'));
-    });
+    this.#stopLoadWatch = loadWhenNear(
+      this,
+      () => {
+        if (!this.#started) this.#loadFrom(this.getAttribute('src'));
+      },
+      { idle: sameOrigin(this.getAttribute('src')) },
+    );
+    this.#render(); // says that it waits
   }
 
   // The model stays loaded for the cache's grace (a move re-adds the element at once), then
   // is freed unless another element shows it.
   disconnectedCallback() {
+    super.disconnectedCallback();
     this.#stopLoadWatch();
     this.#lease?.release();
   }
@@ -152,7 +173,7 @@ export class AttentionModel extends HTMLElement {
 
   /** The text the model reads. */
   get text() {
-    return attributeReader(this, TAG).get('text');
+    return this.attributeReader().get('text');
   }
   set text(value) {
     this.setAttribute('text', String(value));
@@ -160,12 +181,12 @@ export class AttentionModel extends HTMLElement {
 
   /** Why the last load or forward failed, or a bad attribute value (null when neither). */
   get error() {
-    return this.#error ?? attributeErrorOf(this);
+    return this.#error ?? this.attributeError;
   }
 
   /** 'head', 'model' or 'neuron' ('head' also while the attribute is bad: attributes.js). */
   get view() {
-    return attributeReader(this, TAG).get('view');
+    return this.attributeReader().get('view');
   }
   set view(v) {
     this.setAttribute('view', v);
@@ -181,6 +202,7 @@ export class AttentionModel extends HTMLElement {
     this.#model = null;
     this.#result = null;
     this.#error = null;
+    this.#loadFailed = false;
     this.#progress = null;
     const onProgress = (p) => {
       if (generation !== this.#generation) return;
@@ -212,6 +234,7 @@ export class AttentionModel extends HTMLElement {
       if (generation !== this.#generation) return;
       this.#progress = null;
       this.#error = error;
+      this.#loadFailed = true;
       this.#render();
     }
   }
@@ -289,10 +312,8 @@ export class AttentionModel extends HTMLElement {
 
   // What the head adds: next-token probabilities, label probabilities, masked-token guesses.
   #extra(model, out, tokens, labels) {
-    const decode = (id) => {
-      const s = model.tokenizer?.decode([id]) ?? String(id);
-      return JSON.stringify(s).slice(1, -1);
-    };
+    // A token id as text a reader can see (format.js visibleText: ␣, ↵, <0x08>, <?>).
+    const decode = (id) => visibleText(model.tokenizer?.decode([id]) ?? String(id));
     if (model.head === 'causal-lm') {
       const V = model.descriptor.vocabSize,
         T = tokens.length;
@@ -328,19 +349,19 @@ export class AttentionModel extends HTMLElement {
   // Absent, a word (head="all") or bad (its message shows above the element: #render): layer
   // and head 1, query the last token.
   #index(name, count) {
-    const n = attributeReader(this, TAG).get(name, count);
+    const n = this.attributeReader().get(name, count);
     return typeof n === 'number' ? n - 1 : name === 'query' ? count - 1 : 0;
   }
 
   // The head attribute: a head number (at most the model's heads), 'average', 'all', or null
   // (absent or bad).
   #head(d) {
-    return attributeReader(this, TAG).get('head', d.numHeads);
+    return this.attributeReader().get('head', d.numHeads);
   }
 
   // The first bad attribute value: each read with the bounds of the model shown.
   #attributeError() {
-    const attributes = attributeReader(this, TAG);
+    const attributes = this.attributeReader();
     const d = this.#model?.descriptor;
     if (d) {
       attributes.get('layer', d.numLayers);
@@ -380,8 +401,15 @@ export class AttentionModel extends HTMLElement {
       return this.#renderProgress();
     }
     const parts = [];
+    if (!this.#model && !this.#started && !this.#error && this.hasAttribute('src')) {
+      const waiting = document.createElement('p');
+      waiting.className = 'status';
+      waiting.textContent = `The model loads when this element is scrolled into view (${this.getAttribute('src')}).`;
+      parts.push(waiting);
+    }
     if (this.#model) parts.push(this.#inputRow(), this.#viewRow());
     if (this.#error) parts.push(errorMessage(this.#error));
+    if (this.#error && this.#loadFailed) parts.push(loadHint());
     else if (this.#result) {
       // The view beside what the head adds: a wide page uses its width, a narrow one stacks.
       const main = document.createElement('div');
@@ -389,9 +417,9 @@ export class AttentionModel extends HTMLElement {
       main.append(this.#body(), ...(this.#result.extra ? [this.#result.extra] : []));
       parts.push(this.#caption(), main);
     }
-    if (this.#model) parts.push(exportToolbar(this, TAG));
+    if (this.#model) parts.push(this.exportBar(TAG));
     root.replaceChildren(...parts);
-    showAttributeError(root, this.#attributeError());
+    this.showAttributeError(this.#attributeError());
   }
 
   // What the view shows, in words: which side is the query, what a line's opacity or a cell's
@@ -418,6 +446,9 @@ export class AttentionModel extends HTMLElement {
             : `head ${head}`;
       p.textContent = `Layer ${layer}, ${which}: a line joins each query token (left) to each key token (right); the more opaque the line, the more weight the query gives that key.`;
     }
+    const shown = [...r.labels, ...Array.from(r.extra?.querySelectorAll('th') ?? [], (th) => th.textContent)];
+    const marks = tokenMarks(shown);
+    if (marks) p.textContent += ` Tokens: ${marks}.`;
     return p;
   }
 
@@ -518,6 +549,7 @@ export class AttentionModel extends HTMLElement {
             this.view = 'head';
           },
           [layer, this.#index('head', d.numHeads)],
+          r.labels,
         ),
       );
       return wrap;
@@ -581,11 +613,6 @@ export class AttentionModel extends HTMLElement {
       layer: layer + 1,
       attentions: { shape: [d.numHeads, r.T, r.T], data: Array.from(maps) },
     };
-  }
-
-  /** A PNG of the element as drawn (a Promise of a Blob). */
-  toPNG() {
-    return elementToPng(this);
   }
 
   /** JavaScript that loads this model and computes what the element shows. */

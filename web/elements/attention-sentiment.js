@@ -21,19 +21,19 @@
 // Events: `prediction` (detail: { text, label, probability, confidence, probabilities, tokens, attention }),
 // `trained` (detail: { seconds, accuracy }).
 import { moduleWorker } from './workers.js';
-import { loadWhenNear } from './print.js';
+import { loadWhenNear, sameOrigin } from './print.js';
 import { getApi } from './api.js';
-import { THEME_STYLE, styleSheet, errorMessage, followPageScheme } from './theme.js';
-import { containKeys } from './keys.js';
+import { AttentionElement } from './base.js';
+import { errorMessage } from './theme.js';
 import { heatColour, formatNumber } from './format.js';
 import { EXAMPLES, LABELS, reviewSplits } from './training/review-recipe.js';
 import { confidenceWords } from './confidence.js';
 import { acquire, wasDisposed } from './model-cache.js';
-import { modelSource } from './model-url.js';
+import { modelSource, isHubId } from './model-url.js';
 
 const TAG = 'attention-sentiment';
 
-const STYLE = `${THEME_STYLE}
+const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 label.sentence { display: block; font-weight: 600; }
 input { font: inherit; width: min(100%, 40rem); box-sizing: border-box; padding: 0.3rem 0.4rem; }
@@ -51,7 +51,7 @@ th[scope=row] { text-align: left; font-weight: 600; }
 button, select { font: inherit; max-width: 100%; }
 ol.pipeline { list-style: none; padding-left: 0; }
 ol.pipeline > li { margin: 0.6rem 0; }
-ol.pipeline h3 { font-size: 1em; margin: 0 0 0.2rem; }
+ol.pipeline .stage-title { font-size: 1em; font-weight: 700; margin: 0 0 0.2rem; }
 .chips { display: flex; flex-wrap: wrap; gap: 0.25rem; }
 button.head { padding: 0 0.35rem; min-width: 1.8em; }
 button.head[aria-pressed=true] { font-weight: 700; outline: 2px solid var(--_focus); }
@@ -154,9 +154,9 @@ const scroll = (label, child) => {
   return div;
 };
 
-export class AttentionSentiment extends HTMLElement {
-  #internals = this.attachInternals();
-  static observedAttributes = ['text', 'model', 'layer', 'head', 'encoder'];
+export class AttentionSentiment extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
 
   #classifier = null;
   #lease = null; // on the classifier shown
@@ -170,24 +170,23 @@ export class AttentionSentiment extends HTMLElement {
   #last = null; // the last prediction: { text, classifier, p }
   #stopLoadWatch = () => {};
 
-  constructor() {
-    super();
-    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
-  }
-
   connectedCallback() {
-    followPageScheme(this, this.#internals);
+    super.connectedCallback();
     if (!this.#parts) this.#build();
     this.#holdAgain();
     // The classifier (about 1 MB gzipped) loads when the element nears the viewport, or
     // when the page prints; attribute `eager`: at once.
     this.#stopLoadWatch();
-    this.#stopLoadWatch = loadWhenNear(this, () => this.#load());
+    const model = this.getAttribute('model');
+    this.#stopLoadWatch = loadWhenNear(this, () => this.#load(), {
+      idle: !model || (!isHubId(model) && sameOrigin(model)),
+    });
   }
 
   // The classifier stays loaded for the cache's grace (a move re-adds the element at once),
   // then is freed unless another element shows it.
   disconnectedCallback() {
+    super.disconnectedCallback();
     this.#stopLoadWatch();
     this.#worker?.terminate();
     this.#worker = null;
@@ -444,7 +443,9 @@ export class AttentionSentiment extends HTMLElement {
     // tokenizer gives its special tokens ([CLS] … [SEP]) among the tokens.
     const own = classifier.format === 'attention-wasm';
     const tokens = own ? p.tokens.slice(1) : p.tokens;
-    const stage = (title, ...content) => make('li', {}, make('h3', { textContent: title }), ...content);
+    // Each stage a list item titled in bold (not a heading: the page's outline is the page's).
+    const stage = (title, ...content) =>
+      make('li', {}, make('div', { className: 'stage-title', textContent: title }), ...content);
     const chips = (items) =>
       make(
         'div',
@@ -512,20 +513,31 @@ export class AttentionSentiment extends HTMLElement {
     return table;
   }
 
+  // Logits → probabilities, with the calibration step when there is one: probabilities are
+  // softmax(logit / T), T the classifier's calibration temperature (config.json), so a reader
+  // who computes the softmax of the column beside them gets the probabilities shown.
   #softmaxTable(p) {
+    const T = this.#classifier.temperature ?? 1;
+    // (A multi-label classifier's sigmoids, which do not sum to 1, take no temperature.)
+    const total = Array.from(p.probabilities).reduce((a, b) => a + b, 0);
+    const calibrated = T !== 1 && Math.abs(total - 1) < 1e-4;
     const table = make('table');
-    table.createCaption().textContent = HEAD_CAPTIONS[this.#classifier.format];
+    table.createCaption().textContent = calibrated
+      ? `${HEAD_CAPTIONS[this.#classifier.format]}. Calibration: the logits are divided by the temperature T = ${formatNumber(T, 3)} (from config.json) before the softmax, so the probabilities are softmax(logit / T).`
+      : HEAD_CAPTIONS[this.#classifier.format];
     const head = table.createTHead().insertRow();
     head.append(
       make('th', { scope: 'col', textContent: 'label' }),
       make('th', { scope: 'col', textContent: 'logit' }),
-      make('th', { scope: 'col', textContent: 'probability' }),
+      ...(calibrated ? [make('th', { scope: 'col', textContent: `logit ÷ T (T = ${formatNumber(T, 3)})` })] : []),
+      make('th', { scope: 'col', textContent: calibrated ? 'probability = softmax(logit ÷ T)' : 'probability' }),
     );
     const body = table.createTBody();
     this.#classifier.labels.forEach((name, k) => {
       const tr = body.insertRow();
       tr.append(make('th', { scope: 'row', textContent: name }));
       tr.insertCell().textContent = formatNumber(p.logits[k], 3);
+      if (calibrated) tr.insertCell().textContent = formatNumber(p.logits[k] / T, 3);
       tr.insertCell().textContent = formatNumber(p.probabilities[k], 4);
     });
     return table;

@@ -20,27 +20,18 @@
 import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { WEIGHTS, EXAMPLES } from './course-examples.js';
-import { exportToolbar, elementToPng, tensorJson, jsLiteral, noInputCode, EXPORT_STYLE } from './export.js';
-import {
-  THEME_STYLE,
-  styleSheet,
-  errorMessage,
-  followPageScheme,
-  showAttributeError,
-  attributeErrorOf,
-} from './theme.js';
+import { tensorJson, jsLiteral, noInputCode } from './export.js';
+import { AttentionElement } from './base.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension } from './limits.js';
-import { containKeys } from './keys.js';
-import { observedAttributes, attributeReader } from './attributes.js';
 
 const TAG = 'attention-steps';
 const MASK_PRESETS = ['none', 'causal', 'causal-top-left', 'causal-bottom-right'];
 
-const STYLE = `${THEME_STYLE}
+const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .stages { display: flex; flex-direction: column; gap: 0.9rem; }
 section { border-left: 3px solid var(--_accent); padding-left: 0.7rem; min-width: 0; }
-h4 { margin: 0 0 0.15rem; font-size: 0.95em; }
+.stage-title { margin: 0 0 0.15rem; font-size: 0.95em; font-weight: 700; }
 code { font-size: 0.85em; }
 .row { display: flex; flex-wrap: wrap; gap: 0.8rem; align-items: flex-start; margin-top: 0.3rem; max-width: 100%; }
 .controls { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; font-size: 0.85em; margin-top: 0.3rem; }
@@ -52,11 +43,12 @@ button, select, input { font: inherit; }
 :host([layout="compact"]) { font-size: 0.78em; --attn-font: var(--attn-compact-font, 0.68rem/1.15 ui-monospace, SFMono-Regular, Menlo, monospace);
   --attn-cell-padding: 0.05rem 0.25rem; --attn-cell-width: 3.5ch; }
 :host([layout="compact"]) attention-matrix::part(legend) { display: none; }
-:host([layout="compact"]) h4 { display: inline; margin-right: 0.4rem; }
+:host([layout="compact"]) attention-matrix::part(axis) { display: none; }
+:host([layout="compact"]) .stage-title { display: inline; margin-right: 0.4rem; }
 :host([layout="compact"]) .stages { flex-direction: row; flex-wrap: wrap; gap: 0.5rem 0.9rem; }
 :host([layout="compact"]) section { padding-left: 0.4rem; border-left-width: 2px; }
 :host([layout="compact"]) .controls, :host([layout="compact"]) .note { font-size: 0.8em; }
-${EXPORT_STYLE}`;
+`;
 
 // The stages by name, for the `stages` attribute (which ones to show, in this order).
 export const STAGE_NAMES = [
@@ -143,22 +135,30 @@ function presetMask(preset, lq, lk, keyLength = lk, left = 1) {
   );
 }
 
-export class AttentionSteps extends HTMLElement {
-  #internals = this.attachInternals();
-  static observedAttributes = observedAttributes(TAG);
+// A comma list (or JSON array) of names, or null when absent.
+function listOf(text) {
+  if (text == null || text.trim() === '') return null;
+  try {
+    const parsed = JSON.parse(text);
+    if (Array.isArray(parsed)) return parsed.map(String);
+  } catch {
+    /* a comma list */
+  }
+  return text.split(',').map((t) => t.trim());
+}
+
+export class AttentionSteps extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
 
   #data = null;
   #error = null;
   #stages = null;
   #generation = 0;
-
-  constructor() {
-    super();
-    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
-  }
+  #edited = false; // the reader changed an input: the slides' numbers no longer apply
 
   connectedCallback() {
-    followPageScheme(this, this.#internals);
+    super.connectedCallback();
     if (!this.#data) this.#readAttributes();
     this.#update();
   }
@@ -192,7 +192,7 @@ export class AttentionSteps extends HTMLElement {
 
   /** Why the last input could not be shown, or a bad attribute value (null when neither). */
   get error() {
-    return this.#error ?? attributeErrorOf(this);
+    return this.#error ?? this.attributeError;
   }
 
   /**
@@ -224,11 +224,6 @@ export class AttentionSteps extends HTMLElement {
           .map(([k, t]) => [k, tensorJson(t)]),
       );
     return { element: 'attention-steps', inputs, stages };
-  }
-
-  /** A PNG of the element as drawn (a Promise of a Blob). */
-  toPNG() {
-    return elementToPng(this);
   }
 
   /** JavaScript that computes every stage shown here with the public API. */
@@ -266,7 +261,7 @@ export class AttentionSteps extends HTMLElement {
   #readAttributes() {
     try {
       // A bad example number leaves nothing to show: its message is the element's content.
-      const attributes = attributeReader(this, TAG);
+      const attributes = this.attributeReader();
       const example = attributes.get('example');
       if (attributes.error) throw attributes.error;
       // Inline JSON: a child <script type="application/json">, or one elsewhere on the page
@@ -290,6 +285,7 @@ export class AttentionSteps extends HTMLElement {
             : parseAttributeJson(TAG, key, attr, (k, v) => (v === '-Infinity' ? -Infinity : v));
       }
       this.#data = data.x ? this.#normalise(data) : null;
+      this.#edited = false;
       this.#error = null;
     } catch (error) {
       this.#data = null;
@@ -332,14 +328,14 @@ export class AttentionSteps extends HTMLElement {
   #showError(error) {
     this.#error = error;
     this.#stages = null;
-    this.shadowRoot.replaceChildren(errorMessage(error));
+    this.showError(error);
   }
 
   async #update() {
     const generation = ++this.#generation;
     if (!this.#data) return;
     // A bad attribute's message at once, over what is shown; the drawing below renews it.
-    showAttributeError(this.shadowRoot, attributeReader(this, TAG).checkAll().error);
+    this.showAttributeError(this.attributeReader().checkAll().error);
     let attn;
     try {
       attn = await getApi();
@@ -355,7 +351,7 @@ export class AttentionSteps extends HTMLElement {
       // building the stages again, and the focused cell keeps its focus).
       if (before && this.shadowRoot.querySelector('.stages') && sameShapes(before, this.#stages)) this.#refresh();
       else this.#render();
-      showAttributeError(this.shadowRoot, attributeReader(this, TAG).checkAll().error);
+      this.showAttributeError(this.attributeReader().checkAll().error);
       this.dispatchEvent(new CustomEvent('compute', { detail: this.#stages }));
     } catch (error) {
       this.#showError(error);
@@ -386,16 +382,30 @@ export class AttentionSteps extends HTMLElement {
     };
   }
 
-  #matrix(name, label, value, { editable = false, heat = null, toggle = false, key = null, slides = null } = {}) {
+  #matrix(
+    name,
+    label,
+    value,
+    { editable = false, heat = null, toggle = false, key = null, slides = null, rows = null, cols = null } = {},
+  ) {
     const m = new AttentionMatrix();
     m.dataset.name = name;
     m.setAttribute('label', label);
-    m.setAttribute('precision', String(attributeReader(this, TAG).get('precision')));
+    // Axis titles and names: [title, labels or null (numbered)] for the rows and the columns.
+    if (rows) {
+      m.setAttribute('row-title', rows[0]);
+      if (rows[1]) m.rowLabels = rows[1];
+    }
+    if (cols) {
+      m.setAttribute('col-title', cols[0]);
+      if (cols[1]) m.colLabels = cols[1];
+    }
+    m.setAttribute('precision', String(this.attributeReader().get('precision')));
     if (heat) m.setAttribute('heat', heat);
     if (editable) m.setAttribute('editable', '');
     if (toggle) m.setAttribute('toggle', '');
     m.value = value;
-    if (key) m.addEventListener('change', (e) => this.#edited(key, e.detail));
+    if (key) m.addEventListener('change', (e) => this.#onEdit(key, e.detail));
     if (['scores', 'scaled', 'M', 'masked', 'weights'].includes(name)) {
       m.addEventListener('cellfocus', (e) => this.#announce(e.detail.row, e.detail.col));
     }
@@ -403,9 +413,18 @@ export class AttentionSteps extends HTMLElement {
     const wrap = document.createElement('div');
     const note = document.createElement('div');
     note.className = 'slides';
-    note.textContent = `slides: ${JSON.stringify(slides).replaceAll(',', ', ')}`;
+    note.dataset.slides = JSON.stringify(slides).replaceAll(',', ', ');
+    this.#slideNote(note);
     wrap.append(m, note);
     return wrap;
+  }
+
+  // What the slides print under a matrix, while the inputs are the example's; after an edit,
+  // that they printed the unedited example (their numbers would sit under new values).
+  #slideNote(note) {
+    note.textContent = this.#edited
+      ? 'slides: (the slides show the unedited example; your edit changed these values)'
+      : `slides: ${note.dataset.slides}`;
   }
 
   // Hover/focus on an [Lq, Lk] stage: the same pair in the other stages and in the elements
@@ -438,7 +457,8 @@ export class AttentionSteps extends HTMLElement {
       A: s.A,
       Y: s.Y,
     };
-    const precision = String(attributeReader(this, TAG).get('precision'));
+    const precision = String(this.attributeReader().get('precision'));
+    for (const note of this.shadowRoot.querySelectorAll('.slides')) this.#slideNote(note);
     for (const m of this.shadowRoot.querySelectorAll('attention-matrix')) {
       const value = values[m.dataset.name];
       if (value) m.value = value;
@@ -466,15 +486,21 @@ export class AttentionSteps extends HTMLElement {
     return note;
   }
 
-  #edited(key, { row, col, value }) {
+  #onEdit(key, { row, col, value }) {
     this.#data[key][row][col] = value;
+    this.#edited = true;
     this.#update();
   }
 
   #stage(name, title, formula, ...children) {
     const section = document.createElement('section');
     section.dataset.stage = name;
-    const h = document.createElement('h4');
+    // A titled group, not a heading: the page's outline is the page's (an element cannot know
+    // at which level it stands).
+    section.setAttribute('role', 'group');
+    section.setAttribute('aria-label', title);
+    const h = document.createElement('div');
+    h.className = 'stage-title';
     h.textContent = title;
     const f = document.createElement('code');
     f.textContent = formula;
@@ -545,15 +571,18 @@ export class AttentionSteps extends HTMLElement {
     select.addEventListener('change', () => {
       if (!select.value) return;
       d.mask = presetMask(select.value, lq, lk, Number(length.value), windowSize());
+      this.#edited = true;
       this.#update();
     });
     windowInput.addEventListener('change', () => {
       select.value = 'causal-window';
       d.mask = presetMask('causal-window', lq, lk, lk, windowSize());
+      this.#edited = true;
       this.#update();
     });
     length.addEventListener('change', () => {
       d.mask = presetMask('key-length', lq, lk, Math.max(0, Math.min(lk, Number(length.value) || 0)));
+      this.#edited = true;
       this.#update();
     });
     // Visible names for the two numbers (their aria-labels say the same at more length).
@@ -569,10 +598,19 @@ export class AttentionSteps extends HTMLElement {
   #render() {
     const d = this.#data;
     const s = this.#stages;
-    const slides = attributeReader(this, TAG).get('show-slides') ? (d.slides ?? {}) : {};
+    const slides = this.attributeReader().get('show-slides') ? (d.slides ?? {}) : {};
     const dk = s.K.shape[1];
     const sqrt = Math.sqrt(dk);
     const cross = Boolean(d.c);
+    // Row and column names: tokens (the `tokens` / `query-tokens` attributes, else numbered)
+    // on the token axes, numbered features on the others.
+    const keys = listOf(this.getAttribute('tokens'));
+    const queries = cross ? listOf(this.getAttribute('query-tokens')) : keys;
+    const token = ['token', keys],
+      query = ['query', queries],
+      key = ['key', keys],
+      feature = ['feature', null],
+      out = ['output feature', null];
     const stages = document.createElement('div');
     stages.className = 'stages';
     stages.append(
@@ -582,44 +620,54 @@ export class AttentionSteps extends HTMLElement {
         cross
           ? `C: [${ROWS(s.Q)}, ${d.c[0].length}] queries; X: [${d.x.length}, ${d.x[0].length}] keys and values`
           : `X: [${d.x.length} tokens, d_model = ${d.x[0].length}]`,
-        cross ? this.#matrix('C', 'C (queries)', d.c, { editable: true, key: 'c' }) : null,
-        this.#matrix('X', cross ? 'X (keys, values)' : 'X (tokens as rows)', d.x, { editable: true, key: 'x' }),
+        cross ? this.#matrix('C', 'C (queries)', d.c, { editable: true, key: 'c', rows: query, cols: feature }) : null,
+        this.#matrix('X', cross ? 'X (keys, values)' : 'X (tokens as rows)', d.x, {
+          editable: true,
+          key: 'x',
+          rows: token,
+          cols: feature,
+        }),
       ),
       this.#stage(
         'weights',
         'Weights',
         'learned matrices (editable)',
-        this.#matrix('W_Q', 'W_Q', d.wq, { editable: true, key: 'wq' }),
-        this.#matrix('W_K', 'W_K', d.wk, { editable: true, key: 'wk' }),
-        this.#matrix('W_V', 'W_V', d.wv, { editable: true, key: 'wv' }),
-        d.wo ? this.#matrix('W_O', 'W_O', d.wo, { editable: true, key: 'wo' }) : null,
+        this.#matrix('W_Q', 'W_Q', d.wq, { editable: true, key: 'wq', rows: feature, cols: out }),
+        this.#matrix('W_K', 'W_K', d.wk, { editable: true, key: 'wk', rows: feature, cols: out }),
+        this.#matrix('W_V', 'W_V', d.wv, { editable: true, key: 'wv', rows: feature, cols: out }),
+        d.wo ? this.#matrix('W_O', 'W_O', d.wo, { editable: true, key: 'wo', rows: feature, cols: out }) : null,
       ),
       this.#stage(
         'projections',
         'Projections',
         `Q = ${cross ? 'C' : 'X'}·W_Q,  K = X·W_K,  V = X·W_V`,
-        this.#matrix('Q', 'Q', s.Q, { slides: slides.Q }),
-        this.#matrix('K', 'K', s.K, { slides: slides.K }),
-        this.#matrix('V', 'V', s.V, { slides: slides.V }),
+        this.#matrix('Q', 'Q', s.Q, { slides: slides.Q, rows: query, cols: feature }),
+        this.#matrix('K', 'K', s.K, { slides: slides.K, rows: key, cols: feature }),
+        this.#matrix('V', 'V', s.V, { slides: slides.V, rows: key, cols: feature }),
       ),
       this.#stage(
         'scores',
         'Scores',
         `Q·Kᵀ: [${s.scores.shape.join(' × ')}]`,
-        this.#matrix('scores', 'Q·Kᵀ', s.scores, { heat: 'diverging' }),
+        this.#matrix('scores', 'Q·Kᵀ', s.scores, { heat: 'diverging', rows: query, cols: key }),
       ),
       this.#stage(
         'scaled',
         'Scaled',
         `÷ √d_k = √${dk} = ${sqrt.toFixed(4)}`,
-        this.#matrix('scaled', `Q·Kᵀ/√${dk}`, s.scaled, { heat: 'diverging', slides: slides.scaledScores }),
+        this.#matrix('scaled', `Q·Kᵀ/√${dk}`, s.scaled, {
+          heat: 'diverging',
+          slides: slides.scaledScores,
+          rows: query,
+          cols: key,
+        }),
       ),
       this.#stage(
         'mask',
         'Mask',
         '+ M (click a cell: 0 may attend, −∞ blocked)',
-        this.#matrix('M', 'M', s.M, { toggle: true, key: 'mask' }),
-        this.#matrix('masked', 'masked scores', s.masked, { heat: 'diverging' }),
+        this.#matrix('M', 'M', s.M, { toggle: true, key: 'mask', rows: query, cols: key }),
+        this.#matrix('masked', 'masked scores', s.masked, { heat: 'diverging', rows: query, cols: key }),
       ),
     );
     stages.lastChild.append(this.#maskControls());
@@ -627,7 +675,12 @@ export class AttentionSteps extends HTMLElement {
       'softmax',
       'Softmax',
       'softmax over each row (each row sums to 1)',
-      this.#matrix('weights', 'weights', s.weights, { heat: 'sequential', slides: slides.weights }),
+      this.#matrix('weights', 'weights', s.weights, {
+        heat: 'sequential',
+        slides: slides.weights,
+        rows: query,
+        cols: key,
+      }),
     );
     const note = this.#blindNote();
     if (note) weights.append(note);
@@ -637,7 +690,7 @@ export class AttentionSteps extends HTMLElement {
         'output',
         'Output',
         `A = weights·V: [${s.A.shape.join(' × ')}]`,
-        this.#matrix('A', 'A', s.A, { slides: slides.A }),
+        this.#matrix('A', 'A', s.A, { slides: slides.A, rows: query, cols: feature }),
       ),
     );
     if (s.Y)
@@ -646,14 +699,14 @@ export class AttentionSteps extends HTMLElement {
           'projection-out',
           'Projection out',
           `Y = A·W_O: [${s.Y.shape.join(' × ')}]`,
-          this.#matrix('Y', 'Y', s.Y, { slides: slides.Y }),
+          this.#matrix('Y', 'Y', s.Y, { slides: slides.Y, rows: query, cols: feature }),
         ),
       );
     this.#showStages(stages);
     // Keep the focused cell focused across the re-render.
     const active = this.shadowRoot.activeElement;
     const focus = active instanceof AttentionMatrix ? [active.dataset.name, active.shadowRoot.activeElement] : null;
-    this.shadowRoot.replaceChildren(exportToolbar(this, 'attention-steps'), stages);
+    this.shadowRoot.replaceChildren(this.exportBar('attention-steps'), stages);
     if (focus?.[1]?.dataset?.row != null) {
       const again = this.shadowRoot.querySelector(`attention-matrix[data-name="${focus[0]}"]`);
       again?.cellAt(Number(focus[1].dataset.row), Number(focus[1].dataset.col))?.focus();

@@ -10,14 +10,13 @@
 // composed): `training-progress` (detail { step, loss, accuracy, stepsPerSecond }),
 // `training-done` (detail { step, accuracy }) when `steps` are done.
 import { moduleWorker } from './workers.js';
-import { THEME_STYLE, styleSheet, followPageScheme, showAttributeError } from './theme.js';
-import { containKeys } from './keys.js';
-import { observedAttributes, attributeReader } from './attributes.js';
+import { AttentionElement, colourLegend, captionLine } from './base.js';
+import { jsString } from './export.js';
 import { formatNumber, heatColour } from './format.js';
 import { TASKS } from './training/tasks.js';
 import { PRESETS } from './training/toy-training.js';
 
-const STYLE = `${THEME_STYLE}
+const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .controls { display: flex; flex-wrap: wrap; gap: 0.5rem 0.9rem; align-items: center; margin-bottom: 0.4rem; }
 label { font-size: 0.9em; }
@@ -49,9 +48,9 @@ const LEAVE_STOP_MS = 60_000;
 const TAG = 'attention-training';
 const AWAY = 'Paused: the element left the page; it resumes when it is back.';
 
-export class AttentionTraining extends HTMLElement {
-  #internals = this.attachInternals();
-  static observedAttributes = observedAttributes(TAG);
+export class AttentionTraining extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
 
   #parts = null;
   #worker = null;
@@ -61,14 +60,11 @@ export class AttentionTraining extends HTMLElement {
   #lastMaps = 0;
   #pendingMaps = null;
   #maps = [];
+  #reachedTarget = false; // the run paused once at the target accuracy
+  #targetNote = ''; // what the stats line says about it (reports in flight keep it)
 
   #leaving = 0;
   #resumeOnReturn = false;
-
-  constructor() {
-    super();
-    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
-  }
 
   /** Progress so far: [{ step, loss, accuracy, stepsPerSecond }]. */
   get history() {
@@ -80,7 +76,7 @@ export class AttentionTraining extends HTMLElement {
   }
 
   connectedCallback() {
-    followPageScheme(this, this.#internals);
+    super.connectedCallback();
     if (!this.#parts) this.#build();
     clearTimeout(this.#leaving);
     if (this.#resumeOnReturn) {
@@ -95,6 +91,7 @@ export class AttentionTraining extends HTMLElement {
   // reconnects the element within one task: training goes on. An element that stays away
   // pauses (it resumes when it comes back), and after a minute away its Worker stops.
   disconnectedCallback() {
+    super.disconnectedCallback();
     clearTimeout(this.#leaving);
     this.#leaving = setTimeout(() => {
       if (this.isConnected) return;
@@ -119,13 +116,13 @@ export class AttentionTraining extends HTMLElement {
     const attributes = this.#attributes();
     this.#parts.task.value = attributes.get('task');
     this.#describe();
-    showAttributeError(this.shadowRoot, attributes.error);
+    this.showAttributeError(attributes.error);
   }
 
   // Every attribute as attributes.js types it (a bad one reads as its default; `error` says
   // which): every="0" looped at step 0 with a NaN loss, and every="1e9" never reported.
   #attributes() {
-    return attributeReader(this, TAG).checkAll();
+    return this.attributeReader().checkAll();
   }
 
   #build() {
@@ -181,9 +178,17 @@ export class AttentionTraining extends HTMLElement {
     canvas.setAttribute('role', 'img');
     canvas.setAttribute('aria-label', 'Loss curve: no training yet');
     const maps = Object.assign(document.createElement('div'), { className: 'maps' });
-    root.append(controls, description, stats, live, canvas, maps);
-    this.#parts = { task, preset, lr, seed, train, reset, description, stats, live, canvas, maps };
-    showAttributeError(root, attributes.error);
+    const key = document.createElement('div');
+    key.append(
+      colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'attention weight' }),
+      captionLine(
+        "Each map: one head's weights on an example sequence, a query per row, a key per column; rows sum to 1.",
+      ),
+    );
+    key.hidden = true; // shown with the first maps
+    root.append(this.exportBar(), controls, description, stats, live, canvas, maps, key);
+    this.#parts = { task, preset, lr, seed, train, reset, description, stats, live, canvas, maps, key };
+    this.showAttributeError(attributes.error);
     this.#describe();
     this.#drawCurve();
   }
@@ -202,7 +207,7 @@ export class AttentionTraining extends HTMLElement {
     const attributes = this.#attributes();
     const every = attributes.get('every');
     const maxSteps = attributes.get('steps');
-    showAttributeError(this.shadowRoot, attributes.error);
+    this.showAttributeError(attributes.error);
     if (attributes.error) return;
     this.#worker = trainingWorker();
     this.#worker.onmessage = ({ data }) => this.#message(data);
@@ -229,6 +234,7 @@ export class AttentionTraining extends HTMLElement {
   /** Resumes a paused run. */
   resume() {
     if (this.#state !== 'paused' || !this.#worker) return;
+    this.#targetNote = this.#targetNote.replace(': paused (Keep training goes on).', '; training goes on.');
     this.#worker.postMessage({ type: 'resume' });
     this.#setState('running');
   }
@@ -243,13 +249,17 @@ export class AttentionTraining extends HTMLElement {
     if (!this.#parts) return;
     this.#parts.stats.textContent = 'Not trained yet.';
     this.#parts.maps.replaceChildren();
+    this.#parts.key.hidden = true;
     this.#maps = [];
+    this.#reachedTarget = false;
+    this.#targetNote = '';
     this.#drawCurve();
   }
 
   #setState(state) {
     this.#state = state;
-    this.#parts.train.textContent = state === 'running' ? 'Pause' : state === 'paused' ? 'Resume' : 'Train';
+    this.#parts.train.textContent =
+      state === 'running' ? 'Pause' : state === 'paused' ? (this.#reachedTarget ? 'Keep training' : 'Resume') : 'Train';
   }
 
   #message(data) {
@@ -257,7 +267,7 @@ export class AttentionTraining extends HTMLElement {
     if (data.type === 'progress') {
       const entry = { step: data.step, loss: data.loss, accuracy: data.accuracy, stepsPerSecond: data.stepsPerSecond };
       this.#history.push(entry);
-      p.stats.textContent = `step ${data.step} · loss ${formatNumber(data.loss, 4)} nats · held-out token accuracy ${formatNumber(100 * data.accuracy, 1)}% · ${Math.round(data.stepsPerSecond)} steps/s${this.#resumeOnReturn ? ` · ${AWAY}` : ''}`;
+      p.stats.textContent = `step ${data.step} · loss ${formatNumber(data.loss, 4)} nats · held-out token accuracy ${formatNumber(100 * data.accuracy, 1)}% · ${Math.round(data.stepsPerSecond)} steps/s${this.#resumeOnReturn ? ` · ${AWAY}` : ''}${this.#targetNote ? ` · ${this.#targetNote}` : ''}`;
       for (const m of MILESTONES) {
         if (data.accuracy >= m && !this.#announced.has(m)) {
           this.#announced.add(m);
@@ -267,6 +277,7 @@ export class AttentionTraining extends HTMLElement {
       this.#drawCurve();
       this.#queueMaps(data.attention);
       this.dispatchEvent(new CustomEvent('training-progress', { bubbles: true, composed: true, detail: entry }));
+      this.#stopAtTarget(data);
     } else if (data.type === 'done') {
       this.#setState('done');
       this.dispatchEvent(
@@ -280,6 +291,20 @@ export class AttentionTraining extends HTMLElement {
       p.stats.textContent = data.message;
       this.#setState('idle');
     }
+  }
+
+  // The run pauses once when the held-out accuracy reaches `target` (default 100%): there is
+  // nothing more to see, and the button says "Keep training" for a reader who wants more.
+  #stopAtTarget(data) {
+    const target = this.attributeReader().get('target');
+    if (target === 'none' || this.#reachedTarget || this.#state !== 'running') return;
+    if (100 * data.accuracy < target) return;
+    this.#reachedTarget = true;
+    this.pause();
+    const text = `Reached the target, ${target}% held-out accuracy, at step ${data.step}: paused (Keep training goes on).`;
+    this.#targetNote = text;
+    this.#parts.stats.textContent += ` · ${text}`;
+    this.#parts.live.textContent = text;
   }
 
   // Redraws the maps at most every 200 ms (progress may come faster than a reader can see).
@@ -323,9 +348,40 @@ export class AttentionTraining extends HTMLElement {
         canvas.setAttribute('role', 'img');
         figure.append(caption, canvas);
         this.#parts.maps.append(figure);
+        this.#parts.key.hidden = false;
       }
       drawHeads(figure.querySelector('canvas'), layer, labels, getComputedStyle(this).color || '#000');
     });
+  }
+
+  /** The settings, the progress so far and the maps last drawn, as JSON. */
+  toJSON() {
+    const p = this.#parts;
+    return {
+      element: TAG,
+      task: p?.task.value,
+      preset: p?.preset.value,
+      seed: Number(p?.seed.value),
+      lr: Number(p?.lr.value),
+      history: this.history,
+      maps: this.maps,
+    };
+  }
+
+  /** JavaScript that puts this run on a page: the element with the same settings. */
+  toCode() {
+    const p = this.#parts;
+    const set = (name, value) => `training.setAttribute('${name}', ${jsString(String(value))});`;
+    return `import 'attention-wasm/elements';
+
+const training = document.createElement('attention-training');
+${set('task', p?.task.value ?? 'reverse')}
+${set('preset', p?.preset.value ?? 'small')}
+${set('seed', p?.seed.value ?? 1)}
+${set('lr', p?.lr.value ?? '0.003')}
+training.setAttribute('autostart', '');
+document.body.append(training);
+`;
   }
 
   /** The attention maps last drawn: [layer][head][query][key] (an example sequence's). */
@@ -353,19 +409,32 @@ export class AttentionTraining extends HTMLElement {
     ctx.stroke();
     const h = this.#history;
     const maxStep = Math.max(10, h.at(-1)?.step ?? 10);
-    const maxLoss = Math.max(0.1, ...h.map((e) => e.loss));
+    // A log axis: the loss falls by orders of magnitude, and a linear axis squashed the curve
+    // against 0 within a few reports. It spans the powers of 10 around the losses seen.
+    const losses = h.map((e) => e.loss).filter((x) => x > 0 && Number.isFinite(x));
+    const top = Math.ceil(Math.log10(Math.max(...losses, 1)));
+    const bottom = Math.min(top - 1, Math.floor(Math.log10(Math.min(...losses, 0.1))));
+    const yOf = (loss) => y0 - (y0 - y1) * ((Math.log10(loss) - bottom) / (top - bottom));
     ctx.textAlign = 'center';
     ctx.fillText('step', (x0 + x1) / 2, H - 4);
     ctx.fillText(String(maxStep), x1 - 12, y0 + 13);
     ctx.fillText('0', x0, y0 + 13);
     ctx.textAlign = 'right';
-    ctx.fillText(`${formatNumber(maxLoss, 2)}`, x0 - 4, y1 + 8);
-    ctx.fillText('0', x0 - 4, y0);
+    for (let e = bottom; e <= top; e++) {
+      const y = yOf(10 ** e);
+      ctx.fillText(formatNumber(10 ** e, Math.max(0, -e)), x0 - 4, y + 4);
+      ctx.globalAlpha = 0.25;
+      ctx.beginPath();
+      ctx.moveTo(x0, y);
+      ctx.lineTo(x1, y);
+      ctx.stroke();
+      ctx.globalAlpha = 1;
+    }
     ctx.save();
     ctx.translate(11, (y0 + y1) / 2);
     ctx.rotate(-Math.PI / 2);
     ctx.textAlign = 'center';
-    ctx.fillText('loss (nats)', 0, 0);
+    ctx.fillText('loss (nats, log scale)', 0, 0);
     ctx.restore();
     if (h.length > 0) {
       ctx.strokeStyle = accent;
@@ -373,7 +442,7 @@ export class AttentionTraining extends HTMLElement {
       ctx.beginPath();
       h.forEach((e, i) => {
         const x = x0 + (x1 - x0) * (e.step / maxStep),
-          y = y0 - (y0 - y1) * (e.loss / maxLoss);
+          y = yOf(Math.max(e.loss, 10 ** bottom));
         if (i === 0) ctx.moveTo(x, y);
         else ctx.lineTo(x, y);
       });

@@ -38,6 +38,9 @@ export const ATTRIBUTES = deepFreeze({
     toggle: { type: 'boolean' },
     'row-labels': { type: 'string' },
     'col-labels': { type: 'string' },
+    'row-title': { type: 'string', default: '' },
+    'col-title': { type: 'string', default: '' },
+    caption: { type: 'string', default: '' },
   },
   'attention-steps': {
     example: { type: 'int', min: 1, max: 4 },
@@ -53,6 +56,8 @@ export const ATTRIBUTES = deepFreeze({
     stages: { type: 'string' },
     json: { type: 'string' },
     layout: { type: 'enum', values: ['compact'], observed: false },
+    tokens: { type: 'string' },
+    'query-tokens': { type: 'string' },
     ...LINKS,
   },
   'attention-flash': {
@@ -98,6 +103,8 @@ export const ATTRIBUTES = deepFreeze({
     steps: { type: 'int', min: 1, max: 1_000_000, default: 3000, observed: false },
     every: { type: 'int', min: 1, max: 500, default: 10, observed: false },
     autostart: { type: 'boolean', observed: false },
+    // the held-out accuracy (%) at which a run pauses ("Keep training" goes on), or none
+    target: { type: 'int', min: 1, max: 100, values: ['none'], default: 100, observed: false },
   },
   'attention-model': {
     src: { type: 'string' },

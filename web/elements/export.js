@@ -205,6 +205,6 @@ export function exportToolbar(element, name) {
 }
 
 export const EXPORT_STYLE = `
-.export { display: flex; gap: 0.3rem; align-items: center; font-size: 0.8em; margin: 0.2rem 0 0.4rem; flex-wrap: wrap; }
+.export { display: flex; gap: 0.3rem; align-items: center; font-size: max(0.8em, 12px); margin: 0.2rem 0 0.4rem; flex-wrap: wrap; }
 .export button { font: inherit; }
 `;

@@ -80,3 +80,32 @@ export function paletteGradient(kind) {
   const stops = kind === 'diverging' ? DIVERGING : VIRIDIS;
   return `linear-gradient(to right, ${stops.map((c) => `rgb(${c.join(' ')})`).join(', ')})`;
 }
+
+/** The marks visibleText uses, for a legend: [mark, what it stands for]. */
+export const TOKEN_MARKS = Object.freeze([
+  ['␣', 'space'],
+  ['↵', 'newline'],
+  ['⇥', 'tab'],
+  ['<0x08>', 'a control byte'],
+  ['<?>', 'part of a character split across tokens'],
+]);
+
+/**
+ * Text as a reader can see it: a space as ␣, a newline as ↵, a tab as ⇥, any other control
+ * character (and a byte that decoded to U+FFFD) as its code, <0x08>. Never a raw control
+ * character or U+FFFD.
+ */
+export function visibleText(text) {
+  return String(text).replace(/[\u0000-\u001f\u007f-\u009f\ufffd ]/g, (c) => {
+    if (c === ' ') return '␣';
+    if (c === '\n') return '↵';
+    if (c === '\t') return '⇥';
+    if (c === '\ufffd') return '<?>';
+    return `<0x${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}>`;
+  });
+}
+
+/** Whether visibleText changed `text` (a legend of the marks is then due). */
+export function hasMarks(text) {
+  return /[\u0000-\u001f\u007f-\u009f\ufffd ]/.test(String(text));
+}

@@ -74,6 +74,12 @@ export declare class AttentionMatrix extends HTMLElement implements Exportable {
   editable: boolean;
   /** Cells switch between 0 and −∞ (a mask). */
   toggle: boolean;
+  /** What the rows are (the axis title "query ↓"). */
+  rowTitle: string;
+  /** What the columns are (the axis title "key →"). */
+  colTitle: string;
+  /** One sentence under the matrix. */
+  caption: string;
   /** Row labels; set an array, a comma list or JSON text. */
   rowLabels: string[] | null;
   /** Column labels; set an array, a comma list or JSON text. */
@@ -252,7 +258,7 @@ export interface TrainingProgress {
 }
 
 /** `<attention-training>`: a TinyTransformer trained on a toy task in a Worker; loss, accuracy and attention maps live. */
-export declare class AttentionTraining extends HTMLElement {
+export declare class AttentionTraining extends HTMLElement implements Exportable {
   /** Every progress report of the current run. */
   readonly history: TrainingProgress[];
   /** Where the run is. */
@@ -265,6 +271,14 @@ export declare class AttentionTraining extends HTMLElement {
   resume(): void;
   /** Stops training and clears the curve and the maps. */
   reset(): void;
+  /** The attention maps last drawn: [layer][head][query][key]. */
+  readonly maps: number[][][][];
+  /** A PNG of the element as drawn. */
+  toPNG(): Promise<Blob>;
+  /** The settings, the progress so far and the maps last drawn. */
+  toJSON(): Record<string, unknown>;
+  /** JavaScript that puts an element with the same settings on a page. */
+  toCode(): string;
 }
 
 /**
@@ -324,8 +338,14 @@ export interface AttentionMatrixAttributes extends CommonAttributes {
   editable?: BooleanAttribute;
   /** Cells switch between 0 and −∞ on click, Space or Enter (a mask). */
   toggle?: BooleanAttribute;
-  /** Row labels: a comma list or JSON array. */
+  /** Row labels: a comma list or JSON array (rows are numbered from 1 without). */
   'row-labels'?: string;
+  /** What the rows are: the axis title "query ↓". */
+  'row-title'?: string;
+  /** What the columns are: the axis title "key →". */
+  'col-title'?: string;
+  /** One sentence under the matrix: what it shows and what to notice. */
+  caption?: string;
   /** Column labels: a comma list or JSON array. */
   'col-labels'?: string;
 }
@@ -356,6 +376,10 @@ export interface AttentionStepsAttributes extends CommonAttributes {
   for?: string;
   /** The same as `for`, for sanitized pages (DOMPurify keeps `for` on labels only). */
   link?: string;
+  /** Token names of X's rows (the keys): a comma list or JSON array (numbered without). */
+  tokens?: string;
+  /** Token names of C's rows (the queries of cross-attention). */
+  'query-tokens'?: string;
   /** 'compact': the stages side by side in smaller type (fits a 960 × 700 slide). */
   layout?: 'compact';
   /** Only these stages, in this order (comma-separated): inputs, weights, projections, scores, scaled, mask, softmax, output, projection-out. */
@@ -456,6 +480,8 @@ export interface AttentionTrainingAttributes extends CommonAttributes {
   every?: number | string;
   /** Start training when connected. */
   autostart?: BooleanAttribute;
+  /** Held-out accuracy (%) at which a run pauses, "Keep training" going on (default 100), or 'none'. */
+  target?: number | string | 'none';
 }
 
 /** Attributes of `<attention-model>`. */

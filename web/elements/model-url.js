@@ -27,7 +27,7 @@ export function modelUrl(element, attribute, value) {
 // the same rule): exactly 'owner/name', each part ASCII letters, digits, '_', '-' and '.',
 // starting and ending with a letter, digit or '_', no '--' or '..', at most 96 characters.
 const HUB_PART = /^(?!.*(?:--|\.\.))[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9_])?$/;
-const isHubId = (value) => {
+export const isHubId = (value) => {
   const parts = value.split('/');
   return parts.length === 2 && parts.every((part) => HUB_PART.test(part));
 };

@@ -1,13 +1,54 @@
 // The views of <attention-model> that are not an <attention-heatmap>: the model view (every
 // layer × head as a small map, bertviz's model view), the neuron view (how one query's q·k
 // builds each score of one head) and probability bars (next token, labels, masked tokens).
-import { heatColour, formatNumber } from './format.js';
+import { heatColour, formatNumber, visibleText } from './format.js';
 
-/** A token as a reader sees it: the text it covers, or its string without ##, Ġ or ▁ (␣ for a lone space). */
+/**
+ * A token as a reader sees it, never a raw control character or U+FFFD: the text it covers
+ * (spaces as ␣, newlines as ↵: format.js visibleText), a byte token as its code (<0x08>), a
+ * byte-level BPE piece that is part of a character as its bytes (<0xE2><0x80>), or its
+ * string without ## (a word piece), Ġ or ▁ (␣ for a lone space).
+ */
 export function tokenLabel(token, text) {
-  if (token.start >= 0 && token.end > token.start) return text.slice(token.start, token.end);
+  if (/^<0x[0-9A-Fa-f]{2}>$/.test(token.text)) return token.text.toUpperCase().replace('0X', '0x');
+  if (token.start >= 0 && token.end > token.start) {
+    const covered = text.slice(token.start, token.end);
+    if (!covered.includes('\ufffd')) return visibleText(covered);
+  }
   if (/^[Ġ▁]$/.test(token.text)) return '␣'; // a space of its own
-  return token.text.replace(/^##/, '').replace(/^[Ġ▁]/, '') || token.text;
+  const bytes = byteLevelBytes(token.text);
+  if (bytes) {
+    try {
+      return visibleText(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    } catch {
+      // Part of a character: its bytes, when the piece is surely byte-level (a stand-in
+      // above U+00FF); else it is plain text with accents ("café" without offsets).
+      if (/[\u0100-\u0143]/.test(token.text))
+        return Array.from(bytes, (b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`).join('');
+    }
+  }
+  return visibleText(token.text.replace(/^##/, '').replace(/^[Ġ▁]/, '') || token.text);
+}
+
+// GPT-2's byte-level alphabet: the printable bytes stand for themselves, the others (space,
+// control bytes, ...) for 256 + their rank among them (Ġ is the space, 0x20).
+const BYTE_OF = (() => {
+  const map = new Map();
+  let n = 0;
+  for (let b = 0; b < 256; b++) {
+    const printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174;
+    map.set(printable ? b : 256 + n++, b);
+  }
+  return map;
+})();
+
+// The bytes of a byte-level BPE piece, or null when it holds a character outside the
+// alphabet (then it is no byte-level piece) or none of its non-printable stand-ins.
+function byteLevelBytes(piece) {
+  const codes = Array.from(piece, (c) => c.codePointAt(0));
+  if (!codes.length || !codes.some((c) => c >= 256 || (c >= 128 && c < 256))) return null;
+  if (codes.some((c) => !BYTE_OF.has(c))) return null;
+  return Uint8Array.from(codes, (c) => BYTE_OF.get(c));
 }
 
 /**
@@ -15,12 +56,15 @@ export function tokenLabel(token, text) {
  * calls pick(layer, head).
  * @param {Float32Array[]} maps per layer, [heads, T, T] of the first sequence
  */
-export function modelGrid(maps, heads, T, pick, selected) {
+export function modelGrid(maps, heads, T, pick, selected, labels = null) {
   const table = document.createElement('table');
   table.className = 'model-grid';
   const caption = document.createElement('caption');
-  caption.textContent = `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens. Pick one to see it in the head view.`;
+  caption.textContent = `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1). Hover or focus a map to read it; pick one to open it in the head view.`;
   table.append(caption);
+  const readout = document.createElement('p');
+  readout.className = 'readout';
+  readout.setAttribute('aria-live', 'polite');
   const head = table.createTHead().insertRow();
   const corner = document.createElement('th');
   corner.scope = 'col';
@@ -48,10 +92,28 @@ export function modelGrid(maps, heads, T, pick, selected) {
       if (selected && selected[0] === l && selected[1] === h) button.setAttribute('aria-current', 'true');
       button.append(mapCanvas(map.subarray(h * T * T, (h + 1) * T * T), T));
       button.addEventListener('click', () => pick(l, h));
+      if (labels) {
+        const map = maps[l].subarray(h * T * T, (h + 1) * T * T);
+        const strongest = labels
+          .map((label, i) => {
+            const row = Array.from(map.subarray(i * T, (i + 1) * T));
+            const j = row.indexOf(Math.max(...row));
+            return `${label}→${labels[j]} ${formatNumber(row[j], 2)}`;
+          })
+          .join(', ');
+        const say = () => {
+          readout.textContent = `Layer ${l + 1}, head ${h + 1}: each query's strongest key: ${strongest}`;
+        };
+        button.title = `layer ${l + 1} head ${h + 1}: ${strongest}`;
+        button.addEventListener('mouseenter', say);
+        button.addEventListener('focus', say);
+      }
       cell.append(button);
     }
   });
-  return table;
+  const wrap = document.createElement('div');
+  wrap.append(table, readout);
+  return wrap;
 }
 
 // One [T][T] map on a canvas, one pixel block per weight (sequential colours, 0 → 1).
@@ -73,69 +135,121 @@ function mapCanvas(weights, T) {
 }
 
 /**
- * The neuron view's table for query i of one head: per key j, the products q_i ⊙ k_j as
- * coloured cells, their sum q·k, the scaled score and the weight.
+ * The neuron view's table for query i of one head (bertviz's neuron view): the query vector
+ * q, then per key j its vector k_j, the products q ⊙ k_j, their sum q·k_j, the score scaled by
+ * 1/√head_dim, and the softmax weight as a number beside its bar. Vectors are coloured cells
+ * (blue < 0 < red, one scale for q and k, one for the products), with their numbers when
+ * head_dim ≤ 16 and on hover/focus always (the readout under the table).
  * @param {Float32Array} q [headDim] @param {Float32Array[]} keys per key, [headDim]
  * @param {Float32Array} weights [T] the head's attention row (from the model)
  */
 export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
   const hd = q.length;
+  const written = hd <= 16; // numbers in the cells; else colour only, numbers on hover/focus
+  const products = keys.map((k) => Array.from(q, (x, c) => x * k[c]));
+  const vectorScale = Math.max(1e-12, ...Array.from(q, Math.abs), ...keys.flatMap((k) => Array.from(k, Math.abs)));
+  const productScale = Math.max(1e-12, ...products.flat().map(Math.abs));
+  const wrap = document.createElement('div');
   const table = document.createElement('table');
   table.className = 'neuron';
   const caption = document.createElement('caption');
-  caption.textContent = `Query “${queryLabel}”: each key's score is the sum of q ⊙ k over ${hd} dimensions, divided by √${hd}; the softmax of the scores gives the weights.`;
+  caption.textContent = `Query “${queryLabel}”: each key's score is q·k, the sum of q ⊙ k over ${hd} dimensions, scaled by 1/√${hd}; the softmax of the scaled scores gives the weights (they sum to 1). Cells: blue below 0, red above, white 0.`;
   table.append(caption);
-  const head = table.createTHead().insertRow();
-  for (const text of ['key', 'q ⊙ k (blue < 0 < red)', 'q·k', `÷ √${hd}`, 'weight']) {
-    const th = document.createElement('th');
-    th.scope = 'col';
-    th.textContent = text;
-    head.append(th);
-  }
-  const products = keys.map((k) => Array.from(q, (x, c) => x * k[c]));
-  const extent = Math.max(1e-12, ...products.flat().map(Math.abs));
-  const body = table.createTBody();
-  keys.forEach((_, j) => {
-    const row = body.insertRow();
-    const th = document.createElement('th');
-    th.scope = 'row';
-    th.textContent = labels[j];
-    row.append(th);
-    const strip = row.insertCell();
-    const canvas = document.createElement('canvas');
-    canvas.width = Math.min(256, hd * 4);
-    canvas.height = 12;
-    canvas.setAttribute('aria-hidden', 'true');
-    const g = canvas.getContext('2d');
-    if (g) {
-      const w = canvas.width / hd;
-      products[j].forEach((p, c) => {
-        g.fillStyle = heatColour(p / extent, 'diverging', { min: -1, max: 1 })?.background ?? 'transparent';
-        g.fillRect(c * w, 0, Math.ceil(w), 12);
-      });
+  const readout = document.createElement('p');
+  readout.className = 'readout';
+  readout.setAttribute('aria-live', 'polite');
+  readout.textContent = 'Hover a cell, or focus a key, to read its numbers.';
+  const head = table.createTHead();
+  const titles = head.insertRow();
+  const th = (row, text, span = 1) => {
+    const cell = document.createElement('th');
+    cell.scope = 'col';
+    cell.colSpan = span;
+    cell.textContent = text;
+    row.append(cell);
+    return cell;
+  };
+  th(titles, 'token');
+  th(titles, `vector (${hd} dims)`, hd);
+  th(titles, 'q ⊙ k', hd);
+  th(titles, 'q·k');
+  th(titles, `÷ √${hd} = ${formatNumber(Math.sqrt(hd), 2)}`);
+  th(titles, 'softmax → weight', 2);
+  const cellOf = (row, value, scale, what) => {
+    const td = row.insertCell();
+    td.className = 'dim';
+    const colour = heatColour(value / scale, 'diverging', { min: -1, max: 1 });
+    if (colour) {
+      td.style.background = colour.background;
+      td.style.color = colour.color;
     }
-    strip.append(canvas);
-    const dot = products[j].reduce((a, b) => a + b, 0);
+    td.textContent = written ? formatNumber(value, 2) : '';
+    td.title = `${what} = ${value}`;
+    td.dataset.value = String(value);
+    return td;
+  };
+  // The query's own row: q, the vector every product below multiplies.
+  const qRow = head.insertRow();
+  const qHead = document.createElement('th');
+  qHead.scope = 'row';
+  qHead.textContent = `q “${queryLabel}”`;
+  qRow.append(qHead);
+  q.forEach((x, c) => cellOf(qRow, x, vectorScale, `q[${c}]`));
+  const rest = qRow.insertCell();
+  rest.colSpan = hd + 4;
+  rest.className = 'note';
+  rest.textContent = 'each row below: k, then q ⊙ k';
+  const body = table.createTBody();
+  const dots = products.map((p) => p.reduce((a, b) => a + b, 0));
+  keys.forEach((k, j) => {
+    const row = body.insertRow();
+    const name = document.createElement('th');
+    name.scope = 'row';
+    name.tabIndex = 0;
+    name.textContent = `k “${labels[j]}”`;
+    row.append(name);
+    k.forEach((x, c) => cellOf(row, x, vectorScale, `k_${j + 1}[${c}]`));
+    products[j].forEach((p, c) => cellOf(row, p, productScale, `q[${c}]·k_${j + 1}[${c}]`));
     const hidden = !visible(j);
-    row.insertCell().textContent = hidden ? 'masked' : formatNumber(dot, 3);
-    row.insertCell().textContent = hidden ? '−∞' : formatNumber(dot / Math.sqrt(hd), 3);
-    row.insertCell().append(bar(weights[j]));
+    row.dataset.score = hidden ? '−∞' : formatNumber(dots[j] / Math.sqrt(hd), 3);
+    row.insertCell().textContent = hidden ? 'masked' : formatNumber(dots[j], 3);
+    row.insertCell().textContent = hidden ? '−∞' : formatNumber(dots[j] / Math.sqrt(hd), 3);
+    const weight = row.insertCell();
+    weight.className = 'number';
+    weight.textContent = formatNumber(weights[j], 3);
+    row.insertCell().append(bar(weights[j], false));
+    name.addEventListener('focus', () => {
+      readout.textContent = hidden
+        ? `key “${labels[j]}”: masked (a later token), weight 0`
+        : `key “${labels[j]}”: q·k = ${dots[j]}, ÷ √${hd} = ${dots[j] / Math.sqrt(hd)}, weight ${weights[j]}`;
+    });
   });
-  return table;
+  table.addEventListener('mouseover', (e) => {
+    const td = e.target.closest('td.dim');
+    if (td) readout.textContent = td.title;
+  });
+  wrap.append(table, readout);
+  return wrap;
 }
 
-/** A labelled horizontal bar for a probability in [0, 1]. */
-export function bar(p) {
+/** A horizontal bar for a probability in [0, 1], its number beside it (not over it), or none. */
+export function bar(p, labelled = true) {
   const wrap = document.createElement('span');
   wrap.className = 'bar';
   const fill = document.createElement('span');
   fill.className = 'fill';
   fill.style.width = `${Math.max(0, Math.min(1, p)) * 100}%`;
+  wrap.append(fill);
+  wrap.setAttribute('role', 'img');
+  wrap.setAttribute('aria-label', formatNumber(p, 3));
+  if (!labelled) return wrap;
+  const both = document.createElement('span');
+  both.className = 'barred';
   const text = document.createElement('span');
   text.className = 'value';
   text.textContent = formatNumber(p, 3);
-  wrap.append(fill, text);
-  return wrap;
+  both.append(text, wrap);
+  return both;
 }
 
 /** A list of (label, probability) rows as bars, with a caption. */

@@ -8,19 +8,24 @@
 //     remove their edge) and its Laplacian eigenvector encoding with the eigenvalues.
 import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
-import { heatColour } from './format.js';
-import { exportToolbar, elementToPng, tensorJson, jsLiteral, EXPORT_STYLE } from './export.js';
-import { THEME_STYLE, styleSheet, followPageScheme, showAttributeError } from './theme.js';
-import { containKeys, consume } from './keys.js';
-import { observedAttributes, attributeReader } from './attributes.js';
+import { heatColour, formatNumber } from './format.js';
+import { tensorJson, jsLiteral } from './export.js';
+import { AttentionElement, colourLegend, captionLine, axisTitle } from './base.js';
+import { consume } from './keys.js';
 
 const TAG = 'positional-encoding';
 
-const STYLE = `${THEME_STYLE}
+const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .controls { display: flex; flex-wrap: wrap; gap: 0.4rem 1rem; align-items: center; font-size: 0.9em; }
 .row { display: flex; flex-wrap: wrap; gap: 0.8rem; margin-top: 0.5rem; align-items: flex-start; max-width: 100%; }
-figure { margin: 0; max-width: 100%; }
+figure { margin: 0; max-width: 100%; display: flex; flex-direction: column; gap: 0.2rem; }
+.plot { display: grid; grid-template-columns: auto auto; gap: 2px 4px; justify-content: start; }
+.yticks { display: flex; flex-direction: column; justify-content: space-between; font-size: 0.75rem; text-align: end; }
+.xticks { display: flex; justify-content: space-between; font-size: 0.75rem; }
+canvas:focus { outline: 2px solid var(--_focus); }
+.readout { font-size: 0.8rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
+figure .caption { max-width: 22rem; }
 figcaption { font-size: 0.85em; }
 canvas { max-width: 100%; image-rendering: pixelated; border: 1px solid var(--attn-border, #8886); }
 svg { max-width: 100%; height: auto; }
@@ -30,31 +35,93 @@ svg circle:focus { outline: none; stroke: currentColor; stroke-width: 3; }
 svg line { stroke: currentColor; stroke-width: 2; }
 svg text { font: 12px system-ui, sans-serif; fill: #fff; pointer-events: none; }
 .note { font-size: 0.85em; }
-${EXPORT_STYLE}`;
+`;
 
 const SVG = 'http://www.w3.org/2000/svg';
 
-// A big matrix as a canvas heatmap (diverging), one cell per value, with a readable label.
-function heatCanvas(t, label) {
+// A big matrix as a canvas heatmap, one cell per value: a diverging map centred on 0 when
+// the values are signed, else the sequential one; axis titles and end ticks, a legend with
+// the numbers the colours span, a caption; hover or focus (then the arrow keys) reads a cell.
+//   t: [rows, cols]   axes: { rows: 'position', cols: 'feature' }
+function heatCanvas(t, label, axes, sentence) {
   const [rows, cols] = t.shape;
   const cell = Math.max(2, Math.floor(Math.min(320 / cols, 240 / rows)));
   const canvas = document.createElement('canvas');
   canvas.width = cols * cell;
   canvas.height = rows * cell;
+  canvas.tabIndex = 0;
   canvas.setAttribute('role', 'img');
-  canvas.setAttribute('aria-label', `${label}: a ${rows} by ${cols} heatmap`);
   const ctx = canvas.getContext('2d');
-  let m = 0;
-  for (const x of t.data) if (Number.isFinite(x)) m = Math.max(m, Math.abs(x));
+  let min = Infinity,
+    max = -Infinity;
+  for (const x of t.data)
+    if (Number.isFinite(x)) {
+      min = Math.min(min, x);
+      max = Math.max(max, x);
+    }
+  const kind = min < 0 ? 'diverging' : 'sequential';
+  const span =
+    kind === 'diverging'
+      ? (() => {
+          const m = Math.max(-min, max);
+          return { min: -m, max: m };
+        })()
+      : { min, max };
   for (let i = 0; i < rows; i++)
     for (let j = 0; j < cols; j++) {
-      ctx.fillStyle = heatColour(t.data[i * cols + j], 'diverging', { min: -m, max: m })?.background ?? '#000';
+      ctx.fillStyle = heatColour(t.data[i * cols + j], kind, span)?.background ?? '#000';
       ctx.fillRect(j * cell, i * cell, cell, cell);
     }
+  canvas.setAttribute(
+    'aria-label',
+    `${label}: a ${rows} by ${cols} heatmap, ${axes.rows} down, ${axes.cols} across, values ${formatNumber(min, 3)} to ${formatNumber(max, 3)}; arrow keys read a cell`,
+  );
+  const readout = document.createElement('div');
+  readout.className = 'readout';
+  readout.setAttribute('aria-live', 'polite');
+  let at = [0, 0];
+  const read = ([i, j]) => {
+    at = [i, j];
+    readout.textContent = `${axes.rows} ${i}, ${axes.cols} ${j}: ${t.data[i * cols + j]}`;
+  };
+  canvas.addEventListener('mousemove', (e) => {
+    const box = canvas.getBoundingClientRect();
+    const j = Math.min(cols - 1, Math.floor(((e.clientX - box.left) / box.width) * cols));
+    const i = Math.min(rows - 1, Math.floor(((e.clientY - box.top) / box.height) * rows));
+    if (i >= 0 && j >= 0) read([i, j]);
+  });
+  canvas.addEventListener('focus', () => read(at));
+  canvas.addEventListener('keydown', (e) => {
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (!moves[e.key]) return;
+    consume(e);
+    read([
+      Math.max(0, Math.min(rows - 1, at[0] + moves[e.key][0])),
+      Math.max(0, Math.min(cols - 1, at[1] + moves[e.key][1])),
+    ]);
+  });
+  const plot = document.createElement('div');
+  plot.className = 'plot';
+  const ticks = (className, first, last) => {
+    const div = document.createElement('div');
+    div.className = className;
+    div.setAttribute('aria-hidden', 'true');
+    div.append(Object.assign(document.createElement('span'), { textContent: String(first) }));
+    div.append(Object.assign(document.createElement('span'), { textContent: String(last) }));
+    return div;
+  };
+  plot.append(ticks('yticks', 0, rows - 1), canvas, document.createElement('span'), ticks('xticks', 0, cols - 1));
   const figure = document.createElement('figure');
   const caption = document.createElement('figcaption');
   caption.textContent = `${label} [${rows} × ${cols}]`;
-  figure.append(caption, canvas);
+  figure.append(
+    caption,
+    axisTitle(`${axes.rows} ↓   ${axes.cols} →`),
+    plot,
+    readout,
+    colourLegend({ kind, min, max, digits: 2 }),
+    captionLine(sentence),
+  );
   return figure;
 }
 
@@ -86,9 +153,9 @@ function slider(name, label, min, max, step, value, onInput) {
   return l;
 }
 
-export class PositionalEncoding extends HTMLElement {
-  #internals = this.attachInternals();
-  static observedAttributes = observedAttributes(TAG);
+export class PositionalEncoding extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
 
   #state = {
     positions: 32,
@@ -110,13 +177,8 @@ export class PositionalEncoding extends HTMLElement {
   };
   #tensors = {};
 
-  constructor() {
-    super();
-    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
-  }
-
   connectedCallback() {
-    followPageScheme(this, this.#internals);
+    super.connectedCallback();
     this.#update();
   }
   attributeChangedCallback() {
@@ -125,7 +187,7 @@ export class PositionalEncoding extends HTMLElement {
 
   /** The encoding shown (sinusoidal while the attribute names none: attributes.js). */
   get kind() {
-    return attributeReader(this, TAG).get('kind');
+    return this.attributeReader().get('kind');
   }
   set kind(v) {
     this.setAttribute('kind', v);
@@ -156,7 +218,7 @@ export class PositionalEncoding extends HTMLElement {
 
   async #update() {
     // A bad attribute's message at once, over what is shown; the drawing below renews it.
-    showAttributeError(this.shadowRoot, attributeReader(this, TAG).checkAll().error);
+    this.showAttributeError(this.attributeReader().checkAll().error);
     const attn = await getApi();
     const views = {
       sinusoidal: () => this.#sinusoidal(attn),
@@ -164,13 +226,13 @@ export class PositionalEncoding extends HTMLElement {
       alibi: () => this.#alibi(attn),
       laplacian: () => this.#laplacian(attn),
     };
-    const attributes = attributeReader(this, TAG).checkAll();
+    const attributes = this.attributeReader().checkAll();
     const kind = attributes.get('kind');
     const content = views[kind]();
     const active = this.shadowRoot.activeElement;
     const focusName = active?.getAttribute?.('name') ?? active?.dataset?.node;
-    this.shadowRoot.replaceChildren(exportToolbar(this, `positional-${kind}`), ...content);
-    showAttributeError(this.shadowRoot, attributes.error);
+    this.shadowRoot.replaceChildren(this.exportBar(`positional-${kind}`), ...content);
+    this.showAttributeError(attributes.error);
     if (focusName != null) this.shadowRoot.querySelector(`[name="${focusName}"], [data-node="${focusName}"]`)?.focus();
   }
 
@@ -208,7 +270,20 @@ export class PositionalEncoding extends HTMLElement {
     );
     const row = document.createElement('div');
     row.className = 'row';
-    row.append(heatCanvas(pe, 'PE (positions × features)'), heatCanvas(similarity, 'PE·PEᵀ (position similarity)'));
+    row.append(
+      heatCanvas(
+        pe,
+        'PE',
+        { rows: 'position', cols: 'feature' },
+        'Each row encodes one position: left features (fast sines) change quickly from row to row, right ones slowly.',
+      ),
+      heatCanvas(
+        similarity,
+        'PE·PEᵀ',
+        { rows: 'position', cols: 'position' },
+        "Each cell is the dot product of two positions' encodings: largest on the diagonal, falling as the positions move apart.",
+      ),
+    );
     const note = document.createElement('p');
     note.className = 'note';
     note.textContent =
@@ -219,7 +294,7 @@ export class PositionalEncoding extends HTMLElement {
   #rope(attn) {
     const dim = 2;
     const positions = Array.from({ length: 8 }, (_, p) => p);
-    const base = 10; // a fast rotation, so the pair visibly turns
+    const base = this.#state.base; // the first pair turns 1 rad per position for any base
     const ones = attn.tensor(
       Float32Array.from({ length: positions.length * dim }, (_, i) => (i % 2 === 0 ? 1 : 0)),
       [positions.length, dim],
@@ -261,10 +336,22 @@ export class PositionalEncoding extends HTMLElement {
     m.value = scores;
     const row = document.createElement('div');
     row.className = 'row';
-    row.append(svg, m);
+    m.rowLabels = positions.map(String);
+    m.colLabels = positions.map(String);
+    m.setAttribute('row-title', 'query position m');
+    m.setAttribute('col-title', 'key position n');
+    m.setAttribute('caption', 'Every diagonal (equal m − n) holds one value: the score depends only on the distance.');
+    const wheel = document.createElement('figure');
+    wheel.append(
+      svg,
+      captionLine(
+        'The feature pair (1, 0) after RoPE at positions 0 to 7 (numbers at the arrow tips): one turn of 1 rad per position.',
+      ),
+    );
+    row.append(wheel, m);
     const note = document.createElement('p');
     note.className = 'note';
-    note.textContent = `RoPE rotates each pair of features by an angle proportional to the position (here θ = base^(−0) = 1 rad per position, base ${base}). A score between positions m and n then depends only on m − n: every diagonal of the table holds one value.`;
+    note.textContent = `RoPE rotates feature pair i by θᵢ = base^(−2i/d) radians per position (base ${base}). The pair shown is the first (i = 0), so θ₀ = base⁰ = 1 rad per position whatever the base; later pairs turn more slowly. A score between positions m and n then depends only on m − n.`;
     return [row, note];
   }
 
@@ -294,6 +381,8 @@ export class PositionalEncoding extends HTMLElement {
       m.setAttribute('label', `head ${h + 1}, slope ${slopes[h]}`);
       m.setAttribute('precision', '2');
       m.setAttribute('heat', 'diverging');
+      m.setAttribute('row-title', 'query i');
+      m.setAttribute('col-title', 'key j');
       m.value = { data: bias.data.slice(h * per, (h + 1) * per), shape: [s.length, s.length] };
       row.append(m);
     }
@@ -384,6 +473,7 @@ export class PositionalEncoding extends HTMLElement {
     m.setAttribute('precision', '3');
     m.setAttribute('heat', 'diverging');
     m.rowLabels = Array.from({ length: s.nodes }, (_, i) => `node ${i + 1}`);
+    m.setAttribute('col-title', 'eigenvector');
     m.value = encoding;
     const values = new AttentionMatrix();
     values.dataset.name = 'eigenvalues';
@@ -410,17 +500,12 @@ export class PositionalEncoding extends HTMLElement {
     };
   }
 
-  /** A PNG of the element as drawn (a Promise of a Blob). */
-  toPNG() {
-    return elementToPng(this);
-  }
-
   /** JavaScript that computes what this view shows. */
   toCode() {
     const s = this.#state;
     const call = {
       sinusoidal: `const pe = attn.sinusoidalEncoding(${s.positions}, ${s.dModel}, { base: ${s.base} });`,
-      rope: 'const rotated = attn.applyRope(attn.tensor([1, 0, 1, 0, 1, 0, 1, 0], [4, 2]), { positions: [0, 1, 2, 3], base: 10 });',
+      rope: `const rotated = attn.applyRope(attn.tensor([1, 0, 1, 0, 1, 0, 1, 0], [4, 2]), { positions: [0, 1, 2, 3], base: ${s.base} });`,
       alibi: `const bias = attn.alibiBias(${s.heads}, ${s.length});  // add as a mask: attention(q, k, v, { mask: bias })`,
       laplacian: `const encoding = attn.laplacianEncoding(${jsLiteral(this.graph)}, ${jsLiteral(s.k)});`,
     }[this.kind];

@@ -36,15 +36,20 @@ export function loadForPrint(load) {
 /**
  * Calls `load` once, when `element` nears the viewport (400 px ahead), when the page prints,
  * or at once if the element has the `eager` attribute (or the browser has no
- * IntersectionObserver). Returns a function that stops waiting (disconnectedCallback).
- * @param {Element} element @param {() => void} load
+ * IntersectionObserver). With `idle` (a source on the page's own origin: the shipped models,
+ * a folder beside the page), also once the page has loaded and is idle, so that a print or a
+ * full-page screenshot, which scroll nothing into view and cannot wait for a download, shows
+ * it drawn. Returns a function that stops waiting (disconnectedCallback).
+ * @param {Element} element @param {() => void} load @param {{ idle?: boolean }} [options]
  */
-export function loadWhenNear(element, load) {
+export function loadWhenNear(element, load, { idle = false } = {}) {
   let observer = null;
   let stopPrint = () => {};
+  let stopIdle = () => {};
   const stop = () => {
     observer?.disconnect();
     stopPrint();
+    stopIdle();
   };
   const once = () => {
     stop();
@@ -55,6 +60,7 @@ export function loadWhenNear(element, load) {
     once();
     return stop;
   }
+  if (idle) stopIdle = whenIdle(once);
   observer = new IntersectionObserver(
     (entries) => {
       if (entries.some((e) => e.isIntersecting)) once();
@@ -63,4 +69,32 @@ export function loadWhenNear(element, load) {
   );
   observer.observe(element);
   return stop;
+}
+
+// Calls `run` after the page's load event, when the browser is idle (at most 2 s later).
+// Returns a function that cancels it.
+function whenIdle(run) {
+  let handle = 0,
+    cancelled = false;
+  const schedule = () => {
+    if (cancelled) return;
+    handle = globalThis.requestIdleCallback ? requestIdleCallback(run, { timeout: 2000 }) : setTimeout(run, 200);
+  };
+  if (document.readyState === 'complete') schedule();
+  else globalThis.addEventListener('load', schedule, { once: true });
+  return () => {
+    cancelled = true;
+    globalThis.removeEventListener('load', schedule);
+    if (globalThis.cancelIdleCallback) cancelIdleCallback(handle);
+    clearTimeout(handle);
+  };
+}
+
+/** Whether a model source (a URL or path; not a Hub id) is on the page's own origin. */
+export function sameOrigin(source) {
+  try {
+    return new URL(source, document.baseURI).origin === location.origin;
+  } catch {
+    return false;
+  }
 }

@@ -9,46 +9,31 @@
 // (features of the made-up token vectors, default 4). Property: keep (0/1 per token).
 // Events: `change` (detail: { keep }).
 import { getApi, initCode } from './api.js';
+import { AttentionElement } from './base.js';
 import { AttentionMatrix } from './attention-matrix.js';
-import { exportToolbar, elementToPng, tensorJson, jsLiteral, noInputCode, EXPORT_STYLE } from './export.js';
-import {
-  THEME_STYLE,
-  styleSheet,
-  followPageScheme,
-  errorMessage,
-  showAttributeError,
-  attributeErrorOf,
-} from './theme.js';
+import { tensorJson, jsLiteral, noInputCode } from './export.js';
 import { LIMITS, tooBig } from './limits.js';
-import { containKeys } from './keys.js';
-import { observedAttributes, readAttribute, attributeReader } from './attributes.js';
 
 const TAG = 'token-pruning';
 
-const STYLE = `${THEME_STYLE}
+const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 fieldset { border: 1px solid var(--attn-border, #8886); display: flex; flex-wrap: wrap; gap: 0.2rem 0.8rem; padding: 0.3rem 0.6rem; }
 legend { font-size: 0.85em; }
 .row { display: flex; flex-wrap: wrap; gap: 0.8rem; margin-top: 0.5rem; max-width: 100%; }
-label { font-size: 0.9em; }
-${EXPORT_STYLE}`;
+label { font-size: 0.9em; }`;
 
-export class TokenPruning extends HTMLElement {
-  #internals = this.attachInternals();
-  static observedAttributes = observedAttributes(TAG);
+export class TokenPruning extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
 
   #keep = null;
   #error = null;
   #generation = 0;
   #result = null;
 
-  constructor() {
-    super();
-    containKeys(this.attachShadow({ mode: 'open' })).adoptedStyleSheets = [styleSheet(STYLE)];
-  }
-
   connectedCallback() {
-    followPageScheme(this, this.#internals);
+    super.connectedCallback();
     this.#reset();
   }
   attributeChangedCallback() {
@@ -56,7 +41,7 @@ export class TokenPruning extends HTMLElement {
   }
 
   get tokens() {
-    return readAttribute(this, TAG, 'tokens')
+    return this.typedAttribute('tokens')
       .split(',')
       .map((t) => t.trim());
   }
@@ -79,7 +64,7 @@ export class TokenPruning extends HTMLElement {
 
   #reset() {
     const drop = new Set(
-      readAttribute(this, TAG, 'drop')
+      this.typedAttribute('drop')
         .split(',')
         .filter(Boolean)
         .map((s) => Number(s) - 1),
@@ -94,13 +79,13 @@ export class TokenPruning extends HTMLElement {
     const tokens = this.tokens;
     if (tokens.length > LIMITS.pruning.tokens)
       throw tooBig(TAG, 'tokens', `${tokens.length} tokens`, LIMITS.pruning.tokens);
-    const attributes = attributeReader(this, TAG).checkAll();
+    const attributes = this.attributeReader().checkAll();
     return { tokens, d: attributes.get('dim'), problem: attributes.error };
   }
 
   /** Why the last input could not be shown, or a bad attribute value (null when neither). */
   get error() {
-    return this.#error ?? attributeErrorOf(this);
+    return this.#error ?? this.attributeError;
   }
 
   async #update() {
@@ -112,11 +97,11 @@ export class TokenPruning extends HTMLElement {
     } catch (error) {
       this.#error = error;
       this.#result = null;
-      this.shadowRoot.replaceChildren(errorMessage(error));
+      this.showError(error);
       return;
     }
     // A bad attribute's message at once, over what is shown; the drawing below renews it.
-    showAttributeError(this.shadowRoot, problem);
+    this.showAttributeError(problem);
     const keep = this.#keep.slice(0, tokens.length);
     while (keep.length < tokens.length) keep.push(1);
     const attn = await getApi();
@@ -134,7 +119,7 @@ export class TokenPruning extends HTMLElement {
     const { weights } = attn.attention(x, x, x, { keepMask: keep, returnWeights: true });
     this.#result = { x, G, weights };
     this.#render(tokens);
-    showAttributeError(this.shadowRoot, problem);
+    this.showAttributeError(problem);
   }
 
   #render(tokens) {
@@ -157,22 +142,39 @@ export class TokenPruning extends HTMLElement {
     });
     const row = document.createElement('div');
     row.className = 'row';
-    const matrix = (name, label, value, precision, heat) => {
+    const matrix = (name, label, value, precision, heat, caption) => {
       const m = new AttentionMatrix();
       m.dataset.name = name;
       m.setAttribute('label', label);
       m.setAttribute('precision', String(precision));
       if (heat) m.setAttribute('heat', heat);
+      m.setAttribute('row-title', 'query');
+      m.setAttribute('col-title', 'key');
+      m.setAttribute('caption', caption);
       m.rowLabels = tokens;
       m.colLabels = tokens;
       m.value = value;
       return m;
     };
     row.append(
-      matrix('G', 'G (1 if i = j, else keep_j)', this.#result.G, 0),
-      matrix('weights', 'Ã: softmax over the kept keys', this.#result.weights, 2, 'sequential'),
+      matrix(
+        'G',
+        'G (1 if i = j, else keep_j)',
+        this.#result.G,
+        0,
+        null,
+        "1 where a query may look at a key: a dropped token's column is 0, except its own cell.",
+      ),
+      matrix(
+        'weights',
+        'Ã: softmax over the kept keys',
+        this.#result.weights,
+        2,
+        'sequential',
+        'Each row is one query’s weights over the kept keys (rows sum to 1); a dropped token gets 0 from every other query.',
+      ),
     );
-    this.shadowRoot.replaceChildren(exportToolbar(this, 'token-pruning'), fieldset, row);
+    this.shadowRoot.replaceChildren(this.exportBar(), fieldset, row);
   }
 
   /** Tokens, keep decisions, G and the weights as JSON. */
@@ -185,11 +187,6 @@ export class TokenPruning extends HTMLElement {
       G: tensorJson(this.#result.G),
       weights: tensorJson(this.#result.weights),
     };
-  }
-
-  /** A PNG of the element as drawn (a Promise of a Blob). */
-  toPNG() {
-    return elementToPng(this);
   }
 
   /** JavaScript that computes these weights with the public API. */

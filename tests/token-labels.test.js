@@ -1,0 +1,34 @@
+// Tokens as a reader sees them (issue 45): never a raw control character or U+FFFD. Spaces,
+// newlines and tabs are marks (␣ ↵ ⇥), control bytes their code (<0x08>), byte tokens
+// (Llama's <0x0A>) as they are, and GPT-2 byte-level pieces decoded from their bytes.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { visibleText, hasMarks } from '../web/elements/format.js';
+import { tokenLabel } from '../web/elements/model-views.js';
+
+test('visibleText marks spaces, newlines, tabs, control characters and U+FFFD', () => {
+  assert.equal(visibleText('a b\nc\td\b\u0000\u007f\ufffd'), 'a␣b↵c⇥d<0x08><0x00><0x7F><?>');
+  assert.equal(visibleText('naïve ∞'), 'naïve␣∞');
+  assert.equal(hasMarks('cat'), false);
+  assert.equal(hasMarks(' cat'), true);
+});
+
+test('tokenLabel: covered text, byte tokens, byte-level pieces, word pieces', () => {
+  const text = 'The cat\bsat';
+  // The text a token covers (offsets), with its space shown.
+  assert.equal(tokenLabel({ text: 'Ġcat', start: 3, end: 7 }, text), '␣cat');
+  // A control character in the text is its code.
+  assert.equal(tokenLabel({ text: '\b', start: 7, end: 8 }, text), '<0x08>');
+  // A byte token of a SentencePiece vocabulary, whatever it covers.
+  assert.equal(tokenLabel({ text: '<0x0A>', start: -1, end: -1 }, text), '<0x0A>');
+  // GPT-2 byte-level pieces without offsets: Ġ is byte 0x20; "Ã©" are the bytes C3 A9 = é;
+  // "âĢ" are E2 80, the start of a three-byte character: shown as bytes.
+  assert.equal(tokenLabel({ text: 'Ġcaf', start: -1, end: -1 }, text), '␣caf');
+  assert.equal(tokenLabel({ text: 'Ã©', start: -1, end: -1 }, text), 'é');
+  assert.equal(tokenLabel({ text: 'âĢ', start: -1, end: -1 }, text), '<0xE2><0x80>');
+  // Accented text without offsets is text, not bytes.
+  assert.equal(tokenLabel({ text: 'café', start: -1, end: -1 }, text), 'café');
+  // A lone space mark, and a WordPiece continuation.
+  assert.equal(tokenLabel({ text: '▁', start: -1, end: -1 }, text), '␣');
+  assert.equal(tokenLabel({ text: '##ing', start: -1, end: -1 }, text), 'ing');
+});
