@@ -143,9 +143,11 @@ test('four src changes leave one model in wasm memory (each replaced one is free
     `# heap in use above the start after each of the 5 loads: ${r.held.join(', ')} bytes; after the grace: ${r.settled} (the last model's weights: ${r.parameterBytes}); after removal: ${r.afterRemoval}`,
   );
   assert.ok(r.working, 'the element still shows its last model');
-  // One model's weights and a little of the runner's own (within 10%), not five models'.
+  // One model's weights and the runner's own object, not five models': the runner is ~10 KB
+  // whatever the model (its descriptor holds per-layer lists for up to 1,024 layers and the
+  // RoPE factor lists: 11.8 KB in use above this 113.5 KB model), so the bound is absolute.
   assert.ok(
-    r.settled >= r.parameterBytes && r.settled < 1.1 * r.parameterBytes,
+    r.settled >= r.parameterBytes && r.settled < r.parameterBytes + 16384,
     `${r.settled} bytes in use, one model is ${r.parameterBytes}`,
   );
   assert.equal(r.afterRemoval, 0, 'removed, and the grace over: every byte freed');
