@@ -50,13 +50,7 @@ export function ggufBytes({ version = 3, tensorCount, kvCount, metadata = [], te
   }
   const headLength = parts.reduce((n, p) => n + p.length, 0);
   parts.push(new Uint8Array((32 - (headLength % 32)) % 32), ...blobs);
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concat(parts);
 }
 
 // ---- A Hugging Face decoder folder as convert_hf_to_gguf.py writes it (for the families whose

@@ -74,19 +74,27 @@ export function loadWhenNear(element, load, { idle = false } = {}) {
 // Calls `run` after the page's load event, when the browser is idle (at most 2 s later).
 // Returns a function that cancels it.
 function whenIdle(run) {
-  let handle = 0,
+  let cancel = () => {},
     cancelled = false;
   const schedule = () => {
     if (cancelled) return;
-    handle = globalThis.requestIdleCallback ? requestIdleCallback(run, { timeout: 2000 }) : setTimeout(run, 200);
+    // Each handle cancelled by its own API: an idle callback's id is not a timer's, and
+    // clearTimeout on it cancelled whatever page timer had the same number (a caller's
+    // setTimeout never fired).
+    if (globalThis.requestIdleCallback) {
+      const handle = requestIdleCallback(run, { timeout: 2000 });
+      cancel = () => cancelIdleCallback(handle);
+    } else {
+      const handle = setTimeout(run, 200);
+      cancel = () => clearTimeout(handle);
+    }
   };
   if (document.readyState === 'complete') schedule();
   else globalThis.addEventListener('load', schedule, { once: true });
   return () => {
     cancelled = true;
     globalThis.removeEventListener('load', schedule);
-    if (globalThis.cancelIdleCallback) cancelIdleCallback(handle);
-    clearTimeout(handle);
+    cancel();
   };
 }
 
