@@ -215,6 +215,7 @@ function boundedInterpreter(library) {
             this.#fits(text.length + textLength(v, MAX_CHARS - text.length), 'writing the output');
             text += v.toString();
           }
+          // The library's StringValue, made as it makes one (its classes are not exported).
           return this.#check(super.evaluate({ type: 'StringLiteral', value: text }, environment));
         }
 
