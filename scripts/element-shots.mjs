@@ -26,6 +26,7 @@ export const ELEMENT_PAGES = {
   'model-neuron': `<attention-model eager src="/web/elements/models/tiny-gpt2/" text="The cat sat on the mat" view="neuron"></attention-model>`,
   sentiment: `<attention-sentiment eager text="The food was great but the service was slow."></attention-sentiment>`,
   training: `<attention-training task="reverse" steps="300" autostart></attention-training>`,
+  explainer: `<attention-explainer eager text="The cat sat on the mat"></attention-explainer>`,
 };
 
 /** The page of one element: the elements module and the tag, nothing else. */
