@@ -123,7 +123,7 @@ test('every drawn number is the library’s: trace cells, strip readouts, logits
         kept: order.slice(0, 10).map((i) => [i, p[i], p[i].toFixed(3)]),
         caption: root.querySelector('table.sampling caption').textContent,
         keptCount: kept.length,
-        titles: [...root.querySelectorAll('h3')].map((h) => h.textContent),
+        titles: [...root.querySelectorAll('h2')].map((h) => h.textContent),
         legends: root.querySelectorAll('.legend').length,
         captions: root.querySelectorAll('p.caption').length,
       };

@@ -40,8 +40,10 @@ button, select, input { font: inherit; }
 .tokens { display: flex; flex-wrap: wrap; gap: 0.25rem; }
 .tokens button { padding: 0.1rem 0.45rem; border: 1px solid var(--attn-border, #8886); border-radius: 4px; background: none; color: inherit; cursor: pointer; }
 .tokens button[aria-checked=true] { border: 2px solid var(--_selected); font-weight: 700; }
-section { border-top: 1px solid var(--attn-border, #8884); padding: 0.4rem 0; }
-h3 { font-size: 1rem; margin: 0.2rem 0; }
+/* Wide pages: the stages flow in two columns (down the first, then the second). */
+.stages { columns: 28rem 2; column-gap: 2rem; }
+section { border-top: 1px solid var(--attn-border, #8884); padding: 0.4rem 0; break-inside: avoid; }
+h2 { font-size: 1rem; margin: 0.2rem 0; }
 .pair { display: flex; flex-wrap: wrap; gap: 0.3rem 1.5rem; }
 .pair > * { min-width: 0; max-width: 100%; }
 label.slider { display: inline-flex; gap: 0.3rem; align-items: center; flex-wrap: wrap; }
@@ -276,7 +278,12 @@ export class AttentionExplainer extends AttentionElement {
             textContent: `Try: the URL of a folder holding config.json, tokenizer.json and model.safetensors (ending in /); offline, leave src out for the tiny GPT-2 this package ships (${SHIPPED_MODEL}).`,
           }),
         );
-    } else if (this.#result) parts.push(this.#pickers(), ...this.#stages());
+    } else if (this.#result) {
+      const stages = document.createElement('div');
+      stages.className = 'stages';
+      stages.append(...this.#stages());
+      parts.push(this.#pickers(), stages);
+    }
     if (this.#model) parts.push(this.exportBar(TAG));
     root.replaceChildren(...parts);
     this.showAttributeError(this.attributeReader().checkAll().error);
@@ -405,7 +412,7 @@ export class AttentionExplainer extends AttentionElement {
     const L = `Layer ${l + 1}`;
     const stage = (n, title, caption, ...content) => {
       const section = document.createElement('section');
-      const heading = Object.assign(document.createElement('h3'), { textContent: `${n} · ${title}`, id: `stage-${n}` });
+      const heading = Object.assign(document.createElement('h2'), { textContent: `${n} · ${title}`, id: `stage-${n}` });
       section.setAttribute('aria-labelledby', heading.id);
       section.append(heading, captionLine(caption), ...content);
       return section;
