@@ -19,7 +19,8 @@ import { errorMessage } from './theme.js';
 import { jsString } from './export.js';
 import { formatNumber, exactNumber, visibleText, TOKEN_MARKS } from './format.js';
 import { tokenLabel, bar } from './model-views.js';
-import { LIMITS, tooBig } from './limits.js';
+import { LIMITS } from './limits.js';
+import { tokensWithin, oncePerFrame } from './model-text.js';
 import { loadWhenNear, sameOrigin } from './print.js';
 import { acquire, wasDisposed } from './model-cache.js';
 import { modelUrl } from './model-url.js';
@@ -95,7 +96,6 @@ export class AttentionExplainer extends AttentionElement {
   #error = null;
   #loading = false;
   #generation = 0;
-  #pending = 0;
   #link = createLink();
   #stopLoadWatch = () => {};
 
@@ -201,13 +201,7 @@ export class AttentionExplainer extends AttentionElement {
     this.#schedule();
   }
 
-  #schedule() {
-    if (this.#pending) return;
-    this.#pending = requestAnimationFrame(() => {
-      this.#pending = 0;
-      this.#forward();
-    });
-  }
+  #schedule = oncePerFrame(() => this.#forward());
 
   // The one forward: the chosen token's trace (the text's other positions are its keys).
   #forward() {
@@ -217,12 +211,8 @@ export class AttentionExplainer extends AttentionElement {
     this.#result = null;
     try {
       const text = this.text;
-      if (text.length > LIMITS.model.chars)
-        throw tooBig(TAG, 'the text', `${text.length} characters`, `${LIMITS.model.chars} characters`);
-      const tokens = model.tokenize(text);
+      const tokens = tokensWithin(TAG, model, text);
       if (tokens.length === 0) return this.#render();
-      if (tokens.length > LIMITS.model.tokens)
-        throw tooBig(TAG, 'the text', `${tokens.length} tokens`, `${LIMITS.model.tokens} tokens`);
       const position = this.#index('token', tokens.length);
       const { trace } = model.forward(text, { trace: { position } });
       this.#result = { text, tokens, labels: tokens.map((t) => tokenLabel(t, text)), position, trace };
@@ -451,22 +441,16 @@ export class AttentionExplainer extends AttentionElement {
           colKind: 'dim',
         }),
         pair(
-          grid(kvRows(layer.keys), {
-            rows: keys,
-            cols: dims,
-            rowTitle: 'token',
-            colTitle: 'dim',
-            label: `keys, key/value head ${kv + 1}`,
-            colKind: 'dim',
-          }),
-          grid(kvRows(layer.values), {
-            rows: keys,
-            cols: dims,
-            rowTitle: 'token',
-            colTitle: 'dim',
-            label: `values, key/value head ${kv + 1}`,
-            colKind: 'dim',
-          }),
+          ...['keys', 'values'].map((name) =>
+            grid(kvRows(layer[name]), {
+              rows: keys,
+              cols: dims,
+              rowTitle: 'token',
+              colTitle: 'dim',
+              label: `${name}, key/value head ${kv + 1}`,
+              colKind: 'dim',
+            }),
+          ),
         ),
       ),
       stage(

@@ -20,7 +20,8 @@ import { jsString } from './export.js';
 import { TOKEN_MARKS, visibleText } from './format.js';
 import { AttentionElement } from './base.js';
 import { errorMessage } from './theme.js';
-import { LIMITS, tooBig } from './limits.js';
+import { LIMITS } from './limits.js';
+import { tokensWithin, oncePerFrame } from './model-text.js';
 import { loadWhenNear, sameOrigin } from './print.js';
 import { acquire, wasDisposed } from './model-cache.js';
 import { modelUrl } from './model-url.js';
@@ -115,7 +116,6 @@ export class AttentionModel extends AttentionElement {
   #loadFailed = false; // the error is a failed load: the error line says what to try
   #progress = null; // the last progress event while loading
   #generation = 0;
-  #pending = 0; // requestAnimationFrame of a scheduled forward
   #stopLoadWatch = () => {};
 
   connectedCallback() {
@@ -264,13 +264,7 @@ export class AttentionModel extends AttentionElement {
   }
 
   // One forward per frame, however fast the text changes.
-  #schedule() {
-    if (this.#pending) return;
-    this.#pending = requestAnimationFrame(() => {
-      this.#pending = 0;
-      this.#forward();
-    });
-  }
+  #schedule = oncePerFrame(() => this.#forward());
 
   #forward() {
     const model = this.#model;
@@ -280,12 +274,7 @@ export class AttentionModel extends AttentionElement {
     try {
       const text = this.text;
       if (text.trim() === '') return this.#render();
-      // Characters first: tokenizing a pasted megabyte took 0.8 s only to be refused below.
-      if (text.length > LIMITS.model.chars)
-        throw tooBig(TAG, 'the text', `${text.length} characters`, `${LIMITS.model.chars} characters`);
-      const tokens = model.tokenize(text);
-      if (tokens.length > LIMITS.model.tokens)
-        throw tooBig(TAG, 'the text', `${tokens.length} tokens`, `${LIMITS.model.tokens} tokens`);
+      const tokens = tokensWithin(TAG, model, text);
       const layer = this.#index('layer', model.descriptor.numLayers);
       const out = model.forward(text, { attentions: true, queriesAndKeys: layer });
       const T = tokens.length;

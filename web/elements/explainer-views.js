@@ -229,13 +229,27 @@ export function heatTable(
     }
   });
   scroll.append(table);
+  const hint = scrollHint(scroll, label);
   const [lo, hi] = legendEnds(kind, min, max);
   const name = Object.assign(document.createElement('div'), {
     className: 'name',
     textContent: `${label} (${R} × ${C})`,
   });
-  wrap.append(name, scroll, colourLegend({ kind, min: lo, max: hi, title: legendTitle, digits: 2 }), readout);
+  wrap.append(name, hint, scroll, colourLegend({ kind, min: lo, max: hi, title: legendTitle, digits: 2 }), readout);
   return wrap;
+}
+
+// A visible hint just above a region wider than the page ("↔ … scroll sideways"), shown only
+// while it overflows (measured after layout, and again when its width changes).
+function scrollHint(region, label) {
+  const hint = Object.assign(document.createElement('p'), {
+    className: 'scroll-hint',
+    hidden: true,
+    textContent: `↔ ${label}: wider than this page; scroll sideways (or focus it and use the arrow keys).`,
+  });
+  const measure = () => (hint.hidden = region.scrollWidth <= region.clientWidth + 1);
+  new ResizeObserver(() => requestAnimationFrame(measure)).observe(region);
+  return hint;
 }
 
 /** The CSS of the pieces above. */
@@ -251,6 +265,7 @@ export const EXPLAINER_VIEWS_STYLE = `
 .largest { font-size: 0.8rem; overflow-wrap: anywhere; font-variant-numeric: tabular-nums; }
 .readout { font-size: 0.8rem; min-height: 1.2em; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 .grid .scroll { overflow-x: auto; max-width: 100%; }
+.scroll-hint { font-size: 0.8rem; margin: 0.1rem 0; font-style: italic; }
 table.heat { border-collapse: collapse; font-size: 0.75rem; font-variant-numeric: tabular-nums; }
 table.heat th { font-weight: 500; padding: 0.1rem 0.3rem; white-space: nowrap; text-align: end; }
 table.heat th.corner { font-size: 0.75rem; opacity: 0.9; text-align: start; }
