@@ -216,3 +216,50 @@ for (const name of FAMILIES) {
     );
   });
 }
+
+// Every family the fixtures hold (windows, softcaps, q/k norms, post-norms, encoders, gated
+// MLPs, grouped heads): the trace is forward's own hidden states, attention rows and logits.
+test('every fixture family: the trace agrees with forward’s hidden states, attention maps and logits', async () => {
+  const { readdirSync, existsSync } = await import('node:fs');
+  const names = readdirSync(root).filter(
+    (n) => existsSync(`${root}${n}/config.json`) && existsSync(`${root}${n}/tokenizer.json`),
+  );
+  assert.ok(names.length >= 15, names.join(' '));
+  const checked = [];
+  for (const name of names) {
+    const model = await attn.loadModel(`${root}${name}`);
+    try {
+      const d = model.descriptor;
+      const text = 'The cat sat on the mat, then it slept.';
+      const T = model.tokenize(text).length;
+      const p = Math.floor(T / 2);
+      const out = model.forward(text, { trace: { position: p }, hiddenStates: true, attentions: true });
+      const { trace } = out;
+      const same = (a, b, label) => assert.deepEqual(Array.from(a), Array.from(b), `${name}: ${label}`);
+      same(trace.embedding.data, row(out.hiddenStates[0], p, d.dModel), 'embedding');
+      for (let l = 0; l + 1 < d.numLayers; l++)
+        same(trace.layers[l].residual.data, row(out.hiddenStates[l + 1], p, d.dModel), `layer ${l} residual`);
+      same(trace.final.data, row(out.hiddenStates[d.numLayers], p, d.dModel), 'final');
+      if (d.lmHead) same(trace.logits.data, row(out.logits, p, d.vocabSize), 'logits');
+      else assert.equal(trace.logits, null);
+      for (let l = 0; l < d.numLayers; l++) {
+        const rows = out.attentions[l].data;
+        const w = trace.layers[l].weights.data;
+        for (let h = 0; h < d.numHeads; h++)
+          assertClose(w.subarray(h * T, (h + 1) * T), rows.subarray((h * T + p) * T, (h * T + p + 1) * T), {
+            atol: 1e-7,
+            rtol: 1e-6,
+            label: `${name} layer ${l} head ${h} weights`,
+          });
+        // Masked keys are −Infinity exactly where the weights are 0 (softmax of −∞).
+        const masked = trace.layers[l].maskedScores.data;
+        for (let i = 0; i < masked.length; i++)
+          if (masked[i] === -Infinity) assert.equal(w[i], 0, `${name}: a masked key has weight 0`);
+      }
+      checked.push(name);
+    } finally {
+      model.dispose();
+    }
+  }
+  assert.deepEqual(checked, names);
+});
