@@ -58,7 +58,7 @@ table.sampling td.number { text-align: end; font-variant-numeric: tabular-nums; 
 .barred { display: inline-flex; gap: 0.4rem; align-items: center; }
 .value { font-variant-numeric: tabular-nums; min-width: 3.2em; display: inline-block; text-align: end; }
 .hint { font-size: 0.9em; overflow-wrap: anywhere; }
-@media print { section { break-inside: avoid; } button, input[type=range] { display: none; } }
+@media print { section { break-inside: avoid; } }
 ${EXPLAINER_VIEWS_STYLE}`;
 
 // The element's model lease (model-cache.js): elements showing the same source share one model.
