@@ -203,3 +203,31 @@ test('at 390 px nothing overflows: wide grids scroll inside labelled regions', a
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a src that does not load says why and what to try (the shipped model offline); a bad URL is refused by name', async () => {
+  const page = await browser.newPage();
+  await page.route(`${url}bad.html`, (route) =>
+    route.fulfill({
+      contentType: 'text/html; charset=utf-8',
+      body: PAGE.replace(
+        /<main>[\s\S]*<\/main>/,
+        `<main><attention-explainer id="missing" eager src="/nowhere/"></attention-explainer>
+<attention-explainer id="script" eager src="javascript:alert(1)"></attention-explainer></main>`,
+      ),
+    }),
+  );
+  await page.goto(`${url}bad.html`);
+  await page.waitForFunction(() => ['missing', 'script'].every((id) => document.getElementById(id).error), null, {
+    timeout: 30_000,
+  });
+  const r = await page.evaluate(() =>
+    ['missing', 'script'].map((id) => {
+      const el = document.getElementById(id);
+      return { error: el.error.message, text: el.shadowRoot.textContent };
+    }),
+  );
+  await page.close();
+  assert.match(r[0].text, /Try: the URL of a folder holding config\.json/);
+  assert.match(r[0].text, /models\/tiny-gpt2\//);
+  assert.match(r[1].error, /^attention-explainer: src must be the http\(s\) URL of a model folder/);
+});

@@ -9,7 +9,7 @@
 //   <attention-explainer text="The cat sat on the mat"></attention-explainer>   (the shipped tiny GPT-2)
 //   <attention-explainer src="https://huggingface.co/distilgpt2/resolve/main/" token="3"></attention-explainer>
 //
-// Attributes: src (a model folder's URL; absent: the tiny GPT-2 this package ships), text,
+// Attributes: src (a model folder's URL or a Hub id; absent: the tiny GPT-2 this package ships), text,
 // token (1-based; default the last), layer and head (1-based), temperature, top-k, top-p,
 // eager. Property: model (a PretrainedModel, or a source loadModel takes). Events:
 // `modelload` (detail { model }), `trace` (detail { tokens, position, trace }).
@@ -23,7 +23,7 @@ import { LIMITS } from './limits.js';
 import { tokensWithin, oncePerFrame } from './model-text.js';
 import { loadWhenNear, sameOrigin } from './print.js';
 import { acquire, wasDisposed } from './model-cache.js';
-import { modelUrl } from './model-url.js';
+import { modelSource, isHubId } from './model-url.js';
 import { createLink, vectorStrip, heatTable, EXPLAINER_VIEWS_STYLE } from './explainer-views.js';
 
 const TAG = 'attention-explainer';
@@ -109,7 +109,7 @@ export class AttentionExplainer extends AttentionElement {
       () => {
         if (!this.#started) this.#loadFrom(this.#source());
       },
-      { idle: sameOrigin(this.#source()) },
+      { idle: !isHubId(this.#source()) && sameOrigin(this.#source()) },
     );
     this.#render();
   }
@@ -173,7 +173,7 @@ export class AttentionExplainer extends AttentionElement {
     this.#error = null;
     try {
       const checked =
-        typeof source === 'string' || source instanceof URL ? modelUrl(TAG, name, String(source)) : source;
+        typeof source === 'string' || source instanceof URL ? modelSource(TAG, name, String(source)) : source;
       this.#lease = lease(checked, () => {});
     } catch (error) {
       this.#error = error;

@@ -527,7 +527,7 @@ export interface AttentionModelAttributes extends CommonAttributes {
 
 /** Attributes of `<attention-explainer>`. */
 export interface AttentionExplainerAttributes extends CommonAttributes {
-  /** URL prefix of a checkpoint folder; absent: the tiny GPT-2 the package ships (offline). */
+  /** URL prefix of a checkpoint folder, or a Hugging Face Hub id; absent: the tiny GPT-2 the package ships (offline). */
   src?: string;
   /** The text the model reads (default 'The cat sat on the mat'). */
   text?: string;
