@@ -2069,7 +2069,13 @@ export interface ModelForwardOptions {
    * runner computes for it, per layer ({@link ModelTrace}). Memory: layers × (2·T·kvWidth +
    * 3·numHeads·T + widths) floats; nothing grows with T². The other outputs are unchanged.
    */
-  trace?: { position: number };
+  trace?: TraceOption;
+}
+
+/** {@link ModelForwardOptions.trace}: which position to follow. */
+export interface TraceOption {
+  /** The position (0-based, a real token of the one sequence) whose path is returned. */
+  position: number;
 }
 
 /**
@@ -2213,7 +2219,7 @@ export type ModelOutputFor<I, O> = ModelOutput &
   (O extends Pick<Required<ModelForwardOptions>, 'attentions'> & WithAttentionsAsked ? WithAttentions : {}) &
   (O extends WithHiddenStatesAsked ? WithHiddenStates : {}) &
   (O extends Pick<Required<ModelForwardOptions>, 'queriesAndKeys'> ? WithQueriesAndKeys : {}) &
-  (O extends Pick<Required<ModelForwardOptions>, 'trace'> ? { trace: ModelTrace } : {});
+  (O extends Pick<Required<ModelForwardOptions>, 'trace'> ? WithTrace : {});
 
 /** Options asking for the attention maps. */
 export interface WithAttentionsAsked {
@@ -2240,6 +2246,11 @@ export interface WithAttentions {
 export interface WithHiddenStates {
   /** `numLayers + 1` tensors `[B, T, dModel]`. */
   hiddenStates: Tensor[];
+}
+/** A forward with `trace`. */
+export interface WithTrace {
+  /** The position's whole path. */
+  trace: ModelTrace;
 }
 /** A forward with a `queriesAndKeys` layer. */
 export interface WithQueriesAndKeys {

@@ -4,7 +4,14 @@
  * @module attention-wasm/elements
  */
 // Types of attention-wasm/elements: the custom elements and their loader.
-import type { AttentionWasm, Tensor, PretrainedModel, ModelSource } from '../../bindings/js/index.js';
+import type {
+  AttentionWasm,
+  Tensor,
+  PretrainedModel,
+  ModelSource,
+  ModelToken,
+  ModelTrace,
+} from '../../bindings/js/index.js';
 
 /** Every stage of an `<attention-steps>` computation, as tensors. */
 export interface AttentionStages {
@@ -320,7 +327,7 @@ export declare class AttentionExplainer extends HTMLElement {
   /** The text the model reads. */
   text: string;
   /** The trace shown: the tokens, the traced position and `forward`'s trace; null before one. */
-  readonly result: { tokens: object[]; position: number; trace: object } | null;
+  readonly result: ExplainerResult | null;
   /** Why the last load or forward failed, or null. */
   readonly error: Error | null;
   /** The tokens, the traced position, the shown layer's stages and the sampling probabilities. */
@@ -523,6 +530,16 @@ export interface AttentionModelAttributes extends CommonAttributes {
   query?: number | string;
   /** Download the checkpoint at once rather than when the element nears the viewport. */
   eager?: BooleanAttribute;
+}
+
+/** What `<attention-explainer>` shows: {@link AttentionExplainer.result}. */
+export interface ExplainerResult {
+  /** The text's tokens with their spans. */
+  tokens: ModelToken[];
+  /** The followed token's position (0-based). */
+  position: number;
+  /** `forward`'s trace of that position. */
+  trace: ModelTrace;
 }
 
 /** Attributes of `<attention-explainer>`. */
