@@ -82,7 +82,9 @@ test('every drawn number is the library’s: trace cells, strip readouts, logits
         layer.heads.data,
       ].map((a) => Array.from(a, fmt));
       // A strip's readout after focusing it and pressing → three times: dimension 3's exact value.
-      const canvas = root.querySelector('.strip canvas');
+      const canvas = [...root.querySelectorAll('.strip')]
+        .find((strip) => strip.querySelector('.name').textContent.startsWith('embedding entering layer 1'))
+        .querySelector('canvas');
       canvas.focus();
       for (let i = 0; i < 3; i++)
         canvas.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
@@ -119,6 +121,10 @@ test('every drawn number is the library’s: trace cells, strip readouts, logits
         ),
         readout,
         embedding3: String(trace.embedding.data[3]),
+        // GPT-2's embedding is drawn with its parts, the token's and the position's rows.
+        parts: [...root.querySelectorAll('.strip .name')].slice(0, 3).map((n) => n.textContent),
+        positionEmbedding: trace.positionEmbedding !== null,
+        id: trace.id,
         rows,
         kept: order.slice(0, 10).map((i) => [i, p[i], p[i].toFixed(3)]),
         caption: root.querySelector('table.sampling caption').textContent,
@@ -148,6 +154,13 @@ test('every drawn number is the library’s: trace cells, strip readouts, logits
     assert.match(r.titles[9], /^10 · Sampling/);
     assert.ok(r.captions >= 10 && r.legends >= 10, `${id}: captions ${r.captions}, legends ${r.legends}`);
   }
+  assert.deepEqual(report.gpt2.parts, [
+    `token embedding (row ${report.gpt2.id}) (32 dimensions)`,
+    `position embedding (row 3) (32 dimensions)`,
+    'embedding entering layer 1 (their sum) (32 dimensions)',
+  ]);
+  assert.equal(report.llama.positionEmbedding, false);
+  assert.match(report.llama.parts[0], /^embedding entering layer 1 \(32 dimensions\)/);
   assert.match(report.llama.titles[6], /MLP \(silu, gated\)/);
   assert.match(report.gpt2.titles[6], /MLP \(gelu_new\)/);
   assert.deepEqual(errors, []);

@@ -35,6 +35,9 @@ for (const name of FAMILIES) {
       const close = (actual, expected, label) =>
         assertClose(actual.data, flat(expected), { atol: 2e-5, rtol: 2e-4, label: `${name} ${label}` });
       close(trace.embedding, ref.embedding, 'embedding');
+      close(trace.tokenEmbedding, ref.tokenEmbedding, 'token embedding');
+      if (ref.positionEmbedding) close(trace.positionEmbedding, ref.positionEmbedding, 'position embedding');
+      else assert.equal(trace.positionEmbedding, null);
       trace.layers.forEach((layer, l) => {
         const r = ref.layers[l];
         assert.deepEqual(layer.query.shape, [d.numHeads, d.headDim]);

@@ -2125,6 +2125,10 @@ export interface ModelTrace {
   id: number;
   /** `[d]` its embedding (+ position and type embeddings, after the embedding norm): `hiddenStates[0]`'s row. */
   embedding: Tensor;
+  /** `[d]` the token's row of the embedding table (× the embedding multiplier). */
+  tokenEmbedding: Tensor;
+  /** `[d]` the position's row of a learned position table (GPT-2, BERT); null without one (RoPE). */
+  positionEmbedding: Tensor | null;
   /** One entry per layer. */
   layers: ModelTraceLayer[];
   /** `[d]` after the final norm (the last hidden state's row). */

@@ -294,22 +294,27 @@ Status PretrainedModel::CheckInput(const ModelInput& in) const {
   return Status::kOk;
 }
 
+// row = E[id]·multiplier.   row: [d]
+void PretrainedModel::WordRow(int32_t id, float* row) const {
+  const int d = m_.d_model;
+  if (global_.words_quant.data != nullptr) {
+    DequantizeColumn(global_.words_quant, d, id, row);
+  } else {
+    std::memcpy(row, global_.words + static_cast<size_t>(id) * d, sizeof(float) * d);
+  }
+  if (m_.embedding_multiplier != 1.0f) {
+    for (int c = 0; c < d; ++c) row[c] *= m_.embedding_multiplier;
+  }
+}
+
 // x[r] = E[id]·multiplier + P[position] + TT[type], then the embedding norm.   x: [rows, d]
 void PretrainedModel::Embed(const ModelInput& in, float* x) const {
   const int d = m_.d_model;
   const int rows = in.batch * in.len;
   const GlobalWeights& g = global_;
-  const bool scaled = m_.embedding_multiplier != 1.0f;
   for (int r = 0; r < rows; ++r) {
     float* row = x + static_cast<size_t>(r) * d;
-    if (g.words_quant.data != nullptr) {
-      DequantizeColumn(g.words_quant, d, in.ids[r], row);
-    } else {
-      std::memcpy(row, g.words + static_cast<size_t>(in.ids[r]) * d, sizeof(float) * d);
-    }
-    if (scaled) {
-      for (int c = 0; c < d; ++c) row[c] *= m_.embedding_multiplier;
-    }
+    WordRow(in.ids[r], row);
     if (g.positions != nullptr) {
       const float* p = g.positions + static_cast<size_t>(in.positions[r]) * d;
       for (int c = 0; c < d; ++c) row[c] += p[c];
@@ -524,7 +529,7 @@ Status PretrainedModel::ForwardRows(const ModelInput& in, bool long_rope) {
   // 2. Embeddings, then the blocks; each layer's state copied out when asked.
   float* x = x_.data();
   Embed(in, x);
-  KeepTraced(in, TraceField::kEmbedding, 0, x, d);
+  if (in.trace_position >= 0) TraceEmbedding(in, x);
   auto keep = [&](int slot) {
     if (in.hidden_states)
       std::memcpy(hidden_.data() + slot * layer_floats, x, sizeof(float) * layer_floats);

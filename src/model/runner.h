@@ -164,6 +164,7 @@ class PretrainedModel {
   Status ForwardRows(const ModelInput& input, bool long_rope);
   void ResolveWeights();
   bool LongRope(const ModelInput& input) const;
+  void WordRow(int32_t id, float* row) const;
   void Embed(const ModelInput& input, float* x) const;
   void Norm(const NormWeights& weights, const float* x, int rows, float* out) const;
   void ScaleResidual(float* sub, size_t count) const;
@@ -174,6 +175,7 @@ class PretrainedModel {
   // The trace (runner_trace.cc): a field's place, and row trace_position of x kept in it.
   float* TraceAt(TraceField field, int layer);
   void KeepTraced(const ModelInput& input, TraceField field, int layer, const float* x, int width);
+  void TraceEmbedding(const ModelInput& input, const float* x);
   AttentionTrace AttentionTraceOf(const ModelInput& input, int layer);
   FfnTrace FfnTraceOf(const ModelInput& input, int layer);
   Status LmHead(const ModelInput& input, const float* x);

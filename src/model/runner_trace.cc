@@ -19,6 +19,19 @@ void PretrainedModel::KeepTraced(const ModelInput& in, TraceField field, int lay
               sizeof(float) * width);
 }
 
+// The traced row's embedding, and its parts: the token's row of the table (× the multiplier)
+// and the position's row of a learned table.   x: [rows, d] the embeddings
+void PretrainedModel::TraceEmbedding(const ModelInput& in, const float* x) {
+  const int d = m_.d_model;
+  const int p = in.trace_position;
+  KeepTraced(in, TraceField::kEmbedding, 0, x, d);
+  WordRow(in.ids[p], TraceAt(TraceField::kTokenEmbedding, 0));
+  if (global_.positions != nullptr) {
+    std::memcpy(TraceAt(TraceField::kPositionEmbedding, 0),
+                global_.positions + static_cast<size_t>(in.positions[p]) * d, sizeof(float) * d);
+  }
+}
+
 AttentionTrace PretrainedModel::AttentionTraceOf(const ModelInput& in, int layer) {
   AttentionTrace t;
   t.row = in.trace_position;

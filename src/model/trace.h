@@ -22,8 +22,10 @@
 //   kMlpHidden [f]        act(pre) (⊙ up when gated): the down projection's input
 //   kMlpOut [d]           after the down projection (before a post-FFN norm)
 //   kResidual [d]         the block's output
-// and once: kEmbedding [d] (after the embedding norm), kFinal [d] (after the final norm; the
-// last block's output without one), kLogits [V] (zeros without logits).
+// and once: kEmbedding [d] (after the embedding norm) with its parts kTokenEmbedding [d] (the
+// token's row × the embedding multiplier) and kPositionEmbedding [d] (the position's row of a
+// learned table; zeros without one), kFinal [d] (after the final norm; the last block's output
+// without one), kLogits [V] (zeros without logits).
 // Memory: layers × (2·T·kv + 3·H·T + widths) floats; nothing grows with T².
 #ifndef ATTENTION_WASM_SRC_MODEL_TRACE_H_
 #define ATTENTION_WASM_SRC_MODEL_TRACE_H_
@@ -38,7 +40,8 @@ namespace attn {
 // (name, per layer): the list makes the enum and the table the contract exports to JS.
 // clang-format off
 #define ATTN_TRACE_FIELDS(X)                                                                  \
-  X(kEmbedding, false) X(kFinal, false) X(kLogits, false)                                     \
+  X(kEmbedding, false) X(kTokenEmbedding, false) X(kPositionEmbedding, false)                 \
+  X(kFinal, false) X(kLogits, false)                                                          \
   X(kNorm1, true) X(kQuery, true) X(kKeys, true) X(kValues, true) X(kScores, true)            \
   X(kMaskedScores, true) X(kWeights, true) X(kHeads, true) X(kAttentionOut, true)             \
   X(kAttentionResidual, true) X(kNorm2, true) X(kMlpPre, true) X(kMlpUp, true)                \

@@ -72,6 +72,10 @@ function familyOf(w, config) {
       heads: config.n_head,
       kvHeads: config.n_head,
       hd: d / config.n_head,
+      parts: (id, t) => [
+        Array.from(w['wte.weight'].data.subarray(id * d, id * d + d)),
+        Array.from(w['wpe.weight'].data.subarray(t * d, t * d + d)),
+      ],
       embed: (ids) =>
         ids.map((id, t) =>
           Array.from({ length: d }, (_, c) => w['wte.weight'].data[id * d + c] + w['wpe.weight'].data[t * d + c]),
@@ -107,6 +111,7 @@ function familyOf(w, config) {
     heads: config.num_attention_heads,
     kvHeads: config.num_key_value_heads,
     hd,
+    parts: (id) => [Array.from(w['model.embed_tokens.weight'].data.subarray(id * d, id * d + d)), null],
     embed: (ids) => ids.map((id) => Array.from(w['model.embed_tokens.weight'].data.subarray(id * d, id * d + d))),
     norm1: (l) => rmsNorm(w[`${p(l)}input_layernorm.weight`], eps),
     norm2: (l) => rmsNorm(w[`${p(l)}post_attention_layernorm.weight`], eps),
@@ -160,7 +165,8 @@ function attention(f, q, k, v, p) {
 
 /**
  * Every stage of position p of `ids` through the checkpoint in `dir` (float64), in the
- * shape of forward's trace with plain nested arrays: { embedding, layers: [{ norm1, query
+ * shape of forward's trace with plain nested arrays: { embedding, tokenEmbedding,
+ * positionEmbedding (null with RoPE), layers: [{ norm1, query
  * [H][hd], keys [Hkv][T][hd], values, scores [H][T], maskedScores, weights, heads [H][hd],
  * attentionOutput, attentionResidual, norm2, mlpPre, mlpUp, mlpHidden, mlpOutput, residual }],
  * final, logits }.
@@ -172,7 +178,8 @@ export function traceReference(dir, ids, p) {
   const perHead = (rows, heads) =>
     Array.from({ length: heads }, (_, h) => rows.map((r) => r.slice(h * f.hd, (h + 1) * f.hd)));
   let x = f.embed(ids);
-  const trace = { embedding: x[p], layers: [] };
+  const [tokenEmbedding, positionEmbedding] = f.parts(ids[p], p);
+  const trace = { embedding: x[p], tokenEmbedding, positionEmbedding, layers: [] };
   for (let l = 0; l < f.layers; l++) {
     const n1 = f.norm1(l)(x);
     const [q, k, v] = f.qkv(l, n1);

@@ -419,7 +419,18 @@ export class AttentionExplainer extends AttentionElement {
         1,
         'Embedding',
         `Token ${r.position + 1} ${tok} (id ${t.id}) becomes the row ${t.id} of the embedding table, ${words.positions}; blue is below 0, red above.`,
-        strip(t.embedding, 'embedding'),
+        ...(t.positionEmbedding
+          ? [
+              strip(t.tokenEmbedding, `token embedding (row ${t.id})`),
+              strip(t.positionEmbedding, `position embedding (row ${r.position})`),
+            ]
+          : []),
+        strip(
+          t.embedding,
+          d.embeddingNorm || d.typeVocabSize > 0
+            ? 'embedding entering layer 1 (with token types and the embedding norm)'
+            : `embedding entering layer 1${t.positionEmbedding ? ' (their sum)' : ''}`,
+        ),
       ),
       stage(
         2,

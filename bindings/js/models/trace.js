@@ -3,7 +3,7 @@
 // numbers, the runner their places). Checked before anything is allocated; read out (copied)
 // after the call. Shapes, with d = dModel, H = numHeads, Hkv = numKvHeads, hd = headDim,
 // f = dFF, T = the sequence's length, V = vocabSize:
-//   { position, id, embedding [d], layers: [{ norm1 [d], query [H, hd], keys [Hkv, T, hd],
+//   { position, id, embedding [d], tokenEmbedding [d], positionEmbedding [d] | null, layers: [{ norm1 [d], query [H, hd], keys [Hkv, T, hd],
 //     values [Hkv, T, hd], scores [H, T], maskedScores [H, T], weights [H, T], heads [H, hd],
 //     attentionOutput [d], attentionResidual [d], norm2 [d], mlpPre [f], mlpUp [f] | null,
 //     mlpHidden [f], mlpOutput [d], residual [d] }], final [d], logits [V] | null }
@@ -87,6 +87,8 @@ export function readTrace(module, handle, scope, d, batch, position, flags) {
     position,
     id: batch.idRows[0][position],
     embedding: read('embedding', 0, [dm]),
+    tokenEmbedding: read('tokenEmbedding', 0, [dm]),
+    positionEmbedding: d.maxPositions > 0 ? read('positionEmbedding', 0, [dm]) : null,
     layers,
     final: read('final', 0, [dm]),
     logits: withLogits ? read('logits', 0, [d.vocabSize]) : null,
