@@ -9,7 +9,8 @@
 // of bench/results/latest.json as browser.longContext, with its own date.
 //   node bench/browser-long-context.js [--threads=1,2] [--rounds=3] [--prompts=1024,4096,16384]
 //     [--steps=16] [--storage=q8_0] [--kv=float32,bfloat16,q8] [--no-wllama]
-//     [--transformers=q8[,fp32] | --transformers=none] [--tiny]
+//     [--transformers=q8[,fp32] | --transformers=none] [--warmup-up-to=4096] [--tiny]
+//   --warmup-up-to: longer prompts run no warm-up (their first run is the first timed round).
 //   --tiny: a 2-layer model of 64 (a check that the harness runs; not a measurement), as is
 //   BENCH_QUICK=1 (recorded nowhere).
 import os from 'node:os';
@@ -37,6 +38,7 @@ const rounds = Number(option('rounds') ?? 3);
 const storage = option('storage') ?? 'q8_0';
 const kvDtypes = list(option('kv') ?? 'float32,bfloat16,q8');
 const withWllama = !flag('no-wllama');
+const warmupUpTo = Number(option('warmup-up-to') ?? Infinity);
 const onnxForms = list(option('transformers') ?? 'q8').filter((f) => f !== 'none');
 if (!onnxForms.every((f) => f === 'q8' || f === 'fp32'))
   throw new RangeError('bench/browser-long-context.js: --transformers takes q8, fp32 or none');
@@ -158,7 +160,7 @@ const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} co
 const versions = Object.assign({}, ...sessions.map((s) => s.versions));
 const shape = `${config.num_hidden_layers} layers × ${config.hidden_size}, ${config.num_attention_heads} heads, ${config.num_key_value_heads} key/value heads, FFN ${config.intermediate_size}, vocabulary ${config.vocab_size}, ${config.max_position_embeddings} positions`;
 console.log(
-  `Long context in Chromium ${chromiumVersion} (headless, cross-origin isolated): ${tiny ? 'a tiny' : 'a SmolLM2-135M-shaped'} Llama (${shape}), random weights, the same ${storage.toUpperCase()} GGUF file in ours and wllama${onnxForms.length ? `, and transformers.js's ${onnxForms.join(' and ')} graphs of the weights its blocks hold (bench/peers/onnx-llama.js: optimum's export, logits of every position; q8: quantize_dynamic's int8) on onnxruntime-web` : ''}. A prefill of each prompt's ids, then ${steps} greedy tokens; medians of ${rounds} interleaved rounds after one warm-up run each. Ours per key/value cache storage (kvDtype); wllama at its defaults (context: prompt + steps). Heap: the tab's wasm heap high-water mark of ours; cache: the key/value bytes after the last token.${quick ? ' A quick check: NOT a measurement.' : ''}`,
+  `Long context in Chromium ${chromiumVersion} (headless, cross-origin isolated): ${tiny ? 'a tiny' : 'a SmolLM2-135M-shaped'} Llama (${shape}), random weights, the same ${storage.toUpperCase()} GGUF file in ours and wllama${onnxForms.length ? `, and transformers.js's ${onnxForms.join(' and ')} graphs of the weights its blocks hold (bench/peers/onnx-llama.js: optimum's export, logits of every position; q8: quantize_dynamic's int8) on onnxruntime-web` : ''}. A prefill of each prompt's ids, then ${steps} greedy tokens; medians of ${rounds} interleaved rounds after one warm-up run each${Number.isFinite(warmupUpTo) ? ` (none past ${warmupUpTo} tokens: there the first run is the first round)` : ''}. Ours per key/value cache storage (kvDtype); wllama at its defaults (context: prompt + steps). Heap: the tab's wasm heap high-water mark of ours; cache: the key/value bytes after the last token.${quick ? ' A quick check: NOT a measurement.' : ''}`,
 );
 console.log(`Machine: ${machine}. ${Object.values(versions).join('; ')}.\n`);
 console.log(longContextTable(sessions));
