@@ -21,7 +21,7 @@ import { runPage } from './browser-models.js';
 import { recordResults, progressWriter } from './results.js';
 import { formatBytes } from '../bindings/js/memory.js';
 import { LONG_PROMPTS, LONG_STEPS, longModelPath } from './wllama-cases.js';
-import { SMOLLM2_135M, smolLmGguf, smolLmWeights } from './wllama-model.js';
+import { SMOLLM2_135M, TINY_SHAPE, smolLmGguf, smolLmWeights } from './wllama-model.js';
 import { llamaModel } from './peers/onnx-llama.js';
 
 const progress = progressWriter(process.stderr);
@@ -45,15 +45,7 @@ if (!onnxForms.every((f) => f === 'q8' || f === 'fp32'))
 
 /** The long-context model: SmolLM2-135M's shape with 32k positions, or (tiny) 2 layers of 64. */
 const LONG_CONFIG = { ...SMOLLM2_135M, max_position_embeddings: 32768 };
-const TINY_CONFIG = {
-  ...LONG_CONFIG,
-  hidden_size: 64,
-  intermediate_size: 128,
-  num_hidden_layers: 2,
-  num_attention_heads: 4,
-  num_key_value_heads: 2,
-  vocab_size: 512,
-};
+const TINY_CONFIG = { ...LONG_CONFIG, ...TINY_SHAPE };
 const config = tiny ? TINY_CONFIG : LONG_CONFIG;
 if (!(rounds >= 1 && steps >= 2 && prompts.every((p) => p >= 1 && p + steps <= config.max_position_embeddings)))
   throw new RangeError(

@@ -23,6 +23,16 @@ export const SMOLLM2_135M = {
   rms_norm_eps: 1e-5,
 };
 
+/** A tiny Llama of the same kind (2 layers of 64): the shape of the harness checks. */
+export const TINY_SHAPE = {
+  hidden_size: 64,
+  intermediate_size: 128,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 2,
+  vocab_size: 512,
+};
+
 // GGUF's tensor type of each storage, and its block size in bytes.
 const BLOCKS = {
   q8_0: { ggmlType: 8, blockBytes: 34 },

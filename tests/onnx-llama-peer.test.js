@@ -11,19 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { init } from '../bindings/js/node.js';
-import { SMOLLM2_135M, smolLmGguf, smolLmWeights } from '../bench/wllama-model.js';
+import { SMOLLM2_135M, TINY_SHAPE, smolLmGguf, smolLmWeights } from '../bench/wllama-model.js';
 import { llamaModel } from '../bench/peers/onnx-llama.js';
 
-const config = {
-  ...SMOLLM2_135M,
-  hidden_size: 64,
-  intermediate_size: 128,
-  num_hidden_layers: 2,
-  num_attention_heads: 4,
-  num_key_value_heads: 2,
-  vocab_size: 512,
-  max_position_embeddings: 256,
-};
+const config = { ...SMOLLM2_135M, ...TINY_SHAPE, max_position_embeddings: 256 };
 const V = config.vocab_size;
 const ids = Array.from({ length: 37 }, (_, i) => 259 + ((i * 7919) % 250));
 const int64 = (values) => new ort.Tensor('int64', BigInt64Array.from(values, BigInt), [1, values.length]);
