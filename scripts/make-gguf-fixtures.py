@@ -431,11 +431,41 @@ def make_smollm():
         convert("tiny-smollm", "tiny-smollm-%s.gguf" % qtype.lower(), qtype, pre="smollm")
 
 
+# EmbeddingGemma as llama.cpp's converter writes it (EmbeddingGemma(Gemma3Model), run with
+# --sentence-transformers-dense-modules; issue 46): architecture gemma-embedding, Gemma 3's tensors
+# and norms (stored as 1 + w), attention.sliding_window the config.json's own (not the halved
+# value transformers computes), pooling_type 1 (mean, from 1_Pooling), and the Dense modules'
+# weights as dense_2.weight / dense_3.weight with their dense_*_feat_in/out, written first
+# (generate_extra_tensors comes before the model's tensors). llama.cpp fixes the rest: a global
+# layer every sixth, no causal rule, the sliding layers' base 10000, scores × head_dim^-½.
+def make_embeddinggemma(fixture="tiny-embeddinggemma-6"):
+    folder = os.path.join(HF, fixture)
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    tok = json.load(open(os.path.join(folder, "tokenizer.json")))
+    w = {"model." + k: v for k, v in read_safetensors(os.path.join(folder, "model.safetensors")).items()}
+    dense = [read_safetensors(os.path.join(folder, "%d_Dense" % k, "model.safetensors"))["linear.weight"] for k in (2, 3)]
+    named = [("dense_2.weight", dense[0]), ("dense_3.weight", dense[1])] + decoder_tensors("gemma3", cfg, w)
+    entries = [tensor_entry(name, t)[0] for name, t in named]
+    arch, u = "gemma-embedding", T_UINT32
+    meta = [("general.architecture", T_STRING, arch), ("general.name", T_STRING, fixture)]
+    meta += [m for m in model_metadata("gemma3", {**cfg, "sliding_window_pattern": 6})
+             if m[0] != "gemma3.attention.sliding_window_pattern"]  # (the converter writes no pattern)
+    meta = [(k.replace("gemma3.", arch + ".", 1), t, v) for k, t, v in meta]
+    meta += [("%s.pooling_type" % arch, u, 1),
+             ("%s.dense_2_feat_in" % arch, u, dense[0].shape[1]), ("%s.dense_2_feat_out" % arch, u, dense[0].shape[0]),
+             ("%s.dense_3_feat_in" % arch, u, dense[1].shape[1]), ("%s.dense_3_feat_out" % arch, u, dense[1].shape[0])]
+    meta += tokenizer_metadata(tok, cfg)
+    write_gguf(os.path.join(OUT, "%s-f32.gguf" % fixture), meta, entries)
+
+
 if __name__ == "__main__":
     import sys
     os.makedirs(OUT, exist_ok=True)
     if sys.argv[1:] == ["tiny-smollm"]:
         make_smollm()
+        sys.exit(0)
+    if sys.argv[1:] == ["tiny-embeddinggemma-6"]:
+        make_embeddinggemma()
         sys.exit(0)
     if sys.argv[1:] == ["tiny-granite"]:  # Granite and OLMo 2 as llama.cpp writes them (issue 46)
         convert("tiny-granite", "tiny-granite-f32.gguf")
@@ -459,3 +489,4 @@ if __name__ == "__main__":
     convert("tiny-granite", "tiny-granite-f32.gguf")
     convert("tiny-olmo2", "tiny-olmo2-f32.gguf")
     convert("tiny-smollm3", "tiny-smollm3-f32.gguf", pre="smollm")
+    make_embeddinggemma()

@@ -665,11 +665,14 @@ function gemmaGguf(arch, cls) {
       attn_logit_softcapping: get('attn_logit_softcapping') ?? null,
       final_logit_softcapping: get('final_logit_softcapping') ?? null,
     };
-    if (arch === 'gemma3') {
+    if (arch !== 'gemma2') {
       out.rope_local_base_freq = 10000;
       const pattern = get('attention.sliding_window_pattern');
       if (typeof pattern === 'number') out.sliding_window_pattern = pattern;
     }
+    // llama.cpp's gemma-embedding (EmbeddingGemma): no causal rule, a global layer every sixth.
+    if (arch === 'gemma-embedding')
+      Object.assign(out, { use_bidirectional_attention: true, sliding_window_pattern: 6 });
     return out;
   };
   return { arch, cls, normsPlusOne: true, config };
@@ -748,7 +751,12 @@ function gemma3Text(fn, c, head, KIND) {
     }),
   );
 }
-ARCHITECTURES.gemma3_text = { read: gemma3Text, gguf: gemmaGguf('gemma3', 'Gemma3ForCausalLM') };
+// GGUF: llama.cpp's gemma3 (a causal LM), and gemma-embedding (EmbeddingGemma, the
+// Gemma3TextModel with its pooling and Dense weights: gguf_sentence.js).
+ARCHITECTURES.gemma3_text = {
+  read: gemma3Text,
+  gguf: [gemmaGguf('gemma3', 'Gemma3ForCausalLM'), gemmaGguf('gemma-embedding', 'Gemma3TextModel')],
+};
 
 // Gemma 3 4B and up (Gemma3ForConditionalGeneration, model_type 'gemma3'): the text model's
 // config under text_config and its weights under language_model.model. (transformers < 4.52)
@@ -1061,7 +1069,9 @@ export const GGUF_FAMILIES = Object.freeze(
   Object.fromEntries(
     Object.entries(ARCHITECTURES)
       .filter(([, entry]) => entry.gguf)
-      .map(([modelType, entry]) => [entry.gguf.arch, Object.freeze({ ...entry.gguf, modelType })]),
+      .flatMap(([modelType, entry]) =>
+        [entry.gguf].flat().map((part) => [part.arch, Object.freeze({ ...part, modelType })]),
+      ),
   ),
 );
 
