@@ -458,6 +458,48 @@ def make_embeddinggemma(fixture="tiny-embeddinggemma-6"):
     write_gguf(os.path.join(OUT, "%s-f32.gguf" % fixture), meta, entries)
 
 
+# ModernBERT as llama.cpp's converter writes the base model (ModernBertModel(BertModel), issue 46):
+# architecture modern-bert, the backbone's tensors under TensorNameMap's names (Wqkv → attn_qkv,
+# Wi → ffn_up, mlp_norm → ffn_norm, embeddings.norm → token_embd_norm, final_norm → output_norm;
+# layer 0 has no attn_norm), TextModel's metadata with the global base as rope.freq_base and the
+# local one as rope.freq_base_swa, local_attention as attention.sliding_window and
+# global_attn_every_n_layers as its pattern. The masked-LM head is not the base model's (left out),
+# and neither is the tokenizer: the fixture's WordPiece vocabulary is not one ModernBertModel's
+# set_vocab (a GPT-2 BPE) can write, so the file is read by token ids.
+def make_modernbert(fixture="tiny-modernbert"):
+    folder = os.path.join(HF, fixture)
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    w = read_safetensors(os.path.join(folder, "model.safetensors"))
+    w = {k.removeprefix("model."): v for k, v in w.items()}
+    names = {"attn_norm": "attn_norm", "attn.Wqkv": "attn_qkv", "attn.Wo": "attn_output", "mlp.Wi": "ffn_up",
+             "mlp.Wo": "ffn_down", "mlp_norm": "ffn_norm"}
+    named = [("token_embd.weight", w["embeddings.tok_embeddings.weight"]),
+             ("token_embd_norm.weight", w["embeddings.norm.weight"])]
+    for l in range(cfg["num_hidden_layers"]):
+        for hf, g in names.items():
+            key = "layers.%d.%s.weight" % (l, hf)
+            if key in w:  # layer 0's attn_norm is an Identity: no tensor
+                named.append(("blk.%d.%s.weight" % (l, g), w[key]))
+    named.append(("output_norm.weight", w["final_norm.weight"]))
+    entries = [tensor_entry(name, t)[0] for name, t in named]
+    arch, u, f = "modern-bert", T_UINT32, T_FLOAT32
+    meta = [("general.architecture", T_STRING, arch), ("general.name", T_STRING, fixture),
+            ("%s.context_length" % arch, u, cfg["max_position_embeddings"]),
+            ("%s.embedding_length" % arch, u, cfg["hidden_size"]),
+            ("%s.feed_forward_length" % arch, u, cfg["intermediate_size"]),
+            ("%s.block_count" % arch, u, cfg["num_hidden_layers"]),
+            ("%s.attention.head_count" % arch, u, cfg["num_attention_heads"]),
+            ("%s.attention.layer_norm_epsilon" % arch, f, cfg["norm_eps"]),
+            ("%s.rope.freq_base" % arch, f, cfg["global_rope_theta"]),
+            ("%s.rope.freq_base_swa" % arch, f, cfg["local_rope_theta"]),
+            ("%s.attention.causal" % arch, T_BOOL, False),
+            ("%s.attention.sliding_window" % arch, u, cfg["local_attention"]),
+            ("%s.attention.sliding_window_pattern" % arch, u, cfg["global_attn_every_n_layers"]),
+            ("%s.rope.scaling.type" % arch, T_STRING, "none"),
+            ("%s.vocab_size" % arch, u, cfg["vocab_size"])]
+    write_gguf(os.path.join(OUT, "%s-f32.gguf" % fixture), meta, entries)
+
+
 if __name__ == "__main__":
     import sys
     os.makedirs(OUT, exist_ok=True)
@@ -466,6 +508,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if sys.argv[1:] == ["tiny-embeddinggemma-6"]:
         make_embeddinggemma()
+        sys.exit(0)
+    if sys.argv[1:] == ["tiny-modernbert"]:
+        make_modernbert()
         sys.exit(0)
     if sys.argv[1:] == ["tiny-granite"]:  # Granite and OLMo 2 as llama.cpp writes them (issue 46)
         convert("tiny-granite", "tiny-granite-f32.gguf")
@@ -490,3 +535,4 @@ if __name__ == "__main__":
     convert("tiny-olmo2", "tiny-olmo2-f32.gguf")
     convert("tiny-smollm3", "tiny-smollm3-f32.gguf", pre="smollm")
     make_embeddinggemma()
+    make_modernbert()

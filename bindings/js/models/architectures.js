@@ -1031,6 +1031,45 @@ ARCHITECTURES.modernbert = {
     };
     return { descriptor, names, classifier: null };
   },
+  // GGUF (llama.cpp's ModernBertModel, general.architecture modern-bert: the base model, for
+  // embeddings): Wqkv as attn_qkv, Wi as ffn_up (the activated half first), no attn_norm on layer
+  // 0; the global base as rope.freq_base, the local one as rope.freq_base_swa (llama.cpp: the
+  // global one when absent), local_attention as attention.sliding_window (none when 0) and
+  // global_attn_every_n_layers as attention.sliding_window_pattern (llama.cpp: 3 when absent).
+  gguf: {
+    arch: 'modern-bert',
+    cls: 'ModernBertModel',
+    config: ({ base, get, need, tensors, d, heads }) => {
+      const global = get('rope.freq_base') ?? 10000;
+      const window = get('attention.sliding_window') ?? 0;
+      return {
+        ...base,
+        hidden_size: d,
+        intermediate_size: need('feed_forward_length'),
+        num_hidden_layers: need('block_count'),
+        num_attention_heads: heads,
+        max_position_embeddings: need('context_length'),
+        norm_eps: need('attention.layer_norm_epsilon'),
+        hidden_activation: get('hidden_act') ?? 'gelu',
+        global_rope_theta: global,
+        local_rope_theta: get('rope.freq_base_swa') ?? global,
+        // No window: every layer global (a window past any sequence changes nothing).
+        local_attention: window > 0 ? window : 2 * need('context_length'),
+        global_attn_every_n_layers: window > 0 ? (get('attention.sliding_window_pattern') ?? 3) : 1,
+        norm_bias: tensors.has('output_norm.bias'),
+        attention_bias: tensors.has('blk.0.attn_qkv.bias'),
+        mlp_bias: tensors.has('blk.0.ffn_up.bias'),
+      };
+    },
+    names: (KIND, b, dims) => ({
+      ...ggufFusedQkv(KIND, b, dims),
+      [KIND.embeddingNormWeight]: () => plain('token_embd_norm.weight'),
+      [KIND.embeddingNormBias]: () => plain('token_embd_norm.bias'),
+      [KIND.gate]: (l) => linearPart(b(l, 'ffn_up.weight'), [0, 2 * dims.dFF]),
+      [KIND.up]: (l) => linearPart(b(l, 'ffn_up.weight'), [dims.dFF, 2 * dims.dFF]),
+      [KIND.upBias]: (l) => plain(b(l, 'ffn_up.bias'), [], [dims.dFF, 2 * dims.dFF]),
+    }),
+  },
 };
 
 // transformers 5 writes RoPE as one rope_parameters object ({ rope_type, rope_theta, factor,
