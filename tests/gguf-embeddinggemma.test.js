@@ -12,21 +12,12 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { init } from 'attention-wasm';
 import { assertClose } from './helpers/assert.js';
+import { assertTwins } from './helpers/gguf_twin.js';
 
 const attn = await init();
 const folder = fileURLToPath(new URL('./fixtures/hf/tiny-embeddinggemma-6', import.meta.url));
 const file = fileURLToPath(new URL('./fixtures/gguf/tiny-embeddinggemma-6-f32.gguf', import.meta.url));
 const ref = JSON.parse(readFileSync(`${folder}/reference.json`, 'utf8'));
-
-// The last hidden state's rows of real tokens ([B, T, d] → the rows i < lengths[b]).
-function realRows(t, lengths) {
-  const [B, T, d] = t.shape;
-  const out = [];
-  for (let b = 0; b < B; b++)
-    for (let i = 0; i < lengths[b]; i++)
-      out.push(...Array.prototype.slice.call(t.data, (b * T + i) * d, (b * T + i + 1) * d));
-  return { data: Float64Array.from(out), shape: [out.length] };
-}
 
 test("EmbeddingGemma's GGUF reads as its safetensors twin: descriptor, tokens, hidden states, attention maps", async () => {
   const gguf = await attn.loadModel(file);
@@ -53,15 +44,7 @@ test("EmbeddingGemma's GGUF reads as its safetensors twin: descriptor, tokens, h
           gguf.tokenize(text).map((t) => t.id),
           c.ids[c.texts.indexOf(text)].slice(0, c.lengths[c.texts.indexOf(text)]),
         );
-      const a = gguf.forward(c.texts, { hiddenStates: true, attentions: true });
-      const b = twin.forward(c.texts, { hiddenStates: true, attentions: true });
-      a.hiddenStates.forEach((h, l) => assert.deepEqual(h.data, b.hiddenStates[l].data, `hidden state ${l}`));
-      a.attentions.forEach((m, l) => assert.deepEqual(m.data, b.attentions[l].data, `attention ${l}`));
-      assertClose(realRows(a.hiddenStates.at(-1), c.lengths), realRows(c.hidden_states.at(-1), c.lengths), {
-        rtol: 1e-4,
-        atol: 1e-5,
-        label: `last hidden state vs PyTorch (${c.texts.length} texts)`,
-      });
+      assertTwins(gguf, twin, c.texts, c);
     }
   } finally {
     gguf.dispose();

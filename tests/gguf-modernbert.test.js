@@ -12,20 +12,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { init } from 'attention-wasm';
-import { assertClose } from './helpers/assert.js';
+import { assertTwins } from './helpers/gguf_twin.js';
 
 const attn = await init();
 const folder = fileURLToPath(new URL('./fixtures/hf/tiny-modernbert', import.meta.url));
 const file = fileURLToPath(new URL('./fixtures/gguf/tiny-modernbert-f32.gguf', import.meta.url));
 const ref = JSON.parse(readFileSync(`${folder}/reference.json`, 'utf8'));
-
-// The rows of real tokens of [B, T, d] (a flat array or a reference's { shape, data }).
-function realRows(data, [B, T, d], lengths) {
-  const out = [];
-  for (let b = 0; b < B; b++)
-    for (let i = 0; i < lengths[b]; i++) for (let x = 0; x < d; x++) out.push(data[(b * T + i) * d + x]);
-  return { data: Float64Array.from(out), shape: [out.length] };
-}
 
 test("ModernBERT's GGUF reads as its safetensors twin's base model: layers, bases, hidden states, attention maps", async () => {
   const gguf = await attn.loadModel(file);
@@ -53,17 +45,7 @@ test("ModernBERT's GGUF reads as its safetensors twin's base model: layers, base
         inputIds: c.ids,
         attentionMask: c.ids.map((row, b) => row.map((_, i) => (i < c.lengths[b] ? 1 : 0))),
       };
-      const a = gguf.forward(input, { hiddenStates: true, attentions: true });
-      const b = twin.forward(input, { hiddenStates: true, attentions: true });
-      a.hiddenStates.forEach((h, l) => assert.deepEqual(h.data, b.hiddenStates[l].data, `hidden state ${l}`));
-      a.attentions.forEach((m, l) => assert.deepEqual(m.data, b.attentions[l].data, `attention ${l}`));
-      const last = a.hiddenStates.at(-1);
-      const expected = c.hidden_states.at(-1);
-      assertClose(realRows(last.data, last.shape, c.lengths), realRows(expected.data, expected.shape, c.lengths), {
-        rtol: 1e-4,
-        atol: 1e-5,
-        label: `last hidden state vs PyTorch (${c.texts.length} texts)`,
-      });
+      assertTwins(gguf, twin, input, c);
     }
   } finally {
     gguf.dispose();

@@ -15,43 +15,24 @@ namespace {
 bool PositiveFinite(double x) { return x > 0.0 && std::isfinite(x); }
 bool NonNegativeFinite(double x) { return x >= 0.0 && std::isfinite(x); }
 
-// An enum's value is one of its list (the number came from JS).
-bool Known(MatrixStorage s) {
-  switch (s) {
-#define ATTN_STORAGE_CASE(name, value) case MatrixStorage::name:
-    ATTN_MATRIX_STORAGES(ATTN_STORAGE_CASE)
-#undef ATTN_STORAGE_CASE
-    return true;
+// An enum's value is one of its list (the number came from JS): Known(e) for each enum a field
+// has, made from the enum's own list.
+#define ATTN_ENUM_CASE(name, value) case E::name:
+#define ATTN_DEFINE_KNOWN(Enum, LIST) \
+  bool Known(Enum e) {                \
+    using E = Enum;                   \
+    switch (e) {                      \
+      LIST(ATTN_ENUM_CASE)            \
+      return true;                    \
+    }                                 \
+    return false;                     \
   }
-  return false;
-}
-bool Known(Activation a) {
-  switch (a) {
-#define ATTN_ACTIVATION_CASE(name, value) case Activation::name:
-    ATTN_ACTIVATIONS(ATTN_ACTIVATION_CASE)
-#undef ATTN_ACTIVATION_CASE
-    return true;
-  }
-  return false;
-}
-bool Known(NormKind n) {
-  switch (n) {
-#define ATTN_NORM_CASE(name, value) case NormKind::name:
-    ATTN_NORM_KINDS(ATTN_NORM_CASE)
-#undef ATTN_NORM_CASE
-    return true;
-  }
-  return false;
-}
-bool Known(RopeScaling r) {
-  switch (r) {
-#define ATTN_ROPE_CASE(name, value) case RopeScaling::name:
-    ATTN_ROPE_SCALINGS(ATTN_ROPE_CASE)
-#undef ATTN_ROPE_CASE
-    return true;
-  }
-  return false;
-}
+ATTN_DEFINE_KNOWN(MatrixStorage, ATTN_MATRIX_STORAGES)
+ATTN_DEFINE_KNOWN(Activation, ATTN_ACTIVATIONS)
+ATTN_DEFINE_KNOWN(NormKind, ATTN_NORM_KINDS)
+ATTN_DEFINE_KNOWN(RopeScaling, ATTN_ROPE_SCALINGS)
+#undef ATTN_DEFINE_KNOWN
+#undef ATTN_ENUM_CASE
 
 // A field's (or a list element's) value against its check (ATTN_DESCRIPTOR_FIELDS).
 template <typename T>
