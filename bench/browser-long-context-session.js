@@ -1,7 +1,8 @@
 // The long-context rows in a Chromium page (bench/long-context.html, run by
 // bench/browser-long-context.js): window.runLongContext(threads, { path, prompts, steps, rounds,
-// kvDtypes, wllama, log }) loads the GGUF file at `path` into both engines (as
-// bench/browser-wllama-session.js does) and times, per prompt length, a prefill of that many
+// kvDtypes, wllama, onnx, log }) loads the GGUF file at `path` into both engines (as
+// bench/browser-wllama-session.js does), and onnxruntime-web the same weights as the ONNX graphs
+// transformers.js runs (bench/peers/onnx-llama.js, files named in `onnx`), and times, per prompt length, a prefill of that many
 // ids and `steps` greedy tokens after it: ours once per kvDtype (the key/value cache's storage),
 // wllama at its defaults (its own batch sizes and flash attention; a context of the prompt and
 // the steps). Rounds interleaved, each turn after a full GC and 30 ms idle; medians.
@@ -10,7 +11,13 @@
 //     reports it; heap = malloc's high-water mark of the tab after the runner's first call
 //     (monotone over the session: the prompts run shortest first).
 //   wllama: createCompletion, the prompt cache off; llama.cpp's own timings.
+//   transformers.js q8 / fp32: what its generate runs, on onnxruntime-web (wasm, graph
+//     optimisation 'all'): the prefill graph on the prompt (logits of every position, as the
+//     exported graph returns them), then one decode-graph call per token with the past keys and
+//     values; prefill = the call to its first token. A length it cannot run (out of memory) is a
+//     row with the error instead of times.
 import { Wllama } from '@wllama/wllama';
+import * as ort from 'onnxruntime-web';
 import { init } from 'attention-wasm';
 import { pieceOf, promptIds } from './wllama-cases.js';
 
@@ -19,8 +26,13 @@ const WLLAMA_WASM = new URL('/node_modules/@wllama/wllama/esm/wasm/wllama.wasm',
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 window.runLongContext = async (threads, options) => {
-  const { path, prompts, steps, rounds, kvDtypes, wllama: withWllama = true, log = false } = options;
+  const { path, prompts, steps, rounds, kvDtypes, wllama: withWllama = true, onnx = {}, log = false } = options;
+  // Prompts longer than this run no warm-up: the first timed round is each engine's first run
+  // (a 16k prefill takes minutes; its first run's extra cost is small beside it).
+  const warmupUpTo = options.warmupUpTo ?? Infinity;
   const attn = await init({ threads });
+  ort.env.wasm.numThreads = threads;
+  ort.env.logLevel = 'error';
   const progress = (text) => {
     status.textContent = text;
     console.log(`progress: long context, ${threads} thread${threads > 1 ? 's' : ''}: ${text}`);
@@ -28,6 +40,16 @@ window.runLongContext = async (threads, options) => {
   progress('loading ours');
   const ours = await attn.loadModel(`/${path}`, { cache: false });
   const vocab = ours.descriptor.vocabSize;
+  const layers = ours.descriptor.numLayers;
+  const ortSessions = {};
+  for (const [form, files] of Object.entries(onnx)) {
+    progress(`loading transformers.js ${form} graphs`);
+    const sessionOptions = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
+    ortSessions[`transformers.js ${form}`] = {
+      prefill: await ort.InferenceSession.create(`/${files.prefill}`, sessionOptions),
+      decode: await ort.InferenceSession.create(`/${files.decode}`, sessionOptions),
+    };
+  }
   const rows = [];
   let libllama = null;
   for (const prompt of prompts) {
@@ -43,13 +65,24 @@ window.runLongContext = async (threads, options) => {
       const text = ids.map(pieceOf).join('');
       runners.wllama = () => wllamaRun(wllama, text, prompt, steps);
     }
+    for (const [label, sessions] of Object.entries(ortSessions))
+      runners[label] = () => ortRun(sessions, ids, steps, vocab, layers);
     const first = {};
-    for (const [label, run] of Object.entries(runners)) {
-      progress(`${prompt} tokens: warm-up: ${label}`);
-      first[label] = await run();
-    }
+    const failed = {};
     const samples = Object.fromEntries(Object.keys(runners).map((label) => [label, []]));
-    for (let r = 0; r < rounds; r++) {
+    const warm = prompt <= warmupUpTo;
+    for (const [label, run] of Object.entries(runners)) {
+      progress(`${prompt} tokens: ${warm ? 'warm-up' : 'first run (timed)'}: ${label}`);
+      try {
+        first[label] = await run();
+        if (!warm) samples[label].push(first[label]);
+      } catch (error) {
+        failed[label] = String(error?.message ?? error).slice(0, 200);
+        delete runners[label];
+        delete samples[label];
+      }
+    }
+    for (let r = warm ? 0 : 1; r < rounds; r++) {
       const order = r % 2 === 0 ? Object.keys(runners) : Object.keys(runners).reverse();
       for (const label of order) {
         progress(`${prompt} tokens: round ${r + 1}/${rounds}: ${label}`);
@@ -59,6 +92,8 @@ window.runLongContext = async (threads, options) => {
       }
     }
     if (wllama) await wllama.exit();
+    for (const [label, error] of Object.entries(failed))
+      rows.push({ engine: label, prompt, steps, threads, prefillMs: null, decodeMs: null, error, rounds: 0 });
     for (const label of Object.keys(runners))
       rows.push({
         engine: label,
@@ -79,6 +114,9 @@ window.runLongContext = async (threads, options) => {
     versions: {
       'attention-wasm': `attention-wasm ${attn.info.version} (${attn.info.build} build, ${attn.info.target})`,
       ...(withWllama ? { wllama: `@wllama/wllama 3.13.0 (llama.cpp ${libllama ?? '?'})` } : {}),
+      ...(Object.keys(onnx).length
+        ? { 'onnxruntime-web': `onnxruntime-web ${ort.env.versions?.web ?? ''}`.trim() }
+        : {}),
     },
     rows,
   };
@@ -136,6 +174,44 @@ async function wllamaRun(wllama, text, prompt, steps) {
   if (!t || t.prompt_n !== prompt || t.cache_n !== 0 || t.predicted_n !== steps)
     throw new Error(`long-context bench: unexpected wllama timings ${JSON.stringify(t)}`);
   return { prefillMs: t.prompt_ms, decodeMs: t.predicted_ms / (t.predicted_n - 1), tokens: null };
+}
+
+// transformers.js's generate on its exported graphs: the prompt through the prefill graph,
+// greedy tokens through the decode graph with the past keys and values.
+async function ortRun({ prefill, decode }, ids, steps, vocab, layers) {
+  const int64 = (values) => new ort.Tensor('int64', BigInt64Array.from(values, BigInt), [1, values.length]);
+  const pastOf = (out) => {
+    const past = {};
+    for (let i = 0; i < layers; i++) {
+      past[`past_key_${i}`] = out[`present_key_${i}`];
+      past[`past_value_${i}`] = out[`present_value_${i}`];
+    }
+    return past;
+  };
+  const argmaxOfRow = (logits, row) => {
+    const data = logits.data;
+    let best = row * vocab;
+    for (let i = row * vocab; i < (row + 1) * vocab; i++) if (data[i] > data[best]) best = i;
+    return best - row * vocab;
+  };
+  const t0 = performance.now();
+  let out = await prefill.run({ input_ids: int64(ids), position_ids: int64(ids.map((_, i) => i)) });
+  let next = argmaxOfRow(out.logits, ids.length - 1);
+  const first = performance.now();
+  const tokens = [next];
+  for (let s = 1; s < steps; s++) {
+    const past = pastOf(out);
+    out = await decode.run({ input_ids: int64([next]), position_ids: int64([ids.length + s - 1]), ...past });
+    for (const t of Object.values(past)) t.dispose?.();
+    next = argmaxOfRow(out.logits, 0);
+    tokens.push(next);
+  }
+  const end = performance.now();
+  const cacheBytes = Object.entries(out)
+    .filter(([name]) => name.startsWith('present_'))
+    .reduce((sum, [, t]) => sum + t.data.byteLength, 0);
+  for (const t of Object.values(out)) t.dispose?.();
+  return { prefillMs: first - t0, decodeMs: (end - first) / (steps - 1), cacheBytes, heapBytes: null, tokens };
 }
 
 status.textContent = 'ready';

@@ -1,12 +1,16 @@
 // Long-context rows (issue 47 item 5): attention-wasm (one row per key/value cache storage)
-// against wllama at its defaults in headless Chromium, on the same GGUF file: a SmolLM2-135M
+// against wllama at its defaults and transformers.js's graphs (its default q8 form; fp32 on
+// request) on onnxruntime-web in headless Chromium, on the same weights: the GGUF file, and
+// ONNX graphs built from the weights its blocks hold (bench/peers/onnx-llama.js): a SmolLM2-135M
 // shape with 32,768 positions and seeded random weights (bench/wllama-model.js), a prefill of
 // 1k, 4k and 16k token ids and greedy tokens after each; prefill time, decode ms/token at that
 // context, the cache's bytes and the tab's heap high-water mark. One page per thread count,
 // served cross-origin isolated. Prints the table; a full run is recorded into the browser part
 // of bench/results/latest.json as browser.longContext, with its own date.
 //   node bench/browser-long-context.js [--threads=1,2] [--rounds=3] [--prompts=1024,4096,16384]
-//     [--steps=16] [--storage=q8_0] [--kv=float32,bfloat16,q8] [--no-wllama] [--tiny]
+//     [--steps=16] [--storage=q8_0] [--kv=float32,bfloat16,q8] [--no-wllama]
+//     [--transformers=q8[,fp32] | --transformers=none] [--warmup-up-to=4096] [--tiny]
+//   --warmup-up-to: longer prompts run no warm-up (their first run is the first timed round).
 //   --tiny: a 2-layer model of 64 (a check that the harness runs; not a measurement), as is
 //   BENCH_QUICK=1 (recorded nowhere).
 import os from 'node:os';
@@ -17,7 +21,8 @@ import { runPage } from './browser-models.js';
 import { recordResults, progressWriter } from './results.js';
 import { formatBytes } from '../bindings/js/memory.js';
 import { LONG_PROMPTS, LONG_STEPS, longModelPath } from './wllama-cases.js';
-import { SMOLLM2_135M, smolLmGguf } from './wllama-model.js';
+import { SMOLLM2_135M, TINY_SHAPE, smolLmGguf, smolLmWeights } from './wllama-model.js';
+import { llamaModel } from './peers/onnx-llama.js';
 
 const progress = progressWriter(process.stderr);
 const root = new URL('..', import.meta.url);
@@ -33,18 +38,14 @@ const rounds = Number(option('rounds') ?? 3);
 const storage = option('storage') ?? 'q8_0';
 const kvDtypes = list(option('kv') ?? 'float32,bfloat16,q8');
 const withWllama = !flag('no-wllama');
+const warmupUpTo = Number(option('warmup-up-to') ?? Infinity);
+const onnxForms = list(option('transformers') ?? 'q8').filter((f) => f !== 'none');
+if (!onnxForms.every((f) => f === 'q8' || f === 'fp32'))
+  throw new RangeError('bench/browser-long-context.js: --transformers takes q8, fp32 or none');
 
 /** The long-context model: SmolLM2-135M's shape with 32k positions, or (tiny) 2 layers of 64. */
 const LONG_CONFIG = { ...SMOLLM2_135M, max_position_embeddings: 32768 };
-const TINY_CONFIG = {
-  ...LONG_CONFIG,
-  hidden_size: 64,
-  intermediate_size: 128,
-  num_hidden_layers: 2,
-  num_attention_heads: 4,
-  num_key_value_heads: 2,
-  vocab_size: 512,
-};
+const TINY_CONFIG = { ...LONG_CONFIG, ...TINY_SHAPE };
 const config = tiny ? TINY_CONFIG : LONG_CONFIG;
 if (!(rounds >= 1 && steps >= 2 && prompts.every((p) => p >= 1 && p + steps <= config.max_position_embeddings)))
   throw new RangeError(
@@ -63,6 +64,25 @@ if (!existsSync(file)) {
   renameSync(part, file);
 }
 
+// transformers.js's graphs of the same weights (those the GGUF's blocks hold), per form.
+const onnx = {};
+let weights = null;
+for (const form of onnxForms) {
+  const files = {};
+  for (const graph of ['prefill', 'decode']) {
+    const at = path.replace(/\.gguf$/, `-${graph}${form === 'q8' ? '-q8' : ''}.onnx`);
+    files[graph] = at;
+    if (existsSync(new URL(at, root))) continue;
+    progress(`writing transformers.js's ${form} ${graph} graph`);
+    weights ??= smolLmWeights(storage, { config });
+    const part = new URL(`${new URL(at, root).href}.part`);
+    writeFileSync(part, llamaModel(config, weights, { decode: graph === 'decode', q8: form === 'q8' }));
+    renameSync(part, new URL(at, root));
+  }
+  onnx[form] = files;
+}
+weights = null;
+
 const { server, url } = await startServer({ port: 0, served: ['bench', 'bindings', 'dist', 'node_modules', 'build'] });
 const browser = await launchChromium(['--disable-sync', '--js-flags=--expose-gc']);
 const sessions = [];
@@ -77,7 +97,16 @@ try {
         run: 'runLongContext',
         threads,
         progress,
-        options: { path, prompts, steps, rounds, kvDtypes, wllama: withWllama, log: process.env.WLLAMA_LOG === '1' },
+        options: {
+          path,
+          prompts,
+          steps,
+          rounds,
+          kvDtypes,
+          wllama: withWllama,
+          onnx,
+          log: process.env.WLLAMA_LOG === '1',
+        },
       }),
     );
 } finally {
@@ -86,19 +115,33 @@ try {
 }
 progress('');
 
-/** The table: one row per engine, prompt length and thread count; wllama ÷ ours per row of ours. */
+/**
+ * The table: one row per engine, prompt length and thread count; each peer's time ÷ ours on
+ * every row of ours (above 1: ours is faster); a length a peer could not run shows its error.
+ */
 function longContextTable(sessionList) {
+  const peers = ['wllama', 'transformers.js q8', 'transformers.js fp32'].filter((p) =>
+    sessionList.some((s) => s.rows.some((r) => r.engine === p)),
+  );
   const lines = [
-    '| engine | threads | prompt | prefill (ms) | decode (ms/token) | cache | heap high-water | wllama ÷ ours, prefill | wllama ÷ ours, decode |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| engine | threads | prompt | prefill (ms) | decode (ms/token) | cache | heap high-water |${peers.map((p) => ` ${p} ÷ ours, prefill | ${p} ÷ ours, decode |`).join('')}`,
+    `|---|---:|---:|---:|---:|---:|---:|${peers.map(() => '---:|---:|').join('')}`,
   ];
+  const bytes = (b) => (b === null || b === undefined ? '' : formatBytes(b));
   for (const s of sessionList) {
     for (const row of s.rows) {
-      const wllama = s.rows.find((r) => r.engine === 'wllama' && r.prompt === row.prompt);
-      const ratio = (key) => (wllama && row !== wllama ? `${(wllama[key] / row[key]).toFixed(2)}×` : '');
-      const bytes = (b) => (b === null ? '' : formatBytes(b));
+      const ours = row.engine.startsWith('attention-wasm');
+      const ratios = peers.map((p) => {
+        const peer = s.rows.find((r) => r.engine === p && r.prompt === row.prompt);
+        const ratio = (key) =>
+          !ours || !peer ? '' : peer.error ? 'did not run' : `${(peer[key] / row[key]).toFixed(2)}×`;
+        return ` ${ratio('prefillMs')} | ${ratio('decodeMs')} |`;
+      });
+      const times = row.error
+        ? `did not run: ${row.error.replaceAll('|', '/')} | |`
+        : `${row.prefillMs.toFixed(0)} | ${row.decodeMs.toFixed(1)} |`;
       lines.push(
-        `| ${row.engine} | ${row.threads} | ${row.prompt} | ${row.prefillMs.toFixed(0)} | ${row.decodeMs.toFixed(1)} | ${bytes(row.cacheBytes)} | ${bytes(row.heapBytes)} | ${ratio('prefillMs')} | ${ratio('decodeMs')} |`,
+        `| ${row.engine} | ${row.threads} | ${row.prompt} | ${times} ${bytes(row.cacheBytes)} | ${bytes(row.heapBytes)} |${ratios.join('')}`,
       );
     }
   }
@@ -109,7 +152,7 @@ const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} co
 const versions = Object.assign({}, ...sessions.map((s) => s.versions));
 const shape = `${config.num_hidden_layers} layers × ${config.hidden_size}, ${config.num_attention_heads} heads, ${config.num_key_value_heads} key/value heads, FFN ${config.intermediate_size}, vocabulary ${config.vocab_size}, ${config.max_position_embeddings} positions`;
 console.log(
-  `Long context in Chromium ${chromiumVersion} (headless, cross-origin isolated): ${tiny ? 'a tiny' : 'a SmolLM2-135M-shaped'} Llama (${shape}), random weights, the same ${storage.toUpperCase()} GGUF file in both engines. A prefill of each prompt's ids, then ${steps} greedy tokens; medians of ${rounds} interleaved rounds after one warm-up run each. Ours per key/value cache storage (kvDtype); wllama at its defaults (context: prompt + steps).${quick ? ' A quick check: NOT a measurement.' : ''}`,
+  `Long context in Chromium ${chromiumVersion} (headless, cross-origin isolated): ${tiny ? 'a tiny' : 'a SmolLM2-135M-shaped'} Llama (${shape}), random weights, the same ${storage.toUpperCase()} GGUF file in ours and wllama${onnxForms.length ? `, and transformers.js's ${onnxForms.join(' and ')} graphs of the weights its blocks hold (bench/peers/onnx-llama.js: optimum's export, logits of every position; q8: quantize_dynamic's int8) on onnxruntime-web` : ''}. A prefill of each prompt's ids, then ${steps} greedy tokens; medians of ${rounds} interleaved rounds after one warm-up run each${Number.isFinite(warmupUpTo) ? ` (none past ${warmupUpTo} tokens: there the first run is the first round)` : ''}. Ours per key/value cache storage (kvDtype); wllama at its defaults (context: prompt + steps). Heap: the tab's wasm heap high-water mark of ours; cache: the key/value bytes after the last token.${quick ? ' A quick check: NOT a measurement.' : ''}`,
 );
 console.log(`Machine: ${machine}. ${Object.values(versions).join('; ')}.\n`);
 console.log(longContextTable(sessions));

@@ -10,6 +10,11 @@
 // one's prefill logits are compared with attention-wasm's float32 model (max |diff| / max
 // |logit|, reported; a loose bound only catches a broken graph or kernel) and its greedy
 // tokens counted against that model's.
+// Two prefill rows: the forward with the logits of every position (the same work in every
+// engine), and the first token as each one's generate reaches it (issue 47 item 4): ours
+// generate(prompt, { maxNewTokens: 1 }), its LM head on the last position only;
+// transformers.js's generate runs the exported prefill graph, which returns the logits of
+// every position, then takes the last row's argmax.
 import { measureInterleaved } from './cases.js';
 import { GPT2, TIMING, ids, maxRelative, ortGreedy, ourGreedy } from './model-cases.js';
 
@@ -31,12 +36,20 @@ const DRIFT_BOUND = {
   'onnxruntime-web fp32': 1e-3,
 };
 
+// The index of the largest logit of the last of a [T, V] block's rows.
+function lastRowArgmax(logits, V) {
+  const from = logits.length - V;
+  let best = from;
+  for (let i = from; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
+  return best - from;
+}
+
 /**
  * Times the quantized GPT-2 rows. `load.reference()`: attention-wasm's float32 model (used
  * first, then disposed, so that it is not resident while the others run);
  * `load.engines()`: { 'attention-wasm q8': model, 'attention-wasm q4': model,
  * 'onnxruntime-web q8': { prefill, decode }, 'onnxruntime-web fp32': { prefill, decode } }.
- * Returns the prefill row and the decode row.
+ * Returns the prefill row, the first-token row and the decode row.
  */
 export async function gpt2QuantizedRows({ ort, load, progress, timing = TIMING.full }) {
   const c = GPT2;
@@ -62,12 +75,20 @@ export async function gpt2QuantizedRows({ ort, load, progress, timing = TIMING.f
       if (x.matrixDtype !== dtype) throw new Error(`GPT-2 quantized: ${label} holds its matrices as ${x.matrixDtype}`);
       engines[label] = {
         prefill: () => x.forward(prompt).logits.data,
+        firstToken: async () =>
+          (await x.generate(prompt, { maxNewTokens: 1, stopAtEos: false, kvDtype: 'float32' })).newIds[0],
         greedy: () => ourGreedy(x, prompt),
         release: async () => x.dispose(),
       };
     } else {
       engines[label] = {
         prefill: async () => (await x.prefill.run(feeds)).logits.data,
+        firstToken: async () => {
+          const out = await x.prefill.run(feeds);
+          const token = lastRowArgmax(out.logits.data, c.V);
+          for (const t of Object.values(out)) t.dispose?.();
+          return token;
+        },
         greedy: () => ortGreedy(ort, x, prompt),
         release: async () => {
           await x.prefill.release();
@@ -103,6 +124,15 @@ export async function gpt2QuantizedRows({ ort, load, progress, timing = TIMING.f
       onProgress: (t) => progress(`GPT-2 quantized prefill: ${t}`),
     },
   );
+  const firstTokenTimes = await measureInterleaved(
+    Object.fromEntries(Object.entries(engines).map(([label, e]) => [label, e.firstToken])),
+    {
+      warmupMs: timing.warmupMs,
+      rounds: timing.rounds,
+      roundMs: timing.roundMs,
+      onProgress: (t) => progress(`GPT-2 quantized first token: ${t}`),
+    },
+  );
   progress('GPT-2 quantized: timing decoding');
   const decodeRuns = Object.fromEntries(Object.keys(engines).map((label) => [label, []]));
   for (let r = 0; r < timing.decodeRuns; r++)
@@ -119,6 +149,11 @@ export async function gpt2QuantizedRows({ ort, load, progress, timing = TIMING.f
       unit: 'ms',
       drift,
       results: prefillTimes,
+    },
+    {
+      case: `${shape}, first token after T = ${c.T} (generate's prefill: ours with the LM head on the last position, transformers.js's graph with every position's logits)`,
+      unit: 'ms',
+      results: firstTokenTimes,
     },
     {
       case: `${shape}, decode with the cache after ${c.T} tokens`,

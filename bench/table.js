@@ -93,7 +93,9 @@ export function quantizedTable(sessions) {
     const decode = head.unit === 'ms/token';
     const extra = decode
       ? ['greedy tokens = float model’s', '× of memory bound']
-      : ['logit drift from the float model'];
+      : head.drift
+        ? ['logit drift from the float model']
+        : [];
     lines.push(
       '',
       `${head.case}:`,
@@ -117,7 +119,7 @@ export function quantizedTable(sessions) {
           each((l) => `${row.sameTokens[l]}/${row.steps}`),
           `${each((l) => `${(ms(l) / boundMs(l)).toFixed(2)}×`)} (at ${(s.bandwidth / 1e9).toFixed(1)} GB/s copy)`,
         );
-      } else {
+      } else if (row.drift) {
         cells.push(each((l) => row.drift[l].toExponential(1)));
       }
       lines.push(`| ${s.threads} | ${cells.join(' | ')} |`);

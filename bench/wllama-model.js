@@ -7,7 +7,7 @@
 // exactly the ids it spells (bench/wllama-cases.js): wllama takes its prompt as text.
 import { filler } from './model-cases.js';
 import { ggufBytes } from '../tests/helpers/gguf.js';
-import { quantizeBlock, ggufBytes as blockBytesOf } from '../tests/helpers/quantized-reference.js';
+import { quantizeBlock, dequantized, ggufBytes as blockBytesOf } from '../tests/helpers/quantized-reference.js';
 import { FIRST_PLAIN_ID, pieceOf } from './wllama-cases.js';
 
 /** SmolLM2-135M's config.json (the keys the GGUF carries). */
@@ -21,6 +21,16 @@ export const SMOLLM2_135M = {
   max_position_embeddings: 8192,
   rope_theta: 100000,
   rms_norm_eps: 1e-5,
+};
+
+/** A tiny Llama of the same kind (2 layers of 64): the shape of the harness checks. */
+export const TINY_SHAPE = {
+  hidden_size: 64,
+  intermediate_size: 128,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 2,
+  vocab_size: 512,
 };
 
 // GGUF's tensor type of each storage, and its block size in bytes.
@@ -95,7 +105,7 @@ function metadata(c) {
 }
 
 // A matrix of `rows` GGUF rows of `inner` weights (ne0 = inner, ne1 = rows) → its blocks'
-// bytes: per row, per 32 weights, the float16 scale then the codes (Q4_0: byte j holds
+// bytes (and its weights as they hold them, d·q, [rows, inner]): per row, per 32 weights, the float16 scale then the codes (Q4_0: byte j holds
 // element j in its low nibble and element j + 16 in its high one).
 function blockBytes(w, rows, inner, storage) {
   const perRow = inner / 32;
@@ -104,16 +114,21 @@ function blockBytes(w, rows, inner, storage) {
       quantizeBlock(w.subarray((r * perRow + b) * 32, (r * perRow + b + 1) * 32), storage),
     ),
   );
-  return blockBytesOf(blocks, storage);
+  const values = new Float32Array(rows * inner);
+  blocks.forEach((row, r) =>
+    row.forEach((block, b) => {
+      for (let j = 0; j < 32; j++) values[(r * perRow + b) * 32 + j] = dequantized(block, j, storage);
+    }),
+  );
+  return { bytes: blockBytesOf(blocks, storage), values };
 }
 
-/**
- * The model's GGUF bytes in `storage` ('q8_0' | 'q4_0'); `onTensor(name)` reports progress.
- * Weights: std 0.02 (seeded per tensor, so every storage quantizes the same values), norms 1.
- */
-export function smolLmGguf(storage, { config = SMOLLM2_135M, onTensor = () => {} } = {}) {
+// The model's tensors in GGUF order, each made once from its seed: { name, dims (GGUF's: [in,
+// out]), type, bytes } with, for a quantized matrix, `values`: its weights as the blocks hold
+// them (d·q, [out, in] row-major). Weights: std 0.02 (seeded per tensor, so every storage
+// quantizes the same values), norms 1.
+function smolLmTensors(storage, c, onTensor) {
   if (!BLOCKS[storage]) throw new RangeError(`smolLmGguf: storage must be one of ${Object.keys(BLOCKS)}`);
-  const c = config;
   const d = c.hidden_size,
     hd = d / c.num_attention_heads,
     kv = c.num_key_value_heads * hd,
@@ -124,16 +139,13 @@ export function smolLmGguf(storage, { config = SMOLLM2_135M, onTensor = () => {}
   const matrix = (name, out, inner) => {
     onTensor(name);
     const w = filler(seed++)(out * inner);
-    tensors.push({
-      name,
-      type: BLOCKS[storage].ggmlType,
-      dims: [inner, out],
-      bytes: blockBytes(w, out, inner, storage),
-    });
+    const { bytes, values } = blockBytes(w, out, inner, storage);
+    tensors.push({ name, type: BLOCKS[storage].ggmlType, dims: [inner, out], bytes, values });
   };
   const norm = (name) => {
     seed++;
-    tensors.push({ name, type: 0, dims: [d], bytes: new Uint8Array(new Float32Array(d).fill(1).buffer) });
+    const values = new Float32Array(d).fill(1);
+    tensors.push({ name, type: 0, dims: [d], bytes: new Uint8Array(values.buffer), values });
   };
   matrix('token_embd.weight', c.vocab_size, d);
   for (let l = 0; l < c.num_hidden_layers; l++) {
@@ -149,5 +161,20 @@ export function smolLmGguf(storage, { config = SMOLLM2_135M, onTensor = () => {}
     matrix(`${p}ffn_down.weight`, d, f);
   }
   norm('output_norm.weight');
-  return ggufBytes({ metadata: metadata(c), tensors });
+  return tensors;
+}
+
+/** The model's GGUF bytes in `storage` ('q8_0' | 'q4_0'); `onTensor(name)` reports progress. */
+export function smolLmGguf(storage, { config = SMOLLM2_135M, onTensor = () => {} } = {}) {
+  const tensors = smolLmTensors(storage, config, onTensor).map(({ values, ...t }) => t);
+  return ggufBytes({ metadata: metadata(config), tensors });
+}
+
+/**
+ * The same model's weights as float32, exactly as the GGUF's blocks hold them (d·q), by GGUF
+ * name, [out, in] row-major: what the float ONNX graphs of bench/peers/onnx-llama.js are
+ * built from, so that every engine runs the same numbers.
+ */
+export function smolLmWeights(storage, { config = SMOLLM2_135M, onTensor = () => {} } = {}) {
+  return Object.fromEntries(smolLmTensors(storage, config, onTensor).map((t) => [t.name, t.values]));
 }

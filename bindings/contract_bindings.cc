@@ -5,6 +5,9 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <string>
+#include <type_traits>
+
 #include "block.h"
 #include "contract.h"
 #include "model/descriptor.h"
@@ -108,14 +111,6 @@ val KvStorages() {
   return table;
 }
 
-val DescriptorFlags() {
-  val table = val::object();
-#define ATTN_SET_FLAG(name, bit) table.set(#name, static_cast<int>(DescriptorFlag::name));
-  ATTN_DESCRIPTOR_FLAGS(ATTN_SET_FLAG)
-#undef ATTN_SET_FLAG
-  return table;
-}
-
 // A slot layout: { count, slots: { name: index }, floats: [names of float32 slots] }.
 #define ATTN_SET_SLOT(name, type)           \
   slots.set(#name, static_cast<int>(name)); \
@@ -130,40 +125,93 @@ val CallLayout() {
   return layout;
 }
 
-val DescriptorLayout() {
-  val slots = val::object(), floats = val::array(), layout = val::object();
-  ATTN_DESCRIPTOR_SLOTS(ATTN_SET_SLOT)
-  // The plain scalars (src/model/descriptor.h): float32 slots, and each one's default.
-  val defaults = val::object();
-#define ATTN_SET_SCALAR(name, member, type, fallback, check) \
-  ATTN_SET_SLOT(name, kFloat)                                \
-  defaults.set(#name, static_cast<double>(attn::ModelDescriptor{}.member));
-  ATTN_DESCRIPTOR_SCALARS(ATTN_SET_SCALAR)
-#undef ATTN_SET_SCALAR
-  layout.set("count", static_cast<int>(kDescriptorSlotCount));
-  layout.set("slots", slots);
-  layout.set("floats", floats);
-  layout.set("defaults", defaults);
-  // The lists after the slots: [{ name, float, lengthSlot, divisor, max }] in order.
-  val lists = val::array();
-#define ATTN_ADD_LIST(name, type, length_slot, divisor, most) \
-  {                                                           \
-    val list = val::object();                                 \
-    list.set("name", std::string(#name));                     \
-    list.set("float", SlotType::type == SlotType::kFloat);    \
-    list.set("lengthSlot", std::string(#length_slot));        \
-    list.set("divisor", divisor);                             \
-    list.set("max", most);                                    \
-    lists.call<void>("push", list);                           \
+#undef ATTN_SET_SLOT
+#undef ATTN_SET_VALUE
+
+// How JS writes a descriptor field or list element of type T: "int", "bool", "float" (float32
+// or float64 alike: JS writes the number), or the name of the enum whose list names its values.
+template <typename T>
+std::string TypeName() {
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, uint8_t>) {
+    return "bool";
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return "float";
+  } else if constexpr (std::is_same_v<T, attn::Activation>) {
+    return "Activation";
+  } else if constexpr (std::is_same_v<T, attn::NormKind>) {
+    return "NormKind";
+  } else if constexpr (std::is_same_v<T, attn::MatrixStorage>) {
+    return "MatrixStorage";
+  } else if constexpr (std::is_same_v<T, attn::RopeScaling>) {
+    return "RopeScaling";
+  } else {
+    static_assert(!std::is_enum_v<T>, "a descriptor enum needs its name here and a table in JS");
+    return "int";
   }
-  ATTN_DESCRIPTOR_LISTS(ATTN_ADD_LIST)
-#undef ATTN_ADD_LIST
+}
+
+// A field's default as the number JS writes (an enum's number, a bool's 0 or 1).
+template <typename T>
+double AsNumber(T value) {
+  if constexpr (std::is_enum_v<T>) {
+    return static_cast<double>(static_cast<int>(value));
+  } else {
+    return static_cast<double>(value);
+  }
+}
+
+// The packed descriptor (src/model/descriptor.h, read by pretrained_bindings.cc DescriptorOf):
+// { count, fields: [{ name, type, default }] one float64 slot each in order, lists: [{ name,
+// type, lengthSlot, divisor, max, default }] after them }. The last list is the per-matrix
+// storages, matrix_storage_count MatrixStorage numbers.
+val DescriptorLayout() {
+  const attn::ModelDescriptor defaults;
+  val fields = val::array();
+  attn::ForEachDescriptorField([&](const char* name, auto member, attn::FieldCheck) {
+    using T = std::remove_cv_t<std::remove_reference_t<decltype(defaults.*member)>>;
+    val field = val::object();
+    field.set("name", std::string(name));
+    field.set("type", TypeName<T>());
+    field.set("default", AsNumber(defaults.*member));
+    fields.call<void>("push", field);
+  });
+  // A length field's slot name (an int field's member pointer compared with each int field's).
+  const auto slot_of = [](int attn::ModelDescriptor::*length) {
+    std::string found;
+    attn::ForEachDescriptorField([&](const char* name, auto member, attn::FieldCheck) {
+      if constexpr (std::is_same_v<decltype(member), int attn::ModelDescriptor::*>) {
+        if (member == length) found = name;
+      }
+    });
+    return found;
+  };
+  val lists = val::array();
+  const auto add_list = [&](const std::string& name, const std::string& type,
+                            const std::string& length, int divisor, int most, double fallback) {
+    val list = val::object();
+    list.set("name", name);
+    list.set("type", type);
+    list.set("lengthSlot", length);
+    list.set("divisor", divisor);
+    list.set("max", most);
+    list.set("default", fallback);
+    lists.call<void>("push", list);
+  };
+  attn::ForEachDescriptorList([&](const char* name, auto member, auto length, int divisor,
+                                  auto fallback, attn::FieldCheck) {
+    const auto& elements = defaults.*member;
+    using T = typename std::remove_cv_t<std::remove_reference_t<decltype(elements)>>::value_type;
+    add_list(name, TypeName<T>(), slot_of(length), divisor, static_cast<int>(elements.size()),
+             AsNumber(fallback));
+  });
+  add_list("kMatrixStorages", "MatrixStorage",
+           slot_of(&attn::ModelDescriptor::matrix_storage_count), 1, attn::kMaxMatrixStorages, 0);
+  val layout = val::object();
+  layout.set("count", attn::kDescriptorFieldCount);
+  layout.set("fields", fields);
   layout.set("lists", lists);
   return layout;
 }
-
-#undef ATTN_SET_SLOT
-#undef ATTN_SET_VALUE
 
 val Contract() {
   val contract = val::object();
@@ -183,7 +231,6 @@ val Contract() {
   contract.set("paramKindNames", ParamKindNames());
   contract.set("callLayout", CallLayout());
   contract.set("descriptorLayout", DescriptorLayout());
-  contract.set("descriptorFlags", DescriptorFlags());
   return contract;
 }
 

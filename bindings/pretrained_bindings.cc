@@ -2,11 +2,13 @@
 // number; JS checked every argument (bindings/js/models/), so these functions only forward.
 // Statuses come back as numbers for the JS layer to turn into errors.
 #include <emscripten/bind.h>
+#include <emscripten/val.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 #include "contract.h"
 #include "heap_address.h"
@@ -18,92 +20,119 @@ using attn::PretrainedModel;
 
 PretrainedModel* Model(uintptr_t handle) { return Ptr<PretrainedModel>(handle); }
 
-// The descriptor as bindings/js/models/descriptor.js packs it: kDescriptorSlotCount int32 at
-// `ints` (contract.h, DescriptorSlot), then the lists of ATTN_DESCRIPTOR_LISTS; norm_eps and
-// the rotary base as arguments. A list is read only as far as the descriptor can use it.
-attn::ModelDescriptor DescriptorOf(const int32_t* v, float norm_eps, double rotary_base) {
-  const auto flag = [&](DescriptorFlag f) { return (v[kFlags] & static_cast<int>(f)) != 0; };
-  const auto real = [&](const int32_t* at) {
+// A field's value from its float64 slot (JS wrote a number of the field's type): an int or
+// an enum's number outside int32 becomes INT32_MIN, which every check of a size or an enum
+// refuses.
+template <typename T>
+T FromSlot(double v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v != 0.0;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(v);
+  } else {
+    const bool fits = v >= static_cast<double>(INT32_MIN) && v <= static_cast<double>(INT32_MAX);
+    return static_cast<T>(fits ? static_cast<int32_t>(v) : INT32_MIN);
+  }
+}
+
+// A list element from its 4 bytes: float32 bits, or an int32; a byte list's element outside
+// [0, 255] becomes 255, which its check refuses, not a byte that wrapped.
+template <typename T>
+T FromListElement(const int32_t* at) {
+  if constexpr (std::is_floating_point_v<T>) {
     float f;
     std::memcpy(&f, at, sizeof(f));
-    return f;
-  };
+    return static_cast<T>(f);
+  } else if constexpr (sizeof(T) == 1) {
+    return static_cast<T>(*at >= 0 && *at <= 255 ? *at : 255);
+  } else {
+    return static_cast<T>(*at);
+  }
+}
+
+// The descriptor as bindings/js/models/descriptor.js packs it (src/model/descriptor.h): one
+// float64 per ATTN_DESCRIPTOR_FIELDS entry in order, then each list of ATTN_DESCRIPTOR_LISTS
+// as long as the fields say (within its array: what JS wrote), then the per-matrix storages.
+attn::ModelDescriptor DescriptorOf(const double* v) {
   attn::ModelDescriptor m;
-  m.vocab_size = v[kVocabSize], m.max_positions = v[kMaxPositions];
-  m.type_vocab_size = v[kTypeVocabSize], m.d_model = v[kDModel];
-  m.num_heads = v[kNumHeads], m.num_kv_heads = v[kNumKvHeads], m.head_dim = v[kQkvHeadDim];
-  m.num_layers = v[kNumLayers], m.d_ff = v[kDFF];
-  m.pre_norm = flag(DescriptorFlag::kPreNorm), m.post_norms = flag(DescriptorFlag::kPostNorms);
-  m.embedding_norm = flag(DescriptorFlag::kEmbeddingNorm);
-  m.final_norm = flag(DescriptorFlag::kFinalNorm), m.causal = flag(DescriptorFlag::kCausal);
-  m.qkv_bias = flag(DescriptorFlag::kQkvBias), m.out_bias = flag(DescriptorFlag::kOutBias);
-  m.qk_norm = flag(DescriptorFlag::kQkNorm), m.mlp_bias = flag(DescriptorFlag::kMlpBias);
-  m.input_norms = !flag(DescriptorFlag::kNoInputNorms);
-  m.qk_norm_full_width = flag(DescriptorFlag::kQkNormFullWidth);
-  m.norm_biases = !flag(DescriptorFlag::kNoNormBiases);
-  m.first_attention_norm = !flag(DescriptorFlag::kNoFirstAttentionNorm);
-  m.lm_transform_bias = !flag(DescriptorFlag::kNoLmTransformBias);
-  m.lm_head = flag(DescriptorFlag::kLmHead), m.lm_transform = flag(DescriptorFlag::kLmTransform);
-  m.lm_bias = flag(DescriptorFlag::kLmBias);
-  m.activation = static_cast<attn::Activation>(v[kActivation]);
-  m.lm_activation = static_cast<attn::Activation>(v[kLmActivation]);
-  m.gated_ffn = flag(DescriptorFlag::kGatedFfn);
-  m.rotary_interleaved = flag(DescriptorFlag::kRotaryInterleaved);
-  m.matrix_storage = static_cast<attn::MatrixStorage>(v[kMatrixStorage]);
-  m.matrix_storage_count = v[kMatrixStorageCount];
-  m.norm = static_cast<attn::NormKind>(v[kNorm]);
-  m.rotary_dim = v[kRotaryDim];
-  m.rope_scaling = v[kRopeScaling], m.rope_original_max = v[kRopeOriginalMax];
-  m.rope_factor = real(v + kRopeFactor), m.rope_low_freq_factor = real(v + kRopeLowFreqFactor);
-  m.rope_high_freq_factor = real(v + kRopeHighFreqFactor);
-  m.rope_attention_factor = real(v + kRopeAttentionFactor);
-#define ATTN_READ_SCALAR(name, member, type, fallback, check) \
-  m.member = static_cast<type>(real(v + name));
-  ATTN_DESCRIPTOR_SCALARS(ATTN_READ_SCALAR)
-#undef ATTN_READ_SCALAR
-  m.norm_eps = norm_eps, m.rotary_base = rotary_base;
-  // The lists, in ATTN_DESCRIPTOR_LISTS order, each as long as its slot says up to its most
-  // (what JS wrote).
-  const int32_t* list = v + kDescriptorSlotCount;
-  const int layers = std::clamp(m.num_layers, 0, attn::kMaxLayers);
-  const int pairs = std::clamp(m.rotary_dim / 2, 0, attn::kMaxRotaryPairs);
-  for (int l = 0; l < layers; ++l) m.layer_windows[l] = list[l];
-  list += layers;
-  // 0 or 1; any other value stays one the check refuses (2), not a byte that wrapped.
-  for (int l = 0; l < layers; ++l) m.layer_no_rope[l] = list[l] == 0 ? 0 : list[l] == 1 ? 1 : 2;
-  list += layers;
-  for (int i = 0; i < pairs; ++i) m.rope_short_factors[i] = real(list + i);
-  list += pairs;
-  for (int i = 0; i < pairs; ++i) m.rope_long_factors[i] = real(list + i);
-  list += pairs;
+  int slot = 0;
+  attn::ForEachDescriptorField([&](const char*, auto member, attn::FieldCheck) {
+    using T = std::remove_reference_t<decltype(m.*member)>;
+    m.*member = FromSlot<T>(v[slot++]);
+  });
+  const int32_t* list = reinterpret_cast<const int32_t*>(v + attn::kDescriptorFieldCount);
+  attn::ForEachDescriptorList([&](const char*, auto member, auto length, int divisor, auto, auto) {
+    auto& elements = m.*member;
+    using T = typename std::remove_reference_t<decltype(elements)>::value_type;
+    const int n = attn::ListLength(m, elements, length, divisor);
+    for (int i = 0; i < n; ++i) elements[i] = FromListElement<T>(list + i);
+    list += n;
+  });
   // Borrowed from the heap JS wrote (CheckDescriptor bounds its count before it is read; the
   // model copies it).
   m.matrix_storages = list;
   return m;
 }
 
+// The descriptor as DescriptorOf read it: { field name: value (an enum's number, a bool's 0
+// or 1), list name: [its elements as read] } (kVocabSize: 2, ...), for the test that JS packs
+// every field where C++ reads it.
+emscripten::val DescriptorRead(uintptr_t descriptor) {
+  const attn::ModelDescriptor m = DescriptorOf(Ptr<double>(descriptor));
+  emscripten::val out = emscripten::val::object();
+  const auto number = [](auto value) {
+    if constexpr (std::is_enum_v<decltype(value)>) {
+      return static_cast<double>(static_cast<int>(value));
+    } else {
+      return static_cast<double>(value);
+    }
+  };
+  attn::ForEachDescriptorField(
+      [&](const char* name, auto member, attn::FieldCheck) { out.set(name, number(m.*member)); });
+  attn::ForEachDescriptorList(
+      [&](const char* name, auto member, auto length, int divisor, auto, attn::FieldCheck) {
+        emscripten::val list = emscripten::val::array();
+        for (int i = 0; i < attn::ListLength(m, m.*member, length, divisor); ++i) {
+          list.call<void>("push", number((m.*member)[i]));
+        }
+        out.set(name, list);
+      });
+  emscripten::val storages = emscripten::val::array();
+  for (int i = 0; i < m.matrix_storage_count; ++i)
+    storages.call<void>("push", m.matrix_storages[i]);
+  out.set("kMatrixStorages", storages);
+  return out;
+}
+
 // Checks the descriptor: 0, or its Status.
-int Check(uintptr_t ints, float norm_eps, double rotary_base) {
-  return static_cast<int>(
-      attn::CheckDescriptor(DescriptorOf(Ptr<int32_t>(ints), norm_eps, rotary_base)));
+int Check(uintptr_t descriptor) {
+  return static_cast<int>(attn::CheckDescriptor(DescriptorOf(Ptr<double>(descriptor))));
+}
+
+// Whether the weight table of a descriptor can be walked: checked, or only too large with
+// widths that fit an int (its sizes are still the ones to report).
+bool Walkable(const attn::ModelDescriptor& m) {
+  const attn::Status status = attn::CheckDescriptor(m);
+  const bool widths_fit = int64_t{m.num_heads} * m.head_dim <= INT32_MAX &&
+                          int64_t{m.num_kv_heads} * m.head_dim <= INT32_MAX;
+  return status == attn::Status::kOk || (status == attn::Status::kTooLarge && widths_fit);
 }
 
 // Parameter floats of a descriptor (for the loader's memory estimate and its message when the
 // weights pass the heap): also for a kTooLarge one whose widths fit an int; else -1.
-double ParameterFloats(uintptr_t ints, float norm_eps, double rotary_base) {
-  const attn::ModelDescriptor m = DescriptorOf(Ptr<int32_t>(ints), norm_eps, rotary_base);
-  const attn::Status status = attn::CheckDescriptor(m);
-  const bool widths_fit = int64_t{m.num_heads} * m.head_dim <= INT32_MAX &&
-                          int64_t{m.num_kv_heads} * m.head_dim <= INT32_MAX;
-  if (status != attn::Status::kOk && (status != attn::Status::kTooLarge || !widths_fit)) return -1;
+double ParameterFloats(uintptr_t descriptor) {
+  const attn::ModelDescriptor m = DescriptorOf(Ptr<double>(descriptor));
+  if (!Walkable(m)) return -1;
   return static_cast<double>(attn::ForEachWeight(m, [](const attn::WeightEntry&) {}));
 }
 
-// The weight table of a checked descriptor without allocating its parameters: returns the
-// entry count, and writes [kind, layer, rows, cols, matrix] per entry at `table` unless it is 0.
-int TableOf(uintptr_t ints, float norm_eps, double rotary_base, uintptr_t table) {
-  const attn::ModelDescriptor m = DescriptorOf(Ptr<int32_t>(ints), norm_eps, rotary_base);
-  if (attn::CheckDescriptor(m) != attn::Status::kOk) return -1;
+// The weight table of a descriptor without allocating its parameters (the same in any matrix
+// storage; also for a kTooLarge one whose widths fit, so that the loader can choose a storage
+// that fits): returns the entry count, or -1, and writes [kind, layer, rows, cols, matrix] per
+// entry at `table` unless it is 0.
+int TableOf(uintptr_t descriptor, uintptr_t table) {
+  const attn::ModelDescriptor m = DescriptorOf(Ptr<double>(descriptor));
+  if (!Walkable(m)) return -1;
   int32_t* out = Ptr<int32_t>(table);
   int count = 0;
   attn::ForEachWeight(m, [&](const attn::WeightEntry& e) {
@@ -119,8 +148,8 @@ int TableOf(uintptr_t ints, float norm_eps, double rotary_base, uintptr_t table)
 }
 
 // A new model: its address, or minus a Status (the descriptor's problem, or out of memory).
-double Create(uintptr_t ints, float norm_eps, double rotary_base) {
-  const attn::ModelDescriptor m = DescriptorOf(Ptr<int32_t>(ints), norm_eps, rotary_base);
+double Create(uintptr_t descriptor) {
+  const attn::ModelDescriptor m = DescriptorOf(Ptr<double>(descriptor));
   const attn::Status status = attn::CheckDescriptor(m);
   if (status != attn::Status::kOk) return -static_cast<double>(status);
   PretrainedModel* model = new (std::nothrow) PretrainedModel(m);
@@ -209,6 +238,7 @@ void ReleaseOutputs(uintptr_t handle) { Model(handle)->ReleaseOutputs(); }
 
 EMSCRIPTEN_BINDINGS(pretrained) {
   emscripten::function("_pretrainedCheck", &Check);
+  emscripten::function("_pretrainedDescriptorRead", &DescriptorRead);
   emscripten::function("_pretrainedParameterFloats", &ParameterFloats);
   emscripten::function("_pretrainedTableOf", &TableOf);
   emscripten::function("_pretrainedCreate", &Create);

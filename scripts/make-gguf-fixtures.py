@@ -431,11 +431,86 @@ def make_smollm():
         convert("tiny-smollm", "tiny-smollm-%s.gguf" % qtype.lower(), qtype, pre="smollm")
 
 
+# EmbeddingGemma as llama.cpp's converter writes it (EmbeddingGemma(Gemma3Model), run with
+# --sentence-transformers-dense-modules; issue 46): architecture gemma-embedding, Gemma 3's tensors
+# and norms (stored as 1 + w), attention.sliding_window the config.json's own (not the halved
+# value transformers computes), pooling_type 1 (mean, from 1_Pooling), and the Dense modules'
+# weights as dense_2.weight / dense_3.weight with their dense_*_feat_in/out, written first
+# (generate_extra_tensors comes before the model's tensors). llama.cpp fixes the rest: a global
+# layer every sixth, no causal rule, the sliding layers' base 10000, scores × head_dim^-½.
+def make_embeddinggemma(fixture="tiny-embeddinggemma-6"):
+    folder = os.path.join(HF, fixture)
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    tok = json.load(open(os.path.join(folder, "tokenizer.json")))
+    w = {"model." + k: v for k, v in read_safetensors(os.path.join(folder, "model.safetensors")).items()}
+    dense = [read_safetensors(os.path.join(folder, "%d_Dense" % k, "model.safetensors"))["linear.weight"] for k in (2, 3)]
+    named = [("dense_2.weight", dense[0]), ("dense_3.weight", dense[1])] + decoder_tensors("gemma3", cfg, w)
+    entries = [tensor_entry(name, t)[0] for name, t in named]
+    arch, u = "gemma-embedding", T_UINT32
+    meta = [("general.architecture", T_STRING, arch), ("general.name", T_STRING, fixture)]
+    meta += [m for m in model_metadata("gemma3", {**cfg, "sliding_window_pattern": 6})
+             if m[0] != "gemma3.attention.sliding_window_pattern"]  # (the converter writes no pattern)
+    meta = [(k.replace("gemma3.", arch + ".", 1), t, v) for k, t, v in meta]
+    meta += [("%s.pooling_type" % arch, u, 1),
+             ("%s.dense_2_feat_in" % arch, u, dense[0].shape[1]), ("%s.dense_2_feat_out" % arch, u, dense[0].shape[0]),
+             ("%s.dense_3_feat_in" % arch, u, dense[1].shape[1]), ("%s.dense_3_feat_out" % arch, u, dense[1].shape[0])]
+    meta += tokenizer_metadata(tok, cfg)
+    write_gguf(os.path.join(OUT, "%s-f32.gguf" % fixture), meta, entries)
+
+
+# ModernBERT as llama.cpp's converter writes the base model (ModernBertModel(BertModel), issue 46):
+# architecture modern-bert, the backbone's tensors under TensorNameMap's names (Wqkv → attn_qkv,
+# Wi → ffn_up, mlp_norm → ffn_norm, embeddings.norm → token_embd_norm, final_norm → output_norm;
+# layer 0 has no attn_norm), TextModel's metadata with the global base as rope.freq_base and the
+# local one as rope.freq_base_swa, local_attention as attention.sliding_window and
+# global_attn_every_n_layers as its pattern. The masked-LM head is not the base model's (left out),
+# and neither is the tokenizer: the fixture's WordPiece vocabulary is not one ModernBertModel's
+# set_vocab (a GPT-2 BPE) can write, so the file is read by token ids.
+def make_modernbert(fixture="tiny-modernbert"):
+    folder = os.path.join(HF, fixture)
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    w = read_safetensors(os.path.join(folder, "model.safetensors"))
+    w = {k.removeprefix("model."): v for k, v in w.items()}
+    names = {"attn_norm": "attn_norm", "attn.Wqkv": "attn_qkv", "attn.Wo": "attn_output", "mlp.Wi": "ffn_up",
+             "mlp.Wo": "ffn_down", "mlp_norm": "ffn_norm"}
+    named = [("token_embd.weight", w["embeddings.tok_embeddings.weight"]),
+             ("token_embd_norm.weight", w["embeddings.norm.weight"])]
+    for l in range(cfg["num_hidden_layers"]):
+        for hf, g in names.items():
+            key = "layers.%d.%s.weight" % (l, hf)
+            if key in w:  # layer 0's attn_norm is an Identity: no tensor
+                named.append(("blk.%d.%s.weight" % (l, g), w[key]))
+    named.append(("output_norm.weight", w["final_norm.weight"]))
+    entries = [tensor_entry(name, t)[0] for name, t in named]
+    arch, u, f = "modern-bert", T_UINT32, T_FLOAT32
+    meta = [("general.architecture", T_STRING, arch), ("general.name", T_STRING, fixture),
+            ("%s.context_length" % arch, u, cfg["max_position_embeddings"]),
+            ("%s.embedding_length" % arch, u, cfg["hidden_size"]),
+            ("%s.feed_forward_length" % arch, u, cfg["intermediate_size"]),
+            ("%s.block_count" % arch, u, cfg["num_hidden_layers"]),
+            ("%s.attention.head_count" % arch, u, cfg["num_attention_heads"]),
+            ("%s.attention.layer_norm_epsilon" % arch, f, cfg["norm_eps"]),
+            ("%s.rope.freq_base" % arch, f, cfg["global_rope_theta"]),
+            ("%s.rope.freq_base_swa" % arch, f, cfg["local_rope_theta"]),
+            ("%s.attention.causal" % arch, T_BOOL, False),
+            ("%s.attention.sliding_window" % arch, u, cfg["local_attention"]),
+            ("%s.attention.sliding_window_pattern" % arch, u, cfg["global_attn_every_n_layers"]),
+            ("%s.rope.scaling.type" % arch, T_STRING, "none"),
+            ("%s.vocab_size" % arch, u, cfg["vocab_size"])]
+    write_gguf(os.path.join(OUT, "%s-f32.gguf" % fixture), meta, entries)
+
+
 if __name__ == "__main__":
     import sys
     os.makedirs(OUT, exist_ok=True)
     if sys.argv[1:] == ["tiny-smollm"]:
         make_smollm()
+        sys.exit(0)
+    if sys.argv[1:] == ["tiny-embeddinggemma-6"]:
+        make_embeddinggemma()
+        sys.exit(0)
+    if sys.argv[1:] == ["tiny-modernbert"]:
+        make_modernbert()
         sys.exit(0)
     if sys.argv[1:] == ["tiny-granite"]:  # Granite and OLMo 2 as llama.cpp writes them (issue 46)
         convert("tiny-granite", "tiny-granite-f32.gguf")
@@ -459,3 +534,5 @@ if __name__ == "__main__":
     convert("tiny-granite", "tiny-granite-f32.gguf")
     convert("tiny-olmo2", "tiny-olmo2-f32.gguf")
     convert("tiny-smollm3", "tiny-smollm3-f32.gguf", pre="smollm")
+    make_embeddinggemma()
+    make_modernbert()

@@ -1565,11 +1565,11 @@ def bidirectional_allowed(B, T, lengths, window=None):
     return allowed
 
 
-def make_embeddinggemma(name="tiny-embeddinggemma", seed=56):
+def make_embeddinggemma(name="tiny-embeddinggemma", seed=56, L=3, pattern=3):
     gen = torch.Generator().manual_seed(seed)
     tokenizer, encode, vocab = sentencepiece_bpe_tokenizer(CORPUS, 60)
-    V, d, L, H, KV, hd, f, eps = len(vocab), 32, 3, 4, 2, 16, 48, 1e-6
-    config_window, scalar, pattern, wide = 4, 16, 3, 64
+    V, d, H, KV, hd, f, eps = len(vocab), 32, 4, 2, 16, 48, 1e-6
+    config_window, scalar, wide = 4, 16, 64
     window = config_window // 2 + 1
     theta, local_theta = 1000000.0, 10000.0
     layer_types = ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(L)]
@@ -1726,6 +1726,9 @@ def make_phi3(name="tiny-phi3", seed=55):
 
 FAMILIES = {"tiny-qwen2": make_qwen2, "tiny-qwen3": make_qwen3, "tiny-gemma2": make_gemma2,
             "tiny-gemma3": make_gemma3, "tiny-phi3": make_phi3, "tiny-embeddinggemma": make_embeddinggemma,
+            # EmbeddingGemma's own layout, a global layer every sixth (llama.cpp's gemma-embedding
+            # fixes that pattern: this one's GGUF twin, scripts/make-gguf-fixtures.py).
+            "tiny-embeddinggemma-6": lambda: make_embeddinggemma("tiny-embeddinggemma-6", 57, L=6, pattern=6),
             "tiny-smollm3": make_smollm3, "tiny-granite": make_granite,
             "tiny-olmo2": make_olmo2,
             "tiny-modernbert": make_modernbert}

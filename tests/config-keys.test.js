@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { architectureOf } from '../bindings/js/models/architectures.js';
-import { CONFIG_KEYS, checkConfigKeys } from '../bindings/js/models/config_keys.js';
+import { checkConfigKeys } from '../bindings/js/models/config_keys.js';
+import { CONFIG_KEYS } from '../bindings/js/models/architectures.js';
 
 const root = fileURLToPath(new URL('./fixtures/hf/', import.meta.url));
 const configOf = (name) => JSON.parse(readFileSync(`${root}${name}/config.json`, 'utf8'));
@@ -20,11 +21,13 @@ test('every key of every fixture config is read or harmless for its family', () 
   assert.ok(names.length >= 15, `fixtures: ${names}`);
   for (const name of names) {
     const config = configOf(name);
-    assert.deepEqual(checkConfigKeys('test', config.model_type, config), [], name);
+    assert.deepEqual(checkConfigKeys('test', CONFIG_KEYS[config.model_type], config), [], name);
   }
 });
 
 test('a family lists each key once: read, harmless or refused', () => {
+  for (const [type, keys] of Object.entries(CONFIG_KEYS))
+    assert.ok(Array.isArray(keys?.read) && Array.isArray(keys.harmless) && keys.refused, `${type}: its entry's keys`);
   for (const [type, { read, harmless }] of Object.entries(CONFIG_KEYS)) {
     const both = read.filter((key) => harmless.includes(key));
     assert.deepEqual(both, [], `${type}: read and harmless`);

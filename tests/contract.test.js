@@ -1,7 +1,7 @@
 // The JS↔C++ contract (issue 33 A.1): status codes, weight kinds, activations, RoPE scalings,
-// the attention call's slots and the model descriptor's slots and flags are listed once in
+// the attention call's slots and the model descriptor's fields and lists are listed once in
 // C++ (src/status.h, src/model/weights.h, src/block.h, src/model/self_attention.h,
-// bindings/contract.h) and exported by the module (bindings/contract_bindings.cc); JS reads
+// bindings/contract.h, src/model/descriptor.h) and exported by the module (bindings/contract_bindings.cc); JS reads
 // them at init (bindings/js/contract.js). These tests check that every build exports the same
 // well-formed tables and that every name JS uses is one C++ exports.
 import test from 'node:test';
@@ -20,8 +20,7 @@ import {
   ROPE_SCALINGS,
   NORMS,
   MATRIX_STORAGES,
-  DESCRIPTOR_SLOTS,
-  DESCRIPTOR_LISTS,
+  DESCRIPTOR_SOURCES,
   packDescriptor,
 } from '../bindings/js/models/descriptor.js';
 import { architectureOf, MODEL_TYPES } from '../bindings/js/models/architectures.js';
@@ -89,7 +88,6 @@ function contractsOfEveryBuild() {
 }
 
 const values = (table) => Object.values(table);
-const isPowerOfTwo = (x) => Number.isInteger(x) && x > 0 && (x & (x - 1)) === 0;
 
 // A slot layout: indices 0..count-1, each once; its float slots among them.
 function assertDense(layout, what) {
@@ -119,10 +117,9 @@ test('every build exports the same contract, and it is well formed', () => {
     for (const v of values(baseline[table])) assert.ok(Number.isInteger(v) && v >= 0, `${table}: ${v}`);
   }
   assertDense(baseline.callLayout, 'call slots');
-  assertDense(baseline.descriptorLayout, 'descriptor slots');
-  const bits = values(baseline.descriptorFlags);
-  assert.ok(bits.every(isPowerOfTwo), 'flags are powers of two');
-  assert.equal(new Set(bits).size, bits.length, 'flags distinct');
+  const fields = baseline.descriptorLayout.fields.map((f) => f.name);
+  assert.equal(fields.length, baseline.descriptorLayout.count, 'a slot per descriptor field');
+  assert.equal(new Set(fields).size, fields.length, 'descriptor fields distinct');
   // Every enumerator is kSomething, so JS's names (contract.js) are well defined.
   for (const table of [
     baseline.status,
@@ -130,8 +127,8 @@ test('every build exports the same contract, and it is well formed', () => {
     baseline.activations,
     baseline.ropeScalings,
     baseline.callLayout.slots,
-    baseline.descriptorLayout.slots,
-    baseline.descriptorFlags,
+    Object.fromEntries(fields.map((name) => [name, 0])),
+    Object.fromEntries(baseline.descriptorLayout.lists.map((l) => [l.name, 0])),
   ]) {
     for (const name of Object.keys(table)) assert.match(name, /^k[A-Z0-9]/);
   }
@@ -199,58 +196,178 @@ test('every call slot JS writes is one the module exports', async () => {
   }
 });
 
-test('the descriptor: every slot and list C++ reads has a value in JS, and every flag a descriptor key', () => {
-  // The plain scalars (ATTN_DESCRIPTOR_SCALARS) come with their defaults from C++; descriptor.js
-  // fills the rest, and no slot twice.
-  const scalars = Object.keys(contract.descriptor.defaults);
-  assert.deepEqual(
-    [...Object.keys(DESCRIPTOR_SLOTS), ...scalars].sort(),
-    [...contract.descriptor.names].sort(),
-    'descriptor.js fills exactly the slots C++ reads',
+// ATTN_DESCRIPTOR_FIELDS and ATTN_DESCRIPTOR_LISTS as src/model/descriptor.h writes them, read
+// from the source text: fields [{ name (JS's), member, type, fallback (C++'s literal), check }],
+// lists [{ name, type, length (a member), divisor, most, fallback }].
+function descriptorLines() {
+  const text = readFileSync(new URL('../src/model/descriptor.h', import.meta.url), 'utf8');
+  const block = (name) => {
+    const start = text.indexOf(`#define ${name}(X)`);
+    return text.slice(start, text.indexOf('\n\n', start));
+  };
+  const jsName = (k) => k[1].toLowerCase() + k.slice(2);
+  const fields = [...block('ATTN_DESCRIPTOR_FIELDS').matchAll(/X\((k\w+), (\w+), (\w+), ([^,]+), (k\w+)\)/g)].map(
+    ([, name, member, type, fallback, check]) => ({ name: jsName(name), member, type, fallback, check }),
   );
-  assert.ok(scalars.every((name) => contract.descriptor.floats.includes(contract.descriptor.slots[name])));
+  const lists = [
+    ...block('ATTN_DESCRIPTOR_LISTS').matchAll(/X\((k\w+), (\w+), (\w+), (\w+), (\d+), (\w+), ([^,]+), (k\w+)\)/g),
+  ].map(([, name, member, type, length, divisor, most, fallback]) => ({
+    name: jsName(name),
+    type,
+    length,
+    divisor: Number(divisor),
+    most,
+    fallback,
+  }));
+  return { fields, lists };
+}
+
+// A C++ default literal of a field of `type` as the number JS writes (an enum's number, a
+// bool's 0 or 1, a float's float32 value).
+function literal(type, text) {
+  if (text === 'true' || text === 'false') return text === 'true' ? 1 : 0;
+  const enumValue = /^(\w+)::(k\w+)$/.exec(text);
+  if (enumValue) {
+    const tables = {
+      Activation: 'activations',
+      NormKind: 'normKinds',
+      MatrixStorage: 'matrixStorages',
+      RopeScaling: 'ropeScalings',
+    };
+    assert.equal(enumValue[1], type, `${text} is a ${type}`);
+    return contract[tables[type]][enumValue[2]];
+  }
+  const number = Number(text.replace(/f$/, ''));
+  return type === 'float' ? Math.fround(number) : number;
+}
+
+// How JS writes a C++ type (contract_bindings.cc TypeName).
+const JS_TYPES = { int: 'int', int32_t: 'int', bool: 'bool', uint8_t: 'bool', float: 'float', double: 'float' };
+
+test("the descriptor fields the module exports (and JS packs by) are descriptor.h's ATTN_DESCRIPTOR_FIELDS lines, with their types and defaults", () => {
+  const { fields, lists } = descriptorLines();
+  assert.ok(fields.length >= 45, `descriptor.h read: ${fields.length} fields`);
   assert.deepEqual(
-    Object.fromEntries(
-      ['attentionScale', 'embeddingMultiplier', 'logitsScaling'].map((n) => [n, contract.descriptor.defaults[n]]),
-    ),
-    { attentionScale: 0, embeddingMultiplier: 1, logitsScaling: 1 },
-    "the defaults are ModelDescriptor's",
+    contract.descriptor.fields,
+    fields.map((f) => ({ name: f.name, type: JS_TYPES[f.type] ?? f.type, default: literal(f.type, f.fallback) })),
   );
-  assert.deepEqual(
-    Object.keys(DESCRIPTOR_LISTS),
-    contract.descriptor.lists.map((l) => l.name),
-    'descriptor.js fills exactly the lists C++ reads, in order',
-  );
+  const fieldOfMember = Object.fromEntries(fields.map((f) => [f.member, f.name]));
+  assert.deepEqual(contract.descriptor.lists, [
+    ...lists.map((l) => ({
+      name: l.name,
+      type: JS_TYPES[l.type],
+      lengthSlot: fieldOfMember[l.length],
+      divisor: l.divisor,
+      max: { kMaxLayers: 1024, kMaxRotaryPairs: 512 }[l.most],
+      default: literal(l.type === 'float' ? 'float' : 'int', l.fallback),
+    })),
+    // The borrowed per-matrix storages, after the lists.
+    {
+      name: 'matrixStorages',
+      type: 'MatrixStorage',
+      lengthSlot: 'matrixStorageCount',
+      divisor: 1,
+      max: 8 * 1024 + 4,
+      default: 0,
+    },
+  ]);
+  // The fields JS finds elsewhere than under their own name are fields.
+  const names = new Set([...fields.map((f) => f.name), ...contract.descriptor.lists.map((l) => l.name)]);
+  for (const name of Object.keys(DESCRIPTOR_SOURCES)) assert.ok(names.has(name), `DESCRIPTOR_SOURCES.${name}`);
+});
+
+test('C++ reads every field and list where JS packs it (each given a value of its own), and its default when left out', () => {
+  const d = { ropeScaling: { type: 'longrope' } };
+  const expected = {};
+  const enums = {
+    Activation: [ACTIVATIONS, 'activations'],
+    NormKind: [NORMS, 'normKinds'],
+    MatrixStorage: [MATRIX_STORAGES, 'matrixStorages'],
+  };
+  contract.descriptor.fields.forEach((f, i) => {
+    if (Object.hasOwn(DESCRIPTOR_SOURCES, f.name)) return;
+    if (f.type === 'int') d[f.name] = 3 + i;
+    else if (f.type === 'float') d[f.name] = i + 0.25;
+    else if (f.type === 'bool')
+      d[f.name] = f.default === 0; // the value that is not its default
+    else {
+      const [names, table] = enums[f.type];
+      const [jsName, runnerName] = Object.entries(names).find(([, n]) => contract[table][n] !== f.default);
+      d[f.name] = jsName;
+      expected[f.name] = contract[table][runnerName];
+    }
+    expected[f.name] ??= f.type === 'bool' ? Number(d[f.name]) : d[f.name];
+  });
+  Object.assign(d, { numLayers: 3, rotaryDim: 4, layerWindows: [5, 0, 7], layerNoRope: [true, false, true] });
+  Object.assign(d.ropeScaling, {
+    factor: 2.5,
+    lowFreqFactor: 1.5,
+    highFreqFactor: 3.5,
+    originalMax: 777,
+    attentionFactor: 1.25,
+    shortFactors: [0.5, 0.75],
+    longFactors: [1.5, 2.25],
+  });
+  d.matrixStorages = ['q8_0', 'q4_k', 'float32'];
+  Object.assign(expected, {
+    numLayers: 3,
+    rotaryDim: 4,
+    ropeScaling: contract.ropeScalings.kLongRope,
+    ropeFactor: 2.5,
+    ropeLowFreqFactor: 1.5,
+    ropeHighFreqFactor: 3.5,
+    ropeOriginalMax: 777,
+    ropeAttentionFactor: 1.25,
+    matrixStorageCount: 3,
+    layerWindows: [5, 0, 7],
+    layerNoRope: [1, 0, 1],
+    ropeShortFactors: [0.5, 0.75],
+    ropeLongFactors: [1.5, 2.25],
+    matrixStorages: ['kQ8_0', 'kQ4_K', 'kFloat32'].map((n) => contract.matrixStorages[n]),
+  });
+  const jsName = (k) => k[1].toLowerCase() + k.slice(2);
+  const scope = new HeapScope(module, 'test');
+  try {
+    const read = module._pretrainedDescriptorRead(scope.bytes(packDescriptor(module, d).bytes));
+    assert.deepEqual(Object.fromEntries(Object.entries(read).map(([k, v]) => [jsName(k), v])), expected);
+    // Left out, every field is C++'s default.
+    const defaults = module._pretrainedDescriptorRead(scope.bytes(packDescriptor(module, {}).bytes));
+    for (const f of contract.descriptor.fields)
+      assert.equal(defaults[`k${f.name[0].toUpperCase()}${f.name.slice(1)}`], f.default, f.name);
+  } finally {
+    scope.release();
+  }
+});
+
+test('the descriptor: every name and value JS packs is one the module has', () => {
   for (const name of values(NORMS)) assert.ok(Object.hasOwn(contract.normKinds, name), `norm ${name}`);
   for (const name of values(MATRIX_STORAGES))
     assert.ok(Object.hasOwn(contract.matrixStorages, name), `matrix storage ${name}`);
   for (const name of values(KV_STORAGES)) assert.ok(Object.hasOwn(contract.kvStorages, name), `kv storage ${name}`);
   const booleans = new Set();
+  const boolFields = contract.descriptor.fields.filter((f) => f.type === 'bool').map((f) => f.name);
   const scope = new HeapScope(module, 'test');
   try {
     for (const name of FIXTURES) {
       const { descriptor } = architectureOf('test', configOf(name), undefined, contract.weightKinds);
       for (const [key, value] of Object.entries(descriptor)) if (typeof value === 'boolean') booleans.add(key);
       const packed = packDescriptor(module, descriptor);
-      // The slots, then a window and a NoPE flag per layer and two factors per rotated pair.
+      // The fields (8 bytes each), then a window and a NoPE flag per layer and two factors per
+      // rotated pair (4 bytes each).
       assert.equal(
-        packed.ints.length,
-        contract.descriptor.count + 2 * descriptor.numLayers + (descriptor.rotaryDim ?? 0),
+        packed.bytes.length,
+        8 * contract.descriptor.count + 4 * (2 * descriptor.numLayers + (descriptor.rotaryDim ?? 0)),
         name,
       );
-      assert.equal(
-        module._pretrainedCheck(scope.ints(packed.ints), packed.eps, packed.base),
-        contract.status.kOk,
-        name,
-      );
+      assert.equal(module._pretrainedCheck(scope.bytes(packed.bytes)), contract.status.kOk, name);
     }
   } finally {
     scope.release();
   }
-  assert.deepEqual(
-    [...booleans].sort(),
-    Object.keys(contract.descriptorFlags).sort(),
-    "the descriptors' booleans are the runner's flags",
+  for (const key of booleans) assert.ok(boolFields.includes(key), `the descriptors' boolean ${key} is a runner field`);
+  assert.throws(
+    () => packDescriptor(module, { activation: 'swish2' }),
+    /internal error: the descriptor's activation 'swish2' is not a Activation descriptor.js knows/,
   );
   for (const name of [...values(ACTIVATIONS), ...values(LAYER_ACTIVATIONS)])
     assert.ok(Object.hasOwn(contract.activations, name), `activation ${name}`);
@@ -259,12 +376,19 @@ test('the descriptor: every slot and list C++ reads has a value in JS, and every
   for (const name of Object.keys(STATUS_MESSAGES)) assert.ok(Object.hasOwn(contract.status, name), `status ${name}`);
 });
 
-test("each plain scalar is checked as its ATTN_DESCRIPTOR_SCALARS line says, and its default is the runner's", () => {
+test("each field is checked as its ATTN_DESCRIPTOR_FIELDS line says, and its default is the runner's", () => {
   const { descriptor } = architectureOf('test', configOf('tiny-granite'), undefined, contract.weightKinds);
   const scope = new HeapScope(module, 'test');
-  const check = (patch) => {
-    const packed = packDescriptor(module, { ...descriptor, ...patch });
-    return module._pretrainedCheck(scope.ints(packed.ints), packed.eps, packed.base);
+  // patch: descriptor values; raw: [[field name, or [index, 'layerNoRope'], number]] written
+  // over the packed bytes (numbers JS never writes).
+  const check = (patch, raw = []) => {
+    const { bytes } = packDescriptor(module, { ...descriptor, ...patch });
+    const view = new DataView(bytes.buffer);
+    for (const [where, value] of raw) {
+      if (typeof where === 'string') view.setFloat64(8 * contract.descriptor.slots[where], value, true);
+      else view.setInt32(8 * contract.descriptor.count + 4 * (descriptor.numLayers + where[0]), value, true);
+    }
+    return module._pretrainedCheck(scope.bytes(bytes));
   };
   try {
     assert.equal(check({}), contract.status.kOk);
@@ -278,9 +402,32 @@ test("each plain scalar is checked as its ATTN_DESCRIPTOR_SCALARS line says, and
       [{ attentionScale: -1 }, 'kNonNegative'],
       [{ attentionSoftcap: -0.5 }, 'kNonNegative'],
       [{ localRotaryBase: -10 }, 'kNonNegative'],
+      [{ normEps: 0 }, 'kPositive'],
+      [{ rotaryBase: -1 }, 'kPositive'],
+      [{ layerWindows: [0, -4] }, "a list's kNonNegative"],
     ])
       assert.equal(check(patch), contract.status.kBadArgument, `${JSON.stringify(patch)} (${why})`);
+    for (const [patch, why] of [
+      [{ vocabSize: 0 }, 'kDimension'],
+      [{ dFF: -3 }, 'kDimension'],
+      [{ typeVocabSize: -1 }, 'kCount'],
+      [{ numLayers: -1 }, 'kCount'],
+    ])
+      assert.equal(check(patch), contract.status.kNegativeDimension, `${JSON.stringify(patch)} (${why})`);
     assert.equal(check({ residualMultiplier: -0.5 }), contract.status.kOk, 'kFinite allows a negative multiplier');
+    // Numbers JS never writes, refused by C++ all the same: enums outside their list, a size
+    // past int32, a NoPE flag of 2 (or 257, not wrapped to 1 in its byte).
+    for (const raw of [
+      [['activation', 99]],
+      [['norm', -1]],
+      [['ropeScaling', 7]],
+      [['matrixStorage', 6]],
+      [['vocabSize', 2 ** 40]],
+      [[[1], 2]],
+      [[[1], 257]],
+    ])
+      assert.notEqual(check({}, raw), contract.status.kOk, JSON.stringify(raw));
+    assert.equal(check({}, [[[1], 1]]), contract.status.kOk, 'a NoPE flag of 1');
   } finally {
     scope.release();
   }

@@ -1,7 +1,9 @@
 // The families of issue 46 in headless Chromium, loaded by a page as it would (URLs, streamed):
 // SmolLM3 (NoPE layers), Granite 3 (multipliers), OLMo 2 (norms after), ModernBERT (masked LM),
 // EmbeddingGemma (bidirectional, embed through its Dense modules) and the GGUF forms (a SmolLM2-style Q8_0 file with tokenizer.ggml.pre
-// 'smollm', Granite's float32 file) match the float64 PyTorch references as they do in Node.
+// 'smollm', Granite's float32 file, EmbeddingGemma's gemma-embedding file through embed,
+// ModernBERT's modern-bert base model on token ids) match the float64 PyTorch references as they
+// do in Node.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync, rmSync, readFileSync } from 'node:fs';
@@ -44,6 +46,20 @@ const CASES = {
     prompt: reference('tiny-olmo2').greedy.prompt,
   },
   modernbert: { source: hf('tiny-modernbert'), texts: reference('tiny-modernbert').cases[1].texts },
+  // The GGUF forms of EmbeddingGemma (embed) and of ModernBERT's base model (token ids: no tokenizer).
+  embeddinggemmaGguf: {
+    source: 'tests/fixtures/gguf/tiny-embeddinggemma-6-f32.gguf',
+    texts: reference('tiny-embeddinggemma-6').embeddings.texts,
+  },
+  modernbertGguf: {
+    source: 'tests/fixtures/gguf/tiny-modernbert-f32.gguf',
+    input: {
+      inputIds: reference('tiny-modernbert').cases[1].ids,
+      attentionMask: reference('tiny-modernbert').cases[1].ids.map((row, b) =>
+        row.map((_, i) => (i < reference('tiny-modernbert').cases[1].lengths[b] ? 1 : 0)),
+      ),
+    },
+  },
 };
 
 let server, url, browser;
@@ -72,9 +88,13 @@ const CASES = ${JSON.stringify(CASES)};
 const plain = (t) => ({ shape: t.shape, data: Array.from(t.data) });
 window.result = await (async () => {
   const out = {};
-  for (const [id, { source, texts, prompt }] of Object.entries(CASES)) {
+  for (const [id, { source, texts, prompt, input }] of Object.entries(CASES)) {
     const model = await attn.loadModel('../../' + source, { cache: false });
-    if (id === 'modernbert') {
+    if (id === 'modernbertGguf') {
+      out[id] = { lastHiddenState: plain(model.forward(input).lastHiddenState) };
+    } else if (id === 'embeddinggemmaGguf') {
+      out[id] = { embeddings: plain(model.embed(texts)) };
+    } else if (id === 'modernbert') {
       out[id] = { logits: plain(model.forward(texts).logits) };
     } else if (id === 'embeddinggemma') {
       out[id] = { lastHiddenState: plain(model.forward(texts).lastHiddenState), embeddings: plain(model.embed(texts)) };
@@ -139,5 +159,22 @@ window.result = await (async () => {
       ...tol,
       label: 'EmbeddingGemma last hidden state',
     });
+    // The GGUF forms: EmbeddingGemma's embeddings (sentence-transformers' float64 reference) and
+    // ModernBERT's last hidden state of the padded batch (PyTorch's, real rows).
+    const eg6 = reference('tiny-embeddinggemma-6');
+    assertClose(result.embeddinggemmaGguf.embeddings, eg6.embeddings.batch, {
+      rtol: 1e-4,
+      atol: 1e-6,
+      label: 'EmbeddingGemma GGUF embed',
+    });
+    const mb = reference('tiny-modernbert').cases[1];
+    const m = result.modernbertGguf.lastHiddenState;
+    const [B, T, dm] = m.shape;
+    const real = (t) => {
+      const data = [];
+      for (let b = 0; b < B; b++) data.push(...Array.from(t.data.slice(b * T * dm, (b * T + mb.lengths[b]) * dm)));
+      return { data, shape: [data.length] };
+    };
+    assertClose(real(m), real(mb.hidden_states.at(-1)), { ...tol, label: 'ModernBERT GGUF last hidden state' });
   },
 );

@@ -45,7 +45,7 @@ test("tiny-olmo2-f32.gguf: the folder's descriptor, the logits and greedy tokens
   const gguf = await attn.loadModel(olmoFile);
   const folder = await attn.loadModel(olmoDir);
   try {
-    for (const key of ['postNorms', 'noInputNorms', 'qkNorm', 'qkNormFullWidth', 'numKvHeads', 'headDim'])
+    for (const key of ['postNorms', 'inputNorms', 'qkNorm', 'qkNormFullWidth', 'numKvHeads', 'headDim'])
       assert.equal(gguf.descriptor[key], folder.descriptor[key], key);
     const c = olmo.cases[1];
     assertClose(gguf.forward(c.texts).logits, c.logits, { rtol: 1e-4, atol: 1e-5, label: 'GGUF logits vs PyTorch' });

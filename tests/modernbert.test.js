@@ -26,10 +26,7 @@ test('ModernBERT as a masked LM: logits, hidden states and attention maps match 
     const d = model.descriptor;
     assert.equal(model.head, 'masked-lm');
     assert.deepEqual(Array.from(d.layerWindows), [0, 3, 3, 0]);
-    assert.deepEqual(
-      [d.causal, d.noNormBiases, d.noFirstAttentionNorm, d.noLmTransformBias],
-      [false, true, true, true],
-    );
+    assert.deepEqual([d.causal, d.normBiases, d.firstAttentionNorm, d.lmTransformBias], [false, false, false, false]);
     assert.deepEqual([d.rotaryBase, d.localRotaryBase], [160000, 10000]);
     for (const c of ref.cases) {
       const out = model.forward(c.texts.length === 1 ? c.texts[0] : c.texts, { hiddenStates: true, attentions: true });

@@ -369,7 +369,7 @@ test('tiny-olmo2: norms after attention and the MLP, none before; q/k norms over
   const model = await attn.loadModel(files);
   try {
     const d = model.descriptor;
-    assert.deepEqual([d.postNorms, d.noInputNorms, d.qkNorm, d.qkNormFullWidth], [true, true, true, true]);
+    assert.deepEqual([d.postNorms, d.inputNorms, d.qkNorm, d.qkNormFullWidth], [true, false, true, true]);
   } finally {
     model.dispose();
   }

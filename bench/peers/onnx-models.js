@@ -12,9 +12,9 @@ import { quantizeDynamic } from './onnx-quantize.js';
 
 const { onnx } = onnxProto;
 const FLOAT = onnx.TensorProto.DataType.FLOAT;
-const INT64 = onnx.TensorProto.DataType.INT64;
+export const INT64 = onnx.TensorProto.DataType.INT64;
 const dimOf = (d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d });
-const valueInfo = (name, dims, elemType = FLOAT) =>
+export const valueInfo = (name, dims, elemType = FLOAT) =>
   onnx.ValueInfoProto.create({ name, type: { tensorType: { elemType, shape: { dim: dims.map(dimOf) } } } });
 const attr = (name, v) =>
   Array.isArray(v)
@@ -32,7 +32,7 @@ const floatInit = (name, dims, data) =>
 const int64Init = (name, values) =>
   onnx.TensorProto.create({ name, dims: [values.length], dataType: INT64, int64Data: values });
 
-class Graph {
+export class Graph {
   constructor() {
     this.nodes = [];
     this.inits = [];

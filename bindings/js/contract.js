@@ -1,8 +1,8 @@
 // The JS↔C++ contract, read from the module once (bindings/contract_bindings.cc): status
 // codes and their messages, weight kinds, activations, RoPE scalings, norm kinds, and the slot layouts of
-// an attention call and of a model descriptor with its flag bits. C++ holds every number; JS
-// holds names. Tables JS indexes by its own property names (call slots, descriptor slots and
-// flags, weight kinds) are keyed by the enumerator without its k, first letter lowered
+// an attention call and of a model descriptor (its fields, their types and defaults). C++ holds every number; JS
+// holds names. Tables JS indexes by its own property names (call slots, descriptor fields,
+// weight kinds) are keyed by the enumerator without its k, first letter lowered
 // (kSeqQ → seqQ, kQuery → query); enums JS names in code keep the C++ name
 // (status.kTooLarge, activations.kGeluTanh, ropeScalings.kLlama3).
 
@@ -12,27 +12,26 @@ const jsName = (name) => name[1].toLowerCase() + name.slice(2);
 const renamed = (table) => Object.fromEntries(Object.entries(table).map(([name, value]) => [jsName(name), value]));
 const namesOf = (table) => Object.fromEntries(Object.entries(table).map(([name, value]) => [value, name]));
 
-// { count, slots: { name: index }, names: [name of each index], floats: [indices of float32 slots],
-//   lists: [{ name, float, lengthSlot, divisor, max }] (the descriptor's lists after its slots),
-//   defaults: { name: value } (the descriptor's plain scalars, src/model/descriptor.h) }
-function layoutOf({ count, slots, floats, lists = [], defaults = {} }) {
+// { count, slots: { name: index }, names: [name of each index], floats: [indices of float32 slots] }
+function layoutOf({ count, slots, floats }) {
   const named = renamed(slots);
   const names = [];
   for (const [name, index] of Object.entries(named)) names[index] = name;
-  const after = lists.map((l) => ({
-    name: jsName(l.name),
-    float: l.float,
-    lengthSlot: jsName(l.lengthSlot),
-    divisor: l.divisor,
-    max: l.max,
-  }));
+  return { count, slots: named, names, floats: floats.map((name) => named[jsName(name)]) };
+}
+
+// The packed descriptor (src/model/descriptor.h ATTN_DESCRIPTOR_FIELDS and ATTN_DESCRIPTOR_LISTS):
+// { count, fields: [{ name, type, default }] (one float64 slot each, in order), slots: { name:
+// index }, lists: [{ name, type, lengthSlot, divisor, max, default }] (4 bytes an element, after
+// the fields) }. type: 'int', 'bool', 'float' or an enum's name ('Activation', 'NormKind', …);
+// a default is the number C++ starts the field with (an enum's number, a bool's 0 or 1).
+function descriptorLayoutOf({ count, fields, lists }) {
+  const named = fields.map((f) => ({ name: jsName(f.name), type: f.type, default: f.default }));
   return {
     count,
-    slots: named,
-    names,
-    floats: floats.map((name) => named[jsName(name)]),
-    lists: after,
-    defaults: renamed(defaults),
+    fields: named,
+    slots: Object.fromEntries(named.map((f, i) => [f.name, i])),
+    lists: lists.map((l) => ({ ...l, name: jsName(l.name), lengthSlot: jsName(l.lengthSlot) })),
   };
 }
 
@@ -64,8 +63,7 @@ function read(module) {
     trainingFlags: renamed(raw.trainingFlags),
     paramKindNames: raw.paramKindNames,
     call: layoutOf(raw.callLayout),
-    descriptor: layoutOf(raw.descriptorLayout),
-    descriptorFlags: renamed(raw.descriptorFlags),
+    descriptor: descriptorLayoutOf(raw.descriptorLayout),
   });
 }
 

@@ -82,6 +82,13 @@ export class HeapScope {
     return address;
   }
 
+  /** Allocates room for a Uint8Array's bytes and copies them in (8-byte aligned, as malloc's are). */
+  bytes(data) {
+    const address = this.allocBytes(data.length);
+    views(this.module).HEAPU8.set(data, address);
+    return address;
+  }
+
   /** Copies `count` floats at `address` out into a new Float32Array. */
   read(address, count) {
     const start = address >>> 2;

@@ -1967,14 +1967,14 @@ export interface ModelDescriptor {
   qkNorm?: boolean;
   /** With qkNorm: one norm over all of a token's queries (and one over its keys), not per head (OLMo 2). */
   qkNormFullWidth?: boolean;
-  /** With postNorms: no norm before each sub-layer, x + norm(f(x)) (OLMo 2). */
-  noInputNorms?: boolean;
-  /** LayerNorms without a bias (ModernBERT's norm_bias false). */
-  noNormBiases?: boolean;
-  /** No norm before layer 0's attention (ModernBERT). */
-  noFirstAttentionNorm?: boolean;
-  /** The masked-LM head's transform has no bias (ModernBERT's classifier_bias false). */
-  noLmTransformBias?: boolean;
+  /** With postNorms, false: no norm before each sub-layer, x + norm(f(x)) (OLMo 2); absent: true. */
+  inputNorms?: boolean;
+  /** LayerNorms with a bias (false: ModernBERT's norm_bias false); absent: true. */
+  normBiases?: boolean;
+  /** A norm before layer 0's attention (false: ModernBERT); absent: true. */
+  firstAttentionNorm?: boolean;
+  /** The masked-LM head's transform has a bias (false: ModernBERT's classifier_bias false); absent: true. */
+  lmTransformBias?: boolean;
   /** Scores are q·k × this (absent or 0: 1/√headDim; Gemma: `query_pre_attn_scalar`^-½). */
   attentionScale?: number;
   /** > 0: scores become cap·tanh(s / cap) before the mask (Gemma 2's `attn_logit_softcapping`). */

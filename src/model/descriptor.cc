@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "model/self_attention.h"
 #include "model/weights.h"
@@ -14,33 +15,80 @@ namespace {
 bool PositiveFinite(double x) { return x > 0.0 && std::isfinite(x); }
 bool NonNegativeFinite(double x) { return x >= 0.0 && std::isfinite(x); }
 
-// A scalar of ATTN_DESCRIPTOR_SCALARS against its check.
-bool ScalarValid(ScalarCheck check, double x) {
-  switch (check) {
-    case ScalarCheck::kFinite:
-      return std::isfinite(x);
-    case ScalarCheck::kNonNegative:
-      return NonNegativeFinite(x);
-    case ScalarCheck::kPositive:
-      return PositiveFinite(x);
+// An enum's value is one of its list (the number came from JS): Known(e) for each enum a field
+// has, made from the enum's own list.
+#define ATTN_ENUM_CASE(name, value) case E::name:
+#define ATTN_DEFINE_KNOWN(Enum, LIST) \
+  bool Known(Enum e) {                \
+    using E = Enum;                   \
+    switch (e) {                      \
+      LIST(ATTN_ENUM_CASE)            \
+      return true;                    \
+    }                                 \
+    return false;                     \
   }
-  return false;
+ATTN_DEFINE_KNOWN(MatrixStorage, ATTN_MATRIX_STORAGES)
+ATTN_DEFINE_KNOWN(Activation, ATTN_ACTIVATIONS)
+ATTN_DEFINE_KNOWN(NormKind, ATTN_NORM_KINDS)
+ATTN_DEFINE_KNOWN(RopeScaling, ATTN_ROPE_SCALINGS)
+#undef ATTN_DEFINE_KNOWN
+#undef ATTN_ENUM_CASE
+
+// A field's (or a list element's) value against its check (ATTN_DESCRIPTOR_FIELDS).
+template <typename T>
+bool FieldValid(FieldCheck check, T x) {
+  if constexpr (std::is_enum_v<T>) {
+    return check != FieldCheck::kKnown || Known(x);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return true;
+  } else {
+    const double v = static_cast<double>(x);
+    switch (check) {
+      case FieldCheck::kDimension:
+        return v >= 1.0;
+      case FieldCheck::kCount:
+        return v >= 0.0;
+      case FieldCheck::kFinite:
+        return std::isfinite(v);
+      case FieldCheck::kNonNegative:
+        return NonNegativeFinite(v);
+      case FieldCheck::kPositive:
+        return PositiveFinite(v);
+      case FieldCheck::kFlag:
+        return v == 0.0 || v == 1.0;
+      case FieldCheck::kAny:
+      case FieldCheck::kKnown:
+        return true;
+    }
+    return false;
+  }
 }
 
-// One of ATTN_MATRIX_STORAGES (the number came from JS).
-bool IsStorage(MatrixStorage s) {
-  switch (s) {
-#define ATTN_STORAGE_CASE(name, value) case MatrixStorage::name:
-    ATTN_MATRIX_STORAGES(ATTN_STORAGE_CASE)
-#undef ATTN_STORAGE_CASE
-    return true;
-  }
-  return false;
+// kNegativeDimension when a size field is below its least, else kBadArgument when a field or
+// a list element fails its check, else kOk.
+Status CheckFields(const ModelDescriptor& m) {
+  Status status = Status::kOk;
+  const auto refuse = [&](Status s) {
+    if (status == Status::kOk || s == Status::kNegativeDimension) status = s;
+  };
+  ForEachDescriptorField([&](const char*, auto member, FieldCheck check) {
+    if (FieldValid(check, m.*member)) return;
+    const bool size = check == FieldCheck::kDimension || check == FieldCheck::kCount;
+    refuse(size ? Status::kNegativeDimension : Status::kBadArgument);
+  });
+  ForEachDescriptorList(
+      [&](const char*, auto member, auto length, int divisor, auto, FieldCheck check) {
+        const auto& list = m.*member;
+        for (int i = 0; i < ListLength(m, list, length, divisor); ++i) {
+          if (!FieldValid(check, list[i])) refuse(Status::kBadArgument);
+        }
+      });
+  return status;
 }
 
 // rope_scaling's kind and its parameters.
 bool RopeScalingValid(const ModelDescriptor& m) {
-  switch (static_cast<RopeScaling>(m.rope_scaling)) {
+  switch (m.rope_scaling) {
     case RopeScaling::kNone:
       return true;
     case RopeScaling::kLinear:
@@ -78,34 +126,20 @@ bool IsNormWeight(WeightKind kind) {
 }
 
 Status CheckDescriptor(const ModelDescriptor& m) {
-  if (m.vocab_size < 1 || m.d_model < 1 || m.num_heads < 1 || m.num_kv_heads < 1 ||
-      m.head_dim < 1 || m.num_layers < 0 || m.d_ff < 1 || m.max_positions < 0 ||
-      m.type_vocab_size < 0) {
-    return Status::kNegativeDimension;
-  }
+  const Status fields = CheckFields(m);
+  if (fields == Status::kNegativeDimension) return fields;
   if (m.num_heads % m.num_kv_heads != 0) return Status::kBadHeadCount;
+  if (fields != Status::kOk) return fields;
   const bool rms = m.norm != NormKind::kLayerNorm;
-  if (!(m.norm_eps > 0.0f) || m.num_layers > kMaxLayers || m.rotary_dim < 0 ||
-      m.rotary_dim > m.head_dim || m.rotary_dim % 2 != 0 || m.rotary_dim / 2 > kMaxRotaryPairs ||
-      !PositiveFinite(m.rotary_base) || (m.qk_norm && !rms) || (m.post_norms && !m.pre_norm) ||
+  if (m.num_layers > kMaxLayers || m.rotary_dim > m.head_dim || m.rotary_dim % 2 != 0 ||
+      m.rotary_dim / 2 > kMaxRotaryPairs || (m.qk_norm && !rms) || (m.post_norms && !m.pre_norm) ||
       (!m.input_norms && !m.post_norms) || (m.qk_norm_full_width && !m.qk_norm) ||
-      (!m.first_attention_norm && !m.pre_norm) || !RopeScalingValid(m)) {
-    return Status::kBadArgument;
-  }
-#define ATTN_CHECK_SCALAR(name, member, type, fallback, check) \
-  if (!ScalarValid(ScalarCheck::check, m.member)) return Status::kBadArgument;
-  ATTN_DESCRIPTOR_SCALARS(ATTN_CHECK_SCALAR)
-#undef ATTN_CHECK_SCALAR
-  for (int l = 0; l < m.num_layers; ++l) {
-    if (m.layer_windows[l] < 0) return Status::kBadArgument;
-    if (m.layer_no_rope[l] != 0 && m.layer_no_rope[l] != 1) return Status::kBadArgument;
-  }
-  if (!IsStorage(m.matrix_storage) || m.matrix_storage_count < 0 ||
+      (!m.first_attention_norm && !m.pre_norm) || !RopeScalingValid(m) ||
       m.matrix_storage_count > kMaxMatrixStorages) {
     return Status::kBadArgument;
   }
   for (int i = 0; i < m.matrix_storage_count; ++i) {
-    if (!IsStorage(static_cast<MatrixStorage>(m.matrix_storages[i]))) return Status::kBadArgument;
+    if (!Known(static_cast<MatrixStorage>(m.matrix_storages[i]))) return Status::kBadArgument;
   }
   const int64_t query_width = int64_t{m.num_heads} * m.head_dim;
   const int64_t widest =

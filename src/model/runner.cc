@@ -96,7 +96,7 @@ void PretrainedModel::ResolveWeights() {
     spec.window_left = window > 0 ? window - 1 : -1;
     RotarySpec& r = spec.rotary;
     r.dim = m_.rotary_dim, r.base = m_.rotary_base, r.interleaved = m_.rotary_interleaved;
-    r.scaling = static_cast<RopeScaling>(m_.rope_scaling);
+    r.scaling = m_.rope_scaling;
     r.factor = m_.rope_factor, r.original_max = m_.rope_original_max;
     r.low_freq_factor = m_.rope_low_freq_factor, r.high_freq_factor = m_.rope_high_freq_factor;
     r.attention_factor = m_.rope_attention_factor;
@@ -492,7 +492,7 @@ Status PretrainedModel::LmHead(const ModelInput& in, const float* x) {
 // _longrope_frequency_update: max(position_ids) + 1 > original_max_position_embeddings picks
 // the long factors for the whole call).
 bool PretrainedModel::LongRope(const ModelInput& in) const {
-  if (static_cast<RopeScaling>(m_.rope_scaling) != RopeScaling::kLongRope) return false;
+  if (m_.rope_scaling != RopeScaling::kLongRope) return false;
   const int64_t rows = int64_t{in.batch} * in.len;
   for (int64_t r = 0; r < rows; ++r) {
     if (int64_t{in.positions[r]} + 1 > m_.rope_original_max) return true;

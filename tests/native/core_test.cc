@@ -429,7 +429,7 @@ void PretrainedRunnerUnderSanitizers(std::mt19937& rng) {
       m.attention_scale = 0.3f, m.attention_softcap = 2.0f, m.final_softcap = 3.0f;
       m.embedding_multiplier = 4.0f;
       m.layer_windows[0] = 3, m.local_rotary_base = 100.0;
-      m.rope_scaling = static_cast<int>(attn::RopeScaling::kLongRope);
+      m.rope_scaling = attn::RopeScaling::kLongRope;
       m.rope_original_max = 100, m.rope_attention_factor = 1.1;
       for (int i = 0; i < 3; ++i)
         m.rope_short_factors[i] = 1.0f + i, m.rope_long_factors[i] = 2.0f + i;

@@ -2,16 +2,17 @@
 // RoBERTa), DistilBERT, GPT-2, Llama (Mistral, SmolLM), Qwen2/2.5, Qwen3, Gemma 2, Gemma 3 and
 // Phi-3/Phi-4-mini are descriptors and name maps over one runner (src/model/): a family is
 // an entry of ARCHITECTURES, no C++ (docs/adding-an-architecture.md). An entry is the whole
-// family: read(fn, config, head, KIND) → { descriptor, names, classifier } from config.json, and
-// its GGUF part where llama.cpp writes the family (gguf: general.architecture, the metadata →
+// family: read(fn, config, head, KIND) → { descriptor, names, classifier } from config.json; its
+// config.json keys (keys: read, harmless or refused, made with config_keys.js's shared lists);
+// and its GGUF part where llama.cpp writes the family (gguf: general.architecture, the metadata →
 // config.json, the names that differ from llama.cpp's shared ones, the converter's changes to
-// undo); which config.json keys it reads is config_keys.js's list, and the values every family
+// undo, a list when llama.cpp writes it under two names). The values every family
 // reads the same way (class names, token ids, flags) config_values.js checks. Names and
 // semantics follow the Hugging Face modeling code (modeling_<family>.py of transformers) and
 // llama.cpp's convert_hf_to_gguf.py.
 import { rangeError, show } from '../errors.js';
 import { ACTIVATIONS } from './descriptor.js';
-import { checkConfigKeys } from './config_keys.js';
+import { checkConfigKeys, decoderKeys, isTrue, ENCODER, GEMMA_READ, GEMMA_HARMLESS } from './config_keys.js';
 import { checkConfigValues } from './config_values.js';
 import { linear, linearPart, conv1d, plain, normOf } from './weight_names.js';
 
@@ -76,6 +77,7 @@ function labelsOf(config) {
 
 const ARCHITECTURES = {
   bert: {
+    keys: ENCODER,
     read(fn, c, head, KIND) {
       const d = int(fn, c, 'hidden_size');
       const descriptor = {
@@ -151,6 +153,21 @@ const ARCHITECTURES = {
   },
 
   distilbert: {
+    keys: {
+      read: [
+        'vocab_size',
+        'dim',
+        'n_layers',
+        'n_heads',
+        'hidden_dim',
+        'activation',
+        'max_position_embeddings',
+        'id2label',
+      ],
+      // sinusoidal_pos_embds only initialises the position embeddings, which the checkpoint holds.
+      harmless: ['sinusoidal_pos_embds', 'dropout', 'qa_dropout', 'seq_classif_dropout', 'tie_weights_'],
+      refused: {},
+    },
     read(fn, c, head, KIND) {
       const d = int(fn, c, 'dim');
       const descriptor = {
@@ -222,6 +239,38 @@ const ARCHITECTURES = {
   },
 
   gpt2: {
+    keys: {
+      read: [
+        'vocab_size',
+        'n_positions',
+        'n_embd',
+        'n_layer',
+        'n_head',
+        'n_inner',
+        'activation_function',
+        'layer_norm_epsilon',
+        'tie_word_embeddings',
+        'scale_attn_weights',
+        'id2label',
+      ],
+      harmless: [
+        'n_ctx',
+        'resid_pdrop',
+        'embd_pdrop',
+        'attn_pdrop',
+        'summary_type',
+        'summary_use_proj',
+        'summary_activation',
+        'summary_proj_to_labels',
+        'summary_first_dropout',
+      ],
+      refused: {
+        scale_attn_by_inverse_layer_idx: [isTrue, 'divides layer l’s scores by l + 1, which is not supported'],
+        reorder_and_upcast_attn: [isTrue, 'is not supported'],
+        add_cross_attention: [isTrue, 'adds cross-attention layers, which are not supported'],
+        scale_attn_weights: [(value) => value === false, 'false (unscaled scores) is not supported'],
+      },
+    },
     read(fn, c, head, KIND) {
       const d = int(fn, c, 'n_embd');
       const descriptor = {
@@ -333,7 +382,10 @@ function roberta(fn, c, head, KIND) {
   };
   return { descriptor, names, classifier };
 }
-ARCHITECTURES.roberta = { read: roberta };
+ARCHITECTURES.roberta = {
+  keys: ENCODER,
+  read: roberta,
+};
 
 // rope_scaling (modeling_rope_utils.py): null or 'default' (none), 'linear' (frequencies ÷
 // factor), 'llama3' (Llama 3.1+: factor, low_freq_factor, high_freq_factor,
@@ -474,12 +526,12 @@ function decoder(fn, c, head, KIND, family) {
     ropeScaling: ropeScalingOf(fn, c, rotaryDim),
     preNorm: true,
     postNorms: family.postNorms === true,
-    noInputNorms: family.noInputNorms === true,
+    inputNorms: family.inputNorms !== false,
     embeddingNorm: false,
     finalNorm: true,
     causal: family.causal ?? true,
-    qkvBias: family.qkvBias,
-    outBias: family.outBias,
+    qkvBias: family.qkvBias === true,
+    outBias: family.outBias === true,
     qkNorm: family.qkNorm === true,
     qkNormFullWidth: family.qkNormFullWidth === true,
     mlpBias: family.mlpBias === true,
@@ -548,6 +600,7 @@ function decoder(fn, c, head, KIND, family) {
 // GGUF (llama.cpp's LlamaModel): q and k rows permuted for ggml's RoPE, undone on the way in;
 // the biases are there when their tensors are.
 ARCHITECTURES.llama = {
+  keys: decoderKeys({ read: ['attention_bias', 'mlp_bias'] }),
   read: (fn, c, head, KIND) =>
     decoder(fn, c, head, KIND, {
       qkvBias: c.attention_bias === true,
@@ -570,6 +623,7 @@ ARCHITECTURES.llama = {
 // Mistral (modeling_mistral.py): Llama's layers with a sliding window on every layer, query i
 // attending to keys j with i - sliding_window < j <= i (masking_utils' sliding_window_overlay).
 ARCHITECTURES.mistral = {
+  keys: decoderKeys({ read: ['sliding_window'] }),
   read: (fn, c, head, KIND) =>
     decoder(fn, c, head, KIND, {
       qkvBias: false,
@@ -582,6 +636,7 @@ ARCHITECTURES.mistral = {
 // with use_sliding_window, and then on the layers layer_types marks (default: from
 // max_window_layers on).
 ARCHITECTURES.qwen2 = {
+  keys: decoderKeys({ read: ['use_sliding_window', 'sliding_window', 'max_window_layers', 'layer_types'] }),
   read: (fn, c, head, KIND) =>
     decoder(fn, c, head, KIND, {
       qkvBias: true,
@@ -605,6 +660,9 @@ function qwenWindows(fn, c) {
 // Qwen3 (modeling_qwen3.py): attention_bias on all four projections (false in every release),
 // an RMS norm over each query and key head before RoPE, head_dim of its own (default 128).
 ARCHITECTURES.qwen3 = {
+  keys: decoderKeys({
+    read: ['attention_bias', 'use_sliding_window', 'sliding_window', 'max_window_layers', 'layer_types'],
+  }),
   read: (fn, c, head, KIND) =>
     decoder(fn, c, head, KIND, {
       qkvBias: c.attention_bias === true,
@@ -665,11 +723,14 @@ function gemmaGguf(arch, cls) {
       attn_logit_softcapping: get('attn_logit_softcapping') ?? null,
       final_logit_softcapping: get('final_logit_softcapping') ?? null,
     };
-    if (arch === 'gemma3') {
+    if (arch !== 'gemma2') {
       out.rope_local_base_freq = 10000;
       const pattern = get('attention.sliding_window_pattern');
       if (typeof pattern === 'number') out.sliding_window_pattern = pattern;
     }
+    // llama.cpp's gemma-embedding (EmbeddingGemma): no causal rule, a global layer every sixth.
+    if (arch === 'gemma-embedding')
+      Object.assign(out, { use_bidirectional_attention: true, sliding_window_pattern: 6 });
     return out;
   };
   return { arch, cls, normsPlusOne: true, config };
@@ -692,6 +753,7 @@ function ggufFusedQkv(KIND, b, { numHeads, numKvHeads, headDim }) {
 }
 
 ARCHITECTURES.gemma2 = {
+  keys: decoderKeys({ read: GEMMA_READ, harmless: GEMMA_HARMLESS }),
   read: (fn, c, head, KIND) =>
     decoder(
       fn,
@@ -748,17 +810,39 @@ function gemma3Text(fn, c, head, KIND) {
     }),
   );
 }
-ARCHITECTURES.gemma3_text = { read: gemma3Text, gguf: gemmaGguf('gemma3', 'Gemma3ForCausalLM') };
+// GGUF: llama.cpp's gemma3 (a causal LM), and gemma-embedding (EmbeddingGemma, the
+// Gemma3TextModel with its pooling and Dense weights: gguf_sentence.js).
+ARCHITECTURES.gemma3_text = {
+  keys: decoderKeys({
+    read: [...GEMMA_READ, 'rope_local_base_freq', 'sliding_window_pattern', 'use_bidirectional_attention'],
+    harmless: GEMMA_HARMLESS,
+  }),
+  read: gemma3Text,
+  gguf: [gemmaGguf('gemma3', 'Gemma3ForCausalLM'), gemmaGguf('gemma-embedding', 'Gemma3TextModel')],
+};
 
 // Gemma 3 4B and up (Gemma3ForConditionalGeneration, model_type 'gemma3'): the text model's
 // config under text_config and its weights under language_model.model. (transformers < 4.52)
 // or model.language_model. (later); the vision tower is not read.
 ARCHITECTURES.gemma3 = {
+  // The multimodal wrapper: its text model's keys are checked as gemma3_text's.
+  keys: {
+    read: ['text_config', 'tie_word_embeddings'],
+    harmless: [
+      'vision_config',
+      'mm_tokens_per_image',
+      'boi_token_index',
+      'eoi_token_index',
+      'image_token_index',
+      'initializer_range',
+    ],
+    refused: {},
+  },
   read(fn, c, head, KIND) {
     const text = c.text_config;
     if (text === null || typeof text !== 'object' || Array.isArray(text))
       throw rangeError(fn, 'config.json: a gemma3 checkpoint must hold its text model in text_config');
-    checkConfigKeys(fn, 'gemma3_text', text);
+    checkConfigKeys(fn, ARCHITECTURES.gemma3_text.keys, text);
     const arch = ARCHITECTURES.gemma3_text.read(
       fn,
       withRopeParameters(fn, { tie_word_embeddings: c.tie_word_embeddings, ...text }),
@@ -773,6 +857,11 @@ ARCHITECTURES.gemma3 = {
 // qkv_proj (rows: q, then k, then v) and gate and up fused in gate_up_proj (gate first),
 // partial_rotary_factor, longrope scaling, and a window on every layer when sliding_window is set.
 ARCHITECTURES.phi3 = {
+  // modeling_phi3.py builds qkv_proj and o_proj without biases whatever attention_bias says.
+  keys: decoderKeys({
+    read: ['sliding_window', 'original_max_position_embeddings'],
+    harmless: ['attention_bias', 'resid_pdrop', 'embd_pdrop'],
+  }),
   read: (fn, c, head, KIND) =>
     decoder(fn, c, head, KIND, {
       qkvBias: false,
@@ -816,6 +905,16 @@ ARCHITECTURES.phi3 = {
 // embedding_multiplier, scores × attention_multiplier (instead of head_dim^-½), each sub-layer's
 // output × residual_multiplier before its residual, logits ÷ logits_scaling (each 1 by default).
 ARCHITECTURES.granite = {
+  keys: decoderKeys({
+    read: [
+      'attention_bias',
+      'mlp_bias',
+      'embedding_multiplier',
+      'attention_multiplier',
+      'residual_multiplier',
+      'logits_scaling',
+    ],
+  }),
   read: (fn, c, head, KIND) =>
     decoder(fn, c, head, KIND, {
       qkvBias: c.attention_bias === true,
@@ -857,6 +956,17 @@ ARCHITECTURES.granite = {
 // 4). A window only with use_sliding_window, on the layers layer_types marks (default: the NoPE
 // ones, when sliding_window is set).
 ARCHITECTURES.smollm3 = {
+  keys: decoderKeys({
+    read: [
+      'attention_bias',
+      'mlp_bias',
+      'no_rope_layers',
+      'no_rope_layer_interval',
+      'use_sliding_window',
+      'sliding_window',
+      'layer_types',
+    ],
+  }),
   read: (fn, c, head, KIND) => {
     const layers = int(fn, c, 'num_hidden_layers');
     const interval = int(fn, c, 'no_rope_layer_interval', 4);
@@ -895,12 +1005,21 @@ ARCHITECTURES.smollm3 = {
 // of before them (post_attention_layernorm, post_feedforward_layernorm: x + norm(f(x))), and q_norm
 // and k_norm over the whole projected queries ([heads · head_dim]) and keys, before RoPE.
 ARCHITECTURES.olmo2 = {
+  keys: decoderKeys({
+    read: ['attention_bias'],
+    refused: {
+      // OLMo (1)'s clamp of q, k and v to ±clip_qkv; an OLMo 2 config that sets it asks for it too.
+      clip_qkv: [(value) => value != null, 'clamps the queries, keys and values, which is not supported'],
+      // Olmo 3's (and its GGUF's, written as olmo2): windows on three layers of four.
+      sliding_window: [(value) => value != null, 'is not supported for olmo2 (Olmo 3 sliding-window layers)'],
+    },
+  }),
   read: (fn, c, head, KIND) =>
     decoder(fn, c, head, KIND, {
       qkvBias: c.attention_bias === true,
       outBias: c.attention_bias === true,
       postNorms: true,
-      noInputNorms: true,
+      inputNorms: false,
       qkNorm: true,
       qkNormFullWidth: true,
       layerWindows: (layers) => Array(layers).fill(0),
@@ -927,6 +1046,51 @@ ARCHITECTURES.olmo2 = {
 // transform (head.dense, classifier_bias), activation and norm, then the tied decoder with its
 // bias (decoder_bias).
 ARCHITECTURES.modernbert = {
+  keys: {
+    read: [
+      'vocab_size',
+      'hidden_size',
+      'num_hidden_layers',
+      'num_attention_heads',
+      'intermediate_size',
+      'hidden_activation',
+      'max_position_embeddings',
+      'norm_eps',
+      'norm_bias',
+      'global_rope_theta',
+      'local_rope_theta',
+      'global_attn_every_n_layers',
+      'local_attention',
+      'attention_bias',
+      'mlp_bias',
+      'classifier_bias',
+      'classifier_activation',
+      'decoder_bias',
+      'tie_word_embeddings',
+      'rope_parameters',
+      'layer_types',
+    ],
+    // Dropouts, initialisation, the unpadding and kernel choices, and the pooling of a classifier
+    // (not read: classifiers are refused) change nothing here.
+    harmless: [
+      'embedding_dropout',
+      'attention_dropout',
+      'mlp_dropout',
+      'classifier_dropout',
+      'initializer_cutoff_factor',
+      'cls_token_id',
+      'sep_token_id',
+      'deterministic_flash_attn',
+      'reference_compile',
+      'repad_logits_with_grad',
+      'sparse_prediction',
+      'sparse_pred_ignore_index',
+      'classifier_pooling',
+      'position_embedding_type',
+      'layer_norm_eps',
+    ],
+    refused: {},
+  },
   read(fn, c, head, KIND) {
     if (head === 'sequence-classification')
       throw rangeError(fn, 'a modernbert sequence classifier is not supported (its pooling head is not read)');
@@ -958,7 +1122,7 @@ ARCHITECTURES.modernbert = {
       gatedFfn: true,
       norm: 'layer',
       normEps: positiveFloat(fn, c, 'norm_eps', 1e-5),
-      noNormBiases: !bias('norm_bias', false),
+      normBiases: bias('norm_bias', false),
       contextLength: int(fn, c, 'max_position_embeddings', 8192),
       rotaryDim: headDim,
       // (transformers 5's rope_parameters per layer type, read by withRopeParameters, win.)
@@ -967,7 +1131,7 @@ ARCHITECTURES.modernbert = {
       rotaryInterleaved: false,
       ropeScaling: null,
       preNorm: true,
-      noFirstAttentionNorm: true,
+      firstAttentionNorm: false,
       embeddingNorm: true,
       finalNorm: true,
       causal: false,
@@ -983,7 +1147,7 @@ ARCHITECTURES.modernbert = {
       ),
       lmHead: head === 'masked-lm',
       lmTransform: true,
-      noLmTransformBias: !bias('classifier_bias', false),
+      lmTransformBias: bias('classifier_bias', false),
       lmBias: bias('decoder_bias', true),
       lmActivation: activation(fn, c, 'classifier_activation', 'gelu'),
     };
@@ -1023,6 +1187,45 @@ ARCHITECTURES.modernbert = {
     };
     return { descriptor, names, classifier: null };
   },
+  // GGUF (llama.cpp's ModernBertModel, general.architecture modern-bert: the base model, for
+  // embeddings): Wqkv as attn_qkv, Wi as ffn_up (the activated half first), no attn_norm on layer
+  // 0; the global base as rope.freq_base, the local one as rope.freq_base_swa (llama.cpp: the
+  // global one when absent), local_attention as attention.sliding_window (none when 0) and
+  // global_attn_every_n_layers as attention.sliding_window_pattern (llama.cpp: 3 when absent).
+  gguf: {
+    arch: 'modern-bert',
+    cls: 'ModernBertModel',
+    config: ({ base, get, need, tensors, d, heads }) => {
+      const global = get('rope.freq_base') ?? 10000;
+      const window = get('attention.sliding_window') ?? 0;
+      return {
+        ...base,
+        hidden_size: d,
+        intermediate_size: need('feed_forward_length'),
+        num_hidden_layers: need('block_count'),
+        num_attention_heads: heads,
+        max_position_embeddings: need('context_length'),
+        norm_eps: need('attention.layer_norm_epsilon'),
+        hidden_activation: get('hidden_act') ?? 'gelu',
+        global_rope_theta: global,
+        local_rope_theta: get('rope.freq_base_swa') ?? global,
+        // No window: every layer global (a window past any sequence changes nothing).
+        local_attention: window > 0 ? window : 2 * need('context_length'),
+        global_attn_every_n_layers: window > 0 ? (get('attention.sliding_window_pattern') ?? 3) : 1,
+        norm_bias: tensors.has('output_norm.bias'),
+        attention_bias: tensors.has('blk.0.attn_qkv.bias'),
+        mlp_bias: tensors.has('blk.0.ffn_up.bias'),
+      };
+    },
+    names: (KIND, b, dims) => ({
+      ...ggufFusedQkv(KIND, b, dims),
+      [KIND.embeddingNormWeight]: () => plain('token_embd_norm.weight'),
+      [KIND.embeddingNormBias]: () => plain('token_embd_norm.bias'),
+      [KIND.gate]: (l) => linearPart(b(l, 'ffn_up.weight'), [0, 2 * dims.dFF]),
+      [KIND.up]: (l) => linearPart(b(l, 'ffn_up.weight'), [dims.dFF, 2 * dims.dFF]),
+      [KIND.upBias]: (l) => plain(b(l, 'ffn_up.bias'), [], [dims.dFF, 2 * dims.dFF]),
+    }),
+  },
 };
 
 // transformers 5 writes RoPE as one rope_parameters object ({ rope_type, rope_theta, factor,
@@ -1061,12 +1264,19 @@ export const GGUF_FAMILIES = Object.freeze(
   Object.fromEntries(
     Object.entries(ARCHITECTURES)
       .filter(([, entry]) => entry.gguf)
-      .map(([modelType, entry]) => [entry.gguf.arch, Object.freeze({ ...entry.gguf, modelType })]),
+      .flatMap(([modelType, entry]) =>
+        [entry.gguf].flat().map((part) => [part.arch, Object.freeze({ ...part, modelType })]),
+      ),
   ),
 );
 
 /** The model types this version loads. */
 export const MODEL_TYPES = Object.freeze(Object.keys(ARCHITECTURES));
+
+/** model_type → its config.json keys: { read, harmless, refused: { key: [refuses(value), why] } } (config_keys.js). */
+export const CONFIG_KEYS = Object.freeze(
+  Object.fromEntries(MODEL_TYPES.map((type) => [type, ARCHITECTURES[type].keys])),
+);
 
 /**
  * Reads a config.json object.
@@ -1088,7 +1298,7 @@ export function architectureOf(fn, config, headOption, KIND) {
   const head = headOption ?? headOf(config);
   if (!HEADS.includes(head))
     throw rangeError(fn, `options.head must be one of ${HEADS.join(', ')}, got ${JSON.stringify(head)}`);
-  checkConfigKeys(fn, modelType, config);
+  checkConfigKeys(fn, ARCHITECTURES[modelType].keys, config);
   const { descriptor, names, classifier } = ARCHITECTURES[modelType].read(
     fn,
     withRopeParameters(fn, config),

@@ -1,8 +1,8 @@
-// The runner's descriptor in the form the wasm takes (bindings/contract.h,
-// ATTN_DESCRIPTOR_SLOTS and ATTN_DESCRIPTOR_LISTS): int32 slots (some as float32 bits), then
-// the per-layer and per-pair lists; the norm's eps and the rotary base travel beside them.
-// Slot positions, list order, flag bits and enum numbers come from the module (contract.js);
-// this file says only where each value comes from in a descriptor of architectures.js.
+// The runner's descriptor in the form the wasm takes (src/model/descriptor.h,
+// ATTN_DESCRIPTOR_FIELDS and ATTN_DESCRIPTOR_LISTS): a float64 per field, then the per-layer
+// and per-pair lists. The fields, their order, types and defaults, the lists and the enum
+// numbers come from the module (contract.js); this file says only how a descriptor of
+// architectures.js names an enum's values and where the few fields it nests are.
 import { contractOf } from '../contract.js';
 import { rangeError } from '../errors.js';
 import { HeapScope } from '../heap.js';
@@ -32,86 +32,68 @@ export const MATRIX_STORAGES = {
   q6_k: 'kQ6_K',
 };
 
-// Each slot's value from a descriptor (c: the module's contract). The plain scalars
-// (attentionScale, embeddingMultiplier, logitsScaling, …: ATTN_DESCRIPTOR_SCALARS in
-// src/model/descriptor.h) are not listed: each is the descriptor's value of its name, or the
-// default the module gives (c.descriptor.defaults).
-export const DESCRIPTOR_SLOTS = {
-  vocabSize: (d) => d.vocabSize,
-  maxPositions: (d) => d.maxPositions,
-  typeVocabSize: (d) => d.typeVocabSize,
-  dModel: (d) => d.dModel,
-  numHeads: (d) => d.numHeads,
-  numKvHeads: (d) => d.numKvHeads,
-  qkvHeadDim: (d) => d.headDim,
-  numLayers: (d) => d.numLayers,
-  dFF: (d) => d.dFF,
-  flags: (d, c) => flagsOf(d, c.descriptorFlags),
-  norm: (d, c) => c.normKinds[NORMS[d.norm ?? 'layer']],
-  activation: (d, c) => c.activations[ACTIVATIONS[d.activation]],
-  lmActivation: (d, c) => c.activations[ACTIVATIONS[d.lmActivation]],
-  rotaryDim: (d) => d.rotaryDim ?? 0,
-  ropeScaling: (d, c) => c.ropeScalings[ROPE_SCALINGS[d.ropeScaling?.type ?? 'none']],
-  ropeOriginalMax: (d) => d.ropeScaling?.originalMax ?? 8192,
-  ropeFactor: (d) => d.ropeScaling?.factor ?? 1,
-  ropeLowFreqFactor: (d) => d.ropeScaling?.lowFreqFactor ?? 1,
-  ropeHighFreqFactor: (d) => d.ropeScaling?.highFreqFactor ?? 4,
-  ropeAttentionFactor: (d) => d.ropeScaling?.attentionFactor ?? 1,
-  matrixStorage: (d, c) => c.matrixStorages[MATRIX_STORAGES[d.matrixStorage ?? 'float32']],
-  matrixStorageCount: (d) => d.matrixStorages?.length ?? 0,
+// The descriptor's enum types (src/model/descriptor.h) → the names a descriptor of
+// architectures.js gives their values, and the contract's table of the runner's numbers.
+const ENUMS = {
+  Activation: [ACTIVATIONS, 'activations'],
+  NormKind: [NORMS, 'normKinds'],
+  MatrixStorage: [MATRIX_STORAGES, 'matrixStorages'],
+  RopeScaling: [ROPE_SCALINGS, 'ropeScalings'],
 };
 
-// Each list's element i (the lists' lengths come from their slots).
-export const DESCRIPTOR_LISTS = {
-  layerWindows: (d, l) => d.layerWindows?.[l] ?? 0,
-  layerNoRope: (d, l) => (d.layerNoRope?.[l] === true ? 1 : 0),
-  ropeShortFactors: (d, i) => d.ropeScaling?.shortFactors?.[i] ?? 1,
-  ropeLongFactors: (d, i) => d.ropeScaling?.longFactors?.[i] ?? 1,
-  // Per matrix (the word embeddings, then each matrix, in the weight table's order): a GGUF
-  // file's mix of block types (load_model.js).
-  matrixStorages: (d, i, c) => c.matrixStorages[MATRIX_STORAGES[d.matrixStorages[i]]],
+// The fields and lists a descriptor holds under another name than their own: rope_scaling's
+// parameters in its ropeScaling object, the per-matrix storages' count as their list's length.
+// Every other field of ATTN_DESCRIPTOR_FIELDS is descriptor[its name] (kAttentionScale →
+// attentionScale). Absent (undefined): the field's default, which the module gives.
+export const DESCRIPTOR_SOURCES = {
+  ropeScaling: (d) => d.ropeScaling?.type,
+  ropeFactor: (d) => d.ropeScaling?.factor,
+  ropeLowFreqFactor: (d) => d.ropeScaling?.lowFreqFactor,
+  ropeHighFreqFactor: (d) => d.ropeScaling?.highFreqFactor,
+  ropeOriginalMax: (d) => d.ropeScaling?.originalMax,
+  ropeAttentionFactor: (d) => d.ropeScaling?.attentionFactor,
+  ropeShortFactors: (d) => d.ropeScaling?.shortFactors,
+  ropeLongFactors: (d) => d.ropeScaling?.longFactors,
+  matrixStorageCount: (d) => d.matrixStorages?.length,
 };
 
-// A flag is set when the descriptor's property of its name is true.
-function flagsOf(d, bits) {
-  let flags = 0;
-  for (const [key, bit] of Object.entries(bits)) if (d[key] === true) flags |= bit;
-  return flags;
+const sourceOf = (d, name) => (Object.hasOwn(DESCRIPTOR_SOURCES, name) ? DESCRIPTOR_SOURCES[name](d) : d[name]);
+
+// The number the runner reads for a value of `type` (a bool 1 or 0, an enum's number), or
+// `fallback` (the module's default) when the descriptor leaves it out.
+function numberOf(c, name, type, value, fallback) {
+  if (value === undefined || value === null) return fallback;
+  if (type === 'bool') return value === true ? 1 : 0;
+  if (type === 'int' || type === 'float') return value;
+  const [names, table] = ENUMS[type] ?? [];
+  const number = names === undefined ? undefined : c[table][names[value]];
+  if (number === undefined)
+    throw new Error(`internal error: the descriptor's ${name} '${value}' is not a ${type} descriptor.js knows`);
+  return number;
 }
 
-/** @param {object} module @param {object} d the descriptor of architectures.js @returns {{ ints: Int32Array, eps: number, base: number }} */
+/** @param {object} module @param {object} d the descriptor of architectures.js @returns {{ bytes: Uint8Array }} */
 export function packDescriptor(module, d) {
   const c = contractOf(module);
-  const { count, names, floats, lists, slots } = c.descriptor;
-  const slotValues = names.map((name) => {
-    if (Object.hasOwn(c.descriptor.defaults, name)) return d[name] ?? c.descriptor.defaults[name];
-    const value = DESCRIPTOR_SLOTS[name];
-    if (value === undefined)
-      throw new Error(`internal error: the descriptor slot '${name}' has no value in descriptor.js`);
-    return value(d, c);
-  });
-  // Each list as long as its slot says, but no longer than the runner reads (a config's
-  // head_dim of 1e9 is CheckDescriptor's to refuse, not a 2 GB array's to build here).
-  const lengths = lists.map((l) =>
-    Math.min(l.max, Math.max(0, Math.trunc(slotValues[slots[l.lengthSlot]] / l.divisor))),
-  );
-  const ints = new Int32Array(count + lengths.reduce((a, b) => a + b, 0));
-  const reals = new Float32Array(ints.buffer);
-  slotValues.forEach((value, i) => {
-    if (floats.includes(i)) reals[i] = value;
-    else ints[i] = value;
-  });
-  let at = count;
+  const { count, fields, slots, lists } = c.descriptor;
+  const values = fields.map((f) => numberOf(c, f.name, f.type, sourceOf(d, f.name), f.default));
+  // Each list as long as its length field says, but no longer than the runner reads (a
+  // config's head_dim of 1e9 is CheckDescriptor's to refuse, not a 2 GB array's to build here).
+  const lengths = lists.map((l) => Math.min(l.max, Math.max(0, Math.trunc(values[slots[l.lengthSlot]] / l.divisor))));
+  const buffer = new ArrayBuffer(8 * count + 4 * lengths.reduce((a, b) => a + b, 0));
+  new Float64Array(buffer, 0, count).set(values);
+  const ints = new Int32Array(buffer, 8 * count);
+  const reals = new Float32Array(buffer, 8 * count);
+  let at = 0;
   lists.forEach((l, k) => {
-    const value = DESCRIPTOR_LISTS[l.name];
-    if (value === undefined)
-      throw new Error(`internal error: the descriptor list '${l.name}' has no value in descriptor.js`);
+    const list = sourceOf(d, l.name);
     for (let i = 0; i < lengths[k]; i++, at++) {
-      if (l.float) reals[at] = value(d, i, c);
-      else ints[at] = value(d, i, c);
+      const value = numberOf(c, l.name, l.type, list?.[i], l.default);
+      if (l.type === 'float') reals[at] = value;
+      else ints[at] = value;
     }
   });
-  return { ints, eps: d.normEps, base: d.rotaryBase ?? 10000 };
+  return { bytes: new Uint8Array(buffer) };
 }
 
 /**
@@ -122,7 +104,7 @@ export function createRunner(module, fn, packed, parameterBytes) {
   const scope = new HeapScope(module, fn);
   let handle;
   try {
-    handle = module._pretrainedCreate(scope.ints(packed.ints), packed.eps, packed.base);
+    handle = module._pretrainedCreate(scope.bytes(packed.bytes));
   } finally {
     scope.release();
   }
@@ -130,12 +112,17 @@ export function createRunner(module, fn, packed, parameterBytes) {
   return handle;
 }
 
-/** Weight table entries: [{ index, kind, layer, rows, cols, matrix }] (matrix: stored as panels), without allocating the model. */
+/**
+ * Weight table entries: [{ index, kind, layer, rows, cols, matrix }] (matrix: stored as panels),
+ * without allocating the model; null when the runner refuses the descriptor (other than for its
+ * size: the table is the same in any storage).
+ */
 export function weightTable(module, scope, packed) {
-  const ints = scope.ints(packed.ints);
-  const count = module._pretrainedTableOf(ints, packed.eps, packed.base, 0);
+  const descriptor = scope.bytes(packed.bytes);
+  const count = module._pretrainedTableOf(descriptor, 0);
+  if (count < 0) return null;
   const table = scope.alloc(4 * 5 * Math.max(1, count));
-  module._pretrainedTableOf(ints, packed.eps, packed.base, table);
+  module._pretrainedTableOf(descriptor, table);
   const raw = module.HEAP32.slice(table >>> 2, (table >>> 2) + 5 * count);
   return Array.from({ length: count }, (_, index) => {
     const [kind, layer, rows, cols, matrix] = raw.subarray(5 * index, 5 * index + 5);

@@ -56,7 +56,7 @@ function descriptorProblem(d) {
   if (rotary % 2 !== 0 || rotary > d.headDim || rotary / 2 > MAX_ROTARY_PAIRS)
     return `the rotary dimension (head_dim × partial_rotary_factor, or a GGUF file's rope.dimension_count) is ${rotary}; it must be even and at most the head's ${d.headDim} (and ${2 * MAX_ROTARY_PAIRS})`;
   if (!(d.normEps > 0)) return `the norm's epsilon is ${d.normEps}; it must be positive`;
-  if (!(Number.isFinite(d.rotaryBase ?? 10000) && (d.rotaryBase ?? 10000) > 0))
+  if (d.rotaryBase !== undefined && !(Number.isFinite(d.rotaryBase) && d.rotaryBase > 0))
     return `rope_theta is ${d.rotaryBase}; it must be positive and finite`;
   for (const key of ['localRotaryBase', 'attentionScale', 'attentionSoftcap', 'finalSoftcap'])
     if (!nonNegative(d[key])) return `${key} is ${d[key]}; it must be zero or positive and finite`;

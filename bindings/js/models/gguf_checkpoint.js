@@ -17,6 +17,7 @@ import {
 } from './gguf_model.js';
 import { ggufTokenizer } from './gguf_tokenizer.js';
 import { checkFinite } from './gguf_finite.js';
+import { ggufSentenceEmbedding, ggufDenseNames } from './gguf_sentence.js';
 import { architectureOf } from './architectures.js';
 import { loadTokenizer } from './tokenizer.js';
 import { generationDefaults } from './generation_config.js';
@@ -42,14 +43,20 @@ export async function readGguf(fn, file, KIND, { head, chatTemplate }) {
   }
   const family = ggufFamily(fn, name, metadata);
   let config = ggufConfig(fn, name, metadata, raw, family);
+  // The tensors read before the model's (in one pass, in file order): RoPE factors and an
+  // embedder's Dense weights.
   const ropeNames = ropeTensorNames(raw);
-  const weights = ggufWeights(fn, file, reader, raw, ggufUndo(family, config), new Set(ropeNames));
+  const apart = [...ropeNames, ...ggufDenseNames(raw)];
+  const weights = ggufWeights(fn, file, reader, raw, ggufUndo(family, config), new Set(apart));
+  const early = new Map();
+  if (apart.length > 0) await weights.forEach(new Set(apart), (n, bytes, type) => early.set(n, { bytes, type }));
   if (ropeNames.length > 0) {
     const factors = new Map();
-    await weights.forEach(new Set(ropeNames), (n, bytes, type) => {
+    for (const n of ropeNames) {
+      const { bytes, type } = early.get(n);
       if (type !== 0) throw rangeError(fn, `${name}: tensor '${n}' must be F32, got ${GGML_TYPES[type].name}`);
       factors.set(n, dequantize(0, bytes, new Float32Array(raw.get(n).count)));
-    });
+    }
     config = completeRopeScaling(fn, name, config, factors);
   }
   if (family.permuteQK) checkPermutable(fn, name, raw, config);
@@ -74,7 +81,15 @@ export async function readGguf(fn, file, KIND, { head, chatTemplate }) {
     config,
     arch: ggufArch,
     tokenizer,
-    sentenceEmbedding: null,
+    sentenceEmbedding: ggufSentenceEmbedding(
+      fn,
+      name,
+      metadata,
+      raw,
+      family,
+      arch.descriptor.dModel,
+      new Map([...early].map(([n, e]) => [n, e.bytes])),
+    ),
     generation,
     chat,
     weights,

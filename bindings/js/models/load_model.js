@@ -28,16 +28,13 @@ import { contractOf } from '../contract.js';
 import { ggufFileOf } from './gguf_file.js';
 import { readGguf, ggufTypeProblem } from './gguf_checkpoint.js';
 import { dequantize, typeBytes, GGML_TYPES } from './gguf_quants.js';
-import { ggufAutoStorage, ggufEntryStorages, blockStorageOf } from './gguf_storage.js';
+import { choosePlan, smallestStorage, QUANTIZED_STORAGES } from './storage_plan.js';
 import { tooLargeError, badDescriptorError } from './descriptor_problems.js';
 import { unusedTensors } from './unused_tensors.js';
+import { resolveClassifier } from './classifier_head.js';
 
 const FN = 'loadModel';
 const DTYPES = ['auto', 'float32', 'q8', 'q4'];
-// dtype → how the matrices are stored when it says (q8, q4: quantized at load as ggml's
-// reference quantizers do, Q8_0 / Q4_0 blocks of 32 weights and a float16 scale).
-const QUANTIZED = { q8: 'q8_0', q4: 'q4_0' };
-const QUANTIZED_STORAGES = ['q8_0', 'q4_0', 'q4_k', 'q6_k'];
 // model.matrixDtype by storage.
 const MATRIX_DTYPES = {
   float32: 'float32',
@@ -266,87 +263,70 @@ async function readFolder(module, src, { head, signal, chatTemplate }) {
   return { config, arch, tokenizer, sentenceEmbedding, generation, chat, weights, prefix };
 }
 
+// How a too-large message names the storage it was counted in.
+const STORAGE_LABELS = {
+  float32: 'as float32',
+  bfloat16: 'with bfloat16 matrices',
+  q8_0: 'with Q8_0 matrices',
+  q4_0: 'with Q4_0 matrices',
+};
+
+// The descriptor at `at` (in the heap), checked: a RangeError when the runner refuses it, its
+// weights passing the heap in `storage` (and a GGUF file's own blocks: entryStorages), or
+// config.json (or the GGUF file's metadata) describing no model the runner can hold.
+function checkDescriptor(module, arch, at, ggufFile, storage, entryStorages) {
+  const { status } = contractOf(module);
+  const code = module._pretrainedCheck(at);
+  if (code === status.kOk) return;
+  if (code === status.kTooLarge) {
+    const floats = module._pretrainedParameterFloats(at);
+    const blocks = entryStorages ? " (and the file's own Q4_K and Q6_K blocks)" : '';
+    throw tooLargeError(
+      FN,
+      arch.modelType,
+      arch.descriptor,
+      floats,
+      STORAGE_LABELS[storage] + blocks,
+      heapMaxBytes(module),
+    );
+  }
+  const source = ggufFile ? "the GGUF file's metadata" : 'config.json';
+  throw badDescriptorError(FN, arch.descriptor, code === status.kBadHeadCount, source);
+}
+
 // The model from a checkpoint: the plan checked, then allocated and filled.
 async function build(module, checkpoint, { onProgress, dtype, signal, source = null, hub }) {
   const { config, arch, tokenizer, sentenceEmbedding, generation, chat, weights, prefix } = checkpoint;
   const { tensors } = weights;
   const contract = contractOf(module);
-  // 3. The plan, checked before anything is allocated. The matrices stay bfloat16 when every
-  //    one of them is BF16 in the checkpoint (tried first when any tensor is; the table's
-  //    entries are the same either way).
-  let bf16 = dtype === 'auto' && [...tensors.values()].some((t) => t.dtype === 'BF16');
-  // A GGUF file's matrices in the quantized storage most of their weights are in, each kept in
-  // its own blocks where the runner has them (entryStorages; gguf_storage.js).
-  let fileStorage = null;
-  let entryStorages = null;
-  // Until the plan says, a GGUF file's weight table is asked for with Q4_0 matrices, the
-  // smallest: the table is the same in any storage, and a 1B file must not be refused as float32.
+  // 3. The plan, checked before anything is allocated: the weight table, each entry's tensor
+  //    found and its shape checked, the storage of every weight chosen (storage_plan.js), then
+  //    the descriptor packed with it and checked.
   const ggufFile = [...tensors.values()].some((t) => t.ggmlType !== undefined);
-  const ggufAuto = dtype === 'auto' && ggufFile;
-  let provisional = ggufAuto ? 'q4_0' : null;
-  const storage = () => QUANTIZED[dtype] ?? provisional ?? fileStorage ?? (bf16 ? 'bfloat16' : 'float32');
-  // BF16 tensors go to wasm as they are when the runner takes them so: bfloat16 panels, and
-  // quantized blocks (made from either precision), which halves the largest tensor's scratch.
-  let packed;
   const scope = new HeapScope(module, FN);
-  let plan, parameterBytes, rawBf16;
+  let plan, storage, entryStorages, rawBf16, packed, parameterBytes;
   try {
-    const check = () => {
-      packed = packDescriptor(module, {
-        ...arch.descriptor,
-        matrixStorage: storage(),
-        ...(entryStorages && { matrixStorages: entryStorages }),
-      });
-      const status = module._pretrainedCheck(scope.ints(packed.ints), packed.eps, packed.base);
-      if (status === contract.status.kTooLarge) {
-        const floats = module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps, packed.base);
-        const label = {
-          float32: 'as float32',
-          bfloat16: 'with bfloat16 matrices',
-          q8_0: 'with Q8_0 matrices',
-          q4_0: 'with Q4_0 matrices',
-        }[storage()];
-        const blocks = entryStorages ? " (and the file's own Q4_K and Q6_K blocks)" : '';
-        throw tooLargeError(FN, arch.modelType, arch.descriptor, floats, label + blocks, heapMaxBytes(module));
-      }
-      if (status !== 0) {
-        const source = ggufFile ? "the GGUF file's metadata" : 'config.json';
-        throw badDescriptorError(FN, arch.descriptor, status === contract.status.kBadHeadCount, source);
-      }
-    };
-    check();
-    plan = weightTable(module, scope, packed).map((entry) => ({
-      entry,
-      ...resolve(arch, tensors, prefix, entry, contract),
-    }));
-    if (bf16 && plan.some((p) => p.entry.matrix && p.tensor.dtype !== 'BF16')) {
-      bf16 = false;
-      check();
-    }
-    if (ggufAuto) {
-      provisional = null;
-      fileStorage = ggufAutoStorage(plan);
-      if (fileStorage !== null) {
-        const { weightKinds } = contract;
-        entryStorages = ggufEntryStorages(plan, fileStorage, weightKinds.wordEmbeddings, (p, own) =>
-          keepsBlocks(p, p.tensor.ggmlType, own, weightKinds),
-        );
-      }
-      check();
-    }
-    // Each entry's storage (a stored weight's, from the list or the model's).
-    const stored = plan.filter(({ entry }) => entry.matrix || entry.kind === contract.weightKinds.wordEmbeddings);
-    stored.forEach((p, i) => (p.storage = entryStorages?.[i] ?? storage()));
-    // Whether a GGUF tensor goes in as its blocks, decided once (scratch, fill, counts read it).
-    for (const p of plan)
-      p.keptBlocks =
-        p.tensor.ggmlType !== undefined && keepsBlocks(p, p.tensor.ggmlType, p.storage, contract.weightKinds);
-    rawBf16 = bf16 || QUANTIZED_STORAGES.includes(storage());
-    parameterBytes = 4 * module._pretrainedParameterFloats(scope.ints(packed.ints), packed.eps, packed.base);
+    // The weight table, from the descriptor in the smallest storage this load can choose
+    // (checked: refused here when it cannot fit even so); the table is the same in any storage.
+    const floor = smallestStorage(tensors, dtype);
+    const smallest = packDescriptor(module, { ...arch.descriptor, matrixStorage: floor });
+    checkDescriptor(module, arch, scope.bytes(smallest.bytes), ggufFile, floor, null);
+    const table = weightTable(module, scope, smallest);
+    const resolved = table.map((entry) => ({ entry, ...resolve(arch, tensors, prefix, entry, contract) }));
+    ({ storage, entryStorages, entries: plan, rawBf16 } = choosePlan(tensors, dtype, resolved, contract.weightKinds));
+    packed = packDescriptor(module, {
+      ...arch.descriptor,
+      matrixStorage: storage,
+      ...(entryStorages && { matrixStorages: entryStorages }),
+    });
+    const at = scope.bytes(packed.bytes);
+    checkDescriptor(module, arch, at, ggufFile, storage, entryStorages);
+    parameterBytes = 4 * module._pretrainedParameterFloats(at);
   } finally {
     scope.release();
   }
-  const classifier = arch.head === 'sequence-classification' ? resolveClassifier(arch, tensors, prefix, config) : null;
+  const classifier =
+    arch.head === 'sequence-classification' ? resolveClassifier(FN, arch, tensors, prefix, config) : null;
   const used = new Set(plan.map((p) => p.name));
   for (const layer of classifier ?? []) for (const t of [layer.weightName, layer.biasName]) if (t) used.add(t);
   const unused = unusedTensors(
@@ -386,7 +366,7 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
     tokenizer,
     classifier: null,
     parameterBytes,
-    matrixDtype: MATRIX_DTYPES[mostWeights(plan) ?? storage()],
+    matrixDtype: MATRIX_DTYPES[mostWeights(plan) ?? storage],
     quantizedAtLoad: quantizedAtLoad(plan),
     matrixStorages: storageCounts(plan),
     unusedTensors: unused,
@@ -503,17 +483,6 @@ function setGgufWeight(module, handle, p, ggmlType, bytes, scratch) {
     throw new Error(`${FN}: internal error: the runner refused the weights of '${p.name}' (status ${status})`);
 }
 
-// Whether plan entry p takes its GGUF tensor's blocks (of ggml type `ggmlType`) as they are:
-// a matrix (nn.Linear's [out, in] rows) or, with quantized matrices, the word embeddings ([V, d]:
-// the runner's [d, V] block matrix), whose blocks are `storage`'s and split at its rows.
-function keepsBlocks(p, ggmlType, storage, KIND) {
-  const { entry, transposed } = p;
-  const inner = entry.matrix ? entry.rows : entry.cols;
-  const asBlocks = (entry.matrix && transposed) || entry.kind === KIND.wordEmbeddings;
-  const own = blockStorageOf(ggmlType);
-  return asBlocks && own !== undefined && own === storage && inner % GGML_TYPES[ggmlType].block === 0;
-}
-
 // model.quantizedAtLoad: with quantized matrices, how many of the weights stored as blocks (the
 // matrices and the word embeddings) were quantized at load rather than kept as a GGUF file's
 // blocks, by the type they came in (GGUF's type names; a Hugging Face folder's dtype).
@@ -527,47 +496,4 @@ function quantizedAtLoad(plan) {
     counts[type] = (counts[type] ?? 0) + 1;
   }
   return counts;
-}
-
-// Sequence classification: the head's dense layers (run in JS, float64; they are small).
-function resolveClassifier(arch, tensors, prefix, config) {
-  const d = arch.descriptor.dModel;
-  const labels = arch.labels ?? ['LABEL_0', 'LABEL_1'];
-  return arch.classifier.layers.map((layer, i, all) => {
-    const base = layer.unprefixed ? layer.name : prefix + layer.name;
-    const weight = tensors.get(`${base}.weight`);
-    if (!weight) throw rangeError(FN, `the checkpoint has no tensor '${base}.weight' (the classification head)`);
-    const out = i === all.length - 1 ? labels.length : d;
-    if (weight.shape.length !== 2 || weight.shape[0] !== out || weight.shape[1] !== d) {
-      throw rangeError(
-        FN,
-        `tensor '${base}.weight' has shape [${weight.shape.join(', ')}] but the classification head needs [${out}, ${d}] (id2label has ${labels.length} labels)`,
-      );
-    }
-    const bias = layer.noBias ? null : tensors.get(`${base}.bias`);
-    if (!layer.noBias && !bias)
-      throw rangeError(FN, `the checkpoint has no tensor '${base}.bias' (the classification head)`);
-    if (bias && (bias.shape.length !== 1 || bias.shape[0] !== out)) {
-      throw rangeError(
-        FN,
-        `tensor '${base}.bias' has shape [${bias.shape.join(', ')}] but the classification head needs [${out}]`,
-      );
-    }
-    for (const [t, name] of [
-      [weight, `${base}.weight`],
-      [bias, `${base}.bias`],
-    ]) {
-      if (t && DTYPE_BYTES[t.dtype] === undefined)
-        throw rangeError(FN, `tensor '${name}' is ${t.dtype}; weights must be F32, F16 or BF16`);
-    }
-    return {
-      weightName: `${base}.weight`,
-      biasName: layer.noBias ? null : `${base}.bias`,
-      out,
-      activation: layer.activation ?? null,
-      pool: arch.classifier.pool,
-      labels,
-      padId: config.pad_token_id ?? null,
-    };
-  });
 }

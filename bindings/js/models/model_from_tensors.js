@@ -33,15 +33,15 @@ export function modelFromTensors(module, fn, { modelType, descriptor, weightOf, 
   const scope = new HeapScope(module, fn);
   let plan, parameterBytes;
   try {
-    const ints = scope.ints(packed.ints);
-    const status = module._pretrainedCheck(ints, packed.eps, packed.base);
+    const bytes = scope.bytes(packed.bytes);
+    const status = module._pretrainedCheck(bytes);
     if (status === contract.status.kTooLarge) throw rangeError(fn, `the ${modelType} weights pass the 2 GiB wasm heap`);
     if (status !== 0)
       throw rangeError(
         fn,
         `the runner cannot hold this ${modelType} model (${contract.statusNames[status] ?? `status ${status}`})`,
       );
-    parameterBytes = 4 * module._pretrainedParameterFloats(ints, packed.eps, packed.base);
+    parameterBytes = 4 * module._pretrainedParameterFloats(bytes);
     // 2. Every weight the runner's table lists, with its data.
     plan = weightTable(module, scope, packed).map((entry) => ({ entry, data: dataOf(fn, contract, weightOf, entry) }));
   } finally {

@@ -25,6 +25,7 @@ import { checkFiniteRows } from './finite_outputs.js';
 import { checkTextFits } from './text_limits.js';
 import { nextTokenDistribution } from './next_token.js';
 import { checkTraceOption, checkTracePosition, readTrace } from './trace.js';
+import { classifyRows } from './classifier_head.js';
 
 const FORWARD_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'queriesAndKeys', 'trace'];
 // Why the runner refused a forward call with `status`, in a forward call's words (a buffer's
@@ -511,41 +512,8 @@ export class PretrainedModel {
     return model.#plan(fn, input, options).memory;
   }
 
-  // The classification head on the pooled rows, in float64: logits [B, labels], probabilities.
+  // The classification head on the pooled rows (classifier_head.js).
   #classify(last, batch) {
-    const d = this.descriptor.dModel;
-    const layers = this.#classifier;
-    const labels = layers.at(-1).labels;
-    const logits = new Float32Array(batch.B * labels.length);
-    const probabilities = new Float32Array(batch.B * labels.length);
-    for (let b = 0; b < batch.B; b++) {
-      const row = layers[0].pool === 'first' ? b * batch.T : b * batch.T + batch.lengths[b] - 1;
-      let x = Array.from(last.subarray(row * d, row * d + d));
-      for (const layer of layers) {
-        const y = new Array(layer.out);
-        for (let o = 0; o < layer.out; o++) {
-          let sum = layer.bias ? layer.bias[o] : 0;
-          for (let i = 0; i < d; i++) sum += layer.weight[o * d + i] * x[i];
-          y[o] = layer.activation === 'tanh' ? Math.tanh(sum) : layer.activation === 'relu' ? Math.max(0, sum) : sum;
-        }
-        x = y;
-      }
-      const max = Math.max(...x);
-      const exps = x.map((v) => Math.exp(v - max));
-      const total = exps.reduce((a, v) => a + v, 0);
-      x.forEach((v, i) => {
-        logits[b * labels.length + i] = v;
-        probabilities[b * labels.length + i] = exps[i] / total;
-      });
-    }
-    const label = Array.from({ length: batch.B }, (_, b) => {
-      const p = probabilities.subarray(b * labels.length, (b + 1) * labels.length);
-      return labels[p.indexOf(Math.max(...p))];
-    });
-    return {
-      logits: makeTensor(logits, [batch.B, labels.length]),
-      probabilities: makeTensor(probabilities, [batch.B, labels.length]),
-      labels: label,
-    };
+    return classifyRows(this.#classifier, last, batch, this.descriptor.dModel);
   }
 }

@@ -7,8 +7,8 @@ import { rangeError } from '../errors.js';
 // A layer's index in a tensor name: blk.5. (GGUF), layers.5. / layer.5. (Llama, BERT), h.5.
 // (GPT-2), block.5. / blocks.5.
 const LAYER = /(?:^|\.)(?:blk|layers?|h|blocks?)\.(\d+)\./;
-// Tensors read before the plan, by name: a GGUF file's RoPE factors.
-const READ_APART = /^rope_(freqs|factors_long|factors_short)\.weight$/;
+// Tensors read before the plan, by name: a GGUF file's RoPE factors and an embedder's Dense weights.
+const READ_APART = /^(rope_(freqs|factors_long|factors_short)|dense_[23])\.weight$/;
 
 /**
  * The checkpoint's tensors no plan entry or classifier layer reads, sorted; a RangeError when
