@@ -2,6 +2,7 @@
 
 #include "attention.h"
 #include "buffer.h"
+#include "model/descriptor.h"
 #include "model/weights.h"
 
 namespace attn {

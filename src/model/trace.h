@@ -32,10 +32,12 @@
 
 #include <cstdint>
 
-#include "model/descriptor.h"
 #include "status.h"
 
 namespace attn {
+
+// (descriptor.h includes self_attention.h, which includes this: declared, not included.)
+struct ModelDescriptor;
 
 // (name, per layer): the list makes the enum and the table the contract exports to JS.
 // clang-format off
