@@ -125,6 +125,8 @@ test('every drawn number is the library’s: trace cells, strip readouts, logits
         parts: [...root.querySelectorAll('.strip .name')].slice(0, 3).map((n) => n.textContent),
         positionEmbedding: trace.positionEmbedding !== null,
         id: trace.id,
+        code: el.toCode(),
+        jsonSampling: el.toJSON().sampling,
         rows,
         kept: order.slice(0, 10).map((i) => [i, p[i], p[i].toFixed(3)]),
         caption: root.querySelector('table.sampling caption').textContent,
@@ -161,6 +163,14 @@ test('every drawn number is the library’s: trace cells, strip readouts, logits
   ]);
   assert.equal(report.llama.positionEmbedding, false);
   assert.match(report.llama.parts[0], /^embedding entering layer 1 \(32 dimensions\)/);
+  // Copy code: the same build, text, position and sampling settings as shown.
+  assert.match(report.gpt2.code, /init\(\{ simd: 'baseline' \}\)/);
+  assert.match(report.gpt2.code, /forward\("The cat sat on the mat", \{ trace: \{ position: 3 \} \}\)/);
+  assert.match(report.gpt2.code, /samplingDistribution\(trace\.logits, \{ temperature: 0\.7, topK: 5, topP: 0\.9 \}\)/);
+  assert.deepEqual(
+    { ...report.llama.jsonSampling, probabilities: report.llama.jsonSampling.probabilities.length },
+    { temperature: 0.7, topK: 5, topP: 0.9, probabilities: 349 },
+  );
   assert.match(report.llama.titles[6], /MLP \(silu, gated\)/);
   assert.match(report.gpt2.titles[6], /MLP \(gelu_new\)/);
   assert.deepEqual(errors, []);

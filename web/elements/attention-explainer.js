@@ -668,7 +668,7 @@ const model = await attn.loadModel(${jsString(this.#source())});
 const { trace } = model.forward(${jsString(this.text)}, { trace: { position: ${position} } });
 // trace.embedding [d]; trace.layers[l]: norm1, query [H, hd], keys, values, scores, maskedScores,
 // weights [H, T], heads, attentionOutput, attentionResidual, norm2, mlpPre, mlpHidden, mlpOutput, residual
-const p = model.samplingDistribution(trace.logits, ${JSON.stringify(s).replace(/"(\w+)":/g, '$1: ')});
+const p = model.samplingDistribution(trace.logits, { temperature: ${s.temperature}, topK: ${s.topK}, topP: ${s.topP} });
 console.log(trace.layers[${this.#index('layer', this.#model?.descriptor.numLayers ?? 1)}].weights, p);
 `;
   }
