@@ -13,16 +13,15 @@
 // token (1-based; default the last), layer and head (1-based), temperature, top-k, top-p,
 // eager. Property: model (a PretrainedModel, or a source loadModel takes). Events:
 // `modelload` (detail { model }), `trace` (detail { tokens, position, trace }).
-import { getApi, initCode } from './api.js';
+import { initCode } from './api.js';
 import { AttentionElement, captionLine } from './base.js';
 import { errorMessage } from './theme.js';
 import { jsString } from './export.js';
 import { formatNumber, exactNumber, visibleText, TOKEN_MARKS } from './format.js';
 import { tokenLabel, bar } from './model-views.js';
 import { LIMITS } from './limits.js';
-import { tokensWithin, oncePerFrame } from './model-text.js';
+import { tokensWithin, oncePerFrame, leaseModel } from './model-text.js';
 import { loadWhenNear, sameOrigin } from './print.js';
-import { acquire, wasDisposed } from './model-cache.js';
 import { modelSource, isHubId } from './model-url.js';
 import { createLink, vectorStrip, heatTable, EXPLAINER_VIEWS_STYLE } from './explainer-views.js';
 
@@ -60,15 +59,6 @@ table.sampling td.number { text-align: end; font-variant-numeric: tabular-nums; 
 .hint { font-size: 0.9em; overflow-wrap: anywhere; }
 @media print { section { break-inside: avoid; } }
 ${EXPLAINER_VIEWS_STYLE}`;
-
-// The element's model lease (model-cache.js): elements showing the same source share one model.
-function lease(source, onProgress) {
-  return acquire(
-    typeof source === 'string' ? `loadModel ${source}` : null,
-    (signal, progress) => getApi().then((attn) => attn.loadModel(source, { onProgress: progress, signal })),
-    { onProgress, isDisposed: (model) => wasDisposed(model, (m) => m.tokenize('')) },
-  );
-}
 
 // The model's words for its pieces: norm, activation, positions.
 function describeModel(model) {
@@ -174,7 +164,7 @@ export class AttentionExplainer extends AttentionElement {
     try {
       const checked =
         typeof source === 'string' || source instanceof URL ? modelSource(TAG, name, String(source)) : source;
-      this.#lease = lease(checked, () => {});
+      this.#lease = leaseModel(checked, () => {});
     } catch (error) {
       this.#error = error;
     }

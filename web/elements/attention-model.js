@@ -13,7 +13,6 @@
 // once rather than when the element nears the viewport). Events: `modelload`
 // (detail { model }), `forward` (detail { tokens, attentions }), `loadprogress` (detail
 // { file, loaded, total, stage }).
-import { getApi } from './api.js';
 import { AttentionHeatmap } from './attention-heatmap.js';
 import { modelGrid, neuronTable, probabilityList, tokenLabel, topK, softmax } from './model-views.js';
 import { jsString } from './export.js';
@@ -21,9 +20,8 @@ import { TOKEN_MARKS, visibleText } from './format.js';
 import { AttentionElement } from './base.js';
 import { errorMessage } from './theme.js';
 import { LIMITS } from './limits.js';
-import { tokensWithin, oncePerFrame } from './model-text.js';
+import { tokensWithin, oncePerFrame, leaseModel } from './model-text.js';
 import { loadWhenNear, sameOrigin } from './print.js';
-import { acquire, wasDisposed } from './model-cache.js';
 import { modelUrl } from './model-url.js';
 
 const TAG = 'attention-model';
@@ -60,14 +58,6 @@ table.neuron td.note { font-size: 0.85em; opacity: 0.85; }
 table.neuron th[tabindex]:focus { outline: 2px solid var(--_focus); }
 .readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
 `;
-
-// The element's model lease (model-cache.js): elements showing the same source share one
-// model, freed when none shows it. A model from Files or a Map is the element's own.
-function leaseModel(source, onProgress) {
-  const load = (signal, progress) => getApi().then((attn) => attn.loadModel(source, { onProgress: progress, signal }));
-  const key = typeof source === 'string' ? `loadModel ${source}` : null;
-  return acquire(key, load, { onProgress, isDisposed: (model) => wasDisposed(model, (m) => m.tokenize('')) });
-}
 
 // Layer names when layers differ (Gemma's sliding-window layers beside global ones; Mistral's
 // window on every layer): 'window 4096' or 'global'. Null when every layer is alike and global.
