@@ -186,7 +186,11 @@ test('RoPE says the base the selector holds; the heatmap names its axes; edited 
       [...document.querySelector('attention-steps').shadowRoot.querySelectorAll('.slides')].map((n) => n.textContent),
     );
   const before = await notes();
-  assert.ok(before.length > 0 && before.every((t) => /^slides: \[/.test(t)), before.join(' | '));
+  assert.ok(
+    before.length > 0 &&
+      before.every((t) => /^Course slides \(the same matrix as printed there, rounded\): \[/.test(t)),
+    before.join(' | '),
+  );
   await page.evaluate(() => {
     const steps = document.querySelector('attention-steps');
     const x = steps.shadowRoot.querySelector('attention-matrix[data-name="X"]');
@@ -267,7 +271,8 @@ test("attention-model: head chips toggle a head's lines; the neuron view shows q
     const values = (row) => [...row.querySelectorAll('td.dim')].map((td) => Number(td.dataset.value));
     const rows = [...table.tBodies[0].rows];
     return {
-      q: values(table.tHead.rows[1]),
+      q: values(table.tHead.rows[2]), // under the titles and the dimension numbers
+      dims: [...table.tHead.rows[1].querySelectorAll('th.index')].map((th) => Number(th.textContent)),
       keys: rows.map((r) => values(r)),
       dots: rows.map((r) => r.dataset.score),
       cellHeight: Math.min(...[...table.querySelectorAll('td.dim')].map((td) => td.getBoundingClientRect().height)),
