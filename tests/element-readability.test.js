@@ -23,19 +23,29 @@ test.after(async () => {
   server?.close();
 });
 
-// A page holding one element's tag, at `width`; resolves once the element has drawn.
-async function open(name, width) {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
+// A page holding one element's tag, at `width` (in a light or dark page); resolves once the
+// element has drawn.
+async function open(name, width, scheme = 'light') {
+  const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: scheme });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.route(`${url}element/${name}.html`, (route) =>
-    route.fulfill({ contentType: 'text/html; charset=utf-8', body: elementPage(ELEMENT_PAGES[name]) }),
+    route.fulfill({ contentType: 'text/html; charset=utf-8', body: elementPage(ELEMENT_PAGES[name], scheme) }),
   );
   await page.goto(`${url}element/${name}.html`);
   await page.waitForFunction(
     () => {
       const root = document.querySelector('main > h1 + *')?.shadowRoot;
       return root && root.children.length > 0 && !root.querySelector('progress');
+    },
+    null,
+    { timeout: 60_000 },
+  );
+  // The sentiment element draws its stages once its classifier has read the sentence.
+  await page.waitForFunction(
+    () => {
+      const el = document.querySelector('main > h1 + *');
+      return el.localName !== 'attention-sentiment' || el.shadowRoot.querySelector('ol.pipeline li');
     },
     null,
     { timeout: 60_000 },
@@ -88,8 +98,55 @@ function layoutProblems() {
   return { small: [...new Set(small)], overlaps: overlaps.slice(0, 10) };
 }
 
+// In the page: content cut off. A box that clips (overflow hidden or clip) and holds more
+// than it shows is cut; one that scrolls sideways must be a labelled region (role=region,
+// aria-label, reachable by Tab) with a visible ".scroll-hint" just above it, and only table
+// cells may lie past its edge (a caption or a sentence cut at the edge is cut all the same).
+function clippedContent() {
+  const problems = [];
+  const name = (el) =>
+    `${el.getRootNode().host?.localName ?? 'page'} ${el.localName}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''}${el.getAttribute('aria-label') ? `[${el.getAttribute('aria-label')}]` : ''}`;
+  const visible = (el) => {
+    const box = el.getBoundingClientRect();
+    return box.width > 1 && box.height > 1 && !el.closest('[hidden]');
+  };
+  const check = (el) => {
+    const style = getComputedStyle(el);
+    // (a text field scrolls its own text: not content cut off)
+    if (!visible(el) || el.matches('input, textarea, select') || el.scrollWidth <= el.clientWidth + 1) return;
+    if (style.overflowX === 'visible') return; // spills over: the page's own width check sees it
+    if (style.overflowX !== 'auto' && style.overflowX !== 'scroll') {
+      problems.push(`${name(el)}: ${el.scrollWidth - el.clientWidth} px clipped (overflow ${style.overflowX})`);
+      return;
+    }
+    const hint = el.previousElementSibling;
+    if (el.getAttribute('role') !== 'region' || !el.getAttribute('aria-label') || el.tabIndex < 0)
+      problems.push(`${name(el)}: scrolls sideways but is no labelled, focusable region`);
+    if (!hint?.classList.contains('scroll-hint') || !visible(hint))
+      problems.push(`${name(el)}: scrolls sideways with no visible hint above it`);
+    const edge = el.getBoundingClientRect().right;
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!node.textContent.trim() || parent.closest('td, th')) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      if (range.getBoundingClientRect().right > edge + 1)
+        problems.push(`${name(el)}: "${node.textContent.trim().slice(0, 40)}" is cut at the edge`);
+    }
+  };
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      check(el);
+      if (el.shadowRoot) walk(el.shadowRoot);
+    }
+  };
+  walk(document);
+  return [...new Set(problems)];
+}
+
 for (const width of [1280, 390]) {
-  test(`every element at ${width} px: axe finds no violation, no words overlap, no text under 11 px`, async () => {
+  test(`every element at ${width} px: axe finds no violation, no words overlap, no text under 11 px, nothing cut off`, async () => {
     const failures = [];
     for (const name of Object.keys(ELEMENT_PAGES)) {
       const { page, errors } = await open(name, width);
@@ -100,10 +157,12 @@ for (const width of [1280, 390]) {
         ),
       );
       const { small, overlaps } = await page.evaluate(layoutProblems);
+      const clipped = await page.evaluate(clippedContent);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       if (violations.length) failures.push(`${name}: axe: ${violations.join(' | ')}`);
       if (small.length) failures.push(`${name}: text under 11 px: ${small.slice(0, 8).join(', ')}`);
       if (overlaps.length) failures.push(`${name}: overlapping words: ${overlaps.join(', ')}`);
+      if (clipped.length) failures.push(`${name}: content cut off: ${clipped.join(' | ')}`);
       if (overflow > 0) failures.push(`${name}: ${overflow} px of sideways scroll`);
       if (errors.length) failures.push(`${name}: page errors: ${errors.join('; ')}`);
       await page.close();
