@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { launchChromium } from './helpers/chromium.js';
 import { startServer } from '../scripts/server.js';
 import { ELEMENT_PAGES, elementPage } from '../scripts/element-shots.mjs';
+import { openElementPage } from './helpers/element-page.js';
 
 const AXE = fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url));
 let server, url, browser;
@@ -23,36 +24,8 @@ test.after(async () => {
   server?.close();
 });
 
-// A page holding one element's tag, at `width` (in a light or dark page); resolves once the
-// element has drawn.
-async function open(name, width, scheme = 'light') {
-  const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: scheme });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.route(`${url}element/${name}.html`, (route) =>
-    route.fulfill({ contentType: 'text/html; charset=utf-8', body: elementPage(ELEMENT_PAGES[name], scheme) }),
-  );
-  await page.goto(`${url}element/${name}.html`);
-  await page.waitForFunction(
-    () => {
-      const root = document.querySelector('main > h1 + *')?.shadowRoot;
-      return root && root.children.length > 0 && !root.querySelector('progress');
-    },
-    null,
-    { timeout: 60_000 },
-  );
-  // The sentiment element draws its stages once its classifier has read the sentence.
-  await page.waitForFunction(
-    () => {
-      const el = document.querySelector('main > h1 + *');
-      return el.localName !== 'attention-sentiment' || el.shadowRoot.querySelector('ol.pipeline li');
-    },
-    null,
-    { timeout: 60_000 },
-  );
-  await page.waitForTimeout(300);
-  return { page, errors };
-}
+// A page holding one element's tag, at `width` (in a light or dark page), drawn.
+const open = (name, width, scheme) => openElementPage(browser, url, name, width, scheme);
 
 // In the page: every visible word's box (through shadow roots), its font size, and which
 // text node it belongs to; then the pairs of words from different nodes that overlap.

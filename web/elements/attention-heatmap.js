@@ -33,7 +33,7 @@ button, select { font: inherit; }
 svg { max-width: 100%; height: auto; overflow: visible; }
 svg text { font: 13px system-ui, sans-serif; fill: currentColor; }
 svg line { stroke: var(--_line); }
-svg g.token:focus { outline: none; }
+svg g.token:focus-visible { outline: 2px solid var(--_focus); outline-offset: 1px; }
 svg g.token:focus text, svg g.token.active text { font-weight: 700; }
 svg line.dim { opacity: 0.05 !important; }
 svg text.heading { font-weight: 600; }
