@@ -6,22 +6,16 @@
 // name (aria-label, aria-labelledby, a <label>, its text, or a title).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { launchChromium } from './helpers/chromium.js';
-import { startServer } from '../scripts/server.js';
 import { ELEMENT_PAGES } from '../scripts/element-shots.mjs';
-import { openElementPage } from './helpers/element-page.js';
+import { openElementPage, startElementBrowser } from './helpers/element-page.js';
 
-let server, url, browser;
+let url, browser, close;
 
 test.before(async () => {
-  ({ server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'node_modules'] }));
-  browser = await launchChromium();
+  ({ url, browser, close } = await startElementBrowser());
 });
 
-test.after(async () => {
-  await browser?.close();
-  server?.close();
-});
+test.after(() => close?.());
 
 // In the page: the element's controls a Tab may land on (visible, enabled, in tab order),
 // kept in window.controls; and window.visited, the set Tab has reached so far.
@@ -84,10 +78,6 @@ function unreached() {
 for (const name of Object.keys(ELEMENT_PAGES)) {
   test(`${name}: Tab reaches every control, each with a focus ring and a name`, async () => {
     const { page } = await openElementPage(browser, url, name, 1280);
-    if (name === 'training')
-      await page.waitForFunction(() => document.querySelector('attention-training').state !== 'running', null, {
-        timeout: 60_000,
-      });
     const count = await page.evaluate(listControls);
     assert.ok(count > 0, 'the element has controls');
     const problems = [];

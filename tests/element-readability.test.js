@@ -6,23 +6,17 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { launchChromium } from './helpers/chromium.js';
-import { startServer } from '../scripts/server.js';
 import { ELEMENT_PAGES, elementPage } from '../scripts/element-shots.mjs';
-import { openElementPage } from './helpers/element-page.js';
+import { openElementPage, startElementBrowser } from './helpers/element-page.js';
 
 const AXE = fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url));
-let server, url, browser;
+let url, browser, close;
 
 test.before(async () => {
-  ({ server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'node_modules'] }));
-  browser = await launchChromium();
+  ({ url, browser, close } = await startElementBrowser());
 });
 
-test.after(async () => {
-  await browser?.close();
-  server?.close();
-});
+test.after(() => close?.());
 
 // A page holding one element's tag, at `width` (in a light or dark page), drawn.
 const open = (name, width, scheme) => openElementPage(browser, url, name, width, scheme);
@@ -466,6 +460,13 @@ test('hidden heads stay hidden when the head view is rebuilt (another layer, ano
   assert.deepEqual(standalone, [[1], []]);
 });
 
+// The first legend in element `tag`'s view: [its title, its low end, its high end].
+const firstLegend = (page, tag) =>
+  page.evaluate((tag) => {
+    const l = document.querySelector(tag).shadowRoot.querySelector('.legend');
+    return [l.querySelector('.title').textContent, Number(l.dataset.min), Number(l.dataset.max)];
+  }, tag);
+
 test('every colour has a legend with numeric ends, and every index, column and mark is named', async () => {
   let { page } = await open('model-neuron', 1280);
   const neuron = await page.evaluate(() => {
@@ -500,10 +501,7 @@ test('every colour has a legend with numeric ends, and every index, column and m
   assert.match(neuron.caption, /numbered 0 to 7 above the cells/);
 
   ({ page } = await open('model-model', 1280));
-  const model = await page.evaluate(() => {
-    const l = document.querySelector('attention-model').shadowRoot.querySelector('.legend');
-    return [l.querySelector('.title').textContent, Number(l.dataset.min), Number(l.dataset.max)];
-  });
+  const model = await firstLegend(page, 'attention-model');
   await page.close();
   assert.deepEqual(model, ['map colour = attention weight', 0, 1]);
 
@@ -521,10 +519,7 @@ test('every colour has a legend with numeric ends, and every index, column and m
   assert.ok(head.neutral, "the all-heads key is drawn in the text's colour, not a head's");
 
   ({ page } = await open('sentiment', 1280));
-  const sentiment = await page.evaluate(() => {
-    const l = document.querySelector('attention-sentiment').shadowRoot.querySelector('.legend');
-    return [l.querySelector('.title').textContent, Number(l.dataset.min), Number(l.dataset.max)];
-  });
+  const sentiment = await firstLegend(page, 'attention-sentiment');
   await page.close();
   assert.deepEqual(sentiment, ['cell shade = attention weight', 0, 1]);
 

@@ -1,10 +1,24 @@
 // One element's page (scripts/element-shots.mjs's ELEMENT_PAGES, as docs/elements.md shows
 // it) opened in headless Chromium, for the tests that read the elements as a reader would.
-import { ELEMENT_PAGES, elementPage } from '../../scripts/element-shots.mjs';
+import { ELEMENT_PAGES, elementPage, settled } from '../../scripts/element-shots.mjs';
+import { startServer } from '../../scripts/server.js';
+import { launchChromium } from './chromium.js';
+
+/** A server of this checkout (web/, bindings/, dist/, node_modules/) and a browser. */
+export async function startElementBrowser() {
+  const { server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'node_modules'] });
+  const browser = await launchChromium();
+  const close = async () => {
+    await browser.close();
+    server.close();
+  };
+  return { url, browser, close };
+}
 
 /**
  * A page holding element `name`'s tag at `width` px, in a light or dark page, served under
- * `url`; resolves once the element has drawn. `errors` collects the page's uncaught errors.
+ * `url`; resolves once the element has drawn (element-shots.mjs's settled). `errors`
+ * collects the page's uncaught errors.
  * @returns {Promise<{ page: import('playwright-core').Page, errors: string[] }>}
  */
 export async function openElementPage(browser, url, name, width, scheme = 'light') {
@@ -15,23 +29,6 @@ export async function openElementPage(browser, url, name, width, scheme = 'light
     route.fulfill({ contentType: 'text/html; charset=utf-8', body: elementPage(ELEMENT_PAGES[name], scheme) }),
   );
   await page.goto(`${url}element/${name}.html`);
-  await page.waitForFunction(
-    () => {
-      const root = document.querySelector('main > h1 + *')?.shadowRoot;
-      return root && root.children.length > 0 && !root.querySelector('progress');
-    },
-    null,
-    { timeout: 60_000 },
-  );
-  // The sentiment element draws its stages once its classifier has read the sentence.
-  await page.waitForFunction(
-    () => {
-      const el = document.querySelector('main > h1 + *');
-      return el.localName !== 'attention-sentiment' || el.shadowRoot.querySelector('ol.pipeline li');
-    },
-    null,
-    { timeout: 60_000 },
-  );
-  await page.waitForTimeout(300);
+  await settled(page);
   return { page, errors };
 }
