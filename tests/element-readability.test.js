@@ -547,6 +547,7 @@ test("flash names s and marks this block's keys only once a block is read", asyn
       const m = (name) => root.querySelector(`attention-matrix[data-name="${name}"]`);
       const k = m('k');
       return {
+        formula: root.querySelector('.formula').textContent.split(':')[0],
         k: k.label,
         marked: k.rowLabels.filter((l) => l.startsWith('▶')).length,
         scores: m('block-scores') && [
@@ -556,7 +557,9 @@ test("flash names s and marks this block's keys only once a block is read", asyn
         p: m('block-p')?.label ?? null,
       };
     });
-  assert.deepEqual(await read(), { k: 'k (no block read yet)', marked: 0, scores: null, p: null });
+  const s =
+    "Per query row, block by block, with s = its scores q·kᵀ/√d against the block's keys, m the running max, ℓ the running sum and O the running output";
+  assert.deepEqual(await read(), { formula: s, k: 'k (no block read yet)', marked: 0, scores: null, p: null });
   await page.locator('attention-flash').getByRole('button', { name: 'Next block ▶' }).click();
   const after = await read();
   await page.close();

@@ -416,8 +416,9 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
       end.append(verdict);
     }
     const formula = document.createElement('p');
+    formula.className = 'formula';
     formula.innerHTML =
-      '<code>m ← max(m, max s)</code>, <code>ℓ ← ℓ·e^(m_old−m) + Σ e^(s−m)</code>, <code>O ← O·e^(m_old−m) + Σ e^(s−m)·v</code>; at the end <code>output = O / ℓ</code>.';
+      "Per query row, block by block, with <code>s</code> = its scores <code>q·kᵀ/√d</code> against the block's keys, <code>m</code> the running max, <code>ℓ</code> the running sum and <code>O</code> the running output: <code>m ← max(m, max s)</code>, <code>ℓ ← ℓ·e^(m_old−m) + Σ e^(s−m)</code>, <code>O ← O·e^(m_old−m) + Σ e^(s−m)·v</code>; at the end <code>output = O / ℓ</code>.";
     this.shadowRoot.replaceChildren(this.exportBar('attention-flash'), controls, formula, inputs, running, end, memory);
     this.showAttributeError(this.attributeReader().checkAll().error);
   }
