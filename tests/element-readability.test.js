@@ -631,8 +631,21 @@ test('print of a model from another origin: a placeholder says what happened and
   const failed = await offline.evaluate(() =>
     [...document.getElementById('remote').shadowRoot.children].map((c) => c.textContent),
   );
+  // A full-page screenshot offline (no print): an element from another origin, not yet
+  // scrolled to, says it cannot load and what to try, rather than that it will load.
+  await offline.emulateMedia({ media: 'screen' });
+  const waiting = await offline.evaluate(async () => {
+    await customElements.whenDefined('attention-model');
+    const el = document.createElement('attention-model');
+    el.setAttribute('src', 'https://example.invalid/other/');
+    document.body.prepend(Object.assign(document.createElement('div'), { style: 'height: 3000px' }));
+    document.body.append(el);
+    return [...el.shadowRoot.children].map((c) => c.textContent);
+  });
   await offline.context().setOffline(false);
   await offline.close();
   assert.equal(failed[0], 'Could not load https://example.invalid/model/: the browser is offline.');
   assert.match(failed.at(-1), /^Try: /);
+  assert.equal(waiting[0], 'Could not load https://example.invalid/other/: the browser is offline.');
+  assert.match(waiting[1], /^Try: /);
 });

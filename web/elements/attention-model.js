@@ -414,7 +414,10 @@ export class AttentionModel extends AttentionElement {
       const waiting = document.createElement('p');
       waiting.className = 'status';
       waiting.textContent = `The model loads when this element is scrolled into view (${this.getAttribute('src')}).`;
-      parts.push(waiting);
+      // Offline, a model from another origin will not load when scrolled to either: a full-page
+      // screenshot shows why, and what to try, rather than a promise.
+      const stranded = globalThis.navigator?.onLine === false && !sameOrigin(this.getAttribute('src'));
+      parts.push(...(stranded ? [this.#offlineLine(), loadHint()] : [waiting]));
     }
     if (this.#model) parts.push(this.#inputRow(), this.#viewRow());
     if (this.#error && this.#loadFailed && globalThis.navigator?.onLine === false) parts.push(this.#offlineLine());
