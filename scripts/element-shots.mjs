@@ -3,7 +3,8 @@
 // as printed (print media, 1280 px):
 //   node scripts/element-shots.mjs [--all] [--root DIR] [--out DIR]
 // (--root: the checkout whose web/, bindings/ and dist/ are served; default this one;
-//  --out: where the PNGs go, default docs/images/elements; --only a,b: those pages only).
+//  --out: where the PNGs go, default docs/images/elements, or build/element-shots with --all (the
+//  review set: 65 images, not kept in the repository); --only a,b: those pages only).
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,7 +79,9 @@ async function main() {
   });
   const here = fileURLToPath(new URL('../', import.meta.url));
   const root = values.root ? `${values.root.replace(/\/$/, '')}/` : here;
-  const out = values.out ?? fileURLToPath(new URL('../docs/images/elements/', import.meta.url));
+  const out =
+    values.out ??
+    fileURLToPath(new URL(values.all ? '../build/element-shots/' : '../docs/images/elements/', import.meta.url));
   await mkdir(out, { recursive: true });
   // A folder of its own: the pages, and links to the checkout's web/, bindings/ and dist/.
   const site = await mkdtemp(join(tmpdir(), 'element-shots-'));
