@@ -1,8 +1,10 @@
 // Screenshots of every element on a page of its own, as docs/elements.md shows it: 960 px
-// wide (docs/elements.md's images), or with --all at 1280 and 390 px, light and dark:
+// wide (docs/elements.md's images), or with --all at 1280 and 390 px, light and dark, and
+// as printed (print media, 1280 px):
 //   node scripts/element-shots.mjs [--all] [--root DIR] [--out DIR]
 // (--root: the checkout whose web/, bindings/ and dist/ are served; default this one;
-//  --out: where the PNGs go, default docs/images/elements; --only a,b: those pages only).
+//  --out: where the PNGs go, default docs/images/elements, or build/element-shots with --all (the
+//  review set: 65 images, not kept in the repository); --only a,b: those pages only).
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,13 +42,22 @@ export function elementPage(tag, scheme = 'light') {
 <script type="module" src="/web/elements/index.js"></script></head><body><main><h1 style="font-size: 1rem">${title}</h1>${tag}</main></body></html>`;
 }
 
-// Waits until the element has drawn something that is not a progress bar.
-async function settled(page) {
+/** Waits until the element has drawn something that is not a progress bar (and all of it). */
+export async function settled(page) {
   await page.waitForFunction(
     () => {
       const el = document.querySelector('main > h1 + *');
       const root = el?.shadowRoot;
       return root && root.children.length > 0 && !root.querySelector('progress');
+    },
+    null,
+    { timeout: 60_000 },
+  );
+  // The sentiment element draws its stages once its classifier has read the sentence.
+  await page.waitForFunction(
+    () => {
+      const el = document.querySelector('main > h1 + *');
+      return el.localName !== 'attention-sentiment' || el.shadowRoot.querySelector('ol.pipeline li');
     },
     null,
     { timeout: 60_000 },
@@ -69,7 +80,9 @@ async function main() {
   });
   const here = fileURLToPath(new URL('../', import.meta.url));
   const root = values.root ? `${values.root.replace(/\/$/, '')}/` : here;
-  const out = values.out ?? fileURLToPath(new URL('../docs/images/elements/', import.meta.url));
+  const out =
+    values.out ??
+    fileURLToPath(new URL(values.all ? '../build/element-shots/' : '../docs/images/elements/', import.meta.url));
   await mkdir(out, { recursive: true });
   // A folder of its own: the pages, and links to the checkout's web/, bindings/ and dist/.
   const site = await mkdtemp(join(tmpdir(), 'element-shots-'));
@@ -88,10 +101,13 @@ async function main() {
             [1280, 'light'],
             [390, 'light'],
             [1280, 'dark'],
+            [390, 'dark'],
+            [1280, 'light', 'print'],
           ]
         : [[960, 'light']];
-      for (const [width, scheme] of variants) {
+      for (const [width, scheme, media = 'screen'] of variants) {
         const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: scheme });
+        await page.emulateMedia({ media });
         await page.goto(`${url}${name}-${scheme}.html`);
         try {
           await settled(page);
@@ -99,7 +115,7 @@ async function main() {
           console.error(`${name}: ${error.message.split('\n')[0]}`);
         }
         const file = values.all
-          ? `${out}/${name}-${width}${scheme === 'dark' ? '-dark' : ''}.png`
+          ? `${out}/${name}-${width}${scheme === 'dark' ? '-dark' : ''}${media === 'print' ? '-print' : ''}.png`
           : `${out}/${name}.png`;
         await writeFile(file, await page.locator('main').screenshot());
         await page.close();

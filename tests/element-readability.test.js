@@ -6,43 +6,20 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { launchChromium } from './helpers/chromium.js';
-import { startServer } from '../scripts/server.js';
 import { ELEMENT_PAGES, elementPage } from '../scripts/element-shots.mjs';
+import { openElementPage, startElementBrowser } from './helpers/element-page.js';
 
 const AXE = fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url));
-let server, url, browser;
+let url, browser, close;
 
 test.before(async () => {
-  ({ server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'node_modules'] }));
-  browser = await launchChromium();
+  ({ url, browser, close } = await startElementBrowser());
 });
 
-test.after(async () => {
-  await browser?.close();
-  server?.close();
-});
+test.after(() => close?.());
 
-// A page holding one element's tag, at `width`; resolves once the element has drawn.
-async function open(name, width) {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.route(`${url}element/${name}.html`, (route) =>
-    route.fulfill({ contentType: 'text/html; charset=utf-8', body: elementPage(ELEMENT_PAGES[name]) }),
-  );
-  await page.goto(`${url}element/${name}.html`);
-  await page.waitForFunction(
-    () => {
-      const root = document.querySelector('main > h1 + *')?.shadowRoot;
-      return root && root.children.length > 0 && !root.querySelector('progress');
-    },
-    null,
-    { timeout: 60_000 },
-  );
-  await page.waitForTimeout(300);
-  return { page, errors };
-}
+// A page holding one element's tag, at `width` (in a light or dark page), drawn.
+const open = (name, width, scheme) => openElementPage(browser, url, name, width, scheme);
 
 // In the page: every visible word's box (through shadow roots), its font size, and which
 // text node it belongs to; then the pairs of words from different nodes that overlap.
@@ -88,8 +65,55 @@ function layoutProblems() {
   return { small: [...new Set(small)], overlaps: overlaps.slice(0, 10) };
 }
 
+// In the page: content cut off. A box that clips (overflow hidden or clip) and holds more
+// than it shows is cut; one that scrolls sideways must be a labelled region (role=region,
+// aria-label, reachable by Tab) with a visible ".scroll-hint" just above it, and only table
+// cells may lie past its edge (a caption or a sentence cut at the edge is cut all the same).
+function clippedContent() {
+  const problems = [];
+  const name = (el) =>
+    `${el.getRootNode().host?.localName ?? 'page'} ${el.localName}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''}${el.getAttribute('aria-label') ? `[${el.getAttribute('aria-label')}]` : ''}`;
+  const visible = (el) => {
+    const box = el.getBoundingClientRect();
+    return box.width > 1 && box.height > 1 && !el.closest('[hidden]');
+  };
+  const check = (el) => {
+    const style = getComputedStyle(el);
+    // (a text field scrolls its own text: not content cut off)
+    if (!visible(el) || el.matches('input, textarea, select') || el.scrollWidth <= el.clientWidth + 1) return;
+    if (style.overflowX === 'visible') return; // spills over: the page's own width check sees it
+    if (style.overflowX !== 'auto' && style.overflowX !== 'scroll') {
+      problems.push(`${name(el)}: ${el.scrollWidth - el.clientWidth} px clipped (overflow ${style.overflowX})`);
+      return;
+    }
+    const hint = el.previousElementSibling;
+    if (el.getAttribute('role') !== 'region' || !el.getAttribute('aria-label') || el.tabIndex < 0)
+      problems.push(`${name(el)}: scrolls sideways but is no labelled, focusable region`);
+    if (!hint?.classList.contains('scroll-hint') || !visible(hint))
+      problems.push(`${name(el)}: scrolls sideways with no visible hint above it`);
+    const edge = el.getBoundingClientRect().right;
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!node.textContent.trim() || parent.closest('td, th')) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      if (range.getBoundingClientRect().right > edge + 1)
+        problems.push(`${name(el)}: "${node.textContent.trim().slice(0, 40)}" is cut at the edge`);
+    }
+  };
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      check(el);
+      if (el.shadowRoot) walk(el.shadowRoot);
+    }
+  };
+  walk(document);
+  return [...new Set(problems)];
+}
+
 for (const width of [1280, 390]) {
-  test(`every element at ${width} px: axe finds no violation, no words overlap, no text under 11 px`, async () => {
+  test(`every element at ${width} px: axe finds no violation, no words overlap, no text under 11 px, nothing cut off`, async () => {
     const failures = [];
     for (const name of Object.keys(ELEMENT_PAGES)) {
       const { page, errors } = await open(name, width);
@@ -100,10 +124,12 @@ for (const width of [1280, 390]) {
         ),
       );
       const { small, overlaps } = await page.evaluate(layoutProblems);
+      const clipped = await page.evaluate(clippedContent);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       if (violations.length) failures.push(`${name}: axe: ${violations.join(' | ')}`);
       if (small.length) failures.push(`${name}: text under 11 px: ${small.slice(0, 8).join(', ')}`);
       if (overlaps.length) failures.push(`${name}: overlapping words: ${overlaps.join(', ')}`);
+      if (clipped.length) failures.push(`${name}: content cut off: ${clipped.join(' | ')}`);
       if (overflow > 0) failures.push(`${name}: ${overflow} px of sideways scroll`);
       if (errors.length) failures.push(`${name}: page errors: ${errors.join('; ')}`);
       await page.close();
@@ -186,7 +212,11 @@ test('RoPE says the base the selector holds; the heatmap names its axes; edited 
       [...document.querySelector('attention-steps').shadowRoot.querySelectorAll('.slides')].map((n) => n.textContent),
     );
   const before = await notes();
-  assert.ok(before.length > 0 && before.every((t) => /^slides: \[/.test(t)), before.join(' | '));
+  assert.ok(
+    before.length > 0 &&
+      before.every((t) => /^Course slides \(the same matrix as printed there, rounded\): \[/.test(t)),
+    before.join(' | '),
+  );
   await page.evaluate(() => {
     const steps = document.querySelector('attention-steps');
     const x = steps.shadowRoot.querySelector('attention-matrix[data-name="X"]');
@@ -267,7 +297,8 @@ test("attention-model: head chips toggle a head's lines; the neuron view shows q
     const values = (row) => [...row.querySelectorAll('td.dim')].map((td) => Number(td.dataset.value));
     const rows = [...table.tBodies[0].rows];
     return {
-      q: values(table.tHead.rows[1]),
+      q: values(table.tHead.rows[2]), // under the titles and the dimension numbers
+      dims: [...table.tHead.rows[1].querySelectorAll('th.index')].map((th) => Number(th.textContent)),
       keys: rows.map((r) => values(r)),
       dots: rows.map((r) => r.dataset.score),
       cellHeight: Math.min(...[...table.querySelectorAll('td.dim')].map((td) => td.getBoundingClientRect().height)),
@@ -322,4 +353,299 @@ test('attention-matrix says when its rows sum to 1, and only then', async () => 
   });
   await page.close();
   assert.deepEqual(shapes, [' [2 × 2] · each row sums to 1', ' [2 × 2]']);
+});
+
+test('the lines view says "more opaque = more weight", true in light and dark pages; its key is drawn in the lines\' colour', async () => {
+  for (const scheme of ['light', 'dark']) {
+    const { page } = await open('heatmap-lines', 1280, scheme);
+    const r = await page.evaluate(() => {
+      const root = document.querySelector('attention-heatmap').shadowRoot;
+      const lines = [...root.querySelectorAll('svg line')];
+      const luminance = (colour) => {
+        const [r, g, b] = colour.match(/[\d.]+/g).map(Number);
+        const lin = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+      };
+      const stroke = getComputedStyle(lines[0]).stroke;
+      return {
+        caption: root.querySelector('.caption').textContent,
+        key: root.querySelector('.key').textContent,
+        strokes: [...new Set(lines.map((l) => getComputedStyle(l).stroke))],
+        samples: [
+          ...new Set([...root.querySelectorAll('.key .samples span')].map((s) => getComputedStyle(s).backgroundColor)),
+        ],
+        opacities: lines.map((l) => [Number(l.style.opacity), Number(l.dataset.weight)]),
+        // (a page with no background of its own is white: the light pages here)
+        lineLighterThanPage:
+          luminance(stroke) >
+          luminance(getComputedStyle(document.body).backgroundColor.replace(/^rgba\(.*, 0\)$/, 'rgb(255, 255, 255)')),
+      };
+    });
+    await page.close();
+    assert.match(r.caption, /the more opaque \(solid\) the line, the more weight/);
+    assert.doesNotMatch(r.caption, /darker/);
+    assert.match(r.key, /^line opacity = weight: 0 \(faint\)\s*1 \(solid\)$/);
+    assert.equal(r.strokes.length, 1);
+    assert.deepEqual(r.samples, r.strokes, `${scheme}: the key's samples in the lines' colour`);
+    for (const [opacity, weight] of r.opacities)
+      assert.ok(Math.abs(opacity - weight) < 1e-6, `${opacity} vs ${weight}`);
+    // The premise: on a dark page a heavy line is lighter than the page, so "darker" was false.
+    assert.equal(r.lineLighterThanPage, scheme === 'dark');
+  }
+});
+
+test('attention-matrix names its axes query ↓ key → unless told otherwise (row-title="" shows none)', async () => {
+  const { page } = await open('matrix', 1280);
+  const axes = await page.evaluate(async () => {
+    const m = document.querySelector('attention-matrix');
+    const axis = () => m.shadowRoot.querySelector('.axis')?.textContent ?? null;
+    const corner = () => m.shadowRoot.querySelector('th.corner').textContent;
+    const seen = [[axis(), corner()]];
+    m.setAttribute('row-title', 'token');
+    m.setAttribute('col-title', 'feature');
+    seen.push([axis(), corner()]);
+    m.setAttribute('row-title', '');
+    m.setAttribute('col-title', '');
+    seen.push([axis(), corner()]);
+    return seen;
+  });
+  await page.close();
+  assert.deepEqual(axes, [
+    ['query ↓   key →', 'query \\ key'],
+    ['token ↓   feature →', 'token \\ feature'],
+    [null, 'row \\ column'],
+  ]);
+});
+
+test('hidden heads stay hidden when the head view is rebuilt (another layer, another text); a new head count shows all', async () => {
+  const { page } = await open('model-head', 1280);
+  const heads = () =>
+    page.evaluate(() => {
+      const root = document.querySelector('attention-model').shadowRoot.querySelector('attention-heatmap').shadowRoot;
+      return {
+        pressed: [...root.querySelectorAll('.chip')].map((c) => c.getAttribute('aria-pressed')),
+        drawn: [...new Set([...root.querySelectorAll('svg line')].map((l) => l.dataset.head))].sort(),
+      };
+    });
+  const chip = (n) => page.locator('attention-model').locator('attention-heatmap').locator(`.chip[data-head="${n}"]`);
+  await chip(0).click();
+  await chip(2).click();
+  const hidden = { pressed: ['false', 'true', 'false', 'true'], drawn: ['1', '3'] };
+  assert.deepEqual(await heads(), hidden);
+  await page.evaluate(() => document.querySelector('attention-model').setAttribute('layer', '2'));
+  await page.waitForFunction(() =>
+    document.querySelector('attention-model').shadowRoot.querySelector('.caption').textContent.startsWith('Layer 2'),
+  );
+  assert.deepEqual(await heads(), hidden, 'layer 2');
+  await page.evaluate(() => {
+    document.querySelector('attention-model').text = 'A dog ran';
+  });
+  await page.waitForFunction(() => document.querySelector('attention-model').toJSON().text === 'A dog ran');
+  assert.deepEqual(await heads(), hidden, 'a new text');
+  // The heatmap itself: the same number of heads keeps them hidden, another number shows all.
+  const standalone = await page.evaluate(() => {
+    const h = document.createElement('attention-heatmap');
+    h.setAttribute('view', 'lines');
+    h.setAttribute('head', 'all');
+    document.body.append(h);
+    const uniform = (heads) => ({ data: new Float32Array(heads * 4).fill(0.5), shape: [heads, 2, 2] });
+    h.weights = uniform(4);
+    h.hiddenHeads = [1];
+    h.weights = uniform(4);
+    const same = h.hiddenHeads;
+    h.weights = uniform(3);
+    return [same, h.hiddenHeads];
+  });
+  await page.close();
+  assert.deepEqual(standalone, [[1], []]);
+});
+
+// The first legend in element `tag`'s view: [its title, its low end, its high end].
+const firstLegend = (page, tag) =>
+  page.evaluate((tag) => {
+    const l = document.querySelector(tag).shadowRoot.querySelector('.legend');
+    return [l.querySelector('.title').textContent, Number(l.dataset.min), Number(l.dataset.max)];
+  }, tag);
+
+test('every colour has a legend with numeric ends, and every index, column and mark is named', async () => {
+  let { page } = await open('model-neuron', 1280);
+  const neuron = await page.evaluate(() => {
+    const root = document.querySelector('attention-model').shadowRoot;
+    const table = root.querySelector('table.neuron');
+    const hd = table.tHead.rows[1].querySelectorAll('th.index').length / 2;
+    const values = (row, from, to) =>
+      [...row.querySelectorAll('td.dim')].slice(from, to).map((td) => Number(td.dataset.value));
+    const rows = [table.tHead.rows[2], ...table.tBodies[0].rows];
+    const vectors = [...values(rows[0], 0, hd), ...rows.slice(1).flatMap((r) => values(r, 0, hd))];
+    const products = rows.slice(1).flatMap((r) => values(r, hd, 2 * hd));
+    return {
+      dims: [...table.tHead.rows[1].querySelectorAll('th.index')].map((th) => Number(th.textContent)),
+      dimsTitle: table.tHead.rows[1].cells[0].textContent,
+      legends: [...root.querySelectorAll('.legends .legend')].map((l) => [
+        l.querySelector('.title').textContent,
+        Number(l.dataset.min),
+        Number(l.dataset.max),
+      ]),
+      vectorMax: Math.max(...vectors.map(Math.abs)),
+      productMax: Math.max(...products.map(Math.abs)),
+      caption: root.querySelector('.table-caption').textContent,
+    };
+  });
+  await page.close();
+  assert.deepEqual(neuron.dims, [0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7]);
+  assert.equal(neuron.dimsTitle, 'dimension →');
+  assert.deepEqual(neuron.legends, [
+    ['q and k cells', -neuron.vectorMax, neuron.vectorMax],
+    ['q ⊙ k cells', -neuron.productMax, neuron.productMax],
+  ]);
+  assert.match(neuron.caption, /numbered 0 to 7 above the cells/);
+
+  ({ page } = await open('model-model', 1280));
+  const model = await firstLegend(page, 'attention-model');
+  await page.close();
+  assert.deepEqual(model, ['map colour = attention weight', 0, 1]);
+
+  ({ page } = await open('model-head', 1280));
+  const head = await page.evaluate(() => {
+    const root = document.querySelector('attention-model').shadowRoot;
+    const key = root.querySelector('attention-heatmap').shadowRoot.querySelector('.key .samples');
+    return {
+      columns: [...root.querySelectorAll('table.probabilities thead th')].map((th) => th.textContent),
+      neutral: getComputedStyle(key.firstElementChild).backgroundColor === getComputedStyle(key).color,
+    };
+  });
+  await page.close();
+  assert.deepEqual(head.columns, ['token', 'probability (0 … 1)']);
+  assert.ok(head.neutral, "the all-heads key is drawn in the text's colour, not a head's");
+
+  ({ page } = await open('sentiment', 1280));
+  const sentiment = await firstLegend(page, 'attention-sentiment');
+  await page.close();
+  assert.deepEqual(sentiment, ['cell shade = attention weight', 0, 1]);
+
+  ({ page } = await open('positional-rope', 1280));
+  const rope = await page.evaluate(() => {
+    const root = document.querySelector('positional-encoding').shadowRoot;
+    return {
+      heads: root.querySelectorAll('svg polygon.arrowhead').length,
+      shades: [...root.querySelectorAll('.shades .samples span')].map((s) => Number(s.style.opacity)),
+      lines: [...root.querySelectorAll('svg line')].map((l) => Number(l.style.opacity)),
+      key: root.querySelector('.shades').textContent,
+    };
+  });
+  await page.close();
+  assert.equal(rope.heads, 8, 'an arrowhead at each tip');
+  assert.deepEqual(rope.shades, rope.lines, "the key's shades are the arrows'");
+  assert.equal(rope.key, 'arrow shade = position: 07');
+});
+
+test("flash names s and marks this block's keys only once a block is read", async () => {
+  const { page } = await open('flash', 1280);
+  const read = () =>
+    page.evaluate(() => {
+      const root = document.querySelector('attention-flash').shadowRoot;
+      const m = (name) => root.querySelector(`attention-matrix[data-name="${name}"]`);
+      const k = m('k');
+      return {
+        formula: root.querySelector('.formula').textContent.split(':')[0],
+        k: k.label,
+        marked: k.rowLabels.filter((l) => l.startsWith('▶')).length,
+        scores: m('block-scores') && [
+          m('block-scores').label,
+          m('block-scores').shadowRoot.querySelector('.axis').textContent,
+        ],
+        p: m('block-p')?.label ?? null,
+      };
+    });
+  const s =
+    "Per query row, block by block, with s = its scores q·kᵀ/√d against the block's keys, m the running max, ℓ the running sum and O the running output";
+  assert.deepEqual(await read(), { formula: s, k: 'k (no block read yet)', marked: 0, scores: null, p: null });
+  await page.locator('attention-flash').getByRole('button', { name: 'Next block ▶' }).click();
+  const after = await read();
+  await page.close();
+  assert.equal(after.k, "k (▶ = block 1's keys)");
+  assert.equal(after.marked, 2, 'block="2": two keys');
+  assert.deepEqual(after.scores, ["s: this block's scores q·kᵀ/√d", "query row ↓   this block's key →"]);
+  assert.equal(after.p, 'e^(s − m): s above, m the new running max');
+});
+
+test('training: the status, the curve and the pause agree on the step', async () => {
+  const { page } = await open('training', 1280);
+  await page.waitForFunction(() => document.querySelector('attention-training').state !== 'running', null, {
+    timeout: 60_000,
+  });
+  await page.waitForTimeout(1000); // a report the Worker sent before it read the pause would be in by now
+  const r = await page.evaluate(() => {
+    const el = document.querySelector('attention-training');
+    return { last: el.history.at(-1).step, stats: el.shadowRoot.querySelector('.stats').textContent };
+  });
+  await page.close();
+  assert.equal(Number(/^step (\d+)/.exec(r.stats)[1]), r.last, r.stats);
+  const paused = /at step (\d+): paused/.exec(r.stats);
+  if (paused) assert.equal(Number(paused[1]), r.last, r.stats);
+});
+
+test('print of a model from another origin: a placeholder says what happened and what to try, never a bare control', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 700 } });
+  await page.route(`${url}element/remote.html`, (route) =>
+    route.fulfill({
+      contentType: 'text/html; charset=utf-8',
+      body: elementPage(
+        `<div style="height: 3000px">spacer</div><attention-model id="remote" src="https://example.invalid/model/" text="The cat sat"></attention-model>`,
+      ),
+    }),
+  );
+  await page.route('https://example.invalid/**', () => {}); // online, and never answered
+  await page.goto(`${url}element/remote.html`);
+  await page.emulateMedia({ media: 'print' });
+  await page.waitForFunction(() => document.getElementById('remote').shadowRoot.querySelector('progress'));
+  const printing = await page.evaluate(() => {
+    const root = document.getElementById('remote').shadowRoot;
+    return {
+      progress: getComputedStyle(root.querySelector('progress')).display,
+      note: root.querySelector('.print-only').textContent,
+      shown: getComputedStyle(root.querySelector('.print-only')).display,
+    };
+  });
+  assert.equal(printing.progress, 'none');
+  assert.equal(printing.shown, 'block');
+  assert.match(
+    printing.note,
+    /^Could not load https:\/\/example\.invalid\/model\/ in time for print: it was still downloading\. Try: print again once the model is drawn, or the tiny GPT-2 this package ships, src="http:\/\/127\.0\.0\.1:\d+\/web\/elements\/models\/tiny-gpt2\/"\.$/,
+  );
+  await page.close();
+  // Offline: the load fails at once, and the element says so in plain words, then what to try.
+  const offline = await browser.newPage({ viewport: { width: 1280, height: 700 } });
+  await offline.route(`${url}element/remote.html`, (route) =>
+    route.fulfill({
+      contentType: 'text/html; charset=utf-8',
+      body: elementPage(
+        `<div style="height: 3000px">spacer</div><attention-model id="remote" src="https://example.invalid/model/" text="The cat sat"></attention-model>`,
+      ),
+    }),
+  );
+  await offline.goto(`${url}element/remote.html`);
+  await offline.context().setOffline(true);
+  await offline.emulateMedia({ media: 'print' });
+  await offline.waitForFunction(() => document.getElementById('remote').error, null, { timeout: 30_000 });
+  const failed = await offline.evaluate(() =>
+    [...document.getElementById('remote').shadowRoot.children].map((c) => c.textContent),
+  );
+  // A full-page screenshot offline (no print): an element from another origin, not yet
+  // scrolled to, says it cannot load and what to try, rather than that it will load.
+  await offline.emulateMedia({ media: 'screen' });
+  const waiting = await offline.evaluate(async () => {
+    await customElements.whenDefined('attention-model');
+    const el = document.createElement('attention-model');
+    el.setAttribute('src', 'https://example.invalid/other/');
+    document.body.prepend(Object.assign(document.createElement('div'), { style: 'height: 3000px' }));
+    document.body.append(el);
+    return [...el.shadowRoot.children].map((c) => c.textContent);
+  });
+  await offline.context().setOffline(false);
+  await offline.close();
+  assert.equal(failed[0], 'Could not load https://example.invalid/model/: the browser is offline.');
+  assert.match(failed.at(-1), /^Try: /);
+  assert.equal(waiting[0], 'Could not load https://example.invalid/other/: the browser is offline.');
+  assert.match(waiting[1], /^Try: /);
 });

@@ -82,7 +82,8 @@ test(
           t.tHead?.textContent.includes('logit ÷ T'),
         );
         return {
-          caption: table.caption.textContent,
+          // (the caption stands above the table's region, and names the table)
+          caption: table.getAttribute('aria-label'),
           rows: [...table.tBodies[0].rows].map((tr) =>
             [...tr.cells].slice(1).map((c) => Number(c.textContent.replace('−', '-'))),
           ),

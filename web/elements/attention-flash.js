@@ -336,7 +336,11 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     );
     inputs.append(
       this.#matrix('q', 'q', d.q, { axes: ['query', 'feature'] }),
-      this.#matrix('k', 'k (▶ this block)', d.k, { rowLabels: keyLabels, axes: ['key', 'feature'] }),
+      // ▶ marks the keys of the block just read (none at the start).
+      this.#matrix('k', t > 0 ? `k (▶ = block ${t}'s keys)` : 'k (no block read yet)', d.k, {
+        rowLabels: keyLabels,
+        axes: ['key', 'feature'],
+      }),
       this.#matrix('v', 'v', d.v, { rowLabels: keyLabels, axes: ['key', 'value feature'] }),
     );
 
@@ -344,18 +348,22 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     running.className = 'row';
     const rowNames = d.q.map((_, i) => `row ${i + 1}`);
     if (t > 0) {
+      const blockKeys = Array.from({ length: state[0].keys[1] - state[0].keys[0] }, (_, j) =>
+        String(state[0].keys[0] + j + 1),
+      );
+      const blockAxes = ['query row', "this block's key"];
       running.append(
         this.#matrix(
           'block-scores',
-          "this block's scores q·kᵀ/√d",
+          "s: this block's scores q·kᵀ/√d",
           state.map((r) => r.scores),
-          { heat: 'diverging', rowLabels: rowNames },
+          { heat: 'diverging', rowLabels: rowNames, colLabels: blockKeys, axes: blockAxes },
         ),
         this.#matrix(
           'block-p',
-          'e^(s − m)',
+          'e^(s − m): s above, m the new running max',
           state.map((r) => r.p),
-          { heat: 'sequential', rowLabels: rowNames },
+          { heat: 'sequential', rowLabels: rowNames, colLabels: blockKeys, axes: blockAxes },
         ),
       );
     }
@@ -364,13 +372,13 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
         'state',
         'running state',
         state.map((r) => [r.m, t > 0 ? r.rescale : 1, r.l]),
-        { rowLabels: rowNames, colLabels: ['max m', 'rescale e^(m_old−m)', 'sum ℓ'] },
+        { rowLabels: rowNames, colLabels: ['max m', 'rescale e^(m_old−m)', 'sum ℓ'], axes: ['query row', ''] },
       ),
       this.#matrix(
         'partial',
         'partial output O (unnormalised)',
         state.map((r) => r.o),
-        { rowLabels: rowNames },
+        { rowLabels: rowNames, axes: ['query row', 'value feature'] },
       ),
     );
 
@@ -408,8 +416,9 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
       end.append(verdict);
     }
     const formula = document.createElement('p');
+    formula.className = 'formula';
     formula.innerHTML =
-      '<code>m ← max(m, max s)</code>, <code>ℓ ← ℓ·e^(m_old−m) + Σ e^(s−m)</code>, <code>O ← O·e^(m_old−m) + Σ e^(s−m)·v</code>; at the end <code>output = O / ℓ</code>.';
+      "Per query row, block by block, with <code>s</code> = its scores <code>q·kᵀ/√d</code> against the block's keys, <code>m</code> the running max, <code>ℓ</code> the running sum and <code>O</code> the running output: <code>m ← max(m, max s)</code>, <code>ℓ ← ℓ·e^(m_old−m) + Σ e^(s−m)</code>, <code>O ← O·e^(m_old−m) + Σ e^(s−m)·v</code>; at the end <code>output = O / ℓ</code>.";
     this.shadowRoot.replaceChildren(this.exportBar('attention-flash'), controls, formula, inputs, running, end, memory);
     this.showAttributeError(this.attributeReader().checkAll().error);
   }

@@ -12,7 +12,8 @@
 // Attributes: weights (JSON), tokens / query-tokens / key-tokens (comma list or JSON), view
 // ("grid" or "lines"; a button switches), head (the head the lines view shows: a number or
 // "average"), for (ids of linked elements), example (1-4). Events: `pair` (detail
-// { query, key, weight }) on hover/focus.
+// { query, key, weight }) on hover/focus; `headtoggle` (detail { hidden: 0-based heads }) when
+// a head chip hides or shows a head (property hiddenHeads).
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exampleData } from './attention-steps.js';
@@ -32,7 +33,7 @@ button, select { font: inherit; }
 svg { max-width: 100%; height: auto; overflow: visible; }
 svg text { font: 13px system-ui, sans-serif; fill: currentColor; }
 svg line { stroke: var(--_line); }
-svg g.token:focus { outline: none; }
+svg g.token:focus-visible { outline: 2px solid var(--_focus); outline-offset: 1px; }
 svg g.token:focus text, svg g.token.active text { font-weight: 700; }
 svg line.dim { opacity: 0.05 !important; }
 svg text.heading { font-weight: 600; }
@@ -43,6 +44,7 @@ svg text.heading { font-weight: 600; }
 .chip { font: inherit; border: 2px solid var(--chip); border-left-width: 1rem; background: transparent; color: inherit; padding: 0 0.4rem; cursor: pointer; }
 .chip[aria-pressed="false"] { opacity: 0.45; border-style: dashed; text-decoration: line-through; }
 .key .samples span { display: inline-block; width: 18px; height: 2px; background: var(--_line); }
+.key .samples.neutral span { background: currentColor; }
 `;
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -160,8 +162,23 @@ export class AttentionHeatmap extends AttentionElement {
   }
 
   // New heads, or the message saying why not (the element recovers on the next good input).
+  // Heads the reader hid stay hidden while the number of heads is the same.
   #take(make) {
+    const count = this.#heads.length;
     ({ value: this.#heads, error: this.#error } = attempt(make, []));
+    if (this.#heads.length !== count && this.#heads.length) this.#hidden.clear();
+  }
+
+  /**
+   * The heads (0-based) the reader toggled off in the all-heads lines view, ascending. Set
+   * it to carry the choice over to a new heatmap of as many heads (<attention-model> does).
+   */
+  get hiddenHeads() {
+    return [...this.#hidden].sort((a, b) => a - b);
+  }
+  set hiddenHeads(heads) {
+    this.#hidden = new Set(Array.from(heads ?? [], Number).filter((n) => Number.isInteger(n) && n >= 0));
+    if (this.isConnected) this.#render();
   }
 
   /** The tokens and the weights of every head, as JSON. */
@@ -367,6 +384,8 @@ document.body.append(heatmap);
       chip.addEventListener('click', () => {
         if (this.#hidden.has(n)) this.#hidden.delete(n);
         else this.#hidden.add(n);
+        const detail = { hidden: this.hiddenHeads };
+        this.dispatchEvent(new CustomEvent('headtoggle', { bubbles: true, composed: true, detail }));
         this.#render();
         this.shadowRoot.querySelector(`.chip[data-head="${n}"]`)?.focus();
       });
@@ -499,27 +518,28 @@ document.body.append(heatmap);
       svg,
       readout,
       captionLine(
-        `Each query token on the left sends a line to every key token on the right; the darker the line, the more weight (a query's weights sum to 1)${all ? '; one colour per head' : ''}.`,
+        `Each query token on the left sends a line to every key token on the right; the more opaque (solid) the line, the more weight, the fainter, the less (a query's weights sum to 1)${all ? '; one colour per head' : ''}.`,
       ),
     );
     return figure;
   }
 }
 
-// The lines view's key: what a line's opacity means (and each head's colour, for `all`).
+// The lines view's key: what a line's opacity means, drawn in the lines' own colour (a
+// neutral one for `all`, whose lines take their head's colour), and each head's colour.
 function linesKey(heads) {
   const key = document.createElement('div');
   key.className = 'key';
   key.setAttribute('part', 'legend');
   const sample = document.createElement('span');
-  sample.className = 'samples';
+  sample.className = heads ? 'samples neutral' : 'samples';
   sample.setAttribute('aria-hidden', 'true');
   for (const opacity of [0.1, 0.4, 0.7, 1]) {
     const bar = document.createElement('span');
     bar.style.opacity = String(opacity);
     sample.append(bar);
   }
-  key.append('line opacity = weight: 0', sample, '1');
+  key.append('line opacity = weight: 0 (faint)', sample, '1 (solid)');
   if (heads) key.append(` · ${heads} heads, a colour each`);
   return key;
 }

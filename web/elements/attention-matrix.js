@@ -14,7 +14,7 @@
 // properties --attn-font, --attn-cell-width, --attn-cell-padding, --attn-border, --attn-focus.
 import { formatNumber, exactNumber, heatColour, heatRgb, toNumber } from './format.js';
 import { tensorJson, jsLiteral, jsString } from './export.js';
-import { AttentionElement, colourLegend, captionLine, axisTitle } from './base.js';
+import { AttentionElement, colourLegend, captionLine, axisTitle, scrollRegion } from './base.js';
 import { errorMessage } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
 import { consume } from './keys.js';
@@ -27,7 +27,8 @@ figure { margin: 0; display: inline-flex; flex-direction: column; gap: 0.25rem; 
 figcaption { font-family: system-ui, sans-serif; font-size: 0.85em; }
 .shape { opacity: 0.75; }
 .hidden-words { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
-.scroll { overflow-x: auto; max-width: 100%; }
+.scroll.compact td { padding: 0.1rem 0.15rem; min-width: 0; font-size: max(11px, 0.75rem); }
+.scroll.compact th { padding: 0 0.15rem; }
 table { border-collapse: collapse; }
 th { font-weight: normal; font-family: system-ui, sans-serif; font-size: max(0.85em, 11px); padding: 0 0.35rem; opacity: 0.85; }
 td { border: 1px solid var(--attn-border, #8886); padding: var(--attn-cell-padding, 0.15rem 0.35rem); text-align: right; min-width: var(--attn-cell-width, 4.5ch); font-variant-numeric: tabular-nums; }
@@ -108,6 +109,12 @@ function rowsSumToOne(v) {
     if (!(Math.abs(sum - 1) < 1e-4)) return false;
   }
   return true;
+}
+
+// Compact cells (less padding, a smaller font) only when the table would not fit otherwise.
+function compactFit(region, overflows) {
+  region.classList.remove('compact');
+  if (overflows()) region.classList.add('compact');
 }
 
 // A boolean property with an attribute's meaning: present (any string, '' included) is on.
@@ -271,10 +278,17 @@ document.body.append(m);
     this.setAttribute('caption', v ?? '');
   }
 
-  // "query ↓  key →" from row-title and col-title ('' when neither is set).
+  // "query ↓  key →" from row-title and col-title. Absent, they are "query" and "key" (an
+  // attention matrix's axes); an empty attribute (row-title="") shows no title.
+  #titles() {
+    return [
+      this.hasAttribute('row-title') ? this.rowTitle : 'query',
+      this.hasAttribute('col-title') ? this.colTitle : 'key',
+    ];
+  }
+
   #axisWords() {
-    const rows = this.rowTitle,
-      cols = this.colTitle;
+    const [rows, cols] = this.#titles();
     return [rows && `${rows} ↓`, cols && `${cols} →`].filter(Boolean).join('   ');
   }
 
@@ -326,8 +340,6 @@ document.body.append(m);
     figure.append(caption);
     const axes = this.#axisWords();
     if (axes) figure.append(axisTitle(axes));
-    const scroll = document.createElement('div');
-    scroll.className = 'scroll';
     const table = document.createElement('table');
     table.setAttribute('part', 'table');
     table.setAttribute('role', 'grid');
@@ -347,7 +359,8 @@ document.body.append(m);
         corner.className = 'corner';
         const words = document.createElement('span');
         words.className = 'hidden-words';
-        words.textContent = `${this.rowTitle || 'row'} \\ ${this.colTitle || 'column'}`;
+        const [rowTitle, colTitle] = this.#titles();
+        words.textContent = `${rowTitle || 'row'} \\ ${colTitle || 'column'}`;
         corner.append(words);
         tr.append(corner);
       }
@@ -396,8 +409,8 @@ document.body.append(m);
         }
       }
     }
-    scroll.append(table);
-    figure.append(scroll);
+    // Too wide for the page: first compact cells, then a labelled region that scrolls sideways.
+    figure.append(scrollRegion(`${label || 'matrix'}, ${rows} × ${cols}`, table, { fit: compactFit }));
     const exact = document.createElement('div');
     exact.className = 'exact';
     exact.setAttribute('aria-live', 'polite');

@@ -17,7 +17,7 @@ import { AttentionHeatmap } from './attention-heatmap.js';
 import { modelGrid, neuronTable, probabilityList, tokenLabel, topK, softmax } from './model-views.js';
 import { jsString } from './export.js';
 import { TOKEN_MARKS, visibleText } from './format.js';
-import { AttentionElement } from './base.js';
+import { AttentionElement, scrollRegion } from './base.js';
 import { errorMessage } from './theme.js';
 import { LIMITS } from './limits.js';
 import { tokensWithin, oncePerFrame, leaseModel } from './model-text.js';
@@ -57,6 +57,13 @@ table.neuron td.dim { min-width: 2.6em; height: 1.3em; padding: 0.1rem 0.2rem; f
 table.neuron td.note { font-size: 0.85em; opacity: 0.85; }
 table.neuron th[tabindex]:focus { outline: 2px solid var(--_focus); }
 .readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
+.print-only { display: none; }
+@media print {
+  .print-only { display: block; }
+  progress, progress + .status { display: none; }
+}
+.legends { display: flex; flex-wrap: wrap; gap: 0.3rem 1.2rem; margin: 0.3rem 0; }
+table.neuron th.index { font-size: max(0.75em, 11px); opacity: 0.8; text-align: end; padding: 0 0.2rem; }
 `;
 
 // Layer names when layers differ (Gemma's sliding-window layers beside global ones; Mistral's
@@ -107,6 +114,7 @@ export class AttentionModel extends AttentionElement {
   #progress = null; // the last progress event while loading
   #generation = 0;
   #stopLoadWatch = () => {};
+  #hiddenHeads = { count: 0, heads: [] }; // heads toggled off in the head view, kept across rebuilds
 
   connectedCallback() {
     super.connectedCallback();
@@ -306,6 +314,7 @@ export class AttentionModel extends AttentionElement {
       return probabilityList(
         'Label probabilities',
         model.labels.map((label, i) => [label, out.probabilities.data[i]]),
+        ['label', 'probability (0 … 1)'],
       );
     }
     if (model.head === 'masked-lm') {
@@ -376,7 +385,7 @@ export class AttentionModel extends AttentionElement {
       const status = document.createElement('div');
       status.className = 'status';
       status.setAttribute('aria-live', 'polite');
-      root.replaceChildren(progress, status);
+      root.replaceChildren(progress, status, this.#printNote());
       return this.#renderProgress();
     }
     const parts = [];
@@ -384,9 +393,13 @@ export class AttentionModel extends AttentionElement {
       const waiting = document.createElement('p');
       waiting.className = 'status';
       waiting.textContent = `The model loads when this element is scrolled into view (${this.getAttribute('src')}).`;
-      parts.push(waiting);
+      // Offline, a model from another origin will not load when scrolled to either: a full-page
+      // screenshot shows why, and what to try, rather than a promise.
+      const stranded = globalThis.navigator?.onLine === false && !sameOrigin(this.getAttribute('src'));
+      parts.push(...(stranded ? [this.#offlineLine(), loadHint()] : [waiting]));
     }
     if (this.#model) parts.push(this.#inputRow(), this.#viewRow());
+    if (this.#error && this.#loadFailed && globalThis.navigator?.onLine === false) parts.push(this.#offlineLine());
     if (this.#error) parts.push(errorMessage(this.#error));
     if (this.#error && this.#loadFailed) parts.push(loadHint());
     else if (this.#result) {
@@ -429,6 +442,29 @@ export class AttentionModel extends AttentionElement {
     const marks = tokenMarks(shown);
     if (marks) p.textContent += ` Tokens: ${marks}.`;
     return p;
+  }
+
+  // What a print (or a full-page screenshot) shows in place of a progress bar: the model was
+  // still downloading, and what to try.
+  #printNote() {
+    const p = document.createElement('p');
+    p.className = 'print-only';
+    const offline = globalThis.navigator?.onLine === false ? ' (the browser is offline)' : '';
+    p.textContent = `Could not load ${this.#source()} in time for print: it was still downloading${offline}. Try: print again once the model is drawn, or the tiny GPT-2 this package ships, src="${SHIPPED_MODEL}".`;
+    return p;
+  }
+
+  // Above the error of a failed load while the browser is offline: the cause in plain words.
+  #offlineLine() {
+    const p = document.createElement('p');
+    p.className = 'error offline';
+    p.textContent = `Could not load ${this.#source()}: the browser is offline.`;
+    return p;
+  }
+
+  // The model's source in words: the src attribute, or what page code handed over.
+  #source() {
+    return this.getAttribute('src') ?? 'the model';
   }
 
   #inputRow() {
@@ -515,9 +551,8 @@ export class AttentionModel extends AttentionElement {
     const d = this.#model.descriptor;
     const layer = this.#index('layer', d.numLayers);
     if (this.view === 'model') {
-      const wrap = document.createElement('div');
-      wrap.className = 'scroll';
-      wrap.append(
+      return scrollRegion(
+        'every layer and head',
         modelGrid(
           r.maps,
           d.numHeads,
@@ -531,7 +566,6 @@ export class AttentionModel extends AttentionElement {
           r.labels,
         ),
       );
-      return wrap;
     }
     if (this.view === 'neuron') {
       if (r.layer !== layer) {
@@ -548,14 +582,8 @@ export class AttentionModel extends AttentionElement {
         r.keys.data.subarray((kh * r.T + j) * hd, (kh * r.T + j + 1) * hd),
       );
       const weights = r.maps[layer].subarray((h * r.T + i) * r.T, (h * r.T + i + 1) * r.T);
-      const wrap = document.createElement('div');
-      wrap.className = 'scroll';
-      // A narrow page scrolls the table sideways: the region takes focus so keys can scroll it.
-      wrap.tabIndex = 0;
-      wrap.setAttribute('role', 'region');
-      wrap.setAttribute('aria-label', 'how the query builds each score');
-      wrap.append(neuronTable(q, keys, weights, r.labels, r.labels[i], (j) => !d.causal || j <= i));
-      return wrap;
+      // (a narrow page scrolls the table sideways in a labelled region: neuronTable)
+      return neuronTable(q, keys, weights, r.labels, r.labels[i], (j) => !d.causal || j <= i);
     }
     const heatmap = document.createElement('attention-heatmap');
     heatmap.setAttribute('view', r.T > LIMITS.heatmap.lineTokens ? 'grid' : 'lines');
@@ -573,6 +601,11 @@ export class AttentionModel extends AttentionElement {
       if (select?.getAttribute?.('aria-label') === 'head') this.setAttribute('head', select.value);
     });
     heatmap.weights = { data: r.maps[layer], shape: [d.numHeads, r.T, r.T] };
+    // The heads the reader hid stay hidden in the next layer, text or view (same head count).
+    if (this.#hiddenHeads.count === d.numHeads) heatmap.hiddenHeads = this.#hiddenHeads.heads;
+    heatmap.addEventListener('headtoggle', (e) => {
+      this.#hiddenHeads = { count: d.numHeads, heads: e.detail.hidden };
+    });
     return heatmap;
   }
 

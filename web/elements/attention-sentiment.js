@@ -23,7 +23,7 @@
 import { moduleWorker } from './workers.js';
 import { loadWhenNear, sameOrigin } from './print.js';
 import { getApi } from './api.js';
-import { AttentionElement } from './base.js';
+import { AttentionElement, scrollRegion, colourLegend } from './base.js';
 import { errorMessage } from './theme.js';
 import { heatColour, formatNumber } from './format.js';
 import { EXAMPLES, LABELS, reviewSplits } from './training/review-recipe.js';
@@ -145,13 +145,6 @@ const make = (tag, props = {}, ...children) => {
   const el = Object.assign(document.createElement(tag), props);
   el.append(...children);
   return el;
-};
-// A wide table in its own keyboard-scrollable region.
-const scroll = (label, child) => {
-  const div = make('div', { className: 'scroll', tabIndex: 0 }, child);
-  div.setAttribute('role', 'region');
-  div.setAttribute('aria-label', label);
-  return div;
 };
 
 export class AttentionSentiment extends AttentionElement {
@@ -476,7 +469,7 @@ export class AttentionSentiment extends AttentionElement {
       stage(
         '4. Vectors',
         own
-          ? scroll('Token vectors', this.#vectorTable(tokens))
+          ? scrollRegion('Token vectors', this.#vectorTable(tokens))
           : make('p', {
               className: 'stage-note',
               textContent: `Each index picks a row of the ${classifier.vocabSize.toLocaleString('en-US')} × ${c.dModel} embedding table, and position vectors are added. This checkpoint's rows are not read back here (only this package's own classifiers show them).`,
@@ -484,10 +477,11 @@ export class AttentionSentiment extends AttentionElement {
       ),
       stage(
         `5. Attention, layer ${l + 1} of ${c.numLayers}`,
-        scroll(`What the [CLS] query attends to in layer ${l + 1}`, this.#clsTable(p, names, l, h)),
-        scroll(`Attention matrix of head ${h + 1} in layer ${l + 1}`, this.#matrix(p, names, l, h)),
+        scrollRegion(`What the [CLS] query attends to in layer ${l + 1}`, this.#clsTable(p, names, l, h)),
+        scrollRegion(`Attention matrix of head ${h + 1} in layer ${l + 1}`, this.#matrix(p, names, l, h)),
+        colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'cell shade = attention weight' }),
       ),
-      stage(HEAD_TITLES[classifier.format], scroll('Logits and probabilities', this.#softmaxTable(p))),
+      stage(HEAD_TITLES[classifier.format], scrollRegion('Logits and probabilities', this.#softmaxTable(p))),
     ];
   }
 

@@ -423,8 +423,8 @@ export class AttentionSteps extends AttentionElement {
   // that they printed the unedited example (their numbers would sit under new values).
   #slideNote(note) {
     note.textContent = this.#edited
-      ? 'slides: (the slides show the unedited example; your edit changed these values)'
-      : `slides: ${note.dataset.slides}`;
+      ? 'Course slides: (they show the unedited example; your edit changed these values)'
+      : `Course slides (the same matrix as printed there, rounded): ${note.dataset.slides}`;
   }
 
   // Hover/focus on an [Lq, Lk] stage: the same pair in the other stages and in the elements

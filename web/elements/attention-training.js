@@ -265,6 +265,9 @@ export class AttentionTraining extends AttentionElement {
   #message(data) {
     const p = this.#parts;
     if (data.type === 'progress') {
+      // Sent before the Worker read the pause: dropped, so that the curve, the maps and the
+      // status all end at the step where the run paused (resume goes on from the Worker's).
+      if (this.#state === 'paused') return;
       const entry = { step: data.step, loss: data.loss, accuracy: data.accuracy, stepsPerSecond: data.stepsPerSecond };
       this.#history.push(entry);
       p.stats.textContent = `step ${data.step} · loss ${formatNumber(data.loss, 4)} nats · held-out token accuracy ${formatNumber(100 * data.accuracy, 1)}% · ${Math.round(data.stepsPerSecond)} steps/s${this.#resumeOnReturn ? ` · ${AWAY}` : ''}${this.#targetNote ? ` · ${this.#targetNote}` : ''}`;

@@ -7,6 +7,7 @@
 //   - the export toolbar (PNG, JSON, Copy code: the element's toPNG/toJSON/toCode);
 //   - an error line in place of the view;
 //   - a colour legend with numbers and a one-sentence caption (how every view explains);
+//   - a sideways-scrolling region for what cannot fit a narrow page, labelled and hinted;
 //   - resize: a callback when the element's width changes (batched in one frame).
 //
 //   class TokenPruning extends AttentionElement {
@@ -35,6 +36,9 @@ export const SHELL_STYLE = `${THEME_STYLE}${EXPORT_STYLE}
 .caption { font-family: system-ui, sans-serif; font-size: 0.85rem; margin: 0.3rem 0; max-width: 60rem; }
 .axis { font-family: system-ui, sans-serif; font-size: 0.8rem; opacity: 0.9; }
 .error { color: var(--_error); }
+.scroll { overflow-x: auto; max-width: 100%; }
+.scroll:focus-visible { outline: 2px solid var(--_focus); outline-offset: 2px; }
+.scroll-hint { font-family: system-ui, sans-serif; font-size: 0.8rem; margin: 0.1rem 0; font-style: italic; }
 `;
 
 export class AttentionElement extends HTMLElement {
@@ -184,4 +188,50 @@ export function axisTitle(text) {
   const div = Object.assign(document.createElement('div'), { className: 'axis', textContent: text });
   div.setAttribute('part', 'axis');
   return div;
+}
+
+/**
+ * What cannot fit a narrow page (a wide table), in a region that scrolls sideways: labelled
+ * (role=region, `label`), focusable while it overflows (so keys scroll it), with a visible
+ * hint above it then ("↔ scroll sideways …"), so that a reader, or a screenshot, knows there
+ * is more. A table's caption moves above the region (a caption as wide as the table would be
+ * cut at the region's edge) and names the table. With `fit(region, overflows)`, the caller
+ * may first make the content narrower (a compact style) before the hint is decided.
+ * Returns the wrapper: [caption?, hint, region holding `content`].
+ */
+export function scrollRegion(label, content, { fit = null } = {}) {
+  const wrap = document.createElement('div');
+  wrap.className = 'scroll-wrap';
+  const caption = content instanceof HTMLTableElement ? content.caption : null;
+  if (caption) {
+    const words = caption.textContent;
+    caption.remove();
+    content.setAttribute('aria-label', words);
+    wrap.append(Object.assign(document.createElement('p'), { className: 'table-caption caption', textContent: words }));
+  }
+  const hint = document.createElement('p');
+  hint.className = 'scroll-hint';
+  hint.hidden = true;
+  hint.textContent = `↔ ${label}: wider than this page; scroll sideways (or focus it and use the arrow keys) to see the rest.`;
+  const region = document.createElement('div');
+  region.className = 'scroll';
+  region.setAttribute('role', 'region');
+  region.setAttribute('aria-label', label);
+  region.tabIndex = 0; // until measured: a region that may scroll is reachable by keys
+  region.append(content);
+  wrap.append(hint, region);
+  const overflows = () => region.scrollWidth > region.clientWidth + 1;
+  const measure = () => {
+    fit?.(region, overflows);
+    const over = overflows();
+    hint.hidden = !over;
+    if (over) region.tabIndex = 0;
+    else region.removeAttribute('tabindex');
+  };
+  // After layout (and again when the width changes), in the next frame: measuring inside the
+  // observer's callback would change what it observes.
+  const observer = new ResizeObserver(() => requestAnimationFrame(measure));
+  observer.observe(region);
+  observer.observe(content);
+  return wrap;
 }

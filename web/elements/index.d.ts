@@ -157,6 +157,8 @@ export declare class AttentionHeatmap extends HTMLElement implements Exportable 
   set weights(value: number[][][] | number[][] | Tensor | { weights: Tensor } | string);
   /** 'grid' or 'lines'. */
   view: 'grid' | 'lines';
+  /** Heads (0-based) toggled off by the head chips of the all-heads lines view, ascending; kept while the head count is the same. */
+  hiddenHeads: number[];
   /** Highlights a query/key pair (null clears). */
   highlightPair(query: number | null, key?: number): void;
   /** A PNG of the element as drawn. */

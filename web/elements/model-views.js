@@ -2,6 +2,7 @@
 // layer × head as a small map, bertviz's model view), the neuron view (how one query's q·k
 // builds each score of one head) and probability bars (next token, labels, masked tokens).
 import { heatColour, formatNumber, visibleText } from './format.js';
+import { colourLegend, scrollRegion } from './base.js';
 
 /**
  * A token as a reader sees it, never a raw control character or U+FFFD: the text it covers
@@ -112,7 +113,8 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null) {
     }
   });
   const wrap = document.createElement('div');
-  wrap.append(table, readout);
+  const legend = colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'map colour = attention weight' });
+  wrap.append(legend, table, readout);
   return wrap;
 }
 
@@ -153,7 +155,7 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
   const table = document.createElement('table');
   table.className = 'neuron';
   const caption = document.createElement('caption');
-  caption.textContent = `Query “${queryLabel}”: each key's score is q·k, the sum of q ⊙ k over ${hd} dimensions, scaled by 1/√${hd}; the softmax of the scaled scores gives the weights (they sum to 1). Cells: blue below 0, red above, white 0.`;
+  caption.textContent = `Query “${queryLabel}”: each key's score is q·k, the sum of q ⊙ k over ${hd} dimensions (numbered 0 to ${hd - 1} above the cells), scaled by 1/√${hd}; the softmax of the scaled scores gives the weights (they sum to 1). Cell colours: the two scales below.`;
   table.append(caption);
   const readout = document.createElement('p');
   readout.className = 'readout';
@@ -175,6 +177,11 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
   th(titles, 'q·k');
   th(titles, `÷ √${hd} = ${formatNumber(Math.sqrt(hd), 2)}`);
   th(titles, 'softmax → weight', 2);
+  // Each vector cell's dimension, under its group's title.
+  const dims = head.insertRow();
+  th(dims, 'dimension →');
+  for (let group = 0; group < 2; group++) for (let c = 0; c < hd; c++) th(dims, String(c)).className = 'index';
+  dims.insertCell().colSpan = 4;
   const cellOf = (row, value, scale, what) => {
     const td = row.insertCell();
     td.className = 'dim';
@@ -228,7 +235,14 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
     const td = e.target.closest('td.dim');
     if (td) readout.textContent = td.title;
   });
-  wrap.append(table, readout);
+  const legends = document.createElement('div');
+  legends.className = 'legends';
+  legends.append(
+    colourLegend({ kind: 'diverging', min: -vectorScale, max: vectorScale, title: 'q and k cells' }),
+    colourLegend({ kind: 'diverging', min: -productScale, max: productScale, title: 'q ⊙ k cells' }),
+  );
+  // The caption above a region that scrolls sideways on a narrow page (scrollRegion).
+  wrap.append(scrollRegion('how the query builds each score', table), legends, readout);
   return wrap;
 }
 
@@ -252,13 +266,20 @@ export function bar(p, labelled = true) {
   return both;
 }
 
-/** A list of (label, probability) rows as bars, with a caption. */
-export function probabilityList(title, rows) {
+/** A list of (label, probability) rows as bars, with a caption and column titles. */
+export function probabilityList(title, rows, columns = ['token', 'probability (0 … 1)']) {
   const table = document.createElement('table');
   table.className = 'probabilities';
   const caption = document.createElement('caption');
   caption.textContent = title;
   table.append(caption);
+  const titles = table.createTHead().insertRow();
+  for (const text of columns) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.textContent = text;
+    titles.append(th);
+  }
   const body = table.createTBody();
   for (const [label, p] of rows) {
     const row = body.insertRow();

@@ -33,6 +33,9 @@ svg circle { fill: var(--_node); cursor: pointer; }
 svg circle.selected { fill: var(--_selected); }
 svg circle:focus { outline: none; stroke: currentColor; stroke-width: 3; }
 svg line { stroke: currentColor; stroke-width: 2; }
+svg polygon.arrowhead { fill: currentColor; }
+.shades .samples { display: inline-flex; gap: 2px; }
+.shades .samples span { display: inline-block; width: 12px; height: 0.7rem; background: currentColor; }
 svg text { font: 12px system-ui, sans-serif; fill: #fff; pointer-events: none; }
 .note { font-size: 0.85em; }
 `;
@@ -123,6 +126,20 @@ function heatCanvas(t, label, axes, sentence) {
     captionLine(sentence),
   );
   return figure;
+}
+
+// The RoPE wheel's key: an arrow's shade says its position (the first palest, the last darkest).
+function shadeKey(opacities) {
+  const key = document.createElement('div');
+  key.className = 'legend shades';
+  key.setAttribute('part', 'legend');
+  const samples = document.createElement('span');
+  samples.className = 'samples';
+  samples.setAttribute('aria-hidden', 'true');
+  for (const opacity of opacities)
+    samples.append(Object.assign(document.createElement('span'), { style: `opacity: ${opacity}` }));
+  key.append(`arrow shade = position: 0`, samples, String(opacities.length - 1));
+  return key;
 }
 
 function transpose(t) {
@@ -316,11 +333,29 @@ export class PositionalEncoding extends AttentionElement {
     svg.setAttribute('width', '220');
     svg.setAttribute('role', 'img');
     svg.setAttribute('aria-label', 'the pair (1, 0) rotated by RoPE at positions 0 to 7');
+    const shade = (p) => 0.3 + (0.7 * (p + 1)) / positions.length; // later positions darker
     positions.forEach((p) => {
       const [x, y] = [rotated.data[2 * p], rotated.data[2 * p + 1]];
       const line = document.createElementNS(SVG, 'line');
-      Object.entries({ x1: 0, y1: 0, x2: 90 * x, y2: -90 * y }).forEach(([a, v]) => line.setAttribute(a, String(v)));
-      line.style.opacity = String(0.3 + (0.7 * (p + 1)) / positions.length);
+      // The shaft stops short of the tip, where the arrowhead (a triangle) ends.
+      Object.entries({ x1: 0, y1: 0, x2: 80 * x, y2: -80 * y }).forEach(([a, v]) => line.setAttribute(a, String(v)));
+      line.style.opacity = String(shade(p));
+      const head = document.createElementNS(SVG, 'polygon');
+      const [tx, ty, nx, ny] = [90 * x, -90 * y, -y, -x]; // tip, and the unit normal (|(x, y)| = 1)
+      const [bx, by] = [78 * x, -78 * y];
+      head.setAttribute(
+        'points',
+        [
+          [tx, ty],
+          [bx + 5 * nx, by + 5 * ny],
+          [bx - 5 * nx, by - 5 * ny],
+        ]
+          .map((pt) => pt.map((v) => v.toFixed(2)).join(','))
+          .join(' '),
+      );
+      head.setAttribute('class', 'arrowhead');
+      head.style.opacity = String(shade(p));
+      svg.append(head);
       const label = document.createElementNS(SVG, 'text');
       label.setAttribute('x', String(100 * x - 4));
       label.setAttribute('y', String(-100 * y + 4));
@@ -331,7 +366,7 @@ export class PositionalEncoding extends AttentionElement {
     const m = new AttentionMatrix();
     m.dataset.name = 'scores';
     m.setAttribute('label', 'q_m · k_n after RoPE (rows m, columns n)');
-    m.setAttribute('precision', '3');
+    m.setAttribute('precision', '2');
     m.setAttribute('heat', 'diverging');
     m.value = scores;
     const row = document.createElement('div');
@@ -344,6 +379,7 @@ export class PositionalEncoding extends AttentionElement {
     const wheel = document.createElement('figure');
     wheel.append(
       svg,
+      shadeKey(positions.map(shade)),
       captionLine(
         'The feature pair (1, 0) after RoPE at positions 0 to 7 (numbers at the arrow tips): one turn of 1 rad per position.',
       ),
@@ -473,12 +509,15 @@ export class PositionalEncoding extends AttentionElement {
     m.setAttribute('precision', '3');
     m.setAttribute('heat', 'diverging');
     m.rowLabels = Array.from({ length: s.nodes }, (_, i) => `node ${i + 1}`);
+    m.setAttribute('row-title', 'node');
     m.setAttribute('col-title', 'eigenvector');
     m.value = encoding;
     const values = new AttentionMatrix();
     values.dataset.name = 'eigenvalues';
     values.setAttribute('label', 'eigenvalues');
     values.setAttribute('precision', '4');
+    values.setAttribute('row-title', '');
+    values.setAttribute('col-title', 'eigenvector');
     values.value = { data: encoding.eigenvalues, shape: [1, k] };
     const row = document.createElement('div');
     row.className = 'row';

@@ -1,0 +1,34 @@
+// One element's page (scripts/element-shots.mjs's ELEMENT_PAGES, as docs/elements.md shows
+// it) opened in headless Chromium, for the tests that read the elements as a reader would.
+import { ELEMENT_PAGES, elementPage, settled } from '../../scripts/element-shots.mjs';
+import { startServer } from '../../scripts/server.js';
+import { launchChromium } from './chromium.js';
+
+/** A server of this checkout (web/, bindings/, dist/, node_modules/) and a browser. */
+export async function startElementBrowser() {
+  const { server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'node_modules'] });
+  const browser = await launchChromium();
+  const close = async () => {
+    await browser.close();
+    server.close();
+  };
+  return { url, browser, close };
+}
+
+/**
+ * A page holding element `name`'s tag at `width` px, in a light or dark page, served under
+ * `url`; resolves once the element has drawn (element-shots.mjs's settled). `errors`
+ * collects the page's uncaught errors.
+ * @returns {Promise<{ page: import('playwright-core').Page, errors: string[] }>}
+ */
+export async function openElementPage(browser, url, name, width, scheme = 'light') {
+  const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme: scheme });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.route(`${url}element/${name}.html`, (route) =>
+    route.fulfill({ contentType: 'text/html; charset=utf-8', body: elementPage(ELEMENT_PAGES[name], scheme) }),
+  );
+  await page.goto(`${url}element/${name}.html`);
+  await settled(page);
+  return { page, errors };
+}
