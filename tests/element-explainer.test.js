@@ -216,13 +216,26 @@ test('at 390 px nothing overflows: wide grids scroll inside labelled regions', a
         .filter((n) => n.getBoundingClientRect().right > window.innerWidth + 0.5)
         .map((n) => `${id} ${n.className || n.localName}`),
     ),
-    regions: [...document.getElementById('llama').shadowRoot.querySelectorAll('.grid .scroll')].every(
-      (s) => s.getAttribute('role') === 'region' && s.getAttribute('aria-label') && s.tabIndex === 0,
-    ),
+    // Each grid in a labelled region; one wider than the page is focusable with a visible hint
+    // above it; every grid's table takes the focus (arrow keys read its cells).
+    regions: [...document.getElementById('llama').shadowRoot.querySelectorAll('.grid .scroll')].map((s) => ({
+      labelled: s.getAttribute('role') === 'region' && Boolean(s.getAttribute('aria-label')),
+      overflows: s.scrollWidth > s.clientWidth + 1,
+      reachable: s.tabIndex === 0 && !s.previousElementSibling.hidden,
+      table: s.querySelector('table.heat').tabIndex === 0,
+    })),
   }));
   assert.equal(r.overflow, 0);
   assert.deepEqual(r.outside, []);
-  assert.ok(r.regions);
+  assert.equal(r.regions.length, 7);
+  for (const region of r.regions) {
+    assert.ok(region.labelled && region.table, JSON.stringify(region));
+    if (region.overflows) assert.ok(region.reachable, JSON.stringify(region));
+  }
+  assert.ok(
+    r.regions.some((region) => region.overflows),
+    'at 390 px some grid is wider than the page',
+  );
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -4,7 +4,7 @@
 // the pointer or the keyboard cursor (arrow keys), and take part in linked highlighting: a
 // `link` object ({ set(kind, index), on(listener) }) says which dimension or head is
 // highlighted, and every piece that shows that kind of index marks it.
-import { colourLegend, legendEnds } from './base.js';
+import { colourLegend, legendEnds, scrollRegion } from './base.js';
 import { formatNumber, exactNumber, heatColour, heatRgb } from './format.js';
 
 /** Linked highlighting between stages: { dim: { width, index } | null, head: number | null }. */
@@ -170,13 +170,11 @@ export function heatTable(
   const [min, max] = fixed ?? range(values);
   const wrap = document.createElement('div');
   wrap.className = 'grid';
-  const scroll = document.createElement('div');
-  scroll.className = 'scroll';
-  scroll.tabIndex = 0;
-  scroll.setAttribute('role', 'region');
-  scroll.setAttribute('aria-label', `${label} (${rowTitle} ↓ ${colTitle} →); arrow keys read each cell`);
   const table = document.createElement('table');
   table.className = 'heat';
+  // The table takes the focus: arrow keys read each cell (the region around it scrolls).
+  table.tabIndex = 0;
+  table.setAttribute('aria-label', `${label} (${rowTitle} ↓ ${colTitle} →); arrow keys read each cell`);
   const head = table.createTHead().insertRow();
   const corner = document.createElement('th');
   corner.className = 'corner';
@@ -213,7 +211,7 @@ export function heatTable(
     if (rowKind === 'head') link?.set('head', r);
     if (colKind === 'dim') link?.set('dim', { width: C, index: c });
   };
-  const moved = cursorKeys(scroll, R * C, (i) => show(i), C);
+  const moved = cursorKeys(table, R * C, (i) => show(i), C);
   cells.forEach((td, i) =>
     td.addEventListener('pointerenter', () => {
       moved(i);
@@ -228,28 +226,18 @@ export function heatTable(
       cells.forEach((td, i) => td.classList.toggle('linked', i % C === at));
     }
   });
-  scroll.append(table);
-  const hint = scrollHint(scroll, label);
   const [lo, hi] = legendEnds(kind, min, max);
   const name = Object.assign(document.createElement('div'), {
     className: 'name',
     textContent: `${label} (${R} × ${C})`,
   });
-  wrap.append(name, hint, scroll, colourLegend({ kind, min: lo, max: hi, title: legendTitle, digits: 2 }), readout);
+  wrap.append(
+    name,
+    scrollRegion(label, table),
+    colourLegend({ kind, min: lo, max: hi, title: legendTitle, digits: 2 }),
+    readout,
+  );
   return wrap;
-}
-
-// A visible hint just above a region wider than the page ("↔ … scroll sideways"), shown only
-// while it overflows (measured after layout, and again when its width changes).
-function scrollHint(region, label) {
-  const hint = Object.assign(document.createElement('p'), {
-    className: 'scroll-hint',
-    hidden: true,
-    textContent: `↔ ${label}: wider than this page; scroll sideways (or focus it and use the arrow keys).`,
-  });
-  const measure = () => (hint.hidden = region.scrollWidth <= region.clientWidth + 1);
-  new ResizeObserver(() => requestAnimationFrame(measure)).observe(region);
-  return hint;
 }
 
 /** The CSS of the pieces above. */
@@ -259,13 +247,11 @@ export const EXPLAINER_VIEWS_STYLE = `
 .grid { margin: 0.3rem 0 0.6rem; }
 .strip .track { position: relative; }
 .strip canvas { display: block; width: 100%; height: 1.4rem; image-rendering: pixelated; border: 1px solid var(--attn-border, #8886); box-sizing: border-box; cursor: crosshair; }
-.strip canvas:focus-visible, .grid .scroll:focus-visible { outline: 2px solid var(--_focus); outline-offset: 2px; }
+.strip canvas:focus-visible, table.heat:focus-visible { outline: 2px solid var(--_focus); outline-offset: 2px; }
 .strip .marker { position: absolute; top: -3px; bottom: -3px; width: 2px; background: var(--_selected); pointer-events: none; }
 .strip .ends { display: flex; justify-content: space-between; }
 .largest { font-size: 0.8rem; overflow-wrap: anywhere; font-variant-numeric: tabular-nums; }
 .readout { font-size: 0.8rem; min-height: 1.2em; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
-.grid .scroll { overflow-x: auto; max-width: 100%; }
-.scroll-hint { font-size: 0.8rem; margin: 0.1rem 0; font-style: italic; }
 table.heat { border-collapse: collapse; font-size: 0.75rem; font-variant-numeric: tabular-nums; }
 table.heat th { font-weight: 500; padding: 0.1rem 0.3rem; white-space: nowrap; text-align: end; }
 table.heat th.corner { font-size: 0.75rem; opacity: 0.9; text-align: start; }
