@@ -4,7 +4,7 @@
 //   node scripts/element-shots.mjs [--all] [--root DIR] [--out DIR]
 // (--root: the checkout whose web/, bindings/ and dist/ are served; default this one;
 //  --out: where the PNGs go, default docs/images/elements, or build/element-shots with --all (the
-//  review set: 65 images, not kept in the repository); --only a,b: those pages only).
+//  review set: 70 images, not kept in the repository); --only a,b: those pages only).
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
