@@ -41,7 +41,7 @@ button, select, input { font: inherit; }
 .tokens button { padding: 0.1rem 0.45rem; border: 1px solid var(--attn-border, #8886); border-radius: 4px; background: none; color: inherit; cursor: pointer; }
 .tokens button[aria-checked=true] { border: 2px solid var(--_selected); font-weight: 700; }
 /* Wide pages: the stages flow in two columns (down the first, then the second). */
-.stages { columns: 28rem 2; column-gap: 2rem; }
+.stages { columns: 32rem 2; column-gap: 2rem; }
 section { border-top: 1px solid var(--attn-border, #8884); padding: 0.4rem 0; break-inside: avoid; }
 h2 { font-size: 1rem; margin: 0.2rem 0; }
 .pair { display: flex; flex-wrap: wrap; gap: 0.3rem 1.5rem; }
