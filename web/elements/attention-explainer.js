@@ -604,7 +604,9 @@ export class AttentionExplainer extends AttentionElement {
         textContent: formatNumber(t.logits.data[id], 3),
       });
       logit.title = exactNumber(t.logits.data[id]);
-      tr.insertCell().append(bar(p[id]));
+      const probability = tr.insertCell();
+      probability.append(bar(p[id]));
+      probability.title = exactNumber(p[id]);
       tr.dataset.id = String(id);
       tr.dataset.p = String(p[id]);
     }
