@@ -246,6 +246,39 @@ test('a bad attribute value keeps the controls: <attention-heatmap head="x"> kee
   assert.deepEqual(errors, []);
 });
 
+test('<attention-heatmap> on a page with tokens but no weights says what to give; inside another element it stays empty until handed its weights', async () => {
+  const result = await page.evaluate(async () => {
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+    const bare = document.createElement('attention-heatmap');
+    bare.setAttribute('tokens', 'The,cat,sat');
+    const host = document.createElement('div');
+    host.attachShadow({ mode: 'open' });
+    const inner = document.createElement('attention-heatmap');
+    host.shadowRoot.append(inner);
+    document.body.append(bare, host);
+    await settle();
+    const out = { bare: bare.shadowRoot.textContent, inner: inner.shadowRoot.textContent };
+    bare.weights = [
+      [1, 0, 0],
+      [0.5, 0.5, 0],
+      [0.2, 0.3, 0.5],
+    ];
+    await settle();
+    out.after = {
+      hint: bare.shadowRoot.textContent.includes('No attention weights'),
+      rects: bare.shadowRoot.querySelectorAll('attention-matrix, svg, table, canvas').length,
+    };
+    bare.remove();
+    host.remove();
+    return out;
+  });
+  assert.match(result.bare, /^No attention weights to show yet: give weights="\[\[…\],\[…\]\]".*example="1" to "4"/);
+  assert.equal(result.inner, '', 'an embedded heatmap waits for its host');
+  assert.equal(result.after.hint, false, 'the hint goes once it has weights');
+  assert.ok(result.after.rects > 0, 'drawn once it has weights');
+  assert.deepEqual(errors, []);
+});
+
 test('a 1000 × 1000 matrix draws to a canvas with a summary (no freeze); 100 × 100 too; 32 × 32 stays a table', async (t) => {
   const result = await page.evaluate(async () => {
     const out = {};

@@ -126,6 +126,15 @@ export function headAverage(heads) {
   return heads[0].map((row, i) => row.map((_, j) => heads.reduce((s, h) => s + h[i][j], 0) / heads.length));
 }
 
+// The line an element on a page shows before it has weights.
+function nothingToShow() {
+  const p = document.createElement('p');
+  p.className = 'hint';
+  p.textContent =
+    'No attention weights to show yet: give weights="[[…],[…]]" (rows sum to 1; one matrix per head as [[[…]]]), the weights property, or example="1" to "4" for the course\'s worked examples.';
+  return p;
+}
+
 export class AttentionHeatmap extends AttentionElement {
   static tag = TAG;
   static style = STYLE;
@@ -308,7 +317,10 @@ document.body.append(heatmap);
       return;
     }
     if (!heads.length) {
-      this.shadowRoot.replaceChildren();
+      // On a page (not inside another element, which hands the weights over itself): say
+      // what to give, rather than an empty box.
+      const onPage = this.getRootNode() === document && !this.hasAttribute('example');
+      this.shadowRoot.replaceChildren(...(onPage ? [nothingToShow()] : []));
       return;
     }
     const tokens = this.#tokens();
