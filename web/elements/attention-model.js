@@ -13,16 +13,15 @@
 // once rather than when the element nears the viewport). Events: `modelload`
 // (detail { model }), `forward` (detail { tokens, attentions }), `loadprogress` (detail
 // { file, loaded, total, stage }).
-import { getApi } from './api.js';
 import { AttentionHeatmap } from './attention-heatmap.js';
 import { modelGrid, neuronTable, probabilityList, tokenLabel, topK, softmax } from './model-views.js';
 import { jsString } from './export.js';
 import { TOKEN_MARKS, visibleText } from './format.js';
 import { AttentionElement, scrollRegion } from './base.js';
 import { errorMessage } from './theme.js';
-import { LIMITS, tooBig } from './limits.js';
+import { LIMITS } from './limits.js';
+import { tokensWithin, oncePerFrame, leaseModel } from './model-text.js';
 import { loadWhenNear, sameOrigin } from './print.js';
-import { acquire, wasDisposed } from './model-cache.js';
 import { modelUrl } from './model-url.js';
 
 const TAG = 'attention-model';
@@ -66,14 +65,6 @@ table.neuron th[tabindex]:focus { outline: 2px solid var(--_focus); }
 .legends { display: flex; flex-wrap: wrap; gap: 0.3rem 1.2rem; margin: 0.3rem 0; }
 table.neuron th.index { font-size: max(0.75em, 11px); opacity: 0.8; text-align: end; padding: 0 0.2rem; }
 `;
-
-// The element's model lease (model-cache.js): elements showing the same source share one
-// model, freed when none shows it. A model from Files or a Map is the element's own.
-function leaseModel(source, onProgress) {
-  const load = (signal, progress) => getApi().then((attn) => attn.loadModel(source, { onProgress: progress, signal }));
-  const key = typeof source === 'string' ? `loadModel ${source}` : null;
-  return acquire(key, load, { onProgress, isDisposed: (model) => wasDisposed(model, (m) => m.tokenize('')) });
-}
 
 // Layer names when layers differ (Gemma's sliding-window layers beside global ones; Mistral's
 // window on every layer): 'window 4096' or 'global'. Null when every layer is alike and global.
@@ -122,7 +113,6 @@ export class AttentionModel extends AttentionElement {
   #loadFailed = false; // the error is a failed load: the error line says what to try
   #progress = null; // the last progress event while loading
   #generation = 0;
-  #pending = 0; // requestAnimationFrame of a scheduled forward
   #stopLoadWatch = () => {};
   #hiddenHeads = { count: 0, heads: [] }; // heads toggled off in the head view, kept across rebuilds
 
@@ -272,13 +262,7 @@ export class AttentionModel extends AttentionElement {
   }
 
   // One forward per frame, however fast the text changes.
-  #schedule() {
-    if (this.#pending) return;
-    this.#pending = requestAnimationFrame(() => {
-      this.#pending = 0;
-      this.#forward();
-    });
-  }
+  #schedule = oncePerFrame(() => this.#forward());
 
   #forward() {
     const model = this.#model;
@@ -288,12 +272,7 @@ export class AttentionModel extends AttentionElement {
     try {
       const text = this.text;
       if (text.trim() === '') return this.#render();
-      // Characters first: tokenizing a pasted megabyte took 0.8 s only to be refused below.
-      if (text.length > LIMITS.model.chars)
-        throw tooBig(TAG, 'the text', `${text.length} characters`, `${LIMITS.model.chars} characters`);
-      const tokens = model.tokenize(text);
-      if (tokens.length > LIMITS.model.tokens)
-        throw tooBig(TAG, 'the text', `${tokens.length} tokens`, `${LIMITS.model.tokens} tokens`);
+      const tokens = tokensWithin(TAG, model, text);
       const layer = this.#index('layer', model.descriptor.numLayers);
       const out = model.forward(text, { attentions: true, queriesAndKeys: layer });
       const T = tokens.length;
