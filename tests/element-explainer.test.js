@@ -264,6 +264,6 @@ test('a src that does not load says why and what to try (the shipped model offli
   );
   await page.close();
   assert.match(r[0].text, /Try: the URL of a folder holding config\.json/);
-  assert.match(r[0].text, /models\/tiny-gpt2\//);
+  assert.match(r[0].text, /src="tiny-gpt2"\) for the tiny GPT-2 this package ships/);
   assert.match(r[1].error, /^attention-explainer: src must be the http\(s\) URL of a model folder/);
 });

@@ -23,12 +23,12 @@ import { LIMITS } from './limits.js';
 import { tokensWithin, oncePerFrame, leaseModel } from './model-text.js';
 import { loadWhenNear, sameOrigin } from './print.js';
 import { modelSource, isHubId } from './model-url.js';
+import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS } from './shipped-model.js';
 import { createLink, EXPLAINER_VIEWS_STYLE } from './explainer-views.js';
 import { explainerStages } from './explainer-stages.js';
 
 const TAG = 'attention-explainer';
 /** The model the package ships, for pages offline (random weights; tiny). */
-const SHIPPED_MODEL = new URL('./models/tiny-gpt2/', import.meta.url).href;
 /** Tokens in the sampling table. */
 const SHOWN_TOKENS = 10;
 
@@ -241,7 +241,7 @@ export class AttentionExplainer extends AttentionElement {
         parts.push(
           Object.assign(document.createElement('p'), {
             className: 'hint',
-            textContent: `Try: the URL of a folder holding config.json, tokenizer.json and model.safetensors (ending in /); offline, leave src out for the tiny GPT-2 this package ships (${SHIPPED_MODEL}).`,
+            textContent: `Try: the URL of a folder holding config.json, tokenizer.json and model.safetensors (ending in /); offline, leave src out (or src="${SHIPPED_MODEL}") for ${SHIPPED_MODEL_WORDS}.`,
           }),
         );
     } else if (this.#result) {

@@ -23,10 +23,9 @@ import { LIMITS } from './limits.js';
 import { tokensWithin, oncePerFrame, leaseModel } from './model-text.js';
 import { loadWhenNear, sameOrigin } from './print.js';
 import { modelUrl } from './model-url.js';
+import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS } from './shipped-model.js';
 
 const TAG = 'attention-model';
-/** The model the package ships, for pages offline (random weights; tiny). */
-const SHIPPED_MODEL = new URL('./models/tiny-gpt2/', import.meta.url).href;
 if (!customElements.get('attention-heatmap')) customElements.define('attention-heatmap', AttentionHeatmap);
 
 const STYLE = `
@@ -97,7 +96,7 @@ function tokenMarks(labels) {
 function loadHint() {
   const p = document.createElement('p');
   p.className = 'hint';
-  p.textContent = `Try: the URL of the folder that holds config.json, tokenizer.json and model.safetensors (ending in /). Offline, the tiny GPT-2 this package ships (random weights): src="${SHIPPED_MODEL}". Online, a Hugging Face folder such as src="https://huggingface.co/distilgpt2/resolve/main/" (the network must reach huggingface.co).`;
+  p.textContent = `Try: the URL of the folder that holds config.json, tokenizer.json and model.safetensors (ending in /). Offline, ${SHIPPED_MODEL_WORDS}: src="${SHIPPED_MODEL}". Online, a Hugging Face folder such as src="https://huggingface.co/distilgpt2/resolve/main/" (the network must reach huggingface.co).`;
   return p;
 }
 
@@ -450,7 +449,7 @@ export class AttentionModel extends AttentionElement {
     const p = document.createElement('p');
     p.className = 'print-only';
     const offline = globalThis.navigator?.onLine === false ? ' (the browser is offline)' : '';
-    p.textContent = `Could not load ${this.#source()} in time for print: it was still downloading${offline}. Try: print again once the model is drawn, or the tiny GPT-2 this package ships, src="${SHIPPED_MODEL}".`;
+    p.textContent = `Could not load ${this.#source()} in time for print: it was still downloading${offline}. Try: print again once the model is drawn, or ${SHIPPED_MODEL_WORDS}, src="${SHIPPED_MODEL}".`;
     return p;
   }
 

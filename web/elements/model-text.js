@@ -5,14 +5,20 @@
 import { getApi } from './api.js';
 import { acquire, wasDisposed } from './model-cache.js';
 import { LIMITS, tooBig } from './limits.js';
+import { SHIPPED_MODEL, SHIPPED_MODEL_FILES, fetchFiles } from './shipped-model.js';
 
 /**
  * A lease on the model loadModel makes of `source` (model-cache.js): elements showing the same
  * source share one model, freed when none shows it. A model from Files or a Map is the
- * element's own.
+ * element's own. SHIPPED_MODEL ('tiny-gpt2') is the package's own model, its files fetched
+ * from beside the module.
  */
 export function leaseModel(source, onProgress) {
-  const load = (signal, progress) => getApi().then((attn) => attn.loadModel(source, { onProgress: progress, signal }));
+  const load = async (signal, progress) => {
+    const attn = await getApi();
+    const files = source === SHIPPED_MODEL ? await fetchFiles(SHIPPED_MODEL_FILES, signal) : source;
+    return attn.loadModel(files, { onProgress: progress, signal });
+  };
   const key = typeof source === 'string' ? `loadModel ${source}` : null;
   return acquire(key, load, { onProgress, isDisposed: (model) => wasDisposed(model, (m) => m.tokenize('')) });
 }
