@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { ELEMENT_PAGES, elementPage } from '../scripts/element-shots.mjs';
 import { openElementPage, startElementBrowser } from './helpers/element-page.js';
+import { EXAMPLES, WEIGHTS } from '../web/elements/course-examples.js';
 
 const AXE = fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url));
 let url, browser, close;
@@ -17,6 +18,22 @@ test.before(async () => {
 });
 
 test.after(() => close?.());
+
+// Course example 2 in float64: X·W_Q, X·W_K, X·W_V, the scaled scores, their row softmax,
+// A = weights·V and Y = A·W_O, as nested rows.
+function exampleTwo() {
+  const X = EXAMPLES.find((e) => e.id === 'ex2').X;
+  const mul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, v, k) => s + v * b[k][j], 0)));
+  const T = (m) => m[0].map((_, j) => m.map((row) => row[j]));
+  const [Q, K, V] = [WEIGHTS.W_Q, WEIGHTS.W_K, WEIGHTS.W_V].map((w) => mul(X, w));
+  const scaledScores = mul(Q, T(K)).map((row) => row.map((v) => v / Math.sqrt(3)));
+  const weights = scaledScores.map((row) => {
+    const e = row.map((v) => Math.exp(v - Math.max(...row)));
+    return e.map((v) => v / e.reduce((a, b) => a + b));
+  });
+  const A = mul(weights, V);
+  return { scaledScores, weights, A, Y: mul(A, WEIGHTS.W_O) };
+}
 
 // A page holding one element's tag, at `width` (in a light or dark page), drawn.
 const open = (name, width, scheme) => openElementPage(browser, url, name, width, scheme);
@@ -206,17 +223,37 @@ test('RoPE says the base the selector holds; the heatmap names its axes; edited 
   assert.deepEqual(grid.legend, [0, 1], 'weights on the 0 … 1 scale');
   assert.match(grid.caption, /rows sum to 1/);
 
-  ({ page } = await open('steps', 1280));
+  ({ page } = await open('steps', 390));
   const notes = () =>
     page.evaluate(() =>
       [...document.querySelector('attention-steps').shadowRoot.querySelectorAll('.slides')].map((n) => n.textContent),
     );
   const before = await notes();
-  assert.ok(
-    before.length > 0 &&
-      before.every((t) => /^Course slides \(the same matrix as printed there, rounded\): \[/.test(t)),
-    before.join(' | '),
+  // Example 2 in float64, by hand: the slides' numbers lie up to this far from the exact ones
+  // (they round each step before the next), and each note says by how much.
+  const exact = exampleTwo();
+  const slides = EXAMPLES.find((e) => e.id === 'ex2').slides;
+  const gaps = ['scaledScores', 'weights', 'A', 'Y'].map((k) =>
+    Math.max(...slides[k].flat().map((v, i) => Math.abs(v - exact[k].flat()[i]))),
   );
+  assert.equal(before.length, 4, before.join(' | '));
+  before.forEach((t, i) => {
+    assert.match(
+      t,
+      /^Course slides, as printed: \[\[.*\]\] \(the slides round each step before the next, so the last digit can differ: largest difference from the exact values (\d\.\d{4})\)$/,
+    );
+    assert.equal(t.match(/(\d\.\d{4})\)$/)[1], gaps[i].toFixed(4), t);
+  });
+  assert.ok(
+    gaps.every((g) => g > 0 && g < 0.01),
+    `the slides differ in the last digit: ${gaps}`,
+  );
+  const cut = await page.evaluate(() => {
+    const host = document.querySelector('attention-steps');
+    const code = host.shadowRoot.querySelector('section[data-stage=softmax] code');
+    return [Math.max(...[...code.getClientRects()].map((r) => r.right)), host.getBoundingClientRect().right];
+  });
+  assert.ok(cut[0] <= cut[1] - 3, `the softmax formula ends ${cut[0]}, inside the element ${cut[1]}`);
   await page.evaluate(() => {
     const steps = document.querySelector('attention-steps');
     const x = steps.shadowRoot.querySelector('attention-matrix[data-name="X"]');
