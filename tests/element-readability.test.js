@@ -303,6 +303,45 @@ test('a full-page screenshot shows a model far down the page: same-origin models
   );
 });
 
+test('attention-model head view at 390 px: every head joining two tokens shows apart from the others; the key keeps its scale on one line; the caption says a decoder sees only earlier keys', async () => {
+  const { page } = await open('model-head', 390);
+  const r = await page.evaluate(() => {
+    const model = document.querySelector('attention-model').shadowRoot;
+    const root = model.querySelector('attention-heatmap').shadowRoot;
+    const lines = [...root.querySelectorAll('svg line')].map((l) => ({
+      pair: `${l.dataset.query},${l.dataset.key}`,
+      head: l.dataset.head,
+      ends: `${l.getAttribute('y1')},${l.getAttribute('y2')}`,
+      stroke: getComputedStyle(l).stroke,
+    }));
+    const scale = root.querySelector('.key .scale');
+    const range = document.createRange();
+    range.selectNodeContents(scale);
+    return {
+      lines,
+      chips: [...root.querySelectorAll('.chip')].map((c) => getComputedStyle(c).borderTopColor),
+      // the boxes of "0 (faint)", the samples and "1 (solid)": one line when they all overlap
+      scaleLines: ((boxes) => (Math.max(...boxes.map((b) => b.top)) < Math.min(...boxes.map((b) => b.bottom)) ? 1 : 2))(
+        [...range.getClientRects()],
+      ),
+      scaleText: scale.textContent,
+      caption: model.querySelector('.caption').textContent,
+    };
+  });
+  await page.close();
+  const byPair = new Map();
+  for (const l of r.lines) byPair.set(l.pair, [...(byPair.get(l.pair) ?? []), l]);
+  for (const [pair, lines] of byPair) {
+    assert.equal(new Set(lines.map((l) => l.head)).size, 4, `${pair}: a line per head`);
+    assert.equal(new Set(lines.map((l) => l.ends)).size, 4, `${pair}: the heads' lines do not share their ends`);
+  }
+  // Every line is drawn in a head's colour (the chips'), none in another (a grey).
+  assert.deepEqual(new Set(r.lines.map((l) => l.stroke)), new Set(r.chips));
+  assert.equal(r.scaleText, '0 (faint)1 (solid)');
+  assert.equal(r.scaleLines, 1, '"0 (faint)", the samples and "1 (solid)" on one line');
+  assert.match(r.caption, /to each key token it can see \(a decoder: itself and the tokens before it\)/);
+});
+
 test("attention-model: head chips toggle a head's lines; the neuron view shows q, each k, q ⊙ k and q·k as cells", async () => {
   let { page } = await open('model-head', 1280);
   const lines = () =>

@@ -95,7 +95,7 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
   assert.equal(report.gpt2.colours, report.gpt2.heads, 'a colour per head');
   assert.ok(
     report.gpt2.caption.startsWith(
-      `Layer 1, all ${report.gpt2.heads} heads, a colour each: a line joins each query token (left) to each key token (right); the more opaque the line, the more weight the query gives that key.`,
+      `Layer 1, all ${report.gpt2.heads} heads, a colour each: a line joins each query token (left) to each key token it can see (a decoder: itself and the tokens before it) (right); the more opaque the line, the more weight the query gives that key.`,
     ),
     report.gpt2.caption,
   );

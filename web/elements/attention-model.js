@@ -457,7 +457,10 @@ export class AttentionModel extends AttentionElement {
           : head === 'all' || head === null
             ? `all ${d.numHeads} heads, a colour each`
             : `head ${head}`;
-      p.textContent = `Layer ${layer}, ${which}: a line joins each query token (left) to each key token (right); the more opaque the line, the more weight the query gives that key.`;
+      const keys = d.causal
+        ? 'each key token it can see (a decoder: itself and the tokens before it)'
+        : 'each key token';
+      p.textContent = `Layer ${layer}, ${which}: a line joins each query token (left) to ${keys} (right); the more opaque the line, the more weight the query gives that key.`;
     }
     const shown = [...r.labels, ...Array.from(r.extra?.querySelectorAll('th') ?? [], (th) => th.textContent)];
     const marks = tokenMarks(shown);
