@@ -339,7 +339,7 @@ test('attention-model head view at 390 px: every head joining two tokens shows a
   assert.deepEqual(new Set(r.lines.map((l) => l.stroke)), new Set(r.chips));
   assert.equal(r.scaleText, '0 (faint)1 (solid)');
   assert.equal(r.scaleLines, 1, '"0 (faint)", the samples and "1 (solid)" on one line');
-  assert.match(r.caption, /to each key token it can see \(a decoder: itself and the tokens before it\)/);
+  assert.match(r.caption, /to each key token \(right\) it can see \(a decoder: itself and the tokens before it\)/);
 });
 
 test("attention-model: head chips toggle a head's lines; the neuron view shows q, each k, q ⊙ k and q·k as cells", async () => {

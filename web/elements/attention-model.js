@@ -15,7 +15,16 @@
 // { file, loaded, total, stage }).
 import { getApi } from './api.js';
 import { AttentionHeatmap } from './attention-heatmap.js';
-import { modelGrid, neuronTable, probabilityList, tokenLabel, topK, softmax } from './model-views.js';
+import {
+  byteCode,
+  byteTokens,
+  modelGrid,
+  neuronTable,
+  probabilityList,
+  tokenLabel,
+  topK,
+  softmax,
+} from './model-views.js';
 import { jsString } from './export.js';
 import { TOKEN_MARKS, visibleText } from './format.js';
 import { AttentionElement, scrollRegion } from './base.js';
@@ -28,6 +37,9 @@ import { modelUrl } from './model-url.js';
 const TAG = 'attention-model';
 /** The model the package ships, for pages offline (random weights; tiny). */
 const SHIPPED_MODEL = new URL('./models/tiny-gpt2/', import.meta.url).href;
+/** How the shipped model is named wherever the element names its model. */
+export const SHIPPED_NAME =
+  'tiny GPT-2, random weights: its predictions are meaningless, the attention arithmetic is exact';
 if (!customElements.get('attention-heatmap')) customElements.define('attention-heatmap', AttentionHeatmap);
 
 const STYLE = `
@@ -73,6 +85,13 @@ function leaseModel(source, onProgress) {
   const load = (signal, progress) => getApi().then((attn) => attn.loadModel(source, { onProgress: progress, signal }));
   const key = typeof source === 'string' ? `loadModel ${source}` : null;
   return acquire(key, load, { onProgress, isDisposed: (model) => wasDisposed(model, (m) => m.tokenize('')) });
+}
+
+// Whether `model` is the tiny GPT-2 the package ships (models/tiny-gpt2/README.md: random
+// weights, 2 layers, 4 heads, 32 dimensions, 305 tokens), wherever it was loaded from.
+function isShippedModel(model) {
+  const c = model.config ?? {};
+  return c.model_type === 'gpt2' && c.vocab_size === 305 && c.n_embd === 32 && c.n_layer === 2 && c.n_head === 4;
 }
 
 // Layer names when layers differ (Gemma's sliding-window layers beside global ones; Mistral's
@@ -320,8 +339,15 @@ export class AttentionModel extends AttentionElement {
 
   // What the head adds: next-token probabilities, label probabilities, masked-token guesses.
   #extra(model, out, tokens, labels) {
-    // A token id as text a reader can see (format.js visibleText: ␣, ↵, <0x08>, <?>).
-    const decode = (id) => visibleText(model.tokenizer?.decode([id]) ?? String(id));
+    // A token id as text a reader can see (format.js visibleText: ␣, ↵, <0x08>); a token that
+    // is one byte of a character split across tokens as that byte (<0xE2>), any other piece of
+    // a character as <?> and its id.
+    const bytes = model.tokenizer ? byteTokens(model.tokenizer) : new Map();
+    const decode = (id) => {
+      const text = model.tokenizer?.decode([id]) ?? String(id);
+      if (!text.includes('\ufffd')) return visibleText(text);
+      return bytes.has(id) ? byteCode(bytes.get(id)) : `${visibleText(text)} (id ${id})`;
+    };
     if (model.head === 'causal-lm') {
       const V = model.descriptor.vocabSize,
         T = tokens.length;
@@ -457,10 +483,8 @@ export class AttentionModel extends AttentionElement {
           : head === 'all' || head === null
             ? `all ${d.numHeads} heads, a colour each`
             : `head ${head}`;
-      const keys = d.causal
-        ? 'each key token it can see (a decoder: itself and the tokens before it)'
-        : 'each key token';
-      p.textContent = `Layer ${layer}, ${which}: a line joins each query token (left) to ${keys} (right); the more opaque the line, the more weight the query gives that key.`;
+      const keys = d.causal ? ' it can see (a decoder: itself and the tokens before it)' : '';
+      p.textContent = `Layer ${layer}, ${which}: a line joins each query token (left) to each key token (right)${keys}; the more opaque the line, the more weight the query gives that key.`;
     }
     const shown = [...r.labels, ...Array.from(r.extra?.querySelectorAll('th') ?? [], (th) => th.textContent)];
     const marks = tokenMarks(shown);
@@ -514,7 +538,7 @@ export class AttentionModel extends AttentionElement {
       windows > 0
         ? ` · ${windows === d.numLayers ? 'every layer' : `${windows} of ${d.numLayers} layers`} windowed`
         : '';
-    name.textContent = `${m.config._name_or_path ?? m.modelType} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
+    name.textContent = `${isShippedModel(m) ? SHIPPED_NAME : (m.config._name_or_path ?? m.modelType)} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
     row.append(input, name);
     return row;
   }
@@ -644,6 +668,7 @@ export class AttentionModel extends AttentionElement {
       element: TAG,
       src: this.getAttribute('src'),
       modelType: this.#model.modelType,
+      ...(isShippedModel(this.#model) ? { model: SHIPPED_NAME } : {}),
       text: r.text,
       tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i] })),
       layer: layer + 1,

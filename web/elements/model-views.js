@@ -24,8 +24,7 @@ export function tokenLabel(token, text) {
     } catch {
       // Part of a character: its bytes, when the piece is surely byte-level (a stand-in
       // above U+00FF); else it is plain text with accents ("café" without offsets).
-      if (/[\u0100-\u0143]/.test(token.text))
-        return Array.from(bytes, (b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`).join('');
+      if (/[\u0100-\u0143]/.test(token.text)) return Array.from(bytes, byteCode).join('');
     }
   }
   return visibleText(token.text.replace(/^##/, '').replace(/^[Ġ▁]/, '') || token.text);
@@ -42,6 +41,25 @@ const BYTE_OF = (() => {
   }
   return map;
 })();
+
+/** A byte as a reader sees it: <0xE2>. */
+export const byteCode = (b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`;
+
+/**
+ * The tokens that stand for one byte, id → byte: a byte-level BPE alphabet's (GPT-2's Ġ …)
+ * and SentencePiece's byte fallback (<0xE2>), whichever the tokenizer holds.
+ * @param {{ tokenToId(token: string): number | undefined }} tokenizer
+ */
+export function byteTokens(tokenizer) {
+  const out = new Map();
+  for (const [code, byte] of BYTE_OF) {
+    for (const piece of [String.fromCodePoint(code), byteCode(byte)]) {
+      const id = tokenizer.tokenToId(piece);
+      if (Number.isInteger(id) && !out.has(id)) out.set(id, byte);
+    }
+  }
+  return out;
+}
 
 // The bytes of a byte-level BPE piece, or null when it holds a character outside the
 // alphabet (then it is no byte-level piece) or none of its non-printable stand-ins.
