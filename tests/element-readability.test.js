@@ -53,6 +53,9 @@ function layoutProblems() {
       if (!parent || ['STYLE', 'SCRIPT', 'OPTION', 'TITLE'].includes(parent.tagName)) continue;
       const style = getComputedStyle(parent);
       if (style.visibility === 'hidden' || parent.closest('[hidden]')) continue;
+      // The size as rendered: an SVG's text shrinks with the SVG (its viewBox scaled down).
+      const ctm = parent instanceof SVGElement ? parent.getScreenCTM() : null;
+      const scale = ctm ? Math.hypot(ctm.a, ctm.b) : 1;
       const box = parent.getBoundingClientRect();
       if (box.width <= 1 || box.height <= 1) continue; // visually hidden (for screen readers)
       const range = document.createRange();
@@ -61,13 +64,25 @@ function layoutProblems() {
         range.setEnd(node, match.index + match[0].length);
         for (const r of range.getClientRects()) {
           if (r.width < 1 || r.height < 1) continue;
-          words.push({ node, text: match[0], size: parseFloat(style.fontSize), r });
+          words.push({ node, text: match[0], size: Math.round(parseFloat(style.fontSize) * scale * 10) / 10, r });
         }
       }
     }
   };
   walk(document.body);
   const small = words.filter((w) => w.size < 11).map((w) => `"${w.text}" ${w.size}px`);
+  // A drawing with words (a canvas with role=img: a chart, labelled maps) shown smaller than
+  // drawn: its text shrinks with it (the loss chart's 11 px ticks were 5 px at 390 px).
+  const canvases = [];
+  const collect = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) collect(el.shadowRoot);
+      if (el.localName !== 'canvas' || el.getAttribute('role') !== 'img' || el.closest('[hidden]')) continue;
+      const shown = el.clientWidth / (el.width / devicePixelRatio);
+      if (el.clientWidth > 0 && shown < 0.99) small.push(`a canvas's text at ${Math.round(shown * 100)}% of its size`);
+    }
+  };
+  collect(document);
   const overlaps = [];
   for (let a = 0; a < words.length; a++)
     for (let b = a + 1; b < words.length; b++) {
@@ -653,10 +668,21 @@ test('training: the status, the curve and the pause agree on the step', async ()
   await page.waitForTimeout(1000); // a report the Worker sent before it read the pause would be in by now
   const r = await page.evaluate(() => {
     const el = document.querySelector('attention-training');
-    return { last: el.history.at(-1).step, stats: el.shadowRoot.querySelector('.stats').textContent };
+    return {
+      last: el.history.at(-1).step,
+      first: el.history[0].step,
+      stats: el.shadowRoot.querySelector('.stats').textContent,
+      caption: el.shadowRoot.querySelector('canvas + .caption').textContent,
+    };
   });
   await page.close();
   assert.equal(Number(/^step (\d+)/.exec(r.stats)[1]), r.last, r.stats);
+  // The curve is named, and says why it starts where its first point is (every="10": step 10).
+  assert.equal(r.first, 10);
+  assert.match(
+    r.caption,
+    /^Training loss \(log scale\) against step: each point is the mean loss of the training batches of the 10 steps before it, so the curve starts at step 10\./,
+  );
   const paused = /at step (\d+): paused/.exec(r.stats);
   if (paused) assert.equal(Number(paused[1]), r.last, r.stats);
 });
