@@ -382,9 +382,10 @@ test("attention-model: head chips toggle a head's lines; the neuron view shows q
   assert.deepEqual(await lines(), before);
   await page.close();
 
-  ({ page } = await open('model-neuron', 1280));
+  ({ page } = await open('model-neuron', 390));
   const neuron = await page.evaluate(() => {
     const table = document.querySelector('attention-model').shadowRoot.querySelector('table.neuron');
+    const scores = document.querySelector('attention-model').shadowRoot.querySelector('table.scores');
     const values = (row) => [...row.querySelectorAll('td.dim')].map((td) => Number(td.dataset.value));
     const rows = [...table.tBodies[0].rows];
     return {
@@ -393,6 +394,12 @@ test("attention-model: head chips toggle a head's lines; the neuron view shows q
       keys: rows.map((r) => values(r)),
       dots: rows.map((r) => r.dataset.score),
       cellHeight: Math.min(...[...table.querySelectorAll('td.dim')].map((td) => td.getBoundingClientRect().height)),
+      // the scores table: per key q·k, ÷ √d and the weight, on screen at 390 px
+      scores: [...scores.tBodies[0].rows].map((r) =>
+        [...r.querySelectorAll('td')].map((c) => Number(c.textContent.replace('−', '-'))),
+      ),
+      scoresRight: scores.getBoundingClientRect().right,
+      width: innerWidth,
     };
   });
   await page.close();
@@ -405,6 +412,19 @@ test("attention-model: head chips toggle a head's lines; the neuron view shows q
     products.forEach((p, c) => assert.ok(Math.abs(p - neuron.q[c] * k[c]) < 1e-6, `key ${j} dim ${c}`));
   }
   assert.ok(neuron.cellHeight >= 14, `cells ${neuron.cellHeight} px tall`);
+  // The scores: q·k is the sum of the row's products, then ÷ √8, then the softmax of the
+  // scaled scores (the last query of a decoder sees every key), all on screen at 390 px.
+  assert.ok(neuron.scoresRight <= neuron.width, `the scores end at ${neuron.scoresRight} px of ${neuron.width}`);
+  const dots = neuron.keys.map((row) => row.slice(hd).reduce((a, b) => a + b, 0));
+  const scaled = dots.map((d) => d / Math.sqrt(hd));
+  const e = scaled.map((x) => Math.exp(x - Math.max(...scaled)));
+  const weights = e.map((x) => x / e.reduce((a, b) => a + b));
+  assert.equal(neuron.scores.length, neuron.keys.length);
+  neuron.scores.forEach(([dot, scale, weight], j) => {
+    assert.ok(Math.abs(dot - dots[j]) <= 5e-4, `key ${j}: q·k ${dot} vs ${dots[j]}`);
+    assert.ok(Math.abs(scale - scaled[j]) <= 5e-4, `key ${j}: ÷ √8 ${scale} vs ${scaled[j]}`);
+    assert.ok(Math.abs(weight - weights[j]) <= 5e-4 + 1e-5, `key ${j}: weight ${weight} vs ${weights[j]}`);
+  });
 });
 
 test('attention-model model view: the caption names the axes and tokens; focusing a map reads it', async () => {

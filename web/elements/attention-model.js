@@ -76,6 +76,8 @@ table.neuron th[tabindex]:focus { outline: 2px solid var(--_focus); }
   progress, progress + .status { display: none; }
 }
 .legends { display: flex; flex-wrap: wrap; gap: 0.3rem 1.2rem; margin: 0.3rem 0; }
+table.scores td { font-variant-numeric: tabular-nums; text-align: end; }
+table.scores .bar { width: 4rem; }
 table.neuron th.index { font-size: max(0.75em, 11px); opacity: 0.8; text-align: end; padding: 0 0.2rem; }
 `;
 
