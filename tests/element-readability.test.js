@@ -438,16 +438,52 @@ test('attention-model model view: the caption names the axes and tokens; focusin
       caption: el.shadowRoot.querySelector('table.model-grid caption').textContent,
       readout: el.shadowRoot.querySelector('.readout').textContent,
       labels: json.tokens.map((t) => t.label),
+      outlined: [...el.shadowRoot.querySelectorAll('button.thumb[aria-current=true]')].map((b) =>
+        b.getAttribute('aria-label'),
+      ),
     };
   });
   await page.close();
   assert.match(r.caption, /query ↓ key →/);
   assert.ok(r.caption.includes(`(tokens in order: ${r.labels.join(' ')})`), r.caption);
+  // The outline says what it marks: the maps the head view shows (no head attribute: all of
+  // layer 1's).
+  assert.match(r.caption, / Outlined: the maps the head view shows \(layer 1, every head\)\.$/);
+  assert.deepEqual(r.outlined, ['layer 1 head 1', 'layer 1 head 2', 'layer 1 head 3', 'layer 1 head 4']);
   // The first query of a decoder sees only itself: its strongest key is itself, weight 1.
   assert.match(
     r.readout,
     new RegExp(`^Layer 2, head 3: each query's strongest key: ${r.labels[0]}→${r.labels[0]} 1\\.00, `),
   );
+});
+
+test('on paper no toolbar and no button that only acts (head chips, head rows and maps stay); colour bars show no sliver of their far end', async () => {
+  const failures = [];
+  for (const name of Object.keys(ELEMENT_PAGES)) {
+    const { page } = await open(name, 1280);
+    await page.emulateMedia({ media: 'print' });
+    const r = await page.evaluate(() => {
+      const buttons = [],
+        bars = [];
+      const walk = (root) => {
+        for (const el of root.querySelectorAll('*')) {
+          if (el.shadowRoot) walk(el.shadowRoot);
+          const box = el.getBoundingClientRect();
+          const shown = box.width > 0 && box.height > 0;
+          if (el.localName === 'button' && shown && !el.matches('.chip, .head, .thumb')) buttons.push(el.textContent);
+          // A gradient drawn from the padding box repeats under the border: the far end's
+          // colour shows as a 1 px sliver at each end.
+          if (el.matches('.legend .bar')) bars.push(getComputedStyle(el).backgroundOrigin);
+        }
+      };
+      walk(document);
+      return { buttons, bars };
+    });
+    await page.close();
+    if (r.buttons.length) failures.push(`${name}: buttons on paper: ${r.buttons.join(', ')}`);
+    if (r.bars.some((o) => o !== 'border-box')) failures.push(`${name}: colour bars drawn from ${r.bars.join(', ')}`);
+  }
+  assert.deepEqual(failures, []);
 });
 
 test('attention-matrix says when its rows sum to 1, and only then', async () => {

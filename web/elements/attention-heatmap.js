@@ -331,6 +331,7 @@ document.body.append(heatmap);
     controls.className = 'controls';
     const toggle = document.createElement('button');
     toggle.type = 'button';
+    toggle.className = 'print-hide'; // nothing to press on paper
     toggle.textContent = view === 'lines' ? 'Show grids' : 'Show lines';
     toggle.setAttribute('aria-pressed', String(view === 'lines'));
     toggle.addEventListener('click', () => {

@@ -557,6 +557,7 @@ export class AttentionModel extends AttentionElement {
     ]) {
       const b = document.createElement('button');
       b.type = 'button';
+      b.className = 'print-hide'; // nothing to press on paper (the caption names the view)
       b.textContent = label;
       b.setAttribute('aria-pressed', String(this.view === value));
       b.addEventListener('click', () => {
@@ -612,7 +613,8 @@ export class AttentionModel extends AttentionElement {
             this.setAttribute('head', String(h + 1));
             this.view = 'head';
           },
-          [layer, this.#index('head', d.numHeads)],
+          // the maps the head view shows: one head, or every head of the layer (all, average)
+          [layer, typeof this.#head(d) === 'number' ? this.#head(d) - 1 : null],
           r.labels,
         ),
       );

@@ -164,7 +164,11 @@ export class AttentionTraining extends AttentionElement {
       }),
     );
     const button = (text, action) => {
-      const b = Object.assign(document.createElement('button'), { type: 'button', textContent: text });
+      const b = Object.assign(document.createElement('button'), {
+        type: 'button',
+        className: 'print-hide', // nothing to press on paper
+        textContent: text,
+      });
       b.addEventListener('click', action);
       controls.append(b);
       return b;

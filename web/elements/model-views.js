@@ -72,14 +72,15 @@ function byteLevelBytes(piece) {
 
 /**
  * A grid of layers × heads; each cell a canvas of that head's [T][T] weights, a button that
- * calls pick(layer, head).
+ * calls pick(layer, head); outlined, the maps the head view shows (`selected`: [layer, head],
+ * head null for every head of the layer).
  * @param {Float32Array[]} maps per layer, [heads, T, T] of the first sequence
  */
 export function modelGrid(maps, heads, T, pick, selected, labels = null) {
   const table = document.createElement('table');
   table.className = 'model-grid';
   const caption = document.createElement('caption');
-  caption.textContent = `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1). Hover or focus a map to read it; pick one to open it in the head view.`;
+  caption.textContent = `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1). Hover or focus a map to read it; pick one to open it in the head view.${selected ? ` Outlined: ${selected[1] === null ? `the maps the head view shows (layer ${selected[0] + 1}, every head)` : `the map open in the head view (layer ${selected[0] + 1}, head ${selected[1] + 1})`}.` : ''}`;
   table.append(caption);
   const readout = document.createElement('p');
   readout.className = 'readout';
@@ -108,7 +109,8 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null) {
       button.type = 'button';
       button.className = 'thumb';
       button.setAttribute('aria-label', `layer ${l + 1} head ${h + 1}`);
-      if (selected && selected[0] === l && selected[1] === h) button.setAttribute('aria-current', 'true');
+      if (selected && selected[0] === l && (selected[1] === null || selected[1] === h))
+        button.setAttribute('aria-current', 'true');
       button.append(mapCanvas(map.subarray(h * T * T, (h + 1) * T * T), T));
       button.addEventListener('click', () => pick(l, h));
       if (labels) {
