@@ -66,6 +66,16 @@ val ForwardFlags() {
   return table;
 }
 
+// The trace's fields (src/model/trace.h): { kEmbedding: 0, ... }.
+val TraceFields() {
+  val table = val::object();
+#define ATTN_SET_TRACE_FIELD(name, per_layer) \
+  table.set(#name, static_cast<int>(attn::TraceField::name));
+  ATTN_TRACE_FIELDS(ATTN_SET_TRACE_FIELD)
+#undef ATTN_SET_TRACE_FIELD
+  return table;
+}
+
 val TrainingFlags() {
   val table = val::object();
 #define ATTN_SET_TRAINING_FLAG(name, bit) table.set(#name, static_cast<int>(TrainingFlag::name));
@@ -215,6 +225,7 @@ val Contract() {
   contract.set("kvStorages", KvStorages());
   contract.set("forwardFlags", ForwardFlags());
   contract.set("keepQkShift", kKeepQkShift);
+  contract.set("traceFields", TraceFields());
   contract.set("prefillChunk", attn::kPrefillChunk);
   contract.set("trainingFlags", TrainingFlags());
   contract.set("paramKindNames", ParamKindNames());

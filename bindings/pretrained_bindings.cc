@@ -176,9 +176,9 @@ int SetQuantizedWeight(uintptr_t handle, int index, uintptr_t blocks, int storag
 }
 
 // flags: ForwardFlag bits (contract.h), and 1 + the layer whose queries and keys to keep from
-// bit kKeepQkShift up (0: none).
+// bit kKeepQkShift up (0: none). trace: the position to trace, or -1.
 attn::ModelInput InputOf(uintptr_t ids, uintptr_t positions, uintptr_t token_types,
-                         uintptr_t lengths, int batch, int len, int flags) {
+                         uintptr_t lengths, int batch, int len, int flags, int trace) {
   const auto flag = [&](ForwardFlag f) { return (flags & static_cast<int>(f)) != 0; };
   attn::ModelInput in;
   in.ids = Ptr<const int32_t>(ids);
@@ -191,18 +191,20 @@ attn::ModelInput InputOf(uintptr_t ids, uintptr_t positions, uintptr_t token_typ
   in.logits = flag(ForwardFlag::kLogits), in.last_logits_only = flag(ForwardFlag::kLastLogitsOnly);
   in.use_cache = flag(ForwardFlag::kUseCache);
   in.keep_qk_layer = (flags >> kKeepQkShift) - 1;
+  in.trace_position = trace;
   return in;
 }
 
 int Forward(uintptr_t handle, uintptr_t ids, uintptr_t positions, uintptr_t token_types,
-            uintptr_t lengths, int batch, int len, int flags) {
-  return static_cast<int>(
-      Model(handle)->Forward(InputOf(ids, positions, token_types, lengths, batch, len, flags)));
+            uintptr_t lengths, int batch, int len, int flags, int trace) {
+  return static_cast<int>(Model(handle)->Forward(
+      InputOf(ids, positions, token_types, lengths, batch, len, flags, trace)));
 }
 
 // Bytes Forward would allocate for this call.
-double ForwardBytes(uintptr_t handle, int batch, int len, int flags) {
-  return static_cast<double>(Model(handle)->ForwardBytes(InputOf(0, 0, 0, 0, batch, len, flags)));
+double ForwardBytes(uintptr_t handle, int batch, int len, int flags, int trace) {
+  return static_cast<double>(
+      Model(handle)->ForwardBytes(InputOf(0, 0, 0, 0, batch, len, flags, trace)));
 }
 
 // A cache for `batch` sequences of `capacity` tokens stored as `storage` (a KvStorage number,
@@ -223,6 +225,12 @@ double Output(uintptr_t handle) { return Address(Model(handle)->output()); }
 double Attentions(uintptr_t handle) { return Address(Model(handle)->attentions()); }
 double Queries(uintptr_t handle) { return Address(Model(handle)->queries()); }
 double Keys(uintptr_t handle) { return Address(Model(handle)->keys()); }
+// Where a traced call's field (attn::TraceField) of `layer` starts, for a call of `len`.
+double Trace(uintptr_t handle, int field, int layer, int len) {
+  const PretrainedModel& m = *Model(handle);
+  return Address(m.trace() + attn::TraceOffset(m.descriptor(), len,
+                                               static_cast<attn::TraceField>(field), layer));
+}
 double Logits(uintptr_t handle) { return Address(Model(handle)->logits()); }
 void ReleaseOutputs(uintptr_t handle) { Model(handle)->ReleaseOutputs(); }
 
@@ -244,6 +252,7 @@ EMSCRIPTEN_BINDINGS(pretrained) {
   emscripten::function("_pretrainedLogits", &Logits);
   emscripten::function("_pretrainedQueries", &Queries);
   emscripten::function("_pretrainedKeys", &Keys);
+  emscripten::function("_pretrainedTrace", &Trace);
   emscripten::function("_pretrainedForwardBytes", &ForwardBytes);
   emscripten::function("_pretrainedReleaseOutputs", &ReleaseOutputs);
   emscripten::function("_pretrainedReserveCache", &ReserveCache);

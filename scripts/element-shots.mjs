@@ -4,7 +4,7 @@
 //   node scripts/element-shots.mjs [--all] [--root DIR] [--out DIR]
 // (--root: the checkout whose web/, bindings/ and dist/ are served; default this one;
 //  --out: where the PNGs go, default docs/images/elements, or build/element-shots with --all (the
-//  review set: 65 images, not kept in the repository); --only a,b: those pages only).
+//  review set: 70 images, not kept in the repository); --only a,b: those pages only).
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,7 @@ export const ELEMENT_PAGES = {
   'model-neuron': `<attention-model eager src="/web/elements/models/tiny-gpt2/" text="The cat sat on the mat" view="neuron"></attention-model>`,
   sentiment: `<attention-sentiment eager text="The food was great but the service was slow."></attention-sentiment>`,
   training: `<attention-training task="reverse" steps="300" autostart></attention-training>`,
+  explainer: `<attention-explainer eager text="The cat sat on the mat"></attention-explainer>`,
 };
 
 /** The page of one element: the elements module and the tag, nothing else. */

@@ -169,7 +169,8 @@ async function checkApp(t, name, outDir, { threads = false } = {}) {
 }
 
 // The elements in a built app (index.html?elements): a matrix given its JSON as a property
-// (as React and Vue set it), and <attention-training> whose Worker the bundler built.
+// (as React and Vue set it), <attention-training> whose Worker the bundler built, and the model
+// the package ships (src="tiny-gpt2"), whose files the bundler must copy.
 const ELEMENTS_SOURCE = `if (new URLSearchParams(location.search).has('elements')) {
   await import('attention-wasm/elements');
   const m = document.createElement('attention-matrix');
@@ -182,11 +183,17 @@ const ELEMENTS_SOURCE = `if (new URLSearchParams(location.search).has('elements'
   s.setAttribute('eager', '');
   s.setAttribute('text', 'a waste of two hours');
   const predicted = new Promise((resolve) => s.addEventListener('prediction', (e) => resolve(e.detail), { once: true }));
-  document.body.append(m, t, s);
+  const x = document.createElement('attention-model');
+  x.setAttribute('eager', '');
+  x.setAttribute('src', 'tiny-gpt2');
+  x.setAttribute('text', 'The cat sat');
+  const loaded = new Promise((resolve) => x.addEventListener('modelload', (e) => resolve(e.detail.model), { once: true }));
+  document.body.append(m, t, s, x);
   t.train();
   const done = await new Promise((resolve) => t.addEventListener('training-done', (e) => resolve(e.detail), { once: true }));
   const review = await predicted;
-  document.getElementById('out').textContent = JSON.stringify({ value: Array.from(m.value.data), step: done.step, losses: t.history.map((h) => h.loss), review: review.label });
+  const shipped = await loaded;
+  document.getElementById('out').textContent = JSON.stringify({ value: Array.from(m.value.data), step: done.step, losses: t.history.map((h) => h.loss), review: review.label, shipped: shipped.descriptor.numLayers });
 }`;
 
 // The app of appSource with the elements' part in front: one or the other runs.
@@ -210,6 +217,7 @@ async function checkElements(outDir) {
     JSON.stringify(result),
   );
   assert.equal(result.review, 'negative', '<attention-sentiment> found its shipped classifier in the bundle');
+  assert.equal(result.shipped, 2, '<attention-model src="tiny-gpt2"> found the shipped GPT-2 (2 layers) in the bundle');
 }
 
 // `vite build` from the CLI in an app with no config file, as a user runs it.

@@ -462,6 +462,18 @@ test("every architecture's name map is keyed by weight kinds the module exports"
   }
 });
 
+test('the trace fields come from the module (src/model/trace.h), each one bindings/js/models/trace.js reads, numbered 0 … n-1', () => {
+  const fields = contract.traceFields;
+  const read = [
+    ...readFileSync(new URL('../bindings/js/models/trace.js', import.meta.url), 'utf8').matchAll(/read\('(\w+)'/g),
+  ].map((m) => m[1]);
+  assert.deepEqual([...new Set(read)].sort(), Object.keys(fields).sort());
+  assert.deepEqual(
+    Object.values(fields).sort((a, b) => a - b),
+    Object.keys(fields).map((_, i) => i),
+  );
+});
+
 test("the forward flags, the training model's flags and parameter names come from the module, each name JS uses among them", async () => {
   assert.deepEqual(Object.keys(contract.forwardFlags).sort(), [
     'attentions',

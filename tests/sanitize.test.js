@@ -25,8 +25,22 @@ test('sanitize-html: defaults drop the elements; sanitizeHtmlOptions keeps them 
 });
 
 test('the allow-lists name every element and every attribute the elements observe', async () => {
-  assert.equal(ELEMENT_TAGS.length, 9);
-  for (const name of ['value', 'weights', 'x', 'mask', 'stages', 'layout', 'json', 'theme', 'for', 'task', 'text'])
+  assert.equal(ELEMENT_TAGS.length, 10);
+  assert.ok(ELEMENT_TAGS.includes('attention-explainer'));
+  for (const name of [
+    'value',
+    'weights',
+    'x',
+    'mask',
+    'stages',
+    'layout',
+    'json',
+    'theme',
+    'for',
+    'task',
+    'text',
+    'top-k',
+  ])
     assert.ok(ELEMENT_ATTRIBUTES.includes(name), name);
   assert.ok(domPurifyConfig.CUSTOM_ELEMENT_HANDLING.tagNameCheck.test('attention-matrix'));
   assert.ok(!domPurifyConfig.CUSTOM_ELEMENT_HANDLING.tagNameCheck.test('attention-matrix-x'));

@@ -155,6 +155,8 @@ const RUNTIME = {
   'PretrainedModel.forward': (o) => model.forward('a', o),
   'PretrainedModel.embed': (o) => embedder.embed('a', o),
   'PretrainedModel.generate': (o) => model.generate('a', o),
+  'PretrainedModel.samplingDistribution': (o) =>
+    model.samplingDistribution(new Float32Array(model.descriptor.vocabSize), o),
 };
 
 test('every function the .d.ts gives an options or config object has a runtime probe here', () => {

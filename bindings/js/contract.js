@@ -58,6 +58,8 @@ function read(module) {
     forwardFlags: { ...renamed(raw.forwardFlags), keepQkShift: raw.keepQkShift },
     // Positions per sequence a cached forward runs at once (src/model/runner.h kPrefillChunk).
     prefillChunk: raw.prefillChunk,
+    // A traced forward's fields (src/model/trace.h): { embedding: 0, ..., residual: 18 }.
+    traceFields: renamed(raw.traceFields),
     trainingFlags: renamed(raw.trainingFlags),
     paramKindNames: raw.paramKindNames,
     call: layoutOf(raw.callLayout),

@@ -2064,6 +2064,77 @@ export interface ModelForwardOptions {
    * rotary embedding, before scaling), to show how q·k builds each score.
    */
   queriesAndKeys?: number;
+  /**
+   * Trace one position's whole path (one sequence, without left padding): every stage the
+   * runner computes for it, per layer ({@link ModelTrace}). Memory: layers × (2·T·kvWidth +
+   * 3·numHeads·T + widths) floats; nothing grows with T². The other outputs are unchanged.
+   */
+  trace?: TraceOption;
+}
+
+/** {@link ModelForwardOptions.trace}: which position to follow. */
+export interface TraceOption {
+  /** The position (0-based, a real token of the one sequence) whose path is returned. */
+  position: number;
+}
+
+/**
+ * One layer of a {@link ModelTrace}: the traced position's vectors as the runner computed them
+ * (d = dModel, H = numHeads, Hkv = numKvHeads, hd = headDim, f = dFF, T = the sequence's length).
+ */
+export interface ModelTraceLayer {
+  /** `[d]` the attention's input: norm 1's output (the residual stream without an input norm). */
+  norm1: Tensor;
+  /** `[H, hd]` the position's query, per head (q/k norms and the rotary embedding applied). */
+  query: Tensor;
+  /** `[Hkv, T, hd]` every position's keys (likewise). */
+  keys: Tensor;
+  /** `[Hkv, T, hd]` every position's values. */
+  values: Tensor;
+  /** `[H, T]` q·k·scale (after the softcap, when the model caps scores), for every key. */
+  scores: Tensor;
+  /** `[H, T]` the scores with −Infinity where the position may not look (causal, window, padding). */
+  maskedScores: Tensor;
+  /** `[H, T]` softmax of the masked scores: the position's row of forward's attention maps. */
+  weights: Tensor;
+  /** `[H, hd]` each head's weighted sum of the values, before the output projection. */
+  heads: Tensor;
+  /** `[d]` after the output projection (before a post-attention norm). */
+  attentionOutput: Tensor;
+  /** `[d]` the residual stream after the attention sub-layer. */
+  attentionResidual: Tensor;
+  /** `[d]` the feed-forward network's input: norm 2's output. */
+  norm2: Tensor;
+  /** `[f]` the activation's input: x·W_gate when gated, else x·W_up + b. */
+  mlpPre: Tensor;
+  /** `[f]` x·W_up when gated (the activation multiplies it); null otherwise. */
+  mlpUp: Tensor | null;
+  /** `[f]` act(mlpPre) (× mlpUp when gated): the down projection's input. */
+  mlpHidden: Tensor;
+  /** `[d]` after the down projection (before a post-FFN norm). */
+  mlpOutput: Tensor;
+  /** `[d]` the block's output: `hiddenStates[l + 1]`'s row (the last block's is before the final norm). */
+  residual: Tensor;
+}
+
+/** What `forward(input, { trace: { position } })` adds: one position's whole path. */
+export interface ModelTrace {
+  /** The traced position. */
+  position: number;
+  /** Its token id. */
+  id: number;
+  /** `[d]` its embedding (+ position and type embeddings, after the embedding norm): `hiddenStates[0]`'s row. */
+  embedding: Tensor;
+  /** `[d]` the token's row of the embedding table (× the embedding multiplier). */
+  tokenEmbedding: Tensor;
+  /** `[d]` the position's row of a learned position table (GPT-2, BERT); null without one (RoPE). */
+  positionEmbedding: Tensor | null;
+  /** One entry per layer. */
+  layers: ModelTraceLayer[];
+  /** `[d]` after the final norm (the last hidden state's row). */
+  final: Tensor;
+  /** `[vocabSize]` its logits (forward's row); null without an LM head or with `logits: false`. */
+  logits: Tensor | null;
 }
 
 /**
@@ -2137,6 +2208,8 @@ export interface ModelOutput {
   keys?: Tensor;
   /** With `hiddenStates`: `numLayers + 1` tensors `[B, T, dModel]` (embeddings first), as Hugging Face reports them. */
   hiddenStates?: Tensor[];
+  /** With `trace`: the position's whole path. */
+  trace?: ModelTrace;
 }
 
 /**
@@ -2149,7 +2222,8 @@ export type ModelOutputFor<I, O> = ModelOutput &
   (I extends string | string[] ? WithTokens : {}) &
   (O extends Pick<Required<ModelForwardOptions>, 'attentions'> & WithAttentionsAsked ? WithAttentions : {}) &
   (O extends WithHiddenStatesAsked ? WithHiddenStates : {}) &
-  (O extends Pick<Required<ModelForwardOptions>, 'queriesAndKeys'> ? WithQueriesAndKeys : {});
+  (O extends Pick<Required<ModelForwardOptions>, 'queriesAndKeys'> ? WithQueriesAndKeys : {}) &
+  (O extends Pick<Required<ModelForwardOptions>, 'trace'> ? WithTrace : {});
 
 /** Options asking for the attention maps. */
 export interface WithAttentionsAsked {
@@ -2176,6 +2250,11 @@ export interface WithAttentions {
 export interface WithHiddenStates {
   /** `numLayers + 1` tensors `[B, T, dModel]`. */
   hiddenStates: Tensor[];
+}
+/** A forward with `trace`. */
+export interface WithTrace {
+  /** The position's whole path. */
+  trace: ModelTrace;
 }
 /** A forward with a `queriesAndKeys` layer. */
 export interface WithQueriesAndKeys {
@@ -2450,6 +2529,20 @@ export interface PretrainedModel {
    * out.attentions[0].shape; // [2, heads, T, T]
    */
   forward<I extends ModelInput, O extends ModelForwardOptions = {}>(input: I, options?: O): ModelOutputFor<I, O>;
+  /**
+   * The probabilities `generate` would sample the next token from, for these logits (a
+   * forward's row, or a trace's): softmax(logits / temperature) over the tokens top-k, top-p
+   * and min-p keep (generate's warpers, in its order), renormalised; 0 for removed tokens.
+   * `temperature: 0` puts 1 on the argmax.
+   * @throws TypeError / RangeError naming `PretrainedModel.samplingDistribution` and the option
+   * @example
+   * const { trace } = model.forward('The cat sat', { trace: { position: 2 } });
+   * const p = model.samplingDistribution(trace.logits, { temperature: 0.8, topK: 40, topP: 0.95 });
+   */
+  samplingDistribution(
+    logits: ArrayLike<number> | Tensor,
+    options?: { temperature?: number; topK?: number; topP?: number; minP?: number },
+  ): Float64Array;
   /**
    * Sentence embeddings, as sentence-transformers' `encode` computes them: each text trimmed
    * (and lowercased when the folder says `do_lower_case`), tokenized, truncated to

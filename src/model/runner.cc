@@ -255,6 +255,10 @@ Status PretrainedModel::CheckInput(const ModelInput& in) const {
     return Status::kNullPointer;
   }
   if (in.keep_qk_layer >= m_.num_layers) return Status::kBadArgument;
+  if (in.trace_position >= 0 && (in.batch != 1 || in.use_cache || in.trace_position >= in.len ||
+                                 (in.lengths != nullptr && in.trace_position >= in.lengths[0]))) {
+    return Status::kBadArgument;
+  }
   if (in.use_cache && (in.batch != cache_batch_ || in.lengths != nullptr ||
                        int64_t{cache_length_} + in.len > cache_capacity_)) {
     return Status::kBadArgument;
@@ -268,7 +272,8 @@ Status PretrainedModel::CheckInput(const ModelInput& in) const {
   if ((in.attentions && !FloatsFit({m_.num_layers, in.batch, m_.num_heads, in.len, seq_k})) ||
       !FloatsFit({at_once, std::max({m_.d_model, 2 * m_.d_ff, QueryWidth(m_)})}) ||
       !FloatsFit({logit_rows, m_.vocab_size}) ||
-      (in.hidden_states && !FloatsFit({m_.num_layers + 1, rows, m_.d_model}))) {
+      (in.hidden_states && !FloatsFit({m_.num_layers + 1, rows, m_.d_model})) ||
+      (in.trace_position >= 0 && TraceFloats(m_, in.len) > kMaxBufferBytes / sizeof(float))) {
     return Status::kTooLarge;
   }
   for (int64_t r = 0; r < rows; ++r) {
@@ -289,22 +294,27 @@ Status PretrainedModel::CheckInput(const ModelInput& in) const {
   return Status::kOk;
 }
 
+// row = E[id]·multiplier.   row: [d]
+void PretrainedModel::WordRow(int32_t id, float* row) const {
+  const int d = m_.d_model;
+  if (global_.words_quant.data != nullptr) {
+    DequantizeColumn(global_.words_quant, d, id, row);
+  } else {
+    std::memcpy(row, global_.words + static_cast<size_t>(id) * d, sizeof(float) * d);
+  }
+  if (m_.embedding_multiplier != 1.0f) {
+    for (int c = 0; c < d; ++c) row[c] *= m_.embedding_multiplier;
+  }
+}
+
 // x[r] = E[id]·multiplier + P[position] + TT[type], then the embedding norm.   x: [rows, d]
 void PretrainedModel::Embed(const ModelInput& in, float* x) const {
   const int d = m_.d_model;
   const int rows = in.batch * in.len;
   const GlobalWeights& g = global_;
-  const bool scaled = m_.embedding_multiplier != 1.0f;
   for (int r = 0; r < rows; ++r) {
     float* row = x + static_cast<size_t>(r) * d;
-    if (g.words_quant.data != nullptr) {
-      DequantizeColumn(g.words_quant, d, in.ids[r], row);
-    } else {
-      std::memcpy(row, g.words + static_cast<size_t>(in.ids[r]) * d, sizeof(float) * d);
-    }
-    if (scaled) {
-      for (int c = 0; c < d; ++c) row[c] *= m_.embedding_multiplier;
-    }
+    WordRow(in.ids[r], row);
     if (g.positions != nullptr) {
       const float* p = g.positions + static_cast<size_t>(in.positions[r]) * d;
       for (int c = 0; c < d; ++c) row[c] += p[c];
@@ -336,9 +346,14 @@ void PretrainedModel::ScaleResidual(float* sub, size_t count) const {
 
 // out = act(x·W_up + b)·W_down + b, or down(act(x·W_gate) ⊙ (x·W_up)) when gated.
 //   x, out: [rows, d]
-Status PretrainedModel::FeedForwardOf(const LayerWeights& w, const float* x, int rows,
-                                      float* out) const {
+//   trace: the traced row's activation input, up projection and hidden, or null.
+Status PretrainedModel::FeedForwardOf(const LayerWeights& w, const float* x, int rows, float* out,
+                                      const FfnTrace* trace) const {
   const int d = m_.d_model, f = m_.d_ff;
+  const auto keep = [&](const Buffer<float>& from, float* to) {
+    if (trace != nullptr)
+      std::memcpy(to, from.data() + static_cast<size_t>(trace->row) * f, sizeof(float) * f);
+  };
   Buffer<float> gate, up;
   if (!up.Resize(static_cast<uint64_t>(rows) * f) ||
       (m_.gated_ffn && !gate.Resize(static_cast<uint64_t>(rows) * f))) {
@@ -349,11 +364,14 @@ Status PretrainedModel::FeedForwardOf(const LayerWeights& w, const float* x, int
   if (m_.gated_ffn) {
     status = MultiplyPanels(x, d, rows, d, w.gate, nullptr, f, gate.data(), f);
     if (status != Status::kOk) return status;
+    if (trace != nullptr) keep(gate, trace->pre), keep(up, trace->up);
     Activate(m_.activation, gate.data(), gate.size(), gate.data());
     for (size_t i = 0; i < up.size(); ++i) up[i] *= gate[i];
   } else {
+    if (trace != nullptr) keep(up, trace->pre);
     Activate(m_.activation, up.data(), up.size(), up.data());
   }
+  if (trace != nullptr) keep(up, trace->hidden);
   return MultiplyPanels(up.data(), f, rows, f, w.down, w.down_bias, d, out, d);
 }
 
@@ -393,24 +411,40 @@ Status PretrainedModel::Block(int l, const ModelInput& in, bool long_rope, float
   c.past = cache_length_, c.capacity = cache_capacity_;
   c.out = sub, c.attention_weights = attention_weights;
   if (l == in.keep_qk_layer) c.keep_q = q_keep_.data(), c.keep_k = k_keep_.data();
+  const bool traced = in.trace_position >= 0;
+  AttentionTrace attention_trace;
+  if (traced) {
+    attention_trace = AttentionTraceOf(in, l);
+    c.trace = &attention_trace;
+    KeepTraced(in, TraceField::kNorm1, l, attention_in, d);
+  }
   Status status = SelfAttentionForward(c, w.attention);
   if (status != Status::kOk) return status;
+  if (traced) KeepTraced(in, TraceField::kAttentionOut, l, sub, d);
   if (m_.post_norms) Norm(w.post_attention, sub, rows, sub);
   ScaleResidual(sub, rows * d);
   AddInto(x, sub, rows * d, x);
   if (!m_.pre_norm) Norm(w.norm1, x, rows, x);
+  if (traced) KeepTraced(in, TraceField::kAttentionResidual, l, x, d);
   // 2. Feed-forward network with its residual.
   const float* ffn_in = x;
   if (m_.pre_norm && m_.input_norms) {
     Norm(w.norm2, x, rows, normed);
     ffn_in = normed;
   }
-  status = FeedForwardOf(w, ffn_in, rows, sub);
+  FfnTrace ffn_trace;
+  if (traced) {
+    ffn_trace = FfnTraceOf(in, l);
+    KeepTraced(in, TraceField::kNorm2, l, ffn_in, d);
+  }
+  status = FeedForwardOf(w, ffn_in, rows, sub, traced ? &ffn_trace : nullptr);
   if (status != Status::kOk) return status;
+  if (traced) KeepTraced(in, TraceField::kMlpOut, l, sub, d);
   if (m_.post_norms) Norm(w.post_ffn, sub, rows, sub);
   ScaleResidual(sub, rows * d);
   AddInto(x, sub, rows * d, x);
   if (!m_.pre_norm) Norm(w.norm2, x, rows, x);
+  if (traced) KeepTraced(in, TraceField::kResidual, l, x, d);
   return Status::kOk;
 }
 
@@ -485,14 +519,17 @@ Status PretrainedModel::ForwardRows(const ModelInput& in, bool long_rope) {
       !hidden_.Resize(in.hidden_states ? layer_floats * (m_.num_layers + 1) : 0) ||
       !attn_.Resize(in.attentions ? map_floats * m_.num_layers : 0) ||
       !q_keep_.Resize(in.keep_qk_layer >= 0 ? rows * QueryWidth(m_) : 0) ||
-      !k_keep_.Resize(in.keep_qk_layer >= 0 ? rows * KvWidth(m_) : 0)) {
+      !k_keep_.Resize(in.keep_qk_layer >= 0 ? rows * KvWidth(m_) : 0) ||
+      !trace_.Assign(in.trace_position >= 0 ? TraceFloats(m_, in.len) : 0, 0.0f)) {
     return Status::kOutOfMemory;
   }
+  trace_len_ = in.len;
   output_ = x_.data();
   if (rows == 0) return Status::kOk;
   // 2. Embeddings, then the blocks; each layer's state copied out when asked.
   float* x = x_.data();
   Embed(in, x);
+  if (in.trace_position >= 0) TraceEmbedding(in, x);
   auto keep = [&](int slot) {
     if (in.hidden_states)
       std::memcpy(hidden_.data() + slot * layer_floats, x, sizeof(float) * layer_floats);
@@ -510,12 +547,17 @@ Status PretrainedModel::ForwardRows(const ModelInput& in, bool long_rope) {
     Norm(global_.final_norm, x, static_cast<int>(rows), x);
     keep(m_.num_layers);
   }
-  if (m_.lm_head && in.logits) return LmHead(in, x);
-  return Status::kOk;
+  KeepTraced(in, TraceField::kFinal, 0, x, d);
+  if (!m_.lm_head || !in.logits) return Status::kOk;
+  const Status status = LmHead(in, x);
+  if (status == Status::kOk && !in.last_logits_only)
+    KeepTraced(in, TraceField::kLogits, 0, logits_.data(), m_.vocab_size);
+  return status;
 }
 
 void PretrainedModel::ReleaseOutputs() {
-  for (Buffer<float>* b : {&hidden_, &attn_, &logits_, &x_, &normed_, &sub_, &q_keep_, &k_keep_})
+  for (Buffer<float>* b :
+       {&hidden_, &attn_, &logits_, &x_, &normed_, &sub_, &q_keep_, &k_keep_, &trace_})
     b->Clear();
   output_ = nullptr;
 }
@@ -532,6 +574,7 @@ uint64_t PretrainedModel::ForwardBytes(const ModelInput& in) const {
   if (in.attentions) floats += map_floats * m_.num_layers;
   if (in.logits && m_.lm_head) floats += (in.last_logits_only ? in.batch : rows) * m_.vocab_size;
   if (in.keep_qk_layer >= 0) floats += rows * (QueryWidth(m_) + KvWidth(m_));
+  if (in.trace_position >= 0) floats += TraceFloats(m_, len);
   // A block's own scratch at its peak: the attention's or the feed-forward network's.
   SelfAttentionCall c;
   c.batch = in.batch, c.len = len, c.d_model = m_.d_model;
@@ -547,7 +590,8 @@ uint64_t PretrainedModel::ForwardBytes(const ModelInput& in) const {
   // Quantized matrices code their activations first: rows of the widest input.
   const int widest = std::max({m_.d_model, m_.d_ff, QueryWidth(m_)});
   const uint64_t codes = any_quantized_ ? QuantScratchBytes(static_cast<int>(rows), widest) : 0;
-  return sizeof(float) * floats + std::max(SelfAttentionScratchBytes(c), ffn) + codes;
+  const uint64_t trace = in.trace_position >= 0 ? TraceRowScratchBytes(m_, len) : 0;
+  return sizeof(float) * floats + std::max(SelfAttentionScratchBytes(c), ffn) + codes + trace;
 }
 
 }  // namespace attn

@@ -19,6 +19,7 @@
 #include "buffer.h"
 #include "model/descriptor.h"
 #include "model/self_attention.h"
+#include "model/trace.h"
 #include "model/weights.h"
 #include "status.h"
 
@@ -81,6 +82,7 @@ struct ModelInput {
   bool last_logits_only = false;  // the LM head on each sequence's last real token only
   bool use_cache = false;         // append to the cache (ReserveCache first); lengths must be null
   int keep_qk_layer = -1;         // >= 0: keep that layer's queries and keys (queries(), keys())
+  int trace_position = -1;  // >= 0: trace that position's path (trace(); one sequence, no cache)
 };
 
 class PretrainedModel {
@@ -143,6 +145,8 @@ class PretrainedModel {
   // With keep_qk_layer: that layer's queries [rows, qw] and keys [rows, kv], rotary applied.
   const float* queries() const { return q_keep_.data(); }
   const float* keys() const { return k_keep_.data(); }
+  // With trace_position: the trace (trace.h), [TraceFloats(descriptor, T)].
+  const float* trace() const { return trace_.data(); }
 
   // Frees the outputs and the activations (the caller has read what it wanted): a model
   // between calls holds only its weights.
@@ -160,12 +164,20 @@ class PretrainedModel {
   Status ForwardRows(const ModelInput& input, bool long_rope);
   void ResolveWeights();
   bool LongRope(const ModelInput& input) const;
+  void WordRow(int32_t id, float* row) const;
   void Embed(const ModelInput& input, float* x) const;
   void Norm(const NormWeights& weights, const float* x, int rows, float* out) const;
   void ScaleResidual(float* sub, size_t count) const;
   Status Block(int layer, const ModelInput& input, bool long_rope, float* x,
                float* attention_weights);
-  Status FeedForwardOf(const LayerWeights& w, const float* x, int rows, float* out) const;
+  Status FeedForwardOf(const LayerWeights& w, const float* x, int rows, float* out,
+                       const FfnTrace* trace = nullptr) const;
+  // The trace (runner_trace.cc): a field's place, and row trace_position of x kept in it.
+  float* TraceAt(TraceField field, int layer);
+  void KeepTraced(const ModelInput& input, TraceField field, int layer, const float* x, int width);
+  void TraceEmbedding(const ModelInput& input, const float* x);
+  AttentionTrace AttentionTraceOf(const ModelInput& input, int layer);
+  FfnTrace FfnTraceOf(const ModelInput& input, int layer);
   Status LmHead(const ModelInput& input, const float* x);
   int SeqK(const ModelInput& input) const {
     return input.use_cache ? cache_length_ + input.len : input.len;
@@ -178,7 +190,8 @@ class PretrainedModel {
   GlobalWeights global_;
   Buffer<LayerWeights> layers_;  // [num_layers]
   Buffer<LayerSpec> specs_;      // [num_layers]
-  Buffer<float> hidden_, attn_, logits_, q_keep_, k_keep_;
+  Buffer<float> hidden_, attn_, logits_, q_keep_, k_keep_, trace_;
+  int trace_len_ = 0;               // the traced call's T (the trace's layout)
   Buffer<float> x_, normed_, sub_;  // the running state and a block's scratch
   const float* output_ = nullptr;
   // The layer caches' memory, [num_layers, batch, capacity, kv]: float32, or halves.

@@ -144,6 +144,29 @@ void NormEachHead(float* x, int rows, int heads, int head_dim, const float* weig
   RmsNorm(x, rows * heads, head_dim, weight, eps, x);
 }
 
+// The traced row's query, every row's keys and values.   q: [rows, qw]   k, v: [rows, kv]
+void KeepTraced(const AttentionTrace& t, const Sizes& s, const float* q, const float* k,
+                const float* v) {
+  std::memcpy(t.query, q + static_cast<size_t>(t.row) * s.qw, sizeof(float) * s.qw);
+  std::memcpy(t.keys, k, sizeof(float) * s.rows * s.kv);
+  std::memcpy(t.values, v, sizeof(float) * s.rows * s.kv);
+}
+
+// The traced row's heads as the call computed them, then its attention stages.
+//   concat: [rows, qw]
+Status TraceRow(const SelfAttentionCall& c, const Sizes& s, const AttentionRequest& a,
+                const float* concat) {
+  const AttentionTrace& t = *c.trace;
+  std::memcpy(t.heads, concat + static_cast<size_t>(t.row) * s.qw, sizeof(float) * s.qw);
+  TraceRowCall row;
+  row.len = c.len, row.num_heads = c.num_heads, row.num_kv_heads = c.num_kv_heads;
+  row.head_dim = s.head_dim;
+  row.key_limit = c.lengths != nullptr ? c.lengths[0] : s.seq_k;
+  row.window_left = a.window_left, row.window_right = a.window_right;
+  row.scale = a.scale, row.softcap = a.softcap, row.causal = a.causal;
+  return TraceAttentionRow(row, t);
+}
+
 }  // namespace
 
 Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& w) {
@@ -180,6 +203,7 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   }
   if (c.keep_q != nullptr) std::memcpy(c.keep_q, q.data(), sizeof(float) * q.size());
   if (c.keep_k != nullptr) std::memcpy(c.keep_k, k_new.data(), sizeof(float) * k_new.size());
+  if (c.trace != nullptr) KeepTraced(*c.trace, s, q.data(), k_new.data(), v_new.data());
   // 2. The keys and values attended to: the new ones, or the cache they join (read back from
   //    it, so a half cache's new keys and values are the rounded ones too).
   AttentionRequest a;
@@ -238,8 +262,12 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   a.window_right = c.causal ? -1 : c.window_left;  // bidirectional: the same on both sides
   a.out = concat.data();
   a.weights = c.attention_weights;
-  const Status status = RunAttention(a);
+  Status status = RunAttention(a);
   if (status != Status::kOk) return status;
+  if (c.trace != nullptr) {
+    status = TraceRow(c, s, a, concat.data());
+    if (status != Status::kOk) return status;
+  }
   // 4. Output projection.
   return MultiplyPanels(concat.data(), s.qw, s.rows, s.qw, w.wo, w.bo, c.d_model, c.out, c.d_model);
 }

@@ -25,6 +25,7 @@
 #include "buffer.h"
 #include "kernels/kv_storage.h"
 #include "kernels/matmul.h"
+#include "model/trace.h"
 #include "status.h"
 
 namespace attn {
@@ -110,6 +111,8 @@ struct SelfAttentionCall {
   // embedding (the neuron view shows how q·k builds each score), or null.
   float* keep_q = nullptr;
   float* keep_k = nullptr;
+  // One row's path (a single sequence, no cache; runner trace), or null.
+  const AttentionTrace* trace = nullptr;
 };
 
 // Runs the sub-layer. kOutOfMemory when scratch cannot be had (nothing else is checked:

@@ -220,6 +220,21 @@ async function embedding(): Promise<void> {
 }
 void embedding;
 
+// One position's whole path (forward's trace) and the distribution sampling draws from.
+async function tracing(): Promise<void> {
+  const attn = await init();
+  const model = await attn.loadModel('openai-community/gpt2');
+  const { trace } = model.forward('The cat sat', { trace: { position: 2 } });
+  const weights: Tensor = trace.layers[0].weights;
+  const up: Tensor | null = trace.layers[0].mlpUp;
+  const p: Float64Array = model.samplingDistribution(trace.logits ?? [], { temperature: 0.8, topK: 40, topP: 0.95 });
+  // @ts-expect-error trace takes { position }
+  model.forward('The cat sat', { trace: 2 });
+  void [weights, up, p];
+  model.dispose();
+}
+void tracing;
+
 // Hub ids, chat templates and generation options.
 async function chatting(): Promise<void> {
   const attn = await init();

@@ -13,7 +13,6 @@
 // once rather than when the element nears the viewport). Events: `modelload`
 // (detail { model }), `forward` (detail { tokens, attentions }), `loadprogress` (detail
 // { file, loaded, total, stage }).
-import { getApi } from './api.js';
 import { AttentionHeatmap } from './attention-heatmap.js';
 import {
   byteCode,
@@ -29,14 +28,13 @@ import { jsString } from './export.js';
 import { TOKEN_MARKS, visibleText } from './format.js';
 import { AttentionElement, scrollRegion } from './base.js';
 import { errorMessage } from './theme.js';
-import { LIMITS, tooBig } from './limits.js';
+import { LIMITS } from './limits.js';
+import { tokensWithin, oncePerFrame, leaseModel } from './model-text.js';
 import { loadWhenNear, sameOrigin } from './print.js';
-import { acquire, wasDisposed } from './model-cache.js';
 import { modelUrl } from './model-url.js';
+import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS } from './shipped-model.js';
 
 const TAG = 'attention-model';
-/** The model the package ships, for pages offline (random weights; tiny). */
-const SHIPPED_MODEL = new URL('./models/tiny-gpt2/', import.meta.url).href;
 /** How the shipped model is named wherever the element names its model. */
 export const SHIPPED_NAME =
   'tiny GPT-2, random weights: its predictions are meaningless, the attention arithmetic is exact';
@@ -81,14 +79,6 @@ table.scores .bar { width: 4rem; }
 table.neuron th.index { font-size: max(0.75em, 11px); opacity: 0.8; text-align: end; padding: 0 0.2rem; }
 `;
 
-// The element's model lease (model-cache.js): elements showing the same source share one
-// model, freed when none shows it. A model from Files or a Map is the element's own.
-function leaseModel(source, onProgress) {
-  const load = (signal, progress) => getApi().then((attn) => attn.loadModel(source, { onProgress: progress, signal }));
-  const key = typeof source === 'string' ? `loadModel ${source}` : null;
-  return acquire(key, load, { onProgress, isDisposed: (model) => wasDisposed(model, (m) => m.tokenize('')) });
-}
-
 // Whether `model` is the tiny GPT-2 the package ships (models/tiny-gpt2/README.md: random
 // weights, 2 layers, 4 heads, 32 dimensions, 305 tokens), wherever it was loaded from.
 function isShippedModel(model) {
@@ -127,7 +117,7 @@ function tokenMarks(labels) {
 function loadHint() {
   const p = document.createElement('p');
   p.className = 'hint';
-  p.textContent = `Try: the URL of the folder that holds config.json, tokenizer.json and model.safetensors (ending in /). Offline, the tiny GPT-2 this package ships (random weights): src="${SHIPPED_MODEL}". Online, a Hugging Face folder such as src="https://huggingface.co/distilgpt2/resolve/main/" (the network must reach huggingface.co).`;
+  p.textContent = `Try: the URL of the folder that holds config.json, tokenizer.json and model.safetensors (ending in /). Offline, ${SHIPPED_MODEL_WORDS}: src="${SHIPPED_MODEL}". Online, a Hugging Face folder such as src="https://huggingface.co/distilgpt2/resolve/main/" (the network must reach huggingface.co).`;
   return p;
 }
 
@@ -143,7 +133,6 @@ export class AttentionModel extends AttentionElement {
   #loadFailed = false; // the error is a failed load: the error line says what to try
   #progress = null; // the last progress event while loading
   #generation = 0;
-  #pending = 0; // requestAnimationFrame of a scheduled forward
   #stopLoadWatch = () => {};
   #hiddenHeads = { count: 0, heads: [] }; // heads toggled off in the head view, kept across rebuilds
 
@@ -293,13 +282,7 @@ export class AttentionModel extends AttentionElement {
   }
 
   // One forward per frame, however fast the text changes.
-  #schedule() {
-    if (this.#pending) return;
-    this.#pending = requestAnimationFrame(() => {
-      this.#pending = 0;
-      this.#forward();
-    });
-  }
+  #schedule = oncePerFrame(() => this.#forward());
 
   #forward() {
     const model = this.#model;
@@ -309,12 +292,7 @@ export class AttentionModel extends AttentionElement {
     try {
       const text = this.text;
       if (text.trim() === '') return this.#render();
-      // Characters first: tokenizing a pasted megabyte took 0.8 s only to be refused below.
-      if (text.length > LIMITS.model.chars)
-        throw tooBig(TAG, 'the text', `${text.length} characters`, `${LIMITS.model.chars} characters`);
-      const tokens = model.tokenize(text);
-      if (tokens.length > LIMITS.model.tokens)
-        throw tooBig(TAG, 'the text', `${tokens.length} tokens`, `${LIMITS.model.tokens} tokens`);
+      const tokens = tokensWithin(TAG, model, text);
       const layer = this.#index('layer', model.descriptor.numLayers);
       const out = model.forward(text, { attentions: true, queriesAndKeys: layer });
       const T = tokens.length;
@@ -500,7 +478,7 @@ export class AttentionModel extends AttentionElement {
     const p = document.createElement('p');
     p.className = 'print-only';
     const offline = globalThis.navigator?.onLine === false ? ' (the browser is offline)' : '';
-    p.textContent = `Could not load ${this.#source()} in time for print: it was still downloading${offline}. Try: print again once the model is drawn, or the tiny GPT-2 this package ships, src="${SHIPPED_MODEL}".`;
+    p.textContent = `Could not load ${this.#source()} in time for print: it was still downloading${offline}. Try: print again once the model is drawn, or ${SHIPPED_MODEL_WORDS}, src="${SHIPPED_MODEL}".`;
     return p;
   }
 

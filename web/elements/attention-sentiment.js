@@ -30,6 +30,7 @@ import { EXAMPLES, LABELS, reviewSplits } from './training/review-recipe.js';
 import { confidenceWords } from './confidence.js';
 import { acquire, wasDisposed } from './model-cache.js';
 import { modelSource, isHubId } from './model-url.js';
+import { fetchFiles } from './shipped-model.js';
 
 const TAG = 'attention-sentiment';
 
@@ -85,23 +86,12 @@ async function reviewFiles() {
   return Object.fromEntries(entries);
 }
 
-async function shippedFiles(signal) {
-  const entries = await Promise.all(
-    Object.entries(SHIPPED).map(async ([name, url]) => {
-      const response = await fetch(url, { signal });
-      if (!response.ok) throw new Error(`cannot fetch ${url} (HTTP ${response.status})`);
-      return [name, name.endsWith('.json') ? await response.text() : await response.arrayBuffer()];
-    }),
-  );
-  return Object.fromEntries(entries);
-}
-
 // A lease (model-cache.js) on the classifier at `url` (null: the shipped one): elements showing
 // the same classifier share it, and it is freed when none shows it.
 function leaseClassifier(url) {
   const load = (signal) =>
     getApi().then(async (attn) =>
-      attn.TextClassifier.load(url ?? (await shippedFiles(signal)), { fetchOptions: { signal } }),
+      attn.TextClassifier.load(url ?? (await fetchFiles(SHIPPED, signal)), { fetchOptions: { signal } }),
     );
   const isDisposed = (classifier) => wasDisposed(classifier, (c) => c.predict(''));
   return acquire(`TextClassifier ${url ?? 'shipped'}`, load, { isDisposed });

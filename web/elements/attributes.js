@@ -115,6 +115,17 @@ export const ATTRIBUTES = deepFreeze({
     query: { type: 'int', min: 1 },
     eager: { type: 'boolean', observed: false },
   },
+  'attention-explainer': {
+    src: { type: 'string' },
+    text: { type: 'string', default: 'The cat sat on the mat' },
+    token: { type: 'int', min: 1 },
+    layer: { type: 'int', min: 1, default: 1 },
+    head: { type: 'int', min: 1, default: 1 },
+    temperature: { type: 'number', min: 0, max: 100, default: 1 },
+    'top-k': { type: 'int', min: 0, default: 0 },
+    'top-p': { type: 'number', min: 0.001, max: 1, default: 1 },
+    eager: { type: 'boolean', observed: false },
+  },
 });
 
 function deepFreeze(object) {

@@ -4,7 +4,14 @@
  * @module attention-wasm/elements
  */
 // Types of attention-wasm/elements: the custom elements and their loader.
-import type { AttentionWasm, Tensor, PretrainedModel, ModelSource } from '../../bindings/js/index.js';
+import type {
+  AttentionWasm,
+  Tensor,
+  PretrainedModel,
+  ModelSource,
+  ModelToken,
+  ModelTrace,
+} from '../../bindings/js/index.js';
 
 /** Every stage of an `<attention-steps>` computation, as tensors. */
 export interface AttentionStages {
@@ -310,6 +317,29 @@ export declare class AttentionModel extends HTMLElement {
   toCode(): string;
 }
 
+/**
+ * `<attention-explainer>`: one token's whole path through a pretrained model (the shipped tiny
+ * GPT-2 without `src`), stage by stage with the runner's own numbers (`forward`'s `trace`):
+ * embedding, norm, Q/K/V per head, scores, mask, softmax, weighted sum, output projection and
+ * residual, MLP, final norm, logits, and sampling (temperature, top-k, top-p sliders).
+ */
+export declare class AttentionExplainer extends HTMLElement {
+  /** The model shown: a loaded {@link PretrainedModel} (stays yours), or a source `attn.loadModel` takes. */
+  model: PretrainedModel | ModelSource | null;
+  /** The text the model reads. */
+  text: string;
+  /** The trace shown: the tokens, the traced position and `forward`'s trace; null before one. */
+  readonly result: ExplainerResult | null;
+  /** Why the last load or forward failed, or null. */
+  readonly error: Error | null;
+  /** The tokens, the traced position, the shown layer's stages and the sampling probabilities. */
+  toJSON(): object;
+  /** A PNG of the element as drawn. */
+  toPNG(): Promise<Blob>;
+  /** JavaScript that loads the model and computes what the element shows. */
+  toCode(): string;
+}
+
 /** The course's worked example n (1-4) as `<attention-steps>` data. */
 export declare function exampleData(n: number): AttentionStepsData;
 /** The API instance the elements share (loaded on first use). */
@@ -504,6 +534,38 @@ export interface AttentionModelAttributes extends CommonAttributes {
   eager?: BooleanAttribute;
 }
 
+/** What `<attention-explainer>` shows: {@link AttentionExplainer.result}. */
+export interface ExplainerResult {
+  /** The text's tokens with their spans. */
+  tokens: ModelToken[];
+  /** The followed token's position (0-based). */
+  position: number;
+  /** `forward`'s trace of that position. */
+  trace: ModelTrace;
+}
+
+/** Attributes of `<attention-explainer>`. */
+export interface AttentionExplainerAttributes extends CommonAttributes {
+  /** URL prefix of a checkpoint folder, or a Hugging Face Hub id; absent: the tiny GPT-2 the package ships (offline). */
+  src?: string;
+  /** The text the model reads (default 'The cat sat on the mat'). */
+  text?: string;
+  /** The token followed (1-based; default the last). */
+  token?: number | string;
+  /** The layer shown (1-based; default 1). */
+  layer?: number | string;
+  /** The head whose keys and values are shown (1-based; default 1). */
+  head?: number | string;
+  /** Sampling temperature (default 1; 0 is greedy). */
+  temperature?: number | string;
+  /** Top-k (default 0: off). */
+  'top-k'?: number | string;
+  /** Top-p in (0, 1] (default 1: off). */
+  'top-p'?: number | string;
+  /** Download the checkpoint at once rather than when the element nears the viewport. */
+  eager?: BooleanAttribute;
+}
+
 /** Every element's attributes by tag name: what framework typings (`attention-wasm/elements/react`, `/vue`) are made of. */
 export interface AttentionElementAttributes {
   /** `<attention-matrix>` */
@@ -524,6 +586,8 @@ export interface AttentionElementAttributes {
   'attention-training': AttentionTrainingAttributes;
   /** `<attention-model>` */
   'attention-model': AttentionModelAttributes;
+  /** `<attention-explainer>` */
+  'attention-explainer': AttentionExplainerAttributes;
 }
 
 declare global {
@@ -537,5 +601,6 @@ declare global {
     'attention-sentiment': AttentionSentiment;
     'attention-training': AttentionTraining;
     'attention-model': AttentionModel;
+    'attention-explainer': AttentionExplainer;
   }
 }

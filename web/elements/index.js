@@ -12,6 +12,7 @@ import { TokenPruning } from './token-pruning.js';
 import { AttentionSentiment } from './attention-sentiment.js';
 import { AttentionTraining } from './attention-training.js';
 import { AttentionModel } from './attention-model.js';
+import { AttentionExplainer } from './attention-explainer.js';
 import { getApi, useApi } from './api.js';
 
 const ELEMENTS = {
@@ -24,6 +25,7 @@ const ELEMENTS = {
   'attention-sentiment': AttentionSentiment,
   'attention-training': AttentionTraining,
   'attention-model': AttentionModel,
+  'attention-explainer': AttentionExplainer,
 };
 for (const [name, element] of Object.entries(ELEMENTS)) {
   if (!customElements.get(name)) customElements.define(name, element);
@@ -39,6 +41,7 @@ export {
   AttentionSentiment,
   AttentionTraining,
   AttentionModel,
+  AttentionExplainer,
   exampleData,
   onlineSoftmaxSteps,
   getApi,

@@ -2,13 +2,16 @@
 // fetches files under it, so it must be an http: or https: URL (or a path, which resolves
 // against the page). `javascript:alert(1)` or an unparsable URL failed deep in the loader
 // with the engine's unnamed "Failed to construct 'URL': Invalid URL".
+import { SHIPPED_MODEL } from './shipped-model.js';
 
 /**
  * The absolute URL of the folder `value` names (so that '/m/' and 'https://host/m/' are one
- * source), or a TypeError naming the element and the attribute.
+ * source), 'tiny-gpt2' (the shipped model, shipped-model.js) as it is, or a TypeError naming the
+ * element and the attribute.
  * @param {string} element @param {string} attribute @param {string} value
  */
 export function modelUrl(element, attribute, value) {
+  if (value === SHIPPED_MODEL) return value;
   let url = null;
   try {
     url = new URL(value, document.baseURI);

@@ -14,6 +14,7 @@ import type {
   AttentionSentiment,
   AttentionTraining,
   AttentionModel,
+  AttentionExplainer,
 } from './index.js';
 
 /** React props of one element: its attributes, React's HTML props, and a ref to the element. */
@@ -35,6 +36,7 @@ declare module 'react' {
       'attention-sentiment': Props<'attention-sentiment', AttentionSentiment>;
       'attention-training': Props<'attention-training', AttentionTraining>;
       'attention-model': Props<'attention-model', AttentionModel>;
+      'attention-explainer': Props<'attention-explainer', AttentionExplainer>;
     }
   }
 }

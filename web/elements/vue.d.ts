@@ -22,5 +22,6 @@ declare module 'vue' {
     'attention-sentiment': Element<'attention-sentiment'>;
     'attention-training': Element<'attention-training'>;
     'attention-model': Element<'attention-model'>;
+    'attention-explainer': Element<'attention-explainer'>;
   }
 }

@@ -23,9 +23,11 @@ import { contractOf } from '../contract.js';
 import { embedTexts } from './embed.js';
 import { checkFiniteRows } from './finite_outputs.js';
 import { checkTextFits } from './text_limits.js';
+import { nextTokenDistribution } from './next_token.js';
+import { checkTraceOption, checkTracePosition, readTrace } from './trace.js';
 import { classifyRows } from './classifier_head.js';
 
-const FORWARD_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'queriesAndKeys'];
+const FORWARD_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'queriesAndKeys', 'trace'];
 // Why the runner refused a forward call with `status`, in a forward call's words (a buffer's
 // limit is not the heap's: both are named).
 const refusal = (fn, module, status) =>
@@ -161,12 +163,22 @@ export class PretrainedModel {
     const F = contractOf(module).forwardFlags;
     const chunk = flags & F.useCache ? Math.min(T, contractOf(module).prefillChunk) : T;
     memory.scratch(`activations of ${chunk} tokens at once`, () =>
-      module._pretrainedForwardBytes(this.#handle, 1, T, flags),
+      module._pretrainedForwardBytes(this.#handle, 1, T, flags, -1),
     );
     checkBudget(module, memory);
     const scope = new HeapScope(module, fn);
     try {
-      const status = module._pretrainedForward(this.#handle, scope.ints(ids), scope.ints(positions), 0, 0, 1, T, flags);
+      const status = module._pretrainedForward(
+        this.#handle,
+        scope.ints(ids),
+        scope.ints(positions),
+        0,
+        0,
+        1,
+        T,
+        flags,
+        -1,
+      );
       if (status !== 0) throw refusal(fn, module, status);
       const logits = scope.read(module._pretrainedLogits(this.#handle), this.descriptor.vocabSize);
       checkFiniteRows(fn, 'logits', logits, logits.length, () => `position ${positions[T - 1]}`);
@@ -332,6 +344,20 @@ export class PretrainedModel {
   }
 
   /**
+   * The probabilities generate would sample the next token from, given these logits:
+   * softmax(logits / temperature) over the tokens top-k, top-p and min-p keep (generate's
+   * warpers, in its order), renormalised; 0 for the removed ones. temperature 0: 1 on the
+   * argmax.
+   * @param {ArrayLike<number> | { data: ArrayLike<number> }} logits [vocabSize]
+   * @param {{ temperature?: number, topK?: number, topP?: number, minP?: number }} [options]
+   * @returns {Float64Array} [vocabSize]
+   */
+  samplingDistribution(logits, options = {}) {
+    this.#check('samplingDistribution');
+    return nextTokenDistribution('PretrainedModel.samplingDistribution', logits, options, this.descriptor.vocabSize);
+  }
+
+  /**
    * The forward pass.
    * @param {string | string[] | number[] | number[][] | { inputIds: number[][], attentionMask?: number[][], tokenTypeIds?: number[][] }} input
    * @param {{ attentions?: boolean, hiddenStates?: boolean, logits?: boolean }} [options]
@@ -355,6 +381,7 @@ export class PretrainedModel {
         B,
         T,
         flags,
+        o.trace?.position ?? -1,
       );
       if (status !== 0) throw refusal(fn, module, status);
       const rows = B * T;
@@ -402,6 +429,7 @@ export class PretrainedModel {
           hd,
         );
       }
+      if (o.trace) result.trace = readTrace(module, this.#handle, scope, d, batch, o.trace.position, flags);
       if (o.attentions) {
         const at = module._pretrainedAttentions(this.#handle);
         const size = B * d.numHeads * T * T;
@@ -434,8 +462,9 @@ export class PretrainedModel {
     if (optionsIn === null || typeof optionsIn !== 'object')
       throw typeError(fn, `options must be an object, got ${describe(optionsIn)}`);
     checkKeys(fn, 'option', optionsIn, FORWARD_OPTIONS);
-    const { attentions, hiddenStates, logits, queriesAndKeys: qk } = optionsIn;
-    const options = { attentions, hiddenStates, logits, queriesAndKeys: qk };
+    const { attentions, hiddenStates, logits, queriesAndKeys: qk, trace: traceIn } = optionsIn;
+    const trace = checkTraceOption(fn, traceIn);
+    const options = { attentions, hiddenStates, logits, queriesAndKeys: qk, trace };
     for (const key of ['attentions', 'hiddenStates', 'logits']) {
       if (options[key] !== undefined && typeof options[key] !== 'boolean')
         throw typeError(fn, `options.${key} must be a boolean, got ${describe(options[key])}`);
@@ -448,6 +477,7 @@ export class PretrainedModel {
     }
     const batch = batchOf(fn, input, this);
     this.#check(fn.slice(fn.indexOf('.') + 1)); // the input's getters and iterators are caller code
+    if (trace) checkTracePosition(fn, trace, batch);
     const wantLogits = options.logits ?? true;
     const F = contractOf(this.#module).forwardFlags;
     const flags =
@@ -468,7 +498,7 @@ export class PretrainedModel {
     memory.blocks.push(...outputs.blocks);
     memory.scratch(
       'activations',
-      () => this.#module._pretrainedForwardBytes(this.#handle, B, T, flags) - outputs.bytes,
+      () => this.#module._pretrainedForwardBytes(this.#handle, B, T, flags, trace?.position ?? -1) - outputs.bytes,
     );
     return { batch, flags, wantLogits, memory, options };
   }

@@ -97,6 +97,27 @@ export function pickToken(logits, seen, options, random) {
   return { id, scores };
 }
 
+/**
+ * The distribution sampling draws the next token from (steps 2–5, as pickToken samples it):
+ * softmax(logits / T) over the tokens top-k, top-p and min-p keep, renormalised to sum to 1,
+ * and 0 for the removed ones; temperature 0 (greedy): 1 on the argmax.
+ * @param {ArrayLike<number>} logits [V]
+ * @param {{ temperature: number, topK: number, topP: number, minP: number }} options (checked)
+ * @returns {Float64Array} [V]
+ */
+export function samplingDistribution(logits, options) {
+  const z = Float64Array.from(logits);
+  const out = new Float64Array(z.length);
+  if (options.temperature === 0) {
+    out[argmax(z)] = 1;
+    return out;
+  }
+  const { order, weights } = warp(z, options);
+  const total = weights.reduce((a, w) => a + w, 0);
+  order.forEach((id, i) => (out[id] = weights[i] / total));
+  return out;
+}
+
 // Lets the page paint and other tasks run between tokens (a macrotask, without setTimeout's
 // 4 ms clamp).
 export function nextTask() {

@@ -1,0 +1,269 @@
+// <attention-explainer> in headless Chromium, on the shipped tiny GPT-2 (no src: offline) and
+// a Llama fixture: every number it draws is the library's (forward's trace and
+// samplingDistribution, called here through the public API for the same text), hover and
+// keyboard focus read the exact values, the token picker and every stage are reachable by
+// keyboard and the picked token is traced, linked highlighting marks a head in every stage
+// that shows heads, and nothing overflows at 390 px.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { launchChromium } from './helpers/chromium.js';
+import { startServer } from '../scripts/server.js';
+
+let server, url, browser;
+
+const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>explainer</title><link rel="icon" href="data:,">
+<script type="importmap">{ "imports": { "@huggingface/tokenizers": "/node_modules/@huggingface/tokenizers/dist/tokenizers.min.mjs", "@huggingface/jinja": "/node_modules/@huggingface/jinja/dist/index.js" } }</script>
+<script type="module" src="/web/elements/index.js"></script></head><body><main>
+<attention-explainer id="gpt2" eager text="The cat sat on the mat" token="4"></attention-explainer>
+<attention-explainer id="llama" eager src="/tests/fixtures/hf/tiny-llama/" text="The cat sat on the mat." layer="2" head="3"></attention-explainer>
+</main></body></html>`;
+
+test.before(async () => {
+  ({ server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'tests', 'node_modules'] }));
+  browser = await launchChromium();
+});
+test.after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+async function open(width) {
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.route(`${url}explainer.html`, (route) =>
+    route.fulfill({ contentType: 'text/html; charset=utf-8', body: PAGE }),
+  );
+  await page.goto(`${url}explainer.html`);
+  await page.waitForFunction(() => ['gpt2', 'llama'].every((id) => document.getElementById(id).result), null, {
+    timeout: 60_000,
+  });
+  await page.waitForTimeout(200);
+  return { page, errors };
+}
+
+test('every drawn number is the library’s: trace cells, strip readouts, logits, sampling probabilities', async () => {
+  const { page, errors } = await open(1280);
+  const report = await page.evaluate(async () => {
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init({ simd: 'baseline' }); // the build the elements use
+    const fmt = (x) =>
+      x === -Infinity
+        ? '−∞'
+        : x
+            .toFixed(2)
+            .replace(/^-(0\.?0*)$/, '$1')
+            .replace(/^-/, '−');
+    const out = {};
+    for (const id of ['gpt2', 'llama']) {
+      const el = document.getElementById(id);
+      const json = el.toJSON();
+      const model = await attn.loadModel(id === 'gpt2' ? '/web/elements/models/tiny-gpt2/' : el.getAttribute('src'));
+      const { trace } = model.forward(el.text, { trace: { position: json.position } });
+      const layer = trace.layers[json.layer - 1];
+      const root = el.shadowRoot;
+      // The grids of stages 3-5 in order: query, keys, values (of the head's kv head), scores,
+      // masked scores, weights, heads.
+      const grids = [...root.querySelectorAll('table.heat')].map((t) =>
+        [...t.querySelectorAll('td')].map((td) => td.textContent),
+      );
+      const d = model.descriptor,
+        T = json.tokens.length,
+        kv = Math.floor((Number(el.getAttribute('head') ?? 1) - 1) / (d.numHeads / d.numKvHeads));
+      const kvRows = (t) => Array.from(t.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim));
+      const expected = [
+        layer.query.data,
+        kvRows(layer.keys),
+        kvRows(layer.values),
+        layer.scores.data,
+        layer.maskedScores.data,
+        layer.weights.data,
+        layer.heads.data,
+      ].map((a) => Array.from(a, fmt));
+      // A strip's readout after focusing it and pressing → three times: dimension 3's exact value.
+      const canvas = [...root.querySelectorAll('.strip')]
+        .find((strip) => strip.querySelector('.name').textContent.startsWith('embedding entering layer 1'))
+        .querySelector('canvas');
+      canvas.focus();
+      for (let i = 0; i < 3; i++)
+        canvas.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+      const readout = canvas.closest('.strip').querySelector('.readout').textContent;
+      // Sampling: temperature 0.7, top-k 5, top-p 0.9.
+      el.setAttribute('temperature', '0.7');
+      el.setAttribute('top-k', '5');
+      el.setAttribute('top-p', '0.9');
+      const rows = [...root.querySelectorAll('table.sampling tbody tr')].map((tr) => [
+        Number(tr.dataset.id),
+        Number(tr.dataset.p),
+        tr.querySelector('.value').textContent,
+      ]);
+      const p = model.samplingDistribution(trace.logits, { temperature: 0.7, topK: 5, topP: 0.9 });
+      const kept = [...p.keys()].filter((i) => p[i] > 0);
+      // The element's rows: the 10 most probable, ties (the removed tokens' 0) by logit.
+      const order = [...p.keys()].sort((a, b) => p[b] - p[a] || trace.logits.data[b] - trace.logits.data[a]);
+      out[id] = {
+        grids,
+        expected,
+        diff: ['embedding', 'final', 'logits']
+          .filter((k) => !json.trace[k].data.every((x, i) => x === trace[k].data[i]))
+          .concat(
+            Object.entries(json.trace.layer)
+              .filter(([k, v]) => v !== null && !v.data.every((x, i) => x === layer[k].data[i]))
+              .map(([k]) => k),
+            [JSON.stringify([json.trace.embedding.data.slice(0, 3), Array.from(trace.embedding.data.slice(0, 3))])],
+          ),
+        traceEqual: ['embedding', 'final', 'logits'].every((k) =>
+          json.trace[k].data.every((x, i) => x === trace[k].data[i]),
+        ),
+        layerEqual: Object.entries(json.trace.layer).every(
+          ([k, v]) => v === null || v.data.every((x, i) => x === layer[k].data[i]),
+        ),
+        readout,
+        embedding3: String(trace.embedding.data[3]),
+        // GPT-2's embedding is drawn with its parts, the token's and the position's rows.
+        parts: [...root.querySelectorAll('.strip .name')].slice(0, 3).map((n) => n.textContent),
+        positionEmbedding: trace.positionEmbedding !== null,
+        id: trace.id,
+        code: el.toCode(),
+        jsonSampling: el.toJSON().sampling,
+        rows,
+        kept: order.slice(0, 10).map((i) => [i, p[i], p[i].toFixed(3)]),
+        caption: root.querySelector('table.sampling caption').textContent,
+        keptCount: kept.length,
+        titles: [...root.querySelectorAll('h2')].map((h) => h.textContent),
+        legends: root.querySelectorAll('.legend').length,
+        captions: root.querySelectorAll('p.caption').length,
+      };
+      model.dispose();
+    }
+    return out;
+  });
+  for (const [id, r] of Object.entries(report)) {
+    assert.equal(r.grids.length, 7, `${id}: seven grids`);
+    r.grids.forEach((cells, g) => assert.deepEqual(cells, r.expected[g], `${id}: grid ${g}`));
+    assert.ok(r.traceEqual && r.layerEqual, `${id}: toJSON is the library's trace ${r.diff}`);
+    assert.equal(r.readout, `dimension 3: ${r.embedding3}`, `${id}: keyboard readout`);
+    assert.deepEqual(
+      r.rows.map(([i, p, text]) => [i, p, text]),
+      r.kept.map(([i, p, text]) => [i, p, text]),
+      `${id}: sampling rows`,
+    );
+    assert.ok(r.keptCount <= 5, `${id}: top-k 5 keeps at most 5`);
+    assert.match(r.caption, new RegExp(`^${r.keptCount} of \\d+ tokens kept`));
+    assert.equal(r.titles.length, 10, `${id}: ten stages: ${r.titles.join(' | ')}`);
+    assert.match(r.titles[0], /^1 · Embedding/);
+    assert.match(r.titles[9], /^10 · Sampling/);
+    assert.ok(r.captions >= 10 && r.legends >= 10, `${id}: captions ${r.captions}, legends ${r.legends}`);
+  }
+  assert.deepEqual(report.gpt2.parts, [
+    `token embedding (row ${report.gpt2.id}) (32 dimensions)`,
+    `position embedding (row 3) (32 dimensions)`,
+    'embedding entering layer 1 (their sum) (32 dimensions)',
+  ]);
+  assert.equal(report.llama.positionEmbedding, false);
+  assert.match(report.llama.parts[0], /^embedding entering layer 1 \(32 dimensions\)/);
+  // Copy code: the same build, text, position and sampling settings as shown.
+  assert.match(report.gpt2.code, /init\(\{ simd: 'baseline' \}\)/);
+  assert.match(report.gpt2.code, /forward\("The cat sat on the mat", \{ trace: \{ position: 3 \} \}\)/);
+  assert.match(report.gpt2.code, /samplingDistribution\(trace\.logits, \{ temperature: 0\.7, topK: 5, topP: 0\.9 \}\)/);
+  assert.deepEqual(
+    { ...report.llama.jsonSampling, probabilities: report.llama.jsonSampling.probabilities.length },
+    { temperature: 0.7, topK: 5, topP: 0.9, probabilities: 349 },
+  );
+  assert.match(report.llama.titles[6], /MLP \(silu, gated\)/);
+  assert.match(report.gpt2.titles[6], /MLP \(gelu_new\)/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('keyboard: Tab reaches the token picker, arrows pick a token and it is traced; a head highlight links the stages', async () => {
+  const { page } = await open(1280);
+  const el = page.locator('#gpt2');
+  await el.locator('input[type=text]').focus();
+  await page.keyboard.press('Tab');
+  const focused = await page.evaluate(() => {
+    const a = document.getElementById('gpt2').shadowRoot.activeElement;
+    return [a?.getAttribute('role'), a?.getAttribute('aria-checked'), a?.textContent];
+  });
+  assert.deepEqual(focused.slice(0, 2), ['radio', 'true']);
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => document.getElementById('gpt2').result?.position === 4);
+  assert.equal(await el.getAttribute('token'), '5');
+  // Every stage's grids and strips take focus (tab order), and the sampling sliders too.
+  const stops = await page.evaluate(() => {
+    const root = document.getElementById('gpt2').shadowRoot;
+    return [...root.querySelectorAll('[tabindex="0"], input, select, button')].filter((n) => n.tabIndex >= 0).length;
+  });
+  assert.ok(stops > 20, `${stops} keyboard stops`);
+  // Hovering head 2's row in the scores highlights head 2 in the query, weights and head-output grids.
+  const linked = await page.evaluate(() => {
+    const root = document.getElementById('gpt2').shadowRoot;
+    const tables = [...root.querySelectorAll('table.heat')];
+    tables[3].querySelectorAll('tbody tr')[1].querySelector('td').dispatchEvent(new PointerEvent('pointerenter'));
+    return tables.map((t) => [...t.querySelectorAll('tbody tr')].findIndex((tr) => tr.classList.contains('linked')));
+  });
+  assert.deepEqual(linked, [1, -1, -1, 1, 1, 1, 1]);
+  await page.close();
+});
+
+test('at 390 px nothing overflows: wide grids scroll inside labelled regions', async () => {
+  const { page, errors } = await open(390);
+  const r = await page.evaluate(() => ({
+    overflow: document.documentElement.scrollWidth - window.innerWidth,
+    outside: ['gpt2', 'llama'].flatMap((id) =>
+      [...document.getElementById(id).shadowRoot.querySelectorAll('section, .strip, .grid, table.sampling')]
+        .filter((n) => n.getBoundingClientRect().right > window.innerWidth + 0.5)
+        .map((n) => `${id} ${n.className || n.localName}`),
+    ),
+    // Each grid in a labelled region; one wider than the page is focusable with a visible hint
+    // above it; every grid's table takes the focus (arrow keys read its cells).
+    regions: [...document.getElementById('llama').shadowRoot.querySelectorAll('.grid .scroll')].map((s) => ({
+      labelled: s.getAttribute('role') === 'region' && Boolean(s.getAttribute('aria-label')),
+      overflows: s.scrollWidth > s.clientWidth + 1,
+      reachable: s.tabIndex === 0 && !s.previousElementSibling.hidden,
+      table: s.querySelector('table.heat').tabIndex === 0,
+    })),
+  }));
+  assert.equal(r.overflow, 0);
+  assert.deepEqual(r.outside, []);
+  assert.equal(r.regions.length, 7);
+  for (const region of r.regions) {
+    assert.ok(region.labelled && region.table, JSON.stringify(region));
+    if (region.overflows) assert.ok(region.reachable, JSON.stringify(region));
+  }
+  assert.ok(
+    r.regions.some((region) => region.overflows),
+    'at 390 px some grid is wider than the page',
+  );
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a src that does not load says why and what to try (the shipped model offline); a bad URL is refused by name', async () => {
+  const page = await browser.newPage();
+  await page.route(`${url}bad.html`, (route) =>
+    route.fulfill({
+      contentType: 'text/html; charset=utf-8',
+      body: PAGE.replace(
+        /<main>[\s\S]*<\/main>/,
+        `<main><attention-explainer id="missing" eager src="/nowhere/"></attention-explainer>
+<attention-explainer id="script" eager src="javascript:alert(1)"></attention-explainer></main>`,
+      ),
+    }),
+  );
+  await page.goto(`${url}bad.html`);
+  await page.waitForFunction(() => ['missing', 'script'].every((id) => document.getElementById(id).error), null, {
+    timeout: 30_000,
+  });
+  const r = await page.evaluate(() =>
+    ['missing', 'script'].map((id) => {
+      const el = document.getElementById(id);
+      return { error: el.error.message, text: el.shadowRoot.textContent };
+    }),
+  );
+  await page.close();
+  assert.match(r[0].text, /Try: the URL of a folder holding config\.json/);
+  assert.match(r[0].text, /src="tiny-gpt2"\) for the tiny GPT-2 this package ships/);
+  assert.match(r[1].error, /^attention-explainer: src must be the http\(s\) URL of a model folder/);
+});

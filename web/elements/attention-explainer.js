@@ -1,0 +1,485 @@
+// <attention-explainer>: one token's whole path through a pretrained model, stage by stage,
+// with the runner's own numbers (forward's `trace: { position }`; no second forward in JS):
+// embedding (+ positions, or RoPE noted), norm, Q/K/V split into heads, scaled scores, mask,
+// softmax, the weighted sum of values, the output projection and residual, the MLP with its
+// activation, the final norm, the logits, and sampling with temperature, top-k and top-p
+// (model.samplingDistribution: what generate would draw from). Hovering or focusing a head
+// or a dimension highlights it in every stage that shows it.
+//
+//   <attention-explainer text="The cat sat on the mat"></attention-explainer>   (the shipped tiny GPT-2)
+//   <attention-explainer src="https://huggingface.co/distilgpt2/resolve/main/" token="3"></attention-explainer>
+//
+// Attributes: src (a model folder's URL or a Hub id; absent: the tiny GPT-2 this package ships), text,
+// token (1-based; default the last), layer and head (1-based), temperature, top-k, top-p,
+// eager. Property: model (a PretrainedModel, or a source loadModel takes). Events:
+// `modelload` (detail { model }), `trace` (detail { tokens, position, trace }).
+import { initCode } from './api.js';
+import { AttentionElement } from './base.js';
+import { errorMessage } from './theme.js';
+import { jsString } from './export.js';
+import { formatNumber, exactNumber, visibleText, TOKEN_MARKS } from './format.js';
+import { tokenLabel, bar } from './model-views.js';
+import { LIMITS } from './limits.js';
+import { tokensWithin, oncePerFrame, leaseModel } from './model-text.js';
+import { loadWhenNear, sameOrigin } from './print.js';
+import { modelSource, isHubId } from './model-url.js';
+import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS } from './shipped-model.js';
+import { createLink, EXPLAINER_VIEWS_STYLE } from './explainer-views.js';
+import { explainerStages } from './explainer-stages.js';
+
+const TAG = 'attention-explainer';
+/** The model the package ships, for pages offline (random weights; tiny). */
+/** Tokens in the sampling table. */
+const SHOWN_TOKENS = 10;
+
+const STYLE = `
+:host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
+.row { display: flex; gap: 0.4rem 0.8rem; align-items: center; flex-wrap: wrap; margin: 0.3rem 0; font-size: 0.9em; }
+input[type=text] { font: inherit; flex: 1 1 12rem; min-width: 0; padding: 0.2rem 0.4rem; }
+button, select, input { font: inherit; }
+.status { font-size: 0.85em; opacity: 0.9; overflow-wrap: anywhere; }
+.tokens { display: flex; flex-wrap: wrap; gap: 0.25rem; }
+.tokens button { padding: 0.1rem 0.45rem; border: 1px solid var(--attn-border, #8886); border-radius: 4px; background: none; color: inherit; cursor: pointer; }
+.tokens button[aria-checked=true] { border: 2px solid var(--_selected); font-weight: 700; }
+/* Wide pages: the stages flow in two columns (down the first, then the second). */
+.stages { columns: 32rem 2; column-gap: 2rem; }
+section { border-top: 1px solid var(--attn-border, #8884); padding: 0.4rem 0; break-inside: avoid; }
+h2 { font-size: 1rem; margin: 0.2rem 0; }
+.pair { display: flex; flex-wrap: wrap; gap: 0.3rem 1.5rem; }
+.pair > * { min-width: 0; max-width: 100%; }
+label.slider { display: inline-flex; gap: 0.3rem; align-items: center; flex-wrap: wrap; }
+label.slider output { font-variant-numeric: tabular-nums; min-width: 2.5em; }
+table.sampling { border-collapse: collapse; font-size: 0.85em; }
+table.sampling caption { text-align: start; padding-bottom: 0.2rem; }
+table.sampling th, table.sampling td { padding: 0.1rem 0.4rem; text-align: start; }
+table.sampling td.number { text-align: end; font-variant-numeric: tabular-nums; }
+.bar { position: relative; display: inline-block; width: 6rem; height: 0.9em; background: color-mix(in srgb, currentColor 10%, transparent); vertical-align: middle; }
+.bar .fill { position: absolute; inset: 0 auto 0 0; background: var(--_bar, #2563eb); opacity: 0.75; }
+.barred { display: inline-flex; gap: 0.4rem; align-items: center; }
+.value { font-variant-numeric: tabular-nums; min-width: 3.2em; display: inline-block; text-align: end; }
+.hint { font-size: 0.9em; overflow-wrap: anywhere; }
+@media print { section { break-inside: avoid; } }
+${EXPLAINER_VIEWS_STYLE}`;
+
+export class AttentionExplainer extends AttentionElement {
+  static tag = TAG;
+  static style = STYLE;
+
+  #model = null;
+  #lease = null;
+  #started = false;
+  #result = null; // { text, tokens, labels, position, trace }
+  #error = null;
+  #loading = false;
+  #generation = 0;
+  #link = createLink();
+  #stopLoadWatch = () => {};
+
+  connectedCallback() {
+    super.connectedCallback();
+    if (this.#lease && !this.#lease.renew()) ((this.#lease = null), (this.#model = null), (this.#started = false));
+    if (this.#model) return this.#schedule();
+    this.#stopLoadWatch();
+    this.#stopLoadWatch = loadWhenNear(
+      this,
+      () => {
+        if (!this.#started) this.#loadFrom(this.#source());
+      },
+      { idle: !isHubId(this.#source()) && sameOrigin(this.#source()) },
+    );
+    this.#render();
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    this.#stopLoadWatch();
+    this.#lease?.release();
+  }
+
+  attributeChangedCallback(name, old, value) {
+    if (!this.isConnected || old === value) return;
+    if (name === 'src' && this.#started) this.#loadFrom(this.#source());
+    else if (name === 'text' || name === 'token') this.#schedule();
+    else if (name === 'temperature' || name === 'top-k' || name === 'top-p') this.#renderSampling();
+    else this.#render();
+  }
+
+  /** The model shown (a PretrainedModel), or null while none is loaded. */
+  get model() {
+    return this.#model;
+  }
+  /** A model from attn.loadModel (page code keeps owning it), or a source loadModel takes. */
+  set model(value) {
+    if (value && typeof value.forward === 'function' && typeof value.tokenize === 'function') {
+      this.#generation++;
+      this.#started = true;
+      this.#lease?.release();
+      this.#lease = null;
+      this.#take(value);
+    } else this.#loadFrom(value, 'model');
+  }
+  /** The text the model reads. */
+  get text() {
+    return this.attributeReader().get('text');
+  }
+  set text(value) {
+    this.setAttribute('text', String(value));
+  }
+  /** The trace shown (forward's `trace`), with its tokens: { tokens, position, trace }, or null. */
+  get result() {
+    const r = this.#result;
+    return r && { tokens: r.tokens, position: r.position, trace: r.trace };
+  }
+  /** Why the last load or forward failed, or a bad attribute value (null when neither). */
+  get error() {
+    return this.#error ?? this.attributeError;
+  }
+
+  #source() {
+    return this.getAttribute('src') || SHIPPED_MODEL;
+  }
+
+  async #loadFrom(source, name = 'src') {
+    const generation = ++this.#generation;
+    const previous = this.#lease;
+    this.#lease = null;
+    this.#started = true;
+    this.#model = null;
+    this.#result = null;
+    this.#error = null;
+    try {
+      const checked =
+        typeof source === 'string' || source instanceof URL ? modelSource(TAG, name, String(source)) : source;
+      this.#lease = leaseModel(checked, () => {});
+    } catch (error) {
+      this.#error = error;
+    }
+    previous?.release();
+    this.#loading = this.#lease !== null;
+    this.#render();
+    if (!this.#lease) return;
+    try {
+      const model = await this.#lease.promise;
+      if (generation === this.#generation) this.#take(model);
+    } catch (error) {
+      if (generation !== this.#generation) return;
+      this.#loading = false;
+      this.#error = error;
+      this.#render();
+    }
+  }
+
+  #take(model) {
+    this.#model = model;
+    this.#loading = false;
+    this.#error = null;
+    this.dispatchEvent(new CustomEvent('modelload', { bubbles: true, composed: true, detail: { model } }));
+    this.#schedule();
+  }
+
+  #schedule = oncePerFrame(() => this.#forward());
+
+  // The one forward: the chosen token's trace (the text's other positions are its keys).
+  #forward() {
+    const model = this.#model;
+    if (!model) return this.#render();
+    this.#error = null;
+    this.#result = null;
+    try {
+      const text = this.text;
+      const tokens = tokensWithin(TAG, model, text);
+      if (tokens.length === 0) return this.#render();
+      const position = this.#index('token', tokens.length);
+      const { trace } = model.forward(text, { trace: { position } });
+      this.#result = { text, tokens, labels: tokens.map((t) => tokenLabel(t, text)), position, trace };
+      this.dispatchEvent(
+        new CustomEvent('trace', { bubbles: true, composed: true, detail: { tokens, position, trace } }),
+      );
+    } catch (error) {
+      this.#error = error;
+    }
+    this.#render();
+  }
+
+  // A 1-based attribute as a 0-based index in [0, count): token defaults to the last.
+  #index(name, count) {
+    const n = this.attributeReader().get(name, count);
+    return typeof n === 'number' ? n - 1 : name === 'token' ? count - 1 : 0;
+  }
+
+  #sampling() {
+    const reader = this.attributeReader();
+    const V = this.#model?.descriptor.vocabSize ?? 1;
+    return {
+      temperature: reader.get('temperature'),
+      topK: Math.min(reader.get('top-k'), V),
+      topP: reader.get('top-p'),
+    };
+  }
+
+  #render() {
+    this.#link.clear();
+    const root = this.shadowRoot;
+    const parts = [];
+    if (this.#loading || (!this.#model && !this.#error)) {
+      const status = Object.assign(document.createElement('p'), { className: 'status' });
+      status.setAttribute('aria-live', 'polite');
+      status.textContent = this.#loading
+        ? `Loading the model (${this.#source()})…`
+        : `The model loads when this element is scrolled into view (${this.#source()}).`;
+      parts.push(status);
+      if (this.#loading) {
+        const progress = document.createElement('progress'); // indeterminate while it loads
+        progress.setAttribute('aria-label', 'loading the model');
+        parts.push(progress);
+      }
+    }
+    if (this.#model) parts.push(this.#inputRow());
+    if (this.#error) {
+      parts.push(errorMessage(this.#error));
+      if (!this.#model)
+        parts.push(
+          Object.assign(document.createElement('p'), {
+            className: 'hint',
+            textContent: `Try: the URL of a folder holding config.json, tokenizer.json and model.safetensors (ending in /); offline, leave src out (or src="${SHIPPED_MODEL}") for ${SHIPPED_MODEL_WORDS}.`,
+          }),
+        );
+    } else if (this.#result) {
+      const stages = document.createElement('div');
+      stages.className = 'stages';
+      stages.append(...this.#stages());
+      parts.push(this.#pickers(), stages);
+    }
+    if (this.#model) parts.push(this.exportBar(TAG));
+    root.replaceChildren(...parts);
+    this.showAttributeError(this.attributeReader().checkAll().error);
+  }
+
+  #inputRow() {
+    const row = document.createElement('div');
+    row.className = 'row';
+    const input = document.createElement('input');
+    input.type = 'text';
+    input.maxLength = LIMITS.model.chars;
+    input.value = this.text;
+    input.setAttribute('aria-label', 'text the model reads');
+    input.addEventListener('change', () => {
+      this.removeAttribute('token');
+      this.text = input.value;
+    });
+    const m = this.#model,
+      d = m.descriptor;
+    const name = Object.assign(document.createElement('span'), { className: 'status' });
+    name.textContent = `${m.config._name_or_path ?? m.modelType} · ${d.numLayers} layers · ${d.numHeads} heads${d.numKvHeads < d.numHeads ? ` on ${d.numKvHeads} key/value heads` : ''} · d_model ${d.dModel} · head_dim ${d.headDim} · vocabulary ${d.vocabSize}`;
+    row.append(input, name);
+    return row;
+  }
+
+  // The token to follow (a radio group: arrow keys move, Enter/Space or click picks), the
+  // layer and the head.
+  #pickers() {
+    const r = this.#result,
+      d = this.#model.descriptor;
+    const wrap = document.createElement('div');
+    const group = document.createElement('div');
+    group.className = 'tokens';
+    group.setAttribute('role', 'radiogroup');
+    group.setAttribute('aria-label', 'token to follow');
+    const buttons = r.labels.map((label, i) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.setAttribute('role', 'radio');
+      b.setAttribute('aria-checked', String(i === r.position));
+      b.tabIndex = i === r.position ? 0 : -1;
+      b.textContent = label;
+      b.title = `token ${i + 1}, id ${r.tokens[i].id}`;
+      b.addEventListener('click', () => this.#pick(i));
+      b.addEventListener('keydown', (e) => {
+        const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[e.key];
+        if (step === undefined) return;
+        e.preventDefault();
+        const next = (i + step + buttons.length) % buttons.length;
+        buttons[next].focus();
+        this.#pick(next);
+      });
+      return b;
+    });
+    group.append(...buttons);
+    const label = Object.assign(document.createElement('div'), {
+      className: 'status',
+      textContent: 'Token to follow (click, or arrow keys):',
+    });
+    const row = document.createElement('div');
+    row.className = 'row';
+    row.append(
+      this.#select('layer', d.numLayers, 'layer'),
+      this.#select('head', d.numHeads, 'head'),
+      Object.assign(document.createElement('span'), {
+        className: 'status',
+        textContent: this.#marks(),
+      }),
+    );
+    wrap.append(label, group, row);
+    return wrap;
+  }
+
+  // The legend of the marks in the token labels ('␣ = space'), or ''.
+  #marks() {
+    const all = this.#result.labels.join('');
+    const used = TOKEN_MARKS.filter(([mark]) =>
+      mark.startsWith('<0x') ? /<0x[0-9A-F]{2}>/.test(all) : all.includes(mark),
+    );
+    return used.length ? `Tokens: ${used.map(([mark, meaning]) => `${mark} = ${meaning}`).join(', ')}` : '';
+  }
+
+  #pick(i) {
+    this.setAttribute('token', String(i + 1));
+    // Focus stays on the picked token once the view is drawn again.
+    requestAnimationFrame(() =>
+      requestAnimationFrame(() => this.shadowRoot.querySelector('.tokens [aria-checked=true]')?.focus()),
+    );
+  }
+
+  #select(attribute, count, label) {
+    const select = document.createElement('select');
+    select.setAttribute('aria-label', label);
+    const current = this.#index(attribute, count);
+    for (let i = 0; i < count; i++) {
+      const option = document.createElement('option');
+      option.value = String(i + 1);
+      option.textContent = `${label} ${i + 1}`;
+      option.selected = i === current;
+      select.append(option);
+    }
+    select.addEventListener('change', () => this.setAttribute(attribute, select.value));
+    return select;
+  }
+
+  // The ten stages (explainer-stages.js) of the shown layer and head.
+  #stages() {
+    const d = this.#model.descriptor;
+    return explainerStages({
+      model: this.#model,
+      result: this.#result,
+      layer: this.#index('layer', d.numLayers),
+      head: this.#index('head', d.numHeads),
+      link: this.#link,
+      sampling: () => [this.#sliders(), this.#samplingTable()],
+    });
+  }
+
+  #sliders() {
+    const V = this.#model.descriptor.vocabSize;
+    const s = this.#sampling();
+    const row = document.createElement('div');
+    row.className = 'row';
+    const slider = (attribute, label, value, min, max, step, shown) => {
+      const wrap = document.createElement('label');
+      wrap.className = 'slider';
+      const input = Object.assign(document.createElement('input'), { type: 'range', min, max, step, value });
+      const output = Object.assign(document.createElement('output'), { textContent: shown(value) });
+      input.addEventListener('input', () => {
+        output.textContent = shown(Number(input.value));
+        this.setAttribute(attribute, input.value);
+      });
+      wrap.append(label, input, output);
+      return wrap;
+    };
+    row.append(
+      slider('temperature', 'temperature', s.temperature, 0, 2, 0.05, (v) =>
+        v === 0 ? '0 (greedy)' : formatNumber(v, 2),
+      ),
+      slider('top-k', 'top-k', s.topK, 0, Math.min(V, 50), 1, (v) => (v === 0 ? 'off' : String(v))),
+      slider('top-p', 'top-p', s.topP, 0.05, 1, 0.05, (v) => (v >= 1 ? '1 (off)' : formatNumber(v, 2))),
+    );
+    return row;
+  }
+
+  // The probabilities the library returns for these logits and settings, most likely first.
+  #samplingTable() {
+    const model = this.#model,
+      t = this.#result.trace;
+    const s = this.#sampling();
+    const p = model.samplingDistribution(t.logits, s);
+    const kept = p.reduce((n, x) => n + (x > 0), 0);
+    const order = Array.from(p.keys())
+      .sort((a, b) => p[b] - p[a] || t.logits.data[b] - t.logits.data[a])
+      .slice(0, SHOWN_TOKENS);
+    const table = document.createElement('table');
+    table.className = 'sampling';
+    table.createCaption().textContent = `${kept} of ${model.descriptor.vocabSize} tokens kept (the others get 0); the ${order.length} most likely:`;
+    const head = table.createTHead().insertRow();
+    for (const title of ['next token', 'id', 'logit', 'probability'])
+      head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: title }));
+    const body = table.createTBody();
+    const decode = (id) => visibleText(model.tokenizer?.decode([id]) ?? String(id));
+    for (const id of order) {
+      const tr = body.insertRow();
+      tr.append(Object.assign(document.createElement('th'), { scope: 'row', textContent: decode(id) }));
+      Object.assign(tr.insertCell(), { className: 'number', textContent: String(id) });
+      const logit = Object.assign(tr.insertCell(), {
+        className: 'number',
+        textContent: formatNumber(t.logits.data[id], 3),
+      });
+      logit.title = exactNumber(t.logits.data[id]);
+      const probability = tr.insertCell();
+      probability.append(bar(p[id]));
+      probability.title = exactNumber(p[id]);
+      tr.dataset.id = String(id);
+      tr.dataset.p = String(p[id]);
+    }
+    return table;
+  }
+
+  #renderSampling() {
+    const old = this.shadowRoot.querySelector('table.sampling');
+    if (!old || !this.#result?.trace.logits) return this.#render();
+    old.replaceWith(this.#samplingTable());
+    this.showAttributeError(this.attributeReader().checkAll().error);
+  }
+
+  /** The tokens, the traced position, the shown layer's stages and the sampling's probabilities, as JSON. */
+  toJSON() {
+    const r = this.#result;
+    const base = { element: TAG, src: this.#source(), text: this.text };
+    if (!r) return { ...base, tokens: [], trace: null };
+    const d = this.#model.descriptor;
+    const l = this.#index('layer', d.numLayers);
+    const plain = (x) => x && { shape: x.shape, data: Array.from(x.data) };
+    const layer = Object.fromEntries(Object.entries(r.trace.layers[l]).map(([k, v]) => [k, plain(v)]));
+    const s = this.#sampling();
+    const p = r.trace.logits ? this.#model.samplingDistribution(r.trace.logits, s) : null;
+    return {
+      ...base,
+      modelType: this.#model.modelType,
+      tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i] })),
+      position: r.position,
+      layer: l + 1,
+      trace: {
+        id: r.trace.id,
+        embedding: plain(r.trace.embedding),
+        layer,
+        final: plain(r.trace.final),
+        logits: plain(r.trace.logits),
+      },
+      sampling: { ...s, probabilities: p && Array.from(p) },
+    };
+  }
+
+  /** JavaScript that loads this model and computes what the element shows. */
+  toCode() {
+    const r = this.#result;
+    const position = r ? r.position : 0;
+    const s = this.#sampling();
+    return `import { init } from 'attention-wasm';
+
+${initCode()}
+const model = await attn.loadModel(${jsString(this.#source())});
+const { trace } = model.forward(${jsString(this.text)}, { trace: { position: ${position} } });
+// trace.embedding [d]; trace.layers[l]: norm1, query [H, hd], keys, values, scores, maskedScores,
+// weights [H, T], heads, attentionOutput, attentionResidual, norm2, mlpPre, mlpHidden, mlpOutput, residual
+const p = model.samplingDistribution(trace.logits, { temperature: ${s.temperature}, topK: ${s.topK}, topP: ${s.topP} });
+console.log(trace.layers[${this.#index('layer', this.#model?.descriptor.numLayers ?? 1)}].weights, p);
+`;
+  }
+}

@@ -1,0 +1,203 @@
+// The stages <attention-explainer> shows, from the runner's trace of one position: embedding
+// (with its token and position rows), norm, Q/K/V per head, scores, mask and softmax, the
+// weighted sum, the output projection and residual, the MLP, the final norm, the logits and
+// sampling. Each is a titled <section> with one caption sentence; vectors are strips and small
+// grids tables (explainer-views.js), every number the trace's.
+import { captionLine } from './base.js';
+import { formatNumber } from './format.js';
+import { vectorStrip, heatTable } from './explainer-views.js';
+
+// The model's words for its pieces: norm, activation, positions.
+function describeModel(model) {
+  const d = model.descriptor;
+  const norm = d.norm === 'rms' ? 'RMSNorm' : 'LayerNorm';
+  const activation = model.config.hidden_act ?? model.config.activation_function ?? d.activation;
+  const positions =
+    d.rotaryDim > 0
+      ? `no position vector is added: RoPE rotates each query and key by its position (stage 3, ${d.rotaryDim} of ${d.headDim} dims per head)`
+      : d.maxPositions > 0
+        ? 'plus the learned position embedding of its position'
+        : 'no position information';
+  const scale = d.attentionScale > 0 ? d.attentionScale : 1 / Math.sqrt(d.headDim);
+  return { norm, activation, positions, scale, gated: Boolean(d.gatedFfn) };
+}
+
+/**
+ * The stages of `result` (the element's { tokens, labels, position, trace }) for layer and
+ * head (0-based), each a <section>: a numbered title, one caption sentence, its vectors and
+ * grids; `link` joins their highlighting; `sampling()` gives the sampling stage's controls.
+ */
+export function explainerStages({ model: m, result: r, layer: l, head: h, link, sampling: samplingParts }) {
+  const d = m.descriptor,
+    t = r.trace;
+  const words = describeModel(m);
+  const layer = t.layers[l];
+  const tok = `“${r.labels[r.position]}”`;
+  const strip = (values, title) => vectorStrip(values.data ?? values, { title, link });
+  const heads = Array.from({ length: d.numHeads }, (_, i) => `head ${i + 1}`);
+  const dims = Array.from({ length: d.headDim }, (_, i) => String(i));
+  const keys = r.labels.map((label, j) => `${j + 1} ${label}`);
+  const group = d.numHeads / d.numKvHeads;
+  const kv = Math.floor(h / group);
+  const T = r.tokens.length;
+  const kvRows = (tensor) => tensor.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim);
+  const L = `Layer ${l + 1}`;
+  const stage = (n, title, caption, ...content) => {
+    const section = document.createElement('section');
+    const heading = Object.assign(document.createElement('h2'), { textContent: `${n} · ${title}`, id: `stage-${n}` });
+    section.setAttribute('aria-labelledby', heading.id);
+    section.append(heading, captionLine(caption), ...content);
+    return section;
+  };
+  const pair = (...items) => {
+    const div = document.createElement('div');
+    div.className = 'pair';
+    div.append(...items);
+    return div;
+  };
+  const grid = (values, options) => heatTable(values, { link, kind: 'diverging', digits: 2, ...options });
+  const sections = [
+    stage(
+      1,
+      'Embedding',
+      `Token ${r.position + 1} ${tok} (id ${t.id}) becomes the row ${t.id} of the embedding table, ${words.positions}; blue is below 0, red above.`,
+      ...(t.positionEmbedding
+        ? [
+            strip(t.tokenEmbedding, `token embedding (row ${t.id})`),
+            strip(t.positionEmbedding, `position embedding (row ${r.position})`),
+          ]
+        : []),
+      strip(
+        t.embedding,
+        d.embeddingNorm || d.typeVocabSize > 0
+          ? 'embedding entering layer 1 (with token types and the embedding norm)'
+          : `embedding entering layer 1${t.positionEmbedding ? ' (their sum)' : ''}`,
+      ),
+    ),
+    stage(
+      2,
+      `${L}: ${words.norm} before attention`,
+      `${words.norm} rescales the residual vector (per dimension weights${words.norm === 'LayerNorm' ? ', after removing its mean' : ''}); this is what attention reads.`,
+      strip(layer.norm1, 'norm 1 output'),
+    ),
+    stage(
+      3,
+      `${L}: queries, keys and values, split into ${d.numHeads} heads`,
+      `The normalised vector times W_Q gives ${tok}'s query, ${d.numHeads} heads × ${d.headDim} dims${d.rotaryDim > 0 ? ' (RoPE-rotated)' : ''}; every token's keys and values come the same way (head ${h + 1} reads key/value head ${kv + 1}).`,
+      grid(layer.query.data, {
+        rows: heads,
+        cols: dims,
+        rowTitle: 'head',
+        colTitle: 'dim',
+        label: `query of ${tok}`,
+        rowKind: 'head',
+        colKind: 'dim',
+      }),
+      pair(
+        ...['keys', 'values'].map((name) =>
+          grid(kvRows(layer[name]), {
+            rows: keys,
+            cols: dims,
+            rowTitle: 'token',
+            colTitle: 'dim',
+            label: `${name}, key/value head ${kv + 1}`,
+            colKind: 'dim',
+          }),
+        ),
+      ),
+    ),
+    stage(
+      4,
+      `${L}: scores, mask and softmax`,
+      `Each row is one head: ${tok}'s query · each key × ${formatNumber(words.scale, 4)} (1/√${d.headDim}); ${d.causal ? 'keys after it are masked to −∞ (it may not look ahead), ' : ''}then softmax turns each row into weights that sum to 1.`,
+      grid(layer.scores.data, {
+        rows: heads,
+        cols: keys,
+        rowTitle: 'head',
+        colTitle: 'key',
+        label: 'scaled scores',
+        rowKind: 'head',
+        legendTitle: 'score',
+      }),
+      grid(layer.maskedScores.data, {
+        rows: heads,
+        cols: keys,
+        rowTitle: 'head',
+        colTitle: 'key',
+        label: 'masked scores',
+        rowKind: 'head',
+        legendTitle: 'masked score',
+      }),
+      grid(layer.weights.data, {
+        rows: heads,
+        cols: keys,
+        rowTitle: 'head',
+        colTitle: 'key',
+        label: 'attention weights',
+        rowKind: 'head',
+        kind: 'sequential',
+        range: [0, 1],
+        legendTitle: 'weight',
+      }),
+    ),
+    stage(
+      5,
+      `${L}: weighted sum of values`,
+      `Each head's output is its weights times the values of the keys it sees; the heads are then laid side by side (${d.numHeads} × ${d.headDim}).`,
+      grid(layer.heads.data, {
+        rows: heads,
+        cols: dims,
+        rowTitle: 'head',
+        colTitle: 'dim',
+        label: 'head outputs',
+        rowKind: 'head',
+        colKind: 'dim',
+      }),
+    ),
+    stage(
+      6,
+      `${L}: output projection and residual`,
+      'W_O mixes the heads back to d_model; the result is added to the residual vector that entered the layer.',
+      strip(layer.attentionOutput, 'attention output (after W_O)'),
+      strip(layer.attentionResidual, 'residual after attention'),
+    ),
+    stage(
+      7,
+      `${L}: MLP (${words.activation}${words.gated ? ', gated' : ''})`,
+      words.gated
+        ? `${words.norm} again, then ${words.activation}(x·W_gate) × (x·W_up), then W_down; the result joins the residual.`
+        : `${words.norm} again, then x·W_in, ${words.activation}, then W_out; the result joins the residual.`,
+      strip(layer.norm2, 'norm 2 output'),
+      strip(layer.mlpPre, words.gated ? 'gate x·W_gate (activation input)' : 'x·W_in (activation input)'),
+      ...(layer.mlpUp ? [strip(layer.mlpUp, 'up x·W_up')] : []),
+      strip(layer.mlpHidden, words.gated ? `${words.activation}(gate) × up` : `${words.activation}(x·W_in)`),
+      strip(layer.mlpOutput, 'MLP output'),
+      strip(layer.residual, `residual after layer ${l + 1}`),
+    ),
+    stage(
+      8,
+      'Final norm',
+      `After the last of ${d.numLayers} layers, ${words.norm} once more: this vector is compared with every token's output embedding.`,
+      strip(t.final, 'final norm output'),
+    ),
+  ];
+  if (t.logits) {
+    sections.push(
+      stage(
+        9,
+        'Logits',
+        `One score per vocabulary token (${d.vocabSize}): the final vector · that token's output embedding; higher means more likely next.`,
+        vectorStrip(t.logits.data, { title: 'logits', axis: 'token id', link: null }),
+      ),
+    );
+    const sampling = stage(
+      10,
+      'Sampling',
+      'softmax(logits / temperature) over the tokens top-k and top-p keep, renormalised: the probabilities the next token is drawn from (temperature 0 picks the largest logit).',
+    );
+    sampling.classList.add('sampling-stage');
+    sampling.append(...samplingParts());
+    sections.push(sampling);
+  }
+  return sections;
+}

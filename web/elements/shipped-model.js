@@ -1,0 +1,37 @@
+// The tiny GPT-2 this package ships (random weights: web/elements/models/tiny-gpt2/README.md),
+// for pages offline: src="tiny-gpt2" on <attention-model> and <attention-explainer> (the
+// explainer's default). Each file is written out literally so that bundlers copy it: a folder
+// URL is not an asset (a Vite 8 build from the packed tarball left the folder behind, and the
+// element's hint pointed readers at a folder the app does not have).
+
+/** The name that stands for the shipped model in a `src` attribute. */
+export const SHIPPED_MODEL = 'tiny-gpt2';
+
+/** Its files: name → URL beside this module (wherever a bundler put them). */
+export const SHIPPED_MODEL_FILES = {
+  'config.json': new URL('./models/tiny-gpt2/config.json', import.meta.url),
+  'generation_config.json': new URL('./models/tiny-gpt2/generation_config.json', import.meta.url),
+  'tokenizer.json': new URL('./models/tiny-gpt2/tokenizer.json', import.meta.url),
+  'tokenizer_config.json': new URL('./models/tiny-gpt2/tokenizer_config.json', import.meta.url),
+  'model.safetensors': new URL('./models/tiny-gpt2/model.safetensors', import.meta.url),
+};
+
+/** What the elements call it in words. */
+export const SHIPPED_MODEL_WORDS =
+  'the tiny GPT-2 this package ships (random weights: its predictions mean nothing, its arithmetic is exact)';
+
+/**
+ * A model's files fetched: { name: URL } → { name: text (.json) or ArrayBuffer }, what
+ * loadModel takes as a plain object.
+ * @param {Record<string, URL>} files @param {AbortSignal} [signal]
+ */
+export async function fetchFiles(files, signal) {
+  const entries = await Promise.all(
+    Object.entries(files).map(async ([name, url]) => {
+      const response = await fetch(url, { signal });
+      if (!response.ok) throw new Error(`cannot fetch ${url} (HTTP ${response.status})`);
+      return [name, name.endsWith('.json') ? await response.text() : await response.arrayBuffer()];
+    }),
+  );
+  return Object.fromEntries(entries);
+}
