@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { ELEMENT_PAGES, elementPage } from '../scripts/element-shots.mjs';
 import { openElementPage, startElementBrowser } from './helpers/element-page.js';
+import { EXAMPLES, WEIGHTS } from '../web/elements/course-examples.js';
 
 const AXE = fileURLToPath(new URL('../node_modules/axe-core/axe.min.js', import.meta.url));
 let url, browser, close;
@@ -17,6 +18,22 @@ test.before(async () => {
 });
 
 test.after(() => close?.());
+
+// Course example 2 in float64: X·W_Q, X·W_K, X·W_V, the scaled scores, their row softmax,
+// A = weights·V and Y = A·W_O, as nested rows.
+function exampleTwo() {
+  const X = EXAMPLES.find((e) => e.id === 'ex2').X;
+  const mul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, v, k) => s + v * b[k][j], 0)));
+  const T = (m) => m[0].map((_, j) => m.map((row) => row[j]));
+  const [Q, K, V] = [WEIGHTS.W_Q, WEIGHTS.W_K, WEIGHTS.W_V].map((w) => mul(X, w));
+  const scaledScores = mul(Q, T(K)).map((row) => row.map((v) => v / Math.sqrt(3)));
+  const weights = scaledScores.map((row) => {
+    const e = row.map((v) => Math.exp(v - Math.max(...row)));
+    return e.map((v) => v / e.reduce((a, b) => a + b));
+  });
+  const A = mul(weights, V);
+  return { scaledScores, weights, A, Y: mul(A, WEIGHTS.W_O) };
+}
 
 // A page holding one element's tag, at `width` (in a light or dark page), drawn.
 const open = (name, width, scheme) => openElementPage(browser, url, name, width, scheme);
@@ -36,6 +53,9 @@ function layoutProblems() {
       if (!parent || ['STYLE', 'SCRIPT', 'OPTION', 'TITLE'].includes(parent.tagName)) continue;
       const style = getComputedStyle(parent);
       if (style.visibility === 'hidden' || parent.closest('[hidden]')) continue;
+      // The size as rendered: an SVG's text shrinks with the SVG (its viewBox scaled down).
+      const ctm = parent instanceof SVGElement ? parent.getScreenCTM() : null;
+      const scale = ctm ? Math.hypot(ctm.a, ctm.b) : 1;
       const box = parent.getBoundingClientRect();
       if (box.width <= 1 || box.height <= 1) continue; // visually hidden (for screen readers)
       const range = document.createRange();
@@ -44,13 +64,25 @@ function layoutProblems() {
         range.setEnd(node, match.index + match[0].length);
         for (const r of range.getClientRects()) {
           if (r.width < 1 || r.height < 1) continue;
-          words.push({ node, text: match[0], size: parseFloat(style.fontSize), r });
+          words.push({ node, text: match[0], size: Math.round(parseFloat(style.fontSize) * scale * 10) / 10, r });
         }
       }
     }
   };
   walk(document.body);
   const small = words.filter((w) => w.size < 11).map((w) => `"${w.text}" ${w.size}px`);
+  // A drawing with words (a canvas with role=img: a chart, labelled maps) shown smaller than
+  // drawn: its text shrinks with it (the loss chart's 11 px ticks were 5 px at 390 px).
+  const canvases = [];
+  const collect = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) collect(el.shadowRoot);
+      if (el.localName !== 'canvas' || el.getAttribute('role') !== 'img' || el.closest('[hidden]')) continue;
+      const shown = el.clientWidth / (el.width / devicePixelRatio);
+      if (el.clientWidth > 0 && shown < 0.99) small.push(`a canvas's text at ${Math.round(shown * 100)}% of its size`);
+    }
+  };
+  collect(document);
   const overlaps = [];
   for (let a = 0; a < words.length; a++)
     for (let b = a + 1; b < words.length; b++) {
@@ -206,17 +238,37 @@ test('RoPE says the base the selector holds; the heatmap names its axes; edited 
   assert.deepEqual(grid.legend, [0, 1], 'weights on the 0 … 1 scale');
   assert.match(grid.caption, /rows sum to 1/);
 
-  ({ page } = await open('steps', 1280));
+  ({ page } = await open('steps', 390));
   const notes = () =>
     page.evaluate(() =>
       [...document.querySelector('attention-steps').shadowRoot.querySelectorAll('.slides')].map((n) => n.textContent),
     );
   const before = await notes();
-  assert.ok(
-    before.length > 0 &&
-      before.every((t) => /^Course slides \(the same matrix as printed there, rounded\): \[/.test(t)),
-    before.join(' | '),
+  // Example 2 in float64, by hand: the slides' numbers lie up to this far from the exact ones
+  // (they round each step before the next), and each note says by how much.
+  const exact = exampleTwo();
+  const slides = EXAMPLES.find((e) => e.id === 'ex2').slides;
+  const gaps = ['scaledScores', 'weights', 'A', 'Y'].map((k) =>
+    Math.max(...slides[k].flat().map((v, i) => Math.abs(v - exact[k].flat()[i]))),
   );
+  assert.equal(before.length, 4, before.join(' | '));
+  before.forEach((t, i) => {
+    assert.match(
+      t,
+      /^Course slides, as printed: \[\[.*\]\] \(the slides round each step before the next, so the last digit can differ: largest difference from the exact values (\d\.\d{4})\)$/,
+    );
+    assert.equal(t.match(/(\d\.\d{4})\)$/)[1], gaps[i].toFixed(4), t);
+  });
+  assert.ok(
+    gaps.every((g) => g > 0 && g < 0.01),
+    `the slides differ in the last digit: ${gaps}`,
+  );
+  const cut = await page.evaluate(() => {
+    const host = document.querySelector('attention-steps');
+    const code = host.shadowRoot.querySelector('section[data-stage=softmax] code');
+    return [Math.max(...[...code.getClientRects()].map((r) => r.right)), host.getBoundingClientRect().right];
+  });
+  assert.ok(cut[0] <= cut[1] - 3, `the softmax formula ends ${cut[0]}, inside the element ${cut[1]}`);
   await page.evaluate(() => {
     const steps = document.querySelector('attention-steps');
     const x = steps.shadowRoot.querySelector('attention-matrix[data-name="X"]');
@@ -266,6 +318,45 @@ test('a full-page screenshot shows a model far down the page: same-origin models
   );
 });
 
+test('attention-model head view at 390 px: every head joining two tokens shows apart from the others; the key keeps its scale on one line; the caption says a decoder sees only earlier keys', async () => {
+  const { page } = await open('model-head', 390);
+  const r = await page.evaluate(() => {
+    const model = document.querySelector('attention-model').shadowRoot;
+    const root = model.querySelector('attention-heatmap').shadowRoot;
+    const lines = [...root.querySelectorAll('svg line')].map((l) => ({
+      pair: `${l.dataset.query},${l.dataset.key}`,
+      head: l.dataset.head,
+      ends: `${l.getAttribute('y1')},${l.getAttribute('y2')}`,
+      stroke: getComputedStyle(l).stroke,
+    }));
+    const scale = root.querySelector('.key .scale');
+    const range = document.createRange();
+    range.selectNodeContents(scale);
+    return {
+      lines,
+      chips: [...root.querySelectorAll('.chip')].map((c) => getComputedStyle(c).borderTopColor),
+      // the boxes of "0 (faint)", the samples and "1 (solid)": one line when they all overlap
+      scaleLines: ((boxes) => (Math.max(...boxes.map((b) => b.top)) < Math.min(...boxes.map((b) => b.bottom)) ? 1 : 2))(
+        [...range.getClientRects()],
+      ),
+      scaleText: scale.textContent,
+      caption: model.querySelector('.caption').textContent,
+    };
+  });
+  await page.close();
+  const byPair = new Map();
+  for (const l of r.lines) byPair.set(l.pair, [...(byPair.get(l.pair) ?? []), l]);
+  for (const [pair, lines] of byPair) {
+    assert.equal(new Set(lines.map((l) => l.head)).size, 4, `${pair}: a line per head`);
+    assert.equal(new Set(lines.map((l) => l.ends)).size, 4, `${pair}: the heads' lines do not share their ends`);
+  }
+  // Every line is drawn in a head's colour (the chips'), none in another (a grey).
+  assert.deepEqual(new Set(r.lines.map((l) => l.stroke)), new Set(r.chips));
+  assert.equal(r.scaleText, '0 (faint)1 (solid)');
+  assert.equal(r.scaleLines, 1, '"0 (faint)", the samples and "1 (solid)" on one line');
+  assert.match(r.caption, /to each key token \(right\) it can see \(a decoder: itself and the tokens before it\)/);
+});
+
 test("attention-model: head chips toggle a head's lines; the neuron view shows q, each k, q ⊙ k and q·k as cells", async () => {
   let { page } = await open('model-head', 1280);
   const lines = () =>
@@ -291,9 +382,10 @@ test("attention-model: head chips toggle a head's lines; the neuron view shows q
   assert.deepEqual(await lines(), before);
   await page.close();
 
-  ({ page } = await open('model-neuron', 1280));
+  ({ page } = await open('model-neuron', 390));
   const neuron = await page.evaluate(() => {
     const table = document.querySelector('attention-model').shadowRoot.querySelector('table.neuron');
+    const scores = document.querySelector('attention-model').shadowRoot.querySelector('table.scores');
     const values = (row) => [...row.querySelectorAll('td.dim')].map((td) => Number(td.dataset.value));
     const rows = [...table.tBodies[0].rows];
     return {
@@ -302,6 +394,12 @@ test("attention-model: head chips toggle a head's lines; the neuron view shows q
       keys: rows.map((r) => values(r)),
       dots: rows.map((r) => r.dataset.score),
       cellHeight: Math.min(...[...table.querySelectorAll('td.dim')].map((td) => td.getBoundingClientRect().height)),
+      // the scores table: per key q·k, ÷ √d and the weight, on screen at 390 px
+      scores: [...scores.tBodies[0].rows].map((r) =>
+        [...r.querySelectorAll('td')].map((c) => Number(c.textContent.replace('−', '-'))),
+      ),
+      scoresRight: scores.getBoundingClientRect().right,
+      width: innerWidth,
     };
   });
   await page.close();
@@ -314,6 +412,19 @@ test("attention-model: head chips toggle a head's lines; the neuron view shows q
     products.forEach((p, c) => assert.ok(Math.abs(p - neuron.q[c] * k[c]) < 1e-6, `key ${j} dim ${c}`));
   }
   assert.ok(neuron.cellHeight >= 14, `cells ${neuron.cellHeight} px tall`);
+  // The scores: q·k is the sum of the row's products, then ÷ √8, then the softmax of the
+  // scaled scores (the last query of a decoder sees every key), all on screen at 390 px.
+  assert.ok(neuron.scoresRight <= neuron.width, `the scores end at ${neuron.scoresRight} px of ${neuron.width}`);
+  const dots = neuron.keys.map((row) => row.slice(hd).reduce((a, b) => a + b, 0));
+  const scaled = dots.map((d) => d / Math.sqrt(hd));
+  const e = scaled.map((x) => Math.exp(x - Math.max(...scaled)));
+  const weights = e.map((x) => x / e.reduce((a, b) => a + b));
+  assert.equal(neuron.scores.length, neuron.keys.length);
+  neuron.scores.forEach(([dot, scale, weight], j) => {
+    assert.ok(Math.abs(dot - dots[j]) <= 5e-4, `key ${j}: q·k ${dot} vs ${dots[j]}`);
+    assert.ok(Math.abs(scale - scaled[j]) <= 5e-4, `key ${j}: ÷ √8 ${scale} vs ${scaled[j]}`);
+    assert.ok(Math.abs(weight - weights[j]) <= 5e-4 + 1e-5, `key ${j}: weight ${weight} vs ${weights[j]}`);
+  });
 });
 
 test('attention-model model view: the caption names the axes and tokens; focusing a map reads it', async () => {
@@ -327,16 +438,53 @@ test('attention-model model view: the caption names the axes and tokens; focusin
       caption: el.shadowRoot.querySelector('table.model-grid caption').textContent,
       readout: el.shadowRoot.querySelector('.readout').textContent,
       labels: json.tokens.map((t) => t.label),
+      outlined: [...el.shadowRoot.querySelectorAll('button.thumb[aria-current=true]')].map((b) =>
+        b.getAttribute('aria-label'),
+      ),
     };
   });
   await page.close();
   assert.match(r.caption, /query ↓ key →/);
   assert.ok(r.caption.includes(`(tokens in order: ${r.labels.join(' ')})`), r.caption);
+  // The outline says what it marks: the maps the head view shows (no head attribute: all of
+  // layer 1's).
+  assert.match(r.caption, / Outlined: the maps the head view shows \(layer 1, every head\)\.$/);
+  assert.deepEqual(r.outlined, ['layer 1 head 1', 'layer 1 head 2', 'layer 1 head 3', 'layer 1 head 4']);
   // The first query of a decoder sees only itself: its strongest key is itself, weight 1.
   assert.match(
     r.readout,
     new RegExp(`^Layer 2, head 3: each query's strongest key: ${r.labels[0]}→${r.labels[0]} 1\\.00, `),
   );
+});
+
+test('on paper no toolbar and no button that only acts (head chips, head rows, maps and picked tokens stay); colour bars show no sliver of their far end', async () => {
+  const failures = [];
+  for (const name of Object.keys(ELEMENT_PAGES)) {
+    const { page } = await open(name, 1280);
+    await page.emulateMedia({ media: 'print' });
+    const r = await page.evaluate(() => {
+      const buttons = [],
+        bars = [];
+      const walk = (root) => {
+        for (const el of root.querySelectorAll('*')) {
+          if (el.shadowRoot) walk(el.shadowRoot);
+          const box = el.getBoundingClientRect();
+          const shown = box.width > 0 && box.height > 0;
+          if (el.localName === 'button' && shown && !el.matches('.chip, .head, .thumb, [role=radio]'))
+            buttons.push(el.textContent);
+          // A gradient drawn from the padding box repeats under the border: the far end's
+          // colour shows as a 1 px sliver at each end.
+          if (el.matches('.legend .bar')) bars.push(getComputedStyle(el).backgroundOrigin);
+        }
+      };
+      walk(document);
+      return { buttons, bars };
+    });
+    await page.close();
+    if (r.buttons.length) failures.push(`${name}: buttons on paper: ${r.buttons.join(', ')}`);
+    if (r.bars.some((o) => o !== 'border-box')) failures.push(`${name}: colour bars drawn from ${r.bars.join(', ')}`);
+  }
+  assert.deepEqual(failures, []);
 });
 
 test('attention-matrix says when its rows sum to 1, and only then', async () => {
@@ -577,10 +725,21 @@ test('training: the status, the curve and the pause agree on the step', async ()
   await page.waitForTimeout(1000); // a report the Worker sent before it read the pause would be in by now
   const r = await page.evaluate(() => {
     const el = document.querySelector('attention-training');
-    return { last: el.history.at(-1).step, stats: el.shadowRoot.querySelector('.stats').textContent };
+    return {
+      last: el.history.at(-1).step,
+      first: el.history[0].step,
+      stats: el.shadowRoot.querySelector('.stats').textContent,
+      caption: el.shadowRoot.querySelector('canvas + .caption').textContent,
+    };
   });
   await page.close();
   assert.equal(Number(/^step (\d+)/.exec(r.stats)[1]), r.last, r.stats);
+  // The curve is named, and says why it starts where its first point is (every="10": step 10).
+  assert.equal(r.first, 10);
+  assert.match(
+    r.caption,
+    /^Training loss \(log scale\) against step: each point is the mean loss of the training batches of the 10 steps before it, so the curve starts at step 10\./,
+  );
   const paused = /at step (\d+): paused/.exec(r.stats);
   if (paused) assert.equal(Number(paused[1]), r.last, r.stats);
 });
@@ -611,7 +770,7 @@ test('print of a model from another origin: a placeholder says what happened and
   assert.equal(printing.shown, 'block');
   assert.match(
     printing.note,
-    /^Could not load https:\/\/example\.invalid\/model\/ in time for print: it was still downloading\. Try: print again once the model is drawn, or the tiny GPT-2 this package ships, src="http:\/\/127\.0\.0\.1:\d+\/web\/elements\/models\/tiny-gpt2\/"\.$/,
+    /^Could not load https:\/\/example\.invalid\/model\/ in time for print: it was still downloading\. Try: print again once the model is drawn, or the tiny GPT-2 this package ships \(random weights: its predictions mean nothing, its arithmetic is exact\), src="tiny-gpt2"\.$/,
   );
   await page.close();
   // Offline: the load fails at once, and the element says so in plain words, then what to try.

@@ -78,6 +78,8 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
         heads: model.descriptor.numHeads,
         layers: model.descriptor.numLayers,
         status: root.querySelector('.status')?.textContent ?? '',
+        pieces:
+          id === 'gpt2' ? (await (await fetch(`${el.getAttribute('src')}tokenizer.json`)).json()).model.vocab : null,
         matrixDtype: model.matrixDtype,
       };
       model.dispose();
@@ -95,13 +97,16 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
   assert.equal(report.gpt2.colours, report.gpt2.heads, 'a colour per head');
   assert.ok(
     report.gpt2.caption.startsWith(
-      `Layer 1, all ${report.gpt2.heads} heads, a colour each: a line joins each query token (left) to each key token (right); the more opaque the line, the more weight the query gives that key.`,
+      `Layer 1, all ${report.gpt2.heads} heads, a colour each: a line joins each query token (left) to each key token (right) it can see (a decoder: itself and the tokens before it); the more opaque the line, the more weight the query gives that key.`,
     ),
     report.gpt2.caption,
   );
   // The marks the token labels use are named (a lone space token is "␣"; GPT-2's likeliest
   // next tokens here include a control byte and pieces of a character).
-  assert.match(report.gpt2.caption, / Tokens: ␣ = space, <0x08> = a control byte, <\?> = part of a character/);
+  assert.match(
+    report.gpt2.caption,
+    / Tokens: ␣ = space, <0x08> = a byte by its code \(a control byte, or one byte of a character split across tokens\)/,
+  );
   assert.equal(report.gpt2.toolbars, 1, 'one export toolbar');
   assert.match(
     report.llama.caption,
@@ -133,6 +138,27 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
     report.gpt2.extra.map(([, v]) => v),
     top.map((x) => Number(x.toFixed(3))),
   );
+  // The shipped tiny GPT-2 says what it is; its predictions are told apart: a token that is one
+  // byte of a character shows that byte, the byte its vocabulary piece stands for (GPT-2's
+  // byte alphabet, rebuilt here), never a bare <?>.
+  assert.match(
+    report.gpt2.status,
+    /^tiny GPT-2, random weights: its predictions are meaningless, the attention arithmetic is exact · 2 layers × 4 heads/,
+  );
+  const labels = report.gpt2.extra.map(([label]) => label);
+  assert.equal(new Set(labels).size, 8, labels.join(' '));
+  assert.ok(!labels.some((l) => l.includes('<?>')), labels.join(' '));
+  const printable = (b) => (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174;
+  const alphabet = new Map();
+  for (let b = 0, n = 0; b < 256; b++) alphabet.set(b, String.fromCodePoint(printable(b) ? b : 256 + n++));
+  const pieceOf = new Map(Object.entries(report.gpt2.pieces).map(([piece, id]) => [id, piece]));
+  const ids = Array.from(p.keys())
+    .sort((a, b) => p[b] - p[a])
+    .slice(0, 8);
+  const bytes = labels.map((l, i) => [/^<0x([0-9A-F]{2})>$/.exec(l)?.[1], ids[i]]).filter(([b]) => b);
+  assert.ok(bytes.length >= 2, `byte tokens among the predictions: ${labels.join(' ')}`);
+  for (const [hex, id] of bytes)
+    assert.equal(pieceOf.get(id), alphabet.get(parseInt(hex, 16)), `<0x${hex}> is id ${id}`);
   // The classifier's labels.
   assert.deepEqual(
     report.cls.extra.map(([label]) => label),

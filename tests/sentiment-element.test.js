@@ -52,7 +52,8 @@ test(
             verdict: root.querySelector('.verdict').textContent,
             stages: [...root.querySelectorAll('ol.pipeline > li .stage-title')].map((h) => h.textContent),
             chips: [...root.querySelectorAll('ol.pipeline > li:nth-child(2) .chip')].map((c) => c.textContent),
-            ids: [...root.querySelectorAll('ol.pipeline > li:nth-child(3) .chip')].map((c) => Number(c.textContent)),
+            ids: [...root.querySelectorAll('ol.pipeline > li:nth-child(3) .chip')].map((c) => c.textContent),
+            most: root.querySelector('.most-attended').textContent,
             cls: cells(tables[1]),
             matrix: cells(tables[2]),
             note: root.querySelector('.note').textContent,
@@ -108,15 +109,29 @@ test(
           '6. [CLS] → linear & softmax',
         ],
       );
+      // [CLS] first among the tokens and the indices too, with its id (its vector is its own).
       assert.deepEqual(
         first.chips,
-        expected.tokens.slice(1).map((t) => t.text),
+        expected.tokens.map((t) => t.text),
       );
-      assert.deepEqual(
-        first.ids,
-        expected.tokens.slice(1).map((t) => t.id),
-      );
+      assert.equal(expected.tokens[0].text, '[CLS]');
+      assert.deepEqual(first.ids, [
+        `[CLS] ${expected.tokens[0].id}`,
+        ...expected.tokens.slice(1).map((t) => String(t.id)),
+      ]);
       const L = expected.attention.length;
+      // Under the [CLS] table (it scrolls sideways at 390 px), the 5 words [CLS] attends to most
+      // in the last layer, by the mean of its heads.
+      const heads = expected.attention[L - 1];
+      const mean = expected.tokens.map((_, j) => heads.reduce((sum, h) => sum + h[0][j], 0) / heads.length);
+      const top = mean
+        .map((w, j) => [w, j])
+        .sort((a, b) => b[0] - a[0])
+        .slice(0, 5);
+      assert.equal(
+        first.most,
+        `Most attended by [CLS] in layer ${L} (mean of its ${heads.length} heads): ${top.map(([w, j]) => `${expected.tokens[j].text} ${w.toFixed(2)}`).join(', ')}.`,
+      );
       assert.deepEqual(
         first.cls,
         expected.attention[L - 1].map((head) => head[0]),
@@ -248,7 +263,7 @@ test(
             verdict: root.querySelector('.verdict').textContent,
             stages: [...root.querySelectorAll('ol.pipeline > li .stage-title')].map((h) => h.textContent),
             chips: [...root.querySelectorAll('ol.pipeline > li:nth-child(2) .chip')].map((c) => c.textContent),
-            ids: [...root.querySelectorAll('ol.pipeline > li:nth-child(3) .chip')].map((c) => Number(c.textContent)),
+            ids: [...root.querySelectorAll('ol.pipeline > li:nth-child(3) .chip')].map((c) => c.textContent),
             vectors: root.querySelector('ol.pipeline > li:nth-child(4)').textContent,
             cls: cells(region('What the [CLS] query')),
             matrix: cells(region('Attention matrix')),
@@ -283,7 +298,7 @@ test(
       assert.deepEqual(first.chips, ['[CLS]', 'the', 'film', 'was', 'not', 'bad', '[SEP]']);
       assert.deepEqual(
         first.ids,
-        expected.tokens.map((t) => t.id),
+        expected.tokens.map((t) => String(t.id)),
       );
       assert.match(first.vectors, /not read back here/);
       assert.deepEqual(

@@ -297,6 +297,7 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
   #button(text, to, label) {
     const b = document.createElement('button');
     b.type = 'button';
+    b.className = 'print-hide'; // nothing to press on paper
     b.textContent = text;
     b.title = label;
     b.disabled = to < 0 || to > this.blocks || to === this.#step;

@@ -40,6 +40,7 @@ svg text.heading { font-weight: 600; }
 .readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
 .key { display: flex; align-items: center; flex-wrap: wrap; gap: 0.4rem; font-size: 0.8rem; }
 .key .samples { display: inline-flex; gap: 4px; }
+.key .scale { display: inline-flex; align-items: center; gap: 0.4rem; white-space: nowrap; }
 .chips { display: flex; flex-wrap: wrap; gap: 0.3rem; margin: 0.3rem 0; font-size: 0.85rem; }
 .chip { font: inherit; border: 2px solid var(--chip); border-left-width: 1rem; background: transparent; color: inherit; padding: 0 0.4rem; cursor: pointer; }
 .chip[aria-pressed="false"] { opacity: 0.45; border-style: dashed; text-decoration: line-through; }
@@ -48,6 +49,8 @@ svg text.heading { font-weight: 600; }
 `;
 
 const SVG = 'http://www.w3.org/2000/svg';
+/** The all-heads lines view: px between two heads' lines at a token (at most 16 heads fit a row). */
+const HEAD_SPREAD = 3;
 
 function parseList(text) {
   if (text == null || text === '') return null;
@@ -328,6 +331,7 @@ document.body.append(heatmap);
     controls.className = 'controls';
     const toggle = document.createElement('button');
     toggle.type = 'button';
+    toggle.className = 'print-hide'; // nothing to press on paper
     toggle.textContent = view === 'lines' ? 'Show grids' : 'Show lines';
     toggle.setAttribute('aria-pressed', String(view === 'lines'));
     toggle.addEventListener('click', () => {
@@ -458,13 +462,16 @@ document.body.append(heatmap);
       ? heads.map((h, n) => [h, headColour(n, heads.length), n]).filter(([, , n]) => !this.#hidden.has(n))
       : [[w, null, null]];
     for (const [weights, colour, head] of drawn) {
+      // With every head drawn, each head's lines sit a little apart (HEAD_SPREAD px per head,
+      // centred on the token), so the heads joining the same two tokens all show.
+      const dy = head === null ? 0 : (head - (heads.length - 1) / 2) * HEAD_SPREAD;
       for (let i = 0; i < lq; i++) {
         for (let j = 0; j < lk; j++) {
           const line = document.createElementNS(SVG, 'line');
           line.setAttribute('x1', String(left));
-          line.setAttribute('y1', String(y(i) - 4));
+          line.setAttribute('y1', String(y(i) - 4 + dy));
           line.setAttribute('x2', String(right));
-          line.setAttribute('y2', String(y(j) - 4));
+          line.setAttribute('y2', String(y(j) - 4 + dy));
           line.setAttribute('stroke-width', '2');
           line.style.opacity = String(Math.max(0, Math.min(1, weights[i][j])));
           if (colour) {
@@ -530,7 +537,7 @@ document.body.append(heatmap);
       svg,
       readout,
       captionLine(
-        `Each query token on the left sends a line to every key token on the right; the more opaque (solid) the line, the more weight, the fainter, the less (a query's weights sum to 1)${all ? '; one colour per head' : ''}.`,
+        `Each query token on the left sends a line to every key token on the right; the more opaque (solid) the line, the more weight, the fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''}`,
       ),
     );
     return figure;
@@ -551,7 +558,11 @@ function linesKey(heads) {
     bar.style.opacity = String(opacity);
     sample.append(bar);
   }
-  key.append('line opacity = weight: 0 (faint)', sample, '1 (solid)');
+  // The scale's ends stay on the line with its samples however narrow the page.
+  const scale = document.createElement('span');
+  scale.className = 'scale';
+  scale.append('0 (faint)', sample, '1 (solid)');
+  key.append('line opacity = weight: ', scale);
   if (heads) key.append(` · ${heads} heads, a colour each`);
   return key;
 }

@@ -14,7 +14,16 @@
 // (detail { model }), `forward` (detail { tokens, attentions }), `loadprogress` (detail
 // { file, loaded, total, stage }).
 import { AttentionHeatmap } from './attention-heatmap.js';
-import { modelGrid, neuronTable, probabilityList, tokenLabel, topK, softmax } from './model-views.js';
+import {
+  byteCode,
+  byteTokens,
+  modelGrid,
+  neuronTable,
+  probabilityList,
+  tokenLabel,
+  topK,
+  softmax,
+} from './model-views.js';
 import { jsString } from './export.js';
 import { TOKEN_MARKS, visibleText } from './format.js';
 import { AttentionElement, scrollRegion } from './base.js';
@@ -26,6 +35,9 @@ import { modelUrl } from './model-url.js';
 import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS } from './shipped-model.js';
 
 const TAG = 'attention-model';
+/** How the shipped model is named wherever the element names its model. */
+export const SHIPPED_NAME =
+  'tiny GPT-2, random weights: its predictions are meaningless, the attention arithmetic is exact';
 if (!customElements.get('attention-heatmap')) customElements.define('attention-heatmap', AttentionHeatmap);
 
 const STYLE = `
@@ -62,8 +74,17 @@ table.neuron th[tabindex]:focus { outline: 2px solid var(--_focus); }
   progress, progress + .status { display: none; }
 }
 .legends { display: flex; flex-wrap: wrap; gap: 0.3rem 1.2rem; margin: 0.3rem 0; }
+table.scores td { font-variant-numeric: tabular-nums; text-align: end; }
+table.scores .bar { width: 4rem; }
 table.neuron th.index { font-size: max(0.75em, 11px); opacity: 0.8; text-align: end; padding: 0 0.2rem; }
 `;
+
+// Whether `model` is the tiny GPT-2 the package ships (models/tiny-gpt2/README.md: random
+// weights, 2 layers, 4 heads, 32 dimensions, 305 tokens), wherever it was loaded from.
+function isShippedModel(model) {
+  const c = model.config ?? {};
+  return c.model_type === 'gpt2' && c.vocab_size === 305 && c.n_embd === 32 && c.n_layer === 2 && c.n_head === 4;
+}
 
 // Layer names when layers differ (Gemma's sliding-window layers beside global ones; Mistral's
 // window on every layer): 'window 4096' or 'global'. Null when every layer is alike and global.
@@ -298,8 +319,15 @@ export class AttentionModel extends AttentionElement {
 
   // What the head adds: next-token probabilities, label probabilities, masked-token guesses.
   #extra(model, out, tokens, labels) {
-    // A token id as text a reader can see (format.js visibleText: ␣, ↵, <0x08>, <?>).
-    const decode = (id) => visibleText(model.tokenizer?.decode([id]) ?? String(id));
+    // A token id as text a reader can see (format.js visibleText: ␣, ↵, <0x08>); a token that
+    // is one byte of a character split across tokens as that byte (<0xE2>), any other piece of
+    // a character as <?> and its id.
+    const bytes = model.tokenizer ? byteTokens(model.tokenizer) : new Map();
+    const decode = (id) => {
+      const text = model.tokenizer?.decode([id]) ?? String(id);
+      if (!text.includes('\ufffd')) return visibleText(text);
+      return bytes.has(id) ? byteCode(bytes.get(id)) : `${visibleText(text)} (id ${id})`;
+    };
     if (model.head === 'causal-lm') {
       const V = model.descriptor.vocabSize,
         T = tokens.length;
@@ -435,7 +463,8 @@ export class AttentionModel extends AttentionElement {
           : head === 'all' || head === null
             ? `all ${d.numHeads} heads, a colour each`
             : `head ${head}`;
-      p.textContent = `Layer ${layer}, ${which}: a line joins each query token (left) to each key token (right); the more opaque the line, the more weight the query gives that key.`;
+      const keys = d.causal ? ' it can see (a decoder: itself and the tokens before it)' : '';
+      p.textContent = `Layer ${layer}, ${which}: a line joins each query token (left) to each key token (right)${keys}; the more opaque the line, the more weight the query gives that key.`;
     }
     const shown = [...r.labels, ...Array.from(r.extra?.querySelectorAll('th') ?? [], (th) => th.textContent)];
     const marks = tokenMarks(shown);
@@ -489,7 +518,7 @@ export class AttentionModel extends AttentionElement {
       windows > 0
         ? ` · ${windows === d.numLayers ? 'every layer' : `${windows} of ${d.numLayers} layers`} windowed`
         : '';
-    name.textContent = `${m.config._name_or_path ?? m.modelType} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
+    name.textContent = `${isShippedModel(m) ? SHIPPED_NAME : (m.config._name_or_path ?? m.modelType)} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
     row.append(input, name);
     return row;
   }
@@ -506,6 +535,7 @@ export class AttentionModel extends AttentionElement {
     ]) {
       const b = document.createElement('button');
       b.type = 'button';
+      b.className = 'print-hide'; // nothing to press on paper (the caption names the view)
       b.textContent = label;
       b.setAttribute('aria-pressed', String(this.view === value));
       b.addEventListener('click', () => {
@@ -561,7 +591,8 @@ export class AttentionModel extends AttentionElement {
             this.setAttribute('head', String(h + 1));
             this.view = 'head';
           },
-          [layer, this.#index('head', d.numHeads)],
+          // the maps the head view shows: one head, or every head of the layer (all, average)
+          [layer, typeof this.#head(d) === 'number' ? this.#head(d) - 1 : null],
           r.labels,
         ),
       );
@@ -619,6 +650,7 @@ export class AttentionModel extends AttentionElement {
       element: TAG,
       src: this.getAttribute('src'),
       modelType: this.#model.modelType,
+      ...(isShippedModel(this.#model) ? { model: SHIPPED_NAME } : {}),
       text: r.text,
       tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i] })),
       layer: layer + 1,

@@ -118,6 +118,18 @@ const exampleName = ([gold, text], i, wrong) =>
 
 const percent = (x) => `${formatNumber(100 * x, 1)}%`;
 
+// This package's classifiers put a [CLS] before the text: a vector of their own (learned, no
+// row of the embedding table), the query whose last-layer row is classified.
+const CLS_NOTE = 'added before the text: the classifier reads its own learned [CLS] vector, not a table row';
+/** How many of the words [CLS] attends to most are listed under its table. */
+const MOST_ATTENDED = 5;
+
+// The indices of the `count` largest values, largest first.
+const topIndices = (values, count) =>
+  Array.from(values.keys())
+    .sort((a, b) => values[b] - values[a])
+    .slice(0, count);
+
 // The last stage, by classifier format: what turns the last layer into probabilities.
 const HEAD_TITLES = {
   'attention-wasm': '6. [CLS] → linear & softmax',
@@ -238,7 +250,7 @@ export class AttentionSentiment extends AttentionElement {
     const layer = make('select');
     const head = make('select');
     for (const select of [layer, head]) select.addEventListener('change', () => this.#predict());
-    const train = make('button', { type: 'button' });
+    const train = make('button', { type: 'button', className: 'print-hide' }); // nothing to press on paper
     train.addEventListener('click', () => (this.getAttribute('encoder') ? this.#trainProbe() : this.#train()));
     const status = make('span');
     status.setAttribute('role', 'status');
@@ -442,20 +454,25 @@ export class AttentionSentiment extends AttentionElement {
     return [
       stage('1. Text', make('p', { textContent: text })),
       stage(
-        `2. Subword tokens (${tokens.length}${p.truncated ? `, cut at ${classifier.maxLength}` : ''})`,
+        `2. Subword tokens (${tokens.length}${own ? ' after [CLS]' : ''}${p.truncated ? `, cut at ${classifier.maxLength}` : ''})`,
         chips(
-          tokens.map((t) => [
+          p.tokens.map((t, i) => [
             t.text,
-            unk(t)
-              ? 'not in the vocabulary: read as [UNK], which carries no sentiment'
-              : t.start >= 0
-                ? `“${text.slice(t.start, t.end)}”, characters ${t.start}–${t.end}`
-                : 'a special token the tokenizer adds',
+            own && i === 0
+              ? CLS_NOTE
+              : unk(t)
+                ? 'not in the vocabulary: read as [UNK], which carries no sentiment'
+                : t.start >= 0
+                  ? `“${text.slice(t.start, t.end)}”, characters ${t.start}–${t.end}`
+                  : 'a special token the tokenizer adds',
             unk(t),
           ]),
         ),
       ),
-      stage('3. Indices', chips(tokens.map((t) => [String(t.id), t.text]))),
+      stage(
+        '3. Indices',
+        chips(p.tokens.map((t, i) => [`${own && i === 0 ? '[CLS] ' : ''}${t.id}`, own && i === 0 ? CLS_NOTE : t.text])),
+      ),
       stage(
         '4. Vectors',
         own
@@ -468,6 +485,7 @@ export class AttentionSentiment extends AttentionElement {
       stage(
         `5. Attention, layer ${l + 1} of ${c.numLayers}`,
         scrollRegion(`What the [CLS] query attends to in layer ${l + 1}`, this.#clsTable(p, names, l, h)),
+        this.#mostAttended(p, names, l),
         scrollRegion(`Attention matrix of head ${h + 1} in layer ${l + 1}`, this.#matrix(p, names, l, h)),
         colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'cell shade = attention weight' }),
       ),
@@ -553,6 +571,18 @@ export class AttentionSentiment extends AttentionElement {
       rows[0].forEach((w) => this.#cell(tr, w));
     });
     return table;
+  }
+
+  // The words [CLS] attends to most in layer l (the mean over its heads), in a line a narrow
+  // page shows whole, under the table that scrolls sideways.
+  #mostAttended(p, names, l) {
+    const heads = p.attention[l];
+    const mean = names.map((_, j) => heads.reduce((sum, rows) => sum + rows[0][j], 0) / heads.length);
+    const top = topIndices(mean, MOST_ATTENDED);
+    return make('p', {
+      className: 'stage-note most-attended',
+      textContent: `Most attended by [CLS] in layer ${l + 1} (mean of its ${heads.length} heads): ${top.map((j) => `${names[j]} ${formatNumber(mean[j], 2)}`).join(', ')}.`,
+    });
   }
 
   // Every row of one head: row i is token i's softmax over all tokens.

@@ -30,7 +30,7 @@ const MASK_PRESETS = ['none', 'causal', 'causal-top-left', 'causal-bottom-right'
 const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 .stages { display: flex; flex-direction: column; gap: 0.9rem; }
-section { border-left: 3px solid var(--_accent); padding-left: 0.7rem; min-width: 0; }
+section { border-left: 3px solid var(--_accent); padding: 0 0.3rem 0 0.7rem; min-width: 0; }
 .stage-title { margin: 0 0 0.15rem; font-size: 0.95em; font-weight: 700; }
 code { font-size: 0.85em; }
 .row { display: flex; flex-wrap: wrap; gap: 0.8rem; align-items: flex-start; margin-top: 0.3rem; max-width: 100%; }
@@ -64,6 +64,13 @@ export const STAGE_NAMES = [
 ];
 
 const ROWS = (t) => t.shape[0];
+
+// The largest |printed − exact| over a matrix: slides: nested rows; exact: { data, shape }
+// of the same [rows, cols].
+function slideGap(slides, exact) {
+  const printed = slides.flat();
+  return printed.reduce((gap, v, i) => Math.max(gap, Math.abs(v - exact.data[i])), 0);
+}
 
 // Whether two computations have the same stages with the same shapes.
 function sameShapes(a, b) {
@@ -414,17 +421,21 @@ export class AttentionSteps extends AttentionElement {
     const note = document.createElement('div');
     note.className = 'slides';
     note.dataset.slides = JSON.stringify(slides).replaceAll(',', ', ');
+    note.dataset.gap = String(slideGap(slides, value));
     this.#slideNote(note);
     wrap.append(m, note);
     return wrap;
   }
 
-  // What the slides print under a matrix, while the inputs are the example's; after an edit,
-  // that they printed the unedited example (their numbers would sit under new values).
+  // What the slides print under a matrix, while the inputs are the example's, and how far
+  // their numbers lie from the exact ones (the slides round each step before the next); after
+  // an edit, that they printed the unedited example (their numbers would sit under new values).
   #slideNote(note) {
+    const gap = Number(note.dataset.gap);
     note.textContent = this.#edited
       ? 'Course slides: (they show the unedited example; your edit changed these values)'
-      : `Course slides (the same matrix as printed there, rounded): ${note.dataset.slides}`;
+      : `Course slides, as printed: ${note.dataset.slides} (the slides round each step before the next, ` +
+        `so the last digit can differ: largest difference from the exact values ${gap.toFixed(4)})`;
   }
 
   // Hover/focus on an [Lq, Lk] stage: the same pair in the other stages and in the elements

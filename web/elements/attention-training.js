@@ -32,7 +32,8 @@ canvas { display: block; max-width: 100%; height: auto; border: 1px solid var(--
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }`;
 
 const MILESTONES = [0.5, 0.9, 0.99];
-const W = 480,
+const CURVE_W = 480,
+  MIN_CURVE_W = 240,
   H = 170,
   PAD = { left: 44, right: 10, top: 10, bottom: 28 };
 
@@ -78,6 +79,8 @@ export class AttentionTraining extends AttentionElement {
   connectedCallback() {
     super.connectedCallback();
     if (!this.#parts) this.#build();
+    // The loss chart is drawn at the element's width in CSS px (its 11 px text stays 11 px).
+    this.onResize(() => this.#drawCurve());
     clearTimeout(this.#leaving);
     if (this.#resumeOnReturn) {
       // it left the page while training and is back
@@ -161,7 +164,11 @@ export class AttentionTraining extends AttentionElement {
       }),
     );
     const button = (text, action) => {
-      const b = Object.assign(document.createElement('button'), { type: 'button', textContent: text });
+      const b = Object.assign(document.createElement('button'), {
+        type: 'button',
+        className: 'print-hide', // nothing to press on paper
+        textContent: text,
+      });
       b.addEventListener('click', action);
       controls.append(b);
       return b;
@@ -174,7 +181,7 @@ export class AttentionTraining extends AttentionElement {
     const stats = Object.assign(document.createElement('p'), { className: 'stats', textContent: 'Not trained yet.' });
     const live = Object.assign(document.createElement('p'), { className: 'sr' });
     live.setAttribute('role', 'status');
-    const canvas = Object.assign(document.createElement('canvas'), { width: W, height: H });
+    const canvas = Object.assign(document.createElement('canvas'), { width: CURVE_W, height: H });
     canvas.setAttribute('role', 'img');
     canvas.setAttribute('aria-label', 'Loss curve: no training yet');
     const maps = Object.assign(document.createElement('div'), { className: 'maps' });
@@ -186,8 +193,9 @@ export class AttentionTraining extends AttentionElement {
       ),
     );
     key.hidden = true; // shown with the first maps
-    root.append(this.exportBar(), controls, description, stats, live, canvas, maps, key);
-    this.#parts = { task, preset, lr, seed, train, reset, description, stats, live, canvas, maps, key };
+    const curveCaption = captionLine('');
+    root.append(this.exportBar(), controls, description, stats, live, canvas, curveCaption, maps, key);
+    this.#parts = { task, preset, lr, seed, train, reset, description, stats, live, canvas, curveCaption, maps, key };
     this.showAttributeError(attributes.error);
     this.#describe();
     this.#drawCurve();
@@ -392,9 +400,21 @@ document.body.append(training);
     return structuredClone(this.#maps);
   }
 
+  // The loss chart, CURVE_W px wide or the element's width when narrower (never scaled down
+  // by CSS, which shrank its 11 px text to 5 px at 390 px), sharp on high-density screens.
   #drawCurve() {
     const { canvas } = this.#parts;
+    const border = 2; // the canvas's 1 px border, left and right
+    const W = Math.max(MIN_CURVE_W, Math.min(CURVE_W, Math.floor(this.clientWidth || CURVE_W) - border));
+    const dpr = globalThis.devicePixelRatio || 1;
+    if (canvas.width !== Math.round(W * dpr) || canvas.height !== Math.round(H * dpr)) {
+      canvas.width = Math.round(W * dpr);
+      canvas.height = Math.round(H * dpr);
+    }
+    canvas.style.width = `${W}px`;
+    canvas.style.height = `${H}px`;
     const ctx = canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const colour = getComputedStyle(this).color || '#000';
     const accent = getComputedStyle(canvas).color || '#2563eb'; // --_accent, resolved (light-dark)
     ctx.clearRect(0, 0, W, H);
@@ -437,7 +457,7 @@ document.body.append(training);
     ctx.translate(11, (y0 + y1) / 2);
     ctx.rotate(-Math.PI / 2);
     ctx.textAlign = 'center';
-    ctx.fillText('loss (nats, log scale)', 0, 0);
+    ctx.fillText('training loss (nats)', 0, 0);
     ctx.restore();
     if (h.length > 0) {
       ctx.strokeStyle = accent;
@@ -452,6 +472,8 @@ document.body.append(training);
       ctx.stroke();
       ctx.lineWidth = 1;
     }
+    const every = this.#attributes().get('every');
+    this.#parts.curveCaption.textContent = `Training loss (log scale) against step: each point is the mean loss of the training batches of the ${every} steps before it, so the curve starts at step ${every}. The held-out accuracy is in the line above.`;
     canvas.setAttribute(
       'aria-label',
       h.length === 0

@@ -39,6 +39,8 @@ export const SHELL_STYLE = `${THEME_STYLE}${EXPORT_STYLE}
 .scroll { overflow-x: auto; max-width: 100%; }
 .scroll:focus-visible { outline: 2px solid var(--_focus); outline-offset: 2px; }
 .scroll-hint { font-family: system-ui, sans-serif; font-size: 0.8rem; margin: 0.1rem 0; font-style: italic; }
+/* On paper: no toolbar, no button that only acts (chips and row buttons that name a head stay) */
+@media print { .export, .print-hide { display: none !important; } }
 `;
 
 export class AttentionElement extends HTMLElement {
@@ -148,7 +150,9 @@ export function colourLegend({ kind, min, max, title = '', digits = 2 }) {
   if (title) legend.append(Object.assign(document.createElement('span'), { className: 'title', textContent: title }));
   const bar = document.createElement('span');
   bar.className = 'bar';
-  bar.style.background = paletteGradient(kind);
+  // border-box: the gradient spans the bar under its border too (at padding-box it repeated
+  // under the 1 px border: a sliver of the far end's colour at each end).
+  bar.style.background = `${paletteGradient(kind)} border-box`;
   bar.setAttribute('role', 'img');
   const words = `colour scale${title ? ` of ${title}` : ''}: ${formatNumber(lo, digits)} to ${formatNumber(hi, digits)}`;
   bar.setAttribute('aria-label', kind === 'diverging' ? `${words}, white at 0` : words);

@@ -86,7 +86,7 @@ export const TOKEN_MARKS = Object.freeze([
   ['␣', 'space'],
   ['↵', 'newline'],
   ['⇥', 'tab'],
-  ['<0x08>', 'a control byte'],
+  ['<0x08>', 'a byte by its code (a control byte, or one byte of a character split across tokens)'],
   ['<?>', 'part of a character split across tokens'],
 ]);
 

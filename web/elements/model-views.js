@@ -24,8 +24,7 @@ export function tokenLabel(token, text) {
     } catch {
       // Part of a character: its bytes, when the piece is surely byte-level (a stand-in
       // above U+00FF); else it is plain text with accents ("café" without offsets).
-      if (/[\u0100-\u0143]/.test(token.text))
-        return Array.from(bytes, (b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`).join('');
+      if (/[\u0100-\u0143]/.test(token.text)) return Array.from(bytes, byteCode).join('');
     }
   }
   return visibleText(token.text.replace(/^##/, '').replace(/^[Ġ▁]/, '') || token.text);
@@ -43,6 +42,25 @@ const BYTE_OF = (() => {
   return map;
 })();
 
+/** A byte as a reader sees it: <0xE2>. */
+export const byteCode = (b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`;
+
+/**
+ * The tokens that stand for one byte, id → byte: a byte-level BPE alphabet's (GPT-2's Ġ …)
+ * and SentencePiece's byte fallback (<0xE2>), whichever the tokenizer holds.
+ * @param {{ tokenToId(token: string): number | undefined }} tokenizer
+ */
+export function byteTokens(tokenizer) {
+  const out = new Map();
+  for (const [code, byte] of BYTE_OF) {
+    for (const piece of [String.fromCodePoint(code), byteCode(byte)]) {
+      const id = tokenizer.tokenToId(piece);
+      if (Number.isInteger(id) && !out.has(id)) out.set(id, byte);
+    }
+  }
+  return out;
+}
+
 // The bytes of a byte-level BPE piece, or null when it holds a character outside the
 // alphabet (then it is no byte-level piece) or none of its non-printable stand-ins.
 function byteLevelBytes(piece) {
@@ -54,14 +72,15 @@ function byteLevelBytes(piece) {
 
 /**
  * A grid of layers × heads; each cell a canvas of that head's [T][T] weights, a button that
- * calls pick(layer, head).
+ * calls pick(layer, head); outlined, the maps the head view shows (`selected`: [layer, head],
+ * head null for every head of the layer).
  * @param {Float32Array[]} maps per layer, [heads, T, T] of the first sequence
  */
 export function modelGrid(maps, heads, T, pick, selected, labels = null) {
   const table = document.createElement('table');
   table.className = 'model-grid';
   const caption = document.createElement('caption');
-  caption.textContent = `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1). Hover or focus a map to read it; pick one to open it in the head view.`;
+  caption.textContent = `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1). Hover or focus a map to read it; pick one to open it in the head view.${selected ? ` Outlined: ${selected[1] === null ? `the maps the head view shows (layer ${selected[0] + 1}, every head)` : `the map open in the head view (layer ${selected[0] + 1}, head ${selected[1] + 1})`}.` : ''}`;
   table.append(caption);
   const readout = document.createElement('p');
   readout.className = 'readout';
@@ -90,7 +109,8 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null) {
       button.type = 'button';
       button.className = 'thumb';
       button.setAttribute('aria-label', `layer ${l + 1} head ${h + 1}`);
-      if (selected && selected[0] === l && selected[1] === h) button.setAttribute('aria-current', 'true');
+      if (selected && selected[0] === l && (selected[1] === null || selected[1] === h))
+        button.setAttribute('aria-current', 'true');
       button.append(mapCanvas(map.subarray(h * T * T, (h + 1) * T * T), T));
       button.addEventListener('click', () => pick(l, h));
       if (labels) {
@@ -137,11 +157,12 @@ function mapCanvas(weights, T) {
 }
 
 /**
- * The neuron view's table for query i of one head (bertviz's neuron view): the query vector
- * q, then per key j its vector k_j, the products q ⊙ k_j, their sum q·k_j, the score scaled by
- * 1/√head_dim, and the softmax weight as a number beside its bar. Vectors are coloured cells
- * (blue < 0 < red, one scale for q and k, one for the products), with their numbers when
- * head_dim ≤ 16 and on hover/focus always (the readout under the table).
+ * The neuron view for query i of one head (bertviz's neuron view), as two tables: the vectors
+ * (the query vector q, then per key j its vector k_j and the products q ⊙ k_j) and, narrow
+ * enough for a phone, the scores (per key: q·k_j, the score scaled by 1/√head_dim and the
+ * softmax weight as a number beside its bar). Vectors are coloured cells (blue < 0 < red,
+ * one scale for q and k, one for the products), with their numbers when head_dim ≤ 16 and on
+ * hover/focus always (the readout under the table).
  * @param {Float32Array} q [headDim] @param {Float32Array[]} keys per key, [headDim]
  * @param {Float32Array} weights [T] the head's attention row (from the model)
  */
@@ -149,18 +170,51 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
   const hd = q.length;
   const written = hd <= 16; // numbers in the cells; else colour only, numbers on hover/focus
   const products = keys.map((k) => Array.from(q, (x, c) => x * k[c]));
+  const dots = products.map((p) => p.reduce((a, b) => a + b, 0));
   const vectorScale = Math.max(1e-12, ...Array.from(q, Math.abs), ...keys.flatMap((k) => Array.from(k, Math.abs)));
   const productScale = Math.max(1e-12, ...products.flat().map(Math.abs));
   const wrap = document.createElement('div');
-  const table = document.createElement('table');
-  table.className = 'neuron';
-  const caption = document.createElement('caption');
-  caption.textContent = `Query “${queryLabel}”: each key's score is q·k, the sum of q ⊙ k over ${hd} dimensions (numbered 0 to ${hd - 1} above the cells), scaled by 1/√${hd}; the softmax of the scaled scores gives the weights (they sum to 1). Cell colours: the two scales below.`;
-  table.append(caption);
   const readout = document.createElement('p');
   readout.className = 'readout';
   readout.setAttribute('aria-live', 'polite');
   readout.textContent = 'Hover a cell, or focus a key, to read its numbers.';
+  const table = vectorTable(q, keys, products, { hd, written, vectorScale, productScale, labels, queryLabel });
+  [...table.tBodies[0].rows].forEach((row, j) => {
+    const hidden = !visible(j);
+    row.dataset.score = hidden ? '−∞' : formatNumber(dots[j] / Math.sqrt(hd), 3);
+    row.querySelector('th').addEventListener('focus', () => {
+      readout.textContent = hidden
+        ? `key “${labels[j]}”: masked (a later token), weight 0`
+        : `key “${labels[j]}”: q·k = ${dots[j]}, ÷ √${hd} = ${dots[j] / Math.sqrt(hd)}, weight ${weights[j]}`;
+    });
+  });
+  table.addEventListener('mouseover', (e) => {
+    const td = e.target.closest('td.dim');
+    if (td) readout.textContent = td.title;
+  });
+  const legends = document.createElement('div');
+  legends.className = 'legends';
+  legends.append(
+    colourLegend({ kind: 'diverging', min: -vectorScale, max: vectorScale, title: 'q and k cells' }),
+    colourLegend({ kind: 'diverging', min: -productScale, max: productScale, title: 'q ⊙ k cells' }),
+  );
+  // The caption above a region that scrolls sideways on a narrow page (scrollRegion).
+  wrap.append(
+    scrollRegion('how the query builds each score', table),
+    legends,
+    readout,
+    scoreTable(dots, weights, { hd, labels, queryLabel, visible }),
+  );
+  return wrap;
+}
+
+// The vectors: q, then per key k_j and q ⊙ k_j, as coloured cells under their dimension.
+function vectorTable(q, keys, products, { hd, written, vectorScale, productScale, labels, queryLabel }) {
+  const table = document.createElement('table');
+  table.className = 'neuron';
+  const caption = document.createElement('caption');
+  caption.textContent = `Query “${queryLabel}”: each key's vector k, and q ⊙ k, the products whose sum over ${hd} dimensions (numbered 0 to ${hd - 1} above the cells) is the score q·k in the table below. Cell colours: the two scales below.`;
+  table.append(caption);
   const head = table.createTHead();
   const titles = head.insertRow();
   const th = (row, text, span = 1) => {
@@ -174,14 +228,10 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
   th(titles, 'token');
   th(titles, `vector (${hd} dims)`, hd);
   th(titles, 'q ⊙ k', hd);
-  th(titles, 'q·k');
-  th(titles, `÷ √${hd} = ${formatNumber(Math.sqrt(hd), 2)}`);
-  th(titles, 'softmax → weight', 2);
   // Each vector cell's dimension, under its group's title.
   const dims = head.insertRow();
   th(dims, 'dimension →');
   for (let group = 0; group < 2; group++) for (let c = 0; c < hd; c++) th(dims, String(c)).className = 'index';
-  dims.insertCell().colSpan = 4;
   const cellOf = (row, value, scale, what) => {
     const td = row.insertCell();
     td.className = 'dim';
@@ -203,11 +253,10 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
   qRow.append(qHead);
   q.forEach((x, c) => cellOf(qRow, x, vectorScale, `q[${c}]`));
   const rest = qRow.insertCell();
-  rest.colSpan = hd + 4;
+  rest.colSpan = hd;
   rest.className = 'note';
   rest.textContent = 'each row below: k, then q ⊙ k';
   const body = table.createTBody();
-  const dots = products.map((p) => p.reduce((a, b) => a + b, 0));
   keys.forEach((k, j) => {
     const row = body.insertRow();
     const name = document.createElement('th');
@@ -217,33 +266,38 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
     row.append(name);
     k.forEach((x, c) => cellOf(row, x, vectorScale, `k_${j + 1}[${c}]`));
     products[j].forEach((p, c) => cellOf(row, p, productScale, `q[${c}]·k_${j + 1}[${c}]`));
+  });
+  return table;
+}
+
+// The scores, narrow: per key q·k, ÷ √head_dim, and the softmax weight beside its bar.
+function scoreTable(dots, weights, { hd, labels, queryLabel, visible }) {
+  const table = document.createElement('table');
+  table.className = 'scores';
+  const caption = document.createElement('caption');
+  caption.textContent = `Query “${queryLabel}”: each key's score q·k, scaled by 1/√${hd}; the softmax of the scaled scores gives the weights (they sum to 1).`;
+  table.append(caption);
+  const titles = table.createTHead().insertRow();
+  for (const text of ['key', 'q·k', `÷ √${hd}`, 'softmax → weight']) {
+    const cell = document.createElement('th');
+    cell.scope = 'col';
+    cell.textContent = text;
+    titles.append(cell);
+  }
+  const body = table.createTBody();
+  dots.forEach((dot, j) => {
     const hidden = !visible(j);
-    row.dataset.score = hidden ? '−∞' : formatNumber(dots[j] / Math.sqrt(hd), 3);
-    row.insertCell().textContent = hidden ? 'masked' : formatNumber(dots[j], 3);
-    row.insertCell().textContent = hidden ? '−∞' : formatNumber(dots[j] / Math.sqrt(hd), 3);
-    const weight = row.insertCell();
-    weight.className = 'number';
-    weight.textContent = formatNumber(weights[j], 3);
-    row.insertCell().append(bar(weights[j], false));
-    name.addEventListener('focus', () => {
-      readout.textContent = hidden
-        ? `key “${labels[j]}”: masked (a later token), weight 0`
-        : `key “${labels[j]}”: q·k = ${dots[j]}, ÷ √${hd} = ${dots[j] / Math.sqrt(hd)}, weight ${weights[j]}`;
-    });
+    const row = body.insertRow();
+    const name = document.createElement('th');
+    name.scope = 'row';
+    name.textContent = labels[j];
+    row.append(name);
+    row.dataset.score = hidden ? '−∞' : formatNumber(dot / Math.sqrt(hd), 3);
+    row.insertCell().textContent = hidden ? 'masked' : formatNumber(dot, 3);
+    row.insertCell().textContent = hidden ? '−∞' : formatNumber(dot / Math.sqrt(hd), 3);
+    row.insertCell().append(bar(weights[j]));
   });
-  table.addEventListener('mouseover', (e) => {
-    const td = e.target.closest('td.dim');
-    if (td) readout.textContent = td.title;
-  });
-  const legends = document.createElement('div');
-  legends.className = 'legends';
-  legends.append(
-    colourLegend({ kind: 'diverging', min: -vectorScale, max: vectorScale, title: 'q and k cells' }),
-    colourLegend({ kind: 'diverging', min: -productScale, max: productScale, title: 'q ⊙ k cells' }),
-  );
-  // The caption above a region that scrolls sideways on a narrow page (scrollRegion).
-  wrap.append(scrollRegion('how the query builds each score', table), legends, readout);
-  return wrap;
+  return table;
 }
 
 /** A horizontal bar for a probability in [0, 1], its number beside it (not over it), or none. */
