@@ -23,7 +23,7 @@ import { LIMITS } from './limits.js';
 import { tokensWithin, oncePerFrame, leaseModel } from './model-text.js';
 import { loadWhenNear, sameOrigin } from './print.js';
 import { modelSource, isHubId } from './model-url.js';
-import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS } from './shipped-model.js';
+import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS, SHIPPED_NAME, isShippedModel } from './shipped-model.js';
 import { createLink, EXPLAINER_VIEWS_STYLE } from './explainer-views.js';
 import { explainerStages } from './explainer-stages.js';
 
@@ -270,7 +270,7 @@ export class AttentionExplainer extends AttentionElement {
     const m = this.#model,
       d = m.descriptor;
     const name = Object.assign(document.createElement('span'), { className: 'status' });
-    name.textContent = `${m.config._name_or_path ?? m.modelType} · ${d.numLayers} layers · ${d.numHeads} heads${d.numKvHeads < d.numHeads ? ` on ${d.numKvHeads} key/value heads` : ''} · d_model ${d.dModel} · head_dim ${d.headDim} · vocabulary ${d.vocabSize}`;
+    name.textContent = `${isShippedModel(m) ? SHIPPED_NAME : (m.config._name_or_path ?? m.modelType)} · ${d.numLayers} layers · ${d.numHeads} heads${d.numKvHeads < d.numHeads ? ` on ${d.numKvHeads} key/value heads` : ''} · d_model ${d.dModel} · head_dim ${d.headDim} · vocabulary ${d.vocabSize}`;
     row.append(input, name);
     return row;
   }

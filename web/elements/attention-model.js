@@ -32,12 +32,9 @@ import { LIMITS } from './limits.js';
 import { tokensWithin, oncePerFrame, leaseModel } from './model-text.js';
 import { loadWhenNear, sameOrigin } from './print.js';
 import { modelUrl } from './model-url.js';
-import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS } from './shipped-model.js';
+import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS, SHIPPED_NAME, isShippedModel } from './shipped-model.js';
 
 const TAG = 'attention-model';
-/** How the shipped model is named wherever the element names its model. */
-export const SHIPPED_NAME =
-  'tiny GPT-2, random weights: its predictions are meaningless, the attention arithmetic is exact';
 if (!customElements.get('attention-heatmap')) customElements.define('attention-heatmap', AttentionHeatmap);
 
 const STYLE = `
@@ -78,13 +75,6 @@ table.scores td { font-variant-numeric: tabular-nums; text-align: end; }
 table.scores .bar { width: 4rem; }
 table.neuron th.index { font-size: max(0.75em, 11px); opacity: 0.8; text-align: end; padding: 0 0.2rem; }
 `;
-
-// Whether `model` is the tiny GPT-2 the package ships (models/tiny-gpt2/README.md: random
-// weights, 2 layers, 4 heads, 32 dimensions, 305 tokens), wherever it was loaded from.
-function isShippedModel(model) {
-  const c = model.config ?? {};
-  return c.model_type === 'gpt2' && c.vocab_size === 305 && c.n_embd === 32 && c.n_layer === 2 && c.n_head === 4;
-}
 
 // Layer names when layers differ (Gemma's sliding-window layers beside global ones; Mistral's
 // window on every layer): 'window 4096' or 'global'. Null when every layer is alike and global.

@@ -16,7 +16,20 @@ export const SHIPPED_MODEL_FILES = {
   'model.safetensors': new URL('./models/tiny-gpt2/model.safetensors', import.meta.url),
 };
 
-/** What the elements call it in words. */
+/** How the elements name it wherever they name their model. */
+export const SHIPPED_NAME =
+  'tiny GPT-2, random weights: its predictions are meaningless, the attention arithmetic is exact';
+
+/**
+ * Whether `model` is the tiny GPT-2 the package ships (models/tiny-gpt2/README.md: random
+ * weights, 2 layers, 4 heads, 32 dimensions, 305 tokens), wherever it was loaded from.
+ */
+export function isShippedModel(model) {
+  const c = model.config ?? {};
+  return c.model_type === 'gpt2' && c.vocab_size === 305 && c.n_embd === 32 && c.n_layer === 2 && c.n_head === 4;
+}
+
+/** What the elements call it in a hint. */
 export const SHIPPED_MODEL_WORDS =
   'the tiny GPT-2 this package ships (random weights: its predictions mean nothing, its arithmetic is exact)';
 
