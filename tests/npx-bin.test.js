@@ -230,11 +230,7 @@ test(
         await page.textContent('#model-url-refused'),
         'http://example.com is refused: this page fetches checkpoints over https:, and over plain http: only from this computer (localhost or 127.0.0.1), since files sent over plain http: from elsewhere can be changed on the way. Use the https: URL of the folder, serve it on this computer, or choose its files.',
       );
-      assert.equal(
-        await page.getAttribute('#model', 'src'),
-        'tiny-gpt2',
-        'the element keeps its model',
-      );
+      assert.equal(await page.getAttribute('#model', 'src'), 'tiny-gpt2', 'the element keeps its model');
       const local = `${modelHost.url}web/elements/models/tiny-gpt2/`;
       await page.fill('#model-url', local);
       await page.click('#model-form button[type="submit"]');

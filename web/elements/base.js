@@ -25,7 +25,7 @@ import {
 import { EXPORT_STYLE, exportToolbar, elementToPng } from './export.js';
 import { containKeys } from './keys.js';
 import { observedAttributes, attributeReader, readAttribute } from './attributes.js';
-import { formatNumber, paletteGradient } from './format.js';
+export { colourLegend, legendEnds, captionLine, axisTitle, scrollRegion } from './view-parts.js';
 
 /** The shell's CSS: theme colours, toolbar, legend, caption and axis titles. */
 export const SHELL_STYLE = `${THEME_STYLE}${EXPORT_STYLE}
@@ -132,110 +132,4 @@ export class AttentionElement extends HTMLElement {
     });
     this.#resize.observe(this);
   }
-}
-
-/**
- * A colour legend with numbers: `title`, the low end, the palette's bar and the high end;
- * a diverging palette is centred on 0 and also says 0 under the bar's middle.
- *   { kind: 'sequential'|'diverging', min, max, title?, digits? }
- * The ends are the numbers the colours span (for diverging: −m … m, m = max |value|).
- */
-export function colourLegend({ kind, min, max, title = '', digits = 2 }) {
-  const legend = document.createElement('div');
-  legend.className = 'legend';
-  legend.setAttribute('part', 'legend');
-  const [lo, hi] = legendEnds(kind, min, max);
-  legend.dataset.min = String(lo);
-  legend.dataset.max = String(hi);
-  if (title) legend.append(Object.assign(document.createElement('span'), { className: 'title', textContent: title }));
-  const bar = document.createElement('span');
-  bar.className = 'bar';
-  // border-box: the gradient spans the bar under its border too (at padding-box it repeated
-  // under the 1 px border: a sliver of the far end's colour at each end).
-  bar.style.background = `${paletteGradient(kind)} border-box`;
-  bar.setAttribute('role', 'img');
-  const words = `colour scale${title ? ` of ${title}` : ''}: ${formatNumber(lo, digits)} to ${formatNumber(hi, digits)}`;
-  bar.setAttribute('aria-label', kind === 'diverging' ? `${words}, white at 0` : words);
-  const low = Object.assign(document.createElement('span'), { className: 'lo', textContent: formatNumber(lo, digits) });
-  const high = Object.assign(document.createElement('span'), {
-    className: 'hi',
-    textContent: formatNumber(hi, digits),
-  });
-  const ends = document.createElement('span');
-  ends.className = 'ends';
-  if (kind === 'diverging') {
-    const zero = Object.assign(document.createElement('span'), { className: 'zero', textContent: '(white = 0)' });
-    ends.append(low, bar, high, zero);
-  } else ends.append(low, bar, high);
-  legend.append(ends);
-  return legend;
-}
-
-/** The two numbers a legend's ends show for data in [min, max]. */
-export function legendEnds(kind, min, max) {
-  if (kind !== 'diverging') return [min, max];
-  const m = Math.max(Math.abs(min), Math.abs(max));
-  return [-m, m];
-}
-
-/** A one-sentence caption: what is shown and what to notice. */
-export function captionLine(text) {
-  const p = document.createElement('p');
-  p.className = 'caption';
-  p.setAttribute('part', 'caption');
-  p.textContent = text;
-  return p;
-}
-
-/** An axis title ("query ↓  key →"). */
-export function axisTitle(text) {
-  const div = Object.assign(document.createElement('div'), { className: 'axis', textContent: text });
-  div.setAttribute('part', 'axis');
-  return div;
-}
-
-/**
- * What cannot fit a narrow page (a wide table), in a region that scrolls sideways: labelled
- * (role=region, `label`), focusable while it overflows (so keys scroll it), with a visible
- * hint above it then ("↔ scroll sideways …"), so that a reader, or a screenshot, knows there
- * is more. A table's caption moves above the region (a caption as wide as the table would be
- * cut at the region's edge) and names the table. With `fit(region, overflows)`, the caller
- * may first make the content narrower (a compact style) before the hint is decided.
- * Returns the wrapper: [caption?, hint, region holding `content`].
- */
-export function scrollRegion(label, content, { fit = null } = {}) {
-  const wrap = document.createElement('div');
-  wrap.className = 'scroll-wrap';
-  const caption = content instanceof HTMLTableElement ? content.caption : null;
-  if (caption) {
-    const words = caption.textContent;
-    caption.remove();
-    content.setAttribute('aria-label', words);
-    wrap.append(Object.assign(document.createElement('p'), { className: 'table-caption caption', textContent: words }));
-  }
-  const hint = document.createElement('p');
-  hint.className = 'scroll-hint';
-  hint.hidden = true;
-  hint.textContent = `↔ ${label}: wider than this page; scroll sideways (or focus it and use the arrow keys) to see the rest.`;
-  const region = document.createElement('div');
-  region.className = 'scroll';
-  region.setAttribute('role', 'region');
-  region.setAttribute('aria-label', label);
-  region.tabIndex = 0; // until measured: a region that may scroll is reachable by keys
-  region.append(content);
-  wrap.append(hint, region);
-  const overflows = () => region.scrollWidth > region.clientWidth + 1;
-  const measure = () => {
-    fit?.(region, overflows);
-    const over = overflows();
-    hint.hidden = !over;
-    if (over) region.tabIndex = 0;
-    else region.removeAttribute('tabindex');
-  };
-  // After layout (and again when the width changes), in the next frame: measuring inside the
-  // observer's callback would change what it observes.
-  const observer = new ResizeObserver(() => requestAnimationFrame(measure));
-  observer.observe(region);
-  observer.observe(content);
-  return wrap;
 }

@@ -3,7 +3,7 @@
 // weighted sum, the output projection and residual, the MLP, the final norm, the logits and
 // sampling. Each is a titled <section> with one caption sentence; vectors are strips and small
 // grids tables (explainer-views.js), every number the trace's.
-import { captionLine } from './base.js';
+import { captionLine } from './view-parts.js';
 import { formatNumber } from './format.js';
 import { vectorStrip, heatTable } from './explainer-views.js';
 

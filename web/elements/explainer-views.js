@@ -4,7 +4,7 @@
 // the pointer or the keyboard cursor (arrow keys), and take part in linked highlighting: a
 // `link` object ({ set(kind, index), on(listener) }) says which dimension or head is
 // highlighted, and every piece that shows that kind of index marks it.
-import { colourLegend, legendEnds, scrollRegion } from './base.js';
+import { colourLegend, legendEnds, scrollRegion } from './view-parts.js';
 import { formatNumber, exactNumber, heatColour, heatRgb } from './format.js';
 
 /** Linked highlighting between stages: { dim: { width, index } | null, head: number | null }. */

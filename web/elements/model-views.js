@@ -2,7 +2,7 @@
 // layer × head as a small map, bertviz's model view), the neuron view (how one query's q·k
 // builds each score of one head) and probability bars (next token, labels, masked tokens).
 import { heatColour, formatNumber, visibleText } from './format.js';
-import { colourLegend, scrollRegion } from './base.js';
+import { colourLegend, scrollRegion } from './view-parts.js';
 
 /**
  * A token as a reader sees it, never a raw control character or U+FFFD: the text it covers
