@@ -232,6 +232,9 @@ test(
         `${dir}/node_modules/attention-wasm`,
         '--strip-components=1',
       ]);
+      // Its runtime dependency beside it, as npm installs it (the tokenizer library).
+      const { symlinkSync } = await import('node:fs');
+      symlinkSync(`${root}node_modules/@huggingface`, `${dir}/node_modules/@huggingface`, 'dir');
       copyFileSync(`${root}examples/embed.html`, `${dir}/embed.html`);
       copyFileSync(`${root}examples/article.html`, `${dir}/article.html`);
       const local = await startServer({ port: 0, root: dir, served: null });
@@ -273,6 +276,26 @@ test(
         );
         assert.equal(rendered.matrix, 4);
         assert.ok(rendered.slides >= 3, "the slides' rounded values are shown");
+        // The shipped model (src="tiny-gpt2", and the explainer's default) from the tarball.
+        await embed.waitForFunction(
+          () =>
+            document.querySelector('attention-model').toJSON().attentions &&
+            document.querySelector('attention-explainer').shadowRoot.querySelectorAll('section').length >= 10,
+          null,
+          { timeout: 60_000 },
+        );
+        const models = await embed.evaluate(() => ({
+          status: document.querySelector('attention-model').shadowRoot.textContent,
+          named: document
+            .querySelector('attention-explainer')
+            .shadowRoot.textContent.includes('tiny GPT-2, random weights'),
+        }));
+        assert.match(
+          models.status,
+          /tiny GPT-2, random weights.* · 2 layers × 4 heads/,
+          '<attention-model src="tiny-gpt2"> loaded',
+        );
+        assert.equal(models.named, true, 'the explainer names the shipped model as what it is');
         assert.deepEqual(problems, []);
         // Accessibility: axe-core finds no serious or critical violation (shadow roots included).
         await embed.addScriptTag({ path: `${root}node_modules/axe-core/axe.min.js` });
