@@ -158,7 +158,7 @@ test('every drawn number is the library’s: trace cells, strip readouts, logits
   }
   assert.deepEqual(report.gpt2.parts, [
     `token embedding (row ${report.gpt2.id}) (32 dimensions)`,
-    `position embedding (row 3) (32 dimensions)`,
+    `position embedding (row 3: rows count from 0) (32 dimensions)`,
     'embedding entering layer 1 (their sum) (32 dimensions)',
   ]);
   assert.equal(report.llama.positionEmbedding, false);

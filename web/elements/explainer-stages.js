@@ -27,6 +27,15 @@ function describeModel(model) {
  * head (0-based), each a <section>: a numbered title, one caption sentence, its vectors and
  * grids; `link` joins their highlighting; `sampling()` gives the sampling stage's controls.
  */
+// What the mask stage does for the token at `position` of T: a decoder's later keys are −∞;
+// the last token sees every key, so nothing is masked (the reader is told where to look).
+function maskWords(d, position, T) {
+  if (!d.causal) return 'an encoder masks no key (padding aside), ';
+  if (position === T - 1)
+    return 'keys after it would be masked to −∞, but it is the last token, so it sees every key (pick an earlier token to see the −∞ cells), ';
+  return `the ${T - 1 - position} keys after it are masked to −∞ (it may not look ahead), `;
+}
+
 export function explainerStages({ model: m, result: r, layer: l, head: h, link, sampling: samplingParts }) {
   const d = m.descriptor,
     t = r.trace;
@@ -64,7 +73,7 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
       ...(t.positionEmbedding
         ? [
             strip(t.tokenEmbedding, `token embedding (row ${t.id})`),
-            strip(t.positionEmbedding, `position embedding (row ${r.position})`),
+            strip(t.positionEmbedding, `position embedding (row ${r.position}: rows count from 0)`),
           ]
         : []),
       strip(
@@ -77,7 +86,7 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
     stage(
       2,
       `${L}: ${words.norm} before attention`,
-      `${words.norm} rescales the residual vector (per dimension weights${words.norm === 'LayerNorm' ? ', after removing its mean' : ''}); this is what attention reads.`,
+      `${words.norm} rescales the residual vector (${words.norm === 'LayerNorm' ? 'minus its mean, divided by its standard deviation' : 'divided by its root mean square'}, then per dimension weights); this is what attention reads.`,
       strip(layer.norm1, 'norm 1 output'),
     ),
     stage(
@@ -109,7 +118,7 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
     stage(
       4,
       `${L}: scores, mask and softmax`,
-      `Each row is one head: ${tok}'s query · each key × ${formatNumber(words.scale, 4)} (1/√${d.headDim}); ${d.causal ? 'keys after it are masked to −∞ (it may not look ahead), ' : ''}then softmax turns each row into weights that sum to 1.`,
+      `Each row is one head: ${tok}'s query · each key × ${formatNumber(words.scale, 4)} (1/√${d.headDim}); ${maskWords(d, r.position, T)}then softmax turns each row into weights that sum to 1.`,
       grid(layer.scores.data, {
         rows: heads,
         cols: keys,
@@ -177,7 +186,7 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
     stage(
       8,
       'Final norm',
-      `After the last of ${d.numLayers} layers, ${words.norm} once more: this vector is compared with every token's output embedding.`,
+      `After the last of ${d.numLayers} layers (its input is the residual after layer ${d.numLayers}; the layer menu above shows any layer's stages), ${words.norm} once more: this vector is compared with every token's output embedding.`,
       strip(t.final, 'final norm output'),
     ),
   ];
