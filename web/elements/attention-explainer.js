@@ -17,8 +17,8 @@ import { initCode } from './api.js';
 import { AttentionElement } from './base.js';
 import { errorMessage } from './theme.js';
 import { jsString } from './export.js';
-import { formatNumber, exactNumber, visibleText, TOKEN_MARKS } from './format.js';
-import { tokenLabel, bar } from './model-views.js';
+import { formatNumber, exactNumber, TOKEN_MARKS } from './format.js';
+import { tokenLabel, bar, idLabeller } from './model-views.js';
 import { LIMITS } from './limits.js';
 import { tokensWithin, oncePerFrame, leaseModel } from './model-text.js';
 import { loadWhenNear, sameOrigin } from './print.js';
@@ -412,7 +412,7 @@ export class AttentionExplainer extends AttentionElement {
     for (const title of ['next token', 'id', 'logit', 'probability'])
       head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: title }));
     const body = table.createTBody();
-    const decode = (id) => visibleText(model.tokenizer?.decode([id]) ?? String(id));
+    const decode = idLabeller(model);
     for (const id of order) {
       const tr = body.insertRow();
       tr.append(Object.assign(document.createElement('th'), { scope: 'row', textContent: decode(id) }));

@@ -14,18 +14,9 @@
 // (detail { model }), `forward` (detail { tokens, attentions }), `loadprogress` (detail
 // { file, loaded, total, stage }).
 import { AttentionHeatmap } from './attention-heatmap.js';
-import {
-  byteCode,
-  byteTokens,
-  modelGrid,
-  neuronTable,
-  probabilityList,
-  tokenLabel,
-  topK,
-  softmax,
-} from './model-views.js';
+import { idLabeller, modelGrid, neuronTable, probabilityList, tokenLabel, topK, softmax } from './model-views.js';
 import { jsString } from './export.js';
-import { TOKEN_MARKS, visibleText } from './format.js';
+import { TOKEN_MARKS } from './format.js';
 import { AttentionElement, scrollRegion } from './base.js';
 import { errorMessage } from './theme.js';
 import { LIMITS } from './limits.js';
@@ -309,15 +300,7 @@ export class AttentionModel extends AttentionElement {
 
   // What the head adds: next-token probabilities, label probabilities, masked-token guesses.
   #extra(model, out, tokens, labels) {
-    // A token id as text a reader can see (format.js visibleText: ␣, ↵, <0x08>); a token that
-    // is one byte of a character split across tokens as that byte (<0xE2>), any other piece of
-    // a character as <?> and its id.
-    const bytes = model.tokenizer ? byteTokens(model.tokenizer) : new Map();
-    const decode = (id) => {
-      const text = model.tokenizer?.decode([id]) ?? String(id);
-      if (!text.includes('\ufffd')) return visibleText(text);
-      return bytes.has(id) ? byteCode(bytes.get(id)) : `${visibleText(text)} (id ${id})`;
-    };
+    const decode = idLabeller(model);
     if (model.head === 'causal-lm') {
       const V = model.descriptor.vocabSize,
         T = tokens.length;

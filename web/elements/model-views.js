@@ -61,6 +61,21 @@ export function byteTokens(tokenizer) {
   return out;
 }
 
+/**
+ * A function id → the token as a reader sees it (format.js visibleText: ␣, ↵, <0x08>); a token
+ * that is one byte of a character split across tokens as that byte (<0xE2>), any other piece
+ * of a character as <?> and its id. Shared by the model elements' probability lists.
+ * @param {{ tokenizer?: object }} model
+ */
+export function idLabeller(model) {
+  const bytes = model.tokenizer ? byteTokens(model.tokenizer) : new Map();
+  return (id) => {
+    const text = model.tokenizer?.decode([id]) ?? String(id);
+    if (!text.includes('\ufffd')) return visibleText(text);
+    return bytes.has(id) ? byteCode(bytes.get(id)) : `${visibleText(text)} (id ${id})`;
+  };
+}
+
 // The bytes of a byte-level BPE piece, or null when it holds a character outside the
 // alphabet (then it is no byte-level piece) or none of its non-printable stand-ins.
 function byteLevelBytes(piece) {
