@@ -27,7 +27,7 @@ canvas:focus { outline: 2px solid var(--_focus); }
 .readout { font-size: 0.8rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
 figure .caption { max-width: 22rem; }
 figcaption { font-size: 0.85em; }
-canvas { max-width: 100%; image-rendering: pixelated; border: 1px solid var(--attn-border, #8886); }
+canvas { max-width: 100%; image-rendering: pixelated; border: 1px solid var(--attn-border, var(--_cell-edge)); }
 svg { max-width: 100%; height: auto; }
 svg circle { fill: var(--_node); cursor: pointer; }
 svg circle.selected { fill: var(--_selected); }
@@ -41,12 +41,16 @@ svg text { font: 12px system-ui, sans-serif; fill: #fff; pointer-events: none; }
 `;
 
 const SVG = 'http://www.w3.org/2000/svg';
+// The RoPE view's query and key: one made-up feature pair each, the same at every position
+// (RoPE then rotates each by its own position).
+const ROPE_Q = [1, 0.5],
+  ROPE_K = [0.3, 1];
 
 // A big matrix as a canvas heatmap, one cell per value: a diverging map centred on 0 when
 // the values are signed, else the sequential one; axis titles and end ticks, a legend with
 // the numbers the colours span, a caption; hover or focus (then the arrow keys) reads a cell.
-//   t: [rows, cols]   axes: { rows: 'position', cols: 'feature' }
-function heatCanvas(t, label, axes, sentence) {
+//   t: [rows, cols]   axes: { rows: 'position', cols: 'feature' }   legendTitle: what a colour is
+function heatCanvas(t, label, axes, legendTitle, sentence) {
   const [rows, cols] = t.shape;
   const cell = Math.max(2, Math.floor(Math.min(320 / cols, 240 / rows)));
   const canvas = document.createElement('canvas');
@@ -122,7 +126,7 @@ function heatCanvas(t, label, axes, sentence) {
     axisTitle(`${axes.rows} ↓   ${axes.cols} →`),
     plot,
     readout,
-    colourLegend({ kind, min, max, digits: 2 }),
+    colourLegend({ kind, min, max, title: legendTitle, digits: 2 }),
     captionLine(sentence),
   );
   return figure;
@@ -140,6 +144,38 @@ function shadeKey(opacities) {
     samples.append(Object.assign(document.createElement('span'), { style: `opacity: ${opacity}` }));
   key.append(`arrow shade = position: 0`, samples, String(opacities.length - 1));
   return key;
+}
+
+// What PE·PEᵀ shows, read from its values. PE_p · PE_p′ = Σᵢ cos((p − p′)·ωᵢ) depends only on
+// the distance, so row 0 holds every value: s(Δ) = similarity[0, Δ], Δ = 0 … positions − 1.
+// "Falls off overall": the mean of the nearer half of the distances is above the farther
+// half's; "ripples": s rises again somewhere as Δ grows.
+//   similarity: [positions, positions]
+function similarityWords(similarity) {
+  const n = similarity.shape[0];
+  const s = Array.from(similarity.data.subarray(0, n));
+  const low = s.indexOf(Math.min(...s));
+  const half = Math.floor(n / 2);
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const falls = mean(s.slice(1, half + 1)) > mean(s.slice(half + 1));
+  const ripples = s.slice(1).some((x, gap) => x > s[gap] + 1e-4);
+  const trend = falls
+    ? ripples
+      ? 'falls off overall as the positions move apart, rippling on the way'
+      : 'falls off steadily as the positions move apart'
+    : ripples
+      ? 'ripples rather than falling off as the positions move apart'
+      : 'stays level as the positions move apart';
+  const f = (x) => formatNumber(x, 2);
+  // The colours as heatCanvas chooses them: diverging when a value is below 0.
+  const colours =
+    Math.min(...similarity.data) < 0
+      ? 'Blue is below 0, red above, white 0.'
+      : `The colours span ${f(s[low])} to ${f(s[0])}: the darkest cell is ${f(s[low])}, not 0.`;
+  return (
+    `Each cell is the dot product of two positions' encodings: it depends only on their distance (each diagonal holds one value). ` +
+    `It is ${f(s[0])} (= d_model/2) on the diagonal and ${trend}; the lowest, ${f(s[low])}, is at distance ${low}. ${colours}`
+  );
 }
 
 function transpose(t) {
@@ -292,19 +328,21 @@ export class PositionalEncoding extends AttentionElement {
         pe,
         'PE',
         { rows: 'position', cols: 'feature' },
+        'PE value',
         'Each row encodes one position: left features (fast sines) change quickly from row to row, right ones slowly.',
       ),
       heatCanvas(
         similarity,
         'PE·PEᵀ',
         { rows: 'position', cols: 'position' },
-        "Each cell is the dot product of two positions' encodings: largest on the diagonal, falling as the positions move apart.",
+        'dot product',
+        similarityWords(similarity),
       ),
     );
     const note = document.createElement('p');
     note.className = 'note';
     note.textContent =
-      'PE[p, 2i] = sin(p / base^(2i/d)), PE[p, 2i+1] = cos(…). Nearby positions have similar encodings: the similarity is largest on the diagonal and falls off with |p − p′|.';
+      'PE[p, 2i] = sin(p·ωᵢ), PE[p, 2i+1] = cos(p·ωᵢ), with ωᵢ = base^(−2i/d_model). So PE_p · PE_p′ = Σᵢ cos((p − p′)·ωᵢ), a sum of d_model/2 cosines of the distance: each is 1 where p = p′; elsewhere the fast ones (small i) swing between −1 and 1, which makes the ripples, and the slow ones (large i) change little from one position to the next.';
     return [controls, row, note];
   }
 
@@ -317,17 +355,16 @@ export class PositionalEncoding extends AttentionElement {
       [positions.length, dim],
     );
     const rotated = attn.applyRope(ones, { positions, base });
-    // Scores q_m·k_n for q = (1, 0.5), k = (0.3, 1) at every m, n: constant along diagonals.
-    const q = attn.applyRope(attn.tensor(Float32Array.from(positions.flatMap(() => [1, 0.5])), [8, 2]), {
-      positions,
-      base,
-    });
-    const k = attn.applyRope(attn.tensor(Float32Array.from(positions.flatMap(() => [0.3, 1])), [8, 2]), {
-      positions,
-      base,
-    });
+    // Scores q_m·k_n: the same made-up q and k at every position, each rotated to its own
+    // position m or n: constant along diagonals.
+    const atEvery = (vector) =>
+      attn.applyRope(attn.tensor(Float32Array.from(positions.flatMap(() => vector)), [positions.length, dim]), {
+        positions,
+        base,
+      });
+    const [q, k] = [atEvery(ROPE_Q), atEvery(ROPE_K)];
     const scores = attn.matmul(q, transpose(k));
-    this.#tensors = { rotated, scores };
+    this.#tensors = { rotated, q, k, scores };
     const svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('viewBox', '-110 -110 220 220');
     svg.setAttribute('width', '220');
@@ -375,7 +412,10 @@ export class PositionalEncoding extends AttentionElement {
     m.colLabels = positions.map(String);
     m.setAttribute('row-title', 'query position m');
     m.setAttribute('col-title', 'key position n');
-    m.setAttribute('caption', 'Every diagonal (equal m − n) holds one value: the score depends only on the distance.');
+    m.setAttribute(
+      'caption',
+      `q = (${ROPE_Q.join(', ')}) and k = (${ROPE_K.join(', ')}), two made-up feature pairs, the same at every position: q is rotated to query position m, k to key position n (1 rad per position, as the wheel), and each cell is their dot product, q·R((n − m)·1 rad)·k. Every diagonal (equal m − n) holds one value: the score depends only on the distance.`,
+    );
     const wheel = document.createElement('figure');
     wheel.append(
       svg,
@@ -544,7 +584,13 @@ export class PositionalEncoding extends AttentionElement {
     const s = this.#state;
     const call = {
       sinusoidal: `const pe = attn.sinusoidalEncoding(${s.positions}, ${s.dModel}, { base: ${s.base} });`,
-      rope: `const rotated = attn.applyRope(attn.tensor([1, 0, 1, 0, 1, 0, 1, 0], [4, 2]), { positions: [0, 1, 2, 3], base: ${s.base} });`,
+      rope: [
+        'const positions = [0, 1, 2, 3, 4, 5, 6, 7];',
+        `const atEvery = (pair) => attn.applyRope(attn.tensor(positions.flatMap(() => pair), [8, 2]), { positions, base: ${s.base} });`,
+        'const rotated = atEvery([1, 0]);  // the wheel: the pair (1, 0) at positions 0 to 7',
+        `const q = atEvery(${jsLiteral(ROPE_Q)}), k = atEvery(${jsLiteral(ROPE_K)});`,
+        'const { trace } = attn.attention(q, k, k, { trace: true });  // trace.scores[m][n] = q_m · k_n',
+      ].join('\n'),
       alibi: `const bias = attn.alibiBias(${s.heads}, ${s.length});  // add as a mask: attention(q, k, v, { mask: bias })`,
       laplacian: `const encoding = attn.laplacianEncoding(${jsLiteral(this.graph)}, ${jsLiteral(s.k)});`,
     }[this.kind];
