@@ -20,6 +20,9 @@ import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits
 import { consume } from './keys.js';
 
 const TAG = 'attention-matrix';
+// What a cell's colour says, by heat: weights on the sequential map, any signed value on the
+// diverging one.
+const LEGEND_TITLES = { sequential: 'cell colour = weight', diverging: 'cell colour = value' };
 
 const STYLE = `
 :host { display: inline-block; font: var(--attn-font, 0.85rem/1.3 ui-monospace, SFMono-Regular, Menlo, monospace); max-width: 100%; color: inherit; }
@@ -31,7 +34,7 @@ figcaption { font-family: system-ui, sans-serif; font-size: 0.85em; }
 .scroll.compact th { padding: 0 0.15rem; }
 table { border-collapse: collapse; }
 th { font-weight: normal; font-family: system-ui, sans-serif; font-size: max(0.85em, 11px); padding: 0 0.35rem; opacity: 0.85; }
-td { border: 1px solid var(--attn-border, #8886); padding: var(--attn-cell-padding, 0.15rem 0.35rem); text-align: right; min-width: var(--attn-cell-width, 4.5ch); font-variant-numeric: tabular-nums; }
+td { border: 1px solid var(--attn-border, var(--_cell-edge)); padding: var(--attn-cell-padding, 0.15rem 0.35rem); text-align: right; min-width: var(--attn-cell-width, 4.5ch); font-variant-numeric: tabular-nums; }
 td:focus { outline: 2px solid var(--_focus); outline-offset: -2px; }
 td[aria-readonly="false"] { cursor: text; }
 :host([toggle]) td { cursor: pointer; }
@@ -415,7 +418,8 @@ document.body.append(m);
     exact.className = 'exact';
     exact.setAttribute('aria-live', 'polite');
     figure.append(exact);
-    if (heat && v && Number.isFinite(min)) figure.append(colourLegend({ kind: heat, min: range.min, max: range.max }));
+    if (heat && v && Number.isFinite(min))
+      figure.append(colourLegend({ kind: heat, min: range.min, max: range.max, title: LEGEND_TITLES[heat] }));
     const words = this.caption;
     if (words) figure.append(captionLine(words));
     table.addEventListener('keydown', (e) => this.#onKey(e));
