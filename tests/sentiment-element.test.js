@@ -128,9 +128,12 @@ test(
         .map((w, j) => [w, j])
         .sort((a, b) => b[0] - a[0])
         .slice(0, 5);
+      // A word that occurs twice is named with its position, counted from 1 ("the·6").
+      const texts = expected.tokens.map((t) => t.text);
+      const named = (j) => (texts.filter((t) => t === texts[j]).length > 1 ? `${texts[j]}·${j + 1}` : texts[j]);
       assert.equal(
         first.most,
-        `Most attended by [CLS] in layer ${L} (mean of its ${heads.length} heads): ${top.map(([w, j]) => `${expected.tokens[j].text} ${w.toFixed(2)}`).join(', ')}.`,
+        `Most attended by [CLS] in layer ${L} (mean of its ${heads.length} heads): ${top.map(([w, j]) => `${named(j)} ${w.toFixed(2)}`).join(', ')}.`,
       );
       assert.deepEqual(
         first.cls,

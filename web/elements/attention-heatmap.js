@@ -22,6 +22,7 @@ import { jsLiteral, jsString } from './export.js';
 import { AttentionElement, captionLine } from './base.js';
 import { errorMessage } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
+import { positionedLabels, positionNote } from './token-positions.js';
 
 const TAG = 'attention-heatmap';
 
@@ -46,6 +47,12 @@ svg text.heading { font-weight: 600; }
 .chip[aria-pressed="false"] { opacity: 0.45; border-style: dashed; text-decoration: line-through; }
 .key .samples span { display: inline-block; width: 18px; height: 2px; background: var(--_line); }
 .key .samples.neutral span { background: currentColor; }
+/* On paper nothing is hovered: the lines' weights as printed tables instead of the readout */
+.print-only { display: none; }
+@media print {
+  .print-only { display: flex; flex-wrap: wrap; gap: 0.8rem; margin-top: 0.3rem; }
+  .readout { display: none; }
+}
 `;
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -262,6 +269,13 @@ document.body.append(heatmap);
     return { q, k };
   }
 
+  // The tokens as the axes name them: a repeated one with its position ("the·5"), and the
+  // sentence saying so ('' when none repeats).
+  #shownTokens() {
+    const { q, k } = this.#tokens();
+    return { q: positionedLabels(q), k: positionedLabels(k), note: positionNote(q) || positionNote(k) };
+  }
+
   /** Highlights the pair (query, key) here, or clears with null (for linked elements). */
   highlightPair(query, key) {
     for (const m of this.shadowRoot.querySelectorAll('attention-matrix'))
@@ -326,7 +340,7 @@ document.body.append(heatmap);
       this.shadowRoot.replaceChildren(...(onPage ? [nothingToShow()] : []));
       return;
     }
-    const tokens = this.#tokens();
+    const tokens = this.#shownTokens();
     const controls = document.createElement('div');
     controls.className = 'controls';
     const toggle = document.createElement('button');
@@ -376,7 +390,7 @@ document.body.append(heatmap);
     wrap.append(
       grid,
       captionLine(
-        `Each row is one query token's attention weights over the key tokens (rows sum to 1); brighter cells mean more weight${heads.length > 1 ? `, one map per head and their average` : ''}.`,
+        `Each row is one query token's attention weights over the key tokens (rows sum to 1); brighter cells mean more weight${heads.length > 1 ? `, one map per head and their average` : ''}. ${tokens.note}`.trim(),
       ),
     );
     return wrap;
@@ -531,17 +545,40 @@ document.body.append(heatmap);
     tokens.q.slice(0, lq).forEach((text, i) => token(text, left - 8, y(i), 'end', 'query', i));
     tokens.k.slice(0, lk).forEach((text, j) => token(text, right + 8, y(j), 'start', 'key', j));
     const figure = document.createElement('div');
+    const printed = all ? drawn.map(([h, , n]) => [`head ${n + 1}`, h, `head-${n + 1}`]) : [[what, w, 'shown']];
     figure.append(
       linesKey(all ? heads.length : 0),
       ...(all ? [this.#headChips(heads.length)] : []),
       svg,
       readout,
+      printedWeights(printed, tokens),
       captionLine(
-        `Each query token on the left sends a line to every key token on the right; the more opaque (solid) the line, the more weight, the fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''}`,
+        `Each query token on the left sends a line to every key token on the right; the more opaque (solid) the line, the more weight, the fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note}`.trim(),
       ),
     );
     return figure;
   }
+}
+
+// On paper the lines' weights cannot be hovered: each map drawn, as a table of its numbers
+// (print only). maps: [[label, [Lq][Lk] weights, name]]; tokens: { q, k } as the axes name them.
+function printedWeights(maps, tokens) {
+  const wrap = document.createElement('div');
+  wrap.className = 'print-only';
+  for (const [label, w, name] of maps) {
+    const m = new AttentionMatrix();
+    m.dataset.name = `printed-${name}`;
+    m.setAttribute('label', `${label}: the lines' weights`);
+    m.setAttribute('heat', 'sequential');
+    m.setAttribute('precision', '2');
+    m.setAttribute('row-title', 'query');
+    m.setAttribute('col-title', 'key');
+    m.rowLabels = tokens.q.slice(0, w.length);
+    m.colLabels = tokens.k.slice(0, w[0].length);
+    m.value = w;
+    wrap.append(m);
+  }
+  return wrap;
 }
 
 // The lines view's key: what a line's opacity means, drawn in the lines' own colour (a

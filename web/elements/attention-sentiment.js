@@ -31,6 +31,7 @@ import { confidenceWords } from './confidence.js';
 import { acquire, wasDisposed } from './model-cache.js';
 import { modelSource, isHubId } from './model-url.js';
 import { fetchFiles } from './shipped-model.js';
+import { positionedLabels, positionNote } from './token-positions.js';
 
 const TAG = 'attention-sentiment';
 
@@ -43,7 +44,7 @@ input:focus-visible, button:focus-visible, select:focus-visible, .scroll:focus-v
 .note, .stage-note { font-size: 0.85em; opacity: 0.85; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; font-size: 0.85em; }
-th, td { border: 1px solid var(--attn-border, #8884); padding: 0.2rem 0.35rem; text-align: center; }
+th, td { border: 1px solid var(--attn-border, var(--_cell-edge)); padding: 0.2rem 0.35rem; text-align: center; }
 th[scope=row] { text-align: left; font-weight: 600; }
 .unknown { text-decoration: underline dotted; }
 .controls { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; margin: 0.4rem 0; font-size: 0.9em; }
@@ -450,7 +451,9 @@ export class AttentionSentiment extends AttentionElement {
         ),
       );
     const unk = (t) => t.text === '[UNK]' || t.text === '<unk>';
-    const names = p.tokens.map((t) => t.text);
+    // The tables' row and column names: a repeated token with its position ("was·4").
+    const texts = p.tokens.map((t) => t.text);
+    const names = positionedLabels(texts);
     return [
       stage('1. Text', make('p', { textContent: text })),
       stage(
@@ -468,6 +471,15 @@ export class AttentionSentiment extends AttentionElement {
             unk(t),
           ]),
         ),
+        // (what the chips' tooltips say, on the page too: a print has no tooltips)
+        ...(p.tokens.some(unk)
+          ? [
+              make('p', {
+                className: 'stage-note',
+                textContent: `${p.tokens.find(unk).text} (dotted underline): a word not in the vocabulary, which carries no sentiment.`,
+              }),
+            ]
+          : []),
       ),
       stage(
         '3. Indices',
@@ -476,7 +488,7 @@ export class AttentionSentiment extends AttentionElement {
       stage(
         '4. Vectors',
         own
-          ? scrollRegion('Token vectors', this.#vectorTable(tokens))
+          ? scrollRegion('Token vectors', this.#vectorTable(tokens, names))
           : make('p', {
               className: 'stage-note',
               textContent: `Each index picks a row of the ${classifier.vocabSize.toLocaleString('en-US')} × ${c.dModel} embedding table, and position vectors are added. This checkpoint's rows are not read back here (only this package's own classifiers show them).`,
@@ -488,13 +500,15 @@ export class AttentionSentiment extends AttentionElement {
         this.#mostAttended(p, names, l),
         scrollRegion(`Attention matrix of head ${h + 1} in layer ${l + 1}`, this.#matrix(p, names, l, h)),
         colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'cell shade = attention weight' }),
+        ...(positionNote(texts) ? [make('p', { className: 'stage-note', textContent: positionNote(texts) })] : []),
       ),
       stage(HEAD_TITLES[classifier.format], scrollRegion('Logits and probabilities', this.#softmaxTable(p))),
     ];
   }
 
-  // The [CLS] vector and the token rows of this package's format (first numbers of each).
-  #vectorTable(tokens) {
+  // The [CLS] vector and the token rows of this package's format (first numbers of each);
+  // names: [CLS]'s and the tokens' row names, in order.
+  #vectorTable(tokens, names) {
     const classifier = this.#classifier;
     const d = classifier.modelConfig.dModel;
     const { cls, tokens: vectors } = classifier.vectors(tokens.map((t) => t.id));
@@ -507,9 +521,9 @@ export class AttentionSentiment extends AttentionElement {
       ...Array.from({ length: shown }, (_, k) => make('th', { scope: 'col', textContent: `v${k}` })),
     );
     const body = table.createTBody();
-    [['[CLS]', cls], ...tokens.map((t, i) => [t.text, vectors[i]])].forEach(([t, v]) => {
+    [cls, ...vectors].forEach((v, i) => {
       const tr = body.insertRow();
-      tr.append(make('th', { scope: 'row', textContent: t }));
+      tr.append(make('th', { scope: 'row', textContent: names[i] }));
       for (let k = 0; k < shown; k++) tr.insertCell().textContent = formatNumber(v[k], 3);
     });
     return table;
@@ -525,7 +539,7 @@ export class AttentionSentiment extends AttentionElement {
     const calibrated = T !== 1 && Math.abs(total - 1) < 1e-4;
     const table = make('table');
     table.createCaption().textContent = calibrated
-      ? `${HEAD_CAPTIONS[this.#classifier.format]}. Calibration: the logits are divided by the temperature T = ${formatNumber(T, 3)} (from config.json) before the softmax, so the probabilities are softmax(logit / T).`
+      ? `${HEAD_CAPTIONS[this.#classifier.format]}. Calibration: the logits are divided by the temperature T = ${formatNumber(T, 3)} before the softmax, so the probabilities are softmax(logit / T). T is stored with the classifier: a calibration fitted after training, so that its probabilities match how often it is right (of the sentences it gives 0.8, about 80% are right).`
       : HEAD_CAPTIONS[this.#classifier.format];
     const head = table.createTHead().insertRow();
     head.append(

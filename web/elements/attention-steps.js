@@ -9,7 +9,7 @@
 //
 // X, C and the weights are editable (a cell, then Enter); every stage downstream recomputes
 // at once through the public API. The mask M is edited by clicking cells (0 ↔ −∞) or with
-// the presets (none, causal top-left / bottom-right, causal sliding window, key length); a row that sees no key
+// the presets (none, causal top-left / bottom-right, causal sliding window, padding: the first N keys); a row that sees no key
 // shows zeros and says why. `show-slides` shows the slides' rounded values of an example.
 // `layout="compact"` sets the stages side by side in smaller type (a slide); `stages="…"`
 // shows only the named ones, in that order (inputs, weights, projections, scores, scaled,
@@ -23,6 +23,7 @@ import { WEIGHTS, EXAMPLES } from './course-examples.js';
 import { tensorJson, jsLiteral, noInputCode } from './export.js';
 import { AttentionElement } from './base.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension } from './limits.js';
+import { positionedLabels } from './token-positions.js';
 
 const TAG = 'attention-steps';
 const MASK_PRESETS = ['none', 'causal', 'causal-top-left', 'causal-bottom-right'];
@@ -64,6 +65,8 @@ export const STAGE_NAMES = [
 ];
 
 const ROWS = (t) => t.shape[0];
+// Where the examples' printed numbers come from, in a reader's words (course-examples.js).
+const SOURCE = 'As printed in the worked example this reproduces (the “Transformer Insight” course slides)';
 
 // The largest |printed − exact| over a matrix: slides: nested rows; exact: { data, shape }
 // of the same [rows, cols].
@@ -141,6 +144,9 @@ function presetMask(preset, lq, lk, keyLength = lk, left = 1) {
     }),
   );
 }
+
+// Token names as the axes show them: a repeated one with its position ("the·5").
+const shown = (names) => names && positionedLabels(names);
 
 // A comma list (or JSON array) of names, or null when absent.
 function listOf(text) {
@@ -433,9 +439,9 @@ export class AttentionSteps extends AttentionElement {
   #slideNote(note) {
     const gap = Number(note.dataset.gap);
     note.textContent = this.#edited
-      ? 'Course slides: (they show the unedited example; your edit changed these values)'
-      : `Course slides, as printed: ${note.dataset.slides} (the slides round each step before the next, ` +
-        `so the last digit can differ: largest difference from the exact values ${gap.toFixed(4)})`;
+      ? `${SOURCE}: not comparable any more (they work the unedited example; your edit changed these values)`
+      : `${SOURCE}: ${note.dataset.slides}. The slides round each step before the next, ` +
+        `so the last digit can differ: largest difference from the exact values above ${gap.toFixed(4)}.`;
   }
 
   // Hover/focus on an [Lq, Lk] stage: the same pair in the other stages and in the elements
@@ -554,7 +560,7 @@ export class AttentionSteps extends AttentionElement {
       ['causal-top-left', 'causal, top-left'],
       ['causal-bottom-right', 'causal, bottom-right'],
       ['causal-window', 'causal, sliding window…'],
-      ['key-length', 'key length…'],
+      ['key-length', 'padding: first N keys only…'],
     ]) {
       const option = document.createElement('option');
       option.value = value;
@@ -567,7 +573,7 @@ export class AttentionSteps extends AttentionElement {
     length.min = '0';
     length.max = String(lk);
     length.value = String(lk);
-    length.setAttribute('aria-label', 'key length');
+    length.setAttribute('aria-label', 'keys kept (N): the first N keys; the rest are padding');
     length.style.width = '4em';
     // Keys before each query a sliding window keeps (the 'causal-window' preset).
     const windowInput = document.createElement('input');
@@ -602,7 +608,7 @@ export class AttentionSteps extends AttentionElement {
       l.append(text, input);
       return l;
     };
-    controls.append(label, named('key length ', length), named('window ', windowInput));
+    controls.append(label, named('keys kept (N) ', length), named('window: keys before each query ', windowInput));
     return controls;
   }
 
@@ -615,8 +621,8 @@ export class AttentionSteps extends AttentionElement {
     const cross = Boolean(d.c);
     // Row and column names: tokens (the `tokens` / `query-tokens` attributes, else numbered)
     // on the token axes, numbered features on the others.
-    const keys = listOf(this.getAttribute('tokens'));
-    const queries = cross ? listOf(this.getAttribute('query-tokens')) : keys;
+    const keys = shown(listOf(this.getAttribute('tokens')));
+    const queries = cross ? shown(listOf(this.getAttribute('query-tokens'))) : keys;
     const token = ['token', keys],
       query = ['query', queries],
       key = ['key', keys],

@@ -15,6 +15,7 @@ import { jsString } from './export.js';
 import { formatNumber, heatColour } from './format.js';
 import { TASKS } from './training/tasks.js';
 import { PRESETS } from './training/toy-training.js';
+import { positionedLabels, positionNote } from './token-positions.js';
 
 const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -25,7 +26,7 @@ input[type=number] { width: 5em; }
 button:focus-visible, select:focus-visible, input:focus-visible, canvas:focus-visible { outline: 2px solid var(--_focus); outline-offset: 2px; }
 .stats { font-variant-numeric: tabular-nums; margin: 0.3rem 0; }
 .description { font-size: 0.9em; margin: 0.2rem 0 0.5rem; }
-canvas { display: block; max-width: 100%; height: auto; border: 1px solid var(--attn-border, #8884); color: var(--_accent); }
+canvas { display: block; max-width: 100%; height: auto; border: 1px solid var(--attn-border, var(--_cell-edge)); color: var(--_accent); }
 .maps { display: flex; flex-wrap: wrap; gap: 1rem; margin-top: 0.5rem; }
 .maps figure { margin: 0; }
 .maps figcaption { font-size: 0.85em; font-weight: 600; }
@@ -186,12 +187,7 @@ export class AttentionTraining extends AttentionElement {
     canvas.setAttribute('aria-label', 'Loss curve: no training yet');
     const maps = Object.assign(document.createElement('div'), { className: 'maps' });
     const key = document.createElement('div');
-    key.append(
-      colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'attention weight' }),
-      captionLine(
-        "Each map: one head's weights on an example sequence, a query per row, a key per column; rows sum to 1.",
-      ),
-    );
+    key.append(colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'attention weight' }), captionLine(''));
     key.hidden = true; // shown with the first maps
     const curveCaption = captionLine('');
     root.append(this.exportBar(), controls, description, stats, live, canvas, curveCaption, maps, key);
@@ -340,7 +336,10 @@ export class AttentionTraining extends AttentionElement {
   // under a millisecond, so the main thread stays free while training), with a text summary.
   #drawMaps(attention) {
     const task = TASKS[this.#parts.task.value];
-    const labels = task.example.map(task.tokenLabel);
+    const names = task.example.map(task.tokenLabel);
+    const labels = positionedLabels(names);
+    this.#parts.key.querySelector('.caption').textContent =
+      `Each map: one head's weights on an example sequence (${names.join(' ')}), a query per row, a key per column; rows sum to 1. ${positionNote(names)}`.trim();
     const figures = this.#parts.maps.children;
     this.#maps = attention.map((t) => {
       const [, heads, T] = t.shape;
@@ -361,7 +360,8 @@ export class AttentionTraining extends AttentionElement {
         this.#parts.maps.append(figure);
         this.#parts.key.hidden = false;
       }
-      drawHeads(figure.querySelector('canvas'), layer, labels, getComputedStyle(this).color || '#000');
+      const canvas = figure.querySelector('canvas');
+      drawHeads(canvas, layer, labels, getComputedStyle(this).color || '#000', getComputedStyle(canvas).borderTopColor);
     });
   }
 
@@ -485,29 +485,51 @@ document.body.append(training);
 
 const CELL = 18,
   GAP = 14,
-  LABEL = 14;
+  FONT = '11px system-ui, sans-serif';
 
-// Heads of one layer side by side on `canvas`: T × T cells on viridis, token labels on both
-// axes; the aria-label names, per head, the key each query attends to most.
-function drawHeads(canvas, heads, labels, colour) {
+// Heads of one layer side by side on `canvas`: T × T cells on viridis, 1 px apart on the
+// border colour (`grid`: light on a dark page, so that a low weight's near-black cell stays a
+// cell), token labels on both axes (a repeated token with its position: "1·4"; the column
+// labels upright when one is wider than a cell); the aria-label names, per head, the key each
+// query attends to most.
+//   heads: [heads][T][T] weights   labels: [T]
+function drawHeads(canvas, heads, labels, colour, grid) {
   const T = labels.length;
-  const size = LABEL + T * CELL;
-  canvas.width = heads.length * (size + GAP) - GAP;
-  canvas.height = size + 16;
   const ctx = canvas.getContext('2d');
+  ctx.font = FONT;
+  const widest = Math.ceil(Math.max(...labels.map((l) => ctx.measureText(l).width)));
+  const upright = widest > CELL - 2;
+  const left = Math.max(14, widest + 4), // the row labels' column
+    top = upright ? widest + 6 : 14; // the column labels' row
+  const size = left + T * CELL;
+  canvas.width = heads.length * (size + GAP) - GAP;
+  canvas.height = top + T * CELL + 16;
   ctx.clearRect(0, 0, canvas.width, canvas.height);
-  ctx.font = '11px system-ui, sans-serif';
-  ctx.textAlign = 'center';
+  ctx.font = FONT; // (a new width resets the context)
   ctx.textBaseline = 'middle';
   heads.forEach((rows, h) => {
-    const x0 = h * (size + GAP) + LABEL,
-      y0 = LABEL;
+    const x0 = h * (size + GAP) + left,
+      y0 = top;
     ctx.fillStyle = colour;
-    ctx.fillText(`head ${h + 1}`, x0 + (T * CELL) / 2, size + 9);
+    ctx.textAlign = 'center';
+    ctx.fillText(`head ${h + 1}`, x0 + (T * CELL) / 2, y0 + T * CELL + 9);
     labels.forEach((label, i) => {
-      ctx.fillText(label, x0 + i * CELL + CELL / 2, LABEL / 2);
-      ctx.fillText(label, x0 - LABEL / 2, y0 + i * CELL + CELL / 2);
+      ctx.textAlign = 'right';
+      ctx.fillText(label, x0 - 3, y0 + i * CELL + CELL / 2);
+      if (!upright) {
+        ctx.textAlign = 'center';
+        ctx.fillText(label, x0 + i * CELL + CELL / 2, top / 2);
+        return;
+      }
+      ctx.save();
+      ctx.translate(x0 + i * CELL + CELL / 2, top - 3);
+      ctx.rotate(-Math.PI / 2);
+      ctx.textAlign = 'left';
+      ctx.fillText(label, 0, 0);
+      ctx.restore();
     });
+    ctx.fillStyle = grid;
+    ctx.fillRect(x0 - 1, y0 - 1, T * CELL + 1, T * CELL + 1);
     rows.forEach((row, i) =>
       row.forEach((w, j) => {
         ctx.fillStyle = heatColour(w, 'sequential').background;

@@ -13,6 +13,7 @@ import { AttentionElement } from './base.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { tensorJson, jsLiteral, noInputCode } from './export.js';
 import { LIMITS, tooBig } from './limits.js';
+import { positionedLabels, positionNote } from './token-positions.js';
 
 const TAG = 'token-pruning';
 
@@ -142,6 +143,7 @@ export class TokenPruning extends AttentionElement {
     });
     const row = document.createElement('div');
     row.className = 'row';
+    const names = positionedLabels(tokens); // a repeated token with its position ("the·5")
     const matrix = (name, label, value, precision, heat, caption) => {
       const m = new AttentionMatrix();
       m.dataset.name = name;
@@ -151,8 +153,8 @@ export class TokenPruning extends AttentionElement {
       m.setAttribute('row-title', 'query');
       m.setAttribute('col-title', 'key');
       m.setAttribute('caption', caption);
-      m.rowLabels = tokens;
-      m.colLabels = tokens;
+      m.rowLabels = names;
+      m.colLabels = names;
       m.value = value;
       return m;
     };
@@ -163,7 +165,7 @@ export class TokenPruning extends AttentionElement {
         this.#result.G,
         0,
         null,
-        "1 where a query may look at a key: a dropped token's column is 0, except its own cell.",
+        `1 where a query may look at a key: a dropped token's column is 0, except its own cell. ${positionNote(tokens)}`.trim(),
       ),
       matrix(
         'weights',

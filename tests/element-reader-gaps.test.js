@@ -1,0 +1,434 @@
+// What a reader who sees only a screenshot of an element could still not say (issue 45, the
+// second cold reader's list), now said by the views, in headless Chromium on the pages
+// docs/elements.md shows: PE·PEᵀ's caption and scale agree with the closed form
+// Σᵢ cos((p − p′)·ωᵢ); RoPE's table says which q and k it rotates; the lines view prints its
+// weights on paper; repeated tokens carry their position; the words are a reader's; the
+// matrix's colour bar has a title; on a dark page the colour maps' dark low end stays inside
+// visible borders.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { openElementPage, startElementBrowser } from './helpers/element-page.js';
+import { EXAMPLES, WEIGHTS } from '../web/elements/course-examples.js';
+
+let url, browser, close;
+
+test.before(async () => {
+  ({ url, browser, close } = await startElementBrowser());
+});
+
+test.after(() => close?.());
+
+const open = (name, width, scheme) => openElementPage(browser, url, name, width, scheme);
+const number = (text) => Number(text.replace('−', '-'));
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+// PE_p · PE_p′ in float64 by the closed form, as a function of the distance Δ:
+// s(Δ) = Σ_{i < d/2} cos(Δ·ωᵢ), ωᵢ = base^(−2i/d).
+function similarityByDistance(positions, d, base) {
+  return Array.from({ length: positions }, (_, gap) =>
+    Array.from({ length: d / 2 }, (_, i) => Math.cos(gap * base ** ((-2 * i) / d))).reduce((a, b) => a + b, 0),
+  );
+}
+
+// WCAG contrast ratio of two computed colours ('rgb(r, g, b)' or 'rgba(r, g, b, a)' over `under`).
+function contrast(colour, under) {
+  const rgb = (c) => c.match(/[\d.]+/g).map(Number);
+  const [r, g, b, a = 1] = rgb(colour);
+  const base = rgb(under);
+  const mixed = [r, g, b].map((c, k) => a * c + (1 - a) * base[k]);
+  const luminance = (c) => {
+    const lin = (x) => ((x /= 255) <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
+  };
+  const [hi, lo] = [luminance(mixed), luminance(base)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+test("PE·PEᵀ: the caption states the closed form's diagonal, lowest value and trend, and the scale's ends are those values", async () => {
+  const { page } = await open('positional-sinusoidal', 1280);
+  const read = () =>
+    page.evaluate(() => {
+      const root = document.querySelector('positional-encoding').shadowRoot;
+      const [pe, similarity] = root.querySelectorAll('figure');
+      const legend = (figure) => {
+        const l = figure.querySelector('.legend');
+        return [l.querySelector('.title').textContent, Number(l.dataset.min), Number(l.dataset.max)];
+      };
+      return {
+        pe: legend(pe),
+        similarity: legend(similarity),
+        caption: similarity.querySelector('.caption').textContent,
+        note: root.querySelector('.note').textContent,
+      };
+    });
+  const r = await read();
+  const s = similarityByDistance(32, 32, 10000);
+  const low = s.indexOf(Math.min(...s));
+  // The premises the words rest on, in float64: it falls off overall, and rises again somewhere.
+  assert.ok(mean(s.slice(1, 17)) > mean(s.slice(17)), 'the nearer half is more similar');
+  assert.ok(
+    s.slice(1).some((x, gap) => x > s[gap]),
+    'it ripples',
+  );
+  assert.ok(
+    r.caption.includes(
+      'It is 16.00 (= d_model/2) on the diagonal and falls off overall as the positions move apart, rippling on the way',
+    ),
+    r.caption,
+  );
+  assert.ok(r.caption.includes(`the lowest, ${s[low].toFixed(2)}, is at distance ${low}.`), r.caption);
+  assert.ok(
+    r.caption.endsWith(
+      `The colours span ${s[low].toFixed(2)} to 16.00: the darkest cell is ${s[low].toFixed(2)}, not 0.`,
+    ),
+    r.caption,
+  );
+  assert.equal(r.similarity[0], 'dot product');
+  assert.ok(Math.abs(r.similarity[1] - s[low]) < 1e-4 && Math.abs(r.similarity[2] - 16) < 1e-4, `${r.similarity}`);
+  assert.equal(r.pe[0], 'PE value');
+  assert.match(r.note, /PE_p · PE_p′ = Σᵢ cos\(\(p − p′\)·ωᵢ\)/);
+  assert.doesNotMatch(r.note, /falls off with/);
+
+  // Base 10: the same closed form, and the words follow its values (here: signed, so the
+  // colours are centred on 0).
+  await page.evaluate(() => {
+    const select = document.querySelector('positional-encoding').shadowRoot.querySelector('select[name="base"]');
+    select.value = '10';
+    select.dispatchEvent(new Event('change'));
+  });
+  await page.waitForFunction(
+    (before) =>
+      document.querySelector('positional-encoding').shadowRoot.querySelectorAll('figure .caption')[1].textContent !==
+      before,
+    r.caption,
+  );
+  const ten = await read();
+  await page.close();
+  const t = similarityByDistance(32, 32, 10);
+  const tLow = t.indexOf(Math.min(...t));
+  const falls = mean(t.slice(1, 17)) > mean(t.slice(17));
+  const ripples = t.slice(1).some((x, gap) => x > t[gap]);
+  const trend = falls
+    ? ripples
+      ? 'falls off overall as the positions move apart, rippling on the way'
+      : 'falls off steadily as the positions move apart'
+    : ripples
+      ? 'ripples rather than falling off as the positions move apart'
+      : 'stays level as the positions move apart';
+  assert.ok(
+    ten.caption.includes(
+      `on the diagonal and ${trend}; the lowest, ${t[tLow].toFixed(2).replace('-', '−')}, is at distance ${tLow}.`,
+    ),
+    ten.caption,
+  );
+  if (Math.min(...t) < 0) assert.ok(ten.caption.endsWith('Blue is below 0, red above, white 0.'), ten.caption);
+});
+
+test('RoPE: the table says which q and k it rotates, and its scores are q·R((n − m)·1 rad)·k', async () => {
+  const { page } = await open('positional-rope', 1280);
+  const r = await page.evaluate(() => {
+    const el = document.querySelector('positional-encoding');
+    const table = el.shadowRoot.querySelector('attention-matrix[data-name="scores"]').shadowRoot;
+    return {
+      caption: table.querySelector('.caption').textContent,
+      scores: Array.from(el.tensors.scores.data),
+      q: Array.from(el.tensors.q.data),
+      cells: [...table.querySelectorAll('td')].map((td) => td.textContent),
+    };
+  });
+  // "Copy code" computes the same rotations and scores (its import and init are this page's).
+  const copied = await page.evaluate(async () => {
+    const el = document.querySelector('positional-encoding');
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init({ simd: 'baseline' });
+    const body = el
+      .toCode()
+      .replace("import { init } from 'attention-wasm';", '')
+      .replace(/const attn = await init\(.*\n/, '');
+    const { rotated, trace } = await new Function(
+      'attn',
+      `return (async () => {${body}\nreturn { rotated, trace };})();`,
+    )(attn);
+    return {
+      rotated: Array.from(rotated.data),
+      scores: Array.from(trace.scores.data),
+      shown: Array.from(el.tensors.rotated.data),
+    };
+  });
+  await page.close();
+  assert.deepEqual(copied.rotated, copied.shown);
+  copied.scores.forEach((x, i) =>
+    assert.ok(Math.abs(x - r.scores[i]) < 1e-6, `copied score ${i}: ${x} vs ${r.scores[i]}`),
+  );
+  assert.match(
+    r.caption,
+    /^q = \(1, 0\.5\) and k = \(0\.3, 1\), two made-up feature pairs, the same at every position/,
+  );
+  assert.match(r.caption, /q·R\(\(n − m\)·1 rad\)·k/);
+  // float64: R(a)·(x, y) = (x cos a − y sin a, x sin a + y cos a); θ₀ = 1 rad per position.
+  const rotate = ([x, y], a) => [x * Math.cos(a) - y * Math.sin(a), x * Math.sin(a) + y * Math.cos(a)];
+  for (let m = 0; m < 8; m++) {
+    const qm = rotate([1, 0.5], m);
+    assert.ok(Math.abs(r.q[2 * m] - qm[0]) < 1e-6 && Math.abs(r.q[2 * m + 1] - qm[1]) < 1e-6, `q at ${m}`);
+    for (let n = 0; n < 8; n++) {
+      const rk = rotate([0.3, 1], n - m);
+      const exact = rk[0] * 1 + rk[1] * 0.5;
+      assert.ok(Math.abs(r.scores[8 * m + n] - exact) < 1e-5, `score ${m}, ${n}: ${r.scores[8 * m + n]} vs ${exact}`);
+      assert.ok(Math.abs(number(r.cells[8 * m + n]) - exact) <= 0.005 + 1e-6, `cell ${m}, ${n}`);
+    }
+  }
+});
+
+// Course example 2 in float64: softmax(X·W_Q · (X·W_K)ᵀ / √3), by rows.
+function exampleTwoWeights() {
+  const X = EXAMPLES.find((e) => e.id === 'ex2').X;
+  const mul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, v, k) => s + v * b[k][j], 0)));
+  const [Q, K] = [WEIGHTS.W_Q, WEIGHTS.W_K].map((w) => mul(X, w));
+  return Q.map((q) => {
+    const scores = K.map((k) => q.reduce((s, v, c) => s + v * k[c], 0) / Math.sqrt(3));
+    const e = scores.map((v) => Math.exp(v - Math.max(...scores)));
+    return e.map((v) => v / e.reduce((a, b) => a + b));
+  });
+}
+
+test("the lines view on paper: each drawn map's weights as a printed table (screen: hidden); hidden heads print no table", async () => {
+  const { page } = await open('heatmap-lines', 1280);
+  const printed = () =>
+    page.evaluate(() => {
+      const root = document.querySelector('attention-heatmap').shadowRoot;
+      const wrap = root.querySelector('.print-only');
+      return {
+        display: getComputedStyle(wrap).display,
+        readout: getComputedStyle(root.querySelector('.readout')).display,
+        tables: [...wrap.querySelectorAll('attention-matrix')].map((m) => ({
+          label: m.label,
+          rows: [...m.shadowRoot.querySelectorAll('th[role=rowheader]')].map((th) => th.textContent),
+          values: [...m.shadowRoot.querySelectorAll('td')].map((td) => Number(td.dataset.value)),
+          shown: [...m.shadowRoot.querySelectorAll('td')].map((td) => td.textContent),
+        })),
+      };
+    });
+  const screen = await printed();
+  assert.equal(screen.display, 'none', 'on screen the lines and the readout are the view');
+  await page.emulateMedia({ media: 'print' });
+  const paper = await printed();
+  assert.equal(paper.display, 'flex');
+  assert.equal(paper.readout, 'none', '"Hover or focus" says nothing on paper');
+  assert.equal(paper.tables.length, 1);
+  const exact = exampleTwoWeights().flat();
+  assert.equal(paper.tables[0].label, "head 1: the lines' weights");
+  assert.deepEqual(paper.tables[0].rows, ['I', 'am']);
+  paper.tables[0].values.forEach((v, i) =>
+    assert.ok(Math.abs(v - exact[i]) < 1e-6, `weight ${i}: ${v} vs ${exact[i]}`),
+  );
+  assert.deepEqual(
+    paper.tables[0].shown,
+    exact.map((v) => v.toFixed(2)),
+  );
+  // Every head in a colour of its own, one hidden: a table per head drawn, with its weights.
+  const heads = await page.evaluate(() => {
+    const h = document.createElement('attention-heatmap');
+    h.setAttribute('view', 'lines');
+    h.setAttribute('head', 'all');
+    h.setAttribute('tokens', 'a,b');
+    document.querySelector('main').append(h);
+    h.weights = {
+      data: Float32Array.from([0.9, 0.1, 0.2, 0.8, 0.5, 0.5, 0.5, 0.5, 0.25, 0.75, 0.6, 0.4]),
+      shape: [3, 2, 2],
+    };
+    h.hiddenHeads = [1];
+    return [...h.shadowRoot.querySelectorAll('.print-only attention-matrix')].map((m) => [
+      m.label,
+      Array.from(m.value.data),
+    ]);
+  });
+  await page.close();
+  assert.deepEqual(heads, [
+    ["head 1: the lines' weights", Array.from(Float32Array.from([0.9, 0.1, 0.2, 0.8]))],
+    ["head 3: the lines' weights", Array.from(Float32Array.from([0.25, 0.75, 0.6, 0.4]))],
+  ]);
+});
+
+test('repeated tokens carry their position: the sentiment tables ("was·4"), a heatmap and the pruning grid', async () => {
+  let { page } = await open('sentiment', 1280);
+  const r = await page.evaluate(() => {
+    const el = document.querySelector('attention-sentiment');
+    const tables = [...el.shadowRoot.querySelectorAll('table')];
+    const heads = (table) => [...table.tHead.rows[0].cells].slice(1).map((c) => c.textContent);
+    return {
+      tokens: el.prediction.tokens.map((t) => t.text),
+      vectors: [...tables[0].tBodies[0].rows].map((tr) => tr.cells[0].textContent),
+      cls: heads(tables[1]),
+      matrixRows: [...tables[2].tBodies[0].rows].map((tr) => tr.cells[0].textContent),
+      note: [...el.shadowRoot.querySelectorAll('.stage-note')].map((p) => p.textContent).join(' | '),
+      calibration: tables[3].getAttribute('aria-label'),
+    };
+  });
+  // A word longer than the tokenizer reads (max_input_chars_per_word, 100) is [UNK]: the
+  // dotted underline's meaning is on the page, not only in a tooltip.
+  const unknown = await page.evaluate(() => {
+    const el = document.querySelector('attention-sentiment');
+    el.setAttribute('text', `good ${'a'.repeat(101)}`);
+    return {
+      tokens: el.prediction.tokens.map((t) => t.text),
+      underlined: [...el.shadowRoot.querySelectorAll('.chip.unknown')].map((c) => c.textContent),
+      notes: [...el.shadowRoot.querySelectorAll('.stage-note')].map((p) => p.textContent),
+    };
+  });
+  await page.close();
+  assert.deepEqual(unknown.tokens, ['[CLS]', 'good', '[UNK]']);
+  assert.deepEqual(unknown.underlined, ['[UNK]']);
+  assert.ok(
+    unknown.notes.includes('[UNK] (dotted underline): a word not in the vocabulary, which carries no sentiment.'),
+    unknown.notes.join(' | '),
+  );
+  const expected = r.tokens.map((t, j) => (r.tokens.filter((u) => u === t).length > 1 ? `${t}·${j + 1}` : t));
+  assert.equal(expected[3], 'was·4', 'the sentence the docs show: "was" 4th after [CLS]');
+  assert.deepEqual(r.vectors, expected);
+  assert.deepEqual(r.cls, expected);
+  assert.deepEqual(r.matrixRows, expected);
+  assert.match(r.note, /A repeated token carries its position, counted from 1: the·2 is the “the” at position 2\./);
+  // The calibration in a reader's words (no file name).
+  assert.doesNotMatch(r.calibration, /config\.json/);
+  assert.match(r.calibration, /T is stored with the classifier: a calibration fitted after training/);
+
+  ({ page } = await open('heatmap-grid', 1280));
+  const grid = await page.evaluate(() => {
+    const h = document.querySelector('attention-heatmap');
+    h.setAttribute('tokens', 'the,cat,the');
+    h.weights = [
+      [1, 0, 0],
+      [0.5, 0.5, 0],
+      [0.2, 0.3, 0.5],
+    ];
+    const m = h.shadowRoot.querySelector('attention-matrix').shadowRoot;
+    return {
+      rows: [...m.querySelectorAll('th[role=rowheader]')].map((t) => t.textContent),
+      cols: [...m.querySelectorAll('th[role=columnheader]')].map((t) => t.textContent),
+      caption: h.shadowRoot.querySelector('.caption').textContent,
+      json: h.toJSON().tokens.k,
+    };
+  });
+  await page.close();
+  assert.deepEqual(grid.rows, ['the·1', 'cat', 'the·3']);
+  assert.deepEqual(grid.cols, ['the·1', 'cat', 'the·3']);
+  assert.match(grid.caption, /the·1 is the “the” at position 1\.$/);
+  assert.deepEqual(grid.json, ['the', 'cat', 'the'], 'the JSON keeps the tokens as given');
+
+  ({ page } = await open('pruning', 1280));
+  const pruning = await page.evaluate(async () => {
+    const el = document.querySelector('token-pruning');
+    el.setAttribute('tokens', 'a,rose,is,a,rose');
+    await new Promise((done) => setTimeout(done, 300));
+    const m = el.shadowRoot.querySelector('attention-matrix[data-name="weights"]').shadowRoot;
+    return [...m.querySelectorAll('th[role=rowheader]')].map((t) => t.textContent);
+  });
+  await page.close();
+  assert.deepEqual(pruning, ['a·1', 'rose·2', 'is', 'a·4', 'rose·5']);
+});
+
+test("training's maps name the repeated digit by position and draw their gaps in the border colour, visible on a dark page", async () => {
+  const { page } = await open('training', 1280, 'dark');
+  const r = await page.evaluate(() => {
+    const el = document.querySelector('attention-training');
+    const canvas = el.shadowRoot.querySelector('.maps canvas');
+    const grid = getComputedStyle(canvas).borderTopColor;
+    // The pixel between the first two cells of head 1's first row, and one inside a cell.
+    const ctx = canvas.getContext('2d');
+    const label = canvas.getAttribute('aria-label');
+    return {
+      label,
+      grid,
+      background: getComputedStyle(document.body).backgroundColor,
+      caption: el.shadowRoot.querySelector('.maps + div .caption').textContent,
+      description: el.shadowRoot.querySelector('.description').textContent,
+      width: canvas.width,
+      pixels: Array.from(ctx.getImageData(0, 0, canvas.width, canvas.height).data),
+      height: canvas.height,
+    };
+  });
+  await page.close();
+  assert.match(r.label, /head 1: 3→\S+ 1·2→\S+ 4→\S+ 1·4→/);
+  assert.match(
+    r.caption,
+    /\(3 1 4 1 5 9 2 6\).*A repeated token carries its position, counted from 1: 1·2 is the “1” at position 2\.$/,
+  );
+  assert.match(r.description, /position t must look at position L \+ 1 − t \(positions counted from 1/);
+  // The grid colour stands out from the dark page (WCAG's 3:1 for graphics) ...
+  assert.ok(contrast(r.grid, r.background) >= 3, `${r.grid} on ${r.background}`);
+  // ... and the canvas holds it in the gaps between the cells and around each map.
+  const [gr, gg, gb, ga = 1] = r.grid.match(/[\d.]+/g).map(Number);
+  const grid = [gr, gg, gb, Math.round(255 * ga)];
+  let gaps = 0;
+  for (let p = 0; p < r.pixels.length; p += 4) if (grid.every((c, k) => Math.abs(r.pixels[p + k] - c) <= 1)) gaps++;
+  // Per head: T + 1 vertical and T + 1 horizontal lines of T·18 + 1 px (T = 8), minus crossings.
+  const perHead = 2 * 9 * (8 * 18 + 1) - 81;
+  assert.ok(gaps >= 2 * perHead, `${gaps} grid pixels, ${2 * perHead} expected at least`);
+});
+
+test('the matrix titles its colour bar; on a dark page cell borders and colour bars stand out from the page', async () => {
+  const read = (page) =>
+    page.evaluate(() => {
+      const m = document.querySelector('attention-matrix').shadowRoot;
+      return {
+        title: m.querySelector('.legend .title')?.textContent ?? null,
+        cell: getComputedStyle(m.querySelector('td')).borderTopColor,
+        bar: getComputedStyle(m.querySelector('.legend .bar')).borderTopColor,
+        background: getComputedStyle(document.body).backgroundColor,
+      };
+    });
+  let { page } = await open('matrix', 1280, 'dark');
+  const dark = await read(page);
+  await page.close();
+  ({ page } = await open('matrix', 1280));
+  const light = await read(page);
+  await page.close();
+  assert.equal(dark.title, 'cell colour = weight');
+  for (const colour of [dark.cell, dark.bar])
+    assert.ok(contrast(colour, dark.background) >= 3, `${colour} on ${dark.background}`);
+  // (a light page keeps faint grey borders)
+  assert.equal(light.cell, 'rgba(136, 136, 136, 0.2)');
+
+  ({ page } = await open('steps', 1280));
+  const steps = await page.evaluate(() => {
+    const root = document.querySelector('attention-steps').shadowRoot;
+    const legend = (name) =>
+      root.querySelector(`attention-matrix[data-name="${name}"]`).shadowRoot.querySelector('.legend .title')
+        .textContent;
+    return { scores: legend('scores'), weights: legend('weights') };
+  });
+  await page.close();
+  assert.deepEqual(steps, { scores: 'cell colour = value', weights: 'cell colour = weight' });
+});
+
+test("steps in a reader's words: where the printed numbers come from, and the padding and window presets named by what they keep", async () => {
+  const { page } = await open('steps', 1280);
+  const r = await page.evaluate(() => {
+    const root = document.querySelector('attention-steps').shadowRoot;
+    return {
+      slides: root.querySelector('.slides').textContent,
+      labels: [...root.querySelectorAll('.controls label')].map((l) => l.firstChild.textContent.trim()),
+      options: [...root.querySelectorAll('.controls option')].map((o) => o.textContent),
+    };
+  });
+  assert.match(
+    r.slides,
+    /^As printed in the worked example this reproduces \(the “Transformer Insight” course slides\): \[\[-0\.019, 0\.002\], \[0\.043, -0\.046\]\]\. The slides round each step before the next/,
+  );
+  assert.deepEqual(r.labels, ['Mask preset', 'keys kept (N)', 'window: keys before each query']);
+  assert.ok(r.options.includes('padding: first N keys only…'), r.options.join(' | '));
+  // Padding with N = 1: every query sees the first key only, so its weight is 1 (and 0 after).
+  const keys = page.locator('attention-steps').locator('input[aria-label^="keys kept (N)"]');
+  await keys.fill('1');
+  await keys.dispatchEvent('change');
+  await page.waitForFunction(() =>
+    Array.from(document.querySelector('attention-steps').stages.M.data).some((x) => x === -Infinity),
+  );
+  const stages = await page.evaluate(() => {
+    const s = document.querySelector('attention-steps').stages;
+    return { M: Array.from(s.M.data), weights: Array.from(s.weights.data) };
+  });
+  await page.close();
+  assert.deepEqual(stages.M, [0, -Infinity, 0, -Infinity]);
+  assert.deepEqual(stages.weights, [1, 0, 1, 0]);
+});

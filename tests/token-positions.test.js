@@ -1,0 +1,48 @@
+// Repeated token names told apart on an axis (issue 45): a name that occurs more than once
+// carries its 1-based position ("was·4"), one that occurs once stays as it is, and the note
+// that explains the mark names a real one.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { positionedLabels, positionNote } from '../web/elements/token-positions.js';
+
+test('positionedLabels: repeated names carry their position counted from 1, the others stay', () => {
+  // <attention-sentiment>'s tokens for "The food was great but the service was slow."
+  const names = ['[CLS]', 'the', 'food', 'was', 'great', 'but', 'the', 'service', 'was', 'slow', '.'];
+  assert.deepEqual(positionedLabels(names), [
+    '[CLS]',
+    'the·2',
+    'food',
+    'was·4',
+    'great',
+    'but',
+    'the·7',
+    'service',
+    'was·9',
+    'slow',
+    '.',
+  ]);
+  // <attention-training>'s reverse example: the digit 1 twice.
+  assert.deepEqual(positionedLabels(['3', '1', '4', '1', '5', '9', '2', '6']), [
+    '3',
+    '1·2',
+    '4',
+    '1·4',
+    '5',
+    '9',
+    '2',
+    '6',
+  ]);
+  // Case matters (The and the are different tokens), and nothing repeated changes nothing.
+  assert.deepEqual(positionedLabels(['The', 'cat', 'the', 'mat']), ['The', 'cat', 'the', 'mat']);
+  assert.deepEqual(positionedLabels([]), []);
+  // Three of a kind: each with its own position.
+  assert.deepEqual(positionedLabels(['a', 'a', 'b', 'a']), ['a·1', 'a·2', 'b', 'a·4']);
+});
+
+test('positionNote: explains the first mark, or says nothing when no name repeats', () => {
+  assert.equal(
+    positionNote(['[CLS]', 'the', 'food', 'was', 'great', 'but', 'the']),
+    'A repeated token carries its position, counted from 1: the·2 is the “the” at position 2.',
+  );
+  assert.equal(positionNote(['I', 'am']), '');
+});
