@@ -415,10 +415,10 @@ test("steps in a reader's words: where the printed numbers come from, and the pa
     r.slides,
     /^As printed in the worked example this reproduces \(the “Transformer Insight” course slides\): \[\[-0\.019, 0\.002\], \[0\.043, -0\.046\]\]\. The slides round each step before the next/,
   );
-  assert.deepEqual(r.labels, ['Mask preset', 'keys kept (N)', 'window: keys before each query']);
+  assert.deepEqual(r.labels, ['Mask preset', 'padding: keys kept', 'window: keys before each query']);
   assert.ok(r.options.includes('padding: first N keys only…'), r.options.join(' | '));
   // Padding with N = 1: every query sees the first key only, so its weight is 1 (and 0 after).
-  const keys = page.locator('attention-steps').locator('input[aria-label^="keys kept (N)"]');
+  const keys = page.locator('attention-steps').locator('input[aria-label^="padding: keys kept"]');
   await keys.fill('1');
   await keys.dispatchEvent('change');
   await page.waitForFunction(() =>

@@ -573,7 +573,7 @@ export class AttentionSteps extends AttentionElement {
     length.min = '0';
     length.max = String(lk);
     length.value = String(lk);
-    length.setAttribute('aria-label', 'keys kept (N): the first N keys; the rest are padding');
+    length.setAttribute('aria-label', 'padding: keys kept (the first N; the rest are padding)');
     length.style.width = '4em';
     // Keys before each query a sliding window keeps (the 'causal-window' preset).
     const windowInput = document.createElement('input');
@@ -608,7 +608,7 @@ export class AttentionSteps extends AttentionElement {
       l.append(text, input);
       return l;
     };
-    controls.append(label, named('keys kept (N) ', length), named('window: keys before each query ', windowInput));
+    controls.append(label, named('padding: keys kept ', length), named('window: keys before each query ', windowInput));
     return controls;
   }
 
