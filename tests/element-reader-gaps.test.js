@@ -89,6 +89,23 @@ test("PE·PEᵀ: the caption states the closed form's diagonal, lowest value and
   assert.match(r.note, /PE_p · PE_p′ = Σᵢ cos\(\(p − p′\)·ωᵢ\)/);
   assert.doesNotMatch(r.note, /falls off with/);
 
+  // On paper (nothing is hovered) every value: one per distance, each diagonal's.
+  await page.emulateMedia({ media: 'print' });
+  const printed = await page.evaluate(() => {
+    const p = document.querySelector('positional-encoding').shadowRoot.querySelector('.print-only');
+    return { text: p.textContent, display: getComputedStyle(p).display };
+  });
+  await page.emulateMedia({ media: 'screen' });
+  assert.equal(printed.display, 'block');
+  const byDistance = [...printed.text.matchAll(/(\d+): (−?\d+\.\d\d)/g)].map((m) => [Number(m[1]), number(m[2])]);
+  assert.deepEqual(
+    byDistance.map(([gap]) => gap),
+    s.map((_, gap) => gap),
+  );
+  byDistance.forEach(([gap, v]) =>
+    assert.ok(Math.abs(v - s[gap]) <= 0.005 + 1e-6, `distance ${gap}: ${v} vs ${s[gap]}`),
+  );
+
   // Base 10: the same closed form, and the words follow its values (here: signed, so the
   // colours are centred on 0).
   await page.evaluate(() => {

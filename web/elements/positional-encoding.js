@@ -38,6 +38,9 @@ svg polygon.arrowhead { fill: currentColor; }
 .shades .samples span { display: inline-block; width: 12px; height: 0.7rem; background: currentColor; }
 svg text { font: 12px system-ui, sans-serif; fill: #fff; pointer-events: none; }
 .note { font-size: 0.85em; }
+/* On paper nothing is hovered: what the readout would give, where it fits on a line */
+.print-only { display: none; }
+@media print { .print-only { display: block; } .readout { display: none; } }
 `;
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -176,6 +179,17 @@ function similarityWords(similarity) {
     `Each cell is the dot product of two positions' encodings: it depends only on their distance (each diagonal holds one value). ` +
     `It is ${f(s[0])} (= d_model/2) on the diagonal and ${trend}; the lowest, ${f(s[low])}, is at distance ${low}. ${colours}`
   );
+}
+
+// On paper, every value of PE·PEᵀ: one per distance (each diagonal holds one), from row 0.
+//   similarity: [positions, positions]
+function similarityByDistance(similarity) {
+  const n = similarity.shape[0];
+  const values = Array.from(similarity.data.subarray(0, n), (x, gap) => `${gap}: ${formatNumber(x, 2)}`);
+  const p = document.createElement('p');
+  p.className = 'caption print-only';
+  p.textContent = `The value at each distance |p − p′| (each diagonal): ${values.join(', ')}.`;
+  return p;
 }
 
 function transpose(t) {
@@ -339,6 +353,7 @@ export class PositionalEncoding extends AttentionElement {
         similarityWords(similarity),
       ),
     );
+    row.lastChild.append(similarityByDistance(similarity));
     const note = document.createElement('p');
     note.className = 'note';
     note.textContent =
