@@ -22,7 +22,7 @@ import { launchChromium } from '../tests/helpers/chromium.js';
 import { startServer } from '../scripts/server.js';
 import { runPage } from './browser-models.js';
 import { recordResults, progressWriter } from './results.js';
-import { formatBytes } from '../bindings/js/memory.js';
+import { longContextTable } from './table.js';
 import { LONG_PROMPTS, LONG_STEPS, longModelPath } from './wllama-cases.js';
 import { QWEN2_5_0_5B, SMOLLM2_135M, TINY_SHAPE, smolLmGguf, smolLmWeights } from './wllama-model.js';
 import { llamaModel } from './peers/onnx-llama.js';
@@ -134,39 +134,6 @@ try {
 }
 progress('');
 
-/**
- * The table: one row per engine, prompt length and thread count; each peer's time ÷ ours on
- * every row of ours (above 1: ours is faster); a length a peer could not run shows its error.
- */
-function longContextTable(sessionList) {
-  const peers = ['wllama', 'transformers.js q8', 'transformers.js fp32'].filter((p) =>
-    sessionList.some((s) => s.rows.some((r) => r.engine === p)),
-  );
-  const lines = [
-    `| engine | threads | prompt | prefill (ms) | decode (ms/token) | cache | heap high-water |${peers.map((p) => ` ${p} ÷ ours, prefill | ${p} ÷ ours, decode |`).join('')}`,
-    `|---|---:|---:|---:|---:|---:|---:|${peers.map(() => '---:|---:|').join('')}`,
-  ];
-  const bytes = (b) => (b === null || b === undefined ? '' : formatBytes(b));
-  for (const s of sessionList) {
-    for (const row of s.rows) {
-      const ours = row.engine.startsWith('attention-wasm');
-      const ratios = peers.map((p) => {
-        const peer = s.rows.find((r) => r.engine === p && r.prompt === row.prompt);
-        const ratio = (key) =>
-          !ours || !peer ? '' : peer.error ? 'did not run' : `${(peer[key] / row[key]).toFixed(2)}×`;
-        return ` ${ratio('prefillMs')} | ${ratio('decodeMs')} |`;
-      });
-      const times = row.error
-        ? `did not run: ${row.error.replaceAll('|', '/')} | |`
-        : `${row.prefillMs.toFixed(0)} | ${row.decodeMs.toFixed(1)} |`;
-      lines.push(
-        `| ${row.engine} | ${row.threads} | ${row.prompt} | ${times} ${bytes(row.cacheBytes)} | ${bytes(row.heapBytes)} |${ratios.join('')}`,
-      );
-    }
-  }
-  return lines.join('\n');
-}
-
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores`;
 const versions = Object.assign({}, ...sessions.map((s) => s.versions));
 const shape = `${config.num_hidden_layers} layers × ${config.hidden_size}, ${config.num_attention_heads} heads, ${config.num_key_value_heads} key/value heads, FFN ${config.intermediate_size}, vocabulary ${config.vocab_size}, ${config.max_position_embeddings} positions`;
@@ -194,6 +161,7 @@ if (!quick && !capacityCheck) {
       storage,
       steps,
       rounds,
+      warmupUpTo: Number.isFinite(warmupUpTo) ? warmupUpTo : null,
       sessions,
     },
   });
