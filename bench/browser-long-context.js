@@ -24,7 +24,8 @@ import { runPage } from './browser-models.js';
 import { recordResults, progressWriter } from './results.js';
 import { longContextTable } from './table.js';
 import { LONG_PROMPTS, LONG_STEPS, longModelPath } from './wllama-cases.js';
-import { QWEN2_5_0_5B, SMOLLM2_135M, TINY_SHAPE, smolLmGguf, smolLmWeights } from './wllama-model.js';
+import { SMOLLM2_135M, TINY_SHAPE, smolLmGguf, smolLmWeights } from './wllama-model.js';
+import { CONFIGS } from './real-shape-models.js';
 import { llamaModel } from './peers/onnx-llama.js';
 
 const progress = progressWriter(process.stderr);
@@ -49,7 +50,11 @@ if (!onnxForms.every((f) => f === 'q8' || f === 'fp32'))
 /** The long-context model: SmolLM2-135M's shape with 32k positions, or (tiny) 2 layers of 64. */
 const LONG_CONFIG = { ...SMOLLM2_135M, max_position_embeddings: 32768 };
 const TINY_CONFIG = { ...LONG_CONFIG, ...TINY_SHAPE };
-const SHAPES = { 'smollm2-135m': LONG_CONFIG, 'qwen2.5-0.5b': QWEN2_5_0_5B };
+// Qwen2.5-0.5B's sizes as a Llama (the GGUF writer's kind: its q/k/v biases left out, which
+// cost nothing at long context): the 32k-position shape of issue 47's capacity check.
+const SIZE_KEYS = Object.keys(SMOLLM2_135M);
+const QWEN_SIZES = Object.fromEntries(SIZE_KEYS.map((key) => [key, CONFIGS['Qwen2.5-0.5B'][key]]));
+const SHAPES = { 'smollm2-135m': LONG_CONFIG, 'qwen2.5-0.5b': QWEN_SIZES };
 const shapeName = option('shape') ?? 'smollm2-135m';
 if (!SHAPES[shapeName] || (tiny && option('shape')))
   throw new RangeError(

@@ -23,23 +23,6 @@ export const SMOLLM2_135M = {
   rms_norm_eps: 1e-5,
 };
 
-/**
- * Qwen2.5-0.5B's sizes as a Llama (its q/k/v biases left out: they cost nothing at long
- * context): the 32k-position shape of issue 47's capacity check (bench/browser-long-context.js
- * --shape=qwen2.5-0.5b).
- */
-export const QWEN2_5_0_5B = {
-  hidden_size: 896,
-  intermediate_size: 4864,
-  num_hidden_layers: 24,
-  num_attention_heads: 14,
-  num_key_value_heads: 2,
-  vocab_size: 151936,
-  max_position_embeddings: 32768,
-  rope_theta: 1000000,
-  rms_norm_eps: 1e-6,
-};
-
 /** A tiny Llama of the same kind (2 layers of 64): the shape of the harness checks. */
 export const TINY_SHAPE = {
   hidden_size: 64,
