@@ -12,17 +12,16 @@
 // Attributes: src (a model folder's URL or a Hub id; absent: the tiny GPT-2 this package ships), text,
 // token (1-based; default the last), layer and head (1-based), temperature, top-k, top-p,
 // eager. Property: model (a PretrainedModel, or a source loadModel takes). Events:
-// `modelload` (detail { model }), `trace` (detail { tokens, position, trace }).
+// `modelload` (detail { model }), `loadprogress` (detail { file, loaded, total, stage }), `trace`
+// (detail { tokens, position, trace }). The loading and its lifecycle: model-element.js.
 import { initCode } from './api.js';
-import { AttentionElement } from './base.js';
+import { ModelElement } from './model-element.js';
 import { errorMessage } from './theme.js';
 import { jsString } from './export.js';
 import { formatNumber, exactNumber, TOKEN_MARKS } from './format.js';
 import { tokenLabel, bar, idLabeller } from './model-views.js';
 import { LIMITS } from './limits.js';
-import { tokensWithin, oncePerFrame, leaseModel } from './model-text.js';
-import { loadWhenNear, sameOrigin } from './print.js';
-import { modelSource, isHubId } from './model-url.js';
+import { tokensWithin } from './model-text.js';
 import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS, SHIPPED_NAME, isShippedModel } from './shipped-model.js';
 import { createLink, EXPLAINER_VIEWS_STYLE } from './explainer-views.js';
 import { explainerStages } from './explainer-stages.js';
@@ -61,144 +60,43 @@ table.sampling td.number { text-align: end; font-variant-numeric: tabular-nums; 
 @media print { section { break-inside: avoid; } }
 ${EXPLAINER_VIEWS_STYLE}`;
 
-export class AttentionExplainer extends AttentionElement {
+export class AttentionExplainer extends ModelElement {
   static tag = TAG;
   static style = STYLE;
 
-  #model = null;
-  #lease = null;
-  #started = false;
-  #result = null; // { text, tokens, labels, position, trace }
-  #error = null;
-  #loading = false;
-  #generation = 0;
+  static hubIds = true;
+  static forwardAttributes = ['text', 'token'];
+
   #link = createLink();
-  #stopLoadWatch = () => {};
 
-  connectedCallback() {
-    super.connectedCallback();
-    if (this.#lease && !this.#lease.renew()) ((this.#lease = null), (this.#model = null), (this.#started = false));
-    if (this.#model) return this.#schedule();
-    this.#stopLoadWatch();
-    this.#stopLoadWatch = loadWhenNear(
-      this,
-      () => {
-        if (!this.#started) this.#loadFrom(this.#source());
-      },
-      { idle: !isHubId(this.#source()) && sameOrigin(this.#source()) },
-    );
-    this.#render();
+  attributeChanged(name) {
+    if (name === 'temperature' || name === 'top-k' || name === 'top-p') this.#renderSampling();
+    else this.render();
   }
 
-  disconnectedCallback() {
-    super.disconnectedCallback();
-    this.#stopLoadWatch();
-    this.#lease?.release();
-  }
-
-  attributeChangedCallback(name, old, value) {
-    if (!this.isConnected || old === value) return;
-    if (name === 'src' && this.#started) this.#loadFrom(this.#source());
-    else if (name === 'text' || name === 'token') this.#schedule();
-    else if (name === 'temperature' || name === 'top-k' || name === 'top-p') this.#renderSampling();
-    else this.#render();
-  }
-
-  /** The model shown (a PretrainedModel), or null while none is loaded. */
-  get model() {
-    return this.#model;
-  }
-  /** A model from attn.loadModel (page code keeps owning it), or a source loadModel takes. */
-  set model(value) {
-    if (value && typeof value.forward === 'function' && typeof value.tokenize === 'function') {
-      this.#generation++;
-      this.#started = true;
-      this.#lease?.release();
-      this.#lease = null;
-      this.#take(value);
-    } else this.#loadFrom(value, 'model');
-  }
-  /** The text the model reads. */
-  get text() {
-    return this.attributeReader().get('text');
-  }
-  set text(value) {
-    this.setAttribute('text', String(value));
-  }
   /** The trace shown (forward's `trace`), with its tokens: { tokens, position, trace }, or null. */
   get result() {
-    const r = this.#result;
+    const r = this.output;
     return r && { tokens: r.tokens, position: r.position, trace: r.trace };
   }
-  /** Why the last load or forward failed, or a bad attribute value (null when neither). */
-  get error() {
-    return this.#error ?? this.attributeError;
-  }
 
-  #source() {
+  /** The src attribute, or the tiny GPT-2 this package ships. */
+  modelSource() {
     return this.getAttribute('src') || SHIPPED_MODEL;
   }
 
-  async #loadFrom(source, name = 'src') {
-    const generation = ++this.#generation;
-    const previous = this.#lease;
-    this.#lease = null;
-    this.#started = true;
-    this.#model = null;
-    this.#result = null;
-    this.#error = null;
-    try {
-      const checked =
-        typeof source === 'string' || source instanceof URL ? modelSource(TAG, name, String(source)) : source;
-      this.#lease = leaseModel(checked, () => {});
-    } catch (error) {
-      this.#error = error;
-    }
-    previous?.release();
-    this.#loading = this.#lease !== null;
-    this.#render();
-    if (!this.#lease) return;
-    try {
-      const model = await this.#lease.promise;
-      if (generation === this.#generation) this.#take(model);
-    } catch (error) {
-      if (generation !== this.#generation) return;
-      this.#loading = false;
-      this.#error = error;
-      this.#render();
-    }
-  }
-
-  #take(model) {
-    this.#model = model;
-    this.#loading = false;
-    this.#error = null;
-    this.dispatchEvent(new CustomEvent('modelload', { bubbles: true, composed: true, detail: { model } }));
-    this.#schedule();
-  }
-
-  #schedule = oncePerFrame(() => this.#forward());
-
   // The one forward: the chosen token's trace (the text's other positions are its keys).
-  #forward() {
-    const model = this.#model;
-    if (!model) return this.#render();
-    this.#error = null;
-    this.#result = null;
-    try {
-      const text = this.text;
-      const tokens = tokensWithin(TAG, model, text);
-      if (tokens.length === 0) return this.#render();
-      const position = this.#index('token', tokens.length);
-      const { trace } = model.forward(text, { trace: { position } });
-      this.#result = { text, tokens, labels: tokens.map((t) => tokenLabel(t, text)), position, trace };
-      this.dispatchEvent(
-        new CustomEvent('trace', { bubbles: true, composed: true, detail: { tokens, position, trace } }),
-      );
-    } catch (error) {
-      this.#error = error;
-    }
-    this.#render();
+  compute(model) {
+    const text = this.text;
+    const tokens = tokensWithin(TAG, model, text);
+    if (tokens.length === 0) return null;
+    const position = this.#index('token', tokens.length);
+    const { trace } = model.forward(text, { trace: { position } });
+    return { text, tokens, labels: tokens.map((t) => tokenLabel(t, text)), position, trace };
+  }
+
+  computed({ tokens, position, trace }) {
+    this.dispatchEvent(new CustomEvent('trace', { bubbles: true, composed: true, detail: { tokens, position, trace } }));
   }
 
   // A 1-based attribute as a 0-based index in [0, count): token defaults to the last.
@@ -209,7 +107,7 @@ export class AttentionExplainer extends AttentionElement {
 
   #sampling() {
     const reader = this.attributeReader();
-    const V = this.#model?.descriptor.vocabSize ?? 1;
+    const V = this.model?.descriptor.vocabSize ?? 1;
     return {
       temperature: reader.get('temperature'),
       topK: Math.min(reader.get('top-k'), V),
@@ -217,40 +115,41 @@ export class AttentionExplainer extends AttentionElement {
     };
   }
 
-  #render() {
+  render() {
     this.#link.clear();
     const root = this.shadowRoot;
     const parts = [];
-    if (this.#loading || (!this.#model && !this.#error)) {
+    const loading = this.loadProgress !== null;
+    if (loading || (!this.model && !this.runError)) {
       const status = Object.assign(document.createElement('p'), { className: 'status' });
       status.setAttribute('aria-live', 'polite');
-      status.textContent = this.#loading
-        ? `Loading the model (${this.#source()})…`
-        : `The model loads when this element is scrolled into view (${this.#source()}).`;
+      status.textContent = loading
+        ? `Loading the model (${this.modelSource()})…`
+        : `The model loads when this element is scrolled into view (${this.modelSource()}).`;
       parts.push(status);
-      if (this.#loading) {
+      if (loading) {
         const progress = document.createElement('progress'); // indeterminate while it loads
         progress.setAttribute('aria-label', 'loading the model');
         parts.push(progress);
       }
     }
-    if (this.#model) parts.push(this.#inputRow());
-    if (this.#error) {
-      parts.push(errorMessage(this.#error));
-      if (!this.#model)
+    if (this.model) parts.push(this.#inputRow());
+    if (this.runError) {
+      parts.push(errorMessage(this.runError));
+      if (!this.model)
         parts.push(
           Object.assign(document.createElement('p'), {
             className: 'hint',
             textContent: `Try: the URL of a folder holding config.json, tokenizer.json and model.safetensors (ending in /); offline, leave src out (or src="${SHIPPED_MODEL}") for ${SHIPPED_MODEL_WORDS}.`,
           }),
         );
-    } else if (this.#result) {
+    } else if (this.output) {
       const stages = document.createElement('div');
       stages.className = 'stages';
       stages.append(...this.#stages());
       parts.push(this.#pickers(), stages);
     }
-    if (this.#model) parts.push(this.exportBar(TAG));
+    if (this.model) parts.push(this.exportBar(TAG));
     root.replaceChildren(...parts);
     this.showAttributeError(this.attributeReader().checkAll().error);
   }
@@ -267,7 +166,7 @@ export class AttentionExplainer extends AttentionElement {
       this.removeAttribute('token');
       this.text = input.value;
     });
-    const m = this.#model,
+    const m = this.model,
       d = m.descriptor;
     const name = Object.assign(document.createElement('span'), { className: 'status' });
     name.textContent = `${isShippedModel(m) ? SHIPPED_NAME : (m.config._name_or_path ?? m.modelType)} · ${d.numLayers} layers · ${d.numHeads} heads${d.numKvHeads < d.numHeads ? ` on ${d.numKvHeads} key/value heads` : ''} · d_model ${d.dModel} · head_dim ${d.headDim} · vocabulary ${d.vocabSize}`;
@@ -278,8 +177,8 @@ export class AttentionExplainer extends AttentionElement {
   // The token to follow (a radio group: arrow keys move, Enter/Space or click picks), the
   // layer and the head.
   #pickers() {
-    const r = this.#result,
-      d = this.#model.descriptor;
+    const r = this.output,
+      d = this.model.descriptor;
     const wrap = document.createElement('div');
     const group = document.createElement('div');
     group.className = 'tokens';
@@ -325,7 +224,7 @@ export class AttentionExplainer extends AttentionElement {
 
   // The legend of the marks in the token labels ('␣ = space'), or ''.
   #marks() {
-    const all = this.#result.labels.join('');
+    const all = this.output.labels.join('');
     const used = TOKEN_MARKS.filter(([mark]) =>
       mark.startsWith('<0x') ? /<0x[0-9A-F]{2}>/.test(all) : all.includes(mark),
     );
@@ -357,10 +256,10 @@ export class AttentionExplainer extends AttentionElement {
 
   // The ten stages (explainer-stages.js) of the shown layer and head.
   #stages() {
-    const d = this.#model.descriptor;
+    const d = this.model.descriptor;
     return explainerStages({
-      model: this.#model,
-      result: this.#result,
+      model: this.model,
+      result: this.output,
       layer: this.#index('layer', d.numLayers),
       head: this.#index('head', d.numHeads),
       link: this.#link,
@@ -369,7 +268,7 @@ export class AttentionExplainer extends AttentionElement {
   }
 
   #sliders() {
-    const V = this.#model.descriptor.vocabSize;
+    const V = this.model.descriptor.vocabSize;
     const s = this.#sampling();
     const row = document.createElement('div');
     row.className = 'row';
@@ -397,8 +296,8 @@ export class AttentionExplainer extends AttentionElement {
 
   // The probabilities the library returns for these logits and settings, most likely first.
   #samplingTable() {
-    const model = this.#model,
-      t = this.#result.trace;
+    const model = this.model,
+      t = this.output.trace;
     const s = this.#sampling();
     const p = model.samplingDistribution(t.logits, s);
     const kept = p.reduce((n, x) => n + (x > 0), 0);
@@ -433,25 +332,25 @@ export class AttentionExplainer extends AttentionElement {
 
   #renderSampling() {
     const old = this.shadowRoot.querySelector('table.sampling');
-    if (!old || !this.#result?.trace.logits) return this.#render();
+    if (!old || !this.output?.trace.logits) return this.render();
     old.replaceWith(this.#samplingTable());
     this.showAttributeError(this.attributeReader().checkAll().error);
   }
 
   /** The tokens, the traced position, the shown layer's stages and the sampling's probabilities, as JSON. */
   toJSON() {
-    const r = this.#result;
-    const base = { element: TAG, src: this.#source(), text: this.text };
+    const r = this.output;
+    const base = { element: TAG, src: this.modelSource(), text: this.text };
     if (!r) return { ...base, tokens: [], trace: null };
-    const d = this.#model.descriptor;
+    const d = this.model.descriptor;
     const l = this.#index('layer', d.numLayers);
     const plain = (x) => x && { shape: x.shape, data: Array.from(x.data) };
     const layer = Object.fromEntries(Object.entries(r.trace.layers[l]).map(([k, v]) => [k, plain(v)]));
     const s = this.#sampling();
-    const p = r.trace.logits ? this.#model.samplingDistribution(r.trace.logits, s) : null;
+    const p = r.trace.logits ? this.model.samplingDistribution(r.trace.logits, s) : null;
     return {
       ...base,
-      modelType: this.#model.modelType,
+      modelType: this.model.modelType,
       tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i] })),
       position: r.position,
       layer: l + 1,
@@ -468,18 +367,18 @@ export class AttentionExplainer extends AttentionElement {
 
   /** JavaScript that loads this model and computes what the element shows. */
   toCode() {
-    const r = this.#result;
+    const r = this.output;
     const position = r ? r.position : 0;
     const s = this.#sampling();
     return `import { init } from 'attention-wasm';
 
 ${initCode()}
-const model = await attn.loadModel(${jsString(this.#source())});
+const model = await attn.loadModel(${jsString(this.modelSource())});
 const { trace } = model.forward(${jsString(this.text)}, { trace: { position: ${position} } });
 // trace.embedding [d]; trace.layers[l]: norm1, query [H, hd], keys, values, scores, maskedScores,
 // weights [H, T], heads, attentionOutput, attentionResidual, norm2, mlpPre, mlpHidden, mlpOutput, residual
 const p = model.samplingDistribution(trace.logits, { temperature: ${s.temperature}, topK: ${s.topK}, topP: ${s.topP} });
-console.log(trace.layers[${this.#index('layer', this.#model?.descriptor.numLayers ?? 1)}].weights, p);
+console.log(trace.layers[${this.#index('layer', this.model?.descriptor.numLayers ?? 1)}].weights, p);
 `;
   }
 }
