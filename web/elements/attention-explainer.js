@@ -96,7 +96,9 @@ export class AttentionExplainer extends ModelElement {
   }
 
   computed({ tokens, position, trace }) {
-    this.dispatchEvent(new CustomEvent('trace', { bubbles: true, composed: true, detail: { tokens, position, trace } }));
+    this.dispatchEvent(
+      new CustomEvent('trace', { bubbles: true, composed: true, detail: { tokens, position, trace } }),
+    );
   }
 
   // A 1-based attribute as a 0-based index in [0, count): token defaults to the last.

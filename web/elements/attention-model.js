@@ -142,7 +142,11 @@ export class AttentionModel extends ModelElement {
 
   computed(r) {
     this.dispatchEvent(
-      new CustomEvent('forward', { bubbles: true, composed: true, detail: { tokens: r.tokens, attentions: r.attentions } }),
+      new CustomEvent('forward', {
+        bubbles: true,
+        composed: true,
+        detail: { tokens: r.tokens, attentions: r.attentions },
+      }),
     );
   }
 
