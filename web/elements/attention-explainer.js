@@ -20,9 +20,8 @@ import { errorMessage } from './theme.js';
 import { jsString } from './export.js';
 import { formatNumber, exactNumber, TOKEN_MARKS } from './format.js';
 import { tokenLabel, bar, idLabeller } from './model-views.js';
-import { LIMITS } from './limits.js';
 import { tokensWithin } from './model-text.js';
-import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS, SHIPPED_NAME, isShippedModel } from './shipped-model.js';
+import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS } from './shipped-model.js';
 import { createLink, EXPLAINER_VIEWS_STYLE } from './explainer-views.js';
 import { explainerStages } from './explainer-stages.js';
 
@@ -159,20 +158,14 @@ export class AttentionExplainer extends ModelElement {
   #inputRow() {
     const row = document.createElement('div');
     row.className = 'row';
-    const input = document.createElement('input');
-    input.type = 'text';
-    input.maxLength = LIMITS.model.chars;
-    input.value = this.text;
-    input.setAttribute('aria-label', 'text the model reads');
-    input.addEventListener('change', () => {
-      this.removeAttribute('token');
-      this.text = input.value;
-    });
-    const m = this.model,
-      d = m.descriptor;
+    const d = this.model.descriptor;
     const name = Object.assign(document.createElement('span'), { className: 'status' });
-    name.textContent = `${isShippedModel(m) ? SHIPPED_NAME : (m.config._name_or_path ?? m.modelType)} · ${d.numLayers} layers · ${d.numHeads} heads${d.numKvHeads < d.numHeads ? ` on ${d.numKvHeads} key/value heads` : ''} · d_model ${d.dModel} · head_dim ${d.headDim} · vocabulary ${d.vocabSize}`;
-    row.append(input, name);
+    name.textContent = `${this.modelName()} · ${d.numLayers} layers · ${d.numHeads} heads${d.numKvHeads < d.numHeads ? ` on ${d.numKvHeads} key/value heads` : ''} · d_model ${d.dModel} · head_dim ${d.headDim} · vocabulary ${d.vocabSize}`;
+    // a new text: the token to follow is the last again
+    row.append(
+      this.textField(() => this.removeAttribute('token')),
+      name,
+    );
     return row;
   }
 
@@ -241,19 +234,9 @@ export class AttentionExplainer extends ModelElement {
     );
   }
 
+  // A menu of the layer or head attribute (model-element.js attributeMenu).
   #select(attribute, count, label) {
-    const select = document.createElement('select');
-    select.setAttribute('aria-label', label);
-    const current = this.#index(attribute, count);
-    for (let i = 0; i < count; i++) {
-      const option = document.createElement('option');
-      option.value = String(i + 1);
-      option.textContent = `${label} ${i + 1}`;
-      option.selected = i === current;
-      select.append(option);
-    }
-    select.addEventListener('change', () => this.setAttribute(attribute, select.value));
-    return select;
+    return this.attributeMenu(attribute, count, { label, current: this.#index(attribute, count) });
   }
 
   // The ten stages (explainer-stages.js) of the shown layer and head.

@@ -323,16 +323,6 @@ export class AttentionModel extends ModelElement {
   #inputRow() {
     const row = document.createElement('div');
     row.className = 'row';
-    const input = document.createElement('input');
-    input.type = 'text';
-    // A text past the limit is refused (#forward); the field holds its start only (laying out
-    // a megabyte in a text field took 200-400 ms), and typing stops at the limit.
-    input.maxLength = LIMITS.model.chars;
-    input.value = this.text.slice(0, LIMITS.model.chars);
-    input.setAttribute('aria-label', 'text the model reads');
-    input.addEventListener('change', () => {
-      this.text = input.value;
-    });
     const m = this.model;
     const name = document.createElement('span');
     name.className = 'status';
@@ -343,8 +333,8 @@ export class AttentionModel extends ModelElement {
       windows > 0
         ? ` · ${windows === d.numLayers ? 'every layer' : `${windows} of ${d.numLayers} layers`} windowed`
         : '';
-    name.textContent = `${isShippedModel(m) ? SHIPPED_NAME : (m.config._name_or_path ?? m.modelType)} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
-    row.append(input, name);
+    name.textContent = `${this.modelName()} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
+    row.append(this.textField(), name);
     return row;
   }
 
@@ -377,27 +367,15 @@ export class AttentionModel extends ModelElement {
     return row;
   }
 
+  // A menu of the layer, head or query attribute (model-element.js attributeMenu); a new
+  // layer runs the forward again (the neuron view needs that layer's q and k).
   #select(attribute, count, label, names) {
-    const select = document.createElement('select');
-    select.setAttribute('aria-label', label);
-    const current = this.#index(attribute, count);
-    for (let i = 0; i < count; i++) {
-      const option = document.createElement('option');
-      option.value = String(i + 1);
-      // Token names read '3: cat'; layer and head names are whole ('layer 2 · window 512').
-      option.textContent = !names
-        ? `${label} ${i + 1}`
-        : names[i].startsWith(`${label} `)
-          ? names[i]
-          : `${i + 1}: ${names[i]}`;
-      option.selected = i === current;
-      select.append(option);
-    }
-    select.addEventListener('change', () => {
-      this.setAttribute(attribute, select.value);
-      if (attribute === 'layer') this.scheduleForward(); // the neuron view needs that layer's q and k
+    return this.attributeMenu(attribute, count, {
+      label,
+      names,
+      current: this.#index(attribute, count),
+      changed: () => attribute === 'layer' && this.scheduleForward(),
     });
-    return select;
   }
 
   #body() {

@@ -17,6 +17,8 @@
 //     render() { ... this.model, this.output, this.runError, this.loadProgress ... }
 //   }
 import { AttentionElement } from './base.js';
+import { LIMITS } from './limits.js';
+import { SHIPPED_NAME, isShippedModel } from './shipped-model.js';
 import { oncePerFrame, leaseModel } from './model-text.js';
 import { loadWhenNear, sameOrigin } from './print.js';
 import { modelSource as hubIdOrUrl, modelUrl, isHubId } from './model-url.js';
@@ -136,6 +138,58 @@ export class ModelElement extends AttentionElement {
   /** While a model loads: its last progress { file, loaded, total, stage }; else null. */
   get loadProgress() {
     return this.#progress;
+  }
+
+  /**
+   * The field of the text the model reads: a change sets the text attribute (after
+   * `beforeChange()`, e.g. dropping a choice that depended on the old text). A text past the
+   * limit is refused by the forward; the field holds its start only (laying out a megabyte in
+   * a text field took 200-400 ms), and typing stops at the limit.
+   */
+  textField(beforeChange = () => {}) {
+    const input = document.createElement('input');
+    input.type = 'text';
+    input.maxLength = LIMITS.model.chars;
+    input.value = this.text.slice(0, LIMITS.model.chars);
+    input.setAttribute('aria-label', 'text the model reads');
+    input.addEventListener('change', () => {
+      beforeChange();
+      this.text = input.value;
+    });
+    return input;
+  }
+
+  /**
+   * A menu that sets the 1-based attribute `attribute` (layer, head, query ...): `count`
+   * options named '<label> n', or by `names` (token names read '3: cat'; a name that starts
+   * with the label is whole: 'layer 2 · window 512'); `current` (0-based) selected;
+   * `changed()` runs after the attribute is set.
+   */
+  attributeMenu(attribute, count, { label = attribute, names = null, current = 0, changed = () => {} } = {}) {
+    const select = document.createElement('select');
+    select.setAttribute('aria-label', label);
+    for (let i = 0; i < count; i++) {
+      const option = document.createElement('option');
+      option.value = String(i + 1);
+      option.textContent = !names
+        ? `${label} ${i + 1}`
+        : names[i].startsWith(`${label} `)
+          ? names[i]
+          : `${i + 1}: ${names[i]}`;
+      option.selected = i === current;
+      select.append(option);
+    }
+    select.addEventListener('change', () => {
+      this.setAttribute(attribute, select.value);
+      changed();
+    });
+    return select;
+  }
+
+  /** The model's name as the elements show it (the shipped one's says its weights are random). */
+  modelName() {
+    const m = this.#model;
+    return isShippedModel(m) ? SHIPPED_NAME : (m.config._name_or_path ?? m.modelType);
   }
 
   /** A subclass's view: called whenever the model, its output, an error or the load changes. */
