@@ -18,15 +18,14 @@ import { initCode } from './api.js';
 import { ModelElement } from './model-element.js';
 import { errorMessage } from './theme.js';
 import { jsString } from './export.js';
-import { formatNumber, exactNumber, TOKEN_MARKS } from './format.js';
-import { tokenLabel, bar, idLabeller } from './model-views.js';
+import { formatNumber, exactNumber } from './format.js';
+import { tokenLabel, bar, idLabeller, marksLegend, positionedLabels } from './model-views.js';
 import { tokensWithin } from './model-text.js';
 import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS } from './shipped-model.js';
 import { createLink, EXPLAINER_VIEWS_STYLE } from './explainer-views.js';
 import { explainerStages } from './explainer-stages.js';
 
 const TAG = 'attention-explainer';
-/** The model the package ships, for pages offline (random weights; tiny). */
 /** Tokens in the sampling table. */
 const SHOWN_TOKENS = 10;
 
@@ -56,6 +55,9 @@ table.sampling td.number { text-align: end; font-variant-numeric: tabular-nums; 
 .barred { display: inline-flex; gap: 0.4rem; align-items: center; }
 .value { font-variant-numeric: tabular-nums; min-width: 3.2em; display: inline-block; text-align: end; }
 .hint { font-size: 0.9em; overflow-wrap: anywhere; }
+p.pick { font-size: 0.9em; margin: 0.3rem 0; }
+table.sampling tr.picked { outline: 2px solid var(--_selected); outline-offset: -2px; font-weight: 700; }
+.head-chips button[aria-pressed=true] { font-weight: 700; border: 2px solid var(--_selected); }
 @media print { section { break-inside: avoid; } }
 ${EXPLAINER_VIEWS_STYLE}`;
 
@@ -91,7 +93,9 @@ export class AttentionExplainer extends ModelElement {
     if (tokens.length === 0) return null;
     const position = this.#index('token', tokens.length);
     const { trace } = model.forward(text, { trace: { position } });
-    return { text, tokens, labels: tokens.map((t) => tokenLabel(t, text)), position, trace };
+    const labels = tokens.map((t) => tokenLabel(t, text));
+    // names: the labels as shown, a repeated one with its position ('at·3')
+    return { text, tokens, labels, names: positionedLabels(labels), position, trace };
   }
 
   computed({ tokens, position, trace }) {
@@ -179,7 +183,7 @@ export class AttentionExplainer extends ModelElement {
     group.className = 'tokens';
     group.setAttribute('role', 'radiogroup');
     group.setAttribute('aria-label', 'token to follow');
-    const buttons = r.labels.map((label, i) => {
+    const buttons = r.names.map((label, i) => {
       const b = document.createElement('button');
       b.type = 'button';
       b.setAttribute('role', 'radio');
@@ -217,13 +221,10 @@ export class AttentionExplainer extends ModelElement {
     return wrap;
   }
 
-  // The legend of the marks in the token labels ('␣ = space'), or ''.
+  // The legend of the marks in the text's token labels ('Tokens: ␣ = space'), or ''.
   #marks() {
-    const all = this.output.labels.join('');
-    const used = TOKEN_MARKS.filter(([mark]) =>
-      mark.startsWith('<0x') ? /<0x[0-9A-F]{2}>/.test(all) : all.includes(mark),
-    );
-    return used.length ? `Tokens: ${used.map(([mark, meaning]) => `${mark} = ${meaning}`).join(', ')}` : '';
+    const legend = marksLegend(this.output.labels);
+    return legend ? `Tokens: ${legend}` : '';
   }
 
   #pick(i) {
@@ -239,6 +240,28 @@ export class AttentionExplainer extends ModelElement {
     return this.attributeMenu(attribute, count, { label, current: this.#index(attribute, count) });
   }
 
+  // Stage 3's head chips: whose keys and values the grids show (the head attribute; the
+  // other stages show every head). A pressed chip keeps the focus when the view is redrawn.
+  #headChips() {
+    const d = this.model.descriptor;
+    const current = this.#index('head', d.numHeads);
+    const group = document.createElement('div');
+    group.className = 'row head-chips print-hide';
+    group.setAttribute('role', 'group');
+    group.setAttribute('aria-label', 'keys and values of head');
+    group.append(Object.assign(document.createElement('span'), { textContent: 'keys and values of:' }));
+    for (let h = 0; h < d.numHeads; h++) {
+      const b = Object.assign(document.createElement('button'), { type: 'button', textContent: `head ${h + 1}` });
+      b.setAttribute('aria-pressed', String(h === current));
+      b.addEventListener('click', () => {
+        this.setAttribute('head', String(h + 1));
+        this.shadowRoot.querySelector('.head-chips [aria-pressed=true]')?.focus();
+      });
+      group.append(b);
+    }
+    return group;
+  }
+
   // The ten stages (explainer-stages.js) of the shown layer and head.
   #stages() {
     const d = this.model.descriptor;
@@ -248,7 +271,8 @@ export class AttentionExplainer extends ModelElement {
       layer: this.#index('layer', d.numLayers),
       head: this.#index('head', d.numHeads),
       link: this.#link,
-      sampling: () => [this.#sliders(), this.#samplingTable()],
+      headPicker: () => this.#headChips(),
+      sampling: () => [this.#sliders(), this.#samplingResult()],
     });
   }
 
@@ -279,27 +303,50 @@ export class AttentionExplainer extends ModelElement {
     return row;
   }
 
-  // The probabilities the library returns for these logits and settings, most likely first.
-  #samplingTable() {
+  // The sampling stage's result: the greedy pick drawn (the token temperature 0 takes: the
+  // library's samplingDistribution at temperature 0, 1 on the largest logit) with its
+  // probability at these settings, then the table of the most likely tokens.
+  #samplingResult() {
+    const model = this.model,
+      r = this.output;
+    const p = model.samplingDistribution(r.trace.logits, this.#sampling());
+    const pick = model.samplingDistribution(r.trace.logits, { temperature: 0 }).indexOf(1);
+    const decode = idLabeller(model);
+    const wrap = document.createElement('div');
+    wrap.className = 'sampling-result';
+    const line = document.createElement('p');
+    line.className = 'pick';
+    line.dataset.id = String(pick);
+    line.append(
+      `After token ${r.position + 1} “${r.names[r.position]}”, the greedy pick (temperature 0 takes the largest logit): `,
+      Object.assign(document.createElement('strong'), { textContent: `“${decode(pick)}”` }),
+      ` (id ${pick}, outlined in the table); at these settings sampling draws it with probability ${formatNumber(p[pick], 3)}.`,
+    );
+    wrap.append(line, this.#samplingTable(p, pick, decode));
+    return wrap;
+  }
+
+  // The probabilities `p` the library returned for these logits and settings, most likely
+  // first; the greedy pick's row outlined; the marks its token labels use named.
+  #samplingTable(p, pick, decode) {
     const model = this.model,
       t = this.output.trace;
-    const s = this.#sampling();
-    const p = model.samplingDistribution(t.logits, s);
     const kept = p.reduce((n, x) => n + (x > 0), 0);
     const order = Array.from(p.keys())
       .sort((a, b) => p[b] - p[a] || t.logits.data[b] - t.logits.data[a])
       .slice(0, SHOWN_TOKENS);
+    const labels = order.map(decode);
+    const marks = marksLegend([...labels, decode(pick)]);
     const table = document.createElement('table');
     table.className = 'sampling';
-    table.createCaption().textContent = `${kept} of ${model.descriptor.vocabSize} tokens kept (the others get 0); the ${order.length} most likely:`;
+    table.createCaption().textContent = `${kept} of ${model.descriptor.vocabSize} tokens kept (the others get 0); the ${order.length} most likely:${marks ? ` (tokens: ${marks})` : ''}`;
     const head = table.createTHead().insertRow();
     for (const title of ['next token', 'id', 'logit', 'probability'])
       head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: title }));
     const body = table.createTBody();
-    const decode = idLabeller(model);
-    for (const id of order) {
+    order.forEach((id, i) => {
       const tr = body.insertRow();
-      tr.append(Object.assign(document.createElement('th'), { scope: 'row', textContent: decode(id) }));
+      tr.append(Object.assign(document.createElement('th'), { scope: 'row', textContent: labels[i] }));
       Object.assign(tr.insertCell(), { className: 'number', textContent: String(id) });
       const logit = Object.assign(tr.insertCell(), {
         className: 'number',
@@ -311,14 +358,15 @@ export class AttentionExplainer extends ModelElement {
       probability.title = exactNumber(p[id]);
       tr.dataset.id = String(id);
       tr.dataset.p = String(p[id]);
-    }
+      if (id === pick) tr.classList.add('picked');
+    });
     return table;
   }
 
   #renderSampling() {
-    const old = this.shadowRoot.querySelector('table.sampling');
+    const old = this.shadowRoot.querySelector('.sampling-result');
     if (!old || !this.output?.trace.logits) return this.render();
-    old.replaceWith(this.#samplingTable());
+    old.replaceWith(this.#samplingResult());
     this.showAttributeError(this.attributeReader().checkAll().error);
   }
 
@@ -336,7 +384,7 @@ export class AttentionExplainer extends ModelElement {
     return {
       ...base,
       modelType: this.model.modelType,
-      tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i] })),
+      tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i], name: r.names[i] })),
       position: r.position,
       layer: l + 1,
       trace: {

@@ -14,9 +14,19 @@
 // (detail { model }), `forward` (detail { tokens, attentions }), `loadprogress` (detail
 // { file, loaded, total, stage }).
 import { AttentionHeatmap } from './attention-heatmap.js';
-import { idLabeller, modelGrid, neuronTable, probabilityList, tokenLabel, topK, softmax } from './model-views.js';
+import {
+  idLabeller,
+  marksLegend,
+  modelGrid,
+  neuronTable,
+  positionedLabels,
+  probabilityList,
+  strongestKeysTable,
+  tokenLabel,
+  topK,
+  softmax,
+} from './model-views.js';
 import { jsString } from './export.js';
-import { TOKEN_MARKS } from './format.js';
 import { scrollRegion } from './base.js';
 import { ModelElement } from './model-element.js';
 import { errorMessage } from './theme.js';
@@ -47,16 +57,17 @@ table.probabilities th { overflow-wrap: anywhere; max-width: 12rem; }
 .scroll { overflow-x: auto; max-width: 100%; }
 button.thumb { padding: 0; border: 2px solid transparent; background: none; line-height: 0; cursor: pointer; }
 button.thumb[aria-current=true] { border-color: var(--_focus, #2563eb); }
-button.thumb canvas { width: 48px; height: 48px; image-rendering: pixelated; }
+button.thumb canvas { width: 48px; height: 48px; image-rendering: pixelated; outline: 1px solid var(--_cell-edge); outline-offset: 0; display: block; }
 .bar { position: relative; display: inline-block; width: 7rem; height: 0.9em; background: color-mix(in srgb, currentColor 10%, transparent); vertical-align: middle; }
 .bar .fill { position: absolute; inset: 0 auto 0 0; background: var(--_bar, #2563eb); opacity: 0.7; }
 .barred { display: inline-flex; gap: 0.4rem; align-items: center; }
 .value, td.number { font-variant-numeric: tabular-nums; min-width: 3.2em; display: inline-block; text-align: end; }
-table.neuron td.dim { min-width: 2.6em; height: 1.3em; padding: 0.1rem 0.2rem; font-size: max(0.8em, 11px); text-align: end; font-variant-numeric: tabular-nums; border: 1px solid var(--attn-border, #8884); }
+table.neuron td.dim { min-width: 2.6em; height: 1.3em; padding: 0.1rem 0.2rem; font-size: max(0.8em, 11px); text-align: end; font-variant-numeric: tabular-nums; border: 1px solid var(--_cell-edge); }
 table.neuron td.note { font-size: 0.85em; opacity: 0.85; }
 table.neuron th[tabindex]:focus { outline: 2px solid var(--_focus); }
 .readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
 .print-only { display: none; }
+table.strongest td { vertical-align: top; overflow-wrap: anywhere; }
 @media print {
   .print-only { display: block; }
   progress, progress + .status { display: none; }
@@ -85,14 +96,6 @@ function headNames(d) {
   return Array.from({ length: d.numHeads }, (_, h) => `head ${h + 1} · key/value head ${Math.floor(h / group) + 1}`);
 }
 
-// The legend of the marks the token labels use ('␣ = space, <0x08> = a byte …'), or ''.
-function tokenMarks(labels) {
-  const all = labels.join('');
-  return TOKEN_MARKS.filter(([mark]) => (mark.startsWith('<0x') ? /<0x[0-9A-F]{2}>/.test(all) : all.includes(mark)))
-    .map(([mark, meaning]) => `${mark} = ${meaning}`)
-    .join(', ');
-}
-
 // What to try when a model did not load: the folder's URL, the model shipped for offline use,
 // a Hub folder online.
 function loadHint() {
@@ -117,7 +120,8 @@ export class AttentionModel extends ModelElement {
   }
 
   // The forward: the text's tokens, every layer's attention maps and the chosen layer's queries
-  // and keys (the neuron view). Its output: { text, tokens, labels, T, layer, maps: per layer
+  // and keys (the neuron view). Its output: { text, tokens, labels (tokenLabel's), names (the
+  // labels the views show: a repeated one with its position), T, layer, maps: per layer
   // [H, T, T], queries, keys, extra: what the head adds }, or null for an empty text.
   compute(model) {
     const text = this.text;
@@ -126,17 +130,19 @@ export class AttentionModel extends ModelElement {
     const layer = this.#index('layer', model.descriptor.numLayers);
     const out = model.forward(text, { attentions: true, queriesAndKeys: layer });
     const labels = tokens.map((t) => tokenLabel(t, text));
+    const names = positionedLabels(labels);
     return {
       text,
       tokens,
       labels,
+      names,
       T: tokens.length,
       layer,
       maps: out.attentions.map((a) => a.data),
       attentions: out.attentions,
       queries: out.queries,
       keys: out.keys,
-      extra: this.#extra(model, out, tokens, labels),
+      extra: this.#extra(model, out, tokens, names),
     };
   }
 
@@ -279,7 +285,7 @@ export class AttentionModel extends ModelElement {
     } else if (this.view === 'neuron') {
       const h = this.#index('head', d.numHeads) + 1,
         i = this.#index('query', r.T);
-      p.textContent = `Layer ${layer}, head ${h}: how the query “${r.labels[i]}” scores each key: q · k (head_dim ${d.headDim}) scaled, then softmax into weights that sum to 1.${d.causal ? ' Later keys are masked: a decoder sees only itself and what came before.' : ''}`;
+      p.textContent = `Layer ${layer}, head ${h}: how the query “${r.names[i]}” scores each key: q · k (head_dim ${d.headDim}) scaled, then softmax into weights that sum to 1.${d.causal ? ' Later keys are masked: a decoder sees only itself and what came before.' : ''}`;
     } else {
       const head = this.#head(d);
       const which =
@@ -292,7 +298,7 @@ export class AttentionModel extends ModelElement {
       p.textContent = `Layer ${layer}, ${which}: a line joins each query token (left) to each key token (right)${keys}; the more opaque the line, the more weight the query gives that key.`;
     }
     const shown = [...r.labels, ...Array.from(r.extra?.querySelectorAll('th') ?? [], (th) => th.textContent)];
-    const marks = tokenMarks(shown);
+    const marks = marksLegend(shown);
     if (marks) p.textContent += ` Tokens: ${marks}.`;
     return p;
   }
@@ -396,7 +402,7 @@ export class AttentionModel extends ModelElement {
           },
           // the maps the head view shows: one head, or every head of the layer (all, average)
           [layer, typeof this.#head(d) === 'number' ? this.#head(d) - 1 : null],
-          r.labels,
+          r.names,
         ),
       );
     }
@@ -416,11 +422,11 @@ export class AttentionModel extends ModelElement {
       );
       const weights = r.maps[layer].subarray((h * r.T + i) * r.T, (h * r.T + i + 1) * r.T);
       // (a narrow page scrolls the table sideways in a labelled region: neuronTable)
-      return neuronTable(q, keys, weights, r.labels, r.labels[i], (j) => !d.causal || j <= i);
+      return neuronTable(q, keys, weights, r.names, r.names[i], (j) => !d.causal || j <= i);
     }
     const heatmap = document.createElement('attention-heatmap');
     heatmap.setAttribute('view', r.T > LIMITS.heatmap.lineTokens ? 'grid' : 'lines');
-    heatmap.setAttribute('tokens', JSON.stringify(r.labels));
+    heatmap.setAttribute('tokens', JSON.stringify(r.names));
     heatmap.setAttribute('toolbar', 'none'); // the element's own toolbar exports the view
     // bertviz's head view: every head overlaid, a colour each, unless a head is chosen.
     const head = this.#head(d);
@@ -439,7 +445,10 @@ export class AttentionModel extends ModelElement {
     heatmap.addEventListener('headtoggle', (e) => {
       this.#hiddenHeads = { count: d.numHeads, heads: e.detail.hidden };
     });
-    return heatmap;
+    // On paper the weights the lines show on hover are lost: each query's strongest keys instead.
+    const view = document.createElement('div');
+    view.append(heatmap, strongestKeysTable(r.maps, d.numHeads, r.T, r.names, [layer]));
+    return view;
   }
 
   /** The tokens and the selected layer's attention maps, as JSON. */
@@ -455,7 +464,7 @@ export class AttentionModel extends ModelElement {
       modelType: this.model.modelType,
       ...(isShippedModel(this.model) ? { model: SHIPPED_NAME } : {}),
       text: r.text,
-      tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i] })),
+      tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i], name: r.names[i] })),
       layer: layer + 1,
       attentions: { shape: [d.numHeads, r.T, r.T], data: Array.from(maps) },
     };

@@ -1,7 +1,7 @@
 // The views of <attention-model> that are not an <attention-heatmap>: the model view (every
 // layer × head as a small map, bertviz's model view), the neuron view (how one query's q·k
 // builds each score of one head) and probability bars (next token, labels, masked tokens).
-import { heatColour, formatNumber, visibleText } from './format.js';
+import { heatColour, formatNumber, visibleText, TOKEN_MARKS } from './format.js';
 import { colourLegend, scrollRegion } from './view-parts.js';
 
 /**
@@ -76,6 +76,30 @@ export function idLabeller(model) {
   };
 }
 
+/**
+ * Token labels as the views name them: a label that occurs more than once carries its position
+ * (1-based, as the token pickers and menus count), so that no two rows or columns read alike:
+ * ['The', '␣', 'cat', '␣'] → ['The', '␣·2', 'cat', '␣·4'].
+ * @param {string[]} labels tokenLabel's, in text order
+ */
+export function positionedLabels(labels) {
+  const counts = new Map();
+  for (const label of labels) counts.set(label, (counts.get(label) ?? 0) + 1);
+  return labels.map((label, i) => (counts.get(label) > 1 ? `${label}·${i + 1}` : label));
+}
+
+/**
+ * The legend of the marks that `labels` use ('␣ = space, <0x08> = a byte …'), or '' when none
+ * does: for the labels of every token a view shows (the text's and the predicted ones).
+ * @param {string[]} labels
+ */
+export function marksLegend(labels) {
+  const all = labels.join('');
+  return TOKEN_MARKS.filter(([mark]) => (mark.startsWith('<0x') ? /<0x[0-9A-F]{2}>/.test(all) : all.includes(mark)))
+    .map(([mark, meaning]) => `${mark} = ${meaning}`)
+    .join(', ');
+}
+
 // The bytes of a byte-level BPE piece, or null when it holds a character outside the
 // alphabet (then it is no byte-level piece) or none of its non-printable stand-ins.
 function byteLevelBytes(piece) {
@@ -88,14 +112,20 @@ function byteLevelBytes(piece) {
 /**
  * A grid of layers × heads; each cell a canvas of that head's [T][T] weights, a button that
  * calls pick(layer, head); outlined, the maps the head view shows (`selected`: [layer, head],
- * head null for every head of the layer).
+ * head null for every head of the layer). The pointer over a map reads the query, the key and
+ * the weight under it; focus reads each query's strongest key; on paper a table lists those
+ * (strongestKeys) and the caption names the first and last tokens of each map's rows and columns.
  * @param {Float32Array[]} maps per layer, [heads, T, T] of the first sequence
+ * @param {string[] | null} labels the tokens' names (positionedLabels)
  */
 export function modelGrid(maps, heads, T, pick, selected, labels = null) {
   const table = document.createElement('table');
   table.className = 'model-grid';
   const caption = document.createElement('caption');
-  caption.textContent = `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1). Hover or focus a map to read it; pick one to open it in the head view.${selected ? ` Outlined: ${selected[1] === null ? `the maps the head view shows (layer ${selected[0] + 1}, every head)` : `the map open in the head view (layer ${selected[0] + 1}, head ${selected[1] + 1})`}.` : ''}`;
+  const ends = labels
+    ? ` In each map the rows run from “${labels[0]}” (top) to “${labels[T - 1]}” (bottom), the columns from “${labels[0]}” (left) to “${labels[T - 1]}” (right).`
+    : '';
+  caption.textContent = `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1).${ends} Hover a map to read a cell, focus it for each query's strongest key; pick one to open it in the head view.${selected ? ` Outlined: ${selected[1] === null ? `the maps the head view shows (layer ${selected[0] + 1}, every head)` : `the map open in the head view (layer ${selected[0] + 1}, head ${selected[1] + 1})`}.` : ''}`;
   table.append(caption);
   const readout = document.createElement('p');
   readout.className = 'readout';
@@ -112,44 +142,105 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null) {
     head.append(th);
   }
   const body = table.createTBody();
-  maps.forEach((map, l) => {
+  maps.forEach((layerMaps, l) => {
     const row = body.insertRow();
     const th = document.createElement('th');
     th.scope = 'row';
     th.textContent = String(l + 1);
     row.append(th);
     for (let h = 0; h < heads; h++) {
-      const cell = row.insertCell();
+      const map = layerMaps.subarray(h * T * T, (h + 1) * T * T);
       const button = document.createElement('button');
       button.type = 'button';
       button.className = 'thumb';
       button.setAttribute('aria-label', `layer ${l + 1} head ${h + 1}`);
       if (selected && selected[0] === l && (selected[1] === null || selected[1] === h))
         button.setAttribute('aria-current', 'true');
-      button.append(mapCanvas(map.subarray(h * T * T, (h + 1) * T * T), T));
+      const canvas = mapCanvas(map, T);
+      button.append(canvas);
       button.addEventListener('click', () => pick(l, h));
-      if (labels) {
-        const map = maps[l].subarray(h * T * T, (h + 1) * T * T);
-        const strongest = labels
-          .map((label, i) => {
-            const row = Array.from(map.subarray(i * T, (i + 1) * T));
-            const j = row.indexOf(Math.max(...row));
-            return `${label}→${labels[j]} ${formatNumber(row[j], 2)}`;
-          })
-          .join(', ');
-        const say = () => {
-          readout.textContent = `Layer ${l + 1}, head ${h + 1}: each query's strongest key: ${strongest}`;
-        };
-        button.title = `layer ${l + 1} head ${h + 1}: ${strongest}`;
-        button.addEventListener('mouseenter', say);
-        button.addEventListener('focus', say);
-      }
-      cell.append(button);
+      if (labels)
+        readMap(
+          button,
+          canvas,
+          map,
+          T,
+          labels,
+          (text) => (readout.textContent = `Layer ${l + 1}, head ${h + 1}: ${text}`),
+        );
+      row.insertCell().append(button);
     }
   });
   const wrap = document.createElement('div');
   const legend = colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'map colour = attention weight' });
   wrap.append(legend, table, readout);
+  if (labels) wrap.append(printedStrongestKeys(maps, heads, T, labels, selected));
+  return wrap;
+}
+
+// A thumbnail's readings: the cell under the pointer (query, key, weight), and on focus (and
+// in its title) each query's strongest key.
+function readMap(button, canvas, map, T, labels, say) {
+  const strongest = strongestKeys(map, T, labels).join(', ');
+  button.title = `${button.getAttribute('aria-label')}: each query's strongest key: ${strongest}`;
+  button.addEventListener('focus', () => say(`each query's strongest key: ${strongest}`));
+  canvas.addEventListener('pointermove', (e) => {
+    const box = canvas.getBoundingClientRect();
+    const at = (x, size) => Math.max(0, Math.min(T - 1, Math.floor((x / size) * T)));
+    const i = at(e.clientY - box.top, box.height),
+      j = at(e.clientX - box.left, box.width);
+    say(
+      `query “${labels[i]}” (row ${i + 1}) → key “${labels[j]}” (column ${j + 1}): weight ${formatNumber(map[i * T + j], 3)}`,
+    );
+  });
+}
+
+// Each query's strongest key in one head's [T][T] map: 'query→key weight'.
+function strongestKeys(map, T, labels) {
+  return labels.map((label, i) => {
+    const row = Array.from(map.subarray(i * T, (i + 1) * T));
+    const j = row.indexOf(Math.max(...row));
+    return `${label}→${labels[j]} ${formatNumber(row[j], 2)}`;
+  });
+}
+
+// What the maps say only on hover and focus, for paper: modelGrid prints every layer's
+// readings up to PRINTED_READINGS of them, else the layer the head view shows.
+const PRINTED_READINGS = 1200;
+function printedStrongestKeys(maps, heads, T, labels, selected) {
+  const all = maps.length * heads * T <= PRINTED_READINGS;
+  return strongestKeysTable(maps, heads, T, labels, all ? maps.map((_, l) => l) : [selected?.[0] ?? 0]);
+}
+
+/**
+ * For paper (shown only in print: class print-only), what hovering or focusing a map reads:
+ * per layer of `layers` and per head, each query's strongest key and its weight.
+ * @param {Float32Array[]} maps per layer, [heads, T, T]  @param {number[]} layers 0-based
+ */
+export function strongestKeysTable(maps, heads, T, labels, layers) {
+  const wrap = document.createElement('div');
+  wrap.className = 'print-only';
+  const table = document.createElement('table');
+  table.className = 'strongest';
+  const only =
+    layers.length < maps.length
+      ? ` of layer ${layers.map((l) => l + 1).join(', ')} (the other layers: on the page)`
+      : '';
+  table.createCaption().textContent = `On paper, what the page reads on hover: each query's strongest key and its weight (query→key weight)${only}.`;
+  const titles = table.createTHead().insertRow();
+  for (const text of ['layer', 'head', 'each query → its strongest key, weight']) {
+    titles.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: text }));
+  }
+  const body = table.createTBody();
+  for (const l of layers) {
+    for (let h = 0; h < heads; h++) {
+      const row = body.insertRow();
+      row.insertCell().textContent = String(l + 1);
+      row.insertCell().textContent = String(h + 1);
+      row.insertCell().textContent = strongestKeys(maps[l].subarray(h * T * T, (h + 1) * T * T), T, labels).join(', ');
+    }
+  }
+  wrap.append(table);
   return wrap;
 }
 
