@@ -17,15 +17,14 @@ import { AttentionHeatmap } from './attention-heatmap.js';
 import {
   idLabeller,
   marksLegend,
-  modelGrid,
   neuronTable,
   positionedLabels,
   probabilityList,
-  strongestKeysTable,
   tokenLabel,
   topK,
   softmax,
 } from './model-views.js';
+import { modelGrid, strongestKeysTable } from './model-grid.js';
 import { jsString } from './export.js';
 import { scrollRegion } from './base.js';
 import { ModelElement } from './model-element.js';
