@@ -15,6 +15,8 @@ export const THEME_STYLE = `
   --_line: var(--attn-line, light-dark(#2563eb, #93c5fd));
   --_node: var(--attn-node, light-dark(#2563eb, #3b82f6));
   --_selected: var(--attn-node-selected, light-dark(#b45309, #f59e0b));
+  /* colour cells' edge: on a dark page viridis' low end (near black) keeps a visible outline */
+  --_cell-edge: var(--attn-cell-edge, light-dark(#8883, #fff6));
 }
 :host([theme="dark"]), :host(:state(page-dark)) { color-scheme: dark; }
 :host([theme="light"]) { color-scheme: light; }
