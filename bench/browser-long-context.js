@@ -10,7 +10,10 @@
 //   node bench/browser-long-context.js [--threads=1,2] [--rounds=3] [--prompts=1024,4096,16384]
 //     [--steps=16] [--storage=q8_0] [--kv=float32,bfloat16,q8] [--no-wllama]
 //     [--transformers=q8[,fp32] | --transformers=none] [--warmup-up-to=4096] [--tiny]
+//     [--shape=smollm2-135m|qwen2.5-0.5b] [--layers=N]
 //   --warmup-up-to: longer prompts run no warm-up (their first run is the first timed round).
+//   --shape, --layers: another model's sizes, or fewer layers (a capacity check: what fits in the
+//   tab's heap at 32k positions); such a run is printed, never recorded.
 //   --tiny: a 2-layer model of 64 (a check that the harness runs; not a measurement), as is
 //   BENCH_QUICK=1 (recorded nowhere).
 import os from 'node:os';
@@ -19,9 +22,10 @@ import { launchChromium } from '../tests/helpers/chromium.js';
 import { startServer } from '../scripts/server.js';
 import { runPage } from './browser-models.js';
 import { recordResults, progressWriter } from './results.js';
-import { formatBytes } from '../bindings/js/memory.js';
+import { longContextTable } from './table.js';
 import { LONG_PROMPTS, LONG_STEPS, longModelPath } from './wllama-cases.js';
 import { SMOLLM2_135M, TINY_SHAPE, smolLmGguf, smolLmWeights } from './wllama-model.js';
+import { CONFIGS } from './real-shape-models.js';
 import { llamaModel } from './peers/onnx-llama.js';
 
 const progress = progressWriter(process.stderr);
@@ -46,18 +50,36 @@ if (!onnxForms.every((f) => f === 'q8' || f === 'fp32'))
 /** The long-context model: SmolLM2-135M's shape with 32k positions, or (tiny) 2 layers of 64. */
 const LONG_CONFIG = { ...SMOLLM2_135M, max_position_embeddings: 32768 };
 const TINY_CONFIG = { ...LONG_CONFIG, ...TINY_SHAPE };
-const config = tiny ? TINY_CONFIG : LONG_CONFIG;
+// Qwen2.5-0.5B's sizes as a Llama (the GGUF writer's kind: its q/k/v biases left out, which
+// cost nothing at long context): the 32k-position shape of issue 47's capacity check.
+const SIZE_KEYS = Object.keys(SMOLLM2_135M);
+const QWEN_SIZES = Object.fromEntries(SIZE_KEYS.map((key) => [key, CONFIGS['Qwen2.5-0.5B'][key]]));
+const SHAPES = { 'smollm2-135m': LONG_CONFIG, 'qwen2.5-0.5b': QWEN_SIZES };
+const shapeName = option('shape') ?? 'smollm2-135m';
+if (!SHAPES[shapeName] || (tiny && option('shape')))
+  throw new RangeError(
+    `bench/browser-long-context.js: --shape takes ${Object.keys(SHAPES).join(' or ')} (not with --tiny)`,
+  );
+const layers = Number(option('layers') ?? SHAPES[shapeName].num_hidden_layers);
+if (!(Number.isInteger(layers) && layers >= 1))
+  throw new RangeError('bench/browser-long-context.js: --layers takes a whole number of at least 1');
+// A run of another shape or layer count checks capacity: printed, never recorded.
+const capacityCheck = option('shape') !== undefined || option('layers') !== undefined;
+const config = tiny ? TINY_CONFIG : { ...SHAPES[shapeName], num_hidden_layers: layers };
+const modelName = tiny
+  ? 'a tiny'
+  : `a ${layers}-layer ${shapeName === 'qwen2.5-0.5b' ? 'Qwen2.5-0.5B' : 'SmolLM2-135M'}-shaped`;
 if (!(rounds >= 1 && steps >= 2 && prompts.every((p) => p >= 1 && p + steps <= config.max_position_embeddings)))
   throw new RangeError(
     `bench/browser-long-context.js: --rounds >= 1, --steps >= 2, every prompt + steps within ${config.max_position_embeddings} positions`,
   );
 
-const path = longModelPath(storage, tiny);
+const path = capacityCheck
+  ? `build/bench/models/wllama/${shapeName}-${layers}-layers-long-${storage}.gguf`
+  : longModelPath(storage, tiny);
 const file = new URL(path, root);
 if (!existsSync(file)) {
-  progress(
-    `writing the ${tiny ? 'tiny' : 'SmolLM2-135M-shaped'} ${storage} GGUF with ${config.max_position_embeddings} positions`,
-  );
+  progress(`writing ${modelName} ${storage} GGUF with ${config.max_position_embeddings} positions`);
   mkdirSync(new URL('./', file), { recursive: true });
   const part = new URL(`${file.href}.part`);
   writeFileSync(part, smolLmGguf(storage, { config }));
@@ -105,6 +127,8 @@ try {
           kvDtypes,
           wllama: withWllama,
           onnx,
+          // Infinity does not cross into the page (JSON): null there means "warm every prompt".
+          warmupUpTo: Number.isFinite(warmupUpTo) ? warmupUpTo : null,
           log: process.env.WLLAMA_LOG === '1',
         },
       }),
@@ -115,49 +139,16 @@ try {
 }
 progress('');
 
-/**
- * The table: one row per engine, prompt length and thread count; each peer's time ÷ ours on
- * every row of ours (above 1: ours is faster); a length a peer could not run shows its error.
- */
-function longContextTable(sessionList) {
-  const peers = ['wllama', 'transformers.js q8', 'transformers.js fp32'].filter((p) =>
-    sessionList.some((s) => s.rows.some((r) => r.engine === p)),
-  );
-  const lines = [
-    `| engine | threads | prompt | prefill (ms) | decode (ms/token) | cache | heap high-water |${peers.map((p) => ` ${p} ÷ ours, prefill | ${p} ÷ ours, decode |`).join('')}`,
-    `|---|---:|---:|---:|---:|---:|---:|${peers.map(() => '---:|---:|').join('')}`,
-  ];
-  const bytes = (b) => (b === null || b === undefined ? '' : formatBytes(b));
-  for (const s of sessionList) {
-    for (const row of s.rows) {
-      const ours = row.engine.startsWith('attention-wasm');
-      const ratios = peers.map((p) => {
-        const peer = s.rows.find((r) => r.engine === p && r.prompt === row.prompt);
-        const ratio = (key) =>
-          !ours || !peer ? '' : peer.error ? 'did not run' : `${(peer[key] / row[key]).toFixed(2)}×`;
-        return ` ${ratio('prefillMs')} | ${ratio('decodeMs')} |`;
-      });
-      const times = row.error
-        ? `did not run: ${row.error.replaceAll('|', '/')} | |`
-        : `${row.prefillMs.toFixed(0)} | ${row.decodeMs.toFixed(1)} |`;
-      lines.push(
-        `| ${row.engine} | ${row.threads} | ${row.prompt} | ${times} ${bytes(row.cacheBytes)} | ${bytes(row.heapBytes)} |${ratios.join('')}`,
-      );
-    }
-  }
-  return lines.join('\n');
-}
-
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores`;
 const versions = Object.assign({}, ...sessions.map((s) => s.versions));
 const shape = `${config.num_hidden_layers} layers × ${config.hidden_size}, ${config.num_attention_heads} heads, ${config.num_key_value_heads} key/value heads, FFN ${config.intermediate_size}, vocabulary ${config.vocab_size}, ${config.max_position_embeddings} positions`;
 console.log(
-  `Long context in Chromium ${chromiumVersion} (headless, cross-origin isolated): ${tiny ? 'a tiny' : 'a SmolLM2-135M-shaped'} Llama (${shape}), random weights, the same ${storage.toUpperCase()} GGUF file in ours and wllama${onnxForms.length ? `, and transformers.js's ${onnxForms.join(' and ')} graphs of the weights its blocks hold (bench/peers/onnx-llama.js: optimum's export, logits of every position; q8: quantize_dynamic's int8) on onnxruntime-web` : ''}. A prefill of each prompt's ids, then ${steps} greedy tokens; medians of ${rounds} interleaved rounds after one warm-up run each${Number.isFinite(warmupUpTo) ? ` (none past ${warmupUpTo} tokens: there the first run is the first round)` : ''}. Ours per key/value cache storage (kvDtype); wllama at its defaults (context: prompt + steps). Heap: the tab's wasm heap high-water mark of ours; cache: the key/value bytes after the last token.${quick ? ' A quick check: NOT a measurement.' : ''}`,
+  `Long context in Chromium ${chromiumVersion} (headless, cross-origin isolated): ${modelName} Llama (${shape}), random weights, the same ${storage.toUpperCase()} GGUF file in ours and wllama${onnxForms.length ? `, and transformers.js's ${onnxForms.join(' and ')} graphs of the weights its blocks hold (bench/peers/onnx-llama.js: optimum's export, logits of every position; q8: quantize_dynamic's int8) on onnxruntime-web` : ''}. A prefill of each prompt's ids, then ${steps} greedy tokens; medians of ${rounds} interleaved rounds after one warm-up run each${Number.isFinite(warmupUpTo) ? ` (none past ${warmupUpTo} tokens: there the first run is the first round)` : ''}. Ours per key/value cache storage (kvDtype); wllama at its defaults (context: prompt + steps). Heap: the tab's wasm heap high-water mark of ours; cache: the key/value bytes after the last token.${quick ? ' A quick check: NOT a measurement.' : ''}${capacityCheck ? ' A capacity check (another shape or layer count): not recorded.' : ''}`,
 );
 console.log(`Machine: ${machine}. ${Object.values(versions).join('; ')}.\n`);
 console.log(longContextTable(sessions));
 
-if (!quick) {
+if (!quick && !capacityCheck) {
   let browserPart = {};
   try {
     browserPart = JSON.parse(readFileSync(new URL('bench/results/latest.json', root), 'utf8')).browser ?? {};
@@ -175,6 +166,7 @@ if (!quick) {
       storage,
       steps,
       rounds,
+      warmupUpTo: Number.isFinite(warmupUpTo) ? warmupUpTo : null,
       sessions,
     },
   });

@@ -1,5 +1,6 @@
 // The benchmark's markdown tables, shared by the Node and browser runners. A session is
 // { threads, build, versions, rows } as bench/session.js returns it.
+import { formatBytes } from '../bindings/js/memory.js';
 
 const cell = (result) => (result ? `${result.gflops.toFixed(1)} (${result.ms.toFixed(3)})` : '–');
 const ratio = (a, b) => (a && b ? `${(a.gflops / b.gflops).toFixed(2)}×` : '–');
@@ -146,6 +147,39 @@ export function wllamaTable(sessions) {
       const wall = row.wallMs ? ` (call ${row.wallMs.toFixed(0)})` : '';
       lines.push(
         `| ${row.engine} | ${row.storage.toUpperCase()} | ${row.threads} | ${row.prefillMs.toFixed(0)}${wall} | ${row.decodeMs.toFixed(1)} | ${row.sameTokens ?? '?'}/${row.tokens.length} | ${mine ? `${(wllama.prefillMs / ours.prefillMs).toFixed(2)}×` : ''} | ${mine ? `${(wllama.decodeMs / ours.decodeMs).toFixed(2)}×` : ''} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The long-context table (bench/browser-long-context.js): one row per engine, prompt length and thread count; each peer's time ÷ ours on
+ * every row of ours (above 1: ours is faster); a length a peer could not run shows its error.
+ */
+export function longContextTable(sessionList) {
+  const peers = ['wllama', 'transformers.js q8', 'transformers.js fp32'].filter((p) =>
+    sessionList.some((s) => s.rows.some((r) => r.engine === p)),
+  );
+  const lines = [
+    `| engine | threads | prompt | prefill (ms) | decode (ms/token) | cache | heap high-water |${peers.map((p) => ` ${p} ÷ ours, prefill | ${p} ÷ ours, decode |`).join('')}`,
+    `|---|---:|---:|---:|---:|---:|---:|${peers.map(() => '---:|---:|').join('')}`,
+  ];
+  const bytes = (b) => (b === null || b === undefined ? '' : formatBytes(b));
+  for (const s of sessionList) {
+    for (const row of s.rows) {
+      const ours = row.engine.startsWith('attention-wasm');
+      const ratios = peers.map((p) => {
+        const peer = s.rows.find((r) => r.engine === p && r.prompt === row.prompt);
+        const ratio = (key) =>
+          !ours || !peer ? '' : peer.error ? 'did not run' : `${(peer[key] / row[key]).toFixed(2)}×`;
+        return ` ${ratio('prefillMs')} | ${ratio('decodeMs')} |`;
+      });
+      const times = row.error
+        ? `did not run: ${row.error.replaceAll('|', '/')} | |`
+        : `${row.prefillMs.toFixed(0)} | ${row.decodeMs.toFixed(1)} |`;
+      lines.push(
+        `| ${row.engine} | ${row.threads} | ${row.prompt} | ${times} ${bytes(row.cacheBytes)} | ${bytes(row.heapBytes)} |${ratios.join('')}`,
       );
     }
   }

@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { wllamaTable } from '../bench/table.js';
+import { longContextTable, wllamaTable } from '../bench/table.js';
 
 const RESULTS = fileURLToPath(new URL('../bench/results/latest.json', import.meta.url));
 const DOC = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
@@ -210,6 +210,26 @@ export function wllamaBlock(browser) {
   ].join('\n');
 }
 
+/**
+ * Long prompts in Chromium (bench/browser-long-context.js, the results' browser.longContext,
+ * recorded with its own date): ours per key/value cache storage against wllama and
+ * transformers.js's graphs, or a line saying it was not measured.
+ */
+export function longContextBlock(browser) {
+  const l = browser.longContext;
+  if (!l) return 'Not measured yet: `npm run bench:long-context` measures it (and records it here).';
+  const c = l.config;
+  const warm =
+    l.warmupUpTo === null || l.warmupUpTo === undefined
+      ? 'after one warm-up run each'
+      : `after one warm-up run each up to ${grouped(l.warmupUpTo)} tokens (longer prompts: the first run is the first round)`;
+  return [
+    `The run of ${l.date.slice(0, 10)} (${l.runtime}; ${l.machine}; ${Object.values(l.versions).join('; ')}): ${c.num_hidden_layers} layers × ${c.hidden_size}, ${c.num_attention_heads} heads, ${c.num_key_value_heads} key/value heads, FFN ${c.intermediate_size}, vocabulary ${grouped(c.vocab_size)}, ${grouped(c.max_position_embeddings)} positions, ${l.storage.toUpperCase()} weights; ${l.steps} greedy tokens after each prompt; medians of ${l.rounds} interleaved rounds ${warm}:`,
+    '',
+    longContextTable(l.sessions),
+  ].join('\n');
+}
+
 /** Every generated block of docs/benchmarks.md, by name, from the results file's contents. */
 export function benchmarkBlocks(results) {
   const { node, browser } = results;
@@ -224,6 +244,7 @@ export function benchmarkBlocks(results) {
     'review-timing': reviewTimingTable(node, browser),
     'browser-probe': probeTable(browser),
     'browser-wllama': wllamaBlock(browser),
+    'browser-long-context': longContextBlock(browser),
   };
 }
 

@@ -8,7 +8,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchmarkBlocks, fillBlocks, probeTable, wllamaBlock } from '../scripts/make-benchmark-docs.mjs';
+import {
+  benchmarkBlocks,
+  fillBlocks,
+  longContextBlock,
+  probeTable,
+  wllamaBlock,
+} from '../scripts/make-benchmark-docs.mjs';
 
 const script = fileURLToPath(new URL('../scripts/make-benchmark-docs.mjs', import.meta.url));
 const docPath = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url));
@@ -55,6 +61,7 @@ test('every table has its markers, and markers without a table are an error', ()
   const blocks = benchmarkBlocks(results);
   assert.deepEqual(Object.keys(blocks).sort(), [
     'browser-kernels',
+    'browser-long-context',
     'browser-models',
     'browser-probe',
     'browser-wllama',
@@ -158,4 +165,58 @@ test('the wllama block: not measured without browser.wllama; with it, its date a
   assert.equal(block[0], 'The run of 2026-11-27 (Chromium 156; wllama 3.13.0; medians of 5 interleaved rounds):');
   assert.equal(block[4], '| attention-wasm | Q8_0 | 2 | 300 | 10.0 | 31/32 | 8.00× | 5.50× |');
   assert.equal(block[5], '| wllama | Q8_0 | 2 | 2400 | 55.0 | 31/32 |  |  |');
+});
+
+test('the long-context block: not measured without browser.longContext; with it, each row, its ratios and a peer that did not run', () => {
+  assert.match(longContextBlock({}), /^Not measured yet/);
+  const ours = {
+    engine: 'attention-wasm kv q8',
+    threads: 2,
+    prompt: 4096,
+    prefillMs: 20000,
+    decodeMs: 40,
+    cacheBytes: 3 * 2 ** 20,
+    heapBytes: 2 ** 30,
+  };
+  const wllama = { engine: 'wllama', threads: 2, prompt: 4096, prefillMs: 100000, decodeMs: 500 };
+  const onnx = {
+    engine: 'transformers.js q8',
+    threads: 2,
+    prompt: 4096,
+    prefillMs: null,
+    decodeMs: null,
+    error: 'out of memory | 3 GiB',
+  };
+  const block = longContextBlock({
+    longContext: {
+      date: '2026-11-28T16:00:00.000Z',
+      runtime: 'Chromium 156',
+      machine: 'a CPU, 2 cores',
+      versions: { wllama: 'wllama 3.13.0' },
+      config: {
+        num_hidden_layers: 30,
+        hidden_size: 576,
+        num_attention_heads: 9,
+        num_key_value_heads: 3,
+        intermediate_size: 1536,
+        vocab_size: 49152,
+        max_position_embeddings: 32768,
+      },
+      storage: 'q8_0',
+      steps: 16,
+      rounds: 3,
+      warmupUpTo: 4096,
+      sessions: [{ rows: [ours, wllama, onnx] }],
+    },
+  }).split('\n');
+  assert.match(
+    block[0],
+    /^The run of 2026-11-28 \(Chromium 156; a CPU, 2 cores; wllama 3\.13\.0\): 30 layers × 576, .* vocabulary 49,152, 32,768 positions, Q8_0 weights; 16 greedy tokens after each prompt; medians of 3 interleaved rounds after one warm-up run each up to 4,096 tokens/,
+  );
+  // 100000 / 20000 = 5.00×, 500 / 40 = 12.50×; the peer that did not run says so (its | escaped).
+  assert.equal(
+    block[4],
+    '| attention-wasm kv q8 | 2 | 4096 | 20000 | 40.0 | 3.0 MiB | 1.0 GiB | 5.00× | 12.50× | did not run | did not run |',
+  );
+  assert.equal(block[6], '| transformers.js q8 | 2 | 4096 | did not run: out of memory / 3 GiB | |  |  |  |  |  |  |');
 });

@@ -267,3 +267,186 @@ test('a src that does not load says why and what to try (the shipped model offli
   assert.match(r[0].text, /src="tiny-gpt2"\) for the tiny GPT-2 this package ships/);
   assert.match(r[1].error, /^attention-explainer: src must be the http\(s\) URL of a model folder/);
 });
+
+// Sampling as transformers' warpers define it, in float64, written here from their definition
+// (not the library's): softmax(logits / T) over the tokens top-k keeps (every token at least
+// as likely as the k-th), then top-p (sorted ascending, the tokens whose cumulative probability
+// is <= 1 - p are removed; the most likely always stays), renormalised; 0 elsewhere.
+function referenceSampling(logits, { temperature, topK, topP }) {
+  const z = Array.from(logits, (x) => x / temperature);
+  let kept = z.map((_, i) => i);
+  if (topK > 0 && topK < z.length) {
+    const kth = [...z].sort((a, b) => b - a)[topK - 1];
+    kept = kept.filter((i) => z[i] >= kth);
+  }
+  const softmax = (ids) => {
+    const max = Math.max(...ids.map((i) => z[i]));
+    const e = ids.map((i) => Math.exp(z[i] - max));
+    const total = e.reduce((a, b) => a + b, 0);
+    return new Map(ids.map((i, n) => [i, e[n] / total]));
+  };
+  let p = softmax(kept);
+  if (topP < 1) {
+    const ascending = [...kept].sort((a, b) => p.get(a) - p.get(b) || b - a);
+    let cumulative = 0;
+    const removed = new Set();
+    for (const i of ascending.slice(0, -1)) {
+      cumulative += p.get(i);
+      if (cumulative <= 1 - topP) removed.add(i);
+    }
+    p = softmax(kept.filter((i) => !removed.has(i)));
+  }
+  return Float64Array.from(z, (_, i) => p.get(i) ?? 0);
+}
+
+test('sampling: probabilities are softmax(logits/T) after top-k and top-p, the greedy pick is the argmax; every head’s keys and values; repeated tokens carry positions; marks named', async () => {
+  const { page, errors } = await open(1280);
+  const report = await page.evaluate(async () => {
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init({ simd: 'baseline' });
+    const out = {};
+    for (const id of ['gpt2', 'llama']) {
+      const el = document.getElementById(id);
+      const root = el.shadowRoot;
+      const model = await attn.loadModel(id === 'gpt2' ? '/web/elements/models/tiny-gpt2/' : el.getAttribute('src'));
+      const json = el.toJSON();
+      const { trace } = model.forward(el.text, { trace: { position: json.position } });
+      const d = model.descriptor;
+      const settings = [
+        { temperature: 0.7, topK: 5, topP: 0.9 },
+        { temperature: 1.3, topK: 0, topP: 0.6 },
+        { temperature: 1, topK: 0, topP: 1 },
+      ];
+      const sampling = settings.map((s) => {
+        el.setAttribute('temperature', String(s.temperature));
+        el.setAttribute('top-k', String(s.topK));
+        el.setAttribute('top-p', String(s.topP));
+        const pick = root.querySelector('p.pick');
+        return {
+          settings: s,
+          rows: [...root.querySelectorAll('table.sampling tbody tr')].map((tr) => ({
+            id: Number(tr.dataset.id),
+            p: Number(tr.dataset.p),
+            picked: tr.classList.contains('picked'),
+            label: tr.querySelector('th').textContent,
+          })),
+          pick: { id: Number(pick.dataset.id), text: pick.textContent },
+          caption: root.querySelector('table.sampling caption').textContent,
+        };
+      });
+      // Stage 3's head chips: each head's keys and values grids, as drawn.
+      const heads = [];
+      for (let h = 0; h < d.numHeads; h++) {
+        root.querySelectorAll('.head-chips button')[h].click();
+        const grids = [...root.querySelectorAll('table.heat')].slice(1, 3);
+        heads.push({
+          head: el.getAttribute('head'),
+          pressed: [...root.querySelectorAll('.head-chips button')].map((b) => b.getAttribute('aria-pressed')),
+          keys: [...grids[0].querySelectorAll('td')].map((td) => td.textContent),
+          values: [...grids[1].querySelectorAll('td')].map((td) => td.textContent),
+          names: grids.map((g) => g.closest('.grid').querySelector('.name').textContent),
+        });
+      }
+      const T = json.tokens.length;
+      out[id] = {
+        logits: Array.from(trace.logits.data),
+        sampling,
+        heads,
+        group: d.numHeads / d.numKvHeads,
+        headDim: d.headDim,
+        T,
+        // every key/value head's rows, as the runner traced them: [kv][T * headDim]
+        layerKeys: Array.from({ length: d.numKvHeads }, (_, kv) =>
+          Array.from(trace.layers[json.layer - 1].keys.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim)),
+        ),
+        layerValues: Array.from({ length: d.numKvHeads }, (_, kv) =>
+          Array.from(trace.layers[json.layer - 1].values.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim)),
+        ),
+        labels: json.tokens.map((t) => t.label),
+        picker: [...root.querySelectorAll('.tokens [role=radio]')].map((b) => b.textContent),
+        jsonNames: json.tokens.map((t) => t.name),
+        marksLine: root.querySelector('.tokens').parentElement.querySelector('.row .status').textContent,
+      };
+      model.dispose();
+    }
+    return out;
+  });
+  const fmt2 = (x) =>
+    x
+      .toFixed(2)
+      .replace(/^-(0\.?0*)$/, '$1')
+      .replace(/^-/, '−');
+  for (const [id, r] of Object.entries(report)) {
+    // Greedy: the largest logit (the first on ties), computed here.
+    const argmax = r.logits.reduce((best, x, i) => (x > r.logits[best] ? i : best), 0);
+    for (const s of r.sampling) {
+      const reference = referenceSampling(r.logits, s.settings);
+      for (const row of s.rows) {
+        const expected = reference[row.id];
+        assert.ok(
+          Math.abs(row.p - expected) <= 1e-9 * Math.max(1, expected),
+          `${id} ${JSON.stringify(s.settings)}: token ${row.id} p ${row.p} vs reference ${expected}`,
+        );
+      }
+      // The rows are the most likely: none left out is likelier than the last shown.
+      const shown = new Set(s.rows.map((row) => row.id));
+      const least = Math.min(...s.rows.map((row) => reference[row.id]));
+      assert.ok(
+        reference.every((p, i) => shown.has(i) || p <= least + 1e-12),
+        `${id}: a likelier token is missing`,
+      );
+      const kept = reference.filter((p) => p > 0).length;
+      assert.match(s.caption, new RegExp(`^${kept} of ${r.logits.length} tokens kept`));
+      assert.equal(s.pick.id, argmax, `${id}: the greedy pick is the argmax`);
+      assert.deepEqual(
+        s.rows.filter((row) => row.picked).map((row) => row.id),
+        [argmax],
+        `${id}: the pick's row is outlined`,
+      );
+      assert.ok(
+        s.pick.text.includes(`with probability ${reference[argmax].toFixed(3)}`),
+        `${id}: the pick's probability: ${s.pick.text}`,
+      );
+      // Every mark a shown token label uses is named in the table's caption.
+      const labels = s.rows.map((row) => row.label).join('');
+      for (const mark of ['␣', '↵', '⇥'])
+        if (labels.includes(mark))
+          assert.ok(s.caption.includes(`${mark} = `), `${id}: ${mark} unexplained: ${s.caption}`);
+      if (/<0x[0-9A-F]{2}>/.test(labels)) assert.ok(s.caption.includes('<0x08> = '), s.caption);
+    }
+    // Each head's chip shows that head's keys and values (its key/value head's, with GQA).
+    r.heads.forEach((shown, h) => {
+      const kv = Math.floor(h / r.group);
+      assert.equal(shown.head, String(h + 1));
+      assert.deepEqual(
+        shown.pressed,
+        r.heads.map((_, i) => String(i === h)),
+      );
+      assert.deepEqual(shown.keys, r.layerKeys[kv].map(fmt2), `${id}: head ${h + 1} keys`);
+      assert.deepEqual(shown.values, r.layerValues[kv].map(fmt2), `${id}: head ${h + 1} values`);
+      assert.match(
+        shown.names[0],
+        r.group > 1 ? new RegExp(`^keys, key/value head ${kv + 1} `) : new RegExp(`^keys, head ${h + 1} `),
+      );
+    });
+    // A repeated token name carries its (1-based) position; a unique one stays as it is.
+    const expected = r.labels.map((label, i) =>
+      r.labels.filter((l) => l === label).length > 1 ? `${label}·${i + 1}` : label,
+    );
+    assert.deepEqual(r.picker, expected, `${id}: token names`);
+    assert.deepEqual(r.jsonNames, expected);
+    assert.equal(new Set(r.picker).size, r.picker.length, `${id}: every name differs`);
+  }
+  // The tiny GPT-2 reads "The cat sat on the mat" byte by byte: repeats exist, and ␣ is named.
+  assert.ok(
+    report.gpt2.picker.some((name) => name.includes('·')),
+    report.gpt2.picker.join(' '),
+  );
+  assert.match(report.gpt2.marksLine, /␣ = space/);
+  // Llama has grouped-query attention (4 heads on 2 key/value heads): heads 1 and 2 share.
+  assert.equal(report.llama.group, 2);
+  assert.deepEqual(report.llama.heads[0].keys, report.llama.heads[1].keys);
+  assert.notDeepEqual(report.llama.heads[1].keys, report.llama.heads[2].keys);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

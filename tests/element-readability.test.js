@@ -437,7 +437,8 @@ test('attention-model model view: the caption names the axes and tokens; focusin
     return {
       caption: el.shadowRoot.querySelector('table.model-grid caption').textContent,
       readout: el.shadowRoot.querySelector('.readout').textContent,
-      labels: json.tokens.map((t) => t.label),
+      // the tokens as the views name them (a repeated one with its position: ␣·2)
+      labels: json.tokens.map((t) => t.name),
       outlined: [...el.shadowRoot.querySelectorAll('button.thumb[aria-current=true]')].map((b) =>
         b.getAttribute('aria-label'),
       ),
@@ -455,6 +456,78 @@ test('attention-model model view: the caption names the axes and tokens; focusin
     r.readout,
     new RegExp(`^Layer 2, head 3: each query's strongest key: ${r.labels[0]}→${r.labels[0]} 1\\.00, `),
   );
+});
+
+test('attention-model model view: a map reads the query, key and weight under the pointer; on paper the hover readings are printed; repeated tokens carry positions', async () => {
+  const { page } = await open('model-model', 1280);
+  const r = await page.evaluate(() => {
+    const el = document.querySelector('attention-model');
+    const root = el.shadowRoot;
+    const json = el.toJSON(); // layer 1's maps [heads, T, T]
+    const T = json.tokens.length;
+    const canvas = root.querySelector('button.thumb[aria-label="layer 1 head 2"] canvas');
+    const box = canvas.getBoundingClientRect();
+    // The pointer over row 3, column 2 (0-based 2, 1): the cell's centre.
+    canvas.dispatchEvent(
+      new PointerEvent('pointermove', {
+        clientX: box.left + ((1 + 0.5) / T) * box.width,
+        clientY: box.top + ((2 + 0.5) / T) * box.height,
+      }),
+    );
+    return {
+      T,
+      names: json.tokens.map((t) => t.name),
+      labels: json.tokens.map((t) => t.label),
+      weight: json.attentions.data[1 * T * T + 2 * T + 1],
+      head2: json.attentions.data.slice(1 * T * T, 2 * T * T),
+      readout: root.querySelector('.readout').textContent,
+      caption: root.querySelector('table.model-grid caption').textContent,
+      printedOnScreen: getComputedStyle(root.querySelector('.print-only')).display,
+    };
+  });
+  await page.emulateMedia({ media: 'print' });
+  const printed = await page.evaluate(() => {
+    const root = document.querySelector('attention-model').shadowRoot;
+    const table = root.querySelector('.print-only table.strongest');
+    return {
+      display: getComputedStyle(root.querySelector('.print-only')).display,
+      rows: [...table.tBodies[0].rows].map((row) => [...row.cells].map((c) => c.textContent)),
+    };
+  });
+  await page.close();
+  const fmt = (x, digits) =>
+    x
+      .toFixed(digits)
+      .replace(/^-(0\.?0*)$/, '$1')
+      .replace(/^-/, '−');
+  assert.equal(
+    r.readout,
+    `Layer 1, head 2: query “${r.names[2]}” (row 3) → key “${r.names[1]}” (column 2): weight ${fmt(r.weight, 3)}`,
+  );
+  // The caption names the first and last tokens of the maps' rows and columns.
+  assert.ok(r.caption.includes(`rows run from “${r.names[0]}” (top) to “${r.names[r.T - 1]}” (bottom)`), r.caption);
+  // Repeated names carry their 1-based position; unique ones are as they are.
+  const counts = new Map();
+  for (const l of r.labels) counts.set(l, (counts.get(l) ?? 0) + 1);
+  assert.deepEqual(
+    r.names,
+    r.labels.map((l, i) => (counts.get(l) > 1 ? `${l}·${i + 1}` : l)),
+  );
+  assert.ok(
+    r.names.some((n) => n.includes('·')),
+    'the tiny GPT-2 repeats byte tokens',
+  );
+  // On screen the printed table is hidden; on paper it lists every layer × head, head 2 of
+  // layer 1 reading each query's strongest key and its weight (computed here from toJSON).
+  assert.equal(r.printedOnScreen, 'none');
+  assert.equal(printed.display, 'block');
+  assert.equal(printed.rows.length, 2 * 4);
+  const strongest = r.names.map((name, i) => {
+    const row = Array.from({ length: r.T }, (_, j) => r.head2[i * r.T + j]);
+    const j = row.indexOf(Math.max(...row));
+    return `${name}→${r.names[j]} ${fmt(row[j], 2)}`;
+  });
+  assert.deepEqual(printed.rows[1], ['1', '2', strongest.join(', ')]);
 });
 
 test('on paper no toolbar and no button that only acts (head chips, head rows, maps and picked tokens stay); colour bars show no sliver of their far end', async () => {

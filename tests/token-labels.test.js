@@ -4,7 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { visibleText, hasMarks } from '../web/elements/format.js';
-import { tokenLabel } from '../web/elements/model-views.js';
+import { tokenLabel, positionedLabels, marksLegend } from '../web/elements/model-views.js';
 
 test('visibleText marks spaces, newlines, tabs, control characters and U+FFFD', () => {
   assert.equal(visibleText('a b\nc\td\b\u0000\u007f\ufffd'), 'a␣b↵c⇥d<0x08><0x00><0x7F><?>');
@@ -31,4 +31,24 @@ test('tokenLabel: covered text, byte tokens, byte-level pieces, word pieces', ()
   // A lone space mark, and a WordPiece continuation.
   assert.equal(tokenLabel({ text: '▁', start: -1, end: -1 }, text), '␣');
   assert.equal(tokenLabel({ text: '##ing', start: -1, end: -1 }, text), 'ing');
+});
+
+test('positionedLabels: a repeated name carries its 1-based position, a unique one stays', () => {
+  assert.deepEqual(positionedLabels(['The', '␣', 'cat', '␣', 'at', 'at']), [
+    'The',
+    '␣·2',
+    'cat',
+    '␣·4',
+    'at·5',
+    'at·6',
+  ]);
+  assert.deepEqual(positionedLabels(['a', 'b']), ['a', 'b']);
+  assert.deepEqual(positionedLabels([]), []);
+});
+
+test('marksLegend names exactly the marks the labels use', () => {
+  assert.equal(marksLegend(['cat', 'dog']), '');
+  assert.equal(marksLegend(['␣cat', 'a↵']), '␣ = space, ↵ = newline');
+  assert.match(marksLegend(['<0xA5>']), /^<0x08> = a byte by its code/);
+  assert.equal(marksLegend(['<0xZZ>']), '');
 });

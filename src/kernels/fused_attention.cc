@@ -421,6 +421,9 @@ HWY_INLINE void TransposeEightKeys(Elements k, int k_stride, KvStorage s, float*
   }
 }
 
+// The key scratch's floats: a q8_0 panel's rows widened, then one row (PackKeyPanels).
+uint64_t KeyRowsFloats(int head_dim) { return uint64_t{kKeysPerTile + 1} * head_dim; }
+
 // Step 1: kᵀ in panels of 8 keys, as float32 (half-stored keys widened exactly on the way):
 // whole panels four columns at a time (TransposeEightKeys); a column tail, and the last
 // partial panel, row by row through `row`. Only data moves: the panels hold the keys' own
@@ -450,6 +453,28 @@ void PackKeyPanels(Elements k, int k_stride, int keys, int head_dim, KvStorage s
   for (int j = whole; j < keys; ++j) {
     RowOf(k + static_cast<size_t>(j) * k_stride, head_dim, s, row);
     for (int c = 0; c < head_dim; ++c) last[c * kKeysPerTile + j - whole] = row[c];
+  }
+}
+
+// q8_0 keys: each panel's (up to) 8 rows widened into scratch a row at a time (one scale per
+// block of 32, DequantizeQ8Elements), then packed as float32 keys: the same floats FourOf
+// gives (d·q is exact), with one scale decoded per block instead of one per four elements.
+//   k: [keys, head_dim] q8_0 elements (row stride k_stride)
+//   scratch: [KeyRowsFloats(head_dim)]: 8 widened rows, then the float packing's row
+//   panels: [ceil(keys / 8), head_dim, 8], zeros past the last key
+void PackKeyPanels(Q8Elements k, int k_stride, int keys, int head_dim, KvStorage, float* scratch,
+                   float* panels) {
+  const size_t panel_floats = static_cast<size_t>(head_dim) * kKeysPerTile;
+  float* widened = scratch;
+  float* row = scratch + static_cast<size_t>(kKeysPerTile) * head_dim;
+  for (int j0 = 0; j0 < keys; j0 += kKeysPerTile) {
+    const int n = std::min(kKeysPerTile, keys - j0);
+    for (int j = 0; j < n; ++j) {
+      DequantizeQ8Elements(k + static_cast<size_t>(j0 + j) * k_stride, head_dim,
+                           widened + static_cast<size_t>(j) * head_dim);
+    }
+    PackKeyPanels(static_cast<const float*>(widened), head_dim, n, head_dim, KvStorage::kFloat32,
+                  row, panels + static_cast<size_t>(j0 / kKeysPerTile) * panel_floats);
   }
 }
 
@@ -504,7 +529,7 @@ struct PackedKeys {
 struct InPlaceKeys {
   static constexpr bool kChecksAfter = true;
   const HeadProblem& pb;
-  FusedWorkspace& ws;  // tile_panel [4, head_dim, 8], key_row [head_dim], saved_acc, and
+  FusedWorkspace& ws;  // tile_panel [4, head_dim, 8], key_rows [9, head_dim], saved_acc, and
                        // with copy_v v_padded [kKeysPerBlock, padded_dim] (padding zero)
   int padded_dim;
   bool copy_v;
@@ -528,7 +553,7 @@ struct InPlaceKeys {
     float* panel = ws.tile_panel.data() +
                    static_cast<size_t>(tile - j0 / kKeysPerTile) * pb.head_dim * kKeysPerTile;
     WithStoredKeys(pb, [&](auto k) {
-      PackKeyPanels(k + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
+      PackKeyPanels(k + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_rows.data(),
                     panel);
     });
     return panel;
@@ -749,7 +774,7 @@ bool PrepareHead(const HeadProblem& pb, FusedWorkspace& ws, int slots) {
       (redo_v && copy_v &&
        !ws.v_padded.Assign(static_cast<uint64_t>(pb.seq_k) * padded_dim, 0.0f)) ||
       !ws.acc.Resize(AccSlotFloats(padded_dim) * slots) || !ws.zero_row.Assign(pb.head_dim, 0.0f) ||
-      !ws.key_row.Resize(pb.head_dim)) {
+      !ws.key_rows.Resize(KeyRowsFloats(pb.head_dim))) {
     ws.packed_k = ws.packed_v = nullptr;
     return false;
   }
@@ -758,7 +783,7 @@ bool PrepareHead(const HeadProblem& pb, FusedWorkspace& ws, int slots) {
     float* panels = ws.k_panels.data() + static_cast<size_t>(key0) * pb.head_dim;
     const size_t from = static_cast<size_t>(key0) * pb.k_stride;
     WithStoredKeys(pb, [&](auto k) {
-      PackKeyPanels(k + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_row.data(),
+      PackKeyPanels(k + from, pb.k_stride, keys, pb.head_dim, pb.kv_storage, ws.key_rows.data(),
                     panels);
     });
     ws.packed_k = k_source;
@@ -810,7 +835,7 @@ bool PrepareInPlace(const HeadProblem& pb, FusedWorkspace& ws, int rows, int pad
   ws.packed_k = ws.packed_v = nullptr;
   ws.packed_tiles_first = ws.packed_tiles_last = 0;
   return ws.tile_panel.Resize(uint64_t{kTilesPerBlock} * pb.head_dim * kKeysPerTile) &&
-         ws.key_row.Resize(pb.head_dim) && ws.zero_row.Assign(pb.head_dim, 0.0f) &&
+         ws.key_rows.Resize(KeyRowsFloats(pb.head_dim)) && ws.zero_row.Assign(pb.head_dim, 0.0f) &&
          ws.acc.Resize(AccSlotFloats(padded_dim)) &&
          ws.saved_acc.Resize(static_cast<uint64_t>(rows) * padded_dim) &&
          (!copy_v || ws.v_padded.Assign(uint64_t{kKeysPerBlock} * padded_dim, 0.0f));
@@ -863,7 +888,7 @@ bool ReserveFusedWorkspaceImpl(FusedWorkspace& ws, int seq_k, int head_dim, int 
                   ws.tile_panel.Resize(uint64_t{kTilesPerBlock} * head_dim * kKeysPerTile) &&
                   ws.v_nonfinite.Resize(num_tiles) && ws.v_padded.Resize(value_rows * padded_dim) &&
                   ws.acc.Resize(AccSlotFloats(static_cast<int>(padded_dim)) * slots) &&
-                  ws.zero_row.Resize(head_dim) && ws.key_row.Resize(head_dim) &&
+                  ws.zero_row.Resize(head_dim) && ws.key_rows.Resize(KeyRowsFloats(head_dim)) &&
                   ws.saved_acc.Resize(uint64_t{kMaxTileRows} * padded_dim);
   ws.packed_k = ws.packed_v = nullptr;
   return ok;

@@ -20,7 +20,8 @@ struct FusedWorkspace {
   Buffer<float> acc;               // per slot: [tile rows, padded value_dim] accumulators,
                                    // slots a cache line apart
   Buffer<float> zero_row;          // [head_dim]: stands in for query rows past seq_q
-  Buffer<float> key_row;           // [head_dim]: a key row of a panel's column tail
+  Buffer<float> key_rows;          // [KeyRowsFloats(head_dim)]: a q8_0 panel's 8 key rows
+                                   // widened, then a key row of a panel's column tail
   Buffer<float> tile_panel;        // [4, head_dim, 8]: a block's key tiles, packed in place
   Buffer<float> saved_acc;         // [tile rows, padded value_dim]: accumulators kept while a
                                    // block's values are added (keys read in place)

@@ -23,6 +23,8 @@ const str = (s, length) => {
   return [u64(length ?? bytes.length), bytes];
 };
 
+// A value's byte parts (no spreading of an array's items into one call: a vocabulary of 150k
+// strings would pass the engine's argument limit).
 function valueBytes(type, v) {
   if (v instanceof Uint8Array) return [v];
   if (type === 4) return [u32(v)];
@@ -32,14 +34,20 @@ function valueBytes(type, v) {
     return [b];
   }
   if (type === 8) return str(v);
-  if (type === 9)
-    return [u32(v.type), u64(v.length ?? v.items.length), ...v.items.flatMap((x) => valueBytes(v.type, x))];
+  if (type === 9) {
+    const parts = [u32(v.type), u64(v.length ?? v.items.length)];
+    for (const item of v.items) for (const part of valueBytes(v.type, item)) parts.push(part);
+    return parts;
+  }
   throw new Error(`helper: value type ${type}`);
 }
 
 export function ggufBytes({ version = 3, tensorCount, kvCount, metadata = [], tensors = [] } = {}) {
   const parts = [enc.encode('GGUF'), u32(version), u64(tensorCount ?? tensors.length), u64(kvCount ?? metadata.length)];
-  for (const m of metadata) parts.push(...str(m.key), u32(m.type), ...valueBytes(m.type, m.value));
+  for (const m of metadata) {
+    parts.push(...str(m.key), u32(m.type));
+    for (const part of valueBytes(m.type, m.value)) parts.push(part);
+  }
   let offset = 0;
   const blobs = [];
   for (const t of tensors) {

@@ -12,23 +12,20 @@
 // Attributes: src (a model folder's URL or a Hub id; absent: the tiny GPT-2 this package ships), text,
 // token (1-based; default the last), layer and head (1-based), temperature, top-k, top-p,
 // eager. Property: model (a PretrainedModel, or a source loadModel takes). Events:
-// `modelload` (detail { model }), `trace` (detail { tokens, position, trace }).
+// `modelload` (detail { model }), `loadprogress` (detail { file, loaded, total, stage }), `trace`
+// (detail { tokens, position, trace }). The loading and its lifecycle: model-element.js.
 import { initCode } from './api.js';
-import { AttentionElement } from './base.js';
+import { ModelElement } from './model-element.js';
 import { errorMessage } from './theme.js';
 import { jsString } from './export.js';
-import { formatNumber, exactNumber, TOKEN_MARKS } from './format.js';
-import { tokenLabel, bar, idLabeller } from './model-views.js';
-import { LIMITS } from './limits.js';
-import { tokensWithin, oncePerFrame, leaseModel } from './model-text.js';
-import { loadWhenNear, sameOrigin } from './print.js';
-import { modelSource, isHubId } from './model-url.js';
-import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS, SHIPPED_NAME, isShippedModel } from './shipped-model.js';
+import { formatNumber, exactNumber } from './format.js';
+import { tokenLabel, bar, idLabeller, marksLegend, positionedLabels } from './model-views.js';
+import { tokensWithin } from './model-text.js';
+import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS } from './shipped-model.js';
 import { createLink, EXPLAINER_VIEWS_STYLE } from './explainer-views.js';
 import { explainerStages } from './explainer-stages.js';
 
 const TAG = 'attention-explainer';
-/** The model the package ships, for pages offline (random weights; tiny). */
 /** Tokens in the sampling table. */
 const SHOWN_TOKENS = 10;
 
@@ -58,147 +55,53 @@ table.sampling td.number { text-align: end; font-variant-numeric: tabular-nums; 
 .barred { display: inline-flex; gap: 0.4rem; align-items: center; }
 .value { font-variant-numeric: tabular-nums; min-width: 3.2em; display: inline-block; text-align: end; }
 .hint { font-size: 0.9em; overflow-wrap: anywhere; }
+p.pick { font-size: 0.9em; margin: 0.3rem 0; }
+table.sampling tr.picked { outline: 2px solid var(--_selected); outline-offset: -2px; font-weight: 700; }
+.head-chips button[aria-pressed=true] { font-weight: 700; border: 2px solid var(--_selected); }
 @media print { section { break-inside: avoid; } }
 ${EXPLAINER_VIEWS_STYLE}`;
 
-export class AttentionExplainer extends AttentionElement {
+export class AttentionExplainer extends ModelElement {
   static tag = TAG;
   static style = STYLE;
 
-  #model = null;
-  #lease = null;
-  #started = false;
-  #result = null; // { text, tokens, labels, position, trace }
-  #error = null;
-  #loading = false;
-  #generation = 0;
+  static hubIds = true;
+  static forwardAttributes = ['text', 'token'];
+
   #link = createLink();
-  #stopLoadWatch = () => {};
 
-  connectedCallback() {
-    super.connectedCallback();
-    if (this.#lease && !this.#lease.renew()) ((this.#lease = null), (this.#model = null), (this.#started = false));
-    if (this.#model) return this.#schedule();
-    this.#stopLoadWatch();
-    this.#stopLoadWatch = loadWhenNear(
-      this,
-      () => {
-        if (!this.#started) this.#loadFrom(this.#source());
-      },
-      { idle: !isHubId(this.#source()) && sameOrigin(this.#source()) },
-    );
-    this.#render();
+  attributeChanged(name) {
+    if (name === 'temperature' || name === 'top-k' || name === 'top-p') this.#renderSampling();
+    else this.render();
   }
 
-  disconnectedCallback() {
-    super.disconnectedCallback();
-    this.#stopLoadWatch();
-    this.#lease?.release();
-  }
-
-  attributeChangedCallback(name, old, value) {
-    if (!this.isConnected || old === value) return;
-    if (name === 'src' && this.#started) this.#loadFrom(this.#source());
-    else if (name === 'text' || name === 'token') this.#schedule();
-    else if (name === 'temperature' || name === 'top-k' || name === 'top-p') this.#renderSampling();
-    else this.#render();
-  }
-
-  /** The model shown (a PretrainedModel), or null while none is loaded. */
-  get model() {
-    return this.#model;
-  }
-  /** A model from attn.loadModel (page code keeps owning it), or a source loadModel takes. */
-  set model(value) {
-    if (value && typeof value.forward === 'function' && typeof value.tokenize === 'function') {
-      this.#generation++;
-      this.#started = true;
-      this.#lease?.release();
-      this.#lease = null;
-      this.#take(value);
-    } else this.#loadFrom(value, 'model');
-  }
-  /** The text the model reads. */
-  get text() {
-    return this.attributeReader().get('text');
-  }
-  set text(value) {
-    this.setAttribute('text', String(value));
-  }
   /** The trace shown (forward's `trace`), with its tokens: { tokens, position, trace }, or null. */
   get result() {
-    const r = this.#result;
+    const r = this.output;
     return r && { tokens: r.tokens, position: r.position, trace: r.trace };
   }
-  /** Why the last load or forward failed, or a bad attribute value (null when neither). */
-  get error() {
-    return this.#error ?? this.attributeError;
-  }
 
-  #source() {
+  /** The src attribute, or the tiny GPT-2 this package ships. */
+  modelSource() {
     return this.getAttribute('src') || SHIPPED_MODEL;
   }
 
-  async #loadFrom(source, name = 'src') {
-    const generation = ++this.#generation;
-    const previous = this.#lease;
-    this.#lease = null;
-    this.#started = true;
-    this.#model = null;
-    this.#result = null;
-    this.#error = null;
-    try {
-      const checked =
-        typeof source === 'string' || source instanceof URL ? modelSource(TAG, name, String(source)) : source;
-      this.#lease = leaseModel(checked, () => {});
-    } catch (error) {
-      this.#error = error;
-    }
-    previous?.release();
-    this.#loading = this.#lease !== null;
-    this.#render();
-    if (!this.#lease) return;
-    try {
-      const model = await this.#lease.promise;
-      if (generation === this.#generation) this.#take(model);
-    } catch (error) {
-      if (generation !== this.#generation) return;
-      this.#loading = false;
-      this.#error = error;
-      this.#render();
-    }
-  }
-
-  #take(model) {
-    this.#model = model;
-    this.#loading = false;
-    this.#error = null;
-    this.dispatchEvent(new CustomEvent('modelload', { bubbles: true, composed: true, detail: { model } }));
-    this.#schedule();
-  }
-
-  #schedule = oncePerFrame(() => this.#forward());
-
   // The one forward: the chosen token's trace (the text's other positions are its keys).
-  #forward() {
-    const model = this.#model;
-    if (!model) return this.#render();
-    this.#error = null;
-    this.#result = null;
-    try {
-      const text = this.text;
-      const tokens = tokensWithin(TAG, model, text);
-      if (tokens.length === 0) return this.#render();
-      const position = this.#index('token', tokens.length);
-      const { trace } = model.forward(text, { trace: { position } });
-      this.#result = { text, tokens, labels: tokens.map((t) => tokenLabel(t, text)), position, trace };
-      this.dispatchEvent(
-        new CustomEvent('trace', { bubbles: true, composed: true, detail: { tokens, position, trace } }),
-      );
-    } catch (error) {
-      this.#error = error;
-    }
-    this.#render();
+  compute(model) {
+    const text = this.text;
+    const tokens = tokensWithin(TAG, model, text);
+    if (tokens.length === 0) return null;
+    const position = this.#index('token', tokens.length);
+    const { trace } = model.forward(text, { trace: { position } });
+    const labels = tokens.map((t) => tokenLabel(t, text));
+    // names: the labels as shown, a repeated one with its position ('at·3')
+    return { text, tokens, labels, names: positionedLabels(labels), position, trace };
+  }
+
+  computed({ tokens, position, trace }) {
+    this.dispatchEvent(
+      new CustomEvent('trace', { bubbles: true, composed: true, detail: { tokens, position, trace } }),
+    );
   }
 
   // A 1-based attribute as a 0-based index in [0, count): token defaults to the last.
@@ -209,7 +112,7 @@ export class AttentionExplainer extends AttentionElement {
 
   #sampling() {
     const reader = this.attributeReader();
-    const V = this.#model?.descriptor.vocabSize ?? 1;
+    const V = this.model?.descriptor.vocabSize ?? 1;
     return {
       temperature: reader.get('temperature'),
       topK: Math.min(reader.get('top-k'), V),
@@ -217,40 +120,41 @@ export class AttentionExplainer extends AttentionElement {
     };
   }
 
-  #render() {
+  render() {
     this.#link.clear();
     const root = this.shadowRoot;
     const parts = [];
-    if (this.#loading || (!this.#model && !this.#error)) {
+    const loading = this.loadProgress !== null;
+    if (loading || (!this.model && !this.runError)) {
       const status = Object.assign(document.createElement('p'), { className: 'status' });
       status.setAttribute('aria-live', 'polite');
-      status.textContent = this.#loading
-        ? `Loading the model (${this.#source()})…`
-        : `The model loads when this element is scrolled into view (${this.#source()}).`;
+      status.textContent = loading
+        ? `Loading the model (${this.modelSource()})…`
+        : `The model loads when this element is scrolled into view (${this.modelSource()}).`;
       parts.push(status);
-      if (this.#loading) {
+      if (loading) {
         const progress = document.createElement('progress'); // indeterminate while it loads
         progress.setAttribute('aria-label', 'loading the model');
         parts.push(progress);
       }
     }
-    if (this.#model) parts.push(this.#inputRow());
-    if (this.#error) {
-      parts.push(errorMessage(this.#error));
-      if (!this.#model)
+    if (this.model) parts.push(this.#inputRow());
+    if (this.runError) {
+      parts.push(errorMessage(this.runError));
+      if (!this.model)
         parts.push(
           Object.assign(document.createElement('p'), {
             className: 'hint',
             textContent: `Try: the URL of a folder holding config.json, tokenizer.json and model.safetensors (ending in /); offline, leave src out (or src="${SHIPPED_MODEL}") for ${SHIPPED_MODEL_WORDS}.`,
           }),
         );
-    } else if (this.#result) {
+    } else if (this.output) {
       const stages = document.createElement('div');
       stages.className = 'stages';
       stages.append(...this.#stages());
       parts.push(this.#pickers(), stages);
     }
-    if (this.#model) parts.push(this.exportBar(TAG));
+    if (this.model) parts.push(this.exportBar(TAG));
     root.replaceChildren(...parts);
     this.showAttributeError(this.attributeReader().checkAll().error);
   }
@@ -258,34 +162,28 @@ export class AttentionExplainer extends AttentionElement {
   #inputRow() {
     const row = document.createElement('div');
     row.className = 'row';
-    const input = document.createElement('input');
-    input.type = 'text';
-    input.maxLength = LIMITS.model.chars;
-    input.value = this.text;
-    input.setAttribute('aria-label', 'text the model reads');
-    input.addEventListener('change', () => {
-      this.removeAttribute('token');
-      this.text = input.value;
-    });
-    const m = this.#model,
-      d = m.descriptor;
+    const d = this.model.descriptor;
     const name = Object.assign(document.createElement('span'), { className: 'status' });
-    name.textContent = `${isShippedModel(m) ? SHIPPED_NAME : (m.config._name_or_path ?? m.modelType)} · ${d.numLayers} layers · ${d.numHeads} heads${d.numKvHeads < d.numHeads ? ` on ${d.numKvHeads} key/value heads` : ''} · d_model ${d.dModel} · head_dim ${d.headDim} · vocabulary ${d.vocabSize}`;
-    row.append(input, name);
+    name.textContent = `${this.modelName()} · ${d.numLayers} layers · ${d.numHeads} heads${d.numKvHeads < d.numHeads ? ` on ${d.numKvHeads} key/value heads` : ''} · d_model ${d.dModel} · head_dim ${d.headDim} · vocabulary ${d.vocabSize}`;
+    // a new text: the token to follow is the last again
+    row.append(
+      this.textField(() => this.removeAttribute('token')),
+      name,
+    );
     return row;
   }
 
   // The token to follow (a radio group: arrow keys move, Enter/Space or click picks), the
   // layer and the head.
   #pickers() {
-    const r = this.#result,
-      d = this.#model.descriptor;
+    const r = this.output,
+      d = this.model.descriptor;
     const wrap = document.createElement('div');
     const group = document.createElement('div');
     group.className = 'tokens';
     group.setAttribute('role', 'radiogroup');
     group.setAttribute('aria-label', 'token to follow');
-    const buttons = r.labels.map((label, i) => {
+    const buttons = r.names.map((label, i) => {
       const b = document.createElement('button');
       b.type = 'button';
       b.setAttribute('role', 'radio');
@@ -323,13 +221,10 @@ export class AttentionExplainer extends AttentionElement {
     return wrap;
   }
 
-  // The legend of the marks in the token labels ('␣ = space'), or ''.
+  // The legend of the marks in the text's token labels ('Tokens: ␣ = space'), or ''.
   #marks() {
-    const all = this.#result.labels.join('');
-    const used = TOKEN_MARKS.filter(([mark]) =>
-      mark.startsWith('<0x') ? /<0x[0-9A-F]{2}>/.test(all) : all.includes(mark),
-    );
-    return used.length ? `Tokens: ${used.map(([mark, meaning]) => `${mark} = ${meaning}`).join(', ')}` : '';
+    const legend = marksLegend(this.output.labels);
+    return legend ? `Tokens: ${legend}` : '';
   }
 
   #pick(i) {
@@ -340,36 +235,49 @@ export class AttentionExplainer extends AttentionElement {
     );
   }
 
+  // A menu of the layer or head attribute (model-element.js attributeMenu).
   #select(attribute, count, label) {
-    const select = document.createElement('select');
-    select.setAttribute('aria-label', label);
-    const current = this.#index(attribute, count);
-    for (let i = 0; i < count; i++) {
-      const option = document.createElement('option');
-      option.value = String(i + 1);
-      option.textContent = `${label} ${i + 1}`;
-      option.selected = i === current;
-      select.append(option);
+    return this.attributeMenu(attribute, count, { label, current: this.#index(attribute, count) });
+  }
+
+  // Stage 3's head chips: whose keys and values the grids show (the head attribute; the
+  // other stages show every head). A pressed chip keeps the focus when the view is redrawn.
+  #headChips() {
+    const d = this.model.descriptor;
+    const current = this.#index('head', d.numHeads);
+    const group = document.createElement('div');
+    group.className = 'row head-chips print-hide';
+    group.setAttribute('role', 'group');
+    group.setAttribute('aria-label', 'keys and values of head');
+    group.append(Object.assign(document.createElement('span'), { textContent: 'keys and values of:' }));
+    for (let h = 0; h < d.numHeads; h++) {
+      const b = Object.assign(document.createElement('button'), { type: 'button', textContent: `head ${h + 1}` });
+      b.setAttribute('aria-pressed', String(h === current));
+      b.addEventListener('click', () => {
+        this.setAttribute('head', String(h + 1));
+        this.shadowRoot.querySelector('.head-chips [aria-pressed=true]')?.focus();
+      });
+      group.append(b);
     }
-    select.addEventListener('change', () => this.setAttribute(attribute, select.value));
-    return select;
+    return group;
   }
 
   // The ten stages (explainer-stages.js) of the shown layer and head.
   #stages() {
-    const d = this.#model.descriptor;
+    const d = this.model.descriptor;
     return explainerStages({
-      model: this.#model,
-      result: this.#result,
+      model: this.model,
+      result: this.output,
       layer: this.#index('layer', d.numLayers),
       head: this.#index('head', d.numHeads),
       link: this.#link,
-      sampling: () => [this.#sliders(), this.#samplingTable()],
+      headPicker: () => this.#headChips(),
+      sampling: () => [this.#sliders(), this.#samplingResult()],
     });
   }
 
   #sliders() {
-    const V = this.#model.descriptor.vocabSize;
+    const V = this.model.descriptor.vocabSize;
     const s = this.#sampling();
     const row = document.createElement('div');
     row.className = 'row';
@@ -395,27 +303,50 @@ export class AttentionExplainer extends AttentionElement {
     return row;
   }
 
-  // The probabilities the library returns for these logits and settings, most likely first.
-  #samplingTable() {
-    const model = this.#model,
-      t = this.#result.trace;
-    const s = this.#sampling();
-    const p = model.samplingDistribution(t.logits, s);
+  // The sampling stage's result: the greedy pick drawn (the token temperature 0 takes: the
+  // library's samplingDistribution at temperature 0, 1 on the largest logit) with its
+  // probability at these settings, then the table of the most likely tokens.
+  #samplingResult() {
+    const model = this.model,
+      r = this.output;
+    const p = model.samplingDistribution(r.trace.logits, this.#sampling());
+    const pick = model.samplingDistribution(r.trace.logits, { temperature: 0 }).indexOf(1);
+    const decode = idLabeller(model);
+    const wrap = document.createElement('div');
+    wrap.className = 'sampling-result';
+    const line = document.createElement('p');
+    line.className = 'pick';
+    line.dataset.id = String(pick);
+    line.append(
+      `After token ${r.position + 1} “${r.names[r.position]}”, the greedy pick (temperature 0 takes the largest logit): `,
+      Object.assign(document.createElement('strong'), { textContent: `“${decode(pick)}”` }),
+      ` (id ${pick}, outlined in the table); at these settings sampling draws it with probability ${formatNumber(p[pick], 3)}.`,
+    );
+    wrap.append(line, this.#samplingTable(p, pick, decode));
+    return wrap;
+  }
+
+  // The probabilities `p` the library returned for these logits and settings, most likely
+  // first; the greedy pick's row outlined; the marks its token labels use named.
+  #samplingTable(p, pick, decode) {
+    const model = this.model,
+      t = this.output.trace;
     const kept = p.reduce((n, x) => n + (x > 0), 0);
     const order = Array.from(p.keys())
       .sort((a, b) => p[b] - p[a] || t.logits.data[b] - t.logits.data[a])
       .slice(0, SHOWN_TOKENS);
+    const labels = order.map(decode);
+    const marks = marksLegend([...labels, decode(pick)]);
     const table = document.createElement('table');
     table.className = 'sampling';
-    table.createCaption().textContent = `${kept} of ${model.descriptor.vocabSize} tokens kept (the others get 0); the ${order.length} most likely:`;
+    table.createCaption().textContent = `${kept} of ${model.descriptor.vocabSize} tokens kept (the others get 0); the ${order.length} most likely:${marks ? ` (tokens: ${marks})` : ''}`;
     const head = table.createTHead().insertRow();
     for (const title of ['next token', 'id', 'logit', 'probability'])
       head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: title }));
     const body = table.createTBody();
-    const decode = idLabeller(model);
-    for (const id of order) {
+    order.forEach((id, i) => {
       const tr = body.insertRow();
-      tr.append(Object.assign(document.createElement('th'), { scope: 'row', textContent: decode(id) }));
+      tr.append(Object.assign(document.createElement('th'), { scope: 'row', textContent: labels[i] }));
       Object.assign(tr.insertCell(), { className: 'number', textContent: String(id) });
       const logit = Object.assign(tr.insertCell(), {
         className: 'number',
@@ -427,32 +358,33 @@ export class AttentionExplainer extends AttentionElement {
       probability.title = exactNumber(p[id]);
       tr.dataset.id = String(id);
       tr.dataset.p = String(p[id]);
-    }
+      if (id === pick) tr.classList.add('picked');
+    });
     return table;
   }
 
   #renderSampling() {
-    const old = this.shadowRoot.querySelector('table.sampling');
-    if (!old || !this.#result?.trace.logits) return this.#render();
-    old.replaceWith(this.#samplingTable());
+    const old = this.shadowRoot.querySelector('.sampling-result');
+    if (!old || !this.output?.trace.logits) return this.render();
+    old.replaceWith(this.#samplingResult());
     this.showAttributeError(this.attributeReader().checkAll().error);
   }
 
   /** The tokens, the traced position, the shown layer's stages and the sampling's probabilities, as JSON. */
   toJSON() {
-    const r = this.#result;
-    const base = { element: TAG, src: this.#source(), text: this.text };
+    const r = this.output;
+    const base = { element: TAG, src: this.modelSource(), text: this.text };
     if (!r) return { ...base, tokens: [], trace: null };
-    const d = this.#model.descriptor;
+    const d = this.model.descriptor;
     const l = this.#index('layer', d.numLayers);
     const plain = (x) => x && { shape: x.shape, data: Array.from(x.data) };
     const layer = Object.fromEntries(Object.entries(r.trace.layers[l]).map(([k, v]) => [k, plain(v)]));
     const s = this.#sampling();
-    const p = r.trace.logits ? this.#model.samplingDistribution(r.trace.logits, s) : null;
+    const p = r.trace.logits ? this.model.samplingDistribution(r.trace.logits, s) : null;
     return {
       ...base,
-      modelType: this.#model.modelType,
-      tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i] })),
+      modelType: this.model.modelType,
+      tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i], name: r.names[i] })),
       position: r.position,
       layer: l + 1,
       trace: {
@@ -468,18 +400,18 @@ export class AttentionExplainer extends AttentionElement {
 
   /** JavaScript that loads this model and computes what the element shows. */
   toCode() {
-    const r = this.#result;
+    const r = this.output;
     const position = r ? r.position : 0;
     const s = this.#sampling();
     return `import { init } from 'attention-wasm';
 
 ${initCode()}
-const model = await attn.loadModel(${jsString(this.#source())});
+const model = await attn.loadModel(${jsString(this.modelSource())});
 const { trace } = model.forward(${jsString(this.text)}, { trace: { position: ${position} } });
 // trace.embedding [d]; trace.layers[l]: norm1, query [H, hd], keys, values, scores, maskedScores,
 // weights [H, T], heads, attentionOutput, attentionResidual, norm2, mlpPre, mlpHidden, mlpOutput, residual
 const p = model.samplingDistribution(trace.logits, { temperature: ${s.temperature}, topK: ${s.topK}, topP: ${s.topP} });
-console.log(trace.layers[${this.#index('layer', this.#model?.descriptor.numLayers ?? 1)}].weights, p);
+console.log(trace.layers[${this.#index('layer', this.model?.descriptor.numLayers ?? 1)}].weights, p);
 `;
   }
 }

@@ -14,15 +14,24 @@
 // (detail { model }), `forward` (detail { tokens, attentions }), `loadprogress` (detail
 // { file, loaded, total, stage }).
 import { AttentionHeatmap } from './attention-heatmap.js';
-import { idLabeller, modelGrid, neuronTable, probabilityList, tokenLabel, topK, softmax } from './model-views.js';
+import {
+  idLabeller,
+  marksLegend,
+  neuronTable,
+  positionedLabels,
+  probabilityList,
+  tokenLabel,
+  topK,
+  softmax,
+} from './model-views.js';
+import { modelGrid, strongestKeysTable } from './model-grid.js';
 import { jsString } from './export.js';
-import { TOKEN_MARKS } from './format.js';
-import { AttentionElement, scrollRegion } from './base.js';
+import { scrollRegion } from './base.js';
+import { ModelElement } from './model-element.js';
 import { errorMessage } from './theme.js';
 import { LIMITS } from './limits.js';
-import { tokensWithin, oncePerFrame, leaseModel } from './model-text.js';
-import { loadWhenNear, sameOrigin } from './print.js';
-import { modelUrl } from './model-url.js';
+import { tokensWithin } from './model-text.js';
+import { sameOrigin } from './print.js';
 import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS, SHIPPED_NAME, isShippedModel } from './shipped-model.js';
 
 const TAG = 'attention-model';
@@ -47,16 +56,17 @@ table.probabilities th { overflow-wrap: anywhere; max-width: 12rem; }
 .scroll { overflow-x: auto; max-width: 100%; }
 button.thumb { padding: 0; border: 2px solid transparent; background: none; line-height: 0; cursor: pointer; }
 button.thumb[aria-current=true] { border-color: var(--_focus, #2563eb); }
-button.thumb canvas { width: 48px; height: 48px; image-rendering: pixelated; }
+button.thumb canvas { width: 48px; height: 48px; image-rendering: pixelated; outline: 1px solid var(--_cell-edge); outline-offset: 0; display: block; }
 .bar { position: relative; display: inline-block; width: 7rem; height: 0.9em; background: color-mix(in srgb, currentColor 10%, transparent); vertical-align: middle; }
 .bar .fill { position: absolute; inset: 0 auto 0 0; background: var(--_bar, #2563eb); opacity: 0.7; }
 .barred { display: inline-flex; gap: 0.4rem; align-items: center; }
 .value, td.number { font-variant-numeric: tabular-nums; min-width: 3.2em; display: inline-block; text-align: end; }
-table.neuron td.dim { min-width: 2.6em; height: 1.3em; padding: 0.1rem 0.2rem; font-size: max(0.8em, 11px); text-align: end; font-variant-numeric: tabular-nums; border: 1px solid var(--attn-border, #8884); }
+table.neuron td.dim { min-width: 2.6em; height: 1.3em; padding: 0.1rem 0.2rem; font-size: max(0.8em, 11px); text-align: end; font-variant-numeric: tabular-nums; border: 1px solid var(--_cell-edge); }
 table.neuron td.note { font-size: 0.85em; opacity: 0.85; }
 table.neuron th[tabindex]:focus { outline: 2px solid var(--_focus); }
 .readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
 .print-only { display: none; }
+table.strongest td { vertical-align: top; overflow-wrap: anywhere; }
 @media print {
   .print-only { display: block; }
   progress, progress + .status { display: none; }
@@ -85,14 +95,6 @@ function headNames(d) {
   return Array.from({ length: d.numHeads }, (_, h) => `head ${h + 1} · key/value head ${Math.floor(h / group) + 1}`);
 }
 
-// The legend of the marks the token labels use ('␣ = space, <0x08> = a byte …'), or ''.
-function tokenMarks(labels) {
-  const all = labels.join('');
-  return TOKEN_MARKS.filter(([mark]) => (mark.startsWith('<0x') ? /<0x[0-9A-F]{2}>/.test(all) : all.includes(mark)))
-    .map(([mark, meaning]) => `${mark} = ${meaning}`)
-    .join(', ');
-}
-
 // What to try when a model did not load: the folder's URL, the model shipped for offline use,
 // a Hub folder online.
 function loadHint() {
@@ -102,86 +104,11 @@ function loadHint() {
   return p;
 }
 
-export class AttentionModel extends AttentionElement {
+export class AttentionModel extends ModelElement {
   static tag = TAG;
   static style = STYLE;
 
-  #model = null;
-  #lease = null; // on the model shown or loading, unless page code handed the model over
-  #started = false; // whether a load from src has been started (loads wait for the viewport)
-  #result = null; // { tokens, labels, maps: per layer [H, T, T], extra: probabilities }
-  #error = null;
-  #loadFailed = false; // the error is a failed load: the error line says what to try
-  #progress = null; // the last progress event while loading
-  #generation = 0;
-  #stopLoadWatch = () => {};
   #hiddenHeads = { count: 0, heads: [] }; // heads toggled off in the head view, kept across rebuilds
-
-  connectedCallback() {
-    super.connectedCallback();
-    // Back within the grace: the same model (or its load) again. Later: it was freed, load anew.
-    if (this.#lease && !this.#lease.renew()) this.#forgetModel();
-    if (this.#model) return this.#schedule();
-    if (!this.hasAttribute('src')) return this.#render();
-    // A checkpoint is downloaded when the element nears the viewport (or prints), unless
-    // `eager`: a page of many models does not fetch them all up front.
-    this.#stopLoadWatch();
-    this.#stopLoadWatch = loadWhenNear(
-      this,
-      () => {
-        if (!this.#started) this.#loadFrom(this.getAttribute('src'));
-      },
-      { idle: sameOrigin(this.getAttribute('src')) },
-    );
-    this.#render(); // says that it waits
-  }
-
-  // The model stays loaded for the cache's grace (a move re-adds the element at once), then
-  // is freed unless another element shows it.
-  disconnectedCallback() {
-    super.disconnectedCallback();
-    this.#stopLoadWatch();
-    this.#lease?.release();
-  }
-
-  attributeChangedCallback(name, old, value) {
-    if (!this.isConnected || old === value) return;
-    if (name === 'src' && (this.#started || this.hasAttribute('eager'))) this.#loadFrom(value);
-    else if (name === 'text') this.#schedule();
-    else this.#render();
-  }
-
-  /** The model shown (a PretrainedModel), or null while none is loaded. */
-  get model() {
-    return this.#model;
-  }
-  /**
-   * A model from attn.loadModel, or a source loadModel takes (Files, a Map or object of file
-   * names to bytes, a URL): the element loads it.
-   */
-  set model(value) {
-    if (value && typeof value.forward === 'function' && typeof value.tokenize === 'function') {
-      this.#generation++;
-      this.#started = true;
-      this.#letGo(); // page code owns the model it hands over: the element never frees it
-      this.#take(value);
-    } else {
-      this.#loadFrom(value, 'model');
-    }
-  }
-
-  /** The text the model reads. */
-  get text() {
-    return this.attributeReader().get('text');
-  }
-  set text(value) {
-    this.setAttribute('text', String(value));
-  }
-
-  /** Why the last load or forward failed, or a bad attribute value (null when neither). */
-  get error() {
-    return this.#error ?? this.attributeError;
-  }
 
   /** 'head', 'model' or 'neuron' ('head' also while the attribute is bad: attributes.js). */
   get view() {
@@ -191,111 +118,41 @@ export class AttentionModel extends AttentionElement {
     this.setAttribute('view', v);
   }
 
-  // A load from `source` (the src attribute, or what was given to .model). A newer load
-  // makes this one stale: its model is never shown, and its lease is let go at once.
-  async #loadFrom(source, name = 'src') {
-    const generation = ++this.#generation;
-    const previous = this.#lease;
-    this.#lease = null;
-    this.#started = true;
-    this.#model = null;
-    this.#result = null;
-    this.#error = null;
-    this.#loadFailed = false;
-    this.#progress = null;
-    const onProgress = (p) => {
-      if (generation !== this.#generation) return;
-      this.#progress = p;
-      this.dispatchEvent(new CustomEvent('loadprogress', { bubbles: true, composed: true, detail: p }));
-      this.#renderProgress();
+  // The forward: the text's tokens, every layer's attention maps and the chosen layer's queries
+  // and keys (the neuron view). Its output: { text, tokens, labels (tokenLabel's), names (the
+  // labels the views show: a repeated one with its position), T, layer, maps: per layer
+  // [H, T, T], queries, keys, extra: what the head adds }, or null for an empty text.
+  compute(model) {
+    const text = this.text;
+    if (text.trim() === '') return null;
+    const tokens = tokensWithin(TAG, model, text);
+    const layer = this.#index('layer', model.descriptor.numLayers);
+    const out = model.forward(text, { attentions: true, queriesAndKeys: layer });
+    const labels = tokens.map((t) => tokenLabel(t, text));
+    const names = positionedLabels(labels);
+    return {
+      text,
+      tokens,
+      labels,
+      names,
+      T: tokens.length,
+      layer,
+      maps: out.attentions.map((a) => a.data),
+      attentions: out.attentions,
+      queries: out.queries,
+      keys: out.keys,
+      extra: this.#extra(model, out, tokens, names),
     };
-    try {
-      if (source != null && source !== '') {
-        const checked =
-          typeof source === 'string' || source instanceof URL ? modelUrl(TAG, name, String(source)) : source;
-        this.#lease = leaseModel(checked, onProgress);
-        this.#progress = { file: 'config.json', loaded: 0, total: null };
-      }
-    } catch (error) {
-      this.#error = error;
-    }
-    // The old model is let go once the new load holds its own lease: src flipping back to
-    // the old one within the cache's grace gets the same model without a second load.
-    previous?.release();
-    this.#render();
-    const lease = this.#lease;
-    if (!lease) return;
-    try {
-      const model = await lease.promise;
-      if (generation !== this.#generation) return;
-      this.#take(model);
-    } catch (error) {
-      if (generation !== this.#generation) return;
-      this.#progress = null;
-      this.#error = error;
-      this.#loadFailed = true;
-      this.#render();
-    }
   }
 
-  // Lets go of the element's lease (not of a model page code handed over).
-  #letGo() {
-    this.#lease?.release();
-    this.#lease = null;
-  }
-
-  // The element's model was freed while it was off the page: it loads again when back.
-  #forgetModel() {
-    this.#generation++;
-    this.#lease = null;
-    this.#started = false;
-    this.#model = null;
-    this.#result = null;
-    this.#progress = null;
-  }
-
-  #take(model) {
-    this.#model = model;
-    this.#progress = null;
-    this.#error = null;
-    this.dispatchEvent(new CustomEvent('modelload', { bubbles: true, composed: true, detail: { model } }));
-    this.#schedule();
-  }
-
-  // One forward per frame, however fast the text changes.
-  #schedule = oncePerFrame(() => this.#forward());
-
-  #forward() {
-    const model = this.#model;
-    if (!model) return this.#render();
-    this.#error = null;
-    this.#result = null;
-    try {
-      const text = this.text;
-      if (text.trim() === '') return this.#render();
-      const tokens = tokensWithin(TAG, model, text);
-      const layer = this.#index('layer', model.descriptor.numLayers);
-      const out = model.forward(text, { attentions: true, queriesAndKeys: layer });
-      const T = tokens.length;
-      const labels = tokens.map((t) => tokenLabel(t, text));
-      this.#result = {
-        text,
-        tokens,
-        labels,
-        T,
-        layer,
-        maps: out.attentions.map((a) => a.data),
-        queries: out.queries,
-        keys: out.keys,
-        extra: this.#extra(model, out, tokens, labels),
-      };
-      this.dispatchEvent(
-        new CustomEvent('forward', { bubbles: true, composed: true, detail: { tokens, attentions: out.attentions } }),
-      );
-    } catch (error) {
-      this.#error = error;
-    }
-    this.#render();
+  computed(r) {
+    this.dispatchEvent(
+      new CustomEvent('forward', {
+        bubbles: true,
+        composed: true,
+        detail: { tokens: r.tokens, attentions: r.attentions },
+      }),
+    );
   }
 
   // What the head adds: next-token probabilities, label probabilities, masked-token guesses.
@@ -334,7 +191,7 @@ export class AttentionModel extends AttentionElement {
   // A 1-based attribute as a 0-based index in [0, count). The neuron view opens on the last
   // query (it sees every key; a decoder's first query sees only itself).
   // Attribute `name` (layer, head or query: 1-based, at most `count`) as a 0-based index.
-  // Absent, a word (head="all") or bad (its message shows above the element: #render): layer
+  // Absent, a word (head="all") or bad (its message shows above the element: render): layer
   // and head 1, query the last token.
   #index(name, count) {
     const n = this.attributeReader().get(name, count);
@@ -350,20 +207,20 @@ export class AttentionModel extends AttentionElement {
   // The first bad attribute value: each read with the bounds of the model shown.
   #attributeError() {
     const attributes = this.attributeReader();
-    const d = this.#model?.descriptor;
+    const d = this.model?.descriptor;
     if (d) {
       attributes.get('layer', d.numLayers);
       attributes.get('head', d.numHeads);
-      if (this.#result) attributes.get('query', this.#result.T);
+      if (this.output) attributes.get('query', this.output.T);
     }
     return attributes.checkAll().error;
   }
 
-  #renderProgress() {
+  progressChanged() {
     const progress = this.shadowRoot.querySelector('progress');
     const status = this.shadowRoot.querySelector('.status');
-    if (!progress || !this.#progress) return this.#render();
-    const { file, loaded, total, stage } = this.#progress;
+    if (!progress || !this.loadProgress) return this.render();
+    const { file, loaded, total, stage } = this.loadProgress;
     if (total) {
       progress.max = total;
       progress.value = loaded;
@@ -377,19 +234,19 @@ export class AttentionModel extends AttentionElement {
         : `Downloading ${file}: ${mb(loaded)}${total ? ` of ${mb(total)}` : ''} MiB`;
   }
 
-  #render() {
+  render() {
     const root = this.shadowRoot;
-    if (this.#progress) {
+    if (this.loadProgress) {
       const progress = document.createElement('progress');
       progress.setAttribute('aria-label', 'loading the model');
       const status = document.createElement('div');
       status.className = 'status';
       status.setAttribute('aria-live', 'polite');
       root.replaceChildren(progress, status, this.#printNote());
-      return this.#renderProgress();
+      return this.progressChanged();
     }
     const parts = [];
-    if (!this.#model && !this.#started && !this.#error && this.hasAttribute('src')) {
+    if (!this.model && !this.loadStarted && !this.runError && this.hasAttribute('src')) {
       const waiting = document.createElement('p');
       waiting.className = 'status';
       waiting.textContent = `The model loads when this element is scrolled into view (${this.getAttribute('src')}).`;
@@ -398,18 +255,18 @@ export class AttentionModel extends AttentionElement {
       const stranded = globalThis.navigator?.onLine === false && !sameOrigin(this.getAttribute('src'));
       parts.push(...(stranded ? [this.#offlineLine(), loadHint()] : [waiting]));
     }
-    if (this.#model) parts.push(this.#inputRow(), this.#viewRow());
-    if (this.#error && this.#loadFailed && globalThis.navigator?.onLine === false) parts.push(this.#offlineLine());
-    if (this.#error) parts.push(errorMessage(this.#error));
-    if (this.#error && this.#loadFailed) parts.push(loadHint());
-    else if (this.#result) {
+    if (this.model) parts.push(this.#inputRow(), this.#viewRow());
+    if (this.runError && this.loadFailed && globalThis.navigator?.onLine === false) parts.push(this.#offlineLine());
+    if (this.runError) parts.push(errorMessage(this.runError));
+    if (this.runError && this.loadFailed) parts.push(loadHint());
+    else if (this.output) {
       // The view beside what the head adds: a wide page uses its width, a narrow one stacks.
       const main = document.createElement('div');
       main.className = 'main';
-      main.append(this.#body(), ...(this.#result.extra ? [this.#result.extra] : []));
+      main.append(this.#body(), ...(this.output.extra ? [this.output.extra] : []));
       parts.push(this.#caption(), main);
     }
-    if (this.#model) parts.push(this.exportBar(TAG));
+    if (this.model) parts.push(this.exportBar(TAG));
     root.replaceChildren(...parts);
     this.showAttributeError(this.#attributeError());
   }
@@ -417,8 +274,8 @@ export class AttentionModel extends AttentionElement {
   // What the view shows, in words: which side is the query, what a line's opacity or a cell's
   // shade means, what the colours are.
   #caption() {
-    const d = this.#model.descriptor,
-      r = this.#result;
+    const d = this.model.descriptor,
+      r = this.output;
     const layer = this.#index('layer', d.numLayers) + 1;
     const p = document.createElement('p');
     p.className = 'caption';
@@ -427,7 +284,7 @@ export class AttentionModel extends AttentionElement {
     } else if (this.view === 'neuron') {
       const h = this.#index('head', d.numHeads) + 1,
         i = this.#index('query', r.T);
-      p.textContent = `Layer ${layer}, head ${h}: how the query “${r.labels[i]}” scores each key: q · k (head_dim ${d.headDim}) scaled, then softmax into weights that sum to 1.${d.causal ? ' Later keys are masked: a decoder sees only itself and what came before.' : ''}`;
+      p.textContent = `Layer ${layer}, head ${h}: how the query “${r.names[i]}” scores each key: q · k (head_dim ${d.headDim}) scaled, then softmax into weights that sum to 1.${d.causal ? ' Later keys are masked: a decoder sees only itself and what came before.' : ''}`;
     } else {
       const head = this.#head(d);
       const which =
@@ -440,7 +297,7 @@ export class AttentionModel extends AttentionElement {
       p.textContent = `Layer ${layer}, ${which}: a line joins each query token (left) to each key token (right)${keys}; the more opaque the line, the more weight the query gives that key.`;
     }
     const shown = [...r.labels, ...Array.from(r.extra?.querySelectorAll('th') ?? [], (th) => th.textContent)];
-    const marks = tokenMarks(shown);
+    const marks = marksLegend(shown);
     if (marks) p.textContent += ` Tokens: ${marks}.`;
     return p;
   }
@@ -471,17 +328,7 @@ export class AttentionModel extends AttentionElement {
   #inputRow() {
     const row = document.createElement('div');
     row.className = 'row';
-    const input = document.createElement('input');
-    input.type = 'text';
-    // A text past the limit is refused (#forward); the field holds its start only (laying out
-    // a megabyte in a text field took 200-400 ms), and typing stops at the limit.
-    input.maxLength = LIMITS.model.chars;
-    input.value = this.text.slice(0, LIMITS.model.chars);
-    input.setAttribute('aria-label', 'text the model reads');
-    input.addEventListener('change', () => {
-      this.text = input.value;
-    });
-    const m = this.#model;
+    const m = this.model;
     const name = document.createElement('span');
     name.className = 'status';
     const d = m.descriptor;
@@ -491,8 +338,8 @@ export class AttentionModel extends AttentionElement {
       windows > 0
         ? ` · ${windows === d.numLayers ? 'every layer' : `${windows} of ${d.numLayers} layers`} windowed`
         : '';
-    name.textContent = `${isShippedModel(m) ? SHIPPED_NAME : (m.config._name_or_path ?? m.modelType)} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
-    row.append(input, name);
+    name.textContent = `${this.modelName()} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
+    row.append(this.textField(), name);
     return row;
   }
 
@@ -516,41 +363,29 @@ export class AttentionModel extends AttentionElement {
       });
       row.append(b);
     }
-    const d = this.#model.descriptor;
+    const d = this.model.descriptor;
     if (this.view !== 'model') row.append(this.#select('layer', d.numLayers, 'layer', layerNames(d)));
     if (this.view === 'neuron') {
       row.append(this.#select('head', d.numHeads, 'head', headNames(d)));
-      row.append(this.#select('query', this.#result?.T ?? 1, 'query', this.#result?.labels));
+      row.append(this.#select('query', this.output?.T ?? 1, 'query', this.output?.labels));
     }
     return row;
   }
 
+  // A menu of the layer, head or query attribute (model-element.js attributeMenu); a new
+  // layer runs the forward again (the neuron view needs that layer's q and k).
   #select(attribute, count, label, names) {
-    const select = document.createElement('select');
-    select.setAttribute('aria-label', label);
-    const current = this.#index(attribute, count);
-    for (let i = 0; i < count; i++) {
-      const option = document.createElement('option');
-      option.value = String(i + 1);
-      // Token names read '3: cat'; layer and head names are whole ('layer 2 · window 512').
-      option.textContent = !names
-        ? `${label} ${i + 1}`
-        : names[i].startsWith(`${label} `)
-          ? names[i]
-          : `${i + 1}: ${names[i]}`;
-      option.selected = i === current;
-      select.append(option);
-    }
-    select.addEventListener('change', () => {
-      this.setAttribute(attribute, select.value);
-      if (attribute === 'layer') this.#schedule(); // the neuron view needs that layer's q and k
+    return this.attributeMenu(attribute, count, {
+      label,
+      names,
+      current: this.#index(attribute, count),
+      changed: () => attribute === 'layer' && this.scheduleForward(),
     });
-    return select;
   }
 
   #body() {
-    const r = this.#result;
-    const d = this.#model.descriptor;
+    const r = this.output;
+    const d = this.model.descriptor;
     const layer = this.#index('layer', d.numLayers);
     if (this.view === 'model') {
       return scrollRegion(
@@ -566,13 +401,13 @@ export class AttentionModel extends AttentionElement {
           },
           // the maps the head view shows: one head, or every head of the layer (all, average)
           [layer, typeof this.#head(d) === 'number' ? this.#head(d) - 1 : null],
-          r.labels,
+          r.names,
         ),
       );
     }
     if (this.view === 'neuron') {
       if (r.layer !== layer) {
-        this.#schedule();
+        this.scheduleForward();
         return document.createElement('div');
       }
       const h = this.#index('head', d.numHeads),
@@ -586,11 +421,11 @@ export class AttentionModel extends AttentionElement {
       );
       const weights = r.maps[layer].subarray((h * r.T + i) * r.T, (h * r.T + i + 1) * r.T);
       // (a narrow page scrolls the table sideways in a labelled region: neuronTable)
-      return neuronTable(q, keys, weights, r.labels, r.labels[i], (j) => !d.causal || j <= i);
+      return neuronTable(q, keys, weights, r.names, r.names[i], (j) => !d.causal || j <= i);
     }
     const heatmap = document.createElement('attention-heatmap');
     heatmap.setAttribute('view', r.T > LIMITS.heatmap.lineTokens ? 'grid' : 'lines');
-    heatmap.setAttribute('tokens', JSON.stringify(r.labels));
+    heatmap.setAttribute('tokens', JSON.stringify(r.names));
     heatmap.setAttribute('toolbar', 'none'); // the element's own toolbar exports the view
     // bertviz's head view: every head overlaid, a colour each, unless a head is chosen.
     const head = this.#head(d);
@@ -609,23 +444,26 @@ export class AttentionModel extends AttentionElement {
     heatmap.addEventListener('headtoggle', (e) => {
       this.#hiddenHeads = { count: d.numHeads, heads: e.detail.hidden };
     });
-    return heatmap;
+    // On paper the weights the lines show on hover are lost: each query's strongest keys instead.
+    const view = document.createElement('div');
+    view.append(heatmap, strongestKeysTable(r.maps, d.numHeads, r.T, r.names, [layer]));
+    return view;
   }
 
   /** The tokens and the selected layer's attention maps, as JSON. */
   toJSON() {
-    const r = this.#result;
-    const d = this.#model?.descriptor;
+    const r = this.output;
+    const d = this.model?.descriptor;
     if (!r || !d) return { element: TAG, src: this.getAttribute('src'), text: this.text, tokens: [], attentions: null };
     const layer = this.#index('layer', d.numLayers);
     const maps = r.maps[layer];
     return {
       element: TAG,
       src: this.getAttribute('src'),
-      modelType: this.#model.modelType,
-      ...(isShippedModel(this.#model) ? { model: SHIPPED_NAME } : {}),
+      modelType: this.model.modelType,
+      ...(isShippedModel(this.model) ? { model: SHIPPED_NAME } : {}),
       text: r.text,
-      tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i] })),
+      tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i], name: r.names[i] })),
       layer: layer + 1,
       attentions: { shape: [d.numHeads, r.T, r.T], data: Array.from(maps) },
     };
@@ -640,7 +478,7 @@ const attn = await init();
 const model = await attn.loadModel(${src ? jsString(src) : "files  /* the checkpoint's files: config.json, tokenizer.json, model.safetensors */"});
 const out = model.forward(${jsString(this.text)}, { attentions: true });
 // out.tokens[0]: the tokens with their spans; out.attentions[layer]: [1, heads, T, T]
-console.log(out.tokens[0].map((t) => t.text), out.attentions[${this.#index('layer', this.#model?.descriptor.numLayers ?? 1)}].shape);
+console.log(out.tokens[0].map((t) => t.text), out.attentions[${this.#index('layer', this.model?.descriptor.numLayers ?? 1)}].shape);
 `;
   }
 }

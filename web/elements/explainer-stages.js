@@ -23,9 +23,10 @@ function describeModel(model) {
 }
 
 /**
- * The stages of `result` (the element's { tokens, labels, position, trace }) for layer and
+ * The stages of `result` (the element's { tokens, labels, names, position, trace }) for layer and
  * head (0-based), each a <section>: a numbered title, one caption sentence, its vectors and
- * grids; `link` joins their highlighting; `sampling()` gives the sampling stage's controls.
+ * grids; `link` joins their highlighting; `headPicker()` gives stage 3's choice of the head whose
+ * keys and values are shown, `sampling()` the sampling stage's controls and result.
  */
 // What the mask stage does for the token at `position` of T: a decoder's later keys are −∞;
 // the last token sees every key, so nothing is masked (the reader is told where to look).
@@ -36,12 +37,12 @@ function maskWords(d, position, T) {
   return `the ${T - 1 - position} keys after it are masked to −∞ (it may not look ahead), `;
 }
 
-export function explainerStages({ model: m, result: r, layer: l, head: h, link, sampling: samplingParts }) {
+export function explainerStages({ model: m, result: r, layer: l, head: h, link, headPicker, sampling: samplingParts }) {
   const d = m.descriptor,
     t = r.trace;
   const words = describeModel(m);
   const layer = t.layers[l];
-  const tok = `“${r.labels[r.position]}”`;
+  const tok = `“${r.names[r.position]}”`;
   const strip = (values, title) => vectorStrip(values.data ?? values, { title, link });
   const heads = Array.from({ length: d.numHeads }, (_, i) => `head ${i + 1}`);
   const dims = Array.from({ length: d.headDim }, (_, i) => String(i));
@@ -51,6 +52,14 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
   const T = r.tokens.length;
   const kvRows = (tensor) => tensor.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim);
   const L = `Layer ${l + 1}`;
+  // Whose keys and values stage 3 shows: the head's (with grouped-query attention, the
+  // key/value head it shares with the others of its group).
+  const kvName =
+    group > 1 ? `key/value head ${kv + 1} (read by heads ${kv * group + 1}–${(kv + 1) * group})` : `head ${h + 1}`;
+  const kvWords =
+    group > 1
+      ? `those of key/value head ${kv + 1}, which head ${h + 1} reads (pick another head to see the others)`
+      : `those of head ${h + 1} (pick another head to see its own)`;
   const stage = (n, title, caption, ...content) => {
     const section = document.createElement('section');
     const heading = Object.assign(document.createElement('h2'), { textContent: `${n} · ${title}`, id: `stage-${n}` });
@@ -92,7 +101,7 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
     stage(
       3,
       `${L}: queries, keys and values, split into ${d.numHeads} heads`,
-      `The normalised vector times W_Q gives ${tok}'s query, ${d.numHeads} heads × ${d.headDim} dims${d.rotaryDim > 0 ? ' (RoPE-rotated)' : ''}; every token's keys and values come the same way (head ${h + 1} reads key/value head ${kv + 1}).`,
+      `The normalised vector times W_Q gives ${tok}'s query, ${d.numHeads} heads × ${d.headDim} dims${d.rotaryDim > 0 ? ' (RoPE-rotated)' : ''}; every token's keys and values come the same way, per head: below, ${kvWords}.`,
       grid(layer.query.data, {
         rows: heads,
         cols: dims,
@@ -102,6 +111,7 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
         rowKind: 'head',
         colKind: 'dim',
       }),
+      headPicker(),
       pair(
         ...['keys', 'values'].map((name) =>
           grid(kvRows(layer[name]), {
@@ -109,7 +119,7 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
             cols: dims,
             rowTitle: 'token',
             colTitle: 'dim',
-            label: `${name}, key/value head ${kv + 1}`,
+            label: `${name}, ${kvName}`,
             colKind: 'dim',
           }),
         ),

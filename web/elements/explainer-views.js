@@ -255,6 +255,6 @@ export const EXPLAINER_VIEWS_STYLE = `
 table.heat { border-collapse: collapse; font-size: 0.75rem; font-variant-numeric: tabular-nums; }
 table.heat th { font-weight: 500; padding: 0.1rem 0.3rem; white-space: nowrap; text-align: end; }
 table.heat th.corner { font-size: 0.75rem; opacity: 0.9; text-align: start; }
-table.heat td { min-width: 2.6em; padding: 0.1rem 0.25rem; text-align: end; border: 1px solid #8883; }
+table.heat td { min-width: 2.6em; padding: 0.1rem 0.25rem; text-align: end; border: 1px solid var(--_cell-edge); }
 table.heat td.active, table.heat td.linked, table.heat tr.linked th { outline: 2px solid var(--_selected); outline-offset: -2px; }
 `;

@@ -1,7 +1,8 @@
-// The views of <attention-model> that are not an <attention-heatmap>: the model view (every
-// layer × head as a small map, bertviz's model view), the neuron view (how one query's q·k
-// builds each score of one head) and probability bars (next token, labels, masked tokens).
-import { heatColour, formatNumber, visibleText } from './format.js';
+// The views of <attention-model> that are not an <attention-heatmap> or the model view
+// (model-grid.js): the neuron view (how one query's q·k builds each score of one head) and
+// probability bars (next token, labels, masked tokens); and how both model elements name
+// tokens (tokenLabel, idLabeller, positionedLabels, marksLegend).
+import { heatColour, formatNumber, visibleText, TOKEN_MARKS } from './format.js';
 import { colourLegend, scrollRegion } from './view-parts.js';
 
 /**
@@ -76,6 +77,30 @@ export function idLabeller(model) {
   };
 }
 
+/**
+ * Token labels as the views name them: a label that occurs more than once carries its position
+ * (1-based, as the token pickers and menus count), so that no two rows or columns read alike:
+ * ['The', '␣', 'cat', '␣'] → ['The', '␣·2', 'cat', '␣·4'].
+ * @param {string[]} labels tokenLabel's, in text order
+ */
+export function positionedLabels(labels) {
+  const counts = new Map();
+  for (const label of labels) counts.set(label, (counts.get(label) ?? 0) + 1);
+  return labels.map((label, i) => (counts.get(label) > 1 ? `${label}·${i + 1}` : label));
+}
+
+/**
+ * The legend of the marks that `labels` use ('␣ = space, <0x08> = a byte …'), or '' when none
+ * does: for the labels of every token a view shows (the text's and the predicted ones).
+ * @param {string[]} labels
+ */
+export function marksLegend(labels) {
+  const all = labels.join('');
+  return TOKEN_MARKS.filter(([mark]) => (mark.startsWith('<0x') ? /<0x[0-9A-F]{2}>/.test(all) : all.includes(mark)))
+    .map(([mark, meaning]) => `${mark} = ${meaning}`)
+    .join(', ');
+}
+
 // The bytes of a byte-level BPE piece, or null when it holds a character outside the
 // alphabet (then it is no byte-level piece) or none of its non-printable stand-ins.
 function byteLevelBytes(piece) {
@@ -83,92 +108,6 @@ function byteLevelBytes(piece) {
   if (!codes.length || !codes.some((c) => c >= 256 || (c >= 128 && c < 256))) return null;
   if (codes.some((c) => !BYTE_OF.has(c))) return null;
   return Uint8Array.from(codes, (c) => BYTE_OF.get(c));
-}
-
-/**
- * A grid of layers × heads; each cell a canvas of that head's [T][T] weights, a button that
- * calls pick(layer, head); outlined, the maps the head view shows (`selected`: [layer, head],
- * head null for every head of the layer).
- * @param {Float32Array[]} maps per layer, [heads, T, T] of the first sequence
- */
-export function modelGrid(maps, heads, T, pick, selected, labels = null) {
-  const table = document.createElement('table');
-  table.className = 'model-grid';
-  const caption = document.createElement('caption');
-  caption.textContent = `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1). Hover or focus a map to read it; pick one to open it in the head view.${selected ? ` Outlined: ${selected[1] === null ? `the maps the head view shows (layer ${selected[0] + 1}, every head)` : `the map open in the head view (layer ${selected[0] + 1}, head ${selected[1] + 1})`}.` : ''}`;
-  table.append(caption);
-  const readout = document.createElement('p');
-  readout.className = 'readout';
-  readout.setAttribute('aria-live', 'polite');
-  const head = table.createTHead().insertRow();
-  const corner = document.createElement('th');
-  corner.scope = 'col';
-  corner.textContent = 'layer';
-  head.append(corner);
-  for (let h = 0; h < heads; h++) {
-    const th = document.createElement('th');
-    th.scope = 'col';
-    th.textContent = `head ${h + 1}`;
-    head.append(th);
-  }
-  const body = table.createTBody();
-  maps.forEach((map, l) => {
-    const row = body.insertRow();
-    const th = document.createElement('th');
-    th.scope = 'row';
-    th.textContent = String(l + 1);
-    row.append(th);
-    for (let h = 0; h < heads; h++) {
-      const cell = row.insertCell();
-      const button = document.createElement('button');
-      button.type = 'button';
-      button.className = 'thumb';
-      button.setAttribute('aria-label', `layer ${l + 1} head ${h + 1}`);
-      if (selected && selected[0] === l && (selected[1] === null || selected[1] === h))
-        button.setAttribute('aria-current', 'true');
-      button.append(mapCanvas(map.subarray(h * T * T, (h + 1) * T * T), T));
-      button.addEventListener('click', () => pick(l, h));
-      if (labels) {
-        const map = maps[l].subarray(h * T * T, (h + 1) * T * T);
-        const strongest = labels
-          .map((label, i) => {
-            const row = Array.from(map.subarray(i * T, (i + 1) * T));
-            const j = row.indexOf(Math.max(...row));
-            return `${label}→${labels[j]} ${formatNumber(row[j], 2)}`;
-          })
-          .join(', ');
-        const say = () => {
-          readout.textContent = `Layer ${l + 1}, head ${h + 1}: each query's strongest key: ${strongest}`;
-        };
-        button.title = `layer ${l + 1} head ${h + 1}: ${strongest}`;
-        button.addEventListener('mouseenter', say);
-        button.addEventListener('focus', say);
-      }
-      cell.append(button);
-    }
-  });
-  const wrap = document.createElement('div');
-  const legend = colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'map colour = attention weight' });
-  wrap.append(legend, table, readout);
-  return wrap;
-}
-
-// One [T][T] map on a canvas, one pixel block per weight (sequential colours, 0 → 1).
-function mapCanvas(weights, T) {
-  const canvas = document.createElement('canvas');
-  const size = Math.max(T, Math.min(64, 4 * T));
-  canvas.width = canvas.height = size;
-  canvas.setAttribute('aria-hidden', 'true');
-  const g = canvas.getContext('2d');
-  if (!g) return canvas;
-  const cell = size / T;
-  for (let i = 0; i < T; i++) {
-    for (let j = 0; j < T; j++) {
-      g.fillStyle = heatColour(weights[i * T + j], 'sequential')?.background ?? 'transparent';
-      g.fillRect(j * cell, i * cell, Math.ceil(cell), Math.ceil(cell));
-    }
-  }
-  return canvas;
 }
 
 /**

@@ -1,0 +1,158 @@
+// <attention-model>'s model view (bertviz's): every layer × head as a small map of its
+// attention weights, each a button that opens it in the head view; the pointer reads a cell,
+// focus each query's strongest key, and on paper a table prints those readings.
+import { heatColour, formatNumber } from './format.js';
+import { colourLegend } from './view-parts.js';
+
+/**
+ * A grid of layers × heads; each cell a canvas of that head's [T][T] weights, a button that
+ * calls pick(layer, head); outlined, the maps the head view shows (`selected`: [layer, head],
+ * head null for every head of the layer). The pointer over a map reads the query, the key and
+ * the weight under it; focus reads each query's strongest key; on paper a table lists those
+ * (strongestKeys) and the caption names the first and last tokens of each map's rows and columns.
+ * @param {Float32Array[]} maps per layer, [heads, T, T] of the first sequence
+ * @param {string[] | null} labels the tokens' names (positionedLabels)
+ */
+export function modelGrid(maps, heads, T, pick, selected, labels = null) {
+  const table = document.createElement('table');
+  table.className = 'model-grid';
+  const caption = document.createElement('caption');
+  const ends = labels
+    ? ` In each map the rows run from “${labels[0]}” (top) to “${labels[T - 1]}” (bottom), the columns from “${labels[0]}” (left) to “${labels[T - 1]}” (right).`
+    : '';
+  caption.textContent = `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1).${ends} Hover a map to read a cell, focus it for each query's strongest key; pick one to open it in the head view.${selected ? ` Outlined: ${selected[1] === null ? `the maps the head view shows (layer ${selected[0] + 1}, every head)` : `the map open in the head view (layer ${selected[0] + 1}, head ${selected[1] + 1})`}.` : ''}`;
+  table.append(caption);
+  const readout = document.createElement('p');
+  readout.className = 'readout';
+  readout.setAttribute('aria-live', 'polite');
+  const head = table.createTHead().insertRow();
+  const corner = document.createElement('th');
+  corner.scope = 'col';
+  corner.textContent = 'layer';
+  head.append(corner);
+  for (let h = 0; h < heads; h++) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.textContent = `head ${h + 1}`;
+    head.append(th);
+  }
+  const body = table.createTBody();
+  maps.forEach((layerMaps, l) => {
+    const row = body.insertRow();
+    const th = document.createElement('th');
+    th.scope = 'row';
+    th.textContent = String(l + 1);
+    row.append(th);
+    for (let h = 0; h < heads; h++) {
+      const map = layerMaps.subarray(h * T * T, (h + 1) * T * T);
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'thumb';
+      button.setAttribute('aria-label', `layer ${l + 1} head ${h + 1}`);
+      if (selected && selected[0] === l && (selected[1] === null || selected[1] === h))
+        button.setAttribute('aria-current', 'true');
+      const canvas = mapCanvas(map, T);
+      button.append(canvas);
+      button.addEventListener('click', () => pick(l, h));
+      if (labels)
+        readMap(
+          button,
+          canvas,
+          map,
+          T,
+          labels,
+          (text) => (readout.textContent = `Layer ${l + 1}, head ${h + 1}: ${text}`),
+        );
+      row.insertCell().append(button);
+    }
+  });
+  const wrap = document.createElement('div');
+  const legend = colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'map colour = attention weight' });
+  wrap.append(legend, table, readout);
+  if (labels) wrap.append(printedStrongestKeys(maps, heads, T, labels, selected));
+  return wrap;
+}
+
+// A thumbnail's readings: the cell under the pointer (query, key, weight), and on focus (and
+// in its title) each query's strongest key.
+function readMap(button, canvas, map, T, labels, say) {
+  const strongest = strongestKeys(map, T, labels).join(', ');
+  button.title = `${button.getAttribute('aria-label')}: each query's strongest key: ${strongest}`;
+  button.addEventListener('focus', () => say(`each query's strongest key: ${strongest}`));
+  canvas.addEventListener('pointermove', (e) => {
+    const box = canvas.getBoundingClientRect();
+    const at = (x, size) => Math.max(0, Math.min(T - 1, Math.floor((x / size) * T)));
+    const i = at(e.clientY - box.top, box.height),
+      j = at(e.clientX - box.left, box.width);
+    say(
+      `query “${labels[i]}” (row ${i + 1}) → key “${labels[j]}” (column ${j + 1}): weight ${formatNumber(map[i * T + j], 3)}`,
+    );
+  });
+}
+
+// Each query's strongest key in one head's [T][T] map: 'query→key weight'.
+function strongestKeys(map, T, labels) {
+  return labels.map((label, i) => {
+    const row = Array.from(map.subarray(i * T, (i + 1) * T));
+    const j = row.indexOf(Math.max(...row));
+    return `${label}→${labels[j]} ${formatNumber(row[j], 2)}`;
+  });
+}
+
+// What the maps say only on hover and focus, for paper: modelGrid prints every layer's
+// readings up to PRINTED_READINGS of them, else the layer the head view shows.
+const PRINTED_READINGS = 1200;
+function printedStrongestKeys(maps, heads, T, labels, selected) {
+  const all = maps.length * heads * T <= PRINTED_READINGS;
+  return strongestKeysTable(maps, heads, T, labels, all ? maps.map((_, l) => l) : [selected?.[0] ?? 0]);
+}
+
+/**
+ * For paper (shown only in print: class print-only), what hovering or focusing a map reads:
+ * per layer of `layers` and per head, each query's strongest key and its weight.
+ * @param {Float32Array[]} maps per layer, [heads, T, T]  @param {number[]} layers 0-based
+ */
+export function strongestKeysTable(maps, heads, T, labels, layers) {
+  const wrap = document.createElement('div');
+  wrap.className = 'print-only';
+  const table = document.createElement('table');
+  table.className = 'strongest';
+  const only =
+    layers.length < maps.length
+      ? ` of layer ${layers.map((l) => l + 1).join(', ')} (the other layers: on the page)`
+      : '';
+  table.createCaption().textContent = `On paper, what the page reads on hover: each query's strongest key and its weight (query→key weight)${only}.`;
+  const titles = table.createTHead().insertRow();
+  for (const text of ['layer', 'head', 'each query → its strongest key, weight']) {
+    titles.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: text }));
+  }
+  const body = table.createTBody();
+  for (const l of layers) {
+    for (let h = 0; h < heads; h++) {
+      const row = body.insertRow();
+      row.insertCell().textContent = String(l + 1);
+      row.insertCell().textContent = String(h + 1);
+      row.insertCell().textContent = strongestKeys(maps[l].subarray(h * T * T, (h + 1) * T * T), T, labels).join(', ');
+    }
+  }
+  wrap.append(table);
+  return wrap;
+}
+
+// One [T][T] map on a canvas, one pixel block per weight (sequential colours, 0 → 1).
+function mapCanvas(weights, T) {
+  const canvas = document.createElement('canvas');
+  const size = Math.max(T, Math.min(64, 4 * T));
+  canvas.width = canvas.height = size;
+  canvas.setAttribute('aria-hidden', 'true');
+  const g = canvas.getContext('2d');
+  if (!g) return canvas;
+  const cell = size / T;
+  for (let i = 0; i < T; i++) {
+    for (let j = 0; j < T; j++) {
+      g.fillStyle = heatColour(weights[i * T + j], 'sequential')?.background ?? 'transparent';
+      g.fillRect(j * cell, i * cell, Math.ceil(cell), Math.ceil(cell));
+    }
+  }
+  return canvas;
+}
