@@ -1,11 +1,13 @@
-// Repeated token names told apart on an axis (issue 45): a name that occurs more than once
-// carries its 1-based position ("was·4"), one that occurs once stays as it is, and the note
+// Repeated token names told apart on an axis (issue 45), as the sentiment and training views
+// use model-views.js's positionedLabels: a name that occurs more than once carries its
+// 1-based position ("was·4", [CLS] counted), one that occurs once stays as it is; and the note
 // that explains the mark names a real one.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { positionedLabels, positionNote } from '../web/elements/token-positions.js';
+import { positionedLabels } from '../web/elements/model-views.js';
+import { positionNote } from '../web/elements/token-positions.js';
 
-test('positionedLabels: repeated names carry their position counted from 1, the others stay', () => {
+test("positionedLabels on the views' tokens: [CLS] counted (was·4), digits (1·2), case kept", () => {
   // <attention-sentiment>'s tokens for "The food was great but the service was slow."
   const names = ['[CLS]', 'the', 'food', 'was', 'great', 'but', 'the', 'service', 'was', 'slow', '.'];
   assert.deepEqual(positionedLabels(names), [

@@ -22,7 +22,8 @@ import { jsLiteral, jsString } from './export.js';
 import { AttentionElement, captionLine } from './base.js';
 import { errorMessage } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
-import { positionedLabels, positionNote } from './token-positions.js';
+import { positionedLabels } from './model-views.js';
+import { positionNote } from './token-positions.js';
 
 const TAG = 'attention-heatmap';
 

@@ -31,7 +31,8 @@ import { confidenceWords } from './confidence.js';
 import { acquire, wasDisposed } from './model-cache.js';
 import { modelSource, isHubId } from './model-url.js';
 import { fetchFiles } from './shipped-model.js';
-import { positionedLabels, positionNote } from './token-positions.js';
+import { positionedLabels } from './model-views.js';
+import { positionNote } from './token-positions.js';
 
 const TAG = 'attention-sentiment';
 

@@ -23,7 +23,7 @@ import { WEIGHTS, EXAMPLES } from './course-examples.js';
 import { tensorJson, jsLiteral, noInputCode } from './export.js';
 import { AttentionElement } from './base.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension } from './limits.js';
-import { positionedLabels } from './token-positions.js';
+import { positionedLabels } from './model-views.js';
 
 const TAG = 'attention-steps';
 const MASK_PRESETS = ['none', 'causal', 'causal-top-left', 'causal-bottom-right'];

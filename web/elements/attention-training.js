@@ -15,7 +15,8 @@ import { jsString } from './export.js';
 import { formatNumber, heatColour } from './format.js';
 import { TASKS } from './training/tasks.js';
 import { PRESETS } from './training/toy-training.js';
-import { positionedLabels, positionNote } from './token-positions.js';
+import { positionedLabels } from './model-views.js';
+import { positionNote } from './token-positions.js';
 
 const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }

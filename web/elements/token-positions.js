@@ -1,21 +1,7 @@
-// Token names a reader can tell apart on an axis: a name that occurs more than once carries
-// its position ("was·4", "was·9"), counted from 1 as the rows and columns are read (the first
-// token, [CLS] included, is 1); a name that occurs once stays as it is.
-
-/** The separator between a repeated token's name and its position. */
-const POSITION_MARK = '·';
-
-/**
- * Names for the tokens of one axis, in order: repeated names with their 1-based position.
- *   names: [T] strings  →  [T] strings
- * @param {string[]} names
- * @returns {string[]}
- */
-export function positionedLabels(names) {
-  const counts = new Map();
-  for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
-  return names.map((name, i) => (counts.get(name) > 1 ? `${name}${POSITION_MARK}${i + 1}` : name));
-}
+// The sentence that explains a repeated token's mark. The views name a token that occurs more
+// than once by its position, counted from 1 as the rows and columns are read ("was·4", [CLS]
+// included: model-views.js's positionedLabels); this says so in words under the view.
+import { positionedLabels } from './model-views.js';
 
 /**
  * The sentence that explains the marks of positionedLabels(names), or '' when no name repeats:

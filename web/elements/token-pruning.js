@@ -13,7 +13,8 @@ import { AttentionElement } from './base.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { tensorJson, jsLiteral, noInputCode } from './export.js';
 import { LIMITS, tooBig } from './limits.js';
-import { positionedLabels, positionNote } from './token-positions.js';
+import { positionedLabels } from './model-views.js';
+import { positionNote } from './token-positions.js';
 
 const TAG = 'token-pruning';
 
