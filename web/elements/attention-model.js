@@ -24,7 +24,7 @@ import {
   topK,
   softmax,
 } from './model-views.js';
-import { modelGrid, strongestKeysTable } from './model-grid.js';
+import { modelGrid } from './model-grid.js';
 import { jsString } from './export.js';
 import { scrollRegion } from './base.js';
 import { ModelElement } from './model-element.js';
@@ -444,10 +444,8 @@ export class AttentionModel extends ModelElement {
     heatmap.addEventListener('headtoggle', (e) => {
       this.#hiddenHeads = { count: d.numHeads, heads: e.detail.hidden };
     });
-    // On paper the weights the lines show on hover are lost: each query's strongest keys instead.
-    const view = document.createElement('div');
-    view.append(heatmap, strongestKeysTable(r.maps, d.numHeads, r.T, r.names, [layer]));
-    return view;
+    // On paper the heatmap's lines view prints each shown head's weights as a table itself.
+    return heatmap;
   }
 
   /** The tokens and the selected layer's attention maps, as JSON. */
