@@ -22,7 +22,16 @@ function hostFolder() {
   symlinkSync(`${root}node_modules/@huggingface`, `${dir}/node_modules/@huggingface`, 'dir');
   symlinkSync(`${root}node_modules/reveal.js`, `${dir}/reveal`, 'dir');
   for (const p of ['marked', 'dompurify']) symlinkSync(`${root}node_modules/${p}`, `${dir}/${p}`, 'dir');
-  for (const page of ['deck.html', 'cdn.html', 'moves.html', 'scheme.html', 'png.html', 'slide.html', 'markdown.html'])
+  for (const page of [
+    'deck.html',
+    'cdn.html',
+    'moves.html',
+    'scheme.html',
+    'png.html',
+    'slide.html',
+    'markdown.html',
+    'nocors.html',
+  ])
     copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
   return dir;
 }
@@ -156,6 +165,61 @@ test(
         JSON.stringify(history),
       );
       assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
+test(
+  'another origin without CORS: a failed fetch of the wasm, a model folder or the shipped model says the likely cause and what to try',
+  { timeout: 60_000 },
+  async () => {
+    // The package's files on a second origin that sends no Access-Control-Allow-Origin.
+    const { server, url: other } = await startServer({
+      port: 0,
+      served: ['bindings', 'dist', 'web'],
+      isolated: false,
+      docs: false,
+    });
+    servers.push(server);
+    const { page, errors } = await openPage(
+      `nocors.html?other=${encodeURIComponent(other)}`,
+      () => window.result && document.querySelector('attention-model').error,
+    );
+    try {
+      const result = await page.evaluate(() => window.result);
+      const origin = new URL(other).origin.replaceAll('.', '\\.');
+      const hint = `Failed to fetch \\(${origin} is another origin than this page's, ${new URL(hostUrl).origin.replaceAll('.', '\\.')}: if that server is up, it must allow this page to read the file with the header Access-Control-Allow-Origin \\(CORS\\).* or serve the file from this page's origin`;
+      assert.match(
+        result.wasmUrl,
+        new RegExp(
+          `^RangeError: init: could not fetch options\\.wasmUrl \\(${origin}/dist/attention\\.wasm\\): ${hint}`,
+        ),
+      );
+      assert.match(
+        result.loadModel,
+        new RegExp(
+          `^RangeError: loadModel: could not fetch ${origin}/web/elements/models/tiny-gpt2/config\\.json: ${hint}`,
+        ),
+      );
+      assert.match(
+        result.shipped,
+        new RegExp(`^Error: cannot fetch ${origin}/web/elements/models/tiny-gpt2/config\\.json: ${hint}`),
+      );
+      // The element's error line carries it too.
+      assert.match(
+        await page.evaluate(() => document.querySelector('attention-model').error.message),
+        new RegExp(hint),
+      );
+      // A file missing on the page's own origin is not blamed on CORS.
+      assert.doesNotMatch(result.sameOrigin, /CORS|another origin/);
+      // The only console errors are the browser's own CORS reports of the refused fetches
+      // (and the 404 of the missing folder just above).
+      assert.deepEqual(
+        errors.filter((e) => !/blocked by CORS policy/.test(e) && !/^404 .*\/no-such-model\/config\.json$/.test(e)),
+        [],
+      );
     } finally {
       await page.close();
     }
