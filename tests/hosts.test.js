@@ -302,6 +302,63 @@ test(
   },
 );
 
+// softmax(X·Xᵀ/√d) in float64: <attention-steps> given only X (identity W_Q, W_K, W_V).
+function selfAttentionWeights(x) {
+  const d = x[0].length;
+  return x.flatMap((q) => {
+    const scores = x.map((k) => q.reduce((sum, qi, i) => sum + qi * k[i], 0) / Math.sqrt(d));
+    const max = Math.max(...scores);
+    const e = scores.map((s) => Math.exp(s - max));
+    const z = e.reduce((a, b) => a + b);
+    return e.map((v) => v / z);
+  });
+}
+
+test(
+  'Vue 3 template with isCustomElement: bound text, temperature and X update the elements; v-if removes the model elements (their model freed after the grace) and re-adds them',
+  { timeout: 120_000 },
+  async () => {
+    const { out, errors } = await frameworkApp('vue-template', ['vue', '@vue']);
+    assert.deepEqual(errors, []);
+    assert.equal(out.error, undefined, out.error);
+    const close = (actual, expected, what) =>
+      actual.forEach((v, i) => assert.ok(Math.abs(v - expected[i]) < 1e-6, `${what}[${i}]: ${v} vs ${expected[i]}`));
+    assert.deepEqual(out.first.explainer.split('|').slice(0, 2), ['The', 'Ġ']);
+    close(
+      out.first.steps,
+      selfAttentionWeights([
+        [1, 0],
+        [0, 1],
+        [1, 1],
+      ]),
+      'first weights',
+    );
+    // Vue state changed: the explainer read the new text, the model element too (its field shows it).
+    assert.match(out.changed.explainer, /^A\|/);
+    assert.equal(out.changed.model, 'A dog ran');
+    assert.equal(out.changed.modelInput, 'A dog ran');
+    assert.equal(out.changed.temperature, '0.5');
+    close(
+      out.changed.steps,
+      selfAttentionWeights([
+        [1, 0],
+        [0, 3],
+        [1, 1],
+      ]),
+      'weights after X changed',
+    );
+    // Each v-if round: both elements' model (one shared model) disposed and its memory freed,
+    // then loaded anew and shown with the current text.
+    assert.equal(out.rounds.length, 2);
+    for (const round of out.rounds) {
+      assert.deepEqual(round.disposed, [true, true]);
+      assert.ok(round.freed > 100_000, `freed ${round.freed} bytes of wasm memory`);
+      assert.equal(round.back, out.changed.explainer);
+      assert.equal(round.shared, true);
+    }
+  },
+);
+
 test(
   'a running <attention-training> survives a move, pauses while off the page and resumes when back',
   { timeout: 90_000 },
