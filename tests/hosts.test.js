@@ -24,6 +24,7 @@ function hostFolder() {
   for (const p of ['marked', 'dompurify']) symlinkSync(`${root}node_modules/${p}`, `${dir}/${p}`, 'dir');
   for (const page of [
     'deck.html',
+    'deck-models.html',
     'cdn.html',
     'moves.html',
     'scheme.html',
@@ -127,6 +128,104 @@ test(
       assert.deepEqual(await slide(), [2, false], 'the deck did not');
       await page.keyboard.press('n');
       assert.deepEqual(await slide(), [3, false], "'n', which the element ignores, reached the deck");
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
+// The element in `id`'s shadow root (or a nested one) matching `selector`, focused; its tag.
+function focusInside(page, id, selector) {
+  return page.evaluate(
+    ([id, selector]) => {
+      const find = (root) =>
+        root.querySelector(selector) ??
+        [...root.querySelectorAll('*')].reduce((hit, el) => hit ?? (el.shadowRoot && find(el.shadowRoot)), null);
+      const target = find(document.getElementById(id).shadowRoot);
+      target.focus();
+      return `${target.tagName.toLowerCase()}${target.type ? `[${target.type}]` : ''}`;
+    },
+    [id, selector],
+  );
+}
+
+test(
+  'reveal.js deck (its black theme): <attention-steps>, <attention-explainer> and <attention-model src="tiny-gpt2"> keep the keys typed into them, draw at the deck\'s scale, and a model on a slide not yet shown draws when entered',
+  { timeout: 90_000 },
+  async () => {
+    const { page, errors } = await openPage('deck-models.html', () => window.deckReady);
+    const slide = () => page.evaluate(() => deck.getIndices().h);
+    const press = async (...keys) => {
+      for (const key of keys) await page.keyboard.press(key);
+    };
+    try {
+      // Far ahead, the model's slide is not laid out yet (reveal's viewDistance).
+      assert.equal(
+        await page.evaluate(() => getComputedStyle(document.getElementById('model').closest('section')).display),
+        'none',
+      );
+      await press('ArrowRight');
+      assert.equal(await slide(), 1, 'ArrowRight with nothing focused moves the deck');
+      await page.waitForFunction(() => document.getElementById('steps').stages);
+      assert.equal(await focusInside(page, 'steps', 'input[type=number]'), 'input[number]');
+      await press('ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', '1', 'Space', 'n', 'p');
+      assert.equal(await focusInside(page, 'steps', 'select'), 'select[select-one]');
+      await press('ArrowDown', 'ArrowLeft', 'ArrowRight');
+      assert.equal(await focusInside(page, 'steps', 'td[tabindex="0"]'), 'td');
+      await press('ArrowRight', 'ArrowDown', 'ArrowLeft');
+      assert.equal(await slide(), 1, "keys in the steps' fields, select and matrix stayed there");
+
+      await page.evaluate(() => document.activeElement.blur());
+      await press('ArrowRight');
+      assert.equal(await slide(), 2);
+      await page.waitForFunction(() => document.getElementById('explainer').result, null, { timeout: 30_000 });
+      assert.equal(await focusInside(page, 'explainer', 'input[type=range]'), 'input[range]');
+      await press('ArrowRight', 'ArrowRight', 'ArrowUp', 'End', 'ArrowLeft');
+      assert.equal(await page.evaluate(() => document.getElementById('explainer').getAttribute('temperature')), '1.95');
+      assert.equal(await focusInside(page, 'explainer', '[role=radio][tabindex="0"]'), 'button[button]');
+      await press('ArrowLeft', 'ArrowUp');
+      assert.equal(await focusInside(page, 'explainer', 'input[type=text]'), 'input[text]');
+      await press('End', 'Space', 'n', 'p', 'ArrowLeft', 'ArrowRight', 'Space');
+      assert.equal(await slide(), 2, 'slider, token and text keys stayed in the explainer');
+      assert.equal(
+        await page.evaluate(() => document.getElementById('explainer').result.position),
+        6,
+        'two tokens back',
+      );
+
+      await page.evaluate(() => {
+        document.activeElement.blur();
+        deck.slide(7);
+      });
+      await page.waitForFunction(
+        () =>
+          document
+            .getElementById('model')
+            .shadowRoot.querySelector('attention-heatmap')
+            ?.shadowRoot.querySelector('svg line'),
+        null,
+        { timeout: 30_000 },
+      );
+      // Drawn at the deck's scale: the box on screen is the laid-out box times reveal's scale,
+      // and the head view's token labels have their height (it laid out while shown, not at 0 × 0).
+      const box = await page.evaluate(() => {
+        const el = document.getElementById('model');
+        const label = el.shadowRoot.querySelector('attention-heatmap').shadowRoot.querySelector('svg text');
+        return {
+          ratio: el.getBoundingClientRect().width / el.offsetWidth,
+          scale: deck.getScale(),
+          label: label.getBoundingClientRect().height,
+        };
+      });
+      assert.ok(Math.abs(box.ratio - box.scale) < 0.01, JSON.stringify(box));
+      assert.ok(box.label > 8 * box.scale, JSON.stringify(box));
+      assert.equal(await focusInside(page, 'model', 'input[type=text]'), 'input[text]');
+      await press('End', 'Space', 'n', 'ArrowLeft', 'ArrowRight');
+      assert.equal(await slide(), 7, "keys typed into the model's text stayed there");
+      await page.evaluate(() => document.activeElement.blur());
+      await press('ArrowLeft');
+      assert.equal(await slide(), 6);
       assert.deepEqual(errors, []);
     } finally {
       await page.close();
