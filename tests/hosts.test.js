@@ -159,6 +159,10 @@ test(
     const press = async (...keys) => {
       for (const key of keys) await page.keyboard.press(key);
     };
+    // Two frames: a redraw the last key scheduled has happened (a redraw replaces the
+    // explainer's controls, so a control focused before it is gone).
+    const settle = () =>
+      page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     try {
       // Far ahead, the model's slide is not laid out yet (reveal's viewDistance).
       assert.equal(
@@ -184,14 +188,21 @@ test(
       await press('ArrowRight');
       assert.equal(await slide(), 2);
       await page.waitForFunction(() => document.getElementById('explainer').result, null, { timeout: 30_000 });
+      await settle();
       assert.equal(await focusInside(page, 'explainer', 'input[type=range]'), 'input[range]');
       await press('ArrowRight', 'ArrowRight', 'ArrowUp', 'End', 'ArrowLeft');
       assert.equal(await page.evaluate(() => document.getElementById('explainer').getAttribute('temperature')), '1.95');
+      await settle();
       assert.equal(await focusInside(page, 'explainer', '[role=radio][tabindex="0"]'), 'button[button]');
-      await press('ArrowLeft', 'ArrowUp');
-      // The token picked, and the explainer redrawn for it (a redraw replaces its text field).
-      await page.waitForFunction(() => document.getElementById('explainer').result.position === 6);
-      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      // Each arrow picks the token before (from the last, 8); the explainer redraws for it.
+      for (const [key, position] of [
+        ['ArrowLeft', 7],
+        ['ArrowUp', 6],
+      ]) {
+        await press(key);
+        await page.waitForFunction((p) => document.getElementById('explainer').result.position === p, position);
+      }
+      await settle();
       assert.equal(await focusInside(page, 'explainer', 'input[type=text]'), 'input[text]');
       await press('End', 'Space', 'n', 'p', 'ArrowLeft', 'ArrowRight', 'Space');
       assert.equal(await slide(), 2, 'slider, token and text keys stayed in the explainer');
