@@ -30,6 +30,11 @@ test('the same origin, a relative path, no page (Node), an opaque page or a non-
   assert.equal(fetchFailureHint('http://[bad', PAGE), '');
 });
 
+test('offline: nothing added (the network is the cause)', () => {
+  assert.equal(fetchFailureHint('http://127.0.0.1:9000/models/m/config.json', PAGE, false), '');
+  assert.notEqual(fetchFailureHint('http://127.0.0.1:9000/models/m/config.json', PAGE, true), '');
+});
+
 test('in Node the default page origin is absent, so a loadModel message stays as it was', () => {
   assert.equal(globalThis.location, undefined);
   assert.equal(fetchFailureHint('https://huggingface.co/x/resolve/main/config.json'), '');

@@ -5,17 +5,22 @@
 
 /**
  * The sentence added to a failed fetch's message: '' unless `url` is on another origin than
- * `pageOrigin` (the page's or Worker's `location.origin`; undefined in Node).
- * @param {string | URL} url @param {string | undefined} [pageOrigin]
+ * `pageOrigin` (the page's or Worker's `location.origin`; undefined in Node) and the browser
+ * is online (offline, the network is the cause, and the elements say so).
+ * @param {string | URL} url @param {string | undefined} [pageOrigin] @param {boolean} [online]
  */
-export function fetchFailureHint(url, pageOrigin = globalThis.location?.origin) {
+export function fetchFailureHint(
+  url,
+  pageOrigin = globalThis.location?.origin,
+  online = globalThis.navigator?.onLine !== false,
+) {
   let origin;
   try {
     origin = new URL(url, pageOrigin).origin;
   } catch {
     return '';
   }
-  if (!pageOrigin || pageOrigin === 'null' || origin === pageOrigin || !/^https?:/.test(origin)) return '';
+  if (!online || !pageOrigin || pageOrigin === 'null' || origin === pageOrigin || !/^https?:/.test(origin)) return '';
   return (
     ` (${origin} is another origin than this page's, ${pageOrigin}: if that server is up, it must allow this page` +
     ` to read the file with the header Access-Control-Allow-Origin (CORS), as npm CDNs and the Hugging Face Hub do,` +
