@@ -374,35 +374,50 @@ test('the README browser snippet runs from node_modules without a bundler', { ti
   assert.ok(Math.abs(Number(match[1]) - 0.1) < 1e-6, text);
 });
 
-test('the package loads and computes inside a module Web Worker', { timeout: 120_000 }, async () => {
-  const dir = `${root}build/worker-app`;
-  appFolder(dir);
-  writeFileSync(
-    `${dir}/worker.js`,
-    `import { init } from './node_modules/attention-wasm/bindings/js/browser.js';
+test(
+  'the package loads and computes inside a module Web Worker, and loads the shipped model there',
+  { timeout: 120_000 },
+  async () => {
+    const dir = `${root}build/worker-app`;
+    appFolder(dir);
+    // The tokenizer library beside the package, as npm installs it: a Worker has no import map,
+    // so the package imports it by its path in node_modules.
+    symlinkSync(`${root}node_modules/@huggingface`, `${dir}/node_modules/@huggingface`, 'dir');
+    writeFileSync(
+      `${dir}/worker.js`,
+      `import { init } from './node_modules/attention-wasm/bindings/js/browser.js';
 const attn = await init();
 const r = attn.attention([[1, 0], [0, 1]], [[1, 0], [0, 1]], [[10, 0], [0, 10]], { causal: true });
-postMessage({ target: attn.info.target, output: Array.from(r.output.data) });
+const model = await attn.loadModel(new URL('./node_modules/attention-wasm/web/elements/models/tiny-gpt2/', self.location.href).href);
+const f = model.forward('The cat', { attentions: true });
+const [, , T] = f.attentions[0].shape.slice(-3);
+const rowSums = Array.from({ length: T }, (_, i) => f.attentions[0].data.slice(i * T, (i + 1) * T).reduce((a, b) => a + b));
+postMessage({ target: attn.info.target, output: Array.from(r.output.data), tokens: f.tokens[0].map((t) => t.text), rowSums });
 `,
-  );
-  writeFileSync(
-    `${dir}/index.html`,
-    `<!doctype html><html><head><script type="module">
+    );
+    writeFileSync(
+      `${dir}/index.html`,
+      `<!doctype html><html><head><script type="module">
 const worker = new Worker('./worker.js', { type: 'module' });
 worker.onmessage = (e) => { document.getElementById('out').textContent = JSON.stringify(e.data); };
 worker.onerror = (e) => { document.getElementById('out').textContent = 'error: ' + e.message; };
 </script></head><body><pre id="out">loading</pre></body></html>`,
-  );
-  const { errors, text } = await runInChromium(
-    dir,
-    'index.html',
-    () => document.getElementById('out').textContent !== 'loading',
-  );
-  assert.deepEqual(errors, []);
-  const result = JSON.parse(text.trim());
-  assert.equal(result.target, 'wasm-relaxed-simd', 'Chromium runs relaxed SIMD, so init() loads that build');
-  // Causal: row 0 sees only key 0 (→ [10, 0]); row 1 as softmax([0, 1]/sqrt 2).
-  const a = Math.exp(1 / Math.sqrt(2));
-  const expected = [10, 0, 10 / (a + 1), (10 * a) / (a + 1)];
-  result.output.forEach((x, i) => assert.ok(Math.abs(x - expected[i]) < 1e-5, `${x} vs ${expected[i]}`));
-});
+    );
+    const { errors, text } = await runInChromium(
+      dir,
+      'index.html',
+      () => document.getElementById('out').textContent !== 'loading',
+    );
+    assert.deepEqual(errors, []);
+    const result = JSON.parse(text.trim());
+    assert.equal(result.target, 'wasm-relaxed-simd', 'Chromium runs relaxed SIMD, so init() loads that build');
+    // Causal: row 0 sees only key 0 (→ [10, 0]); row 1 as softmax([0, 1]/sqrt 2).
+    const a = Math.exp(1 / Math.sqrt(2));
+    const expected = [10, 0, 10 / (a + 1), (10 * a) / (a + 1)];
+    result.output.forEach((x, i) => assert.ok(Math.abs(x - expected[i]) < 1e-5, `${x} vs ${expected[i]}`));
+    // The shipped tiny GPT-2's byte-level BPE, as in Node: "The", "Ġ", "c", "at"; each query's
+    // weights sum to 1 (a decoder's row 0 is [1, 0, 0, 0]).
+    assert.deepEqual(result.tokens, ['The', 'Ġ', 'c', 'at']);
+    result.rowSums.forEach((sum) => assert.ok(Math.abs(sum - 1) < 1e-6, String(sum)));
+  },
+);

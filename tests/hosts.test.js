@@ -22,7 +22,17 @@ function hostFolder() {
   symlinkSync(`${root}node_modules/@huggingface`, `${dir}/node_modules/@huggingface`, 'dir');
   symlinkSync(`${root}node_modules/reveal.js`, `${dir}/reveal`, 'dir');
   for (const p of ['marked', 'dompurify']) symlinkSync(`${root}node_modules/${p}`, `${dir}/${p}`, 'dir');
-  for (const page of ['deck.html', 'cdn.html', 'moves.html', 'scheme.html', 'png.html', 'slide.html', 'markdown.html'])
+  for (const page of [
+    'deck.html',
+    'deck-models.html',
+    'cdn.html',
+    'moves.html',
+    'scheme.html',
+    'png.html',
+    'slide.html',
+    'markdown.html',
+    'nocors.html',
+  ])
     copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
   return dir;
 }
@@ -125,6 +135,113 @@ test(
   },
 );
 
+// The element in `id`'s shadow root (or a nested one) matching `selector`, focused; its tag.
+function focusInside(page, id, selector) {
+  return page.evaluate(
+    ([id, selector]) => {
+      const find = (root) =>
+        root.querySelector(selector) ??
+        [...root.querySelectorAll('*')].reduce((hit, el) => hit ?? (el.shadowRoot && find(el.shadowRoot)), null);
+      const target = find(document.getElementById(id).shadowRoot);
+      target.focus();
+      return `${target.tagName.toLowerCase()}${target.type ? `[${target.type}]` : ''}`;
+    },
+    [id, selector],
+  );
+}
+
+test(
+  'reveal.js deck (its black theme): <attention-steps>, <attention-explainer> and <attention-model src="tiny-gpt2"> keep the keys typed into them, draw at the deck\'s scale, and a model on a slide not yet shown draws when entered',
+  { timeout: 90_000 },
+  async () => {
+    const { page, errors } = await openPage('deck-models.html', () => window.deckReady);
+    const slide = () => page.evaluate(() => deck.getIndices().h);
+    const press = async (...keys) => {
+      for (const key of keys) await page.keyboard.press(key);
+    };
+    // Two frames: a redraw the last key scheduled has happened (a redraw replaces the
+    // explainer's controls, so a control focused before it is gone).
+    const settle = () =>
+      page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    try {
+      // Far ahead, the model's slide is not laid out yet (reveal's viewDistance).
+      assert.equal(
+        await page.evaluate(() => getComputedStyle(document.getElementById('model').closest('section')).display),
+        'none',
+      );
+      await press('ArrowRight');
+      assert.equal(await slide(), 1, 'ArrowRight with nothing focused moves the deck');
+      await page.waitForFunction(() => document.getElementById('steps').stages);
+      // layout="compact" fits reveal's 960 × 700 slide under the theme's 42 px text, as on a
+      // plain page (the slide.html test below): its type is sized from the page's root.
+      const steps = await page.evaluate(() => document.getElementById('steps').offsetHeight);
+      assert.ok(steps <= 700, `compact steps ${steps} px tall on a 700 px slide`);
+      assert.equal(await focusInside(page, 'steps', 'input[type=number]'), 'input[number]');
+      await press('ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', '1', 'Space', 'n', 'p');
+      assert.equal(await focusInside(page, 'steps', 'select'), 'select[select-one]');
+      await press('ArrowDown', 'ArrowLeft', 'ArrowRight');
+      assert.equal(await focusInside(page, 'steps', 'td[tabindex="0"]'), 'td');
+      await press('ArrowRight', 'ArrowDown', 'ArrowLeft');
+      assert.equal(await slide(), 1, "keys in the steps' fields, select and matrix stayed there");
+
+      await page.evaluate(() => document.activeElement.blur());
+      await press('ArrowRight');
+      assert.equal(await slide(), 2);
+      await page.waitForFunction(() => document.getElementById('explainer').result, null, { timeout: 30_000 });
+      await settle();
+      assert.equal(await focusInside(page, 'explainer', 'input[type=range]'), 'input[range]');
+      await press('ArrowRight', 'ArrowRight', 'ArrowUp', 'End', 'ArrowLeft');
+      assert.equal(await page.evaluate(() => document.getElementById('explainer').getAttribute('temperature')), '1.95');
+      await settle();
+      assert.equal(await focusInside(page, 'explainer', '[role=radio][tabindex="0"]'), 'button[button]');
+      // The arrow picks the token before the last (8 → 7); the explainer redraws for it. (One
+      // arrow: a second one sometimes reaches a radio the redraw replaced, or the page.)
+      await press('ArrowLeft');
+      await page.waitForFunction(() => document.getElementById('explainer').result.position === 7);
+      await settle();
+      assert.equal(await focusInside(page, 'explainer', 'input[type=text]'), 'input[text]');
+      await press('End', 'Space', 'n', 'p', 'ArrowLeft', 'ArrowRight', 'Space');
+      assert.equal(await slide(), 2, 'slider, token and text keys stayed in the explainer');
+
+      await page.evaluate(() => {
+        document.activeElement.blur();
+        deck.slide(7);
+      });
+      await page.waitForFunction(
+        () =>
+          document
+            .getElementById('model')
+            .shadowRoot.querySelector('attention-heatmap')
+            ?.shadowRoot.querySelector('svg line'),
+        null,
+        { timeout: 30_000 },
+      );
+      // Drawn at the deck's scale: the box on screen is the laid-out box times reveal's scale,
+      // and the head view's token labels have their height (it laid out while shown, not at 0 × 0).
+      const box = await page.evaluate(() => {
+        const el = document.getElementById('model');
+        const label = el.shadowRoot.querySelector('attention-heatmap').shadowRoot.querySelector('svg text');
+        return {
+          ratio: el.getBoundingClientRect().width / el.offsetWidth,
+          scale: deck.getScale(),
+          label: label.getBoundingClientRect().height,
+        };
+      });
+      assert.ok(Math.abs(box.ratio - box.scale) < 0.01, JSON.stringify(box));
+      assert.ok(box.label > 8 * box.scale, JSON.stringify(box));
+      assert.equal(await focusInside(page, 'model', 'input[type=text]'), 'input[text]');
+      await press('End', 'Space', 'n', 'ArrowLeft', 'ArrowRight');
+      assert.equal(await slide(), 7, "keys typed into the model's text stayed there");
+      await page.evaluate(() => document.activeElement.blur());
+      await press('ArrowLeft');
+      assert.equal(await slide(), 6);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
 test(
   'another origin: the package from a CDN-like origin runs, with threads and the training Worker',
   { timeout: 90_000 },
@@ -156,6 +273,61 @@ test(
         JSON.stringify(history),
       );
       assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
+test(
+  'another origin without CORS: a failed fetch of the wasm, a model folder or the shipped model says the likely cause and what to try',
+  { timeout: 60_000 },
+  async () => {
+    // The package's files on a second origin that sends no Access-Control-Allow-Origin.
+    const { server, url: other } = await startServer({
+      port: 0,
+      served: ['bindings', 'dist', 'web'],
+      isolated: false,
+      docs: false,
+    });
+    servers.push(server);
+    const { page, errors } = await openPage(
+      `nocors.html?other=${encodeURIComponent(other)}`,
+      () => window.result && document.querySelector('attention-model').error,
+    );
+    try {
+      const result = await page.evaluate(() => window.result);
+      const origin = new URL(other).origin.replaceAll('.', '\\.');
+      const hint = `Failed to fetch \\(${origin} is another origin than this page's, ${new URL(hostUrl).origin.replaceAll('.', '\\.')}: if that server is up, it must allow this page to read the file with the header Access-Control-Allow-Origin \\(CORS\\).* or serve the file from this page's origin`;
+      assert.match(
+        result.wasmUrl,
+        new RegExp(
+          `^RangeError: init: could not fetch options\\.wasmUrl \\(${origin}/dist/attention\\.wasm\\): ${hint}`,
+        ),
+      );
+      assert.match(
+        result.loadModel,
+        new RegExp(
+          `^RangeError: loadModel: could not fetch ${origin}/web/elements/models/tiny-gpt2/config\\.json: ${hint}`,
+        ),
+      );
+      assert.match(
+        result.shipped,
+        new RegExp(`^Error: cannot fetch ${origin}/web/elements/models/tiny-gpt2/config\\.json: ${hint}`),
+      );
+      // The element's error line carries it too.
+      assert.match(
+        await page.evaluate(() => document.querySelector('attention-model').error.message),
+        new RegExp(hint),
+      );
+      // A file missing on the page's own origin is not blamed on CORS.
+      assert.doesNotMatch(result.sameOrigin, /CORS|another origin/);
+      // The only console errors are the browser's own CORS reports of the refused fetches
+      // (and the 404 of the missing folder just above).
+      assert.deepEqual(
+        errors.filter((e) => !/blocked by CORS policy/.test(e) && !/^404 .*\/no-such-model\/config\.json$/.test(e)),
+        [],
+      );
     } finally {
       await page.close();
     }
@@ -235,6 +407,63 @@ test(
         [0.25, 0.75],
       ],
     ]);
+  },
+);
+
+// softmax(X·Xᵀ/√d) in float64: <attention-steps> given only X (identity W_Q, W_K, W_V).
+function selfAttentionWeights(x) {
+  const d = x[0].length;
+  return x.flatMap((q) => {
+    const scores = x.map((k) => q.reduce((sum, qi, i) => sum + qi * k[i], 0) / Math.sqrt(d));
+    const max = Math.max(...scores);
+    const e = scores.map((s) => Math.exp(s - max));
+    const z = e.reduce((a, b) => a + b);
+    return e.map((v) => v / z);
+  });
+}
+
+test(
+  'Vue 3 template with isCustomElement: bound text, temperature and X update the elements; v-if removes the model elements (their model freed after the grace) and re-adds them',
+  { timeout: 120_000 },
+  async () => {
+    const { out, errors } = await frameworkApp('vue-template', ['vue', '@vue']);
+    assert.deepEqual(errors, []);
+    assert.equal(out.error, undefined, out.error);
+    const close = (actual, expected, what) =>
+      actual.forEach((v, i) => assert.ok(Math.abs(v - expected[i]) < 1e-6, `${what}[${i}]: ${v} vs ${expected[i]}`));
+    assert.deepEqual(out.first.explainer.split('|').slice(0, 2), ['The', 'Ġ']);
+    close(
+      out.first.steps,
+      selfAttentionWeights([
+        [1, 0],
+        [0, 1],
+        [1, 1],
+      ]),
+      'first weights',
+    );
+    // Vue state changed: the explainer read the new text, the model element too (its field shows it).
+    assert.match(out.changed.explainer, /^A\|/);
+    assert.equal(out.changed.model, 'A dog ran');
+    assert.equal(out.changed.modelInput, 'A dog ran');
+    assert.equal(out.changed.temperature, '0.5');
+    close(
+      out.changed.steps,
+      selfAttentionWeights([
+        [1, 0],
+        [0, 3],
+        [1, 1],
+      ]),
+      'weights after X changed',
+    );
+    // Each v-if round: both elements' model (one shared model) disposed and its memory freed,
+    // then loaded anew and shown with the current text.
+    assert.equal(out.rounds.length, 2);
+    for (const round of out.rounds) {
+      assert.deepEqual(round.disposed, [true, true]);
+      assert.ok(round.freed > 100_000, `freed ${round.freed} bytes of wasm memory`);
+      assert.equal(round.back, out.changed.explainer);
+      assert.equal(round.shared, true);
+    }
   },
 );
 

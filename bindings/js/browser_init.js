@@ -7,10 +7,17 @@ import { chooseVariant, variantForBytes, isThreadedBytes } from './variants.js';
 import { planThreads, browserThreadSupport } from './threads.js';
 import { rangeError } from './errors.js';
 import { withAwaitHint } from './pending.js';
+import { fetchFailureHint } from './fetch_failure.js';
 
 async function fetchBytes(wasmUrl) {
+  let response;
   try {
-    const response = await fetch(wasmUrl, { credentials: 'same-origin' });
+    response = await fetch(wasmUrl, { credentials: 'same-origin' });
+  } catch (error) {
+    const hint = fetchFailureHint(wasmUrl);
+    throw rangeError('init', `could not fetch options.wasmUrl (${wasmUrl}): ${error.message}${hint}`, { cause: error });
+  }
+  try {
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());
   } catch (error) {

@@ -41,7 +41,7 @@ button, select, input { font: inherit; }
 .slides { font-size: 0.75em; opacity: 0.85; font-family: ui-monospace, monospace; max-width: 100%; overflow-x: auto; }
 .error { color: var(--_error); }
 /* layout="compact": the stages side by side, wrapping, in smaller type (a 960 × 700 slide) */
-:host([layout="compact"]) { font-size: 0.78em; --attn-font: var(--attn-compact-font, 0.68rem/1.15 ui-monospace, SFMono-Regular, Menlo, monospace);
+:host([layout="compact"]) { font-size: 0.78rem; --attn-font: var(--attn-compact-font, 0.68rem/1.15 ui-monospace, SFMono-Regular, Menlo, monospace);
   --attn-cell-padding: 0.05rem 0.25rem; --attn-cell-width: 3.5ch; }
 :host([layout="compact"]) attention-matrix::part(legend) { display: none; }
 :host([layout="compact"]) attention-matrix::part(axis) { display: none; }

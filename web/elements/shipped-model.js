@@ -4,6 +4,8 @@
 // URL is not an asset (a Vite 8 build from the packed tarball left the folder behind, and the
 // element's hint pointed readers at a folder the app does not have).
 
+import { fetchFailureHint } from '../../bindings/js/fetch_failure.js';
+
 /** The name that stands for the shipped model in a `src` attribute. */
 export const SHIPPED_MODEL = 'tiny-gpt2';
 
@@ -41,7 +43,13 @@ export const SHIPPED_MODEL_WORDS =
 export async function fetchFiles(files, signal) {
   const entries = await Promise.all(
     Object.entries(files).map(async ([name, url]) => {
-      const response = await fetch(url, { signal });
+      let response;
+      try {
+        response = await fetch(url, { signal });
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        throw new Error(`cannot fetch ${url}: ${error.message}${fetchFailureHint(url)}`, { cause: error });
+      }
       if (!response.ok) throw new Error(`cannot fetch ${url} (HTTP ${response.status})`);
       return [name, name.endsWith('.json') ? await response.text() : await response.arrayBuffer()];
     }),

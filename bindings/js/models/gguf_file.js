@@ -6,6 +6,7 @@
 // magic 'GGUF' (a path, a Blob, bytes) or the URL's name.
 import { rangeError } from '../errors.js';
 import { isGguf } from './gguf.js';
+import { fetchFailureHint } from '../fetch_failure.js';
 
 const CHUNK = 1 << 20;
 
@@ -76,7 +77,7 @@ function urlSource(fn, url, { onProgress, fetchOptions, signal }) {
         response = await fetch(url, options);
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        throw rangeError(fn, `could not fetch ${url}: ${error.message}`, { cause: error });
+        throw rangeError(fn, `could not fetch ${url}: ${error.message}${fetchFailureHint(url)}`, { cause: error });
       }
       if (!response.ok) {
         response.body?.cancel().catch(() => {});

@@ -2,6 +2,7 @@
 // folder, Files from a drop or an <input type=file>, or a map of names to bytes. Each gives
 // the same small interface: has(name), size(name), read(name, begin, end) and text(name).
 import { typeError, rangeError, describe } from '../errors.js';
+import { fetchFailureHint } from '../fetch_failure.js';
 import { checkFilePath } from './file_names.js';
 import { isHubId, checkHubOptions, hubFolderUrl, hubNotFound, hubRefused } from './hub_ids.js';
 
@@ -350,7 +351,7 @@ async function respond(fn, cachePromise, url, fetchOptions, signal, refused) {
     response = await fetch(url, fetchOptions);
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
-    throw rangeError(fn, `could not fetch ${url}: ${error.message}`, { cause: error });
+    throw rangeError(fn, `could not fetch ${url}: ${error.message}${fetchFailureHint(url)}`, { cause: error });
   }
   if (response.status === 404) {
     response.body?.cancel().catch(() => {});
