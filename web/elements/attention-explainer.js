@@ -69,6 +69,7 @@ export class AttentionExplainer extends ModelElement {
   static forwardAttributes = ['text', 'token'];
 
   #link = createLink();
+  #shownValue = new Map(); // slider attribute → how its readout shows a value
 
   attributeChanged(name) {
     if (name === 'temperature' || name === 'top-k' || name === 'top-p') this.#renderSampling();
@@ -285,7 +286,9 @@ export class AttentionExplainer extends ModelElement {
       const wrap = document.createElement('label');
       wrap.className = 'slider';
       const input = Object.assign(document.createElement('input'), { type: 'range', min, max, step, value });
+      input.dataset.attribute = attribute;
       const output = Object.assign(document.createElement('output'), { textContent: shown(value) });
+      this.#shownValue.set(attribute, shown);
       input.addEventListener('input', () => {
         output.textContent = shown(Number(input.value));
         this.setAttribute(attribute, input.value);
@@ -367,7 +370,22 @@ export class AttentionExplainer extends ModelElement {
     const old = this.shadowRoot.querySelector('.sampling-result');
     if (!old || !this.output?.trace.logits) return this.render();
     old.replaceWith(this.#samplingResult());
+    this.#syncSliders();
     this.showAttributeError(this.attributeReader().checkAll().error);
+  }
+
+  // The sliders follow their attributes when page code sets them (a Vue binding, setAttribute):
+  // each range and its readout show the value the table was computed with.
+  #syncSliders() {
+    const s = this.#sampling();
+    const values = { temperature: s.temperature, 'top-k': s.topK, 'top-p': s.topP };
+    for (const input of this.shadowRoot.querySelectorAll('.slider input[type=range]')) {
+      const value = values[input.dataset.attribute];
+      if (value === undefined || Number(input.value) === value) continue;
+      input.value = String(value);
+      const output = input.nextElementSibling;
+      if (output) output.textContent = this.#shownValue.get(input.dataset.attribute)(value);
+    }
   }
 
   /** The tokens, the traced position, the shown layer's stages and the sampling's probabilities, as JSON. */

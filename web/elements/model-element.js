@@ -17,6 +17,7 @@
 //     render() { ... this.model, this.output, this.runError, this.loadProgress ... }
 //   }
 import { AttentionElement } from './base.js';
+import { keepFocus } from './focus.js';
 import { LIMITS } from './limits.js';
 import { SHIPPED_NAME, isShippedModel } from './shipped-model.js';
 import { oncePerFrame, leaseModel } from './model-text.js';
@@ -38,6 +39,13 @@ export class ModelElement extends AttentionElement {
   #progress = null; // while loading: the last progress ({ file, loaded, total, stage })
   #generation = 0; // a newer load makes an older one stale
   #stopLoadWatch = () => {};
+
+  constructor() {
+    super();
+    // Every redraw (the base's and the subclass's own calls) keeps the focused control.
+    const render = this.render.bind(this);
+    this.render = () => keepFocus(this.shadowRoot, render);
+  }
 
   connectedCallback() {
     super.connectedCallback();
