@@ -442,3 +442,33 @@ test("steps in a reader's words: where the printed numbers come from, and the pa
   assert.deepEqual(stages.M, [0, -Infinity, 0, -Infinity]);
   assert.deepEqual(stages.weights, [1, 0, 1, 0]);
 });
+
+test('the model and explainer views say what a repeated token’s position mark means (at·4, at·9)', async () => {
+  for (const [name, tag] of [
+    ['explainer', 'attention-explainer'],
+    ['model-head', 'attention-model'],
+  ]) {
+    const { page } = await openElementPage(browser, url, name, 1280);
+    await page.waitForFunction((t) => document.querySelector(t).toJSON().tokens.length > 0, tag);
+    const r = await page.evaluate(
+      (t) => ({
+        labels: document
+          .querySelector(t)
+          .toJSON()
+          .tokens.map((k) => k.label),
+        text: document.querySelector(t).shadowRoot.textContent,
+      }),
+      tag,
+    );
+    await page.close();
+    // The first token whose label occurs again, counted from 1 (the tiny GPT-2 splits "cat"
+    // and "mat" into c + at and m + at).
+    const i = r.labels.findIndex((l) => r.labels.filter((m) => m === l).length > 1);
+    assert.ok(i >= 0, `${name}: the text repeats a token`);
+    const label = r.labels[i];
+    assert.ok(
+      r.text.includes(`${label}·${i + 1} is the “${label}” at position ${i + 1}`),
+      `${name}: the mark is explained`,
+    );
+  }
+});

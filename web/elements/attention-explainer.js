@@ -20,6 +20,7 @@ import { errorMessage } from './theme.js';
 import { jsString } from './export.js';
 import { formatNumber, exactNumber } from './format.js';
 import { tokenLabel, bar, idLabeller, marksLegend, positionedLabels } from './model-views.js';
+import { positionNote } from './token-positions.js';
 import { tokensWithin } from './model-text.js';
 import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS } from './shipped-model.js';
 import { createLink, EXPLAINER_VIEWS_STYLE } from './explainer-views.js';
@@ -222,10 +223,11 @@ export class AttentionExplainer extends ModelElement {
     return wrap;
   }
 
-  // The legend of the marks in the text's token labels ('Tokens: ␣ = space'), or ''.
+  // The legend of the marks in the text's token labels ('Tokens: ␣ = space.'), and what a
+  // repeated token's position mark means ('at·9 is the “at” at position 9'), or ''.
   #marks() {
     const legend = marksLegend(this.output.labels);
-    return legend ? `Tokens: ${legend}` : '';
+    return [legend ? `Tokens: ${legend}.` : '', positionNote(this.output.labels)].filter(Boolean).join(' ');
   }
 
   #pick(i) {

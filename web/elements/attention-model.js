@@ -25,6 +25,7 @@ import {
   softmax,
 } from './model-views.js';
 import { modelGrid } from './model-grid.js';
+import { positionNote } from './token-positions.js';
 import { jsString } from './export.js';
 import { scrollRegion } from './base.js';
 import { ModelElement } from './model-element.js';
@@ -299,6 +300,8 @@ export class AttentionModel extends ModelElement {
     const shown = [...r.labels, ...Array.from(r.extra?.querySelectorAll('th') ?? [], (th) => th.textContent)];
     const marks = marksLegend(shown);
     if (marks) p.textContent += ` Tokens: ${marks}.`;
+    const repeated = positionNote(r.labels);
+    if (repeated) p.textContent += ` ${repeated}`;
     return p;
   }
 
