@@ -43,6 +43,8 @@ const storage = option('storage') ?? 'q8_0';
 const kvDtypes = list(option('kv') ?? 'float32,bfloat16,q8');
 const withWllama = !flag('no-wllama');
 const warmupUpTo = Number(option('warmup-up-to') ?? Infinity);
+// As the page and the results take it (Infinity does not survive JSON): null = warm every prompt.
+const warmupLimit = Number.isFinite(warmupUpTo) ? warmupUpTo : null;
 const onnxForms = list(option('transformers') ?? 'q8').filter((f) => f !== 'none');
 if (!onnxForms.every((f) => f === 'q8' || f === 'fp32'))
   throw new RangeError('bench/browser-long-context.js: --transformers takes q8, fp32 or none');
@@ -127,8 +129,7 @@ try {
           kvDtypes,
           wllama: withWllama,
           onnx,
-          // Infinity does not cross into the page (JSON): null there means "warm every prompt".
-          warmupUpTo: Number.isFinite(warmupUpTo) ? warmupUpTo : null,
+          warmupUpTo: warmupLimit,
           log: process.env.WLLAMA_LOG === '1',
         },
       }),
@@ -166,7 +167,7 @@ if (!quick && !capacityCheck) {
       storage,
       steps,
       rounds,
-      warmupUpTo: Number.isFinite(warmupUpTo) ? warmupUpTo : null,
+      warmupUpTo: warmupLimit,
       sessions,
     },
   });

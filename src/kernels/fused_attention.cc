@@ -357,10 +357,10 @@ void AccumulateValuesChecked(const float* p, const float* rescale, const float* 
 }
 
 // A key or value row as float32: float32 rows as they are, half-stored rows widened
-// exactly, q8_0 elements as d·q (exact; kv_storage.h).
+// exactly, q8_0 elements as d·q (exact; kv_storage.h; FourOf takes no q8_0 elements: their
+// keys are widened a row at a time before they are packed, PackKeyPanels below).
 HWY_INLINE V FourOf(const float* src, KvStorage) { return hn::LoadU(D(), src); }
 HWY_INLINE V FourOf(const uint16_t* src, KvStorage s) { return WidenFour(src, s); }
-HWY_INLINE V FourOf(Q8Elements src, KvStorage) { return WidenQ8Four(src); }
 inline void RowOf(const float* src, int count, KvStorage, float* dst) {
   std::memcpy(dst, src, sizeof(float) * count);
 }
@@ -457,8 +457,7 @@ void PackKeyPanels(Elements k, int k_stride, int keys, int head_dim, KvStorage s
 }
 
 // q8_0 keys: each panel's (up to) 8 rows widened into scratch a row at a time (one scale per
-// block of 32, DequantizeQ8Elements), then packed as float32 keys: the same floats FourOf
-// gives (d·q is exact), with one scale decoded per block instead of one per four elements.
+// block of 32, DequantizeQ8Elements), then packed as float32 keys (d·q is exact), with one scale decoded per block instead of one per four elements.
 //   k: [keys, head_dim] q8_0 elements (row stride k_stride)
 //   scratch: [KeyRowsFloats(head_dim)]: 8 widened rows, then the float packing's row
 //   panels: [ceil(keys / 8), head_dim, 8], zeros past the last key

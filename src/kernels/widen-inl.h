@@ -50,24 +50,6 @@ HWY_INLINE float Q8Scale(const uint8_t* block) {
   return (half & 0x8000u) != 0 ? -magnitude : magnitude;
 }
 
-// Four q8_0 elements as float32 lanes, d·q (exact): the codes of one block when the four lie
-// in one (a row's columns four at a time from a multiple of 4: always), else one by one.
-HWY_INLINE V WidenQ8Four(Q8Elements src) {
-  const D d;
-  const size_t code = src.index % kKvQ8Block;
-  if (code + 4 > kKvQ8Block) {
-    alignas(16) float four[4];
-    DequantizeQ8Elements(src, 4, four);
-    return hn::Load(d, four);
-  }
-  const uint8_t* block = src.block();
-  const hn::RebindToSigned<D> di;
-  const hn::Rebind<int8_t, decltype(di)> d8;  // 4 codes, the lanes of one float vector
-  const auto codes =
-      hn::PromoteTo(di, hn::LoadU(d8, reinterpret_cast<const int8_t*>(block + 2 + code)));
-  return hn::Mul(hn::ConvertTo(d, codes), hn::Set(d, Q8Scale(block)));
-}
-
 // Four halves of storage s as float32 lanes.
 HWY_INLINE V WidenFour(const uint16_t* src, KvStorage s) {
   return s == KvStorage::kBfloat16 ? WidenBf16(src) : WidenHalf(src);
