@@ -1,6 +1,6 @@
 // The long-context rows in a Chromium page (bench/long-context.html, run by
 // bench/browser-long-context.js): window.runLongContext(threads, { path, prompts, steps, rounds,
-// kvDtypes, wllama, onnx, log }) loads the GGUF file at `path` into both engines (as
+// kvDtypes, wllama, onnx, log }) measures the tab's copy bandwidth, loads the GGUF file at `path` into both engines (as
 // bench/browser-wllama-session.js does), and onnxruntime-web the same weights as the ONNX graphs
 // transformers.js runs (bench/peers/onnx-llama.js, files named in `onnx`), and times, per prompt length, a prefill of that many
 // ids and `steps` greedy tokens after it: ours once per kvDtype (the key/value cache's storage),
@@ -20,6 +20,7 @@ import { Wllama } from '@wllama/wllama';
 import * as ort from 'onnxruntime-web';
 import { init } from 'attention-wasm';
 import { pieceOf, promptIds } from './wllama-cases.js';
+import { copyBandwidth } from './bandwidth.js';
 
 const status = document.getElementById('status');
 const WLLAMA_WASM = new URL('/node_modules/@wllama/wllama/esm/wasm/wllama.wasm', location.href).href;
@@ -50,6 +51,10 @@ window.runLongContext = async (threads, options) => {
       decode: await ort.InferenceSession.create(`/${files.decode}`, sessionOptions),
     };
   }
+  // The tab's copy bandwidth (bytes/s), for the decode's memory bound (the Node side divides
+  // the bytes a token reads by it).
+  progress('measuring the copy bandwidth');
+  const bandwidth = copyBandwidth();
   const rows = [];
   let libllama = null;
   for (const prompt of prompts) {
@@ -111,6 +116,7 @@ window.runLongContext = async (threads, options) => {
   ours.dispose();
   return {
     threads,
+    bandwidth,
     versions: {
       'attention-wasm': `attention-wasm ${attn.info.version} (${attn.info.build} build, ${attn.info.target})`,
       ...(withWllama ? { wllama: `@wllama/wllama 3.13.0 (llama.cpp ${libllama ?? '?'})` } : {}),

@@ -24,7 +24,7 @@ import { runPage } from './browser-models.js';
 import { recordResults, progressWriter } from './results.js';
 import { longContextTable } from './table.js';
 import { LONG_PROMPTS, LONG_STEPS, longModelPath } from './wllama-cases.js';
-import { SMOLLM2_135M, TINY_SHAPE, smolLmGguf, smolLmWeights } from './wllama-model.js';
+import { SMOLLM2_135M, TINY_SHAPE, decodeWeightBytes, smolLmGguf, smolLmWeights } from './wllama-model.js';
 import { CONFIGS } from './real-shape-models.js';
 import { llamaModel } from './peers/onnx-llama.js';
 
@@ -140,13 +140,27 @@ try {
 }
 progress('');
 
+// Each of our rows' decode bound: the bytes a token reads (every weight in the file's storage,
+// and the whole key/value cache) ÷ the tab's copy bandwidth; each row dated (a run of some
+// prompt lengths keeps the recorded rows of the others).
+const weightBytes = decodeWeightBytes(storage, config);
+const date = new Date().toISOString();
+for (const s of sessions)
+  for (const row of s.rows) {
+    row.date = date;
+    if (row.engine.startsWith('attention-wasm') && row.cacheBytes && s.bandwidth)
+      row.boundMs = ((weightBytes + row.cacheBytes) / s.bandwidth) * 1000;
+  }
+
 const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores`;
 const versions = Object.assign({}, ...sessions.map((s) => s.versions));
 const shape = `${config.num_hidden_layers} layers × ${config.hidden_size}, ${config.num_attention_heads} heads, ${config.num_key_value_heads} key/value heads, FFN ${config.intermediate_size}, vocabulary ${config.vocab_size}, ${config.max_position_embeddings} positions`;
 console.log(
   `Long context in Chromium ${chromiumVersion} (headless, cross-origin isolated): ${modelName} Llama (${shape}), random weights, the same ${storage.toUpperCase()} GGUF file in ours and wllama${onnxForms.length ? `, and transformers.js's ${onnxForms.join(' and ')} graphs of the weights its blocks hold (bench/peers/onnx-llama.js: optimum's export, logits of every position; q8: quantize_dynamic's int8) on onnxruntime-web` : ''}. A prefill of each prompt's ids, then ${steps} greedy tokens; medians of ${rounds} interleaved rounds after one warm-up run each${Number.isFinite(warmupUpTo) ? ` (none past ${warmupUpTo} tokens: there the first run is the first round)` : ''}. Ours per key/value cache storage (kvDtype); wllama at its defaults (context: prompt + steps). Heap: the tab's wasm heap high-water mark of ours; cache: the key/value bytes after the last token.${quick ? ' A quick check: NOT a measurement.' : ''}${capacityCheck ? ' A capacity check (another shape or layer count): not recorded.' : ''}`,
 );
-console.log(`Machine: ${machine}. ${Object.values(versions).join('; ')}.\n`);
+console.log(
+  `Machine: ${machine}. ${Object.values(versions).join('; ')}. Copy bandwidth in the tab: ${sessions.map((s) => `${(s.bandwidth / 1e9).toFixed(1)} GB/s at ${s.threads} thread${s.threads > 1 ? 's' : ''}`).join(', ')}; bound = (${(weightBytes / 2 ** 20).toFixed(1)} MiB of weights + the cache) ÷ that bandwidth.\n`,
+);
 console.log(longContextTable(sessions));
 
 if (!quick && !capacityCheck) {
@@ -159,7 +173,7 @@ if (!quick && !capacityCheck) {
   recordResults('browser', {
     ...browserPart,
     longContext: {
-      date: new Date().toISOString(),
+      date,
       machine,
       runtime: `Chromium ${chromiumVersion}`,
       versions,
@@ -168,8 +182,44 @@ if (!quick && !capacityCheck) {
       steps,
       rounds,
       warmupUpTo: warmupLimit,
-      sessions,
+      weightBytes,
+      sessions: mergedSessions(browserPart.longContext, sessions),
     },
   });
   console.log('\nWrote bench/results/latest.json (browser.longContext)');
+}
+
+/**
+ * The recorded sessions with this run's rows in place of those of the same thread count, prompt
+ * length and engine (a run of 16k alone keeps the recorded 1k and 4k rows, a run of one engine
+ * the others', each with its date and rounds); a recorded run of another model or storage is
+ * dropped whole.
+ */
+function mergedSessions(recorded, fresh) {
+  const same =
+    recorded &&
+    recorded.storage === storage &&
+    JSON.stringify(recorded.config) === JSON.stringify(config) &&
+    recorded.steps === steps;
+  const merged = same ? recorded.sessions.map((s) => ({ ...s, rows: [...s.rows] })) : [];
+  for (const s of fresh) {
+    const at = merged.find((m) => m.threads === s.threads);
+    if (!at) {
+      merged.push(s);
+      continue;
+    }
+    const measured = new Set(s.rows.map((r) => `${r.engine} @ ${r.prompt}`));
+    const kept = at.rows.filter((r) => !measured.has(`${r.engine} @ ${r.prompt}`));
+    Object.assign(at, s, {
+      rows: [...kept, ...s.rows].sort((a, b) => a.prompt - b.prompt || engineOrder(a) - engineOrder(b)),
+    });
+  }
+  return merged.sort((a, b) => a.threads - b.threads);
+}
+
+// Ours (per cache storage, in kvDtypes' order), then wllama, then transformers.js: the table's order.
+function engineOrder(row) {
+  if (row.engine.startsWith('attention-wasm'))
+    return ['float32', 'bfloat16', 'q8', 'float16'].indexOf(row.engine.split(' ').at(-1));
+  return row.engine === 'wllama' ? 10 : 20;
 }

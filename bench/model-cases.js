@@ -9,6 +9,7 @@
 // matrices in bfloat16, onnxruntime-web (which has no bfloat16 MatMul in wasm) runs the same
 // values as float32.
 import { measureInterleaved } from './cases.js';
+export { copyBandwidth } from './bandwidth.js';
 import { bertModel, gpt2Model } from './peers/onnx-models.js';
 
 /**
@@ -369,18 +370,4 @@ export async function gpt2Rows({ ort, load, progress, bf16 = false, timing = TIM
       ),
     },
   ];
-}
-
-/** Copy bandwidth in this runtime (bytes/s): the best of 7 copies of a 256 MiB Float32Array. */
-export function copyBandwidth() {
-  const n = 64 << 20;
-  const src = new Float32Array(n).fill(1),
-    dst = new Float32Array(n);
-  let best = Infinity;
-  for (let i = 0; i < 7; i++) {
-    const t0 = performance.now();
-    dst.set(src);
-    best = Math.min(best, performance.now() - t0);
-  }
-  return (4 * n) / (best / 1000);
 }

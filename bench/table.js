@@ -154,16 +154,19 @@ export function wllamaTable(sessions) {
 }
 
 /**
- * The long-context table (bench/browser-long-context.js): one row per engine, prompt length and thread count; each peer's time ÷ ours on
- * every row of ours (above 1: ours is faster); a length a peer could not run shows its error.
+ * The long-context table (bench/browser-long-context.js): one row per engine, prompt length and thread count, with
+ * its rounds (medians of that many); each peer's time ÷ ours on every row of ours (above 1: ours
+ * is faster); our decode ÷ its memory bound where the run measured one (the bytes a token reads,
+ * weights and cache, ÷ the tab's copy bandwidth: 1.00× would be the memory's pace); a length a
+ * peer could not run shows its error.
  */
 export function longContextTable(sessionList) {
   const peers = ['wllama', 'transformers.js q8', 'transformers.js fp32'].filter((p) =>
     sessionList.some((s) => s.rows.some((r) => r.engine === p)),
   );
   const lines = [
-    `| engine | threads | prompt | prefill (ms) | decode (ms/token) | cache | heap high-water |${peers.map((p) => ` ${p} ÷ ours, prefill | ${p} ÷ ours, decode |`).join('')}`,
-    `|---|---:|---:|---:|---:|---:|---:|${peers.map(() => '---:|---:|').join('')}`,
+    `| engine | threads | prompt | rounds | prefill (ms) | decode (ms/token) | decode ÷ memory bound | cache | heap high-water |${peers.map((p) => ` ${p} ÷ ours, prefill | ${p} ÷ ours, decode |`).join('')}`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|${peers.map(() => '---:|---:|').join('')}`,
   ];
   const bytes = (b) => (b === null || b === undefined ? '' : formatBytes(b));
   for (const s of sessionList) {
@@ -175,11 +178,13 @@ export function longContextTable(sessionList) {
           !ours || !peer ? '' : peer.error ? 'did not run' : `${(peer[key] / row[key]).toFixed(2)}×`;
         return ` ${ratio('prefillMs')} | ${ratio('decodeMs')} |`;
       });
+      const bound =
+        row.boundMs && !row.error ? `${(row.decodeMs / row.boundMs).toFixed(2)}× of ${row.boundMs.toFixed(1)}` : '';
       const times = row.error
         ? `did not run: ${row.error.replaceAll('|', '/')} | |`
         : `${row.prefillMs.toFixed(0)} | ${row.decodeMs.toFixed(1)} |`;
       lines.push(
-        `| ${row.engine} | ${row.threads} | ${row.prompt} | ${times} ${bytes(row.cacheBytes)} | ${bytes(row.heapBytes)} |${ratios.join('')}`,
+        `| ${row.engine} | ${row.threads} | ${row.prompt} | ${row.error ? '' : (row.rounds ?? '')} | ${times} ${bound} | ${bytes(row.cacheBytes)} | ${bytes(row.heapBytes)} |${ratios.join('')}`,
       );
     }
   }

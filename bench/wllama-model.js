@@ -178,3 +178,17 @@ export function smolLmGguf(storage, { config = SMOLLM2_135M, onTensor = () => {}
 export function smolLmWeights(storage, { config = SMOLLM2_135M, onTensor = () => {} } = {}) {
   return Object.fromEntries(smolLmTensors(storage, config, onTensor).map((t) => [t.name, t.values]));
 }
+
+/**
+ * The weight bytes a decoded token reads in `storage`: every layer's matrices and the tied
+ * LM head (the word embeddings, read whole once per token), as blocks of 32 weights; the
+ * norms' floats are left out (under 0.1% of them).
+ */
+export function decodeWeightBytes(storage, c = SMOLLM2_135M) {
+  if (!BLOCKS[storage]) throw new RangeError(`decodeWeightBytes: storage must be one of ${Object.keys(BLOCKS)}`);
+  const d = c.hidden_size,
+    kv = c.num_key_value_heads * (d / c.num_attention_heads),
+    f = c.intermediate_size;
+  const weights = c.num_hidden_layers * (2 * d * d + 2 * kv * d + 3 * f * d) + c.vocab_size * d;
+  return (weights / 32) * BLOCKS[storage].blockBytes;
+}

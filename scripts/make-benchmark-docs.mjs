@@ -210,6 +210,14 @@ export function wllamaBlock(browser) {
   ].join('\n');
 }
 
+// "The run of D", or "The runs of D1 and D2" when the rows were recorded by runs of different days.
+function runDates(sessions, date) {
+  const days = [...new Set(sessions.flatMap((s) => s.rows.map((r) => (r.date ?? date).slice(0, 10))))].sort();
+  return days.length > 1
+    ? `The runs of ${days.slice(0, -1).join(', ')} and ${days.at(-1)}`
+    : `The run of ${days[0] ?? date.slice(0, 10)}`;
+}
+
 /**
  * Long prompts in Chromium (bench/browser-long-context.js, the results' browser.longContext,
  * recorded with its own date): ours per key/value cache storage against wllama and
@@ -224,7 +232,7 @@ export function longContextBlock(browser) {
       ? 'after one warm-up run each'
       : `after one warm-up run each up to ${grouped(l.warmupUpTo)} tokens (longer prompts: the first run is the first round)`;
   return [
-    `The run of ${l.date.slice(0, 10)} (${l.runtime}; ${l.machine}; ${Object.values(l.versions).join('; ')}): ${c.num_hidden_layers} layers × ${c.hidden_size}, ${c.num_attention_heads} heads, ${c.num_key_value_heads} key/value heads, FFN ${c.intermediate_size}, vocabulary ${grouped(c.vocab_size)}, ${grouped(c.max_position_embeddings)} positions, ${l.storage.toUpperCase()} weights; ${l.steps} greedy tokens after each prompt; medians of ${l.rounds} interleaved rounds ${warm}:`,
+    `${runDates(l.sessions, l.date)} (${l.runtime}; ${l.machine}; ${Object.values(l.versions).join('; ')}): ${c.num_hidden_layers} layers × ${c.hidden_size}, ${c.num_attention_heads} heads, ${c.num_key_value_heads} key/value heads, FFN ${c.intermediate_size}, vocabulary ${grouped(c.vocab_size)}, ${grouped(c.max_position_embeddings)} positions, ${l.storage.toUpperCase()} weights; ${l.steps} greedy tokens after each prompt; medians of each row's interleaved rounds ${warm}. Decode ÷ memory bound: the time a token takes ÷ the time the tab takes to copy the bytes it reads (${l.weightBytes ? `${(l.weightBytes / 2 ** 20).toFixed(1)} MiB of weights` : 'the weights'} and the whole cache), in ms:`,
     '',
     longContextTable(l.sessions),
   ].join('\n');

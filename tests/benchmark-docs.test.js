@@ -177,8 +177,11 @@ test('the long-context block: not measured without browser.longContext; with it,
     decodeMs: 40,
     cacheBytes: 3 * 2 ** 20,
     heapBytes: 2 ** 30,
+    rounds: 3,
+    boundMs: 32,
+    date: '2026-11-29T20:00:00.000Z',
   };
-  const wllama = { engine: 'wllama', threads: 2, prompt: 4096, prefillMs: 100000, decodeMs: 500 };
+  const wllama = { engine: 'wllama', threads: 2, prompt: 4096, prefillMs: 100000, decodeMs: 500, rounds: 1 };
   const onnx = {
     engine: 'transformers.js q8',
     threads: 2,
@@ -206,17 +209,23 @@ test('the long-context block: not measured without browser.longContext; with it,
       steps: 16,
       rounds: 3,
       warmupUpTo: 4096,
+      weightBytes: 138 * 2 ** 20,
       sessions: [{ rows: [ours, wllama, onnx] }],
     },
   }).split('\n');
   assert.match(
     block[0],
-    /^The run of 2026-11-28 \(Chromium 156; a CPU, 2 cores; wllama 3\.13\.0\): 30 layers × 576, .* vocabulary 49,152, 32,768 positions, Q8_0 weights; 16 greedy tokens after each prompt; medians of 3 interleaved rounds after one warm-up run each up to 4,096 tokens/,
+    /^The runs of 2026-11-28 and 2026-11-29 \(Chromium 156; a CPU, 2 cores; wllama 3\.13\.0\): 30 layers × 576, .* vocabulary 49,152, 32,768 positions, Q8_0 weights; 16 greedy tokens after each prompt; medians of each row's interleaved rounds after one warm-up run each up to 4,096 tokens .*138\.0 MiB of weights and the whole cache/,
   );
-  // 100000 / 20000 = 5.00×, 500 / 40 = 12.50×; the peer that did not run says so (its | escaped).
+  // 100000 / 20000 = 5.00×, 500 / 40 = 12.50×, decode 40 ÷ bound 32 = 1.25×; the peer that did
+  // not run says so (its | escaped).
   assert.equal(
     block[4],
-    '| attention-wasm kv q8 | 2 | 4096 | 20000 | 40.0 | 3.0 MiB | 1.0 GiB | 5.00× | 12.50× | did not run | did not run |',
+    '| attention-wasm kv q8 | 2 | 4096 | 3 | 20000 | 40.0 | 1.25× of 32.0 | 3.0 MiB | 1.0 GiB | 5.00× | 12.50× | did not run | did not run |',
   );
-  assert.equal(block[6], '| transformers.js q8 | 2 | 4096 | did not run: out of memory / 3 GiB | |  |  |  |  |  |  |');
+  assert.equal(block[5], '| wllama | 2 | 4096 | 1 | 100000 | 500.0 |  |  |  |  |  |  |  |');
+  assert.equal(
+    block[6],
+    '| transformers.js q8 | 2 | 4096 |  | did not run: out of memory / 3 GiB | |  |  |  |  |  |  |  |',
+  );
 });
