@@ -34,7 +34,6 @@ const messages = [
 
 test('a template longer than the cap is refused at load, naming where it came from; the next load works', async () => {
   const long = '{{ 1 }}'.repeat(Math.ceil((MAX_TEMPLATE_CHARS + 1) / 7));
-  let started = performance.now();
   await assert.rejects(
     withTemplate(long),
     (e) =>
@@ -43,7 +42,6 @@ test('a template longer than the cap is refused at load, naming where it came fr
         `loadModel: tokenizer_config.json's chat_template is ${long.length} characters long; a chat template may be at most ${MAX_TEMPLATE_CHARS}`,
       ),
   );
-  assert.ok(performance.now() - started < 1000, 'refused before it is read');
   await assert.rejects(
     withTemplate([
       { name: 'default', template: 'x' },
@@ -52,12 +50,10 @@ test('a template longer than the cap is refused at load, naming where it came fr
     /tokenizer_config\.json's chat_template\[1\]\.template is \d+ characters long/,
   );
   // 64,000 newlines took the library's reader 17 s (quadratic in a run of white space).
-  started = performance.now();
   await assert.rejects(
     withTemplate(`{{ 1 }}${'\n'.repeat(64_000)}{{ 2 }}`),
     (e) => e instanceof RangeError && /has runs of white space too long to read in time/.test(e.message),
   );
-  assert.ok(performance.now() - started < 1000);
   // Real templates' indentation is far below the bound: one run of 6,000 spaces reads.
   const spaced = await withTemplate(`{{ messages[0].content }}${' '.repeat(6000)}!`);
   assert.equal(

@@ -42,13 +42,11 @@ test('config values of the wrong type or range are refused by name', async () =>
     ],
   ];
   for (const [changes, pattern] of cases) {
-    const started = performance.now();
     await assert.rejects(
       withConfig(changes),
       (e) => e instanceof RangeError && pattern.test(e.message),
       JSON.stringify(changes),
     );
-    assert.ok(performance.now() - started < 1000);
   }
   // What was right before still loads: a list of ids, a base class name, no architectures.
   for (const changes of [{ eos_token_id: [1, 2] }, { architectures: ['LlamaModel'] }, { architectures: undefined }]) {

@@ -156,44 +156,47 @@ test('a shard name that leaves the folder is refused before any read; a valid sh
   );
 });
 
-test('links out of the folder, devices and pipes are not read; the Hugging Face cache layout is', async () => {
-  const folder = `${scratch}linked/`;
-  writeFolder(folder, { 'config.json': gpt2['config.json'] });
-  writeFileSync(`${scratch}secret.safetensors`, gpt2['model.safetensors']);
-  symlinkSync(`${scratch}secret.safetensors`, `${folder}model.safetensors`);
-  await refuses(
-    attn.loadModel(folder),
-    RangeError,
-    /model\.safetensors is a link to .*secret\.safetensors, outside the checkpoint's folder; it is not read/,
-  );
-  // tokenizer.json → /dev/zero hung the old loader (readFile with no cap).
-  writeFolder(folder, { 'config.json': gpt2['config.json'], 'model.safetensors': gpt2['model.safetensors'] });
-  symlinkSync('/dev/zero', `${folder}tokenizer.json`);
-  const started = performance.now();
-  await refuses(
-    attn.loadModel(folder),
-    RangeError,
-    /tokenizer\.json is a link to \/dev\/zero, outside the checkpoint's folder/,
-  );
-  assert.ok(performance.now() - started < 1000);
-  // A folder named tokenizer.json is not a file.
-  writeFolder(folder, { 'config.json': gpt2['config.json'], 'model.safetensors': gpt2['model.safetensors'] });
-  mkdirSync(`${folder}tokenizer.json`);
-  await refuses(attn.loadModel(folder), RangeError, /tokenizer\.json is not a regular file/);
-  // The Hub's cache: snapshots/<revision>/<file> → ../../blobs/<hash>.
-  const cache = `${scratch}hub/models--someone--tiny-gpt2/`;
-  mkdirSync(`${cache}blobs`, { recursive: true });
-  mkdirSync(`${cache}snapshots/abc123`, { recursive: true });
-  for (const [i, name] of ['config.json', 'tokenizer.json', 'model.safetensors'].entries()) {
-    copyFileSync(`${fixtures}tiny-gpt2/${name}`, `${cache}blobs/hash${i}`);
-    symlinkSync(`../../blobs/hash${i}`, `${cache}snapshots/abc123/${name}`);
-  }
-  const cached = await attn.loadModel(`${cache}snapshots/abc123`);
-  const reference = await attn.loadModel(`${fixtures}tiny-gpt2`);
-  assert.deepEqual(cached.forward('The cat').logits.data, reference.forward('The cat').logits.data);
-  cached.dispose();
-  reference.dispose();
-});
+// A hang guard, not a speed check: reading /dev/zero or a pipe never ends.
+test(
+  'links out of the folder, devices and pipes are not read; the Hugging Face cache layout is',
+  { timeout: 120_000 },
+  async () => {
+    const folder = `${scratch}linked/`;
+    writeFolder(folder, { 'config.json': gpt2['config.json'] });
+    writeFileSync(`${scratch}secret.safetensors`, gpt2['model.safetensors']);
+    symlinkSync(`${scratch}secret.safetensors`, `${folder}model.safetensors`);
+    await refuses(
+      attn.loadModel(folder),
+      RangeError,
+      /model\.safetensors is a link to .*secret\.safetensors, outside the checkpoint's folder; it is not read/,
+    );
+    // tokenizer.json → /dev/zero hung the old loader (readFile with no cap).
+    writeFolder(folder, { 'config.json': gpt2['config.json'], 'model.safetensors': gpt2['model.safetensors'] });
+    symlinkSync('/dev/zero', `${folder}tokenizer.json`);
+    await refuses(
+      attn.loadModel(folder),
+      RangeError,
+      /tokenizer\.json is a link to \/dev\/zero, outside the checkpoint's folder/,
+    );
+    // A folder named tokenizer.json is not a file.
+    writeFolder(folder, { 'config.json': gpt2['config.json'], 'model.safetensors': gpt2['model.safetensors'] });
+    mkdirSync(`${folder}tokenizer.json`);
+    await refuses(attn.loadModel(folder), RangeError, /tokenizer\.json is not a regular file/);
+    // The Hub's cache: snapshots/<revision>/<file> → ../../blobs/<hash>.
+    const cache = `${scratch}hub/models--someone--tiny-gpt2/`;
+    mkdirSync(`${cache}blobs`, { recursive: true });
+    mkdirSync(`${cache}snapshots/abc123`, { recursive: true });
+    for (const [i, name] of ['config.json', 'tokenizer.json', 'model.safetensors'].entries()) {
+      copyFileSync(`${fixtures}tiny-gpt2/${name}`, `${cache}blobs/hash${i}`);
+      symlinkSync(`../../blobs/hash${i}`, `${cache}snapshots/abc123/${name}`);
+    }
+    const cached = await attn.loadModel(`${cache}snapshots/abc123`);
+    const reference = await attn.loadModel(`${fixtures}tiny-gpt2`);
+    assert.deepEqual(cached.forward('The cat').logits.data, reference.forward('The cat').logits.data);
+    cached.dispose();
+    reference.dispose();
+  },
+);
 
 test("a URL checkpoint requests nothing outside its prefix and never sends the caller's headers elsewhere", async () => {
   const other = await recordingServer({});
@@ -468,13 +471,11 @@ test('a safetensors header listing more tensors than any real file is refused be
   const bytes = new Uint8Array(8 + text.length);
   new DataView(bytes.buffer).setUint32(0, text.length, true);
   bytes.set(text, 8);
-  const started = performance.now();
   await refuses(
     attn.loadModel({ ...gpt2, 'model.safetensors': bytes }),
     RangeError,
     /^loadModel: model\.safetensors: the safetensors header lists more than 65536 tensors/,
   );
-  assert.ok(performance.now() - started < 1000, `${performance.now() - started} ms`);
   // 65,536 entries and a metadata string full of commas and brackets are counted right: the
   // header is read (and fails later, for the missing embeddings).
   const fewer = new TextEncoder().encode(`{"__metadata__":{"a":"{[,,,]}\\",,"},${entries.slice(0, 65_536).join(',')}}`);

@@ -44,7 +44,6 @@ for (const [file, type, blockBytes] of [
   test(`a ${type} GGUF with a NaN or infinite block scale is refused at load; a subnormal one loads`, async () => {
     for (const [what, bits] of HALVES) {
       const bytes = await withScale(file, 'blk.1.attn_q.weight', blockBytes, 3, 0, bits);
-      const started = performance.now();
       await assert.rejects(
         attn.loadModel(bytes),
         (e) =>
@@ -53,7 +52,6 @@ for (const [file, type, blockBytes] of [
             `loadModel: the GGUF bytes given: tensor 'blk.1.attn_q.weight' (${type}) has a ${what} scale in block 3 (byte ${3 * blockBytes} of the tensor); a model's weights must be finite (llama.cpp's loader refuses such a file too)`,
         what,
       );
-      assert.ok(performance.now() - started < 1000);
     }
     const subnormal = await attn.loadModel(await withScale(file, 'blk.1.attn_q.weight', blockBytes, 3, 0, 0x0001));
     const logits = subnormal.forward('The cat').logits.data;
