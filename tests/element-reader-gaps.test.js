@@ -472,3 +472,63 @@ test('the model and explainer views say what a repeated token’s position mark 
     );
   }
 });
+
+// The name a view gives each token, as the explainer's picker and the model's views do: a
+// label that occurs more than once carries its 1-based position ('at·9'), computed here.
+const positioned = (labels) =>
+  labels.map((label, i) => (labels.filter((l) => l === label).length > 1 ? `${label}·${i + 1}` : label));
+
+test('one name per token: the explainer’s tables and the neuron view’s menu and tables name a token as its picker does (at·9)', async () => {
+  let { page } = await openElementPage(browser, url, 'explainer', 1280);
+  await page.waitForFunction(() => document.querySelector('attention-explainer').toJSON().tokens.length > 0);
+  const explainer = await page.evaluate(() => {
+    const el = document.querySelector('attention-explainer');
+    const root = el.shadowRoot;
+    const tables = [...root.querySelectorAll('table.heat')];
+    const corner = (t) => t.querySelector('th.corner').textContent;
+    return {
+      labels: el.toJSON().tokens.map((t) => t.label),
+      picker: [...root.querySelectorAll('.tokens [role=radio]')].map((b) => b.textContent),
+      // grids with a key per column (scores, masked scores, weights): their column titles
+      columns: tables
+        .filter((t) => corner(t) === 'head ↓ key →')
+        .map((t) => [...t.querySelectorAll('th[scope=col]')].map((th) => th.textContent)),
+      // grids with a token per row (keys, values): their row titles
+      rows: tables
+        .filter((t) => corner(t).startsWith('token ↓'))
+        .map((t) => [...t.querySelectorAll('th[scope=row]')].map((th) => th.textContent)),
+    };
+  });
+  await page.close();
+  const names = positioned(explainer.labels);
+  assert.ok(
+    names.some((n) => n.includes('·')),
+    `the text repeats a token: ${names.join(' ')}`,
+  );
+  assert.deepEqual(explainer.picker, names);
+  assert.equal(explainer.columns.length, 3, 'scores, masked scores, weights');
+  for (const columns of explainer.columns) assert.deepEqual(columns, names);
+  assert.equal(explainer.rows.length, 2, 'keys, values');
+  for (const rows of explainer.rows) assert.deepEqual(rows, names);
+
+  ({ page } = await openElementPage(browser, url, 'model-neuron', 1280));
+  await page.waitForFunction(() => document.querySelector('attention-model').toJSON().tokens.length > 0);
+  const neuron = await page.evaluate(() => {
+    const el = document.querySelector('attention-model');
+    const root = el.shadowRoot;
+    return {
+      labels: el.toJSON().tokens.map((t) => t.label),
+      menu: [...root.querySelectorAll('select[aria-label=query] option')].map((o) => o.textContent),
+      scores: [...root.querySelectorAll('table.scores tbody th')].map((th) => th.textContent),
+      keys: [...root.querySelectorAll('table.neuron tbody th')].map((th) => th.textContent),
+    };
+  });
+  await page.close();
+  const neuronNames = positioned(neuron.labels);
+  assert.deepEqual(neuron.menu, neuronNames);
+  assert.deepEqual(neuron.scores, neuronNames);
+  assert.deepEqual(
+    neuron.keys,
+    neuronNames.map((n) => `k “${n}”`),
+  );
+});

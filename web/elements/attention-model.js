@@ -182,7 +182,7 @@ export class AttentionModel extends ModelElement {
       const i = masks[0];
       const p = softmax(out.logits.data.subarray(i * V, (i + 1) * V));
       return probabilityList(
-        `Predictions for ${tokens[i].text} (token ${i + 1})`,
+        `Predictions for “${labels[i]}” (token ${i + 1})`,
         topK(p, 8).map(([id, q]) => [decode(id), q]),
       );
     }
@@ -370,7 +370,7 @@ export class AttentionModel extends ModelElement {
     if (this.view !== 'model') row.append(this.#select('layer', d.numLayers, 'layer', layerNames(d)));
     if (this.view === 'neuron') {
       row.append(this.#select('head', d.numHeads, 'head', headNames(d)));
-      row.append(this.#select('query', this.output?.T ?? 1, 'query', this.output?.labels));
+      row.append(this.#select('query', this.output?.T ?? 1, 'query', this.output?.names));
     }
     return row;
   }

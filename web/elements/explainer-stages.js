@@ -46,7 +46,7 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
   const strip = (values, title) => vectorStrip(values.data ?? values, { title, link });
   const heads = Array.from({ length: d.numHeads }, (_, i) => `head ${i + 1}`);
   const dims = Array.from({ length: d.headDim }, (_, i) => String(i));
-  const keys = r.labels.map((label, j) => `${j + 1} ${label}`);
+  const keys = r.names; // one name per token, as the picker names it ('at·9')
   const group = d.numHeads / d.numKvHeads;
   const kv = Math.floor(h / group);
   const T = r.tokens.length;
