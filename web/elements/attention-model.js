@@ -25,6 +25,7 @@ import {
   softmax,
 } from './model-views.js';
 import { modelGrid } from './model-grid.js';
+import { COLUMN_BANDS_STYLE } from './column-bands.js';
 import { positionNote } from './token-positions.js';
 import { jsString } from './export.js';
 import { scrollRegion } from './base.js';
@@ -76,7 +77,7 @@ table.strongest td { vertical-align: top; overflow-wrap: anywhere; }
 table.scores td { font-variant-numeric: tabular-nums; text-align: end; }
 table.scores .bar { width: 4rem; }
 table.neuron th.index { font-size: max(0.75em, 11px); opacity: 0.8; text-align: end; padding: 0 0.2rem; }
-`;
+${COLUMN_BANDS_STYLE}`;
 
 // Layer names when layers differ (Gemma's sliding-window layers beside global ones; Mistral's
 // window on every layer): 'window 4096' or 'global'. Null when every layer is alike and global.

@@ -32,9 +32,9 @@ export function bandRanges(columns, per, align = columns) {
  * its cell of column c (`cell(c)`): an element (the same one each time: it moves between
  * layouts with its listeners) or `{ key, make(span, range) }`, merged with the next columns of
  * the same key into one cell of `span` columns. `head` rows open the table (thead) and each
- * later band. Returns `lay(ranges)`, `fit(region, overflows)` for scrollRegion (one band when it
+ * later band; `data` goes to each of a row's <tr>s (data-score ...). Returns `lay(ranges)`, `fit(region, overflows)` for scrollRegion (one band when it
  * fits, else as many columns a band as fit), and `rowsOf(i)`, the <tr>s row spec i now spans.
- *   rows: [{ head?: boolean, title(band): HTMLElement, cell(c): HTMLElement | { key, make } }]
+ *   rows: [{ head?, data?, title(band): HTMLElement, cell(c): HTMLElement | { key, make } }]
  */
 export function columnBands(table, columns, rows, { align = columns } = {}) {
   let placed = rows.map(() => []);
@@ -47,6 +47,7 @@ export function columnBands(table, columns, rows, { align = columns } = {}) {
       if (band > 0) body.className = 'band';
       rows.forEach((row, i) => {
         const tr = (row.head && band === 0 ? table.createTHead() : body).insertRow();
+        Object.assign(tr.dataset, row.data);
         tr.append(row.title(band));
         for (let c = a; c < end;) {
           const cell = row.cell(c);
