@@ -411,6 +411,7 @@ export class AttentionExplainer extends ModelElement {
         id: r.trace.id,
         embedding: plain(r.trace.embedding),
         layer,
+        finalNormInput: plain(r.trace.layers.at(-1).residual),
         final: plain(r.trace.final),
         logits: plain(r.trace.logits),
       },

@@ -196,7 +196,8 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
     stage(
       8,
       'Final norm',
-      `After the last of ${d.numLayers} layers (its input is the residual after layer ${d.numLayers}; the layer menu above shows any layer's stages), ${words.norm} once more: this vector is compared with every token's output embedding.`,
+      `After the last of ${d.numLayers} layers, ${words.norm} once more on the residual that leaves layer ${d.numLayers} (the layer menu above shows any layer's stages): the result is compared with every token's output embedding.`,
+      strip(t.layers[d.numLayers - 1].residual, `residual after layer ${d.numLayers}: the final norm's input`),
       strip(t.final, 'final norm output'),
     ),
   ];

@@ -136,7 +136,8 @@ export function vectorStrip(values, { title, axis = 'dimension', link = null, to
     Object.assign(document.createElement('div'), { className: 'name', textContent: `${title} (${n} ${axis}s)` }),
     track,
     axisLine,
-    colourLegend({ kind, min, max, title: 'value', digits: 2 }),
+    // Each strip spans its own values: the legend says so (strips are not one scale).
+    colourLegend({ kind, min, max, title: "this strip's own scale", digits: 2 }),
     list,
     readout,
   );
@@ -234,7 +235,13 @@ export function heatTable(
   wrap.append(
     name,
     scrollRegion(label, table, { fit: bands.fit }),
-    colourLegend({ kind, min: lo, max: hi, title: legendTitle, digits: 2 }),
+    colourLegend({
+      kind,
+      min: lo,
+      max: hi,
+      title: fixed ? legendTitle : `${legendTitle}: this grid's own scale`,
+      digits: 2,
+    }),
     readout,
   );
   return wrap;
