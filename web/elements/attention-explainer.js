@@ -192,6 +192,9 @@ export class AttentionExplainer extends ModelElement {
       b.setAttribute('aria-checked', String(i === r.position));
       b.tabIndex = i === r.position ? 0 : -1;
       b.textContent = label;
+      // Its name, as shown (names are unique: positionedLabels), finds it again after a redraw
+      // (focus.js keepFocus): a second quick arrow lands on the new radio, not a replaced one.
+      b.setAttribute('aria-label', label);
       b.title = `token ${i + 1}, id ${r.tokens[i].id}`;
       b.addEventListener('click', () => this.#pick(i));
       b.addEventListener('keydown', (e) => {
@@ -230,12 +233,10 @@ export class AttentionExplainer extends ModelElement {
     return [legend ? `Tokens: ${legend}.` : '', positionNote(this.output.labels)].filter(Boolean).join(' ');
   }
 
+  // The focused radio is the picked one (arrows move the focus first; a click focuses it), so
+  // the redraw's keepFocus puts the focus on the picked token's new radio.
   #pick(i) {
     this.setAttribute('token', String(i + 1));
-    // Focus stays on the picked token once the view is drawn again.
-    requestAnimationFrame(() =>
-      requestAnimationFrame(() => this.shadowRoot.querySelector('.tokens [aria-checked=true]')?.focus()),
-    );
   }
 
   // A menu of the layer or head attribute (model-element.js attributeMenu).
