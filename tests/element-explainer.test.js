@@ -278,6 +278,64 @@ test('at 390 px nothing overflows and every column shows: wide grids wrap into b
   assert.deepEqual(errors, []);
 });
 
+test('layout="compact" fits a 960 × 700 slide: one stage at a time (the stage attribute or menu), every stage of both models', async () => {
+  const page = await browser.newPage({ viewport: { width: 960, height: 700 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  // A slide's box: 960 px wide, nothing scrolls (reveal.js clips what does not fit).
+  const body = PAGE.replace('<main>', '<main style="margin: 0">')
+    .replace('</head>', '<style>html { overflow: hidden; } body { margin: 0; }</style></head>')
+    .replace('id="gpt2" eager', 'id="gpt2" eager layout="compact"')
+    .replace('id="llama" eager', 'id="llama" eager layout="compact" stage="4"');
+  await page.route(`${url}compact.html`, (route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body }));
+  await page.goto(`${url}compact.html`);
+  await page.waitForFunction(() => ['gpt2', 'llama'].every((id) => document.getElementById(id).result), null, {
+    timeout: 60_000,
+  });
+  const shown = (id) =>
+    page.evaluate((id) => {
+      const el = document.getElementById(id);
+      const box = el.getBoundingClientRect();
+      return {
+        height: box.height,
+        width: box.width,
+        pageWidth: document.documentElement.scrollWidth,
+        titles: [...el.shadowRoot.querySelectorAll('section h2')].map((h) => h.textContent),
+        menu: el.shadowRoot.querySelector('select[aria-label=stage]')?.value,
+      };
+    }, id);
+  assert.match((await shown('llama')).titles.join(), /^4 · Layer 2: scores/);
+  for (const id of ['gpt2', 'llama']) {
+    for (let stage = 1; stage <= 10; stage++) {
+      await page.evaluate(
+        ([id, stage]) => document.getElementById(id).setAttribute('stage', String(stage)),
+        [id, stage],
+      );
+      const r = await shown(id);
+      assert.equal(r.titles.length, 1, `${id} stage ${stage}: one stage`);
+      assert.ok(r.titles[0].startsWith(`${stage} · `), `${id} stage ${stage}: ${r.titles[0]}`);
+      assert.equal(r.menu, String(stage));
+      assert.ok(r.height <= 700 && r.width <= 960 && r.pageWidth <= 960, `${id} stage ${stage}: ${JSON.stringify(r)}`);
+    }
+  }
+  // The stage menu picks a stage and keeps the focus (an arrow on it goes on to the next).
+  const menu = page.locator('#gpt2 select[aria-label=stage]');
+  await menu.selectOption('7');
+  assert.match((await shown('gpt2')).titles[0], /^7 · Layer 1: MLP/);
+  await menu.focus();
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction(() => document.getElementById('gpt2').getAttribute('stage') === '8');
+  assert.equal(
+    await page.evaluate(() => document.getElementById('gpt2').shadowRoot.activeElement?.getAttribute('aria-label')),
+    'stage',
+  );
+  // Without the layout every stage shows (stage is for the compact layout).
+  await page.evaluate(() => document.getElementById('gpt2').removeAttribute('layout'));
+  assert.equal((await shown('gpt2')).titles.length, 10);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a src that does not load says why and what to try (the shipped model offline); a bad URL is refused by name', async () => {
   const page = await browser.newPage();
   await page.route(`${url}bad.html`, (route) =>
