@@ -32,8 +32,9 @@ export function bandRanges(columns, per, align = columns) {
  * its cell of column c (`cell(c)`): an element (the same one each time: it moves between
  * layouts with its listeners) or `{ key, make(span, range) }`, merged with the next columns of
  * the same key into one cell of `span` columns. `head` rows open the table (thead) and each
- * later band; `data` goes to each of a row's <tr>s (data-score ...). Returns `lay(ranges)`, `fit(region, overflows)` for scrollRegion (one band when it
- * fits, else as many columns a band as fit), and `rowsOf(i)`, the <tr>s row spec i now spans.
+ * later band; `data` goes to each of a row's <tr>s (data-score ...). Returns `lay(ranges)`,
+ * `fit(region, overflows)` for scrollRegion (one band when it fits, else as many columns a
+ * band as fit), and `rowsOf(i)`, the <tr>s that row spec i now spans.
  *   rows: [{ head?, data?, title(band): HTMLElement, cell(c): HTMLElement | { key, make } }]
  */
 export function columnBands(table, columns, rows, { align = columns } = {}) {
