@@ -207,35 +207,131 @@ test('keyboard: Tab reaches the token picker, arrows pick a token and it is trac
   await page.close();
 });
 
-test('at 390 px nothing overflows: wide grids scroll inside labelled regions', async () => {
-  const { page, errors } = await open(390);
-  const r = await page.evaluate(() => ({
-    overflow: document.documentElement.scrollWidth - window.innerWidth,
-    outside: ['gpt2', 'llama'].flatMap((id) =>
-      [...document.getElementById(id).shadowRoot.querySelectorAll('section, .strip, .grid, table.sampling')]
-        .filter((n) => n.getBoundingClientRect().right > window.innerWidth + 0.5)
-        .map((n) => `${id} ${n.className || n.localName}`),
-    ),
-    // Each grid in a labelled region; one wider than the page is focusable with a visible hint
-    // above it; every grid's table takes the focus (arrow keys read its cells).
-    regions: [...document.getElementById('llama').shadowRoot.querySelectorAll('.grid .scroll')].map((s) => ({
-      labelled: s.getAttribute('role') === 'region' && Boolean(s.getAttribute('aria-label')),
-      overflows: s.scrollWidth > s.clientWidth + 1,
-      reachable: s.tabIndex === 0 && !s.previousElementSibling.hidden,
-      table: s.querySelector('table.heat').tabIndex === 0,
-    })),
-  }));
-  assert.equal(r.overflow, 0);
-  assert.deepEqual(r.outside, []);
-  assert.equal(r.regions.length, 7);
-  for (const region of r.regions) {
-    assert.ok(region.labelled && region.table, JSON.stringify(region));
-    if (region.overflows) assert.ok(region.reachable, JSON.stringify(region));
+test('at 390 px nothing overflows and every column shows: wide grids wrap into bands of columns (at 1280 px: one band)', async () => {
+  const read = (page) =>
+    page.evaluate(() => ({
+      overflow: document.documentElement.scrollWidth - window.innerWidth,
+      outside: ['gpt2', 'llama'].flatMap((id) =>
+        [...document.getElementById(id).shadowRoot.querySelectorAll('section, .strip, .grid, table.sampling, td, th')]
+          .filter((n) => n.getBoundingClientRect().right > window.innerWidth + 0.5)
+          .map((n) => `${id} ${n.className || n.localName} ${n.textContent.slice(0, 20)}`),
+      ),
+      // Each grid in a labelled region, its table focusable (arrow keys read its cells); the
+      // column titles of its bands, in order, and its cells.
+      grids: ['gpt2', 'llama'].flatMap((id) =>
+        [...document.getElementById(id).shadowRoot.querySelectorAll('.grid .scroll')].map((s) => {
+          const table = s.querySelector('table.heat');
+          return {
+            id,
+            labelled: s.getAttribute('role') === 'region' && Boolean(s.getAttribute('aria-label')),
+            overflows: s.scrollWidth > s.clientWidth + 1,
+            hint: !s.previousElementSibling.hidden,
+            table: table.tabIndex === 0,
+            corner: table.querySelector('th.corner').textContent,
+            bands: table.querySelectorAll('tbody.band').length,
+            columns: [...table.querySelectorAll('th[scope=col]')].map((th) => th.textContent),
+            rows: [...table.querySelectorAll('th[scope=row]')].length,
+            cells: table.querySelectorAll('td').length,
+          };
+        }),
+      ),
+      names: Object.fromEntries(
+        ['gpt2', 'llama'].map((id) => [
+          id,
+          document
+            .getElementById(id)
+            .toJSON()
+            .tokens.map((t) => t.name),
+        ]),
+      ),
+    }));
+  let { page, errors } = await open(390);
+  const narrow = await read(page);
+  await page.close();
+  assert.equal(narrow.overflow, 0);
+  assert.deepEqual(narrow.outside, []);
+  assert.equal(narrow.grids.length, 14);
+  for (const grid of narrow.grids) {
+    assert.ok(grid.labelled && grid.table, JSON.stringify(grid));
+    assert.ok(!grid.overflows && !grid.hint, `no sideways scroll: ${JSON.stringify(grid)}`);
+    // every column once, in order, across the bands; every row title once a band
+    const keys = grid.corner.endsWith('key →');
+    const expected = keys ? narrow.names[grid.id] : Array.from({ length: grid.columns.length }, (_, i) => String(i));
+    assert.deepEqual(grid.columns, expected, JSON.stringify(grid));
+    assert.equal(grid.cells % grid.columns.length, 0);
+    assert.equal(grid.rows, (grid.cells / grid.columns.length) * (grid.bands + 1));
   }
+  // The weights (head ↓ key →, 9 tokens of the tiny GPT-2) are wider than the page: in bands.
   assert.ok(
-    r.regions.some((region) => region.overflows),
-    'at 390 px some grid is wider than the page',
+    narrow.grids.some((grid) => grid.corner === 'head ↓ key →' && grid.bands > 0),
+    'at 390 px the key grids wrap',
   );
+  assert.deepEqual(errors, []);
+  ({ page, errors } = await open(1280));
+  const wide = await read(page);
+  await page.close();
+  assert.deepEqual(
+    wide.grids.map((grid) => grid.bands),
+    wide.grids.map(() => 0),
+    'at 1280 px every grid is one band',
+  );
+  assert.deepEqual(errors, []);
+});
+
+test('layout="compact" fits a 960 × 700 slide: one stage at a time (the stage attribute or menu), every stage of both models', async () => {
+  const page = await browser.newPage({ viewport: { width: 960, height: 700 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  // A slide's box: 960 px wide, nothing scrolls (reveal.js clips what does not fit).
+  const body = PAGE.replace('<main>', '<main style="margin: 0">')
+    .replace('</head>', '<style>html { overflow: hidden; } body { margin: 0; }</style></head>')
+    .replace('id="gpt2" eager', 'id="gpt2" eager layout="compact"')
+    .replace('id="llama" eager', 'id="llama" eager layout="compact" stage="4"');
+  await page.route(`${url}compact.html`, (route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body }));
+  await page.goto(`${url}compact.html`);
+  await page.waitForFunction(() => ['gpt2', 'llama'].every((id) => document.getElementById(id).result), null, {
+    timeout: 60_000,
+  });
+  const shown = (id) =>
+    page.evaluate((id) => {
+      const el = document.getElementById(id);
+      const box = el.getBoundingClientRect();
+      return {
+        height: box.height,
+        width: box.width,
+        pageWidth: document.documentElement.scrollWidth,
+        titles: [...el.shadowRoot.querySelectorAll('section h2')].map((h) => h.textContent),
+        menu: el.shadowRoot.querySelector('select[aria-label=stage]')?.value,
+      };
+    }, id);
+  assert.match((await shown('llama')).titles.join(), /^4 · Layer 2: scores/);
+  for (const id of ['gpt2', 'llama']) {
+    for (let stage = 1; stage <= 10; stage++) {
+      await page.evaluate(
+        ([id, stage]) => document.getElementById(id).setAttribute('stage', String(stage)),
+        [id, stage],
+      );
+      const r = await shown(id);
+      assert.equal(r.titles.length, 1, `${id} stage ${stage}: one stage`);
+      assert.ok(r.titles[0].startsWith(`${stage} · `), `${id} stage ${stage}: ${r.titles[0]}`);
+      assert.equal(r.menu, String(stage));
+      assert.ok(r.height <= 700 && r.width <= 960 && r.pageWidth <= 960, `${id} stage ${stage}: ${JSON.stringify(r)}`);
+    }
+  }
+  // The stage menu picks a stage and keeps the focus (an arrow on it goes on to the next).
+  const menu = page.locator('#gpt2 select[aria-label=stage]');
+  await menu.selectOption('7');
+  assert.match((await shown('gpt2')).titles[0], /^7 · Layer 1: MLP/);
+  await menu.focus();
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction(() => document.getElementById('gpt2').getAttribute('stage') === '8');
+  assert.equal(
+    await page.evaluate(() => document.getElementById('gpt2').shadowRoot.activeElement?.getAttribute('aria-label')),
+    'stage',
+  );
+  // Without the layout every stage shows (stage is for the compact layout).
+  await page.evaluate(() => document.getElementById('gpt2').removeAttribute('layout'));
+  assert.equal((await shown('gpt2')).titles.length, 10);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -101,3 +101,37 @@ test('explainer: temperature, top-k and top-p set by page code move their slider
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('explainer: two quick arrows on the token radios both land (each redraw keeps the focus on the picked radio), at any gap between them', async () => {
+  const { page, errors } = await openElementPage(browser, url, 'explainer', 1280);
+  await page.evaluate(countPageKeys);
+  const state = () =>
+    page.evaluate(() => {
+      const el = document.querySelector('attention-explainer');
+      const a = el.shadowRoot.activeElement;
+      return {
+        position: el.result?.position,
+        focused: a ? [a.getAttribute('role'), a.getAttribute('aria-checked'), a.textContent] : null,
+        checked: el.shadowRoot.querySelector('.tokens [aria-checked=true]')?.textContent,
+        keys: window.pageKeys,
+      };
+    });
+  // Gaps from none to a few frames: a redraw (one forward a frame) falls before, between or
+  // after the two keys.
+  for (const gap of [0, 5, 10, 15, 20, 25, 30, 40, 50, 70]) {
+    await page.evaluate(() => document.querySelector('attention-explainer').setAttribute('token', '1'));
+    await page.waitForFunction(() => document.querySelector('attention-explainer').result?.position === 0);
+    await page.waitForTimeout(100);
+    await page.locator('attention-explainer [role=radio][aria-checked=true]').focus();
+    await page.keyboard.press('ArrowRight');
+    if (gap) await page.waitForTimeout(gap);
+    await page.keyboard.press('ArrowRight');
+    await page.waitForTimeout(250);
+    const s = await state();
+    assert.equal(s.position, 2, `gap ${gap} ms: the token two to the right is traced`);
+    assert.deepEqual(s.focused, ['radio', 'true', s.checked], `gap ${gap} ms: the picked radio has the focus`);
+    assert.equal(s.keys, 0, `gap ${gap} ms: no key reached the page`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});

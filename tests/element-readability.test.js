@@ -386,13 +386,20 @@ test("attention-model: head chips toggle a head's lines; the neuron view shows q
   const neuron = await page.evaluate(() => {
     const table = document.querySelector('attention-model').shadowRoot.querySelector('table.neuron');
     const scores = document.querySelector('attention-model').shadowRoot.querySelector('table.scores');
-    const values = (row) => [...row.querySelectorAll('td.dim')].map((td) => Number(td.dataset.value));
-    const rows = [...table.tBodies[0].rows];
+    // At 390 px the columns wrap into bands: a row's cells are those of its title in each band.
+    const values = (title) =>
+      [...table.rows]
+        .filter((r) => r.cells[0].textContent === title)
+        .flatMap((r) => [...r.querySelectorAll('td.dim')].map((td) => Number(td.dataset.value)));
+    const titles = [...table.tBodies[0].rows].map((r) => r.cells[0].textContent);
     return {
-      q: values(table.tHead.rows[2]), // under the titles and the dimension numbers
-      dims: [...table.tHead.rows[1].querySelectorAll('th.index')].map((th) => Number(th.textContent)),
-      keys: rows.map((r) => values(r)),
-      dots: rows.map((r) => r.dataset.score),
+      q: values(table.tHead.rows[2].cells[0].textContent), // under the titles and the dimension numbers
+      dims: [...table.querySelectorAll('th.index')].map((th) => Number(th.textContent)),
+      keys: titles.map(values),
+      dots: [...table.tBodies[0].rows].map((r) => r.dataset.score),
+      bands: table.querySelectorAll('tbody.band').length,
+      tableRight: table.getBoundingClientRect().right,
+      overflows: table.parentElement.scrollWidth > table.parentElement.clientWidth + 1,
       cellHeight: Math.min(...[...table.querySelectorAll('td.dim')].map((td) => td.getBoundingClientRect().height)),
       // the scores table: per key q·k, ÷ √d and the weight, on screen at 390 px
       scores: [...scores.tBodies[0].rows].map((r) =>
@@ -405,6 +412,10 @@ test("attention-model: head chips toggle a head's lines; the neuron view shows q
   await page.close();
   const hd = neuron.q.length;
   assert.equal(hd, 8, 'tiny GPT-2: head_dim 8');
+  // Every column on screen at 390 px: k's 8 dims, then q ⊙ k's, each band under its titles.
+  assert.ok(neuron.bands > 0 && !neuron.overflows, `bands ${neuron.bands}, overflows ${neuron.overflows}`);
+  assert.ok(neuron.tableRight <= neuron.width, `the vectors end at ${neuron.tableRight} px of ${neuron.width}`);
+  assert.deepEqual(neuron.dims, [...Array(hd).keys(), ...Array(hd).keys()]);
   for (const [j, row] of neuron.keys.entries()) {
     // Each key row: k (hd cells), then q ⊙ k (hd cells) whose entries are q[c]·k[c].
     const k = row.slice(0, hd),

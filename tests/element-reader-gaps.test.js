@@ -472,3 +472,127 @@ test('the model and explainer views say what a repeated token’s position mark 
     );
   }
 });
+
+// The name a view gives each token, as the explainer's picker and the model's views do: a
+// label that occurs more than once carries its 1-based position ('at·9'), computed here.
+const positioned = (labels) =>
+  labels.map((label, i) => (labels.filter((l) => l === label).length > 1 ? `${label}·${i + 1}` : label));
+
+test('one name per token: the explainer’s tables and the neuron view’s menu and tables name a token as its picker does (at·9)', async () => {
+  let { page } = await openElementPage(browser, url, 'explainer', 1280);
+  await page.waitForFunction(() => document.querySelector('attention-explainer').toJSON().tokens.length > 0);
+  const explainer = await page.evaluate(() => {
+    const el = document.querySelector('attention-explainer');
+    const root = el.shadowRoot;
+    const tables = [...root.querySelectorAll('table.heat')];
+    const corner = (t) => t.querySelector('th.corner').textContent;
+    return {
+      labels: el.toJSON().tokens.map((t) => t.label),
+      picker: [...root.querySelectorAll('.tokens [role=radio]')].map((b) => b.textContent),
+      // grids with a key per column (scores, masked scores, weights): their column titles
+      columns: tables
+        .filter((t) => corner(t) === 'head ↓ key →')
+        .map((t) => [...t.querySelectorAll('th[scope=col]')].map((th) => th.textContent)),
+      // grids with a token per row (keys, values): their row titles
+      rows: tables
+        .filter((t) => corner(t).startsWith('token ↓'))
+        .map((t) => [...t.querySelectorAll('th[scope=row]')].map((th) => th.textContent)),
+    };
+  });
+  await page.close();
+  const names = positioned(explainer.labels);
+  assert.ok(
+    names.some((n) => n.includes('·')),
+    `the text repeats a token: ${names.join(' ')}`,
+  );
+  assert.deepEqual(explainer.picker, names);
+  assert.equal(explainer.columns.length, 3, 'scores, masked scores, weights');
+  for (const columns of explainer.columns) assert.deepEqual(columns, names);
+  assert.equal(explainer.rows.length, 2, 'keys, values');
+  for (const rows of explainer.rows) assert.deepEqual(rows, names);
+
+  ({ page } = await openElementPage(browser, url, 'model-neuron', 1280));
+  await page.waitForFunction(() => document.querySelector('attention-model').toJSON().tokens.length > 0);
+  const neuron = await page.evaluate(() => {
+    const el = document.querySelector('attention-model');
+    const root = el.shadowRoot;
+    return {
+      labels: el.toJSON().tokens.map((t) => t.label),
+      menu: [...root.querySelectorAll('select[aria-label=query] option')].map((o) => o.textContent),
+      scores: [...root.querySelectorAll('table.scores tbody th')].map((th) => th.textContent),
+      keys: [...root.querySelectorAll('table.neuron tbody th')].map((th) => th.textContent),
+    };
+  });
+  await page.close();
+  const neuronNames = positioned(neuron.labels);
+  assert.deepEqual(neuron.menu, neuronNames);
+  assert.deepEqual(neuron.scores, neuronNames);
+  assert.deepEqual(
+    neuron.keys,
+    neuronNames.map((n) => `k “${n}”`),
+  );
+});
+
+test('the head view says what its MiB are (weights); the explainer’s strips each say their scale is their own, and stage 8 shows the final norm’s input, the runner’s residual after the last layer', async () => {
+  let { page } = await openElementPage(browser, url, 'model-head', 1280);
+  await page.waitForFunction(() => document.querySelector('attention-model').model);
+  const head = await page.evaluate(() => {
+    const el = document.querySelector('attention-model');
+    return { status: el.shadowRoot.querySelector('.row .status').textContent, bytes: el.model.parameterBytes };
+  });
+  await page.close();
+  assert.ok(head.status.includes(` · weights ${(head.bytes / 2 ** 20).toFixed(1)} MiB`), head.status);
+  assert.doesNotMatch(head.status, /· \d+\.\d MiB/, 'no MiB without saying of what');
+
+  ({ page } = await openElementPage(browser, url, 'explainer', 1280));
+  await page.waitForFunction(() => document.querySelector('attention-explainer').result);
+  const r = await page.evaluate(async () => {
+    const el = document.querySelector('attention-explainer');
+    const root = el.shadowRoot;
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init({ simd: 'baseline' });
+    const model = await attn.loadModel('/web/elements/models/tiny-gpt2/');
+    const { trace } = model.forward(el.text, { trace: { position: el.result.position } });
+    const residual = Array.from(trace.layers.at(-1).residual.data, String);
+    model.dispose();
+    const stage8 = root.getElementById('stage-8').closest('section');
+    const strip = stage8.querySelector('.strip');
+    const canvas = strip.querySelector('canvas');
+    canvas.focus();
+    const read = [strip.querySelector('.readout').textContent];
+    for (let i = 1; i < residual.length; i++) {
+      canvas.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+      read.push(strip.querySelector('.readout').textContent);
+    }
+    return {
+      residual,
+      read,
+      json: el.toJSON().trace.finalNormInput.data.map(String),
+      names: [...stage8.querySelectorAll('.strip .name')].map((n) => n.textContent),
+      stripScales: [...root.querySelectorAll('.strip .legend .title')].map((t) => t.textContent),
+      gridScales: [...root.querySelectorAll('.grid .legend .title')].map((t) => t.textContent),
+    };
+  });
+  await page.close();
+  assert.deepEqual(r.names, [
+    "residual after layer 2: the final norm's input (32 dimensions)",
+    'final norm output (32 dimensions)',
+  ]);
+  assert.deepEqual(
+    r.read,
+    r.residual.map((x, i) => `dimension ${i}: ${x}`),
+  );
+  assert.deepEqual(r.json, r.residual);
+  assert.ok(r.stripScales.length >= 10, r.stripScales.join(' | '));
+  for (const title of r.stripScales) assert.equal(title, "this strip's own scale");
+  // The grids: the weights on the fixed 0 … 1 scale; the others say their scale is their own.
+  assert.deepEqual(r.gridScales, [
+    "value: this grid's own scale",
+    "value: this grid's own scale",
+    "value: this grid's own scale",
+    "score: this grid's own scale",
+    "masked score: this grid's own scale",
+    'weight',
+    "value: this grid's own scale",
+  ]);
+});

@@ -11,7 +11,7 @@
 //
 // Attributes: src (a model folder's URL or a Hub id; absent: the tiny GPT-2 this package ships), text,
 // token (1-based; default the last), layer and head (1-based), temperature, top-k, top-p,
-// eager. Property: model (a PretrainedModel, or a source loadModel takes). Events:
+// eager, layout="compact" (a slide: one stage at a time, `stage`, 1-based, or the stage menu). Property: model (a PretrainedModel, or a source loadModel takes). Events:
 // `modelload` (detail { model }), `loadprogress` (detail { file, loaded, total, stage }), `trace`
 // (detail { tokens, position, trace }). The loading and its lifecycle: model-element.js.
 import { initCode } from './api.js';
@@ -60,6 +60,18 @@ p.pick { font-size: 0.9em; margin: 0.3rem 0; }
 table.sampling tr.picked { outline: 2px solid var(--_selected); outline-offset: -2px; font-weight: 700; }
 .head-chips button[aria-pressed=true] { font-weight: 700; border: 2px solid var(--_selected); }
 @media print { section { break-inside: avoid; } }
+/* layout="compact" (a 960 × 700 slide): one stage, its strips two a line, no lists of largest values */
+:host([layout="compact"]) .stages { columns: auto; }
+:host([layout="compact"]) section { border-top: none; padding-top: 0; }
+:host([layout="compact"]) .strip { display: inline-block; width: calc(50% - 0.8rem); margin: 0.2rem 0.8rem 0.2rem 0; vertical-align: top; }
+:host([layout="compact"]) .largest { display: none; }
+:host([layout="compact"]) .grid { display: inline-block; vertical-align: top; margin-right: 1.2rem; }
+:host([layout="compact"]) section > .caption { font-size: 0.9em; margin: 0.2rem 0; }
+:host([layout="compact"]) table.heat { font-size: max(11px, 0.7rem); line-height: 1.2; }
+:host([layout="compact"]) table.heat td { min-width: 0; padding: 0 0.2rem; }
+:host([layout="compact"]) table.heat th { padding: 0 0.2rem; }
+:host([layout="compact"]) .readout { min-height: 0; }
+:host([layout="compact"]) .pick-label { display: none; }
 ${EXPLAINER_VIEWS_STYLE}`;
 
 export class AttentionExplainer extends ModelElement {
@@ -151,10 +163,13 @@ export class AttentionExplainer extends ModelElement {
           }),
         );
     } else if (this.output) {
+      const sections = this.#stages();
       const stages = document.createElement('div');
       stages.className = 'stages';
-      stages.append(...this.#stages());
-      parts.push(this.#pickers(), stages);
+      // layout="compact" (a slide): the stage attribute's stage only; the stage menu picks another.
+      const shown = this.#compact() ? this.#index('stage', sections.length) : -1;
+      stages.append(...(shown >= 0 ? [sections[shown]] : sections));
+      parts.push(this.#pickers(shown >= 0 ? sections : null), stages);
     }
     if (this.model) parts.push(this.exportBar(TAG));
     root.replaceChildren(...parts);
@@ -175,9 +190,13 @@ export class AttentionExplainer extends ModelElement {
     return row;
   }
 
+  #compact() {
+    return this.attributeReader().get('layout') === 'compact';
+  }
+
   // The token to follow (a radio group: arrow keys move, Enter/Space or click picks), the
-  // layer and the head.
-  #pickers() {
+  // layer and the head; in a compact layout the stage shown (`sections`: all of them).
+  #pickers(sections) {
     const r = this.output,
       d = this.model.descriptor;
     const wrap = document.createElement('div');
@@ -192,6 +211,9 @@ export class AttentionExplainer extends ModelElement {
       b.setAttribute('aria-checked', String(i === r.position));
       b.tabIndex = i === r.position ? 0 : -1;
       b.textContent = label;
+      // Its name, as shown (names are unique: positionedLabels), finds it again after a redraw
+      // (focus.js keepFocus): a second quick arrow lands on the new radio, not a replaced one.
+      b.setAttribute('aria-label', label);
       b.title = `token ${i + 1}, id ${r.tokens[i].id}`;
       b.addEventListener('click', () => this.#pick(i));
       b.addEventListener('keydown', (e) => {
@@ -206,12 +228,13 @@ export class AttentionExplainer extends ModelElement {
     });
     group.append(...buttons);
     const label = Object.assign(document.createElement('div'), {
-      className: 'status',
+      className: 'status pick-label',
       textContent: 'Token to follow (click, or arrow keys):',
     });
     const row = document.createElement('div');
     row.className = 'row';
     row.append(
+      ...(sections ? [this.#stageMenu(sections)] : []),
       this.#select('layer', d.numLayers, 'layer'),
       this.#select('head', d.numHeads, 'head'),
       Object.assign(document.createElement('span'), {
@@ -230,12 +253,19 @@ export class AttentionExplainer extends ModelElement {
     return [legend ? `Tokens: ${legend}.` : '', positionNote(this.output.labels)].filter(Boolean).join(' ');
   }
 
+  // The focused radio is the picked one (arrows move the focus first; a click focuses it), so
+  // the redraw's keepFocus puts the focus on the picked token's new radio.
   #pick(i) {
     this.setAttribute('token', String(i + 1));
-    // Focus stays on the picked token once the view is drawn again.
-    requestAnimationFrame(() =>
-      requestAnimationFrame(() => this.shadowRoot.querySelector('.tokens [aria-checked=true]')?.focus()),
-    );
+  }
+
+  // The compact layout's menu of stages, by their titles ('4 · Layer 1: scores, mask and softmax').
+  #stageMenu(sections) {
+    return this.attributeMenu('stage', sections.length, {
+      label: 'stage',
+      names: sections.map((section) => section.querySelector('h2').textContent),
+      current: this.#index('stage', sections.length),
+    });
   }
 
   // A menu of the layer or head attribute (model-element.js attributeMenu).
@@ -411,6 +441,7 @@ export class AttentionExplainer extends ModelElement {
         id: r.trace.id,
         embedding: plain(r.trace.embedding),
         layer,
+        finalNormInput: plain(r.trace.layers.at(-1).residual),
         final: plain(r.trace.final),
         logits: plain(r.trace.logits),
       },

@@ -25,6 +25,7 @@ import {
   softmax,
 } from './model-views.js';
 import { modelGrid } from './model-grid.js';
+import { COLUMN_BANDS_STYLE } from './column-bands.js';
 import { positionNote } from './token-positions.js';
 import { jsString } from './export.js';
 import { scrollRegion } from './base.js';
@@ -76,7 +77,7 @@ table.strongest td { vertical-align: top; overflow-wrap: anywhere; }
 table.scores td { font-variant-numeric: tabular-nums; text-align: end; }
 table.scores .bar { width: 4rem; }
 table.neuron th.index { font-size: max(0.75em, 11px); opacity: 0.8; text-align: end; padding: 0 0.2rem; }
-`;
+${COLUMN_BANDS_STYLE}`;
 
 // Layer names when layers differ (Gemma's sliding-window layers beside global ones; Mistral's
 // window on every layer): 'window 4096' or 'global'. Null when every layer is alike and global.
@@ -182,7 +183,7 @@ export class AttentionModel extends ModelElement {
       const i = masks[0];
       const p = softmax(out.logits.data.subarray(i * V, (i + 1) * V));
       return probabilityList(
-        `Predictions for ${tokens[i].text} (token ${i + 1})`,
+        `Predictions for “${labels[i]}” (token ${i + 1})`,
         topK(p, 8).map(([id, q]) => [decode(id), q]),
       );
     }
@@ -341,7 +342,7 @@ export class AttentionModel extends ModelElement {
       windows > 0
         ? ` · ${windows === d.numLayers ? 'every layer' : `${windows} of ${d.numLayers} layers`} windowed`
         : '';
-    name.textContent = `${this.modelName()} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
+    name.textContent = `${this.modelName()} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · weights ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
     row.append(this.textField(), name);
     return row;
   }
@@ -370,7 +371,7 @@ export class AttentionModel extends ModelElement {
     if (this.view !== 'model') row.append(this.#select('layer', d.numLayers, 'layer', layerNames(d)));
     if (this.view === 'neuron') {
       row.append(this.#select('head', d.numHeads, 'head', headNames(d)));
-      row.append(this.#select('query', this.output?.T ?? 1, 'query', this.output?.labels));
+      row.append(this.#select('query', this.output?.T ?? 1, 'query', this.output?.names));
     }
     return row;
   }

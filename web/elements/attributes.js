@@ -125,6 +125,9 @@ export const ATTRIBUTES = deepFreeze({
     'top-k': { type: 'int', min: 0, default: 0 },
     'top-p': { type: 'number', min: 0.001, max: 1, default: 1 },
     eager: { type: 'boolean', observed: false },
+    // layout="compact": one stage at a time (the stage attribute, or the stage menu), in smaller type (a slide)
+    layout: { type: 'enum', values: ['compact'] },
+    stage: { type: 'int', min: 1, max: 10, default: 1 },
   },
 });
 

@@ -46,7 +46,7 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
   const strip = (values, title) => vectorStrip(values.data ?? values, { title, link });
   const heads = Array.from({ length: d.numHeads }, (_, i) => `head ${i + 1}`);
   const dims = Array.from({ length: d.headDim }, (_, i) => String(i));
-  const keys = r.labels.map((label, j) => `${j + 1} ${label}`);
+  const keys = r.names; // one name per token, as the picker names it ('at·9')
   const group = d.numHeads / d.numKvHeads;
   const kv = Math.floor(h / group);
   const T = r.tokens.length;
@@ -196,7 +196,8 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
     stage(
       8,
       'Final norm',
-      `After the last of ${d.numLayers} layers (its input is the residual after layer ${d.numLayers}; the layer menu above shows any layer's stages), ${words.norm} once more: this vector is compared with every token's output embedding.`,
+      `After the last of ${d.numLayers} layers, ${words.norm} once more on the residual that leaves layer ${d.numLayers} (the layer menu above shows any layer's stages): the result is compared with every token's output embedding.`,
+      strip(t.layers[d.numLayers - 1].residual, `residual after layer ${d.numLayers}: the final norm's input`),
       strip(t.final, 'final norm output'),
     ),
   ];

@@ -6,6 +6,7 @@
 // highlighted, and every piece that shows that kind of index marks it.
 import { colourLegend, legendEnds, scrollRegion } from './view-parts.js';
 import { formatNumber, exactNumber, heatColour, heatRgb } from './format.js';
+import { columnBands, COLUMN_BANDS_STYLE } from './column-bands.js';
 
 /** Linked highlighting between stages: { dim: { width, index } | null, head: number | null }. */
 export function createLink() {
@@ -135,7 +136,8 @@ export function vectorStrip(values, { title, axis = 'dimension', link = null, to
     Object.assign(document.createElement('div'), { className: 'name', textContent: `${title} (${n} ${axis}s)` }),
     track,
     axisLine,
-    colourLegend({ kind, min, max, title: 'value', digits: 2 }),
+    // Each strip spans its own values: the legend says so (strips are not one scale).
+    colourLegend({ kind, min, max, title: "this strip's own scale", digits: 2 }),
     list,
     readout,
   );
@@ -175,26 +177,24 @@ export function heatTable(
   // The table takes the focus: arrow keys read each cell (the region around it scrolls).
   table.tabIndex = 0;
   table.setAttribute('aria-label', `${label} (${rowTitle} ↓ ${colTitle} →); arrow keys read each cell`);
-  const head = table.createTHead().insertRow();
-  const corner = document.createElement('th');
-  corner.className = 'corner';
-  corner.textContent = `${rowTitle} ↓ ${colTitle} →`;
-  head.append(corner);
-  for (const c of cols) head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: c }));
-  const body = table.createTBody();
-  const cells = [];
-  for (let r = 0; r < R; r++) {
-    const tr = body.insertRow();
-    tr.append(Object.assign(document.createElement('th'), { scope: 'row', textContent: rows[r] }));
-    for (let c = 0; c < C; c++) {
-      const v = values[r * C + c];
-      const td = tr.insertCell();
-      const colour = heatColour(v, kind, { min, max });
-      if (colour) ((td.style.background = colour.background), (td.style.color = colour.color));
-      td.textContent = formatNumber(v, digits);
-      cells.push(td);
-    }
-  }
+  const cells = Array.from(values.subarray ? values.subarray(0, R * C) : values.slice(0, R * C), (v) => {
+    const td = document.createElement('td');
+    const colour = heatColour(v, kind, { min, max });
+    if (colour) ((td.style.background = colour.background), (td.style.color = colour.color));
+    td.textContent = formatNumber(v, digits);
+    return td;
+  });
+  // The title row (its corner names both axes), then a row per `rows` entry; on a narrow page
+  // the columns wrap into bands, each under its own titles (column-bands.js).
+  const th = (text, scope = null, className = '') => {
+    const cell = Object.assign(document.createElement('th'), { textContent: text, className });
+    if (scope) cell.scope = scope;
+    return cell;
+  };
+  const bands = columnBands(table, C, [
+    { head: true, title: () => th(`${rowTitle} ↓ ${colTitle} →`, null, 'corner'), cell: (c) => th(cols[c], 'col') },
+    ...rows.map((name, r) => ({ title: () => th(name, 'row'), cell: (c) => cells[r * C + c] })),
+  ]);
   const readout = document.createElement('div');
   readout.className = 'readout';
   readout.setAttribute('aria-live', 'polite');
@@ -220,7 +220,8 @@ export function heatTable(
   );
   table.addEventListener('pointerleave', () => show(-1));
   link?.on((state) => {
-    if (rowKind === 'head') Array.from(body.rows).forEach((tr, r) => tr.classList.toggle('linked', state.head === r));
+    if (rowKind === 'head')
+      for (let r = 0; r < R; r++) for (const tr of bands.rowsOf(r + 1)) tr.classList.toggle('linked', state.head === r);
     if (colKind === 'dim') {
       const at = state.dim && state.dim.width === C ? state.dim.index : -1;
       cells.forEach((td, i) => td.classList.toggle('linked', i % C === at));
@@ -233,8 +234,14 @@ export function heatTable(
   });
   wrap.append(
     name,
-    scrollRegion(label, table),
-    colourLegend({ kind, min: lo, max: hi, title: legendTitle, digits: 2 }),
+    scrollRegion(label, table, { fit: bands.fit }),
+    colourLegend({
+      kind,
+      min: lo,
+      max: hi,
+      title: fixed ? legendTitle : `${legendTitle}: this grid's own scale`,
+      digits: 2,
+    }),
     readout,
   );
   return wrap;
@@ -257,4 +264,4 @@ table.heat th { font-weight: 500; padding: 0.1rem 0.3rem; white-space: nowrap; t
 table.heat th.corner { font-size: 0.75rem; opacity: 0.9; text-align: start; }
 table.heat td { min-width: 2.6em; padding: 0.1rem 0.25rem; text-align: end; border: 1px solid var(--_cell-edge); }
 table.heat td.active, table.heat td.linked, table.heat tr.linked th { outline: 2px solid var(--_selected); outline-offset: -2px; }
-`;
+${COLUMN_BANDS_STYLE}`;

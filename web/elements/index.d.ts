@@ -564,6 +564,10 @@ export interface AttentionExplainerAttributes extends CommonAttributes {
   'top-p'?: number | string;
   /** Download the checkpoint at once rather than when the element nears the viewport. */
   eager?: BooleanAttribute;
+  /** 'compact': one stage at a time in smaller type, for a slide (960 × 700). */
+  layout?: 'compact';
+  /** The stage a compact layout shows (1-based, 1 … 10; default 1). */
+  stage?: number | string;
 }
 
 /** Every element's attributes by tag name: what framework typings (`attention-wasm/elements/react`, `/vue`) are made of. */

@@ -169,8 +169,8 @@ export class ModelElement extends AttentionElement {
 
   /**
    * A menu that sets the 1-based attribute `attribute` (layer, head, query ...): `count`
-   * options named '<label> n', or by `names` (token names read '3: cat'; a name that starts
-   * with the label is whole: 'layer 2 · window 512'); `current` (0-based) selected;
+   * options named '<label> n', or by `names` as they are ('layer 2 · window 512'; a token by
+   * its positionedLabels name, 'at·9', as every view names it); `current` (0-based) selected;
    * `changed()` runs after the attribute is set.
    */
   attributeMenu(attribute, count, { label = attribute, names = null, current = 0, changed = () => {} } = {}) {
@@ -179,11 +179,7 @@ export class ModelElement extends AttentionElement {
     for (let i = 0; i < count; i++) {
       const option = document.createElement('option');
       option.value = String(i + 1);
-      option.textContent = !names
-        ? `${label} ${i + 1}`
-        : names[i].startsWith(`${label} `)
-          ? names[i]
-          : `${i + 1}: ${names[i]}`;
+      option.textContent = names ? names[i] : `${label} ${i + 1}`;
       option.selected = i === current;
       select.append(option);
     }

@@ -4,6 +4,7 @@
 // tokens (tokenLabel, idLabeller, positionedLabels, marksLegend).
 import { heatColour, formatNumber, visibleText, TOKEN_MARKS } from './format.js';
 import { colourLegend, scrollRegion } from './view-parts.js';
+import { columnBands } from './column-bands.js';
 
 /**
  * A token as a reader sees it, never a raw control character or U+FFFD: the text it covers
@@ -132,11 +133,18 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
   readout.className = 'readout';
   readout.setAttribute('aria-live', 'polite');
   readout.textContent = 'Hover a cell, or focus a key, to read its numbers.';
-  const table = vectorTable(q, keys, products, { hd, written, vectorScale, productScale, labels, queryLabel });
-  [...table.tBodies[0].rows].forEach((row, j) => {
+  const { table, fit, keyTitles } = vectorTable(q, keys, products, {
+    hd,
+    written,
+    vectorScale,
+    productScale,
+    labels,
+    queryLabel,
+    scores: dots.map((dot, j) => (visible(j) ? formatNumber(dot / Math.sqrt(hd), 3) : '−∞')),
+  });
+  keyTitles.forEach((title, j) => {
     const hidden = !visible(j);
-    row.dataset.score = hidden ? '−∞' : formatNumber(dots[j] / Math.sqrt(hd), 3);
-    row.querySelector('th').addEventListener('focus', () => {
+    title.addEventListener('focus', () => {
       readout.textContent = hidden
         ? `key “${labels[j]}”: masked (a later token), weight 0`
         : `key “${labels[j]}”: q·k = ${dots[j]}, ÷ √${hd} = ${dots[j] / Math.sqrt(hd)}, weight ${weights[j]}`;
@@ -152,9 +160,9 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
     colourLegend({ kind: 'diverging', min: -vectorScale, max: vectorScale, title: 'q and k cells' }),
     colourLegend({ kind: 'diverging', min: -productScale, max: productScale, title: 'q ⊙ k cells' }),
   );
-  // The caption above a region that scrolls sideways on a narrow page (scrollRegion).
+  // The caption above the table's region; a page too narrow for the bands scrolls sideways.
   wrap.append(
-    scrollRegion('how the query builds each score', table),
+    scrollRegion('how the query builds each score', table, { fit }),
     legends,
     readout,
     scoreTable(dots, weights, { hd, labels, queryLabel, visible }),
@@ -162,32 +170,19 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
   return wrap;
 }
 
-// The vectors: q, then per key k_j and q ⊙ k_j, as coloured cells under their dimension.
-function vectorTable(q, keys, products, { hd, written, vectorScale, productScale, labels, queryLabel }) {
+// The vectors: q, then per key k_j and q ⊙ k_j, as coloured cells under their dimension; on a
+// narrow page the 2·head_dim columns wrap into bands (column-bands.js: k's dims, then q ⊙ k's).
+//   scores: per key, the scaled score its rows carry (data-score)
+function vectorTable(q, keys, products, { hd, written, vectorScale, productScale, labels, queryLabel, scores }) {
   const table = document.createElement('table');
   table.className = 'neuron';
   const caption = document.createElement('caption');
   caption.textContent = `Query “${queryLabel}”: each key's vector k, and q ⊙ k, the products whose sum over ${hd} dimensions (numbered 0 to ${hd - 1} above the cells) is the score q·k in the table below. Cell colours: the two scales below.`;
   table.append(caption);
-  const head = table.createTHead();
-  const titles = head.insertRow();
-  const th = (row, text, span = 1) => {
-    const cell = document.createElement('th');
-    cell.scope = 'col';
-    cell.colSpan = span;
-    cell.textContent = text;
-    row.append(cell);
-    return cell;
-  };
-  th(titles, 'token');
-  th(titles, `vector (${hd} dims)`, hd);
-  th(titles, 'q ⊙ k', hd);
-  // Each vector cell's dimension, under its group's title.
-  const dims = head.insertRow();
-  th(dims, 'dimension →');
-  for (let group = 0; group < 2; group++) for (let c = 0; c < hd; c++) th(dims, String(c)).className = 'index';
-  const cellOf = (row, value, scale, what) => {
-    const td = row.insertCell();
+  const th = (text, { scope = 'col', className = '' } = {}) =>
+    Object.assign(document.createElement('th'), { scope, className, textContent: text });
+  const cellOf = (value, scale, what) => {
+    const td = document.createElement('td');
     td.className = 'dim';
     const colour = heatColour(value / scale, 'diverging', { min: -1, max: 1 });
     if (colour) {
@@ -199,29 +194,60 @@ function vectorTable(q, keys, products, { hd, written, vectorScale, productScale
     td.dataset.value = String(value);
     return td;
   };
-  // The query's own row: q, the vector every product below multiplies.
-  const qRow = head.insertRow();
-  const qHead = document.createElement('th');
-  qHead.scope = 'row';
-  qHead.textContent = `q “${queryLabel}”`;
-  qRow.append(qHead);
-  q.forEach((x, c) => cellOf(qRow, x, vectorScale, `q[${c}]`));
-  const rest = qRow.insertCell();
-  rest.colSpan = hd;
-  rest.className = 'note';
-  rest.textContent = 'each row below: k, then q ⊙ k';
-  const body = table.createTBody();
-  keys.forEach((k, j) => {
-    const row = body.insertRow();
-    const name = document.createElement('th');
-    name.scope = 'row';
+  // The query's own row (q, the vector every product below multiplies), then per key its row
+  // title (focusable in the first band: it reads the key's numbers) and cells.
+  const qCells = Array.from(q, (x, c) => cellOf(x, vectorScale, `q[${c}]`));
+  const keyRows = keys.map((k, j) => {
+    const name = th(`k “${labels[j]}”`, { scope: 'row' });
     name.tabIndex = 0;
-    name.textContent = `k “${labels[j]}”`;
-    row.append(name);
-    k.forEach((x, c) => cellOf(row, x, vectorScale, `k_${j + 1}[${c}]`));
-    products[j].forEach((p, c) => cellOf(row, p, productScale, `q[${c}]·k_${j + 1}[${c}]`));
+    return {
+      name,
+      cells: [
+        ...Array.from(k, (x, c) => cellOf(x, vectorScale, `k_${j + 1}[${c}]`)),
+        ...products[j].map((p, c) => cellOf(p, productScale, `q[${c}]·k_${j + 1}[${c}]`)),
+      ],
+    };
   });
-  return table;
+  const group = (c) => (c < hd ? 'vector' : 'product');
+  const bands = columnBands(
+    table,
+    2 * hd,
+    [
+      {
+        head: true,
+        title: () => th('token'),
+        cell: (c) => ({
+          key: group(c),
+          make: (span) => Object.assign(th(c < hd ? `vector (${hd} dims)` : 'q ⊙ k'), { colSpan: span }),
+        }),
+      },
+      // Each vector cell's dimension, under its group's title.
+      { head: true, title: () => th('dimension →'), cell: (c) => th(String(c % hd), { className: 'index' }) },
+      {
+        head: true,
+        title: () => th(`q “${queryLabel}”`, { scope: 'row' }),
+        cell: (c) =>
+          c < hd
+            ? qCells[c]
+            : {
+                key: 'note',
+                make: (span, [start]) =>
+                  Object.assign(document.createElement('td'), {
+                    colSpan: span,
+                    className: 'note',
+                    textContent: start < hd ? 'each row below: k, then q ⊙ k' : 'each row below: q ⊙ k',
+                  }),
+              },
+      },
+      ...keyRows.map(({ name, cells }, j) => ({
+        data: { score: scores[j] },
+        title: (band) => (band === 0 ? name : th(name.textContent, { scope: 'row' })),
+        cell: (c) => cells[c],
+      })),
+    ],
+    { align: hd },
+  );
+  return { table, fit: bands.fit, keyTitles: keyRows.map((row) => row.name) };
 }
 
 // The scores, narrow: per key q·k, ÷ √head_dim, and the softmax weight beside its bar.
