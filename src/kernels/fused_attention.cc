@@ -28,7 +28,7 @@
 //      unnormalised sum and its running max and sum for MergePartials.
 // Step 1 runs on the calling thread; steps 2 and 3 are spread over the threads by blocks
 // of 4R query rows (each thread its own accumulators).
-// A call of at most one tile of query rows (a decode step: one row, R = 1, or the query heads
+// A call of at most two tiles of query rows (InPlaceRowsMax(); a decode step: one row, R = 1, or the query heads
 // that share a key/value head) skips step 1: each tile's keys are packed into a small panel
 // as it is scored and the values are read where they lie (InPlaceKeys), with the same
 // arithmetic, so the same bits, as each row has in any tile.
@@ -516,7 +516,7 @@ struct PackedKeys {
   }
 };
 
-// InPlaceKeys: for a call of at most one tile of query rows (a decode step: one row, or the
+// InPlaceKeys: for a call of at most two tiles of query rows (a decode step: one row, or the
 // query heads that share a key/value head), the keys and values where they lie. Each tile's
 // 8 keys are packed into a small panel (a block's four) as it is scored (the panel step 1
 // would have made: the same bits), and each block's values are read in place (copied, or
@@ -825,7 +825,7 @@ void RunQueryBlocks(const HeadProblem& pb, FusedWorkspace& ws, const float* v_ba
   ParallelForEach(RoundUp(pb.seq_q, kRowsPerTask) / kRowsPerTask, work, rows);
 }
 
-// Step 0 for a call of at most one tile of rows (InPlaceKeys): scratch for a block's key
+// Step 0 for a call of at most two tiles of rows (InPlaceKeys): scratch for a block's key
 // panels, the saved accumulators and, when the values are widened or padded, one block's
 // values. The packed head that PrepareHead may have left is forgotten (v_padded now holds a
 // block).
@@ -840,8 +840,9 @@ bool PrepareInPlace(const HeadProblem& pb, FusedWorkspace& ws, int rows, int pad
          (!copy_v || ws.v_padded.Assign(uint64_t{kKeysPerBlock} * padded_dim, 0.0f));
 }
 
-// Steps 2 and 3 for a call of at most one tile of rows, on this thread, keys and values read
-// in place: one row alone (R = 1), else a tile of TileRows() rows.
+// Steps 2 and 3 for a call of at most InPlaceRowsMax() rows, on this thread, keys and values
+// read in place: one row alone (R = 1), else tiles of TileRows() rows, in the order and with
+// the rows a taller call's tiles have (rows 0 .. R - 1, then R ..), so the same bits.
 Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim, const RowsOut& to) {
   const bool copy_v = WidensOrPadsValues(pb, padded_dim);
   Status status = Status::kOk;
@@ -851,7 +852,10 @@ Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim, co
       return;
     }
     InPlaceKeys keys{pb, ws, padded_dim, copy_v};
-    QueryBlock<rows()>(pb, keys, ws.zero_row.data(), ws.acc.data(), padded_dim, 0, pb.seq_q, to);
+    for (int row0 = 0; row0 < pb.seq_q; row0 += rows()) {
+      QueryBlock<rows()>(pb, keys, ws.zero_row.data(), ws.acc.data(), padded_dim, row0,
+                         std::min(rows(), pb.seq_q - row0), to);
+    }
   };
   if (pb.seq_q == 1) {
     run(std::integral_constant<int, 1>());
@@ -863,7 +867,7 @@ Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim, co
 
 Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   const int padded_dim = RoundUp(pb.value_dim, kLanes);
-  if (pb.seq_q <= TileRows()) return InPlaceRows(pb, ws, padded_dim, RowsOut{0, pb.seq_k});
+  if (pb.seq_q <= InPlaceRowsMax()) return InPlaceRows(pb, ws, padded_dim, RowsOut{0, pb.seq_k});
   const int slots = ThreadCount();
   if (!PrepareHead(pb, ws, slots)) return Status::kOutOfMemory;
   const bool copy_v = CopiesValues(pb, padded_dim);
@@ -898,6 +902,8 @@ bool ReserveFusedWorkspaceImpl(FusedWorkspace& ws, int seq_k, int head_dim, int 
 HWY_AFTER_NAMESPACE();
 
 namespace attn {
+
+int InPlaceRowsMax() { return 2 * TileRows(); }
 
 Status FusedAttention(const HeadProblem& problem, FusedWorkspace& workspace) {
   return HWY_STATIC_DISPATCH(FusedAttentionImpl)(problem, workspace);
