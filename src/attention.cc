@@ -94,13 +94,13 @@ uint64_t FusedWork(const AttentionRequest& r) {
   return 2ull * r.batch * rows * r.seq_k * (r.head_dim + r.value_dim);
 }
 
-// Flash-decoding: a call of at most one tile of query rows (a decode step) over at least two
+// Flash-decoding: a call of at most InPlaceRowsMax() query rows (a decode step) over at least two
 // ranges of kSplitKeys keys runs each range of each entry as one task and merges them in
 // order (FusedAttentionPartial, MergePartials), so the threads share even one entry's keys.
 // The split does not depend on the thread count: neither do the bits.
 constexpr int kSplitKeys = 1024;
 bool SplitsKeys(const AttentionRequest& r) {
-  return r.weights == nullptr && r.dropout == 0.0f && r.seq_q <= TileRows() &&
+  return r.weights == nullptr && r.dropout == 0.0f && r.seq_q <= InPlaceRowsMax() &&
          r.seq_k >= 2 * kSplitKeys;
 }
 int KeyRanges(const AttentionRequest& r) { return (r.seq_k + kSplitKeys - 1) / kSplitKeys; }

@@ -97,7 +97,7 @@ test('one row alone gives the bits it gets in a tile, around the tile and block 
   }
 });
 
-test('a few rows alone (one tile: read in place) give the bits they get in a taller call', () => {
+test('a few rows alone (up to two tiles: read in place; more: packed) give the bits they get in a taller call', () => {
   const TALL = 13;
   for (const T of [1, 9, 33, 70]) {
     for (const [hd, vd] of [
@@ -109,7 +109,7 @@ test('a few rows alone (one tile: read in place) give the bits they get in a tal
       const additive = new Float32Array(TALL * T).map(() => (random(0, 1) < 0.2 ? -Infinity : random(-1, 1)));
       for (const options of [{}, { softcap: 1.5 }, { mask: { data: additive, shape: [TALL, T] } }]) {
         const full = attn.attention(q, k, v, options).output;
-        for (const rows of [2, 3, 4, 5, 6]) {
+        for (const rows of [2, 3, 4, 5, 6, 7, 8, 9, 12]) {
           const part = (t) => ({
             data: Float32Array.from({ length: 2 * rows * t.shape[3] }, (_, i) => {
               const d = t.shape[3],

@@ -1,4 +1,4 @@
-// Flash-decoding (issue 47 item 3): a decode step (at most one tile of query rows) over 2,048
+// Flash-decoding (issue 47 item 3): a decode step (at most two tiles of query rows) over 2,048
 // keys or more is split into ranges of 1,024 keys, each range of each head one task for the
 // threads, and the ranges' unnormalised outputs merged in order (src/attention.cc,
 // FusedSplitKeys; src/kernels/fused_attention.cc, MergePartials). Checked against the
@@ -34,7 +34,9 @@ function check(label, { q, k, v }, options) {
 
 test('decode rows over 2,047 to 5,000 keys (split from 2,048): the float64 reference, the same bits at 2 threads', () => {
   for (const T of [2047, 2048, 2049, 3073, 5000]) {
-    for (const rows of [1, 3]) {
+    // 7 rows: a grouped-query step taller than one tile (Qwen2.5-0.5B's 7 query heads a
+    // key/value head), two tiles read in place.
+    for (const rows of [1, 3, 7]) {
       for (const hd of [5, 64]) {
         const options = { causal: true, causalAlign: 'bottom-right' };
         check(`T ${T}, ${rows} rows, head_dim ${hd}`, qkv([2], rows, T, hd), options);

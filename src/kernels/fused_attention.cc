@@ -28,7 +28,7 @@
 //      unnormalised sum and its running max and sum for MergePartials.
 // Step 1 runs on the calling thread; steps 2 and 3 are spread over the threads by blocks
 // of 4R query rows (each thread its own accumulators).
-// A call of at most one tile of query rows (a decode step: one row, R = 1, or the query heads
+// A call of at most two tiles of query rows (InPlaceRowsMax(); a decode step: one row, R = 1, or the query heads
 // that share a key/value head) skips step 1: each tile's keys are packed into a small panel
 // as it is scored and the values are read where they lie (InPlaceKeys), with the same
 // arithmetic, so the same bits, as each row has in any tile.
@@ -62,6 +62,7 @@ namespace HWY_NAMESPACE {
 // kernels/target.h). The functions below take it as a template argument.
 constexpr int kKeysPerTile = kTileCols;  // keys per score register tile
 constexpr int kTilesPerBlock = 4;        // score tiles per softmax update
+constexpr int kInPlaceTiles = 2;         // row tiles a call reads its keys in place for
 constexpr int kKeysPerBlock = kTilesPerBlock * kKeysPerTile;
 static_assert(kKeysPerTile == kPanelWidth, "a score tile spans one key panel");
 
@@ -516,7 +517,7 @@ struct PackedKeys {
   }
 };
 
-// InPlaceKeys: for a call of at most one tile of query rows (a decode step: one row, or the
+// InPlaceKeys: for a call of at most two tiles of query rows (a decode step: one row, or the
 // query heads that share a key/value head), the keys and values where they lie. Each tile's
 // 8 keys are packed into a small panel (a block's four) as it is scored (the panel step 1
 // would have made: the same bits), and each block's values are read in place (copied, or
@@ -574,58 +575,67 @@ struct RowsOut {
   float* partial = nullptr;  // [seq_q, value_dim + 2]: Σ p·v, then the max, then the sum
 };
 
-// Step 2 for the query rows row0 .. row0 + num_rows - 1 (num_rows <= kRowsPerTile), reading
-// keys and values through `keys` (PackedKeys or InPlaceKeys below), then step 3.
+// Step 2 for one tile of query rows, row0 .. row0 + num_rows - 1 (num_rows <= kRowsPerTile),
+// a block of keys at a time (Block), then step 3 (Finish). The tile keeps its rows' state:
+// which keys each row sees, the running max and sum, the block's weights, the accumulators.
 //   zero_row: [head_dim] zeros (the query of a padding row)
-//   acc: [kRowsPerTile, padded_dim], this thread's accumulators
-template <int kRowsPerTile, class Keys>
-void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float* acc,
-                int padded_dim, int row0, int num_rows, const RowsOut& to) {
+//   acc: [kRowsPerTile, padded_dim], accumulators of this tile alone
+template <int kRowsPerTile>
+struct RowTile {
   const float* q_rows[kRowsPerTile];
   int begin[kRowsPerTile], end[kRowsPerTile];  // row r sees keys begin[r] .. end[r] - 1
   // The keys any row sees (first_key .. most_visible - 1), and where limits start to apply.
-  int first_key = pb.seq_k, most_visible = 0, least_visible = pb.seq_k, latest_begin = 0;
-  for (int r = 0; r < kRowsPerTile; ++r) {
-    const bool real = r < num_rows;
-    q_rows[r] = real ? pb.q + static_cast<size_t>(row0 + r) * pb.q_stride : zero_row;
-    end[r] = real ? std::min(pb.visible.KeyEnd(row0 + r), to.key_hi) : 0;
-    begin[r] = real ? std::min(std::max(pb.visible.KeyBegin(row0 + r), to.key_lo), end[r]) : 0;
-    if (!real) continue;
-    if (begin[r] < end[r]) first_key = std::min(first_key, begin[r]);
-    most_visible = std::max(most_visible, end[r]);
-    least_visible = std::min(least_visible, end[r]);
-    latest_begin = std::max(latest_begin, begin[r]);
-  }
-  if (first_key == pb.seq_k) most_visible = 0;  // no row sees a key: nothing to walk
-  std::fill(acc, acc + kRowsPerTile * padded_dim, 0.0f);
+  int first_key, most_visible = 0, least_visible, latest_begin = 0;
+  int row0, num_rows;
+  float* acc;
   RowState state[kRowsPerTile];
-  const bool fold_scale = FoldsScale(pb);
-  const float factor = SoftmaxFactor(pb);
   alignas(16) float p[kRowsPerTile * kKeysPerBlock];  // scores, then weights, of a block
   float rescale[kRowsPerTile];
   uint32_t row_key[kRowsPerTile];
-  const bool dropout = pb.dropout.active();
-  const float keep_scale = dropout ? pb.dropout.keep_scale() : 1.0f;
-  for (int r = 0; r < kRowsPerTile && dropout; ++r) row_key[r] = pb.dropout.RowKey(row0 + r);
-  const int start = first_key / kKeysPerTile * kKeysPerTile;  // whole tiles (panels)
-  for (int j0 = start; j0 < most_visible; j0 += kKeysPerBlock) {
-    const int num_keys = std::min(kKeysPerBlock, most_visible - j0);  // most_visible <= seq_k
-    const float* v_rows = keys.Values(j0, num_keys);
+
+  RowTile(const HeadProblem& pb, const float* zero_row, float* tile_acc, int padded_dim,
+          int first_row, int rows, const RowsOut& to)
+      : first_key(pb.seq_k),
+        least_visible(pb.seq_k),
+        row0(first_row),
+        num_rows(rows),
+        acc(tile_acc) {
+    for (int r = 0; r < kRowsPerTile; ++r) {
+      const bool real = r < num_rows;
+      q_rows[r] = real ? pb.q + static_cast<size_t>(row0 + r) * pb.q_stride : zero_row;
+      end[r] = real ? std::min(pb.visible.KeyEnd(row0 + r), to.key_hi) : 0;
+      begin[r] = real ? std::min(std::max(pb.visible.KeyBegin(row0 + r), to.key_lo), end[r]) : 0;
+      if (!real) continue;
+      if (begin[r] < end[r]) first_key = std::min(first_key, begin[r]);
+      most_visible = std::max(most_visible, end[r]);
+      least_visible = std::min(least_visible, end[r]);
+      latest_begin = std::max(latest_begin, begin[r]);
+    }
+    if (first_key == pb.seq_k) most_visible = 0;  // no row sees a key: nothing to walk
+    std::fill(acc, acc + kRowsPerTile * padded_dim, 0.0f);
+    for (int r = 0; r < kRowsPerTile && pb.dropout.active(); ++r) {
+      row_key[r] = pb.dropout.RowKey(row0 + r);
+    }
+  }
+
+  // The first key of the first block: whole tiles (panels).
+  int Start() const { return first_key / kKeysPerTile * kKeysPerTile; }
+
+  // Steps 2a-e for the block of keys j0 .. j0 + num_keys - 1, its `tiles` panels and value rows
+  // given (BlockKeys).
+  template <class Keys>
+  void Block(const HeadProblem& pb, Keys& keys, int j0, int num_keys, const float* v_rows,
+             const float* const* panels, int tiles, bool nonfinite_values, int padded_dim) {
+    const bool fold_scale = FoldsScale(pb);
     // a, b. Scores of up to four 8-key tiles (one row: all at once), scaled and masked, into p.
-    int tiles = 0;
-    bool nonfinite_values = false;
-    const float* panels[kTilesPerBlock];
-    for (int jt = j0; jt < most_visible && tiles < kTilesPerBlock; jt += kKeysPerTile, ++tiles) {
-      const int tile = jt / kKeysPerTile;
-      if constexpr (!Keys::kChecksAfter) {
-        nonfinite_values = nonfinite_values || keys.NonFinite(tile);
-      }
-      panels[tiles] = keys.Panel(tile);
-      if constexpr (kRowsPerTile > 1) {
-        ScoreTile<kRowsPerTile>(q_rows, panels[tiles], pb.head_dim, p + (jt - j0), kKeysPerBlock);
+    if constexpr (kRowsPerTile == 1) {
+      ScoreTilesOfOneRow(q_rows[0], panels, tiles, pb.head_dim, p);
+    } else {
+      for (int t = 0; t < tiles; ++t) {
+        ScoreTile<kRowsPerTile>(q_rows, panels[t], pb.head_dim, p + t * kKeysPerTile,
+                                kKeysPerBlock);
       }
     }
-    if constexpr (kRowsPerTile == 1) ScoreTilesOfOneRow(q_rows[0], panels, tiles, pb.head_dim, p);
     for (int t = 0; t < tiles; ++t) {
       const int jt = j0 + t * kKeysPerTile;
       const int keys_in_tile = std::min(kKeysPerTile, pb.seq_k - jt);
@@ -640,11 +650,11 @@ void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float*
       }
     }
     // c. Online softmax over the block, the rows side by side.
-    OnlineSoftmaxTile<kRowsPerTile>(p, kKeysPerBlock, tiles * 2, state, rescale, factor);
+    OnlineSoftmaxTile<kRowsPerTile>(p, kKeysPerBlock, tiles * 2, state, rescale, SoftmaxFactor(pb));
     // d. Dropout (the sums above keep every weight).
-    for (int r = 0; r < num_rows && dropout; ++r) {
+    for (int r = 0; r < num_rows && pb.dropout.active(); ++r) {
       DropWeights(p + r * kKeysPerBlock, tiles * kKeysPerTile, pb.dropout, row_key[r], j0,
-                  keep_scale);
+                  pb.dropout.keep_scale());
     }
     // e. Weighted values.
     const int v_stride = keys.value_stride;
@@ -658,16 +668,87 @@ void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float*
       AccumulateValues<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
     }
   }
-  for (int r = 0; r < num_rows; ++r) {
-    if (to.partial != nullptr) {
-      float* kept = to.partial + static_cast<size_t>(row0 + r) * (pb.value_dim + 2);
-      std::copy(acc + r * padded_dim, acc + r * padded_dim + pb.value_dim, kept);
-      kept[pb.value_dim] = state[r].max, kept[pb.value_dim + 1] = state[r].sum;
-    } else {
-      FinishRow(acc + r * padded_dim, state[r], pb.value_dim,
-                pb.out + static_cast<size_t>(row0 + r) * pb.out_stride);
+
+  // Step 3: each row divided by its sum into pb.out, or kept unnormalised with its state.
+  void Finish(const HeadProblem& pb, int padded_dim, const RowsOut& to) const {
+    for (int r = 0; r < num_rows; ++r) {
+      if (to.partial != nullptr) {
+        float* kept = to.partial + static_cast<size_t>(row0 + r) * (pb.value_dim + 2);
+        std::copy(acc + r * padded_dim, acc + r * padded_dim + pb.value_dim, kept);
+        kept[pb.value_dim] = state[r].max, kept[pb.value_dim + 1] = state[r].sum;
+      } else {
+        FinishRow(acc + r * padded_dim, state[r], pb.value_dim,
+                  pb.out + static_cast<size_t>(row0 + r) * pb.out_stride);
+      }
     }
   }
+};
+
+// Walks the blocks of keys start .. most_visible - 1, 32 at a time: for each, its value rows and
+// its tiles' kᵀ panels (through `keys`: PackedKeys or InPlaceKeys), handed to
+// block(j0, num_keys, v_rows, panels, tiles, nonfinite_values).
+template <class Keys, class F>
+void WalkBlocks(Keys& keys, int start, int most_visible, F&& block) {
+  for (int j0 = start; j0 < most_visible; j0 += kKeysPerBlock) {
+    const int num_keys = std::min(kKeysPerBlock, most_visible - j0);  // most_visible <= seq_k
+    const float* v_rows = keys.Values(j0, num_keys);
+    int tiles = 0;
+    bool nonfinite_values = false;
+    const float* panels[kTilesPerBlock];
+    for (int jt = j0; jt < most_visible && tiles < kTilesPerBlock; jt += kKeysPerTile, ++tiles) {
+      const int tile = jt / kKeysPerTile;
+      if constexpr (!Keys::kChecksAfter) {
+        nonfinite_values = nonfinite_values || keys.NonFinite(tile);
+      }
+      panels[tiles] = keys.Panel(tile);
+    }
+    block(j0, num_keys, v_rows, panels, tiles, nonfinite_values);
+  }
+}
+
+// Steps 2 and 3 for the query rows row0 .. row0 + num_rows - 1 (num_rows <= kRowsPerTile).
+//   acc: [kRowsPerTile, padded_dim], this thread's accumulators
+template <int kRowsPerTile, class Keys>
+void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float* acc,
+                int padded_dim, int row0, int num_rows, const RowsOut& to) {
+  RowTile<kRowsPerTile> tile(pb, zero_row, acc, padded_dim, row0, num_rows, to);
+  WalkBlocks(keys, tile.Start(), tile.most_visible,
+             [&](int j0, int n, const float* v_rows, const float* const* panels, int tiles,
+                 bool nonfinite) {
+               tile.Block(pb, keys, j0, n, v_rows, panels, tiles, nonfinite, padded_dim);
+             });
+  tile.Finish(pb, padded_dim, to);
+}
+
+// Steps 2 and 3 for two tiles of rows, 0 .. kRowsPerTile - 1 and kRowsPerTile .. num_rows - 1
+// (a grouped-query decode step taller than one tile): when both see the same keys (as a
+// step's rows do), each block's keys are packed and its values read once for both tiles;
+// else each tile walks its own keys (the blocks, so the bits, it has alone).
+//   acc: two slots of AccSlotFloats(padded_dim)
+template <int kRowsPerTile, class Keys>
+void TwoTilesSharingKeys(const HeadProblem& pb, Keys& keys, const float* zero_row, float* acc,
+                         int padded_dim, int num_rows, const RowsOut& to) {
+  RowTile<kRowsPerTile> a(pb, zero_row, acc, padded_dim, 0, kRowsPerTile, to);
+  RowTile<kRowsPerTile> b(pb, zero_row, acc + AccSlotFloats(padded_dim), padded_dim, kRowsPerTile,
+                          num_rows - kRowsPerTile, to);
+  if (a.Start() == b.Start() && a.most_visible == b.most_visible) {
+    WalkBlocks(keys, a.Start(), a.most_visible,
+               [&](int j0, int n, const float* v_rows, const float* const* panels, int tiles,
+                   bool nonfinite) {
+                 a.Block(pb, keys, j0, n, v_rows, panels, tiles, nonfinite, padded_dim);
+                 b.Block(pb, keys, j0, n, v_rows, panels, tiles, nonfinite, padded_dim);
+               });
+  } else {
+    for (RowTile<kRowsPerTile>* tile : {&a, &b}) {
+      WalkBlocks(keys, tile->Start(), tile->most_visible,
+                 [&](int j0, int n, const float* v_rows, const float* const* panels, int tiles,
+                     bool nonfinite) {
+                   tile->Block(pb, keys, j0, n, v_rows, panels, tiles, nonfinite, padded_dim);
+                 });
+    }
+  }
+  a.Finish(pb, padded_dim, to);
+  b.Finish(pb, padded_dim, to);
 }
 
 // Flash-decoding's merge: each row's partials over consecutive key ranges, in order, into
@@ -712,9 +793,10 @@ uint64_t FusedWorkspaceBytesImpl(int seq_k, int head_dim, int value_dim, int slo
   const uint64_t tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
   const uint64_t padded_dim = RoundUp(value_dim, kLanes);
   const uint64_t value_rows = std::max(seq_k, kKeysPerBlock);  // a head, or one row's block
-  const uint64_t floats = (tiles + kTilesPerBlock) * head_dim * kKeysPerTile +
-                          (value_rows + kMaxTileRows) * padded_dim +
-                          AccSlotFloats(static_cast<int>(padded_dim)) * slots + 2 * head_dim;
+  const uint64_t floats =
+      (tiles + kTilesPerBlock) * head_dim * kKeysPerTile +
+      (value_rows + kMaxTileRows) * padded_dim +
+      AccSlotFloats(static_cast<int>(padded_dim)) * std::max(slots, kInPlaceTiles) + 2 * head_dim;
   return sizeof(float) * floats + tiles;
 }
 
@@ -825,33 +907,40 @@ void RunQueryBlocks(const HeadProblem& pb, FusedWorkspace& ws, const float* v_ba
   ParallelForEach(RoundUp(pb.seq_q, kRowsPerTask) / kRowsPerTask, work, rows);
 }
 
-// Step 0 for a call of at most one tile of rows (InPlaceKeys): scratch for a block's key
-// panels, the saved accumulators and, when the values are widened or padded, one block's
+// Step 0 for a call of `tiles` (one or two) tiles of `rows` rows (InPlaceKeys): scratch for a
+// block's key panels, the tiles' accumulators, the saved accumulators and, when the values are widened or padded, one block's
 // values. The packed head that PrepareHead may have left is forgotten (v_padded now holds a
 // block).
-bool PrepareInPlace(const HeadProblem& pb, FusedWorkspace& ws, int rows, int padded_dim,
+bool PrepareInPlace(const HeadProblem& pb, FusedWorkspace& ws, int tiles, int rows, int padded_dim,
                     bool copy_v) {
   ws.packed_k = ws.packed_v = nullptr;
   ws.packed_tiles_first = ws.packed_tiles_last = 0;
   return ws.tile_panel.Resize(uint64_t{kTilesPerBlock} * pb.head_dim * kKeysPerTile) &&
          ws.key_rows.Resize(KeyRowsFloats(pb.head_dim)) && ws.zero_row.Assign(pb.head_dim, 0.0f) &&
-         ws.acc.Resize(AccSlotFloats(padded_dim)) &&
+         ws.acc.Resize(AccSlotFloats(padded_dim) * tiles) &&
          ws.saved_acc.Resize(static_cast<uint64_t>(rows) * padded_dim) &&
          (!copy_v || ws.v_padded.Assign(uint64_t{kKeysPerBlock} * padded_dim, 0.0f));
 }
 
-// Steps 2 and 3 for a call of at most one tile of rows, on this thread, keys and values read
-// in place: one row alone (R = 1), else a tile of TileRows() rows.
+// Steps 2 and 3 for a call of at most InPlaceRowsMax() rows, on this thread, keys and values
+// read in place: one row alone (R = 1), one tile of TileRows() rows, or two sharing each
+// block's keys (rows 0 .. R - 1 and R .., the tiles a taller call has: the same bits).
 Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim, const RowsOut& to) {
   const bool copy_v = WidensOrPadsValues(pb, padded_dim);
   Status status = Status::kOk;
   auto run = [&](auto rows) {
-    if (!PrepareInPlace(pb, ws, rows(), padded_dim, copy_v)) {
+    const int tiles = pb.seq_q > rows() ? 2 : 1;
+    if (!PrepareInPlace(pb, ws, tiles, rows(), padded_dim, copy_v)) {
       status = Status::kOutOfMemory;
       return;
     }
     InPlaceKeys keys{pb, ws, padded_dim, copy_v};
-    QueryBlock<rows()>(pb, keys, ws.zero_row.data(), ws.acc.data(), padded_dim, 0, pb.seq_q, to);
+    if (tiles == 2) {
+      TwoTilesSharingKeys<rows()>(pb, keys, ws.zero_row.data(), ws.acc.data(), padded_dim, pb.seq_q,
+                                  to);
+    } else {
+      QueryBlock<rows()>(pb, keys, ws.zero_row.data(), ws.acc.data(), padded_dim, 0, pb.seq_q, to);
+    }
   };
   if (pb.seq_q == 1) {
     run(std::integral_constant<int, 1>());
@@ -861,9 +950,12 @@ Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim, co
   return status;
 }
 
+int InPlaceRowsMaxImpl() { return kInPlaceTiles * TileRows(); }
+
 Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   const int padded_dim = RoundUp(pb.value_dim, kLanes);
-  if (pb.seq_q <= TileRows()) return InPlaceRows(pb, ws, padded_dim, RowsOut{0, pb.seq_k});
+  if (pb.seq_q <= InPlaceRowsMaxImpl())
+    return InPlaceRows(pb, ws, padded_dim, RowsOut{0, pb.seq_k});
   const int slots = ThreadCount();
   if (!PrepareHead(pb, ws, slots)) return Status::kOutOfMemory;
   const bool copy_v = CopiesValues(pb, padded_dim);
@@ -883,12 +975,13 @@ bool ReserveFusedWorkspaceImpl(FusedWorkspace& ws, int seq_k, int head_dim, int 
   const uint64_t num_tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
   const uint64_t padded_dim = RoundUp(value_dim, kLanes);
   const uint64_t value_rows = std::max(seq_k, kKeysPerBlock);  // a head, or one row's block
-  const bool ok = ws.k_panels.Resize(num_tiles * head_dim * kKeysPerTile) &&
-                  ws.tile_panel.Resize(uint64_t{kTilesPerBlock} * head_dim * kKeysPerTile) &&
-                  ws.v_nonfinite.Resize(num_tiles) && ws.v_padded.Resize(value_rows * padded_dim) &&
-                  ws.acc.Resize(AccSlotFloats(static_cast<int>(padded_dim)) * slots) &&
-                  ws.zero_row.Resize(head_dim) && ws.key_rows.Resize(KeyRowsFloats(head_dim)) &&
-                  ws.saved_acc.Resize(uint64_t{kMaxTileRows} * padded_dim);
+  const bool ok =
+      ws.k_panels.Resize(num_tiles * head_dim * kKeysPerTile) &&
+      ws.tile_panel.Resize(uint64_t{kTilesPerBlock} * head_dim * kKeysPerTile) &&
+      ws.v_nonfinite.Resize(num_tiles) && ws.v_padded.Resize(value_rows * padded_dim) &&
+      ws.acc.Resize(AccSlotFloats(static_cast<int>(padded_dim)) * std::max(slots, kInPlaceTiles)) &&
+      ws.zero_row.Resize(head_dim) && ws.key_rows.Resize(KeyRowsFloats(head_dim)) &&
+      ws.saved_acc.Resize(uint64_t{kMaxTileRows} * padded_dim);
   ws.packed_k = ws.packed_v = nullptr;
   return ok;
 }
@@ -898,6 +991,8 @@ bool ReserveFusedWorkspaceImpl(FusedWorkspace& ws, int seq_k, int head_dim, int 
 HWY_AFTER_NAMESPACE();
 
 namespace attn {
+
+int InPlaceRowsMax() { return HWY_STATIC_DISPATCH(InPlaceRowsMaxImpl)(); }
 
 Status FusedAttention(const HeadProblem& problem, FusedWorkspace& workspace) {
   return HWY_STATIC_DISPATCH(FusedAttentionImpl)(problem, workspace);

@@ -50,11 +50,19 @@ bool ReserveFusedWorkspace(FusedWorkspace& workspace, int seq_k, int head_dim, i
 // NaN, as an exact softmax would. Keys that are blocked never touch the output, even if
 // their k or v rows hold NaN or Infinity. kOutOfMemory when the workspace cannot grow
 // (nothing is written to out then). Query rows are spread over ThreadCount() threads; a
-// call of at most one tile of rows (a decode step) runs on the calling thread and reads its
-// keys and values in place, with the bits the rows would have in a taller call.
+// call of at most InPlaceRowsMax() rows (a decode step) runs on the calling thread and reads
+// its keys and values in place, with the bits the rows would have in a taller call.
 Status FusedAttention(const HeadProblem& problem, FusedWorkspace& workspace);
 
-// Flash-decoding, for a call of at most TileRows() query rows (a decode step) over many keys:
+// The most query rows a call reads its keys and values in place for (a decode step): two
+// tiles of TileRows(), so that a grouped-query step whose group is taller than one tile (7
+// query heads a key/value head in Qwen2.5-0.5B, 8 in TinyLlama) still does: it packs each
+// block's keys once a tile (the tiles, and their bits, as a taller call has them), where a
+// packed head would widen the whole cache every step and could not split its keys.
+int InPlaceRowsMax();
+
+// Flash-decoding, for a call of at most InPlaceRowsMax() query rows (a decode step) over many
+// keys:
 // the rows over keys key_lo .. key_hi - 1 only (key_lo a multiple of 32), on the calling
 // thread, keys read in place, kept unnormalised with each row's running max and sum; then
 // MergePartials makes the rows' outputs from the ranges' partials, in order. Each range's
