@@ -103,6 +103,11 @@ bool SplitsKeys(const AttentionRequest& r) {
   return r.weights == nullptr && r.dropout == 0.0f && r.seq_q <= InPlaceRowsMax() &&
          r.seq_k >= 2 * kSplitKeys;
 }
+// Accumulator slots a call takes on one thread: a call of at most InPlaceRowsMax() rows one a
+// tile of rows (two when they are taller than one tile), a taller call one.
+int InPlaceTiles(const AttentionRequest& r) {
+  return r.seq_q > TileRows() && r.seq_q <= InPlaceRowsMax() ? 2 : 1;
+}
 int KeyRanges(const AttentionRequest& r) { return (r.seq_k + kSplitKeys - 1) / kSplitKeys; }
 uint64_t PartialFloats(const AttentionRequest& r) {
   return static_cast<uint64_t>(r.batch) * KeyRanges(r) * r.seq_q * (r.value_dim + 2);
@@ -115,7 +120,8 @@ Status FusedSplitKeys(const AttentionRequest& r, int threads) {
   std::unique_ptr<FusedWorkspace[]> workspaces(new (std::nothrow) FusedWorkspace[threads]);
   if (workspaces == nullptr || !partials.Resize(PartialFloats(r))) return Status::kOutOfMemory;
   for (int t = 0; t < threads; ++t) {  // sized here: pool threads must not allocate
-    if (!ReserveFusedWorkspace(workspaces[t], kSplitKeys, r.head_dim, r.value_dim, 1)) {
+    if (!ReserveFusedWorkspace(workspaces[t], kSplitKeys, r.head_dim, r.value_dim,
+                               InPlaceTiles(r))) {
       return Status::kOutOfMemory;
     }
   }
@@ -264,9 +270,10 @@ uint64_t AttentionScratchBytes(const AttentionRequest& r) {
   const int threads = ThreadCount();
   if (SplitsKeys(r)) {
     return sizeof(float) * PartialFloats(r) +
-           threads * FusedWorkspaceBytes(kSplitKeys, r.head_dim, r.value_dim, 1);
+           threads * FusedWorkspaceBytes(kSplitKeys, r.head_dim, r.value_dim, InPlaceTiles(r));
   }
-  const uint64_t one = FusedWorkspaceBytes(r.seq_k, r.head_dim, r.value_dim, threads);
+  const uint64_t one =
+      FusedWorkspaceBytes(r.seq_k, r.head_dim, r.value_dim, std::max(threads, InPlaceTiles(r)));
   return SpreadEntries(r, threads) ? one * threads : one;
 }
 

@@ -793,10 +793,9 @@ uint64_t FusedWorkspaceBytesImpl(int seq_k, int head_dim, int value_dim, int slo
   const uint64_t tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
   const uint64_t padded_dim = RoundUp(value_dim, kLanes);
   const uint64_t value_rows = std::max(seq_k, kKeysPerBlock);  // a head, or one row's block
-  const uint64_t floats =
-      (tiles + kTilesPerBlock) * head_dim * kKeysPerTile +
-      (value_rows + kMaxTileRows) * padded_dim +
-      AccSlotFloats(static_cast<int>(padded_dim)) * std::max(slots, kInPlaceTiles) + 2 * head_dim;
+  const uint64_t floats = (tiles + kTilesPerBlock) * head_dim * kKeysPerTile +
+                          (value_rows + kMaxTileRows) * padded_dim +
+                          AccSlotFloats(static_cast<int>(padded_dim)) * slots + 2 * head_dim;
   return sizeof(float) * floats + tiles;
 }
 
@@ -975,13 +974,12 @@ bool ReserveFusedWorkspaceImpl(FusedWorkspace& ws, int seq_k, int head_dim, int 
   const uint64_t num_tiles = RoundUp(seq_k, kKeysPerTile) / kKeysPerTile;
   const uint64_t padded_dim = RoundUp(value_dim, kLanes);
   const uint64_t value_rows = std::max(seq_k, kKeysPerBlock);  // a head, or one row's block
-  const bool ok =
-      ws.k_panels.Resize(num_tiles * head_dim * kKeysPerTile) &&
-      ws.tile_panel.Resize(uint64_t{kTilesPerBlock} * head_dim * kKeysPerTile) &&
-      ws.v_nonfinite.Resize(num_tiles) && ws.v_padded.Resize(value_rows * padded_dim) &&
-      ws.acc.Resize(AccSlotFloats(static_cast<int>(padded_dim)) * std::max(slots, kInPlaceTiles)) &&
-      ws.zero_row.Resize(head_dim) && ws.key_rows.Resize(KeyRowsFloats(head_dim)) &&
-      ws.saved_acc.Resize(uint64_t{kMaxTileRows} * padded_dim);
+  const bool ok = ws.k_panels.Resize(num_tiles * head_dim * kKeysPerTile) &&
+                  ws.tile_panel.Resize(uint64_t{kTilesPerBlock} * head_dim * kKeysPerTile) &&
+                  ws.v_nonfinite.Resize(num_tiles) && ws.v_padded.Resize(value_rows * padded_dim) &&
+                  ws.acc.Resize(AccSlotFloats(static_cast<int>(padded_dim)) * slots) &&
+                  ws.zero_row.Resize(head_dim) && ws.key_rows.Resize(KeyRowsFloats(head_dim)) &&
+                  ws.saved_acc.Resize(uint64_t{kMaxTileRows} * padded_dim);
   ws.packed_k = ws.packed_v = nullptr;
   return ok;
 }
