@@ -472,3 +472,71 @@ test('the model and explainer views say what a repeated token’s position mark 
     );
   }
 });
+
+test("the course's 2×2 example is named where it is shown, with its axes, and said not to be causal (a decoder's mask makes it so)", async () => {
+  const ex2 =
+    "The course's worked example 2 (self-attention, two tokens; the “Transformer Insight” course slides, seed 001)";
+  const notCausal = 'Not causal: a token also attends to a later token, as in an encoder';
+  // Heatmap, grids then lines: the weights it shows have query 1 attend to the later key 2.
+  for (const [name, axes] of [
+    ['heatmap-grid', 'rows are queries, columns keys'],
+    ['heatmap-lines', 'queries on the left, keys on the right'],
+  ]) {
+    const { page } = await open(name, 390);
+    const r = await page.evaluate(() => {
+      const el = document.querySelector('attention-heatmap');
+      return { caption: el.shadowRoot.querySelector('[data-role=example]')?.textContent ?? '', heads: el.weights };
+    });
+    assert.ok(r.heads[0][0][1] > 0.4, `query 1 gives key 2 weight ${r.heads[0][0][1]}`);
+    assert.ok(r.caption.startsWith(`${ex2}: ${axes}. ${notCausal}`), `${name}: ${r.caption}`);
+    // Example 3 masks the later key: its weight is 0 and the caption says causal.
+    await page.evaluate(() => document.querySelector('attention-heatmap').setAttribute('example', '3'));
+    await page.waitForFunction(() => document.querySelector('attention-heatmap').weights[0]?.[0]?.[1] === 0);
+    const masked = await page.evaluate(
+      () => document.querySelector('attention-heatmap').shadowRoot.querySelector('[data-role=example]').textContent,
+    );
+    assert.match(
+      masked,
+      /^The course's worked example 3 \(masked self-attention; .*\): .* Causal: no token attends to a later one/,
+    );
+    // The caller's own weights are no course example: no such caption.
+    await page.evaluate(() => {
+      document.querySelector('attention-heatmap').weights = [
+        [1, 0],
+        [0.5, 0.5],
+      ];
+    });
+    assert.equal(
+      await page.evaluate(() =>
+        document.querySelector('attention-heatmap').shadowRoot.querySelector('[data-role=example]'),
+      ),
+      null,
+    );
+    await page.close();
+  }
+  // Steps: the same words above its stages, which follow the mask the reader picks.
+  const { page } = await open('steps', 390);
+  const intro = () =>
+    page.evaluate(
+      () => document.querySelector('attention-steps').shadowRoot.querySelector('[data-role=intro]').textContent,
+    );
+  const before = await intro();
+  assert.ok(before.startsWith(`${ex2}: rows are queries, columns keys. ${notCausal}`), before);
+  assert.match(before, /Each bar on the left marks one stage of the computation/);
+  await page.locator('attention-steps').locator('select').selectOption('causal-top-left');
+  await page.waitForFunction(() => document.querySelector('attention-steps').stages.weights.data[1] === 0);
+  assert.match(await intro(), /Causal: no token attends to a later one \(the mask M blocks it\)/);
+  await page.close();
+  // Matrix: its page names the example, and its numbered rows and columns say they are positions.
+  const m = await open('matrix', 390);
+  const shown = await m.page.evaluate(() => {
+    const root = document.querySelector('attention-matrix').shadowRoot;
+    return { caption: root.querySelector('.caption').textContent, axis: root.querySelector('.axis').textContent };
+  });
+  await m.page.close();
+  assert.match(
+    shown.caption,
+    /^The course's worked example 2 \(self-attention, two tokens\).* Not causal: token 1 also attends to the later token 2/,
+  );
+  assert.equal(shown.axis, 'query position ↓   key position →');
+});
