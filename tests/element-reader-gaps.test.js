@@ -540,3 +540,44 @@ test("the course's 2×2 example is named where it is shown, with its axes, and s
   );
   assert.equal(shown.axis, 'query position ↓   key position →');
 });
+
+test('sentiment at 390 px shows every key of the [CLS] table (turned: a row per key), at 1280 px a column per key as before', async () => {
+  for (const width of [390, 1280]) {
+    const { page } = await open('sentiment', width);
+    // the turn happens after layout, in the region's resize callback
+    await page.waitForTimeout(300);
+    const r = await page.evaluate(() => {
+      const el = document.querySelector('attention-sentiment');
+      const region = el.shadowRoot.querySelector('[role=region][aria-label^="What the [CLS] query"]');
+      const table = region.querySelector('table');
+      const rows = [...table.tBodies[0].rows];
+      return {
+        orient: table.dataset.orient,
+        scrolls: region.scrollWidth > region.clientWidth + 1,
+        rowNames: rows.map((tr) => tr.cells[0].textContent),
+        columnNames: [...table.tHead.rows[0].cells].slice(1).map((c) => c.textContent),
+        cells: rows.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.title))),
+        tokens: el.prediction.tokens.map((t) => t.text),
+        clsRows: el.prediction.attention.at(-1).map((head) => Array.from(head[0])),
+      };
+    });
+    await page.close();
+    const names = r.tokens.map((t, j) => (r.tokens.filter((u) => u === t).length > 1 ? `${t}·${j + 1}` : t));
+    const heads = r.clsRows.map((_, h) => String(h + 1));
+    assert.equal(r.scrolls, false, `${width} px: the table fits, no sideways scroll`);
+    if (width === 390) {
+      assert.equal(r.orient, 'keys-as-rows');
+      assert.deepEqual(r.rowNames, names, 'every key, a row each');
+      assert.deepEqual(r.columnNames, heads);
+      assert.deepEqual(
+        r.cells,
+        names.map((_, j) => r.clsRows.map((row) => row[j])),
+        '[key][head] = the [CLS] row',
+      );
+    } else {
+      assert.equal(r.orient, 'keys-as-columns');
+      assert.deepEqual(r.columnNames, names);
+      assert.deepEqual(r.cells, r.clsRows);
+    }
+  }
+});
