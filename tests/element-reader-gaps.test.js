@@ -581,3 +581,60 @@ test('sentiment at 390 px shows every key of the [CLS] table (turned: a row per 
     }
   }
 });
+
+test("flash's still image holds where it ends: at the start step the result after the last block is shown, titled, on screen and in print", async () => {
+  const { page } = await open('flash', 390);
+  const read = () =>
+    page.evaluate(() => {
+      const el = document.querySelector('attention-flash');
+      const root = el.shadowRoot;
+      const cells = (name) => {
+        const m = root.querySelector(`attention-matrix[data-name="${name}"]`);
+        return m && m.getClientRects().length
+          ? Array.from(m.shadowRoot.querySelectorAll('td'), (td) => Number(td.dataset.value))
+          : null;
+      };
+      return {
+        step: el.step,
+        data: el.data,
+        status: root.querySelector('.controls .status').textContent,
+        title: root.querySelector('.final-title')?.textContent ?? null,
+        final: cells('final-result'),
+        finalReference: cells('final-reference'),
+        result: cells('result'),
+        verdicts: [...root.querySelectorAll('.verdict')].map((v) => v.textContent),
+      };
+    });
+  const start = await read();
+  // softmax(q·kᵀ/√d)·v in float64, from the element's own inputs
+  const { q, k, v } = start.data;
+  const expected = q.flatMap((qi) => {
+    const s = k.map((kj) => qi.reduce((a, x, t) => a + x * kj[t], 0) / Math.sqrt(qi.length));
+    const e = s.map((x) => Math.exp(x - Math.max(...s)));
+    const sum = e.reduce((a, b) => a + b, 0);
+    return v[0].map((_, c) => e.reduce((a, w, j) => a + (w / sum) * v[j][c], 0));
+  });
+  assert.equal(start.step, 0);
+  assert.match(start.status, /^Start: no key seen/);
+  assert.equal(start.title, 'Where it ends, after the last block (3 of 3):');
+  assert.equal(start.result, null, 'the step shown is the start');
+  // (a matrix holds float32: the float64 result rounded)
+  start.final.forEach((x, i) => assert.ok(Math.abs(x - expected[i]) < 1e-6, `${x} vs ${expected[i]}`));
+  start.finalReference.forEach((x, i) => assert.ok(Math.abs(x - expected[i]) < 1e-6, `${x} vs ${expected[i]}`));
+  assert.equal(start.verdicts.length, 1);
+  // On paper: the same (the buttons go, the end stays).
+  await page.emulateMedia({ media: 'print' });
+  const printed = await read();
+  assert.deepEqual(printed.final, start.final);
+  // At the last step the end is the step itself: shown once, untitled.
+  await page.emulateMedia({ media: 'screen' });
+  await page.evaluate(() => {
+    document.querySelector('attention-flash').step = 3;
+  });
+  const last = await read();
+  await page.close();
+  assert.equal(last.title, null);
+  assert.equal(last.final, null);
+  assert.deepEqual(last.result, start.final);
+  assert.equal(last.verdicts.length, 1);
+});
