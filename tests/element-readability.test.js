@@ -255,7 +255,7 @@ test('RoPE says the base the selector holds; the heatmap names its axes; edited 
   before.forEach((t, i) => {
     assert.match(
       t,
-      /^As printed in the worked example this reproduces \(the “Transformer Insight” course slides\): \[\[.*\]\]\. The slides round each step before the next, so the last digit can differ: largest difference from the exact values above (\d\.\d{4})\.$/,
+      /^As printed in the worked example this reproduces \(the “Transformer Insight” course slides\): \[\[.*\]\]\. The slides round each step before the next, so the last digit can differ: the largest gap between a printed number and the exact one in the matrix above is (\d\.\d{4})\.$/,
     );
     assert.equal(t.match(/(\d\.\d{4})\.$/)[1], gaps[i].toFixed(4), t);
   });

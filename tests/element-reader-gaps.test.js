@@ -638,3 +638,60 @@ test("flash's still image holds where it ends: at the start step the result afte
   assert.deepEqual(last.result, start.final);
   assert.equal(last.verdicts.length, 1);
 });
+
+test("the smaller gaps: pruning defines Ã, i and j and says why the dropped token keeps its row; steps' slide gap reads one way; RoPE defines d", async () => {
+  let { page } = await open('pruning', 390);
+  const pruning = await page.evaluate(() => {
+    const el = document.querySelector('token-pruning');
+    const caption = (name) =>
+      el.shadowRoot.querySelector(`attention-matrix[data-name="${name}"]`).shadowRoot.querySelector('.caption')
+        .textContent;
+    const w = el.result.weights;
+    const L = w.shape[0];
+    return { G: caption('G'), weights: caption('weights'), tokens: el.tokens, keep: el.keep, w: Array.from(w.data), L };
+  });
+  await page.close();
+  // The page drops "on" (drop="4"): its row still sees the kept tokens and itself (G_ij = 1
+  // if i = j, else keep_j), and its column gets 0 from every other query.
+  const on = pruning.tokens.indexOf('on');
+  assert.equal(pruning.keep[on], 0);
+  const row = pruning.w.slice(on * pruning.L, (on + 1) * pruning.L);
+  assert.ok(
+    row.filter((x, j) => j !== on && pruning.keep[j]).every((x) => x > 0),
+    'the dropped row sees the kept keys',
+  );
+  assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-6);
+  assert.match(pruning.G, /^Row i is query token i, column j key token j: 1 where query i may look at key j\./);
+  assert.ok(
+    pruning.weights.startsWith('Ã is the matrix of attention weights with the dropped tokens masked out'),
+    pruning.weights,
+  );
+  assert.match(pruning.weights, /row i is query token i's weights over the keys j it may see/);
+  assert.match(
+    pruning.weights,
+    /The dropped token \(on\) keeps its query row, still looking at the kept tokens and itself, so that no shape changes/,
+  );
+
+  ({ page } = await open('steps', 390));
+  const slides = await page.evaluate(
+    () => document.querySelector('attention-steps').shadowRoot.querySelector('.slides').textContent,
+  );
+  await page.close();
+  assert.match(
+    slides,
+    /the largest gap between a printed number and the exact one in the matrix above is \d\.\d{4}\.$/,
+  );
+
+  ({ page } = await open('positional-rope', 390));
+  const rope = await page.evaluate(() => {
+    const el = document.querySelector('positional-encoding');
+    return { note: el.shadowRoot.querySelector('.note').textContent, shape: el.toJSON().tensors.rotated.shape };
+  });
+  await page.close();
+  // The view rotates one pair: its tensors are [positions, 2].
+  assert.deepEqual(rope.shape, [8, 2]);
+  assert.match(
+    rope.note,
+    /θᵢ = base\^\(−2i\/d\) radians per position \(base 10000\), d being the head dimension: here d = 2, one pair/,
+  );
+});

@@ -442,7 +442,7 @@ export class AttentionSteps extends AttentionElement {
     note.textContent = this.#edited
       ? `${SOURCE}: not comparable any more (they work the unedited example; your edit changed these values)`
       : `${SOURCE}: ${note.dataset.slides}. The slides round each step before the next, ` +
-        `so the last digit can differ: largest difference from the exact values above ${gap.toFixed(4)}.`;
+        `so the last digit can differ: the largest gap between a printed number and the exact one in the matrix above is ${gap.toFixed(4)}.`;
   }
 
   // Hover/focus on an [Lq, Lk] stage: the same pair in the other stages and in the elements
