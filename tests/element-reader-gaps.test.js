@@ -541,7 +541,7 @@ test("the course's 2×2 example is named where it is shown, with its axes, and s
   assert.equal(shown.axis, 'query position ↓   key position →');
 });
 
-test('sentiment at 390 px shows every key of the [CLS] table (turned: a row per key), at 1280 px a column per key as before', async () => {
+test('sentiment at 390 px shows every key of the [CLS] table (turned: a row per key) and of the compacted map, at 1280 px a column per key as before', async () => {
   for (const width of [390, 1280]) {
     const { page } = await open('sentiment', width);
     // the turn happens after layout, in the region's resize callback
@@ -554,6 +554,11 @@ test('sentiment at 390 px shows every key of the [CLS] table (turned: a row per 
       return {
         orient: table.dataset.orient,
         scrolls: region.scrollWidth > region.clientWidth + 1,
+        // the full map of one head: compact cells and upright key names on a phone
+        mapScrolls: (() => {
+          const map = el.shadowRoot.querySelector('[role=region][aria-label^="Attention matrix"]');
+          return map.scrollWidth > map.clientWidth + 1;
+        })(),
         rowNames: rows.map((tr) => tr.cells[0].textContent),
         columnNames: [...table.tHead.rows[0].cells].slice(1).map((c) => c.textContent),
         cells: rows.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.title))),
@@ -565,6 +570,7 @@ test('sentiment at 390 px shows every key of the [CLS] table (turned: a row per 
     const names = r.tokens.map((t, j) => (r.tokens.filter((u) => u === t).length > 1 ? `${t}·${j + 1}` : t));
     const heads = r.clsRows.map((_, h) => String(h + 1));
     assert.equal(r.scrolls, false, `${width} px: the table fits, no sideways scroll`);
+    assert.equal(r.mapScrolls, false, `${width} px: the head's map fits, no sideways scroll`);
     if (width === 390) {
       assert.equal(r.orient, 'keys-as-rows');
       assert.deepEqual(r.rowNames, names, 'every key, a row each');

@@ -44,6 +44,9 @@ input:focus-visible, button:focus-visible, select:focus-visible, .scroll:focus-v
 .verdict { font-size: 1.15em; margin: 0.5rem 0; }
 .note, .stage-note { font-size: 0.85em; opacity: 0.85; }
 .scroll { overflow-x: auto; max-width: 100%; }
+/* a map too wide for the page (a phone): smaller cells, key names written upwards */
+.scroll.compact table.map th, .scroll.compact table.map td { padding: 0.05rem 0.08rem; font-size: 11px; }
+.scroll.compact table.map thead th + th { writing-mode: vertical-rl; transform: rotate(180deg); }
 table { border-collapse: collapse; font-size: 0.85em; }
 th, td { border: 1px solid var(--attn-border, var(--_cell-edge)); padding: 0.2rem 0.35rem; text-align: center; }
 th[scope=row] { text-align: left; font-weight: 600; }
@@ -118,9 +121,16 @@ const isMistake = (classifier, gold, label) =>
 const exampleName = ([gold, text], i, wrong) =>
   `${wrong ? 'The model gets this wrong: ' : ''}${i < 4 ? `Seed 001 review ${i + 1} (${gold})` : `“${text}”`}`;
 
-// A scrollRegion fit (view-parts.js) that shows `wide` while the region holds it whole, else
-// `tall` (the same numbers turned). The wide table's width is kept from when it was last shown,
-// so that swapping (which resizes what is observed) settles at once.
+// A scrollRegion fit (view-parts.js): the compact map (smaller cells, key names written
+// upwards) only where the ordinary one would not fit.
+function compactFit(region, overflows) {
+  region.classList.remove('compact');
+  if (overflows()) region.classList.add('compact');
+}
+
+// A scrollRegion fit that shows `wide` while the region holds it whole, else `tall` (the same
+// numbers turned). The wide table's width is kept from when it was last shown, so that
+// swapping (which resizes what is observed) settles at once.
 function orientFit(wide, tall) {
   let wideWidth = 0;
   return (region) => {
@@ -511,7 +521,9 @@ export class AttentionSentiment extends AttentionElement {
         `5. Attention, layer ${l + 1} of ${c.numLayers}`,
         this.#clsRegion(p, names, l, h),
         this.#mostAttended(p, names, l),
-        scrollRegion(`Attention matrix of head ${h + 1} in layer ${l + 1}`, this.#matrix(p, names, l, h)),
+        scrollRegion(`Attention matrix of head ${h + 1} in layer ${l + 1}`, this.#matrix(p, names, l, h), {
+          fit: compactFit,
+        }),
         colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'cell shade = attention weight' }),
         ...(positionNote(texts) ? [make('p', { className: 'stage-note', textContent: positionNote(texts) })] : []),
       ),
@@ -644,7 +656,7 @@ export class AttentionSentiment extends AttentionElement {
 
   // Every row of one head: row i is token i's softmax over all tokens.
   #matrix(p, names, l, h) {
-    const table = make('table');
+    const table = make('table', { className: 'map' });
     table.createCaption().textContent = `Head ${h + 1} of layer ${l + 1}: every token's attention over all tokens (each row sums to 1)`;
     const head = table.createTHead().insertRow();
     head.append(
