@@ -255,7 +255,7 @@ test('RoPE says the base the selector holds; the heatmap names its axes; edited 
   before.forEach((t, i) => {
     assert.match(
       t,
-      /^As printed in the worked example this reproduces \(the “Transformer Insight” course slides\): \[\[.*\]\]\. The slides round each step before the next, so the last digit can differ: largest difference from the exact values above (\d\.\d{4})\.$/,
+      /^As printed in the worked example this reproduces \(the “Transformer Insight” course slides\): \[\[.*\]\]\. The slides round each step before the next, so the last digit can differ: the largest gap between a printed number and the exact one in the matrix above is (\d\.\d{4})\.$/,
     );
     assert.equal(t.match(/(\d\.\d{4})\.$/)[1], gaps[i].toFixed(4), t);
   });
@@ -289,7 +289,12 @@ test('RoPE says the base the selector holds; the heatmap names its axes; edited 
     ),
   );
   await page.close();
-  assert.deepEqual(axes, ['token ↓   feature →', 'query ↓   feature →', 'query ↓   key →']);
+  // (no tokens given: the token axes are numbered by position)
+  assert.deepEqual(axes, [
+    'token position ↓   feature →',
+    'query position ↓   feature →',
+    'query position ↓   key position →',
+  ]);
 });
 
 test('a full-page screenshot shows a model far down the page: same-origin models also load when the page is idle', async () => {
@@ -642,9 +647,10 @@ test('attention-matrix names its axes query ↓ key → unless told otherwise (r
     return seen;
   });
   await page.close();
+  // Numbered rows and columns (no labels given) say that the numbers are positions.
   assert.deepEqual(axes, [
-    ['query ↓   key →', 'query \\ key'],
-    ['token ↓   feature →', 'token \\ feature'],
+    ['query position ↓   key position →', 'query \\ key'],
+    ['token position ↓   feature →', 'token \\ feature'],
     [null, 'row \\ column'],
   ]);
 });

@@ -596,3 +596,232 @@ test('the head view says what its MiB are (weights); the explainer’s strips ea
     "value: this grid's own scale",
   ]);
 });
+
+test("the course's 2×2 example is named where it is shown, with its axes, and said not to be causal (a decoder's mask makes it so)", async () => {
+  const ex2 =
+    "The course's worked example 2 (self-attention, two tokens; the “Transformer Insight” course slides, seed 001)";
+  const notCausal = 'Not causal: a token also attends to a later token, as in an encoder';
+  // Heatmap, grids then lines: the weights it shows have query 1 attend to the later key 2.
+  for (const [name, axes] of [
+    ['heatmap-grid', 'rows are queries, columns keys'],
+    ['heatmap-lines', 'queries on the left, keys on the right'],
+  ]) {
+    const { page } = await open(name, 390);
+    const r = await page.evaluate(() => {
+      const el = document.querySelector('attention-heatmap');
+      return { caption: el.shadowRoot.querySelector('[data-role=example]')?.textContent ?? '', heads: el.weights };
+    });
+    assert.ok(r.heads[0][0][1] > 0.4, `query 1 gives key 2 weight ${r.heads[0][0][1]}`);
+    assert.ok(r.caption.startsWith(`${ex2}: ${axes}. ${notCausal}`), `${name}: ${r.caption}`);
+    // Example 3 masks the later key: its weight is 0 and the caption says causal.
+    await page.evaluate(() => document.querySelector('attention-heatmap').setAttribute('example', '3'));
+    await page.waitForFunction(() => document.querySelector('attention-heatmap').weights[0]?.[0]?.[1] === 0);
+    const masked = await page.evaluate(
+      () => document.querySelector('attention-heatmap').shadowRoot.querySelector('[data-role=example]').textContent,
+    );
+    assert.match(
+      masked,
+      /^The course's worked example 3 \(masked self-attention; .*\): .* Causal: no token attends to a later one/,
+    );
+    // The caller's own weights are no course example: no such caption.
+    await page.evaluate(() => {
+      document.querySelector('attention-heatmap').weights = [
+        [1, 0],
+        [0.5, 0.5],
+      ];
+    });
+    assert.equal(
+      await page.evaluate(() =>
+        document.querySelector('attention-heatmap').shadowRoot.querySelector('[data-role=example]'),
+      ),
+      null,
+    );
+    await page.close();
+  }
+  // Steps: the same words above its stages, which follow the mask the reader picks.
+  const { page } = await open('steps', 390);
+  const intro = () =>
+    page.evaluate(
+      () => document.querySelector('attention-steps').shadowRoot.querySelector('[data-role=intro]').textContent,
+    );
+  const before = await intro();
+  assert.ok(before.startsWith(`${ex2}: rows are queries, columns keys. ${notCausal}`), before);
+  assert.match(before, /Each bar on the left marks one stage of the computation/);
+  await page.locator('attention-steps').locator('select').selectOption('causal-top-left');
+  await page.waitForFunction(() => document.querySelector('attention-steps').stages.weights.data[1] === 0);
+  assert.match(await intro(), /Causal: no token attends to a later one \(the mask M blocks it\)/);
+  await page.close();
+  // Matrix: its page names the example, and its numbered rows and columns say they are positions.
+  const m = await open('matrix', 390);
+  const shown = await m.page.evaluate(() => {
+    const root = document.querySelector('attention-matrix').shadowRoot;
+    return { caption: root.querySelector('.caption').textContent, axis: root.querySelector('.axis').textContent };
+  });
+  await m.page.close();
+  assert.match(
+    shown.caption,
+    /^The course's worked example 2 \(self-attention, two tokens\).* Not causal: token 1 also attends to the later token 2/,
+  );
+  assert.equal(shown.axis, 'query position ↓   key position →');
+});
+
+test('sentiment at 390 px shows every key of the [CLS] table (turned: a row per key) and of the compacted map, at 1280 px a column per key as before', async () => {
+  for (const width of [390, 1280]) {
+    const { page } = await open('sentiment', width);
+    // the turn happens after layout, in the region's resize callback
+    await page.waitForTimeout(300);
+    const r = await page.evaluate(() => {
+      const el = document.querySelector('attention-sentiment');
+      const region = el.shadowRoot.querySelector('[role=region][aria-label^="What the [CLS] query"]');
+      const table = region.querySelector('table');
+      const rows = [...table.tBodies[0].rows];
+      return {
+        orient: table.dataset.orient,
+        scrolls: region.scrollWidth > region.clientWidth + 1,
+        // the full map of one head: compact cells and upright key names on a phone
+        mapScrolls: (() => {
+          const map = el.shadowRoot.querySelector('[role=region][aria-label^="Attention matrix"]');
+          return map.scrollWidth > map.clientWidth + 1;
+        })(),
+        rowNames: rows.map((tr) => tr.cells[0].textContent),
+        columnNames: [...table.tHead.rows[0].cells].slice(1).map((c) => c.textContent),
+        cells: rows.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.title))),
+        tokens: el.prediction.tokens.map((t) => t.text),
+        clsRows: el.prediction.attention.at(-1).map((head) => Array.from(head[0])),
+      };
+    });
+    await page.close();
+    const names = r.tokens.map((t, j) => (r.tokens.filter((u) => u === t).length > 1 ? `${t}·${j + 1}` : t));
+    const heads = r.clsRows.map((_, h) => String(h + 1));
+    assert.equal(r.scrolls, false, `${width} px: the table fits, no sideways scroll`);
+    assert.equal(r.mapScrolls, false, `${width} px: the head's map fits, no sideways scroll`);
+    if (width === 390) {
+      assert.equal(r.orient, 'keys-as-rows');
+      assert.deepEqual(r.rowNames, names, 'every key, a row each');
+      assert.deepEqual(r.columnNames, heads);
+      assert.deepEqual(
+        r.cells,
+        names.map((_, j) => r.clsRows.map((row) => row[j])),
+        '[key][head] = the [CLS] row',
+      );
+    } else {
+      assert.equal(r.orient, 'keys-as-columns');
+      assert.deepEqual(r.columnNames, names);
+      assert.deepEqual(r.cells, r.clsRows);
+    }
+  }
+});
+
+test("flash's still image holds where it ends: at the start step the result after the last block is shown, titled, on screen and in print", async () => {
+  const { page } = await open('flash', 390);
+  const read = () =>
+    page.evaluate(() => {
+      const el = document.querySelector('attention-flash');
+      const root = el.shadowRoot;
+      const cells = (name) => {
+        const m = root.querySelector(`attention-matrix[data-name="${name}"]`);
+        return m && m.getClientRects().length
+          ? Array.from(m.shadowRoot.querySelectorAll('td'), (td) => Number(td.dataset.value))
+          : null;
+      };
+      return {
+        step: el.step,
+        data: el.data,
+        status: root.querySelector('.controls .status').textContent,
+        title: root.querySelector('.final-title')?.textContent ?? null,
+        final: cells('final-result'),
+        finalReference: cells('final-reference'),
+        result: cells('result'),
+        verdicts: [...root.querySelectorAll('.verdict')].map((v) => v.textContent),
+      };
+    });
+  const start = await read();
+  // softmax(q·kᵀ/√d)·v in float64, from the element's own inputs
+  const { q, k, v } = start.data;
+  const expected = q.flatMap((qi) => {
+    const s = k.map((kj) => qi.reduce((a, x, t) => a + x * kj[t], 0) / Math.sqrt(qi.length));
+    const e = s.map((x) => Math.exp(x - Math.max(...s)));
+    const sum = e.reduce((a, b) => a + b, 0);
+    return v[0].map((_, c) => e.reduce((a, w, j) => a + (w / sum) * v[j][c], 0));
+  });
+  assert.equal(start.step, 0);
+  assert.match(start.status, /^Start: no key seen/);
+  assert.equal(start.title, 'Where it ends, after the last block (3 of 3):');
+  assert.equal(start.result, null, 'the step shown is the start');
+  // (a matrix holds float32: the float64 result rounded)
+  start.final.forEach((x, i) => assert.ok(Math.abs(x - expected[i]) < 1e-6, `${x} vs ${expected[i]}`));
+  start.finalReference.forEach((x, i) => assert.ok(Math.abs(x - expected[i]) < 1e-6, `${x} vs ${expected[i]}`));
+  assert.equal(start.verdicts.length, 1);
+  // On paper: the same (the buttons go, the end stays).
+  await page.emulateMedia({ media: 'print' });
+  const printed = await read();
+  assert.deepEqual(printed.final, start.final);
+  // At the last step the end is the step itself: shown once, untitled.
+  await page.emulateMedia({ media: 'screen' });
+  await page.evaluate(() => {
+    document.querySelector('attention-flash').step = 3;
+  });
+  const last = await read();
+  await page.close();
+  assert.equal(last.title, null);
+  assert.equal(last.final, null);
+  assert.deepEqual(last.result, start.final);
+  assert.equal(last.verdicts.length, 1);
+});
+
+test("the smaller gaps: pruning defines Ã, i and j and says why the dropped token keeps its row; steps' slide gap reads one way; RoPE defines d", async () => {
+  let { page } = await open('pruning', 390);
+  const pruning = await page.evaluate(() => {
+    const el = document.querySelector('token-pruning');
+    const caption = (name) =>
+      el.shadowRoot.querySelector(`attention-matrix[data-name="${name}"]`).shadowRoot.querySelector('.caption')
+        .textContent;
+    const w = el.result.weights;
+    const L = w.shape[0];
+    return { G: caption('G'), weights: caption('weights'), tokens: el.tokens, keep: el.keep, w: Array.from(w.data), L };
+  });
+  await page.close();
+  // The page drops "on" (drop="4"): its row still sees the kept tokens and itself (G_ij = 1
+  // if i = j, else keep_j), and its column gets 0 from every other query.
+  const on = pruning.tokens.indexOf('on');
+  assert.equal(pruning.keep[on], 0);
+  const row = pruning.w.slice(on * pruning.L, (on + 1) * pruning.L);
+  assert.ok(
+    row.filter((x, j) => j !== on && pruning.keep[j]).every((x) => x > 0),
+    'the dropped row sees the kept keys',
+  );
+  assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-6);
+  assert.match(pruning.G, /^Row i is query token i, column j key token j: 1 where query i may look at key j\./);
+  assert.ok(
+    pruning.weights.startsWith('Ã is the matrix of attention weights with the dropped tokens masked out'),
+    pruning.weights,
+  );
+  assert.match(pruning.weights, /row i is query token i's weights over the keys j it may see/);
+  assert.match(
+    pruning.weights,
+    /The dropped token \(on\) keeps its query row, still looking at the kept tokens and itself, so that no shape changes/,
+  );
+
+  ({ page } = await open('steps', 390));
+  const slides = await page.evaluate(
+    () => document.querySelector('attention-steps').shadowRoot.querySelector('.slides').textContent,
+  );
+  await page.close();
+  assert.match(
+    slides,
+    /the largest gap between a printed number and the exact one in the matrix above is \d\.\d{4}\.$/,
+  );
+
+  ({ page } = await open('positional-rope', 390));
+  const rope = await page.evaluate(() => {
+    const el = document.querySelector('positional-encoding');
+    return { note: el.shadowRoot.querySelector('.note').textContent, shape: el.toJSON().tensors.rotated.shape };
+  });
+  await page.close();
+  // The view rotates one pair: its tensors are [positions, 2].
+  assert.deepEqual(rope.shape, [8, 2]);
+  assert.match(
+    rope.note,
+    /θᵢ = base\^\(−2i\/d\) radians per position \(base 10000\), d being the head dimension: here d = 2, one pair/,
+  );
+});

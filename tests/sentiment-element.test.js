@@ -43,10 +43,14 @@ test(
           const el = document.getElementById('sent');
           const root = el.shadowRoot;
           const tables = [...root.querySelectorAll('table')];
-          const cells = (table) =>
-            [...table.querySelectorAll('tbody tr')].map((tr) =>
+          // [row][column] numbers; the [CLS] table turned for a narrow page (a row per key)
+          // read back as [head][key].
+          const cells = (table) => {
+            const rows = [...table.querySelectorAll('tbody tr')].map((tr) =>
               [...tr.querySelectorAll('td')].map((td) => Number(td.title)),
             );
+            return table.dataset.orient === 'keys-as-rows' ? rows[0].map((_, h) => rows.map((row) => row[h])) : rows;
+          };
           return {
             p: el.prediction,
             verdict: root.querySelector('.verdict').textContent,
@@ -256,10 +260,14 @@ test(
           const el = document.getElementById('hub');
           const root = el.shadowRoot;
           const region = (label) => root.querySelector(`[aria-label^="${label}"] table`);
-          const cells = (table) =>
-            [...table.querySelectorAll('tbody tr')].map((tr) =>
+          // [row][column] numbers; the [CLS] table turned for a narrow page (a row per key)
+          // read back as [head][key].
+          const cells = (table) => {
+            const rows = [...table.querySelectorAll('tbody tr')].map((tr) =>
               [...tr.querySelectorAll('td')].map((td) => Number(td.title)),
             );
+            return table.dataset.orient === 'keys-as-rows' ? rows[0].map((_, h) => rows.map((row) => row[h])) : rows;
+          };
           return {
             p: el.prediction,
             format: el.classifier.format,

@@ -33,6 +33,23 @@ test('tokenLabel: covered text, byte tokens, byte-level pieces, word pieces', ()
   assert.equal(tokenLabel({ text: '##ing', start: -1, end: -1 }, text), 'ing');
 });
 
+test('tokenLabel marks the spaces a piece holds even when its offsets leave them out', () => {
+  // GPT-2 and Qwen offsets cover "sat" for the piece "Ġsat", SentencePiece's cover "The" for
+  // "▁The▁" (tiny-llama): the reader must still see that the token begins (ends) with a space.
+  const text = 'The cat sat on the mat';
+  assert.equal(tokenLabel({ text: 'Ġsat', start: 8, end: 11 }, text), '␣sat');
+  assert.equal(tokenLabel({ text: '▁The▁', start: 0, end: 3 }, text), '␣The␣');
+  assert.equal(tokenLabel({ text: 'sat▁on▁the▁', start: 8, end: 18 }, text), 'sat␣on␣the␣');
+  // A space the offsets do cover is marked once, not twice; a piece without one gets none.
+  assert.equal(tokenLabel({ text: 'Ġsat', start: 7, end: 11 }, text), '␣sat');
+  assert.equal(tokenLabel({ text: 'at', start: 5, end: 7 }, text), 'at');
+  // Without offsets: SentencePiece's ▁ is a space wherever it stands.
+  assert.equal(tokenLabel({ text: '▁sat', start: -1, end: -1 }, text), '␣sat');
+  assert.equal(tokenLabel({ text: 'on▁the', start: -1, end: -1 }, text), 'on␣the');
+  // A text that holds the character itself is not a space.
+  assert.equal(tokenLabel({ text: 'Ġx', start: 0, end: 2 }, 'Ġx'), 'Ġx');
+});
+
 test('positionedLabels: a repeated name carries its 1-based position, a unique one stays', () => {
   assert.deepEqual(positionedLabels(['The', '␣', 'cat', '␣', 'at', 'at']), [
     'The',

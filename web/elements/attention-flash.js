@@ -26,6 +26,7 @@ const STYLE = `
 .controls { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; }
 button { font: inherit; }
 .status { font-weight: 600; }
+.final-title { flex-basis: 100%; margin: 0.4rem 0 0; }
 .memory, .verdict { font-size: 0.9em; }
 code { font-size: 0.85em; }
 .error { color: var(--_error); }
@@ -305,6 +306,45 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     return b;
   }
 
+  // The result after the last block: O / ℓ (float64), the library's attention(q, k, v) and
+  // their largest difference. prefix '' at the last step; 'final-' (names, and a title saying
+  // it is the end) while an earlier step is shown.
+  #endParts(prefix) {
+    const d = this.#data;
+    const last = this.#states[this.blocks];
+    const dv = d.v[0].length;
+    const result = last.map((r) => r.o.map((x) => (r.l > 0 ? x / r.l : 0)));
+    const ref = this.#reference;
+    let worst = 0;
+    result.forEach((row, i) =>
+      row.forEach((x, c) => {
+        worst = Math.max(worst, Math.abs(x - ref[i * dv + c]));
+      }),
+    );
+    const parts = [];
+    if (prefix) {
+      const title = document.createElement('p');
+      title.className = 'status final-title';
+      title.textContent = `Where it ends, after the last block (${this.blocks} of ${this.blocks}):`;
+      parts.push(title);
+    }
+    parts.push(
+      this.#matrix(`${prefix}result`, 'O / ℓ (online, float64)', result, { axes: ['query', 'value feature'] }),
+      this.#matrix(
+        `${prefix}reference`,
+        'attention(q, k, v) (library, float32)',
+        { data: ref, shape: [d.q.length, dv] },
+        { axes: ['query', 'value feature'] },
+      ),
+    );
+    const verdict = document.createElement('p');
+    verdict.className = `verdict${prefix ? ' final-verdict' : ''}`;
+    verdict.dataset.maxDifference = String(worst);
+    verdict.textContent = `Same result: the largest difference is ${worst.toExponential(1)} (float32 rounding), though no row ever saw all its scores at once.`;
+    parts.push(verdict);
+    return parts;
+  }
+
   #render() {
     const d = this.#data;
     const t = this.#step;
@@ -392,30 +432,10 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     memory.dataset.naive = String(naive);
     memory.dataset.kept = String(kept);
     memory.textContent = `Memory: an ordinary softmax stores the ${lq} × ${lk} score matrix (${naive} bytes in float32); the fused path keeps m, ℓ and O per row plus one block of scores (${kept} bytes). At N = 4096 that is 64 MiB against about 1 MiB per head.`;
-    if (t === this.blocks) {
-      const result = state.map((r) => r.o.map((x) => (r.l > 0 ? x / r.l : 0)));
-      const ref = this.#reference;
-      let worst = 0;
-      result.forEach((row, i) =>
-        row.forEach((x, c) => {
-          worst = Math.max(worst, Math.abs(x - ref[i * dv + c]));
-        }),
-      );
-      end.append(
-        this.#matrix('result', 'O / ℓ (online, float64)', result, { axes: ['query', 'value feature'] }),
-        this.#matrix(
-          'reference',
-          'attention(q, k, v) (library, float32)',
-          { data: ref, shape: [lq, dv] },
-          { axes: ['query', 'value feature'] },
-        ),
-      );
-      const verdict = document.createElement('p');
-      verdict.className = 'verdict';
-      verdict.dataset.maxDifference = String(worst);
-      verdict.textContent = `Same result: the largest difference is ${worst.toExponential(1)} (float32 rounding), though no row ever saw all its scores at once.`;
-      end.append(verdict);
-    }
+    // The end: O / ℓ beside the library's result. Before the last block it is still shown,
+    // titled as the end, so that a still image (print, PNG, screenshot) holds both the step
+    // shown and where the last block leads.
+    end.append(...this.#endParts(t === this.blocks ? '' : 'final-'));
     const formula = document.createElement('p');
     formula.className = 'formula';
     formula.innerHTML =

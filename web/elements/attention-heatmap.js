@@ -17,6 +17,7 @@
 import { getApi } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
 import { exampleData } from './attention-steps.js';
+import { exampleCaption, attendsLater } from './course-examples.js';
 import { toNumber, formatNumber } from './format.js';
 import { jsLiteral, jsString } from './export.js';
 import { AttentionElement, captionLine } from './base.js';
@@ -151,6 +152,7 @@ export class AttentionHeatmap extends AttentionElement {
   static style = STYLE;
 
   #heads = [];
+  #example = null; // the course example the heads are (1-4), or null for the caller's weights
   #hidden = new Set(); // heads the reader toggled off in the all-heads lines view
   #error = null;
   #generation = 0;
@@ -172,6 +174,7 @@ export class AttentionHeatmap extends AttentionElement {
   }
   set weights(value) {
     this.#generation++; // a pending example computation must not overwrite these
+    this.#example = null;
     this.#take(() => headsOf(value));
     if (this.isConnected) this.#render();
   }
@@ -238,6 +241,7 @@ document.body.append(heatmap);
 
   async #load() {
     const generation = ++this.#generation;
+    this.#example = null;
     if (this.hasAttribute('weights')) {
       this.#take(() => headsOf(this.getAttribute('weights')));
     } else if (this.hasAttribute('example')) {
@@ -256,6 +260,7 @@ document.body.append(heatmap);
           V = attn.matmul(d.x, d.wv);
         const mask = d.mask ? attn.tensor(d.mask.flat(), [d.mask.length, d.mask[0].length]) : undefined;
         this.#take(() => headsOf(attn.attention(Q, K, V, { mask, returnWeights: true }).weights));
+        this.#example = example;
       }
     }
     this.#render();
@@ -393,8 +398,24 @@ document.body.append(heatmap);
       captionLine(
         `Each row is one query token's attention weights over the key tokens (rows sum to 1); brighter cells mean more weight${heads.length > 1 ? `, one map per head and their average` : ''}. ${tokens.note}`.trim(),
       ),
+      ...this.#exampleLine(heads, 'rows are queries, columns keys'),
     );
     return wrap;
+  }
+
+  // The caption naming the course example shown (none for the caller's weights): which one,
+  // the axes, and whether a query attends to a later key (example 2 does: not causal).
+  #exampleLine(heads, axes) {
+    if (this.#example === null) return [];
+    const line = captionLine(
+      exampleCaption(
+        this.#example,
+        heads.some((h) => attendsLater(h)),
+        axes,
+      ),
+    );
+    line.dataset.role = 'example';
+    return [line];
   }
 
   // bertviz's head chips: one button per head in its colour; pressing one hides or shows its
@@ -556,6 +577,7 @@ document.body.append(heatmap);
       captionLine(
         `Each query token on the left sends a line to every key token on the right; the more opaque (solid) the line, the more weight, the fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note}`.trim(),
       ),
+      ...this.#exampleLine(heads, 'queries on the left, keys on the right'),
     );
     return figure;
   }

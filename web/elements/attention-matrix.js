@@ -146,6 +146,9 @@ function parseCell(text) {
   return Number(t);
 }
 
+// An axis title for rows or columns numbered from 1: query, key and token rows count positions.
+const numbered = (title) => (['query', 'key', 'token'].includes(title) ? `${title} position` : title);
+
 export class AttentionMatrix extends AttentionElement {
   static tag = TAG;
   static style = STYLE;
@@ -290,8 +293,12 @@ document.body.append(m);
     ];
   }
 
+  // The axis titles; rows or columns numbered by default say what the numbers count ("query
+  // position ↓": 1 and 2 are the first and second query, not tokens named 1 and 2).
   #axisWords() {
-    const [rows, cols] = this.#titles();
+    const [rows, cols] = this.#titles().map((title, axis) =>
+      title && (axis ? this.colLabels : this.rowLabels) == null ? numbered(title) : title,
+    );
     return [rows && `${rows} ↓`, cols && `${cols} →`].filter(Boolean).join('   ');
   }
 

@@ -44,6 +44,9 @@ input:focus-visible, button:focus-visible, select:focus-visible, .scroll:focus-v
 .verdict { font-size: 1.15em; margin: 0.5rem 0; }
 .note, .stage-note { font-size: 0.85em; opacity: 0.85; }
 .scroll { overflow-x: auto; max-width: 100%; }
+/* a map too wide for the page (a phone): smaller cells, key names written upwards */
+.scroll.compact table.map th, .scroll.compact table.map td { padding: 0.05rem 0.08rem; font-size: 11px; }
+.scroll.compact table.map thead th + th { writing-mode: vertical-rl; transform: rotate(180deg); }
 table { border-collapse: collapse; font-size: 0.85em; }
 th, td { border: 1px solid var(--attn-border, var(--_cell-edge)); padding: 0.2rem 0.35rem; text-align: center; }
 th[scope=row] { text-align: left; font-weight: 600; }
@@ -117,6 +120,25 @@ const isMistake = (classifier, gold, label) =>
 // An example's name in the list, marked when the classifier gets it wrong.
 const exampleName = ([gold, text], i, wrong) =>
   `${wrong ? 'The model gets this wrong: ' : ''}${i < 4 ? `Seed 001 review ${i + 1} (${gold})` : `“${text}”`}`;
+
+// A scrollRegion fit (view-parts.js): the compact map (smaller cells, key names written
+// upwards) only where the ordinary one would not fit.
+function compactFit(region, overflows) {
+  region.classList.remove('compact');
+  if (overflows()) region.classList.add('compact');
+}
+
+// A scrollRegion fit that shows `wide` while the region holds it whole, else `tall` (the same
+// numbers turned). The wide table's width is kept from when it was last shown, so that
+// swapping (which resizes what is observed) settles at once.
+function orientFit(wide, tall) {
+  let wideWidth = 0;
+  return (region) => {
+    if (wide.isConnected && wide.offsetWidth) wideWidth = wide.offsetWidth;
+    const want = wideWidth > region.clientWidth + 1 ? tall : wide;
+    if (want.parentNode !== region) region.replaceChildren(want);
+  };
+}
 
 const percent = (x) => `${formatNumber(100 * x, 1)}%`;
 
@@ -497,9 +519,11 @@ export class AttentionSentiment extends AttentionElement {
       ),
       stage(
         `5. Attention, layer ${l + 1} of ${c.numLayers}`,
-        scrollRegion(`What the [CLS] query attends to in layer ${l + 1}`, this.#clsTable(p, names, l, h)),
+        this.#clsRegion(p, names, l, h),
         this.#mostAttended(p, names, l),
-        scrollRegion(`Attention matrix of head ${h + 1} in layer ${l + 1}`, this.#matrix(p, names, l, h)),
+        scrollRegion(`Attention matrix of head ${h + 1} in layer ${l + 1}`, this.#matrix(p, names, l, h), {
+          fit: compactFit,
+        }),
         colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'cell shade = attention weight' }),
         ...(positionNote(texts) ? [make('p', { className: 'stage-note', textContent: positionNote(texts) })] : []),
       ),
@@ -560,29 +584,59 @@ export class AttentionSentiment extends AttentionElement {
     return table;
   }
 
-  // Rows: the heads of layer l; columns: [CLS] and the tokens; cells: the [CLS] row's weights.
-  // A head's row header is a button: pressed, that head's full map is shown below.
-  #clsTable(p, names, l, shown) {
+  // What [CLS] attends to in layer l, as wide as the page allows: a row per head and a column
+  // per key where that fits, else (a phone) turned: a row per key, a column per head, so
+  // that a screenshot shows every key (orientFit; the region scrolls only if even that is
+  // too wide).
+  #clsRegion(p, names, l, shown) {
+    const wide = this.#clsTable(p, names, l, shown, false);
+    const tall = this.#clsTable(p, names, l, shown, true);
+    tall.deleteCaption();
+    tall.setAttribute('aria-label', wide.caption.textContent);
+    return scrollRegion(`What the [CLS] query attends to in layer ${l + 1}`, wide, { fit: orientFit(wide, tall) });
+  }
+
+  // The [CLS] row's weights of every head of layer l; cells [head][key]. Not turned: rows are
+  // the heads, columns [CLS] and the tokens; turned: rows the keys, columns the heads. A
+  // head's header is a button: pressed, that head's full map is shown below.
+  #clsTable(p, names, l, shown, turned) {
     const table = make('table');
+    table.dataset.orient = turned ? 'keys-as-rows' : 'keys-as-columns';
     table.createCaption().textContent = `What the [CLS] query (the first row) attends to in layer ${l + 1}, every head at a glance (press a head for its full map)`;
-    const head = table.createTHead().insertRow();
-    head.append(
-      make('th', { scope: 'col', textContent: 'head' }),
-      ...names.map((n) => make('th', { scope: 'col', textContent: n })),
-    );
-    const body = table.createTBody();
-    p.attention[l].forEach((rows, h) => {
-      const tr = body.insertRow();
-      const pick = make('button', { type: 'button', className: 'head', textContent: String(h + 1) });
-      pick.setAttribute('aria-pressed', String(h === shown));
-      pick.setAttribute('aria-label', `Head ${h + 1}: show its full map`);
-      pick.addEventListener('click', () => {
+    const heads = p.attention[l];
+    const pick = (h) => {
+      const button = make('button', { type: 'button', className: 'head', textContent: String(h + 1) });
+      button.setAttribute('aria-pressed', String(h === shown));
+      button.setAttribute('aria-label', `Head ${h + 1}: show its full map`);
+      button.addEventListener('click', () => {
         this.#parts.head.value = String(h);
         this.#predict();
         // The table was drawn again: the keyboard stays on the head pressed.
         this.shadowRoot.querySelectorAll('button.head')[h]?.focus();
       });
-      tr.append(make('th', { scope: 'row' }, pick));
+      return button;
+    };
+    const head = table.createTHead().insertRow();
+    const body = table.createTBody();
+    if (turned) {
+      head.append(
+        make('th', { scope: 'col', textContent: 'key ↓ head →' }),
+        ...heads.map((_, h) => make('th', { scope: 'col' }, pick(h))),
+      );
+      names.forEach((name, j) => {
+        const tr = body.insertRow();
+        tr.append(make('th', { scope: 'row', textContent: name }));
+        heads.forEach((rows) => this.#cell(tr, rows[0][j]));
+      });
+      return table;
+    }
+    head.append(
+      make('th', { scope: 'col', textContent: 'head' }),
+      ...names.map((n) => make('th', { scope: 'col', textContent: n })),
+    );
+    heads.forEach((rows, h) => {
+      const tr = body.insertRow();
+      tr.append(make('th', { scope: 'row' }, pick(h)));
       rows[0].forEach((w) => this.#cell(tr, w));
     });
     return table;
@@ -602,7 +656,7 @@ export class AttentionSentiment extends AttentionElement {
 
   // Every row of one head: row i is token i's softmax over all tokens.
   #matrix(p, names, l, h) {
-    const table = make('table');
+    const table = make('table', { className: 'map' });
     table.createCaption().textContent = `Head ${h + 1} of layer ${l + 1}: every token's attention over all tokens (each row sums to 1)`;
     const head = table.createTHead().insertRow();
     head.append(

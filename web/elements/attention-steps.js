@@ -19,9 +19,9 @@
 // hovering a score, mask or weight cell highlights the pair in those elements too.
 import { getApi, initCode } from './api.js';
 import { AttentionMatrix } from './attention-matrix.js';
-import { WEIGHTS, EXAMPLES } from './course-examples.js';
+import { WEIGHTS, EXAMPLES, exampleCaption, attendsLater } from './course-examples.js';
 import { tensorJson, jsLiteral, noInputCode } from './export.js';
-import { AttentionElement } from './base.js';
+import { AttentionElement, captionLine } from './base.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension } from './limits.js';
 import { positionedLabels } from './model-views.js';
 
@@ -118,6 +118,7 @@ export function exampleData(n, element = 'attention-steps') {
   const ex = Number.isInteger(n) ? EXAMPLES[n - 1] : undefined;
   if (!ex) throw new RangeError(`${element}: example must be 1 to ${EXAMPLES.length}, got ${String(n).slice(0, 40)}`);
   return {
+    example: n,
     x: ex.X,
     c: ex.C,
     wq: WEIGHTS.W_Q,
@@ -441,7 +442,7 @@ export class AttentionSteps extends AttentionElement {
     note.textContent = this.#edited
       ? `${SOURCE}: not comparable any more (they work the unedited example; your edit changed these values)`
       : `${SOURCE}: ${note.dataset.slides}. The slides round each step before the next, ` +
-        `so the last digit can differ: largest difference from the exact values above ${gap.toFixed(4)}.`;
+        `so the last digit can differ: the largest gap between a printed number and the exact one in the matrix above is ${gap.toFixed(4)}.`;
   }
 
   // Hover/focus on an [Lq, Lk] stage: the same pair in the other stages and in the elements
@@ -475,6 +476,7 @@ export class AttentionSteps extends AttentionElement {
       Y: s.Y,
     };
     const precision = String(this.attributeReader().get('precision'));
+    this.shadowRoot.querySelector('[data-role="intro"]').textContent = this.#introWords();
     for (const note of this.shadowRoot.querySelectorAll('.slides')) this.#slideNote(note);
     for (const m of this.shadowRoot.querySelectorAll('attention-matrix')) {
       const value = values[m.dataset.name];
@@ -487,6 +489,16 @@ export class AttentionSteps extends AttentionElement {
     else if (old) old.remove();
     else if (note)
       this.shadowRoot.querySelector('attention-matrix[data-name="weights"]').closest('section').append(note);
+  }
+
+  // The line above the stages: the worked example shown (which one, the axes, and whether a
+  // query may attend to a later key under the mask shown), then what the bars mean.
+  #introWords() {
+    const d = this.#data;
+    const example = Number.isInteger(d.example)
+      ? `${exampleCaption(d.example, !d.c && attendsLater(d.mask, (m) => m !== -Infinity))} `
+      : '';
+    return `${example}Each bar on the left marks one stage of the computation (its title, formula and matrices), in reading order as computed.`;
   }
 
   // The note under the weights when a row sees no key (null when every row sees one).
@@ -723,7 +735,9 @@ export class AttentionSteps extends AttentionElement {
     // Keep the focused cell focused across the re-render.
     const active = this.shadowRoot.activeElement;
     const focus = active instanceof AttentionMatrix ? [active.dataset.name, active.shadowRoot.activeElement] : null;
-    this.shadowRoot.replaceChildren(this.exportBar('attention-steps'), stages);
+    const intro = captionLine(this.#introWords());
+    intro.dataset.role = 'intro';
+    this.shadowRoot.replaceChildren(this.exportBar('attention-steps'), intro, stages);
     if (focus?.[1]?.dataset?.row != null) {
       const again = this.shadowRoot.querySelector(`attention-matrix[data-name="${focus[0]}"]`);
       again?.cellAt(Number(focus[1].dataset.row), Number(focus[1].dataset.col))?.focus();

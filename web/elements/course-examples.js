@@ -138,3 +138,29 @@ export const EXAMPLES = [
 export const SLIDE_NOTES = [
   'The slides write "sigmoid" in the formula; every number they compute is a softmax, as here.',
 ];
+
+/** Where the examples come from, in a reader's words. */
+export const EXAMPLE_SOURCE = 'the “Transformer Insight” course slides, seed 001';
+
+/**
+ * The caption of a view of worked example `n`'s attention (1-4): which example it is, what
+ * the view's axes are (`axes`: "rows are queries, columns keys") and whether a query attends
+ * to a later key (`seesLater`, read from the weights or mask shown): example 2 does, which a
+ * decoder never may, so the view says it is an encoder's (bidirectional) attention.
+ */
+export function exampleCaption(n, seesLater, axes = 'rows are queries, columns keys') {
+  const ex = EXAMPLES[n - 1];
+  const name = ex.title.replace(/^\d+\.\s*/, '').toLowerCase();
+  const head = `The course's worked example ${n} (${name}; ${EXAMPLE_SOURCE}): ${axes}.`;
+  if (ex.C)
+    return `${head} Cross-attention: each query from the decoder side C sees every key of the encoder output X; no causal mask applies.`;
+  if (seesLater)
+    return `${head} Not causal: a token also attends to a later token, as in an encoder (bidirectional attention, no mask); a decoder would block it with a causal mask${n === 3 ? '' : ' (as example 3 does)'}.`;
+  if (ex.X.length === 1) return `${head} One token only: it attends to itself.`;
+  return `${head} Causal: no token attends to a later one (the mask M blocks it), as in a decoder.`;
+}
+
+/** Whether some query i attends to a later key j > i: weights [Lq][Lk] (or a mask: 0 = may attend). */
+export function attendsLater(rows, allowed = (x) => x > 0) {
+  return rows.some((row, i) => row.some((x, j) => j > i && allowed(x)));
+}

@@ -10,13 +10,14 @@ import { columnBands } from './column-bands.js';
  * A token as a reader sees it, never a raw control character or U+FFFD: the text it covers
  * (spaces as ␣, newlines as ↵: format.js visibleText), a byte token as its code (<0x08>), a
  * byte-level BPE piece that is part of a character as its bytes (<0xE2><0x80>), or its
- * string without ## (a word piece), Ġ or ▁ (␣ for a lone space).
+ * string without ## (a word piece), with Ġ and ▁ as ␣. A space the piece holds is marked even
+ * where its offsets leave it out (GPT-2's "Ġsat" covers "sat": "␣sat").
  */
 export function tokenLabel(token, text) {
   if (/^<0x[0-9A-Fa-f]{2}>$/.test(token.text)) return token.text.toUpperCase().replace('0X', '0x');
   if (token.start >= 0 && token.end > token.start) {
     const covered = text.slice(token.start, token.end);
-    if (!covered.includes('\ufffd')) return visibleText(covered);
+    if (!covered.includes('\ufffd')) return withPieceSpaces(token.text, covered, visibleText(covered));
   }
   if (/^[Ġ▁]$/.test(token.text)) return '␣'; // a space of its own
   const bytes = byteLevelBytes(token.text);
@@ -29,7 +30,15 @@ export function tokenLabel(token, text) {
       if (/[\u0100-\u0143]/.test(token.text)) return Array.from(bytes, byteCode).join('');
     }
   }
-  return visibleText(token.text.replace(/^##/, '').replace(/^[Ġ▁]/, '') || token.text);
+  return visibleText(token.text.replace(/^##/, '')).replace(/^Ġ/, '␣').replace(/▁/g, '␣') || token.text;
+}
+
+// `label` (of the text a piece covers) with the piece's leading and trailing space marks
+// (Ġ, ▁) that the covered text lacks: offsets often leave the space out.
+function withPieceSpaces(piece, covered, label) {
+  const before = /^[Ġ▁]/.test(piece) && !/^\s/.test(covered) && covered[0] !== piece[0];
+  const after = /[Ġ▁]$/.test(piece) && piece.length > 1 && !/\s$/.test(covered) && covered.at(-1) !== piece.at(-1);
+  return `${before ? '␣' : ''}${label}${after ? '␣' : ''}`;
 }
 
 // GPT-2's byte-level alphabet: the printable bytes stand for themselves, the others (space,

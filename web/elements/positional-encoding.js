@@ -442,7 +442,7 @@ export class PositionalEncoding extends AttentionElement {
     row.append(wheel, m);
     const note = document.createElement('p');
     note.className = 'note';
-    note.textContent = `RoPE rotates feature pair i by θᵢ = base^(−2i/d) radians per position (base ${base}). The pair shown is the first (i = 0), so θ₀ = base⁰ = 1 rad per position whatever the base; later pairs turn more slowly. A score between positions m and n then depends only on m − n.`;
+    note.textContent = `RoPE rotates feature pair i (features 2i and 2i + 1 of each query and key head) by θᵢ = base^(−2i/d) radians per position (base ${base}), d being the head dimension: here d = ${dim}, one pair (a model's heads typically have 64 or 128 features: 32 or 64 pairs). The pair shown is the first (i = 0), so θ₀ = base⁰ = 1 rad per position whatever the base; later pairs turn more slowly. A score between positions m and n then depends only on m − n.`;
     return [row, note];
   }
 

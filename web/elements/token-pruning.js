@@ -159,14 +159,15 @@ export class TokenPruning extends AttentionElement {
       m.value = value;
       return m;
     };
+    const dropped = names.filter((_, i) => this.#keep[i] === 0);
     row.append(
       matrix(
         'G',
-        'G (1 if i = j, else keep_j)',
+        'G (G_ij = 1 if i = j, else keep_j)',
         this.#result.G,
         0,
         null,
-        `1 where a query may look at a key: a dropped token's column is 0, except its own cell. ${positionNote(tokens)}`.trim(),
+        `Row i is query token i, column j key token j: 1 where query i may look at key j. A dropped token's column is 0, except its own cell. ${positionNote(tokens)}`.trim(),
       ),
       matrix(
         'weights',
@@ -174,7 +175,7 @@ export class TokenPruning extends AttentionElement {
         this.#result.weights,
         2,
         'sequential',
-        'Each row is one query’s weights over the kept keys (rows sum to 1); a dropped token gets 0 from every other query.',
+        `Ã is the matrix of attention weights with the dropped tokens masked out (DynamicViT: Ã_ij = exp(P_ij)·G_ij / Σ_k exp(P_ik)·G_ik, P the scores): row i is query token i's weights over the keys j it may see, summing to 1; a dropped token gets 0 from every other query.${dropped.length ? ` The dropped ${dropped.length > 1 ? `tokens (${dropped.join(', ')}) keep their query rows` : `token (${dropped[0]}) keeps its query row`}, still looking at the kept tokens and ${dropped.length > 1 ? 'themselves' : 'itself'}, so that no shape changes (DynamicViT prunes this way while it trains); what changes is that no other token attends to ${dropped.length > 1 ? 'them' : 'it'}.` : ''}`,
       ),
     );
     this.shadowRoot.replaceChildren(this.exportBar(), fieldset, row);
