@@ -38,18 +38,21 @@ test(
     );
     // 2 layers × 603 tokens × 32 key/value columns, keys and values: 4 bytes each, or one q8_0
     // block of 34 bytes a row.
-    assert.equal(rows[0][6], '301.5 KiB');
-    assert.equal(rows[1][6], '80.1 KiB');
+    assert.equal(rows[0][8], '301.5 KiB');
+    assert.equal(rows[1][8], '80.1 KiB');
     // transformers.js: float32 present keys and values of the 602 tokens it has fed (the last
     // token generated is never fed back).
-    assert.equal(rows[3][6], `${((2 * 2 * 602 * 32 * 4) / 1024).toFixed(1)} KiB`);
-    // Every row of ours carries both peers' ratios.
-    for (const r of rows.slice(0, 2))
+    assert.equal(rows[3][8], `${((2 * 2 * 602 * 32 * 4) / 1024).toFixed(1)} KiB`);
+    // Every row of ours carries its rounds, its decode ÷ its memory bound, and both peers' ratios.
+    for (const r of rows.slice(0, 2)) {
+      assert.equal(r[4], '1');
+      assert.match(r[7], /^\d+\.\d\d× of \d+\.\d$/);
       assert.ok(
-        r.slice(8, 12).every((cell) => /^\d+\.\d\d×$/.test(cell)),
+        r.slice(10, 14).every((cell) => /^\d+\.\d\d×$/.test(cell)),
         r.join('|'),
       );
-    for (const r of rows) assert.ok(Number(r[4]) > 0 && Number(r[5]) > 0, `times of ${r[1]}`);
+    }
+    for (const r of rows) assert.ok(Number(r[5]) > 0 && Number(r[6]) > 0, `times of ${r[1]}`);
     assert.equal(existsSync(results) ? readFileSync(results, 'utf8') : null, before, 'nothing recorded');
   },
 );
