@@ -168,11 +168,12 @@ void ScratchFailures() {
     r.seq_q = 1 << 30;  // q would need 2^36 floats: refused before anything is read
     expect_status(attn::MultiHeadForward(r), Status::kTooLarge, "MultiHeadForward sizes");
   }
-  {  // RunAttention, fused: eight query rows (more than a tile) pack the head, and v [2^23, 1]
-     // padded to 4 columns is 128 MiB; one row reads keys and values in place (a block's
-     // scratch: 512 bytes), so the same call with one row works; then a small call works.
+  {  // RunAttention, fused: nine query rows (more than the two tiles read in place,
+     // InPlaceRowsMax) pack the head, and v [2^23, 1] padded to 4 columns is 128 MiB; one row
+     // reads keys and values in place (a block's scratch: 512 bytes), so the same call with one
+     // row works; then a small call works.
     const int seq_k = 1 << 23;
-    std::vector<float> q(8, 1.0f), k(seq_k, 0.0f), v(seq_k, 2.0f), out(8);
+    std::vector<float> q(9, 1.0f), k(seq_k, 0.0f), v(seq_k, 2.0f), out(9);
     std::vector<int32_t> entries = {0, 0, 0, 0, seq_k, 0};
     attn::AttentionRequest r;
     r.q = q.data();
@@ -180,7 +181,7 @@ void ScratchFailures() {
     r.v = v.data();
     r.entries = entries.data();
     r.batch = 1;
-    r.seq_q = 8;
+    r.seq_q = 9;
     r.seq_k = seq_k;
     r.head_dim = r.value_dim = 1;
     r.out = out.data();
