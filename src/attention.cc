@@ -106,7 +106,7 @@ bool SplitsKeys(const AttentionRequest& r) {
 // Accumulator slots a call takes on one thread: a call of at most InPlaceRowsMax() rows one a
 // tile of rows (two when they are taller than one tile), a taller call one.
 int InPlaceTiles(const AttentionRequest& r) {
-  return r.seq_q > TileRows() && r.seq_q <= InPlaceRowsMax() ? 2 : 1;
+  return r.seq_q > TileRows() && r.seq_q <= InPlaceRowsMax() ? kInPlaceTiles : 1;
 }
 int KeyRanges(const AttentionRequest& r) { return (r.seq_k + kSplitKeys - 1) / kSplitKeys; }
 uint64_t PartialFloats(const AttentionRequest& r) {

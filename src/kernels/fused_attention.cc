@@ -62,7 +62,6 @@ namespace HWY_NAMESPACE {
 // kernels/target.h). The functions below take it as a template argument.
 constexpr int kKeysPerTile = kTileCols;  // keys per score register tile
 constexpr int kTilesPerBlock = 4;        // score tiles per softmax update
-constexpr int kInPlaceTiles = 2;         // row tiles a call reads its keys in place for
 constexpr int kKeysPerBlock = kTilesPerBlock * kKeysPerTile;
 static_assert(kKeysPerTile == kPanelWidth, "a score tile spans one key panel");
 
@@ -588,6 +587,9 @@ struct RowTile {
   int first_key, most_visible = 0, least_visible, latest_begin = 0;
   int row0, num_rows;
   float* acc;
+  // The call's softmax and dropout settings (FoldsScale, SoftmaxFactor), read once.
+  bool fold_scale, dropout;
+  float factor, keep_scale;
   RowState state[kRowsPerTile];
   alignas(16) float p[kRowsPerTile * kKeysPerBlock];  // scores, then weights, of a block
   float rescale[kRowsPerTile];
@@ -599,7 +601,11 @@ struct RowTile {
         least_visible(pb.seq_k),
         row0(first_row),
         num_rows(rows),
-        acc(tile_acc) {
+        acc(tile_acc),
+        fold_scale(FoldsScale(pb)),
+        dropout(pb.dropout.active()),
+        factor(SoftmaxFactor(pb)),
+        keep_scale(dropout ? pb.dropout.keep_scale() : 1.0f) {
     for (int r = 0; r < kRowsPerTile; ++r) {
       const bool real = r < num_rows;
       q_rows[r] = real ? pb.q + static_cast<size_t>(row0 + r) * pb.q_stride : zero_row;
@@ -613,9 +619,7 @@ struct RowTile {
     }
     if (first_key == pb.seq_k) most_visible = 0;  // no row sees a key: nothing to walk
     std::fill(acc, acc + kRowsPerTile * padded_dim, 0.0f);
-    for (int r = 0; r < kRowsPerTile && pb.dropout.active(); ++r) {
-      row_key[r] = pb.dropout.RowKey(row0 + r);
-    }
+    for (int r = 0; r < kRowsPerTile && dropout; ++r) row_key[r] = pb.dropout.RowKey(row0 + r);
   }
 
   // The first key of the first block: whole tiles (panels).
@@ -626,7 +630,6 @@ struct RowTile {
   template <class Keys>
   void Block(const HeadProblem& pb, Keys& keys, int j0, int num_keys, const float* v_rows,
              const float* const* panels, int tiles, bool nonfinite_values, int padded_dim) {
-    const bool fold_scale = FoldsScale(pb);
     // a, b. Scores of up to four 8-key tiles (one row: all at once), scaled and masked, into p.
     if constexpr (kRowsPerTile == 1) {
       ScoreTilesOfOneRow(q_rows[0], panels, tiles, pb.head_dim, p);
@@ -650,11 +653,11 @@ struct RowTile {
       }
     }
     // c. Online softmax over the block, the rows side by side.
-    OnlineSoftmaxTile<kRowsPerTile>(p, kKeysPerBlock, tiles * 2, state, rescale, SoftmaxFactor(pb));
+    OnlineSoftmaxTile<kRowsPerTile>(p, kKeysPerBlock, tiles * 2, state, rescale, factor);
     // d. Dropout (the sums above keep every weight).
-    for (int r = 0; r < num_rows && pb.dropout.active(); ++r) {
+    for (int r = 0; r < num_rows && dropout; ++r) {
       DropWeights(p + r * kKeysPerBlock, tiles * kKeysPerTile, pb.dropout, row_key[r], j0,
-                  pb.dropout.keep_scale());
+                  keep_scale);
     }
     // e. Weighted values.
     const int v_stride = keys.value_stride;
@@ -706,17 +709,25 @@ void WalkBlocks(Keys& keys, int start, int most_visible, F&& block) {
   }
 }
 
+// Steps 2 and 3's walk for one tile or more that see the same keys, start .. end - 1: each
+// block's keys packed and its values read once, for every tile.
+template <class Keys, class... Tiles>
+void WalkTiles(const HeadProblem& pb, Keys& keys, int padded_dim, int start, int end,
+               Tiles&... tiles) {
+  WalkBlocks(keys, start, end,
+             [&](int j0, int n, const float* v_rows, const float* const* panels, int count,
+                 bool nonfinite) {
+               (tiles.Block(pb, keys, j0, n, v_rows, panels, count, nonfinite, padded_dim), ...);
+             });
+}
+
 // Steps 2 and 3 for the query rows row0 .. row0 + num_rows - 1 (num_rows <= kRowsPerTile).
 //   acc: [kRowsPerTile, padded_dim], this thread's accumulators
 template <int kRowsPerTile, class Keys>
 void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float* acc,
                 int padded_dim, int row0, int num_rows, const RowsOut& to) {
   RowTile<kRowsPerTile> tile(pb, zero_row, acc, padded_dim, row0, num_rows, to);
-  WalkBlocks(keys, tile.Start(), tile.most_visible,
-             [&](int j0, int n, const float* v_rows, const float* const* panels, int tiles,
-                 bool nonfinite) {
-               tile.Block(pb, keys, j0, n, v_rows, panels, tiles, nonfinite, padded_dim);
-             });
+  WalkTiles(pb, keys, padded_dim, tile.Start(), tile.most_visible, tile);
   tile.Finish(pb, padded_dim, to);
 }
 
@@ -732,20 +743,10 @@ void TwoTilesSharingKeys(const HeadProblem& pb, Keys& keys, const float* zero_ro
   RowTile<kRowsPerTile> b(pb, zero_row, acc + AccSlotFloats(padded_dim), padded_dim, kRowsPerTile,
                           num_rows - kRowsPerTile, to);
   if (a.Start() == b.Start() && a.most_visible == b.most_visible) {
-    WalkBlocks(keys, a.Start(), a.most_visible,
-               [&](int j0, int n, const float* v_rows, const float* const* panels, int tiles,
-                   bool nonfinite) {
-                 a.Block(pb, keys, j0, n, v_rows, panels, tiles, nonfinite, padded_dim);
-                 b.Block(pb, keys, j0, n, v_rows, panels, tiles, nonfinite, padded_dim);
-               });
+    WalkTiles(pb, keys, padded_dim, a.Start(), a.most_visible, a, b);
   } else {
-    for (RowTile<kRowsPerTile>* tile : {&a, &b}) {
-      WalkBlocks(keys, tile->Start(), tile->most_visible,
-                 [&](int j0, int n, const float* v_rows, const float* const* panels, int tiles,
-                     bool nonfinite) {
-                   tile->Block(pb, keys, j0, n, v_rows, panels, tiles, nonfinite, padded_dim);
-                 });
-    }
+    WalkTiles(pb, keys, padded_dim, a.Start(), a.most_visible, a);
+    WalkTiles(pb, keys, padded_dim, b.Start(), b.most_visible, b);
   }
   a.Finish(pb, padded_dim, to);
   b.Finish(pb, padded_dim, to);
@@ -949,12 +950,9 @@ Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim, co
   return status;
 }
 
-int InPlaceRowsMaxImpl() { return kInPlaceTiles * TileRows(); }
-
 Status FusedAttentionImpl(const HeadProblem& pb, FusedWorkspace& ws) {
   const int padded_dim = RoundUp(pb.value_dim, kLanes);
-  if (pb.seq_q <= InPlaceRowsMaxImpl())
-    return InPlaceRows(pb, ws, padded_dim, RowsOut{0, pb.seq_k});
+  if (pb.seq_q <= InPlaceRowsMax()) return InPlaceRows(pb, ws, padded_dim, RowsOut{0, pb.seq_k});
   const int slots = ThreadCount();
   if (!PrepareHead(pb, ws, slots)) return Status::kOutOfMemory;
   const bool copy_v = CopiesValues(pb, padded_dim);
@@ -989,8 +987,6 @@ bool ReserveFusedWorkspaceImpl(FusedWorkspace& ws, int seq_k, int head_dim, int 
 HWY_AFTER_NAMESPACE();
 
 namespace attn {
-
-int InPlaceRowsMax() { return HWY_STATIC_DISPATCH(InPlaceRowsMaxImpl)(); }
 
 Status FusedAttention(const HeadProblem& problem, FusedWorkspace& workspace) {
   return HWY_STATIC_DISPATCH(FusedAttentionImpl)(problem, workspace);

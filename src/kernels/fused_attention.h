@@ -7,6 +7,7 @@
 
 #include "buffer.h"
 #include "head_problem.h"
+#include "kernels/target.h"
 #include "status.h"
 
 namespace attn {
@@ -59,7 +60,8 @@ Status FusedAttention(const HeadProblem& problem, FusedWorkspace& workspace);
 // query heads a key/value head in Qwen2.5-0.5B, 8 in TinyLlama) still does: it packs each
 // block's keys once a tile (the tiles, and their bits, as a taller call has them), where a
 // packed head would widen the whole cache every step and could not split its keys.
-int InPlaceRowsMax();
+constexpr int kInPlaceTiles = 2;
+inline int InPlaceRowsMax() { return kInPlaceTiles * TileRows(); }
 
 // Flash-decoding, for a call of at most InPlaceRowsMax() query rows (a decode step) over many
 // keys:
