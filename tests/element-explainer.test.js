@@ -278,7 +278,7 @@ test('at 390 px nothing overflows and every column shows: wide grids wrap into b
   assert.deepEqual(errors, []);
 });
 
-test('layout="compact" fits a 960 × 700 slide: one stage at a time (the stage attribute or menu), every stage of both models', async () => {
+test('layout="compact" fits a 960 × 700 slide: one stage at a time (the stage attribute or menu), every stage of both models; at 390 px nothing widens the page', async () => {
   const page = await browser.newPage({ viewport: { width: 960, height: 700 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -318,6 +318,18 @@ test('layout="compact" fits a 960 × 700 slide: one stage at a time (the stage a
       assert.ok(r.height <= 700 && r.width <= 960 && r.pageWidth <= 960, `${id} stage ${stage}: ${JSON.stringify(r)}`);
     }
   }
+  // On a phone the compact layout wraps as the default one does: side-by-side grids and strips
+  // never widen the page past 390 px (a grid's table wraps into bands; strips go one a line).
+  await page.setViewportSize({ width: 390, height: 700 });
+  for (let stage = 1; stage <= 10; stage++) {
+    await page.evaluate((stage) => document.getElementById('gpt2').setAttribute('stage', String(stage)), stage);
+    await page
+      .waitForFunction(() => document.documentElement.scrollWidth <= 390, null, { timeout: 3000 })
+      .catch(() => {});
+    const r = await shown('gpt2');
+    assert.ok(r.pageWidth <= 390 && r.width <= 390, `gpt2 stage ${stage} at 390 px: ${JSON.stringify(r)}`);
+  }
+  await page.setViewportSize({ width: 960, height: 700 });
   // The stage menu picks a stage and keeps the focus (an arrow on it goes on to the next).
   const menu = page.locator('#gpt2 select[aria-label=stage]');
   await menu.selectOption('7');

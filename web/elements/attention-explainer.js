@@ -35,6 +35,7 @@ const STYLE = `
 .row { display: flex; gap: 0.4rem 0.8rem; align-items: center; flex-wrap: wrap; margin: 0.3rem 0; font-size: 0.9em; }
 input[type=text] { font: inherit; flex: 1 1 12rem; min-width: 0; padding: 0.2rem 0.4rem; }
 button, select, input { font: inherit; }
+select { max-width: 100%; }
 .status { font-size: 0.85em; opacity: 0.9; overflow-wrap: anywhere; }
 .tokens { display: flex; flex-wrap: wrap; gap: 0.25rem; }
 .tokens button { padding: 0.1rem 0.45rem; border: 1px solid var(--attn-border, #8886); border-radius: 4px; background: none; color: inherit; cursor: pointer; }
@@ -63,9 +64,10 @@ table.sampling tr.picked { outline: 2px solid var(--_selected); outline-offset: 
 /* layout="compact" (a 960 × 700 slide): one stage, its strips two a line, no lists of largest values */
 :host([layout="compact"]) .stages { columns: auto; }
 :host([layout="compact"]) section { border-top: none; padding-top: 0; }
-:host([layout="compact"]) .strip { display: inline-block; width: calc(50% - 0.8rem); margin: 0.2rem 0.8rem 0.2rem 0; vertical-align: top; }
+:host([layout="compact"]) .strip { display: inline-block; width: calc(50% - 0.8rem); min-width: min(100%, 18rem); margin: 0.2rem 0.8rem 0.2rem 0; vertical-align: top; }
 :host([layout="compact"]) .largest { display: none; }
-:host([layout="compact"]) .grid { display: inline-block; vertical-align: top; margin-right: 1.2rem; }
+:host([layout="compact"]) .grid { display: inline-block; max-width: calc(100% - 1.2rem); vertical-align: top; margin-right: 1.2rem; }
+/* side by side, a grid still never grows past the page: a wide one wraps into bands (column-bands.js) */
 :host([layout="compact"]) section > .caption { font-size: 0.9em; margin: 0.2rem 0; }
 :host([layout="compact"]) table.heat { font-size: max(11px, 0.7rem); line-height: 1.2; }
 :host([layout="compact"]) table.heat td { min-width: 0; padding: 0 0.2rem; }
