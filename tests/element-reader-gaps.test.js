@@ -83,9 +83,9 @@ test("PE·PEᵀ: the caption states the closed form's diagonal, lowest value and
     ),
     r.caption,
   );
-  assert.equal(r.similarity[0], 'dot product');
+  assert.equal(r.similarity[0], "dot product (this image's own scale)");
   assert.ok(Math.abs(r.similarity[1] - s[low]) < 1e-4 && Math.abs(r.similarity[2] - 16) < 1e-4, `${r.similarity}`);
-  assert.equal(r.pe[0], 'PE value');
+  assert.equal(r.pe[0], "PE value (this image's own scale)");
   assert.match(r.note, /PE_p · PE_p′ = Σᵢ cos\(\(p − p′\)·ωᵢ\)/);
   assert.doesNotMatch(r.note, /falls off with/);
 
@@ -408,7 +408,8 @@ test('the matrix titles its colour bar; on a dark page cell borders and colour b
     return { scores: legend('scores'), weights: legend('weights') };
   });
   await page.close();
-  assert.deepEqual(steps, { scores: 'cell colour = value', weights: 'cell colour = weight' });
+  assert.match(steps.scores, /^cell colour = value \(one scale for Q·Kᵀ, ÷√d_k and the masked scores/);
+  assert.equal(steps.weights, 'cell colour = weight');
 });
 
 test("steps in a reader's words: where the printed numbers come from, and the padding and window presets named by what they keep", async () => {

@@ -285,6 +285,7 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     m.setAttribute('label', label);
     m.setAttribute('precision', '4');
     if (options.heat) m.setAttribute('heat', options.heat);
+    if (options.scale) m.scale = options.scale;
     if (options.rowLabels) m.rowLabels = options.rowLabels;
     if (options.colLabels) m.colLabels = options.colLabels;
     if (options.axes) {
@@ -293,6 +294,15 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     }
     m.value = value;
     return m;
+  }
+
+  // One colour scale for every block's scores: ± the largest |s| over all blocks, at least ±1
+  // (scores less than 1 apart change the weights by less than a factor e), so that blocks
+  // compare and small scores look small.
+  #scoreScale() {
+    let m = 1;
+    for (const state of this.#states) for (const r of state) for (const x of r.scores) m = Math.max(m, Math.abs(x));
+    return { min: -m, max: m, note: "one scale for every block's scores, at least ±1" };
   }
 
   #button(text, to, label) {
@@ -398,7 +408,7 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
           'block-scores',
           "s: this block's scores q·kᵀ/√d",
           state.map((r) => r.scores),
-          { heat: 'diverging', rowLabels: rowNames, colLabels: blockKeys, axes: blockAxes },
+          { heat: 'diverging', rowLabels: rowNames, colLabels: blockKeys, axes: blockAxes, scale: this.#scoreScale() },
         ),
         this.#matrix(
           'block-p',

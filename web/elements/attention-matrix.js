@@ -155,6 +155,7 @@ export class AttentionMatrix extends AttentionElement {
 
   #value = null;
   #error = null;
+  #scale = null;
   #focus = [0, 0];
   #editing = null;
 
@@ -276,6 +277,20 @@ document.body.append(m);
   set colTitle(v) {
     this.setAttribute('col-title', v ?? '');
   }
+  /**
+   * A colour scale shared with other matrices: { min, max, note } (note: what shares it, as
+   * the legend says, "one scale for Q, K and V"), or null: the matrix's own (weights 0 to 1,
+   * signed values ± this matrix's largest |value|, and its legend says so).
+   */
+  get scale() {
+    return this.#scale && { ...this.#scale };
+  }
+  set scale(v) {
+    this.#scale =
+      v && Number.isFinite(v.min) && Number.isFinite(v.max) ? { min: v.min, max: v.max, note: v.note ?? '' } : null;
+    if (this.isConnected) this.#render();
+  }
+
   /** One sentence under the matrix: what it shows and what to notice. */
   get caption() {
     return this.#attribute('caption');
@@ -382,7 +397,7 @@ document.body.append(m);
       }
     }
     const heat = this.heat;
-    const { min, range } = valueRange(v?.data ?? [], heat);
+    const { min, range } = this.#colourRange(v?.data ?? [], heat);
     const [fi, fj] = this.#focus;
     for (let i = 0; i < rows; i++) {
       const tr = table.insertRow();
@@ -426,7 +441,7 @@ document.body.append(m);
     exact.setAttribute('aria-live', 'polite');
     figure.append(exact);
     if (heat && v && Number.isFinite(min))
-      figure.append(colourLegend({ kind: heat, min: range.min, max: range.max, title: LEGEND_TITLES[heat] }));
+      figure.append(colourLegend({ kind: heat, min: range.min, max: range.max, title: this.#legendTitle(heat) }));
     const words = this.caption;
     if (words) figure.append(captionLine(words));
     table.addEventListener('keydown', (e) => this.#onKey(e));
@@ -446,12 +461,27 @@ document.body.append(m);
     if (hadFocus) this.#cell(...this.#focus)?.focus();
   }
 
+  // valueRange, with the colours spanning the shared scale when one is set.
+  #colourRange(data, heat) {
+    const r = valueRange(data, heat);
+    return this.#scale ? { ...r, range: { min: this.#scale.min, max: this.#scale.max } } : r;
+  }
+
+  // The legend's title: what the colour is, and whose scale it is (shared, or this matrix's own
+  // for signed values; weights are always on 0 to 1).
+  #legendTitle(heat) {
+    if (this.#scale) return `${LEGEND_TITLES[heat]} (${this.#scale.note || 'a scale shared with other matrices'})`;
+    return heat === 'diverging'
+      ? `${LEGEND_TITLES[heat]} (this matrix's own scale: ± its largest |value|)`
+      : LEGEND_TITLES[heat];
+  }
+
   // A matrix too big for a table: one pixel per cell on a canvas (scaled up, pixelated), in
   // the heat colours (diverging when none is set), with a summary for screen readers.
   #canvasFigure(v) {
     const [rows, cols] = v.shape;
     const heat = this.heat ?? 'diverging';
-    const { min, max, nonFinite, range } = valueRange(v.data, heat);
+    const { min, max, nonFinite, range } = this.#colourRange(v.data, heat);
     const canvas = document.createElement('canvas');
     canvas.width = cols;
     canvas.height = rows;

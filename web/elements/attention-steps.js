@@ -75,6 +75,25 @@ function slideGap(slides, exact) {
   return printed.reduce((gap, v, i) => Math.max(gap, Math.abs(v - exact.data[i])), 0);
 }
 
+// The signed stages that share one colour scale: the scores before and after scaling and masking.
+const SCORE_STAGES = ['scores', 'scaled', 'masked'];
+
+/**
+ * The one colour scale of the score stages (each a { data, shape } [Lq, Lk]): ± their largest
+ * finite |value|, and at least ± 1, since scores closer than 1 change the softmax weights by
+ * less than a factor e (example 2's ±0.08 would otherwise be drawn as saturated as ±10).
+ */
+export function scoreScale(stages) {
+  let m = 1;
+  for (const name of SCORE_STAGES)
+    for (const x of stages[name].data) if (Number.isFinite(x)) m = Math.max(m, Math.abs(x));
+  return {
+    min: -m,
+    max: m,
+    note: 'one scale for Q·Kᵀ, ÷√d_k and the masked scores, at least ±1: scores less than 1 apart change the weights by less than a factor e',
+  };
+}
+
 // Whether two computations have the same stages with the same shapes.
 function sameShapes(a, b) {
   return Object.keys(a).every(
@@ -416,6 +435,7 @@ export class AttentionSteps extends AttentionElement {
     }
     m.setAttribute('precision', String(this.attributeReader().get('precision')));
     if (heat) m.setAttribute('heat', heat);
+    if (SCORE_STAGES.includes(name)) m.scale = scoreScale(this.#stages);
     if (editable) m.setAttribute('editable', '');
     if (toggle) m.setAttribute('toggle', '');
     m.value = value;
@@ -480,6 +500,7 @@ export class AttentionSteps extends AttentionElement {
     for (const note of this.shadowRoot.querySelectorAll('.slides')) this.#slideNote(note);
     for (const m of this.shadowRoot.querySelectorAll('attention-matrix')) {
       const value = values[m.dataset.name];
+      if (SCORE_STAGES.includes(m.dataset.name)) m.scale = scoreScale(s);
       if (value) m.value = value;
       m.setAttribute('precision', precision); // a changed precision="…" with the same shapes
     }

@@ -87,6 +87,11 @@ export declare class AttentionMatrix extends HTMLElement implements Exportable {
   colTitle: string;
   /** One sentence under the matrix. */
   caption: string;
+  /**
+   * A colour scale shared with other matrices (note: what shares it, shown in the legend), or
+   * null for the matrix's own (weights 0 to 1; signed values ± its largest |value|).
+   */
+  scale: { min: number; max: number; note?: string } | null;
   /** Row labels; set an array, a comma list or JSON text. */
   rowLabels: string[] | null;
   /** Column labels; set an array, a comma list or JSON text. */

@@ -129,7 +129,7 @@ function heatCanvas(t, label, axes, legendTitle, sentence) {
     axisTitle(`${axes.rows} ↓   ${axes.cols} →`),
     plot,
     readout,
-    colourLegend({ kind, min, max, title: legendTitle, digits: 2 }),
+    colourLegend({ kind, min, max, title: `${legendTitle} (this image's own scale)`, digits: 2 }),
     captionLine(sentence),
   );
   return figure;
@@ -466,6 +466,8 @@ export class PositionalEncoding extends AttentionElement {
     const row = document.createElement('div');
     row.className = 'row';
     const per = s.length * s.length;
+    // One colour scale for every head, so that their slopes compare: ± the largest |bias|.
+    const largest = bias.data.reduce((a, x) => Math.max(a, Math.abs(x)), 0) || 1;
     for (let h = 0; h < s.heads; h++) {
       const m = new AttentionMatrix();
       m.dataset.name = `head-${h + 1}`;
@@ -474,6 +476,7 @@ export class PositionalEncoding extends AttentionElement {
       m.setAttribute('heat', 'diverging');
       m.setAttribute('row-title', 'query i');
       m.setAttribute('col-title', 'key j');
+      m.scale = { min: -largest, max: largest, note: 'one scale for every head' };
       m.value = { data: bias.data.slice(h * per, (h + 1) * per), shape: [s.length, s.length] };
       row.append(m);
     }

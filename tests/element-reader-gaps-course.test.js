@@ -1,0 +1,137 @@
+// What a reader who sees only screenshots of the course elements (steps, flash, pruning,
+// training, positional-encoding, sentiment, the heatmap's grids, matrix) could still not say
+// (issue 45, round 5), now said by the views, in headless Chromium on the pages
+// docs/elements.md shows. Expected values come from float64 references computed here from
+// the elements' own inputs.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { openElementPage, startElementBrowser } from './helpers/element-page.js';
+import { EXAMPLES, WEIGHTS } from '../web/elements/course-examples.js';
+
+let url, browser, close;
+
+test.before(async () => {
+  ({ url, browser, close } = await startElementBrowser());
+});
+
+test.after(() => close?.());
+
+const open = (name, width, scheme) => openElementPage(browser, url, name, width, scheme);
+
+// Row-vector product a·b of nested rows, float64.
+const matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, t) => s + x * b[t][j], 0)));
+const transpose = (a) => a[0].map((_, j) => a.map((row) => row[j]));
+const largestAbs = (rows) => Math.max(...rows.flat().filter(Number.isFinite).map(Math.abs));
+
+// The legend of matrix `name` inside element `tag`: [title, low end, high end], and the
+// background of its cell (row, col).
+const matrixLegend = (page, tag, name, cell = [0, 0]) =>
+  page.evaluate(
+    ([tag, name, cell]) => {
+      const m = document.querySelector(tag).shadowRoot.querySelector(`attention-matrix[data-name="${name}"]`);
+      const l = m.shadowRoot.querySelector('.legend');
+      const td = m.shadowRoot.querySelector(`td[data-row="${cell[0]}"][data-col="${cell[1]}"]`);
+      return {
+        title: l.querySelector('.title').textContent,
+        min: Number(l.dataset.min),
+        max: Number(l.dataset.max),
+        background: getComputedStyle(td).backgroundColor,
+        value: Number(td.dataset.value),
+      };
+    },
+    [tag, name, cell],
+  );
+
+test("steps' three score matrices share one colour scale, ± the largest |score| and at least ±1, so example 2's ±0.08 is drawn pale", async () => {
+  const { page } = await open('steps', 1280);
+  const ex = EXAMPLES[1];
+  const Q = matmul(ex.X, WEIGHTS.W_Q),
+    K = matmul(ex.X, WEIGHTS.W_K);
+  const scores = matmul(Q, transpose(K));
+  const m = Math.max(1, largestAbs(scores));
+  assert.ok(largestAbs(scores) < 0.1, 'the premise: the scores are all within ±0.1');
+  for (const name of ['scores', 'scaled', 'masked']) {
+    const r = await matrixLegend(page, 'attention-steps', name);
+    assert.equal(r.min, -m, name);
+    assert.equal(r.max, m, name);
+    assert.match(r.title, /one scale for Q·Kᵀ, ÷√d_k and the masked scores, at least ±1/);
+    // |score| < 0.1 of ±1: within 10 % of the diverging map's white (247, 247, 247)
+    const [red, green, blue] = r.background.match(/\d+/g).map(Number);
+    for (const c of [red, green, blue]) assert.ok(c > 200, `${name}[0][0] = ${r.value} drawn ${r.background}`);
+  }
+  // After an edit that makes a score large, the scale follows it (still one for all three).
+  const X = [
+    [0, 0, 3],
+    [0, 1, 3],
+  ];
+  await page.evaluate((x) => {
+    const el = document.querySelector('attention-steps');
+    el.data = { ...el.data, x };
+  }, X);
+  await page.waitForFunction(() => Math.abs(document.querySelector('attention-steps').stages.scores.data[0]) > 1);
+  const big = matmul(matmul(X, WEIGHTS.W_Q), transpose(matmul(X, WEIGHTS.W_K)));
+  const mBig = Math.max(1, largestAbs(big));
+  assert.ok(mBig > 1);
+  for (const name of ['scores', 'scaled', 'masked']) {
+    const r = await matrixLegend(page, 'attention-steps', name);
+    assert.ok(Math.abs(r.max - mBig) < 1e-5 * mBig, `${name}: ${r.max} vs ${mBig}`);
+  }
+  await page.close();
+});
+
+test("flash draws every block's scores on one scale, at least ±1; ALiBi's heads share one; an unshared signed matrix says its scale is its own", async () => {
+  let { page } = await open('flash', 1280);
+  const data = await page.evaluate(() => document.querySelector('attention-flash').data);
+  const scale = 1 / Math.sqrt(data.q[0].length);
+  const s = data.q.map((qi) => data.k.map((kj) => qi.reduce((a, x, t) => a + x * kj[t], 0) * scale));
+  const m = Math.max(1, largestAbs(s));
+  for (const step of [1, 2, 3]) {
+    await page.evaluate((t) => {
+      document.querySelector('attention-flash').step = t;
+    }, step);
+    const r = await matrixLegend(page, 'attention-flash', 'block-scores');
+    assert.ok(
+      Math.abs(r.max - m) < 1e-12 && Math.abs(r.min + m) < 1e-12,
+      `block ${step}: ${r.min} … ${r.max} vs ±${m}`,
+    );
+    assert.match(r.title, /one scale for every block's scores/);
+  }
+  await page.close();
+
+  ({ page } = await open('positional-rope', 1280));
+  await page.evaluate(() => document.querySelector('positional-encoding').setAttribute('kind', 'alibi'));
+  await page.waitForFunction(() =>
+    document.querySelector('positional-encoding').shadowRoot.querySelector('attention-matrix[data-name="head-2"]'),
+  );
+  const alibi = await page.evaluate(() => {
+    const el = document.querySelector('positional-encoding');
+    const legends = [...el.shadowRoot.querySelectorAll('attention-matrix')].map((m) => {
+      const l = m.shadowRoot.querySelector('.legend');
+      return [l.querySelector('.title').textContent, Number(l.dataset.max)];
+    });
+    return { legends };
+  });
+  await page.close();
+  assert.ok(alibi.legends.length >= 2);
+  const largest = Math.max(...alibi.legends.map(([, max]) => max));
+  for (const [title, max] of alibi.legends) {
+    assert.equal(max, largest, 'every head on one scale');
+    assert.match(title, /one scale for every head/);
+  }
+
+  // A matrix alone says its signed scale is its own.
+  ({ page } = await open('matrix', 1280));
+  const own = await page.evaluate(() => {
+    const m = document.querySelector('attention-matrix');
+    m.heat = 'diverging';
+    m.value = [
+      [0.02, -0.01],
+      [0.005, 0.01],
+    ];
+    const l = m.shadowRoot.querySelector('.legend');
+    return [l.querySelector('.title').textContent, Number(l.dataset.max)];
+  });
+  await page.close();
+  assert.equal(own[0], "cell colour = value (this matrix's own scale: ± its largest |value|)");
+  assert.ok(Math.abs(own[1] - 0.02) < 1e-8);
+});
