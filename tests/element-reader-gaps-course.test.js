@@ -135,3 +135,62 @@ test("flash draws every block's scores on one scale, at least ±1; ALiBi's heads
   assert.equal(own[0], "cell colour = value (this matrix's own scale: ± its largest |value|)");
   assert.ok(Math.abs(own[1] - 0.02) < 1e-8);
 });
+
+test("sentiment: its maps are shaded 0 to the layer's largest weight (said in the legend), one head control, the path from attention to the verdict, and what “[CLS] 2” is", async () => {
+  const { page } = await open('sentiment', 1280);
+  const r = await page.evaluate(() => {
+    const el = document.querySelector('attention-sentiment');
+    const root = el.shadowRoot;
+    const stages = [...root.querySelectorAll('ol.pipeline > li')];
+    const legend = stages[4].querySelector('.legend');
+    const map = root.querySelector('[role=region][aria-label^="Attention matrix"] table');
+    const cells = [...map.querySelectorAll('td')].map((td) => [Number(td.title), getComputedStyle(td).backgroundColor]);
+    return {
+      attention: el.prediction.attention.map((layer) => layer.map((head) => head.map((row) => Array.from(row)))),
+      tokens: el.prediction.tokens,
+      dModel: el.classifier.modelConfig.dModel,
+      legend: [legend.querySelector('.title').textContent, Number(legend.dataset.min), Number(legend.dataset.max)],
+      cells,
+      selects: [...root.querySelectorAll('select')].map((s) => s.closest('label').textContent.trim().split(/\s/)[0]),
+      headButtons: [...root.querySelectorAll('button.head')].map((b) => b.textContent),
+      indices: stages[2].querySelector('.stage-note')?.textContent ?? '',
+      verdict: stages[5].querySelector('.stage-note')?.textContent ?? '',
+    };
+  });
+  await page.close();
+  const last = r.attention.at(-1);
+  const top = Math.max(...last.flat(2));
+  assert.ok(top < 0.5, `the premise: the largest weight is small (${top})`);
+  assert.equal(r.legend[1], 0);
+  assert.ok(Math.abs(r.legend[2] - top) < 1e-6, `${r.legend[2]} vs ${top}`);
+  assert.match(
+    r.legend[0],
+    new RegExp(
+      `on a scale from 0 to ${top.toFixed(2)} \\(the largest weight in layer ${r.attention.length - 1}\\), not 0 to 1`,
+    ),
+  );
+  // The largest weight of the head shown is drawn at (or, for another head's maximum, below)
+  // viridis' top, yellow; its smallest is not drawn black-purple unless it is near 0.
+  const [wMax, colour] = r.cells.reduce((a, b) => (b[0] > a[0] ? b : a));
+  const [red, green] = colour.match(/\d+/g).map(Number);
+  assert.ok(wMax / top > 0.9 ? red > 200 && green > 200 : green > 100, `${wMax} of ${top}: ${colour}`);
+  // One head control: the [CLS] table's head buttons, counted from 0; the selects are the
+  // examples and the layer.
+  assert.deepEqual(r.selects, ['Examples', 'Layer']);
+  assert.deepEqual(
+    r.headButtons,
+    last.map((_, h) => String(h)),
+  );
+  const cls = r.tokens[0];
+  assert.equal(cls.text, '[CLS]');
+  assert.match(
+    r.indices,
+    new RegExp(`“\\[CLS\\] ${cls.id}”: the \\[CLS\\] token, index ${cls.id}, added before the text`),
+  );
+  assert.ok(
+    r.verdict.startsWith(
+      `How attention leads to the verdict: the [CLS] query's weights (its row in stage 5) decide how much of each token's vector flows into the [CLS] row. That row of the last layer (layer ${r.attention.length - 1}), ${r.dModel} numbers, is the pooled vector`,
+    ),
+    r.verdict,
+  );
+});

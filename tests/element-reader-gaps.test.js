@@ -666,10 +666,10 @@ test("the course's 2×2 example is named where it is shown, with its axes, and s
   assert.equal(shown.axis, 'query position ↓   key position →');
 });
 
-test('sentiment at 390 px shows every key of the [CLS] table (turned: a row per key) and of the compacted map, at 1280 px a column per key as before', async () => {
+test('sentiment at 390 and 1280 px shows every key of the [CLS] table (head ↓ key →, compact at 390 px) and of the compacted map', async () => {
   for (const width of [390, 1280]) {
     const { page } = await open('sentiment', width);
-    // the turn happens after layout, in the region's resize callback
+    // the compact cells come after layout, in the region's resize callback
     await page.waitForTimeout(300);
     const r = await page.evaluate(() => {
       const el = document.querySelector('attention-sentiment');
@@ -678,6 +678,7 @@ test('sentiment at 390 px shows every key of the [CLS] table (turned: a row per 
       const rows = [...table.tBodies[0].rows];
       return {
         orient: table.dataset.orient,
+        corner: table.tHead.rows[0].cells[0].textContent,
         scrolls: region.scrollWidth > region.clientWidth + 1,
         // the full map of one head: compact cells and upright key names on a phone
         mapScrolls: (() => {
@@ -693,23 +694,14 @@ test('sentiment at 390 px shows every key of the [CLS] table (turned: a row per 
     });
     await page.close();
     const names = r.tokens.map((t, j) => (r.tokens.filter((u) => u === t).length > 1 ? `${t}·${j + 1}` : t));
-    const heads = r.clsRows.map((_, h) => String(h + 1));
+    const heads = r.clsRows.map((_, h) => String(h));
     assert.equal(r.scrolls, false, `${width} px: the table fits, no sideways scroll`);
     assert.equal(r.mapScrolls, false, `${width} px: the head's map fits, no sideways scroll`);
-    if (width === 390) {
-      assert.equal(r.orient, 'keys-as-rows');
-      assert.deepEqual(r.rowNames, names, 'every key, a row each');
-      assert.deepEqual(r.columnNames, heads);
-      assert.deepEqual(
-        r.cells,
-        names.map((_, j) => r.clsRows.map((row) => row[j])),
-        '[key][head] = the [CLS] row',
-      );
-    } else {
-      assert.equal(r.orient, 'keys-as-columns');
-      assert.deepEqual(r.columnNames, names);
-      assert.deepEqual(r.cells, r.clsRows);
-    }
+    assert.equal(r.orient, 'keys-as-columns');
+    assert.equal(r.corner, 'head ↓ key →');
+    assert.deepEqual(r.columnNames, names);
+    assert.deepEqual(r.rowNames, heads, 'heads counted from 0');
+    assert.deepEqual(r.cells, r.clsRows);
   }
 });
 

@@ -109,7 +109,7 @@ test(
           '2. Subword tokens',
           '3. Indices',
           '4. Vectors',
-          '5. Attention, layer',
+          '5. Attention in layer',
           '6. [CLS] → linear & softmax',
         ],
       );
@@ -137,7 +137,7 @@ test(
       const named = (j) => (texts.filter((t) => t === texts[j]).length > 1 ? `${texts[j]}·${j + 1}` : texts[j]);
       assert.equal(
         first.most,
-        `Most attended by [CLS] in layer ${L} (mean of its ${heads.length} heads): ${top.map(([w, j]) => `${named(j)} ${w.toFixed(2)}`).join(', ')}.`,
+        `Most attended by [CLS] in layer ${L - 1} (mean of its ${heads.length} heads): ${top.map(([w, j]) => `${named(j)} ${w.toFixed(2)}`).join(', ')}.`,
       );
       assert.deepEqual(
         first.cls,
@@ -303,7 +303,7 @@ test(
         '2. Subword tokens (7)',
         '3. Indices',
         '4. Vectors',
-        '5. Attention, layer 2 of 2',
+        '5. Attention in layer 1 (layers 0 to 1)',
         "6. [CLS] → the checkpoint's classification head & softmax",
       ]);
       assert.deepEqual(first.chips, ['[CLS]', 'the', 'film', 'was', 'not', 'bad', '[SEP]']);
@@ -327,16 +327,16 @@ test(
         first.note,
         /^A pretrained distilbert sequence classifier: 2 layers of 4 heads, 32 numbers per token, 55 tokens; labels NEGATIVE, POSITIVE\./,
       );
-      // A click on head 3 shows its map; the keyboard stays on it.
-      await page.locator('#hub').getByRole('button', { name: 'Head 3: show its full map' }).click();
+      // A click on head 2 (heads count from 0) shows its map; the keyboard stays on it.
+      await page.locator('#hub').getByRole('button', { name: 'Head 2: show its full map' }).click();
       const third = await read();
       assert.deepEqual(third.matrix, expected.attention[1][2]);
       assert.deepEqual(third.pressed, ['false', 'false', 'true', 'false']);
       assert.equal(
         await page.evaluate(() => document.getElementById('hub').shadowRoot.activeElement?.getAttribute('aria-label')),
-        'Head 3: show its full map',
+        'Head 2: show its full map',
       );
-      // Layer 1 from the select: its heads' [CLS] rows.
+      // Layer 0 from the select: its heads' [CLS] rows.
       await page.locator('#hub').locator('select').nth(1).selectOption('0');
       const layer1 = await read();
       assert.deepEqual(

@@ -128,18 +128,6 @@ function compactFit(region, overflows) {
   if (overflows()) region.classList.add('compact');
 }
 
-// A scrollRegion fit that shows `wide` while the region holds it whole, else `tall` (the same
-// numbers turned). The wide table's width is kept from when it was last shown, so that
-// swapping (which resizes what is observed) settles at once.
-function orientFit(wide, tall) {
-  let wideWidth = 0;
-  return (region) => {
-    if (wide.isConnected && wide.offsetWidth) wideWidth = wide.offsetWidth;
-    const want = wideWidth > region.clientWidth + 1 ? tall : wide;
-    if (want.parentNode !== region) region.replaceChildren(want);
-  };
-}
-
 const percent = (x) => `${formatNumber(100 * x, 1)}%`;
 
 // This package's classifiers put a [CLS] before the text: a vector of their own (learned, no
@@ -167,6 +155,15 @@ const HEAD_CAPTIONS = {
   'linear-probe':
     "The encoder's last layer pooled into one vector, through the probe's linear layer (logits) and softmax (probabilities)",
 };
+// How the attention shown leads to the verdict, by classifier format (c: its modelConfig).
+const VERDICT_PATHS = {
+  'attention-wasm': (c) =>
+    `How attention leads to the verdict: the [CLS] query's weights (its row in stage 5) decide how much of each token's vector flows into the [CLS] row. That row of the last layer (layer ${c.numLayers - 1}), ${c.dModel} numbers, is the pooled vector: a linear layer turns it into one logit per label, and the softmax below turns the logits into probabilities.`,
+  'hugging-face': (c) =>
+    `How attention leads to the verdict: the first token's weights (its row in stage 5) decide how much of each token's vector flows into its row. That row of the last layer (layer ${c.numLayers - 1}), ${c.dModel} numbers, is the pooled vector: the checkpoint's classification head turns it into one logit per label, and the softmax below turns the logits into probabilities.`,
+  'linear-probe': (c) =>
+    `How attention leads to the verdict: each layer's weights (stage 5) mix the tokens' vectors; the last layer's ${c.dModel} numbers per token are averaged into one vector, the probe's linear layer turns it into one logit per label, and the softmax below turns the logits into probabilities.`,
+};
 const make = (tag, props = {}, ...children) => {
   const el = Object.assign(document.createElement(tag), props);
   el.append(...children);
@@ -187,6 +184,7 @@ export class AttentionSentiment extends AttentionElement {
   #parts = null;
   #timer = 0;
   #last = null; // the last prediction: { text, classifier, p }
+  #head = 0; // the head whose full map is shown (its button in the [CLS] table is pressed)
   #stopLoadWatch = () => {};
 
   connectedCallback() {
@@ -272,8 +270,7 @@ export class AttentionSentiment extends AttentionElement {
     const verdict = make('p', { className: 'verdict' });
     verdict.setAttribute('aria-live', 'polite');
     const layer = make('select');
-    const head = make('select');
-    for (const select of [layer, head]) select.addEventListener('change', () => this.#predict());
+    layer.addEventListener('change', () => this.#predict());
     const train = make('button', { type: 'button', className: 'print-hide' }); // nothing to press on paper
     train.addEventListener('click', () => (this.getAttribute('encoder') ? this.#trainProbe() : this.#train()));
     const status = make('span');
@@ -283,14 +280,13 @@ export class AttentionSentiment extends AttentionElement {
       { className: 'controls' },
       make('label', {}, 'Examples ', examples),
       make('label', {}, 'Layer ', layer),
-      make('label', {}, 'Head ', head),
       train,
       status,
     );
     const pipeline = make('ol', { className: 'pipeline' });
     const note = make('p', { className: 'note' });
     root.append(label, controls, verdict, pipeline, note);
-    this.#parts = { input, verdict, layer, head, train, status, pipeline, note, examples };
+    this.#parts = { input, verdict, layer, train, status, pipeline, note, examples };
     this.#labelTrain();
   }
 
@@ -335,10 +331,10 @@ export class AttentionSentiment extends AttentionElement {
     old?.release();
     this.#classifier = classifier;
     this.#info = info;
-    const { layer, head, note } = this.#parts;
+    const { layer, note } = this.#parts;
     const c = classifier.modelConfig;
-    layer.replaceChildren(...Array.from({ length: c.numLayers }, (_, l) => new Option(String(l + 1), String(l))));
-    head.replaceChildren(...Array.from({ length: c.numHeads }, (_, h) => new Option(String(h + 1), String(h))));
+    // Layers and heads count from 0, as prediction.attention[layer][head] does.
+    layer.replaceChildren(...Array.from({ length: c.numLayers }, (_, l) => new Option(String(l), String(l))));
     this.#syncSelects();
     note.replaceChildren(this.#describe(classifier));
     this.#markMistakes(classifier);
@@ -360,7 +356,7 @@ export class AttentionSentiment extends AttentionElement {
   }
 
   #syncSelects() {
-    const { layer, head } = this.#parts;
+    const { layer } = this.#parts;
     const c = this.#classifier?.modelConfig;
     if (!c) return;
     const pick = (name, count, fallback) => {
@@ -368,7 +364,7 @@ export class AttentionSentiment extends AttentionElement {
       return String(Number.isInteger(n) && n >= 1 && n <= count ? n - 1 : fallback);
     };
     layer.value = pick('layer', c.numLayers, c.numLayers - 1);
-    head.value = pick('head', c.numHeads, 0);
+    this.#head = Number(pick('head', c.numHeads, 0));
   }
 
   // The data set, its licence and the accuracy as measured (config.json's metrics).
@@ -416,7 +412,7 @@ export class AttentionSentiment extends AttentionElement {
 
   #predict() {
     if (!this.#classifier) return;
-    const { input, verdict, layer, head, pipeline } = this.#parts;
+    const { input, verdict, layer, pipeline } = this.#parts;
     const text = input.value;
     if (text.trim() === '') {
       verdict.textContent = 'Type a review sentence.';
@@ -440,7 +436,7 @@ export class AttentionSentiment extends AttentionElement {
       ` (p = ${formatNumber(probability, 3)}, ${confidence}; ${this.#info})${mistake}`,
     );
     const l = Number(layer.value || 0),
-      h = Number(head.value || 0);
+      h = Math.min(this.#head, this.#classifier.modelConfig.numHeads - 1);
     pipeline.replaceChildren(...this.#stages(text, p, l, h));
     this.prediction = {
       text,
@@ -477,6 +473,9 @@ export class AttentionSentiment extends AttentionElement {
     // The tables' row and column names: a repeated token with its position ("was·4").
     const texts = p.tokens.map((t) => t.text);
     const names = positionedLabels(texts);
+    // One colour scale for the layer's tables: 0 to its largest weight (a fixed 0-1 scale drew
+    // weights of at most 0.14 all dark).
+    const top = Math.max(...p.attention[l].flatMap((rows) => rows.flatMap((row) => Array.from(row))));
     return [
       stage('1. Text', make('p', { textContent: text })),
       stage(
@@ -507,6 +506,14 @@ export class AttentionSentiment extends AttentionElement {
       stage(
         '3. Indices',
         chips(p.tokens.map((t, i) => [`${own && i === 0 ? '[CLS] ' : ''}${t.id}`, own && i === 0 ? CLS_NOTE : t.text])),
+        ...(own
+          ? [
+              make('p', {
+                className: 'stage-note',
+                textContent: `Each token's index in the vocabulary. “[CLS] ${p.tokens[0].id}”: the [CLS] token, index ${p.tokens[0].id}, ${CLS_NOTE}.`,
+              }),
+            ]
+          : []),
       ),
       stage(
         '4. Vectors',
@@ -518,16 +525,29 @@ export class AttentionSentiment extends AttentionElement {
             }),
       ),
       stage(
-        `5. Attention, layer ${l + 1} of ${c.numLayers}`,
-        this.#clsRegion(p, names, l, h),
+        `5. Attention in layer ${l} (layers 0 to ${c.numLayers - 1})`,
+        make('p', {
+          className: 'stage-note',
+          textContent: 'Layers, heads and token positions count from 0, as in prediction.attention[layer][head].',
+        }),
+        this.#clsRegion(p, names, l, h, top),
         this.#mostAttended(p, names, l),
-        scrollRegion(`Attention matrix of head ${h + 1} in layer ${l + 1}`, this.#matrix(p, names, l, h), {
+        scrollRegion(`Attention matrix of head ${h} in layer ${l}`, this.#matrix(p, names, l, h, top), {
           fit: compactFit,
         }),
-        colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'cell shade = attention weight' }),
+        colourLegend({
+          kind: 'sequential',
+          min: 0,
+          max: top,
+          title: `cell shade = attention weight, on a scale from 0 to ${formatNumber(top, 2)} (the largest weight in layer ${l}), not 0 to 1`,
+        }),
         ...(positionNote(texts) ? [make('p', { className: 'stage-note', textContent: positionNote(texts) })] : []),
       ),
-      stage(HEAD_TITLES[classifier.format], scrollRegion('Logits and probabilities', this.#softmaxTable(p))),
+      stage(
+        HEAD_TITLES[classifier.format],
+        make('p', { className: 'stage-note', textContent: VERDICT_PATHS[classifier.format](c) }),
+        scrollRegion('Logits and probabilities', this.#softmaxTable(p)),
+      ),
     ];
   }
 
@@ -584,32 +604,27 @@ export class AttentionSentiment extends AttentionElement {
     return table;
   }
 
-  // What [CLS] attends to in layer l, as wide as the page allows: a row per head and a column
-  // per key where that fits, else (a phone) turned: a row per key, a column per head, so
-  // that a screenshot shows every key (orientFit; the region scrolls only if even that is
-  // too wide).
-  #clsRegion(p, names, l, shown) {
-    const wide = this.#clsTable(p, names, l, shown, false);
-    const tall = this.#clsTable(p, names, l, shown, true);
-    tall.deleteCaption();
-    tall.setAttribute('aria-label', wide.caption.textContent);
-    return scrollRegion(`What the [CLS] query attends to in layer ${l + 1}`, wide, { fit: orientFit(wide, tall) });
+  // What [CLS] attends to in layer l: a row per head, a column per key ("head ↓ key →", as
+  // the explainer's tables), in compact cells with upright key names where the page is narrow.
+  #clsRegion(p, names, l, shown, top) {
+    return scrollRegion(`What the [CLS] query attends to in layer ${l}`, this.#clsTable(p, names, l, shown, top), {
+      fit: compactFit,
+    });
   }
 
-  // The [CLS] row's weights of every head of layer l; cells [head][key]. Not turned: rows are
-  // the heads, columns [CLS] and the tokens; turned: rows the keys, columns the heads. A
-  // head's header is a button: pressed, that head's full map is shown below.
-  #clsTable(p, names, l, shown, turned) {
-    const table = make('table');
-    table.dataset.orient = turned ? 'keys-as-rows' : 'keys-as-columns';
-    table.createCaption().textContent = `What the [CLS] query (the first row) attends to in layer ${l + 1}, every head at a glance (press a head for its full map)`;
+  // The [CLS] row's weights of every head of layer l; cells [head][key]: rows the heads,
+  // columns the keys. A head's header is a button: pressed, that head's full map is shown below.
+  #clsTable(p, names, l, shown, top) {
+    const table = make('table', { className: 'map' });
+    table.dataset.orient = 'keys-as-columns';
+    table.createCaption().textContent = `What the [CLS] query (the first row) attends to in layer ${l}, every head at a glance (press a head for its full map below)`;
     const heads = p.attention[l];
     const pick = (h) => {
-      const button = make('button', { type: 'button', className: 'head', textContent: String(h + 1) });
+      const button = make('button', { type: 'button', className: 'head', textContent: String(h) });
       button.setAttribute('aria-pressed', String(h === shown));
-      button.setAttribute('aria-label', `Head ${h + 1}: show its full map`);
+      button.setAttribute('aria-label', `Head ${h}: show its full map`);
       button.addEventListener('click', () => {
-        this.#parts.head.value = String(h);
+        this.#head = h;
         this.#predict();
         // The table was drawn again: the keyboard stays on the head pressed.
         this.shadowRoot.querySelectorAll('button.head')[h]?.focus();
@@ -618,26 +633,14 @@ export class AttentionSentiment extends AttentionElement {
     };
     const head = table.createTHead().insertRow();
     const body = table.createTBody();
-    if (turned) {
-      head.append(
-        make('th', { scope: 'col', textContent: 'key ↓ head →' }),
-        ...heads.map((_, h) => make('th', { scope: 'col' }, pick(h))),
-      );
-      names.forEach((name, j) => {
-        const tr = body.insertRow();
-        tr.append(make('th', { scope: 'row', textContent: name }));
-        heads.forEach((rows) => this.#cell(tr, rows[0][j]));
-      });
-      return table;
-    }
     head.append(
-      make('th', { scope: 'col', textContent: 'head' }),
+      make('th', { scope: 'col', textContent: 'head ↓ key →' }),
       ...names.map((n) => make('th', { scope: 'col', textContent: n })),
     );
     heads.forEach((rows, h) => {
       const tr = body.insertRow();
       tr.append(make('th', { scope: 'row' }, pick(h)));
-      rows[0].forEach((w) => this.#cell(tr, w));
+      rows[0].forEach((w) => this.#cell(tr, w, top));
     });
     return table;
   }
@@ -650,14 +653,14 @@ export class AttentionSentiment extends AttentionElement {
     const top = topIndices(mean, MOST_ATTENDED);
     return make('p', {
       className: 'stage-note most-attended',
-      textContent: `Most attended by [CLS] in layer ${l + 1} (mean of its ${heads.length} heads): ${top.map((j) => `${names[j]} ${formatNumber(mean[j], 2)}`).join(', ')}.`,
+      textContent: `Most attended by [CLS] in layer ${l} (mean of its ${heads.length} heads): ${top.map((j) => `${names[j]} ${formatNumber(mean[j], 2)}`).join(', ')}.`,
     });
   }
 
   // Every row of one head: row i is token i's softmax over all tokens.
-  #matrix(p, names, l, h) {
+  #matrix(p, names, l, h, top) {
     const table = make('table', { className: 'map' });
-    table.createCaption().textContent = `Head ${h + 1} of layer ${l + 1}: every token's attention over all tokens (each row sums to 1)`;
+    table.createCaption().textContent = `Head ${h} of layer ${l}: every token's attention over all tokens (each row sums to 1)`;
     const head = table.createTHead().insertRow();
     head.append(
       make('th', { scope: 'col', textContent: 'query ↓ key →' }),
@@ -667,16 +670,17 @@ export class AttentionSentiment extends AttentionElement {
     p.attention[l][h].forEach((row, i) => {
       const tr = body.insertRow();
       tr.append(make('th', { scope: 'row', textContent: names[i] }));
-      row.forEach((w) => this.#cell(tr, w));
+      row.forEach((w) => this.#cell(tr, w, top));
     });
     return table;
   }
 
-  #cell(tr, w) {
+  // A weight's cell, shaded on the scale 0 … top.
+  #cell(tr, w, top) {
     const td = tr.insertCell();
     td.textContent = formatNumber(w, 2);
     td.title = String(w);
-    const colour = heatColour(w, 'sequential');
+    const colour = heatColour(w, 'sequential', { min: 0, max: top });
     td.style.background = colour.background;
     td.style.color = colour.color;
   }
