@@ -194,3 +194,52 @@ test("sentiment: its maps are shaded 0 to the layer's largest weight (said in th
     r.verdict,
   );
 });
+
+test('references a reader lacks are said inline: what the worked example is (no "seed 001"), that its weights are made up, not learned; the sentiment list names its reviews', async () => {
+  let { page } = await open('steps', 1280);
+  const steps = await page.evaluate(() => {
+    const root = document.querySelector('attention-steps').shadowRoot;
+    return {
+      text: root.textContent,
+      intro: root.querySelector('[data-role=intro]').textContent,
+      weights: root.querySelector('section[data-stage=weights] code').textContent,
+    };
+  });
+  await page.close();
+  assert.doesNotMatch(steps.text, /seed 001/i);
+  assert.ok(
+    steps.intro.startsWith(
+      "The course's worked example 2 (self-attention, two tokens, 3 features a token, one head; W_Q, W_K, W_V and W_O are the slides' made-up numbers, not trained; from the “Transformer Insight” course slides (AI VIETNAM, 2023))",
+    ),
+    steps.intro,
+  );
+  // It names example 3 by what it is, not by a number alone.
+  assert.match(steps.intro, /\(as the course's example 3, the same two tokens with one, does\)/);
+  assert.equal(steps.weights, "the slides' made-up numbers, not learned (a trained model learns them); editable");
+  // The caller's own weights: no such claim.
+  ({ page } = await open('steps', 1280));
+  const own = await page.evaluate(async () => {
+    const el = document.querySelector('attention-steps');
+    el.removeAttribute('example');
+    el.data = {
+      x: [
+        [1, 0],
+        [0, 1],
+      ],
+    };
+    await new Promise((r) => setTimeout(r, 300));
+    return el.shadowRoot.querySelector('section[data-stage=weights] code').textContent;
+  });
+  await page.close();
+  assert.equal(own, 'in a model, learned in training; here as given (editable)');
+
+  ({ page } = await open('sentiment', 1280));
+  const options = await page.evaluate(() =>
+    [...document.querySelector('attention-sentiment').shadowRoot.querySelector('select').options].map(
+      (o) => o.textContent,
+    ),
+  );
+  await page.close();
+  assert.ok(!options.some((o) => /seed/i.test(o)), options.join(' | '));
+  assert.match(options[1], /IMDB review 1 from the course slides \((positive|negative)\)$/);
+});

@@ -600,7 +600,7 @@ test('the head view says what its MiB are (weights); the explainer’s strips ea
 
 test("the course's 2×2 example is named where it is shown, with its axes, and said not to be causal (a decoder's mask makes it so)", async () => {
   const ex2 =
-    "The course's worked example 2 (self-attention, two tokens; the “Transformer Insight” course slides, seed 001)";
+    "The course's worked example 2 (self-attention, two tokens, 3 features a token, one head; W_Q, W_K, W_V and W_O are the slides' made-up numbers, not trained; from the “Transformer Insight” course slides (AI VIETNAM, 2023))";
   const notCausal = 'Not causal: a token also attends to a later token, as in an encoder';
   // Heatmap, grids then lines: the weights it shows have query 1 attend to the later key 2.
   for (const [name, axes] of [
@@ -622,7 +622,7 @@ test("the course's 2×2 example is named where it is shown, with its axes, and s
     );
     assert.match(
       masked,
-      /^The course's worked example 3 \(masked self-attention; .*\): .* Causal: no token attends to a later one/,
+      /^The course's worked example 3 \(masked self-attention, 2 tokens, .*\): .* Causal: no token attends to a later one/,
     );
     // The caller's own weights are no course example: no such caption.
     await page.evaluate(() => {

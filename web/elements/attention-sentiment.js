@@ -119,7 +119,7 @@ const isMistake = (classifier, gold, label) =>
 
 // An example's name in the list, marked when the classifier gets it wrong.
 const exampleName = ([gold, text], i, wrong) =>
-  `${wrong ? 'The model gets this wrong: ' : ''}${i < 4 ? `Seed 001 review ${i + 1} (${gold})` : `“${text}”`}`;
+  `${wrong ? 'The model gets this wrong: ' : ''}${i < 4 ? `IMDB review ${i + 1} from the course slides (${gold})` : `“${text}”`}`;
 
 // A scrollRegion fit (view-parts.js): the compact map (smaller cells, key names written
 // upwards) only where the ordinary one would not fit.

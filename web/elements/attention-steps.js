@@ -681,7 +681,9 @@ export class AttentionSteps extends AttentionElement {
       this.#stage(
         'weights',
         'Weights',
-        'learned matrices (editable)',
+        Number.isInteger(d.example)
+          ? "the slides' made-up numbers, not learned (a trained model learns them); editable"
+          : 'in a model, learned in training; here as given (editable)',
         this.#matrix('W_Q', 'W_Q', d.wq, { editable: true, key: 'wq', rows: feature, cols: out }),
         this.#matrix('W_K', 'W_K', d.wk, { editable: true, key: 'wk', rows: feature, cols: out }),
         this.#matrix('W_V', 'W_V', d.wv, { editable: true, key: 'wv', rows: feature, cols: out }),

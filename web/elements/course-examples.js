@@ -1,4 +1,4 @@
-// The numeric examples of the course material (seed 001, "Transformer Insight", slides
+// The numeric examples of the course material (its file 001, "Transformer Insight", slides
 // 24-45), as ../shared/worked-examples.md restates them. Inputs only; every result on the
 // page is computed by the library. `slides` holds what the slides print (rounded to 2
 // decimals), shown beside the exact numbers.
@@ -139,8 +139,23 @@ export const SLIDE_NOTES = [
   'The slides write "sigmoid" in the formula; every number they compute is a softmax, as here.',
 ];
 
-/** Where the examples come from, in a reader's words. */
-export const EXAMPLE_SOURCE = 'the “Transformer Insight” course slides, seed 001';
+/** Where the examples come from, in a reader's words (no file or seed number a reader lacks). */
+export const EXAMPLE_SOURCE = 'the “Transformer Insight” course slides (AI VIETNAM, 2023)';
+
+/**
+ * What worked example `n` (1-4) is, said inline for a reader who has not seen the slides:
+ * its tokens, their features, one head, and weights that are the slides' made-up numbers.
+ */
+export function exampleWords(n) {
+  const ex = EXAMPLES[n - 1];
+  const name = ex.title.replace(/^\d+\.\s*/, '').toLowerCase();
+  const d = ex.X[0].length;
+  const tokens = ex.C
+    ? `${ex.C.length} queries from a decoder side C, ${ex.X.length} keys and values from an encoder side X`
+    : `${ex.X.length} token${ex.X.length > 1 ? 's' : ''}`;
+  const size = name.includes('token') ? '' : `, ${tokens}`;
+  return `${name}${size}, ${d} features a token, one head; W_Q, W_K, W_V and W_O are the slides' made-up numbers, not trained; from ${EXAMPLE_SOURCE}`;
+}
 
 /**
  * The caption of a view of worked example `n`'s attention (1-4): which example it is, what
@@ -150,12 +165,11 @@ export const EXAMPLE_SOURCE = 'the “Transformer Insight” course slides, seed
  */
 export function exampleCaption(n, seesLater, axes = 'rows are queries, columns keys') {
   const ex = EXAMPLES[n - 1];
-  const name = ex.title.replace(/^\d+\.\s*/, '').toLowerCase();
-  const head = `The course's worked example ${n} (${name}; ${EXAMPLE_SOURCE}): ${axes}.`;
+  const head = `The course's worked example ${n} (${exampleWords(n)}): ${axes}.`;
   if (ex.C)
     return `${head} Cross-attention: each query from the decoder side C sees every key of the encoder output X; no causal mask applies.`;
   if (seesLater)
-    return `${head} Not causal: a token also attends to a later token, as in an encoder (bidirectional attention, no mask); a decoder would block it with a causal mask${n === 3 ? '' : ' (as example 3 does)'}.`;
+    return `${head} Not causal: a token also attends to a later token, as in an encoder (bidirectional attention, no mask); a decoder would block it with a causal mask${n === 3 ? '' : " (as the course's example 3, the same two tokens with one, does)"}.`;
   if (ex.X.length === 1) return `${head} One token only: it attends to itself.`;
   return `${head} Causal: no token attends to a later one (the mask M blocks it), as in a decoder.`;
 }
