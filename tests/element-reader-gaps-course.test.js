@@ -243,3 +243,62 @@ test('references a reader lacks are said inline: what the worked example is (no 
   assert.ok(!options.some((o) => /seed/i.test(o)), options.join(' | '));
   assert.match(options[1], /IMDB review 1 from the course slides \((positive|negative)\)$/);
 });
+
+test('steps says beside M what the mask does, and when a preset changes nothing: padding that keeps every key, a window covering every earlier key', async () => {
+  const { page } = await open('steps', 1280);
+  const steps = page.locator('attention-steps');
+  const note = () =>
+    page.evaluate(
+      () =>
+        document
+          .querySelector('attention-steps')
+          .shadowRoot.querySelector('section[data-stage=mask] [data-role=mask-note]')?.textContent ?? null,
+    );
+  const M = () => page.evaluate(() => Array.from(document.querySelector('attention-steps').stages.M.data));
+  // Example 2 has no mask: M is all zeros.
+  assert.deepEqual(await M(), [0, 0, 0, 0]);
+  assert.equal(
+    await note(),
+    'M = 0 everywhere: every query may attend to every key (no key is blocked; the presets below block some).',
+  );
+  const set = async (label, value) => {
+    const input = steps.locator(`input[aria-label^="${label}"]`);
+    await input.fill(value);
+    await input.dispatchEvent('change');
+  };
+  // Padding that keeps both keys: still all zeros, and the note says why.
+  await set('padding: keys kept', '2');
+  await page.waitForFunction(() =>
+    /padding keeps/.test(document.querySelector('attention-steps').shadowRoot.textContent),
+  );
+  assert.deepEqual(await M(), [0, 0, 0, 0]);
+  assert.equal(
+    await note(),
+    'M = 0 everywhere: every query may attend to every key (padding keeps all 2 keys, none is padding: it blocks nothing).',
+  );
+  // Padding that keeps 1 key: key j is blocked for j ≥ 1, in both rows.
+  await set('padding: keys kept', '1');
+  await page.waitForFunction(() => document.querySelector('attention-steps').stages.M.data[1] === -Infinity);
+  const blocked = [0, 1].flatMap((i) => [0, 1].map((j) => j >= 1)).filter(Boolean).length;
+  assert.equal(
+    await note(),
+    `M is −∞ at ${blocked} of 4 query–key pairs: their weights become 0. Padding keeps the first 1 of 2 keys; the rest are padding.`,
+  );
+  // A window of 1 key before each query, over 2 tokens: the plain causal mask (j ≤ i).
+  await set('sliding window', '1');
+  await page.waitForFunction(
+    () =>
+      document.querySelector('attention-steps').stages.M.data[2] === 0 &&
+      document.querySelector('attention-steps').stages.M.data[1] === -Infinity &&
+      document
+        .querySelector('attention-steps')
+        .shadowRoot.querySelector('[data-role=mask-note]')
+        .textContent.includes('window'),
+  );
+  assert.deepEqual(await M(), [0, -Infinity, 0, 0]);
+  assert.equal(
+    await note(),
+    'M is −∞ at 1 of 4 query–key pairs: their weights become 0. The window (1 key before each query) covers every earlier key of these 2 tokens: M is the plain causal mask.',
+  );
+  await page.close();
+});

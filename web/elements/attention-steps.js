@@ -189,6 +189,7 @@ export class AttentionSteps extends AttentionElement {
   #stages = null;
   #generation = 0;
   #edited = false; // the reader changed an input: the slides' numbers no longer apply
+  #preset = null; // the mask preset last chosen: { name, keys?, left? } (null: the input's own mask)
 
   connectedCallback() {
     super.connectedCallback();
@@ -215,6 +216,7 @@ export class AttentionSteps extends AttentionElement {
   set data(value) {
     try {
       this.#data = this.#normalise(value ?? {});
+      this.#preset = null;
       this.#error = null;
       if (this.isConnected) this.#update();
     } catch (error) {
@@ -319,6 +321,7 @@ export class AttentionSteps extends AttentionElement {
       }
       this.#data = data.x ? this.#normalise(data) : null;
       this.#edited = false;
+      this.#preset = null;
       this.#error = null;
     } catch (error) {
       this.#data = null;
@@ -504,6 +507,7 @@ export class AttentionSteps extends AttentionElement {
       if (value) m.value = value;
       m.setAttribute('precision', precision); // a changed precision="…" with the same shapes
     }
+    this.shadowRoot.querySelector('[data-role="mask-note"]')?.replaceWith(this.#maskNote());
     const old = this.shadowRoot.querySelector('[data-role="no-key"]');
     const note = this.#blindNote();
     if (old && note) old.replaceWith(note);
@@ -522,6 +526,38 @@ export class AttentionSteps extends AttentionElement {
     return `${example}Each bar on the left marks one stage of the computation (its title, formula and matrices), in reading order as computed.`;
   }
 
+  // The line beside M: what the mask shown does, and when the preset chosen changes nothing
+  // (padding that keeps every key), or nothing beyond causal (a window covering every earlier key),
+  // that it is so.
+  #maskNote() {
+    const mask = this.#data.mask;
+    const lq = mask.length,
+      lk = mask[0].length;
+    const blocked = mask.flat().filter((m) => m === -Infinity).length;
+    const preset = this.#preset;
+    let words;
+    if (blocked === 0) {
+      const why =
+        preset?.name === 'key-length'
+          ? `padding keeps all ${lk} keys, none is padding: it blocks nothing`
+          : preset?.name === 'none'
+            ? 'the preset "none"'
+            : 'no key is blocked; the presets below block some';
+      words = `M = 0 everywhere: every query may attend to every key (${why}).`;
+    } else {
+      words = `M is −∞ at ${blocked} of ${lq * lk} query–key pairs: their weights become 0.`;
+      if (preset?.name === 'causal-window' && preset.left >= lk - 1)
+        words += ` The window (${preset.left} key${preset.left === 1 ? '' : 's'} before each query) covers every earlier key of these ${lk} tokens: M is the plain causal mask.`;
+      if (preset?.name === 'key-length')
+        words += ` Padding keeps the first ${preset.keys} of ${lk} keys; the rest are padding.`;
+    }
+    const note = document.createElement('p');
+    note.className = 'note';
+    note.dataset.role = 'mask-note';
+    note.textContent = words;
+    return note;
+  }
+
   // The note under the weights when a row sees no key (null when every row sees one).
   #blindNote() {
     const blind = [];
@@ -538,6 +574,7 @@ export class AttentionSteps extends AttentionElement {
 
   #onEdit(key, { row, col, value }) {
     this.#data[key][row][col] = value;
+    if (key === 'mask') this.#preset = null;
     this.#edited = true;
     this.#update();
   }
@@ -621,17 +658,21 @@ export class AttentionSteps extends AttentionElement {
     select.addEventListener('change', () => {
       if (!select.value) return;
       d.mask = presetMask(select.value, lq, lk, Number(length.value), windowSize());
+      this.#preset = { name: select.value, keys: Number(length.value), left: windowSize() };
       this.#edited = true;
       this.#update();
     });
     windowInput.addEventListener('change', () => {
       select.value = 'causal-window';
       d.mask = presetMask('causal-window', lq, lk, lk, windowSize());
+      this.#preset = { name: 'causal-window', left: windowSize() };
       this.#edited = true;
       this.#update();
     });
     length.addEventListener('change', () => {
-      d.mask = presetMask('key-length', lq, lk, Math.max(0, Math.min(lk, Number(length.value) || 0)));
+      const keys = Math.max(0, Math.min(lk, Number(length.value) || 0));
+      d.mask = presetMask('key-length', lq, lk, keys);
+      this.#preset = { name: 'key-length', keys };
       this.#edited = true;
       this.#update();
     });
@@ -722,7 +763,7 @@ export class AttentionSteps extends AttentionElement {
         this.#matrix('masked', 'masked scores', s.masked, { heat: 'diverging', rows: query, cols: key }),
       ),
     );
-    stages.lastChild.append(this.#maskControls());
+    stages.lastChild.append(this.#maskNote(), this.#maskControls());
     const weights = this.#stage(
       'softmax',
       'Softmax',
