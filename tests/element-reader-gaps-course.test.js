@@ -302,3 +302,69 @@ test('steps says beside M what the mask does, and when a preset changes nothing:
   );
   await page.close();
 });
+
+test("flash gives its memory sentence's arithmetic, shows every block's m and ℓ (the middle ones too, on paper as well), and counts rows and keys from 0", async () => {
+  const { page } = await open('flash', 390);
+  const read = () =>
+    page.evaluate(() => {
+      const root = document.querySelector('attention-flash').shadowRoot;
+      const m = root.querySelector('attention-matrix[data-name="history"]');
+      return {
+        data: document.querySelector('attention-flash').data,
+        memory: root.querySelector('.memory:last-of-type').textContent,
+        status: root.querySelector('.controls .status').textContent,
+        shown: m ? m.getClientRects().length > 0 : false,
+        rows: m ? [...m.shadowRoot.querySelectorAll('th[role=rowheader]')].map((th) => th.textContent) : [],
+        cols: m ? [...m.shadowRoot.querySelectorAll('th[role=columnheader]')].map((th) => th.textContent) : [],
+        cells: m ? [...m.shadowRoot.querySelectorAll('td')].map((td) => Number(td.dataset.value)) : [],
+      };
+    });
+  const r = await read();
+  // The arithmetic: N = 4096, head_dim 64, blocks of 32; m, ℓ, O and one block of scores.
+  const kept = 4096 * (2 + 64) * 4 + 4096 * 32 * 4;
+  assert.ok(r.memory.includes('the score matrix is 4096 × 4096 × 4 B = 64 MiB'), r.memory);
+  assert.ok(
+    r.memory.includes(
+      `m and ℓ (4096 × 2 × 4 B = 32 KiB), O (4096 × 64 × 4 B = 1 MiB) and one block of scores (4096 × 32 × 4 B = 512 KiB): ${(kept / 2 ** 20).toFixed(2)} MiB per head.`,
+    ),
+    r.memory,
+  );
+  // Every step's m and ℓ per query row, from a float64 online softmax of the element's inputs.
+  const { q, k } = r.data;
+  const block = 2;
+  const expected = [q.flatMap(() => [-Infinity, 0])];
+  let state = q.map(() => ({ m: -Infinity, l: 0 }));
+  for (let j0 = 0; j0 < k.length; j0 += block) {
+    state = q.map((qi, i) => {
+      const s = k.slice(j0, j0 + block).map((kj) => qi.reduce((a, x, t) => a + x * kj[t], 0) / Math.sqrt(qi.length));
+      const m = Math.max(state[i].m, ...s);
+      const l =
+        state[i].l * (state[i].m === -Infinity ? 0 : Math.exp(state[i].m - m)) +
+        s.reduce((a, x) => a + Math.exp(x - m), 0);
+      return { m, l };
+    });
+    expected.push(state.flatMap(({ m, l }) => [m, l]));
+  }
+  assert.equal(r.shown, true);
+  assert.deepEqual(r.rows, ['▶ start', 'after block 1 of 3', 'after block 2 of 3', 'after block 3 of 3']);
+  assert.deepEqual(r.cols, ['m (row 0)', 'ℓ (row 0)', 'm (row 1)', 'ℓ (row 1)']);
+  expected
+    .flat()
+    .forEach((x, i) =>
+      assert.ok(
+        x === r.cells[i] || Math.abs(x - r.cells[i]) < 1e-6 * Math.max(1, Math.abs(x)),
+        `cell ${i}: ${r.cells[i]} vs ${x}`,
+      ),
+    );
+  // On paper the table stays; at block 1 the status counts keys from 0.
+  await page.emulateMedia({ media: 'print' });
+  assert.equal((await read()).shown, true);
+  await page.emulateMedia({ media: 'screen' });
+  await page.evaluate(() => {
+    document.querySelector('attention-flash').step = 1;
+  });
+  const one = await read();
+  await page.close();
+  assert.equal(one.status, 'Block 1 of 3: keys 0–1');
+  assert.equal(one.rows[1], '▶ after block 1 of 3');
+});

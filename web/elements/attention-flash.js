@@ -111,6 +111,26 @@ export function onlineSoftmaxSteps({ q, k, v }, block) {
   return states;
 }
 
+/** Bytes the fused path keeps for lq query rows: m, ℓ and O (dv numbers) per row, and one block of scores. */
+export function keptBytes(lq, dv, block) {
+  return lq * (2 + dv) * 4 + lq * block * 4;
+}
+
+const KIB = 1024,
+  MIB = 1024 * 1024;
+const bytes = (n) => (n >= MIB ? `${Number((n / MIB).toFixed(2))} MiB` : `${Number((n / KIB).toFixed(2))} KiB`);
+
+// The memory sentence's large case, with its arithmetic: N = 4096 queries and keys, head_dim
+// 64, blocks of 32 keys (the library's kernel).
+function largeCase(n = 4096, dv = 64, block = 32) {
+  const naive = n * n * 4;
+  const kept = keptBytes(n, dv, block);
+  return (
+    `At N = ${n} tokens, head_dim ${dv} and blocks of ${block} keys (the library's kernel): the score matrix is ${n} × ${n} × 4 B = ${bytes(naive)}, ` +
+    `while the fused path keeps m and ℓ (${n} × 2 × 4 B = ${bytes(n * 2 * 4)}), O (${n} × ${dv} × 4 B = ${bytes(n * dv * 4)}) and one block of scores (${n} × ${block} × 4 B = ${bytes(n * block * 4)}): ${bytes(kept)} per head.`
+  );
+}
+
 export class AttentionFlash extends AttentionElement {
   static tag = TAG;
   static style = STYLE;
@@ -296,6 +316,28 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     return m;
   }
 
+  // Every block's running state at a glance (so that a still image holds the middle blocks
+  // too): a row per step (the start, then after each block), m and ℓ of each query row.
+  #history() {
+    const lq = this.#data.q.length;
+    const m = this.#matrix(
+      'history',
+      'm and ℓ after each block (the row of the step shown is marked ▶)',
+      this.#states.map((state) => state.flatMap((r) => [r.m, r.l])),
+      {
+        rowLabels: this.#states.map(
+          (_, t) => `${t === this.#step ? '▶ ' : ''}${t === 0 ? 'start' : `after block ${t} of ${this.blocks}`}`,
+        ),
+        colLabels: Array.from({ length: lq }, (_, i) => [`m (row ${i})`, `ℓ (row ${i})`]).flat(),
+        axes: ['step', 'query row'],
+      },
+    );
+    const row = document.createElement('div');
+    row.className = 'row';
+    row.append(m);
+    return row;
+  }
+
   // One colour scale for every block's scores: ± the largest |s| over all blocks, at least ±1
   // (scores less than 1 apart change the weights by less than a factor e), so that blocks
   // compare and small scores look small.
@@ -371,7 +413,7 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     status.textContent =
       t === 0
         ? `Start: no key seen (block size ${block})`
-        : `Block ${t} of ${this.blocks}: keys ${state[0].keys[0] + 1}–${state[0].keys[1]}`;
+        : `Block ${t} of ${this.blocks}: keys ${state[0].keys[0]}–${state[0].keys[1] - 1}`;
     controls.append(
       this.#button('« Start', 0, 'start'),
       this.#button('◀ Back', t - 1, 'previous block'),
@@ -382,9 +424,7 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
 
     const inputs = document.createElement('div');
     inputs.className = 'row';
-    const keyLabels = d.k.map((_, j) =>
-      t > 0 && j >= state[0].keys[0] && j < state[0].keys[1] ? `▶${j + 1}` : String(j + 1),
-    );
+    const keyLabels = d.k.map((_, j) => (t > 0 && j >= state[0].keys[0] && j < state[0].keys[1] ? `▶${j}` : String(j)));
     inputs.append(
       this.#matrix('q', 'q', d.q, { axes: ['query', 'feature'] }),
       // ▶ marks the keys of the block just read (none at the start).
@@ -397,10 +437,10 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
 
     const running = document.createElement('div');
     running.className = 'row';
-    const rowNames = d.q.map((_, i) => `row ${i + 1}`);
+    const rowNames = d.q.map((_, i) => `row ${i}`);
     if (t > 0) {
       const blockKeys = Array.from({ length: state[0].keys[1] - state[0].keys[0] }, (_, j) =>
-        String(state[0].keys[0] + j + 1),
+        String(state[0].keys[0] + j),
       );
       const blockAxes = ['query row', "this block's key"];
       running.append(
@@ -438,10 +478,10 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     const memory = document.createElement('p');
     memory.className = 'memory';
     const naive = lq * lk * 4;
-    const kept = lq * (2 + dv) * 4 + lq * block * 4;
+    const kept = keptBytes(lq, dv, block);
     memory.dataset.naive = String(naive);
     memory.dataset.kept = String(kept);
-    memory.textContent = `Memory: an ordinary softmax stores the ${lq} × ${lk} score matrix (${naive} bytes in float32); the fused path keeps m, ℓ and O per row plus one block of scores (${kept} bytes). At N = 4096 that is 64 MiB against about 1 MiB per head.`;
+    memory.textContent = `Memory: an ordinary softmax stores the ${lq} × ${lk} score matrix (${naive} bytes in float32); the fused path keeps m, ℓ and O per row plus one block of scores (${kept} bytes). ${largeCase()}`;
     // The end: O / ℓ beside the library's result. Before the last block it is still shown,
     // titled as the end, so that a still image (print, PNG, screenshot) holds both the step
     // shown and where the last block leads.
@@ -450,7 +490,20 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     formula.className = 'formula';
     formula.innerHTML =
       "Per query row, block by block, with <code>s</code> = its scores <code>q·kᵀ/√d</code> against the block's keys, <code>m</code> the running max, <code>ℓ</code> the running sum and <code>O</code> the running output: <code>m ← max(m, max s)</code>, <code>ℓ ← ℓ·e^(m_old−m) + Σ e^(s−m)</code>, <code>O ← O·e^(m_old−m) + Σ e^(s−m)·v</code>; at the end <code>output = O / ℓ</code>.";
-    this.shadowRoot.replaceChildren(this.exportBar('attention-flash'), controls, formula, inputs, running, end, memory);
+    const counting = document.createElement('p');
+    counting.className = 'memory';
+    counting.textContent = 'Rows, keys and features count from 0; blocks are counted 1 of 3, 2 of 3, …';
+    this.shadowRoot.replaceChildren(
+      this.exportBar('attention-flash'),
+      controls,
+      formula,
+      counting,
+      inputs,
+      running,
+      this.#history(),
+      end,
+      memory,
+    );
     this.showAttributeError(this.attributeReader().checkAll().error);
   }
 }
