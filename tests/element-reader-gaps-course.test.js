@@ -368,3 +368,103 @@ test("flash gives its memory sentence's arithmetic, shows every block's m and �
   assert.equal(one.status, 'Block 1 of 3: keys 0–1');
   assert.equal(one.rows[1], '▶ after block 1 of 3');
 });
+
+test("sources said: pruning's P (scores of stated made-up vectors, not probabilities; the keep decisions are the ticks), training's causality, RoPE's wheel drawing the table's q and k", async () => {
+  let { page } = await open('pruning', 1280);
+  const pruning = await page.evaluate(() => {
+    const el = document.querySelector('token-pruning');
+    const w = el.result.weights;
+    return {
+      note: el.shadowRoot.querySelector('[data-role=source]')?.textContent ?? '',
+      keep: el.keep,
+      weights: Array.from(w.data),
+      L: w.shape[0],
+      d: el.result.x.shape[1],
+    };
+  });
+  await page.close();
+  const { L, d, keep } = pruning;
+  assert.match(
+    pruning.note,
+    new RegExp(
+      `^Where the numbers come from: P is not a probability but the scaled scores, P = x·xᵀ/√d, of made-up token vectors x \\(x\\[t, f\\] = cos\\(1\\.3·\\(t·d \\+ f\\) \\+ 0\\.4·f\\), d = ${d} features a token`,
+    ),
+  );
+  assert.match(
+    pruning.note,
+    /The keep decisions are your ticks above: in DynamicViT a small prediction network gives each token a keep probability/,
+  );
+  // The note's P, in float64, gives the weights shown: Ã_ij = exp(P_ij)·G_ij / Σ_k exp(P_ik)·G_ik.
+  const x = Array.from({ length: L }, (_, t) =>
+    Array.from({ length: d }, (_, f) => Math.cos(1.3 * (t * d + f) + 0.4 * f)),
+  );
+  for (let i = 0; i < L; i++) {
+    const e = x.map((xj, j) =>
+      i === j || keep[j] ? Math.exp(x[i].reduce((s, v, f) => s + v * xj[f], 0) / Math.sqrt(d)) : 0,
+    );
+    const sum = e.reduce((a, b) => a + b, 0);
+    e.forEach((v, j) => assert.ok(Math.abs(v / sum - pruning.weights[i * L + j]) < 1e-5, `Ã[${i}][${j}]`));
+  }
+
+  ({ page } = await open('training', 1280));
+  const training = await page.evaluate(() => {
+    const el = document.querySelector('attention-training');
+    return {
+      caption: el.shadowRoot.querySelector('.maps ~ .legend .caption, .legend + .caption, .caption')?.textContent,
+      all: [...el.shadowRoot.querySelectorAll('.caption')].map((c) => c.textContent).join(' | '),
+      maps: el.maps,
+    };
+  });
+  await page.close();
+  // The reverse task's maps: some query attends to a later key (upper-right triangle), so the
+  // words "Not causal" are true of what is drawn.
+  const later = training.maps.some((layer) =>
+    layer.some((head) => head.some((row, i) => row.some((w, j) => j > i && w > 0.01))),
+  );
+  assert.ok(later, 'the premise: a later key is attended');
+  assert.match(
+    training.all,
+    /Not causal: every query sees every key, later ones too \(bidirectional, as an encoder\)\./,
+  );
+  assert.match(training.all, /Layers, heads and positions count from 0\./);
+
+  ({ page } = await open('positional-rope', 1280));
+  const rope = await page.evaluate(() => {
+    const root = document.querySelector('positional-encoding').shadowRoot;
+    const tips = (kind) =>
+      [...root.querySelectorAll(`svg polygon.arrowhead.${kind}`)].map((p) =>
+        p.getAttribute('points').split(' ')[0].split(',').map(Number),
+      );
+    const labels = (kind) =>
+      [...root.querySelectorAll('svg text')].map((t) => t.textContent).filter((t) => t.startsWith(kind));
+    return {
+      q: tips('q'),
+      k: tips('k'),
+      qLabels: labels('q'),
+      kLabels: labels('k'),
+      caption: root.querySelector('figure .caption').textContent,
+    };
+  });
+  await page.close();
+  // float64: q = (1, 0.5) and k = (0.3, 1) turned by p rad, drawn at 90 px per |longest| (y up).
+  const rotate = ([x, y], a) => [x * Math.cos(a) - y * Math.sin(a), x * Math.sin(a) + y * Math.cos(a)];
+  const longest = Math.max(Math.hypot(1, 0.5), Math.hypot(0.3, 1));
+  for (const [name, v] of [
+    ['q', [1, 0.5]],
+    ['k', [0.3, 1]],
+  ])
+    for (let p = 0; p < 8; p++) {
+      const [x, y] = rotate(v, p);
+      const [tx, ty] = rope[name][p];
+      assert.ok(
+        Math.abs(tx - (90 * x) / longest) < 0.01 && Math.abs(ty + (90 * y) / longest) < 0.01,
+        `${name} at ${p}: ${tx}, ${ty}`,
+      );
+    }
+  assert.deepEqual(rope.qLabels, ['q0', 'q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7']);
+  assert.deepEqual(rope.kLabels, ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7']);
+  assert.match(
+    rope.caption,
+    /^The table's q = \(1, 0\.5\) after RoPE at query positions 0 to 7 \(solid arrows, q0 … q7\) and its k = \(0\.3, 1\)/,
+  );
+});

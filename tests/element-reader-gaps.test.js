@@ -155,14 +155,11 @@ test('RoPE: the table says which q and k it rotates, and its scores are q·R((n 
       .toCode()
       .replace("import { init } from 'attention-wasm';", '')
       .replace(/const attn = await init\(.*\n/, '');
-    const { rotated, trace } = await new Function(
-      'attn',
-      `return (async () => {${body}\nreturn { rotated, trace };})();`,
-    )(attn);
+    const { q, trace } = await new Function('attn', `return (async () => {${body}\nreturn { q, trace };})();`)(attn);
     return {
-      rotated: Array.from(rotated.data),
+      rotated: Array.from(q.data),
       scores: Array.from(trace.scores.data),
-      shown: Array.from(el.tensors.rotated.data),
+      shown: Array.from(el.tensors.q.data),
     };
   });
   await page.close();
@@ -808,7 +805,7 @@ test("the smaller gaps: pruning defines Ã, i and j and says why the dropped tok
   ({ page } = await open('positional-rope', 390));
   const rope = await page.evaluate(() => {
     const el = document.querySelector('positional-encoding');
-    return { note: el.shadowRoot.querySelector('.note').textContent, shape: el.toJSON().tensors.rotated.shape };
+    return { note: el.shadowRoot.querySelector('.note').textContent, shape: el.toJSON().tensors.q.shape };
   });
   await page.close();
   // The view rotates one pair: its tensors are [positions, 2].

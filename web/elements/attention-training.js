@@ -340,7 +340,7 @@ export class AttentionTraining extends AttentionElement {
     const names = task.example.map(task.tokenLabel);
     const labels = positionedLabels(names);
     this.#parts.key.querySelector('.caption').textContent =
-      `Each map: one head's weights on an example sequence (${names.join(' ')}), a query per row, a key per column; rows sum to 1. ${positionNote(names)}`.trim();
+      `Each map: one head's weights on an example sequence (${names.join(' ')}), a query per row, a key per column; rows sum to 1. ${task.causal ? 'Causal: each query sees only itself and earlier keys (a decoder-style mask), so the upper-right triangle is 0.' : 'Not causal: every query sees every key, later ones too (bidirectional, as an encoder).'} Layers, heads and positions count from 0. ${positionNote(names)}`.trim();
     const figures = this.#parts.maps.children;
     this.#maps = attention.map((t) => {
       const [, heads, T] = t.shape;
@@ -353,7 +353,7 @@ export class AttentionTraining extends AttentionElement {
       if (!figure) {
         figure = document.createElement('figure');
         const caption = Object.assign(document.createElement('figcaption'), {
-          textContent: `Layer ${l + 1}: each head's weights, query rows × key columns`,
+          textContent: `Layer ${l}: each head's weights, query rows × key columns`,
         });
         const canvas = document.createElement('canvas');
         canvas.setAttribute('role', 'img');
@@ -513,7 +513,7 @@ function drawHeads(canvas, heads, labels, colour, grid) {
       y0 = top;
     ctx.fillStyle = colour;
     ctx.textAlign = 'center';
-    ctx.fillText(`head ${h + 1}`, x0 + (T * CELL) / 2, y0 + T * CELL + 9);
+    ctx.fillText(`head ${h}`, x0 + (T * CELL) / 2, y0 + T * CELL + 9);
     labels.forEach((label, i) => {
       ctx.textAlign = 'right';
       ctx.fillText(label, x0 - 3, y0 + i * CELL + CELL / 2);
@@ -540,7 +540,7 @@ function drawHeads(canvas, heads, labels, colour, grid) {
   });
   const strongest = heads.map(
     (rows, h) =>
-      `head ${h + 1}: ${rows.map((row, i) => `${labels[i]}→${labels[row.indexOf(Math.max(...row))]}`).join(' ')}`,
+      `head ${h}: ${rows.map((row, i) => `${labels[i]}→${labels[row.indexOf(Math.max(...row))]}`).join(' ')}`,
   );
   canvas.setAttribute('aria-label', `Attention maps, the key each query attends to most. ${strongest.join('; ')}`);
 }

@@ -33,6 +33,7 @@ svg circle { fill: var(--_node); cursor: pointer; }
 svg circle.selected { fill: var(--_selected); }
 svg circle:focus { outline: none; stroke: currentColor; stroke-width: 3; }
 svg line { stroke: currentColor; stroke-width: 2; }
+svg line.k { stroke-dasharray: 4 3; }
 svg polygon.arrowhead { fill: currentColor; }
 .shades .samples { display: inline-flex; gap: 2px; }
 .shades .samples span { display: inline-block; width: 12px; height: 0.7rem; background: currentColor; }
@@ -133,6 +134,41 @@ function heatCanvas(t, label, axes, legendTitle, sentence) {
     captionLine(sentence),
   );
   return figure;
+}
+
+// One arrow of the RoPE wheel from the centre to (x, y) (|(x, y)| ≤ 1, y up), its shaft, its
+// arrowhead and its label (at radius labelAt along the arrow): [line, polygon, text].
+function arrow(x, y, opacity, kind, text, labelAt) {
+  const r = Math.hypot(x, y) || 1;
+  const [ux, uy] = [x / r, y / r];
+  const line = document.createElementNS(SVG, 'line');
+  // The shaft stops short of the tip, where the arrowhead (a triangle) ends.
+  Object.entries({ x1: 0, y1: 0, x2: 80 * x - 10 * ux, y2: -80 * y + 10 * uy }).forEach(([a, v]) =>
+    line.setAttribute(a, String(v)),
+  );
+  line.setAttribute('class', kind);
+  line.style.opacity = String(opacity);
+  const head = document.createElementNS(SVG, 'polygon');
+  const [tx, ty, nx, ny] = [90 * x, -90 * y, -uy, -ux]; // tip, and the unit normal
+  const [bx, by] = [90 * x - 12 * ux, -90 * y + 12 * uy];
+  head.setAttribute(
+    'points',
+    [
+      [tx, ty],
+      [bx + 5 * nx, by + 5 * ny],
+      [bx - 5 * nx, by - 5 * ny],
+    ]
+      .map((pt) => pt.map((v) => v.toFixed(2)).join(','))
+      .join(' '),
+  );
+  head.setAttribute('class', `arrowhead ${kind}`);
+  head.style.opacity = String(opacity);
+  const label = document.createElementNS(SVG, 'text');
+  label.setAttribute('x', String(labelAt * ux - 7));
+  label.setAttribute('y', String(-labelAt * uy + 4));
+  label.style.fill = 'currentColor';
+  label.textContent = text;
+  return [line, head, label];
 }
 
 // The RoPE wheel's key: an arrow's shade says its position (the first palest, the last darkest).
@@ -365,11 +401,6 @@ export class PositionalEncoding extends AttentionElement {
     const dim = 2;
     const positions = Array.from({ length: 8 }, (_, p) => p);
     const base = this.#state.base; // the first pair turns 1 rad per position for any base
-    const ones = attn.tensor(
-      Float32Array.from({ length: positions.length * dim }, (_, i) => (i % 2 === 0 ? 1 : 0)),
-      [positions.length, dim],
-    );
-    const rotated = attn.applyRope(ones, { positions, base });
     // Scores q_m·k_n: the same made-up q and k at every position, each rotated to its own
     // position m or n: constant along diagonals.
     const atEvery = (vector) =>
@@ -379,42 +410,28 @@ export class PositionalEncoding extends AttentionElement {
       });
     const [q, k] = [atEvery(ROPE_Q), atEvery(ROPE_K)];
     const scores = attn.matmul(q, transpose(k));
-    this.#tensors = { rotated, q, k, scores };
+    this.#tensors = { q, k, scores };
+    // The wheel: the grid's q at each query position (solid arrows, labels outside) and its k
+    // at each key position (dashed, labels inside), as RoPE rotates them.
     const svg = document.createElementNS(SVG, 'svg');
-    svg.setAttribute('viewBox', '-110 -110 220 220');
-    svg.setAttribute('width', '220');
+    svg.setAttribute('viewBox', '-120 -120 240 240');
+    svg.setAttribute('width', '240');
     svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', 'the pair (1, 0) rotated by RoPE at positions 0 to 7');
+    svg.setAttribute(
+      'aria-label',
+      `q = (${ROPE_Q.join(', ')}) and k = (${ROPE_K.join(', ')}) rotated by RoPE at positions 0 to 7, 1 rad per position`,
+    );
     const shade = (p) => 0.3 + (0.7 * (p + 1)) / positions.length; // later positions darker
-    positions.forEach((p) => {
-      const [x, y] = [rotated.data[2 * p], rotated.data[2 * p + 1]];
-      const line = document.createElementNS(SVG, 'line');
-      // The shaft stops short of the tip, where the arrowhead (a triangle) ends.
-      Object.entries({ x1: 0, y1: 0, x2: 80 * x, y2: -80 * y }).forEach(([a, v]) => line.setAttribute(a, String(v)));
-      line.style.opacity = String(shade(p));
-      const head = document.createElementNS(SVG, 'polygon');
-      const [tx, ty, nx, ny] = [90 * x, -90 * y, -y, -x]; // tip, and the unit normal (|(x, y)| = 1)
-      const [bx, by] = [78 * x, -78 * y];
-      head.setAttribute(
-        'points',
-        [
-          [tx, ty],
-          [bx + 5 * nx, by + 5 * ny],
-          [bx - 5 * nx, by - 5 * ny],
-        ]
-          .map((pt) => pt.map((v) => v.toFixed(2)).join(','))
-          .join(' '),
+    const longest = Math.max(Math.hypot(...ROPE_Q), Math.hypot(...ROPE_K));
+    for (const [name, t, labelAt] of [
+      ['q', q, 104],
+      ['k', k, 58],
+    ])
+      positions.forEach((p) =>
+        svg.append(
+          ...arrow(t.data[2 * p] / longest, t.data[2 * p + 1] / longest, shade(p), name, `${name}${p}`, labelAt),
+        ),
       );
-      head.setAttribute('class', 'arrowhead');
-      head.style.opacity = String(shade(p));
-      svg.append(head);
-      const label = document.createElementNS(SVG, 'text');
-      label.setAttribute('x', String(100 * x - 4));
-      label.setAttribute('y', String(-100 * y + 4));
-      label.style.fill = 'currentColor';
-      label.textContent = String(p);
-      svg.append(line, label);
-    });
     const m = new AttentionMatrix();
     m.dataset.name = 'scores';
     m.setAttribute('label', 'q_m · k_n after RoPE (rows m, columns n)');
@@ -436,7 +453,7 @@ export class PositionalEncoding extends AttentionElement {
       svg,
       shadeKey(positions.map(shade)),
       captionLine(
-        'The feature pair (1, 0) after RoPE at positions 0 to 7 (numbers at the arrow tips): one turn of 1 rad per position.',
+        `The table's q = (${ROPE_Q.join(', ')}) after RoPE at query positions 0 to 7 (solid arrows, q0 … q7) and its k = (${ROPE_K.join(', ')}) at key positions 0 to 7 (dashed, k0 … k7): each turns 1 rad per position, so the angle between q_m and k_n, and with it their score, depends only on n − m.`,
       ),
     );
     row.append(wheel, m);
@@ -605,8 +622,7 @@ export class PositionalEncoding extends AttentionElement {
       rope: [
         'const positions = [0, 1, 2, 3, 4, 5, 6, 7];',
         `const atEvery = (pair) => attn.applyRope(attn.tensor(positions.flatMap(() => pair), [8, 2]), { positions, base: ${s.base} });`,
-        'const rotated = atEvery([1, 0]);  // the wheel: the pair (1, 0) at positions 0 to 7',
-        `const q = atEvery(${jsLiteral(ROPE_Q)}), k = atEvery(${jsLiteral(ROPE_K)});`,
+        `const q = atEvery(${jsLiteral(ROPE_Q)}), k = atEvery(${jsLiteral(ROPE_K)});  // the wheel's arrows`,
         'const { trace } = attn.attention(q, k, k, { trace: true });  // trace.scores[m][n] = q_m · k_n',
       ].join('\n'),
       alibi: `const bias = attn.alibiBias(${s.heads}, ${s.length});  // add as a mask: attention(q, k, v, { mask: bias })`,

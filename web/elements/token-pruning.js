@@ -23,7 +23,8 @@ const STYLE = `
 fieldset { border: 1px solid var(--attn-border, #8886); display: flex; flex-wrap: wrap; gap: 0.2rem 0.8rem; padding: 0.3rem 0.6rem; }
 legend { font-size: 0.85em; }
 .row { display: flex; flex-wrap: wrap; gap: 0.8rem; margin-top: 0.5rem; max-width: 100%; }
-label { font-size: 0.9em; }`;
+label { font-size: 0.9em; }
+.note { font-size: 0.85em; }`;
 
 export class TokenPruning extends AttentionElement {
   static tag = TAG;
@@ -178,7 +179,12 @@ export class TokenPruning extends AttentionElement {
         `Ã is the matrix of attention weights with the dropped tokens masked out (DynamicViT: Ã_ij = exp(P_ij)·G_ij / Σ_k exp(P_ik)·G_ik, P the scores): row i is query token i's weights over the keys j it may see, summing to 1; a dropped token gets 0 from every other query.${dropped.length ? ` The dropped ${dropped.length > 1 ? `tokens (${dropped.join(', ')}) keep their query rows` : `token (${dropped[0]}) keeps its query row`}, still looking at the kept tokens and ${dropped.length > 1 ? 'themselves' : 'itself'}, so that no shape changes (DynamicViT prunes this way while it trains); what changes is that no other token attends to ${dropped.length > 1 ? 'them' : 'it'}.` : ''}`,
       ),
     );
-    this.shadowRoot.replaceChildren(this.exportBar(), fieldset, row);
+    const d = this.#result.x.shape[1];
+    const source = document.createElement('p');
+    source.className = 'note';
+    source.dataset.role = 'source';
+    source.textContent = `Where the numbers come from: P is not a probability but the scaled scores, P = x·xᵀ/√d, of made-up token vectors x (x[t, f] = cos(1.3·(t·d + f) + 0.4·f), d = ${d} features a token; not a trained model's; Q = K = V = x, as plain self-attention). The keep decisions are your ticks above: in DynamicViT a small prediction network gives each token a keep probability from its features, and keep_j is drawn from it while training (the most probable tokens are kept at inference).`;
+    this.shadowRoot.replaceChildren(this.exportBar(), fieldset, row, source);
   }
 
   /** Tokens, keep decisions, G and the weights as JSON. */
