@@ -468,3 +468,65 @@ test("sources said: pruning's P (scores of stated made-up vectors, not probabili
     /^The table's q = \(1, 0\.5\) after RoPE at query positions 0 to 7 \(solid arrows, q0 … q7\) and its k = \(0\.3, 1\)/,
   );
 });
+
+// The text a reader sees in element `tag` (its shadow trees included): text nodes whose
+// element is rendered (checkVisibility), joined by spaces.
+const visibleText = (page, tag) =>
+  page.evaluate((tag) => {
+    const parts = [];
+    const walk = (root) => {
+      for (const node of root.childNodes) {
+        if (node.nodeType === Node.TEXT_NODE) {
+          if (node.parentElement?.checkVisibility() && node.textContent.trim()) parts.push(node.textContent.trim());
+        } else if (node.nodeType === Node.ELEMENT_NODE) {
+          if (node.shadowRoot) walk(node.shadowRoot);
+          walk(node);
+        }
+      }
+    };
+    walk(document.querySelector(tag).shadowRoot);
+    return parts.join(' ');
+  }, tag);
+
+test('on paper no live-only hint (hover, click, tap, press, drag) is printed; on screen a hint says "click or tap", and steps’ mask controls stay off paper', async () => {
+  const pages = [
+    ['steps', 'attention-steps'],
+    ['flash', 'attention-flash'],
+    ['matrix', 'attention-matrix'],
+    ['heatmap-grid', 'attention-heatmap'],
+    ['positional-sinusoidal', 'positional-encoding'],
+    ['positional-rope', 'positional-encoding'],
+    ['pruning', 'token-pruning'],
+    ['sentiment', 'attention-sentiment'],
+  ];
+  const live = /\b(hover|click|tap|press|drag)\b/i;
+  for (const [name, tag] of pages) {
+    const { page } = await open(name, 1280);
+    const screen = await visibleText(page, tag);
+    for (const hint of screen.match(/[^.;(]*\b(hover|click|press)\b[^.;)]*/gi) ?? [])
+      assert.match(hint, /\b(or tap|or focus)\b/i, `${name} on screen: "${hint}"`);
+    await page.emulateMedia({ media: 'print' });
+    const paper = await visibleText(page, tag);
+    assert.doesNotMatch(
+      paper,
+      live,
+      `${name} on paper: ${paper.match(new RegExp(`.{0,60}${live.source}.{0,40}`, 'i'))?.[0]}`,
+    );
+    if (name === 'steps') {
+      assert.doesNotMatch(paper, /Mask preset|padding: keys kept/);
+      assert.match(paper, /M = 0 everywhere: every query may attend to every key/);
+    }
+    if (name === 'positional-sinusoidal') {
+      // the graph view too
+      await page.emulateMedia({ media: 'screen' });
+      await page.evaluate(() => document.querySelector('positional-encoding').setAttribute('kind', 'laplacian'));
+      await page.waitForFunction(() =>
+        document.querySelector('positional-encoding').shadowRoot.querySelector('svg circle'),
+      );
+      assert.match(await visibleText(page, tag), /Click or tap a node, then another/);
+      await page.emulateMedia({ media: 'print' });
+      assert.doesNotMatch(await visibleText(page, tag), live);
+    }
+    await page.close();
+  }
+});

@@ -531,6 +531,10 @@ export class AttentionSentiment extends AttentionElement {
           textContent: 'Layers, heads and token positions count from 0, as in prediction.attention[layer][head].',
         }),
         this.#clsRegion(p, names, l, h, top),
+        make('p', {
+          className: 'stage-note print-hide', // nothing to press on paper
+          textContent: "Press or tap a head's number to show its full map.",
+        }),
         this.#mostAttended(p, names, l),
         scrollRegion(`Attention matrix of head ${h} in layer ${l}`, this.#matrix(p, names, l, h, top), {
           fit: compactFit,
@@ -617,7 +621,7 @@ export class AttentionSentiment extends AttentionElement {
   #clsTable(p, names, l, shown, top) {
     const table = make('table', { className: 'map' });
     table.dataset.orient = 'keys-as-columns';
-    table.createCaption().textContent = `What the [CLS] query (the first row) attends to in layer ${l}, every head at a glance (press a head for its full map below)`;
+    table.createCaption().textContent = `What the [CLS] query (the first row) attends to in layer ${l}, every head at a glance; the head outlined is the one whose full map is below`;
     const heads = p.attention[l];
     const pick = (h) => {
       const button = make('button', { type: 'button', className: 'head', textContent: String(h) });

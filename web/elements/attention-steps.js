@@ -620,7 +620,7 @@ export class AttentionSteps extends AttentionElement {
     const lq = d.mask.length,
       lk = d.mask[0].length;
     const controls = document.createElement('div');
-    controls.className = 'controls';
+    controls.className = 'controls print-hide'; // on paper the line beside M says what M does
     const label = document.createElement('label');
     label.textContent = 'Mask preset ';
     const select = document.createElement('select');
@@ -758,12 +758,15 @@ export class AttentionSteps extends AttentionElement {
       this.#stage(
         'mask',
         'Mask',
-        '+ M (click a cell: 0 may attend, −∞ blocked)',
+        '+ M (0: may attend, −∞: blocked)',
         this.#matrix('M', 'M', s.M, { toggle: true, key: 'mask', rows: query, cols: key }),
         this.#matrix('masked', 'masked scores', s.masked, { heat: 'diverging', rows: query, cols: key }),
       ),
     );
-    stages.lastChild.append(this.#maskNote(), this.#maskControls());
+    const hint = document.createElement('p');
+    hint.className = 'note print-hide'; // nothing to click on paper
+    hint.textContent = 'Click or tap a cell of M to switch it between 0 and −∞, or pick a preset:';
+    stages.lastChild.append(this.#maskNote(), hint, this.#maskControls());
     const weights = this.#stage(
       'softmax',
       'Softmax',

@@ -600,7 +600,13 @@ export class PositionalEncoding extends AttentionElement {
     const note = document.createElement('p');
     note.className = 'note';
     note.textContent =
-      "Each node's position is its row of the k eigenvectors of the normalised Laplacian after the trivial one: nodes close in the graph get similar rows. Click a node, then another, to add or remove the edge between them.";
+      "Each node's position is its row of the k eigenvectors of the normalised Laplacian after the trivial one: nodes close in the graph get similar rows. ";
+    note.append(
+      Object.assign(document.createElement('span'), {
+        className: 'print-hide', // nothing to click on paper
+        textContent: 'Click or tap a node, then another, to add or remove the edge between them.',
+      }),
+    );
     return [controls, row, note];
   }
 
