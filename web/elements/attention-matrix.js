@@ -146,7 +146,7 @@ function parseCell(text) {
   return Number(t);
 }
 
-// An axis title for rows or columns numbered from 1: query, key and token rows count positions.
+// An axis title for rows or columns numbered from 0: query, key and token rows count positions.
 const numbered = (title) => (['query', 'key', 'token'].includes(title) ? `${title} position` : title);
 
 export class AttentionMatrix extends AttentionElement {
@@ -309,12 +309,13 @@ document.body.append(m);
   }
 
   // The axis titles; rows or columns numbered by default say what the numbers count ("query
-  // position ↓": 1 and 2 are the first and second query, not tokens named 1 and 2).
+  // position ↓": 0 and 1 are the first and second query, not tokens named 0 and 1) and that
+  // they count from 0, as the API's arrays do.
   #axisWords() {
-    const [rows, cols] = this.#titles().map((title, axis) =>
-      title && (axis ? this.colLabels : this.rowLabels) == null ? numbered(title) : title,
-    );
-    return [rows && `${rows} ↓`, cols && `${cols} →`].filter(Boolean).join('   ');
+    const plain = this.#titles().map((title, axis) => title && (axis ? this.colLabels : this.rowLabels) == null);
+    const [rows, cols] = this.#titles().map((title, axis) => (plain[axis] ? numbered(title) : title));
+    const words = [rows && `${rows} ↓`, cols && `${cols} →`].filter(Boolean).join('   ');
+    return words && plain.some(Boolean) ? `${words}   (counted from 0)` : words;
   }
 
   /** Highlights cell (row, col) as linked from elsewhere (null clears). */
@@ -372,9 +373,10 @@ document.body.append(m);
     table.setAttribute('aria-rowcount', String(rows));
     table.setAttribute('aria-colcount', String(cols));
     if (!this.editable && !this.toggle) table.setAttribute('aria-readonly', 'true');
-    // Without labels, the rows and columns are numbered from 1 (a reader can name any cell).
-    const rowLabels = this.rowLabels ?? Array.from({ length: rows }, (_, i) => String(i + 1));
-    const colLabels = this.colLabels ?? Array.from({ length: cols }, (_, j) => String(j + 1));
+    // Without labels, the rows and columns are numbered from 0, as the API's arrays (a reader
+    // can name any cell).
+    const rowLabels = this.rowLabels ?? Array.from({ length: rows }, (_, i) => String(i));
+    const colLabels = this.colLabels ?? Array.from({ length: cols }, (_, j) => String(j));
     if (colLabels) {
       const tr = table.insertRow();
       tr.setAttribute('role', 'row');
@@ -418,7 +420,7 @@ document.body.append(m);
         td.dataset.value = exactNumber(x);
         td.textContent = formatNumber(x, this.precision);
         td.title = exactNumber(x);
-        const where = `${rowLabels?.[i] ?? `row ${i + 1}`}, ${colLabels?.[j] ?? `column ${j + 1}`}`;
+        const where = `${rowLabels?.[i] ?? `row ${i}`}, ${colLabels?.[j] ?? `column ${j}`}`;
         td.setAttribute('aria-label', `${where}: ${formatNumber(x, this.precision)}`);
         td.setAttribute('aria-readonly', this.editable || this.toggle ? 'false' : 'true');
         if (this.toggle)

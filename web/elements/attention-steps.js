@@ -562,7 +562,7 @@ export class AttentionSteps extends AttentionElement {
   #blindNote() {
     const blind = [];
     this.#data.mask.forEach((row, i) => {
-      if (row.every((m) => m === -Infinity)) blind.push(i + 1);
+      if (row.every((m) => m === -Infinity)) blind.push(i);
     });
     if (!blind.length) return null;
     const note = document.createElement('p');

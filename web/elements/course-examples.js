@@ -83,7 +83,7 @@ export const EXAMPLES = [
   {
     id: 'ex3',
     title: '3. Masked self-attention',
-    text: 'The mask M = [[0, −∞], [0, 0]] is added to the scaled scores: token 1 may not look at token 2.',
+    text: 'The mask M = [[0, −∞], [0, 0]] is added to the scaled scores: token 0 may not look at token 1.',
     X: X2,
     mask: [
       [0, -Infinity],

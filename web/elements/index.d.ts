@@ -375,7 +375,7 @@ export interface AttentionMatrixAttributes extends CommonAttributes {
   editable?: BooleanAttribute;
   /** Cells switch between 0 and −∞ on click, Space or Enter (a mask). */
   toggle?: BooleanAttribute;
-  /** Row labels: a comma list or JSON array (rows are numbered from 1 without). */
+  /** Row labels: a comma list or JSON array (rows are numbered from 0 without). */
   'row-labels'?: string;
   /** What the rows are: the axis title "query ↓". */
   'row-title'?: string;

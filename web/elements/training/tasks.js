@@ -63,7 +63,7 @@ export const TASKS = Object.freeze({
   reverse: digitTask(
     'reverse',
     'Reverse',
-    'Output the digits in reverse order: position t must look at position L + 1 − t (positions counted from 1, L of them).',
+    'Output the digits in reverse order: position t must look at position L − 1 − t (positions counted from 0, L of them).',
     (t) => t.slice().reverse(),
   ),
   sort: digitTask(
