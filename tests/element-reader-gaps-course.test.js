@@ -311,7 +311,7 @@ test("flash gives its memory sentence's arithmetic, shows every block's m and â„
       const m = root.querySelector('attention-matrix[data-name="history"]');
       return {
         data: document.querySelector('attention-flash').data,
-        memory: root.querySelector('.memory:last-of-type').textContent,
+        memory: root.querySelector('.memory').textContent,
         status: root.querySelector('.controls .status').textContent,
         shown: m ? m.getClientRects().length > 0 : false,
         rows: m ? [...m.shadowRoot.querySelectorAll('th[role=rowheader]')].map((th) => th.textContent) : [],

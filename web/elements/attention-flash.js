@@ -27,7 +27,7 @@ const STYLE = `
 button { font: inherit; }
 .status { font-weight: 600; }
 .final-title { flex-basis: 100%; margin: 0.4rem 0 0; }
-.memory, .verdict { font-size: 0.9em; }
+.memory, .verdict, .counting { font-size: 0.9em; }
 code { font-size: 0.85em; }
 .error { color: var(--_error); }
 `;
@@ -491,7 +491,7 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     formula.innerHTML =
       "Per query row, block by block, with <code>s</code> = its scores <code>q·kᵀ/√d</code> against the block's keys, <code>m</code> the running max, <code>ℓ</code> the running sum and <code>O</code> the running output: <code>m ← max(m, max s)</code>, <code>ℓ ← ℓ·e^(m_old−m) + Σ e^(s−m)</code>, <code>O ← O·e^(m_old−m) + Σ e^(s−m)·v</code>; at the end <code>output = O / ℓ</code>.";
     const counting = document.createElement('p');
-    counting.className = 'memory';
+    counting.className = 'counting';
     counting.textContent = 'Rows, keys and features count from 0; blocks are counted 1 of 3, 2 of 3, …';
     this.shadowRoot.replaceChildren(
       this.exportBar('attention-flash'),
