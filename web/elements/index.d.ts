@@ -91,7 +91,14 @@ export declare class AttentionMatrix extends HTMLElement implements Exportable {
    * A colour scale shared with other matrices (note: what shares it, shown in the legend), or
    * null for the matrix's own (weights 0 to 1; signed values ± its largest |value|).
    */
-  scale: { min: number; max: number; note?: string } | null;
+  scale: {
+    /** The colour scale's low end. */
+    min: number;
+    /** The colour scale's high end. */
+    max: number;
+    /** What shares the scale, as the legend says it ("one scale for every head"). */
+    note?: string;
+  } | null;
   /** Row labels; set an array, a comma list or JSON text. */
   rowLabels: string[] | null;
   /** Column labels; set an array, a comma list or JSON text. */
