@@ -215,7 +215,7 @@ test('references a reader lacks are said inline: what the worked example is (no 
   );
   // It names example 3 by what it is, not by a number alone.
   assert.match(steps.intro, /\(as the course's example 3, the same two tokens with one, does\)/);
-  assert.equal(steps.weights, "the slides' made-up numbers, not learned (a trained model learns them); editable");
+  assert.equal(steps.weights, "the slides' made-up numbers, not learned (editable)");
   // The caller's own weights: no such claim.
   ({ page } = await open('steps', 1280));
   const own = await page.evaluate(async () => {
@@ -231,7 +231,7 @@ test('references a reader lacks are said inline: what the worked example is (no 
     return el.shadowRoot.querySelector('section[data-stage=weights] code').textContent;
   });
   await page.close();
-  assert.equal(own, 'in a model, learned in training; here as given (editable)');
+  assert.equal(own, 'learned in a model; here as given (editable)');
 
   ({ page } = await open('sentiment', 1280));
   const options = await page.evaluate(() =>

@@ -59,6 +59,8 @@ button, select, input { font: inherit; }
 :host([layout="compact"]) .stages { flex-direction: row; flex-wrap: wrap; gap: 0.5rem 0.9rem; }
 :host([layout="compact"]) section { padding-left: 0.4rem; border-left-width: 2px; }
 :host([layout="compact"]) .controls, :host([layout="compact"]) .note { font-size: 0.8em; }
+/* a slide has no room for the hints (the presets are there; the stages sit side by side) */
+:host([layout="compact"]) .mask-hint, :host([layout="compact"]) [data-role="mask-note"], :host([layout="compact"]) .bars { display: none; }
 `;
 
 // The stages by name, for the `stages` attribute (which ones to show, in this order).
@@ -402,7 +404,7 @@ export class AttentionSteps extends AttentionElement {
       Y: s.Y,
     };
     const precision = String(this.attributeReader().get('precision'));
-    this.shadowRoot.querySelector('[data-role="intro"]').textContent = this.#introWords();
+    this.shadowRoot.querySelector('[data-role="intro"]').replaceChildren(...this.#introWords());
     for (const note of this.shadowRoot.querySelectorAll('.slides')) this.#slideNote(note);
     for (const m of this.shadowRoot.querySelectorAll('attention-matrix')) {
       const value = values[m.dataset.name];
@@ -420,13 +422,18 @@ export class AttentionSteps extends AttentionElement {
   }
 
   // The line above the stages: the worked example shown (which one, the axes, and whether a
-  // query may attend to a later key under the mask shown), then what the bars mean.
+  // query may attend to a later key under the mask shown), then what the bars mean (a span,
+  // not on a compact slide): [text, span].
   #introWords() {
     const d = this.#data;
     const example = Number.isInteger(d.example)
       ? `${exampleCaption(d.example, !d.c && attendsLater(d.mask, (m) => m !== -Infinity))} `
       : '';
-    return `${example}Each bar on the left marks one stage of the computation (its title, formula and matrices), in reading order as computed.`;
+    const bars = document.createElement('span');
+    bars.className = 'bars';
+    bars.textContent =
+      'Each bar on the left marks one stage of the computation (its title, formula and matrices), in reading order as computed.';
+    return [example, bars];
   }
 
   // The line beside M: what the mask shown does, and when the preset chosen changes nothing
@@ -626,8 +633,8 @@ export class AttentionSteps extends AttentionElement {
         'weights',
         'Weights',
         Number.isInteger(d.example)
-          ? "the slides' made-up numbers, not learned (a trained model learns them); editable"
-          : 'in a model, learned in training; here as given (editable)',
+          ? "the slides' made-up numbers, not learned (editable)"
+          : 'learned in a model; here as given (editable)',
         this.#matrix('W_Q', 'W_Q', d.wq, { editable: true, key: 'wq', rows: feature, cols: out }),
         this.#matrix('W_K', 'W_K', d.wk, { editable: true, key: 'wk', rows: feature, cols: out }),
         this.#matrix('W_V', 'W_V', d.wv, { editable: true, key: 'wv', rows: feature, cols: out }),
@@ -667,7 +674,7 @@ export class AttentionSteps extends AttentionElement {
       ),
     );
     const hint = document.createElement('p');
-    hint.className = 'note print-hide'; // nothing to click on paper
+    hint.className = 'note mask-hint print-hide'; // nothing to click on paper
     hint.textContent = 'Click or tap a cell of M to switch it between 0 and −∞, or pick a preset:';
     stages.lastChild.append(this.#maskNote(), hint, this.#maskControls());
     const weights = this.#stage(
@@ -705,7 +712,8 @@ export class AttentionSteps extends AttentionElement {
     // Keep the focused cell focused across the re-render.
     const active = this.shadowRoot.activeElement;
     const focus = active instanceof AttentionMatrix ? [active.dataset.name, active.shadowRoot.activeElement] : null;
-    const intro = captionLine(this.#introWords());
+    const intro = captionLine('');
+    intro.replaceChildren(...this.#introWords());
     intro.dataset.role = 'intro';
     this.shadowRoot.replaceChildren(this.exportBar('attention-steps'), intro, stages);
     if (focus?.[1]?.dataset?.row != null) {
