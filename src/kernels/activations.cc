@@ -2,8 +2,8 @@
 // erf GELU from gelu.h.
 #include "kernels/activations.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "hwy/contrib/math/math-inl.h"

@@ -71,7 +71,9 @@ HWY_INLINE void WidenSixteenCodes(const int8_t* codes, V scale, float* dst) {
   const auto all = hn::LoadU(d8, codes);
   const auto low = hn::PromoteTo(d16, hn::LowerHalf(d8h, all));
   const auto high = hn::PromoteTo(d16, hn::UpperHalf(d8h, all));
-  const auto part = [&](auto half16) { return hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, half16)), scale); };
+  const auto part = [&](auto half16) {
+    return hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, half16)), scale);
+  };
   hn::StoreU(part(hn::LowerHalf(d16h, low)), d, dst);
   hn::StoreU(part(hn::UpperHalf(d16h, low)), d, dst + 4);
   hn::StoreU(part(hn::LowerHalf(d16h, high)), d, dst + 8);

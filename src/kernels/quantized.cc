@@ -348,7 +348,8 @@ int32_t CodeBlock(const float* x, float* d_out, int16_t* q) {
   const v128_t inverse = wasm_f32x4_splat(id);
   v128_t sum = wasm_i32x4_splat(0);
   for (int v = 0; v < 8; v += 2) {
-    const v128_t lo = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(lanes[v], inverse)));
+    const v128_t lo =
+        wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(lanes[v], inverse)));
     const v128_t hi =
         wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(lanes[v + 1], inverse)));
     sum = wasm_i32x4_add(sum, wasm_i32x4_add(lo, hi));
