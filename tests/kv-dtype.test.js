@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { init } from 'attention-wasm';
 import { gpt2Logits, gpt2Weights, roundToBf16 } from './helpers/gpt2-reference.js';
 import { roundToHalf } from './helpers/quantized-reference.js';
+import { fixtureFiles } from './helpers/safetensors.js';
 
 const attn = await init({ simd: 'baseline' });
 const root = fileURLToPath(new URL('./fixtures/hf/', import.meta.url));
@@ -120,11 +121,11 @@ function q8Rounder() {
   };
 }
 
-test('tiny-gpt2: with a q8 cache the logits equal a float64 GPT-2 over keys and values rounded to q8_0 blocks', async () => {
-  const folder = `${root}tiny-gpt2`;
-  const config = JSON.parse(readFileSync(`${folder}/config.json`, 'utf8'));
-  const weights = gpt2Weights(new Uint8Array(readFileSync(`${folder}/model.safetensors`)));
-  const model = await attn.loadModel(folder);
+// generate with a q8 cache against the float64 GPT-2 over q8_0-rounded keys and values.
+async function q8AgainstReference(label, config, safetensors) {
+  const weights = gpt2Weights(safetensors);
+  const files = { ...fixtureFiles(`${root}tiny-gpt2`), 'config.json': JSON.stringify(config) };
+  const model = await attn.loadModel(files);
   const { prompt } = greedyOf('tiny-gpt2');
   const q8 = await model.generate(prompt, { maxNewTokens: 12, stopAtEos: false, returnScores: true, kvDtype: 'q8' });
   const prompted = q8.ids.length - q8.newIds.length;
@@ -132,11 +133,28 @@ test('tiny-gpt2: with a q8 cache the logits equal a float64 GPT-2 over keys and 
   const toRounded = difference(q8.scores, steps(q8Rounder())).worst;
   const toPlain = difference(q8.scores, steps()).worst;
   console.log(
-    `q8: max |logit − q8_0 reference| ${toRounded.toExponential(2)}, − unrounded ${toPlain.toExponential(2)}`,
+    `q8, ${label}: max |logit − q8_0 reference| ${toRounded.toExponential(2)}, − unrounded ${toPlain.toExponential(2)}`,
   );
-  assert.ok(toRounded < 2e-5, `q8: ${toRounded} from the rounded reference`);
-  assert.ok(toPlain > 100 * toRounded, `q8: the rounding shows (${toPlain} from the unrounded one)`);
+  assert.ok(toRounded < 2e-5, `q8, ${label}: ${toRounded} from the rounded reference`);
+  assert.ok(toPlain > 100 * toRounded, `q8, ${label}: the rounding shows (${toPlain} from the unrounded one)`);
   model.dispose();
+}
+
+const tinyGpt2 = () => ({
+  config: JSON.parse(readFileSync(`${root}tiny-gpt2/config.json`, 'utf8')),
+  safetensors: new Uint8Array(readFileSync(`${root}tiny-gpt2/model.safetensors`)),
+});
+
+test('tiny-gpt2: with a q8 cache the logits equal a float64 GPT-2 over keys and values rounded to q8_0 blocks', async () => {
+  const { config, safetensors } = tinyGpt2();
+  await q8AgainstReference('4 heads of 8', config, safetensors);
+});
+
+test('tiny-gpt2 as one head of 32: key rows in whole q8_0 blocks (panels widened in registers) equal the same reference', async () => {
+  // The same weights read as one head: each cached key row is one whole block of 32, the
+  // kernel's in-register path (4 heads of 8 share their blocks and take the row-by-row one).
+  const { config, safetensors } = tinyGpt2();
+  await q8AgainstReference('1 head of 32', { ...config, n_head: 1 }, safetensors);
 });
 
 for (const name of ['tiny-gpt2', 'tiny-llama']) {

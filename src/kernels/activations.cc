@@ -2,12 +2,14 @@
 // erf GELU from gelu.h.
 #include "kernels/activations.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
 #include "kernels/gelu.h"
+#include "parallel.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace attn {
@@ -66,7 +68,10 @@ void ReluInPlace(float* x, size_t count) { HWY_STATIC_DISPATCH(ReluImpl)(x, coun
 void GeluTanhInPlace(float* x, size_t count) { HWY_STATIC_DISPATCH(GeluTanhImpl)(x, count); }
 void SiluInPlace(float* x, size_t count) { HWY_STATIC_DISPATCH(SiluImpl)(x, count); }
 
-void Activate(Activation activation, const float* x, size_t count, float* y) {
+namespace {
+
+// One span of values: x and y are [count] (y may be x).
+void ActivateSpan(Activation activation, const float* x, size_t count, float* y) {
   if (activation == Activation::kGelu) {
     GeluForward(x, count, y);
     return;
@@ -85,6 +90,23 @@ void Activate(Activation activation, const float* x, size_t count, float* y) {
     default:
       return;
   }
+}
+
+}  // namespace
+
+void Activate(Activation activation, const float* x, size_t count, float* y) {
+  // Spread over the threads in spans of kSpan values (a multiple of the vector width, so only
+  // the last span has a tail, as a single call would). Each value's formula is its own, so
+  // any thread count gives the same bits. A 128-token prefill's GELU (128 × 3,072 values)
+  // took 26 ms of one thread; a decode step's 3,072 values stay on the calling thread.
+  constexpr size_t kSpan = 16384;
+  constexpr uint64_t kFlopsPerValue = 32;  // tanh or exp and a few products
+  const int spans = static_cast<int>((count + kSpan - 1) / kSpan);
+  auto span = [&](int index, int) {
+    const size_t from = static_cast<size_t>(index) * kSpan;
+    ActivateSpan(activation, x + from, std::min(kSpan, count - from), y + from);
+  };
+  ParallelForEach(spans, kFlopsPerValue * count, span);
 }
 
 }  // namespace attn

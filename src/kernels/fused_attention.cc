@@ -396,18 +396,17 @@ HWY_INLINE void WithStoredValues(const HeadProblem& pb, F&& f) {
   }
 }
 
-// Four columns (c .. c + 3) of 8 key rows, as float32, into a panel's rows c .. c + 3: two
-// 4 × 4 transposes (keys × columns → columns × keys) of the rows' vectors.
-//   k: 8 rows (row stride k_stride), from column c   panel: [head_dim, 8], from row c
-template <typename Elements>
-HWY_INLINE void TransposeEightKeys(Elements k, int k_stride, KvStorage s, float* panel) {
+// Four columns of 8 key rows, as float32, into a panel's rows c .. c + 3: two 4 × 4
+// transposes (keys × columns → columns × keys) of the rows' vectors; four(i) gives key row
+// i's four columns.
+//   panel: [head_dim, 8], from row c
+template <class Four>
+HWY_INLINE void TransposeEightKeysOf(Four four, float* panel) {
   const D d;
   const hn::Full128<uint64_t> d64;
   for (int half = 0; half < 2; ++half) {  // keys 0-3, then 4-7
-    const Elements rows = k + static_cast<size_t>(4 * half) * k_stride;
-    const V r0 = FourOf(rows, s), r1 = FourOf(rows + static_cast<size_t>(k_stride), s);
-    const V r2 = FourOf(rows + static_cast<size_t>(2 * k_stride), s);
-    const V r3 = FourOf(rows + static_cast<size_t>(3 * k_stride), s);
+    const V r0 = four(4 * half), r1 = four(4 * half + 1);
+    const V r2 = four(4 * half + 2), r3 = four(4 * half + 3);
     // Pairs of keys per column, then pairs of pairs: column j's four keys.
     const auto a = hn::BitCast(d64, hn::InterleaveLower(r0, r1));     // c0: k0 k1, c1: k0 k1
     const auto b = hn::BitCast(d64, hn::InterleaveLower(r2, r3));     // c0: k2 k3, c1: k2 k3
@@ -419,6 +418,14 @@ HWY_INLINE void TransposeEightKeys(Elements k, int k_stride, KvStorage s, float*
     hn::StoreU(hn::BitCast(d, hn::InterleaveLower(e, f)), d, to + 2 * kKeysPerTile);
     hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, e, f)), d, to + 3 * kKeysPerTile);
   }
+}
+
+// Columns c .. c + 3 of 8 key rows as stored (float32, or half-stored and widened exactly).
+//   k: 8 rows (row stride k_stride), from column c   panel: [head_dim, 8], from row c
+template <typename Elements>
+HWY_INLINE void TransposeEightKeys(Elements k, int k_stride, KvStorage s, float* panel) {
+  TransposeEightKeysOf([&](int i) { return FourOf(k + static_cast<size_t>(i) * k_stride, s); },
+                       panel);
 }
 
 // The key scratch's floats: a q8_0 panel's rows widened, then one row (PackKeyPanels).
@@ -456,24 +463,64 @@ void PackKeyPanels(Elements k, int k_stride, int keys, int head_dim, KvStorage s
   }
 }
 
-// q8_0 keys: each panel's (up to) 8 rows widened into scratch a row at a time (one scale per
-// block of 32, DequantizeQ8Elements), then packed as float32 keys (d·q is exact), with one scale decoded per block instead of one per four elements.
+// Whether q8_0 key rows lie in whole blocks of their own (each row starts a block and spans
+// head_dim / 32 of them), so that a panel's columns can be widened in registers.
+bool KeyRowsInWholeBlocks(Q8Elements k, int k_stride, int head_dim) {
+  return k.index % kKvQ8Block == 0 && k_stride % kKvQ8Block == 0 && head_dim % kKvQ8Block == 0;
+}
+
+// A whole panel of 8 q8_0 key rows in whole blocks: for each block of 32 columns, the rows'
+// 8 scales decoded once, then four columns at a time widened (d·q, exact) and transposed in
+// registers, as half-stored keys are. The same floats as widening the rows first.
+//   k: 8 rows (row stride k_stride)   panel: [head_dim, 8]
+void PackWholeQ8Panel(Q8Elements k, int k_stride, int head_dim, float* panel) {
+  const D d;
+  const hn::RebindToSigned<D> di;
+  const hn::Rebind<int8_t, decltype(di)> d8;  // 4 codes, the lanes of one float vector
+  for (int c0 = 0; c0 < head_dim; c0 += kKvQ8Block) {
+    const int8_t* codes[kKeysPerTile];
+    V scales[kKeysPerTile];
+    for (int i = 0; i < kKeysPerTile; ++i) {
+      const uint8_t* block = (k + static_cast<size_t>(i) * k_stride + c0).block();
+      codes[i] = reinterpret_cast<const int8_t*>(block + 2);
+      scales[i] = hn::Set(d, Q8Scale(block));
+    }
+    for (int c = 0; c < kKvQ8Block; c += kLanes) {
+      TransposeEightKeysOf(
+          [&](int i) {
+            return hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, hn::LoadU(d8, codes[i] + c))),
+                           scales[i]);
+          },
+          panel + (c0 + c) * kKeysPerTile);
+    }
+  }
+}
+
+// q8_0 keys: whole panels of rows in whole blocks widened in registers (PackWholeQ8Panel);
+// otherwise each panel's (up to) 8 rows widened into scratch a row at a time (one scale per
+// block of 32, DequantizeQ8Elements), then packed as float32 keys (d·q is exact).
 //   k: [keys, head_dim] q8_0 elements (row stride k_stride)
 //   scratch: [KeyRowsFloats(head_dim)]: 8 widened rows, then the float packing's row
 //   panels: [ceil(keys / 8), head_dim, 8], zeros past the last key
 void PackKeyPanels(Q8Elements k, int k_stride, int keys, int head_dim, KvStorage, float* scratch,
                    float* panels) {
   const size_t panel_floats = static_cast<size_t>(head_dim) * kKeysPerTile;
+  const bool in_registers = KeyRowsInWholeBlocks(k, k_stride, head_dim);
   float* widened = scratch;
   float* row = scratch + static_cast<size_t>(kKeysPerTile) * head_dim;
   for (int j0 = 0; j0 < keys; j0 += kKeysPerTile) {
     const int n = std::min(kKeysPerTile, keys - j0);
+    float* panel = panels + static_cast<size_t>(j0 / kKeysPerTile) * panel_floats;
+    if (in_registers && n == kKeysPerTile) {
+      PackWholeQ8Panel(k + static_cast<size_t>(j0) * k_stride, k_stride, head_dim, panel);
+      continue;
+    }
     for (int j = 0; j < n; ++j) {
       DequantizeQ8Elements(k + static_cast<size_t>(j0 + j) * k_stride, head_dim,
                            widened + static_cast<size_t>(j) * head_dim);
     }
     PackKeyPanels(static_cast<const float*>(widened), head_dim, n, head_dim, KvStorage::kFloat32,
-                  row, panels + static_cast<size_t>(j0 / kKeysPerTile) * panel_floats);
+                  row, panel);
   }
 }
 

@@ -58,6 +58,28 @@ namespace HWY_NAMESPACE {
 #include "kernels/simd-inl.h"
 #include "kernels/widen-inl.h"
 
+// 16 codes × the block's scale into dst: one load, widened 8 → 16 → 32 bits (the same
+// d·q as four at a time; a decode step at 8k keys spent a third of its time here when it
+// loaded four codes a time).   codes: [16]   dst: [16]
+HWY_INLINE void WidenSixteenCodes(const int8_t* codes, V scale, float* dst) {
+  const D d;
+  const hn::RebindToSigned<D> di;
+  const hn::Full128<int8_t> d8;
+  const hn::Full128<int16_t> d16;
+  const hn::Half<decltype(d8)> d8h;
+  const hn::Half<decltype(d16)> d16h;
+  const auto all = hn::LoadU(d8, codes);
+  const auto low = hn::PromoteTo(d16, hn::LowerHalf(d8h, all));
+  const auto high = hn::PromoteTo(d16, hn::UpperHalf(d8h, all));
+  const auto part = [&](auto half16) {
+    return hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, half16)), scale);
+  };
+  hn::StoreU(part(hn::LowerHalf(d16h, low)), d, dst);
+  hn::StoreU(part(hn::UpperHalf(d16h, low)), d, dst + 4);
+  hn::StoreU(part(hn::LowerHalf(d16h, high)), d, dst + 8);
+  hn::StoreU(part(hn::UpperHalf(d16h, high)), d, dst + 12);
+}
+
 // Block by block: the scale once per run of elements in one block, four codes at a time
 // widened to float32 and multiplied by it (d·q, exact: the scalar tail computes the same).
 void DequantizeQ8ElementsImpl(Q8Elements src, int count, float* dst) {
@@ -73,6 +95,7 @@ void DequantizeQ8ElementsImpl(Q8Elements src, int count, float* dst) {
     const int8_t* codes = reinterpret_cast<const int8_t*>(block + 2 + first);
     const V scales = hn::Set(d, scale);
     int c = 0;
+    for (; c + 16 <= n; c += 16) WidenSixteenCodes(codes + c, scales, dst + i + c);
     for (; c + kLanes <= n; c += kLanes) {
       const V widened = hn::ConvertTo(d, hn::PromoteTo(di, hn::LoadU(d8, codes + c)));
       hn::StoreU(hn::Mul(widened, scales), d, dst + i + c);
