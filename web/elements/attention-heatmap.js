@@ -40,7 +40,9 @@ svg g.token:focus-visible { outline: 2px solid var(--_focus); outline-offset: 1p
 svg g.token:focus text, svg g.token.active text { font-weight: 700; }
 svg line.dim { opacity: 0.05 !important; }
 svg text.heading { font-weight: 600; }
-.readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
+.readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; max-width: 40rem; }
+.readout .weights { overflow-wrap: anywhere; }
+.readout .swatch { display: inline-block; width: 0.8em; height: 0.8em; margin-inline-end: 0.3em; vertical-align: -0.05em; }
 .key { display: flex; align-items: center; flex-wrap: wrap; gap: 0.4rem; font-size: 0.8rem; }
 .key .samples { display: inline-flex; gap: 4px; }
 .key .scale { display: inline-flex; align-items: center; gap: 0.4rem; white-space: nowrap; }
@@ -154,6 +156,7 @@ export class AttentionHeatmap extends AttentionElement {
   #heads = [];
   #example = null; // the course example the heads are (1-4), or null for the caller's weights
   #hidden = new Set(); // heads the reader toggled off in the all-heads lines view
+  #selected = null; // the lines view's selected token { side: 'query' | 'key', index }, or null: the last query
   #error = null;
   #generation = 0;
 
@@ -521,20 +524,27 @@ document.body.append(heatmap);
         }
       }
     }
-    // The exact weights of the token under the pointer or the focus, in words beside the
-    // drawing (never over the lines).
-    const readout = document.createElement('p');
+    // The weights of one token in words under the drawing (never over the lines), always on
+    // screen: the selected token's (the last query until a token is clicked or tapped), or
+    // the one under the pointer or the focus. With every head drawn, a line per head shown,
+    // in its colour.
+    const readout = document.createElement('div');
     readout.className = 'readout';
     readout.setAttribute('aria-live', 'polite');
-    readout.textContent = 'Hover or focus a token to read its weights.';
-    const describe = (side, index) => {
-      const names = side === 'query' ? tokens.k : tokens.q;
-      const values = side === 'query' ? w[index] : w.map((row) => row[index]);
-      const own = (side === 'query' ? tokens.q : tokens.k)[index];
-      const list = values.map((x, n) => `${names[n] ?? n + 1} ${formatNumber(x, 3)}`).join(', ');
-      return side === 'query'
-        ? `query “${own}” (${what}) attends to: ${list}`
-        : `key “${own}” (${what}) is attended by: ${list}`;
+    const shownHeads = all ? drawn.map(([h, colour, n]) => [h, colour, `head ${n + 1}`]) : [[w, null, what]];
+    const describe = (side, index) => weightLines(shownHeads, side, index, tokens);
+    const tokenMarks = [];
+    const select = (side, index) => {
+      if (!this.#selected || this.#selected.side !== side || this.#selected.index !== index)
+        this.#selected = { side, index };
+      for (const g of tokenMarks)
+        g.classList.toggle('active', g.dataset.side === side && Number(g.dataset.index) === index);
+      readout.replaceChildren(...describe(side, index));
+    };
+    const selected = () => {
+      const s = this.#selected;
+      const count = s?.side === 'key' ? lk : lq;
+      return s && s.index < count ? s : { side: 'query', index: lq - 1 };
     };
     const token = (text, x, yy, anchor, side, index) => {
       const g = document.createElementNS(SVG, 'g');
@@ -542,6 +552,9 @@ document.body.append(heatmap);
       g.setAttribute('tabindex', '0');
       g.setAttribute('role', 'button');
       g.setAttribute('aria-label', `${side} ${text}`);
+      g.dataset.side = side;
+      g.dataset.index = String(index);
+      tokenMarks.push(g);
       const t = document.createElementNS(SVG, 'text');
       t.setAttribute('x', String(x));
       t.setAttribute('y', String(yy));
@@ -551,21 +564,33 @@ document.body.append(heatmap);
       const show = () => {
         for (const line of svg.querySelectorAll('line'))
           line.classList.toggle('dim', Number(line.dataset[side]) !== index);
-        readout.textContent = describe(side, index);
+        readout.replaceChildren(...describe(side, index));
         if (side === 'query') {
           const best = w[index].indexOf(Math.max(...w[index]));
           this.#announce(index, best, w[index][best]);
         }
       };
       g.addEventListener('mouseenter', show);
-      g.addEventListener('focus', show);
+      g.addEventListener('focus', () => {
+        select(side, index);
+        show();
+      });
+      // A click or a tap selects the token: its weights stay written once the pointer leaves.
+      g.addEventListener('click', () => {
+        select(side, index);
+        show();
+      });
       g.addEventListener('mouseleave', () => {
         for (const line of svg.querySelectorAll('line')) line.classList.remove('dim');
+        const s = selected();
+        readout.replaceChildren(...describe(s.side, s.index));
       });
       svg.append(g);
     };
     tokens.q.slice(0, lq).forEach((text, i) => token(text, left - 8, y(i), 'end', 'query', i));
     tokens.k.slice(0, lk).forEach((text, j) => token(text, right + 8, y(j), 'start', 'key', j));
+    const first = selected();
+    select(first.side, first.index);
     const figure = document.createElement('div');
     const printed = all ? drawn.map(([h, , n]) => [`head ${n + 1}`, h, `head-${n + 1}`]) : [[what, w, 'shown']];
     figure.append(
@@ -581,6 +606,37 @@ document.body.append(heatmap);
     );
     return figure;
   }
+}
+
+// The readout's lines: per map shown ([[Lq][Lk] weights, colour or null, name]), the weights of
+// one query (the keys it attends to) or of one key (the queries that attend to it), in token
+// order, the largest in bold: 'from “sat” (query 3), head 1: The 0.410 · cat 0.320 · …'.
+function weightLines(maps, side, index, tokens) {
+  const own = (side === 'query' ? tokens.q : tokens.k)[index];
+  const names = side === 'query' ? tokens.k : tokens.q;
+  return maps.map(([w, colour, name]) => {
+    const values = side === 'query' ? w[index] : w.map((row) => row[index]);
+    const line = document.createElement('div');
+    line.className = 'weights';
+    if (colour) {
+      const swatch = document.createElement('span');
+      swatch.className = 'swatch';
+      swatch.style.background = colour;
+      swatch.setAttribute('aria-hidden', 'true');
+      line.append(swatch);
+    }
+    const where =
+      side === 'query' ? `from query “${own}” (position ${index + 1})` : `to key “${own}” (position ${index + 1})`;
+    line.append(`${where}, ${name}: `);
+    const best = values.indexOf(Math.max(...values));
+    values.forEach((x, n) => {
+      if (n) line.append(' · ');
+      const entry = document.createElement(n === best ? 'b' : 'span');
+      entry.textContent = `${names[n] ?? n + 1} ${formatNumber(x, 3)}`;
+      line.append(entry);
+    });
+    return line;
+  });
 }
 
 // On paper the lines' weights cannot be hovered: each map drawn, as a table of its numbers

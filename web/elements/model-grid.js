@@ -66,6 +66,17 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null) {
       row.insertCell().append(button);
     }
   });
+  // Without a pointer (a phone, a screenshot) the readout still holds numbers: the outlined
+  // map's last query, its strongest keys; a hover or a focus reads another, and leaving it
+  // comes back here.
+  if (labels) {
+    const [l, h] = [selected?.[0] ?? 0, selected?.[1] ?? 0];
+    const resting = `Layer ${l + 1}, head ${h + 1}: ${topKeysLine(maps[l].subarray(h * T * T, (h + 1) * T * T), T, labels, T - 1)}`;
+    readout.textContent = resting;
+    const rest = () => (readout.textContent = resting);
+    table.addEventListener('pointerleave', rest);
+    table.addEventListener('focusout', rest);
+  }
   const wrap = document.createElement('div');
   const legend = colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'map colour = attention weight' });
   wrap.append(legend, table, readout);
@@ -88,6 +99,18 @@ function readMap(button, canvas, map, T, labels, say) {
       `query “${labels[i]}” (row ${i + 1}) → key “${labels[j]}” (column ${j + 1}): weight ${formatNumber(map[i * T + j], 3)}`,
     );
   });
+}
+
+// One query's strongest keys (at most TOP_KEYS, strongest first) in one head's [T][T] map:
+// 'query “mat” (row 6): its strongest keys the 0.410 · cat 0.320 · …'.
+const TOP_KEYS = 4;
+function topKeysLine(map, T, labels, i) {
+  const row = Array.from(map.subarray(i * T, (i + 1) * T));
+  const top = Array.from(row.keys())
+    .sort((a, b) => row[b] - row[a])
+    .slice(0, TOP_KEYS)
+    .map((j) => `${labels[j]} ${formatNumber(row[j], 3)}`);
+  return `query “${labels[i]}” (row ${i + 1}), its strongest keys: ${top.join(' · ')}`;
 }
 
 // Each query's strongest key in one head's [T][T] map: 'query→key weight'.
