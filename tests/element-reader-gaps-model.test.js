@@ -19,6 +19,12 @@ test.after(() => close?.());
 const open = (name, width, scheme) => openElementPage(browser, url, name, width, scheme);
 // A number as the views print it: '−0.250' → -0.25.
 const number = (text) => Number(text.replace('−', '-'));
+// A number printed to three places as the views print it (−0.250, 0.000 for −0.0001).
+const formatted = (x) =>
+  x
+    .toFixed(3)
+    .replace(/^-(0\.?0*)$/, '$1')
+    .replace(/^-/, '−');
 // 'name 0.123 · name 0.456' → [['name', 0.123], …]
 const entries = (text) =>
   text.split(' · ').map((entry) => {
@@ -143,4 +149,86 @@ test('the model view writes numbers without hover: the outlined map’s last que
   await page.mouse.move(1, 899);
   assert.equal((await read()).text, r.text);
   await page.close();
+});
+
+// The explainer on its page, with the library's trace of the same position (a float32 forward
+// of its own, not the element's), per stage: the strips' legends, numbers and values.
+async function explainerStrips(page) {
+  await page.waitForFunction(() => document.querySelector('attention-explainer').result);
+  return page.evaluate(async () => {
+    const el = document.querySelector('attention-explainer');
+    const root = el.shadowRoot;
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init({ simd: 'baseline' });
+    const model = await attn.loadModel('/web/elements/models/tiny-gpt2/');
+    const { trace } = model.forward(el.text, { trace: { position: el.result.position } });
+    const layer = trace.layers[0];
+    const values = {
+      1: [trace.tokenEmbedding, trace.positionEmbedding, trace.embedding],
+      6: [layer.attentionOutput, layer.attentionResidual],
+      3: [layer.query, layer.keys, layer.values],
+      4: [layer.scores, layer.maskedScores],
+    };
+    const out = {};
+    for (const [n, tensors] of Object.entries(values)) out[n] = { values: tensors.map((t) => Array.from(t.data)) };
+    model.dispose();
+    for (const n of [1, 3, 4, 6]) {
+      const section = root.getElementById(`stage-${n}`).closest('section');
+      const legends = [...section.querySelectorAll('.strip .legend, .grid .legend')];
+      out[n].legends = legends.map((l) => [
+        l.querySelector('.title').textContent,
+        Number(l.dataset.min),
+        Number(l.dataset.max),
+        l.querySelector('.lo').textContent,
+        l.querySelector('.hi').textContent,
+      ]);
+      out[n].largest = [...section.querySelectorAll('.strip .largest')].map((x) => x.textContent);
+    }
+    return out;
+  });
+}
+
+test('the explainer’s strips and grids that a reader compares share one colour scale per stage, with its numeric ends; each strip prints its range and largest entries', async () => {
+  const { page } = await open('explainer', 1280);
+  const r = await explainerStrips(page);
+  await page.close();
+  const maxAbs = (arrays) => Math.max(...arrays.flat().filter(Number.isFinite).map(Math.abs));
+  // Stage 1 (token, position, their sum) and stage 6 (attention output, residual): one scale.
+  for (const n of ['1', '6']) {
+    const { legends, values } = r[n];
+    assert.equal(legends.length, values.length);
+    const m = maxAbs(values);
+    for (const [title, min, max, lo, hi] of legends) {
+      assert.equal(title, `one scale for this stage's ${values.length} strips`);
+      assert.ok(Math.abs(max - m) <= 1e-6 * m && Math.abs(min + m) <= 1e-6 * m, `stage ${n}: ±${max} vs ±${m}`);
+      assert.equal(number(hi), Number(m.toFixed(2)));
+      assert.equal(number(lo), -Number(m.toFixed(2)));
+    }
+    // Each strip's numbers: its own range, and its largest |value| entries, largest first.
+    r[n].largest.forEach((text, s) => {
+      const v = values[s];
+      const finite = v.filter(Number.isFinite);
+      const [range, largest] = text.split('; largest |value|: ');
+      assert.equal(
+        range,
+        `range ${formatted(Math.min(...finite))} to ${formatted(Math.max(...finite))}`,
+        `stage ${n} strip ${s}`,
+      );
+      const top = [...v.keys()].sort((a, b) => Math.abs(v[b]) - Math.abs(v[a])).slice(0, 6);
+      assert.equal(largest, top.map((i) => `dimension ${i} = ${formatted(v[i])}`).join(', '));
+    });
+  }
+  // The position embedding is paler than the token embedding: its largest |value| is well
+  // under the shared end, so the same colour means the same number in both.
+  assert.ok(maxAbs([r['1'].values[1]]) < 0.5 * maxAbs(r['1'].values));
+  // Stage 3's q, k and v grids share one scale; stage 4's two score grids another (−∞ left
+  // out), the weights keep 0 … 1.
+  const [q, k, v] = r['3'].legends;
+  assert.deepEqual(q, k);
+  assert.deepEqual(q, v);
+  assert.equal(q[0], 'value (q, k, v: one scale)');
+  const [scores, masked, weights] = r['4'].legends;
+  assert.deepEqual(scores, masked);
+  assert.equal(scores[2], maxAbs(r['4'].values));
+  assert.deepEqual(weights.slice(0, 3), ['weight', 0, 1]);
 });

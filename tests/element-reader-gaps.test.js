@@ -533,7 +533,7 @@ test('one name per token: the explainer’s tables and the neuron view’s menu 
   );
 });
 
-test('the head view says what its MiB are (weights); the explainer’s strips each say their scale is their own, and stage 8 shows the final norm’s input, the runner’s residual after the last layer', async () => {
+test('the head view says what its MiB are (weights); the explainer’s strips each say whose scale they are on, and stage 8 shows the final norm’s input, the runner’s residual after the last layer', async () => {
   let { page } = await openElementPage(browser, url, 'model-head', 1280);
   await page.waitForFunction(() => document.querySelector('attention-model').model);
   const head = await page.evaluate(() => {
@@ -584,14 +584,18 @@ test('the head view says what its MiB are (weights); the explainer’s strips ea
   );
   assert.deepEqual(r.json, r.residual);
   assert.ok(r.stripScales.length >= 10, r.stripScales.join(' | '));
-  for (const title of r.stripScales) assert.equal(title, "this strip's own scale");
-  // The grids: the weights on the fixed 0 … 1 scale; the others say their scale is their own.
+  // Each strip says whose scale it is on: its own, or its stage's (element-reader-gaps-model
+  // checks the shared ends).
+  for (const title of r.stripScales)
+    assert.match(title, /^(this strip's own scale|one scale for this stage's \d strips)$/);
+  // The grids: the weights on the fixed 0 … 1 scale; q, k and v on one, the scores on another;
+  // the head outputs say their scale is their own.
   assert.deepEqual(r.gridScales, [
-    "value: this grid's own scale",
-    "value: this grid's own scale",
-    "value: this grid's own scale",
-    "score: this grid's own scale",
-    "masked score: this grid's own scale",
+    'value (q, k, v: one scale)',
+    'value (q, k, v: one scale)',
+    'value (q, k, v: one scale)',
+    'score (both grids: one scale)',
+    'score (both grids: one scale)',
     'weight',
     "value: this grid's own scale",
   ]);
