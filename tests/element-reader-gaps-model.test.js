@@ -232,3 +232,58 @@ test('the explainer’s strips and grids that a reader compares share one colour
   assert.equal(scores[2], maxAbs(r['4'].values));
   assert.deepEqual(weights.slice(0, 3), ['weight', 0, 1]);
 });
+
+test('the neuron view at 390 px: its two legends right above the table, q·k as the sum Σ q ⊙ k of each key’s row, “hover or tap”, and no hint on paper', async () => {
+  const { page } = await open('model-neuron', 390);
+  const read = () =>
+    page.evaluate(() => {
+      const root = document.querySelector('attention-model').shadowRoot;
+      const table = root.querySelector('table.neuron');
+      const rows = [...table.tBodies].flatMap((b) => [...b.rows]);
+      const keys = [...table.tBodies[0].rows].map((r) => r.cells[0].textContent);
+      return {
+        legends: [...root.querySelectorAll('.legends .legend')].map((l) => l.getBoundingClientRect().bottom),
+        // the table's top: its caption's, above its region (the caption points at the legends)
+        tableTop: table.closest('.scroll-wrap').getBoundingClientRect().top,
+        caption: table.closest('.scroll-wrap').querySelector('.caption').textContent,
+        // per key: its products (data-value of its q ⊙ k cells, after its k cells) and its Σ
+        products: keys.map((title) =>
+          rows
+            .filter((r) => r.cells[0].textContent === title)
+            .flatMap((r) => [...r.querySelectorAll('td.dim')].map((td) => Number(td.dataset.value))),
+        ),
+        sums: keys.map((title) =>
+          rows
+            .filter((r) => r.cells[0].textContent === title)
+            .flatMap((r) => [...r.querySelectorAll('td.sum')])
+            .map((td) => td.textContent),
+        ),
+        scores: [...root.querySelector('table.scores').tBodies[0].rows].map((r) => r.cells[1].textContent),
+        sumTitle: [...table.querySelectorAll('th')].some((th) => th.textContent === 'Σ q ⊙ k = q·k'),
+        hint: root.querySelector('.readout').textContent,
+        hintShown: getComputedStyle(root.querySelector('.readout')).display !== 'none',
+        width: innerWidth,
+        right: table.getBoundingClientRect().right,
+      };
+    });
+  const r = await read();
+  assert.equal(r.legends.length, 2);
+  // Both legends end above the table, within a line of it.
+  for (const bottom of r.legends)
+    assert.ok(bottom <= r.tableTop && r.tableTop - bottom < 60, `${bottom} vs ${r.tableTop}`);
+  assert.ok(r.sumTitle);
+  assert.match(r.caption, /is the score q·k \(the last column, Σ\)\. Cell colours: the two scales above\.$/);
+  assert.ok(r.right <= r.width);
+  r.products.forEach((row, j) => {
+    const hd = row.length / 2;
+    const sum = row.slice(hd).reduce((a, b) => a + b, 0);
+    assert.equal(r.sums[j].length, 1, `key ${j}: one Σ`);
+    assert.ok(Math.abs(number(r.sums[j][0]) - sum) <= 5e-4, `key ${j}: Σ ${r.sums[j][0]} vs ${sum}`);
+    assert.equal(r.sums[j][0], r.scores[j], `key ${j}: the Σ is the score table's q·k`);
+  });
+  assert.match(r.hint, /^Hover or tap a cell/);
+  assert.ok(r.hintShown);
+  await page.emulateMedia({ media: 'print' });
+  assert.equal((await read()).hintShown, false, 'no live-only hint on paper');
+  await page.close();
+});

@@ -65,6 +65,7 @@ button.thumb canvas { width: 48px; height: 48px; image-rendering: pixelated; out
 .value, td.number { font-variant-numeric: tabular-nums; min-width: 3.2em; display: inline-block; text-align: end; }
 table.neuron td.dim { min-width: 2.6em; height: 1.3em; padding: 0.1rem 0.2rem; font-size: max(0.8em, 11px); text-align: end; font-variant-numeric: tabular-nums; border: 1px solid var(--_cell-edge); }
 table.neuron td.note { font-size: 0.85em; opacity: 0.85; }
+table.neuron td.sum { font-variant-numeric: tabular-nums; text-align: end; font-weight: 600; padding: 0.1rem 0.4rem; }
 table.neuron th[tabindex]:focus { outline: 2px solid var(--_focus); }
 .readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
 .print-only { display: none; }
@@ -76,7 +77,7 @@ table.strongest td { vertical-align: top; overflow-wrap: anywhere; }
 .legends { display: flex; flex-wrap: wrap; gap: 0.3rem 1.2rem; margin: 0.3rem 0; }
 table.scores td { font-variant-numeric: tabular-nums; text-align: end; }
 table.scores .bar { width: 4rem; }
-table.neuron th.index { font-size: max(0.75em, 11px); opacity: 0.8; text-align: end; padding: 0 0.2rem; }
+table.neuron th.index, table.neuron th.total { font-size: max(0.75em, 11px); opacity: 0.8; text-align: end; padding: 0 0.2rem; }
 ${COLUMN_BANDS_STYLE}`;
 
 // Layer names when layers differ (Gemma's sliding-window layers beside global ones; Mistral's
