@@ -287,3 +287,61 @@ test('the neuron view at 390 px: its two legends right above the table, q·k as 
   assert.equal((await read()).hintShown, false, 'no live-only hint on paper');
   await page.close();
 });
+
+// WCAG contrast ratio of two computed colours ('rgb(r, g, b)').
+function contrast(a, b) {
+  const luminance = (colour) => {
+    const lin = (x) => ((x /= 255) <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
+    const [r, g, bl] = colour.match(/[\d.]+/g).map(Number);
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(bl);
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+test('on a dark page every head colour (chips and lines, 2 to 16 heads) stands out from the background at 3:1 or more', async () => {
+  const { page } = await open('heatmap-lines', 390, 'dark');
+  const colours = await page.evaluate(() => {
+    const out = [];
+    for (const count of [2, 3, 4, 8, 12, 16]) {
+      const h = document.createElement('attention-heatmap');
+      h.setAttribute('view', 'lines');
+      h.setAttribute('head', 'all');
+      h.setAttribute('tokens', 'a,b');
+      document.querySelector('main').append(h);
+      h.weights = { data: new Float32Array(count * 4).fill(0.5), shape: [count, 2, 2] };
+      const root = h.shadowRoot;
+      for (const chip of root.querySelectorAll('.chip'))
+        out.push([count, chip.dataset.head, getComputedStyle(chip).borderLeftColor]);
+      for (const line of root.querySelectorAll('line'))
+        out.push([count, line.dataset.head, getComputedStyle(line).stroke]);
+      h.remove();
+    }
+    return { out, background: getComputedStyle(document.body).backgroundColor };
+  });
+  await page.close();
+  assert.equal(colours.background, 'rgb(17, 17, 17)');
+  assert.ok(colours.out.length > 100);
+  for (const [count, head, colour] of colours.out) {
+    const ratio = contrast(colour, colours.background);
+    assert.ok(ratio >= 3, `head ${head} of ${count}: ${colour} at ${ratio.toFixed(2)}:1`);
+  }
+});
+
+test('the explainer has one head control, stage 3’s chips (no second menu above)', async () => {
+  const { page } = await open('explainer', 1280);
+  await page.waitForFunction(() => document.querySelector('attention-explainer').result);
+  const r = await page.evaluate(() => {
+    const root = document.querySelector('attention-explainer').shadowRoot;
+    return {
+      menus: [...root.querySelectorAll('select')].map((s) => s.getAttribute('aria-label')),
+      chips: [...root.querySelectorAll('.head-chips button')].map((b) => b.textContent),
+      chipsIn: root.querySelector('.head-chips').closest('section').querySelector('h2').id,
+    };
+  });
+  await page.close();
+  assert.ok(!r.menus.includes('head'), r.menus.join(', '));
+  assert.ok(r.menus.includes('layer'));
+  assert.equal(r.chips.length, 4);
+  assert.equal(r.chipsIn, 'stage-3');
+});

@@ -533,7 +533,7 @@ test('one name per token: the explainer’s tables and the neuron view’s menu 
   );
 });
 
-test('the head view says what its MiB are (weights); the explainer’s strips each say whose scale they are on, and stage 8 shows the final norm’s input, the runner’s residual after the last layer', async () => {
+test('the head view says what its MiB are (parameters); the explainer’s strips each say whose scale they are on, and stage 8 shows the final norm’s input, the runner’s residual after the last layer', async () => {
   let { page } = await openElementPage(browser, url, 'model-head', 1280);
   await page.waitForFunction(() => document.querySelector('attention-model').model);
   const head = await page.evaluate(() => {
@@ -541,7 +541,7 @@ test('the head view says what its MiB are (weights); the explainer’s strips ea
     return { status: el.shadowRoot.querySelector('.row .status').textContent, bytes: el.model.parameterBytes };
   });
   await page.close();
-  assert.ok(head.status.includes(` · weights ${(head.bytes / 2 ** 20).toFixed(1)} MiB`), head.status);
+  assert.ok(head.status.includes(` · parameters ${(head.bytes / 2 ** 20).toFixed(1)} MiB`), head.status);
   assert.doesNotMatch(head.status, /· \d+\.\d MiB/, 'no MiB without saying of what');
 
   ({ page } = await openElementPage(browser, url, 'explainer', 1280));

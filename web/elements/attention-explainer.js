@@ -237,8 +237,8 @@ export class AttentionExplainer extends ModelElement {
     row.className = 'row';
     row.append(
       ...(sections ? [this.#stageMenu(sections)] : []),
+      // The head: stage 3's chips, where it shows (the other stages show every head).
       this.#select('layer', d.numLayers, 'layer'),
-      this.#select('head', d.numHeads, 'head'),
       Object.assign(document.createElement('span'), {
         className: 'status',
         textContent: this.#marks(),
