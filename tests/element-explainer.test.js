@@ -83,7 +83,7 @@ test('every drawn number is the library’s: trace cells, strip readouts, logits
       ].map((a) => Array.from(a, fmt));
       // A strip's readout after focusing it and pressing → three times: dimension 3's exact value.
       const canvas = [...root.querySelectorAll('.strip')]
-        .find((strip) => strip.querySelector('.name').textContent.startsWith('embedding entering layer 1'))
+        .find((strip) => strip.querySelector('.name').textContent.startsWith('embedding entering layer 0'))
         .querySelector('canvas');
       canvas.focus();
       for (let i = 0; i < 3; i++)
@@ -159,10 +159,10 @@ test('every drawn number is the library’s: trace cells, strip readouts, logits
   assert.deepEqual(report.gpt2.parts, [
     `token embedding (row ${report.gpt2.id}) (32 dimensions)`,
     `position embedding (row 3: rows count from 0) (32 dimensions)`,
-    'embedding entering layer 1 (their sum) (32 dimensions)',
+    'embedding entering layer 0 (their sum) (32 dimensions)',
   ]);
   assert.equal(report.llama.positionEmbedding, false);
-  assert.match(report.llama.parts[0], /^embedding entering layer 1 \(32 dimensions\)/);
+  assert.match(report.llama.parts[0], /^embedding entering layer 0 \(32 dimensions\)/);
   // Copy code: the same build, text, position and sampling settings as shown.
   assert.match(report.gpt2.code, /init\(\{ simd: 'baseline' \}\)/);
   assert.match(report.gpt2.code, /forward\("The cat sat on the mat", \{ trace: \{ position: 3 \} \}\)/);
@@ -304,7 +304,7 @@ test('layout="compact" fits a 960 × 700 slide: one stage at a time (the stage a
         menu: el.shadowRoot.querySelector('select[aria-label=stage]')?.value,
       };
     }, id);
-  assert.match((await shown('llama')).titles.join(), /^4 · Layer 2: scores/);
+  assert.match((await shown('llama')).titles.join(), /^4 · Layer 1: scores/);
   for (const id of ['gpt2', 'llama']) {
     for (let stage = 1; stage <= 10; stage++) {
       await page.evaluate(
@@ -333,7 +333,7 @@ test('layout="compact" fits a 960 × 700 slide: one stage at a time (the stage a
   // The stage menu picks a stage and keeps the focus (an arrow on it goes on to the next).
   const menu = page.locator('#gpt2 select[aria-label=stage]');
   await menu.selectOption('7');
-  assert.match((await shown('gpt2')).titles[0], /^7 · Layer 1: MLP/);
+  assert.match((await shown('gpt2')).titles[0], /^7 · Layer 0: MLP/);
   await menu.focus();
   await page.keyboard.press('ArrowDown');
   await page.waitForFunction(() => document.getElementById('gpt2').getAttribute('stage') === '8');
@@ -534,12 +534,12 @@ test('sampling: probabilities are softmax(logits/T) after top-k and top-p, the g
       assert.deepEqual(shown.values, r.layerValues[kv].map(fmt2), `${id}: head ${h + 1} values`);
       assert.match(
         shown.names[0],
-        r.group > 1 ? new RegExp(`^keys, key/value head ${kv + 1} `) : new RegExp(`^keys, head ${h + 1} `),
+        r.group > 1 ? new RegExp(`^keys, key/value head ${kv} `) : new RegExp(`^keys, head ${h} `),
       );
     });
     // A repeated token name carries its (1-based) position; a unique one stays as it is.
     const expected = r.labels.map((label, i) =>
-      r.labels.filter((l) => l === label).length > 1 ? `${label}·${i + 1}` : label,
+      r.labels.filter((l) => l === label).length > 1 ? `${label}·${i}` : label,
     );
     assert.deepEqual(r.picker, expected, `${id}: token names`);
     assert.deepEqual(r.jsonNames, expected);

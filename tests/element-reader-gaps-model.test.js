@@ -81,7 +81,7 @@ test('the lines view writes the selected token’s weights on screen without hov
   assert.equal(one.length, 1);
   assert.ok(one[0].visible, 'on screen');
   const [where, list] = one[0].text.split(': ');
-  assert.equal(where, 'from query “sat” (position 3), head 2');
+  assert.equal(where, 'from query “sat” (position 2), head 1');
   assert.deepEqual(entries(list), [
     ['the', 0.25],
     ['cat', 0.25],
@@ -96,7 +96,7 @@ test('the lines view writes the selected token’s weights on screen without hov
     `const g = h.shadowRoot.querySelector('g.token[aria-label="key cat"]');
      g.dispatchEvent(new MouseEvent('click')); g.dispatchEvent(new MouseEvent('mouseleave'));`,
   );
-  assert.equal(key[0].text.split(': ')[0], 'to key “cat” (position 2), head 1');
+  assert.equal(key[0].text.split(': ')[0], 'to key “cat” (position 1), head 0');
   assert.deepEqual(
     entries(key[0].text.split(': ')[1]),
     HEADS[0].map((row, i) => [['the', 'cat', 'sat'][i], row[1]]),
@@ -106,7 +106,7 @@ test('the lines view writes the selected token’s weights on screen without hov
   await page.close();
   assert.deepEqual(
     all.map((l) => l.text.split(': ')[0]),
-    ['from query “sat” (position 3), head 1', 'from query “sat” (position 3), head 3'],
+    ['from query “sat” (position 2), head 0', 'from query “sat” (position 2), head 2'],
   );
   assert.deepEqual(
     entries(all[1].text.split(': ')[1]).map(([, x]) => x),
@@ -135,7 +135,7 @@ test('the model view writes numbers without hover: the outlined map’s last que
   const top = [...row.keys()].sort((a, b) => row[b] - row[a]).slice(0, 4);
   assert.ok(r.visible);
   const [where, list] = r.text.split(', its strongest keys: ');
-  assert.equal(where, `Layer 1, head 1: query “${r.names[T - 1]}” (row ${T})`);
+  assert.equal(where, `Layer 0, head 0: query “${r.names[T - 1]}” (row ${T - 1})`);
   const shown = entries(list);
   assert.deepEqual(
     shown.map(([name]) => name),
@@ -143,9 +143,9 @@ test('the model view writes numbers without hover: the outlined map’s last que
   );
   shown.forEach(([, x], n) => assert.ok(Math.abs(x - row[top[n]]) <= 5e-4, `${x} vs ${row[top[n]]}`));
   // Hover another map, then leave: the resting line again.
-  const canvas = page.locator('attention-model').locator('button.thumb[aria-label="layer 2 head 3"] canvas');
+  const canvas = page.locator('attention-model').locator('button.thumb[aria-label="layer 1 head 2"] canvas');
   await canvas.hover();
-  assert.match((await read()).text, /^Layer 2, head 3: query/);
+  assert.match((await read()).text, /^Layer 1, head 2: query/);
   await page.mouse.move(1, 899);
   assert.equal((await read()).text, r.text);
   await page.close();

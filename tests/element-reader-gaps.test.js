@@ -223,10 +223,10 @@ test("the lines view on paper: each drawn map's weights as a printed table (scre
   await page.emulateMedia({ media: 'print' });
   const paper = await printed();
   assert.equal(paper.display, 'flex');
-  assert.equal(paper.readout, 'none', '"Hover or focus" says nothing on paper');
+  assert.equal(paper.readout, 'none', 'on paper the printed tables hold the numbers the readout holds on screen');
   assert.equal(paper.tables.length, 1);
   const exact = exampleTwoWeights().flat();
-  assert.equal(paper.tables[0].label, "head 1: the lines' weights");
+  assert.equal(paper.tables[0].label, "head 0: the lines' weights");
   assert.deepEqual(paper.tables[0].rows, ['I', 'am']);
   paper.tables[0].values.forEach((v, i) =>
     assert.ok(Math.abs(v - exact[i]) < 1e-6, `weight ${i}: ${v} vs ${exact[i]}`),
@@ -254,12 +254,12 @@ test("the lines view on paper: each drawn map's weights as a printed table (scre
   });
   await page.close();
   assert.deepEqual(heads, [
-    ["head 1: the lines' weights", Array.from(Float32Array.from([0.9, 0.1, 0.2, 0.8]))],
-    ["head 3: the lines' weights", Array.from(Float32Array.from([0.25, 0.75, 0.6, 0.4]))],
+    ["head 0: the lines' weights", Array.from(Float32Array.from([0.9, 0.1, 0.2, 0.8]))],
+    ["head 2: the lines' weights", Array.from(Float32Array.from([0.25, 0.75, 0.6, 0.4]))],
   ]);
 });
 
-test('repeated tokens carry their position: the sentiment tables ("was·4"), a heatmap and the pruning grid', async () => {
+test('repeated tokens carry their position: the sentiment tables ("was·3"), a heatmap and the pruning grid', async () => {
   let { page } = await open('sentiment', 1280);
   const r = await page.evaluate(() => {
     const el = document.querySelector('attention-sentiment');
@@ -292,12 +292,12 @@ test('repeated tokens carry their position: the sentiment tables ("was·4"), a h
     unknown.notes.includes('[UNK] (dotted underline): a word not in the vocabulary, which carries no sentiment.'),
     unknown.notes.join(' | '),
   );
-  const expected = r.tokens.map((t, j) => (r.tokens.filter((u) => u === t).length > 1 ? `${t}·${j + 1}` : t));
-  assert.equal(expected[3], 'was·4', 'the sentence the docs show: "was" 4th after [CLS]');
+  const expected = r.tokens.map((t, j) => (r.tokens.filter((u) => u === t).length > 1 ? `${t}·${j}` : t));
+  assert.equal(expected[3], 'was·3', 'the sentence the docs show: "was" at position 3, [CLS] at 0');
   assert.deepEqual(r.vectors, expected);
   assert.deepEqual(r.cls, expected);
   assert.deepEqual(r.matrixRows, expected);
-  assert.match(r.note, /A repeated token carries its position, counted from 1: the·2 is the “the” at position 2\./);
+  assert.match(r.note, /A repeated token carries its position, counted from 0: the·1 is the “the” at position 1\./);
   // The calibration in a reader's words (no file name).
   assert.doesNotMatch(r.calibration, /config\.json/);
   assert.match(r.calibration, /T is stored with the classifier: a calibration fitted after training/);
@@ -320,9 +320,9 @@ test('repeated tokens carry their position: the sentiment tables ("was·4"), a h
     };
   });
   await page.close();
-  assert.deepEqual(grid.rows, ['the·1', 'cat', 'the·3']);
-  assert.deepEqual(grid.cols, ['the·1', 'cat', 'the·3']);
-  assert.match(grid.caption, /the·1 is the “the” at position 1\.$/);
+  assert.deepEqual(grid.rows, ['the·0', 'cat', 'the·2']);
+  assert.deepEqual(grid.cols, ['the·0', 'cat', 'the·2']);
+  assert.match(grid.caption, /the·0 is the “the” at position 0\. Heads and positions count from 0\.$/);
   assert.deepEqual(grid.json, ['the', 'cat', 'the'], 'the JSON keeps the tokens as given');
 
   ({ page } = await open('pruning', 1280));
@@ -334,7 +334,7 @@ test('repeated tokens carry their position: the sentiment tables ("was·4"), a h
     return [...m.querySelectorAll('th[role=rowheader]')].map((t) => t.textContent);
   });
   await page.close();
-  assert.deepEqual(pruning, ['a·1', 'rose·2', 'is', 'a·4', 'rose·5']);
+  assert.deepEqual(pruning, ['a·0', 'rose·1', 'is', 'a·3', 'rose·4']);
 });
 
 test("training's maps name the repeated digit by position and draw their gaps in the border colour, visible on a dark page", async () => {
@@ -358,10 +358,10 @@ test("training's maps name the repeated digit by position and draw their gaps in
     };
   });
   await page.close();
-  assert.match(r.label, /head 1: 3→\S+ 1·2→\S+ 4→\S+ 1·4→/);
+  assert.match(r.label, /head 1: 3→\S+ 1·1→\S+ 4→\S+ 1·3→/);
   assert.match(
     r.caption,
-    /\(3 1 4 1 5 9 2 6\).*A repeated token carries its position, counted from 1: 1·2 is the “1” at position 2\.$/,
+    /\(3 1 4 1 5 9 2 6\).*A repeated token carries its position, counted from 0: 1·1 is the “1” at position 1\.$/,
   );
   assert.match(r.description, /position t must look at position L \+ 1 − t \(positions counted from 1/);
   // The grid colour stands out from the dark page (WCAG's 3:1 for graphics) ...
@@ -443,7 +443,7 @@ test("steps in a reader's words: where the printed numbers come from, and the pa
   assert.deepEqual(stages.weights, [1, 0, 1, 0]);
 });
 
-test('the model and explainer views say what a repeated token’s position mark means (at·4, at·9)', async () => {
+test('the model and explainer views say what a repeated token’s position mark means (at·3, at·8)', async () => {
   for (const [name, tag] of [
     ['explainer', 'attention-explainer'],
     ['model-head', 'attention-model'],
@@ -461,24 +461,21 @@ test('the model and explainer views say what a repeated token’s position mark 
       tag,
     );
     await page.close();
-    // The first token whose label occurs again, counted from 1 (the tiny GPT-2 splits "cat"
+    // The first token whose label occurs again, counted from 0 (the tiny GPT-2 splits "cat"
     // and "mat" into c + at and m + at).
     const i = r.labels.findIndex((l) => r.labels.filter((m) => m === l).length > 1);
     assert.ok(i >= 0, `${name}: the text repeats a token`);
     const label = r.labels[i];
-    assert.ok(
-      r.text.includes(`${label}·${i + 1} is the “${label}” at position ${i + 1}`),
-      `${name}: the mark is explained`,
-    );
+    assert.ok(r.text.includes(`${label}·${i} is the “${label}” at position ${i}`), `${name}: the mark is explained`);
   }
 });
 
 // The name a view gives each token, as the explainer's picker and the model's views do: a
-// label that occurs more than once carries its 1-based position ('at·9'), computed here.
+// label that occurs more than once carries its position counted from 0 ('at·8'), computed here.
 const positioned = (labels) =>
-  labels.map((label, i) => (labels.filter((l) => l === label).length > 1 ? `${label}·${i + 1}` : label));
+  labels.map((label, i) => (labels.filter((l) => l === label).length > 1 ? `${label}·${i}` : label));
 
-test('one name per token: the explainer’s tables and the neuron view’s menu and tables name a token as its picker does (at·9)', async () => {
+test('one name per token: the explainer’s tables and the neuron view’s menu and tables name a token as its picker does (at·8)', async () => {
   let { page } = await openElementPage(browser, url, 'explainer', 1280);
   await page.waitForFunction(() => document.querySelector('attention-explainer').toJSON().tokens.length > 0);
   const explainer = await page.evaluate(() => {
@@ -575,7 +572,7 @@ test('the head view says what its MiB are (parameters); the explainer’s strips
   });
   await page.close();
   assert.deepEqual(r.names, [
-    "residual after layer 2: the final norm's input (32 dimensions)",
+    "residual after layer 1: the final norm's input (32 dimensions)",
     'final norm output (32 dimensions)',
   ]);
   assert.deepEqual(
@@ -695,7 +692,7 @@ test('sentiment at 390 px shows every key of the [CLS] table (turned: a row per 
       };
     });
     await page.close();
-    const names = r.tokens.map((t, j) => (r.tokens.filter((u) => u === t).length > 1 ? `${t}·${j + 1}` : t));
+    const names = r.tokens.map((t, j) => (r.tokens.filter((u) => u === t).length > 1 ? `${t}·${j}` : t));
     const heads = r.clsRows.map((_, h) => String(h + 1));
     assert.equal(r.scrolls, false, `${width} px: the table fits, no sideways scroll`);
     assert.equal(r.mapScrolls, false, `${width} px: the head's map fits, no sideways scroll`);

@@ -66,7 +66,7 @@ test('each family is drawn as the API computes it, and says what it is', async (
   for (const [id, r] of Object.entries(report)) assert.ok(r.equal, `${id}: the element's maps equal the API's`);
   // Gemma 2: 3 layers, windows 3 / global / 3; head_dim 16; 4 heads on 2 key/value heads.
   assert.match(report.gemma2.status, /3 layers × 4 heads on 2 key\/value heads · head_dim 16 · 2 of 3 layers windowed/);
-  assert.deepEqual(report.gemma2.layers, ['layer 1 · window 3', 'layer 2 · global', 'layer 3 · window 3']);
+  assert.deepEqual(report.gemma2.layers, ['layer 0 · window 3', 'layer 1 · global', 'layer 2 · window 3']);
   // Layer 1 is windowed: every query gives 0 to keys 3 or more behind it.
   const { T, map } = report.gemma2;
   for (let h = 0; h < 4; h++)
@@ -77,10 +77,10 @@ test('each family is drawn as the API computes it, and says what it is', async (
   assert.match(report.qwen3.status, /2 layers × 4 heads on 2 key\/value heads · head_dim 16 ·/);
   assert.doesNotMatch(report.qwen3.status, /windowed/);
   assert.deepEqual(report.qwen3.heads, [
-    'head 1 · key/value head 1',
+    'head 0 · key/value head 0',
+    'head 1 · key/value head 0',
     'head 2 · key/value head 1',
-    'head 3 · key/value head 2',
-    'head 4 · key/value head 2',
+    'head 3 · key/value head 1',
   ]);
   assert.equal(report.qwen3.layers.length, 2);
   assert.ok(

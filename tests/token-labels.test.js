@@ -50,14 +50,14 @@ test('tokenLabel marks the spaces a piece holds even when its offsets leave them
   assert.equal(tokenLabel({ text: 'Ġx', start: 0, end: 2 }, 'Ġx'), 'Ġx');
 });
 
-test('positionedLabels: a repeated name carries its 1-based position, a unique one stays', () => {
+test('positionedLabels: a repeated name carries its position, counted from 0, a unique one stays', () => {
   assert.deepEqual(positionedLabels(['The', '␣', 'cat', '␣', 'at', 'at']), [
     'The',
-    '␣·2',
+    '␣·1',
     'cat',
-    '␣·4',
+    '␣·3',
+    'at·4',
     'at·5',
-    'at·6',
   ]);
   assert.deepEqual(positionedLabels(['a', 'b']), ['a', 'b']);
   assert.deepEqual(positionedLabels([]), []);

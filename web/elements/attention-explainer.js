@@ -20,7 +20,7 @@ import { errorMessage } from './theme.js';
 import { jsString } from './export.js';
 import { formatNumber, exactNumber } from './format.js';
 import { tokenLabel, bar, idLabeller, marksLegend, positionedLabels } from './model-views.js';
-import { positionNote } from './token-positions.js';
+import { positionNote, COUNTING } from './token-positions.js';
 import { tokensWithin } from './model-text.js';
 import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS } from './shipped-model.js';
 import { createLink, EXPLAINER_VIEWS_STYLE } from './explainer-views.js';
@@ -216,7 +216,7 @@ export class AttentionExplainer extends ModelElement {
       // Its name, as shown (names are unique: positionedLabels), finds it again after a redraw
       // (focus.js keepFocus): a second quick arrow lands on the new radio, not a replaced one.
       b.setAttribute('aria-label', label);
-      b.title = `token ${i + 1}, id ${r.tokens[i].id}`;
+      b.title = `position ${i}, id ${r.tokens[i].id}`;
       b.addEventListener('click', () => this.#pick(i));
       b.addEventListener('keydown', (e) => {
         const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[e.key];
@@ -252,7 +252,7 @@ export class AttentionExplainer extends ModelElement {
   // repeated token's position mark means ('at·9 is the “at” at position 9'), or ''.
   #marks() {
     const legend = marksLegend(this.output.labels);
-    return [legend ? `Tokens: ${legend}.` : '', positionNote(this.output.labels)].filter(Boolean).join(' ');
+    return [legend ? `Tokens: ${legend}.` : '', positionNote(this.output.labels), COUNTING].filter(Boolean).join(' ');
   }
 
   // The focused radio is the picked one (arrows move the focus first; a click focuses it), so
@@ -286,7 +286,7 @@ export class AttentionExplainer extends ModelElement {
     group.setAttribute('aria-label', 'keys and values of head');
     group.append(Object.assign(document.createElement('span'), { textContent: 'keys and values of:' }));
     for (let h = 0; h < d.numHeads; h++) {
-      const b = Object.assign(document.createElement('button'), { type: 'button', textContent: `head ${h + 1}` });
+      const b = Object.assign(document.createElement('button'), { type: 'button', textContent: `head ${h}` });
       b.setAttribute('aria-pressed', String(h === current));
       b.addEventListener('click', () => {
         this.setAttribute('head', String(h + 1));
@@ -355,7 +355,7 @@ export class AttentionExplainer extends ModelElement {
     line.className = 'pick';
     line.dataset.id = String(pick);
     line.append(
-      `After token ${r.position + 1} “${r.names[r.position]}”, the greedy pick (temperature 0 takes the largest logit): `,
+      `After position ${r.position} “${r.names[r.position]}”, the greedy pick (temperature 0 takes the largest logit): `,
       Object.assign(document.createElement('strong'), { textContent: `“${decode(pick)}”` }),
       ` (id ${pick}, outlined in the table); at these settings sampling draws it with probability ${formatNumber(p[pick], 3)}.`,
     );

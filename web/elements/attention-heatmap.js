@@ -278,8 +278,8 @@ document.body.append(heatmap);
     const lq = this.#heads[0]?.length ?? 0,
       lk = this.#heads[0]?.[0]?.length ?? 0;
     const both = parseList(this.getAttribute('tokens'));
-    const q = parseList(this.getAttribute('query-tokens')) ?? both ?? Array.from({ length: lq }, (_, i) => `q${i + 1}`);
-    const k = parseList(this.getAttribute('key-tokens')) ?? both ?? Array.from({ length: lk }, (_, j) => `k${j + 1}`);
+    const q = parseList(this.getAttribute('query-tokens')) ?? both ?? Array.from({ length: lq }, (_, i) => `q${i}`);
+    const k = parseList(this.getAttribute('key-tokens')) ?? both ?? Array.from({ length: lk }, (_, j) => `k${j}`);
     return { q, k };
   }
 
@@ -378,7 +378,7 @@ document.body.append(heatmap);
     const views =
       heads.length > 1
         ? [
-            ...heads.map((h, i) => [`head ${i + 1}`, h, `head-${i + 1}`]),
+            ...heads.map((h, i) => [`head ${i}`, h, `head-${i + 1}`]),
             ['average of heads', headAverage(heads), 'average'],
           ]
         : [['weights', heads[0], 'head-1']];
@@ -404,7 +404,10 @@ document.body.append(heatmap);
     wrap.append(
       grid,
       captionLine(
-        `Each row is one query token's attention weights over the key tokens (rows sum to 1); brighter cells mean more weight${heads.length > 1 ? `, one map per head and their average` : ''}. ${tokens.note}`.trim(),
+        `Each row is one query token's attention weights over the key tokens (rows sum to 1); brighter cells mean more weight${heads.length > 1 ? `, one map per head and their average` : ''}. ${tokens.note} Heads and positions count from 0.`.replace(
+          '  ',
+          ' ',
+        ),
       ),
       ...this.#exampleLine(heads, 'rows are queries, columns keys'),
     );
@@ -440,7 +443,7 @@ document.body.append(heatmap);
       chip.dataset.head = String(n);
       chip.style.setProperty('--chip', headColour(n, count));
       chip.setAttribute('aria-pressed', String(!this.#hidden.has(n)));
-      chip.textContent = `head ${n + 1}`;
+      chip.textContent = `head ${n}`;
       chip.addEventListener('click', () => {
         if (this.#hidden.has(n)) this.#hidden.delete(n);
         else this.#hidden.add(n);
@@ -462,7 +465,11 @@ document.body.append(heatmap);
         const option = document.createElement('option');
         option.value = value;
         option.textContent =
-          value === 'average' ? 'average of heads' : value === 'all' ? 'all heads, a colour each' : `head ${value}`;
+          value === 'average'
+            ? 'average of heads'
+            : value === 'all'
+              ? 'all heads, a colour each'
+              : `head ${Number(value) - 1}`;
         option.selected = value === choice;
         select.append(option);
       }
@@ -488,7 +495,8 @@ document.body.append(heatmap);
     svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
     svg.setAttribute('width', String(width));
     svg.setAttribute('role', 'group'); // it holds focusable tokens: an img may not
-    const what = choice === 'average' ? 'average of heads' : all ? `all ${heads.length} heads` : `head ${choice}`;
+    const what =
+      choice === 'average' ? 'average of heads' : all ? `all ${heads.length} heads` : `head ${Number(choice) - 1}`;
     svg.setAttribute('aria-label', `attention lines, ${what}: ${lq} queries to ${lk} keys`);
     const heading = (text, x, anchor) => {
       const t = document.createElementNS(SVG, 'text');
@@ -536,7 +544,7 @@ document.body.append(heatmap);
     const readout = document.createElement('div');
     readout.className = 'readout';
     readout.setAttribute('aria-live', 'polite');
-    const shownHeads = all ? drawn.map(([h, colour, n]) => [h, colour, `head ${n + 1}`]) : [[w, null, what]];
+    const shownHeads = all ? drawn.map(([h, colour, n]) => [h, colour, `head ${n}`]) : [[w, null, what]];
     const describe = (side, index) => weightLines(shownHeads, side, index, tokens);
     const tokenMarks = [];
     const select = (side, index) => {
@@ -597,7 +605,7 @@ document.body.append(heatmap);
     const first = selected();
     select(first.side, first.index);
     const figure = document.createElement('div');
-    const printed = all ? drawn.map(([h, , n]) => [`head ${n + 1}`, h, `head-${n + 1}`]) : [[what, w, 'shown']];
+    const printed = all ? drawn.map(([h, , n]) => [`head ${n}`, h, `head-${n + 1}`]) : [[what, w, 'shown']];
     figure.append(
       linesKey(all ? heads.length : 0),
       ...(all ? [this.#headChips(heads.length)] : []),
@@ -605,7 +613,10 @@ document.body.append(heatmap);
       readout,
       printedWeights(printed, tokens),
       captionLine(
-        `Each query token on the left sends a line to every key token on the right; the more opaque (solid) the line, the more weight, the fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note}`.trim(),
+        `Each query token on the left sends a line to every key token on the right; the more opaque (solid) the line, the more weight, the fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note} Heads and positions count from 0; the weights under the drawing are the selected token's (click, tap or focus another).`.replace(
+          '  ',
+          ' ',
+        ),
       ),
       ...this.#exampleLine(heads, 'queries on the left, keys on the right'),
     );
@@ -630,14 +641,13 @@ function weightLines(maps, side, index, tokens) {
       swatch.setAttribute('aria-hidden', 'true');
       line.append(swatch);
     }
-    const where =
-      side === 'query' ? `from query “${own}” (position ${index + 1})` : `to key “${own}” (position ${index + 1})`;
+    const where = side === 'query' ? `from query “${own}” (position ${index})` : `to key “${own}” (position ${index})`;
     line.append(`${where}, ${name}: `);
     const best = values.indexOf(Math.max(...values));
     values.forEach((x, n) => {
       if (n) line.append(' · ');
       const entry = document.createElement(n === best ? 'b' : 'span');
-      entry.textContent = `${names[n] ?? n + 1} ${formatNumber(x, 3)}`;
+      entry.textContent = `${names[n] ?? n} ${formatNumber(x, 3)}`;
       line.append(entry);
     });
     return line;

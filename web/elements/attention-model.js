@@ -26,7 +26,7 @@ import {
 } from './model-views.js';
 import { modelGrid } from './model-grid.js';
 import { COLUMN_BANDS_STYLE } from './column-bands.js';
-import { positionNote } from './token-positions.js';
+import { positionNote, COUNTING } from './token-positions.js';
 import { jsString } from './export.js';
 import { scrollRegion } from './base.js';
 import { ModelElement } from './model-element.js';
@@ -87,7 +87,7 @@ function layerNames(d) {
   if (!windows.some((w) => w > 0)) return null;
   return Array.from(
     { length: d.numLayers },
-    (_, l) => `layer ${l + 1} · ${windows[l] > 0 ? `window ${windows[l]}` : 'global'}`,
+    (_, l) => `layer ${l} · ${windows[l] > 0 ? `window ${windows[l]}` : 'global'}`,
   );
 }
 
@@ -95,7 +95,7 @@ function layerNames(d) {
 function headNames(d) {
   if (d.numKvHeads >= d.numHeads) return null;
   const group = d.numHeads / d.numKvHeads;
-  return Array.from({ length: d.numHeads }, (_, h) => `head ${h + 1} · key/value head ${Math.floor(h / group) + 1}`);
+  return Array.from({ length: d.numHeads }, (_, h) => `head ${h} · key/value head ${Math.floor(h / group)}`);
 }
 
 // What to try when a model did not load: the folder's URL, the model shipped for offline use,
@@ -184,7 +184,7 @@ export class AttentionModel extends ModelElement {
       const i = masks[0];
       const p = softmax(out.logits.data.subarray(i * V, (i + 1) * V));
       return probabilityList(
-        `Predictions for “${labels[i]}” (token ${i + 1})`,
+        `Predictions for “${labels[i]}” (position ${i})`,
         topK(p, 8).map(([id, q]) => [decode(id), q]),
       );
     }
@@ -279,13 +279,13 @@ export class AttentionModel extends ModelElement {
   #caption() {
     const d = this.model.descriptor,
       r = this.output;
-    const layer = this.#index('layer', d.numLayers) + 1;
+    const layer = this.#index('layer', d.numLayers);
     const p = document.createElement('p');
     p.className = 'caption';
     if (this.view === 'model') {
       p.textContent = `In each map a row is a query token, a column a key, and a brighter cell more weight.${d.causal ? ' Above the diagonal is dark: a decoder sees no later token.' : ''}`;
     } else if (this.view === 'neuron') {
-      const h = this.#index('head', d.numHeads) + 1,
+      const h = this.#index('head', d.numHeads),
         i = this.#index('query', r.T);
       p.textContent = `Layer ${layer}, head ${h}: how the query “${r.names[i]}” scores each key: q · k (head_dim ${d.headDim}) scaled, then softmax into weights that sum to 1.${d.causal ? ' Later keys are masked: a decoder sees only itself and what came before.' : ''}`;
     } else {
@@ -295,7 +295,7 @@ export class AttentionModel extends ModelElement {
           ? 'the average of its heads'
           : head === 'all' || head === null
             ? `all ${d.numHeads} heads, a colour each`
-            : `head ${head}`;
+            : `head ${head - 1}`;
       const keys = d.causal ? ' it can see (a decoder: itself and the tokens before it)' : '';
       p.textContent = `Layer ${layer}, ${which}: a line joins each query token (left) to each key token (right)${keys}; the more opaque the line, the more weight the query gives that key.`;
     }
@@ -304,6 +304,7 @@ export class AttentionModel extends ModelElement {
     if (marks) p.textContent += ` Tokens: ${marks}.`;
     const repeated = positionNote(r.labels);
     if (repeated) p.textContent += ` ${repeated}`;
+    p.textContent += ` ${COUNTING}`;
     return p;
   }
 

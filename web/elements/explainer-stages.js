@@ -53,22 +53,21 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
   };
   // One colour range over several grids' values (−∞ left out), for grids a reader compares.
   const rangeOver = (...tensors) => valueRange(tensors.flatMap((values) => Array.from(values)));
-  const heads = Array.from({ length: d.numHeads }, (_, i) => `head ${i + 1}`);
+  const heads = Array.from({ length: d.numHeads }, (_, i) => `head ${i}`);
   const dims = Array.from({ length: d.headDim }, (_, i) => String(i));
   const keys = r.names; // one name per token, as the picker names it ('at·9')
   const group = d.numHeads / d.numKvHeads;
   const kv = Math.floor(h / group);
   const T = r.tokens.length;
   const kvRows = (tensor) => tensor.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim);
-  const L = `Layer ${l + 1}`;
+  const L = `Layer ${l}`;
   // Whose keys and values stage 3 shows: the head's (with grouped-query attention, the
   // key/value head it shares with the others of its group).
-  const kvName =
-    group > 1 ? `key/value head ${kv + 1} (read by heads ${kv * group + 1}–${(kv + 1) * group})` : `head ${h + 1}`;
+  const kvName = group > 1 ? `key/value head ${kv} (read by heads ${kv * group}–${(kv + 1) * group - 1})` : `head ${h}`;
   const kvWords =
     group > 1
-      ? `those of key/value head ${kv + 1}, which head ${h + 1} reads (pick another head to see the others)`
-      : `those of head ${h + 1} (pick another head to see its own)`;
+      ? `those of key/value head ${kv}, which head ${h} reads (pick another head to see the others)`
+      : `those of head ${h} (pick another head to see its own)`;
   const stage = (n, title, caption, ...content) => {
     const section = document.createElement('section');
     const heading = Object.assign(document.createElement('h2'), { textContent: `${n} · ${title}`, id: `stage-${n}` });
@@ -96,7 +95,7 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
     stage(
       1,
       'Embedding',
-      `Token ${r.position + 1} ${tok} (id ${t.id}) becomes the row ${t.id} of the embedding table, ${words.positions}; blue is below 0, red above.`,
+      `The token at position ${r.position}, ${tok} (id ${t.id}), becomes the row ${t.id} of the embedding table, ${words.positions}; blue is below 0, red above.`,
       ...strips(
         ...(t.positionEmbedding
           ? [
@@ -107,8 +106,8 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
         [
           t.embedding,
           d.embeddingNorm || d.typeVocabSize > 0
-            ? 'embedding entering layer 1 (with token types and the embedding norm)'
-            : `embedding entering layer 1${t.positionEmbedding ? ' (their sum)' : ''}`,
+            ? 'embedding entering layer 0 (with token types and the embedding norm)'
+            : `embedding entering layer 0${t.positionEmbedding ? ' (their sum)' : ''}`,
         ],
       ),
     ),
@@ -216,15 +215,15 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
         ...(layer.mlpUp ? [[layer.mlpUp, 'up x·W_up']] : []),
         [layer.mlpHidden, words.gated ? `${words.activation}(gate) × up` : `${words.activation}(x·W_in)`],
         [layer.mlpOutput, 'MLP output'],
-        [layer.residual, `residual after layer ${l + 1}`],
+        [layer.residual, `residual after layer ${l}`],
       ),
     ),
     stage(
       8,
       'Final norm',
-      `After the last of ${d.numLayers} layers, ${words.norm} once more on the residual that leaves layer ${d.numLayers} (the layer menu above shows any layer's stages): the result is compared with every token's output embedding.`,
+      `After the last of ${d.numLayers} layers, ${words.norm} once more on the residual that leaves layer ${d.numLayers - 1} (the layer menu above shows any layer's stages): the result is compared with every token's output embedding.`,
       ...strips(
-        [t.layers[d.numLayers - 1].residual, `residual after layer ${d.numLayers}: the final norm's input`],
+        [t.layers[d.numLayers - 1].residual, `residual after layer ${d.numLayers - 1}: the final norm's input`],
         [t.final, 'final norm output'],
       ),
     ),

@@ -179,7 +179,7 @@ export class ModelElement extends AttentionElement {
     for (let i = 0; i < count; i++) {
       const option = document.createElement('option');
       option.value = String(i + 1);
-      option.textContent = names ? names[i] : `${label} ${i + 1}`;
+      option.textContent = names ? names[i] : `${label} ${i}`; // counted from 0, as the views count
       option.selected = i === current;
       select.append(option);
     }

@@ -89,14 +89,14 @@ export function idLabeller(model) {
 
 /**
  * Token labels as the views name them: a label that occurs more than once carries its position
- * (1-based, as the token pickers and menus count), so that no two rows or columns read alike:
- * ['The', '␣', 'cat', '␣'] → ['The', '␣·2', 'cat', '␣·4'].
+ * (counted from 0, as the API's arrays and every view count), so that no two rows or columns
+ * read alike: ['The', '␣', 'cat', '␣'] → ['The', '␣·1', 'cat', '␣·3'].
  * @param {string[]} labels tokenLabel's, in text order
  */
 export function positionedLabels(labels) {
   const counts = new Map();
   for (const label of labels) counts.set(label, (counts.get(label) ?? 0) + 1);
-  return labels.map((label, i) => (counts.get(label) > 1 ? `${label}·${i + 1}` : label));
+  return labels.map((label, i) => (counts.get(label) > 1 ? `${label}·${i}` : label));
 }
 
 /**
@@ -215,8 +215,8 @@ function vectorTable(q, keys, products, { hd, written, vectorScale, productScale
     return {
       name,
       cells: [
-        ...Array.from(k, (x, c) => cellOf(x, vectorScale, `k_${j + 1}[${c}]`)),
-        ...products[j].map((p, c) => cellOf(p, productScale, `q[${c}]·k_${j + 1}[${c}]`)),
+        ...Array.from(k, (x, c) => cellOf(x, vectorScale, `k_${j}[${c}]`)),
+        ...products[j].map((p, c) => cellOf(p, productScale, `q[${c}]·k_${j}[${c}]`)),
       ],
     };
   });
