@@ -132,9 +132,9 @@ test(
         .map((w, j) => [w, j])
         .sort((a, b) => b[0] - a[0])
         .slice(0, 5);
-      // A word that occurs twice is named with its position, counted from 1 ("the·6").
+      // A word that occurs twice is named with its position, counted from 0 ("the·5").
       const texts = expected.tokens.map((t) => t.text);
-      const named = (j) => (texts.filter((t) => t === texts[j]).length > 1 ? `${texts[j]}·${j + 1}` : texts[j]);
+      const named = (j) => (texts.filter((t) => t === texts[j]).length > 1 ? `${texts[j]}·${j}` : texts[j]);
       assert.equal(
         first.most,
         `Most attended by [CLS] in layer ${L} (mean of its ${heads.length} heads): ${top.map(([w, j]) => `${named(j)} ${w.toFixed(2)}`).join(', ')}.`,
