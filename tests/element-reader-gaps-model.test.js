@@ -7,6 +7,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { openElementPage, startElementBrowser } from './helpers/element-page.js';
+import { contrast } from './helpers/contrast.js';
+import { formatNumber } from '../web/elements/format.js';
 
 let url, browser, close;
 
@@ -20,11 +22,7 @@ const open = (name, width, scheme) => openElementPage(browser, url, name, width,
 // A number as the views print it: '−0.250' → -0.25.
 const number = (text) => Number(text.replace('−', '-'));
 // A number printed to three places as the views print it (−0.250, 0.000 for −0.0001).
-const formatted = (x) =>
-  x
-    .toFixed(3)
-    .replace(/^-(0\.?0*)$/, '$1')
-    .replace(/^-/, '−');
+const formatted = (x) => formatNumber(x, 3);
 // 'name 0.123 · name 0.456' → [['name', 0.123], …]
 const entries = (text) =>
   text.split(' · ').map((entry) => {
@@ -287,17 +285,6 @@ test('the neuron view at 390 px: its two legends right above the table, q·k as 
   assert.equal((await read()).hintShown, false, 'no live-only hint on paper');
   await page.close();
 });
-
-// WCAG contrast ratio of two computed colours ('rgb(r, g, b)').
-function contrast(a, b) {
-  const luminance = (colour) => {
-    const lin = (x) => ((x /= 255) <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
-    const [r, g, bl] = colour.match(/[\d.]+/g).map(Number);
-    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(bl);
-  };
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
-  return (hi + 0.05) / (lo + 0.05);
-}
 
 test('on a dark page every head colour (chips and lines, 2 to 16 heads) stands out from the background at 3:1 or more', async () => {
   const { page } = await open('heatmap-lines', 390, 'dark');
