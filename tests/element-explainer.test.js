@@ -15,8 +15,8 @@ const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>explainer</title><link rel="icon" href="data:,">
 <script type="importmap">{ "imports": { "@huggingface/tokenizers": "/node_modules/@huggingface/tokenizers/dist/tokenizers.min.mjs", "@huggingface/jinja": "/node_modules/@huggingface/jinja/dist/index.js" } }</script>
 <script type="module" src="/web/elements/index.js"></script></head><body><main>
-<attention-explainer id="gpt2" eager text="The cat sat on the mat" token="4"></attention-explainer>
-<attention-explainer id="llama" eager src="/tests/fixtures/hf/tiny-llama/" text="The cat sat on the mat." layer="2" head="3"></attention-explainer>
+<attention-explainer id="gpt2" eager text="The cat sat on the mat" token="3"></attention-explainer>
+<attention-explainer id="llama" eager src="/tests/fixtures/hf/tiny-llama/" text="The cat sat on the mat." layer="1" head="2"></attention-explainer>
 </main></body></html>`;
 
 test.before(async () => {
@@ -61,7 +61,7 @@ test('every drawn number is the library’s: trace cells, strip readouts, logits
       const json = el.toJSON();
       const model = await attn.loadModel(id === 'gpt2' ? '/web/elements/models/tiny-gpt2/' : el.getAttribute('src'));
       const { trace } = model.forward(el.text, { trace: { position: json.position } });
-      const layer = trace.layers[json.layer - 1];
+      const layer = trace.layers[json.layer];
       const root = el.shadowRoot;
       // The grids of stages 3-5 in order: query, keys, values (of the head's kv head), scores,
       // masked scores, weights, heads.
@@ -70,7 +70,7 @@ test('every drawn number is the library’s: trace cells, strip readouts, logits
       );
       const d = model.descriptor,
         T = json.tokens.length,
-        kv = Math.floor((Number(el.getAttribute('head') ?? 1) - 1) / (d.numHeads / d.numKvHeads));
+        kv = Math.floor(Number(el.getAttribute('head') ?? 0) / (d.numHeads / d.numKvHeads));
       const kvRows = (t) => Array.from(t.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim));
       const expected = [
         layer.query.data,
@@ -189,7 +189,7 @@ test('keyboard: Tab reaches the token picker, arrows pick a token and it is trac
   assert.deepEqual(focused.slice(0, 2), ['radio', 'true']);
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => document.getElementById('gpt2').result?.position === 4);
-  assert.equal(await el.getAttribute('token'), '5');
+  assert.equal(await el.getAttribute('token'), '4', 'the token attribute is its position, from 0');
   // Every stage's grids and strips take focus (tab order), and the sampling sliders too.
   const stops = await page.evaluate(() => {
     const root = document.getElementById('gpt2').shadowRoot;
@@ -465,10 +465,10 @@ test('sampling: probabilities are softmax(logits/T) after top-k and top-p, the g
         T,
         // every key/value head's rows, as the runner traced them: [kv][T * headDim]
         layerKeys: Array.from({ length: d.numKvHeads }, (_, kv) =>
-          Array.from(trace.layers[json.layer - 1].keys.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim)),
+          Array.from(trace.layers[json.layer].keys.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim)),
         ),
         layerValues: Array.from({ length: d.numKvHeads }, (_, kv) =>
-          Array.from(trace.layers[json.layer - 1].values.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim)),
+          Array.from(trace.layers[json.layer].values.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim)),
         ),
         labels: json.tokens.map((t) => t.label),
         picker: [...root.querySelectorAll('.tokens [role=radio]')].map((b) => b.textContent),
@@ -525,7 +525,7 @@ test('sampling: probabilities are softmax(logits/T) after top-k and top-p, the g
     // Each head's chip shows that head's keys and values (its key/value head's, with GQA).
     r.heads.forEach((shown, h) => {
       const kv = Math.floor(h / r.group);
-      assert.equal(shown.head, String(h + 1));
+      assert.equal(shown.head, String(h));
       assert.deepEqual(
         shown.pressed,
         r.heads.map((_, i) => String(i === h)),

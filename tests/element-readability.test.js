@@ -479,7 +479,7 @@ test('attention-model model view: a map reads the query, key and weight under th
   const r = await page.evaluate(() => {
     const el = document.querySelector('attention-model');
     const root = el.shadowRoot;
-    const json = el.toJSON(); // layer 1's maps [heads, T, T]
+    const json = el.toJSON(); // layer 0's maps [heads, T, T]
     const T = json.tokens.length;
     const canvas = root.querySelector('button.thumb[aria-label="layer 0 head 1"] canvas');
     const box = canvas.getBoundingClientRect();
@@ -670,11 +670,11 @@ test('hidden heads stay hidden when the head view is rebuilt (another layer, ano
   await chip(2).click();
   const hidden = { pressed: ['false', 'true', 'false', 'true'], drawn: ['1', '3'] };
   assert.deepEqual(await heads(), hidden);
-  await page.evaluate(() => document.querySelector('attention-model').setAttribute('layer', '2'));
+  await page.evaluate(() => document.querySelector('attention-model').setAttribute('layer', '1'));
   await page.waitForFunction(() =>
     document.querySelector('attention-model').shadowRoot.querySelector('.caption').textContent.startsWith('Layer 1'),
   );
-  assert.deepEqual(await heads(), hidden, 'layer 1 (counted from 0; attribute layer="2")');
+  assert.deepEqual(await heads(), hidden, 'layer 1 (layer="1": counted from 0)');
   await page.evaluate(() => {
     document.querySelector('attention-model').text = 'A dog ran';
   });

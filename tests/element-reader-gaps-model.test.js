@@ -75,7 +75,7 @@ async function linesReadout(page, head, act = '') {
 test('the lines view writes the selected token’s weights on screen without hover: the last query first, a clicked token after', async () => {
   const { page } = await open('heatmap-lines', 390);
   // One head: the last query's row, in token order, the largest in bold.
-  const one = await linesReadout(page, '2');
+  const one = await linesReadout(page, '1');
   assert.equal(one.length, 1);
   assert.ok(one[0].visible, 'on screen');
   const [where, list] = one[0].text.split(': ');
@@ -90,7 +90,7 @@ test('the lines view writes the selected token’s weights on screen without hov
   // still written once the pointer has left.
   const key = await linesReadout(
     page,
-    '1',
+    '0',
     `const g = h.shadowRoot.querySelector('g.token[aria-label="key cat"]');
      g.dispatchEvent(new MouseEvent('click')); g.dispatchEvent(new MouseEvent('mouseleave'));`,
   );
@@ -119,7 +119,7 @@ test('the model view writes numbers without hover: the outlined map’s last que
     page.evaluate(() => {
       const el = document.querySelector('attention-model');
       const readout = el.shadowRoot.querySelector('.readout');
-      const json = el.toJSON(); // layer 1's maps [heads, T, T]
+      const json = el.toJSON(); // layer 0's maps [heads, T, T]
       return {
         text: readout.textContent,
         visible: readout.getBoundingClientRect().height > 0,
@@ -331,4 +331,57 @@ test('the explainer has one head control, stage 3’s chips (no second menu abov
   assert.ok(r.menus.includes('layer'));
   assert.equal(r.chips.length, 4);
   assert.equal(r.chipsIn, 'stage-3');
+});
+
+test('<attention-model>’s head attribute counts from 0, as its views do: head="1" is the second head, and a head past the last (or below 0) is refused by name', async () => {
+  const { page, errors } = await open('model-head', 1280);
+  // Sets head, waits two frames, and reads the caption, the lines view's readout, the error
+  // shown and the selected layer's maps [heads, T, T] (toJSON: the forward's own).
+  const withHead = (head) =>
+    page.evaluate(async (head) => {
+      const el = document.querySelector('attention-model');
+      el.setAttribute('head', head);
+      await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      const root = el.shadowRoot;
+      const heatmap = root.querySelector('attention-heatmap')?.shadowRoot;
+      const json = el.toJSON();
+      return {
+        caption: root.querySelector('.caption')?.textContent ?? '',
+        readout: [...(heatmap?.querySelectorAll('.readout .weights') ?? [])].map((line) => line.textContent),
+        alert: root.querySelector('.attribute-error')?.textContent ?? null,
+        error: el.error?.message ?? null,
+        names: json.tokens.map((t) => t.name),
+        layer: json.layer,
+        shape: json.attentions.shape,
+        data: json.attentions.data,
+      };
+    }, head);
+  const second = await withHead('1');
+  const [H, T] = second.shape;
+  assert.equal(H, 4, 'the shipped tiny GPT-2 has 4 heads');
+  assert.equal(second.error, null);
+  assert.ok(second.caption.startsWith('Layer 0, head 1: '), second.caption);
+  // The lines view shows head index 1: the last query's row of attentions[0][1].
+  assert.equal(second.readout.length, 1);
+  const [where, list] = second.readout[0].split(': ');
+  assert.equal(where, `from query “${second.names.at(-1)}” (position ${T - 1}), head 1`);
+  const row = second.data.slice((1 * T + T - 1) * T, (1 * T + T) * T);
+  assert.deepEqual(
+    entries(list),
+    second.names.map((name, j) => [name, number(formatted(row[j]))]),
+  );
+  // One past the last head, and below the first: the element's message, in place.
+  for (const bad of ['4', '-1']) {
+    const r = await withHead(bad);
+    const message = `attention-model: head must be a whole number from 0 to 3 or one of average, all, got "${bad}"`;
+    assert.equal(r.error, message);
+    assert.equal(r.alert, message);
+  }
+  // The last head (3) is good again and clears the message.
+  const last = await withHead('3');
+  assert.equal(last.error, null);
+  assert.equal(last.alert, null);
+  assert.ok(last.caption.startsWith('Layer 0, head 3: '), last.caption);
+  assert.deepEqual(errors, []);
+  await page.close();
 });

@@ -43,7 +43,7 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
       const json = el.toJSON();
       const model = await attn.loadModel(el.getAttribute('src'));
       const api = model.forward(el.text, { attentions: true });
-      const expected = api.attentions[json.layer - 1].data;
+      const expected = api.attentions[json.layer].data;
       const [H, T] = json.attentions.shape;
       let maxRowError = 0;
       for (let r = 0; r < H * T; r++) {
@@ -178,8 +178,8 @@ test('keyboard: views, a model-view map and the text; the element recomputes', a
   await el.locator('button.thumb[aria-label="layer 1 head 2"]').focus();
   await page.keyboard.press('Enter');
   assert.equal(await el.getAttribute('view'), 'head');
-  assert.equal(await el.getAttribute('layer'), '2');
-  assert.equal(await el.getAttribute('head'), '3');
+  assert.equal(await el.getAttribute('layer'), '1', 'the attributes count from 0, as the thumb does');
+  assert.equal(await el.getAttribute('head'), '2');
   await el.locator('button', { hasText: 'Neuron view' }).focus();
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.getElementById('bert').shadowRoot.querySelector('table.neuron'));

@@ -7,10 +7,11 @@
 // or a dimension highlights it in every stage that shows it.
 //
 //   <attention-explainer text="The cat sat on the mat"></attention-explainer>   (the shipped tiny GPT-2)
-//   <attention-explainer src="https://huggingface.co/distilgpt2/resolve/main/" token="3"></attention-explainer>
+//   <attention-explainer src="https://huggingface.co/distilgpt2/resolve/main/" token="2"></attention-explainer>
 //
 // Attributes: src (a model folder's URL or a Hub id; absent: the tiny GPT-2 this package ships), text,
-// token (1-based; default the last), layer and head (1-based), temperature, top-k, top-p,
+// token (its position, from 0; default the last), layer and head (indices from 0, as in
+// attentions[layer][head]), temperature, top-k, top-p,
 // eager, layout="compact" (a slide: one stage at a time, `stage`, 1-based, or the stage menu). Property: model (a PretrainedModel, or a source loadModel takes). Events:
 // `modelload` (detail { model }), `loadprogress` (detail { file, loaded, total, stage }), `trace`
 // (detail { tokens, position, trace }). The loading and its lifecycle: model-element.js.
@@ -120,10 +121,12 @@ export class AttentionExplainer extends ModelElement {
     );
   }
 
-  // A 1-based attribute as a 0-based index in [0, count): token defaults to the last.
+  // Attribute `name` as an index in [0, count): token, layer and head count from 0 (token
+  // defaults to the last), stage from 1 (stage 1 of 10 is index 0).
   #index(name, count) {
-    const n = this.attributeReader().get(name, count);
-    return typeof n === 'number' ? n - 1 : name === 'token' ? count - 1 : 0;
+    const first = name === 'stage' ? 1 : 0;
+    const n = this.attributeReader().get(name, count - 1 + first);
+    return typeof n === 'number' ? n - first : name === 'token' ? count - 1 : 0;
   }
 
   #sampling() {
@@ -258,13 +261,14 @@ export class AttentionExplainer extends ModelElement {
   // The focused radio is the picked one (arrows move the focus first; a click focuses it), so
   // the redraw's keepFocus puts the focus on the picked token's new radio.
   #pick(i) {
-    this.setAttribute('token', String(i + 1));
+    this.setAttribute('token', String(i));
   }
 
   // The compact layout's menu of stages, by their titles ('4 · Layer 1: scores, mask and softmax').
   #stageMenu(sections) {
     return this.attributeMenu('stage', sections.length, {
       label: 'stage',
+      first: 1,
       names: sections.map((section) => section.querySelector('h2').textContent),
       current: this.#index('stage', sections.length),
     });
@@ -289,7 +293,7 @@ export class AttentionExplainer extends ModelElement {
       const b = Object.assign(document.createElement('button'), { type: 'button', textContent: `head ${h}` });
       b.setAttribute('aria-pressed', String(h === current));
       b.addEventListener('click', () => {
-        this.setAttribute('head', String(h + 1));
+        this.setAttribute('head', String(h));
         this.shadowRoot.querySelector('.head-chips [aria-pressed=true]')?.focus();
       });
       group.append(b);
@@ -438,7 +442,7 @@ export class AttentionExplainer extends ModelElement {
       modelType: this.model.modelType,
       tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i], name: r.names[i] })),
       position: r.position,
-      layer: l + 1,
+      layer: l,
       trace: {
         id: r.trace.id,
         embedding: plain(r.trace.embedding),

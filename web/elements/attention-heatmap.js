@@ -10,8 +10,8 @@
 //   <attention-heatmap example="2" view="lines"></attention-heatmap>   the course's example
 //
 // Attributes: weights (JSON), tokens / query-tokens / key-tokens (comma list or JSON), view
-// ("grid" or "lines"; a button switches), head (the head the lines view shows: a number or
-// "average"), for (ids of linked elements), example (1-4). Events: `pair` (detail
+// ("grid" or "lines"; a button switches), head (the head the lines view shows: a number
+// from 0, "average" or "all"), for (ids of linked elements), example (1-4). Events: `pair` (detail
 // { query, key, weight }) on hover/focus; `headtoggle` (detail { hidden: 0-based heads }) when
 // a head chip hides or shows a head (property hiddenHeads).
 import { getApi } from './api.js';
@@ -326,9 +326,9 @@ document.body.append(heatmap);
   #draw(attributes) {
     const heads = this.#heads;
     const view = attributes.get('view');
-    // head: 1 … the heads shown, 'average' or 'all' (default: the average of several heads).
-    const head = attributes.get('head', heads.length || undefined);
-    const choice = head === null ? (heads.length > 1 ? 'average' : '1') : String(head);
+    // head: 0 … the heads shown − 1, 'average' or 'all' (default: the average of several heads).
+    const head = attributes.get('head', heads.length ? heads.length - 1 : undefined);
+    const choice = head === null ? (heads.length > 1 ? 'average' : '0') : String(head);
     const lines =
       view === 'lines' &&
       heads.length &&
@@ -461,15 +461,11 @@ document.body.append(heatmap);
     if (heads.length > 1) {
       const select = document.createElement('select');
       select.setAttribute('aria-label', 'head');
-      for (const value of [...heads.map((_, i) => String(i + 1)), 'average', 'all']) {
+      for (const value of [...heads.map((_, i) => String(i)), 'average', 'all']) {
         const option = document.createElement('option');
         option.value = value;
         option.textContent =
-          value === 'average'
-            ? 'average of heads'
-            : value === 'all'
-              ? 'all heads, a colour each'
-              : `head ${Number(value) - 1}`;
+          value === 'average' ? 'average of heads' : value === 'all' ? 'all heads, a colour each' : `head ${value}`;
         option.selected = value === choice;
         select.append(option);
       }
@@ -482,7 +478,7 @@ document.body.append(heatmap);
     const w =
       choice === 'average' || all
         ? headAverage(heads)
-        : (heads[Math.max(0, Math.min(heads.length - 1, Number(choice) - 1))] ?? heads[0]);
+        : (heads[Math.max(0, Math.min(heads.length - 1, Number(choice)))] ?? heads[0]);
     const lq = w.length,
       lk = w[0].length;
     const rowH = 24,
@@ -495,8 +491,7 @@ document.body.append(heatmap);
     svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
     svg.setAttribute('width', String(width));
     svg.setAttribute('role', 'group'); // it holds focusable tokens: an img may not
-    const what =
-      choice === 'average' ? 'average of heads' : all ? `all ${heads.length} heads` : `head ${Number(choice) - 1}`;
+    const what = choice === 'average' ? 'average of heads' : all ? `all ${heads.length} heads` : `head ${choice}`;
     svg.setAttribute('aria-label', `attention lines, ${what}: ${lq} queries to ${lk} keys`);
     const heading = (text, x, anchor) => {
       const t = document.createElementNS(SVG, 'text');

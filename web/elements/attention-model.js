@@ -9,7 +9,8 @@
 //   el.model = await attn.loadModel(files);   // or a model loaded elsewhere, or Files / a Map of file names to bytes
 //
 // Attributes: src (a URL prefix of the folder), text, view ("head", "model" or "neuron"),
-// layer and head (1-based), query (the neuron view's token, 1-based), eager (download at
+// layer and head (indices from 0, as in attentions[layer][head]), query (the neuron view's
+// token, from 0), eager (download at
 // once rather than when the element nears the viewport). Events: `modelload`
 // (detail { model }), `forward` (detail { tokens, attentions }), `loadprogress` (detail
 // { file, loaded, total, stage }).
@@ -191,20 +192,19 @@ export class AttentionModel extends ModelElement {
     return null;
   }
 
-  // A 1-based attribute as a 0-based index in [0, count). The neuron view opens on the last
-  // query (it sees every key; a decoder's first query sees only itself).
-  // Attribute `name` (layer, head or query: 1-based, at most `count`) as a 0-based index.
+  // Attribute `name` (layer, head or query: an index from 0, below `count`) as a number.
   // Absent, a word (head="all") or bad (its message shows above the element: render): layer
-  // and head 1, query the last token.
+  // and head 0, query the last token (the neuron view opens on it: it sees every key; a
+  // decoder's first query sees only itself).
   #index(name, count) {
-    const n = this.attributeReader().get(name, count);
-    return typeof n === 'number' ? n - 1 : name === 'query' ? count - 1 : 0;
+    const n = this.attributeReader().get(name, count - 1);
+    return typeof n === 'number' ? n : name === 'query' ? count - 1 : 0;
   }
 
-  // The head attribute: a head number (at most the model's heads), 'average', 'all', or null
+  // The head attribute: a head index (below the model's heads), 'average', 'all', or null
   // (absent or bad).
   #head(d) {
-    return this.attributeReader().get('head', d.numHeads);
+    return this.attributeReader().get('head', d.numHeads - 1);
   }
 
   // The first bad attribute value: each read with the bounds of the model shown.
@@ -212,9 +212,9 @@ export class AttentionModel extends ModelElement {
     const attributes = this.attributeReader();
     const d = this.model?.descriptor;
     if (d) {
-      attributes.get('layer', d.numLayers);
-      attributes.get('head', d.numHeads);
-      if (this.output) attributes.get('query', this.output.T);
+      attributes.get('layer', d.numLayers - 1);
+      attributes.get('head', d.numHeads - 1);
+      if (this.output) attributes.get('query', this.output.T - 1);
     }
     return attributes.checkAll().error;
   }
@@ -295,7 +295,7 @@ export class AttentionModel extends ModelElement {
           ? 'the average of its heads'
           : head === 'all' || head === null
             ? `all ${d.numHeads} heads, a colour each`
-            : `head ${head - 1}`;
+            : `head ${head}`;
       const keys = d.causal ? ' it can see (a decoder: itself and the tokens before it)' : '';
       p.textContent = `Layer ${layer}, ${which}: a line joins each query token (left) to each key token (right)${keys}; the more opaque the line, the more weight the query gives that key.`;
     }
@@ -401,12 +401,12 @@ export class AttentionModel extends ModelElement {
           d.numHeads,
           r.T,
           (l, h) => {
-            this.setAttribute('layer', String(l + 1));
-            this.setAttribute('head', String(h + 1));
+            this.setAttribute('layer', String(l));
+            this.setAttribute('head', String(h));
             this.view = 'head';
           },
           // the maps the head view shows: one head, or every head of the layer (all, average)
-          [layer, typeof this.#head(d) === 'number' ? this.#head(d) - 1 : null],
+          [layer, typeof this.#head(d) === 'number' ? this.#head(d) : null],
           r.names,
         ),
       );
@@ -437,7 +437,7 @@ export class AttentionModel extends ModelElement {
     const head = this.#head(d);
     heatmap.setAttribute(
       'head',
-      head === 'average' || head === 'all' ? head : head !== null ? String(head) : d.numHeads > 1 ? 'all' : '1',
+      head === 'average' || head === 'all' ? head : head !== null ? String(head) : d.numHeads > 1 ? 'all' : '0',
     );
     // The heatmap's head menu drives the element's head attribute (and so the caption).
     heatmap.addEventListener('change', (e) => {
@@ -468,7 +468,7 @@ export class AttentionModel extends ModelElement {
       ...(isShippedModel(this.model) ? { model: SHIPPED_NAME } : {}),
       text: r.text,
       tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i], name: r.names[i] })),
-      layer: layer + 1,
+      layer,
       attentions: { shape: [d.numHeads, r.T, r.T], data: Array.from(maps) },
     };
   }
