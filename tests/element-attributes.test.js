@@ -24,19 +24,34 @@ test('ints: the default when absent or blank, the number when in range, a messag
     });
 });
 
-test('an int with words beside it, and a tighter bound the element passes (the heads it holds)', () => {
+test('an int with words beside it, and a tighter bound the element passes (the last of the heads it holds); indices count from 0', () => {
   const heatmap = (head) => element({ head });
-  assert.equal(readAttribute(heatmap('all'), 'attention-heatmap', 'head', 12), 'all');
-  assert.equal(readAttribute(heatmap('12'), 'attention-heatmap', 'head', 12), 12);
-  assert.throws(() => readAttribute(heatmap('13'), 'attention-heatmap', 'head', 12), {
-    message: 'attention-heatmap: head must be a whole number from 1 to 12 or one of average, all, got "13"',
-  });
-  assert.throws(() => readAttribute(heatmap('x'), 'attention-heatmap', 'head', 12), {
-    message: 'attention-heatmap: head must be a whole number from 1 to 12 or one of average, all, got "x"',
-  });
+  assert.equal(readAttribute(heatmap('all'), 'attention-heatmap', 'head', 11), 'all');
+  assert.equal(readAttribute(heatmap('0'), 'attention-heatmap', 'head', 11), 0);
+  assert.equal(readAttribute(heatmap('11'), 'attention-heatmap', 'head', 11), 11);
+  for (const bad of ['12', '-1', 'x'])
+    assert.throws(() => readAttribute(heatmap(bad), 'attention-heatmap', 'head', 11), {
+      message: `attention-heatmap: head must be a whole number from 0 to 11 or one of average, all, got "${bad}"`,
+    });
   // Without a bound of its own or the element's, the rule says only the least.
-  assert.throws(() => readAttribute(element({ layer: '0' }), 'attention-model', 'layer'), {
-    message: 'attention-model: layer must be a whole number ≥ 1, got "0"',
+  assert.equal(readAttribute(element({ layer: '0' }), 'attention-model', 'layer'), 0);
+  assert.equal(readAttribute(element({}), 'attention-model', 'layer'), 0);
+  assert.throws(() => readAttribute(element({ layer: '-1' }), 'attention-model', 'layer'), {
+    message: 'attention-model: layer must be a whole number ≥ 0, got "-1"',
+  });
+  for (const [tag, name] of [
+    ['attention-model', 'query'],
+    ['attention-explainer', 'token'],
+    ['attention-explainer', 'layer'],
+    ['attention-explainer', 'head'],
+    ['attention-sentiment', 'head'],
+  ])
+    assert.throws(() => readAttribute(element({ [name]: '-1' }), tag, name), {
+      message: `${tag}: ${name} must be a whole number ≥ 0, got "-1"`,
+    });
+  // stage is a stage's number of the ten (1 … 10), not an index
+  assert.throws(() => readAttribute(element({ stage: '0' }), 'attention-explainer', 'stage'), {
+    message: 'attention-explainer: stage must be a whole number from 1 to 10, got "0"',
   });
 });
 

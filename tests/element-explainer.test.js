@@ -15,8 +15,8 @@ const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>explainer</title><link rel="icon" href="data:,">
 <script type="importmap">{ "imports": { "@huggingface/tokenizers": "/node_modules/@huggingface/tokenizers/dist/tokenizers.min.mjs", "@huggingface/jinja": "/node_modules/@huggingface/jinja/dist/index.js" } }</script>
 <script type="module" src="/web/elements/index.js"></script></head><body><main>
-<attention-explainer id="gpt2" eager text="The cat sat on the mat" token="4"></attention-explainer>
-<attention-explainer id="llama" eager src="/tests/fixtures/hf/tiny-llama/" text="The cat sat on the mat." layer="2" head="3"></attention-explainer>
+<attention-explainer id="gpt2" eager text="The cat sat on the mat" token="3"></attention-explainer>
+<attention-explainer id="llama" eager src="/tests/fixtures/hf/tiny-llama/" text="The cat sat on the mat." layer="1" head="2"></attention-explainer>
 </main></body></html>`;
 
 test.before(async () => {
@@ -61,7 +61,7 @@ test('every drawn number is the library’s: trace cells, strip readouts, logits
       const json = el.toJSON();
       const model = await attn.loadModel(id === 'gpt2' ? '/web/elements/models/tiny-gpt2/' : el.getAttribute('src'));
       const { trace } = model.forward(el.text, { trace: { position: json.position } });
-      const layer = trace.layers[json.layer - 1];
+      const layer = trace.layers[json.layer];
       const root = el.shadowRoot;
       // The grids of stages 3-5 in order: query, keys, values (of the head's kv head), scores,
       // masked scores, weights, heads.
@@ -70,7 +70,7 @@ test('every drawn number is the library’s: trace cells, strip readouts, logits
       );
       const d = model.descriptor,
         T = json.tokens.length,
-        kv = Math.floor((Number(el.getAttribute('head') ?? 1) - 1) / (d.numHeads / d.numKvHeads));
+        kv = Math.floor(Number(el.getAttribute('head') ?? 0) / (d.numHeads / d.numKvHeads));
       const kvRows = (t) => Array.from(t.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim));
       const expected = [
         layer.query.data,
@@ -83,7 +83,7 @@ test('every drawn number is the library’s: trace cells, strip readouts, logits
       ].map((a) => Array.from(a, fmt));
       // A strip's readout after focusing it and pressing → three times: dimension 3's exact value.
       const canvas = [...root.querySelectorAll('.strip')]
-        .find((strip) => strip.querySelector('.name').textContent.startsWith('embedding entering layer 1'))
+        .find((strip) => strip.querySelector('.name').textContent.startsWith('embedding entering layer 0'))
         .querySelector('canvas');
       canvas.focus();
       for (let i = 0; i < 3; i++)
@@ -159,10 +159,10 @@ test('every drawn number is the library’s: trace cells, strip readouts, logits
   assert.deepEqual(report.gpt2.parts, [
     `token embedding (row ${report.gpt2.id}) (32 dimensions)`,
     `position embedding (row 3: rows count from 0) (32 dimensions)`,
-    'embedding entering layer 1 (their sum) (32 dimensions)',
+    'embedding entering layer 0 (their sum) (32 dimensions)',
   ]);
   assert.equal(report.llama.positionEmbedding, false);
-  assert.match(report.llama.parts[0], /^embedding entering layer 1 \(32 dimensions\)/);
+  assert.match(report.llama.parts[0], /^embedding entering layer 0 \(32 dimensions\)/);
   // Copy code: the same build, text, position and sampling settings as shown.
   assert.match(report.gpt2.code, /init\(\{ simd: 'baseline' \}\)/);
   assert.match(report.gpt2.code, /forward\("The cat sat on the mat", \{ trace: \{ position: 3 \} \}\)/);
@@ -189,7 +189,7 @@ test('keyboard: Tab reaches the token picker, arrows pick a token and it is trac
   assert.deepEqual(focused.slice(0, 2), ['radio', 'true']);
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => document.getElementById('gpt2').result?.position === 4);
-  assert.equal(await el.getAttribute('token'), '5');
+  assert.equal(await el.getAttribute('token'), '4', 'the token attribute is its position, from 0');
   // Every stage's grids and strips take focus (tab order), and the sampling sliders too.
   const stops = await page.evaluate(() => {
     const root = document.getElementById('gpt2').shadowRoot;
@@ -304,7 +304,7 @@ test('layout="compact" fits a 960 × 700 slide: one stage at a time (the stage a
         menu: el.shadowRoot.querySelector('select[aria-label=stage]')?.value,
       };
     }, id);
-  assert.match((await shown('llama')).titles.join(), /^4 · Layer 2: scores/);
+  assert.match((await shown('llama')).titles.join(), /^4 · Layer 1: scores/);
   for (const id of ['gpt2', 'llama']) {
     for (let stage = 1; stage <= 10; stage++) {
       await page.evaluate(
@@ -333,7 +333,7 @@ test('layout="compact" fits a 960 × 700 slide: one stage at a time (the stage a
   // The stage menu picks a stage and keeps the focus (an arrow on it goes on to the next).
   const menu = page.locator('#gpt2 select[aria-label=stage]');
   await menu.selectOption('7');
-  assert.match((await shown('gpt2')).titles[0], /^7 · Layer 1: MLP/);
+  assert.match((await shown('gpt2')).titles[0], /^7 · Layer 0: MLP/);
   await menu.focus();
   await page.keyboard.press('ArrowDown');
   await page.waitForFunction(() => document.getElementById('gpt2').getAttribute('stage') === '8');
@@ -465,10 +465,10 @@ test('sampling: probabilities are softmax(logits/T) after top-k and top-p, the g
         T,
         // every key/value head's rows, as the runner traced them: [kv][T * headDim]
         layerKeys: Array.from({ length: d.numKvHeads }, (_, kv) =>
-          Array.from(trace.layers[json.layer - 1].keys.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim)),
+          Array.from(trace.layers[json.layer].keys.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim)),
         ),
         layerValues: Array.from({ length: d.numKvHeads }, (_, kv) =>
-          Array.from(trace.layers[json.layer - 1].values.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim)),
+          Array.from(trace.layers[json.layer].values.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim)),
         ),
         labels: json.tokens.map((t) => t.label),
         picker: [...root.querySelectorAll('.tokens [role=radio]')].map((b) => b.textContent),
@@ -525,7 +525,7 @@ test('sampling: probabilities are softmax(logits/T) after top-k and top-p, the g
     // Each head's chip shows that head's keys and values (its key/value head's, with GQA).
     r.heads.forEach((shown, h) => {
       const kv = Math.floor(h / r.group);
-      assert.equal(shown.head, String(h + 1));
+      assert.equal(shown.head, String(h));
       assert.deepEqual(
         shown.pressed,
         r.heads.map((_, i) => String(i === h)),
@@ -534,7 +534,7 @@ test('sampling: probabilities are softmax(logits/T) after top-k and top-p, the g
       assert.deepEqual(shown.values, r.layerValues[kv].map(fmt2), `${id}: head ${h + 1} values`);
       assert.match(
         shown.names[0],
-        r.group > 1 ? new RegExp(`^keys, key/value head ${kv + 1} `) : new RegExp(`^keys, head ${h + 1} `),
+        r.group > 1 ? new RegExp(`^keys, key/value head ${kv} `) : new RegExp(`^keys, head ${h} `),
       );
     });
     // A repeated token name carries its (1-based) position; a unique one stays as it is.

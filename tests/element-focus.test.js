@@ -72,10 +72,10 @@ test('model-head: an arrow on the layer menu redraws the view and the menu keeps
   const menu = page.locator('attention-model select[aria-label="layer"]');
   await menu.focus();
   await page.keyboard.press('ArrowDown');
-  await page.waitForFunction(() => document.querySelector('attention-model').getAttribute('layer') === '2');
-  assert.equal(await page.evaluate(focusedName), 'select[layer]');
-  await page.keyboard.press('ArrowUp'); // the shipped model has 2 layers
   await page.waitForFunction(() => document.querySelector('attention-model').getAttribute('layer') === '1');
+  assert.equal(await page.evaluate(focusedName), 'select[layer]');
+  await page.keyboard.press('ArrowUp'); // the shipped model has 2 layers (0 and 1)
+  await page.waitForFunction(() => document.querySelector('attention-model').getAttribute('layer') === '0');
   assert.equal(await page.evaluate(focusedName), 'select[layer]');
   assert.equal(await page.evaluate(() => window.pageKeys), 0, 'no key reached the page');
   assert.deepEqual(errors, []);
@@ -119,7 +119,7 @@ test('explainer: two quick arrows on the token radios both land (each redraw kee
   // Gaps from none to a few frames: a redraw (one forward a frame) falls before, between or
   // after the two keys.
   for (const gap of [0, 5, 10, 15, 20, 25, 30, 40, 50, 70]) {
-    await page.evaluate(() => document.querySelector('attention-explainer').setAttribute('token', '1'));
+    await page.evaluate(() => document.querySelector('attention-explainer').setAttribute('token', '0'));
     await page.waitForFunction(() => document.querySelector('attention-explainer').result?.position === 0);
     await page.waitForTimeout(100);
     await page.locator('attention-explainer [role=radio][aria-checked=true]').focus();

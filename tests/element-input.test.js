@@ -34,9 +34,9 @@ const CASES = [
   // The scalar attributes (web/elements/attributes.js): one message, the element drawn on.
   [
     'attention-heatmap',
-    { weights: '[[[0.5,0.5],[0.2,0.8]],[[1,0],[0,1]]]', view: 'lines', head: '3' },
-    /^attention-heatmap: head must be a whole number from 1 to 2 or one of average, all, got "3"$/,
     { weights: '[[[0.5,0.5],[0.2,0.8]],[[1,0],[0,1]]]', view: 'lines', head: '2' },
+    /^attention-heatmap: head must be a whole number from 0 to 1 or one of average, all, got "2"$/,
+    { weights: '[[[0.5,0.5],[0.2,0.8]],[[1,0],[0,1]]]', view: 'lines', head: '1' },
   ],
   [
     'attention-heatmap',
@@ -221,7 +221,7 @@ test('a bad attribute value keeps the controls: <attention-heatmap head="x"> kee
       lines: el.shadowRoot.querySelectorAll('svg line').length,
     });
     const out = { heatmap: { ...seen(heatmap), error: heatmap.error?.message }, pruning: seen(pruning) };
-    heatmap.setAttribute('head', '2');
+    heatmap.setAttribute('head', '1');
     pruning.setAttribute('dim', '5');
     await settle();
     out.heatmapAfter = seen(heatmap);
@@ -232,7 +232,7 @@ test('a bad attribute value keeps the controls: <attention-heatmap head="x"> kee
   });
   assert.equal(
     result.heatmap.alert,
-    'attention-heatmap: head must be a whole number from 1 to 2 or one of average, all, got "x"',
+    'attention-heatmap: head must be a whole number from 0 to 1 or one of average, all, got "x"',
   );
   assert.equal(result.heatmap.error, result.heatmap.alert, 'element.error holds it');
   assert.ok(result.heatmap.buttons >= 1, 'the view toggle and the export buttons stay');

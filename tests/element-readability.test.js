@@ -376,7 +376,7 @@ test("attention-model: head chips toggle a head's lines; the neuron view shows q
       };
     });
   const before = await lines();
-  assert.deepEqual(before.chips, ['head 1', 'head 2', 'head 3', 'head 4']);
+  assert.deepEqual(before.chips, ['head 0', 'head 1', 'head 2', 'head 3']);
   assert.equal(before.pressed, 'true');
   assert.equal(before.head1 * 4, before.all, 'each head draws T² lines');
   const chip = page.locator('attention-model').locator('attention-heatmap').locator('.chip[data-head="0"]');
@@ -445,7 +445,7 @@ test("attention-model: head chips toggle a head's lines; the neuron view shows q
 
 test('attention-model model view: the caption names the axes and tokens; focusing a map reads it', async () => {
   const { page } = await open('model-model', 1280);
-  const thumb = page.locator('attention-model').locator('button.thumb[aria-label="layer 2 head 3"]');
+  const thumb = page.locator('attention-model').locator('button.thumb[aria-label="layer 1 head 2"]');
   await thumb.focus();
   const r = await page.evaluate(() => {
     const el = document.querySelector('attention-model');
@@ -465,12 +465,12 @@ test('attention-model model view: the caption names the axes and tokens; focusin
   assert.ok(r.caption.includes(`(tokens in order: ${r.labels.join(' ')})`), r.caption);
   // The outline says what it marks: the maps the head view shows (no head attribute: all of
   // layer 1's).
-  assert.match(r.caption, / Outlined: the maps the head view shows \(layer 1, every head\)\.$/);
-  assert.deepEqual(r.outlined, ['layer 1 head 1', 'layer 1 head 2', 'layer 1 head 3', 'layer 1 head 4']);
+  assert.match(r.caption, / Outlined: the maps the head view shows \(layer 0, every head\)\.$/);
+  assert.deepEqual(r.outlined, ['layer 0 head 0', 'layer 0 head 1', 'layer 0 head 2', 'layer 0 head 3']);
   // The first query of a decoder sees only itself: its strongest key is itself, weight 1.
   assert.match(
     r.readout,
-    new RegExp(`^Layer 2, head 3: each query's strongest key: ${r.labels[0]}→${r.labels[0]} 1\\.00, `),
+    new RegExp(`^Layer 1, head 2: each query's strongest key: ${r.labels[0]}→${r.labels[0]} 1\\.00, `),
   );
 });
 
@@ -479,9 +479,9 @@ test('attention-model model view: a map reads the query, key and weight under th
   const r = await page.evaluate(() => {
     const el = document.querySelector('attention-model');
     const root = el.shadowRoot;
-    const json = el.toJSON(); // layer 1's maps [heads, T, T]
+    const json = el.toJSON(); // layer 0's maps [heads, T, T]
     const T = json.tokens.length;
-    const canvas = root.querySelector('button.thumb[aria-label="layer 1 head 2"] canvas');
+    const canvas = root.querySelector('button.thumb[aria-label="layer 0 head 1"] canvas');
     const box = canvas.getBoundingClientRect();
     // The pointer over row 3, column 2 (0-based 2, 1): the cell's centre.
     canvas.dispatchEvent(
@@ -518,7 +518,7 @@ test('attention-model model view: a map reads the query, key and weight under th
       .replace(/^-/, '−');
   assert.equal(
     r.readout,
-    `Layer 1, head 2: query “${r.names[2]}” (row 3) → key “${r.names[1]}” (column 2): weight ${fmt(r.weight, 3)}`,
+    `Layer 0, head 1: query “${r.names[2]}” (row 2) → key “${r.names[1]}” (column 1): weight ${fmt(r.weight, 3)}`,
   );
   // The caption names the first and last tokens of the maps' rows and columns.
   assert.ok(r.caption.includes(`rows run from “${r.names[0]}” (top) to “${r.names[r.T - 1]}” (bottom)`), r.caption);
@@ -543,7 +543,7 @@ test('attention-model model view: a map reads the query, key and weight under th
     const j = row.indexOf(Math.max(...row));
     return `${name}→${r.names[j]} ${fmt(row[j], 2)}`;
   });
-  assert.deepEqual(printed.rows[1], ['1', '2', strongest.join(', ')]);
+  assert.deepEqual(printed.rows[1], ['0', '1', strongest.join(', ')]);
 });
 
 test('on paper no toolbar and no button that only acts (head chips, head rows, maps and picked tokens stay); colour bars show no sliver of their far end', async () => {
@@ -670,11 +670,11 @@ test('hidden heads stay hidden when the head view is rebuilt (another layer, ano
   await chip(2).click();
   const hidden = { pressed: ['false', 'true', 'false', 'true'], drawn: ['1', '3'] };
   assert.deepEqual(await heads(), hidden);
-  await page.evaluate(() => document.querySelector('attention-model').setAttribute('layer', '2'));
+  await page.evaluate(() => document.querySelector('attention-model').setAttribute('layer', '1'));
   await page.waitForFunction(() =>
-    document.querySelector('attention-model').shadowRoot.querySelector('.caption').textContent.startsWith('Layer 2'),
+    document.querySelector('attention-model').shadowRoot.querySelector('.caption').textContent.startsWith('Layer 1'),
   );
-  assert.deepEqual(await heads(), hidden, 'layer 2');
+  assert.deepEqual(await heads(), hidden, 'layer 1 (layer="1": counted from 0)');
   await page.evaluate(() => {
     document.querySelector('attention-model').text = 'A dog ran';
   });

@@ -9,6 +9,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { openElementPage, startElementBrowser } from './helpers/element-page.js';
 import { EXAMPLES, WEIGHTS } from '../web/elements/course-examples.js';
+import { contrast } from './helpers/contrast.js';
 
 let url, browser, close;
 
@@ -28,20 +29,6 @@ function similarityByDistance(positions, d, base) {
   return Array.from({ length: positions }, (_, gap) =>
     Array.from({ length: d / 2 }, (_, i) => Math.cos(gap * base ** ((-2 * i) / d))).reduce((a, b) => a + b, 0),
   );
-}
-
-// WCAG contrast ratio of two computed colours ('rgb(r, g, b)' or 'rgba(r, g, b, a)' over `under`).
-function contrast(colour, under) {
-  const rgb = (c) => c.match(/[\d.]+/g).map(Number);
-  const [r, g, b, a = 1] = rgb(colour);
-  const base = rgb(under);
-  const mixed = [r, g, b].map((c, k) => a * c + (1 - a) * base[k]);
-  const luminance = (c) => {
-    const lin = (x) => ((x /= 255) <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
-    return 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
-  };
-  const [hi, lo] = [luminance(mixed), luminance(base)].sort((x, y) => y - x);
-  return (hi + 0.05) / (lo + 0.05);
 }
 
 test("PE·PEᵀ: the caption states the closed form's diagonal, lowest value and trend, and the scale's ends are those values", async () => {
@@ -220,10 +207,10 @@ test("the lines view on paper: each drawn map's weights as a printed table (scre
   await page.emulateMedia({ media: 'print' });
   const paper = await printed();
   assert.equal(paper.display, 'flex');
-  assert.equal(paper.readout, 'none', '"Hover or focus" says nothing on paper');
+  assert.equal(paper.readout, 'none', 'on paper the printed tables hold the numbers the readout holds on screen');
   assert.equal(paper.tables.length, 1);
   const exact = exampleTwoWeights().flat();
-  assert.equal(paper.tables[0].label, "head 1: the lines' weights");
+  assert.equal(paper.tables[0].label, "head 0: the lines' weights");
   assert.deepEqual(paper.tables[0].rows, ['I', 'am']);
   paper.tables[0].values.forEach((v, i) =>
     assert.ok(Math.abs(v - exact[i]) < 1e-6, `weight ${i}: ${v} vs ${exact[i]}`),
@@ -251,12 +238,12 @@ test("the lines view on paper: each drawn map's weights as a printed table (scre
   });
   await page.close();
   assert.deepEqual(heads, [
-    ["head 1: the lines' weights", Array.from(Float32Array.from([0.9, 0.1, 0.2, 0.8]))],
-    ["head 3: the lines' weights", Array.from(Float32Array.from([0.25, 0.75, 0.6, 0.4]))],
+    ["head 0: the lines' weights", Array.from(Float32Array.from([0.9, 0.1, 0.2, 0.8]))],
+    ["head 2: the lines' weights", Array.from(Float32Array.from([0.25, 0.75, 0.6, 0.4]))],
   ]);
 });
 
-test('repeated tokens carry their position: the sentiment tables ("was·4"), a heatmap and the pruning grid', async () => {
+test('repeated tokens carry their position: the sentiment tables ("was·3"), a heatmap and the pruning grid', async () => {
   let { page } = await open('sentiment', 1280);
   const r = await page.evaluate(() => {
     const el = document.querySelector('attention-sentiment');
@@ -319,7 +306,7 @@ test('repeated tokens carry their position: the sentiment tables ("was·4"), a h
   await page.close();
   assert.deepEqual(grid.rows, ['the·0', 'cat', 'the·2']);
   assert.deepEqual(grid.cols, ['the·0', 'cat', 'the·2']);
-  assert.match(grid.caption, /the·0 is the “the” at position 0\./);
+  assert.match(grid.caption, /the·0 is the “the” at position 0\. Heads and positions count from 0\.$/);
   assert.deepEqual(grid.json, ['the', 'cat', 'the'], 'the JSON keeps the tokens as given');
 
   ({ page } = await open('pruning', 1280));
@@ -441,7 +428,7 @@ test("steps in a reader's words: where the printed numbers come from, and the pa
   assert.deepEqual(stages.weights, [1, 0, 1, 0]);
 });
 
-test('the model and explainer views say what a repeated token’s position mark means (at·4, at·9)', async () => {
+test('the model and explainer views say what a repeated token’s position mark means (at·3, at·8)', async () => {
   for (const [name, tag] of [
     ['explainer', 'attention-explainer'],
     ['model-head', 'attention-model'],
@@ -473,7 +460,7 @@ test('the model and explainer views say what a repeated token’s position mark 
 const positioned = (labels) =>
   labels.map((label, i) => (labels.filter((l) => l === label).length > 1 ? `${label}·${i}` : label));
 
-test('one name per token: the explainer’s tables and the neuron view’s menu and tables name a token as its picker does (at·9)', async () => {
+test('one name per token: the explainer’s tables and the neuron view’s menu and tables name a token as its picker does (at·8)', async () => {
   let { page } = await openElementPage(browser, url, 'explainer', 1280);
   await page.waitForFunction(() => document.querySelector('attention-explainer').toJSON().tokens.length > 0);
   const explainer = await page.evaluate(() => {
@@ -528,7 +515,7 @@ test('one name per token: the explainer’s tables and the neuron view’s menu 
   );
 });
 
-test('the head view says what its MiB are (weights); the explainer’s strips each say their scale is their own, and stage 8 shows the final norm’s input, the runner’s residual after the last layer', async () => {
+test('the head view says what its MiB are (parameters); the explainer’s strips each say whose scale they are on, and stage 8 shows the final norm’s input, the runner’s residual after the last layer', async () => {
   let { page } = await openElementPage(browser, url, 'model-head', 1280);
   await page.waitForFunction(() => document.querySelector('attention-model').model);
   const head = await page.evaluate(() => {
@@ -536,7 +523,7 @@ test('the head view says what its MiB are (weights); the explainer’s strips ea
     return { status: el.shadowRoot.querySelector('.row .status').textContent, bytes: el.model.parameterBytes };
   });
   await page.close();
-  assert.ok(head.status.includes(` · weights ${(head.bytes / 2 ** 20).toFixed(1)} MiB`), head.status);
+  assert.ok(head.status.includes(` · parameters ${(head.bytes / 2 ** 20).toFixed(1)} MiB`), head.status);
   assert.doesNotMatch(head.status, /· \d+\.\d MiB/, 'no MiB without saying of what');
 
   ({ page } = await openElementPage(browser, url, 'explainer', 1280));
@@ -570,7 +557,7 @@ test('the head view says what its MiB are (weights); the explainer’s strips ea
   });
   await page.close();
   assert.deepEqual(r.names, [
-    "residual after layer 2: the final norm's input (32 dimensions)",
+    "residual after layer 1: the final norm's input (32 dimensions)",
     'final norm output (32 dimensions)',
   ]);
   assert.deepEqual(
@@ -579,14 +566,18 @@ test('the head view says what its MiB are (weights); the explainer’s strips ea
   );
   assert.deepEqual(r.json, r.residual);
   assert.ok(r.stripScales.length >= 10, r.stripScales.join(' | '));
-  for (const title of r.stripScales) assert.equal(title, "this strip's own scale");
-  // The grids: the weights on the fixed 0 … 1 scale; the others say their scale is their own.
+  // Each strip says whose scale it is on: its own, or its stage's (element-reader-gaps-model
+  // checks the shared ends).
+  for (const title of r.stripScales)
+    assert.match(title, /^(this strip's own scale|one scale for this stage's \d strips)$/);
+  // The grids: the weights on the fixed 0 … 1 scale; q, k and v on one, the scores on another;
+  // the head outputs say their scale is their own.
   assert.deepEqual(r.gridScales, [
-    "value: this grid's own scale",
-    "value: this grid's own scale",
-    "value: this grid's own scale",
-    "score: this grid's own scale",
-    "masked score: this grid's own scale",
+    'value (q, k, v: one scale)',
+    'value (q, k, v: one scale)',
+    'value (q, k, v: one scale)',
+    'score (both grids: one scale)',
+    'score (both grids: one scale)',
     'weight',
     "value: this grid's own scale",
   ]);

@@ -42,10 +42,10 @@ test('each family is drawn as the API computes it, and says what it is', async (
       const el = document.getElementById(id);
       const json = el.toJSON();
       const model = await attn.loadModel(el.getAttribute('src'));
-      const api = model.forward(el.text, { attentions: true, queriesAndKeys: json.layer - 1 });
+      const api = model.forward(el.text, { attentions: true, queriesAndKeys: json.layer });
       const root = el.shadowRoot;
       out[id] = {
-        equal: json.attentions.data.every((x, i) => x === api.attentions[json.layer - 1].data[i]),
+        equal: json.attentions.data.every((x, i) => x === api.attentions[json.layer].data[i]),
         status: root.querySelector('.status')?.textContent ?? '',
         layers: Array.from(root.querySelectorAll('select[aria-label="layer"] option'), (o) => o.textContent),
         heads: Array.from(root.querySelectorAll('select[aria-label="head"] option'), (o) => o.textContent),
@@ -66,21 +66,21 @@ test('each family is drawn as the API computes it, and says what it is', async (
   for (const [id, r] of Object.entries(report)) assert.ok(r.equal, `${id}: the element's maps equal the API's`);
   // Gemma 2: 3 layers, windows 3 / global / 3; head_dim 16; 4 heads on 2 key/value heads.
   assert.match(report.gemma2.status, /3 layers × 4 heads on 2 key\/value heads · head_dim 16 · 2 of 3 layers windowed/);
-  assert.deepEqual(report.gemma2.layers, ['layer 1 · window 3', 'layer 2 · global', 'layer 3 · window 3']);
-  // Layer 1 is windowed: every query gives 0 to keys 3 or more behind it.
+  assert.deepEqual(report.gemma2.layers, ['layer 0 · window 3', 'layer 1 · global', 'layer 2 · window 3']);
+  // Layer 0 (layer="0") is windowed: every query gives 0 to keys 3 or more behind it.
   const { T, map } = report.gemma2;
   for (let h = 0; h < 4; h++)
     for (let i = 0; i < T; i++)
       for (let j = 0; j <= i - 3; j++)
-        assert.equal(map[(h * T + i) * T + j], 0, `gemma2 layer 1 head ${h} query ${i} key ${j}`);
+        assert.equal(map[(h * T + i) * T + j], 0, `gemma2 layer 0 head ${h} query ${i} key ${j}`);
   // Qwen3: head_dim 16 ≠ 32 / 4, each head's key/value head named.
   assert.match(report.qwen3.status, /2 layers × 4 heads on 2 key\/value heads · head_dim 16 ·/);
   assert.doesNotMatch(report.qwen3.status, /windowed/);
   assert.deepEqual(report.qwen3.heads, [
-    'head 1 · key/value head 1',
+    'head 0 · key/value head 0',
+    'head 1 · key/value head 0',
     'head 2 · key/value head 1',
-    'head 3 · key/value head 2',
-    'head 4 · key/value head 2',
+    'head 3 · key/value head 1',
   ]);
   assert.equal(report.qwen3.layers.length, 2);
   assert.ok(
@@ -104,6 +104,6 @@ test("the neuron view opens on the last query (a decoder's first query sees only
       T: json.tokens.length,
     };
   });
-  assert.equal(r.selected, String(r.T));
+  assert.equal(r.selected, String(r.T - 1), 'the last query, counted from 0');
   assert.ok(r.caption.includes(`the query “${r.last}”`), r.caption);
 });

@@ -43,7 +43,7 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
       const json = el.toJSON();
       const model = await attn.loadModel(el.getAttribute('src'));
       const api = model.forward(el.text, { attentions: true });
-      const expected = api.attentions[json.layer - 1].data;
+      const expected = api.attentions[json.layer].data;
       const [H, T] = json.attentions.shape;
       let maxRowError = 0;
       for (let r = 0; r < H * T; r++) {
@@ -97,7 +97,7 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
   assert.equal(report.gpt2.colours, report.gpt2.heads, 'a colour per head');
   assert.ok(
     report.gpt2.caption.startsWith(
-      `Layer 1, all ${report.gpt2.heads} heads, a colour each: a line joins each query token (left) to each key token (right) it can see (a decoder: itself and the tokens before it); the more opaque the line, the more weight the query gives that key.`,
+      `Layer 0, all ${report.gpt2.heads} heads, a colour each: a line joins each query token (left) to each key token (right) it can see (a decoder: itself and the tokens before it); the more opaque the line, the more weight the query gives that key.`,
     ),
     report.gpt2.caption,
   );
@@ -110,7 +110,7 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
   assert.equal(report.gpt2.toolbars, 1, 'one export toolbar');
   assert.match(
     report.llama.caption,
-    /^Layer 2, head 3: how the query “.*” scores each key: q · k \(head_dim 8\) scaled, then softmax/,
+    /^Layer 1, head 2: how the query “.*” scores each key: q · k \(head_dim 8\) scaled, then softmax/,
   );
   assert.deepEqual(report.gpt2.tokens.slice(0, 3), ['The', '␣', 'c'], 'tokens are labelled with the text they cover');
   assert.equal(
@@ -175,11 +175,11 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
 
 test('keyboard: views, a model-view map and the text; the element recomputes', async () => {
   const el = page.locator('#bert');
-  await el.locator('button.thumb[aria-label="layer 2 head 3"]').focus();
+  await el.locator('button.thumb[aria-label="layer 1 head 2"]').focus();
   await page.keyboard.press('Enter');
   assert.equal(await el.getAttribute('view'), 'head');
-  assert.equal(await el.getAttribute('layer'), '2');
-  assert.equal(await el.getAttribute('head'), '3');
+  assert.equal(await el.getAttribute('layer'), '1', 'the attributes count from 0, as the thumb does');
+  assert.equal(await el.getAttribute('head'), '2');
   await el.locator('button', { hasText: 'Neuron view' }).focus();
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.getElementById('bert').shadowRoot.querySelector('table.neuron'));

@@ -7,10 +7,11 @@
 // or a dimension highlights it in every stage that shows it.
 //
 //   <attention-explainer text="The cat sat on the mat"></attention-explainer>   (the shipped tiny GPT-2)
-//   <attention-explainer src="https://huggingface.co/distilgpt2/resolve/main/" token="3"></attention-explainer>
+//   <attention-explainer src="https://huggingface.co/distilgpt2/resolve/main/" token="2"></attention-explainer>
 //
 // Attributes: src (a model folder's URL or a Hub id; absent: the tiny GPT-2 this package ships), text,
-// token (1-based; default the last), layer and head (1-based), temperature, top-k, top-p,
+// token (its position, from 0; default the last), layer and head (indices from 0, as in
+// attentions[layer][head]), temperature, top-k, top-p,
 // eager, layout="compact" (a slide: one stage at a time, `stage`, 1-based, or the stage menu). Property: model (a PretrainedModel, or a source loadModel takes). Events:
 // `modelload` (detail { model }), `loadprogress` (detail { file, loaded, total, stage }), `trace`
 // (detail { tokens, position, trace }). The loading and its lifecycle: model-element.js.
@@ -20,7 +21,7 @@ import { errorMessage } from './theme.js';
 import { jsString } from './export.js';
 import { formatNumber, exactNumber } from './format.js';
 import { tokenLabel, bar, idLabeller, marksLegend, positionedLabels } from './model-views.js';
-import { positionNote } from './token-positions.js';
+import { positionNote, COUNTING } from './token-positions.js';
 import { tokensWithin } from './model-text.js';
 import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS } from './shipped-model.js';
 import { createLink, EXPLAINER_VIEWS_STYLE } from './explainer-views.js';
@@ -120,10 +121,12 @@ export class AttentionExplainer extends ModelElement {
     );
   }
 
-  // A 1-based attribute as a 0-based index in [0, count): token defaults to the last.
+  // Attribute `name` as an index in [0, count): token, layer and head count from 0 (token
+  // defaults to the last), stage from 1 (stage 1 of 10 is index 0).
   #index(name, count) {
-    const n = this.attributeReader().get(name, count);
-    return typeof n === 'number' ? n - 1 : name === 'token' ? count - 1 : 0;
+    const first = name === 'stage' ? 1 : 0;
+    const n = this.attributeReader().get(name, count - 1 + first);
+    return typeof n === 'number' ? n - first : name === 'token' ? count - 1 : 0;
   }
 
   #sampling() {
@@ -216,7 +219,7 @@ export class AttentionExplainer extends ModelElement {
       // Its name, as shown (names are unique: positionedLabels), finds it again after a redraw
       // (focus.js keepFocus): a second quick arrow lands on the new radio, not a replaced one.
       b.setAttribute('aria-label', label);
-      b.title = `token ${i + 1}, id ${r.tokens[i].id}`;
+      b.title = `position ${i}, id ${r.tokens[i].id}`;
       b.addEventListener('click', () => this.#pick(i));
       b.addEventListener('keydown', (e) => {
         const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[e.key];
@@ -237,8 +240,8 @@ export class AttentionExplainer extends ModelElement {
     row.className = 'row';
     row.append(
       ...(sections ? [this.#stageMenu(sections)] : []),
+      // The head: stage 3's chips, where it shows (the other stages show every head).
       this.#select('layer', d.numLayers, 'layer'),
-      this.#select('head', d.numHeads, 'head'),
       Object.assign(document.createElement('span'), {
         className: 'status',
         textContent: this.#marks(),
@@ -252,19 +255,20 @@ export class AttentionExplainer extends ModelElement {
   // repeated token's position mark means ('at·9 is the “at” at position 9'), or ''.
   #marks() {
     const legend = marksLegend(this.output.labels);
-    return [legend ? `Tokens: ${legend}.` : '', positionNote(this.output.labels)].filter(Boolean).join(' ');
+    return [legend ? `Tokens: ${legend}.` : '', positionNote(this.output.labels), COUNTING].filter(Boolean).join(' ');
   }
 
   // The focused radio is the picked one (arrows move the focus first; a click focuses it), so
   // the redraw's keepFocus puts the focus on the picked token's new radio.
   #pick(i) {
-    this.setAttribute('token', String(i + 1));
+    this.setAttribute('token', String(i));
   }
 
   // The compact layout's menu of stages, by their titles ('4 · Layer 1: scores, mask and softmax').
   #stageMenu(sections) {
     return this.attributeMenu('stage', sections.length, {
       label: 'stage',
+      first: 1,
       names: sections.map((section) => section.querySelector('h2').textContent),
       current: this.#index('stage', sections.length),
     });
@@ -286,10 +290,10 @@ export class AttentionExplainer extends ModelElement {
     group.setAttribute('aria-label', 'keys and values of head');
     group.append(Object.assign(document.createElement('span'), { textContent: 'keys and values of:' }));
     for (let h = 0; h < d.numHeads; h++) {
-      const b = Object.assign(document.createElement('button'), { type: 'button', textContent: `head ${h + 1}` });
+      const b = Object.assign(document.createElement('button'), { type: 'button', textContent: `head ${h}` });
       b.setAttribute('aria-pressed', String(h === current));
       b.addEventListener('click', () => {
-        this.setAttribute('head', String(h + 1));
+        this.setAttribute('head', String(h));
         this.shadowRoot.querySelector('.head-chips [aria-pressed=true]')?.focus();
       });
       group.append(b);
@@ -355,7 +359,7 @@ export class AttentionExplainer extends ModelElement {
     line.className = 'pick';
     line.dataset.id = String(pick);
     line.append(
-      `After token ${r.position + 1} “${r.names[r.position]}”, the greedy pick (temperature 0 takes the largest logit): `,
+      `After position ${r.position} “${r.names[r.position]}”, the greedy pick (temperature 0 takes the largest logit): `,
       Object.assign(document.createElement('strong'), { textContent: `“${decode(pick)}”` }),
       ` (id ${pick}, outlined in the table); at these settings sampling draws it with probability ${formatNumber(p[pick], 3)}.`,
     );
@@ -438,7 +442,7 @@ export class AttentionExplainer extends ModelElement {
       modelType: this.model.modelType,
       tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i], name: r.names[i] })),
       position: r.position,
-      layer: l + 1,
+      layer: l,
       trace: {
         id: r.trace.id,
         embedding: plain(r.trace.embedding),

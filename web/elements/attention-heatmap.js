@@ -10,8 +10,8 @@
 //   <attention-heatmap example="2" view="lines"></attention-heatmap>   the course's example
 //
 // Attributes: weights (JSON), tokens / query-tokens / key-tokens (comma list or JSON), view
-// ("grid" or "lines"; a button switches), head (the head the lines view shows: a number or
-// "average"), for (ids of linked elements), example (1-4). Events: `pair` (detail
+// ("grid" or "lines"; a button switches), head (the head the lines view shows: a number
+// from 0, "average" or "all"), for (ids of linked elements), example (1-4). Events: `pair` (detail
 // { query, key, weight }) on hover/focus; `headtoggle` (detail { hidden: 0-based heads }) when
 // a head chip hides or shows a head (property hiddenHeads).
 import { getApi } from './api.js';
@@ -40,7 +40,9 @@ svg g.token:focus-visible { outline: 2px solid var(--_focus); outline-offset: 1p
 svg g.token:focus text, svg g.token.active text { font-weight: 700; }
 svg line.dim { opacity: 0.05 !important; }
 svg text.heading { font-weight: 600; }
-.readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
+.readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; max-width: 40rem; }
+.readout .weights { overflow-wrap: anywhere; }
+.readout .swatch { display: inline-block; width: 0.8em; height: 0.8em; margin-inline-end: 0.3em; vertical-align: -0.05em; }
 .key { display: flex; align-items: center; flex-wrap: wrap; gap: 0.4rem; font-size: 0.8rem; }
 .key .samples { display: inline-flex; gap: 4px; }
 .key .scale { display: inline-flex; align-items: center; gap: 0.4rem; white-space: nowrap; }
@@ -128,9 +130,14 @@ function checkSizes(heads, lq, lk) {
 // One head's [Lq][Lk] as fresh arrays of numbers.
 const numberRows = (head) => Array.from(head, (row) => Array.from(row, toNumber));
 
-/** Head n's colour of `count` in the all-heads view: hues spread around the wheel. */
+/**
+ * Head n's colour of `count` in the all-heads view: hues spread around the wheel, lighter on a
+ * dark page (light-dark: the element's colour scheme), where hsl(h 70% 45%) kept under 3:1
+ * against #111 for blues and purples (head 4 of 4); 75% 65% keeps every hue above 4:1.
+ */
 export function headColour(n, count) {
-  return `hsl(${Math.round((360 * n) / count)} 70% 45%)`;
+  const hue = Math.round((360 * n) / count);
+  return `light-dark(hsl(${hue} 70% 45%), hsl(${hue} 75% 65%))`;
 }
 
 /** The mean over heads, [Lq][Lk]. */
@@ -154,6 +161,7 @@ export class AttentionHeatmap extends AttentionElement {
   #heads = [];
   #example = null; // the course example the heads are (1-4), or null for the caller's weights
   #hidden = new Set(); // heads the reader toggled off in the all-heads lines view
+  #selected = null; // the lines view's selected token { side: 'query' | 'key', index }, or null: the last query
   #error = null;
   #generation = 0;
 
@@ -270,8 +278,8 @@ document.body.append(heatmap);
     const lq = this.#heads[0]?.length ?? 0,
       lk = this.#heads[0]?.[0]?.length ?? 0;
     const both = parseList(this.getAttribute('tokens'));
-    const q = parseList(this.getAttribute('query-tokens')) ?? both ?? Array.from({ length: lq }, (_, i) => `q${i + 1}`);
-    const k = parseList(this.getAttribute('key-tokens')) ?? both ?? Array.from({ length: lk }, (_, j) => `k${j + 1}`);
+    const q = parseList(this.getAttribute('query-tokens')) ?? both ?? Array.from({ length: lq }, (_, i) => `q${i}`);
+    const k = parseList(this.getAttribute('key-tokens')) ?? both ?? Array.from({ length: lk }, (_, j) => `k${j}`);
     return { q, k };
   }
 
@@ -318,9 +326,9 @@ document.body.append(heatmap);
   #draw(attributes) {
     const heads = this.#heads;
     const view = attributes.get('view');
-    // head: 1 … the heads shown, 'average' or 'all' (default: the average of several heads).
-    const head = attributes.get('head', heads.length || undefined);
-    const choice = head === null ? (heads.length > 1 ? 'average' : '1') : String(head);
+    // head: 0 … the heads shown − 1, 'average' or 'all' (default: the average of several heads).
+    const head = attributes.get('head', heads.length ? heads.length - 1 : undefined);
+    const choice = head === null ? (heads.length > 1 ? 'average' : '0') : String(head);
     const lines =
       view === 'lines' &&
       heads.length &&
@@ -370,7 +378,7 @@ document.body.append(heatmap);
     const views =
       heads.length > 1
         ? [
-            ...heads.map((h, i) => [`head ${i + 1}`, h, `head-${i + 1}`]),
+            ...heads.map((h, i) => [`head ${i}`, h, `head-${i + 1}`]),
             ['average of heads', headAverage(heads), 'average'],
           ]
         : [['weights', heads[0], 'head-1']];
@@ -396,7 +404,10 @@ document.body.append(heatmap);
     wrap.append(
       grid,
       captionLine(
-        `Each row is one query token's attention weights over the key tokens (rows sum to 1); brighter cells mean more weight${heads.length > 1 ? `, one map per head and their average` : ''}. ${tokens.note}`.trim(),
+        `Each row is one query token's attention weights over the key tokens (rows sum to 1); brighter cells mean more weight${heads.length > 1 ? `, one map per head and their average` : ''}. ${tokens.note} Heads and positions count from 0.`.replace(
+          '  ',
+          ' ',
+        ),
       ),
       ...this.#exampleLine(heads, 'rows are queries, columns keys'),
     );
@@ -432,7 +443,7 @@ document.body.append(heatmap);
       chip.dataset.head = String(n);
       chip.style.setProperty('--chip', headColour(n, count));
       chip.setAttribute('aria-pressed', String(!this.#hidden.has(n)));
-      chip.textContent = `head ${n + 1}`;
+      chip.textContent = `head ${n}`;
       chip.addEventListener('click', () => {
         if (this.#hidden.has(n)) this.#hidden.delete(n);
         else this.#hidden.add(n);
@@ -450,7 +461,7 @@ document.body.append(heatmap);
     if (heads.length > 1) {
       const select = document.createElement('select');
       select.setAttribute('aria-label', 'head');
-      for (const value of [...heads.map((_, i) => String(i + 1)), 'average', 'all']) {
+      for (const value of [...heads.map((_, i) => String(i)), 'average', 'all']) {
         const option = document.createElement('option');
         option.value = value;
         option.textContent =
@@ -467,7 +478,7 @@ document.body.append(heatmap);
     const w =
       choice === 'average' || all
         ? headAverage(heads)
-        : (heads[Math.max(0, Math.min(heads.length - 1, Number(choice) - 1))] ?? heads[0]);
+        : (heads[Math.max(0, Math.min(heads.length - 1, Number(choice)))] ?? heads[0]);
     const lq = w.length,
       lk = w[0].length;
     const rowH = 24,
@@ -521,20 +532,27 @@ document.body.append(heatmap);
         }
       }
     }
-    // The exact weights of the token under the pointer or the focus, in words beside the
-    // drawing (never over the lines).
-    const readout = document.createElement('p');
+    // The weights of one token in words under the drawing (never over the lines), always on
+    // screen: the selected token's (the last query until a token is clicked or tapped), or
+    // the one under the pointer or the focus. With every head drawn, a line per head shown,
+    // in its colour.
+    const readout = document.createElement('div');
     readout.className = 'readout';
     readout.setAttribute('aria-live', 'polite');
-    readout.textContent = 'Hover or focus a token to read its weights.';
-    const describe = (side, index) => {
-      const names = side === 'query' ? tokens.k : tokens.q;
-      const values = side === 'query' ? w[index] : w.map((row) => row[index]);
-      const own = (side === 'query' ? tokens.q : tokens.k)[index];
-      const list = values.map((x, n) => `${names[n] ?? n + 1} ${formatNumber(x, 3)}`).join(', ');
-      return side === 'query'
-        ? `query “${own}” (${what}) attends to: ${list}`
-        : `key “${own}” (${what}) is attended by: ${list}`;
+    const shownHeads = all ? drawn.map(([h, colour, n]) => [h, colour, `head ${n}`]) : [[w, null, what]];
+    const describe = (side, index) => weightLines(shownHeads, side, index, tokens);
+    const tokenMarks = [];
+    const select = (side, index) => {
+      if (!this.#selected || this.#selected.side !== side || this.#selected.index !== index)
+        this.#selected = { side, index };
+      for (const g of tokenMarks)
+        g.classList.toggle('active', g.dataset.side === side && Number(g.dataset.index) === index);
+      readout.replaceChildren(...describe(side, index));
+    };
+    const selected = () => {
+      const s = this.#selected;
+      const count = s?.side === 'key' ? lk : lq;
+      return s && s.index < count ? s : { side: 'query', index: lq - 1 };
     };
     const token = (text, x, yy, anchor, side, index) => {
       const g = document.createElementNS(SVG, 'g');
@@ -542,6 +560,9 @@ document.body.append(heatmap);
       g.setAttribute('tabindex', '0');
       g.setAttribute('role', 'button');
       g.setAttribute('aria-label', `${side} ${text}`);
+      g.dataset.side = side;
+      g.dataset.index = String(index);
+      tokenMarks.push(g);
       const t = document.createElementNS(SVG, 'text');
       t.setAttribute('x', String(x));
       t.setAttribute('y', String(yy));
@@ -551,23 +572,35 @@ document.body.append(heatmap);
       const show = () => {
         for (const line of svg.querySelectorAll('line'))
           line.classList.toggle('dim', Number(line.dataset[side]) !== index);
-        readout.textContent = describe(side, index);
+        readout.replaceChildren(...describe(side, index));
         if (side === 'query') {
           const best = w[index].indexOf(Math.max(...w[index]));
           this.#announce(index, best, w[index][best]);
         }
       };
       g.addEventListener('mouseenter', show);
-      g.addEventListener('focus', show);
+      g.addEventListener('focus', () => {
+        select(side, index);
+        show();
+      });
+      // A click or a tap selects the token: its weights stay written once the pointer leaves.
+      g.addEventListener('click', () => {
+        select(side, index);
+        show();
+      });
       g.addEventListener('mouseleave', () => {
         for (const line of svg.querySelectorAll('line')) line.classList.remove('dim');
+        const s = selected();
+        readout.replaceChildren(...describe(s.side, s.index));
       });
       svg.append(g);
     };
     tokens.q.slice(0, lq).forEach((text, i) => token(text, left - 8, y(i), 'end', 'query', i));
     tokens.k.slice(0, lk).forEach((text, j) => token(text, right + 8, y(j), 'start', 'key', j));
+    const first = selected();
+    select(first.side, first.index);
     const figure = document.createElement('div');
-    const printed = all ? drawn.map(([h, , n]) => [`head ${n + 1}`, h, `head-${n + 1}`]) : [[what, w, 'shown']];
+    const printed = all ? drawn.map(([h, , n]) => [`head ${n}`, h, `head-${n + 1}`]) : [[what, w, 'shown']];
     figure.append(
       linesKey(all ? heads.length : 0),
       ...(all ? [this.#headChips(heads.length)] : []),
@@ -575,12 +608,45 @@ document.body.append(heatmap);
       readout,
       printedWeights(printed, tokens),
       captionLine(
-        `Each query token on the left sends a line to every key token on the right; the more opaque (solid) the line, the more weight, the fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note}`.trim(),
+        `Each query token on the left sends a line to every key token on the right; the more opaque (solid) the line, the more weight, the fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note} Heads and positions count from 0; the weights under the drawing are the selected token's (click, tap or focus another).`.replace(
+          '  ',
+          ' ',
+        ),
       ),
       ...this.#exampleLine(heads, 'queries on the left, keys on the right'),
     );
     return figure;
   }
+}
+
+// The readout's lines: per map shown ([[Lq][Lk] weights, colour or null, name]), the weights of
+// one query (the keys it attends to) or of one key (the queries that attend to it), in token
+// order, the largest in bold: 'from “sat” (query 3), head 1: The 0.410 · cat 0.320 · …'.
+function weightLines(maps, side, index, tokens) {
+  const own = (side === 'query' ? tokens.q : tokens.k)[index];
+  const names = side === 'query' ? tokens.k : tokens.q;
+  return maps.map(([w, colour, name]) => {
+    const values = side === 'query' ? w[index] : w.map((row) => row[index]);
+    const line = document.createElement('div');
+    line.className = 'weights';
+    if (colour) {
+      const swatch = document.createElement('span');
+      swatch.className = 'swatch';
+      swatch.style.background = colour;
+      swatch.setAttribute('aria-hidden', 'true');
+      line.append(swatch);
+    }
+    const where = side === 'query' ? `from query “${own}” (position ${index})` : `to key “${own}” (position ${index})`;
+    line.append(`${where}, ${name}: `);
+    const best = values.indexOf(Math.max(...values));
+    values.forEach((x, n) => {
+      if (n) line.append(' · ');
+      const entry = document.createElement(n === best ? 'b' : 'span');
+      entry.textContent = `${names[n] ?? n} ${formatNumber(x, 3)}`;
+      line.append(entry);
+    });
+    return line;
+  });
 }
 
 // On paper the lines' weights cannot be hovered: each map drawn, as a table of its numbers

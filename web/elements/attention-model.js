@@ -9,7 +9,8 @@
 //   el.model = await attn.loadModel(files);   // or a model loaded elsewhere, or Files / a Map of file names to bytes
 //
 // Attributes: src (a URL prefix of the folder), text, view ("head", "model" or "neuron"),
-// layer and head (1-based), query (the neuron view's token, 1-based), eager (download at
+// layer and head (indices from 0, as in attentions[layer][head]), query (the neuron view's
+// token, from 0), eager (download at
 // once rather than when the element nears the viewport). Events: `modelload`
 // (detail { model }), `forward` (detail { tokens, attentions }), `loadprogress` (detail
 // { file, loaded, total, stage }).
@@ -26,7 +27,7 @@ import {
 } from './model-views.js';
 import { modelGrid } from './model-grid.js';
 import { COLUMN_BANDS_STYLE } from './column-bands.js';
-import { positionNote } from './token-positions.js';
+import { positionNote, COUNTING } from './token-positions.js';
 import { jsString } from './export.js';
 import { scrollRegion } from './base.js';
 import { ModelElement } from './model-element.js';
@@ -65,6 +66,7 @@ button.thumb canvas { width: 48px; height: 48px; image-rendering: pixelated; out
 .value, td.number { font-variant-numeric: tabular-nums; min-width: 3.2em; display: inline-block; text-align: end; }
 table.neuron td.dim { min-width: 2.6em; height: 1.3em; padding: 0.1rem 0.2rem; font-size: max(0.8em, 11px); text-align: end; font-variant-numeric: tabular-nums; border: 1px solid var(--_cell-edge); }
 table.neuron td.note { font-size: 0.85em; opacity: 0.85; }
+table.neuron td.sum { font-variant-numeric: tabular-nums; text-align: end; font-weight: 600; padding: 0.1rem 0.4rem; }
 table.neuron th[tabindex]:focus { outline: 2px solid var(--_focus); }
 .readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
 .print-only { display: none; }
@@ -76,7 +78,7 @@ table.strongest td { vertical-align: top; overflow-wrap: anywhere; }
 .legends { display: flex; flex-wrap: wrap; gap: 0.3rem 1.2rem; margin: 0.3rem 0; }
 table.scores td { font-variant-numeric: tabular-nums; text-align: end; }
 table.scores .bar { width: 4rem; }
-table.neuron th.index { font-size: max(0.75em, 11px); opacity: 0.8; text-align: end; padding: 0 0.2rem; }
+table.neuron th.index, table.neuron th.total { font-size: max(0.75em, 11px); opacity: 0.8; text-align: end; padding: 0 0.2rem; }
 ${COLUMN_BANDS_STYLE}`;
 
 // Layer names when layers differ (Gemma's sliding-window layers beside global ones; Mistral's
@@ -86,7 +88,7 @@ function layerNames(d) {
   if (!windows.some((w) => w > 0)) return null;
   return Array.from(
     { length: d.numLayers },
-    (_, l) => `layer ${l + 1} · ${windows[l] > 0 ? `window ${windows[l]}` : 'global'}`,
+    (_, l) => `layer ${l} · ${windows[l] > 0 ? `window ${windows[l]}` : 'global'}`,
   );
 }
 
@@ -94,7 +96,7 @@ function layerNames(d) {
 function headNames(d) {
   if (d.numKvHeads >= d.numHeads) return null;
   const group = d.numHeads / d.numKvHeads;
-  return Array.from({ length: d.numHeads }, (_, h) => `head ${h + 1} · key/value head ${Math.floor(h / group) + 1}`);
+  return Array.from({ length: d.numHeads }, (_, h) => `head ${h} · key/value head ${Math.floor(h / group)}`);
 }
 
 // What to try when a model did not load: the folder's URL, the model shipped for offline use,
@@ -183,27 +185,26 @@ export class AttentionModel extends ModelElement {
       const i = masks[0];
       const p = softmax(out.logits.data.subarray(i * V, (i + 1) * V));
       return probabilityList(
-        `Predictions for “${labels[i]}” (token ${i + 1})`,
+        `Predictions for “${labels[i]}” (position ${i})`,
         topK(p, 8).map(([id, q]) => [decode(id), q]),
       );
     }
     return null;
   }
 
-  // A 1-based attribute as a 0-based index in [0, count). The neuron view opens on the last
-  // query (it sees every key; a decoder's first query sees only itself).
-  // Attribute `name` (layer, head or query: 1-based, at most `count`) as a 0-based index.
+  // Attribute `name` (layer, head or query: an index from 0, below `count`) as a number.
   // Absent, a word (head="all") or bad (its message shows above the element: render): layer
-  // and head 1, query the last token.
+  // and head 0, query the last token (the neuron view opens on it: it sees every key; a
+  // decoder's first query sees only itself).
   #index(name, count) {
-    const n = this.attributeReader().get(name, count);
-    return typeof n === 'number' ? n - 1 : name === 'query' ? count - 1 : 0;
+    const n = this.attributeReader().get(name, count - 1);
+    return typeof n === 'number' ? n : name === 'query' ? count - 1 : 0;
   }
 
-  // The head attribute: a head number (at most the model's heads), 'average', 'all', or null
+  // The head attribute: a head index (below the model's heads), 'average', 'all', or null
   // (absent or bad).
   #head(d) {
-    return this.attributeReader().get('head', d.numHeads);
+    return this.attributeReader().get('head', d.numHeads - 1);
   }
 
   // The first bad attribute value: each read with the bounds of the model shown.
@@ -211,9 +212,9 @@ export class AttentionModel extends ModelElement {
     const attributes = this.attributeReader();
     const d = this.model?.descriptor;
     if (d) {
-      attributes.get('layer', d.numLayers);
-      attributes.get('head', d.numHeads);
-      if (this.output) attributes.get('query', this.output.T);
+      attributes.get('layer', d.numLayers - 1);
+      attributes.get('head', d.numHeads - 1);
+      if (this.output) attributes.get('query', this.output.T - 1);
     }
     return attributes.checkAll().error;
   }
@@ -278,13 +279,13 @@ export class AttentionModel extends ModelElement {
   #caption() {
     const d = this.model.descriptor,
       r = this.output;
-    const layer = this.#index('layer', d.numLayers) + 1;
+    const layer = this.#index('layer', d.numLayers);
     const p = document.createElement('p');
     p.className = 'caption';
     if (this.view === 'model') {
       p.textContent = `In each map a row is a query token, a column a key, and a brighter cell more weight.${d.causal ? ' Above the diagonal is dark: a decoder sees no later token.' : ''}`;
     } else if (this.view === 'neuron') {
-      const h = this.#index('head', d.numHeads) + 1,
+      const h = this.#index('head', d.numHeads),
         i = this.#index('query', r.T);
       p.textContent = `Layer ${layer}, head ${h}: how the query “${r.names[i]}” scores each key: q · k (head_dim ${d.headDim}) scaled, then softmax into weights that sum to 1.${d.causal ? ' Later keys are masked: a decoder sees only itself and what came before.' : ''}`;
     } else {
@@ -303,6 +304,7 @@ export class AttentionModel extends ModelElement {
     if (marks) p.textContent += ` Tokens: ${marks}.`;
     const repeated = positionNote(r.labels);
     if (repeated) p.textContent += ` ${repeated}`;
+    p.textContent += ` ${COUNTING}`;
     return p;
   }
 
@@ -342,7 +344,7 @@ export class AttentionModel extends ModelElement {
       windows > 0
         ? ` · ${windows === d.numLayers ? 'every layer' : `${windows} of ${d.numLayers} layers`} windowed`
         : '';
-    name.textContent = `${this.modelName()} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · weights ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
+    name.textContent = `${this.modelName()} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · parameters ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
     row.append(this.textField(), name);
     return row;
   }
@@ -399,12 +401,12 @@ export class AttentionModel extends ModelElement {
           d.numHeads,
           r.T,
           (l, h) => {
-            this.setAttribute('layer', String(l + 1));
-            this.setAttribute('head', String(h + 1));
+            this.setAttribute('layer', String(l));
+            this.setAttribute('head', String(h));
             this.view = 'head';
           },
           // the maps the head view shows: one head, or every head of the layer (all, average)
-          [layer, typeof this.#head(d) === 'number' ? this.#head(d) - 1 : null],
+          [layer, typeof this.#head(d) === 'number' ? this.#head(d) : null],
           r.names,
         ),
       );
@@ -435,7 +437,7 @@ export class AttentionModel extends ModelElement {
     const head = this.#head(d);
     heatmap.setAttribute(
       'head',
-      head === 'average' || head === 'all' ? head : head !== null ? String(head) : d.numHeads > 1 ? 'all' : '1',
+      head === 'average' || head === 'all' ? head : head !== null ? String(head) : d.numHeads > 1 ? 'all' : '0',
     );
     // The heatmap's head menu drives the element's head attribute (and so the caption).
     heatmap.addEventListener('change', (e) => {
@@ -466,7 +468,7 @@ export class AttentionModel extends ModelElement {
       ...(isShippedModel(this.model) ? { model: SHIPPED_NAME } : {}),
       text: r.text,
       tokens: r.tokens.map((t, i) => ({ ...t, label: r.labels[i], name: r.names[i] })),
-      layer: layer + 1,
+      layer,
       attentions: { shape: [d.numHeads, r.T, r.T], data: Array.from(maps) },
     };
   }

@@ -10,7 +10,7 @@
 // package's format, any Hugging Face *ForSequenceClassification checkpoint TextClassifier.load
 // reads, or a linear probe's folder; default the shipped one); encoder (the URL of an
 // encoder's folder or a Hub id: "Train" then trains a linear probe on it, on the same review
-// sentences); layer and head (1-based; default the last layer, head 1); eager (load at once
+// sentences); layer and head (indices from 0; default the last layer, head 0); eager (load at once
 // rather than when the element nears the viewport).
 // For a checkpoint the pipeline is its own: its tokenizer's tokens and ids (special tokens
 // included), no vectors stage (its embedding rows are not read back), every head's [CLS] row
@@ -330,9 +330,11 @@ export class AttentionSentiment extends AttentionElement {
     const { layer } = this.#parts;
     const c = this.#classifier?.modelConfig;
     if (!c) return;
+    // layer and head: indices from 0, as in attentions[layer][head] (absent or blank: fallback)
     const pick = (name, count, fallback) => {
-      const n = Number(this.getAttribute(name));
-      return String(Number.isInteger(n) && n >= 1 && n <= count ? n - 1 : fallback);
+      const text = this.getAttribute(name)?.trim();
+      const n = text ? Number(text) : NaN;
+      return String(Number.isInteger(n) && n >= 0 && n < count ? n : fallback);
     };
     layer.value = pick('layer', c.numLayers, c.numLayers - 1);
     this.#head = Number(pick('head', c.numHeads, 0));

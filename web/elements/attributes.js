@@ -9,6 +9,7 @@
 // A row: { type, default?, min?, max?, values?, observed? }
 //   'int'      a whole number in [min, max]; `values` names words allowed beside it
 //              (head="all"); the element may pass a tighter max when it knows one (heads)
+//              (layer, head, query and token are indices: from 0, as in attentions[layer][head])
 //   'number'   a finite number in [min, max]
 //   'enum'     one of `values`
 //   'boolean'  on when present, whatever its text
@@ -72,7 +73,7 @@ export const ATTRIBUTES = deepFreeze({
     'query-tokens': { type: 'string' },
     'key-tokens': { type: 'string' },
     view: { type: 'enum', values: ['grid', 'lines'], default: 'grid' },
-    head: { type: 'int', min: 1, max: LIMITS.heatmap.heads, values: ['average', 'all'] },
+    head: { type: 'int', min: 0, max: LIMITS.heatmap.heads - 1, values: ['average', 'all'] },
     example: { type: 'int', min: 1, max: 4 },
     toolbar: { type: 'enum', values: ['none'], default: null },
     ...LINKS,
@@ -89,8 +90,8 @@ export const ATTRIBUTES = deepFreeze({
     text: { type: 'string' },
     model: { type: 'string' },
     encoder: { type: 'string' }, // a loaded encoder for the linear probe (a folder URL or Hub id)
-    layer: { type: 'int', min: 1 },
-    head: { type: 'int', min: 1 },
+    layer: { type: 'int', min: 0 },
+    head: { type: 'int', min: 0 },
     eager: { type: 'boolean', observed: false },
   },
   'attention-training': {
@@ -110,17 +111,17 @@ export const ATTRIBUTES = deepFreeze({
     src: { type: 'string' },
     text: { type: 'string', default: '' },
     view: { type: 'enum', values: ['head', 'model', 'neuron'], default: 'head' },
-    layer: { type: 'int', min: 1, default: 1 },
-    head: { type: 'int', min: 1, values: ['average', 'all'] },
-    query: { type: 'int', min: 1 },
+    layer: { type: 'int', min: 0, default: 0 },
+    head: { type: 'int', min: 0, values: ['average', 'all'] },
+    query: { type: 'int', min: 0 },
     eager: { type: 'boolean', observed: false },
   },
   'attention-explainer': {
     src: { type: 'string' },
     text: { type: 'string', default: 'The cat sat on the mat' },
-    token: { type: 'int', min: 1 },
-    layer: { type: 'int', min: 1, default: 1 },
-    head: { type: 'int', min: 1, default: 1 },
+    token: { type: 'int', min: 0 },
+    layer: { type: 'int', min: 0, default: 0 },
+    head: { type: 'int', min: 0, default: 0 },
     temperature: { type: 'number', min: 0, max: 100, default: 1 },
     'top-k': { type: 'int', min: 0, default: 0 },
     'top-p': { type: 'number', min: 0.001, max: 1, default: 1 },

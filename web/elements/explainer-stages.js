@@ -5,7 +5,7 @@
 // grids tables (explainer-views.js), every number the trace's.
 import { captionLine } from './view-parts.js';
 import { formatNumber } from './format.js';
-import { vectorStrip, heatTable } from './explainer-views.js';
+import { vectorStrip, heatTable, valueRange } from './explainer-views.js';
 
 // The model's words for its pieces: norm, activation, positions.
 function describeModel(model) {
@@ -43,23 +43,31 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
   const words = describeModel(m);
   const layer = t.layers[l];
   const tok = `“${r.names[r.position]}”`;
-  const strip = (values, title) => vectorStrip(values.data ?? values, { title, link });
-  const heads = Array.from({ length: d.numHeads }, (_, i) => `head ${i + 1}`);
+  const strip = (values, title, scale = null) => vectorStrip(values.data ?? values, { title, link, scale });
+  // The strips of one stage, which a reader compares, on one colour scale (its legend says
+  // so): [[values, title]] → strips. A ±0.12 strip beside a ±0.88 one looks paler.
+  const strips = (...items) => {
+    const [min, max] = valueRange(items.flatMap(([values]) => Array.from(values.data ?? values)));
+    const title = `one scale for this stage's ${items.length} strips`;
+    return items.map(([values, name]) => strip(values, name, items.length > 1 ? { min, max, title } : null));
+  };
+  // One colour range over several grids' values (−∞ left out), for grids a reader compares.
+  const rangeOver = (...tensors) => valueRange(tensors.flatMap((values) => Array.from(values)));
+  const heads = Array.from({ length: d.numHeads }, (_, i) => `head ${i}`);
   const dims = Array.from({ length: d.headDim }, (_, i) => String(i));
   const keys = r.names; // one name per token, as the picker names it ('at·9')
   const group = d.numHeads / d.numKvHeads;
   const kv = Math.floor(h / group);
   const T = r.tokens.length;
   const kvRows = (tensor) => tensor.data.subarray(kv * T * d.headDim, (kv + 1) * T * d.headDim);
-  const L = `Layer ${l + 1}`;
+  const L = `Layer ${l}`;
   // Whose keys and values stage 3 shows: the head's (with grouped-query attention, the
   // key/value head it shares with the others of its group).
-  const kvName =
-    group > 1 ? `key/value head ${kv + 1} (read by heads ${kv * group + 1}–${(kv + 1) * group})` : `head ${h + 1}`;
+  const kvName = group > 1 ? `key/value head ${kv} (read by heads ${kv * group}–${(kv + 1) * group - 1})` : `head ${h}`;
   const kvWords =
     group > 1
-      ? `those of key/value head ${kv + 1}, which head ${h + 1} reads (pick another head to see the others)`
-      : `those of head ${h + 1} (pick another head to see its own)`;
+      ? `those of key/value head ${kv}, which head ${h} reads (pick another head to see the others)`
+      : `those of head ${h} (pick another head to see its own)`;
   const stage = (n, title, caption, ...content) => {
     const section = document.createElement('section');
     const heading = Object.assign(document.createElement('h2'), { textContent: `${n} · ${title}`, id: `stage-${n}` });
@@ -74,22 +82,33 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
     return div;
   };
   const grid = (values, options) => heatTable(values, { link, kind: 'diverging', digits: 2, ...options });
+  // q, k and v on one scale, the scores before and after the mask on another.
+  const qkvScale = {
+    range: rangeOver(layer.query.data, kvRows(layer.keys), kvRows(layer.values)),
+    legendTitle: 'value (q, k, v: one scale)',
+  };
+  const scoreScale = {
+    range: rangeOver(layer.scores.data, layer.maskedScores.data),
+    legendTitle: 'score (both grids: one scale)',
+  };
   const sections = [
     stage(
       1,
       'Embedding',
-      `Token ${r.position + 1} ${tok} (id ${t.id}) becomes the row ${t.id} of the embedding table, ${words.positions}; blue is below 0, red above.`,
-      ...(t.positionEmbedding
-        ? [
-            strip(t.tokenEmbedding, `token embedding (row ${t.id})`),
-            strip(t.positionEmbedding, `position embedding (row ${r.position}: rows count from 0)`),
-          ]
-        : []),
-      strip(
-        t.embedding,
-        d.embeddingNorm || d.typeVocabSize > 0
-          ? 'embedding entering layer 1 (with token types and the embedding norm)'
-          : `embedding entering layer 1${t.positionEmbedding ? ' (their sum)' : ''}`,
+      `The token at position ${r.position}, ${tok} (id ${t.id}), becomes the row ${t.id} of the embedding table, ${words.positions}; blue is below 0, red above.`,
+      ...strips(
+        ...(t.positionEmbedding
+          ? [
+              [t.tokenEmbedding, `token embedding (row ${t.id})`],
+              [t.positionEmbedding, `position embedding (row ${r.position}: rows count from 0)`],
+            ]
+          : []),
+        [
+          t.embedding,
+          d.embeddingNorm || d.typeVocabSize > 0
+            ? 'embedding entering layer 0 (with token types and the embedding norm)'
+            : `embedding entering layer 0${t.positionEmbedding ? ' (their sum)' : ''}`,
+        ],
       ),
     ),
     stage(
@@ -110,6 +129,7 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
         label: `query of ${tok}`,
         rowKind: 'head',
         colKind: 'dim',
+        ...qkvScale,
       }),
       headPicker(),
       pair(
@@ -121,6 +141,7 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
             colTitle: 'dim',
             label: `${name}, ${kvName}`,
             colKind: 'dim',
+            ...qkvScale,
           }),
         ),
       ),
@@ -136,7 +157,7 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
         colTitle: 'key',
         label: 'scaled scores',
         rowKind: 'head',
-        legendTitle: 'score',
+        ...scoreScale,
       }),
       grid(layer.maskedScores.data, {
         rows: heads,
@@ -145,7 +166,7 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
         colTitle: 'key',
         label: 'masked scores',
         rowKind: 'head',
-        legendTitle: 'masked score',
+        ...scoreScale,
       }),
       grid(layer.weights.data, {
         rows: heads,
@@ -177,8 +198,10 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
       6,
       `${L}: output projection and residual`,
       'W_O mixes the heads back to d_model; the result is added to the residual vector that entered the layer.',
-      strip(layer.attentionOutput, 'attention output (after W_O)'),
-      strip(layer.attentionResidual, 'residual after attention'),
+      ...strips(
+        [layer.attentionOutput, 'attention output (after W_O)'],
+        [layer.attentionResidual, 'residual after attention'],
+      ),
     ),
     stage(
       7,
@@ -186,19 +209,23 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
       words.gated
         ? `${words.norm} again, then ${words.activation}(x·W_gate) × (x·W_up), then W_down; the result joins the residual.`
         : `${words.norm} again, then x·W_in, ${words.activation}, then W_out; the result joins the residual.`,
-      strip(layer.norm2, 'norm 2 output'),
-      strip(layer.mlpPre, words.gated ? 'gate x·W_gate (activation input)' : 'x·W_in (activation input)'),
-      ...(layer.mlpUp ? [strip(layer.mlpUp, 'up x·W_up')] : []),
-      strip(layer.mlpHidden, words.gated ? `${words.activation}(gate) × up` : `${words.activation}(x·W_in)`),
-      strip(layer.mlpOutput, 'MLP output'),
-      strip(layer.residual, `residual after layer ${l + 1}`),
+      ...strips(
+        [layer.norm2, 'norm 2 output'],
+        [layer.mlpPre, words.gated ? 'gate x·W_gate (activation input)' : 'x·W_in (activation input)'],
+        ...(layer.mlpUp ? [[layer.mlpUp, 'up x·W_up']] : []),
+        [layer.mlpHidden, words.gated ? `${words.activation}(gate) × up` : `${words.activation}(x·W_in)`],
+        [layer.mlpOutput, 'MLP output'],
+        [layer.residual, `residual after layer ${l}`],
+      ),
     ),
     stage(
       8,
       'Final norm',
-      `After the last of ${d.numLayers} layers, ${words.norm} once more on the residual that leaves layer ${d.numLayers} (the layer menu above shows any layer's stages): the result is compared with every token's output embedding.`,
-      strip(t.layers[d.numLayers - 1].residual, `residual after layer ${d.numLayers}: the final norm's input`),
-      strip(t.final, 'final norm output'),
+      `After the last of ${d.numLayers} layers, ${words.norm} once more on the residual that leaves layer ${d.numLayers - 1} (the layer menu above shows any layer's stages): the result is compared with every token's output embedding.`,
+      ...strips(
+        [t.layers[d.numLayers - 1].residual, `residual after layer ${d.numLayers - 1}: the final norm's input`],
+        [t.final, 'final norm output'],
+      ),
     ),
   ];
   if (t.logits) {

@@ -27,7 +27,8 @@ export function createLink() {
   };
 }
 
-const range = (values) => {
+/** The [min, max] of the finite values (−∞ of a masked score left out); [0, 1] when none is. */
+export const valueRange = (values) => {
   let min = Infinity,
     max = -Infinity;
   for (const v of values) if (Number.isFinite(v)) ((min = Math.min(min, v)), (max = Math.max(max, v)));
@@ -53,14 +54,19 @@ function cursorKeys(target, count, show, columns = count) {
 
 /**
  * A vector as a strip of colour cells, one per dimension (diverging: blue below 0, red above),
- * a legend with its numeric ends, and its `top` largest |values| with their indices.
+ * a legend with its numeric ends, and as numbers its range and its `top` largest |values|
+ * with their indices (a screenshot of 768 cells carries numbers).
  *   values: [n]   title: the stage's words   link: createLink()'s, or null
+ *   scale: { min, max, title } shared with the strips it is compared with, or null: its own
  */
-export function vectorStrip(values, { title, axis = 'dimension', link = null, top = 6, kind = 'diverging' }) {
+export function vectorStrip(
+  values,
+  { title, axis = 'dimension', link = null, top = 6, kind = 'diverging', scale = null },
+) {
   const n = values.length;
   const wrap = document.createElement('div');
   wrap.className = 'strip';
-  const [min, max] = range(values);
+  const [min, max] = scale ? [scale.min, scale.max] : valueRange(values);
   const canvas = document.createElement('canvas');
   canvas.width = Math.min(n, 1024);
   canvas.height = 1;
@@ -126,18 +132,19 @@ export function vectorStrip(values, { title, axis = 'dimension', link = null, to
   const largest = Array.from(values.keys())
     .sort((a, b) => Math.abs(values[b]) - Math.abs(values[a]))
     .slice(0, top)
-    .map((i) => `${i}: ${formatNumber(values[i], 3)}`)
-    .join(' · ');
+    .map((i) => `${axis} ${i} = ${formatNumber(values[i], 3)}`)
+    .join(', ');
+  const [low, high] = valueRange(values);
   const list = Object.assign(document.createElement('div'), {
     className: 'largest',
-    textContent: `largest |value| (${axis}: value): ${largest}`,
+    textContent: `range ${formatNumber(low, 3)} to ${formatNumber(high, 3)}; largest |value|: ${largest}`,
   });
   wrap.append(
     Object.assign(document.createElement('div'), { className: 'name', textContent: `${title} (${n} ${axis}s)` }),
     track,
     axisLine,
-    // Each strip spans its own values: the legend says so (strips are not one scale).
-    colourLegend({ kind, min, max, title: "this strip's own scale", digits: 2 }),
+    // A strip on its own scale says so; strips compared on one scale say which share it.
+    colourLegend({ kind, min, max, title: scale?.title ?? "this strip's own scale", digits: 2 }),
     list,
     readout,
   );
@@ -169,7 +176,7 @@ export function heatTable(
 ) {
   const R = rows.length,
     C = cols.length;
-  const [min, max] = fixed ?? range(values);
+  const [min, max] = fixed ?? valueRange(values);
   const wrap = document.createElement('div');
   wrap.className = 'grid';
   const table = document.createElement('table');

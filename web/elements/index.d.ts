@@ -456,7 +456,7 @@ export interface AttentionHeatmapAttributes extends CommonAttributes {
   'key-tokens'?: string;
   /** 'grid' (default) or 'lines' (bertviz's head view). */
   view?: 'grid' | 'lines';
-  /** The head shown in the lines view (1-based), 'average', or 'all' (every head overlaid, a colour each). */
+  /** The head shown in the lines view (an index from 0), 'average', or 'all' (every head overlaid, a colour each). */
   head?: number | string;
   /** 'none': no export toolbar (an element embedding this one exports for both). */
   toolbar?: 'none';
@@ -495,9 +495,9 @@ export interface AttentionSentimentAttributes extends CommonAttributes {
    * shipped review classifier.
    */
   model?: string;
-  /** The layer shown (1-based; default the last). */
+  /** The layer shown (an index from 0, as in attentions[layer]; default the last). */
   layer?: number | string;
-  /** The head whose full attention matrix is shown (1-based; default 1). */
+  /** The head whose full attention matrix is shown (an index from 0; default 0). */
   head?: number | string;
   /** Load the model at once rather than when the element nears the viewport. */
   eager?: BooleanAttribute;
@@ -536,11 +536,11 @@ export interface AttentionModelAttributes extends CommonAttributes {
   text?: string;
   /** The view: bertviz's head view (default), model view (layers × heads) or neuron view. */
   view?: 'head' | 'model' | 'neuron';
-  /** The layer shown (1-based; default 1). */
+  /** The layer shown (an index from 0, as in attentions[layer][head]; default 0). */
   layer?: number | string;
-  /** The head shown (1-based); the head view shows the average of heads without it. */
+  /** The head shown (an index from 0), 'average' or 'all'; the head view shows every head, a colour each, without it. */
   head?: number | string;
-  /** The neuron view's query token (1-based; default 1). */
+  /** The neuron view's query token (its position, from 0; default the last). */
   query?: number | string;
   /** Download the checkpoint at once rather than when the element nears the viewport. */
   eager?: BooleanAttribute;
@@ -562,11 +562,11 @@ export interface AttentionExplainerAttributes extends CommonAttributes {
   src?: string;
   /** The text the model reads (default 'The cat sat on the mat'). */
   text?: string;
-  /** The token followed (1-based; default the last). */
+  /** The token followed (its position, from 0; default the last). */
   token?: number | string;
-  /** The layer shown (1-based; default 1). */
+  /** The layer shown (an index from 0, as in attentions[layer][head]; default 0). */
   layer?: number | string;
-  /** The head whose keys and values are shown (1-based; default 1). */
+  /** The head whose keys and values are shown (an index from 0; default 0). */
   head?: number | string;
   /** Sampling temperature (default 1; 0 is greedy). */
   temperature?: number | string;

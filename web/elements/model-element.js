@@ -168,18 +168,23 @@ export class ModelElement extends AttentionElement {
   }
 
   /**
-   * A menu that sets the 1-based attribute `attribute` (layer, head, query ...): `count`
-   * options named '<label> n', or by `names` as they are ('layer 2 · window 512'; a token by
-   * its positionedLabels name, 'at·9', as every view names it); `current` (0-based) selected;
-   * `changed()` runs after the attribute is set.
+   * A menu that sets the attribute `attribute` (layer, head, query ...: an index from 0, or
+   * from `first`: stage="1" is the first stage): `count` options named '<label> n', or by
+   * `names` as they are ('layer 2 · window 512'; a token by its positionedLabels name, 'at·9',
+   * as every view names it); `current` (0-based) selected; `changed()` runs after the
+   * attribute is set.
    */
-  attributeMenu(attribute, count, { label = attribute, names = null, current = 0, changed = () => {} } = {}) {
+  attributeMenu(
+    attribute,
+    count,
+    { label = attribute, names = null, current = 0, first = 0, changed = () => {} } = {},
+  ) {
     const select = document.createElement('select');
     select.setAttribute('aria-label', label);
     for (let i = 0; i < count; i++) {
       const option = document.createElement('option');
-      option.value = String(i + 1);
-      option.textContent = names ? names[i] : `${label} ${i + 1}`;
+      option.value = String(i + first);
+      option.textContent = names ? names[i] : `${label} ${i}`; // counted from 0, as the views count
       option.selected = i === current;
       select.append(option);
     }

@@ -20,7 +20,7 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null) {
   const ends = labels
     ? ` In each map the rows run from “${labels[0]}” (top) to “${labels[T - 1]}” (bottom), the columns from “${labels[0]}” (left) to “${labels[T - 1]}” (right).`
     : '';
-  caption.textContent = `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1).${ends} Hover a map to read a cell, focus it for each query's strongest key; pick one to open it in the head view.${selected ? ` Outlined: ${selected[1] === null ? `the maps the head view shows (layer ${selected[0] + 1}, every head)` : `the map open in the head view (layer ${selected[0] + 1}, head ${selected[1] + 1})`}.` : ''}`;
+  caption.textContent = `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1).${ends} Hover a map to read a cell, focus it for each query's strongest key; pick one to open it in the head view.${selected ? ` Outlined: ${selected[1] === null ? `the maps the head view shows (layer ${selected[0]}, every head)` : `the map open in the head view (layer ${selected[0]}, head ${selected[1]})`}.` : ''}`;
   table.append(caption);
   const readout = document.createElement('p');
   readout.className = 'readout';
@@ -33,7 +33,7 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null) {
   for (let h = 0; h < heads; h++) {
     const th = document.createElement('th');
     th.scope = 'col';
-    th.textContent = `head ${h + 1}`;
+    th.textContent = `head ${h}`;
     head.append(th);
   }
   const body = table.createTBody();
@@ -41,31 +41,35 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null) {
     const row = body.insertRow();
     const th = document.createElement('th');
     th.scope = 'row';
-    th.textContent = String(l + 1);
+    th.textContent = String(l);
     row.append(th);
     for (let h = 0; h < heads; h++) {
       const map = layerMaps.subarray(h * T * T, (h + 1) * T * T);
       const button = document.createElement('button');
       button.type = 'button';
       button.className = 'thumb';
-      button.setAttribute('aria-label', `layer ${l + 1} head ${h + 1}`);
+      button.setAttribute('aria-label', `layer ${l} head ${h}`);
       if (selected && selected[0] === l && (selected[1] === null || selected[1] === h))
         button.setAttribute('aria-current', 'true');
       const canvas = mapCanvas(map, T);
       button.append(canvas);
       button.addEventListener('click', () => pick(l, h));
       if (labels)
-        readMap(
-          button,
-          canvas,
-          map,
-          T,
-          labels,
-          (text) => (readout.textContent = `Layer ${l + 1}, head ${h + 1}: ${text}`),
-        );
+        readMap(button, canvas, map, T, labels, (text) => (readout.textContent = `Layer ${l}, head ${h}: ${text}`));
       row.insertCell().append(button);
     }
   });
+  // Without a pointer (a phone, a screenshot) the readout still holds numbers: the outlined
+  // map's last query, its strongest keys; a hover or a focus reads another, and leaving it
+  // comes back here.
+  if (labels) {
+    const [l, h] = [selected?.[0] ?? 0, selected?.[1] ?? 0];
+    const resting = `Layer ${l}, head ${h}: ${topKeysLine(maps[l].subarray(h * T * T, (h + 1) * T * T), T, labels, T - 1)}`;
+    readout.textContent = resting;
+    const rest = () => (readout.textContent = resting);
+    table.addEventListener('pointerleave', rest);
+    table.addEventListener('focusout', rest);
+  }
   const wrap = document.createElement('div');
   const legend = colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'map colour = attention weight' });
   wrap.append(legend, table, readout);
@@ -85,9 +89,21 @@ function readMap(button, canvas, map, T, labels, say) {
     const i = at(e.clientY - box.top, box.height),
       j = at(e.clientX - box.left, box.width);
     say(
-      `query “${labels[i]}” (row ${i + 1}) → key “${labels[j]}” (column ${j + 1}): weight ${formatNumber(map[i * T + j], 3)}`,
+      `query “${labels[i]}” (row ${i}) → key “${labels[j]}” (column ${j}): weight ${formatNumber(map[i * T + j], 3)}`,
     );
   });
+}
+
+// One query's strongest keys (at most TOP_KEYS, strongest first) in one head's [T][T] map:
+// 'query “mat” (row 6): its strongest keys the 0.410 · cat 0.320 · …'.
+const TOP_KEYS = 4;
+function topKeysLine(map, T, labels, i) {
+  const row = Array.from(map.subarray(i * T, (i + 1) * T));
+  const top = Array.from(row.keys())
+    .sort((a, b) => row[b] - row[a])
+    .slice(0, TOP_KEYS)
+    .map((j) => `${labels[j]} ${formatNumber(row[j], 3)}`);
+  return `query “${labels[i]}” (row ${i}), its strongest keys: ${top.join(' · ')}`;
 }
 
 // Each query's strongest key in one head's [T][T] map: 'query→key weight'.
@@ -117,10 +133,7 @@ export function strongestKeysTable(maps, heads, T, labels, layers) {
   wrap.className = 'print-only';
   const table = document.createElement('table');
   table.className = 'strongest';
-  const only =
-    layers.length < maps.length
-      ? ` of layer ${layers.map((l) => l + 1).join(', ')} (the other layers: on the page)`
-      : '';
+  const only = layers.length < maps.length ? ` of layer ${layers.join(', ')} (the other layers: on the page)` : '';
   table.createCaption().textContent = `On paper, what the page reads on hover: each query's strongest key and its weight (query→key weight)${only}.`;
   const titles = table.createTHead().insertRow();
   for (const text of ['layer', 'head', 'each query → its strongest key, weight']) {
@@ -130,8 +143,8 @@ export function strongestKeysTable(maps, heads, T, labels, layers) {
   for (const l of layers) {
     for (let h = 0; h < heads; h++) {
       const row = body.insertRow();
-      row.insertCell().textContent = String(l + 1);
-      row.insertCell().textContent = String(h + 1);
+      row.insertCell().textContent = String(l);
+      row.insertCell().textContent = String(h);
       row.insertCell().textContent = strongestKeys(maps[l].subarray(h * T * T, (h + 1) * T * T), T, labels).join(', ');
     }
   }

@@ -139,9 +139,9 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
   const productScale = Math.max(1e-12, ...products.flat().map(Math.abs));
   const wrap = document.createElement('div');
   const readout = document.createElement('p');
-  readout.className = 'readout';
+  readout.className = 'readout print-hide'; // on paper the cells and the score table say it
   readout.setAttribute('aria-live', 'polite');
-  readout.textContent = 'Hover a cell, or focus a key, to read its numbers.';
+  readout.textContent = 'Hover or tap a cell, or focus a key, to read its numbers.';
   const { table, fit, keyTitles } = vectorTable(q, keys, products, {
     hd,
     written,
@@ -150,6 +150,7 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
     labels,
     queryLabel,
     scores: dots.map((dot, j) => (visible(j) ? formatNumber(dot / Math.sqrt(hd), 3) : '−∞')),
+    dots,
   });
   keyTitles.forEach((title, j) => {
     const hidden = !visible(j);
@@ -169,10 +170,11 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
     colourLegend({ kind: 'diverging', min: -vectorScale, max: vectorScale, title: 'q and k cells' }),
     colourLegend({ kind: 'diverging', min: -productScale, max: productScale, title: 'q ⊙ k cells' }),
   );
-  // The caption above the table's region; a page too narrow for the bands scrolls sideways.
+  // The legends right above the table they explain (below it, a phone's four bands pushed
+  // them a screen and a half away); a page too narrow for the bands scrolls sideways.
   wrap.append(
-    scrollRegion('how the query builds each score', table, { fit }),
     legends,
+    scrollRegion('how the query builds each score', table, { fit }),
     readout,
     scoreTable(dots, weights, { hd, labels, queryLabel, visible }),
   );
@@ -182,11 +184,12 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
 // The vectors: q, then per key k_j and q ⊙ k_j, as coloured cells under their dimension; on a
 // narrow page the 2·head_dim columns wrap into bands (column-bands.js: k's dims, then q ⊙ k's).
 //   scores: per key, the scaled score its rows carry (data-score)
-function vectorTable(q, keys, products, { hd, written, vectorScale, productScale, labels, queryLabel, scores }) {
+//   dots: per key, q·k = Σ q ⊙ k, the last column (its own band on a phone)
+function vectorTable(q, keys, products, { hd, written, vectorScale, productScale, labels, queryLabel, scores, dots }) {
   const table = document.createElement('table');
   table.className = 'neuron';
   const caption = document.createElement('caption');
-  caption.textContent = `Query “${queryLabel}”: each key's vector k, and q ⊙ k, the products whose sum over ${hd} dimensions (numbered 0 to ${hd - 1} above the cells) is the score q·k in the table below. Cell colours: the two scales below.`;
+  caption.textContent = `Query “${queryLabel}”: each key's vector k, and q ⊙ k, the products whose sum over ${hd} dimensions (numbered 0 to ${hd - 1} above the cells) is the score q·k (the last column, Σ). Cell colours: the two scales above.`;
   table.append(caption);
   const th = (text, { scope = 'col', className = '' } = {}) =>
     Object.assign(document.createElement('th'), { scope, className, textContent: text });
@@ -212,46 +215,59 @@ function vectorTable(q, keys, products, { hd, written, vectorScale, productScale
     return {
       name,
       cells: [
-        ...Array.from(k, (x, c) => cellOf(x, vectorScale, `k_${j + 1}[${c}]`)),
-        ...products[j].map((p, c) => cellOf(p, productScale, `q[${c}]·k_${j + 1}[${c}]`)),
+        ...Array.from(k, (x, c) => cellOf(x, vectorScale, `k_${j}[${c}]`)),
+        ...products[j].map((p, c) => cellOf(p, productScale, `q[${c}]·k_${j}[${c}]`)),
       ],
     };
   });
   const group = (c) => (c < hd ? 'vector' : 'product');
+  const sums = dots.map((dot) =>
+    Object.assign(document.createElement('td'), { className: 'sum', textContent: formatNumber(dot, 3) }),
+  );
+  const SUM = 2 * hd; // the column after the products
   const bands = columnBands(
     table,
-    2 * hd,
+    2 * hd + 1,
     [
       {
         head: true,
         title: () => th('token'),
-        cell: (c) => ({
-          key: group(c),
-          make: (span) => Object.assign(th(c < hd ? `vector (${hd} dims)` : 'q ⊙ k'), { colSpan: span }),
-        }),
+        cell: (c) =>
+          c === SUM
+            ? th('Σ q ⊙ k = q·k')
+            : {
+                key: group(c),
+                make: (span) => Object.assign(th(c < hd ? `vector (${hd} dims)` : 'q ⊙ k'), { colSpan: span }),
+              },
       },
       // Each vector cell's dimension, under its group's title.
-      { head: true, title: () => th('dimension →'), cell: (c) => th(String(c % hd), { className: 'index' }) },
+      {
+        head: true,
+        title: () => th('dimension →'),
+        cell: (c) => (c === SUM ? th('sum', { className: 'total' }) : th(String(c % hd), { className: 'index' })),
+      },
       {
         head: true,
         title: () => th(`q “${queryLabel}”`, { scope: 'row' }),
         cell: (c) =>
           c < hd
             ? qCells[c]
-            : {
-                key: 'note',
-                make: (span, [start]) =>
-                  Object.assign(document.createElement('td'), {
-                    colSpan: span,
-                    className: 'note',
-                    textContent: start < hd ? 'each row below: k, then q ⊙ k' : 'each row below: q ⊙ k',
-                  }),
-              },
+            : c === SUM
+              ? document.createElement('td')
+              : {
+                  key: 'note',
+                  make: (span, [start]) =>
+                    Object.assign(document.createElement('td'), {
+                      colSpan: span,
+                      className: 'note',
+                      textContent: start < hd ? 'each row below: k, then q ⊙ k' : 'each row below: q ⊙ k',
+                    }),
+                },
       },
       ...keyRows.map(({ name, cells }, j) => ({
         data: { score: scores[j] },
         title: (band) => (band === 0 ? name : th(name.textContent, { scope: 'row' })),
-        cell: (c) => cells[c],
+        cell: (c) => (c === SUM ? sums[j] : cells[c]),
       })),
     ],
     { align: hd },

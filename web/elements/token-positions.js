@@ -3,6 +3,9 @@
 // included: model-views.js's positionedLabels); this says so in words under the view.
 import { positionedLabels } from './model-views.js';
 
+/** The one sentence on numbering, as the views count (the API's arrays: attentions[layer][head]). */
+export const COUNTING = 'Layers, heads, positions and dimensions count from 0, as in attentions[layer][head].';
+
 /**
  * The sentence that explains the marks of positionedLabels(names), or '' when no name repeats:
  * "A repeated token carries its position, counted from 0: was·3 is the “was” at position 3."

@@ -1,0 +1,387 @@
+// What a reader who sees only a screenshot of <attention-heatmap>'s lines view,
+// <attention-model> or <attention-explainer> could still not say (issue 45, round 5), now said
+// by the views in headless Chromium: numbers on screen without hovering (a phone has no hover,
+// a screenshot none), one colour scale for the strips a reader compares, the largest entries
+// of long strips as numbers, the neuron view's legends beside its table and q·k as a row sum,
+// readable head colours on a dark page.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { openElementPage, startElementBrowser } from './helpers/element-page.js';
+import { contrast } from './helpers/contrast.js';
+import { formatNumber } from '../web/elements/format.js';
+
+let url, browser, close;
+
+test.before(async () => {
+  ({ url, browser, close } = await startElementBrowser());
+});
+
+test.after(() => close?.());
+
+const open = (name, width, scheme) => openElementPage(browser, url, name, width, scheme);
+// A number as the views print it: '−0.250' → -0.25.
+const number = (text) => Number(text.replace('−', '-'));
+// A number printed to three places as the views print it (−0.250, 0.000 for −0.0001).
+const formatted = (x) => formatNumber(x, 3);
+// 'name 0.123 · name 0.456' → [['name', 0.123], …]
+const entries = (text) =>
+  text.split(' · ').map((entry) => {
+    const at = entry.lastIndexOf(' ');
+    return [entry.slice(0, at), number(entry.slice(at + 1))];
+  });
+
+// Three heads of 3 × 3 weights (rows sum to 1), by hand.
+const HEADS = [
+  [
+    [1, 0, 0],
+    [0.3, 0.7, 0],
+    [0.5, 0.125, 0.375],
+  ],
+  [
+    [1, 0, 0],
+    [0.9, 0.1, 0],
+    [0.25, 0.25, 0.5],
+  ],
+  [
+    [1, 0, 0],
+    [0.6, 0.4, 0],
+    [0.125, 0.75, 0.125],
+  ],
+];
+
+// A lines view of HEADS on the page, head `head`; resolves to the readout's lines (after
+// `act`, run in the page with the element).
+async function linesReadout(page, head, act = '') {
+  return page.evaluate(
+    ([heads, head, act]) => {
+      const h = document.createElement('attention-heatmap');
+      h.setAttribute('view', 'lines');
+      h.setAttribute('head', head);
+      h.setAttribute('tokens', 'the,cat,sat');
+      document.querySelector('main').append(h);
+      h.weights = heads;
+      if (act) new Function('h', act)(h);
+      return [...h.shadowRoot.querySelectorAll('.readout .weights')].map((line) => ({
+        text: line.textContent,
+        bold: line.querySelector('b')?.textContent,
+        swatch: line.querySelector('.swatch')?.style.background ?? null,
+        visible: line.getBoundingClientRect().height > 0,
+      }));
+    },
+    [HEADS, head, act],
+  );
+}
+
+test('the lines view writes the selected token’s weights on screen without hover: the last query first, a clicked token after', async () => {
+  const { page } = await open('heatmap-lines', 390);
+  // One head: the last query's row, in token order, the largest in bold.
+  const one = await linesReadout(page, '1');
+  assert.equal(one.length, 1);
+  assert.ok(one[0].visible, 'on screen');
+  const [where, list] = one[0].text.split(': ');
+  assert.equal(where, 'from query “sat” (position 2), head 1');
+  assert.deepEqual(entries(list), [
+    ['the', 0.25],
+    ['cat', 0.25],
+    ['sat', 0.5],
+  ]);
+  assert.equal(one[0].bold, 'sat 0.500');
+  // A click (a tap on a phone) on the key "cat" selects it: the queries that attend to it,
+  // still written once the pointer has left.
+  const key = await linesReadout(
+    page,
+    '0',
+    `const g = h.shadowRoot.querySelector('g.token[aria-label="key cat"]');
+     g.dispatchEvent(new MouseEvent('click')); g.dispatchEvent(new MouseEvent('mouseleave'));`,
+  );
+  assert.equal(key[0].text.split(': ')[0], 'to key “cat” (position 1), head 0');
+  assert.deepEqual(
+    entries(key[0].text.split(': ')[1]),
+    HEADS[0].map((row, i) => [['the', 'cat', 'sat'][i], row[1]]),
+  );
+  // Every head drawn: a line per shown head, in its colour (a hidden head has none).
+  const all = await linesReadout(page, 'all', 'h.hiddenHeads = [1];');
+  await page.close();
+  assert.deepEqual(
+    all.map((l) => l.text.split(': ')[0]),
+    ['from query “sat” (position 2), head 0', 'from query “sat” (position 2), head 2'],
+  );
+  assert.deepEqual(
+    entries(all[1].text.split(': ')[1]).map(([, x]) => x),
+    HEADS[2][2],
+  );
+  assert.ok(all.every((l) => l.swatch && l.visible));
+});
+
+test('the model view writes numbers without hover: the outlined map’s last query and its strongest keys, back again when the pointer leaves', async () => {
+  const { page } = await open('model-model', 390);
+  const read = () =>
+    page.evaluate(() => {
+      const el = document.querySelector('attention-model');
+      const readout = el.shadowRoot.querySelector('.readout');
+      const json = el.toJSON(); // layer 0's maps [heads, T, T]
+      return {
+        text: readout.textContent,
+        visible: readout.getBoundingClientRect().height > 0,
+        names: json.tokens.map((t) => t.name),
+        map: json.attentions.data.slice(0, json.tokens.length ** 2),
+      };
+    });
+  const r = await read();
+  const T = r.names.length;
+  const row = r.map.slice((T - 1) * T);
+  const top = [...row.keys()].sort((a, b) => row[b] - row[a]).slice(0, 4);
+  assert.ok(r.visible);
+  const [where, list] = r.text.split(', its strongest keys: ');
+  assert.equal(where, `Layer 0, head 0: query “${r.names[T - 1]}” (row ${T - 1})`);
+  const shown = entries(list);
+  assert.deepEqual(
+    shown.map(([name]) => name),
+    top.map((j) => r.names[j]),
+  );
+  shown.forEach(([, x], n) => assert.ok(Math.abs(x - row[top[n]]) <= 5e-4, `${x} vs ${row[top[n]]}`));
+  // Hover another map, then leave: the resting line again.
+  const canvas = page.locator('attention-model').locator('button.thumb[aria-label="layer 1 head 2"] canvas');
+  await canvas.hover();
+  assert.match((await read()).text, /^Layer 1, head 2: query/);
+  await page.mouse.move(1, 899);
+  assert.equal((await read()).text, r.text);
+  await page.close();
+});
+
+// The explainer on its page, with the library's trace of the same position (a float32 forward
+// of its own, not the element's), per stage: the strips' legends, numbers and values.
+async function explainerStrips(page) {
+  await page.waitForFunction(() => document.querySelector('attention-explainer').result);
+  return page.evaluate(async () => {
+    const el = document.querySelector('attention-explainer');
+    const root = el.shadowRoot;
+    const { init } = await import('/bindings/js/browser.js');
+    const attn = await init({ simd: 'baseline' });
+    const model = await attn.loadModel('/web/elements/models/tiny-gpt2/');
+    const { trace } = model.forward(el.text, { trace: { position: el.result.position } });
+    const layer = trace.layers[0];
+    const values = {
+      1: [trace.tokenEmbedding, trace.positionEmbedding, trace.embedding],
+      6: [layer.attentionOutput, layer.attentionResidual],
+      3: [layer.query, layer.keys, layer.values],
+      4: [layer.scores, layer.maskedScores],
+    };
+    const out = {};
+    for (const [n, tensors] of Object.entries(values)) out[n] = { values: tensors.map((t) => Array.from(t.data)) };
+    model.dispose();
+    for (const n of [1, 3, 4, 6]) {
+      const section = root.getElementById(`stage-${n}`).closest('section');
+      const legends = [...section.querySelectorAll('.strip .legend, .grid .legend')];
+      out[n].legends = legends.map((l) => [
+        l.querySelector('.title').textContent,
+        Number(l.dataset.min),
+        Number(l.dataset.max),
+        l.querySelector('.lo').textContent,
+        l.querySelector('.hi').textContent,
+      ]);
+      out[n].largest = [...section.querySelectorAll('.strip .largest')].map((x) => x.textContent);
+    }
+    return out;
+  });
+}
+
+test('the explainer’s strips and grids that a reader compares share one colour scale per stage, with its numeric ends; each strip prints its range and largest entries', async () => {
+  const { page } = await open('explainer', 1280);
+  const r = await explainerStrips(page);
+  await page.close();
+  const maxAbs = (arrays) => Math.max(...arrays.flat().filter(Number.isFinite).map(Math.abs));
+  // Stage 1 (token, position, their sum) and stage 6 (attention output, residual): one scale.
+  for (const n of ['1', '6']) {
+    const { legends, values } = r[n];
+    assert.equal(legends.length, values.length);
+    const m = maxAbs(values);
+    for (const [title, min, max, lo, hi] of legends) {
+      assert.equal(title, `one scale for this stage's ${values.length} strips`);
+      assert.ok(Math.abs(max - m) <= 1e-6 * m && Math.abs(min + m) <= 1e-6 * m, `stage ${n}: ±${max} vs ±${m}`);
+      assert.equal(number(hi), Number(m.toFixed(2)));
+      assert.equal(number(lo), -Number(m.toFixed(2)));
+    }
+    // Each strip's numbers: its own range, and its largest |value| entries, largest first.
+    r[n].largest.forEach((text, s) => {
+      const v = values[s];
+      const finite = v.filter(Number.isFinite);
+      const [range, largest] = text.split('; largest |value|: ');
+      assert.equal(
+        range,
+        `range ${formatted(Math.min(...finite))} to ${formatted(Math.max(...finite))}`,
+        `stage ${n} strip ${s}`,
+      );
+      const top = [...v.keys()].sort((a, b) => Math.abs(v[b]) - Math.abs(v[a])).slice(0, 6);
+      assert.equal(largest, top.map((i) => `dimension ${i} = ${formatted(v[i])}`).join(', '));
+    });
+  }
+  // The position embedding is paler than the token embedding: its largest |value| is well
+  // under the shared end, so the same colour means the same number in both.
+  assert.ok(maxAbs([r['1'].values[1]]) < 0.5 * maxAbs(r['1'].values));
+  // Stage 3's q, k and v grids share one scale; stage 4's two score grids another (−∞ left
+  // out), the weights keep 0 … 1.
+  const [q, k, v] = r['3'].legends;
+  assert.deepEqual(q, k);
+  assert.deepEqual(q, v);
+  assert.equal(q[0], 'value (q, k, v: one scale)');
+  const [scores, masked, weights] = r['4'].legends;
+  assert.deepEqual(scores, masked);
+  assert.equal(scores[2], maxAbs(r['4'].values));
+  assert.deepEqual(weights.slice(0, 3), ['weight', 0, 1]);
+});
+
+test('the neuron view at 390 px: its two legends right above the table, q·k as the sum Σ q ⊙ k of each key’s row, “hover or tap”, and no hint on paper', async () => {
+  const { page } = await open('model-neuron', 390);
+  const read = () =>
+    page.evaluate(() => {
+      const root = document.querySelector('attention-model').shadowRoot;
+      const table = root.querySelector('table.neuron');
+      const rows = [...table.tBodies].flatMap((b) => [...b.rows]);
+      const keys = [...table.tBodies[0].rows].map((r) => r.cells[0].textContent);
+      return {
+        legends: [...root.querySelectorAll('.legends .legend')].map((l) => l.getBoundingClientRect().bottom),
+        // the table's top: its caption's, above its region (the caption points at the legends)
+        tableTop: table.closest('.scroll-wrap').getBoundingClientRect().top,
+        caption: table.closest('.scroll-wrap').querySelector('.caption').textContent,
+        // per key: its products (data-value of its q ⊙ k cells, after its k cells) and its Σ
+        products: keys.map((title) =>
+          rows
+            .filter((r) => r.cells[0].textContent === title)
+            .flatMap((r) => [...r.querySelectorAll('td.dim')].map((td) => Number(td.dataset.value))),
+        ),
+        sums: keys.map((title) =>
+          rows
+            .filter((r) => r.cells[0].textContent === title)
+            .flatMap((r) => [...r.querySelectorAll('td.sum')])
+            .map((td) => td.textContent),
+        ),
+        scores: [...root.querySelector('table.scores').tBodies[0].rows].map((r) => r.cells[1].textContent),
+        sumTitle: [...table.querySelectorAll('th')].some((th) => th.textContent === 'Σ q ⊙ k = q·k'),
+        hint: root.querySelector('.readout').textContent,
+        hintShown: getComputedStyle(root.querySelector('.readout')).display !== 'none',
+        width: innerWidth,
+        right: table.getBoundingClientRect().right,
+      };
+    });
+  const r = await read();
+  assert.equal(r.legends.length, 2);
+  // Both legends end above the table, within a line of it.
+  for (const bottom of r.legends)
+    assert.ok(bottom <= r.tableTop && r.tableTop - bottom < 60, `${bottom} vs ${r.tableTop}`);
+  assert.ok(r.sumTitle);
+  assert.match(r.caption, /is the score q·k \(the last column, Σ\)\. Cell colours: the two scales above\.$/);
+  assert.ok(r.right <= r.width);
+  r.products.forEach((row, j) => {
+    const hd = row.length / 2;
+    const sum = row.slice(hd).reduce((a, b) => a + b, 0);
+    assert.equal(r.sums[j].length, 1, `key ${j}: one Σ`);
+    assert.ok(Math.abs(number(r.sums[j][0]) - sum) <= 5e-4, `key ${j}: Σ ${r.sums[j][0]} vs ${sum}`);
+    assert.equal(r.sums[j][0], r.scores[j], `key ${j}: the Σ is the score table's q·k`);
+  });
+  assert.match(r.hint, /^Hover or tap a cell/);
+  assert.ok(r.hintShown);
+  await page.emulateMedia({ media: 'print' });
+  assert.equal((await read()).hintShown, false, 'no live-only hint on paper');
+  await page.close();
+});
+
+test('on a dark page every head colour (chips and lines, 2 to 16 heads) stands out from the background at 3:1 or more', async () => {
+  const { page } = await open('heatmap-lines', 390, 'dark');
+  const colours = await page.evaluate(() => {
+    const out = [];
+    for (const count of [2, 3, 4, 8, 12, 16]) {
+      const h = document.createElement('attention-heatmap');
+      h.setAttribute('view', 'lines');
+      h.setAttribute('head', 'all');
+      h.setAttribute('tokens', 'a,b');
+      document.querySelector('main').append(h);
+      h.weights = { data: new Float32Array(count * 4).fill(0.5), shape: [count, 2, 2] };
+      const root = h.shadowRoot;
+      for (const chip of root.querySelectorAll('.chip'))
+        out.push([count, chip.dataset.head, getComputedStyle(chip).borderLeftColor]);
+      for (const line of root.querySelectorAll('line'))
+        out.push([count, line.dataset.head, getComputedStyle(line).stroke]);
+      h.remove();
+    }
+    return { out, background: getComputedStyle(document.body).backgroundColor };
+  });
+  await page.close();
+  assert.equal(colours.background, 'rgb(17, 17, 17)');
+  assert.ok(colours.out.length > 100);
+  for (const [count, head, colour] of colours.out) {
+    const ratio = contrast(colour, colours.background);
+    assert.ok(ratio >= 3, `head ${head} of ${count}: ${colour} at ${ratio.toFixed(2)}:1`);
+  }
+});
+
+test('the explainer has one head control, stage 3’s chips (no second menu above)', async () => {
+  const { page } = await open('explainer', 1280);
+  await page.waitForFunction(() => document.querySelector('attention-explainer').result);
+  const r = await page.evaluate(() => {
+    const root = document.querySelector('attention-explainer').shadowRoot;
+    return {
+      menus: [...root.querySelectorAll('select')].map((s) => s.getAttribute('aria-label')),
+      chips: [...root.querySelectorAll('.head-chips button')].map((b) => b.textContent),
+      chipsIn: root.querySelector('.head-chips').closest('section').querySelector('h2').id,
+    };
+  });
+  await page.close();
+  assert.ok(!r.menus.includes('head'), r.menus.join(', '));
+  assert.ok(r.menus.includes('layer'));
+  assert.equal(r.chips.length, 4);
+  assert.equal(r.chipsIn, 'stage-3');
+});
+
+test('<attention-model>’s head attribute counts from 0, as its views do: head="1" is the second head, and a head past the last (or below 0) is refused by name', async () => {
+  const { page, errors } = await open('model-head', 1280);
+  // Sets head, waits two frames, and reads the caption, the lines view's readout, the error
+  // shown and the selected layer's maps [heads, T, T] (toJSON: the forward's own).
+  const withHead = (head) =>
+    page.evaluate(async (head) => {
+      const el = document.querySelector('attention-model');
+      el.setAttribute('head', head);
+      await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      const root = el.shadowRoot;
+      const heatmap = root.querySelector('attention-heatmap')?.shadowRoot;
+      const json = el.toJSON();
+      return {
+        caption: root.querySelector('.caption')?.textContent ?? '',
+        readout: [...(heatmap?.querySelectorAll('.readout .weights') ?? [])].map((line) => line.textContent),
+        alert: root.querySelector('.attribute-error')?.textContent ?? null,
+        error: el.error?.message ?? null,
+        names: json.tokens.map((t) => t.name),
+        layer: json.layer,
+        shape: json.attentions.shape,
+        data: json.attentions.data,
+      };
+    }, head);
+  const second = await withHead('1');
+  const [H, T] = second.shape;
+  assert.equal(H, 4, 'the shipped tiny GPT-2 has 4 heads');
+  assert.equal(second.error, null);
+  assert.ok(second.caption.startsWith('Layer 0, head 1: '), second.caption);
+  // The lines view shows head index 1: the last query's row of attentions[0][1].
+  assert.equal(second.readout.length, 1);
+  const [where, list] = second.readout[0].split(': ');
+  assert.equal(where, `from query “${second.names.at(-1)}” (position ${T - 1}), head 1`);
+  const row = second.data.slice((1 * T + T - 1) * T, (1 * T + T) * T);
+  assert.deepEqual(
+    entries(list),
+    second.names.map((name, j) => [name, number(formatted(row[j]))]),
+  );
+  // One past the last head, and below the first: the element's message, in place.
+  for (const bad of ['4', '-1']) {
+    const r = await withHead(bad);
+    const message = `attention-model: head must be a whole number from 0 to 3 or one of average, all, got "${bad}"`;
+    assert.equal(r.error, message);
+    assert.equal(r.alert, message);
+  }
+  // The last head (3) is good again and clears the message.
+  const last = await withHead('3');
+  assert.equal(last.error, null);
+  assert.equal(last.alert, null);
+  assert.ok(last.caption.startsWith('Layer 0, head 3: '), last.caption);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
