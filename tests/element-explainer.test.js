@@ -505,6 +505,12 @@ test('sampling: probabilities are softmax(logits/T) after top-k and top-p, the g
       );
       const kept = reference.filter((p) => p > 0).length;
       assert.match(s.caption, new RegExp(`^${kept} of ${r.logits.length} tokens kept`));
+      // "the others get 0" only where there are others (a reader asked which, at 305 of 305).
+      assert.match(
+        s.caption,
+        kept < r.logits.length ? /\(the others get 0\)/ : /\(all: top-k, top-p and min-p remove none here\)/,
+        `${id} ${JSON.stringify(s.settings)}: ${s.caption}`,
+      );
       assert.equal(s.pick.id, argmax, `${id}: the greedy pick is the argmax`);
       assert.deepEqual(
         s.rows.filter((row) => row.picked).map((row) => row.id),

@@ -380,7 +380,9 @@ export class AttentionExplainer extends ModelElement {
     const marks = marksLegend([...labels, decode(pick)]);
     const table = document.createElement('table');
     table.className = 'sampling';
-    table.createCaption().textContent = `${kept} of ${model.descriptor.vocabSize} tokens kept (the others get 0); the ${order.length} most likely:${marks ? ` (tokens: ${marks})` : ''}`;
+    const vocab = model.descriptor.vocabSize;
+    const dropped = kept < vocab ? 'the others get 0' : 'all: top-k, top-p and min-p remove none here';
+    table.createCaption().textContent = `${kept} of ${vocab} tokens kept (${dropped}); the ${order.length} most likely:${marks ? ` (tokens: ${marks})` : ''}`;
     const head = table.createTHead().insertRow();
     for (const title of ['next token', 'id', 'logit', 'probability'])
       head.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: title }));
