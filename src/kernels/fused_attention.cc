@@ -475,8 +475,6 @@ bool KeyRowsInWholeBlocks(Q8Elements k, int k_stride, int head_dim) {
 //   k: 8 rows (row stride k_stride)   panel: [head_dim, 8]
 void PackWholeQ8Panel(Q8Elements k, int k_stride, int head_dim, float* panel) {
   const D d;
-  const hn::RebindToSigned<D> di;
-  const hn::Rebind<int8_t, decltype(di)> d8;  // 4 codes, the lanes of one float vector
   for (int c0 = 0; c0 < head_dim; c0 += kKvQ8Block) {
     const int8_t* codes[kKeysPerTile];
     V scales[kKeysPerTile];
@@ -486,12 +484,8 @@ void PackWholeQ8Panel(Q8Elements k, int k_stride, int head_dim, float* panel) {
       scales[i] = hn::Set(d, Q8Scale(block));
     }
     for (int c = 0; c < kKvQ8Block; c += kLanes) {
-      TransposeEightKeysOf(
-          [&](int i) {
-            return hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, hn::LoadU(d8, codes[i] + c))),
-                           scales[i]);
-          },
-          panel + (c0 + c) * kKeysPerTile);
+      TransposeEightKeysOf([&](int i) { return WidenFourCodes(codes[i] + c, scales[i]); },
+                           panel + (c0 + c) * kKeysPerTile);
     }
   }
 }

@@ -80,12 +80,10 @@ HWY_INLINE void WidenSixteenCodes(const int8_t* codes, V scale, float* dst) {
   hn::StoreU(part(hn::UpperHalf(d16h, high)), d, dst + 12);
 }
 
-// Block by block: the scale once per run of elements in one block, four codes at a time
-// widened to float32 and multiplied by it (d·q, exact: the scalar tail computes the same).
+// Block by block: the scale once per run of elements in one block, 16 then four codes at a
+// time widened to float32 and multiplied by it (d·q, exact: the scalar tail computes the same).
 void DequantizeQ8ElementsImpl(Q8Elements src, int count, float* dst) {
   const D d;
-  const hn::RebindToSigned<D> di;
-  const hn::Rebind<int8_t, decltype(di)> d8;  // 4 codes, the lanes of one float vector
   for (int i = 0; i < count;) {
     const Q8Elements at = src + static_cast<size_t>(i);
     const uint8_t* block = at.block();
@@ -96,10 +94,8 @@ void DequantizeQ8ElementsImpl(Q8Elements src, int count, float* dst) {
     const V scales = hn::Set(d, scale);
     int c = 0;
     for (; c + 16 <= n; c += 16) WidenSixteenCodes(codes + c, scales, dst + i + c);
-    for (; c + kLanes <= n; c += kLanes) {
-      const V widened = hn::ConvertTo(d, hn::PromoteTo(di, hn::LoadU(d8, codes + c)));
-      hn::StoreU(hn::Mul(widened, scales), d, dst + i + c);
-    }
+    for (; c + kLanes <= n; c += kLanes)
+      hn::StoreU(WidenFourCodes(codes + c, scales), d, dst + i + c);
     for (; c < n; ++c) dst[i + c] = static_cast<float>(codes[c]) * scale;
     i += n;
   }

@@ -50,6 +50,14 @@ HWY_INLINE float Q8Scale(const uint8_t* block) {
   return (half & 0x8000u) != 0 ? -magnitude : magnitude;
 }
 
+// Four q8_0 codes × their block's scale as float32 lanes (d·q, exact).   codes: [4]
+HWY_INLINE V WidenFourCodes(const int8_t* codes, V scale) {
+  const D d;
+  const hn::RebindToSigned<D> di;
+  const hn::Rebind<int8_t, decltype(di)> d8;  // 4 codes, the lanes of one float vector
+  return hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, hn::LoadU(d8, codes))), scale);
+}
+
 // Four halves of storage s as float32 lanes.
 HWY_INLINE V WidenFour(const uint16_t* src, KvStorage s) {
   return s == KvStorage::kBfloat16 ? WidenBf16(src) : WidenHalf(src);
