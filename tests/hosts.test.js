@@ -32,6 +32,7 @@ function hostFolder() {
     'slide.html',
     'markdown.html',
     'nocors.html',
+    'static-grid.html',
   ])
     copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
   return dir;
@@ -238,6 +239,52 @@ test(
       await page.evaluate(() => document.activeElement.blur());
       await press('ArrowLeft');
       assert.equal(await slide(), 6);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
+test(
+  '<attention-heatmap> grids written in the markup before the module script runs: upgraded without an error, every head and the average drawn',
+  { timeout: 60_000 },
+  async () => {
+    // attention-model.js once defined <attention-heatmap> while its module was evaluated,
+    // before index.js defined <attention-matrix>: a grid heatmap already in the markup was
+    // upgraded then, and its `new AttentionMatrix()` threw "Illegal constructor".
+    // Ready once example 2 (computed by the library) has drawn its grid.
+    const { page, errors } = await openPage('static-grid.html', () =>
+      document.getElementById('example').shadowRoot?.querySelector('attention-matrix'),
+    );
+    try {
+      const grids = await page.evaluate(() =>
+        ['grid', 'example'].map((id) =>
+          [...document.getElementById(id).shadowRoot.querySelectorAll('attention-matrix')].map((m) => [
+            m.getAttribute('label'),
+            m.value && [...m.value.data],
+          ]),
+        ),
+      );
+      const average = [
+        [0.55, 0.45, 0],
+        [0.55, 0.45, 0],
+        [0.45, 0.25, 0.3],
+      ];
+      assert.deepEqual(
+        grids[0].map(([label]) => label),
+        ['head 0', 'head 1', 'average of heads'],
+      );
+      // float32 cells: compared to the weights and their float64 average within float32 rounding
+      const near = (got, want) =>
+        want.flat().forEach((w, i) => assert.ok(Math.abs(got[i] - w) < 1e-7, `${got[i]} against ${w}`));
+      near(grids[0][0][1], [
+        [1, 0, 0],
+        [0.5, 0.5, 0],
+        [0.2, 0.3, 0.5],
+      ]);
+      near(grids[0][2][1], average);
+      assert.equal(grids[1].length, 1);
       assert.deepEqual(errors, []);
     } finally {
       await page.close();

@@ -14,7 +14,6 @@
 // once rather than when the element nears the viewport). Events: `modelload`
 // (detail { model }), `forward` (detail { tokens, attentions }), `loadprogress` (detail
 // { file, loaded, total, stage }).
-import { AttentionHeatmap } from './attention-heatmap.js';
 import {
   idLabeller,
   marksLegend,
@@ -38,7 +37,9 @@ import { sameOrigin } from './print.js';
 import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS, SHIPPED_NAME, isShippedModel } from './shipped-model.js';
 
 const TAG = 'attention-model';
-if (!customElements.get('attention-heatmap')) customElements.define('attention-heatmap', AttentionHeatmap);
+// Its head view is an <attention-heatmap>: index.js defines every tag, <attention-matrix>
+// (which the heatmap's grids build) first; defining the heatmap here, while this module is
+// evaluated, upgraded a grid heatmap already in the markup before <attention-matrix> existed.
 
 const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
