@@ -376,6 +376,63 @@ test('a src that does not load says why and what to try (the shipped model offli
   assert.match(r[1].error, /^attention-explainer: src must be the http\(s\) URL of a model folder/);
 });
 
+test('token, layer or head past the text or the model is refused by name, as <attention-model> refuses them; the view stays, and a good value clears the line', async () => {
+  const page = await browser.newPage();
+  await page.route(`${url}range.html`, (route) =>
+    route.fulfill({
+      contentType: 'text/html; charset=utf-8',
+      body: PAGE.replace(
+        /<main>[\s\S]*<\/main>/,
+        `<main><attention-explainer id="token" eager text="a b" token="3"></attention-explainer>
+<attention-explainer id="layer" eager text="a b" layer="2"></attention-explainer>
+<attention-explainer id="head" eager text="a b" head="4"></attention-explainer></main>`,
+      ),
+    }),
+  );
+  await page.goto(`${url}range.html`);
+  const ids = ['token', 'layer', 'head'];
+  await page.waitForFunction((ids) => ids.every((id) => document.getElementById(id).result), ids, {
+    timeout: 30_000,
+  });
+  const shown = () =>
+    page.evaluate(
+      (ids) =>
+        ids.map((id) => {
+          const el = document.getElementById(id);
+          return [el.error?.message ?? null, el.shadowRoot.querySelector('[role=alert]')?.textContent ?? null];
+        }),
+      ids,
+    );
+  // The tiny GPT-2: 2 layers, 4 heads; "a b" is 3 tokens (a, Ġ, b).
+  const messages = [
+    'attention-explainer: token must be a whole number from 0 to 2, got "3"',
+    'attention-explainer: layer must be a whole number from 0 to 1, got "2"',
+    'attention-explainer: head must be a whole number from 0 to 3, got "4"',
+  ];
+  assert.deepEqual(
+    await shown(),
+    messages.map((m) => [m, m]),
+  );
+  // The view stays (the last token, layer 0, head 0), and the next good value clears the line.
+  assert.deepEqual(
+    await page.evaluate((ids) => ids.map((id) => document.getElementById(id).result.position), ids),
+    [2, 2, 2],
+  );
+  await page.evaluate(() => {
+    document.getElementById('token').setAttribute('token', '1');
+    document.getElementById('layer').setAttribute('layer', '1');
+    document.getElementById('head').setAttribute('head', '3');
+  });
+  await page.waitForFunction(() => document.getElementById('token').result.position === 1);
+  await page.waitForTimeout(200);
+  assert.deepEqual(await shown(), [
+    [null, null],
+    [null, null],
+    [null, null],
+  ]);
+  await page.close();
+});
+
 // Sampling as transformers' warpers define it, in float64, written here from their definition
 // (not the library's): softmax(logits / T) over the tokens top-k keeps (every token at least
 // as likely as the k-th), then top-p (sorted ascending, the tokens whose cumulative probability
