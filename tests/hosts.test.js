@@ -33,6 +33,7 @@ function hostFolder() {
     'markdown.html',
     'nocors.html',
     'static-grid.html',
+    'centred.html',
   ])
     copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
   return dir;
@@ -285,6 +286,58 @@ test(
       ]);
       near(grids[0][2][1], average);
       assert.equal(grids[1].length, 1);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
+test(
+  "a host that centres its text (create-vite's templates, reveal.js): the elements keep their own alignment, unless the element itself is styled",
+  { timeout: 60_000 },
+  async () => {
+    // The alignment each text box inside an element computes, by element id.
+    const { page, errors } = await openPage('centred.html', () =>
+      ['steps', 'heatmap', 'flash', 'styled'].every((id) =>
+        document.getElementById(id).shadowRoot?.querySelector('attention-matrix'),
+      ),
+    );
+    try {
+      const aligns = await page.evaluate(() => {
+        const out = {};
+        for (const id of ['steps', 'heatmap', 'flash', 'styled']) {
+          const seen = new Set();
+          const walk = (root) => {
+            for (const el of root.querySelectorAll('*')) {
+              // (th and buttons, and what they hold, centre by the browser's own style, whatever the
+              // host; a screen reader's 1 px words are not drawn)
+              if (
+                el.firstChild?.nodeType === Node.TEXT_NODE &&
+                el.textContent.trim() &&
+                !el.closest('th, button') &&
+                el.getBoundingClientRect().width > 1
+              )
+                seen.add(
+                  getComputedStyle(el).textAlign === 'center'
+                    ? `center: ${el.localName}.${el.className}`
+                    : getComputedStyle(el).textAlign,
+                );
+              if (el.shadowRoot) walk(el.shadowRoot);
+            }
+          };
+          walk(document.getElementById(id).shadowRoot);
+          out[id] = [...seen].sort();
+        }
+        return out;
+      });
+      // Before: half the steps' stage titles centred, half not (the wide ones centred).
+      for (const id of ['steps', 'heatmap', 'flash'])
+        assert.ok(!aligns[id].some((a) => a.startsWith('center')), `${id}: ${aligns[id].join(', ')}`);
+      assert.ok(
+        aligns.styled.some((a) => a.startsWith('center')),
+        `styled: ${aligns.styled.join(', ')}`,
+      );
       assert.deepEqual(errors, []);
     } finally {
       await page.close();

@@ -29,6 +29,8 @@ export { colourLegend, legendEnds, captionLine, axisTitle, scrollRegion } from '
 
 /** The shell's CSS: theme colours, toolbar, legend, caption and axis titles. */
 export const SHELL_STYLE = `${THEME_STYLE}${EXPORT_STYLE}
+/* A host's centred text (create-vite's templates, reveal.js) stops here; a rule on the tag itself still sets it */
+:host { text-align: start; }
 .legend { display: flex; align-items: center; flex-wrap: wrap; gap: 0.3rem; font-family: system-ui, sans-serif; font-size: 0.8rem; }
 .legend .bar { position: relative; width: 7rem; height: 0.7rem; border-radius: 2px; border: 1px solid var(--attn-border, var(--_cell-edge)); }
 .legend .ends { display: flex; gap: 0.3rem; align-items: center; }
