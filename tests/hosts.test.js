@@ -34,6 +34,7 @@ function hostFolder() {
     'nocors.html',
     'static-grid.html',
     'centred.html',
+    'unpkg.html',
   ])
     copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
   return dir;
@@ -375,6 +376,38 @@ test(
         history.every((h) => Number.isFinite(h.loss) && h.loss > 0),
         JSON.stringify(history),
       );
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
+// An unpkg-style origin: the package at /attention-wasm@0.2.0/ (its files only, no
+// node_modules inside), its dependency at /@huggingface/, as the CDN serves every package.
+function unpkgFolder() {
+  const dir = `${root}build/hosts-unpkg`;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(`${dir}/attention-wasm@0.2.0`, { recursive: true });
+  for (const name of ['bindings', 'dist', 'web', 'package.json'])
+    symlinkSync(`${root}${name}`, `${dir}/attention-wasm@0.2.0/${name}`);
+  symlinkSync(`${root}node_modules/@huggingface`, `${dir}/@huggingface`, 'dir');
+  return dir;
+}
+
+test(
+  'an unpkg-style origin (/attention-wasm@version/): the tokenizer library is found beside the package at the first try, no 404',
+  { timeout: 60_000 },
+  async () => {
+    const { server, url: cdn } = await startServer({ port: 0, root: unpkgFolder(), served: null, cdn: true });
+    servers.push(server);
+    const { page, errors } = await openPage(`unpkg.html?cdn=${encodeURIComponent(cdn)}`, () => {
+      const model = document.getElementById('model');
+      return model.error || model.shadowRoot?.querySelector('[role=toolbar]');
+    });
+    try {
+      assert.equal(await page.evaluate(() => document.getElementById('model').error?.message ?? null), null);
+      // Before: the path of a checkout was tried first, /attention-wasm@0.2.0/node_modules/@huggingface/…: a 404.
       assert.deepEqual(errors, []);
     } finally {
       await page.close();

@@ -1,7 +1,8 @@
 // A runtime dependency imported on first use: by its bare name (Node, bundlers, pages with an
 // import map), or, where a browser cannot resolve a bare name (a page or a module Worker
 // without an import map), by its path beside this package: node_modules/<file> of an installed
-// package (or a CDN's /npm/<file>), or the repository's node_modules in a checkout.
+// package (or a CDN's <file> beside /attention-wasm@<version>/: jsDelivr's /npm/, unpkg's /),
+// or the repository's node_modules in a checkout.
 
 /**
  * @param {() => Promise<object>} byName `() => import('<name>')`, written at the caller so that
@@ -14,7 +15,7 @@ export async function importDependency(byName, file) {
     return await byName();
   } catch (error) {
     const beside = [`../../../../${file}`, `../../../node_modules/${file}`];
-    const installed = /\/node_modules\/attention-wasm\/|\/npm\/attention-wasm@/.test(import.meta.url);
+    const installed = /\/node_modules\/attention-wasm\/|\/attention-wasm@/.test(import.meta.url);
     for (const path of installed ? beside : beside.slice().reverse()) {
       try {
         return await import(/* @vite-ignore */ /* webpackIgnore: true */ new URL(path, import.meta.url).href);
