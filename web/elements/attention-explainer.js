@@ -178,7 +178,7 @@ export class AttentionExplainer extends ModelElement {
     }
     if (this.model) parts.push(this.exportBar(TAG));
     root.replaceChildren(...parts);
-    this.showAttributeError(this.#attributeError());
+    this.showAttributeError(this.boundedAttributeError('token', this.output?.tokens.length));
   }
 
   #inputRow() {
@@ -197,19 +197,6 @@ export class AttentionExplainer extends ModelElement {
 
   #compact() {
     return this.attributeReader().get('layout') === 'compact';
-  }
-
-  // The first bad attribute value: token, layer and head read with the bounds of the text and
-  // model shown (as <attention-model> reads query, layer and head), then every one present.
-  #attributeError() {
-    const attributes = this.attributeReader();
-    const d = this.model?.descriptor;
-    if (d) {
-      attributes.get('layer', d.numLayers - 1);
-      attributes.get('head', d.numHeads - 1);
-      if (this.output) attributes.get('token', this.output.tokens.length - 1);
-    }
-    return attributes.checkAll().error;
   }
 
   // The token to follow (a radio group: arrow keys move, Enter/Space or click picks), the
@@ -424,7 +411,7 @@ export class AttentionExplainer extends ModelElement {
     if (!old || !this.output?.trace.logits) return this.render();
     old.replaceWith(this.#samplingResult());
     this.#syncSliders();
-    this.showAttributeError(this.#attributeError());
+    this.showAttributeError(this.boundedAttributeError('token', this.output?.tokens.length));
   }
 
   // The sliders follow their attributes when page code sets them (a Vue binding, setAttribute):

@@ -208,18 +208,6 @@ export class AttentionModel extends ModelElement {
     return this.attributeReader().get('head', d.numHeads - 1);
   }
 
-  // The first bad attribute value: each read with the bounds of the model shown.
-  #attributeError() {
-    const attributes = this.attributeReader();
-    const d = this.model?.descriptor;
-    if (d) {
-      attributes.get('layer', d.numLayers - 1);
-      attributes.get('head', d.numHeads - 1);
-      if (this.output) attributes.get('query', this.output.T - 1);
-    }
-    return attributes.checkAll().error;
-  }
-
   progressChanged() {
     const progress = this.shadowRoot.querySelector('progress');
     const status = this.shadowRoot.querySelector('.status');
@@ -272,7 +260,7 @@ export class AttentionModel extends ModelElement {
     }
     if (this.model) parts.push(this.exportBar(TAG));
     root.replaceChildren(...parts);
-    this.showAttributeError(this.#attributeError());
+    this.showAttributeError(this.boundedAttributeError('query', this.output?.T));
   }
 
   // What the view shows, in words: which side is the query, what a line's opacity or a cell's

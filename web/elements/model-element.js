@@ -201,6 +201,22 @@ export class ModelElement extends AttentionElement {
     return isShippedModel(m) ? SHIPPED_NAME : (m.config._name_or_path ?? m.modelType);
   }
 
+  /**
+   * The first bad attribute value: layer and head read with the bounds of the model shown,
+   * `position` (the attribute naming a token: query, token) with the text's `count` tokens,
+   * then every attribute present; null when all are good.
+   */
+  boundedAttributeError(position, count) {
+    const attributes = this.attributeReader();
+    const d = this.#model?.descriptor;
+    if (d) {
+      attributes.get('layer', d.numLayers - 1);
+      attributes.get('head', d.numHeads - 1);
+      if (count) attributes.get(position, count - 1);
+    }
+    return attributes.checkAll().error;
+  }
+
   /** A subclass's view: called whenever the model, its output, an error or the load changes. */
   render() {}
   /** A subclass's progress line: called on each progress event while loading. */
