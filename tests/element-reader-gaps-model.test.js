@@ -385,3 +385,58 @@ test('<attention-model>’s head attribute counts from 0, as its views do: head=
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// Round 6: what the round-5 reader still could not say from <attention-model>'s and
+// <attention-heatmap>'s screenshots.
+
+// The head view's lines as drawn: [{ query, key, head, weight, width, opacity }] of the lines
+// on screen (display not none), after `act` (run in the page with the heatmap's shadow root).
+async function drawnLines(page, act = '') {
+  return page.evaluate((act) => {
+    const root = document.querySelector('attention-model').shadowRoot.querySelector('attention-heatmap').shadowRoot;
+    if (act) new Function('root', act)(root);
+    return [...root.querySelectorAll('svg line')]
+      .filter((l) => getComputedStyle(l).display !== 'none')
+      .map((l) => ({
+        query: Number(l.dataset.query),
+        key: Number(l.dataset.key),
+        head: Number(l.dataset.head),
+        weight: Number(l.dataset.weight),
+        width: Number(l.getAttribute('stroke-width')),
+        opacity: Number(getComputedStyle(l).opacity),
+        x: [Number(l.getAttribute('x1')), Number(l.getAttribute('x2'))],
+      }));
+  }, act);
+}
+
+test('the head view with every head draws one token’s lines only (the selected query’s, every head, every key it sees), 180 px long; a click, a hover moves them', async () => {
+  const { page } = await open('model-head', 1280);
+  const T = await page.evaluate(() => document.querySelector('attention-model').toJSON().tokens.length);
+  const resting = await drawnLines(page);
+  assert.ok(resting.length > 0);
+  assert.deepEqual([...new Set(resting.map((l) => l.query))], [T - 1], 'the last query only');
+  assert.deepEqual(new Set(resting.map((l) => l.head)), new Set([0, 1, 2, 3]));
+  assert.equal(new Set(resting.map((l) => l.key)).size, T, 'a line to each key');
+  assert.ok(
+    resting.every((l) => l.x[1] - l.x[0] >= 180),
+    'the lines span at least 180 px',
+  );
+  const clicked = await drawnLines(
+    page,
+    `root.querySelector('g.token[data-side="query"][data-index="2"]').dispatchEvent(new MouseEvent('click'));`,
+  );
+  assert.deepEqual([...new Set(clicked.map((l) => l.query))], [2]);
+  // a decoder's query 2 sees keys 0 … 2: their lines carry its weights, the later ones none
+  assert.ok(clicked.filter((l) => l.key > 2).every((l) => l.weight === 0));
+  const hovered = await drawnLines(
+    page,
+    `root.querySelector('g.token[data-side="key"][data-index="1"]').dispatchEvent(new MouseEvent('mouseenter'));`,
+  );
+  assert.deepEqual([...new Set(hovered.map((l) => l.key))], [1], 'the key under the pointer: the lines to it');
+  const left = await drawnLines(
+    page,
+    `root.querySelector('g.token[data-side="key"][data-index="1"]').dispatchEvent(new MouseEvent('mouseleave'));`,
+  );
+  assert.deepEqual([...new Set(left.map((l) => l.query))], [2], 'back to the selected query');
+  await page.close();
+});

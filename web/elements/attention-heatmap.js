@@ -39,6 +39,7 @@ svg line { stroke: var(--_line); }
 svg g.token:focus-visible { outline: 2px solid var(--_focus); outline-offset: 1px; }
 svg g.token:focus text, svg g.token.active text { font-weight: 700; }
 svg line.dim { opacity: 0.05 !important; }
+svg line.off { display: none; }
 svg text.heading { font-weight: 600; }
 .readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; max-width: 40rem; }
 .readout .weights { overflow-wrap: anywhere; }
@@ -483,9 +484,9 @@ document.body.append(heatmap);
       lk = w[0].length;
     const rowH = 24,
       top = 24, // the two column headings
-      width = 360,
+      width = 400,
       left = 110,
-      right = 250;
+      right = 290; // 180 px of lines: wide enough to follow one to its key
     const height = top + Math.max(lq, lk) * rowH + 10;
     const svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
@@ -542,11 +543,20 @@ document.body.append(heatmap);
     const shownHeads = all ? drawn.map(([h, colour, n]) => [h, colour, `head ${n}`]) : [[w, null, what]];
     const describe = (side, index) => weightLines(shownHeads, side, index, tokens);
     const tokenMarks = [];
+    // Every head at once: only one token's lines are drawn (every head's, a colour each; the
+    // selected token's, or the one under the pointer or the focus): all queries' lines of all
+    // heads together were a bundle no one could follow.
+    const only = (side, index) => {
+      if (!all) return;
+      for (const line of svg.querySelectorAll('line'))
+        line.classList.toggle('off', Number(line.dataset[side]) !== index);
+    };
     const select = (side, index) => {
       if (!this.#selected || this.#selected.side !== side || this.#selected.index !== index)
         this.#selected = { side, index };
       for (const g of tokenMarks)
         g.classList.toggle('active', g.dataset.side === side && Number(g.dataset.index) === index);
+      only(side, index);
       readout.replaceChildren(...describe(side, index));
     };
     const selected = () => {
@@ -570,8 +580,10 @@ document.body.append(heatmap);
       t.textContent = text;
       g.append(t);
       const show = () => {
-        for (const line of svg.querySelectorAll('line'))
-          line.classList.toggle('dim', Number(line.dataset[side]) !== index);
+        only(side, index);
+        if (!all)
+          for (const line of svg.querySelectorAll('line'))
+            line.classList.toggle('dim', Number(line.dataset[side]) !== index);
         readout.replaceChildren(...describe(side, index));
         if (side === 'query') {
           const best = w[index].indexOf(Math.max(...w[index]));
@@ -591,6 +603,7 @@ document.body.append(heatmap);
       g.addEventListener('mouseleave', () => {
         for (const line of svg.querySelectorAll('line')) line.classList.remove('dim');
         const s = selected();
+        only(s.side, s.index);
         readout.replaceChildren(...describe(s.side, s.index));
       });
       svg.append(g);
@@ -608,7 +621,7 @@ document.body.append(heatmap);
       readout,
       printedWeights(printed, tokens),
       captionLine(
-        `Each query token on the left sends a line to every key token on the right; the more opaque (solid) the line, the more weight, the fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note} Heads and positions count from 0; the weights under the drawing are the selected token's (click, tap or focus another).`.replace(
+        `Each query token on the left sends a line to every key token on the right; the more opaque (solid) the line, the more weight, the fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show, and only the selected token's lines (its weights are written under the drawing)` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note} Heads and positions count from 0; the weights under the drawing are the selected token's (click, tap or focus another).`.replace(
           '  ',
           ' ',
         ),
