@@ -440,3 +440,40 @@ test('the head view with every head draws one token’s lines only (the selected
   assert.deepEqual([...new Set(left.map((l) => l.query))], [2], 'back to the selected query');
   await page.close();
 });
+
+test('the lines view encodes weight by width as well as opacity (0.478 and 0.522 differ), says so in its key, whose faintest sample sits in a box that shows on a dark page; print writes the same readout as the screen', async () => {
+  for (const scheme of ['light', 'dark']) {
+    const { page } = await open('heatmap-lines', 1280, scheme);
+    const read = () =>
+      page.evaluate(() => {
+        const root = document.querySelector('attention-heatmap').shadowRoot;
+        const box = getComputedStyle(root.querySelector('.key .samples'));
+        let bg = document.body;
+        while (bg && /rgba\(.*, 0\)|transparent/.test(getComputedStyle(bg).backgroundColor)) bg = bg.parentElement;
+        const readout = root.querySelector('.readout');
+        return {
+          key: root.querySelector('.key').textContent,
+          lines: [...root.querySelectorAll('svg line')].map((l) => [
+            Number(l.dataset.weight),
+            Number(l.getAttribute('stroke-width')),
+          ]),
+          border: [box.borderTopWidth, box.borderTopColor],
+          page: bg ? getComputedStyle(bg).backgroundColor : 'rgb(255, 255, 255)',
+          readout: readout.getBoundingClientRect().height > 0 ? readout.textContent : null,
+        };
+      });
+    const r = await read();
+    assert.match(r.key, /^line width and opacity = weight: /);
+    const sorted = [...r.lines].sort((a, b) => a[0] - b[0]);
+    assert.ok(sorted[0][0] < 0.49 && sorted.at(-1)[0] > 0.51, 'the example has 0.478 and 0.522');
+    for (let n = 1; n < sorted.length; n++)
+      if (sorted[n][0] > sorted[n - 1][0] + 0.04)
+        assert.ok(sorted[n][1] > sorted[n - 1][1] + 0.2, `${sorted[n - 1]} then ${sorted[n]}: wider for more weight`);
+    assert.notEqual(r.border[0], '0px');
+    assert.ok(contrast(r.border[1], r.page) >= 3, `${scheme}: the samples' box ${r.border[1]} on ${r.page}`);
+    assert.match(r.readout, /^from query “am” \(position 1\), head 0: /);
+    await page.emulateMedia({ media: 'print' });
+    assert.equal((await read()).readout, r.readout, `${scheme}: print writes the screen's readout`);
+    await page.close();
+  }
+});

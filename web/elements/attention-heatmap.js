@@ -45,24 +45,28 @@ svg text.heading { font-weight: 600; }
 .readout .weights { overflow-wrap: anywhere; }
 .readout .swatch { display: inline-block; width: 0.8em; height: 0.8em; margin-inline-end: 0.3em; vertical-align: -0.05em; }
 .key { display: flex; align-items: center; flex-wrap: wrap; gap: 0.4rem; font-size: 0.8rem; }
-.key .samples { display: inline-flex; gap: 4px; }
+.key .samples { display: inline-flex; align-items: center; gap: 4px; padding: 2px 4px; border: 1px solid light-dark(#767676, #9a9a9a); }
 .key .scale { display: inline-flex; align-items: center; gap: 0.4rem; white-space: nowrap; }
 .chips { display: flex; flex-wrap: wrap; gap: 0.3rem; margin: 0.3rem 0; font-size: 0.85rem; }
 .chip { font: inherit; border: 2px solid var(--chip); border-left-width: 1rem; background: transparent; color: inherit; padding: 0 0.4rem; cursor: pointer; }
 .chip[aria-pressed="false"] { opacity: 0.45; border-style: dashed; text-decoration: line-through; }
-.key .samples span { display: inline-block; width: 18px; height: 2px; background: var(--_line); }
+.key .samples span { display: inline-block; width: 18px; background: var(--_line); }
 .key .samples.neutral span { background: currentColor; }
-/* On paper nothing is hovered: the lines' weights as printed tables instead of the readout */
+/* On paper nothing is hovered: the lines' weights as printed tables too, under the readout (the same token's as on screen) */
 .print-only { display: none; }
 @media print {
   .print-only { display: flex; flex-wrap: wrap; gap: 0.8rem; margin-top: 0.3rem; }
-  .readout { display: none; }
 }
 `;
 
 const SVG = 'http://www.w3.org/2000/svg';
 /** The all-heads lines view: px between two heads' lines at a token (at most 16 heads fit a row). */
 const HEAD_SPREAD = 3;
+
+/** A line's width in px for a weight in [0, 1]: width encodes the weight as well as opacity. */
+export function lineWidth(weight) {
+  return 0.5 + 5.5 * Math.max(0, Math.min(1, weight));
+}
 
 function parseList(text) {
   if (text == null || text === '') return null;
@@ -512,7 +516,9 @@ document.body.append(heatmap);
     for (const [weights, colour, head] of drawn) {
       // With every head drawn, each head's lines sit a little apart (HEAD_SPREAD px per head,
       // centred on the token), so the heads joining the same two tokens all show.
-      const dy = head === null ? 0 : (head - (heads.length - 1) / 2) * HEAD_SPREAD;
+      // (wider apart when few heads share a row: a heavy line is up to 6 px wide)
+      const spread = Math.max(HEAD_SPREAD, Math.min(6, 20 / (heads.length - 1)));
+      const dy = head === null ? 0 : (head - (heads.length - 1) / 2) * spread;
       for (let i = 0; i < lq; i++) {
         for (let j = 0; j < lk; j++) {
           const line = document.createElementNS(SVG, 'line');
@@ -520,7 +526,7 @@ document.body.append(heatmap);
           line.setAttribute('y1', String(y(i) - 4 + dy));
           line.setAttribute('x2', String(right));
           line.setAttribute('y2', String(y(j) - 4 + dy));
-          line.setAttribute('stroke-width', '2');
+          line.setAttribute('stroke-width', String(lineWidth(weights[i][j])));
           line.style.opacity = String(Math.max(0, Math.min(1, weights[i][j])));
           if (colour) {
             line.style.stroke = colour;
@@ -621,7 +627,7 @@ document.body.append(heatmap);
       readout,
       printedWeights(printed, tokens),
       captionLine(
-        `Each query token on the left sends a line to every key token on the right; the more opaque (solid) the line, the more weight, the fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show, and only the selected token's lines (its weights are written under the drawing)` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note} Heads and positions count from 0; the weights under the drawing are the selected token's (click, tap or focus another).`.replace(
+        `Each query token on the left sends a line to every key token on the right; the thicker and more opaque (solid) the line, the more weight, the thinner and fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show, and only the selected token's lines (its weights are written under the drawing)` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note} Heads and positions count from 0; the weights under the drawing are the selected token's (click, tap or focus another).`.replace(
           '  ',
           ' ',
         ),
@@ -683,7 +689,7 @@ function printedWeights(maps, tokens) {
   return wrap;
 }
 
-// The lines view's key: what a line's opacity means, drawn in the lines' own colour (a
+// The lines view's key: what a line's width and opacity mean, drawn in the lines' own colour (a
 // neutral one for `all`, whose lines take their head's colour), and each head's colour.
 function linesKey(heads) {
   const key = document.createElement('div');
@@ -692,16 +698,18 @@ function linesKey(heads) {
   const sample = document.createElement('span');
   sample.className = heads ? 'samples neutral' : 'samples';
   sample.setAttribute('aria-hidden', 'true');
-  for (const opacity of [0.1, 0.4, 0.7, 1]) {
+  // In a bordered box: on a dark page the faintest sample alone was invisible.
+  for (const weight of [0.1, 0.4, 0.7, 1]) {
     const bar = document.createElement('span');
-    bar.style.opacity = String(opacity);
+    bar.style.opacity = String(weight);
+    bar.style.height = `${lineWidth(weight)}px`;
     sample.append(bar);
   }
   // The scale's ends stay on the line with its samples however narrow the page.
   const scale = document.createElement('span');
   scale.className = 'scale';
-  scale.append('0 (faint)', sample, '1 (solid)');
-  key.append('line opacity = weight: ', scale);
+  scale.append('0 (thin, faint)', sample, '1 (thick, solid)');
+  key.append('line width and opacity = weight: ', scale);
   if (heads) key.append(` · ${heads} heads, a colour each`);
   return key;
 }
