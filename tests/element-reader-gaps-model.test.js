@@ -477,3 +477,66 @@ test('the lines view encodes weight by width as well as opacity (0.478 and 0.522
     await page.close();
   }
 });
+
+test('masked cells (the mask the model applied: a decoder’s later keys) are hatched grey, outside the colour map, with a legend entry: the model view’s maps, the head view’s printed grids, a masked course example’s grid', async () => {
+  let { page } = await open('model-model', 1280);
+  const model = await page.evaluate(() => {
+    const el = document.querySelector('attention-model');
+    const T = el.toJSON().tokens.length;
+    const canvas = el.shadowRoot.querySelector('button.thumb[aria-label="layer 0 head 0"] canvas');
+    const g = canvas.getContext('2d');
+    const cell = canvas.width / T;
+    // every pixel of cell (i, j), as [r, g, b]
+    const pixels = (i, j) => {
+      const d = g.getImageData(Math.ceil(j * cell), Math.ceil(i * cell), Math.floor(cell), Math.floor(cell)).data;
+      return Array.from({ length: d.length / 4 }, (_, n) => [d[4 * n], d[4 * n + 1], d[4 * n + 2]]);
+    };
+    const weights = el.toJSON().attentions.data;
+    return {
+      T,
+      masked: pixels(0, T - 1),
+      seen: Array.from({ length: T }, (_, j) => [weights[(T - 1) * T + j], pixels(T - 1, j)]),
+      key: el.shadowRoot.querySelector('.masked-key')?.textContent,
+    };
+  });
+  await page.close();
+  const grey = ([r, g, b]) => r === g && g === b;
+  assert.ok(model.masked.every(grey), 'the masked cell (query 0, last key) is grey');
+  assert.ok(new Set(model.masked.map(([r]) => r)).size === 2, 'hatched: two greys');
+  // the last query sees every key: none of its cells is grey, the smallest weight included
+  for (const [w, px] of model.seen) assert.ok(!px.some(grey), `a weight of ${w} is not grey`);
+  assert.equal(model.key, 'masked: a later position (a decoder cannot see it), weight 0');
+
+  ({ page } = await open('model-head', 1280));
+  await page.emulateMedia({ media: 'print' });
+  const printed = await page.evaluate(() => {
+    const root = document.querySelector('attention-model').shadowRoot.querySelector('attention-heatmap').shadowRoot;
+    const m = root.querySelector('.print-only attention-matrix').shadowRoot;
+    const cells = [...m.querySelectorAll('td')].map((td) => [
+      Number(td.dataset.row),
+      Number(td.dataset.col),
+      td.classList.contains('masked'),
+      getComputedStyle(td).backgroundImage,
+    ]);
+    return { cells, key: m.querySelector('.masked-key')?.textContent };
+  });
+  assert.ok(printed.cells.length > 0);
+  for (const [i, j, masked, image] of printed.cells) {
+    assert.equal(masked, j > i, `printed cell ${i},${j}`);
+    assert.equal(image.includes('repeating-linear-gradient'), j > i);
+  }
+  assert.match(printed.key, /^masked: a later position/);
+
+  const example = await page.evaluate(async () => {
+    const h = document.createElement('attention-heatmap');
+    h.setAttribute('example', '3');
+    h.setAttribute('tokens', 'I,am');
+    document.querySelector('main').append(h);
+    for (let n = 0; n < 100 && !h.shadowRoot.querySelector('attention-matrix'); n++)
+      await new Promise((r) => setTimeout(r, 20));
+    const m = h.shadowRoot.querySelector('attention-matrix').shadowRoot;
+    return [...m.querySelectorAll('td.masked')].map((td) => `${td.dataset.row},${td.dataset.col}`);
+  });
+  await page.close();
+  assert.deepEqual(example, ['0,1'], 'example 3: its mask hides key 1 from query 0');
+});

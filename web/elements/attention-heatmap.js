@@ -166,6 +166,7 @@ export class AttentionHeatmap extends AttentionElement {
   #heads = [];
   #example = null; // the course example the heads are (1-4), or null for the caller's weights
   #hidden = new Set(); // heads the reader toggled off in the all-heads lines view
+  #masked = null; // the cells a mask hid: { cells: (query, key) => boolean, words } or null
   #selected = null; // the lines view's selected token { side: 'query' | 'key', index }, or null: the last query
   #error = null;
   #generation = 0;
@@ -189,6 +190,19 @@ export class AttentionHeatmap extends AttentionElement {
     this.#generation++; // a pending example computation must not overwrite these
     this.#example = null;
     this.#take(() => headsOf(value));
+    if (this.isConnected) this.#render();
+  }
+
+  /**
+   * The cells a mask hid (weight 0 because masked, not small): null, or { cells: (query, key)
+   * => boolean, words: what hid them }; the grids draw them hatched grey with a legend entry.
+   * A course example sets its own (its mask's −∞ entries); new weights keep it.
+   */
+  get masked() {
+    return this.#masked;
+  }
+  set masked(m) {
+    this.#masked = typeof m?.cells === 'function' ? m : null;
     if (this.isConnected) this.#render();
   }
 
@@ -274,6 +288,10 @@ document.body.append(heatmap);
         const mask = d.mask ? attn.tensor(d.mask.flat(), [d.mask.length, d.mask[0].length]) : undefined;
         this.#take(() => headsOf(attn.attention(Q, K, V, { mask, returnWeights: true }).weights));
         this.#example = example;
+        const hidden = d.mask;
+        this.#masked = hidden
+          ? { cells: (i, j) => hidden[i][j] === -Infinity, words: 'the causal mask hides a later key, weight 0' }
+          : null;
       }
     }
     this.#render();
@@ -398,6 +416,7 @@ document.body.append(heatmap);
       m.rowLabels = tokens.q;
       m.colLabels = tokens.k;
       m.value = w;
+      m.masked = this.#masked;
       m.addEventListener('cellfocus', (e) => {
         const { row, col } = e.detail;
         for (const other of grid.querySelectorAll('attention-matrix')) other.highlight(other === m ? null : [row, col]);
@@ -620,12 +639,13 @@ document.body.append(heatmap);
     select(first.side, first.index);
     const figure = document.createElement('div');
     const printed = all ? drawn.map(([h, , n]) => [`head ${n}`, h, `head-${n + 1}`]) : [[what, w, 'shown']];
+    const masked = this.#masked;
     figure.append(
       linesKey(all ? heads.length : 0),
       ...(all ? [this.#headChips(heads.length)] : []),
       svg,
       readout,
-      printedWeights(printed, tokens),
+      printedWeights(printed, tokens, masked),
       captionLine(
         `Each query token on the left sends a line to every key token on the right; the thicker and more opaque (solid) the line, the more weight, the thinner and fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show, and only the selected token's lines (its weights are written under the drawing)` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note} Heads and positions count from 0; the weights under the drawing are the selected token's (click, tap or focus another).`.replace(
           '  ',
@@ -670,7 +690,7 @@ function weightLines(maps, side, index, tokens) {
 
 // On paper the lines' weights cannot be hovered: each map drawn, as a table of its numbers
 // (print only). maps: [[label, [Lq][Lk] weights, name]]; tokens: { q, k } as the axes name them.
-function printedWeights(maps, tokens) {
+function printedWeights(maps, tokens, masked) {
   const wrap = document.createElement('div');
   wrap.className = 'print-only';
   for (const [label, w, name] of maps) {
@@ -684,6 +704,7 @@ function printedWeights(maps, tokens) {
     m.rowLabels = tokens.q.slice(0, w.length);
     m.colLabels = tokens.k.slice(0, w[0].length);
     m.value = w;
+    m.masked = masked;
     wrap.append(m);
   }
   return wrap;

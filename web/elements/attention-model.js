@@ -25,7 +25,7 @@ import {
   topK,
   softmax,
 } from './model-views.js';
-import { modelGrid } from './model-grid.js';
+import { modelGrid, modelMask, maskWords } from './model-grid.js';
 import { COLUMN_BANDS_STYLE } from './column-bands.js';
 import { positionNote, COUNTING } from './token-positions.js';
 import { jsString } from './export.js';
@@ -283,7 +283,7 @@ export class AttentionModel extends ModelElement {
     const p = document.createElement('p');
     p.className = 'caption';
     if (this.view === 'model') {
-      p.textContent = `In each map a row is a query token, a column a key, and a brighter cell more weight.${d.causal ? ' Above the diagonal is dark: a decoder sees no later token.' : ''}`;
+      p.textContent = `In each map a row is a query token, a column a key, and a brighter cell more weight.${d.causal ? ' Above the diagonal is hatched grey: masked, a decoder sees no later token.' : ''}`;
     } else if (this.view === 'neuron') {
       const h = this.#index('head', d.numHeads),
         i = this.#index('query', r.T);
@@ -408,6 +408,7 @@ export class AttentionModel extends ModelElement {
           // the maps the head view shows: one head, or every head of the layer (all, average)
           [layer, typeof this.#head(d) === 'number' ? this.#head(d) : null],
           r.names,
+          d,
         ),
       );
     }
@@ -427,7 +428,8 @@ export class AttentionModel extends ModelElement {
       );
       const weights = r.maps[layer].subarray((h * r.T + i) * r.T, (h * r.T + i + 1) * r.T);
       // (a narrow page scrolls the table sideways in a labelled region: neuronTable)
-      return neuronTable(q, keys, weights, r.names, r.names[i], (j) => !d.causal || j <= i);
+      const mask = modelMask(d, layer);
+      return neuronTable(q, keys, weights, r.names, r.names[i], (j) => !mask?.(i, j));
     }
     const heatmap = document.createElement('attention-heatmap');
     heatmap.setAttribute('view', r.T > LIMITS.heatmap.lineTokens ? 'grid' : 'lines');
@@ -445,6 +447,9 @@ export class AttentionModel extends ModelElement {
       if (select?.getAttribute?.('aria-label') === 'head') this.setAttribute('head', select.value);
     });
     heatmap.weights = { data: r.maps[layer], shape: [d.numHeads, r.T, r.T] };
+    // The keys the model hid: hatched in the printed grids, not a small weight's colour.
+    const mask = modelMask(d, layer);
+    heatmap.masked = mask && { cells: mask, words: maskWords(d) };
     // The heads the reader hid stay hidden in the next layer, text or view (same head count).
     if (this.#hiddenHeads.count === d.numHeads) heatmap.hiddenHeads = this.#hiddenHeads.heads;
     heatmap.addEventListener('headtoggle', (e) => {

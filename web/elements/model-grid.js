@@ -2,7 +2,25 @@
 // attention weights, each a button that opens it in the head view; the pointer reads a cell,
 // focus each query's strongest key, and on paper a table prints those readings.
 import { heatColour, formatNumber } from './format.js';
-import { colourLegend } from './view-parts.js';
+import { colourLegend, maskedKey } from './view-parts.js';
+
+/**
+ * The keys a model's `layer` hid from each query (its attention mask: a decoder's later keys,
+ * and a sliding window's keys w or more positions away; descriptor.layerWindows): a function
+ * (query, key) => true where masked, or null when the layer hides none.
+ */
+export function modelMask(d, layer) {
+  const w = d.layerWindows?.[layer] ?? 0;
+  if (!d.causal && !(w > 0)) return null;
+  return d.causal ? (i, j) => j > i || (w > 0 && i - j >= w) : (i, j) => Math.abs(i - j) >= w;
+}
+
+/** What hid the masked keys, for a legend: 'a later position (a decoder cannot see it)' … */
+export function maskWords(d) {
+  const windowed = (d.layerWindows ?? []).some((w) => w > 0);
+  const later = d.causal ? 'a later position (a decoder cannot see it)' : '';
+  return [later, windowed ? 'outside the sliding window' : ''].filter(Boolean).join(', or ') + ', weight 0';
+}
 
 /**
  * A grid of layers × heads; each cell a canvas of that head's [T][T] weights, a button that
@@ -12,8 +30,9 @@ import { colourLegend } from './view-parts.js';
  * (strongestKeys) and the caption names the first and last tokens of each map's rows and columns.
  * @param {Float32Array[]} maps per layer, [heads, T, T] of the first sequence
  * @param {string[] | null} labels the tokens' names (positionedLabels)
+ * @param {object | null} descriptor the model's (its mask: modelMask), or null: nothing masked
  */
-export function modelGrid(maps, heads, T, pick, selected, labels = null) {
+export function modelGrid(maps, heads, T, pick, selected, labels = null, descriptor = null) {
   const table = document.createElement('table');
   table.className = 'model-grid';
   const caption = document.createElement('caption');
@@ -51,7 +70,7 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null) {
       button.setAttribute('aria-label', `layer ${l} head ${h}`);
       if (selected && selected[0] === l && (selected[1] === null || selected[1] === h))
         button.setAttribute('aria-current', 'true');
-      const canvas = mapCanvas(map, T);
+      const canvas = mapCanvas(map, T, descriptor && modelMask(descriptor, l));
       button.append(canvas);
       button.addEventListener('click', () => pick(l, h));
       if (labels)
@@ -72,7 +91,11 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null) {
   }
   const wrap = document.createElement('div');
   const legend = colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'map colour = attention weight' });
-  wrap.append(legend, table, readout);
+  const masked = descriptor && maps.some((_, l) => modelMask(descriptor, l));
+  const legends = document.createElement('div');
+  legends.className = 'legends';
+  legends.append(legend, ...(masked ? [maskedKey(maskWords(descriptor))] : []));
+  wrap.append(legends, table, readout);
   if (labels) wrap.append(printedStrongestKeys(maps, heads, T, labels, selected));
   return wrap;
 }
@@ -152,8 +175,9 @@ export function strongestKeysTable(maps, heads, T, labels, layers) {
   return wrap;
 }
 
-// One [T][T] map on a canvas, one pixel block per weight (sequential colours, 0 → 1).
-function mapCanvas(weights, T) {
+// One [T][T] map on a canvas, one pixel block per weight (sequential colours, 0 → 1); the
+// cells `masked` (i, j) hides, hatched grey (view-parts.js MASKED_FILL's colours).
+function mapCanvas(weights, T, masked = null) {
   const canvas = document.createElement('canvas');
   const size = Math.max(T, Math.min(64, 4 * T));
   canvas.width = canvas.height = size;
@@ -161,11 +185,26 @@ function mapCanvas(weights, T) {
   const g = canvas.getContext('2d');
   if (!g) return canvas;
   const cell = size / T;
+  const hatch = masked && hatchPattern(g);
   for (let i = 0; i < T; i++) {
     for (let j = 0; j < T; j++) {
-      g.fillStyle = heatColour(weights[i * T + j], 'sequential')?.background ?? 'transparent';
+      g.fillStyle = masked?.(i, j)
+        ? hatch
+        : (heatColour(weights[i * T + j], 'sequential')?.background ?? 'transparent');
       g.fillRect(j * cell, i * cell, Math.ceil(cell), Math.ceil(cell));
     }
   }
   return canvas;
+}
+
+// A canvas pattern of diagonal grey stripes: a 4 px tile, dark on its anti-diagonal.
+function hatchPattern(g) {
+  const tile = document.createElement('canvas');
+  tile.width = tile.height = 4;
+  const t = tile.getContext('2d');
+  t.fillStyle = '#c4c4c4';
+  t.fillRect(0, 0, 4, 4);
+  t.fillStyle = '#6b6b6b';
+  for (let k = 0; k < 4; k++) t.fillRect(3 - k, k, 1, 1);
+  return g.createPattern(tile, 'repeat');
 }

@@ -41,6 +41,24 @@ export function colourLegend({ kind, min, max, title = '', digits = 2 }) {
   return legend;
 }
 
+/**
+ * How a masked cell is drawn (weight 0 because the mask hid that key, not a small weight): a
+ * grey hatch outside every colour map, the same on a light and a dark page.
+ */
+export const MASKED_FILL = 'repeating-linear-gradient(135deg, #6b6b6b 0 2px, #c4c4c4 2px 5px)';
+
+/** The legend entry of masked cells: a hatched swatch and `words` (what hid them). */
+export function maskedKey(words) {
+  const key = document.createElement('span');
+  key.className = 'masked-key';
+  key.setAttribute('part', 'legend');
+  const swatch = document.createElement('span');
+  swatch.setAttribute('aria-hidden', 'true');
+  swatch.style.cssText = `display: inline-block; width: 1.4em; height: 0.9em; margin-inline-end: 0.3em; vertical-align: -0.1em; border: 1px solid #6b6b6b; background: ${MASKED_FILL};`;
+  key.append(swatch, `masked: ${words}`);
+  return key;
+}
+
 /** The two numbers a legend's ends show for data in [min, max]. */
 export function legendEnds(kind, min, max) {
   if (kind !== 'diverging') return [min, max];
