@@ -540,3 +540,35 @@ test('masked cells (the mask the model applied: a decoder’s later keys) are ha
   await page.close();
   assert.deepEqual(example, ['0,1'], 'example 3: its mask hides key 1 from query 0');
 });
+
+test('the model view enlarges the outlined map with its axes: query ↓ and key → with the first and last positions, the same pixels as the 48 px map', async () => {
+  for (const width of [390, 1280]) {
+    const { page } = await open('model-model', width);
+    const r = await page.evaluate(() => {
+      const el = document.querySelector('attention-model');
+      const figure = el.shadowRoot.querySelector('figure.axes-map');
+      if (!figure) return null;
+      const big = figure.querySelector('canvas');
+      const thumb = el.shadowRoot.querySelector('button.thumb[aria-current=true] canvas');
+      const data = (c) => Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data);
+      const box = big.getBoundingClientRect();
+      return {
+        T: el.toJSON().tokens.length,
+        title: figure.querySelector('figcaption').textContent,
+        top: [...figure.querySelectorAll('.ticks.top span')].map((s) => s.textContent),
+        left: [...figure.querySelectorAll('.ticks.left span')].map((s) => s.textContent),
+        same: JSON.stringify(data(big)) === JSON.stringify(data(thumb)),
+        size: [box.width, box.height],
+        readout: el.shadowRoot.querySelector('.readout').textContent,
+      };
+    });
+    await page.close();
+    assert.ok(r, `${width}: an enlarged map`);
+    assert.match(r.title, /^Layer 0, head 0 \(outlined above\)/);
+    assert.match(r.readout, /^Layer 0, head 0: /, 'the map the readout reads');
+    assert.deepEqual(r.top, ['0', 'key →', String(r.T - 1)]);
+    assert.deepEqual(r.left, ['0', 'query ↓', String(r.T - 1)]);
+    assert.ok(r.same, 'the outlined map’s pixels');
+    assert.ok(r.size[0] >= 100 && r.size[1] >= 100, `${r.size}`);
+  }
+});

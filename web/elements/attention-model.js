@@ -79,6 +79,11 @@ table.strongest td { vertical-align: top; overflow-wrap: anywhere; }
 table.scores td { font-variant-numeric: tabular-nums; text-align: end; }
 table.scores .bar { width: 4rem; }
 table.neuron th.index, table.neuron th.total { font-size: max(0.75em, 11px); opacity: 0.8; text-align: end; padding: 0 0.2rem; }
+figure.axes-map { display: grid; grid-template-columns: auto auto; justify-content: start; gap: 0.15rem 0.3rem; margin: 0.5rem 0; font-size: 0.8rem; }
+figure.axes-map figcaption { grid-column: 1 / -1; font-size: 0.85rem; }
+figure.axes-map canvas { image-rendering: pixelated; outline: 1px solid var(--_cell-edge); }
+figure.axes-map .ticks { display: flex; justify-content: space-between; align-items: center; font-variant-numeric: tabular-nums; }
+figure.axes-map .ticks.left { flex-direction: column; align-items: end; }
 ${COLUMN_BANDS_STYLE}`;
 
 // Layer names when layers differ (Gemma's sliding-window layers beside global ones; Mistral's

@@ -81,8 +81,10 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null, descrip
   // Without a pointer (a phone, a screenshot) the readout still holds numbers: the outlined
   // map's last query, its strongest keys; a hover or a focus reads another, and leaving it
   // comes back here.
+  let enlarged = null;
   if (labels) {
     const [l, h] = [selected?.[0] ?? 0, selected?.[1] ?? 0];
+    enlarged = axesMap(maps[l].subarray(h * T * T, (h + 1) * T * T), T, descriptor && modelMask(descriptor, l), l, h);
     const resting = `Layer ${l}, head ${h}: ${topKeysLine(maps[l].subarray(h * T * T, (h + 1) * T * T), T, labels, T - 1)}`;
     readout.textContent = resting;
     const rest = () => (readout.textContent = resting);
@@ -95,9 +97,36 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null, descrip
   const legends = document.createElement('div');
   legends.className = 'legends';
   legends.append(legend, ...(masked ? [maskedKey(maskWords(descriptor))] : []));
-  wrap.append(legends, table, readout);
+  wrap.append(legends, table, ...(enlarged ? [enlarged] : []), readout);
   if (labels) wrap.append(printedStrongestKeys(maps, heads, T, labels, selected));
   return wrap;
+}
+
+// The map the readout reads (layer l, head h: outlined in the grid), enlarged with its axes:
+// "query ↓" and "key →" with the first and last positions, which the 48 px maps have no room
+// for. map: [T][T] weights; masked: modelMask's function or null.
+function axesMap(map, T, masked, l, h) {
+  const figure = document.createElement('figure');
+  figure.className = 'axes-map';
+  const title = document.createElement('figcaption');
+  title.textContent = `Layer ${l}, head ${h} (outlined above), enlarged: how to read every map`;
+  const canvas = mapCanvas(map, T, masked);
+  canvas.className = 'enlarged';
+  const size = Math.min(160, Math.max(64, 16 * T));
+  canvas.style.width = canvas.style.height = `${size}px`;
+  const ticks = (className, words) => {
+    const div = document.createElement('div');
+    div.className = className;
+    for (const w of words) div.append(Object.assign(document.createElement('span'), { textContent: w }));
+    return div;
+  };
+  const top = ticks('ticks top', ['0', 'key →', String(T - 1)]);
+  top.style.width = `${size}px`;
+  const left = ticks('ticks left', ['0', 'query ↓', String(T - 1)]);
+  left.style.height = `${size}px`;
+  const corner = document.createElement('span');
+  figure.append(title, corner, top, left, canvas);
+  return figure;
 }
 
 // A thumbnail's readings: the cell under the pointer (query, key, weight), and on focus (and
