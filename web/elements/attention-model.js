@@ -302,7 +302,11 @@ export class AttentionModel extends ModelElement {
             ? `all ${d.numHeads} heads, a colour each`
             : `head ${head}`;
       const keys = d.causal ? ' it can see (a decoder: itself and the tokens before it)' : '';
-      p.textContent = `Layer ${layer}, ${which}: a line joins each query token (left) to each key token (right)${keys}; the more opaque the line, the more weight the query gives that key.`;
+      const from =
+        head === 'all' || head === null
+          ? `lines join the selected query (in bold: “${r.names[r.T - 1]}” until another token is clicked or focused) to each key token (right)`
+          : 'a line joins each query token (left) to each key token (right)';
+      p.textContent = `Layer ${layer}, ${which}: ${from}${keys}; the thicker and more opaque the line, the more weight the query gives that key.`;
     }
     const shown = [...r.labels, ...Array.from(r.extra?.querySelectorAll('th') ?? [], (th) => th.textContent)];
     const marks = marksLegend(shown);
