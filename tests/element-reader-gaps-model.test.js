@@ -231,7 +231,7 @@ test('the explainer’s strips and grids that a reader compares share one colour
   assert.deepEqual(weights.slice(0, 3), ['weight', 0, 1]);
 });
 
-test('the neuron view at 390 px: its two legends right above the table, q·k as the sum Σ q ⊙ k of each key’s row, “hover or tap”, and no hint on paper', async () => {
+test('the neuron view at 390 px: its legend right above the table, q·k as the sum Σ q ⊙ k of each key’s row, “hover or tap”, and no hint on paper', async () => {
   const { page } = await open('model-neuron', 390);
   const read = () =>
     page.evaluate(() => {
@@ -265,12 +265,15 @@ test('the neuron view at 390 px: its two legends right above the table, q·k as 
       };
     });
   const r = await read();
-  assert.equal(r.legends.length, 2);
-  // Both legends end above the table, within a line of it.
+  assert.equal(r.legends.length, 1);
+  // The legend ends above the table, within a line of it.
   for (const bottom of r.legends)
     assert.ok(bottom <= r.tableTop && r.tableTop - bottom < 60, `${bottom} vs ${r.tableTop}`);
   assert.ok(r.sumTitle);
-  assert.match(r.caption, /is the score q·k \(the last column, Σ\)\. Cell colours: the two scales above\.$/);
+  assert.match(
+    r.caption,
+    /is the score q·k \(the last column, Σ\)\. Cell colours: the one scale above, for q, k and q ⊙ k alike\.$/,
+  );
   assert.ok(r.right <= r.width);
   r.products.forEach((row, j) => {
     const hd = row.length / 2;
@@ -570,5 +573,32 @@ test('the model view enlarges the outlined map with its axes: query ↓ and key 
     assert.deepEqual(r.left, ['0', 'query ↓', String(r.T - 1)]);
     assert.ok(r.same, 'the outlined map’s pixels');
     assert.ok(r.size[0] >= 100 && r.size[1] >= 100, `${r.size}`);
+  }
+});
+
+test('the neuron view colours q, k and q ⊙ k on one scale (± the largest |value| of all its cells), under one legend that says so', async () => {
+  const { heatColour } = await import('../web/elements/format.js');
+  for (const scheme of ['light', 'dark']) {
+    const { page } = await open('model-neuron', 1280, scheme);
+    const r = await page.evaluate(() => {
+      const root = document.querySelector('attention-model').shadowRoot;
+      return {
+        cells: [...root.querySelectorAll('table.neuron td.dim')].map((td) => [
+          Number(td.dataset.value),
+          td.style.background,
+        ]),
+        legends: [...root.querySelectorAll('.legends .legend')].map((l) => [
+          l.querySelector('.title').textContent,
+          Number(l.dataset.min),
+          Number(l.dataset.max),
+        ]),
+      };
+    });
+    await page.close();
+    const M = Math.max(...r.cells.map(([v]) => Math.abs(v)));
+    assert.deepEqual(r.legends, [['q, k and q ⊙ k cells (one scale)', -M, M]]);
+    const rgb = (css) => css.match(/\d+/g).map(Number).join(',');
+    for (const [v, background] of r.cells)
+      assert.equal(rgb(background), rgb(heatColour(v, 'diverging', { min: -M, max: M }).background), `cell ${v}`);
   }
 });
