@@ -602,3 +602,33 @@ test('the neuron view colours q, k and q ⊙ k on one scale (± the largest |val
       assert.equal(rgb(background), rgb(heatColour(v, 'diverging', { min: -M, max: M }).background), `cell ${v}`);
   }
 });
+
+test('the heatmap grids say what counts from 0 only where it is numbered: head titles, default position labels', async () => {
+  const { page } = await open('heatmap-grid', 1280);
+  const captions = await page.evaluate(async (heads) => {
+    const grid = (attributes, weights) => {
+      const h = document.createElement('attention-heatmap');
+      for (const [k, v] of Object.entries(attributes)) h.setAttribute(k, v);
+      document.querySelector('main').append(h);
+      h.weights = weights;
+      return {
+        caption: h.shadowRoot.querySelector('.caption').textContent,
+        titles: [...h.shadowRoot.querySelectorAll('attention-matrix')].map((m) => m.getAttribute('label')),
+        rows: h.shadowRoot.querySelector('attention-matrix').rowLabels,
+      };
+    };
+    return {
+      page: document.querySelector('attention-heatmap').shadowRoot.querySelector('.caption').textContent,
+      oneNamed: grid({ tokens: 'the,cat,sat' }, heads[0]),
+      threeNamed: grid({ tokens: 'the,cat,sat' }, heads),
+      threeNumbered: grid({}, heads),
+    };
+  }, HEADS);
+  await page.close();
+  // example 2, tokens "I" and "am", one map: nothing numbered, nothing said
+  assert.doesNotMatch(captions.page, /count from 0/);
+  assert.doesNotMatch(captions.oneNamed.caption, /count from 0/);
+  assert.deepEqual(captions.threeNamed.titles, ['head 0', 'head 1', 'head 2', 'average of heads']);
+  assert.match(captions.threeNamed.caption, / Heads count from 0\.$/);
+  assert.match(captions.threeNumbered.caption, / Heads and positions count from 0\.$/);
+});

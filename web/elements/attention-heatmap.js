@@ -428,7 +428,7 @@ document.body.append(heatmap);
     wrap.append(
       grid,
       captionLine(
-        `Each row is one query token's attention weights over the key tokens (rows sum to 1); brighter cells mean more weight${heads.length > 1 ? `, one map per head and their average` : ''}. ${tokens.note} Heads and positions count from 0.`.replace(
+        `Each row is one query token's attention weights over the key tokens (rows sum to 1); brighter cells mean more weight${heads.length > 1 ? `, one map per head and their average` : ''}. ${tokens.note} ${this.#counting(heads)}`.replace(
           '  ',
           ' ',
         ),
@@ -436,6 +436,18 @@ document.body.append(heatmap);
       ...this.#exampleLine(heads, 'rows are queries, columns keys'),
     );
     return wrap;
+  }
+
+  // 'Heads and positions count from 0.' for what the grids number: heads in the maps' titles
+  // (more than one), positions in the default labels (q0, k0) or in a repeated token's
+  // ("the·5": its note says so already); '' when nothing is numbered.
+  #counting(heads) {
+    const named = this.hasAttribute('tokens') || this.hasAttribute('query-tokens') || this.hasAttribute('key-tokens');
+    const what = [
+      ...(heads.length > 1 ? ['Heads'] : []),
+      ...(named ? [] : [heads.length > 1 ? 'positions' : 'Positions']),
+    ];
+    return what.length ? `${what.join(' and ')} count from 0.` : '';
   }
 
   // The caption naming the course example shown (none for the caller's weights): which one,
