@@ -428,7 +428,7 @@ document.body.append(heatmap);
     wrap.append(
       grid,
       captionLine(
-        `Each row is one query token's attention weights over the key tokens (rows sum to 1); brighter cells mean more weight${heads.length > 1 ? `, one map per head and their average` : ''}. ${tokens.note} ${this.#counting(heads)}`.replace(
+        `Each row is one query token's attention weights over the key tokens (rows sum to 1); brighter cells mean more weight${heads.length > 1 ? `, one map per head and their average` : ''}. ${tokens.note} ${this.#counting(heads, tokens.note)}`.replace(
           '  ',
           ' ',
         ),
@@ -441,8 +441,9 @@ document.body.append(heatmap);
   // 'Heads and positions count from 0.' for what the grids number: heads in the maps' titles
   // (more than one), positions in the default labels (q0, k0) or in a repeated token's
   // ("the·5": its note says so already); '' when nothing is numbered.
-  #counting(heads) {
-    const named = this.hasAttribute('tokens') || this.hasAttribute('query-tokens') || this.hasAttribute('key-tokens');
+  #counting(heads, note) {
+    const named =
+      !note && (this.hasAttribute('tokens') || this.hasAttribute('query-tokens') || this.hasAttribute('key-tokens'));
     const what = [
       ...(heads.length > 1 ? ['Heads'] : []),
       ...(named ? [] : [heads.length > 1 ? 'positions' : 'Positions']),
