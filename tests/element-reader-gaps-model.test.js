@@ -632,3 +632,31 @@ test('the heatmap grids say what counts from 0 only where it is numbered: head t
   assert.match(captions.threeNamed.caption, / Heads count from 0\.$/);
   assert.match(captions.threeNumbered.caption, / Heads and positions count from 0\.$/);
 });
+
+test('the model line counts the parameters (GPT-2’s closed form from config.json, the tied LM head once), then says what its MiB are', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const c = JSON.parse(
+    await readFile(new URL('../web/elements/models/tiny-gpt2/config.json', import.meta.url), 'utf8'),
+  );
+  const d = c.n_embd;
+  // embeddings (tokens, positions); per layer: 2 norms (4d), c_attn (3d² + 3d), c_proj
+  // (d² + d), the MLP (4d² + 4d and 4d² + d); the final norm (2d); the LM head tied (0)
+  const count = c.vocab_size * d + c.n_positions * d + c.n_layer * (12 * d * d + 13 * d) + 2 * d;
+  const { page } = await open('model-head', 1280);
+  const r = await page.evaluate(() => {
+    const el = document.querySelector('attention-model');
+    return {
+      status: el.shadowRoot.querySelector('.row .status').textContent,
+      count: el.model.parameterCount,
+      bytes: el.model.parameterBytes,
+    };
+  });
+  await page.close();
+  assert.equal(r.count, count);
+  assert.ok(
+    r.status.endsWith(
+      ` · ${count.toLocaleString('en-US')} parameters (${(r.bytes / 2 ** 20).toFixed(1)} MiB in memory, float32)`,
+    ),
+    r.status,
+  );
+});

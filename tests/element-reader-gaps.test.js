@@ -523,7 +523,10 @@ test('the head view says what its MiB are (parameters); the explainer’s strips
     return { status: el.shadowRoot.querySelector('.row .status').textContent, bytes: el.model.parameterBytes };
   });
   await page.close();
-  assert.ok(head.status.includes(` · parameters ${(head.bytes / 2 ** 20).toFixed(1)} MiB`), head.status);
+  assert.ok(
+    head.status.includes(` parameters (${(head.bytes / 2 ** 20).toFixed(1)} MiB in memory, float32)`),
+    head.status,
+  );
   assert.doesNotMatch(head.status, /· \d+\.\d MiB/, 'no MiB without saying of what');
 
   ({ page } = await openElementPage(browser, url, 'explainer', 1280));

@@ -104,6 +104,16 @@ function headNames(d) {
   return Array.from({ length: d.numHeads }, (_, h) => `head ${h} · key/value head ${Math.floor(h / group)}`);
 }
 
+// The model's size in words: '36,256 parameters (0.2 MiB in memory, float32)', the count
+// first (a byte unit after "parameters" read as a count), the memory its weights take after.
+function parameterWords(m) {
+  const mib = `${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB in memory`;
+  const storage = m.matrixDtype === 'float32' ? 'float32' : `${m.matrixDtype} matrices`;
+  return m.parameterCount == null
+    ? `weights: ${mib}, ${storage}`
+    : `${m.parameterCount.toLocaleString('en-US')} parameters (${mib}, ${storage})`;
+}
+
 // What to try when a model did not load: the folder's URL, the model shipped for offline use,
 // a Hub folder online.
 function loadHint() {
@@ -353,7 +363,7 @@ export class AttentionModel extends ModelElement {
       windows > 0
         ? ` · ${windows === d.numLayers ? 'every layer' : `${windows} of ${d.numLayers} layers`} windowed`
         : '';
-    name.textContent = `${this.modelName()} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · parameters ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
+    name.textContent = `${this.modelName()} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · ${parameterWords(m)}`;
     row.append(this.textField(), name);
     return row;
   }
