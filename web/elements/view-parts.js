@@ -4,6 +4,10 @@
 // modules (model-views.js, explainer-views.js) load in Node too (tests/token-labels.test.js).
 import { formatNumber, paletteGradient } from './format.js';
 
+// The diverging scale's middle in words true on a light and a dark page alike (its near-white
+// middle is no page's "white" on a dark one): which side is which, and what pale means.
+const ZERO_WORDS = 'blue < 0 < red, paler = closer to 0';
+
 /**
  * A colour legend with numbers: `title`, the low end, the palette's bar and the high end;
  * a diverging palette is centred on 0 and also says 0 under the bar's middle.
@@ -25,7 +29,7 @@ export function colourLegend({ kind, min, max, title = '', digits = 2 }) {
   bar.style.background = `${paletteGradient(kind)} border-box`;
   bar.setAttribute('role', 'img');
   const words = `colour scale${title ? ` of ${title}` : ''}: ${formatNumber(lo, digits)} to ${formatNumber(hi, digits)}`;
-  bar.setAttribute('aria-label', kind === 'diverging' ? `${words}, white at 0` : words);
+  bar.setAttribute('aria-label', kind === 'diverging' ? `${words}, ${ZERO_WORDS}` : words);
   const low = Object.assign(document.createElement('span'), { className: 'lo', textContent: formatNumber(lo, digits) });
   const high = Object.assign(document.createElement('span'), {
     className: 'hi',
@@ -34,7 +38,7 @@ export function colourLegend({ kind, min, max, title = '', digits = 2 }) {
   const ends = document.createElement('span');
   ends.className = 'ends';
   if (kind === 'diverging') {
-    const zero = Object.assign(document.createElement('span'), { className: 'zero', textContent: '(white = 0)' });
+    const zero = Object.assign(document.createElement('span'), { className: 'zero', textContent: `(${ZERO_WORDS})` });
     ends.append(low, bar, high, zero);
   } else ends.append(low, bar, high);
   legend.append(ends);
