@@ -192,7 +192,7 @@ test('the legends span the data: PE and PE·PEᵀ legends end at their min and m
   const m = Math.max(-r.pe[0], r.pe[1]);
   assert.deepEqual(r.legends[0].ends, [-m, m]);
   assert.ok(Math.abs(m - 1) < 1e-3, `max |PE| ${m}`);
-  assert.match(r.legends[0].text, /\(blue < 0 < red, paler = closer to 0\)/);
+  assert.match(r.legends[0].text, /\(palest = 0\)/);
   // PE·PEᵀ of 32 positions at d_model 32: every entry positive here (a sequential legend),
   // its largest the diagonal, d_model / 2 = 16.
   assert.ok(r.similarity[0] > 0, `min ${r.similarity[0]}`);

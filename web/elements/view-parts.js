@@ -5,8 +5,8 @@
 import { formatNumber, paletteGradient } from './format.js';
 
 // The diverging scale's middle in words true on a light and a dark page alike (its near-white
-// middle is no page's "white" on a dark one): which side is which, and what pale means.
-const ZERO_WORDS = 'blue < 0 < red, paler = closer to 0';
+// middle is no page's "white" on a dark one; the bar's ends say which side is which).
+const ZERO_WORDS = 'palest = 0';
 
 /**
  * A colour legend with numbers: `title`, the low end, the palette's bar and the high end;
