@@ -192,7 +192,7 @@ test('the legends span the data: PE and PE·PEᵀ legends end at their min and m
   const m = Math.max(-r.pe[0], r.pe[1]);
   assert.deepEqual(r.legends[0].ends, [-m, m]);
   assert.ok(Math.abs(m - 1) < 1e-3, `max |PE| ${m}`);
-  assert.match(r.legends[0].text, /white = 0/);
+  assert.match(r.legends[0].text, /\(palest = 0\)/);
   // PE·PEᵀ of 32 positions at d_model 32: every entry positive here (a sequential legend),
   // its largest the diagonal, d_model / 2 = 16.
   assert.ok(r.similarity[0] > 0, `min ${r.similarity[0]}`);
@@ -340,7 +340,7 @@ test('attention-model head view at 390 px: every head joining two tokens shows a
     return {
       lines,
       chips: [...root.querySelectorAll('.chip')].map((c) => getComputedStyle(c).borderTopColor),
-      // the boxes of "0 (faint)", the samples and "1 (solid)": one line when they all overlap
+      // the boxes of "0 (thin, faint)", the samples and "1 (thick, solid)": one line when they all overlap
       scaleLines: ((boxes) => (Math.max(...boxes.map((b) => b.top)) < Math.min(...boxes.map((b) => b.bottom)) ? 1 : 2))(
         [...range.getClientRects()],
       ),
@@ -357,8 +357,8 @@ test('attention-model head view at 390 px: every head joining two tokens shows a
   }
   // Every line is drawn in a head's colour (the chips'), none in another (a grey).
   assert.deepEqual(new Set(r.lines.map((l) => l.stroke)), new Set(r.chips));
-  assert.equal(r.scaleText, '0 (faint)1 (solid)');
-  assert.equal(r.scaleLines, 1, '"0 (faint)", the samples and "1 (solid)" on one line');
+  assert.equal(r.scaleText, '0 (thin, faint)1 (thick, solid)');
+  assert.equal(r.scaleLines, 1, '"0 (thin, faint)", the samples and "1 (thick, solid)" on one line');
   assert.match(r.caption, /to each key token \(right\) it can see \(a decoder: itself and the tokens before it\)/);
 });
 
@@ -619,9 +619,9 @@ test('the lines view says "more opaque = more weight", true in light and dark pa
       };
     });
     await page.close();
-    assert.match(r.caption, /the more opaque \(solid\) the line, the more weight/);
+    assert.match(r.caption, /the thicker and more opaque \(solid\) the line, the more weight/);
     assert.doesNotMatch(r.caption, /darker/);
-    assert.match(r.key, /^line opacity = weight: 0 \(faint\)\s*1 \(solid\)$/);
+    assert.match(r.key, /^line width and opacity = weight: 0 \(thin, faint\)\s*1 \(thick, solid\)$/);
     assert.equal(r.strokes.length, 1);
     assert.deepEqual(r.samples, r.strokes, `${scheme}: the key's samples in the lines' colour`);
     for (const [opacity, weight] of r.opacities)
@@ -732,10 +732,8 @@ test('every colour has a legend with numeric ends, and every index, column and m
   await page.close();
   assert.deepEqual(neuron.dims, [0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7]);
   assert.equal(neuron.dimsTitle, 'dimension →');
-  assert.deepEqual(neuron.legends, [
-    ['q and k cells', -neuron.vectorMax, neuron.vectorMax],
-    ['q ⊙ k cells', -neuron.productMax, neuron.productMax],
-  ]);
+  const cellMax = Math.max(neuron.vectorMax, neuron.productMax);
+  assert.deepEqual(neuron.legends, [['q, k and q ⊙ k cells (one scale)', -cellMax, cellMax]]);
   assert.match(neuron.caption, /numbered 0 to 7 above the cells/);
 
   ({ page } = await open('model-model', 1280));

@@ -231,7 +231,7 @@ test('the explainer’s strips and grids that a reader compares share one colour
   assert.deepEqual(weights.slice(0, 3), ['weight', 0, 1]);
 });
 
-test('the neuron view at 390 px: its two legends right above the table, q·k as the sum Σ q ⊙ k of each key’s row, “hover or tap”, and no hint on paper', async () => {
+test('the neuron view at 390 px: its legend right above the table, q·k as the sum Σ q ⊙ k of each key’s row, “hover or tap”, and no hint on paper', async () => {
   const { page } = await open('model-neuron', 390);
   const read = () =>
     page.evaluate(() => {
@@ -265,12 +265,15 @@ test('the neuron view at 390 px: its two legends right above the table, q·k as 
       };
     });
   const r = await read();
-  assert.equal(r.legends.length, 2);
-  // Both legends end above the table, within a line of it.
+  assert.equal(r.legends.length, 1);
+  // The legend ends above the table, within a line of it.
   for (const bottom of r.legends)
     assert.ok(bottom <= r.tableTop && r.tableTop - bottom < 60, `${bottom} vs ${r.tableTop}`);
   assert.ok(r.sumTitle);
-  assert.match(r.caption, /is the score q·k \(the last column, Σ\)\. Cell colours: the two scales above\.$/);
+  assert.match(
+    r.caption,
+    /is the score q·k \(the last column, Σ\)\. Cell colours: the one scale above, for q, k and q ⊙ k alike\.$/,
+  );
   assert.ok(r.right <= r.width);
   r.products.forEach((row, j) => {
     const hd = row.length / 2;
@@ -384,4 +387,297 @@ test('<attention-model>’s head attribute counts from 0, as its views do: head=
   assert.ok(last.caption.startsWith('Layer 0, head 3: '), last.caption);
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+// Round 6: what the round-5 reader still could not say from <attention-model>'s and
+// <attention-heatmap>'s screenshots.
+
+// The head view's lines as drawn: [{ query, key, head, weight, width, opacity }] of the lines
+// on screen (display not none), after `act` (run in the page with the heatmap's shadow root).
+async function drawnLines(page, act = '') {
+  return page.evaluate((act) => {
+    const root = document.querySelector('attention-model').shadowRoot.querySelector('attention-heatmap').shadowRoot;
+    if (act) new Function('root', act)(root);
+    return [...root.querySelectorAll('svg line')]
+      .filter((l) => getComputedStyle(l).display !== 'none')
+      .map((l) => ({
+        query: Number(l.dataset.query),
+        key: Number(l.dataset.key),
+        head: Number(l.dataset.head),
+        weight: Number(l.dataset.weight),
+        width: Number(l.getAttribute('stroke-width')),
+        opacity: Number(getComputedStyle(l).opacity),
+        x: [Number(l.getAttribute('x1')), Number(l.getAttribute('x2'))],
+      }));
+  }, act);
+}
+
+test('the head view with every head draws one token’s lines only (the selected query’s, every head, every key it sees), 180 px long; a click, a hover moves them', async () => {
+  const { page } = await open('model-head', 1280);
+  const T = await page.evaluate(() => document.querySelector('attention-model').toJSON().tokens.length);
+  const resting = await drawnLines(page);
+  assert.ok(resting.length > 0);
+  assert.deepEqual([...new Set(resting.map((l) => l.query))], [T - 1], 'the last query only');
+  assert.deepEqual(new Set(resting.map((l) => l.head)), new Set([0, 1, 2, 3]));
+  assert.equal(new Set(resting.map((l) => l.key)).size, T, 'a line to each key');
+  assert.ok(
+    resting.every((l) => l.x[1] - l.x[0] >= 180),
+    'the lines span at least 180 px',
+  );
+  const clicked = await drawnLines(
+    page,
+    `root.querySelector('g.token[data-side="query"][data-index="2"]').dispatchEvent(new MouseEvent('click'));`,
+  );
+  assert.deepEqual([...new Set(clicked.map((l) => l.query))], [2]);
+  // a decoder's query 2 sees keys 0 … 2: their lines carry its weights, the later ones none
+  assert.ok(clicked.filter((l) => l.key > 2).every((l) => l.weight === 0));
+  const hovered = await drawnLines(
+    page,
+    `root.querySelector('g.token[data-side="key"][data-index="1"]').dispatchEvent(new MouseEvent('mouseenter'));`,
+  );
+  assert.deepEqual([...new Set(hovered.map((l) => l.key))], [1], 'the key under the pointer: the lines to it');
+  const left = await drawnLines(
+    page,
+    `root.querySelector('g.token[data-side="key"][data-index="1"]').dispatchEvent(new MouseEvent('mouseleave'));`,
+  );
+  assert.deepEqual([...new Set(left.map((l) => l.query))], [2], 'back to the selected query');
+  await page.close();
+});
+
+test('the lines view encodes weight by width as well as opacity (0.478 and 0.522 differ), says so in its key, whose faintest sample sits in a box that shows on a dark page; print writes the same readout as the screen', async () => {
+  for (const scheme of ['light', 'dark']) {
+    const { page } = await open('heatmap-lines', 1280, scheme);
+    const read = () =>
+      page.evaluate(() => {
+        const root = document.querySelector('attention-heatmap').shadowRoot;
+        const box = getComputedStyle(root.querySelector('.key .samples'));
+        let bg = document.body;
+        while (bg && /rgba\(.*, 0\)|transparent/.test(getComputedStyle(bg).backgroundColor)) bg = bg.parentElement;
+        const readout = root.querySelector('.readout');
+        return {
+          key: root.querySelector('.key').textContent,
+          lines: [...root.querySelectorAll('svg line')].map((l) => [
+            Number(l.dataset.weight),
+            Number(l.getAttribute('stroke-width')),
+          ]),
+          border: [box.borderTopWidth, box.borderTopColor],
+          page: bg ? getComputedStyle(bg).backgroundColor : 'rgb(255, 255, 255)',
+          readout: readout.getBoundingClientRect().height > 0 ? readout.textContent : null,
+        };
+      });
+    const r = await read();
+    assert.match(r.key, /^line width and opacity = weight: /);
+    const sorted = [...r.lines].sort((a, b) => a[0] - b[0]);
+    assert.ok(sorted[0][0] < 0.49 && sorted.at(-1)[0] > 0.51, 'the example has 0.478 and 0.522');
+    for (let n = 1; n < sorted.length; n++)
+      if (sorted[n][0] > sorted[n - 1][0] + 0.04)
+        assert.ok(sorted[n][1] > sorted[n - 1][1] + 0.2, `${sorted[n - 1]} then ${sorted[n]}: wider for more weight`);
+    assert.notEqual(r.border[0], '0px');
+    assert.ok(contrast(r.border[1], r.page) >= 3, `${scheme}: the samples' box ${r.border[1]} on ${r.page}`);
+    assert.match(r.readout, /^from query “am” \(position 1\), head 0: /);
+    await page.emulateMedia({ media: 'print' });
+    assert.equal((await read()).readout, r.readout, `${scheme}: print writes the screen's readout`);
+    await page.close();
+  }
+});
+
+test('masked cells (the mask the model applied: a decoder’s later keys) are hatched grey, outside the colour map, with a legend entry: the model view’s maps, the head view’s printed grids, a masked course example’s grid', async () => {
+  let { page } = await open('model-model', 1280);
+  const model = await page.evaluate(() => {
+    const el = document.querySelector('attention-model');
+    const T = el.toJSON().tokens.length;
+    const canvas = el.shadowRoot.querySelector('button.thumb[aria-label="layer 0 head 0"] canvas');
+    const g = canvas.getContext('2d');
+    const cell = canvas.width / T;
+    // every pixel of cell (i, j), as [r, g, b]
+    const pixels = (i, j) => {
+      const d = g.getImageData(Math.ceil(j * cell), Math.ceil(i * cell), Math.floor(cell), Math.floor(cell)).data;
+      return Array.from({ length: d.length / 4 }, (_, n) => [d[4 * n], d[4 * n + 1], d[4 * n + 2]]);
+    };
+    const weights = el.toJSON().attentions.data;
+    return {
+      T,
+      masked: pixels(0, T - 1),
+      seen: Array.from({ length: T }, (_, j) => [weights[(T - 1) * T + j], pixels(T - 1, j)]),
+      key: el.shadowRoot.querySelector('.masked-key')?.textContent,
+    };
+  });
+  await page.close();
+  const grey = ([r, g, b]) => r === g && g === b;
+  assert.ok(model.masked.every(grey), 'the masked cell (query 0, last key) is grey');
+  assert.ok(new Set(model.masked.map(([r]) => r)).size === 2, 'hatched: two greys');
+  // the last query sees every key: none of its cells is grey, the smallest weight included
+  for (const [w, px] of model.seen) assert.ok(!px.some(grey), `a weight of ${w} is not grey`);
+  assert.equal(model.key, 'masked: a later position (a decoder cannot see it), weight 0');
+
+  ({ page } = await open('model-head', 1280));
+  await page.emulateMedia({ media: 'print' });
+  const printed = await page.evaluate(() => {
+    const root = document.querySelector('attention-model').shadowRoot.querySelector('attention-heatmap').shadowRoot;
+    const m = root.querySelector('.print-only attention-matrix').shadowRoot;
+    const cells = [...m.querySelectorAll('td')].map((td) => [
+      Number(td.dataset.row),
+      Number(td.dataset.col),
+      td.classList.contains('masked'),
+      getComputedStyle(td).backgroundImage,
+    ]);
+    return { cells, key: m.querySelector('.masked-key')?.textContent };
+  });
+  assert.ok(printed.cells.length > 0);
+  for (const [i, j, masked, image] of printed.cells) {
+    assert.equal(masked, j > i, `printed cell ${i},${j}`);
+    assert.equal(image.includes('repeating-linear-gradient'), j > i);
+  }
+  assert.match(printed.key, /^masked: a later position/);
+
+  const example = await page.evaluate(async () => {
+    const h = document.createElement('attention-heatmap');
+    h.setAttribute('example', '3');
+    h.setAttribute('tokens', 'I,am');
+    document.querySelector('main').append(h);
+    for (let n = 0; n < 100 && !h.shadowRoot.querySelector('attention-matrix'); n++)
+      await new Promise((r) => setTimeout(r, 20));
+    const m = h.shadowRoot.querySelector('attention-matrix').shadowRoot;
+    return [...m.querySelectorAll('td.masked')].map((td) => `${td.dataset.row},${td.dataset.col}`);
+  });
+  await page.close();
+  assert.deepEqual(example, ['0,1'], 'example 3: its mask hides key 1 from query 0');
+});
+
+test('the model view enlarges the outlined map with its axes: query ↓ and key → with the first and last positions, the same pixels as the 48 px map', async () => {
+  for (const width of [390, 1280]) {
+    const { page } = await open('model-model', width);
+    const r = await page.evaluate(() => {
+      const el = document.querySelector('attention-model');
+      const figure = el.shadowRoot.querySelector('figure.axes-map');
+      if (!figure) return null;
+      const big = figure.querySelector('canvas');
+      const thumb = el.shadowRoot.querySelector('button.thumb[aria-current=true] canvas');
+      const data = (c) => Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data);
+      const box = big.getBoundingClientRect();
+      return {
+        T: el.toJSON().tokens.length,
+        title: figure.querySelector('figcaption').textContent,
+        top: [...figure.querySelectorAll('.ticks.top span')].map((s) => s.textContent),
+        left: [...figure.querySelectorAll('.ticks.left span')].map((s) => s.textContent),
+        same: JSON.stringify(data(big)) === JSON.stringify(data(thumb)),
+        size: [box.width, box.height],
+        readout: el.shadowRoot.querySelector('.readout').textContent,
+      };
+    });
+    await page.close();
+    assert.ok(r, `${width}: an enlarged map`);
+    assert.match(r.title, /^Layer 0, head 0 \(outlined above\)/);
+    assert.match(r.readout, /^Layer 0, head 0: /, 'the map the readout reads');
+    assert.deepEqual(r.top, ['0', 'key →', String(r.T - 1)]);
+    assert.deepEqual(r.left, ['0', 'query ↓', String(r.T - 1)]);
+    assert.ok(r.same, 'the outlined map’s pixels');
+    assert.ok(r.size[0] >= 100 && r.size[1] >= 100, `${r.size}`);
+  }
+});
+
+test('the neuron view colours q, k and q ⊙ k on one scale (± the largest |value| of all its cells), under one legend that says so', async () => {
+  const { heatColour } = await import('../web/elements/format.js');
+  for (const scheme of ['light', 'dark']) {
+    const { page } = await open('model-neuron', 1280, scheme);
+    const r = await page.evaluate(() => {
+      const root = document.querySelector('attention-model').shadowRoot;
+      return {
+        cells: [...root.querySelectorAll('table.neuron td.dim')].map((td) => [
+          Number(td.dataset.value),
+          td.style.background,
+        ]),
+        legends: [...root.querySelectorAll('.legends .legend')].map((l) => [
+          l.querySelector('.title').textContent,
+          Number(l.dataset.min),
+          Number(l.dataset.max),
+        ]),
+      };
+    });
+    await page.close();
+    const M = Math.max(...r.cells.map(([v]) => Math.abs(v)));
+    assert.deepEqual(r.legends, [['q, k and q ⊙ k cells (one scale)', -M, M]]);
+    const rgb = (css) => css.match(/\d+/g).map(Number).join(',');
+    for (const [v, background] of r.cells)
+      assert.equal(rgb(background), rgb(heatColour(v, 'diverging', { min: -M, max: M }).background), `cell ${v}`);
+  }
+});
+
+test('the heatmap grids say what counts from 0 only where it is numbered: head titles, default position labels', async () => {
+  const { page } = await open('heatmap-grid', 1280);
+  const captions = await page.evaluate(async (heads) => {
+    const grid = (attributes, weights) => {
+      const h = document.createElement('attention-heatmap');
+      for (const [k, v] of Object.entries(attributes)) h.setAttribute(k, v);
+      document.querySelector('main').append(h);
+      h.weights = weights;
+      return {
+        caption: h.shadowRoot.querySelector('.caption').textContent,
+        titles: [...h.shadowRoot.querySelectorAll('attention-matrix')].map((m) => m.getAttribute('label')),
+        rows: h.shadowRoot.querySelector('attention-matrix').rowLabels,
+      };
+    };
+    return {
+      page: document.querySelector('attention-heatmap').shadowRoot.querySelector('.caption').textContent,
+      oneNamed: grid({ tokens: 'the,cat,sat' }, heads[0]),
+      threeNamed: grid({ tokens: 'the,cat,sat' }, heads),
+      threeNumbered: grid({}, heads),
+    };
+  }, HEADS);
+  await page.close();
+  // example 2, tokens "I" and "am", one map: nothing numbered, nothing said
+  assert.doesNotMatch(captions.page, /count from 0/);
+  assert.doesNotMatch(captions.oneNamed.caption, /count from 0/);
+  assert.deepEqual(captions.threeNamed.titles, ['head 0', 'head 1', 'head 2', 'average of heads']);
+  assert.match(captions.threeNamed.caption, / Heads count from 0\.$/);
+  assert.match(captions.threeNumbered.caption, / Heads and positions count from 0\.$/);
+});
+
+test('the model line counts the parameters (GPT-2’s closed form from config.json, the tied LM head once), then says what its MiB are', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const c = JSON.parse(
+    await readFile(new URL('../web/elements/models/tiny-gpt2/config.json', import.meta.url), 'utf8'),
+  );
+  const d = c.n_embd;
+  // embeddings (tokens, positions); per layer: 2 norms (4d), c_attn (3d² + 3d), c_proj
+  // (d² + d), the MLP (4d² + 4d and 4d² + d); the final norm (2d); the LM head tied (0)
+  const count = c.vocab_size * d + c.n_positions * d + c.n_layer * (12 * d * d + 13 * d) + 2 * d;
+  const { page } = await open('model-head', 1280);
+  const r = await page.evaluate(() => {
+    const el = document.querySelector('attention-model');
+    return {
+      status: el.shadowRoot.querySelector('.row .status').textContent,
+      count: el.model.parameterCount,
+      bytes: el.model.parameterBytes,
+    };
+  });
+  await page.close();
+  assert.equal(r.count, count);
+  assert.ok(
+    r.status.endsWith(
+      ` · ${count.toLocaleString('en-US')} parameters (${(r.bytes / 2 ** 20).toFixed(1)} MiB in memory, float32)`,
+    ),
+    r.status,
+  );
+});
+
+test('on a dark page no legend of the model views names a colour by the page’s white: a signed scale says palest = 0', async () => {
+  for (const name of ['model-neuron', 'model-model', 'model-head', 'heatmap-lines', 'heatmap-grid']) {
+    const { page } = await open(name, 1280, 'dark');
+    const legends = await page.evaluate(() => {
+      const texts = [];
+      const walk = (root) => {
+        for (const el of root.querySelectorAll('*')) {
+          if (el.matches('[part~=legend], .legend, .key')) texts.push(el.textContent);
+          if (el.shadowRoot) walk(el.shadowRoot);
+        }
+      };
+      walk(document);
+      return texts;
+    });
+    await page.close();
+    assert.ok(legends.length > 0, name);
+    for (const text of legends) assert.doesNotMatch(text, /white/i, `${name}: ${text}`);
+    if (name === 'model-neuron') assert.match(legends.join(' '), /\(palest = 0\)/);
+  }
 });

@@ -207,7 +207,7 @@ test("the lines view on paper: each drawn map's weights as a printed table (scre
   await page.emulateMedia({ media: 'print' });
   const paper = await printed();
   assert.equal(paper.display, 'flex');
-  assert.equal(paper.readout, 'none', 'on paper the printed tables hold the numbers the readout holds on screen');
+  assert.equal(paper.readout, 'block', "on paper the screen's readout too (the same token), above the printed tables");
   assert.equal(paper.tables.length, 1);
   const exact = exampleTwoWeights().flat();
   assert.equal(paper.tables[0].label, "head 0: the lines' weights");
@@ -306,7 +306,7 @@ test('repeated tokens carry their position: the sentiment tables ("was·3"), a h
   await page.close();
   assert.deepEqual(grid.rows, ['the·0', 'cat', 'the·2']);
   assert.deepEqual(grid.cols, ['the·0', 'cat', 'the·2']);
-  assert.match(grid.caption, /the·0 is the “the” at position 0\. Heads and positions count from 0\.$/);
+  assert.match(grid.caption, /the·0 is the “the” at position 0\. Positions count from 0\.$/);
   assert.deepEqual(grid.json, ['the', 'cat', 'the'], 'the JSON keeps the tokens as given');
 
   ({ page } = await open('pruning', 1280));
@@ -523,7 +523,10 @@ test('the head view says what its MiB are (parameters); the explainer’s strips
     return { status: el.shadowRoot.querySelector('.row .status').textContent, bytes: el.model.parameterBytes };
   });
   await page.close();
-  assert.ok(head.status.includes(` · parameters ${(head.bytes / 2 ** 20).toFixed(1)} MiB`), head.status);
+  assert.ok(
+    head.status.includes(` parameters (${(head.bytes / 2 ** 20).toFixed(1)} MiB in memory, float32)`),
+    head.status,
+  );
   assert.doesNotMatch(head.status, /· \d+\.\d MiB/, 'no MiB without saying of what');
 
   ({ page } = await openElementPage(browser, url, 'explainer', 1280));

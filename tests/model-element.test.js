@@ -54,6 +54,7 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
       out[id] = {
         equal: json.attentions.data.every((x, i) => x === expected[i]),
         tokens: json.tokens.map((t) => t.label),
+        names: json.tokens.map((t) => t.name),
         maxRowError,
         lines: root.querySelector('attention-heatmap')?.shadowRoot.querySelectorAll('line').length ?? 0,
         colours: new Set(
@@ -91,13 +92,14 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
     assert.ok(r.maxRowError < 1e-5, `${id}: rows sum to 1 (max error ${r.maxRowError})`);
   }
   const T = report.gpt2.tokens.length;
-  // The head view as bertviz's: every head's lines overlaid, a colour each, under a caption
-  // that says which side is the query and what opacity means; one export toolbar.
+  // The head view as bertviz's: every head's lines, a colour each (the selected query's on
+  // screen), under a caption that says which side is the query and what width and opacity
+  // mean; one export toolbar.
   assert.equal(report.gpt2.lines, report.gpt2.heads * T * T, 'gpt2: the head view draws T² lines per head');
   assert.equal(report.gpt2.colours, report.gpt2.heads, 'a colour per head');
   assert.ok(
     report.gpt2.caption.startsWith(
-      `Layer 0, all ${report.gpt2.heads} heads, a colour each: a line joins each query token (left) to each key token (right) it can see (a decoder: itself and the tokens before it); the more opaque the line, the more weight the query gives that key.`,
+      `Layer 0, all ${report.gpt2.heads} heads, a colour each: lines join the selected query (in bold: “${report.gpt2.names[T - 1]}” until another token is clicked or focused) to each key token (right) it can see (a decoder: itself and the tokens before it); the thicker and more opaque the line, the more weight the query gives that key.`,
     ),
     report.gpt2.caption,
   );
@@ -122,7 +124,7 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
   // The Llama on this page is the BF16 fixture: its matrices stay bfloat16 (the relaxed build's
   // widening kernels drew the maps above) and the element says so.
   assert.equal(report.llama.matrixDtype, 'bfloat16');
-  assert.match(report.llama.status, /MiB \(bfloat16 matrices\)$/);
+  assert.match(report.llama.status, / [\d,]+ parameters \(\d+\.\d MiB in memory, bfloat16 matrices\)$/);
   assert.doesNotMatch(report.gpt2.status, /bfloat16/);
   // GPT-2's next token: the 8 bars are the 8 largest of softmax(last logits), 3 decimals.
   const V = report.gpt2.vocab;

@@ -2453,6 +2453,11 @@ export interface PretrainedModel {
   /** Bytes of wasm memory the packed weights take. */
   readonly parameterBytes: number;
   /**
+   * How many parameters the checkpoint's tensors that this model reads hold, each tensor once
+   * (a tied embedding and LM head is one); null for a model built from tensors.
+   */
+  readonly parameterCount: number | null;
+  /**
    * How the matrices (the projections, the feed-forward layers and the LM head) are held:
    * `'bfloat16'` when the checkpoint stores every one of them as BF16 and `dtype` was
    * `'auto'` (the checkpoint's own values in half the bytes, widened exactly to float32 as

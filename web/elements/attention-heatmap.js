@@ -39,29 +39,34 @@ svg line { stroke: var(--_line); }
 svg g.token:focus-visible { outline: 2px solid var(--_focus); outline-offset: 1px; }
 svg g.token:focus text, svg g.token.active text { font-weight: 700; }
 svg line.dim { opacity: 0.05 !important; }
+svg line.off { display: none; }
 svg text.heading { font-weight: 600; }
 .readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; max-width: 40rem; }
 .readout .weights { overflow-wrap: anywhere; }
 .readout .swatch { display: inline-block; width: 0.8em; height: 0.8em; margin-inline-end: 0.3em; vertical-align: -0.05em; }
 .key { display: flex; align-items: center; flex-wrap: wrap; gap: 0.4rem; font-size: 0.8rem; }
-.key .samples { display: inline-flex; gap: 4px; }
+.key .samples { display: inline-flex; align-items: center; gap: 4px; padding: 2px 4px; border: 1px solid light-dark(#767676, #9a9a9a); }
 .key .scale { display: inline-flex; align-items: center; gap: 0.4rem; white-space: nowrap; }
 .chips { display: flex; flex-wrap: wrap; gap: 0.3rem; margin: 0.3rem 0; font-size: 0.85rem; }
 .chip { font: inherit; border: 2px solid var(--chip); border-left-width: 1rem; background: transparent; color: inherit; padding: 0 0.4rem; cursor: pointer; }
 .chip[aria-pressed="false"] { opacity: 0.45; border-style: dashed; text-decoration: line-through; }
-.key .samples span { display: inline-block; width: 18px; height: 2px; background: var(--_line); }
+.key .samples span { display: inline-block; width: 18px; background: var(--_line); }
 .key .samples.neutral span { background: currentColor; }
-/* On paper nothing is hovered: the lines' weights as printed tables instead of the readout */
+/* On paper nothing is hovered: the lines' weights as printed tables too, under the readout (the same token's as on screen) */
 .print-only { display: none; }
 @media print {
   .print-only { display: flex; flex-wrap: wrap; gap: 0.8rem; margin-top: 0.3rem; }
-  .readout { display: none; }
 }
 `;
 
 const SVG = 'http://www.w3.org/2000/svg';
 /** The all-heads lines view: px between two heads' lines at a token (at most 16 heads fit a row). */
 const HEAD_SPREAD = 3;
+
+/** A line's width in px for a weight in [0, 1]: width encodes the weight as well as opacity. */
+export function lineWidth(weight) {
+  return 0.5 + 5.5 * Math.max(0, Math.min(1, weight));
+}
 
 function parseList(text) {
   if (text == null || text === '') return null;
@@ -161,6 +166,7 @@ export class AttentionHeatmap extends AttentionElement {
   #heads = [];
   #example = null; // the course example the heads are (1-4), or null for the caller's weights
   #hidden = new Set(); // heads the reader toggled off in the all-heads lines view
+  #masked = null; // the cells a mask hid: { cells: (query, key) => boolean, words } or null
   #selected = null; // the lines view's selected token { side: 'query' | 'key', index }, or null: the last query
   #error = null;
   #generation = 0;
@@ -184,6 +190,19 @@ export class AttentionHeatmap extends AttentionElement {
     this.#generation++; // a pending example computation must not overwrite these
     this.#example = null;
     this.#take(() => headsOf(value));
+    if (this.isConnected) this.#render();
+  }
+
+  /**
+   * The cells a mask hid (weight 0 because masked, not small): null, or { cells: (query, key)
+   * => boolean, words: what hid them }; the grids draw them hatched grey with a legend entry.
+   * A course example sets its own (its mask's −∞ entries); new weights keep it.
+   */
+  get masked() {
+    return this.#masked;
+  }
+  set masked(m) {
+    this.#masked = typeof m?.cells === 'function' ? m : null;
     if (this.isConnected) this.#render();
   }
 
@@ -269,6 +288,10 @@ document.body.append(heatmap);
         const mask = d.mask ? attn.tensor(d.mask.flat(), [d.mask.length, d.mask[0].length]) : undefined;
         this.#take(() => headsOf(attn.attention(Q, K, V, { mask, returnWeights: true }).weights));
         this.#example = example;
+        const hidden = d.mask;
+        this.#masked = hidden
+          ? { cells: (i, j) => hidden[i][j] === -Infinity, words: 'the causal mask hides a later key, weight 0' }
+          : null;
       }
     }
     this.#render();
@@ -393,6 +416,7 @@ document.body.append(heatmap);
       m.rowLabels = tokens.q;
       m.colLabels = tokens.k;
       m.value = w;
+      m.masked = this.#masked;
       m.addEventListener('cellfocus', (e) => {
         const { row, col } = e.detail;
         for (const other of grid.querySelectorAll('attention-matrix')) other.highlight(other === m ? null : [row, col]);
@@ -404,7 +428,7 @@ document.body.append(heatmap);
     wrap.append(
       grid,
       captionLine(
-        `Each row is one query token's attention weights over the key tokens (rows sum to 1); brighter cells mean more weight${heads.length > 1 ? `, one map per head and their average` : ''}. ${tokens.note} Heads and positions count from 0.`.replace(
+        `Each row is one query token's attention weights over the key tokens (rows sum to 1); brighter cells mean more weight${heads.length > 1 ? `, one map per head and their average` : ''}. ${tokens.note} ${this.#counting(heads, tokens.note)}`.replace(
           '  ',
           ' ',
         ),
@@ -412,6 +436,19 @@ document.body.append(heatmap);
       ...this.#exampleLine(heads, 'rows are queries, columns keys'),
     );
     return wrap;
+  }
+
+  // 'Heads and positions count from 0.' for what the grids number: heads in the maps' titles
+  // (more than one), positions in the default labels (q0, k0) or in a repeated token's
+  // ("the·5": its note says so already); '' when nothing is numbered.
+  #counting(heads, note) {
+    const named =
+      !note && (this.hasAttribute('tokens') || this.hasAttribute('query-tokens') || this.hasAttribute('key-tokens'));
+    const what = [
+      ...(heads.length > 1 ? ['Heads'] : []),
+      ...(named ? [] : [heads.length > 1 ? 'positions' : 'Positions']),
+    ];
+    return what.length ? `${what.join(' and ')} count from 0.` : '';
   }
 
   // The caption naming the course example shown (none for the caller's weights): which one,
@@ -483,9 +520,9 @@ document.body.append(heatmap);
       lk = w[0].length;
     const rowH = 24,
       top = 24, // the two column headings
-      width = 360,
+      width = 400,
       left = 110,
-      right = 250;
+      right = 290; // 180 px of lines: wide enough to follow one to its key
     const height = top + Math.max(lq, lk) * rowH + 10;
     const svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
@@ -511,7 +548,9 @@ document.body.append(heatmap);
     for (const [weights, colour, head] of drawn) {
       // With every head drawn, each head's lines sit a little apart (HEAD_SPREAD px per head,
       // centred on the token), so the heads joining the same two tokens all show.
-      const dy = head === null ? 0 : (head - (heads.length - 1) / 2) * HEAD_SPREAD;
+      // (wider apart when few heads share a row: a heavy line is up to 6 px wide)
+      const spread = Math.max(HEAD_SPREAD, Math.min(6, 20 / (heads.length - 1)));
+      const dy = head === null ? 0 : (head - (heads.length - 1) / 2) * spread;
       for (let i = 0; i < lq; i++) {
         for (let j = 0; j < lk; j++) {
           const line = document.createElementNS(SVG, 'line');
@@ -519,7 +558,7 @@ document.body.append(heatmap);
           line.setAttribute('y1', String(y(i) - 4 + dy));
           line.setAttribute('x2', String(right));
           line.setAttribute('y2', String(y(j) - 4 + dy));
-          line.setAttribute('stroke-width', '2');
+          line.setAttribute('stroke-width', String(lineWidth(weights[i][j])));
           line.style.opacity = String(Math.max(0, Math.min(1, weights[i][j])));
           if (colour) {
             line.style.stroke = colour;
@@ -542,11 +581,20 @@ document.body.append(heatmap);
     const shownHeads = all ? drawn.map(([h, colour, n]) => [h, colour, `head ${n}`]) : [[w, null, what]];
     const describe = (side, index) => weightLines(shownHeads, side, index, tokens);
     const tokenMarks = [];
+    // Every head at once: only one token's lines are drawn (every head's, a colour each; the
+    // selected token's, or the one under the pointer or the focus): all queries' lines of all
+    // heads together were a bundle no one could follow.
+    const only = (side, index) => {
+      if (!all) return;
+      for (const line of svg.querySelectorAll('line'))
+        line.classList.toggle('off', Number(line.dataset[side]) !== index);
+    };
     const select = (side, index) => {
       if (!this.#selected || this.#selected.side !== side || this.#selected.index !== index)
         this.#selected = { side, index };
       for (const g of tokenMarks)
         g.classList.toggle('active', g.dataset.side === side && Number(g.dataset.index) === index);
+      only(side, index);
       readout.replaceChildren(...describe(side, index));
     };
     const selected = () => {
@@ -570,8 +618,10 @@ document.body.append(heatmap);
       t.textContent = text;
       g.append(t);
       const show = () => {
-        for (const line of svg.querySelectorAll('line'))
-          line.classList.toggle('dim', Number(line.dataset[side]) !== index);
+        only(side, index);
+        if (!all)
+          for (const line of svg.querySelectorAll('line'))
+            line.classList.toggle('dim', Number(line.dataset[side]) !== index);
         readout.replaceChildren(...describe(side, index));
         if (side === 'query') {
           const best = w[index].indexOf(Math.max(...w[index]));
@@ -591,6 +641,7 @@ document.body.append(heatmap);
       g.addEventListener('mouseleave', () => {
         for (const line of svg.querySelectorAll('line')) line.classList.remove('dim');
         const s = selected();
+        only(s.side, s.index);
         readout.replaceChildren(...describe(s.side, s.index));
       });
       svg.append(g);
@@ -601,14 +652,15 @@ document.body.append(heatmap);
     select(first.side, first.index);
     const figure = document.createElement('div');
     const printed = all ? drawn.map(([h, , n]) => [`head ${n}`, h, `head-${n + 1}`]) : [[what, w, 'shown']];
+    const masked = this.#masked;
     figure.append(
       linesKey(all ? heads.length : 0),
       ...(all ? [this.#headChips(heads.length)] : []),
       svg,
       readout,
-      printedWeights(printed, tokens),
+      printedWeights(printed, tokens, masked),
       captionLine(
-        `Each query token on the left sends a line to every key token on the right; the more opaque (solid) the line, the more weight, the fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note} Heads and positions count from 0; the weights under the drawing are the selected token's (click, tap or focus another).`.replace(
+        `Each query token on the left sends a line to every key token on the right; the thicker and more opaque (solid) the line, the more weight, the thinner and fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show, and only the selected token's lines (its weights are written under the drawing)` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note} Heads and positions count from 0; the weights under the drawing are the selected token's (click, tap or focus another).`.replace(
           '  ',
           ' ',
         ),
@@ -651,7 +703,7 @@ function weightLines(maps, side, index, tokens) {
 
 // On paper the lines' weights cannot be hovered: each map drawn, as a table of its numbers
 // (print only). maps: [[label, [Lq][Lk] weights, name]]; tokens: { q, k } as the axes name them.
-function printedWeights(maps, tokens) {
+function printedWeights(maps, tokens, masked) {
   const wrap = document.createElement('div');
   wrap.className = 'print-only';
   for (const [label, w, name] of maps) {
@@ -665,12 +717,13 @@ function printedWeights(maps, tokens) {
     m.rowLabels = tokens.q.slice(0, w.length);
     m.colLabels = tokens.k.slice(0, w[0].length);
     m.value = w;
+    m.masked = masked;
     wrap.append(m);
   }
   return wrap;
 }
 
-// The lines view's key: what a line's opacity means, drawn in the lines' own colour (a
+// The lines view's key: what a line's width and opacity mean, drawn in the lines' own colour (a
 // neutral one for `all`, whose lines take their head's colour), and each head's colour.
 function linesKey(heads) {
   const key = document.createElement('div');
@@ -679,16 +732,18 @@ function linesKey(heads) {
   const sample = document.createElement('span');
   sample.className = heads ? 'samples neutral' : 'samples';
   sample.setAttribute('aria-hidden', 'true');
-  for (const opacity of [0.1, 0.4, 0.7, 1]) {
+  // In a bordered box: on a dark page the faintest sample alone was invisible.
+  for (const weight of [0.1, 0.4, 0.7, 1]) {
     const bar = document.createElement('span');
-    bar.style.opacity = String(opacity);
+    bar.style.opacity = String(weight);
+    bar.style.height = `${lineWidth(weight)}px`;
     sample.append(bar);
   }
   // The scale's ends stay on the line with its samples however narrow the page.
   const scale = document.createElement('span');
   scale.className = 'scale';
-  scale.append('0 (faint)', sample, '1 (solid)');
-  key.append('line opacity = weight: ', scale);
+  scale.append('0 (thin, faint)', sample, '1 (thick, solid)');
+  key.append('line width and opacity = weight: ', scale);
   if (heads) key.append(` · ${heads} heads, a colour each`);
   return key;
 }

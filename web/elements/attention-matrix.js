@@ -15,6 +15,7 @@
 import { formatNumber, exactNumber, heatColour, heatRgb, toNumber } from './format.js';
 import { tensorJson, jsLiteral, jsString } from './export.js';
 import { AttentionElement, colourLegend, captionLine, axisTitle, scrollRegion } from './base.js';
+import { MASKED_FILL, maskedKey } from './view-parts.js';
 import { errorMessage } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
 import { consume } from './keys.js';
@@ -158,6 +159,7 @@ export class AttentionMatrix extends AttentionElement {
   #scale = null;
   #focus = [0, 0];
   #editing = null;
+  #masked = null; // { cells: (row, col) => true where the mask hid the key, words } or null
 
   connectedCallback() {
     super.connectedCallback();
@@ -184,6 +186,20 @@ export class AttentionMatrix extends AttentionElement {
 
   set value(v) {
     this.#take(v);
+    if (this.isConnected) this.#render();
+  }
+
+  /**
+   * The cells a mask hid (weight exactly 0 because of the mask, not a small weight): null, or
+   * { cells: (row, col) => boolean, words: what hid them, for the legend }. They are drawn
+   * hatched grey, outside the colour map, with a legend entry.
+   */
+  get masked() {
+    return this.#masked;
+  }
+  set masked(m) {
+    this.#masked =
+      typeof m?.cells === 'function' ? { cells: m.cells, words: String(m.words ?? 'the mask hides these keys') } : null;
     if (this.isConnected) this.#render();
   }
 
@@ -430,7 +446,11 @@ document.body.append(m);
           );
         td.tabIndex = i === Math.min(fi, rows - 1) && j === Math.min(fj, cols - 1) ? 0 : -1;
         const colour = heat ? heatColour(x, heat, range) : null;
-        if (colour) {
+        if (this.#masked?.cells(i, j)) {
+          td.classList.add('masked');
+          td.style.background = MASKED_FILL;
+          td.style.color = '#000';
+        } else if (colour) {
           td.style.background = colour.background;
           td.style.color = colour.color;
         }
@@ -444,6 +464,11 @@ document.body.append(m);
     figure.append(exact);
     if (heat && v && Number.isFinite(min))
       figure.append(colourLegend({ kind: heat, min: range.min, max: range.max, title: this.#legendTitle(heat) }));
+    if (
+      this.#masked &&
+      Array.from({ length: rows * cols }).some((_, n) => this.#masked.cells(Math.floor(n / cols), n % cols))
+    )
+      figure.append(maskedKey(this.#masked.words));
     const words = this.caption;
     if (words) figure.append(captionLine(words));
     table.addEventListener('keydown', (e) => this.#onKey(e));

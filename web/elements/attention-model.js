@@ -24,7 +24,7 @@ import {
   topK,
   softmax,
 } from './model-views.js';
-import { modelGrid } from './model-grid.js';
+import { modelGrid, modelMask, maskWords } from './model-grid.js';
 import { COLUMN_BANDS_STYLE } from './column-bands.js';
 import { positionNote, COUNTING } from './token-positions.js';
 import { jsString } from './export.js';
@@ -80,6 +80,11 @@ table.strongest td { vertical-align: top; overflow-wrap: anywhere; }
 table.scores td { font-variant-numeric: tabular-nums; text-align: end; }
 table.scores .bar { width: 4rem; }
 table.neuron th.index, table.neuron th.total { font-size: max(0.75em, 11px); opacity: 0.8; text-align: end; padding: 0 0.2rem; }
+figure.axes-map { display: grid; grid-template-columns: auto auto; justify-content: start; gap: 0.15rem 0.3rem; margin: 0.5rem 0; font-size: 0.8rem; }
+figure.axes-map figcaption { grid-column: 1 / -1; font-size: 0.85rem; }
+figure.axes-map canvas { image-rendering: pixelated; outline: 1px solid var(--_cell-edge); }
+figure.axes-map .ticks { display: flex; justify-content: space-between; align-items: center; font-variant-numeric: tabular-nums; }
+figure.axes-map .ticks.left { flex-direction: column; align-items: end; }
 ${COLUMN_BANDS_STYLE}`;
 
 // Layer names when layers differ (Gemma's sliding-window layers beside global ones; Mistral's
@@ -98,6 +103,16 @@ function headNames(d) {
   if (d.numKvHeads >= d.numHeads) return null;
   const group = d.numHeads / d.numKvHeads;
   return Array.from({ length: d.numHeads }, (_, h) => `head ${h} · key/value head ${Math.floor(h / group)}`);
+}
+
+// The model's size in words: '36,256 parameters (0.2 MiB in memory, float32)', the count
+// first (a byte unit after "parameters" read as a count), the memory its weights take after.
+function parameterWords(m) {
+  const mib = `${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB in memory`;
+  const storage = m.matrixDtype === 'float32' ? 'float32' : `${m.matrixDtype} matrices`;
+  return m.parameterCount == null
+    ? `weights: ${mib}, ${storage}`
+    : `${m.parameterCount.toLocaleString('en-US')} parameters (${mib}, ${storage})`;
 }
 
 // What to try when a model did not load: the folder's URL, the model shipped for offline use,
@@ -272,7 +287,7 @@ export class AttentionModel extends ModelElement {
     const p = document.createElement('p');
     p.className = 'caption';
     if (this.view === 'model') {
-      p.textContent = `In each map a row is a query token, a column a key, and a brighter cell more weight.${d.causal ? ' Above the diagonal is dark: a decoder sees no later token.' : ''}`;
+      p.textContent = `In each map a row is a query token, a column a key, and a brighter cell more weight.${d.causal ? ' Above the diagonal is hatched grey: masked, a decoder sees no later token.' : ''}`;
     } else if (this.view === 'neuron') {
       const h = this.#index('head', d.numHeads),
         i = this.#index('query', r.T);
@@ -286,7 +301,11 @@ export class AttentionModel extends ModelElement {
             ? `all ${d.numHeads} heads, a colour each`
             : `head ${head}`;
       const keys = d.causal ? ' it can see (a decoder: itself and the tokens before it)' : '';
-      p.textContent = `Layer ${layer}, ${which}: a line joins each query token (left) to each key token (right)${keys}; the more opaque the line, the more weight the query gives that key.`;
+      const from =
+        head === 'all' || head === null
+          ? `lines join the selected query (in bold: “${r.names[r.T - 1]}” until another token is clicked or focused) to each key token (right)`
+          : 'a line joins each query token (left) to each key token (right)';
+      p.textContent = `Layer ${layer}, ${which}: ${from}${keys}; the thicker and more opaque the line, the more weight the query gives that key.`;
     }
     const shown = [...r.labels, ...Array.from(r.extra?.querySelectorAll('th') ?? [], (th) => th.textContent)];
     const marks = marksLegend(shown);
@@ -333,7 +352,7 @@ export class AttentionModel extends ModelElement {
       windows > 0
         ? ` · ${windows === d.numLayers ? 'every layer' : `${windows} of ${d.numLayers} layers`} windowed`
         : '';
-    name.textContent = `${this.modelName()} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · parameters ${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB${m.matrixDtype === 'bfloat16' ? ' (bfloat16 matrices)' : ''}`;
+    name.textContent = `${this.modelName()} · ${d.numLayers} layers × ${d.numHeads} heads${kv} · head_dim ${d.headDim}${local} · ${parameterWords(m)}`;
     row.append(this.textField(), name);
     return row;
   }
@@ -397,6 +416,7 @@ export class AttentionModel extends ModelElement {
           // the maps the head view shows: one head, or every head of the layer (all, average)
           [layer, typeof this.#head(d) === 'number' ? this.#head(d) : null],
           r.names,
+          d,
         ),
       );
     }
@@ -416,7 +436,8 @@ export class AttentionModel extends ModelElement {
       );
       const weights = r.maps[layer].subarray((h * r.T + i) * r.T, (h * r.T + i + 1) * r.T);
       // (a narrow page scrolls the table sideways in a labelled region: neuronTable)
-      return neuronTable(q, keys, weights, r.names, r.names[i], (j) => !d.causal || j <= i);
+      const mask = modelMask(d, layer);
+      return neuronTable(q, keys, weights, r.names, r.names[i], (j) => !mask?.(i, j));
     }
     const heatmap = document.createElement('attention-heatmap');
     heatmap.setAttribute('view', r.T > LIMITS.heatmap.lineTokens ? 'grid' : 'lines');
@@ -434,6 +455,9 @@ export class AttentionModel extends ModelElement {
       if (select?.getAttribute?.('aria-label') === 'head') this.setAttribute('head', select.value);
     });
     heatmap.weights = { data: r.maps[layer], shape: [d.numHeads, r.T, r.T] };
+    // The keys the model hid: hatched in the printed grids, not a small weight's colour.
+    const mask = modelMask(d, layer);
+    heatmap.masked = mask && { cells: mask, words: maskWords(d) };
     // The heads the reader hid stay hidden in the next layer, text or view (same head count).
     if (this.#hiddenHeads.count === d.numHeads) heatmap.hiddenHeads = this.#hiddenHeads.heads;
     heatmap.addEventListener('headtoggle', (e) => {

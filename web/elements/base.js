@@ -34,6 +34,7 @@ export const SHELL_STYLE = `${THEME_STYLE}${EXPORT_STYLE}
 .legend { display: flex; align-items: center; flex-wrap: wrap; gap: 0.3rem; font-family: system-ui, sans-serif; font-size: 0.8rem; }
 .legend .bar { position: relative; width: 7rem; height: 0.7rem; border-radius: 2px; border: 1px solid var(--attn-border, var(--_cell-edge)); }
 .legend .ends { display: flex; gap: 0.3rem; align-items: center; }
+.masked-key { font-family: system-ui, sans-serif; font-size: 0.8rem; }
 .legend .zero { font-variant-numeric: tabular-nums; }
 .caption { font-family: system-ui, sans-serif; font-size: 0.85rem; margin: 0.3rem 0; max-width: 60rem; }
 .axis { font-family: system-ui, sans-serif; font-size: 0.8rem; opacity: 0.9; }

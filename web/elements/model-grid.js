@@ -2,7 +2,25 @@
 // attention weights, each a button that opens it in the head view; the pointer reads a cell,
 // focus each query's strongest key, and on paper a table prints those readings.
 import { heatColour, formatNumber } from './format.js';
-import { colourLegend } from './view-parts.js';
+import { colourLegend, maskedKey } from './view-parts.js';
+
+/**
+ * The keys a model's `layer` hid from each query (its attention mask: a decoder's later keys,
+ * and a sliding window's keys w or more positions away; descriptor.layerWindows): a function
+ * (query, key) => true where masked, or null when the layer hides none.
+ */
+export function modelMask(d, layer) {
+  const w = d.layerWindows?.[layer] ?? 0;
+  if (!d.causal && !(w > 0)) return null;
+  return d.causal ? (i, j) => j > i || (w > 0 && i - j >= w) : (i, j) => Math.abs(i - j) >= w;
+}
+
+/** What hid the masked keys, for a legend: 'a later position (a decoder cannot see it)' … */
+export function maskWords(d) {
+  const windowed = (d.layerWindows ?? []).some((w) => w > 0);
+  const later = d.causal ? 'a later position (a decoder cannot see it)' : '';
+  return [later, windowed ? 'outside the sliding window' : ''].filter(Boolean).join(', or ') + ', weight 0';
+}
 
 /**
  * A grid of layers × heads; each cell a canvas of that head's [T][T] weights, a button that
@@ -12,8 +30,9 @@ import { colourLegend } from './view-parts.js';
  * (strongestKeys) and the caption names the first and last tokens of each map's rows and columns.
  * @param {Float32Array[]} maps per layer, [heads, T, T] of the first sequence
  * @param {string[] | null} labels the tokens' names (positionedLabels)
+ * @param {object | null} descriptor the model's (its mask: modelMask), or null: nothing masked
  */
-export function modelGrid(maps, heads, T, pick, selected, labels = null) {
+export function modelGrid(maps, heads, T, pick, selected, labels = null, descriptor = null) {
   const table = document.createElement('table');
   table.className = 'model-grid';
   const caption = document.createElement('caption');
@@ -51,7 +70,7 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null) {
       button.setAttribute('aria-label', `layer ${l} head ${h}`);
       if (selected && selected[0] === l && (selected[1] === null || selected[1] === h))
         button.setAttribute('aria-current', 'true');
-      const canvas = mapCanvas(map, T);
+      const canvas = mapCanvas(map, T, descriptor && modelMask(descriptor, l));
       button.append(canvas);
       button.addEventListener('click', () => pick(l, h));
       if (labels)
@@ -62,8 +81,10 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null) {
   // Without a pointer (a phone, a screenshot) the readout still holds numbers: the outlined
   // map's last query, its strongest keys; a hover or a focus reads another, and leaving it
   // comes back here.
+  let enlarged = null;
   if (labels) {
     const [l, h] = [selected?.[0] ?? 0, selected?.[1] ?? 0];
+    enlarged = axesMap(maps[l].subarray(h * T * T, (h + 1) * T * T), T, descriptor && modelMask(descriptor, l), l, h);
     const resting = `Layer ${l}, head ${h}: ${topKeysLine(maps[l].subarray(h * T * T, (h + 1) * T * T), T, labels, T - 1)}`;
     readout.textContent = resting;
     const rest = () => (readout.textContent = resting);
@@ -72,9 +93,40 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null) {
   }
   const wrap = document.createElement('div');
   const legend = colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'map colour = attention weight' });
-  wrap.append(legend, table, readout);
+  const masked = descriptor && maps.some((_, l) => modelMask(descriptor, l));
+  const legends = document.createElement('div');
+  legends.className = 'legends';
+  legends.append(legend, ...(masked ? [maskedKey(maskWords(descriptor))] : []));
+  wrap.append(legends, table, ...(enlarged ? [enlarged] : []), readout);
   if (labels) wrap.append(printedStrongestKeys(maps, heads, T, labels, selected));
   return wrap;
+}
+
+// The map the readout reads (layer l, head h: outlined in the grid), enlarged with its axes:
+// "query ↓" and "key →" with the first and last positions, which the 48 px maps have no room
+// for. map: [T][T] weights; masked: modelMask's function or null.
+function axesMap(map, T, masked, l, h) {
+  const figure = document.createElement('figure');
+  figure.className = 'axes-map';
+  const title = document.createElement('figcaption');
+  title.textContent = `Layer ${l}, head ${h} (outlined above), enlarged: how to read every map`;
+  const canvas = mapCanvas(map, T, masked);
+  canvas.className = 'enlarged';
+  const size = Math.min(160, Math.max(64, 16 * T));
+  canvas.style.width = canvas.style.height = `${size}px`;
+  const ticks = (className, words) => {
+    const div = document.createElement('div');
+    div.className = className;
+    for (const w of words) div.append(Object.assign(document.createElement('span'), { textContent: w }));
+    return div;
+  };
+  const top = ticks('ticks top', ['0', 'key →', String(T - 1)]);
+  top.style.width = `${size}px`;
+  const left = ticks('ticks left', ['0', 'query ↓', String(T - 1)]);
+  left.style.height = `${size}px`;
+  const corner = document.createElement('span');
+  figure.append(title, corner, top, left, canvas);
+  return figure;
 }
 
 // A thumbnail's readings: the cell under the pointer (query, key, weight), and on focus (and
@@ -152,8 +204,9 @@ export function strongestKeysTable(maps, heads, T, labels, layers) {
   return wrap;
 }
 
-// One [T][T] map on a canvas, one pixel block per weight (sequential colours, 0 → 1).
-function mapCanvas(weights, T) {
+// One [T][T] map on a canvas, one pixel block per weight (sequential colours, 0 → 1); the
+// cells `masked` (i, j) hides, hatched grey (view-parts.js MASKED_FILL's colours).
+function mapCanvas(weights, T, masked = null) {
   const canvas = document.createElement('canvas');
   const size = Math.max(T, Math.min(64, 4 * T));
   canvas.width = canvas.height = size;
@@ -161,11 +214,26 @@ function mapCanvas(weights, T) {
   const g = canvas.getContext('2d');
   if (!g) return canvas;
   const cell = size / T;
+  const hatch = masked && hatchPattern(g);
   for (let i = 0; i < T; i++) {
     for (let j = 0; j < T; j++) {
-      g.fillStyle = heatColour(weights[i * T + j], 'sequential')?.background ?? 'transparent';
+      g.fillStyle = masked?.(i, j)
+        ? hatch
+        : (heatColour(weights[i * T + j], 'sequential')?.background ?? 'transparent');
       g.fillRect(j * cell, i * cell, Math.ceil(cell), Math.ceil(cell));
     }
   }
   return canvas;
+}
+
+// A canvas pattern of diagonal grey stripes: a 4 px tile, dark on its anti-diagonal.
+function hatchPattern(g) {
+  const tile = document.createElement('canvas');
+  tile.width = tile.height = 4;
+  const t = tile.getContext('2d');
+  t.fillStyle = '#c4c4c4';
+  t.fillRect(0, 0, 4, 4);
+  t.fillStyle = '#6b6b6b';
+  for (let k = 0; k < 4; k++) t.fillRect(3 - k, k, 1, 1);
+  return g.createPattern(tile, 'repeat');
 }

@@ -125,7 +125,8 @@ function byteLevelBytes(piece) {
  * (the query vector q, then per key j its vector k_j and the products q ⊙ k_j) and, narrow
  * enough for a phone, the scores (per key: q·k_j, the score scaled by 1/√head_dim and the
  * softmax weight as a number beside its bar). Vectors are coloured cells (blue < 0 < red,
- * one scale for q and k, one for the products), with their numbers when head_dim ≤ 16 and on
+ * one scale for q, k and the products: two scales in the same hues side by side read as one),
+ * with their numbers when head_dim ≤ 16 and on
  * hover/focus always (the readout under the table).
  * @param {Float32Array} q [headDim] @param {Float32Array[]} keys per key, [headDim]
  * @param {Float32Array} weights [T] the head's attention row (from the model)
@@ -135,8 +136,12 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
   const written = hd <= 16; // numbers in the cells; else colour only, numbers on hover/focus
   const products = keys.map((k) => Array.from(q, (x, c) => x * k[c]));
   const dots = products.map((p) => p.reduce((a, b) => a + b, 0));
-  const vectorScale = Math.max(1e-12, ...Array.from(q, Math.abs), ...keys.flatMap((k) => Array.from(k, Math.abs)));
-  const productScale = Math.max(1e-12, ...products.flat().map(Math.abs));
+  const scale = Math.max(
+    1e-12,
+    ...Array.from(q, Math.abs),
+    ...keys.flatMap((k) => Array.from(k, Math.abs)),
+    ...products.flat().map(Math.abs),
+  );
   const wrap = document.createElement('div');
   const readout = document.createElement('p');
   readout.className = 'readout print-hide'; // on paper the cells and the score table say it
@@ -145,8 +150,7 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
   const { table, fit, keyTitles } = vectorTable(q, keys, products, {
     hd,
     written,
-    vectorScale,
-    productScale,
+    scale,
     labels,
     queryLabel,
     scores: dots.map((dot, j) => (visible(j) ? formatNumber(dot / Math.sqrt(hd), 3) : '−∞')),
@@ -167,10 +171,9 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
   const legends = document.createElement('div');
   legends.className = 'legends';
   legends.append(
-    colourLegend({ kind: 'diverging', min: -vectorScale, max: vectorScale, title: 'q and k cells' }),
-    colourLegend({ kind: 'diverging', min: -productScale, max: productScale, title: 'q ⊙ k cells' }),
+    colourLegend({ kind: 'diverging', min: -scale, max: scale, title: 'q, k and q ⊙ k cells (one scale)' }),
   );
-  // The legends right above the table they explain (below it, a phone's four bands pushed
+  // The legend right above the table they explain (below it, a phone's four bands pushed
   // them a screen and a half away); a page too narrow for the bands scrolls sideways.
   wrap.append(
     legends,
@@ -185,15 +188,15 @@ export function neuronTable(q, keys, weights, labels, queryLabel, visible) {
 // narrow page the 2·head_dim columns wrap into bands (column-bands.js: k's dims, then q ⊙ k's).
 //   scores: per key, the scaled score its rows carry (data-score)
 //   dots: per key, q·k = Σ q ⊙ k, the last column (its own band on a phone)
-function vectorTable(q, keys, products, { hd, written, vectorScale, productScale, labels, queryLabel, scores, dots }) {
+function vectorTable(q, keys, products, { hd, written, scale, labels, queryLabel, scores, dots }) {
   const table = document.createElement('table');
   table.className = 'neuron';
   const caption = document.createElement('caption');
-  caption.textContent = `Query “${queryLabel}”: each key's vector k, and q ⊙ k, the products whose sum over ${hd} dimensions (numbered 0 to ${hd - 1} above the cells) is the score q·k (the last column, Σ). Cell colours: the two scales above.`;
+  caption.textContent = `Query “${queryLabel}”: each key's vector k, and q ⊙ k, the products whose sum over ${hd} dimensions (numbered 0 to ${hd - 1} above the cells) is the score q·k (the last column, Σ). Cell colours: the one scale above, for q, k and q ⊙ k alike.`;
   table.append(caption);
   const th = (text, { scope = 'col', className = '' } = {}) =>
     Object.assign(document.createElement('th'), { scope, className, textContent: text });
-  const cellOf = (value, scale, what) => {
+  const cellOf = (value, what) => {
     const td = document.createElement('td');
     td.className = 'dim';
     const colour = heatColour(value / scale, 'diverging', { min: -1, max: 1 });
@@ -208,15 +211,15 @@ function vectorTable(q, keys, products, { hd, written, vectorScale, productScale
   };
   // The query's own row (q, the vector every product below multiplies), then per key its row
   // title (focusable in the first band: it reads the key's numbers) and cells.
-  const qCells = Array.from(q, (x, c) => cellOf(x, vectorScale, `q[${c}]`));
+  const qCells = Array.from(q, (x, c) => cellOf(x, `q[${c}]`));
   const keyRows = keys.map((k, j) => {
     const name = th(`k “${labels[j]}”`, { scope: 'row' });
     name.tabIndex = 0;
     return {
       name,
       cells: [
-        ...Array.from(k, (x, c) => cellOf(x, vectorScale, `k_${j}[${c}]`)),
-        ...products[j].map((p, c) => cellOf(p, productScale, `q[${c}]·k_${j}[${c}]`)),
+        ...Array.from(k, (x, c) => cellOf(x, `k_${j}[${c}]`)),
+        ...products[j].map((p, c) => cellOf(p, `q[${c}]·k_${j}[${c}]`)),
       ],
     };
   });

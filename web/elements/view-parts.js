@@ -4,6 +4,10 @@
 // modules (model-views.js, explainer-views.js) load in Node too (tests/token-labels.test.js).
 import { formatNumber, paletteGradient } from './format.js';
 
+// The diverging scale's middle in words true on a light and a dark page alike (its near-white
+// middle is no page's "white" on a dark one; the bar's ends say which side is which).
+const ZERO_WORDS = 'palest = 0';
+
 /**
  * A colour legend with numbers: `title`, the low end, the palette's bar and the high end;
  * a diverging palette is centred on 0 and also says 0 under the bar's middle.
@@ -25,7 +29,7 @@ export function colourLegend({ kind, min, max, title = '', digits = 2 }) {
   bar.style.background = `${paletteGradient(kind)} border-box`;
   bar.setAttribute('role', 'img');
   const words = `colour scale${title ? ` of ${title}` : ''}: ${formatNumber(lo, digits)} to ${formatNumber(hi, digits)}`;
-  bar.setAttribute('aria-label', kind === 'diverging' ? `${words}, white at 0` : words);
+  bar.setAttribute('aria-label', kind === 'diverging' ? `${words}, ${ZERO_WORDS}` : words);
   const low = Object.assign(document.createElement('span'), { className: 'lo', textContent: formatNumber(lo, digits) });
   const high = Object.assign(document.createElement('span'), {
     className: 'hi',
@@ -34,11 +38,29 @@ export function colourLegend({ kind, min, max, title = '', digits = 2 }) {
   const ends = document.createElement('span');
   ends.className = 'ends';
   if (kind === 'diverging') {
-    const zero = Object.assign(document.createElement('span'), { className: 'zero', textContent: '(white = 0)' });
+    const zero = Object.assign(document.createElement('span'), { className: 'zero', textContent: `(${ZERO_WORDS})` });
     ends.append(low, bar, high, zero);
   } else ends.append(low, bar, high);
   legend.append(ends);
   return legend;
+}
+
+/**
+ * How a masked cell is drawn (weight 0 because the mask hid that key, not a small weight): a
+ * grey hatch outside every colour map, the same on a light and a dark page.
+ */
+export const MASKED_FILL = 'repeating-linear-gradient(135deg, #6b6b6b 0 2px, #c4c4c4 2px 5px)';
+
+/** The legend entry of masked cells: a hatched swatch and `words` (what hid them). */
+export function maskedKey(words) {
+  const key = document.createElement('span');
+  key.className = 'masked-key';
+  key.setAttribute('part', 'legend');
+  const swatch = document.createElement('span');
+  swatch.setAttribute('aria-hidden', 'true');
+  swatch.style.cssText = `display: inline-block; width: 1.4em; height: 0.9em; margin-inline-end: 0.3em; vertical-align: -0.1em; border: 1px solid #6b6b6b; background: ${MASKED_FILL};`;
+  key.append(swatch, `masked: ${words}`);
+  return key;
 }
 
 /** The two numbers a legend's ends show for data in [min, max]. */

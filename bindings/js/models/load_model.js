@@ -55,6 +55,12 @@ function storageCounts(plan) {
   return counts;
 }
 
+// How many numbers a checkpoint tensor holds: a GGUF tensor's count, a safetensors one's shape.
+function elementCount(tensor) {
+  if (!tensor) return 0;
+  return tensor.count ?? tensor.shape.reduce((a, b) => a * b, 1);
+}
+
 // The storage most of the matrices' weights are in (a GGUF file's mix), or null without a mix.
 function mostWeights(plan) {
   const weights = new Map();
@@ -329,6 +335,9 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
     arch.head === 'sequence-classification' ? resolveClassifier(FN, arch, tensors, prefix, config) : null;
   const used = new Set(plan.map((p) => p.name));
   for (const layer of classifier ?? []) for (const t of [layer.weightName, layer.biasName]) if (t) used.add(t);
+  // The parameters: the numbers the tensors this model reads hold, each tensor once (a tied
+  // or fused one feeds several entries; buffers such as GPT-2's attention mask are unused).
+  const parameterCount = [...used].reduce((n, name) => n + elementCount(tensors.get(name)), 0);
   const unused = unusedTensors(
     FN,
     tensors.keys(),
@@ -366,6 +375,7 @@ async function build(module, checkpoint, { onProgress, dtype, signal, source = n
     tokenizer,
     classifier: null,
     parameterBytes,
+    parameterCount,
     matrixDtype: MATRIX_DTYPES[mostWeights(plan) ?? storage],
     quantizedAtLoad: quantizedAtLoad(plan),
     matrixStorages: storageCounts(plan),

@@ -72,6 +72,7 @@ export class PretrainedModel {
       config,
       tokenizer,
       parameterBytes,
+      parameterCount = null,
       matrixDtype = 'float32',
       quantizedAtLoad = {},
       matrixStorages = {},
@@ -104,6 +105,11 @@ export class PretrainedModel {
     this.tokenizer = tokenizer;
     /** Bytes of wasm memory the weights take. */
     this.parameterBytes = parameterBytes;
+    /**
+     * How many parameters the checkpoint's tensors that this model reads hold (each tensor
+     * once: a tied embedding and LM head is one), or null for a model built from tensors.
+     */
+    this.parameterCount = parameterCount;
     /**
      * How the matrices are held: 'bfloat16' (a BF16 checkpoint's values as they are, half the
      * bytes, widened exactly as the kernels read them) or 'float32' (every sum is float32
