@@ -47,6 +47,9 @@ for (const family of ['llama', 'qwen2', 'gpt2', 'gemma2']) {
     await withModels(`tiny-${family}-f32.gguf`, `tiny-${family}`, (gguf, hf) => {
       assert.deepEqual(gguf.descriptor, hf.descriptor);
       assert.equal(gguf.modelType, hf.modelType);
+      // The GGUF's tensor element counts against the safetensors' shapes (two readers).
+      assert.equal(gguf.parameterCount, hf.parameterCount, 'parameterCount');
+      assert.ok(hf.parameterCount > 0);
       for (const text of TEXTS) {
         assert.deepEqual(
           gguf.tokenizer.encode(text).ids,
