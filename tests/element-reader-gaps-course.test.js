@@ -583,3 +583,63 @@ test('the course elements count from 0 and say so: matrix numbers, steps and fla
     /position t must look at position L − 1 − t \(positions counted from 0, L of them\)/,
   );
 });
+
+// The boxes of the words inside `selector` (in element `tag`'s shadow tree), and the pairs of
+// them that overlap by more than half a pixel each way.
+const overlappingWords = (page, tag, selector) =>
+  page.evaluate(
+    ([tag, selector]) => {
+      const boxes = [...document.querySelector(tag).shadowRoot.querySelectorAll(selector)].map((t) => ({
+        text: t.textContent,
+        r: t.getBoundingClientRect(),
+      }));
+      const pairs = [];
+      for (let a = 0; a < boxes.length; a++)
+        for (let b = a + 1; b < boxes.length; b++) {
+          const [p, q] = [boxes[a].r, boxes[b].r];
+          const x = Math.min(p.right, q.right) - Math.max(p.left, q.left);
+          const y = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+          if (x > 0.5 && y > 0.5) pairs.push(`${boxes[a].text} on ${boxes[b].text}`);
+        }
+      return { count: boxes.length, pairs };
+    },
+    [tag, selector],
+  );
+
+test("RoPE's wheel: no two of its words overlap at 1280 or 390 px, and it has axes (features 0 and 1) whose ticks sit at the vectors' own units", async () => {
+  const longest = Math.max(Math.hypot(1, 0.5), Math.hypot(0.3, 1));
+  for (const width of [1280, 390]) {
+    const { page } = await open('positional-rope', width);
+    const words = await overlappingWords(page, 'positional-encoding', 'svg text');
+    assert.ok(words.count >= 16 + 8 + 2, `${width}: the 16 labels, 8 ticks and 2 axis titles (${words.count})`);
+    assert.deepEqual(words.pairs, [], `${width} px`);
+    const axes = await page.evaluate(() => {
+      const svg = document.querySelector('positional-encoding').shadowRoot.querySelector('svg');
+      const ticks = (axis) =>
+        [...svg.querySelectorAll(`text.tick.${axis}`)].map((t) => [
+          t.textContent,
+          Number(t.getAttribute(axis === 'x' ? 'x' : 'y')),
+        ]);
+      return {
+        titles: [...svg.querySelectorAll('text.axis-title')].map((t) => t.textContent),
+        x: ticks('x'),
+        y: ticks('y'),
+        box: svg.getBoundingClientRect().right,
+        host: document.querySelector('positional-encoding').getBoundingClientRect().right,
+      };
+    });
+    await page.close();
+    assert.deepEqual(axes.titles, ['x: feature 2i = 0 →', '↑ y: feature 2i + 1 = 1']);
+    assert.ok(axes.box <= axes.host + 0.5, `${width}: the wheel fits (${axes.box} > ${axes.host})`);
+    assert.equal(axes.x.length, 4);
+    // 90 px is the longest vector's length: a tick at v sits at 90·v/longest (y up: −).
+    for (const [text, at] of axes.x) {
+      const v = Number(text.replace('−', '-'));
+      assert.ok(Math.abs(at - (90 * v) / longest) < 1e-3, `x tick ${text} at ${at}`);
+    }
+    for (const [text, at] of axes.y) {
+      const v = Number(text.replace('−', '-'));
+      assert.ok(Math.abs(at - 4 + (90 * v) / longest) < 1e-3, `y tick ${text} at ${at}`);
+    }
+  }
+});
