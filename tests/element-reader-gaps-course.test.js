@@ -643,3 +643,62 @@ test("RoPE's wheel: no two of its words overlap at 1280 or 390 px, and it has ax
     }
   }
 });
+
+test('no readout suggests what did not happen: flash\'s rescale reads "—" until a second block (m_old = −∞), then e^(m_old − m); steps\' padding and window numbers say when M is not theirs', async () => {
+  let { page } = await open('flash', 1280);
+  const data = await page.evaluate(() => document.querySelector('attention-flash').data);
+  const state = (step) =>
+    page.evaluate(async (t) => {
+      const el = document.querySelector('attention-flash');
+      el.step = t;
+      await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+      const m = el.shadowRoot.querySelector('attention-matrix[data-name="state"]').shadowRoot;
+      return {
+        rescale: [...m.querySelectorAll('td[data-col="1"]')].map((td) => td.textContent),
+        max: [...m.querySelectorAll('td[data-col="0"]')].map((td) => td.textContent),
+        caption: m.querySelector('.caption')?.textContent ?? '',
+      };
+    }, step);
+  const start = await state(0);
+  assert.deepEqual(start.rescale, ['—', '—']);
+  assert.match(start.caption, /rescale —: no block read yet, nothing to rescale/);
+  const first = await state(1);
+  assert.deepEqual(first.rescale, ['—', '—']);
+  assert.match(first.caption, /first block, nothing to rescale \(m_old = −∞/);
+  // Block 2 (keys 2 and 3, blocks of 2): e^(m_old − m), m the running max of q·kᵀ/√d, float64.
+  const scale = 1 / Math.sqrt(data.q[0].length);
+  const s = data.q.map((qi) => data.k.map((kj) => qi.reduce((a, x, t) => a + x * kj[t], 0) * scale));
+  const second = await state(2);
+  s.forEach((row, i) => {
+    const [mOld, m] = [Math.max(...row.slice(0, 2)), Math.max(...row.slice(0, 4))];
+    assert.equal(second.rescale[i], Math.exp(mOld - m).toFixed(4), `row ${i}`);
+  });
+  await page.close();
+
+  ({ page } = await open('steps', 1280));
+  const controls = () =>
+    page.evaluate(() => {
+      const root = document.querySelector('attention-steps').shadowRoot;
+      return {
+        labels: [...root.querySelectorAll('.controls label')].map((l) => l.textContent.replace(/\s+/g, ' ').trim()),
+        preset: root.querySelector('.controls select').value,
+      };
+    });
+  // Example 2's M is all zeros, from no preset: neither number is applied.
+  let c = await controls();
+  assert.equal(c.preset, '');
+  assert.deepEqual(c.labels.slice(1), [
+    'padding: keys kept (not applied to M)',
+    'window: keys before each query (not applied to M)',
+  ]);
+  const keys = page.locator('attention-steps').locator('input[aria-label^="padding: keys kept"]');
+  await keys.fill('1');
+  await keys.dispatchEvent('change');
+  await page.waitForFunction(
+    () => document.querySelector('attention-steps').shadowRoot.querySelector('.controls select').value,
+  );
+  c = await controls();
+  assert.equal(c.preset, 'key-length');
+  assert.deepEqual(c.labels.slice(1), ['padding: keys kept', 'window: keys before each query (not applied to M)']);
+  await page.close();
+});

@@ -156,6 +156,7 @@ export class AttentionMatrix extends AttentionElement {
   #value = null;
   #error = null;
   #scale = null;
+  #blank = '';
   #focus = [0, 0];
   #editing = null;
 
@@ -291,6 +292,18 @@ document.body.append(m);
     if (this.isConnected) this.#render();
   }
 
+  /**
+   * What a NaN cell reads ('' = "NaN"): a value that has no meaning yet, such as a rescale
+   * before there is anything to rescale ("—", the caption saying why).
+   */
+  get blank() {
+    return this.#blank;
+  }
+  set blank(v) {
+    this.#blank = String(v ?? '');
+    if (this.isConnected) this.#render();
+  }
+
   /** One sentence under the matrix: what it shows and what to notice. */
   get caption() {
     return this.#attribute('caption');
@@ -418,10 +431,11 @@ document.body.append(m);
         td.dataset.row = String(i);
         td.dataset.col = String(j);
         td.dataset.value = exactNumber(x);
-        td.textContent = formatNumber(x, this.precision);
+        const shown = Number.isNaN(x) && this.#blank ? this.#blank : formatNumber(x, this.precision);
+        td.textContent = shown;
         td.title = exactNumber(x);
         const where = `${rowLabels?.[i] ?? `row ${i}`}, ${colLabels?.[j] ?? `column ${j}`}`;
-        td.setAttribute('aria-label', `${where}: ${formatNumber(x, this.precision)}`);
+        td.setAttribute('aria-label', `${where}: ${shown}`);
         td.setAttribute('aria-readonly', this.editable || this.toggle ? 'false' : 'true');
         if (this.toggle)
           td.setAttribute(

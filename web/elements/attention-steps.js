@@ -413,6 +413,8 @@ export class AttentionSteps extends AttentionElement {
       m.setAttribute('precision', precision); // a changed precision="…" with the same shapes
     }
     this.shadowRoot.querySelector('[data-role="mask-note"]')?.replaceWith(this.#maskNote());
+    const controls = this.shadowRoot.querySelector('section[data-stage=mask] .controls');
+    if (controls) this.#showPreset(controls);
     const old = this.shadowRoot.querySelector('[data-role="no-key"]');
     const note = this.#blindNote();
     if (old && note) old.replaceWith(note);
@@ -525,6 +527,21 @@ export class AttentionSteps extends AttentionElement {
       }
   }
 
+  // The mask controls say which preset M holds: the select shows it, and a preset's number
+  // beside another M says it is not applied (round 5: "keys kept 2" and "window 1" beside an
+  // all-zero M read as applied). Its inputs keep their values and focus.
+  #showPreset(controls) {
+    const preset = this.#preset?.name ?? '';
+    controls.querySelector('select').value = preset;
+    for (const label of controls.querySelectorAll('label[data-preset]')) {
+      label.querySelector('.unapplied')?.remove();
+      if (label.dataset.preset !== preset)
+        label.append(
+          Object.assign(document.createElement('span'), { className: 'unapplied', textContent: ' (not applied to M)' }),
+        );
+    }
+  }
+
   #maskControls() {
     const d = this.#data;
     const lq = d.mask.length,
@@ -592,7 +609,12 @@ export class AttentionSteps extends AttentionElement {
       l.append(text, input);
       return l;
     };
-    controls.append(label, named('padding: keys kept ', length), named('window: keys before each query ', windowInput));
+    const keysKept = named('padding: keys kept ', length);
+    const windowLabel = named('window: keys before each query ', windowInput);
+    keysKept.dataset.preset = 'key-length';
+    windowLabel.dataset.preset = 'causal-window';
+    controls.append(label, keysKept, windowLabel);
+    this.#showPreset(controls);
     return controls;
   }
 

@@ -99,6 +99,8 @@ export declare class AttentionMatrix extends HTMLElement implements Exportable {
     /** What shares the scale, as the legend says it ("one scale for every head"). */
     note?: string;
   } | null;
+  /** What a NaN cell reads ('' = "NaN"), e.g. "—" for a value not defined yet. */
+  blank: string;
   /** Row labels; set an array, a comma list or JSON text. */
   rowLabels: string[] | null;
   /** Column labels; set an array, a comma list or JSON text. */
