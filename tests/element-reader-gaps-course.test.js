@@ -702,3 +702,61 @@ test('no readout suggests what did not happen: flash\'s rescale reads "—" unti
   assert.deepEqual(c.labels.slice(1), ['padding: keys kept', 'window: keys before each query (not applied to M)']);
   await page.close();
 });
+
+// Matrix `name` in element `tag`: per cell [row, col, value, hatched?, background colour], and
+// the text of its masked-cells key ('' when none).
+const maskedCells = (page, tag, name) =>
+  page.evaluate(
+    ([tag, name]) => {
+      const m = document
+        .querySelector(tag)
+        .shadowRoot.querySelector(`attention-matrix[data-name="${name}"]`).shadowRoot;
+      return {
+        cells: [...m.querySelectorAll('td')].map((td) => {
+          const style = getComputedStyle(td);
+          return [
+            Number(td.dataset.row),
+            Number(td.dataset.col),
+            Number(td.dataset.value),
+            style.backgroundImage.startsWith('repeating-linear-gradient'),
+            style.backgroundColor,
+          ];
+        }),
+        key: m.querySelector('.masked-key')?.textContent ?? '',
+      };
+    },
+    [tag, name],
+  );
+
+test('masked cells do not look like small weights: pruning hatches a dropped key’s column (its own cell excepted), steps the pairs a causal M blocks; both say so in a key', async () => {
+  let { page } = await open('pruning', 1280);
+  const keep = await page.evaluate(() => document.querySelector('token-pruning').keep);
+  assert.ok(keep.includes(0) && keep.includes(1), 'the premise: a token is dropped');
+  const pruning = await maskedCells(page, 'token-pruning', 'weights');
+  await page.close();
+  assert.equal(pruning.key, 'hatched grey = dropped key: weight 0 (outside the colour scale)');
+  for (const [i, j, value, hatched, colour] of pruning.cells) {
+    const dropped = i !== j && keep[j] === 0;
+    assert.equal(hatched, dropped, `Ã[${i}][${j}] hatched`);
+    if (dropped) assert.equal(value, 0);
+    // a kept cell keeps its colour-map background; a hatched one has none of its own
+    assert.equal(colour === 'rgba(0, 0, 0, 0)', dropped, `Ã[${i}][${j}]: ${colour}`);
+  }
+
+  ({ page } = await open('steps', 1280));
+  await page.locator('attention-steps').locator('select').selectOption('causal-top-left');
+  await page.waitForFunction(() => document.querySelector('attention-steps').stages.M.data[1] === -Infinity);
+  for (const [name, key] of [
+    ['weights', 'hatched grey = masked (M = −∞): weight 0 (outside the colour scale)'],
+    ['masked', 'hatched grey = masked: M = −∞ (outside the colour scale)'],
+  ]) {
+    const steps = await maskedCells(page, 'attention-steps', name);
+    assert.equal(steps.key, key);
+    // causal, top-left: query i sees keys j ≤ i
+    for (const [i, j, value, hatched] of steps.cells) {
+      assert.equal(hatched, j > i, `${name}[${i}][${j}]`);
+      if (j > i) assert.equal(value, name === 'weights' ? 0 : -Infinity);
+    }
+  }
+  await page.close();
+});

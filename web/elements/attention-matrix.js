@@ -20,6 +20,18 @@ import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits
 import { consume } from './keys.js';
 
 const TAG = 'attention-matrix';
+
+// The key to masked cells: a hatched swatch and what it means ("dropped key: weight 0").
+function maskedKey(label) {
+  const key = document.createElement('div');
+  key.className = 'masked-key';
+  key.setAttribute('part', 'legend');
+  key.append(
+    Object.assign(document.createElement('span'), { className: 'swatch' }),
+    `hatched grey = ${label} (outside the colour scale)`,
+  );
+  return key;
+}
 // What a cell's colour says, by heat: weights on the sequential map, any signed value on the
 // diverging one.
 const LEGEND_TITLES = { sequential: 'cell colour = weight', diverging: 'cell colour = value' };
@@ -41,6 +53,10 @@ td[aria-readonly="false"] { cursor: text; }
 td.linked { outline: 2px dashed var(--_focus); outline-offset: -3px; }
 input { width: 7ch; font: inherit; text-align: right; padding: 0; border: 0; background: transparent; color: inherit; }
 .exact { font-size: 0.75em; min-height: 1.2em; opacity: 0.85; }
+/* masked cells: grey hatching, outside every colour map (not a small value) */
+td.masked, .masked-key .swatch { background: repeating-linear-gradient(135deg, light-dark(#c8c8c8, #5a5a5a) 0 2px, light-dark(#f0f0f0, #2a2a2a) 2px 6px); color: inherit; }
+.masked-key { font-family: system-ui, sans-serif; font-size: max(0.85em, 11px); display: flex; align-items: center; gap: 0.4rem; }
+.masked-key .swatch { display: inline-block; width: 2.2em; height: 1em; border: 1px solid var(--attn-border, var(--_cell-edge)); }
 `;
 
 /**
@@ -157,6 +173,7 @@ export class AttentionMatrix extends AttentionElement {
   #error = null;
   #scale = null;
   #blank = '';
+  #masked = null;
   #focus = [0, 0];
   #editing = null;
 
@@ -304,6 +321,19 @@ document.body.append(m);
     if (this.isConnected) this.#render();
   }
 
+  /**
+   * Cells masked out (a blocked query–key pair, a dropped key), drawn hatched in grey outside
+   * the colour map so that they do not read as small values, with `label` in a key under the
+   * legend: { cells: 0/1 per cell (row-major), label } or null.
+   */
+  get masked() {
+    return this.#masked && { cells: this.#masked.cells.slice(), label: this.#masked.label };
+  }
+  set masked(v) {
+    this.#masked = v ? { cells: Array.from(v.cells, (x) => (x ? 1 : 0)), label: String(v.label ?? 'masked') } : null;
+    if (this.isConnected) this.#render();
+  }
+
   /** One sentence under the matrix: what it shows and what to notice. */
   get caption() {
     return this.#attribute('caption');
@@ -443,7 +473,12 @@ document.body.append(m);
             `${where}: ${formatNumber(x, this.precision)}, ${x === -Infinity ? 'blocked' : 'may attend'}; Space switches`,
           );
         td.tabIndex = i === Math.min(fi, rows - 1) && j === Math.min(fj, cols - 1) ? 0 : -1;
-        const colour = heat ? heatColour(x, heat, range) : null;
+        const masked = this.#masked?.cells[i * cols + j] === 1;
+        if (masked) {
+          td.classList.add('masked');
+          td.setAttribute('aria-label', `${td.getAttribute('aria-label')} (${this.#masked.label})`);
+        }
+        const colour = heat && !masked ? heatColour(x, heat, range) : null;
         if (colour) {
           td.style.background = colour.background;
           td.style.color = colour.color;
@@ -458,6 +493,7 @@ document.body.append(m);
     figure.append(exact);
     if (heat && v && Number.isFinite(min))
       figure.append(colourLegend({ kind: heat, min: range.min, max: range.max, title: this.#legendTitle(heat) }));
+    if (this.#masked?.cells.includes(1)) figure.append(maskedKey(this.#masked.label));
     const words = this.caption;
     if (words) figure.append(captionLine(words));
     table.addEventListener('keydown', (e) => this.#onKey(e));

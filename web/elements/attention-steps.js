@@ -323,6 +323,13 @@ export class AttentionSteps extends AttentionElement {
     };
   }
 
+  // The pairs M blocks (−∞), for matrix `name` ('masked' or 'weights'): drawn hatched, so
+  // that a blocked weight's 0 does not read as a small weight, nor a −∞ score as a low one.
+  #maskedCells(name) {
+    const blocked = this.#data.mask.flat().map((x) => (x === -Infinity ? 1 : 0));
+    return { cells: blocked, label: name === 'weights' ? 'masked (M = −∞): weight 0' : 'masked: M = −∞' };
+  }
+
   #matrix(
     name,
     label,
@@ -347,6 +354,7 @@ export class AttentionSteps extends AttentionElement {
     if (editable) m.setAttribute('editable', '');
     if (toggle) m.setAttribute('toggle', '');
     m.value = value;
+    if (name === 'masked' || name === 'weights') m.masked = this.#maskedCells(name);
     if (key) m.addEventListener('change', (e) => this.#onEdit(key, e.detail));
     if (['scores', 'scaled', 'M', 'masked', 'weights'].includes(name)) {
       m.addEventListener('cellfocus', (e) => this.#announce(e.detail.row, e.detail.col));
@@ -410,6 +418,7 @@ export class AttentionSteps extends AttentionElement {
       const value = values[m.dataset.name];
       if (SCORE_STAGES.includes(m.dataset.name)) m.scale = scoreScale(s);
       if (value) m.value = value;
+      if (m.dataset.name === 'masked' || m.dataset.name === 'weights') m.masked = this.#maskedCells(m.dataset.name);
       m.setAttribute('precision', precision); // a changed precision="…" with the same shapes
     }
     this.shadowRoot.querySelector('[data-role="mask-note"]')?.replaceWith(this.#maskNote());
