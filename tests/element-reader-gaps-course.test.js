@@ -760,3 +760,37 @@ test('masked cells do not look like small weights: pruning hatches a dropped key
   }
   await page.close();
 });
+
+test('nothing cut at 390 px: each of the sinusoidal formulas whole on one line inside the element; the sentiment sentence shown whole in its field', async () => {
+  let { page } = await open('positional-sinusoidal', 390);
+  const formulas = await page.evaluate(() => {
+    const el = document.querySelector('positional-encoding');
+    const edge = el.getBoundingClientRect().right;
+    return [...el.shadowRoot.querySelectorAll('.note .formula')].map((f) => [
+      f.textContent,
+      f.getClientRects().length,
+      f.getBoundingClientRect().right <= edge + 0.5,
+    ]);
+  });
+  await page.close();
+  assert.deepEqual(formulas, [
+    ['PE[p, 2i] = sin(p·ωᵢ)', 1, true],
+    ['PE[p, 2i+1] = cos(p·ωᵢ)', 1, true],
+    ['ωᵢ = base^(−2i/d_model)', 1, true],
+    ['PE_p · PE_p′ = Σᵢ cos((p − p′)·ωᵢ)', 1, true],
+  ]);
+
+  ({ page } = await open('sentiment', 390));
+  const field = await page.evaluate(() => {
+    const el = document.querySelector('attention-sentiment');
+    const f = el.shadowRoot.querySelector('[part=input]');
+    return {
+      value: f.value,
+      fits: f.scrollWidth <= f.clientWidth + 1 && f.scrollHeight <= f.clientHeight + 1,
+      inside: f.getBoundingClientRect().right <= el.getBoundingClientRect().right + 0.5,
+    };
+  });
+  await page.close();
+  assert.ok(field.value.length > 40, `the premise: a sentence longer than the field is wide (${field.value})`);
+  assert.ok(field.fits && field.inside, JSON.stringify(field));
+});

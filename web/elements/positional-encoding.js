@@ -45,6 +45,7 @@ svg text.tick, svg text.axis-title { font-size: 11px; }
 svg line.axis { stroke-width: 1; opacity: 0.55; }
 svg line.leader { stroke-width: 0.75; opacity: 0.5; }
 .note { font-size: 0.85em; }
+.note .formula { white-space: nowrap; }
 /* On paper nothing is hovered: what the readout would give, where it fits on a line */
 .print-only { display: none; }
 @media print { .print-only { display: block; } .readout { display: none; } }
@@ -469,8 +470,20 @@ export class PositionalEncoding extends AttentionElement {
     row.lastChild.append(similarityByDistance(similarity));
     const note = document.createElement('p');
     note.className = 'note';
-    note.textContent =
-      'PE[p, 2i] = sin(p·ωᵢ), PE[p, 2i+1] = cos(p·ωᵢ), with ωᵢ = base^(−2i/d_model). So PE_p · PE_p′ = Σᵢ cos((p − p′)·ωᵢ), a sum of d_model/2 cosines of the distance: each is 1 where p = p′; elsewhere the fast ones (small i) swing between −1 and 1, which makes the ripples, and the slow ones (large i) change little from one position to the next.';
+    // Each formula whole on its line (round 5: at 390 px a line ended "with ωᵢ" at the edge,
+    // its "= base^…" on the next, and read as cut off).
+    const formula = (text) =>
+      Object.assign(document.createElement('span'), { className: 'formula', textContent: text });
+    note.append(
+      formula('PE[p, 2i] = sin(p·ωᵢ)'),
+      ', ',
+      formula('PE[p, 2i+1] = cos(p·ωᵢ)'),
+      ', with ',
+      formula('ωᵢ = base^(−2i/d_model)'),
+      '. So ',
+      formula('PE_p · PE_p′ = Σᵢ cos((p − p′)·ωᵢ)'),
+      ', a sum of d_model/2 cosines of the distance: each is 1 where p = p′; elsewhere the fast ones (small i) swing between −1 and 1, which makes the ripples, and the slow ones (large i) change little from one position to the next.',
+    );
     return [controls, row, note];
   }
 
