@@ -794,3 +794,24 @@ test('nothing cut at 390 px: each of the sinusoidal formulas whole on one line i
   assert.ok(field.value.length > 40, `the premise: a sentence longer than the field is wide (${field.value})`);
   assert.ok(field.fits && field.inside, JSON.stringify(field));
 });
+
+test("sentiment states its maps' 0-to-largest scale once, before both tables, for both", async () => {
+  const { page } = await open('sentiment', 1280);
+  const r = await page.evaluate(() => {
+    const stage = [...document.querySelector('attention-sentiment').shadowRoot.querySelectorAll('ol.pipeline > li')][4];
+    const legends = [...stage.querySelectorAll('.legend')];
+    const tables = [...stage.querySelectorAll('table')];
+    const before = (a, b) => Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+    return {
+      count: legends.length,
+      tables: tables.length,
+      first: legends.length > 0 && tables.every((t) => before(legends[0], t)),
+      title: legends[0]?.querySelector('.title').textContent ?? '',
+    };
+  });
+  await page.close();
+  assert.equal(r.tables, 2, 'the [CLS] table and the head map');
+  assert.equal(r.count, 1);
+  assert.ok(r.first, 'the legend comes before both tables');
+  assert.match(r.title, /^both tables below: cell shade = attention weight, on a scale from 0 to \d\.\d\d/);
+});

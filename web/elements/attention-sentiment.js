@@ -465,6 +465,14 @@ export class AttentionSentiment extends AttentionElement {
           className: 'stage-note',
           textContent: 'Layers, heads and token positions count from 0, as in prediction.attention[layer][head].',
         }),
+        // One legend before both tables, for both (round 5: under the second only, the first
+        // table's 0.30 read as a fraction of 1).
+        colourLegend({
+          kind: 'sequential',
+          min: 0,
+          max: top,
+          title: `both tables below: cell shade = attention weight, on a scale from 0 to ${formatNumber(top, 2)} (the largest weight in layer ${l}), not 0 to 1`,
+        }),
         this.#clsRegion(p, names, l, h, top),
         make('p', {
           className: 'stage-note print-hide', // nothing to press on paper
@@ -473,12 +481,6 @@ export class AttentionSentiment extends AttentionElement {
         this.#mostAttended(p, names, l),
         scrollRegion(`Attention matrix of head ${h} in layer ${l}`, this.#matrix(p, names, l, h, top), {
           fit: compactFit,
-        }),
-        colourLegend({
-          kind: 'sequential',
-          min: 0,
-          max: top,
-          title: `cell shade = attention weight, on a scale from 0 to ${formatNumber(top, 2)} (the largest weight in layer ${l}), not 0 to 1`,
         }),
         ...(positionNote(texts) ? [make('p', { className: 'stage-note', textContent: positionNote(texts) })] : []),
       ),
