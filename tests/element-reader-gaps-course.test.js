@@ -470,14 +470,17 @@ test("sources said: pruning's P (scores of stated made-up vectors, not probabili
 });
 
 // The text a reader sees in element `tag` (its shadow trees included): text nodes whose
-// element is rendered (checkVisibility), joined by spaces.
+// element is rendered (checkVisibility) and not visually hidden, joined by spaces.
 const visibleText = (page, tag) =>
   page.evaluate((tag) => {
     const parts = [];
     const walk = (root) => {
       for (const node of root.childNodes) {
         if (node.nodeType === Node.TEXT_NODE) {
-          if (node.parentElement?.checkVisibility() && node.textContent.trim()) parts.push(node.textContent.trim());
+          const box = node.parentElement?.getBoundingClientRect();
+          // (a 1 px box: visually hidden, for screen readers)
+          if (node.parentElement?.checkVisibility() && box.width > 1 && node.textContent.trim())
+            parts.push(node.textContent.trim());
         } else if (node.nodeType === Node.ELEMENT_NODE) {
           if (node.shadowRoot) walk(node.shadowRoot);
           walk(node);
@@ -814,4 +817,26 @@ test("sentiment states its maps' 0-to-largest scale once, before both tables, fo
   assert.equal(r.count, 1);
   assert.ok(r.first, 'the legend comes before both tables');
   assert.match(r.title, /^both tables below: cell shade = attention weight, on a scale from 0 to \d\.\d\d/);
+});
+
+test('on paper no instruction to interact in training (its "Keep training goes on" without the button), the model views, the explainer or the lines view; on screen the hints are still there', async () => {
+  const live = /\b(hover|click|tap|press|drag|keep training)\b/i;
+  for (const [name, tag, hint] of [
+    ['training', 'attention-training', /Keep training goes on/],
+    ['model-model', 'attention-model', /Hover a map to read a cell/],
+    ['explainer', 'attention-explainer', /Token to follow \(click, or arrow keys\)/],
+    ['heatmap-lines', 'attention-heatmap', /Click, tap or focus another token to select it/],
+  ]) {
+    const { page } = await open(name, 1280);
+    assert.match(await visibleText(page, tag), hint, `${name} on screen`);
+    await page.emulateMedia({ media: 'print' });
+    const paper = await visibleText(page, tag);
+    await page.close();
+    assert.doesNotMatch(
+      paper,
+      live,
+      `${name} on paper: ${paper.match(new RegExp(`.{0,60}${live.source}.{0,40}`, 'i'))?.[0]}`,
+    );
+    if (name === 'training') assert.match(paper, /Reached the target, \d+% held-out accuracy, at step \d+: paused\./);
+  }
 });
