@@ -5,18 +5,10 @@
 // the elements' own inputs.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { openElementPage, startElementBrowser } from './helpers/element-page.js';
+import { elementPages, printedNumber } from './helpers/element-page.js';
 import { EXAMPLES, WEIGHTS } from '../web/elements/course-examples.js';
 
-let url, browser, close;
-
-test.before(async () => {
-  ({ url, browser, close } = await startElementBrowser());
-});
-
-test.after(() => close?.());
-
-const open = (name, width, scheme) => openElementPage(browser, url, name, width, scheme);
+const open = elementPages(test);
 
 // Row-vector product a·b of nested rows, float64.
 const matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, t) => s + x * b[t][j], 0)));
@@ -637,11 +629,11 @@ test("RoPE's wheel: no two of its words overlap at 1280 or 390 px, and it has ax
     assert.equal(axes.x.length, 4);
     // 90 px is the longest vector's length: a tick at v sits at 90·v/longest (y up: −).
     for (const [text, at] of axes.x) {
-      const v = Number(text.replace('−', '-'));
+      const v = printedNumber(text);
       assert.ok(Math.abs(at - (90 * v) / longest) < 1e-3, `x tick ${text} at ${at}`);
     }
     for (const [text, at] of axes.y) {
-      const v = Number(text.replace('−', '-'));
+      const v = printedNumber(text);
       assert.ok(Math.abs(at - 4 + (90 * v) / longest) < 1e-3, `y tick ${text} at ${at}`);
     }
   }
