@@ -807,7 +807,7 @@ test('every colour has a legend with numeric ends, and every index, column and m
   const sentiment = await firstLegend(page, 'attention-sentiment');
   await page.close();
   // (0 to the layer's largest weight, said in the title: tests/element-reader-gaps-course.test.js)
-  assert.match(sentiment[0], /^cell shade = attention weight, on a scale from 0 to /);
+  assert.match(sentiment[0], /^both tables below: cell shade = attention weight, on a scale from 0 to /);
   assert.equal(sentiment[1], 0);
   assert.ok(sentiment[2] > 0 && sentiment[2] <= 1);
 

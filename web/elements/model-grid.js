@@ -20,14 +20,18 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null) {
   const ends = labels
     ? ` In each map the rows run from “${labels[0]}” (top) to “${labels[T - 1]}” (bottom), the columns from “${labels[0]}” (left) to “${labels[T - 1]}” (right).`
     : '';
-  caption.textContent = `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1).${ends}${selected ? ` Outlined: ${selected[1] === null ? `the maps the head view shows (layer ${selected[0]}, every head)` : `the map open in the head view (layer ${selected[0]}, head ${selected[1]})`}.` : ''}`;
   // The hint to hover, on screen only (print-hide: on paper the strongest keys are printed).
+  const hint = Object.assign(document.createElement('span'), {
+    className: 'print-hide',
+    textContent:
+      " Hover a map to read a cell, focus it for each query's strongest key; pick one to open it in the head view.",
+  });
   caption.append(
-    Object.assign(document.createElement('span'), {
-      className: 'print-hide',
-      textContent:
-        " Hover a map to read a cell, focus it for each query's strongest key; pick one to open it in the head view.",
-    }),
+    `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1).${ends}`,
+    hint,
+    selected
+      ? ` Outlined: ${selected[1] === null ? `the maps the head view shows (layer ${selected[0]}, every head)` : `the map open in the head view (layer ${selected[0]}, head ${selected[1]})`}.`
+      : '',
   );
   table.append(caption);
   const readout = document.createElement('p');
