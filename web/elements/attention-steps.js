@@ -59,6 +59,9 @@ button, select, input { font: inherit; }
 :host([layout="compact"]) .stages { flex-direction: row; flex-wrap: wrap; gap: 0.5rem 0.9rem; }
 :host([layout="compact"]) section { padding-left: 0.4rem; border-left-width: 2px; }
 :host([layout="compact"]) .controls, :host([layout="compact"]) .note { font-size: 0.8em; }
+/* (on a slide, "not applied" in a word: the long form wrapped the controls past the slide) */
+:host([layout="compact"]) .unapplied { font-size: 0; }
+:host([layout="compact"]) .unapplied::after { content: " (off)"; font-size: 0.62rem; }
 /* a slide has no room for the hints (the presets are there; the stages sit side by side) */
 :host([layout="compact"]) .mask-hint, :host([layout="compact"]) [data-role="mask-note"], :host([layout="compact"]) .bars { display: none; }
 `;
