@@ -101,6 +101,7 @@ function layoutProblems() {
 // than it shows is cut; one that scrolls sideways must be a labelled region (role=region,
 // aria-label, reachable by Tab) with a visible ".scroll-hint" just above it, and only table
 // cells may lie past its edge (a caption or a sentence cut at the edge is cut all the same).
+// A text field must show all its text, and no word may run past the element's right edge.
 function clippedContent() {
   const problems = [];
   const name = (el) =>
@@ -141,6 +142,52 @@ function clippedContent() {
     }
   };
   walk(document);
+  // A text field that holds more than it shows (a sentence cut at 390 px, round 5): it must
+  // show its whole text, as a screenshot does not scroll it.
+  const fields = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) fields(el.shadowRoot);
+      if (!el.matches('textarea, input[type=text]') || !visible(el) || !el.value) continue;
+      if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)
+        problems.push(
+          `${name(el)}: its text "${el.value.slice(0, 30)}…" is cut (${el.scrollWidth} × ${el.scrollHeight} in ${el.clientWidth} × ${el.clientHeight})`,
+        );
+    }
+  };
+  fields(document);
+  // Words past the element's right edge (outside a region that scrolls sideways, which the
+  // check above covers): cut off in a screenshot of the element.
+  const host = document.querySelector('main > h1 + *');
+  const edge = host.getBoundingClientRect().right;
+  const words = (root) => {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.nodeType === Node.ELEMENT_NODE) {
+        if (node.shadowRoot) words(node.shadowRoot);
+        continue;
+      }
+      const parent = node.parentElement;
+      if (
+        !parent ||
+        !node.textContent.trim() ||
+        !visible(parent) ||
+        ['STYLE', 'SCRIPT', 'OPTION'].includes(parent.tagName)
+      )
+        continue;
+      let scrolls = false;
+      for (let el = parent; el && !scrolls; el = el.parentElement ?? el.getRootNode().host)
+        scrolls = ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+      if (scrolls) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      for (const r of range.getClientRects())
+        if (r.width > 0 && r.right > edge + 1)
+          problems.push(
+            `${name(parent)}: "${node.textContent.trim().slice(0, 40)}" runs ${Math.round(r.right - edge)} px past the element's right edge`,
+          );
+    }
+  };
+  words(host.shadowRoot ?? host);
   return [...new Set(problems)];
 }
 
@@ -758,7 +805,7 @@ test('every colour has a legend with numeric ends, and every index, column and m
   const sentiment = await firstLegend(page, 'attention-sentiment');
   await page.close();
   // (0 to the layer's largest weight, said in the title: tests/element-reader-gaps-course.test.js)
-  assert.match(sentiment[0], /^cell shade = attention weight, on a scale from 0 to /);
+  assert.match(sentiment[0], /^both tables below: cell shade = attention weight, on a scale from 0 to /);
   assert.equal(sentiment[1], 0);
   assert.ok(sentiment[2] > 0 && sentiment[2] <= 1);
 

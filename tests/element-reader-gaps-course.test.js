@@ -5,18 +5,10 @@
 // the elements' own inputs.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { openElementPage, startElementBrowser } from './helpers/element-page.js';
+import { elementPages, printedNumber } from './helpers/element-page.js';
 import { EXAMPLES, WEIGHTS } from '../web/elements/course-examples.js';
 
-let url, browser, close;
-
-test.before(async () => {
-  ({ url, browser, close } = await startElementBrowser());
-});
-
-test.after(() => close?.());
-
-const open = (name, width, scheme) => openElementPage(browser, url, name, width, scheme);
+const open = elementPages(test);
 
 // Row-vector product a·b of nested rows, float64.
 const matmul = (a, b) => a.map((row) => b[0].map((_, j) => row.reduce((s, x, t) => s + x * b[t][j], 0)));
@@ -470,14 +462,17 @@ test("sources said: pruning's P (scores of stated made-up vectors, not probabili
 });
 
 // The text a reader sees in element `tag` (its shadow trees included): text nodes whose
-// element is rendered (checkVisibility), joined by spaces.
+// element is rendered (checkVisibility) and not visually hidden, joined by spaces.
 const visibleText = (page, tag) =>
   page.evaluate((tag) => {
     const parts = [];
     const walk = (root) => {
       for (const node of root.childNodes) {
         if (node.nodeType === Node.TEXT_NODE) {
-          if (node.parentElement?.checkVisibility() && node.textContent.trim()) parts.push(node.textContent.trim());
+          const box = node.parentElement?.getBoundingClientRect();
+          // (a 1 px box: visually hidden, for screen readers)
+          if (node.parentElement?.checkVisibility() && box.width > 1 && node.textContent.trim())
+            parts.push(node.textContent.trim());
         } else if (node.nodeType === Node.ELEMENT_NODE) {
           if (node.shadowRoot) walk(node.shadowRoot);
           walk(node);
@@ -582,4 +577,258 @@ test('the course elements count from 0 and say so: matrix numbers, steps and fla
     training.description,
     /position t must look at position L − 1 − t \(positions counted from 0, L of them\)/,
   );
+});
+
+// The boxes of the words inside `selector` (in element `tag`'s shadow tree), and the pairs of
+// them that overlap by more than half a pixel each way.
+const overlappingWords = (page, tag, selector) =>
+  page.evaluate(
+    ([tag, selector]) => {
+      const boxes = [...document.querySelector(tag).shadowRoot.querySelectorAll(selector)].map((t) => ({
+        text: t.textContent,
+        r: t.getBoundingClientRect(),
+      }));
+      const pairs = [];
+      for (let a = 0; a < boxes.length; a++)
+        for (let b = a + 1; b < boxes.length; b++) {
+          const [p, q] = [boxes[a].r, boxes[b].r];
+          const x = Math.min(p.right, q.right) - Math.max(p.left, q.left);
+          const y = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+          if (x > 0.5 && y > 0.5) pairs.push(`${boxes[a].text} on ${boxes[b].text}`);
+        }
+      return { count: boxes.length, pairs };
+    },
+    [tag, selector],
+  );
+
+test("RoPE's wheel: no two of its words overlap at 1280 or 390 px, and it has axes (features 0 and 1) whose ticks sit at the vectors' own units", async () => {
+  const longest = Math.max(Math.hypot(1, 0.5), Math.hypot(0.3, 1));
+  for (const width of [1280, 390]) {
+    const { page } = await open('positional-rope', width);
+    const words = await overlappingWords(page, 'positional-encoding', 'svg text');
+    assert.ok(words.count >= 16 + 8 + 2, `${width}: the 16 labels, 8 ticks and 2 axis titles (${words.count})`);
+    assert.deepEqual(words.pairs, [], `${width} px`);
+    const axes = await page.evaluate(() => {
+      const svg = document.querySelector('positional-encoding').shadowRoot.querySelector('svg');
+      const ticks = (axis) =>
+        [...svg.querySelectorAll(`text.tick.${axis}`)].map((t) => [
+          t.textContent,
+          Number(t.getAttribute(axis === 'x' ? 'x' : 'y')),
+        ]);
+      return {
+        titles: [...svg.querySelectorAll('text.axis-title')].map((t) => t.textContent),
+        x: ticks('x'),
+        y: ticks('y'),
+        box: svg.getBoundingClientRect().right,
+        host: document.querySelector('positional-encoding').getBoundingClientRect().right,
+      };
+    });
+    await page.close();
+    assert.deepEqual(axes.titles, ['x: feature 2i = 0 →', '↑ y: feature 2i + 1 = 1']);
+    assert.ok(axes.box <= axes.host + 0.5, `${width}: the wheel fits (${axes.box} > ${axes.host})`);
+    assert.equal(axes.x.length, 4);
+    // 90 px is the longest vector's length: a tick at v sits at 90·v/longest (y up: −).
+    for (const [text, at] of axes.x) {
+      const v = printedNumber(text);
+      assert.ok(Math.abs(at - (90 * v) / longest) < 1e-3, `x tick ${text} at ${at}`);
+    }
+    for (const [text, at] of axes.y) {
+      const v = printedNumber(text);
+      assert.ok(Math.abs(at - 4 + (90 * v) / longest) < 1e-3, `y tick ${text} at ${at}`);
+    }
+  }
+});
+
+test('no readout suggests what did not happen: flash\'s rescale reads "—" until a second block (m_old = −∞), then e^(m_old − m); steps\' padding and window numbers say when M is not theirs', async () => {
+  let { page } = await open('flash', 1280);
+  const data = await page.evaluate(() => document.querySelector('attention-flash').data);
+  const state = (step) =>
+    page.evaluate(async (t) => {
+      const el = document.querySelector('attention-flash');
+      el.step = t;
+      await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+      const m = el.shadowRoot.querySelector('attention-matrix[data-name="state"]').shadowRoot;
+      return {
+        rescale: [...m.querySelectorAll('td[data-col="1"]')].map((td) => td.textContent),
+        max: [...m.querySelectorAll('td[data-col="0"]')].map((td) => td.textContent),
+        caption: m.querySelector('.caption')?.textContent ?? '',
+      };
+    }, step);
+  const start = await state(0);
+  assert.deepEqual(start.rescale, ['—', '—']);
+  assert.match(start.caption, /rescale —: no block read yet, nothing to rescale/);
+  const first = await state(1);
+  assert.deepEqual(first.rescale, ['—', '—']);
+  assert.match(first.caption, /first block, nothing to rescale \(m_old = −∞/);
+  // Block 2 (keys 2 and 3, blocks of 2): e^(m_old − m), m the running max of q·kᵀ/√d, float64.
+  const scale = 1 / Math.sqrt(data.q[0].length);
+  const s = data.q.map((qi) => data.k.map((kj) => qi.reduce((a, x, t) => a + x * kj[t], 0) * scale));
+  const second = await state(2);
+  s.forEach((row, i) => {
+    const [mOld, m] = [Math.max(...row.slice(0, 2)), Math.max(...row.slice(0, 4))];
+    assert.equal(second.rescale[i], Math.exp(mOld - m).toFixed(4), `row ${i}`);
+  });
+  await page.close();
+
+  ({ page } = await open('steps', 1280));
+  const controls = () =>
+    page.evaluate(() => {
+      const root = document.querySelector('attention-steps').shadowRoot;
+      return {
+        labels: [...root.querySelectorAll('.controls label')].map((l) => l.textContent.replace(/\s+/g, ' ').trim()),
+        preset: root.querySelector('.controls select').value,
+      };
+    });
+  // Example 2's M is all zeros, from no preset: neither number is applied.
+  let c = await controls();
+  assert.equal(c.preset, '');
+  assert.deepEqual(c.labels.slice(1), [
+    'padding: keys kept (not applied to M)',
+    'window: keys before each query (not applied to M)',
+  ]);
+  const keys = page.locator('attention-steps').locator('input[aria-label^="padding: keys kept"]');
+  await keys.fill('1');
+  await keys.dispatchEvent('change');
+  await page.waitForFunction(
+    () => document.querySelector('attention-steps').shadowRoot.querySelector('.controls select').value,
+  );
+  c = await controls();
+  assert.equal(c.preset, 'key-length');
+  assert.deepEqual(c.labels.slice(1), ['padding: keys kept', 'window: keys before each query (not applied to M)']);
+  await page.close();
+});
+
+// Matrix `name` in element `tag`: per cell [row, col, value, hatched?, background colour], and
+// the text of its masked-cells key ('' when none).
+const maskedCells = (page, tag, name) =>
+  page.evaluate(
+    ([tag, name]) => {
+      const m = document
+        .querySelector(tag)
+        .shadowRoot.querySelector(`attention-matrix[data-name="${name}"]`).shadowRoot;
+      return {
+        cells: [...m.querySelectorAll('td')].map((td) => {
+          const style = getComputedStyle(td);
+          return [
+            Number(td.dataset.row),
+            Number(td.dataset.col),
+            Number(td.dataset.value),
+            style.backgroundImage.startsWith('repeating-linear-gradient'),
+            style.backgroundColor,
+          ];
+        }),
+        key: m.querySelector('.masked-key')?.textContent ?? '',
+      };
+    },
+    [tag, name],
+  );
+
+test('masked cells do not look like small weights: pruning hatches a dropped key’s column (its own cell excepted), steps the pairs a causal M blocks; both say so in a key', async () => {
+  let { page } = await open('pruning', 1280);
+  const keep = await page.evaluate(() => document.querySelector('token-pruning').keep);
+  assert.ok(keep.includes(0) && keep.includes(1), 'the premise: a token is dropped');
+  const pruning = await maskedCells(page, 'token-pruning', 'weights');
+  await page.close();
+  assert.equal(pruning.key, 'hatched grey = dropped key: weight 0 (outside the colour scale)');
+  for (const [i, j, value, hatched, colour] of pruning.cells) {
+    const dropped = i !== j && keep[j] === 0;
+    assert.equal(hatched, dropped, `Ã[${i}][${j}] hatched`);
+    if (dropped) assert.equal(value, 0);
+    // a kept cell keeps its colour-map background; a hatched one has none of its own
+    assert.equal(colour === 'rgba(0, 0, 0, 0)', dropped, `Ã[${i}][${j}]: ${colour}`);
+  }
+
+  ({ page } = await open('steps', 1280));
+  await page.locator('attention-steps').locator('select').selectOption('causal-top-left');
+  await page.waitForFunction(() => document.querySelector('attention-steps').stages.M.data[1] === -Infinity);
+  for (const [name, key] of [
+    ['weights', 'hatched grey = masked (M = −∞): weight 0 (outside the colour scale)'],
+    ['masked', 'hatched grey = masked: M = −∞ (outside the colour scale)'],
+  ]) {
+    const steps = await maskedCells(page, 'attention-steps', name);
+    assert.equal(steps.key, key);
+    // causal, top-left: query i sees keys j ≤ i
+    for (const [i, j, value, hatched] of steps.cells) {
+      assert.equal(hatched, j > i, `${name}[${i}][${j}]`);
+      if (j > i) assert.equal(value, name === 'weights' ? 0 : -Infinity);
+    }
+  }
+  await page.close();
+});
+
+test('nothing cut at 390 px: each of the sinusoidal formulas whole on one line inside the element; the sentiment sentence shown whole in its field', async () => {
+  let { page } = await open('positional-sinusoidal', 390);
+  const formulas = await page.evaluate(() => {
+    const el = document.querySelector('positional-encoding');
+    const edge = el.getBoundingClientRect().right;
+    return [...el.shadowRoot.querySelectorAll('.note .formula')].map((f) => [
+      f.textContent,
+      f.getClientRects().length,
+      f.getBoundingClientRect().right <= edge + 0.5,
+    ]);
+  });
+  await page.close();
+  assert.deepEqual(formulas, [
+    ['PE[p, 2i] = sin(p·ωᵢ)', 1, true],
+    ['PE[p, 2i+1] = cos(p·ωᵢ)', 1, true],
+    ['ωᵢ = base^(−2i/d_model)', 1, true],
+    ['PE_p · PE_p′ = Σᵢ cos((p − p′)·ωᵢ)', 1, true],
+  ]);
+
+  ({ page } = await open('sentiment', 390));
+  const field = await page.evaluate(() => {
+    const el = document.querySelector('attention-sentiment');
+    const f = el.shadowRoot.querySelector('[part=input]');
+    return {
+      value: f.value,
+      fits: f.scrollWidth <= f.clientWidth + 1 && f.scrollHeight <= f.clientHeight + 1,
+      inside: f.getBoundingClientRect().right <= el.getBoundingClientRect().right + 0.5,
+    };
+  });
+  await page.close();
+  assert.ok(field.value.length > 40, `the premise: a sentence longer than the field is wide (${field.value})`);
+  assert.ok(field.fits && field.inside, JSON.stringify(field));
+});
+
+test("sentiment states its maps' 0-to-largest scale once, before both tables, for both", async () => {
+  const { page } = await open('sentiment', 1280);
+  const r = await page.evaluate(() => {
+    const stage = [...document.querySelector('attention-sentiment').shadowRoot.querySelectorAll('ol.pipeline > li')][4];
+    const legends = [...stage.querySelectorAll('.legend')];
+    const tables = [...stage.querySelectorAll('table')];
+    const before = (a, b) => Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+    return {
+      count: legends.length,
+      tables: tables.length,
+      first: legends.length > 0 && tables.every((t) => before(legends[0], t)),
+      title: legends[0]?.querySelector('.title').textContent ?? '',
+    };
+  });
+  await page.close();
+  assert.equal(r.tables, 2, 'the [CLS] table and the head map');
+  assert.equal(r.count, 1);
+  assert.ok(r.first, 'the legend comes before both tables');
+  assert.match(r.title, /^both tables below: cell shade = attention weight, on a scale from 0 to \d\.\d\d/);
+});
+
+test('on paper no instruction to interact in training (its "Keep training goes on" without the button), the model views, the explainer or the lines view; on screen the hints are still there', async () => {
+  const live = /\b(hover|click|tap|press|drag|keep training)\b/i;
+  for (const [name, tag, hint] of [
+    ['training', 'attention-training', /Keep training goes on/],
+    ['model-model', 'attention-model', /Hover a map to read a cell/],
+    ['explainer', 'attention-explainer', /Token to follow \(click, or arrow keys\)/],
+    ['heatmap-lines', 'attention-heatmap', /Click, tap or focus another token to select it/],
+  ]) {
+    const { page } = await open(name, 1280);
+    assert.match(await visibleText(page, tag), hint, `${name} on screen`);
+    await page.emulateMedia({ media: 'print' });
+    const paper = await visibleText(page, tag);
+    await page.close();
+    assert.doesNotMatch(
+      paper,
+      live,
+      `${name} on paper: ${paper.match(new RegExp(`.{0,60}${live.source}.{0,40}`, 'i'))?.[0]}`,
+    );
+    if (name === 'training') assert.match(paper, /Reached the target, \d+% held-out accuracy, at step \d+: paused\./);
+  }
 });

@@ -6,21 +6,11 @@
 // readable head colours on a dark page.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { openElementPage, startElementBrowser } from './helpers/element-page.js';
+import { elementPages, printedNumber as number } from './helpers/element-page.js';
 import { contrast } from './helpers/contrast.js';
 import { formatNumber } from '../web/elements/format.js';
 
-let url, browser, close;
-
-test.before(async () => {
-  ({ url, browser, close } = await startElementBrowser());
-});
-
-test.after(() => close?.());
-
-const open = (name, width, scheme) => openElementPage(browser, url, name, width, scheme);
-// A number as the views print it: '−0.250' → -0.25.
-const number = (text) => Number(text.replace('−', '-'));
+const open = elementPages(test);
 // A number printed to three places as the views print it (−0.250, 0.000 for −0.0001).
 const formatted = (x) => formatNumber(x, 3);
 // 'name 0.123 · name 0.456' → [['name', 0.123], …]
@@ -528,7 +518,7 @@ test('masked cells (the mask the model applied: a decoder’s later keys) are ha
     assert.equal(masked, j > i, `printed cell ${i},${j}`);
     assert.equal(image.includes('repeating-linear-gradient'), j > i);
   }
-  assert.match(printed.key, /^masked: a later position/);
+  assert.match(printed.key, /^hatched grey = a later position/);
 
   const example = await page.evaluate(async () => {
     const h = document.createElement('attention-heatmap');

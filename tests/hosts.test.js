@@ -103,9 +103,9 @@ test(
       assert.deepEqual(await slide(), [1, false]);
 
       // <attention-sentiment>: a review typed with spaces and arrows stays in its text field.
-      await page.waitForFunction(() => document.getElementById('sentiment').shadowRoot.querySelector('input'));
+      await page.waitForFunction(() => document.getElementById('sentiment').shadowRoot.querySelector('textarea'));
       await page.evaluate(() => {
-        const input = document.getElementById('sentiment').shadowRoot.querySelector('input');
+        const input = document.getElementById('sentiment').shadowRoot.querySelector('textarea');
         input.value = '';
         input.focus();
       });
@@ -115,7 +115,7 @@ test(
       await page.keyboard.press('Space');
       assert.deepEqual(await slide(), [1, false], 'keys typed into the review did not move or pause the deck');
       assert.equal(
-        await page.evaluate(() => document.getElementById('sentiment').shadowRoot.querySelector('input').value),
+        await page.evaluate(() => document.getElementById('sentiment').shadowRoot.querySelector('textarea').value),
         'a good film. n p ',
       );
 

@@ -32,3 +32,21 @@ export async function openElementPage(browser, url, name, width, scheme = 'light
   await settled(page);
   return { page, errors };
 }
+
+/**
+ * The per-file setup of the tests that read the elements' pages: a server and a browser
+ * started before the file's tests (node:test's `test.before`) and closed after them; returns
+ * `open(name, width, scheme)`, openElementPage on them.
+ * @param {typeof import('node:test').test} test
+ */
+export function elementPages(test) {
+  let url, browser, close;
+  test.before(async () => {
+    ({ url, browser, close } = await startElementBrowser());
+  });
+  test.after(() => close?.());
+  return (name, width, scheme) => openElementPage(browser, url, name, width, scheme);
+}
+
+/** A number as the views print it: '−0.250' → -0.25. */
+export const printedNumber = (text) => Number(text.replace('−', '-'));

@@ -234,8 +234,16 @@ export class AttentionExplainer extends ModelElement {
     group.append(...buttons);
     const label = Object.assign(document.createElement('div'), {
       className: 'status pick-label',
-      textContent: 'Token to follow (click, or arrow keys):',
+      textContent: 'Token to follow',
     });
+    // (how to pick one: on screen only)
+    label.append(
+      Object.assign(document.createElement('span'), {
+        className: 'print-hide',
+        textContent: ' (click, or arrow keys)',
+      }),
+      ':',
+    );
     const row = document.createElement('div');
     row.className = 'row';
     row.append(

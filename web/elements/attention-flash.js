@@ -306,6 +306,8 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     m.setAttribute('precision', '4');
     if (options.heat) m.setAttribute('heat', options.heat);
     if (options.scale) m.scale = options.scale;
+    if (options.blank) m.blank = options.blank;
+    if (options.caption) m.setAttribute('caption', options.caption);
     if (options.rowLabels) m.rowLabels = options.rowLabels;
     if (options.colLabels) m.colLabels = options.colLabels;
     if (options.axes) {
@@ -462,8 +464,18 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
       this.#matrix(
         'state',
         'running state',
-        state.map((r) => [r.m, t > 0 ? r.rescale : 1, r.l]),
-        { rowLabels: rowNames, colLabels: ['max m', 'rescale e^(m_old−m)', 'sum ℓ'], axes: ['query row', ''] },
+        // Before the second block there is nothing to rescale (m_old = −∞): "—", said why.
+        state.map((r) => [r.m, t > 1 ? r.rescale : NaN, r.l]),
+        {
+          rowLabels: rowNames,
+          colLabels: ['max m', 'rescale e^(m_old−m)', 'sum ℓ'],
+          axes: ['query row', ''],
+          blank: '—',
+          caption:
+            t === 0
+              ? 'rescale —: no block read yet, nothing to rescale.'
+              : 'rescale —: first block, nothing to rescale (m_old = −∞: no earlier scores; ℓ and O start here).',
+        },
       ),
       this.#matrix(
         'partial',

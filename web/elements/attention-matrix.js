@@ -15,12 +15,23 @@
 import { formatNumber, exactNumber, heatColour, heatRgb, toNumber } from './format.js';
 import { tensorJson, jsLiteral, jsString } from './export.js';
 import { AttentionElement, colourLegend, captionLine, axisTitle, scrollRegion } from './base.js';
-import { MASKED_FILL, maskedKey } from './view-parts.js';
 import { errorMessage } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
 import { consume } from './keys.js';
 
 const TAG = 'attention-matrix';
+
+// The key to masked cells: a hatched swatch and what it means ("dropped key: weight 0").
+function maskedKey(label) {
+  const key = document.createElement('div');
+  key.className = 'masked-key';
+  key.setAttribute('part', 'legend');
+  key.append(
+    Object.assign(document.createElement('span'), { className: 'swatch' }),
+    `hatched grey = ${label} (outside the colour scale)`,
+  );
+  return key;
+}
 // What a cell's colour says, by heat: weights on the sequential map, any signed value on the
 // diverging one.
 const LEGEND_TITLES = { sequential: 'cell colour = weight', diverging: 'cell colour = value' };
@@ -42,6 +53,10 @@ td[aria-readonly="false"] { cursor: text; }
 td.linked { outline: 2px dashed var(--_focus); outline-offset: -3px; }
 input { width: 7ch; font: inherit; text-align: right; padding: 0; border: 0; background: transparent; color: inherit; }
 .exact { font-size: 0.75em; min-height: 1.2em; opacity: 0.85; }
+/* masked cells: grey hatching, outside every colour map (not a small value) */
+td.masked, .masked-key .swatch { background: repeating-linear-gradient(135deg, light-dark(#c8c8c8, #5a5a5a) 0 2px, light-dark(#f0f0f0, #2a2a2a) 2px 6px); color: inherit; }
+.masked-key { font-family: system-ui, sans-serif; font-size: max(0.85em, 11px); display: flex; align-items: center; gap: 0.4rem; }
+.masked-key .swatch { display: inline-block; width: 2.2em; height: 1em; border: 1px solid var(--attn-border, var(--_cell-edge)); }
 `;
 
 /**
@@ -157,9 +172,10 @@ export class AttentionMatrix extends AttentionElement {
   #value = null;
   #error = null;
   #scale = null;
+  #blank = '';
+  #masked = null;
   #focus = [0, 0];
   #editing = null;
-  #masked = null; // { cells: (row, col) => true where the mask hid the key, words } or null
 
   connectedCallback() {
     super.connectedCallback();
@@ -186,20 +202,6 @@ export class AttentionMatrix extends AttentionElement {
 
   set value(v) {
     this.#take(v);
-    if (this.isConnected) this.#render();
-  }
-
-  /**
-   * The cells a mask hid (weight exactly 0 because of the mask, not a small weight): null, or
-   * { cells: (row, col) => boolean, words: what hid them, for the legend }. They are drawn
-   * hatched grey, outside the colour map, with a legend entry.
-   */
-  get masked() {
-    return this.#masked;
-  }
-  set masked(m) {
-    this.#masked =
-      typeof m?.cells === 'function' ? { cells: m.cells, words: String(m.words ?? 'the mask hides these keys') } : null;
     if (this.isConnected) this.#render();
   }
 
@@ -305,6 +307,42 @@ document.body.append(m);
     this.#scale =
       v && Number.isFinite(v.min) && Number.isFinite(v.max) ? { min: v.min, max: v.max, note: v.note ?? '' } : null;
     if (this.isConnected) this.#render();
+  }
+
+  /**
+   * What a NaN cell reads ('' = "NaN"): a value that has no meaning yet, such as a rescale
+   * before there is anything to rescale ("—", the caption saying why).
+   */
+  get blank() {
+    return this.#blank;
+  }
+  set blank(v) {
+    this.#blank = String(v ?? '');
+    if (this.isConnected) this.#render();
+  }
+
+  /**
+   * Cells masked out (a blocked query–key pair, a dropped key), drawn hatched in grey outside
+   * the colour map so that they do not read as small values, with `label` in a key under the
+   * legend: { cells: 0/1 per cell (row-major) or a function (row, col) → boolean, label } or
+   * null (`words` is read as `label`).
+   */
+  get masked() {
+    if (!this.#masked) return null;
+    const { cells, label } = this.#masked;
+    return { cells: typeof cells === 'function' ? cells : cells.slice(), label };
+  }
+  set masked(v) {
+    const cells = typeof v?.cells === 'function' ? v.cells : v?.cells && Array.from(v.cells, (x) => (x ? 1 : 0));
+    this.#masked = cells ? { cells, label: String(v.label ?? v.words ?? 'masked') } : null;
+    if (this.isConnected) this.#render();
+  }
+
+  // Whether the cell (i, j) of a cols-wide value is masked.
+  #isMasked(i, j, cols) {
+    const cells = this.#masked?.cells;
+    if (!cells) return false;
+    return typeof cells === 'function' ? Boolean(cells(i, j)) : cells[i * cols + j] === 1;
   }
 
   /** One sentence under the matrix: what it shows and what to notice. */
@@ -434,10 +472,11 @@ document.body.append(m);
         td.dataset.row = String(i);
         td.dataset.col = String(j);
         td.dataset.value = exactNumber(x);
-        td.textContent = formatNumber(x, this.precision);
+        const shown = Number.isNaN(x) && this.#blank ? this.#blank : formatNumber(x, this.precision);
+        td.textContent = shown;
         td.title = exactNumber(x);
         const where = `${rowLabels?.[i] ?? `row ${i}`}, ${colLabels?.[j] ?? `column ${j}`}`;
-        td.setAttribute('aria-label', `${where}: ${formatNumber(x, this.precision)}`);
+        td.setAttribute('aria-label', `${where}: ${shown}`);
         td.setAttribute('aria-readonly', this.editable || this.toggle ? 'false' : 'true');
         if (this.toggle)
           td.setAttribute(
@@ -445,12 +484,13 @@ document.body.append(m);
             `${where}: ${formatNumber(x, this.precision)}, ${x === -Infinity ? 'blocked' : 'may attend'}; Space switches`,
           );
         td.tabIndex = i === Math.min(fi, rows - 1) && j === Math.min(fj, cols - 1) ? 0 : -1;
-        const colour = heat ? heatColour(x, heat, range) : null;
-        if (this.#masked?.cells(i, j)) {
+        const masked = this.#isMasked(i, j, cols);
+        if (masked) {
           td.classList.add('masked');
-          td.style.background = MASKED_FILL;
-          td.style.color = '#000';
-        } else if (colour) {
+          td.setAttribute('aria-label', `${td.getAttribute('aria-label')} (${this.#masked.label})`);
+        }
+        const colour = heat && !masked ? heatColour(x, heat, range) : null;
+        if (colour) {
           td.style.background = colour.background;
           td.style.color = colour.color;
         }
@@ -466,9 +506,9 @@ document.body.append(m);
       figure.append(colourLegend({ kind: heat, min: range.min, max: range.max, title: this.#legendTitle(heat) }));
     if (
       this.#masked &&
-      Array.from({ length: rows * cols }).some((_, n) => this.#masked.cells(Math.floor(n / cols), n % cols))
+      Array.from({ length: rows * cols }, (_, n) => this.#isMasked(Math.floor(n / cols), n % cols, cols)).some(Boolean)
     )
-      figure.append(maskedKey(this.#masked.words));
+      figure.append(maskedKey(this.#masked.label));
     const words = this.caption;
     if (words) figure.append(captionLine(words));
     table.addEventListener('keydown', (e) => this.#onKey(e));

@@ -50,8 +50,8 @@ const TAG = 'attention-sentiment';
 const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 label.sentence { display: block; font-weight: 600; }
-input { font: inherit; width: min(100%, 40rem); box-sizing: border-box; padding: 0.3rem 0.4rem; }
-input:focus-visible, button:focus-visible, select:focus-visible, .scroll:focus-visible { outline: 2px solid var(--_focus); outline-offset: 2px; }
+textarea { display: block; font: inherit; width: min(100%, 40rem); box-sizing: border-box; padding: 0.3rem 0.4rem; field-sizing: content; min-height: calc(1lh + 0.6rem + 2px); resize: vertical; }
+textarea:focus-visible, button:focus-visible, select:focus-visible, .scroll:focus-visible { outline: 2px solid var(--_focus); outline-offset: 2px; }
 .verdict { font-size: 1.15em; margin: 0.5rem 0; }
 .note, .stage-note { font-size: 0.85em; opacity: 0.85; }
 .scroll { overflow-x: auto; max-width: 100%; }
@@ -216,8 +216,13 @@ export class AttentionSentiment extends AttentionElement {
 
   #build() {
     const root = this.shadowRoot;
-    const input = make('input', { type: 'text', value: this.getAttribute('text') ?? 'not bad at all' });
+    // A text area that grows with the sentence (field-sizing), so that a long review is shown
+    // whole at any width (a one-line field cut it at 390 px); Enter does not break the line.
+    const input = make('textarea', { rows: 1, value: this.getAttribute('text') ?? 'not bad at all' });
     input.setAttribute('part', 'input');
+    input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') e.preventDefault();
+    });
     input.addEventListener('input', () => {
       clearTimeout(this.#timer);
       this.#timer = setTimeout(() => this.#predict(), 80);
@@ -460,6 +465,14 @@ export class AttentionSentiment extends AttentionElement {
           className: 'stage-note',
           textContent: 'Layers, heads and token positions count from 0, as in prediction.attention[layer][head].',
         }),
+        // One legend before both tables, for both (round 5: under the second only, the first
+        // table's 0.30 read as a fraction of 1).
+        colourLegend({
+          kind: 'sequential',
+          min: 0,
+          max: top,
+          title: `both tables below: cell shade = attention weight, on a scale from 0 to ${formatNumber(top, 2)} (the largest weight in layer ${l}), not 0 to 1`,
+        }),
         this.#clsRegion(p, names, l, h, top),
         make('p', {
           className: 'stage-note print-hide', // nothing to press on paper
@@ -468,12 +481,6 @@ export class AttentionSentiment extends AttentionElement {
         this.#mostAttended(p, names, l),
         scrollRegion(`Attention matrix of head ${h} in layer ${l}`, this.#matrix(p, names, l, h, top), {
           fit: compactFit,
-        }),
-        colourLegend({
-          kind: 'sequential',
-          min: 0,
-          max: top,
-          title: `cell shade = attention weight, on a scale from 0 to ${formatNumber(top, 2)} (the largest weight in layer ${l}), not 0 to 1`,
         }),
         ...(positionNote(texts) ? [make('p', { className: 'stage-note', textContent: positionNote(texts) })] : []),
       ),

@@ -59,6 +59,9 @@ button, select, input { font: inherit; }
 :host([layout="compact"]) .stages { flex-direction: row; flex-wrap: wrap; gap: 0.5rem 0.9rem; }
 :host([layout="compact"]) section { padding-left: 0.4rem; border-left-width: 2px; }
 :host([layout="compact"]) .controls, :host([layout="compact"]) .note { font-size: 0.8em; }
+/* (on a slide, "not applied" in a word: the long form wrapped the controls past the slide) */
+:host([layout="compact"]) .unapplied { font-size: 0; }
+:host([layout="compact"]) .unapplied::after { content: " (off)"; font-size: 0.62rem; }
 /* a slide has no room for the hints (the presets are there; the stages sit side by side) */
 :host([layout="compact"]) .mask-hint, :host([layout="compact"]) [data-role="mask-note"], :host([layout="compact"]) .bars { display: none; }
 `;
@@ -323,6 +326,13 @@ export class AttentionSteps extends AttentionElement {
     };
   }
 
+  // The pairs M blocks (−∞), for matrix `name` ('masked' or 'weights'): drawn hatched, so
+  // that a blocked weight's 0 does not read as a small weight, nor a −∞ score as a low one.
+  #maskedCells(name) {
+    const blocked = this.#data.mask.flat().map((x) => (x === -Infinity ? 1 : 0));
+    return { cells: blocked, label: name === 'weights' ? 'masked (M = −∞): weight 0' : 'masked: M = −∞' };
+  }
+
   #matrix(
     name,
     label,
@@ -347,6 +357,7 @@ export class AttentionSteps extends AttentionElement {
     if (editable) m.setAttribute('editable', '');
     if (toggle) m.setAttribute('toggle', '');
     m.value = value;
+    if (name === 'masked' || name === 'weights') m.masked = this.#maskedCells(name);
     if (key) m.addEventListener('change', (e) => this.#onEdit(key, e.detail));
     if (['scores', 'scaled', 'M', 'masked', 'weights'].includes(name)) {
       m.addEventListener('cellfocus', (e) => this.#announce(e.detail.row, e.detail.col));
@@ -410,9 +421,12 @@ export class AttentionSteps extends AttentionElement {
       const value = values[m.dataset.name];
       if (SCORE_STAGES.includes(m.dataset.name)) m.scale = scoreScale(s);
       if (value) m.value = value;
+      if (m.dataset.name === 'masked' || m.dataset.name === 'weights') m.masked = this.#maskedCells(m.dataset.name);
       m.setAttribute('precision', precision); // a changed precision="…" with the same shapes
     }
     this.shadowRoot.querySelector('[data-role="mask-note"]')?.replaceWith(this.#maskNote());
+    const controls = this.shadowRoot.querySelector('section[data-stage=mask] .controls');
+    if (controls) this.#showPreset(controls);
     const old = this.shadowRoot.querySelector('[data-role="no-key"]');
     const note = this.#blindNote();
     if (old && note) old.replaceWith(note);
@@ -525,6 +539,21 @@ export class AttentionSteps extends AttentionElement {
       }
   }
 
+  // The mask controls say which preset M holds: the select shows it, and a preset's number
+  // beside another M says it is not applied (round 5: "keys kept 2" and "window 1" beside an
+  // all-zero M read as applied). Its inputs keep their values and focus.
+  #showPreset(controls) {
+    const preset = this.#preset?.name ?? '';
+    controls.querySelector('select').value = preset;
+    for (const label of controls.querySelectorAll('label[data-preset]')) {
+      label.querySelector('.unapplied')?.remove();
+      if (label.dataset.preset !== preset)
+        label.append(
+          Object.assign(document.createElement('span'), { className: 'unapplied', textContent: ' (not applied to M)' }),
+        );
+    }
+  }
+
   #maskControls() {
     const d = this.#data;
     const lq = d.mask.length,
@@ -592,7 +621,12 @@ export class AttentionSteps extends AttentionElement {
       l.append(text, input);
       return l;
     };
-    controls.append(label, named('padding: keys kept ', length), named('window: keys before each query ', windowInput));
+    const keysKept = named('padding: keys kept ', length);
+    const windowLabel = named('window: keys before each query ', windowInput);
+    keysKept.dataset.preset = 'key-length';
+    windowLabel.dataset.preset = 'causal-window';
+    controls.append(label, keysKept, windowLabel);
+    this.#showPreset(controls);
     return controls;
   }
 

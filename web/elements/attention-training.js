@@ -239,7 +239,7 @@ export class AttentionTraining extends AttentionElement {
   /** Resumes a paused run. */
   resume() {
     if (this.#state !== 'paused' || !this.#worker) return;
-    this.#targetNote = this.#targetNote.replace(': paused (Keep training goes on).', '; training goes on.');
+    this.#targetNote = this.#targetNote.replace(': paused.', '; training goes on.');
     this.#worker.postMessage({ type: 'resume' });
     this.#setState('running');
   }
@@ -309,10 +309,17 @@ export class AttentionTraining extends AttentionElement {
     if (100 * data.accuracy < target) return;
     this.#reachedTarget = true;
     this.pause();
-    const text = `Reached the target, ${target}% held-out accuracy, at step ${data.step}: paused (Keep training goes on).`;
+    const text = `Reached the target, ${target}% held-out accuracy, at step ${data.step}: paused.`;
     this.#targetNote = text;
     this.#parts.stats.textContent += ` · ${text}`;
-    this.#parts.live.textContent = text;
+    // The button's words, on screen only (on paper there is no button to press).
+    this.#parts.stats.append(
+      Object.assign(document.createElement('span'), {
+        className: 'print-hide',
+        textContent: ' Keep training goes on.',
+      }),
+    );
+    this.#parts.live.textContent = `${text} Keep training goes on.`;
   }
 
   // Redraws the maps at most every 200 ms (progress may come faster than a reader can see).

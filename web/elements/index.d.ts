@@ -99,6 +99,13 @@ export declare class AttentionMatrix extends HTMLElement implements Exportable {
     /** What shares the scale, as the legend says it ("one scale for every head"). */
     note?: string;
   } | null;
+  /** What a NaN cell reads ('' = "NaN"), e.g. "—" for a value not defined yet. */
+  blank: string;
+  /**
+   * Cells masked out, drawn hatched grey outside the colour map, with `label` in a key
+   * ("dropped key: weight 0"); cells: 0/1 per cell, row-major. null: none.
+   */
+  masked: { cells: ArrayLike<number> | ((row: number, col: number) => boolean); label: string } | null;
   /** Row labels; set an array, a comma list or JSON text. */
   rowLabels: string[] | null;
   /** Column labels; set an array, a comma list or JSON text. */

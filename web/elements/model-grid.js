@@ -39,7 +39,19 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null, descrip
   const ends = labels
     ? ` In each map the rows run from “${labels[0]}” (top) to “${labels[T - 1]}” (bottom), the columns from “${labels[0]}” (left) to “${labels[T - 1]}” (right).`
     : '';
-  caption.textContent = `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1).${ends} Hover a map to read a cell, focus it for each query's strongest key; pick one to open it in the head view.${selected ? ` Outlined: ${selected[1] === null ? `the maps the head view shows (layer ${selected[0]}, every head)` : `the map open in the head view (layer ${selected[0]}, head ${selected[1]})`}.` : ''}`;
+  // The hint to hover, on screen only (print-hide: on paper the strongest keys are printed).
+  const hint = Object.assign(document.createElement('span'), {
+    className: 'print-hide',
+    textContent:
+      " Hover a map to read a cell, focus it for each query's strongest key; pick one to open it in the head view.",
+  });
+  caption.append(
+    `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1).${ends}`,
+    hint,
+    selected
+      ? ` Outlined: ${selected[1] === null ? `the maps the head view shows (layer ${selected[0]}, every head)` : `the map open in the head view (layer ${selected[0]}, head ${selected[1]})`}.`
+      : '',
+  );
   table.append(caption);
   const readout = document.createElement('p');
   readout.className = 'readout';
@@ -186,7 +198,7 @@ export function strongestKeysTable(maps, heads, T, labels, layers) {
   const table = document.createElement('table');
   table.className = 'strongest';
   const only = layers.length < maps.length ? ` of layer ${layers.join(', ')} (the other layers: on the page)` : '';
-  table.createCaption().textContent = `On paper, what the page reads on hover: each query's strongest key and its weight (query→key weight)${only}.`;
+  table.createCaption().textContent = `On paper, what the page shows for a map read there: each query's strongest key and its weight (query→key weight)${only}.`;
   const titles = table.createTHead().insertRow();
   for (const text of ['layer', 'head', 'each query → its strongest key, weight']) {
     titles.append(Object.assign(document.createElement('th'), { scope: 'col', textContent: text }));

@@ -38,7 +38,14 @@ svg polygon.arrowhead { fill: currentColor; }
 .shades .samples { display: inline-flex; gap: 2px; }
 .shades .samples span { display: inline-block; width: 12px; height: 0.7rem; background: currentColor; }
 svg text { font: 12px system-ui, sans-serif; fill: #fff; pointer-events: none; }
+svg text.label, svg text.tick, svg text.axis-title { fill: currentColor; }
+/* a halo of the page's colour, so that an arrow under a tick's number does not hide it */
+svg text.tick { paint-order: stroke; stroke: Canvas; stroke-width: 3px; stroke-linejoin: round; }
+svg text.tick, svg text.axis-title { font-size: 11px; }
+svg line.axis { stroke-width: 1; opacity: 0.55; }
+svg line.leader { stroke-width: 0.75; opacity: 0.5; }
 .note { font-size: 0.85em; }
+.note .formula { white-space: nowrap; }
 /* On paper nothing is hovered: what the readout would give, where it fits on a line */
 .print-only { display: none; }
 @media print { .print-only { display: block; } .readout { display: none; } }
@@ -136,17 +143,13 @@ function heatCanvas(t, label, axes, legendTitle, sentence) {
   return figure;
 }
 
-// One arrow of the RoPE wheel from the centre to (x, y) (|(x, y)| ≤ 1, y up), its shaft, its
-// arrowhead and its label (at radius labelAt along the arrow): [line, polygon, text].
-function arrow(x, y, opacity, kind, text, labelAt) {
+// One arrow of the RoPE wheel from the centre to (x, y) (|(x, y)| ≤ 1, y up): its shaft and
+// its arrowhead, [line, polygon].
+function arrow(x, y, opacity, kind) {
   const r = Math.hypot(x, y) || 1;
   const [ux, uy] = [x / r, y / r];
-  const line = document.createElementNS(SVG, 'line');
+  const line = svgElement('line', { x1: 0, y1: 0, x2: 80 * x - 10 * ux, y2: -80 * y + 10 * uy }, kind);
   // The shaft stops short of the tip, where the arrowhead (a triangle) ends.
-  Object.entries({ x1: 0, y1: 0, x2: 80 * x - 10 * ux, y2: -80 * y + 10 * uy }).forEach(([a, v]) =>
-    line.setAttribute(a, String(v)),
-  );
-  line.setAttribute('class', kind);
   line.style.opacity = String(opacity);
   const head = document.createElementNS(SVG, 'polygon');
   const [tx, ty, nx, ny] = [90 * x, -90 * y, -uy, -ux]; // tip, and the unit normal
@@ -163,12 +166,87 @@ function arrow(x, y, opacity, kind, text, labelAt) {
   );
   head.setAttribute('class', `arrowhead ${kind}`);
   head.style.opacity = String(opacity);
-  const label = document.createElementNS(SVG, 'text');
-  label.setAttribute('x', String(labelAt * ux - 7));
-  label.setAttribute('y', String(-labelAt * uy + 4));
-  label.style.fill = 'currentColor';
-  label.textContent = text;
-  return [line, head, label];
+  return [line, head];
+}
+
+// An SVG element with its attributes (numbers written as they are) and class.
+function svgElement(name, attributes, className) {
+  const el = document.createElementNS(SVG, name);
+  for (const [a, v] of Object.entries(attributes)) el.setAttribute(a, String(v));
+  if (className) el.setAttribute('class', className);
+  return el;
+}
+
+// The angles (rad) at which to write the wheel's labels: each arrow's own angle, pushed apart
+// until neighbours (around the circle) are at least `gap` apart, so that no two labels meet.
+//   angles: [n] (any range; n·gap < 2π)
+function spreadAngles(angles, gap) {
+  const order = angles.map((a, i) => [((a % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI), i]);
+  order.sort((a, b) => a[0] - b[0]);
+  const at = order.map(([a]) => a);
+  for (let round = 0; round < 200; round++) {
+    let moved = false;
+    for (let j = 0; j < at.length; j++) {
+      const next = (j + 1) % at.length;
+      const between = next === 0 ? at[0] + 2 * Math.PI - at[j] : at[next] - at[j];
+      if (between >= gap - 1e-9) continue;
+      const push = (gap - between) / 2;
+      at[j] -= push;
+      at[next] += push;
+      moved = true;
+    }
+    if (!moved) break;
+  }
+  const spread = new Array(angles.length);
+  order.forEach(([, i], j) => (spread[i] = at[j]));
+  return spread;
+}
+
+// The wheel's labels: each arrow's name on a ring outside the arrows, at its spread angle, with
+// a thin leader line from the arrow's tip to it.
+//   tips: [{ x, y, name }] (|(x, y)| ≤ 1, y up)
+function wheelLabels(tips) {
+  const ring = 118;
+  const spread = spreadAngles(
+    tips.map(({ x, y }) => Math.atan2(y, x)),
+    0.3,
+  );
+  return tips.flatMap(({ x, y, name }, i) => {
+    const [cx, cy] = [Math.cos(spread[i]), Math.sin(spread[i])];
+    const leader = svgElement(
+      'line',
+      { x1: 90 * x, y1: -90 * y, x2: (ring - 10) * cx, y2: -(ring - 10) * cy },
+      'leader',
+    );
+    const label = svgElement('text', { x: ring * cx, y: -ring * cy + 4, 'text-anchor': 'middle' }, 'label');
+    label.textContent = name;
+    return [leader, label];
+  });
+}
+
+// The wheel's axes: the plane of the pair shown (feature 2i across, 2i + 1 up), with ticks at
+// ±0.5 and ±1 of the vectors' own units (`unit` px each) and the axis titles in the corners:
+// { lines, words } (the words go over the arrows, which are drawn between the two).
+function wheelAxes(unit, i) {
+  const lines = [
+    svgElement('line', { x1: -100, y1: 0, x2: 100, y2: 0 }, 'axis'),
+    svgElement('line', { x1: 0, y1: -100, x2: 0, y2: 100 }, 'axis'),
+  ];
+  const words = [];
+  for (const v of [-1, -0.5, 0.5, 1]) {
+    const px = v * unit;
+    lines.push(svgElement('line', { x1: px, y1: -3, x2: px, y2: 3 }, 'axis tick x'));
+    lines.push(svgElement('line', { x1: -3, y1: -px, x2: 3, y2: -px }, 'axis tick y'));
+    const x = svgElement('text', { x: px, y: 14, 'text-anchor': 'middle' }, 'tick x');
+    const y = svgElement('text', { x: -5, y: -px + 4, 'text-anchor': 'end' }, 'tick y');
+    x.textContent = y.textContent = formatNumber(v, 1).replace(/\.0$/, '');
+    words.push(x, y);
+  }
+  const xTitle = svgElement('text', { x: 156, y: 146, 'text-anchor': 'end' }, 'axis-title');
+  xTitle.textContent = `x: feature 2i = ${2 * i} →`;
+  const yTitle = svgElement('text', { x: -156, y: -138 }, 'axis-title');
+  yTitle.textContent = `↑ y: feature 2i + 1 = ${2 * i + 1}`;
+  return { lines, words: [...words, xTitle, yTitle] };
 }
 
 // The RoPE wheel's key: an arrow's shade says its position (the first palest, the last darkest).
@@ -392,8 +470,20 @@ export class PositionalEncoding extends AttentionElement {
     row.lastChild.append(similarityByDistance(similarity));
     const note = document.createElement('p');
     note.className = 'note';
-    note.textContent =
-      'PE[p, 2i] = sin(p·ωᵢ), PE[p, 2i+1] = cos(p·ωᵢ), with ωᵢ = base^(−2i/d_model). So PE_p · PE_p′ = Σᵢ cos((p − p′)·ωᵢ), a sum of d_model/2 cosines of the distance: each is 1 where p = p′; elsewhere the fast ones (small i) swing between −1 and 1, which makes the ripples, and the slow ones (large i) change little from one position to the next.';
+    // Each formula whole on its line (round 5: at 390 px a line ended "with ωᵢ" at the edge,
+    // its "= base^…" on the next, and read as cut off).
+    const formula = (text) =>
+      Object.assign(document.createElement('span'), { className: 'formula', textContent: text });
+    note.append(
+      formula('PE[p, 2i] = sin(p·ωᵢ)'),
+      ', ',
+      formula('PE[p, 2i+1] = cos(p·ωᵢ)'),
+      ', with ',
+      formula('ωᵢ = base^(−2i/d_model)'),
+      '. So ',
+      formula('PE_p · PE_p′ = Σᵢ cos((p − p′)·ωᵢ)'),
+      ', a sum of d_model/2 cosines of the distance: each is 1 where p = p′; elsewhere the fast ones (small i) swing between −1 and 1, which makes the ripples, and the slow ones (large i) change little from one position to the next.',
+    );
     return [controls, row, note];
   }
 
@@ -411,27 +501,31 @@ export class PositionalEncoding extends AttentionElement {
     const [q, k] = [atEvery(ROPE_Q), atEvery(ROPE_K)];
     const scores = attn.matmul(q, transpose(k));
     this.#tensors = { q, k, scores };
-    // The wheel: the grid's q at each query position (solid arrows, labels outside) and its k
-    // at each key position (dashed, labels inside), as RoPE rotates them.
+    // The wheel: the grid's q at each query position (solid arrows) and its k at each key
+    // position (dashed), as RoPE rotates them, on the axes of the pair's plane.
     const svg = document.createElementNS(SVG, 'svg');
-    svg.setAttribute('viewBox', '-120 -120 240 240');
-    svg.setAttribute('width', '240');
+    svg.setAttribute('viewBox', '-160 -150 320 300');
+    svg.setAttribute('width', '320');
     svg.setAttribute('role', 'img');
     svg.setAttribute(
       'aria-label',
-      `q = (${ROPE_Q.join(', ')}) and k = (${ROPE_K.join(', ')}) rotated by RoPE at positions 0 to 7, 1 rad per position`,
+      `q = (${ROPE_Q.join(', ')}) and k = (${ROPE_K.join(', ')}) rotated by RoPE at positions 0 to 7, 1 rad per position, in the plane of features 0 (x) and 1 (y)`,
     );
     const shade = (p) => 0.3 + (0.7 * (p + 1)) / positions.length; // later positions darker
     const longest = Math.max(Math.hypot(...ROPE_Q), Math.hypot(...ROPE_K));
-    for (const [name, t, labelAt] of [
-      ['q', q, 104],
-      ['k', k, 58],
+    const axes = wheelAxes(90 / longest, 0);
+    svg.append(...axes.lines);
+    const tips = [];
+    for (const [name, t] of [
+      ['q', q],
+      ['k', k],
     ])
-      positions.forEach((p) =>
-        svg.append(
-          ...arrow(t.data[2 * p] / longest, t.data[2 * p + 1] / longest, shade(p), name, `${name}${p}`, labelAt),
-        ),
-      );
+      positions.forEach((p) => {
+        const [x, y] = [t.data[2 * p] / longest, t.data[2 * p + 1] / longest];
+        svg.append(...arrow(x, y, shade(p), name));
+        tips.push({ x, y, name: `${name}${p}` });
+      });
+    svg.append(...axes.words, ...wheelLabels(tips));
     const m = new AttentionMatrix();
     m.dataset.name = 'scores';
     m.setAttribute('label', 'q_m · k_n after RoPE (rows m, columns n)');

@@ -161,6 +161,19 @@ export class TokenPruning extends AttentionElement {
       return m;
     };
     const dropped = names.filter((_, i) => this.#keep[i] === 0);
+    const weights = matrix(
+      'weights',
+      'Ã: softmax over the kept keys',
+      this.#result.weights,
+      2,
+      'sequential',
+      `Ã is the matrix of attention weights with the dropped tokens masked out (DynamicViT: Ã_ij = exp(P_ij)·G_ij / Σ_k exp(P_ik)·G_ik, P the scores): row i is query token i's weights over the keys j it may see, summing to 1; a dropped token gets 0 from every other query.${dropped.length ? ` The dropped ${dropped.length > 1 ? `tokens (${dropped.join(', ')}) keep their query rows` : `token (${dropped[0]}) keeps its query row`}, still looking at the kept tokens and ${dropped.length > 1 ? 'themselves' : 'itself'}, so that no shape changes (DynamicViT prunes this way while it trains); what changes is that no other token attends to ${dropped.length > 1 ? 'them' : 'it'}.` : ''}`,
+    );
+    // A dropped key's 0 (G_ij = 0) is masked, not a small weight: hatched, outside the map.
+    weights.masked = {
+      cells: Array.from(this.#result.G.data, (g) => (g === 0 ? 1 : 0)),
+      label: 'dropped key: weight 0',
+    };
     row.append(
       matrix(
         'G',
@@ -170,14 +183,7 @@ export class TokenPruning extends AttentionElement {
         null,
         `Row i is query token i, column j key token j: 1 where query i may look at key j. A dropped token's column is 0, except its own cell. ${positionNote(tokens)}`.trim(),
       ),
-      matrix(
-        'weights',
-        'Ã: softmax over the kept keys',
-        this.#result.weights,
-        2,
-        'sequential',
-        `Ã is the matrix of attention weights with the dropped tokens masked out (DynamicViT: Ã_ij = exp(P_ij)·G_ij / Σ_k exp(P_ik)·G_ik, P the scores): row i is query token i's weights over the keys j it may see, summing to 1; a dropped token gets 0 from every other query.${dropped.length ? ` The dropped ${dropped.length > 1 ? `tokens (${dropped.join(', ')}) keep their query rows` : `token (${dropped[0]}) keeps its query row`}, still looking at the kept tokens and ${dropped.length > 1 ? 'themselves' : 'itself'}, so that no shape changes (DynamicViT prunes this way while it trains); what changes is that no other token attends to ${dropped.length > 1 ? 'them' : 'it'}.` : ''}`,
-      ),
+      weights,
     );
     const d = this.#result.x.shape[1];
     const source = document.createElement('p');

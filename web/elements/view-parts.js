@@ -70,12 +70,18 @@ export function legendEnds(kind, min, max) {
   return [-m, m];
 }
 
-/** A one-sentence caption: what is shown and what to notice. */
-export function captionLine(text) {
+/**
+ * A one-sentence caption: what is shown and what to notice; `liveOnly`, a hint to hover, click
+ * or tap, is shown on screen only.
+ */
+export function captionLine(text, liveOnly = '') {
   const p = document.createElement('p');
   p.className = 'caption';
   p.setAttribute('part', 'caption');
   p.textContent = text;
+  // (class print-hide: paper has nothing to press)
+  if (liveOnly)
+    p.append(Object.assign(document.createElement('span'), { className: 'print-hide', textContent: liveOnly }));
   return p;
 }
 
