@@ -772,17 +772,17 @@ void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float*
   tile.Finish(pb, padded_dim, to);
 }
 
-// Steps 2 and 3 for two tiles of rows, 0 .. kRowsPerTile - 1 and kRowsPerTile .. num_rows - 1
-// (a grouped-query decode step taller than one tile): when both see the same keys (as a
-// step's rows do), each block's keys are packed and its values read once for both tiles;
-// else each tile walks its own keys (the blocks, so the bits, it has alone).
+// Steps 2 and 3 for two tiles of rows, 0 .. kRowsA - 1 and kRowsA .. num_rows - 1 (a
+// grouped-query decode step taller than one tile): when both see the same keys (as a step's
+// rows do), each block's keys are packed and its values read once for both tiles; else each
+// tile walks its own keys (the blocks, so the bits, it has alone).
 //   acc: two slots of AccSlotFloats(padded_dim)
-template <int kRowsPerTile, class Keys>
+template <int kRowsA, int kRowsB, class Keys>
 void TwoTilesSharingKeys(const HeadProblem& pb, Keys& keys, const float* zero_row, float* acc,
                          int padded_dim, int num_rows, const RowsOut& to) {
-  RowTile<kRowsPerTile> a(pb, zero_row, acc, padded_dim, 0, kRowsPerTile, to);
-  RowTile<kRowsPerTile> b(pb, zero_row, acc + AccSlotFloats(padded_dim), padded_dim, kRowsPerTile,
-                          num_rows - kRowsPerTile, to);
+  RowTile<kRowsA> a(pb, zero_row, acc, padded_dim, 0, kRowsA, to);
+  RowTile<kRowsB> b(pb, zero_row, acc + AccSlotFloats(padded_dim), padded_dim, kRowsA,
+                    num_rows - kRowsA, to);
   if (a.Start() == b.Start() && a.most_visible == b.most_visible) {
     WalkTiles(pb, keys, padded_dim, a.Start(), a.most_visible, a, b);
   } else {
@@ -963,31 +963,64 @@ bool PrepareInPlace(const HeadProblem& pb, FusedWorkspace& ws, int tiles, int ro
          (!copy_v || ws.v_padded.Assign(uint64_t{kKeysPerBlock} * padded_dim, 0.0f));
 }
 
+template <int N>
+using Rows = std::integral_constant<int, N>;
+
+// The tiles a call of `rows` in-place rows (1 .. InPlaceRowsMax()) runs in, as f(A, B): one
+// tile of exactly A rows (B = 0) up to 4, or two of A and B rows. A row's arithmetic is the
+// same in a tile of any height (TileRows), so the bits do not depend on the split; a tile as
+// tall as its rows does no work for padding rows. A grouped-query decode step's 3 query heads
+// (SmolLM2) had run in a 6-row tile in the browser, half its products for padding rows.
+template <class F>
+void WithInPlaceTiles(int rows, F&& f) {
+  const bool six = kMaxTileRows == 6 && TileRows() == 6;
+  switch (rows) {
+    case 1:
+      return f(Rows<1>(), Rows<0>());
+    case 2:
+      return f(Rows<2>(), Rows<0>());
+    case 3:
+      return f(Rows<3>(), Rows<0>());
+    case 4:
+      return f(Rows<4>(), Rows<0>());
+    case 5:
+      return f(Rows<3>(), Rows<2>());
+    case 6:
+      return six ? f(Rows<kMaxTileRows>(), Rows<0>()) : f(Rows<3>(), Rows<3>());
+    case 7:
+      return f(Rows<4>(), Rows<3>());
+    case 8:
+      return f(Rows<4>(), Rows<4>());
+    case 9:
+      return f(Rows<kMaxTileRows>(), Rows<3>());
+    case 10:
+      return f(Rows<kMaxTileRows>(), Rows<4>());
+    default:  // 11 or 12 rows: two 6-row tiles (only the relaxed build has them)
+      return f(Rows<kMaxTileRows>(), Rows<kMaxTileRows>());
+  }
+}
+
 // Steps 2 and 3 for a call of at most InPlaceRowsMax() rows, on this thread, keys and values
-// read in place: one row alone (R = 1), one tile of TileRows() rows, or two sharing each
-// block's keys (rows 0 .. R - 1 and R .., the tiles a taller call has: the same bits).
+// read in place: one tile as tall as its rows, or two sharing each block's keys
+// (WithInPlaceTiles).
 Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim, const RowsOut& to) {
   const bool copy_v = WidensOrPadsValues(pb, padded_dim);
   Status status = Status::kOk;
-  auto run = [&](auto rows) {
-    const int tiles = pb.seq_q > rows() ? 2 : 1;
-    if (!PrepareInPlace(pb, ws, tiles, rows(), padded_dim, copy_v)) {
+  WithInPlaceTiles(pb.seq_q, [&](auto rows_a, auto rows_b) {
+    const int tiles = rows_b() > 0 ? 2 : 1;
+    if (!PrepareInPlace(pb, ws, tiles, std::max(rows_a(), rows_b()), padded_dim, copy_v)) {
       status = Status::kOutOfMemory;
       return;
     }
     InPlaceKeys keys{pb, ws, padded_dim, copy_v};
-    if (tiles == 2) {
-      TwoTilesSharingKeys<rows()>(pb, keys, ws.zero_row.data(), ws.acc.data(), padded_dim, pb.seq_q,
-                                  to);
+    if constexpr (rows_b() > 0) {
+      TwoTilesSharingKeys<rows_a(), rows_b()>(pb, keys, ws.zero_row.data(), ws.acc.data(),
+                                              padded_dim, pb.seq_q, to);
     } else {
-      QueryBlock<rows()>(pb, keys, ws.zero_row.data(), ws.acc.data(), padded_dim, 0, pb.seq_q, to);
+      QueryBlock<rows_a()>(pb, keys, ws.zero_row.data(), ws.acc.data(), padded_dim, 0, pb.seq_q,
+                           to);
     }
-  };
-  if (pb.seq_q == 1) {
-    run(std::integral_constant<int, 1>());
-  } else {
-    WithTileRows(run);
-  }
+  });
   return status;
 }
 
