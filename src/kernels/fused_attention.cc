@@ -321,6 +321,34 @@ void AccumulateValuesSkippingZeros(const float* p, const float* rescale, const f
   }
 }
 
+// Whether a tile's accumulators are all finite (vector compares: |x| < Infinity is false for
+// NaN and ±Infinity).   acc: [floats], floats % 4 == 0
+HWY_INLINE bool AllFinite(const float* acc, int floats) {
+  const D d;
+  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
+  auto bad = hn::FirstN(d, 0);
+  for (int c = 0; c < floats; c += kLanes) {
+    bad = hn::Or(bad, hn::Not(hn::Lt(hn::Abs(hn::LoadU(d, acc + c)), inf)));
+  }
+  return hn::AllFalse(d, bad);
+}
+
+// After a fast form left an accumulator non-finite: if the block's value rows (as float32)
+// hold NaN or Infinity, the careful form again from the saved accumulators; else (finite
+// values whose sums overflowed) the fast form stands.
+//   v_rows: [num_keys, v_stride]   acc, saved: [kRowsPerTile, padded_dim]
+template <int kRowsPerTile>
+void RedoIfNonFiniteValues(const float* p, const float* rescale, const float* v_rows, int num_keys,
+                           int v_stride, int value_dim, float* acc, const float* saved,
+                           int padded_dim) {
+  uint8_t flags[kTilesPerBlock] = {};  // one a tile of the block's keys
+  FlagNonFiniteValues(v_rows, v_stride, num_keys, value_dim, flags);
+  if (std::none_of(flags, flags + kTilesPerBlock, [](uint8_t f) { return f != 0; })) return;
+  std::copy(saved, saved + kRowsPerTile * padded_dim, acc);
+  AccumulateValuesSkippingZeros<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc,
+                                              padded_dim);
+}
+
 // Step 2d for a tile whose keys are read in place (InPlaceKeys), the form chosen after the
 // fact: the fast form, then a look at the block's value rows only if an accumulator is no
 // longer finite (a NaN or an Infinity among the values always leaves its column non-finite:
@@ -332,28 +360,118 @@ template <int kRowsPerTile>
 void AccumulateValuesChecked(const float* p, const float* rescale, const float* v_rows,
                              int num_keys, int v_stride, int value_dim, float* acc, float* saved,
                              int padded_dim) {
-  const int floats = kRowsPerTile * padded_dim;
-  std::copy(acc, acc + floats, saved);
+  std::copy(acc, acc + kRowsPerTile * padded_dim, saved);
   if constexpr (kRowsPerTile == 1) {
     AccumulateValuesOfOneRow(p, rescale[0], v_rows, num_keys, v_stride, acc, padded_dim);
   } else {
     AccumulateValues<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
   }
+  if (AllFinite(acc, kRowsPerTile * padded_dim)) return;
+  RedoIfNonFiniteValues<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, value_dim, acc, saved,
+                                      padded_dim);
+}
+
+// A block's value rows read where they lie and widened in registers, four columns at a time
+// (Four(j, c): row j's columns c .. c + 3), exactly the floats a widened copy holds:
+// half-stored rows, or q8_0 rows in whole blocks (each row's scales decoded once a block).
+template <KvStorage kStorage>
+struct HalfValueRows {
+  const uint16_t* rows;  // the block's first key's row
+  int stride;
+  HWY_INLINE V Four(int j, int c) const {
+    const uint16_t* at = rows + static_cast<size_t>(j) * stride + c;
+    return kStorage == KvStorage::kBfloat16 ? WidenBf16(at) : WidenHalf(at);
+  }
+};
+constexpr int kMaxQ8ValueBlocks = 8;  // q8_0 value rows of up to 256 elements
+struct Q8ValueRows {
+  const int8_t* codes[kKeysPerBlock][kMaxQ8ValueBlocks];
+  float scales[kKeysPerBlock][kMaxQ8ValueBlocks];
+  //   first: the block's first key's row, rows in whole q8_0 blocks (RowsInWholeBlocks)
+  Q8ValueRows(Q8Elements first, int stride, int keys, int value_dim) {
+    for (int j = 0; j < keys; ++j) {
+      for (int b = 0; b < value_dim / kKvQ8Block; ++b) {
+        const uint8_t* block =
+            (first + (static_cast<size_t>(j) * stride + static_cast<size_t>(b) * kKvQ8Block))
+                .block();
+        codes[j][b] = reinterpret_cast<const int8_t*>(block + 2);
+        scales[j][b] = Q8Scale(block);
+      }
+    }
+  }
+  HWY_INLINE V Four(int j, int c) const {
+    const int b = c / kKvQ8Block;
+    return WidenFourCodes(codes[j][b] + c % kKvQ8Block, hn::Set(D(), scales[j][b]));
+  }
+};
+
+// Step 2d over stored value rows (Rows: HalfValueRows, Q8ValueRows), kVecs vectors of columns
+// at a time: each column's chain is AccumulateValues' (acc·rescale when a row's rescale is not
+// 1, then + p[j]·v[j] in key order), so the bits of the widened copy.
+//   p: [kRowsPerTile, kKeysPerBlock]   acc: [kRowsPerTile, padded_dim] from column c
+template <int kRowsPerTile, int kVecs, class Rows>
+HWY_INLINE int AccumulateStoredColumns(const float* p, const float* rescale, bool rescaled,
+                                       const Rows& v, int num_keys, float* acc, int c,
+                                       int padded_dim) {
   const D d;
-  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
-  auto bad = hn::FirstN(d, 0);
-  for (int c = 0; c < floats; c += kLanes) {
-    bad = hn::Or(bad, hn::Not(hn::Lt(hn::Abs(hn::LoadU(d, acc + c)), inf)));
+  for (; c + kVecs * kLanes <= padded_dim; c += kVecs * kLanes) {
+    V a[kRowsPerTile * kVecs];
+    for (int r = 0; r < kRowsPerTile; ++r) {
+      for (int i = 0; i < kVecs; ++i) {
+        V& x = a[r * kVecs + i];
+        x = hn::LoadU(d, acc + r * padded_dim + c + i * kLanes);
+        if (rescaled) x = hn::Mul(x, hn::Set(d, rescale[r]));
+      }
+    }
+    ATTN_NO_UNROLL
+    for (int j = 0; j < num_keys; ++j) {
+      V x[kVecs];
+      ATTN_UNROLL_FULLY
+      for (int i = 0; i < kVecs; ++i) x[i] = v.Four(j, c + i * kLanes);
+      ATTN_UNROLL_FULLY
+      for (int r = 0; r < kRowsPerTile; ++r) {
+        const V w = hn::Set(d, p[r * kKeysPerBlock + j]);
+        ATTN_UNROLL_FULLY
+        for (int i = 0; i < kVecs; ++i) a[r * kVecs + i] = Fma(w, x[i], a[r * kVecs + i]);
+      }
+    }
+    for (int r = 0; r < kRowsPerTile; ++r) {
+      for (int i = 0; i < kVecs; ++i) {
+        hn::StoreU(a[r * kVecs + i], d, acc + r * padded_dim + c + i * kLanes);
+      }
+    }
   }
-  if (hn::AllFalse(d, bad)) return;
-  uint8_t flags[kTilesPerBlock] = {};  // one a tile of the block's keys
-  FlagNonFiniteValues(v_rows, v_stride, num_keys, value_dim, flags);
-  if (std::none_of(flags, flags + kTilesPerBlock, [](uint8_t f) { return f != 0; })) {
-    return;  // finite values whose sums overflowed: the fast form stands
+  return c;
+}
+// As many columns at a time as keep the accumulators in registers: 32 for one row (8 chains
+// side by side, as AccumulateValuesOfOneRow), 16 for two, 8 for more; then 4.
+//   padded_dim % 4 == 0
+template <int kRowsPerTile, class Rows>
+void AccumulateStoredValues(const float* p, const float* rescale, const Rows& v, int num_keys,
+                            float* acc, int padded_dim) {
+  bool rescaled = false;
+  for (int r = 0; r < kRowsPerTile; ++r) rescaled = rescaled || rescale[r] != 1.0f;
+  constexpr int kVecs = kRowsPerTile == 1 ? 8 : kRowsPerTile == 2 ? 4 : 2;
+  int c = AccumulateStoredColumns<kRowsPerTile, kVecs>(p, rescale, rescaled, v, num_keys, acc, 0,
+                                                       padded_dim);
+  if constexpr (kVecs > 2) {
+    c = AccumulateStoredColumns<kRowsPerTile, 2>(p, rescale, rescaled, v, num_keys, acc, c,
+                                                 padded_dim);
   }
-  std::copy(saved, saved + floats, acc);
-  AccumulateValuesSkippingZeros<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc,
-                                              padded_dim);
+  AccumulateStoredColumns<kRowsPerTile, 1>(p, rescale, rescaled, v, num_keys, acc, c, padded_dim);
+}
+
+// AccumulateValuesChecked over stored value rows; widened() gives the block's rows as float32
+// (a widened copy, padded_dim floats apart) for the careful form, only if it is needed.
+template <int kRowsPerTile, class Rows, class Widened>
+void AccumulateStoredValuesChecked(const float* p, const float* rescale, const Rows& v,
+                                   Widened&& widened, int num_keys, int value_dim, float* acc,
+                                   float* saved, int padded_dim) {
+  std::copy(acc, acc + kRowsPerTile * padded_dim, saved);
+  AccumulateStoredValues<kRowsPerTile>(p, rescale, v, num_keys, acc, padded_dim);
+  if (AllFinite(acc, kRowsPerTile * padded_dim)) return;
+  RedoIfNonFiniteValues<kRowsPerTile>(p, rescale, widened(), num_keys, padded_dim, value_dim, acc,
+                                      saved, padded_dim);
 }
 
 // A key or value row as float32: float32 rows as they are, half-stored rows widened
@@ -463,9 +581,9 @@ void PackKeyPanels(Elements k, int k_stride, int keys, int head_dim, KvStorage s
   }
 }
 
-// Whether q8_0 key rows lie in whole blocks of their own (each row starts a block and spans
-// head_dim / 32 of them), so that a panel's columns can be widened in registers.
-bool KeyRowsInWholeBlocks(Q8Elements k, int k_stride, int head_dim) {
+// Whether q8_0 rows (keys or values) lie in whole blocks of their own (each row starts a block
+// and spans width / 32 of them), so that they can be widened in registers.
+bool RowsInWholeBlocks(Q8Elements k, int k_stride, int head_dim) {
   return k.index % kKvQ8Block == 0 && k_stride % kKvQ8Block == 0 && head_dim % kKvQ8Block == 0;
 }
 
@@ -499,7 +617,7 @@ void PackWholeQ8Panel(Q8Elements k, int k_stride, int head_dim, float* panel) {
 void PackKeyPanels(Q8Elements k, int k_stride, int keys, int head_dim, KvStorage, float* scratch,
                    float* panels) {
   const size_t panel_floats = static_cast<size_t>(head_dim) * kKeysPerTile;
-  const bool in_registers = KeyRowsInWholeBlocks(k, k_stride, head_dim);
+  const bool in_registers = RowsInWholeBlocks(k, k_stride, head_dim);
   float* widened = scratch;
   float* row = scratch + static_cast<size_t>(kKeysPerTile) * head_dim;
   for (int j0 = 0; j0 < keys; j0 += kKeysPerTile) {
@@ -534,6 +652,22 @@ void CopyValueRows(const HeadProblem& pb, int key0, int keys, int padded_dim, fl
 // q8_0 cache's values are widened too, but only those of the keys a call reads.)
 bool WidensOrPadsValues(const HeadProblem& pb, int padded_dim) {
   return pb.kv_storage != KvStorage::kFloat32 || padded_dim != pb.value_dim;
+}
+
+// Whether InPlaceKeys reads the values widened in registers as it accumulates them, with no
+// copy: half-stored rows of whole vectors, or q8_0 rows in whole blocks of at most 256
+// elements. (Widening a block's 32 rows into scratch first took a decode step at 4k keys of
+// cache as long as the products that read them.)
+bool WidensValuesInRegisters(const HeadProblem& pb, int padded_dim) {
+  switch (pb.kv_storage) {
+    case KvStorage::kFloat32:
+      return false;
+    case KvStorage::kQ8_0:
+      return pb.value_dim <= kMaxQ8ValueBlocks * kKvQ8Block &&
+             RowsInWholeBlocks(pb.vq, pb.v_stride, pb.value_dim);
+    default:
+      return padded_dim == pb.value_dim;
+  }
 }
 
 // Where step 2 reads the keys and values: Values(j0, count) gives the value rows of keys
@@ -573,11 +707,14 @@ struct InPlaceKeys {
                        // with copy_v v_padded [kKeysPerBlock, padded_dim] (padding zero)
   int padded_dim;
   bool copy_v;
+  bool widen_values;  // read by WithValueRows, widened in registers (WidensValuesInRegisters)
   int value_stride = 0;
   int j0 = 0;  // the first key of the block Values last gave
 
+  // With widen_values: nothing (the tiles read WithValueRows instead).
   const float* Values(int first, int keys) {
     j0 = first;
+    if (widen_values) return nullptr;
     if (copy_v) {
       CopyValueRows(pb, first, keys, padded_dim, ws.v_padded.data());
       value_stride = padded_dim;
@@ -585,6 +722,25 @@ struct InPlaceKeys {
     }
     value_stride = pb.v_stride;
     return pb.v + static_cast<size_t>(first) * pb.v_stride;
+  }
+  // Calls f(rows) with the block's value rows as stored (HalfValueRows, Q8ValueRows).
+  template <class F>
+  void WithValueRows(int keys, F&& f) const {
+    const size_t from = static_cast<size_t>(j0) * pb.v_stride;
+    switch (pb.kv_storage) {
+      case KvStorage::kBfloat16:
+        return f(HalfValueRows<KvStorage::kBfloat16>{pb.v16 + from, pb.v_stride});
+      case KvStorage::kQ8_0:
+        return f(Q8ValueRows(pb.vq + from, pb.v_stride, keys, pb.value_dim));
+      default:
+        return f(HalfValueRows<KvStorage::kFloat16>{pb.v16 + from, pb.v_stride});
+    }
+  }
+  // The block's value rows widened into v_padded (padded_dim floats apart), for the careful
+  // form.
+  const float* WidenedValues(int keys) {
+    CopyValueRows(pb, j0, keys, padded_dim, ws.v_padded.data());
+    return ws.v_padded.data();
   }
   const float* Panel(int tile) {  // into the block's slot for the tile
     const int first = tile * kKeysPerTile;
@@ -703,8 +859,17 @@ struct RowTile {
     // e. Weighted values.
     const int v_stride = keys.value_stride;
     if constexpr (Keys::kChecksAfter) {
-      AccumulateValuesChecked<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, pb.value_dim,
-                                            acc, keys.ws.saved_acc.data(), padded_dim);
+      float* saved = keys.ws.saved_acc.data();
+      if (keys.widen_values) {
+        keys.WithValueRows(num_keys, [&](const auto& rows) {
+          AccumulateStoredValuesChecked<kRowsPerTile>(
+              p, rescale, rows, [&] { return keys.WidenedValues(num_keys); }, num_keys,
+              pb.value_dim, acc, saved, padded_dim);
+        });
+      } else {
+        AccumulateValuesChecked<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, pb.value_dim,
+                                              acc, saved, padded_dim);
+      }
     } else if (nonfinite_values) {
       AccumulateValuesSkippingZeros<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc,
                                                   padded_dim);
@@ -1012,7 +1177,7 @@ Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim, co
       status = Status::kOutOfMemory;
       return;
     }
-    InPlaceKeys keys{pb, ws, padded_dim, copy_v};
+    InPlaceKeys keys{pb, ws, padded_dim, copy_v, WidensValuesInRegisters(pb, padded_dim)};
     if constexpr (rows_b() > 0) {
       TwoTilesSharingKeys<rows_a(), rows_b()>(pb, keys, ws.zero_row.data(), ws.acc.data(),
                                               padded_dim, pb.seq_q, to);
