@@ -514,6 +514,21 @@ HWY_INLINE void WithStoredValues(const HeadProblem& pb, F&& f) {
   }
 }
 
+// A 4 × 4 transpose in registers: rows r0..r3 (four columns each) → columns c0..c3 (four rows
+// each): pairs of rows per column, then pairs of pairs.
+HWY_INLINE void TransposeFour(V r0, V r1, V r2, V r3, V out[4]) {
+  const D d;
+  const hn::Full128<uint64_t> d64;
+  const auto a = hn::BitCast(d64, hn::InterleaveLower(r0, r1));     // c0: k0 k1, c1: k0 k1
+  const auto b = hn::BitCast(d64, hn::InterleaveLower(r2, r3));     // c0: k2 k3, c1: k2 k3
+  const auto e = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));  // c2, c3: k0 k1
+  const auto f = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));  // c2, c3: k2 k3
+  out[0] = hn::BitCast(d, hn::InterleaveLower(a, b));
+  out[1] = hn::BitCast(d, hn::InterleaveUpper(d64, a, b));
+  out[2] = hn::BitCast(d, hn::InterleaveLower(e, f));
+  out[3] = hn::BitCast(d, hn::InterleaveUpper(d64, e, f));
+}
+
 // Four columns of 8 key rows, as float32, into a panel's rows c .. c + 3: two 4 × 4
 // transposes (keys × columns → columns × keys) of the rows' vectors; four(i) gives key row
 // i's four columns.
@@ -521,20 +536,12 @@ HWY_INLINE void WithStoredValues(const HeadProblem& pb, F&& f) {
 template <class Four>
 HWY_INLINE void TransposeEightKeysOf(Four four, float* panel) {
   const D d;
-  const hn::Full128<uint64_t> d64;
   for (int half = 0; half < 2; ++half) {  // keys 0-3, then 4-7
-    const V r0 = four(4 * half), r1 = four(4 * half + 1);
-    const V r2 = four(4 * half + 2), r3 = four(4 * half + 3);
-    // Pairs of keys per column, then pairs of pairs: column j's four keys.
-    const auto a = hn::BitCast(d64, hn::InterleaveLower(r0, r1));     // c0: k0 k1, c1: k0 k1
-    const auto b = hn::BitCast(d64, hn::InterleaveLower(r2, r3));     // c0: k2 k3, c1: k2 k3
-    const auto e = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));  // c2, c3: k0 k1
-    const auto f = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));  // c2, c3: k2 k3
+    V columns[4];
+    TransposeFour(four(4 * half), four(4 * half + 1), four(4 * half + 2), four(4 * half + 3),
+                  columns);
     float* to = panel + 4 * half;
-    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(a, b)), d, to);
-    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, a, b)), d, to + kKeysPerTile);
-    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(e, f)), d, to + 2 * kKeysPerTile);
-    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, e, f)), d, to + 3 * kKeysPerTile);
+    for (int c = 0; c < 4; ++c) hn::StoreU(columns[c], d, to + c * kKeysPerTile);
   }
 }
 
@@ -636,6 +643,80 @@ void PackKeyPanels(Q8Elements k, int k_stride, int keys, int head_dim, KvStorage
   }
 }
 
+// A whole tile's 8 key rows read where they lie, four columns at a time as float32 (Four(i, c):
+// key i's columns c .. c + 3; exact, as PackKeyPanels widens them).
+struct FloatKeyRows {
+  const float* rows;  // the tile's first key's row
+  int stride;
+  HWY_INLINE V Four(int i, int c) const {
+    return hn::LoadU(D(), rows + static_cast<size_t>(i) * stride + c);
+  }
+};
+template <KvStorage kStorage>
+struct HalfKeyRows {
+  const uint16_t* rows;
+  int stride;
+  HWY_INLINE V Four(int i, int c) const {
+    const uint16_t* at = rows + static_cast<size_t>(i) * stride + c;
+    return kStorage == KvStorage::kBfloat16 ? WidenBf16(at) : WidenHalf(at);
+  }
+};
+constexpr int kMaxQ8KeyBlocks = 8;  // q8_0 key rows of up to 256 elements
+struct Q8KeyRows {
+  const int8_t* codes[kKeysPerTile][kMaxQ8KeyBlocks];
+  float scales[kKeysPerTile][kMaxQ8KeyBlocks];
+  //   first: the tile's first key's row, rows in whole q8_0 blocks (RowsInWholeBlocks)
+  Q8KeyRows(Q8Elements first, int stride, int head_dim) {
+    for (int i = 0; i < kKeysPerTile; ++i) {
+      for (int b = 0; b < head_dim / kKvQ8Block; ++b) {
+        const uint8_t* block =
+            (first + (static_cast<size_t>(i) * stride + static_cast<size_t>(b) * kKvQ8Block))
+                .block();
+        codes[i][b] = reinterpret_cast<const int8_t*>(block + 2);
+        scales[i][b] = Q8Scale(block);
+      }
+    }
+  }
+  HWY_INLINE V Four(int i, int c) const {
+    const int b = c / kKvQ8Block;
+    return WidenFourCodes(codes[i][b] + c % kKvQ8Block, hn::Set(D(), scales[i][b]));
+  }
+};
+
+// Step 2a for a whole tile of 8 keys read where they lie: four columns of the 8 rows at a time
+// widened and transposed in registers (TransposeFour) and multiplied into the rows' scores
+// straight away. Each key's score is AccumulateTile's chain over a panel (q[0]·k[0], then
+// + q[c]·k[c] in column order), so the same bits, without the panel's stores and loads: a
+// decode step's keys are read once and used by only its few rows. 2R + 9 live vectors, so for
+// tiles of 2 or 3 rows.
+//   q_rows: kRowsPerTile × [head_dim], head_dim % 4 == 0   scores: kRowsPerTile × [8] (stride)
+template <int kRowsPerTile, class Rows>
+HWY_INLINE void ScoreTileInRegisters(const float* const q_rows[kRowsPerTile], const Rows& k,
+                                     int head_dim, float* scores, int stride) {
+  const D d;
+  V s[2 * kRowsPerTile];
+  for (int i = 0; i < 2 * kRowsPerTile; ++i) s[i] = hn::Zero(d);
+  ATTN_NO_UNROLL
+  for (int c = 0; c < head_dim; c += kLanes) {
+    V lo[4], hi[4];  // columns c .. c + 3 of keys 0-3 and 4-7
+    TransposeFour(k.Four(0, c), k.Four(1, c), k.Four(2, c), k.Four(3, c), lo);
+    TransposeFour(k.Four(4, c), k.Four(5, c), k.Four(6, c), k.Four(7, c), hi);
+    ATTN_UNROLL_FULLY
+    for (int i = 0; i < 4; ++i) {
+      ATTN_UNROLL_FULLY
+      for (int r = 0; r < kRowsPerTile; ++r) {
+        const V x = hn::Set(d, q_rows[r][c + i]);
+        s[2 * r] = Fma(x, lo[i], s[2 * r]);
+        s[2 * r + 1] = Fma(x, hi[i], s[2 * r + 1]);
+      }
+    }
+  }
+  for (int r = 0; r < kRowsPerTile; ++r) {
+    hn::Store(s[2 * r], d, scores + r * stride);
+    hn::Store(s[2 * r + 1], d, scores + r * stride + kLanes);
+  }
+}
+
 // Value rows key0 .. key0 + keys - 1 (half-stored ones widened) into contiguous rows of
 // padded_dim floats.   out: [keys, padded_dim], its padding columns already zero
 void CopyValueRows(const HeadProblem& pb, int key0, int keys, int padded_dim, float* out) {
@@ -668,6 +749,21 @@ bool WidensValuesInRegisters(const HeadProblem& pb, int padded_dim) {
     default:
       return padded_dim == pb.value_dim;
   }
+}
+
+// The tallest tile scored straight from the keys (ScoreTileInRegisters: 2R + 9 live vectors).
+constexpr int kMaxRowsScoredInRegisters = 3;
+
+// Whether a call of one tile of `rows` rows scores its whole key tiles straight from where they
+// lie (ScoreTileInRegisters) instead of packing each into a panel first: for tiles of 2 or 3
+// rows (one row scores four panels at once, ScoreTilesOfOneRow, and taller tiles need the
+// registers), head_dim a multiple of 4, q8_0 keys in whole blocks of at most 256 elements.
+bool ScoresKeysInRegisters(const HeadProblem& pb, int tiles, int rows) {
+  if (tiles != 1 || rows < 2 || rows > kMaxRowsScoredInRegisters || pb.head_dim % kLanes != 0) {
+    return false;
+  }
+  return pb.kv_storage != KvStorage::kQ8_0 || (pb.head_dim <= kMaxQ8KeyBlocks * kKvQ8Block &&
+                                               RowsInWholeBlocks(pb.kq, pb.k_stride, pb.head_dim));
 }
 
 // Where step 2 reads the keys and values: Values(j0, count) gives the value rows of keys
@@ -707,7 +803,8 @@ struct InPlaceKeys {
                        // with copy_v v_padded [kKeysPerBlock, padded_dim] (padding zero)
   int padded_dim;
   bool copy_v;
-  bool widen_values;  // read by WithValueRows, widened in registers (WidensValuesInRegisters)
+  bool widen_values;       // read by WithValueRows, widened in registers (WidensValuesInRegisters)
+  bool keys_in_registers;  // whole tiles scored by ScoreInRegisters (ScoresKeysInRegisters)
   int value_stride = 0;
   int j0 = 0;  // the first key of the block Values last gave
 
@@ -742,9 +839,34 @@ struct InPlaceKeys {
     CopyValueRows(pb, j0, keys, padded_dim, ws.v_padded.data());
     return ws.v_padded.data();
   }
+  // Scores of a whole tile's keys read where they lie (ScoreTileInRegisters).
+  template <int kRowsPerTile>
+  void ScoreInRegisters(const float* const q_rows[kRowsPerTile], int tile, float* scores,
+                        int stride) const {
+    const size_t from = static_cast<size_t>(tile) * kKeysPerTile * pb.k_stride;
+    const int hd = pb.head_dim;
+    switch (pb.kv_storage) {
+      case KvStorage::kFloat32:
+        return ScoreTileInRegisters<kRowsPerTile>(q_rows, FloatKeyRows{pb.k + from, pb.k_stride},
+                                                  hd, scores, stride);
+      case KvStorage::kBfloat16:
+        return ScoreTileInRegisters<kRowsPerTile>(
+            q_rows, HalfKeyRows<KvStorage::kBfloat16>{pb.k16 + from, pb.k_stride}, hd, scores,
+            stride);
+      case KvStorage::kFloat16:
+        return ScoreTileInRegisters<kRowsPerTile>(
+            q_rows, HalfKeyRows<KvStorage::kFloat16>{pb.k16 + from, pb.k_stride}, hd, scores,
+            stride);
+      case KvStorage::kQ8_0:
+        return ScoreTileInRegisters<kRowsPerTile>(q_rows, Q8KeyRows(pb.kq + from, pb.k_stride, hd),
+                                                  hd, scores, stride);
+    }
+  }
+  // A whole tile's keys, with keys_in_registers: none (the tile is scored by ScoreInRegisters).
   const float* Panel(int tile) {  // into the block's slot for the tile
     const int first = tile * kKeysPerTile;
     const int keys = std::min(kKeysPerTile, pb.seq_k - first);
+    if (keys_in_registers && keys == kKeysPerTile) return nullptr;
     const size_t from = static_cast<size_t>(first) * pb.k_stride;
     float* panel = ws.tile_panel.data() +
                    static_cast<size_t>(tile - j0 / kKeysPerTile) * pb.head_dim * kKeysPerTile;
@@ -832,6 +954,13 @@ struct RowTile {
       ScoreTilesOfOneRow(q_rows[0], panels, tiles, pb.head_dim, p);
     } else {
       for (int t = 0; t < tiles; ++t) {
+        if constexpr (Keys::kChecksAfter && kRowsPerTile <= kMaxRowsScoredInRegisters) {
+          if (panels[t] == nullptr) {  // InPlaceKeys::Panel
+            keys.template ScoreInRegisters<kRowsPerTile>(q_rows, j0 / kKeysPerTile + t,
+                                                         p + t * kKeysPerTile, kKeysPerBlock);
+            continue;
+          }
+        }
         ScoreTile<kRowsPerTile>(q_rows, panels[t], pb.head_dim, p + t * kKeysPerTile,
                                 kKeysPerBlock);
       }
@@ -1177,7 +1306,12 @@ Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim, co
       status = Status::kOutOfMemory;
       return;
     }
-    InPlaceKeys keys{pb, ws, padded_dim, copy_v, WidensValuesInRegisters(pb, padded_dim)};
+    InPlaceKeys keys{pb,
+                     ws,
+                     padded_dim,
+                     copy_v,
+                     WidensValuesInRegisters(pb, padded_dim),
+                     ScoresKeysInRegisters(pb, tiles, std::max(rows_a(), rows_b()))};
     if constexpr (rows_b() > 0) {
       TwoTilesSharingKeys<rows_a(), rows_b()>(pb, keys, ws.zero_row.data(), ws.acc.data(),
                                               padded_dim, pb.seq_q, to);
