@@ -28,10 +28,13 @@
 //      unnormalised sum and its running max and sum for MergePartials.
 // Step 1 runs on the calling thread; steps 2 and 3 are spread over the threads by blocks
 // of 4R query rows (each thread its own accumulators).
-// A call of at most two tiles of query rows (InPlaceRowsMax(); a decode step: one row, R = 1, or the query heads
-// that share a key/value head) skips step 1: each tile's keys are packed into a small panel
-// as it is scored and the values are read where they lie (InPlaceKeys), with the same
-// arithmetic, so the same bits, as each row has in any tile.
+// A call of at most two tiles of query rows (InPlaceRowsMax(); a decode step: one row, or
+// the query heads that share a key/value head) skips step 1 and reads the cache where it lies
+// (InPlaceKeys), in tiles exactly as tall as its rows (WithInPlaceTiles): each tile's keys
+// are packed into a small panel as they are scored, or, for 2 or 3 rows, widened and
+// transposed in registers and scored at once (ScoreTileInRegisters); half-stored and q8_0
+// values are widened in registers as they are accumulated (AccumulateStoredValues). The
+// arithmetic is the same, so the bits are the same, as each row has in any tile.
 #include "kernels/fused_attention.h"
 
 #include <algorithm>
