@@ -170,20 +170,22 @@ if (!quick && !capacityCheck) {
   } catch {
     browserPart = {};
   }
+  const merged = mergedSessions(browserPart.longContext, sessions);
   recordResults('browser', {
     ...browserPart,
     longContext: {
       date,
       machine,
       runtime: `Chromium ${chromiumVersion}`,
-      versions,
+      // every engine's whose rows are kept (a run of ours alone keeps the peers' rows and versions)
+      versions: Object.assign({}, ...merged.map((s) => s.versions)),
       config,
       storage,
       steps,
       rounds,
       warmupUpTo: warmupLimit,
       weightBytes,
-      sessions: mergedSessions(browserPart.longContext, sessions),
+      sessions: merged,
     },
   });
   console.log('\nWrote bench/results/latest.json (browser.longContext)');
@@ -211,6 +213,7 @@ function mergedSessions(recorded, fresh) {
     const measured = new Set(s.rows.map((r) => `${r.engine} @ ${r.prompt}`));
     const kept = at.rows.filter((r) => !measured.has(`${r.engine} @ ${r.prompt}`));
     Object.assign(at, s, {
+      versions: { ...at.versions, ...s.versions },
       rows: [...kept, ...s.rows].sort((a, b) => a.prompt - b.prompt || engineOrder(a) - engineOrder(b)),
     });
   }

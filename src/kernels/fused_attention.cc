@@ -28,10 +28,13 @@
 //      unnormalised sum and its running max and sum for MergePartials.
 // Step 1 runs on the calling thread; steps 2 and 3 are spread over the threads by blocks
 // of 4R query rows (each thread its own accumulators).
-// A call of at most two tiles of query rows (InPlaceRowsMax(); a decode step: one row, R = 1, or the query heads
-// that share a key/value head) skips step 1: each tile's keys are packed into a small panel
-// as it is scored and the values are read where they lie (InPlaceKeys), with the same
-// arithmetic, so the same bits, as each row has in any tile.
+// A call of at most two tiles of query rows (InPlaceRowsMax(); a decode step: one row, or
+// the query heads that share a key/value head) skips step 1 and reads the cache where it lies
+// (InPlaceKeys), in tiles exactly as tall as its rows (WithInPlaceTiles): each tile's keys
+// are packed into a small panel as they are scored, or, for 2 or 3 rows, widened and
+// transposed in registers and scored at once (ScoreTileInRegisters); half-stored and q8_0
+// values are widened in registers as they are accumulated (AccumulateStoredValues). The
+// arithmetic is the same, so the bits are the same, as each row has in any tile.
 #include "kernels/fused_attention.h"
 
 #include <algorithm>
@@ -321,6 +324,34 @@ void AccumulateValuesSkippingZeros(const float* p, const float* rescale, const f
   }
 }
 
+// Whether a tile's accumulators are all finite (vector compares: |x| < Infinity is false for
+// NaN and ±Infinity).   acc: [floats], floats % 4 == 0
+HWY_INLINE bool AllFinite(const float* acc, int floats) {
+  const D d;
+  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
+  auto bad = hn::FirstN(d, 0);
+  for (int c = 0; c < floats; c += kLanes) {
+    bad = hn::Or(bad, hn::Not(hn::Lt(hn::Abs(hn::LoadU(d, acc + c)), inf)));
+  }
+  return hn::AllFalse(d, bad);
+}
+
+// After a fast form left an accumulator non-finite: if the block's value rows (as float32)
+// hold NaN or Infinity, the careful form again from the saved accumulators; else (finite
+// values whose sums overflowed) the fast form stands.
+//   v_rows: [num_keys, v_stride]   acc, saved: [kRowsPerTile, padded_dim]
+template <int kRowsPerTile>
+void RedoIfNonFiniteValues(const float* p, const float* rescale, const float* v_rows, int num_keys,
+                           int v_stride, int value_dim, float* acc, const float* saved,
+                           int padded_dim) {
+  uint8_t flags[kTilesPerBlock] = {};  // one a tile of the block's keys
+  FlagNonFiniteValues(v_rows, v_stride, num_keys, value_dim, flags);
+  if (std::none_of(flags, flags + kTilesPerBlock, [](uint8_t f) { return f != 0; })) return;
+  std::copy(saved, saved + kRowsPerTile * padded_dim, acc);
+  AccumulateValuesSkippingZeros<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc,
+                                              padded_dim);
+}
+
 // Step 2d for a tile whose keys are read in place (InPlaceKeys), the form chosen after the
 // fact: the fast form, then a look at the block's value rows only if an accumulator is no
 // longer finite (a NaN or an Infinity among the values always leaves its column non-finite:
@@ -332,28 +363,118 @@ template <int kRowsPerTile>
 void AccumulateValuesChecked(const float* p, const float* rescale, const float* v_rows,
                              int num_keys, int v_stride, int value_dim, float* acc, float* saved,
                              int padded_dim) {
-  const int floats = kRowsPerTile * padded_dim;
-  std::copy(acc, acc + floats, saved);
+  std::copy(acc, acc + kRowsPerTile * padded_dim, saved);
   if constexpr (kRowsPerTile == 1) {
     AccumulateValuesOfOneRow(p, rescale[0], v_rows, num_keys, v_stride, acc, padded_dim);
   } else {
     AccumulateValues<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
   }
+  if (AllFinite(acc, kRowsPerTile * padded_dim)) return;
+  RedoIfNonFiniteValues<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, value_dim, acc, saved,
+                                      padded_dim);
+}
+
+// A block's value rows read where they lie and widened in registers, four columns at a time
+// (Four(j, c): row j's columns c .. c + 3), exactly the floats a widened copy holds:
+// half-stored rows, or q8_0 rows in whole blocks (each row's scales decoded once a block).
+template <KvStorage kStorage>
+struct HalfValueRows {
+  const uint16_t* rows;  // the block's first key's row
+  int stride;
+  HWY_INLINE V Four(int j, int c) const {
+    const uint16_t* at = rows + static_cast<size_t>(j) * stride + c;
+    return kStorage == KvStorage::kBfloat16 ? WidenBf16(at) : WidenHalf(at);
+  }
+};
+constexpr int kMaxQ8ValueBlocks = 8;  // q8_0 value rows of up to 256 elements
+struct Q8ValueRows {
+  const int8_t* codes[kKeysPerBlock][kMaxQ8ValueBlocks];
+  float scales[kKeysPerBlock][kMaxQ8ValueBlocks];
+  //   first: the block's first key's row, rows in whole q8_0 blocks (RowsInWholeBlocks)
+  Q8ValueRows(Q8Elements first, int stride, int keys, int value_dim) {
+    for (int j = 0; j < keys; ++j) {
+      for (int b = 0; b < value_dim / kKvQ8Block; ++b) {
+        const uint8_t* block =
+            (first + (static_cast<size_t>(j) * stride + static_cast<size_t>(b) * kKvQ8Block))
+                .block();
+        codes[j][b] = reinterpret_cast<const int8_t*>(block + 2);
+        scales[j][b] = Q8Scale(block);
+      }
+    }
+  }
+  HWY_INLINE V Four(int j, int c) const {
+    const int b = c / kKvQ8Block;
+    return WidenFourCodes(codes[j][b] + c % kKvQ8Block, hn::Set(D(), scales[j][b]));
+  }
+};
+
+// Step 2d over stored value rows (Rows: HalfValueRows, Q8ValueRows), kVecs vectors of columns
+// at a time: each column's chain is AccumulateValues' (acc·rescale when a row's rescale is not
+// 1, then + p[j]·v[j] in key order), so the bits of the widened copy.
+//   p: [kRowsPerTile, kKeysPerBlock]   acc: [kRowsPerTile, padded_dim] from column c
+template <int kRowsPerTile, int kVecs, class Rows>
+HWY_INLINE int AccumulateStoredColumns(const float* p, const float* rescale, bool rescaled,
+                                       const Rows& v, int num_keys, float* acc, int c,
+                                       int padded_dim) {
   const D d;
-  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
-  auto bad = hn::FirstN(d, 0);
-  for (int c = 0; c < floats; c += kLanes) {
-    bad = hn::Or(bad, hn::Not(hn::Lt(hn::Abs(hn::LoadU(d, acc + c)), inf)));
+  for (; c + kVecs * kLanes <= padded_dim; c += kVecs * kLanes) {
+    V a[kRowsPerTile * kVecs];
+    for (int r = 0; r < kRowsPerTile; ++r) {
+      for (int i = 0; i < kVecs; ++i) {
+        V& x = a[r * kVecs + i];
+        x = hn::LoadU(d, acc + r * padded_dim + c + i * kLanes);
+        if (rescaled) x = hn::Mul(x, hn::Set(d, rescale[r]));
+      }
+    }
+    ATTN_NO_UNROLL
+    for (int j = 0; j < num_keys; ++j) {
+      V x[kVecs];
+      ATTN_UNROLL_FULLY
+      for (int i = 0; i < kVecs; ++i) x[i] = v.Four(j, c + i * kLanes);
+      ATTN_UNROLL_FULLY
+      for (int r = 0; r < kRowsPerTile; ++r) {
+        const V w = hn::Set(d, p[r * kKeysPerBlock + j]);
+        ATTN_UNROLL_FULLY
+        for (int i = 0; i < kVecs; ++i) a[r * kVecs + i] = Fma(w, x[i], a[r * kVecs + i]);
+      }
+    }
+    for (int r = 0; r < kRowsPerTile; ++r) {
+      for (int i = 0; i < kVecs; ++i) {
+        hn::StoreU(a[r * kVecs + i], d, acc + r * padded_dim + c + i * kLanes);
+      }
+    }
   }
-  if (hn::AllFalse(d, bad)) return;
-  uint8_t flags[kTilesPerBlock] = {};  // one a tile of the block's keys
-  FlagNonFiniteValues(v_rows, v_stride, num_keys, value_dim, flags);
-  if (std::none_of(flags, flags + kTilesPerBlock, [](uint8_t f) { return f != 0; })) {
-    return;  // finite values whose sums overflowed: the fast form stands
+  return c;
+}
+// As many columns at a time as keep the accumulators in registers: 32 for one row (8 chains
+// side by side, as AccumulateValuesOfOneRow), 16 for two, 8 for more; then 4.
+//   padded_dim % 4 == 0
+template <int kRowsPerTile, class Rows>
+void AccumulateStoredValues(const float* p, const float* rescale, const Rows& v, int num_keys,
+                            float* acc, int padded_dim) {
+  bool rescaled = false;
+  for (int r = 0; r < kRowsPerTile; ++r) rescaled = rescaled || rescale[r] != 1.0f;
+  constexpr int kVecs = kRowsPerTile == 1 ? 8 : kRowsPerTile == 2 ? 4 : 2;
+  int c = AccumulateStoredColumns<kRowsPerTile, kVecs>(p, rescale, rescaled, v, num_keys, acc, 0,
+                                                       padded_dim);
+  if constexpr (kVecs > 2) {
+    c = AccumulateStoredColumns<kRowsPerTile, 2>(p, rescale, rescaled, v, num_keys, acc, c,
+                                                 padded_dim);
   }
-  std::copy(saved, saved + floats, acc);
-  AccumulateValuesSkippingZeros<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc,
-                                              padded_dim);
+  AccumulateStoredColumns<kRowsPerTile, 1>(p, rescale, rescaled, v, num_keys, acc, c, padded_dim);
+}
+
+// AccumulateValuesChecked over stored value rows; widened() gives the block's rows as float32
+// (a widened copy, padded_dim floats apart) for the careful form, only if it is needed.
+template <int kRowsPerTile, class Rows, class Widened>
+void AccumulateStoredValuesChecked(const float* p, const float* rescale, const Rows& v,
+                                   Widened&& widened, int num_keys, int value_dim, float* acc,
+                                   float* saved, int padded_dim) {
+  std::copy(acc, acc + kRowsPerTile * padded_dim, saved);
+  AccumulateStoredValues<kRowsPerTile>(p, rescale, v, num_keys, acc, padded_dim);
+  if (AllFinite(acc, kRowsPerTile * padded_dim)) return;
+  RedoIfNonFiniteValues<kRowsPerTile>(p, rescale, widened(), num_keys, padded_dim, value_dim, acc,
+                                      saved, padded_dim);
 }
 
 // A key or value row as float32: float32 rows as they are, half-stored rows widened
@@ -396,6 +517,21 @@ HWY_INLINE void WithStoredValues(const HeadProblem& pb, F&& f) {
   }
 }
 
+// A 4 × 4 transpose in registers: rows r0..r3 (four columns each) → columns c0..c3 (four rows
+// each): pairs of rows per column, then pairs of pairs.
+HWY_INLINE void TransposeFour(V r0, V r1, V r2, V r3, V out[4]) {
+  const D d;
+  const hn::Full128<uint64_t> d64;
+  const auto a = hn::BitCast(d64, hn::InterleaveLower(r0, r1));     // c0: k0 k1, c1: k0 k1
+  const auto b = hn::BitCast(d64, hn::InterleaveLower(r2, r3));     // c0: k2 k3, c1: k2 k3
+  const auto e = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));  // c2, c3: k0 k1
+  const auto f = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));  // c2, c3: k2 k3
+  out[0] = hn::BitCast(d, hn::InterleaveLower(a, b));
+  out[1] = hn::BitCast(d, hn::InterleaveUpper(d64, a, b));
+  out[2] = hn::BitCast(d, hn::InterleaveLower(e, f));
+  out[3] = hn::BitCast(d, hn::InterleaveUpper(d64, e, f));
+}
+
 // Four columns of 8 key rows, as float32, into a panel's rows c .. c + 3: two 4 × 4
 // transposes (keys × columns → columns × keys) of the rows' vectors; four(i) gives key row
 // i's four columns.
@@ -403,20 +539,12 @@ HWY_INLINE void WithStoredValues(const HeadProblem& pb, F&& f) {
 template <class Four>
 HWY_INLINE void TransposeEightKeysOf(Four four, float* panel) {
   const D d;
-  const hn::Full128<uint64_t> d64;
   for (int half = 0; half < 2; ++half) {  // keys 0-3, then 4-7
-    const V r0 = four(4 * half), r1 = four(4 * half + 1);
-    const V r2 = four(4 * half + 2), r3 = four(4 * half + 3);
-    // Pairs of keys per column, then pairs of pairs: column j's four keys.
-    const auto a = hn::BitCast(d64, hn::InterleaveLower(r0, r1));     // c0: k0 k1, c1: k0 k1
-    const auto b = hn::BitCast(d64, hn::InterleaveLower(r2, r3));     // c0: k2 k3, c1: k2 k3
-    const auto e = hn::BitCast(d64, hn::InterleaveUpper(d, r0, r1));  // c2, c3: k0 k1
-    const auto f = hn::BitCast(d64, hn::InterleaveUpper(d, r2, r3));  // c2, c3: k2 k3
+    V columns[4];
+    TransposeFour(four(4 * half), four(4 * half + 1), four(4 * half + 2), four(4 * half + 3),
+                  columns);
     float* to = panel + 4 * half;
-    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(a, b)), d, to);
-    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, a, b)), d, to + kKeysPerTile);
-    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(e, f)), d, to + 2 * kKeysPerTile);
-    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, e, f)), d, to + 3 * kKeysPerTile);
+    for (int c = 0; c < 4; ++c) hn::StoreU(columns[c], d, to + c * kKeysPerTile);
   }
 }
 
@@ -463,9 +591,9 @@ void PackKeyPanels(Elements k, int k_stride, int keys, int head_dim, KvStorage s
   }
 }
 
-// Whether q8_0 key rows lie in whole blocks of their own (each row starts a block and spans
-// head_dim / 32 of them), so that a panel's columns can be widened in registers.
-bool KeyRowsInWholeBlocks(Q8Elements k, int k_stride, int head_dim) {
+// Whether q8_0 rows (keys or values) lie in whole blocks of their own (each row starts a block
+// and spans width / 32 of them), so that they can be widened in registers.
+bool RowsInWholeBlocks(Q8Elements k, int k_stride, int head_dim) {
   return k.index % kKvQ8Block == 0 && k_stride % kKvQ8Block == 0 && head_dim % kKvQ8Block == 0;
 }
 
@@ -499,7 +627,7 @@ void PackWholeQ8Panel(Q8Elements k, int k_stride, int head_dim, float* panel) {
 void PackKeyPanels(Q8Elements k, int k_stride, int keys, int head_dim, KvStorage, float* scratch,
                    float* panels) {
   const size_t panel_floats = static_cast<size_t>(head_dim) * kKeysPerTile;
-  const bool in_registers = KeyRowsInWholeBlocks(k, k_stride, head_dim);
+  const bool in_registers = RowsInWholeBlocks(k, k_stride, head_dim);
   float* widened = scratch;
   float* row = scratch + static_cast<size_t>(kKeysPerTile) * head_dim;
   for (int j0 = 0; j0 < keys; j0 += kKeysPerTile) {
@@ -515,6 +643,80 @@ void PackKeyPanels(Q8Elements k, int k_stride, int keys, int head_dim, KvStorage
     }
     PackKeyPanels(static_cast<const float*>(widened), head_dim, n, head_dim, KvStorage::kFloat32,
                   row, panel);
+  }
+}
+
+// A whole tile's 8 key rows read where they lie, four columns at a time as float32 (Four(i, c):
+// key i's columns c .. c + 3; exact, as PackKeyPanels widens them).
+struct FloatKeyRows {
+  const float* rows;  // the tile's first key's row
+  int stride;
+  HWY_INLINE V Four(int i, int c) const {
+    return hn::LoadU(D(), rows + static_cast<size_t>(i) * stride + c);
+  }
+};
+template <KvStorage kStorage>
+struct HalfKeyRows {
+  const uint16_t* rows;
+  int stride;
+  HWY_INLINE V Four(int i, int c) const {
+    const uint16_t* at = rows + static_cast<size_t>(i) * stride + c;
+    return kStorage == KvStorage::kBfloat16 ? WidenBf16(at) : WidenHalf(at);
+  }
+};
+constexpr int kMaxQ8KeyBlocks = 8;  // q8_0 key rows of up to 256 elements
+struct Q8KeyRows {
+  const int8_t* codes[kKeysPerTile][kMaxQ8KeyBlocks];
+  float scales[kKeysPerTile][kMaxQ8KeyBlocks];
+  //   first: the tile's first key's row, rows in whole q8_0 blocks (RowsInWholeBlocks)
+  Q8KeyRows(Q8Elements first, int stride, int head_dim) {
+    for (int i = 0; i < kKeysPerTile; ++i) {
+      for (int b = 0; b < head_dim / kKvQ8Block; ++b) {
+        const uint8_t* block =
+            (first + (static_cast<size_t>(i) * stride + static_cast<size_t>(b) * kKvQ8Block))
+                .block();
+        codes[i][b] = reinterpret_cast<const int8_t*>(block + 2);
+        scales[i][b] = Q8Scale(block);
+      }
+    }
+  }
+  HWY_INLINE V Four(int i, int c) const {
+    const int b = c / kKvQ8Block;
+    return WidenFourCodes(codes[i][b] + c % kKvQ8Block, hn::Set(D(), scales[i][b]));
+  }
+};
+
+// Step 2a for a whole tile of 8 keys read where they lie: four columns of the 8 rows at a time
+// widened and transposed in registers (TransposeFour) and multiplied into the rows' scores
+// straight away. Each key's score is AccumulateTile's chain over a panel (q[0]·k[0], then
+// + q[c]·k[c] in column order), so the same bits, without the panel's stores and loads: a
+// decode step's keys are read once and used by only its few rows. 2R + 9 live vectors, so for
+// tiles of 2 or 3 rows.
+//   q_rows: kRowsPerTile × [head_dim], head_dim % 4 == 0   scores: kRowsPerTile × [8] (stride)
+template <int kRowsPerTile, class Rows>
+HWY_INLINE void ScoreTileInRegisters(const float* const q_rows[kRowsPerTile], const Rows& k,
+                                     int head_dim, float* scores, int stride) {
+  const D d;
+  V s[2 * kRowsPerTile];
+  for (int i = 0; i < 2 * kRowsPerTile; ++i) s[i] = hn::Zero(d);
+  ATTN_NO_UNROLL
+  for (int c = 0; c < head_dim; c += kLanes) {
+    V lo[4], hi[4];  // columns c .. c + 3 of keys 0-3 and 4-7
+    TransposeFour(k.Four(0, c), k.Four(1, c), k.Four(2, c), k.Four(3, c), lo);
+    TransposeFour(k.Four(4, c), k.Four(5, c), k.Four(6, c), k.Four(7, c), hi);
+    ATTN_UNROLL_FULLY
+    for (int i = 0; i < 4; ++i) {
+      ATTN_UNROLL_FULLY
+      for (int r = 0; r < kRowsPerTile; ++r) {
+        const V x = hn::Set(d, q_rows[r][c + i]);
+        s[2 * r] = Fma(x, lo[i], s[2 * r]);
+        s[2 * r + 1] = Fma(x, hi[i], s[2 * r + 1]);
+      }
+    }
+  }
+  for (int r = 0; r < kRowsPerTile; ++r) {
+    hn::Store(s[2 * r], d, scores + r * stride);
+    hn::Store(s[2 * r + 1], d, scores + r * stride + kLanes);
   }
 }
 
@@ -534,6 +736,37 @@ void CopyValueRows(const HeadProblem& pb, int key0, int keys, int padded_dim, fl
 // q8_0 cache's values are widened too, but only those of the keys a call reads.)
 bool WidensOrPadsValues(const HeadProblem& pb, int padded_dim) {
   return pb.kv_storage != KvStorage::kFloat32 || padded_dim != pb.value_dim;
+}
+
+// Whether InPlaceKeys reads the values widened in registers as it accumulates them, with no
+// copy: half-stored rows of whole vectors, or q8_0 rows in whole blocks of at most 256
+// elements. (Widening a block's 32 rows into scratch first took a decode step at 4k keys of
+// cache as long as the products that read them.)
+bool WidensValuesInRegisters(const HeadProblem& pb, int padded_dim) {
+  switch (pb.kv_storage) {
+    case KvStorage::kFloat32:
+      return false;
+    case KvStorage::kQ8_0:
+      return pb.value_dim <= kMaxQ8ValueBlocks * kKvQ8Block &&
+             RowsInWholeBlocks(pb.vq, pb.v_stride, pb.value_dim);
+    default:
+      return padded_dim == pb.value_dim;
+  }
+}
+
+// The tallest tile scored straight from the keys (ScoreTileInRegisters: 2R + 9 live vectors).
+constexpr int kMaxRowsScoredInRegisters = 3;
+
+// Whether a call of one tile of `rows` rows scores its whole key tiles straight from where they
+// lie (ScoreTileInRegisters) instead of packing each into a panel first: for tiles of 2 or 3
+// rows (one row scores four panels at once, ScoreTilesOfOneRow, and taller tiles need the
+// registers), head_dim a multiple of 4, q8_0 keys in whole blocks of at most 256 elements.
+bool ScoresKeysInRegisters(const HeadProblem& pb, int tiles, int rows) {
+  if (tiles != 1 || rows < 2 || rows > kMaxRowsScoredInRegisters || pb.head_dim % kLanes != 0) {
+    return false;
+  }
+  return pb.kv_storage != KvStorage::kQ8_0 || (pb.head_dim <= kMaxQ8KeyBlocks * kKvQ8Block &&
+                                               RowsInWholeBlocks(pb.kq, pb.k_stride, pb.head_dim));
 }
 
 // Where step 2 reads the keys and values: Values(j0, count) gives the value rows of keys
@@ -573,11 +806,15 @@ struct InPlaceKeys {
                        // with copy_v v_padded [kKeysPerBlock, padded_dim] (padding zero)
   int padded_dim;
   bool copy_v;
+  bool widen_values;       // read by WithValueRows, widened in registers (WidensValuesInRegisters)
+  bool keys_in_registers;  // whole tiles scored by ScoreInRegisters (ScoresKeysInRegisters)
   int value_stride = 0;
   int j0 = 0;  // the first key of the block Values last gave
 
+  // With widen_values: nothing (the tiles read WithValueRows instead).
   const float* Values(int first, int keys) {
     j0 = first;
+    if (widen_values) return nullptr;
     if (copy_v) {
       CopyValueRows(pb, first, keys, padded_dim, ws.v_padded.data());
       value_stride = padded_dim;
@@ -586,9 +823,53 @@ struct InPlaceKeys {
     value_stride = pb.v_stride;
     return pb.v + static_cast<size_t>(first) * pb.v_stride;
   }
+  // Calls f(rows) with the block's value rows as stored (HalfValueRows, Q8ValueRows).
+  template <class F>
+  void WithValueRows(int keys, F&& f) const {
+    const size_t from = static_cast<size_t>(j0) * pb.v_stride;
+    switch (pb.kv_storage) {
+      case KvStorage::kBfloat16:
+        return f(HalfValueRows<KvStorage::kBfloat16>{pb.v16 + from, pb.v_stride});
+      case KvStorage::kQ8_0:
+        return f(Q8ValueRows(pb.vq + from, pb.v_stride, keys, pb.value_dim));
+      default:
+        return f(HalfValueRows<KvStorage::kFloat16>{pb.v16 + from, pb.v_stride});
+    }
+  }
+  // The block's value rows widened into v_padded (padded_dim floats apart), for the careful
+  // form.
+  const float* WidenedValues(int keys) {
+    CopyValueRows(pb, j0, keys, padded_dim, ws.v_padded.data());
+    return ws.v_padded.data();
+  }
+  // Scores of a whole tile's keys read where they lie (ScoreTileInRegisters).
+  template <int kRowsPerTile>
+  void ScoreInRegisters(const float* const q_rows[kRowsPerTile], int tile, float* scores,
+                        int stride) const {
+    const size_t from = static_cast<size_t>(tile) * kKeysPerTile * pb.k_stride;
+    const int hd = pb.head_dim;
+    switch (pb.kv_storage) {
+      case KvStorage::kFloat32:
+        return ScoreTileInRegisters<kRowsPerTile>(q_rows, FloatKeyRows{pb.k + from, pb.k_stride},
+                                                  hd, scores, stride);
+      case KvStorage::kBfloat16:
+        return ScoreTileInRegisters<kRowsPerTile>(
+            q_rows, HalfKeyRows<KvStorage::kBfloat16>{pb.k16 + from, pb.k_stride}, hd, scores,
+            stride);
+      case KvStorage::kFloat16:
+        return ScoreTileInRegisters<kRowsPerTile>(
+            q_rows, HalfKeyRows<KvStorage::kFloat16>{pb.k16 + from, pb.k_stride}, hd, scores,
+            stride);
+      case KvStorage::kQ8_0:
+        return ScoreTileInRegisters<kRowsPerTile>(q_rows, Q8KeyRows(pb.kq + from, pb.k_stride, hd),
+                                                  hd, scores, stride);
+    }
+  }
+  // A whole tile's keys, with keys_in_registers: none (the tile is scored by ScoreInRegisters).
   const float* Panel(int tile) {  // into the block's slot for the tile
     const int first = tile * kKeysPerTile;
     const int keys = std::min(kKeysPerTile, pb.seq_k - first);
+    if (keys_in_registers && keys == kKeysPerTile) return nullptr;
     const size_t from = static_cast<size_t>(first) * pb.k_stride;
     float* panel = ws.tile_panel.data() +
                    static_cast<size_t>(tile - j0 / kKeysPerTile) * pb.head_dim * kKeysPerTile;
@@ -676,6 +957,13 @@ struct RowTile {
       ScoreTilesOfOneRow(q_rows[0], panels, tiles, pb.head_dim, p);
     } else {
       for (int t = 0; t < tiles; ++t) {
+        if constexpr (Keys::kChecksAfter && kRowsPerTile <= kMaxRowsScoredInRegisters) {
+          if (panels[t] == nullptr) {  // InPlaceKeys::Panel
+            keys.template ScoreInRegisters<kRowsPerTile>(q_rows, j0 / kKeysPerTile + t,
+                                                         p + t * kKeysPerTile, kKeysPerBlock);
+            continue;
+          }
+        }
         ScoreTile<kRowsPerTile>(q_rows, panels[t], pb.head_dim, p + t * kKeysPerTile,
                                 kKeysPerBlock);
       }
@@ -703,8 +991,17 @@ struct RowTile {
     // e. Weighted values.
     const int v_stride = keys.value_stride;
     if constexpr (Keys::kChecksAfter) {
-      AccumulateValuesChecked<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, pb.value_dim,
-                                            acc, keys.ws.saved_acc.data(), padded_dim);
+      float* saved = keys.ws.saved_acc.data();
+      if (keys.widen_values) {
+        keys.WithValueRows(num_keys, [&](const auto& rows) {
+          AccumulateStoredValuesChecked<kRowsPerTile>(
+              p, rescale, rows, [&] { return keys.WidenedValues(num_keys); }, num_keys,
+              pb.value_dim, acc, saved, padded_dim);
+        });
+      } else {
+        AccumulateValuesChecked<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, pb.value_dim,
+                                              acc, saved, padded_dim);
+      }
     } else if (nonfinite_values) {
       AccumulateValuesSkippingZeros<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc,
                                                   padded_dim);
@@ -772,17 +1069,17 @@ void QueryBlock(const HeadProblem& pb, Keys& keys, const float* zero_row, float*
   tile.Finish(pb, padded_dim, to);
 }
 
-// Steps 2 and 3 for two tiles of rows, 0 .. kRowsPerTile - 1 and kRowsPerTile .. num_rows - 1
-// (a grouped-query decode step taller than one tile): when both see the same keys (as a
-// step's rows do), each block's keys are packed and its values read once for both tiles;
-// else each tile walks its own keys (the blocks, so the bits, it has alone).
+// Steps 2 and 3 for two tiles of rows, 0 .. kRowsA - 1 and kRowsA .. num_rows - 1 (a
+// grouped-query decode step taller than one tile): when both see the same keys (as a step's
+// rows do), each block's keys are packed and its values read once for both tiles; else each
+// tile walks its own keys (the blocks, so the bits, it has alone).
 //   acc: two slots of AccSlotFloats(padded_dim)
-template <int kRowsPerTile, class Keys>
+template <int kRowsA, int kRowsB, class Keys>
 void TwoTilesSharingKeys(const HeadProblem& pb, Keys& keys, const float* zero_row, float* acc,
                          int padded_dim, int num_rows, const RowsOut& to) {
-  RowTile<kRowsPerTile> a(pb, zero_row, acc, padded_dim, 0, kRowsPerTile, to);
-  RowTile<kRowsPerTile> b(pb, zero_row, acc + AccSlotFloats(padded_dim), padded_dim, kRowsPerTile,
-                          num_rows - kRowsPerTile, to);
+  RowTile<kRowsA> a(pb, zero_row, acc, padded_dim, 0, kRowsA, to);
+  RowTile<kRowsB> b(pb, zero_row, acc + AccSlotFloats(padded_dim), padded_dim, kRowsA,
+                    num_rows - kRowsA, to);
   if (a.Start() == b.Start() && a.most_visible == b.most_visible) {
     WalkTiles(pb, keys, padded_dim, a.Start(), a.most_visible, a, b);
   } else {
@@ -963,31 +1260,69 @@ bool PrepareInPlace(const HeadProblem& pb, FusedWorkspace& ws, int tiles, int ro
          (!copy_v || ws.v_padded.Assign(uint64_t{kKeysPerBlock} * padded_dim, 0.0f));
 }
 
+template <int N>
+using Rows = std::integral_constant<int, N>;
+
+// The tiles a call of `rows` in-place rows (1 .. InPlaceRowsMax()) runs in, as f(A, B): one
+// tile of exactly A rows (B = 0) up to 4, or two of A and B rows. A row's arithmetic is the
+// same in a tile of any height (TileRows), so the bits do not depend on the split; a tile as
+// tall as its rows does no work for padding rows. A grouped-query decode step's 3 query heads
+// (SmolLM2) had run in a 6-row tile in the browser, half its products for padding rows.
+template <class F>
+void WithInPlaceTiles(int rows, F&& f) {
+  const bool six = kMaxTileRows == 6 && TileRows() == 6;
+  switch (rows) {
+    case 1:
+      return f(Rows<1>(), Rows<0>());
+    case 2:
+      return f(Rows<2>(), Rows<0>());
+    case 3:
+      return f(Rows<3>(), Rows<0>());
+    case 4:
+      return f(Rows<4>(), Rows<0>());
+    case 5:
+      return f(Rows<3>(), Rows<2>());
+    case 6:
+      return six ? f(Rows<kMaxTileRows>(), Rows<0>()) : f(Rows<3>(), Rows<3>());
+    case 7:
+      return f(Rows<4>(), Rows<3>());
+    case 8:
+      return f(Rows<4>(), Rows<4>());
+    case 9:
+      return f(Rows<kMaxTileRows>(), Rows<3>());
+    case 10:
+      return f(Rows<kMaxTileRows>(), Rows<4>());
+    default:  // 11 or 12 rows: two 6-row tiles (only the relaxed build has them)
+      return f(Rows<kMaxTileRows>(), Rows<kMaxTileRows>());
+  }
+}
+
 // Steps 2 and 3 for a call of at most InPlaceRowsMax() rows, on this thread, keys and values
-// read in place: one row alone (R = 1), one tile of TileRows() rows, or two sharing each
-// block's keys (rows 0 .. R - 1 and R .., the tiles a taller call has: the same bits).
+// read in place: one tile as tall as its rows, or two sharing each block's keys
+// (WithInPlaceTiles).
 Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim, const RowsOut& to) {
   const bool copy_v = WidensOrPadsValues(pb, padded_dim);
   Status status = Status::kOk;
-  auto run = [&](auto rows) {
-    const int tiles = pb.seq_q > rows() ? 2 : 1;
-    if (!PrepareInPlace(pb, ws, tiles, rows(), padded_dim, copy_v)) {
+  WithInPlaceTiles(pb.seq_q, [&](auto rows_a, auto rows_b) {
+    const int tiles = rows_b() > 0 ? 2 : 1;
+    if (!PrepareInPlace(pb, ws, tiles, std::max(rows_a(), rows_b()), padded_dim, copy_v)) {
       status = Status::kOutOfMemory;
       return;
     }
-    InPlaceKeys keys{pb, ws, padded_dim, copy_v};
-    if (tiles == 2) {
-      TwoTilesSharingKeys<rows()>(pb, keys, ws.zero_row.data(), ws.acc.data(), padded_dim, pb.seq_q,
-                                  to);
+    InPlaceKeys keys{pb,
+                     ws,
+                     padded_dim,
+                     copy_v,
+                     WidensValuesInRegisters(pb, padded_dim),
+                     ScoresKeysInRegisters(pb, tiles, std::max(rows_a(), rows_b()))};
+    if constexpr (rows_b() > 0) {
+      TwoTilesSharingKeys<rows_a(), rows_b()>(pb, keys, ws.zero_row.data(), ws.acc.data(),
+                                              padded_dim, pb.seq_q, to);
     } else {
-      QueryBlock<rows()>(pb, keys, ws.zero_row.data(), ws.acc.data(), padded_dim, 0, pb.seq_q, to);
+      QueryBlock<rows_a()>(pb, keys, ws.zero_row.data(), ws.acc.data(), padded_dim, 0, pb.seq_q,
+                           to);
     }
-  };
-  if (pb.seq_q == 1) {
-    run(std::integral_constant<int, 1>());
-  } else {
-    WithTileRows(run);
-  }
+  });
   return status;
 }
 

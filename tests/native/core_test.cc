@@ -581,8 +581,11 @@ void HalfStorageConversions() {
 // Attention over half-stored keys and values (strided heads, as a cache's) equals attention
 // over the same values widened to float32, bit for bit, on both paths: the widening is exact
 // and the kernels then run as they do on float32.
+// With `poison`, the value of key seq_k - 2 holds Infinity: the rows before it weigh it 0
+// (causal), so only the careful form (skipping zero weights, not 0·Inf = NaN) keeps them
+// finite; the last row sees it (NaN compares as NaN).
 void HalfKeysMatchWidened(std::mt19937& rng, int seq_q, int seq_k, int head_dim, int value_dim,
-                          attn::KvStorage storage) {
+                          attn::KvStorage storage, bool poison = false) {
   const int stride = std::max(head_dim, value_dim) + 3;  // a head of a wider [seq_k, kv] row
   std::vector<float> q = Random(rng, static_cast<size_t>(seq_q) * head_dim);
   std::vector<float> kv = Random(rng, static_cast<size_t>(seq_k) * stride * 2);
@@ -599,6 +602,11 @@ void HalfKeysMatchWidened(std::mt19937& rng, int seq_q, int seq_k, int head_dim,
     }
   }
   const size_t v_at = static_cast<size_t>(seq_k) * stride;  // values after the keys
+  if (poison) {  // key seq_k - 2's value column 1 (value_dim >= 2)
+    const size_t at = v_at + static_cast<size_t>(seq_k - 2) * stride + 1;
+    halves[at] = storage == attn::KvStorage::kBfloat16 ? 0x7f80 : 0x7c00;
+    widened[at] = std::numeric_limits<float>::infinity();
+  }
   const int32_t entries[attn::kEntryColumns] = {0, 0, 0, 0, seq_k, seq_k - seq_q};
   for (const bool stepwise : {false, true}) {
     std::vector<float> from_floats(static_cast<size_t>(seq_q) * value_dim, -7.0f);
@@ -616,8 +624,9 @@ void HalfKeysMatchWidened(std::mt19937& rng, int seq_q, int seq_k, int head_dim,
     r.out = from_halves.data();
     Expect(attn::RunAttention(r) == attn::Status::kOk, "half status", seq_q, seq_k, stepwise);
     for (size_t i = 0; i < from_floats.size(); ++i) {
-      Expect(from_halves[i] == from_floats[i], "half = widened", seq_q, seq_k,
-             head_dim * 10 + stepwise);
+      const bool same = from_halves[i] == from_floats[i] ||
+                        (std::isnan(from_halves[i]) && std::isnan(from_floats[i]));
+      Expect(same, "half = widened", seq_q, seq_k, head_dim * 10 + stepwise);
     }
   }
 }
@@ -1016,12 +1025,22 @@ int main() {
     for (int seq_k : {1, 7, 9, 33, 65}) {
       for (int dim : {3, 8, 13}) HalfKeysMatchWidened(rng, std::min(seq_k, 5), seq_k, dim, 8, s);
     }
+    // Value widths the in-register widening (decode steps of 1-7 rows) walks in 32, 16, 8
+    // and 4 columns; an Infinity among the values.
+    for (int seq_q : {1, 2, 3, 7}) {
+      for (int value_dim : {4, 12, 36, 64}) {
+        HalfKeysMatchWidened(rng, seq_q, 70, 16, value_dim, s);
+        HalfKeysMatchWidened(rng, seq_q, 70, 16, value_dim, s, /*poison=*/true);
+      }
+    }
   }
   for (int seq_k : {1, 7, 9, 33, 65}) {
     for (int dim : {3, 8, 13, 32}) {
       for (int col0 : {0, 5, 30}) Q8KeysMatchDequantized(rng, std::min(seq_k, 5), seq_k, dim, col0);
     }
   }
+  // Whole-block rows (keys in registers, values widened in registers) for 1-7 rows.
+  for (int seq_q : {1, 2, 3, 4, 6, 7}) Q8KeysMatchDequantized(rng, seq_q, 70, 64, 0);
   Bf16PanelsMatchFloat32(rng);
   PretrainedBf16MatchesFloat32(rng);
   QuantizedUnderSanitizers(rng);
