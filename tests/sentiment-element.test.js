@@ -399,3 +399,84 @@ test(
     }
   },
 );
+
+// The export toolbar every element has (issue 45): PNG, JSON and Copy code; the JSON's
+// probabilities are softmax(logit / T) of its own logits (float64 here) with the label their
+// argmax, and the copied code, run in Node, prints the same probabilities.
+test(
+  '<attention-sentiment> export: the toolbar, toJSON() = softmax(logits / T), toCode() runs and prints the same',
+  { timeout: 120_000 },
+  async () => {
+    const { server, url } = await startServer({ port: 0, served: ['web', 'bindings', 'dist', 'tests'] });
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.goto(`${url}tests/helpers/sentiment.html`);
+      await page.waitForFunction(() => document.getElementById('sent').prediction !== null, null, { timeout: 30_000 });
+      const out = await page.evaluate(() => {
+        const el = document.getElementById('sent');
+        const bar = el.shadowRoot.querySelector('[role=toolbar]');
+        return {
+          buttons: bar ? [...bar.querySelectorAll('button')].map((b) => b.textContent.trim()) : null,
+          json: JSON.parse(JSON.stringify(el.toJSON())),
+          code: el.toCode(),
+          layer: Number(el.shadowRoot.querySelector('.controls select:not(:first-child)')?.value ?? NaN),
+        };
+      });
+      assert.ok(out.buttons, 'a [role=toolbar] in the shadow root');
+      assert.equal(out.buttons.length, 3);
+      for (const name of ['PNG', 'JSON', 'Copy code'])
+        assert.ok(
+          out.buttons.some((b) => b.includes(name)),
+          name,
+        );
+
+      const j = out.json;
+      const text = 'The food was cold and the waiter ignored us.';
+      assert.equal(j.element, TAG);
+      assert.equal(j.text, text);
+      assert.equal(j.temperature, shipped.temperature);
+      assert.notEqual(j.temperature, 1, 'the shipped classifier is calibrated');
+      const expected = shipped.predict(text);
+      assert.deepEqual(j.logits, Array.from(expected.logits));
+      assert.deepEqual(
+        j.tokens.map((t) => t.id),
+        expected.tokens.map((t) => t.id),
+      );
+      assert.equal(j.layer, shipped.modelConfig.numLayers - 1);
+      assert.equal(j.head, 0);
+      assert.equal(j.clsAttention.length, shipped.modelConfig.numHeads);
+      j.clsAttention.forEach((row, h) => assert.deepEqual(row, Array.from(expected.attention[j.layer][h][0])));
+      // softmax(z / T) in float64
+      const scaled = j.logits.map((z) => z / j.temperature);
+      const max = Math.max(...scaled);
+      const exps = scaled.map((z) => Math.exp(z - max));
+      const sum = exps.reduce((a, b) => a + b, 0);
+      const probs = exps.map((e) => e / sum);
+      probs.forEach((p, k) => assert.ok(Math.abs(j.probabilities[k] - p) < 1e-6, `${j.probabilities[k]} vs ${p}`));
+      assert.equal(j.label, shipped.labels[probs.indexOf(Math.max(...probs))]);
+      assert.match(j.classifier.description, /review sentences/);
+
+      // The copied code, run in Node from inside the package (so 'attention-wasm' resolves to it).
+      const { mkdirSync, writeFileSync, rmSync } = await import('node:fs');
+      const { execFileSync } = await import('node:child_process');
+      const dir = fileURLToPath(new URL('../build/', import.meta.url));
+      mkdirSync(dir, { recursive: true });
+      const file = `${dir}sentiment-code-${process.pid}.mjs`;
+      writeFileSync(file, out.code);
+      try {
+        const printed = execFileSync(process.execPath, [file], { encoding: 'utf8' }).trim().split('\n').at(-1);
+        const [label, json] = [printed.slice(0, printed.indexOf(' ')), printed.slice(printed.indexOf(' ') + 1)];
+        assert.equal(label, j.label);
+        JSON.parse(json).forEach((p, k) =>
+          assert.ok(Math.abs(p - j.probabilities[k]) < 1e-6, `${p} vs ${j.probabilities[k]}`),
+        );
+      } finally {
+        rmSync(file, { force: true });
+      }
+    } finally {
+      await browser.close();
+      server.close();
+    }
+  },
+);

@@ -22,7 +22,8 @@
 // `trained` (detail: { seconds, accuracy }).
 import { moduleWorker } from './workers.js';
 import { loadWhenNear, sameOrigin } from './print.js';
-import { getApi } from './api.js';
+import { getApi, initCode } from './api.js';
+import { jsLiteral, jsString, noInputCode } from './export.js';
 import { AttentionElement, scrollRegion, colourLegend } from './base.js';
 import { errorMessage } from './theme.js';
 import { heatColour, formatNumber } from './format.js';
@@ -156,6 +157,9 @@ export class AttentionSentiment extends AttentionElement {
   #timer = 0;
   #last = null; // the last prediction: { text, classifier, p }
   #head = 0; // the head whose full map is shown (its button in the [CLS] table is pressed)
+  #source = null; // where the classifier shown came from: 'shipped', a URL or Hub id, or null (trained here)
+  #error = null; // why no classifier could be loaded, or null
+  #shown = null; // the layer and head of the prediction shown: { l, h }
   #stopLoadWatch = () => {};
 
   connectedCallback() {
@@ -214,6 +218,63 @@ export class AttentionSentiment extends AttentionElement {
     return this.#classifier;
   }
 
+  /**
+   * The prediction shown as JSON: the text, the classifier, the layer and head shown, the
+   * tokens, the [CLS] query's attention rows of that layer (rows[head][key]), the logits, the
+   * calibration temperature T and the probabilities softmax(logit / T), and the label.
+   */
+  toJSON() {
+    const last = this.#last;
+    if (!this.prediction || !this.#shown || !last || last.classifier !== this.#classifier)
+      return { element: TAG, error: String(this.#error?.message ?? 'no prediction yet') };
+    const { text, p } = last;
+    const { l, h } = this.#shown;
+    const classifier = this.#classifier;
+    return {
+      element: TAG,
+      text,
+      classifier: {
+        source: this.#source ?? 'trained on this page',
+        format: classifier.format,
+        description: describeClassifier(classifier),
+        labels: classifier.labels.slice(),
+      },
+      layer: l,
+      head: h,
+      tokens: p.tokens.map((t) => ({ text: t.text, id: t.id, start: t.start, end: t.end })),
+      clsAttention: p.attention[l].map((rows) => Array.from(rows[0])), // [head][key]
+      logits: Array.from(p.logits),
+      temperature: classifier.temperature ?? 1,
+      probabilities: Array.from(p.probabilities),
+      label: p.label,
+    };
+  }
+
+  /** JavaScript that loads the same classifier and predicts the same sentence with the public API. */
+  toCode() {
+    const json = this.toJSON();
+    if (json.error) return noInputCode(TAG, this.#error ?? new Error(json.error));
+    if (this.#source === null)
+      return noInputCode(
+        TAG,
+        new Error('the classifier was trained on this page; save its files with classifier.toFiles() to load it again'),
+      );
+    const load =
+      this.#source === 'shipped'
+        ? `// The shipped review classifier (a URL prefix, Files or toFiles() output work alike).
+const folder = new URL('web/elements/models/review-sentiment/', import.meta.resolve('attention-wasm/package.json'));
+const classifier = await attn.TextClassifier.load(folder);`
+        : `const classifier = await attn.TextClassifier.load(${jsString(this.#source)});`;
+    return `import { init } from 'attention-wasm';
+
+${initCode()}
+${load}
+const p = classifier.predict(${jsString(json.text)});
+// probabilities = softmax(logits / T), T = classifier.temperature (${jsLiteral(json.temperature)})
+console.log(p.label, JSON.stringify(Array.from(p.probabilities)));
+`;
+  }
+
   #build() {
     const root = this.shadowRoot;
     // A text area that grows with the sentence (field-sizing), so that a long review is shown
@@ -261,7 +322,7 @@ export class AttentionSentiment extends AttentionElement {
     );
     const pipeline = make('ol', { className: 'pipeline' });
     const note = make('p', { className: 'note' });
-    root.append(label, controls, verdict, pipeline, note);
+    root.append(this.exportBar(), label, controls, verdict, pipeline, note);
     this.#parts = { input, verdict, layer, train, status, pipeline, note, examples };
     this.#labelTrain();
   }
@@ -277,6 +338,7 @@ export class AttentionSentiment extends AttentionElement {
     try {
       lease = leaseClassifier(url === null ? null : modelSource(TAG, 'model', url));
     } catch (error) {
+      this.#error = error;
       this.#parts.pipeline.replaceChildren(errorMessage(error));
     }
     this.#pendingLease = lease;
@@ -287,21 +349,28 @@ export class AttentionSentiment extends AttentionElement {
         const classifier = await lease.promise;
         if (generation !== this.#generation) return;
         this.#pendingLease = null;
-        this.#use(classifier, url ? 'loaded classifier' : 'shipped classifier', lease);
+        this.#use(
+          classifier,
+          url ? 'loaded classifier' : 'shipped classifier',
+          lease,
+          url ? modelSource(TAG, 'model', url) : 'shipped',
+        );
       } catch (error) {
         if (generation !== this.#generation) return;
         this.#pendingLease = null;
         lease.release();
-        this.#parts.pipeline.replaceChildren(
-          errorMessage(new Error(`${TAG}: the classifier could not be loaded: ${error.message}`, { cause: error })),
-        );
+        this.#error = new Error(`${TAG}: the classifier could not be loaded: ${error.message}`, { cause: error });
+        this.#parts.pipeline.replaceChildren(errorMessage(this.#error));
       }
     })();
     return this.#loading;
   }
 
-  // Shows `classifier`, held by `lease`; the one shown before is let go.
-  #use(classifier, info, lease) {
+  // Shows `classifier`, held by `lease`; the one shown before is let go. source: where it came
+  // from ('shipped', a URL or a Hub id; null: trained here), for toCode().
+  #use(classifier, info, lease, source = null) {
+    this.#source = source;
+    this.#error = null;
     const old = this.#lease;
     this.#lease = lease;
     old?.release();
@@ -353,6 +422,7 @@ export class AttentionSentiment extends AttentionElement {
       verdict.textContent = 'Type a review sentence.';
       pipeline.replaceChildren();
       this.prediction = null;
+      this.#shown = null;
       return;
     }
     // A layer or head picked shows the same prediction again: the model does not run twice.
@@ -373,6 +443,7 @@ export class AttentionSentiment extends AttentionElement {
     const l = Number(layer.value || 0),
       h = Math.min(this.#head, this.#classifier.modelConfig.numHeads - 1);
     pipeline.replaceChildren(...this.#stages(text, p, l, h));
+    this.#shown = { l, h };
     this.prediction = {
       text,
       label: p.label,

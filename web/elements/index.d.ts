@@ -266,11 +266,17 @@ export interface SentimentPrediction {
  * `<attention-sentiment>`: the course's review classifier (trained on real review sentences)
  * on the reader's sentence, stage by stage, with its attention per layer and head.
  */
-export declare class AttentionSentiment extends HTMLElement {
+export declare class AttentionSentiment extends HTMLElement implements Exportable {
   /** The last prediction (null before the first). */
   readonly prediction: SentimentPrediction | null;
   /** The classifier in use, or null before it loads. */
   readonly classifier: import('attention-wasm').TextClassifier | null;
+  /** A PNG of the element as drawn. */
+  toPNG(): Promise<Blob>;
+  /** The text, classifier, layer and head shown, tokens, [CLS] rows, logits, temperature, probabilities and label, as JSON. */
+  toJSON(): Record<string, unknown>;
+  /** JavaScript that loads the same classifier and predicts the same sentence. */
+  toCode(): string;
 }
 
 /** One progress report of `<attention-training>`. */
