@@ -557,7 +557,7 @@ test('the model view enlarges the outlined map with its axes: query ↓ and key 
     });
     await page.close();
     assert.ok(r, `${width}: an enlarged map`);
-    assert.match(r.title, /^Layer 0, head 0 \(outlined above\)/);
+    assert.match(r.title, /^Layer 0, head 0 \(in the grid above: row 0, column 0\)/);
     assert.match(r.readout, /^Layer 0, head 0: /, 'the map the readout reads');
     assert.deepEqual(r.top, ['0', 'key →', String(r.T - 1)]);
     assert.deepEqual(r.left, ['0', 'query ↓', String(r.T - 1)]);
@@ -643,9 +643,10 @@ test('the model line counts the parameters (GPT-2’s closed form from config.js
   });
   await page.close();
   assert.equal(r.count, count);
+  const size = (b) => (b < 2 ** 20 ? `${(b / 2 ** 10).toFixed(1)} KiB` : `${(b / 2 ** 20).toFixed(1)} MiB`);
   assert.ok(
     r.status.endsWith(
-      ` · ${count.toLocaleString('en-US')} parameters (${(r.bytes / 2 ** 20).toFixed(1)} MiB in memory, float32)`,
+      ` · ${count.toLocaleString('en-US')} parameters (${size(count * 4)} as float32; the runner's weight buffers take ${size(r.bytes)})`,
     ),
     r.status,
   );

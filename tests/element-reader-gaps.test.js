@@ -523,10 +523,8 @@ test('the head view says what its MiB are (parameters); the explainer’s strips
     return { status: el.shadowRoot.querySelector('.row .status').textContent, bytes: el.model.parameterBytes };
   });
   await page.close();
-  assert.ok(
-    head.status.includes(` parameters (${(head.bytes / 2 ** 20).toFixed(1)} MiB in memory, float32)`),
-    head.status,
-  );
+  const size = (b) => (b < 2 ** 20 ? `${(b / 2 ** 10).toFixed(1)} KiB` : `${(b / 2 ** 20).toFixed(1)} MiB`);
+  assert.ok(head.status.includes(` as float32; the runner's weight buffers take ${size(head.bytes)})`), head.status);
   assert.doesNotMatch(head.status, /· \d+\.\d MiB/, 'no MiB without saying of what');
 
   ({ page } = await openElementPage(browser, url, 'explainer', 1280));

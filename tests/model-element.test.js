@@ -124,7 +124,10 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
   // The Llama on this page is the BF16 fixture: its matrices stay bfloat16 (the relaxed build's
   // widening kernels drew the maps above) and the element says so.
   assert.equal(report.llama.matrixDtype, 'bfloat16');
-  assert.match(report.llama.status, / [\d,]+ parameters \(\d+\.\d MiB in memory, bfloat16 matrices\)$/);
+  assert.match(
+    report.llama.status,
+    / [\d,]+ parameters \(bfloat16 matrices; the runner's weight buffers take \d+\.\d [KM]iB\)$/,
+  );
   assert.doesNotMatch(report.gpt2.status, /bfloat16/);
   // GPT-2's next token: the 8 bars are the 8 largest of softmax(last logits), 3 decimals.
   const V = report.gpt2.vocab;

@@ -105,14 +105,22 @@ function headNames(d) {
   return Array.from({ length: d.numHeads }, (_, h) => `head ${h} · key/value head ${Math.floor(h / group)}`);
 }
 
-// The model's size in words: '36,256 parameters (0.2 MiB in memory, float32)', the count
-// first (a byte unit after "parameters" read as a count), the memory its weights take after.
+// A byte size in KiB below 1 MiB, else in MiB, one decimal: '141.6 KiB'.
+function byteWords(bytes) {
+  return bytes < 2 ** 20 ? `${(bytes / 2 ** 10).toFixed(1)} KiB` : `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+}
+
+// The model's size in words, the count first (a byte unit after "parameters" read as a
+// count), then what they take: '36,256 parameters (141.6 KiB as float32; the runner's weight
+// buffers take 180.6 KiB)'. The buffers are not count × 4 bytes (a cold reader checked): the
+// runner keeps some matrices in a second layout, and other storages take other sizes.
 function parameterWords(m) {
-  const mib = `${(m.parameterBytes / 2 ** 20).toFixed(1)} MiB in memory`;
-  const storage = m.matrixDtype === 'float32' ? 'float32' : `${m.matrixDtype} matrices`;
-  return m.parameterCount == null
-    ? `weights: ${mib}, ${storage}`
-    : `${m.parameterCount.toLocaleString('en-US')} parameters (${mib}, ${storage})`;
+  const buffers = `the runner's weight buffers take ${byteWords(m.parameterBytes)}`;
+  if (m.parameterCount == null) return `weights: ${buffers}`;
+  const count = `${m.parameterCount.toLocaleString('en-US')} parameters`;
+  return m.matrixDtype === 'float32'
+    ? `${count} (${byteWords(m.parameterCount * 4)} as float32; ${buffers})`
+    : `${count} (${m.matrixDtype} matrices; ${buffers})`;
 }
 
 // What to try when a model did not load: the folder's URL, the model shipped for offline use,
@@ -183,7 +191,7 @@ export class AttentionModel extends ModelElement {
         T = tokens.length;
       const p = softmax(out.logits.data.subarray((T - 1) * V, T * V));
       return probabilityList(
-        `Next token after “${labels.at(-1)}” (the 8 most likely of ${V})`,
+        `Next token after “${labels.at(-1)}” (the 8 most likely of the ${V} tokens in its vocabulary)`,
         topK(p, 8).map(([id, q]) => [decode(id), q]),
       );
     }

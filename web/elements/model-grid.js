@@ -121,7 +121,7 @@ function axesMap(map, T, masked, l, h) {
   const figure = document.createElement('figure');
   figure.className = 'axes-map';
   const title = document.createElement('figcaption');
-  title.textContent = `Layer ${l}, head ${h} (outlined above), enlarged: how to read every map`;
+  title.textContent = `Layer ${l}, head ${h} (in the grid above: row ${l}, column ${h}), enlarged: how to read every map`;
   const canvas = mapCanvas(map, T, masked);
   canvas.className = 'enlarged';
   const size = Math.min(160, Math.max(64, 16 * T));
