@@ -660,7 +660,7 @@ document.body.append(heatmap);
       readout,
       printedWeights(printed, tokens, masked),
       captionLine(
-        `Each query token on the left sends a line to every key token on the right; the thicker and more opaque (solid) the line, the more weight, the thinner and fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show, and only the selected token's lines (its weights are written under the drawing)` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note} Heads and positions count from 0; the weights under the drawing are the selected token's.`.replace(
+        `Each query token on the left sends a line to every key token on the right; the thicker and more opaque (solid) the line, the more weight, the thinner and fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show, and only the selected token's lines (its weights are written under the drawing)` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note} Heads and positions count from 0; the weights under the drawing are the selected token's, the largest in bold.`.replace(
           '  ',
           ' ',
         ),
