@@ -103,9 +103,14 @@ export declare class AttentionMatrix extends HTMLElement implements Exportable {
   blank: string;
   /**
    * Cells masked out, drawn hatched grey outside the colour map, with `label` in a key
-   * ("dropped key: weight 0"); cells: 0/1 per cell, row-major. null: none.
+   * ("dropped key: weight 0"). null: none.
    */
-  masked: { cells: ArrayLike<number> | ((row: number, col: number) => boolean); label: string } | null;
+  masked: {
+    /** 0/1 per cell, row-major, or a function of (row, col) that is true for a masked cell. */
+    cells: ArrayLike<number> | ((row: number, col: number) => boolean);
+    /** What masked the cells, in the key under the legend. */
+    label: string;
+  } | null;
   /** Row labels; set an array, a comma list or JSON text. */
   rowLabels: string[] | null;
   /** Column labels; set an array, a comma list or JSON text. */
