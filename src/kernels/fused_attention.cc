@@ -386,27 +386,32 @@ struct HalfValueRows {
     return kStorage == KvStorage::kBfloat16 ? WidenBf16(at) : WidenHalf(at);
   }
 };
-constexpr int kMaxQ8ValueBlocks = 8;  // q8_0 value rows of up to 256 elements
-struct Q8ValueRows {
-  const int8_t* codes[kKeysPerBlock][kMaxQ8ValueBlocks];
-  float scales[kKeysPerBlock][kMaxQ8ValueBlocks];
-  //   first: the block's first key's row, rows in whole q8_0 blocks (RowsInWholeBlocks)
-  Q8ValueRows(Q8Elements first, int stride, int keys, int value_dim) {
-    for (int j = 0; j < keys; ++j) {
-      for (int b = 0; b < value_dim / kKvQ8Block; ++b) {
+// Up to kMaxRows q8_0 rows in whole blocks (RowsInWholeBlocks) of up to 256 elements, read in
+// place: each row's block pointers and scales decoded once (Four(i, c): row i's columns
+// c .. c + 3 as d·q, exact). A block's value rows, or a tile's key rows.
+constexpr int kMaxQ8RowBlocks = 8;
+template <int kMaxRows>
+struct Q8RowsInBlocks {
+  const int8_t* codes[kMaxRows][kMaxQ8RowBlocks];
+  float scales[kMaxRows][kMaxQ8RowBlocks];
+  //   first: the first row, rows of `width` elements `stride` apart
+  Q8RowsInBlocks(Q8Elements first, int stride, int rows, int width) {
+    for (int i = 0; i < rows; ++i) {
+      for (int b = 0; b < width / kKvQ8Block; ++b) {
         const uint8_t* block =
-            (first + (static_cast<size_t>(j) * stride + static_cast<size_t>(b) * kKvQ8Block))
+            (first + (static_cast<size_t>(i) * stride + static_cast<size_t>(b) * kKvQ8Block))
                 .block();
-        codes[j][b] = reinterpret_cast<const int8_t*>(block + 2);
-        scales[j][b] = Q8Scale(block);
+        codes[i][b] = reinterpret_cast<const int8_t*>(block + 2);
+        scales[i][b] = Q8Scale(block);
       }
     }
   }
-  HWY_INLINE V Four(int j, int c) const {
+  HWY_INLINE V Four(int i, int c) const {
     const int b = c / kKvQ8Block;
-    return WidenFourCodes(codes[j][b] + c % kKvQ8Block, hn::Set(D(), scales[j][b]));
+    return WidenFourCodes(codes[i][b] + c % kKvQ8Block, hn::Set(D(), scales[i][b]));
   }
 };
+using Q8ValueRows = Q8RowsInBlocks<kKeysPerBlock>;
 
 // Step 2d over stored value rows (Rows: HalfValueRows, Q8ValueRows), kVecs vectors of columns
 // at a time: each column's chain is AccumulateValues' (acc·rescale when a row's rescale is not
@@ -664,27 +669,7 @@ struct HalfKeyRows {
     return kStorage == KvStorage::kBfloat16 ? WidenBf16(at) : WidenHalf(at);
   }
 };
-constexpr int kMaxQ8KeyBlocks = 8;  // q8_0 key rows of up to 256 elements
-struct Q8KeyRows {
-  const int8_t* codes[kKeysPerTile][kMaxQ8KeyBlocks];
-  float scales[kKeysPerTile][kMaxQ8KeyBlocks];
-  //   first: the tile's first key's row, rows in whole q8_0 blocks (RowsInWholeBlocks)
-  Q8KeyRows(Q8Elements first, int stride, int head_dim) {
-    for (int i = 0; i < kKeysPerTile; ++i) {
-      for (int b = 0; b < head_dim / kKvQ8Block; ++b) {
-        const uint8_t* block =
-            (first + (static_cast<size_t>(i) * stride + static_cast<size_t>(b) * kKvQ8Block))
-                .block();
-        codes[i][b] = reinterpret_cast<const int8_t*>(block + 2);
-        scales[i][b] = Q8Scale(block);
-      }
-    }
-  }
-  HWY_INLINE V Four(int i, int c) const {
-    const int b = c / kKvQ8Block;
-    return WidenFourCodes(codes[i][b] + c % kKvQ8Block, hn::Set(D(), scales[i][b]));
-  }
-};
+using Q8KeyRows = Q8RowsInBlocks<kKeysPerTile>;
 
 // Step 2a for a whole tile of 8 keys read where they lie: four columns of the 8 rows at a time
 // widened and transposed in registers (TransposeFour) and multiplied into the rows' scores
@@ -747,7 +732,7 @@ bool WidensValuesInRegisters(const HeadProblem& pb, int padded_dim) {
     case KvStorage::kFloat32:
       return false;
     case KvStorage::kQ8_0:
-      return pb.value_dim <= kMaxQ8ValueBlocks * kKvQ8Block &&
+      return pb.value_dim <= kMaxQ8RowBlocks * kKvQ8Block &&
              RowsInWholeBlocks(pb.vq, pb.v_stride, pb.value_dim);
     default:
       return padded_dim == pb.value_dim;
@@ -765,7 +750,7 @@ bool ScoresKeysInRegisters(const HeadProblem& pb, int tiles, int rows) {
   if (tiles != 1 || rows < 2 || rows > kMaxRowsScoredInRegisters || pb.head_dim % kLanes != 0) {
     return false;
   }
-  return pb.kv_storage != KvStorage::kQ8_0 || (pb.head_dim <= kMaxQ8KeyBlocks * kKvQ8Block &&
+  return pb.kv_storage != KvStorage::kQ8_0 || (pb.head_dim <= kMaxQ8RowBlocks * kKvQ8Block &&
                                                RowsInWholeBlocks(pb.kq, pb.k_stride, pb.head_dim));
 }
 
@@ -861,8 +846,8 @@ struct InPlaceKeys {
             q_rows, HalfKeyRows<KvStorage::kFloat16>{pb.k16 + from, pb.k_stride}, hd, scores,
             stride);
       case KvStorage::kQ8_0:
-        return ScoreTileInRegisters<kRowsPerTile>(q_rows, Q8KeyRows(pb.kq + from, pb.k_stride, hd),
-                                                  hd, scores, stride);
+        return ScoreTileInRegisters<kRowsPerTile>(
+            q_rows, Q8KeyRows(pb.kq + from, pb.k_stride, kKeysPerTile, hd), hd, scores, stride);
     }
   }
   // A whole tile's keys, with keys_in_registers: none (the tile is scored by ScoreInRegisters).
