@@ -378,8 +378,8 @@ void AccumulateValuesChecked(const float* p, const float* rescale, const float* 
 // (Four(j, c): row j's columns c .. c + 3), exactly the floats a widened copy holds:
 // half-stored rows, or q8_0 rows in whole blocks (each row's scales decoded once a block).
 template <KvStorage kStorage>
-struct HalfValueRows {
-  const uint16_t* rows;  // the block's first key's row
+struct HalfRows {
+  const uint16_t* rows;  // the first row (a block's value rows, or a tile's key rows)
   int stride;
   HWY_INLINE V Four(int j, int c) const {
     const uint16_t* at = rows + static_cast<size_t>(j) * stride + c;
@@ -413,7 +413,7 @@ struct Q8RowsInBlocks {
 };
 using Q8ValueRows = Q8RowsInBlocks<kKeysPerBlock>;
 
-// Step 2d over stored value rows (Rows: HalfValueRows, Q8ValueRows), kVecs vectors of columns
+// Step 2d over stored value rows (Rows: HalfRows, Q8ValueRows), kVecs vectors of columns
 // at a time: each column's chain is AccumulateValues' (acc·rescale when a row's rescale is not
 // 1, then + p[j]·v[j] in key order), so the bits of the widened copy.
 //   p: [kRowsPerTile, kKeysPerBlock]   acc: [kRowsPerTile, padded_dim] from column c
@@ -660,15 +660,6 @@ struct FloatKeyRows {
     return hn::LoadU(D(), rows + static_cast<size_t>(i) * stride + c);
   }
 };
-template <KvStorage kStorage>
-struct HalfKeyRows {
-  const uint16_t* rows;
-  int stride;
-  HWY_INLINE V Four(int i, int c) const {
-    const uint16_t* at = rows + static_cast<size_t>(i) * stride + c;
-    return kStorage == KvStorage::kBfloat16 ? WidenBf16(at) : WidenHalf(at);
-  }
-};
 using Q8KeyRows = Q8RowsInBlocks<kKeysPerTile>;
 
 // Step 2a for a whole tile of 8 keys read where they lie: four columns of the 8 rows at a time
@@ -808,17 +799,17 @@ struct InPlaceKeys {
     value_stride = pb.v_stride;
     return pb.v + static_cast<size_t>(first) * pb.v_stride;
   }
-  // Calls f(rows) with the block's value rows as stored (HalfValueRows, Q8ValueRows).
+  // Calls f(rows) with the block's value rows as stored (HalfRows, Q8ValueRows).
   template <class F>
   void WithValueRows(int keys, F&& f) const {
     const size_t from = static_cast<size_t>(j0) * pb.v_stride;
     switch (pb.kv_storage) {
       case KvStorage::kBfloat16:
-        return f(HalfValueRows<KvStorage::kBfloat16>{pb.v16 + from, pb.v_stride});
+        return f(HalfRows<KvStorage::kBfloat16>{pb.v16 + from, pb.v_stride});
       case KvStorage::kQ8_0:
         return f(Q8ValueRows(pb.vq + from, pb.v_stride, keys, pb.value_dim));
       default:
-        return f(HalfValueRows<KvStorage::kFloat16>{pb.v16 + from, pb.v_stride});
+        return f(HalfRows<KvStorage::kFloat16>{pb.v16 + from, pb.v_stride});
     }
   }
   // The block's value rows widened into v_padded (padded_dim floats apart), for the careful
@@ -839,12 +830,10 @@ struct InPlaceKeys {
                                                   hd, scores, stride);
       case KvStorage::kBfloat16:
         return ScoreTileInRegisters<kRowsPerTile>(
-            q_rows, HalfKeyRows<KvStorage::kBfloat16>{pb.k16 + from, pb.k_stride}, hd, scores,
-            stride);
+            q_rows, HalfRows<KvStorage::kBfloat16>{pb.k16 + from, pb.k_stride}, hd, scores, stride);
       case KvStorage::kFloat16:
         return ScoreTileInRegisters<kRowsPerTile>(
-            q_rows, HalfKeyRows<KvStorage::kFloat16>{pb.k16 + from, pb.k_stride}, hd, scores,
-            stride);
+            q_rows, HalfRows<KvStorage::kFloat16>{pb.k16 + from, pb.k_stride}, hd, scores, stride);
       case KvStorage::kQ8_0:
         return ScoreTileInRegisters<kRowsPerTile>(
             q_rows, Q8KeyRows(pb.kq + from, pb.k_stride, kKeysPerTile, hd), hd, scores, stride);
