@@ -457,7 +457,7 @@ test("sources said: pruning's P (scores of stated made-up vectors, not probabili
   assert.deepEqual(rope.kLabels, ['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7']);
   assert.match(
     rope.caption,
-    /^The table's q = \(1, 0\.5\) after RoPE at query positions 0 to 7 \(solid arrows, q0 … q7\) and its k = \(0\.3, 1\)/,
+    /^Solid arrows q0 … q7: one query vector, q = \(1, 0\.5\) before rotation, rotated by RoPE to query positions 0 to 7 \(q_m is q at position m\)\. Dashed arrows k0 … k7: one key vector, k = \(0\.3, 1\) before rotation, .* These are the q_m and k_n of the score table q_m · k_n\./,
   );
 });
 
@@ -601,32 +601,57 @@ const overlappingWords = (page, tag, selector) =>
     [tag, selector],
   );
 
-test("RoPE's wheel: no two of its words overlap at 1280 or 390 px, and it has axes (features 0 and 1) whose ticks sit at the vectors' own units", async () => {
+test("RoPE's wheel: no two of its words overlap at 1280 or 390 px; its axes name the quantity (feature 2i, 2i + 1) and the pair once beside; tick numbers sit at the vectors' own units, outside the frame, under no arrow or leader", async () => {
   const longest = Math.max(Math.hypot(1, 0.5), Math.hypot(0.3, 1));
   for (const width of [1280, 390]) {
     const { page } = await open('positional-rope', width);
     const words = await overlappingWords(page, 'positional-encoding', 'svg text');
-    assert.ok(words.count >= 16 + 8 + 2, `${width}: the 16 labels, 8 ticks and 2 axis titles (${words.count})`);
+    assert.ok(words.count >= 16 + 10 + 2, `${width}: the 16 labels, 10 ticks and 2 axis titles (${words.count})`);
     assert.deepEqual(words.pairs, [], `${width} px`);
     const axes = await page.evaluate(() => {
-      const svg = document.querySelector('positional-encoding').shadowRoot.querySelector('svg');
+      const root = document.querySelector('positional-encoding').shadowRoot;
+      const svg = root.querySelector('svg');
       const ticks = (axis) =>
         [...svg.querySelectorAll(`text.tick.${axis}`)].map((t) => [
           t.textContent,
           Number(t.getAttribute(axis === 'x' ? 'x' : 'y')),
         ]);
+      const box = (el) => {
+        const r = el.getBoundingClientRect();
+        return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, text: el.textContent || el.tagName };
+      };
       return {
         titles: [...svg.querySelectorAll('text.axis-title')].map((t) => t.textContent),
+        pair: root.querySelector('figure .pair')?.textContent ?? '',
         x: ticks('x'),
         y: ticks('y'),
+        words: [...svg.querySelectorAll('text.tick, text.axis-title')].map(box),
+        // the arrows' shafts and heads, the labels' leaders, the labels
+        marks: [...svg.querySelectorAll('line.q, line.k, polygon, line.leader, text.label')].map(box),
+        frame: box(svg.querySelector('rect.frame')),
         box: svg.getBoundingClientRect().right,
         host: document.querySelector('positional-encoding').getBoundingClientRect().right,
       };
     });
     await page.close();
-    assert.deepEqual(axes.titles, ['x: feature 2i = 0 →', '↑ y: feature 2i + 1 = 1']);
+    assert.deepEqual(axes.titles, ['x: feature 2i →', '↑ y: feature 2i + 1']);
+    assert.equal(axes.pair, 'The pair shown: i = 0, features 0 (x) and 1 (y).');
     assert.ok(axes.box <= axes.host + 0.5, `${width}: the wheel fits (${axes.box} > ${axes.host})`);
-    assert.equal(axes.x.length, 4);
+    assert.equal(axes.marks.length, 16 + 16 + 16 + 16, 'the premise: 16 shafts, heads, leaders and labels');
+    for (const w of axes.words) {
+      for (const m of axes.marks) {
+        const x = Math.min(w.right, m.right) - Math.max(w.left, m.left);
+        const y = Math.min(w.bottom, m.bottom) - Math.max(w.top, m.top);
+        assert.ok(!(x > 0.5 && y > 0.5), `${width}: "${w.text}" under ${m.text}`);
+      }
+      // outside the frame: wholly below it or left of it
+      const f = axes.frame;
+      assert.ok(w.top >= f.bottom - 0.5 || w.right <= f.left + 0.5 || w.bottom <= f.top + 0.5, `${width}: "${w.text}"`);
+    }
+    assert.deepEqual(
+      axes.x.map(([t]) => t),
+      ['−1', '−0.5', '0', '0.5', '1'],
+    );
     // 90 px is the longest vector's length: a tick at v sits at 90·v/longest (y up: −).
     for (const [text, at] of axes.x) {
       const v = printedNumber(text);

@@ -43,6 +43,8 @@ svg text.label, svg text.tick, svg text.axis-title { fill: currentColor; }
 svg text.tick { paint-order: stroke; stroke: Canvas; stroke-width: 3px; stroke-linejoin: round; }
 svg text.tick, svg text.axis-title { font-size: 11px; }
 svg line.axis { stroke-width: 1; opacity: 0.55; }
+svg rect.frame { fill: none; stroke: currentColor; stroke-width: 1; opacity: 0.35; }
+.pair { font-size: 0.85em; margin: 0; }
 svg line.leader { stroke-width: 0.75; opacity: 0.5; }
 .note { font-size: 0.85em; }
 .note .formula { white-space: nowrap; }
@@ -224,28 +226,36 @@ function wheelLabels(tips) {
   });
 }
 
-// The wheel's axes: the plane of the pair shown (feature 2i across, 2i + 1 up), with ticks at
-// ±0.5 and ±1 of the vectors' own units (`unit` px each) and the axis titles in the corners:
-// { lines, words } (the words go over the arrows, which are drawn between the two).
-function wheelAxes(unit, i) {
+// The wheel's axes: the plane of the pair shown (feature 2i across, 2i + 1 up) through the
+// centre, with tick marks at −1, −0.5, 0.5 and 1 of the vectors' own units (`unit` px each),
+// inside a frame (half-side FRAME px) that holds the arrows and their labels. The tick numbers
+// and the axis titles sit outside the frame (below it and left of it), where no arrow or label
+// reaches: { lines, words } (the words go over the arrows, which are drawn between the two).
+const FRAME = 136;
+function wheelAxes(unit) {
   const lines = [
     svgElement('line', { x1: -100, y1: 0, x2: 100, y2: 0 }, 'axis'),
     svgElement('line', { x1: 0, y1: -100, x2: 0, y2: 100 }, 'axis'),
+    svgElement('rect', { x: -FRAME, y: -FRAME, width: 2 * FRAME, height: 2 * FRAME }, 'frame'),
   ];
   const words = [];
-  for (const v of [-1, -0.5, 0.5, 1]) {
+  for (const v of [-1, -0.5, 0, 0.5, 1]) {
     const px = v * unit;
-    lines.push(svgElement('line', { x1: px, y1: -3, x2: px, y2: 3 }, 'axis tick x'));
-    lines.push(svgElement('line', { x1: -3, y1: -px, x2: 3, y2: -px }, 'axis tick y'));
-    const x = svgElement('text', { x: px, y: 14, 'text-anchor': 'middle' }, 'tick x');
-    const y = svgElement('text', { x: -5, y: -px + 4, 'text-anchor': 'end' }, 'tick y');
+    if (v !== 0) {
+      lines.push(svgElement('line', { x1: px, y1: -3, x2: px, y2: 3 }, 'axis tick x'));
+      lines.push(svgElement('line', { x1: -3, y1: -px, x2: 3, y2: -px }, 'axis tick y'));
+    }
+    lines.push(svgElement('line', { x1: px, y1: FRAME, x2: px, y2: FRAME + 4 }, 'axis tick x'));
+    lines.push(svgElement('line', { x1: -FRAME - 4, y1: -px, x2: -FRAME, y2: -px }, 'axis tick y'));
+    const x = svgElement('text', { x: px, y: FRAME + 15, 'text-anchor': 'middle' }, 'tick x');
+    const y = svgElement('text', { x: -FRAME - 6, y: -px + 4, 'text-anchor': 'end' }, 'tick y');
     x.textContent = y.textContent = formatNumber(v, 1).replace(/\.0$/, '');
     words.push(x, y);
   }
-  const xTitle = svgElement('text', { x: 156, y: 146, 'text-anchor': 'end' }, 'axis-title');
-  xTitle.textContent = `x: feature 2i = ${2 * i} →`;
-  const yTitle = svgElement('text', { x: -156, y: -138 }, 'axis-title');
-  yTitle.textContent = `↑ y: feature 2i + 1 = ${2 * i + 1}`;
+  const xTitle = svgElement('text', { x: 0, y: FRAME + 31, 'text-anchor': 'middle' }, 'axis-title');
+  xTitle.textContent = 'x: feature 2i →';
+  const yTitle = svgElement('text', { x: -FRAME - 30, y: -FRAME - 8 }, 'axis-title');
+  yTitle.textContent = '↑ y: feature 2i + 1';
   return { lines, words: [...words, xTitle, yTitle] };
 }
 
@@ -504,8 +514,8 @@ export class PositionalEncoding extends AttentionElement {
     // The wheel: the grid's q at each query position (solid arrows) and its k at each key
     // position (dashed), as RoPE rotates them, on the axes of the pair's plane.
     const svg = document.createElementNS(SVG, 'svg');
-    svg.setAttribute('viewBox', '-160 -150 320 300');
-    svg.setAttribute('width', '320');
+    svg.setAttribute('viewBox', `${-FRAME - 32} ${-FRAME - 22} ${2 * FRAME + 36} ${2 * FRAME + 58}`);
+    svg.setAttribute('width', String(2 * FRAME + 36));
     svg.setAttribute('role', 'img');
     svg.setAttribute(
       'aria-label',
@@ -513,7 +523,7 @@ export class PositionalEncoding extends AttentionElement {
     );
     const shade = (p) => 0.3 + (0.7 * (p + 1)) / positions.length; // later positions darker
     const longest = Math.max(Math.hypot(...ROPE_Q), Math.hypot(...ROPE_K));
-    const axes = wheelAxes(90 / longest, 0);
+    const axes = wheelAxes(90 / longest);
     svg.append(...axes.lines);
     const tips = [];
     for (const [name, t] of [
@@ -542,12 +552,16 @@ export class PositionalEncoding extends AttentionElement {
       'caption',
       `q = (${ROPE_Q.join(', ')}) and k = (${ROPE_K.join(', ')}), two made-up feature pairs, the same at every position: q is rotated to query position m, k to key position n (1 rad per position, as the wheel), and each cell is their dot product, q·R((n − m)·1 rad)·k. Every diagonal (equal m − n) holds one value: the score depends only on the distance.`,
     );
+    const pair = document.createElement('p');
+    pair.className = 'pair';
+    pair.textContent = 'The pair shown: i = 0, features 0 (x) and 1 (y).';
     const wheel = document.createElement('figure');
     wheel.append(
+      pair,
       svg,
       shadeKey(positions.map(shade)),
       captionLine(
-        `The table's q = (${ROPE_Q.join(', ')}) after RoPE at query positions 0 to 7 (solid arrows, q0 … q7) and its k = (${ROPE_K.join(', ')}) at key positions 0 to 7 (dashed, k0 … k7): each turns 1 rad per position, so the angle between q_m and k_n, and with it their score, depends only on n − m.`,
+        `Solid arrows q0 … q7: one query vector, q = (${ROPE_Q.join(', ')}) before rotation, rotated by RoPE to query positions 0 to 7 (q_m is q at position m). Dashed arrows k0 … k7: one key vector, k = (${ROPE_K.join(', ')}) before rotation, rotated to key positions 0 to 7. These are the q_m and k_n of the score table q_m · k_n. Each turns 1 rad per position, so the angle between q_m and k_n, and with it their score, depends only on n − m.`,
       ),
     );
     row.append(wheel, m);
