@@ -317,7 +317,7 @@ test("flash gives its memory sentence's arithmetic, shows every block's m and �
   assert.ok(r.memory.includes('the score matrix is 4096 × 4096 × 4 B = 64 MiB'), r.memory);
   assert.ok(
     r.memory.includes(
-      `m and ℓ (4096 × 2 × 4 B = 32 KiB), O (4096 × 64 × 4 B = 1 MiB) and one block of scores (4096 × 32 × 4 B = 512 KiB): ${(kept / 2 ** 20).toFixed(2)} MiB per head.`,
+      `m and ℓ (4096 × 2 × 4 B = 32 KiB), out (4096 × 64 × 4 B = 1 MiB) and one block of scores (4096 × 32 × 4 B = 512 KiB): ${(kept / 2 ** 20).toFixed(2)} MiB per head.`,
     ),
     r.memory,
   );
@@ -856,4 +856,46 @@ test('on paper no instruction to interact in training (its "Keep training goes o
     );
     if (name === 'training') assert.match(paper, /Reached the target, \d+% held-out accuracy, at step \d+: paused\./);
   }
+});
+
+test("flash's running output is “out”, never an O that reads as 0; the m/ℓ history's columns say what they are; its memory sentence says what its bytes are compared with", async () => {
+  const { page } = await open('flash', 1280);
+  await page.evaluate(() => {
+    document.querySelector('attention-flash').step = 1;
+  });
+  await page.waitForFunction(() =>
+    document.querySelector('attention-flash').shadowRoot.querySelector('attention-matrix[data-name="block-scores"]'),
+  );
+  const text = await visibleText(page, 'attention-flash');
+  const r = await page.evaluate(() => {
+    const el = document.querySelector('attention-flash');
+    const root = el.shadowRoot;
+    return {
+      data: el.data,
+      formula: root.querySelector('.formula').textContent,
+      history: root.querySelector('attention-matrix[data-name="history"]').getAttribute('col-title'),
+      historyText: root.querySelector('attention-matrix[data-name="history"]').shadowRoot.textContent,
+      memory: root.querySelector('.memory').textContent,
+    };
+  });
+  await page.close();
+  assert.doesNotMatch(text, /(^|[^\p{L}\p{N}_])O([^\p{L}\p{N}_]|$)/u, text.match(/.{0,40}\bO\b.{0,40}/)?.[0]);
+  assert.match(r.formula, /out ← out·e\^\(m_old−m\) \+ Σ e\^\(s−m\)·v/);
+  assert.match(r.formula, /output = out \/ ℓ/);
+  assert.equal(r.history, 'per query row: m (running max), ℓ (running sum)');
+  assert.match(r.historyText, /step ↓ +per query row: m \(running max\), ℓ \(running sum\) →/);
+  // The bytes: the score matrix lq × lk floats; the fused path per row m, ℓ, out (dv) and one
+  // block of scores (2 keys), which do not grow with lk.
+  const [lq, lk, dv, block] = [r.data.q.length, r.data.k.length, r.data.v[0].length, 2];
+  const naive = lq * lk * 4,
+    kept = lq * (2 + dv + block) * 4;
+  assert.equal(naive, kept, 'the premise: at this size the two are equal');
+  assert.ok(r.memory.includes(`(${lq} × ${lk} × 4 B = ${naive} bytes in float32)`), r.memory);
+  assert.ok(r.memory.includes(`(${lq} × (2 + ${dv} + ${block}) × 4 B = ${kept} bytes)`), r.memory);
+  assert.ok(
+    r.memory.includes(
+      `Here that is the same as the score matrix: per query row the matrix holds one score per key (${lk}), the fused path 2 + ${dv} + ${block} = ${2 + dv + block} numbers whatever the number of keys, so it keeps less once there are more than ${2 + dv + block} keys.`,
+    ),
+    r.memory,
+  );
 });

@@ -1,7 +1,7 @@
 // <attention-flash>: the online softmax of the fused kernel (FlashAttention), stepped block
 // by block. For each block of keys: the scores of every query row against the block, the
 // running max m, the factor e^(m_old − m) that rescales what came before, the running sum ℓ
-// and the partial output O; at the end O / ℓ, beside the ordinary softmax result of the
+// and the partial output out; at the end out / ℓ, beside the ordinary softmax result of the
 // library (attention(q, k, v) with returnWeights) and their largest difference. A memory
 // counter compares the N×N matrix an ordinary softmax stores with what the fused path keeps.
 //
@@ -111,7 +111,7 @@ export function onlineSoftmaxSteps({ q, k, v }, block) {
   return states;
 }
 
-/** Bytes the fused path keeps for lq query rows: m, ℓ and O (dv numbers) per row, and one block of scores. */
+/** Bytes the fused path keeps for lq query rows: m, ℓ and out (dv numbers) per row, and one block of scores. */
 export function keptBytes(lq, dv, block) {
   return lq * (2 + dv) * 4 + lq * block * 4;
 }
@@ -120,6 +120,18 @@ const KIB = 1024,
   MIB = 1024 * 1024;
 const bytes = (n) => (n >= MIB ? `${Number((n / MIB).toFixed(2))} MiB` : `${Number((n / KIB).toFixed(2))} KiB`);
 
+// The memory sentence's comparison at the element's own size: per query row the score matrix
+// takes lk numbers, the fused path 2 + dv + block (m, ℓ, out and one block of scores), which
+// does not grow with the number of keys lk; so it keeps less once lk > 2 + dv + block.
+function memoryComparison(lk, dv, block) {
+  const fused = 2 + dv + block;
+  const relation = lk > fused ? 'less than' : lk === fused ? 'the same as' : 'more than';
+  return (
+    `Here that is ${relation} the score matrix: per query row the matrix holds one score per key (${lk}), the fused path 2 + ${dv} + ${block} = ${fused} numbers whatever the number of keys, ` +
+    `so it keeps less once there are more than ${fused} keys.`
+  );
+}
+
 // The memory sentence's large case, with its arithmetic: N = 4096 queries and keys, head_dim
 // 64, blocks of 32 keys (the library's kernel).
 function largeCase(n = 4096, dv = 64, block = 32) {
@@ -127,7 +139,7 @@ function largeCase(n = 4096, dv = 64, block = 32) {
   const kept = keptBytes(n, dv, block);
   return (
     `At N = ${n} tokens, head_dim ${dv} and blocks of ${block} keys (the library's kernel): the score matrix is ${n} × ${n} × 4 B = ${bytes(naive)}, ` +
-    `while the fused path keeps m and ℓ (${n} × 2 × 4 B = ${bytes(n * 2 * 4)}), O (${n} × ${dv} × 4 B = ${bytes(n * dv * 4)}) and one block of scores (${n} × ${block} × 4 B = ${bytes(n * block * 4)}): ${bytes(kept)} per head.`
+    `while the fused path keeps m and ℓ (${n} × 2 × 4 B = ${bytes(n * 2 * 4)}), out (${n} × ${dv} × 4 B = ${bytes(n * dv * 4)}) and one block of scores (${n} × ${block} × 4 B = ${bytes(n * block * 4)}): ${bytes(kept)} per head.`
   );
 }
 
@@ -331,7 +343,7 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
           (_, t) => `${t === this.#step ? '▶ ' : ''}${t === 0 ? 'start' : `after block ${t} of ${this.blocks}`}`,
         ),
         colLabels: Array.from({ length: lq }, (_, i) => [`m (row ${i})`, `ℓ (row ${i})`]).flat(),
-        axes: ['step', 'query row'],
+        axes: ['step', 'per query row: m (running max), ℓ (running sum)'],
       },
     );
     const row = document.createElement('div');
@@ -360,7 +372,7 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     return b;
   }
 
-  // The result after the last block: O / ℓ (float64), the library's attention(q, k, v) and
+  // The result after the last block: out / ℓ (float64), the library's attention(q, k, v) and
   // their largest difference. prefix '' at the last step; 'final-' (names, and a title saying
   // it is the end) while an earlier step is shown.
   #endParts(prefix) {
@@ -383,7 +395,7 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
       parts.push(title);
     }
     parts.push(
-      this.#matrix(`${prefix}result`, 'O / ℓ (online, float64)', result, { axes: ['query', 'value feature'] }),
+      this.#matrix(`${prefix}result`, 'out / ℓ (online, float64)', result, { axes: ['query', 'value feature'] }),
       this.#matrix(
         `${prefix}reference`,
         'attention(q, k, v) (library, float32)',
@@ -474,12 +486,12 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
           caption:
             t === 0
               ? 'rescale —: no block read yet, nothing to rescale.'
-              : 'rescale —: first block, nothing to rescale (m_old = −∞: no earlier scores; ℓ and O start here).',
+              : 'rescale —: first block, nothing to rescale (m_old = −∞: no earlier scores; ℓ and out start here).',
         },
       ),
       this.#matrix(
         'partial',
-        'partial output O (unnormalised)',
+        'out: the partial output (unnormalised)',
         state.map((r) => r.o),
         { rowLabels: rowNames, axes: ['query row', 'value feature'] },
       ),
@@ -493,15 +505,15 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     const kept = keptBytes(lq, dv, block);
     memory.dataset.naive = String(naive);
     memory.dataset.kept = String(kept);
-    memory.textContent = `Memory: an ordinary softmax stores the ${lq} × ${lk} score matrix (${naive} bytes in float32); the fused path keeps m, ℓ and O per row plus one block of scores (${kept} bytes). ${largeCase()}`;
-    // The end: O / ℓ beside the library's result. Before the last block it is still shown,
+    memory.textContent = `Memory: an ordinary softmax stores the ${lq} × ${lk} score matrix (${lq} × ${lk} × 4 B = ${naive} bytes in float32); the fused path keeps m, ℓ and out per row plus one block of scores (${lq} × (2 + ${dv} + ${block}) × 4 B = ${kept} bytes). ${memoryComparison(lk, dv, block)} ${largeCase()}`;
+    // The end: out / ℓ beside the library's result. Before the last block it is still shown,
     // titled as the end, so that a still image (print, PNG, screenshot) holds both the step
     // shown and where the last block leads.
     end.append(...this.#endParts(t === this.blocks ? '' : 'final-'));
     const formula = document.createElement('p');
     formula.className = 'formula';
     formula.innerHTML =
-      "Per query row, block by block, with <code>s</code> = its scores <code>q·kᵀ/√d</code> against the block's keys, <code>m</code> the running max, <code>ℓ</code> the running sum and <code>O</code> the running output: <code>m ← max(m, max s)</code>, <code>ℓ ← ℓ·e^(m_old−m) + Σ e^(s−m)</code>, <code>O ← O·e^(m_old−m) + Σ e^(s−m)·v</code>; at the end <code>output = O / ℓ</code>.";
+      "Per query row, block by block, with <code>s</code> = its scores <code>q·kᵀ/√d</code> against the block's keys, <code>m</code> the running max, <code>ℓ</code> the running sum and <code>out</code> the running output (one vector per row): <code>m ← max(m, max s)</code>, <code>ℓ ← ℓ·e^(m_old−m) + Σ e^(s−m)</code>, <code>out ← out·e^(m_old−m) + Σ e^(s−m)·v</code>; at the end <code>output = out / ℓ</code>.";
     const counting = document.createElement('p');
     counting.className = 'counting';
     counting.textContent = 'Rows, keys and features count from 0; blocks are counted 1 of 3, 2 of 3, …';
