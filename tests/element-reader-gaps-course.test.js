@@ -6,6 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { elementPages, printedNumber } from './helpers/element-page.js';
+import { settled } from '../scripts/element-shots.mjs';
 import { EXAMPLES, WEIGHTS } from '../web/elements/course-examples.js';
 
 const open = elementPages(test);
@@ -249,17 +250,15 @@ test('steps says beside M what the mask does, and when a preset changes nothing:
   const M = () => page.evaluate(() => Array.from(document.querySelector('attention-steps').stages.M.data));
   // Example 2 has no mask: M is all zeros.
   assert.deepEqual(await M(), [0, 0, 0, 0]);
-  assert.equal(
-    await note(),
-    'M = 0 everywhere: every query may attend to every key (no key is blocked; the presets below block some).',
-  );
+  assert.equal(await note(), 'mask: none (M = 0 everywhere): every query may attend to every key.');
   const set = async (label, value) => {
     const input = steps.locator(`input[aria-label^="${label}"]`);
     await input.fill(value);
     await input.dispatchEvent('change');
   };
-  // Padding that keeps both keys: still all zeros, and the note says why.
-  await set('padding: keys kept', '2');
+  // Padding that keeps both keys (the preset's number starts at the number of keys): still all
+  // zeros, and the note says why.
+  await steps.locator('select').selectOption('key-length');
   await page.waitForFunction(() =>
     /padding keeps/.test(document.querySelector('attention-steps').shadowRoot.textContent),
   );
@@ -276,8 +275,9 @@ test('steps says beside M what the mask does, and when a preset changes nothing:
     await note(),
     `M is −∞ at ${blocked} of 4 query–key pairs: their weights become 0. Padding keeps the first 1 of 2 keys; the rest are padding.`,
   );
-  // A window of 1 key before each query, over 2 tokens: the plain causal mask (j ≤ i).
-  await set('sliding window', '1');
+  // A window of 1 key before each query (the preset's number starts at 1), over 2 tokens: the
+  // plain causal mask (j ≤ i).
+  await steps.locator('select').selectOption('causal-window');
   await page.waitForFunction(
     () =>
       document.querySelector('attention-steps').stages.M.data[2] === 0 &&
@@ -509,7 +509,7 @@ test('on paper no live-only hint (hover, click, tap, press, drag) is printed; on
     );
     if (name === 'steps') {
       assert.doesNotMatch(paper, /Mask preset|padding: keys kept/);
-      assert.match(paper, /M = 0 everywhere: every query may attend to every key/);
+      assert.match(paper, /mask: none \(M = 0 everywhere\): every query may attend to every key/);
     }
     if (name === 'positional-sinusoidal') {
       // the graph view too
@@ -700,26 +700,41 @@ test('no readout suggests what did not happen: flash\'s rescale reads "—" unti
     page.evaluate(() => {
       const root = document.querySelector('attention-steps').shadowRoot;
       return {
-        labels: [...root.querySelectorAll('.controls label')].map((l) => l.textContent.replace(/\s+/g, ' ').trim()),
+        shown: [...root.querySelectorAll('.controls label')]
+          .filter((l) => l.checkVisibility())
+          .map((l) => l.firstChild.textContent.trim()),
+        text: root.querySelector('.controls').textContent,
         preset: root.querySelector('.controls select').value,
+        note: root.querySelector('[data-role=mask-note]').textContent,
       };
     });
-  // Example 2's M is all zeros, from no preset: neither number is applied.
+  // Example 2's M is all zeros, from no preset: the select says "none", no preset's number is
+  // shown, and the note says the mask is none.
   let c = await controls();
-  assert.equal(c.preset, '');
-  assert.deepEqual(c.labels.slice(1), [
-    'padding: keys kept (not applied to M)',
-    'window: keys before each query (not applied to M)',
-  ]);
+  assert.equal(c.preset, 'none');
+  assert.deepEqual(c.shown, ['Mask preset']);
+  assert.doesNotMatch(c.text, /not applied/);
+  assert.equal(c.note, 'mask: none (M = 0 everywhere): every query may attend to every key.');
+  // Padding chosen: its number shows, the window's does not.
+  await page.locator('attention-steps').locator('select').selectOption('key-length');
   const keys = page.locator('attention-steps').locator('input[aria-label^="padding: keys kept"]');
   await keys.fill('1');
   await keys.dispatchEvent('change');
-  await page.waitForFunction(
-    () => document.querySelector('attention-steps').shadowRoot.querySelector('.controls select').value,
-  );
+  await page.waitForFunction(() => document.querySelector('attention-steps').stages.M.data[1] === -Infinity);
   c = await controls();
   assert.equal(c.preset, 'key-length');
-  assert.deepEqual(c.labels.slice(1), ['padding: keys kept', 'window: keys before each query (not applied to M)']);
+  assert.deepEqual(c.shown, ['Mask preset', 'padding: keys kept']);
+  // A cell edited by hand: M is no preset's, so neither number shows.
+  await page
+    .locator('attention-steps')
+    .locator('attention-matrix[data-name="M"]')
+    .locator('td[data-row="0"][data-col="1"]')
+    .focus();
+  await page.keyboard.press(' ');
+  await page.waitForFunction(() => document.querySelector('attention-steps').stages.M.data[1] === 0);
+  c = await controls();
+  assert.equal(c.preset, '');
+  assert.deepEqual(c.shown, ['Mask preset']);
   await page.close();
 });
 
@@ -836,10 +851,10 @@ test("sentiment states its maps' 0-to-largest scale once, before both tables, fo
   assert.match(r.title, /^both tables below: cell shade = attention weight, on a scale from 0 to \d\.\d\d/);
 });
 
-test('on paper no instruction to interact in training (its "Keep training goes on" without the button), the model views, the explainer or the lines view; on screen the hints are still there', async () => {
+test('on paper no instruction to interact in training (what its “Keep training” button does, without the button), the model views, the explainer or the lines view; on screen the hints are still there', async () => {
   const live = /\b(hover|click|tap|press|drag|keep training)\b/i;
   for (const [name, tag, hint] of [
-    ['training', 'attention-training', /Keep training goes on/],
+    ['training', 'attention-training', /The “Keep training” button trains on past the target\./],
     ['model-model', 'attention-model', /Hover a map to read a cell/],
     ['explainer', 'attention-explainer', /Token to follow \(click, or arrow keys\)/],
     ['heatmap-lines', 'attention-heatmap', /Click, tap or focus another token to select it/],
@@ -898,4 +913,55 @@ test("flash's running output is “out”, never an O that reads as 0; the m/ℓ
     ),
     r.memory,
   );
+});
+
+test("training's canvases write every word across (none rotated), at 11 px or more as shown, at 1280 and 390 px; its pause says what “Keep training” does", async () => {
+  for (const width of [1280, 390]) {
+    const { page } = await open('training', width);
+    // Every fillText from now on: its text, the font's px, the transform's scale and rotation.
+    await page.context().addInitScript(() => {
+      const calls = (globalThis.__fillTexts = []);
+      const fill = CanvasRenderingContext2D.prototype.fillText;
+      CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+        const t = this.getTransform();
+        calls.push({ canvas: this.canvas, text, px: Number(this.font.match(/([\d.]+)px/)[1]), a: t.a, b: t.b });
+        return fill.call(this, text, ...rest);
+      };
+    });
+    await page.reload();
+    await settled(page);
+    const r = await page.evaluate(() => {
+      const el = document.querySelector('attention-training');
+      const canvases = [...el.shadowRoot.querySelectorAll('canvas')];
+      return {
+        canvases: canvases.length,
+        stats: el.shadowRoot.querySelector('.stats').textContent,
+        words: globalThis.__fillTexts
+          .filter((c) => canvases.includes(c.canvas))
+          .map(({ canvas, text, px, a, b }) => ({
+            text,
+            rotated: Math.abs(b) > 1e-9,
+            shown: (px * Math.hypot(a, b) * canvas.getBoundingClientRect().width) / canvas.width,
+          })),
+      };
+    });
+    await page.close();
+    assert.ok(r.canvases >= 3, 'the premise: the loss curve and two layers of maps');
+    assert.ok(
+      r.words.some((w) => w.text === '↑ training loss (nats)'),
+      `${width}: the loss axis's title`,
+    );
+    assert.ok(
+      r.words.some((w) => w.text === 'head 1'),
+      `${width}: the maps drawn`,
+    );
+    for (const w of r.words) {
+      assert.equal(w.rotated, false, `${width}: "${w.text}" rotated`);
+      assert.ok(w.shown >= 11 - 1e-6, `${width}: "${w.text}" at ${w.shown.toFixed(2)} px`);
+    }
+    assert.match(
+      r.stats,
+      /Reached the target, 100% held-out accuracy, at step \d+: paused\. The “Keep training” button trains on past the target\./,
+    );
+  }
 });

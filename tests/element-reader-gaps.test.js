@@ -413,6 +413,8 @@ test("steps in a reader's words: where the printed numbers come from, and the pa
   assert.deepEqual(r.labels, ['Mask preset', 'padding: keys kept', 'window: keys before each query']);
   assert.ok(r.options.includes('padding: first N keys only…'), r.options.join(' | '));
   // Padding with N = 1: every query sees the first key only, so its weight is 1 (and 0 after).
+  // (The number shows once its preset is chosen.)
+  await page.locator('attention-steps').locator('select').selectOption('key-length');
   const keys = page.locator('attention-steps').locator('input[aria-label^="padding: keys kept"]');
   await keys.fill('1');
   await keys.dispatchEvent('change');

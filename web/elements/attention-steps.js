@@ -59,9 +59,6 @@ button, select, input { font: inherit; }
 :host([layout="compact"]) .stages { flex-direction: row; flex-wrap: wrap; gap: 0.5rem 0.9rem; }
 :host([layout="compact"]) section { padding-left: 0.4rem; border-left-width: 2px; }
 :host([layout="compact"]) .controls, :host([layout="compact"]) .note { font-size: 0.8em; }
-/* (on a slide, "not applied" in a word: the long form wrapped the controls past the slide) */
-:host([layout="compact"]) .unapplied { font-size: 0; }
-:host([layout="compact"]) .unapplied::after { content: " (off)"; font-size: 0.62rem; }
 /* a slide has no room for the hints (the presets are there; the stages sit side by side) */
 :host([layout="compact"]) .mask-hint, :host([layout="compact"]) [data-role="mask-note"], :host([layout="compact"]) .bars { display: none; }
 `;
@@ -462,12 +459,10 @@ export class AttentionSteps extends AttentionElement {
     let words;
     if (blocked === 0) {
       const why =
-        preset?.name === 'key-length'
-          ? `padding keeps all ${lk} keys, none is padding: it blocks nothing`
-          : preset?.name === 'none'
-            ? 'the preset "none"'
-            : 'no key is blocked; the presets below block some';
-      words = `M = 0 everywhere: every query may attend to every key (${why}).`;
+        preset?.name === 'key-length' ? `padding keeps all ${lk} keys, none is padding: it blocks nothing` : null;
+      words = why
+        ? `M = 0 everywhere: every query may attend to every key (${why}).`
+        : 'mask: none (M = 0 everywhere): every query may attend to every key.';
     } else {
       words = `M is −∞ at ${blocked} of ${lq * lk} query–key pairs: their weights become 0.`;
       if (preset?.name === 'causal-window' && preset.left >= lk - 1)
@@ -539,19 +534,15 @@ export class AttentionSteps extends AttentionElement {
       }
   }
 
-  // The mask controls say which preset M holds: the select shows it, and a preset's number
-  // beside another M says it is not applied (round 5: "keys kept 2" and "window 1" beside an
-  // all-zero M read as applied). Its inputs keep their values and focus.
+  // The mask controls say which preset M holds: the select shows it ("none" for an all-zero M
+  // that no preset made), and only that preset's number is shown: a number beside another M
+  // read as applied (round 5: "keys kept 2" beside an all-zero M; round 6: "(not applied to M)"
+  // left its state unclear). Its inputs keep their values and focus.
   #showPreset(controls) {
-    const preset = this.#preset?.name ?? '';
+    const zero = this.#data.mask.flat().every((m) => m === 0);
+    const preset = this.#preset?.name ?? (zero ? 'none' : '');
     controls.querySelector('select').value = preset;
-    for (const label of controls.querySelectorAll('label[data-preset]')) {
-      label.querySelector('.unapplied')?.remove();
-      if (label.dataset.preset !== preset)
-        label.append(
-          Object.assign(document.createElement('span'), { className: 'unapplied', textContent: ' (not applied to M)' }),
-        );
-    }
+    for (const label of controls.querySelectorAll('label[data-preset]')) label.hidden = label.dataset.preset !== preset;
   }
 
   #maskControls() {
@@ -601,7 +592,9 @@ export class AttentionSteps extends AttentionElement {
       this.#edited = true;
       this.#update();
     });
+    // (A number is shown only beside its preset; hiding a focused one fires a late change.)
     windowInput.addEventListener('change', () => {
+      if (windowInput.closest('label')?.hidden) return;
       select.value = 'causal-window';
       d.mask = presetMask('causal-window', lq, lk, lk, windowSize());
       this.#preset = { name: 'causal-window', left: windowSize() };
@@ -609,6 +602,7 @@ export class AttentionSteps extends AttentionElement {
       this.#update();
     });
     length.addEventListener('change', () => {
+      if (length.closest('label')?.hidden) return;
       const keys = Math.max(0, Math.min(lk, Number(length.value) || 0));
       d.mask = presetMask('key-length', lq, lk, keys);
       this.#preset = { name: 'key-length', keys };

@@ -34,10 +34,13 @@ canvas { display: block; max-width: 100%; height: auto; border: 1px solid var(--
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }`;
 
 const MILESTONES = [0.5, 0.9, 0.99];
+// The words after "paused" on screen: what the button (named for this moment) does.
+const KEEP_TRAINING = 'The “Keep training” button trains on past the target.';
+
 const CURVE_W = 480,
   MIN_CURVE_W = 240,
   H = 170,
-  PAD = { left: 44, right: 10, top: 10, bottom: 28 };
+  PAD = { left: 44, right: 10, top: 24, bottom: 28 }; // (top: the y axis's title, written across)
 
 // The Worker, written out literally so bundlers bundle it (workers.js: from another origin).
 const trainingWorker = () =>
@@ -316,10 +319,10 @@ export class AttentionTraining extends AttentionElement {
     this.#parts.stats.append(
       Object.assign(document.createElement('span'), {
         className: 'print-hide',
-        textContent: ' Keep training goes on.',
+        textContent: ` ${KEEP_TRAINING}`,
       }),
     );
-    this.#parts.live.textContent = `${text} Keep training goes on.`;
+    this.#parts.live.textContent = `${text} ${KEEP_TRAINING}`;
   }
 
   // Redraws the maps at most every 200 ms (progress may come faster than a reader can see).
@@ -461,12 +464,9 @@ document.body.append(training);
       ctx.stroke();
       ctx.globalAlpha = 1;
     }
-    ctx.save();
-    ctx.translate(11, (y0 + y1) / 2);
-    ctx.rotate(-Math.PI / 2);
-    ctx.textAlign = 'center';
-    ctx.fillText('training loss (nats)', 0, 0);
-    ctx.restore();
+    // The y axis's title across, above the axis (rotated, it was too small to read).
+    ctx.textAlign = 'left';
+    ctx.fillText('↑ training loss (nats)', 2, 12);
     if (h.length > 0) {
       ctx.strokeStyle = accent;
       ctx.lineWidth = 2;
@@ -497,18 +497,19 @@ const CELL = 18,
 
 // Heads of one layer side by side on `canvas`: T × T cells on viridis, 1 px apart on the
 // border colour (`grid`: light on a dark page, so that a low weight's near-black cell stays a
-// cell), token labels on both axes (a repeated token with its position: "1·4"; the column
-// labels upright when one is wider than a cell); the aria-label names, per head, the key each
-// query attends to most.
+// cell), token labels on both axes (a repeated token with its position: "1·4"), all written
+// across: column labels wider than a cell go in staggered lines (label i on line i mod k, k
+// lines so that labels on one line stand k cells apart); the aria-label names, per head, the
+// key each query attends to most.
 //   heads: [heads][T][T] weights   labels: [T]
 function drawHeads(canvas, heads, labels, colour, grid) {
   const T = labels.length;
   const ctx = canvas.getContext('2d');
   ctx.font = FONT;
   const widest = Math.ceil(Math.max(...labels.map((l) => ctx.measureText(l).width)));
-  const upright = widest > CELL - 2;
+  const lines = Math.ceil((widest + 3) / CELL); // the column labels' staggered lines
   const left = Math.max(14, widest + 4), // the row labels' column
-    top = upright ? widest + 6 : 14; // the column labels' row
+    top = 14 * lines; // the column labels' lines
   const size = left + T * CELL;
   canvas.width = heads.length * (size + GAP) - GAP;
   canvas.height = top + T * CELL + 16;
@@ -524,17 +525,8 @@ function drawHeads(canvas, heads, labels, colour, grid) {
     labels.forEach((label, i) => {
       ctx.textAlign = 'right';
       ctx.fillText(label, x0 - 3, y0 + i * CELL + CELL / 2);
-      if (!upright) {
-        ctx.textAlign = 'center';
-        ctx.fillText(label, x0 + i * CELL + CELL / 2, top / 2);
-        return;
-      }
-      ctx.save();
-      ctx.translate(x0 + i * CELL + CELL / 2, top - 3);
-      ctx.rotate(-Math.PI / 2);
-      ctx.textAlign = 'left';
-      ctx.fillText(label, 0, 0);
-      ctx.restore();
+      ctx.textAlign = 'center';
+      ctx.fillText(label, x0 + i * CELL + CELL / 2, top - 7 - 14 * (lines - 1 - (i % lines)));
     });
     ctx.fillStyle = grid;
     ctx.fillRect(x0 - 1, y0 - 1, T * CELL + 1, T * CELL + 1);
