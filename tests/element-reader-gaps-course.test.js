@@ -965,3 +965,67 @@ test("training's canvases write every word across (none rotated), at 11 px or mo
     );
   }
 });
+
+test("sentiment: [CLS]'s own vector is the vectors table's first row and said not to be a table row (the token rows are the table's); at 390 px the [CLS] table turns (a row per key) and shows whole, the head map scrolls with a hint", async () => {
+  for (const width of [1280, 390]) {
+    const { page } = await open('sentiment', width);
+    const r = await page.evaluate(() => {
+      const el = document.querySelector('attention-sentiment');
+      const root = el.shadowRoot;
+      const p = el.prediction;
+      const ids = p.tokens.map((t) => t.id);
+      const { cls, tokens } = el.classifier.vectors(ids.slice(1));
+      const vectors = root.querySelector('table.vectors');
+      const clsTable = root.querySelector('[role=region][aria-label^="What the [CLS] query"] table');
+      const mapRegion = root.querySelector('[role=region][aria-label^="Attention matrix of head"]');
+      const layer = p.attention.length - 1;
+      return {
+        indices: root.querySelector('ol.pipeline > li:nth-child(3) .stage-note')?.textContent ?? '',
+        caption: vectors.closest('.scroll-wrap').querySelector('.table-caption').textContent,
+        bodies: [...vectors.tBodies].map((b) =>
+          [...b.rows].map((tr) => [tr.cells[0].textContent, ...[...tr.cells].slice(1).map((c) => c.textContent)]),
+        ),
+        cls: Array.from(cls.slice(0, 4)),
+        rows: tokens.map((v) => Array.from(v.slice(0, 4))),
+        orient: clsTable.dataset.orient,
+        clsCells: [...clsTable.tBodies[0].rows].map((tr) => [...tr.cells].slice(1).map((td) => Number(td.title))),
+        clsHeader: clsTable.tHead.rows[0].cells[0].textContent,
+        clsFits: clsTable.getBoundingClientRect().right <= el.getBoundingClientRect().right + 0.5,
+        heads: p.attention[layer].map((rows) => rows[0]),
+        mapScrolls: mapRegion.scrollWidth > mapRegion.clientWidth + 1,
+        mapHint: mapRegion.previousElementSibling.checkVisibility() ? mapRegion.previousElementSibling.textContent : '',
+        mapEdge: getComputedStyle(mapRegion).borderRightStyle,
+      };
+    });
+    await page.close();
+    const fixed = (v) => v.map((x) => x.toFixed(3).replace('-', '−'));
+    assert.equal(r.bodies.length, 2, `${width}: [CLS] in a body of its own`);
+    assert.deepEqual(r.bodies[0], [['[CLS] (own vector)', ...fixed(r.cls)]]);
+    assert.equal(r.bodies[1].length, r.rows.length);
+    r.bodies[1].forEach((row, i) => assert.deepEqual(row.slice(1), fixed(r.rows[i]), `token row ${i}`));
+    assert.match(
+      r.caption,
+      /^The first row: the classifier's own learned \[CLS\] vector \(not a row of the embedding table\)\. The others: the row each token's index picks of the 6,719 × 64 embedding table\./,
+    );
+    assert.match(
+      r.indices,
+      /its index picks no row of the embedding table: the classifier reads its own learned \[CLS\] vector \(the first row in stage 4\)/,
+    );
+    assert.doesNotMatch(r.indices + r.caption, /Each index picks a row/);
+    // The [CLS] table: [head][key] at 1280, turned [key][head] at 390, shown whole.
+    const cells =
+      r.orient === 'keys-as-rows' ? r.clsCells[0].map((_, h) => r.clsCells.map((row) => row[h])) : r.clsCells;
+    assert.equal(r.orient, width === 390 ? 'keys-as-rows' : 'keys-as-columns');
+    assert.equal(r.clsHeader, width === 390 ? 'key ↓ head →' : 'head ↓ key →');
+    assert.ok(r.clsFits, `${width}: the [CLS] table shown whole`);
+    cells.forEach((row, h) =>
+      row.forEach((w, j) => assert.ok(Math.abs(w - r.heads[h][j]) < 1e-6, `head ${h} key ${j}`)),
+    );
+    // The head map: whole at 1280; at 390 it scrolls, says so above and has a dashed right edge.
+    assert.equal(r.mapScrolls, width === 390);
+    if (width === 390) {
+      assert.match(r.mapHint, /^↔ Attention matrix of head 0 in layer 1: wider than this page; scroll sideways/);
+      assert.equal(r.mapEdge, 'dashed');
+    }
+  }
+});

@@ -251,7 +251,8 @@ test('repeated tokens carry their position: the sentiment tables ("was·3"), a h
     const heads = (table) => [...table.tHead.rows[0].cells].slice(1).map((c) => c.textContent);
     return {
       tokens: el.prediction.tokens.map((t) => t.text),
-      vectors: [...tables[0].tBodies[0].rows].map((tr) => tr.cells[0].textContent),
+      // ([CLS]'s own vector in the first body, the table's rows in the second)
+      vectors: [...tables[0].tBodies].flatMap((b) => [...b.rows].map((tr) => tr.cells[0].textContent)),
       cls: heads(tables[1]),
       matrixRows: [...tables[2].tBodies[0].rows].map((tr) => tr.cells[0].textContent),
       note: [...el.shadowRoot.querySelectorAll('.stage-note')].map((p) => p.textContent).join(' | '),
@@ -278,7 +279,7 @@ test('repeated tokens carry their position: the sentiment tables ("was·3"), a h
   );
   const expected = r.tokens.map((t, j) => (r.tokens.filter((u) => u === t).length > 1 ? `${t}·${j}` : t));
   assert.equal(expected[3], 'was·3', 'the sentence the docs show: "was" at position 3, [CLS] at 0');
-  assert.deepEqual(r.vectors, expected);
+  assert.deepEqual(r.vectors, ['[CLS] (own vector)', ...expected.slice(1)]);
   assert.deepEqual(r.cls, expected);
   assert.deepEqual(r.matrixRows, expected);
   assert.match(r.note, /A repeated token carries its position, counted from 0: the·1 is the “the” at position 1\./);
@@ -654,10 +655,10 @@ test("the course's 2×2 example is named where it is shown, with its axes, and s
   assert.equal(shown.axis, 'query position ↓   key position →   (counted from 0)');
 });
 
-test('sentiment at 390 and 1280 px shows every key of the [CLS] table (head ↓ key →, compact at 390 px) and of the compacted map', async () => {
+test('sentiment at 390 and 1280 px shows every key of the [CLS] table whole (head ↓ key →; turned at 390 px, key ↓ head →); the head map fits at 1280 px (at 390 it scrolls, with a hint)', async () => {
   for (const width of [390, 1280]) {
     const { page } = await open('sentiment', width);
-    // the compact cells come after layout, in the region's resize callback
+    // the turned table comes after layout, in the region's resize callback
     await page.waitForTimeout(300);
     const r = await page.evaluate(() => {
       const el = document.querySelector('attention-sentiment');
@@ -668,7 +669,6 @@ test('sentiment at 390 and 1280 px shows every key of the [CLS] table (head ↓ 
         orient: table.dataset.orient,
         corner: table.tHead.rows[0].cells[0].textContent,
         scrolls: region.scrollWidth > region.clientWidth + 1,
-        // the full map of one head: compact cells and upright key names on a phone
         mapScrolls: (() => {
           const map = el.shadowRoot.querySelector('[role=region][aria-label^="Attention matrix"]');
           return map.scrollWidth > map.clientWidth + 1;
@@ -684,12 +684,13 @@ test('sentiment at 390 and 1280 px shows every key of the [CLS] table (head ↓ 
     const names = r.tokens.map((t, j) => (r.tokens.filter((u) => u === t).length > 1 ? `${t}·${j}` : t));
     const heads = r.clsRows.map((_, h) => String(h));
     assert.equal(r.scrolls, false, `${width} px: the table fits, no sideways scroll`);
-    assert.equal(r.mapScrolls, false, `${width} px: the head's map fits, no sideways scroll`);
-    assert.equal(r.orient, 'keys-as-columns');
-    assert.equal(r.corner, 'head ↓ key →');
-    assert.deepEqual(r.columnNames, names);
-    assert.deepEqual(r.rowNames, heads, 'heads counted from 0');
-    assert.deepEqual(r.cells, r.clsRows);
+    assert.equal(r.mapScrolls, width === 390, `${width} px: the head's map scrolls only on a phone`);
+    const turned = width === 390;
+    assert.equal(r.orient, turned ? 'keys-as-rows' : 'keys-as-columns');
+    assert.equal(r.corner, turned ? 'key ↓ head →' : 'head ↓ key →');
+    assert.deepEqual(r.columnNames, turned ? heads : names, 'heads counted from 0');
+    assert.deepEqual(r.rowNames, turned ? names : heads);
+    assert.deepEqual(turned ? r.cells[0].map((_, h) => r.cells.map((row) => row[h])) : r.cells, r.clsRows);
   }
 });
 

@@ -56,10 +56,12 @@ textarea:focus-visible, button:focus-visible, select:focus-visible, .scroll:focu
 .verdict { font-size: 1.15em; margin: 0.5rem 0; }
 .note, .stage-note { font-size: 0.85em; opacity: 0.85; }
 .scroll { overflow-x: auto; max-width: 100%; }
-/* a map too wide for the page (a phone): smaller cells, key names written upwards */
-.scroll.compact table.map th, .scroll.compact table.map td { padding: 0.05rem 0.08rem; font-size: 11px; }
-.scroll.compact table.map thead th + th { writing-mode: vertical-rl; transform: rotate(180deg); }
+/* a map too wide for the page (a phone) scrolls sideways: its row names stay in view, and a
+   dashed right edge (beside the hint line above) says that it goes on */
+.scroll-hint:not([hidden]) + .scroll { border-right: 3px dashed currentColor; }
+table.map th[scope=row] { position: sticky; left: 0; background: Canvas; z-index: 1; }
 table { border-collapse: collapse; font-size: 0.85em; }
+table.vectors tbody + tbody { border-top: 3px double currentColor; }
 th, td { border: 1px solid var(--attn-border, var(--_cell-edge)); padding: 0.2rem 0.35rem; text-align: center; }
 th[scope=row] { text-align: left; font-weight: 600; }
 .unknown { text-decoration: underline dotted; }
@@ -129,11 +131,13 @@ const hasLabel = (classifier, gold) => classifier.labels.some((l) => sameLabel(l
 const isMistake = (classifier, gold, label) =>
   gold !== undefined && hasLabel(classifier, gold) && !sameLabel(label, gold);
 
-// A scrollRegion fit (view-parts.js): the compact map (smaller cells, key names written
-// upwards) only where the ordinary one would not fit.
-function compactFit(region, overflows) {
-  region.classList.remove('compact');
-  if (overflows()) region.classList.add('compact');
+// A scrollRegion fit (view-parts.js) for the [CLS] table: the keys across where they fit,
+// else the table turned (a row per key, a column per head), which a phone shows whole.
+function turnFit(across, turned) {
+  return (region, overflows) => {
+    if (region.firstElementChild !== across) region.replaceChildren(across);
+    if (overflows()) region.replaceChildren(turned);
+  };
 }
 
 const make = (tag, props = {}, ...children) => {
@@ -550,9 +554,7 @@ console.log(p.label, JSON.stringify(Array.from(p.probabilities)));
           textContent: "Press or tap a head's number to show its full map.",
         }),
         this.#mostAttended(p, names, l),
-        scrollRegion(`Attention matrix of head ${h} in layer ${l}`, this.#matrix(p, names, l, h, top), {
-          fit: compactFit,
-        }),
+        scrollRegion(`Attention matrix of head ${h} in layer ${l}`, this.#matrix(p, names, l, h, top)),
         ...(positionNote(texts) ? [make('p', { className: 'stage-note', textContent: positionNote(texts) })] : []),
       ),
       stage(
@@ -570,19 +572,22 @@ console.log(p.label, JSON.stringify(Array.from(p.probabilities)));
     const d = classifier.modelConfig.dModel;
     const { cls, tokens: vectors } = classifier.vectors(tokens.map((t) => t.id));
     const shown = 4;
-    const table = make('table');
-    table.createCaption().textContent = `Each index picks a row of the ${classifier.vocabSize.toLocaleString('en-US')} × ${d} embedding table (first ${shown} of ${d} numbers; a learned position vector is added next)`;
+    const table = make('table', { className: 'vectors' });
+    table.createCaption().textContent = `The first row: the classifier's own learned [CLS] vector (not a row of the embedding table). The others: the row each token's index picks of the ${classifier.vocabSize.toLocaleString('en-US')} × ${d} embedding table. First ${shown} of ${d} numbers each; a learned position vector is added to every row next.`;
     const head = table.createTHead().insertRow();
     head.append(
       make('th', { scope: 'col', textContent: 'token' }),
       ...Array.from({ length: shown }, (_, k) => make('th', { scope: 'col', textContent: `v${k}` })),
     );
-    const body = table.createTBody();
-    [cls, ...vectors].forEach((v, i) => {
+    // [CLS]'s own vector in a body of its own (ruled off from the table's rows).
+    const row = (body, name, v) => {
       const tr = body.insertRow();
-      tr.append(make('th', { scope: 'row', textContent: names[i] }));
+      tr.append(make('th', { scope: 'row', textContent: name }));
       for (let k = 0; k < shown; k++) tr.insertCell().textContent = formatNumber(v[k], 3);
-    });
+    };
+    row(table.createTBody(), `${names[0]} (own vector)`, cls);
+    const rows = table.createTBody();
+    vectors.forEach((v, i) => row(rows, names[i + 1], v));
     return table;
   }
 
@@ -617,19 +622,25 @@ console.log(p.label, JSON.stringify(Array.from(p.probabilities)));
   }
 
   // What [CLS] attends to in layer l: a row per head, a column per key ("head ↓ key →", as
-  // the explainer's tables), in compact cells with upright key names where the page is narrow.
+  // the explainer's tables), turned (a row per key) where the page is too narrow for the keys.
   #clsRegion(p, names, l, shown, top) {
-    return scrollRegion(`What the [CLS] query attends to in layer ${l}`, this.#clsTable(p, names, l, shown, top), {
-      fit: compactFit,
+    const across = this.#clsTable(p, names, l, shown, top, false);
+    const region = scrollRegion(`What the [CLS] query attends to in layer ${l}`, across, {
+      fit: turnFit(across, this.#clsTable(p, names, l, shown, top, true)),
     });
+    return region;
   }
 
   // The [CLS] row's weights of every head of layer l; cells [head][key]: rows the heads,
-  // columns the keys. A head's header is a button: pressed, that head's full map is shown below.
-  #clsTable(p, names, l, shown, top) {
+  // columns the keys, or `turned`: rows the keys, columns the heads (its caption then only its
+  // aria-label: the region's caption line, made from the other, is shared). A head's header is a
+  // button: pressed, that head's full map is shown below.
+  #clsTable(p, names, l, shown, top, turned) {
     const table = make('table', { className: 'map' });
-    table.dataset.orient = 'keys-as-columns';
-    table.createCaption().textContent = `What the [CLS] query (the first row) attends to in layer ${l}, every head at a glance; the head outlined is the one whose full map is below`;
+    table.dataset.orient = turned ? 'keys-as-rows' : 'keys-as-columns';
+    const caption = `What the [CLS] query (the first row) attends to in layer ${l}, every head at a glance; the head outlined is the one whose full map is below`;
+    if (turned) table.setAttribute('aria-label', caption);
+    else table.createCaption().textContent = caption;
     const heads = p.attention[l];
     const pick = (h) => {
       const button = make('button', { type: 'button', className: 'head', textContent: String(h) });
@@ -645,6 +656,18 @@ console.log(p.label, JSON.stringify(Array.from(p.probabilities)));
     };
     const head = table.createTHead().insertRow();
     const body = table.createTBody();
+    if (turned) {
+      head.append(
+        make('th', { scope: 'col', textContent: 'key ↓ head →' }),
+        ...heads.map((_, h) => make('th', { scope: 'col' }, pick(h))),
+      );
+      names.forEach((name, j) => {
+        const tr = body.insertRow();
+        tr.append(make('th', { scope: 'row', textContent: name }));
+        heads.forEach((rows) => this.#cell(tr, rows[0][j], top));
+      });
+      return table;
+    }
     head.append(
       make('th', { scope: 'col', textContent: 'head ↓ key →' }),
       ...names.map((n) => make('th', { scope: 'col', textContent: n })),

@@ -11,7 +11,8 @@ export const percent = (x) => `${formatNumber(100 * x, 1)}%`;
 
 // This package's classifiers put a [CLS] before the text: a vector of their own (learned, no
 // row of the embedding table), the query whose last-layer row is classified.
-export const CLS_NOTE = 'added before the text: the classifier reads its own learned [CLS] vector, not a table row';
+export const CLS_NOTE =
+  'added before the text; its index picks no row of the embedding table: the classifier reads its own learned [CLS] vector (the first row in stage 4)';
 /** How many of the words [CLS] attends to most are listed under its table. */
 export const MOST_ATTENDED = 5;
 
