@@ -1029,3 +1029,33 @@ test("sentiment: [CLS]'s own vector is the vectors table's first row and said no
     }
   }
 });
+
+test("sinusoidal: PE's caption says why its right side is striped (higher features turn slower: sines near 0, cosines near 1), from the first feature where it holds", async () => {
+  const { page } = await open('positional-sinusoidal', 1280);
+  const r = await page.evaluate(() => {
+    const el = document.querySelector('positional-encoding');
+    const figure = el.shadowRoot.querySelector('figure');
+    return {
+      state: el.toJSON?.() ?? null,
+      caption: figure.querySelector('.caption')?.textContent ?? figure.textContent,
+      label: figure.querySelector('figcaption').textContent,
+    };
+  });
+  await page.close();
+  const [positions, d] = r.label
+    .match(/\[(\d+) × (\d+)\]/)
+    .slice(1)
+    .map(Number);
+  // float64: PE[p, 2i] = sin(p·10000^(−2i/d)); the first pair k after which every sine stays within ±0.5
+  const sine = (p, i) => Math.sin(p * 10000 ** ((-2 * i) / d));
+  const slow = (i) => Array.from({ length: positions }, (_, p) => Math.abs(sine(p, i)) <= 0.5).every(Boolean);
+  let k = d / 2;
+  while (k > 0 && slow(k - 1)) k--;
+  assert.ok(k > 0 && k < d / 2, `the premise: the right side is striped (from pair ${k} of ${d / 2})`);
+  assert.match(
+    r.caption,
+    new RegExp(
+      `Higher features turn at lower frequencies \\(ωᵢ = base\\^\\(−2i/d_model\\) shrinks as i grows\\): from feature ${2 * k} on, over these ${positions} positions the sines \\(even features\\) stay near 0 \\(palest\\) and the cosines \\(odd features\\) near 1 \\(red\\), hence the stripes\\.`,
+    ),
+  );
+});

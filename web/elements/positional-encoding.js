@@ -273,6 +273,22 @@ function shadeKey(opacities) {
   return key;
 }
 
+// Why PE's right side is striped, read from its values: feature pair i turns at ωᵢ =
+// base^(−2i/d_model), slower as i grows; from the first pair k after which every pair's sine
+// stays within ±0.5 over all the positions shown, the sines (even features) stay near 0 and
+// the cosines (odd features) near 1, so the columns alternate pale and red down the rows.
+//   pe: [positions, d_model]
+function stripeWords(pe) {
+  const [positions, d] = pe.shape;
+  const slow = (i) =>
+    Array.from({ length: positions }, (_, p) => Math.abs(pe.data[p * d + 2 * i])).every((v) => v <= 0.5);
+  let k = d / 2;
+  while (k > 0 && slow(k - 1)) k--;
+  const why = 'Higher features turn at lower frequencies (ωᵢ = base^(−2i/d_model) shrinks as i grows)';
+  if (k === d / 2) return `${why}, so the further right a column, the more slowly it changes down the rows.`;
+  return `${why}: from feature ${2 * k} on, over these ${positions} positions the sines (even features) stay near 0 (palest) and the cosines (odd features) near 1 (red), hence the stripes.`;
+}
+
 // What PE·PEᵀ shows, read from its values. PE_p · PE_p′ = Σᵢ cos((p − p′)·ωᵢ) depends only on
 // the distance, so row 0 holds every value: s(Δ) = similarity[0, Δ], Δ = 0 … positions − 1.
 // "Falls off overall": the mean of the nearer half of the distances is above the farther
@@ -467,7 +483,7 @@ export class PositionalEncoding extends AttentionElement {
         'PE',
         { rows: 'position', cols: 'feature' },
         'PE value',
-        'Each row encodes one position: left features (fast sines) change quickly from row to row, right ones slowly.',
+        `Each row encodes one position: left features (fast sines) change quickly from row to row, right ones slowly. ${stripeWords(pe)}`,
       ),
       heatCanvas(
         similarity,
