@@ -384,36 +384,41 @@ test(
 );
 
 // An unpkg-style origin: the package at /attention-wasm@0.2.0/ (its files only, no
-// node_modules inside), its dependency at /@huggingface/, as the CDN serves every package.
-function unpkgFolder() {
+// node_modules inside), its dependency at /@huggingface/, as the CDN serves every package;
+// or (`folder` 'attention-wasm') the package in a folder of its own name at an origin's root.
+function unpkgFolder(folder = 'attention-wasm@0.2.0') {
   const dir = `${root}build/hosts-unpkg`;
   rmSync(dir, { recursive: true, force: true });
-  mkdirSync(`${dir}/attention-wasm@0.2.0`, { recursive: true });
+  mkdirSync(`${dir}/${folder}`, { recursive: true });
   for (const name of ['bindings', 'dist', 'web', 'package.json'])
-    symlinkSync(`${root}${name}`, `${dir}/attention-wasm@0.2.0/${name}`);
+    symlinkSync(`${root}${name}`, `${dir}/${folder}/${name}`);
   symlinkSync(`${root}node_modules/@huggingface`, `${dir}/@huggingface`, 'dir');
   return dir;
 }
 
-test(
-  'an unpkg-style origin (/attention-wasm@version/): the tokenizer library is found beside the package at the first try, no 404',
-  { timeout: 60_000 },
-  async () => {
-    const { server, url: cdn } = await startServer({ port: 0, root: unpkgFolder(), served: null, cdn: true });
-    servers.push(server);
-    const { page, errors } = await openPage(`unpkg.html?cdn=${encodeURIComponent(cdn)}`, () => {
-      const model = document.getElementById('model');
-      return model.error || model.shadowRoot?.querySelector('[role=toolbar]');
-    });
-    try {
-      assert.equal(await page.evaluate(() => document.getElementById('model').error?.message ?? null), null);
-      // Before: the path of a checkout was tried first, /attention-wasm@0.2.0/node_modules/@huggingface/…: a 404.
-      assert.deepEqual(errors, []);
-    } finally {
-      await page.close();
-    }
-  },
-);
+for (const folder of ['attention-wasm@0.2.0', 'attention-wasm'])
+  test(
+    `an unpkg-style origin (/${folder}/): the tokenizer library is found beside the package at the first try, no 404`,
+    { timeout: 60_000 },
+    async () => {
+      const { server, url: cdn } = await startServer({ port: 0, root: unpkgFolder(folder), served: null, cdn: true });
+      servers.push(server);
+      const { page, errors } = await openPage(
+        `unpkg.html?cdn=${encodeURIComponent(cdn)}&dir=${encodeURIComponent(folder)}`,
+        () => {
+          const model = document.getElementById('model');
+          return model.error || model.shadowRoot?.querySelector('[role=toolbar]');
+        },
+      );
+      try {
+        assert.equal(await page.evaluate(() => document.getElementById('model').error?.message ?? null), null);
+        // Before: the path of a checkout was tried first, /<folder>/node_modules/@huggingface/…: a 404.
+        assert.deepEqual(errors, []);
+      } finally {
+        await page.close();
+      }
+    },
+  );
 
 test(
   'another origin without CORS: a failed fetch of the wasm, a model folder or the shipped model says the likely cause and what to try',

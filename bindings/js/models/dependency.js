@@ -1,8 +1,9 @@
 // A runtime dependency imported on first use: by its bare name (Node, bundlers, pages with an
 // import map), or, where a browser cannot resolve a bare name (a page or a module Worker
 // without an import map), by its path beside this package: node_modules/<file> of an installed
-// package (or a CDN's <file> beside /attention-wasm@<version>/: jsDelivr's /npm/, unpkg's /),
-// or the repository's node_modules in a checkout.
+// package (or a CDN's <file> beside /attention-wasm@<version>/: jsDelivr's /npm/, unpkg's /; or
+// beside a folder of the package's own name, /attention-wasm/, served at an origin's root),
+// or the repository's node_modules in a checkout (served at its origin's root).
 
 /**
  * @param {() => Promise<object>} byName `() => import('<name>')`, written at the caller so that
@@ -15,7 +16,8 @@ export async function importDependency(byName, file) {
     return await byName();
   } catch (error) {
     const beside = [`../../../../${file}`, `../../../node_modules/${file}`];
-    const installed = /\/node_modules\/attention-wasm\/|\/attention-wasm@/.test(import.meta.url);
+    // (a folder named as the package, versioned or not: an installed copy first)
+    const installed = /\/attention-wasm(@[^/]*)?\/bindings\/js\/models\/[^/]*$/.test(import.meta.url);
     for (const path of installed ? beside : beside.slice().reverse()) {
       try {
         return await import(/* @vite-ignore */ /* webpackIgnore: true */ new URL(path, import.meta.url).href);
