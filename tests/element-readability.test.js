@@ -846,7 +846,7 @@ test("flash names s and marks this block's keys only once a block is read", asyn
       };
     });
   const s =
-    "Per query row, block by block, with s = its scores q·kᵀ/√d against the block's keys, m the running max, ℓ the running sum and O the running output";
+    "Per query row, block by block, with s = its scores q·kᵀ/√d against the block's keys, m the running max, ℓ the running sum and out the running output (one vector per row)";
   assert.deepEqual(await read(), { formula: s, k: 'k (no block read yet)', marked: 0, scores: null, p: null });
   await page.locator('attention-flash').getByRole('button', { name: 'Next block ▶' }).click();
   const after = await read();
