@@ -179,7 +179,13 @@ test(
       // plain page (the slide.html test below): its type is sized from the page's root.
       const steps = await page.evaluate(() => document.getElementById('steps').offsetHeight);
       assert.ok(steps <= 700, `compact steps ${steps} px tall on a 700 px slide`);
-      assert.equal(await focusInside(page, 'steps', 'input[type=number]'), 'input[number]');
+      // (a preset's number shows while M is that preset's: the window's, chosen first)
+      await page.evaluate(() => {
+        const select = document.getElementById('steps').shadowRoot.querySelector('select');
+        select.value = 'causal-window';
+        select.dispatchEvent(new Event('change'));
+      });
+      assert.equal(await focusInside(page, 'steps', 'label:not([hidden]) > input[type=number]'), 'input[number]');
       await press('ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', '1', 'Space', 'n', 'p');
       assert.equal(await focusInside(page, 'steps', 'select'), 'select[select-one]');
       await press('ArrowDown', 'ArrowLeft', 'ArrowRight');
