@@ -423,7 +423,7 @@ test("attention-model: head chips toggle a head's lines; the neuron view shows q
       };
     });
   const before = await lines();
-  assert.deepEqual(before.chips, ['head 0', 'head 1', 'head 2', 'head 3']);
+  assert.deepEqual(before.chips, ['head 0 (blue)', 'head 1 (orange)', 'head 2 (green)', 'head 3 (purple)']);
   assert.equal(before.pressed, 'true');
   assert.equal(before.head1 * 4, before.all, 'each head draws T² lines');
   const chip = page.locator('attention-model').locator('attention-heatmap').locator('.chip[data-head="0"]');

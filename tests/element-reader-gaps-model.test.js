@@ -672,3 +672,84 @@ test('on a dark page no legend of the model views names a colour by the page’s
     if (name === 'model-neuron') assert.match(legends.join(' '), /\(palest = 0\)/);
   }
 });
+
+// Round 7: what the round-6 reader still could not say from the model views' screenshots.
+
+// A computed colour ('rgb(r, g, b)') as CIELAB (D65) after simulated deuteranopia: Machado,
+// Oliveira and Fernandes (2009), severity 1, applied to linear sRGB.
+function deuteranopeLab(colour) {
+  const lin = (c) => ((c /= 255) <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+  const [r, g, b] = colour
+    .match(/[\d.]+/g)
+    .slice(0, 3)
+    .map(Number)
+    .map(lin);
+  const M = [
+    [0.367322, 0.860646, -0.227968],
+    [0.280085, 0.672501, 0.047413],
+    [-0.01182, 0.04294, 0.968881],
+  ];
+  const [R, G, B] = M.map((m) => Math.min(1, Math.max(0, m[0] * r + m[1] * g + m[2] * b)));
+  const X = (0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047,
+    Y = 0.2126 * R + 0.7152 * G + 0.0722 * B,
+    Z = (0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883;
+  const f = (t) => (t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116);
+  return [116 * f(Y) - 16, 500 * (f(X) - f(Y)), 200 * (f(Y) - f(Z))];
+}
+
+test('head colours: named in the chips ("head 0 (blue)"), 3:1 or more against a light and a dark page, and told apart under simulated deuteranopia (ΔE ≥ 15 for every pair up to six heads)', async () => {
+  for (const scheme of ['light', 'dark']) {
+    const { page } = await open('heatmap-lines', 1280, scheme);
+    const r = await page.evaluate(() => {
+      const out = [];
+      for (const count of [2, 3, 4, 5, 6, 8, 12, 16]) {
+        const h = document.createElement('attention-heatmap');
+        h.setAttribute('view', 'lines');
+        h.setAttribute('head', 'all');
+        h.setAttribute('tokens', 'a,b');
+        document.querySelector('main').append(h);
+        h.weights = { data: new Float32Array(count * 4).fill(0.5), shape: [count, 2, 2] };
+        const root = h.shadowRoot;
+        const lines = [...root.querySelectorAll('line')];
+        out.push({
+          count,
+          chips: [...root.querySelectorAll('.chip')].map((c) => [c.textContent, getComputedStyle(c).borderLeftColor]),
+          strokes: [...new Set(lines.map((l) => getComputedStyle(l).stroke))],
+        });
+        h.remove();
+      }
+      let bg = document.body;
+      while (bg && /rgba\(.*, 0\)|transparent/.test(getComputedStyle(bg).backgroundColor)) bg = bg.parentElement;
+      return { out, page: bg ? getComputedStyle(bg).backgroundColor : 'rgb(255, 255, 255)' };
+    });
+    await page.close();
+    assert.equal(r.page, scheme === 'dark' ? 'rgb(17, 17, 17)' : 'rgb(255, 255, 255)');
+    const names = ['blue', 'orange', 'green', 'purple', 'sky blue', 'olive'];
+    for (const { count, chips, strokes } of r.out) {
+      assert.equal(chips.length, count);
+      assert.deepEqual(
+        new Set(strokes),
+        new Set(chips.map(([, c]) => c)),
+        `${count} heads: lines in the chips' colours`,
+      );
+      chips.forEach(([text, colour], n) => {
+        assert.equal(text, count <= 6 ? `head ${n} (${names[n]})` : `head ${n}`);
+        const ratio = contrast(colour, r.page);
+        assert.ok(ratio >= 3, `${scheme}, head ${n} of ${count}: ${colour} at ${ratio.toFixed(2)}:1`);
+      });
+      if (count > 6) continue;
+      // CIE76 ΔE 2.3 is a just-noticeable difference between two large patches side by side; a
+      // head's line is 1–6 px wide and its chip's colour is seen apart from the others', so we
+      // ask for more than six times that.
+      for (let a = 0; a < count; a++)
+        for (let b = a + 1; b < count; b++) {
+          const [x, y] = [deuteranopeLab(chips[a][1]), deuteranopeLab(chips[b][1])];
+          const dE = Math.hypot(x[0] - y[0], x[1] - y[1], x[2] - y[2]);
+          assert.ok(
+            dE >= 15,
+            `${scheme}, ${count} heads: heads ${a} and ${b} at ΔE ${dE.toFixed(1)} for a deuteranope`,
+          );
+        }
+    }
+  }
+});

@@ -25,6 +25,9 @@ import { errorMessage } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
 import { positionedLabels } from './model-views.js';
 import { positionNote } from './token-positions.js';
+import { headColour, headLabel } from './head-colours.js';
+
+export { headColour };
 
 const TAG = 'attention-heatmap';
 
@@ -134,16 +137,6 @@ function checkSizes(heads, lq, lk) {
 
 // One head's [Lq][Lk] as fresh arrays of numbers.
 const numberRows = (head) => Array.from(head, (row) => Array.from(row, toNumber));
-
-/**
- * Head n's colour of `count` in the all-heads view: hues spread around the wheel, lighter on a
- * dark page (light-dark: the element's colour scheme), where hsl(h 70% 45%) kept under 3:1
- * against #111 for blues and purples (head 4 of 4); 75% 65% keeps every hue above 4:1.
- */
-export function headColour(n, count) {
-  const hue = Math.round((360 * n) / count);
-  return `light-dark(hsl(${hue} 70% 45%), hsl(${hue} 75% 65%))`;
-}
 
 /** The mean over heads, [Lq][Lk]. */
 export function headAverage(heads) {
@@ -480,7 +473,7 @@ document.body.append(heatmap);
       chip.dataset.head = String(n);
       chip.style.setProperty('--chip', headColour(n, count));
       chip.setAttribute('aria-pressed', String(!this.#hidden.has(n)));
-      chip.textContent = `head ${n}`;
+      chip.textContent = headLabel(n, count);
       chip.addEventListener('click', () => {
         if (this.#hidden.has(n)) this.#hidden.delete(n);
         else this.#hidden.add(n);
