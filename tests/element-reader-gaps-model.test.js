@@ -753,3 +753,76 @@ test('head colours: named in the chips ("head 0 (blue)"), 3:1 or more against a 
     }
   }
 });
+
+test('the lines view at near-equal weights (0.522 and 0.478): the selected query’s lines in colour with their weights at their ends, 3:1 on the page; the other query’s thin and grey; a click moves both', async () => {
+  for (const scheme of ['light', 'dark']) {
+    const { page } = await open('heatmap-lines', 1280, scheme);
+    const read = (act = '') =>
+      page.evaluate((act) => {
+        const h = document.querySelector('attention-heatmap');
+        const root = h.shadowRoot;
+        if (act) new Function('root', act)(root);
+        let bg = document.body;
+        while (bg && /rgba\(.*, 0\)|transparent/.test(getComputedStyle(bg).backgroundColor)) bg = bg.parentElement;
+        const tokenY = (side, n) =>
+          Number(root.querySelector(`g.token[data-side="${side}"][data-index="${n}"] text`).getAttribute('y'));
+        return {
+          weights: h.weights[0],
+          page: bg ? getComputedStyle(bg).backgroundColor : 'rgb(255, 255, 255)',
+          lines: [...root.querySelectorAll('svg line')].map((l) => {
+            const style = getComputedStyle(l);
+            return {
+              query: Number(l.dataset.query),
+              key: Number(l.dataset.key),
+              other: l.classList.contains('other'),
+              stroke: style.stroke,
+              width: parseFloat(style.strokeWidth),
+              opacity: Number(style.opacity),
+            };
+          }),
+          labels: [...root.querySelectorAll('svg text.weight')].map((t) => ({
+            key: Number(t.dataset.key),
+            text: t.textContent,
+            y: Number(t.getAttribute('y')),
+            keyY: tokenY('key', Number(t.dataset.key)),
+          })),
+          underlined: [...root.querySelectorAll('g.token')]
+            .filter((g) => getComputedStyle(g.querySelector('text')).textDecorationLine === 'underline')
+            .map((g) => `${g.dataset.side} ${g.dataset.index}`),
+        };
+      }, act);
+    const check = (r, query) => {
+      const mine = r.lines.filter((l) => l.query === query);
+      const others = r.lines.filter((l) => l.query !== query);
+      assert.ok(mine.length === 2 && others.length === 2);
+      assert.ok(mine.every((l) => !l.other) && others.every((l) => l.other));
+      // a line as seen: its stroke at its opacity over the page
+      const seen = (l) => contrast(l.stroke.replace('rgb(', 'rgba(').replace(')', `, ${l.opacity})`), r.page);
+      for (const l of mine)
+        assert.ok(seen(l) >= 3, `${scheme}: query ${query}'s line to ${l.key} at ${seen(l).toFixed(2)}:1`);
+      for (const l of others) {
+        assert.ok(l.width <= 1 && l.stroke !== mine[0].stroke, `${scheme}: the other query's line thin and grey`);
+        assert.ok(
+          seen(l) < 2,
+          `${scheme}: the other query's line fainter than the selected's (${seen(l).toFixed(2)}:1)`,
+        );
+      }
+      assert.deepEqual(
+        r.labels.map((t) => [t.key, t.text]),
+        r.weights[query].map((x, j) => [j, formatNumber(x, 2)]),
+      );
+      for (const t of r.labels) assert.equal(t.y, t.keyY - 8, 'the weight sits just above its key’s row');
+      assert.deepEqual(r.underlined, [`query ${query}`]);
+    };
+    const r = await read();
+    assert.ok(Math.abs(r.weights[1][0] - 0.522) < 5e-4 && Math.abs(r.weights[1][1] - 0.478) < 5e-4);
+    check(r, 1);
+    check(
+      await read(
+        `root.querySelector('g.token[data-side="query"][data-index="0"]').dispatchEvent(new MouseEvent('click'));`,
+      ),
+      0,
+    );
+    await page.close();
+  }
+});
