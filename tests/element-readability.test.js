@@ -498,7 +498,7 @@ test('attention-model model view: the caption names the axes and tokens; focusin
     const el = document.querySelector('attention-model');
     const json = el.toJSON();
     return {
-      caption: el.shadowRoot.querySelector('table.model-grid caption').textContent,
+      caption: el.shadowRoot.querySelector('table.model-grid caption').innerText,
       readout: el.shadowRoot.querySelector('.readout').textContent,
       // the tokens as the views name them (a repeated one with its position: ␣·2)
       labels: json.tokens.map((t) => t.name),

@@ -826,3 +826,41 @@ test('the lines view at near-equal weights (0.522 and 0.478): the selected query
     await page.close();
   }
 });
+
+// The words a reader sees in a page's elements (every shadow root, nested ones too): the text
+// of each text node whose element is rendered (display: none and the like left out).
+async function visibleWords(page, selector) {
+  return page.evaluate((selector) => {
+    const out = [];
+    const walk = (root) => {
+      for (const node of root.childNodes) {
+        if (node.nodeType === Node.TEXT_NODE) {
+          if (node.parentElement?.checkVisibility({ visibilityProperty: true })) out.push(node.textContent);
+        } else if (node.nodeType === Node.ELEMENT_NODE && node.localName !== 'style') {
+          if (node.shadowRoot) walk(node.shadowRoot);
+          walk(node);
+        }
+      }
+    };
+    walk(document.querySelector(selector).shadowRoot);
+    return out.join('');
+  }, selector);
+}
+
+test('on paper the model views name no control print removes (pick, click, hover, focus …): they say what is shown instead', async () => {
+  const controls = /\b(pick (?:a|an|another|one)|click|clicked|tap|hover|hovering|focus|focused|press|drag)\b/i;
+  for (const [name, tag, shown] of [
+    ['explainer', 'attention-explainer', /the head shown: layer 0, head 0/],
+    ['model-model', 'attention-model', /Outlined: the layer shown, layer 0 \(every head\)/],
+    ['model-head', 'attention-model', /in bold: “at·8”\)/],
+    ['model-neuron', 'attention-model', null],
+  ]) {
+    const { page } = await open(name, 1280);
+    await page.emulateMedia({ media: 'print' });
+    const words = await visibleWords(page, tag);
+    await page.close();
+    const found = words.match(new RegExp(`.{0,60}${controls.source}.{0,40}`, 'i'));
+    assert.equal(found, null, `${name} on paper: “${found?.[0]}”`);
+    if (shown) assert.match(words, shown, name);
+  }
+});

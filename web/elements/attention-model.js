@@ -29,6 +29,7 @@ import { COLUMN_BANDS_STYLE } from './column-bands.js';
 import { positionNote, COUNTING } from './token-positions.js';
 import { jsString } from './export.js';
 import { scrollRegion } from './base.js';
+import { screenOrPaper } from './view-parts.js';
 import { ModelElement } from './model-element.js';
 import { errorMessage } from './theme.js';
 import { LIMITS } from './limits.js';
@@ -311,16 +312,25 @@ export class AttentionModel extends ModelElement {
       const keys = d.causal ? ' it can see (a decoder: itself and the tokens before it)' : '';
       const from =
         head === 'all' || head === null
-          ? `lines join the selected query (in bold: “${r.names[r.T - 1]}” until another token is clicked or focused) to each key token (right)`
-          : 'a line joins each query token (left) to each key token (right)';
-      p.textContent = `Layer ${layer}, ${which}: ${from}${keys}; the thicker and more opaque the line, the more weight the query gives that key.`;
+          ? [
+              `lines join the selected query (in bold: “${r.names[r.T - 1]}”`,
+              // (paper has no token to click)
+              ...screenOrPaper(' until another token is clicked or focused'),
+              ') to each key token (right)',
+            ]
+          : ['a line joins each query token (left) to each key token (right)'];
+      p.replaceChildren(
+        `Layer ${layer}, ${which}: `,
+        ...from,
+        `${keys}; the thicker and more opaque the line, the more weight the query gives that key.`,
+      );
     }
     const shown = [...r.labels, ...Array.from(r.extra?.querySelectorAll('th') ?? [], (th) => th.textContent)];
     const marks = marksLegend(shown);
-    if (marks) p.textContent += ` Tokens: ${marks}.`;
+    if (marks) p.append(` Tokens: ${marks}.`);
     const repeated = positionNote(r.labels);
-    if (repeated) p.textContent += ` ${repeated}`;
-    p.textContent += ` ${COUNTING}`;
+    if (repeated) p.append(` ${repeated}`);
+    p.append(` ${COUNTING}`);
     return p;
   }
 
