@@ -206,7 +206,7 @@ test('references a reader lacks are said inline: what the worked example is (no 
     steps.intro,
   );
   // It names example 3 by what it is, not by a number alone.
-  assert.match(steps.intro, /\(as the course's example 3, the same two tokens with one, does\)/);
+  assert.match(steps.intro, /\(the course's example 3 does: the same two tokens, with that mask\)/);
   assert.equal(steps.weights, "the slides' made-up numbers, not learned (editable)");
   // The caller's own weights: no such claim.
   ({ page } = await open('steps', 1280));

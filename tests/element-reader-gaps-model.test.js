@@ -864,3 +864,17 @@ test('on paper the model views name no control print removes (pick, click, hover
     if (shown) assert.match(words, shown, name);
   }
 });
+
+test('the heatmap grid’s caption of example 2 says in plain words which example is masked (not “the same two tokens with one, does”)', async () => {
+  const { page } = await open('heatmap-grid', 1280);
+  const caption = await page.evaluate(
+    () => document.querySelector('attention-heatmap').shadowRoot.querySelector('[data-role=example]').textContent,
+  );
+  await page.close();
+  assert.match(caption, /^The course's worked example 2 /);
+  assert.match(
+    caption,
+    /a decoder would block it with a causal mask \(the course's example 3 does: the same two tokens, with that mask\)\.$/,
+  );
+  assert.doesNotMatch(caption, /with one, does/);
+});
