@@ -878,3 +878,64 @@ test('the heatmap grid’s caption of example 2 says in plain words which exampl
   );
   assert.doesNotMatch(caption, /with one, does/);
 });
+
+// Puts the page's `tag` into a `width` × `height` px box (height 0: as tall as it needs),
+// itself in a shrink-to-fit wrapper (an inline-block, as a host page that sizes an element to
+// its content) when `shrink`; resolves to what overflows: the element's and the wrapper's
+// widths, its scroll and client widths and height, every visible box of its shadow trees past
+// the box's right (or, with a height, bottom) edge, and every scroll region that scrolls.
+async function inBox(page, tag, { width, height = 0, shrink = false, attributes = {} }) {
+  return page.evaluate(
+    async ([tag, width, height, shrink, attributes]) => {
+      const el = document.querySelector(tag);
+      const box = document.createElement('div');
+      box.style.cssText = `width: ${width}px; ${height ? `height: ${height}px;` : ''}`;
+      const wrap = document.createElement('div');
+      if (shrink) wrap.style.display = 'inline-block';
+      box.append(wrap);
+      document.querySelector('main').prepend(box);
+      for (const [name, value] of Object.entries(attributes)) el.setAttribute(name, value);
+      wrap.append(el);
+      await new Promise((resolve) => setTimeout(resolve, 600)); // (the resize observers)
+      const edge = box.getBoundingClientRect();
+      const past = [],
+        scrolling = [];
+      const walk = (root) => {
+        for (const e of root.querySelectorAll('*')) {
+          if (e.shadowRoot) walk(e.shadowRoot);
+          if (!e.checkVisibility()) continue;
+          const r = e.getBoundingClientRect();
+          if (r.width === 0 || r.height === 0) continue;
+          if (r.right > edge.right + 0.5 || (height && r.bottom > edge.bottom + 0.5))
+            past.push(`${e.localName}.${e.getAttribute('class') ?? ''} ${Math.round(r.right)}×${Math.round(r.bottom)}`);
+          if (e.matches('.scroll') && e.scrollWidth > e.clientWidth + 1) scrolling.push(e.getAttribute('aria-label'));
+        }
+      };
+      walk(el.shadowRoot);
+      const r = el.getBoundingClientRect();
+      return {
+        width: r.width,
+        height: r.height,
+        wrap: wrap.getBoundingClientRect().width,
+        scroll: [el.scrollWidth, el.clientWidth],
+        within: r.right <= edge.right + 0.5 && (!height || r.bottom <= edge.bottom + 0.5),
+        past: [...new Set(past)].slice(0, 10),
+        scrolling,
+      };
+    },
+    [tag, width, height, shrink, attributes],
+  );
+}
+
+test('the explainer fits a 360 px box, also in a host that sizes it to its content: no box past the edge, no grid scrolling sideways (the grids band)', async () => {
+  for (const shrink of [false, true]) {
+    const { page } = await open('explainer', 1280);
+    const r = await inBox(page, 'attention-explainer', { width: 360, shrink });
+    await page.close();
+    assert.ok(r.width <= 360 && r.wrap <= 360, `shrink ${shrink}: ${r.width} px in a ${r.wrap} px wrapper`);
+    assert.ok(r.scroll[0] <= r.scroll[1], `shrink ${shrink}: scrollWidth ${r.scroll}`);
+    assert.ok(r.within);
+    assert.deepEqual(r.past, [], `shrink ${shrink}`);
+    assert.deepEqual(r.scrolling, [], `shrink ${shrink}`);
+  }
+});
