@@ -939,3 +939,31 @@ test('the explainer fits a 360 px box, also in a host that sizes it to its conte
     assert.deepEqual(r.scrolling, [], `shrink ${shrink}`);
   }
 });
+
+test('<attention-model layout="compact"> fits a 960 × 700 slide in each view, the next-token table beside the head and model views; without it the head view does not', async () => {
+  for (const [name, beside] of [
+    ['model-head', true],
+    ['model-model', true],
+    ['model-neuron', false],
+  ]) {
+    const { page } = await open(name, 1280);
+    const r = await inBox(page, 'attention-model', { width: 960, height: 700, attributes: { layout: 'compact' } });
+    const table = await page.evaluate(() => {
+      const root = document.querySelector('attention-model').shadowRoot;
+      const [view, extra] = [root.querySelector('.main > :first-child'), root.querySelector('table.probabilities')];
+      const [a, b] = [view.getBoundingClientRect(), extra.getBoundingClientRect()];
+      return { shown: b.height > 0, beside: b.left >= a.right && b.top < a.bottom };
+    });
+    await page.close();
+    assert.ok(r.within, `${name}: ${r.width} × ${r.height} px`);
+    assert.ok(r.scroll[0] <= r.scroll[1], `${name}: scrollWidth ${r.scroll}`);
+    assert.deepEqual(r.past, [], name);
+    assert.deepEqual(r.scrolling, [], name);
+    assert.deepEqual(table, { shown: beside, beside }, name);
+  }
+  // The premise: the default layout overflows the slide.
+  const { page } = await open('model-head', 1280);
+  const r = await inBox(page, 'attention-model', { width: 960, height: 700 });
+  await page.close();
+  assert.ok(!r.within && r.height > 700, `${r.height}`);
+});

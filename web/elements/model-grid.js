@@ -108,6 +108,7 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null, descrip
     table.addEventListener('focusout', rest);
   }
   const wrap = document.createElement('div');
+  wrap.className = 'model-grid-view';
   const legend = colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'map colour = attention weight' });
   const masked = descriptor && maps.some((_, l) => modelMask(descriptor, l));
   const legends = document.createElement('div');
