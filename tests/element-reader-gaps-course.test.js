@@ -5,7 +5,7 @@
 // the elements' own inputs.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { elementPages, printedNumber } from './helpers/element-page.js';
+import { elementPages, visibleText, printedNumber } from './helpers/element-page.js';
 import { EXAMPLES, WEIGHTS } from '../web/elements/course-examples.js';
 
 const open = elementPages(test);
@@ -460,28 +460,6 @@ test("sources said: pruning's P (scores of stated made-up vectors, not probabili
     /^The table's q = \(1, 0\.5\) after RoPE at query positions 0 to 7 \(solid arrows, q0 … q7\) and its k = \(0\.3, 1\)/,
   );
 });
-
-// The text a reader sees in element `tag` (its shadow trees included): text nodes whose
-// element is rendered (checkVisibility) and not visually hidden, joined by spaces.
-const visibleText = (page, tag) =>
-  page.evaluate((tag) => {
-    const parts = [];
-    const walk = (root) => {
-      for (const node of root.childNodes) {
-        if (node.nodeType === Node.TEXT_NODE) {
-          const box = node.parentElement?.getBoundingClientRect();
-          // (a 1 px box: visually hidden, for screen readers)
-          if (node.parentElement?.checkVisibility() && box.width > 1 && node.textContent.trim())
-            parts.push(node.textContent.trim());
-        } else if (node.nodeType === Node.ELEMENT_NODE) {
-          if (node.shadowRoot) walk(node.shadowRoot);
-          walk(node);
-        }
-      }
-    };
-    walk(document.querySelector(tag).shadowRoot);
-    return parts.join(' ');
-  }, tag);
 
 test('on paper no live-only hint (hover, click, tap, press, drag) is printed; on screen a hint says "click or tap", and steps’ mask controls stay off paper', async () => {
   const pages = [
