@@ -41,13 +41,13 @@ svg text { font: 13px system-ui, sans-serif; fill: currentColor; }
 svg line { stroke: var(--_line); }
 svg g.token:focus-visible { outline: 2px solid var(--_focus); outline-offset: 1px; }
 svg g.token:focus text, svg g.token.active text { font-weight: 700; }
-svg line.dim { opacity: 0.05 !important; }
 svg line.off { display: none; }
 /* one map drawn: the other tokens' lines thin and grey, so that the focused token's stand out */
 svg line.other { stroke: light-dark(#a3a3a3, #5c5c5c) !important; stroke-width: 1px; opacity: 0.6 !important; }
+svg line.dim { opacity: 0.05 !important; }
 svg g.token.active text { text-decoration: underline; text-underline-offset: 3px; }
 svg circle.anchor { fill: var(--_line); }
-svg text.weight { font-size: 12px; font-variant-numeric: tabular-nums; paint-order: stroke; stroke: Canvas; stroke-width: 3px; stroke-linejoin: round; }
+svg text.weight { font-size: 13px; /* the token names' size: 11.6 px once a 390 px page scales the drawing */ font-variant-numeric: tabular-nums; paint-order: stroke; stroke: Canvas; stroke-width: 3px; stroke-linejoin: round; }
 svg text.heading { font-weight: 600; }
 .readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; max-width: 40rem; }
 .readout .weights { overflow-wrap: anywhere; }
