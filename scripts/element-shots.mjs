@@ -5,6 +5,8 @@
 // (--root: the checkout whose web/, bindings/ and dist/ are served; default this one;
 //  --out: where the PNGs go, default docs/images/elements, or build/element-shots with --all (the
 //  review set: 70 images, not kept in the repository); --only a,b: those pages only).
+// With --all, a 390 px page taller than TILE_HEIGHT is also written as tiles a viewer shows at
+// full size (name-390-part1.png …, name-390-dark-part1.png …; the whole page stays as well).
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +43,25 @@ export function elementPage(tag, scheme = 'light') {
 <style>body { margin: 16px; font: 16px system-ui, sans-serif; ${scheme === 'dark' ? 'background: #111; color: #eee;' : ''} }</style>
 <script type="importmap">{ "imports": { "@huggingface/tokenizers": "/node_modules/@huggingface/tokenizers/dist/tokenizers.min.mjs", "@huggingface/jinja": "/node_modules/@huggingface/jinja/dist/index.js" } }</script>
 <script type="module" src="/web/elements/index.js"></script></head><body><main><h1 style="font-size: 1rem">${title}</h1>${tag}</main></body></html>`;
+}
+
+/** The most px a tile of a tall screenshot holds, and the px two tiles share (a line cut at one tile's edge is whole in the other). */
+export const TILE_HEIGHT = 1600;
+export const TILE_OVERLAP = 48;
+
+/**
+ * The tiles of a screenshot `height` px tall: [[top, height]] of at most `most` px each, the
+ * first at 0, the last ending at `height`, each starting `overlap` px before the previous one
+ * ends; [] when the whole fits one.
+ */
+export function tileRanges(height, most = TILE_HEIGHT, overlap = TILE_OVERLAP) {
+  if (height <= most) return [];
+  const n = Math.ceil((height - overlap) / (most - overlap));
+  const step = Math.ceil((height - overlap) / n);
+  return Array.from({ length: n }, (_, i) => {
+    const top = i * step;
+    return [top, Math.min(step + overlap, height - top)];
+  });
 }
 
 /** Waits until the element has drawn something that is not a progress bar (and all of it). */
@@ -119,6 +140,7 @@ async function main() {
           ? `${out}/${name}-${width}${scheme === 'dark' ? '-dark' : ''}${media === 'print' ? '-print' : ''}.png`
           : `${out}/${name}.png`;
         await writeFile(file, await page.locator('main').screenshot());
+        if (values.all && width === 390) await writeTiles(page, file.replace(/\.png$/, ''));
         await page.close();
       }
       console.log(name);
@@ -127,6 +149,16 @@ async function main() {
     await browser.close();
     server.close();
     await rm(site, { recursive: true });
+  }
+}
+
+// A tall page's <main> as tiles beside its whole screenshot: `${stem}-part1.png` ….
+async function writeTiles(page, stem) {
+  const box = await page.locator('main').boundingBox();
+  const tiles = tileRanges(Math.ceil(box.height));
+  for (const [n, [top, height]] of tiles.entries()) {
+    const clip = { x: box.x, y: box.y + top, width: box.width, height };
+    await writeFile(`${stem}-part${n + 1}.png`, await page.screenshot({ fullPage: true, clip }));
   }
 }
 

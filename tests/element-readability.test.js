@@ -423,7 +423,7 @@ test("attention-model: head chips toggle a head's lines; the neuron view shows q
       };
     });
   const before = await lines();
-  assert.deepEqual(before.chips, ['head 0', 'head 1', 'head 2', 'head 3']);
+  assert.deepEqual(before.chips, ['head 0 (blue)', 'head 1 (orange)', 'head 2 (green)', 'head 3 (purple)']);
   assert.equal(before.pressed, 'true');
   assert.equal(before.head1 * 4, before.all, 'each head draws T² lines');
   const chip = page.locator('attention-model').locator('attention-heatmap').locator('.chip[data-head="0"]');
@@ -498,7 +498,7 @@ test('attention-model model view: the caption names the axes and tokens; focusin
     const el = document.querySelector('attention-model');
     const json = el.toJSON();
     return {
-      caption: el.shadowRoot.querySelector('table.model-grid caption').textContent,
+      caption: el.shadowRoot.querySelector('table.model-grid caption').innerText,
       readout: el.shadowRoot.querySelector('.readout').textContent,
       // the tokens as the views name them (a repeated one with its position: ␣·2)
       labels: json.tokens.map((t) => t.name),
@@ -644,7 +644,7 @@ test('the lines view says "more opaque = more weight", true in light and dark pa
     const { page } = await open('heatmap-lines', 1280, scheme);
     const r = await page.evaluate(() => {
       const root = document.querySelector('attention-heatmap').shadowRoot;
-      const lines = [...root.querySelectorAll('svg line')];
+      const lines = [...root.querySelectorAll('svg line:not(.other)')]; // the selected token's
       const luminance = (colour) => {
         const [r, g, b] = colour.match(/[\d.]+/g).map(Number);
         const lin = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
@@ -668,11 +668,17 @@ test('the lines view says "more opaque = more weight", true in light and dark pa
     await page.close();
     assert.match(r.caption, /the thicker and more opaque \(solid\) the line, the more weight/);
     assert.doesNotMatch(r.caption, /darker/);
-    assert.match(r.key, /^line width and opacity = weight: 0 \(thin, faint\)\s*1 \(thick, solid\)$/);
+    assert.match(
+      r.key,
+      /^line width and opacity = weight: 0 \(thin, faint\)\s*1 \(thick, solid\) · thin grey: the other tokens' lines$/,
+    );
     assert.equal(r.strokes.length, 1);
     assert.deepEqual(r.samples, r.strokes, `${scheme}: the key's samples in the lines' colour`);
-    for (const [opacity, weight] of r.opacities)
-      assert.ok(Math.abs(opacity - weight) < 1e-6, `${opacity} vs ${weight}`);
+    // opacity grows with the weight from 0.45 (any weight above 0) to 1; 0 for a weight of 0
+    for (const [opacity, weight] of r.opacities) {
+      const expected = weight > 0 ? 0.45 + 0.55 * weight : 0;
+      assert.ok(Math.abs(opacity - expected) < 1e-6, `${opacity} vs ${expected} for ${weight}`);
+    }
     // The premise: on a dark page a heavy line is lighter than the page, so "darker" was false.
     assert.equal(r.lineLighterThanPage, scheme === 'dark');
   }

@@ -5,7 +5,7 @@
 // the elements' own inputs.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { elementPages, printedNumber } from './helpers/element-page.js';
+import { elementPages, visibleText, printedNumber } from './helpers/element-page.js';
 import { settled } from '../scripts/element-shots.mjs';
 import { EXAMPLES, WEIGHTS } from '../web/elements/course-examples.js';
 
@@ -207,7 +207,7 @@ test('references a reader lacks are said inline: what the worked example is (no 
     steps.intro,
   );
   // It names example 3 by what it is, not by a number alone.
-  assert.match(steps.intro, /\(as the course's example 3, the same two tokens with one, does\)/);
+  assert.match(steps.intro, /\(the course's example 3 does: the same two tokens, with that mask\)/);
   assert.equal(steps.weights, "the slides' made-up numbers, not learned (editable)");
   // The caller's own weights: no such claim.
   ({ page } = await open('steps', 1280));
@@ -460,28 +460,6 @@ test("sources said: pruning's P (scores of stated made-up vectors, not probabili
     /^Solid arrows q0 … q7: one query vector, q = \(1, 0\.5\) before rotation, rotated by RoPE to query positions 0 to 7 \(q_m is q at position m\)\. Dashed arrows k0 … k7: one key vector, k = \(0\.3, 1\) before rotation, .* These are the q_m and k_n of the score table q_m · k_n\./,
   );
 });
-
-// The text a reader sees in element `tag` (its shadow trees included): text nodes whose
-// element is rendered (checkVisibility) and not visually hidden, joined by spaces.
-const visibleText = (page, tag) =>
-  page.evaluate((tag) => {
-    const parts = [];
-    const walk = (root) => {
-      for (const node of root.childNodes) {
-        if (node.nodeType === Node.TEXT_NODE) {
-          const box = node.parentElement?.getBoundingClientRect();
-          // (a 1 px box: visually hidden, for screen readers)
-          if (node.parentElement?.checkVisibility() && box.width > 1 && node.textContent.trim())
-            parts.push(node.textContent.trim());
-        } else if (node.nodeType === Node.ELEMENT_NODE) {
-          if (node.shadowRoot) walk(node.shadowRoot);
-          walk(node);
-        }
-      }
-    };
-    walk(document.querySelector(tag).shadowRoot);
-    return parts.join(' ');
-  }, tag);
 
 test('on paper no live-only hint (hover, click, tap, press, drag) is printed; on screen a hint says "click or tap", and steps’ mask controls stay off paper', async () => {
   const pages = [

@@ -6,7 +6,7 @@
 // readable head colours on a dark page.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { elementPages, printedNumber as number } from './helpers/element-page.js';
+import { elementPages, printedNumber as number, visibleText } from './helpers/element-page.js';
 import { contrast } from './helpers/contrast.js';
 import { formatNumber } from '../web/elements/format.js';
 
@@ -277,35 +277,6 @@ test('the neuron view at 390 px: its legend right above the table, q·k as the s
   await page.emulateMedia({ media: 'print' });
   assert.equal((await read()).hintShown, false, 'no live-only hint on paper');
   await page.close();
-});
-
-test('on a dark page every head colour (chips and lines, 2 to 16 heads) stands out from the background at 3:1 or more', async () => {
-  const { page } = await open('heatmap-lines', 390, 'dark');
-  const colours = await page.evaluate(() => {
-    const out = [];
-    for (const count of [2, 3, 4, 8, 12, 16]) {
-      const h = document.createElement('attention-heatmap');
-      h.setAttribute('view', 'lines');
-      h.setAttribute('head', 'all');
-      h.setAttribute('tokens', 'a,b');
-      document.querySelector('main').append(h);
-      h.weights = { data: new Float32Array(count * 4).fill(0.5), shape: [count, 2, 2] };
-      const root = h.shadowRoot;
-      for (const chip of root.querySelectorAll('.chip'))
-        out.push([count, chip.dataset.head, getComputedStyle(chip).borderLeftColor]);
-      for (const line of root.querySelectorAll('line'))
-        out.push([count, line.dataset.head, getComputedStyle(line).stroke]);
-      h.remove();
-    }
-    return { out, background: getComputedStyle(document.body).backgroundColor };
-  });
-  await page.close();
-  assert.equal(colours.background, 'rgb(17, 17, 17)');
-  assert.ok(colours.out.length > 100);
-  for (const [count, head, colour] of colours.out) {
-    const ratio = contrast(colour, colours.background);
-    assert.ok(ratio >= 3, `head ${head} of ${count}: ${colour} at ${ratio.toFixed(2)}:1`);
-  }
 });
 
 test('the explainer has one head control, stage 3’s chips (no second menu above)', async () => {
@@ -671,4 +642,279 @@ test('on a dark page no legend of the model views names a colour by the page’s
     for (const text of legends) assert.doesNotMatch(text, /white/i, `${name}: ${text}`);
     if (name === 'model-neuron') assert.match(legends.join(' '), /\(palest = 0\)/);
   }
+});
+
+// Round 7: what the round-6 reader still could not say from the model views' screenshots.
+
+// A computed colour ('rgb(r, g, b)') as CIELAB (D65) after simulated deuteranopia: Machado,
+// Oliveira and Fernandes (2009), severity 1, applied to linear sRGB.
+function deuteranopeLab(colour) {
+  const lin = (c) => ((c /= 255) <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+  const [r, g, b] = colour
+    .match(/[\d.]+/g)
+    .slice(0, 3)
+    .map(Number)
+    .map(lin);
+  const M = [
+    [0.367322, 0.860646, -0.227968],
+    [0.280085, 0.672501, 0.047413],
+    [-0.01182, 0.04294, 0.968881],
+  ];
+  const [R, G, B] = M.map((m) => Math.min(1, Math.max(0, m[0] * r + m[1] * g + m[2] * b)));
+  const X = (0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047,
+    Y = 0.2126 * R + 0.7152 * G + 0.0722 * B,
+    Z = (0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883;
+  const f = (t) => (t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116);
+  return [116 * f(Y) - 16, 500 * (f(X) - f(Y)), 200 * (f(Y) - f(Z))];
+}
+
+test('head colours: named in the chips ("head 0 (blue)"), 3:1 or more against a light and a dark page, and told apart under simulated deuteranopia (ΔE ≥ 15 for every pair up to six heads)', async () => {
+  for (const scheme of ['light', 'dark']) {
+    const { page } = await open('heatmap-lines', 1280, scheme);
+    const r = await page.evaluate(() => {
+      const out = [];
+      for (const count of [2, 3, 4, 5, 6, 8, 12, 16]) {
+        const h = document.createElement('attention-heatmap');
+        h.setAttribute('view', 'lines');
+        h.setAttribute('head', 'all');
+        h.setAttribute('tokens', 'a,b');
+        document.querySelector('main').append(h);
+        h.weights = { data: new Float32Array(count * 4).fill(0.5), shape: [count, 2, 2] };
+        const root = h.shadowRoot;
+        const lines = [...root.querySelectorAll('line')];
+        out.push({
+          count,
+          chips: [...root.querySelectorAll('.chip')].map((c) => [c.textContent, getComputedStyle(c).borderLeftColor]),
+          strokes: [...new Set(lines.map((l) => getComputedStyle(l).stroke))],
+        });
+        h.remove();
+      }
+      let bg = document.body;
+      while (bg && /rgba\(.*, 0\)|transparent/.test(getComputedStyle(bg).backgroundColor)) bg = bg.parentElement;
+      return { out, page: bg ? getComputedStyle(bg).backgroundColor : 'rgb(255, 255, 255)' };
+    });
+    await page.close();
+    assert.equal(r.page, scheme === 'dark' ? 'rgb(17, 17, 17)' : 'rgb(255, 255, 255)');
+    const names = ['blue', 'orange', 'green', 'purple', 'sky blue', 'olive'];
+    for (const { count, chips, strokes } of r.out) {
+      assert.equal(chips.length, count);
+      assert.deepEqual(
+        new Set(strokes),
+        new Set(chips.map(([, c]) => c)),
+        `${count} heads: lines in the chips' colours`,
+      );
+      chips.forEach(([text, colour], n) => {
+        assert.equal(text, count <= 6 ? `head ${n} (${names[n]})` : `head ${n}`);
+        const ratio = contrast(colour, r.page);
+        assert.ok(ratio >= 3, `${scheme}, head ${n} of ${count}: ${colour} at ${ratio.toFixed(2)}:1`);
+      });
+      if (count > 6) continue;
+      // CIE76 ΔE 2.3 is a just-noticeable difference between two large patches side by side; a
+      // head's line is 1–6 px wide and its chip's colour is seen apart from the others', so we
+      // ask for more than six times that.
+      for (let a = 0; a < count; a++)
+        for (let b = a + 1; b < count; b++) {
+          const [x, y] = [deuteranopeLab(chips[a][1]), deuteranopeLab(chips[b][1])];
+          const dE = Math.hypot(x[0] - y[0], x[1] - y[1], x[2] - y[2]);
+          assert.ok(
+            dE >= 15,
+            `${scheme}, ${count} heads: heads ${a} and ${b} at ΔE ${dE.toFixed(1)} for a deuteranope`,
+          );
+        }
+    }
+  }
+});
+
+test('the lines view at near-equal weights (0.522 and 0.478): the selected query’s lines in colour with their weights at their ends, 3:1 on the page; the other query’s thin and grey; a click moves both', async () => {
+  for (const scheme of ['light', 'dark']) {
+    const { page } = await open('heatmap-lines', 1280, scheme);
+    const read = (act = '') =>
+      page.evaluate((act) => {
+        const h = document.querySelector('attention-heatmap');
+        const root = h.shadowRoot;
+        if (act) new Function('root', act)(root);
+        let bg = document.body;
+        while (bg && /rgba\(.*, 0\)|transparent/.test(getComputedStyle(bg).backgroundColor)) bg = bg.parentElement;
+        const tokenY = (side, n) =>
+          Number(root.querySelector(`g.token[data-side="${side}"][data-index="${n}"] text`).getAttribute('y'));
+        return {
+          weights: h.weights[0],
+          page: bg ? getComputedStyle(bg).backgroundColor : 'rgb(255, 255, 255)',
+          lines: [...root.querySelectorAll('svg line')].map((l) => {
+            const style = getComputedStyle(l);
+            return {
+              query: Number(l.dataset.query),
+              key: Number(l.dataset.key),
+              other: l.classList.contains('other'),
+              stroke: style.stroke,
+              width: parseFloat(style.strokeWidth),
+              opacity: Number(style.opacity),
+            };
+          }),
+          labels: [...root.querySelectorAll('svg text.weight')].map((t) => ({
+            key: Number(t.dataset.key),
+            text: t.textContent,
+            y: Number(t.getAttribute('y')),
+            keyY: tokenY('key', Number(t.dataset.key)),
+          })),
+          underlined: [...root.querySelectorAll('g.token')]
+            .filter((g) => getComputedStyle(g.querySelector('text')).textDecorationLine === 'underline')
+            .map((g) => `${g.dataset.side} ${g.dataset.index}`),
+        };
+      }, act);
+    const check = (r, query) => {
+      const mine = r.lines.filter((l) => l.query === query);
+      const others = r.lines.filter((l) => l.query !== query);
+      assert.ok(mine.length === 2 && others.length === 2);
+      assert.ok(mine.every((l) => !l.other) && others.every((l) => l.other));
+      // a line as seen: its stroke at its opacity over the page
+      const seen = (l) => contrast(l.stroke.replace('rgb(', 'rgba(').replace(')', `, ${l.opacity})`), r.page);
+      for (const l of mine)
+        assert.ok(seen(l) >= 3, `${scheme}: query ${query}'s line to ${l.key} at ${seen(l).toFixed(2)}:1`);
+      for (const l of others) {
+        assert.ok(l.width <= 1 && l.stroke !== mine[0].stroke, `${scheme}: the other query's line thin and grey`);
+        assert.ok(
+          seen(l) < 2,
+          `${scheme}: the other query's line fainter than the selected's (${seen(l).toFixed(2)}:1)`,
+        );
+      }
+      assert.deepEqual(
+        r.labels.map((t) => [t.key, t.text]),
+        r.weights[query].map((x, j) => [j, formatNumber(x, 2)]),
+      );
+      for (const t of r.labels) assert.equal(t.y, t.keyY - 8, 'the weight sits just above its key’s row');
+      assert.deepEqual(r.underlined, [`query ${query}`]);
+    };
+    const r = await read();
+    assert.ok(Math.abs(r.weights[1][0] - 0.522) < 5e-4 && Math.abs(r.weights[1][1] - 0.478) < 5e-4);
+    check(r, 1);
+    check(
+      await read(
+        `root.querySelector('g.token[data-side="query"][data-index="0"]').dispatchEvent(new MouseEvent('click'));`,
+      ),
+      0,
+    );
+    await page.close();
+  }
+});
+
+test('on paper the model views name no control print removes (pick, click, hover, focus …): they say what is shown instead', async () => {
+  const controls = /\b(pick (?:a|an|another|one)|click|clicked|tap|hover|hovering|focus|focused|press|drag)\b/i;
+  for (const [name, tag, shown] of [
+    ['explainer', 'attention-explainer', /the head shown: layer 0, head 0/],
+    ['model-model', 'attention-model', /Outlined: the layer shown, layer 0 \(every head\)/],
+    ['model-head', 'attention-model', /in bold: “at·8” ?\)/],
+    ['model-neuron', 'attention-model', null],
+  ]) {
+    const { page } = await open(name, 1280);
+    await page.emulateMedia({ media: 'print' });
+    const words = await visibleText(page, tag);
+    await page.close();
+    const found = words.match(new RegExp(`.{0,60}${controls.source}.{0,40}`, 'i'));
+    assert.equal(found, null, `${name} on paper: “${found?.[0]}”`);
+    if (shown) assert.match(words, shown, name);
+  }
+});
+
+test('the heatmap grid’s caption of example 2 says in plain words which example is masked (not “the same two tokens with one, does”)', async () => {
+  const { page } = await open('heatmap-grid', 1280);
+  const caption = await page.evaluate(
+    () => document.querySelector('attention-heatmap').shadowRoot.querySelector('[data-role=example]').textContent,
+  );
+  await page.close();
+  assert.match(caption, /^The course's worked example 2 /);
+  assert.match(
+    caption,
+    /a decoder would block it with a causal mask \(the course's example 3 does: the same two tokens, with that mask\)\.$/,
+  );
+  assert.doesNotMatch(caption, /with one, does/);
+});
+
+// Puts the page's `tag` into a `width` × `height` px box (height 0: as tall as it needs),
+// itself in a shrink-to-fit wrapper (an inline-block, as a host page that sizes an element to
+// its content) when `shrink`; resolves to what overflows: the element's and the wrapper's
+// widths, its scroll and client widths and height, every visible box of its shadow trees past
+// the box's right (or, with a height, bottom) edge, and every scroll region that scrolls.
+async function inBox(page, tag, { width, height = 0, shrink = false, attributes = {} }) {
+  return page.evaluate(
+    async ([tag, width, height, shrink, attributes]) => {
+      const el = document.querySelector(tag);
+      const box = document.createElement('div');
+      box.style.cssText = `width: ${width}px; ${height ? `height: ${height}px;` : ''}`;
+      const wrap = document.createElement('div');
+      if (shrink) wrap.style.display = 'inline-block';
+      box.append(wrap);
+      document.querySelector('main').prepend(box);
+      for (const [name, value] of Object.entries(attributes)) el.setAttribute(name, value);
+      wrap.append(el);
+      await new Promise((resolve) => setTimeout(resolve, 600)); // (the resize observers)
+      const edge = box.getBoundingClientRect();
+      const past = [],
+        scrolling = [];
+      const walk = (root) => {
+        for (const e of root.querySelectorAll('*')) {
+          if (e.shadowRoot) walk(e.shadowRoot);
+          if (!e.checkVisibility()) continue;
+          const r = e.getBoundingClientRect();
+          if (r.width === 0 || r.height === 0) continue;
+          if (r.right > edge.right + 0.5 || (height && r.bottom > edge.bottom + 0.5))
+            past.push(`${e.localName}.${e.getAttribute('class') ?? ''} ${Math.round(r.right)}×${Math.round(r.bottom)}`);
+          if (e.matches('.scroll') && e.scrollWidth > e.clientWidth + 1) scrolling.push(e.getAttribute('aria-label'));
+        }
+      };
+      walk(el.shadowRoot);
+      const r = el.getBoundingClientRect();
+      return {
+        width: r.width,
+        height: r.height,
+        wrap: wrap.getBoundingClientRect().width,
+        scroll: [el.scrollWidth, el.clientWidth],
+        within: r.right <= edge.right + 0.5 && (!height || r.bottom <= edge.bottom + 0.5),
+        past: [...new Set(past)].slice(0, 10),
+        scrolling,
+      };
+    },
+    [tag, width, height, shrink, attributes],
+  );
+}
+
+test('the explainer fits a 360 px box, also in a host that sizes it to its content: no box past the edge, no grid scrolling sideways (the grids band)', async () => {
+  for (const shrink of [false, true]) {
+    const { page } = await open('explainer', 1280);
+    const r = await inBox(page, 'attention-explainer', { width: 360, shrink });
+    await page.close();
+    assert.ok(r.width <= 360 && r.wrap <= 360, `shrink ${shrink}: ${r.width} px in a ${r.wrap} px wrapper`);
+    assert.ok(r.scroll[0] <= r.scroll[1], `shrink ${shrink}: scrollWidth ${r.scroll}`);
+    assert.ok(r.within);
+    assert.deepEqual(r.past, [], `shrink ${shrink}`);
+    assert.deepEqual(r.scrolling, [], `shrink ${shrink}`);
+  }
+});
+
+test('<attention-model layout="compact"> fits a 960 × 700 slide in each view, the next-token table beside the head and model views; without it the head view does not', async () => {
+  for (const [name, beside] of [
+    ['model-head', true],
+    ['model-model', true],
+    ['model-neuron', false],
+  ]) {
+    const { page } = await open(name, 1280);
+    const r = await inBox(page, 'attention-model', { width: 960, height: 700, attributes: { layout: 'compact' } });
+    const table = await page.evaluate(() => {
+      const root = document.querySelector('attention-model').shadowRoot;
+      const [view, extra] = [root.querySelector('.main > :first-child'), root.querySelector('table.probabilities')];
+      const [a, b] = [view.getBoundingClientRect(), extra.getBoundingClientRect()];
+      return { shown: b.height > 0, beside: b.left >= a.right && b.top < a.bottom };
+    });
+    await page.close();
+    assert.ok(r.within, `${name}: ${r.width} × ${r.height} px`);
+    assert.ok(r.scroll[0] <= r.scroll[1], `${name}: scrollWidth ${r.scroll}`);
+    assert.deepEqual(r.past, [], name);
+    assert.deepEqual(r.scrolling, [], name);
+    assert.deepEqual(table, { shown: beside, beside }, name);
+  }
+  // The premise: the default layout overflows the slide.
+  const { page } = await open('model-head', 1280);
+  const r = await inBox(page, 'attention-model', { width: 960, height: 700 });
+  await page.close();
+  assert.ok(!r.within && r.height > 700, `${r.height}`);
 });

@@ -50,3 +50,27 @@ export function elementPages(test) {
 
 /** A number as the views print it: '−0.250' → -0.25. */
 export const printedNumber = (text) => Number(text.replace('−', '-'));
+
+/**
+ * The text a reader sees in element `tag` (the page's first; its shadow trees included): text
+ * nodes whose element is rendered (checkVisibility) and not visually hidden, joined by spaces.
+ */
+export const visibleText = (page, tag) =>
+  page.evaluate((tag) => {
+    const parts = [];
+    const walk = (root) => {
+      for (const node of root.childNodes) {
+        if (node.nodeType === Node.TEXT_NODE) {
+          const box = node.parentElement?.getBoundingClientRect();
+          // (a 1 px box: visually hidden, for screen readers)
+          if (node.parentElement?.checkVisibility() && box.width > 1 && node.textContent.trim())
+            parts.push(node.textContent.trim());
+        } else if (node.nodeType === Node.ELEMENT_NODE) {
+          if (node.shadowRoot) walk(node.shadowRoot);
+          walk(node);
+        }
+      }
+    };
+    walk(document.querySelector(tag).shadowRoot);
+    return parts.join(' ');
+  }, tag);

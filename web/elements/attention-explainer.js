@@ -41,8 +41,11 @@ select { max-width: 100%; }
 .tokens { display: flex; flex-wrap: wrap; gap: 0.25rem; }
 .tokens button { padding: 0.1rem 0.45rem; border: 1px solid var(--attn-border, #8886); border-radius: 4px; background: none; color: inherit; cursor: pointer; }
 .tokens button[aria-checked=true] { border: 2px solid var(--_selected); font-weight: 700; }
-/* Wide pages: the stages flow in two columns (down the first, then the second). */
-.stages { columns: 32rem 2; column-gap: 2rem; }
+/* Wide pages: the stages flow in two columns (down the first, then the second). They take the
+   width they are given and ask for none (contain: inline-size): a page that sizes the element
+   to its content (an inline-block, a flex item) gets a width its controls need, and the
+   grids band to fit it (a 9-column grid had held such a host at 499 px on a 390 px phone). */
+.stages { columns: 32rem 2; column-gap: 2rem; contain: inline-size; }
 section { border-top: 1px solid var(--attn-border, #8884); padding: 0.4rem 0; break-inside: avoid; }
 h2 { font-size: 1rem; margin: 0.2rem 0; }
 .pair { display: flex; flex-wrap: wrap; gap: 0.3rem 1.5rem; }

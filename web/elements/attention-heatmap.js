@@ -25,6 +25,9 @@ import { errorMessage } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
 import { positionedLabels } from './model-views.js';
 import { positionNote } from './token-positions.js';
+import { headColour, headLabel } from './head-colours.js';
+
+export { headColour };
 
 const TAG = 'attention-heatmap';
 
@@ -38,8 +41,13 @@ svg text { font: 13px system-ui, sans-serif; fill: currentColor; }
 svg line { stroke: var(--_line); }
 svg g.token:focus-visible { outline: 2px solid var(--_focus); outline-offset: 1px; }
 svg g.token:focus text, svg g.token.active text { font-weight: 700; }
-svg line.dim { opacity: 0.05 !important; }
 svg line.off { display: none; }
+/* one map drawn: the other tokens' lines thin and grey, so that the focused token's stand out */
+svg line.other { stroke: light-dark(#a3a3a3, #5c5c5c) !important; stroke-width: 1px; opacity: 0.6 !important; }
+svg line.dim { opacity: 0.05 !important; }
+svg g.token.active text { text-decoration: underline; text-underline-offset: 3px; }
+svg circle.anchor { fill: var(--_line); }
+svg text.weight { font-size: 13px; /* the token names' size: 11.6 px once a 390 px page scales the drawing */ font-variant-numeric: tabular-nums; paint-order: stroke; stroke: Canvas; stroke-width: 3px; stroke-linejoin: round; }
 svg text.heading { font-weight: 600; }
 .readout { font-size: 0.85rem; min-height: 1.3em; font-variant-numeric: tabular-nums; max-width: 40rem; }
 .readout .weights { overflow-wrap: anywhere; }
@@ -66,6 +74,16 @@ const HEAD_SPREAD = 3;
 /** A line's width in px for a weight in [0, 1]: width encodes the weight as well as opacity. */
 export function lineWidth(weight) {
   return 0.5 + 5.5 * Math.max(0, Math.min(1, weight));
+}
+
+/**
+ * A line's opacity for a weight in [0, 1]: 0 for 0 (a masked key: no line), else from 0.45 up
+ * to 1, so that a weight near 0.5 still stands out from a light or a dark page at 3:1 (at
+ * opacity = weight, 0.478 of the light scheme's blue was 2.1:1 on white).
+ */
+export function lineOpacity(weight) {
+  const w = Math.max(0, Math.min(1, weight));
+  return w > 0 ? 0.45 + 0.55 * w : 0;
 }
 
 function parseList(text) {
@@ -134,16 +152,6 @@ function checkSizes(heads, lq, lk) {
 
 // One head's [Lq][Lk] as fresh arrays of numbers.
 const numberRows = (head) => Array.from(head, (row) => Array.from(row, toNumber));
-
-/**
- * Head n's colour of `count` in the all-heads view: hues spread around the wheel, lighter on a
- * dark page (light-dark: the element's colour scheme), where hsl(h 70% 45%) kept under 3:1
- * against #111 for blues and purples (head 4 of 4); 75% 65% keeps every hue above 4:1.
- */
-export function headColour(n, count) {
-  const hue = Math.round((360 * n) / count);
-  return `light-dark(hsl(${hue} 70% 45%), hsl(${hue} 75% 65%))`;
-}
 
 /** The mean over heads, [Lq][Lk]. */
 export function headAverage(heads) {
@@ -480,7 +488,7 @@ document.body.append(heatmap);
       chip.dataset.head = String(n);
       chip.style.setProperty('--chip', headColour(n, count));
       chip.setAttribute('aria-pressed', String(!this.#hidden.has(n)));
-      chip.textContent = `head ${n}`;
+      chip.textContent = headLabel(n, count);
       chip.addEventListener('click', () => {
         if (this.#hidden.has(n)) this.#hidden.delete(n);
         else this.#hidden.add(n);
@@ -559,7 +567,7 @@ document.body.append(heatmap);
           line.setAttribute('x2', String(right));
           line.setAttribute('y2', String(y(j) - 4 + dy));
           line.setAttribute('stroke-width', String(lineWidth(weights[i][j])));
-          line.style.opacity = String(Math.max(0, Math.min(1, weights[i][j])));
+          line.style.opacity = String(lineOpacity(weights[i][j]));
           if (colour) {
             line.style.stroke = colour;
             line.dataset.head = String(head);
@@ -584,10 +592,24 @@ document.body.append(heatmap);
     // Every head at once: only one token's lines are drawn (every head's, a colour each; the
     // selected token's, or the one under the pointer or the focus): all queries' lines of all
     // heads together were a bundle no one could follow.
+    // One map drawn: the other tokens' lines thin and grey, the token's own lines in colour with
+    // their weights written at their far end, and a dot where they meet.
+    const labels = document.createElementNS(SVG, 'g');
+    const anchor = document.createElementNS(SVG, 'circle');
+    anchor.setAttribute('class', 'anchor');
+    anchor.setAttribute('r', '4');
+    anchor.setAttribute('aria-hidden', 'true');
     const only = (side, index) => {
-      if (!all) return;
+      anchor.setAttribute('cx', String(side === 'query' ? left : right));
+      anchor.setAttribute('cy', String(y(index) - 4));
+      if (all) {
+        for (const line of svg.querySelectorAll('line'))
+          line.classList.toggle('off', Number(line.dataset[side]) !== index);
+        return;
+      }
       for (const line of svg.querySelectorAll('line'))
-        line.classList.toggle('off', Number(line.dataset[side]) !== index);
+        line.classList.toggle('other', Number(line.dataset[side]) !== index);
+      labels.replaceChildren(...lineWeights(w, side, index, { left, right, y }));
     };
     const select = (side, index) => {
       if (!this.#selected || this.#selected.side !== side || this.#selected.index !== index)
@@ -619,9 +641,6 @@ document.body.append(heatmap);
       g.append(t);
       const show = () => {
         only(side, index);
-        if (!all)
-          for (const line of svg.querySelectorAll('line'))
-            line.classList.toggle('dim', Number(line.dataset[side]) !== index);
         readout.replaceChildren(...describe(side, index));
         if (side === 'query') {
           const best = w[index].indexOf(Math.max(...w[index]));
@@ -646,6 +665,7 @@ document.body.append(heatmap);
       });
       svg.append(g);
     };
+    svg.append(anchor, labels);
     tokens.q.slice(0, lq).forEach((text, i) => token(text, left - 8, y(i), 'end', 'query', i));
     tokens.k.slice(0, lk).forEach((text, j) => token(text, right + 8, y(j), 'start', 'key', j));
     const first = selected();
@@ -660,7 +680,7 @@ document.body.append(heatmap);
       readout,
       printedWeights(printed, tokens, masked),
       captionLine(
-        `Each query token on the left sends a line to every key token on the right; the thicker and more opaque (solid) the line, the more weight, the thinner and fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show, and only the selected token's lines (its weights are written under the drawing)` : ''}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note} Heads and positions count from 0; the weights under the drawing are the selected token's, the largest in bold.`.replace(
+        `Each query token on the left sends a line to every key token on the right; the thicker and more opaque (solid) the line, the more weight, the thinner and fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show, and only the selected token's lines (its weights are written under the drawing)` : `; the selected token (underlined, a dot where its lines meet) has its lines in colour with their weights at their ends, the other tokens' lines are thin and grey`}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note} Heads and positions count from 0; the weights under the drawing are the selected token's, the largest in bold.`.replace(
           '  ',
           ' ',
         ),
@@ -670,6 +690,25 @@ document.body.append(heatmap);
     );
     return figure;
   }
+}
+
+// The weights of one token's lines as text at each line's far end (a key's row for a query,
+// a query's row for a key), above the line, none for a weight of 0 (no line drawn).
+// w: [Lq][Lk]; at: the drawing's { left, right, y(row) }.
+function lineWeights(w, side, index, at) {
+  const values = side === 'query' ? w[index] : w.map((row) => row[index]);
+  return values.flatMap((x, n) => {
+    if (!(x > 0)) return [];
+    const t = document.createElementNS(SVG, 'text');
+    t.setAttribute('class', 'weight');
+    t.setAttribute('x', String(side === 'query' ? at.right - 6 : at.left + 6));
+    t.setAttribute('y', String(at.y(n) - 8));
+    t.setAttribute('text-anchor', side === 'query' ? 'end' : 'start');
+    t.setAttribute('aria-hidden', 'true'); // the readout says them
+    t.dataset[side === 'query' ? 'key' : 'query'] = String(n);
+    t.textContent = formatNumber(x, 2);
+    return [t];
+  });
 }
 
 // The readout's lines: per map shown ([[Lq][Lk] weights, colour or null, name]), the weights of
@@ -736,7 +775,7 @@ function linesKey(heads) {
   // In a bordered box: on a dark page the faintest sample alone was invisible.
   for (const weight of [0.1, 0.4, 0.7, 1]) {
     const bar = document.createElement('span');
-    bar.style.opacity = String(weight);
+    bar.style.opacity = String(lineOpacity(weight));
     bar.style.height = `${lineWidth(weight)}px`;
     sample.append(bar);
   }
@@ -746,5 +785,6 @@ function linesKey(heads) {
   scale.append('0 (thin, faint)', sample, '1 (thick, solid)');
   key.append('line width and opacity = weight: ', scale);
   if (heads) key.append(` · ${heads} heads, a colour each`);
+  else key.append(" · thin grey: the other tokens' lines");
   return key;
 }

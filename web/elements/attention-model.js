@@ -11,7 +11,7 @@
 // Attributes: src (a URL prefix of the folder), text, view ("head", "model" or "neuron"),
 // layer and head (indices from 0, as in attentions[layer][head]), query (the neuron view's
 // token, from 0), eager (download at
-// once rather than when the element nears the viewport). Events: `modelload`
+// once rather than when the element nears the viewport), layout="compact" (a 960 × 700 slide). Events: `modelload`
 // (detail { model }), `forward` (detail { tokens, attentions }), `loadprogress` (detail
 // { file, loaded, total, stage }).
 import {
@@ -29,6 +29,7 @@ import { COLUMN_BANDS_STYLE } from './column-bands.js';
 import { positionNote, COUNTING } from './token-positions.js';
 import { jsString } from './export.js';
 import { scrollRegion } from './base.js';
+import { screenOrPaper } from './view-parts.js';
 import { ModelElement } from './model-element.js';
 import { errorMessage } from './theme.js';
 import { LIMITS } from './limits.js';
@@ -85,6 +86,30 @@ figure.axes-map figcaption { grid-column: 1 / -1; font-size: 0.85rem; }
 figure.axes-map canvas { image-rendering: pixelated; outline: 1px solid var(--_cell-edge); }
 figure.axes-map .ticks { display: flex; justify-content: space-between; align-items: center; font-variant-numeric: tabular-nums; }
 figure.axes-map .ticks.left { flex-direction: column; align-items: end; }
+/* layout="compact" (a 960 × 700 slide): the next-token table beside the view, not under it; the
+   model view's grid beside its enlarged map; the head view's second caption left out (the
+   element's own says what a line is); type a little smaller */
+:host([layout="compact"]) { font-size: 0.9em; display: grid; grid-template-columns: minmax(0, 1fr) auto; column-gap: 1rem; }
+:host([layout="compact"]) > * { grid-column: 1 / -1; }
+/* the PNG/JSON/Copy-code buttons at the end of the view buttons' row */
+:host([layout="compact"]) .row:has(> button) { grid-row: 2; grid-column: 1; }
+:host([layout="compact"]) .export { grid-row: 2; grid-column: 2; align-self: center; margin: 0; }
+:host([layout="compact"]) .main { flex-wrap: nowrap; gap: 1rem 1.5rem; }
+:host([layout="compact"]) .main > :first-child { flex: 1 1 0; }
+:host([layout="compact"]) .main > table.probabilities { flex: none; }
+:host([layout="compact"]) attention-heatmap::part(caption) { display: none; }
+:host([layout="compact"]) .model-grid-view { display: flex; flex-wrap: wrap; gap: 0 1.5rem; align-items: flex-start; }
+:host([layout="compact"]) .model-grid-view > :is(.legends, .readout) { flex-basis: 100%; }
+:host([layout="compact"]) figure.axes-map { max-width: 20rem; margin: 0; }
+/* the neuron view: its table at full width (one band), in tighter rows; the next token is
+   the head and model views' (beside them there is room for it) */
+:host([layout="compact"][view="neuron"]) .main > table.probabilities { display: none; }
+:host([layout="compact"]) table.neuron td.dim { height: auto; padding: 0 0.2rem; line-height: 1.3; }
+:host([layout="compact"]) table.scores :is(td, th) { padding: 0 0.35rem; line-height: 1.3; }
+:host([layout="compact"]) table { margin: 0.2rem 0; }
+:host([layout="compact"]) table.neuron :is(th, td) { padding-block: 0; }
+:host([layout="compact"]) :is(.row, .caption, .readout, .legends) { margin-block: 0.2rem; }
+:host([layout="compact"]) .caption { font-size: 0.8em; }
 ${COLUMN_BANDS_STYLE}`;
 
 // Layer names when layers differ (Gemma's sliding-window layers beside global ones; Mistral's
@@ -311,16 +336,25 @@ export class AttentionModel extends ModelElement {
       const keys = d.causal ? ' it can see (a decoder: itself and the tokens before it)' : '';
       const from =
         head === 'all' || head === null
-          ? `lines join the selected query (in bold: “${r.names[r.T - 1]}” until another token is clicked or focused) to each key token (right)`
-          : 'a line joins each query token (left) to each key token (right)';
-      p.textContent = `Layer ${layer}, ${which}: ${from}${keys}; the thicker and more opaque the line, the more weight the query gives that key.`;
+          ? [
+              `lines join the selected query (in bold: “${r.names[r.T - 1]}”`,
+              // (paper has no token to click)
+              ...screenOrPaper(' until another token is clicked or focused'),
+              ') to each key token (right)',
+            ]
+          : ['a line joins each query token (left) to each key token (right)'];
+      p.replaceChildren(
+        `Layer ${layer}, ${which}: `,
+        ...from,
+        `${keys}; the thicker and more opaque the line, the more weight the query gives that key.`,
+      );
     }
     const shown = [...r.labels, ...Array.from(r.extra?.querySelectorAll('th') ?? [], (th) => th.textContent)];
     const marks = marksLegend(shown);
-    if (marks) p.textContent += ` Tokens: ${marks}.`;
+    if (marks) p.append(` Tokens: ${marks}.`);
     const repeated = positionNote(r.labels);
-    if (repeated) p.textContent += ` ${repeated}`;
-    p.textContent += ` ${COUNTING}`;
+    if (repeated) p.append(` ${repeated}`);
+    p.append(` ${COUNTING}`);
     return p;
   }
 

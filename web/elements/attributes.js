@@ -115,6 +115,8 @@ export const ATTRIBUTES = deepFreeze({
     head: { type: 'int', min: 0, values: ['average', 'all'] },
     query: { type: 'int', min: 0 },
     eager: { type: 'boolean', observed: false },
+    // layout="compact": the next-token table beside the view, tighter rows (a slide; CSS only)
+    layout: { type: 'enum', values: ['compact'], observed: false },
   },
   'attention-explainer': {
     src: { type: 'string' },

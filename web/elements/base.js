@@ -44,6 +44,8 @@ export const SHELL_STYLE = `${THEME_STYLE}${EXPORT_STYLE}
 .scroll-hint { font-family: system-ui, sans-serif; font-size: 0.8rem; margin: 0.1rem 0; font-style: italic; }
 /* On paper: no toolbar, no button that only acts (chips and row buttons that name a head stay) */
 @media print { .export, .print-hide { display: none !important; } }
+.paper-only { display: none; }
+@media print { .paper-only { display: inline; } }
 `;
 
 export class AttentionElement extends HTMLElement {

@@ -169,7 +169,7 @@ export function exampleCaption(n, seesLater, axes = 'rows are queries, columns k
   if (ex.C)
     return `${head} Cross-attention: each query from the decoder side C sees every key of the encoder output X; no causal mask applies.`;
   if (seesLater)
-    return `${head} Not causal: a token also attends to a later token, as in an encoder (bidirectional attention, no mask); a decoder would block it with a causal mask${n === 3 ? '' : " (as the course's example 3, the same two tokens with one, does)"}.`;
+    return `${head} Not causal: a token also attends to a later token, as in an encoder (bidirectional attention, no mask); a decoder would block it with a causal mask${n === 3 ? '' : " (the course's example 3 does: the same two tokens, with that mask)"}.`;
   if (ex.X.length === 1) return `${head} One token only: it attends to itself.`;
   return `${head} Causal: no token attends to a later one (the mask M blocks it), as in a decoder.`;
 }

@@ -3,7 +3,7 @@
 // weighted sum, the output projection and residual, the MLP, the final norm, the logits and
 // sampling. Each is a titled <section> with one caption sentence; vectors are strips and small
 // grids tables (explainer-views.js), every number the trace's.
-import { captionLine } from './view-parts.js';
+import { captionLine, screenOrPaper } from './view-parts.js';
 import { formatNumber } from './format.js';
 import { vectorStrip, heatTable, valueRange } from './explainer-views.js';
 
@@ -29,11 +29,16 @@ function describeModel(model) {
  * keys and values are shown, `sampling()` the sampling stage's controls and result.
  */
 // What the mask stage does for the token at `position` of T: a decoder's later keys are −∞;
-// the last token sees every key, so nothing is masked (the reader is told where to look).
+// the last token sees every key, so nothing is masked (on screen the reader is told where to
+// look): text, or [text and spans] (screenOrPaper).
 function maskWords(d, position, T) {
   if (!d.causal) return 'an encoder masks no key (padding aside), ';
   if (position === T - 1)
-    return 'keys after it would be masked to −∞, but it is the last token, so it sees every key (pick an earlier token to see the −∞ cells), ';
+    return [
+      'keys after it would be masked to −∞, but it is the last token, so it sees every key',
+      ...screenOrPaper(' (pick an earlier token to see the −∞ cells)'),
+      ', ',
+    ];
   return `the ${T - 1 - position} keys after it are masked to −∞ (it may not look ahead), `;
 }
 
@@ -64,10 +69,14 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
   // Whose keys and values stage 3 shows: the head's (with grouped-query attention, the
   // key/value head it shares with the others of its group).
   const kvName = group > 1 ? `key/value head ${kv} (read by heads ${kv * group}–${(kv + 1) * group - 1})` : `head ${h}`;
-  const kvWords =
-    group > 1
-      ? `those of key/value head ${kv}, which head ${h} reads (pick another head to see the others)`
-      : `those of head ${h} (pick another head to see its own)`;
+  // (on paper, which has no head chips: the head shown)
+  const kvWords = [
+    group > 1 ? `those of key/value head ${kv}, which head ${h} reads` : `those of head ${h}`,
+    ...screenOrPaper(
+      group > 1 ? ' (pick another head to see the others)' : ' (pick another head to see its own)',
+      ` (the head shown: layer ${l}, head ${h})`,
+    ),
+  ];
   const stage = (n, title, caption, ...content) => {
     const section = document.createElement('section');
     const heading = Object.assign(document.createElement('h2'), { textContent: `${n} · ${title}`, id: `stage-${n}` });
@@ -120,7 +129,11 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
     stage(
       3,
       `${L}: queries, keys and values, split into ${d.numHeads} heads`,
-      `The normalised vector times W_Q gives ${tok}'s query, ${d.numHeads} heads × ${d.headDim} dims${d.rotaryDim > 0 ? ' (RoPE-rotated)' : ''}; every token's keys and values come the same way, per head: below, ${kvWords}.`,
+      [
+        `The normalised vector times W_Q gives ${tok}'s query, ${d.numHeads} heads × ${d.headDim} dims${d.rotaryDim > 0 ? ' (RoPE-rotated)' : ''}; every token's keys and values come the same way, per head: below, `,
+        ...kvWords,
+        '.',
+      ],
       grid(layer.query.data, {
         rows: heads,
         cols: dims,
@@ -149,7 +162,11 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
     stage(
       4,
       `${L}: scores, mask and softmax`,
-      `Each row is one head: ${tok}'s query · each key × ${formatNumber(words.scale, 4)} (1/√${d.headDim}); ${maskWords(d, r.position, T)}then softmax turns each row into weights that sum to 1.`,
+      [
+        `Each row is one head: ${tok}'s query · each key × ${formatNumber(words.scale, 4)} (1/√${d.headDim}); `,
+        maskWords(d, r.position, T),
+        'then softmax turns each row into weights that sum to 1.',
+      ].flat(),
       grid(layer.scores.data, {
         rows: heads,
         cols: keys,

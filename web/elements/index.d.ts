@@ -562,6 +562,8 @@ export interface AttentionModelAttributes extends CommonAttributes {
   query?: number | string;
   /** Download the checkpoint at once rather than when the element nears the viewport. */
   eager?: BooleanAttribute;
+  /** 'compact': the next-token table beside the view and tighter rows, for a slide (960 × 700). */
+  layout?: 'compact';
 }
 
 /** What `<attention-explainer>` shows: {@link AttentionExplainer.result}. */

@@ -2,7 +2,7 @@
 // attention weights, each a button that opens it in the head view; the pointer reads a cell,
 // focus each query's strongest key, and on paper a table prints those readings.
 import { heatColour, formatNumber } from './format.js';
-import { colourLegend, maskedKey } from './view-parts.js';
+import { colourLegend, maskedKey, screenOrPaper } from './view-parts.js';
 
 /**
  * The keys a model's `layer` hid from each query (its attention mask: a decoder's later keys,
@@ -48,9 +48,13 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null, descrip
   caption.append(
     `Every layer (rows) and head (columns): ${maps.length} × ${heads} attention maps of ${T} × ${T} tokens, query ↓ key →${labels ? ` (tokens in order: ${labels.join(' ')})` : ''}, brighter = more weight (0 … 1).${ends}`,
     hint,
-    selected
-      ? ` Outlined: ${selected[1] === null ? `the maps the head view shows (layer ${selected[0]}, every head)` : `the map open in the head view (layer ${selected[0]}, head ${selected[1]})`}.`
-      : '',
+    // (paper has no head view to open: it names the layer or map shown)
+    ...(selected
+      ? screenOrPaper(
+          ` Outlined: ${selected[1] === null ? `the maps the head view shows (layer ${selected[0]}, every head)` : `the map open in the head view (layer ${selected[0]}, head ${selected[1]})`}.`,
+          ` Outlined: ${selected[1] === null ? `the layer shown, layer ${selected[0]} (every head)` : `the map shown, layer ${selected[0]}, head ${selected[1]}`}.`,
+        )
+      : []),
   );
   table.append(caption);
   const readout = document.createElement('p');
@@ -104,6 +108,7 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null, descrip
     table.addEventListener('focusout', rest);
   }
   const wrap = document.createElement('div');
+  wrap.className = 'model-grid-view';
   const legend = colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'map colour = attention weight' });
   const masked = descriptor && maps.some((_, l) => modelMask(descriptor, l));
   const legends = document.createElement('div');

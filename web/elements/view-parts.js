@@ -71,18 +71,28 @@ export function legendEnds(kind, min, max) {
 }
 
 /**
- * A one-sentence caption: what is shown and what to notice; `liveOnly`, a hint to hover, click
- * or tap, is shown on screen only.
+ * A one-sentence caption: what is shown and what to notice (text, or an array of text and
+ * nodes such as screenOrPaper's); `liveOnly`, a hint to hover, click or tap, is shown on
+ * screen only.
  */
 export function captionLine(text, liveOnly = '') {
   const p = document.createElement('p');
   p.className = 'caption';
   p.setAttribute('part', 'caption');
-  p.textContent = text;
+  p.append(...[text].flat());
   // (class print-hide: paper has nothing to press)
   if (liveOnly)
     p.append(Object.assign(document.createElement('span'), { className: 'print-hide', textContent: liveOnly }));
   return p;
+}
+
+/**
+ * Words that name a control (`screen`: "pick another head"), shown on screen only, and the
+ * words paper shows in their place (`paper`: what is shown; '' for none): [spans].
+ */
+export function screenOrPaper(screen, paper = '') {
+  const span = (className, textContent) => Object.assign(document.createElement('span'), { className, textContent });
+  return [span('print-hide', screen), ...(paper ? [span('paper-only', paper)] : [])];
 }
 
 /** An axis title ("query ↓  key →"). */
