@@ -204,7 +204,8 @@ void WidenEntry(HeadProblem& p, float* k_wide, float* v_wide, float* q_wide) {
 // Floats of WidenEntry's rows (and a q8_0 entry's coded queries): none for float32 keys and values.
 uint64_t WidenedFloats(const AttentionRequest& r) {
   if (r.kv_storage == KvStorage::kFloat32) return 0;
-  const uint64_t queries = r.kv_storage == KvStorage::kQ8_0 ? uint64_t{1} * r.seq_q * r.head_dim : 0;
+  const uint64_t queries =
+      r.kv_storage == KvStorage::kQ8_0 ? uint64_t{1} * r.seq_q * r.head_dim : 0;
   return static_cast<uint64_t>(r.seq_k) * (r.head_dim + r.value_dim) + queries;
 }
 

@@ -151,8 +151,7 @@ async function q8AgainstReference(label, config, safetensors, { codesQueries }) 
   const { prompt } = greedyOf('tiny-gpt2');
   const q8 = await model.generate(prompt, { maxNewTokens: 12, stopAtEos: false, returnScores: true, kvDtype: 'q8' });
   const prompted = q8.ids.length - q8.newIds.length;
-  const steps = (roundKv, readQuery) =>
-    gpt2Logits(weights, config, q8.ids, roundKv, readQuery).slice(prompted - 1, -1);
+  const steps = (roundKv, readQuery) => gpt2Logits(weights, config, q8.ids, roundKv, readQuery).slice(prompted - 1, -1);
   const toRounded = difference(q8.scores, steps(q8Rounder(), codesQueries ? codedQueries : undefined)).worst;
   const toPlain = difference(q8.scores, steps()).worst;
   console.log(

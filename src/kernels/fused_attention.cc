@@ -4,7 +4,9 @@
 //   1. pack kᵀ into panels of 8 keys ([head_dim, 8] each) so that the score
 //      tile loads two whole vectors per head_dim step (half-stored keys and values, a
 //      model's bfloat16/float16 cache, or its q8_0 blocks, are widened to float32 here,
-//      exactly, and only here);
+//      exactly, and only here). q8_0 keys in whole blocks are not packed: they are scored
+//      where they lie, in integers, against the query rows coded per block as int16
+//      (ScoreQ8Tile; kv_storage.h), so every path gives each score the same bits;
 //   2. for every block of R query rows (R = TileRows(): 6 or 4 with relaxed FMA, 4 with
 //      SIMD128), walk the keys any of its rows can see, 32 at a time (from the first key a
 //      row's window starts at to the last any row sees: a sliding window of w keys costs
@@ -1094,8 +1096,8 @@ struct RowTile {
       for (int t = 0; t < tiles; ++t) {
         const int jt = j0 + t * kKeysPerTile;
         ScoreQ8Tile<kRowsPerTile>(q_codes, q_rows, pb.kq + static_cast<size_t>(jt) * pb.k_stride,
-                                  pb.k_stride, std::min(kKeysPerTile, pb.seq_k - jt),
-                                  pb.head_dim, p + t * kKeysPerTile, kKeysPerBlock);
+                                  pb.k_stride, std::min(kKeysPerTile, pb.seq_k - jt), pb.head_dim,
+                                  p + t * kKeysPerTile, kKeysPerBlock);
       }
     } else if constexpr (kRowsPerTile == 1) {
       ScoreTilesOfOneRow(q_rows[0], panels, tiles, pb.head_dim, p);

@@ -717,9 +717,9 @@ void CodedQueriesDecideTheScores() {
   const int dim = 32, row_bytes = static_cast<int>(attn::KvRowBytes(attn::KvStorage::kQ8_0, dim));
   std::vector<float> q(dim, 0.0f), kv(4 * dim, 0.0f);
   q[0] = 1.0f, q[1] = 1.2e-5f;
-  kv[1] = 1e5f;                  // key 0; key 1 is zeros
-  kv[2 * dim] = 1.0f;            // value 0 = e_0
-  kv[3 * dim + 1] = 1.0f;        // value 1 = e_1
+  kv[1] = 1e5f;            // key 0; key 1 is zeros
+  kv[2 * dim] = 1.0f;      // value 0 = e_0
+  kv[3 * dim + 1] = 1.0f;  // value 1 = e_1
   std::vector<uint8_t> blocks(4 * static_cast<size_t>(row_bytes));
   for (int row = 0; row < 4; ++row) {
     attn::QuantizeKvRow(kv.data() + row * dim, dim, blocks.data() + row * row_bytes);
@@ -733,7 +733,8 @@ void CodedQueriesDecideTheScores() {
     attn::AttentionRequest r;
     r.q = q.data(), r.entries = entries, r.batch = 1, r.seq_q = 1, r.seq_k = 2;
     r.head_dim = r.value_dim = dim, r.k_stride = r.v_stride = dim, r.scale = 1.0f;
-    r.kv_storage = attn::KvStorage::kQ8_0, r.kq = blocks.data(), r.vq = blocks.data() + 2 * row_bytes;
+    r.kv_storage = attn::KvStorage::kQ8_0, r.kq = blocks.data(),
+    r.vq = blocks.data() + 2 * row_bytes;
     r.out = out.data(), r.weights = stepwise ? weights.data() : nullptr;
     Expect(attn::RunAttention(r) == attn::Status::kOk, "coded status", stepwise, 0, 0);
     Expect(out[0] == 0.5f * values[0] && out[1] == 0.5f * values[dim + 1] && out[2] == 0.0f,
