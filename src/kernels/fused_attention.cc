@@ -34,9 +34,10 @@
 // the query heads that share a key/value head) skips step 1 and reads the cache where it lies
 // (InPlaceKeys), in tiles exactly as tall as its rows (WithInPlaceTiles): each tile's keys
 // are packed into a small panel as they are scored, or, for 2 or 3 rows, widened and
-// transposed in registers and scored at once (ScoreTileInRegisters); half-stored and q8_0
-// values are widened in registers as they are accumulated (AccumulateStoredValues). The
-// arithmetic is the same, so the bits are the same, as each row has in any tile.
+// transposed in registers and scored at once (ScoreTileInRegisters), or (q8_0 keys in whole
+// blocks, on every path) scored in integers (ScoreQ8Tile); half-stored and q8_0 values are
+// widened in registers as they are accumulated (AccumulateStoredValues). The arithmetic is
+// the same, so the bits are the same, as each row has in any tile.
 #include "kernels/fused_attention.h"
 
 #include <algorithm>
@@ -394,16 +395,15 @@ struct HalfRows {
   }
   HWY_INLINE void Eight(int j, int c, V& lo, V& hi) const { lo = Four(j, c), hi = Four(j, c + 4); }
 };
-// Up to kMaxRows q8_0 rows in whole blocks (RowsInWholeBlocks) of up to 256 elements, read in
-// place: each row's block pointers and scales decoded once (Four(i, c): row i's columns
-// c .. c + 3 as d·q, exact). A block's value rows, or a tile's key rows.
+// A block's value rows (up to 32) as q8_0 rows in whole blocks (RowsInWholeBlocks) of up to
+// 256 elements, read in place: each row's block pointers and scales decoded once (Four(i, c):
+// row i's columns c .. c + 3 as d·q, exact).
 constexpr int kMaxQ8RowBlocks = 8;
-template <int kMaxRows>
-struct Q8RowsInBlocks {
-  const int8_t* codes[kMaxRows][kMaxQ8RowBlocks];
-  float scales[kMaxRows][kMaxQ8RowBlocks];
+struct Q8ValueRows {
+  const int8_t* codes[kKeysPerBlock][kMaxQ8RowBlocks];
+  float scales[kKeysPerBlock][kMaxQ8RowBlocks];
   //   first: the first row, rows of `width` elements `stride` apart
-  Q8RowsInBlocks(Q8Elements first, int stride, int rows, int width) {
+  Q8ValueRows(Q8Elements first, int stride, int rows, int width) {
     for (int i = 0; i < rows; ++i) {
       for (int b = 0; b < width / kKvQ8Block; ++b) {
         const uint8_t* block =
@@ -430,7 +430,6 @@ struct Q8RowsInBlocks {
     hi = hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, hn::UpperHalf(hn::Half<DI16>(), wide))), scale);
   }
 };
-using Q8ValueRows = Q8RowsInBlocks<kKeysPerBlock>;
 
 // Step 2d over stored value rows (Rows: HalfRows, Q8ValueRows), kVecs vectors of columns
 // at a time: each column's chain is AccumulateValues' (acc·rescale when a row's rescale is not
