@@ -8,6 +8,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
 import { init } from 'attention-wasm';
 import { gpt2Logits, gpt2Weights, roundToBf16 } from './helpers/gpt2-reference.js';
 import { roundToHalf } from './helpers/quantized-reference.js';
@@ -227,4 +228,20 @@ test('a bad kvDtype is a TypeError naming generate and the option; nothing alloc
   const after = await model.generate(prompt, { maxNewTokens: 4, kvDtype: 'bfloat16' });
   assert.deepEqual(after.ids, before.ids);
   model.dispose();
+});
+
+test('a q8 cache in the relaxed build: 6-row and 4-row tiles give the same logits, bit for bit', () => {
+  // The integer scores (and each row's value sums) do not depend on the tile's height, so a
+  // prompt prefilled in 6-row tiles (browsers) and in 4-row ones (Node) gives the same bits.
+  const script = fileURLToPath(new URL('./helpers/q8-tile-rows.js', import.meta.url));
+  const runs = JSON.parse(
+    execFileSync(process.execPath, ['--experimental-wasm-relaxed-simd', script], { encoding: 'utf8' }),
+  );
+  assert.deepEqual(
+    runs.map((r) => r.tileRows),
+    [6, 4],
+  );
+  assert.equal(runs[0].scores.length, 6);
+  assert.deepEqual(runs[0].scores, runs[1].scores);
+  assert.ok(runs[0].scores.flat().every(Number.isFinite));
 });
