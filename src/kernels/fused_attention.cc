@@ -717,11 +717,19 @@ HWY_INLINE void ScoreTileInRegisters(const float* const q_rows[kRowsPerTile], co
   }
 }
 
-// Whether the keys are q8_0 rows in whole blocks of at most 256 elements, scored in integers
-// against coded queries (ScoreQ8Tile; kv_storage.h): then every path (prefill's and decode's,
-// any tile height, any build) gives each score the same bits.
+// The most query rows a call scores q8_0 keys in integers for: two tiles of the tallest tile
+// any build has, so that whether a call does depends on its rows alone, not on the build.
+constexpr int kMaxIntegerScoredRows = kInPlaceTiles * 6;
+
+// Whether a call against q8_0 keys whose rows are whole blocks (CodesQueries) scores them in
+// integers against the coded queries (ScoreQ8Tile): a call of at most kMaxIntegerScoredRows
+// rows (a decode step, a prompt's short last chunk), its keys read where they lie. A taller
+// call scores the packed panels (the keys widened once for all its rows) as floats against
+// q̂, as fast there: the same scores within float32 rounding, and in every build and tile
+// height the same bits for a call of the same rows.
 bool ScoresInIntegers(const HeadProblem& pb) {
-  return CodesQueries(pb.kv_storage, pb.kq, pb.k_stride, pb.head_dim);
+  return pb.seq_q <= kMaxIntegerScoredRows &&
+         CodesQueries(pb.kv_storage, pb.kq, pb.k_stride, pb.head_dim);
 }
 
 // A tile's query rows coded for q8_0 keys (CodeQueryRow): row r's int16 codes and its blocks'
@@ -1046,9 +1054,13 @@ struct RowTile {
   alignas(16) float p[kRowsPerTile * kKeysPerBlock];  // scores, then weights, of a block
   float rescale[kRowsPerTile];
   uint32_t row_key[kRowsPerTile];
-  // q8_0 keys in whole blocks: the rows coded, and the scores in integers (ScoreQ8Tile).
+  // q8_0 keys in whole blocks (CodesQueries): the rows coded and the scores in integers
+  // (ScoresInIntegers: ScoreQ8Tile), or the rows as q̂ for the float tiles.
   bool integer_scores;
-  QueryCodes<kRowsPerTile> q_codes;
+  union {
+    QueryCodes<kRowsPerTile> q_codes;
+    alignas(16) float q_hat[kRowsPerTile][kMaxCodedQueryWidth];
+  };
 
   RowTile(const HeadProblem& pb, const float* zero_row, float* tile_acc, int padded_dim,
           int first_row, int rows, const RowsOut& to)
@@ -1068,6 +1080,9 @@ struct RowTile {
       if (integer_scores) {
         q_codes.coded[r] =
             CodeQueryRow(q_rows[r], pb.head_dim, q_codes.codes[r], q_codes.scales[r]);
+      } else if (real && CodesQueries(pb.kv_storage, pb.kq, pb.k_stride, pb.head_dim)) {
+        RoundQueryRow(q_rows[r], pb.head_dim, q_hat[r]);
+        q_rows[r] = q_hat[r];
       }
       end[r] = real ? std::min(pb.visible.KeyEnd(row0 + r), to.key_hi) : 0;
       begin[r] = real ? std::min(std::max(pb.visible.KeyBegin(row0 + r), to.key_lo), end[r]) : 0;
