@@ -4,9 +4,8 @@
 //   1. pack kᵀ into panels of 8 keys ([head_dim, 8] each) so that the score
 //      tile loads two whole vectors per head_dim step (half-stored keys and values, a
 //      model's bfloat16/float16 cache, or its q8_0 blocks, are widened to float32 here,
-//      exactly, and only here). q8_0 keys in whole blocks are not packed: they are scored
-//      where they lie, in integers, against the query rows coded per block as int16
-//      (ScoreQ8Tile; kv_storage.h), so every path gives each score the same bits;
+//      exactly, and only here; q8_0 keys in whole blocks are then scored against the
+//      query rows as q8_0 keys read them, q̂, coded per block as int16: kv_storage.h);
 //   2. for every block of R query rows (R = TileRows(): 6 or 4 with relaxed FMA, 4 with
 //      SIMD128), walk the keys any of its rows can see, 32 at a time (from the first key a
 //      row's window starts at to the last any row sees: a sliding window of w keys costs
@@ -35,7 +34,8 @@
 // (InPlaceKeys), in tiles exactly as tall as its rows (WithInPlaceTiles): each tile's keys
 // are packed into a small panel as they are scored, or, for 2 or 3 rows, widened and
 // transposed in registers and scored at once (ScoreTileInRegisters), or (q8_0 keys in whole
-// blocks, on every path) scored in integers (ScoreQ8Tile); half-stored and q8_0 values are
+// blocks, a call of at most 12 rows on either path) scored in integers against the coded
+// rows (ScoreQ8Tile, ScoresInIntegers); half-stored and q8_0 values are
 // widened in registers as they are accumulated (AccumulateStoredValues). The arithmetic is
 // the same, so the bits are the same, as each row has in any tile.
 #include "kernels/fused_attention.h"
