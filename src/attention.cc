@@ -174,9 +174,17 @@ Status FusedEntriesInParallel(const AttentionRequest& r, int threads) {
 }
 
 // A half-stored entry's keys and values widened into float32 rows (the step-by-step kernels
-// read float32), and the problem pointed at them.
-//   k_wide: [seq_k, head_dim]   v_wide: [seq_k, value_dim]
-void WidenEntry(HeadProblem& p, float* k_wide, float* v_wide) {
+// read float32), and the problem pointed at them; q8_0 keys that the fused kernel scores
+// against coded queries (CodesQueries) are scored here against those queries' q̂.
+//   k_wide: [seq_k, head_dim]   v_wide: [seq_k, value_dim]   q_wide: [seq_q, head_dim]
+void WidenEntry(HeadProblem& p, float* k_wide, float* v_wide, float* q_wide) {
+  if (CodesQueries(p.kv_storage, p.kq, p.k_stride, p.head_dim)) {
+    for (int i = 0; i < p.seq_q; ++i) {
+      RoundQueryRow(p.q + static_cast<size_t>(i) * p.q_stride, p.head_dim,
+                    q_wide + static_cast<size_t>(i) * p.head_dim);
+    }
+    p.q = q_wide, p.q_stride = p.head_dim;
+  }
   for (int j = 0; j < p.seq_k; ++j) {
     float* k_row = k_wide + static_cast<size_t>(j) * p.head_dim;
     float* v_row = v_wide + static_cast<size_t>(j) * p.value_dim;
@@ -193,10 +201,12 @@ void WidenEntry(HeadProblem& p, float* k_wide, float* v_wide) {
   p.kv_storage = KvStorage::kFloat32, p.k16 = p.v16 = nullptr, p.kq = p.vq = Q8Elements{};
 }
 
-// Floats of WidenEntry's rows: none for float32 keys and values.
+// Floats of WidenEntry's rows (and a q8_0 entry's coded queries): none for float32 keys and values.
 uint64_t WidenedFloats(const AttentionRequest& r) {
   if (r.kv_storage == KvStorage::kFloat32) return 0;
-  return static_cast<uint64_t>(r.seq_k) * (r.head_dim + r.value_dim);
+  const uint64_t queries =
+      r.kv_storage == KvStorage::kQ8_0 ? uint64_t{1} * r.seq_q * r.head_dim : 0;
+  return static_cast<uint64_t>(r.seq_k) * (r.head_dim + r.value_dim) + queries;
 }
 
 // The step-by-step path (weights and the stages asked for): one entry after another.
@@ -213,7 +223,9 @@ Status StepwiseEntries(const AttentionRequest& r) {
     stages.dropped_weights = StageOf(r.dropped_weights, r, b);
     HeadProblem p = EntryProblem(r, b);
     if (p.kv_storage != KvStorage::kFloat32 && p.seq_k > 0) {
-      WidenEntry(p, wide.data(), wide.data() + static_cast<size_t>(r.seq_k) * r.head_dim);
+      float* k_wide = wide.data();
+      float* v_wide = k_wide + static_cast<size_t>(r.seq_k) * r.head_dim;
+      WidenEntry(p, k_wide, v_wide, v_wide + static_cast<size_t>(r.seq_k) * r.value_dim);
     }
     const Status status = StepwiseAttention(p, stages);
     if (status != Status::kOk) return status;

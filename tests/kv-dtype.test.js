@@ -8,6 +8,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
 import { init } from 'attention-wasm';
 import { gpt2Logits, gpt2Weights, roundToBf16 } from './helpers/gpt2-reference.js';
 import { roundToHalf } from './helpers/quantized-reference.js';
@@ -121,16 +122,38 @@ function q8Rounder() {
   };
 }
 
-// generate with a q8 cache against the float64 GPT-2 over q8_0-rounded keys and values.
-async function q8AgainstReference(label, config, safetensors) {
+// A query row as q8_0 keys in whole blocks read it (a head of a multiple of 32 elements): per
+// block of 32, e the smallest integer with max|q| <= 32767 · 2^e, q̂ = 2^e · round(q / 2^e)
+// with ties to even (the runner's float32 q, of which this is the float64, may sit on the
+// other side of a half step: one code step, ≤ max|q| / 32767, now and then).
+function codedQueries(row) {
+  const out = [];
+  for (let start = 0; start < row.length; start += 32) {
+    const block = row.slice(start, start + 32).map(Math.fround);
+    const amax = Math.max(...block.map(Math.abs));
+    let e = -160;
+    while (amax > 32767 * 2 ** e) e++;
+    for (const x of block) {
+      const t = x / 2 ** e;
+      let code = Math.round(t);
+      if (code - t === 0.5 && code % 2 !== 0) code -= 1; // a tie: to even
+      out.push(amax === 0 ? 0 : code * 2 ** e);
+    }
+  }
+  return out;
+}
+
+// generate with a q8 cache against the float64 GPT-2 over q8_0-rounded keys and values (and,
+// where the heads' key rows are whole blocks, coded queries).
+async function q8AgainstReference(label, config, safetensors, { codesQueries }) {
   const weights = gpt2Weights(safetensors);
   const files = { ...fixtureFiles(`${root}tiny-gpt2`), 'config.json': JSON.stringify(config) };
   const model = await attn.loadModel(files);
   const { prompt } = greedyOf('tiny-gpt2');
   const q8 = await model.generate(prompt, { maxNewTokens: 12, stopAtEos: false, returnScores: true, kvDtype: 'q8' });
   const prompted = q8.ids.length - q8.newIds.length;
-  const steps = (roundKv) => gpt2Logits(weights, config, q8.ids, roundKv).slice(prompted - 1, -1);
-  const toRounded = difference(q8.scores, steps(q8Rounder())).worst;
+  const steps = (roundKv, readQuery) => gpt2Logits(weights, config, q8.ids, roundKv, readQuery).slice(prompted - 1, -1);
+  const toRounded = difference(q8.scores, steps(q8Rounder(), codesQueries ? codedQueries : undefined)).worst;
   const toPlain = difference(q8.scores, steps()).worst;
   console.log(
     `q8, ${label}: max |logit − q8_0 reference| ${toRounded.toExponential(2)}, − unrounded ${toPlain.toExponential(2)}`,
@@ -147,14 +170,15 @@ const tinyGpt2 = () => ({
 
 test('tiny-gpt2: with a q8 cache the logits equal a float64 GPT-2 over keys and values rounded to q8_0 blocks', async () => {
   const { config, safetensors } = tinyGpt2();
-  await q8AgainstReference('4 heads of 8', config, safetensors);
+  await q8AgainstReference('4 heads of 8', config, safetensors, { codesQueries: false });
 });
 
-test('tiny-gpt2 as one head of 32: key rows in whole q8_0 blocks (panels widened in registers) equal the same reference', async () => {
-  // The same weights read as one head: each cached key row is one whole block of 32, the
-  // kernel's in-register path (4 heads of 8 share their blocks and take the row-by-row one).
+test('tiny-gpt2 as one head of 32: key rows in whole q8_0 blocks, scored in integers against coded queries, equal the same reference', async () => {
+  // The same weights read as one head: each cached key row is one whole block of 32, scored
+  // against the query coded per block as int16 (4 heads of 8 share their blocks and are
+  // widened to floats instead).
   const { config, safetensors } = tinyGpt2();
-  await q8AgainstReference('1 head of 32', { ...config, n_head: 1 }, safetensors);
+  await q8AgainstReference('1 head of 32', { ...config, n_head: 1 }, safetensors, { codesQueries: true });
 });
 
 for (const name of ['tiny-gpt2', 'tiny-llama']) {
@@ -204,4 +228,20 @@ test('a bad kvDtype is a TypeError naming generate and the option; nothing alloc
   const after = await model.generate(prompt, { maxNewTokens: 4, kvDtype: 'bfloat16' });
   assert.deepEqual(after.ids, before.ids);
   model.dispose();
+});
+
+test('a q8 cache in the relaxed build: 6-row and 4-row tiles give the same logits, bit for bit', () => {
+  // The integer scores (and each row's value sums) do not depend on the tile's height, so a
+  // prompt prefilled in 6-row tiles (browsers) and in 4-row ones (Node) gives the same bits.
+  const script = fileURLToPath(new URL('./helpers/q8-tile-rows.js', import.meta.url));
+  const runs = JSON.parse(
+    execFileSync(process.execPath, ['--experimental-wasm-relaxed-simd', script], { encoding: 'utf8' }),
+  );
+  assert.deepEqual(
+    runs.map((r) => r.tileRows),
+    [6, 4],
+  );
+  assert.equal(runs[0].scores.length, 6);
+  assert.deepEqual(runs[0].scores, runs[1].scores);
+  assert.ok(runs[0].scores.flat().every(Number.isFinite));
 });

@@ -2323,7 +2323,10 @@ export interface GenerateOptions {
    * even once, when cached, and read back exactly; the sums stay float32. `'q8'` takes 34
    * bytes per 32 values (llama.cpp's q8_0 cache: each row of keys or values in blocks of 32,
    * a float16 scale d = max|x| / 127 and int8 codes round(x / d)), rounded once when cached
-   * and read back as d·q by the prompt's chunks and every decode step alike.
+   * and read back the same way by the prompt's chunks and every decode step; as llama.cpp
+   * does, the keys are scored against the query coded per block of 32 (int16 codes, a
+   * power-of-two scale: within max|q| / 65534 of q) when head_dim is a multiple of 32, in
+   * integers in a decode step (docs/quantization.md).
    */
   kvDtype?: 'float32' | 'bfloat16' | 'float16' | 'q8';
   /** Stop at the end-of-sequence token (`eos_token_id`; default true). */

@@ -4,7 +4,8 @@
 //   1. pack kᵀ into panels of 8 keys ([head_dim, 8] each) so that the score
 //      tile loads two whole vectors per head_dim step (half-stored keys and values, a
 //      model's bfloat16/float16 cache, or its q8_0 blocks, are widened to float32 here,
-//      exactly, and only here);
+//      exactly, and only here; q8_0 keys in whole blocks are then scored against the
+//      query rows as q8_0 keys read them, q̂, coded per block as int16: kv_storage.h);
 //   2. for every block of R query rows (R = TileRows(): 6 or 4 with relaxed FMA, 4 with
 //      SIMD128), walk the keys any of its rows can see, 32 at a time (from the first key a
 //      row's window starts at to the last any row sees: a sliding window of w keys costs
@@ -32,9 +33,11 @@
 // the query heads that share a key/value head) skips step 1 and reads the cache where it lies
 // (InPlaceKeys), in tiles exactly as tall as its rows (WithInPlaceTiles): each tile's keys
 // are packed into a small panel as they are scored, or, for 2 or 3 rows, widened and
-// transposed in registers and scored at once (ScoreTileInRegisters); half-stored and q8_0
-// values are widened in registers as they are accumulated (AccumulateStoredValues). The
-// arithmetic is the same, so the bits are the same, as each row has in any tile.
+// transposed in registers and scored at once (ScoreTileInRegisters), or (q8_0 keys in whole
+// blocks, a call of at most 12 rows on either path) scored in integers against the coded
+// rows (ScoreQ8Tile, ScoresInIntegers); half-stored and q8_0 values are
+// widened in registers as they are accumulated (AccumulateStoredValues). The arithmetic is
+// the same, so the bits are the same, as each row has in any tile.
 #include "kernels/fused_attention.h"
 
 #include <algorithm>
@@ -69,6 +72,11 @@ constexpr int kKeysPerBlock = kTilesPerBlock * kKeysPerTile;
 static_assert(kKeysPerTile == kPanelWidth, "a score tile spans one key panel");
 
 int RoundUp(int x, int m) { return (x + m - 1) / m * m; }
+
+using DI32 = hn::RebindToSigned<D>;           // 4 int32 lanes
+using DI16 = hn::Repartition<int16_t, DI32>;  // 8 int16 lanes
+using DI8 = hn::Rebind<int8_t, DI16>;         // 8 int8 lanes (half a vector)
+using VI = hn::Vec<DI32>;
 
 // Floats between two threads' accumulators: their rows rounded up to whole 64-byte cache
 // lines, plus one line, so that no line holds two threads' accumulators whatever the
@@ -385,17 +393,17 @@ struct HalfRows {
     const uint16_t* at = rows + static_cast<size_t>(j) * stride + c;
     return kStorage == KvStorage::kBfloat16 ? WidenBf16(at) : WidenHalf(at);
   }
+  HWY_INLINE void Eight(int j, int c, V& lo, V& hi) const { lo = Four(j, c), hi = Four(j, c + 4); }
 };
-// Up to kMaxRows q8_0 rows in whole blocks (RowsInWholeBlocks) of up to 256 elements, read in
-// place: each row's block pointers and scales decoded once (Four(i, c): row i's columns
-// c .. c + 3 as d·q, exact). A block's value rows, or a tile's key rows.
+// A block's value rows (up to 32) as q8_0 rows in whole blocks (RowsInWholeBlocks) of up to
+// 256 elements, read in place: each row's block pointers and scales decoded once (Four(i, c):
+// row i's columns c .. c + 3 as d·q, exact).
 constexpr int kMaxQ8RowBlocks = 8;
-template <int kMaxRows>
-struct Q8RowsInBlocks {
-  const int8_t* codes[kMaxRows][kMaxQ8RowBlocks];
-  float scales[kMaxRows][kMaxQ8RowBlocks];
+struct Q8ValueRows {
+  const int8_t* codes[kKeysPerBlock][kMaxQ8RowBlocks];
+  float scales[kKeysPerBlock][kMaxQ8RowBlocks];
   //   first: the first row, rows of `width` elements `stride` apart
-  Q8RowsInBlocks(Q8Elements first, int stride, int rows, int width) {
+  Q8ValueRows(Q8Elements first, int stride, int rows, int width) {
     for (int i = 0; i < rows; ++i) {
       for (int b = 0; b < width / kKvQ8Block; ++b) {
         const uint8_t* block =
@@ -410,8 +418,18 @@ struct Q8RowsInBlocks {
     const int b = c / kKvQ8Block;
     return WidenFourCodes(codes[i][b] + c % kKvQ8Block, hn::Set(D(), scales[i][b]));
   }
+  // Row i's columns c .. c + 7 (c % 8 == 0: one block) as two vectors: one load of 8 codes
+  // widened to int16 (v128.load8x8_s), then each half to int32 and float (the same d·q).
+  HWY_INLINE void Eight(int i, int c, V& lo, V& hi) const {
+    const D d;
+    const DI32 di;
+    const int b = c / kKvQ8Block;
+    const V scale = hn::Set(d, scales[i][b]);
+    const auto wide = hn::PromoteTo(DI16(), hn::LoadU(DI8(), codes[i][b] + c % kKvQ8Block));
+    lo = hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, hn::LowerHalf(wide))), scale);
+    hi = hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, hn::UpperHalf(hn::Half<DI16>(), wide))), scale);
+  }
 };
-using Q8ValueRows = Q8RowsInBlocks<kKeysPerBlock>;
 
 // Step 2d over stored value rows (Rows: HalfRows, Q8ValueRows), kVecs vectors of columns
 // at a time: each column's chain is AccumulateValues' (acc·rescale when a row's rescale is not
@@ -434,8 +452,12 @@ HWY_INLINE int AccumulateStoredColumns(const float* p, const float* rescale, boo
     ATTN_NO_UNROLL
     for (int j = 0; j < num_keys; ++j) {
       V x[kVecs];
-      ATTN_UNROLL_FULLY
-      for (int i = 0; i < kVecs; ++i) x[i] = v.Four(j, c + i * kLanes);
+      if constexpr (kVecs == 1) {
+        x[0] = v.Four(j, c);
+      } else {
+        ATTN_UNROLL_FULLY
+        for (int i = 0; i < kVecs; i += 2) v.Eight(j, c + i * kLanes, x[i], x[i + 1]);
+      }
       ATTN_UNROLL_FULLY
       for (int r = 0; r < kRowsPerTile; ++r) {
         const V w = hn::Set(d, p[r * kKeysPerBlock + j]);
@@ -660,7 +682,6 @@ struct FloatKeyRows {
     return hn::LoadU(D(), rows + static_cast<size_t>(i) * stride + c);
   }
 };
-using Q8KeyRows = Q8RowsInBlocks<kKeysPerTile>;
 
 // Step 2a for a whole tile of 8 keys read where they lie: four columns of the 8 rows at a time
 // widened and transposed in registers (TransposeFour) and multiplied into the rows' scores
@@ -694,6 +715,153 @@ HWY_INLINE void ScoreTileInRegisters(const float* const q_rows[kRowsPerTile], co
     hn::Store(s[2 * r], d, scores + r * stride);
     hn::Store(s[2 * r + 1], d, scores + r * stride + kLanes);
   }
+}
+
+// The most query rows a call scores q8_0 keys in integers for: two tiles of the tallest tile
+// any build has, so that whether a call does depends on its rows alone, not on the build.
+constexpr int kMaxIntegerScoredRows = kInPlaceTiles * 6;
+
+// Whether a call against q8_0 keys whose rows are whole blocks (CodesQueries) scores them in
+// integers against the coded queries (ScoreQ8Tile): a call of at most kMaxIntegerScoredRows
+// rows (a decode step, a prompt's short last chunk), its keys read where they lie. A taller
+// call scores the packed panels (the keys widened once for all its rows) as floats against
+// q̂, as fast there: the same scores within float32 rounding, and in every build and tile
+// height the same bits for a call of the same rows.
+bool ScoresInIntegers(const HeadProblem& pb) {
+  return pb.seq_q <= kMaxIntegerScoredRows &&
+         CodesQueries(pb.kv_storage, pb.kq, pb.k_stride, pb.head_dim);
+}
+
+// A tile's query rows coded for q8_0 keys (CodeQueryRow): row r's int16 codes and its blocks'
+// scales 2^e; coded[r] is false for a row holding NaN or Infinity (scored in floats).
+template <int kRows>
+struct QueryCodes {
+  alignas(16) int16_t codes[kRows][kMaxCodedQueryWidth];
+  float scales[kRows][kMaxCodedQueryWidth / kKvQ8Block];
+  bool coded[kRows];
+};
+
+// Lane j: the sum of s_j's four lanes.
+HWY_INLINE VI SumsOfFour(VI s0, VI s1, VI s2, VI s3) {
+  const DI32 di;
+  const hn::Repartition<int64_t, DI32> d64;
+  // [s0_0 + s0_2, s1_0 + s1_2, s0_1 + s0_3, s1_1 + s1_3], and the same of s2, s3
+  const VI u01 = hn::Add(hn::InterleaveLower(di, s0, s1), hn::InterleaveUpper(di, s0, s1));
+  const VI u23 = hn::Add(hn::InterleaveLower(di, s2, s3), hn::InterleaveUpper(di, s2, s3));
+  const auto a = hn::BitCast(d64, u01), b = hn::BitCast(d64, u23);
+  return hn::Add(hn::BitCast(di, hn::InterleaveLower(d64, a, b)),
+                 hn::BitCast(di, hn::InterleaveUpper(d64, a, b)));
+}
+
+// One key's score in floats, Σ q̂[c] · (d · code[c]) in column order: for a key whose block
+// scale is not finite, or a row that is not coded (its NaN and Infinity as floats give them).
+//   q: [head_dim] (q̂ of a coded row)   key: the key's row of q8_0 elements
+float ScoreQ8KeyInFloats(const float* q, Q8Elements key, int head_dim) {
+  float s = 0.0f;
+  for (int c = 0; c < head_dim; ++c) {
+    const uint8_t* block = (key + static_cast<size_t>(c)).block();
+    const int8_t code = reinterpret_cast<const int8_t*>(block + 2)[c % kKvQ8Block];
+    s += q[c] * (Q8Scale(block) * static_cast<float>(code));
+  }
+  return s;
+}
+
+// Whether each of a q8_0 key row's block scales is finite.
+bool KeyScalesFinite(Q8Elements key, int head_dim) {
+  for (int c = 0; c < head_dim; c += kKvQ8Block) {
+    if (!std::isfinite(Q8Scale((key + static_cast<size_t>(c)).block()))) return false;
+  }
+  return true;
+}
+
+// ScoreQ8Tile's scores redone in floats where the integers cannot give them: every key of a
+// row that is not coded (q as given), and, for the coded rows, the keys with a scale that is
+// not finite (q̂).
+template <int kRows>
+void RescoreInFloats(const QueryCodes<kRows>& qc, const float* const q_rows[kRows], Q8Elements k,
+                     int k_stride, int keys, int head_dim, float* scores, int stride) {
+  float q_hat[kMaxCodedQueryWidth];
+  for (int r = 0; r < kRows; ++r) {
+    const float* q = q_rows[r];
+    if (qc.coded[r]) {
+      for (int c = 0; c < head_dim; ++c) {
+        q_hat[c] = static_cast<float>(qc.codes[r][c]) * qc.scales[r][c / kKvQ8Block];
+      }
+      q = q_hat;
+    }
+    for (int j = 0; j < keys; ++j) {
+      const Q8Elements key = k + static_cast<size_t>(j) * k_stride;
+      if (qc.coded[r] && KeyScalesFinite(key, head_dim)) continue;
+      scores[r * stride + j] = ScoreQ8KeyInFloats(q, key, head_dim);
+    }
+  }
+}
+
+// Step 2a for a tile of up to 8 q8_0 keys in whole blocks, read where they lie, against query
+// rows coded per block (QueryCodes): each block's Σ code·code exact in int32 (i32x4.dot_i16x8_s
+// on the keys' codes widened to int16), then each score in float32 as the blocks in order of
+// float(Σ) · (d · 2^e), a multiply and an add with no FMA: the same bits in every build, tile
+// height and path. A key whose scale is not finite, or a row not coded, is scored in floats
+// (ScoreQ8KeyInFloats).
+//   q_rows: kRows × [head_dim] (the rows as given)   k: the tile's first key, rows k_stride apart
+//   scores: kRows × [8] (stride), 0 past `keys`
+template <int kRows>
+void ScoreQ8Tile(const QueryCodes<kRows>& qc, const float* const q_rows[kRows], Q8Elements k,
+                 int k_stride, int keys, int head_dim, float* scores, int stride) {
+  const D d;
+  const DI32 di;
+  const DI16 d16;
+  const hn::Rebind<int8_t, DI16> d8;  // 8 codes, the lanes of one int16 vector
+  alignas(16) int32_t sums[kRows][kKeysPerTile][kLanes];
+  alignas(16) float key_scales[kKeysPerTile];
+  V total[kRows][2];
+  for (int r = 0; r < kRows; ++r) total[r][0] = total[r][1] = hn::Zero(d);
+  bool finite = true;
+  for (int b = 0; b < head_dim / kKvQ8Block; ++b) {
+    ATTN_NO_UNROLL
+    for (int j = 0; j < kKeysPerTile; ++j) {
+      if (j >= keys) {
+        key_scales[j] = 0.0f;
+        for (int r = 0; r < kRows; ++r) hn::Store(hn::Zero(di), di, sums[r][j]);
+        continue;
+      }
+      const uint8_t* block =
+          (k + (static_cast<size_t>(j) * k_stride + static_cast<size_t>(b) * kKvQ8Block)).block();
+      key_scales[j] = Q8Scale(block);
+      finite = finite && std::isfinite(key_scales[j]);
+      const int8_t* codes = reinterpret_cast<const int8_t*>(block + 2);
+      hn::Vec<DI16> kc[4];
+      for (int v = 0; v < 4; ++v) kc[v] = hn::PromoteTo(d16, hn::LoadU(d8, codes + 8 * v));
+      ATTN_UNROLL_FULLY
+      for (int r = 0; r < kRows; ++r) {
+        const int16_t* q = qc.codes[r] + b * kKvQ8Block;
+        VI sum = hn::Zero(di), unused = hn::Zero(di);
+        ATTN_UNROLL_FULLY
+        for (int v = 0; v < 4; ++v) {
+          sum = hn::ReorderWidenMulAccumulate(di, kc[v], hn::Load(d16, q + 8 * v), sum, unused);
+        }
+        hn::Store(sum, di, sums[r][j]);
+      }
+    }
+    for (int r = 0; r < kRows; ++r) {
+      const V q_scale = hn::Set(d, qc.scales[r][b]);
+      for (int h = 0; h < 2; ++h) {
+        const int j = 4 * h;
+        const VI dots = SumsOfFour(hn::Load(di, sums[r][j]), hn::Load(di, sums[r][j + 1]),
+                                   hn::Load(di, sums[r][j + 2]), hn::Load(di, sums[r][j + 3]));
+        const V scale = hn::Mul(hn::Load(d, key_scales + j), q_scale);
+        total[r][h] = hn::Add(total[r][h], hn::Mul(hn::ConvertTo(d, dots), scale));
+      }
+    }
+  }
+  for (int r = 0; r < kRows; ++r) {
+    hn::StoreU(total[r][0], d, scores + r * stride);
+    hn::StoreU(total[r][1], d, scores + r * stride + kLanes);
+  }
+  bool all_coded = true;
+  for (int r = 0; r < kRows; ++r) all_coded = all_coded && qc.coded[r];
+  if (finite && all_coded) return;
+  RescoreInFloats(qc, q_rows, k, k_stride, keys, head_dim, scores, stride);
 }
 
 // Value rows key0 .. key0 + keys - 1 (half-stored ones widened) into contiguous rows of
@@ -741,8 +909,7 @@ bool ScoresKeysInRegisters(const HeadProblem& pb, int tiles, int rows) {
   if (tiles != 1 || rows < 2 || rows > kMaxRowsScoredInRegisters || pb.head_dim % kLanes != 0) {
     return false;
   }
-  return pb.kv_storage != KvStorage::kQ8_0 || (pb.head_dim <= kMaxQ8RowBlocks * kKvQ8Block &&
-                                               RowsInWholeBlocks(pb.kq, pb.k_stride, pb.head_dim));
+  return pb.kv_storage != KvStorage::kQ8_0;  // q8_0 keys: in integers, or packed panels
 }
 
 // Where step 2 reads the keys and values: Values(j0, count) gives the value rows of keys
@@ -831,19 +998,16 @@ struct InPlaceKeys {
       case KvStorage::kBfloat16:
         return ScoreTileInRegisters<kRowsPerTile>(
             q_rows, HalfRows<KvStorage::kBfloat16>{pb.k16 + from, pb.k_stride}, hd, scores, stride);
-      case KvStorage::kFloat16:
+      default:  // kFloat16 (never kQ8_0: ScoresKeysInRegisters)
         return ScoreTileInRegisters<kRowsPerTile>(
             q_rows, HalfRows<KvStorage::kFloat16>{pb.k16 + from, pb.k_stride}, hd, scores, stride);
-      case KvStorage::kQ8_0:
-        return ScoreTileInRegisters<kRowsPerTile>(
-            q_rows, Q8KeyRows(pb.kq + from, pb.k_stride, kKeysPerTile, hd), hd, scores, stride);
     }
   }
   // A whole tile's keys, with keys_in_registers: none (the tile is scored by ScoreInRegisters).
   const float* Panel(int tile) {  // into the block's slot for the tile
     const int first = tile * kKeysPerTile;
     const int keys = std::min(kKeysPerTile, pb.seq_k - first);
-    if (keys_in_registers && keys == kKeysPerTile) return nullptr;
+    if ((keys_in_registers && keys == kKeysPerTile) || ScoresInIntegers(pb)) return nullptr;
     const size_t from = static_cast<size_t>(first) * pb.k_stride;
     float* panel = ws.tile_panel.data() +
                    static_cast<size_t>(tile - j0 / kKeysPerTile) * pb.head_dim * kKeysPerTile;
@@ -890,6 +1054,13 @@ struct RowTile {
   alignas(16) float p[kRowsPerTile * kKeysPerBlock];  // scores, then weights, of a block
   float rescale[kRowsPerTile];
   uint32_t row_key[kRowsPerTile];
+  // q8_0 keys in whole blocks (CodesQueries): the rows coded and the scores in integers
+  // (ScoresInIntegers: ScoreQ8Tile), or the rows as q̂ for the float tiles.
+  bool integer_scores;
+  union {
+    QueryCodes<kRowsPerTile> q_codes;
+    alignas(16) float q_hat[kRowsPerTile][kMaxCodedQueryWidth];
+  };
 
   RowTile(const HeadProblem& pb, const float* zero_row, float* tile_acc, int padded_dim,
           int first_row, int rows, const RowsOut& to)
@@ -901,10 +1072,18 @@ struct RowTile {
         fold_scale(FoldsScale(pb)),
         dropout(pb.dropout.active()),
         factor(SoftmaxFactor(pb)),
-        keep_scale(dropout ? pb.dropout.keep_scale() : 1.0f) {
+        keep_scale(dropout ? pb.dropout.keep_scale() : 1.0f),
+        integer_scores(ScoresInIntegers(pb)) {
     for (int r = 0; r < kRowsPerTile; ++r) {
       const bool real = r < num_rows;
       q_rows[r] = real ? pb.q + static_cast<size_t>(row0 + r) * pb.q_stride : zero_row;
+      if (integer_scores) {
+        q_codes.coded[r] =
+            CodeQueryRow(q_rows[r], pb.head_dim, q_codes.codes[r], q_codes.scales[r]);
+      } else if (real && CodesQueries(pb.kv_storage, pb.kq, pb.k_stride, pb.head_dim)) {
+        RoundQueryRow(q_rows[r], pb.head_dim, q_hat[r]);
+        q_rows[r] = q_hat[r];
+      }
       end[r] = real ? std::min(pb.visible.KeyEnd(row0 + r), to.key_hi) : 0;
       begin[r] = real ? std::min(std::max(pb.visible.KeyBegin(row0 + r), to.key_lo), end[r]) : 0;
       if (!real) continue;
@@ -927,7 +1106,14 @@ struct RowTile {
   void Block(const HeadProblem& pb, Keys& keys, int j0, int num_keys, const float* v_rows,
              const float* const* panels, int tiles, bool nonfinite_values, int padded_dim) {
     // a, b. Scores of up to four 8-key tiles (one row: all at once), scaled and masked, into p.
-    if constexpr (kRowsPerTile == 1) {
+    if (integer_scores) {
+      for (int t = 0; t < tiles; ++t) {
+        const int jt = j0 + t * kKeysPerTile;
+        ScoreQ8Tile<kRowsPerTile>(q_codes, q_rows, pb.kq + static_cast<size_t>(jt) * pb.k_stride,
+                                  pb.k_stride, std::min(kKeysPerTile, pb.seq_k - jt), pb.head_dim,
+                                  p + t * kKeysPerTile, kKeysPerBlock);
+      }
+    } else if constexpr (kRowsPerTile == 1) {
       ScoreTilesOfOneRow(q_rows[0], panels, tiles, pb.head_dim, p);
     } else {
       for (int t = 0; t < tiles; ++t) {
@@ -1159,7 +1345,8 @@ bool PrepareHead(const HeadProblem& pb, FusedWorkspace& ws, int slots) {
   const bool copy_v = CopiesValues(pb, padded_dim);
   const bool same_range =
       ws.packed_tiles_first == range.first && ws.packed_tiles_last == range.last;
-  const bool repack_k = ws.packed_k != k_source || !same_range;
+  // (q8_0 keys scored in integers are read where they lie: no panels.)
+  const bool repack_k = !ScoresInIntegers(pb) && (ws.packed_k != k_source || !same_range);
   const bool redo_v = ws.packed_v != v_source || !same_range;
   if ((repack_k &&
        !ws.k_panels.Resize(static_cast<uint64_t>(num_tiles) * pb.head_dim * kKeysPerTile)) ||

@@ -48,6 +48,48 @@ void QuantizeKvRow(const float* src, int width, uint8_t* dst) {
   }
 }
 
+// The exponent e of a block whose largest magnitude is amax > 0: amax = m · 2^x with m in
+// [0.5, 1), so 2^(x − 15) · 32767 >= amax unless m > 32767 / 32768.
+int QueryBlockExponent(float amax) {
+  int x = 0;
+  std::frexp(amax, &x);
+  const int e = x - 15;
+  return amax <= std::ldexp(static_cast<float>(kQueryCodeMax), e) ? e : e + 1;
+}
+
+bool CodeQueryRow(const float* q, int width, int16_t* codes, float* scales) {
+  for (int b = 0; b < width / kKvQ8Block; ++b) {
+    const float* block = q + b * kKvQ8Block;
+    float amax = 0.0f;
+    for (int i = 0; i < kKvQ8Block; ++i) {
+      if (!std::isfinite(block[i])) return false;
+      amax = std::max(amax, std::fabs(block[i]));
+    }
+    const int e = amax == 0.0f ? 0 : QueryBlockExponent(amax);
+    scales[b] = amax == 0.0f ? 0.0f : std::ldexp(1.0f, e);
+    for (int i = 0; i < kKvQ8Block; ++i) {
+      // q · 2^-e is exact (a power of two), and |round(·)| <= 32767 by the choice of e.
+      codes[b * kKvQ8Block + i] = static_cast<int16_t>(std::nearbyint(std::ldexp(block[i], -e)));
+    }
+  }
+  return true;
+}
+
+void RoundQueryRow(const float* q, int width, float* out) {
+  for (int i = 0; i < width; ++i) {
+    if (!std::isfinite(q[i])) {
+      std::copy(q, q + width, out);
+      return;
+    }
+  }
+  for (int b = 0; b < width / kKvQ8Block; ++b) {
+    int16_t codes[kKvQ8Block];
+    float scale = 0.0f;
+    CodeQueryRow(q + b * kKvQ8Block, kKvQ8Block, codes, &scale);
+    for (int i = 0; i < kKvQ8Block; ++i) out[b * kKvQ8Block + i] = codes[i] * scale;
+  }
+}
+
 // Block by block: the scale once per run of elements in one block.
 }  // namespace attn
 

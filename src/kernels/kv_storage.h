@@ -71,6 +71,35 @@ void QuantizeKvRow(const float* src, int width, uint8_t* dst);
 //   src: [KvRowBytes(kQ8_0, width)] bytes   dst: [width]
 void DequantizeKvRow(const uint8_t* src, int width, float* dst);
 
+// Queries scored against q8_0 keys whose rows lie in whole blocks (fused_attention.cc) are
+// coded too, per block of 32 as the keys are: int16 codes c = round(q · 2^-e) (ties to even),
+// e the smallest exponent with max|q| <= 32767 · 2^e, so that the query read is q̂ = c · 2^e
+// (exact in float32; |q̂ − q| <= 2^(e−1) <= max|q| / 32767 of its block), and a block's
+// q̂·k = (2^e · d) · Σ c · q_k is an exact integer sum and one float32 multiply. An all-zero
+// block has scale 0. A row holding NaN or Infinity is not coded (scored as floats).
+constexpr int kQueryCodeMax = 32767;
+
+// The widest query row coded (8 blocks): a wider head's q8_0 keys are widened to floats.
+constexpr int kMaxCodedQueryWidth = 256;
+
+// Whether a head's q8_0 keys are scored against coded queries: its key rows lie in whole
+// blocks of their own (each starts a block), at most kMaxCodedQueryWidth wide.
+//   k: the head's first key (rows k_stride elements apart)
+inline bool CodesQueries(KvStorage s, Q8Elements k, int k_stride, int head_dim) {
+  return s == KvStorage::kQ8_0 && head_dim % kKvQ8Block == 0 && head_dim <= kMaxCodedQueryWidth &&
+         k.index % kKvQ8Block == 0 && k_stride % kKvQ8Block == 0;
+}
+
+// Codes a query row of `width` elements (a multiple of 32). False, and codes and scales
+// unspecified, when an element is not finite.
+//   q: [width]   codes: [width]   scales: [width / 32], 2^e per block
+bool CodeQueryRow(const float* q, int width, int16_t* codes, float* scales);
+
+// The query row as q8_0 keys read it: q̂ (CodeQueryRow's codes · scales), or q itself when it
+// holds NaN or Infinity. The step-by-step path scores widened q8_0 keys with it.
+//   q: [width], width % 32 == 0   out: [width]
+void RoundQueryRow(const float* q, int width, float* out);
+
 // Widens count halves of storage s (bfloat16 or float16) to float32, exactly (Infinity and
 // NaN included), four lanes at a time.
 //   src: [count]   dst: [count]

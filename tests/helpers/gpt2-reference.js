@@ -48,13 +48,14 @@ function layerNorm(x, gamma, beta, eps) {
 
 const geluNew = (x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3)));
 
-// Causal multi-head attention of one block; keys and values pass through roundKv first.
-function attention(u, w, prefix, heads, roundKv) {
+// Causal multi-head attention of one block; keys and values pass through roundKv first, each
+// query row through readQuery.
+function attention(u, w, prefix, heads, roundKv, readQuery) {
   const qkv = linear(u, w[`${prefix}c_attn.weight`], w[`${prefix}c_attn.bias`]);
   const T = u.length,
     d = u[0].length,
     hd = d / heads;
-  const q = qkv.map((row) => row.slice(0, d));
+  const q = qkv.map((row) => readQuery(row.slice(0, d)));
   const k = qkv.map((row) => row.slice(d, 2 * d).map(roundKv));
   const v = qkv.map((row) => row.slice(2 * d).map(roundKv));
   const concat = u.map(() => new Array(d).fill(0));
@@ -80,9 +81,10 @@ const add = (a, b) => a.map((row, i) => row.map((x, c) => x + b[i][c]));
 
 /**
  * Logits [T][V] of every position of `ids` (causal: position t's are the logits after ids
- * 0..t). roundKv: each key and value element → its stored value (default: kept).
+ * 0..t). roundKv: each key and value element → its stored value (default: kept); readQuery:
+ * each query row (all heads) → the row the keys are scored against (default: kept).
  */
-export function gpt2Logits(w, config, ids, roundKv = (x) => x) {
+export function gpt2Logits(w, config, ids, roundKv = (x) => x, readQuery = (row) => row) {
   const d = config.n_embd,
     eps = config.layer_norm_epsilon;
   const wte = w['wte.weight'].data,
@@ -96,6 +98,7 @@ export function gpt2Logits(w, config, ids, roundKv = (x) => x) {
       `${p}attn.`,
       config.n_head,
       roundKv,
+      readQuery,
     );
     x = add(x, a);
     const n2 = layerNorm(x, w[`${p}ln_2.weight`], w[`${p}ln_2.bias`], eps);

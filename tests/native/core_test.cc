@@ -631,13 +631,39 @@ void HalfKeysMatchWidened(std::mt19937& rng, int seq_q, int seq_k, int head_dim,
   }
 }
 
+// A query row as q8_0 keys in whole blocks read it (kv_storage.h), computed here on its own:
+// per block of 32, e the smallest integer with max|q| <= 32767 · 2^e (found by stepping),
+// codes round(q / 2^e) ties to even, q̂ = code · 2^e.
+std::vector<float> CodedQueries(const std::vector<float>& q) {
+  std::vector<float> out(q.size());
+  for (size_t b = 0; b < q.size(); b += 32) {
+    double amax = 0;
+    for (size_t i = b; i < b + 32; ++i) amax = std::max(amax, std::fabs(static_cast<double>(q[i])));
+    if (amax == 0) continue;
+    int e = -160;
+    while (amax > 32767.0 * std::ldexp(1.0, e)) ++e;
+    for (size_t i = b; i < b + 32; ++i) {
+      const double x = q[i] / std::ldexp(1.0, e);
+      double code = std::floor(x + 0.5);
+      if (code - x == 0.5 && std::fmod(code, 2.0) != 0) code -= 1;  // a tie: to even
+      out[i] = static_cast<float>(code * std::ldexp(1.0, e));
+    }
+  }
+  return out;
+}
+
 // Attention over q8_0 keys and values read in place (rows of whole blocks, heads starting
 // anywhere in a block, so four columns may straddle two) equals attention over the same rows
-// dequantized by DequantizeKvRow, bit for bit, on both paths.
+// dequantized by DequantizeKvRow. A head whose key rows are whole blocks (col0 = 0, head_dim
+// a multiple of 32) scores its keys against coded queries (CodedQueries): the step-by-step
+// path then equals the float path given q̂, bit for bit, and the fused path (integer sums)
+// equals it within float32 rounding of the sums; other heads, bit for bit on both paths.
 void Q8KeysMatchDequantized(std::mt19937& rng, int seq_q, int seq_k, int head_dim, int col0) {
   const int width = 64;  // a cache row of 2 blocks; the head is columns col0 .. col0 + head_dim
   const int row_bytes = static_cast<int>(attn::KvRowBytes(attn::KvStorage::kQ8_0, width));
   std::vector<float> q = Random(rng, static_cast<size_t>(seq_q) * head_dim);
+  const bool coded = col0 % 32 == 0 && head_dim % 32 == 0;
+  const std::vector<float> q_read = coded ? CodedQueries(q) : q;
   std::vector<float> kv = Random(rng, static_cast<size_t>(seq_k) * width * 2);  // keys, values
   std::vector<uint8_t> blocks(static_cast<size_t>(seq_k) * 2 * row_bytes);
   std::vector<float> dequantized(kv.size());
@@ -654,20 +680,24 @@ void Q8KeysMatchDequantized(std::mt19937& rng, int seq_q, int seq_k, int head_di
     std::vector<float> from_blocks(from_floats.size(), -5.0f);
     std::vector<float> weights(static_cast<size_t>(seq_q) * seq_k + 1);
     attn::AttentionRequest r;
-    r.q = q.data(), r.k = dequantized.data(), r.v = dequantized.data() + v_at;
+    r.q = q_read.data(), r.k = dequantized.data(), r.v = dequantized.data() + v_at;
     r.entries = entries, r.batch = 1, r.seq_q = seq_q, r.seq_k = seq_k;
     r.head_dim = r.value_dim = head_dim, r.k_stride = r.v_stride = width;
     r.scale = 0.3f, r.causal = true, r.out = from_floats.data();
     r.weights = stepwise ? weights.data() : nullptr;
     Expect(attn::RunAttention(r) == attn::Status::kOk, "float status", seq_q, seq_k, stepwise);
-    r.k = r.v = nullptr;
+    r.q = q.data(), r.k = r.v = nullptr;
     r.kv_storage = attn::KvStorage::kQ8_0, r.kq = blocks.data();
     r.vq = blocks.data() + static_cast<size_t>(seq_k) * row_bytes;  // element v_at's block
     r.out = from_blocks.data();
     Expect(attn::RunAttention(r) == attn::Status::kOk, "q8 status", seq_q, seq_k, stepwise);
+    // Integer sums: each score within a few float32 roundings of Σ|q̂·k| (<= 32 · 2 · 1 here,
+    // times 2^-24 per rounding, times the 0.3 scale), so an output (a weighted mean of values
+    // within ±1) within 1e-5.
+    const float tolerance = coded && !stepwise ? 1e-5f : 0.0f;
     for (size_t i = 0; i < from_floats.size(); ++i) {
-      Expect(from_blocks[i] == from_floats[i], "q8 = dequantized", seq_q, seq_k,
-             head_dim * 100 + col0 * 2 + stepwise);
+      Expect(std::fabs(from_blocks[i] - from_floats[i]) <= tolerance, "q8 = dequantized", seq_q,
+             seq_k, head_dim * 100 + col0 * 2 + stepwise);
     }
   }
   // Rows that are not whole blocks are refused.
@@ -677,6 +707,39 @@ void Q8KeysMatchDequantized(std::mt19937& rng, int seq_q, int seq_k, int head_di
   bad.head_dim = bad.value_dim = head_dim, bad.k_stride = bad.v_stride = width - 1;
   bad.kv_storage = attn::KvStorage::kQ8_0, bad.kq = bad.vq = blocks.data(), bad.out = out.data();
   Expect(attn::RunAttention(bad) == attn::Status::kBadStride, "q8 stride", seq_q, seq_k, 0);
+}
+
+// With q8_0 keys in whole blocks the query is coded: q = [1, 1.2e-5, 0, ...] is read as
+// [1, 0, ...] (1.2e-5 is under half of 2^-14, its block's step), so a key [0, 1e5, 0, ...]
+// scores 0, as a zero key does, and the output is the mean of the two values, on both paths
+// (as floats, q·k = 1.2 and the weights are 0.77 / 0.23).
+void CodedQueriesDecideTheScores() {
+  const int dim = 32, row_bytes = static_cast<int>(attn::KvRowBytes(attn::KvStorage::kQ8_0, dim));
+  std::vector<float> q(dim, 0.0f), kv(4 * dim, 0.0f);
+  q[0] = 1.0f, q[1] = 1.2e-5f;
+  kv[1] = 1e5f;            // key 0; key 1 is zeros
+  kv[2 * dim] = 1.0f;      // value 0 = e_0
+  kv[3 * dim + 1] = 1.0f;  // value 1 = e_1
+  std::vector<uint8_t> blocks(4 * static_cast<size_t>(row_bytes));
+  for (int row = 0; row < 4; ++row) {
+    attn::QuantizeKvRow(kv.data() + row * dim, dim, blocks.data() + row * row_bytes);
+  }
+  std::vector<float> values(2 * dim);  // as the cache holds them (1 is 0.99994)
+  attn::DequantizeKvRow(blocks.data() + 2 * row_bytes, dim, values.data());
+  attn::DequantizeKvRow(blocks.data() + 3 * row_bytes, dim, values.data() + dim);
+  const int32_t entries[attn::kEntryColumns] = {0, 0, 0, 0, 2, 0};
+  for (const bool stepwise : {false, true}) {
+    std::vector<float> out(dim, -1.0f), weights(2);
+    attn::AttentionRequest r;
+    r.q = q.data(), r.entries = entries, r.batch = 1, r.seq_q = 1, r.seq_k = 2;
+    r.head_dim = r.value_dim = dim, r.k_stride = r.v_stride = dim, r.scale = 1.0f;
+    r.kv_storage = attn::KvStorage::kQ8_0, r.kq = blocks.data(),
+    r.vq = blocks.data() + 2 * row_bytes;
+    r.out = out.data(), r.weights = stepwise ? weights.data() : nullptr;
+    Expect(attn::RunAttention(r) == attn::Status::kOk, "coded status", stepwise, 0, 0);
+    Expect(out[0] == 0.5f * values[0] && out[1] == 0.5f * values[dim + 1] && out[2] == 0.0f,
+           "coded query's mean", stepwise, 0, 0);
+  }
 }
 
 // bfloat16 bits of a float (round to nearest even; the test's values are finite).
@@ -1039,8 +1102,10 @@ int main() {
       for (int col0 : {0, 5, 30}) Q8KeysMatchDequantized(rng, std::min(seq_k, 5), seq_k, dim, col0);
     }
   }
-  // Whole-block rows (keys in registers, values widened in registers) for 1-7 rows.
-  for (int seq_q : {1, 2, 3, 4, 6, 7}) Q8KeysMatchDequantized(rng, seq_q, 70, 64, 0);
+  // Whole-block rows (keys scored in integers, values widened in registers) for 1-7 rows, and
+  // 20 rows (a prefill: the packed path).
+  for (int seq_q : {1, 2, 3, 4, 6, 7, 20}) Q8KeysMatchDequantized(rng, seq_q, 70, 64, 0);
+  CodedQueriesDecideTheScores();
   Bf16PanelsMatchFloat32(rng);
   PretrainedBf16MatchesFloat32(rng);
   QuantizedUnderSanitizers(rng);
