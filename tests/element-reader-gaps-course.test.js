@@ -973,6 +973,8 @@ test("sentiment: [CLS]'s own vector is the vectors table's first row and said no
         mapScrolls: mapRegion.scrollWidth > mapRegion.clientWidth + 1,
         mapHint: mapRegion.previousElementSibling.checkVisibility() ? mapRegion.previousElementSibling.textContent : '',
         mapEdge: getComputedStyle(mapRegion).borderRightStyle,
+        // The words above the [CLS] table as a reader sees them (either orientation).
+        clsWords: clsTable.closest('.scroll-wrap')?.innerText ?? '',
       };
     });
     await page.close();
@@ -996,6 +998,12 @@ test("sentiment: [CLS]'s own vector is the vectors table's first row and said no
     assert.equal(r.orient, width === 390 ? 'keys-as-rows' : 'keys-as-columns');
     assert.equal(r.clsHeader, width === 390 ? 'key ↓ head →' : 'head ↓ key →');
     assert.ok(r.clsFits, `${width}: the [CLS] table shown whole`);
+    // Its caption names the [CLS] query without a table row (the turned table's first row is a key).
+    assert.match(
+      r.clsWords,
+      /What the \[CLS\] query \(row 0 of each head's map\) attends to in layer 1: a cell is one head's weight on one key/,
+    );
+    assert.doesNotMatch(r.clsWords, /\(the first row\)/);
     cells.forEach((row, h) =>
       row.forEach((w, j) => assert.ok(Math.abs(w - r.heads[h][j]) < 1e-6, `head ${h} key ${j}`)),
     );

@@ -638,7 +638,7 @@ console.log(p.label, JSON.stringify(Array.from(p.probabilities)));
   #clsTable(p, names, l, shown, top, turned) {
     const table = make('table', { className: 'map' });
     table.dataset.orient = turned ? 'keys-as-rows' : 'keys-as-columns';
-    const caption = `What the [CLS] query (the first row) attends to in layer ${l}, every head at a glance; the head outlined is the one whose full map is below`;
+    const caption = `What the [CLS] query (row 0 of each head's map) attends to in layer ${l}: a cell is one head's weight on one key, every head at a glance; the head outlined is the one whose full map is below`;
     if (turned) table.setAttribute('aria-label', caption);
     else table.createCaption().textContent = caption;
     const heads = p.attention[l];
