@@ -565,7 +565,7 @@ test('sampling: probabilities are softmax(logits/T) after top-k and top-p, the g
       // "the others get 0" only where there are others (a reader asked which, at 305 of 305).
       assert.match(
         s.caption,
-        kept < r.logits.length ? /\(the others get 0\)/ : /\(all: top-k, top-p and min-p remove none here\)/,
+        kept < r.logits.length ? /\(the others get 0\)/ : /\(all: top-k and top-p remove none here\)/,
         `${id} ${JSON.stringify(s.settings)}: ${s.caption}`,
       );
       assert.equal(s.pick.id, argmax, `${id}: the greedy pick is the argmax`);

@@ -747,7 +747,7 @@ test('masked cells do not look like small weights: pruning hatches a dropped key
   assert.ok(keep.includes(0) && keep.includes(1), 'the premise: a token is dropped');
   const pruning = await maskedCells(page, 'token-pruning', 'weights');
   await page.close();
-  assert.equal(pruning.key, 'hatched grey = dropped key: weight 0 (outside the colour scale)');
+  assert.equal(pruning.key, 'hatched grey = dropped key: weight 0 (blocked, so not coloured by the scale)');
   for (const [i, j, value, hatched, colour] of pruning.cells) {
     const dropped = i !== j && keep[j] === 0;
     assert.equal(hatched, dropped, `Ã[${i}][${j}] hatched`);
@@ -760,8 +760,8 @@ test('masked cells do not look like small weights: pruning hatches a dropped key
   await page.locator('attention-steps').locator('select').selectOption('causal-top-left');
   await page.waitForFunction(() => document.querySelector('attention-steps').stages.M.data[1] === -Infinity);
   for (const [name, key] of [
-    ['weights', 'hatched grey = masked (M = −∞): weight 0 (outside the colour scale)'],
-    ['masked', 'hatched grey = masked: M = −∞ (outside the colour scale)'],
+    ['weights', 'hatched grey = masked (M = −∞): weight 0 (blocked, so not coloured by the scale)'],
+    ['masked', 'hatched grey = masked: M = −∞ (blocked, so not coloured by the scale)'],
   ]) {
     const steps = await maskedCells(page, 'attention-steps', name);
     assert.equal(steps.key, key);

@@ -392,7 +392,7 @@ export class AttentionExplainer extends ModelElement {
     const table = document.createElement('table');
     table.className = 'sampling';
     const vocab = model.descriptor.vocabSize;
-    const dropped = kept < vocab ? 'the others get 0' : 'all: top-k, top-p and min-p remove none here';
+    const dropped = kept < vocab ? 'the others get 0' : 'all: top-k and top-p remove none here';
     table.createCaption().textContent = `${kept} of ${vocab} tokens kept (${dropped}); the ${order.length} most likely:${marks ? ` (tokens: ${marks})` : ''}`;
     const head = table.createTHead().insertRow();
     for (const title of ['next token', 'id', 'logit', 'probability'])

@@ -28,7 +28,7 @@ function maskedKey(label) {
   key.setAttribute('part', 'legend');
   key.append(
     Object.assign(document.createElement('span'), { className: 'swatch' }),
-    `hatched grey = ${label} (outside the colour scale)`,
+    `hatched grey = ${label} (blocked, so not coloured by the scale)`,
   );
   return key;
 }
