@@ -43,7 +43,7 @@ svg g.token:focus-visible { outline: 2px solid var(--_focus); outline-offset: 1p
 svg g.token:focus text, svg g.token.active text { font-weight: 700; }
 svg line.off { display: none; }
 /* one map drawn: the other tokens' lines thin and grey, so that the focused token's stand out */
-svg line.other { stroke: light-dark(#a3a3a3, #5c5c5c) !important; stroke-width: 1px; opacity: 0.6 !important; }
+svg line.other { stroke: light-dark(#a3a3a3, #666666) !important; stroke-width: 1px; opacity: 0.6 !important; }
 svg line.dim { opacity: 0.05 !important; }
 svg g.token.active text { text-decoration: underline; text-underline-offset: 3px; }
 svg circle.anchor { fill: var(--_line); }
