@@ -698,7 +698,7 @@ test(
         const strokes = await page.evaluate(() =>
           [...document.querySelectorAll('attention-heatmap')].map(
             (h) =>
-              `${h.parentElement.id}${h.getAttribute('theme') ? `/${h.getAttribute('theme')}` : ''}: ${getComputedStyle(h.shadowRoot.querySelector('svg line')).stroke}`,
+              `${h.parentElement.id}${h.getAttribute('theme') ? `/${h.getAttribute('theme')}` : ''}: ${getComputedStyle(h.shadowRoot.querySelector('svg line:not(.other)')).stroke}`,
           ),
         );
         assert.deepEqual(
