@@ -76,18 +76,13 @@ bool CodeQueryRow(const float* q, int width, int16_t* codes, float* scales) {
 }
 
 void RoundQueryRow(const float* q, int width, float* out) {
-  for (int i = 0; i < width; ++i) {
-    if (!std::isfinite(q[i])) {
-      std::copy(q, q + width, out);
-      return;
-    }
+  int16_t codes[kMaxCodedQueryWidth];
+  float scales[kMaxCodedQueryWidth / kKvQ8Block];
+  if (width > kMaxCodedQueryWidth || !CodeQueryRow(q, width, codes, scales)) {
+    std::copy(q, q + width, out);
+    return;
   }
-  for (int b = 0; b < width / kKvQ8Block; ++b) {
-    int16_t codes[kKvQ8Block];
-    float scale = 0.0f;
-    CodeQueryRow(q + b * kKvQ8Block, kKvQ8Block, codes, &scale);
-    for (int i = 0; i < kKvQ8Block; ++i) out[b * kKvQ8Block + i] = codes[i] * scale;
-  }
+  for (int i = 0; i < width; ++i) out[i] = codes[i] * scales[i / kKvQ8Block];
 }
 
 // Block by block: the scale once per run of elements in one block.
