@@ -17,8 +17,8 @@ import { launchChromium } from '../tests/helpers/chromium.js';
 
 /** Each element as a tutorial author writes it (the tag alone, on a page of its own). */
 export const ELEMENT_PAGES = {
-  matrix: `<attention-matrix label="weights" heat="sequential" precision="2" value="[[0.49, 0.51], [0.52, 0.48]]"
-  caption="The course's worked example 2 (self-attention, two tokens), its weights as the slides print them: row i is query token i's weights over key tokens 0 and 1 (counted from 0). Not causal: token 0 also attends to the later token 1, as in an encoder; a decoder's causal mask would make row 0 [1, 0]."></attention-matrix>`,
+  matrix: `<attention-matrix label="weights" heat="sequential" precision="2" value="[[0.49, 0.51], [0.52, 0.48]]" row-labels="I,am" col-labels="I,am"
+  caption="Worked example 2 of the “Transformer Insight” course slides (AI VIETNAM, 2023): self-attention over two tokens, named “I” and “am” here as in the heatmap (the slides number them 0 and 1), its weights as the slides print them. Row “I” is the query “I”'s weights over the keys “I” and “am”. Not causal: “I” also attends to the later “am”, as in an encoder; a decoder's causal mask would make that row [1, 0]."></attention-matrix>`,
   steps: `<attention-steps example="2" show-slides></attention-steps>`,
   flash: `<attention-flash block="2"></attention-flash>`,
   'heatmap-grid': `<attention-heatmap example="2" tokens="I,am"></attention-heatmap>`,

@@ -231,7 +231,8 @@ test('the legends span the data: PE and PE·PEᵀ legends end at their min and m
       pe: range(el.tensors.pe),
       similarity: range(el.tensors.similarity),
       axes: [...el.shadowRoot.querySelectorAll('.axis')].map((a) => a.textContent),
-      ticks: [...el.shadowRoot.querySelectorAll('.xticks')].map((t) => t.textContent),
+      ticks: [...el.shadowRoot.querySelectorAll('.xticks')].map((t) => [...t.children].map((c) => c.textContent)),
+      name: el.shadowRoot.querySelector('.view-name')?.textContent,
     };
   });
   await page.close();
@@ -246,7 +247,12 @@ test('the legends span the data: PE and PE·PEᵀ legends end at their min and m
   assert.deepEqual(r.legends[1].ends, r.similarity);
   assert.ok(Math.abs(r.similarity[1] - 16) < 1e-3, `max ${r.similarity[1]}`);
   assert.deepEqual(r.axes, ['position ↓   feature →', 'position ↓   position →']);
-  assert.deepEqual(r.ticks, ['031', '031']);
+  // 32 positions and 32 features: a tick every 8 and the last (31), each under its cell.
+  assert.deepEqual(r.ticks, [
+    ['0', '8', '16', '24', '31'],
+    ['0', '8', '16', '24', '31'],
+  ]);
+  assert.match(r.name, /^Sinusoidal positional encoding/);
 });
 
 test('RoPE says the base the selector holds; the heatmap names its axes; edited steps disown the slides', async () => {
@@ -690,7 +696,11 @@ test('attention-matrix names its axes query ↓ key → unless told otherwise (r
     const m = document.querySelector('attention-matrix');
     const axis = () => m.shadowRoot.querySelector('.axis')?.textContent ?? null;
     const corner = () => m.shadowRoot.querySelector('th.corner').textContent;
+    // the page's matrix names its tokens (I, am): the axes are the tokens, no positions
     const seen = [[axis(), corner()]];
+    m.removeAttribute('row-labels');
+    m.removeAttribute('col-labels');
+    seen.push([axis(), corner()]);
     m.setAttribute('row-title', 'token');
     m.setAttribute('col-title', 'feature');
     seen.push([axis(), corner()]);
@@ -702,6 +712,7 @@ test('attention-matrix names its axes query ↓ key → unless told otherwise (r
   await page.close();
   // Numbered rows and columns (no labels given) say that the numbers are positions.
   assert.deepEqual(axes, [
+    ['query ↓   key →', 'query \\ key'],
     ['query position ↓   key position →   (counted from 0)', 'query \\ key'],
     ['token position ↓   feature →   (counted from 0)', 'token \\ feature'],
     [null, 'row \\ column'],
@@ -725,7 +736,7 @@ test('hidden heads stay hidden when the head view is rebuilt (another layer, ano
   assert.deepEqual(await heads(), hidden);
   await page.evaluate(() => document.querySelector('attention-model').setAttribute('layer', '1'));
   await page.waitForFunction(() =>
-    document.querySelector('attention-model').shadowRoot.querySelector('.caption').textContent.startsWith('Layer 1'),
+    document.querySelector('attention-model').shadowRoot.querySelector('.caption').textContent.startsWith('Head view. Layer 1'),
   );
   assert.deepEqual(await heads(), hidden, 'layer 1 (layer="1": counted from 0)');
   await page.evaluate(() => {

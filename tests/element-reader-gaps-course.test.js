@@ -384,7 +384,7 @@ test("sources said: pruning's P (scores of stated made-up vectors, not probabili
   );
   assert.match(
     pruning.note,
-    /The keep decisions are your ticks above: in DynamicViT a small prediction network gives each token a keep probability/,
+    /The keep decisions are the ticks above: in DynamicViT a small prediction network gives each token a keep probability/,
   );
   // The note's P, in float64, gives the weights shown: Ã_ij = exp(P_ij)·G_ij / Σ_k exp(P_ik)·G_ik.
   const x = Array.from({ length: L }, (_, t) =>

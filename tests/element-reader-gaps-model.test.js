@@ -324,7 +324,7 @@ test('<attention-model>’s head attribute counts from 0, as its views do: head=
   const [H, T] = second.shape;
   assert.equal(H, 4, 'the shipped tiny GPT-2 has 4 heads');
   assert.equal(second.error, null);
-  assert.ok(second.caption.startsWith('Layer 0, head 1: '), second.caption);
+  assert.ok(second.caption.startsWith('Head view. Layer 0, head 1: '), second.caption);
   // The lines view shows head index 1: the last query's row of attentions[0][1].
   assert.equal(second.readout.length, 1);
   const [where, list] = second.readout[0].split(': ');
@@ -345,7 +345,7 @@ test('<attention-model>’s head attribute counts from 0, as its views do: head=
   const last = await withHead('3');
   assert.equal(last.error, null);
   assert.equal(last.alert, null);
-  assert.ok(last.caption.startsWith('Layer 0, head 3: '), last.caption);
+  assert.ok(last.caption.startsWith('Head view. Layer 0, head 3: '), last.caption);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -505,7 +505,7 @@ test('masked cells (the mask the model applied: a decoder’s later keys) are ha
   assert.deepEqual(example, ['0,1'], 'example 3: its mask hides key 1 from query 0');
 });
 
-test('the model view enlarges the outlined map with its axes: query ↓ and key → with the first and last positions, the same pixels as the 48 px map', async () => {
+test('the model view enlarges the outlined map with its axes: query ↓ and key →, every row named by its token and every column numbered (9 tokens), the same pixels as the 48 px map', async () => {
   for (const width of [390, 1280]) {
     const { page } = await open('model-model', width);
     const r = await page.evaluate(() => {
@@ -521,6 +521,13 @@ test('the model view enlarges the outlined map with its axes: query ↓ and key 
         title: figure.querySelector('figcaption').textContent,
         top: [...figure.querySelectorAll('.ticks.top span')].map((s) => s.textContent),
         left: [...figure.querySelectorAll('.ticks.left span')].map((s) => s.textContent),
+        corner: figure.querySelector('.corner')?.textContent,
+        names: el.toJSON().tokens.map((t) => t.name),
+        // each row's name centred on its row of cells (20 px each)
+        rowsAligned: [...figure.querySelectorAll('.ticks.left span')].every((s, i) => {
+          const b = s.getBoundingClientRect();
+          return Math.abs((b.top + b.bottom) / 2 - (box.top + (i + 0.5) * (box.height / el.toJSON().tokens.length))) <= 2;
+        }),
         same: JSON.stringify(data(big)) === JSON.stringify(data(thumb)),
         size: [box.width, box.height],
         readout: el.shadowRoot.querySelector('.readout').textContent,
@@ -530,8 +537,14 @@ test('the model view enlarges the outlined map with its axes: query ↓ and key 
     assert.ok(r, `${width}: an enlarged map`);
     assert.match(r.title, /^Layer 0, head 0 \(in the grid above: row 0, column 0\)/);
     assert.match(r.readout, /^Layer 0, head 0: /, 'the map the readout reads');
-    assert.deepEqual(r.top, ['0', 'key →', String(r.T - 1)]);
-    assert.deepEqual(r.left, ['0', 'query ↓', String(r.T - 1)]);
+    assert.equal(r.T, 9);
+    assert.deepEqual(r.top, ['0', '1', '2', '3', '4', '5', '6', '7', '8']);
+    assert.deepEqual(r.left, r.names);
+    assert.equal(r.left[2], 'c');
+    assert.equal(r.left[3], 'at·3', 'a repeated token by its position, as everywhere');
+    assert.equal(r.corner, 'query ↓ key →');
+    assert.ok(r.rowsAligned, 'each token name beside its row');
+    assert.match(r.title, /Rows: the query tokens; columns: the same tokens as keys, numbered from 0$/);
     assert.ok(r.same, 'the outlined map’s pixels');
     assert.ok(r.size[0] >= 100 && r.size[1] >= 100, `${r.size}`);
   }
@@ -617,7 +630,7 @@ test('the model line counts the parameters (GPT-2’s closed form from config.js
   const size = (b) => (b < 2 ** 20 ? `${(b / 2 ** 10).toFixed(1)} KiB` : `${(b / 2 ** 20).toFixed(1)} MiB`);
   assert.ok(
     r.status.endsWith(
-      ` · ${count.toLocaleString('en-US')} parameters (${size(count * 4)} as float32; the runner's weight buffers take ${size(r.bytes)})`,
+      ` · ${count.toLocaleString('en-US')} parameters (${size(count * 4)} as float32; in memory ${size(r.bytes)}: the runner's weights laid out for its SIMD kernels)`,
     ),
     r.status,
   );

@@ -346,7 +346,7 @@ test("training's maps name the repeated digit by position and draw their gaps in
   assert.match(r.label, /head 1: 3→\S+ 1·1→\S+ 4→\S+ 1·3→/);
   assert.match(
     r.caption,
-    /\(3 1 4 1 5 9 2 6\).*A repeated token carries its position, counted from 0: 1·1 is the “1” at position 1\.$/,
+    /\(3 1 4 1 5 9 2 6\).*A repeated token carries its position, counted from 0: 1·1 is the “1” at position 1\. The key names above each map stand on 2 staggered lines so that they fit: read them left to right, zigzagging between the lines \(3, 1·1, 4, 1·3, 5, 9, 2, 6\), the same order as the rows\.$/,
   );
   assert.match(r.description, /position t must look at position L − 1 − t \(positions counted from 0/);
   // The grid colour stands out from the dark page (WCAG's 3:1 for graphics) ...
@@ -527,7 +527,7 @@ test('the head view says what its MiB are (parameters); the explainer’s strips
   });
   await page.close();
   const size = (b) => (b < 2 ** 20 ? `${(b / 2 ** 10).toFixed(1)} KiB` : `${(b / 2 ** 20).toFixed(1)} MiB`);
-  assert.ok(head.status.includes(` as float32; the runner's weight buffers take ${size(head.bytes)})`), head.status);
+  assert.ok(head.status.includes(` as float32; in memory ${size(head.bytes)}: the runner's weights laid out for its SIMD kernels)`), head.status);
   assert.doesNotMatch(head.status, /· \d+\.\d MiB/, 'no MiB without saying of what');
 
   ({ page } = await openElementPage(browser, url, 'explainer', 1280));
@@ -641,7 +641,7 @@ test("the course's 2×2 example is named where it is shown, with its axes, and s
   await page.waitForFunction(() => document.querySelector('attention-steps').stages.weights.data[1] === 0);
   assert.match(await intro(), /Causal: no token attends to a later one \(the mask M blocks it\)/);
   await page.close();
-  // Matrix: its page names the example, and its numbered rows and columns say they are positions.
+  // Matrix: its page names the course and the example, and the tokens it names them by.
   const m = await open('matrix', 390);
   const shown = await m.page.evaluate(() => {
     const root = document.querySelector('attention-matrix').shadowRoot;
@@ -650,9 +650,9 @@ test("the course's 2×2 example is named where it is shown, with its axes, and s
   await m.page.close();
   assert.match(
     shown.caption,
-    /^The course's worked example 2 \(self-attention, two tokens\).* Not causal: token 0 also attends to the later token 1/,
+    /^Worked example 2 of the “Transformer Insight” course slides \(AI VIETNAM, 2023\): self-attention over two tokens, named “I” and “am” .* Not causal: “I” also attends to the later “am”/,
   );
-  assert.equal(shown.axis, 'query position ↓   key position →   (counted from 0)');
+  assert.equal(shown.axis, 'query ↓   key →');
 });
 
 test('sentiment at 390 and 1280 px shows every key of the [CLS] table whole (head ↓ key →; turned at 390 px, key ↓ head →); the head map fits at 1280 px (at 390 it scrolls, with a hint)', async () => {

@@ -99,7 +99,7 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
   assert.equal(report.gpt2.colours, report.gpt2.heads, 'a colour per head');
   assert.ok(
     report.gpt2.caption.startsWith(
-      `Layer 0, all ${report.gpt2.heads} heads, a colour each: lines join the selected query (in bold: “${report.gpt2.names[T - 1]}” until another token is clicked or focused) to each key token (right) it can see (a decoder: itself and the tokens before it); the thicker and more opaque the line, the more weight the query gives that key.`,
+      `Head view. Layer 0, all ${report.gpt2.heads} heads, a colour each: lines join the selected query (in bold: “${report.gpt2.names[T - 1]}” until another token is clicked or focused) to each key token (right) it can see (a decoder: itself and the tokens before it); the thicker and more opaque the line, the more weight the query gives that key.`,
     ),
     report.gpt2.caption,
   );
@@ -112,7 +112,7 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
   assert.equal(report.gpt2.toolbars, 1, 'one export toolbar');
   assert.match(
     report.llama.caption,
-    /^Layer 1, head 2: how the query “.*” scores each key: q · k \(head_dim 8\) scaled, then softmax/,
+    /^Neuron view\. Layer 1, head 2: how the query “.*” scores each key: q · k \(head_dim 8\) scaled, then softmax/,
   );
   assert.deepEqual(report.gpt2.tokens.slice(0, 3), ['The', '␣', 'c'], 'tokens are labelled with the text they cover');
   assert.equal(
@@ -126,7 +126,7 @@ test("the three views are drawn; each map equals the API, rows sum to 1; the hea
   assert.equal(report.llama.matrixDtype, 'bfloat16');
   assert.match(
     report.llama.status,
-    / [\d,]+ parameters \(bfloat16 matrices; the runner's weight buffers take \d+\.\d [KM]iB\)$/,
+    / [\d,]+ parameters \(bfloat16 matrices; in memory \d+\.\d [KM]iB: the runner's weights laid out for its SIMD kernels\)$/,
   );
   assert.doesNotMatch(report.gpt2.status, /bfloat16/);
   // GPT-2's next token: the 8 bars are the 8 largest of softmax(last logits), 3 decimals.

@@ -11,7 +11,7 @@ import { launchChromium } from './helpers/chromium.js';
 import { init } from 'attention-wasm';
 import { startServer } from '../scripts/server.js';
 import { EXAMPLES } from '../web/elements/training/review-recipe.js';
-import { confidenceWords } from '../web/elements/confidence.js';
+import { confidenceWords, confidenceBand } from '../web/elements/confidence.js';
 import { modelSource } from '../web/elements/model-url.js';
 import { reviewSplits } from '../web/elements/training/review-recipe.js';
 import { readReviewFiles } from '../scripts/review-training.mjs';
@@ -75,7 +75,7 @@ test(
       const p0 = expected.probabilities[0];
       assert.equal(
         first.verdict,
-        `Prediction: negative (p = ${p0.toFixed(3)}, ${confidenceWords(p0)}; shipped classifier)`,
+        `Prediction: negative (p = ${p0.toFixed(3)}, ${confidenceBand(p0)}; shipped classifier)`,
       );
       assert.equal(first.p.confidence, confidenceWords(p0));
       // The calibration step is on the page: logit ÷ T beside the logits, and the softmax of
@@ -178,7 +178,7 @@ test(
       assert.ok(q < 0.9, `${q}: a mistake no longer shown as confident`);
       assert.equal(
         mistake.verdict,
-        `Prediction: negative (p = ${q.toFixed(3)}, ${confidenceWords(q)}; shipped classifier) The model gets this wrong: the sentence is positive.`,
+        `Prediction: negative (p = ${q.toFixed(3)}, ${confidenceBand(q)}; shipped classifier) The model gets this wrong: the sentence is positive.`,
       );
       console.log(`# examples marked wrong: ${names.filter((n, i) => wrong[i]).join(' | ')}`);
       // No sideways overflow of the page at 390 px (wide tables scroll in their own regions).
@@ -296,7 +296,7 @@ test(
       const q = expected.probabilities[expected.labelId];
       assert.equal(
         first.verdict,
-        `Prediction: ${expected.label} (p = ${q.toFixed(3)}, ${confidenceWords(q)}; loaded classifier)`,
+        `Prediction: ${expected.label} (p = ${q.toFixed(3)}, ${confidenceBand(q)}; loaded classifier)`,
       );
       assert.deepEqual(first.stages, [
         '1. Text',

@@ -4,7 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { visibleText, hasMarks } from '../web/elements/format.js';
-import { tokenLabel, positionedLabels, marksLegend } from '../web/elements/model-views.js';
+import { tokenLabel, positionedLabels, marksLegend, splitWordNote } from '../web/elements/model-views.js';
 
 test('visibleText marks spaces, newlines, tabs, control characters and U+FFFD', () => {
   assert.equal(visibleText('a b\nc\td\b\u0000\u007f\ufffd'), 'a␣b↵c⇥d<0x08><0x00><0x7F><?>');
@@ -68,4 +68,18 @@ test('marksLegend names exactly the marks the labels use', () => {
   assert.equal(marksLegend(['␣cat', 'a↵']), '␣ = space, ↵ = newline');
   assert.match(marksLegend(['<0xA5>']), /^<0x08> = a byte by its code/);
   assert.equal(marksLegend(['<0xZZ>']), '');
+});
+
+test('splitWordNote names the first word the tokenizer split, and nothing when none is', () => {
+  // tiny GPT-2 on "The cat sat on the mat": " cat" is three pieces, ␣, c and at.
+  assert.equal(
+    splitWordNote(['The', '␣', 'c', 'at', '␣sat', '␣on', '␣the', '␣m', 'at']),
+    'A word can be several tokens: “␣cat” is ␣ + c + at.',
+  );
+  // the first word of the text (no ␣ before it) counts too
+  assert.equal(splitWordNote(['Tok', 'en', '␣is']), 'A word can be several tokens: “Token” is Tok + en.');
+  // whole words, and pieces holding no letter (a number, punctuation, bytes), say nothing
+  assert.equal(splitWordNote(['The', '␣cat', '␣sat']), null);
+  assert.equal(splitWordNote(['␣12', '34', '␣.', '!']), null);
+  assert.equal(splitWordNote(['␣<0xE2>', '<0x80>']), null);
 });

@@ -49,6 +49,9 @@ th { font-weight: normal; font-family: system-ui, sans-serif; font-size: max(0.8
 td { border: 1px solid var(--attn-border, var(--_cell-edge)); padding: var(--attn-cell-padding, 0.15rem 0.35rem); text-align: right; min-width: var(--attn-cell-width, 4.5ch); font-variant-numeric: tabular-nums; }
 td:focus { outline: 2px solid var(--_focus); outline-offset: -2px; }
 td[aria-readonly="false"] { cursor: text; }
+/* an editable cell: a dashed underline under its number, on screen (the caption's ✎ says why) */
+@media screen { :host([editable]) td[aria-readonly="false"] { text-decoration: underline dashed color-mix(in srgb, currentColor 45%, transparent); text-underline-offset: 3px; } }
+.editable-mark { font-size: max(0.85em, 11px); }
 :host([toggle]) td { cursor: pointer; }
 td.linked { outline: 2px dashed var(--_focus); outline-offset: -3px; }
 input { width: 7ch; font: inherit; text-align: right; padding: 0; border: 0; background: transparent; color: inherit; }
@@ -417,6 +420,15 @@ document.body.append(m);
     shape.className = 'shape';
     shape.textContent = ` [${rows} × ${cols}]${this.heat === 'sequential' && rowsSumToOne(v) ? ' · each row sums to 1' : ''}`;
     caption.append(name, shape);
+    // What can be changed, said where the numbers are (on screen; paper changes nothing).
+    if (this.editable)
+      caption.append(
+        Object.assign(document.createElement('span'), {
+          className: 'print-hide editable-mark',
+          textContent: ' · ✎ editable',
+          title: 'click or tap a number (or focus it and type) to change it',
+        }),
+      );
     figure.append(caption);
     const axes = this.#axisWords();
     if (axes) figure.append(axisTitle(axes));

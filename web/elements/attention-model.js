@@ -22,6 +22,7 @@ import {
   probabilityList,
   tokenLabel,
   topK,
+  splitWordNote,
   softmax,
 } from './model-views.js';
 import { modelGrid, modelMask, maskWords } from './model-grid.js';
@@ -38,6 +39,8 @@ import { sameOrigin } from './print.js';
 import { SHIPPED_MODEL, SHIPPED_MODEL_WORDS, SHIPPED_NAME, isShippedModel } from './shipped-model.js';
 
 const TAG = 'attention-model';
+// The three views, named as bertviz names them (the buttons, and the caption's first words).
+const VIEW_NAMES = { head: 'Head view', model: 'Model view', neuron: 'Neuron view' };
 // Its head view is an <attention-heatmap>: index.js defines every tag, <attention-matrix>
 // (which the heatmap's grids build) first; defining the heatmap here, while this module is
 // evaluated, upgraded a grid heatmap already in the markup before <attention-matrix> existed.
@@ -81,11 +84,16 @@ table.strongest td { vertical-align: top; overflow-wrap: anywhere; }
 table.scores td { font-variant-numeric: tabular-nums; text-align: end; }
 table.scores .bar { width: 4rem; }
 table.neuron th.index, table.neuron th.total { font-size: max(0.75em, 11px); opacity: 0.8; text-align: end; padding: 0 0.2rem; }
-figure.axes-map { display: grid; grid-template-columns: auto auto; justify-content: start; gap: 0.15rem 0.3rem; margin: 0.5rem 0; font-size: 0.8rem; }
-figure.axes-map figcaption { grid-column: 1 / -1; font-size: 0.85rem; }
+figure.axes-map { margin: 0.5rem 0; font-size: 0.8rem; }
+figure.axes-map .axes-grid { display: grid; grid-template-columns: auto auto; justify-content: start; gap: 0.15rem 0.3rem; margin-top: 0.2rem; }
+figure.axes-map figcaption { font-size: 0.85rem; }
 figure.axes-map canvas { image-rendering: pixelated; outline: 1px solid var(--_cell-edge); }
 figure.axes-map .ticks { display: flex; justify-content: space-between; align-items: center; font-variant-numeric: tabular-nums; }
 figure.axes-map .ticks.left { flex-direction: column; align-items: end; }
+figure.axes-map .ticks.each { justify-content: stretch; }
+figure.axes-map .ticks.each > span { flex: 1 1 0; display: flex; align-items: center; justify-content: center; min-width: 0; font-size: max(0.75rem, 11px); }
+figure.axes-map .ticks.left.each > span { justify-content: end; white-space: nowrap; }
+figure.axes-map .corner { align-self: end; justify-self: end; font-size: max(0.75rem, 11px); white-space: nowrap; }
 /* layout="compact" (a 960 × 700 slide): the next-token table beside the view, not under it; the
    model view's grid beside its enlarged map; the head view's second caption left out (the
    element's own says what a line is); type a little smaller */
@@ -140,7 +148,9 @@ function byteWords(bytes) {
 // buffers take 180.6 KiB)'. The buffers are not count × 4 bytes (a cold reader checked): the
 // runner keeps some matrices in a second layout, and other storages take other sizes.
 function parameterWords(m) {
-  const buffers = `the runner's weight buffers take ${byteWords(m.parameterBytes)}`;
+  // (more than the parameters: the matrices are laid out for the SIMD kernels, and an input
+  // embedding shared with the output layer is kept once per layout; a reader asked why)
+  const buffers = `in memory ${byteWords(m.parameterBytes)}: the runner's weights laid out for its SIMD kernels`;
   if (m.parameterCount == null) return `weights: ${buffers}`;
   const count = `${m.parameterCount.toLocaleString('en-US')} parameters`;
   return m.matrixDtype === 'float32'
@@ -319,6 +329,11 @@ export class AttentionModel extends ModelElement {
     const layer = this.#index('layer', d.numLayers);
     const p = document.createElement('p');
     p.className = 'caption';
+    // The view's name first: on paper (and in a screenshot of one view) the buttons that name
+    // it are gone or easily missed.
+    const title = document.createElement('strong');
+    title.className = 'view-name';
+    title.textContent = `${VIEW_NAMES[this.view] ?? VIEW_NAMES.head}. `;
     if (this.view === 'model') {
       p.textContent = `In each map a row is a query token, a column a key, and a brighter cell more weight.${d.causal ? ' Above the diagonal is hatched grey: masked, a decoder sees no later token.' : ''}`;
     } else if (this.view === 'neuron') {
@@ -352,9 +367,12 @@ export class AttentionModel extends ModelElement {
     const shown = [...r.labels, ...Array.from(r.extra?.querySelectorAll('th') ?? [], (th) => th.textContent)];
     const marks = marksLegend(shown);
     if (marks) p.append(` Tokens: ${marks}.`);
+    const split = splitWordNote(r.labels);
+    if (split) p.append(` ${split}`);
     const repeated = positionNote(r.labels);
     if (repeated) p.append(` ${repeated}`);
     p.append(` ${COUNTING}`);
+    p.prepend(title);
     return p;
   }
 
@@ -404,11 +422,7 @@ export class AttentionModel extends ModelElement {
     row.className = 'row';
     row.setAttribute('role', 'group');
     row.setAttribute('aria-label', 'view');
-    for (const [value, label] of [
-      ['head', 'Head view'],
-      ['model', 'Model view'],
-      ['neuron', 'Neuron view'],
-    ]) {
+    for (const [value, label] of Object.entries(VIEW_NAMES)) {
       const b = document.createElement('button');
       b.type = 'button';
       b.className = 'print-hide'; // nothing to press on paper (the caption names the view)

@@ -28,7 +28,7 @@ import { AttentionElement, scrollRegion, colourLegend } from './base.js';
 import { errorMessage } from './theme.js';
 import { heatColour, formatNumber } from './format.js';
 import { EXAMPLES, LABELS, reviewSplits } from './training/review-recipe.js';
-import { confidenceWords } from './confidence.js';
+import { confidenceWords, confidenceBand } from './confidence.js';
 import { acquire, wasDisposed } from './model-cache.js';
 import { modelSource, isHubId } from './model-url.js';
 import { fetchFiles } from './shipped-model.js';
@@ -442,7 +442,7 @@ console.log(p.label, JSON.stringify(Array.from(p.probabilities)));
     verdict.replaceChildren(
       'Prediction: ',
       make('strong', { textContent: p.label }),
-      ` (p = ${formatNumber(probability, 3)}, ${confidence}; ${this.#info})${mistake}`,
+      ` (p = ${formatNumber(probability, 3)}, ${confidenceBand(probability)}; ${this.#info})${mistake}`,
     );
     const l = Number(layer.value || 0),
       h = Math.min(this.#head, this.#classifier.modelConfig.numHeads - 1);

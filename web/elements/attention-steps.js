@@ -701,6 +701,11 @@ export class AttentionSteps extends AttentionElement {
         this.#matrix('masked', 'masked scores', s.masked, { heat: 'diverging', rows: query, cols: key }),
       ),
     );
+    // What can be changed, said where the first numbers are (on screen: paper edits nothing).
+    const editHint = document.createElement('p');
+    editHint.className = 'note edit-hint print-hide';
+    editHint.textContent = `✎ marks what you can edit (${cross ? 'C, X' : 'X'} and the weights): click or tap a number, type a new one, then Enter; every stage below recomputes.`;
+    stages.querySelector('[data-stage="inputs"]').append(editHint);
     const hint = document.createElement('p');
     hint.className = 'note mask-hint print-hide'; // nothing to click on paper
     hint.textContent = 'Click or tap a cell of M to switch it between 0 and −∞, or pick a preset:';

@@ -278,7 +278,15 @@ export class AttentionTraining extends AttentionElement {
       if (this.#state === 'paused') return;
       const entry = { step: data.step, loss: data.loss, accuracy: data.accuracy, stepsPerSecond: data.stepsPerSecond };
       this.#history.push(entry);
-      p.stats.textContent = `step ${data.step} · loss ${formatNumber(data.loss, 4)} nats · held-out token accuracy ${formatNumber(100 * data.accuracy, 1)}% · ${Math.round(data.stepsPerSecond)} steps/s${this.#resumeOnReturn ? ` · ${AWAY}` : ''}${this.#targetNote ? ` · ${this.#targetNote}` : ''}`;
+      // (the speed is this machine's, not the model's: on screen only, not on paper)
+      p.stats.replaceChildren(
+        `step ${data.step} · loss ${formatNumber(data.loss, 4)} nats · held-out token accuracy ${formatNumber(100 * data.accuracy, 1)}%`,
+        Object.assign(document.createElement('span'), {
+          className: 'print-hide',
+          textContent: ` · ${Math.round(data.stepsPerSecond)} steps/s on this device`,
+        }),
+        `${this.#resumeOnReturn ? ` · ${AWAY}` : ''}${this.#targetNote ? ` · ${this.#targetNote}` : ''}`,
+      );
       for (const m of MILESTONES) {
         if (data.accuracy >= m && !this.#announced.has(m)) {
           this.#announced.add(m);
@@ -314,7 +322,7 @@ export class AttentionTraining extends AttentionElement {
     this.pause();
     const text = `Reached the target, ${target}% held-out accuracy, at step ${data.step}: paused.`;
     this.#targetNote = text;
-    this.#parts.stats.textContent += ` · ${text}`;
+    this.#parts.stats.append(` · ${text}`); // (append: the speed's screen-only span stays a span)
     // The button's words, on screen only (on paper there is no button to press).
     this.#parts.stats.append(
       Object.assign(document.createElement('span'), {
@@ -349,8 +357,7 @@ export class AttentionTraining extends AttentionElement {
     const task = TASKS[this.#parts.task.value];
     const names = task.example.map(task.tokenLabel);
     const labels = positionedLabels(names);
-    this.#parts.key.querySelector('.caption').textContent =
-      `Each map: one head's weights on an example sequence (${names.join(' ')}), a query per row, a key per column; rows sum to 1. ${task.causal ? 'Causal: each query sees only itself and earlier keys (a decoder-style mask), so the upper-right triangle is 0.' : 'Not causal: every query sees every key, later ones too (bidirectional, as an encoder).'} Layers, heads and positions count from 0. ${positionNote(names)}`.trim();
+    const caption = `Each map: one head's weights on an example sequence (${names.join(' ')}), a query per row, a key per column; rows sum to 1. ${task.causal ? 'Causal: each query sees only itself and earlier keys (a decoder-style mask), so the upper-right triangle is 0.' : 'Not causal: every query sees every key, later ones too (bidirectional, as an encoder).'} Layers, heads and positions count from 0. ${positionNote(names)}`.trim();
     const figures = this.#parts.maps.children;
     this.#maps = attention.map((t) => {
       const [, heads, T] = t.shape;
@@ -358,6 +365,7 @@ export class AttentionTraining extends AttentionElement {
         Array.from({ length: T }, (_, i) => Array.from(t.data.subarray((h * T + i) * T, (h * T + i + 1) * T))),
       );
     });
+    let lines = 1;
     this.#maps.forEach((layer, l) => {
       let figure = figures[l];
       if (!figure) {
@@ -372,8 +380,14 @@ export class AttentionTraining extends AttentionElement {
         this.#parts.key.hidden = false;
       }
       const canvas = figure.querySelector('canvas');
-      drawHeads(canvas, layer, labels, getComputedStyle(this).color || '#000', getComputedStyle(canvas).borderTopColor);
+      lines = drawHeads(canvas, layer, labels, getComputedStyle(this).color || '#000', getComputedStyle(canvas).borderTopColor);
     });
+    // Staggered key names: say the order they are read in (a reader saw two rows of names).
+    const staggered =
+      lines > 1
+        ? ` The key names above each map stand on ${lines} staggered lines so that they fit: read them left to right, zigzagging between the lines (${labels.join(', ')}), the same order as the rows.`
+        : '';
+    this.#parts.key.querySelector('.caption').textContent = caption + staggered;
   }
 
   /** The settings, the progress so far and the maps last drawn, as JSON. */
@@ -500,7 +514,7 @@ const CELL = 18,
 // cell), token labels on both axes (a repeated token with its position: "1·4"), all written
 // across: column labels wider than a cell go in staggered lines (label i on line i mod k, k
 // lines so that labels on one line stand k cells apart); the aria-label names, per head, the
-// key each query attends to most.
+// key each query attends to most. Returns the column labels' line count.
 //   heads: [heads][T][T] weights   labels: [T]
 function drawHeads(canvas, heads, labels, colour, grid) {
   const T = labels.length;
@@ -542,4 +556,5 @@ function drawHeads(canvas, heads, labels, colour, grid) {
       `head ${h}: ${rows.map((row, i) => `${labels[i]}→${labels[row.indexOf(Math.max(...row))]}`).join(' ')}`,
   );
   canvas.setAttribute('aria-label', `Attention maps, the key each query attends to most. ${strongest.join('; ')}`);
+  return lines;
 }

@@ -44,6 +44,12 @@ export const SHELL_STYLE = `${THEME_STYLE}${EXPORT_STYLE}
 .scroll-hint { font-family: system-ui, sans-serif; font-size: 0.8rem; margin: 0.1rem 0; font-style: italic; }
 /* On paper: no toolbar, no button that only acts (chips and row buttons that name a head stay) */
 @media print { .export, .print-hide { display: none !important; } }
+/* On paper a setting is its value: a menu or a number field prints as plain text beside its
+   label, a slider as the number written beside it (a reader saw controls, not settings) */
+@media print {
+  select, input:is([type=number], [type=text]) { appearance: none; border: 0; background: none; padding: 0; font: inherit; color: inherit; width: auto; field-sizing: content; }
+  input[type=range] { display: none; }
+}
 .paper-only { display: none; }
 @media print { .paper-only { display: inline; } }
 `;

@@ -16,3 +16,12 @@ export const CONFIDENCE_WORDS = Object.freeze([
 export function confidenceWords(p) {
   return CONFIDENCE_WORDS.find(([lowest]) => p >= lowest)[1];
 }
+
+/** The words for p with the band they stand for: "fairly sure: 0.7 ≤ p < 0.9". */
+export function confidenceBand(p) {
+  const at = CONFIDENCE_WORDS.findIndex(([lowest]) => p >= lowest);
+  const [lowest, words] = CONFIDENCE_WORDS[at];
+  const below = at > 0 ? CONFIDENCE_WORDS[at - 1][0] : null;
+  const band = below === null ? `p ≥ ${lowest}` : lowest === 0 ? `p < ${below}` : `${lowest} ≤ p < ${below}`;
+  return `${words}: ${band}`;
+}

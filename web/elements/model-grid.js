@@ -100,7 +100,7 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null, descrip
   let enlarged = null;
   if (labels) {
     const [l, h] = [selected?.[0] ?? 0, selected?.[1] ?? 0];
-    enlarged = axesMap(maps[l].subarray(h * T * T, (h + 1) * T * T), T, descriptor && modelMask(descriptor, l), l, h);
+    enlarged = axesMap(maps[l].subarray(h * T * T, (h + 1) * T * T), T, descriptor && modelMask(descriptor, l), l, h, labels);
     const resting = `Layer ${l}, head ${h}: ${topKeysLine(maps[l].subarray(h * T * T, (h + 1) * T * T), T, labels, T - 1)}`;
     readout.textContent = resting;
     const rest = () => (readout.textContent = resting);
@@ -120,16 +120,20 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null, descrip
 }
 
 // The map the readout reads (layer l, head h: outlined in the grid), enlarged with its axes:
-// "query ↓" and "key →" with the first and last positions, which the 48 px maps have no room
-// for. map: [T][T] weights; masked: modelMask's function or null.
-function axesMap(map, T, masked, l, h) {
+// "query ↓" and "key →", which the 48 px maps have no room for. A map of up to NAMED_TOKENS
+// tokens names every row (its token) and numbers every column (the same tokens, in order); a
+// longer one marks its first and last positions. map: [T][T] weights; labels: [T] token names;
+// masked: modelMask's function or null.
+const NAMED_TOKENS = 12;
+function axesMap(map, T, masked, l, h, labels) {
   const figure = document.createElement('figure');
   figure.className = 'axes-map';
   const title = document.createElement('figcaption');
-  title.textContent = `Layer ${l}, head ${h} (in the grid above: row ${l}, column ${h}), enlarged: how to read every map`;
+  const named = labels && T <= NAMED_TOKENS;
+  title.textContent = `Layer ${l}, head ${h} (in the grid above: row ${l}, column ${h}), enlarged: how to read every map${named ? '. Rows: the query tokens; columns: the same tokens as keys, numbered from 0' : ''}`;
   const canvas = mapCanvas(map, T, masked);
   canvas.className = 'enlarged';
-  const size = Math.min(160, Math.max(64, 16 * T));
+  const size = named ? 20 * T : Math.min(160, Math.max(64, 16 * T));
   canvas.style.width = canvas.style.height = `${size}px`;
   const ticks = (className, words) => {
     const div = document.createElement('div');
@@ -137,12 +141,20 @@ function axesMap(map, T, masked, l, h) {
     for (const w of words) div.append(Object.assign(document.createElement('span'), { textContent: w }));
     return div;
   };
-  const top = ticks('ticks top', ['0', 'key →', String(T - 1)]);
+  const positions = Array.from({ length: T }, (_, i) => String(i));
+  const top = named ? ticks('ticks top each', positions) : ticks('ticks top', ['0', 'key →', String(T - 1)]);
   top.style.width = `${size}px`;
-  const left = ticks('ticks left', ['0', 'query ↓', String(T - 1)]);
+  const left = named ? ticks('ticks left each', labels.slice(0, T)) : ticks('ticks left', ['0', 'query ↓', String(T - 1)]);
   left.style.height = `${size}px`;
-  const corner = document.createElement('span');
-  figure.append(title, corner, top, left, canvas);
+  // named: the axis titles sit in the corner, beside the column numbers and above the names
+  const corner = named
+    ? Object.assign(document.createElement('span'), { className: 'corner', textContent: 'query ↓ key →' })
+    : document.createElement('span');
+  // (the axes in a grid of their own: a caption spanning the grid's columns widened them)
+  const grid = document.createElement('div');
+  grid.className = 'axes-grid';
+  grid.append(corner, top, left, canvas);
+  figure.append(title, grid);
   return figure;
 }
 

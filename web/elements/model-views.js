@@ -111,6 +111,25 @@ export function marksLegend(labels) {
     .join(', ');
 }
 
+/**
+ * Where the tokenizer split a word, in words: the first word (a run of tokens from one that
+ * starts with ␣, or the first, up to the next such) of two or more pieces holding a letter,
+ * e.g. 'A word can be several tokens: “␣cat” is ␣ + c + at.' Null when no word is split.
+ * labels: [T] tokenLabel's labels (spaces as ␣).
+ */
+export function splitWordNote(labels) {
+  let start = 0;
+  for (let i = 1; i <= labels.length; i++) {
+    if (i < labels.length && !labels[i].startsWith('␣')) continue;
+    const pieces = labels.slice(start, i);
+    const word = pieces.join('');
+    if (pieces.length > 1 && /\p{L}/u.test(word) && !/<0x/.test(word))
+      return `A word can be several tokens: “${word}” is ${pieces.join(' + ')}.`;
+    start = i;
+  }
+  return null;
+}
+
 // The bytes of a byte-level BPE piece, or null when it holds a character outside the
 // alphabet (then it is no byte-level piece) or none of its non-printable stand-ins.
 function byteLevelBytes(piece) {

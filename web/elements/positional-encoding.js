@@ -14,6 +14,14 @@ import { AttentionElement, colourLegend, captionLine, axisTitle } from './base.j
 import { consume } from './keys.js';
 
 const TAG = 'positional-encoding';
+// Each kind's name, the first line of its view: four views that look alike in a screenshot
+// or on paper say which encoding they draw.
+const VIEW_NAMES = {
+  sinusoidal: 'Sinusoidal positional encoding (added to the token embeddings, as in the original Transformer)',
+  rope: 'RoPE: rotary position embedding (q and k turned by an angle that grows with the position)',
+  alibi: 'ALiBi: attention with linear biases (a penalty growing with the distance, added to the scores)',
+  laplacian: 'Laplacian eigenvector positional encoding (the positions of a graph’s nodes)',
+};
 
 const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -21,8 +29,11 @@ const STYLE = `
 .row { display: flex; flex-wrap: wrap; gap: 0.8rem; margin-top: 0.5rem; align-items: flex-start; max-width: 100%; }
 figure { margin: 0; max-width: 100%; display: flex; flex-direction: column; gap: 0.2rem; }
 .plot { display: grid; grid-template-columns: auto auto; gap: 2px 4px; justify-content: start; }
-.yticks { display: flex; flex-direction: column; justify-content: space-between; font-size: 0.75rem; text-align: end; }
-.xticks { display: flex; justify-content: space-between; font-size: 0.75rem; }
+.yticks, .xticks { position: relative; font-size: 0.75rem; font-variant-numeric: tabular-nums; }
+.xticks { height: 1.2em; }
+.yticks > span { position: absolute; right: 0; top: var(--at); transform: translateY(-50%); line-height: 1; }
+.xticks > span { position: absolute; left: var(--at); top: 0; transform: translateX(-50%); line-height: 1.2; }
+.view-name { margin: 0.4rem 0 0; font-weight: 700; }
 canvas:focus { outline: 2px solid var(--_focus); }
 .readout { font-size: 0.8rem; min-height: 1.3em; font-variant-numeric: tabular-nums; }
 figure .caption { max-width: 22rem; }
@@ -45,7 +56,11 @@ svg text.tick, svg text.axis-title { font-size: 11px; }
 svg line.axis { stroke-width: 1; opacity: 0.55; }
 svg rect.frame { fill: none; stroke: currentColor; stroke-width: 1; opacity: 0.35; }
 .pair { font-size: 0.85em; margin: 0; }
-svg line.leader { stroke-width: 0.75; opacity: 0.5; }
+svg line.leader { stroke-width: 0.75; opacity: 0.6; stroke-dasharray: 1 2.5; }
+.styles svg { vertical-align: middle; margin-inline: 0.2rem; }
+.styles line { stroke: currentColor; stroke-width: 2; }
+.styles line.sample-k { stroke-dasharray: 4 3; }
+.styles line.sample-leader { stroke-width: 0.75; stroke-dasharray: 1 2.5; opacity: 0.6; }
 .note { font-size: 0.85em; }
 .note .formula { white-space: nowrap; }
 /* On paper nothing is hovered: what the readout would give, where it fits on a line */
@@ -122,15 +137,7 @@ function heatCanvas(t, label, axes, legendTitle, sentence) {
   });
   const plot = document.createElement('div');
   plot.className = 'plot';
-  const ticks = (className, first, last) => {
-    const div = document.createElement('div');
-    div.className = className;
-    div.setAttribute('aria-hidden', 'true');
-    div.append(Object.assign(document.createElement('span'), { textContent: String(first) }));
-    div.append(Object.assign(document.createElement('span'), { textContent: String(last) }));
-    return div;
-  };
-  plot.append(ticks('yticks', 0, rows - 1), canvas, document.createElement('span'), ticks('xticks', 0, cols - 1));
+  plot.append(axisTicks('yticks', rows), canvas, document.createElement('span'), axisTicks('xticks', cols));
   const figure = document.createElement('figure');
   const caption = document.createElement('figcaption');
   caption.textContent = `${label} [${rows} × ${cols}]`;
@@ -143,6 +150,27 @@ function heatCanvas(t, label, axes, legendTitle, sentence) {
     captionLine(sentence),
   );
   return figure;
+}
+
+// An axis's tick numbers under (xticks) or beside (yticks) a heatmap of n cells: 0, every
+// step (a round number giving at most five ticks) and the last, n − 1, each at its cell's
+// centre (in %, so a canvas scaled down to a narrow page keeps them in place); a step tick
+// closer than half a step to the last is left out.
+function axisTicks(className, n) {
+  const step = [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 50, 64, 100].find((s) => (n - 1) / s <= 4) ?? Math.ceil((n - 1) / 4);
+  const at = [];
+  for (let i = 0; i < n - 1; i += step) if (i === 0 || n - 1 - i >= step / 2) at.push(i);
+  if (n > 1) at.push(n - 1);
+  const div = document.createElement('div');
+  div.className = className;
+  div.setAttribute('aria-hidden', 'true');
+  for (const i of at) {
+    const span = Object.assign(document.createElement('span'), { textContent: String(i) });
+    span.style.setProperty('--at', `${((i + 0.5) / n) * 100}%`);
+    div.append(span);
+  }
+  if (className === 'yticks') div.style.width = `${String(n - 1).length + 0.5}ch`;
+  return div;
 }
 
 // One arrow of the RoPE wheel from the centre to (x, y) (|(x, y)| ≤ 1, y up): its shaft and
@@ -270,6 +298,33 @@ function shadeKey(opacities) {
   for (const opacity of opacities)
     samples.append(Object.assign(document.createElement('span'), { style: `opacity: ${opacity}` }));
   key.append(`arrow shade = position: 0`, samples, String(opacities.length - 1));
+  return key;
+}
+
+// The RoPE wheel's other key: what each line style is (solid q, dashed k, dotted a label's
+// leader), each with a sample drawn as the wheel draws it.
+function lineStyleKey() {
+  const key = document.createElement('div');
+  key.className = 'legend styles';
+  key.setAttribute('part', 'legend');
+  const sample = (kind) => {
+    const svg = document.createElementNS(SVG, 'svg');
+    svg.setAttribute('width', '28');
+    svg.setAttribute('height', '8');
+    svg.setAttribute('aria-hidden', 'true');
+    // (sample-*: not the wheel's q, k and leader lines, which tests and readers count)
+    svg.append(svgElement('line', { x1: 1, y1: 4, x2: 27, y2: 4 }, `sample-${kind}`));
+    return svg;
+  };
+  key.append(
+    'line:',
+    sample('q'),
+    'solid = query q_m ·',
+    sample('k'),
+    'dashed = key k_n ·',
+    sample('leader'),
+    'dotted = joins a name to its arrow’s tip',
+  );
   return key;
 }
 
@@ -438,7 +493,8 @@ export class PositionalEncoding extends AttentionElement {
     const content = views[kind]();
     const active = this.shadowRoot.activeElement;
     const focusName = active?.getAttribute?.('name') ?? active?.dataset?.node;
-    this.shadowRoot.replaceChildren(this.exportBar(`positional-${kind}`), ...content);
+    const name = Object.assign(document.createElement('p'), { className: 'view-name', textContent: VIEW_NAMES[kind] });
+    this.shadowRoot.replaceChildren(this.exportBar(`positional-${kind}`), name, ...content);
     this.showAttributeError(attributes.error);
     if (focusName != null) this.shadowRoot.querySelector(`[name="${focusName}"], [data-node="${focusName}"]`)?.focus();
   }
@@ -537,7 +593,8 @@ export class PositionalEncoding extends AttentionElement {
       'aria-label',
       `q = (${ROPE_Q.join(', ')}) and k = (${ROPE_K.join(', ')}) rotated by RoPE at positions 0 to 7, 1 rad per position, in the plane of features 0 (x) and 1 (y)`,
     );
-    const shade = (p) => 0.3 + (0.7 * (p + 1)) / positions.length; // later positions darker
+    // later positions darker; the first at 0.52, 4.3:1 or more against either page
+    const shade = (p) => 0.45 + (0.55 * (p + 1)) / positions.length;
     const longest = Math.max(Math.hypot(...ROPE_Q), Math.hypot(...ROPE_K));
     const axes = wheelAxes(90 / longest);
     svg.append(...axes.lines);
@@ -576,6 +633,7 @@ export class PositionalEncoding extends AttentionElement {
       pair,
       svg,
       shadeKey(positions.map(shade)),
+      lineStyleKey(),
       captionLine(
         `Solid arrows q0 … q7: one query vector, q = (${ROPE_Q.join(', ')}) before rotation, rotated by RoPE to query positions 0 to 7 (q_m is q at position m). Dashed arrows k0 … k7: one key vector, k = (${ROPE_K.join(', ')}) before rotation, rotated to key positions 0 to 7. These are the q_m and k_n of the score table q_m · k_n. Each turns 1 rad per position, so the angle between q_m and k_n, and with it their score, depends only on n − m.`,
       ),

@@ -15,6 +15,7 @@ import { tensorJson, jsLiteral, noInputCode } from './export.js';
 import { LIMITS, tooBig } from './limits.js';
 import { positionedLabels } from './model-views.js';
 import { positionNote } from './token-positions.js';
+import { screenOrPaper } from './view-parts.js';
 
 const TAG = 'token-pruning';
 
@@ -128,7 +129,8 @@ export class TokenPruning extends AttentionElement {
   #render(tokens) {
     const fieldset = document.createElement('fieldset');
     const legend = document.createElement('legend');
-    legend.textContent = 'Keep (untick to drop a token)';
+    // (paper has nothing to untick: it says what a tick is)
+    legend.replaceChildren(...screenOrPaper('Keep (untick to drop a token)', 'Kept tokens: ticked = kept, unticked = dropped'));
     fieldset.append(legend);
     tokens.forEach((t, i) => {
       const label = document.createElement('label');
@@ -189,7 +191,7 @@ export class TokenPruning extends AttentionElement {
     const source = document.createElement('p');
     source.className = 'note';
     source.dataset.role = 'source';
-    source.textContent = `Where the numbers come from: P is not a probability but the scaled scores, P = x·xᵀ/√d, of made-up token vectors x (x[t, f] = cos(1.3·(t·d + f) + 0.4·f), d = ${d} features a token; not a trained model's; Q = K = V = x, as plain self-attention). The keep decisions are your ticks above: in DynamicViT a small prediction network gives each token a keep probability from its features, and keep_j is drawn from it while training (the most probable tokens are kept at inference).`;
+    source.textContent = `Where the numbers come from: P is not a probability but the scaled scores, P = x·xᵀ/√d, of made-up token vectors x (x[t, f] = cos(1.3·(t·d + f) + 0.4·f), d = ${d} features a token; not a trained model's; Q = K = V = x, as plain self-attention). The keep decisions are the ticks above: in DynamicViT a small prediction network gives each token a keep probability from its features, and keep_j is drawn from it while training (the most probable tokens are kept at inference).`;
     this.shadowRoot.replaceChildren(this.exportBar(), fieldset, row, source);
   }
 
