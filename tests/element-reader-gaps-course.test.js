@@ -1038,10 +1038,18 @@ test("sinusoidal: PE's caption says why its right side is striped (higher featur
   let k = d / 2;
   while (k > 0 && slow(k - 1)) k--;
   assert.ok(k > 0 && k < d / 2, `the premise: the right side is striped (from pair ${k} of ${d / 2})`);
+  // and the bounds those columns keep, in float64: the largest |sine|, the smallest cosine
+  let maxSine = 0,
+    minCosine = 1;
+  for (let p = 0; p < positions; p++)
+    for (let i = k; i < d / 2; i++) {
+      maxSine = Math.max(maxSine, Math.abs(sine(p, i)));
+      minCosine = Math.min(minCosine, Math.cos(p * 10000 ** ((-2 * i) / d)));
+    }
   assert.match(
     r.caption,
     new RegExp(
-      `Higher features turn at lower frequencies \\(ωᵢ = base\\^\\(−2i/d_model\\) shrinks as i grows\\): from feature ${2 * k} on, over these ${positions} positions the sines \\(even features\\) stay near 0 \\(palest\\) and the cosines \\(odd features\\) near 1 \\(red\\), hence the stripes\\.`,
+      `Higher features turn at lower frequencies \\(ωᵢ = base\\^\\(−2i/d_model\\) shrinks as i grows\\): from feature ${2 * k} on, over these ${positions} positions the sines \\(even features\\) stay within ±${maxSine.toFixed(2)} of 0 \\(pale\\) and the cosines \\(odd features\\) at ${minCosine.toFixed(2)} or more \\(red\\), hence the stripes\\.`,
     ),
   );
 });

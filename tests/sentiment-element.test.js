@@ -425,7 +425,7 @@ test(
       });
       assert.ok(out.buttons, 'a [role=toolbar] in the shadow root');
       assert.equal(out.buttons.length, 3);
-      for (const name of ['PNG', 'JSON', 'Copy code'])
+      for (const name of ['PNG image', 'JSON data', 'Copy JS code'])
         assert.ok(
           out.buttons.some((b) => b.includes(name)),
           name,

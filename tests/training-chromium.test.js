@@ -123,7 +123,7 @@ test(
       });
       assert.ok(stopped.accuracy >= 0.9, `paused at ${stopped.accuracy}`);
       assert.match(stopped.stats, /Reached the target, 90% held-out accuracy, at step \d+: paused/);
-      assert.deepEqual(stopped.toolbar, ['PNG', 'JSON', 'Copy code']);
+      assert.deepEqual(stopped.toolbar, ['PNG image', 'JSON data', 'Copy JS code']);
       assert.equal(stopped.json.task, 'reverse');
       assert.ok(stopped.json.history.length > 0 && stopped.json.maps.length === 2);
       const reportsThen = await page.evaluate(() => document.getElementById('target').history.length);

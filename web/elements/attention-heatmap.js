@@ -68,8 +68,9 @@ svg text.heading { font-weight: 600; }
 `;
 
 const SVG = 'http://www.w3.org/2000/svg';
-/** The all-heads lines view: px between two heads' lines at a token (at most 16 heads fit a row). */
-const HEAD_SPREAD = 3;
+/** The all-heads lines view: how far apart the heads' lines sit at a token. */
+const HEAD_SPREAD = 4, // px between two heads' lines, at most
+  HEAD_BAND = 12; // px: the whole bundle's height, at most
 
 /** A line's width in px for a weight in [0, 1]: width encodes the weight as well as opacity. */
 export function lineWidth(weight) {
@@ -554,10 +555,11 @@ document.body.append(heatmap);
       ? heads.map((h, n) => [h, headColour(n, heads.length), n]).filter(([, , n]) => !this.#hidden.has(n))
       : [[w, null, null]];
     for (const [weights, colour, head] of drawn) {
-      // With every head drawn, each head's lines sit a little apart (HEAD_SPREAD px per head,
-      // centred on the token), so the heads joining the same two tokens all show.
-      // (wider apart when few heads share a row: a heavy line is up to 6 px wide)
-      const spread = Math.max(HEAD_SPREAD, Math.min(6, 20 / (heads.length - 1)));
+      // With every head drawn, each head's lines sit a little apart (head 0 highest), centred
+      // on the token, so the heads joining the same two tokens all show; the bundle stays
+      // within HEAD_BAND px, the height of the token's name (a reader saw the ends of a 4-head
+      // bundle spread ±9 px, nearly half-way to the next token, and misread the key).
+      const spread = Math.min(HEAD_SPREAD, HEAD_BAND / Math.max(1, heads.length - 1));
       const dy = head === null ? 0 : (head - (heads.length - 1) / 2) * spread;
       for (let i = 0; i < lq; i++) {
         for (let j = 0; j < lk; j++) {
@@ -680,7 +682,7 @@ document.body.append(heatmap);
       readout,
       printedWeights(printed, tokens, masked),
       captionLine(
-        `Each query token on the left sends a line to every key token on the right; the thicker and more opaque (solid) the line, the more weight, the thinner and fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show, and only the selected token's lines (its weights are written under the drawing)` : `; the selected token (underlined, a dot where its lines meet) has its lines in colour with their weights at their ends, the other tokens' lines are thin and grey`}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note} Heads and positions count from 0; the weights under the drawing are the selected token's, the largest in bold.`.replace(
+        `Each query token on the left sends a line to every key token on the right; the thicker and more opaque (solid) the line, the more weight, the thinner and fainter, the less (a query's weights sum to 1)${all ? `; one colour per head, each head's lines drawn a little apart so that all show (head 0 highest at each token), and only the selected token's lines (its weights are written under the drawing)` : `; the selected token (underlined, a dot where its lines meet) has its lines in colour with their weights at their ends, the other tokens' lines are thin and grey`}.${w.some((row) => row.some((x) => x === 0)) ? ' A key of weight 0 (masked: a decoder sees no later token) gets no visible line.' : ''} ${tokens.note} Heads and positions count from 0; the weights under the drawing are the selected token's, the largest in bold.`.replace(
           '  ',
           ' ',
         ),

@@ -52,6 +52,7 @@ const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
 label.sentence { display: block; font-weight: 600; }
 textarea { display: block; font: inherit; width: min(100%, 40rem); box-sizing: border-box; padding: 0.3rem 0.4rem; field-sizing: content; min-height: calc(1lh + 0.6rem + 2px); resize: vertical; }
+@media print { textarea { resize: none; } }
 textarea:focus-visible, button:focus-visible, select:focus-visible, .scroll:focus-visible { outline: 2px solid var(--_focus); outline-offset: 2px; }
 .verdict { font-size: 1.15em; margin: 0.5rem 0; }
 .note, .stage-note { font-size: 0.85em; opacity: 0.85; }
@@ -319,7 +320,7 @@ console.log(p.label, JSON.stringify(Array.from(p.probabilities)));
     const controls = make(
       'div',
       { className: 'controls' },
-      make('label', {}, 'Examples ', examples),
+      make('label', { className: 'print-hide' }, 'Examples ', examples), // a menu to pick from: not on paper
       make('label', {}, 'Layer ', layer),
       train,
       status,

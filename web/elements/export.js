@@ -168,7 +168,7 @@ function download(name, blob) {
 }
 
 /**
- * The export toolbar of an element: PNG, JSON and "Copy code" buttons calling the element's
+ * The export toolbar of an element: "PNG image", "JSON data" and "Copy JS code" buttons calling the element's
  * toPNG(), toJSON() and toCode(). `name` is the file name stem.
  */
 export function exportToolbar(element, name) {
@@ -187,11 +187,12 @@ export function exportToolbar(element, name) {
     b.addEventListener('click', action);
     bar.append(b);
   };
-  button('PNG', 'PNG image of this element', async () => download(`${name}.png`, await element.toPNG()));
-  button('JSON', 'JSON of every tensor shown', () =>
+  // (words a reader of a screenshot can read: "JSON" and "Copy code" alone said too little)
+  button('PNG image', 'PNG image of this element', async () => download(`${name}.png`, await element.toPNG()));
+  button('JSON data', 'JSON data: every number shown', () =>
     download(`${name}.json`, new Blob([JSON.stringify(element.toJSON(), null, 1)], { type: 'application/json' })),
   );
-  button('Copy code', 'Copy code: JavaScript that reproduces this view', async () => {
+  button('Copy JS code', 'Copy JS code: JavaScript that reproduces this view', async () => {
     try {
       await navigator.clipboard.writeText(element.toCode());
       status.textContent = 'copied';

@@ -58,6 +58,7 @@ svg rect.frame { fill: none; stroke: currentColor; stroke-width: 1; opacity: 0.3
 .pair { font-size: 0.85em; margin: 0; }
 svg line.leader { stroke-width: 0.75; opacity: 0.6; stroke-dasharray: 1 2.5; }
 .styles svg { vertical-align: middle; margin-inline: 0.2rem; }
+.styles .entry { white-space: nowrap; }
 .styles line { stroke: currentColor; stroke-width: 2; }
 .styles line.sample-k { stroke-dasharray: 4 3; }
 .styles line.sample-leader { stroke-width: 0.75; stroke-dasharray: 1 2.5; opacity: 0.6; }
@@ -316,14 +317,18 @@ function lineStyleKey() {
     svg.append(svgElement('line', { x1: 1, y1: 4, x2: 27, y2: 4 }, `sample-${kind}`));
     return svg;
   };
+  // each sample and its words in one unbreakable span (at 390 px a sample sat a line above them)
+  const entry = (kind, words) => {
+    const span = document.createElement('span');
+    span.className = 'entry';
+    span.append(sample(kind), words);
+    return span;
+  };
   key.append(
     'line:',
-    sample('q'),
-    'solid = query q_m ·',
-    sample('k'),
-    'dashed = key k_n ·',
-    sample('leader'),
-    'dotted = joins a name to its arrow’s tip',
+    entry('q', 'solid = query q_m'),
+    entry('k', 'dashed = key k_n'),
+    entry('leader', 'dotted = joins a name to its arrow’s tip'),
   );
   return key;
 }
@@ -341,7 +346,16 @@ function stripeWords(pe) {
   while (k > 0 && slow(k - 1)) k--;
   const why = 'Higher features turn at lower frequencies (ωᵢ = base^(−2i/d_model) shrinks as i grows)';
   if (k === d / 2) return `${why}, so the further right a column, the more slowly it changes down the rows.`;
-  return `${why}: from feature ${2 * k} on, over these ${positions} positions the sines (even features) stay near 0 (palest) and the cosines (odd features) near 1 (red), hence the stripes.`;
+  // the bounds read from the values (a reader saw feature 16 reach 0.30, visibly pink, where
+  // the words said "near 0 (palest)")
+  let sine = 0,
+    cosine = 1;
+  for (let p = 0; p < positions; p++)
+    for (let i = k; i < d / 2; i++) {
+      sine = Math.max(sine, Math.abs(pe.data[p * d + 2 * i]));
+      if (2 * i + 1 < d) cosine = Math.min(cosine, pe.data[p * d + 2 * i + 1]);
+    }
+  return `${why}: from feature ${2 * k} on, over these ${positions} positions the sines (even features) stay within ±${formatNumber(sine, 2)} of 0 (pale) and the cosines (odd features) at ${formatNumber(cosine, 2)} or more (red), hence the stripes.`;
 }
 
 // What PE·PEᵀ shows, read from its values. PE_p · PE_p′ = Σᵢ cos((p − p′)·ωᵢ) depends only on
