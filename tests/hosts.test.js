@@ -25,6 +25,7 @@ function hostFolder() {
   for (const page of [
     'deck.html',
     'deck-models.html',
+    'deck-compact.html',
     'cdn.html',
     'moves.html',
     'scheme.html',
@@ -131,6 +132,53 @@ test(
       assert.deepEqual(await slide(), [2, false], 'the deck did not');
       await page.keyboard.press('n');
       assert.deepEqual(await slide(), [3, false], "'n', which the element ignores, reached the deck");
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
+test(
+  'reveal.js deck (its black theme, 42 px text): <attention-model layout="compact"> and <attention-explainer layout="compact"> fit the 960 × 700 slide in each view, their type sized from the page\'s root, not the slide\'s',
+  { timeout: 90_000 },
+  async () => {
+    const { page, errors } = await openPage('deck-compact.html', () => window.deckReady);
+    try {
+      await page.evaluate(() => deck.slide(1));
+      await page.waitForFunction(
+        () => document.getElementById('model').shadowRoot.querySelector('attention-heatmap')?.shadowRoot.querySelector('svg line'),
+        null,
+        { timeout: 30_000 },
+      );
+      const sizes = {};
+      for (const view of ['head', 'model', 'neuron']) {
+        await page.evaluate((view) => document.getElementById('model').setAttribute('view', view), view);
+        await page.waitForFunction(
+          (view) => {
+            const root = document.getElementById('model').shadowRoot;
+            const drawn = { head: 'attention-heatmap', model: '.model-grid-view', neuron: 'table.neuron' }[view];
+            return root.querySelector(`.main ${drawn}`) ?? root.querySelector(drawn);
+          },
+          view,
+          { timeout: 10_000 },
+        );
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        sizes[view] = await page.evaluate(() => {
+          const el = document.getElementById('model');
+          return { height: el.offsetHeight, font: parseFloat(getComputedStyle(el).fontSize) };
+        });
+      }
+      // The slide's own text is 42 px; the compact type is 0.9 of the page's root (16 px).
+      for (const [view, { height, font }] of Object.entries(sizes)) {
+        assert.ok(height <= 700, `compact ${view} view ${height} px tall on a 700 px slide: ${JSON.stringify(sizes)}`);
+        assert.ok(Math.abs(font - 14.4) < 0.01, `compact ${view} view's type ${font} px (the slide's 42 px leaked in)`);
+      }
+      await page.evaluate(() => deck.slide(2));
+      await page.waitForFunction(() => document.getElementById('explainer').result, null, { timeout: 30_000 });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      const explainer = await page.evaluate(() => document.getElementById('explainer').offsetHeight);
+      assert.ok(explainer <= 700, `compact explainer ${explainer} px tall on a 700 px slide`);
       assert.deepEqual(errors, []);
     } finally {
       await page.close();
