@@ -34,6 +34,35 @@ test('index.d.ts type-checks real usage (tsc --strict) and rejects misuse', () =
   assert.equal(output.trim(), '');
 });
 
+test('index.d.ts type-checks in a Node project without the DOM types (lib es2022, @types/node; no skipLibCheck)', () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
+  try {
+    execFileSync(
+      process.execPath,
+      [
+        tsc,
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--lib',
+        'es2022',
+        '--types',
+        'node',
+        'tests/types/node-usage.ts',
+      ],
+      { cwd: root, encoding: 'utf8' },
+    );
+  } catch (error) {
+    assert.fail(`tsc reported:\n${error.stdout}${error.stderr}`);
+  }
+});
+
 test("the elements type-check in React 19 TSX and as Vue global components with the package's typings", () => {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
