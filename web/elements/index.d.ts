@@ -11,6 +11,7 @@ import type {
   ModelSource,
   ModelToken,
   ModelTrace,
+  LoadProgress,
 } from '../../bindings/js/index.js';
 
 /** Every stage of an `<attention-steps>` computation, as tensors. */
@@ -624,6 +625,64 @@ export interface AttentionElementAttributes {
   'attention-model': AttentionModelAttributes;
   /** `<attention-explainer>` */
   'attention-explainer': AttentionExplainerAttributes;
+}
+
+/** A cell of `<attention-matrix>` (0-based) and, for `input` and `change`, its new value. */
+export interface MatrixCellDetail {
+  /** Row, from 0. */
+  row: number;
+  /** Column, from 0. */
+  col: number;
+}
+
+/**
+ * Every element's events by tag name: each event's name and its `detail` (all are
+ * `CustomEvent`s). React 19 listens to them as `on` + the name
+ * (`<attention-model onmodelload={(e) => e.detail.model}>`, `ontraining-done`), which
+ * `attention-wasm/elements/react` types from this map.
+ */
+export interface AttentionElementEvents {
+  /** `<attention-matrix>`: a cell typed into (`input`), one committed with Enter (`change`), the focused cell (`cellfocus`). */
+  'attention-matrix': {
+    input: MatrixCellDetail & { value: number };
+    change: MatrixCellDetail & { value: number };
+    cellfocus: MatrixCellDetail;
+  };
+  /** `<attention-steps>`: every stage, after each computation. */
+  'attention-steps': { compute: AttentionStages };
+  /** `<attention-flash>`: the blocks done, of how many, and that step's per-row state. */
+  'attention-flash': { step: { block: number; blocks: number; state: unknown } };
+  /** `<attention-heatmap>`: the pair under the pointer or focus; the heads toggled off by the chips. */
+  'attention-heatmap': {
+    pair: { query: number | null; key: number | null; weight: number | null };
+    headtoggle: { hidden: number[] };
+  };
+  /** `<positional-encoding>`: no events. */
+  'positional-encoding': Record<never, never>;
+  /** `<token-pruning>`: the keep mask after a token is ticked or unticked. */
+  'token-pruning': { change: { keep: number[] } };
+  /** `<attention-sentiment>`: each prediction shown; a classifier trained in the page. */
+  'attention-sentiment': {
+    prediction: SentimentPrediction;
+    trained: { seconds: number; accuracy: number };
+  };
+  /** `<attention-training>`: each progress report; the run reaching its steps or target. */
+  'attention-training': {
+    'training-progress': TrainingProgress;
+    'training-done': { step: number; accuracy: number };
+  };
+  /** `<attention-model>`: the model loaded, its download's progress, each forward's tokens and attention maps. */
+  'attention-model': {
+    modelload: { model: PretrainedModel };
+    loadprogress: LoadProgress;
+    forward: { tokens: ModelToken[]; attentions: Tensor[] };
+  };
+  /** `<attention-explainer>`: the model loaded, its download's progress, each trace shown. */
+  'attention-explainer': {
+    modelload: { model: PretrainedModel };
+    loadprogress: LoadProgress;
+    trace: ExplainerResult;
+  };
 }
 
 declare global {
