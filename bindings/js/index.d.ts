@@ -1822,7 +1822,7 @@ export type ModelSource =
  * The DOM's `FileList` (an `<input type="file">`'s `files`) where the DOM types are loaded, else
  * nothing: a Node project type-checks without `lib: ["dom"]` (`@types/node` has no FileList).
  */
-export type DomFileList = typeof globalThis extends { FileList: { prototype: infer T } } ? T : never;
+export type DomFileList = typeof globalThis extends Record<'FileList', Record<'prototype', infer T>> ? T : never;
 
 /** One file of a checkpoint given as data. */
 export type ModelFile = ArrayBuffer | ArrayBufferView | Blob | string | object;

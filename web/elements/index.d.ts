@@ -627,12 +627,130 @@ export interface AttentionElementAttributes {
   'attention-explainer': AttentionExplainerAttributes;
 }
 
-/** A cell of `<attention-matrix>` (0-based) and, for `input` and `change`, its new value. */
+/** A cell of `<attention-matrix>`, counted from 0 (`cellfocus`). */
 export interface MatrixCellDetail {
   /** Row, from 0. */
   row: number;
   /** Column, from 0. */
   col: number;
+}
+/** A cell of `<attention-matrix>` and its new value (`input`, `change`). */
+export interface MatrixCellValueDetail extends MatrixCellDetail {
+  /** The value typed. */
+  value: number;
+}
+/** `<attention-matrix>`'s events. */
+export interface AttentionMatrixEvents {
+  /** A cell typed into. */
+  input: MatrixCellValueDetail;
+  /** A cell's value committed (Enter), or a mask cell toggled. */
+  change: MatrixCellValueDetail;
+  /** The focused cell. */
+  cellfocus: MatrixCellDetail;
+}
+/** `<attention-steps>`'s events. */
+export interface AttentionStepsEvents {
+  /** Every stage, after each computation. */
+  compute: AttentionStages;
+}
+/** One step of `<attention-flash>`. */
+export interface FlashStepDetail {
+  /** Blocks done. */
+  block: number;
+  /** Blocks in all. */
+  blocks: number;
+  /** That step's per-row state (running max, sum and partial output). */
+  state: unknown;
+}
+/** `<attention-flash>`'s events. */
+export interface AttentionFlashEvents {
+  /** A block stepped (buttons or arrow keys). */
+  step: FlashStepDetail;
+}
+/** The query/key pair under the pointer or focus (nulls: none). */
+export interface HeatmapPairDetail {
+  /** Query position, from 0. */
+  query: number | null;
+  /** Key position, from 0. */
+  key: number | null;
+  /** Its weight. */
+  weight: number | null;
+}
+/** `<attention-heatmap>`'s events. */
+export interface AttentionHeatmapEvents {
+  /** The pair under the pointer or focus. */
+  pair: HeatmapPairDetail;
+  /** A head chip toggled. */
+  headtoggle: {
+    /** Heads (from 0) toggled off, ascending. */
+    hidden: number[];
+  };
+}
+/** `<token-pruning>`'s events. */
+export interface TokenPruningEvents {
+  /** A token ticked or unticked. */
+  change: {
+    /** The keep mask, 0/1 per token. */
+    keep: number[];
+  };
+}
+/** A classifier trained in the page (`trained`). */
+export interface TrainedDetail {
+  /** Training time. */
+  seconds: number;
+  /** Accuracy on held-out sentences, 0 … 1. */
+  accuracy: number;
+}
+/** `<attention-sentiment>`'s events. */
+export interface AttentionSentimentEvents {
+  /** Each prediction shown. */
+  prediction: SentimentPrediction;
+  /** A classifier trained in the page ("Train from scratch") and shown. */
+  trained: TrainedDetail;
+}
+/** The end of an `<attention-training>` run. */
+export interface TrainingDoneDetail {
+  /** Steps done. */
+  step: number;
+  /** Held-out token accuracy, 0 … 1. */
+  accuracy: number;
+}
+/** `<attention-training>`'s events. */
+export interface AttentionTrainingEvents {
+  /** Each progress report. */
+  'training-progress': TrainingProgress;
+  /** The run reaching its steps or target. */
+  'training-done': TrainingDoneDetail;
+}
+/** A model element's model, loaded (`modelload`). */
+export interface ModelLoadDetail {
+  /** The model (the element's, or shared with elements showing the same src: do not dispose it). */
+  model: PretrainedModel;
+}
+/** `<attention-model>`'s forward (`forward`). */
+export interface ModelForwardDetail {
+  /** The tokens read. */
+  tokens: ModelToken[];
+  /** One `[1, numHeads, T, T]` tensor per layer. */
+  attentions: Tensor[];
+}
+/** `<attention-model>`'s events. */
+export interface AttentionModelEvents {
+  /** The model loaded. */
+  modelload: ModelLoadDetail;
+  /** Its files' download or packing progress. */
+  loadprogress: LoadProgress;
+  /** Each forward shown. */
+  forward: ModelForwardDetail;
+}
+/** `<attention-explainer>`'s events. */
+export interface AttentionExplainerEvents {
+  /** The model loaded. */
+  modelload: ModelLoadDetail;
+  /** Its files' download or packing progress. */
+  loadprogress: LoadProgress;
+  /** Each trace shown. */
+  trace: ExplainerResult;
 }
 
 /**
@@ -642,47 +760,26 @@ export interface MatrixCellDetail {
  * `attention-wasm/elements/react` types from this map.
  */
 export interface AttentionElementEvents {
-  /** `<attention-matrix>`: a cell typed into (`input`), one committed with Enter (`change`), the focused cell (`cellfocus`). */
-  'attention-matrix': {
-    input: MatrixCellDetail & { value: number };
-    change: MatrixCellDetail & { value: number };
-    cellfocus: MatrixCellDetail;
-  };
-  /** `<attention-steps>`: every stage, after each computation. */
-  'attention-steps': { compute: AttentionStages };
-  /** `<attention-flash>`: the blocks done, of how many, and that step's per-row state. */
-  'attention-flash': { step: { block: number; blocks: number; state: unknown } };
-  /** `<attention-heatmap>`: the pair under the pointer or focus; the heads toggled off by the chips. */
-  'attention-heatmap': {
-    pair: { query: number | null; key: number | null; weight: number | null };
-    headtoggle: { hidden: number[] };
-  };
-  /** `<positional-encoding>`: no events. */
+  /** `<attention-matrix>` */
+  'attention-matrix': AttentionMatrixEvents;
+  /** `<attention-steps>` */
+  'attention-steps': AttentionStepsEvents;
+  /** `<attention-flash>` */
+  'attention-flash': AttentionFlashEvents;
+  /** `<attention-heatmap>` */
+  'attention-heatmap': AttentionHeatmapEvents;
+  /** `<positional-encoding>`: none. */
   'positional-encoding': Record<never, never>;
-  /** `<token-pruning>`: the keep mask after a token is ticked or unticked. */
-  'token-pruning': { change: { keep: number[] } };
-  /** `<attention-sentiment>`: each prediction shown; a classifier trained in the page. */
-  'attention-sentiment': {
-    prediction: SentimentPrediction;
-    trained: { seconds: number; accuracy: number };
-  };
-  /** `<attention-training>`: each progress report; the run reaching its steps or target. */
-  'attention-training': {
-    'training-progress': TrainingProgress;
-    'training-done': { step: number; accuracy: number };
-  };
-  /** `<attention-model>`: the model loaded, its download's progress, each forward's tokens and attention maps. */
-  'attention-model': {
-    modelload: { model: PretrainedModel };
-    loadprogress: LoadProgress;
-    forward: { tokens: ModelToken[]; attentions: Tensor[] };
-  };
-  /** `<attention-explainer>`: the model loaded, its download's progress, each trace shown. */
-  'attention-explainer': {
-    modelload: { model: PretrainedModel };
-    loadprogress: LoadProgress;
-    trace: ExplainerResult;
-  };
+  /** `<token-pruning>` */
+  'token-pruning': TokenPruningEvents;
+  /** `<attention-sentiment>` */
+  'attention-sentiment': AttentionSentimentEvents;
+  /** `<attention-training>` */
+  'attention-training': AttentionTrainingEvents;
+  /** `<attention-model>` */
+  'attention-model': AttentionModelEvents;
+  /** `<attention-explainer>` */
+  'attention-explainer': AttentionExplainerEvents;
 }
 
 declare global {
