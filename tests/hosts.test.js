@@ -35,9 +35,11 @@ function hostFolder() {
     'nocors.html',
     'static-grid.html',
     'centred.html',
+    'muted.html',
     'unpkg.html',
   ])
     copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
+  symlinkSync(`${root}node_modules/axe-core`, `${dir}/axe-core`, 'dir');
   return dir;
 }
 
@@ -182,6 +184,41 @@ test(
       assert.deepEqual(errors, []);
     } finally {
       await page.close();
+    }
+  },
+);
+
+test(
+  "a host with muted grey text (create-vite's templates: #6b6375 on white, #9ca3af on #16171d): the elements' dimmed text still reaches WCAG AA (axe-core finds no contrast violation inside them), light and dark",
+  { timeout: 90_000 },
+  async () => {
+    for (const colorScheme of ['light', 'dark']) {
+      const page = await browser.newPage({ colorScheme });
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      try {
+        await page.goto(`${hostUrl}muted.html`);
+        await page.waitForFunction(
+          () =>
+            ['steps', 'flash', 'matrix', 'pruning', 'pe'].every(
+              (id) => document.getElementById(id).shadowRoot?.querySelector('attention-matrix, table, svg, canvas'),
+            ),
+          null,
+          { timeout: 30_000 },
+        );
+        await page.addScriptTag({ path: `${root}node_modules/axe-core/axe.min.js` });
+        const found = await page.evaluate(async () => {
+          const result = await window.axe.run(document, { runOnly: ['color-contrast'] });
+          return result.violations.flatMap((v) =>
+            v.nodes.map((n) => `${n.target.join(' >> ')}: ${(n.failureSummary ?? '').split('\n')[1]?.trim()}`),
+          );
+        });
+        // The premise: the page's own text passes; only the elements' dimmed text could fail.
+        assert.deepEqual(found, [], `${colorScheme}: ${found.length} contrast failures, e.g.\n${found.slice(0, 5).join('\n')}`);
+        assert.deepEqual(errors, []);
+      } finally {
+        await page.close();
+      }
     }
   },
 );
