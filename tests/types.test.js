@@ -87,6 +87,7 @@ test("the elements type-check in React 19 TSX and as Vue global components with 
         'react-jsx',
         'tests/types/react-app.tsx',
         'tests/types/vue-components.ts',
+        'tests/types/element-events.ts',
       ],
       { cwd: root, encoding: 'utf8' },
     );

@@ -782,6 +782,105 @@ export interface AttentionElementEvents {
   'attention-explainer': AttentionExplainerEvents;
 }
 
+/**
+ * `addEventListener` and `removeEventListener` of element `E`, typed by its events `Events`
+ * (`el.addEventListener('modelload', (e) => e.detail.model)`), then by the DOM's.
+ */
+export interface ElementEventListeners<E extends HTMLElement, Events> {
+  /** Listens to one of the element's own events; the listener gets its `CustomEvent`. */
+  addEventListener<K extends keyof Events & string>(
+    type: K,
+    listener: (this: E, event: CustomEvent<Events[K]>) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  /** Listens to a DOM event. */
+  addEventListener<K extends keyof HTMLElementEventMap>(
+    type: K,
+    listener: (this: E, event: HTMLElementEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  /** Listens to any event. */
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  /** Stops listening to one of the element's own events. */
+  removeEventListener<K extends keyof Events & string>(
+    type: K,
+    listener: (this: E, event: CustomEvent<Events[K]>) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  /** Stops listening to a DOM event. */
+  removeEventListener<K extends keyof HTMLElementEventMap>(
+    type: K,
+    listener: (this: E, event: HTMLElementEventMap[K]) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  /** Stops listening to any event. */
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+}
+
+/** `<attention-matrix>`'s listeners, typed by {@link AttentionMatrixEvents}. */
+export interface AttentionMatrix {
+  /** Listens to an event, typed by {@link AttentionMatrixEvents} first. */
+  addEventListener: ElementEventListeners<AttentionMatrix, AttentionMatrixEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<AttentionMatrix, AttentionMatrixEvents>['removeEventListener'];
+}
+/** `<attention-steps>`'s listeners, typed by {@link AttentionStepsEvents}. */
+export interface AttentionSteps {
+  /** Listens to an event, typed by {@link AttentionStepsEvents} first. */
+  addEventListener: ElementEventListeners<AttentionSteps, AttentionStepsEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<AttentionSteps, AttentionStepsEvents>['removeEventListener'];
+}
+/** `<attention-flash>`'s listeners, typed by {@link AttentionFlashEvents}. */
+export interface AttentionFlash {
+  /** Listens to an event, typed by {@link AttentionFlashEvents} first. */
+  addEventListener: ElementEventListeners<AttentionFlash, AttentionFlashEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<AttentionFlash, AttentionFlashEvents>['removeEventListener'];
+}
+/** `<attention-heatmap>`'s listeners, typed by {@link AttentionHeatmapEvents}. */
+export interface AttentionHeatmap {
+  /** Listens to an event, typed by {@link AttentionHeatmapEvents} first. */
+  addEventListener: ElementEventListeners<AttentionHeatmap, AttentionHeatmapEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<AttentionHeatmap, AttentionHeatmapEvents>['removeEventListener'];
+}
+/** `<token-pruning>`'s listeners, typed by {@link TokenPruningEvents}. */
+export interface TokenPruning {
+  /** Listens to an event, typed by {@link TokenPruningEvents} first. */
+  addEventListener: ElementEventListeners<TokenPruning, TokenPruningEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<TokenPruning, TokenPruningEvents>['removeEventListener'];
+}
+/** `<attention-sentiment>`'s listeners, typed by {@link AttentionSentimentEvents}. */
+export interface AttentionSentiment {
+  /** Listens to an event, typed by {@link AttentionSentimentEvents} first. */
+  addEventListener: ElementEventListeners<AttentionSentiment, AttentionSentimentEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<AttentionSentiment, AttentionSentimentEvents>['removeEventListener'];
+}
+/** `<attention-training>`'s listeners, typed by {@link AttentionTrainingEvents}. */
+export interface AttentionTraining {
+  /** Listens to an event, typed by {@link AttentionTrainingEvents} first. */
+  addEventListener: ElementEventListeners<AttentionTraining, AttentionTrainingEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<AttentionTraining, AttentionTrainingEvents>['removeEventListener'];
+}
+/** `<attention-model>`'s listeners, typed by {@link AttentionModelEvents}. */
+export interface AttentionModel {
+  /** Listens to an event, typed by {@link AttentionModelEvents} first. */
+  addEventListener: ElementEventListeners<AttentionModel, AttentionModelEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<AttentionModel, AttentionModelEvents>['removeEventListener'];
+}
+/** `<attention-explainer>`'s listeners, typed by {@link AttentionExplainerEvents}. */
+export interface AttentionExplainer {
+  /** Listens to an event, typed by {@link AttentionExplainerEvents} first. */
+  addEventListener: ElementEventListeners<AttentionExplainer, AttentionExplainerEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<AttentionExplainer, AttentionExplainerEvents>['removeEventListener'];
+}
+
 declare global {
   interface HTMLElementTagNameMap {
     'attention-matrix': AttentionMatrix;
