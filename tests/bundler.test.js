@@ -266,7 +266,10 @@ test(
     const js = readdirSync(`${app}/dist/assets`).filter((f) => f.endsWith('.js'));
     assert.equal(js.length, 1, `one entry chunk: ${js}`);
     const entry = readFileSync(`${app}/dist/assets/${js[0]}`, 'utf8');
-    assert.ok(entry.length < 2000 && !/attention|wasm/i.test(entry), `the typings modules add no code: ${entry.slice(0, 300)}`);
+    assert.ok(
+      entry.length < 2000 && !/attention|wasm/i.test(entry),
+      `the typings modules add no code: ${entry.slice(0, 300)}`,
+    );
   },
 );
 

@@ -149,7 +149,11 @@ test(
     try {
       await page.evaluate(() => deck.slide(1));
       await page.waitForFunction(
-        () => document.getElementById('model').shadowRoot.querySelector('attention-heatmap')?.shadowRoot.querySelector('svg line'),
+        () =>
+          document
+            .getElementById('model')
+            .shadowRoot.querySelector('attention-heatmap')
+            ?.shadowRoot.querySelector('svg line'),
         null,
         { timeout: 30_000 },
       );
@@ -200,8 +204,8 @@ test(
         await page.goto(`${hostUrl}muted.html`);
         await page.waitForFunction(
           () =>
-            ['steps', 'flash', 'matrix', 'pruning', 'pe'].every(
-              (id) => document.getElementById(id).shadowRoot?.querySelector('attention-matrix, table, svg, canvas'),
+            ['steps', 'flash', 'matrix', 'pruning', 'pe'].every((id) =>
+              document.getElementById(id).shadowRoot?.querySelector('attention-matrix, table, svg, canvas'),
             ),
           null,
           { timeout: 30_000 },
@@ -214,7 +218,11 @@ test(
           );
         });
         // The premise: the page's own text passes; only the elements' dimmed text could fail.
-        assert.deepEqual(found, [], `${colorScheme}: ${found.length} contrast failures, e.g.\n${found.slice(0, 5).join('\n')}`);
+        assert.deepEqual(
+          found,
+          [],
+          `${colorScheme}: ${found.length} contrast failures, e.g.\n${found.slice(0, 5).join('\n')}`,
+        );
         assert.deepEqual(errors, []);
       } finally {
         await page.close();

@@ -3,10 +3,26 @@
 import { init } from 'attention-wasm';
 
 const attn = await init();
-const { output, weights } = attn.attention([[1, 0], [0, 1]], [[1, 0], [0, 1], [1, 1]], [[1, 2], [3, 4], [5, 6]], {
-  causal: true,
-  returnWeights: true,
-});
+const { output, weights } = attn.attention(
+  [
+    [1, 0],
+    [0, 1],
+  ],
+  [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+  ],
+  [
+    [1, 2],
+    [3, 4],
+    [5, 6],
+  ],
+  {
+    causal: true,
+    returnWeights: true,
+  },
+);
 const nested = attn.toNested(output);
 const model = await attn.loadModel(new URL('file:///models/tiny-gpt2/'));
 const folder = await attn.loadModel(new Map<string, Uint8Array>([['config.json', new Uint8Array()]]));

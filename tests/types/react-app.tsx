@@ -42,8 +42,15 @@ export function Lesson() {
         onforward={(e) => void e.detail.attentions[0].shape}
       />
       <attention-explainer ontrace={(e) => void e.detail.position} />
-      <attention-matrix editable onchange={(e) => void (e.detail.value + e.detail.row)} oncellfocus={(e) => void e.detail.col} />
-      <attention-training ontraining-done={(e) => void e.detail.accuracy} ontraining-progress={(e) => void e.detail.loss} />
+      <attention-matrix
+        editable
+        onchange={(e) => void (e.detail.value + e.detail.row)}
+        oncellfocus={(e) => void e.detail.col}
+      />
+      <attention-training
+        ontraining-done={(e) => void e.detail.accuracy}
+        ontraining-progress={(e) => void e.detail.loss}
+      />
       <attention-sentiment onprediction={(e) => void e.detail.label} />
       <attention-heatmap onpair={(e) => void e.detail.weight} onheadtoggle={(e) => void e.detail.hidden.length} />
       <attention-steps oncompute={(e) => void e.detail.weights.shape} />

@@ -800,7 +800,11 @@ export interface ElementEventListeners<E extends HTMLElement, Events> {
     options?: boolean | AddEventListenerOptions,
   ): void;
   /** Listens to any event. */
-  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
   /** Stops listening to one of the element's own events. */
   removeEventListener<K extends keyof Events & string>(
     type: K,
@@ -814,7 +818,11 @@ export interface ElementEventListeners<E extends HTMLElement, Events> {
     options?: boolean | EventListenerOptions,
   ): void;
   /** Stops listening to any event. */
-  removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+  removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | EventListenerOptions,
+  ): void;
 }
 
 /** `<attention-matrix>`'s listeners, typed by {@link AttentionMatrixEvents}. */
