@@ -246,6 +246,34 @@ for (const [name, bin] of [
 }
 
 test(
+  "Vite 8: `import 'attention-wasm/elements/react'` and `'.../vue'` written as plain imports (TypeScript accepts them as it does `import type {}`) build, and add nothing",
+  { timeout: 120_000 },
+  () => {
+    const app = `${root}build/vite-typings-app`;
+    appFolder(app);
+    writeFileSync(`${app}/index.html`, APP_HTML);
+    writeFileSync(
+      `${app}/main.js`,
+      "import 'attention-wasm/elements/react';\nimport 'attention-wasm/elements/vue';\ndocument.getElementById('out').textContent = 'ok';\n",
+    );
+    let log = '';
+    try {
+      execFileSync(process.execPath, [`${root}node_modules/vite/bin/vite.js`, 'build'], { cwd: app, stdio: 'pipe' });
+    } catch (error) {
+      log = `${error.stdout}${error.stderr}`;
+    }
+    assert.equal(log, '', 'vite build failed');
+    const js = readdirSync(`${app}/dist/assets`).filter((f) => f.endsWith('.js'));
+    assert.equal(js.length, 1, `one entry chunk: ${js}`);
+    const entry = readFileSync(`${app}/dist/assets/${js[0]}`, 'utf8');
+    assert.ok(
+      entry.length < 2000 && !/attention|wasm/i.test(entry),
+      `the typings modules add no code: ${entry.slice(0, 300)}`,
+    );
+  },
+);
+
+test(
   'webpack 5: an app loads the package, the wasm emitted as an asset through new URL',
   { timeout: 180_000 },
   async (t) => {

@@ -25,6 +25,7 @@ function hostFolder() {
   for (const page of [
     'deck.html',
     'deck-models.html',
+    'deck-compact.html',
     'cdn.html',
     'moves.html',
     'scheme.html',
@@ -34,9 +35,11 @@ function hostFolder() {
     'nocors.html',
     'static-grid.html',
     'centred.html',
+    'muted.html',
     'unpkg.html',
   ])
     copyFileSync(`${root}tests/helpers/hosts/${page}`, `${dir}/${page}`);
+  symlinkSync(`${root}node_modules/axe-core`, `${dir}/axe-core`, 'dir');
   return dir;
 }
 
@@ -134,6 +137,96 @@ test(
       assert.deepEqual(errors, []);
     } finally {
       await page.close();
+    }
+  },
+);
+
+test(
+  'reveal.js deck (its black theme, 42 px text): <attention-model layout="compact"> and <attention-explainer layout="compact"> fit the 960 × 700 slide in each view, their type sized from the page\'s root, not the slide\'s',
+  { timeout: 90_000 },
+  async () => {
+    const { page, errors } = await openPage('deck-compact.html', () => window.deckReady);
+    try {
+      await page.evaluate(() => deck.slide(1));
+      await page.waitForFunction(
+        () =>
+          document
+            .getElementById('model')
+            .shadowRoot.querySelector('attention-heatmap')
+            ?.shadowRoot.querySelector('svg line'),
+        null,
+        { timeout: 30_000 },
+      );
+      const sizes = {};
+      for (const view of ['head', 'model', 'neuron']) {
+        await page.evaluate((view) => document.getElementById('model').setAttribute('view', view), view);
+        await page.waitForFunction(
+          (view) => {
+            const root = document.getElementById('model').shadowRoot;
+            const drawn = { head: 'attention-heatmap', model: '.model-grid-view', neuron: 'table.neuron' }[view];
+            return root.querySelector(`.main ${drawn}`) ?? root.querySelector(drawn);
+          },
+          view,
+          { timeout: 10_000 },
+        );
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        sizes[view] = await page.evaluate(() => {
+          const el = document.getElementById('model');
+          return { height: el.offsetHeight, font: parseFloat(getComputedStyle(el).fontSize) };
+        });
+      }
+      // The slide's own text is 42 px; the compact type is 0.9 of the page's root (16 px).
+      for (const [view, { height, font }] of Object.entries(sizes)) {
+        assert.ok(height <= 700, `compact ${view} view ${height} px tall on a 700 px slide: ${JSON.stringify(sizes)}`);
+        assert.ok(Math.abs(font - 14.4) < 0.01, `compact ${view} view's type ${font} px (the slide's 42 px leaked in)`);
+      }
+      await page.evaluate(() => deck.slide(2));
+      await page.waitForFunction(() => document.getElementById('explainer').result, null, { timeout: 30_000 });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      const explainer = await page.evaluate(() => document.getElementById('explainer').offsetHeight);
+      assert.ok(explainer <= 700, `compact explainer ${explainer} px tall on a 700 px slide`);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  },
+);
+
+test(
+  "a host with muted grey text (create-vite's templates: #6b6375 on white, #9ca3af on #16171d): the elements' dimmed text still reaches WCAG AA (axe-core finds no contrast violation inside them), light and dark",
+  { timeout: 90_000 },
+  async () => {
+    for (const colorScheme of ['light', 'dark']) {
+      const page = await browser.newPage({ colorScheme });
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      try {
+        await page.goto(`${hostUrl}muted.html`);
+        await page.waitForFunction(
+          () =>
+            ['steps', 'flash', 'matrix', 'pruning', 'pe'].every((id) =>
+              document.getElementById(id).shadowRoot?.querySelector('attention-matrix, table, svg, canvas'),
+            ),
+          null,
+          { timeout: 30_000 },
+        );
+        await page.addScriptTag({ path: `${root}node_modules/axe-core/axe.min.js` });
+        const found = await page.evaluate(async () => {
+          const result = await window.axe.run(document, { runOnly: ['color-contrast'] });
+          return result.violations.flatMap((v) =>
+            v.nodes.map((n) => `${n.target.join(' >> ')}: ${(n.failureSummary ?? '').split('\n')[1]?.trim()}`),
+          );
+        });
+        // The premise: the page's own text passes; only the elements' dimmed text could fail.
+        assert.deepEqual(
+          found,
+          [],
+          `${colorScheme}: ${found.length} contrast failures, e.g.\n${found.slice(0, 5).join('\n')}`,
+        );
+        assert.deepEqual(errors, []);
+      } finally {
+        await page.close();
+      }
     }
   },
 );

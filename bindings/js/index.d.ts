@@ -1811,12 +1811,18 @@ export type ModelSource =
   | string
   | URL
   | File[]
-  | FileList
+  | DomFileList
   | Map<string, ModelFile>
   | Record<string, ModelFile>
   | Blob
   | ArrayBuffer
   | Uint8Array;
+
+/**
+ * The DOM's `FileList` (an `<input type="file">`'s `files`) where the DOM types are loaded, else
+ * nothing: a Node project type-checks without `lib: ["dom"]` (`@types/node` has no FileList).
+ */
+export type DomFileList = typeof globalThis extends Record<'FileList', Record<'prototype', infer T>> ? T : never;
 
 /** One file of a checkpoint given as data. */
 export type ModelFile = ArrayBuffer | ArrayBufferView | Blob | string | object;

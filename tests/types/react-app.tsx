@@ -34,6 +34,32 @@ export function Lesson() {
       <token-pruning tokens={['The', 'cat']} drop="2" />
       <attention-sentiment text="not bad at all" eager />
       <attention-training task="reverse" steps={200} />
+      {/* Events as React 19 listens to them on custom elements: on + the event's name. */}
+      <attention-model
+        src="tiny-gpt2"
+        onmodelload={(e) => void e.detail.model.descriptor.numLayers}
+        onloadprogress={(e) => void e.detail.loaded}
+        onforward={(e) => void e.detail.attentions[0].shape}
+      />
+      <attention-explainer ontrace={(e) => void e.detail.position} />
+      <attention-matrix
+        editable
+        onchange={(e) => void (e.detail.value + e.detail.row)}
+        oncellfocus={(e) => void e.detail.col}
+      />
+      <attention-training
+        ontraining-done={(e) => void e.detail.accuracy}
+        ontraining-progress={(e) => void e.detail.loss}
+      />
+      <attention-sentiment onprediction={(e) => void e.detail.label} />
+      <attention-heatmap onpair={(e) => void e.detail.weight} onheadtoggle={(e) => void e.detail.hidden.length} />
+      <attention-steps oncompute={(e) => void e.detail.weights.shape} />
+      <attention-flash onstep={(e) => void e.detail.blocks} />
+      <token-pruning onchange={(e) => void e.detail.keep} />
+      {/* @ts-expect-error React 19 listens to "Modelload" for onModelload: not this element's event */}
+      <attention-model onModelload={() => {}} />
+      {/* @ts-expect-error a model load's detail has no weights */}
+      <attention-model onmodelload={(e) => void e.detail.weights} />
       {/* @ts-expect-error view is 'grid' or 'lines' */}
       <attention-heatmap view="bars" />
       {/* @ts-expect-error no such task */}

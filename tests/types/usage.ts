@@ -275,3 +275,12 @@ async function chatting(): Promise<void> {
   void wrong;
 }
 void chatting;
+
+// A folder the reader picks (`<input type="file" webkitdirectory>`): its FileList loads as is.
+async function pickedFolder(input: HTMLInputElement): Promise<void> {
+  const attn = await init();
+  if (input.files) (await attn.loadModel(input.files)).dispose();
+  // @ts-expect-error an array of names is not a source
+  await attn.loadModel(['config.json']);
+}
+void pickedFolder;

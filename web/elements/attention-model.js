@@ -97,7 +97,7 @@ figure.axes-map .corner { align-self: end; justify-self: end; font-size: max(0.7
 /* layout="compact" (a 960 × 700 slide): the next-token table beside the view, not under it; the
    model view's grid beside its enlarged map; the head view's second caption left out (the
    element's own says what a line is); type a little smaller */
-:host([layout="compact"]) { font-size: 0.9em; display: grid; grid-template-columns: minmax(0, 1fr) auto; column-gap: 1rem; }
+:host([layout="compact"]) { font-size: 0.9rem; display: grid; grid-template-columns: minmax(0, 1fr) auto; column-gap: 1rem; }
 :host([layout="compact"]) > * { grid-column: 1 / -1; }
 /* the PNG/JSON/Copy-code buttons at the end of the view buttons' row */
 :host([layout="compact"]) .row:has(> button) { grid-row: 2; grid-column: 1; }

@@ -11,6 +11,7 @@ import type {
   ModelSource,
   ModelToken,
   ModelTrace,
+  LoadProgress,
 } from '../../bindings/js/index.js';
 
 /** Every stage of an `<attention-steps>` computation, as tensors. */
@@ -624,6 +625,268 @@ export interface AttentionElementAttributes {
   'attention-model': AttentionModelAttributes;
   /** `<attention-explainer>` */
   'attention-explainer': AttentionExplainerAttributes;
+}
+
+/** A cell of `<attention-matrix>`, counted from 0 (`cellfocus`). */
+export interface MatrixCellDetail {
+  /** Row, from 0. */
+  row: number;
+  /** Column, from 0. */
+  col: number;
+}
+/** A cell of `<attention-matrix>` and its new value (`input`, `change`). */
+export interface MatrixCellValueDetail extends MatrixCellDetail {
+  /** The value typed. */
+  value: number;
+}
+/** `<attention-matrix>`'s events. */
+export interface AttentionMatrixEvents {
+  /** A cell typed into. */
+  input: MatrixCellValueDetail;
+  /** A cell's value committed (Enter), or a mask cell toggled. */
+  change: MatrixCellValueDetail;
+  /** The focused cell. */
+  cellfocus: MatrixCellDetail;
+}
+/** `<attention-steps>`'s events. */
+export interface AttentionStepsEvents {
+  /** Every stage, after each computation. */
+  compute: AttentionStages;
+}
+/** One step of `<attention-flash>`. */
+export interface FlashStepDetail {
+  /** Blocks done. */
+  block: number;
+  /** Blocks in all. */
+  blocks: number;
+  /** That step's per-row state (running max, sum and partial output). */
+  state: unknown;
+}
+/** `<attention-flash>`'s events. */
+export interface AttentionFlashEvents {
+  /** A block stepped (buttons or arrow keys). */
+  step: FlashStepDetail;
+}
+/** The query/key pair under the pointer or focus (nulls: none). */
+export interface HeatmapPairDetail {
+  /** Query position, from 0. */
+  query: number | null;
+  /** Key position, from 0. */
+  key: number | null;
+  /** Its weight. */
+  weight: number | null;
+}
+/** `<attention-heatmap>`'s events. */
+export interface AttentionHeatmapEvents {
+  /** The pair under the pointer or focus. */
+  pair: HeatmapPairDetail;
+  /** A head chip toggled. */
+  headtoggle: {
+    /** Heads (from 0) toggled off, ascending. */
+    hidden: number[];
+  };
+}
+/** `<token-pruning>`'s events. */
+export interface TokenPruningEvents {
+  /** A token ticked or unticked. */
+  change: {
+    /** The keep mask, 0/1 per token. */
+    keep: number[];
+  };
+}
+/** A classifier trained in the page (`trained`). */
+export interface TrainedDetail {
+  /** Training time. */
+  seconds: number;
+  /** Accuracy on held-out sentences, 0 … 1. */
+  accuracy: number;
+}
+/** `<attention-sentiment>`'s events. */
+export interface AttentionSentimentEvents {
+  /** Each prediction shown. */
+  prediction: SentimentPrediction;
+  /** A classifier trained in the page ("Train from scratch") and shown. */
+  trained: TrainedDetail;
+}
+/** The end of an `<attention-training>` run. */
+export interface TrainingDoneDetail {
+  /** Steps done. */
+  step: number;
+  /** Held-out token accuracy, 0 … 1. */
+  accuracy: number;
+}
+/** `<attention-training>`'s events. */
+export interface AttentionTrainingEvents {
+  /** Each progress report. */
+  'training-progress': TrainingProgress;
+  /** The run reaching its steps or target. */
+  'training-done': TrainingDoneDetail;
+}
+/** A model element's model, loaded (`modelload`). */
+export interface ModelLoadDetail {
+  /** The model (the element's, or shared with elements showing the same src: do not dispose it). */
+  model: PretrainedModel;
+}
+/** `<attention-model>`'s forward (`forward`). */
+export interface ModelForwardDetail {
+  /** The tokens read. */
+  tokens: ModelToken[];
+  /** One `[1, numHeads, T, T]` tensor per layer. */
+  attentions: Tensor[];
+}
+/** `<attention-model>`'s events. */
+export interface AttentionModelEvents {
+  /** The model loaded. */
+  modelload: ModelLoadDetail;
+  /** Its files' download or packing progress. */
+  loadprogress: LoadProgress;
+  /** Each forward shown. */
+  forward: ModelForwardDetail;
+}
+/** `<attention-explainer>`'s events. */
+export interface AttentionExplainerEvents {
+  /** The model loaded. */
+  modelload: ModelLoadDetail;
+  /** Its files' download or packing progress. */
+  loadprogress: LoadProgress;
+  /** Each trace shown. */
+  trace: ExplainerResult;
+}
+
+/**
+ * Every element's events by tag name: each event's name and its `detail` (all are
+ * `CustomEvent`s). React 19 listens to them as `on` + the name
+ * (`<attention-model onmodelload={(e) => e.detail.model}>`, `ontraining-done`), which
+ * `attention-wasm/elements/react` types from this map.
+ */
+export interface AttentionElementEvents {
+  /** `<attention-matrix>` */
+  'attention-matrix': AttentionMatrixEvents;
+  /** `<attention-steps>` */
+  'attention-steps': AttentionStepsEvents;
+  /** `<attention-flash>` */
+  'attention-flash': AttentionFlashEvents;
+  /** `<attention-heatmap>` */
+  'attention-heatmap': AttentionHeatmapEvents;
+  /** `<positional-encoding>`: none. */
+  'positional-encoding': Record<never, never>;
+  /** `<token-pruning>` */
+  'token-pruning': TokenPruningEvents;
+  /** `<attention-sentiment>` */
+  'attention-sentiment': AttentionSentimentEvents;
+  /** `<attention-training>` */
+  'attention-training': AttentionTrainingEvents;
+  /** `<attention-model>` */
+  'attention-model': AttentionModelEvents;
+  /** `<attention-explainer>` */
+  'attention-explainer': AttentionExplainerEvents;
+}
+
+/**
+ * `addEventListener` and `removeEventListener` of element `E`, typed by its events `Events`
+ * (`el.addEventListener('modelload', (e) => e.detail.model)`), then by the DOM's.
+ */
+export interface ElementEventListeners<E extends HTMLElement, Events> {
+  /** Listens to one of the element's own events; the listener gets its `CustomEvent`. */
+  addEventListener<K extends keyof Events & string>(
+    type: K,
+    listener: (this: E, event: CustomEvent<Events[K]>) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  /** Listens to a DOM event. */
+  addEventListener<K extends keyof HTMLElementEventMap>(
+    type: K,
+    listener: (this: E, event: HTMLElementEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  /** Listens to any event. */
+  addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  /** Stops listening to one of the element's own events. */
+  removeEventListener<K extends keyof Events & string>(
+    type: K,
+    listener: (this: E, event: CustomEvent<Events[K]>) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  /** Stops listening to a DOM event. */
+  removeEventListener<K extends keyof HTMLElementEventMap>(
+    type: K,
+    listener: (this: E, event: HTMLElementEventMap[K]) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  /** Stops listening to any event. */
+  removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | EventListenerOptions,
+  ): void;
+}
+
+/** `<attention-matrix>`'s listeners, typed by {@link AttentionMatrixEvents}. */
+export interface AttentionMatrix {
+  /** Listens to an event, typed by {@link AttentionMatrixEvents} first. */
+  addEventListener: ElementEventListeners<AttentionMatrix, AttentionMatrixEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<AttentionMatrix, AttentionMatrixEvents>['removeEventListener'];
+}
+/** `<attention-steps>`'s listeners, typed by {@link AttentionStepsEvents}. */
+export interface AttentionSteps {
+  /** Listens to an event, typed by {@link AttentionStepsEvents} first. */
+  addEventListener: ElementEventListeners<AttentionSteps, AttentionStepsEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<AttentionSteps, AttentionStepsEvents>['removeEventListener'];
+}
+/** `<attention-flash>`'s listeners, typed by {@link AttentionFlashEvents}. */
+export interface AttentionFlash {
+  /** Listens to an event, typed by {@link AttentionFlashEvents} first. */
+  addEventListener: ElementEventListeners<AttentionFlash, AttentionFlashEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<AttentionFlash, AttentionFlashEvents>['removeEventListener'];
+}
+/** `<attention-heatmap>`'s listeners, typed by {@link AttentionHeatmapEvents}. */
+export interface AttentionHeatmap {
+  /** Listens to an event, typed by {@link AttentionHeatmapEvents} first. */
+  addEventListener: ElementEventListeners<AttentionHeatmap, AttentionHeatmapEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<AttentionHeatmap, AttentionHeatmapEvents>['removeEventListener'];
+}
+/** `<token-pruning>`'s listeners, typed by {@link TokenPruningEvents}. */
+export interface TokenPruning {
+  /** Listens to an event, typed by {@link TokenPruningEvents} first. */
+  addEventListener: ElementEventListeners<TokenPruning, TokenPruningEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<TokenPruning, TokenPruningEvents>['removeEventListener'];
+}
+/** `<attention-sentiment>`'s listeners, typed by {@link AttentionSentimentEvents}. */
+export interface AttentionSentiment {
+  /** Listens to an event, typed by {@link AttentionSentimentEvents} first. */
+  addEventListener: ElementEventListeners<AttentionSentiment, AttentionSentimentEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<AttentionSentiment, AttentionSentimentEvents>['removeEventListener'];
+}
+/** `<attention-training>`'s listeners, typed by {@link AttentionTrainingEvents}. */
+export interface AttentionTraining {
+  /** Listens to an event, typed by {@link AttentionTrainingEvents} first. */
+  addEventListener: ElementEventListeners<AttentionTraining, AttentionTrainingEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<AttentionTraining, AttentionTrainingEvents>['removeEventListener'];
+}
+/** `<attention-model>`'s listeners, typed by {@link AttentionModelEvents}. */
+export interface AttentionModel {
+  /** Listens to an event, typed by {@link AttentionModelEvents} first. */
+  addEventListener: ElementEventListeners<AttentionModel, AttentionModelEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<AttentionModel, AttentionModelEvents>['removeEventListener'];
+}
+/** `<attention-explainer>`'s listeners, typed by {@link AttentionExplainerEvents}. */
+export interface AttentionExplainer {
+  /** Listens to an event, typed by {@link AttentionExplainerEvents} first. */
+  addEventListener: ElementEventListeners<AttentionExplainer, AttentionExplainerEvents>['addEventListener'];
+  /** Stops listening to an event. */
+  removeEventListener: ElementEventListeners<AttentionExplainer, AttentionExplainerEvents>['removeEventListener'];
 }
 
 declare global {
