@@ -736,7 +736,10 @@ test('hidden heads stay hidden when the head view is rebuilt (another layer, ano
   assert.deepEqual(await heads(), hidden);
   await page.evaluate(() => document.querySelector('attention-model').setAttribute('layer', '1'));
   await page.waitForFunction(() =>
-    document.querySelector('attention-model').shadowRoot.querySelector('.caption').textContent.startsWith('Head view. Layer 1'),
+    document
+      .querySelector('attention-model')
+      .shadowRoot.querySelector('.caption')
+      .textContent.startsWith('Head view. Layer 1'),
   );
   assert.deepEqual(await heads(), hidden, 'layer 1 (layer="1": counted from 0)');
   await page.evaluate(() => {

@@ -526,7 +526,9 @@ test('the model view enlarges the outlined map with its axes: query ↓ and key 
         // each row's name centred on its row of cells (20 px each)
         rowsAligned: [...figure.querySelectorAll('.ticks.left span')].every((s, i) => {
           const b = s.getBoundingClientRect();
-          return Math.abs((b.top + b.bottom) / 2 - (box.top + (i + 0.5) * (box.height / el.toJSON().tokens.length))) <= 2;
+          return (
+            Math.abs((b.top + b.bottom) / 2 - (box.top + (i + 0.5) * (box.height / el.toJSON().tokens.length))) <= 2
+          );
         }),
         same: JSON.stringify(data(big)) === JSON.stringify(data(thumb)),
         size: [box.width, box.height],

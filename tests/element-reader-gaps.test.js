@@ -527,7 +527,12 @@ test('the head view says what its MiB are (parameters); the explainer’s strips
   });
   await page.close();
   const size = (b) => (b < 2 ** 20 ? `${(b / 2 ** 10).toFixed(1)} KiB` : `${(b / 2 ** 20).toFixed(1)} MiB`);
-  assert.ok(head.status.includes(` as float32; in memory ${size(head.bytes)}: the runner's weights laid out for its SIMD kernels)`), head.status);
+  assert.ok(
+    head.status.includes(
+      ` as float32; in memory ${size(head.bytes)}: the runner's weights laid out for its SIMD kernels)`,
+    ),
+    head.status,
+  );
   assert.doesNotMatch(head.status, /· \d+\.\d MiB/, 'no MiB without saying of what');
 
   ({ page } = await openElementPage(browser, url, 'explainer', 1280));

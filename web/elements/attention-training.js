@@ -357,7 +357,8 @@ export class AttentionTraining extends AttentionElement {
     const task = TASKS[this.#parts.task.value];
     const names = task.example.map(task.tokenLabel);
     const labels = positionedLabels(names);
-    const caption = `Each map: one head's weights on an example sequence (${names.join(' ')}), a query per row, a key per column; rows sum to 1. ${task.causal ? 'Causal: each query sees only itself and earlier keys (a decoder-style mask), so the upper-right triangle is 0.' : 'Not causal: every query sees every key, later ones too (bidirectional, as an encoder).'} Layers, heads and positions count from 0. ${positionNote(names)}`.trim();
+    const caption =
+      `Each map: one head's weights on an example sequence (${names.join(' ')}), a query per row, a key per column; rows sum to 1. ${task.causal ? 'Causal: each query sees only itself and earlier keys (a decoder-style mask), so the upper-right triangle is 0.' : 'Not causal: every query sees every key, later ones too (bidirectional, as an encoder).'} Layers, heads and positions count from 0. ${positionNote(names)}`.trim();
     const figures = this.#parts.maps.children;
     this.#maps = attention.map((t) => {
       const [, heads, T] = t.shape;
@@ -380,7 +381,13 @@ export class AttentionTraining extends AttentionElement {
         this.#parts.key.hidden = false;
       }
       const canvas = figure.querySelector('canvas');
-      lines = drawHeads(canvas, layer, labels, getComputedStyle(this).color || '#000', getComputedStyle(canvas).borderTopColor);
+      lines = drawHeads(
+        canvas,
+        layer,
+        labels,
+        getComputedStyle(this).color || '#000',
+        getComputedStyle(canvas).borderTopColor,
+      );
     });
     // Staggered key names: say the order they are read in (a reader saw two rows of names).
     const staggered =

@@ -100,7 +100,14 @@ export function modelGrid(maps, heads, T, pick, selected, labels = null, descrip
   let enlarged = null;
   if (labels) {
     const [l, h] = [selected?.[0] ?? 0, selected?.[1] ?? 0];
-    enlarged = axesMap(maps[l].subarray(h * T * T, (h + 1) * T * T), T, descriptor && modelMask(descriptor, l), l, h, labels);
+    enlarged = axesMap(
+      maps[l].subarray(h * T * T, (h + 1) * T * T),
+      T,
+      descriptor && modelMask(descriptor, l),
+      l,
+      h,
+      labels,
+    );
     const resting = `Layer ${l}, head ${h}: ${topKeysLine(maps[l].subarray(h * T * T, (h + 1) * T * T), T, labels, T - 1)}`;
     readout.textContent = resting;
     const rest = () => (readout.textContent = resting);
@@ -144,7 +151,9 @@ function axesMap(map, T, masked, l, h, labels) {
   const positions = Array.from({ length: T }, (_, i) => String(i));
   const top = named ? ticks('ticks top each', positions) : ticks('ticks top', ['0', 'key →', String(T - 1)]);
   top.style.width = `${size}px`;
-  const left = named ? ticks('ticks left each', labels.slice(0, T)) : ticks('ticks left', ['0', 'query ↓', String(T - 1)]);
+  const left = named
+    ? ticks('ticks left each', labels.slice(0, T))
+    : ticks('ticks left', ['0', 'query ↓', String(T - 1)]);
   left.style.height = `${size}px`;
   // named: the axis titles sit in the corner, beside the column numbers and above the names
   const corner = named

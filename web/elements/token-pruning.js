@@ -130,7 +130,9 @@ export class TokenPruning extends AttentionElement {
     const fieldset = document.createElement('fieldset');
     const legend = document.createElement('legend');
     // (paper has nothing to untick: it says what a tick is)
-    legend.replaceChildren(...screenOrPaper('Keep (untick to drop a token)', 'Kept tokens: ticked = kept, unticked = dropped'));
+    legend.replaceChildren(
+      ...screenOrPaper('Keep (untick to drop a token)', 'Kept tokens: ticked = kept, unticked = dropped'),
+    );
     fieldset.append(legend);
     tokens.forEach((t, i) => {
       const label = document.createElement('label');
