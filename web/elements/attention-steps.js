@@ -60,7 +60,7 @@ button, select, input { font: inherit; }
 :host([layout="compact"]) section { padding-left: 0.4rem; border-left-width: 2px; }
 :host([layout="compact"]) .controls, :host([layout="compact"]) .note { font-size: 0.8em; }
 /* a slide has no room for the hints (the presets are there; the stages sit side by side) */
-:host([layout="compact"]) .mask-hint, :host([layout="compact"]) [data-role="mask-note"], :host([layout="compact"]) .bars { display: none; }
+:host([layout="compact"]) .mask-hint, :host([layout="compact"]) .edit-hint, :host([layout="compact"]) [data-role="mask-note"], :host([layout="compact"]) .bars { display: none; }
 `;
 
 // The stages by name, for the `stages` attribute (which ones to show, in this order).
