@@ -428,12 +428,19 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
       t === 0
         ? `Start: no key seen (block size ${block})`
         : `Block ${t} of ${this.blocks}: keys ${state[0].keys[0]}–${state[0].keys[1] - 1}`;
+    // On paper one step is shown: say so, and where the others are (a reader of a print saw
+    // only the start and took it for all there is).
+    const printed = Object.assign(document.createElement('span'), {
+      className: 'paper-only',
+      textContent: ` (printed at this step; the table of m and ℓ below holds every block's, and the end state follows it)`,
+    });
     controls.append(
       this.#button('« Start', 0, 'start'),
       this.#button('◀ Back', t - 1, 'previous block'),
       this.#button('Next block ▶', t + 1, 'next block'),
       this.#button('End »', this.blocks, 'last block'),
       status,
+      printed,
     );
 
     const inputs = document.createElement('div');
