@@ -393,7 +393,18 @@ struct HalfRows {
     const uint16_t* at = rows + static_cast<size_t>(j) * stride + c;
     return kStorage == KvStorage::kBfloat16 ? WidenBf16(at) : WidenHalf(at);
   }
-  HWY_INLINE void Eight(int j, int c, V& lo, V& hi) const { lo = Four(j, c), hi = Four(j, c + 4); }
+  // Row j's columns c .. c + 7 as two vectors; bfloat16: one load, each half interleaved with
+  // zeros below it (the same floats as Four's, with a shuffle instead of a widening and a shift).
+  HWY_INLINE void Eight(int j, int c, V& lo, V& hi) const {
+    if constexpr (kStorage == KvStorage::kBfloat16) {
+      const hn::Full128<uint16_t> d16;
+      const auto halves = hn::LoadU(d16, rows + static_cast<size_t>(j) * stride + c);
+      lo = hn::BitCast(D(), hn::InterleaveLower(d16, hn::Zero(d16), halves));
+      hi = hn::BitCast(D(), hn::InterleaveUpper(d16, hn::Zero(d16), halves));
+    } else {
+      lo = Four(j, c), hi = Four(j, c + 4);
+    }
+  }
 };
 // A block's value rows (up to 32) as q8_0 rows in whole blocks (RowsInWholeBlocks) of up to
 // 256 elements, read in place: each row's block pointers and scales decoded once (Four(i, c):
@@ -717,6 +728,52 @@ HWY_INLINE void ScoreTileInRegisters(const float* const q_rows[kRowsPerTile], co
   }
 }
 
+// ScoreTileInRegisters for bfloat16 keys, head_dim % 8 == 0, with fewer shuffles: eight columns
+// of four key rows at a time, one load a row and a 32-bit 4 × 4 transpose (pair p of a lane:
+// the key's columns c + 2p, low half, and c + 2p + 1, high half), then each pair's even column
+// (<< 16) and odd one (& 0xffff0000) as float32: WidenBf16's floats. Keys 0-3, then 4-7, so
+// that 2R accumulators, 4 pairs and 4 temporaries fit V8's registers. Each score is the same
+// chain (q[0]·k[0], then + q[c]·k[c] in column order), so the same bits.
+//   q_rows: kRowsPerTile × [head_dim]   k: 8 key rows, k_stride apart   scores: as above
+template <int kRowsPerTile>
+HWY_INLINE void ScoreBf16TileInRegisters(const float* const q_rows[kRowsPerTile],
+                                         const uint16_t* k, int k_stride, int head_dim,
+                                         float* scores, int stride) {
+  const D d;
+  const DU32 du;
+  const hn::Full128<uint16_t> d16;
+  const auto high_half = hn::Set(du, 0xffff0000u);
+  V s[2 * kRowsPerTile];
+  for (int i = 0; i < 2 * kRowsPerTile; ++i) s[i] = hn::Zero(d);
+  ATTN_NO_UNROLL
+  for (int c = 0; c < head_dim; c += 2 * kLanes) {
+    ATTN_UNROLL_FULLY
+    for (int h = 0; h < 2; ++h) {  // keys 4h .. 4h + 3: accumulators s[2r + h]
+      const uint16_t* rows = k + static_cast<size_t>(4 * h) * k_stride + c;
+      const auto row = [&](int i) {
+        return hn::BitCast(d, hn::LoadU(d16, rows + static_cast<size_t>(i) * k_stride));
+      };
+      V pairs[4];
+      TransposeFour(row(0), row(1), row(2), row(3), pairs);
+      ATTN_UNROLL_FULLY
+      for (int p = 0; p < 4; ++p) {
+        const auto bits = hn::BitCast(du, pairs[p]);
+        const V even = hn::BitCast(d, hn::ShiftLeft<16>(bits));
+        const V odd = hn::BitCast(d, hn::And(bits, high_half));
+        ATTN_UNROLL_FULLY
+        for (int r = 0; r < kRowsPerTile; ++r) {
+          s[2 * r + h] = Fma(hn::Set(d, q_rows[r][c + 2 * p]), even, s[2 * r + h]);
+          s[2 * r + h] = Fma(hn::Set(d, q_rows[r][c + 2 * p + 1]), odd, s[2 * r + h]);
+        }
+      }
+    }
+  }
+  for (int r = 0; r < kRowsPerTile; ++r) {
+    hn::Store(s[2 * r], d, scores + r * stride);
+    hn::Store(s[2 * r + 1], d, scores + r * stride + kLanes);
+  }
+}
+
 // The most query rows a call scores q8_0 keys in integers for: two tiles of the tallest tile
 // any build has, so that whether a call does depends on its rows alone, not on the build.
 constexpr int kMaxIntegerScoredRows = kInPlaceTiles * 6;
@@ -996,6 +1053,10 @@ struct InPlaceKeys {
         return ScoreTileInRegisters<kRowsPerTile>(q_rows, FloatKeyRows{pb.k + from, pb.k_stride},
                                                   hd, scores, stride);
       case KvStorage::kBfloat16:
+        if (hd % (2 * kLanes) == 0) {
+          return ScoreBf16TileInRegisters<kRowsPerTile>(q_rows, pb.k16 + from, pb.k_stride, hd,
+                                                        scores, stride);
+        }
         return ScoreTileInRegisters<kRowsPerTile>(
             q_rows, HalfRows<KvStorage::kBfloat16>{pb.k16 + from, pb.k_stride}, hd, scores, stride);
       default:  // kFloat16 (never kQ8_0: ScoresKeysInRegisters)
