@@ -406,37 +406,56 @@ struct HalfRows {
     }
   }
 };
-// A block's value rows (up to 32) as q8_0 rows in whole blocks (RowsInWholeBlocks) of up to
-// 256 elements, read in place: each row's block pointers and scales decoded once (Four(i, c):
-// row i's columns c .. c + 3 as d·q, exact).
+// The most q8_0 blocks a value row read in place has (256 elements).
 constexpr int kMaxQ8RowBlocks = 8;
-struct Q8ValueRows {
-  const int8_t* codes[kKeysPerBlock][kMaxQ8RowBlocks];
-  float scales[kKeysPerBlock][kMaxQ8RowBlocks];
-  //   first: the first row, rows of `width` elements `stride` apart
-  Q8ValueRows(Q8Elements first, int stride, int rows, int width) {
-    for (int i = 0; i < rows; ++i) {
-      for (int b = 0; b < width / kKvQ8Block; ++b) {
-        const uint8_t* block =
-            (first + (static_cast<size_t>(i) * stride + static_cast<size_t>(b) * kKvQ8Block))
-                .block();
-        codes[i][b] = reinterpret_cast<const int8_t*>(block + 2);
-        scales[i][b] = Q8Scale(block);
-      }
-    }
+// Count halves (rows of `blocks` q8_0 blocks, row_bytes apart, from `first`'s first block) as
+// float32, exactly (WidenHalf: every half, Infinity and NaN included, is a float32), four at a
+// time: the scales of a block of rows in one pass, not a scalar conversion each.
+//   scales: [rows · blocks], row-major, padded to a multiple of 4 (zeros)
+HWY_INLINE void Q8RowScales(const uint8_t* first, size_t row_bytes, int rows, int blocks,
+                            float* scales) {
+  const D d;
+  alignas(16) uint16_t halves[kKeysPerBlock * kMaxQ8RowBlocks + kLanes];
+  int n = 0;
+  for (int i = 0; i < rows; ++i) {
+    const uint8_t* row = first + i * row_bytes;
+    for (int b = 0; b < blocks; ++b, ++n) std::memcpy(&halves[n], row + b * kKvQ8BlockBytes, 2);
   }
+  for (int pad = n; pad < n + kLanes; ++pad) halves[pad] = 0;
+  for (int at = 0; at < n; at += kLanes) hn::Store(WidenHalf(halves + at), d, scales + at);
+}
+// A block's value rows (up to 32) as q8_0 rows in whole blocks (RowsInWholeBlocks) of up to
+// 256 elements, read in place: the rows' block scales decoded once (Q8RowScales), the codes
+// addressed from the first row's first block (Four(i, c): row i's columns c .. c + 3 as d·q,
+// exact).
+struct Q8ValueRows {
+  const uint8_t* first;  // row 0's first block
+  size_t row_bytes;      // between rows' first blocks
+  int blocks;            // blocks a row
+  alignas(16) float scales[kKeysPerBlock * kMaxQ8RowBlocks + kLanes];
+  //   first: the first row, rows of `width` elements `stride` apart
+  Q8ValueRows(Q8Elements rows_first, int stride, int rows, int width)
+      : first(rows_first.block()),
+        row_bytes(static_cast<size_t>(stride) / kKvQ8Block * kKvQ8BlockBytes),
+        blocks(width / kKvQ8Block) {
+    Q8RowScales(first, row_bytes, rows, blocks, scales);
+  }
+  HWY_INLINE const int8_t* Codes(int i, int c) const {
+    return reinterpret_cast<const int8_t*>(first + i * row_bytes +
+                                           (c / kKvQ8Block) * kKvQ8BlockBytes + 2) +
+           c % kKvQ8Block;
+  }
+  HWY_INLINE float Scale(int i, int c) const { return scales[i * blocks + c / kKvQ8Block]; }
   HWY_INLINE V Four(int i, int c) const {
-    const int b = c / kKvQ8Block;
-    return WidenFourCodes(codes[i][b] + c % kKvQ8Block, hn::Set(D(), scales[i][b]));
+    return WidenFourCodes(Codes(i, c), hn::Set(D(), Scale(i, c)));
   }
   // Row i's columns c .. c + 7 (c % 8 == 0: one block) as two vectors: one load of 8 codes
   // widened to int16 (v128.load8x8_s), then each half to int32 and float (the same d·q).
   HWY_INLINE void Eight(int i, int c, V& lo, V& hi) const {
     const D d;
     const DI32 di;
-    const int b = c / kKvQ8Block;
-    const V scale = hn::Set(d, scales[i][b]);
-    const auto wide = hn::PromoteTo(DI16(), hn::LoadU(DI8(), codes[i][b] + c % kKvQ8Block));
+    const V scale = hn::Set(d, Scale(i, c));
+    const auto wide = hn::PromoteTo(DI16(), hn::LoadU(DI8(), Codes(i, c)));
     lo = hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, hn::LowerHalf(wide))), scale);
     hi = hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, hn::UpperHalf(hn::Half<DI16>(), wide))), scale);
   }
@@ -870,23 +889,40 @@ void ScoreQ8Tile(const QueryCodes<kRows>& qc, const float* const q_rows[kRows], 
   const DI16 d16;
   const hn::Rebind<int8_t, DI16> d8;  // 8 codes, the lanes of one int16 vector
   alignas(16) int32_t sums[kRows][kKeysPerTile][kLanes];
-  alignas(16) float key_scales[kKeysPerTile];
+  // Block b's scales of the 8 keys (zeros past `keys`), all at once before the products: the
+  // halves gathered, then widened four at a time (WidenHalf: Q8Scale's floats).
+  const uint8_t* first = k.block();  // key 0's first block
+  const size_t row_bytes = static_cast<size_t>(k_stride) / kKvQ8Block * kKvQ8BlockBytes;
+  const int blocks = head_dim / kKvQ8Block;
+  alignas(16) uint16_t halves[kMaxCodedQueryWidth / kKvQ8Block][kKeysPerTile];
+  for (int j = 0; j < kKeysPerTile; ++j) {
+    for (int b = 0; b < blocks; ++b) {
+      halves[b][j] = 0;
+      if (j < keys) std::memcpy(&halves[b][j], first + j * row_bytes + b * kKvQ8BlockBytes, 2);
+    }
+  }
+  alignas(16) float key_scales[kMaxCodedQueryWidth / kKvQ8Block][kKeysPerTile];
+  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
+  auto not_finite = hn::FirstN(d, 0);
+  for (int b = 0; b < blocks; ++b) {
+    for (int h = 0; h < 2; ++h) {
+      const V scale = WidenHalf(halves[b] + h * kLanes);
+      not_finite = hn::Or(not_finite, hn::Not(hn::Lt(hn::Abs(scale), inf)));
+      hn::Store(scale, d, key_scales[b] + h * kLanes);
+    }
+  }
+  const bool finite = hn::AllFalse(d, not_finite);
   V total[kRows][2];
   for (int r = 0; r < kRows; ++r) total[r][0] = total[r][1] = hn::Zero(d);
-  bool finite = true;
-  for (int b = 0; b < head_dim / kKvQ8Block; ++b) {
+  for (int b = 0; b < blocks; ++b) {
     ATTN_NO_UNROLL
     for (int j = 0; j < kKeysPerTile; ++j) {
       if (j >= keys) {
-        key_scales[j] = 0.0f;
         for (int r = 0; r < kRows; ++r) hn::Store(hn::Zero(di), di, sums[r][j]);
         continue;
       }
-      const uint8_t* block =
-          (k + (static_cast<size_t>(j) * k_stride + static_cast<size_t>(b) * kKvQ8Block)).block();
-      key_scales[j] = Q8Scale(block);
-      finite = finite && std::isfinite(key_scales[j]);
-      const int8_t* codes = reinterpret_cast<const int8_t*>(block + 2);
+      const int8_t* codes =
+          reinterpret_cast<const int8_t*>(first + j * row_bytes + b * kKvQ8BlockBytes + 2);
       hn::Vec<DI16> kc[4];
       for (int v = 0; v < 4; ++v) kc[v] = hn::PromoteTo(d16, hn::LoadU(d8, codes + 8 * v));
       ATTN_UNROLL_FULLY
@@ -906,7 +942,7 @@ void ScoreQ8Tile(const QueryCodes<kRows>& qc, const float* const q_rows[kRows], 
         const int j = 4 * h;
         const VI dots = SumsOfFour(hn::Load(di, sums[r][j]), hn::Load(di, sums[r][j + 1]),
                                    hn::Load(di, sums[r][j + 2]), hn::Load(di, sums[r][j + 3]));
-        const V scale = hn::Mul(hn::Load(d, key_scales + j), q_scale);
+        const V scale = hn::Mul(hn::Load(d, key_scales[b] + j), q_scale);
         total[r][h] = hn::Add(total[r][h], hn::Mul(hn::ConvertTo(d, dots), scale));
       }
     }
