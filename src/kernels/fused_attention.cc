@@ -747,42 +747,58 @@ HWY_INLINE void ScoreTileInRegisters(const float* const q_rows[kRowsPerTile], co
   }
 }
 
-// ScoreTileInRegisters for bfloat16 keys, head_dim % 8 == 0, with fewer shuffles: eight columns
-// of four key rows at a time, one load a row and a 32-bit 4 × 4 transpose (pair p of a lane:
-// the key's columns c + 2p, low half, and c + 2p + 1, high half), then each pair's even column
-// (<< 16) and odd one (& 0xffff0000) as float32: WidenBf16's floats. Keys 0-3, then 4-7, so
-// that 2R accumulators, 4 pairs and 4 temporaries fit V8's registers. Each score is the same
-// chain (q[0]·k[0], then + q[c]·k[c] in column order), so the same bits.
-//   q_rows: kRowsPerTile × [head_dim]   k: 8 key rows, k_stride apart   scores: as above
+// Columns c .. c + 3 of four bfloat16 key rows as two vectors of column pairs: lane j of
+// pairs[p] holds key j's columns c + 2p (low half) and c + 2p + 1 (high half): each row's four
+// halves in one 64-bit load, then a 32-bit transpose (four shuffles).
+//   rows: 4 key rows from column c, `stride` apart
+HWY_INLINE void Bf16PairsOfFourKeys(const uint16_t* rows, int stride, hn::Vec<DU32> pairs[2]) {
+  const DU32 du;
+  const hn::Full64<uint32_t> d64x1;  // 4 halves
+  const hn::Full128<uint64_t> d64;
+  const auto row = [&](int i) {
+    return hn::ZeroExtendVector(
+        du, hn::LoadU(d64x1, reinterpret_cast<const uint32_t*>(rows + static_cast<size_t>(i) * stride)));
+  };
+  const auto a = hn::BitCast(d64, hn::InterleaveLower(du, row(0), row(1)));  // keys 0, 1
+  const auto b = hn::BitCast(d64, hn::InterleaveLower(du, row(2), row(3)));  // keys 2, 3
+  pairs[0] = hn::BitCast(du, hn::InterleaveLower(d64, a, b));
+  pairs[1] = hn::BitCast(du, hn::InterleaveUpper(d64, a, b));
+}
+
+// ScoreTileInRegisters for bfloat16 keys with fewer shuffles: four columns of the 8 keys as
+// column pairs (Bf16PairsOfFourKeys), each pair's even column (<< 16) and odd one
+// (& 0xffff0000) as float32: WidenBf16's floats. Each query element is splatted once for both
+// halves of the tile, so 2R accumulators, 4 pairs, 2 columns and a splat are live (14 for 3
+// rows: no spills in V8). Each score is the same chain (q[0]·k[0], then + q[c]·k[c] in column
+// order), so the same bits.
+//   q_rows: kRowsPerTile × [head_dim], head_dim % 4 == 0   k: 8 key rows, k_stride apart
+//   scores: kRowsPerTile × [8] (stride)
 template <int kRowsPerTile>
 HWY_INLINE void ScoreBf16TileInRegisters(const float* const q_rows[kRowsPerTile],
                                          const uint16_t* k, int k_stride, int head_dim,
                                          float* scores, int stride) {
   const D d;
   const DU32 du;
-  const hn::Full128<uint16_t> d16;
   const auto high_half = hn::Set(du, 0xffff0000u);
   V s[2 * kRowsPerTile];
   for (int i = 0; i < 2 * kRowsPerTile; ++i) s[i] = hn::Zero(d);
+  const uint16_t* upper = k + static_cast<size_t>(4) * k_stride;  // keys 4-7
   ATTN_NO_UNROLL
-  for (int c = 0; c < head_dim; c += 2 * kLanes) {
+  for (int c = 0; c < head_dim; c += kLanes) {
+    hn::Vec<DU32> lo[2], hi[2];  // column pairs of keys 0-3 and 4-7
+    Bf16PairsOfFourKeys(k + c, k_stride, lo);
+    Bf16PairsOfFourKeys(upper + c, k_stride, hi);
     ATTN_UNROLL_FULLY
-    for (int h = 0; h < 2; ++h) {  // keys 4h .. 4h + 3: accumulators s[2r + h]
-      const uint16_t* rows = k + static_cast<size_t>(4 * h) * k_stride + c;
-      const auto row = [&](int i) {
-        return hn::BitCast(d, hn::LoadU(d16, rows + static_cast<size_t>(i) * k_stride));
-      };
-      V pairs[4];
-      TransposeFour(row(0), row(1), row(2), row(3), pairs);
+    for (int p = 0; p < 2; ++p) {
       ATTN_UNROLL_FULLY
-      for (int p = 0; p < 4; ++p) {
-        const auto bits = hn::BitCast(du, pairs[p]);
-        const V even = hn::BitCast(d, hn::ShiftLeft<16>(bits));
-        const V odd = hn::BitCast(d, hn::And(bits, high_half));
+      for (int odd = 0; odd < 2; ++odd) {
+        const V x_lo = hn::BitCast(d, odd ? hn::And(lo[p], high_half) : hn::ShiftLeft<16>(lo[p]));
+        const V x_hi = hn::BitCast(d, odd ? hn::And(hi[p], high_half) : hn::ShiftLeft<16>(hi[p]));
         ATTN_UNROLL_FULLY
         for (int r = 0; r < kRowsPerTile; ++r) {
-          s[2 * r + h] = Fma(hn::Set(d, q_rows[r][c + 2 * p]), even, s[2 * r + h]);
-          s[2 * r + h] = Fma(hn::Set(d, q_rows[r][c + 2 * p + 1]), odd, s[2 * r + h]);
+          const V w = hn::Set(d, q_rows[r][c + 2 * p + odd]);
+          s[2 * r] = Fma(w, x_lo, s[2 * r]);
+          s[2 * r + 1] = Fma(w, x_hi, s[2 * r + 1]);
         }
       }
     }
@@ -1089,12 +1105,8 @@ struct InPlaceKeys {
         return ScoreTileInRegisters<kRowsPerTile>(q_rows, FloatKeyRows{pb.k + from, pb.k_stride},
                                                   hd, scores, stride);
       case KvStorage::kBfloat16:
-        if (hd % (2 * kLanes) == 0) {
-          return ScoreBf16TileInRegisters<kRowsPerTile>(q_rows, pb.k16 + from, pb.k_stride, hd,
-                                                        scores, stride);
-        }
-        return ScoreTileInRegisters<kRowsPerTile>(
-            q_rows, HalfRows<KvStorage::kBfloat16>{pb.k16 + from, pb.k_stride}, hd, scores, stride);
+        return ScoreBf16TileInRegisters<kRowsPerTile>(q_rows, pb.k16 + from, pb.k_stride, hd,
+                                                      scores, stride);
       default:  // kFloat16 (never kQ8_0: ScoresKeysInRegisters)
         return ScoreTileInRegisters<kRowsPerTile>(
             q_rows, HalfRows<KvStorage::kFloat16>{pb.k16 + from, pb.k_stride}, hd, scores, stride);
