@@ -332,16 +332,22 @@ void AccumulateValuesSkippingZeros(const float* p, const float* rescale, const f
   }
 }
 
-// Whether a tile's accumulators are all finite (vector compares: |x| < Infinity is false for
-// NaN and ±Infinity).   acc: [floats], floats % 4 == 0
-HWY_INLINE bool AllFinite(const float* acc, int floats) {
+// Whether a tile's accumulators may hold NaN or Infinity: whether their sum is not finite (a
+// NaN or an Infinity among them always makes it so; finite ones whose sum overflows do too,
+// rarely, and then the look at the values that follows finds nothing and changes nothing).
+// Four running sums of whole vectors: an add a vector, where a compare for each cost four
+// instructions and a constant V8 rebuilt in the loop.   acc: [floats], floats % 4 == 0
+HWY_INLINE bool MayHoldNonFinite(const float* acc, int floats) {
   const D d;
-  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
-  auto bad = hn::FirstN(d, 0);
-  for (int c = 0; c < floats; c += kLanes) {
-    bad = hn::Or(bad, hn::Not(hn::Lt(hn::Abs(hn::LoadU(d, acc + c)), inf)));
+  V sum[4] = {hn::Zero(d), hn::Zero(d), hn::Zero(d), hn::Zero(d)};
+  int c = 0;
+  for (; c + 4 * kLanes <= floats; c += 4 * kLanes) {
+    for (int i = 0; i < 4; ++i) sum[i] = hn::Add(sum[i], hn::LoadU(d, acc + c + i * kLanes));
   }
-  return hn::AllFalse(d, bad);
+  for (; c < floats; c += kLanes) sum[0] = hn::Add(sum[0], hn::LoadU(d, acc + c));
+  const V total = hn::Add(hn::Add(sum[0], sum[1]), hn::Add(sum[2], sum[3]));
+  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
+  return !hn::AllTrue(d, hn::Lt(hn::Abs(total), inf));
 }
 
 // After a fast form left an accumulator non-finite: if the block's value rows (as float32)
@@ -377,7 +383,7 @@ void AccumulateValuesChecked(const float* p, const float* rescale, const float* 
   } else {
     AccumulateValues<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, acc, padded_dim);
   }
-  if (AllFinite(acc, kRowsPerTile * padded_dim)) return;
+  if (!MayHoldNonFinite(acc, kRowsPerTile * padded_dim)) return;
   RedoIfNonFiniteValues<kRowsPerTile>(p, rescale, v_rows, num_keys, v_stride, value_dim, acc, saved,
                                       padded_dim);
 }
@@ -529,7 +535,7 @@ void AccumulateStoredValuesChecked(const float* p, const float* rescale, const R
                                    float* saved, int padded_dim) {
   std::copy(acc, acc + kRowsPerTile * padded_dim, saved);
   AccumulateStoredValues<kRowsPerTile>(p, rescale, v, num_keys, acc, padded_dim);
-  if (AllFinite(acc, kRowsPerTile * padded_dim)) return;
+  if (!MayHoldNonFinite(acc, kRowsPerTile * padded_dim)) return;
   RedoIfNonFiniteValues<kRowsPerTile>(p, rescale, widened(), num_keys, padded_dim, value_dim, acc,
                                       saved, padded_dim);
 }
@@ -765,6 +771,10 @@ HWY_INLINE void Bf16PairsOfFourKeys(const uint16_t* rows, int stride, hn::Vec<DU
   pairs[1] = hn::BitCast(du, hn::InterleaveUpper(d64, a, b));
 }
 
+// The upper halves of four 32-bit lanes, loaded (V8 rebuilds a vector constant at each use in
+// a loop: three instructions where a load is one; not const, so that clang keeps the load).
+alignas(16) inline uint32_t kHighHalves[4] = {0xffff0000u, 0xffff0000u, 0xffff0000u, 0xffff0000u};
+
 // ScoreTileInRegisters for bfloat16 keys with fewer shuffles: four columns of the 8 keys as
 // column pairs (Bf16PairsOfFourKeys), each pair's even column (<< 16) and odd one
 // (& 0xffff0000) as float32: WidenBf16's floats. Each query element is splatted once for both
@@ -779,7 +789,7 @@ HWY_INLINE void ScoreBf16TileInRegisters(const float* const q_rows[kRowsPerTile]
                                          float* scores, int stride) {
   const D d;
   const DU32 du;
-  const auto high_half = hn::Set(du, 0xffff0000u);
+  const auto high_half = hn::Load(du, kHighHalves);
   V s[2 * kRowsPerTile];
   for (int i = 0; i < 2 * kRowsPerTile; ++i) s[i] = hn::Zero(d);
   const uint16_t* upper = k + static_cast<size_t>(4) * k_stride;  // keys 4-7
@@ -1060,6 +1070,7 @@ struct InPlaceKeys {
   bool copy_v;
   bool widen_values;       // read by WithValueRows, widened in registers (WidensValuesInRegisters)
   bool keys_in_registers;  // whole tiles scored by ScoreInRegisters (ScoresKeysInRegisters)
+  bool integer_keys;       // q8_0 keys scored in integers, no panels (ScoresInIntegers)
   int value_stride = 0;
   int j0 = 0;  // the first key of the block Values last gave
 
@@ -1116,7 +1127,7 @@ struct InPlaceKeys {
   const float* Panel(int tile) {  // into the block's slot for the tile
     const int first = tile * kKeysPerTile;
     const int keys = std::min(kKeysPerTile, pb.seq_k - first);
-    if ((keys_in_registers && keys == kKeysPerTile) || ScoresInIntegers(pb)) return nullptr;
+    if ((keys_in_registers && keys == kKeysPerTile) || integer_keys) return nullptr;
     const size_t from = static_cast<size_t>(first) * pb.k_stride;
     float* panel = ws.tile_panel.data() +
                    static_cast<size_t>(tile - j0 / kKeysPerTile) * pb.head_dim * kKeysPerTile;
@@ -1584,7 +1595,8 @@ Status InPlaceRows(const HeadProblem& pb, FusedWorkspace& ws, int padded_dim, co
                      padded_dim,
                      copy_v,
                      WidensValuesInRegisters(pb, padded_dim),
-                     ScoresKeysInRegisters(pb, tiles, std::max(rows_a(), rows_b()))};
+                     ScoresKeysInRegisters(pb, tiles, std::max(rows_a(), rows_b())),
+                     ScoresInIntegers(pb)};
     if constexpr (rows_b() > 0) {
       TwoTilesSharingKeys<rows_a(), rows_b()>(pb, keys, ws.zero_row.data(), ws.acc.data(),
                                               padded_dim, pb.seq_q, to);
