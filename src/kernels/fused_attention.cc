@@ -759,11 +759,13 @@ HWY_INLINE void ScoreTileInRegisters(const float* const q_rows[kRowsPerTile], co
 //   rows: 4 key rows from column c, `stride` apart
 HWY_INLINE void Bf16PairsOfFourKeys(const uint16_t* rows, int stride, hn::Vec<DU32> pairs[2]) {
   const DU32 du;
-  const hn::Full64<uint32_t> d64x1;  // 4 halves
   const hn::Full128<uint64_t> d64;
+  // The four halves in both 64-bit lanes (v128.load64_splat, one instruction in V8, where
+  // load64_zero took two): the transpose reads only the lower lane.
   const auto row = [&](int i) {
-    return hn::ZeroExtendVector(
-        du, hn::LoadU(d64x1, reinterpret_cast<const uint32_t*>(rows + static_cast<size_t>(i) * stride)));
+    uint64_t halves;
+    std::memcpy(&halves, rows + static_cast<size_t>(i) * stride, sizeof(halves));
+    return hn::BitCast(du, hn::Set(d64, halves));
   };
   const auto a = hn::BitCast(d64, hn::InterleaveLower(du, row(0), row(1)));  // keys 0, 1
   const auto b = hn::BitCast(d64, hn::InterleaveLower(du, row(2), row(3)));  // keys 2, 3
