@@ -774,8 +774,12 @@ HWY_INLINE void Bf16PairsOfFourKeys(const uint16_t* rows, int stride, hn::Vec<DU
 }
 
 // The upper halves of four 32-bit lanes, loaded (V8 rebuilds a vector constant at each use in
-// a loop: three instructions where a load is one; not const, so that clang keeps the load).
-alignas(16) inline uint32_t kHighHalves[4] = {0xffff0000u, 0xffff0000u, 0xffff0000u, 0xffff0000u};
+// a loop: three instructions where a load is one; not const, so that clang keeps the load), in
+// a cache line of its own: beside data another thread writes, its load stalled each tile.
+struct alignas(64) HighHalvesLine {
+  uint32_t lanes[16];
+};
+inline HighHalvesLine kHighHalves = {{0xffff0000u, 0xffff0000u, 0xffff0000u, 0xffff0000u}};
 
 // ScoreTileInRegisters for bfloat16 keys with fewer shuffles: four columns of the 8 keys as
 // column pairs (Bf16PairsOfFourKeys), each pair's even column (<< 16) and odd one
@@ -791,7 +795,7 @@ HWY_INLINE void ScoreBf16TileInRegisters(const float* const q_rows[kRowsPerTile]
                                          float* scores, int stride) {
   const D d;
   const DU32 du;
-  const auto high_half = hn::Load(du, kHighHalves);
+  const auto high_half = hn::Load(du, kHighHalves.lanes);
   V s[2 * kRowsPerTile];
   for (int i = 0; i < 2 * kRowsPerTile; ++i) s[i] = hn::Zero(d);
   const uint16_t* upper = k + static_cast<size_t>(4) * k_stride;  // keys 4-7
@@ -1054,6 +1058,32 @@ struct PackedKeys {
   }
 };
 
+// How many blocks ahead InPlaceKeys touches the rows it will read (two: a block of a decode
+// tile is thousands of instructions, more than a miss takes).
+constexpr int kTouchAhead = 2;
+
+// Reads one byte of every cache line of the bytes first .. first + bytes - 1.
+HWY_INLINE void TouchBytes(const void* first, size_t bytes) {
+  const auto* at = static_cast<const volatile uint8_t*>(first);
+  for (size_t i = 0; i < bytes; i += 64) static_cast<void>(at[i]);
+  static_cast<void>(at[bytes - 1]);
+}
+// The lines of rows first .. last - 1 of `width` elements, `stride` apart.
+template <typename Elements>
+HWY_INLINE void TouchRows(Elements rows, int stride, int width, int first, int last) {
+  for (int j = first; j < last; ++j) {
+    TouchBytes(rows + static_cast<size_t>(j) * stride, sizeof(*rows) * static_cast<size_t>(width));
+  }
+}
+HWY_INLINE void TouchRows(Q8Elements rows, int stride, int width, int first, int last) {
+  for (int j = first; j < last; ++j) {
+    const Q8Elements row = rows + static_cast<size_t>(j) * stride;
+    const uint8_t* begin = row.block();
+    const uint8_t* end = (row + static_cast<size_t>(width - 1)).block() + kKvQ8BlockBytes;
+    TouchBytes(begin, static_cast<size_t>(end - begin));
+  }
+}
+
 // InPlaceKeys: for a call of at most two tiles of query rows (a decode step: one row, or the
 // query heads that share a key/value head), the keys and values where they lie. Each tile's
 // 8 keys are packed into a small panel (a block's four) as it is scored (the panel step 1
@@ -1076,6 +1106,17 @@ struct InPlaceKeys {
   int value_stride = 0;
   int j0 = 0;  // the first key of the block Values last gave
 
+  // Reads a byte of each cache line of the key and value rows of keys first .. first + 31
+  // (below `end`), blocks before they are used: a decode step reads each row once, and the
+  // hardware's prefetchers do not follow a head's rows (a few lines every k_stride): each tile
+  // then waited on its own misses, ~8 at a time. These loads go out together (wasm has no
+  // prefetch: volatile loads whose values are dropped).
+  void Touch(int first, int end) const {
+    const int last = std::min(first + kKeysPerBlock, std::min(end, pb.seq_k));
+    if (first >= last) return;
+    WithStoredKeys(pb, [&](auto k) { TouchRows(k, pb.k_stride, pb.head_dim, first, last); });
+    WithStoredValues(pb, [&](auto v) { TouchRows(v, pb.v_stride, pb.value_dim, first, last); });
+  }
   // With widen_values: nothing (the tiles read WithValueRows instead).
   const float* Values(int first, int keys) {
     j0 = first;
@@ -1314,6 +1355,9 @@ template <class Keys, class F>
 void WalkBlocks(Keys& keys, int start, int most_visible, F&& block) {
   for (int j0 = start; j0 < most_visible; j0 += kKeysPerBlock) {
     const int num_keys = std::min(kKeysPerBlock, most_visible - j0);  // most_visible <= seq_k
+    if constexpr (Keys::kChecksAfter) {
+      keys.Touch(j0 + kTouchAhead * kKeysPerBlock, most_visible);
+    }
     const float* v_rows = keys.Values(j0, num_keys);
     int tiles = 0;
     bool nonfinite_values = false;
