@@ -36,7 +36,9 @@
 // transposed in registers and scored at once (ScoreTileInRegisters), or (q8_0 keys in whole
 // blocks, a call of at most 12 rows on either path) scored in integers against the coded
 // rows (ScoreQ8Tile, ScoresInIntegers); half-stored and q8_0 values are
-// widened in registers as they are accumulated (AccumulateStoredValues). The arithmetic is
+// widened in registers as they are accumulated (AccumulateStoredValues); before each block,
+// the key and value rows of the block two ahead are touched (InPlaceKeys::Touch: a decode
+// step's strided rows otherwise missed a few at a time inside the tiles). The arithmetic is
 // the same, so the bits are the same, as each row has in any tile.
 #include "kernels/fused_attention.h"
 
