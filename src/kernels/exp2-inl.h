@@ -15,36 +15,64 @@
 
 #include "kernels/simd-inl.h"  // the vector types (D, V, kLanes)
 
+// The constants of FastExp2 as vectors in memory, one load each: V8 builds a vector constant
+// anew at each use inside a loop (movabs, vmovq, vpunpcklqdq: three instructions, ~27 of the
+// ~45 of a 2^x of four scores). Not const, so that clang keeps the loads rather than folding
+// them back into constants. Rows: the clamp, the rounding constant, the polynomial from its
+// highest coefficient; then 2^n's bias (an int32).
+// In cache lines of their own (beside data another thread writes, a load would stall).
+struct alignas(64) FastExp2Table {
+  float c[9][4];
+  int32_t bias[4];
+  int32_t padding[8];
+};
+inline FastExp2Table kFastExp2 = {
+    {
+        {-127.0f, -127.0f, -127.0f, -127.0f},
+        {12582912.0f, 12582912.0f, 12582912.0f, 12582912.0f},  // 1.5 · 2^23
+        {1.535336188319500e-4f, 1.535336188319500e-4f, 1.535336188319500e-4f,
+         1.535336188319500e-4f},
+        {1.339887440266574e-3f, 1.339887440266574e-3f, 1.339887440266574e-3f,
+         1.339887440266574e-3f},
+        {9.618437357674640e-3f, 9.618437357674640e-3f, 9.618437357674640e-3f,
+         9.618437357674640e-3f},
+        {5.550332471162809e-2f, 5.550332471162809e-2f, 5.550332471162809e-2f,
+         5.550332471162809e-2f},
+        {2.402264791363012e-1f, 2.402264791363012e-1f, 2.402264791363012e-1f,
+         2.402264791363012e-1f},
+        {6.931472028550421e-1f, 6.931472028550421e-1f, 6.931472028550421e-1f,
+         6.931472028550421e-1f},
+        {1.0f, 1.0f, 1.0f, 1.0f},
+    },
+    {127 - 0x4B400000, 127 - 0x4B400000, 127 - 0x4B400000, 127 - 0x4B400000},
+    {},
+};
+
 // Returns 2^x per lane. x <= -127 (including -Infinity) gives exactly 0, so blocked keys
 // get a weight of exactly zero; NaN gives NaN. Meant for x <= 0 (scores minus their row maximum).
+//   d: a full vector of 4 floats (the constants are loaded as such)
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V FastExp2(D d, V x) {
   const hn::RebindToSigned<D> di;
+  const auto c = [&](int i) { return hn::Load(d, kFastExp2.c[i]); };
   // 1. Range reduction: x = n + f with integer n and f in [-0.5, 0.5]. Adding 1.5·2^23
   //    rounds x to the nearest integer (ties to even, as f32x4.nearest) and leaves n in the
   //    low mantissa bits, so n needs no float-to-int conversion: V8 lowers wasm's
   //    saturating i32x4.trunc_sat_f32x4_s to ~7 x64 instructions, and this exp runs once
   //    per score. Exact for |x| < 2^22; x is clamped to [-127, 0] here.
-  constexpr float kRoundMagic = 12582912.0f;  // 1.5 · 2^23
   //    The clamp keeps NaN (the fused kernel's poisoned rows rely on it): Highway's Max(a, b)
   //    is wasm's pmax(b, a) = b < a ? a : b, and x86's maxps(a, b) returns b when either is
   //    NaN, so with x second a NaN x comes through.
-  x = hn::Max(hn::Set(d, -127.0f), x);
-  const V shifted = hn::Add(x, hn::Set(d, kRoundMagic));
-  const V n = hn::Sub(shifted, hn::Set(d, kRoundMagic));
+  x = hn::Max(c(0), x);
+  const V shifted = hn::Add(x, c(1));
+  const V n = hn::Sub(shifted, c(1));
   const V f = hn::Sub(x, n);
-  // 2. 2^f = 1 + f·P(f).
-  V p = hn::Set(d, 1.535336188319500e-4f);
-  p = Fma(p, f, hn::Set(d, 1.339887440266574e-3f));
-  p = Fma(p, f, hn::Set(d, 9.618437357674640e-3f));
-  p = Fma(p, f, hn::Set(d, 5.550332471162809e-2f));
-  p = Fma(p, f, hn::Set(d, 2.402264791363012e-1f));
-  p = Fma(p, f, hn::Set(d, 6.931472028550421e-1f));
-  p = Fma(p, f, hn::Set(d, 1.0f));
+  // 2. 2^f = 1 + f·P(f) (Cephes exp2f's coefficients).
+  V p = c(2);
+  for (int i = 3; i < 9; ++i) p = Fma(p, f, c(i));
   // 3. 2^n from the exponent bits: shifted's bits are 0x4B400000 + n, so (bits − 0x4B400000
   //    + 127) << 23 is 2^n's pattern; n = -127 gives the bit pattern of +0.
-  constexpr int32_t kBias = 127 - 0x4B400000;
-  const auto biased = hn::Add(hn::BitCast(di, shifted), hn::Set(di, kBias));
+  const auto biased = hn::Add(hn::BitCast(di, shifted), hn::Load(di, kFastExp2.bias));
   const V two_n = hn::BitCast(d, hn::ShiftLeft<23>(biased));
   return hn::Mul(p, two_n);
 }

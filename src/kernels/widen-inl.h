@@ -18,6 +18,23 @@ HWY_INLINE V WidenBf16(const uint16_t* src) {
   return hn::BitCast(D(), hn::ShiftLeft<16>(hn::PromoteTo(du, hn::LoadU(DU16(), src))));
 }
 
+// WidenHalf's constants, loaded (V8 rebuilds a vector constant at each use in a loop: three
+// instructions where a load is one; not const, so that clang keeps the loads). Rows: the sign,
+// the magnitude mask, Infinity's exponent (uint32 lanes); 2^112 (float bits); the largest
+// finite half's magnitude (int32).
+// In cache lines of their own (beside data another thread writes, a load would stall).
+struct alignas(64) WidenHalfTable {
+  uint32_t c[5][4];
+  uint32_t padding[12];
+};
+inline WidenHalfTable kWidenHalf = {{
+    {0x8000u, 0x8000u, 0x8000u, 0x8000u},
+    {0x7fffu, 0x7fffu, 0x7fffu, 0x7fffu},
+    {0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u},
+    {0x77800000u, 0x77800000u, 0x77800000u, 0x77800000u},  // 0x1p112f
+    {0x7bffu, 0x7bffu, 0x7bffu, 0x7bffu},
+}, {}};
+
 // float16 → float32: the exponent and mantissa moved into place as a float (magnitude << 13)
 // is the value · 2^-112, so · 2^112 rebiases it exactly, subnormal halves included (they
 // become normal floats). Highway 1.0.3's PromoteTo turns Infinity into 65536·(1 + m): the
@@ -25,15 +42,16 @@ HWY_INLINE V WidenBf16(const uint16_t* src) {
 HWY_INLINE V WidenHalf(const uint16_t* src) {
   const D d;
   const DU32 du;
-  const auto bits = hn::PromoteTo(du, hn::LoadU(DU16(), src));
-  const auto sign = hn::ShiftLeft<16>(hn::And(bits, hn::Set(du, 0x8000u)));
-  const auto magnitude = hn::And(bits, hn::Set(du, 0x7fffu));
-  const auto moved = hn::ShiftLeft<13>(magnitude);
-  const auto finite = hn::BitCast(du, hn::Mul(hn::BitCast(d, moved), hn::Set(d, 0x1p112f)));
-  const auto special = hn::Or(moved, hn::Set(du, 0x7f800000u));
   const hn::RebindToSigned<DU32> di;  // Highway 1.0.3 compares signed lanes only
+  const auto c = [&](int i) { return hn::Load(du, kWidenHalf.c[i]); };
+  const auto bits = hn::PromoteTo(du, hn::LoadU(DU16(), src));
+  const auto sign = hn::ShiftLeft<16>(hn::And(bits, c(0)));
+  const auto magnitude = hn::And(bits, c(1));
+  const auto moved = hn::ShiftLeft<13>(magnitude);
+  const auto finite = hn::BitCast(du, hn::Mul(hn::BitCast(d, moved), hn::BitCast(d, c(3))));
+  const auto special = hn::Or(moved, c(2));
   const auto is_special =
-      hn::RebindMask(du, hn::Gt(hn::BitCast(di, magnitude), hn::Set(di, 0x7bff)));
+      hn::RebindMask(du, hn::Gt(hn::BitCast(di, magnitude), hn::BitCast(di, c(4))));
   return hn::BitCast(d, hn::Or(sign, hn::IfThenElse(is_special, special, finite)));
 }
 
