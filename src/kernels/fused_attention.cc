@@ -792,9 +792,8 @@ inline HighHalvesLine kHighHalves = {{0xffff0000u, 0xffff0000u, 0xffff0000u, 0xf
 //   q_rows: kRowsPerTile × [head_dim], head_dim % 4 == 0   k: 8 key rows, k_stride apart
 //   scores: kRowsPerTile × [8] (stride)
 template <int kRowsPerTile>
-HWY_INLINE void ScoreBf16TileInRegisters(const float* const q_rows[kRowsPerTile],
-                                         const uint16_t* k, int k_stride, int head_dim,
-                                         float* scores, int stride) {
+HWY_INLINE void ScoreBf16TileInRegisters(const float* const q_rows[kRowsPerTile], const uint16_t* k,
+                                         int k_stride, int head_dim, float* scores, int stride) {
   const D d;
   const DU32 du;
   const auto high_half = hn::Load(du, kHighHalves.lanes);

@@ -27,13 +27,15 @@ struct alignas(64) WidenHalfTable {
   uint32_t c[5][4];
   uint32_t padding[12];
 };
-inline WidenHalfTable kWidenHalf = {{
-    {0x8000u, 0x8000u, 0x8000u, 0x8000u},
-    {0x7fffu, 0x7fffu, 0x7fffu, 0x7fffu},
-    {0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u},
-    {0x77800000u, 0x77800000u, 0x77800000u, 0x77800000u},  // 0x1p112f
-    {0x7bffu, 0x7bffu, 0x7bffu, 0x7bffu},
-}, {}};
+inline WidenHalfTable kWidenHalf = {
+    {
+        {0x8000u, 0x8000u, 0x8000u, 0x8000u},
+        {0x7fffu, 0x7fffu, 0x7fffu, 0x7fffu},
+        {0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u},
+        {0x77800000u, 0x77800000u, 0x77800000u, 0x77800000u},  // 0x1p112f
+        {0x7bffu, 0x7bffu, 0x7bffu, 0x7bffu},
+    },
+    {}};
 
 // float16 → float32: the exponent and mantissa moved into place as a float (magnitude << 13)
 // is the value · 2^-112, so · 2^112 rebiases it exactly, subnormal halves included (they
