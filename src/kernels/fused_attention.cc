@@ -50,6 +50,7 @@
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
 #include "kernels/kv_storage.h"
+#include "kernels/loaded_lanes.h"
 #include "kernels/matmul.h"
 #include "kernels/quantized.h"
 #include "kernels/target.h"
@@ -416,37 +417,52 @@ struct HalfRows {
 };
 // The most q8_0 blocks a value row read in place has (256 elements).
 constexpr int kMaxQ8RowBlocks = 8;
-// Count halves (rows of `blocks` q8_0 blocks, row_bytes apart, from `first`'s first block) as
-// float32, exactly (WidenHalf: every half, Infinity and NaN included, is a float32), four at a
-// time: the scales of a block of rows in one pass, not a scalar conversion each.
-//   scales: [rows · blocks], row-major, padded to a multiple of 4 (zeros)
-HWY_INLINE void Q8RowScales(const uint8_t* first, size_t row_bytes, int rows, int blocks,
-                            float* scales) {
+// The most scales WidenQ8Scales widens in one call: a block's value rows (Q8ValueRows), padded.
+constexpr int kMaxWidenedQ8Scales = kKeysPerBlock * kMaxQ8RowBlocks + kLanes;
+// The float16 block scales of q8_0 rows as float32, exactly (WidenHalf: every half, Infinity
+// and NaN included, is a float32), four at a time: the scales of many rows in one pass, not a
+// scalar conversion each. Row i's block b (`rows` rows of `blocks` blocks, row_bytes apart
+// from `first`'s first block) goes to scales[i · row_step + b · block_step]; the other
+// entries below `count` are 0. Returns whether every scale is finite.
+//   scales: [count], count % 4 == 0, count <= kMaxWidenedQ8Scales
+HWY_INLINE bool WidenQ8Scales(const uint8_t* first, size_t row_bytes, int rows, int blocks,
+                              int row_step, int block_step, int count, float* scales) {
   const D d;
-  alignas(16) uint16_t halves[kKeysPerBlock * kMaxQ8RowBlocks + kLanes];
-  int n = 0;
+  // 1. Gather the halves into their places (zeros elsewhere).
+  alignas(16) uint16_t halves[kMaxWidenedQ8Scales];
+  std::fill(halves, halves + count, uint16_t{0});
   for (int i = 0; i < rows; ++i) {
     const uint8_t* row = first + i * row_bytes;
-    for (int b = 0; b < blocks; ++b, ++n) std::memcpy(&halves[n], row + b * kKvQ8BlockBytes, 2);
+    for (int b = 0; b < blocks; ++b) {
+      std::memcpy(&halves[i * row_step + b * block_step], row + b * kKvQ8BlockBytes, 2);
+    }
   }
-  for (int pad = n; pad < n + kLanes; ++pad) halves[pad] = 0;
-  for (int at = 0; at < n; at += kLanes) hn::Store(WidenHalf(halves + at), d, scales + at);
+  // 2. Widen them four at a time, noting any that is not finite.
+  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
+  auto not_finite = hn::FirstN(d, 0);
+  for (int at = 0; at < count; at += kLanes) {
+    const V scale = WidenHalf(halves + at);
+    not_finite = hn::Or(not_finite, hn::Not(hn::Lt(hn::Abs(scale), inf)));
+    hn::Store(scale, d, scales + at);
+  }
+  return hn::AllFalse(d, not_finite);
 }
 // A block's value rows (up to 32) as q8_0 rows in whole blocks (RowsInWholeBlocks) of up to
-// 256 elements, read in place: the rows' block scales decoded once (Q8RowScales), the codes
+// 256 elements, read in place: the rows' block scales decoded once (WidenQ8Scales), the codes
 // addressed from the first row's first block (Four(i, c): row i's columns c .. c + 3 as d·q,
 // exact).
 struct Q8ValueRows {
   const uint8_t* first;  // row 0's first block
   size_t row_bytes;      // between rows' first blocks
   int blocks;            // blocks a row
-  alignas(16) float scales[kKeysPerBlock * kMaxQ8RowBlocks + kLanes];
+  alignas(16) float scales[kMaxWidenedQ8Scales];
   //   first: the first row, rows of `width` elements `stride` apart
   Q8ValueRows(Q8Elements rows_first, int stride, int rows, int width)
       : first(rows_first.block()),
         row_bytes(static_cast<size_t>(stride) / kKvQ8Block * kKvQ8BlockBytes),
         blocks(width / kKvQ8Block) {
-    Q8RowScales(first, row_bytes, rows, blocks, scales);
+    WidenQ8Scales(first, row_bytes, rows, blocks, /*row_step=*/blocks, /*block_step=*/1,
+                  RoundUp(rows * blocks, kLanes), scales);
   }
   HWY_INLINE const int8_t* Codes(int i, int c) const {
     return reinterpret_cast<const int8_t*>(first + i * row_bytes +
@@ -775,13 +791,8 @@ HWY_INLINE void Bf16PairsOfFourKeys(const uint16_t* rows, int stride, hn::Vec<DU
   pairs[1] = hn::BitCast(du, hn::InterleaveUpper(d64, a, b));
 }
 
-// The upper halves of four 32-bit lanes, loaded (V8 rebuilds a vector constant at each use in
-// a loop: three instructions where a load is one; not const, so that clang keeps the load), in
-// a cache line of its own: beside data another thread writes, its load stalled each tile.
-struct alignas(64) HighHalvesLine {
-  uint32_t lanes[16];
-};
-inline HighHalvesLine kHighHalves = {{0xffff0000u, 0xffff0000u, 0xffff0000u, 0xffff0000u}};
+// The upper halves of four 32-bit lanes, loaded (kernels/loaded_lanes.h says why).
+inline auto kHighHalves = SplatRows<uint32_t>({0xffff0000u});
 
 // ScoreTileInRegisters for bfloat16 keys with fewer shuffles: four columns of the 8 keys as
 // column pairs (Bf16PairsOfFourKeys), each pair's even column (<< 16) and odd one
@@ -796,7 +807,7 @@ HWY_INLINE void ScoreBf16TileInRegisters(const float* const q_rows[kRowsPerTile]
                                          int k_stride, int head_dim, float* scores, int stride) {
   const D d;
   const DU32 du;
-  const auto high_half = hn::Load(du, kHighHalves.lanes);
+  const auto high_half = hn::Load(du, kHighHalves.row[0]);
   V s[2 * kRowsPerTile];
   for (int i = 0; i < 2 * kRowsPerTile; ++i) s[i] = hn::Zero(d);
   const uint16_t* upper = k + static_cast<size_t>(4) * k_stride;  // keys 4-7
@@ -922,29 +933,16 @@ void ScoreQ8Tile(const QueryCodes<kRows>& qc, const float* const q_rows[kRows], 
   const DI16 d16;
   const hn::Rebind<int8_t, DI16> d8;  // 8 codes, the lanes of one int16 vector
   alignas(16) int32_t sums[kRows][kKeysPerTile][kLanes];
-  // Block b's scales of the 8 keys (zeros past `keys`), all at once before the products: the
-  // halves gathered, then widened four at a time (WidenHalf: Q8Scale's floats).
+  // Block b's scales of the 8 keys (zeros past `keys`), all at once before the products.
   const uint8_t* first = k.block();  // key 0's first block
   const size_t row_bytes = static_cast<size_t>(k_stride) / kKvQ8Block * kKvQ8BlockBytes;
   const int blocks = head_dim / kKvQ8Block;
-  alignas(16) uint16_t halves[kMaxCodedQueryWidth / kKvQ8Block][kKeysPerTile];
-  for (int j = 0; j < kKeysPerTile; ++j) {
-    for (int b = 0; b < blocks; ++b) {
-      halves[b][j] = 0;
-      if (j < keys) std::memcpy(&halves[b][j], first + j * row_bytes + b * kKvQ8BlockBytes, 2);
-    }
-  }
   alignas(16) float key_scales[kMaxCodedQueryWidth / kKvQ8Block][kKeysPerTile];
-  const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
-  auto not_finite = hn::FirstN(d, 0);
-  for (int b = 0; b < blocks; ++b) {
-    for (int h = 0; h < 2; ++h) {
-      const V scale = WidenHalf(halves[b] + h * kLanes);
-      not_finite = hn::Or(not_finite, hn::Not(hn::Lt(hn::Abs(scale), inf)));
-      hn::Store(scale, d, key_scales[b] + h * kLanes);
-    }
-  }
-  const bool finite = hn::AllFalse(d, not_finite);
+  static_assert(sizeof(key_scales) / sizeof(float) <= kMaxWidenedQ8Scales,
+                "WidenQ8Scales' halves fit");
+  const bool finite =
+      WidenQ8Scales(first, row_bytes, keys, blocks, /*row_step=*/1,
+                    /*block_step=*/kKeysPerTile, blocks * kKeysPerTile, key_scales[0]);
   V total[kRows][2];
   for (int r = 0; r < kRows; ++r) total[r][0] = total[r][1] = hn::Zero(d);
   for (int b = 0; b < blocks; ++b) {
@@ -1076,14 +1074,9 @@ HWY_INLINE void TouchRows(Elements rows, int stride, int width, int first, int l
     TouchBytes(rows + static_cast<size_t>(j) * stride, sizeof(*rows) * static_cast<size_t>(width));
   }
 }
-HWY_INLINE void TouchRows(Q8Elements rows, int stride, int width, int first, int last) {
-  for (int j = first; j < last; ++j) {
-    const Q8Elements row = rows + static_cast<size_t>(j) * stride;
-    const uint8_t* begin = row.block();
-    const uint8_t* end = (row + static_cast<size_t>(width - 1)).block() + kKvQ8BlockBytes;
-    TouchBytes(begin, static_cast<size_t>(end - begin));
-  }
-}
+// q8_0 rows: nothing. The tiles walk them one a step at a constant stride, which the
+// prefetchers follow; touching them too measured 7-10% slower.
+HWY_INLINE void TouchRows(Q8Elements, int, int, int, int) {}
 
 // InPlaceKeys: for a call of at most two tiles of query rows (a decode step: one row, or the
 // query heads that share a key/value head), the keys and values where they lie. Each tile's
@@ -1113,10 +1106,8 @@ struct InPlaceKeys {
   // waited on its own misses, ~8 at a time; these loads go out together (wasm has no prefetch:
   // volatile loads whose values are dropped). Chromium, 16k keys, 2 threads, bfloat16: 6.9 ->
   // 4.7 ms/token at 2 layers (keys alone: 5.3), 22.3 -> 16.8 at 6 (with the keys' and values'
-  // touches as first written). q8_0 rows are walked one a step at a constant stride, which the
-  // prefetchers follow: touching them too was 7-10% slower, so they are not.
+  // touches as first written). q8_0 rows are not touched (TouchRows says why).
   void Touch(int first, int end) const {
-    if (pb.kv_storage == KvStorage::kQ8_0) return;
     const int last = std::min(first + kKeysPerBlock, std::min(end, pb.seq_k));
     if (first >= last) return;
     WithStoredKeys(pb, [&](auto k) { TouchRows(k, pb.k_stride, pb.head_dim, first, last); });

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "hwy/highway.h"
+#include "kernels/loaded_lanes.h"
 #include "kernels/quantized.h"
 
 namespace attn {

@@ -1,6 +1,7 @@
 // Widening half-stored keys and values (a bfloat16 or float16 key/value cache) to float32,
 // exactly, four lanes at a time (kv_storage.h), and q8_0 elements. Include inside
-// HWY_NAMESPACE after kernels/simd-inl.h, kernels/kv_storage.h and kernels/quantized.h.
+// HWY_NAMESPACE after kernels/simd-inl.h, kernels/kv_storage.h, kernels/quantized.h and
+// kernels/loaded_lanes.h.
 
 #if defined(ATTENTION_WASM_WIDEN_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ATTENTION_WASM_WIDEN_INL_H_
@@ -18,24 +19,16 @@ HWY_INLINE V WidenBf16(const uint16_t* src) {
   return hn::BitCast(D(), hn::ShiftLeft<16>(hn::PromoteTo(du, hn::LoadU(DU16(), src))));
 }
 
-// WidenHalf's constants, loaded (V8 rebuilds a vector constant at each use in a loop: three
-// instructions where a load is one; not const, so that clang keeps the loads). Rows: the sign,
-// the magnitude mask, Infinity's exponent (uint32 lanes); 2^112 (float bits); the largest
-// finite half's magnitude (int32).
-// In cache lines of their own (beside data another thread writes, a load would stall).
-struct alignas(64) WidenHalfTable {
-  uint32_t c[5][4];
-  uint32_t padding[12];
-};
-inline WidenHalfTable kWidenHalf = {
-    {
-        {0x8000u, 0x8000u, 0x8000u, 0x8000u},
-        {0x7fffu, 0x7fffu, 0x7fffu, 0x7fffu},
-        {0x7f800000u, 0x7f800000u, 0x7f800000u, 0x7f800000u},
-        {0x77800000u, 0x77800000u, 0x77800000u, 0x77800000u},  // 0x1p112f
-        {0x7bffu, 0x7bffu, 0x7bffu, 0x7bffu},
-    },
-    {}};
+// WidenHalf's constants, loaded (kernels/loaded_lanes.h says why). Rows: the sign, the
+// magnitude mask, Infinity's exponent (uint32 lanes); 2^112 (float bits); the largest finite
+// half's magnitude (int32).
+inline auto kWidenHalf = SplatRows<uint32_t>({
+    0x8000u,
+    0x7fffu,
+    0x7f800000u,
+    0x77800000u,  // 0x1p112f
+    0x7bffu,
+});
 
 // float16 → float32: the exponent and mantissa moved into place as a float (magnitude << 13)
 // is the value · 2^-112, so · 2^112 rebiases it exactly, subnormal halves included (they
@@ -45,7 +38,7 @@ HWY_INLINE V WidenHalf(const uint16_t* src) {
   const D d;
   const DU32 du;
   const hn::RebindToSigned<DU32> di;  // Highway 1.0.3 compares signed lanes only
-  const auto c = [&](int i) { return hn::Load(du, kWidenHalf.c[i]); };
+  const auto c = [&](int i) { return hn::Load(du, kWidenHalf.row[i]); };
   const auto bits = hn::PromoteTo(du, hn::LoadU(DU16(), src));
   const auto sign = hn::ShiftLeft<16>(hn::And(bits, c(0)));
   const auto magnitude = hn::And(bits, c(1));
