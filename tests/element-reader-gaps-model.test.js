@@ -516,19 +516,18 @@ test('the model view enlarges the outlined map with its axes: query ↓ and key 
       const thumb = el.shadowRoot.querySelector('button.thumb[aria-current=true] canvas');
       const data = (c) => Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data);
       const box = big.getBoundingClientRect();
+      const { tokens } = el.toJSON();
       return {
-        T: el.toJSON().tokens.length,
+        T: tokens.length,
         title: figure.querySelector('figcaption').textContent,
         top: [...figure.querySelectorAll('.ticks.top span')].map((s) => s.textContent),
         left: [...figure.querySelectorAll('.ticks.left span')].map((s) => s.textContent),
         corner: figure.querySelector('.corner')?.textContent,
-        names: el.toJSON().tokens.map((t) => t.name),
+        names: tokens.map((t) => t.name),
         // each row's name centred on its row of cells (20 px each)
         rowsAligned: [...figure.querySelectorAll('.ticks.left span')].every((s, i) => {
           const b = s.getBoundingClientRect();
-          return (
-            Math.abs((b.top + b.bottom) / 2 - (box.top + (i + 0.5) * (box.height / el.toJSON().tokens.length))) <= 2
-          );
+          return Math.abs((b.top + b.bottom) / 2 - (box.top + (i + 0.5) * (box.height / tokens.length))) <= 2;
         }),
         same: JSON.stringify(data(big)) === JSON.stringify(data(thumb)),
         size: [box.width, box.height],

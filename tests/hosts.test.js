@@ -73,6 +73,24 @@ async function openPage(path, ready) {
   return { page, errors };
 }
 
+// Two animation frames: what the last change scheduled has been drawn.
+function twoFrames(page) {
+  return page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+}
+
+// Waits until the page's #model (an <attention-model>) has drawn its head view's lines.
+function modelDrawn(page) {
+  return page.waitForFunction(
+    () =>
+      document
+        .getElementById('model')
+        .shadowRoot.querySelector('attention-heatmap')
+        ?.shadowRoot.querySelector('svg line'),
+    null,
+    { timeout: 30_000 },
+  );
+}
+
 test(
   'reveal.js deck: keys an element consumes stay in it, others still drive the deck',
   { timeout: 60_000 },
@@ -148,15 +166,7 @@ test(
     const { page, errors } = await openPage('deck-compact.html', () => window.deckReady);
     try {
       await page.evaluate(() => deck.slide(1));
-      await page.waitForFunction(
-        () =>
-          document
-            .getElementById('model')
-            .shadowRoot.querySelector('attention-heatmap')
-            ?.shadowRoot.querySelector('svg line'),
-        null,
-        { timeout: 30_000 },
-      );
+      await modelDrawn(page);
       const sizes = {};
       for (const view of ['head', 'model', 'neuron']) {
         await page.evaluate((view) => document.getElementById('model').setAttribute('view', view), view);
@@ -169,7 +179,7 @@ test(
           view,
           { timeout: 10_000 },
         );
-        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        await twoFrames(page);
         sizes[view] = await page.evaluate(() => {
           const el = document.getElementById('model');
           return { height: el.offsetHeight, font: parseFloat(getComputedStyle(el).fontSize) };
@@ -182,7 +192,7 @@ test(
       }
       await page.evaluate(() => deck.slide(2));
       await page.waitForFunction(() => document.getElementById('explainer').result, null, { timeout: 30_000 });
-      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await twoFrames(page);
       const explainer = await page.evaluate(() => document.getElementById('explainer').offsetHeight);
       assert.ok(explainer <= 700, `compact explainer ${explainer} px tall on a 700 px slide`);
       assert.deepEqual(errors, []);
@@ -257,8 +267,7 @@ test(
     };
     // Two frames: a redraw the last key scheduled has happened (a redraw replaces the
     // explainer's controls, so a control focused before it is gone).
-    const settle = () =>
-      page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    const settle = () => twoFrames(page);
     try {
       // Far ahead, the model's slide is not laid out yet (reveal's viewDistance).
       assert.equal(
@@ -312,15 +321,7 @@ test(
         document.activeElement.blur();
         deck.slide(7);
       });
-      await page.waitForFunction(
-        () =>
-          document
-            .getElementById('model')
-            .shadowRoot.querySelector('attention-heatmap')
-            ?.shadowRoot.querySelector('svg line'),
-        null,
-        { timeout: 30_000 },
-      );
+      await modelDrawn(page);
       // Drawn at the deck's scale: the box on screen is the laid-out box times reveal's scale,
       // and the head view's token labels have their height (it laid out while shown, not at 0 × 0).
       const box = await page.evaluate(() => {

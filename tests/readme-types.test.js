@@ -5,12 +5,11 @@
 // asked for (returnWeights, attentions, hiddenStates, text tokens) needs no `!`.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { assertTypeChecks } from './helpers/tsc.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
 
 // The ```js blocks of a markdown file, those fenced ```js browser (not run in Node) included.
 const snippets = (file) =>
@@ -38,29 +37,7 @@ test("the README's and docs/' JavaScript snippets compile under tsc --strict", (
     // A library the README's sanitizing example uses, untyped: declared as any.
     writeFileSync(`${dir}shims.d.ts`, "declare module 'sanitize-html';\n");
     assert.ok(written.length >= 10, `${written.length} snippets`);
-    try {
-      execFileSync(
-        process.execPath,
-        [
-          tsc,
-          '--noEmit',
-          '--strict',
-          '--module',
-          'nodenext',
-          '--moduleResolution',
-          'nodenext',
-          '--target',
-          'es2022',
-          '--lib',
-          'es2022,dom',
-          `${dir}shims.d.ts`,
-          ...written,
-        ],
-        { cwd: root, encoding: 'utf8' },
-      );
-    } catch (error) {
-      assert.fail(`tsc reported:\n${error.stdout}${error.stderr}`);
-    }
+    assertTypeChecks([`${dir}shims.d.ts`, ...written]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -5,99 +5,25 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { mkdirSync, rmSync, symlinkSync, copyFileSync, writeFileSync } from 'node:fs';
+import { assertTypeChecks } from './helpers/tsc.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
 
 test('index.d.ts type-checks real usage (tsc --strict) and rejects misuse', () => {
-  const root = fileURLToPath(new URL('..', import.meta.url));
-  const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
-  let output = '';
-  try {
-    output = execFileSync(
-      process.execPath,
-      [
-        tsc,
-        '--noEmit',
-        '--strict',
-        '--module',
-        'nodenext',
-        '--moduleResolution',
-        'nodenext',
-        '--target',
-        'es2022',
-        '--lib',
-        'es2022,dom',
-        'tests/types/usage.ts',
-      ],
-      { cwd: root, encoding: 'utf8' },
-    );
-  } catch (error) {
-    output = `${error.stdout}${error.stderr}`;
-    assert.fail(`tsc reported:\n${output}`);
-  }
-  assert.equal(output.trim(), '');
+  assertTypeChecks(['tests/types/usage.ts']);
 });
 
 test('index.d.ts type-checks in a Node project without the DOM types (lib es2022, @types/node; no skipLibCheck)', () => {
-  const root = fileURLToPath(new URL('..', import.meta.url));
-  const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
-  try {
-    execFileSync(
-      process.execPath,
-      [
-        tsc,
-        '--noEmit',
-        '--strict',
-        '--module',
-        'nodenext',
-        '--moduleResolution',
-        'nodenext',
-        '--target',
-        'es2022',
-        '--lib',
-        'es2022',
-        '--types',
-        'node',
-        'tests/types/node-usage.ts',
-      ],
-      { cwd: root, encoding: 'utf8' },
-    );
-  } catch (error) {
-    assert.fail(`tsc reported:\n${error.stdout}${error.stderr}`);
-  }
+  assertTypeChecks(['tests/types/node-usage.ts'], { lib: 'es2022', flags: ['--types', 'node'] });
 });
 
 test("the elements type-check in React 19 TSX and as Vue global components with the package's typings", () => {
-  const root = fileURLToPath(new URL('..', import.meta.url));
-  const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
-  try {
-    execFileSync(
-      process.execPath,
-      [
-        tsc,
-        '--noEmit',
-        '--strict',
-        '--module',
-        'nodenext',
-        '--moduleResolution',
-        'nodenext',
-        '--target',
-        'es2022',
-        '--lib',
-        'es2022,dom',
-        '--jsx',
-        'react-jsx',
-        'tests/types/react-app.tsx',
-        'tests/types/vue-components.ts',
-        'tests/types/element-events.ts',
-      ],
-      { cwd: root, encoding: 'utf8' },
-    );
-  } catch (error) {
-    assert.fail(`tsc reported:\n${error.stdout}${error.stderr}`);
-  }
+  assertTypeChecks(['tests/types/react-app.tsx', 'tests/types/vue-components.ts', 'tests/types/element-events.ts'], {
+    flags: ['--jsx', 'react-jsx'],
+  });
 });
 
 test('Vue templates under vue-tsc with strictTemplates: kebab-case attributes, @events with typed details; misuse refused', () => {
-  const root = fileURLToPath(new URL('..', import.meta.url));
   const vueTsc = createRequire(import.meta.url).resolve('vue-tsc/bin/vue-tsc.js');
   // An app folder with the package as node_modules/attention-wasm, as a Vite + Vue project has it.
   const app = `${root}build/vue-tsc-app`;
