@@ -937,12 +937,11 @@ void ScoreQ8Tile(const QueryCodes<kRows>& qc, const float* const q_rows[kRows], 
   const uint8_t* first = k.block();  // key 0's first block
   const size_t row_bytes = static_cast<size_t>(k_stride) / kKvQ8Block * kKvQ8BlockBytes;
   const int blocks = head_dim / kKvQ8Block;
-  alignas(16) float key_scales[kMaxCodedQueryWidth / kKvQ8Block][kKeysPerTile];
-  static_assert(sizeof(key_scales) / sizeof(float) <= kMaxWidenedQ8Scales,
-                "WidenQ8Scales' halves fit");
-  const bool finite =
-      WidenQ8Scales(first, row_bytes, keys, blocks, /*row_step=*/1,
-                    /*block_step=*/kKeysPerTile, blocks * kKeysPerTile, key_scales[0]);
+  constexpr int kMaxScales = kMaxCodedQueryWidth / kKvQ8Block * kKeysPerTile;
+  static_assert(kMaxScales <= kMaxWidenedQ8Scales, "WidenQ8Scales widens them in one call");
+  alignas(16) float key_scales[kMaxScales];  // [blocks, 8]: block b's at key_scales + 8·b
+  const bool finite = WidenQ8Scales(first, row_bytes, keys, blocks, /*row_step=*/1,
+                                    /*block_step=*/kKeysPerTile, blocks * kKeysPerTile, key_scales);
   V total[kRows][2];
   for (int r = 0; r < kRows; ++r) total[r][0] = total[r][1] = hn::Zero(d);
   for (int b = 0; b < blocks; ++b) {
@@ -973,7 +972,7 @@ void ScoreQ8Tile(const QueryCodes<kRows>& qc, const float* const q_rows[kRows], 
         const int j = 4 * h;
         const VI dots = SumsOfFour(hn::Load(di, sums[r][j]), hn::Load(di, sums[r][j + 1]),
                                    hn::Load(di, sums[r][j + 2]), hn::Load(di, sums[r][j + 3]));
-        const V scale = hn::Mul(hn::Load(d, key_scales[b] + j), q_scale);
+        const V scale = hn::Mul(hn::Load(d, key_scales + b * kKeysPerTile + j), q_scale);
         total[r][h] = hn::Add(total[r][h], hn::Mul(hn::ConvertTo(d, dots), scale));
       }
     }
