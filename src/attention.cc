@@ -126,9 +126,9 @@ Status FusedSplitKeys(const AttentionRequest& r, int threads) {
     }
   }
   std::atomic<int> first_error{static_cast<int>(Status::kOk)};
-  // Task: range p of entry b, ranges first: the entries' (key/value heads') rows of one range
-  // lie side by side in a cache (a q8_0 head's 68 bytes a row share cache lines with the next
-  // head's), so their tasks run together, while those lines are in cache.
+  // Task: range p of entry b, ranges first (the threads take tasks in order from one counter).
+  // A model's head-major cache holds each entry's (key/value head's) range as one run of rows,
+  // so a task reads its keys and values as two streams whichever order the tasks run in.
   auto range = [&](int task, int slot) {
     const int p = task / r.batch, b = task % r.batch;
     const Status status = FusedAttentionPartial(

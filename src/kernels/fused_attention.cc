@@ -1066,9 +1066,15 @@ HWY_INLINE void TouchBytes(const void* first, size_t bytes) {
   for (size_t i = 0; i < bytes; i += 64) static_cast<void>(at[i]);
   static_cast<void>(at[bytes - 1]);
 }
-// The lines of rows first .. last - 1 of `width` elements, `stride` apart.
+// The lines of rows first .. last - 1 of `width` elements, `stride` apart (one run of bytes
+// when they are contiguous, as a model's head-major cache rows are).
 template <typename Elements>
 HWY_INLINE void TouchRows(Elements rows, int stride, int width, int first, int last) {
+  if (stride == width) {
+    TouchBytes(rows + static_cast<size_t>(first) * stride,
+               sizeof(*rows) * static_cast<size_t>(last - first) * width);
+    return;
+  }
   for (int j = first; j < last; ++j) {
     TouchBytes(rows + static_cast<size_t>(j) * stride, sizeof(*rows) * static_cast<size_t>(width));
   }

@@ -196,9 +196,9 @@ bool PretrainedModel::ReserveCache(int batch, int capacity, KvStorage storage) {
   DropCache();
   // One of the two (keys, values): checked against kMaxBufferBytes in 64-bit, saturating,
   // before anything is allocated (a float32 cache of 2^31 bytes may be a half one of 2^30).
-  const uint64_t row_bytes = KvRowBytes(storage, KvWidth(m_));
+  const uint64_t position_bytes = CachePositionBytes(storage, m_.num_kv_heads, m_.head_dim);
   const uint64_t bytes =
-      BufferBytes(1, {m_.num_layers, batch, capacity, static_cast<int64_t>(row_bytes)});
+      BufferBytes(1, {m_.num_layers, batch, capacity, static_cast<int64_t>(position_bytes)});
   if (batch < 1 || capacity < 1 || bytes > kMaxBufferBytes) return false;
   bool ok;
   switch (storage) {
@@ -238,7 +238,7 @@ LayerCache PretrainedModel::CacheOf(int layer) {
     cache.k = cache_k_.data() + layer * per_layer, cache.v = cache_v_.data() + layer * per_layer;
   } else if (cache_storage_ == KvStorage::kQ8_0) {
     const size_t layer_bytes = static_cast<size_t>(cache_batch_) * cache_capacity_ *
-                               KvRowBytes(KvStorage::kQ8_0, KvWidth(m_));
+                               CachePositionBytes(KvStorage::kQ8_0, m_.num_kv_heads, m_.head_dim);
     cache.kq = cache_kq_.data() + layer * layer_bytes;
     cache.vq = cache_vq_.data() + layer * layer_bytes;
   } else {

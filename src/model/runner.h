@@ -118,8 +118,8 @@ class PretrainedModel {
   // A key/value cache for `batch` sequences of up to `capacity` tokens, emptied, its elements
   // stored as `storage`. False when its bytes pass kMaxBufferBytes or memory runs out (the
   // model keeps no cache then).
-  //   keys, values: [num_layers, batch, capacity, num_kv_heads · head_dim] each (q8_0: each
-  //   row in KvRowBytes bytes)
+  //   keys, values: [num_layers, batch, capacity · CachePositionBytes] bytes each, every layer's
+  //   head-major (self_attention.h's LayerCache)
   [[nodiscard]] bool ReserveCache(int batch, int capacity, KvStorage storage = KvStorage::kFloat32);
   void DropCache();  // frees it
   int cache_length() const { return cache_length_; }
@@ -194,10 +194,11 @@ class PretrainedModel {
   int trace_len_ = 0;               // the traced call's T (the trace's layout)
   Buffer<float> x_, normed_, sub_;  // the running state and a block's scratch
   const float* output_ = nullptr;
-  // The layer caches' memory, [num_layers, batch, capacity, kv]: float32, or halves.
+  // The layer caches' memory, [num_layers, batch, kv / w, capacity, w] (LayerCache): float32,
+  // or halves.
   Buffer<float> cache_k_, cache_v_;
   Buffer<uint16_t> cache_k16_, cache_v16_;
-  Buffer<uint8_t> cache_kq_, cache_vq_;  // q8_0: [num_layers, batch, capacity, row bytes]
+  Buffer<uint8_t> cache_kq_, cache_vq_;  // q8_0: [num_layers, batch, kv / w, capacity, w's bytes]
   KvStorage cache_storage_ = KvStorage::kFloat32;
   bool any_quantized_ = false;  // some entry is quantized blocks (its products need scratch)
   uint64_t cache_bytes_ = 0;

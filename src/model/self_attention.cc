@@ -63,8 +63,19 @@ void ApplyRotary(float* x, int rows, int heads, int head_dim, const int32_t* pos
 
 namespace {
 
+// How the keys and values attention reads lie, for sequence b and kv head h: `slices` blocks of
+// `slice_rows` rows of `width` elements each per sequence; head h's rows start in slice
+// h·head_dim / width at column h·head_dim % width, width elements apart.
+//   a cache read in place: [batch, kv / w, capacity, w] (w = CacheRowWidth, head-major)
+//   the new keys (no cache) or a q8_0 cache's rows read into scratch: [batch, 1, rows, kv]
+struct ReadLayout {
+  int slices, slice_rows, width;
+};
+
 struct Sizes {
-  int rows, head_dim, qw, kv, group, seq_k, key_rows;
+  int rows, head_dim, qw, kv, group, seq_k;
+  int cache_width;  // elements of a cache row (CacheRowWidth), with a cache
+  ReadLayout read;
 };
 
 bool Q8Cache(const SelfAttentionCall& c) {
@@ -72,10 +83,11 @@ bool Q8Cache(const SelfAttentionCall& c) {
 }
 
 // Whether attention reads a q8_0 cache where it lies: when its rows are whole blocks
-// (kv a multiple of 32, as every real model's is); else the rows a call reads are
-// dequantized into scratch first (ReadQ8Cache).
+// (head_dim, or else kv, a multiple of 32, as every real model's is); else the rows a call
+// reads are dequantized into scratch first (ReadQ8Cache).
 bool Q8InPlace(const SelfAttentionCall& c) {
-  return Q8Cache(c) && c.num_kv_heads * c.head_dim % kKvQ8Block == 0;
+  return Q8Cache(c) &&
+         CacheRowWidth(KvStorage::kQ8_0, c.num_kv_heads, c.head_dim) % kKvQ8Block == 0;
 }
 bool Q8Scratch(const SelfAttentionCall& c) { return Q8Cache(c) && !Q8InPlace(c); }
 
@@ -87,39 +99,58 @@ Sizes SizesOf(const SelfAttentionCall& c) {
   s.kv = c.num_kv_heads * s.head_dim;
   s.group = c.num_heads / c.num_kv_heads;
   s.seq_k = c.cache != nullptr ? c.past + c.len : c.len;
-  // Rows per sequence in the k and v attention reads: the cache's, or a q8_0 cache's read rows.
-  s.key_rows = c.cache == nullptr ? c.len : Q8Scratch(c) ? s.seq_k : c.capacity;
+  s.cache_width =
+      c.cache != nullptr ? CacheRowWidth(c.cache->storage, c.num_kv_heads, c.head_dim) : s.kv;
+  if (c.cache == nullptr) {
+    s.read = {1, c.len, s.kv};
+  } else if (Q8Scratch(c)) {
+    s.read = {1, s.seq_k, s.kv};
+  } else {
+    s.read = {s.kv / s.cache_width, c.capacity, s.cache_width};
+  }
   return s;
 }
 
+// Where kv head h of sequence b starts in the keys (and values) attention reads, in elements.
+int64_t ReadOffset(const Sizes& s, int b, int h) {
+  const ReadLayout& r = s.read;
+  const int column = h * s.head_dim;
+  const int64_t slice = int64_t{b} * r.slices + column / r.width;
+  return slice * r.slice_rows * r.width + column % r.width;
+}
+
 // Appends the new keys and values of each sequence at position `past` of the cache, rounded
-// to a half or q8_0 cache's storage.   k_new, v_new: [rows, kv]
+// to a half or q8_0 cache's storage, each new row split into its kv / w head-major rows.
+//   k_new, v_new: [rows, kv]
 void AppendToCache(const SelfAttentionCall& c, const Sizes& s, const float* k_new,
                    const float* v_new) {
   const LayerCache& cache = *c.cache;
-  const size_t row_bytes = KvRowBytes(KvStorage::kQ8_0, s.kv);
+  const int w = s.cache_width, slices = s.kv / w;
+  const size_t row_bytes = KvRowBytes(KvStorage::kQ8_0, w);
   for (int b = 0; b < c.batch; ++b) {
-    const size_t to = (static_cast<size_t>(b) * c.capacity + c.past) * s.kv;
-    const size_t from = static_cast<size_t>(b) * c.len * s.kv;
-    const int count = c.len * s.kv;           // < 2^31: the cache's bytes were checked
-    if (cache.storage == KvStorage::kQ8_0) {  // row by row: blocks do not cross rows
+    for (int slice = 0; slice < slices; ++slice) {
       for (int t = 0; t < c.len; ++t) {
-        const size_t at = (static_cast<size_t>(b) * c.capacity + c.past + t) * row_bytes;
-        QuantizeKvRow(k_new + from + static_cast<size_t>(t) * s.kv, s.kv, cache.kq + at);
-        QuantizeKvRow(v_new + from + static_cast<size_t>(t) * s.kv, s.kv, cache.vq + at);
+        // Row `past + t` of the slice, and its w elements in the new rows.
+        const size_t row = (static_cast<size_t>(b) * slices + slice) * c.capacity + c.past + t;
+        const size_t from = (static_cast<size_t>(b) * c.len + t) * s.kv + slice * w;
+        if (cache.storage == KvStorage::kQ8_0) {
+          QuantizeKvRow(k_new + from, w, cache.kq + row * row_bytes);
+          QuantizeKvRow(v_new + from, w, cache.vq + row * row_bytes);
+        } else if (cache.storage == KvStorage::kFloat32) {
+          std::memcpy(cache.k + row * w, k_new + from, sizeof(float) * w);
+          std::memcpy(cache.v + row * w, v_new + from, sizeof(float) * w);
+        } else {
+          NarrowRow(k_new + from, w, cache.storage, cache.k16 + row * w);
+          NarrowRow(v_new + from, w, cache.storage, cache.v16 + row * w);
+        }
       }
-    } else if (cache.storage == KvStorage::kFloat32) {
-      std::memcpy(cache.k + to, k_new + from, sizeof(float) * count);
-      std::memcpy(cache.v + to, v_new + from, sizeof(float) * count);
-    } else {
-      NarrowRow(k_new + from, count, cache.storage, cache.k16 + to);
-      NarrowRow(v_new + from, count, cache.storage, cache.v16 + to);
     }
   }
 }
 
-// The first seq_k rows of each sequence of a q8_0 cache, dequantized for attention to read
-// (the new rows included: every call reads the rounded keys and values alike).
+// The first seq_k rows of each sequence of a q8_0 cache whose rows are whole kv rows (heads
+// not in whole blocks: CacheRowWidth), dequantized for attention to read (the new rows
+// included: every call reads the rounded keys and values alike).
 //   k, v: [batch, seq_k, kv]
 bool ReadQ8Cache(const SelfAttentionCall& c, const Sizes& s, Buffer<float>& k, Buffer<float>& v) {
   if (!k.Resize(static_cast<uint64_t>(c.batch) * s.seq_k * s.kv) ||
@@ -235,7 +266,7 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
       int32_t* e =
           entries.data() + static_cast<size_t>(b * entries_per_sequence + i) * kEntryColumns;
       e[kQOffset] = b * c.len * s.qw + h * s.head_dim;
-      e[kKOffset] = b * s.key_rows * s.kv + (h / s.group) * s.head_dim;
+      e[kKOffset] = static_cast<int32_t>(ReadOffset(s, b, h / s.group));
       e[kVOffset] = e[kKOffset];
       e[kMaskOffset] = 0;
       e[kKeyLimit] = c.lengths != nullptr ? c.lengths[b] : s.seq_k;
@@ -253,7 +284,7 @@ Status SelfAttentionForward(const SelfAttentionCall& c, const AttentionWeights& 
   a.seq_q = by_kv_head ? s.group : c.len, a.seq_k = s.seq_k;
   a.head_dim = a.value_dim = s.head_dim;
   const int row_stride = by_kv_head ? s.head_dim : s.qw;  // between an entry's rows
-  a.q_stride = row_stride, a.k_stride = a.v_stride = s.kv, a.out_stride = row_stride;
+  a.q_stride = row_stride, a.k_stride = a.v_stride = s.read.width, a.out_stride = row_stride;
   a.out_offsets = out_offsets.data();
   a.scale = c.scale > 0.0f ? c.scale : 1.0f / std::sqrt(static_cast<float>(s.head_dim));
   a.softcap = c.softcap;

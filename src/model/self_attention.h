@@ -72,8 +72,26 @@ struct RotarySpec {
 double RotaryFrequency(const RotarySpec& spec, int i);
 
 // One layer's cache (a view; the runner owns the memory): keys and values of every position
-// so far.   k, v (float32) or k16, v16 (bfloat16/float16): [batch, capacity, kv]
-//   kq, vq (q8_0): [batch, capacity, KvRowBytes(kQ8_0, kv)] bytes
+// so far, head-major: each key/value head's rows lie one after another (a decode step reads
+// each head's keys as one stream, which the prefetchers follow; position-major rows had a
+// head's 128 bytes of bfloat16 every 384), w = CacheRowWidth(storage, num_kv_heads, head_dim)
+// elements a row, kv / w such slices a sequence:
+//   k, v (float32) or k16, v16 (bfloat16/float16): [batch, kv / w, capacity, w]
+//   kq, vq (q8_0): [batch, kv / w, capacity, KvRowBytes(kQ8_0, w)] bytes
+// The width of a cache row: one head (head_dim), or, for a q8_0 cache whose heads are not whole
+// blocks of 32, the whole key/value row (num_kv_heads · head_dim, position-major, as llama.cpp
+// quantizes it: its blocks may span two heads).
+inline int CacheRowWidth(KvStorage storage, int num_kv_heads, int head_dim) {
+  return storage == KvStorage::kQ8_0 && head_dim % kKvQ8Block != 0 ? num_kv_heads * head_dim
+                                                                   : head_dim;
+}
+
+// Bytes of one position's keys (or values) in such a cache: its kv / w rows of w elements.
+inline uint64_t CachePositionBytes(KvStorage storage, int num_kv_heads, int head_dim) {
+  const int w = CacheRowWidth(storage, num_kv_heads, head_dim);
+  return static_cast<uint64_t>(num_kv_heads * head_dim / w) * KvRowBytes(storage, w);
+}
+
 struct LayerCache {
   KvStorage storage = KvStorage::kFloat32;
   float* k = nullptr;
