@@ -11,7 +11,8 @@
 //     [--steps=16] [--storage=q8_0] [--kv=float32,bfloat16,q8] [--no-wllama]
 //     [--transformers=q8[,fp32] | --transformers=none] [--warmup-up-to=4096] [--tiny]
 //     [--shape=smollm2-135m|qwen2.5-0.5b] [--layers=N]
-//   --warmup-up-to: longer prompts run no warm-up (their first run is the first timed round).
+//   --warmup-up-to: longer prompts warm up on their first 2,048 tokens only (their first full run
+//   is the first timed round).
 //   --shape, --layers: another model's sizes, or fewer layers (a capacity check: what fits in the
 //   tab's heap at 32k positions); such a run is printed, never recorded.
 //   --tiny: a 2-layer model of 64 (a check that the harness runs; not a measurement), as is
@@ -156,7 +157,7 @@ const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} co
 const versions = Object.assign({}, ...sessions.map((s) => s.versions));
 const shape = `${config.num_hidden_layers} layers × ${config.hidden_size}, ${config.num_attention_heads} heads, ${config.num_key_value_heads} key/value heads, FFN ${config.intermediate_size}, vocabulary ${config.vocab_size}, ${config.max_position_embeddings} positions`;
 console.log(
-  `Long context in Chromium ${chromiumVersion} (headless, cross-origin isolated): ${modelName} Llama (${shape}), random weights, the same ${storage.toUpperCase()} GGUF file in ours and wllama${onnxForms.length ? `, and transformers.js's ${onnxForms.join(' and ')} graphs of the weights its blocks hold (bench/peers/onnx-llama.js: optimum's export, logits of every position; q8: quantize_dynamic's int8) on onnxruntime-web` : ''}. A prefill of each prompt's ids, then ${steps} greedy tokens; medians of ${rounds} interleaved rounds after one warm-up run each${Number.isFinite(warmupUpTo) ? ` (none past ${warmupUpTo} tokens: there the first run is the first round)` : ''}. Ours per key/value cache storage (kvDtype); wllama at its defaults (context: prompt + steps). Heap: the tab's wasm heap high-water mark of ours; cache: the key/value bytes after the last token.${quick ? ' A quick check: NOT a measurement.' : ''}${capacityCheck ? ' A capacity check (another shape or layer count): not recorded.' : ''}`,
+  `Long context in Chromium ${chromiumVersion} (headless, cross-origin isolated): ${modelName} Llama (${shape}), random weights, the same ${storage.toUpperCase()} GGUF file in ours and wllama${onnxForms.length ? `, and transformers.js's ${onnxForms.join(' and ')} graphs of the weights its blocks hold (bench/peers/onnx-llama.js: optimum's export, logits of every position; q8: quantize_dynamic's int8) on onnxruntime-web` : ''}. A prefill of each prompt's ids, then ${steps} greedy tokens; medians of ${rounds} interleaved rounds after one warm-up run each${Number.isFinite(warmupUpTo) ? ` (past ${warmupUpTo} tokens one warm-up run each on the prompt's first 2,048 tokens, and the first full run is the first round)` : ''}. Ours per key/value cache storage (kvDtype); wllama at its defaults (context: prompt + steps). Heap: the tab's wasm heap high-water mark of ours; cache: the key/value bytes after the last token.${quick ? ' A quick check: NOT a measurement.' : ''}${capacityCheck ? ' A capacity check (another shape or layer count): not recorded.' : ''}`,
 );
 console.log(
   `Machine: ${machine}. ${Object.values(versions).join('; ')}. Copy bandwidth in the tab: ${sessions.map((s) => `${(s.bandwidth / 1e9).toFixed(1)} GB/s at ${s.threads} thread${s.threads > 1 ? 's' : ''}`).join(', ')}; bound = (${(weightBytes / 2 ** 20).toFixed(1)} MiB of weights + the cache) ÷ that bandwidth.\n`,

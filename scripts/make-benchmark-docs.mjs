@@ -230,7 +230,7 @@ export function longContextBlock(browser) {
   const warm =
     l.warmupUpTo === null || l.warmupUpTo === undefined
       ? 'after one warm-up run each'
-      : `after one warm-up run each up to ${grouped(l.warmupUpTo)} tokens (longer prompts: the first run is the first round)`;
+      : `after one warm-up run each up to ${grouped(l.warmupUpTo)} tokens (longer prompts: one warm-up run each on their first 2,048 tokens, then the first full run is the first round)`;
   return [
     `${runDates(l.sessions, l.date)} (${l.runtime}; ${l.machine}; ${Object.values(l.versions).join('; ')}): ${c.num_hidden_layers} layers × ${c.hidden_size}, ${c.num_attention_heads} heads, ${c.num_key_value_heads} key/value heads, FFN ${c.intermediate_size}, vocabulary ${grouped(c.vocab_size)}, ${grouped(c.max_position_embeddings)} positions, ${l.storage.toUpperCase()} weights; ${l.steps} greedy tokens after each prompt; medians of each row's interleaved rounds ${warm}. Decode ÷ memory bound: the time a token takes ÷ the time the tab takes to copy the bytes it reads (${l.weightBytes ? `${(l.weightBytes / 2 ** 20).toFixed(1)} MiB of weights` : 'the weights'} and the whole cache), in ms:`,
     '',
