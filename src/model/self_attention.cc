@@ -74,7 +74,6 @@ struct ReadLayout {
 
 struct Sizes {
   int rows, head_dim, qw, kv, group, seq_k;
-  int cache_width;  // elements of a cache row (CacheRowWidth), with a cache
   ReadLayout read;
 };
 
@@ -99,14 +98,13 @@ Sizes SizesOf(const SelfAttentionCall& c) {
   s.kv = c.num_kv_heads * s.head_dim;
   s.group = c.num_heads / c.num_kv_heads;
   s.seq_k = c.cache != nullptr ? c.past + c.len : c.len;
-  s.cache_width =
-      c.cache != nullptr ? CacheRowWidth(c.cache->storage, c.num_kv_heads, c.head_dim) : s.kv;
   if (c.cache == nullptr) {
     s.read = {1, c.len, s.kv};
   } else if (Q8Scratch(c)) {
     s.read = {1, s.seq_k, s.kv};
   } else {
-    s.read = {s.kv / s.cache_width, c.capacity, s.cache_width};
+    const int w = CacheRowWidth(c.cache->storage, c.num_kv_heads, c.head_dim);
+    s.read = {s.kv / w, c.capacity, w};
   }
   return s;
 }
@@ -125,7 +123,7 @@ int64_t ReadOffset(const Sizes& s, int b, int h) {
 void AppendToCache(const SelfAttentionCall& c, const Sizes& s, const float* k_new,
                    const float* v_new) {
   const LayerCache& cache = *c.cache;
-  const int w = s.cache_width, slices = s.kv / w;
+  const int w = CacheRowWidth(cache.storage, c.num_kv_heads, c.head_dim), slices = s.kv / w;
   const size_t row_bytes = KvRowBytes(KvStorage::kQ8_0, w);
   for (int b = 0; b < c.batch; ++b) {
     for (int slice = 0; slice < slices; ++slice) {
