@@ -9,7 +9,8 @@
 //   h.weights = result;                  // or the attention / forward result itself
 //   <attention-heatmap example="2" view="lines"></attention-heatmap>   the course's example
 //
-// Attributes: weights (JSON), tokens / query-tokens / key-tokens (comma list or JSON), view
+// Attributes: weights (JSON), tokens / query-tokens / key-tokens (comma list or JSON array;
+// the properties tokens / queryTokens / keyTokens also take an array of strings), view
 // ("grid" or "lines"; a button switches), head (the head the lines view shows: a number
 // from 0, "average" or "all"), for (ids of linked elements), example (1-4). Events: `pair` (detail
 // { query, key, weight }) on hover/focus; `headtoggle` (detail { hidden: 0-based heads }) when
@@ -25,6 +26,7 @@ import { errorMessage } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
 import { positionedLabels } from './model-views.js';
 import { positionNote } from './token-positions.js';
+import { listOf, setListAttribute } from './steps-inputs.js';
 import { headColour, headLabel } from './head-colours.js';
 
 export { headColour };
@@ -85,17 +87,6 @@ export function lineWidth(weight) {
 export function lineOpacity(weight) {
   const w = Math.max(0, Math.min(1, weight));
   return w > 0 ? 0.45 + 0.55 * w : 0;
-}
-
-function parseList(text) {
-  if (text == null || text === '') return null;
-  try {
-    const v = JSON.parse(text);
-    if (Array.isArray(v)) return v.map(String);
-  } catch {
-    /* comma list */
-  }
-  return text.split(',').map((s) => s.trim());
 }
 
 /**
@@ -261,10 +252,38 @@ import { tensor } from 'attention-wasm';
 // weights [heads, Lq, Lk], e.g. from attention(q, k, v, { returnWeights: true }).weights
 const weights = tensor(${jsLiteral(heads.flat(2))}, [${heads.length}, ${lq}, ${lk}]);
 const heatmap = document.createElement('attention-heatmap');
-heatmap.setAttribute('tokens', ${jsString(this.#tokens().k.join(','))});
+heatmap.tokens = [${this.#tokens().k.map(jsString).join(', ')}];
 heatmap.weights = weights;
 document.body.append(heatmap);
 `;
+  }
+
+  /**
+   * The token names of both axes (the `tokens` attribute's list), or null when none are given
+   * (the axes say q0, q1, … and k0, k1, …). Set an array of strings (each stays one name, a
+   * comma and all: it is written to the attribute as JSON), the attribute's text, or null.
+   */
+  get tokens() {
+    return listOf(this.getAttribute('tokens'));
+  }
+  set tokens(value) {
+    setListAttribute(this, 'tokens', value);
+  }
+
+  /** The query axis's names (the `query-tokens` attribute: cross-attention), as `tokens`. */
+  get queryTokens() {
+    return listOf(this.getAttribute('query-tokens'));
+  }
+  set queryTokens(value) {
+    setListAttribute(this, 'query-tokens', value);
+  }
+
+  /** The key axis's names (the `key-tokens` attribute), as `tokens`. */
+  get keyTokens() {
+    return listOf(this.getAttribute('key-tokens'));
+  }
+  set keyTokens(value) {
+    setListAttribute(this, 'key-tokens', value);
   }
 
   /** 'grid' or 'lines' ('grid' also while the attribute is bad: attributes.js). */
@@ -309,9 +328,9 @@ document.body.append(heatmap);
   #tokens() {
     const lq = this.#heads[0]?.length ?? 0,
       lk = this.#heads[0]?.[0]?.length ?? 0;
-    const both = parseList(this.getAttribute('tokens'));
-    const q = parseList(this.getAttribute('query-tokens')) ?? both ?? Array.from({ length: lq }, (_, i) => `q${i}`);
-    const k = parseList(this.getAttribute('key-tokens')) ?? both ?? Array.from({ length: lk }, (_, j) => `k${j}`);
+    const both = listOf(this.getAttribute('tokens'));
+    const q = listOf(this.getAttribute('query-tokens')) ?? both ?? Array.from({ length: lq }, (_, i) => `q${i}`);
+    const k = listOf(this.getAttribute('key-tokens')) ?? both ?? Array.from({ length: lk }, (_, j) => `k${j}`);
     return { q, k };
   }
 
