@@ -224,7 +224,7 @@ test('the legends span the data: PE and PE·PEᵀ legends end at their min and m
     const range = (t) => [Math.min(...t.data), Math.max(...t.data)];
     const legends = [...el.shadowRoot.querySelectorAll('.legend')].map((l) => ({
       ends: [Number(l.dataset.min), Number(l.dataset.max)],
-      text: l.textContent,
+      text: l.innerText, // what a reader sees (no dark-only words on a light page)
     }));
     return {
       legends,

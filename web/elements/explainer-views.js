@@ -122,13 +122,7 @@ export function vectorStrip(
     mark(i);
     if (document.activeElement !== canvas) readout.textContent = i < 0 ? '' : `${axis} ${i}: ${exactNumber(values[i])}`;
   });
-  const axisLine = document.createElement('div');
-  axisLine.className = 'axis ends';
-  axisLine.append(
-    Object.assign(document.createElement('span'), { textContent: `${axis} 0` }),
-    Object.assign(document.createElement('span'), { textContent: `${axis} →` }),
-    Object.assign(document.createElement('span'), { textContent: `${n - 1}` }),
-  );
+  const axisLine = stripTicks(n, axis === 'dimension' ? 'binary' : 'decimal');
   const largest = Array.from(values.keys())
     .sort((a, b) => Math.abs(values[b]) - Math.abs(values[a]))
     .slice(0, top)
@@ -140,7 +134,7 @@ export function vectorStrip(
     textContent: `range ${formatNumber(low, 3)} to ${formatNumber(high, 3)}; largest |value|: ${largest}`,
   });
   wrap.append(
-    Object.assign(document.createElement('div'), { className: 'name', textContent: `${title} (${n} ${axis}s)` }),
+    stripHead(`${title} (${n} ${axis}s)`, `${axis} →`),
     track,
     axisLine,
     // A strip on its own scale says so; strips compared on one scale say which share it.
@@ -149,6 +143,56 @@ export function vectorStrip(
     readout,
   );
   return wrap;
+}
+
+/**
+ * The indices a strip of n cells labels: 0, every `step`-th, and n − 1, at most 8 labels;
+ * `step` a power of 2 ('binary': dimensions, 0 8 16 24 31) or 1, 2 or 5 × 10^k ('decimal':
+ * token ids, 0 50 100 … 250 304). A multiple nearer n − 1 than half a step is left out (its
+ * label would touch the last one's).
+ */
+export function tickIndices(n, kind = 'binary') {
+  if (n <= 1) return [0];
+  const most = 7; // intervals
+  let step = 1;
+  for (let k = 0; (n - 1) / step > most; k++)
+    step = kind === 'binary' ? 2 ** (k + 1) : [2, 5, 10][k % 3] * 10 ** Math.floor(k / 3);
+  const ticks = [];
+  for (let i = 0; i < n - 1; i += step) if (i === 0 || n - 1 - i >= step / 2) ticks.push(i);
+  ticks.push(n - 1);
+  return ticks;
+}
+
+// The strip's name, and its x axis's title at the right (over the ticks: "dimension →").
+function stripHead(name, axisTitle) {
+  const head = document.createElement('div');
+  head.className = 'head';
+  head.append(
+    Object.assign(document.createElement('div'), { className: 'name', textContent: name }),
+    Object.assign(document.createElement('div'), { className: 'axis', textContent: axisTitle }),
+  );
+  return head;
+}
+
+// The strip's x axis: a tick under the middle of each labelled cell (tickIndices) and its index
+// under it (kept inside the strip's ends).
+function stripTicks(n, kind) {
+  const row = document.createElement('div');
+  row.className = 'axis ticks';
+  row.setAttribute('aria-hidden', 'true'); // the canvas's label and the arrow keys say them
+  const ticks = tickIndices(n, kind);
+  for (const i of ticks) {
+    const at = `${((i + 0.5) / n) * 100}%`;
+    const mark = Object.assign(document.createElement('span'), { className: 'mark' });
+    mark.style.left = at;
+    const text = String(i);
+    const label = Object.assign(document.createElement('span'), { className: 'label', textContent: text });
+    // Centred on its tick, moved inside the strip where that would cross an end (a digit of
+    // tabular numbers is 1ch wide).
+    label.style.left = `clamp(0px, calc(${at} - ${text.length / 2}ch), calc(100% - ${text.length}ch))`;
+    row.append(mark, label);
+  }
+  return row;
 }
 
 /**
@@ -263,7 +307,11 @@ export const EXPLAINER_VIEWS_STYLE = `
 .strip canvas { display: block; width: 100%; height: 1.4rem; image-rendering: pixelated; border: 1px solid var(--attn-border, #8886); box-sizing: border-box; cursor: crosshair; }
 .strip canvas:focus-visible, table.heat:focus-visible { outline: 2px solid var(--_focus); outline-offset: 2px; }
 .strip .marker { position: absolute; top: -3px; bottom: -3px; width: 2px; background: var(--_selected); pointer-events: none; }
-.strip .ends { display: flex; justify-content: space-between; }
+.strip .head { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: baseline; gap: 0 0.8rem; }
+.strip .head > .axis { margin-left: auto; }
+.strip .ticks { position: relative; height: calc(1.25em + 5px); font-variant-numeric: tabular-nums; }
+.strip .ticks .mark { position: absolute; top: 0; width: 1px; height: 5px; margin-left: -0.5px; background: currentColor; }
+.strip .ticks .label { position: absolute; top: 5px; white-space: nowrap; line-height: 1.25; }
 .largest { font-size: 0.8rem; overflow-wrap: anywhere; font-variant-numeric: tabular-nums; }
 .readout { font-size: 0.8rem; min-height: 1.2em; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 table.heat { border-collapse: collapse; font-size: 0.75rem; font-variant-numeric: tabular-nums; }

