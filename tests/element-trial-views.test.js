@@ -6,7 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { elementPages } from './helpers/element-page.js';
-import { tickIndices } from '../web/elements/explainer-views.js';
+import { tickIndices } from '../web/elements/ticks.js';
 
 const open = elementPages(test);
 
@@ -119,3 +119,82 @@ test('a signed scale on a dark page says its palest cells, 0, are the brightest 
   // #111, which the words now say.
   assert.deepEqual(errors, []);
 });
+
+// Every fillText, fillRect and arc on the element's canvases from page load on, in the
+// canvas's CSS px (the drawings set a devicePixelRatio transform; 1 here).
+const recordCanvas = () => {
+  const calls = (globalThis.__canvasCalls = []);
+  const proto = CanvasRenderingContext2D.prototype;
+  for (const name of ['fillText', 'fillRect', 'arc']) {
+    const original = proto[name];
+    proto[name] = function (...args) {
+      calls.push({ canvas: this.canvas, name, args: args.slice(0, 4), fill: String(this.fillStyle) });
+      return original.apply(this, args);
+    };
+  }
+};
+
+for (const width of [1280, 390]) {
+  test(`<attention-training> at ${width} px: the loss chart's steps ticked between 0 and the last report, a marker per report, the held-out accuracy plotted on a 0–100 % axis`, async () => {
+    const { page, errors } = await open('training', width);
+    await page.context().addInitScript(recordCanvas);
+    await page.reload();
+    await page.waitForFunction(() => {
+      const el = document.querySelector('attention-training');
+      return el.history.length > 0 && el.state !== 'running';
+    });
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 500)));
+    const r = await page.evaluate(() => {
+      const el = document.querySelector('attention-training');
+      const canvas = el.shadowRoot.querySelector('canvas');
+      // The last drawing only: from its first "step" title on.
+      const mine = globalThis.__canvasCalls.filter((c) => c.canvas === canvas);
+      const from = mine.findLastIndex((c) => c.name === 'fillText' && c.args[0] === 'step');
+      return {
+        history: el.history.map(({ step, loss, accuracy }) => ({ step, loss, accuracy })),
+        width: canvas.getBoundingClientRect().width - 2, // its 1 px border, each side
+        calls: mine.slice(from).map(({ name, args, fill }) => ({ name, args, fill })),
+        key: el.shadowRoot.querySelector('.curve-key').textContent,
+      };
+    });
+    const [H, left, right, top, bottom] = [170, 44, 40, 24, 28];
+    const x0 = left,
+      x1 = r.width - right,
+      y0 = H - bottom,
+      y1 = top;
+    const maxStep = r.history.at(-1).step;
+    const xOf = (step) => x0 + ((x1 - x0) * step) / maxStep;
+    const near = (a, b) => Math.abs(a - b) < 0.01;
+    assert.ok(r.history.length >= 3, `the premise: several reports (${r.history.length})`);
+    // Step ticks: 0, round steps, the last report's step, each written under its place.
+    const texts = r.calls.filter((c) => c.name === 'fillText');
+    const stepLabels = texts.filter((c) => near(c.args[2], y0 + 14));
+    const steps = stepLabels.map((c) => Number(c.args[0]));
+    assert.equal(steps[0], 0);
+    assert.equal(steps.at(-1), maxStep);
+    assert.ok(steps.length >= 4, `ticks ${steps}`);
+    for (const c of stepLabels) assert.ok(near(c.args[1], xOf(Number(c.args[0]))), `tick ${c.args[0]} at ${c.args[1]}`);
+    // (every 10 steps, the reports' spacing, for the 50 steps this run takes)
+    if (maxStep === 50) assert.deepEqual(steps, [0, 10, 20, 30, 40, 50]);
+    // A loss marker (a circle) and an accuracy marker (a square) at each report.
+    const arcs = r.calls.filter((c) => c.name === 'arc');
+    const squares = r.calls.filter((c) => c.name === 'fillRect');
+    assert.equal(arcs.length, r.history.length);
+    assert.equal(squares.length, r.history.length);
+    r.history.forEach((e, i) => {
+      assert.ok(near(arcs[i].args[0], xOf(e.step)), `loss marker ${i} x`);
+      const [x, y] = squares[i].args;
+      assert.ok(near(x + 3, xOf(e.step)), `accuracy marker ${i} x ${x + 3} vs ${xOf(e.step)}`);
+      assert.ok(near(y + 3, y0 - (y0 - y1) * e.accuracy), `accuracy marker ${i}: ${e.accuracy} at y ${y + 3}`);
+    });
+    // The markers in two colours, and the accuracy axis's labels and title written.
+    assert.notEqual(arcs[0].fill, squares[0].fill);
+    for (const words of ['0%', '50%', '100%', 'held-out accuracy ↑', '↑ training loss (nats)'])
+      assert.ok(
+        texts.some((c) => c.args[0] === words),
+        words,
+      );
+    assert.equal(r.key, 'training loss (nats, left axis, log scale)held-out token accuracy (%, right axis)');
+    assert.deepEqual(errors, []);
+  });
+}
