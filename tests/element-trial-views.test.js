@@ -7,6 +7,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { elementPages } from './helpers/element-page.js';
 import { tickIndices } from '../web/elements/ticks.js';
+import { contrast } from './helpers/contrast.js';
 
 const open = elementPages(test);
 
@@ -195,6 +196,52 @@ for (const width of [1280, 390]) {
         words,
       );
     assert.equal(r.key, 'training loss (nats, left axis, log scale)held-out token accuracy (%, right axis)');
+    assert.deepEqual(errors, []);
+  });
+}
+
+for (const scheme of ['light', 'dark']) {
+  test(`the head view with every head (${scheme}): its width key in a mid grey that shows on the page, labelled; each line in its head's colour, at least 1 px wide and 0.55 opaque`, async () => {
+    const { page, errors } = await open('model-head', 1280, scheme);
+    const r = await page.evaluate(() => {
+      const root = document.querySelector('attention-model').shadowRoot.querySelector('attention-heatmap').shadowRoot;
+      let bg = document.body;
+      while (bg && /rgba\(.*, 0\)|transparent/.test(getComputedStyle(bg).backgroundColor)) bg = bg.parentElement;
+      return {
+        page: bg ? getComputedStyle(bg).backgroundColor : 'rgb(255, 255, 255)',
+        samples: [...root.querySelectorAll('.key .samples span')].map((s) => getComputedStyle(s).backgroundColor),
+        key: root.querySelector('.key').textContent,
+        chips: [...root.querySelectorAll('.chip')].map((c) => getComputedStyle(c).borderTopColor),
+        lines: [...root.querySelectorAll('svg line')]
+          .filter((l) => getComputedStyle(l).display !== 'none')
+          .map((l) => ({
+            head: Number(l.dataset.head),
+            weight: Number(l.dataset.weight),
+            width: Number(l.getAttribute('stroke-width')),
+            opacity: Number(getComputedStyle(l).opacity),
+            stroke: getComputedStyle(l).stroke,
+          })),
+      };
+    });
+    await page.close();
+    assert.equal(r.samples.length, 4);
+    for (const s of r.samples) assert.equal(s, 'rgb(136, 136, 136)');
+    assert.ok(
+      contrast('rgb(136, 136, 136)', r.page) >= 3,
+      `grey on ${r.page}: ${contrast('rgb(136, 136, 136)', r.page)}`,
+    );
+    assert.match(r.key, /1 \(thick, solid\) \(samples in grey\) · 4 heads, each its lines in its own colour/);
+    const seen = r.lines.filter((l) => l.weight > 0);
+    assert.ok(seen.length >= 30, `${seen.length} lines`);
+    assert.ok(
+      seen.some((l) => l.weight < 0.01),
+      'the premise: some lines carry under 1 % of the weight',
+    );
+    for (const l of seen) {
+      assert.equal(l.stroke, r.chips[l.head], `head ${l.head}'s line in the head's colour`);
+      assert.ok(Math.abs(l.width - (1 + 5 * l.weight)) < 1e-9, `width ${l.width} for ${l.weight}`);
+      assert.ok(Math.abs(l.opacity - (0.55 + 0.45 * l.weight)) < 1e-6, `opacity ${l.opacity} for ${l.weight}`);
+    }
     assert.deepEqual(errors, []);
   });
 }

@@ -61,7 +61,8 @@ svg text.heading { font-weight: 600; }
 .chip { font: inherit; border: 2px solid var(--chip); border-left-width: 1rem; background: transparent; color: inherit; padding: 0 0.4rem; cursor: pointer; }
 .chip[aria-pressed="false"] { opacity: 0.45; border-style: dashed; text-decoration: line-through; }
 .key .samples span { display: inline-block; width: 18px; background: var(--_line); }
-.key .samples.neutral span { background: currentColor; }
+/* every head drawn: the samples in a mid grey that shows on a light and a dark page (no head's colour, not the text's black) */
+.key .samples.neutral span { background: #888888; }
 /* On paper nothing is hovered: the lines' weights as printed tables too, under the readout (the same token's as on screen) */
 .print-only { display: none; }
 @media print {
@@ -74,19 +75,23 @@ const SVG = 'http://www.w3.org/2000/svg';
 const HEAD_SPREAD = 4, // px between two heads' lines, at most
   HEAD_BAND = 12; // px: the whole bundle's height, at most
 
-/** A line's width in px for a weight in [0, 1]: width encodes the weight as well as opacity. */
+/**
+ * A line's width in px for a weight in [0, 1]: width encodes the weight as well as opacity,
+ * from 1 px (a floor: at 0.5 px a faint line of a head's colour showed as grey) to 6 px.
+ */
 export function lineWidth(weight) {
-  return 0.5 + 5.5 * Math.max(0, Math.min(1, weight));
+  return 1 + 5 * Math.max(0, Math.min(1, weight));
 }
 
 /**
- * A line's opacity for a weight in [0, 1]: 0 for 0 (a masked key: no line), else from 0.45 up
+ * A line's opacity for a weight in [0, 1]: 0 for 0 (a masked key: no line), else from 0.55 up
  * to 1, so that a weight near 0.5 still stands out from a light or a dark page at 3:1 (at
- * opacity = weight, 0.478 of the light scheme's blue was 2.1:1 on white).
+ * opacity = weight, 0.478 of the light scheme's blue was 2.1:1 on white), and the faintest
+ * line keeps its head's hue (from 0.45, a 0.002 line of any head read as grey).
  */
 export function lineOpacity(weight) {
   const w = Math.max(0, Math.min(1, weight));
-  return w > 0 ? 0.45 + 0.55 * w : 0;
+  return w > 0 ? 0.55 + 0.45 * w : 0;
 }
 
 /**
@@ -805,7 +810,7 @@ function linesKey(heads) {
   scale.className = 'scale';
   scale.append('0 (thin, faint)', sample, '1 (thick, solid)');
   key.append('line width and opacity = weight: ', scale);
-  if (heads) key.append(` · ${heads} heads, a colour each`);
+  if (heads) key.append(` (samples in grey) · ${heads} heads, each its lines in its own colour`);
   else key.append(" · thin grey: the other tokens' lines");
   return key;
 }
