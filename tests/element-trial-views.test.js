@@ -2,9 +2,11 @@
 // Chromium on the pages docs/elements.md shows: the explainer's model line clear of the right
 // edge, its strips' intermediate ticks under the right cells, its q/k/v legend's words, and a
 // signed scale's zero named on a dark page; the training chart's ticks, markers and held-out
-// accuracy; the head view's key and faint lines; the flash element's memory factors.
+// accuracy; the head view's key and faint lines; the flash element's memory factors; the
+// compact steps' height docs/elements.md states.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { elementPages } from './helpers/element-page.js';
 import { tickIndices } from '../web/elements/ticks.js';
 import { contrast } from './helpers/contrast.js';
@@ -245,3 +247,40 @@ for (const scheme of ['light', 'dark']) {
     assert.deepEqual(errors, []);
   });
 }
+
+test('<attention-steps layout="compact">: example 2 at 960 px is as tall as docs/elements.md says, and fits a 960 × 700 slide', async () => {
+  const { page, errors } = await open('steps', 960);
+  const heights = await page.evaluate(async () => {
+    document.querySelector('attention-steps').remove(); // the page's, with show-slides
+    const make = (layout) => {
+      const el = document.createElement('attention-steps');
+      el.setAttribute('example', '2');
+      if (layout) el.setAttribute('layout', layout);
+      document.querySelector('main').append(el);
+      return new Promise((r) => el.addEventListener('compute', () => r(el), { once: true }));
+    };
+    const [full, compact] = await Promise.all([make(null), make('compact')]);
+    await new Promise((r) => setTimeout(r, 300));
+    const tall = (el) => Math.round(el.getBoundingClientRect().height);
+    return {
+      full: tall(full.shadowRoot.querySelector('.stages')),
+      stages: tall(compact.shadowRoot.querySelector('.stages')),
+      element: tall(compact),
+    };
+  });
+  const docs = readFileSync(new URL('../docs/elements.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  const said =
+    /example 2 on a 960 px page: the stages ([\d,]+) px tall instead of ([\d,]+), the whole element with its intro ([\d,]+) px/.exec(
+      docs,
+    );
+  assert.ok(said, 'docs/elements.md states the compact heights');
+  const [stages, full, element] = said.slice(1).map((t) => Number(t.replace(',', '')));
+  // Within 5 % (the font installed moves the wrapping a little).
+  const near = (measured, stated, name) =>
+    assert.ok(Math.abs(measured - stated) <= 0.05 * stated, `${name}: measured ${measured} px, the docs say ${stated}`);
+  near(heights.stages, stages, 'compact stages');
+  near(heights.full, full, 'full stages');
+  near(heights.element, element, 'compact element');
+  assert.ok(heights.element <= 700, `${heights.element} px`);
+  assert.deepEqual(errors, []);
+});

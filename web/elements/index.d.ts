@@ -136,9 +136,11 @@ export declare class AttentionSteps extends HTMLElement implements Exportable {
   readonly stages: AttentionStages | null;
   /** X's token names (the `tokens` attribute's list), or null; set an array (each string one name), the attribute's text, or null. */
   get tokens(): string[] | null;
+  /** Sets them: an array of strings (each one name, a comma and all), the attribute's text (a comma list or JSON array), or null to remove. */
   set tokens(value: string | readonly string[] | null);
   /** C's token names (the `query-tokens` attribute, cross-attention), as `tokens`. */
   get queryTokens(): string[] | null;
+  /** Sets them: an array of strings (each one name, a comma and all), the attribute's text (a comma list or JSON array), or null to remove. */
   set queryTokens(value: string | readonly string[] | null);
   /** Highlights a query/key pair in every [Lq, Lk] stage (null clears). */
   highlightPair(query: number | null, key?: number): void;
@@ -188,12 +190,15 @@ export declare class AttentionHeatmap extends HTMLElement implements Exportable 
   set weights(value: number[][][] | number[][] | Tensor | { weights: Tensor } | string);
   /** Both axes' token names (the `tokens` attribute's list), or null (q0, q1, … and k0, k1, …); set an array (each string one label, a comma and all), the attribute's text, or null. */
   get tokens(): string[] | null;
+  /** Sets them: an array of strings (each one name, a comma and all), the attribute's text (a comma list or JSON array), or null to remove. */
   set tokens(value: string | readonly string[] | null);
   /** The query axis's names (the `query-tokens` attribute), as `tokens`. */
   get queryTokens(): string[] | null;
+  /** Sets them: an array of strings (each one name, a comma and all), the attribute's text (a comma list or JSON array), or null to remove. */
   set queryTokens(value: string | readonly string[] | null);
   /** The key axis's names (the `key-tokens` attribute), as `tokens`. */
   get keyTokens(): string[] | null;
+  /** Sets them: an array of strings (each one name, a comma and all), the attribute's text (a comma list or JSON array), or null to remove. */
   set keyTokens(value: string | readonly string[] | null);
   /** 'grid' or 'lines'. */
   view: 'grid' | 'lines';
