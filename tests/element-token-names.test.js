@@ -106,6 +106,17 @@ test('<attention-steps>: tokens as a property name X rows, a comma kept, without
     await new Promise((r) => s.addEventListener('compute', r, { once: true }));
     s.tokens = ['1,000', 'cats'];
     await new Promise((r) => setTimeout(r, 300));
+    // Set together, as a framework sets its props in one go: the data survive the names.
+    const t = document.createElement('attention-steps');
+    t.id = 'together';
+    document.body.append(t);
+    t.data = s.data;
+    t.tokens = ['a', 'b,c'];
+    await new Promise((resolve, reject) => {
+      t.addEventListener('compute', resolve, { once: true });
+      setTimeout(() => reject(new Error('no compute: the names dropped the data')), 10_000);
+    });
+    await new Promise((r) => setTimeout(r, 300));
     return Array.from(s.stages.weights.data);
   });
   // softmax([1, 0]/√2) = [e^{1/√2}, 1] / (e^{1/√2} + 1), the data as set.
@@ -115,6 +126,17 @@ test('<attention-steps>: tokens as a property name X rows, a comma kept, without
     const s = document.getElementById('steps');
     const m = s.shadowRoot.querySelector('attention-matrix[data-name="X"]');
     return { tokens: s.tokens, rows: m.rowLabels, data: s.data.x };
+  });
+  const together = await page.evaluate(() => {
+    const t = document.getElementById('together');
+    return { x: t.data?.x, rows: t.shadowRoot.querySelector('attention-matrix[data-name="X"]')?.rowLabels };
+  });
+  assert.deepEqual(together, {
+    x: [
+      [1, 0],
+      [0, 1],
+    ],
+    rows: ['a', 'b,c'],
   });
   assert.deepEqual(x.tokens, ['1,000', 'cats']);
   assert.deepEqual(x.rows, ['1,000', 'cats']);

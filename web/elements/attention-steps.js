@@ -110,10 +110,13 @@ export class AttentionSteps extends AttentionElement {
       this.#showStages();
       return;
     }
-    if ((name === 'tokens' || name === 'query-tokens') && this.#stages && this.#data) {
-      // names only: no recomputation, the inputs (set as a property or edited) kept
-      this.#render();
-      this.checkAttributes();
+    if (name === 'tokens' || name === 'query-tokens') {
+      // names only: no recomputation, the inputs (set as a property or edited) kept; before
+      // the first computation ends, its drawing reads them
+      if (this.#stages && this.#data) {
+        this.#render();
+        this.checkAttributes();
+      }
       return;
     }
     this.#readAttributes();
