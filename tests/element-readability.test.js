@@ -889,7 +889,7 @@ test('training: the status, the curve and the pause agree on the step', async ()
       last: el.history.at(-1).step,
       first: el.history[0].step,
       stats: el.shadowRoot.querySelector('.stats').textContent,
-      caption: el.shadowRoot.querySelector('canvas + .caption').textContent,
+      caption: el.shadowRoot.querySelector('canvas + .curve-key + .caption').textContent,
     };
   });
   await page.close();
@@ -898,7 +898,7 @@ test('training: the status, the curve and the pause agree on the step', async ()
   assert.equal(r.first, 10);
   assert.match(
     r.caption,
-    /^Training loss \(log scale\) against step: each point is the mean loss of the training batches of the 10 steps before it, so the curve starts at step 10\./,
+    /^Training loss \(left axis, log scale\) and held-out token accuracy \(right axis\) against step: each loss point is the mean loss of the training batches of the 10 steps before it, so the curves start at step 10;/,
   );
   const paused = /at step (\d+): paused/.exec(r.stats);
   if (paused) assert.equal(Number(paused[1]), r.last, r.stats);
