@@ -232,7 +232,7 @@ for (const scheme of ['light', 'dark']) {
       contrast('rgb(136, 136, 136)', r.page) >= 3,
       `grey on ${r.page}: ${contrast('rgb(136, 136, 136)', r.page)}`,
     );
-    assert.match(r.key, /1 \(thick, solid\) \(samples in grey\) · 4 heads, each its lines in its own colour/);
+    assert.match(r.key, /1 \(thick, solid\) · grey: any head$/);
     const seen = r.lines.filter((l) => l.weight > 0);
     assert.ok(seen.length >= 30, `${seen.length} lines`);
     assert.ok(

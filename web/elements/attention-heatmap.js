@@ -790,7 +790,8 @@ function printedWeights(maps, tokens, masked) {
 }
 
 // The lines view's key: what a line's width and opacity mean, drawn in the lines' own colour (a
-// neutral one for `all`, whose lines take their head's colour), and each head's colour.
+// mid grey for `all`, whose lines take their head's colour: "grey: any head"; the head chips
+// under it give each head's colour; longer words wrapped the key on a compact slide).
 function linesKey(heads) {
   const key = document.createElement('div');
   key.className = 'key';
@@ -810,7 +811,7 @@ function linesKey(heads) {
   scale.className = 'scale';
   scale.append('0 (thin, faint)', sample, '1 (thick, solid)');
   key.append('line width and opacity = weight: ', scale);
-  if (heads) key.append(` (samples in grey) · ${heads} heads, each its lines in its own colour`);
+  if (heads) key.append(` · grey: any head`);
   else key.append(" · thin grey: the other tokens' lines");
   return key;
 }
