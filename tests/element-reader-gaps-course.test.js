@@ -883,8 +883,15 @@ test("flash's running output is “out”, never an O that reads as 0; the m/ℓ
   const naive = lq * lk * 4,
     kept = lq * (2 + dv + block) * 4;
   assert.equal(naive, kept, 'the premise: at this size the two are equal');
-  assert.ok(r.memory.includes(`(${lq} × ${lk} × 4 B = ${naive} bytes in float32)`), r.memory);
-  assert.ok(r.memory.includes(`(${lq} × (2 + ${dv} + ${block}) × 4 B = ${kept} bytes)`), r.memory);
+  // Each factor named: rows, numbers per row (each term's meaning), bytes per float32.
+  assert.ok(r.memory.startsWith('Memory (4 B = one float32 number): '), r.memory);
+  assert.ok(r.memory.includes(`, ${lq} query rows × ${lk} keys × 4 B = ${naive} bytes;`), r.memory);
+  assert.ok(
+    r.memory.includes(
+      `per query row, m and ℓ (2 numbers), out (${dv} numbers, the width of v) and one block of scores (${block} numbers, the keys in a block): ${lq} query rows × (2 + ${dv} + ${block}) numbers × 4 B = ${kept} bytes.`,
+    ),
+    r.memory,
+  );
   assert.ok(
     r.memory.includes(
       `Here that is the same as the score matrix: per query row the matrix holds one score per key (${lk}), the fused path 2 + ${dv} + ${block} = ${2 + dv + block} numbers whatever the number of keys, so it keeps less once there are more than ${2 + dv + block} keys.`,

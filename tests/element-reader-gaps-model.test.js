@@ -214,7 +214,7 @@ test('the explainer’s strips and grids that a reader compares share one colour
   const [q, k, v] = r['3'].legends;
   assert.deepEqual(q, k);
   assert.deepEqual(q, v);
-  assert.equal(q[0], 'value (q, k, v: one scale)');
+  assert.equal(q[0], 'q, k, v entries: one scale');
   const [scores, masked, weights] = r['4'].legends;
   assert.deepEqual(scores, masked);
   assert.equal(scores[2], maxAbs(r['4'].values));
@@ -654,7 +654,7 @@ test('on a dark page no legend of the model views names a colour by the page’s
     await page.close();
     assert.ok(legends.length > 0, name);
     for (const text of legends) assert.doesNotMatch(text, /white/i, `${name}: ${text}`);
-    if (name === 'model-neuron') assert.match(legends.join(' '), /\(palest = 0\)/);
+    if (name === 'model-neuron') assert.match(legends.join(' '), /\(palest = 0, the brightest on a dark page\)/);
   }
 });
 

@@ -582,9 +582,9 @@ test('the head view says what its MiB are (parameters); the explainer’s strips
   // The grids: the weights on the fixed 0 … 1 scale; q, k and v on one, the scores on another;
   // the head outputs say their scale is their own.
   assert.deepEqual(r.gridScales, [
-    'value (q, k, v: one scale)',
-    'value (q, k, v: one scale)',
-    'value (q, k, v: one scale)',
+    'q, k, v entries: one scale',
+    'q, k, v entries: one scale',
+    'q, k, v entries: one scale',
     'score (both grids: one scale)',
     'score (both grids: one scale)',
     'weight',

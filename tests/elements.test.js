@@ -451,8 +451,8 @@ test('<attention-heatmap>: a grid per head and their average, linked hover both 
     ),
     ['0,1'],
   );
-  // The lines view: one line per pair, its opacity rising with its weight from 0.45 (so that a
-  // weight near 0.5 shows at 3:1), 0 for a weight of 0.
+  // The lines view: one line per pair, its opacity rising with its weight from 0.55 (so that a
+  // weight near 0.5 shows at 3:1 and a faint line keeps its hue), 0 for a weight of 0.
   await page.locator('#heat').locator('button[aria-pressed]').click();
   const lines = await page.evaluate(() =>
     [...document.getElementById('heat').shadowRoot.querySelectorAll('svg line')].map((l) => [
@@ -462,7 +462,7 @@ test('<attention-heatmap>: a grid per head and their average, linked hover both 
   );
   assert.equal(lines.length, 4);
   for (const [opacity, weight] of lines) {
-    assert.ok(Math.abs(opacity - (weight > 0 ? 0.45 + 0.55 * weight : 0)) < 1e-6, `${opacity} for ${weight}`);
+    assert.ok(Math.abs(opacity - (weight > 0 ? 0.55 + 0.45 * weight : 0)) < 1e-6, `${opacity} for ${weight}`);
   }
   assert.equal(await page.evaluate(() => document.getElementById('heat').view), 'lines');
 });

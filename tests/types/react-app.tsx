@@ -30,6 +30,8 @@ export function Lesson() {
           [0.2, 0.8],
         ]}
       />
+      {/* An array is set as the property: each string one label, a comma and all. */}
+      <attention-heatmap tokens={['1,000', 'cats']} weights="[[0.5,0.5],[0.2,0.8]]" />
       <positional-encoding kind="rope" />
       <token-pruning tokens={['The', 'cat']} drop="2" />
       <attention-sentiment text="not bad at all" eager />

@@ -38,6 +38,9 @@ input[type=text] { font: inherit; flex: 1 1 12rem; min-width: 0; padding: 0.2rem
 button, select, input { font: inherit; }
 select { max-width: 100%; }
 .status { font-size: 0.85em; opacity: 0.9; overflow-wrap: anywhere; }
+/* the model's line under the text field, never squeezed against the element's right edge */
+.row > .status { flex: 1 1 100%; }
+input[type=text] { max-width: 40rem; }
 .tokens { display: flex; flex-wrap: wrap; gap: 0.25rem; }
 .tokens button { padding: 0.1rem 0.45rem; border: 1px solid var(--attn-border, #8886); border-radius: 4px; background: none; color: inherit; cursor: pointer; }
 .tokens button[aria-checked=true] { border: 2px solid var(--_selected); font-weight: 700; }

@@ -512,7 +512,8 @@ console.log(out, attn.toNested(attn.attention(q, k, v, { returnWeights: true }).
     const kept = keptBytes(lq, dv, block);
     memory.dataset.naive = String(naive);
     memory.dataset.kept = String(kept);
-    memory.textContent = `Memory: an ordinary softmax stores the ${lq} × ${lk} score matrix (${lq} × ${lk} × 4 B = ${naive} bytes in float32); the fused path keeps m, ℓ and out per row plus one block of scores (${lq} × (2 + ${dv} + ${block}) × 4 B = ${kept} bytes). ${memoryComparison(lk, dv, block)} ${largeCase()}`;
+    // Each factor named: rows, numbers per row (what each term holds), bytes per number.
+    memory.textContent = `Memory (4 B = one float32 number): an ordinary softmax stores the ${lq} × ${lk} score matrix, ${lq} query rows × ${lk} keys × 4 B = ${naive} bytes; the fused path keeps, per query row, m and ℓ (2 numbers), out (${dv} numbers, the width of v) and one block of scores (${block} numbers, the keys in a block): ${lq} query rows × (2 + ${dv} + ${block}) numbers × 4 B = ${kept} bytes. ${memoryComparison(lk, dv, block)} ${largeCase()}`;
     // The end: out / ℓ beside the library's result. Before the last block it is still shown,
     // titled as the end, so that a still image (print, PNG, screenshot) holds both the step
     // shown and where the last block leads.

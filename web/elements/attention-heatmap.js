@@ -9,7 +9,8 @@
 //   h.weights = result;                  // or the attention / forward result itself
 //   <attention-heatmap example="2" view="lines"></attention-heatmap>   the course's example
 //
-// Attributes: weights (JSON), tokens / query-tokens / key-tokens (comma list or JSON), view
+// Attributes: weights (JSON), tokens / query-tokens / key-tokens (comma list or JSON array;
+// the properties tokens / queryTokens / keyTokens also take an array of strings), view
 // ("grid" or "lines"; a button switches), head (the head the lines view shows: a number
 // from 0, "average" or "all"), for (ids of linked elements), example (1-4). Events: `pair` (detail
 // { query, key, weight }) on hover/focus; `headtoggle` (detail { hidden: 0-based heads }) when
@@ -25,6 +26,7 @@ import { errorMessage } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
 import { positionedLabels } from './model-views.js';
 import { positionNote } from './token-positions.js';
+import { listOf, setListAttribute } from './steps-inputs.js';
 import { headColour, headLabel } from './head-colours.js';
 
 export { headColour };
@@ -59,7 +61,8 @@ svg text.heading { font-weight: 600; }
 .chip { font: inherit; border: 2px solid var(--chip); border-left-width: 1rem; background: transparent; color: inherit; padding: 0 0.4rem; cursor: pointer; }
 .chip[aria-pressed="false"] { opacity: 0.45; border-style: dashed; text-decoration: line-through; }
 .key .samples span { display: inline-block; width: 18px; background: var(--_line); }
-.key .samples.neutral span { background: currentColor; }
+/* every head drawn: the samples in a mid grey that shows on a light and a dark page (no head's colour, not the text's black) */
+.key .samples.neutral span { background: #888888; }
 /* On paper nothing is hovered: the lines' weights as printed tables too, under the readout (the same token's as on screen) */
 .print-only { display: none; }
 @media print {
@@ -72,30 +75,23 @@ const SVG = 'http://www.w3.org/2000/svg';
 const HEAD_SPREAD = 4, // px between two heads' lines, at most
   HEAD_BAND = 12; // px: the whole bundle's height, at most
 
-/** A line's width in px for a weight in [0, 1]: width encodes the weight as well as opacity. */
+/**
+ * A line's width in px for a weight in [0, 1]: width encodes the weight as well as opacity,
+ * from 1 px (a floor: at 0.5 px a faint line of a head's colour showed as grey) to 6 px.
+ */
 export function lineWidth(weight) {
-  return 0.5 + 5.5 * Math.max(0, Math.min(1, weight));
+  return 1 + 5 * Math.max(0, Math.min(1, weight));
 }
 
 /**
- * A line's opacity for a weight in [0, 1]: 0 for 0 (a masked key: no line), else from 0.45 up
+ * A line's opacity for a weight in [0, 1]: 0 for 0 (a masked key: no line), else from 0.55 up
  * to 1, so that a weight near 0.5 still stands out from a light or a dark page at 3:1 (at
- * opacity = weight, 0.478 of the light scheme's blue was 2.1:1 on white).
+ * opacity = weight, 0.478 of the light scheme's blue was 2.1:1 on white), and the faintest
+ * line keeps its head's hue (from 0.45, a 0.002 line of any head read as grey).
  */
 export function lineOpacity(weight) {
   const w = Math.max(0, Math.min(1, weight));
-  return w > 0 ? 0.45 + 0.55 * w : 0;
-}
-
-function parseList(text) {
-  if (text == null || text === '') return null;
-  try {
-    const v = JSON.parse(text);
-    if (Array.isArray(v)) return v.map(String);
-  } catch {
-    /* comma list */
-  }
-  return text.split(',').map((s) => s.trim());
+  return w > 0 ? 0.55 + 0.45 * w : 0;
 }
 
 /**
@@ -261,10 +257,38 @@ import { tensor } from 'attention-wasm';
 // weights [heads, Lq, Lk], e.g. from attention(q, k, v, { returnWeights: true }).weights
 const weights = tensor(${jsLiteral(heads.flat(2))}, [${heads.length}, ${lq}, ${lk}]);
 const heatmap = document.createElement('attention-heatmap');
-heatmap.setAttribute('tokens', ${jsString(this.#tokens().k.join(','))});
+heatmap.tokens = [${this.#tokens().k.map(jsString).join(', ')}];
 heatmap.weights = weights;
 document.body.append(heatmap);
 `;
+  }
+
+  /**
+   * The token names of both axes (the `tokens` attribute's list), or null when none are given
+   * (the axes say q0, q1, … and k0, k1, …). Set an array of strings (each stays one name, a
+   * comma and all: it is written to the attribute as JSON), the attribute's text, or null.
+   */
+  get tokens() {
+    return listOf(this.getAttribute('tokens'));
+  }
+  set tokens(value) {
+    setListAttribute(this, 'tokens', value);
+  }
+
+  /** The query axis's names (the `query-tokens` attribute: cross-attention), as `tokens`. */
+  get queryTokens() {
+    return listOf(this.getAttribute('query-tokens'));
+  }
+  set queryTokens(value) {
+    setListAttribute(this, 'query-tokens', value);
+  }
+
+  /** The key axis's names (the `key-tokens` attribute), as `tokens`. */
+  get keyTokens() {
+    return listOf(this.getAttribute('key-tokens'));
+  }
+  set keyTokens(value) {
+    setListAttribute(this, 'key-tokens', value);
   }
 
   /** 'grid' or 'lines' ('grid' also while the attribute is bad: attributes.js). */
@@ -309,9 +333,9 @@ document.body.append(heatmap);
   #tokens() {
     const lq = this.#heads[0]?.length ?? 0,
       lk = this.#heads[0]?.[0]?.length ?? 0;
-    const both = parseList(this.getAttribute('tokens'));
-    const q = parseList(this.getAttribute('query-tokens')) ?? both ?? Array.from({ length: lq }, (_, i) => `q${i}`);
-    const k = parseList(this.getAttribute('key-tokens')) ?? both ?? Array.from({ length: lk }, (_, j) => `k${j}`);
+    const both = listOf(this.getAttribute('tokens'));
+    const q = listOf(this.getAttribute('query-tokens')) ?? both ?? Array.from({ length: lq }, (_, i) => `q${i}`);
+    const k = listOf(this.getAttribute('key-tokens')) ?? both ?? Array.from({ length: lk }, (_, j) => `k${j}`);
     return { q, k };
   }
 
@@ -766,7 +790,8 @@ function printedWeights(maps, tokens, masked) {
 }
 
 // The lines view's key: what a line's width and opacity mean, drawn in the lines' own colour (a
-// neutral one for `all`, whose lines take their head's colour), and each head's colour.
+// mid grey for `all`, whose lines take their head's colour: "grey: any head"; the head chips
+// under it give each head's colour; longer words wrapped the key on a compact slide).
 function linesKey(heads) {
   const key = document.createElement('div');
   key.className = 'key';
@@ -786,7 +811,7 @@ function linesKey(heads) {
   scale.className = 'scale';
   scale.append('0 (thin, faint)', sample, '1 (thick, solid)');
   key.append('line width and opacity = weight: ', scale);
-  if (heads) key.append(` · ${heads} heads, a colour each`);
+  if (heads) key.append(` · grey: any head`);
   else key.append(" · thin grey: the other tokens' lines");
   return key;
 }

@@ -5,7 +5,7 @@
 //   <attention-steps example="2"></attention-steps>                 the course's example 2
 //   <attention-steps x="[[1,0],[0,1],[1,1]]" wq="…" wk="…" wv="…" wo="…" mask="causal"></attention-steps>
 //   <attention-steps><script type="application/json">{ "x": …, "wq": … }</script></attention-steps>
-//   element.data = { x, c?, wq, wk, wv, wo?, mask?, tokens? }
+//   element.data = { x, c?, wq, wk, wv, wo?, mask? }; element.tokens = ['I', 'am']  (row names)
 //
 // X, C and the weights are editable (a cell, then Enter); every stage downstream recomputes
 // at once through the public API. The mask M is edited by clicking cells (0 ↔ −∞) or with
@@ -25,6 +25,7 @@ import {
   SCORE_STAGES,
   exampleData,
   listOf,
+  setListAttribute,
   presetMask,
   rowsOf,
   sameShapes,
@@ -109,6 +110,15 @@ export class AttentionSteps extends AttentionElement {
       this.#showStages();
       return;
     }
+    if (name === 'tokens' || name === 'query-tokens') {
+      // names only: no recomputation, the inputs (set as a property or edited) kept; before
+      // the first computation ends, its drawing reads them
+      if (this.#stages && this.#data) {
+        this.#render();
+        this.checkAttributes();
+      }
+      return;
+    }
     this.#readAttributes();
     this.#update();
   }
@@ -128,6 +138,26 @@ export class AttentionSteps extends AttentionElement {
       this.#data = null;
       this.#showError(error);
     }
+  }
+
+  /**
+   * X's token names (the `tokens` attribute's list: the keys, and the queries unless C is
+   * given), or null. Set an array of strings (each stays one name, a comma and all: written to
+   * the attribute as JSON), the attribute's text, or null.
+   */
+  get tokens() {
+    return listOf(this.getAttribute('tokens'));
+  }
+  set tokens(value) {
+    setListAttribute(this, 'tokens', value);
+  }
+
+  /** C's token names (the `query-tokens` attribute: cross-attention's queries), as `tokens`. */
+  get queryTokens() {
+    return listOf(this.getAttribute('query-tokens'));
+  }
+  set queryTokens(value) {
+    setListAttribute(this, 'query-tokens', value);
   }
 
   /** Why the last input could not be shown, or a bad attribute value (null when neither). */

@@ -17,6 +17,7 @@ import { TASKS } from './training/tasks.js';
 import { PRESETS } from './training/toy-training.js';
 import { positionedLabels } from './model-views.js';
 import { positionNote } from './token-positions.js';
+import { tickIndices } from './ticks.js';
 
 const STYLE = `
 :host { display: block; font: var(--attn-text-font, 1rem/1.45 system-ui, sans-serif); max-width: 100%; }
@@ -28,6 +29,11 @@ button:focus-visible, select:focus-visible, input:focus-visible, canvas:focus-vi
 .stats { font-variant-numeric: tabular-nums; margin: 0.3rem 0; }
 .description { font-size: 0.9em; margin: 0.2rem 0 0.5rem; }
 canvas { display: block; max-width: 100%; height: auto; border: 1px solid var(--attn-border, var(--_cell-edge)); color: var(--_accent); }
+/* the loss chart's key: each line's colour, dash and marker, and its axis */
+.curve-key { display: flex; flex-wrap: wrap; gap: 0.2rem 1rem; font-size: 0.8rem; margin: 0.2rem 0 0; }
+.curve-key svg { vertical-align: -0.15em; margin-inline-end: 0.3em; overflow: visible; }
+.curve-key .loss svg { color: var(--_accent); }
+.curve-key .accuracy svg { color: var(--_selected); }
 .maps { display: flex; flex-wrap: wrap; gap: 1rem; margin-top: 0.5rem; }
 .maps figure { margin: 0; }
 .maps figcaption { font-size: 0.85em; font-weight: 600; }
@@ -40,7 +46,7 @@ const KEEP_TRAINING = 'The “Keep training” button trains on past the target.
 const CURVE_W = 480,
   MIN_CURVE_W = 240,
   H = 170,
-  PAD = { left: 44, right: 10, top: 24, bottom: 28 }; // (top: the y axis's title, written across)
+  PAD = { left: 44, right: 40, top: 24, bottom: 28 }; // (top: the y axes' titles, written across; right: the accuracy axis)
 
 // The Worker, written out literally so bundlers bundle it (workers.js: from another origin).
 const trainingWorker = () =>
@@ -194,8 +200,24 @@ export class AttentionTraining extends AttentionElement {
     key.append(colourLegend({ kind: 'sequential', min: 0, max: 1, title: 'attention weight' }), captionLine(''));
     key.hidden = true; // shown with the first maps
     const curveCaption = captionLine('');
-    root.append(this.exportBar(), controls, description, stats, live, canvas, curveCaption, maps, key);
-    this.#parts = { task, preset, lr, seed, train, reset, description, stats, live, canvas, curveCaption, maps, key };
+    const curveKey = chartKey();
+    root.append(this.exportBar(), controls, description, stats, live, canvas, curveKey, curveCaption, maps, key);
+    this.#parts = {
+      task,
+      preset,
+      lr,
+      seed,
+      train,
+      reset,
+      description,
+      stats,
+      live,
+      canvas,
+      curveKey,
+      curveCaption,
+      maps,
+      key,
+    };
     this.showAttributeError(attributes.error);
     this.#describe();
     this.#drawCurve();
@@ -449,6 +471,7 @@ document.body.append(training);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const colour = getComputedStyle(this).color || '#000';
     const accent = getComputedStyle(canvas).color || '#2563eb'; // --_accent, resolved (light-dark)
+    const second = getComputedStyle(this.#parts.curveKey.querySelector('.accuracy svg')).color || '#b45309'; // --_selected
     ctx.clearRect(0, 0, W, H);
     ctx.strokeStyle = colour;
     ctx.fillStyle = colour;
@@ -457,23 +480,35 @@ document.body.append(training);
       x1 = W - PAD.right,
       y0 = H - PAD.bottom,
       y1 = PAD.top;
+    // The axes: loss on the left, held-out accuracy on the right, steps along the bottom.
     ctx.beginPath();
     ctx.moveTo(x0, y1);
     ctx.lineTo(x0, y0);
     ctx.lineTo(x1, y0);
+    ctx.lineTo(x1, y1);
     ctx.stroke();
     const h = this.#history;
     const maxStep = Math.max(10, h.at(-1)?.step ?? 10);
+    const xOf = (step) => x0 + (x1 - x0) * (step / maxStep);
     // A log axis: the loss falls by orders of magnitude, and a linear axis squashed the curve
     // against 0 within a few reports. It spans the powers of 10 around the losses seen.
     const losses = h.map((e) => e.loss).filter((x) => x > 0 && Number.isFinite(x));
     const top = Math.ceil(Math.log10(Math.max(...losses, 1)));
     const bottom = Math.min(top - 1, Math.floor(Math.log10(Math.min(...losses, 0.1))));
     const yOf = (loss) => y0 - (y0 - y1) * ((Math.log10(loss) - bottom) / (top - bottom));
+    const yAccuracy = (accuracy) => y0 - (y0 - y1) * Math.max(0, Math.min(1, accuracy));
+    // Steps: round ticks from 0 to the last report's (ticks.js), each a mark and its number.
     ctx.textAlign = 'center';
-    ctx.fillText('step', (x0 + x1) / 2, H - 4);
-    ctx.fillText(String(maxStep), x1 - 12, y0 + 13);
-    ctx.fillText('0', x0, y0 + 13);
+    ctx.fillText('step', (x0 + x1) / 2, H - 2);
+    const steps = tickIndices(maxStep + 1, 'decimal');
+    for (const step of steps) {
+      const x = xOf(step);
+      ctx.beginPath();
+      ctx.moveTo(x, y0);
+      ctx.lineTo(x, y0 + 4);
+      ctx.stroke();
+      ctx.fillText(String(step), x, y0 + 14);
+    }
     ctx.textAlign = 'right';
     for (let e = bottom; e <= top; e++) {
       const y = yOf(10 ** e);
@@ -485,24 +520,56 @@ document.body.append(training);
       ctx.stroke();
       ctx.globalAlpha = 1;
     }
-    // The y axis's title across, above the axis (rotated, it was too small to read).
+    // The accuracy axis: 0, 50 and 100 %, marks outside the plot (its gridlines would cross the loss's).
     ctx.textAlign = 'left';
-    ctx.fillText('↑ training loss (nats)', 2, 12);
-    if (h.length > 0) {
-      ctx.strokeStyle = accent;
-      ctx.lineWidth = 2;
+    for (const percent of [0, 50, 100]) {
+      const y = yAccuracy(percent / 100);
       ctx.beginPath();
-      h.forEach((e, i) => {
-        const x = x0 + (x1 - x0) * (e.step / maxStep),
-          y = yOf(Math.max(e.loss, 10 ** bottom));
-        if (i === 0) ctx.moveTo(x, y);
-        else ctx.lineTo(x, y);
-      });
+      ctx.moveTo(x1, y);
+      ctx.lineTo(x1 + 4, y);
       ctx.stroke();
-      ctx.lineWidth = 1;
+      ctx.fillText(`${percent}%`, x1 + 6, y + 4);
     }
+    // The y axes' titles across, above each axis (rotated, they were too small to read).
+    ctx.fillText('↑ training loss (nats)', 2, 12);
+    ctx.textAlign = 'right';
+    ctx.fillText('held-out accuracy ↑', W - 2, 12);
+    // Markers while the points are at least 6 px apart (closer, they would merge into the line).
+    const markers = h.length > 0 && (x1 - x0) / Math.max(1, h.length) >= 6;
+    const line = (stroke, dash, yOfEntry, mark) => {
+      ctx.strokeStyle = stroke;
+      ctx.fillStyle = stroke;
+      ctx.lineWidth = 2;
+      ctx.setLineDash(dash);
+      ctx.beginPath();
+      h.forEach((e, i) => (i === 0 ? ctx.moveTo : ctx.lineTo).call(ctx, xOf(e.step), yOfEntry(e)));
+      ctx.stroke();
+      ctx.setLineDash([]);
+      if (markers) for (const e of h) mark(xOf(e.step), yOfEntry(e));
+      ctx.lineWidth = 1;
+    };
+    if (h.length > 0) {
+      line(
+        accent,
+        [],
+        (e) => yOf(Math.max(e.loss, 10 ** bottom)),
+        (x, y) => {
+          ctx.beginPath();
+          ctx.arc(x, y, 3, 0, 2 * Math.PI);
+          ctx.fill();
+        },
+      );
+      line(
+        second,
+        [6, 3],
+        (e) => yAccuracy(e.accuracy),
+        (x, y) => ctx.fillRect(x - 3, y - 3, 6, 6),
+      );
+    }
+    ctx.strokeStyle = colour;
+    ctx.fillStyle = colour;
     const every = this.#attributes().get('every');
-    this.#parts.curveCaption.textContent = `Training loss (log scale) against step: each point is the mean loss of the training batches of the ${every} steps before it, so the curve starts at step ${every}. The held-out accuracy is in the line above.`;
+    this.#parts.curveCaption.textContent = `Training loss (left axis, log scale) and held-out token accuracy (right axis) against step: each loss point is the mean loss of the training batches of the ${every} steps before it, so the curves start at step ${every}; each accuracy point is measured on held-out sequences at that step. The latest numbers are in the line above.`;
     canvas.setAttribute(
       'aria-label',
       h.length === 0
@@ -564,4 +631,33 @@ function drawHeads(canvas, heads, labels, colour, grid) {
   );
   canvas.setAttribute('aria-label', `Attention maps, the key each query attends to most. ${strongest.join('; ')}`);
   return lines;
+}
+
+// The loss chart's key: a sample of each line (colour, dash and marker, as drawn) and what it
+// shows, on which axis.
+function chartKey() {
+  const key = document.createElement('div');
+  key.className = 'curve-key';
+  key.setAttribute('part', 'legend');
+  const entry = (className, dash, marker, words) => {
+    const span = Object.assign(document.createElement('span'), { className });
+    span.innerHTML = `<svg width="28" height="10" aria-hidden="true"><line x1="0" y1="5" x2="28" y2="5" stroke="currentColor" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}/>${marker}</svg>`;
+    span.append(words);
+    return span;
+  };
+  key.append(
+    entry(
+      'loss',
+      '',
+      '<circle cx="14" cy="5" r="3" fill="currentColor"/>',
+      'training loss (nats, left axis, log scale)',
+    ),
+    entry(
+      'accuracy',
+      '6 3',
+      '<rect x="11" y="2" width="6" height="6" fill="currentColor"/>',
+      'held-out token accuracy (%, right axis)',
+    ),
+  );
+  return key;
 }

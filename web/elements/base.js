@@ -36,6 +36,10 @@ export const SHELL_STYLE = `${THEME_STYLE}${EXPORT_STYLE}
 .legend .ends { display: flex; gap: 0.3rem; align-items: center; }
 .masked-key { font-family: system-ui, sans-serif; font-size: 0.8rem; }
 .legend .zero { font-variant-numeric: tabular-nums; }
+/* words true in a dark scheme only (followPageScheme's scheme-dark, or theme="dark") */
+.dark-only { display: none; }
+:host(:state(scheme-dark)) .dark-only, :host([theme="dark"]) .dark-only { display: inline; }
+:host([theme="light"]) .dark-only { display: none; }
 .caption { font-family: system-ui, sans-serif; font-size: 0.85rem; margin: 0.3rem 0; max-width: 60rem; }
 .axis { font-family: system-ui, sans-serif; font-size: 0.8rem; opacity: 0.9; }
 .error { color: var(--_error); }

@@ -94,7 +94,7 @@ export function explainerStages({ model: m, result: r, layer: l, head: h, link, 
   // q, k and v on one scale, the scores before and after the mask on another.
   const qkvScale = {
     range: rangeOver(layer.query.data, kvRows(layer.keys), kvRows(layer.values)),
-    legendTitle: 'value (q, k, v: one scale)',
+    legendTitle: 'q, k, v entries: one scale',
   };
   const scoreScale = {
     range: rangeOver(layer.scores.data, layer.maskedScores.data),

@@ -7,6 +7,7 @@
 import { colourLegend, legendEnds, scrollRegion } from './view-parts.js';
 import { formatNumber, exactNumber, heatColour, heatRgb } from './format.js';
 import { columnBands, COLUMN_BANDS_STYLE } from './column-bands.js';
+import { tickIndices } from './ticks.js';
 
 /** Linked highlighting between stages: { dim: { width, index } | null, head: number | null }. */
 export function createLink() {
@@ -122,13 +123,7 @@ export function vectorStrip(
     mark(i);
     if (document.activeElement !== canvas) readout.textContent = i < 0 ? '' : `${axis} ${i}: ${exactNumber(values[i])}`;
   });
-  const axisLine = document.createElement('div');
-  axisLine.className = 'axis ends';
-  axisLine.append(
-    Object.assign(document.createElement('span'), { textContent: `${axis} 0` }),
-    Object.assign(document.createElement('span'), { textContent: `${axis} →` }),
-    Object.assign(document.createElement('span'), { textContent: `${n - 1}` }),
-  );
+  const axisLine = stripTicks(n, axis === 'dimension' ? 'binary' : 'decimal');
   const largest = Array.from(values.keys())
     .sort((a, b) => Math.abs(values[b]) - Math.abs(values[a]))
     .slice(0, top)
@@ -140,7 +135,7 @@ export function vectorStrip(
     textContent: `range ${formatNumber(low, 3)} to ${formatNumber(high, 3)}; largest |value|: ${largest}`,
   });
   wrap.append(
-    Object.assign(document.createElement('div'), { className: 'name', textContent: `${title} (${n} ${axis}s)` }),
+    stripHead(`${title} (${n} ${axis}s)`, `${axis} →`),
     track,
     axisLine,
     // A strip on its own scale says so; strips compared on one scale say which share it.
@@ -149,6 +144,38 @@ export function vectorStrip(
     readout,
   );
   return wrap;
+}
+
+// The strip's name, and its x axis's title at the right (over the ticks: "dimension →").
+function stripHead(name, axisTitle) {
+  const head = document.createElement('div');
+  head.className = 'head';
+  head.append(
+    Object.assign(document.createElement('div'), { className: 'name', textContent: name }),
+    Object.assign(document.createElement('div'), { className: 'axis', textContent: axisTitle }),
+  );
+  return head;
+}
+
+// The strip's x axis: a tick under the middle of each labelled cell (tickIndices) and its index
+// under it (kept inside the strip's ends).
+function stripTicks(n, kind) {
+  const row = document.createElement('div');
+  row.className = 'axis ticks';
+  row.setAttribute('aria-hidden', 'true'); // the canvas's label and the arrow keys say them
+  const ticks = tickIndices(n, kind);
+  for (const i of ticks) {
+    const at = `${((i + 0.5) / n) * 100}%`;
+    const mark = Object.assign(document.createElement('span'), { className: 'mark' });
+    mark.style.left = at;
+    const text = String(i);
+    const label = Object.assign(document.createElement('span'), { className: 'label', textContent: text });
+    // Centred on its tick, moved inside the strip where that would cross an end (a digit of
+    // tabular numbers is 1ch wide).
+    label.style.left = `clamp(0px, calc(${at} - ${text.length / 2}ch), calc(100% - ${text.length}ch))`;
+    row.append(mark, label);
+  }
+  return row;
 }
 
 /**
@@ -263,7 +290,11 @@ export const EXPLAINER_VIEWS_STYLE = `
 .strip canvas { display: block; width: 100%; height: 1.4rem; image-rendering: pixelated; border: 1px solid var(--attn-border, #8886); box-sizing: border-box; cursor: crosshair; }
 .strip canvas:focus-visible, table.heat:focus-visible { outline: 2px solid var(--_focus); outline-offset: 2px; }
 .strip .marker { position: absolute; top: -3px; bottom: -3px; width: 2px; background: var(--_selected); pointer-events: none; }
-.strip .ends { display: flex; justify-content: space-between; }
+.strip .head { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: baseline; gap: 0 0.8rem; }
+.strip .head > .axis { margin-left: auto; }
+.strip .ticks { position: relative; height: calc(1.25em + 5px); font-variant-numeric: tabular-nums; }
+.strip .ticks .mark { position: absolute; top: 0; width: 1px; height: 5px; margin-left: -0.5px; background: currentColor; }
+.strip .ticks .label { position: absolute; top: 5px; white-space: nowrap; line-height: 1.25; }
 .largest { font-size: 0.8rem; overflow-wrap: anywhere; font-variant-numeric: tabular-nums; }
 .readout { font-size: 0.8rem; min-height: 1.2em; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 table.heat { border-collapse: collapse; font-size: 0.75rem; font-variant-numeric: tabular-nums; }

@@ -134,6 +134,14 @@ export declare class AttentionSteps extends HTMLElement implements Exportable {
   data: AttentionStepsData | null;
   /** Every stage of the last computation (null before the first). */
   readonly stages: AttentionStages | null;
+  /** X's token names (the `tokens` attribute's list), or null; set an array (each string one name), the attribute's text, or null. */
+  get tokens(): string[] | null;
+  /** Sets them: an array of strings (each one name, a comma and all), the attribute's text (a comma list or JSON array), or null to remove. */
+  set tokens(value: string | readonly string[] | null);
+  /** C's token names (the `query-tokens` attribute, cross-attention), as `tokens`. */
+  get queryTokens(): string[] | null;
+  /** Sets them: an array of strings (each one name, a comma and all), the attribute's text (a comma list or JSON array), or null to remove. */
+  set queryTokens(value: string | readonly string[] | null);
   /** Highlights a query/key pair in every [Lq, Lk] stage (null clears). */
   highlightPair(query: number | null, key?: number): void;
   /** A PNG of the element as drawn. */
@@ -180,6 +188,18 @@ export declare class AttentionHeatmap extends HTMLElement implements Exportable 
   get weights(): number[][][];
   /** Set a tensor [Lq, Lk] or [heads, Lq, Lk] (or [B, heads, Lq, Lk]), an attention result, nested arrays, or the attribute's JSON text. */
   set weights(value: number[][][] | number[][] | Tensor | { weights: Tensor } | string);
+  /** Both axes' token names (the `tokens` attribute's list), or null (q0, q1, … and k0, k1, …); set an array (each string one label, a comma and all), the attribute's text, or null. */
+  get tokens(): string[] | null;
+  /** Sets them: an array of strings (each one name, a comma and all), the attribute's text (a comma list or JSON array), or null to remove. */
+  set tokens(value: string | readonly string[] | null);
+  /** The query axis's names (the `query-tokens` attribute), as `tokens`. */
+  get queryTokens(): string[] | null;
+  /** Sets them: an array of strings (each one name, a comma and all), the attribute's text (a comma list or JSON array), or null to remove. */
+  set queryTokens(value: string | readonly string[] | null);
+  /** The key axis's names (the `key-tokens` attribute), as `tokens`. */
+  get keyTokens(): string[] | null;
+  /** Sets them: an array of strings (each one name, a comma and all), the attribute's text (a comma list or JSON array), or null to remove. */
+  set keyTokens(value: string | readonly string[] | null);
   /** 'grid' or 'lines'. */
   view: 'grid' | 'lines';
   /** Heads (0-based) toggled off by the head chips of the all-heads lines view, ascending; kept while the head count is the same. */
@@ -236,8 +256,8 @@ export declare class TokenPruning extends HTMLElement implements Exportable {
   keep: number[];
   /** The tokens; set a comma list (as the attribute) or an array. */
   get tokens(): string[];
-  /** Sets the tokens: a comma list or an array. */
-  set tokens(value: string | string[]);
+  /** Sets the tokens: a comma list or JSON array, or an array (each string one token, a comma and all). */
+  set tokens(value: string | readonly string[]);
   /** x, G and the weights of the last update. */
   readonly result: TokenPruningResult | null;
   /** A PNG of the element as drawn. */
@@ -439,8 +459,8 @@ export interface AttentionStepsAttributes extends CommonAttributes {
   for?: string;
   /** The same as `for`, for sanitized pages (DOMPurify keeps `for` on labels only). */
   link?: string;
-  /** Token names of X's rows (the keys): a comma list or JSON array (numbered without). */
-  tokens?: string;
+  /** Token names of X's rows (the keys): a comma list or JSON array (numbered without); as a property also an array of strings (a name may hold a comma). */
+  tokens?: string | string[];
   /** Token names of C's rows (the queries of cross-attention). */
   'query-tokens'?: string;
   /** 'compact': the stages side by side in smaller type (fits a 960 × 700 slide). */
@@ -467,8 +487,8 @@ export interface AttentionFlashAttributes extends CommonAttributes {
 export interface AttentionHeatmapAttributes extends CommonAttributes {
   /** Weights as JSON: [Lq][Lk] or [heads][Lq][Lk]; as a property also a tensor or an attention result. */
   weights?: string | number[][] | number[][][] | Tensor;
-  /** Token labels for queries and keys: a comma list or JSON array. */
-  tokens?: string;
+  /** Token labels for queries and keys: a comma list or JSON array; as a property (React 19 and Vue set it so) also an array of strings, each one label even if it holds a comma. */
+  tokens?: string | string[];
   /** Query token labels (cross-attention). */
   'query-tokens'?: string;
   /** Key token labels (cross-attention). */

@@ -117,3 +117,15 @@ export function listOf(text) {
   }
   return text.split(',').map((t) => t.trim());
 }
+
+/**
+ * Sets a names attribute (tokens, query-tokens, …) from a property's value: a string is the
+ * attribute's own text (a comma list or JSON); an array is written as a JSON array, so that a
+ * name holding a comma ("1,000") or a space at either end (GPT-2's " cat") stays one name;
+ * null or undefined removes the attribute.
+ */
+export function setListAttribute(element, name, value) {
+  if (value == null) element.removeAttribute(name);
+  else if (typeof value === 'string') element.setAttribute(name, value);
+  else element.setAttribute(name, JSON.stringify(Array.from(value, String)));
+}

@@ -69,7 +69,8 @@ export function isLight(colour) {
  * colour scheme but its text, which the element inherits, is light; and as on a page whose
  * text is muted (:state(page-muted): the element's text then takes `--attn-text`, or a dark
  * grey / light grey by scheme) when that text, dimmed as the views dim notes and shapes, would
- * fall under WCAG AA on the page's background. Call when connected.
+ * fall under WCAG AA on the page's background; and as in a dark scheme (:state(scheme-dark):
+ * base.js's .dark-only words show) when it is drawn dark either way. Call when connected.
  * @param {HTMLElement} element  @param {ElementInternals} internals
  */
 export function followPageScheme(element, internals) {
@@ -91,6 +92,8 @@ export function followPageScheme(element, internals) {
     if (dark) internals.states.add('page-dark');
     else internals.states.delete('page-dark');
     if (muted) internals.states.add('page-muted');
+    if (schemeDark) internals.states.add('scheme-dark');
+    else internals.states.delete('scheme-dark');
   } catch {
     /* an engine without custom states keeps the light defaults */
   }

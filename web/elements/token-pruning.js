@@ -5,7 +5,7 @@
 //
 //   <token-pruning tokens="The,cat,sat,on,the,mat" drop="2,5"></token-pruning>
 //
-// Attributes: tokens (comma list), drop (1-based token numbers dropped at first), dim
+// Attributes: tokens (comma list or JSON array; the property also an array), drop (1-based token numbers dropped at first), dim
 // (features of the made-up token vectors, default 4). Property: keep (0/1 per token).
 // Events: `change` (detail: { keep }).
 import { getApi, initCode } from './api.js';
@@ -16,6 +16,7 @@ import { LIMITS, tooBig } from './limits.js';
 import { positionedLabels } from './model-views.js';
 import { positionNote } from './token-positions.js';
 import { screenOrPaper } from './view-parts.js';
+import { listOf, setListAttribute } from './steps-inputs.js';
 
 const TAG = 'token-pruning';
 
@@ -45,13 +46,15 @@ export class TokenPruning extends AttentionElement {
   }
 
   get tokens() {
-    return this.typedAttribute('tokens')
-      .split(',')
-      .map((t) => t.trim());
+    const text = this.typedAttribute('tokens');
+    return listOf(text) ?? text.split(',').map((t) => t.trim());
   }
-  /** The tokens: a comma list (as the attribute takes it) or an array of strings. */
+  /**
+   * The tokens: a comma list or JSON array (as the attribute takes them) or an array of strings
+   * (written as JSON, so that a token holding a comma stays one token).
+   */
   set tokens(v) {
-    this.setAttribute('tokens', typeof v === 'string' ? v : Array.from(v, String).join(','));
+    setListAttribute(this, 'tokens', typeof v === 'string' ? v : Array.from(v ?? [], String));
   }
   /** Keep decisions, 0/1 per token. */
   get keep() {

@@ -5,8 +5,11 @@
 import { formatNumber, paletteGradient } from './format.js';
 
 // The diverging scale's middle in words true on a light and a dark page alike (its near-white
-// middle is no page's "white" on a dark one; the bar's ends say which side is which).
+// middle is no page's "white" on a dark one; the bar's ends say which side is which). On a dark
+// page the palest cells are the brightest, not the page's: the legend says so there (DARK_WORDS,
+// shown by base.js's style in a dark scheme only).
 const ZERO_WORDS = 'palest = 0';
+const DARK_WORDS = ', the brightest on a dark page';
 
 /**
  * A colour legend with numbers: `title`, the low end, the palette's bar and the high end;
@@ -38,7 +41,12 @@ export function colourLegend({ kind, min, max, title = '', digits = 2 }) {
   const ends = document.createElement('span');
   ends.className = 'ends';
   if (kind === 'diverging') {
-    const zero = Object.assign(document.createElement('span'), { className: 'zero', textContent: `(${ZERO_WORDS})` });
+    const zero = Object.assign(document.createElement('span'), { className: 'zero' });
+    zero.append(
+      `(${ZERO_WORDS}`,
+      Object.assign(document.createElement('span'), { className: 'dark-only', textContent: DARK_WORDS }),
+      ')',
+    );
     ends.append(low, bar, high, zero);
   } else ends.append(low, bar, high);
   legend.append(ends);
