@@ -392,37 +392,29 @@ void AccumulateValuesChecked(const float* p, const float* rescale, const float* 
                                       padded_dim);
 }
 
-// A block's value rows read where they lie and widened in registers, exactly the floats a
-// widened copy holds: half-stored rows, or q8_0 rows in whole blocks (Q8ValueRows below).
-// Cursor(c) reads row 0's columns c .., Next() moves it a row on: a loop over the rows steps
-// pointers (emcc builds with loop strength reduction off, so an index multiplied out every row
-// cost a multiply and three adds a row); Four and Eight read 4 and 8 columns from it.
+// A block's value rows read where they lie and widened in registers, four columns at a time
+// (Four(j, c): row j's columns c .. c + 3), exactly the floats a widened copy holds:
+// half-stored rows, or q8_0 rows in whole blocks (each row's scales decoded once a block).
 template <KvStorage kStorage>
 struct HalfRows {
   const uint16_t* rows;  // the first row (a block's value rows, or a tile's key rows)
   int stride;
   HWY_INLINE V Four(int j, int c) const {
-    return WidenFour(rows + static_cast<size_t>(j) * stride + c, kStorage);
+    const uint16_t* at = rows + static_cast<size_t>(j) * stride + c;
+    return kStorage == KvStorage::kBfloat16 ? WidenBf16(at) : WidenHalf(at);
   }
-  struct Cursor {
-    const uint16_t* at;
-    size_t step;
-    HWY_INLINE V Four(int c) const { return WidenFour(at + c, kStorage); }
-    // Columns c .. c + 7 as two vectors; bfloat16: one load, each half interleaved with zeros
-    // below it (the same floats as Four's, with a shuffle instead of a widening and a shift).
-    HWY_INLINE void Eight(int c, V& lo, V& hi) const {
-      if constexpr (kStorage == KvStorage::kBfloat16) {
-        const hn::Full128<uint16_t> d16;
-        const auto halves = hn::LoadU(d16, at + c);
-        lo = hn::BitCast(D(), hn::InterleaveLower(d16, hn::Zero(d16), halves));
-        hi = hn::BitCast(D(), hn::InterleaveUpper(d16, hn::Zero(d16), halves));
-      } else {
-        lo = Four(c), hi = Four(c + 4);
-      }
+  // Row j's columns c .. c + 7 as two vectors; bfloat16: one load, each half interleaved with
+  // zeros below it (the same floats as Four's, with a shuffle instead of a widening and a shift).
+  HWY_INLINE void Eight(int j, int c, V& lo, V& hi) const {
+    if constexpr (kStorage == KvStorage::kBfloat16) {
+      const hn::Full128<uint16_t> d16;
+      const auto halves = hn::LoadU(d16, rows + static_cast<size_t>(j) * stride + c);
+      lo = hn::BitCast(D(), hn::InterleaveLower(d16, hn::Zero(d16), halves));
+      hi = hn::BitCast(D(), hn::InterleaveUpper(d16, hn::Zero(d16), halves));
+    } else {
+      lo = Four(j, c), hi = Four(j, c + 4);
     }
-    HWY_INLINE void Next() { at += step; }
-  };
-  HWY_INLINE Cursor At(int c) const { return Cursor{rows + c, static_cast<size_t>(stride)}; }
+  }
 };
 // The most q8_0 blocks a value row read in place has (256 elements).
 constexpr int kMaxQ8RowBlocks = 8;
@@ -438,7 +430,7 @@ HWY_INLINE bool WidenQ8Scales(const uint8_t* first, size_t row_bytes, int rows, 
                               int row_step, int block_step, int count, float* scales) {
   const D d;
   // 1. Gather the halves into their places (zeros elsewhere: none when the rows fill them all,
-  // as whole tiles and blocks do; the fill was a call of its own, 1.4% of a q8 decode step).
+  // as whole tiles and blocks do; the fill was a memset call each time).
   alignas(16) uint16_t halves[kMaxWidenedQ8Scales];
   if (rows * blocks < count) std::fill(halves, halves + count, uint16_t{0});
   for (int i = 0; i < rows; ++i) {
@@ -459,57 +451,41 @@ HWY_INLINE bool WidenQ8Scales(const uint8_t* first, size_t row_bytes, int rows, 
 }
 // A block's value rows (up to 32) as q8_0 rows in whole blocks (RowsInWholeBlocks) of up to
 // 256 elements, read in place: the rows' block scales decoded once (WidenQ8Scales), the codes
-// read from the first row's first block on (Cursor: columns as d·q, exact).
+// addressed from the first row's first block (Four(i, c): row i's columns c .. c + 3 as d·q,
+// exact).
 struct Q8ValueRows {
-  const uint8_t* first;                           // row 0's first block
-  size_t row_bytes;                               // between rows' first blocks
-  int blocks;                                     // blocks a row
-  alignas(16) float scales[kMaxWidenedQ8Scales];  // block b of row i: scales[b · 32 + i]
+  const uint8_t* first;  // row 0's first block
+  size_t row_bytes;      // between rows' first blocks
+  int blocks;            // blocks a row
+  alignas(16) float scales[kMaxWidenedQ8Scales];
   //   first: the first row, rows of `width` elements `stride` apart
   Q8ValueRows(Q8Elements rows_first, int stride, int rows, int width)
       : first(rows_first.block()),
         row_bytes(static_cast<size_t>(stride) / kKvQ8Block * kKvQ8BlockBytes),
         blocks(width / kKvQ8Block) {
-    WidenQ8Scales(first, row_bytes, rows, blocks, /*row_step=*/1, /*block_step=*/kKeysPerBlock,
-                  blocks * kKeysPerBlock, scales);
+    WidenQ8Scales(first, row_bytes, rows, blocks, /*row_step=*/blocks, /*block_step=*/1,
+                  RoundUp(rows * blocks, kLanes), scales);
   }
-  // Columns c .. of one row, all in one block (c % 8 == 0, at most 8 columns read).
-  struct Cursor {
-    const int8_t* codes;
-    size_t step;
-    const float* scale;  // the row's block scale; the next row's follows it
-    HWY_INLINE V Four(int c) const { return WidenFourCodes(codes + c, hn::Set(D(), *scale)); }
-    // 8 codes as two vectors: one load widened to int16 (v128.load8x8_s), then each half to
-    // int32 and float, times d (the same d·q as Four's).
-    HWY_INLINE void Eight(int c, V& lo, V& hi) const {
-      const D d;
-      const DI32 di;
-      const V d_block = hn::Set(d, *scale);
-      const auto wide = hn::PromoteTo(DI16(), hn::LoadU(DI8(), codes + c));
-      lo = hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, hn::LowerHalf(wide))), d_block);
-      hi = hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, hn::UpperHalf(hn::Half<DI16>(), wide))),
-                   d_block);
-    }
-    HWY_INLINE void Next() { codes += step, ++scale; }
-  };
-  // Row 0's columns from c (relative column 0 of the cursor is c).
-  HWY_INLINE Cursor At(int c) const {
-    const int b = c / kKvQ8Block;
-    const auto* codes = reinterpret_cast<const int8_t*>(first + b * kKvQ8BlockBytes + 2);
-    return Cursor{codes + c % kKvQ8Block, row_bytes, scales + b * kKeysPerBlock};
+  HWY_INLINE const int8_t* Codes(int i, int c) const {
+    return reinterpret_cast<const int8_t*>(first + i * row_bytes +
+                                           (c / kKvQ8Block) * kKvQ8BlockBytes + 2) +
+           c % kKvQ8Block;
+  }
+  HWY_INLINE float Scale(int i, int c) const { return scales[i * blocks + c / kKvQ8Block]; }
+  HWY_INLINE V Four(int i, int c) const {
+    return WidenFourCodes(Codes(i, c), hn::Set(D(), Scale(i, c)));
+  }
+  // Row i's columns c .. c + 7 (c % 8 == 0: one block) as two vectors: one load of 8 codes
+  // widened to int16 (v128.load8x8_s), then each half to int32 and float (the same d·q).
+  HWY_INLINE void Eight(int i, int c, V& lo, V& hi) const {
+    const D d;
+    const DI32 di;
+    const V scale = hn::Set(d, Scale(i, c));
+    const auto wide = hn::PromoteTo(DI16(), hn::LoadU(DI8(), Codes(i, c)));
+    lo = hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, hn::LowerHalf(wide))), scale);
+    hi = hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, hn::UpperHalf(hn::Half<DI16>(), wide))), scale);
   }
 };
-
-// 4·kVecs columns of the cursor's row (Rows::At), as float32 vectors.
-template <int kVecs, class Cursor>
-HWY_INLINE void ReadColumns(const Cursor& row, V x[kVecs]) {
-  if constexpr (kVecs == 1) {
-    x[0] = row.Four(0);
-  } else {
-    ATTN_UNROLL_FULLY
-    for (int i = 0; i < kVecs; i += 2) row.Eight(i * kLanes, x[i], x[i + 1]);
-  }
-}
 
 // Step 2d over stored value rows (Rows: HalfRows, Q8ValueRows), kVecs vectors of columns
 // at a time: each column's chain is AccumulateValues' (acc·rescale when a row's rescale is not
@@ -529,11 +505,15 @@ HWY_INLINE int AccumulateStoredColumns(const float* p, const float* rescale, boo
         if (rescaled) x = hn::Mul(x, hn::Set(d, rescale[r]));
       }
     }
-    auto row = v.At(c);  // row j's columns c ..
     ATTN_NO_UNROLL
-    for (int j = 0; j < num_keys; ++j, row.Next()) {
+    for (int j = 0; j < num_keys; ++j) {
       V x[kVecs];
-      ReadColumns<kVecs>(row, x);
+      if constexpr (kVecs == 1) {
+        x[0] = v.Four(j, c);
+      } else {
+        ATTN_UNROLL_FULLY
+        for (int i = 0; i < kVecs; i += 2) v.Eight(j, c + i * kLanes, x[i], x[i + 1]);
+      }
       ATTN_UNROLL_FULLY
       for (int r = 0; r < kRowsPerTile; ++r) {
         const V w = hn::Set(d, p[r * kKeysPerBlock + j]);
