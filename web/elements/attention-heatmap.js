@@ -26,7 +26,7 @@ import { errorMessage } from './theme.js';
 import { LIMITS, tooBig, parseAttributeJson, dimension, attempt } from './limits.js';
 import { positionedLabels } from './model-views.js';
 import { positionNote } from './token-positions.js';
-import { listOf, setListAttribute } from './steps-inputs.js';
+import { listOf, defineListProperties } from './steps-inputs.js';
 import { headColour, headLabel } from './head-colours.js';
 
 export { headColour };
@@ -261,34 +261,6 @@ heatmap.tokens = [${this.#tokens().k.map(jsString).join(', ')}];
 heatmap.weights = weights;
 document.body.append(heatmap);
 `;
-  }
-
-  /**
-   * The token names of both axes (the `tokens` attribute's list), or null when none are given
-   * (the axes say q0, q1, … and k0, k1, …). Set an array of strings (each stays one name, a
-   * comma and all: it is written to the attribute as JSON), the attribute's text, or null.
-   */
-  get tokens() {
-    return listOf(this.getAttribute('tokens'));
-  }
-  set tokens(value) {
-    setListAttribute(this, 'tokens', value);
-  }
-
-  /** The query axis's names (the `query-tokens` attribute: cross-attention), as `tokens`. */
-  get queryTokens() {
-    return listOf(this.getAttribute('query-tokens'));
-  }
-  set queryTokens(value) {
-    setListAttribute(this, 'query-tokens', value);
-  }
-
-  /** The key axis's names (the `key-tokens` attribute), as `tokens`. */
-  get keyTokens() {
-    return listOf(this.getAttribute('key-tokens'));
-  }
-  set keyTokens(value) {
-    setListAttribute(this, 'key-tokens', value);
   }
 
   /** 'grid' or 'lines' ('grid' also while the attribute is bad: attributes.js). */
@@ -717,6 +689,10 @@ document.body.append(heatmap);
     return figure;
   }
 }
+
+// tokens, queryTokens, keyTokens: the axes' names (the attributes' lists, or null); set an array
+// of strings (each one name, a comma and all), the attribute's text, or null (steps-inputs.js).
+defineListProperties(AttentionHeatmap, { tokens: 'tokens', queryTokens: 'query-tokens', keyTokens: 'key-tokens' });
 
 // The weights of one token's lines as text at each line's far end (a key's row for a query,
 // a query's row for a key), above the line, none for a weight of 0 (no line drawn).

@@ -25,7 +25,7 @@ import {
   SCORE_STAGES,
   exampleData,
   listOf,
-  setListAttribute,
+  defineListProperties,
   presetMask,
   rowsOf,
   sameShapes,
@@ -138,26 +138,6 @@ export class AttentionSteps extends AttentionElement {
       this.#data = null;
       this.#showError(error);
     }
-  }
-
-  /**
-   * X's token names (the `tokens` attribute's list: the keys, and the queries unless C is
-   * given), or null. Set an array of strings (each stays one name, a comma and all: written to
-   * the attribute as JSON), the attribute's text, or null.
-   */
-  get tokens() {
-    return listOf(this.getAttribute('tokens'));
-  }
-  set tokens(value) {
-    setListAttribute(this, 'tokens', value);
-  }
-
-  /** C's token names (the `query-tokens` attribute: cross-attention's queries), as `tokens`. */
-  get queryTokens() {
-    return listOf(this.getAttribute('query-tokens'));
-  }
-  set queryTokens(value) {
-    setListAttribute(this, 'query-tokens', value);
   }
 
   /** Why the last input could not be shown, or a bad attribute value (null when neither). */
@@ -785,3 +765,7 @@ export class AttentionSteps extends AttentionElement {
     }
   }
 }
+
+// tokens (X's names: the keys, and the queries unless C is given) and queryTokens (C's): the
+// attributes' lists, or null; set an array of strings (each one name), the text, or null.
+defineListProperties(AttentionSteps, { tokens: 'tokens', queryTokens: 'query-tokens' });

@@ -129,3 +129,22 @@ export function setListAttribute(element, name, value) {
   else if (typeof value === 'string') element.setAttribute(name, value);
   else element.setAttribute(name, JSON.stringify(Array.from(value, String)));
 }
+
+/**
+ * Names properties of an element class, each mirroring its attribute: { tokens: 'tokens',
+ * queryTokens: 'query-tokens' } gives `tokens` (get: listOf the attribute, or null; set:
+ * setListAttribute) and `queryTokens` alike.
+ */
+export function defineListProperties(elementClass, attributes) {
+  for (const [property, attribute] of Object.entries(attributes)) {
+    Object.defineProperty(elementClass.prototype, property, {
+      configurable: true,
+      get() {
+        return listOf(this.getAttribute(attribute));
+      },
+      set(value) {
+        setListAttribute(this, attribute, value);
+      },
+    });
+  }
+}
