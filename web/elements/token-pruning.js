@@ -46,15 +46,14 @@ export class TokenPruning extends AttentionElement {
   }
 
   get tokens() {
-    const text = this.typedAttribute('tokens');
-    return listOf(text) ?? text.split(',').map((t) => t.trim());
+    return listOf(this.typedAttribute('tokens')) ?? [''];
   }
   /**
    * The tokens: a comma list or JSON array (as the attribute takes them) or an array of strings
    * (written as JSON, so that a token holding a comma stays one token).
    */
   set tokens(v) {
-    setListAttribute(this, 'tokens', typeof v === 'string' ? v : Array.from(v ?? [], String));
+    setListAttribute(this, 'tokens', v ?? []);
   }
   /** Keep decisions, 0/1 per token. */
   get keep() {
