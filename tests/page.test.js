@@ -488,8 +488,11 @@ test('screenshots of every section and element at desktop and phone widths (git-
         }),
       );
       for (let i = 0; i < targets.length; i++) {
+        // (60 s: under a full CI run on 2 cores, waiting for an element to be stable once took
+        // past the default 30 s; alone it takes under a second)
         await shot.locator(`[data-shot="${i}"]`).screenshot({
           path: fileURLToPath(new URL(`${label}-${String(i).padStart(2, '0')}-${targets[i]}.png`, dir)),
+          timeout: 60_000,
         });
       }
       assert.ok(targets.length >= 10, targets.join(', '));
