@@ -68,9 +68,14 @@ bool CodeQueryRow(const float* q, int width, int16_t* codes, float* scales) {
     }
     const int e = amax == 0.0f ? 0 : QueryBlockExponent(amax);
     scales[b] = amax == 0.0f ? 0.0f : std::ldexp(1.0f, e);
+    // q · 2^-e is exact (a power of two; a product below the normal range rounds to ±0 either
+    // way), and |round(·)| <= 32767 by the choice of e. As two multiplies by powers of two
+    // (2^-e reaches 2^163 for the smallest blocks), not an ldexp call an element: a libc call
+    // each, which cost a q8_0 decode step ~2% of its time.
+    const int first = std::min(-e, 127);
+    const float up = std::ldexp(1.0f, first), rest = std::ldexp(1.0f, -e - first);
     for (int i = 0; i < kKvQ8Block; ++i) {
-      // q · 2^-e is exact (a power of two), and |round(·)| <= 32767 by the choice of e.
-      codes[b * kKvQ8Block + i] = static_cast<int16_t>(std::nearbyint(std::ldexp(block[i], -e)));
+      codes[b * kKvQ8Block + i] = static_cast<int16_t>(std::nearbyint(block[i] * up * rest));
     }
   }
   return true;
