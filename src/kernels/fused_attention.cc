@@ -959,25 +959,36 @@ void ScoreQ8Tile(const QueryCodes<kRows>& qc, const float* const q_rows[kRows], 
   V total[kRows][2];
   for (int r = 0; r < kRows; ++r) total[r][0] = total[r][1] = hn::Zero(d);
   for (int b = 0; b < blocks; ++b) {
+    for (int j = keys; j < kKeysPerTile; ++j) {
+      for (int r = 0; r < kRows; ++r) hn::Store(hn::Zero(di), di, sums[r][j]);
+    }
+    // Two keys at a time, so that each row's query codes are loaded once for both (a lone
+    // last key is scored twice, to the same sums).
     ATTN_NO_UNROLL
-    for (int j = 0; j < kKeysPerTile; ++j) {
-      if (j >= keys) {
-        for (int r = 0; r < kRows; ++r) hn::Store(hn::Zero(di), di, sums[r][j]);
-        continue;
+    for (int j = 0; j < keys; j += 2) {
+      const int j1 = std::min(j + 1, keys - 1);
+      const auto codes_of = [&](int key) {
+        return reinterpret_cast<const int8_t*>(first + key * row_bytes + b * kKvQ8BlockBytes + 2);
+      };
+      const int8_t* codes0 = codes_of(j);
+      const int8_t* codes1 = codes_of(j1);
+      hn::Vec<DI16> kc0[4], kc1[4];
+      for (int v = 0; v < 4; ++v) {
+        kc0[v] = hn::PromoteTo(d16, hn::LoadU(d8, codes0 + 8 * v));
+        kc1[v] = hn::PromoteTo(d16, hn::LoadU(d8, codes1 + 8 * v));
       }
-      const int8_t* codes =
-          reinterpret_cast<const int8_t*>(first + j * row_bytes + b * kKvQ8BlockBytes + 2);
-      hn::Vec<DI16> kc[4];
-      for (int v = 0; v < 4; ++v) kc[v] = hn::PromoteTo(d16, hn::LoadU(d8, codes + 8 * v));
       ATTN_UNROLL_FULLY
       for (int r = 0; r < kRows; ++r) {
         const int16_t* q = qc.codes[r] + b * kKvQ8Block;
-        VI sum = hn::Zero(di), unused = hn::Zero(di);
+        VI sum0 = hn::Zero(di), sum1 = hn::Zero(di), unused = hn::Zero(di);
         ATTN_UNROLL_FULLY
         for (int v = 0; v < 4; ++v) {
-          sum = hn::ReorderWidenMulAccumulate(di, kc[v], hn::Load(d16, q + 8 * v), sum, unused);
+          const auto qv = hn::Load(d16, q + 8 * v);
+          sum0 = hn::ReorderWidenMulAccumulate(di, kc0[v], qv, sum0, unused);
+          sum1 = hn::ReorderWidenMulAccumulate(di, kc1[v], qv, sum1, unused);
         }
-        hn::Store(sum, di, sums[r][j]);
+        hn::Store(sum0, di, sums[r][j]);
+        hn::Store(sum1, di, sums[r][j1]);
       }
     }
     for (int r = 0; r < kRows; ++r) {
