@@ -572,6 +572,16 @@ uint64_t QuantScratchBytes(int rows, int inner) {
          (kQuantBlock * sizeof(int16_t) + sizeof(float) + sizeof(int32_t) + pairs);
 }
 
+// The work ParallelFor is told of a product of few rows whose weights are many: at least
+// kParallelMinWork from 2^16 weights on (a decode step's query and output projections of a
+// 576-wide model: 2.65 M by the rule above, so on one thread while the other spun, ~12% of a
+// 2-thread decode step's time in perf). The threshold's workers-asleep wake-up (tens of µs)
+// does not apply there: a decode step's calls come back to back and find them spinning.
+uint64_t DecodeProductWork(int rows, int inner, int cols) {
+  const uint64_t weights = static_cast<uint64_t>(inner) * cols;
+  return rows <= 4 && weights >= (uint64_t{1} << 16) ? kParallelMinWork : 0;
+}
+
 Status MultiplyQuantized(const float* a, int a_stride, int rows, int inner, const QuantMatrix& w,
                          const float* bias, int cols, float* out, int out_stride) {
   // 1. The activations' codes (on the calling thread: tasks must not allocate).
@@ -616,7 +626,7 @@ Status MultiplyQuantized(const float* a, int a_stride, int rows, int inner, cons
     }
   };
   const uint64_t work = std::max<uint64_t>(2ull * rows, 8ull) * inner * cols;
-  ParallelForEach(tasks, work, task);
+  ParallelForEach(tasks, std::max(work, DecodeProductWork(rows, inner, cols)), task);
   return Status::kOk;
 }
 
