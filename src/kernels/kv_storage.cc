@@ -70,8 +70,8 @@ bool CodeQueryRow(const float* q, int width, int16_t* codes, float* scales) {
     scales[b] = amax == 0.0f ? 0.0f : std::ldexp(1.0f, e);
     // q · 2^-e is exact (a power of two; a product below the normal range rounds to ±0 either
     // way), and |round(·)| <= 32767 by the choice of e. As two multiplies by powers of two
-    // (2^-e reaches 2^163 for the smallest blocks), not an ldexp call an element: a libc call
-    // each, which cost a q8_0 decode step ~2% of its time.
+    // (2^-e reaches 2^163 for the smallest blocks), not an ldexp (a libc call) an element:
+    // CodeQueryRow fell from 1.9% to 1.2-1.4% of a q8_0 decode step's samples in perf.
     const int first = std::min(-e, 127);
     const float up = std::ldexp(1.0f, first), rest = std::ldexp(1.0f, -e - first);
     for (int i = 0; i < kKvQ8Block; ++i) {
