@@ -561,13 +561,10 @@ template <int kRowsPerTile, class Rows, class Widened>
 void AccumulateStoredValuesChecked(const float* p, const float* rescale, const Rows& v,
                                    Widened&& widened, int num_keys, int value_dim, float* acc,
                                    float* saved, int padded_dim) {
-  if (v.KnownFinite()) {
-    AccumulateStoredValues<kRowsPerTile>(p, rescale, v, num_keys, acc, padded_dim);
-    return;
-  }
-  std::copy(acc, acc + kRowsPerTile * padded_dim, saved);
+  const bool check = !v.KnownFinite();
+  if (check) std::copy(acc, acc + kRowsPerTile * padded_dim, saved);
   AccumulateStoredValues<kRowsPerTile>(p, rescale, v, num_keys, acc, padded_dim);
-  if (!MayHoldNonFinite(acc, kRowsPerTile * padded_dim)) return;
+  if (!check || !MayHoldNonFinite(acc, kRowsPerTile * padded_dim)) return;
   RedoIfNonFiniteValues<kRowsPerTile>(p, rescale, widened(), num_keys, padded_dim, value_dim, acc,
                                       saved, padded_dim);
 }
@@ -966,12 +963,12 @@ void ScoreQ8Tile(const QueryCodes<kRows>& qc, const float* const q_rows[kRows], 
     }
     // Two keys at a time, so that each row's query codes are loaded once for both (a lone
     // last key is scored twice, to the same sums).
+    const auto codes_of = [&](int key) {  // key's codes of block b
+      return reinterpret_cast<const int8_t*>(first + key * row_bytes + b * kKvQ8BlockBytes + 2);
+    };
     ATTN_NO_UNROLL
     for (int j = 0; j < keys; j += 2) {
       const int j1 = std::min(j + 1, keys - 1);
-      const auto codes_of = [&](int key) {
-        return reinterpret_cast<const int8_t*>(first + key * row_bytes + b * kKvQ8BlockBytes + 2);
-      };
       const int8_t* codes0 = codes_of(j);
       const int8_t* codes1 = codes_of(j1);
       hn::Vec<DI16> kc0[4], kc1[4];
