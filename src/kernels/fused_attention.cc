@@ -50,6 +50,9 @@
 
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
 #include "kernels/kv_storage.h"
 #include "kernels/loaded_lanes.h"
 #include "kernels/matmul.h"
@@ -408,46 +411,94 @@ struct HalfRows {
   // Row j's columns c .. c + 7 as two vectors; bfloat16: one load, each half interleaved with
   // zeros below it (the same floats as Four's, with a shuffle instead of a widening and a shift).
   HWY_INLINE void Eight(int j, int c, V& lo, V& hi) const {
+    EightAt(rows + static_cast<size_t>(j) * stride + c, lo, hi);
+  }
+  HWY_INLINE static void EightAt(const uint16_t* at, V& lo, V& hi) {
     if constexpr (kStorage == KvStorage::kBfloat16) {
       const hn::Full128<uint16_t> d16;
-      const auto halves = hn::LoadU(d16, rows + static_cast<size_t>(j) * stride + c);
+      const auto halves = hn::LoadU(d16, at);
       lo = hn::BitCast(D(), hn::InterleaveLower(d16, hn::Zero(d16), halves));
       hi = hn::BitCast(D(), hn::InterleaveUpper(d16, hn::Zero(d16), halves));
     } else {
-      lo = Four(j, c), hi = Four(j, c + 4);
+      lo = WidenHalf(at), hi = WidenHalf(at + 4);
     }
   }
+  // Walks the rows one at a time from row 0's column c (AccumulateStoredColumns): a pointer
+  // moved by the stride, not a row index multiplied by it at every load.
+  struct Cursor {
+    const uint16_t* at;
+    int stride;
+    HWY_INLINE V Four(int offset) const {
+      return kStorage == KvStorage::kBfloat16 ? WidenBf16(at + offset) : WidenHalf(at + offset);
+    }
+    HWY_INLINE void Eight(int offset, V& lo, V& hi) const { EightAt(at + offset, lo, hi); }
+    HWY_INLINE void Next() { at += stride; }
+  };
+  HWY_INLINE Cursor At(int c) const { return {rows + c, stride}; }
 };
 // The most q8_0 blocks a value row read in place has (256 elements).
 constexpr int kMaxQ8RowBlocks = 8;
-// The most scales WidenQ8Scales widens in one call: a block's value rows (Q8ValueRows), padded.
-constexpr int kMaxWidenedQ8Scales = kKeysPerBlock * kMaxQ8RowBlocks + kLanes;
-// The float16 block scales of q8_0 rows as float32, exactly (WidenHalf: every half, Infinity
-// and NaN included, is a float32), four at a time: the scales of many rows in one pass, not a
-// scalar conversion each. Row i's block b (`rows` rows of `blocks` blocks, row_bytes apart
-// from `first`'s first block) goes to scales[i · row_step + b · block_step]; the other
-// entries below `count` are 0. Returns whether every scale is finite.
-//   scales: [count], count % 4 == 0, count <= kMaxWidenedQ8Scales
-HWY_INLINE bool WidenQ8Scales(const uint8_t* first, size_t row_bytes, int rows, int blocks,
-                              int row_step, int block_step, int count, float* scales) {
-  const D d;
-  // 1. Gather the halves into their places (zeros elsewhere: none when the rows fill them all,
-  // as whole tiles and blocks do; the fill was a memset call each time).
-  alignas(16) uint16_t halves[kMaxWidenedQ8Scales];
-  if (rows * blocks < count) std::fill(halves, halves + count, uint16_t{0});
-  for (int i = 0; i < rows; ++i) {
-    const uint8_t* row = first + i * row_bytes;
-    for (int b = 0; b < blocks; ++b) {
-      std::memcpy(&halves[i * row_step + b * block_step], row + b * kKvQ8BlockBytes, 2);
-    }
+using DU16x8 = hn::Full128<uint16_t>;
+// The most scales WidenQ8Scales widens in one call: a block's value rows (Q8ValueRows).
+constexpr int kMaxWidenedQ8Scales = kKeysPerBlock * kMaxQ8RowBlocks;
+
+// Eight float16 scales, lane j the two bytes at at + j·row_bytes (j < n; 0 for j >= n), each
+// loaded into its lane (v128.load16_lane). Gathered into an array first and read back as
+// vectors, each vector load waited for the four 2-byte stores under it (a store-forwarding
+// stall: ~1 in 5 of ScoreQ8Tile's samples sat on those loads).
+HWY_INLINE hn::Vec<DU16x8> EightHalves(const uint8_t* at, size_t row_bytes, int n) {
+#if defined(__wasm_simd128__)
+  v128_t v = wasm_i16x8_splat(0);
+  if (n >= 8) {
+    v = wasm_v128_load16_lane(at, v, 0);
+    v = wasm_v128_load16_lane(at + row_bytes, v, 1);
+    v = wasm_v128_load16_lane(at + 2 * row_bytes, v, 2);
+    v = wasm_v128_load16_lane(at + 3 * row_bytes, v, 3);
+    v = wasm_v128_load16_lane(at + 4 * row_bytes, v, 4);
+    v = wasm_v128_load16_lane(at + 5 * row_bytes, v, 5);
+    v = wasm_v128_load16_lane(at + 6 * row_bytes, v, 6);
+    v = wasm_v128_load16_lane(at + 7 * row_bytes, v, 7);
+  } else {
+    if (n > 0) v = wasm_v128_load16_lane(at, v, 0);
+    if (n > 1) v = wasm_v128_load16_lane(at + row_bytes, v, 1);
+    if (n > 2) v = wasm_v128_load16_lane(at + 2 * row_bytes, v, 2);
+    if (n > 3) v = wasm_v128_load16_lane(at + 3 * row_bytes, v, 3);
+    if (n > 4) v = wasm_v128_load16_lane(at + 4 * row_bytes, v, 4);
+    if (n > 5) v = wasm_v128_load16_lane(at + 5 * row_bytes, v, 5);
+    if (n > 6) v = wasm_v128_load16_lane(at + 6 * row_bytes, v, 6);
   }
-  // 2. Widen them four at a time, noting any that is not finite.
+  return hn::Vec<DU16x8>{v};
+#else  // the native build (tests): through memory
+  alignas(16) uint16_t halves[8] = {};
+  for (int j = 0; j < std::min(n, 8); ++j) std::memcpy(&halves[j], at + j * row_bytes, 2);
+  return hn::Load(DU16x8(), halves);
+#endif
+}
+
+// The float16 block scales of q8_0 rows as float32, exactly (WidenHalf: every half, Infinity
+// and NaN included, is a float32), eight rows at a time. Row i's block b (`rows` rows of
+// `blocks` blocks, row_bytes apart from `first`'s first block) goes to
+// scales[b · block_step + i]; entries i from rows up to the next multiple of 8 are 0. Returns
+// whether every scale is finite.
+//   scales: [blocks · block_step], block_step >= RoundUp(rows, 8)
+HWY_INLINE bool WidenQ8Scales(const uint8_t* first, size_t row_bytes, int rows, int blocks,
+                              int block_step, float* scales) {
+  const D d;
+  const DU32 du;
   const V inf = hn::Set(d, std::numeric_limits<float>::infinity());
   auto not_finite = hn::FirstN(d, 0);
-  for (int at = 0; at < count; at += kLanes) {
-    const V scale = WidenHalf(halves + at);
+  const auto keep = [&](V scale, float* at) {
     not_finite = hn::Or(not_finite, hn::Not(hn::Lt(hn::Abs(scale), inf)));
-    hn::Store(scale, d, scales + at);
+    hn::Store(scale, d, at);
+  };
+  for (int b = 0; b < blocks; ++b) {
+    for (int i = 0; i < rows; i += 8) {
+      const auto halves =
+          EightHalves(first + i * row_bytes + b * kKvQ8BlockBytes, row_bytes, rows - i);
+      float* at = scales + b * block_step + i;
+      keep(WidenHalfBits(hn::PromoteTo(du, hn::LowerHalf(halves))), at);
+      keep(WidenHalfBits(hn::PromoteTo(du, hn::UpperHalf(hn::Half<DU16x8>(), halves))), at + 4);
+    }
   }
   return hn::AllFalse(d, not_finite);
 }
@@ -466,8 +517,7 @@ struct Q8ValueRows {
       : first(rows_first.block()),
         row_bytes(static_cast<size_t>(stride) / kKvQ8Block * kKvQ8BlockBytes),
         blocks(width / kKvQ8Block) {
-    finite = WidenQ8Scales(first, row_bytes, rows, blocks, /*row_step=*/blocks, /*block_step=*/1,
-                           RoundUp(rows * blocks, kLanes), scales);
+    finite = WidenQ8Scales(first, row_bytes, rows, blocks, /*block_step=*/kKeysPerBlock, scales);
   }
   // Whether every value is known to be finite: every scale is (d·q with q an int8).
   bool KnownFinite() const { return finite; }
@@ -476,19 +526,40 @@ struct Q8ValueRows {
                                            (c / kKvQ8Block) * kKvQ8BlockBytes + 2) +
            c % kKvQ8Block;
   }
-  HWY_INLINE float Scale(int i, int c) const { return scales[i * blocks + c / kKvQ8Block]; }
+  HWY_INLINE float Scale(int i, int c) const { return scales[c / kKvQ8Block * kKeysPerBlock + i]; }
   HWY_INLINE V Four(int i, int c) const {
     return WidenFourCodes(Codes(i, c), hn::Set(D(), Scale(i, c)));
   }
   // Row i's columns c .. c + 7 (c % 8 == 0: one block) as two vectors: one load of 8 codes
   // widened to int16 (v128.load8x8_s), then each half to int32 and float (the same d·q).
   HWY_INLINE void Eight(int i, int c, V& lo, V& hi) const {
+    EightAt(Codes(i, c), hn::Set(D(), Scale(i, c)), lo, hi);
+  }
+  HWY_INLINE static void EightAt(const int8_t* codes, V scale, V& lo, V& hi) {
     const D d;
     const DI32 di;
-    const V scale = hn::Set(d, Scale(i, c));
-    const auto wide = hn::PromoteTo(DI16(), hn::LoadU(DI8(), Codes(i, c)));
+    const auto wide = hn::PromoteTo(DI16(), hn::LoadU(DI8(), codes));
     lo = hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, hn::LowerHalf(wide))), scale);
     hi = hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, hn::UpperHalf(hn::Half<DI16>(), wide))), scale);
+  }
+  // Walks the rows one at a time from row 0's column c, within one block (the columns a
+  // cursor reads, c .. c + 31 at most, lie in c's block): the codes' and the scale's pointers
+  // moved by a row at each step, not a row index multiplied at every load (V8 kept the
+  // multiplies: ~2 in 5 of the value loop's instructions were addresses).
+  struct Cursor {
+    const int8_t* codes;
+    const float* scale;
+    size_t row_bytes;
+    HWY_INLINE V Four(int offset) const {
+      return WidenFourCodes(codes + offset, hn::Set(D(), *scale));
+    }
+    HWY_INLINE void Eight(int offset, V& lo, V& hi) const {
+      EightAt(codes + offset, hn::Set(D(), *scale), lo, hi);
+    }
+    HWY_INLINE void Next() { codes += row_bytes, ++scale; }
+  };
+  HWY_INLINE Cursor At(int c) const {
+    return {Codes(0, c), &scales[c / kKvQ8Block * kKeysPerBlock], row_bytes};
   }
 };
 
@@ -510,18 +581,19 @@ HWY_INLINE int AccumulateStoredColumns(const float* p, const float* rescale, boo
         if (rescaled) x = hn::Mul(x, hn::Set(d, rescale[r]));
       }
     }
+    auto row = v.At(c);
     ATTN_NO_UNROLL
-    for (int j = 0; j < num_keys; ++j) {
+    for (const float* pj = p; pj != p + num_keys; ++pj, row.Next()) {
       V x[kVecs];
       if constexpr (kVecs == 1) {
-        x[0] = v.Four(j, c);
+        x[0] = row.Four(0);
       } else {
         ATTN_UNROLL_FULLY
-        for (int i = 0; i < kVecs; i += 2) v.Eight(j, c + i * kLanes, x[i], x[i + 1]);
+        for (int i = 0; i < kVecs; i += 2) row.Eight(i * kLanes, x[i], x[i + 1]);
       }
       ATTN_UNROLL_FULLY
       for (int r = 0; r < kRowsPerTile; ++r) {
-        const V w = hn::Set(d, p[r * kKeysPerBlock + j]);
+        const V w = hn::Set(d, pj[r * kKeysPerBlock]);
         ATTN_UNROLL_FULLY
         for (int i = 0; i < kVecs; ++i) a[r * kVecs + i] = Fma(w, x[i], a[r * kVecs + i]);
       }
@@ -953,8 +1025,7 @@ void ScoreQ8Tile(const QueryCodes<kRows>& qc, const float* const q_rows[kRows], 
   constexpr int kMaxScales = kMaxCodedQueryWidth / kKvQ8Block * kKeysPerTile;
   static_assert(kMaxScales <= kMaxWidenedQ8Scales, "WidenQ8Scales widens them in one call");
   alignas(16) float key_scales[kMaxScales];  // [blocks, 8]: block b's at key_scales + 8·b
-  const bool finite = WidenQ8Scales(first, row_bytes, keys, blocks, /*row_step=*/1,
-                                    /*block_step=*/kKeysPerTile, blocks * kKeysPerTile, key_scales);
+  const bool finite = WidenQ8Scales(first, row_bytes, keys, blocks, kKeysPerTile, key_scales);
   V total[kRows][2];
   for (int r = 0; r < kRows; ++r) total[r][0] = total[r][1] = hn::Zero(d);
   for (int b = 0; b < blocks; ++b) {
@@ -962,15 +1033,15 @@ void ScoreQ8Tile(const QueryCodes<kRows>& qc, const float* const q_rows[kRows], 
       for (int r = 0; r < kRows; ++r) hn::Store(hn::Zero(di), di, sums[r][j]);
     }
     // Two keys at a time, so that each row's query codes are loaded once for both (a lone
-    // last key is scored twice, to the same sums).
-    const auto codes_of = [&](int key) {  // key's codes of block b
-      return reinterpret_cast<const int8_t*>(first + key * row_bytes + b * kKvQ8BlockBytes + 2);
-    };
+    // last key is scored twice, to the same sums). Pointers moved a pair at a time, not
+    // indices multiplied (V8 kept an imul for each key's address).
+    const int8_t* codes0 = reinterpret_cast<const int8_t*>(first + b * kKvQ8BlockBytes + 2);
+    const int8_t* const last = codes0 + (keys - 1) * row_bytes;  // the last key's codes
+    int32_t* sums0 = sums[0][0];  // key j's sums of row r: sums0 + 32·r (+ 4 for key j + 1)
     ATTN_NO_UNROLL
-    for (int j = 0; j < keys; j += 2) {
-      const int j1 = std::min(j + 1, keys - 1);
-      const int8_t* codes0 = codes_of(j);
-      const int8_t* codes1 = codes_of(j1);
+    for (int j = 0; j < keys; j += 2, codes0 += 2 * row_bytes, sums0 += 2 * kLanes) {
+      const int8_t* codes1 = codes0 == last ? codes0 : codes0 + row_bytes;
+      int32_t* sums1 = codes0 == last ? sums0 : sums0 + kLanes;
       hn::Vec<DI16> kc0[4], kc1[4];
       for (int v = 0; v < 4; ++v) {
         kc0[v] = hn::PromoteTo(d16, hn::LoadU(d8, codes0 + 8 * v));
@@ -986,8 +1057,9 @@ void ScoreQ8Tile(const QueryCodes<kRows>& qc, const float* const q_rows[kRows], 
           sum0 = hn::ReorderWidenMulAccumulate(di, kc0[v], qv, sum0, unused);
           sum1 = hn::ReorderWidenMulAccumulate(di, kc1[v], qv, sum1, unused);
         }
-        hn::Store(sum0, di, sums[r][j]);
-        hn::Store(sum1, di, sums[r][j1]);
+        constexpr int kRowInts = kKeysPerTile * kLanes;
+        hn::Store(sum0, di, sums0 + r * kRowInts);
+        hn::Store(sum1, di, sums1 + r * kRowInts);
       }
     }
     for (int r = 0; r < kRows; ++r) {

@@ -34,12 +34,12 @@ inline auto kWidenHalf = SplatRows<uint32_t>({
 // is the value · 2^-112, so · 2^112 rebiases it exactly, subnormal halves included (they
 // become normal floats). Highway 1.0.3's PromoteTo turns Infinity into 65536·(1 + m): the
 // all-ones exponent (Infinity, NaN) is set by hand here.
-HWY_INLINE V WidenHalf(const uint16_t* src) {
+//   bits: four halves, one in the low 16 bits of each lane (the high bits zero)
+HWY_INLINE V WidenHalfBits(hn::Vec<DU32> bits) {
   const D d;
   const DU32 du;
   const hn::RebindToSigned<DU32> di;  // Highway 1.0.3 compares signed lanes only
   const auto c = [&](int i) { return hn::Load(du, kWidenHalf.row[i]); };
-  const auto bits = hn::PromoteTo(du, hn::LoadU(DU16(), src));
   const auto sign = hn::ShiftLeft<16>(hn::And(bits, c(0)));
   const auto magnitude = hn::And(bits, c(1));
   const auto moved = hn::ShiftLeft<13>(magnitude);
@@ -48,6 +48,9 @@ HWY_INLINE V WidenHalf(const uint16_t* src) {
   const auto is_special =
       hn::RebindMask(du, hn::Gt(hn::BitCast(di, magnitude), hn::BitCast(di, c(4))));
   return hn::BitCast(d, hn::Or(sign, hn::IfThenElse(is_special, special, finite)));
+}
+HWY_INLINE V WidenHalf(const uint16_t* src) {
+  return WidenHalfBits(hn::PromoteTo(DU32(), hn::LoadU(DU16(), src)));
 }
 
 // A q8_0 block's float16 scale as a float32, exactly: a finite half's exponent and mantissa
