@@ -1032,34 +1032,22 @@ void ScoreQ8Tile(const QueryCodes<kRows>& qc, const float* const q_rows[kRows], 
     for (int j = keys; j < kKeysPerTile; ++j) {
       for (int r = 0; r < kRows; ++r) hn::Store(hn::Zero(di), di, sums[r][j]);
     }
-    // Two keys at a time, so that each row's query codes are loaded once for both (a lone
-    // last key is scored twice, to the same sums). Pointers moved a pair at a time, not
-    // indices multiplied (V8 kept an imul for each key's address).
-    const int8_t* codes0 = reinterpret_cast<const int8_t*>(first + b * kKvQ8BlockBytes + 2);
-    const int8_t* const last = codes0 + (keys - 1) * row_bytes;  // the last key's codes
-    int32_t* sums0 = sums[0][0];  // key j's sums of row r: sums0 + 32·r (+ 4 for key j + 1)
+    const int8_t* codes = reinterpret_cast<const int8_t*>(first + b * kKvQ8BlockBytes + 2);
+    int32_t* sums_j = sums[0][0];
     ATTN_NO_UNROLL
-    for (int j = 0; j < keys; j += 2, codes0 += 2 * row_bytes, sums0 += 2 * kLanes) {
-      const int8_t* codes1 = codes0 == last ? codes0 : codes0 + row_bytes;
-      int32_t* sums1 = codes0 == last ? sums0 : sums0 + kLanes;
-      hn::Vec<DI16> kc0[4], kc1[4];
-      for (int v = 0; v < 4; ++v) {
-        kc0[v] = hn::PromoteTo(d16, hn::LoadU(d8, codes0 + 8 * v));
-        kc1[v] = hn::PromoteTo(d16, hn::LoadU(d8, codes1 + 8 * v));
-      }
+    for (int j = 0; j < keys; ++j, codes += row_bytes, sums_j += kLanes) {
+      hn::Vec<DI16> kc[4];
+      for (int v = 0; v < 4; ++v) kc[v] = hn::PromoteTo(d16, hn::LoadU(d8, codes + 8 * v));
       ATTN_UNROLL_FULLY
       for (int r = 0; r < kRows; ++r) {
         const int16_t* q = qc.codes[r] + b * kKvQ8Block;
-        VI sum0 = hn::Zero(di), sum1 = hn::Zero(di), unused = hn::Zero(di);
+        VI sum = hn::Zero(di), unused = hn::Zero(di);
         ATTN_UNROLL_FULLY
         for (int v = 0; v < 4; ++v) {
-          const auto qv = hn::Load(d16, q + 8 * v);
-          sum0 = hn::ReorderWidenMulAccumulate(di, kc0[v], qv, sum0, unused);
-          sum1 = hn::ReorderWidenMulAccumulate(di, kc1[v], qv, sum1, unused);
+          sum = hn::ReorderWidenMulAccumulate(di, kc[v], hn::Load(d16, q + 8 * v), sum, unused);
         }
         constexpr int kRowInts = kKeysPerTile * kLanes;
-        hn::Store(sum0, di, sums0 + r * kRowInts);
-        hn::Store(sum1, di, sums1 + r * kRowInts);
+        hn::Store(sum, di, sums_j + r * kRowInts);
       }
     }
     for (int r = 0; r < kRows; ++r) {
