@@ -98,17 +98,22 @@ uint64_t FusedWork(const AttentionRequest& r) {
 // ranges of kSplitKeys keys runs each range of each entry as one task and merges them in
 // order (FusedAttentionPartial, MergePartials), so the threads share even one entry's keys.
 // A range is kSplitKeys keys, or twice or four times that while the call still has at least
-// kSplitTasks tasks: each task starts its key and value streams anew (the prefetchers learn
-// them again) and codes its query rows again, so longer ranges are cheaper while there are
-// enough of them to share (Node, 1 thread, 8k keys, 4 layers, q8: ranges of 4,096 keys took
-// 0.96x the time of 1,024). The split does not depend on the thread count: neither do the bits.
+// kSplitTasks tasks and each entry at least two ranges: each task starts its key and value
+// streams anew (the prefetchers learn them again) and codes its query rows again, so longer
+// ranges are cheaper while there are enough of them to share (Node, 1 thread, 8k keys, 4
+// layers, q8: ranges of 4,096 keys took 0.96x the time of 1,024). The split does not depend on
+// the thread count: neither do the bits. A task's workspace does not grow with its range (the
+// in-place path reads one block of keys at a time: PrepareInPlace), so it is reserved for
+// kSplitKeys keys whatever the range.
 constexpr int kSplitKeys = 1024;
 constexpr int kMaxSplitKeys = 4 * kSplitKeys;
 constexpr int64_t kSplitTasks = 12;
 int RangeKeys(const AttentionRequest& r) {
   const int64_t keys = int64_t{r.batch} * r.seq_k;  // of all the entries
   int range = kSplitKeys;
-  while (range < kMaxSplitKeys && keys / (2 * range) >= kSplitTasks) range *= 2;
+  while (range < kMaxSplitKeys && keys / (2 * range) >= kSplitTasks && 4 * range <= r.seq_k) {
+    range *= 2;
+  }
   return range;
 }
 bool SplitsKeys(const AttentionRequest& r) {
@@ -132,7 +137,7 @@ Status FusedSplitKeys(const AttentionRequest& r, int threads) {
   std::unique_ptr<FusedWorkspace[]> workspaces(new (std::nothrow) FusedWorkspace[threads]);
   if (workspaces == nullptr || !partials.Resize(PartialFloats(r))) return Status::kOutOfMemory;
   for (int t = 0; t < threads; ++t) {  // sized here: pool threads must not allocate
-    if (!ReserveFusedWorkspace(workspaces[t], range_keys, r.head_dim, r.value_dim,
+    if (!ReserveFusedWorkspace(workspaces[t], kSplitKeys, r.head_dim, r.value_dim,
                                InPlaceTiles(r))) {
       return Status::kOutOfMemory;
     }
@@ -297,7 +302,7 @@ uint64_t AttentionScratchBytes(const AttentionRequest& r) {
   const int threads = ThreadCount();
   if (SplitsKeys(r)) {
     return sizeof(float) * PartialFloats(r) +
-           threads * FusedWorkspaceBytes(RangeKeys(r), r.head_dim, r.value_dim, InPlaceTiles(r));
+           threads * FusedWorkspaceBytes(kSplitKeys, r.head_dim, r.value_dim, InPlaceTiles(r));
   }
   const uint64_t one =
       FusedWorkspaceBytes(r.seq_k, r.head_dim, r.value_dim, std::max(threads, InPlaceTiles(r)));

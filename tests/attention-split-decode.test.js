@@ -1,6 +1,7 @@
 // Flash-decoding (issue 47 item 3): a decode step (at most two tiles of query rows) over 2,048
 // keys or more is split into ranges of 1,024 keys (2,048 or 4,096 while the call keeps 12
-// tasks or more: from 24,576 and 49,152 keys of all its heads), each range of each head one
+// tasks or more, from 24,576 and 49,152 keys of all its heads, and each head two ranges or
+// more), each range of each head one
 // task for the threads, and the ranges' unnormalised outputs merged in order (src/attention.cc,
 // FusedSplitKeys, RangeKeys; src/kernels/fused_attention.cc, MergePartials). Checked against the
 // float64 reference around the split's thresholds and boundaries, with causal bottom-right
@@ -85,15 +86,16 @@ test('NaN in one range of values reaches the column of the rows that see it, onl
 test('longer ranges for a call of many keys (2,048 from 24,576 keys of all heads, 4,096 from 49,152)', () => {
   // 3 heads of 8,200 keys: 24,600 in all, ranges of 2,048 (the last one 8 keys long); 6 heads
   // of 9,000: 54,000, ranges of 4,096 (the last one 808 long). Key lengths that end inside a
-  // range and one that empties the last range, and a window that starts in the second range.
+  // range and one that empties the last ranges, and a window that starts in the second range
+  // (its 3,000 keys from 5,999: the first range of 4,096 sees none).
   const three = qkv([3], 3, 8200, 16);
   check('3 heads × 8,200 keys, 3 rows, causal', three, { causal: true, causalAlign: 'bottom-right' });
   check('3 heads × 8,200 keys, key lengths [8193, 5000, 2048]', three, { keyLengths: [8193, 5000, 2048] });
   const six = qkv([6], 1, 9000, 16);
   check('6 heads × 9,000 keys', six, {});
-  check('6 heads × 9,000 keys, a window of 5,000 keys at the end', six, {
+  check('6 heads × 9,000 keys, a window of 3,000 keys at the end', six, {
     causal: true,
     causalAlign: 'bottom-right',
-    window: { left: 5000, right: 0 },
+    window: { left: 3000, right: 0 },
   });
 });

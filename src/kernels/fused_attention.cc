@@ -408,11 +408,8 @@ struct HalfRows {
   }
   // Whether every value is known to be finite without reading them: no (a half may be NaN).
   bool KnownFinite() const { return false; }
-  // Row j's columns c .. c + 7 as two vectors; bfloat16: one load, each half interleaved with
+  // Eight halves from `at` as two vectors; bfloat16: one load, each half interleaved with
   // zeros below it (the same floats as Four's, with a shuffle instead of a widening and a shift).
-  HWY_INLINE void Eight(int j, int c, V& lo, V& hi) const {
-    EightAt(rows + static_cast<size_t>(j) * stride + c, lo, hi);
-  }
   HWY_INLINE static void EightAt(const uint16_t* at, V& lo, V& hi) {
     if constexpr (kStorage == KvStorage::kBfloat16) {
       const hn::Full128<uint16_t> d16;
@@ -480,7 +477,7 @@ HWY_INLINE hn::Vec<DU16x8> EightHalves(const uint8_t* at, size_t row_bytes, int 
 // `blocks` blocks, row_bytes apart from `first`'s first block) goes to
 // scales[b · block_step + i]; entries i from rows up to the next multiple of 8 are 0. Returns
 // whether every scale is finite.
-//   scales: [blocks · block_step], block_step >= RoundUp(rows, 8)
+//   scales: [blocks · block_step], 1 <= rows <= block_step, block_step % 8 == 0
 HWY_INLINE bool WidenQ8Scales(const uint8_t* first, size_t row_bytes, int rows, int blocks,
                               int block_step, float* scales) {
   const D d;
@@ -504,8 +501,8 @@ HWY_INLINE bool WidenQ8Scales(const uint8_t* first, size_t row_bytes, int rows, 
 }
 // A block's value rows (up to 32) as q8_0 rows in whole blocks (RowsInWholeBlocks) of up to
 // 256 elements, read in place: the rows' block scales decoded once (WidenQ8Scales), the codes
-// addressed from the first row's first block (Four(i, c): row i's columns c .. c + 3 as d·q,
-// exact).
+// addressed from the first row's first block (a Cursor reads row after row of one block's
+// columns as d·q, exact).
 struct Q8ValueRows {
   const uint8_t* first;  // row 0's first block
   size_t row_bytes;      // between rows' first blocks
@@ -526,15 +523,8 @@ struct Q8ValueRows {
                                            (c / kKvQ8Block) * kKvQ8BlockBytes + 2) +
            c % kKvQ8Block;
   }
-  HWY_INLINE float Scale(int i, int c) const { return scales[c / kKvQ8Block * kKeysPerBlock + i]; }
-  HWY_INLINE V Four(int i, int c) const {
-    return WidenFourCodes(Codes(i, c), hn::Set(D(), Scale(i, c)));
-  }
-  // Row i's columns c .. c + 7 (c % 8 == 0: one block) as two vectors: one load of 8 codes
-  // widened to int16 (v128.load8x8_s), then each half to int32 and float (the same d·q).
-  HWY_INLINE void Eight(int i, int c, V& lo, V& hi) const {
-    EightAt(Codes(i, c), hn::Set(D(), Scale(i, c)), lo, hi);
-  }
+  // Eight codes (one block's) × their scale as two vectors: one load of 8 codes widened to
+  // int16 (v128.load8x8_s), then each half to int32 and float (d·q, exact).
   HWY_INLINE static void EightAt(const int8_t* codes, V scale, V& lo, V& hi) {
     const D d;
     const DI32 di;
@@ -543,7 +533,8 @@ struct Q8ValueRows {
     hi = hn::Mul(hn::ConvertTo(d, hn::PromoteTo(di, hn::UpperHalf(hn::Half<DI16>(), wide))), scale);
   }
   // Walks the rows one at a time from row 0's column c, within one block (the columns a
-  // cursor reads, c .. c + 31 at most, lie in c's block): the codes' and the scale's pointers
+  // cursor reads, c .. c + 31 at most, lie in c's block; row i's scale of block b is
+  // scales[32·b + i]): the codes' and the scale's pointers
   // moved by a row at each step, not a row index multiplied at every load (V8 kept the
   // multiplies: ~2 in 5 of the value loop's instructions were addresses).
   struct Cursor {
