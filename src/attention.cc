@@ -125,7 +125,10 @@ bool SplitsKeys(const AttentionRequest& r) {
 int InPlaceTiles(const AttentionRequest& r) {
   return r.seq_q > TileRows() && r.seq_q <= InPlaceRowsMax() ? kInPlaceTiles : 1;
 }
-int KeyRanges(const AttentionRequest& r) { return (r.seq_k + RangeKeys(r) - 1) / RangeKeys(r); }
+int KeyRanges(const AttentionRequest& r) {
+  const int range = RangeKeys(r);
+  return (r.seq_k + range - 1) / range;
+}
 uint64_t PartialFloats(const AttentionRequest& r) {
   return static_cast<uint64_t>(r.batch) * KeyRanges(r) * r.seq_q * (r.value_dim + 2);
 }

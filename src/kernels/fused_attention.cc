@@ -403,7 +403,9 @@ struct HalfRows {
   const uint16_t* rows;  // the first row (a block's value rows, or a tile's key rows)
   int stride;
   HWY_INLINE V Four(int j, int c) const {
-    const uint16_t* at = rows + static_cast<size_t>(j) * stride + c;
+    return FourAt(rows + static_cast<size_t>(j) * stride + c);
+  }
+  HWY_INLINE static V FourAt(const uint16_t* at) {
     return kStorage == KvStorage::kBfloat16 ? WidenBf16(at) : WidenHalf(at);
   }
   // Whether every value is known to be finite without reading them: no (a half may be NaN).
@@ -425,9 +427,7 @@ struct HalfRows {
   struct Cursor {
     const uint16_t* at;
     int stride;
-    HWY_INLINE V Four(int offset) const {
-      return kStorage == KvStorage::kBfloat16 ? WidenBf16(at + offset) : WidenHalf(at + offset);
-    }
+    HWY_INLINE V Four(int offset) const { return FourAt(at + offset); }
     HWY_INLINE void Eight(int offset, V& lo, V& hi) const { EightAt(at + offset, lo, hi); }
     HWY_INLINE void Next() { at += stride; }
   };
@@ -445,25 +445,17 @@ constexpr int kMaxWidenedQ8Scales = kKeysPerBlock * kMaxQ8RowBlocks;
 // stall: ~1 in 5 of ScoreQ8Tile's samples sat on those loads).
 HWY_INLINE hn::Vec<DU16x8> EightHalves(const uint8_t* at, size_t row_bytes, int n) {
 #if defined(__wasm_simd128__)
+  // Lane indices are immediates: one guarded load each (the guards are the same every call
+  // but a sequence's last tile).
   v128_t v = wasm_i16x8_splat(0);
-  if (n >= 8) {
-    v = wasm_v128_load16_lane(at, v, 0);
-    v = wasm_v128_load16_lane(at + row_bytes, v, 1);
-    v = wasm_v128_load16_lane(at + 2 * row_bytes, v, 2);
-    v = wasm_v128_load16_lane(at + 3 * row_bytes, v, 3);
-    v = wasm_v128_load16_lane(at + 4 * row_bytes, v, 4);
-    v = wasm_v128_load16_lane(at + 5 * row_bytes, v, 5);
-    v = wasm_v128_load16_lane(at + 6 * row_bytes, v, 6);
-    v = wasm_v128_load16_lane(at + 7 * row_bytes, v, 7);
-  } else {
-    if (n > 0) v = wasm_v128_load16_lane(at, v, 0);
-    if (n > 1) v = wasm_v128_load16_lane(at + row_bytes, v, 1);
-    if (n > 2) v = wasm_v128_load16_lane(at + 2 * row_bytes, v, 2);
-    if (n > 3) v = wasm_v128_load16_lane(at + 3 * row_bytes, v, 3);
-    if (n > 4) v = wasm_v128_load16_lane(at + 4 * row_bytes, v, 4);
-    if (n > 5) v = wasm_v128_load16_lane(at + 5 * row_bytes, v, 5);
-    if (n > 6) v = wasm_v128_load16_lane(at + 6 * row_bytes, v, 6);
-  }
+  if (n > 0) v = wasm_v128_load16_lane(at, v, 0);
+  if (n > 1) v = wasm_v128_load16_lane(at + row_bytes, v, 1);
+  if (n > 2) v = wasm_v128_load16_lane(at + 2 * row_bytes, v, 2);
+  if (n > 3) v = wasm_v128_load16_lane(at + 3 * row_bytes, v, 3);
+  if (n > 4) v = wasm_v128_load16_lane(at + 4 * row_bytes, v, 4);
+  if (n > 5) v = wasm_v128_load16_lane(at + 5 * row_bytes, v, 5);
+  if (n > 6) v = wasm_v128_load16_lane(at + 6 * row_bytes, v, 6);
+  if (n > 7) v = wasm_v128_load16_lane(at + 7 * row_bytes, v, 7);
   return hn::Vec<DU16x8>{v};
 #else  // the native build (tests): through memory
   alignas(16) uint16_t halves[8] = {};
